@@ -1,0 +1,125 @@
+# rwkv-tui -- GNU Makefile.
+#
+#   make            build ./rwkv-tui (CPU; CUDA parts when nvcc is found, see CUDA)
+#   make test       build, then run every test (unit, reference, CLI, TUI, fuzz corpus);
+#                   ends with "N passed, N failed"
+#   make asan       the same under AddressSanitizer + UBSan (separate build dir)
+#   make deps       install the Debian packages the build and tests need
+#   make bench      benchmark (see bench/)
+#   make install    PREFIX=/usr/local DESTDIR= : binary, man pages, themes
+#   make check-deps fail if a layer includes one above it (core <- storage <- tui)
+#
+# Objects go to $(BUILD)/ (out of tree), with automatic header dependencies.
+
+CC       ?= cc
+BUILD    ?= build
+BIN      ?= rwkv-tui
+OPT      ?= -O2
+CFLAGS   ?= $(OPT) -g
+WARN      = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wformat=2 -Wundef -Wvla
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
+LDLIBS   += -lsqlite3 -lncursesw -lcyaml -lpthread -lm
+PREFIX   ?= /usr/local
+FIXTURES ?= ../shared/fixtures
+
+# Per-file SIMD flags: kernels named *_avx2.c / *_avx512.c are compiled for
+# that ISA and only called after a run-time CPU check.
+AVX2_FLAGS   = -mavx2 -mfma -mf16c
+AVX512_FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mfma -mf16c
+
+CORE_SRC    := $(wildcard core/*.c)
+STORAGE_SRC := $(wildcard storage/*.c)
+TUI_SRC     := $(wildcard tui/*.c)
+CLI_SRC     := $(filter-out cli/main.c,$(wildcard cli/*.c))
+TEST_SRC    := $(wildcard tests/unit/test_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+
+LIBCORE    := $(BUILD)/libcore.a
+LIBSTORAGE := $(BUILD)/libstorage.a
+LIBTUI     := $(BUILD)/libtui.a
+LIBCLI     := $(BUILD)/libcli.a
+LIBS       := $(LIBCLI) $(LIBTUI) $(LIBSTORAGE) $(LIBCORE)
+TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+.PHONY: all test asan ubsan debug deps bench install clean check-deps unit-tests
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS_$(notdir $*)) -c $< -o $@
+
+$(BUILD)/%_avx2.o: %_avx2.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(AVX2_FLAGS) -c $< -o $@
+
+$(BUILD)/%_avx512.o: %_avx512.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(AVX512_FLAGS) -c $< -o $@
+
+$(LIBCORE): $(call obj,$(CORE_SRC))
+$(LIBSTORAGE): $(call obj,$(STORAGE_SRC))
+$(LIBTUI): $(call obj,$(TUI_SRC))
+$(LIBCLI): $(call obj,$(CLI_SRC))
+$(LIBS):
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/cli/main.o $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/cli/main.o $(LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/harness.h $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(LIBS) $(LDLIBS)
+
+unit-tests: $(TEST_BINS)
+
+test: all unit-tests check-deps
+	@BUILD=$(BUILD) RWKV_TUI=$(abspath $(BIN)) RWKV_FIXTURES=$(FIXTURES) tests/run.sh
+
+SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+asan:
+	$(MAKE) BUILD=build-asan BIN=build-asan/rwkv-tui OPT=-O1 \
+	    CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" RWKV_ASAN=1 test
+
+ubsan:
+	$(MAKE) BUILD=build-ubsan BIN=build-ubsan/rwkv-tui \
+	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined" \
+	    LDFLAGS="-fsanitize=undefined" test
+
+debug:
+	$(MAKE) BUILD=build-debug BIN=build-debug/rwkv-tui CFLAGS="-O0 -g3"
+
+# Debian packages needed to build and test (CI runs this first).
+DEB_PKGS = build-essential pkg-config libsqlite3-dev libncurses-dev libcyaml-dev tmux
+deps:
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS)
+
+bench: all
+	./$(BIN) bench --demo
+
+check-deps:
+	@! grep -n -E '#include *[<"](\.\./|n?cursesw?|sqlite3|cyaml|yaml|cuda|cublas)' core/*.[ch] \
+	    || { echo "check-deps: core/ must include only core/ and libc"; exit 1; }
+	@! grep -n -E '#include *[<"](\.\./(tui|cli)/|n?cursesw?\.h)' storage/*.[ch] 2>/dev/null \
+	    || { echo "check-deps: storage/ must not include tui/ or curses"; exit 1; }
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/rwkv-tui/themes
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rwkv-tui
+	-install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	-install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	-install -m 644 themes/*.yaml $(DESTDIR)$(PREFIX)/share/rwkv-tui/themes/
+
+clean:
+	rm -rf build build-asan build-ubsan build-debug $(BIN)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,76 @@
+/*
+** cli.h -- subcommand handlers and the common command-line options.
+**
+** Each subcommand lives in cli/cmd_<name>.c and has the signature
+** `int cmd_<name>(int argc, char **argv)` where argv[0] is the subcommand
+** name.  It returns the process exit status: 0 success, 1 runtime error
+** (message already printed as one line on stderr), 2 usage error.
+** Only cli/ and tui/ print or exit.
+*/
+#ifndef RWKV_CLI_H
+#define RWKV_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../core/params.h"
+#include "../core/status.h"
+
+#define PROG "rwkv-tui"
+
+/* Options every model-using command accepts (DESIGN.md "common opts"). */
+struct cli_opts {
+    const char   *model;        /* --model P (with or without .pth) */
+    const char   *strategy;     /* --strategy S, default "cpu fp32" */
+    const char   *vocab;        /* --vocab P */
+    const char   *state;        /* --state P (state-tuning file) */
+    const char   *db;           /* --db P */
+    const char   *config;       /* --config P */
+    const char   *theme;        /* --theme NAME|P */
+    int           threads;      /* --threads N, 0 = all cores */
+    int           demo;         /* --demo: the in-memory random model */
+    rwkv_sampling samp;         /* sampling values (params table) */
+    unsigned      samp_set;     /* PARAMS_BIT(i) for each value given */
+};
+
+void cli_opts_init(struct cli_opts *o);
+
+/*
+** Try to consume the common option at argv[*i] (and its value).
+** Returns 1 if consumed (*i advanced past it), 0 if it is not a common
+** option, -1 on error (message printed, exit status 2 expected).
+** Accepts "--opt value" and "--opt=value".
+*/
+int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i);
+
+/* Help text for the common options, printed by each command's --help. */
+void cli_opts_help(FILE *f, int with_sampling);
+
+/*
+** Helper for command-specific options: if argv[*i] is --NAME (or
+** --NAME=value), store its value in *VAL, advance *i and return 1; if it is
+** --NAME without a value return -1 (message printed); else 0.
+*/
+int cli_take(int argc, char **argv, int *i, const char *name, const char **val);
+/* Parse a non-negative int option value; -1 (printed) on error. */
+int cli_int(const char *opt, const char *s, long min, long max, long *out);
+
+/* Print "rwkv-tui: MSG" on stderr (one line). */
+void cli_errorf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Print an rwkv_err as one line; returns 1 (the runtime-error exit status). */
+int cli_fail(const rwkv_err *err);
+
+int cmd_tui(int argc, char **argv);
+int cmd_chat(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_tokenize(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_sessions(int argc, char **argv);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+** params.c -- the sampling parameter table and its accessors.  See params.h.
+*/
+#include "params.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OFF(f) offsetof(rwkv_sampling, f)
+
+const params_entry params_table[] = {
+    { "temperature", "temperature", PARAMS_FLOAT, OFF(temperature), 0.0, 5.0, 0.1, 1.0,
+      "sampling temperature (0 = greedy)" },
+    { "top_p", "top-p", PARAMS_FLOAT, OFF(top_p), 0.0, 1.0, 0.05, 0.3,
+      "nucleus sampling: keep the most likely tokens up to this mass" },
+    { "top_k", "top-k", PARAMS_INT, OFF(top_k), 0, 65536, 1, 0,
+      "keep only the K most likely tokens (0 = off)" },
+    { "presence", "presence", PARAMS_FLOAT, OFF(presence), -5.0, 5.0, 0.1, 0.5,
+      "presence penalty for tokens already generated in this reply" },
+    { "frequency", "frequency", PARAMS_FLOAT, OFF(frequency), -5.0, 5.0, 0.1, 0.5,
+      "frequency penalty per (decayed) occurrence in this reply" },
+    { "decay", "decay", PARAMS_FLOAT, OFF(decay), 0.0, 1.0, 0.001, 0.996,
+      "per-token decay of the penalty counts" },
+    { "max_tokens", "max-tokens", PARAMS_INT, OFF(max_tokens), 1, 1000000, 50, 1000,
+      "longest reply in tokens" },
+    { "chunk", "chunk", PARAMS_INT, OFF(chunk), 1, 65536, 16, 256,
+      "prefill chunk length in tokens" },
+    { "seed", "seed", PARAMS_U64, OFF(seed), 0, 18446744073709551615.0, 1, 0,
+      "random seed (a random one is chosen and shown when unset)" },
+    { NULL, NULL, PARAMS_FLOAT, 0, 0, 0, 0, 0, NULL },
+};
+
+void
+params_defaults(rwkv_sampling *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 0; params_table[i].name != NULL; i++) {
+        const params_entry *e = &params_table[i];
+        char *p = (char *)s + e->offset;
+        switch (e->type) {
+        case PARAMS_FLOAT: *(float *)(void *)p = (float)e->def; break;
+        case PARAMS_INT: *(int *)(void *)p = (int)e->def; break;
+        case PARAMS_U64: *(uint64_t *)(void *)p = (uint64_t)e->def; break;
+        }
+    }
+}
+
+int
+params_find(const char *name)
+{
+    for (int i = 0; params_table[i].name != NULL; i++)
+        if (strcmp(params_table[i].name, name) == 0 || strcmp(params_table[i].cli, name) == 0)
+            return i;
+    return -1;
+}
+
+int
+params_set(rwkv_sampling *s, int i, const char *text, rwkv_err *err)
+{
+    const params_entry *e = &params_table[i];
+    char *p = (char *)s + e->offset;
+    char *end;
+
+    errno = 0;
+    if (e->type == PARAMS_U64) {
+        unsigned long long v;
+        if (text[0] == '-')
+            return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not a non-negative integer", e->cli, text);
+        v = strtoull(text, &end, 10);
+        if (errno != 0 || end == text || *end != '\0')
+            return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not a non-negative integer", e->cli, text);
+        *(uint64_t *)(void *)p = (uint64_t)v;
+        return RWKV_OK;
+    }
+    double v = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(v))
+        return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not a number", e->cli, text);
+    if (e->type == PARAMS_INT && v != floor(v))
+        return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not an integer", e->cli, text);
+    if (v < e->min || v > e->max)
+        return rwkv_errf(err, RWKV_EINVAL, "%s: %s is out of range [%g, %g]", e->cli, text,
+                         e->min, e->max);
+    if (e->type == PARAMS_FLOAT)
+        *(float *)(void *)p = (float)v;
+    else
+        *(int *)(void *)p = (int)v;
+    return RWKV_OK;
+}
+
+double
+params_get(const rwkv_sampling *s, int i)
+{
+    const params_entry *e = &params_table[i];
+    const char *p = (const char *)s + e->offset;
+
+    switch (e->type) {
+    case PARAMS_FLOAT: return *(const float *)(const void *)p;
+    case PARAMS_INT: return *(const int *)(const void *)p;
+    case PARAMS_U64: return (double)*(const uint64_t *)(const void *)p;
+    }
+    return 0;
+}
+
+void
+params_format(const rwkv_sampling *s, int i, char *buf, size_t cap)
+{
+    const params_entry *e = &params_table[i];
+    const char *p = (const char *)s + e->offset;
+
+    switch (e->type) {
+    case PARAMS_FLOAT: snprintf(buf, cap, "%g", (double)*(const float *)(const void *)p); break;
+    case PARAMS_INT: snprintf(buf, cap, "%d", *(const int *)(const void *)p); break;
+    case PARAMS_U64:
+        snprintf(buf, cap, "%llu", (unsigned long long)*(const uint64_t *)(const void *)p);
+        break;
+    }
+}
+
+void
+params_apply_state_defaults(rwkv_sampling *s, unsigned user_set)
+{
+    if (!(user_set & PARAMS_BIT(params_find("top_p"))))
+        s->top_p = 0.2f;
+    if (!(user_set & PARAMS_BIT(params_find("presence"))))
+        s->presence = 0.3f;
+    if (!(user_set & PARAMS_BIT(params_find("frequency"))))
+        s->frequency = 0.3f;
+}

@@ -1,0 +1,100 @@
+/*
+** rwkv.h -- the engine's public API: load a model, keep recurrent states,
+** run the forward pass.
+**
+** Numbers follow the `rwkv` pip package (ChatRWKV) 0.8.x: see
+** ../shared/fixtures/README.md and ../shared/docs/reference_notes.md.
+**
+** Threading: a model owns its workspace and thread pool, so one thread at a
+** time may call rwkv_eval() on a given model.  States are plain data owned by
+** the caller; any number may exist per model.
+*/
+#ifndef RWKV_RWKV_H
+#define RWKV_RWKV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+typedef struct rwkv_model rwkv_model;   /* opaque, rwkv_model_open/close */
+typedef struct rwkv_state rwkv_state;   /* opaque, rwkv_state_create/destroy */
+
+typedef struct rwkv_info {
+    char     version[8];     /* "4", "5.0", "5.1", "5.2", "6.0", "7.0" */
+    int      major;          /* 4, 5, 6, 7 */
+    int      n_layer, n_embd, n_head, head_size, n_ffn, n_vocab;
+    uint64_t n_params;       /* parameters in the checkpoint (all tensors) */
+    uint64_t file_size;      /* bytes */
+    char     dtypes[48];     /* stored float dtypes, e.g. "bfloat16" or "float32" */
+    char     format[16];     /* "pth" or "safetensors" or "demo" */
+    char     strategy[128];  /* the strategy string in use, normalised */
+    uint64_t fingerprint;    /* content hash of the weights (stable across
+                                formats/paths; used to tag saved states) */
+    size_t   state_len;      /* floats in a state (rwkv_state_len) */
+    int      n_threads;      /* threads the model computes with */
+    int      is_demo;        /* 1 for the in-memory --demo model */
+} rwkv_info;
+
+typedef struct rwkv_open_opts {
+    const char *strategy;    /* NULL = "cpu fp32" */
+    int         n_threads;   /* 0 = all online cores */
+    /* (optional) called during load with FRAC in [0,1]; WHAT is borrowed. */
+    void      (*progress)(void *ud, double frac, const char *what);
+    void       *progress_ud;
+} rwkv_open_opts;
+
+/*
+** Open the checkpoint at PATH (".pth" is appended if PATH does not exist and
+** does not end in ".pth", like the reference).  OPTS may be NULL.  On success
+** *OUT is owned by the caller: close with rwkv_model_close.
+*/
+int  rwkv_model_open(const char *path, const rwkv_open_opts *opts,
+                     rwkv_model **out, rwkv_err *err);
+/*
+** A tiny random-weight RWKV-7 model built in memory (vocab 256, byte
+** tokenizer), deterministic for a given SEED: for trying the interface
+** without downloading a model.  info->is_demo is 1.
+*/
+int  rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts,
+                          rwkv_model **out, rwkv_err *err);
+void rwkv_model_close(rwkv_model *m);                 /* NULL is fine */
+/* Borrowed; valid until rwkv_model_close. */
+const rwkv_info *rwkv_model_info(const rwkv_model *m);
+
+/*
+** Recurrent state, stored as one float32 array in the reference's list order
+** (fixtures README 2.2): v4 per layer [x_prev, aa, bb, pp, ffn_x_prev] (C
+** each); v5/v6/v7 per layer [x_prev (C), kv (H*N*N), ffn_x_prev (C)].
+** A fresh state is zeros (v4: pp = -1e30; a checkpoint that carries
+** att.time_state starts from it, as the reference does).
+*/
+int    rwkv_state_create(const rwkv_model *m, rwkv_state **out, rwkv_err *err);
+void   rwkv_state_destroy(rwkv_state *s);             /* NULL is fine */
+void   rwkv_state_reset(const rwkv_model *m, rwkv_state *s);   /* back to fresh */
+/* DST and SRC must come from the same model. */
+void   rwkv_state_copy(rwkv_state *dst, const rwkv_state *src);
+size_t rwkv_state_len(const rwkv_state *s);           /* floats */
+float *rwkv_state_data(rwkv_state *s);                /* borrowed, len floats */
+const float *rwkv_state_cdata(const rwkv_state *s);
+
+/*
+** Load a state-tuning file (keys blocks.N.att.time_state, [H,N,N], fp32 or
+** bf16/fp16) into S as the chat demo does: kv = time_state.transpose(1,2),
+** x_prev entries zero.  v5.x/v6/v7 only.  A file for another model is
+** refused with both shapes in the message.
+*/
+int rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s,
+                         rwkv_err *err);
+
+/*
+** One forward call, exactly the reference's forward(tokens, state): N == 1
+** takes the single-token (RNN) path, N > 1 the sequence path (matrix-matrix
+** over the chunk, WKV sequential).  S is updated in place.  LOGITS (OUT, may
+** be NULL to skip the head) receives n_vocab floats: the logits after the
+** last token.  Token ids must be < n_vocab (RWKV_EINVAL otherwise).
+*/
+int rwkv_eval(rwkv_model *m, const int32_t *tokens, size_t n, rwkv_state *s,
+              float *logits, rwkv_err *err);
+
+#endif

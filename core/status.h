@@ -1,0 +1,50 @@
+/*
+** status.h -- status codes and the caller-owned error buffer used by every
+** function in core/, storage/ and gpu/.
+**
+** Nothing below tui/ and cli/ prints or exits: a failing function fills an
+** rwkv_err (a fixed buffer, so error paths never allocate) and returns the
+** code.  Messages are one line that names the file, the object and what was
+** expected, e.g. "m.pth: tensor 'blocks.0.ln1.weight' has shape [3], expected [64]".
+*/
+#ifndef RWKV_STATUS_H
+#define RWKV_STATUS_H
+
+enum rwkv_status {
+    RWKV_OK = 0,
+    RWKV_EIO,        /* a file could not be opened, read or mapped */
+    RWKV_EFORMAT,    /* input is malformed (zip, pickle, json, vocab, blob) */
+    RWKV_EUNSAFE,    /* a pickle asked for something we never execute */
+    RWKV_ESHAPE,     /* a tensor is missing or has the wrong shape/dtype */
+    RWKV_ENOMEM,     /* allocation failed or a size overflowed */
+    RWKV_EINVAL,     /* a bad argument (strategy string, option value) */
+    RWKV_ENOTSUP,    /* valid but not supported (yet) by this build */
+    RWKV_ECANCEL,    /* the operation was cancelled by the caller */
+    RWKV_EDB,        /* the session database failed */
+    RWKV_NSTATUS
+};
+
+#define RWKV_ERR_MSG 512
+
+typedef struct rwkv_err {
+    int  code;
+    char msg[RWKV_ERR_MSG];
+} rwkv_err;
+
+/*
+** Fill ERR (which may be NULL) with CODE and a printf-style message; returns
+** CODE so that `return rwkv_errf(err, RWKV_EFORMAT, "...")` reads naturally.
+*/
+int rwkv_errf(rwkv_err *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Reset ERR to RWKV_OK with an empty message. NULL is fine. */
+void rwkv_err_clear(rwkv_err *err);
+
+/* A short static description of CODE ("format error", ...). */
+const char *rwkv_strerror(int code);
+
+#endif
