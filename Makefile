@@ -123,3 +123,53 @@ clean:
 	rm -rf build build-asan build-ubsan build-debug $(BIN)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# Kernel micro-benchmark (bench/bench_kernels.c): GFLOP/s and GB/s of the
+# core/simd.h kernels at the RWKV-7 1.5B shapes, with a memcpy baseline; adds
+# an OpenBLAS sgemm comparison when libopenblas is installed (not a build
+# dependency of rwkv-tui).  BENCH_ARGS=--quick skips the AVX2 variants.
+.PHONY: bench-kernels
+BENCH_BLAS_SO := $(shell $(CC) -print-file-name=libopenblas.so)
+BENCH_BLAS    := $(if $(filter /%,$(BENCH_BLAS_SO)),-DBENCH_OPENBLAS,)
+$(BUILD)/bench_kernels: bench/bench_kernels.c $(LIBCORE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(BENCH_BLAS) -o $@ $< $(LIBCORE) \
+	    $(if $(BENCH_BLAS),-lopenblas) -lpthread -lm
+bench-kernels: $(BUILD)/bench_kernels
+	$(BUILD)/bench_kernels $(BENCH_ARGS)
+
+# libFuzzer harnesses for the checkpoint reader (needs clang):
+#   make fuzz && build-fuzz/fuzz_zipr -dict=tests/fuzz/ckpt.dict tests/fuzz/corpus/zipr
+# (likewise fuzz_pickle / corpus/pickle, fuzz_st / corpus/st).  `make test`
+# replays the corpora without libFuzzer (tests/unit/test_ckpt_corpus.c).
+.PHONY: fuzz
+FUZZ_CC        ?= clang
+FUZZ_FLAGS     ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_CKPT_SRC   = core/ckpt.c core/ckpt_pth.c core/ckpt_st.c core/zipr.c core/pickle.c \
+                  core/mapfile.c core/dtype.c core/json.c core/status.c core/mem.c
+FUZZ_CKPT_BINS  = build-fuzz/fuzz_zipr build-fuzz/fuzz_pickle build-fuzz/fuzz_st
+fuzz: $(FUZZ_CKPT_BINS)
+$(FUZZ_CKPT_BINS): build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(FUZZ_CKPT_SRC) core/*.h
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(FUZZ_FLAGS) -o $@ $< \
+	    $(FUZZ_CKPT_SRC) -lm
+
+# Session store benchmark (bench/bench_store.c): how real states compress, and
+# resume / fork / replay-plan times for a 1.5B-sized state in conversations of
+# 10 and 1000 turns.  BENCH_ARGS=--quick runs the 10-turn case only.
+.PHONY: bench-store
+$(BUILD)/bench_store: bench/bench_store.c $(LIBSTORAGE) $(LIBCORE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(LIBSTORAGE) $(LIBCORE) -lsqlite3 -lpthread -lm
+bench-store: $(BUILD)/bench_store
+	RWKV_FIXTURES=$(FIXTURES) $(BUILD)/bench_store $(BENCH_ARGS)
+
+# libFuzzer harness for the session store's snapshot blob decoder:
+#   make fuzz && mkdir -p build-fuzz/blob && build-fuzz/fuzz_blob build-fuzz/blob tests/fuzz/corpus/blob
+# (new inputs go to the first directory; copy real finds to the corpus as regress-*).
+# (`make test` replays the corpus: tests/unit/test_store_blob_corpus.c).
+fuzz: build-fuzz/fuzz_blob
+build-fuzz/fuzz_blob: tests/fuzz/fuzz_blob.c storage/store_blob.c storage/store.h core/status.c
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(FUZZ_FLAGS) -o $@ $< \
+	    storage/store_blob.c core/status.c

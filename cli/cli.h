@@ -15,6 +15,7 @@
 
 #include "../core/params.h"
 #include "../core/status.h"
+#include "../core/tokenizer.h"
 
 #define PROG "rwkv-tui"
 
@@ -63,6 +64,30 @@ void cli_errorf(const char *fmt, ...)
     ;
 /* Print an rwkv_err as one line; returns 1 (the runtime-error exit status). */
 int cli_fail(const rwkv_err *err);
+
+/* ---- vocabulary discovery (cli/vocab.c) ---------------------------------- */
+
+/* File name of the World vocabulary, as the rwkv pip package ships it. */
+#define CLI_VOCAB_NAME "rwkv_vocab_v20230424.txt"
+
+/*
+** Find the World vocabulary.  Order: FLAG_VALUE (--vocab, may be NULL),
+** $RWKV_VOCAB, CLI_VOCAB_NAME next to MODEL_PATH (may be NULL),
+** $XDG_DATA_HOME/rwkv-tui/ (default ~/.local/share/rwkv-tui/).  An explicit
+** --vocab or $RWKV_VOCAB is used as given (opening it reports a bad path).
+** On success writes the path to OUT (capacity CAP) and returns 0; when none
+** exists prints one line saying where it looked and where to get the file,
+** and returns 1.
+*/
+int cli_find_vocab(const char *flag_value, const char *model_path, char *out, size_t cap);
+
+/*
+** Open the tokenizer for a model with N_VOCAB outputs: 256 -> the byte
+** tokenizer, anything else (0 = unknown) -> the World vocabulary found by
+** cli_find_vocab(O->vocab, O->model).  *OUT owned by caller (tok_close).
+** Returns 0, or 1 with one line already printed.
+*/
+int cli_open_tokenizer(const struct cli_opts *o, int n_vocab, tok **out);
 
 int cmd_tui(int argc, char **argv);
 int cmd_chat(int argc, char **argv);

@@ -1,13 +1,245 @@
 /*
-** cmd_eval.c -- placeholder: this subcommand is not built yet.
+** cmd_eval.c -- `rwkv-tui eval`: run the model on tokens and write the
+** logits (little-endian float32) of the last forward call, or of every call
+** with --all.  Calls are made like the reference's chat loop:
+**     while tokens: out, state = forward(tokens[:N], state); tokens = tokens[N:]
+** with N = --chunk (default 256), or one token per call with --rnn.
 */
 #include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/rwkv.h"
+#include "../core/tokenizer.h"
+
+/* Default tokens per forward call: the chat demo's CHUNK_LEN. */
+#define EVAL_DEFAULT_CHUNK 256
+
+static void
+eval_help(FILE *f)
+{
+    fprintf(f,
+            "usage: " PROG " eval (--model PATH | --demo) (--tokens 1,2,3 | --text T) --out FILE\n"
+            "                     [--state S] [--rnn | --chunk N] [--all] [--state-out FILE]\n\n"
+            "Run the model on the tokens like the reference's forward(tokens, state) and write\n"
+            "little-endian float32 logits to FILE: those of the last forward call, or with\n"
+            "--all one row per call.\n\n"
+            "Options:\n"
+            "  --tokens LIST       comma-separated token ids\n"
+            "  --text T            text, encoded with the model's tokenizer (byte-level for\n"
+            "                      vocab-256 models, else the World vocabulary, see --vocab)\n"
+            "  --rnn               one token per forward call (the single-token path)\n"
+            "  --chunk N           N tokens per forward call (default %d)\n"
+            "  --all               write the logits of every call, not only the last\n"
+            "  --out FILE          where to write the logits\n"
+            "  --state-out FILE    write the final state (float32, the reference's list order)\n",
+            EVAL_DEFAULT_CHUNK);
+    cli_opts_help(f, 0);
+}
+
+/* Parse "1,2,3" into *OUT (malloc'ed); -1 with a message on error. */
+static int
+eval_parse_tokens(const char *s, int32_t **out, size_t *n)
+{
+    size_t cap = 16, k = 0;
+    int32_t *v = malloc(cap * sizeof *v);
+    const char *p = s;
+
+    if (v == NULL) {
+        cli_errorf("out of memory");
+        return -1;
+    }
+    for (;;) {
+        char *end;
+        long x;
+        while (*p == ' ')
+            p++;
+        errno = 0;
+        x = strtol(p, &end, 10);
+        if (end == p || errno != 0 || x < 0 || x > INT32_MAX) {
+            cli_errorf("option --tokens: '%s' is not a comma-separated list of token ids "
+                       "(bad entry at position %d)", s, (int)(p - s) + 1);
+            free(v);
+            return -1;
+        }
+        if (k == cap) {
+            int32_t *nv = realloc(v, 2 * cap * sizeof *v);
+            if (nv == NULL) {
+                free(v);
+                cli_errorf("out of memory");
+                return -1;
+            }
+            v = nv;
+            cap *= 2;
+        }
+        v[k++] = (int32_t)x;
+        p = end;
+        while (*p == ' ')
+            p++;
+        if (*p == '\0')
+            break;
+        if (*p != ',') {
+            cli_errorf("option --tokens: '%s' is not a comma-separated list of token ids "
+                       "(unexpected '%c' at position %d)", s, *p, (int)(p - s) + 1);
+            free(v);
+            return -1;
+        }
+        p++;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+static int
+eval_write(const char *path, const float *v, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+
+    if (f == NULL) {
+        cli_errorf("%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fwrite(v, sizeof(float), n, f) != n || fclose(f) != 0) {
+        cli_errorf("%s: write failed: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
 
 int
 cmd_eval(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cli_errorf("'eval' is not implemented yet");
-    return 1;
+    struct cli_opts o;
+    const char *tokens_s = NULL, *text = NULL, *out = NULL, *state_out = NULL, *chunk_s = NULL;
+    int rnn = 0, all = 0, rc = 1;
+    long chunk = EVAL_DEFAULT_CHUNK;
+    rwkv_open_opts oo;
+    rwkv_model *m = NULL;
+    rwkv_state *s = NULL;
+    rwkv_err err;
+    int32_t *ids = NULL;
+    size_t n = 0, V, ncalls, row = 0;
+    float *logits = NULL;
+    tok *tk = NULL;
+
+    cli_opts_init(&o);
+    for (int i = 1; i < argc;) {
+        int r;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            eval_help(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--rnn") == 0) {
+            rnn = 1;
+            i++;
+            continue;
+        }
+        if (strcmp(argv[i], "--all") == 0) {
+            all = 1;
+            i++;
+            continue;
+        }
+        if ((r = cli_opts_parse(&o, argc, argv, &i)) != 0 ||
+            (r = cli_take(argc, argv, &i, "tokens", &tokens_s)) != 0 ||
+            (r = cli_take(argc, argv, &i, "text", &text)) != 0 ||
+            (r = cli_take(argc, argv, &i, "out", &out)) != 0 ||
+            (r = cli_take(argc, argv, &i, "state-out", &state_out)) != 0) {
+            if (r < 0)
+                return 2;
+            continue;
+        }
+        cli_errorf("eval: unknown option '%s' (try '" PROG " eval --help')", argv[i]);
+        return 2;
+    }
+    /* --chunk is a common option (params table: the chat's CHUNK_LEN) */
+    if (o.samp_set & PARAMS_BIT(params_find("chunk"))) {
+        chunk = o.samp.chunk;
+        chunk_s = "set";
+    }
+    if (rnn && chunk_s != NULL) {
+        cli_errorf("eval: --rnn and --chunk exclude each other");
+        return 2;
+    }
+    if (rnn)
+        chunk = 1;
+    if ((tokens_s == NULL) == (text == NULL)) {
+        cli_errorf("eval: give exactly one of --tokens and --text");
+        return 2;
+    }
+    if (out == NULL) {
+        cli_errorf("eval: --out FILE is required");
+        return 2;
+    }
+    if (!o.demo && o.model == NULL) {
+        cli_errorf("eval: --model PATH (or --demo) is required");
+        return 2;
+    }
+    if (tokens_s != NULL && eval_parse_tokens(tokens_s, &ids, &n) < 0)
+        return 2;
+
+    memset(&oo, 0, sizeof oo);
+    oo.strategy = o.strategy;
+    oo.n_threads = o.threads;
+    if ((o.demo ? rwkv_model_open_demo(0, &oo, &m, &err)
+                : rwkv_model_open(o.model, &oo, &m, &err)) != RWKV_OK) {
+        cli_fail(&err);
+        goto done;
+    }
+    V = (size_t)rwkv_model_info(m)->n_vocab;
+    if (text != NULL) {
+        if (cli_open_tokenizer(&o, (int)V, &tk) != 0)
+            goto done;
+        if (tok_encode(tk, text, strlen(text), &ids, &n, &err) != RWKV_OK) {
+            cli_fail(&err);
+            goto done;
+        }
+    }
+    if (n == 0) {
+        cli_errorf("eval: no tokens to evaluate");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((size_t)ids[i] >= V) {
+            cli_errorf("eval: token id %ld (position %zu) is out of range: the model's "
+                       "vocabulary has %zu entries", (long)ids[i], i + 1, V);
+            goto done;
+        }
+    if (rwkv_state_create(m, &s, &err) != RWKV_OK) {
+        cli_fail(&err);
+        goto done;
+    }
+    if (o.state != NULL && rwkv_state_load_file(m, o.state, s, &err) != RWKV_OK) {
+        cli_fail(&err);
+        goto done;
+    }
+    ncalls = (n + (size_t)chunk - 1) / (size_t)chunk;
+    logits = malloc((all ? ncalls : 1) * V * sizeof(float));
+    if (logits == NULL) {
+        cli_errorf("out of memory");
+        goto done;
+    }
+    for (size_t pos = 0; pos < n; pos += (size_t)chunk) {
+        size_t k = n - pos < (size_t)chunk ? n - pos : (size_t)chunk;
+        if (rwkv_eval(m, ids + pos, k, s, logits + row * V, &err) != RWKV_OK) {
+            cli_fail(&err);
+            goto done;
+        }
+        if (all)
+            row++;
+    }
+    if (eval_write(out, logits, (all ? ncalls : 1) * V) < 0)
+        goto done;
+    if (state_out != NULL && eval_write(state_out, rwkv_state_cdata(s), rwkv_state_len(s)) < 0)
+        goto done;
+    rc = 0;
+done:
+    free(logits);
+    free(ids);
+    tok_close(tk);
+    rwkv_state_destroy(s);
+    rwkv_model_close(m);
+    return rc;
 }

@@ -1,13 +1,193 @@
 /*
-** cmd_generate.c -- placeholder: this subcommand is not built yet.
+** cmd_generate.c -- `rwkv-tui generate --prompt T`: one completion to
+** stdout through core/chat.h.
+**
+** Plain mode feeds the prompt verbatim (no greeting, no framing, no stop
+** string) and samples --max-tokens tokens with the same sampler and
+** penalties as the chat.  --chat frames the prompt as one chat turn
+** ("User: T\n\nAssistant:", after the demo's greeting unless --state or
+** --no-greeting) and stops at "\n\n" like `chat`.  Ctrl-C stops early and
+** keeps what was printed.
 */
 #include "cli.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/chat.h"
+
+static chat *volatile sig_chat;
+
+static void
+on_sigint(int sig)
+{
+    (void)sig;
+    if (sig_chat != NULL)
+        chat_cancel(sig_chat);
+}
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " PROG " generate (--model PATH | --demo) --prompt TEXT [options]\n"
+            "Print one completion of TEXT to stdout (the prompt itself is not echoed).\n\n"
+            "Generate options:\n"
+            "  --prompt TEXT       the text to continue (required)\n"
+            "  --chat              use the chat framing \"User: TEXT\\n\\nAssistant:\" after the\n"
+            "                      demo's greeting, and stop at \"\\n\\n\" (like `chat`)\n"
+            "  --no-greeting       with --chat: feed no greeting\n"
+            "  --stats             print prefill/decode speed on stderr\n\n");
+    cli_opts_help(f, 1);
+}
+
+/* Model text to F; on a terminal, control characters other than newline
+** and tab become U+FFFD (no escape sequences from the model). */
+static void
+write_text(FILE *f, const char *text, size_t len)
+{
+    if (!isatty(fileno(f))) {
+        fwrite(text, 1, len, f);
+    } else {
+        for (size_t i = 0; i < len; i++) {
+            unsigned char ch = (unsigned char)text[i];
+            if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
+                fputs("\xef\xbf\xbd", f);
+            else
+                fputc(ch, f);
+        }
+    }
+    fflush(f);
+}
+
+static void
+out_text(void *ud, const char *text, size_t len)
+{
+    (void)ud;
+    write_text(stdout, text, len);
+}
 
 int
 cmd_generate(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cli_errorf("'generate' is not implemented yet");
-    return 1;
+    struct cli_opts o;
+    const char *prompt = NULL;
+    int chat_mode = 0, no_greeting = 0, stats = 0, rc = 0, was_random;
+    rwkv_model *m = NULL;
+    tok *t = NULL;
+    chat *c = NULL;
+    chat_config cfg;
+    rwkv_open_opts oo = { 0 };
+    rwkv_err err;
+    struct sigaction sa, old_sa;
+    const chat_turn *turn;
+
+    cli_opts_init(&o);
+    for (int i = 1; i < argc;) {
+        const char *v;
+        int r;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        r = cli_opts_parse(&o, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (strcmp(argv[i], "--chat") == 0) {
+            chat_mode = 1;
+            i++;
+        } else if (strcmp(argv[i], "--no-greeting") == 0) {
+            no_greeting = 1;
+            i++;
+        } else if (strcmp(argv[i], "--stats") == 0) {
+            stats = 1;
+            i++;
+        } else if ((r = cli_take(argc, argv, &i, "prompt", &v)) != 0) {
+            if (r < 0)
+                return 2;
+            prompt = v;
+        } else {
+            cli_errorf("generate: unknown option '%s' (try '" PROG " generate --help')", argv[i]);
+            return 2;
+        }
+    }
+    if (!o.demo && o.model == NULL) {
+        cli_errorf("generate: --model PATH (or --demo) is required");
+        return 2;
+    }
+    if (prompt == NULL) {
+        cli_errorf("generate: --prompt TEXT is required");
+        return 2;
+    }
+    if (prompt[0] == '\0') {
+        cli_errorf("generate: --prompt is empty");
+        return 2;
+    }
+    oo.strategy = o.strategy;
+    oo.n_threads = o.threads;
+    if ((o.demo ? rwkv_model_open_demo(0, &oo, &m, &err) : rwkv_model_open(o.model, &oo, &m, &err)) !=
+        RWKV_OK) {
+        rc = cli_fail(&err);
+        goto out;
+    }
+    if (cli_open_tokenizer(&o, rwkv_model_info(m)->n_vocab, &t) != 0) {
+        rc = 1;
+        goto out;
+    }
+    chat_config_init(&cfg);
+    cfg.samp = o.samp;
+    cfg.samp_set = o.samp_set;
+    cfg.state_path = o.state;
+    cfg.greeting = chat_mode && !no_greeting ? NULL : "";
+    cfg.no_stop = !chat_mode;
+    {
+        chat_callbacks cb = { out_text, NULL, NULL, NULL };
+        if (chat_create(m, t, &cfg, &cb, &c, &err) != RWKV_OK) {
+            rc = cli_fail(&err);
+            goto out;
+        }
+    }
+    if ((chat_mode ? chat_submit(c, prompt, strlen(prompt), &err)
+                   : chat_submit_raw(c, prompt, strlen(prompt), &err)) != RWKV_OK) {
+        cli_errorf("generate: %s", err.msg);
+        rc = 2;
+        goto out;
+    }
+    chat_seed(c, &was_random);
+    if (was_random)
+        fprintf(stderr, "(random seed %llu; --seed %llu repeats this output)\n",
+                (unsigned long long)chat_seed(c, NULL), (unsigned long long)chat_seed(c, NULL));
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_sa);
+    sig_chat = c;
+    if (chat_run(c, &err) != RWKV_OK)
+        rc = cli_fail(&err);
+    sig_chat = NULL;
+    sigaction(SIGINT, &old_sa, NULL);
+    turn = chat_n_turns(c) > 0 ? chat_turn_at(c, chat_n_turns(c) - 1) : NULL;
+    if (turn != NULL && rc == 0) {
+        fputc('\n', stdout);
+        if (turn->stop == CHAT_STOP_CANCEL)
+            fprintf(stderr, "(interrupted after %zu tokens)\n", turn->n_reply);
+        if (stats)
+            fprintf(stderr,
+                    "[stats] prefill %llu tok in %.3f s (%.1f tok/s), decode %llu tok in %.3f s "
+                    "(%.1f tok/s)\n",
+                    (unsigned long long)turn->stats.prefill_tokens, turn->stats.prefill_s,
+                    turn->stats.prefill_tps, (unsigned long long)turn->stats.gen_tokens,
+                    turn->stats.gen_s, turn->stats.decode_tps);
+    }
+out:
+    chat_destroy(c);
+    tok_close(t);
+    rwkv_model_close(m);
+    fflush(stdout);
+    return rc;
 }

@@ -1,13 +1,234 @@
 /*
-** cmd_tokenize.c -- placeholder: this subcommand is not built yet.
+** cmd_tokenize.c -- `rwkv-tui tokenize`: text to token ids and back.
+**
+**   tokenize [--vocab P | --bytes] (--text T | --file F) [--decode]
+**
+** Encoding prints the ids space-separated on one line.  --file encodes the
+** file's bytes exactly (nothing stripped; "-" is stdin).  --decode reads ids
+** separated by spaces, commas or newlines and writes the raw bytes of the
+** text, with no newline added, so `tokenize --file F | tokenize --decode
+** --file -` reproduces F.
 */
 #include "cli.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --file larger than this is refused: the ids alone would take 4x in RAM. */
+#define TOKENIZE_MAX_FILE (1u << 30)
+
+static void
+tokenize_help(FILE *f)
+{
+    fprintf(f,
+            "usage: " PROG " tokenize [--vocab P | --bytes] (--text T | --file F) [--decode]\n\n"
+            "Encode text to token ids (printed space-separated on one line), or with\n"
+            "--decode turn ids back into text (raw bytes, no newline added).\n\n"
+            "  --text T     the input text (with --decode: the ids)\n"
+            "  --file F     read the input from file F ('-' = stdin); its bytes are\n"
+            "               encoded exactly, nothing is stripped\n"
+            "  --decode     input is ids separated by spaces, commas or newlines\n"
+            "  --bytes      the byte tokenizer of vocab-256 models (id = byte value)\n"
+            "  --vocab P    World vocabulary (" CLI_VOCAB_NAME "); without it:\n"
+            "               $RWKV_VOCAB, next to --model P, or\n"
+            "               $XDG_DATA_HOME/rwkv-tui/ (default ~/.local/share/rwkv-tui/)\n"
+            "  --model P    only used to find the vocabulary next to the model\n");
+}
+
+/* Read all of PATH ("-" = stdin) into *BUF (malloc'ed), *LEN bytes. */
+static int
+read_all(const char *path, char **buf, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    size_t n = 0, cap = 0, got;
+    char *b = NULL, *nb;
+
+    if (f == NULL) {
+        cli_errorf("%s: cannot open: %s", path, strerror(errno));
+        return 1;
+    }
+    do {
+        if (n == cap) {
+            if (cap >= TOKENIZE_MAX_FILE) {
+                cli_errorf("%s: larger than %u bytes", path, TOKENIZE_MAX_FILE);
+                goto fail;
+            }
+            cap = cap ? cap * 2 : 65536;
+            if ((nb = realloc(b, cap + 1)) == NULL) {
+                cli_errorf("%s: out of memory", path);
+                goto fail;
+            }
+            b = nb;
+        }
+        got = fread(b + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    if (ferror(f)) {
+        cli_errorf("%s: read error: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (f != stdin)
+        fclose(f);
+    if (b == NULL && (b = malloc(1)) == NULL) {
+        cli_errorf("%s: out of memory", path);
+        return 1;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+fail:
+    if (f != stdin)
+        fclose(f);
+    free(b);
+    return 1;
+}
+
+static int
+is_sep(char c)
+{
+    return c == ' ' || c == ',' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Parse the ids in S (LEN bytes) and write their text to stdout. */
+static int
+decode_ids(const tok *t, const char *what, const char *s, size_t len)
+{
+    int32_t *ids = NULL;
+    size_t n = 0, cap = 0, i = 0;
+    char *text = NULL;
+    size_t tl;
+    rwkv_err err;
+    int rc = 1;
+
+    while (i < len) {
+        size_t j = i;
+        long v = 0;
+        const char *p;
+        size_t pl;
+
+        if (is_sep(s[i])) {
+            i++;
+            continue;
+        }
+        while (j < len && !is_sep(s[j]))
+            j++;
+        for (size_t k = i; k < j && v >= 0; k++)
+            v = s[k] >= '0' && s[k] <= '9' && j - i <= 9 ? v * 10 + (s[k] - '0') : -1;
+        if (v < 0 || v > INT32_MAX || tok_piece(t, (int32_t)v, &p, &pl) != RWKV_OK) {
+            cli_errorf("%s: '%.*s' (item %zu) is not a token id (0..%zu)", what,
+                       (int)(j - i > 40 ? 40 : j - i), s + i, n + 1, tok_vocab_size(t) - 1);
+            goto out;
+        }
+        if (n == cap) {
+            int32_t *nids;
+            cap = cap ? cap * 2 : 256;
+            if ((nids = realloc(ids, cap * sizeof *ids)) == NULL) {
+                cli_errorf("%s: out of memory", what);
+                goto out;
+            }
+            ids = nids;
+        }
+        ids[n++] = (int32_t)v;
+        i = j;
+    }
+    if (tok_decode(t, ids, n, &text, &tl, &err) != RWKV_OK) {
+        rc = cli_fail(&err);
+        goto out;
+    }
+    if (fwrite(text, 1, tl, stdout) != tl || fflush(stdout) != 0) {
+        cli_errorf("writing the text: %s", strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    free(ids);
+    free(text);
+    return rc;
+}
+
+static int
+encode_text(const tok *t, const char *s, size_t len)
+{
+    int32_t *ids;
+    size_t n;
+    rwkv_err err;
+
+    if (tok_encode(t, s, len, &ids, &n, &err) != RWKV_OK)
+        return cli_fail(&err);
+    for (size_t i = 0; i < n; i++)
+        printf(i ? " %ld" : "%ld", (long)ids[i]);
+    putchar('\n');
+    free(ids);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_errorf("writing the ids: %s", strerror(errno));
+        return 1;
+    }
+    return 0;
+}
 
 int
 cmd_tokenize(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cli_errorf("'tokenize' is not implemented yet");
-    return 1;
+    struct cli_opts o;
+    const char *text = NULL, *file = NULL;
+    int bytes = 0, decode = 0, rc, r;
+    char *buf = NULL;
+    size_t len;
+    tok *t = NULL;
+    rwkv_err err;
+
+    cli_opts_init(&o);
+    for (int i = 1; i < argc;) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            tokenize_help(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--bytes") == 0 || strcmp(a, "--decode") == 0) {
+            *(a[2] == 'b' ? &bytes : &decode) = 1;
+            i++;
+            continue;
+        }
+        if ((r = cli_take(argc, argv, &i, "text", &text)) != 0 ||
+            (r = cli_take(argc, argv, &i, "file", &file)) != 0 ||
+            (r = cli_take(argc, argv, &i, "vocab", &o.vocab)) != 0 ||
+            (r = cli_take(argc, argv, &i, "model", &o.model)) != 0) {
+            if (r < 0)
+                return 2;
+            continue;
+        }
+        cli_errorf("tokenize: unknown argument '%s' (try '" PROG " tokenize --help')", a);
+        return 2;
+    }
+    if ((text == NULL) == (file == NULL)) {
+        cli_errorf("tokenize: give exactly one of --text T or --file F");
+        return 2;
+    }
+    if (bytes && o.vocab != NULL) {
+        cli_errorf("tokenize: --bytes and --vocab exclude each other");
+        return 2;
+    }
+
+    if (bytes) {
+        if (tok_create_bytes(&t, &err) != RWKV_OK)
+            return cli_fail(&err);
+    } else if (cli_open_tokenizer(&o, 0, &t) != 0) {
+        return 1;
+    }
+    if (file != NULL) {
+        if (read_all(file, &buf, &len) != 0) {
+            tok_close(t);
+            return 1;
+        }
+    }
+    if (decode)
+        rc = decode_ids(t, file ? file : "--text", file ? buf : text, file ? len : strlen(text));
+    else
+        rc = encode_text(t, file ? buf : text, file ? len : strlen(text));
+    free(buf);
+    tok_close(t);
+    return rc;
 }

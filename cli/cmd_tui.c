@@ -1,13 +1,78 @@
 /*
-** cmd_tui.c -- placeholder: this subcommand is not built yet.
+** cmd_tui.c -- `rwkv-tui [opts]`: the full-screen client (tui/app.c).
+** Parses the common options plus the client's own and runs the app.
 */
 #include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../tui/app.h"
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " PROG " [options]            full-screen chat\n"
+            "       " PROG " --demo               try it with a tiny random model\n"
+            "\n");
+    cli_opts_help(f, 1);
+    fprintf(f,
+            "\nFull-screen client options:\n"
+            "  --no-db              save nothing (no session database)\n"
+            "  --max-frames N       quit after drawing N frames (tests, sanitizer runs)\n"
+            "  --help               this text\n"
+            "\nConfig: $XDG_CONFIG_HOME/rwkv-tui/config.yaml, themes in\n"
+            "$XDG_CONFIG_HOME/rwkv-tui/themes/; see rwkv-tui-config(5).  F1 lists every key.\n");
+}
 
 int
 cmd_tui(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cli_errorf("'tui' is not implemented yet");
-    return 1;
+    struct cli_opts o;
+    tui_launch l;
+
+    cli_opts_init(&o);
+    memset(&l, 0, sizeof l);
+    for (int i = 1; i < argc;) {
+        const char *val;
+        int r;
+
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--no-db") == 0) {
+            l.no_db = 1;
+            i++;
+            continue;
+        }
+        r = cli_take(argc, argv, &i, "max-frames", &val);
+        if (r < 0)
+            return 2;
+        if (r > 0) {
+            if (cli_int("--max-frames", val, 1, 1000000000L, &l.max_frames) != 0)
+                return 2;
+            continue;
+        }
+        r = cli_opts_parse(&o, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r == 0) {
+            cli_errorf("unknown option '%s' (see " PROG " --help)", argv[i]);
+            return 2;
+        }
+    }
+    l.model = o.model;
+    l.strategy = o.strategy;
+    l.vocab = o.vocab;
+    l.state = o.state;
+    l.db = o.db;
+    l.config = o.config;
+    l.theme = o.theme;
+    l.threads = o.threads;
+    l.demo = o.demo;
+    l.samp = o.samp;
+    l.samp_set = o.samp_set;
+    return tui_run(&l);
 }

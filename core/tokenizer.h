@@ -18,7 +18,12 @@ typedef struct tok tok;
 
 /* Load the World vocabulary at PATH. *OUT owned by caller (tok_close). */
 int  tok_open_world(const char *path, tok **out, rwkv_err *err);
-/* The byte-level tokenizer (vocab 256). */
+/* The same from SIZE bytes at DATA (borrowed, only read during the call);
+** WHAT names the input in error messages ("WHAT:LINE: what is wrong"). */
+int  tok_open_world_mem(const char *data, size_t size, const char *what, tok **out,
+                        rwkv_err *err);
+/* The byte-level tokenizer (vocab 256): id = byte value, a bijection (here
+** id 0 is the byte 00, not end of text). */
 int  tok_create_bytes(tok **out, rwkv_err *err);
 void tok_close(tok *t);                                 /* NULL is fine */
 
@@ -56,7 +61,8 @@ typedef struct tok_stream {
 void tok_stream_init(tok_stream *st);
 /* Append token ID's bytes; write the complete UTF-8 text now available to
 ** OUT (capacity CAP, NUL terminated).  Returns bytes written, or -1 if CAP is
-** too small (need at most piece length + 16). */
+** too small (need at most piece length + 16; state then unchanged), or -2 if
+** ID is not in the vocabulary (state unchanged). */
 long tok_stream_push(tok_stream *st, const tok *t, int32_t id, char *out, size_t cap);
 /* End of stream: flush a dangling incomplete sequence as U+FFFD. */
 long tok_stream_flush(tok_stream *st, char *out, size_t cap);

@@ -1,0 +1,567 @@
+/*
+** bench_kernels.c -- speed of the core/simd.h kernels at the RWKV-7 1.5B
+** shapes (C = 2048, F = 8192): W [2048,2048], [8192,2048], [2048,8192] and
+** the head [65536,2048]; matvec (T = 1) and matmul (T = 256; the head only
+** at T = 1, as prefill needs logits for the last token only); 1 and 2
+** threads splitting the output rows; every weight format and kernel
+** variant.  Each figure is the median of 5 measurements; a measurement
+** repeats the call until >= MIN_SECONDS passed.  The same run measures the
+** memcpy bandwidth (the decode limit) and, if built with OpenBLAS
+** (-DBENCH_OPENBLAS), cblas_sgemm on the fp32 matmul shapes.
+**
+** Matvec rotates over enough copies of W to exceed the 32 MiB L3, so its
+** GB/s is DRAM bandwidth, comparable to memcpy's.
+**
+** Usage: bench_kernels [--quick] [--table NAME]   (make bench-kernels)
+*/
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/mem.h"
+#include "../core/simd.h"
+#include "../core/simd_impl.h"
+
+#define REPS 5
+#define MIN_SECONDS 0.05
+#define MAX_THREADS 2
+/* Matvec working set: at least this many bytes of weights, > L3. */
+#define COLD_BYTES (256u << 20)
+/* The largest copy count for the cold working set. */
+#define MAX_COPIES 16
+
+#ifdef BENCH_OPENBLAS
+/* From OpenBLAS's cblas.h; declared here so no BLAS header is needed. */
+void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha,
+                 const float *a, int lda, const float *b, int ldb, float beta,
+                 float *c, int ldc);
+void openblas_set_num_threads(int n);
+#define CBLAS_ROW_MAJOR 101
+#define CBLAS_NO_TRANS 111
+#define CBLAS_TRANS 112
+#endif
+
+static double
+now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* ---- a tiny fork-join runner: N threads, barrier per call ----------------- */
+
+struct job {
+    const simd_kernels *k;
+    const simd_matrix *w;   /* [ncopies] */
+    int ncopies;
+    const simd_act *a;
+    const float *x;
+    float *y;
+    int64_t ldy;
+    int T;
+    /* memcpy job (dst != NULL) or read-only sum job (dst == NULL) */
+    char *dst;
+    const char *src;
+    size_t bytes;
+    float *sink;
+    /* peak probe job (peak_iters > 0) */
+    int64_t peak_iters;
+    enum simd_dtype peak_dt;
+};
+
+/* Sum of N floats with 16 partial sums: a streaming read at the baseline
+** ISA (fast enough to saturate DRAM from one core). */
+static float
+read_sum(const float *p, size_t n)
+{
+    float s[16] = {0};
+
+    for (size_t i = 0; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++)
+            s[l] += p[i + l];
+    for (int l = 1; l < 16; l++)
+        s[0] += s[l];
+    return s[0];
+}
+
+struct worker {
+    pthread_t th;
+    int id, nthreads;
+    struct job *job;
+    pthread_barrier_t *bar;
+    volatile int *iters; /* iterations for this measurement; 0 = quit */
+};
+
+static void
+run_part(const struct job *j, int id, int n, int iter)
+{
+    if (j->peak_iters) {
+        simd_peak_probe(j->k, j->peak_dt, j->peak_iters);
+        return;
+    }
+    if (j->bytes) {
+        size_t part = j->bytes / (size_t)n, off = part * (size_t)id;
+        if (id == n - 1)
+            part = j->bytes - off;
+        if (j->dst)
+            memcpy(j->dst + off, j->src + off, part);
+        else
+            j->sink[id] = read_sum((const float *)(j->src + off), part / sizeof(float));
+        return;
+    }
+    {
+        const simd_matrix *w = &j->w[iter % j->ncopies];
+        /* split rows in multiples of 4 (the register tile height) */
+        int64_t per = (w->rows / n + 3) / 4 * 4;
+        int64_t r0 = per * id, r1 = id == n - 1 ? w->rows : per * (id + 1);
+        if (r0 > w->rows)
+            r0 = w->rows;
+        if (r1 > w->rows)
+            r1 = w->rows;
+        if (j->T == 1)
+            simd_matvec(j->k, w, j->x, j->y, r0, r1);
+        else
+            simd_matmul(j->k, w, j->a, j->y, j->ldy, r0, r1);
+    }
+}
+
+static void *
+worker_main(void *arg)
+{
+    struct worker *wk = arg;
+
+    for (;;) {
+        int n;
+        pthread_barrier_wait(wk->bar);  /* start of a measurement */
+        n = *wk->iters;
+        if (n == 0)
+            return NULL;
+        for (int i = 0; i < n; i++) {
+            run_part(wk->job, wk->id, wk->nthreads, i);
+            pthread_barrier_wait(wk->bar);
+        }
+    }
+}
+
+struct pool {
+    int n;
+    struct worker w[MAX_THREADS];
+    pthread_barrier_t bar;
+    volatile int iters;
+    struct job job;
+};
+
+static void
+pool_start(struct pool *p, int n)
+{
+    p->n = n;
+    pthread_barrier_init(&p->bar, NULL, (unsigned)n);
+    for (int i = 1; i < n; i++) {
+        p->w[i] = (struct worker){.id = i, .nthreads = n, .job = &p->job,
+                                  .bar = &p->bar, .iters = &p->iters};
+        pthread_create(&p->w[i].th, NULL, worker_main, &p->w[i]);
+    }
+}
+
+static void
+pool_stop(struct pool *p)
+{
+    p->iters = 0;
+    if (p->n > 1)
+        pthread_barrier_wait(&p->bar);
+    for (int i = 1; i < p->n; i++)
+        pthread_join(p->w[i].th, NULL);
+    pthread_barrier_destroy(&p->bar);
+}
+
+/*
+** CPU seconds per call per thread of the last pool_time (median): process
+** CPU time / threads.  Reported in [brackets] next to the wall-clock figure:
+** on a shared machine it excludes the time other processes held our cores
+** (the barrier sleeps in the kernel, so waiting is not counted either).
+*/
+static double last_cpu;
+
+static double
+cpu_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Seconds per call of p->job: median of REPS measurements. */
+static double
+pool_time(struct pool *p)
+{
+    double t[REPS], tc[REPS];
+    int iters = 1;
+
+    /* warm up and size the measurement */
+    for (;;) {
+        double t0 = now(), dt;
+        p->iters = iters;
+        if (p->n > 1)
+            pthread_barrier_wait(&p->bar);
+        for (int i = 0; i < iters; i++) {
+            run_part(&p->job, 0, p->n, i);
+            if (p->n > 1)
+                pthread_barrier_wait(&p->bar);
+        }
+        dt = now() - t0;
+        if (dt >= MIN_SECONDS || iters >= 1 << 20)
+            break;
+        iters = dt <= 0 ? iters * 16 : (int)(iters * MIN_SECONDS * 1.2 / dt) + 1;
+    }
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now(), c0 = cpu_now();
+        p->iters = iters;
+        if (p->n > 1)
+            pthread_barrier_wait(&p->bar);
+        for (int i = 0; i < iters; i++) {
+            run_part(&p->job, 0, p->n, i);
+            if (p->n > 1)
+                pthread_barrier_wait(&p->bar);
+        }
+        t[r] = (now() - t0) / iters;
+        tc[r] = (cpu_now() - c0) / iters / p->n;
+    }
+    qsort(t, REPS, sizeof *t, cmp_double);
+    qsort(tc, REPS, sizeof *tc, cmp_double);
+    last_cpu = tc[REPS / 2];
+    return t[REPS / 2];
+}
+
+/* ---- data ---------------------------------------------------------------------- */
+
+static uint64_t seed = 88172645463325252ull;
+
+static void
+fill_random(float *p, size_t n, float scale)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        p[i] = ((float)(seed >> 40) * (1.0f / 16777216.0f) * 2 - 1) * scale;
+    }
+}
+
+/* Owned buffers behind a simd_matrix. */
+struct mat {
+    simd_matrix m;
+    void *data;
+    float *scales;
+};
+
+static int
+mat_make(struct mat *mt, enum simd_dtype dt, const float *w, int64_t rows,
+         int64_t cols, const simd_kernels *k)
+{
+    size_t n = (size_t)rows * (size_t)cols;
+
+    memset(mt, 0, sizeof *mt);
+    mt->data = mem_alloc(n * simd_dtype_size(dt));
+    if (mt->data == NULL)
+        return -1;
+    switch (dt) {
+    case SIMD_F32:
+        memcpy(mt->data, w, n * sizeof(float));
+        break;
+    case SIMD_BF16:
+        simd_f32_to_bf16(k, w, mt->data, n);
+        break;
+    case SIMD_F16:
+        simd_f32_to_f16(k, w, mt->data, n);
+        break;
+    case SIMD_Q8:
+        mt->scales = mem_alloc((size_t)rows * (size_t)simd_q8_nblocks(cols) * sizeof(float));
+        if (mt->scales == NULL)
+            return -1;
+        simd_q8_quantize(k, w, cols, 0, rows, mt->data, mt->scales);
+        break;
+    case SIMD_NDTYPE:
+        break;
+    }
+    mt->m = (simd_matrix){dt, rows, cols, mt->data, mt->scales};
+    return 0;
+}
+
+static void
+mat_free(struct mat *mt)
+{
+    mem_free(mt->data);
+    mem_free(mt->scales);
+}
+
+static size_t
+mat_bytes(const simd_matrix *m)
+{
+    size_t b = (size_t)m->rows * (size_t)m->cols * simd_dtype_size(m->dtype);
+
+    if (m->dtype == SIMD_Q8)
+        b += (size_t)m->rows * (size_t)simd_q8_nblocks(m->cols) * sizeof(float);
+    return b;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static double membw[MAX_THREADS + 1], readbw[MAX_THREADS + 1];
+/* measured arithmetic peaks of N threads, GFLOP/s by CPU time (see
+** last_cpu): [0] fp32 FMA, [1] bf16 dot products */
+static double peak_cpu[2][MAX_THREADS + 1];
+
+static void
+bench_peak(void)
+{
+    const simd_kernels *k = simd_kernels_best(0);
+    const int64_t iters = 1 << 20;
+
+    for (int kind = 0; kind < 2; kind++) {
+        enum simd_dtype dt = kind ? SIMD_BF16 : SIMD_F32;
+        double flops = simd_peak_probe(k, dt, 1); /* per iteration */
+        for (int n = 1; n <= MAX_THREADS; n++) {
+            struct pool p;
+            double t;
+            memset(&p, 0, sizeof p);
+            p.job = (struct job){.k = k, .peak_iters = iters, .peak_dt = dt};
+            pool_start(&p, n);
+            t = pool_time(&p);
+            pool_stop(&p);
+            peak_cpu[kind][n] = flops * (double)iters * n / last_cpu / 1e9;
+            printf("peak %-12s %d thr  %7.1f GFLOP/s [cpu %.1f]\n",
+                   kind ? "bf16 dot" : "fp32 FMA", n, flops * (double)iters * n / t / 1e9,
+                   peak_cpu[kind][n]);
+        }
+    }
+}
+
+static void
+bench_memcpy(void)
+{
+    size_t bytes = 512u << 20;
+    char *a = mem_alloc(bytes), *b = mem_alloc(bytes);
+    struct pool p;
+
+    memset(a, 1, bytes);
+    memset(b, 2, bytes);
+    for (int n = 1; n <= MAX_THREADS; n++) {
+        double t;
+        memset(&p, 0, sizeof p);
+        p.job = (struct job){.dst = b, .src = a, .bytes = bytes};
+        pool_start(&p, n);
+        t = pool_time(&p);
+        pool_stop(&p);
+        membw[n] = 2.0 * (double)bytes / t / 1e9; /* read + write */
+        printf("memcpy            %d thr  %7.1f GB/s (read+write) [cpu %.1f]\n", n, membw[n],
+               2.0 * (double)bytes / last_cpu / 1e9);
+    }
+    for (int n = 1; n <= MAX_THREADS; n++) {
+        double t;
+        float sink[MAX_THREADS];
+        memset(&p, 0, sizeof p);
+        p.job = (struct job){.src = a, .bytes = bytes, .sink = sink};
+        pool_start(&p, n);
+        t = pool_time(&p);
+        pool_stop(&p);
+        readbw[n] = (double)bytes / t / 1e9;
+        printf("read (sum)        %d thr  %7.1f GB/s [cpu %.1f]\n", n, readbw[n],
+               (double)bytes / last_cpu / 1e9);
+    }
+    mem_free(a);
+    mem_free(b);
+}
+
+struct shape {
+    const char *name;
+    int64_t rows, cols;
+    int prefill; /* also time T = 256 */
+};
+
+int
+main(int argc, char **argv)
+{
+    static const struct shape shapes[] = {
+        {"att  [2048,2048]", 2048, 2048, 1},
+        {"ffn-k[8192,2048]", 8192, 2048, 1},
+        {"ffn-v[2048,8192]", 2048, 8192, 1},
+        {"head[65536,2048]", 65536, 2048, 0},
+    };
+    struct variant {
+        const char *label;
+        enum simd_isa isa;
+        unsigned flags;
+        enum simd_dtype dt;
+    } variants[] = {
+        {"f32", SIMD_ISA_AVX512, 0, SIMD_F32},
+        {"bf16 (dpbf16)", SIMD_ISA_AVX512, 0, SIMD_BF16},
+        {"bf16 (exact)", SIMD_ISA_AVX512, SIMD_EXACT, SIMD_BF16},
+        {"f16", SIMD_ISA_AVX512, 0, SIMD_F16},
+        {"q8 (bf16 dp)", SIMD_ISA_AVX512, 0, SIMD_Q8},
+        {"q8 (vnni)", SIMD_NISA, 0, SIMD_Q8},
+        {"q8 (exact)", SIMD_ISA_AVX512, SIMD_EXACT, SIMD_Q8},
+        {"f32 avx2", SIMD_ISA_AVX2, 0, SIMD_F32},
+        {"bf16 avx2", SIMD_ISA_AVX2, 0, SIMD_BF16},
+        {"q8 avx2", SIMD_ISA_AVX2, 0, SIMD_Q8},
+    };
+    const int T = 256;
+    int quick = 0;
+    const char *only = NULL;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = 1;
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else {
+            fprintf(stderr, "usage: bench_kernels [--quick] [--only SUBSTRING]\n");
+            return 2;
+        }
+    }
+    setvbuf(stdout, NULL, _IONBF, 0);
+    printf("kernels: best = %s; medians of %d; T = %d for matmul\n",
+           simd_kernels_name(simd_kernels_best(0)), REPS, T);
+    bench_memcpy();
+    bench_peak();
+    printf("%-17s %-14s %s\n", "shape", "format", "thr  matvec GB/s [cpu] (%read) GFLOP/s | matmul GFLOP/s [cpu]");
+
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        const struct shape *sh = &shapes[s];
+        size_t n = (size_t)sh->rows * (size_t)sh->cols;
+        float *w = mem_alloc(n * sizeof(float));
+        float *x = mem_alloc((size_t)T * (size_t)sh->cols * sizeof(float));
+        float *y = mem_alloc((size_t)T * (size_t)sh->rows * sizeof(float));
+
+        if (!w || !x || !y) {
+            fprintf(stderr, "bench_kernels: out of memory for %s\n", sh->name);
+            return 1;
+        }
+        fill_random(w, n, 0.05f);
+        fill_random(x, (size_t)T * (size_t)sh->cols, 1.0f);
+        for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+            const struct variant *vr = &variants[v];
+            const simd_kernels *k = vr->isa == SIMD_NISA
+                ? (simd_kernels_get(SIMD_ISA_AVX512, 0) ? &simd_kernels_avx512_vnni : NULL)
+                : simd_kernels_get(vr->isa, vr->flags);
+            struct mat mats[MAX_COPIES];
+            simd_matrix views[MAX_COPIES];
+            int ncopies;
+            size_t wb;
+            void *ws;
+            simd_act a;
+
+            if (k == NULL || (only && !strstr(vr->label, only)))
+                continue;
+            if (quick && vr->isa == SIMD_ISA_AVX2)
+                continue;
+            if (mat_make(&mats[0], vr->dt, w, sh->rows, sh->cols, k) != 0) {
+                fprintf(stderr, "bench_kernels: out of memory\n");
+                return 1;
+            }
+            wb = mat_bytes(&mats[0].m);
+            ncopies = (int)((COLD_BYTES + wb - 1) / wb);
+            if (ncopies > MAX_COPIES)
+                ncopies = MAX_COPIES;
+            for (int c = 1; c < ncopies; c++) {
+                mats[c] = mats[0];
+                mats[c].data = mem_alloc(wb);
+                mats[c].scales = NULL;
+                if (mats[c].data == NULL) {
+                    ncopies = c;
+                    break;
+                }
+                memcpy(mats[c].data, mats[0].data, n * simd_dtype_size(vr->dt));
+                mats[c].m.data = mats[c].data;
+                if (vr->dt == SIMD_Q8) {
+                    /* the scales go to the tail of the same block (n is a
+                    ** multiple of 64, so they stay aligned) */
+                    mats[c].m.scales = (const float *)((const char *)mats[c].data + n);
+                    memcpy((char *)mats[c].data + n, mats[0].scales, wb - n);
+                }
+            }
+            for (int c = 0; c < ncopies; c++)
+                views[c] = mats[c].m;
+            ws = mem_alloc(simd_act_bytes(k, vr->dt, T, sh->cols));
+            for (int nt = 1; nt <= MAX_THREADS; nt++) {
+                struct pool p;
+                double tv, tm = 0, tv_cpu, tm_cpu = 0;
+
+                memset(&p, 0, sizeof p);
+                p.job = (struct job){.k = k, .w = views, .ncopies = ncopies,
+                                     .x = x, .y = y, .ldy = sh->rows, .T = 1};
+                pool_start(&p, nt);
+                tv = pool_time(&p);
+                tv_cpu = last_cpu;
+                if (sh->prefill) {
+                    /* activation prep is part of a matmul call's cost */
+                    double t0 = now();
+                    simd_act_prepare(k, vr->dt, x, T, sh->cols, ws, &a);
+                    double tprep = now() - t0;
+                    p.job.a = &a;
+                    p.job.T = T;
+                    p.job.ncopies = 1;
+                    tm = pool_time(&p) + tprep;
+                    tm_cpu = last_cpu + tprep;
+                }
+                pool_stop(&p);
+                printf("%-17s %-14s %d  %6.1f [%6.1f] (%3.0f%%) %6.1f", sh->name, vr->label,
+                       nt, (double)wb / tv / 1e9, (double)wb / tv_cpu / 1e9,
+                       100.0 * (double)wb / tv / 1e9 / readbw[nt], 2.0 * (double)n / tv / 1e9);
+                if (sh->prefill) {
+                    double g = 2.0 * (double)n * T / tm_cpu / 1e9;
+                    int bf = k->act[vr->dt] == SIMD_ACT_BF16;
+                    printf(" | %6.1f [%6.1f] %3.0f%% of %s peak", 2.0 * (double)n * T / tm / 1e9,
+                           g, 100.0 * g / peak_cpu[bf][nt], bf ? "bf16" : "fp32");
+                }
+                printf("\n");
+            }
+            mem_free(ws);
+            for (int c = 1; c < ncopies; c++)
+                mem_free(mats[c].data);
+            mat_free(&mats[0]);
+        }
+#ifdef BENCH_OPENBLAS
+        if (sh->prefill && (!only || strstr("openblas", only))) {
+            for (int nt = 1; nt <= MAX_THREADS; nt++) {
+                double t[REPS], tc[REPS];
+                openblas_set_num_threads(nt);
+                /* warm-up */
+                cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, T, (int)sh->rows,
+                            (int)sh->cols, 1.0f, x, (int)sh->cols, w, (int)sh->cols, 0.0f,
+                            y, (int)sh->rows);
+                for (int r = 0; r < REPS; r++) {
+                    double t0 = now(), c0 = cpu_now();
+                    cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, T,
+                                (int)sh->rows, (int)sh->cols, 1.0f, x, (int)sh->cols, w,
+                                (int)sh->cols, 0.0f, y, (int)sh->rows);
+                    t[r] = now() - t0;
+                    tc[r] = (cpu_now() - c0) / nt;
+                }
+                qsort(t, REPS, sizeof *t, cmp_double);
+                qsort(tc, REPS, sizeof *tc, cmp_double);
+                printf("%-17s %-14s %d  %33s | %6.1f [%6.1f]\n", sh->name, "openblas sgemm", nt,
+                       "", 2.0 * (double)n * T / t[REPS / 2] / 1e9,
+                       2.0 * (double)n * T / tc[REPS / 2] / 1e9);
+            }
+        }
+#endif
+        mem_free(w);
+        mem_free(x);
+        mem_free(y);
+    }
+    return 0;
+}

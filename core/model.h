@@ -1,0 +1,124 @@
+/*
+** model.h -- internal: the prepared model shared by model.c (load,
+** validation, eval driver), model_v4/v5/v6/v7.c (block math) and state.c.
+** Not part of the public API (that is rwkv.h).
+**
+** Weights are prepared once at open: every tensor the math needs is float32,
+** squeezed vectors or [out][in] matrices (LoRA-style `x @ M` matrices are
+** transposed at load so every product is y = W x).  Float32 tensors that are
+** aligned and contiguous are used in place from the checkpoint mapping,
+** everything else is a private copy owned by the model.
+*/
+#ifndef RWKV_MODEL_H
+#define RWKV_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ckpt.h"
+#include "kernels.h"
+#include "rwkv.h"
+#include "strategy.h"
+#include "threadpool.h"
+
+/* Tokens per internal pass.  A longer forward call is processed in passes of
+ * this many tokens: every op is per token except the (sequential) WKV, which
+ * carries the state, so the result is identical to one long pass. */
+#define MDL_MAX_CHUNK 256
+
+/* Epsilons of the reference. */
+#define MDL_LN_EPS 1e-5f
+#define MDL_GN_EPS 64e-5f
+/* v4 fresh-state pp. */
+#define MDL_V4_PP_INIT (-1e30f)
+
+/* Versions, times ten. */
+enum { MDL_V4 = 40, MDL_V50 = 50, MDL_V51 = 51, MDL_V52 = 52, MDL_V60 = 60, MDL_V70 = 70 };
+
+struct mdl_layer {
+    const float *ln1_w, *ln1_b, *ln2_w, *ln2_b;
+    /* v4 / v5.x token-shift mixes (squeezed [C]) */
+    const float *mix_k, *mix_v, *mix_r, *mix_g;
+    /* prepared decay / bonus:
+     * v4: decay = -exp(time_decay) [C], first = time_first [C]
+     * v5.0/5.1: decay = exp(-exp(time_decay)) [H], first = u [H]
+     * v5.2: same, [H*N] (indexed by key channel)
+     * v6: decay = raw time_decay [C], first = time_faaaa [C] */
+    const float *decay, *first;
+    /* v6 */
+    const float *maa_x, *maa_w, *maa_k, *maa_v, *maa_r, *maa_g;
+    kern_mat     maa_w1;       /* [5*Dm][C] */
+    kern_mat     maa_w2[5];    /* [C][Dm] each: w, k, v, r, g */
+    kern_mat     decay_w1;     /* [Dd][C] */
+    kern_mat     decay_w2;     /* [C][Dd] */
+    /* v7 */
+    const float *x_r, *x_w, *x_k, *x_v, *x_a, *x_g, *w0, *a0, *v0, *k_k, *k_a, *r_k;
+    kern_mat     w1, w2, a1, a2, v1, v2, g1, g2;   /* transposed to [out][in] */
+    /* v5+ group norm */
+    const float *lnx_w, *lnx_b;
+    kern_mat     att_r, att_k, att_v, att_o, att_g;
+    /* att.time_state from the checkpoint, already as kv [H][N][N] (or NULL) */
+    const float *time_state;
+    /* FFN: v4/v5 time_mix_k/r, v6 time_maa_k/r, v7 x_k (fmix_r NULL) */
+    const float *fmix_k, *fmix_r;
+    kern_mat     ffn_k, ffn_v, ffn_r;
+};
+
+/* Workspace: scratch for one pass of up to ws_t tokens, allocated at open. */
+struct mdl_ws {
+    size_t cap_t;
+    float *x, *xn, *sx;            /* [T][C] */
+    float *m[6];                   /* [T][C] mixed inputs */
+    float *r, *k, *v, *g, *w, *a, *kk, *y, *vf, *o;   /* [T][C] */
+    float *lo;                     /* [T][max LoRA hidden] */
+    float *f;                      /* [T][F] */
+    float *last;                   /* [C] */
+    float *block;                  /* the single allocation */
+};
+
+struct rwkv_model {
+    rwkv_info         info;
+    int               ver;         /* MDL_V* */
+    int               n_layer, C, H, N, F, V;
+    int               d_w, d_a, d_v, d_g, d_mix, d_decay;   /* LoRA dims */
+    int               real_time_first;
+    ckpt             *ck;          /* open for the model's lifetime (in-place weights) */
+    const float      *emb;         /* [V][C], ln0 folded (float32) */
+    const float      *ln_out_w, *ln_out_b;
+    kern_mat          head;
+    struct mdl_layer *layers;
+    void            **allocs;      /* prepared copies, freed at close */
+    size_t            n_allocs, cap_allocs;
+    tpool            *pool;
+    struct mdl_ws     ws;
+    strat             strategy;
+};
+
+struct rwkv_state {
+    size_t   len;
+    uint64_t fingerprint;          /* of the model it was made for */
+    float   *data;
+};
+
+/* Floats of one layer's state and offsets of its entries. */
+size_t mdl_layer_state_len(const rwkv_model *m);
+
+/* Block math: run every layer over m->ws.x (T rows of C), updating STATE. */
+void mdl_v4_layers(rwkv_model *m, size_t t, float *state);
+void mdl_v5_layers(rwkv_model *m, size_t t, float *state);
+void mdl_v6_layers(rwkv_model *m, size_t t, float *state);
+void mdl_v7_layers(rwkv_model *m, size_t t, float *state);
+
+/* Shared helpers (model.c). */
+/* XN[t] = layer_norm(X[t]) for t < T. */
+void mdl_ln_rows(const float *x, const float *w, const float *b, float *xn,
+                 size_t t, size_t c);
+/* SX[t] = previous row of XN (PREV for t = 0); then PREV = XN[T-1]. */
+void mdl_shift(const float *xn, float *prev, float *sx, size_t t, size_t c);
+/* The v4/v5/v6 FFN (sigmoid receptance * relu(k)^2 V) added to ws.x; PREV is
+ * the state slot.  MAA: v6 mixing xx + (sx - xx) * maa, else v4/v5
+ * xx * mix + sx * (1 - mix). */
+void mdl_ffn_rkv(rwkv_model *m, const struct mdl_layer *ly, size_t t, float *prev,
+                 int maa);
+
+#endif

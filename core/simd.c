@@ -1,0 +1,493 @@
+/*
+** simd.c -- run-time dispatch of the compute kernels, activation
+** preparation, Q8 quantization and the portable (plain C) kernels.
+**
+** The portable kernels are the fallback for CPUs without AVX2 and the
+** baseline the SIMD versions are tested against.  They keep 8 partial sums
+** per dot product (vectorizable by the compiler at the baseline ISA) and
+** widen bf16/f16/Q8 weights to fp32 element by element.
+**
+** Invariants: kernels write only y[t*ldy + r] for r in [r0, r1), read W, X
+** and the prepared activations, and keep no state, so disjoint row ranges
+** may run concurrently.
+*/
+#include "simd.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cpuid.h"
+#include "dtype.h"
+#include "simd_impl.h"
+
+/* Partial sums per portable dot product: enough independent chains to hide
+** FP-add latency and to let the compiler use 4-wide SSE registers. */
+#define SIMD_PORT_LANES 8
+
+static inline float
+bf16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* ---- portable dot products: W row (n) . x (n) -> fp32 ----------------- */
+
+static float
+dot_f32(const float *w, const float *x, int64_t n)
+{
+    float s[SIMD_PORT_LANES] = {0};
+    int64_t c = 0;
+
+    for (; c + SIMD_PORT_LANES <= n; c += SIMD_PORT_LANES)
+        for (int l = 0; l < SIMD_PORT_LANES; l++)
+            s[l] += w[c + l] * x[c + l];
+    for (int l = 0; c < n; c++, l++)
+        s[l] += w[c] * x[c];
+    return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+}
+
+static float
+dot_bf16(const uint16_t *w, const float *x, int64_t n)
+{
+    float s[SIMD_PORT_LANES] = {0};
+    int64_t c = 0;
+
+    for (; c + SIMD_PORT_LANES <= n; c += SIMD_PORT_LANES)
+        for (int l = 0; l < SIMD_PORT_LANES; l++)
+            s[l] += bf16_to_f32(w[c + l]) * x[c + l];
+    for (int l = 0; c < n; c++, l++)
+        s[l] += bf16_to_f32(w[c]) * x[c];
+    return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+}
+
+static float
+dot_f16(const uint16_t *w, const float *x, int64_t n)
+{
+    float s[SIMD_PORT_LANES] = {0};
+    int64_t c = 0;
+
+    for (; c + SIMD_PORT_LANES <= n; c += SIMD_PORT_LANES)
+        for (int l = 0; l < SIMD_PORT_LANES; l++)
+            s[l] += dtype_f16_to_f32(w[c + l]) * x[c + l];
+    for (int l = 0; c < n; c++, l++)
+        s[l] += dtype_f16_to_f32(w[c]) * x[c];
+    return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+}
+
+/* Q8 row: sum over blocks of scale_b * (sum_i q_i x_i). */
+static float
+dot_q8(const int8_t *q, const float *scales, const float *x, int64_t n)
+{
+    float total = 0;
+
+    for (int64_t c0 = 0; c0 < n; c0 += SIMD_Q8_BLOCK) {
+        int64_t len = n - c0 < SIMD_Q8_BLOCK ? n - c0 : SIMD_Q8_BLOCK;
+        float s[SIMD_PORT_LANES] = {0};
+        int64_t c = 0;
+
+        for (; c + SIMD_PORT_LANES <= len; c += SIMD_PORT_LANES)
+            for (int l = 0; l < SIMD_PORT_LANES; l++)
+                s[l] += (float)q[c0 + c + l] * x[c0 + c + l];
+        for (int l = 0; c < len; c++, l++)
+            s[l] += (float)q[c0 + c] * x[c0 + c];
+        total += scales[c0 / SIMD_Q8_BLOCK] *
+                 (((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7])));
+    }
+    return total;
+}
+
+static float
+dot_row(const simd_matrix *w, int64_t r, const float *x)
+{
+    int64_t n = w->cols;
+
+    switch (w->dtype) {
+    case SIMD_F32:
+        return dot_f32((const float *)w->data + r * n, x, n);
+    case SIMD_BF16:
+        return dot_bf16((const uint16_t *)w->data + r * n, x, n);
+    case SIMD_F16:
+        return dot_f16((const uint16_t *)w->data + r * n, x, n);
+    case SIMD_Q8:
+        return dot_q8((const int8_t *)w->data + r * n,
+                      w->scales + r * simd_q8_nblocks(n), x, n);
+    case SIMD_NDTYPE:
+        break;
+    }
+    return NAN;
+}
+
+static void
+port_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0,
+            int64_t r1)
+{
+    for (int64_t r = r0; r < r1; r++)
+        y[r] = dot_row(w, r, x);
+}
+
+/* Row-outer order: one W row stays in L1 while every token passes by. */
+static void
+port_matmul(const simd_matrix *w, const simd_act *a, float *y, int64_t ldy,
+            int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r < r1; r++)
+        for (int64_t t = 0; t < a->T; t++)
+            y[t * ldy + r] = dot_row(w, r, a->x + t * a->cols);
+}
+
+/* ---- portable conversions ----------------------------------------------- */
+
+static void
+port_f32_to_bf16(const float *src, uint16_t *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = dtype_f32_to_bf16(src[i]);
+}
+
+static void
+port_f32_to_f16(const float *src, uint16_t *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = dtype_f32_to_f16(src[i]);
+}
+
+static void
+port_bf16_to_f32(const uint16_t *src, float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = bf16_to_f32(src[i]);
+}
+
+static void
+port_f16_to_f32(const uint16_t *src, float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = dtype_f16_to_f32(src[i]);
+}
+
+static double port_peak(int dot_bf16, int64_t iters);
+
+static const struct simd_kernels simd_kernels_portable = {
+    .name = "portable",
+    .isa = SIMD_ISA_PORTABLE,
+    .flags = SIMD_EXACT,
+    .matvec = {port_matvec, port_matvec, port_matvec, port_matvec},
+    .matmul = {port_matmul, port_matmul, port_matmul, port_matmul},
+    .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
+    .f32_to_bf16 = port_f32_to_bf16,
+    .f32_to_f16 = port_f32_to_f16,
+    .bf16_to_f32 = port_bf16_to_f32,
+    .f16_to_f32 = port_f16_to_f32,
+    .q8_quantize = simd_q8_quantize_portable,
+    .peak = port_peak,
+};
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+const simd_kernels *
+simd_kernels_get(enum simd_isa isa, unsigned flags)
+{
+#if defined(__x86_64__)
+    unsigned f;
+
+    switch (isa) {
+    case SIMD_ISA_PORTABLE:
+        return &simd_kernels_portable;
+    case SIMD_ISA_AVX2:
+        f = cpuid_features();
+        return (f & CPUID_LEVEL_AVX2) == CPUID_LEVEL_AVX2 ? &simd_kernels_avx2
+                                                          : NULL;
+    case SIMD_ISA_AVX512:
+        f = cpuid_features();
+        if ((f & CPUID_LEVEL_AVX512) != CPUID_LEVEL_AVX512)
+            return NULL;
+        return (flags & SIMD_EXACT) ? &simd_kernels_avx512_exact
+                                    : &simd_kernels_avx512;
+    case SIMD_NISA:
+        break;
+    }
+    return NULL;
+#else
+    (void)flags;
+    return isa == SIMD_ISA_PORTABLE ? &simd_kernels_portable : NULL;
+#endif
+}
+
+const simd_kernels *
+simd_kernels_best(unsigned flags)
+{
+    for (int isa = SIMD_NISA - 1; isa > SIMD_ISA_PORTABLE; isa--) {
+        const simd_kernels *k = simd_kernels_get((enum simd_isa)isa, flags);
+        if (k)
+            return k;
+    }
+    return &simd_kernels_portable;
+}
+
+const char *
+simd_kernels_name(const simd_kernels *k)
+{
+    return k->name;
+}
+
+enum simd_isa
+simd_kernels_isa(const simd_kernels *k)
+{
+    return k->isa;
+}
+
+const char *
+simd_dtype_name(enum simd_dtype dt)
+{
+    static const char *const names[SIMD_NDTYPE] = {"f32", "bf16", "f16", "q8"};
+
+    return (unsigned)dt < SIMD_NDTYPE ? names[dt] : "?";
+}
+
+size_t
+simd_dtype_size(enum simd_dtype dt)
+{
+    static const size_t sizes[SIMD_NDTYPE] = {4, 2, 2, 1};
+
+    return (unsigned)dt < SIMD_NDTYPE ? sizes[dt] : 0;
+}
+
+/* ---- kernels through the table -------------------------------------- */
+
+void
+simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
+            float *y, int64_t r0, int64_t r1)
+{
+    if (r0 < r1)
+        k->matvec[w->dtype](w, x, y, r0, r1);
+}
+
+void
+simd_split_rows(int64_t rows, int n, int i, int64_t *r0, int64_t *r1)
+{
+    int64_t units = (rows + SIMD_ROW_ALIGN - 1) / SIMD_ROW_ALIGN;
+    int64_t lo = units * i / n, hi = units * (i + 1) / n;
+
+    *r0 = lo * SIMD_ROW_ALIGN < rows ? lo * SIMD_ROW_ALIGN : rows;
+    *r1 = hi * SIMD_ROW_ALIGN < rows ? hi * SIMD_ROW_ALIGN : rows;
+}
+
+void
+simd_matmul(const simd_kernels *k, const simd_matrix *w, const simd_act *a,
+            float *y, int64_t ldy, int64_t r0, int64_t r1)
+{
+    if (r0 >= r1 || a->T <= 0)
+        return;
+    if (w->cols == 0) { /* empty sums (the blocked kernels write nothing) */
+        for (int64_t t = 0; t < a->T; t++)
+            for (int64_t r = r0; r < r1; r++)
+                y[t * ldy + r] = 0;
+        return;
+    }
+    if (a->T == 1) {
+        k->matvec[w->dtype](w, a->x, y, r0, r1);
+        return;
+    }
+    k->matmul[w->dtype](w, a, y, ldy, r0, r1);
+}
+
+/* ---- activation preparation ---------------------------------------------- */
+
+static size_t
+round64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+size_t
+simd_act_bytes(const simd_kernels *k, enum simd_dtype dt, int64_t T,
+               int64_t cols)
+{
+    size_t ldq;
+
+    if (T <= 1)
+        return 0; /* T == 1 goes to matvec, which reads X directly */
+    switch (k->act[dt]) {
+    case SIMD_ACT_F32:
+        return 0;
+    case SIMD_ACT_BF16:
+        return round64((size_t)T * (size_t)cols * sizeof(uint16_t));
+    case SIMD_ACT_Q8U:
+        ldq = (size_t)simd_q8u_ldq(cols);
+        return round64((size_t)T * ldq) +
+               round64((size_t)T * (ldq / SIMD_Q8_BLOCK) * sizeof(float));
+    }
+    return 0;
+}
+
+/*
+** Q8 activations: per token and 32-block, d = max|x| / 127, code =
+** round(x / d) in [-127, 127], stored + 128 as u8 (the unsigned operand of
+** vpdpbusd); padding up to ldq holds code 0 with scale 0.
+*/
+void
+simd_act_q8u_portable(const float *x, int64_t T, int64_t cols, int64_t ldq,
+                      uint8_t *xq, float *xs)
+{
+    int64_t nbq = ldq / SIMD_Q8_BLOCK;
+
+    for (int64_t t = 0; t < T; t++) {
+        const float *xt = x + t * cols;
+        uint8_t *qt = xq + t * ldq;
+        float *st = xs + t * nbq;
+
+        for (int64_t b = 0; b < nbq; b++) {
+            int64_t c0 = b * SIMD_Q8_BLOCK;
+            int64_t len = cols - c0;
+            float amax = 0, d, id;
+
+            if (len > SIMD_Q8_BLOCK)
+                len = SIMD_Q8_BLOCK;
+            if (len < 0)
+                len = 0;
+            for (int64_t i = 0; i < len; i++)
+                amax = fmaxf(amax, fabsf(xt[c0 + i]));
+            d = amax / 127.0f;
+            id = d > 0 ? 1.0f / d : 0.0f;
+            st[b] = d;
+            for (int64_t i = 0; i < SIMD_Q8_BLOCK; i++) {
+                int v = 0;
+                if (i < len) {
+                    v = (int)lrintf(xt[c0 + i] * id);
+                    v = v < -127 ? -127 : v > 127 ? 127 : v;
+                }
+                qt[c0 + i] = (uint8_t)(v + 128);
+            }
+        }
+    }
+}
+
+void
+simd_act_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x,
+                 int64_t T, int64_t cols, void *ws, simd_act *a)
+{
+    memset(a, 0, sizeof *a);
+    a->x = x;
+    a->T = T;
+    a->cols = cols;
+    a->ldq = cols;
+    a->kind = SIMD_ACT_F32;
+    if (T <= 1)
+        return;
+    switch (k->act[dt]) {
+    case SIMD_ACT_F32:
+        break;
+    case SIMD_ACT_BF16:
+        k->f32_to_bf16(x, (uint16_t *)ws, (size_t)T * (size_t)cols);
+        a->kind = SIMD_ACT_BF16;
+        a->xq = ws;
+        break;
+    case SIMD_ACT_Q8U: {
+        int64_t ldq = simd_q8u_ldq(cols);
+        uint8_t *xq = ws;
+        float *xs = (float *)((char *)ws + round64((size_t)T * (size_t)ldq));
+
+        simd_act_q8u_portable(x, T, cols, ldq, xq, xs);
+        a->kind = SIMD_ACT_Q8U;
+        a->xq = xq;
+        a->xs = xs;
+        a->ldq = ldq;
+        break;
+    }
+    }
+}
+
+/* ---- conversions ----------------------------------------------------------- */
+
+void
+simd_f32_to_bf16(const simd_kernels *k, const float *src, uint16_t *dst,
+                 size_t n)
+{
+    k->f32_to_bf16(src, dst, n);
+}
+
+void
+simd_f32_to_f16(const simd_kernels *k, const float *src, uint16_t *dst,
+                size_t n)
+{
+    k->f32_to_f16(src, dst, n);
+}
+
+void
+simd_bf16_to_f32(const simd_kernels *k, const uint16_t *src, float *dst,
+                 size_t n)
+{
+    k->bf16_to_f32(src, dst, n);
+}
+
+void
+simd_f16_to_f32(const simd_kernels *k, const uint16_t *src, float *dst,
+                size_t n)
+{
+    k->f16_to_f32(src, dst, n);
+}
+
+double
+simd_peak_probe(const simd_kernels *k, enum simd_dtype dt, int64_t iters)
+{
+    return k->peak(k->act[dt] == SIMD_ACT_BF16, iters);
+}
+
+/* 8 independent multiply-add chains in plain C. */
+static double
+port_peak(int dot_bf16, int64_t iters)
+{
+    volatile float seed = 1.0f;
+    float a[8], m = 0.999999f, c = 1e-7f, sum = 0;
+
+    (void)dot_bf16;
+    for (int l = 0; l < 8; l++)
+        a[l] = seed + (float)l;
+    for (int64_t i = 0; i < iters; i++)
+        for (int l = 0; l < 8; l++)
+            a[l] = a[l] * m + c;
+    for (int l = 0; l < 8; l++)
+        sum += a[l];
+    seed = sum;
+    return 2.0 * 8 * (double)iters;
+}
+
+void
+simd_q8_quantize(const simd_kernels *k, const float *src, int64_t cols,
+                 int64_t r0, int64_t r1, int8_t *q, float *scales)
+{
+    k->q8_quantize(src, cols, r0, r1, q, scales);
+}
+
+void
+simd_q8_quantize_portable(const float *src, int64_t cols, int64_t r0,
+                          int64_t r1, int8_t *q, float *scales)
+{
+    int64_t nb = simd_q8_nblocks(cols);
+
+    for (int64_t r = r0; r < r1; r++) {
+        const float *row = src + r * cols;
+
+        for (int64_t b = 0; b < nb; b++) {
+            int64_t c0 = b * SIMD_Q8_BLOCK;
+            int64_t len = cols - c0 < SIMD_Q8_BLOCK ? cols - c0 : SIMD_Q8_BLOCK;
+            float amax = 0, d;
+
+            for (int64_t i = 0; i < len; i++)
+                amax = fmaxf(amax, fabsf(row[c0 + i]));
+            d = amax / 127.0f;
+            scales[r * nb + b] = d;
+            for (int64_t i = 0; i < len; i++) {
+                /* Divide (not multiply by 1/d) so a weight equal to the
+                ** block max maps to exactly +-127. */
+                int v = d > 0 ? (int)lrintf(row[c0 + i] / d) : 0;
+                v = v < -127 ? -127 : v > 127 ? 127 : v;
+                q[r * cols + c0 + i] = (int8_t)v;
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+/*
+** simd.h -- CPU compute kernels: y = W x for weight matrices in f32, bf16,
+** f16 and blockwise int8 ("Q8"), with fp32 accumulation, in a portable
+** version and AVX2 / AVX-512 versions chosen at run time.
+**
+** Shapes follow PyTorch's nn.Linear: W is [out, in] row-major ("rows" = out,
+** "cols" = in), x is [in], a batch X is [T, in] row-major, Y is [T, out]
+** (row stride LDY).  Every kernel takes an output-row range [r0, r1) and
+** writes only Y[t, r0..r1), so a pool of N threads can call it concurrently
+** on disjoint ranges of the same matrix with the same activations; kernels
+** never allocate, lock or keep state.
+**
+** Decode (one token):   simd_matvec(k, &W, x, y, r0, r1)
+** Prefill (T tokens):   n = simd_act_bytes(k, W.dtype, T, in);   -- at setup
+**                       simd_act_prepare(k, W.dtype, X, T, in, ws, &a); -- once
+**                       simd_matmul(k, &W, &a, Y, ldy, r0, r1);  -- per thread
+** simd_act_prepare converts the activations once per call (to bf16 for the
+** AVX-512 bf16 dot-product path, to 8-bit blocks for the VNNI int8 path) so
+** the threads share one read-only copy.
+**
+** Precision (see tests/unit/test_simd.c for the measured bounds):
+**   f32          fp32 products, fp32 sums (order differs from a plain loop).
+**   bf16 / f16   weights widened exactly to fp32.  Matvec and the portable /
+**                AVX2 / SIMD_EXACT matmul keep activations in fp32.  The
+**                default AVX-512 bf16 matmul rounds activations to bf16
+**                (round to nearest even) and uses vdpbf16ps -- the same
+**                rounding PyTorch's bf16 path applies to its activations.
+**   Q8           symmetric int8 codes q in [-127, 127] with one fp32 scale per
+**                block of SIMD_Q8_BLOCK consecutive weights along `in`:
+**                w ~= q * scale.  Matvec and exact matmul dequantize on the
+**                fly against fp32 activations; the default AVX-512 matmul
+**                quantizes activations to int8 blocks of 32 as well (VNNI).
+**
+** Q8 design: blocks of 32 with an fp32 scale cost 1.125 bytes per weight
+** (fp16 scales would cost 1.0625, 5.5% less traffic) but have no range limits
+** (an fp16 scale underflows for blocks whose largest weight is below ~8e-3,
+** common in small LoRA-style matrices) and need no conversion in the kernels.
+** Per-block absmax bounds each weight's error by scale/2 = amax_block/254, a
+** much tighter bound than the reference's per-row/per-column min-max uint8
+** scheme whose step is set by the whole row's range; test_simd measures both.
+*/
+#ifndef RWKV_SIMD_H
+#define RWKV_SIMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Weights per Q8 scale block along `in`. */
+#define SIMD_Q8_BLOCK 32
+
+enum simd_dtype {
+    SIMD_F32 = 0, /* float                                        */
+    SIMD_BF16,    /* uint16_t bfloat16 bits                       */
+    SIMD_F16,     /* uint16_t IEEE binary16 bits                  */
+    SIMD_Q8,      /* int8_t codes + float scales per 32-block     */
+    SIMD_NDTYPE
+};
+
+enum simd_isa {
+    SIMD_ISA_PORTABLE = 0, /* plain C, any CPU                         */
+    SIMD_ISA_AVX2,         /* AVX2 + FMA + F16C                        */
+    SIMD_ISA_AVX512,       /* F/BW/VL/DQ + BF16 + VNNI                 */
+    SIMD_NISA
+};
+
+/* Flags for simd_kernels_get. */
+enum simd_flags {
+    /* Never round activations: bf16 weights are widened to fp32 and Q8
+    ** weights dequantized to fp32 in every kernel (slower prefill on
+    ** AVX-512, bit-for-bit the same decode). */
+    SIMD_EXACT = 1
+};
+
+/*
+** A weight matrix view: W [rows = out, cols = in], row-major, row stride =
+** cols elements.  DATA is borrowed (e.g. straight from a checkpoint's mmap;
+** no alignment needed) and must stay valid while kernels use the view.
+**   SIMD_F32:  float    data[rows * cols]
+**   SIMD_BF16: uint16_t data[rows * cols]  (bfloat16 bits, little-endian)
+**   SIMD_F16:  uint16_t data[rows * cols]  (binary16 bits)
+**   SIMD_Q8:   int8_t   data[rows * cols], codes in [-127, 127];
+**              float  scales[rows * simd_q8_nblocks(cols)]; weight (r, c) is
+**              data[r*cols + c] * scales[r*nb + c/32].  The last block of a
+**              row may be partial.
+** Plain data: fill it in directly.
+*/
+typedef struct simd_matrix {
+    enum simd_dtype dtype;
+    int64_t rows;         /* out */
+    int64_t cols;         /* in  */
+    const void *data;     /* borrowed, see above */
+    const float *scales;  /* borrowed, SIMD_Q8 only; NULL otherwise */
+} simd_matrix;
+
+/*
+** Activations prepared for one matrix dtype and kernel table by
+** simd_act_prepare.  Pointers are borrowed from the caller's X and
+** workspace; valid while those are.  Treat as opaque.
+*/
+typedef struct simd_act {
+    const float *x;       /* [T, cols] fp32 (the caller's)              */
+    int64_t T, cols;
+    int kind;             /* which copy below is filled (simd_impl.h)   */
+    const void *xq;       /* bf16 [T, ldq] or u8 codes + 128 [T, ldq]   */
+    const float *xs;      /* Q8 activation scales [T, ldq / 32]         */
+    int64_t ldq;          /* row stride of xq in elements               */
+} simd_act;
+
+/* A kernel table (static, never freed). */
+typedef struct simd_kernels simd_kernels;
+
+/*
+** The kernel table for ISA with FLAGS (enum simd_flags), or NULL when the
+** running CPU (or OS) lacks that ISA.  SIMD_ISA_PORTABLE always exists.
+*/
+const simd_kernels *simd_kernels_get(enum simd_isa isa, unsigned flags);
+/* The fastest table the CPU supports. */
+const simd_kernels *simd_kernels_best(unsigned flags);
+/* "portable", "avx2", "avx512", "avx512-exact". */
+const char *simd_kernels_name(const simd_kernels *k);
+enum simd_isa simd_kernels_isa(const simd_kernels *k);
+/* "f32", "bf16", "f16", "q8". */
+const char *simd_dtype_name(enum simd_dtype dt);
+
+/* Number of Q8 scale blocks in a row of COLS weights. */
+static inline int64_t
+simd_q8_nblocks(int64_t cols)
+{
+    return (cols + SIMD_Q8_BLOCK - 1) / SIMD_Q8_BLOCK;
+}
+
+/* Bytes per element of DT's data array (Q8: 1, scales not counted). */
+size_t simd_dtype_size(enum simd_dtype dt);
+
+/*
+** y[r] = sum_c W[r, c] * x[c] for r in [r0, r1).  x [cols] fp32, y [rows]
+** (only y[r0..r1) is written).  0 <= r0 <= r1 <= rows.  Activations stay
+** fp32 in every table (decode is bound by weight bytes, not arithmetic).
+*/
+void simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
+                 float *y, int64_t r0, int64_t r1);
+
+/*
+** The row range [*R0, *R1) of part I of N (0 <= I < N) of a matrix with ROWS
+** rows: contiguous, balanced, with every boundary a multiple of
+** SIMD_ROW_ALIGN so the register tiles stay full.  Ranges of different
+** parts are disjoint and cover [0, rows).
+*/
+#define SIMD_ROW_ALIGN 4
+void simd_split_rows(int64_t rows, int n, int i, int64_t *r0 /* OUT */,
+                     int64_t *r1 /* OUT */);
+
+/*
+** Workspace bytes simd_act_prepare needs for DT, T tokens of COLS (may be
+** 0).  Non-decreasing in T and COLS, so one workspace sized for the largest
+** chunk and the widest matrix serves every call.
+*/
+size_t simd_act_bytes(const simd_kernels *k, enum simd_dtype dt, int64_t T,
+                      int64_t cols);
+/*
+** Prepare X [T, cols] fp32 for simd_matmul with matrices of dtype DT.
+** WS: simd_act_bytes(...) bytes, 64-byte aligned (mem_alloc), owned by the
+** caller; X and WS must outlive *A.  Single-threaded; call once per X.
+*/
+void simd_act_prepare(const simd_kernels *k, enum simd_dtype dt,
+                      const float *x, int64_t T, int64_t cols, void *ws,
+                      simd_act *a /* OUT */);
+/*
+** Y[t, r] = sum_c W[r, c] * X[t, c] for t < T, r in [r0, r1);
+** Y [T, ldy] row-major, ldy >= rows.  A must have been prepared with the
+** same K and w->dtype, and a->cols == w->cols.
+*/
+void simd_matmul(const simd_kernels *k, const simd_matrix *w,
+                 const simd_act *a, float *y, int64_t ldy, int64_t r0,
+                 int64_t r1);
+
+/*
+** Peak-arithmetic probe for benchmarks: run ITERS iterations of a
+** register-only loop of independent multiply-adds in the widest form K has
+** for DT's matmul (f32/f16/exact paths: FMA; the AVX-512 bf16 and Q8
+** matmul: vdpbf16ps) and return the flops done (2 per multiply-add).  Time
+** it to get the machine's arithmetic peak in the same run.
+*/
+double simd_peak_probe(const simd_kernels *k, enum simd_dtype dt, int64_t iters);
+
+/* Conversions (bulk, any alignment of SRC/DST). */
+/* f32 -> bf16, round to nearest even; NaN stays a quiet NaN. */
+void simd_f32_to_bf16(const simd_kernels *k, const float *src, uint16_t *dst,
+                      size_t n);
+/* f32 -> IEEE binary16, round to nearest even, overflow -> inf. */
+void simd_f32_to_f16(const simd_kernels *k, const float *src, uint16_t *dst,
+                     size_t n);
+/* bf16 / f16 -> f32 (exact). */
+void simd_bf16_to_f32(const simd_kernels *k, const uint16_t *src, float *dst,
+                      size_t n);
+void simd_f16_to_f32(const simd_kernels *k, const uint16_t *src, float *dst,
+                     size_t n);
+/*
+** Quantize rows [r0, r1) of SRC [rows, cols] fp32 to Q8: codes into
+** Q [rows, cols], scales into SCALES [rows, simd_q8_nblocks(cols)]
+** (scale = max |w| of the block / 127; q = round-to-nearest-even(w / scale)).
+** Every table gives bit-identical results.  Threads may quantize disjoint
+** row ranges concurrently.  Non-finite weights are not supported (they give
+** unspecified codes).
+*/
+void simd_q8_quantize(const simd_kernels *k, const float *src, int64_t cols,
+                      int64_t r0, int64_t r1, int8_t *q, float *scales);
+
+#endif

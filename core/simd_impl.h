@@ -1,0 +1,63 @@
+/*
+** simd_impl.h -- private to core/simd*.c: the kernel table layout and the
+** per-ISA tables.  Nothing outside the simd module includes this (the
+** kernel benchmark does, to time the variants side by side).
+*/
+#ifndef RWKV_SIMD_IMPL_H
+#define RWKV_SIMD_IMPL_H
+
+#include "simd.h"
+
+/* simd_act.kind: which prepared copy of X a matmul kernel reads. */
+enum simd_act_kind {
+    SIMD_ACT_F32 = 0, /* X itself                                           */
+    SIMD_ACT_BF16,    /* xq = bf16 [T, ldq = cols]                          */
+    SIMD_ACT_Q8U      /* xq = u8 [T, ldq] = int8 code + 128, ldq = cols
+                         rounded up to 64, padding = 128 (code 0);
+                         xs = scale per 32-block [T, ldq / 32]              */
+};
+
+typedef void (*simd_matvec_fn)(const simd_matrix *w, const float *x, float *y,
+                               int64_t r0, int64_t r1);
+typedef void (*simd_matmul_fn)(const simd_matrix *w, const simd_act *a,
+                               float *y, int64_t ldy, int64_t r0, int64_t r1);
+typedef void (*simd_cvt_down_fn)(const float *src, uint16_t *dst, size_t n);
+typedef void (*simd_cvt_up_fn)(const uint16_t *src, float *dst, size_t n);
+typedef void (*simd_q8_fn)(const float *src, int64_t cols, int64_t r0,
+                           int64_t r1, int8_t *q, float *scales);
+
+struct simd_kernels {
+    const char *name;
+    enum simd_isa isa;
+    unsigned flags;
+    simd_matvec_fn matvec[SIMD_NDTYPE];
+    simd_matmul_fn matmul[SIMD_NDTYPE];
+    enum simd_act_kind act[SIMD_NDTYPE]; /* what matmul[dt] reads */
+    simd_cvt_down_fn f32_to_bf16, f32_to_f16;
+    simd_cvt_up_fn bf16_to_f32, f16_to_f32;
+    simd_q8_fn q8_quantize;
+    double (*peak)(int dot_bf16, int64_t iters); /* see simd_peak_probe */
+};
+
+/* Tables defined by the ISA files; only used after a cpuid check. */
+extern const struct simd_kernels simd_kernels_avx2;
+extern const struct simd_kernels simd_kernels_avx512;
+extern const struct simd_kernels simd_kernels_avx512_exact;
+/* avx512 with the VNNI Q8 matmul instead of the bf16-panel one (for the
+** benchmark and the tests; check the CPU with simd_kernels_get first). */
+extern const struct simd_kernels simd_kernels_avx512_vnni;
+
+/* Row stride of the SIMD_ACT_Q8U copy for COLS inputs. */
+static inline int64_t
+simd_q8u_ldq(int64_t cols)
+{
+    return (cols + 63) / 64 * 64;
+}
+
+/* Portable pieces the ISA tables reuse. */
+void simd_q8_quantize_portable(const float *src, int64_t cols, int64_t r0,
+                               int64_t r1, int8_t *q, float *scales);
+void simd_act_q8u_portable(const float *x, int64_t T, int64_t cols,
+                           int64_t ldq, uint8_t *xq, float *xs);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+** threadpool.h -- a persistent pool of compute threads.
+**
+** The model creates one pool at open and keeps it for its lifetime: no thread
+** is created per token.  tpool_run() hands the same function to every thread
+** (the caller's thread is worker 0) and returns when all of them finished, so
+** a job is "split N ways, then join".  One caller at a time per pool.
+*/
+#ifndef RWKV_THREADPOOL_H
+#define RWKV_THREADPOOL_H
+
+#include "status.h"
+
+typedef struct tpool tpool;
+
+/* Work function: called once for each I in [0, n) with N = tpool_size(). */
+typedef void (*tpool_fn)(void *ctx, int i, int n);
+
+/*
+** Create a pool of N_THREADS threads in all (the caller counts as one; 0 =
+** all online cores).  *OUT is owned by the caller: free with tpool_destroy.
+*/
+int  tpool_create(int n_threads, tpool **out, rwkv_err *err);
+void tpool_destroy(tpool *p);                  /* NULL is fine */
+int  tpool_size(const tpool *p);               /* 1 for a NULL pool */
+/* Run FN(CTX, i, n) for every i in [0, n) in parallel; a NULL pool runs it
+** inline with n = 1. */
+void tpool_run(tpool *p, tpool_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,469 @@
+/*
+** zipr.c -- strict ZIP/ZIP64 reader for stored entries.  See zipr.h and
+** shared/docs/pth_format.md section 1.6 for the algorithm.
+**
+** Invariants established by zipr_open (all arithmetic is overflow-checked
+** uint64_t, so a hostile field can only produce an error):
+**   - the EOCD is the last signature whose comment ends exactly at EOF;
+**   - the central directory lies inside [0, eocd) and holds exactly the
+**     announced number of well-formed headers;
+**   - every entry: method 0, not encrypted, csize == usize, a sane name, a
+**     local header with the same name, data before the central directory;
+**   - names are unique and the [local header, data end) ranges are disjoint.
+*/
+#include "zipr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+
+#define SIG_LOCAL   0x04034b50u
+#define SIG_CENTRAL 0x02014b50u
+#define SIG_EOCD    0x06054b50u
+#define SIG_EOCD64  0x06064b50u
+#define SIG_LOC64   0x07064b50u
+
+#define LOCAL_HDR   30u
+#define CENTRAL_HDR 46u
+#define EOCD_LEN    22u
+#define EOCD64_LEN  56u
+#define LOC64_LEN   20u
+/* The EOCD comment is at most 65535 bytes, so the EOCD starts within this
+** many bytes of the end. */
+#define EOCD_SCAN   (65535u + EOCD_LEN)
+
+struct zipr {
+    zipr_entry *ents;
+    size_t      n;
+    size_t     *by_name;   /* indices sorted by name, for zipr_find */
+    char       *names;     /* all names, NUL separated */
+};
+
+static uint16_t
+rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t
+rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+static uint64_t
+rd64(const uint8_t *p)
+{
+    return (uint64_t)rd32(p) | ((uint64_t)rd32(p + 4) << 32);
+}
+
+uint32_t
+zipr_crc32(uint32_t crc, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= b[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+/* Is [off, off+n) inside [0, lim)? */
+static int
+in_range(uint64_t off, uint64_t n, uint64_t lim)
+{
+    uint64_t end;
+
+    return mem_add_ok(off, n, &end) && end <= lim;
+}
+
+static const char *
+name_problem(const uint8_t *s, size_t n)
+{
+    if (n == 0)
+        return "empty name";
+    if (n > ZIPR_MAX_NAME)
+        return "name longer than 4096 bytes";
+    if (s[0] == '/')
+        return "absolute name";
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == 0)
+            return "NUL byte in name";
+        if (s[i] < 0x20 || s[i] == 0x7f)
+            return "control character in name";
+        if (s[i] == '\\')
+            return "backslash in name";
+        if (s[i] == '.' && i + 1 < n && s[i + 1] == '.' &&
+            (i == 0 || s[i - 1] == '/') && (i + 2 == n || s[i + 2] == '/'))
+            return "'..' in name";
+    }
+    return NULL;
+}
+
+static int
+cmp_idx_name(const void *a, const void *b, void *ctx)
+{
+    const zipr_entry *e = ctx;
+    return strcmp(e[*(const size_t *)a].name, e[*(const size_t *)b].name);
+}
+
+/* qsort_r is a GNU extension; a small bottom-up merge sort instead. */
+static void
+sort_idx(size_t *idx, size_t *tmp, size_t n, const zipr_entry *e,
+         int (*cmp)(const void *, const void *, void *))
+{
+    size_t w, i, lo, mid, hi, a, b, k;
+
+    for (w = 1; w < n; w *= 2) {
+        for (lo = 0; lo < n; lo += 2 * w) {
+            mid = lo + w < n ? lo + w : n;
+            hi = lo + 2 * w < n ? lo + 2 * w : n;
+            a = lo, b = mid, k = lo;
+            while (a < mid && b < hi)
+                tmp[k++] = cmp(&idx[b], &idx[a], (void *)e) < 0 ? idx[b++] : idx[a++];
+            while (a < mid)
+                tmp[k++] = idx[a++];
+            while (b < hi)
+                tmp[k++] = idx[b++];
+        }
+        for (i = 0; i < n; i++)
+            idx[i] = tmp[i];
+    }
+}
+
+/* [local header, data end) of one entry, for the overlap check. */
+struct span { uint64_t start, end; size_t i; };
+
+static int
+cmp_span(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int
+zipr_open(const void *buf, uint64_t len, const char *what, uint64_t max_entries,
+          zipr **out, rwkv_err *err)
+{
+    const uint8_t *p = buf;
+    uint64_t eocd = 0, n_ent, cd_size, cd_ofs, cd_end, pos, names_len = 0;
+    uint64_t scan_lo;
+    int found = 0;
+    rwkv_err scratch;
+    zipr *z = NULL;
+    struct span *spans = NULL;
+    size_t *tmp = NULL;
+
+    *out = NULL;
+    if (err == NULL)
+        err = &scratch;
+    if (max_entries == 0)
+        max_entries = ZIPR_MAX_ENTRIES;
+    if (len < EOCD_LEN)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: not a zip archive (%llu bytes, too short)",
+                         what, (unsigned long long)len);
+
+    /* 1. End of central directory: the last signature whose comment ends at EOF. */
+    scan_lo = len - EOCD_LEN > EOCD_SCAN ? len - EOCD_LEN - EOCD_SCAN : 0;
+    for (pos = len - EOCD_LEN + 1; pos-- > scan_lo;) {
+        if (rd32(p + pos) == SIG_EOCD && pos + EOCD_LEN + rd16(p + pos + 20) == len) {
+            eocd = pos;
+            found = 1;
+            break;
+        }
+    }
+    if (!found)
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: not a zip archive or truncated (no end-of-central-directory record)",
+                         what);
+    {
+        const uint8_t *e = p + eocd;
+        uint16_t disk = rd16(e + 4), cd_disk = rd16(e + 6);
+        uint16_t n_disk = rd16(e + 8), n_tot = rd16(e + 10);
+        uint32_t size32 = rd32(e + 12), ofs32 = rd32(e + 16);
+
+        n_ent = n_tot;
+        cd_size = size32;
+        cd_ofs = ofs32;
+        cd_end = eocd;
+        if (eocd >= LOC64_LEN && rd32(p + eocd - LOC64_LEN) == SIG_LOC64) {
+            /* 2. ZIP64: locator -> EOCD64 record, whose 64-bit fields win. */
+            const uint8_t *l = p + eocd - LOC64_LEN, *r;
+            uint64_t r_ofs = rd64(l + 8);
+            if (rd32(l + 4) != 0 || rd32(l + 16) > 1)
+                return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip64 archive not supported", what);
+            if (!in_range(r_ofs, EOCD64_LEN, eocd - LOC64_LEN))
+                return rwkv_errf(err, RWKV_EFORMAT,
+                                 "%s: zip64 end record offset %llu outside the file", what,
+                                 (unsigned long long)r_ofs);
+            r = p + r_ofs;
+            if (rd32(r) != SIG_EOCD64)
+                return rwkv_errf(err, RWKV_EFORMAT, "%s: zip64 end record has a bad signature", what);
+            if (rd32(r + 16) != 0 || rd32(r + 20) != 0 || rd64(r + 24) != rd64(r + 32))
+                return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip64 archive not supported", what);
+            if ((n_tot != 0xffffu && n_tot != rd64(r + 32)) ||
+                (size32 != 0xffffffffu && size32 != rd64(r + 40)) ||
+                (ofs32 != 0xffffffffu && ofs32 != rd64(r + 48)))
+                return rwkv_errf(err, RWKV_EFORMAT,
+                                 "%s: zip64 end record disagrees with the classic one", what);
+            n_ent = rd64(r + 32);
+            cd_size = rd64(r + 40);
+            cd_ofs = rd64(r + 48);
+            cd_end = r_ofs;
+        } else if (disk != 0 || cd_disk != 0 || n_disk != n_tot) {
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip archive not supported", what);
+        }
+    }
+    if (!in_range(cd_ofs, cd_size, cd_end))
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: central directory (offset %llu, %llu bytes) lies outside the file",
+                         what, (unsigned long long)cd_ofs, (unsigned long long)cd_size);
+    if (n_ent > max_entries)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: zip claims %llu entries, limit is %llu", what,
+                         (unsigned long long)n_ent, (unsigned long long)max_entries);
+    if (n_ent > cd_size / CENTRAL_HDR)
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: zip claims %llu entries but the central directory holds at most %llu",
+                         what, (unsigned long long)n_ent, (unsigned long long)(cd_size / CENTRAL_HDR));
+
+    z = calloc(1, sizeof *z);
+    if (z == NULL)
+        goto nomem;
+    z->ents = calloc(n_ent ? (size_t)n_ent : 1, sizeof *z->ents);
+    spans = calloc(n_ent ? (size_t)n_ent : 1, sizeof *spans);
+    if (z->ents == NULL || spans == NULL)
+        goto nomem;
+
+    /* 3. Walk the central directory. */
+    pos = cd_ofs;
+    for (uint64_t i = 0; i < n_ent; i++) {
+        const uint8_t *c = p + pos, *x, *l;
+        uint16_t flags, method, nlen, elen, clen;
+        uint64_t usize, csize, lho, end, data, ext_end;
+        int seen64 = 0;
+        const char *prob;
+        zipr_entry *ze = &z->ents[i];
+
+        if (!in_range(pos, CENTRAL_HDR, cd_ofs + cd_size) || rd32(c) != SIG_CENTRAL) {
+            rwkv_errf(err, RWKV_EFORMAT, "%s: central directory entry %llu is malformed", what,
+                      (unsigned long long)i);
+            goto fail;
+        }
+        flags = rd16(c + 8);
+        method = rd16(c + 10);
+        ze->crc32 = rd32(c + 16);
+        csize = rd32(c + 20);
+        usize = rd32(c + 24);
+        nlen = rd16(c + 28);
+        elen = rd16(c + 30);
+        clen = rd16(c + 32);
+        lho = rd32(c + 42);
+        end = pos + CENTRAL_HDR + (uint64_t)nlen + elen + clen;
+        if (end > cd_ofs + cd_size) {
+            rwkv_errf(err, RWKV_EFORMAT,
+                      "%s: central directory entry %llu runs past the directory", what,
+                      (unsigned long long)i);
+            goto fail;
+        }
+        prob = name_problem(c + CENTRAL_HDR, nlen);
+        if (prob != NULL) {
+            rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry %llu: %s", what, (unsigned long long)i, prob);
+            goto fail;
+        }
+        /* Extra fields: id u16, len u16, strictly inside elen. */
+        x = c + CENTRAL_HDR + nlen;
+        ext_end = elen;
+        for (uint64_t k = 0; k < ext_end;) {
+            uint16_t id, fl;
+            if (k + 4 > ext_end) {
+                rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': truncated extra field", what,
+                          (int)nlen, (const char *)(c + CENTRAL_HDR));
+                goto fail;
+            }
+            id = rd16(x + k);
+            fl = rd16(x + k + 2);
+            if (k + 4 + fl > ext_end) {
+                rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': extra field overruns its header",
+                          what, (int)nlen, (const char *)(c + CENTRAL_HDR));
+                goto fail;
+            }
+            if (id == 0x0001) {
+                /* ZIP64 extended info: u64s for each 32-bit field that is saturated,
+                ** in the order usize, csize, local header offset. */
+                const uint8_t *f = x + k + 4;
+                uint64_t need = 0;
+                if (seen64++) {
+                    rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': duplicate zip64 extra field",
+                              what, (int)nlen, (const char *)(c + CENTRAL_HDR));
+                    goto fail;
+                }
+                need = 8u * ((usize == 0xffffffffu) + (csize == 0xffffffffu) + (lho == 0xffffffffu));
+                if (fl < need) {
+                    rwkv_errf(err, RWKV_EFORMAT,
+                              "%s: zip entry '%.*s': zip64 extra field is missing sizes", what,
+                              (int)nlen, (const char *)(c + CENTRAL_HDR));
+                    goto fail;
+                }
+                if (usize == 0xffffffffu)
+                    usize = rd64(f), f += 8;
+                if (csize == 0xffffffffu)
+                    csize = rd64(f), f += 8;
+                if (lho == 0xffffffffu)
+                    lho = rd64(f);
+            }
+            k += 4u + fl;
+        }
+        if (!seen64 && (usize == 0xffffffffu || csize == 0xffffffffu || lho == 0xffffffffu)) {
+            rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': zip64 extra field is missing", what,
+                      (int)nlen, (const char *)(c + CENTRAL_HDR));
+            goto fail;
+        }
+        if (method != 0) {
+            rwkv_errf(err, RWKV_ENOTSUP,
+                      "%s: zip entry '%.*s' is compressed (method %u); only stored entries are supported",
+                      what, (int)nlen, (const char *)(c + CENTRAL_HDR), method);
+            goto fail;
+        }
+        if (flags & 1u) {
+            rwkv_errf(err, RWKV_ENOTSUP, "%s: zip entry '%.*s' is encrypted", what, (int)nlen,
+                      (const char *)(c + CENTRAL_HDR));
+            goto fail;
+        }
+        if (csize != usize) {
+            rwkv_errf(err, RWKV_EFORMAT,
+                      "%s: zip entry '%.*s': stored entry has compressed size %llu != size %llu",
+                      what, (int)nlen, (const char *)(c + CENTRAL_HDR), (unsigned long long)csize,
+                      (unsigned long long)usize);
+            goto fail;
+        }
+        /* Local header: same name; data follows its name and extra field. */
+        if (!in_range(lho, LOCAL_HDR, cd_ofs) || rd32(p + lho) != SIG_LOCAL) {
+            rwkv_errf(err, RWKV_EFORMAT,
+                      "%s: zip entry '%.*s': local header at %llu is outside the file or malformed",
+                      what, (int)nlen, (const char *)(c + CENTRAL_HDR), (unsigned long long)lho);
+            goto fail;
+        }
+        l = p + lho;
+        data = lho + LOCAL_HDR + (uint64_t)rd16(l + 26) + rd16(l + 28);
+        if (rd16(l + 26) != nlen || data > cd_ofs ||
+            memcmp(l + LOCAL_HDR, c + CENTRAL_HDR, nlen) != 0) {
+            rwkv_errf(err, RWKV_EFORMAT,
+                      "%s: zip entry '%.*s': local header does not match the central directory",
+                      what, (int)nlen, (const char *)(c + CENTRAL_HDR));
+            goto fail;
+        }
+        if (!in_range(data, usize, cd_ofs)) {
+            rwkv_errf(err, RWKV_EFORMAT,
+                      "%s: zip entry '%.*s': data (offset %llu, %llu bytes) runs past the central directory",
+                      what, (int)nlen, (const char *)(c + CENTRAL_HDR), (unsigned long long)data,
+                      (unsigned long long)usize);
+            goto fail;
+        }
+        ze->name = (const char *)(c + CENTRAL_HDR); /* fixed up to the copy below */
+        ze->name_len = nlen;
+        ze->data_off = data;
+        ze->size = usize;
+        names_len += (uint64_t)nlen + 1;
+        pos = end;
+        spans[i].start = lho;
+        spans[i].end = data + usize;
+        spans[i].i = (size_t)i;
+    }
+
+    /* 4. No two entries' header+data ranges may overlap. */
+    z->n = (size_t)n_ent;
+    if (z->n > 1) {
+        qsort(spans, z->n, sizeof *spans, cmp_span);
+        for (size_t i = 1; i < z->n; i++) {
+            if (spans[i].start < spans[i - 1].end) {
+                const zipr_entry *a = &z->ents[spans[i - 1].i], *b = &z->ents[spans[i].i];
+                rwkv_errf(err, RWKV_EFORMAT, "%s: zip entries '%.*s' and '%.*s' overlap", what,
+                          (int)a->name_len, a->name, (int)b->name_len, b->name);
+                goto fail;
+            }
+        }
+    }
+
+    /* 5. NUL-terminated copies of the names; sorted index; duplicates. */
+    z->names = malloc(names_len ? (size_t)names_len : 1);
+    z->by_name = malloc((z->n ? z->n : 1) * sizeof *z->by_name);
+    tmp = malloc((z->n ? z->n : 1) * sizeof *tmp);
+    if (z->names == NULL || z->by_name == NULL || tmp == NULL)
+        goto nomem;
+    {
+        char *w = z->names;
+        for (size_t i = 0; i < z->n; i++) {
+            memcpy(w, z->ents[i].name, z->ents[i].name_len);
+            w[z->ents[i].name_len] = 0;
+            z->ents[i].name = w;
+            w += z->ents[i].name_len + 1;
+            z->by_name[i] = i;
+        }
+    }
+    sort_idx(z->by_name, tmp, z->n, z->ents, cmp_idx_name);
+    for (size_t i = 1; i < z->n; i++) {
+        if (strcmp(z->ents[z->by_name[i]].name, z->ents[z->by_name[i - 1]].name) == 0) {
+            rwkv_errf(err, RWKV_EFORMAT, "%s: duplicate zip entry '%s'", what,
+                      z->ents[z->by_name[i]].name);
+            goto fail;
+        }
+    }
+    free(spans);
+    free(tmp);
+    *out = z;
+    return RWKV_OK;
+
+nomem:
+    rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory reading the zip directory", what);
+fail:
+    free(spans);
+    free(tmp);
+    zipr_close(z);
+    return err->code;
+}
+
+void
+zipr_close(zipr *z)
+{
+    if (z == NULL)
+        return;
+    free(z->ents);
+    free(z->by_name);
+    free(z->names);
+    free(z);
+}
+
+size_t
+zipr_count(const zipr *z)
+{
+    return z->n;
+}
+
+const zipr_entry *
+zipr_at(const zipr *z, size_t i)
+{
+    return i < z->n ? &z->ents[i] : NULL;
+}
+
+const zipr_entry *
+zipr_find(const zipr *z, const char *name)
+{
+    size_t lo = 0, hi = z->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(name, z->ents[z->by_name[mid]].name);
+        if (c == 0)
+            return &z->ents[z->by_name[mid]];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}

@@ -1,0 +1,791 @@
+/*
+** store.c -- open/close the session database, PRAGMAs, schema and forward
+** migrations, and the small tables: models, presets, state files.
+**
+** Invariants:
+**   - PRAGMA user_version is the schema version; 0 means "empty file".  A
+**     version above STORE_SCHEMA_VERSION is refused, never touched.
+**   - Migrations N-1 -> N run in one BEGIN IMMEDIATE transaction together
+**     with the user_version update, so a crash leaves the old or the new
+**     schema, never half of one; two processes opening an old file at once
+**     migrate once (the version is re-read inside the transaction).
+**   - A new file is created 0600 before SQLite opens it (the -wal and -shm
+**     files inherit that mode) and gets auto_vacuum=INCREMENTAL before its
+**     first table, so deleting a session can give the space back.
+*/
+#include "store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- schema ------------------------------------------------------------- */
+
+/*
+** Version 1: the first schema (models, sessions, the turn tree, snapshots).
+** tests/unit/test_store.c carries its own copy of this text to build a v1
+** file by hand: change neither.
+*/
+static const char schema_v1[] =
+    "CREATE TABLE models("
+    " id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,"
+    " mtime INTEGER NOT NULL, fingerprint INTEGER NOT NULL, version TEXT NOT NULL DEFAULT '',"
+    " n_layer INTEGER NOT NULL DEFAULT 0, n_embd INTEGER NOT NULL DEFAULT 0,"
+    " n_head INTEGER NOT NULL DEFAULT 0, head_size INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE sessions("
+    " id INTEGER PRIMARY KEY, title TEXT NOT NULL,"
+    " model_id INTEGER REFERENCES models(id) ON DELETE SET NULL,"
+    " strategy TEXT NOT NULL DEFAULT '', created_ms INTEGER NOT NULL,"
+    " updated_ms INTEGER NOT NULL, head_turn INTEGER);"
+    "CREATE TABLE turns("
+    " id INTEGER PRIMARY KEY,"
+    " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+    " parent_id INTEGER REFERENCES turns(id) ON DELETE CASCADE,"
+    " depth INTEGER NOT NULL, role INTEGER NOT NULL CHECK(role BETWEEN 0 AND 2),"
+    " text TEXT NOT NULL, tokens BLOB, sampling TEXT,"
+    " prefill_tps REAL NOT NULL DEFAULT 0, decode_tps REAL NOT NULL DEFAULT 0,"
+    " time_ms INTEGER NOT NULL, interrupted INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX turns_parent ON turns(parent_id);"
+    "CREATE INDEX turns_session ON turns(session_id, id);"
+    "CREATE TABLE snapshots("
+    " turn_id INTEGER PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,"
+    " fingerprint INTEGER NOT NULL, version TEXT NOT NULL, n_layer INTEGER NOT NULL,"
+    " n_embd INTEGER NOT NULL, n_head INTEGER NOT NULL, head_size INTEGER NOT NULL,"
+    " precision INTEGER NOT NULL, n_floats INTEGER NOT NULL, created_ms INTEGER NOT NULL,"
+    " blob BLOB NOT NULL);";
+
+/* Version 2: presets, state files, sessions' preset/state file, FTS5. */
+static const char schema_v2[] =
+    "CREATE TABLE presets("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, builtin INTEGER NOT NULL DEFAULT 0,"
+    " sampling TEXT NOT NULL);"
+    "CREATE TABLE state_files("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL DEFAULT '', data BLOB,"
+    " size INTEGER NOT NULL DEFAULT 0, fingerprint INTEGER NOT NULL DEFAULT 0,"
+    " n_layer INTEGER NOT NULL DEFAULT 0, n_embd INTEGER NOT NULL DEFAULT 0,"
+    " n_head INTEGER NOT NULL DEFAULT 0, head_size INTEGER NOT NULL DEFAULT 0,"
+    " sampling TEXT NOT NULL);"
+    "ALTER TABLE sessions ADD COLUMN preset_id INTEGER REFERENCES presets(id) ON DELETE SET NULL;"
+    "ALTER TABLE sessions ADD COLUMN state_file_id INTEGER"
+    " REFERENCES state_files(id) ON DELETE SET NULL;"
+    "CREATE VIRTUAL TABLE turns_fts USING fts5(text, content='turns', content_rowid='id');"
+    "CREATE TRIGGER turns_fts_ai AFTER INSERT ON turns BEGIN"
+    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
+    "CREATE TRIGGER turns_fts_ad AFTER DELETE ON turns BEGIN"
+    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text); END;"
+    "CREATE TRIGGER turns_fts_au AFTER UPDATE OF text ON turns BEGIN"
+    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text);"
+    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
+    "INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');";
+
+static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
+    NULL, schema_v1, schema_v2,
+};
+
+/* ---- small helpers shared by the storage files --------------------------- */
+
+int64_t
+store_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+store_dberr(store *s, rwkv_err *err, const char *what)
+{
+    int rc = sqlite3_errcode(s->db);
+
+    if (rc == SQLITE_FULL)
+        return rwkv_errf(err, RWKV_EDB, "%s: %s: disk full (nothing was saved)", s->path, what);
+    return rwkv_errf(err, RWKV_EDB, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+int
+store_exec(store *s, const char *sql, rwkv_err *err)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int full = sqlite3_errcode(s->db) == SQLITE_FULL;
+        rwkv_errf(err, RWKV_EDB, "%s: %s", s->path,
+                  full ? "disk full (nothing was saved)" : msg ? msg : "sqlite error");
+        sqlite3_free(msg);
+        return RWKV_EDB;
+    }
+    return RWKV_OK;
+}
+
+int
+store_prep(store *s, const char *sql, sqlite3_stmt **st, rwkv_err *err)
+{
+    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+        *st = NULL;
+        return store_dberr(s, err, "query");
+    }
+    return RWKV_OK;
+}
+
+int
+store_tx_begin(store *s, rwkv_err *err)
+{
+    return store_exec(s, "BEGIN IMMEDIATE", err);
+}
+
+int
+store_tx_commit(store *s, rwkv_err *err)
+{
+    int rc = store_exec(s, "COMMIT", err);
+    if (rc != RWKV_OK)
+        store_tx_rollback(s);
+    return rc;
+}
+
+void
+store_tx_rollback(store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void
+store_col_text(sqlite3_stmt *st, int i, char *buf, size_t cap)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    size_t n = t ? (size_t)sqlite3_column_bytes(st, i) : 0;
+
+    if (cap == 0)
+        return;
+    if (n >= cap)
+        n = cap - 1;
+    if (n)
+        memcpy(buf, t, n);
+    buf[n] = '\0';
+}
+
+const char *
+store_role_name(int role)
+{
+    static const char *const names[] = { "system", "user", "assistant" };
+    return role >= 0 && role <= 2 ? names[role] : "?";
+}
+
+int
+store_role_parse(const char *name)
+{
+    for (int r = 0; r <= 2; r++)
+        if (strcmp(name, store_role_name(r)) == 0)
+            return r;
+    return -1;
+}
+
+/* ---- paths -------------------------------------------------------------- */
+
+int
+store_default_path(char *buf, size_t cap, rwkv_err *err)
+{
+    const char *x = getenv("XDG_DATA_HOME");
+    const char *h = getenv("HOME");
+    int n;
+
+    if (x && x[0] == '/')
+        n = snprintf(buf, cap, "%s/rwkv-tui/rwkv-tui.db", x);
+    else if (h && h[0])
+        n = snprintf(buf, cap, "%s/.local/share/rwkv-tui/rwkv-tui.db", h);
+    else
+        return rwkv_errf(err, RWKV_EINVAL,
+                         "cannot place the session database: neither $XDG_DATA_HOME nor $HOME is set (use --db)");
+    if (n < 0 || (size_t)n >= cap)
+        return rwkv_errf(err, RWKV_EINVAL, "session database path is too long");
+    return RWKV_OK;
+}
+
+/* mkdir -p of the directories above PATH (mode 0700). */
+static int
+make_parents(const char *path, rwkv_err *err)
+{
+    char buf[STORE_PATH_MAX];
+    size_t n = strlen(path);
+
+    if (n >= sizeof buf)
+        return rwkv_errf(err, RWKV_EINVAL, "%.64s...: path too long", path);
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+            return rwkv_errf(err, RWKV_EIO, "%s: cannot create directory: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    return RWKV_OK;
+}
+
+/* Create PATH 0600 if it does not exist yet. */
+static int
+create_private(const char *path, rwkv_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+    if (fd < 0) {
+        if (errno == EEXIST)
+            return RWKV_OK;
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: %s", path, strerror(errno));
+    }
+    close(fd);
+    return RWKV_OK;
+}
+
+/* ---- open --------------------------------------------------------------- */
+
+static int
+pragma_int(store *s, const char *sql, int64_t *out, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = store_prep(s, sql, &st, err);
+
+    if (rc != RWKV_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = RWKV_OK;
+    } else if (rc == SQLITE_DONE) {
+        *out = 0;
+        rc = RWKV_OK;
+    } else {
+        rc = store_dberr(s, err, "read");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* A clearer message for the errors a bad --db gives. */
+static int
+open_fail(store *s, rwkv_err *err)
+{
+    int c = sqlite3_errcode(s->db);
+
+    if (c == SQLITE_NOTADB)
+        return rwkv_errf(err, RWKV_EDB, "%s: not a rwkv-tui session database (not an SQLite file)", s->path);
+    if (c == SQLITE_CORRUPT)
+        return rwkv_errf(err, RWKV_EDB, "%s: the session database is corrupt (%s)", s->path,
+                         sqlite3_errmsg(s->db));
+    if (c == SQLITE_CANTOPEN || c == SQLITE_READONLY || c == SQLITE_PERM)
+        return rwkv_errf(err, RWKV_EDB, "%s: cannot open the session database: %s", s->path,
+                         sqlite3_errmsg(s->db));
+    return store_dberr(s, err, "open");
+}
+
+static int
+migrate(store *s, rwkv_err *err)
+{
+    int64_t uv, tables, app;
+    int rc;
+
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
+        return rc;
+    if ((rc = pragma_int(s, "PRAGMA user_version", &uv, err)) != RWKV_OK)
+        goto fail;
+    if (uv >= STORE_SCHEMA_VERSION) {   /* another process did it meanwhile */
+        store_tx_rollback(s);
+        return RWKV_OK;
+    }
+    if (uv == 0) {
+        if ((rc = pragma_int(s, "PRAGMA application_id", &app, err)) != RWKV_OK ||
+            (rc = pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables, err)) != RWKV_OK)
+            goto fail;
+        if (tables > 0 && app != STORE_APP_ID) {
+            rc = rwkv_errf(err, RWKV_EDB, "%s: an SQLite database of another program, not a rwkv-tui session database", s->path);
+            goto fail;
+        }
+    }
+    for (int64_t v = uv + 1; v <= STORE_SCHEMA_VERSION; v++) {
+        char sql[64];
+        if ((rc = store_exec(s, migrations[v], err)) != RWKV_OK)
+            goto fail;
+        snprintf(sql, sizeof sql, "PRAGMA user_version=%d", (int)v);
+        if ((rc = store_exec(s, sql, err)) != RWKV_OK)
+            goto fail;
+    }
+    {
+        char sql[64];
+        snprintf(sql, sizeof sql, "PRAGMA application_id=%d", STORE_APP_ID);
+        if ((rc = store_exec(s, sql, err)) != RWKV_OK)
+            goto fail;
+    }
+    /* Built-in presets (the chat demo's defaults and the state-file ones). */
+    {
+        rwkv_sampling demo, stdef;
+        params_defaults(&demo);
+        stdef = demo;
+        params_apply_state_defaults(&stdef, 0);
+        struct { const char *name; const rwkv_sampling *v; int builtin; } pre[] = {
+            { "demo", &demo, 1 }, { "state", &stdef, 1 }, { "user", &demo, 0 },
+        };
+        for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+            sqlite3_stmt *st;
+            char txt[512];
+            store_sampling_format(pre[i].v, txt, sizeof txt);
+            if ((rc = store_prep(s, "INSERT OR IGNORE INTO presets(name, builtin, sampling) VALUES (?,?,?)",
+                                 &st, err)) != RWKV_OK)
+                goto fail;
+            sqlite3_bind_text(st, 1, pre[i].name, -1, SQLITE_STATIC);
+            sqlite3_bind_int(st, 2, pre[i].builtin);
+            sqlite3_bind_text(st, 3, txt, -1, SQLITE_TRANSIENT);
+            rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "presets");
+            sqlite3_finalize(st);
+            if (rc != RWKV_OK)
+                goto fail;
+        }
+    }
+    return store_tx_commit(s, err);
+fail:
+    store_tx_rollback(s);
+    if (err && err->msg[0] && uv > 0 && strstr(err->msg, "migrat") == NULL) {
+        char tmp[RWKV_ERR_MSG];
+        snprintf(tmp, sizeof tmp, "%s", err->msg);
+        rwkv_errf(err, rc, "migrating schema v%d: %s", (int)uv, tmp);
+    }
+    return rc;
+}
+
+int
+store_open(const char *path, store **out, rwkv_err *err)
+{
+    char defpath[STORE_PATH_MAX];
+    store *s;
+    int64_t uv, tables;
+    int rc;
+    struct stat sb;
+
+    *out = NULL;
+    if (path == NULL) {
+        if ((rc = store_default_path(defpath, sizeof defpath, err)) != RWKV_OK)
+            return rc;
+        path = defpath;
+    }
+    if (path[0] == '\0')
+        return rwkv_errf(err, RWKV_EINVAL, "--db: empty path");
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return rwkv_errf(err, RWKV_EINVAL, "%s: is a directory, not a session database", path);
+    if ((rc = make_parents(path, err)) != RWKV_OK || (rc = create_private(path, err)) != RWKV_OK)
+        return rc;
+
+    s = calloc(1, sizeof *s);
+    if (s == NULL || (s->path = strdup(path)) == NULL) {
+        free(s);
+        return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", path);
+    }
+    s->ret.keep_last = STORE_KEEP_LAST_DEFAULT;
+    s->ret.every = STORE_EVERY_DEFAULT;
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        rc = s->db ? open_fail(s, err) : rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    sqlite3_extended_result_codes(s->db, 0);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+
+    /* The first read tells a non-database or corrupt file apart. */
+    if (sqlite3_exec(s->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = open_fail(s, err);
+        goto fail;
+    }
+    if ((rc = pragma_int(s, "PRAGMA user_version", &uv, err)) != RWKV_OK)
+        goto fail;
+    if (uv > STORE_SCHEMA_VERSION) {
+        rc = rwkv_errf(err, RWKV_EDB,
+                       "%s: session database schema v%d is newer than this rwkv-tui understands (v%d): upgrade rwkv-tui or use another --db",
+                       path, (int)uv, STORE_SCHEMA_VERSION);
+        goto fail;
+    }
+    if ((rc = pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables, err)) != RWKV_OK)
+        goto fail;
+    if (uv == 0 && tables > 0) {     /* refuse before changing anything */
+        int64_t app;
+        if ((rc = pragma_int(s, "PRAGMA application_id", &app, err)) != RWKV_OK)
+            goto fail;
+        if (app != STORE_APP_ID) {
+            rc = rwkv_errf(err, RWKV_EDB, "%s: an SQLite database of another program, not a rwkv-tui session database", path);
+            goto fail;
+        }
+    }
+    if (uv == 0 && tables == 0 &&
+        (rc = store_exec(s, "PRAGMA auto_vacuum=INCREMENTAL", err)) != RWKV_OK)
+        goto fail;
+    {
+        sqlite3_stmt *st;
+        if ((rc = store_prep(s, "PRAGMA journal_mode=WAL", &st, err)) != RWKV_OK)
+            goto fail;
+        if (sqlite3_step(st) != SQLITE_ROW) {
+            rc = open_fail(s, err);
+            sqlite3_finalize(st);
+            goto fail;
+        }
+        sqlite3_finalize(st);
+    }
+    if ((rc = store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL", err)) != RWKV_OK)
+        goto fail;
+    if (uv < STORE_SCHEMA_VERSION && (rc = migrate(s, err)) != RWKV_OK)
+        goto fail;
+    *out = s;
+    return RWKV_OK;
+fail:
+    store_close(s);
+    return rc;
+}
+
+void
+store_close(store *s)
+{
+    if (s == NULL)
+        return;
+    sqlite3_close_v2(s->db);
+    free(s->path);
+    free(s);
+}
+
+const char *
+store_path(const store *s)
+{
+    return s->path;
+}
+
+void
+store_set_retention(store *s, const store_retention *r)
+{
+    s->ret = *r;
+    if (s->ret.keep_last < 1)
+        s->ret.keep_last = 1;
+    if (s->ret.every < 0)
+        s->ret.every = 0;
+}
+
+/* ---- sampling text ------------------------------------------------------ */
+
+void
+store_fmt_float(double v, char *buf, size_t cap)
+{
+    float f = (float)v;
+
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(buf, cap, "%.*g", prec, (double)f);
+        if (strtof(buf, NULL) == f)
+            return;
+    }
+}
+
+void
+store_sampling_format(const rwkv_sampling *samp, char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    if (cap == 0)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; params_table[i].name != NULL; i++) {
+        char v[64];
+        int n;
+        if (params_table[i].type == PARAMS_FLOAT)
+            store_fmt_float(params_get(samp, i), v, sizeof v);   /* exact for float */
+        else
+            params_format(samp, i, v, sizeof v);
+        n = snprintf(buf + used, cap - used, "%s%s=%s", used ? " " : "", params_table[i].name, v);
+        if (n < 0 || (size_t)n >= cap - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+int
+store_sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err)
+{
+    const char *p = text;
+
+    while (*p) {
+        char name[64], val[64];
+        size_t nl = 0, vl = 0;
+        int i;
+        while (*p == ' ')
+            p++;
+        if (*p == '\0')
+            break;
+        while (*p && *p != '=' && *p != ' ' && nl + 1 < sizeof name)
+            name[nl++] = *p++;
+        name[nl] = '\0';
+        if (*p != '=')
+            return rwkv_errf(err, RWKV_EFORMAT, "sampling values '%.80s': expected name=value", text);
+        p++;
+        while (*p && *p != ' ' && vl + 1 < sizeof val)
+            val[vl++] = *p++;
+        val[vl] = '\0';
+        if ((i = params_find(name)) < 0)
+            return rwkv_errf(err, RWKV_EFORMAT, "sampling values: unknown parameter '%s'", name);
+        if (params_set(out, i, val, err) != RWKV_OK)
+            return RWKV_EFORMAT;
+    }
+    return RWKV_OK;
+}
+
+/* ---- models ------------------------------------------------------------- */
+
+int
+store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s,
+                         "INSERT INTO models(path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size)"
+                         " VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET size=excluded.size,"
+                         " mtime=excluded.mtime, fingerprint=excluded.fingerprint, version=excluded.version,"
+                         " n_layer=excluded.n_layer, n_embd=excluded.n_embd, n_head=excluded.n_head,"
+                         " head_size=excluded.head_size RETURNING id",
+                         &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, m->path, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)m->size);
+    sqlite3_bind_int64(st, 3, m->mtime);
+    sqlite3_bind_int64(st, 4, (int64_t)m->fingerprint);
+    sqlite3_bind_text(st, 5, m->version, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 6, m->n_layer);
+    sqlite3_bind_int(st, 7, m->n_embd);
+    sqlite3_bind_int(st, 8, m->n_head);
+    sqlite3_bind_int(st, 9, m->head_size);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        rc = RWKV_OK;
+    } else {
+        rc = store_dberr(s, err, "saving model");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = store_prep(s, "SELECT path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size"
+                            " FROM models WHERE id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->id = id;
+        store_col_text(st, 0, out->path, sizeof out->path);
+        out->size = (uint64_t)sqlite3_column_int64(st, 1);
+        out->mtime = sqlite3_column_int64(st, 2);
+        out->fingerprint = (uint64_t)sqlite3_column_int64(st, 3);
+        store_col_text(st, 4, out->version, sizeof out->version);
+        out->n_layer = sqlite3_column_int(st, 5);
+        out->n_embd = sqlite3_column_int(st, 6);
+        out->n_head = sqlite3_column_int(st, 7);
+        out->head_size = sqlite3_column_int(st, 8);
+        rc = RWKV_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no model %lld", s->path, (long long)id);
+    } else {
+        rc = store_dberr(s, err, "reading model");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- presets ------------------------------------------------------------ */
+
+int
+store_preset_put(store *s, const char *name, const rwkv_sampling *samp, int64_t *id,
+                 rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    char txt[512];
+    int rc;
+
+    if (name == NULL || name[0] == '\0' || strlen(name) >= STORE_TITLE_MAX)
+        return rwkv_errf(err, RWKV_EINVAL, "preset name must be 1..%d bytes", STORE_TITLE_MAX - 1);
+    store_sampling_format(samp, txt, sizeof txt);
+    if ((rc = store_prep(s, "INSERT INTO presets(name, builtin, sampling) VALUES (?,0,?)"
+                            " ON CONFLICT(name) DO UPDATE SET sampling=excluded.sampling WHERE builtin=0"
+                            " RETURNING id", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, txt, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        if (id)
+            *id = sqlite3_column_int64(st, 0);
+        rc = RWKV_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "preset '%s' is built in and cannot be changed", name);
+    } else {
+        rc = store_dberr(s, err, "saving preset");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_preset_get(store *s, const char *name, rwkv_sampling *out, int64_t *id, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, "SELECT id, sampling FROM presets WHERE name=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        if (id)
+            *id = sqlite3_column_int64(st, 0);
+        params_defaults(out);
+        rc = store_sampling_parse((const char *)sqlite3_column_text(st, 1), out, err);
+    } else if (rc == SQLITE_DONE) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "no preset '%s'", name);
+    } else {
+        rc = store_dberr(s, err, "reading preset");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_preset_list(store *s, char ***names, size_t *n, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    size_t count = 0, bytes = 0, cap = 0;
+    char *text = NULL;
+    int rc;
+
+    *names = NULL;
+    *n = 0;
+    if ((rc = store_prep(s, "SELECT name FROM presets ORDER BY builtin DESC, name", &st, err)) != RWKV_OK)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        size_t l = (size_t)sqlite3_column_bytes(st, 0) + 1;
+        if (bytes + l > cap) {
+            size_t nc = (cap + l) * 2;
+            char *t = realloc(text, nc);
+            if (t == NULL) {
+                free(text);
+                sqlite3_finalize(st);
+                return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            }
+            text = t;
+            cap = nc;
+        }
+        memcpy(text + bytes, sqlite3_column_text(st, 0), l);
+        bytes += l;
+        count++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(text);
+        return store_dberr(s, err, "listing presets");
+    }
+    /* One block: the pointer array, then the strings. */
+    char **blk = malloc(count * sizeof(char *) + bytes + 1);
+    if (blk == NULL) {
+        free(text);
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    }
+    char *strs = (char *)(blk + count);
+    if (bytes)
+        memcpy(strs, text, bytes);
+    for (size_t i = 0, off = 0; i < count; i++) {
+        blk[i] = strs + off;
+        off += strlen(strs + off) + 1;
+    }
+    free(text);
+    *names = blk;
+    *n = count;
+    return RWKV_OK;
+}
+
+/* ---- state files -------------------------------------------------------- */
+
+int
+store_statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    char txt[512];
+    int rc;
+
+    store_sampling_format(&f->defaults, txt, sizeof txt);
+    if ((rc = store_prep(s, "INSERT INTO state_files(name, path, data, size, fingerprint, n_layer, n_embd,"
+                            " n_head, head_size, sampling) VALUES (?,?,?,?,?,?,?,?,?,?)", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, f->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, f->path, -1, SQLITE_STATIC);
+    if (f->data)
+        sqlite3_bind_blob64(st, 3, f->data, f->size, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 3);
+    sqlite3_bind_int64(st, 4, (int64_t)f->size);
+    sqlite3_bind_int64(st, 5, (int64_t)f->fingerprint);
+    sqlite3_bind_int(st, 6, f->n_layer);
+    sqlite3_bind_int(st, 7, f->n_embd);
+    sqlite3_bind_int(st, 8, f->n_head);
+    sqlite3_bind_int(st, 9, f->head_size);
+    sqlite3_bind_text(st, 10, txt, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving state file");
+    sqlite3_finalize(st);
+    if (rc == RWKV_OK && id)
+        *id = sqlite3_last_insert_rowid(s->db);
+    return rc;
+}
+
+int
+store_statefile_get(store *s, int64_t id, store_statefile *out, void **data, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (data)
+        *data = NULL;
+    if ((rc = store_prep(s, "SELECT name, path, data, size, fingerprint, n_layer, n_embd, n_head,"
+                            " head_size, sampling FROM state_files WHERE id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->id = id;
+        store_col_text(st, 0, out->name, sizeof out->name);
+        store_col_text(st, 1, out->path, sizeof out->path);
+        out->size = (size_t)sqlite3_column_int64(st, 3);
+        out->fingerprint = (uint64_t)sqlite3_column_int64(st, 4);
+        out->n_layer = sqlite3_column_int(st, 5);
+        out->n_embd = sqlite3_column_int(st, 6);
+        out->n_head = sqlite3_column_int(st, 7);
+        out->head_size = sqlite3_column_int(st, 8);
+        params_defaults(&out->defaults);
+        rc = store_sampling_parse((const char *)sqlite3_column_text(st, 9), &out->defaults, err);
+        if (rc == RWKV_OK && data && sqlite3_column_type(st, 2) == SQLITE_BLOB) {
+            size_t n = (size_t)sqlite3_column_bytes(st, 2);
+            void *p = malloc(n ? n : 1);
+            if (p == NULL)
+                rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            else {
+                memcpy(p, sqlite3_column_blob(st, 2), n);
+                *data = p;
+            }
+        }
+    } else if (rc == SQLITE_DONE) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no state file %lld", s->path, (long long)id);
+    } else {
+        rc = store_dberr(s, err, "reading state file");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -1,0 +1,394 @@
+/*
+** store.h -- the session database: conversations as a tree of turns, with
+** the model state after each turn, so a chat can be resumed, regenerated or
+** forked from any turn without re-reading the conversation.
+**
+** One SQLite file (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db, mode 0600,
+** WAL, foreign keys, busy timeout, auto_vacuum=INCREMENTAL, schema version in
+** PRAGMA user_version with forward migrations; a newer schema is refused).
+** Every write is one transaction: a crash loses at most the turn being
+** written, never a completed one.
+**
+** Rows: models, state_files, presets, sessions, turns (a tree: parent_id),
+** snapshots (one per turn at most: the state AFTER that turn's tokens were
+** fed), turns_fts (FTS5 over turn text).
+**
+** Terms.  A turn's `tokens` are exactly the ids fed to the model for that
+** turn (user turn: the formatted prompt "User: ...\n\nAssistant:"; assistant
+** turn: the generated ids, in order).  So the state after turn T = the
+** session's initial state (zeros, or its state file) + the tokens of every
+** turn on the path root..T, in order.  The "state before the reply" of an
+** assistant turn is the snapshot of its parent (the user turn).
+**
+** Snapshot life cycle (store_snapshot.c):
+**
+**      store_turn_append / store_turn_finish (state given)
+**   (none) -----------------------------------------> STORED
+**      STORED --store_retain() (same transaction)---> dropped, unless the turn
+**               is a leaf, a branch point, one of the last `keep_last` turns
+**               of a branch, or its depth is a multiple of `every`
+**      STORED --get with another fingerprint/dims---> MISMATCH (never used:
+**               the caller replays tokens from an older snapshot or the root)
+**      STORED --checksum/size check fails-----------> CORRUPT (same)
+**
+** ---------------------------------------------------------------------------
+** Integration note for chat (--session ID / --resume / --new TITLE):
+**
+**   open      store_open(opts.db, &st, &err)            (NULL = default path)
+**   model     store_model_upsert(st, &m, &model_id)     (path, size, mtime,
+**             fingerprint from rwkv_info) -- once per run
+**   new       store_session_new(st, &sess, &sid)        (title, model_id,
+**             strategy, state file, preset)
+**   resume    --resume: store_session_latest(st, &sid); --session ID: sid=ID.
+**             store_session_get(st, sid, &sess): sess.head_turn is the leaf
+**             of the current branch (0 = empty session).  Then
+**             store_state_restore(st, sess.head_turn, &meta, data, n, &plan):
+**             it loads the nearest usable snapshot into DATA (plan.base_turn;
+**             0 = no usable snapshot: reset DATA to the session's initial
+**             state yourself) and lists the tokens to feed after it
+**             (plan.segs[]: per turn, in order; user segments as prefill,
+**             assistant segments one token at a time if you want bit-exact
+**             RNN-mode numbers).  plan.note says why a snapshot was skipped
+**             (show it to the user).  store_plan_fini(&plan).
+**             Show the transcript: store_turn_path(st, head, &ids, &n) +
+**             store_turn_get for each.
+**   turn      after the user's prompt was fed:
+**               u.session_id=sid, u.parent_id=head, u.role=STORE_ROLE_USER,
+**               u.text, u.tokens -> store_turn_append(st, &u, state, n, &meta)
+**               (the state BEFORE the reply);
+**             when generation starts: a.parent_id=u.id, role ASSISTANT ->
+**               store_turn_begin(st, &a) (row marked interrupted until done);
+**               optionally store_turn_progress(st, a.id, text, toks, n) every
+**               line so a crash keeps the partial reply;
+**             when it ends: a.text, a.tokens, a.sampling, a.seed, speeds,
+**               a.interrupted (1 if the user cancelled) ->
+**               store_turn_finish(st, &a, state, n, &meta).
+**             Each call moves sess.head_turn to the new turn.
+**   regenerate  restore the parent user turn's state
+**             (store_state_restore(st, user_turn, ...)), generate, then
+**             store_turn_begin/finish with parent_id = user_turn: a sibling.
+**   edit      an earlier user message U: restore U.parent_id's state (0 =
+**             the session's initial state), feed the new prompt, append a
+**             user turn with parent_id = U.parent_id: a sibling branch.
+**   switch    store_turn_children(st, parent, ...) lists siblings;
+**             store_branch_leaf(st, turn, &leaf) follows the newest children
+**             down; store_session_set_head(st, sid, leaf).
+**   fork      in place: store_session_set_head(st, sid, turn) and continue
+**             (the next turn becomes a new branch); or as a new session:
+**             store_session_fork(st, sid, turn, title, &new_sid).
+**   close     store_close(st).
+** ---------------------------------------------------------------------------
+**
+** Threads: a store handle is used by one thread at a time.  Several processes
+** may use one file at once (WAL + busy timeout).
+*/
+#ifndef RWKV_STORE_H
+#define RWKV_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/params.h"
+#include "../core/status.h"
+
+typedef struct store store;    /* opaque: store_open / store_close */
+
+/* Schema version written to PRAGMA user_version by this build. */
+#define STORE_SCHEMA_VERSION 2
+/* Longest session title / preset name (bytes), longer ones are refused. */
+#define STORE_TITLE_MAX 256
+/* Longest path kept for a model or a state file. */
+#define STORE_PATH_MAX 4096
+/* How long a write waits for another process's transaction (ms). */
+#define STORE_BUSY_MS 10000
+/* Largest state accepted as a snapshot: 2^30 floats (4 GiB), far above a
+** 14B model's state; a blob header claiming more is corrupt. */
+#define STORE_MAX_STATE_FLOATS (1u << 30)
+
+enum store_role { STORE_ROLE_SYSTEM = 0, STORE_ROLE_USER = 1, STORE_ROLE_ASSISTANT = 2 };
+
+/* "system" / "user" / "assistant"; store_role_parse returns -1 if unknown. */
+const char *store_role_name(int role);
+int         store_role_parse(const char *name);
+
+/* ---- open / close -------------------------------------------------------- */
+
+/*
+** Open (creating if absent, with its directories, mode 0600) the database at
+** PATH, or at the default path when PATH is NULL.  Migrates an older schema
+** forward inside one transaction; refuses a newer one, a non-database and a
+** corrupt file with one clear message naming PATH.  *OUT is owned by the
+** caller: close with store_close.
+*/
+int  store_open(const char *path, store **out, rwkv_err *err);
+void store_close(store *s);                           /* NULL is fine */
+/* $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db (or ~/.local/share/...) into BUF. */
+int  store_default_path(char *buf, size_t cap, rwkv_err *err);
+/* The path the store was opened with (borrowed, valid until store_close). */
+const char *store_path(const store *s);
+
+/* Retention of snapshots (see the life cycle above). */
+typedef struct store_retention {
+    int keep_last;   /* keep the last N turns of every branch (>= 1) */
+    int every;       /* and every Kth turn by depth (0 = none) */
+} store_retention;
+/* Defaults: keep_last 6 (three exchanges), every 8.  See store_snapshot.c
+** for the sizes they give. */
+#define STORE_KEEP_LAST_DEFAULT 6
+#define STORE_EVERY_DEFAULT     8
+void store_set_retention(store *s, const store_retention *r);
+
+/* ---- models, state files, presets ---------------------------------------- */
+
+typedef struct store_model {
+    int64_t  id;                       /* OUT */
+    char     path[STORE_PATH_MAX];
+    uint64_t size;                     /* bytes */
+    int64_t  mtime;                    /* seconds */
+    uint64_t fingerprint;              /* rwkv_info.fingerprint */
+    char     version[8];
+    int      n_layer, n_embd, n_head, head_size;
+} store_model;
+/* Insert or update the row for M->path; *ID (OUT) is its id. */
+int store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err);
+int store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err);
+
+/* ---- sampling values as text ("temperature=1 top_p=0.3 ...") -------------- */
+/* Format every params_table entry of SAMP into BUF (cap >= 256 is enough). */
+void store_sampling_format(const rwkv_sampling *samp, char *buf, size_t cap);
+/* Parse TEXT over the defaults in *OUT (unknown names are an error). */
+int  store_sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err);
+
+/* Presets: named sampling sets.  Built-ins (read-only): "demo" (the chat
+** demo's defaults) and "state" (the state-file defaults); "user" is the
+** user's default, created as a copy of "demo" and writable. */
+int store_preset_put(store *s, const char *name, const rwkv_sampling *samp,
+                     int64_t *id, rwkv_err *err);
+int store_preset_get(store *s, const char *name, rwkv_sampling *out, int64_t *id,
+                     rwkv_err *err);
+/* Names of all presets: *NAMES is owned by the caller, one malloc block
+** (free(*names)); (*names)[i] point inside it. */
+int store_preset_list(store *s, char ***names, size_t *n, rwkv_err *err);
+
+/* State files (state-tuning .pth): referenced by path, or imported (the
+** bytes kept in the database), with the shapes they fit and defaults. */
+typedef struct store_statefile {
+    int64_t       id;                  /* OUT */
+    char          name[STORE_TITLE_MAX];
+    char          path[STORE_PATH_MAX]; /* "" when only imported */
+    const void   *data;                /* file bytes to import, or NULL to reference */
+    size_t        size;
+    uint64_t      fingerprint;         /* model it fits, 0 = any of its shape */
+    int           n_layer, n_embd, n_head, head_size;
+    rwkv_sampling defaults;            /* its own sampling defaults */
+} store_statefile;
+int store_statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err);
+/* Fill *OUT (data = NULL); if DATA is not NULL, *DATA gets the imported
+** bytes (owned by the caller: free) or NULL when only referenced. */
+int store_statefile_get(store *s, int64_t id, store_statefile *out, void **data,
+                        rwkv_err *err);
+
+/* ---- sessions ------------------------------------------------------------ */
+
+typedef struct store_session {
+    int64_t id;                        /* OUT */
+    char    title[STORE_TITLE_MAX];
+    int64_t model_id;                  /* 0 = none */
+    int64_t state_file_id;             /* 0 = none */
+    int64_t preset_id;                 /* 0 = none */
+    char    strategy[128];
+    int64_t created_ms, updated_ms;    /* OUT (unix ms) */
+    int64_t head_turn;                 /* OUT: current branch leaf, 0 = empty */
+    int64_t n_turns;                   /* OUT: turns in the whole tree */
+} store_session;
+
+int store_session_new(store *s, const store_session *in, int64_t *id, rwkv_err *err);
+/* RWKV_EINVAL "no session ID" when absent. */
+int store_session_get(store *s, int64_t id, store_session *out, rwkv_err *err);
+/* All sessions, most recently updated first.  *OUT owned by caller: free(). */
+int store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err);
+/* The most recently updated session (for --resume); EINVAL if none. */
+int store_session_latest(store *s, int64_t *id, rwkv_err *err);
+int store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err);
+/* Switch branch / fork in place: TURN must belong to the session (0 = empty). */
+int store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
+/*
+** Delete the session with its turns and snapshots, then give the space back
+** (incremental vacuum + WAL checkpoint).  EINVAL when absent.
+*/
+int store_session_delete(store *s, int64_t id, rwkv_err *err);
+/*
+** A new session TITLE (NULL = "<old title> (fork)") holding copies of the
+** turns root..TURN of session ID, with the snapshots of the last two of
+** them and the nearest one above TURN (so its cost does not grow with the
+** conversation); *NEW_ID (OUT).  The old session is unchanged.  For an
+** instant fork inside the same session use store_session_set_head.
+*/
+int store_session_fork(store *s, int64_t id, int64_t turn, const char *title,
+                       int64_t *new_id, rwkv_err *err);
+
+/* ---- turns --------------------------------------------------------------- */
+
+/*
+** A turn.  As input (append/begin/finish) TEXT and TOKENS are borrowed from
+** the caller for the call.  As output (store_turn_get) they point into
+** memory owned by the struct: release with store_turn_fini.
+*/
+typedef struct store_turn {
+    int64_t        id;             /* OUT of append/begin */
+    int64_t        session_id;
+    int64_t        parent_id;      /* 0 = first turn of the session */
+    int            role;           /* enum store_role */
+    const char    *text;           /* UTF-8, NUL-terminated */
+    const int32_t *tokens;         /* ids fed for this turn */
+    size_t         n_tokens;
+    int            has_sampling;   /* sampling + seed below are meaningful */
+    rwkv_sampling  sampling;       /* values used (seed in sampling.seed) */
+    double         prefill_tps;    /* tokens/s, 0 = unknown */
+    double         decode_tps;
+    int64_t        time_ms;        /* unix ms; 0 on input = now */
+    int            interrupted;    /* reply cut short (cancel or crash) */
+    int            has_snapshot;   /* OUT of get */
+    int            n_children;     /* OUT of get */
+    void          *own_;           /* internal */
+} store_turn;
+
+/* Plain data identifying the model a state belongs to. */
+enum store_precision { STORE_PREC_FP32 = 0, STORE_PREC_BF16 = 1, STORE_PREC_FP16 = 2 };
+typedef struct store_state_meta {
+    uint64_t fingerprint;          /* rwkv_info.fingerprint */
+    char     version[8];           /* rwkv_info.version */
+    int      n_layer, n_embd, n_head, head_size;
+    int      precision;            /* enum store_precision of the strategy */
+} store_state_meta;
+
+/*
+** Append a complete turn T (T->id OUT) and, if STATE is not NULL, its
+** snapshot (N floats made under META), in one transaction; moves the
+** session's head to it and applies the retention policy.  The parent must
+** belong to the same session.
+*/
+int store_turn_append(store *s, store_turn *t, const float *state, size_t n,
+                      const store_state_meta *meta, rwkv_err *err);
+/* Start a reply: a row marked interrupted (T->id OUT), head moves to it. */
+int store_turn_begin(store *s, store_turn *t, rwkv_err *err);
+/* Save the partial reply so far (optional; a crash keeps it).  Only a turn
+** still marked interrupted (begun, not finished) is changed; EINVAL else. */
+int store_turn_progress(store *s, int64_t id, const char *text,
+                        const int32_t *tokens, size_t n_tokens, rwkv_err *err);
+/* Complete the row T->id with T's fields (+ snapshot as in append). */
+int store_turn_finish(store *s, const store_turn *t, const float *state, size_t n,
+                      const store_state_meta *meta, rwkv_err *err);
+/* Read turn ID into *OUT (release with store_turn_fini). */
+int  store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err);
+void store_turn_fini(store_turn *t);                  /* NULL is fine */
+/* Ids from the root down to TURN (inclusive).  *IDS owned by caller: free(). */
+int store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *err);
+/* Children of TURN in creation order; TURN = 0 with SESSION lists the roots. */
+int store_turn_children(store *s, int64_t session, int64_t turn, int64_t **ids,
+                        size_t *n, rwkv_err *err);
+/* Follow the newest child from TURN down to a leaf. */
+int store_branch_leaf(store *s, int64_t turn, int64_t *leaf, rwkv_err *err);
+
+/* ---- snapshots and replay ------------------------------------------------ */
+
+enum store_snap { STORE_SNAP_OK, STORE_SNAP_ABSENT, STORE_SNAP_MISMATCH, STORE_SNAP_CORRUPT };
+
+/* Store (replace) the snapshot of TURN: N floats made under META. */
+int store_snapshot_put(store *s, int64_t turn, const float *state, size_t n,
+                       const store_state_meta *meta, rwkv_err *err);
+/*
+** Load the snapshot of TURN into OUT (N floats).  Returns RWKV_OK only when
+** OUT was filled from a blob whose checksum, length, fingerprint, version,
+** dims and precision all match WANT.  Otherwise *ST (OUT, may be NULL) says
+** why and ERR has one line: ABSENT -> RWKV_EINVAL, MISMATCH -> RWKV_ESHAPE,
+** CORRUPT -> RWKV_EFORMAT; RWKV_EDB for a database failure.  For all but
+** RWKV_EDB the state must be rebuilt by replay (store_state_restore does it).
+*/
+int store_snapshot_get(store *s, int64_t turn, const store_state_meta *want,
+                       float *out, size_t n, enum store_snap *st, rwkv_err *err);
+/* Bytes taken by the snapshots of SESSION (0 = all) and their count. */
+int store_snapshot_usage(store *s, int64_t session, uint64_t *bytes, int64_t *count,
+                         rwkv_err *err);
+
+/* One turn's share of a replay. */
+typedef struct store_plan_seg {
+    int64_t turn_id;
+    int     role;
+    size_t  off, len;             /* into plan.tokens */
+} store_plan_seg;
+
+/* How to rebuild the state after a turn. */
+typedef struct store_plan {
+    int64_t         target;       /* the turn asked for */
+    int64_t         base_turn;    /* snapshot to start from; 0 = the session's
+                                     initial state (zeros or its state file) */
+    int32_t        *tokens;       /* all ids to feed after the base, in order */
+    size_t          n_tokens;     /* = the cost of the rebuild in tokens */
+    store_plan_seg *segs;
+    size_t          n_segs;
+    char            note[256];    /* why a nearer snapshot was not used, or "" */
+} store_plan;
+void store_plan_fini(store_plan *p);                  /* NULL is fine */
+
+/*
+** Plan the rebuild of the state after TURN for a model described by WANT,
+** without reading the state blobs (uses the metadata columns): for the UI's
+** "resuming here costs N tokens".  *PLAN owned by caller: store_plan_fini.
+*/
+int store_replay_plan(store *s, int64_t turn, const store_state_meta *want,
+                      store_plan *plan, rwkv_err *err);
+/*
+** Load the nearest usable snapshot at or above TURN into OUT (N floats) and
+** fill *PLAN with the tokens to feed after it.  Mismatched or corrupt
+** snapshots are skipped (and named in plan->note).  plan->base_turn == 0:
+** OUT is untouched; start from the session's initial state.
+*/
+int store_state_restore(store *s, int64_t turn, const store_state_meta *want,
+                        float *out, size_t n, store_plan *plan, rwkv_err *err);
+
+/* ---- search, export, import ---------------------------------------------- */
+
+typedef struct store_hit {
+    int64_t session_id, turn_id;
+    int     role;
+    char    title[STORE_TITLE_MAX];
+    char    snippet[256];          /* with [ ] around the matches */
+} store_hit;
+/* Full-text search (FTS5) of TEXT as a phrase; at most MAX hits, newest
+** first.  *HITS owned by caller: free(). */
+int store_search(store *s, const char *text, size_t max, store_hit **hits,
+                 size_t *n, rwkv_err *err);
+
+enum store_format { STORE_FMT_MD, STORE_FMT_JSON };
+/*
+** Export session ID: Markdown of the current branch, or JSON of the whole
+** tree (format "rwkv-tui-session" v1; snapshots are not exported: an
+** imported session rebuilds its states by replay).  *BUF (OUT) is owned by
+** the caller: free(); *LEN its length (NUL-terminated too).
+*/
+int store_export(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len,
+                 rwkv_err *err);
+/* Import a JSON export (TEXT, LEN bytes; WHAT names it in messages) as a new
+** session, *ID (OUT).  Malformed input changes nothing. */
+int store_import(store *s, const char *text, size_t len, const char *what, int64_t *id,
+                 rwkv_err *err);
+
+/* ---- blob codec (store_blob.c; also the fuzz target) --------------------- */
+
+/* Fixed header before the floats of a snapshot blob. */
+#define STORE_BLOB_HEADER 64
+/* Size of the blob for N floats (0 on overflow). */
+size_t store_blob_size(size_t n);
+/* Encode N floats + META into BLOB (store_blob_size(n) bytes). */
+void store_blob_encode(const float *state, size_t n, const store_state_meta *meta,
+                       unsigned char *blob);
+/*
+** Check a blob of LEN bytes: header, length and checksum; fill *META and *N
+** (OUT).  If OUT is not NULL (CAP floats) the floats are copied there.
+** RWKV_EFORMAT with one line on any problem.
+*/
+int store_blob_decode(const unsigned char *blob, size_t len, store_state_meta *meta,
+                      size_t *n, float *out, size_t cap, rwkv_err *err);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+** store_int.h -- internals shared by the storage/ files (not a public API).
+*/
+#ifndef RWKV_STORE_INT_H
+#define RWKV_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+struct store {
+    sqlite3        *db;
+    char           *path;        /* owned */
+    store_retention ret;
+};
+
+/* Application id in the database header: 'RWKV'. */
+#define STORE_APP_ID 0x52574B56
+
+/* Unix time in milliseconds. */
+int64_t store_now_ms(void);
+/* Fill ERR from the connection's last error: "PATH: WHAT: sqlite message". */
+int store_dberr(store *s, rwkv_err *err, const char *what);
+/* Run SQL without results; RWKV_EDB with a message on failure. */
+int store_exec(store *s, const char *sql, rwkv_err *err);
+/* Prepare SQL into *ST; RWKV_EDB on failure. */
+int store_prep(store *s, const char *sql, sqlite3_stmt **st, rwkv_err *err);
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK (rollback never fails loudly). */
+int  store_tx_begin(store *s, rwkv_err *err);
+int  store_tx_commit(store *s, rwkv_err *err);
+void store_tx_rollback(store *s);
+/* Copy at most CAP-1 bytes of column I (text) into BUF. */
+void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t cap);
+/* Shortest "%g" text of V that reads back as the same float. */
+void store_fmt_float(double v, char *buf, size_t cap);
+/* Apply the retention policy to SESSION (inside a transaction). */
+int store_retain(store *s, int64_t session, rwkv_err *err);
+/* Insert/replace a snapshot (inside a transaction). */
+int store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
+                          const store_state_meta *meta, rwkv_err *err);
+
+/* Insert a session row / a turn row inside the caller's transaction (the
+** turn's parent is checked; T->id OUT; the head is not moved). */
+int store_session_insert_tx(store *s, const store_session *in, int64_t *id, rwkv_err *err);
+int store_turn_insert_tx(store *s, store_turn *t, rwkv_err *err);
+
+#endif

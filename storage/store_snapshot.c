@@ -1,0 +1,503 @@
+/*
+** store_snapshot.c -- state snapshots, the retention policy and the replay
+** plan that rebuilds any turn's state from the nearest usable snapshot.
+**
+** A snapshot of turn T is the state after T's tokens were fed (blob format:
+** store_blob.c).  Its metadata is kept twice: in columns (so a plan can be
+** made without reading megabytes) and in the blob header (the authority,
+** covered by the checksum).  A snapshot is used only when fingerprint,
+** version, dims, precision and length all match the loaded model.
+**
+** Retention (store_retain, run in the transaction that adds a turn): keep
+** the snapshot of a turn that is
+**     a leaf                     (resume is instant)
+**     a branch point             (switching branch is instant)
+**     within the last keep_last turns above some leaf (regenerate, edit and
+**                                 fork near the end of a branch are instant)
+**     at a depth that is a multiple of `every`  (bounds any rebuild to at
+**                                 most every-1 turns of tokens)
+** and drop the others.  Sizes with the defaults (keep_last 6, every 8), for
+** a 1.5B RWKV-7 (24 layers, C 2048, 32 heads of 64: 3,244,032 floats =
+** 12.98 MB a snapshot, stored raw -- see store_blob.c for why raw): a
+** 100-exchange (200-turn) linear conversation keeps 6 + 25 + 1 = ~32
+** snapshots = ~415 MB; every turn would be 2.6 GB.  Rebuilding a dropped
+** state replays at most 7 turns of tokens.
+*/
+#include "store_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- put / get ---------------------------------------------------------- */
+
+static int
+check_state(const float *state, size_t n, const store_state_meta *meta, rwkv_err *err)
+{
+    if (state == NULL || meta == NULL)
+        return rwkv_errf(err, RWKV_EINVAL, "snapshot: no state or no metadata");
+    if (n == 0 || n > STORE_MAX_STATE_FLOATS)
+        return rwkv_errf(err, RWKV_EINVAL, "snapshot: %zu floats is not a state size (1..%u)", n,
+                         STORE_MAX_STATE_FLOATS);
+    return RWKV_OK;
+}
+
+int
+store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
+                      const store_state_meta *meta, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    unsigned char *blob;
+    size_t bytes;
+    int rc;
+
+    if ((rc = check_state(state, n, meta, err)) != RWKV_OK)
+        return rc;
+    bytes = store_blob_size(n);
+    if ((blob = malloc(bytes)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "snapshot: out of memory for %zu bytes", bytes);
+    store_blob_encode(state, n, meta, blob);
+    if ((rc = store_prep(s, "INSERT OR REPLACE INTO snapshots(turn_id, fingerprint, version, n_layer, n_embd,"
+                            " n_head, head_size, precision, n_floats, created_ms, blob)"
+                            " VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st, err)) != RWKV_OK) {
+        free(blob);
+        return rc;
+    }
+    sqlite3_bind_int64(st, 1, turn);
+    sqlite3_bind_int64(st, 2, (int64_t)meta->fingerprint);
+    sqlite3_bind_text(st, 3, meta->version, (int)strnlen(meta->version, sizeof meta->version),
+                      SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, meta->n_layer);
+    sqlite3_bind_int(st, 5, meta->n_embd);
+    sqlite3_bind_int(st, 6, meta->n_head);
+    sqlite3_bind_int(st, 7, meta->head_size);
+    sqlite3_bind_int(st, 8, meta->precision);
+    sqlite3_bind_int64(st, 9, (int64_t)n);
+    sqlite3_bind_int64(st, 10, store_now_ms());
+    sqlite3_bind_blob64(st, 11, blob, bytes, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving snapshot");
+    sqlite3_finalize(st);
+    free(blob);
+    return rc;
+}
+
+int
+store_snapshot_put(store *s, int64_t turn, const float *state, size_t n,
+                   const store_state_meta *meta, rwkv_err *err)
+{
+    int rc;
+
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
+        return rc;
+    if ((rc = store_snapshot_put_tx(s, turn, state, n, meta, err)) != RWKV_OK) {
+        store_tx_rollback(s);
+        return rc;
+    }
+    return store_tx_commit(s, err);
+}
+
+static const char *
+prec_name(int p)
+{
+    return p == STORE_PREC_FP32 ? "fp32" : p == STORE_PREC_BF16 ? "bf16" : p == STORE_PREC_FP16 ? "fp16" : "?";
+}
+
+/* 1 if HAVE (N_HAVE floats) may be used for WANT (N_WANT floats, 0 = any);
+** else 0 with the difference in WHY. */
+static int
+meta_match(const store_state_meta *have, size_t n_have, const store_state_meta *want,
+           size_t n_want, char *why, size_t cap)
+{
+    if (have->fingerprint != want->fingerprint)
+        snprintf(why, cap, "made with another model (fingerprint %016llx, loaded %016llx)",
+                 (unsigned long long)have->fingerprint, (unsigned long long)want->fingerprint);
+    else if (strncmp(have->version, want->version, sizeof have->version) != 0 ||
+             have->n_layer != want->n_layer || have->n_embd != want->n_embd ||
+             have->n_head != want->n_head || have->head_size != want->head_size)
+        snprintf(why, cap, "made for v%.8s %dx%d (%d heads of %d), loaded v%.8s %dx%d (%d heads of %d)",
+                 have->version, have->n_layer, have->n_embd, have->n_head, have->head_size,
+                 want->version, want->n_layer, want->n_embd, want->n_head, want->head_size);
+    else if (have->precision != want->precision)
+        snprintf(why, cap, "made with %s, the strategy computes in %s", prec_name(have->precision),
+                 prec_name(want->precision));
+    else if (n_want != 0 && n_have != n_want)
+        snprintf(why, cap, "holds %zu floats, the model's state has %zu", n_have, n_want);
+    else
+        return 1;
+    return 0;
+}
+
+int
+store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *out, size_t n,
+                   enum store_snap *stp, rwkv_err *err)
+{
+    enum store_snap dummy;
+    enum store_snap *so = stp ? stp : &dummy;
+    sqlite3_stmt *st;
+    store_state_meta have;
+    size_t nf;
+    char why[200];
+    int rc;
+
+    *so = STORE_SNAP_ABSENT;
+    if ((rc = store_prep(s, "SELECT blob FROM snapshots WHERE turn_id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, turn);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "turn %lld has no saved state", (long long)turn);
+        goto out;
+    }
+    if (rc != SQLITE_ROW) {
+        rc = store_dberr(s, err, "reading snapshot");
+        goto out;
+    }
+    {
+        const unsigned char *b = sqlite3_column_blob(st, 0);
+        size_t len = (size_t)sqlite3_column_bytes(st, 0);
+        rwkv_err e2;
+        if (sqlite3_column_type(st, 0) != SQLITE_BLOB ||
+            store_blob_decode(b, len, &have, &nf, NULL, 0, &e2) != RWKV_OK) {
+            *so = STORE_SNAP_CORRUPT;
+            rc = rwkv_errf(err, RWKV_EFORMAT, "saved state of turn %lld is unusable: %s", (long long)turn,
+                           sqlite3_column_type(st, 0) != SQLITE_BLOB ? "not a blob" : e2.msg);
+            goto out;
+        }
+        if (!meta_match(&have, nf, want, n, why, sizeof why)) {
+            *so = STORE_SNAP_MISMATCH;
+            rc = rwkv_errf(err, RWKV_ESHAPE, "saved state of turn %lld was %s", (long long)turn, why);
+            goto out;
+        }
+        if ((rc = store_blob_decode(b, len, &have, &nf, out, n, &e2)) != RWKV_OK) {
+            *so = STORE_SNAP_CORRUPT;
+            rc = rwkv_errf(err, rc, "saved state of turn %lld: %s", (long long)turn, e2.msg);
+            goto out;
+        }
+        *so = STORE_SNAP_OK;
+        rc = RWKV_OK;
+    }
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_snapshot_usage(store *s, int64_t session, uint64_t *bytes, int64_t *count, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (session > 0)
+        rc = store_prep(s, "SELECT coalesce(sum(length(n.blob)),0), count(*) FROM snapshots n"
+                           " JOIN turns t ON t.id=n.turn_id WHERE t.session_id=?", &st, err);
+    else
+        rc = store_prep(s, "SELECT coalesce(sum(length(blob)),0), count(*) FROM snapshots", &st, err);
+    if (rc != RWKV_OK)
+        return rc;
+    if (session > 0)
+        sqlite3_bind_int64(st, 1, session);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *bytes = (uint64_t)sqlite3_column_int64(st, 0);
+        *count = sqlite3_column_int64(st, 1);
+        rc = RWKV_OK;
+    } else {
+        rc = store_dberr(s, err, "reading snapshots");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- retention ---------------------------------------------------------- */
+
+struct rnode {
+    int64_t id, parent;
+    int     depth, has_snap, n_child, keep;
+    size_t  pidx;      /* index of the parent, or SIZE_MAX */
+};
+
+static size_t
+find_node(const struct rnode *v, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo].id == id ? lo : SIZE_MAX;
+}
+
+int
+store_retain(store *s, int64_t session, rwkv_err *err)
+{
+    sqlite3_stmt *st, *del = NULL;
+    struct rnode *v = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+
+    if ((rc = store_prep(s, "SELECT t.id, coalesce(t.parent_id, 0), t.depth,"
+                            " EXISTS(SELECT 1 FROM snapshots n WHERE n.turn_id=t.id)"
+                            " FROM turns t WHERE t.session_id=? ORDER BY t.id", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, session);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            struct rnode *t = realloc(v, nc * sizeof *v);
+            if (t == NULL) {
+                rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+                goto out;
+            }
+            v = t;
+            cap = nc;
+        }
+        memset(&v[n], 0, sizeof v[n]);
+        v[n].id = sqlite3_column_int64(st, 0);
+        v[n].parent = sqlite3_column_int64(st, 1);
+        v[n].depth = sqlite3_column_int(st, 2);
+        v[n].has_snap = sqlite3_column_int(st, 3);
+        n++;
+    }
+    if (rc != SQLITE_DONE) {
+        rc = store_dberr(s, err, "reading turns");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        v[i].pidx = v[i].parent ? find_node(v, n, v[i].parent) : SIZE_MAX;
+        if (v[i].pidx != SIZE_MAX)
+            v[v[i].pidx].n_child++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].n_child != 1 || (s->ret.every > 0 && v[i].depth % s->ret.every == 0))
+            v[i].keep = 1;
+        if (v[i].n_child == 0) {               /* a leaf: mark its last turns */
+            size_t j = i;
+            for (int k = 0; k < s->ret.keep_last && j != SIZE_MAX; k++, j = v[j].pidx)
+                v[j].keep = 1;
+        }
+    }
+    if ((rc = store_prep(s, "DELETE FROM snapshots WHERE turn_id=?", &del, err)) != RWKV_OK)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].has_snap || v[i].keep)
+            continue;
+        sqlite3_reset(del);
+        sqlite3_bind_int64(del, 1, v[i].id);
+        if (sqlite3_step(del) != SQLITE_DONE) {
+            rc = store_dberr(s, err, "pruning snapshots");
+            goto out;
+        }
+    }
+    rc = RWKV_OK;
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(del);
+    free(v);
+    return rc;
+}
+
+/* ---- replay plans ------------------------------------------------------- */
+
+void
+store_plan_fini(store_plan *p)
+{
+    if (p == NULL)
+        return;
+    free(p->tokens);
+    free(p->segs);
+    p->tokens = NULL;
+    p->segs = NULL;
+    p->n_tokens = p->n_segs = 0;
+}
+
+struct pnode {
+    int64_t          id;
+    int              role, has_snap;
+    store_state_meta m;
+    size_t           n_floats;
+    size_t           tok_off, tok_len;
+};
+
+/* Load the turns root..TURN with their tokens (into *TOK) and snapshot
+** metadata.  Arrays owned by the caller. */
+static int
+load_path(store *s, int64_t turn, struct pnode **pv, size_t *pn, int32_t **tok, size_t *ntok,
+          rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    struct pnode *v = NULL;
+    int32_t *t = NULL;
+    size_t n = 0, cap = 0, nt = 0, tcap = 0;
+    int rc;
+
+    if ((rc = store_prep(s, "WITH RECURSIVE p(id, parent, depth) AS ("
+                            " SELECT id, parent_id, depth FROM turns WHERE id=?"
+                            " UNION ALL SELECT t.id, t.parent_id, t.depth FROM turns t JOIN p ON t.id=p.parent)"
+                            " SELECT t.id, t.role, t.tokens, s.turn_id IS NOT NULL, s.fingerprint, s.version,"
+                            " s.n_layer, s.n_embd, s.n_head, s.head_size, s.precision, s.n_floats"
+                            " FROM p JOIN turns t ON t.id=p.id LEFT JOIN snapshots s ON s.turn_id=p.id"
+                            " ORDER BY p.depth", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, turn);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        size_t nb = (size_t)sqlite3_column_bytes(st, 2), k = nb / 4;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            struct pnode *x = realloc(v, nc * sizeof *v);
+            if (x == NULL)
+                goto oom;
+            v = x;
+            cap = nc;
+        }
+        if (nt + k > tcap) {
+            size_t nc = (nt + k) * 2 + 256;
+            int32_t *x = realloc(t, nc * sizeof *t);
+            if (x == NULL)
+                goto oom;
+            t = x;
+            tcap = nc;
+        }
+        memset(&v[n], 0, sizeof v[n]);
+        v[n].id = sqlite3_column_int64(st, 0);
+        v[n].role = sqlite3_column_int(st, 1);
+        if (k)
+            memcpy(t + nt, sqlite3_column_blob(st, 2), k * 4);
+        v[n].tok_off = nt;
+        v[n].tok_len = k;
+        nt += k;
+        v[n].has_snap = sqlite3_column_int(st, 3);
+        if (v[n].has_snap) {
+            v[n].m.fingerprint = (uint64_t)sqlite3_column_int64(st, 4);
+            store_col_text(st, 5, v[n].m.version, sizeof v[n].m.version);
+            v[n].m.n_layer = sqlite3_column_int(st, 6);
+            v[n].m.n_embd = sqlite3_column_int(st, 7);
+            v[n].m.n_head = sqlite3_column_int(st, 8);
+            v[n].m.head_size = sqlite3_column_int(st, 9);
+            v[n].m.precision = sqlite3_column_int(st, 10);
+            v[n].n_floats = (size_t)sqlite3_column_int64(st, 11);
+        }
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        free(t);
+        return store_dberr(s, err, "reading turns");
+    }
+    if (n == 0) {
+        free(v);
+        free(t);
+        return rwkv_errf(err, RWKV_EINVAL, "%s: no turn %lld", s->path, (long long)turn);
+    }
+    *pv = v;
+    *pn = n;
+    *tok = t;
+    *ntok = nt;
+    return RWKV_OK;
+oom:
+    sqlite3_finalize(st);
+    free(v);
+    free(t);
+    return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+}
+
+/* Fill PLAN with the tokens of V[from..n). */
+static int
+fill_plan(store_plan *plan, const struct pnode *v, size_t n, size_t from, const int32_t *tok,
+          rwkv_err *err)
+{
+    size_t total = 0, k = 0;
+
+    for (size_t i = from; i < n; i++)
+        total += v[i].tok_len;
+    plan->tokens = malloc((total ? total : 1) * sizeof *plan->tokens);
+    plan->segs = malloc((n - from ? n - from : 1) * sizeof *plan->segs);
+    if (plan->tokens == NULL || plan->segs == NULL) {
+        store_plan_fini(plan);
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    }
+    for (size_t i = from; i < n; i++) {
+        store_plan_seg *g = &plan->segs[plan->n_segs++];
+        g->turn_id = v[i].id;
+        g->role = v[i].role;
+        g->off = k;
+        g->len = v[i].tok_len;
+        if (v[i].tok_len)
+            memcpy(plan->tokens + k, tok + v[i].tok_off, v[i].tok_len * sizeof *tok);
+        k += v[i].tok_len;
+    }
+    plan->n_tokens = total;
+    return RWKV_OK;
+}
+
+/* Shared body of store_replay_plan (OUT == NULL) and store_state_restore. */
+static int
+plan_build(store *s, int64_t turn, const store_state_meta *want, float *out, size_t n_out,
+           store_plan *plan, rwkv_err *err)
+{
+    struct pnode *v = NULL;
+    int32_t *tok = NULL;
+    size_t n = 0, ntok = 0, from = 0;
+    int skipped = 0, rc;
+
+    memset(plan, 0, sizeof *plan);
+    plan->target = turn;
+    if ((rc = load_path(s, turn, &v, &n, &tok, &ntok, err)) != RWKV_OK)
+        return rc;
+    for (size_t i = n; i-- > 0;) {
+        char why[200];
+        rwkv_err e2;
+        if (!v[i].has_snap)
+            continue;
+        if (!meta_match(&v[i].m, v[i].n_floats, want, out ? n_out : 0, why, sizeof why)) {
+            if (skipped++ == 0)
+                snprintf(plan->note, sizeof plan->note, "saved state of turn %lld not used: %s",
+                         (long long)v[i].id, why);
+            continue;
+        }
+        if (out != NULL) {
+            rc = store_snapshot_get(s, v[i].id, want, out, n_out, NULL, &e2);
+            if (rc == RWKV_EDB) {
+                if (err)
+                    *err = e2;
+                goto done;
+            }
+            if (rc != RWKV_OK) {
+                if (skipped++ == 0)
+                    snprintf(plan->note, sizeof plan->note, "%.200s", e2.msg);
+                continue;
+            }
+        }
+        plan->base_turn = v[i].id;
+        from = i + 1;
+        break;
+    }
+    if (skipped > 1) {
+        size_t l = strlen(plan->note);
+        snprintf(plan->note + l, sizeof plan->note - l, " (and %d more)", skipped - 1);
+    }
+    rc = fill_plan(plan, v, n, from, tok, err);
+done:
+    free(v);
+    free(tok);
+    return rc;
+}
+
+int
+store_replay_plan(store *s, int64_t turn, const store_state_meta *want, store_plan *plan,
+                  rwkv_err *err)
+{
+    return plan_build(s, turn, want, NULL, 0, plan, err);
+}
+
+int
+store_state_restore(store *s, int64_t turn, const store_state_meta *want, float *out, size_t n,
+                    store_plan *plan, rwkv_err *err)
+{
+    if (out == NULL || n == 0)
+        return rwkv_errf(err, RWKV_EINVAL, "restore: no state buffer");
+    return plan_build(s, turn, want, out, n, plan, err);
+}

@@ -1,0 +1,770 @@
+/*
+** store_turn.c -- sessions and the turn tree.
+**
+** Invariants:
+**   - turns.parent_id is NULL (a first turn) or a turn of the same session;
+**     turns.depth = parent's depth + 1 (0 for a first turn).  Forking and
+**     regenerating only ever add children: no turn is rewritten except a
+**     reply between store_turn_begin and store_turn_finish.
+**   - sessions.head_turn is NULL or a turn of that session: the leaf of the
+**     branch the user is on.
+**   - Every multi-statement write is one BEGIN IMMEDIATE transaction.
+*/
+#include "store_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Snapshots of the last turns copied by store_session_fork (see there). */
+#define STORE_FORK_SNAPSHOTS 2
+
+/* ---- sessions ----------------------------------------------------------- */
+
+static void
+bind_id_or_null(sqlite3_stmt *st, int i, int64_t id)
+{
+    if (id > 0)
+        sqlite3_bind_int64(st, i, id);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static int
+check_title(const char *title, rwkv_err *err)
+{
+    if (title == NULL || strlen(title) >= STORE_TITLE_MAX)
+        return rwkv_errf(err, RWKV_EINVAL, "session title must be at most %d bytes",
+                         STORE_TITLE_MAX - 1);
+    return RWKV_OK;
+}
+
+/* Insert a session row (no transaction of its own). */
+static int
+session_insert(store *s, const store_session *in, const char *title, int64_t *id, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int64_t now = store_now_ms();
+    int rc;
+
+    if ((rc = store_prep(s, "INSERT INTO sessions(title, model_id, strategy, created_ms, updated_ms,"
+                            " preset_id, state_file_id) VALUES (?,?,?,?,?,?,?)", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, title, -1, SQLITE_STATIC);
+    bind_id_or_null(st, 2, in->model_id);
+    sqlite3_bind_text(st, 3, in->strategy, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, in->created_ms > 0 ? in->created_ms : now);
+    sqlite3_bind_int64(st, 5, now);
+    bind_id_or_null(st, 6, in->preset_id);
+    bind_id_or_null(st, 7, in->state_file_id);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "creating session");
+    sqlite3_finalize(st);
+    if (rc == RWKV_OK)
+        *id = sqlite3_last_insert_rowid(s->db);
+    return rc;
+}
+
+int
+store_session_new(store *s, const store_session *in, int64_t *id, rwkv_err *err)
+{
+    int rc = check_title(in->title, err);
+    return rc != RWKV_OK ? rc : session_insert(s, in, in->title, id, err);
+}
+
+#define SESSION_COLS \
+    "s.id, s.title, s.model_id, s.state_file_id, s.preset_id, s.strategy, s.created_ms," \
+    " s.updated_ms, s.head_turn, (SELECT count(*) FROM turns t WHERE t.session_id=s.id)"
+
+static void
+session_row(sqlite3_stmt *st, store_session *o)
+{
+    memset(o, 0, sizeof *o);
+    o->id = sqlite3_column_int64(st, 0);
+    store_col_text(st, 1, o->title, sizeof o->title);
+    o->model_id = sqlite3_column_int64(st, 2);
+    o->state_file_id = sqlite3_column_int64(st, 3);
+    o->preset_id = sqlite3_column_int64(st, 4);
+    store_col_text(st, 5, o->strategy, sizeof o->strategy);
+    o->created_ms = sqlite3_column_int64(st, 6);
+    o->updated_ms = sqlite3_column_int64(st, 7);
+    o->head_turn = sqlite3_column_int64(st, 8);
+    o->n_turns = sqlite3_column_int64(st, 9);
+}
+
+int
+store_session_get(store *s, int64_t id, store_session *out, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, "SELECT " SESSION_COLS " FROM sessions s WHERE s.id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        session_row(st, out);
+        rc = RWKV_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no session %lld", s->path, (long long)id);
+    } else {
+        rc = store_dberr(s, err, "reading session");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    store_session *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if ((rc = store_prep(s, "SELECT " SESSION_COLS " FROM sessions s ORDER BY s.updated_ms DESC, s.id DESC",
+                         &st, err)) != RWKV_OK)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            store_session *t = realloc(v, nc * sizeof *v);
+            if (t == NULL) {
+                free(v);
+                sqlite3_finalize(st);
+                return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            }
+            v = t;
+            cap = nc;
+        }
+        session_row(st, &v[cnt++]);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return store_dberr(s, err, "listing sessions");
+    }
+    *out = v;
+    *n = cnt;
+    return RWKV_OK;
+}
+
+int
+store_session_latest(store *s, int64_t *id, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, "SELECT id FROM sessions ORDER BY updated_ms DESC, id DESC LIMIT 1",
+                         &st, err)) != RWKV_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        rc = RWKV_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no saved sessions yet", s->path);
+    } else {
+        rc = store_dberr(s, err, "reading sessions");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Run a one-row UPDATE/DELETE of session ID; EINVAL if no such session. */
+static int
+session_change(store *s, const char *sql, int64_t id, const char *text, int64_t v,
+               rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, sql, &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    if (text)
+        sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+    else if (sqlite3_bind_parameter_count(st) >= 2)
+        bind_id_or_null(st, 2, v);
+    if (sqlite3_bind_parameter_count(st) >= 3)
+        sqlite3_bind_int64(st, 3, store_now_ms());
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "updating session");
+    sqlite3_finalize(st);
+    if (rc == RWKV_OK && sqlite3_changes(s->db) == 0)
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no session %lld", s->path, (long long)id);
+    return rc;
+}
+
+int
+store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err)
+{
+    int rc = check_title(title, err);
+    if (rc != RWKV_OK)
+        return rc;
+    return session_change(s, "UPDATE sessions SET title=?2, updated_ms=?3 WHERE id=?1", id, title, 0, err);
+}
+
+/* 1 if TURN is a turn of SESSION, 0 if not, -1 on a database error. */
+static int
+turn_in_session(store *s, int64_t turn, int64_t session, int *depth, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (store_prep(s, "SELECT depth FROM turns WHERE id=? AND session_id=?", &st, err) != RWKV_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, turn);
+    sqlite3_bind_int64(st, 2, session);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        if (depth)
+            *depth = sqlite3_column_int(st, 0);
+        rc = 1;
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        store_dberr(s, err, "reading turn");
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err)
+{
+    if (turn > 0) {
+        int r = turn_in_session(s, turn, id, NULL, err);
+        if (r < 0)
+            return RWKV_EDB;
+        if (r == 0)
+            return rwkv_errf(err, RWKV_EINVAL, "%s: turn %lld is not in session %lld", s->path,
+                             (long long)turn, (long long)id);
+    }
+    return session_change(s, "UPDATE sessions SET head_turn=?2, updated_ms=?3 WHERE id=?1", id, NULL,
+                          turn, err);
+}
+
+int
+store_session_delete(store *s, int64_t id, rwkv_err *err)
+{
+    int64_t av = 0;
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
+        return rc;
+    if ((rc = session_change(s, "DELETE FROM sessions WHERE id=?1", id, NULL, 0, err)) != RWKV_OK) {
+        store_tx_rollback(s);
+        return rc;
+    }
+    if ((rc = store_tx_commit(s, err)) != RWKV_OK)
+        return rc;
+    /* Give the space back: the pages of the deleted snapshots. */
+    if (store_prep(s, "PRAGMA auto_vacuum", &st, err) == RWKV_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            av = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    rc = store_exec(s, av == 2 ? "PRAGMA incremental_vacuum" : "VACUUM", err);
+    if (rc == RWKV_OK)
+        rc = store_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)", err);
+    return rc;
+}
+
+/* ---- turns -------------------------------------------------------------- */
+
+static int
+check_turn(store *s, const store_turn *t, int *depth, rwkv_err *err)
+{
+    int r;
+
+    if (t->role < STORE_ROLE_SYSTEM || t->role > STORE_ROLE_ASSISTANT)
+        return rwkv_errf(err, RWKV_EINVAL, "turn role %d is not system/user/assistant", t->role);
+    if (t->n_tokens > 0 && t->tokens == NULL)
+        return rwkv_errf(err, RWKV_EINVAL, "turn has %zu tokens but no token array", t->n_tokens);
+    if (t->n_tokens > (size_t)INT32_MAX / 4)
+        return rwkv_errf(err, RWKV_EINVAL, "turn has too many tokens (%zu)", t->n_tokens);
+    *depth = 0;
+    if (t->parent_id > 0) {
+        r = turn_in_session(s, t->parent_id, t->session_id, depth, err);
+        if (r < 0)
+            return RWKV_EDB;
+        if (r == 0)
+            return rwkv_errf(err, RWKV_EINVAL, "%s: parent turn %lld is not in session %lld",
+                             s->path, (long long)t->parent_id, (long long)t->session_id);
+        (*depth)++;
+    } else {
+        store_session tmp;
+        int rc = store_session_get(s, t->session_id, &tmp, err);
+        if (rc != RWKV_OK)
+            return rc;
+    }
+    return RWKV_OK;
+}
+
+static void
+bind_tokens(sqlite3_stmt *st, int i, const int32_t *tok, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#error "token blobs are stored little-endian: add a byte swap here"
+#endif
+    if (n == 0)
+        sqlite3_bind_zeroblob(st, i, 0);
+    else
+        sqlite3_bind_blob64(st, i, tok, (sqlite3_uint64)n * 4, SQLITE_STATIC);
+}
+
+static void
+bind_sampling(sqlite3_stmt *st, int i, const store_turn *t)
+{
+    char txt[512];
+
+    if (!t->has_sampling) {
+        sqlite3_bind_null(st, i);
+        return;
+    }
+    store_sampling_format(&t->sampling, txt, sizeof txt);
+    sqlite3_bind_text(st, i, txt, -1, SQLITE_TRANSIENT);
+}
+
+static int
+set_head(store *s, int64_t session, int64_t turn, rwkv_err *err)
+{
+    return session_change(s, "UPDATE sessions SET head_turn=?2, updated_ms=?3 WHERE id=?1",
+                          session, NULL, turn, err);
+}
+
+/* Insert T (no transaction of its own); T->id OUT. */
+static int
+turn_insert(store *s, store_turn *t, int depth, int interrupted, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, "INSERT INTO turns(session_id, parent_id, depth, role, text, tokens, sampling,"
+                            " prefill_tps, decode_tps, time_ms, interrupted) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                         &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, t->session_id);
+    bind_id_or_null(st, 2, t->parent_id);
+    sqlite3_bind_int(st, 3, depth);
+    sqlite3_bind_int(st, 4, t->role);
+    sqlite3_bind_text(st, 5, t->text ? t->text : "", -1, SQLITE_STATIC);
+    bind_tokens(st, 6, t->tokens, t->n_tokens);
+    bind_sampling(st, 7, t);
+    sqlite3_bind_double(st, 8, t->prefill_tps);
+    sqlite3_bind_double(st, 9, t->decode_tps);
+    sqlite3_bind_int64(st, 10, t->time_ms > 0 ? t->time_ms : store_now_ms());
+    sqlite3_bind_int(st, 11, interrupted);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving turn");
+    sqlite3_finalize(st);
+    if (rc == RWKV_OK)
+        t->id = sqlite3_last_insert_rowid(s->db);
+    return rc;
+}
+
+int
+store_turn_append(store *s, store_turn *t, const float *state, size_t n,
+                  const store_state_meta *meta, rwkv_err *err)
+{
+    int depth, rc;
+
+    if (state && meta == NULL)
+        return rwkv_errf(err, RWKV_EINVAL, "snapshot without model metadata");
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
+        return rc;
+    if ((rc = check_turn(s, t, &depth, err)) != RWKV_OK ||
+        (rc = turn_insert(s, t, depth, t->interrupted, err)) != RWKV_OK ||
+        (state && (rc = store_snapshot_put_tx(s, t->id, state, n, meta, err)) != RWKV_OK) ||
+        (rc = set_head(s, t->session_id, t->id, err)) != RWKV_OK ||
+        (rc = store_retain(s, t->session_id, err)) != RWKV_OK) {
+        store_tx_rollback(s);
+        t->id = 0;
+        return rc;
+    }
+    rc = store_tx_commit(s, err);
+    if (rc != RWKV_OK)
+        t->id = 0;
+    return rc;
+}
+
+int
+store_turn_begin(store *s, store_turn *t, rwkv_err *err)
+{
+    int depth, rc;
+
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
+        return rc;
+    if ((rc = check_turn(s, t, &depth, err)) != RWKV_OK ||
+        (rc = turn_insert(s, t, depth, 1, err)) != RWKV_OK ||
+        (rc = set_head(s, t->session_id, t->id, err)) != RWKV_OK) {
+        store_tx_rollback(s);
+        t->id = 0;
+        return rc;
+    }
+    return store_tx_commit(s, err);
+}
+
+int
+store_turn_progress(store *s, int64_t id, const char *text, const int32_t *tokens,
+                    size_t n_tokens, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, "UPDATE turns SET text=?, tokens=? WHERE id=? AND interrupted=1", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, text ? text : "", -1, SQLITE_STATIC);
+    bind_tokens(st, 2, tokens, n_tokens);
+    sqlite3_bind_int64(st, 3, id);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving partial reply");
+    sqlite3_finalize(st);
+    if (rc == RWKV_OK && sqlite3_changes(s->db) == 0)
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no reply in progress with turn id %lld", s->path, (long long)id);
+    return rc;
+}
+
+int
+store_turn_finish(store *s, const store_turn *t, const float *state, size_t n,
+                  const store_state_meta *meta, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (state && meta == NULL)
+        return rwkv_errf(err, RWKV_EINVAL, "snapshot without model metadata");
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
+        return rc;
+    if ((rc = store_prep(s, "UPDATE turns SET text=?, tokens=?, sampling=?, prefill_tps=?, decode_tps=?,"
+                            " time_ms=?, interrupted=? WHERE id=? AND session_id=?", &st, err)) != RWKV_OK)
+        goto fail;
+    sqlite3_bind_text(st, 1, t->text ? t->text : "", -1, SQLITE_STATIC);
+    bind_tokens(st, 2, t->tokens, t->n_tokens);
+    bind_sampling(st, 3, t);
+    sqlite3_bind_double(st, 4, t->prefill_tps);
+    sqlite3_bind_double(st, 5, t->decode_tps);
+    sqlite3_bind_int64(st, 6, t->time_ms > 0 ? t->time_ms : store_now_ms());
+    sqlite3_bind_int(st, 7, t->interrupted);
+    sqlite3_bind_int64(st, 8, t->id);
+    sqlite3_bind_int64(st, 9, t->session_id);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving reply");
+    sqlite3_finalize(st);
+    if (rc == RWKV_OK && sqlite3_changes(s->db) == 0)
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no turn %lld in session %lld", s->path,
+                       (long long)t->id, (long long)t->session_id);
+    if (rc != RWKV_OK ||
+        (state && (rc = store_snapshot_put_tx(s, t->id, state, n, meta, err)) != RWKV_OK) ||
+        (rc = set_head(s, t->session_id, t->id, err)) != RWKV_OK ||
+        (rc = store_retain(s, t->session_id, err)) != RWKV_OK)
+        goto fail;
+    return store_tx_commit(s, err);
+fail:
+    store_tx_rollback(s);
+    return rc;
+}
+
+int
+store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = store_prep(s, "SELECT session_id, parent_id, role, text, tokens, sampling, prefill_tps,"
+                            " decode_tps, time_ms, interrupted,"
+                            " EXISTS(SELECT 1 FROM snapshots WHERE turn_id=turns.id),"
+                            " (SELECT count(*) FROM turns c WHERE c.parent_id=turns.id)"
+                            " FROM turns WHERE id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no turn %lld", s->path, (long long)id);
+        goto out;
+    }
+    if (rc != SQLITE_ROW) {
+        rc = store_dberr(s, err, "reading turn");
+        goto out;
+    }
+    {
+        size_t tl = (size_t)sqlite3_column_bytes(st, 3);
+        const void *tb = sqlite3_column_blob(st, 4);
+        size_t nb = (size_t)sqlite3_column_bytes(st, 4);
+        size_t toff = (tl + 1 + 3) & ~(size_t)3;
+        char *blk;
+        if (nb % 4 != 0) {
+            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %lld: token blob of %zu bytes is not int32s",
+                           s->path, (long long)id, nb);
+            goto out;
+        }
+        blk = malloc(toff + nb + 4);
+        if (blk == NULL) {
+            rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            goto out;
+        }
+        if (tl)
+            memcpy(blk, sqlite3_column_text(st, 3), tl);
+        blk[tl] = '\0';
+        if (nb)
+            memcpy(blk + toff, tb, nb);
+        out->own_ = blk;
+        out->text = blk;
+        out->tokens = (const int32_t *)(void *)(blk + toff);
+        out->n_tokens = nb / 4;
+    }
+    out->id = id;
+    out->session_id = sqlite3_column_int64(st, 0);
+    out->parent_id = sqlite3_column_int64(st, 1);
+    out->role = sqlite3_column_int(st, 2);
+    params_defaults(&out->sampling);
+    if (sqlite3_column_type(st, 5) == SQLITE_TEXT) {
+        out->has_sampling = 1;
+        if ((rc = store_sampling_parse((const char *)sqlite3_column_text(st, 5), &out->sampling, err))
+            != RWKV_OK) {
+            store_turn_fini(out);
+            goto out;
+        }
+    }
+    out->prefill_tps = sqlite3_column_double(st, 6);
+    out->decode_tps = sqlite3_column_double(st, 7);
+    out->time_ms = sqlite3_column_int64(st, 8);
+    out->interrupted = sqlite3_column_int(st, 9);
+    out->has_snapshot = sqlite3_column_int(st, 10);
+    out->n_children = sqlite3_column_int(st, 11);
+    rc = RWKV_OK;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void
+store_turn_fini(store_turn *t)
+{
+    if (t == NULL)
+        return;
+    free(t->own_);
+    t->own_ = NULL;
+    t->text = NULL;
+    t->tokens = NULL;
+    t->n_tokens = 0;
+}
+
+/* Collect column 0 of every row of ST into a malloc'ed array. */
+static int
+collect_ids(store *s, sqlite3_stmt *st, int64_t **ids, size_t *n, rwkv_err *err)
+{
+    int64_t *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            size_t nc = cap ? cap * 2 : 32;
+            int64_t *t = realloc(v, nc * sizeof *v);
+            if (t == NULL) {
+                free(v);
+                return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            }
+            v = t;
+            cap = nc;
+        }
+        v[cnt++] = sqlite3_column_int64(st, 0);
+    }
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return store_dberr(s, err, "reading turns");
+    }
+    *ids = v;
+    *n = cnt;
+    return RWKV_OK;
+}
+
+int
+store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    *ids = NULL;
+    *n = 0;
+    if ((rc = store_prep(s, "WITH RECURSIVE p(id, parent, depth) AS ("
+                            " SELECT id, parent_id, depth FROM turns WHERE id=?"
+                            " UNION ALL SELECT t.id, t.parent_id, t.depth FROM turns t JOIN p ON t.id=p.parent)"
+                            " SELECT id FROM p ORDER BY depth", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, turn);
+    rc = collect_ids(s, st, ids, n, err);
+    sqlite3_finalize(st);
+    if (rc == RWKV_OK && *n == 0)
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no turn %lld", s->path, (long long)turn);
+    return rc;
+}
+
+int
+store_turn_children(store *s, int64_t session, int64_t turn, int64_t **ids, size_t *n,
+                    rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    *ids = NULL;
+    *n = 0;
+    if (turn > 0)
+        rc = store_prep(s, "SELECT id FROM turns WHERE parent_id=? ORDER BY id", &st, err);
+    else
+        rc = store_prep(s, "SELECT id FROM turns WHERE session_id=? AND parent_id IS NULL ORDER BY id",
+                        &st, err);
+    if (rc != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, turn > 0 ? turn : session);
+    rc = collect_ids(s, st, ids, n, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_branch_leaf(store *s, int64_t turn, int64_t *leaf, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, "SELECT max(id) FROM turns WHERE parent_id=?", &st, err)) != RWKV_OK)
+        return rc;
+    *leaf = turn;
+    for (;;) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, *leaf);
+        if (sqlite3_step(st) != SQLITE_ROW) {
+            rc = store_dberr(s, err, "reading turns");
+            break;
+        }
+        if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+            rc = RWKV_OK;
+            break;
+        }
+        *leaf = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_session_insert_tx(store *s, const store_session *in, int64_t *id, rwkv_err *err)
+{
+    int rc = check_title(in->title, err);
+    return rc != RWKV_OK ? rc : session_insert(s, in, in->title, id, err);
+}
+
+int
+store_turn_insert_tx(store *s, store_turn *t, rwkv_err *err)
+{
+    int depth, rc;
+
+    if ((rc = check_turn(s, t, &depth, err)) != RWKV_OK)
+        return rc;
+    return turn_insert(s, t, depth, t->interrupted, err);
+}
+
+/* ---- fork into a new session ------------------------------------------- */
+
+int
+store_session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_t *new_id,
+                   rwkv_err *err)
+{
+    store_session old;
+    char t2[STORE_TITLE_MAX];
+    int64_t *path = NULL, parent = 0;
+    size_t n = 0, nearest = SIZE_MAX;
+    sqlite3_stmt *cp = NULL, *snap = NULL;
+    int rc, r;
+
+    if ((rc = store_session_get(s, id, &old, err)) != RWKV_OK)
+        return rc;
+    r = turn_in_session(s, turn, id, NULL, err);
+    if (r < 0)
+        return RWKV_EDB;
+    if (r == 0)
+        return rwkv_errf(err, RWKV_EINVAL, "%s: turn %lld is not in session %lld", s->path,
+                         (long long)turn, (long long)id);
+    if (title == NULL) {
+        /* "<old> (fork)", cut to fit */
+        snprintf(t2, sizeof t2, "%.*s (fork)", (int)(sizeof t2 - 8), old.title);
+        title = t2;
+    } else if ((rc = check_title(title, err)) != RWKV_OK) {
+        return rc;
+    }
+    if ((rc = store_turn_path(s, turn, &path, &n, err)) != RWKV_OK)
+        return rc;
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
+        goto out;
+    old.created_ms = 0;
+    if ((rc = session_insert(s, &old, title, new_id, err)) != RWKV_OK)
+        goto fail;
+    if ((rc = store_prep(s, "INSERT INTO turns(session_id, parent_id, depth, role, text, tokens, sampling,"
+                            " prefill_tps, decode_tps, time_ms, interrupted) SELECT ?, ?, depth, role, text,"
+                            " tokens, sampling, prefill_tps, decode_tps, time_ms, interrupted FROM turns"
+                            " WHERE id=?", &cp, err)) != RWKV_OK ||
+        (rc = store_prep(s, "INSERT INTO snapshots SELECT ?, fingerprint, version, n_layer, n_embd, n_head,"
+                            " head_size, precision, n_floats, created_ms, blob FROM snapshots WHERE turn_id=?",
+                         &snap, err)) != RWKV_OK)
+        goto fail;
+    /* Copy the snapshots of the last STORE_FORK_SNAPSHOTS turns of the path
+    ** and the nearest one above the fork point: resuming the fork and
+    ** regenerating its last reply are then as fast as in the original, and
+    ** the copy costs at most 3 blobs whatever the length of the
+    ** conversation (a blob of a 1.5B state copies in ~0.2 s with fsync).
+    ** Older states of the fork are rebuilt by replay. */
+    {
+        sqlite3_stmt *has;
+        if ((rc = store_prep(s, "SELECT 1 FROM snapshots WHERE turn_id=?", &has, err)) != RWKV_OK)
+            goto fail;
+        for (size_t i = n; i-- > 0;) {
+            sqlite3_reset(has);
+            sqlite3_bind_int64(has, 1, path[i]);
+            if (sqlite3_step(has) == SQLITE_ROW) {
+                nearest = i;
+                break;
+            }
+        }
+        sqlite3_finalize(has);
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t nid;
+        sqlite3_reset(cp);
+        sqlite3_bind_int64(cp, 1, *new_id);
+        bind_id_or_null(cp, 2, parent);
+        sqlite3_bind_int64(cp, 3, path[i]);
+        if (sqlite3_step(cp) != SQLITE_DONE) {
+            rc = store_dberr(s, err, "copying turns");
+            goto fail;
+        }
+        nid = sqlite3_last_insert_rowid(s->db);
+        parent = nid;
+        if (i != nearest && i + STORE_FORK_SNAPSHOTS < n)
+            continue;
+        sqlite3_reset(snap);
+        sqlite3_bind_int64(snap, 1, nid);
+        sqlite3_bind_int64(snap, 2, path[i]);
+        if (sqlite3_step(snap) != SQLITE_DONE) {
+            rc = store_dberr(s, err, "copying snapshots");
+            goto fail;
+        }
+    }
+    if ((rc = set_head(s, *new_id, parent, err)) != RWKV_OK ||
+        (rc = store_retain(s, *new_id, err)) != RWKV_OK)
+        goto fail;
+    sqlite3_finalize(cp);
+    sqlite3_finalize(snap);
+    cp = snap = NULL;
+    rc = store_tx_commit(s, err);
+    goto out;
+fail:
+    sqlite3_finalize(cp);
+    sqlite3_finalize(snap);
+    store_tx_rollback(s);
+out:
+    free(path);
+    return rc;
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# info.sh -- `rwkv-tui info` on the fixture checkpoints, and its errors.
+. "$(dirname "$0")/lib.sh"
+
+check_info() {   # MODEL FIELD-REGEX...
+    local model=$1 out; shift
+    out=$("$RWKV_TUI" info --model "$model" 2>&1) || { fail "info $model: $out"; return; }
+    for re in "$@"; do
+        printf '%s\n' "$out" | grep -Eq -- "$re" || { fail "info $model: no /$re/ in: $out"; return; }
+    done
+    ok
+}
+check_info "$FX/models/tiny-7v0-fp32.pth" "version: +RWKV 7\.0" "layers: +12" "embedding: +64" \
+    "heads: +1 x 64" "ffn: +256" "vocab: +256" "dtypes: +float32" "format: +pth" "file size: +3445257 bytes"
+check_info "$FX/models/tiny-4v0-bf16.pth" "version: +RWKV 4$" "layers: +4" "embedding: +128" "dtypes: +bfloat16"
+check_info "$FX/models/tiny-5v1-fp32.pth" "version: +RWKV 5\.0" "heads: +8 x 8"
+check_info "$FX/models/rand-v5.1-fp32.pth" "version: +RWKV 5\.1" "layers: +2"
+check_info "$FX/models/tiny-5v2-fp32" "version: +RWKV 5\.2"
+check_info "$FX/models/tiny-6v0-fp32.pth" "version: +RWKV 6\.0" "heads: +16 x 8" "ffn: +448"
+check_info "$FX/models/rand-7v0-h2-bf16.pth" "heads: +2 x 64" "layers: +3" "ffn: +512"
+check_info "$FX/models/world-7v0-rand-bf16.pth" "vocab: +65536"
+if "$RWKV_TUI" info --demo | grep -q "format: *demo"; then ok; else fail "info --demo"; fi
+if "$RWKV_TUI" info --help | grep -q -- '--model'; then ok; else fail "info --help"; fi
+expect_fail "info missing file" "nonexistent" "$RWKV_TUI" info --model /nonexistent/m.pth
+expect_fail "info no model" "--model" "$RWKV_TUI" info
+finish

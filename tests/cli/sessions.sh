@@ -1,0 +1,109 @@
+# tests/cli/sessions.sh -- `rwkv-tui sessions ...` on a real database in a
+# temp dir.  Sessions are created by importing a hand-written JSON export.
+. "$(dirname "$0")/lib.sh"
+T=$RWKV_TUI
+DB=$TMP/db/s.db
+
+cat > "$TMP/chat.json" <<'JSON'
+{"format": "rwkv-tui-session", "version": 1, "title": "Pangolin facts",
+ "created_ms": 1700000000000, "strategy": "cpu fp32", "model": null, "head": 4,
+ "turns": [
+  {"id": 1, "parent": null, "role": "user", "text": "Where do pangolins sleep?",
+   "tokens": [85, 115, 101], "sampling": null, "time_ms": 1700000000001},
+  {"id": 2, "parent": 1, "role": "assistant", "text": "In burrows.\nSome in trees.",
+   "tokens": [73, 110], "sampling": {"temperature": 1, "top_p": 0.3, "seed": "12345"},
+   "prefill_tps": 100.5, "decode_tps": 20.25, "time_ms": 1700000000002, "interrupted": false},
+  {"id": 3, "parent": 2, "role": "user", "text": "And what do they eat?", "tokens": [65],
+   "time_ms": 1700000000003},
+  {"id": 4, "parent": 3, "role": "assistant", "text": "Ants and termites, 很多.", "tokens": [66, 67],
+   "time_ms": 1700000000004, "interrupted": true},
+  {"id": 6, "parent": 1, "role": "assistant", "text": "Regenerated: underground.", "tokens": [1],
+   "time_ms": 1700000000005}
+ ]}
+JSON
+
+# help and usage errors
+out=$("$T" sessions --help) && case $out in *"usage: rwkv-tui sessions"*) ok ;; *) fail "help: $out" ;; esac
+expect_fail "no command" "which command" "$T" sessions --db "$DB"
+expect_fail "unknown command" "unknown command 'frobnicate'" "$T" sessions --db "$DB" frobnicate
+expect_fail "unknown option" "unknown option '--bogus'" "$T" sessions --db "$DB" list --bogus
+expect_fail "bad id" "'abc' is not a session id" "$T" sessions --db "$DB" show abc
+expect_fail "missing arg" "usage: rwkv-tui sessions fork ID TURN" "$T" sessions --db "$DB" fork 1
+expect_fail "db needs value" "needs a value" "$T" sessions list --db
+
+# empty database: created with its directories, mode 0600
+out=$("$T" sessions --db "$DB" list) && case $out in *"no saved sessions"*) ok ;; *) fail "empty list: $out" ;; esac
+[ "$(stat -c %a "$DB")" = 600 ] && ok || fail "db mode $(stat -c %a "$DB")"
+
+# default location from $XDG_DATA_HOME
+XDG_DATA_HOME=$TMP/xdg "$T" sessions list >/dev/null && [ -f "$TMP/xdg/rwkv-tui/rwkv-tui.db" ] && ok \
+    || fail "default db not under XDG_DATA_HOME"
+
+# import, list, show
+out=$("$T" sessions --db "$DB" import "$TMP/chat.json") && [ "$out" = "imported $TMP/chat.json as session 1" ] && ok \
+    || fail "import: $out"
+out=$("$T" sessions --db "$DB" list)
+printf '%s\n' "$out" | grep -Eq '^ +1 .* 5  Pangolin facts$' && ok || fail "list: $out"
+out=$("$T" sessions --db "$DB" show 1)
+case $out in *"session 1: Pangolin facts"*"#1 user [2 branches]:"*"Where do pangolins sleep?"*"#4 assistant [interrupted]:"*"Ants and termites, 很多."*) ok ;;
+    *) fail "show: $out" ;; esac
+case $out in *Regenerated*) fail "show prints another branch" ;; *) ok ;; esac
+expect_fail "show missing" "no session 99" "$T" sessions --db "$DB" show 99
+
+# export markdown (current branch) and json (whole tree); json round trip
+out=$("$T" sessions --db "$DB" export 1)
+case $out in "# Pangolin facts"*"## User"*"Where do pangolins sleep?"*"## Assistant"*"In burrows."*"*(reply interrupted)*"*) ok ;;
+    *) fail "export md: $out" ;; esac
+"$T" sessions --db "$DB" export 1 --format json --out "$TMP/e1.json" && ok || fail "export json"
+out=$("$T" sessions --db "$DB" import "$TMP/e1.json") && [ "$out" = "imported $TMP/e1.json as session 2" ] && ok \
+    || fail "re-import: $out"
+"$T" sessions --db "$DB" export 2 --format=json > "$TMP/e2.json" || fail "export 2"
+norm() { sed -E 's/"(id|parent|head)": [0-9]+/"\1": N/g' "$1"; }
+if diff <(norm "$TMP/e1.json") <(norm "$TMP/e2.json") >/dev/null; then ok; else fail "json round trip differs: $(diff <(norm "$TMP/e1.json") <(norm "$TMP/e2.json") | head -5)"; fi
+grep -q '"seed": "12345"' "$TMP/e1.json" && grep -q '"top_p": 0.3,' "$TMP/e1.json" && ok || fail "sampling in export"
+expect_fail "bad format" "--format 'xml' is not md or json" "$T" sessions --db "$DB" export 1 --format xml
+
+# search
+out=$("$T" sessions --db "$DB" search termites)
+[ "$(printf '%s\n' "$out" | grep -c 'turn')" = 2 ] && case $out in *"[termites]"*) ok ;; *) fail "search: $out" ;; esac \
+    || fail "search hits: $out"
+out=$("$T" sessions --db "$DB" search 'zebra') && case $out in *"no matches"*) ok ;; *) fail "search none: $out" ;; esac
+"$T" sessions --db "$DB" search '"AND (* NEAR' >/dev/null && ok || fail "search with FTS syntax"
+
+# fork, rename, rm
+out=$("$T" sessions --db "$DB" fork 1 2) && [ "$out" = "forked session 1 at turn 2 as session 3" ] && ok || fail "fork: $out"
+out=$("$T" sessions --db "$DB" show 3)
+case $out in *"Pangolin facts (fork)"*"2 turns in the tree"*"In burrows."*) ok ;; *) fail "show fork: $out" ;; esac
+expect_fail "fork foreign turn" "turn 2 is not in session 2" "$T" sessions --db "$DB" fork 2 2
+"$T" sessions --db "$DB" rename 3 "Ants only" && "$T" sessions --db "$DB" list | grep -q 'Ants only$' && ok || fail rename
+out=$("$T" sessions --db "$DB" rm 2) && [ "$out" = "deleted session 2" ] && ok || fail "rm: $out"
+expect_fail "rm twice" "no session 2" "$T" sessions --db "$DB" rm 2
+[ "$("$T" sessions --db "$DB" list | grep -c 'Pangolin facts$')" = 1 ] && ok || fail "list after rm"
+
+# bad input: one line, non-zero exit, nothing else changed
+before=$("$T" sessions --db "$DB" list)
+printf '{"format": "rwkv-tui-session", "version": 1, "title": "x", "turns": [' > "$TMP/trunc.json"
+expect_fail "truncated json" "trunc.json" "$T" sessions --db "$DB" import "$TMP/trunc.json"
+printf '{"format": "rwkv-tui-session", "version": 1, "title": "x", "turns": [{"id": 1, "parent": 7, "role": "user", "text": "a"}]}' > "$TMP/orphan.json"
+expect_fail "orphan turn" "orphan.json: turn 0: parent is not an earlier turn" "$T" sessions --db "$DB" import "$TMP/orphan.json"
+printf '[]' > "$TMP/arr.json"
+expect_fail "not an export" "not a rwkv-tui session export" "$T" sessions --db "$DB" import "$TMP/arr.json"
+expect_fail "missing file" "nope.json: cannot read" "$T" sessions --db "$DB" import "$TMP/nope.json"
+[ "$("$T" sessions --db "$DB" list)" = "$before" ] && ok || fail "a bad import changed the database"
+
+printf 'hello, I am a text file and not a database at all.....................................' > "$TMP/text.db"
+expect_fail "text file as db" "text.db: not a rwkv-tui session database" "$T" sessions --db "$TMP/text.db" list
+cp "$DB" "$TMP/corrupt.db"
+printf 'garbage-garbage-garbage-garbage-garbage-garbage-garbage-garbage-garbage!!' | dd of="$TMP/corrupt.db" conv=notrunc bs=1 seek=0 2>/dev/null
+expect_fail "corrupt db" "corrupt.db: " "$T" sessions --db "$TMP/corrupt.db" list
+mkdir -p "$TMP/adir"
+expect_fail "directory as db" "adir: is a directory" "$T" sessions --db "$TMP/adir" list
+if command -v sqlite3 >/dev/null; then
+    cp "$DB" "$TMP/newer.db"
+    sqlite3 "$TMP/newer.db" 'PRAGMA user_version=42' && \
+    expect_fail "newer schema" "newer.db: session database schema v42 is newer than this rwkv-tui understands" \
+        "$T" sessions --db "$TMP/newer.db" list
+else
+    echo "note: sqlite3 CLI not installed: newer-schema case covered by test_store only"
+fi
+finish

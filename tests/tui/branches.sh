@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# tests/tui/branches.sh -- regenerate makes a sibling reply; step between
+# siblings (M-, / M-.); fork at an earlier turn by editing that message from
+# the branches menu, then step back to the first branch.
+. "$(dirname "$0")/tmuxlib.sh"
+
+tui_start --max-tokens 8 --seed 9
+type_text "alpha"
+keys Enter
+wait_idle
+type_text "beta"
+keys Enter
+wait_idle
+check "two exchanges" '^  beta'
+
+keys C-r
+wait_idle
+check "regenerated reply is sibling 2 of 2" '^RWKV  < 2/2 >'
+keys M-,
+check "previous sibling" '^RWKV  < 1/2 >'
+keys M-.
+check "next sibling" '^RWKV  < 2/2 >'
+
+# fork at the first message
+keys F6
+check "branches menu" 'Branches of this conversation'
+check "lists the first message" 'You:  alpha'
+keys Home Enter
+check "editing notice" 'new branch'
+check "message in the input box" '^\* alpha'
+keys C-u
+type_text "alpha two"
+keys Enter
+wait_idle
+check "new branch shown" '^  alpha two'
+check "user turn is sibling 2 of 2" '^You  < 2/2 >'
+check_not "the old branch's later turn is gone" '^  beta'
+
+# back to the first branch: its later turns return
+keys F6
+check "branches menu again" 'You:  alpha two'
+keys Home Left
+keys Escape
+check "first branch back" '^  beta'
+check "first message back" '^  alpha( +│|$)'
+check "sibling position" '^You  < 1/2 >'
+
+# the branches survive a restart
+tui_quit
+tui_start --max-tokens 8
+keys F2 Enter
+check "resumed on the first branch" '^  beta'
+keys F6 Home Right Escape
+check "second branch after restart" '^  alpha two'
+tui_quit
+tui_finish

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/tui/params.sh -- the parameter sidebar: step values within their
+# bounds, type one in, refuse one out of bounds; a reply obeys max tokens;
+# the sidebar can be hidden.
+. "$(dirname "$0")/tmuxlib.sh"
+
+tui_start --seed 11
+check "sidebar" 'Parameters'
+check "default max tokens" 'max-tokens +1000'
+keys Tab
+check "focus hint" 'Enter +type a value'
+keys Right
+check "temperature stepped up" 'temperature +1\.1'
+keys Left Left
+check "temperature stepped down" 'temperature +0\.9'
+keys Right
+# top-p: up to 1.0 and no further
+keys Down
+for i in $(seq 20); do keys Right; done
+check "top-p clamps at 1" 'top-p +1 *$'
+keys Down Down Down Down Down     # max-tokens
+keys Enter
+check "value prompt with bounds" 'max-tokens \[1\.\.1e\+06\]'
+keys C-u
+type_text "0"
+keys Enter
+check "out of bounds refused" 'out of range'
+check "value kept" 'max-tokens +1000'
+keys Enter C-u
+type_text "5"
+keys Enter
+check "max tokens set to 5" 'max-tokens +5 *$'
+keys Tab
+type_text "count to ten"
+keys Enter
+wait_idle
+keys F9
+check "reply obeyed max tokens" '5 tok, prefill [0-9]+ tok/s, decode [0-9.]+ tok/s, max tokens'
+keys F9
+
+# a second reply after raising it to 12 by typing a digit in the sidebar
+keys Tab
+keys 1 2 Enter
+# typing "1" opens the prompt with "1", then "2": 12
+check "typed 12" 'max-tokens +12 *$'
+keys Tab
+type_text "again"
+keys Enter
+wait_idle
+keys F9
+check "second reply obeyed 12" '12 tok, prefill'
+keys F9
+
+keys F7
+check_not "sidebar hidden" 'Parameters'
+keys F7
+check "sidebar shown" 'Parameters'
+
+tui_quit
+tui_finish

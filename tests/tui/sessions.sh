@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# tests/tui/sessions.sh -- every turn is saved; quit, restart with the same
+# --db, resume from the sessions menu and see the transcript; continue the
+# resumed chat; rename, search, fork and delete sessions.
+. "$(dirname "$0")/tmuxlib.sh"
+
+tui_start --max-tokens 12 --seed 4
+type_text "first session message"
+keys Enter
+wait_idle
+check "session created on the first turn" 'session: first session'
+tui_quit
+
+tui_start --max-tokens 12 --seed 4
+check "a fresh start is a new session" 'session: new'
+check_not "old transcript not shown before resuming" 'first session message'
+keys F2
+check "sessions menu" ' Sessions '
+check "saved session listed" 'first session message +[0-9]+ turns'
+keys Enter
+check "resumed: user turn" '^  first session message'
+check "resumed: reply" '^RWKV'
+check "resumed notice" "resumed 'first session message'"
+check "status shows the session" 'session: first session'
+
+# the resumed conversation continues
+type_text "second message"
+keys Enter
+wait_idle
+check "reply after resume" '^  second message'
+n=$(screen | grep -c '^RWKV')
+if [ "$n" = 2 ]; then ok; else fail "want 2 replies on screen, got $n"; fi
+
+# rename
+keys F2
+check "menu again" ' Sessions '
+keys C-r
+check "rename prompt" 'new title:'
+keys C-u
+type_text "Renamed chat"
+keys Enter
+check "renamed in the menu" 'Renamed chat +[0-9]+ turns'
+# search: no match, then back
+type_text "zzz"
+check "search filters" 'no match'
+keys BSpace BSpace BSpace
+check "search cleared" 'Renamed chat +[0-9]+ turns'
+# fork the session as a new one
+keys C-f
+check "fork loaded" 'session: Renamed chat \(fork\)'
+check "fork has the transcript" '^  second message'
+keys F2
+check "two sessions" 'Renamed chat \(fork\)'
+check "original still there" 'Renamed chat +[0-9]+ turns  '
+# delete the fork (selected: it is the open, most recent one)
+keys C-d
+check "delete asks" "delete 'Renamed chat \(fork\)'\? \(y/n\)"
+keys y
+check "deleted notice" 'session deleted'
+check_not "fork gone" 'Renamed chat \(fork\)'
+keys Escape
+tui_quit
+
+# restart: the renamed session has both exchanges
+tui_start --max-tokens 12
+keys F2
+check "after restart" 'Renamed chat'
+keys Enter
+check "turn 1 back" '^  first session message'
+check "turn 2 back" '^  second message'
+tui_quit
+
+# a database that is not one: one clear line, non-zero exit, no crash
+echo "not a database" > "$TMP/bad.db"
+expect_fail "bad --db" "bad\.db" "$RWKV_TUI" --demo --db "$TMP/bad.db"
+tui_finish

@@ -1,0 +1,107 @@
+# tests/tui/tmuxlib.sh -- helpers for the tmux scenarios (sourced; the name
+# ends in lib.sh so tests/run.sh does not run it as a test).
+#
+#   tui_start [args...]   start the real binary in a private tmux server
+#                         (120x40, --demo, a temp --db and XDG_CONFIG_HOME)
+#   wait_for PATTERN [S]  poll the screen until an extended regex matches
+#   screen                the screen as text
+#   keys KEYS...          tmux send-keys
+#   tui_quit              F10, then wait for the process to exit 0
+#   tui_finish            sanitizer/crash check of every run, then `finish`
+. "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
+SOCK=rwkvtest-$$
+RUNS=0
+export XDG_CONFIG_HOME=$TMP/config
+mkdir -p "$XDG_CONFIG_HOME"
+DB=$TMP/sessions.db
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+unset NO_COLOR
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "tmux not found: skipping"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+
+tmx() { tmux -L "$SOCK" "$@"; }
+
+# tui_start [args]: the binary gets --demo --db $DB unless NODEMO=1.
+tui_start() {
+    RUNS=$((RUNS + 1))
+    local extra="--demo --db $DB"
+    [ "${NODEMO:-0}" = 1 ] && extra=""
+    local try
+    tmx kill-server 2>/dev/null
+    for try in 1 2 3 4 5; do
+        sleep 0.2
+        tmx -f /dev/null new-session -d -x "${W:-120}" -y "${H:-40}" \
+            "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${TUI_ENV:-} \
+             '$RWKV_TUI' $extra $* 2>'$TMP/stderr.$RUNS'; echo EXIT=\$?; sleep 600" \
+            2>/dev/null && break
+    done
+    tmx set-option -g window-size manual >/dev/null 2>&1
+    wait_for 'F1 help|terminal too small|EXIT=' 10
+    wait_idle 100       # the greeting is prefilled at start
+}
+
+screen() { tmx capture-pane -p -J 2>/dev/null; }
+keys() { tmx send-keys "$@"; }
+type_text() { tmx send-keys -l -- "$1"; }
+
+# wait_for PATTERN [SECONDS]: 0 when the screen matches.
+wait_for() {
+    local pat=$1 t=${2:-10} i=0 n
+    n=$((t * 10))
+    while [ $i -lt $n ]; do
+        if screen | grep -Eq -- "$pat"; then return 0; fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# check DESC PATTERN [SECONDS]: a test that the screen shows PATTERN.
+check() {
+    if wait_for "$2" "${3:-10}"; then ok; else fail "$1: /$2/ not on screen"; screen | sed 's/^/    | /' | head -45; fi
+}
+# check_not DESC PATTERN [SECONDS]: PATTERN leaves the screen (polls).
+check_not() {
+    local i=0 n=$(( ${3:-5} * 10 ))
+    while [ $i -lt $n ]; do
+        if ! screen | grep -Eq -- "$2"; then ok; return; fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$1: /$2/ is on screen"; screen | sed 's/^/    | /'
+}
+
+# Wait until the reply in progress has finished (status shows no activity).
+wait_idle() {
+    local i=0
+    sleep 0.2
+    while [ $i -lt ${1:-300} ]; do
+        if ! screen | head -1 | grep -Eq 'prefilling|generating'; then return 0; fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+tui_quit() {
+    keys F10
+    if wait_for '^EXIT=0' 10; then ok; else fail "quit: no clean exit"; screen | tail -5; fi
+}
+
+tui_finish() {
+    local f
+    for f in "$TMP"/stderr.*; do
+        [ -f "$f" ] || continue
+        if grep -Eq 'Sanitizer|runtime error|LeakSanitizer|Segmentation' "$f"; then
+            fail "sanitizer/crash report in run ${f##*.}:"
+            head -30 "$f"
+        fi
+    done
+    tmx kill-server 2>/dev/null
+    finish
+}

@@ -1,0 +1,660 @@
+/*
+** test_chat.c -- core/chat.c: normalisation, streaming, the stop rule, and
+** the chat demo end to end through the real model and tokenizer:
+**
+**   - generation/chat_generation_cases.json (byte-level tiny models, greeting
+**     or state file, greedy with penalties): same greeting/prompt tokens,
+**     same generated tokens, prefill logits within 1e-3;
+**   - world/world-7v0.json chat_demo_flow (World tokenizer): greeting and
+**     user tokens, 32 greedy steps, printed pieces;
+**   - cancellation keeps state == before-reply state + kept tokens fed;
+**     regen restores and resamples (same seed -> same reply); cancel in
+**     prefill rolls back; a state file for another model is refused.
+*/
+#include <stdint.h>
+
+#include "../../core/chat.h"
+#include "../../core/json.h"
+#include "../../core/utf8.h"
+#include "../harness.h"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+struct sink {
+    char   buf[65536];
+    size_t len;
+    size_t n;
+    char   piece[512][96];
+    int    phases[64];
+    size_t n_phases;
+    int    done;
+    int    bad_utf8;
+};
+
+static void
+on_text(void *ud, const char *text, size_t len)
+{
+    struct sink *s = ud;
+
+    if (!utf8_valid(text, len))
+        s->bad_utf8 = 1;
+    if (s->len + len < sizeof s->buf) {
+        memcpy(s->buf + s->len, text, len);
+        s->len += len;
+        s->buf[s->len] = 0;
+    }
+    if (s->n < 512 && len < 96) {
+        memcpy(s->piece[s->n], text, len);
+        s->piece[s->n][len] = 0;
+    }
+    s->n++;
+}
+
+static void
+on_phase(void *ud, int phase)
+{
+    struct sink *s = ud;
+
+    if (s->n_phases < 64)
+        s->phases[s->n_phases++] = phase;
+}
+
+static void
+on_done(void *ud, const chat_turn *t)
+{
+    struct sink *s = ud;
+
+    (void)t;
+    s->done++;
+}
+
+static void
+sink_reset(struct sink *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+static json_doc *
+load_json(const char *rel)
+{
+    char path[1024];
+    json_doc *d = NULL;
+    rwkv_err err;
+
+    test_fixture_path(path, sizeof path, rel);
+    if (json_parse_file(path, &d, &err) != RWKV_OK) {
+        printf("cannot read %s: %s\n", path, err.msg);
+        return NULL;
+    }
+    return d;
+}
+
+static int
+ids_equal_json(const int32_t *ids, size_t n, const json_value *arr)
+{
+    if (arr == NULL || arr->len != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] != (int32_t)json_at(arr, i)->num)
+            return 0;
+    return 1;
+}
+
+static rwkv_model *
+open_model(const char *rel)
+{
+    char path[1024];
+    rwkv_model *m = NULL;
+    rwkv_err err;
+
+    test_fixture_path(path, sizeof path, rel);
+    if (rwkv_model_open(path, NULL, &m, &err) != RWKV_OK) {
+        TEST_CONDF(0, "open %s: %s", path, err.msg);
+        return NULL;
+    }
+    return m;
+}
+
+/* ---- pure parts ---------------------------------------------------------- */
+
+static void
+check_norm(const char *in, size_t inlen, const char *want)
+{
+    size_t n;
+    char *got = chat_normalize(in, inlen, &n);
+
+    TEST_CONDF(got && n == strlen(want) && strcmp(got, want) == 0,
+               "normalize: got '%s' want '%s'", got ? got : "(null)", want);
+    free(got);
+}
+
+static void
+test_normalize(void)
+{
+    check_norm("  hi  ", 6, "hi");
+    check_norm("a\n\n\nb", 5, "a\nb");
+    check_norm("a\r\n\r\nb", 6, "a\nb");         /* CRLF first: no "\n\n" slips through */
+    check_norm("\t\n x \n\n", 7, "x");
+    check_norm("\xe3\x80\x80wide space\xc2\xa0", 15, "wide space");  /* Unicode strip */
+    check_norm("bad\xff byte", 9, "bad\xef\xbf\xbd byte");
+    check_norm("cut\xe4\xbd", 5, "cut\xef\xbf\xbd");
+    check_norm("   ", 3, "");
+    check_norm("", 0, "");
+    check_norm("a\rb", 3, "a\rb");
+}
+
+static const char *const stop_nn[1] = { "\n\n" };
+
+static void
+push_all(chat_stream *st, struct sink *s, const char *const *pieces, size_t n, int *stopped)
+{
+    *stopped = 0;
+    for (size_t i = 0; i < n && !*stopped; i++)
+        *stopped = chat_stream_push(st, pieces[i], strlen(pieces[i]), on_text, s) == 1;
+}
+
+static void
+test_stream(void)
+{
+    chat_stream *st = NULL;
+    struct sink *s = calloc(1, sizeof *s);
+    rwkv_err err;
+    int stopped;
+
+    TEST_COND("stream create", chat_stream_create(stop_nn, 1, &st, &err) == RWKV_OK);
+    {
+        /* "你" = E4 BD A0 split over three tokens, then "好" in one */
+        const char *p[] = { "a", "\xe4", "\xbd", "\xa0", "\xe5\xa5\xbd", "b" };
+        push_all(st, s, p, 6, &stopped);
+        TEST_COND("split char: emitted whole", s->n == 4 && strcmp(s->piece[1], "\xe4\xbd\xa0") == 0 &&
+                                                   strcmp(s->buf, "a\xe4\xbd\xa0\xe5\xa5\xbd" "b") == 0);
+        TEST_COND("split char: never invalid", !s->bad_utf8 && !stopped);
+    }
+    sink_reset(s);
+    chat_stream_reset(st);
+    {
+        /* stop rule: "\n" held back, "\n\n" ends, text before it kept */
+        const char *p[] = { "Hi", " there", "\n", "\n", "User" };
+        push_all(st, s, p, 5, &stopped);
+        TEST_COND("stop: stopped", stopped);
+        TEST_COND("stop: text excludes stop string", strcmp(s->buf, "Hi there") == 0 && s->n == 2);
+    }
+    sink_reset(s);
+    chat_stream_reset(st);
+    {
+        const char *p[] = { "a\n", "b", "\n\nc" };
+        push_all(st, s, p, 3, &stopped);
+        TEST_COND("single newline kept", strcmp(s->buf, "a\nb") == 0 && stopped);
+        TEST_COND("newline held with its text (demo pieces)", strcmp(s->piece[0], "a\nb") == 0);
+    }
+    sink_reset(s);
+    chat_stream_reset(st);
+    {
+        const char *p[] = { "x\xff", "y" };
+        push_all(st, s, p, 2, &stopped);
+        TEST_COND("invalid byte replaced", strcmp(s->buf, "x\xef\xbf\xbdy") == 0 && !s->bad_utf8);
+        const char *q[] = { "z\xe4\xbd" };
+        push_all(st, s, q, 1, &stopped);
+        TEST_COND("incomplete tail held", strcmp(s->buf, "x\xef\xbf\xbdy") == 0);
+        chat_stream_flush(st, on_text, s);
+        TEST_COND("flush: incomplete tail -> U+FFFD", strcmp(s->buf, "x\xef\xbf\xbdyz\xef\xbf\xbd") == 0);
+    }
+    sink_reset(s);
+    chat_stream_reset(st);
+    {
+        const char *p[] = { "end\n" };
+        push_all(st, s, p, 1, &stopped);
+        chat_stream_flush(st, on_text, s);
+        TEST_COND("flush emits held newline", strcmp(s->buf, "end\n") == 0);
+    }
+    chat_stream_destroy(st);
+    st = NULL;
+    {
+        static const char *const stops[2] = { "###", "\nUser:" };
+        sink_reset(s);
+        TEST_COND("two stops", chat_stream_create(stops, 2, &st, &err) == RWKV_OK);
+        const char *p[] = { "ok #", "# not", "\nUse", "r: x" };
+        push_all(st, s, p, 4, &stopped);
+        TEST_COND("custom stop string", stopped && strcmp(s->buf, "ok ## not") == 0);
+        chat_stream_destroy(st);
+    }
+    {
+        static const char *const bad[1] = { "" };
+        TEST_COND("empty stop refused", chat_stream_create(bad, 1, &st, &err) == RWKV_EINVAL);
+    }
+    free(s);
+}
+
+/* ---- byte-level generation cases through the model ----------------------- */
+
+static void
+test_generation_e2e(void)
+{
+    json_doc *d = load_json("generation/chat_generation_cases.json");
+    const json_value *cases;
+    tok *bt = NULL;
+    rwkv_err err;
+
+    if (d == NULL) {
+        TEST_COND("chat_generation_cases.json", 0);
+        return;
+    }
+    TEST_COND("byte tokenizer", tok_create_bytes(&bt, &err) == RWKV_OK);
+    cases = json_get(json_root(d), "cases");
+    for (size_t ci = 0; cases && ci < cases->len; ci++) {
+        const json_value *c = json_at(cases, ci);
+        const char *id = json_str(c, "id");
+        const json_value *init_state = json_get(c, "init_state");
+        const json_value *init_ctx = json_get(c, "init_ctx");
+        const char *prompt = json_str(c, "prompt_ctx");
+        rwkv_model *m = open_model(json_str(c, "model_file"));
+        chat_config cfg;
+        chat *ch = NULL;
+        struct sink *s = calloc(1, sizeof *s);
+        chat_callbacks cb = { on_text, on_phase, on_done, s };
+        char statepath[1024], msg[256];
+        const chat_turn *t;
+        size_t nraw;
+        float *raw;
+        char rawpath[1024];
+
+        if (m == NULL) {
+            free(s);
+            continue;
+        }
+        chat_config_init(&cfg);
+        if (init_state && init_state->type == JSON_STRING)
+            cfg.state_path = test_fixture_path(statepath, sizeof statepath, init_state->str);
+        cfg.samp.temperature = (float)json_num(c, "temperature", 1);
+        cfg.samp.top_p = (float)json_num(c, "top_p", 0);
+        cfg.samp.presence = (float)json_num(c, "alpha_presence", 0);
+        cfg.samp.frequency = (float)json_num(c, "alpha_frequency", 0);
+        cfg.samp.decay = (float)json_num(c, "penalty_decay", 0);
+        cfg.samp.max_tokens = (int)json_num(c, "steps", 0);
+        cfg.samp.chunk = (int)json_num(c, "chunk_len", 256);
+        cfg.samp_set = ~0u;   /* everything "set by the user": no state defaults */
+        cfg.samp.seed = 1;
+        if (chat_create(m, bt, &cfg, &cb, &ch, &err) != RWKV_OK) {
+            TEST_CONDF(0, "%s: chat_create: %s", id, err.msg);
+            rwkv_model_close(m);
+            free(s);
+            continue;
+        }
+        if (init_ctx && init_ctx->type == JSON_STRING)
+            TEST_CONDF(strcmp(chat_greeting(ch), init_ctx->str) == 0, "%s: greeting differs", id);
+        else
+            TEST_CONDF(chat_greeting(ch)[0] == 0, "%s: greeting with a state file", id);
+        /* the prompt_ctx is "User: {msg}\n\nAssistant:" */
+        snprintf(msg, sizeof msg, "%.*s", (int)(strlen(prompt) - strlen("User: ") - strlen("\n\nAssistant:")),
+                 prompt + strlen("User: "));
+        TEST_CONDF(chat_submit(ch, msg, strlen(msg), &err) == RWKV_OK, "%s: submit", id);
+        TEST_CONDF(chat_run(ch, &err) == RWKV_OK, "%s: run: %s", id, err.msg);
+        t = chat_turn_at(ch, 0);
+        TEST_CONDF(t && ids_equal_json(t->prompt_ids, t->n_prompt, json_get(c, "prompt_tokens")),
+                   "%s: prompt tokens", id);
+        TEST_CONDF(t && ids_equal_json(t->reply_ids, t->n_reply, json_get(c, "generated_tokens")),
+                   "%s: generated tokens differ from the reference", id);
+        TEST_CONDF(t && t->stop == CHAT_STOP_MAX_TOKENS, "%s: stop reason %d", id, t ? t->stop : -1);
+        TEST_CONDF(s->done == 1 && chat_phase(ch) == CHAT_IDLE, "%s: done once, idle", id);
+        TEST_CONDF(s->n_phases >= 4 && s->phases[0] == CHAT_PREFILL &&
+                       s->phases[s->n_phases - 1] == CHAT_IDLE,
+                   "%s: phase sequence", id);
+        TEST_CONDF(!s->bad_utf8 && t && strcmp(t->reply, s->buf) == 0, "%s: reply == streamed text", id);
+        raw = test_read_f32(test_fixture_path(rawpath, sizeof rawpath,
+                                              json_str(json_get(c, "raw_logits"), "file")),
+                            &nraw);
+        if (raw && chat_logits_before_reply(ch)) {
+            double diff = test_max_abs_diff(raw, chat_logits_before_reply(ch), 256);
+            TEST_CONDF(diff <= 1e-3, "%s: logits after prefill differ by %g", id, diff);
+        }
+        free(raw);
+        chat_destroy(ch);
+        rwkv_model_close(m);
+        free(s);
+    }
+    tok_close(bt);
+    json_free(d);
+}
+
+/* ---- World chat_demo_flow ------------------------------------------------ */
+
+static void
+test_world_flow(void)
+{
+    json_doc *d = load_json("world/world-7v0.json");
+    const json_value *flow = NULL, *cases, *gen;
+    char vpath[1024];
+    tok *wt = NULL;
+    rwkv_model *m;
+    rwkv_err err;
+    chat_config cfg;
+    chat *ch = NULL;
+    struct sink *s = calloc(1, sizeof *s);
+    chat_callbacks cb = { on_text, NULL, NULL, s };
+    const chat_turn *t;
+    const char *msg;
+    size_t ngreet;
+    const int32_t *greet;
+
+    if (d == NULL) {
+        TEST_COND("world-7v0.json", 0);
+        free(s);
+        return;
+    }
+    cases = json_get(json_root(d), "cases");
+    for (size_t i = 0; cases && i < cases->len; i++)
+        if (strcmp(json_str(json_at(cases, i), "id"), "chat_demo_flow") == 0)
+            flow = json_at(cases, i);
+    TEST_COND("chat_demo_flow present", flow != NULL);
+    if (flow == NULL)
+        goto out;
+    gen = json_get(flow, "generation");
+    if (tok_open_world(test_fixture_path(vpath, sizeof vpath, "rwkv_vocab_v20230424.txt"), &wt,
+                       &err) != RWKV_OK) {
+        TEST_CONDF(0, "World vocab: %s", err.msg);
+        goto out;
+    }
+    m = open_model(json_str(json_root(d), "model_file"));
+    if (m == NULL)
+        goto out;
+    chat_config_init(&cfg);
+    cfg.samp.temperature = (float)json_num(gen, "temperature", 1);
+    cfg.samp.top_p = (float)json_num(gen, "top_p", 0);
+    cfg.samp.presence = (float)json_num(gen, "alpha_presence", 0);
+    cfg.samp.frequency = (float)json_num(gen, "alpha_frequency", 0);
+    cfg.samp.decay = (float)json_num(gen, "penalty_decay", 0);
+    cfg.samp.max_tokens = (int)json_num(gen, "max_steps", 32);
+    cfg.samp.chunk = (int)json_num(flow, "chunk_len", 256);
+    if (chat_create(m, wt, &cfg, &cb, &ch, &err) != RWKV_OK) {
+        TEST_CONDF(0, "world chat_create: %s", err.msg);
+        rwkv_model_close(m);
+        goto out;
+    }
+    TEST_COND("world greeting text", strcmp(chat_greeting(ch), json_str(flow, "init_ctx")) == 0);
+    greet = chat_greeting_ids(ch, &ngreet);
+    TEST_COND("world greeting tokens", ids_equal_json(greet, ngreet, json_get(flow, "init_tokens")));
+    msg = json_str(flow, "user_msg");
+    TEST_COND("world submit", chat_submit(ch, msg, strlen(msg), &err) == RWKV_OK);
+    TEST_CONDF(chat_run(ch, &err) == RWKV_OK, "world run: %s", err.msg);
+    t = chat_turn_at(ch, 0);
+    TEST_COND("world user tokens", t && ids_equal_json(t->prompt_ids, t->n_prompt, json_get(flow, "user_tokens")));
+    TEST_COND("world 32 greedy tokens", t && ids_equal_json(t->reply_ids, t->n_reply, json_get(gen, "tokens")));
+    {
+        char p[1024];
+        size_t n = 0;
+        float *ref = test_read_f32(test_fixture_path(p, sizeof p,
+                                                     json_str(json_get(flow, "logits_after_user"), "file")),
+                                   &n);
+        if (ref && n == 65536 && chat_logits_before_reply(ch)) {
+            double diff = test_max_abs_diff(ref, chat_logits_before_reply(ch), n);
+            TEST_CONDF(diff <= 1e-3, "world logits after user differ by %g", diff);
+        } else {
+            TEST_COND("world logits_after_user", 0);
+        }
+        free(ref);
+    }
+    {
+        /* printed pieces: one for one while the demo prints */
+        const json_value *pp = json_get(gen, "printed_pieces");
+        int match = pp != NULL;
+        for (size_t k = 0; pp && k < pp->len; k++)
+            if (k >= s->n || k >= 512 || strcmp(s->piece[k], json_at(pp, k)->str) != 0) {
+                TEST_INFO("world piece %zu: got '%s' ref '%s'", k, k < s->n ? s->piece[k] : "",
+                          json_at(pp, k)->str);
+                match = 0;
+                break;
+            }
+        TEST_COND("world printed pieces", match);
+        TEST_COND("world streamed text is valid UTF-8", !s->bad_utf8);
+    }
+    {
+        char p[1024];
+        size_t n = 0;
+        float *ref = test_read_f32(test_fixture_path(p, sizeof p, json_str(json_get(flow, "final_state"), "file")), &n);
+        const rwkv_state *st = chat_state(ch);
+        if (ref && n == rwkv_state_len(st)) {
+            double diff = test_max_abs_diff(ref, rwkv_state_cdata(st), n);
+            TEST_CONDF(diff <= 1e-3, "world final state differs by %g", diff);
+        } else {
+            TEST_COND("world final state", 0);
+        }
+        free(ref);
+    }
+    chat_destroy(ch);
+    rwkv_model_close(m);
+out:
+    tok_close(wt);
+    json_free(d);
+    free(s);
+}
+
+/* ---- cancel, regen, determinism, state files ----------------------------- */
+
+static int
+run_reply(chat *ch, const char *msg, rwkv_err *err)
+{
+    if (chat_submit(ch, msg, strlen(msg), err) != RWKV_OK)
+        return -1;
+    return chat_run(ch, err);
+}
+
+static void
+test_control(void)
+{
+    rwkv_model *m = open_model("models/tiny-7v0-fp32.pth");
+    tok *bt = NULL;
+    rwkv_err err;
+    chat_config cfg;
+    chat *ch = NULL, *ch2 = NULL;
+    struct sink *s = calloc(1, sizeof *s);
+    chat_callbacks cb = { on_text, NULL, NULL, s };
+    rwkv_state *replay = NULL;
+    char reply1[4096];
+    int32_t ids1[512];
+    size_t n1;
+
+    if (m == NULL) {
+        free(s);
+        return;
+    }
+    tok_create_bytes(&bt, &err);
+    chat_config_init(&cfg);
+    cfg.samp.temperature = 1.0f;
+    cfg.samp.top_p = 0.9f;
+    cfg.samp.max_tokens = 40;
+    cfg.samp.seed = 1234;
+    cfg.samp_set = PARAMS_BIT(params_find("seed"));
+    TEST_COND("control chat", chat_create(m, bt, &cfg, &cb, &ch, &err) == RWKV_OK);
+    {
+        int was_random;
+        TEST_COND("seed as given", chat_seed(ch, &was_random) == 1234 && !was_random);
+    }
+    /* empty message: refused, nothing fed */
+    TEST_COND("empty message refused", chat_submit(ch, " \n\n ", 4, &err) == RWKV_EINVAL &&
+                                            strstr(err.msg, "say something") != NULL &&
+                                            chat_n_turns(ch) == 0 && chat_phase(ch) == CHAT_IDLE);
+    TEST_COND("regen with no turn refused", chat_regen(ch, &err) == RWKV_EINVAL);
+
+    /* determinism: same seed -> same reply; a different seed -> different */
+    TEST_COND("reply 1", run_reply(ch, "Tell me a story.", &err) == RWKV_OK);
+    {
+        const chat_turn *t = chat_turn_at(ch, 0);
+        snprintf(reply1, sizeof reply1, "%s", t->reply);
+        n1 = t->n_reply;
+        memcpy(ids1, t->reply_ids, n1 * sizeof(int32_t));
+        TEST_COND("max_tokens honoured", t->n_reply <= 40 && t->n_reply > 0);
+    }
+    cfg.samp_set = PARAMS_BIT(params_find("seed"));
+    TEST_COND("chat 2", chat_create(m, bt, &cfg, NULL, &ch2, &err) == RWKV_OK);
+    TEST_COND("reply 2", run_reply(ch2, "Tell me a story.", &err) == RWKV_OK);
+    TEST_COND("same seed, same reply",
+              chat_turn_at(ch2, 0)->n_reply == n1 &&
+                  memcmp(chat_turn_at(ch2, 0)->reply_ids, ids1, n1 * sizeof(int32_t)) == 0 &&
+                  strcmp(chat_turn_at(ch2, 0)->reply, reply1) == 0);
+    chat_destroy(ch2);
+    cfg.samp.seed = 99;
+    TEST_COND("chat 3", chat_create(m, bt, &cfg, NULL, &ch2, &err) == RWKV_OK);
+    TEST_COND("reply 3", run_reply(ch2, "Tell me a story.", &err) == RWKV_OK);
+    TEST_COND("different seed, different reply (T=1, top_p 0.9)",
+              chat_turn_at(ch2, 0)->n_reply != n1 ||
+                  memcmp(chat_turn_at(ch2, 0)->reply_ids, ids1, n1 * sizeof(int32_t)) != 0);
+    chat_destroy(ch2);
+
+    /* the state after the reply == before_reply + reply tokens fed one by one */
+    rwkv_state_create(m, &replay, &err);
+    rwkv_state_copy(replay, chat_state_before_reply(ch));
+    for (size_t i = 0; i < n1; i++)
+        rwkv_eval(m, &ids1[i], 1, replay, NULL, &err);
+    TEST_COND("state == before_reply + reply tokens",
+              memcmp(rwkv_state_cdata(replay), rwkv_state_cdata(chat_state(ch)),
+                     rwkv_state_len(replay) * sizeof(float)) == 0);
+
+    /* regen with the recorded seed reproduces the reply without prefill */
+    chat_set_next_seed(ch, chat_turn_at(ch, 0)->samp.seed);
+    TEST_COND("regen", chat_regen(ch, &err) == RWKV_OK && chat_phase(ch) == CHAT_GENERATING);
+    chat_run(ch, &err);
+    TEST_COND("regen, same seed: same reply", chat_n_turns(ch) == 1 &&
+                                                  chat_turn_at(ch, 0)->n_reply == n1 &&
+                                                  memcmp(chat_turn_at(ch, 0)->reply_ids, ids1,
+                                                         n1 * sizeof(int32_t)) == 0 &&
+                                                  chat_turn_at(ch, 0)->n_regen == 1 &&
+                                                  chat_last_stats(ch)->prefill_tokens == 0);
+    {
+        uint64_t before = chat_turn_at(ch, 0)->samp.seed;
+        TEST_COND("regen: new seed", chat_regen(ch, &err) == RWKV_OK);
+        chat_run(ch, &err);
+        TEST_COND("regen draws a new seed", chat_turn_at(ch, 0)->samp.seed != before);
+    }
+
+    /* cancel mid-reply: the kept tokens are exactly what the state has fed */
+    {
+        const chat_turn *t;
+        rwkv_state_copy(replay, chat_state(ch));
+        TEST_COND("submit 2", chat_submit(ch, "And then?", 9, &err) == RWKV_OK);
+        while (chat_phase(ch) != CHAT_GENERATING)
+            chat_step(ch, &err);
+        for (int i = 0; i < 7; i++)
+            chat_step(ch, &err);
+        chat_cancel(ch);
+        chat_run(ch, &err);
+        t = chat_turn_at(ch, 1);
+        TEST_COND("cancelled reply recorded", t && t->interrupted && t->stop == CHAT_STOP_CANCEL &&
+                                                  t->n_reply == 7);
+        rwkv_state_copy(replay, chat_state_before_reply(ch));
+        for (size_t i = 0; t && i < t->n_reply; i++)
+            rwkv_eval(m, &t->reply_ids[i], 1, replay, NULL, &err);
+        TEST_COND("cancel: state == before_reply + kept tokens",
+                  memcmp(rwkv_state_cdata(replay), rwkv_state_cdata(chat_state(ch)),
+                         rwkv_state_len(replay) * sizeof(float)) == 0);
+        /* the next prompt carries the "\n\n" the cancelled reply never got */
+        TEST_COND("submit 3", chat_submit(ch, "ok", 2, &err) == RWKV_OK);
+        t = chat_turn_at(ch, 2);
+        TEST_COND("separator after an interrupted reply",
+                  t->n_prompt > 2 && t->prompt_ids[0] == '\n' && t->prompt_ids[1] == '\n' &&
+                      t->prompt_ids[2] == 'U');
+        /* cancel during prefill: turn dropped, state back at the turn start */
+        rwkv_state_copy(replay, chat_state(ch));
+        chat_cancel(ch);
+        chat_run(ch, &err);
+        TEST_COND("cancel in prefill drops the turn", chat_n_turns(ch) == 2 && chat_phase(ch) == CHAT_IDLE);
+        TEST_COND("cancel in prefill restores the state",
+                  memcmp(rwkv_state_cdata(replay), rwkv_state_cdata(chat_state(ch)),
+                         rwkv_state_len(replay) * sizeof(float)) == 0);
+    }
+
+    /* reset: back to the post-greeting state, no re-prefill */
+    chat_reset(ch);
+    TEST_COND("reset clears turns", chat_n_turns(ch) == 0 && chat_greeting_fed(ch));
+    TEST_COND("reset state == start",
+              memcmp(rwkv_state_cdata(chat_state(ch)), rwkv_state_cdata(chat_state_start(ch)),
+                     rwkv_state_len(replay) * sizeof(float)) == 0);
+
+    /* a state file for another model: refused, the chat goes on */
+    {
+        char p[1024];
+        TEST_COND("foreign state file refused",
+                  chat_load_state_file(ch, test_fixture_path(p, sizeof p, "states/state-6v0-A.pth"),
+                                       &err) != RWKV_OK &&
+                      err.msg[0] != 0);
+        TEST_COND("chat still works", run_reply(ch, "hi", &err) == RWKV_OK && chat_n_turns(ch) == 1);
+        TEST_COND("own state file loads",
+                  chat_load_state_file(ch, test_fixture_path(p, sizeof p, "states/state-7v0-A.pth"),
+                                       &err) == RWKV_OK);
+        TEST_COND("state file: greeting gone, turns cleared, state defaults",
+                  chat_n_turns(ch) == 0 && chat_greeting(ch)[0] == 0 &&
+                      chat_sampling(ch)->top_p == 0.2f && chat_sampling(ch)->presence == 0.3f);
+        TEST_COND("reply after state file", run_reply(ch, "hi", &err) == RWKV_OK);
+    }
+    rwkv_state_destroy(replay);
+    chat_destroy(ch);
+    tok_close(bt);
+    rwkv_model_close(m);
+    free(s);
+}
+
+/* ---- resume: restore + push_turn + set_turn_start, then regen ------------ */
+
+static void
+test_resume(void)
+{
+    rwkv_model *m = open_model("models/tiny-7v0-fp32.pth");
+    tok *bt = NULL;
+    rwkv_err err;
+    chat_config cfg;
+    chat *a = NULL, *b = NULL;
+    rwkv_state *ts = NULL;
+    const chat_turn *t0, *t1;
+
+    if (m == NULL)
+        return;
+    tok_create_bytes(&bt, &err);
+    chat_config_init(&cfg);
+    cfg.samp.max_tokens = 24;
+    cfg.samp.top_p = 0.8f;
+    cfg.samp.seed = 77;
+    cfg.samp_set = PARAMS_BIT(params_find("seed"));
+    TEST_COND("resume: chat a", chat_create(m, bt, &cfg, NULL, &a, &err) == RWKV_OK);
+    TEST_COND("resume: reply", run_reply(a, "Where is Paris?", &err) == RWKV_OK);
+    rwkv_state_create(m, &ts, &err);
+    rwkv_state_copy(ts, chat_state_turn_start(a));
+    t0 = chat_turn_at(a, 0);
+
+    TEST_COND("resume: chat b", chat_create(m, bt, &cfg, NULL, &b, &err) == RWKV_OK);
+    TEST_COND("resume: push turn", chat_push_turn(b, t0, &err) == RWKV_OK);
+    chat_restore_state(b, chat_state(a), t0->stop != CHAT_STOP_STRING);
+    TEST_COND("resume: regen without snapshots refused", chat_regen(b, &err) == RWKV_EINVAL);
+    TEST_COND("resume: restored state",
+              memcmp(rwkv_state_cdata(chat_state(b)), rwkv_state_cdata(chat_state(a)),
+                     rwkv_state_len(ts) * sizeof(float)) == 0);
+    chat_set_turn_start(b, ts);
+    chat_set_next_seed(b, t0->samp.seed);
+    TEST_COND("resume: regen re-prefills", chat_regen(b, &err) == RWKV_OK && chat_phase(b) == CHAT_PREFILL);
+    chat_run(b, &err);
+    t1 = chat_turn_at(b, 0);
+    TEST_COND("resume: regen reproduces the reply",
+              chat_n_turns(b) == 1 && t1->n_reply == t0->n_reply &&
+                  memcmp(t1->reply_ids, t0->reply_ids, t0->n_reply * sizeof(int32_t)) == 0 &&
+                  strcmp(t1->reply, t0->reply) == 0 && t1->stats.prefill_tokens == t0->n_prompt);
+    TEST_COND("resume: same final state",
+              memcmp(rwkv_state_cdata(chat_state(b)), rwkv_state_cdata(chat_state(a)),
+                     rwkv_state_len(ts) * sizeof(float)) == 0);
+    /* a follow-up works and carries the separator rule */
+    TEST_COND("resume: next turn", run_reply(b, "And Rome?", &err) == RWKV_OK && chat_n_turns(b) == 2);
+    rwkv_state_destroy(ts);
+    chat_destroy(a);
+    chat_destroy(b);
+    tok_close(bt);
+    rwkv_model_close(m);
+}
+
+int
+main(void)
+{
+    test_normalize();
+    test_stream();
+    test_generation_e2e();
+    test_world_flow();
+    test_control();
+    test_resume();
+    return TEST_REPORT();
+}

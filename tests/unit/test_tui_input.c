@@ -1,0 +1,202 @@
+/*
+** test_tui_input.c -- the input editor (tui/input.c), the menu list logic
+** (tui/menu.c) and the sidebar's parameter bounds (tui/sidebar.c).
+*/
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "../../tui/input.h"
+#include "../../tui/menu.h"
+#include "../../tui/sidebar.h"
+
+#define IS(in, s, c) (strcmp((in)->buf, (s)) == 0 && (in)->cur == (size_t)(c))
+
+static void
+type(tui_input *in, const char *s)
+{
+    tui_input_insert(in, s, strlen(s));
+}
+
+static void
+test_input(void)
+{
+    tui_input in;
+    char *s;
+    int r, c, rows;
+
+    tui_input_init(&in);
+    type(&in, "hello");
+    TEST_COND("insert", IS(&in, "hello", 5));
+    tui_input_left(&in);
+    tui_input_left(&in);
+    type(&in, "X");
+    TEST_COND("insert mid", IS(&in, "helXlo", 4));
+    tui_input_home(&in);
+    TEST_COND("home", in.cur == 0);
+    tui_input_end(&in);
+    TEST_COND("end", in.cur == 6);
+    tui_input_backspace(&in);
+    TEST_COND("backspace", IS(&in, "helXl", 5));
+    tui_input_home(&in);
+    tui_input_delete(&in);
+    TEST_COND("delete", IS(&in, "elXl", 0));
+    tui_input_right(&in);
+    tui_input_kill_eol(&in);
+    TEST_COND("ctrl-k", IS(&in, "e", 1));
+    type(&in, "one two  three");
+    tui_input_kill_word(&in);
+    TEST_COND("ctrl-w", IS(&in, "eone two  ", 10));
+    tui_input_kill_word(&in);
+    TEST_COND("ctrl-w over spaces", IS(&in, "eone ", 5));
+    tui_input_kill_bol(&in);
+    TEST_COND("ctrl-u", IS(&in, "", 0));
+
+    /* whole characters: CJK (3 bytes), e + combining acute, emoji (4 bytes) */
+    type(&in, "a\xe4\xb8\xad" "e\xcc\x81" "\xf0\x9f\x98\x80");
+    tui_input_left(&in);
+    TEST_COND("left over emoji", in.cur == 7);
+    tui_input_left(&in);
+    TEST_COND("left over e+combining", in.cur == 4);
+    tui_input_backspace(&in);
+    TEST_COND("backspace CJK whole", IS(&in, "ae\xcc\x81\xf0\x9f\x98\x80", 1));
+    tui_input_delete(&in);
+    TEST_COND("delete e+combining whole", IS(&in, "a\xf0\x9f\x98\x80", 1));
+    tui_input_clear(&in);
+
+    /* multi-line: up/down keep the column; ctrl-k at the end joins lines */
+    type(&in, "abcdef\nxy\nlonger line");
+    tui_input_up(&in);
+    TEST_COND("up clamps to short line end", in.cur == 9);
+    tui_input_up(&in);
+    TEST_COND("up keeps column 2", in.cur == 2);
+    tui_input_down(&in);
+    TEST_COND("down", in.cur == 9);
+    tui_input_end(&in);
+    tui_input_kill_eol(&in);
+    TEST_COND("ctrl-k joins lines", IS(&in, "abcdef\nxylonger line", 9));
+    tui_input_home(&in);
+    TEST_COND("home of line 2", in.cur == 7);
+
+    /* take + history */
+    s = tui_input_take(&in);
+    TEST_COND("take returns text", s && strcmp(s, "abcdef\nxylonger line") == 0);
+    free(s);
+    TEST_COND("take clears", IS(&in, "", 0));
+    type(&in, "   \n ");
+    TEST_COND("blank is not sent", tui_input_take(&in) == NULL);
+    tui_input_clear(&in);
+    type(&in, "second");
+    free(tui_input_take(&in));
+    type(&in, "draft");
+    TEST_COND("up -> last history", tui_input_up(&in) && strcmp(in.buf, "second") == 0);
+    TEST_COND("up -> older", tui_input_up(&in) && strncmp(in.buf, "abcdef", 6) == 0);
+    TEST_COND("up within a multi-line entry", tui_input_up(&in) && in.cur == 6);
+    TEST_COND("up at oldest stops", !tui_input_up(&in));
+    tui_input_down(&in);            /* multi-line entry: moves within it first */
+    tui_input_end(&in);
+    tui_input_down(&in);
+    TEST_COND("down -> newer", strcmp(in.buf, "second") == 0);
+    tui_input_down(&in);
+    TEST_COND("down -> draft restored", strcmp(in.buf, "draft") == 0);
+
+    /* layout: cursor row/col for a width */
+    tui_input_set(&in, "abcdefgh");
+    rows = tui_input_layout(&in, 5, &r, &c);
+    TEST_CONDF(rows == 2 && r == 1 && c == 3, "layout rows %d r %d c %d", rows, r, c);
+    tui_input_set(&in, "\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89");
+    rows = tui_input_layout(&in, 4, &r, &c);
+    TEST_CONDF(rows == 2 && r == 1 && c == 2, "CJK layout rows %d r %d c %d", rows, r, c);
+    tui_input_set(&in, "abcde");
+    rows = tui_input_layout(&in, 5, &r, &c);
+    TEST_CONDF(r == 1 && c == 0 && rows == 2, "full row cursor rows %d r %d c %d", rows, r, c);
+    tui_input_fini(&in);
+}
+
+static void
+test_menu(void)
+{
+    tui_menu m;
+    const tui_menu_item *it;
+
+    tui_menu_init(&m, 1, "Sessions");
+    tui_menu_add(&m, "Chat about cats", "3 turns", NULL, 10);
+    tui_menu_add(&m, "Rust questions", NULL, "/tmp/x", 11);
+    tui_menu_add(&m, "More CATS", "1 turn", NULL, 12);
+    tui_menu_add(&m, "zebra", NULL, NULL, 13);
+    TEST_COND("all visible", m.nvis == 4);
+    tui_menu_move(&m, 2);
+    it = tui_menu_selected(&m);
+    TEST_COND("move", it && it->id == 12);
+    tui_menu_set_filter(&m, "cat");
+    TEST_COND("filter case-insensitive", m.nvis == 2);
+    it = tui_menu_selected(&m);
+    TEST_COND("selection kept when it matches", it && it->id == 12);
+    tui_menu_move(&m, 5);
+    TEST_COND("clamped at end", m.sel == 1);
+    tui_menu_move(&m, -9);
+    TEST_COND("clamped at start", m.sel == 0);
+    tui_menu_set_filter(&m, "turn");
+    TEST_COND("filter matches detail", m.nvis == 2);
+    tui_menu_set_filter(&m, "nothing");
+    TEST_COND("no match -> no selection", m.nvis == 0 && tui_menu_selected(&m) == NULL);
+    tui_menu_move(&m, 1);
+    tui_menu_set_filter(&m, "");
+    TEST_COND("back to all", m.nvis == 4);
+    TEST_COND("select id", tui_menu_select_id(&m, 13) && m.sel == 3);
+    tui_menu_fit(&m, 2);
+    TEST_COND("fit scrolls", m.top == 2);
+    tui_menu_home(&m);
+    tui_menu_fit(&m, 2);
+    TEST_COND("home", m.sel == 0 && m.top == 0);
+    tui_menu_end(&m);
+    tui_menu_fit(&m, 3);
+    TEST_COND("end + fit", m.sel == 3 && m.top == 1);
+    TEST_COND("data kept", strcmp(m.items[1].data, "/tmp/x") == 0);
+    tui_menu_fini(&m);
+}
+
+static void
+test_params(void)
+{
+    rwkv_sampling s;
+    rwkv_err err;
+    int t = params_find("temperature"), mt = params_find("max_tokens");
+    int tp = params_find("top_p"), k = params_find("top_k");
+
+    params_defaults(&s);
+    TEST_COND("a row per table entry", tui_param_count() >= 9);
+    TEST_COND("step temperature", tui_param_step(&s, t, +1) && s.temperature > 1.05f &&
+                                  s.temperature < 1.15f);
+    s.temperature = 4.95f;
+    tui_param_step(&s, t, +1);
+    tui_param_step(&s, t, +1);
+    TEST_COND("temperature clamps at 5", s.temperature == 5.0f);
+    s.top_p = 0.0f;
+    TEST_COND("top_p at 0 cannot go down", !tui_param_step(&s, tp, -1) && s.top_p == 0.0f);
+    s.top_k = 0;
+    tui_param_step(&s, k, -10);
+    TEST_COND("top_k stays >= 0", s.top_k == 0);
+    s.max_tokens = 30;
+    tui_param_step(&s, mt, -1);
+    TEST_COND("max_tokens clamps at 1", s.max_tokens == 1);
+    TEST_COND("typed value in bounds", tui_param_set_text(&s, mt, "7", &err) == RWKV_OK &&
+                                       s.max_tokens == 7);
+    TEST_COND("typed value out of bounds refused",
+              tui_param_set_text(&s, mt, "0", &err) != RWKV_OK && s.max_tokens == 7);
+    TEST_COND("typed garbage refused",
+              tui_param_set_text(&s, t, "hot", &err) != RWKV_OK && s.temperature == 5.0f);
+    TEST_COND("typed top_p 1.5 refused", tui_param_set_text(&s, tp, "1.5", &err) != RWKV_OK);
+}
+
+int
+main(void)
+{
+    if (setlocale(LC_ALL, "C.UTF-8") == NULL)
+        setlocale(LC_ALL, "en_US.UTF-8");
+    test_input();
+    test_menu();
+    test_params();
+    return TEST_REPORT();
+}

@@ -1,0 +1,169 @@
+/*
+** test_tui_text.c -- display width, wrapping by display width and the
+** output sanitiser (tui/text.c), and the transcript's row cache/scroll.
+*/
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "../../tui/text.h"
+#include "../../tui/transcript.h"
+
+/* Wrap S to W and compare the rows against the '|'-separated EXPECT. */
+static int
+wrap_is(const char *s, int w, const char *expect)
+{
+    tui_span *sp;
+    size_t n = tui_wrap(s, strlen(s), w, &sp);
+    char got[1024] = "";
+    size_t gl = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        gl += (size_t)snprintf(got + gl, sizeof got - gl, "%s%.*s", i ? "|" : "",
+                               (int)sp[i].len, s + sp[i].off);
+        if (sp[i].cols > w && !(w == 1 && sp[i].cols == 2)) {
+            free(sp);
+            printf("     row %zu has %d cols > %d\n", i, sp[i].cols, w);
+            return 0;
+        }
+    }
+    free(sp);
+    if (strcmp(got, expect) != 0) {
+        printf("     wrap(\"%s\", %d) = \"%s\", want \"%s\"\n", s, w, got, expect);
+        return 0;
+    }
+    return 1;
+}
+
+static int
+san_is(const char *in, size_t n, const char *expect)
+{
+    tui_buf b;
+    int ok;
+
+    tui_buf_init(&b);
+    tui_buf_add(&b, "", 0);
+    tui_sanitize(in, n, &b);
+    ok = strcmp(b.p, expect) == 0;
+    if (!ok)
+        printf("     sanitize -> \"%s\", want \"%s\"\n", b.p, expect);
+    tui_buf_fini(&b);
+    return ok;
+}
+
+int
+main(void)
+{
+    if (setlocale(LC_ALL, "C.UTF-8") == NULL)
+        setlocale(LC_ALL, "en_US.UTF-8");
+
+    /* display width: ASCII 1, CJK 2, emoji 2, combining marks 0 */
+    TEST_COND("ascii width", tui_str_width("abc", 3) == 3);
+    TEST_COND("CJK width 2 each", tui_str_width("\xe4\xb8\xad\xe6\x96\x87", 6) == 4);
+    TEST_COND("emoji width 2", tui_str_width("\xf0\x9f\x98\x80", 4) == 2);
+    TEST_COND("e + combining acute = 1", tui_str_width("e\xcc\x81", 3) == 1);
+    TEST_COND("fullwidth A = 2", tui_str_width("\xef\xbc\xa1", 3) == 2);
+    TEST_COND("invalid byte counts 1", tui_str_width("\xff", 1) == 1);
+
+    /* whole characters: base + combining marks */
+    TEST_COND("char_len e+acute", tui_char_len("e\xcc\x81x", 4) == 3);
+    TEST_COND("char_prev e+acute", tui_char_prev("xe\xcc\x81", 4) == 1);
+    TEST_COND("char_prev CJK", tui_char_prev("a\xe4\xb8\xad", 4) == 1);
+
+    /* wrapping */
+    TEST_COND("short line", wrap_is("hello", 10, "hello"));
+    TEST_COND("word wrap drops the space", wrap_is("hello world foo", 11, "hello world|foo"));
+    TEST_COND("word wrap at 8", wrap_is("hello world foo", 8, "hello|world|foo"));
+    TEST_COND("long word hard break", wrap_is("abcdefghij", 4, "abcd|efgh|ij"));
+    TEST_COND("newlines", wrap_is("a\n\nb", 5, "a||b"));
+    TEST_COND("empty text is one row", wrap_is("", 5, ""));
+    /* 10 CJK chars (20 cols) at width 7: 3 per row (6 cols), the 4th would be 8 */
+    TEST_COND("CJK wraps at the right column",
+              wrap_is("\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89\xe5\x9b\x9b\xe4\xba\x94"
+                      "\xe5\x85\xad\xe4\xb8\x83\xe5\x85\xab\xe4\xb9\x9d\xe5\x8d\x81", 7,
+                      "\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89|\xe5\x9b\x9b\xe4\xba\x94"
+                      "\xe5\x85\xad|\xe4\xb8\x83\xe5\x85\xab\xe4\xb9\x9d|\xe5\x8d\x81"));
+    TEST_COND("CJK at even width 6",
+              wrap_is("\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89\xe5\x9b\x9b", 6,
+                      "\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89|\xe5\x9b\x9b"));
+    /* mixed: "ab " then CJK may break before a wide char */
+    TEST_COND("mixed latin + CJK",
+              wrap_is("ab \xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89", 6,
+                      "ab \xe4\xb8\x80|\xe4\xba\x8c\xe4\xb8\x89"));
+    TEST_COND("combining mark stays with its base",
+              wrap_is("abce\xcc\x81" "f", 4, "abce\xcc\x81|f"));
+    TEST_COND("emoji wraps as 2 cols",
+              wrap_is("a\xf0\x9f\x98\x80\xf0\x9f\x98\x80", 4,
+                      "a\xf0\x9f\x98\x80|\xf0\x9f\x98\x80"));
+    TEST_COND("wide char in width 1", wrap_is("\xe4\xb8\x80x", 1, "\xe4\xb8\x80|x"));
+
+    /* sanitiser */
+    TEST_COND("plain text kept", san_is("hi there", 8, "hi there"));
+    TEST_COND("CSI colour dropped", san_is("a\x1b[31mred\x1b[0m b", 15, "ared b"));
+    TEST_COND("OSC title dropped (BEL)", san_is("x\x1b]0;pwned\x07y", 12, "xy"));
+    TEST_COND("OSC dropped (ST)", san_is("x\x1b]8;;http://a\x1b\\y", 18, "xy"));
+    TEST_COND("C0 dropped, newline kept", san_is("a\x01\x08\rb\nc\x7f", 8, "ab\nc"));
+    TEST_COND("tab expanded", san_is("a\tb", 3, "a    b"));
+    TEST_COND("C1 CSI (U+009B) dropped", san_is("a\xc2\x9b" "31mb", 7, "a31mb"));
+    TEST_COND("invalid UTF-8 -> U+FFFD", san_is("a\xffz", 3, "a\xef\xbf\xbdz"));
+    TEST_COND("CJK kept", san_is("\xe4\xb8\xad", 3, "\xe4\xb8\xad"));
+    {
+        /* a sequence and a character split across chunks */
+        tui_sanitizer s;
+        tui_buf b;
+        tui_buf_init(&b);
+        tui_buf_add(&b, "", 0);
+        tui_san_init(&s);
+        tui_san_push(&s, "a\x1b[3", 4, &b);
+        tui_san_push(&s, "1mb\xe4\xb8", 5, &b);
+        TEST_COND("split: partial char waits", strcmp(b.p, "ab") == 0);
+        tui_san_push(&s, "\xad" "c", 2, &b);
+        tui_san_flush(&s, &b);
+        TEST_CONDF(strcmp(b.p, "ab\xe4\xb8\xad" "c") == 0, "split -> '%s'", b.p);
+        tui_buf_fini(&b);
+    }
+    {
+        /* an unterminated OSC gives up after TUI_SAN_MAX_SEQ bytes */
+        char big[TUI_SAN_MAX_SEQ + 64];
+        tui_buf b;
+        memset(big, 'z', sizeof big);
+        big[0] = 0x1b;
+        big[1] = ']';
+        tui_buf_init(&b);
+        tui_buf_add(&b, "", 0);
+        tui_sanitize(big, sizeof big, &b);
+        TEST_COND("unterminated OSC does not eat everything", b.len > 0 && b.len < 64);
+        tui_buf_fini(&b);
+    }
+
+    /* transcript rows and scrolling */
+    {
+        tui_transcript t;
+        int a;
+        tui_tr_init(&t);
+        tui_tr_layout(&t, 12);          /* text width 10 */
+        tui_tr_add(&t, TUI_TURN_USER, "hello", 5);
+        TEST_COND("turn = header + 1 row + blank", t.nrows == 3);
+        a = tui_tr_add(&t, TUI_TURN_ASSISTANT, "", 0);
+        tui_tr_append(&t, a, "0123456789abcde", 15);  /* 2 rows */
+        TEST_CONDF(t.nrows == 3 + 4, "rows %zu", t.nrows);
+        TEST_COND("first row with h=3", tui_tr_first_row(&t, 3) == 4);
+        tui_tr_scroll(&t, 2, 3);
+        TEST_COND("scroll back 2", tui_tr_first_row(&t, 3) == 2);
+        tui_tr_append(&t, a, "fghijklmno", 10);        /* one more row */
+        TEST_COND("scrolled-back view stays put", tui_tr_first_row(&t, 3) == 2);
+        tui_tr_scroll(&t, 100, 3);
+        TEST_COND("scroll clamps at top", tui_tr_first_row(&t, 3) == 0);
+        tui_tr_scroll(&t, -1000, 3);
+        TEST_COND("scroll clamps at bottom", t.scroll == 0);
+        tui_tr_append(&t, a, "\x1b[2J", 4);
+        TEST_COND("escape never reaches turn text", strchr(t.turns[a].text.p, 0x1b) == NULL);
+        tui_tr_layout(&t, 7);           /* text width 5: "hello" 1 row; 25 chars 5 rows */
+        TEST_CONDF(t.nrows == 3 + 7, "relayout rows %zu", t.nrows);
+        tui_tr_truncate(&t, 1);
+        TEST_COND("truncate", t.nturns == 1 && t.nrows == 3);
+        tui_tr_fini(&t);
+    }
+    return TEST_REPORT();
+}

@@ -1,0 +1,176 @@
+/*
+** test_tui_theme.c -- theme and config files (tui/theme.c, tui/config.c):
+** the shipped themes load, broken files give one message naming the line
+** and the field and leave the defaults in place, key names parse.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "../../tui/config.h"
+#include "../../tui/theme.h"
+
+static char tmpdir[] = "/tmp/rwkv-theme-test.XXXXXX";
+
+static const char *
+write_tmp(const char *name, const char *text)
+{
+    static char path[512];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+static void
+test_theme(void)
+{
+    theme t, def;
+    char msg[512];
+    const char *p;
+    static const char *shipped[] = { "themes/default.yaml", "themes/dark.yaml",
+                                     "themes/light.yaml", "themes/mono.yaml" };
+
+    theme_default(&def);
+    TEST_COND("role names", strcmp(theme_role_name(THEME_ROLE_USER_HEADER), "user_header") == 0);
+    for (size_t i = 0; i < 4; i++)
+        TEST_CONDF(theme_load_file(shipped[i], &t, msg, sizeof msg) == 0,
+                   "%s: %s", shipped[i], msg);
+    theme_load_file("themes/dark.yaml", &t, msg, sizeof msg);
+    TEST_COND("dark: name", strcmp(t.name, "dark") == 0);
+    TEST_COND("dark: user_header fg 81 bold",
+              t.role[THEME_ROLE_USER_HEADER].fg == 81 &&
+              (t.role[THEME_ROLE_USER_HEADER].attrs & THEME_BOLD));
+    theme_load_file("themes/mono.yaml", &t, msg, sizeof msg);
+    TEST_COND("mono: status has no colour",
+              t.role[THEME_ROLE_STATUS].fg == -1 && t.role[THEME_ROLE_STATUS].bg == -1 &&
+              t.role[THEME_ROLE_STATUS].attrs == THEME_REVERSE);
+
+    p = write_tmp("bad_colour.yaml", "name: x\nroles:\n  user:\n    fg: purpel\n");
+    theme_default(&t);
+    t.role[0].fg = 5;   /* must stay untouched on failure */
+    TEST_COND("unknown colour fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, ":4:") && strstr(msg, "'fg'") && strstr(msg, "'user'") &&
+               strstr(msg, "purpel"), "msg: %s", msg);
+    TEST_COND("failed load leaves theme alone", t.role[0].fg == 5);
+
+    p = write_tmp("bad_key.yaml", "name: x\nroles:\n  user:\n    fg: red\n    blink: true\n");
+    TEST_COND("unknown key fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "blink") && strstr(msg, ":5") && strstr(msg, "'user'"), "msg: %s", msg);
+
+    p = write_tmp("bad_role.yaml", "roles:\n  usr: { fg: red }\n");
+    TEST_COND("unknown role fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "usr") && strstr(msg, ":2"), "msg: %s", msg);
+
+    p = write_tmp("bad_syntax.yaml", "roles:\n  user: [1\n");
+    TEST_COND("syntax error fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "bad_syntax.yaml:2") != NULL, "msg: %s", msg);
+
+    p = write_tmp("big_num.yaml", "roles:\n  status: { fg: 300 }\n");
+    TEST_COND("colour 300 fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, ":2:") && strstr(msg, "300"), "msg: %s", msg);
+
+    p = write_tmp("binary.yaml", "\x01\x02garbage: [\n");
+    TEST_COND("binary junk fails cleanly", theme_load_file(p, &t, msg, sizeof msg) != 0);
+
+    p = write_tmp("empty.yaml", "");
+    TEST_CONDF(theme_load_file(p, &t, msg, sizeof msg) == 0, "empty: %s", msg);
+
+    TEST_COND("missing file fails", theme_load_file("/nonexistent/x.yaml", &t, msg, sizeof msg) != 0);
+    TEST_COND("missing file message", strstr(msg, "/nonexistent/x.yaml") != NULL);
+
+    /* lookup by name in $XDG_CONFIG_HOME/rwkv-tui/themes */
+    {
+        char dir[600];
+        snprintf(dir, sizeof dir, "%s/rwkv-tui", tmpdir);
+        mkdir(dir, 0700);
+        snprintf(dir, sizeof dir, "%s/rwkv-tui/themes", tmpdir);
+        mkdir(dir, 0700);
+        write_tmp("rwkv-tui/themes/mine.yaml", "name: mine\nroles:\n  error: { fg: 200 }\n");
+        setenv("XDG_CONFIG_HOME", tmpdir, 1);
+        TEST_CONDF(theme_load("mine", &t, msg, sizeof msg) == 0 && t.role[THEME_ROLE_ERROR].fg == 200,
+                   "user theme: %s", msg);
+        TEST_COND("unknown name -> default + message",
+                  theme_load("nosuch", &t, msg, sizeof msg) != 0 && strstr(msg, "nosuch") &&
+                  memcmp(&t, &def, sizeof t) == 0);
+        TEST_COND("default without a file", theme_load("default", &t, msg, sizeof msg) == 0);
+    }
+    theme_default(&t);
+    theme_strip_colors(&t);
+    TEST_COND("NO_COLOR strips", t.role[THEME_ROLE_STATUS].bg == -1 &&
+                                 t.role[THEME_ROLE_STATUS].attrs == THEME_REVERSE);
+    TEST_COND("colour names", theme_parse_color("cyan") == 6 && theme_parse_color("255") == 255 &&
+                              theme_parse_color("256") == -2 && theme_parse_color("x") == -2);
+}
+
+static void
+test_config(void)
+{
+    tui_config c;
+    char msg[512], buf[32];
+    const char *p;
+
+    TEST_COND("key F2", cfg_key_parse("F2") == CFG_KEY_F(2));
+    TEST_COND("key C-q", cfg_key_parse("C-q") == 17);
+    TEST_COND("key ^Q", cfg_key_parse("^Q") == 17);
+    TEST_COND("key M-x", cfg_key_parse("M-x") == CFG_KEY_ALT('x'));
+    TEST_COND("key F13 bad", cfg_key_parse("F13") == -1);
+    TEST_COND("key C-1 bad", cfg_key_parse("C-1") == -1);
+    cfg_key_name(CFG_KEY_F(10), buf, sizeof buf);
+    TEST_COND("name F10", strcmp(buf, "F10") == 0);
+    cfg_key_name(CFG_KEY_CTRL('r'), buf, sizeof buf);
+    TEST_COND("name C-r", strcmp(buf, "C-r") == 0);
+
+    p = write_tmp("config.yaml", "model: /m/x.pth\nstrategy: cpu bf16\ntheme: dark\n"
+                                 "state_dir: /states\nkeys:\n  quit: C-q\n  sessions: F8\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "config: %s", msg);
+    TEST_COND("config values", strcmp(c.model, "/m/x.pth") == 0 &&
+                               strcmp(c.strategy, "cpu bf16") == 0 &&
+                               strcmp(c.theme, "dark") == 0 && strcmp(c.state_dir, "/states") == 0);
+    TEST_COND("config keys", c.keys[CFG_ACT_QUIT] == 17 && c.keys[CFG_ACT_SESSIONS] == CFG_KEY_F(8));
+    TEST_COND("other keys default", c.keys[CFG_ACT_HELP] == CFG_KEY_F(1));
+    TEST_COND("action for key", cfg_action_for_key(&c, 17) == CFG_ACT_QUIT);
+
+    p = write_tmp("bad1.yaml", "model: x\nkeys:\n  quit: Hyper-q\n");
+    TEST_COND("bad key fails", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, ":3:") && strstr(msg, "'quit'") && strstr(msg, "Hyper-q"), "msg: %s", msg);
+    TEST_COND("bad file -> defaults", c.model[0] == '\0' && c.keys[CFG_ACT_QUIT] == CFG_KEY_F(10));
+
+    p = write_tmp("bad2.yaml", "model: x\nstrategy: cpu\nmodle: y\n");
+    TEST_COND("unknown field fails", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "modle") && strstr(msg, ":3"), "msg: %s", msg);
+
+    p = write_tmp("bad3.yaml", "model: [a, b]\n");
+    TEST_COND("sequence for a string fails", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "'model'") != NULL, "msg: %s", msg);
+
+    setenv("XDG_CONFIG_HOME", "/nonexistent-dir", 1);
+    TEST_COND("no default config is fine", cfg_load(NULL, &c, msg, sizeof msg) == 0);
+    TEST_COND("explicit missing config fails", cfg_load("/nonexistent/c.yaml", &c, msg, sizeof msg) != 0);
+}
+
+int
+main(void)
+{
+    if (mkdtemp(tmpdir) == NULL) {
+        printf("mkdtemp failed\n");
+        return 1;
+    }
+    test_theme();
+    test_config();
+    {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0)
+            printf("     could not remove %s\n", tmpdir);
+    }
+    return TEST_REPORT();
+}

@@ -1,0 +1,984 @@
+/*
+** app.c -- the full-screen client: setup, the poll() loop, key dispatch.
+**
+** Loop (UI thread):  draw if dirty -> poll(stdin, worker pipe) -> drain the
+** worker's events -> read every pending key.  SIGWINCH makes ncurses return
+** KEY_RESIZE, which only re-lays out and redraws.  The worker (worker.c) is
+** the only other thread; see app.h for who touches what.
+*/
+#define _XOPEN_SOURCE 700
+#define NCURSES_WIDECHAR 1
+#include "app.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include <ncursesw/curses.h>
+
+#include "../core/utf8.h"
+#include "sidebar.h"
+#include "text.h"
+
+#define TUI_POLL_MS       250    /* idle poll timeout: nothing else needs ticks */
+#define TUI_ESC_WAIT_MS   30     /* a key after ESC within this is Alt+key */
+#define TUI_PASTE_MAX     (1u << 20)
+
+#define K_ENTER      TUI_K_ENTER
+#define K_ALT_ENTER  TUI_K_ALT_ENTER
+#define K_ESC        TUI_K_ESC
+#define K_PASTE_BEG  TUI_K_PASTE_BEG
+#define K_PASTE_END  TUI_K_PASTE_END
+
+void
+tui_notice(struct app *a, int is_err, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(a->notice, sizeof a->notice, fmt, ap);
+    va_end(ap);
+    a->notice_err = is_err;
+    a->dirty = 1;
+}
+
+void
+tui_apply_sampling(struct app *a)
+{
+    if (a->chat && !a->busy)
+        chat_set_sampling(a->chat, &a->samp, a->samp_set);
+}
+
+/* ---- worker events -------------------------------------------------------- */
+
+static void
+on_end(struct app *a, const tui_event *e)
+{
+    int job = a->w.job;
+
+    tui_worker_join(&a->w);
+    a->busy = 0;
+    a->phase = CHAT_IDLE;
+    if (job == TUI_JOB_PRIME) {
+        if (e->rc != RWKV_OK)
+            tui_notice(a, 1, "greeting: %s", e->err.msg);
+        tui_apply_sampling(a);
+        a->dirty = 1;
+        if (a->queued) {
+            char *q = a->queued;
+            a->queued = NULL;
+            tui_send(a, q);
+            free(q);
+        }
+        return;
+    }
+    if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns) {
+        const chat_turn *t = chat_n_turns(a->chat) ? chat_turn_at(a->chat, chat_n_turns(a->chat) - 1)
+                                                  : NULL;
+        int interrupted = t && t->interrupted;
+        tui_turn *tu = &a->tr.turns[a->reply_turn];
+
+        if (e->rc != RWKV_OK && (t == NULL || t->stop != CHAT_STOP_ERROR || job == TUI_JOB_SUBMIT)) {
+            /* refused before anything ran (empty message, ...) */
+            if (t == NULL || t->reply_len == 0) {
+                tui_tr_truncate(&a->tr, a->reply_turn);
+                if (job == TUI_JOB_SUBMIT && a->tr.nturns > 0 &&
+                    a->tr.turns[a->tr.nturns - 1].role == TUI_TURN_USER &&
+                    a->tr.turns[a->tr.nturns - 1].store_id == 0)
+                    tui_tr_truncate(&a->tr, a->tr.nturns - 1);
+            }
+            tui_notice(a, 1, "%s", e->err.msg[0] ? e->err.msg : rwkv_strerror(e->rc));
+            a->reply_turn = -1;
+            tui_apply_sampling(a);
+            return;
+        }
+        if (t) {
+            snprintf(tu->stats, sizeof tu->stats,
+                     "%llu tok, prefill %.0f tok/s, decode %.1f tok/s%s",
+                     (unsigned long long)t->stats.gen_tokens, t->stats.prefill_tps,
+                     t->stats.decode_tps,
+                     t->stop == CHAT_STOP_MAX_TOKENS ? ", max tokens" : "");
+            a->last_stats = t->stats;
+        }
+        tui_tr_finish(&a->tr, a->reply_turn, interrupted ? TUI_TURN_INTERRUPTED : 0);
+        tui_session_save_reply(a, interrupted);
+        if (e->rc != RWKV_OK)
+            tui_notice(a, 1, "%s", e->err.msg);
+    }
+    a->reply_turn = -1;
+    tui_apply_sampling(a);
+    a->dirty = 1;
+}
+
+static void
+handle_events(struct app *a)
+{
+    tui_event *list = tui_worker_drain(&a->w);
+
+    for (tui_event *e = list; e; e = e->next) {
+        switch (e->type) {
+        case TUI_EV_TEXT:
+            if (a->reply_turn >= 0)
+                tui_tr_append(&a->tr, a->reply_turn, e->text, e->len);
+            break;
+        case TUI_EV_PHASE:
+            a->phase = e->phase;
+            break;
+        case TUI_EV_DONE:
+            a->last_stats = e->stats;
+            break;
+        case TUI_EV_END:
+            on_end(a, e);
+            break;
+        default:
+            break;
+        }
+        a->dirty = 1;
+    }
+    tui_event_free(list);
+}
+
+/* ---- actions -------------------------------------------------------------- */
+
+void
+tui_send(struct app *a, const char *text)
+{
+    char *msg;
+
+    if (a->busy) {
+        tui_notice(a, 1, "a reply is still running (Esc cancels it)");
+        return;
+    }
+    if (a->fork_pending) {
+        /* editing an earlier message: continue from its parent */
+        int64_t parent = a->fork_parent;
+        a->fork_pending = 0;
+        if (tui_session_load(a, a->sid, parent) != 0)
+            return;
+    }
+    msg = tui_xstrdup(text);
+    tui_tr_add(&a->tr, TUI_TURN_USER, text, strlen(text));
+    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
+    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
+    tui_tr_scroll_end(&a->tr);
+    tui_apply_sampling(a);
+    a->turns_before = chat_n_turns(a->chat);
+    a->busy = 1;
+    a->phase = CHAT_PREFILL;
+    if (tui_worker_start(a, TUI_JOB_SUBMIT, msg) != 0) {
+        a->busy = 0;
+        tui_notice(a, 1, "could not start the generation thread");
+    }
+    a->dirty = 1;
+}
+
+static void
+regen(struct app *a)
+{
+    int last = a->tr.nturns - 1;
+
+    if (a->busy) {
+        tui_notice(a, 1, "a reply is still running");
+        return;
+    }
+    if (last < 0 || a->tr.turns[last].role != TUI_TURN_ASSISTANT || chat_n_turns(a->chat) == 0) {
+        tui_notice(a, 1, "no reply to regenerate");
+        return;
+    }
+    tui_tr_truncate(&a->tr, last);
+    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
+    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
+    tui_tr_scroll_end(&a->tr);
+    tui_apply_sampling(a);
+    a->turns_before = chat_n_turns(a->chat) - 1;
+    a->busy = 1;
+    a->phase = CHAT_GENERATING;
+    if (tui_worker_start(a, TUI_JOB_REGEN, NULL) != 0) {
+        a->busy = 0;
+        tui_notice(a, 1, "could not start the generation thread");
+    }
+}
+
+static void
+step_sibling(struct app *a, int dir)
+{
+    int last = a->tr.nturns - 1;
+
+    if (a->busy) {
+        tui_notice(a, 1, "a reply is still running");
+        return;
+    }
+    while (last >= 0 && a->tr.turns[last].store_id == 0)
+        last--;
+    if (last < 0) {
+        tui_notice(a, 1, "no saved turn to switch");
+        return;
+    }
+    tui_session_step_sibling(a, a->tr.turns[last].store_id, dir);
+}
+
+/* Edit the last user message: the next send forks at its parent. */
+static void
+edit_last(struct app *a)
+{
+    for (int i = a->tr.nturns - 1; i >= 0; i--) {
+        tui_turn *t = &a->tr.turns[i];
+        if (t->role == TUI_TURN_USER && t->store_id != 0) {
+            store_turn st;
+            rwkv_err err;
+            if (store_turn_get(a->st, t->store_id, &st, &err) != RWKV_OK) {
+                tui_notice(a, 1, "%s", err.msg);
+                return;
+            }
+            a->fork_parent = st.parent_id;
+            a->fork_pending = 1;
+            store_turn_fini(&st);
+            tui_input_set(&a->in, t->text.p);
+            tui_notice(a, 0, "editing an earlier message: sending it starts a new branch");
+            return;
+        }
+    }
+    tui_notice(a, 1, "no saved message to edit");
+}
+
+/* Write the message in $EDITOR (curses suspended meanwhile). */
+static void
+external_editor(struct app *a)
+{
+    const char *ed = getenv("VISUAL");
+    char path[] = "/tmp/rwkv-tui-msg.XXXXXX";
+    char cmd[1200];
+    int fd;
+    FILE *f;
+
+    if (ed == NULL || *ed == '\0')
+        ed = getenv("EDITOR");
+    if (ed == NULL || *ed == '\0')
+        ed = "vi";
+    fd = mkstemp(path);
+    if (fd < 0) {
+        tui_notice(a, 1, "editor: cannot create a temporary file");
+        return;
+    }
+    if (write(fd, a->in.buf, a->in.len) < 0) {
+        /* the editor starts empty then */
+    }
+    close(fd);
+    def_prog_mode();
+    endwin();
+    snprintf(cmd, sizeof cmd, "%.1000s '%s'", ed, path);
+    if (system(cmd) != 0)
+        tui_notice(a, 1, "editor '%s' failed", ed);
+    reset_prog_mode();
+    f = fopen(path, "rb");
+    if (f) {
+        tui_buf b;
+        char chunk[4096];
+        size_t n;
+        tui_buf_init(&b);
+        tui_buf_add(&b, "", 0);
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < TUI_INPUT_MAX)
+            tui_buf_add(&b, chunk, n);
+        fclose(f);
+        while (b.len > 0 && b.p[b.len - 1] == '\n')
+            b.p[--b.len] = '\0';
+        tui_input_set(&a->in, b.p);
+        tui_buf_fini(&b);
+    }
+    unlink(path);
+    clearok(curscr, TRUE);
+    a->dirty = 1;
+}
+
+static void
+cancel_or_close(struct app *a)
+{
+    if (a->busy) {
+        chat_cancel(a->chat);
+        tui_notice(a, 0, "cancelling...");
+        return;
+    }
+    if (a->focus == TUI_FOCUS_SIDEBAR) {
+        a->focus = TUI_FOCUS_INPUT;
+        a->dirty = 1;
+    }
+}
+
+static int
+do_action(struct app *a, int act)
+{
+    switch (act) {
+    case CFG_ACT_HELP:      tui_menu_open(a, TUI_MENU_HELP); break;
+    case CFG_ACT_SESSIONS:  tui_menu_open(a, TUI_MENU_SESSIONS); break;
+    case CFG_ACT_STATES:    tui_menu_open(a, TUI_MENU_STATES); break;
+    case CFG_ACT_PRESETS:   tui_menu_open(a, TUI_MENU_PRESETS); break;
+    case CFG_ACT_MODELS:    tui_menu_open(a, TUI_MENU_MODELS); break;
+    case CFG_ACT_BRANCHES:  tui_menu_open(a, TUI_MENU_BRANCHES); break;
+    case CFG_ACT_SIDEBAR:
+        a->show_sidebar = !a->show_sidebar;
+        if (!a->show_sidebar && a->focus == TUI_FOCUS_SIDEBAR)
+            a->focus = TUI_FOCUS_INPUT;
+        break;
+    case CFG_ACT_PARAMS:
+        if (a->focus == TUI_FOCUS_SIDEBAR) {
+            a->focus = TUI_FOCUS_INPUT;
+        } else {
+            a->show_sidebar = 1;
+            a->focus = TUI_FOCUS_SIDEBAR;
+        }
+        break;
+    case CFG_ACT_STATS:     a->show_stats = !a->show_stats; break;
+    case CFG_ACT_QUIT:      a->quit = 1; break;
+    case CFG_ACT_REGEN:     regen(a); break;
+    case CFG_ACT_NEW:
+        if (a->busy)
+            tui_notice(a, 1, "a reply is still running");
+        else
+            tui_session_new(a);
+        break;
+    case CFG_ACT_PREV_SIB:  step_sibling(a, -1); break;
+    case CFG_ACT_NEXT_SIB:  step_sibling(a, +1); break;
+    case CFG_ACT_EDIT_LAST: edit_last(a); break;
+    case CFG_ACT_EDITOR:    external_editor(a); break;
+    case CFG_ACT_REDRAW:    clearok(curscr, TRUE); break;
+    default: return 0;
+    }
+    a->dirty = 1;
+    return 1;
+}
+
+/* ---- keys ----------------------------------------------------------------- */
+
+static int
+tr_view_rows(const struct app *a)
+{
+    return a->tr_rows > 0 ? a->tr_rows : 1;
+}
+
+static int
+scroll_key(struct app *a, int key, int is_fkey)
+{
+    int h = tr_view_rows(a);
+
+    if (!is_fkey)
+        return 0;
+    switch (key) {
+    case KEY_PPAGE: tui_tr_scroll(&a->tr, h > 2 ? h - 2 : 1, h); return 1;
+    case KEY_NPAGE: tui_tr_scroll(&a->tr, -(h > 2 ? h - 2 : 1), h); return 1;
+    case KEY_SR:    tui_tr_scroll(&a->tr, 1, h); return 1;      /* shift-up */
+    case KEY_SF:    tui_tr_scroll(&a->tr, -1, h); return 1;     /* shift-down */
+    case KEY_MOUSE: {
+        MEVENT me;
+        if (getmouse(&me) == OK) {
+            if (me.bstate & BUTTON4_PRESSED)
+                tui_tr_scroll(&a->tr, 3, h);
+#ifdef BUTTON5_PRESSED
+            else if (me.bstate & BUTTON5_PRESSED)
+                tui_tr_scroll(&a->tr, -3, h);
+#endif
+        }
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+static void
+sidebar_key(struct app *a, int key, int is_fkey)
+{
+    int n = tui_param_count();
+    int dir = 0;
+
+    if (is_fkey) {
+        switch (key) {
+        case KEY_UP:    a->param_sel = a->param_sel > 0 ? a->param_sel - 1 : 0; return;
+        case KEY_DOWN:  a->param_sel = a->param_sel < n - 1 ? a->param_sel + 1 : n - 1; return;
+        case KEY_LEFT:  dir = -1; break;
+        case KEY_RIGHT: dir = +1; break;
+        case KEY_PPAGE: dir = +10; break;
+        case KEY_NPAGE: dir = -10; break;
+        default: return;
+        }
+    } else if (key == '-' || key == 'h') {
+        dir = -1;
+    } else if (key == '+' || key == '=' || key == 'l') {
+        dir = +1;
+    } else if (key == 'k') {
+        a->param_sel = a->param_sel > 0 ? a->param_sel - 1 : 0;
+        return;
+    } else if (key == 'j') {
+        a->param_sel = a->param_sel < n - 1 ? a->param_sel + 1 : n - 1;
+        return;
+    } else if (key == K_ENTER || (key >= '0' && key <= '9') || key == '.') {
+        char init[64] = "";
+        if (key != K_ENTER)
+            snprintf(init, sizeof init, "%c", key);
+        else
+            params_format(&a->samp, a->param_sel, init, sizeof init);
+        {
+            char label[96];
+            snprintf(label, sizeof label, "%s [%g..%g]: ", params_table[a->param_sel].cli,
+                     params_table[a->param_sel].min, params_table[a->param_sel].max);
+            tui_prompt_open(a, TUI_PROMPT_PARAM, label, init);
+        }
+        return;
+    } else {
+        return;
+    }
+    if (tui_param_step(&a->samp, a->param_sel, dir)) {
+        a->samp_set |= PARAMS_BIT(a->param_sel);
+        tui_apply_sampling(a);
+    }
+}
+
+static void
+input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
+{
+    if (is_fkey) {
+        switch (key) {
+        case KEY_LEFT:  tui_input_left(in); break;
+        case KEY_RIGHT: tui_input_right(in); break;
+        case KEY_UP:
+            if (!oneline)
+                tui_input_up(in);
+            break;
+        case KEY_DOWN:
+            if (!oneline)
+                tui_input_down(in);
+            break;
+        case KEY_HOME:
+            if (!oneline && in->len == 0)
+                tui_tr_scroll_top(&a->tr, tr_view_rows(a));
+            else
+                tui_input_home(in);
+            break;
+        case KEY_END:
+            if (!oneline && in->len == 0)
+                tui_tr_scroll_end(&a->tr);
+            else
+                tui_input_end(in);
+            break;
+        case KEY_BACKSPACE: tui_input_backspace(in); break;
+        case KEY_DC:        tui_input_delete(in); break;
+        default: break;
+        }
+        return;
+    }
+    switch (key) {
+    case 127:
+    case 8:                   tui_input_backspace(in); return;
+    case CFG_KEY_CTRL('a'):   tui_input_home(in); return;
+    case CFG_KEY_CTRL('e'):   tui_input_end(in); return;
+    case CFG_KEY_CTRL('k'):   tui_input_kill_eol(in); return;
+    case CFG_KEY_CTRL('u'):   tui_input_kill_bol(in); return;
+    case CFG_KEY_CTRL('w'):   tui_input_kill_word(in); return;
+    case CFG_KEY_CTRL('b'):   tui_input_left(in); return;
+    case CFG_KEY_CTRL('f'):   tui_input_right(in); return;
+    case CFG_KEY_CTRL('j'):
+    case K_ALT_ENTER:
+        if (!oneline)
+            tui_input_insert(in, "\n", 1);
+        return;
+    default:
+        break;
+    }
+    if (key >= 0x20 && key < 0x110000 && key != 0x7f && !(key >= 0x80 && key < 0xa0)) {
+        unsigned char u[8];
+        int n = utf8_encode((uint32_t)key, u);
+        if (n > 0)
+            tui_input_insert(in, (const char *)u, (size_t)n);
+    }
+}
+
+static void
+key_dispatch(struct app *a, int key, int is_fkey)
+{
+    int act;
+
+    a->notice[0] = '\0';
+    if (is_fkey && key == KEY_RESIZE) {
+        a->dirty = 1;
+        return;
+    }
+    /* Ctrl-C and Esc cancel a running reply wherever the focus is. */
+    if (!is_fkey && (key == CFG_KEY_CTRL('c') || key == K_ESC) && a->busy &&
+        a->focus != TUI_FOCUS_PROMPT && a->focus != TUI_FOCUS_MENU) {
+        cancel_or_close(a);
+        return;
+    }
+    if (a->focus == TUI_FOCUS_PROMPT) {
+        if (!is_fkey && key == K_ENTER) {
+            tui_prompt_accept(a);
+        } else if (!is_fkey && (key == K_ESC || key == CFG_KEY_CTRL('c'))) {
+            a->prompt_kind = TUI_PROMPT_NONE;
+            a->focus = a->prev_focus;
+        } else if (a->prompt_kind == TUI_PROMPT_DELETE) {
+            if (!is_fkey && (key == 'y' || key == 'Y'))
+                tui_prompt_accept(a);
+            else if (!is_fkey && (key == 'n' || key == 'N')) {
+                a->prompt_kind = TUI_PROMPT_NONE;
+                a->focus = a->prev_focus;
+            }
+        } else {
+            input_key(a, &a->prompt, key, is_fkey, 1);
+        }
+        a->dirty = 1;
+        return;
+    }
+    if (a->focus == TUI_FOCUS_MENU) {
+        tui_menu_key(a, key, is_fkey);
+        a->dirty = 1;
+        return;
+    }
+    /* bound actions */
+    act = cfg_action_for_key(&a->cfg, is_fkey ? (key >= KEY_F(1) && key <= KEY_F(12)
+                                                   ? CFG_KEY_F(key - KEY_F(0)) : -1)
+                                              : key);
+    if (act >= 0 && do_action(a, act))
+        return;
+    if (!is_fkey && key == CFG_KEY_CTRL('q')) {
+        a->quit = 1;
+        return;
+    }
+    if (!is_fkey && (key == K_ESC || key == CFG_KEY_CTRL('c'))) {
+        if (a->focus == TUI_FOCUS_SIDEBAR)
+            cancel_or_close(a);
+        else if (key == CFG_KEY_CTRL('c'))
+            tui_notice(a, 0, "nothing to cancel; F10 or C-q quits");
+        a->dirty = 1;
+        return;
+    }
+    if (scroll_key(a, key, is_fkey)) {
+        a->dirty = 1;
+        return;
+    }
+    if (a->focus == TUI_FOCUS_SIDEBAR) {
+        sidebar_key(a, key, is_fkey);
+        a->dirty = 1;
+        return;
+    }
+    if (!is_fkey && key == K_ENTER) {
+        char *s;
+        if (a->busy && a->w.job != TUI_JOB_PRIME) {
+            tui_notice(a, 1, "a reply is still running (Esc cancels it); your text is kept");
+            return;
+        }
+        s = tui_input_take(&a->in);
+        if (s && a->busy) {
+            /* still preparing the greeting: send when it is done */
+            free(a->queued);
+            a->queued = s;
+            tui_notice(a, 0, "preparing the model; your message goes out next");
+        } else if (s) {
+            tui_send(a, s);
+            free(s);
+        }
+        a->dirty = 1;
+        return;
+    }
+    if (!is_fkey && key == CFG_KEY_CTRL('d') && a->in.len == 0) {
+        a->quit = 1;
+        return;
+    }
+    input_key(a, &a->in, key, is_fkey, 0);
+    a->dirty = 1;
+}
+
+/* ---- reading keys: ESC prefixes, bracketed paste -------------------------- */
+
+static int
+read_raw(int wait_ms, int *is_fkey)
+{
+    wint_t ch;
+    int r;
+
+    timeout(wait_ms);
+    r = get_wch(&ch);
+    timeout(0);
+    if (r == ERR)
+        return -1;
+    *is_fkey = r == KEY_CODE_YES;
+    return (int)ch;
+}
+
+/* Read one logical key after the first raw one (K, FKEY).  Returns the key
+** (our codes for Enter/Alt/Esc/paste) and sets *IS_FKEY. */
+static int
+cook_key(int k, int *is_fkey)
+{
+    if (*is_fkey) {
+        if (k == KEY_ENTER)
+            return *is_fkey = 0, K_ENTER;
+        return k;
+    }
+    if (k == '\r')
+        return K_ENTER;
+    if (k == 27) {
+        int f2 = 0;
+        int k2 = read_raw(TUI_ESC_WAIT_MS, &f2);
+        if (k2 < 0)
+            return K_ESC;
+        if (f2) {
+            *is_fkey = 1;        /* ESC then a function key: treat as the key */
+            return k2;
+        }
+        if (k2 == '\r' || k2 == '\n')
+            return K_ALT_ENTER;
+        if (k2 == '[') {
+            /* a CSI the terminfo did not know: bracketed paste or ignore */
+            char seq[16];
+            size_t n = 0;
+            for (;;) {
+                int f3 = 0, k3 = read_raw(TUI_ESC_WAIT_MS, &f3);
+                if (k3 < 0 || f3)
+                    break;
+                if (n + 1 < sizeof seq)
+                    seq[n++] = (char)k3;
+                if (k3 >= 0x40 && k3 <= 0x7e)
+                    break;
+            }
+            seq[n] = '\0';
+            if (strcmp(seq, "200~") == 0)
+                return K_PASTE_BEG;
+            if (strcmp(seq, "201~") == 0)
+                return K_PASTE_END;
+            return -1;
+        }
+        if (k2 == 27)
+            return K_ESC;
+        return CFG_KEY_ALT(k2);
+    }
+    return k;
+}
+
+/* Inside a bracketed paste: everything is text, newlines included. */
+static void
+read_paste(struct app *a)
+{
+    tui_input *in = a->focus == TUI_FOCUS_PROMPT ? &a->prompt : &a->in;
+    size_t got = 0;
+
+    for (;;) {
+        int f = 0;
+        int k = read_raw(200, &f);
+        unsigned char u[8];
+        int n;
+
+        if (k < 0)
+            break;
+        if (f)
+            continue;
+        if (k == 27) {
+            int k2 = cook_key(k, &f);
+            if (k2 == K_PASTE_END)
+                break;
+            continue;
+        }
+        if (k == '\r')
+            k = '\n';
+        if (k == '\t')
+            k = ' ';
+        if (k < 0x20 && k != '\n')
+            continue;
+        if (in == &a->prompt && k == '\n')
+            continue;
+        n = utf8_encode((uint32_t)k, u);
+        if (n > 0 && got < TUI_PASTE_MAX) {
+            tui_input_insert(in, (const char *)u, (size_t)n);
+            got += (size_t)n;
+        }
+    }
+    a->dirty = 1;
+}
+
+static void
+read_keys(struct app *a)
+{
+    for (;;) {
+        int f = 0;
+        int k = read_raw(0, &f);
+        if (k < 0)
+            break;
+        k = cook_key(k, &f);
+        if (k < 0)
+            continue;
+        if (!f && k == K_PASTE_BEG) {
+            read_paste(a);
+            continue;
+        }
+        if (!f && k == K_PASTE_END)
+            continue;
+        key_dispatch(a, k, f);
+        if (a->quit)
+            break;
+    }
+}
+
+/* ---- setup ---------------------------------------------------------------- */
+
+static void
+progress_cb(void *ud, double frac, const char *what)
+{
+    (void)ud;
+    fprintf(stderr, "\r" "loading %s %3.0f%%", what ? what : "", frac * 100.0);
+}
+
+static int
+open_engine(struct app *a)
+{
+    const tui_launch *l = &a->launch;
+    rwkv_open_opts oo;
+    rwkv_err err;
+    chat_config cc;
+    chat_callbacks cb = tui_worker_callbacks_proto;
+    const char *model = l->model ? l->model : (a->cfg.model[0] ? a->cfg.model : NULL);
+    const char *vocab = l->vocab ? l->vocab : (a->cfg.vocab[0] ? a->cfg.vocab : NULL);
+    const char *strategy = l->strategy ? l->strategy
+                                       : (a->cfg.strategy[0] ? a->cfg.strategy : NULL);
+
+    memset(&oo, 0, sizeof oo);
+    oo.strategy = strategy;
+    oo.n_threads = l->threads;
+    if (l->demo) {
+        if (rwkv_model_open_demo(1, &oo, &a->model, &err) != RWKV_OK ||
+            tok_create_bytes(&a->tok, &err) != RWKV_OK) {
+            fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+            return 1;
+        }
+    } else {
+        if (model == NULL) {
+            fprintf(stderr, PROG_NAME_TUI ": no model: give --model PATH (or model: in the "
+                            "config file), or --demo to try the interface\n");
+            return 2;
+        }
+        if (isatty(2)) {
+            oo.progress = progress_cb;
+        }
+        if (rwkv_model_open(model, &oo, &a->model, &err) != RWKV_OK) {
+            if (oo.progress)
+                fputc('\n', stderr);
+            fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+            return 1;
+        }
+        if (oo.progress)
+            fputs("\r\033[K", stderr);
+        if (rwkv_model_info(a->model)->n_vocab <= 256) {
+            if (tok_create_bytes(&a->tok, &err) != RWKV_OK) {
+                fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+                return 1;
+            }
+        } else if (vocab == NULL) {
+            fprintf(stderr, PROG_NAME_TUI ": no vocabulary: give --vocab "
+                            "rwkv_vocab_v20230424.txt (or vocab: in the config file)\n");
+            return 2;
+        } else if (tok_open_world(vocab, &a->tok, &err) != RWKV_OK) {
+            fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+            return 1;
+        }
+    }
+    {
+        const char *slash = model ? strrchr(model, '/') : NULL;
+        if (l->demo)
+            snprintf(a->model_label, sizeof a->model_label, "demo");
+        else
+            snprintf(a->model_label, sizeof a->model_label, "%.120s", slash ? slash + 1 : model);
+    }
+    chat_config_init(&cc);
+    cc.samp = a->samp;
+    cc.samp_set = a->samp_set;
+    cc.state_path = l->state;
+    if (l->state)
+        snprintf(a->state_path, sizeof a->state_path, "%s", l->state);
+    cb.ud = a;
+    if (chat_create(a->model, a->tok, &cc, &cb, &a->chat, &err) != RWKV_OK) {
+        fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+        return 1;
+    }
+    a->samp = *chat_sampling(a->chat);
+    a->samp_set = chat_sampling_set(a->chat);
+    return 0;
+}
+
+static int
+open_store(struct app *a)
+{
+    rwkv_err err;
+    const char *db = a->launch.db ? a->launch.db : (a->cfg.db[0] ? a->cfg.db : NULL);
+
+    if (a->launch.no_db)
+        return 0;
+    if (store_open(db, &a->st, &err) != RWKV_OK) {
+        fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+        return 1;
+    }
+    tui_session_model_row(a);
+    return 0;
+}
+
+static void
+app_fini(struct app *a)
+{
+    if (a->busy && a->chat)
+        chat_cancel(a->chat);
+    tui_worker_fini(&a->w);
+    chat_destroy(a->chat);
+    tok_close(a->tok);
+    rwkv_model_close(a->model);
+    store_close(a->st);
+    tui_tr_fini(&a->tr);
+    tui_input_fini(&a->in);
+    tui_input_fini(&a->prompt);
+    tui_menu_fini(&a->menu);
+    tui_menu_fini(&a->ask);
+    free(a->queued);
+}
+
+static void
+main_loop(struct app *a)
+{
+    while (!a->quit) {
+        struct pollfd pf[2];
+        int r;
+
+        if (a->dirty) {
+            tui_view_draw(a);
+            a->dirty = 0;
+            a->frames++;
+            if (a->launch.max_frames > 0 && a->frames >= a->launch.max_frames)
+                break;
+        }
+        pf[0].fd = 0;
+        pf[0].events = POLLIN;
+        pf[1].fd = a->w.pipe_r;
+        pf[1].events = POLLIN;
+        r = poll(pf, 2, TUI_POLL_MS);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) &&
+            !(pf[0].revents & POLLIN))
+            break;                 /* the terminal went away */
+        if (r > 0 && (pf[1].revents & POLLIN))
+            handle_events(a);
+        read_keys(a);              /* also picks up KEY_RESIZE after SIGWINCH */
+        if (a->busy)
+            a->dirty = 1;          /* status line shows live progress */
+    }
+    if (a->busy) {                 /* quit while generating: keep what we have */
+        chat_cancel(a->chat);
+        tui_worker_join(&a->w);
+        {
+            tui_event *list = tui_worker_drain(&a->w);
+            for (tui_event *e = list; e; e = e->next) {
+                if (e->type == TUI_EV_TEXT && a->reply_turn >= 0)
+                    tui_tr_append(&a->tr, a->reply_turn, e->text, e->len);
+                else if (e->type == TUI_EV_END)
+                    on_end(a, e);
+            }
+            tui_event_free(list);
+        }
+    }
+}
+
+int
+tui_run(const tui_launch *launch)
+{
+    struct app *a = tui_xmalloc(sizeof *a);
+    char msg[THEME_MSG];
+    int rc;
+    const char *theme_name;
+
+    memset(a, 0, sizeof *a);
+    a->launch = *launch;
+    a->samp = launch->samp;
+    a->samp_set = launch->samp_set;
+    a->reply_turn = -1;
+    a->show_sidebar = 1;
+    a->fork_parent = -1;
+    tui_tr_init(&a->tr);
+    tui_input_init(&a->in);
+    tui_input_init(&a->prompt);
+    tui_menu_init(&a->menu, TUI_MENU_NONE, "");
+    tui_menu_init(&a->ask, TUI_MENU_NONE, "");
+    if (tui_worker_init(&a->w) != 0) {
+        fprintf(stderr, PROG_NAME_TUI ": cannot create a pipe\n");
+        free(a);
+        return 1;
+    }
+    /* config: a bad file is reported in the transcript; defaults are used */
+    if (cfg_load(launch->config, &a->cfg, msg, sizeof msg) != 0)
+        tui_tr_add(&a->tr, TUI_TURN_ERROR, msg, strlen(msg));
+    theme_name = launch->theme ? launch->theme : (a->cfg.theme[0] ? a->cfg.theme : "default");
+    if (theme_load(theme_name, &a->th, msg, sizeof msg) != 0) {
+        char line[THEME_MSG + 64];
+        snprintf(line, sizeof line, "%s; using the default theme", msg);
+        tui_tr_add(&a->tr, TUI_TURN_ERROR, line, strlen(line));
+    }
+    if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+        theme_strip_colors(&a->th);
+
+    rc = open_engine(a);
+    if (rc == 0)
+        rc = open_store(a);
+    if (rc != 0) {
+        app_fini(a);
+        free(a);
+        return rc;
+    }
+    if (!isatty(0) || !isatty(1)) {
+        fprintf(stderr, PROG_NAME_TUI ": the full-screen client needs a terminal "
+                        "(use 'rwkv-tui chat' for line mode)\n");
+        app_fini(a);
+        free(a);
+        return 2;
+    }
+    if (launch->demo) {
+        static const char demo_note[] =
+            "Demo model: random weights, so the replies are noise. It shows the interface, "
+            "sessions and branches; give --model for a real one. F1 lists every key.";
+        tui_tr_add(&a->tr, TUI_TURN_INFO, demo_note, sizeof demo_note - 1);
+    }
+
+    initscr();
+    raw();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    set_escdelay(TUI_ESC_WAIT_MS);
+    mousemask(BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+              | BUTTON5_PRESSED
+#endif
+              , NULL);
+    mouseinterval(0);
+    a->has_colors = has_colors();
+    if (a->has_colors) {
+        start_color();
+        use_default_colors();
+    }
+    tui_view_init_colors(a);
+    fputs("\033[?2004h", stdout);     /* bracketed paste on */
+    fflush(stdout);
+    a->dirty = 1;
+
+    if (chat_greeting_fed(a->chat) == 0 && chat_greeting(a->chat)[0] != '\0') {
+        a->greet_pending = 1;
+        a->busy = 1;
+        a->phase = CHAT_PREFILL;
+        tui_worker_start(a, TUI_JOB_PRIME, NULL);
+    }
+    main_loop(a);
+
+    fputs("\033[?2004l", stdout);
+    fflush(stdout);
+    endwin();
+    app_fini(a);
+    free(a);
+    return 0;
+}

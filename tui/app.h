@@ -1,0 +1,203 @@
+/*
+** app.h -- the full-screen client: one `struct app` holds all of its state
+** (house style G7).  Modules:
+**   app.c      setup/teardown, the poll() loop, key dispatch
+**   view.c     drawing (the only file besides app.c that calls curses)
+**   worker.c   the generation thread and its event queue
+**   session.c  the session store: save turns, resume, branches, forks
+**   menus.c    the menus (sessions, branches, state files, presets, models,
+**              help) built on tui/menu.c
+**
+** Threads: the UI thread owns curses, the store and the transcript.  A
+** worker thread runs the chat engine for one job at a time and only posts
+** events (worker.c); while it runs, the UI thread touches the chat only
+** through chat_cancel().
+*/
+#ifndef RWKV_TUI_APP_H
+#define RWKV_TUI_APP_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/chat.h"
+#include "../core/params.h"
+#include "../core/rwkv.h"
+#include "../core/tokenizer.h"
+#include "../storage/store.h"
+#include "config.h"
+#include "input.h"
+#include "menu.h"
+#include "theme.h"
+#include "transcript.h"
+
+#define PROG_NAME_TUI "rwkv-tui"
+#define TUI_MIN_COLS 20          /* below this a "terminal too small" notice */
+#define TUI_MIN_ROWS 6
+#define TUI_SIDEBAR_COLS 24      /* parameter sidebar width */
+#define TUI_SIDEBAR_MIN_COLS 60  /* sidebar hidden automatically below this */
+#define TUI_INPUT_MAX_ROWS 8     /* the input box grows up to this many rows */
+#define TUI_NOTICE 512
+
+/* Key codes of our own, beyond Unicode and the config's codes. */
+#define TUI_K_ENTER     0x130001
+#define TUI_K_ALT_ENTER 0x130002
+#define TUI_K_ESC       0x130003
+#define TUI_K_PASTE_BEG 0x130004
+#define TUI_K_PASTE_END 0x130005
+
+/* What the app was started with (cmd_tui.c fills it). */
+typedef struct tui_launch {
+    const char   *model, *strategy, *vocab, *state, *db, *config, *theme;
+    int           threads, demo;
+    rwkv_sampling samp;
+    unsigned      samp_set;
+    long          max_frames;    /* > 0: quit after this many frames (sanitizer runs) */
+    int           no_db;         /* --no-db: nothing saved */
+} tui_launch;
+
+/* Run the client; returns the process exit status. */
+int tui_run(const tui_launch *launch);
+
+/* ---- internal: shared between the tui/ modules ---------------------------- */
+
+enum tui_focus { TUI_FOCUS_INPUT, TUI_FOCUS_SIDEBAR, TUI_FOCUS_MENU, TUI_FOCUS_PROMPT };
+
+enum tui_menu_kind {
+    TUI_MENU_NONE, TUI_MENU_HELP, TUI_MENU_SESSIONS, TUI_MENU_BRANCHES,
+    TUI_MENU_STATES, TUI_MENU_PRESETS, TUI_MENU_MODELS, TUI_MENU_STATE_ASK
+};
+
+enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
+                       TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM };
+
+enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_END };
+
+typedef struct tui_event {
+    struct tui_event *next;
+    int               type;
+    char             *text;      /* TEXT: owned by the event */
+    size_t            len;
+    int               phase;     /* PHASE */
+    chat_stats        stats;     /* DONE */
+    int               stop;      /* DONE: enum chat_stop */
+    int               rc;        /* END: status of the job */
+    rwkv_err          err;       /* END */
+} tui_event;
+
+enum tui_job { TUI_JOB_SUBMIT, TUI_JOB_REGEN, TUI_JOB_PRIME };
+
+typedef struct tui_worker {
+    pthread_t       thread;
+    int             running;      /* a thread was started and not yet joined */
+    int             job;          /* enum tui_job */
+    char           *msg;          /* SUBMIT: the message, owned */
+    pthread_mutex_t lock;         /* guards head/tail */
+    tui_event      *head, *tail;
+    int             pipe_r, pipe_w;   /* wake-up pipe (non-blocking) */
+} tui_worker;
+
+struct app {
+    tui_launch      launch;
+    tui_config      cfg;
+    theme           th;
+    char            notice[TUI_NOTICE];  /* one-line message in the footer */
+    int             notice_err;
+
+    /* engine */
+    rwkv_model     *model;
+    tok            *tok;
+    chat           *chat;
+    rwkv_sampling   samp;          /* values shown in the sidebar */
+    unsigned        samp_set;
+    char            model_label[128];
+    char            state_path[1024];   /* state file in use, "" = none */
+    int             busy;          /* a worker job is running */
+    int             phase;         /* chat phase reported by the worker */
+    int             reply_turn;    /* transcript index of the streaming reply */
+    chat_stats      last_stats;
+    int             greet_pending; /* greeting not yet saved as a root turn */
+    size_t          turns_before;  /* chat_n_turns when the job started */
+    char           *queued;        /* message sent while priming, owned */
+
+    /* store */
+    store          *st;
+    int64_t         model_id;
+    int64_t         sid;           /* current session, 0 = not yet created */
+    int64_t         head;          /* current leaf turn in the store */
+    int64_t         fork_parent;   /* >= 0 with fork_pending: next user turn's parent */
+    int             fork_pending;
+    char            session_title[STORE_TITLE_MAX];
+
+    /* UI models */
+    tui_transcript  tr;
+    tui_input       in;
+    tui_menu        menu;          /* the open menu (kind NONE when closed) */
+    tui_menu        ask;           /* the state-switch question */
+    int             focus;         /* enum tui_focus */
+    int             prev_focus;
+    int             prompt_kind;   /* enum tui_prompt_kind */
+    tui_input       prompt;        /* one-line prompt (rename, preset name, value) */
+    char            prompt_label[128];
+    int64_t         prompt_target; /* session id for rename/delete */
+    int             param_sel;     /* sidebar row */
+    int             show_sidebar;
+    int             show_stats;
+    int             menu_filtering;/* typing goes to the menu filter */
+    char            pending_state[1024];
+
+    /* terminal */
+    int             rows, cols;
+    int             tr_rows;       /* transcript view height of the last draw */
+    int             has_colors;
+    long            frames;
+    int             quit;
+    int             dirty;
+    tui_worker      w;
+};
+
+/* worker.c */
+extern const chat_callbacks tui_worker_callbacks_proto;  /* ud = struct app */
+int  tui_worker_init(tui_worker *w);
+void tui_worker_fini(tui_worker *w);
+/* Start JOB on a new thread (SUBMIT takes ownership of MSG).  0 or -1. */
+int  tui_worker_start(struct app *a, int job, char *msg);
+/* Pop every queued event (the caller frees them with tui_event_free). */
+tui_event *tui_worker_drain(tui_worker *w);
+void tui_event_free(tui_event *e);
+/* Join a finished thread. */
+void tui_worker_join(tui_worker *w);
+
+/* session.c */
+void tui_session_save_reply(struct app *a, int interrupted);
+int  tui_session_load(struct app *a, int64_t sid, int64_t head);
+void tui_session_new(struct app *a);
+void tui_session_siblings(struct app *a, int64_t turn, int *index, int *count);
+int  tui_session_step_sibling(struct app *a, int64_t turn, int dir);
+int  tui_session_switch_state(struct app *a, const char *path, int replay);
+long tui_session_replay_cost(struct app *a);
+void tui_session_model_row(struct app *a);
+
+/* menus.c */
+void tui_menu_open(struct app *a, int kind);
+void tui_menu_close(struct app *a);
+/* A key while a menu is open; returns 1 if used. */
+int  tui_menu_key(struct app *a, int key, int is_fkey);
+void tui_prompt_open(struct app *a, int kind, const char *label, const char *init);
+void tui_prompt_accept(struct app *a);
+
+/* view.c */
+void tui_view_init_colors(struct app *a);
+void tui_view_draw(struct app *a);
+int  tui_role_attr(const struct app *a, int role);
+
+/* app.c */
+void tui_notice(struct app *a, int is_err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void tui_apply_sampling(struct app *a);
+void tui_send(struct app *a, const char *text);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+** config.h -- the user's config file ($XDG_CONFIG_HOME/rwkv-tui/config.yaml,
+** libcyaml schema) and the key-binding table (house style G11): one row per
+** action with its default key and the help text that F1 and the footer show.
+**
+**     model: /models/RWKV-x070-World-1.5B
+**     strategy: cpu fp32
+**     vocab: /models/rwkv_vocab_v20230424.txt
+**     state_dir: ~/rwkv/states
+**     preset: creative
+**     theme: dark
+**     db: ~/chats.db
+**     keys:
+**       sessions: F2
+**       quit: C-q
+*/
+#ifndef RWKV_TUI_CONFIG_H
+#define RWKV_TUI_CONFIG_H
+
+#include <stddef.h>
+
+#define CFG_MAX_BYTES (256u << 10)   /* a config larger than this is refused */
+#define CFG_PATH 1024                /* longest path/string value kept */
+
+/* Key codes independent of curses: plain characters are themselves. */
+#define CFG_KEY_F(n)    (0x110000 + (n))      /* F1..F12 (beyond Unicode) */
+#define CFG_KEY_CTRL(c) ((c) & 0x1f)          /* C-a .. C-z */
+#define CFG_KEY_ALT(c)  (0x120000 | (c))      /* M-x */
+
+/* X(enum suffix, YAML key, default key, help) */
+#define CFG_ACTIONS(X)                                                               \
+    X(HELP,      "help",      CFG_KEY_F(1),          "help: every key")              \
+    X(SESSIONS,  "sessions",  CFG_KEY_F(2),          "sessions: resume, fork, rename, delete, search") \
+    X(STATES,    "states",    CFG_KEY_F(3),          "state files: switch the start state") \
+    X(PRESETS,   "presets",   CFG_KEY_F(4),          "presets: load or save sampling values") \
+    X(MODELS,    "models",    CFG_KEY_F(5),          "models: switch model or strategy") \
+    X(BRANCHES,  "branches",  CFG_KEY_F(6),          "branches: the siblings of the last reply") \
+    X(SIDEBAR,   "sidebar",   CFG_KEY_F(7),          "show or hide the parameter sidebar") \
+    X(PARAMS,    "params",    '\t',                  "move focus to the sidebar and back") \
+    X(STATS,     "stats",     CFG_KEY_F(9),          "show or hide per-turn stats")  \
+    X(QUIT,      "quit",      CFG_KEY_F(10),         "quit")                         \
+    X(REGEN,     "regen",     CFG_KEY_CTRL('r'),     "regenerate the last reply (a new branch)") \
+    X(NEW,       "new",       CFG_KEY_CTRL('n'),     "new session")                  \
+    X(PREV_SIB,  "prev_branch", CFG_KEY_ALT(','),    "previous sibling of the last reply") \
+    X(NEXT_SIB,  "next_branch", CFG_KEY_ALT('.'),    "next sibling of the last reply") \
+    X(EDIT_LAST, "edit_last", CFG_KEY_ALT('e'),      "edit the last message (forks)") \
+    X(EDITOR,    "editor",    CFG_KEY_CTRL('x'),     "write the message in $EDITOR") \
+    X(REDRAW,    "redraw",    CFG_KEY_CTRL('l'),     "redraw the screen")
+
+enum cfg_action {
+#define CFG_ENUM_(e, k, d, h) CFG_ACT_##e,
+    CFG_ACTIONS(CFG_ENUM_)
+#undef CFG_ENUM_
+    CFG_ACT_COUNT
+};
+
+typedef struct tui_config {
+    char model[CFG_PATH];      /* "" = not set */
+    char strategy[CFG_PATH];
+    char vocab[CFG_PATH];
+    char state_dir[CFG_PATH];
+    char preset[CFG_PATH];
+    char theme[CFG_PATH];
+    char db[CFG_PATH];
+    int  keys[CFG_ACT_COUNT];  /* key code per action */
+} tui_config;
+
+const char *cfg_action_name(int act);
+const char *cfg_action_help(int act);
+/* Defaults: empty strings, default keys. */
+void cfg_defaults(tui_config *c);
+/* The action bound to KEY, or -1. */
+int  cfg_action_for_key(const tui_config *c, int key);
+
+/* Parse "F2", "C-q", "Ctrl-q", "^Q", "M-x", "Alt-x", "Tab" or one
+** character; -1 if invalid. */
+int  cfg_key_parse(const char *s);
+/* "F2", "C-q", "M-x", "Tab": into BUF. */
+void cfg_key_name(int key, char *buf, size_t cap);
+
+/* The default config path into BUF ("" if neither XDG_CONFIG_HOME nor HOME). */
+void cfg_default_path(char *buf, size_t cap);
+
+/*
+** Load PATH (NULL = the default path, where a missing file is fine) into
+** *OUT.  Parsed into a temporary, committed only when valid (STYLE G4).
+** On error *OUT holds the defaults, MSG one line naming the file, the line
+** and the field, and -1 is returned.
+*/
+int  cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+** input.c -- the input box's editor model.  See input.h.
+**
+** Invariants: buf[len] == '\0'; cur <= len and on a whole-character
+** boundary (never inside a UTF-8 sequence or before a combining mark that
+** belongs to the previous character).
+*/
+#include "input.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+void
+tui_input_init(tui_input *in)
+{
+    memset(in, 0, sizeof *in);
+    in->cap = 64;
+    in->buf = tui_xmalloc(in->cap);
+    in->buf[0] = '\0';
+}
+
+void
+tui_input_fini(tui_input *in)
+{
+    for (size_t i = 0; i < in->nhist; i++)
+        free(in->hist[i]);
+    free(in->hist);
+    free(in->buf);
+    free(in->draft);
+    memset(in, 0, sizeof *in);
+}
+
+static void
+reserve(tui_input *in, size_t n)
+{
+    if (in->len + n + 1 > in->cap) {
+        while (in->len + n + 1 > in->cap)
+            in->cap *= 2;
+        in->buf = tui_xrealloc(in->buf, in->cap);
+    }
+}
+
+void
+tui_input_insert(tui_input *in, const char *s, size_t n)
+{
+    if (n > TUI_INPUT_MAX - in->len)
+        n = TUI_INPUT_MAX - in->len;
+    reserve(in, n);
+    memmove(in->buf + in->cur + n, in->buf + in->cur, in->len - in->cur + 1);
+    memcpy(in->buf + in->cur, s, n);
+    in->len += n;
+    in->cur += n;
+}
+
+void
+tui_input_clear(tui_input *in)
+{
+    in->len = in->cur = 0;
+    in->buf[0] = '\0';
+}
+
+void
+tui_input_set(tui_input *in, const char *s)
+{
+    tui_input_clear(in);
+    tui_input_insert(in, s, strlen(s));
+}
+
+static void
+erase(tui_input *in, size_t from, size_t to)
+{
+    memmove(in->buf + from, in->buf + to, in->len - to + 1);
+    in->len -= to - from;
+    in->cur = from;
+}
+
+void
+tui_input_left(tui_input *in)
+{
+    if (in->cur > 0)
+        in->cur = tui_char_prev(in->buf, in->cur);
+}
+
+void
+tui_input_right(tui_input *in)
+{
+    in->cur += tui_char_len(in->buf + in->cur, in->len - in->cur);
+}
+
+static size_t
+line_start(const tui_input *in, size_t pos)
+{
+    while (pos > 0 && in->buf[pos - 1] != '\n')
+        pos--;
+    return pos;
+}
+
+static size_t
+line_end(const tui_input *in, size_t pos)
+{
+    while (pos < in->len && in->buf[pos] != '\n')
+        pos++;
+    return pos;
+}
+
+void
+tui_input_home(tui_input *in)
+{
+    in->cur = line_start(in, in->cur);
+}
+
+void
+tui_input_end(tui_input *in)
+{
+    in->cur = line_end(in, in->cur);
+}
+
+/* Byte offset in the line starting at START whose column is closest to COL
+** without passing it. */
+static size_t
+at_column(const tui_input *in, size_t start, int col)
+{
+    size_t end = line_end(in, start), p = start;
+    int c = 0;
+
+    while (p < end) {
+        size_t k = tui_char_len(in->buf + p, end - p);
+        int w = tui_str_width(in->buf + p, k);
+        if (c + w > col)
+            break;
+        c += w;
+        p += k;
+    }
+    return p;
+}
+
+static void
+hist_load(tui_input *in, size_t pos)
+{
+    const char *s = pos == in->nhist ? (in->draft ? in->draft : "") : in->hist[pos];
+    char *copy = tui_xstrdup(s);
+
+    in->hpos = pos;
+    tui_input_set(in, copy);
+    free(copy);
+}
+
+int
+tui_input_up(tui_input *in)
+{
+    size_t ls = line_start(in, in->cur);
+
+    if (ls > 0) {
+        int col = tui_str_width(in->buf + ls, in->cur - ls);
+        in->cur = at_column(in, line_start(in, ls - 1), col);
+        return 1;
+    }
+    if (in->hpos == 0 || in->nhist == 0)
+        return 0;
+    if (in->hpos == in->nhist) {
+        free(in->draft);
+        in->draft = tui_xstrdup(in->buf);
+    }
+    hist_load(in, in->hpos - 1);
+    return 1;
+}
+
+int
+tui_input_down(tui_input *in)
+{
+    size_t le = line_end(in, in->cur);
+
+    if (le < in->len) {
+        size_t ls = line_start(in, in->cur);
+        int col = tui_str_width(in->buf + ls, in->cur - ls);
+        in->cur = at_column(in, le + 1, col);
+        return 1;
+    }
+    if (in->hpos >= in->nhist)
+        return 0;
+    hist_load(in, in->hpos + 1);
+    return 1;
+}
+
+void
+tui_input_backspace(tui_input *in)
+{
+    if (in->cur > 0)
+        erase(in, tui_char_prev(in->buf, in->cur), in->cur);
+}
+
+void
+tui_input_delete(tui_input *in)
+{
+    size_t k = tui_char_len(in->buf + in->cur, in->len - in->cur);
+    if (k)
+        erase(in, in->cur, in->cur + k);
+}
+
+void
+tui_input_kill_eol(tui_input *in)
+{
+    size_t le = line_end(in, in->cur);
+
+    if (le == in->cur && le < in->len)
+        le++;                         /* at the end of a line: join the next */
+    erase(in, in->cur, le);
+}
+
+void
+tui_input_kill_bol(tui_input *in)
+{
+    erase(in, line_start(in, in->cur), in->cur);
+}
+
+static int
+is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+void
+tui_input_kill_word(tui_input *in)
+{
+    size_t p = in->cur;
+
+    while (p > 0 && is_space(in->buf[p - 1]))
+        p--;
+    while (p > 0 && !is_space(in->buf[p - 1]))
+        p = tui_char_prev(in->buf, p);
+    erase(in, p, in->cur);
+}
+
+char *
+tui_input_take(tui_input *in)
+{
+    char *s;
+    size_t i;
+
+    for (i = 0; i < in->len && is_space(in->buf[i]); i++)
+        ;
+    if (i == in->len)
+        return NULL;
+    s = tui_xstrdup(in->buf);
+    if (in->nhist == 0 || strcmp(in->hist[in->nhist - 1], s) != 0) {
+        if (in->nhist == TUI_INPUT_HISTORY) {
+            free(in->hist[0]);
+            memmove(in->hist, in->hist + 1, (in->nhist - 1) * sizeof *in->hist);
+            in->nhist--;
+        }
+        in->hist = tui_xrealloc(in->hist, (in->nhist + 1) * sizeof *in->hist);
+        in->hist[in->nhist++] = tui_xstrdup(s);
+    }
+    in->hpos = in->nhist;
+    free(in->draft);
+    in->draft = NULL;
+    tui_input_clear(in);
+    return s;
+}
+
+int
+tui_input_layout(const tui_input *in, int width, int *cur_row, int *cur_col)
+{
+    tui_span *sp;
+    size_t n = tui_wrap(in->buf, in->len, width, &sp);
+    size_t r = 0;
+
+    /* The cursor's row: the last span starting at or before it. */
+    for (size_t i = 0; i < n; i++)
+        if (sp[i].off <= in->cur)
+            r = i;
+    *cur_row = (int)r;
+    {
+        size_t end = sp[r].off + sp[r].len;
+        size_t upto = in->cur < end ? in->cur : end;
+        *cur_col = tui_str_width(in->buf + sp[r].off, upto - sp[r].off);
+    }
+    if (*cur_col >= width && width > 0) {
+        /* cursor after a full row: show it at the start of the next one */
+        *cur_row = (int)r + 1;
+        *cur_col = 0;
+        free(sp);
+        return (int)n + 1 > *cur_row + 1 ? (int)n : *cur_row + 1;
+    }
+    free(sp);
+    return (int)n;
+}

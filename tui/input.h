@@ -1,0 +1,57 @@
+/*
+** input.h -- the input box's editor model (house style G12): a UTF-8
+** buffer with a cursor, editing on whole characters (a code point and the
+** combining marks after it), logical lines split by '\n', and a history of
+** sent messages.  No curses: tui/view.c draws it with tui_input_layout().
+*/
+#ifndef RWKV_TUI_INPUT_H
+#define RWKV_TUI_INPUT_H
+
+#include <stddef.h>
+
+#define TUI_INPUT_HISTORY 200          /* messages kept for Up/Down */
+#define TUI_INPUT_MAX     (1u << 20)   /* bytes accepted in the box (paste cap) */
+
+typedef struct tui_input {
+    char   *buf;          /* owned, NUL terminated */
+    size_t  len, cap;
+    size_t  cur;          /* cursor: byte offset, on a character boundary */
+    char  **hist;         /* owned strings, oldest first */
+    size_t  nhist;
+    size_t  hpos;         /* == nhist when editing the draft */
+    char   *draft;        /* the unsent text while browsing history, owned */
+} tui_input;
+
+void tui_input_init(tui_input *in);
+void tui_input_fini(tui_input *in);
+
+void tui_input_insert(tui_input *in, const char *s, size_t n);  /* at cursor */
+void tui_input_set(tui_input *in, const char *s);               /* replace all */
+void tui_input_clear(tui_input *in);
+
+void tui_input_left(tui_input *in);
+void tui_input_right(tui_input *in);
+void tui_input_home(tui_input *in);        /* start of the cursor's line */
+void tui_input_end(tui_input *in);         /* end of the cursor's line */
+/* Up/Down move between lines keeping the display column; on the first (last)
+** line they step through the history instead.  Return 1 if anything moved. */
+int  tui_input_up(tui_input *in);
+int  tui_input_down(tui_input *in);
+void tui_input_backspace(tui_input *in);
+void tui_input_delete(tui_input *in);
+void tui_input_kill_eol(tui_input *in);    /* Ctrl-K (joins lines at the end) */
+void tui_input_kill_bol(tui_input *in);    /* Ctrl-U */
+void tui_input_kill_word(tui_input *in);   /* Ctrl-W */
+
+/* Take the text for sending: returns it (malloc'ed, owned by caller), adds
+** it to the history unless empty or equal to the last entry, and clears the
+** box.  Returns NULL if the box holds only whitespace (nothing is changed). */
+char *tui_input_take(tui_input *in);
+
+/*
+** Layout for a box WIDTH columns wide (wrapped like the transcript): returns
+** the row count and the cursor's row and column.
+*/
+int  tui_input_layout(const tui_input *in, int width, int *cur_row, int *cur_col);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+** menu.c -- list menu logic.  See menu.h.
+**
+** Invariants: vis[] lists, in item order, exactly the items whose label or
+** detail contains the filter (ASCII case-insensitively); sel < nvis unless
+** nvis == 0; top <= sel.
+*/
+#include "menu.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+void
+tui_menu_init(tui_menu *m, int kind, const char *title)
+{
+    memset(m, 0, sizeof *m);
+    m->kind = kind;
+    snprintf(m->title, sizeof m->title, "%s", title);
+}
+
+void
+tui_menu_clear(tui_menu *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->items[i].label);
+        free(m->items[i].detail);
+        free(m->items[i].data);
+    }
+    m->n = m->nvis = m->sel = m->top = 0;
+}
+
+void
+tui_menu_fini(tui_menu *m)
+{
+    tui_menu_clear(m);
+    free(m->items);
+    free(m->vis);
+    memset(m, 0, sizeof *m);
+}
+
+static int
+contains_ci(const char *hay, const char *needle)
+{
+    size_t nl = strlen(needle);
+
+    if (nl == 0)
+        return 1;
+    if (hay == NULL)
+        return 0;
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < nl && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == nl)
+            return 1;
+    }
+    return 0;
+}
+
+static void
+refilter(tui_menu *m)
+{
+    size_t old = m->nvis > 0 ? m->vis[m->sel] : (size_t)-1;
+
+    m->vis = tui_xrealloc(m->vis, (m->n ? m->n : 1) * sizeof *m->vis);
+    m->nvis = 0;
+    m->sel = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        if (contains_ci(m->items[i].label, m->filter) ||
+            contains_ci(m->items[i].detail, m->filter)) {
+            if (i == old)
+                m->sel = m->nvis;
+            m->vis[m->nvis++] = i;
+        }
+    }
+    if (m->top > m->sel)
+        m->top = m->sel;
+}
+
+void
+tui_menu_add(tui_menu *m, const char *label, const char *detail,
+             const char *data, int64_t id)
+{
+    tui_menu_item *it;
+
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 16;
+        m->items = tui_xrealloc(m->items, m->cap * sizeof *m->items);
+    }
+    it = &m->items[m->n++];
+    it->label = tui_xstrdup(label ? label : "");
+    it->detail = detail ? tui_xstrdup(detail) : NULL;
+    it->data = data ? tui_xstrdup(data) : NULL;
+    it->id = id;
+    refilter(m);
+}
+
+void
+tui_menu_set_filter(tui_menu *m, const char *filter)
+{
+    snprintf(m->filter, sizeof m->filter, "%s", filter);
+    refilter(m);
+}
+
+void
+tui_menu_move(tui_menu *m, long delta)
+{
+    long s;
+
+    if (m->nvis == 0)
+        return;
+    s = (long)m->sel + delta;
+    if (s < 0)
+        s = 0;
+    if (s >= (long)m->nvis)
+        s = (long)m->nvis - 1;
+    m->sel = (size_t)s;
+    if (m->top > m->sel)
+        m->top = m->sel;
+}
+
+void
+tui_menu_home(tui_menu *m)
+{
+    m->sel = 0;
+    m->top = 0;
+}
+
+void
+tui_menu_end(tui_menu *m)
+{
+    m->sel = m->nvis ? m->nvis - 1 : 0;
+}
+
+int
+tui_menu_select_id(tui_menu *m, int64_t id)
+{
+    for (size_t i = 0; i < m->nvis; i++) {
+        if (m->items[m->vis[i]].id == id) {
+            m->sel = i;
+            if (m->top > m->sel)
+                m->top = m->sel;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void
+tui_menu_fit(tui_menu *m, int h)
+{
+    if (h < 1)
+        h = 1;
+    if (m->sel < m->top)
+        m->top = m->sel;
+    if (m->sel >= m->top + (size_t)h)
+        m->top = m->sel - (size_t)h + 1;
+    if (m->nvis > (size_t)h && m->top > m->nvis - (size_t)h)
+        m->top = m->nvis - (size_t)h;
+    if (m->nvis <= (size_t)h)
+        m->top = 0;
+}
+
+const tui_menu_item *
+tui_menu_selected(const tui_menu *m)
+{
+    if (m->nvis == 0)
+        return NULL;
+    return &m->items[m->vis[m->sel]];
+}

@@ -1,0 +1,52 @@
+/*
+** menu.h -- the list logic every menu shares (sessions, branches, state
+** files, presets, models, help): items, a case-insensitive search filter,
+** the selection and the first visible row.  No curses (house style G12).
+*/
+#ifndef RWKV_TUI_MENU_H
+#define RWKV_TUI_MENU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TUI_MENU_FILTER 128   /* bytes of search text */
+
+typedef struct tui_menu_item {
+    char   *label;    /* owned */
+    char   *detail;   /* owned, may be NULL: shown dimmed after the label */
+    char   *data;     /* owned, may be NULL: e.g. a path */
+    int64_t id;
+} tui_menu_item;
+
+typedef struct tui_menu {
+    int            kind;      /* which menu (the app's enum) */
+    char           title[96];
+    tui_menu_item *items;
+    size_t         n, cap;
+    size_t        *vis;       /* indices of the items matching the filter */
+    size_t         nvis;
+    size_t         sel;       /* index into vis */
+    size_t         top;       /* first visible index into vis */
+    char           filter[TUI_MENU_FILTER];
+} tui_menu;
+
+void tui_menu_init(tui_menu *m, int kind, const char *title);
+void tui_menu_fini(tui_menu *m);
+void tui_menu_clear(tui_menu *m);
+/* Add an item (strings copied; DETAIL and DATA may be NULL). */
+void tui_menu_add(tui_menu *m, const char *label, const char *detail,
+                  const char *data, int64_t id);
+/* Set the filter and recompute the visible items (the selection stays on
+** the same item when it still matches, else goes to the first). */
+void tui_menu_set_filter(tui_menu *m, const char *filter);
+void tui_menu_move(tui_menu *m, long delta);   /* clamped, no wrap */
+void tui_menu_home(tui_menu *m);
+void tui_menu_end(tui_menu *m);
+/* Select the item with ID if visible; returns 1 if found. */
+int  tui_menu_select_id(tui_menu *m, int64_t id);
+/* Adjust top so that the selection is inside a view of H rows. */
+void tui_menu_fit(tui_menu *m, int h);
+/* The selected item (borrowed), NULL if nothing matches. */
+const tui_menu_item *tui_menu_selected(const tui_menu *m);
+
+#endif

@@ -1,0 +1,561 @@
+/*
+** menus.c -- the menus: help, sessions, branches, state files, presets,
+** models, and the one-line prompt (rename, delete, preset name, value).
+** Each menu is a tui_menu (list logic in menu.c) filled from the store or
+** the file system when opened; keys inside a menu are handled here.
+**
+** In every list: Up/Down/PgUp/PgDn/Home/End move, typing filters (search),
+** Backspace edits the filter, Enter acts, Esc closes.  Extra keys are shown
+** in the menu's bottom line (tui_menu_hint).
+*/
+#define NCURSES_WIDECHAR 1
+#include "app.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ncursesw/curses.h>
+
+#include "../core/utf8.h"
+#include "sidebar.h"
+#include "text.h"
+
+#define TUI_MENU_MAX_FILES 500   /* state files listed from a directory */
+
+/* The editing keys that are not in the config's action table (F1 help). */
+static const char *const fixed_keys[][2] = {
+    { "Enter", "send the message" },
+    { "Alt-Enter, C-j", "new line in the message" },
+    { "Left/Right, C-b/C-f", "move by character" },
+    { "Up/Down", "move by line; history on the first/last line" },
+    { "Home/End, C-a/C-e", "start/end of line (empty box: top/end of transcript)" },
+    { "C-k / C-u / C-w", "delete to end of line / to start / word before" },
+    { "Backspace/Delete", "delete a whole character" },
+    { "PgUp/PgDn, wheel", "scroll the transcript" },
+    { "Shift-Up/Down", "scroll one line" },
+    { "Esc, C-c", "cancel the running reply (kept, marked interrupted)" },
+    { "C-d (empty box), C-q", "quit" },
+    { "Sidebar: Up/Down", "choose a parameter" },
+    { "Sidebar: Left/Right, -/+", "change it by one step (PgUp/PgDn: 10)" },
+    { "Sidebar: Enter or a digit", "type a value" },
+    { "Menus: type", "search; Enter acts, Esc closes" },
+    { "Sessions: C-r / C-d / C-f", "rename / delete / fork as a new session" },
+    { "Branches: Left/Right", "previous/next sibling of the selected turn" },
+    { "Branches: Enter", "on your message: edit it (starts a branch)" },
+    { "Presets: C-s", "save the current values as a preset" },
+};
+
+const char *tui_menu_hint(const struct app *a);
+
+const char *
+tui_menu_hint(const struct app *a)
+{
+    switch (a->menu.kind) {
+    case TUI_MENU_SESSIONS:  return "Enter resume  C-r rename  C-d delete  C-f fork  Esc close";
+    case TUI_MENU_BRANCHES:  return "Left/Right sibling  Enter edit/fork  Esc close";
+    case TUI_MENU_STATES:    return "Enter switch  Esc close";
+    case TUI_MENU_PRESETS:   return "Enter load  C-s save current  Esc close";
+    case TUI_MENU_STATE_ASK: return "Enter choose  Esc cancel";
+    default:                 return "type to search  Esc close";
+    }
+}
+
+static void
+fill_help(struct app *a)
+{
+    char key[32], label[160];
+
+    for (int i = 0; i < CFG_ACT_COUNT; i++) {
+        cfg_key_name(a->cfg.keys[i], key, sizeof key);
+        snprintf(label, sizeof label, "%-12s %s", key, cfg_action_help(i));
+        tui_menu_add(&a->menu, label, NULL, NULL, i);
+    }
+    for (size_t i = 0; i < sizeof fixed_keys / sizeof fixed_keys[0]; i++) {
+        snprintf(label, sizeof label, "%-12s %s", fixed_keys[i][0], fixed_keys[i][1]);
+        tui_menu_add(&a->menu, label, NULL, NULL, -1);
+    }
+}
+
+static void
+fill_sessions(struct app *a)
+{
+    store_session *ss = NULL;
+    size_t n = 0;
+    rwkv_err err;
+
+    if (a->st == NULL) {
+        tui_notice(a, 1, "no session database (--no-db)");
+        return;
+    }
+    if (store_session_list(a->st, &ss, &n, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char detail[96], when[32];
+        time_t t = (time_t)(ss[i].updated_ms / 1000);
+        struct tm tm;
+        localtime_r(&t, &tm);
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+        snprintf(detail, sizeof detail, "%lld turns  %s%s", (long long)ss[i].n_turns, when,
+                 ss[i].id == a->sid ? "  (open)" : "");
+        tui_menu_add(&a->menu, ss[i].title[0] ? ss[i].title : "(untitled)", detail, NULL,
+                     ss[i].id);
+    }
+    free(ss);
+}
+
+static void
+fill_branches(struct app *a)
+{
+    for (int i = 0; i < a->tr.nturns; i++) {
+        tui_turn *t = &a->tr.turns[i];
+        char label[128], detail[64] = "";
+        size_t len;
+
+        if (t->store_id == 0 || (t->role != TUI_TURN_USER && t->role != TUI_TURN_ASSISTANT))
+            continue;
+        len = strcspn(t->text.p, "\n");
+        if (len > 80) {
+            len = 80;
+            while (len > 0 && ((unsigned char)t->text.p[len] & 0xC0) == 0x80)
+                len--;
+        }
+        snprintf(label, sizeof label, "%s %.*s", t->role == TUI_TURN_USER ? "You: " : "RWKV:",
+                 (int)len, t->text.p);
+        if (t->sib_count > 1)
+            snprintf(detail, sizeof detail, "< %d/%d >", t->sib_index, t->sib_count);
+        tui_menu_add(&a->menu, label, detail[0] ? detail : NULL, NULL, t->store_id);
+    }
+    tui_menu_end(&a->menu);
+}
+
+static int
+has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), k = strlen(suf);
+    return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+static void
+list_dir(struct app *a, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int count = 0;
+
+    if (d == NULL)
+        return;
+    while ((de = readdir(d)) != NULL && count < TUI_MENU_MAX_FILES) {
+        char path[2300];
+        if (de->d_name[0] == '.' ||
+            !(has_suffix(de->d_name, ".pth") || has_suffix(de->d_name, ".safetensors")))
+            continue;
+        snprintf(path, sizeof path, "%.1024s/%.255s", dir, de->d_name);
+        /* skip duplicates (the same folder named twice) */
+        {
+            int dup = 0;
+            for (size_t i = 0; i < a->menu.n; i++)
+                if (a->menu.items[i].data && strcmp(a->menu.items[i].data, path) == 0)
+                    dup = 1;
+            if (dup)
+                continue;
+        }
+        tui_menu_add(&a->menu, de->d_name,
+                     strcmp(path, a->state_path) == 0 ? "(in use)" : dir, path, 0);
+        count++;
+    }
+    closedir(d);
+}
+
+static void
+fill_states(struct app *a)
+{
+    char dir[1024];
+    const char *env = getenv("RWKV_TUI_STATES");
+
+    if (a->cfg.state_dir[0])
+        list_dir(a, a->cfg.state_dir);
+    if (env && *env)
+        list_dir(a, env);
+    if (a->state_path[0]) {
+        const char *slash = strrchr(a->state_path, '/');
+        if (slash) {
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash - a->state_path), a->state_path);
+            list_dir(a, dir);
+        } else {
+            list_dir(a, ".");
+        }
+    }
+    if (a->menu.n == 0)
+        tui_notice(a, 0, "no state files: set state_dir in the config file or RWKV_TUI_STATES");
+}
+
+static void
+fill_presets(struct app *a)
+{
+    char **names = NULL;
+    size_t n = 0;
+    rwkv_err err;
+
+    if (a->st == NULL)
+        return;
+    if (store_preset_list(a->st, &names, &n, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rwkv_sampling s;
+        char detail[96];
+        if (store_preset_get(a->st, names[i], &s, NULL, &err) == RWKV_OK)
+            snprintf(detail, sizeof detail, "temp %g  top-p %g  max %d", (double)s.temperature,
+                     (double)s.top_p, s.max_tokens);
+        else
+            detail[0] = '\0';
+        tui_menu_add(&a->menu, names[i], detail, names[i], (int64_t)i);
+    }
+    free(names);
+}
+
+static void
+fill_models(struct app *a)
+{
+    const rwkv_info *inf = rwkv_model_info(a->model);
+    char label[256], detail[160];
+
+    snprintf(label, sizeof label, "%s (in use)", a->model_label);
+    snprintf(detail, sizeof detail, "v%s  %d layers  %d embd  %s", inf->version, inf->n_layer,
+             inf->n_embd, inf->strategy);
+    tui_menu_add(&a->menu, label, detail, NULL, 0);
+    if (a->cfg.model[0] && (a->launch.model == NULL || strcmp(a->cfg.model, a->launch.model) != 0))
+        tui_menu_add(&a->menu, a->cfg.model, "from the config file", a->cfg.model, 1);
+}
+
+void
+tui_menu_open(struct app *a, int kind)
+{
+    static const char *const titles[] = {
+        "", "Help: every key", "Sessions", "Branches of this conversation", "State files",
+        "Presets", "Models", "Switch state file"
+    };
+
+    tui_menu_fini(&a->menu);
+    tui_menu_init(&a->menu, kind, titles[kind]);
+    switch (kind) {
+    case TUI_MENU_HELP:     fill_help(a); break;
+    case TUI_MENU_SESSIONS: fill_sessions(a); tui_menu_select_id(&a->menu, a->sid); break;
+    case TUI_MENU_BRANCHES: fill_branches(a); break;
+    case TUI_MENU_STATES:   fill_states(a); break;
+    case TUI_MENU_PRESETS:  fill_presets(a); break;
+    case TUI_MENU_MODELS:   fill_models(a); break;
+    default: break;
+    }
+    if (a->focus != TUI_FOCUS_MENU)
+        a->prev_focus = a->focus;
+    a->focus = TUI_FOCUS_MENU;
+    a->dirty = 1;
+}
+
+void
+tui_menu_close(struct app *a)
+{
+    tui_menu_fini(&a->menu);
+    tui_menu_init(&a->menu, TUI_MENU_NONE, "");
+    a->focus = a->prev_focus == TUI_FOCUS_MENU ? TUI_FOCUS_INPUT : a->prev_focus;
+    if (a->focus == TUI_FOCUS_PROMPT)
+        a->focus = TUI_FOCUS_INPUT;
+    a->dirty = 1;
+}
+
+void
+tui_prompt_open(struct app *a, int kind, const char *label, const char *init)
+{
+    a->prompt_kind = kind;
+    snprintf(a->prompt_label, sizeof a->prompt_label, "%.120s", label);
+    tui_input_set(&a->prompt, init ? init : "");
+    if (a->focus != TUI_FOCUS_PROMPT)
+        a->prev_focus = a->focus;
+    a->focus = TUI_FOCUS_PROMPT;
+    a->dirty = 1;
+}
+
+void
+tui_prompt_accept(struct app *a)
+{
+    rwkv_err err;
+    int kind = a->prompt_kind;
+
+    a->prompt_kind = TUI_PROMPT_NONE;
+    a->focus = a->prev_focus;
+    switch (kind) {
+    case TUI_PROMPT_RENAME:
+        if (store_session_rename(a->st, a->prompt_target, a->prompt.buf, &err) != RWKV_OK) {
+            tui_notice(a, 1, "%s", err.msg);
+        } else {
+            if (a->prompt_target == a->sid)
+                snprintf(a->session_title, sizeof a->session_title, "%s", a->prompt.buf);
+            tui_menu_open(a, TUI_MENU_SESSIONS);
+            tui_menu_select_id(&a->menu, a->prompt_target);
+        }
+        break;
+    case TUI_PROMPT_DELETE:
+        if (store_session_delete(a->st, a->prompt_target, &err) != RWKV_OK) {
+            tui_notice(a, 1, "%s", err.msg);
+        } else {
+            if (a->prompt_target == a->sid)
+                tui_session_new(a);
+            tui_menu_open(a, TUI_MENU_SESSIONS);
+            tui_notice(a, 0, "session deleted");
+        }
+        break;
+    case TUI_PROMPT_PRESET_SAVE:
+        if (a->prompt.len == 0)
+            break;
+        if (store_preset_put(a->st, a->prompt.buf, &a->samp, NULL, &err) != RWKV_OK)
+            tui_notice(a, 1, "%s", err.msg);
+        else
+            tui_notice(a, 0, "preset '%s' saved", a->prompt.buf);
+        break;
+    case TUI_PROMPT_PARAM:
+        if (tui_param_set_text(&a->samp, a->param_sel, a->prompt.buf, &err) != RWKV_OK) {
+            tui_notice(a, 1, "%s", err.msg);
+        } else {
+            a->samp_set |= PARAMS_BIT(a->param_sel);
+            tui_apply_sampling(a);
+        }
+        break;
+    default:
+        break;
+    }
+    a->dirty = 1;
+}
+
+static void
+act_sessions(struct app *a, int key, int is_fkey, const tui_menu_item *it)
+{
+    rwkv_err err;
+
+    if (it == NULL)
+        return;
+    if (!is_fkey && key == CFG_KEY_CTRL('r')) {
+        a->prompt_target = it->id;
+        tui_prompt_open(a, TUI_PROMPT_RENAME, "new title: ", it->label);
+    } else if ((!is_fkey && key == CFG_KEY_CTRL('d')) || (is_fkey && key == KEY_DC)) {
+        char label[160];
+        a->prompt_target = it->id;
+        snprintf(label, sizeof label, "delete '%.100s'? (y/n) ", it->label);
+        tui_prompt_open(a, TUI_PROMPT_DELETE, label, "");
+    } else if (!is_fkey && key == CFG_KEY_CTRL('f')) {
+        store_session s;
+        int64_t nid;
+        if (store_session_get(a->st, it->id, &s, &err) != RWKV_OK ||
+            store_session_fork(a->st, it->id, s.head_turn, NULL, &nid, &err) != RWKV_OK) {
+            tui_notice(a, 1, "%s", err.msg);
+            return;
+        }
+        tui_menu_close(a);
+        tui_session_load(a, nid, -1);
+    } else if (!is_fkey && key == TUI_K_ENTER) {
+        int64_t id = it->id;
+        tui_menu_close(a);
+        tui_session_load(a, id, -1);
+    }
+}
+
+static void
+act_branches(struct app *a, int key, int is_fkey, const tui_menu_item *it)
+{
+    if (it == NULL)
+        return;
+    if (is_fkey && (key == KEY_LEFT || key == KEY_RIGHT)) {
+        size_t sel = a->menu.sel;
+        if (tui_session_step_sibling(a, it->id, key == KEY_LEFT ? -1 : +1) == 0) {
+            tui_menu_open(a, TUI_MENU_BRANCHES);
+            a->menu.sel = sel < a->menu.nvis ? sel : (a->menu.nvis ? a->menu.nvis - 1 : 0);
+        }
+        return;
+    }
+    if (!is_fkey && key == TUI_K_ENTER) {
+        for (int i = 0; i < a->tr.nturns; i++) {
+            tui_turn *t = &a->tr.turns[i];
+            if (t->store_id != it->id)
+                continue;
+            if (t->role == TUI_TURN_USER) {
+                store_turn st;
+                rwkv_err err;
+                if (store_turn_get(a->st, t->store_id, &st, &err) != RWKV_OK) {
+                    tui_notice(a, 1, "%s", err.msg);
+                    return;
+                }
+                a->fork_parent = st.parent_id;
+                a->fork_pending = 1;
+                store_turn_fini(&st);
+                tui_input_set(&a->in, t->text.p);
+                tui_menu_close(a);
+                tui_notice(a, 0, "edit and send: the message starts a new branch there");
+            } else {
+                tui_menu_close(a);
+            }
+            return;
+        }
+    }
+}
+
+static void
+act_states(struct app *a, const tui_menu_item *it)
+{
+    char label[160];
+    long cost;
+
+    if (it == NULL || it->data == NULL)
+        return;
+    snprintf(a->pending_state, sizeof a->pending_state, "%s", it->data);
+    if (chat_n_turns(a->chat) == 0) {
+        tui_menu_close(a);
+        tui_session_switch_state(a, a->pending_state, 0);
+        return;
+    }
+    cost = tui_session_replay_cost(a);
+    tui_menu_fini(&a->menu);
+    tui_menu_init(&a->menu, TUI_MENU_STATE_ASK, "Switch state file");
+    tui_menu_add(&a->menu, "New session from this state", it->label, NULL, 1);
+    snprintf(label, sizeof label, "Replay this conversation under it (cost: %ld tokens)", cost);
+    tui_menu_add(&a->menu, label, NULL, NULL, 2);
+    tui_menu_add(&a->menu, "Cancel", NULL, NULL, 0);
+}
+
+static void
+act_presets(struct app *a, int key, int is_fkey, const tui_menu_item *it)
+{
+    rwkv_err err;
+
+    if (!is_fkey && key == CFG_KEY_CTRL('s')) {
+        tui_menu_close(a);
+        tui_prompt_open(a, TUI_PROMPT_PRESET_SAVE, "save preset as: ", "");
+        return;
+    }
+    if (it == NULL || is_fkey || key != TUI_K_ENTER)
+        return;
+    if (store_preset_get(a->st, it->data, &a->samp, NULL, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    for (int i = 0; params_table[i].name != NULL; i++)
+        a->samp_set |= PARAMS_BIT(i);
+    if (params_find("seed") >= 0)
+        a->samp_set &= ~PARAMS_BIT(params_find("seed"));
+    tui_apply_sampling(a);
+    tui_menu_close(a);
+    tui_notice(a, 0, "preset '%s' loaded", it->label);
+}
+
+int
+tui_menu_key(struct app *a, int key, int is_fkey)
+{
+    tui_menu *m = &a->menu;
+    const tui_menu_item *it = tui_menu_selected(m);
+    char f[TUI_MENU_FILTER];
+    int enter = !is_fkey && key == TUI_K_ENTER;
+
+    if (!is_fkey && (key == TUI_K_ESC || key == CFG_KEY_CTRL('c'))) {
+        tui_menu_close(a);
+        return 1;
+    }
+    if (is_fkey) {
+        switch (key) {
+        case KEY_UP:    tui_menu_move(m, -1); return 1;
+        case KEY_DOWN:  tui_menu_move(m, +1); return 1;
+        case KEY_PPAGE: tui_menu_move(m, -10); return 1;
+        case KEY_NPAGE: tui_menu_move(m, +10); return 1;
+        case KEY_HOME:  tui_menu_home(m); return 1;
+        case KEY_END:   tui_menu_end(m); return 1;
+        case KEY_BACKSPACE: break;
+        default:
+            if (key >= KEY_F(1) && key <= KEY_F(12)) {
+                int act = cfg_action_for_key(&a->cfg, CFG_KEY_F(key - KEY_F(0)));
+                if (act == CFG_ACT_QUIT) {
+                    a->quit = 1;
+                    return 1;
+                }
+                /* another menu's key switches menus; its own key closes */
+                if (act == CFG_ACT_HELP && m->kind == TUI_MENU_HELP)
+                    tui_menu_close(a);
+                else if (act == CFG_ACT_HELP)
+                    tui_menu_open(a, TUI_MENU_HELP);
+                else if (act == CFG_ACT_SESSIONS)
+                    tui_menu_open(a, TUI_MENU_SESSIONS);
+                else if (act == CFG_ACT_STATES)
+                    tui_menu_open(a, TUI_MENU_STATES);
+                else if (act == CFG_ACT_PRESETS)
+                    tui_menu_open(a, TUI_MENU_PRESETS);
+                else if (act == CFG_ACT_MODELS)
+                    tui_menu_open(a, TUI_MENU_MODELS);
+                else if (act == CFG_ACT_BRANCHES)
+                    tui_menu_open(a, TUI_MENU_BRANCHES);
+                return 1;
+            }
+            break;
+        }
+    }
+    switch (m->kind) {
+    case TUI_MENU_SESSIONS: act_sessions(a, key, is_fkey, it); break;
+    case TUI_MENU_BRANCHES: act_branches(a, key, is_fkey, it); break;
+    case TUI_MENU_STATES:
+        if (enter)
+            act_states(a, it);
+        break;
+    case TUI_MENU_STATE_ASK:
+        if (enter && it) {
+            int64_t choice = it->id;
+            tui_menu_close(a);
+            if (choice == 1 || choice == 2)
+                tui_session_switch_state(a, a->pending_state, choice == 2);
+        }
+        break;
+    case TUI_MENU_PRESETS: act_presets(a, key, is_fkey, it); break;
+    case TUI_MENU_MODELS:
+        if (enter && it) {
+            if (it->id != 0)
+                tui_notice(a, 0, "switching models needs a restart: rwkv-tui --model %s",
+                           it->data);
+            tui_menu_close(a);
+        }
+        break;
+    case TUI_MENU_HELP:
+        if (enter) {
+            int act = (int)(it ? it->id : -1);
+            tui_menu_close(a);
+            (void)act;
+        }
+        break;
+    default:
+        break;
+    }
+    if (a->focus != TUI_FOCUS_MENU || enter)
+        return 1;
+    /* typing searches */
+    snprintf(f, sizeof f, "%s", m->filter);
+    if ((is_fkey && key == KEY_BACKSPACE) || (!is_fkey && (key == 127 || key == 8))) {
+        size_t n = strlen(f);
+        if (n > 0) {
+            n = tui_char_prev(f, n);
+            f[n] = '\0';
+            tui_menu_set_filter(m, f);
+        }
+        return 1;
+    }
+    if (!is_fkey && key >= 0x20 && key < 0x110000 && key != 0x7f) {
+        unsigned char u[8];
+        int n = utf8_encode((uint32_t)key, u);
+        size_t fl = strlen(f);
+        if (n > 0 && fl + (size_t)n + 1 < sizeof f) {
+            memcpy(f + fl, u, (size_t)n);
+            f[fl + (size_t)n] = '\0';
+            tui_menu_set_filter(m, f);
+        }
+    }
+    return 1;
+}

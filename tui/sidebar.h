@@ -1,0 +1,23 @@
+/*
+** sidebar.h -- the parameter sidebar's model: one row per params_table
+** entry (house style G11); stepping and typed edits stay within the
+** table's bounds.  No curses.
+*/
+#ifndef RWKV_TUI_SIDEBAR_H
+#define RWKV_TUI_SIDEBAR_H
+
+#include <stddef.h>
+
+#include "../core/params.h"
+#include "../core/status.h"
+
+/* Number of rows (entries in params_table). */
+int  tui_param_count(void);
+/* Step entry I of S by DIR steps (+1/-1, or +-10 for a page), clamped to
+** [min, max] of the table.  Returns 1 if the value changed. */
+int  tui_param_step(rwkv_sampling *s, int i, int dir);
+/* Set entry I from typed TEXT: out of bounds or not a number leaves S
+** unchanged and fills ERR. */
+int  tui_param_set_text(rwkv_sampling *s, int i, const char *text, rwkv_err *err);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+** text.h -- text helpers of the TUI that never touch curses (house style
+** G12): growable byte buffers, display width of UTF-8 text (wcwidth: CJK and
+** emoji 2 columns, combining marks 0), word wrapping by display width, and
+** the sanitiser that keeps escape sequences and control characters in model
+** output away from the terminal.
+**
+** Width depends on LC_CTYPE: the program calls setlocale(LC_ALL, "") and
+** tests use C.UTF-8.  In tui/ allocation failure is fatal (STYLE G6), so the
+** x-wrappers never return NULL.
+*/
+#ifndef RWKV_TUI_TEXT_H
+#define RWKV_TUI_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *tui_xmalloc(size_t n);
+void *tui_xrealloc(void *p, size_t n);
+char *tui_xstrdup(const char *s);
+char *tui_xstrndup(const char *s, size_t n);
+
+/* A growable byte string, always NUL terminated once anything was added. */
+typedef struct tui_buf {
+    char  *p;       /* owned; NULL until the first append */
+    size_t len, cap;
+} tui_buf;
+
+void tui_buf_init(tui_buf *b);
+void tui_buf_fini(tui_buf *b);
+void tui_buf_add(tui_buf *b, const char *s, size_t n);
+void tui_buf_adds(tui_buf *b, const char *s);
+void tui_buf_clear(tui_buf *b);
+
+/* Display columns of code point CP: 2 wide, 0 combining/zero-width, 1 else
+** (an unprintable CP counts 1: the sanitiser has replaced it already). */
+int tui_cp_width(uint32_t cp);
+
+/*
+** Decode one character at S (N > 0 bytes).  Returns the byte length (>= 1)
+** and sets *CP (U+FFFD for an ill-formed byte, which is then consumed alone
+** or as its maximal subpart).
+*/
+size_t tui_next_cp(const char *s, size_t n, uint32_t *cp);
+
+/* Display columns of N bytes of UTF-8 at S. */
+int tui_str_width(const char *s, size_t n);
+
+/*
+** A "whole character" for editing: a code point plus the zero-width code
+** points (combining marks) after it.  Length in bytes of the one at S[0..N),
+** and the start of the one that ends at S+POS (POS > 0).
+*/
+size_t tui_char_len(const char *s, size_t n);
+size_t tui_char_prev(const char *s, size_t pos);
+
+/* One wrapped row: bytes [off, off+len) of the text, COLS display columns. */
+typedef struct tui_span {
+    size_t off, len;
+    int    cols;
+} tui_span;
+
+/*
+** Wrap N bytes of TEXT to WIDTH columns (WIDTH >= 1): '\n' ends a row; rows
+** break after a space or before/after a wide (CJK) character where possible,
+** else at any character.  A space at a break is not shown.  Every row fits
+** in WIDTH except a single wide character when WIDTH is 1.  Returns the row
+** count (>= 1: empty text is one empty row); *OUT is malloc'ed, owned by
+** the caller (free()).
+*/
+size_t tui_wrap(const char *text, size_t n, int width, tui_span **out);
+
+/*
+** The sanitiser: a streaming filter from model bytes to text that is safe to
+** give to the terminal.  Drops ESC sequences (CSI, OSC, DCS/SOS/PM/APC,
+** two-byte ESC x), C0 controls except '\n', DEL and C1 controls; expands '\t'
+** to spaces, drops '\r'; ill-formed UTF-8 becomes U+FFFD.  A sequence or a
+** character cut at a chunk end waits for the next chunk.
+*/
+#define TUI_SAN_MAX_SEQ 512   /* an escape string longer than this is given up
+                                 on, so an unterminated OSC cannot eat a reply */
+typedef struct tui_sanitizer {
+    int           state;
+    size_t        seqlen;
+    unsigned char pend[8];
+    size_t        npend;
+} tui_sanitizer;
+
+void tui_san_init(tui_sanitizer *s);
+/* Filter N bytes of IN, appending the safe text to OUT. */
+void tui_san_push(tui_sanitizer *s, const char *in, size_t n, tui_buf *out);
+/* End of stream: a dangling partial character becomes U+FFFD. */
+void tui_san_flush(tui_sanitizer *s, tui_buf *out);
+/* One-shot: sanitise N bytes of IN into OUT. */
+void tui_sanitize(const char *in, size_t n, tui_buf *out);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+** transcript.c -- turns + wrapped-row cache + scroll.  See transcript.h.
+**
+** Invariant: rows[] holds, in order, the rows of turns 0..nturns-1 wrapped
+** for `width`; a turn's rows are contiguous, so re-wrapping the last
+** (streaming) turn only replaces the tail of rows[].
+*/
+#include "transcript.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void
+tui_tr_init(tui_transcript *t)
+{
+    memset(t, 0, sizeof *t);
+    t->width = 40;
+}
+
+void
+tui_tr_clear(tui_transcript *t)
+{
+    for (int i = 0; i < t->nturns; i++)
+        tui_buf_fini(&t->turns[i].text);
+    t->nturns = 0;
+    t->nrows = 0;
+    t->scroll = 0;
+}
+
+void
+tui_tr_fini(tui_transcript *t)
+{
+    tui_tr_clear(t);
+    free(t->turns);
+    free(t->rows);
+    memset(t, 0, sizeof *t);
+}
+
+static void
+row_add(tui_transcript *t, int turn, int kind, size_t off, size_t len)
+{
+    if (t->nrows == t->rcap) {
+        t->rcap = t->rcap ? t->rcap * 2 : 64;
+        t->rows = tui_xrealloc(t->rows, t->rcap * sizeof *t->rows);
+    }
+    t->rows[t->nrows].turn = turn;
+    t->rows[t->nrows].kind = kind;
+    t->rows[t->nrows].off = off;
+    t->rows[t->nrows].len = len;
+    t->nrows++;
+}
+
+/* Append the rows of turn I at the end of rows[]. */
+static void
+layout_turn(tui_transcript *t, int i)
+{
+    tui_turn *tu = &t->turns[i];
+    tui_span *sp;
+    int w = t->width - TUI_TR_INDENT;
+    size_t n;
+
+    row_add(t, i, TUI_ROW_HEADER, 0, 0);
+    n = tui_wrap(tu->text.p ? tu->text.p : "", tu->text.len, w < 1 ? 1 : w, &sp);
+    for (size_t k = 0; k < n; k++)
+        row_add(t, i, TUI_ROW_TEXT, sp[k].off, sp[k].len);
+    free(sp);
+    row_add(t, i, TUI_ROW_BLANK, 0, 0);
+}
+
+/* Re-wrap only the last turn (the one being streamed). */
+static void
+relayout_last(tui_transcript *t)
+{
+    int last = t->nturns - 1;
+    size_t before = t->nrows;
+
+    while (t->nrows > 0 && t->rows[t->nrows - 1].turn == last)
+        t->nrows--;
+    before -= t->nrows;
+    {
+        size_t start = t->nrows;
+        layout_turn(t, last);
+        if (t->scroll > 0 && t->nrows - start > before)
+            t->scroll += t->nrows - start - before;  /* keep a scrolled-back view still */
+    }
+}
+
+int
+tui_tr_add(tui_transcript *t, int role, const char *text, size_t n)
+{
+    tui_turn *tu;
+
+    if (t->nturns == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->turns = tui_xrealloc(t->turns, (size_t)t->cap * sizeof *t->turns);
+    }
+    tu = &t->turns[t->nturns++];
+    memset(tu, 0, sizeof *tu);
+    tu->role = role;
+    tui_buf_init(&tu->text);
+    tui_buf_add(&tu->text, "", 0);
+    tui_san_init(&tu->san);
+    tui_san_push(&tu->san, text, n, &tu->text);
+    tui_san_flush(&tu->san, &tu->text);
+    {
+        size_t start = t->nrows;
+        layout_turn(t, t->nturns - 1);
+        if (t->scroll > 0)
+            t->scroll += t->nrows - start;   /* keep a scrolled-back view still */
+    }
+    return t->nturns - 1;
+}
+
+void
+tui_tr_append(tui_transcript *t, int i, const char *text, size_t n)
+{
+    tui_turn *tu;
+
+    if (i < 0 || i >= t->nturns)
+        return;
+    tu = &t->turns[i];
+    tui_san_push(&tu->san, text, n, &tu->text);
+    if (i == t->nturns - 1)
+        relayout_last(t);
+    else
+        tui_tr_layout(t, t->width);
+}
+
+void
+tui_tr_finish(tui_transcript *t, int i, unsigned set_flags)
+{
+    if (i < 0 || i >= t->nturns)
+        return;
+    tui_san_flush(&t->turns[i].san, &t->turns[i].text);
+    t->turns[i].flags &= ~TUI_TURN_STREAMING;
+    t->turns[i].flags |= set_flags;
+    tui_tr_layout(t, t->width);
+}
+
+void
+tui_tr_truncate(tui_transcript *t, int i)
+{
+    if (i < 0)
+        i = 0;
+    while (t->nturns > i)
+        tui_buf_fini(&t->turns[--t->nturns].text);
+    tui_tr_layout(t, t->width);
+}
+
+void
+tui_tr_layout(tui_transcript *t, int width)
+{
+    t->width = width < 1 ? 1 : width;
+    t->nrows = 0;
+    for (int i = 0; i < t->nturns; i++)
+        layout_turn(t, i);
+}
+
+static size_t
+max_scroll(const tui_transcript *t, int h)
+{
+    if (h < 1)
+        h = 1;
+    return t->nrows > (size_t)h ? t->nrows - (size_t)h : 0;
+}
+
+void
+tui_tr_scroll(tui_transcript *t, long delta, int h)
+{
+    size_t m = max_scroll(t, h);
+
+    if (t->scroll > m)
+        t->scroll = m;
+    if (delta < 0) {
+        size_t d = (size_t)-delta;
+        t->scroll = d > t->scroll ? 0 : t->scroll - d;
+    } else {
+        t->scroll += (size_t)delta;
+        if (t->scroll > m)
+            t->scroll = m;
+    }
+}
+
+void
+tui_tr_scroll_top(tui_transcript *t, int h)
+{
+    t->scroll = max_scroll(t, h);
+}
+
+void
+tui_tr_scroll_end(tui_transcript *t)
+{
+    t->scroll = 0;
+}
+
+size_t
+tui_tr_first_row(const tui_transcript *t, int h)
+{
+    size_t m = max_scroll(t, h);
+    size_t s = t->scroll > m ? m : t->scroll;
+
+    return m - s;
+}

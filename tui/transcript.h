@@ -1,0 +1,80 @@
+/*
+** transcript.h -- the transcript model (house style G12): the turns shown,
+** each turn's text (already sanitised), and a cache of display rows wrapped
+** for one width, plus the scroll position.  No curses: tui/view.c draws it.
+**
+** Row layout per turn:  a header row (role, flags, sibling position), the
+** text rows indented by TUI_TR_INDENT columns, one blank row.
+*/
+#ifndef RWKV_TUI_TRANSCRIPT_H
+#define RWKV_TUI_TRANSCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "text.h"
+
+#define TUI_TR_INDENT 2
+
+enum tui_turn_role { TUI_TURN_USER, TUI_TURN_ASSISTANT, TUI_TURN_INFO, TUI_TURN_ERROR };
+
+/* Turn flags. */
+#define TUI_TURN_STREAMING   1u   /* reply still being generated */
+#define TUI_TURN_INTERRUPTED 2u   /* reply cancelled by the user; text kept */
+
+typedef struct tui_turn {
+    int           role;
+    unsigned      flags;
+    tui_buf       text;        /* sanitised UTF-8 */
+    tui_sanitizer san;         /* for streamed raw text */
+    char          stats[96];   /* "42 tok, 120.3 tok/s", shown on demand */
+    int64_t       store_id;    /* turn id in the store, 0 if none */
+    int           sib_index;   /* 1-based position among siblings, 0 = n/a */
+    int           sib_count;
+} tui_turn;
+
+enum tui_row_kind { TUI_ROW_HEADER, TUI_ROW_TEXT, TUI_ROW_BLANK };
+
+typedef struct tui_row {
+    int    turn;      /* index into turns */
+    int    kind;      /* enum tui_row_kind */
+    size_t off, len;  /* TEXT rows: bytes of the turn's text */
+} tui_row;
+
+typedef struct tui_transcript {
+    tui_turn *turns;
+    int       nturns, cap;
+    tui_row  *rows;
+    size_t    nrows, rcap;
+    int       width;     /* text width the rows were wrapped for */
+    size_t    scroll;    /* rows hidden below the view; 0 = follow the end */
+} tui_transcript;
+
+void tui_tr_init(tui_transcript *t);
+void tui_tr_fini(tui_transcript *t);
+void tui_tr_clear(tui_transcript *t);
+
+/* Add a turn with N raw bytes of TEXT (sanitised here); returns its index. */
+int  tui_tr_add(tui_transcript *t, int role, const char *text, size_t n);
+/* Append raw streamed bytes to turn I (sanitised, split sequences kept). */
+void tui_tr_append(tui_transcript *t, int i, const char *text, size_t n);
+/* End of a streamed turn: flush the sanitiser, clear STREAMING. */
+void tui_tr_finish(tui_transcript *t, int i, unsigned set_flags);
+/* Drop turns from index I on (I..nturns-1). */
+void tui_tr_truncate(tui_transcript *t, int i);
+
+/* Re-wrap every turn for a pane WIDTH columns wide. */
+void tui_tr_layout(tui_transcript *t, int width);
+
+/*
+** Scrolling for a view H rows high.  DELTA > 0 scrolls back (up).  The
+** scroll position is clamped to [0, nrows - H].  When rows are added while
+** scrolled back, the view stays on the same text.
+*/
+void   tui_tr_scroll(tui_transcript *t, long delta, int h);
+void   tui_tr_scroll_top(tui_transcript *t, int h);
+void   tui_tr_scroll_end(tui_transcript *t);
+/* First row index shown in a view H rows high. */
+size_t tui_tr_first_row(const tui_transcript *t, int h);
+
+#endif

@@ -1,0 +1,470 @@
+/*
+** view.c -- drawing.  Reads the app's models (transcript rows, input
+** layout, menu, sampling values) and paints them; changes nothing but the
+** transcript's wrap width and the remembered view height.
+**
+**   row 0          status line (model, strategy, state, session, speeds)
+**   rows 1..k      transcript | sidebar (parameters; hidden or narrow: off)
+**   row k+1        separator (the input box's border)
+**   rows ..        input box (1..TUI_INPUT_MAX_ROWS rows)
+**   last row       footer: keys, a notice, or a prompt
+**   menus          a centred box over the transcript
+*/
+#define _XOPEN_SOURCE 700
+#define NCURSES_WIDECHAR 1
+#include "app.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ncursesw/curses.h>
+
+#include "sidebar.h"
+#include "text.h"
+
+const char *tui_menu_hint(const struct app *a);
+
+static int
+map_color(int c)
+{
+    if (c < 0)
+        return -1;
+    if (c >= COLORS)
+        return COLORS >= 8 ? c % 8 : -1;
+    return c;
+}
+
+void
+tui_view_init_colors(struct app *a)
+{
+    if (!a->has_colors)
+        return;
+    for (int i = 0; i < THEME_ROLE_COUNT && i + 1 < COLOR_PAIRS; i++)
+        init_pair((short)(i + 1), (short)map_color(a->th.role[i].fg),
+                  (short)map_color(a->th.role[i].bg));
+}
+
+int
+tui_role_attr(const struct app *a, int role)
+{
+    const theme_style *s = &a->th.role[role];
+    int attr = 0;
+
+    if (a->has_colors && role + 1 < COLOR_PAIRS)
+        attr |= (int)COLOR_PAIR(role + 1);
+    if (s->attrs & THEME_BOLD)
+        attr |= A_BOLD;
+    if (s->attrs & THEME_UNDERLINE)
+        attr |= A_UNDERLINE;
+    if (s->attrs & THEME_REVERSE)
+        attr |= A_REVERSE;
+    if (s->attrs & THEME_DIM)
+        attr |= A_DIM;
+#ifdef A_ITALIC
+    if (s->attrs & THEME_ITALIC)
+        attr |= A_ITALIC;
+#endif
+    return attr;
+}
+
+/* Fill row Y from X to X+W-1 with spaces in ATTR. */
+static void
+fill(int y, int x, int w, int attr)
+{
+    attrset(attr);
+    for (int i = 0; i < w; i++)
+        mvaddch(y, x + i, ' ');
+}
+
+/* Put N bytes of UTF-8 text at (Y, X), at most MAXW columns; returns the
+** columns used.  Characters that would cross MAXW are left out. */
+static int
+put(int y, int x, const char *s, size_t n, int maxw, int attr)
+{
+    size_t i = 0, end = 0;
+    int w = 0;
+
+    while (i < n) {
+        uint32_t cp;
+        size_t k = tui_next_cp(s + i, n - i, &cp);
+        int cw = tui_cp_width(cp);
+        if (w + cw > maxw)
+            break;
+        w += cw;
+        i += k;
+        end = i;
+    }
+    if (end == 0 || maxw <= 0)
+        return 0;
+    attrset(attr);
+    mvaddnstr(y, x, s, (int)end);
+    return w;
+}
+
+static int
+puts_(int y, int x, const char *s, int maxw, int attr)
+{
+    return put(y, x, s, strlen(s), maxw, attr);
+}
+
+static long
+rss_mib(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, rss = 0;
+
+    if (f == NULL)
+        return 0;
+    if (fscanf(f, "%ld %ld", &size, &rss) != 2)
+        rss = 0;
+    fclose(f);
+    return rss * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
+}
+
+static void
+draw_status(struct app *a)
+{
+    int st = tui_role_attr(a, THEME_ROLE_STATUS);
+    char left[1600], full[200], mid[160], shrt[96], title[STORE_TITLE_MAX];
+    const char *state = a->state_path[0] ? strrchr(a->state_path, '/') : NULL;
+    int x = 0, room, lw;
+    const char *busy = "";
+    const char *right;
+
+    fill(0, 0, a->cols, st);
+    if (a->launch.demo)
+        x += puts_(0, 0, " DEMO MODEL (random weights) ", a->cols,
+                   tui_role_attr(a, THEME_ROLE_STATUS_DEMO));
+    state = state ? state + 1 : (a->state_path[0] ? a->state_path : "none");
+    /* the session title, at most 24 columns */
+    {
+        const char *t = a->sid ? (a->session_title[0] ? a->session_title : "(untitled)") : "new";
+        tui_span *sp;
+        tui_wrap(t, strlen(t), 24, &sp);
+        snprintf(title, sizeof title, "%.*s%s", (int)sp[0].len, t, sp[0].len < strlen(t) ? "~" : "");
+        free(sp);
+    }
+    snprintf(left, sizeof left, " %s | %s | state: %.200s | session: %s", a->model_label,
+             rwkv_model_info(a->model)->strategy, state, title);
+    if (a->busy)
+        busy = a->phase == CHAT_PREFILL ? "prefilling... " : "generating... ";
+    snprintf(full, sizeof full, " %sprefill %.0f tok/s  decode %.1f tok/s  %ld MiB ", busy,
+             a->last_stats.prefill_tps, a->last_stats.decode_tps, rss_mib());
+    snprintf(mid, sizeof mid, " %sprefill %.0f  decode %.1f tok/s ", busy,
+             a->last_stats.prefill_tps, a->last_stats.decode_tps);
+    snprintf(shrt, sizeof shrt, " %sdecode %.1f tok/s ", busy, a->last_stats.decode_tps);
+    room = a->cols - x;
+    lw = tui_str_width(left, strlen(left));
+    if (lw + (int)strlen(full) <= room)
+        right = full;
+    else if (lw + (int)strlen(mid) <= room)
+        right = mid;
+    else
+        right = shrt;
+    {
+        int rw = (int)strlen(right);
+        if (rw + 16 <= room) {
+            put(0, x, left, strlen(left), room - rw, st);
+            puts_(0, a->cols - rw, right, rw, st);
+        } else {
+            put(0, x, left, strlen(left), room, st);
+        }
+    }
+}
+
+static void
+draw_transcript(struct app *a, int top, int h, int w)
+{
+    size_t first = tui_tr_first_row(&a->tr, h);
+    int y = top;
+
+    for (size_t r = first; r < a->tr.nrows && y < top + h; r++, y++) {
+        const tui_row *row = &a->tr.rows[r];
+        const tui_turn *t = &a->tr.turns[row->turn];
+        int text_role = t->role == TUI_TURN_USER ? THEME_ROLE_USER
+                      : t->role == TUI_TURN_ASSISTANT ? THEME_ROLE_ASSISTANT
+                      : t->role == TUI_TURN_ERROR ? THEME_ROLE_ERROR : THEME_ROLE_INFO;
+
+        if (row->kind == TUI_ROW_HEADER) {
+            const char *label = t->role == TUI_TURN_USER ? "You"
+                              : t->role == TUI_TURN_ASSISTANT ? "RWKV"
+                              : t->role == TUI_TURN_ERROR ? "Error" : "Note";
+            int hrole = t->role == TUI_TURN_USER ? THEME_ROLE_USER_HEADER
+                      : t->role == TUI_TURN_ASSISTANT ? THEME_ROLE_ASSISTANT_HEADER
+                      : text_role;
+            int x = puts_(y, 0, label, w, tui_role_attr(a, hrole));
+            char extra[160];
+            if (t->sib_count > 1) {
+                snprintf(extra, sizeof extra, "  < %d/%d >", t->sib_index, t->sib_count);
+                x += puts_(y, x, extra, w - x, tui_role_attr(a, THEME_ROLE_STATS));
+            }
+            if (t->flags & TUI_TURN_INTERRUPTED)
+                x += puts_(y, x, "  [interrupted]", w - x, tui_role_attr(a, THEME_ROLE_INTERRUPTED));
+            if (t->flags & TUI_TURN_STREAMING)
+                x += puts_(y, x, "  ...", w - x, tui_role_attr(a, THEME_ROLE_STATS));
+            if (a->show_stats && t->stats[0]) {
+                snprintf(extra, sizeof extra, "  (%s)", t->stats);
+                puts_(y, x, extra, w - x, tui_role_attr(a, THEME_ROLE_STATS));
+            }
+        } else if (row->kind == TUI_ROW_BLANK && (t->flags & TUI_TURN_INTERRUPTED)) {
+            puts_(y, TUI_TR_INDENT, "[interrupted]", w - TUI_TR_INDENT,
+                  tui_role_attr(a, THEME_ROLE_INTERRUPTED));
+        } else if (row->kind == TUI_ROW_TEXT) {
+            put(y, TUI_TR_INDENT, t->text.p + row->off, row->len, w - TUI_TR_INDENT,
+                tui_role_attr(a, text_role));
+        }
+    }
+}
+
+static void
+draw_sidebar(struct app *a, int top, int h, int x0)
+{
+    int w = a->cols - x0;
+    int border = tui_role_attr(a, THEME_ROLE_BORDER);
+    int n = tui_param_count();
+
+    for (int y = top; y < top + h; y++) {
+        attrset(border);
+        mvaddch(y, x0 - 1, ACS_VLINE);
+        fill(y, x0, w, tui_role_attr(a, THEME_ROLE_SIDEBAR));
+    }
+    puts_(top, x0 + 1, "Parameters", w - 1, tui_role_attr(a, THEME_ROLE_SIDEBAR_TITLE));
+    for (int i = 0; i < n && top + 1 + i < top + h; i++) {
+        char val[48];
+        int y = top + 1 + i;
+        int sel = a->focus == TUI_FOCUS_SIDEBAR && i == a->param_sel;
+        int vw;
+
+        params_format(&a->samp, i, val, sizeof val);
+        if (sel)
+            fill(y, x0, w, tui_role_attr(a, THEME_ROLE_SIDEBAR_SELECTED));
+        vw = tui_str_width(val, strlen(val));
+        if (vw > w - 3) {            /* a long value (a seed): keep its tail */
+            memmove(val, val + (vw - (w - 3)), strlen(val) - (size_t)(vw - (w - 3)) + 1);
+            val[0] = '~';
+            vw = w - 3;
+        }
+        puts_(y, x0 + 1, params_table[i].cli, w - 3 - vw,
+              sel ? tui_role_attr(a, THEME_ROLE_SIDEBAR_SELECTED)
+                  : tui_role_attr(a, THEME_ROLE_SIDEBAR_LABEL));
+        if (vw < w - 2)
+            puts_(y, x0 + w - 1 - vw, val, vw,
+                  sel ? tui_role_attr(a, THEME_ROLE_SIDEBAR_SELECTED)
+                      : tui_role_attr(a, THEME_ROLE_SIDEBAR_VALUE));
+    }
+    if (n + 2 < h) {
+        static const char *const focused[] = { "<- ->  change", "Enter  type a value",
+                                               "Tab    back to input" };
+        int la = tui_role_attr(a, THEME_ROLE_SIDEBAR_LABEL);
+        int y = top + n + 2;
+        if (a->focus != TUI_FOCUS_SIDEBAR) {
+            puts_(y, x0 + 1, "Tab: edit values", w - 2, la);
+        } else {
+            for (int i = 0; i < 3 && y < top + h; i++, y++)
+                puts_(y, x0 + 1, focused[i], w - 2, la);
+            /* the selected parameter's help, wrapped */
+            {
+                const char *help = params_table[a->param_sel].help;
+                tui_span *sp;
+                size_t k = tui_wrap(help, strlen(help), w - 2, &sp);
+                y++;
+                for (size_t i = 0; i < k && y < top + h; i++, y++)
+                    put(y, x0 + 1, help + sp[i].off, sp[i].len, w - 2, la);
+                free(sp);
+            }
+        }
+    }
+}
+
+static void
+draw_input(struct app *a, int top, int h, int *cy, int *cx)
+{
+    int w = a->cols - 2;
+    tui_span *sp;
+    size_t n;
+    int cr, cc, first = 0;
+    int attr = tui_role_attr(a, THEME_ROLE_INPUT);
+
+    for (int y = top; y < top + h; y++)
+        fill(y, 0, a->cols, attr);
+    puts_(top, 0, a->fork_pending ? "*" : ">", 1, tui_role_attr(a, THEME_ROLE_USER_HEADER));
+    if (a->in.len == 0) {
+        puts_(top, 2, "Type a message. Enter sends, Alt-Enter new line, F1 help", w,
+              tui_role_attr(a, THEME_ROLE_STATS));
+        *cy = top;
+        *cx = 2;
+        return;
+    }
+    tui_input_layout(&a->in, w, &cr, &cc);
+    n = tui_wrap(a->in.buf, a->in.len, w, &sp);
+    if (cr >= h)
+        first = cr - h + 1;
+    for (int r = 0; r < h && (size_t)(first + r) < n; r++)
+        put(top + r, 2, a->in.buf + sp[first + r].off, sp[first + r].len, w, attr);
+    free(sp);
+    *cy = top + cr - first;
+    *cx = 2 + (cc < w ? cc : w - 1);
+}
+
+static void
+draw_footer(struct app *a, int y, int *cy, int *cx)
+{
+    int fa = tui_role_attr(a, THEME_ROLE_FOOTER);
+    int ka = tui_role_attr(a, THEME_ROLE_FOOTER_KEY);
+    int x = 0;
+    static const int shown[] = { CFG_ACT_HELP, CFG_ACT_SESSIONS, CFG_ACT_STATES,
+                                 CFG_ACT_PRESETS, CFG_ACT_BRANCHES, CFG_ACT_SIDEBAR,
+                                 CFG_ACT_PARAMS, CFG_ACT_REGEN, CFG_ACT_QUIT };
+    static const char *const names[] = { "help", "sessions", "states", "presets",
+                                         "branches", "sidebar", "params", "regen", "quit" };
+
+    fill(y, 0, a->cols, fa);
+    if (a->focus == TUI_FOCUS_PROMPT) {
+        int lw = puts_(y, 0, a->prompt_label, a->cols - 1, ka);
+        int cr, cc;
+        put(y, lw, a->prompt.buf, a->prompt.len, a->cols - lw - 1, fa);
+        tui_input_layout(&a->prompt, 100000, &cr, &cc);
+        *cy = y;
+        *cx = lw + cc < a->cols - 1 ? lw + cc : a->cols - 1;
+        return;
+    }
+    if (a->notice[0]) {
+        puts_(y, 0, a->notice, a->cols,
+              a->notice_err ? tui_role_attr(a, THEME_ROLE_ERROR) : tui_role_attr(a, THEME_ROLE_INFO));
+        return;
+    }
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+        char key[16];
+        int kw, nw;
+        cfg_key_name(a->cfg.keys[shown[i]], key, sizeof key);
+        kw = (int)strlen(key);
+        nw = (int)strlen(names[i]);
+        if (x + kw + 1 + nw > a->cols)
+            break;
+        x += puts_(y, x, key, kw, ka);
+        x += puts_(y, x + 1, names[i], nw, fa) + 1;
+        x += 2;
+    }
+}
+
+static void
+draw_menu(struct app *a, int top, int h)
+{
+    tui_menu *m = &a->menu;
+    int w = a->cols - 4 < 76 ? a->cols - 4 : 76;
+    int bh = (int)m->nvis + 4;
+    int x0, y0, list_h;
+    int body = tui_role_attr(a, THEME_ROLE_MENU);
+    char line[160];
+
+    if (w < 10)
+        w = a->cols;
+    if (bh > h)
+        bh = h;
+    if (bh < 4)
+        bh = h < 4 ? h : 4;
+    x0 = (a->cols - w) / 2;
+    y0 = top + (h - bh) / 2;
+    list_h = bh - 3;
+    if (list_h < 1)
+        list_h = 1;
+    for (int y = y0; y < y0 + bh; y++)
+        fill(y, x0, w, body);
+    snprintf(line, sizeof line, " %s ", m->title);
+    puts_(y0, x0 + 1, line, w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
+    if (m->filter[0]) {
+        snprintf(line, sizeof line, " search: %s ", m->filter);
+        int fw = tui_str_width(line, strlen(line));
+        if (fw < w - 2)
+            puts_(y0, x0 + w - 1 - fw, line, fw, tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
+    }
+    tui_menu_fit(m, list_h);
+    for (int i = 0; i < list_h && m->top + (size_t)i < m->nvis; i++) {
+        const tui_menu_item *it = &m->items[m->vis[m->top + (size_t)i]];
+        int y = y0 + 1 + i;
+        int sel = m->top + (size_t)i == m->sel;
+        int attr = sel ? tui_role_attr(a, THEME_ROLE_MENU_SELECTED) : body;
+        int lw;
+
+        if (sel)
+            fill(y, x0, w, attr);
+        lw = puts_(y, x0 + 2, it->label, w - 4, attr);
+        if (it->detail && lw + 4 < w - 4)
+            puts_(y, x0 + 2 + lw + 2, it->detail, w - 4 - lw - 2,
+                  sel ? attr : tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
+    }
+    if (m->nvis == 0 && bh > 2)
+        puts_(y0 + 1, x0 + 2, m->n ? "(no match)" : "(empty)", w - 4,
+              tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
+    if (bh >= 3)
+        puts_(y0 + bh - 1, x0 + 1, tui_menu_hint(a), w - 2,
+              tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
+}
+
+void
+tui_view_draw(struct app *a)
+{
+    int input_rows, input_h, sep, tr_top = 1, tr_h, tr_w, cy = 0, cx = 0, cr, cc;
+    int side = 0;
+
+    getmaxyx(stdscr, a->rows, a->cols);
+    erase();
+    if (a->cols < TUI_MIN_COLS || a->rows < TUI_MIN_ROWS) {
+        char msg[64];
+        tui_span *sp;
+        size_t k;
+        snprintf(msg, sizeof msg, "terminal too small (%dx%d, need %dx%d)", a->cols, a->rows,
+                 TUI_MIN_COLS, TUI_MIN_ROWS);
+        k = tui_wrap(msg, strlen(msg), a->cols > 0 ? a->cols : 1, &sp);
+        for (size_t i = 0; i < k && (int)i < a->rows; i++)
+            put((int)i, 0, msg + sp[i].off, sp[i].len, a->cols, A_BOLD);
+        free(sp);
+        curs_set(0);
+        refresh();
+        return;
+    }
+    input_rows = tui_input_layout(&a->in, a->cols - 2, &cr, &cc);
+    input_h = input_rows < 1 ? 1 : input_rows;
+    if (input_h > TUI_INPUT_MAX_ROWS)
+        input_h = TUI_INPUT_MAX_ROWS;
+    if (input_h > (a->rows - 4) / 2)
+        input_h = (a->rows - 4) / 2 > 0 ? (a->rows - 4) / 2 : 1;
+    sep = a->rows - 2 - input_h;
+    tr_h = sep - tr_top;
+    if (a->show_sidebar && a->cols >= TUI_SIDEBAR_MIN_COLS)
+        side = TUI_SIDEBAR_COLS;
+    tr_w = a->cols - (side ? side + 1 : 0);
+    if (tr_w != a->tr.width)
+        tui_tr_layout(&a->tr, tr_w);
+    a->tr_rows = tr_h;
+
+    draw_status(a);
+    draw_transcript(a, tr_top, tr_h, tr_w);
+    if (side)
+        draw_sidebar(a, tr_top, tr_h, a->cols - side);
+    {
+        int b = tui_role_attr(a, THEME_ROLE_INPUT_BORDER);
+        attrset(b);
+        for (int x = 0; x < a->cols; x++)
+            mvaddch(sep, x, ACS_HLINE);
+        if (a->tr.scroll > 0) {
+            char more[48];
+            snprintf(more, sizeof more, " %zu more below (End) ", a->tr.scroll);
+            puts_(sep, 2, more, a->cols - 4, b);
+        }
+    }
+    draw_input(a, sep + 1, input_h, &cy, &cx);
+    draw_footer(a, a->rows - 1, &cy, &cx);
+    if (a->focus == TUI_FOCUS_MENU && a->menu.kind != TUI_MENU_NONE)
+        draw_menu(a, tr_top, tr_h + 1);
+    attrset(A_NORMAL);
+    if (a->focus == TUI_FOCUS_INPUT || a->focus == TUI_FOCUS_PROMPT) {
+        curs_set(1);
+        move(cy, cx);
+    } else {
+        curs_set(0);
+    }
+    refresh();
+}
