@@ -96,14 +96,14 @@ debug:
 	$(MAKE) BUILD=build-debug BIN=build-debug/rwkv-tui CFLAGS="-O0 -g3"
 
 # Debian packages needed to build and test (CI runs this first).
-DEB_PKGS = build-essential pkg-config libsqlite3-dev libncurses-dev libcyaml-dev tmux
+DEB_PKGS = build-essential pkg-config libsqlite3-dev sqlite3 libncurses-dev libcyaml-dev tmux python3
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS)
 
 bench: all
-	./$(BIN) bench --demo
+	sh bench/run.sh ./$(BIN) "$(or $(BENCH_SHAPES),0.1b)"
 
 check-deps:
 	@! grep -n -E '#include *[<"](\.\./|n?cursesw?|sqlite3|cyaml|yaml|cuda|cublas)' core/*.[ch] \

@@ -146,7 +146,7 @@ cmd_generate(int argc, char **argv)
     cfg.greeting = chat_mode && !no_greeting ? NULL : "";
     cfg.no_stop = !chat_mode;
     {
-        chat_callbacks cb = { out_text, NULL, NULL, NULL };
+        chat_callbacks cb = { .text = out_text };
         if (chat_create(m, t, &cfg, &cb, &c, &err) != RWKV_OK) {
             rc = cli_fail(&err);
             goto out;

@@ -67,6 +67,8 @@ cmd_info(int argc, char **argv)
     printf("file size:   %" PRIu64 " bytes\n", in->file_size);
     printf("format:      %s\n", in->format);
     printf("strategy:    %s\n", in->strategy);
+    printf("weights:     %" PRIu64 " bytes read per token (embedding excluded)\n",
+           in->weight_bytes);
     printf("state:       %zu floats\n", in->state_len);
     printf("threads:     %d\n", in->n_threads);
     printf("fingerprint: %016" PRIx64 "\n", in->fingerprint);

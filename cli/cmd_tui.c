@@ -19,9 +19,12 @@ usage(FILE *f)
     cli_opts_help(f, 1);
     fprintf(f,
             "\nFull-screen client options:\n"
+            "  --db PATH            session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db)\n"
+            "  --config PATH        config file (default $XDG_CONFIG_HOME/rwkv-tui/config.yaml)\n"
+            "  --theme NAME|PATH    colour theme: default, dark, light, mono or a file\n"
             "  --no-db              save nothing (no session database)\n"
             "  --max-frames N       quit after drawing N frames (tests, sanitizer runs)\n"
-            "  --help               this text\n"
+            "  --help-ui            this text\n"
             "\nConfig: $XDG_CONFIG_HOME/rwkv-tui/config.yaml, themes in\n"
             "$XDG_CONFIG_HOME/rwkv-tui/themes/; see rwkv-tui-config(5).  F1 lists every key.\n");
 }
@@ -38,7 +41,8 @@ cmd_tui(int argc, char **argv)
         const char *val;
         int r;
 
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 ||
+            strcmp(argv[i], "--help-ui") == 0) {
             usage(stdout);
             return 0;
         }
@@ -74,5 +78,6 @@ cmd_tui(int argc, char **argv)
     l.demo = o.demo;
     l.samp = o.samp;
     l.samp_set = o.samp_set;
+    l.find_vocab = cli_find_vocab;
     return tui_run(&l);
 }

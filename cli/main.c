@@ -38,6 +38,9 @@ int
 main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
+    /* Numbers on the command line, in config files and in the database are
+    ** always written with a decimal point, whatever the user's locale. */
+    setlocale(LC_NUMERIC, "C");
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
                       strcmp(argv[1], "help") == 0)) {
         usage(stdout);

@@ -314,6 +314,9 @@ struct chat {
 
     rwkv_state    *cur, *start, *turn_start, *before_reply;
     int            have_turn_start, have_before_reply;
+    int            prev_have_before; /* have_before_reply of the previous turn, kept
+                                        while a new prompt is prefilled (its snapshot
+                                        is only overwritten when that prefill ends) */
     float         *logits;         /* (n_vocab) after the last eval */
     float         *logits_before;  /* (n_vocab) with before_reply */
     float         *work;           /* (n_vocab) penalised copy for sampling */
@@ -329,6 +332,10 @@ struct chat {
     atomic_int     cancel;
     int            need_sep;       /* next prompt needs CHAT_TURN_SEP */
     int            stop;           /* enum chat_stop of the running reply */
+
+    /* the running reply's sampling values as the doubles the demo computes
+    ** with (samp_f2d once per reply, not per token) */
+    double         d_temp, d_top_p, d_presence, d_frequency, d_decay;
 
     /* prefill queue */
     const int32_t *seg_ids[2];
@@ -348,6 +355,22 @@ now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+finish_stats(chat_stats *st)
+{
+    st->prefill_tps = st->prefill_s > 0 ? (double)st->prefill_tokens / st->prefill_s : 0;
+    st->decode_tps = st->gen_s > 0 ? (double)st->gen_tokens / st->gen_s : 0;
+}
+
+static void
+report_stats(chat *c)
+{
+    if (c->cb.stats) {
+        finish_stats(&c->cur_stats);
+        c->cb.stats(c->cb.ud, &c->cur_stats);
+    }
 }
 
 static void
@@ -549,6 +572,7 @@ chat_prime(chat *c, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "chat: busy");
     if (c->greet_fed)
         return RWKV_OK;
+    atomic_store(&c->cancel, 0);    /* a cancel sent while IDLE is void */
     set_phase(c, CHAT_PREFILL);
     rc = feed_chunked(c, c->greet_ids, c->n_greet, NULL, err);
     if (rc == RWKV_OK) {
@@ -600,6 +624,11 @@ begin_reply(chat *c, rwkv_err *err)
     t->samp = c->samp;
     t->samp.seed = next_reply_seed(c);
     rng_seed(&c->reply_rng, t->samp.seed);
+    c->d_temp = samp_f2d(t->samp.temperature);
+    c->d_top_p = samp_f2d(t->samp.top_p);
+    c->d_presence = samp_f2d(t->samp.presence);
+    c->d_frequency = samp_f2d(t->samp.frequency);
+    c->d_decay = samp_f2d(t->samp.decay);
     samp_reset_penalties(c->sp);
     chat_stream_reset(c->stream);
     c->stop = CHAT_STOP_NONE;
@@ -617,6 +646,7 @@ start_turn(chat *c, char *norm, size_t nlen, const char *text, size_t tlen, rwkv
     chat_turn *t;
     int rc;
 
+    atomic_store(&c->cancel, 0);    /* a cancel sent while IDLE is void */
     if ((rc = push_turn_slot(c, err)) != RWKV_OK) {
         free(norm);
         return rc;
@@ -651,6 +681,7 @@ start_turn(chat *c, char *norm, size_t nlen, const char *text, size_t tlen, rwkv
     c->seg_n[c->n_seg] = t->n_prompt;
     c->seg_is_greeting[c->n_seg] = 0;
     c->n_seg++;
+    c->prev_have_before = c->have_before_reply;
     c->have_before_reply = 0;
     set_phase(c, CHAT_PREFILL);
     return RWKV_OK;
@@ -731,7 +762,8 @@ prefill_rollback(chat *c)
     turn_free(&c->turns[c->n_turns - 1]);
     c->n_turns--;
     c->have_turn_start = 0;
-    c->have_before_reply = 0;
+    c->have_before_reply = c->prev_have_before;   /* the previous reply can still be redone */
+    c->prev_have_before = 0;
     atomic_store(&c->cancel, 0);
     set_phase(c, CHAT_IDLE);
 }
@@ -762,6 +794,7 @@ step_prefill(chat *c, rwkv_err *err)
     }
     c->cur_stats.prefill_tokens += k;
     c->pos += k;
+    report_stats(c);
     if (c->pos < n)
         return RWKV_OK;
     if (c->seg_is_greeting[c->si]) {
@@ -824,9 +857,8 @@ step_generate(chat *c, rwkv_err *err)
     }
     t0 = now_s();
     memcpy(c->work, c->logits, c->n_vocab * sizeof(float));
-    samp_apply_penalties(c->sp, c->work, samp_f2d(s->presence), samp_f2d(s->frequency));
-    token = samp_sample(c->sp, c->work, samp_f2d(s->temperature), samp_f2d(s->top_p), s->top_k,
-                        &c->reply_rng);
+    samp_apply_penalties(c->sp, c->work, c->d_presence, c->d_frequency);
+    token = samp_sample(c->sp, c->work, c->d_temp, c->d_top_p, s->top_k, &c->reply_rng);
     if (token < 0) {
         rc = rwkv_errf(err, RWKV_EINVAL, "chat: no token can be sampled (all banned or NaN logits)");
         goto fail;
@@ -847,7 +879,8 @@ step_generate(chat *c, rwkv_err *err)
     c->cur_stats.gen_s += now_s() - t0;
     c->cur_stats.gen_tokens++;
     t->reply_ids[t->n_reply++] = token;
-    samp_update_penalties(c->sp, token, samp_f2d(s->decay));
+    samp_update_penalties(c->sp, token, c->d_decay);
+    report_stats(c);
     if (tok_piece(c->t, token, &piece, &plen) != RWKV_OK) {
         piece = "";
         plen = 0;
@@ -879,12 +912,6 @@ fail:
     return rc;
 }
 
-static void
-finish_stats(chat_stats *st)
-{
-    st->prefill_tps = st->prefill_s > 0 ? (double)st->prefill_tokens / st->prefill_s : 0;
-    st->decode_tps = st->gen_s > 0 ? (double)st->gen_tokens / st->gen_s : 0;
-}
 
 static int
 step_stopping(chat *c, rwkv_err *err)
@@ -945,6 +972,7 @@ chat_regen(chat *c, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "nothing to regenerate yet");
     t = &c->turns[c->n_turns - 1];
     memset(&c->cur_stats, 0, sizeof c->cur_stats);
+    atomic_store(&c->cancel, 0);    /* a cancel sent while IDLE is void */
     if (c->have_before_reply) {
         rwkv_state_copy(c->cur, c->before_reply);
         memcpy(c->logits, c->logits_before, c->n_vocab * sizeof(float));
@@ -953,8 +981,10 @@ chat_regen(chat *c, rwkv_err *err)
     }
     if (!c->have_turn_start || t->prompt_ids == NULL)
         return rwkv_errf(err, RWKV_EINVAL, "no state from before the last reply to regenerate from");
-    /* restored session: re-prefill the last prompt from the turn start */
+    /* restored session: re-prefill the last prompt from the turn start
+    ** (cancelling that prefill drops the turn, as for a new message) */
     rwkv_state_copy(c->cur, c->turn_start);
+    c->prev_have_before = 0;
     t->n_regen++;
     c->n_seg = 1;
     c->si = 0;

@@ -132,6 +132,10 @@ typedef struct chat_callbacks {
     /* A reply ended and T was recorded (T borrowed: see chat_turn). */
     void (*done)(void *ud, const chat_turn *t);
     void *ud;
+    /* Running stats after every prefill chunk and every generated token
+    ** (rates included); ST borrowed for the call.  Initialise this struct
+    ** with designated initialisers. */
+    void (*stats)(void *ud, const chat_stats *st);
 } chat_callbacks;
 
 /* Everything chat_create needs besides the model and tokenizer. */
@@ -169,8 +173,10 @@ int  chat_create(rwkv_model *m, const tok *t, const chat_config *cfg,
                  const chat_callbacks *cb, chat **out, rwkv_err *err);
 void chat_destroy(chat *c);                          /* NULL is fine */
 
-/* Prefill the greeting now if it is still pending (blocking, honours
-** chat_cancel). Optional: chat_submit() does it otherwise. IDLE only. */
+/* Prefill the greeting now if it is still pending (blocking; chat_cancel()
+** from another thread or a signal handler stops it between chunks, rolls
+** the state back and returns RWKV_ECANCEL).  Optional: chat_submit() does
+** it otherwise.  IDLE only. */
 int  chat_prime(chat *c, rwkv_err *err);
 
 /*
@@ -208,7 +214,8 @@ int  chat_run(chat *c, rwkv_err *err);
 
 /* Ask the running reply/prefill to stop at the next token or chunk.
 ** Async-signal-safe and callable from any thread; cleared when IDLE is
-** reached.  A no-op when IDLE. */
+** reached.  A cancel sent while IDLE is void (the next chat_submit,
+** chat_submit_raw, chat_regen or chat_prime clears it). */
 void chat_cancel(chat *c);
 
 int  chat_phase(const chat *c);                      /* enum chat_phase */
@@ -226,7 +233,9 @@ void chat_reset(chat *c);
 int  chat_load_state_file(chat *c, const char *path, rwkv_err *err);
 
 /* Current sampling values (borrowed) and their user-set mask.  New values
-** take effect at the next reply.  IDLE or not: safe between chat_step calls. */
+** take effect at the next reply (a running reply keeps the values it started
+** with, recorded in its chat_turn.samp).  Like every chat_* call but
+** chat_cancel: from the thread that steps the chat, or while no thread does. */
 const rwkv_sampling *chat_sampling(const chat *c);
 unsigned chat_sampling_set(const chat *c);
 void chat_set_sampling(chat *c, const rwkv_sampling *s, unsigned samp_set);

@@ -1,22 +1,172 @@
 /*
-** kernels.c -- portable float32 kernels (see kernels.h).
+** kernels.c -- matrix products on the simd.h kernels, split over the thread
+** pool, and the small float32 helpers (see kernels.h).
 */
 #include "kernels.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Below this many multiply-adds a product runs on the calling thread: waking
 ** the pool costs more than it saves. */
 #define KERN_PAR_MIN_FLOPS 262144
-/* Tokens per tile of a matrix-matrix product (their inputs stay in L2). */
-#define KERN_TOKEN_TILE 32
+
+/* The choice, made once (cpuid may trap to the hypervisor: slow). */
+static const simd_kernels *kern_chosen;
+
+static const simd_kernels *kern_choose(void);
+
+const simd_kernels *
+kern_default_kernels(void)
+{
+    const simd_kernels *k = __atomic_load_n(&kern_chosen, __ATOMIC_ACQUIRE);
+
+    if (k == NULL) {
+        k = kern_choose();
+        __atomic_store_n(&kern_chosen, k, __ATOMIC_RELEASE);
+    }
+    return k;
+}
+
+static const simd_kernels *
+kern_choose(void)
+{
+    static const struct {
+        const char   *name;
+        enum simd_isa isa;
+    } names[] = {
+        { "portable", SIMD_ISA_PORTABLE }, { "avx2", SIMD_ISA_AVX2 }, { "avx512", SIMD_ISA_AVX512 },
+    };
+    const char *e = getenv("RWKV_KERNELS");
+
+    if (e != NULL)
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strcmp(e, names[i].name) == 0) {
+                const simd_kernels *k = simd_kernels_get(names[i].isa, 0);
+                if (k != NULL)
+                    return k;
+            }
+    return simd_kernels_best(0);
+}
+
+size_t
+kern_dtype_size(enum kern_dtype dt)
+{
+    return simd_dtype_size((enum simd_dtype)dt);
+}
+
+size_t
+kern_mat_bytes(const kern_mat *w)
+{
+    size_t n = (size_t)w->rows * (size_t)w->cols * kern_dtype_size(w->dtype);
+
+    if (w->dtype == KERN_Q8)
+        n += (size_t)w->rows * (size_t)simd_q8_nblocks(w->cols) * sizeof(float);
+    return n;
+}
+
+static void
+kern_view(const kern_mat *w, simd_matrix *m)
+{
+    m->dtype = (enum simd_dtype)w->dtype;
+    m->rows = w->rows;
+    m->cols = w->cols;
+    m->data = w->data;
+    m->scales = w->dtype == KERN_Q8 ? w->scales : NULL;
+}
+
+struct kern_job {
+    const simd_kernels *k;
+    simd_matrix         m;
+    const float        *x;      /* matvec */
+    simd_act            a;      /* matmul */
+    size_t              t;
+    float              *y;
+};
+
+static void
+kern_job_run(void *ctx, int i, int n)
+{
+    struct kern_job *j = ctx;
+    int64_t r0, r1;
+
+    simd_split_rows(j->m.rows, n, i, &r0, &r1);
+    if (j->t == 1)
+        simd_matvec(j->k, &j->m, j->x, j->y, r0, r1);
+    else
+        simd_matmul(j->k, &j->m, &j->a, j->y, j->m.rows, r0, r1);
+}
+
+void
+kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t, float *y)
+{
+    struct kern_job job;
+    double flops = (double)w->rows * (double)w->cols * (double)t;
+    tpool *pool = ctx ? ctx->pool : NULL;
+
+    if (w->rows == 0 || t == 0)
+        return;
+    memset(&job, 0, sizeof job);
+    job.k = ctx && ctx->k ? ctx->k : kern_default_kernels();
+    kern_view(w, &job.m);
+    job.x = x;
+    job.t = t;
+    job.y = y;
+    if (w->cols == 0) {
+        memset(y, 0, t * (size_t)w->rows * sizeof(float));
+        return;
+    }
+    if (t > 1) {
+        size_t need = simd_act_bytes(job.k, job.m.dtype, (int64_t)t, w->cols);
+        if (ctx == NULL || need > ctx->act_bytes) {
+            /* no scratch for prepared activations: token by token */
+            for (size_t p = 0; p < t; p++)
+                simd_matvec(job.k, &job.m, x + p * (size_t)w->cols, y + p * (size_t)w->rows, 0,
+                            w->rows);
+            return;
+        }
+        simd_act_prepare(job.k, job.m.dtype, x, (int64_t)t, w->cols, ctx->act_ws, &job.a);
+    }
+    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS)
+        kern_job_run(&job, 0, 1);
+    else
+        tpool_run(pool, kern_job_run, &job);
+}
 
 /*
-** Every dot product below sums the same way (one 4-lane partial sum over
-** i = 0, 4, 8, ..., a fixed horizontal add, then the scalar tail), so a
-** result does not depend on which kernel or thread computed it: T = 1 and
-** T > 1, any thread count, give bit-identical numbers.
+** Q8 quantization with a least-squares scale: codes from simd.h's quantizer
+** (q = round(w * 127 / max|w|) per 32-block), then each block's scale is
+** refitted to the codes, s = sum(w q) / sum(q q), which minimizes the
+** block's squared error for those codes (it is never worse than max/127).
+** Same format as simd.h's (codes in [-127, 127], one fp32 scale per block).
+*/
+void
+kern_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t *q,
+                 float *scales)
+{
+    int64_t nb = simd_q8_nblocks(cols);
+
+    simd_q8_quantize(kern_default_kernels(), src, cols, r0, r1, q, scales);
+    for (int64_t r = r0; r < r1; r++)
+        for (int64_t b = 0; b < nb; b++) {
+            const float *w = src + r * cols + b * SIMD_Q8_BLOCK;
+            const int8_t *qb = q + r * cols + b * SIMD_Q8_BLOCK;
+            int64_t n = cols - b * SIMD_Q8_BLOCK < SIMD_Q8_BLOCK ? cols - b * SIMD_Q8_BLOCK
+                                                                : SIMD_Q8_BLOCK;
+            float swq = 0, sqq = 0;
+            for (int64_t i = 0; i < n; i++) {
+                swq += w[i] * (float)qb[i];
+                sqq += (float)qb[i] * (float)qb[i];
+            }
+            if (sqq > 0)
+                scales[r * nb + b] = swq / sqq;
+        }
+}
+
+/*
+** Every dot product sums the same way (one 4-lane partial sum over
+** i = 0, 4, 8, ..., a fixed horizontal add, then the scalar tail).
 */
 float
 kern_dot(const float *restrict a, const float *restrict b, size_t n)
@@ -31,144 +181,6 @@ kern_dot(const float *restrict a, const float *restrict b, size_t n)
     for (; i < n; i++)
         s += a[i] * b[i];
     return s;
-}
-
-/* Four rows W[0..3] (row stride LD) against one X; Y[0..3]. */
-static void
-kern_dot4(const float *restrict w, size_t ld, const float *restrict x, size_t n,
-          float *restrict y)
-{
-    const float *w0 = w, *w1 = w + ld, *w2 = w + 2 * ld, *w3 = w + 3 * ld;
-    kern_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
-    size_t i = 0;
-    float r0, r1, r2, r3;
-
-    for (; i + 4 <= n; i += 4) {
-        kern_v4 x0 = kern_ld4(x + i);
-        a0 += kern_ld4(w0 + i) * x0;
-        a1 += kern_ld4(w1 + i) * x0;
-        a2 += kern_ld4(w2 + i) * x0;
-        a3 += kern_ld4(w3 + i) * x0;
-    }
-    r0 = kern_hsum(a0);
-    r1 = kern_hsum(a1);
-    r2 = kern_hsum(a2);
-    r3 = kern_hsum(a3);
-    for (; i < n; i++) {
-        r0 += w0[i] * x[i];
-        r1 += w1[i] * x[i];
-        r2 += w2[i] * x[i];
-        r3 += w3[i] * x[i];
-    }
-    y[0] = r0;
-    y[1] = r1;
-    y[2] = r2;
-    y[3] = r3;
-}
-
-/* Four rows against two tokens X0, X1: Y0[0..3], Y1[0..3]. */
-static void
-kern_dot4x2(const float *restrict w, size_t ld, const float *restrict x0p,
-            const float *restrict x1p, size_t n, float *restrict y0, float *restrict y1)
-{
-    const float *w0 = w, *w1 = w + ld, *w2 = w + 2 * ld, *w3 = w + 3 * ld;
-    kern_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
-    kern_v4 b0 = { 0 }, b1 = { 0 }, b2 = { 0 }, b3 = { 0 };
-    size_t i = 0;
-    float r[8];
-
-    for (; i + 4 <= n; i += 4) {
-        kern_v4 x0 = kern_ld4(x0p + i), x1 = kern_ld4(x1p + i), v;
-        v = kern_ld4(w0 + i);
-        a0 += v * x0;
-        b0 += v * x1;
-        v = kern_ld4(w1 + i);
-        a1 += v * x0;
-        b1 += v * x1;
-        v = kern_ld4(w2 + i);
-        a2 += v * x0;
-        b2 += v * x1;
-        v = kern_ld4(w3 + i);
-        a3 += v * x0;
-        b3 += v * x1;
-    }
-    r[0] = kern_hsum(a0);
-    r[1] = kern_hsum(a1);
-    r[2] = kern_hsum(a2);
-    r[3] = kern_hsum(a3);
-    r[4] = kern_hsum(b0);
-    r[5] = kern_hsum(b1);
-    r[6] = kern_hsum(b2);
-    r[7] = kern_hsum(b3);
-    for (; i < n; i++) {
-        r[0] += w0[i] * x0p[i];
-        r[1] += w1[i] * x0p[i];
-        r[2] += w2[i] * x0p[i];
-        r[3] += w3[i] * x0p[i];
-        r[4] += w0[i] * x1p[i];
-        r[5] += w1[i] * x1p[i];
-        r[6] += w2[i] * x1p[i];
-        r[7] += w3[i] * x1p[i];
-    }
-    memcpy(y0, r, 4 * sizeof(float));
-    memcpy(y1, r + 4, 4 * sizeof(float));
-}
-
-struct kern_mm_job {
-    const kern_mat *w;
-    const float    *x;
-    size_t          t;
-    float          *y;
-};
-
-static void
-kern_mm_rows(const kern_mat *w, const float *x, size_t t, float *y, int r0, int r1)
-{
-    size_t cols = (size_t)w->cols, rows = (size_t)w->rows;
-
-    /* Tiles of KERN_TOKEN_TILE tokens (kept in L2) x blocks of four rows
-     * (kept in L1), two tokens at a time in registers. */
-    for (size_t t0 = 0; t0 < t; t0 += KERN_TOKEN_TILE) {
-        size_t t1 = t0 + KERN_TOKEN_TILE < t ? t0 + KERN_TOKEN_TILE : t;
-        int o = r0;
-        for (; o + 4 <= r1; o += 4) {
-            const float *row = w->f32 + (size_t)o * cols;
-            size_t j = t0;
-            for (; j + 2 <= t1; j += 2)
-                kern_dot4x2(row, cols, x + j * cols, x + (j + 1) * cols, cols,
-                            y + j * rows + (size_t)o, y + (j + 1) * rows + (size_t)o);
-            for (; j < t1; j++)
-                kern_dot4(row, cols, x + j * cols, cols, y + j * rows + (size_t)o);
-        }
-        for (; o < r1; o++) {
-            const float *row = w->f32 + (size_t)o * cols;
-            for (size_t j = t0; j < t1; j++)
-                y[j * rows + (size_t)o] = kern_dot(row, x + j * cols, cols);
-        }
-    }
-}
-
-static void
-kern_mm_task(void *ctx, int i, int n)
-{
-    struct kern_mm_job *job = ctx;
-    int rows = job->w->rows;
-    int r0 = (int)((long long)rows * i / n), r1 = (int)((long long)rows * (i + 1) / n);
-
-    kern_mm_rows(job->w, job->x, job->t, job->y, r0, r1);
-}
-
-void
-kern_matmul(tpool *pool, const kern_mat *w, const float *x, size_t t, float *y)
-{
-    struct kern_mm_job job = { w, x, t, y };
-    double flops = (double)w->rows * (double)w->cols * (double)t;
-
-    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS) {
-        kern_mm_rows(w, x, t, y, 0, w->rows);
-        return;
-    }
-    tpool_run(pool, kern_mm_task, &job);
 }
 
 void

@@ -1,31 +1,76 @@
 /*
-** kernels.h -- the float32 compute kernels of the forward pass.
+** kernels.h -- the compute kernels of the forward pass.
 **
-** Weight matrices are passed as a kern_mat (dtype + pointer + dims) so that
-** quantised or bf16 variants can be added behind the same calls later.  A
-** matrix is always applied as y = W x with W stored [rows = out][cols = in]
-** row-major (PyTorch Linear layout).  Products are split across the thread
-** pool by output rows.  Plain loops with restrict pointers so that the
-** compiler vectorises them.
+** Weight matrices are passed as a kern_mat (dtype + data + dims).  A matrix
+** is always applied as y = W x with W stored [rows = out][cols = in]
+** row-major (PyTorch Linear layout), in float32, bfloat16, IEEE half or
+** blockwise int8 (simd.h's Q8: int8 codes and one fp32 scale per 32
+** weights).  Accumulation is always float32 and activations come in and go
+** out as float32.
+**
+** The products run on core/simd.h's kernels (AVX-512 / AVX2 / portable,
+** picked at run time) and are split across the thread pool by output rows
+** (simd_split_rows: contiguous, 4-aligned ranges, so the result of a row does
+** not depend on the thread count).  One token goes to the matrix-vector
+** kernel, several to the matrix-matrix kernel (activations prepared once,
+** shared read-only by the threads).
 */
 #ifndef RWKV_KERNELS_H
 #define RWKV_KERNELS_H
 
 #include <stddef.h>
 
+#include "simd.h"
 #include "threadpool.h"
 
-enum kern_dtype { KERN_F32 };
+/* Same values as enum simd_dtype. */
+enum kern_dtype { KERN_F32 = SIMD_F32, KERN_BF16 = SIMD_BF16, KERN_F16 = SIMD_F16,
+                  KERN_Q8 = SIMD_Q8 };
 
 typedef struct kern_mat {
     enum kern_dtype dtype;
     int             rows, cols;   /* out, in */
-    const float    *f32;          /* borrowed (model weights) */
+    const void     *data;         /* borrowed: float / uint16_t / int8_t [rows][cols] */
+    const float    *scales;       /* borrowed, KERN_Q8: [rows][simd_q8_nblocks(cols)] */
 } kern_mat;
 
-/* Y[t][o] = sum_i W[o][i] * X[t][i] for t < T (X is [T][cols], Y [T][rows]). */
-void kern_matmul(tpool *pool, const kern_mat *w, const float *x, size_t t,
+/*
+** What a product runs with: the pool (may be NULL), the kernel table and a
+** scratch area for prepared activations (simd_act_bytes for the widest
+** matrix and the longest pass; owned by whoever made the context).  Plain
+** data, filled in by the model at open.
+*/
+typedef struct kern_ctx {
+    tpool              *pool;
+    const simd_kernels *k;
+    void               *act_ws;
+    size_t              act_bytes;
+} kern_ctx;
+
+/* The kernel table to use: simd_kernels_best(0), or the one named by the
+** environment variable RWKV_KERNELS ("portable", "avx2", "avx512") when the
+** CPU has it (for comparisons). */
+const simd_kernels *kern_default_kernels(void);
+
+/*
+** Y[t][o] = sum_i W[o][i] * X[t][i] for t < T (X is [T][cols], Y [T][rows]).
+** CTX NULL: single-threaded, kern_default_kernels(), token by token.
+*/
+void kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t,
                  float *y);
+/*
+** Quantize rows [r0, r1) of SRC [rows][cols] to simd.h's Q8 format (codes
+** into Q [rows][cols], scales into SCALES [rows][simd_q8_nblocks(cols)]),
+** choosing each block's scale by least squares (smaller error than
+** simd_q8_quantize's max/127, same kernels).  Disjoint row ranges may run
+** concurrently.
+*/
+void kern_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t *q,
+                      float *scales);
+/* Bytes of KERN_* element data (Q8: 1, scales not counted). */
+size_t kern_dtype_size(enum kern_dtype dt);
+/* Bytes W occupies (data + scales). */
+size_t kern_mat_bytes(const kern_mat *w);
 /* Dot product of N floats. */
 float kern_dot(const float *a, const float *b, size_t n);
 /* Y = layer_norm(X) * W + B over N values (biased variance); Y may be X. */
@@ -36,7 +81,7 @@ void kern_group_norm(const float *x, const float *w, const float *b, float *y,
                      size_t h, size_t n, float eps);
 
 /* 4-float SIMD vectors (GCC/Clang vector extension: SSE on any x86-64, NEON
- * on arm64).  Wider ISAs come as separate *_avx2.c / *_avx512.c kernels. */
+ * on arm64) for the small element-wise loops. */
 typedef float kern_v4 __attribute__((vector_size(16)));
 
 static inline kern_v4

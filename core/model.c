@@ -305,6 +305,138 @@ mdl_f32(rwkv_model *m, const ckpt_tensor *t, int copy, const float **out, rwkv_e
     return RWKV_OK;
 }
 
+/* ---- linears in the strategy's weight dtype, converted in parallel ---- */
+
+/* Rows one thread converts per step (its float32 scratch). */
+#define MDL_CVT_ROWS 16
+
+struct mdl_cvt_job {
+    const void         *src;      /* contiguous [rows][cols] */
+    ck_dtype            sdt;      /* CK_F32, CK_BF16 or CK_F16 */
+    int64_t             rows, cols;
+    enum kern_dtype     dt;
+    void               *dst;
+    float              *scales;   /* KERN_Q8 */
+    const simd_kernels *k;
+    int                 failed;   /* a worker could not allocate its scratch */
+};
+
+static void
+mdl_cvt_rows(void *ctx, int i, int n)
+{
+    struct mdl_cvt_job *j = ctx;
+    size_t cols = (size_t)j->cols, nb = (size_t)simd_q8_nblocks(j->cols);
+    int64_t r0, r1;
+    float *tmp;
+
+    simd_split_rows(j->rows, n, i, &r0, &r1);
+    if (r0 >= r1)
+        return;
+    tmp = malloc(MDL_CVT_ROWS * cols * sizeof(float));
+    if (tmp == NULL) {
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (int64_t r = r0; r < r1; r += MDL_CVT_ROWS) {
+        size_t nr = (size_t)(r1 - r < MDL_CVT_ROWS ? r1 - r : MDL_CVT_ROWS), cnt = nr * cols;
+        size_t at = (size_t)r * cols;
+        switch (j->sdt) {
+        case CK_BF16:
+            simd_bf16_to_f32(j->k, (const uint16_t *)j->src + at, tmp, cnt);
+            break;
+        case CK_F16:
+            simd_f16_to_f32(j->k, (const uint16_t *)j->src + at, tmp, cnt);
+            break;
+        default:
+            memcpy(tmp, (const float *)j->src + at, cnt * sizeof(float));
+            break;
+        }
+        switch (j->dt) {
+        case KERN_F32:
+            memcpy((float *)j->dst + at, tmp, cnt * sizeof(float));
+            break;
+        case KERN_BF16:
+            simd_f32_to_bf16(j->k, tmp, (uint16_t *)j->dst + at, cnt);
+            break;
+        case KERN_F16:
+            simd_f32_to_f16(j->k, tmp, (uint16_t *)j->dst + at, cnt);
+            break;
+        case KERN_Q8:
+            kern_q8_quantize(tmp, j->cols, 0, (int64_t)nr, (int8_t *)j->dst + at,
+                             j->scales + (size_t)r * nb);
+            break;
+        }
+    }
+    free(tmp);
+}
+
+/* Does T serve as DT's data in place (same dtype, contiguous, aligned)? */
+static int
+mdl_in_place(const ckpt_tensor *t, enum kern_dtype dt)
+{
+    uintptr_t a = (uintptr_t)t->data;
+
+    if (!t->contiguous)
+        return 0;
+    return (dt == KERN_F32 && t->dtype == CK_F32 && a % sizeof(float) == 0) ||
+           (dt == KERN_BF16 && t->dtype == CK_BF16 && a % 2 == 0) ||
+           (dt == KERN_F16 && t->dtype == CK_F16 && a % 2 == 0);
+}
+
+/* The [rows][cols] tensor T as a kern_mat of dtype DT (in place or converted). */
+static int
+mdl_mat(rwkv_model *m, const ckpt_tensor *t, enum kern_dtype dt, kern_mat *km, rwkv_err *err)
+{
+    struct mdl_cvt_job job;
+    int64_t rows = t->shape[0], cols = t->shape[1];
+    float *tmp = NULL;
+    uint64_t bytes;
+
+    km->dtype = dt;
+    km->rows = (int)rows;
+    km->cols = (int)cols;
+    km->scales = NULL;
+    if (mdl_in_place(t, dt)) {
+        km->data = t->data;
+        return RWKV_OK;
+    }
+    memset(&job, 0, sizeof job);
+    job.src = t->data;
+    job.sdt = t->dtype;
+    job.rows = rows;
+    job.cols = cols;
+    job.dt = dt;
+    job.k = m->kc.k;
+    if (!t->contiguous || (t->dtype != CK_F32 && t->dtype != CK_BF16 && t->dtype != CK_F16)) {
+        tmp = malloc((size_t)t->numel * sizeof(float));
+        if (tmp == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
+        if (ckpt_to_f32(t, tmp, t->numel, err) != RWKV_OK) {
+            free(tmp);
+            return err ? err->code : RWKV_EFORMAT;
+        }
+        job.src = tmp;
+        job.sdt = CK_F32;
+    }
+    if (!mem_mul_ok(t->numel, kern_dtype_size(dt), &bytes) ||
+        (job.dst = mdl_own(m, bytes)) == NULL ||
+        (dt == KERN_Q8 && (job.scales = mdl_own(m, (uint64_t)rows * (uint64_t)simd_q8_nblocks(cols) *
+                                                       sizeof(float))) == NULL)) {
+        free(tmp);
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
+    }
+    if (rows * cols >= MDL_CVT_ROWS * 1024)
+        tpool_run(m->pool, mdl_cvt_rows, &job);
+    else
+        mdl_cvt_rows(&job, 0, 1);
+    free(tmp);
+    if (job.failed)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
+    km->data = job.dst;
+    km->scales = job.scales;
+    return RWKV_OK;
+}
+
 /* Transposed float32 copy of a [R][C] tensor (as a [C][R] kern_mat). */
 static int
 mdl_f32_t(rwkv_model *m, const ckpt_tensor *t, int64_t r, int64_t c, const float *src_f32,
@@ -333,7 +465,7 @@ mdl_f32_t(rwkv_model *m, const ckpt_tensor *t, int64_t r, int64_t c, const float
     out->dtype = KERN_F32;
     out->rows = (int)c;
     out->cols = (int)r;
-    out->f32 = p;
+    out->data = p;
     return RWKV_OK;
 }
 
@@ -372,13 +504,8 @@ mdl_load_spec(rwkv_model *m, const struct mdl_src *src, int l, const struct mdl_
     switch (sp->kind) {
     case K_VEC:
         return mdl_f32(m, t, sp->flags & F_COPY, (const float **)(void *)(base + sp->off), err);
-    case K_MAT: {
-        kern_mat *km = (kern_mat *)(void *)(base + sp->off);
-        km->dtype = KERN_F32;
-        km->rows = (int)t->shape[0];
-        km->cols = (int)t->shape[1];
-        return mdl_f32(m, t, 0, &km->f32, err);
-    }
+    case K_MAT:
+        return mdl_mat(m, t, m->slot_dt[l], (kern_mat *)(void *)(base + sp->off), err);
     case K_MATT:
         return mdl_f32_t(m, t, t->shape[0], t->shape[1], NULL,
                          (kern_mat *)(void *)(base + sp->off), err);
@@ -503,7 +630,6 @@ static int
 mdl_dims(rwkv_model *m, const struct mdl_src *src, rwkv_err *err)
 {
     const ckpt_tensor *t;
-    char name[MDL_NAME_MAX];
     int rc;
 
     if ((rc = mdl_need(m, src, "emb.weight", 2, &t, err)) != RWKV_OK)
@@ -557,11 +683,10 @@ mdl_dims(rwkv_model *m, const struct mdl_src *src, rwkv_err *err)
         }
         break;
     }
-    if (m->ver == MDL_V70 && (int64_t)m->H * m->N != m->C) {
-        snprintf(name, sizeof name, "blocks.0.att.r_k");
-        return rwkv_errf(err, RWKV_ESHAPE, "%s: tensor '%s' has shape [%d,%d], expected [H,N] with H*N = %d",
-                         src->path, name, m->H, m->N, m->C);
-    }
+    if (m->ver == MDL_V70 && (int64_t)m->H * m->N != m->C)
+        return rwkv_errf(err, RWKV_ESHAPE,
+                         "%s: tensor 'blocks.0.att.r_k' has shape [%d,%d], expected [H,N] with "
+                         "H*N = n_embd %d", src->path, m->H, m->N, m->C);
     return RWKV_OK;
 }
 
@@ -629,6 +754,14 @@ mdl_fingerprint(const struct mdl_src *src)
 
 /* ---- workspace ---- */
 
+static void mdl_each_mat(rwkv_model *m, void (*fn)(void *ud, const kern_mat *w), void *ud);
+static void mdl_actsz_add(void *ud, const kern_mat *w);
+struct mdl_actsz {
+    const simd_kernels *k;
+    int64_t             t;
+    size_t              need;
+};
+
 static int
 mdl_ws_alloc(rwkv_model *m, size_t cap_t, rwkv_err *err)
 {
@@ -660,6 +793,15 @@ mdl_ws_alloc(rwkv_model *m, size_t cap_t, rwkv_err *err)
     ws->last = ws->block + off;
 #undef RUP
     ws->cap_t = cap_t;
+    {
+        struct mdl_actsz a = { m->kc.k, (int64_t)cap_t, 0 };
+        mdl_each_mat(m, mdl_actsz_add, &a);
+        if (a.need > 0 && (m->act_ws = mem_alloc(a.need)) == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory for the workspace (%zu bytes)",
+                             a.need);
+        m->kc.act_ws = m->act_ws;
+        m->kc.act_bytes = m->act_ws ? a.need : 0;
+    }
     return RWKV_OK;
 }
 
@@ -670,6 +812,88 @@ mdl_progress(const rwkv_open_opts *o, double f, const char *what)
 {
     if (o && o->progress)
         o->progress(o->progress_ud, f, what);
+}
+
+/* Weight dtype of every slot from the strategy (m->strategy parsed). */
+static int
+mdl_plan(rwkv_model *m, rwkv_err *err)
+{
+    int *stage = malloc(((size_t)m->n_layer + 1) * sizeof *stage);
+
+    m->slot_dt = calloc((size_t)m->n_layer + 1, sizeof *m->slot_dt);
+    if (stage == NULL || m->slot_dt == NULL) {
+        free(stage);
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    }
+    strat_plan(&m->strategy, m->n_layer, stage);
+    for (int l = 0; l <= m->n_layer; l++) {
+        const strat_stage *st = &m->strategy.stages[stage[l]];
+        /* i4 / i3 are ignored like the reference: weights in the dtype */
+        m->slot_dt[l] = st->quant == 8 ? KERN_Q8
+                      : st->dtype == STRAT_BF16 ? KERN_BF16
+                      : st->dtype == STRAT_FP16 ? KERN_F16 : KERN_F32;
+    }
+    free(stage);
+    return RWKV_OK;
+}
+
+/* Apply FN to every matrix of the model (layers' linears and LoRAs, head). */
+static void
+mdl_each_mat(rwkv_model *m, void (*fn)(void *ud, const kern_mat *w), void *ud)
+{
+    int vm = mdl_vmask(m->ver);
+
+    for (int l = 0; l < m->n_layer; l++) {
+        const char *base = (const char *)&m->layers[l];
+        for (size_t k = 0; k < sizeof mdl_layer_specs / sizeof mdl_layer_specs[0]; k++) {
+            const struct mdl_spec *sp = &mdl_layer_specs[k];
+            const kern_mat *km = (const kern_mat *)(const void *)(base + sp->off);
+            if (!(sp->vmask & vm) || sp->kind == K_VEC)
+                continue;
+            for (int i = 0; i < (sp->kind == K_MAAW2 ? 5 : 1); i++)
+                if (km[i].data != NULL)
+                    fn(ud, &km[i]);
+        }
+    }
+    fn(ud, &m->head);
+}
+
+struct mdl_wb {
+    uint64_t bytes, elems;
+};
+
+static void
+mdl_wb_add(void *ud, const kern_mat *w)
+{
+    struct mdl_wb *b = ud;
+
+    b->bytes += kern_mat_bytes(w);
+    b->elems += (uint64_t)w->rows * (uint64_t)w->cols;
+}
+
+/* Bytes read per token: the matrices as stored, every other parameter
+** (vectors) as float32, the embedding not at all. */
+static uint64_t
+mdl_weight_bytes(rwkv_model *m)
+{
+    struct mdl_wb b = { 0, 0 };
+    uint64_t rest;
+
+    mdl_each_mat(m, mdl_wb_add, &b);
+    rest = m->info.n_params - b.elems - (uint64_t)m->V * (uint64_t)m->C;
+    if (rest > m->info.n_params)
+        rest = 0;
+    return b.bytes + 4 * rest;
+}
+
+static void
+mdl_actsz_add(void *ud, const kern_mat *w)
+{
+    struct mdl_actsz *a = ud;
+    size_t n = simd_act_bytes(a->k, (enum simd_dtype)w->dtype, a->t, w->cols);
+
+    if (n > a->need)
+        a->need = n;
 }
 
 static int
@@ -689,6 +913,12 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     if ((rc = mdl_dims(m, src, err)) != RWKV_OK)
         return rc;
     vm = mdl_vmask(m->ver);
+    if ((rc = mdl_plan(m, err)) != RWKV_OK)
+        return rc;
+    if (m->pool == NULL && (rc = tpool_create(opts ? opts->n_threads : 0, &m->pool, err)) != RWKV_OK)
+        return rc;
+    m->kc.pool = m->pool;
+    m->kc.k = kern_default_kernels();
 
     m->layers = calloc((size_t)m->n_layer, sizeof *m->layers);
     if (m->layers == NULL)
@@ -731,10 +961,7 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
             return mdl_missing(src, "head.weight", m->info.version, err);
         if ((rc = mdl_check_shape(m, src, "head.weight", t, shp_vc, 2, 0, err)) != RWKV_OK)
             return rc;
-        m->head.dtype = KERN_F32;
-        m->head.rows = m->V;
-        m->head.cols = m->C;
-        if ((rc = mdl_f32(m, t, 0, &m->head.f32, err)) != RWKV_OK)
+        if ((rc = mdl_mat(m, t, m->slot_dt[m->n_layer], &m->head, err)) != RWKV_OK)
             return rc;
     }
 
@@ -801,9 +1028,8 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     m->info.state_len = (size_t)m->n_layer * mdl_layer_state_len(m);
     snprintf(m->info.strategy, sizeof m->info.strategy, "%s", m->strategy.normalised);
 
-    if ((rc = tpool_create(opts ? opts->n_threads : 0, &m->pool, err)) != RWKV_OK)
-        return rc;
     m->info.n_threads = tpool_size(m->pool);
+    m->info.weight_bytes = mdl_weight_bytes(m);
     if ((rc = mdl_ws_alloc(m, MDL_MAX_CHUNK, err)) != RWKV_OK)
         return rc;
     mdl_progress(opts, 1.0, "ready");
@@ -873,6 +1099,8 @@ rwkv_model_close(rwkv_model *m)
         return;
     tpool_destroy(m->pool);
     mem_free(m->ws.block);
+    mem_free(m->act_ws);
+    free(m->slot_dt);
     for (size_t i = 0; i < m->n_allocs; i++)
         mem_free(m->allocs[i]);
     free(m->allocs);
@@ -895,129 +1123,252 @@ mdl_layer_state_len(const rwkv_model *m)
     return 2 * (size_t)m->C + (size_t)m->H * (size_t)m->N * (size_t)m->N;
 }
 
-/* ---- demo model ---- */
+/* ---- demo and benchmark models: random weights of a real shape ---- */
 
-/* Demo architecture: a tiny RWKV-7. */
-#define DEMO_LAYERS 2
+/* Shapes (RWKV-7, head size 64 except the demo).  LoRA dims as in the
+** released models of that size. */
+static const struct mdl_shape {
+    const char *name;
+    int         n_layer, C, N, F, V, d_w, d_a, d_v, d_g;
+} mdl_shapes[] = {
+    { "demo", 2, 128, 64, 512, 256, 32, 32, 32, 32 },
+    { "0.1b", 12, 768, 64, 3072, 65536, 64, 64, 32, 128 },
+    { "0.4b", 24, 1024, 64, 4096, 65536, 64, 64, 64, 128 },
+    { "1.5b", 24, 2048, 64, 8192, 65536, 96, 96, 64, 256 },
+    { "3b", 32, 2560, 64, 10240, 65536, 96, 96, 64, 320 },
+};
+/* The demo's width: weight ranges below are for it and scale with
+** sqrt(DEMO_C / C) for wider shapes, so activations keep their size. */
 #define DEMO_C 128
-#define DEMO_H 2
-#define DEMO_N 64
-#define DEMO_F 512
-#define DEMO_V 256
-#define DEMO_LORA 32
-#define DEMO_MAX_TENSORS 96
+/* Tensors: the globals plus at most this many per layer. */
+#define DEMO_GLOBALS 6
+#define DEMO_PER_LAYER 33
+/* Weights generated per task of the parallel generator. */
+#define DEMO_GEN_BLOCK 65536
 
-static uint64_t
-demo_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    return mix64(z);
-}
+/* Symbolic dims of the generator table. */
+enum { G_C = -1, G_F = -2, G_V = -3, G_H = -4, G_N = -5, G_DW = -6, G_DA = -7, G_DV = -8,
+       G_DG = -9 };
 
-/* uniform in [lo, hi) */
-static float
-demo_unif(uint64_t *s, float lo, float hi)
+static int64_t
+demo_dim(const struct mdl_shape *sh, int d)
 {
-    return lo + (hi - lo) * (float)((double)(demo_next(s) >> 11) / 9007199254740992.0);
+    switch (d) {
+    case G_C: return sh->C;
+    case G_F: return sh->F;
+    case G_V: return sh->V;
+    case G_H: return sh->C / sh->N;
+    case G_N: return sh->N;
+    case G_DW: return sh->d_w;
+    case G_DA: return sh->d_a;
+    case G_DV: return sh->d_v;
+    case G_DG: return sh->d_g;
+    default: return d;
+    }
 }
 
 struct demo_build {
-    ckpt_tensor t[DEMO_MAX_TENSORS];
-    char        names[DEMO_MAX_TENSORS][MDL_NAME_MAX];
-    size_t      n;
-    uint64_t    rng;
+    ckpt_tensor *t;                     /* [cap] */
+    char       (*names)[MDL_NAME_MAX];  /* [cap] */
+    size_t       n, cap;
+    uint64_t    seed;
+    uint64_t    ctr;      /* random numbers drawn so far */
+    int         fast;     /* benchmark shapes: demo_fast_at */
 };
+
+/*
+** Random number number G (0-based) of the stream for SEED: the generator is
+** a counter (splitmix64), so any range can be produced by any thread and the
+** weights do not depend on the thread count.
+*/
+static float
+demo_unif_at(uint64_t seed, uint64_t g, float lo, float hi)
+{
+    uint64_t z = mix64(seed + (g + 1) * 0x9e3779b97f4a7c15ULL);
+
+    return lo + (hi - lo) * (float)((double)(z >> 11) / 9007199254740992.0);
+}
+
+/*
+** The cheaper generator of the benchmark shapes (billions of weights): one
+** multiply-xorshift round of the counter, 24 bits to a float in [lo, hi).
+*/
+static inline float
+demo_fast_at(uint64_t seed, uint64_t g, float lo, float hi)
+{
+    uint64_t z = seed + (g + 1) * 0x9e3779b97f4a7c15ULL;
+
+    z ^= z >> 32;
+    z *= 0xd6e8feb86659fd93ULL;
+    z ^= z >> 32;
+    return lo + (hi - lo) * ((float)(uint32_t)(z >> 40) * (1.0f / 16777216.0f));
+}
+
+struct demo_gen_job {
+    void    *data;
+    int      bf16;
+    int      fast;      /* demo_fast_at (benchmark shapes) */
+    uint64_t numel, seed, ctr;
+    float    lo, hi;
+};
+
+static void
+demo_gen_task(void *ctx, int i, int n)
+{
+    struct demo_gen_job *j = ctx;
+    uint64_t blocks = (j->numel + DEMO_GEN_BLOCK - 1) / DEMO_GEN_BLOCK;
+    uint64_t b0 = blocks * (uint64_t)i / (uint64_t)n, b1 = blocks * (uint64_t)(i + 1) / (uint64_t)n;
+    float buf[256];
+
+    for (uint64_t e = b0 * DEMO_GEN_BLOCK; e < b1 * DEMO_GEN_BLOCK && e < j->numel;) {
+        uint64_t end = (b1 * DEMO_GEN_BLOCK < j->numel ? b1 * DEMO_GEN_BLOCK : j->numel);
+        size_t k = (size_t)(end - e < 256 ? end - e : 256);
+        if (j->fast)
+            for (size_t q = 0; q < k; q++)
+                buf[q] = demo_fast_at(j->seed, j->ctr + e + q, j->lo, j->hi);
+        else
+            for (size_t q = 0; q < k; q++)
+                buf[q] = demo_unif_at(j->seed, j->ctr + e + q, j->lo, j->hi);
+        if (j->bf16)
+            simd_f32_to_bf16(kern_default_kernels(), buf, (uint16_t *)j->data + e, k);
+        else
+            memcpy((float *)j->data + e, buf, k * sizeof(float));
+        e += k;
+    }
+}
 
 static int
 demo_add(rwkv_model *m, struct demo_build *d, const char *name, int nd, const int64_t *shape,
-         float lo, float hi)
+         float lo, float hi, int bf16)
 {
     ckpt_tensor *t = &d->t[d->n];
     uint64_t numel = 1;
-    float *p;
+    struct demo_gen_job job;
 
-    if (d->n == DEMO_MAX_TENSORS)
+    if (d->n == d->cap)
         return RWKV_ENOMEM;
     snprintf(d->names[d->n], MDL_NAME_MAX, "%s", name);
     memset(t, 0, sizeof *t);
     t->name = d->names[d->n];
-    t->dtype = CK_F32;
+    t->dtype = bf16 ? CK_BF16 : CK_F32;
     t->ndim = nd;
     for (int i = nd - 1; i >= 0; i--) {
         t->shape[i] = shape[i];
         t->stride[i] = (int64_t)numel;
         numel *= (uint64_t)shape[i];
     }
-    p = mdl_own(m, numel * sizeof(float));
-    if (p == NULL)
+    job.bf16 = bf16;
+    job.fast = d->fast;
+    job.numel = numel;
+    job.seed = d->seed;
+    job.ctr = d->ctr;
+    job.lo = lo;
+    job.hi = hi;
+    job.data = mdl_own(m, numel * (bf16 ? 2 : 4));
+    if (job.data == NULL)
         return RWKV_ENOMEM;
-    for (uint64_t i = 0; i < numel; i++)
-        p[i] = demo_unif(&d->rng, lo, hi);
-    t->data = p;
+    if (numel >= DEMO_GEN_BLOCK)
+        tpool_run(m->pool, demo_gen_task, &job);
+    else
+        demo_gen_task(&job, 0, 1);
+    d->ctr += numel;
+    t->data = job.data;
     t->numel = numel;
-    t->nbytes = numel * sizeof(float);
+    t->nbytes = numel * (bf16 ? 2 : 4);
     t->contiguous = 1;
     d->n++;
     return RWKV_OK;
 }
 
-int
-rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts, rwkv_model **out, rwkv_err *err)
+static void
+demo_free(struct demo_build *d)
 {
+    if (d == NULL)
+        return;
+    free(d->t);
+    free(d->names);
+    free(d);
+}
+
+/* Generate the big matrices as bf16 (half the memory and time) when no
+** slot of STRATEGY keeps plain fp32 weights. */
+static int
+demo_want_bf16(const char *strategy)
+{
+    strat st;
+
+    if (strat_parse(strategy, &st, NULL) != RWKV_OK)
+        return 0;
+    for (int i = 0; i < st.n_stages; i++)
+        if (st.stages[i].dtype == STRAT_FP32 && st.stages[i].quant != 8)
+            return 0;
+    return 1;
+}
+
+static int
+mdl_open_shape(const struct mdl_shape *sh, uint64_t seed, const rwkv_open_opts *opts,
+               rwkv_model **out, rwkv_err *err)
+{
+    /* name after blocks.N., dims, range at DEMO_C, layer >= 1 only, linear
+     * (generated in bf16 for bf16/int8 strategies), scale with width */
     static const struct {
-        const char *name;      /* after blocks.N. (or global when no '.att'/'.ffn'/'ln') */
+        const char *name;
         int         nd;
-        int64_t     shape[3];
+        int         shape[3];
         float       lo, hi;
-        int         layer1;
+        int         layer1, linear, scaled;
     } spec[] = {
-        { "ln1.weight", 1, { DEMO_C }, 0.8f, 1.2f, 0 },
-        { "ln1.bias", 1, { DEMO_C }, -0.1f, 0.1f, 0 },
-        { "ln2.weight", 1, { DEMO_C }, 0.8f, 1.2f, 0 },
-        { "ln2.bias", 1, { DEMO_C }, -0.1f, 0.1f, 0 },
-        { "att.x_r", 3, { 1, 1, DEMO_C }, 0.0f, 1.0f, 0 },
-        { "att.x_w", 3, { 1, 1, DEMO_C }, 0.0f, 1.0f, 0 },
-        { "att.x_k", 3, { 1, 1, DEMO_C }, 0.0f, 1.0f, 0 },
-        { "att.x_v", 3, { 1, 1, DEMO_C }, 0.0f, 1.0f, 0 },
-        { "att.x_a", 3, { 1, 1, DEMO_C }, 0.0f, 1.0f, 0 },
-        { "att.x_g", 3, { 1, 1, DEMO_C }, 0.0f, 1.0f, 0 },
-        { "att.w0", 3, { 1, 1, DEMO_C }, -2.0f, 1.0f, 0 },
-        { "att.w1", 2, { DEMO_C, DEMO_LORA }, -0.1f, 0.1f, 0 },
-        { "att.w2", 2, { DEMO_LORA, DEMO_C }, -0.1f, 0.1f, 0 },
-        { "att.a0", 3, { 1, 1, DEMO_C }, -1.0f, 1.0f, 0 },
-        { "att.a1", 2, { DEMO_C, DEMO_LORA }, -0.1f, 0.1f, 0 },
-        { "att.a2", 2, { DEMO_LORA, DEMO_C }, -0.1f, 0.1f, 0 },
-        { "att.v0", 3, { 1, 1, DEMO_C }, -1.0f, 1.0f, 1 },
-        { "att.v1", 2, { DEMO_C, DEMO_LORA }, -0.1f, 0.1f, 1 },
-        { "att.v2", 2, { DEMO_LORA, DEMO_C }, -0.1f, 0.1f, 1 },
-        { "att.g1", 2, { DEMO_C, DEMO_LORA }, -0.1f, 0.1f, 0 },
-        { "att.g2", 2, { DEMO_LORA, DEMO_C }, -0.2f, 0.2f, 0 },
-        { "att.k_k", 3, { 1, 1, DEMO_C }, 0.5f, 1.0f, 0 },
-        { "att.k_a", 3, { 1, 1, DEMO_C }, 0.5f, 1.0f, 0 },
-        { "att.r_k", 2, { DEMO_H, DEMO_N }, -0.5f, 0.5f, 0 },
-        { "att.receptance.weight", 2, { DEMO_C, DEMO_C }, -0.15f, 0.15f, 0 },
-        { "att.key.weight", 2, { DEMO_C, DEMO_C }, -0.15f, 0.15f, 0 },
-        { "att.value.weight", 2, { DEMO_C, DEMO_C }, -0.15f, 0.15f, 0 },
-        { "att.output.weight", 2, { DEMO_C, DEMO_C }, -0.15f, 0.15f, 0 },
-        { "att.ln_x.weight", 1, { DEMO_C }, 0.8f, 1.2f, 0 },
-        { "att.ln_x.bias", 1, { DEMO_C }, -0.1f, 0.1f, 0 },
-        { "ffn.x_k", 3, { 1, 1, DEMO_C }, 0.0f, 1.0f, 0 },
-        { "ffn.key.weight", 2, { DEMO_F, DEMO_C }, -0.15f, 0.15f, 0 },
-        { "ffn.value.weight", 2, { DEMO_C, DEMO_F }, -0.08f, 0.08f, 0 },
+        { "ln1.weight", 1, { G_C }, 0.8f, 1.2f, 0, 0, 0 },
+        { "ln1.bias", 1, { G_C }, -0.1f, 0.1f, 0, 0, 0 },
+        { "ln2.weight", 1, { G_C }, 0.8f, 1.2f, 0, 0, 0 },
+        { "ln2.bias", 1, { G_C }, -0.1f, 0.1f, 0, 0, 0 },
+        { "att.x_r", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
+        { "att.x_w", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
+        { "att.x_k", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
+        { "att.x_v", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
+        { "att.x_a", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
+        { "att.x_g", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
+        { "att.w0", 3, { 1, 1, G_C }, -2.0f, 1.0f, 0, 0, 0 },
+        { "att.w1", 2, { G_C, G_DW }, -0.1f, 0.1f, 0, 0, 1 },
+        { "att.w2", 2, { G_DW, G_C }, -0.1f, 0.1f, 0, 0, 0 },
+        { "att.a0", 3, { 1, 1, G_C }, -1.0f, 1.0f, 0, 0, 0 },
+        { "att.a1", 2, { G_C, G_DA }, -0.1f, 0.1f, 0, 0, 1 },
+        { "att.a2", 2, { G_DA, G_C }, -0.1f, 0.1f, 0, 0, 0 },
+        { "att.v0", 3, { 1, 1, G_C }, -1.0f, 1.0f, 1, 0, 0 },
+        { "att.v1", 2, { G_C, G_DV }, -0.1f, 0.1f, 1, 0, 1 },
+        { "att.v2", 2, { G_DV, G_C }, -0.1f, 0.1f, 1, 0, 0 },
+        { "att.g1", 2, { G_C, G_DG }, -0.1f, 0.1f, 0, 0, 1 },
+        { "att.g2", 2, { G_DG, G_C }, -0.2f, 0.2f, 0, 0, 0 },
+        { "att.k_k", 3, { 1, 1, G_C }, 0.5f, 1.0f, 0, 0, 0 },
+        { "att.k_a", 3, { 1, 1, G_C }, 0.5f, 1.0f, 0, 0, 0 },
+        { "att.r_k", 2, { G_H, G_N }, -0.5f, 0.5f, 0, 0, 0 },
+        { "att.receptance.weight", 2, { G_C, G_C }, -0.15f, 0.15f, 0, 1, 1 },
+        { "att.key.weight", 2, { G_C, G_C }, -0.15f, 0.15f, 0, 1, 1 },
+        { "att.value.weight", 2, { G_C, G_C }, -0.15f, 0.15f, 0, 1, 1 },
+        { "att.output.weight", 2, { G_C, G_C }, -0.15f, 0.15f, 0, 1, 1 },
+        { "att.ln_x.weight", 1, { G_C }, 0.8f, 1.2f, 0, 0, 0 },
+        { "att.ln_x.bias", 1, { G_C }, -0.1f, 0.1f, 0, 0, 0 },
+        { "ffn.x_k", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
+        { "ffn.key.weight", 2, { G_F, G_C }, -0.15f, 0.15f, 0, 1, 1 },
+        { "ffn.value.weight", 2, { G_C, G_F }, -0.08f, 0.08f, 0, 1, 1 },
     };
     static const struct {
         const char *name;
         int         nd;
-        int64_t     shape[2];
+        int         shape[2];
         float       lo, hi;
+        int         linear;
     } glob[] = {
-        { "emb.weight", 2, { DEMO_V, DEMO_C }, -1.0f, 1.0f },
-        { "blocks.0.ln0.weight", 1, { DEMO_C }, 0.8f, 1.2f },
-        { "blocks.0.ln0.bias", 1, { DEMO_C }, -0.1f, 0.1f },
-        { "ln_out.weight", 1, { DEMO_C }, 0.8f, 1.2f },
-        { "ln_out.bias", 1, { DEMO_C }, -0.1f, 0.1f },
-        { "head.weight", 2, { DEMO_V, DEMO_C }, -0.3f, 0.3f },
+        { "emb.weight", 2, { G_V, G_C }, -1.0f, 1.0f, 0 },
+        { "blocks.0.ln0.weight", 1, { G_C }, 0.8f, 1.2f, 0 },
+        { "blocks.0.ln0.bias", 1, { G_C }, -0.1f, 0.1f, 0 },
+        { "ln_out.weight", 1, { G_C }, 0.8f, 1.2f, 0 },
+        { "ln_out.bias", 1, { G_C }, -0.1f, 0.1f, 0 },
+        { "head.weight", 2, { G_V, G_C }, -0.3f, 0.3f, 1 },
     };
+    const char *strategy = opts && opts->strategy ? opts->strategy : "cpu fp32";
+    int bf16 = strcmp(sh->name, "demo") != 0 && demo_want_bf16(strategy);
+    float scale = sqrtf((float)DEMO_C / (float)sh->C);
     rwkv_model *m;
     struct demo_build *d;
     struct mdl_src src;
@@ -1026,33 +1377,55 @@ rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts, rwkv_model **out
     *out = NULL;
     m = calloc(1, sizeof *m);
     d = calloc(1, sizeof *d);
-    if (m == NULL || d == NULL) {
+    if (d != NULL) {
+        d->cap = DEMO_GLOBALS + (size_t)sh->n_layer * DEMO_PER_LAYER;
+        d->t = calloc(d->cap, sizeof *d->t);
+        d->names = calloc(d->cap, sizeof *d->names);
+    }
+    if (m == NULL || d == NULL || d->t == NULL || d->names == NULL) {
         free(m);
-        free(d);
+        demo_free(d);
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
     }
-    d->rng = seed;
-    for (size_t i = 0; i < sizeof glob / sizeof glob[0] && rc == RWKV_OK; i++)
-        rc = demo_add(m, d, glob[i].name, glob[i].nd, glob[i].shape, glob[i].lo, glob[i].hi);
-    for (int l = 0; l < DEMO_LAYERS && rc == RWKV_OK; l++)
+    if ((rc = tpool_create(opts ? opts->n_threads : 0, &m->pool, err)) != RWKV_OK) {
+        demo_free(d);
+        free(m);
+        return rc;
+    }
+    d->seed = seed;
+    d->fast = strcmp(sh->name, "demo") != 0;
+    for (size_t i = 0; i < sizeof glob / sizeof glob[0] && rc == RWKV_OK; i++) {
+        int64_t shp[2] = { demo_dim(sh, glob[i].shape[0]), demo_dim(sh, glob[i].shape[1]) };
+        float f = glob[i].linear ? scale : 1.0f;
+        rc = demo_add(m, d, glob[i].name, glob[i].nd, shp, glob[i].lo * f, glob[i].hi * f,
+                      bf16 && glob[i].linear);
+    }
+    for (int l = 0; l < sh->n_layer && rc == RWKV_OK; l++) {
+        mdl_progress(opts, 0.5 * l / sh->n_layer, "generating random weights");
         for (size_t i = 0; i < sizeof spec / sizeof spec[0] && rc == RWKV_OK; i++) {
             char name[MDL_NAME_MAX];
+            int64_t shp[3];
+            float f = spec[i].scaled ? scale : 1.0f;
             if (spec[i].layer1 && l == 0)
                 continue;
+            for (int k = 0; k < spec[i].nd; k++)
+                shp[k] = demo_dim(sh, spec[i].shape[k]);
             snprintf(name, sizeof name, "blocks.%d.%s", l, spec[i].name);
-            rc = demo_add(m, d, name, spec[i].nd, spec[i].shape, spec[i].lo, spec[i].hi);
+            rc = demo_add(m, d, name, spec[i].nd, shp, spec[i].lo * f, spec[i].hi * f,
+                          bf16 && spec[i].linear);
         }
+    }
     if (rc != RWKV_OK) {
-        free(d);
+        demo_free(d);
         rwkv_model_close(m);
-        return rwkv_errf(err, RWKV_ENOMEM, "out of memory building the demo model");
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory building the '%s' model", sh->name);
     }
     memset(&src, 0, sizeof src);
     src.tensors = d->t;
     src.n = d->n;
-    src.path = "demo";
+    src.path = sh->name;
     rc = mdl_build(m, &src, opts, err);
-    free(d);   /* names are no longer needed: the model keeps only float data */
+    demo_free(d);   /* names are no longer needed: the model keeps only the data */
     if (rc != RWKV_OK) {
         rwkv_model_close(m);
         return rc;
@@ -1062,6 +1435,30 @@ rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts, rwkv_model **out
     snprintf(m->info.format, sizeof m->info.format, "demo");
     *out = m;
     return RWKV_OK;
+}
+
+int
+rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts, rwkv_model **out, rwkv_err *err)
+{
+    return mdl_open_shape(&mdl_shapes[0], seed, opts, out, err);
+}
+
+int
+rwkv_model_open_shape(const char *shape, uint64_t seed, const rwkv_open_opts *opts,
+                      rwkv_model **out, rwkv_err *err)
+{
+    char names[128];
+    size_t len = 0;
+
+    *out = NULL;
+    for (size_t i = 0; i < sizeof mdl_shapes / sizeof mdl_shapes[0]; i++) {
+        if (shape != NULL && strcmp(shape, mdl_shapes[i].name) == 0)
+            return mdl_open_shape(&mdl_shapes[i], seed, opts, out, err);
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                                mdl_shapes[i].name);
+    }
+    return rwkv_errf(err, RWKV_EINVAL, "unknown model shape '%s' (known: %s)",
+                     shape ? shape : "", names);
 }
 
 /* ---- forward ---- */
@@ -1102,13 +1499,13 @@ mdl_ffn_rkv(rwkv_model *m, const struct mdl_layer *ly, size_t t, float *prev, in
             rx[i] = xx * ly->fmix_r[c] + sx * (1 - ly->fmix_r[c]);
         }
     }
-    kern_matmul(m->pool, &ly->ffn_r, rx, t, ws->r);
-    kern_matmul(m->pool, &ly->ffn_k, kx, t, ws->f);
+    kern_matmul(&m->kc, &ly->ffn_r, rx, t, ws->r);
+    kern_matmul(&m->kc, &ly->ffn_k, kx, t, ws->f);
     for (size_t i = 0; i < t * F; i++) {
         float z = ws->f[i] > 0 ? ws->f[i] : 0;
         ws->f[i] = z * z;
     }
-    kern_matmul(m->pool, &ly->ffn_v, ws->f, t, ws->o);
+    kern_matmul(&m->kc, &ly->ffn_v, ws->f, t, ws->o);
     for (size_t i = 0; i < TC; i++)
         ws->x[i] += kern_sigmoid(ws->r[i]) * ws->o[i];
 }
@@ -1145,7 +1542,7 @@ rwkv_eval(rwkv_model *m, const int32_t *tokens, size_t n, rwkv_state *s, float *
         if (start == n && logits != NULL) {
             kern_layer_norm(m->ws.x + (t - 1) * C, m->ln_out_w, m->ln_out_b, m->ws.last, C,
                             MDL_LN_EPS);
-            kern_matmul(m->pool, &m->head, m->ws.last, 1, logits);
+            kern_matmul(&m->kc, &m->head, m->ws.last, 1, logits);
         }
     }
     return RWKV_OK;

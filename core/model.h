@@ -3,11 +3,14 @@
 ** validation, eval driver), model_v4/v5/v6/v7.c (block math) and state.c.
 ** Not part of the public API (that is rwkv.h).
 **
-** Weights are prepared once at open: every tensor the math needs is float32,
-** squeezed vectors or [out][in] matrices (LoRA-style `x @ M` matrices are
-** transposed at load so every product is y = W x).  Float32 tensors that are
-** aligned and contiguous are used in place from the checkpoint mapping,
-** everything else is a private copy owned by the model.
+** Weights are prepared once at open: vectors are float32 (squeezed), the
+** linears (att/ffn receptance, key, value, output, gate and the head) are
+** [out][in] matrices in the weight dtype the strategy gives their slot
+** (fp32, bf16, fp16 or Q8 int8), LoRA-style `x @ M` matrices are float32,
+** transposed at load so every product is y = W x.  Tensors already in the
+** wanted dtype, contiguous and aligned are used in place from the checkpoint
+** mapping, everything else is a private copy owned by the model (converted
+** in parallel on the model's pool).
 */
 #ifndef RWKV_MODEL_H
 #define RWKV_MODEL_H
@@ -86,10 +89,15 @@ struct rwkv_model {
     const float      *emb;         /* [V][C], ln0 folded (float32) */
     const float      *ln_out_w, *ln_out_b;
     kern_mat          head;
+    /* weight dtype of the linears of each slot (n_layer + 1: the last is the
+     * head), from the strategy */
+    enum kern_dtype  *slot_dt;
     struct mdl_layer *layers;
     void            **allocs;      /* prepared copies, freed at close */
     size_t            n_allocs, cap_allocs;
     tpool            *pool;
+    kern_ctx          kc;          /* pool + kernels + activation scratch */
+    void             *act_ws;      /* kc.act_ws (mem_alloc) */
     struct mdl_ws     ws;
     strat             strategy;
 };

@@ -31,9 +31,9 @@ mdl_v4_layers(rwkv_model *m, size_t t, float *state)
             vx[i] = xx * ly->mix_v[c] + sx * (1 - ly->mix_v[c]);
             rx[i] = xx * ly->mix_r[c] + sx * (1 - ly->mix_r[c]);
         }
-        kern_matmul(m->pool, &ly->att_r, rx, t, ws->r);
-        kern_matmul(m->pool, &ly->att_k, kx, t, ws->k);
-        kern_matmul(m->pool, &ly->att_v, vx, t, ws->v);
+        kern_matmul(&m->kc, &ly->att_r, rx, t, ws->r);
+        kern_matmul(&m->kc, &ly->att_k, kx, t, ws->k);
+        kern_matmul(&m->kc, &ly->att_v, vx, t, ws->v);
         for (size_t p = 0; p < t; p++) {
             const float *k = ws->k + p * C, *v = ws->v + p * C, *r = ws->r + p * C;
             float *y = ws->y + p * C;
@@ -52,7 +52,7 @@ mdl_v4_layers(rwkv_model *m, size_t t, float *state)
                 y[c] = kern_sigmoid(r[c]) * wkv;
             }
         }
-        kern_matmul(m->pool, &ly->att_o, ws->y, t, ws->o);
+        kern_matmul(&m->kc, &ly->att_o, ws->y, t, ws->o);
         for (size_t i = 0; i < TC; i++)
             ws->x[i] += ws->o[i];
 

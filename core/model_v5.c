@@ -57,11 +57,11 @@ mdl_v5_layers(rwkv_model *m, size_t t, float *state)
             if (gate)
                 gx[i] = xx * ly->mix_g[c] + sx * (1 - ly->mix_g[c]);
         }
-        kern_matmul(m->pool, &ly->att_r, rx, t, ws->r);
-        kern_matmul(m->pool, &ly->att_k, kx, t, ws->k);
-        kern_matmul(m->pool, &ly->att_v, vx, t, ws->v);
+        kern_matmul(&m->kc, &ly->att_r, rx, t, ws->r);
+        kern_matmul(&m->kc, &ly->att_k, kx, t, ws->k);
+        kern_matmul(&m->kc, &ly->att_v, vx, t, ws->v);
         if (gate) {
-            kern_matmul(m->pool, &ly->att_g, gx, t, ws->g);
+            kern_matmul(&m->kc, &ly->att_g, gx, t, ws->g);
             for (size_t i = 0; i < TC; i++)
                 ws->g[i] = ws->g[i] * kern_sigmoid(ws->g[i]);
         }
@@ -77,7 +77,7 @@ mdl_v5_layers(rwkv_model *m, size_t t, float *state)
         if (gate)
             for (size_t i = 0; i < TC; i++)
                 ws->y[i] *= ws->g[i];
-        kern_matmul(m->pool, &ly->att_o, ws->y, t, ws->o);
+        kern_matmul(&m->kc, &ly->att_o, ws->y, t, ws->o);
         for (size_t i = 0; i < TC; i++)
             ws->x[i] += ws->o[i];
 

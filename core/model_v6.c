@@ -53,7 +53,7 @@ mdl_v6_layers(rwkv_model *m, size_t t, float *state)
             ws->sx[i] -= ws->xn[i];    /* sx = sx - xx */
             xxx[i] = ws->xn[i] + ws->sx[i] * ly->maa_x[i % C];
         }
-        kern_matmul(m->pool, &ly->maa_w1, xxx, t, ws->lo);       /* [T][5*Dm] */
+        kern_matmul(&m->kc, &ly->maa_w1, xxx, t, ws->lo);       /* [T][5*Dm] */
         for (size_t i = 0; i < t * 5 * dm; i++)
             ws->lo[i] = tanhf(ws->lo[i]);
         for (int s = 0; s < 5; s++) {
@@ -64,17 +64,17 @@ mdl_v6_layers(rwkv_model *m, size_t t, float *state)
             for (size_t i = 0; i < TC; i++)
                 mx[s][i] = ws->xn[i] + ws->sx[i] * (maa[s][i % C] + ws->o[i]);
         }
-        kern_matmul(m->pool, &ly->att_r, mx[3], t, ws->r);
-        kern_matmul(m->pool, &ly->att_k, mx[1], t, ws->k);
-        kern_matmul(m->pool, &ly->att_v, mx[2], t, ws->v);
-        kern_matmul(m->pool, &ly->att_g, mx[4], t, ws->g);
+        kern_matmul(&m->kc, &ly->att_r, mx[3], t, ws->r);
+        kern_matmul(&m->kc, &ly->att_k, mx[1], t, ws->k);
+        kern_matmul(&m->kc, &ly->att_v, mx[2], t, ws->v);
+        kern_matmul(&m->kc, &ly->att_g, mx[4], t, ws->g);
         for (size_t i = 0; i < TC; i++)
             ws->g[i] = ws->g[i] * kern_sigmoid(ws->g[i]);
         /* decay */
-        kern_matmul(m->pool, &ly->decay_w1, mx[0], t, ws->lo);
+        kern_matmul(&m->kc, &ly->decay_w1, mx[0], t, ws->lo);
         for (size_t i = 0; i < t * (size_t)m->d_decay; i++)
             ws->lo[i] = tanhf(ws->lo[i]);
-        kern_matmul(m->pool, &ly->decay_w2, ws->lo, t, ws->w);
+        kern_matmul(&m->kc, &ly->decay_w2, ws->lo, t, ws->w);
         for (size_t i = 0; i < TC; i++)
             ws->w[i] = expf(-expf(ly->decay[i % C] + ws->w[i]));
 
@@ -89,7 +89,7 @@ mdl_v6_layers(rwkv_model *m, size_t t, float *state)
         }
         for (size_t i = 0; i < TC; i++)
             ws->y[i] *= ws->g[i];
-        kern_matmul(m->pool, &ly->att_o, ws->y, t, ws->o);
+        kern_matmul(&m->kc, &ly->att_o, ws->y, t, ws->o);
         for (size_t i = 0; i < TC; i++)
             ws->x[i] += ws->o[i];
 

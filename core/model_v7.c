@@ -29,14 +29,14 @@ v7_lora(rwkv_model *m, const kern_mat *a, const kern_mat *b, enum v7_act act,
     float *lo = m->ws.lo;
     size_t n = (size_t)a->rows * t;
 
-    kern_matmul(m->pool, a, x, t, lo);
+    kern_matmul(&m->kc, a, x, t, lo);
     if (act == V7_TANH)
         for (size_t i = 0; i < n; i++)
             lo[i] = tanhf(lo[i]);
     else if (act == V7_SIGMOID)
         for (size_t i = 0; i < n; i++)
             lo[i] = kern_sigmoid(lo[i]);
-    kern_matmul(m->pool, b, lo, t, y);
+    kern_matmul(&m->kc, b, lo, t, y);
 }
 
 /* WKV for one token and one head: S [N][N] (value, key); KKA = kk * a. */
@@ -103,10 +103,10 @@ mdl_v7_layers(rwkv_model *m, size_t t, float *state)
                 xg[p * C + c] = xx[c] + d * ly->x_g[c];
             }
         }
-        kern_matmul(m->pool, &ly->att_r, xr, t, ws->r);
+        kern_matmul(&m->kc, &ly->att_r, xr, t, ws->r);
         v7_lora(m, &ly->w1, &ly->w2, V7_TANH, xw, t, ws->w);
-        kern_matmul(m->pool, &ly->att_k, xk, t, ws->k);
-        kern_matmul(m->pool, &ly->att_v, xv, t, ws->v);
+        kern_matmul(&m->kc, &ly->att_k, xk, t, ws->k);
+        kern_matmul(&m->kc, &ly->att_v, xv, t, ws->v);
         v7_lora(m, &ly->a1, &ly->a2, V7_NONE, xa, t, ws->a);
         v7_lora(m, &ly->g1, &ly->g2, V7_SIGMOID, xg, t, ws->g);
         if (l == 0)
@@ -169,7 +169,7 @@ mdl_v7_layers(rwkv_model *m, size_t t, float *state)
             for (size_t c = 0; c < C; c++)
                 y[c] *= ws->g[o + c];
         }
-        kern_matmul(m->pool, &ly->att_o, ws->y, t, ws->o);
+        kern_matmul(&m->kc, &ly->att_o, ws->y, t, ws->o);
         for (size_t i = 0; i < TC; i++)
             ws->x[i] += ws->o[i];
 
@@ -178,12 +178,12 @@ mdl_v7_layers(rwkv_model *m, size_t t, float *state)
         mdl_shift(ws->xn, ffn_prev, ws->sx, t, C);
         for (size_t i = 0; i < TC; i++)
             xk[i] = ws->xn[i] + (ws->sx[i] - ws->xn[i]) * ly->fmix_k[i % C];
-        kern_matmul(m->pool, &ly->ffn_k, xk, t, ws->f);
+        kern_matmul(&m->kc, &ly->ffn_k, xk, t, ws->f);
         for (size_t i = 0; i < t * F; i++) {
             float z = ws->f[i] > 0 ? ws->f[i] : 0;
             ws->f[i] = z * z;
         }
-        kern_matmul(m->pool, &ly->ffn_v, ws->f, t, ws->o);
+        kern_matmul(&m->kc, &ly->ffn_v, ws->f, t, ws->o);
         for (size_t i = 0; i < TC; i++)
             ws->x[i] += ws->o[i];
     }

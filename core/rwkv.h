@@ -34,6 +34,11 @@ typedef struct rwkv_info {
     size_t   state_len;      /* floats in a state (rwkv_state_len) */
     int      n_threads;      /* threads the model computes with */
     int      is_demo;        /* 1 for the in-memory --demo model */
+    uint64_t weight_bytes;   /* bytes of the prepared weights read per token:
+                                every matrix in its strategy dtype (Q8 scales
+                                included) and the float32 vectors; the
+                                embedding table is not counted (one row per
+                                token) */
 } rwkv_info;
 
 typedef struct rwkv_open_opts {
@@ -58,6 +63,16 @@ int  rwkv_model_open(const char *path, const rwkv_open_opts *opts,
 */
 int  rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts,
                           rwkv_model **out, rwkv_err *err);
+/*
+** A random-weight RWKV-7 model of a real shape, built in memory (in
+** parallel, deterministic for SEED whatever the thread count) for
+** benchmarks: SHAPE is "demo" (the model above), "0.1b" (L12 C768),
+** "0.4b" (L24 C1024), "1.5b" (L24 C2048) or "3b" (L32 C2560), vocab 65536,
+** F = 4C.  Under a strategy without plain fp32 stages the linears are
+** generated as bf16.  RWKV_EINVAL names the known shapes.
+*/
+int  rwkv_model_open_shape(const char *shape, uint64_t seed, const rwkv_open_opts *opts,
+                           rwkv_model **out, rwkv_err *err);
 void rwkv_model_close(rwkv_model *m);                 /* NULL is fine */
 /* Borrowed; valid until rwkv_model_close. */
 const rwkv_info *rwkv_model_info(const rwkv_model *m);

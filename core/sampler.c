@@ -35,7 +35,9 @@ struct samp {
     uint8_t  *present;    /* (n) 1 if the id is in the demo's dict */
     int32_t  *touched;    /* (n) ids present, first-seen order */
     size_t    n_touched;
-    uint8_t  *banned;     /* (n) 1 = never sample */
+    int32_t  *banned;     /* (n) ids never to sample, n_banned of them */
+    size_t    n_banned;
+    uint8_t  *is_banned;  /* (n) 1 for the ids in banned[] */
     /* distribution workspace */
     float    *p;          /* (n) softmax probabilities */
     float    *dist;       /* (n) final distribution for samp_sample */
@@ -61,14 +63,15 @@ samp_create(size_t n_vocab, samp **out, rwkv_err *err)
     s->count = calloc(n_vocab, sizeof *s->count);
     s->present = calloc(n_vocab, 1);
     s->touched = calloc(n_vocab, sizeof *s->touched);
-    s->banned = calloc(n_vocab, 1);
+    s->banned = calloc(n_vocab, sizeof *s->banned);
+    s->is_banned = calloc(n_vocab, 1);
     s->p = calloc(n_vocab, sizeof *s->p);
     s->dist = calloc(n_vocab, sizeof *s->dist);
     s->key = calloc(n_vocab, sizeof *s->key);
     s->key2 = calloc(n_vocab, sizeof *s->key2);
     s->ord = calloc(n_vocab, sizeof *s->ord);
     s->ord2 = calloc(n_vocab, sizeof *s->ord2);
-    if (!s->count || !s->present || !s->touched || !s->banned || !s->p || !s->dist ||
+    if (!s->count || !s->present || !s->touched || !s->banned || !s->is_banned || !s->p || !s->dist ||
         !s->key || !s->key2 || !s->ord || !s->ord2) {
         samp_destroy(s);
         return rwkv_errf(err, RWKV_ENOMEM, "sampler: out of memory for %zu tokens", n_vocab);
@@ -86,6 +89,7 @@ samp_destroy(samp *s)
     free(s->present);
     free(s->touched);
     free(s->banned);
+    free(s->is_banned);
     free(s->p);
     free(s->dist);
     free(s->key);
@@ -108,9 +112,14 @@ samp_set_banned(samp *s, const int32_t *ids, size_t n, rwkv_err *err)
         if (ids[i] < 0 || (size_t)ids[i] >= s->n)
             return rwkv_errf(err, RWKV_EINVAL, "banned token id %ld is outside the vocabulary (0..%zu)",
                              (long)ids[i], s->n - 1);
-    memset(s->banned, 0, s->n);
+    for (size_t i = 0; i < s->n_banned; i++)
+        s->is_banned[s->banned[i]] = 0;
+    s->n_banned = 0;
     for (size_t i = 0; i < n; i++)
-        s->banned[ids[i]] = 1;
+        if (!s->is_banned[ids[i]]) {    /* duplicates once: the list fits in n_vocab */
+            s->is_banned[ids[i]] = 1;
+            s->banned[s->n_banned++] = ids[i];
+        }
     return RWKV_OK;
 }
 
@@ -133,9 +142,8 @@ samp_apply_penalties(const samp *s, float *logits, double presence, double frequ
         logits[id] = logits[id] - pen;
     }
     logits[0] = logits[0] - (float)SAMP_EOT_PENALTY;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->banned[i])
-            logits[i] = -INFINITY;
+    for (size_t i = 0; i < s->n_banned; i++)
+        logits[s->banned[i]] = -INFINITY;
 }
 
 void

@@ -34,8 +34,11 @@
 
 #define AI static inline __attribute__((always_inline))
 
-/* Rows streamed at once by matvec: 4 rows x 2 chains = 8 accumulators. */
-#define NR_MV 4
+/* Rows streamed at once by matvec: 8 rows x 2 chains = 16 accumulators
+** (measured ~10% more DRAM bandwidth than 4 rows on this machine class). */
+#ifndef NR_MV
+#define NR_MV 8
+#endif
 /* Matmul cache block: tokens x columns (elements) of X reused from L2. */
 #ifndef TB
 #define TB 64
@@ -107,16 +110,6 @@ row_ptr(const simd_matrix *w, int64_t r)
 
 /* ---- matvec --------------------------------------------------------------- */
 
-#ifndef MV_PF
-#define MV_PF 0
-#endif
-#if MV_PF > 0
-#define MV_PREFETCH(p, byteoff) \
-    _mm_prefetch((const char *)(p) + (byteoff) + MV_PF, _MM_HINT_T0)
-#else
-#define MV_PREFETCH(p, byteoff) ((void)0)
-#endif
-
 /* y[r..r+NR) for f32 / bf16 / f16 rows. */
 AI void
 mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
@@ -127,7 +120,7 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
     __m512 a0[NR_MV], a1[NR_MV];
     int64_t c = 0;
 
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int i = 0; i < NR; i++) {
         p[i] = row_ptr(w, r + i);
         a0[i] = _mm512_setzero_ps();
@@ -145,10 +138,9 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
             __m512 x0 = _mm512_loadu_ps(x + c), x1 = _mm512_loadu_ps(x + c + 16);
             __m512 xe = _mm512_permutex2var_ps(x0, ie, x1);
             __m512 xo = _mm512_permutex2var_ps(x0, io, x1);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int i = 0; i < NR; i++) {
                 __m512i v = _mm512_loadu_si512((const uint16_t *)p[i] + c);
-                MV_PREFETCH(p[i], c * 2);
                 a0[i] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v, 16)),
                                         xe, a0[i]);
                 a1[i] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v, hi)),
@@ -158,9 +150,8 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
     }
     for (; c + 32 <= n; c += 32) {
         __m512 x0 = _mm512_loadu_ps(x + c), x1 = _mm512_loadu_ps(x + c + 16);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int i = 0; i < NR; i++) {
-            MV_PREFETCH(p[i], c * (int64_t)fmt_size[f]);
             a0[i] = _mm512_fmadd_ps(ldw(f, p[i], c), x0, a0[i]);
             a1[i] = _mm512_fmadd_ps(ldw(f, p[i], c + 16), x1, a1[i]);
         }
@@ -168,11 +159,11 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
     for (; c < n; c += 16) {
         __mmask16 m = mask16(n - c);
         __m512 xv = _mm512_maskz_loadu_ps(m, x + c);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int i = 0; i < NR; i++)
             a0[i] = _mm512_fmadd_ps(ldw_m(f, p[i], c, m), xv, a0[i]);
     }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int i = 0; i < NR; i++)
         y[r + i] = _mm512_reduce_add_ps(_mm512_add_ps(a0[i], a1[i]));
 }
@@ -187,7 +178,7 @@ mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r)
     __m512 acc[NR_MV];
     int64_t c = 0;
 
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int i = 0; i < NR; i++) {
         p[i] = row_ptr(w, r + i);
         s[i] = w->scales + (r + i) * nb;
@@ -195,7 +186,7 @@ mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r)
     }
     for (; c + 32 <= n; c += 32) {
         __m512 x0 = _mm512_loadu_ps(x + c), x1 = _mm512_loadu_ps(x + c + 16);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int i = 0; i < NR; i++) {
             __m512 t = _mm512_mul_ps(ldw(FMT_Q8, p[i], c), x0);
             t = _mm512_fmadd_ps(ldw(FMT_Q8, p[i], c + 16), x1, t);
@@ -206,14 +197,14 @@ mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r)
         __mmask16 m0 = mask16(n - c), m1 = mask16(n - c - 16 > 0 ? n - c - 16 : 0);
         __m512 x0 = _mm512_maskz_loadu_ps(m0, x + c);
         __m512 x1 = _mm512_maskz_loadu_ps(m1, x + c + 16);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int i = 0; i < NR; i++) {
             __m512 t = _mm512_mul_ps(ldw_m(FMT_Q8, p[i], c, m0), x0);
             t = _mm512_fmadd_ps(ldw_m(FMT_Q8, p[i], c + 16, m1), x1, t);
             acc[i] = _mm512_fmadd_ps(t, _mm512_set1_ps(s[i][c / 32]), acc[i]);
         }
     }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int i = 0; i < NR; i++)
         y[r + i] = _mm512_reduce_add_ps(acc[i]);
 }
@@ -527,7 +518,8 @@ bf16_rne(__m512 v)
 
 /*
 ** Q8 rows [r, r+nr) x columns [k0, k0+kn) dequantized to bf16 (code *
-** scale in fp32, then round to nearest even) into PANEL [nr, KB].  k0 is a
+** scale in fp32, then round to nearest even) into PANEL [nr, KB]: 4 rows
+** x KB = 8 KiB, rebuilt once per (row block, column block, token block).  k0 is a
 ** multiple of 32, so each 16-vector has one scale.
 */
 static void
@@ -543,7 +535,9 @@ q8_panel_bf16(const simd_matrix *w, int64_t r, int nr, int64_t k0, int64_t kn,
         for (int64_t c = 0; c < kn; c += 16) {
             __mmask16 m = mask16(kn - c);
             __m512 v = _mm512_mul_ps(ldw_m(FMT_Q8, q, c, m), _mm512_set1_ps(s[c / 32]));
-            _mm256_mask_storeu_epi16(dst + c, m, bf16_rne(v));
+            /* vcvtneps2bf16 rounds to nearest even like bf16_rne; it only
+            ** differs on subnormal inputs (flushed), i.e. |q * s| < 1.2e-38 */
+            _mm256_mask_storeu_epi16(dst + c, m, (__m256i)_mm512_cvtneps_pbh(v));
         }
     }
 }

@@ -143,22 +143,66 @@ strat_check(const char *s, int v7, strat *out, rwkv_err *err)
 {
     int rc = strat_parse(s, out, err);
 
+    (void)v7;
     if (rc != RWKV_OK)
         return rc;
-    if (v7 && (out->n_stages != 1 || out->stages[0].quant != 0 || out->stages[0].n_layers >= 0))
-        return rwkv_errf(err, RWKV_EINVAL,
-                         "strategy '%s': RWKV-7 models take only '<device> <fp16|fp32|bf16>'", s);
     for (int i = 0; i < out->n_stages; i++)
         if (out->stages[i].device == STRAT_CUDA)
             return rwkv_errf(err, RWKV_ENOTSUP,
                              "strategy '%s': this rwkv-tui was built without CUDA", s);
     for (int i = 0; i < out->n_stages; i++) {
         const strat_stage *st = &out->stages[i];
-        /* i4 / i3 pass the reference's regex but are ignored by it: the
-         * weights stay in the activation dtype, so 'cpu fp32i4' is fp32. */
-        if (st->device != STRAT_CPU || st->dtype != STRAT_FP32 || st->quant == 8)
+        if (st->device != STRAT_CPU)
             return rwkv_errf(err, RWKV_ENOTSUP,
-                             "strategy '%s' is not supported yet (only 'cpu fp32')", s);
+                             "strategy '%s': device '%s' (stage %d) is not supported (only cpu "
+                             "and, in a CUDA build, cuda)", s,
+                             st->device == STRAT_MPS ? "mps" : "dml", i + 1);
     }
     return RWKV_OK;
+}
+
+void
+strat_plan(const strat *s, int n_layer, int *slot_stage)
+{
+    int plan[STRAT_MAX_STAGES] = { 0 };
+    int n = s->n_stages, stream_i = -1, to_alloc = n_layer + 1, alloc = 0, free_slots = 0;
+
+    for (int i = 0; i < n; i++) {
+        const strat_stage *st = &s->stages[i];
+        if (st->n_layers >= 0) {
+            plan[i] = st->n_layers;
+            if (st->stream)
+                stream_i = i;
+            alloc += plan[i];
+            if (alloc >= to_alloc) {
+                plan[i] += to_alloc - alloc;
+                break;
+            }
+        } else {
+            free_slots++;
+        }
+    }
+    if (stream_i < 0) {
+        if (free_slots > 0 && to_alloc > alloc)
+            for (int i = 0; i < n; i++)
+                if (plan[i] == 0) {
+                    plan[i] = (to_alloc - alloc) / free_slots;
+                    alloc += plan[i];
+                    free_slots--;
+                }
+        if (to_alloc > alloc)
+            plan[n - 1] += to_alloc - alloc;
+    } else if (to_alloc > alloc) {
+        plan[stream_i] += to_alloc - alloc;
+    }
+    for (int i = 1; i < n; i++)
+        plan[i] += plan[i - 1];
+    for (int l = 0; l <= n_layer; l++) {
+        slot_stage[l] = n - 1;
+        for (int i = 0; i < n; i++)
+            if (l < plan[i]) {
+                slot_stage[l] = i;
+                break;
+            }
+    }
 }

@@ -34,10 +34,23 @@ typedef struct strat {
 /* Parse S into *OUT; RWKV_EINVAL with a message pointing at the problem. */
 int strat_parse(const char *s, strat *out, rwkv_err *err);
 /*
-** Parse S and check that this build can run it: RWKV_OK for "cpu fp32"
-** (any number of cpu fp32 stages), RWKV_ENOTSUP otherwise.  V7 is nonzero
-** for RWKV-7 models, whose loader takes only "<device> <dtype>".
+** Parse S and check that this build can run it: RWKV_OK for any list of
+** cpu stages (fp32 / bf16 / fp16, optionally i8; i4 / i3 are accepted and
+** ignored as the reference does), RWKV_ENOTSUP for cuda ("built without
+** CUDA"), mps and dml stages.  V7 is nonzero for RWKV-7 models: the pip
+** package's v7 class takes only "<device> <dtype>", rwkv-tui accepts the
+** full grammar for every version (an extension), so V7 changes nothing.
 */
 int strat_check(const char *s, int v7, strat *out, rwkv_err *err);
+
+/*
+** The reference's layer allocation: N_LAYER + 1 slots (the last one is
+** ln_out + head); stages with *N take N slots in order (stopping when all
+** are taken), a '+' stage also takes every unassigned slot, otherwise the
+** unassigned slots are split evenly over the stages without *N with the
+** remainder going to the last stage.  SLOT_STAGE [n_layer + 1] (OUT)
+** receives the stage index of every slot.
+*/
+void strat_plan(const strat *s, int n_layer, int *slot_stage);
 
 #endif

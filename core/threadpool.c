@@ -1,8 +1,14 @@
 /*
 ** threadpool.c -- persistent worker threads (see threadpool.h).
 **
-** Workers sleep on a condition variable and wake when the job generation
-** changes; the caller runs share 0 itself and waits for the others.
+** A job is published by bumping the generation counter.  Workers wait for a
+** new generation by spinning a bounded while (TPOOL_SPIN pause loops, tens
+** of microseconds: a decode step issues a job every few hundred
+** microseconds, and a condition-variable wake-up costs about as much as the
+** job on a busy VM) and then sleep on a condition variable; the caller runs
+** share 0 itself and waits for the others the same way.  Nothing spins
+** without bound, so a pool on a machine shared with other processes falls
+** back to sleeping instead of burning the cores they need.
 */
 #include "threadpool.h"
 
@@ -12,6 +18,8 @@
 
 /* Upper bound on threads; more than this is clamped. */
 #define TPOOL_MAX_THREADS 256
+/* Pause iterations a waiting thread spins before it sleeps (~20-60 us). */
+#define TPOOL_SPIN 2000
 
 struct tpool_worker {
     struct tpool *pool;
@@ -23,14 +31,23 @@ struct tpool {
     int                  n;          /* threads including the caller */
     pthread_mutex_t      mu;
     pthread_cond_t       wake, done;
-    unsigned long        generation;
-    int                  pending;    /* workers still running this job */
-    int                  quit;
+    unsigned long        generation; /* atomic; changed under mu */
+    int                  pending;    /* atomic: workers still running this job */
+    int                  sleepers;   /* workers waiting on WAKE (under mu) */
+    int                  quit;       /* under mu */
     tpool_fn             fn;
     void                *ctx;
     struct tpool_worker *workers;    /* n - 1 of them */
     int                  n_started;
 };
+
+static inline void
+tpool_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
 
 static void *
 tpool_main(void *arg)
@@ -40,9 +57,16 @@ tpool_main(void *arg)
     unsigned long seen = 0;
 
     for (;;) {
+        int spins = 0;
+        while (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen && spins < TPOOL_SPIN) {
+            tpool_pause();
+            spins++;
+        }
         pthread_mutex_lock(&p->mu);
+        p->sleepers++;
         while (!p->quit && p->generation == seen)
             pthread_cond_wait(&p->wake, &p->mu);
+        p->sleepers--;
         if (p->quit) {
             pthread_mutex_unlock(&p->mu);
             return NULL;
@@ -52,10 +76,11 @@ tpool_main(void *arg)
 
         p->fn(p->ctx, w->index, p->n);
 
-        pthread_mutex_lock(&p->mu);
-        if (--p->pending == 0)
+        if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0) {
+            pthread_mutex_lock(&p->mu);
             pthread_cond_signal(&p->done);
-        pthread_mutex_unlock(&p->mu);
+            pthread_mutex_unlock(&p->mu);
+        }
     }
 }
 
@@ -127,6 +152,8 @@ tpool_size(const tpool *p)
 void
 tpool_run(tpool *p, tpool_fn fn, void *ctx)
 {
+    int spins = 0;
+
     if (p == NULL || p->n <= 1) {
         fn(ctx, 0, 1);
         return;
@@ -134,15 +161,22 @@ tpool_run(tpool *p, tpool_fn fn, void *ctx)
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
-    p->pending = p->n - 1;
-    p->generation++;
-    pthread_cond_broadcast(&p->wake);
+    __atomic_store_n(&p->pending, p->n - 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&p->generation, 1, __ATOMIC_RELEASE);
+    if (p->sleepers > 0)
+        pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
 
     fn(ctx, 0, p->n);
 
-    pthread_mutex_lock(&p->mu);
-    while (p->pending > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    while (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) > 0 && spins < TPOOL_SPIN) {
+        tpool_pause();
+        spins++;
+    }
+    if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) > 0) {
+        pthread_mutex_lock(&p->mu);
+        while (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) > 0)
+            pthread_cond_wait(&p->done, &p->mu);
+        pthread_mutex_unlock(&p->mu);
+    }
 }

@@ -52,6 +52,14 @@
 **             (show it to the user).  store_plan_fini(&plan).
 **             Show the transcript: store_turn_path(st, head, &ids, &n) +
 **             store_turn_get for each.
+**             A session that starts with a greeting fed (no state file) may
+**             keep it as a first STORE_ROLE_SYSTEM turn with its ids and
+**             state, so a replay from the root starts from zeros (or the
+**             session's state file) and never needs the greeting separately.
+**   meta      store_state_meta from rwkv_info (fingerprint, version, n_layer,
+**             n_embd, n_head, head_size) + the strategy's precision
+**             (STORE_PREC_FP32 for "cpu fp32", BF16/FP16 otherwise): a
+**             snapshot made under another precision is replayed, not used.
 **   turn      after the user's prompt was fed:
 **               u.session_id=sid, u.parent_id=head, u.role=STORE_ROLE_USER,
 **               u.text, u.tokens -> store_turn_append(st, &u, state, n, &meta)
@@ -182,7 +190,11 @@ typedef struct store_statefile {
     int           n_layer, n_embd, n_head, head_size;
     rwkv_sampling defaults;            /* its own sampling defaults */
 } store_statefile;
+/* Add F; *ID (OUT).  A file referenced by a path that is already known
+** (not imported) updates that row and returns its id. */
 int store_statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err);
+/* All state files (data not loaded), by name.  *OUT owned by caller: free(). */
+int store_statefile_list(store *s, store_statefile **out, size_t *n, rwkv_err *err);
 /* Fill *OUT (data = NULL); if DATA is not NULL, *DATA gets the imported
 ** bytes (owned by the caller: free) or NULL when only referenced. */
 int store_statefile_get(store *s, int64_t id, store_statefile *out, void **data,

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,32 @@
 #define K_ESC        TUI_K_ESC
 #define K_PASTE_BEG  TUI_K_PASTE_BEG
 #define K_PASTE_END  TUI_K_PASTE_END
+
+/*
+** SIGTERM/SIGHUP/SIGINT end the loop cleanly (the terminal is restored and
+** a running reply is saved).  The flag is the one piece of state outside
+** struct app: a signal handler cannot reach the app otherwise.
+*/
+static volatile sig_atomic_t tui_stop_signal;
+
+static void
+on_stop_signal(int sig)
+{
+    tui_stop_signal = sig;
+}
+
+static void
+install_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
 
 void
 tui_notice(struct app *a, int is_err, const char *fmt, ...)
@@ -84,6 +111,19 @@ on_end(struct app *a, const tui_event *e)
         int interrupted = t && t->interrupted;
         tui_turn *tu = &a->tr.turns[a->reply_turn];
 
+        if (e->rc != RWKV_OK && job == TUI_JOB_REGEN && (t == NULL || t->stop != CHAT_STOP_ERROR)) {
+            /* regenerate refused: show the saved branch again */
+            char msg[RWKV_ERR_MSG];
+            snprintf(msg, sizeof msg, "%s", e->err.msg[0] ? e->err.msg : rwkv_strerror(e->rc));
+            a->reply_turn = -1;
+            if (a->sid != 0)
+                tui_session_load(a, a->sid, a->head);
+            else
+                tui_tr_finish(&a->tr, a->tr.nturns - 1, 0);
+            tui_notice(a, 1, "%s", msg);
+            tui_apply_sampling(a);
+            return;
+        }
         if (e->rc != RWKV_OK && (t == NULL || t->stop != CHAT_STOP_ERROR || job == TUI_JOB_SUBMIT)) {
             /* refused before anything ran (empty message, ...) */
             if (t == NULL || t->reply_len == 0) {
@@ -131,6 +171,7 @@ handle_events(struct app *a)
             a->phase = e->phase;
             break;
         case TUI_EV_DONE:
+        case TUI_EV_STATS:          /* live speeds while the model works */
             a->last_stats = e->stats;
             break;
         case TUI_EV_END:
@@ -737,6 +778,7 @@ open_engine(struct app *a)
     rwkv_open_opts oo;
     rwkv_err err;
     chat_config cc;
+    char found[4096];
     chat_callbacks cb = tui_worker_callbacks_proto;
     const char *model = l->model ? l->model : (a->cfg.model[0] ? a->cfg.model : NULL);
     const char *vocab = l->vocab ? l->vocab : (a->cfg.vocab[0] ? a->cfg.vocab : NULL);
@@ -774,15 +816,19 @@ open_engine(struct app *a)
                 fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
                 return 1;
             }
-        } else if (vocab == NULL) {
+        } else if (vocab == NULL && l->find_vocab == NULL) {
             fprintf(stderr, PROG_NAME_TUI ": no vocabulary: give --vocab "
                             "rwkv_vocab_v20230424.txt (or vocab: in the config file)\n");
             return 2;
-        } else if (tok_open_world(vocab, &a->tok, &err) != RWKV_OK) {
+        } else if (vocab == NULL && l->find_vocab(NULL, model, found, sizeof found) != 0) {
+            return 1;                       /* the finder printed why */
+        } else if (tok_open_world(vocab ? vocab : found, &a->tok, &err) != RWKV_OK) {
             fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
             return 1;
         }
     }
+    if (!l->demo)
+        snprintf(a->model_path, sizeof a->model_path, "%s", model);
     {
         const char *slash = model ? strrchr(model, '/') : NULL;
         if (l->demo)
@@ -806,6 +852,92 @@ open_engine(struct app *a)
     return 0;
 }
 
+int
+tui_switch_model(struct app *a, const char *path, const char *strategy)
+{
+    rwkv_open_opts oo;
+    rwkv_err err;
+    rwkv_model *m = NULL;
+    tok *t = NULL;
+    chat *c = NULL;
+    chat_config cc;
+    chat_callbacks cb = tui_worker_callbacks_proto;
+    char vocab[1200];
+    const char *slash;
+
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels a reply)");
+        return -1;
+    }
+    if (path == NULL && a->model_path[0] == '\0' && !a->launch.demo)
+        return -1;
+    memset(&oo, 0, sizeof oo);
+    oo.strategy = strategy ? strategy : rwkv_model_info(a->model)->strategy;
+    oo.n_threads = a->launch.threads;
+    tui_notice(a, 0, "loading %s ...", path ? path : (a->model_path[0] ? a->model_path : "demo"));
+    tui_view_draw(a);
+    if (path == NULL && a->model_path[0] == '\0') {
+        if (rwkv_model_open_demo(1, &oo, &m, &err) != RWKV_OK)
+            goto fail;
+    } else if (rwkv_model_open(path ? path : a->model_path, &oo, &m, &err) != RWKV_OK) {
+        goto fail;
+    }
+    if (rwkv_model_info(m)->n_vocab <= 256) {
+        if (tok_create_bytes(&t, &err) != RWKV_OK)
+            goto fail;
+    } else {
+        /* --vocab, the config's, or the vocabulary next to the checkpoint */
+        const char *v = a->launch.vocab ? a->launch.vocab : (a->cfg.vocab[0] ? a->cfg.vocab : NULL);
+        const char *p = path ? path : a->model_path;
+        if (v == NULL) {
+            slash = strrchr(p, '/');
+            snprintf(vocab, sizeof vocab, "%.*s/rwkv_vocab_v20230424.txt",
+                     slash ? (int)(slash - p) : 1, slash ? p : ".");
+            v = vocab;
+        }
+        if (tok_open_world(v, &t, &err) != RWKV_OK)
+            goto fail;
+    }
+    chat_config_init(&cc);
+    cc.samp = a->samp;
+    cc.samp_set = a->samp_set;
+    cb.ud = a;
+    if (chat_create(m, t, &cc, &cb, &c, &err) != RWKV_OK)
+        goto fail;
+    chat_destroy(a->chat);
+    tok_close(a->tok);
+    rwkv_model_close(a->model);
+    a->chat = c;
+    a->tok = t;
+    a->model = m;
+    if (path) {
+        snprintf(a->model_path, sizeof a->model_path, "%s", path);
+        slash = strrchr(path, '/');
+        snprintf(a->model_label, sizeof a->model_label, "%.120s", slash ? slash + 1 : path);
+        a->launch.demo = 0;
+    }
+    a->state_path[0] = '\0';
+    tui_session_model_row(a);
+    tui_tr_clear(&a->tr);
+    a->sid = 0;
+    a->head = 0;
+    a->session_title[0] = '\0';
+    a->fork_pending = 0;
+    tui_notice(a, 0, "model %s (%s); new session", a->model_label, rwkv_model_info(m)->strategy);
+    if (chat_greeting(a->chat)[0] != '\0') {
+        a->busy = 1;
+        a->phase = CHAT_PREFILL;
+        tui_worker_start(a, TUI_JOB_PRIME, NULL);
+    }
+    return 0;
+fail:
+    chat_destroy(c);
+    tok_close(t);
+    rwkv_model_close(m);
+    tui_notice(a, 1, "%s", err.msg);
+    return -1;
+}
+
 static int
 open_store(struct app *a)
 {
@@ -819,6 +951,27 @@ open_store(struct app *a)
         return 1;
     }
     tui_session_model_row(a);
+    if (a->cfg.preset[0]) {
+        /* the config's default preset, under the values given on the command line */
+        rwkv_sampling p;
+        if (store_preset_get(a->st, a->cfg.preset, &p, NULL, &err) != RWKV_OK) {
+            char line[RWKV_ERR_MSG + 160];
+            snprintf(line, sizeof line, "preset '%.100s' from the config: %s", a->cfg.preset,
+                     err.msg);
+            tui_tr_add(&a->tr, TUI_TURN_ERROR, line, strlen(line));
+        } else {
+            for (int i = 0; params_table[i].name != NULL; i++) {
+                size_t off = params_table[i].offset, sz = params_table[i].type == PARAMS_U64
+                    ? sizeof(uint64_t) : params_table[i].type == PARAMS_INT ? sizeof(int)
+                                                                            : sizeof(float);
+                if (!(a->samp_set & PARAMS_BIT(i)) && params_table[i].type != PARAMS_U64) {
+                    memcpy((char *)&a->samp + off, (const char *)&p + off, sz);
+                    a->samp_set |= PARAMS_BIT(i);
+                }
+            }
+            chat_set_sampling(a->chat, &a->samp, a->samp_set);
+        }
+    }
     return 0;
 }
 
@@ -859,6 +1012,8 @@ main_loop(struct app *a)
         pf[1].fd = a->w.pipe_r;
         pf[1].events = POLLIN;
         r = poll(pf, 2, TUI_POLL_MS);
+        if (tui_stop_signal)
+            break;
         if (r < 0 && errno != EINTR)
             break;
         if (r > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) &&
@@ -911,6 +1066,14 @@ tui_run(const tui_launch *launch)
         free(a);
         return 1;
     }
+    /* config: a named file that is not there is a usage error; a bad file
+     * is reported in the transcript and the defaults are used */
+    if (launch->config && access(launch->config, R_OK) != 0) {
+        fprintf(stderr, PROG_NAME_TUI ": %s: %s\n", launch->config, strerror(errno));
+        app_fini(a);
+        free(a);
+        return 2;
+    }
     /* config: a bad file is reported in the transcript; defaults are used */
     if (cfg_load(launch->config, &a->cfg, msg, sizeof msg) != 0)
         tui_tr_add(&a->tr, TUI_TURN_ERROR, msg, strlen(msg));
@@ -945,7 +1108,21 @@ tui_run(const tui_launch *launch)
         tui_tr_add(&a->tr, TUI_TURN_INFO, demo_note, sizeof demo_note - 1);
     }
 
-    initscr();
+    {
+        /* newterm, not initscr, after asking setupterm: a terminal type
+         * curses cannot use is one clear line instead of curses' own exit */
+        SCREEN *scr = tui_term_usable(1) ? newterm(NULL, stdout, stdin) : NULL;
+        if (scr == NULL) {
+            const char *term = getenv("TERM");
+            fprintf(stderr, PROG_NAME_TUI ": cannot use terminal type '%s'\n",
+                    term ? term : "(unset)");
+            app_fini(a);
+            free(a);
+            return 1;
+        }
+        a->screen = scr;
+    }
+    install_signals();
     raw();
     noecho();
     nonl();
@@ -978,6 +1155,7 @@ tui_run(const tui_launch *launch)
     fputs("\033[?2004l", stdout);
     fflush(stdout);
     endwin();
+    delscreen(a->screen);
     app_fini(a);
     free(a);
     return 0;

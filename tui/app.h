@@ -54,6 +54,10 @@ typedef struct tui_launch {
     unsigned      samp_set;
     long          max_frames;    /* > 0: quit after this many frames (sanitizer runs) */
     int           no_db;         /* --no-db: nothing saved */
+    /* (optional) find the World vocabulary when no --vocab was given
+    ** (cli_find_vocab): writes OUT, returns 0, or prints one line and
+    ** returns 1.  Keeps tui/ free of cli/ includes. */
+    int         (*find_vocab)(const char *flag, const char *model, char *out, size_t cap);
 } tui_launch;
 
 /* Run the client; returns the process exit status. */
@@ -69,9 +73,9 @@ enum tui_menu_kind {
 };
 
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
-                       TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM };
+                       TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY };
 
-enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_END };
+enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END };
 
 typedef struct tui_event {
     struct tui_event *next;
@@ -79,7 +83,7 @@ typedef struct tui_event {
     char             *text;      /* TEXT: owned by the event */
     size_t            len;
     int               phase;     /* PHASE */
-    chat_stats        stats;     /* DONE */
+    chat_stats        stats;     /* DONE, STATS */
     int               stop;      /* DONE: enum chat_stop */
     int               rc;        /* END: status of the job */
     rwkv_err          err;       /* END */
@@ -111,6 +115,7 @@ struct app {
     rwkv_sampling   samp;          /* values shown in the sidebar */
     unsigned        samp_set;
     char            model_label[128];
+    char            model_path[1024];   /* "" for the demo model */
     char            state_path[1024];   /* state file in use, "" = none */
     int             busy;          /* a worker job is running */
     int             phase;         /* chat phase reported by the worker */
@@ -147,6 +152,7 @@ struct app {
     char            pending_state[1024];
 
     /* terminal */
+    void           *screen;        /* the curses SCREEN (newterm) */
     int             rows, cols;
     int             tr_rows;       /* transcript view height of the last draw */
     int             has_colors;
@@ -186,6 +192,9 @@ int  tui_menu_key(struct app *a, int key, int is_fkey);
 void tui_prompt_open(struct app *a, int kind, const char *label, const char *init);
 void tui_prompt_accept(struct app *a);
 
+/* termcheck.c: 1 if curses can drive the terminal on FD ($TERM known) */
+int  tui_term_usable(int fd);
+
 /* view.c */
 void tui_view_init_colors(struct app *a);
 void tui_view_draw(struct app *a);
@@ -199,5 +208,9 @@ void tui_notice(struct app *a, int is_err, const char *fmt, ...)
     ;
 void tui_apply_sampling(struct app *a);
 void tui_send(struct app *a, const char *text);
+/* Load the checkpoint PATH (NULL = the current one) with STRATEGY (NULL =
+** the current one) and start a new session on it; on failure nothing
+** changes and a notice says why.  Blocking (a progress notice is drawn). */
+int  tui_switch_model(struct app *a, const char *path, const char *strategy);
 
 #endif

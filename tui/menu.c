@@ -2,8 +2,9 @@
 ** menu.c -- list menu logic.  See menu.h.
 **
 ** Invariants: vis[] lists, in item order, exactly the items whose label or
-** detail contains the filter (ASCII case-insensitively); sel < nvis unless
-** nvis == 0; top <= sel.
+** detail contains the filter (ASCII case-insensitively), or whose data
+** starts with TUI_MENU_MATCH (set by the owner, e.g. a full-text hit);
+** sel < nvis unless nvis == 0; top <= sel.
 */
 #include "menu.h"
 
@@ -72,7 +73,8 @@ refilter(tui_menu *m)
     m->sel = 0;
     for (size_t i = 0; i < m->n; i++) {
         if (contains_ci(m->items[i].label, m->filter) ||
-            contains_ci(m->items[i].detail, m->filter)) {
+            contains_ci(m->items[i].detail, m->filter) ||
+            (m->items[i].data && m->items[i].data[0] == TUI_MENU_MATCH)) {
             if (i == old)
                 m->sel = m->nvis;
             m->vis[m->nvis++] = i;

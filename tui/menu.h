@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #define TUI_MENU_FILTER 128   /* bytes of search text */
+/* An item whose data starts with this byte matches any filter (the owner
+** marks items found by its own search, e.g. session contents). */
+#define TUI_MENU_MATCH '\x01'
 
 typedef struct tui_menu_item {
     char   *label;    /* owned */

@@ -46,6 +46,7 @@ static const char *const fixed_keys[][2] = {
     { "Branches: Left/Right", "previous/next sibling of the selected turn" },
     { "Branches: Enter", "on your message: edit it (starts a branch)" },
     { "Presets: C-s", "save the current values as a preset" },
+    { "Models: Enter / C-s", "switch model / change the strategy (new session)" },
 };
 
 const char *tui_menu_hint(const struct app *a);
@@ -58,6 +59,7 @@ tui_menu_hint(const struct app *a)
     case TUI_MENU_BRANCHES:  return "Left/Right sibling  Enter edit/fork  Esc close";
     case TUI_MENU_STATES:    return "Enter switch  Esc close";
     case TUI_MENU_PRESETS:   return "Enter load  C-s save current  Esc close";
+    case TUI_MENU_MODELS:    return "Enter switch model  C-s change strategy  Esc close";
     case TUI_MENU_STATE_ASK: return "Enter choose  Esc cancel";
     default:                 return "type to search  Esc close";
     }
@@ -230,8 +232,33 @@ fill_models(struct app *a)
     snprintf(detail, sizeof detail, "v%s  %d layers  %d embd  %s", inf->version, inf->n_layer,
              inf->n_embd, inf->strategy);
     tui_menu_add(&a->menu, label, detail, NULL, 0);
-    if (a->cfg.model[0] && (a->launch.model == NULL || strcmp(a->cfg.model, a->launch.model) != 0))
+    if (a->cfg.model[0] && strcmp(a->cfg.model, a->model_path) != 0)
         tui_menu_add(&a->menu, a->cfg.model, "from the config file", a->cfg.model, 1);
+    /* other checkpoints next to the one in use */
+    if (a->model_path[0]) {
+        const char *slash = strrchr(a->model_path, '/');
+        char dir[1024];
+        DIR *d;
+        struct dirent *de;
+        int count = 0;
+
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - a->model_path) : 1,
+                 slash ? a->model_path : ".");
+        d = opendir(dir);
+        while (d && (de = readdir(d)) != NULL && count < TUI_MENU_MAX_FILES) {
+            char path[1300];
+            if (de->d_name[0] == '.' ||
+                !(has_suffix(de->d_name, ".pth") || has_suffix(de->d_name, ".safetensors")))
+                continue;
+            snprintf(path, sizeof path, "%s/%.255s", dir, de->d_name);
+            if (strcmp(path, a->model_path) == 0)
+                continue;
+            tui_menu_add(&a->menu, de->d_name, dir, path, 2);
+            count++;
+        }
+        if (d)
+            closedir(d);
+    }
 }
 
 void
@@ -318,6 +345,10 @@ tui_prompt_accept(struct app *a)
             tui_notice(a, 1, "%s", err.msg);
         else
             tui_notice(a, 0, "preset '%s' saved", a->prompt.buf);
+        break;
+    case TUI_PROMPT_STRATEGY:
+        if (a->prompt.len > 0)
+            tui_switch_model(a, NULL, a->prompt.buf);
         break;
     case TUI_PROMPT_PARAM:
         if (tui_param_set_text(&a->samp, a->param_sel, a->prompt.buf, &err) != RWKV_OK) {
@@ -407,7 +438,7 @@ act_branches(struct app *a, int key, int is_fkey, const tui_menu_item *it)
 static void
 act_states(struct app *a, const tui_menu_item *it)
 {
-    char label[160];
+    char label[160], name[256];
     long cost;
 
     if (it == NULL || it->data == NULL)
@@ -419,9 +450,10 @@ act_states(struct app *a, const tui_menu_item *it)
         return;
     }
     cost = tui_session_replay_cost(a);
+    snprintf(name, sizeof name, "%s", it->label);   /* IT dies with the menu */
     tui_menu_fini(&a->menu);
     tui_menu_init(&a->menu, TUI_MENU_STATE_ASK, "Switch state file");
-    tui_menu_add(&a->menu, "New session from this state", it->label, NULL, 1);
+    tui_menu_add(&a->menu, "New session from this state", name, NULL, 1);
     snprintf(label, sizeof label, "Replay this conversation under it (cost: %ld tokens)", cost);
     tui_menu_add(&a->menu, label, NULL, NULL, 2);
     tui_menu_add(&a->menu, "Cancel", NULL, NULL, 0);
@@ -448,8 +480,39 @@ act_presets(struct app *a, int key, int is_fkey, const tui_menu_item *it)
     if (params_find("seed") >= 0)
         a->samp_set &= ~PARAMS_BIT(params_find("seed"));
     tui_apply_sampling(a);
-    tui_menu_close(a);
     tui_notice(a, 0, "preset '%s' loaded", it->label);
+    tui_menu_close(a);
+}
+
+/* Set the filter; in the sessions menu also mark sessions whose turns
+** contain it (store_search) so that they stay visible. */
+static void
+set_filter(struct app *a, const char *f)
+{
+    tui_menu *m = &a->menu;
+
+    if (m->kind == TUI_MENU_SESSIONS && a->st) {
+        store_hit *hits = NULL;
+        size_t nh = 0;
+        rwkv_err err;
+
+        for (size_t i = 0; i < m->n; i++) {
+            free(m->items[i].data);
+            m->items[i].data = NULL;
+        }
+        if (strlen(f) >= 2 && store_search(a->st, f, 200, &hits, &nh, &err) == RWKV_OK) {
+            for (size_t h = 0; h < nh; h++) {
+                for (size_t i = 0; i < m->n; i++) {
+                    if (m->items[i].id == hits[h].session_id && m->items[i].data == NULL) {
+                        char mark[2] = { TUI_MENU_MATCH, 0 };
+                        m->items[i].data = tui_xstrdup(mark);
+                    }
+                }
+            }
+        }
+        free(hits);
+    }
+    tui_menu_set_filter(m, f);
 }
 
 int
@@ -517,11 +580,17 @@ tui_menu_key(struct app *a, int key, int is_fkey)
         break;
     case TUI_MENU_PRESETS: act_presets(a, key, is_fkey, it); break;
     case TUI_MENU_MODELS:
-        if (enter && it) {
-            if (it->id != 0)
-                tui_notice(a, 0, "switching models needs a restart: rwkv-tui --model %s",
-                           it->data);
+        if (!is_fkey && key == CFG_KEY_CTRL('s')) {
             tui_menu_close(a);
+            tui_prompt_open(a, TUI_PROMPT_STRATEGY, "strategy: ",
+                            rwkv_model_info(a->model)->strategy);
+        } else if (enter && it) {
+            char path[1300] = "";
+            if (it->data)
+                snprintf(path, sizeof path, "%s", it->data);
+            tui_menu_close(a);
+            if (path[0])
+                tui_switch_model(a, path, NULL);
         }
         break;
     case TUI_MENU_HELP:
@@ -536,14 +605,15 @@ tui_menu_key(struct app *a, int key, int is_fkey)
     }
     if (a->focus != TUI_FOCUS_MENU || enter)
         return 1;
-    /* typing searches */
+    /* typing searches (sessions: titles and, through the store's full-text
+     * index, what was said in them) */
     snprintf(f, sizeof f, "%s", m->filter);
     if ((is_fkey && key == KEY_BACKSPACE) || (!is_fkey && (key == 127 || key == 8))) {
         size_t n = strlen(f);
         if (n > 0) {
             n = tui_char_prev(f, n);
             f[n] = '\0';
-            tui_menu_set_filter(m, f);
+            set_filter(a, f);
         }
         return 1;
     }
@@ -554,7 +624,7 @@ tui_menu_key(struct app *a, int key, int is_fkey)
         if (n > 0 && fl + (size_t)n + 1 < sizeof f) {
             memcpy(f + fl, u, (size_t)n);
             f[fl + (size_t)n] = '\0';
-            tui_menu_set_filter(m, f);
+            set_filter(a, f);
         }
     }
     return 1;

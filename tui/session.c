@@ -274,6 +274,55 @@ feed(struct app *a, const int32_t *ids, size_t n, rwkv_state *s, rwkv_err *err)
     return RWKV_OK;
 }
 
+/*
+** The model state after TURN (0 = the session's initial state) into S: the
+** nearest usable snapshot plus a replay of the tokens after it.  NOTE gets
+** the store's reason for skipping a snapshot; *REPLAYED the tokens fed.
+*/
+static int
+state_at(struct app *a, const store_session *ss, int64_t turn, rwkv_state *s, char *note,
+         size_t note_cap, size_t *replayed)
+{
+    store_state_meta meta;
+    store_plan plan;
+    rwkv_err err;
+    int rc = -1;
+
+    memset(&plan, 0, sizeof plan);
+    *replayed = 0;
+    state_meta(a, &meta);
+    if (turn != 0) {
+        if (store_state_restore(a->st, turn, &meta, rwkv_state_data(s), rwkv_state_len(s), &plan,
+                                &err) != RWKV_OK) {
+            tui_notice(a, 1, "%s", err.msg);
+            goto out;
+        }
+        if (note && plan.note[0])
+            snprintf(note, note_cap, "%s", plan.note);
+    }
+    if (plan.base_turn == 0) {
+        rwkv_state_reset(a->model, s);
+        if (ss->state_file_id != 0) {
+            store_statefile f;
+            if (store_statefile_get(a->st, ss->state_file_id, &f, NULL, &err) == RWKV_OK &&
+                f.path[0] && rwkv_state_load_file(a->model, f.path, s, &err) == RWKV_OK) {
+                snprintf(a->state_path, sizeof a->state_path, "%.1000s", f.path);
+            } else {
+                tui_notice(a, 1, "state file of this session: %s", err.msg);
+            }
+        }
+    }
+    if (plan.n_tokens > 0 && feed(a, plan.tokens, plan.n_tokens, s, &err) != RWKV_OK) {
+        tui_notice(a, 1, "replay: %s", err.msg);
+        goto out;
+    }
+    *replayed = plan.n_tokens;
+    rc = 0;
+out:
+    store_plan_fini(&plan);
+    return rc;
+}
+
 int
 tui_session_load(struct app *a, int64_t sid, int64_t head)
 {
@@ -283,12 +332,10 @@ tui_session_load(struct app *a, int64_t sid, int64_t head)
     size_t n = 0;
     store_turn *turns = NULL;
     rwkv_state *s = NULL;
-    store_state_meta meta;
-    store_plan plan;
+    size_t replayed = 0;
     int rc = -1, need_sep = 0;
     char note[300] = "";
 
-    memset(&plan, 0, sizeof plan);
     if (a->st == NULL)
         return -1;
     if (a->busy) {
@@ -318,31 +365,8 @@ tui_session_load(struct app *a, int64_t sid, int64_t head)
         tui_notice(a, 1, "%s", err.msg);
         goto out;
     }
-    state_meta(a, &meta);
-    if (head != 0) {
-        if (store_state_restore(a->st, head, &meta, rwkv_state_data(s), rwkv_state_len(s), &plan,
-                                &err) != RWKV_OK) {
-            tui_notice(a, 1, "%s", err.msg);
-            goto out;
-        }
-        snprintf(note, sizeof note, "%s", plan.note);
-    }
-    if (plan.base_turn == 0) {
-        rwkv_state_reset(a->model, s);
-        if (ss.state_file_id != 0) {
-            store_statefile f;
-            if (store_statefile_get(a->st, ss.state_file_id, &f, NULL, &err) == RWKV_OK &&
-                f.path[0] && rwkv_state_load_file(a->model, f.path, s, &err) == RWKV_OK) {
-                snprintf(a->state_path, sizeof a->state_path, "%.1000s", f.path);
-            } else {
-                tui_notice(a, 1, "state file of this session: %s", err.msg);
-            }
-        }
-    }
-    if (plan.n_tokens > 0 && feed(a, plan.tokens, plan.n_tokens, s, &err) != RWKV_OK) {
-        tui_notice(a, 1, "replay: %s", err.msg);
+    if (state_at(a, &ss, head, s, note, sizeof note, &replayed) != 0)
         goto out;
-    }
     /* the chat: its turn records, then the state */
     chat_reset(a->chat);
     tui_tr_clear(&a->tr);
@@ -391,7 +415,31 @@ tui_session_load(struct app *a, int64_t sid, int64_t head)
         need_sep = last->role == STORE_ROLE_ASSISTANT
                        ? !ends_with_stop(a, last->tokens, last->n_tokens) : 0;
     }
+    /* the sampling values stored with the session's last reply come back
+     * (the seed stays as it is: each reply draws its own) */
+    for (size_t i = n; i > 0; i--) {
+        if (turns[i - 1].role == STORE_ROLE_ASSISTANT && turns[i - 1].has_sampling) {
+            int si = params_find("seed");
+            uint64_t seed = a->samp.seed;
+            a->samp = turns[i - 1].sampling;
+            a->samp.seed = seed;
+            for (int k = 0; params_table[k].name != NULL; k++)
+                if (k != si)
+                    a->samp_set |= PARAMS_BIT(k);
+            chat_set_sampling(a->chat, &a->samp, a->samp_set);
+            break;
+        }
+    }
     chat_restore_state(a->chat, s, need_sep);
+    /* the state before the last prompt, so that regenerate works at once */
+    for (size_t i = n; i > 0; i--) {
+        if (turns[i - 1].role == STORE_ROLE_USER) {
+            size_t r2;
+            if (state_at(a, &ss, turns[i - 1].parent_id, s, NULL, 0, &r2) == 0)
+                chat_set_turn_start(a->chat, s);
+            break;
+        }
+    }
     if (store_session_set_head(a->st, sid, head, &err) != RWKV_OK)
         tui_notice(a, 1, "%s", err.msg);
     a->sid = sid;
@@ -403,13 +451,12 @@ tui_session_load(struct app *a, int64_t sid, int64_t head)
     tui_tr_scroll_end(&a->tr);
     if (note[0])
         tui_notice(a, 0, "%s", note);
-    else if (plan.n_tokens > 0)
-        tui_notice(a, 0, "resumed '%s' (replayed %zu tokens)", ss.title, plan.n_tokens);
+    else if (replayed > 0)
+        tui_notice(a, 0, "resumed '%s' (replayed %zu tokens)", ss.title, replayed);
     else
         tui_notice(a, 0, "resumed '%s'", ss.title);
     rc = 0;
 out:
-    store_plan_fini(&plan);
     rwkv_state_destroy(s);
     for (size_t i = 0; i < n; i++)
         store_turn_fini(&turns[i]);

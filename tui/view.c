@@ -132,6 +132,7 @@ draw_status(struct app *a)
     int x = 0, room, lw;
     const char *busy = "";
     const char *right;
+    char busybuf[64];
 
     fill(0, 0, a->cols, st);
     if (a->launch.demo)
@@ -148,8 +149,15 @@ draw_status(struct app *a)
     }
     snprintf(left, sizeof left, " %s | %s | state: %.200s | session: %s", a->model_label,
              rwkv_model_info(a->model)->strategy, state, title);
-    if (a->busy)
-        busy = a->phase == CHAT_PREFILL ? "prefilling... " : "generating... ";
+    if (a->busy && a->phase == CHAT_PREFILL) {
+        snprintf(busybuf, sizeof busybuf, "prefilling %llu tok... ",
+                 (unsigned long long)a->last_stats.prefill_tokens);
+        busy = busybuf;
+    } else if (a->busy) {
+        snprintf(busybuf, sizeof busybuf, "generating %llu tok... ",
+                 (unsigned long long)a->last_stats.gen_tokens);
+        busy = busybuf;
+    }
     snprintf(full, sizeof full, " %sprefill %.0f tok/s  decode %.1f tok/s  %ld MiB ", busy,
              a->last_stats.prefill_tps, a->last_stats.decode_tps, rss_mib());
     snprintf(mid, sizeof mid, " %sprefill %.0f  decode %.1f tok/s ", busy,

@@ -141,8 +141,20 @@ cb_done(void *ud, const chat_turn *t)
     post(&a->w, e);
 }
 
+static void
+cb_stats(void *ud, const chat_stats *st)
+{
+    struct app *a = ud;
+    tui_event *e = ev_new(TUI_EV_STATS);
+
+    e->stats = *st;
+    post(&a->w, e);
+}
+
 /* The callbacks table the chat is created with (app.c). */
-const chat_callbacks tui_worker_callbacks_proto = { cb_text, cb_phase, cb_done, NULL };
+const chat_callbacks tui_worker_callbacks_proto = {
+    .text = cb_text, .phase = cb_phase, .done = cb_done, .ud = NULL, .stats = cb_stats,
+};
 
 static void *
 worker_main(void *arg)

@@ -44,6 +44,23 @@ printf 'hi\n' | "$RWKV_TUI" chat --model "$FX/models/tiny-5v2-fp32.pth" --temper
 [ "$(head -c 43 "$TMP/g")" = "Assistant: The first step in the stress an" ] && ok ||
     fail "greedy reply differs from the reference: $(head -c 60 "$TMP/g")"
 
+# --- World model, greedy: the chat demo flow of fixtures/world (printed_pieces) ----
+printf 'What is RWKV?\n' | "$RWKV_TUI" chat $WORLD --temperature 0 --max-tokens 32 >"$TMP/wf" 2>/dev/null
+want="Assistant: unconditionalので République Allah굴intendentNOW adaptation"
+nbytes=$(printf '%s' "$want" | wc -c)
+[ "$(head -c "$nbytes" "$TMP/wf")" = "$want" ] && ok || fail "world greedy flow: $(head -c 120 "$TMP/wf")"
+
+# --- greeting + greedy with penalties (fixtures/generation gen-7v0-chat printed_pieces),
+#     then a custom stop string and banned tokens on the same run --------------------
+printf 'Tell me a story.\n' | "$RWKV_TUI" chat $TINY --temperature 0 --max-tokens 35 --seed 1 >"$TMP/t7" 2>/dev/null
+[ "$(head -n 1 "$TMP/t7")" = "Assistant: the the the and romisy forucl, the" ] && ok ||
+    fail "gen-7v0-chat greedy: $(head -n 1 "$TMP/t7")"
+printf 'Tell me a story.\n' | "$RWKV_TUI" chat $TINY --temperature 0 --max-tokens 48 --stop and --seed 1 >"$TMP/t8" 2>/dev/null
+[ "$(head -n 1 "$TMP/t8")" = "Assistant: the the the " ] && ok || fail "--stop and: $(head -n 1 "$TMP/t8")"
+printf 'Tell me a story.\n' | "$RWKV_TUI" chat $TINY --temperature 0 --max-tokens 20 --ban 32,116 --seed 1 >"$TMP/t9" 2>/dev/null
+line=$(head -n 1 "$TMP/t9"); reply=${line#Assistant:}
+case $reply in *" "*|*t*) fail "--ban 32,116: '$reply'" ;; *) [ -n "$reply" ] && ok || fail "--ban: empty reply" ;; esac
+
 # --- commands and bad input: a message each, the chat goes on ------------------
 printf '%s\n' '/set temperature 9' '/set nosuch 1' '/set top_p abc' '/set' '/bogus' '' '   ' \
     '/state /nonexistent.pth' "/state $FX/states/state-6v0-A.pth" 'hello' '/regen' \

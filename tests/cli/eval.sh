@@ -38,6 +38,11 @@ if "$RWKV_TUI" eval --model "$FX/models/tiny-6v0-fp32.pth" --state "$FX/states/s
 if "$RWKV_TUI" eval --model "$M7" --text '"in' --out "$TMP/e.bin" \
    && cmp32 "$TMP/e.bin" "$FX/tiny/7v0/fp32w-cpufp32-S-chunk256-logits.bin" 1e-3; then ok; else fail "eval --text (7v0 S)"; fi
 
+# --text with the World vocabulary (world-7v0, case "en", one call of 11 tokens)
+if "$RWKV_TUI" eval --model "$FX/models/world-7v0-rand-bf16.pth" --vocab "$FX/rwkv_vocab_v20230424.txt" \
+     --text "The Eiffel Tower is located in the city of" --out "$TMP/w.bin" \
+   && cmp32 "$TMP/w.bin" "$FX/world/world-7v0/cpufp32-en-chunk256-last-logits.bin" 1e-3; then ok; else fail "eval --text (world en)"; fi
+
 # --demo runs and writes 256 floats
 if "$RWKV_TUI" eval --demo --tokens 1,2,3 --out "$TMP/f.bin" && [ "$(wc -c <"$TMP/f.bin")" = 1024 ]; then ok; else fail "eval --demo"; fi
 
@@ -64,8 +69,14 @@ expect_fail "unknown version" "unknown\.safetensors: unknown RWKV version" \
     "$RWKV_TUI" eval --model "$TMP/unknown.safetensors" --tokens 1 --out "$TMP/x.bin"
 expect_fail "state file for another model" "state-5v2-A\.pth: .*shape \[8,8,8\], expected \[1,64,64\]" \
     "$RWKV_TUI" eval --model "$M7" --state "$FX/states/state-5v2-A.pth" --tokens 1 --out "$TMP/x.bin"
-expect_fail "unsupported strategy" "strategy 'cpu bf16' is not supported yet \(only 'cpu fp32'\)" \
-    "$RWKV_TUI" eval --model "$M7" --strategy "cpu bf16" --tokens 1 --out "$TMP/x.bin"
+# other CPU precisions run; their logits stay near cpu fp32 (bounds: test_precision.c)
+"$RWKV_TUI" eval --model "$M7" --tokens 72,101,108 --out "$TMP/p32.bin" || fail "eval fp32"
+for s in "cpu bf16:0.002" "cpu fp16:0.0001" "cpu fp32i8:0.05" "cpu fp32i8 *6 -> cpu fp32:0.05"; do
+    if "$RWKV_TUI" eval --model "$M7" --strategy "${s%%:*}" --tokens 72,101,108 --out "$TMP/p.bin" &&
+       cmp32 "$TMP/p.bin" "$TMP/p32.bin" "${s##*:}"; then ok; else fail "eval --strategy '${s%%:*}'"; fi
+done
+expect_fail "unsupported strategy" "device 'mps' \(stage 1\) is not supported" \
+    "$RWKV_TUI" eval --model "$M7" --strategy "mps fp32" --tokens 1 --out "$TMP/x.bin"
 expect_fail "cuda strategy" "built without CUDA" \
     "$RWKV_TUI" eval --model "$M7" --strategy "cuda fp16" --tokens 1 --out "$TMP/x.bin"
 expect_fail "invalid strategy" "invalid strategy 'cpu fp64'" \

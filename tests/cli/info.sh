@@ -20,6 +20,17 @@ check_info "$FX/models/tiny-6v0-fp32.pth" "version: +RWKV 6\.0" "heads: +16 x 8"
 check_info "$FX/models/rand-7v0-h2-bf16.pth" "heads: +2 x 64" "layers: +3" "ffn: +512"
 check_info "$FX/models/world-7v0-rand-bf16.pth" "vocab: +65536"
 if "$RWKV_TUI" info --demo | grep -q "format: *demo"; then ok; else fail "info --demo"; fi
+# weight bytes per token: fp32 = 4 bytes x (parameters - embedding); other
+# strategies store the linears smaller
+wb() { "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "$1" | sed -n 's/^weights: *\([0-9]*\) bytes.*/\1/p'; }
+params=$("$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" | sed -n 's/^parameters: *\([0-9]*\) .*/\1/p')
+w32=$(wb "cpu fp32"); w16=$(wb "cpu bf16"); wh=$(wb "cpu fp16"); w8=$(wb "cpu fp32i8"); wmix=$(wb "cpu fp32i8 *6 -> cpu fp32")
+if [ -n "$params" ] && [ "$w32" = $((4 * (params - 256 * 64))) ]; then ok; else fail "fp32 weight bytes $w32 (params $params)"; fi
+if [ "$w16" -lt "$w32" ] && [ "$wh" = "$w16" ] && [ "$w8" -lt "$w16" ] && [ "$wmix" -gt "$w8" ] && [ "$wmix" -lt "$w32" ]; then ok
+else fail "weight bytes fp32 $w32 bf16 $w16 fp16 $wh fp32i8 $w8 mixed $wmix"; fi
+if "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cpu fp32i8 *6 -> cpu fp32" | grep -q "strategy: *cpu fp32i8 \*6 -> cpu fp32"; then ok; else fail "mixed strategy shown"; fi
+expect_fail "info cuda strategy" "built without CUDA" "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cuda fp16"
+expect_fail "info bad strategy" "unknown dtype" "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cpu fp64"
 if "$RWKV_TUI" info --help | grep -q -- '--model'; then ok; else fail "info --help"; fi
 expect_fail "info missing file" "nonexistent" "$RWKV_TUI" info --model /nonexistent/m.pth
 expect_fail "info no model" "--model" "$RWKV_TUI" info

@@ -52,5 +52,10 @@ keys F2 Enter
 check "resumed on the first branch" '^  beta'
 keys F6 Home Right Escape
 check "second branch after restart" '^  alpha two'
+# regenerate right after a resume: a third... here a second reply sibling
+keys C-r
+wait_idle
+check "regenerate after resume" '^RWKV  < 2/2 >'
+check_not "no error" '^Error|failed'
 tui_quit
 tui_finish

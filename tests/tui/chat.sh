@@ -54,11 +54,47 @@ check "max tokens raised" 'max-tokens +1000000'
 type_text "go on forever"
 keys Enter
 check "generating" 'generating' 5
-sleep 0.5
+# let it run past a screenful (4000 tokens) so that scrollback has rows
+check "generating on" 'generating ([4-9][0-9]{3}|[0-9]{5,}) tok' 60
 keys Escape
 check "cancelled reply marked at its end" '^  \[interrupted\]' 10
 wait_idle || fail "still busy after cancel"
 check "still responsive after cancel" 'F1 help'
 
+# scrollback: the long reply fills more than a screen; PgUp shows the rows
+# below as a count, End (empty input) goes back to the end
+keys PPage
+check "scrolled back" 'more below \(End\)'
+keys NPage
+check_not "PgDn back to the end" 'more below'
+keys PPage
+check "scrolled back again" 'more below \(End\)'
+keys End
+check_not "back at the end" 'more below'
+
+# history: Up on an empty box recalls the last message, Down the draft
+keys Up
+check "history recalls the last message" '^> go on forever'
+keys Down
+check "history back to the draft" '^> Type a message'
+
+# bracketed paste: newlines are inserted, nothing is sent
+tmx set-buffer "$(printf 'pasted one\npasted two')"
+tmx paste-buffer -p
+check "pasted first line" '^> pasted one'
+check "pasted second line" '^  pasted two'
+check_not "paste not sent" '^  pasted one'
+keys C-u Up C-k C-u
+tui_quit
+
+# $EDITOR: C-x writes the message in an editor, the result lands in the box
+cat > "$TMP/ed.sh" <<'SH'
+#!/bin/sh
+printf 'written in the editor\n' > "$1"
+SH
+chmod +x "$TMP/ed.sh"
+TUI_ENV="EDITOR=$TMP/ed.sh VISUAL=" tui_start --max-tokens 5
+keys C-x
+check "editor text in the input box" '^> written in the editor'
 tui_quit
 tui_finish

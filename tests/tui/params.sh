@@ -3,6 +3,7 @@
 # bounds, type one in, refuse one out of bounds; a reply obeys max tokens;
 # the sidebar can be hidden.
 . "$(dirname "$0")/tmuxlib.sh"
+mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
 
 tui_start --seed 11
 check "sidebar" 'Parameters'
@@ -57,4 +58,34 @@ keys F7
 check "sidebar shown" 'Parameters'
 
 tui_quit
+
+# presets: save the current values under a name, load them in a new run,
+# and the config's "preset:" applies one at start
+tui_start --max-tokens 77 --temperature 0.5
+keys F4
+check "presets menu" 'Presets'
+keys C-s
+check "preset name prompt" 'save preset as:'
+type_text "calm77"
+keys Enter
+check "preset saved" "preset 'calm77' saved"
+tui_quit
+tui_start
+check "defaults in a new run" 'max-tokens +1000'
+keys F4
+check "preset listed" 'calm77 +temp 0\.5 +top-p 0\.3 +max 77'
+type_text "calm77"
+keys Enter
+check "preset loaded" "preset 'calm77' loaded"
+check "preset values in the sidebar" 'max-tokens +77'
+tui_quit
+printf 'preset: calm77\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+tui_start
+check "config preset applied" 'max-tokens +77'
+check "config preset temperature" 'temperature +0\.5'
+tui_quit
+tui_start --max-tokens 9
+check "command line wins over the preset" 'max-tokens +9'
+tui_quit
+rm -f "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 tui_finish

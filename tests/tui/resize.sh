@@ -38,6 +38,12 @@ check "20x6: status" '^ DEMO'
 check_not "20x6: no too-small notice" 'too small'
 if screen | grep -Eq '^─{20}$'; then ok; else fail "20x6: separator"; screen; fi
 
+# a menu at the smallest size
+keys F1
+check "20x6: help menu fits" 'Help'
+if frame_ok 20 6; then ok; else fail "20x6 menu: rows wider than the window"; screen; fi
+keys Escape
+check_not "20x6: menu closed" 'Help'
 # typing still works at the smallest size
 type_text "tiny"
 check "20x6: input visible" '^> tiny'

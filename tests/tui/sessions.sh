@@ -11,8 +11,9 @@ wait_idle
 check "session created on the first turn" 'session: first session'
 tui_quit
 
-tui_start --max-tokens 12 --seed 4
+tui_start --seed 4
 check "a fresh start is a new session" 'session: new'
+check "default max tokens before resuming" 'max-tokens +1000'
 check_not "old transcript not shown before resuming" 'first session message'
 keys F2
 check "sessions menu" ' Sessions '
@@ -22,6 +23,7 @@ check "resumed: user turn" '^  first session message'
 check "resumed: reply" '^RWKV'
 check "resumed notice" "resumed 'first session message'"
 check "status shows the session" 'session: first session'
+check "the session's sampling values come back" 'max-tokens +12'
 
 # the resumed conversation continues
 type_text "second message"
@@ -45,6 +47,12 @@ type_text "zzz"
 check "search filters" 'no match'
 keys BSpace BSpace BSpace
 check "search cleared" 'Renamed chat +[0-9]+ turns'
+# full-text search finds a session by what was said in it
+type_text "message"
+check "found by content" 'Renamed chat +[0-9]+ turns'
+keys BSpace BSpace BSpace BSpace BSpace BSpace BSpace
+check "filter cleared" 'Renamed chat +[0-9]+ turns'
+check_not "filter text gone" 'search: '
 # fork the session as a new one
 keys C-f
 check "fork loaded" 'session: Renamed chat \(fork\)'
@@ -68,6 +76,24 @@ check "after restart" 'Renamed chat'
 keys Enter
 check "turn 1 back" '^  first session message'
 check "turn 2 back" '^  second message'
+tui_quit
+
+# quit in the middle of a reply: the partial reply is kept, marked interrupted
+tui_start --max-tokens 1000000
+type_text "never ending"
+keys Enter
+check "generating" 'generating' 5
+sleep 0.3
+keys F10
+check "quit while generating exits cleanly" '^EXIT=0'
+tui_start
+keys F2
+type_text "never"
+keys Enter
+check "interrupted session resumed" 'session: never ending'
+keys Home
+check "interrupted reply resumed" '^  never ending'
+check "marked interrupted" '^RWKV +\[interrupted\]'
 tui_quit
 
 # a database that is not one: one clear line, non-zero exit, no crash

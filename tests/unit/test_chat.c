@@ -29,6 +29,8 @@ struct sink {
     size_t n_phases;
     int    done;
     int    bad_utf8;
+    size_t n_stats;
+    uint64_t last_gen;
 };
 
 static void
@@ -66,6 +68,15 @@ on_done(void *ud, const chat_turn *t)
 
     (void)t;
     s->done++;
+}
+
+static void
+on_stats(void *ud, const chat_stats *st)
+{
+    struct sink *s = ud;
+
+    s->n_stats++;
+    s->last_gen = st->gen_tokens;
 }
 
 static void
@@ -251,7 +262,7 @@ test_generation_e2e(void)
         chat_config cfg;
         chat *ch = NULL;
         struct sink *s = calloc(1, sizeof *s);
-        chat_callbacks cb = { on_text, on_phase, on_done, s };
+        chat_callbacks cb = { .text = on_text, .phase = on_phase, .done = on_done, .ud = s, .stats = on_stats };
         char statepath[1024], msg[256];
         const chat_turn *t;
         size_t nraw;
@@ -296,6 +307,10 @@ test_generation_e2e(void)
                    "%s: generated tokens differ from the reference", id);
         TEST_CONDF(t && t->stop == CHAT_STOP_MAX_TOKENS, "%s: stop reason %d", id, t ? t->stop : -1);
         TEST_CONDF(s->done == 1 && chat_phase(ch) == CHAT_IDLE, "%s: done once, idle", id);
+        TEST_CONDF(t && t->stats.gen_tokens == t->n_reply && t->stats.decode_tps > 0 &&
+                       t->stats.prefill_tokens >= t->n_prompt && t->stats.prefill_tps > 0 &&
+                       s->last_gen == t->n_reply && s->n_stats >= t->n_reply + 1,
+                   "%s: stats record and callback (%zu calls)", id, s->n_stats);
         TEST_CONDF(s->n_phases >= 4 && s->phases[0] == CHAT_PREFILL &&
                        s->phases[s->n_phases - 1] == CHAT_IDLE,
                    "%s: phase sequence", id);
@@ -330,7 +345,7 @@ test_world_flow(void)
     chat_config cfg;
     chat *ch = NULL;
     struct sink *s = calloc(1, sizeof *s);
-    chat_callbacks cb = { on_text, NULL, NULL, s };
+    chat_callbacks cb = { .text = on_text, .ud = s };
     const chat_turn *t;
     const char *msg;
     size_t ngreet;
@@ -447,7 +462,7 @@ test_control(void)
     chat_config cfg;
     chat *ch = NULL, *ch2 = NULL;
     struct sink *s = calloc(1, sizeof *s);
-    chat_callbacks cb = { on_text, NULL, NULL, s };
+    chat_callbacks cb = { .text = on_text, .ud = s };
     rwkv_state *replay = NULL;
     char reply1[4096];
     int32_t ids1[512];
@@ -560,7 +575,18 @@ test_control(void)
         TEST_COND("cancel in prefill restores the state",
                   memcmp(rwkv_state_cdata(replay), rwkv_state_cdata(chat_state(ch)),
                          rwkv_state_len(replay) * sizeof(float)) == 0);
+        TEST_COND("after a cancelled prefill the previous reply can be redone",
+                  chat_state_before_reply(ch) != NULL && chat_regen(ch, &err) == RWKV_OK &&
+                      chat_run(ch, &err) == RWKV_OK && chat_n_turns(ch) == 2 &&
+                      chat_turn_at(ch, 1)->n_regen == 1);
     }
+
+    /* a cancel sent while IDLE does not kill the next reply */
+    chat_cancel(ch);
+    TEST_COND("cancel while idle is void",
+              run_reply(ch, "still there?", &err) == RWKV_OK &&
+                  chat_turn_at(ch, chat_n_turns(ch) - 1)->n_reply > 0 &&
+                  !chat_turn_at(ch, chat_n_turns(ch) - 1)->interrupted);
 
     /* reset: back to the post-greeting state, no re-prefill */
     chat_reset(ch);

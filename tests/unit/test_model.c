@@ -8,6 +8,7 @@
 
 #include "../../core/ckpt.h"
 #include "../../core/kernels.h"
+#include "../../core/mem.h"
 #include "../../core/rwkv.h"
 #include "../../core/strategy.h"
 #include "../harness.h"
@@ -24,9 +25,17 @@ test_strategy(void)
         { "  cpu fp32  ", RWKV_OK, "cpu fp32" },
         { "cpu fp32 *3 -> cpu fp32", RWKV_OK, "cpu fp32 *3 -> cpu fp32" },
         { "cpu fp32i4", RWKV_OK, "cpu fp32i4" },
-        { "cpu bf16", RWKV_ENOTSUP, "strategy 'cpu bf16' is not supported yet (only 'cpu fp32')" },
-        { "cpu fp32i8", RWKV_ENOTSUP, "is not supported yet" },
-        { "mps fp16", RWKV_ENOTSUP, "is not supported yet" },
+        { "cpu bf16", RWKV_OK, "cpu bf16" },
+        { "cpu fp32i8", RWKV_OK, "cpu fp32i8" },
+        { "cpu fp16", RWKV_OK, "cpu fp16" },
+        { "cpu bf16i8 *3 ->  cpu fp32", RWKV_OK, "cpu bf16i8 *3 -> cpu fp32" },
+        { "cpu fp32i8 *6 -> cpu fp32", RWKV_OK, "cpu fp32i8 *6 -> cpu fp32" },
+        { "mps fp16", RWKV_ENOTSUP, "device 'mps' (stage 1) is not supported" },
+        { "cpu fp32 -> dml fp16", RWKV_ENOTSUP, "device 'dml' (stage 2) is not supported" },
+        { "cpu fp32 -> cuda fp16", RWKV_ENOTSUP, "built without CUDA" },
+        { "cpu fp32i5", RWKV_EINVAL, "'->' or end expected at position 9" },
+        { "cpu fp32 *x", RWKV_EINVAL, "layer count expected after '*' at position 11" },
+        { "cpu fp32 -> -> cpu fp32", RWKV_EINVAL, "unknown device" },
         { "cuda fp16", RWKV_ENOTSUP, "built without CUDA" },
         { "cuda:1 fp16i8 *10+ -> cpu fp32", RWKV_ENOTSUP, "built without CUDA" },
         { "gpu fp32", RWKV_EINVAL, "unknown device" },
@@ -55,8 +64,36 @@ test_strategy(void)
     {
         strat st;
         rwkv_err err;
-        TEST_COND("v7 refuses stage lists",
-                  strat_check("cpu fp32 *2 -> cpu fp32", 1, &st, &err) == RWKV_EINVAL);
+        /* the reference's allocation of n_layer + 1 slots (expected plans
+         * worked out by hand from the pip package's rules) */
+        static const struct {
+            const char *s;
+            int         n_layer;
+            const char *plan;   /* stage of each slot */
+        } plans[] = {
+            { "cpu fp32", 3, "0000" },
+            { "cpu fp32i8 *2 -> cpu fp32", 3, "0011" },
+            { "cpu bf16 -> cpu fp32", 4, "00111" },           /* 5 // 2 = 2, rest to last */
+            { "cpu bf16 -> cpu fp16 -> cpu fp32", 6, "0011222" },
+            { "cpu fp32 *1 -> cpu bf16 -> cpu fp32 *2", 5, "011122" }, /* free stage gets 3 */
+            { "cpu fp32 *9 -> cpu bf16", 3, "0000" },          /* *N past the end is cut */
+            { "cpu fp32 *1+ -> cpu bf16", 3, "0000" },         /* '+' takes the rest */
+            { "cpu fp32 *0+ -> cpu bf16 *1", 3, "0001" },
+            { "cpu fp32 *1 -> cpu bf16 *1", 3, "0111" },       /* leftover to the last */
+        };
+        TEST_COND("v7 takes stage lists (an extension over the reference)",
+                  strat_check("cpu fp32 *2 -> cpu fp32", 1, &st, &err) == RWKV_OK);
+        for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+            int slots[16];
+            char got[17];
+            TEST_CONDF(strat_parse(plans[i].s, &st, &err) == RWKV_OK, "parse '%s'", plans[i].s);
+            strat_plan(&st, plans[i].n_layer, slots);
+            for (int l = 0; l <= plans[i].n_layer; l++)
+                got[l] = (char)('0' + slots[l]);
+            got[plans[i].n_layer + 1] = '\0';
+            TEST_CONDF(strcmp(got, plans[i].plan) == 0, "plan '%s' L%d: %s, expected %s",
+                       plans[i].s, plans[i].n_layer, got, plans[i].plan);
+        }
         TEST_COND("parse keeps cuda index", strat_parse("cuda:2 fp16 *5+", &st, &err) == RWKV_OK &&
                   st.stages[0].device_index == 2 && st.stages[0].n_layers == 5 &&
                   st.stages[0].stream == 1);
@@ -179,9 +216,12 @@ test_demo(void)
     rwkv_model_close(m);
     rwkv_model_close(m2);
 
-    oo.strategy = "cpu bf16";
+    oo.strategy = "mps fp32";
     TEST_COND("demo: unsupported strategy", rwkv_model_open_demo(1, &oo, &m, &err) == RWKV_ENOTSUP &&
-              strstr(err.msg, "not supported yet") != NULL);
+              strstr(err.msg, "not supported") != NULL);
+    oo.strategy = "cuda fp16";
+    TEST_COND("demo: cuda strategy", rwkv_model_open_demo(1, &oo, &m, &err) == RWKV_ENOTSUP &&
+              strstr(err.msg, "built without CUDA") != NULL);
 }
 
 static void
@@ -337,51 +377,63 @@ test_safetensors_time_state(void)
     unlink(tmp2);
 }
 
-/* kern_matmul against a double-precision loop, odd sizes, 1 and 2 threads. */
+/* kern_matmul against a double-precision loop, odd sizes, 1 and 2 threads,
+** every kernel table the CPU has. */
 static void
 test_kernels(void)
 {
     static const int sizes[][3] = { { 1, 1, 1 }, { 7, 5, 3 }, { 64, 64, 1 }, { 130, 67, 37 },
-                                    { 256, 128, 64 } };
+                                    { 256, 128, 64 }, { 1030, 96, 2 } };
+    static const enum simd_isa isas[] = { SIMD_ISA_PORTABLE, SIMD_ISA_AVX2, SIMD_ISA_AVX512 };
     tpool *pool;
     rwkv_err err;
+    size_t wsb = 1 << 20;
+    void *ws = mem_alloc(wsb);
 
     TEST_COND("pool", tpool_create(2, &pool, &err) == RWKV_OK);
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        int R = sizes[k][0], C = sizes[k][1], T = sizes[k][2];
-        float *w = malloc(sizeof(float) * (size_t)(R * C)), *x = malloc(sizeof(float) * (size_t)(T * C));
-        float *y1 = malloc(sizeof(float) * (size_t)(T * R)), *y2 = malloc(sizeof(float) * (size_t)(T * R));
-        float *y3 = malloc(sizeof(float) * (size_t)R);
-        kern_mat m = { KERN_F32, R, C, w };
-        double worst = 0;
-        uint32_t r = 12345;
-        for (int i = 0; i < R * C; i++)
-            w[i] = (float)((r = r * 1103515245u + 12345u) >> 8) / (float)(1u << 24) - 0.5f;
-        for (int i = 0; i < T * C; i++)
-            x[i] = (float)((r = r * 1103515245u + 12345u) >> 8) / (float)(1u << 24) - 0.5f;
-        kern_matmul(NULL, &m, x, (size_t)T, y1);
-        kern_matmul(pool, &m, x, (size_t)T, y2);
-        for (int t = 0; t < T; t++)
-            for (int o = 0; o < R; o++) {
-                double ref = 0, d;
-                for (int i = 0; i < C; i++)
-                    ref += (double)w[o * C + i] * x[t * C + i];
-                d = fabs(ref - y1[t * R + o]);
-                if (d > worst)
-                    worst = d;
-            }
-        TEST_CONDF(worst < 1e-4, "matmul %dx%d T=%d: err %g", R, C, T, worst);
-        TEST_CONDF(memcmp(y1, y2, sizeof(float) * (size_t)(T * R)) == 0,
-                   "matmul %dx%d T=%d: threads differ", R, C, T);
-        kern_matmul(NULL, &m, x + (size_t)(T - 1) * (size_t)C, 1, y3);
-        TEST_CONDF(memcmp(y3, y1 + (size_t)(T - 1) * (size_t)R, sizeof(float) * (size_t)R) == 0,
-                   "matmul %dx%d: T=1 differs from the last row of T=%d", R, C, T);
-        free(w);
-        free(x);
-        free(y1);
-        free(y2);
-        free(y3);
+    for (size_t q = 0; q < sizeof isas / sizeof isas[0]; q++) {
+        const simd_kernels *kt = simd_kernels_get(isas[q], 0);
+        kern_ctx c1 = { NULL, kt, ws, wsb }, c2 = { pool, kt, ws, wsb };
+        if (kt == NULL)
+            continue;
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            int R = sizes[k][0], C = sizes[k][1], T = sizes[k][2];
+            float *w = malloc(sizeof(float) * (size_t)(R * C)), *x = malloc(sizeof(float) * (size_t)(T * C));
+            float *y1 = malloc(sizeof(float) * (size_t)(T * R)), *y2 = malloc(sizeof(float) * (size_t)(T * R));
+            float *y3 = malloc(sizeof(float) * (size_t)R);
+            kern_mat m = { KERN_F32, R, C, w, NULL };
+            double worst = 0, w1 = 0;
+            uint32_t r = 12345;
+            for (int i = 0; i < R * C; i++)
+                w[i] = (float)((r = r * 1103515245u + 12345u) >> 8) / (float)(1u << 24) - 0.5f;
+            for (int i = 0; i < T * C; i++)
+                x[i] = (float)((r = r * 1103515245u + 12345u) >> 8) / (float)(1u << 24) - 0.5f;
+            kern_matmul(&c1, &m, x, (size_t)T, y1);
+            kern_matmul(&c2, &m, x, (size_t)T, y2);
+            kern_matmul(&c2, &m, x + (size_t)(T - 1) * (size_t)C, 1, y3);
+            for (int t = 0; t < T; t++)
+                for (int o = 0; o < R; o++) {
+                    double ref = 0, d;
+                    for (int i = 0; i < C; i++)
+                        ref += (double)w[o * C + i] * x[t * C + i];
+                    d = fabs(ref - y1[t * R + o]);
+                    if (d > worst)
+                        worst = d;
+                    if (t == T - 1 && fabs(ref - y3[o]) > w1)
+                        w1 = fabs(ref - y3[o]);
+                }
+            TEST_CONDF(worst < 1e-4 && w1 < 1e-4, "%s matmul %dx%d T=%d: err %g, T=1 err %g",
+                       simd_kernels_name(kt), R, C, T, worst, w1);
+            TEST_CONDF(memcmp(y1, y2, sizeof(float) * (size_t)(T * R)) == 0,
+                       "%s matmul %dx%d T=%d: threads differ", simd_kernels_name(kt), R, C, T);
+            free(w);
+            free(x);
+            free(y1);
+            free(y2);
+            free(y3);
+        }
     }
+    mem_free(ws);
     tpool_destroy(pool);
     {
         float v[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, g[8] = { 1, 1, 1, 1, 2, 2, 2, 2 }, b[8] = { 0 }, o[8];

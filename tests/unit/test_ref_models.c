@@ -25,6 +25,7 @@ struct worst {
     double logits_fp32;     /* cpu fp32 runs */
     double state_rel;       /* state error / max(1, max|ref|) */
     double logits_bf16;     /* cpu bf16 runs vs our fp32 (-1: none) */
+    double logits_bf16b;    /* cpu bf16 runs vs our cpu bf16 (-1: none) */
 };
 
 static const char *
@@ -101,10 +102,12 @@ check_state(const char *what, const json_value *layout, const float *got, size_t
     free(r);
 }
 
+/* BF16: 0 = a cpu fp32 run, 1 = a cpu bf16 run on our fp32, 2 = a cpu bf16
+** run on our cpu bf16. */
 static void
 note_logits(struct worst *w, int bf16, double d)
 {
-    double *p = bf16 ? &w->logits_bf16 : &w->logits_fp32;
+    double *p = bf16 == 2 ? &w->logits_bf16b : bf16 ? &w->logits_bf16 : &w->logits_fp32;
     if (*p < 0)
         *p = 0;
     if (!(d <= *p))
@@ -130,10 +133,11 @@ init_state(rwkv_model *m, rwkv_state *s, const json_value *init, const char *wha
 }
 
 static void
-run_tiny(rwkv_model *m, const json_value *layout, const json_value *run, struct worst *w)
+run_tiny(rwkv_model *m, const json_value *layout, const json_value *run, struct worst *w,
+         int ours_bf16)
 {
     const char *id = json_str(run, "id");
-    int bf16 = strcmp(json_str(run, "strategy"), "cpu fp32") != 0;
+    int bf16 = strcmp(json_str(run, "strategy"), "cpu fp32") != 0 ? 1 + ours_bf16 : 0;
     const json_value *tol = json_get(run, "tolerance");
     double ltol = json_num(tol, "logits_max_abs", 1e-3);
     double stol = json_num(tol, "state_max_abs_rel", 1e-3);
@@ -227,12 +231,16 @@ test_manifest(const char *rel)
     json_doc *doc;
     rwkv_err err;
     const json_value *root, *runs, *files;
-    rwkv_model *models[2] = { NULL, NULL };
+    rwkv_model *models[2] = { NULL, NULL }, *mbf16 = NULL;
     const char *kinds[2] = { "fp32", "bf16" };
     struct worst w[2];
+    rwkv_open_opts ob;
 
     memset(w, 0, sizeof w);
     w[0].logits_bf16 = w[1].logits_bf16 = -1;
+    w[0].logits_bf16b = w[1].logits_bf16b = -1;
+    memset(&ob, 0, sizeof ob);
+    ob.strategy = "cpu bf16";
     if (json_parse_file(test_fixture_path(path, sizeof path, rel), &doc, &err) != RWKV_OK) {
         TEST_CONDF(0, "%s: %s", rel, err.msg);
         return;
@@ -244,6 +252,9 @@ test_manifest(const char *rel)
         const char *f = json_str(files, kinds[k]);
         if (f == NULL)
             continue;
+        if (k == 1 && rwkv_model_open(test_fixture_path(path, sizeof path, f), &ob, &mbf16,
+                                      &err) != RWKV_OK)
+            TEST_CONDF(0, "%s: open under cpu bf16: %s", f, err.msg);
         if (rwkv_model_open(test_fixture_path(path, sizeof path, f), NULL, &models[k], &err) != RWKV_OK)
             TEST_CONDF(0, "%s: open: %s", f, err.msg);
         else
@@ -255,16 +266,21 @@ test_manifest(const char *rel)
         const json_value *run = json_at(runs, i);
         int k = strcmp(json_str(run, "weights"), "bf16") == 0;
         if (models[k] != NULL)
-            run_tiny(models[k], json_get(root, "state_layout"), run, &w[k]);
+            run_tiny(models[k], json_get(root, "state_layout"), run, &w[k], 0);
+        /* the reference's cpu bf16 runs also against our cpu bf16 */
+        if (k == 1 && mbf16 != NULL && strcmp(json_str(run, "strategy"), "cpu bf16") == 0)
+            run_tiny(mbf16, json_get(root, "state_layout"), run, &w[k], 1);
     }
+    rwkv_model_close(mbf16);
     for (int k = 0; k < 2; k++) {
         if (models[k] == NULL)
             continue;
-        char b16[32];
+        char b16[32], b16b[32];
         TEST_INFO("%-32s v%-4s cpu-fp32 logits max err %.3g, state max rel err %.3g, "
-                  "cpu-bf16 runs vs our fp32 %s", json_str(files, kinds[k]),
+                  "cpu-bf16 runs vs our fp32 %s, vs our cpu bf16 %s", json_str(files, kinds[k]),
                   rwkv_model_info(models[k])->version, w[k].logits_fp32, w[k].state_rel,
-                  fmt_err(b16, sizeof b16, w[k].logits_bf16));
+                  fmt_err(b16, sizeof b16, w[k].logits_bf16),
+                  fmt_err(b16b, sizeof b16b, w[k].logits_bf16b));
         rwkv_model_close(models[k]);
     }
     json_free(doc);
@@ -317,7 +333,7 @@ test_world(void)
     size_t V;
 
     memset(&w, 0, sizeof w);
-    w.logits_bf16 = -1;
+    w.logits_bf16 = w.logits_bf16b = -1;
     if (json_parse_file(test_fixture_path(path, sizeof path, "world/world-7v0.json"), &doc, &err) != RWKV_OK) {
         TEST_CONDF(0, "world: %s", err.msg);
         return;
@@ -412,12 +428,50 @@ test_world(void)
         }
         free(tok);
     }
+    /* the reference's cpu bf16 cases also against our cpu bf16 */
     {
-        char b16[32];
+        rwkv_open_opts ob;
+        rwkv_model *mb = NULL;
+        rwkv_state *sb = NULL;
+        memset(&ob, 0, sizeof ob);
+        ob.strategy = "cpu bf16";
+        if (rwkv_model_open(test_fixture_path(path, sizeof path, json_str(root, "model_file")), &ob,
+                            &mb, &err) != RWKV_OK || rwkv_state_create(mb, &sb, &err) != RWKV_OK)
+            TEST_CONDF(0, "world: open under cpu bf16: %s", err.msg);
+        for (size_t i = 0; mb != NULL && sb != NULL && i < cases->len; i++) {
+            const json_value *c = json_at(cases, i);
+            const char *id = json_str(c, "id");
+            double tol = json_num(json_get(c, "tolerance"), "logits_max_abs", 1e-3);
+            char what[256];
+            int32_t *tok;
+            size_t T;
+            if (json_str(c, "strategy") == NULL || strcmp(json_str(c, "strategy"), "cpu bf16") != 0)
+                continue;
+            T = json_tokens(json_get(c, "tokens"), &tok);
+            rwkv_state_reset(mb, sb);
+            if (feed(mb, sb, tok, T, 1, logits_buf) == 0) {
+                snprintf(what, sizeof what, "%s rnn_last_logits (our cpu bf16)", id);
+                cmp_logits(what, json_get(c, "rnn_last_logits"), logits_buf, V, tol, &w, 2);
+            }
+            for (size_t k = 0; json_get(c, "chunked") && k < json_get(c, "chunked")->len; k++) {
+                const json_value *ch = json_at(json_get(c, "chunked"), k);
+                size_t cl = (size_t)json_num(ch, "chunk_len", 256);
+                rwkv_state_reset(mb, sb);
+                snprintf(what, sizeof what, "%s chunk%zu last_logits (our cpu bf16)", id, cl);
+                if (feed(mb, sb, tok, T, cl, logits_buf) == 0)
+                    cmp_logits(what, json_get(ch, "last_logits"), logits_buf, V, tol, &w, 2);
+            }
+            free(tok);
+        }
+        rwkv_state_destroy(sb);
+        rwkv_model_close(mb);
+    }
+    {
+        char b16[32], b16b[32];
         TEST_INFO("%-32s v%-4s cpu-fp32 logits max err %.3g, state max rel err %.3g, "
-                  "cpu-bf16 cases vs our fp32 %s", json_str(root, "model_file"),
+                  "cpu-bf16 cases vs our fp32 %s, vs our cpu bf16 %s", json_str(root, "model_file"),
                   rwkv_model_info(m)->version, w.logits_fp32, w.state_rel,
-                  fmt_err(b16, sizeof b16, w.logits_bf16));
+                  fmt_err(b16, sizeof b16, w.logits_bf16), fmt_err(b16b, sizeof b16b, w.logits_bf16b));
     }
     rwkv_state_destroy(s);
     rwkv_model_close(m);

@@ -397,6 +397,11 @@ test_rng_and_draws(void)
         for (int i = 0; i < 8; i++)
             allneg[i] = -INFINITY;
         TEST_COND("nothing drawable -> -1", samp_sample(s, allneg, 1.0, 0.5, 0, &a) == -1);
+        int32_t dup[3] = { 2, 2, 6 };
+        TEST_COND("ban list with duplicates", samp_set_banned(s, dup, 3, &err) == RWKV_OK);
+        memcpy(w, logits, sizeof w);
+        samp_apply_penalties(s, w, 0, 0);
+        TEST_COND("new ban list replaces the old", w[5] == logits[5] && isinf(w[2]) && isinf(w[6]));
     }
     /* decay 0 keeps the id present: presence still applies (the demo's dict) */
     {

@@ -182,6 +182,20 @@ test_open(void)
                                        data && memcmp(data, "abc\0def", 7) == 0 && fg.n_layer == 12 &&
                                        fg.defaults.top_p == 0.2f);
         free(data);
+        {
+            store_statefile r, *list;
+            int64_t r1, r2;
+            size_t nl;
+            memset(&r, 0, sizeof r);
+            snprintf(r.name, sizeof r.name, "B");
+            snprintf(r.path, sizeof r.path, "/states/b.pth");
+            params_defaults(&r.defaults);
+            TEST_COND("referenced twice: one row", store_statefile_add(st, &r, &r1, &err) == RWKV_OK &&
+                                                       store_statefile_add(st, &r, &r2, &err) == RWKV_OK && r1 == r2);
+            TEST_COND("statefile list", store_statefile_list(st, &list, &nl, &err) == RWKV_OK && nl == 2 &&
+                                            strcmp(list[0].name, "A") == 0 && strcmp(list[1].path, "/states/b.pth") == 0);
+            free(list);
+        }
     }
     store_close(st);
 }

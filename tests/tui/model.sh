@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tests/tui/model.sh -- the client on real checkpoints from the fixtures:
+# a tiny byte-level RWKV-7 (with and without a state-tuning file) and a
+# World-vocabulary RWKV-7 (random weights) with CJK input.
+. "$(dirname "$0")/tmuxlib.sh"
+
+M=$FX/models
+if [ ! -f "$M/tiny-7v0-fp32.pth" ]; then
+    echo "fixtures not found at $FX: skipping"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+
+NODEMO=1 tui_start --model "$M/tiny-7v0-fp32.pth" --db "$DB" --max-tokens 24 --seed 1
+check "model name in the status line" 'tiny-7v0-fp32\.pth \| cpu fp32'
+check_not "no demo label" 'DEMO MODEL'
+type_text "Hello"
+keys Enter
+wait_idle
+check "reply from the checkpoint" '^RWKV'
+check "speeds" 'decode [0-9.]+ tok/s'
+
+# the models menu: another checkpoint from the same folder, then a strategy
+keys F5
+check "models menu" 'Models'
+check "current model listed" 'tiny-7v0-fp32\.pth \(in use\)'
+type_text "tiny-6v0-fp32"
+keys Enter
+check "switched model" 'tiny-6v0-fp32\.pth \| cpu fp32'
+check "new session after a switch" 'session: new'
+wait_idle
+type_text "Hello again"
+keys Enter
+wait_idle
+check "reply from the new model" '^RWKV'
+keys F5 C-s
+check "strategy prompt" 'strategy: cpu fp32'
+keys C-u
+type_text "cpu bf16"
+keys Enter
+check "strategy changed" 'tiny-6v0-fp32\.pth \| cpu bf16'
+wait_idle
+keys F5 C-s C-u
+type_text "warp drive"
+keys Enter
+check "bad strategy refused" 'warp'
+check "model kept" 'tiny-6v0-fp32\.pth \| cpu bf16'
+tui_quit
+
+NODEMO=1 tui_start --model "$M/tiny-7v0-fp32.pth" --state "$FX/states/state-7v0-A.pth" \
+    --db "$DB" --max-tokens 8
+check "state file in the status line" 'state: state-7v0-A\.pth'
+check "state defaults (top-p 0.2)" 'top-p +0\.2'
+type_text "Hi"
+keys Enter
+wait_idle
+check "reply under the state" '^RWKV'
+tui_quit
+
+if [ -f "$M/world-7v0-rand-bf16.pth" ] && [ -f "$FX/rwkv_vocab_v20230424.txt" ]; then
+    NODEMO=1 tui_start --model "$M/world-7v0-rand-bf16.pth" --vocab "$FX/rwkv_vocab_v20230424.txt" \
+        --db "$DB" --max-tokens 16 --seed 2
+    check "world model loaded" 'world-7v0-rand-bf16\.pth'
+    type_text "你好，世界"
+    keys Enter
+    check "CJK message" '^  你好，世界'
+    wait_idle
+    check "reply" '^RWKV'
+    tui_quit
+fi
+tui_finish

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# tests/tui/states.sh -- the state-file menu: list the state_dir of the
+# config, start a new session from a state, then switch again and replay
+# the conversation under it (the cost is shown); a state file made for
+# another model is refused with its message.
+. "$(dirname "$0")/tmuxlib.sh"
+
+# State-tuning files for the demo model (RWKV-7, 2 layers, 2 heads of 64):
+# safetensors with blocks.N.att.time_state [2, 64, 64] float32.
+mkdir -p "$TMP/states"
+python3 - "$TMP/states" <<'PY' || { echo "python3 needed"; echo "0 passed, 1 failed"; exit 1; }
+import json, struct, sys, random
+def write(path, layers, heads=2, n=64, val=0.01):
+    hdr, blobs, off = {}, [], 0
+    for l in range(layers):
+        cnt = heads * n * n
+        data = struct.pack('<%df' % cnt, *[val * ((i * 7 + l) % 13 - 6) for i in range(cnt)])
+        hdr['blocks.%d.att.time_state' % l] = {'dtype': 'F32', 'shape': [heads, n, n],
+                                               'data_offsets': [off, off + len(data)]}
+        blobs.append(data); off += len(data)
+    h = json.dumps(hdr).encode()
+    h += b' ' * ((8 - len(h) % 8) % 8)
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<Q', len(h))); f.write(h)
+        for b in blobs: f.write(b)
+write(sys.argv[1] + '/calm.safetensors', 2)
+write(sys.argv[1] + '/wrong-model.safetensors', 3)
+PY
+cat > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml" 2>/dev/null || mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
+printf 'state_dir: %s\n' "$TMP/states" > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+
+tui_start --max-tokens 6 --seed 5
+keys F3
+check "state menu" 'State files'
+check "lists calm" 'calm\.safetensors'
+check "lists the other" 'wrong-model\.safetensors'
+type_text "calm"
+check_not "search narrows" 'wrong-model'
+keys Enter
+check "new session from the state" 'state: calm\.safetensors'
+check "state defaults applied (top-p 0.2)" 'top-p +0\.2'
+type_text "hello state"
+keys Enter
+wait_idle
+check "reply under the state" '^RWKV'
+keys F10
+check "quit" '^EXIT=0'
+
+# switch again with a conversation: the question shows the replay cost
+tui_start --max-tokens 6 --seed 5
+type_text "first"
+keys Enter
+wait_idle
+keys F3
+type_text "calm"
+keys Enter
+check "asks what to do" 'New session from this state'
+check "replay cost shown" 'Replay this conversation under it \(cost: [0-9]+ tokens\)'
+keys Down Enter
+check "replayed" 'replayed [0-9]+ tokens under state'
+check "transcript kept" '^  first'
+check "status shows the state" 'state: calm\.safetensors'
+type_text "after replay"
+keys Enter
+wait_idle
+check "chat continues" '^  after replay'
+# the replayed conversation is a saved session
+keys F2
+check "replayed session saved" 'first +[0-9]+ turns'
+keys Escape
+
+# a state for another model: refused, nothing changes
+keys F3
+type_text "wrong"
+keys Enter
+check "ask again" 'New session from this state'
+keys Enter
+check "wrong state refused" '3 layers, the model has 2'
+check "still on calm" 'state: calm\.safetensors'
+tui_quit
+tui_finish
