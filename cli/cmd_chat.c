@@ -272,6 +272,7 @@ parse_args(struct chat_cli *a, int argc, char **argv)
 }
 
 static void write_text(FILE *f, const char *text, size_t len);
+static void abs_path(const char *path, char *out, size_t cap);
 
 /* ---- saved sessions ------------------------------------------------------------ */
 
@@ -304,6 +305,7 @@ struct repl {
     int              regen;         /* the running reply is a /regen */
     int64_t          reply_id;      /* the begun reply row, 0 = none */
     double           last_save;
+    int              progress_failed; /* stop retrying partial saves this reply */
     /* explicit seed: the chat's per-reply seed sequence, mirrored so that a
     ** resumed session goes on with it (see the top) */
     int              seeded;
@@ -514,6 +516,7 @@ save_begin(struct repl *r)
     }
     r->reply_id = r->head = a.id;
     r->last_save = mono_s();
+    r->progress_failed = 0;
 }
 
 /* Save the partial reply now and then, so a crash keeps it. */
@@ -525,7 +528,7 @@ save_progress(struct repl *r)
     rwkv_err err;
     double now;
 
-    if (r->reply_id == 0)
+    if (r->reply_id == 0 || r->progress_failed)
         return;
     now = mono_s();
     if (now - r->last_save < CHAT_SAVE_EVERY_S)
@@ -534,8 +537,10 @@ save_progress(struct repl *r)
     n = chat_n_turns(r->c);
     ct = chat_turn_at(r->c, n - 1);
     if (store_turn_progress(r->st, r->reply_id, ct->reply, ct->reply_ids, ct->n_reply, &err)
-        != RWKV_OK)
+        != RWKV_OK) {
         save_fail("the partial reply", &err);
+        r->progress_failed = 1;
+    }
 }
 
 /* The reply ended: complete its row with the state after it. */
@@ -927,11 +932,16 @@ run_reply(struct repl *r)
     sig_in_reply = 1;
     rc = chat_run(r->c, &err);
     sig_in_reply = 0;
-    r->regen = 0;
     if (rc != RWKV_OK)
         cli_fail(&err);
     else if (!r->started)
         fprintf(stderr, "(cancelled before the reply started; message dropped)\n");
+    if (r->regen && !r->started && r->st != NULL && r->sid != 0) {
+        /* a /regen cancelled while its prompt was prefilled again dropped
+        ** the exchange from the chat: take the saved branch back */
+        load_branch(r, r->head, NULL);
+    }
+    r->regen = 0;
     return rc != RWKV_OK;
 }
 
@@ -1202,7 +1212,7 @@ command(struct repl *r, char *line)
         } else if (chat_load_state_file(r->c, args, &err) != RWKV_OK) {
             cli_fail(&err);
         } else if (r->st != NULL) {
-            snprintf(r->state_path, sizeof r->state_path, "%s", args);
+            abs_path(args, r->state_path, sizeof r->state_path);
             r->sid = 0;
             r->head = 0;
             r->last_user = 0;
@@ -1215,6 +1225,22 @@ command(struct repl *r, char *line)
         cli_errorf("unknown command '/%s' (try /help)", cmd);
     }
     return 0;
+}
+
+/* PATH made absolute (so a session resumes from any directory), trying
+** PATH.pth as the model loader does; PATH itself when neither exists. */
+static void
+abs_path(const char *path, char *out, size_t cap)
+{
+    char buf[STORE_PATH_MAX + 8], *rp;
+
+    rp = realpath(path, NULL);
+    if (rp == NULL) {
+        snprintf(buf, sizeof buf, "%s.pth", path);
+        rp = realpath(buf, NULL);
+    }
+    snprintf(out, cap, "%s", rp != NULL ? rp : path);
+    free(rp);
 }
 
 /* ---- session setup ----------------------------------------------------------------- */
@@ -1286,8 +1312,11 @@ check_session(struct repl *r, const store_session *sess, chat_config *cfg)
     struct stat sb;
 
     memset(&m, 0, sizeof m);
-    snprintf(m.path, sizeof m.path, "%s", path);
-    if (!a->o.demo && stat(path, &sb) == 0) {
+    if (a->o.demo)
+        snprintf(m.path, sizeof m.path, "%s", path);
+    else
+        abs_path(path, m.path, sizeof m.path);
+    if (!a->o.demo && stat(m.path, &sb) == 0) {
         m.size = (uint64_t)sb.st_size;
         m.mtime = (int64_t)sb.st_mtime;
     }
@@ -1300,7 +1329,7 @@ check_session(struct repl *r, const store_session *sess, chat_config *cfg)
     if (store_model_upsert(r->st, &m, &r->model_id, &err) != RWKV_OK)
         return cli_fail(&err);
     if (a->o.state)
-        snprintf(r->state_path, sizeof r->state_path, "%s", a->o.state);
+        abs_path(a->o.state, r->state_path, sizeof r->state_path);
     if (sess == NULL)
         return 0;
 
@@ -1331,7 +1360,7 @@ check_session(struct repl *r, const store_session *sess, chat_config *cfg)
                        "on disk", (long long)sess->id, f.name);
             return 1;
         }
-        if (a->o.state != NULL && strcmp(a->o.state, f.path) != 0) {
+        if (a->o.state != NULL && strcmp(r->state_path, f.path) != 0) {
             cli_errorf("chat: session %lld starts from the state file %s: leave out --state (or "
                        "start a --new session)", (long long)sess->id, f.path);
             return 1;

@@ -553,12 +553,17 @@ feed_chunked(chat *c, const int32_t *ids, size_t n, float *logits, rwkv_err *err
     for (size_t pos = 0; pos < n;) {
         size_t k = n - pos < chunk ? n - pos : chunk;
         int rc;
+        double t0;
         if (atomic_load(&c->cancel))
             return rwkv_errf(err, RWKV_ECANCEL, "cancelled");
+        t0 = now_s();
         rc = rwkv_eval(c->m, ids + pos, k, c->cur, pos + k == n ? logits : NULL, err);
         if (rc != RWKV_OK)
             return rc;
         pos += k;
+        c->cur_stats.prefill_s += now_s() - t0;
+        c->cur_stats.prefill_tokens += k;
+        report_stats(c);
     }
     return RWKV_OK;
 }
@@ -573,6 +578,8 @@ chat_prime(chat *c, rwkv_err *err)
     if (c->greet_fed)
         return RWKV_OK;
     atomic_store(&c->cancel, 0);    /* a cancel sent while IDLE is void */
+    memset(&c->cur_stats, 0, sizeof c->cur_stats);
+    c->cur_stats.prefill_total = c->n_greet;
     set_phase(c, CHAT_PREFILL);
     rc = feed_chunked(c, c->greet_ids, c->n_greet, NULL, err);
     if (rc == RWKV_OK) {
@@ -683,6 +690,8 @@ start_turn(chat *c, char *norm, size_t nlen, const char *text, size_t tlen, rwkv
     c->n_seg++;
     c->prev_have_before = c->have_before_reply;
     c->have_before_reply = 0;
+    for (int i = 0; i < c->n_seg; i++)
+        c->cur_stats.prefill_total += c->seg_n[i];
     set_phase(c, CHAT_PREFILL);
     return RWKV_OK;
 }
@@ -993,6 +1002,7 @@ chat_regen(chat *c, rwkv_err *err)
     c->seg_ids[0] = t->prompt_ids;
     c->seg_n[0] = t->n_prompt;
     c->seg_is_greeting[0] = 0;
+    c->cur_stats.prefill_total = t->n_prompt;
     set_phase(c, CHAT_PREFILL);
     return RWKV_OK;
 }

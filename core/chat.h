@@ -93,6 +93,11 @@ typedef struct chat_stats {
     double   gen_s;            /* seconds spent sampling + feeding them */
     double   prefill_tps;      /* prefill_tokens / prefill_s (0 if none) */
     double   decode_tps;       /* gen_tokens / gen_s (0 if none) */
+    /* Progress of the prefill in flight: the number of tokens it feeds in
+    ** all (greeting + prompt; 0 when nothing is queued).  prefill_tokens
+    ** counts those fed so far, so prefill_tokens / prefill_total is the
+    ** fraction done (a progress bar).  Also reported by chat_prime(). */
+    uint64_t prefill_total;
 } chat_stats;
 
 /*

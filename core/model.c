@@ -11,10 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "mem.h"
 
+/* Huge page size for madvise(MADV_HUGEPAGE) on big prepared buffers. */
+#define MDL_HUGE_PAGE ((uintptr_t)2 << 20)
 /* Longest tensor name we build. */
 #define MDL_NAME_MAX 96
 /* Layers we accept (a bound on input, far above real models). */
@@ -245,6 +248,17 @@ mdl_own(rwkv_model *m, uint64_t bytes)
     p = mem_alloc(bytes ? bytes : 1);
     if (p != NULL)
         m->allocs[m->n_allocs++] = p;
+#ifdef MADV_HUGEPAGE
+    /* Prepared weights are streamed once per token: huge pages cut the
+     * page faults at load (seconds for gigabytes on a VM) and the TLB misses
+     * of every pass.  Advice only; failure changes nothing. */
+    if (p != NULL && bytes >= 2 * MDL_HUGE_PAGE) {
+        uintptr_t a = ((uintptr_t)p + MDL_HUGE_PAGE - 1) & ~(uintptr_t)(MDL_HUGE_PAGE - 1);
+        uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(MDL_HUGE_PAGE - 1);
+        if (e > a)
+            madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
+    }
+#endif
     return p;
 }
 
@@ -1401,7 +1415,7 @@ mdl_open_shape(const struct mdl_shape *sh, uint64_t seed, const rwkv_open_opts *
                       bf16 && glob[i].linear);
     }
     for (int l = 0; l < sh->n_layer && rc == RWKV_OK; l++) {
-        mdl_progress(opts, 0.5 * l / sh->n_layer, "generating random weights");
+        mdl_progress(opts, (double)l / sh->n_layer, "generating random weights");
         for (size_t i = 0; i < sizeof spec / sizeof spec[0] && rc == RWKV_OK; i++) {
             char name[MDL_NAME_MAX];
             int64_t shp[3];

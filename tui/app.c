@@ -764,11 +764,40 @@ read_keys(struct app *a)
 
 /* ---- setup ---------------------------------------------------------------- */
 
+/* rwkv_open_opts.progress: with the screen up, the bar is drawn (at most
+** once per percent or change of step); else a line on a terminal stderr. */
 static void
 progress_cb(void *ud, double frac, const char *what)
 {
-    (void)ud;
-    fprintf(stderr, "\r" "loading %s %3.0f%%", what ? what : "", frac * 100.0);
+    struct app *a = ud;
+    int pct = (int)(frac * 100.0);
+
+    if (a->screen == NULL) {
+        fprintf(stderr, "\r" "loading %s %3.0f%%", what ? what : "", frac * 100.0);
+        return;
+    }
+    if (pct == a->load_pct && strcmp(a->load_what, what ? what : "") == 0)
+        return;
+    a->load_pct = pct;
+    a->load_frac = frac;
+    snprintf(a->load_what, sizeof a->load_what, "%s", what ? what : "");
+    tui_view_draw_loading(a);
+}
+
+/* Start showing a load of PATH (NULL: the demo model) in the status line. */
+static void
+load_begin(struct app *a, const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+
+    a->loading = 1;
+    a->load_frac = 0;
+    a->load_pct = -1;
+    snprintf(a->load_what, sizeof a->load_what, "opening");
+    snprintf(a->load_name, sizeof a->load_name, "%.120s",
+             path ? (slash ? slash + 1 : path) : "demo model (random weights)");
+    if (a->screen)
+        tui_view_draw_loading(a);
 }
 
 static int
@@ -788,6 +817,11 @@ open_engine(struct app *a)
     memset(&oo, 0, sizeof oo);
     oo.strategy = strategy;
     oo.n_threads = l->threads;
+    oo.progress_ud = a;
+    if (a->screen) {
+        oo.progress = progress_cb;
+        load_begin(a, l->demo ? NULL : model);
+    }
     if (l->demo) {
         if (rwkv_model_open_demo(1, &oo, &a->model, &err) != RWKV_OK ||
             tok_create_bytes(&a->tok, &err) != RWKV_OK) {
@@ -800,16 +834,15 @@ open_engine(struct app *a)
                             "config file), or --demo to try the interface\n");
             return 2;
         }
-        if (isatty(2)) {
+        if (isatty(2))
             oo.progress = progress_cb;
-        }
         if (rwkv_model_open(model, &oo, &a->model, &err) != RWKV_OK) {
-            if (oo.progress)
+            if (oo.progress && a->screen == NULL)
                 fputc('\n', stderr);
             fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
             return 1;
         }
-        if (oo.progress)
+        if (oo.progress && a->screen == NULL)
             fputs("\r\033[K", stderr);
         if (rwkv_model_info(a->model)->n_vocab <= 256) {
             if (tok_create_bytes(&a->tok, &err) != RWKV_OK) {
@@ -875,13 +908,16 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     oo.strategy = strategy ? strategy : rwkv_model_info(a->model)->strategy;
     oo.n_threads = a->launch.threads;
     tui_notice(a, 0, "loading %s ...", path ? path : (a->model_path[0] ? a->model_path : "demo"));
-    tui_view_draw(a);
+    oo.progress = progress_cb;
+    oo.progress_ud = a;
+    load_begin(a, path ? path : (a->model_path[0] ? a->model_path : NULL));
     if (path == NULL && a->model_path[0] == '\0') {
         if (rwkv_model_open_demo(1, &oo, &m, &err) != RWKV_OK)
             goto fail;
     } else if (rwkv_model_open(path ? path : a->model_path, &oo, &m, &err) != RWKV_OK) {
         goto fail;
     }
+    a->loading = 0;
     if (rwkv_model_info(m)->n_vocab <= 256) {
         if (tok_create_bytes(&t, &err) != RWKV_OK)
             goto fail;
@@ -931,6 +967,7 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     }
     return 0;
 fail:
+    a->loading = 0;
     chat_destroy(c);
     tok_close(t);
     rwkv_model_close(m);
@@ -1041,12 +1078,63 @@ main_loop(struct app *a)
     }
 }
 
+/* newterm and the terminal modes (cbreak: Ctrl-C still works while the
+** model loads; raw() comes after).  0, or 1 with a line on stderr. */
+static int
+screen_start(struct app *a)
+{
+    /* newterm, not initscr, after asking setupterm: a terminal type
+     * curses cannot use is one clear line instead of curses' own exit */
+    SCREEN *scr = tui_term_usable(1) ? newterm(NULL, stdout, stdin) : NULL;
+
+    if (scr == NULL) {
+        const char *term = getenv("TERM");
+        fprintf(stderr, PROG_NAME_TUI ": cannot use terminal type '%s'\n",
+                term ? term : "(unset)");
+        return 1;
+    }
+    a->screen = scr;
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    set_escdelay(TUI_ESC_WAIT_MS);
+    mousemask(BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+              | BUTTON5_PRESSED
+#endif
+              , NULL);
+    mouseinterval(0);
+    a->has_colors = has_colors();
+    if (a->has_colors) {
+        start_color();
+        use_default_colors();
+    }
+    tui_view_init_colors(a);
+    fputs("\033[?2004h", stdout);     /* bracketed paste on */
+    fflush(stdout);
+    return 0;
+}
+
+static void
+screen_end(struct app *a)
+{
+    if (a->screen == NULL)
+        return;
+    fputs("\033[?2004l", stdout);
+    fflush(stdout);
+    endwin();
+    delscreen(a->screen);
+    a->screen = NULL;
+}
+
 int
 tui_run(const tui_launch *launch)
 {
     struct app *a = tui_xmalloc(sizeof *a);
     char msg[THEME_MSG];
-    int rc;
+    int rc, tty, saved_err = -1;
+    FILE *cap = NULL;
     const char *theme_name;
 
     memset(a, 0, sizeof *a);
@@ -1086,15 +1174,56 @@ tui_run(const tui_launch *launch)
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
         theme_strip_colors(&a->th);
 
+    tty = isatty(0) && isatty(1);
+    if (tty) {
+        /* the screen comes up first, so the model loads with a progress bar;
+        ** what the loader or the store print on stderr meanwhile is kept
+        ** and shown after the screen is gone (failure) or in the transcript */
+        if (screen_start(a) != 0) {
+            app_fini(a);
+            free(a);
+            return 1;
+        }
+        fflush(stderr);
+        cap = tmpfile();
+        saved_err = cap ? dup(2) : -1;
+        if (saved_err >= 0)
+            dup2(fileno(cap), 2);
+    }
     rc = open_engine(a);
     if (rc == 0)
         rc = open_store(a);
+    a->loading = 0;
+    if (saved_err >= 0) {
+        fflush(stderr);
+        dup2(saved_err, 2);
+        close(saved_err);
+    }
+    if (rc != 0 && a->screen)
+        screen_end(a);
+    if (cap) {
+        char buf[1024];
+        size_t n;
+        tui_buf b;
+        tui_buf_init(&b);
+        rewind(cap);
+        while ((n = fread(buf, 1, sizeof buf, cap)) > 0)
+            tui_buf_add(&b, buf, n);
+        fclose(cap);
+        while (b.len > 0 && b.p[b.len - 1] == '\n')
+            b.p[--b.len] = '\0';
+        if (b.len > 0 && rc != 0)
+            fprintf(stderr, "%s\n", b.p);
+        else if (b.len > 0)
+            tui_tr_add(&a->tr, TUI_TURN_INFO, b.p, b.len);
+        tui_buf_fini(&b);
+    }
     if (rc != 0) {
         app_fini(a);
         free(a);
         return rc;
     }
-    if (!isatty(0) || !isatty(1)) {
+    if (!tty) {
         fprintf(stderr, PROG_NAME_TUI ": the full-screen client needs a terminal "
                         "(use 'rwkv-tui chat' for line mode)\n");
         app_fini(a);
@@ -1107,41 +1236,8 @@ tui_run(const tui_launch *launch)
             "sessions and branches; give --model for a real one. F1 lists every key.";
         tui_tr_add(&a->tr, TUI_TURN_INFO, demo_note, sizeof demo_note - 1);
     }
-
-    {
-        /* newterm, not initscr, after asking setupterm: a terminal type
-         * curses cannot use is one clear line instead of curses' own exit */
-        SCREEN *scr = tui_term_usable(1) ? newterm(NULL, stdout, stdin) : NULL;
-        if (scr == NULL) {
-            const char *term = getenv("TERM");
-            fprintf(stderr, PROG_NAME_TUI ": cannot use terminal type '%s'\n",
-                    term ? term : "(unset)");
-            app_fini(a);
-            free(a);
-            return 1;
-        }
-        a->screen = scr;
-    }
     install_signals();
     raw();
-    noecho();
-    nonl();
-    keypad(stdscr, TRUE);
-    set_escdelay(TUI_ESC_WAIT_MS);
-    mousemask(BUTTON4_PRESSED
-#ifdef BUTTON5_PRESSED
-              | BUTTON5_PRESSED
-#endif
-              , NULL);
-    mouseinterval(0);
-    a->has_colors = has_colors();
-    if (a->has_colors) {
-        start_color();
-        use_default_colors();
-    }
-    tui_view_init_colors(a);
-    fputs("\033[?2004h", stdout);     /* bracketed paste on */
-    fflush(stdout);
     a->dirty = 1;
 
     if (chat_greeting_fed(a->chat) == 0 && chat_greeting(a->chat)[0] != '\0') {
@@ -1152,10 +1248,7 @@ tui_run(const tui_launch *launch)
     }
     main_loop(a);
 
-    fputs("\033[?2004l", stdout);
-    fflush(stdout);
-    endwin();
-    delscreen(a->screen);
+    screen_end(a);
     app_fini(a);
     free(a);
     return 0;

@@ -160,6 +160,13 @@ struct app {
     int             quit;
     int             dirty;
     tui_worker      w;
+
+    /* model loading (startup and model switch): the bar in the status line */
+    int             loading;       /* 1 while rwkv_model_open runs */
+    double          load_frac;     /* [0,1] from rwkv_open_opts.progress */
+    char            load_what[64]; /* what the loader is doing */
+    char            load_name[128];/* the checkpoint being loaded */
+    int             load_pct;      /* last percentage drawn (throttle) */
 };
 
 /* worker.c */
@@ -198,6 +205,12 @@ int  tui_term_usable(int fd);
 /* view.c */
 void tui_view_init_colors(struct app *a);
 void tui_view_draw(struct app *a);
+/* A frame while a model loads (a->loading): the whole view when a model is
+** already there (a switch), else the status line and a centred bar. */
+void tui_view_draw_loading(struct app *a);
+/* Status line text for a bar: "LABEL [bar] 42% DETAIL" into OUT; BAR_W cells. */
+void tui_view_bar_text(char *out, size_t cap, const char *label, double frac, int bar_w,
+                       const char *detail);
 int  tui_role_attr(const struct app *a, int role);
 
 /* app.c */

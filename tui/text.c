@@ -395,3 +395,42 @@ tui_sanitize(const char *in, size_t n, tui_buf *out)
     tui_san_push(&s, in, n, out);
     tui_san_flush(&s, out);
 }
+
+size_t
+tui_progress_bar(char *out, size_t cap, double frac, int width, int utf8)
+{
+    /* U+2588 full block, then U+2589..U+258F: 7/8 .. 1/8 */
+    static const char *const eighth[8] = {
+        "", "\xe2\x96\x8f", "\xe2\x96\x8e", "\xe2\x96\x8d",
+        "\xe2\x96\x8c", "\xe2\x96\x8b", "\xe2\x96\x8a", "\xe2\x96\x89",
+    };
+    long units, full, part;
+    size_t o = 0;
+
+    if (cap == 0)
+        return 0;
+    out[0] = '\0';
+    if (width < 1)
+        return 0;
+    if (!(frac > 0))                     /* NaN too */
+        frac = 0;
+    if (frac > 1)
+        frac = 1;
+    units = (long)(frac * width * 8 + 0.5);
+    if (!utf8)
+        units = units / 8 * 8;           /* ASCII: whole cells only */
+    full = units / 8;
+    part = units % 8;
+    for (long i = 0; i < width; i++) {
+        const char *c = i < full ? (utf8 ? "\xe2\x96\x88" : "#")
+                      : i == full && part ? eighth[part]
+                      : utf8 ? "\xe2\x96\x91" : "-";
+        size_t k = strlen(c);
+        if (o + k + 1 > cap)
+            break;
+        memcpy(out + o, c, k);
+        o += k;
+    }
+    out[o] = '\0';
+    return o;
+}

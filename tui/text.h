@@ -94,4 +94,13 @@ void tui_san_flush(tui_sanitizer *s, tui_buf *out);
 /* One-shot: sanitise N bytes of IN into OUT. */
 void tui_sanitize(const char *in, size_t n, tui_buf *out);
 
+/*
+** A progress bar of WIDTH cells (>= 1) for FRAC (clamped to [0,1]) written
+** to OUT (NUL terminated; CAP >= 4 * WIDTH + 1 always suffices).  UTF8: full
+** blocks U+2588, one partial block of eighths (U+2589..U+258F) at the edge
+** and light shade U+2591 for the rest; else ASCII '#' and '-'.  Exactly
+** WIDTH display columns.  Returns the bytes written.
+*/
+size_t tui_progress_bar(char *out, size_t cap, double frac, int width, int utf8);
+
 #endif

@@ -123,16 +123,97 @@ rss_mib(void)
     return rss * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
 }
 
+void
+tui_view_bar_text(char *out, size_t cap, const char *label, double frac, int bar_w,
+                  const char *detail)
+{
+    char bar[4 * 64 + 1];
+
+    if (bar_w > 64)
+        bar_w = 64;
+    tui_progress_bar(bar, sizeof bar, frac, bar_w, MB_CUR_MAX > 1);
+    if (frac < 0 || !(frac == frac))
+        frac = 0;
+    if (frac > 1)
+        frac = 1;
+    snprintf(out, cap, " %s%s[%s] %3d%%%s%s ", label, label[0] ? " " : "", bar,
+             (int)(frac * 100), detail && detail[0] ? " " : "", detail ? detail : "");
+}
+
+/* Seconds as "7s", "3m05s", "2h10m". */
+static void
+fmt_eta(char *out, size_t cap, double s)
+{
+    long t = (long)(s + 0.5);
+
+    if (t < 60)
+        snprintf(out, cap, "%lds", t);
+    else if (t < 3600)
+        snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
+    else
+        snprintf(out, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
+}
+
+/* The right part of the status line in three sizes (FULL, MID, SHRT). */
+static void
+status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
+{
+    const chat_stats *ls = &a->last_stats;
+    const char *busy = "";
+    char busybuf[64];
+
+    if (a->loading) {
+        double f = a->load_frac;
+        tui_view_bar_text(full, cap, "loading", f, 20, a->load_what);
+        tui_view_bar_text(mid, cap, "loading", f, 12, "");
+        tui_view_bar_text(shrt, cap, "", f, 6, "");
+        return;
+    }
+    if (a->busy && a->phase == CHAT_PREFILL && ls->prefill_total > 0) {
+        /* a long prompt (or the greeting) is being fed: a bar with the count
+        ** and, once the rate is known, the time left */
+        double f = (double)ls->prefill_tokens / (double)ls->prefill_total;
+        char det[160], eta[32] = "";
+        if (ls->prefill_tps > 0 && ls->prefill_tokens < ls->prefill_total) {
+            char t[24];
+            fmt_eta(t, sizeof t, (double)(ls->prefill_total - ls->prefill_tokens) /
+                                     ls->prefill_tps);
+            snprintf(eta, sizeof eta, "  %s left", t);
+        }
+        snprintf(det, sizeof det, "%llu/%llu tok  %.0f tok/s%s",
+                 (unsigned long long)ls->prefill_tokens,
+                 (unsigned long long)ls->prefill_total, ls->prefill_tps, eta);
+        tui_view_bar_text(full, cap, "prefilling", f, 20, det);
+        snprintf(det, sizeof det, "%llu/%llu tok", (unsigned long long)ls->prefill_tokens,
+                 (unsigned long long)ls->prefill_total);
+        tui_view_bar_text(mid, cap, "prefilling", f, 12, det);
+        tui_view_bar_text(shrt, cap, "prefilling", f, 8, "");
+        return;
+    }
+    if (a->busy && a->phase == CHAT_PREFILL) {
+        snprintf(busybuf, sizeof busybuf, "prefilling %llu tok... ",
+                 (unsigned long long)ls->prefill_tokens);
+        busy = busybuf;
+    } else if (a->busy) {
+        snprintf(busybuf, sizeof busybuf, "generating %llu tok... ",
+                 (unsigned long long)ls->gen_tokens);
+        busy = busybuf;
+    }
+    snprintf(full, cap, " %sprefill %.0f tok/s  decode %.1f tok/s  %ld MiB ", busy,
+             ls->prefill_tps, ls->decode_tps, rss_mib());
+    snprintf(mid, cap, " %sprefill %.0f  decode %.1f tok/s ", busy, ls->prefill_tps,
+             ls->decode_tps);
+    snprintf(shrt, cap, " %sdecode %.1f tok/s ", busy, ls->decode_tps);
+}
+
 static void
 draw_status(struct app *a)
 {
     int st = tui_role_attr(a, THEME_ROLE_STATUS);
-    char left[1600], full[200], mid[160], shrt[96], title[STORE_TITLE_MAX];
+    char left[1600], full[400], mid[400], shrt[400], title[STORE_TITLE_MAX];
     const char *state = a->state_path[0] ? strrchr(a->state_path, '/') : NULL;
     int x = 0, room, lw;
-    const char *busy = "";
     const char *right;
-    char busybuf[64];
 
     fill(0, 0, a->cols, st);
     if (a->launch.demo)
@@ -147,39 +228,71 @@ draw_status(struct app *a)
         snprintf(title, sizeof title, "%.*s%s", (int)sp[0].len, t, sp[0].len < strlen(t) ? "~" : "");
         free(sp);
     }
-    snprintf(left, sizeof left, " %s | %s | state: %.200s | session: %s", a->model_label,
-             rwkv_model_info(a->model)->strategy, state, title);
-    if (a->busy && a->phase == CHAT_PREFILL) {
-        snprintf(busybuf, sizeof busybuf, "prefilling %llu tok... ",
-                 (unsigned long long)a->last_stats.prefill_tokens);
-        busy = busybuf;
-    } else if (a->busy) {
-        snprintf(busybuf, sizeof busybuf, "generating %llu tok... ",
-                 (unsigned long long)a->last_stats.gen_tokens);
-        busy = busybuf;
-    }
-    snprintf(full, sizeof full, " %sprefill %.0f tok/s  decode %.1f tok/s  %ld MiB ", busy,
-             a->last_stats.prefill_tps, a->last_stats.decode_tps, rss_mib());
-    snprintf(mid, sizeof mid, " %sprefill %.0f  decode %.1f tok/s ", busy,
-             a->last_stats.prefill_tps, a->last_stats.decode_tps);
-    snprintf(shrt, sizeof shrt, " %sdecode %.1f tok/s ", busy, a->last_stats.decode_tps);
+    if (a->model)
+        snprintf(left, sizeof left, " %s | %s | state: %.200s | session: %s", a->model_label,
+                 rwkv_model_info(a->model)->strategy, state, title);
+    else
+        snprintf(left, sizeof left, " %s", a->load_name);
+    status_right(a, full, mid, shrt, sizeof full);
     room = a->cols - x;
     lw = tui_str_width(left, strlen(left));
-    if (lw + (int)strlen(full) <= room)
+    if (lw + tui_str_width(full, strlen(full)) <= room)
         right = full;
-    else if (lw + (int)strlen(mid) <= room)
+    else if (lw + tui_str_width(mid, strlen(mid)) <= room)
         right = mid;
     else
         right = shrt;
     {
-        int rw = (int)strlen(right);
+        int rw = tui_str_width(right, strlen(right));
         if (rw + 16 <= room) {
             put(0, x, left, strlen(left), room - rw, st);
-            puts_(0, a->cols - rw, right, rw, st);
+            put(0, a->cols - rw, right, strlen(right), rw, st);
+        } else if (a->loading || (a->busy && a->phase == CHAT_PREFILL)) {
+            /* narrow: the bar matters more than the labels */
+            put(0, x, right, strlen(right), room, st);
         } else {
             put(0, x, left, strlen(left), room, st);
         }
     }
+}
+
+void
+tui_view_draw_loading(struct app *a)
+{
+    char line[400];
+    int y, w;
+
+    if (a->model) {                 /* a switch: the usual view, bar in the status */
+        tui_view_draw(a);
+        return;
+    }
+    getmaxyx(stdscr, a->rows, a->cols);
+    erase();
+    if (a->cols < 8 || a->rows < 3) {
+        refresh();
+        return;
+    }
+    draw_status(a);
+    y = a->rows / 2 - 1;
+    snprintf(line, sizeof line, "Loading %s", a->load_name);
+    w = tui_str_width(line, strlen(line));
+    put(y, w < a->cols ? (a->cols - w) / 2 : 0, line, strlen(line), a->cols, A_BOLD);
+    {
+        int bw = a->cols - 12 > 40 ? 40 : a->cols - 12;
+        if (bw < 4)
+            bw = 4;
+        tui_view_bar_text(line, sizeof line, "", a->load_frac, bw, "");
+        w = tui_str_width(line, strlen(line));
+        put(y + 1, w < a->cols ? (a->cols - w) / 2 : 0, line, strlen(line), a->cols,
+            tui_role_attr(a, THEME_ROLE_STATUS));
+    }
+    if (a->load_what[0]) {
+        w = tui_str_width(a->load_what, strlen(a->load_what));
+        put(y + 2, w < a->cols ? (a->cols - w) / 2 : 0, a->load_what, strlen(a->load_what),
+            a->cols, tui_role_attr(a, THEME_ROLE_INFO));
+    }
+    curs_set(0);
+    refresh();
 }
 
 static void

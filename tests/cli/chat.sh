@@ -137,7 +137,7 @@ expect_fail "missing model file" 'nonexistent' "$RWKV_TUI" chat --model /nonexis
 expect_fail "foreign state file at start" 'state-6v0-A' "$RWKV_TUI" chat $TINY --state "$FX/states/state-6v0-A.pth"
 expect_fail "bad option value" 'top-p' "$RWKV_TUI" chat $TINY --top-p 2
 expect_fail "unknown option" 'unknown option' "$RWKV_TUI" chat $TINY --frobnicate
-expect_fail "sessions not yet" 'session' "$RWKV_TUI" chat $TINY --resume
+expect_fail "resume without sessions" 'no saved sessions' env XDG_DATA_HOME="$TMP/xdg" "$RWKV_TUI" chat $TINY --resume
 "$RWKV_TUI" chat --help | grep -q '/regen' && ok || fail "--help lacks the commands"
 
 finish

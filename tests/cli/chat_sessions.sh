@@ -77,6 +77,17 @@ D3=$TMP/greedy.db
 printf 'hi\nwhat is 2+2?\n' | "$T" chat $TINY --db "$D3" --new g --temperature 0 --max-tokens 40 >"$TMP/G1" 2>/dev/null
 printf 'and 3+3?\n' | "$T" chat --db "$D3" --resume >"$TMP/G2" 2>"$TMP/G2.err"
 cat "$TMP/G1" "$TMP/G2" | cmp -s - "$TMP/G" && ok || fail "greedy --resume differs: $(cat "$TMP/G2.err")"
+# forking in place at the second reply and sending the third message again
+# gives the same reply (turns: 1 greeting, 2/3, 4/5, 6/7)
+printf '/fork 5\nand 3+3?\n' | "$T" chat --db "$D3" --resume >"$TMP/G3" 2>"$TMP/G3.err"
+cmp -s "$TMP/G3" "$TMP/G2" && grep -qx '(branched at turn 5: the next message starts a new branch)' "$TMP/G3.err" \
+    && ok || fail "fork at 5: $(cat "$TMP/G3.err")"
+if [ $HAVE_SQLITE = 1 ]; then
+    q "$D3" 'delete from snapshots where turn_id=5'
+    printf '/fork 6\nand 3+3?\n' | "$T" chat --db "$D3" --resume >"$TMP/G4" 2>"$TMP/G4.err"
+    cmp -s "$TMP/G4" "$TMP/G2" && grep -q 'replayed [0-9]* tokens' "$TMP/G4.err" && ok \
+        || fail "fork before 6 with replay: $(cat "$TMP/G4.err")"
+fi
 # World model
 three | "$T" chat $WORLD --seed 3 --max-tokens 30 >"$TMP/W" 2>/dev/null
 D4=$TMP/world.db
@@ -130,7 +141,7 @@ printf 'and 3+3?\n' | "$T" chat --db "$TMP/r5.db" --session 2 --seed 7 --strateg
 D6=$TMP/kill.db
 printf 'hi\n' | "$T" chat $TINY --db "$D6" --new k --seed 1 --max-tokens 20 >/dev/null 2>&1
 before=$("$T" sessions --db "$D6" export 1 --format json | grep -v '"updated_ms"\|"head"')
-( printf 'tell me a long story\n'; sleep 20 ) |
+( printf 'tell me a long story\n'; sleep 6 ) 2>/dev/null |
     "$T" chat $TINY --db "$D6" --session 1 --max-tokens 100000 --stop QQQZZZ >"$TMP/k.out" 2>"$TMP/k.err" &
 pid=$!
 sleep 2.5
@@ -155,7 +166,7 @@ rc=$?
 
 # --- Ctrl-C mid-reply: partial reply saved, marked, with the state of its tokens -------------
 D7=$TMP/int.db
-( printf 'tell me a long story\n'; sleep 3 ) |
+( printf 'tell me a long story\n'; sleep 3 ) 2>/dev/null |
     "$T" chat $TINY --db "$D7" --new c --seed 2 --max-tokens 100000 --stop QQQZZZ >"$TMP/c.out" 2>"$TMP/c.err" &
 pid=$!
 sleep 1.2
@@ -164,7 +175,7 @@ wait $pid
 rc=$?
 [ $rc = 0 ] && grep -q 'reply interrupted after' "$TMP/c.err" && ok || fail "Ctrl-C ($rc): $(cat "$TMP/c.err")"
 out=$("$T" sessions --db "$D7" show 1)
-case $out in *"#3 assistant [state, interrupted]:"*) ok ;; *) fail "Ctrl-C row: $(printf '%s' "$out" | grep '#3')" ;; esac
+case $out in *"#3 assistant [state] [interrupted]:"*) ok ;; *) fail "Ctrl-C row: $(printf '%s' "$out" | grep '#3')" ;; esac
 if [ $HAVE_SQLITE = 1 ]; then
     # the saved text is what was printed
     q "$D7" 'select text from turns where id=3' >"$TMP/c.db.txt"
@@ -189,24 +200,35 @@ printf 'hi\n/regen\n/history\n/fork 2\nanother\n/history\n/sessions\n/fork 99\n/
 grep -Eq '^  #2 +user +hi \[2 branches\]$' "$TMP/m.out" && ok || fail "/history after /regen: $(cat "$TMP/m.out")"
 grep -q '^(branched before message 2: the next message starts a new branch)$' "$TMP/m.err" && ok || fail "/fork: $(cat "$TMP/m.err")"
 grep -Eq '^  #5 +user +another$' "$TMP/m.out" && ok || fail "/history after /fork"
-grep -Eq '^\* +1 +8 turns +cmds$' "$TMP/m.out" && ok || fail "/sessions: $(cat "$TMP/m.out")"
+grep -Eq '^\* +1 +6 turns +cmds$' "$TMP/m.out" && ok || fail "/sessions: $(cat "$TMP/m.out")"
 grep -q '/fork: .*no turn 99' "$TMP/m.err" && ok || fail "/fork 99: $(cat "$TMP/m.err")"
 grep -q 'the next message starts a new branch of session 1' "$TMP/m.err" && ok || fail "/reset"
 out=$("$T" sessions --db "$D8" show 1)
-case $out in *"#1 system [state, 3 branches]"*) ok ;; *) fail "tree after commands: $out" ;; esac
+case $out in *"#1 system [state] [3 branches]"*) ok ;; *) fail "tree after commands: $out" ;; esac
 # the regenerated reply is the same as a one-process /regen
 printf 'hi\n/regen\n' | "$T" chat $TINY --seed 4 --max-tokens 10 >"$TMP/m2" 2>/dev/null
 head -n 4 "$TMP/m.out" | cmp -s - "$TMP/m2" && ok || fail "/regen in a saved session samples otherwise"
 # /regen right after a resume re-prefills and saves a sibling
 printf '/regen\n' | "$T" chat --db "$D1" --session 1 --seed 1 >/dev/null 2>&1
 out=$("$T" sessions --db "$D1" show 1)
-case $out in *"#4 user [state, 2 branches]"*) ok ;; *) fail "/regen after resume: $out" ;; esac
+case $out in *"#4 user [state] [2 branches]"*) ok ;; *) fail "/regen after resume: $out" ;; esac
 # commands need a saved chat
 printf '/history\n/fork 1\n/sessions\n' | "$T" chat $TINY --seed 1 2>"$TMP/e.err" >/dev/null
 [ "$(grep -c 'this chat is not saved' "$TMP/e.err")" = 3 ] && ok || fail "unsaved: $(cat "$TMP/e.err")"
 # --db alone: a new session titled by the first message
 printf 'pangolins?\n' | "$T" chat $TINY --db "$TMP/auto.db" --seed 1 --max-tokens 5 >/dev/null 2>"$TMP/a.err"
 grep -qx 'new session 1: pangolins?' "$TMP/a.err" && ok || fail "--db alone: $(cat "$TMP/a.err")"
+
+# a session resumes from any directory (model and state paths are absolute)
+(cd "$TMP" && printf 'and 3+3?\n' | "$T" chat --db "$D5" --session 1 --seed 5 >/dev/null 2>"$TMP/cd.err") \
+    && grep -q 'resumed session 1' "$TMP/cd.err" && ok || fail "resume elsewhere: $(cat "$TMP/cd.err")"
+# /state in a saved session: the next message starts a new session from it
+printf 'hi\n/state %s\nhello\n' "$STATE" | "$T" chat $TINY --db "$TMP/st.db" --new st --seed 1 --max-tokens 5 \
+    >/dev/null 2>"$TMP/st.err"
+grep -qx 'new session 2: hello' "$TMP/st.err" && "$T" sessions --db "$TMP/st.db" show 2 | grep -q '^#[0-9]* user' \
+    && ok || fail "/state: $(cat "$TMP/st.err")"
+printf 'more\n' | "$T" chat --db "$TMP/st.db" --resume --seed 1 --max-tokens 5 >/dev/null 2>"$TMP/st2.err" \
+    && grep -qx 'resumed session 2: hello (2 turns)' "$TMP/st2.err" && ok || fail "resume /state session: $(cat "$TMP/st2.err")"
 
 # --- 5. bad input: one line, non-zero ----------------------------------------------------------
 expect_fail "wrong model" 'session 2 was made with .*tiny-7v0-fp32.* not this model.*--new' \

@@ -445,9 +445,68 @@ test_kernels(void)
     }
 }
 
+struct prog {
+    int    calls, monotonic;
+    double last;
+};
+
+static void
+on_progress(void *ud, double frac, const char *what)
+{
+    struct prog *p = ud;
+
+    if (frac < p->last || what == NULL)
+        p->monotonic = 0;
+    p->last = frac;
+    p->calls++;
+}
+
+/* Loading in another precision: converted on the pool, progress reported,
+** and the same logits whatever the thread count. */
+static void
+test_load_precision(void)
+{
+    char path[1024];
+    struct prog pr = { 0, 1, 0 };
+    rwkv_open_opts oo;
+    rwkv_model *m1 = NULL, *m2 = NULL;
+    rwkv_state *s1 = NULL, *s2 = NULL;
+    rwkv_err err;
+    int32_t tok[4] = { 72, 101, 108, 108 };
+    float a[256], b[256];
+
+    test_fixture_path(path, sizeof path, "models/tiny-7v0-fp32.pth");
+    memset(&oo, 0, sizeof oo);
+    oo.strategy = "cpu fp32i8 *4 -> cpu bf16";
+    oo.n_threads = 1;
+    oo.progress = on_progress;
+    oo.progress_ud = &pr;
+    TEST_CONDF(rwkv_model_open(path, &oo, &m1, &err) == RWKV_OK, "open int8/bf16: %s", err.msg);
+    TEST_CONDF(pr.calls >= 12 && pr.monotonic && pr.last == 1.0,
+               "progress: %d calls, monotonic %d, last %g", pr.calls, pr.monotonic, pr.last);
+    oo.n_threads = 2;
+    oo.progress = NULL;
+    TEST_CONDF(rwkv_model_open(path, &oo, &m2, &err) == RWKV_OK, "open 2 threads: %s", err.msg);
+    if (m1 != NULL && m2 != NULL) {
+        TEST_COND("same strategy string",
+                  strcmp(rwkv_model_info(m1)->strategy, "cpu fp32i8 *4 -> cpu bf16") == 0);
+        rwkv_state_create(m1, &s1, &err);
+        rwkv_state_create(m2, &s2, &err);
+        rwkv_eval(m1, tok, 4, s1, a, &err);
+        rwkv_eval(m2, tok, 4, s2, b, &err);
+        TEST_COND("converted weights do not depend on the thread count",
+                  test_max_abs_diff(a, b, 256) == 0);
+    }
+    rwkv_state_destroy(s1);
+    rwkv_state_destroy(s2);
+    rwkv_model_close(m1);
+    rwkv_model_close(m2);
+}
+
 int
 main(void)
 {
+    test_load_precision();
     test_strategy();
     test_kernels();
     test_demo();

@@ -1,0 +1,269 @@
+/*
+** gpu_device.c -- devices, contexts and memory on the CUDA runtime API.
+**
+** Every CUDA error becomes one rwkv_err line naming the device and what was
+** being done, e.g. "cuda: out of memory allocating 1.2 GB on device 0".  A
+** machine with a CUDA build but no driver or no device is not an error for
+** gpu_device_count: it reports 0 devices so callers (tests, strategy
+** parsing) can say "no CUDA device" instead of failing.
+*/
+#include "gpu_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+gpu_compiled(void)
+{
+    return 1;
+}
+
+int
+gpu_cuda_fail(rwkv_err *err, int rc, int dev, const char *what)
+{
+    cudaError_t e = (cudaError_t)rc;
+    int code = RWKV_EIO;
+
+    if (e == cudaErrorMemoryAllocation)
+        code = RWKV_ENOMEM;
+    else if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+             e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDevice)
+        code = RWKV_ENOTSUP;
+    (void)cudaGetLastError();   /* clear a sticky-free error */
+    return rwkv_errf(err, code, "cuda: %s on device %d: %s", what, dev,
+                     cudaGetErrorString(e));
+}
+
+int
+gpu_enter(gpu_ctx *g, rwkv_err *err)
+{
+    cudaError_t rc = cudaSetDevice(g->dev);
+
+    return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, "selecting device");
+}
+
+int
+gpu_device_count(int *n, rwkv_err *err)
+{
+    cudaError_t rc = cudaGetDeviceCount(n);
+
+    if (rc != cudaSuccess) {
+        *n = 0;
+        (void)cudaGetLastError();
+        rwkv_errf(err, RWKV_OK, "no CUDA device (%s)", cudaGetErrorString(rc));
+        return RWKV_OK;
+    }
+    if (*n == 0)
+        rwkv_errf(err, RWKV_OK, "no CUDA device");
+    return RWKV_OK;
+}
+
+int
+gpu_device_query(int dev, gpu_device_info *out, rwkv_err *err)
+{
+    struct cudaDeviceProp p;
+    cudaError_t rc = cudaGetDeviceProperties(&p, dev);
+    size_t fr = 0, tot = 0;
+
+    if (rc != cudaSuccess)
+        return gpu_cuda_fail(err, rc, dev, "querying device");
+    memset(out, 0, sizeof *out);
+    out->index = dev;
+    strncpy(out->name, p.name, sizeof out->name - 1);
+    out->cc_major = p.major;
+    out->cc_minor = p.minor;
+    out->sm_count = p.multiProcessorCount;
+    out->total_bytes = p.totalGlobalMem;
+    if (cudaSetDevice(dev) == cudaSuccess && cudaMemGetInfo(&fr, &tot) == cudaSuccess)
+        out->free_bytes = fr;
+    (void)cudaGetLastError();
+    return RWKV_OK;
+}
+
+int
+gpu_ctx_create(int dev, gpu_ctx **out, rwkv_err *err)
+{
+    gpu_ctx *g;
+    cudaError_t rc;
+    cublasStatus_t bs;
+
+    *out = NULL;
+    g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "cuda: out of host memory creating a context");
+    g->dev = dev;
+    rc = cudaSetDevice(dev);
+    if (rc != cudaSuccess)
+        goto cuda_fail;
+    rc = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
+    if (rc != cudaSuccess)
+        goto cuda_fail;
+    bs = cublasCreate(&g->blas);
+    if (bs != CUBLAS_STATUS_SUCCESS) {
+        int code = bs == CUBLAS_STATUS_ALLOC_FAILED ? RWKV_ENOMEM : RWKV_EIO;
+
+        g->blas = NULL;
+        gpu_ctx_destroy(g);
+        return rwkv_errf(err, code, "cublas: creating a handle on device %d failed "
+                         "(status %d)", dev, (int)bs);
+    }
+    bs = cublasSetStream(g->blas, g->stream);
+    if (bs == CUBLAS_STATUS_SUCCESS)
+        bs = cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH);
+    if (bs != CUBLAS_STATUS_SUCCESS) {
+        gpu_ctx_destroy(g);
+        return rwkv_errf(err, RWKV_EIO, "cublas: setting up the handle on device %d failed "
+                         "(status %d)", dev, (int)bs);
+    }
+    *out = g;
+    return RWKV_OK;
+
+cuda_fail:
+    {
+        int code = gpu_cuda_fail(err, rc, dev, "creating a context");
+        gpu_ctx_destroy(g);
+        return code;
+    }
+}
+
+void
+gpu_ctx_destroy(gpu_ctx *g)
+{
+    if (g == NULL)
+        return;
+    (void)cudaSetDevice(g->dev);
+    if (g->stream)
+        (void)cudaStreamSynchronize(g->stream);
+    if (g->blas)
+        (void)cublasDestroy(g->blas);
+    if (g->stream)
+        (void)cudaStreamDestroy(g->stream);
+    (void)cudaGetLastError();
+    free(g);
+}
+
+int
+gpu_sync(gpu_ctx *g, rwkv_err *err)
+{
+    cudaError_t rc = cudaStreamSynchronize(g->stream);
+
+    return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, "running kernels");
+}
+
+/* "1.2 GB" / "12.0 MB" / "512 bytes" into BUF. */
+static const char *
+gpu_size_str(size_t bytes, char *buf, size_t cap)
+{
+    if (bytes >= (size_t)1 << 30)
+        snprintf(buf, cap, "%.1f GB", (double)bytes / (double)(1u << 30));
+    else if (bytes >= (size_t)1 << 20)
+        snprintf(buf, cap, "%.1f MB", (double)bytes / (double)(1u << 20));
+    else
+        snprintf(buf, cap, "%zu bytes", bytes);
+    return buf;
+}
+
+int
+gpu_alloc(gpu_ctx *g, size_t bytes, void **out, rwkv_err *err)
+{
+    cudaError_t rc;
+    char sz[32];
+    int st;
+
+    *out = NULL;
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    rc = cudaMalloc(out, bytes ? bytes : 1);
+    if (rc == cudaErrorMemoryAllocation) {
+        *out = NULL;
+        (void)cudaGetLastError();
+        return rwkv_errf(err, RWKV_ENOMEM, "cuda: out of memory allocating %s on device %d",
+                         gpu_size_str(bytes, sz, sizeof sz), g->dev);
+    }
+    if (rc != cudaSuccess) {
+        *out = NULL;
+        return gpu_cuda_fail(err, rc, g->dev, "allocating device memory");
+    }
+    return RWKV_OK;
+}
+
+void
+gpu_free(gpu_ctx *g, void *p)
+{
+    if (p == NULL || g == NULL)
+        return;
+    (void)cudaSetDevice(g->dev);
+    (void)cudaFree(p);
+}
+
+int
+gpu_host_alloc(gpu_ctx *g, size_t bytes, void **out, rwkv_err *err)
+{
+    cudaError_t rc = cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable);
+    char sz[32];
+
+    if (rc == cudaSuccess)
+        return RWKV_OK;
+    *out = NULL;
+    if (rc == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return rwkv_errf(err, RWKV_ENOMEM, "cuda: out of memory allocating %s of pinned "
+                         "host memory", gpu_size_str(bytes, sz, sizeof sz));
+    }
+    return gpu_cuda_fail(err, rc, g->dev, "allocating pinned host memory");
+}
+
+void
+gpu_host_free(gpu_ctx *g, void *p)
+{
+    (void)g;
+    if (p != NULL)
+        (void)cudaFreeHost(p);
+}
+
+static int
+gpu_memcpy(gpu_ctx *g, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+           const char *what, rwkv_err *err)
+{
+    cudaError_t rc;
+
+    if (bytes == 0)
+        return RWKV_OK;
+    rc = cudaMemcpyAsync(dst, src, bytes, kind, g->stream);
+    return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, what);
+}
+
+int
+gpu_upload(gpu_ctx *g, void *dst, const void *src, size_t bytes, rwkv_err *err)
+{
+    return gpu_memcpy(g, dst, src, bytes, cudaMemcpyHostToDevice, "copying to the device",
+                      err);
+}
+
+int
+gpu_download(gpu_ctx *g, void *dst, const void *src, size_t bytes, rwkv_err *err)
+{
+    int st = gpu_memcpy(g, dst, src, bytes, cudaMemcpyDeviceToHost,
+                        "copying from the device", err);
+
+    return st != RWKV_OK ? st : gpu_sync(g, err);
+}
+
+int
+gpu_copy(gpu_ctx *g, void *dst, const void *src, size_t bytes, rwkv_err *err)
+{
+    return gpu_memcpy(g, dst, src, bytes, cudaMemcpyDeviceToDevice,
+                      "copying on the device", err);
+}
+
+int
+gpu_zero(gpu_ctx *g, void *dst, size_t bytes, rwkv_err *err)
+{
+    cudaError_t rc;
+
+    if (bytes == 0)
+        return RWKV_OK;
+    rc = cudaMemsetAsync(dst, 0, bytes, g->stream);
+    return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, "clearing memory");
+}

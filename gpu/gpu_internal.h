@@ -1,0 +1,38 @@
+/*
+** gpu_internal.h -- internal to gpu/: the context struct shared by
+** gpu_device.c, gpu_blas.c and gpu_kernels.cu, and the CUDA error helper.
+** Needs the CUDA headers (only ever included by CUDA-built files).
+*/
+#ifndef RWKV_GPU_INTERNAL_H
+#define RWKV_GPU_INTERNAL_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gpu_ctx {
+    int            dev;
+    cudaStream_t   stream;
+    cublasHandle_t blas;
+};
+
+/*
+** Fill ERR from a CUDA runtime error RC met while doing WHAT ("launching
+** wkv7", ...) and return the rwkv status (RWKV_ENOMEM for out-of-memory,
+** RWKV_ENOTSUP for a missing device/driver/kernel image, RWKV_EIO else).
+** The message reads "cuda: WHAT on device N: <cudaGetErrorString>".
+*/
+int gpu_cuda_fail(rwkv_err *err, int rc, int dev, const char *what);
+/* Make G's device current for the calling thread. */
+int gpu_enter(gpu_ctx *g, rwkv_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
