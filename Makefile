@@ -37,13 +37,49 @@ TUI_SRC     := $(wildcard tui/*.c)
 CLI_SRC     := $(filter-out cli/main.c,$(wildcard cli/*.c))
 TEST_SRC    := $(wildcard tests/unit/test_*.c)
 
+# CUDA (gpu/): CUDA=auto (default) builds it when nvcc is on PATH or at
+# /usr/local/cuda/bin/nvcc; CUDA=0 compiles gpu/gpu_stub.c instead (every
+# gpu_ call then says "built without CUDA").  The gpu objects go to
+# $(BUILD)/libgpu.a; core/ never includes gpu/ or CUDA headers.
+CUDA      ?= auto
+NVCC_FOUND := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+ifeq ($(CUDA),auto)
+override CUDA := $(if $(NVCC_FOUND),1,0)
+endif
+NVCC      ?= $(or $(NVCC_FOUND),nvcc)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC_FOUND))
+# SASS for A100 (sm_80) and H100/H200 (sm_90), PTX for compute_90 so newer
+# GPUs JIT it.  Each extra architecture adds compile time.
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra
+ifeq ($(WERROR),1)
+NVCCFLAGS += -Werror all-warnings -Xcompiler -Werror
+endif
+ifeq ($(CUDA),1)
+GPU_OBJ    := $(patsubst %.c,$(BUILD)/%.o,$(filter-out gpu/gpu_stub.c,$(wildcard gpu/*.c))) \
+              $(patsubst %.cu,$(BUILD)/%.cu.o,$(wildcard gpu/*.cu))
+LDLIBS     += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
+              -Wl,--as-needed -lcublas -lcudart -lstdc++ -Wl,--no-as-needed
+EXTRA_CFLAGS_gpu_device = -isystem $(CUDA_HOME)/include
+EXTRA_CFLAGS_gpu_blas   = -isystem $(CUDA_HOME)/include
+else
+GPU_OBJ    := $(BUILD)/gpu/gpu_stub.o
+endif
+GPU_TEST_SRC  := $(wildcard tests/gpu/test_*.c)
+GPU_TEST_BINS := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(GPU_TEST_SRC))
+# Remembers which kind of libgpu.a the build dir holds, so switching CUDA
+# rebuilds it.
+GPU_STAMP     := $(BUILD)/gpu/.cuda-$(CUDA)
+
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 LIBCORE    := $(BUILD)/libcore.a
 LIBSTORAGE := $(BUILD)/libstorage.a
 LIBTUI     := $(BUILD)/libtui.a
 LIBCLI     := $(BUILD)/libcli.a
-LIBS       := $(LIBCLI) $(LIBTUI) $(LIBSTORAGE) $(LIBCORE)
+LIBGPU     := $(BUILD)/libgpu.a
+LIBS       := $(LIBCLI) $(LIBTUI) $(LIBSTORAGE) $(LIBGPU) $(LIBCORE)
 TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 .PHONY: all test asan ubsan debug deps bench install clean check-deps unit-tests
@@ -65,10 +101,20 @@ $(LIBCORE): $(call obj,$(CORE_SRC))
 $(LIBSTORAGE): $(call obj,$(STORAGE_SRC))
 $(LIBTUI): $(call obj,$(TUI_SRC))
 $(LIBCLI): $(call obj,$(CLI_SRC))
+$(LIBGPU): $(GPU_OBJ) $(GPU_STAMP)
 $(LIBS):
 	@mkdir -p $(dir $@)
 	rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
+
+$(GPU_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/gpu/.cuda-*
+	@touch $@
+
+$(BUILD)/%.cu.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 $(BIN): $(BUILD)/cli/main.o $(LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/cli/main.o $(LIBS) $(LDLIBS)
@@ -77,7 +123,18 @@ $(BUILD)/tests/%: tests/unit/%.c tests/harness.h $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(LIBS) $(LDLIBS)
 
-unit-tests: $(TEST_BINS)
+$(BUILD)/tests/test_gpu_%: tests/gpu/test_gpu_%.c tests/gpu/gpu_ref.h tests/harness.h $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(LIBS) $(LDLIBS)
+
+# GPU micro-benchmark for tests/gpu/device_check.sh (not a test runner).
+$(BUILD)/tests/gpu_bench: tests/gpu/gpu_bench.c tests/gpu/gpu_ref.h $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(LIBS) $(LDLIBS)
+.PHONY: gpu-bench
+gpu-bench: $(BUILD)/tests/gpu_bench
+
+unit-tests: $(TEST_BINS) $(GPU_TEST_BINS)
 
 test: all unit-tests check-deps
 	@BUILD=$(BUILD) RWKV_TUI=$(abspath $(BIN)) RWKV_FIXTURES=$(FIXTURES) tests/run.sh

@@ -31,7 +31,8 @@ usage(FILE *f)
             "  fork ID TURN [--title T]      a new session with the turns up to TURN\n"
             "  rename ID TITLE               change a session's title\n"
             "  rm ID                         delete a session and its saved states\n"
-            "  search TEXT                   full-text search over all messages\n\n"
+            "  search TEXT                   full-text search over all messages: every word\n"
+            "                                must appear, as a word or its start\n\n"
             "Options:\n"
             "  --db PATH   session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db)\n");
 }

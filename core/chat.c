@@ -310,7 +310,10 @@ struct chat {
     char          *greeting;       /* owned, "" when none */
     int32_t       *greet_ids;      /* owned */
     size_t         n_greet;
-    int            greet_fed;      /* 1 when start is the post-greeting state */
+    int            greet_fed;      /* 1 when cur already holds the greeting */
+    int            start_greeted;  /* 1 when start is the post-greeting state
+                                      (differs from greet_fed after
+                                      chat_restore_state on a fresh chat) */
 
     rwkv_state    *cur, *start, *turn_start, *before_reply;
     int            have_turn_start, have_before_reply;
@@ -504,6 +507,7 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
             goto fail;
     }
     c->greet_fed = c->n_greet == 0;
+    c->start_greeted = c->greet_fed;
     rwkv_state_copy(c->cur, c->start);
 
     if (c->samp_set & PARAMS_BIT(seed_bit())) {
@@ -585,6 +589,7 @@ chat_prime(chat *c, rwkv_err *err)
     if (rc == RWKV_OK) {
         rwkv_state_copy(c->start, c->cur);
         c->greet_fed = 1;
+        c->start_greeted = 1;
     } else {
         rwkv_state_copy(c->cur, c->start);
     }
@@ -809,6 +814,7 @@ step_prefill(chat *c, rwkv_err *err)
     if (c->seg_is_greeting[c->si]) {
         rwkv_state_copy(c->start, c->cur);
         c->greet_fed = 1;
+        c->start_greeted = 1;
         rwkv_state_copy(c->turn_start, c->cur);
         c->have_turn_start = 1;
     }
@@ -1026,6 +1032,10 @@ chat_reset(chat *c)
         return;
     clear_turns(c);
     rwkv_state_copy(c->cur, c->start);
+    /* A restored conversation may have come with its own greeting while
+    ** START is still fresh: the greeting is then fed again on the next
+    ** message. */
+    c->greet_fed = c->start_greeted;
     atomic_store(&c->cancel, 0);
 }
 
@@ -1053,6 +1063,7 @@ chat_load_state_file(chat *c, const char *path, rwkv_err *err)
     c->n_greet = 0;
     c->greeting[0] = '\0';
     c->greet_fed = 1;
+    c->start_greeted = 1;
     clear_turns(c);
     params_apply_state_defaults(&c->samp, c->samp_set);
     return RWKV_OK;

@@ -1389,6 +1389,11 @@ mdl_open_shape(const struct mdl_shape *sh, uint64_t seed, const rwkv_open_opts *
     int rc = RWKV_OK;
 
     *out = NULL;
+    {
+        strat st;   /* refuse a bad strategy before generating gigabytes */
+        if ((rc = strat_check(strategy, 1, &st, err)) != RWKV_OK)
+            return rc;
+    }
     m = calloc(1, sizeof *m);
     d = calloc(1, sizeof *d);
     if (d != NULL) {

@@ -1,25 +1,32 @@
 /*
 ** threadpool.c -- persistent worker threads (see threadpool.h).
 **
-** A job is published by bumping the generation counter.  Workers wait for a
-** new generation by spinning a bounded while (TPOOL_SPIN pause loops, tens
-** of microseconds: a decode step issues a job every few hundred
-** microseconds, and a condition-variable wake-up costs about as much as the
-** job on a busy VM) and then sleep on a condition variable; the caller runs
-** share 0 itself and waits for the others the same way.  Nothing spins
-** without bound, so a pool on a machine shared with other processes falls
-** back to sleeping instead of burning the cores they need.
+** A job is cut into more chunks than there are threads (TPOOL_CHUNKS per
+** thread) and every participant -- the caller and the workers -- claims
+** chunks from one atomic counter until none are left.  The caller then
+** waits only for chunks that were claimed and are still running, never for
+** a worker that has not woken up yet: on a machine shared with other
+** processes a descheduled worker would otherwise stall every product until
+** the scheduler runs it again (on two busy cores two threads were measured
+** slower than one before this).  A worker that wakes after the job is done
+** finds nothing to claim and goes back to sleep.
+**
+** Workers sleep on a condition variable between jobs; nothing spins.  The
+** claim counter holds the job's generation in its high 32 bits, so a late
+** worker can never claim a chunk of a newer job with an old snapshot.
 */
 #include "threadpool.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 /* Upper bound on threads; more than this is clamped. */
 #define TPOOL_MAX_THREADS 256
-/* Pause iterations a waiting thread spins before it sleeps (~20-60 us). */
-#define TPOOL_SPIN 2000
+/* Chunks per thread of every job: enough to even out a slow or late thread,
+** few enough that claiming (one atomic add) stays negligible. */
+#define TPOOL_CHUNKS 4
 
 struct tpool_worker {
     struct tpool *pool;
@@ -31,22 +38,48 @@ struct tpool {
     int                  n;          /* threads including the caller */
     pthread_mutex_t      mu;
     pthread_cond_t       wake, done;
-    unsigned long        generation; /* atomic; changed under mu */
-    int                  pending;    /* atomic: workers still running this job */
-    int                  sleepers;   /* workers waiting on WAKE (under mu) */
+    unsigned long        generation; /* under mu */
     int                  quit;       /* under mu */
+    /* the current job (written under mu before generation changes) */
     tpool_fn             fn;
     void                *ctx;
+    int                  n_chunks;
+    uint64_t             claim;      /* atomic: generation << 32 | next chunk */
+    int                  finished;   /* atomic: chunks done */
     struct tpool_worker *workers;    /* n - 1 of them */
     int                  n_started;
 };
 
-static inline void
-tpool_pause(void)
+/* Claim the next chunk of job GEN: its index, or -1 when none is left (or
+** the job is not GEN any more). */
+static int
+tpool_claim(struct tpool *p, uint32_t gen, int n_chunks)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
+    uint64_t old = __atomic_load_n(&p->claim, __ATOMIC_ACQUIRE);
+
+    for (;;) {
+        if ((uint32_t)(old >> 32) != gen || (int)(uint32_t)old >= n_chunks)
+            return -1;
+        if (__atomic_compare_exchange_n(&p->claim, &old, old + 1, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            return (int)(uint32_t)old;
+    }
+}
+
+/* Run claimed chunks of job GEN until none is left. */
+static void
+tpool_work(struct tpool *p, uint32_t gen, tpool_fn fn, void *ctx, int n_chunks)
+{
+    int c;
+
+    while ((c = tpool_claim(p, gen, n_chunks)) >= 0) {
+        fn(ctx, c, n_chunks);
+        if (__atomic_add_fetch(&p->finished, 1, __ATOMIC_ACQ_REL) == n_chunks) {
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mu);
+        }
+    }
 }
 
 static void *
@@ -57,30 +90,24 @@ tpool_main(void *arg)
     unsigned long seen = 0;
 
     for (;;) {
-        int spins = 0;
-        while (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen && spins < TPOOL_SPIN) {
-            tpool_pause();
-            spins++;
-        }
+        tpool_fn fn;
+        void *ctx;
+        int n_chunks;
+
         pthread_mutex_lock(&p->mu);
-        p->sleepers++;
         while (!p->quit && p->generation == seen)
             pthread_cond_wait(&p->wake, &p->mu);
-        p->sleepers--;
         if (p->quit) {
             pthread_mutex_unlock(&p->mu);
             return NULL;
         }
         seen = p->generation;
+        fn = p->fn;
+        ctx = p->ctx;
+        n_chunks = p->n_chunks;
         pthread_mutex_unlock(&p->mu);
 
-        p->fn(p->ctx, w->index, p->n);
-
-        if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0) {
-            pthread_mutex_lock(&p->mu);
-            pthread_cond_signal(&p->done);
-            pthread_mutex_unlock(&p->mu);
-        }
+        tpool_work(p, (uint32_t)seen, fn, ctx, n_chunks);
     }
 }
 
@@ -152,30 +179,30 @@ tpool_size(const tpool *p)
 void
 tpool_run(tpool *p, tpool_fn fn, void *ctx)
 {
-    int spins = 0;
+    uint32_t gen;
+    int n_chunks;
 
     if (p == NULL || p->n <= 1) {
         fn(ctx, 0, 1);
         return;
     }
+    n_chunks = p->n * TPOOL_CHUNKS;
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
-    __atomic_store_n(&p->pending, p->n - 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&p->generation, 1, __ATOMIC_RELEASE);
-    if (p->sleepers > 0)
-        pthread_cond_broadcast(&p->wake);
+    p->n_chunks = n_chunks;
+    __atomic_store_n(&p->finished, 0, __ATOMIC_RELAXED);
+    p->generation++;
+    gen = (uint32_t)p->generation;
+    __atomic_store_n(&p->claim, (uint64_t)gen << 32, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
 
-    fn(ctx, 0, p->n);
+    tpool_work(p, gen, fn, ctx, n_chunks);
 
-    while (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) > 0 && spins < TPOOL_SPIN) {
-        tpool_pause();
-        spins++;
-    }
-    if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) > 0) {
+    if (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < n_chunks) {
         pthread_mutex_lock(&p->mu);
-        while (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) > 0)
+        while (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < n_chunks)
             pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
     }

@@ -2,9 +2,11 @@
 ** threadpool.h -- a persistent pool of compute threads.
 **
 ** The model creates one pool at open and keeps it for its lifetime: no thread
-** is created per token.  tpool_run() hands the same function to every thread
-** (the caller's thread is worker 0) and returns when all of them finished, so
-** a job is "split N ways, then join".  One caller at a time per pool.
+** is created per token.  tpool_run() cuts a job into N chunks (a few per
+** thread) that the caller's thread and the workers claim dynamically, and
+** returns when every chunk is done: "split N ways, then join", where a slow
+** or descheduled thread just takes fewer chunks.  One caller at a time per
+** pool.
 */
 #ifndef RWKV_THREADPOOL_H
 #define RWKV_THREADPOOL_H
@@ -13,7 +15,9 @@
 
 typedef struct tpool tpool;
 
-/* Work function: called once for each I in [0, n) with N = tpool_size(). */
+/* Work function: called once for each chunk I in [0, N) (N is chosen by the
+** pool; 1 for a pool of one thread), from any thread; chunks run
+** concurrently and must write disjoint data. */
 typedef void (*tpool_fn)(void *ctx, int i, int n);
 
 /*

@@ -34,11 +34,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/status.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include "../core/status.h"
 
 /* Weights per Q8 scale block (== SIMD_Q8_BLOCK of core/simd.h). */
 #define GPU_Q8_BLOCK 32
@@ -101,8 +101,9 @@ int gpu_zero(gpu_ctx *g, void *dst, size_t bytes, rwkv_err *err);
 
 /*
 ** Y[t][r] = sum_c W[r][c] X[t][c] (+ BETA * Y[t][r]) for t < T, r < ROWS:
-** W [rows][cols] and X [T][cols] both of type DT (GPU_F16 or GPU_BF16),
-** Y [T][ldy] float32, ldy >= rows.  cublasGemmEx with fp32 accumulation.
+** W [rows][cols] and X [T][cols] both of type DT (GPU_F16, GPU_BF16, or
+** GPU_F32 for true fp32 products, no TF32), Y [T][ldy] float32, ldy >= rows.
+** cublasGemmEx with fp32 accumulation.
 */
 int gpu_gemm(gpu_ctx *g, enum gpu_dtype dt, const void *w, int rows, int cols,
              const void *x, int t, float *y, int ldy, float beta, rwkv_err *err);
@@ -112,6 +113,15 @@ int gpu_gemm(gpu_ctx *g, enum gpu_dtype dt, const void *w, int rows, int cols,
 /* DST[i] = SRC[i] converted to DT (f16 / bf16: round to nearest even). */
 int gpu_convert(gpu_ctx *g, const float *src, enum gpu_dtype dt, void *dst, size_t n,
                 rwkv_err *err);
+
+/*
+** Dequantize Q8 weights Q [rows][cols] with SCALES [rows][ceil(cols/32)] to
+** DST [rows][cols] of type DT: dst = DT(float(q) * scale) (f16 / bf16 round
+** to nearest even).  For prefill: dequantize a layer's matrix into a scratch
+** once, then gpu_gemm, instead of re-reading the codes every 8 tokens.
+*/
+int gpu_dequant_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
+                   enum gpu_dtype dt, void *dst, rwkv_err *err);
 
 /*
 ** Own weight products for decode and short passes (fp32 activations, fp32

@@ -1,8 +1,8 @@
 /*
-** gpu_blas.c -- cuBLAS products: fp16 / bf16 weights and activations, fp32
-** accumulation and fp32 output (CUBLAS_COMPUTE_32F), so no layer rescaling
-** is needed for fp16 (the reference's `rescale_layer` guards fp16 *outputs*
-** against overflow; ours stay fp32).
+** gpu_blas.c -- cuBLAS products: fp16 / bf16 (or fp32) weights and
+** activations, fp32 accumulation and fp32 output (CUBLAS_COMPUTE_32F), so no
+** layer rescaling is needed for fp16 (the reference's `rescale_layer` guards
+** fp16 *outputs* against overflow; ours stay fp32).
 **
 ** Row-major to cuBLAS's column-major: W [rows][cols] row-major is the
 ** column-major matrix W^T (cols x rows), X [T][cols] is X^T (cols x T) and
@@ -39,8 +39,10 @@ gpu_gemm(gpu_ctx *g, enum gpu_dtype dt, const void *w, int rows, int cols, const
         ty = CUDA_R_16F;
     else if (dt == GPU_BF16)
         ty = CUDA_R_16BF;
+    else if (dt == GPU_F32)
+        ty = CUDA_R_32F;   /* CUBLAS_COMPUTE_32F: true fp32, never TF32 */
     else
-        return rwkv_errf(err, RWKV_EINVAL, "cublas: gemm supports f16 and bf16 weights only");
+        return rwkv_errf(err, RWKV_EINVAL, "cublas: gemm: unknown dtype %d", (int)dt);
     if (rows <= 0 || cols <= 0 || t <= 0 || ldy < rows)
         return rwkv_errf(err, RWKV_EINVAL, "cublas: bad gemm shape rows %d cols %d T %d ldy %d",
                          rows, cols, t, ldy);

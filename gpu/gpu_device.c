@@ -70,7 +70,7 @@ gpu_device_query(int dev, gpu_device_info *out, rwkv_err *err)
         return gpu_cuda_fail(err, rc, dev, "querying device");
     memset(out, 0, sizeof *out);
     out->index = dev;
-    strncpy(out->name, p.name, sizeof out->name - 1);
+    snprintf(out->name, sizeof out->name, "%.*s", (int)sizeof out->name - 1, p.name);
     out->cc_major = p.major;
     out->cc_minor = p.minor;
     out->sm_count = p.multiProcessorCount;

@@ -112,6 +112,14 @@ gpu_convert(gpu_ctx *g, const float *src, enum gpu_dtype dt, void *dst, size_t n
 }
 
 int
+gpu_dequant_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
+               enum gpu_dtype dt, void *dst, rwkv_err *err)
+{
+    (void)g, (void)q, (void)scales, (void)rows, (void)cols, (void)dt, (void)dst;
+    return gpu_stub(err);
+}
+
+int
 gpu_matmul_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
               const float *x, int t, float *y, rwkv_err *err)
 {

@@ -367,8 +367,10 @@ typedef struct store_hit {
     char    title[STORE_TITLE_MAX];
     char    snippet[256];          /* with [ ] around the matches */
 } store_hit;
-/* Full-text search (FTS5) of TEXT as a phrase; at most MAX hits, newest
-** first.  *HITS owned by caller: free(). */
+/* Full-text search (FTS5) of TEXT: every word of it must appear, as a word
+** or the start of one ("mess" finds "message"); quotes and FTS5 operators
+** in TEXT are plain text.  At most MAX hits, newest first.  *HITS owned by
+** caller: free(). */
 int store_search(store *s, const char *text, size_t max, store_hit **hits,
                  size_t *n, rwkv_err *err);
 

@@ -35,13 +35,15 @@
 
 /* ---- search ------------------------------------------------------------- */
 
-/* TEXT as an FTS5 query: each word a quoted string (so no word is syntax),
-** all words required. */
+/* TEXT as an FTS5 query: each word a quoted string (so no word is syntax:
+** quotes doubled; AND, NEAR(, *, - are text), followed by '*' so that it
+** matches as a prefix ("mess" finds "message"); all words required.  A word
+** of punctuation only quotes to an empty phrase, which FTS5 ignores. */
 static char *
 fts_query(const char *text)
 {
     size_t n = strlen(text);
-    char *q = malloc(n * 3 + 8), *o = q;
+    char *q = malloc(n * 4 + 8), *o = q;
     const char *p = text;
 
     if (q == NULL)
@@ -60,6 +62,7 @@ fts_query(const char *text)
             *o++ = *p++;
         }
         *o++ = '"';
+        *o++ = '*';
     }
     *o = '\0';
     return q;

@@ -418,10 +418,10 @@ scroll_key(struct app *a, int key, int is_fkey)
         MEVENT me;
         if (getmouse(&me) == OK) {
             if (me.bstate & BUTTON4_PRESSED)
-                tui_tr_scroll(&a->tr, 3, h);
+                tui_tr_scroll(&a->tr, TUI_WHEEL_ROWS, h);
 #ifdef BUTTON5_PRESSED
             else if (me.bstate & BUTTON5_PRESSED)
-                tui_tr_scroll(&a->tr, -3, h);
+                tui_tr_scroll(&a->tr, -TUI_WHEEL_ROWS, h);
 #endif
         }
         return 1;
@@ -953,6 +953,7 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
         a->launch.demo = 0;
     }
     a->state_path[0] = '\0';
+    a->state_lib_id = 0;
     tui_session_model_row(a);
     tui_tr_clear(&a->tr);
     a->sid = 0;
@@ -1175,7 +1176,8 @@ tui_run(const tui_launch *launch)
         theme_strip_colors(&a->th);
 
     tty = isatty(0) && isatty(1);
-    if (tty) {
+    /* (no model at all: the usage line, without a screen flashing up first) */
+    if (tty && (launch->demo || launch->model || a->cfg.model[0])) {
         /* the screen comes up first, so the model loads with a progress bar;
         ** what the loader or the store print on stderr meanwhile is kept
         ** and shown after the screen is gone (failure) or in the transcript */
@@ -1229,6 +1231,11 @@ tui_run(const tui_launch *launch)
         app_fini(a);
         free(a);
         return 2;
+    }
+    if (a->screen == NULL && screen_start(a) != 0) {
+        app_fini(a);
+        free(a);
+        return 1;
     }
     if (launch->demo) {
         static const char demo_note[] =

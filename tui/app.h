@@ -38,6 +38,8 @@
 #define TUI_SIDEBAR_MIN_COLS 60  /* sidebar hidden automatically below this */
 #define TUI_INPUT_MAX_ROWS 8     /* the input box grows up to this many rows */
 #define TUI_NOTICE 512
+#define TUI_WHEEL_ROWS 3         /* rows (menu items) one wheel step scrolls */
+#define TUI_STATE_IMPORT_MAX (256ul << 20)  /* largest state file imported */
 
 /* Key codes of our own, beyond Unicode and the config's codes. */
 #define TUI_K_ENTER     0x130001
@@ -150,6 +152,11 @@ struct app {
     int             show_stats;
     int             menu_filtering;/* typing goes to the menu filter */
     char            pending_state[1024];
+    /* state files from the library (the database's state_files rows) */
+    int64_t         state_lib_id;  /* row of the state in use when it was loaded
+                                      from the database (imported), else 0 */
+    int64_t         pending_lib_id;/* row chosen in the menu, 0 = a path */
+    char            lib_name[STORE_TITLE_MAX]; /* its name while it is loaded */
 
     /* terminal */
     void           *screen;        /* the curses SCREEN (newterm) */
@@ -188,6 +195,13 @@ void tui_session_new(struct app *a);
 void tui_session_siblings(struct app *a, int64_t turn, int *index, int *count);
 int  tui_session_step_sibling(struct app *a, int64_t turn, int dir);
 int  tui_session_switch_state(struct app *a, const char *path, int replay);
+/* Like tui_session_switch_state for library row ID (imported bytes or a
+** referenced path). */
+int  tui_session_switch_library(struct app *a, int64_t id, int replay);
+/* Import the state file PATH into the library (its bytes kept in the
+** database) after checking that it fits the model; *ID the new row.  0, or
+** -1 with a notice. */
+int  tui_session_import_state(struct app *a, const char *path, int64_t *id);
 long tui_session_replay_cost(struct app *a);
 void tui_session_model_row(struct app *a);
 
@@ -223,7 +237,8 @@ void tui_apply_sampling(struct app *a);
 void tui_send(struct app *a, const char *text);
 /* Load the checkpoint PATH (NULL = the current one) with STRATEGY (NULL =
 ** the current one) and start a new session on it; on failure nothing
-** changes and a notice says why.  Blocking (a progress notice is drawn). */
+** changes and a notice says why.  Blocking (the status line shows a
+** progress bar, drawn from the loader's progress callback). */
 int  tui_switch_model(struct app *a, const char *path, const char *strategy);
 
 #endif

@@ -34,7 +34,7 @@ static const char *const fixed_keys[][2] = {
     { "Home/End, C-a/C-e", "start/end of line (empty box: top/end of transcript)" },
     { "C-k / C-u / C-w", "delete to end of line / to start / word before" },
     { "Backspace/Delete", "delete a whole character" },
-    { "PgUp/PgDn, wheel", "scroll the transcript" },
+    { "PgUp/PgDn, wheel", "scroll the transcript (in a menu the wheel moves)" },
     { "Shift-Up/Down", "scroll one line" },
     { "Esc, C-c", "cancel the running reply (kept, marked interrupted)" },
     { "C-d (empty box), C-q", "quit" },
@@ -42,9 +42,11 @@ static const char *const fixed_keys[][2] = {
     { "Sidebar: Left/Right, -/+", "change it by one step (PgUp/PgDn: 10)" },
     { "Sidebar: Enter or a digit", "type a value" },
     { "Menus: type", "search; Enter acts, Esc closes" },
+    { "Sessions: type", "search titles and messages (words match as prefixes)" },
     { "Sessions: C-r / C-d / C-f", "rename / delete / fork as a new session" },
     { "Branches: Left/Right", "previous/next sibling of the selected turn" },
     { "Branches: Enter", "on your message: edit it (starts a branch)" },
+    { "State files: C-s", "import the file into the library (the database)" },
     { "Presets: C-s", "save the current values as a preset" },
     { "Models: Enter / C-s", "switch model / change the strategy (new session)" },
 };
@@ -57,7 +59,7 @@ tui_menu_hint(const struct app *a)
     switch (a->menu.kind) {
     case TUI_MENU_SESSIONS:  return "Enter resume  C-r rename  C-d delete  C-f fork  Esc close";
     case TUI_MENU_BRANCHES:  return "Left/Right sibling  Enter edit/fork  Esc close";
-    case TUI_MENU_STATES:    return "Enter switch  Esc close";
+    case TUI_MENU_STATES:    return "Enter switch  C-s import into the library  Esc close";
     case TUI_MENU_PRESETS:   return "Enter load  C-s save current  Esc close";
     case TUI_MENU_MODELS:    return "Enter switch model  C-s change strategy  Esc close";
     case TUI_MENU_STATE_ASK: return "Enter choose  Esc cancel";
@@ -173,17 +175,57 @@ list_dir(struct app *a, const char *dir)
     closedir(d);
 }
 
+/* The library: state files known to the database (imported ones carry
+** their bytes; referenced ones a path).  Item id = the row, data = its
+** path or "" when imported. */
+static void
+list_library(struct app *a)
+{
+    const rwkv_info *inf = rwkv_model_info(a->model);
+    store_statefile *v = NULL;
+    size_t n = 0;
+    rwkv_err err;
+
+    if (a->st == NULL)
+        return;
+    if (store_statefile_list(a->st, &v, &n, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char detail[300];
+        const store_statefile *f = &v[i];
+        int imported = f->path[0] == '\0';
+        int in_use = imported ? a->state_lib_id == f->id
+                              : a->state_lib_id == 0 && strcmp(f->path, a->state_path) == 0;
+        int other = f->n_embd != 0 && (f->n_embd != inf->n_embd || f->n_layer != inf->n_layer);
+
+        if (in_use)
+            snprintf(detail, sizeof detail, "(in use) library%s", imported ? ", imported" : "");
+        else if (other)
+            snprintf(detail, sizeof detail, "library: for another model (%d layers x %d)",
+                     f->n_layer, f->n_embd);
+        else if (imported)
+            snprintf(detail, sizeof detail, "library, imported, %zu KiB", (f->size + 1023) / 1024);
+        else
+            snprintf(detail, sizeof detail, "library: %.250s", f->path);
+        tui_menu_add(&a->menu, f->name, detail, imported ? "" : f->path, f->id);
+    }
+    free(v);
+}
+
 static void
 fill_states(struct app *a)
 {
     char dir[1024];
     const char *env = getenv("RWKV_TUI_STATES");
 
+    list_library(a);
     if (a->cfg.state_dir[0])
         list_dir(a, a->cfg.state_dir);
     if (env && *env)
         list_dir(a, env);
-    if (a->state_path[0]) {
+    if (a->state_path[0] && a->state_lib_id == 0) {
         const char *slash = strrchr(a->state_path, '/');
         if (slash) {
             snprintf(dir, sizeof dir, "%.*s", (int)(slash - a->state_path), a->state_path);
@@ -435,6 +477,42 @@ act_branches(struct app *a, int key, int is_fkey, const tui_menu_item *it)
     }
 }
 
+/* Switch to the state chosen in the menu (a path, or a library row). */
+static void
+switch_pending(struct app *a, int replay)
+{
+    int64_t id = a->pending_lib_id;
+
+    if (id != 0) {
+        a->pending_lib_id = 0;
+        tui_session_switch_library(a, id, replay);
+    } else {
+        tui_session_switch_state(a, a->pending_state, replay);
+    }
+}
+
+/* C-s in the state menu: import the selected file into the library. */
+static void
+import_state(struct app *a, const tui_menu_item *it)
+{
+    char path[1024];
+    int64_t id;
+
+    if (it == NULL || it->data == NULL)
+        return;
+    if (it->data[0] == '\0') {
+        tui_notice(a, 0, "%s is already in the library", it->label);
+        return;
+    }
+    snprintf(path, sizeof path, "%s", it->data);    /* IT dies with the refill */
+    if (tui_session_import_state(a, path, &id) != 0)
+        return;
+    tui_menu_clear(&a->menu);
+    fill_states(a);
+    tui_menu_set_filter(&a->menu, "");
+    tui_menu_select_id(&a->menu, id);
+}
+
 static void
 act_states(struct app *a, const tui_menu_item *it)
 {
@@ -444,9 +522,10 @@ act_states(struct app *a, const tui_menu_item *it)
     if (it == NULL || it->data == NULL)
         return;
     snprintf(a->pending_state, sizeof a->pending_state, "%s", it->data);
+    a->pending_lib_id = it->data[0] == '\0' ? it->id : 0;   /* imported: by row */
     if (chat_n_turns(a->chat) == 0) {
         tui_menu_close(a);
-        tui_session_switch_state(a, a->pending_state, 0);
+        switch_pending(a, 0);
         return;
     }
     cost = tui_session_replay_cost(a);
@@ -535,6 +614,18 @@ tui_menu_key(struct app *a, int key, int is_fkey)
         case KEY_NPAGE: tui_menu_move(m, +10); return 1;
         case KEY_HOME:  tui_menu_home(m); return 1;
         case KEY_END:   tui_menu_end(m); return 1;
+        case KEY_MOUSE: {               /* the wheel moves the selection */
+            MEVENT me;
+            if (getmouse(&me) == OK) {
+                if (me.bstate & BUTTON4_PRESSED)
+                    tui_menu_move(m, -TUI_WHEEL_ROWS);
+#ifdef BUTTON5_PRESSED
+                else if (me.bstate & BUTTON5_PRESSED)
+                    tui_menu_move(m, +TUI_WHEEL_ROWS);
+#endif
+            }
+            return 1;
+        }
         case KEY_BACKSPACE: break;
         default:
             if (key >= KEY_F(1) && key <= KEY_F(12)) {
@@ -567,7 +658,9 @@ tui_menu_key(struct app *a, int key, int is_fkey)
     case TUI_MENU_SESSIONS: act_sessions(a, key, is_fkey, it); break;
     case TUI_MENU_BRANCHES: act_branches(a, key, is_fkey, it); break;
     case TUI_MENU_STATES:
-        if (enter)
+        if (!is_fkey && key == CFG_KEY_CTRL('s'))
+            import_state(a, it);
+        else if (enter)
             act_states(a, it);
         break;
     case TUI_MENU_STATE_ASK:
@@ -575,7 +668,9 @@ tui_menu_key(struct app *a, int key, int is_fkey)
             int64_t choice = it->id;
             tui_menu_close(a);
             if (choice == 1 || choice == 2)
-                tui_session_switch_state(a, a->pending_state, choice == 2);
+                switch_pending(a, choice == 2);
+            else
+                a->pending_lib_id = 0;
         }
         break;
     case TUI_MENU_PRESETS: act_presets(a, key, is_fkey, it); break;

@@ -14,12 +14,60 @@
 */
 #include "app.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "text.h"
+
+/*
+** A loadable path for library row F: its own path when referenced (DATA
+** NULL), else a temporary file holding the imported DATA, named with the
+** original's extension (the loader tells .pth from .safetensors by it);
+** the caller unlinks it.  0, or -1 with ERR.
+*/
+static int
+lib_path(const store_statefile *f, const void *data, char *out, size_t cap, rwkv_err *err)
+{
+    const char *dot = strrchr(f->name, '.');
+    const char *tmpdir = getenv("TMPDIR");
+    char suffix[32];
+    int fd;
+    size_t off = 0;
+
+    if (data == NULL) {
+        if (f->path[0] == '\0') {
+            rwkv_errf(err, RWKV_EINVAL, "state file '%s' has neither a path nor data", f->name);
+            return -1;
+        }
+        snprintf(out, cap, "%s", f->path);
+        return 0;
+    }
+    snprintf(suffix, sizeof suffix, "%s", dot && strlen(dot) < sizeof suffix ? dot : ".pth");
+    snprintf(out, cap, "%s/rwkv-tui-state-XXXXXX%s", tmpdir && *tmpdir ? tmpdir : "/tmp", suffix);
+    fd = mkstemps(out, (int)strlen(suffix));
+    if (fd < 0) {
+        rwkv_errf(err, RWKV_EIO, "%s: %s", out, strerror(errno));
+        return -1;
+    }
+    while (off < f->size) {
+        ssize_t w = write(fd, (const char *)data + off, f->size - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            rwkv_errf(err, RWKV_EIO, "%s: %s", out, w < 0 ? strerror(errno) : "short write");
+            close(fd);
+            unlink(out);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    close(fd);
+    return 0;
+}
 
 static void
 state_meta(const struct app *a, store_state_meta *m)
@@ -75,6 +123,8 @@ statefile_id(struct app *a)
 
     if (a->state_path[0] == '\0')
         return 0;
+    if (a->state_lib_id != 0)
+        return a->state_lib_id;        /* loaded from the library */
     memset(&f, 0, sizeof f);
     slash = strrchr(a->state_path, '/');
     snprintf(f.name, sizeof f.name, "%.200s", slash ? slash + 1 : a->state_path);
@@ -304,12 +354,24 @@ state_at(struct app *a, const store_session *ss, int64_t turn, rwkv_state *s, ch
         rwkv_state_reset(a->model, s);
         if (ss->state_file_id != 0) {
             store_statefile f;
-            if (store_statefile_get(a->st, ss->state_file_id, &f, NULL, &err) == RWKV_OK &&
-                f.path[0] && rwkv_state_load_file(a->model, f.path, s, &err) == RWKV_OK) {
-                snprintf(a->state_path, sizeof a->state_path, "%.1000s", f.path);
+            void *data = NULL;
+            char tmp[STORE_PATH_MAX + 64];
+            if (store_statefile_get(a->st, ss->state_file_id, &f, &data, &err) == RWKV_OK &&
+                lib_path(&f, data, tmp, sizeof tmp, &err) == 0 &&
+                rwkv_state_load_file(a->model, tmp, s, &err) == RWKV_OK) {
+                if (data) {
+                    a->state_lib_id = f.id;
+                    snprintf(a->state_path, sizeof a->state_path, "%.200s", f.name);
+                } else {
+                    a->state_lib_id = 0;
+                    snprintf(a->state_path, sizeof a->state_path, "%.1000s", f.path);
+                }
             } else {
                 tui_notice(a, 1, "state file of this session: %s", err.msg);
             }
+            if (data)
+                unlink(tmp);
+            free(data);
         }
     }
     if (plan.n_tokens > 0 && feed(a, plan.tokens, plan.n_tokens, s, &err) != RWKV_OK) {
@@ -552,9 +614,12 @@ tui_session_switch_state(struct app *a, const char *path, int replay)
     }
     if (chat_load_state_file(a->chat, path, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
+        a->pending_lib_id = 0;
         goto out;
     }
-    snprintf(a->state_path, sizeof a->state_path, "%s", path);
+    a->state_lib_id = a->pending_lib_id;    /* the library's row, or 0: by path */
+    a->pending_lib_id = 0;
+    snprintf(a->state_path, sizeof a->state_path, "%s", a->state_lib_id ? a->lib_name : path);
     a->samp = *chat_sampling(a->chat);
     a->samp_set = chat_sampling_set(a->chat);
     a->sid = 0;
@@ -563,7 +628,7 @@ tui_session_switch_state(struct app *a, const char *path, int replay)
     a->greet_pending = 0;
     if (!replay || n == 0) {
         tui_tr_clear(&a->tr);
-        tui_notice(a, 0, "new session from state %s", path);
+        tui_notice(a, 0, "new session from state %s", a->state_path);
         rc = 0;
         goto out;
     }
@@ -636,7 +701,7 @@ tui_session_switch_state(struct app *a, const char *path, int replay)
             free(ids);
             refresh_siblings(a);
         }
-        tui_notice(a, 0, "replayed %zu tokens under state %s", total, path);
+        tui_notice(a, 0, "replayed %zu tokens under state %s", total, a->state_path);
     }
     rc = 0;
 out:
@@ -651,4 +716,95 @@ out:
     }
     a->dirty = 1;
     return rc;
+}
+
+int
+tui_session_switch_library(struct app *a, int64_t id, int replay)
+{
+    store_statefile f;
+    void *data = NULL;
+    char path[STORE_PATH_MAX + 64];
+    rwkv_err err;
+    int rc;
+
+    if (a->st == NULL)
+        return -1;
+    if (store_statefile_get(a->st, id, &f, &data, &err) != RWKV_OK ||
+        lib_path(&f, data, path, sizeof path, &err) != 0) {
+        free(data);
+        tui_notice(a, 1, "%s", err.msg);
+        return -1;
+    }
+    if (data) {                       /* imported: the row is the identity */
+        a->pending_lib_id = id;
+        snprintf(a->lib_name, sizeof a->lib_name, "%s", f.name);
+    } else {
+        a->pending_lib_id = 0;
+    }
+    rc = tui_session_switch_state(a, path, replay);
+    if (data)
+        unlink(path);
+    free(data);
+    return rc;
+}
+
+int
+tui_session_import_state(struct app *a, const char *path, int64_t *id)
+{
+    const rwkv_info *inf = rwkv_model_info(a->model);
+    store_statefile f;
+    rwkv_state *s = NULL;
+    rwkv_err err;
+    FILE *fp = NULL;
+    char *data = NULL;
+    long size;
+    const char *slash = strrchr(path, '/');
+
+    *id = 0;
+    if (a->st == NULL) {
+        tui_notice(a, 1, "no session database (--no-db): nothing to import into");
+        return -1;
+    }
+    /* it must load for this model: the shapes recorded are the model's */
+    if (rwkv_state_create(a->model, &s, &err) != RWKV_OK ||
+        rwkv_state_load_file(a->model, path, s, &err) != RWKV_OK) {
+        rwkv_state_destroy(s);
+        tui_notice(a, 1, "%s", err.msg);
+        return -1;
+    }
+    rwkv_state_destroy(s);
+    fp = fopen(path, "rb");
+    if (fp == NULL || fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0 ||
+        (unsigned long)size > TUI_STATE_IMPORT_MAX || fseek(fp, 0, SEEK_SET) != 0) {
+        tui_notice(a, 1, "%s: %s", path, fp == NULL ? strerror(errno) : "cannot read (or too big)");
+        if (fp)
+            fclose(fp);
+        return -1;
+    }
+    data = tui_xmalloc((size_t)size + 1);
+    if (fread(data, 1, (size_t)size, fp) != (size_t)size) {
+        tui_notice(a, 1, "%s: short read", path);
+        fclose(fp);
+        free(data);
+        return -1;
+    }
+    fclose(fp);
+    memset(&f, 0, sizeof f);
+    snprintf(f.name, sizeof f.name, "%.200s", slash ? slash + 1 : path);
+    f.data = data;
+    f.size = (size_t)size;
+    f.n_layer = inf->n_layer;
+    f.n_embd = inf->n_embd;
+    f.n_head = inf->n_head;
+    f.head_size = inf->head_size;
+    params_defaults(&f.defaults);
+    params_apply_state_defaults(&f.defaults, 0);
+    if (store_statefile_add(a->st, &f, id, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        free(data);
+        return -1;
+    }
+    free(data);
+    tui_notice(a, 0, "imported %s into the library (%ld KiB)", f.name, (size + 1023) / 1024);
+    return 0;
 }

@@ -3,7 +3,8 @@
 ** layout, menu, sampling values) and paints them; changes nothing but the
 ** transcript's wrap width and the remembered view height.
 **
-**   row 0          status line (model, strategy, state, session, speeds)
+**   row 0          status line (model, strategy, state, session, speeds;
+**                  a progress bar while a model loads or a prompt is prefilled)
 **   rows 1..k      transcript | sidebar (parameters; hidden or narrow: off)
 **   row k+1        separator (the input box's border)
 **   rows ..        input box (1..TUI_INPUT_MAX_ROWS rows)
@@ -141,6 +142,8 @@ tui_view_bar_text(char *out, size_t cap, const char *label, double frac, int bar
 }
 
 /* Seconds as "7s", "3m05s", "2h10m". */
+#define TUI_STATUS_LEFT_MIN 24   /* columns of model/state kept beside a bar */
+
 static void
 fmt_eta(char *out, size_t cap, double s)
 {
@@ -236,6 +239,12 @@ draw_status(struct app *a)
     status_right(a, full, mid, shrt, sizeof full);
     room = a->cols - x;
     lw = tui_str_width(left, strlen(left));
+    if (a->loading || (a->busy && a->phase == CHAT_PREFILL && a->last_stats.prefill_total)) {
+        /* a bar: its details matter more than the full left part, which
+        ** keeps at least TUI_STATUS_LEFT_MIN columns */
+        int keep = lw < TUI_STATUS_LEFT_MIN ? lw : TUI_STATUS_LEFT_MIN;
+        lw = keep;
+    }
     if (lw + tui_str_width(full, strlen(full)) <= room)
         right = full;
     else if (lw + tui_str_width(mid, strlen(mid)) <= room)

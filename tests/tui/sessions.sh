@@ -53,6 +53,16 @@ check "found by content" 'Renamed chat +[0-9]+ turns'
 keys BSpace BSpace BSpace BSpace BSpace BSpace BSpace
 check "filter cleared" 'Renamed chat +[0-9]+ turns'
 check_not "filter text gone" 'search: '
+# ... by the start of a word too ("mess" is in no title)
+type_text "mess"
+check "found by a prefix of a word" 'Renamed chat +[0-9]+ turns'
+keys BSpace BSpace BSpace BSpace
+# quotes and FTS5 operators in the search are text: no error, no crash
+type_text '"NEAR( -*'
+check "FTS syntax is text" 'no match'
+check_not "no search error" 'syntax error|fts5'
+keys BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace
+check "cleared again" 'Renamed chat +[0-9]+ turns'
 # fork the session as a new one
 keys C-f
 check "fork loaded" 'session: Renamed chat \(fork\)'

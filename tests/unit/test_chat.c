@@ -666,6 +666,16 @@ test_resume(void)
                      rwkv_state_len(ts) * sizeof(float)) == 0);
     /* a follow-up works and carries the separator rule */
     TEST_COND("resume: next turn", run_reply(b, "And Rome?", &err) == RWKV_OK && chat_n_turns(b) == 2);
+    /* B never fed its own greeting: a reset after the restore must go back
+    ** to the fresh state and feed the greeting again, like chat A's start. */
+    chat_reset(b);
+    TEST_COND("resume: reset after restore un-feeds the greeting", !chat_greeting_fed(b));
+    TEST_COND("resume: reply after reset", run_reply(b, "Where is Paris?", &err) == RWKV_OK);
+    TEST_COND("resume: reset+reply equals the original first reply",
+              chat_n_turns(b) == 1 && chat_turn_at(b, 0)->n_prompt == t0->n_prompt);
+    TEST_COND("resume: greeting fed again (state = A's turn start)",
+              memcmp(rwkv_state_cdata(chat_state_turn_start(b)), rwkv_state_cdata(ts),
+                     rwkv_state_len(ts) * sizeof(float)) == 0);
     rwkv_state_destroy(ts);
     chat_destroy(a);
     chat_destroy(b);

