@@ -1319,6 +1319,74 @@ demo_want_bf16(const char *strategy)
     return 1;
 }
 
+/*
+** The demo model's weights are random, so its raw output is uniform over the
+** 256 byte values: mostly invalid UTF-8 and control bytes, shown as U+FFFD.
+** To give the interface something legible to show, the demo (only) adds to
+** every logit a fixed per-byte bonus shaped like English letter frequencies:
+** the final layer norm's bias gets a component DEMO_BIAS_NORM along a unit
+** direction U, and head row b gets bonus(b)/DEMO_BIAS_NORM along U, so
+** logit(b) gains bonus(b) (plus a small random term from ln(x) . U).  The
+** model is still an ordinary RWKV-7 checkpoint in memory: nothing in the
+** forward pass knows about it.
+*/
+#define DEMO_BIAS_NORM 4.0f
+
+/* Bonus of byte B: 2 ln(per-mille frequency in English text / 10); bytes
+** that are not printable ASCII (or '\n') get DEMO_BONUS_RARE. */
+#define DEMO_BONUS_RARE -12.0f
+static float
+demo_bonus(int b)
+{
+    static const unsigned char freq[26] = {
+        82, 15, 28, 43, 127, 22, 20, 61, 70, 2, 8, 40, 24,   /* a..m */
+        67, 75, 19, 1, 60, 63, 91, 28, 10, 24, 2, 20, 1,     /* n..z */
+    };
+    double f;
+
+    if (b >= 'a' && b <= 'z')
+        f = freq[b - 'a'];
+    else if (b >= 'A' && b <= 'Z')
+        f = freq[b - 'A'] / 20.0;
+    else if (b == ' ')
+        f = 180;
+    else if (b == '.' || b == ',')
+        f = 8;
+    else if (b == '\n')
+        f = 1;
+    else if (b > ' ' && b < 0x7f)
+        f = 0.5;
+    else
+        return DEMO_BONUS_RARE;
+    return 2.0f * (float)log(f / 10.0);
+}
+
+static void
+demo_bias_printable(struct demo_build *d, int64_t C)
+{
+    float *bias = NULL, *head = NULL;
+    int64_t V = 0;
+    float u = 1.0f / sqrtf((float)C);   /* U = (1, 1, ..., 1) / sqrt(C) */
+
+    for (size_t i = 0; i < d->n; i++) {
+        if (strcmp(d->t[i].name, "ln_out.bias") == 0)
+            bias = (float *)(uintptr_t)d->t[i].data;
+        else if (strcmp(d->t[i].name, "head.weight") == 0 && d->t[i].dtype == CK_F32) {
+            head = (float *)(uintptr_t)d->t[i].data;
+            V = d->t[i].shape[0];
+        }
+    }
+    if (bias == NULL || head == NULL || V > 256)
+        return;
+    for (int64_t c = 0; c < C; c++)
+        bias[c] += DEMO_BIAS_NORM * u;
+    for (int64_t b = 0; b < V; b++) {
+        float k = demo_bonus((int)b) / DEMO_BIAS_NORM * u;
+        for (int64_t c = 0; c < C; c++)
+            head[b * C + c] += k;
+    }
+}
+
 static int
 mdl_open_shape(const struct mdl_shape *sh, uint64_t seed, const rwkv_open_opts *opts,
                rwkv_model **out, rwkv_err *err)
@@ -1439,6 +1507,8 @@ mdl_open_shape(const struct mdl_shape *sh, uint64_t seed, const rwkv_open_opts *
         rwkv_model_close(m);
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory building the '%s' model", sh->name);
     }
+    if (strcmp(sh->name, "demo") == 0)
+        demo_bias_printable(d, sh->C);
     memset(&src, 0, sizeof src);
     src.tensors = d->t;
     src.n = d->n;

@@ -8,6 +8,11 @@
 **     S = S * w[j] + (S (-kk)) (kk * a)^T + v k^T,   y = S r,
 ** group norm per head, the r*k*r_k bonus, gate, output matrix; then the FFN
 ** relu(k)^2 without receptance.
+**
+** Threads: besides the matrix products (kernels.c), a pass of several tokens
+** spreads the per-token element-wise work over the pool by token ranges and
+** the WKV recurrence by heads (each head's state is independent; tokens stay
+** in order within a head), so every number is the same as on one thread.
 */
 #include "model.h"
 

@@ -97,6 +97,22 @@ int gpu_copy(gpu_ctx *g, void *dst, const void *src, size_t bytes, rwkv_err *err
 /* Set BYTES of device memory to zero, enqueued. */
 int gpu_zero(gpu_ctx *g, void *dst, size_t bytes, rwkv_err *err);
 
+/*
+** CUDA graphs: record a fixed sequence of calls once, replay it with one
+** launch (a decode step is dozens of small kernels; replaying removes the
+** per-launch CPU cost).  Between gpu_capture_begin and gpu_capture_end the
+** kernel functions, gpu_gemm, gpu_copy and gpu_zero on G are recorded, not
+** run; nothing else may be called on G (no upload / download / sync).
+** Pointers and sizes are baked into the graph: replay with the same buffers.
+*/
+typedef struct gpu_graph gpu_graph;   /* opaque */
+int gpu_capture_begin(gpu_ctx *g, rwkv_err *err);
+/* Ends the recording (also after a failed call); *OUT owned by caller. */
+int gpu_capture_end(gpu_ctx *g, gpu_graph **out /* OUT */, rwkv_err *err);
+/* Enqueue the recorded work on G's stream. */
+int gpu_graph_launch(gpu_ctx *g, gpu_graph *gr, rwkv_err *err);
+void gpu_graph_destroy(gpu_graph *gr);   /* NULL is fine */
+
 /* ---- cuBLAS (gpu_blas.c) ---- */
 
 /*

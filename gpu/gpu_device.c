@@ -108,7 +108,14 @@ gpu_ctx_create(int dev, gpu_ctx **out, rwkv_err *err)
         return rwkv_errf(err, code, "cublas: creating a handle on device %d failed "
                          "(status %d)", dev, (int)bs);
     }
+    rc = cudaMalloc(&g->blas_ws, GPU_BLAS_WORKSPACE);
+    if (rc != cudaSuccess) {
+        g->blas_ws = NULL;
+        goto cuda_fail;
+    }
     bs = cublasSetStream(g->blas, g->stream);
+    if (bs == CUBLAS_STATUS_SUCCESS)
+        bs = cublasSetWorkspace(g->blas, g->blas_ws, GPU_BLAS_WORKSPACE);
     if (bs == CUBLAS_STATUS_SUCCESS)
         bs = cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH);
     if (bs != CUBLAS_STATUS_SUCCESS) {
@@ -139,8 +146,77 @@ gpu_ctx_destroy(gpu_ctx *g)
         (void)cublasDestroy(g->blas);
     if (g->stream)
         (void)cudaStreamDestroy(g->stream);
+    if (g->blas_ws)
+        (void)cudaFree(g->blas_ws);
     (void)cudaGetLastError();
     free(g);
+}
+
+struct gpu_graph {
+    cudaGraph_t     graph;
+    cudaGraphExec_t exec;
+};
+
+int
+gpu_capture_begin(gpu_ctx *g, rwkv_err *err)
+{
+    cudaError_t rc;
+    int st;
+
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    rc = cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal);
+    return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, "starting a capture");
+}
+
+int
+gpu_capture_end(gpu_ctx *g, gpu_graph **out, rwkv_err *err)
+{
+    gpu_graph *gr;
+    cudaGraph_t graph = NULL;
+    cudaError_t rc;
+
+    *out = NULL;
+    rc = cudaStreamEndCapture(g->stream, &graph);
+    if (rc != cudaSuccess) {
+        if (graph != NULL)
+            (void)cudaGraphDestroy(graph);
+        return gpu_cuda_fail(err, rc, g->dev, "ending a capture");
+    }
+    gr = calloc(1, sizeof *gr);
+    if (gr == NULL) {
+        (void)cudaGraphDestroy(graph);
+        return rwkv_errf(err, RWKV_ENOMEM, "cuda: out of host memory for a graph");
+    }
+    gr->graph = graph;
+    rc = cudaGraphInstantiate(&gr->exec, graph, 0);
+    if (rc != cudaSuccess) {
+        gr->exec = NULL;
+        gpu_graph_destroy(gr);
+        return gpu_cuda_fail(err, rc, g->dev, "instantiating a graph");
+    }
+    *out = gr;
+    return RWKV_OK;
+}
+
+int
+gpu_graph_launch(gpu_ctx *g, gpu_graph *gr, rwkv_err *err)
+{
+    cudaError_t rc = cudaGraphLaunch(gr->exec, g->stream);
+
+    return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, "launching a graph");
+}
+
+void
+gpu_graph_destroy(gpu_graph *gr)
+{
+    if (gr == NULL)
+        return;
+    if (gr->exec)
+        (void)cudaGraphExecDestroy(gr->exec);
+    if (gr->graph)
+        (void)cudaGraphDestroy(gr->graph);
+    free(gr);
 }
 
 int

@@ -15,10 +15,15 @@
 extern "C" {
 #endif
 
+/* cuBLAS workspace per context: set explicitly so cuBLAS never allocates
+ * while a graph is being captured (32 MiB is NVIDIA's figure for Hopper). */
+#define GPU_BLAS_WORKSPACE ((size_t)32 << 20)
+
 struct gpu_ctx {
     int            dev;
     cudaStream_t   stream;
     cublasHandle_t blas;
+    void          *blas_ws;   /* GPU_BLAS_WORKSPACE bytes of device memory */
 };
 
 /*

@@ -95,6 +95,30 @@ gpu_zero(gpu_ctx *g, void *dst, size_t bytes, rwkv_err *err)
 }
 
 int
+gpu_capture_begin(gpu_ctx *g, rwkv_err *err)
+{
+    (void)g;
+    return gpu_stub(err);
+}
+
+int
+gpu_capture_end(gpu_ctx *g, gpu_graph **out, rwkv_err *err)
+{
+    (void)g;
+    *out = NULL;
+    return gpu_stub(err);
+}
+
+int
+gpu_graph_launch(gpu_ctx *g, gpu_graph *gr, rwkv_err *err)
+{
+    (void)g, (void)gr;
+    return gpu_stub(err);
+}
+
+void gpu_graph_destroy(gpu_graph *gr) { (void)gr; }
+
+int
 gpu_gemm(gpu_ctx *g, enum gpu_dtype dt, const void *w, int rows, int cols, const void *x,
          int t, float *y, int ldy, float beta, rwkv_err *err)
 {

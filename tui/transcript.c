@@ -57,12 +57,16 @@ layout_turn(tui_transcript *t, int i)
     tui_turn *tu = &t->turns[i];
     tui_span *sp;
     int w = t->width - TUI_TR_INDENT;
-    size_t n;
+    size_t n, skip = 0;
 
     row_add(t, i, TUI_ROW_HEADER, 0, 0);
-    n = tui_wrap(tu->text.p ? tu->text.p : "", tu->text.len, w < 1 ? 1 : w, &sp);
+    /* A reply follows "Assistant:", so models start it with one space
+    ** (" Hi."): the text keeps it, the display drops it. */
+    if (tu->role == TUI_TURN_ASSISTANT && tu->text.len > 0 && tu->text.p[0] == ' ')
+        skip = 1;
+    n = tui_wrap(tu->text.p ? tu->text.p + skip : "", tu->text.len - skip, w < 1 ? 1 : w, &sp);
     for (size_t k = 0; k < n; k++)
-        row_add(t, i, TUI_ROW_TEXT, sp[k].off, sp[k].len);
+        row_add(t, i, TUI_ROW_TEXT, sp[k].off + skip, sp[k].len);
     free(sp);
     row_add(t, i, TUI_ROW_BLANK, 0, 0);
 }

@@ -69,17 +69,156 @@ now(void)
 
 /* What one timed call does. */
 enum job_kind { J_COPY, J_GEMM, J_MV_F16, J_MV_Q8, J_WKV6, J_WKV7, J_LN, J_MIX7, J_PREP7,
-                J_OUT7 };
+                J_OUT7, J_TOKEN, J_GRAPH };
 struct job {
     enum job_kind kind;
     int rows, cols, t, h, n;
     void *a, *b, *c, *d, *e, *f, *g, *y;
 };
 
+/*
+** A synthetic RWKV-7 1.5B (x070: C 2048, H 32 x N 64, F 8192, 24 layers,
+** LoRA dims w 96, a 96, v 64, g 256, vocab 65536) with fp16 weights, for a
+** whole decode step: every layer's call sequence as in
+** tests/gpu/test_gpu_block.c (products through gpu_matmul_f16), then
+** ln_out and the head.  Weights are distinct per layer (no cache reuse).
+*/
+#define M_L 24
+#define M_C 2048
+#define M_H 32
+#define M_N 64
+#define M_F 8192
+#define M_V 65536
+enum { MW_R, MW_K, MW_V, MW_O, MW_FK, MW_FV, MW_W1, MW_W2, MW_A1, MW_A2, MW_V1, MW_V2, MW_G1,
+       MW_G2, MW_N };
+static const int MW_DIMS[MW_N][2] = {
+    { M_C, M_C }, { M_C, M_C }, { M_C, M_C }, { M_C, M_C }, { M_F, M_C }, { M_C, M_F },
+    { 96, M_C }, { M_C, 96 }, { 96, M_C }, { M_C, 96 }, { 64, M_C }, { M_C, 64 },
+    { 256, M_C }, { M_C, 256 } };
+
+struct synth {
+    uint16_t *w[M_L][MW_N], *head;
+    float *vec;                          /* [C] shared by every vector parameter */
+    float *att[M_L], *kv[M_L], *ffn[M_L];
+    float *x, *xn, *m[6], *r, *k, *v, *wd, *a, *g, *kk, *y, *o, *vg, *vf, *lo, *f, *logits;
+    double bytes;                        /* weight bytes read per token */
+};
+static struct synth S;
+
+static void
+synth_init(void)
+{
+    size_t big = (size_t)M_V * M_C;
+    float *src = drand(big, -0.02f, 0.02f);
+
+    memset(&S, 0, sizeof S);
+    for (int l = 0; l < M_L; l++)
+        for (int i = 0; i < MW_N; i++) {
+            size_t n = (size_t)MW_DIMS[i][0] * MW_DIMS[i][1];
+            S.w[l][i] = dalloc(n * 2);
+            if (gpu_convert(G, src + (size_t)l * 4096, GPU_F16, S.w[l][i], n, &E) != RWKV_OK)
+                die("convert");
+            S.bytes += n * 2.0;
+        }
+    S.head = dalloc(big * 2);
+    if (gpu_convert(G, src, GPU_F16, S.head, big, &E) != RWKV_OK)
+        die("convert");
+    S.bytes += big * 2.0;
+    gpu_free(G, src);
+    S.vec = drand(M_C, 0.1f, 0.9f);
+    for (int l = 0; l < M_L; l++) {
+        S.att[l] = drand(M_C, -1, 1);
+        S.kv[l] = drand((size_t)M_H * M_N * M_N, -0.1f, 0.1f);
+        S.ffn[l] = drand(M_C, -1, 1);
+    }
+    S.x = drand(M_C, -1, 1);
+    S.xn = dalloc(M_C * 4);
+    for (int i = 0; i < 6; i++)
+        S.m[i] = dalloc(M_C * 4);
+    S.r = dalloc(M_C * 4), S.k = dalloc(M_C * 4), S.v = dalloc(M_C * 4);
+    S.wd = dalloc(M_C * 4), S.a = dalloc(M_C * 4), S.g = dalloc(M_C * 4);
+    S.kk = dalloc(M_C * 4), S.y = dalloc(M_C * 4), S.o = dalloc(M_C * 4);
+    S.vg = dalloc(M_C * 4), S.vf = dalloc(M_C * 4), S.lo = dalloc(256 * 4);
+    S.f = dalloc((size_t)M_F * 4), S.logits = dalloc((size_t)M_V * 4);
+}
+
+static int
+smm(const uint16_t *w, int i, const float *x, float *y)
+{
+    return gpu_matmul_f16(G, w, MW_DIMS[i][0], MW_DIMS[i][1], x, 1, y, &E);
+}
+
+/* One decode step of the synthetic model (stops at the first error). */
+static int
+synth_token(void)
+{
+    const float *v = S.vec;
+    int st = RWKV_OK;
+
+#define TRY(call) do { if ((st = (call)) != RWKV_OK) return st; } while (0)
+    for (int l = 0; l < M_L; l++) {
+        uint16_t **w = S.w[l];
+        gpu_mix mx;
+        gpu_v7_prep_args p;
+
+        TRY(gpu_layer_norm(G, S.x, v, v, S.xn, 1, M_C, 1e-5f, &E));
+        memset(&mx, 0, sizeof mx);
+        mx.form = GPU_MIX_LERP, mx.n = 6;
+        for (int i = 0; i < 6; i++)
+            mx.mix[i] = v, mx.out[i] = S.m[i];
+        TRY(gpu_token_mix(G, S.xn, S.att[l], 1, M_C, &mx, &E));
+        TRY(smm(w[MW_R], MW_R, S.m[0], S.r));
+        TRY(smm(w[MW_W1], MW_W1, S.m[1], S.lo));
+        TRY(gpu_ewise(G, GPU_OP_TANH, 96, 0, S.lo, NULL, NULL, S.lo, &E));
+        TRY(smm(w[MW_W2], MW_W2, S.lo, S.wd));
+        TRY(smm(w[MW_K], MW_K, S.m[2], S.k));
+        TRY(smm(w[MW_V], MW_V, S.m[3], S.v));
+        TRY(smm(w[MW_A1], MW_A1, S.m[4], S.lo));
+        TRY(smm(w[MW_A2], MW_A2, S.lo, S.a));
+        TRY(smm(w[MW_G1], MW_G1, S.m[5], S.lo));
+        TRY(gpu_ewise(G, GPU_OP_SIGMOID, 256, 0, S.lo, NULL, NULL, S.lo, &E));
+        TRY(smm(w[MW_G2], MW_G2, S.lo, S.g));
+        if (l == 0) {
+            TRY(gpu_copy(G, S.vf, S.v, M_C * 4, &E));
+        } else {
+            TRY(smm(w[MW_V1], MW_V1, S.m[3], S.lo));
+            TRY(smm(w[MW_V2], MW_V2, S.lo, S.vg));
+        }
+        p.k = S.k, p.a = S.a, p.kk = S.kk, p.w = S.wd, p.v = S.v;
+        p.vf = l ? S.vf : NULL, p.vg = l ? S.vg : NULL;
+        p.a0 = p.k_k = p.k_a = p.w0 = p.v0 = v;
+        TRY(gpu_v7_prep(G, 1, M_H, M_N, &p, &E));
+        TRY(gpu_wkv7(G, 1, M_H, M_N, S.kv[l], S.r, S.wd, S.k, S.v, S.kk, S.a, S.y, &E));
+        TRY(gpu_v7_out(G, 1, M_H, M_N, S.y, S.r, S.k, S.v, S.g, v, v, v, 64e-5f, &E));
+        TRY(smm(w[MW_O], MW_O, S.y, S.o));
+        TRY(gpu_ewise(G, GPU_OP_ADD, M_C, 0, S.x, S.o, NULL, S.x, &E));
+        TRY(gpu_layer_norm(G, S.x, v, v, S.xn, 1, M_C, 1e-5f, &E));
+        memset(&mx, 0, sizeof mx);
+        mx.form = GPU_MIX_LERP, mx.n = 1, mx.mix[0] = v, mx.out[0] = S.m[0];
+        TRY(gpu_token_mix(G, S.xn, S.ffn[l], 1, M_C, &mx, &E));
+        TRY(smm(w[MW_FK], MW_FK, S.m[0], S.f));
+        TRY(gpu_ewise(G, GPU_OP_RELU_SQ, M_F, 0, S.f, NULL, NULL, S.f, &E));
+        TRY(smm(w[MW_FV], MW_FV, S.f, S.o));
+        TRY(gpu_ewise(G, GPU_OP_ADD, M_C, 0, S.x, S.o, NULL, S.x, &E));
+        /* keep the residual bounded over many timed steps */
+        TRY(gpu_layer_norm(G, S.x, v, v, S.x, 1, M_C, 1e-5f, &E));
+    }
+    TRY(gpu_layer_norm(G, S.x, v, v, S.xn, 1, M_C, 1e-5f, &E));
+    TRY(gpu_matmul_f16(G, S.head, M_V, M_C, S.xn, 1, S.logits, &E));
+#undef TRY
+    return st;
+}
+
+static gpu_graph *synth_graph;
+
 static int
 run_job(const struct job *j)
 {
     switch (j->kind) {
+    case J_TOKEN:
+        return synth_token();
+    case J_GRAPH:
+        return gpu_graph_launch(G, synth_graph, &E);
     case J_COPY:
         return gpu_copy(G, j->y, j->a, COPY_BYTES, &E);
     case J_GEMM:
@@ -155,6 +294,7 @@ main(int argc, char **argv)
     gpu_device_info info;
     struct job j;
     double s, layer_f16 = 0, layer_q8 = 0, layer_bytes_f16 = 0, layer_bytes_q8 = 0;
+    double copy_bw = 0;
     int n = 0;
 
     if (argc > 1 && strcmp(argv[1], "--quick") == 0)
@@ -175,6 +315,7 @@ main(int argc, char **argv)
     j.a = dalloc(COPY_BYTES);
     j.y = dalloc(COPY_BYTES);
     s = time_job(&j);
+    copy_bw = 2 * COPY_BYTES / s;
     printf("bench d2d_copy %.1f GB/s (bytes copied per second; read+write %.1f GB/s)\n",
            COPY_BYTES / s / 1e9, 2 * COPY_BYTES / s / 1e9);
     gpu_free(G, j.a);
@@ -262,6 +403,29 @@ main(int argc, char **argv)
         gpu_free(G, st), gpu_free(G, r), gpu_free(G, k), gpu_free(G, v), gpu_free(G, w);
         gpu_free(G, kk), gpu_free(G, kka), gpu_free(G, y), gpu_free(G, vec);
     }
+
+    /* whole decode steps of the synthetic 1.5B, plain and as one CUDA graph */
+    synth_init();
+    memset(&j, 0, sizeof j);
+    j.kind = J_TOKEN;
+    s = time_job(&j);
+    printf("bench decode_1.5b_f16_launches %.1f tok/s (%.3f ms/token, weights %.2f GB/token, "
+           "%.1f GB/s = %.0f%% of copy read+write)\n", 1 / s, s * 1e3, S.bytes / 1e9,
+           S.bytes / s / 1e9, 100 * S.bytes / s / copy_bw);
+    if (gpu_capture_begin(G, &E) != RWKV_OK)
+        die("capture");
+    if (synth_token() != RWKV_OK) {
+        gpu_capture_end(G, &synth_graph, NULL);
+        die("capturing a token");
+    }
+    if (gpu_capture_end(G, &synth_graph, &E) != RWKV_OK)
+        die("capture end");
+    j.kind = J_GRAPH;
+    s = time_job(&j);
+    printf("bench decode_1.5b_f16_graph %.1f tok/s (%.3f ms/token, %.1f GB/s = %.0f%% of copy "
+           "read+write)\n", 1 / s, s * 1e3, S.bytes / s / 1e9, 100 * S.bytes / s / copy_bw);
+    gpu_graph_destroy(synth_graph);
+
     gpu_ctx_destroy(G);
     printf("bench done\n");
     return 0;

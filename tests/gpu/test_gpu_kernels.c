@@ -11,7 +11,7 @@
 **   WKV (state and y after 17 tokens)         1e-4  (fp32, N-term sums per token)
 **   q8 / f16 matmul, cuBLAS gemm              1e-4  (fp32 sums of up to 8192
 **                                              terms against double sums)
-**   f16 / bf16 conversion                     bit-exact
+**   f16 / bf16 conversion, Q8 -> f16          bit-exact
 ** Without a device: "skipped: no CUDA device (...)", "0 passed, 0 failed",
 ** exit 0.  In a build without CUDA: checks that the stub refuses.
 */
@@ -408,15 +408,17 @@ test_matmul(void)
             float *y = malloc((size_t)T * R * 4), *gy;
             int8_t *q = malloc(nw);
             uint16_t *h = malloc(nw * 2);
-            float *dx = fput(x, (size_t)T * K), *dy = fput(NULL, (size_t)T * R);
+            float *dx = fput(x, (size_t)T * K), *dy = fput(NULL, (size_t)T * R), *dsc;
+            void *dq;
             double e;
 
             if (T == 17 && nw > 4u << 20)   /* keep the CPU reference quick */
                 T = 9;
             /* Q8 */
             ref_q8_quantize(w, R, K, q, sc, deq);
-            call_ok(gpu_matmul_q8(G, dput(q, nw), fput(sc, (size_t)R * nb), R, K, dx, T, dy,
-                                  &E), "matmul_q8");
+            dq = dput(q, nw);
+            dsc = fput(sc, (size_t)R * nb);
+            call_ok(gpu_matmul_q8(G, dq, dsc, R, K, dx, T, dy, &E), "matmul_q8");
             ref_matmul(deq, R, K, x, T, y);
             gy = fget(dy, (size_t)T * R);
             e = ref_rel_err(gy, y, (size_t)T * R);
@@ -427,8 +429,7 @@ test_matmul(void)
                 uint16_t *gh = malloc(nw * 2);
                 void *dh = dput(NULL, nw * 2);
                 size_t bad = 0;
-                call_ok(gpu_dequant_q8(G, live[nlive - 4], live[nlive - 3], R, K, GPU_F16, dh,
-                                       &E), "dequant_q8");
+                call_ok(gpu_dequant_q8(G, dq, dsc, R, K, GPU_F16, dh, &E), "dequant_q8");
                 call_ok(gpu_download(G, gh, dh, nw * 2, &E), "download");
                 for (size_t i = 0; i < nw; i++)
                     bad += gh[i] != ref_f32_to_f16((float)q[i] * sc[i / K * nb + i % K / 32]);
@@ -537,6 +538,40 @@ test_convert(void)
     dfree_all();
 }
 
+/* A captured graph (element-wise + cuBLAS) replayed 3 times. */
+static void
+test_graph(void)
+{
+    const int R = 96, K = 64;
+    float *w = ref_vec(&seed, (size_t)R * K, -1, 1), *x = ref_vec(&seed, K, -1, 1);
+    float *acc = ref_vec(&seed, R, -1, 1), *y = malloc(R * 4), *got;
+    float *dw = fput(w, (size_t)R * K), *dx = fput(x, K), *dacc = fput(acc, R);
+    float *dy = fput(NULL, R);
+    gpu_graph *gr = NULL;
+    double e;
+
+    call_ok(gpu_sync(G, &E), "sync");   /* the uploads are done before capturing */
+    call_ok(gpu_capture_begin(G, &E), "capture_begin");
+    if (gpu_gemm(G, GPU_F32, dw, R, K, dx, 1, dy, R, 0.0f, &E) != RWKV_OK ||
+        gpu_ewise(G, GPU_OP_ADD, R, 0, dacc, dy, NULL, dacc, &E) != RWKV_OK) {
+        gpu_capture_end(G, &gr, NULL);
+        die("capturing");
+    }
+    call_ok(gpu_capture_end(G, &gr, &E), "capture_end");
+    for (int i = 0; i < 3; i++)
+        call_ok(gpu_graph_launch(G, gr, &E), "graph_launch");
+    ref_matmul(w, R, K, x, 1, y);
+    for (int r = 0; r < R; r++)
+        for (int i = 0; i < 3; i++)
+            acc[r] += y[r];
+    got = fget(dacc, R);
+    e = ref_rel_err(got, acc, R);
+    TEST_CONDF(e <= TOL_SUM, "graph of gemm + add replayed 3 times: rel err %.3g", e);
+    gpu_graph_destroy(gr);
+    free(w), free(x), free(acc), free(y), free(got);
+    dfree_all();
+}
+
 static void
 test_errors(void)
 {
@@ -601,6 +636,7 @@ main(void)
     test_matmul();
     test_convert();
     test_gemm();
+    test_graph();
     test_errors();
     gpu_ctx_destroy(G);
     return TEST_REPORT();

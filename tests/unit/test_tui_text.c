@@ -165,5 +165,23 @@ main(void)
         TEST_COND("truncate", t.nturns == 1 && t.nrows == 3);
         tui_tr_fini(&t);
     }
+    {
+        /* a reply's leading space (after "Assistant:") is not drawn */
+        tui_transcript t;
+        int a, u;
+        tui_tr_init(&t);
+        tui_tr_layout(&t, 12);          /* text width 10 */
+        u = tui_tr_add(&t, TUI_TURN_USER, " indented", 9);
+        a = tui_tr_add(&t, TUI_TURN_ASSISTANT, " Hi there, friend", 17);
+        TEST_COND("reply keeps its text", t.turns[a].text.len == 17);
+        TEST_CONDF(t.rows[1].kind == TUI_ROW_TEXT && t.rows[1].turn == u && t.rows[1].off == 0,
+                   "user text drawn as typed (off %zu)", t.rows[1].off);
+        TEST_CONDF(t.rows[4].kind == TUI_ROW_TEXT && t.rows[4].turn == a && t.rows[4].off == 1 &&
+                       t.turns[a].text.p[t.rows[4].off] == 'H',
+                   "reply row starts after the space (off %zu)", t.rows[4].off);
+        TEST_CONDF(t.rows[5].kind == TUI_ROW_TEXT && t.rows[5].off + t.rows[5].len == 17,
+                   "second reply row ends at the text's end (%zu+%zu)", t.rows[5].off, t.rows[5].len);
+        tui_tr_fini(&t);
+    }
     return TEST_REPORT();
 }
