@@ -159,8 +159,9 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS)
 
-bench: all
+bench: all $(BUILD)/bench_store
 	sh bench/run.sh ./$(BIN) "$(or $(BENCH_SHAPES),0.1b)"
+	RWKV_FIXTURES=$(FIXTURES) $(BUILD)/bench_store
 
 check-deps:
 	@! grep -n -E '#include *[<"](\.\./|n?cursesw?|sqlite3|cyaml|yaml|cuda|cublas)' core/*.[ch] \

@@ -33,7 +33,7 @@ for shape in $shapes; do
             { printf "%-6s %-12s %8.1f %10.1f %10.2f %9.2f %9.0f%% %8.1f %8.2f\n", shape, strat,
                      num("weight_bytes") / 1e6, num("prefill_tok_s"), num("decode_tok_s"),
                      num("decode_bound_tok_s"), 100 * num("decode_share_of_bound"),
-                     num("copy_bandwidth_gb_s"), num("load_s") }'
+                     num("read_bandwidth_gb_s"), num("load_s") }'
         IFS=,
     done
     IFS=$old_ifs

@@ -4,7 +4,8 @@
 # GPU kernel tests, measure copy bandwidth, cuBLAS fp16 GEMM rate at the 1.5B
 # shapes and our kernels' speeds.  Everything goes under $OUT (default
 # ./device-check-out); summary.txt holds the lines to read first.
-# Every step runs under `timeout`; the worst case is about 7 minutes.
+# Every step runs under `timeout`, bounded so the whole script ends within
+# TOTAL = 420 s (7 minutes) even when steps hang; a normal run takes ~2 min.
 #
 #   bash tests/gpu/device_check.sh            # from the repository root
 #   JOBS=16 OUT=/tmp/out bash tests/gpu/device_check.sh
@@ -19,19 +20,27 @@ SUM=$OUT/summary.txt
 start=$(date +%s)
 note() { echo "$*" | tee -a "$SUM"; }
 elapsed() { echo $(( $(date +%s) - start )); }
+# The whole script stays within TOTAL seconds: each step's timeout is its own
+# limit or what is left, whichever is smaller (at least 5 s).
+TOTAL=${TOTAL:-420}
+lim() {
+    local left=$(( TOTAL - $(elapsed) ))
+    [ "$left" -lt 5 ] && left=5
+    [ "$left" -lt "$1" ] && echo "$left" || echo "$1"
+}
 
 export PATH=$PATH:/usr/local/cuda/bin
 note "device_check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
-{ timeout 20 nvidia-smi; timeout 20 nvidia-smi -q -d CLOCK,MEMORY; } > "$OUT/nvidia-smi.txt" 2>&1
+{ timeout 10 nvidia-smi; timeout 10 nvidia-smi -q -d CLOCK,MEMORY; } > "$OUT/nvidia-smi.txt" 2>&1
 nvcc --version > "$OUT/nvcc.txt" 2>&1
-note "gpu: $(timeout 20 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -n 1)"
+note "gpu: $(timeout 10 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -n 1)"
 
 # 1. Build.  The full build (rwkv-tui + tests) needs sqlite/ncurses/cyaml;
 #    if those are missing here, fall back to building just the GPU layer and
 #    its two programs by hand (they need nothing but CUDA and libc).
 TESTS=$(cd tests/gpu && ls test_gpu_*.c | sed "s/\.c$//" | tr "\n" " ")
 t0=$(date +%s)
-if timeout 240 make -j"$JOBS" WERROR=1 CUDA=1 BUILD=$B BIN=$B/rwkv-tui $B/rwkv-tui \
+if timeout "$(lim 200)" make -j"$JOBS" WERROR=1 CUDA=1 BUILD=$B BIN=$B/rwkv-tui $B/rwkv-tui \
         $(for t in $TESTS; do echo "$B/tests/$t"; done) $B/tests/gpu_bench \
         > "$OUT/build.log" 2>&1; then
     note "build: make CUDA=1 ok ($(( $(date +%s) - t0 )) s)"
@@ -40,7 +49,7 @@ else
     tail -n 15 "$OUT/build.log" | tee -a "$SUM"
     M=$B/min; mkdir -p $M $B/tests
     CU=/usr/local/cuda
-    if timeout 200 bash -c "
+    if timeout "$(lim 120)" bash -c "
         set -e
         nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -c gpu/gpu_kernels.cu -o $M/k.o
         for f in gpu/gpu_device.c gpu/gpu_blas.c core/status.c; do
@@ -62,7 +71,7 @@ fi
 # 2. The GPU tests (each kernel, then two whole v7 layers, GPU vs CPU).
 for t in $TESTS; do
     t0=$(date +%s)
-    timeout 120 "$B/tests/$t" > "$OUT/$t.txt" 2>&1
+    timeout "$(lim 90)" "$B/tests/$t" > "$OUT/$t.txt" 2>&1
     rc=$?
     note "$t: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/$t.txt" | tail -n 1) (exit $rc, $(( $(date +%s) - t0 )) s)"
     grep -E '^(FAIL|skipped)|device 0' "$OUT/$t.txt" | head -n 40 | tee -a "$SUM"
@@ -70,15 +79,15 @@ done
 
 # 3. Bandwidth, cuBLAS rate, kernel speeds.
 t0=$(date +%s)
-timeout 150 "$B/tests/gpu_bench" > "$OUT/gpu_bench.txt" 2>&1
+timeout "$(lim 120)" "$B/tests/gpu_bench" > "$OUT/gpu_bench.txt" 2>&1
 note "bench: exit $? ($(( $(date +%s) - t0 )) s)"
 grep -E '^(bench|device|skipped)' "$OUT/gpu_bench.txt" | tee -a "$SUM"
 
 # 4. (optional) memcheck of the kernel tests when the tool is installed and
 #    there is time left: out-of-bounds and misaligned accesses.
-if command -v compute-sanitizer > /dev/null && [ "$(elapsed)" -lt 300 ]; then
+if command -v compute-sanitizer > /dev/null && [ "$(elapsed)" -lt $(( TOTAL - 90 )) ]; then
     t0=$(date +%s)
-    timeout 90 compute-sanitizer --tool memcheck --print-limit 20 \
+    timeout "$(lim 80)" compute-sanitizer --tool memcheck --print-limit 20 \
         "$B/tests/test_gpu_block" > "$OUT/memcheck.txt" 2>&1
     note "memcheck: exit $? ($(( $(date +%s) - t0 )) s): $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -n 1)"
 fi
