@@ -66,7 +66,7 @@ EXTRA_CFLAGS_gpu_blas   = -isystem $(CUDA_HOME)/include
 else
 GPU_OBJ    := $(BUILD)/gpu/gpu_stub.o
 endif
-GPU_TEST_SRC  := $(wildcard tests/gpu/test_*.c)
+GPU_TEST_SRC  := $(wildcard tests/gpu/test_gpu_*.c)
 GPU_TEST_BINS := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(GPU_TEST_SRC))
 # Remembers which kind of libgpu.a the build dir holds, so switching CUDA
 # rebuilds it.

@@ -1062,6 +1062,9 @@ main_loop(struct app *a)
         read_keys(a);              /* also picks up KEY_RESIZE after SIGWINCH */
         if (a->busy)
             a->dirty = 1;          /* status line shows live progress */
+        if (a->launch.max_frames > 0)
+            a->dirty = 1;          /* a bounded run counts loop turns, so it
+                                      ends even when nothing else happens */
     }
     if (a->busy) {                 /* quit while generating: keep what we have */
         chat_cancel(a->chat);

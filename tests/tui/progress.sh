@@ -16,8 +16,7 @@ fi
 
 # ---- model load: record everything the program writes to the terminal
 RUNS=$((RUNS + 1))
-tmx kill-server 2>/dev/null
-tmx -f /dev/null new-session -d -x 120 -y 40 \
+tmx_fresh \
     "sleep 1; env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 \
      '$RWKV_TUI' --model '$M/tiny-7v0-fp32.pth' --db '$DB' 2>'$TMP/stderr.$RUNS'; \
      echo EXIT=\$?; sleep 600"
@@ -36,8 +35,7 @@ tui_quit
 # a checkpoint that fails to load: the screen goes, one clear line remains
 RUNS=$((RUNS + 1))
 printf 'not a checkpoint' > "$TMP/bad.pth"
-tmx kill-server 2>/dev/null
-tmx -f /dev/null new-session -d -x 120 -y 40 \
+tmx_fresh \
     "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 \
      '$RWKV_TUI' --model '$TMP/bad.pth' --db '$DB' 2>'$TMP/stderr.$RUNS'; \
      echo EXIT=\$?; sleep 600"

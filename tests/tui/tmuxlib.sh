@@ -26,20 +26,27 @@ fi
 
 tmx() { tmux -L "$SOCK" "$@"; }
 
+# tmx_fresh CMD: a new private server running the shell command CMD in a
+# 120x40 window.  The server just killed may still be going away, so a
+# failed start is retried (a busy machine makes that race likely).
+tmx_fresh() {
+    local try
+    tmx kill-server 2>/dev/null
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+        sleep 0.2
+        tmx -f /dev/null new-session -d -x "${W:-120}" -y "${H:-40}" "$1" 2>/dev/null && return 0
+    done
+    fail "tmux: could not start a server"
+    return 1
+}
+
 # tui_start [args]: the binary gets --demo --db $DB unless NODEMO=1.
 tui_start() {
     RUNS=$((RUNS + 1))
     local extra="--demo --db $DB"
     [ "${NODEMO:-0}" = 1 ] && extra=""
-    local try
-    tmx kill-server 2>/dev/null
-    for try in 1 2 3 4 5; do
-        sleep 0.2
-        tmx -f /dev/null new-session -d -x "${W:-120}" -y "${H:-40}" \
-            "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${TUI_ENV:-} \
-             '$RWKV_TUI' $extra $* 2>'$TMP/stderr.$RUNS'; echo EXIT=\$?; sleep 600" \
-            2>/dev/null && break
-    done
+    tmx_fresh "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${TUI_ENV:-} \
+             '$RWKV_TUI' $extra $* 2>'$TMP/stderr.$RUNS'; echo EXIT=\$?; sleep 600"
     tmx set-option -g window-size manual >/dev/null 2>&1
     wait_for 'F1 help|terminal too small|EXIT=' 10
     wait_idle 100       # the greeting is prefilled at start
