@@ -63,6 +63,8 @@ LDLIBS     += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
               -Wl,--as-needed -lcublas -lcudart -lstdc++ -Wl,--no-as-needed
 EXTRA_CFLAGS_gpu_device = -isystem $(CUDA_HOME)/include
 EXTRA_CFLAGS_gpu_blas   = -isystem $(CUDA_HOME)/include
+# core/strategy.c only says which build it is in (no CUDA header, no call).
+EXTRA_CFLAGS_strategy   = -DRWKV_CUDA_BUILD
 else
 GPU_OBJ    := $(BUILD)/gpu/gpu_stub.o
 endif
@@ -106,6 +108,9 @@ $(LIBS):
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $(filter %.o,$^)
+
+# strategy.c's message about cuda stages depends on the kind of build.
+$(BUILD)/core/strategy.o: $(GPU_STAMP)
 
 $(GPU_STAMP):
 	@mkdir -p $(dir $@)

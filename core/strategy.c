@@ -149,7 +149,12 @@ strat_check(const char *s, int v7, strat *out, rwkv_err *err)
     for (int i = 0; i < out->n_stages; i++)
         if (out->stages[i].device == STRAT_CUDA)
             return rwkv_errf(err, RWKV_ENOTSUP,
+#if defined(RWKV_CUDA_BUILD)
+                             "strategy '%s': cuda layers are not supported yet (this build has "
+                             "the CUDA kernels, but the model does not use them yet)", s);
+#else
                              "strategy '%s': this rwkv-tui was built without CUDA", s);
+#endif
     for (int i = 0; i < out->n_stages; i++) {
         const strat_stage *st = &out->stages[i];
         if (st->device != STRAT_CPU)
