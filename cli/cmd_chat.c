@@ -636,30 +636,6 @@ out:
     return rc;
 }
 
-/* Did the reply's tokens end with one of the chat's stop strings (then the
-** stop string was fed and the next prompt needs no separator)? */
-static int
-ends_with_stop(struct repl *r, const int32_t *ids, size_t n)
-{
-    static const char *const def_stop[1] = { CHAT_DEFAULT_STOP };
-    const char *const *stop = r->a->n_stop ? (const char *const *)r->a->stop : def_stop;
-    size_t n_stop = r->a->n_stop ? r->a->n_stop : 1;
-    size_t k = n < CHAT_MAX_STOP_LEN ? n : CHAT_MAX_STOP_LEN;
-    char *text = NULL;
-    size_t len = 0;
-    rwkv_err err;
-    int hit = 0;
-
-    if (n == 0 || tok_decode(r->t, ids + n - k, k, &text, &len, &err) != RWKV_OK)
-        return 0;
-    for (size_t i = 0; i < n_stop && !hit; i++) {
-        size_t sl = strlen(stop[i]);
-        hit = len >= sl && memcmp(text + len - sl, stop[i], sl) == 0;
-    }
-    free(text);
-    return hit;
-}
-
 /*
 ** Make the chat continue after turn HEAD of the current session: its turns
 ** (root..HEAD) become the chat's records, its state the current one.  A
@@ -748,10 +724,7 @@ load_branch(struct repl *r, int64_t head, size_t *n_shown)
             ct.n_reply = a->n_tokens;
             if (a->has_sampling)
                 ct.samp = a->sampling;
-            ct.interrupted = a->interrupted;
-            ct.stop = a->interrupted ? CHAT_STOP_CANCEL
-                    : ends_with_stop(r, a->tokens, a->n_tokens) ? CHAT_STOP_STRING
-                                                                : CHAT_STOP_MAX_TOKENS;
+            ct.interrupted = a->interrupted;   /* chat_push_turn works out ct.stop */
             shown++;
         }
         if (chat_push_turn(r->c, &ct, &err) != RWKV_OK) {
@@ -761,8 +734,8 @@ load_branch(struct repl *r, int64_t head, size_t *n_shown)
         }
         r->last_user = t->id;
     }
-    if (n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT)
-        need_sep = !ends_with_stop(r, turns[n - 1].tokens, turns[n - 1].n_tokens);
+    if (n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT && chat_n_turns(r->c) > 0)
+        need_sep = chat_turn_at(r->c, chat_n_turns(r->c) - 1)->stop != CHAT_STOP_STRING;
     chat_restore_state(r->c, s, need_sep);
     /* the state before the last message, so that /regen works at once */
     if (r->last_user != 0) {

@@ -153,6 +153,18 @@ incomplete_tail(const char *s, size_t n)
     return 0;
 }
 
+/* 1 if S ends with one of the stop strings. */
+static int
+ends_with_stop(const chat_stream *st, const char *s, size_t n)
+{
+    for (size_t j = 0; j < st->n_stop; j++) {
+        size_t L = st->stop_len[j];
+        if (L <= n && memcmp(s + n - L, st->stop[j], L) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* 1 if some suffix of S is a proper prefix of a stop string. */
 static int
 ends_with_stop_prefix(const chat_stream *st, const char *s, size_t n)
@@ -1204,6 +1216,29 @@ dup_mem(const void *p, size_t n)
     return q;
 }
 
+/*
+** Why a saved reply T ended, for a record that does not say: cancelled when
+** it was interrupted, at a stop string when its last tokens (the stop string
+** is fed, so it is there) decode to text ending with one of this chat's stop
+** strings, else at the length limit.
+*/
+static int
+saved_stop(const chat *c, const chat_turn *t)
+{
+    size_t k = t->n_reply < CHAT_MAX_STOP_LEN ? t->n_reply : CHAT_MAX_STOP_LEN;
+    char *text = NULL;
+    size_t len = 0;
+    int hit = 0;
+
+    if (t->interrupted)
+        return CHAT_STOP_CANCEL;
+    if (c->stream != NULL && k > 0 &&
+        tok_decode(c->t, t->reply_ids + t->n_reply - k, k, &text, &len, NULL) == RWKV_OK)
+        hit = ends_with_stop(c->stream, text, len);
+    free(text);
+    return hit ? CHAT_STOP_STRING : CHAT_STOP_MAX_TOKENS;
+}
+
 int
 chat_push_turn(chat *c, const chat_turn *src, rwkv_err *err)
 {
@@ -1227,6 +1262,8 @@ chat_push_turn(chat *c, const chat_turn *src, rwkv_err *err)
         c->n_turns--;
         return rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
     }
+    if (t->stop == CHAT_STOP_NONE && (t->n_reply > 0 || t->interrupted))
+        t->stop = saved_stop(c, t);
     c->have_turn_start = 0;
     c->have_before_reply = 0;
     return RWKV_OK;

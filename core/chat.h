@@ -290,6 +290,9 @@ void chat_restore_state(chat *c, const rwkv_state *s, int need_sep);
 ** last turn's prompt, so chat_regen() can re-prefill that prompt and sample
 ** the reply again.  IDLE only. */
 void chat_set_turn_start(chat *c, const rwkv_state *s);
+/* T->stop may be CHAT_STOP_NONE for a saved reply whose end is not recorded:
+** it is then worked out from T->interrupted and whether the reply's tokens
+** end with one of this chat's stop strings (else CHAT_STOP_MAX_TOKENS). */
 int  chat_push_turn(chat *c, const chat_turn *t, rwkv_err *err);
 
 /* Stats of the last finished reply (zeros before the first). */

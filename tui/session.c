@@ -291,24 +291,6 @@ tui_session_save_reply(struct app *a, int interrupted)
     refresh_siblings(a);
 }
 
-/* Did the reply (token ids) end at the stop string "\n\n"? */
-static int
-ends_with_stop(struct app *a, const int32_t *ids, size_t n)
-{
-    char *text = NULL;
-    size_t len = 0;
-    rwkv_err err;
-    int r = 0;
-    size_t k = n < 4 ? n : 4;
-
-    if (n == 0)
-        return 0;
-    if (tok_decode(a->tok, ids + n - k, k, &text, &len, &err) == RWKV_OK)
-        r = len >= 2 && text[len - 1] == '\n' && text[len - 2] == '\n';
-    free(text);
-    return r;
-}
-
 /* Feed N tokens into S in chunks (replay). */
 static int
 feed(struct app *a, const int32_t *ids, size_t n, rwkv_state *s, rwkv_err *err)
@@ -450,10 +432,7 @@ tui_session_load(struct app *a, int64_t sid, int64_t head)
                 ct.n_reply = r->n_tokens;
                 if (r->has_sampling)
                     ct.samp = r->sampling;
-                ct.interrupted = r->interrupted;
-                ct.stop = r->interrupted ? CHAT_STOP_CANCEL
-                        : ends_with_stop(a, r->tokens, r->n_tokens) ? CHAT_STOP_STRING
-                                                                    : CHAT_STOP_MAX_TOKENS;
+                ct.interrupted = r->interrupted;   /* chat_push_turn works out ct.stop */
             }
             if (chat_push_turn(a->chat, &ct, &err) != RWKV_OK) {
                 tui_notice(a, 1, "%s", err.msg);
@@ -474,8 +453,9 @@ tui_session_load(struct app *a, int64_t sid, int64_t head)
     }
     if (n > 0) {
         store_turn *last = &turns[n - 1];
-        need_sep = last->role == STORE_ROLE_ASSISTANT
-                       ? !ends_with_stop(a, last->tokens, last->n_tokens) : 0;
+        need_sep = last->role == STORE_ROLE_ASSISTANT && chat_n_turns(a->chat) > 0
+                       ? chat_turn_at(a->chat, chat_n_turns(a->chat) - 1)->stop != CHAT_STOP_STRING
+                       : 0;
     }
     /* the sampling values stored with the session's last reply come back
      * (the seed stays as it is: each reply draws its own) */

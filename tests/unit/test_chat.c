@@ -646,6 +646,27 @@ test_resume(void)
     t0 = chat_turn_at(a, 0);
 
     TEST_COND("resume: chat b", chat_create(m, bt, &cfg, NULL, &b, &err) == RWKV_OK);
+    {
+        /* a saved reply whose end is not recorded: the chat works it out
+        ** from its tokens (byte tokenizer: id = byte) and the stop strings */
+        static const int32_t ended[3] = { 'O', '\n', '\n' };
+        chat_turn u = *t0;
+        u.stop = CHAT_STOP_NONE;
+        u.reply_ids = (int32_t *)ended;
+        u.n_reply = 3;
+        TEST_COND("resume: push turn ending at the stop", chat_push_turn(b, &u, &err) == RWKV_OK);
+        TEST_CONDF(chat_turn_at(b, 0)->stop == CHAT_STOP_STRING, "inferred stop %d",
+                   chat_turn_at(b, 0)->stop);
+        u.n_reply = 2;   /* "O\n": the stop string never completed */
+        TEST_COND("resume: push cut turn", chat_push_turn(b, &u, &err) == RWKV_OK);
+        TEST_COND("resume: cut reply ended at the length limit",
+                  chat_turn_at(b, 1)->stop == CHAT_STOP_MAX_TOKENS);
+        u.n_reply = 3;
+        u.interrupted = 1;
+        TEST_COND("resume: push interrupted turn", chat_push_turn(b, &u, &err) == RWKV_OK);
+        TEST_COND("resume: interrupted means cancelled", chat_turn_at(b, 2)->stop == CHAT_STOP_CANCEL);
+        chat_reset(b);
+    }
     TEST_COND("resume: push turn", chat_push_turn(b, t0, &err) == RWKV_OK);
     chat_restore_state(b, chat_state(a), t0->stop != CHAT_STOP_STRING);
     TEST_COND("resume: regen without snapshots refused", chat_regen(b, &err) == RWKV_EINVAL);
