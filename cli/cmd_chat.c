@@ -324,17 +324,7 @@ mono_s(void)
 static void
 model_meta(const rwkv_model *m, store_state_meta *meta)
 {
-    const rwkv_info *inf = rwkv_model_info(m);
-
-    memset(meta, 0, sizeof *meta);
-    meta->fingerprint = inf->fingerprint;
-    snprintf(meta->version, sizeof meta->version, "%s", inf->version);
-    meta->n_layer = inf->n_layer;
-    meta->n_embd = inf->n_embd;
-    meta->n_head = inf->n_head;
-    meta->head_size = inf->head_size;
-    meta->precision = strstr(inf->strategy, "bf16") ? STORE_PREC_BF16
-                    : strstr(inf->strategy, "fp16") ? STORE_PREC_FP16 : STORE_PREC_FP32;
+    store_meta_from_info(meta, rwkv_model_info(m));
 }
 
 static void
@@ -390,16 +380,10 @@ statefile_row(struct repl *r)
     store_statefile f;
     int64_t id = 0;
     rwkv_err err;
-    const char *slash;
 
     if (r->state_path[0] == '\0')
         return 0;
-    memset(&f, 0, sizeof f);
-    slash = strrchr(r->state_path, '/');
-    snprintf(f.name, sizeof f.name, "%.200s", slash ? slash + 1 : r->state_path);
-    snprintf(f.path, sizeof f.path, "%s", r->state_path);
-    params_defaults(&f.defaults);
-    params_apply_state_defaults(&f.defaults, 0);
+    store_statefile_from_path(&f, r->state_path);
     if (store_statefile_add(r->st, &f, &id, &err) != RWKV_OK) {
         save_fail("the state file row", &err);
         return 0;
@@ -1282,23 +1266,13 @@ check_session(struct repl *r, const store_session *sess, chat_config *cfg)
     const char *path = a->o.demo ? "(demo)" : a->o.model;
     store_model m;
     rwkv_err err;
-    struct stat sb;
+    char full[STORE_PATH_MAX];
 
-    memset(&m, 0, sizeof m);
     if (a->o.demo)
-        snprintf(m.path, sizeof m.path, "%s", path);
+        snprintf(full, sizeof full, "%s", path);
     else
-        abs_path(path, m.path, sizeof m.path);
-    if (!a->o.demo && stat(m.path, &sb) == 0) {
-        m.size = (uint64_t)sb.st_size;
-        m.mtime = (int64_t)sb.st_mtime;
-    }
-    m.fingerprint = inf->fingerprint;
-    snprintf(m.version, sizeof m.version, "%s", inf->version);
-    m.n_layer = inf->n_layer;
-    m.n_embd = inf->n_embd;
-    m.n_head = inf->n_head;
-    m.head_size = inf->head_size;
+        abs_path(path, full, sizeof full);
+    store_model_from_info(&m, full, inf);
     if (store_model_upsert(r->st, &m, &r->model_id, &err) != RWKV_OK)
         return cli_fail(&err);
     if (a->o.state)

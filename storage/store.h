@@ -97,6 +97,7 @@
 #include <stdint.h>
 
 #include "../core/params.h"
+#include "../core/rwkv.h"
 #include "../core/status.h"
 
 typedef struct store store;    /* opaque: store_open / store_close */
@@ -273,6 +274,18 @@ typedef struct store_state_meta {
     int      n_layer, n_embd, n_head, head_size;
     int      precision;            /* enum store_precision of the strategy */
 } store_state_meta;
+
+/* ---- from the engine's description of a loaded model (store_info.c) ------- */
+/* The store_precision of a strategy string ("cpu bf16" -> STORE_PREC_BF16). */
+int  store_precision_of(const char *strategy);
+/* Snapshot metadata of the model INF describes. */
+void store_meta_from_info(store_state_meta *meta, const rwkv_info *inf);
+/* A model row for the checkpoint at PATH (size and mtime from the file,
+** none for the in-memory demo model). */
+void store_model_from_info(store_model *m, const char *path, const rwkv_info *inf);
+/* A referenced (not imported) state-file row for PATH, named by its base
+** name, with the chat demo's state-file sampling defaults. */
+void store_statefile_from_path(store_statefile *f, const char *path);
 
 /*
 ** Append a complete turn T (T->id OUT) and, if STATE is not NULL, its

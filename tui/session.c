@@ -72,17 +72,7 @@ lib_path(const store_statefile *f, const void *data, char *out, size_t cap, rwkv
 static void
 state_meta(const struct app *a, store_state_meta *m)
 {
-    const rwkv_info *inf = rwkv_model_info(a->model);
-
-    memset(m, 0, sizeof *m);
-    m->fingerprint = inf->fingerprint;
-    snprintf(m->version, sizeof m->version, "%s", inf->version);
-    m->n_layer = inf->n_layer;
-    m->n_embd = inf->n_embd;
-    m->n_head = inf->n_head;
-    m->head_size = inf->head_size;
-    m->precision = strstr(inf->strategy, "bf16") ? STORE_PREC_BF16
-                 : strstr(inf->strategy, "fp16") ? STORE_PREC_FP16 : STORE_PREC_FP32;
+    store_meta_from_info(m, rwkv_model_info(a->model));
 }
 
 void
@@ -91,24 +81,12 @@ tui_session_model_row(struct app *a)
     const rwkv_info *inf = rwkv_model_info(a->model);
     store_model m;
     rwkv_err err;
-    struct stat st;
     const char *path = a->launch.demo ? "(demo)" : (a->launch.model ? a->launch.model
                                                                    : a->cfg.model);
 
     if (a->st == NULL)
         return;
-    memset(&m, 0, sizeof m);
-    snprintf(m.path, sizeof m.path, "%s", path);
-    if (!a->launch.demo && stat(path, &st) == 0) {
-        m.size = (uint64_t)st.st_size;
-        m.mtime = (int64_t)st.st_mtime;
-    }
-    m.fingerprint = inf->fingerprint;
-    snprintf(m.version, sizeof m.version, "%s", inf->version);
-    m.n_layer = inf->n_layer;
-    m.n_embd = inf->n_embd;
-    m.n_head = inf->n_head;
-    m.head_size = inf->head_size;
+    store_model_from_info(&m, path, inf);
     if (store_model_upsert(a->st, &m, &a->model_id, &err) != RWKV_OK)
         tui_notice(a, 1, "%s", err.msg);
 }
@@ -119,18 +97,12 @@ statefile_id(struct app *a)
     store_statefile f;
     int64_t id = 0;
     rwkv_err err;
-    const char *slash;
 
     if (a->state_path[0] == '\0')
         return 0;
     if (a->state_lib_id != 0)
         return a->state_lib_id;        /* loaded from the library */
-    memset(&f, 0, sizeof f);
-    slash = strrchr(a->state_path, '/');
-    snprintf(f.name, sizeof f.name, "%.200s", slash ? slash + 1 : a->state_path);
-    snprintf(f.path, sizeof f.path, "%s", a->state_path);
-    params_defaults(&f.defaults);
-    params_apply_state_defaults(&f.defaults, 0);
+    store_statefile_from_path(&f, a->state_path);
     if (store_statefile_add(a->st, &f, &id, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
         return 0;
@@ -738,7 +710,6 @@ tui_session_import_state(struct app *a, const char *path, int64_t *id)
     FILE *fp = NULL;
     char *data = NULL;
     long size;
-    const char *slash = strrchr(path, '/');
 
     *id = 0;
     if (a->st == NULL) {
@@ -769,16 +740,14 @@ tui_session_import_state(struct app *a, const char *path, int64_t *id)
         return -1;
     }
     fclose(fp);
-    memset(&f, 0, sizeof f);
-    snprintf(f.name, sizeof f.name, "%.200s", slash ? slash + 1 : path);
+    store_statefile_from_path(&f, path);
+    f.path[0] = '\0';                  /* imported: the bytes, not the path */
     f.data = data;
     f.size = (size_t)size;
     f.n_layer = inf->n_layer;
     f.n_embd = inf->n_embd;
     f.n_head = inf->n_head;
     f.head_size = inf->head_size;
-    params_defaults(&f.defaults);
-    params_apply_state_defaults(&f.defaults, 0);
     if (store_statefile_add(a->st, &f, id, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
         free(data);

@@ -1,0 +1,61 @@
+/*
+** store_info.c -- rows and snapshot metadata built from what the engine
+** reports about a loaded model (rwkv_info), so that every front end files a
+** model, a state file or a snapshot the same way.
+*/
+#include "store.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int
+store_precision_of(const char *strategy)
+{
+    return strstr(strategy, "bf16") ? STORE_PREC_BF16
+         : strstr(strategy, "fp16") ? STORE_PREC_FP16 : STORE_PREC_FP32;
+}
+
+void
+store_meta_from_info(store_state_meta *meta, const rwkv_info *inf)
+{
+    memset(meta, 0, sizeof *meta);
+    meta->fingerprint = inf->fingerprint;
+    snprintf(meta->version, sizeof meta->version, "%s", inf->version);
+    meta->n_layer = inf->n_layer;
+    meta->n_embd = inf->n_embd;
+    meta->n_head = inf->n_head;
+    meta->head_size = inf->head_size;
+    meta->precision = store_precision_of(inf->strategy);
+}
+
+void
+store_model_from_info(store_model *m, const char *path, const rwkv_info *inf)
+{
+    struct stat sb;
+
+    memset(m, 0, sizeof *m);
+    snprintf(m->path, sizeof m->path, "%s", path);
+    if (!inf->is_demo && stat(path, &sb) == 0) {
+        m->size = (uint64_t)sb.st_size;
+        m->mtime = (int64_t)sb.st_mtime;
+    }
+    m->fingerprint = inf->fingerprint;
+    snprintf(m->version, sizeof m->version, "%s", inf->version);
+    m->n_layer = inf->n_layer;
+    m->n_embd = inf->n_embd;
+    m->n_head = inf->n_head;
+    m->head_size = inf->head_size;
+}
+
+void
+store_statefile_from_path(store_statefile *f, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%.200s", slash ? slash + 1 : path);
+    snprintf(f->path, sizeof f->path, "%s", path);
+    params_defaults(&f->defaults);
+    params_apply_state_defaults(&f->defaults, 0);
+}
