@@ -165,7 +165,7 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS)
 
 bench: all $(BUILD)/bench_store
-	sh bench/run.sh ./$(BIN) "$(or $(BENCH_SHAPES),0.1b)"
+	sh bench/run.sh ./$(BIN) "$(BENCH_SHAPES)" "$(BENCH_STRATEGIES)"
 	RWKV_FIXTURES=$(FIXTURES) $(BUILD)/bench_store
 
 check-deps:

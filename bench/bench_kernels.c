@@ -12,7 +12,17 @@
 ** Matvec rotates over enough copies of W to exceed the 32 MiB L3, so its
 ** GB/s is DRAM bandwidth, comparable to memcpy's.
 **
-** Usage: bench_kernels [--quick] [--table NAME]   (make bench-kernels)
+** The RWKV-7 1.5B LoRA factors (fp32 [96|64|256, 2048] and their
+** transposes) are timed at T = 256 in fp32 only.  Rows "(old dot)" run the
+** earlier dot-product-form AVX-512 matmuls (simd_avx512_dot_matmul) in the
+** same run, so old and new kernels compare on the same machine state.
+** Matmul GFLOP/s in [brackets] are by CPU time, and their share is of the
+** same run's peak (simd_peak_probe) for the same thread count.
+**
+** Usage: bench_kernels [--quick] [--mm] [--only FORMAT] [--shape NAME]
+**   --quick  skip the AVX2 variants      --mm  matmul only (no memcpy, matvec)
+**   --only / --shape  substrings of the format / shape labels
+** (make bench-kernels BENCH_ARGS="--mm --quick")
 */
 #include <pthread.h>
 #include <stdint.h>
@@ -386,27 +396,56 @@ bench_memcpy(void)
     mem_free(b);
 }
 
+/* The avx512 table with the earlier dot-product-form matmuls, or NULL. */
+static const simd_kernels *
+old_dot_kernels(void)
+{
+    static struct simd_kernels k;
+    const simd_kernels *base = simd_kernels_get(SIMD_ISA_AVX512, 0);
+
+    if (base == NULL)
+        return NULL;
+    k = *base;
+    k.name = "avx512-dot";
+    for (int dt = 0; dt < SIMD_NDTYPE; dt++)
+        k.matmul[dt] = simd_avx512_dot_matmul[0][dt];
+    return &k;
+}
+
 struct shape {
     const char *name;
     int64_t rows, cols;
     int prefill; /* also time T = 256 */
+    int lora;    /* a small fp32 LoRA factor: matmul only, f32 formats only */
 };
 
 int
 main(int argc, char **argv)
 {
     static const struct shape shapes[] = {
-        {"att  [2048,2048]", 2048, 2048, 1},
-        {"ffn-k[8192,2048]", 8192, 2048, 1},
-        {"ffn-v[2048,8192]", 2048, 8192, 1},
-        {"head[65536,2048]", 65536, 2048, 0},
+        {"att  [2048,2048]", 2048, 2048, 1, 0},
+        {"ffn-k[8192,2048]", 8192, 2048, 1, 0},
+        {"ffn-v[2048,8192]", 2048, 8192, 1, 0},
+        {"head[65536,2048]", 65536, 2048, 0, 0},
+        /* RWKV-7 1.5B LoRA factors (D = 96, 64, 256 against C = 2048) */
+        {"lora [96,2048]", 96, 2048, 1, 1},
+        {"lora [2048,96]", 2048, 96, 1, 1},
+        {"lora [256,2048]", 256, 2048, 1, 1},
+        {"lora [2048,256]", 2048, 256, 1, 1},
+        {"lora [64,2048]", 64, 2048, 1, 1},
+        {"lora [2048,64]", 2048, 64, 1, 1},
     };
     struct variant {
         const char *label;
-        enum simd_isa isa;
+        int isa; /* enum simd_isa, or the two extra tables below */
         unsigned flags;
         enum simd_dtype dt;
     } variants[] = {
+        /* isa SIMD_NISA + 1: the avx512 table with the earlier dot-product
+        ** matmuls (simd_avx512_dot_matmul), to compare in the same run */
+        {"f32 (old dot)", SIMD_NISA + 1, 0, SIMD_F32},
+        {"bf16 (old dot)", SIMD_NISA + 1, 0, SIMD_BF16},
+        {"q8 (old dot)", SIMD_NISA + 1, 0, SIMD_Q8},
         {"f32", SIMD_ISA_AVX512, 0, SIMD_F32},
         {"bf16 (dpbf16)", SIMD_ISA_AVX512, 0, SIMD_BF16},
         {"bf16 (exact)", SIMD_ISA_AVX512, SIMD_EXACT, SIMD_BF16},
@@ -419,31 +458,41 @@ main(int argc, char **argv)
         {"q8 avx2", SIMD_ISA_AVX2, 0, SIMD_Q8},
     };
     const int T = 256;
-    int quick = 0;
-    const char *only = NULL;
+    int quick = 0, mm_only = 0;
+    const char *only = NULL, *only_shape = NULL;
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
+        else if (strcmp(argv[i], "--mm") == 0)
+            mm_only = 1;
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
+            only_shape = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_kernels [--quick] [--only SUBSTRING]\n");
+            fprintf(stderr, "usage: bench_kernels [--quick] [--mm] [--only SUBSTRING] "
+                            "[--shape SUBSTRING]\n");
             return 2;
         }
     }
     setvbuf(stdout, NULL, _IONBF, 0);
     printf("kernels: best = %s; medians of %d; T = %d for matmul\n",
            simd_kernels_name(simd_kernels_best(0)), REPS, T);
-    bench_memcpy();
+    if (!mm_only)
+        bench_memcpy();
     bench_peak();
     printf("%-17s %-14s %s\n", "shape", "format", "thr  matvec GB/s [cpu] (%read) GFLOP/s | matmul GFLOP/s [cpu]");
 
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         const struct shape *sh = &shapes[s];
         size_t n = (size_t)sh->rows * (size_t)sh->cols;
-        float *w = mem_alloc(n * sizeof(float));
-        float *x = mem_alloc((size_t)T * (size_t)sh->cols * sizeof(float));
+        float *w, *x;
+
+        if ((only_shape && !strstr(sh->name, only_shape)) || (mm_only && !sh->prefill))
+            continue;
+        w = mem_alloc(n * sizeof(float));
+        x = mem_alloc((size_t)T * (size_t)sh->cols * sizeof(float));
         float *y = mem_alloc((size_t)T * (size_t)sh->rows * sizeof(float));
 
         if (!w || !x || !y) {
@@ -454,7 +503,8 @@ main(int argc, char **argv)
         fill_random(x, (size_t)T * (size_t)sh->cols, 1.0f);
         for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
             const struct variant *vr = &variants[v];
-            const simd_kernels *k = vr->isa == SIMD_NISA
+            const simd_kernels *k = (int)vr->isa > SIMD_NISA ? old_dot_kernels()
+                : vr->isa == SIMD_NISA
                 ? (simd_kernels_get(SIMD_ISA_AVX512, 0) ? &simd_kernels_avx512_vnni : NULL)
                 : simd_kernels_get(vr->isa, vr->flags);
             struct mat mats[MAX_COPIES];
@@ -466,14 +516,16 @@ main(int argc, char **argv)
 
             if (k == NULL || (only && !strstr(vr->label, only)))
                 continue;
-            if (quick && vr->isa == SIMD_ISA_AVX2)
+            if (quick && vr->isa == (int)SIMD_ISA_AVX2)
+                continue;
+            if (sh->lora && vr->dt != SIMD_F32)
                 continue;
             if (mat_make(&mats[0], vr->dt, w, sh->rows, sh->cols, k) != 0) {
                 fprintf(stderr, "bench_kernels: out of memory\n");
                 return 1;
             }
             wb = mat_bytes(&mats[0].m);
-            ncopies = (int)((COLD_BYTES + wb - 1) / wb);
+            ncopies = mm_only ? 1 : (int)((COLD_BYTES + wb - 1) / wb);
             if (ncopies > MAX_COPIES)
                 ncopies = MAX_COPIES;
             for (int c = 1; c < ncopies; c++) {
@@ -504,7 +556,7 @@ main(int argc, char **argv)
                 p.job = (struct job){.k = k, .w = views, .ncopies = ncopies,
                                      .x = x, .y = y, .ldy = sh->rows, .T = 1};
                 pool_start(&p, nt);
-                tv = pool_time(&p);
+                tv = mm_only ? 0 : pool_time(&p);
                 tv_cpu = last_cpu;
                 if (sh->prefill) {
                     /* activation prep is part of a matmul call's cost */
@@ -518,9 +570,13 @@ main(int argc, char **argv)
                     tm_cpu = last_cpu + tprep;
                 }
                 pool_stop(&p);
-                printf("%-17s %-14s %d  %6.1f [%6.1f] (%3.0f%%) %6.1f", sh->name, vr->label,
-                       nt, (double)wb / tv / 1e9, (double)wb / tv_cpu / 1e9,
-                       100.0 * (double)wb / tv / 1e9 / readbw[nt], 2.0 * (double)n / tv / 1e9);
+                if (mm_only)
+                    printf("%-17s %-14s %d  %33s", sh->name, vr->label, nt, "");
+                else
+                    printf("%-17s %-14s %d  %6.1f [%6.1f] (%3.0f%%) %6.1f", sh->name,
+                           vr->label, nt, (double)wb / tv / 1e9, (double)wb / tv_cpu / 1e9,
+                           100.0 * (double)wb / tv / 1e9 / readbw[nt],
+                           2.0 * (double)n / tv / 1e9);
                 if (sh->prefill) {
                     double g = 2.0 * (double)n * T / tm_cpu / 1e9;
                     int bf = k->act[vr->dt] == SIMD_ACT_BF16;

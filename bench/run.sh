@@ -1,40 +1,99 @@
 #!/bin/sh
-# bench/run.sh -- the `make bench` set: random-weight RWKV-7 models of real
-# shapes built in memory (rwkv-tui bench --shape, no download), each CPU
-# strategy, 2 threads; prints one line per run with prefill and decode
-# medians and decode as a share of the memory-bandwidth bound measured in
-# the same run.
+# bench/run.sh -- the `make bench` set: random-weight model FILES of real
+# shapes, written once by rwkv-tui's own .pth writer (`bench --shape NAME
+# --save PATH`, bf16 like released checkpoints) into a cache directory, then
+# `rwkv-tui bench --model FILE` in each CPU strategy with 2 threads, plus a
+# 1-thread prefill for the 2-vs-1 scaling.  One table row per run; every
+# share is against a limit measured in the same run (read bandwidth for
+# decode, arithmetic peak for prefill), see bench/README.md.
 #
 # usage: bench/run.sh BINARY [SHAPES] [STRATEGIES]
-#   SHAPES      default "0.1b"   (also: 0.4b 1.5b 3b)
-#   STRATEGIES  default "cpu fp32,cpu bf16,cpu fp32i8" (comma-separated)
-# env: BENCH_THREADS (2), BENCH_PROMPT (512), BENCH_GEN (32), BENCH_REPEAT (3)
+#   SHAPES      default "0.1b 1.5b 1.6b-v6"  (also 0.4b, 3b; demo, demo-v6 are tiny)
+#   STRATEGIES  default "cpu fp32,cpu bf16,cpu fp32i8,cpu bf16i8" (comma-separated)
+# env:
+#   RWKV_BENCH_DIR   model files (default ${XDG_CACHE_HOME:-$HOME/.cache}/rwkv-tui/bench)
+#   BENCH_THREADS (2), BENCH_PROMPT (512), BENCH_GEN (32), BENCH_REPEAT (1)
+#   BENCH_SCALING    strategies that also get the 1-thread prefill run
+#                    (default: all of STRATEGIES; "none" skips it)
+#   BENCH_INMEM=1    bench the in-memory --shape models instead of files (RWKV-7 only)
+#   BENCH_JSON=FILE  also append every run's JSON line to FILE
+#   RWKV_WEIGHT_CACHE is set to "off" unless already set, so converting
+#   strategies are measured converting (and no GB-sized caches are written).
 set -eu
 bin=${1:?usage: bench/run.sh BINARY [SHAPES] [STRATEGIES]}
-shapes=${2:-0.1b}
-strategies=${3:-cpu fp32,cpu bf16,cpu fp32i8}
+shapes=${2:-0.1b 1.5b 1.6b-v6}
+strategies=${3:-cpu fp32,cpu bf16,cpu fp32i8,cpu bf16i8}
 threads=${BENCH_THREADS:-2}
 prompt=${BENCH_PROMPT:-512}
 gen=${BENCH_GEN:-32}
-repeat=${BENCH_REPEAT:-3}
+repeat=${BENCH_REPEAT:-1}
+scaling=${BENCH_SCALING:-$strategies}
+dir=${RWKV_BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rwkv-tui/bench}
+RWKV_WEIGHT_CACHE=${RWKV_WEIGHT_CACHE:-off}
+export RWKV_WEIGHT_CACHE
 
-printf '%-6s %-12s %8s %10s %10s %9s %10s %8s %8s\n' shape strategy "MB/tok" "prefill/s" "decode/s" "bound/s" "share" "GB/s" "load s"
+# num KEY: the number after "KEY": in the JSON line on stdin (-1 if absent)
+num() {
+    awk -v k="$1" '{ if (match($0, "\"" k "\": -?[0-9.eE+]+")) {
+                         m = substr($0, RSTART, RLENGTH); sub(/.*: /, "", m); print m + 0 }
+                     else print -1 }'
+}
+
+if [ "${BENCH_INMEM:-0}" != 1 ]; then
+    mkdir -p "$dir"
+    for shape in $shapes; do
+        f="$dir/$shape-bf16.pth"
+        if [ ! -f "$f" ]; then
+            echo "writing $f ..."
+            "$bin" bench --shape "$shape" --save "$f" --dtype bf16 --seed 1
+        fi
+    done
+fi
+
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')  (1/5/15-min load average before the runs; $(nproc 2>/dev/null || echo '?') cores)"
+printf '%-8s %-11s %6s %6s %9s %6s %8s %5s %8s %6s %6s %7s\n' \
+    shape strategy "load s" RSS/f "prefill/s" "pre%" "1thr/s" "2v1" "decode/s" "dec%" "GB/s" "GFLOP/s"
 for shape in $shapes; do
+    if [ "${BENCH_INMEM:-0}" = 1 ]; then
+        set -- --shape "$shape"
+    else
+        set -- --model "$dir/$shape-bf16.pth"
+        cat "$dir/$shape-bf16.pth" > /dev/null   # a warm page cache, as the issue asks
+    fi
     old_ifs=$IFS
     IFS=,
     for s in $strategies; do
         IFS=$old_ifs
-        json=$("$bin" bench --shape "$shape" --strategy "$s" --threads "$threads" \
+        json=$("$bin" bench "$@" --strategy "$s" --threads "$threads" \
                --prompt-tokens "$prompt" --gen-tokens "$gen" --repeat "$repeat" --json)
-        echo "$json" | awk -v shape="$shape" -v strat="$s" '
-            function num(k,   m) { if (match($0, "\"" k "\": [0-9.eE+-]+")) {
-                                       m = substr($0, RSTART, RLENGTH); sub(/.*: /, "", m); return m + 0 }
-                                   return -1 }
-            { printf "%-6s %-12s %8.1f %10.1f %10.2f %9.2f %9.0f%% %8.1f %8.2f\n", shape, strat,
-                     num("weight_bytes") / 1e6, num("prefill_tok_s"), num("decode_tok_s"),
-                     num("decode_bound_tok_s"), 100 * num("decode_share_of_bound"),
-                     num("read_bandwidth_gb_s"), num("load_s") }'
+        [ -n "${BENCH_JSON:-}" ] && echo "$json" >> "$BENCH_JSON"
+        one=-1
+        case ",$scaling," in
+        *",$s,"*)
+            json1=$("$bin" bench "$@" --strategy "$s" --threads 1 \
+                    --prompt-tokens "$prompt" --gen-tokens 0 --repeat "$repeat" --json)
+            [ -n "${BENCH_JSON:-}" ] && echo "$json1" >> "$BENCH_JSON"
+            one=$(echo "$json1" | num prefill_tok_s) ;;
+        esac
+        pre=$(echo "$json" | num prefill_tok_s)
+        if echo "$json" | grep -q '"prefill_peak": "bf16dot"'; then
+            peak=$(echo "$json" | num peak_bf16dot_gflop_s)
+        else
+            peak=$(echo "$json" | num peak_fma_gflop_s)
+        fi
+        awk -v shape="$shape" -v strat="$s" -v one="$one" -v pre="$pre" -v peak="$peak" \
+            -v load="$(echo "$json" | num load_s)" -v ratio="$(echo "$json" | num rss_file_ratio)" \
+            -v psh="$(echo "$json" | num prefill_share_of_bound)" \
+            -v dec="$(echo "$json" | num decode_tok_s)" \
+            -v dsh="$(echo "$json" | num decode_share_of_bound)" \
+            -v bw="$(echo "$json" | num read_bandwidth_gb_s)" 'BEGIN {
+            r = ratio > 0 ? sprintf("%.2f", ratio) : "-"
+            o = one > 0 ? sprintf("%.1f", one) : "-"
+            s = one > 0 ? sprintf("%.2f", pre / one) : "-"
+            printf "%-8s %-11s %6.2f %6s %9.1f %5.0f%% %8s %5s %8.2f %5.0f%% %6.1f %7.0f\n",
+                   shape, strat, load, r, pre, 100 * psh, o, s, dec, 100 * dsh, bw, peak }'
         IFS=,
     done
     IFS=$old_ifs
 done
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')  (after)"

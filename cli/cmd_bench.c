@@ -1,13 +1,19 @@
 /*
-** cmd_bench.c -- `rwkv-tui bench`: prefill and decode speed of a model, with
-** a memory-bandwidth baseline measured in the same invocation.
+** cmd_bench.c -- `rwkv-tui bench`: load time, memory, prefill and decode
+** speed of a model, with the machine's limits measured in the same
+** invocation; and `bench --shape NAME --save PATH`, which writes a
+** random-weight model file of a real shape (core/model_gen.h).
 **
 ** Numbers are medians over --repeat runs.  Decode streams every weight once
-** per token, so its ceiling is (bandwidth / weight bytes per token); the
-** report gives decode tok/s both absolute and as a share of that ceiling
-** measured right now, which is what stays comparable on a noisy shared
-** machine.  Prefill is reported as tok/s for a --prompt-tokens prompt fed in
-** chunks of --chunk (the chat demo's CHUNK_LEN, default 256).
+** per token, so its ceiling is (read bandwidth / weight bytes per token).
+** Prefill is arithmetic: its ceiling is (peak FLOP/s / flops per token),
+** flops per token = 2 x the matrix elements a token is multiplied with (the
+** layers' linears and LoRA matrices every token, the head once per call, so
+** 1/chunk of it per token; the embedding is a row lookup).  The peak is
+** measured by simd_peak_probe on every bench thread at once: fp32 FMA for
+** fp32 / fp16 strategies, the bf16 dot product (vdpbf16ps) for bf16 and int8
+** ones (the int8 matmul runs on the bf16 dot kernel).  Both shares are what
+** stays comparable on a noisy shared machine.
 */
 #include "cli.h"
 
@@ -16,9 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../core/ckpt.h"
+#include "../core/kernels.h"
 #include "../core/mem.h"
+#include "../core/model_gen.h"
 #include "../core/rwkv.h"
+#include "../core/simd.h"
+#include "../core/strategy.h"
+#include "../gpu/gpu.h"
 
 static double
 now_s(void)
@@ -44,21 +57,54 @@ median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Resident set size in MiB from /proc/self/status (0 if unavailable). */
+/* A /proc/self/status value in MiB ("VmRSS:", "VmHWM:"; 0 if unavailable). */
 static double
-rss_mib(void)
+status_mib(const char *key)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
+    size_t kl = strlen(key);
     double kb = 0;
 
     if (f == NULL)
         return 0;
     while (fgets(line, sizeof line, f) != NULL)
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kb = strtod(line + 6, NULL);
+        if (strncmp(line, key, kl) == 0)
+            kb = strtod(line + kl, NULL);
     fclose(f);
     return kb / 1024.0;
+}
+
+/* Start the peak-RSS count afresh (Linux: "5" to clear_refs resets VmHWM),
+** so the baselines' buffers before the load do not count. */
+static void
+reset_peak_rss(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+
+    if (f != NULL) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
+static double
+maxd(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* Resident set size now / at its peak, MiB. */
+static double
+rss_mib(void)
+{
+    return status_mib("VmRSS:");
+}
+
+static double
+peak_rss_mib(void)
+{
+    return status_mib("VmHWM:");
 }
 
 /*
@@ -136,6 +182,94 @@ read_bandwidth(int threads)
     return (double)BW_BYTES / median(t, BW_PASSES);
 }
 
+/*
+** Arithmetic peak in FLOP/s of THREADS threads running simd_peak_probe(K,
+** DT) at once (register-only multiply-add chains), median of PEAK_PASSES
+** passes of about PEAK_SECONDS each.
+*/
+#define PEAK_PASSES 3
+#define PEAK_SECONDS 0.1
+
+struct peak_job {
+    const simd_kernels *k;
+    enum simd_dtype     dt;
+    int64_t             iters;
+};
+
+static void *
+peak_run(void *arg)
+{
+    struct peak_job *j = arg;
+
+    simd_peak_probe(j->k, j->dt, j->iters);
+    return NULL;
+}
+
+static double
+arith_peak(const simd_kernels *k, enum simd_dtype dt, int threads)
+{
+    struct peak_job job;
+    pthread_t tid[64];
+    double t[PEAK_PASSES], per_iter = simd_peak_probe(k, dt, 1), t0;
+    int64_t iters = 1 << 12;
+
+    if (threads < 1)
+        threads = 1;
+    if (threads > 64)
+        threads = 64;
+    job.k = k;
+    job.dt = dt;
+    /* calibrate on one thread: about PEAK_SECONDS per pass */
+    for (;;) {
+        t0 = now_s();
+        simd_peak_probe(k, dt, iters);
+        if (now_s() - t0 > PEAK_SECONDS / 4 || iters > ((int64_t)1 << 40))
+            break;
+        iters *= 2;
+    }
+    iters *= 4;
+    job.iters = iters;
+    for (int r = 0; r < PEAK_PASSES; r++) {
+        int created[64] = { 0 };
+        t0 = now_s();
+        for (int i = 1; i < threads; i++)
+            created[i] = pthread_create(&tid[i], NULL, peak_run, &job) == 0;
+        peak_run(&job);
+        for (int i = 1; i < threads; i++) {
+            if (created[i])
+                pthread_join(tid[i], NULL);
+            else
+                peak_run(&job);
+        }
+        t[r] = now_s() - t0;
+    }
+    return per_iter * (double)iters * threads / median(t, PEAK_PASSES);
+}
+
+/*
+** Which peak bounds prefill under STRATEGY: the weight dtype of most layers
+** (bf16 or any int8 stage: the bf16 dot product; fp32 / fp16: FMA).
+*/
+static int
+strategy_uses_bf16_dot(const char *strategy, int n_layer)
+{
+    strat st;
+    int *slot, bf = 0;
+
+    if (n_layer <= 0 || strat_parse(strategy, &st, NULL) != RWKV_OK)
+        return 0;
+    slot = malloc(sizeof *slot * ((size_t)n_layer + 1));
+    if (slot == NULL)
+        return 0;
+    strat_plan(&st, n_layer, slot);
+    for (int l = 0; l < n_layer; l++) {
+        const strat_stage *s = &st.stages[slot[l]];
+        bf += s->quant == 8 || s->dtype == STRAT_BF16;
+    }
+    free(slot);
+    return 2 * bf > n_layer;
+}
+
 static int32_t
 argmax(const float *v, int n)
 {
@@ -152,25 +286,92 @@ usage(FILE *f)
 {
     fprintf(f, "usage: " PROG " bench (--model PATH | --demo | --shape NAME) [--strategy S]\n"
                "          [--threads N] [--prompt-tokens N] [--gen-tokens N] [--chunk N]\n"
-               "          [--repeat R] [--json]\n\n"
+               "          [--repeat R] [--seed N] [--json]\n"
+               "       " PROG " bench --shape NAME --save PATH [--dtype bf16|fp16|fp32]\n"
+               "          [--seed N] [--threads N]\n\n"
                "--shape builds a random-weight RWKV-7 model of a real shape in memory (no\n"
                "download): demo, 0.1b (L12 C768), 0.4b (L24 C1024), 1.5b (L24 C2048),\n"
                "3b (L32 C2560), vocab 65536.\n\n"
-               "Measure prefill (a prompt of --prompt-tokens, default 512, fed in chunks of\n"
-               "--chunk, default 256) and decode (--gen-tokens, default 64, one token at a time)\n"
-               "speed; medians over --repeat runs (default 3). Also measures memory copy\n"
-               "bandwidth in the same run and reports decode as a share of the bandwidth\n"
-               "bound (weight bytes per token / bandwidth).\n\n");
+               "--save PATH writes the random-weight model NAME as a .pth file (torch.save\n"
+               "format, written by rwkv-tui itself) and exits, printing the path, size and\n"
+               "seconds: the shapes above, 1.6b-v6 (RWKV-6: L24 C2048 F7168) and the small\n"
+               "test shapes demo, demo-v6. Weights in --dtype (default bf16, as released\n"
+               "checkpoints are); --seed (default 1) picks the random weights. Benchmark\n"
+               "the file with --model PATH.\n\n"
+               "Measure load time, resident memory (after load, peak, and peak / file size),\n"
+               "prefill (a prompt of --prompt-tokens, default 512, fed in chunks of --chunk,\n"
+               "default 256) and decode (--gen-tokens, default 64, one token at a time; 0\n"
+               "skips decode) speed; medians over --repeat runs (default 3). In the same run,\n"
+               "before and after, it measures the read bandwidth and the arithmetic peak\n"
+               "(fp32 FMA and bf16 dot product, all threads; the higher of the two counts)\n"
+               "and reports decode as a share of the bandwidth\n"
+               "bound (read bandwidth / weight bytes per token) and prefill as a share of\n"
+               "the arithmetic bound (peak / (2 x matrix elements per token); the bf16 dot\n"
+               "peak for bf16 and int8 strategies, the FMA peak for fp32 and fp16).\n\n");
     cli_opts_help(f, 0);
+}
+
+/* Progress of --save on a terminal: "\rwriting weights  42%". */
+static void
+save_progress(void *ud, double frac, const char *what)
+{
+    int *last = ud, pct = (int)(frac * 100.0);
+
+    if (pct == *last)
+        return;
+    *last = pct;
+    fprintf(stderr, "\r%s %3d%%%s", what, pct, pct >= 100 ? "\r\033[K" : "");
+}
+
+/* --save: write the model file and report. */
+static int
+bench_save(const char *shape, const char *path, const char *dtype, long seed, int threads,
+           int json)
+{
+    mgen_opts mo;
+    rwkv_err err;
+    uint64_t size = 0;
+    double t0;
+    int last_pct = -1;
+
+    memset(&mo, 0, sizeof mo);
+    if (dtype == NULL || strcmp(dtype, "bf16") == 0)
+        mo.dtype = CK_BF16;
+    else if (strcmp(dtype, "fp16") == 0)
+        mo.dtype = CK_F16;
+    else if (strcmp(dtype, "fp32") == 0)
+        mo.dtype = CK_F32;
+    else {
+        cli_errorf("bench: --dtype must be bf16, fp16 or fp32, not '%s'", dtype);
+        return 2;
+    }
+    mo.seed = (uint64_t)seed;
+    mo.n_threads = threads;
+    if (isatty(STDERR_FILENO)) {
+        mo.progress = save_progress;
+        mo.progress_ud = &last_pct;
+    }
+    t0 = now_s();
+    if (mgen_save(shape, path, &mo, &size, &err) != RWKV_OK)
+        return cli_fail(&err);
+    t0 = now_s() - t0;
+    if (json)
+        printf("{\"saved\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"seed\": %ld, "
+               "\"file_bytes\": %llu, \"seconds\": %.3f}\n", path, shape,
+               ck_dtype_name(mo.dtype), seed, (unsigned long long)size, t0);
+    else
+        printf("%s: %s model (%s, seed %ld), %llu bytes (%.1f MB), %.2f s\n", path, shape,
+               ck_dtype_name(mo.dtype), seed, (unsigned long long)size, (double)size / 1e6, t0);
+    return 0;
 }
 
 int
 cmd_bench(int argc, char **argv)
 {
     struct cli_opts o;
-    long prompt_n = 512, gen_n = 64, repeat = 3, chunk = 256;
+    long prompt_n = 512, gen_n = 64, repeat = 3, chunk = 256, seed = 1;
     int json = 0, rc = 1;
-    const char *shape = NULL;
+    const char *shape = NULL, *save = NULL, *dtype = NULL;
     rwkv_model *m = NULL;
     rwkv_state *s = NULL;
     int32_t *toks = NULL;
@@ -178,7 +379,8 @@ cmd_bench(int argc, char **argv)
     double *tp = NULL, *td = NULL;
     rwkv_err err;
     rwkv_open_opts oo;
-    double t_load;
+    double t_load, rss_load, bw0, fma0, dot0;
+    const simd_kernels *kk;
 
     cli_opts_init(&o);
     for (int i = 1; i < argc;) {
@@ -199,7 +401,7 @@ cmd_bench(int argc, char **argv)
             continue;
         }
         if ((r = cli_take(argc, argv, &i, "gen-tokens", &v)) != 0) {
-            if (r < 0 || cli_int("gen-tokens", v, 1, 1 << 20, &gen_n) < 0)
+            if (r < 0 || cli_int("gen-tokens", v, 0, 1 << 20, &gen_n) < 0)
                 return 2;
             continue;
         }
@@ -207,6 +409,23 @@ cmd_bench(int argc, char **argv)
             if (r < 0)
                 return 2;
             shape = v;
+            continue;
+        }
+        if ((r = cli_take(argc, argv, &i, "save", &v)) != 0) {
+            if (r < 0)
+                return 2;
+            save = v;
+            continue;
+        }
+        if ((r = cli_take(argc, argv, &i, "dtype", &v)) != 0) {
+            if (r < 0)
+                return 2;
+            dtype = v;
+            continue;
+        }
+        if ((r = cli_take(argc, argv, &i, "seed", &v)) != 0) {
+            if (r < 0 || cli_int("seed", v, 0, 0x7fffffffL, &seed) < 0)
+                return 2;
             continue;
         }
         if ((r = cli_take(argc, argv, &i, "repeat", &v)) != 0) {
@@ -224,19 +443,48 @@ cmd_bench(int argc, char **argv)
     }
     if (o.samp_set & PARAMS_BIT(params_find("chunk")))
         chunk = o.samp.chunk;
+    if (save != NULL) {
+        if (shape == NULL || o.model != NULL || o.demo) {
+            cli_errorf("bench: --save needs --shape NAME (and no --model / --demo)");
+            return 2;
+        }
+        return bench_save(shape, save, dtype, seed, o.threads, json);
+    }
+    if (dtype != NULL) {
+        cli_errorf("bench: --dtype only applies with --save (the strategy sets the "
+                   "weight precision)");
+        return 2;
+    }
     if ((o.model != NULL) + (o.demo != 0) + (shape != NULL) != 1) {
         cli_errorf("bench: give one of --model PATH, --demo, --shape NAME");
+        return 2;
+    }
+    if (shape != NULL && strstr(shape, "-v6") != NULL && mgen_has_shape(shape)) {
+        cli_errorf("bench: shape '%s' exists only as a file: write it with --shape %s "
+                   "--save PATH, then bench --model PATH", shape, shape);
         return 2;
     }
     memset(&oo, 0, sizeof oo);
     oo.strategy = o.strategy;
     oo.n_threads = o.threads;
+    /* baselines before the runs too (and again after): on a shared machine
+     * the limits move, so each bound uses the higher of the two */
+    {
+        long on = sysconf(_SC_NPROCESSORS_ONLN);
+        int nthr = o.threads > 0 ? o.threads : on > 0 ? (int)on : 1;
+        kk = kern_default_kernels();
+        bw0 = read_bandwidth(nthr);
+        fma0 = arith_peak(kk, SIMD_F32, nthr);
+        dot0 = arith_peak(kk, SIMD_BF16, nthr);
+    }
+    reset_peak_rss();
     t_load = now_s();
-    if ((shape ? rwkv_model_open_shape(shape, 1, &oo, &m, &err)
-         : o.demo ? rwkv_model_open_demo(1, &oo, &m, &err)
+    if ((shape ? rwkv_model_open_shape(shape, (uint64_t)seed, &oo, &m, &err)
+         : o.demo ? rwkv_model_open_demo((uint64_t)seed, &oo, &m, &err)
                   : rwkv_model_open(o.model, &oo, &m, &err)) != RWKV_OK)
         return cli_fail(&err);
     t_load = now_s() - t_load;
+    rss_load = rss_mib();
 
     const rwkv_info *info = rwkv_model_info(m);
     toks = malloc(sizeof *toks * (size_t)prompt_n);
@@ -275,39 +523,91 @@ cmd_bench(int argc, char **argv)
                 goto out;
             }
         }
-        td[r] = (double)gen_n / (now_s() - t0);
+        td[r] = gen_n > 0 ? (double)gen_n / (now_s() - t0) : 0;
     }
 
-    double bw = read_bandwidth(info->n_threads);
+    /* memory before the baselines allocate their own buffers */
+    double rss_peak = peak_rss_mib(), rss_now = rss_mib();
+    double bw1 = read_bandwidth(info->n_threads), bw = maxd(bw0, bw1);
+    /* cuda plans read their weights from device memory: their bound is the
+    ** device's copy bandwidth (read + write counted), their prefill limit the
+    ** GPU's (tests/gpu/device_check.sh measures cuBLAS), not the CPU peaks */
+    int on_gpu = strstr(info->strategy, "cuda") != NULL;
+    if (on_gpu) {
+        double dbw = 0;
+        if (gpu_copy_bandwidth(0, (size_t)1 << 30, 5, &dbw, NULL) == RWKV_OK && dbw > 0)
+            bw = bw0 = bw1 = dbw;
+    }
+    double peak_fma = maxd(fma0, arith_peak(kk, SIMD_F32, info->n_threads));
+    double peak_dot = maxd(dot0, arith_peak(kk, SIMD_BF16, info->n_threads));
+    int use_dot = strategy_uses_bf16_dot(info->strategy, info->n_layer);
+    double peak = use_dot ? peak_dot : peak_fma;
     double prefill = median(tp, (int)repeat), decode = median(td, (int)repeat);
     /* Weight bytes read per decoded token: every prepared weight in the
     ** dtype the strategy stores it in, except the embedding table (one row
     ** is read). */
     double wbytes = (double)info->weight_bytes;
+    double head = (double)info->n_vocab * (double)info->n_embd;
+    double calls = (double)((prompt_n + chunk - 1) / chunk);
+    double fpt = 2.0 * ((double)info->mat_params - head + head * calls / (double)prompt_n);
+    double pbound = fpt > 0 && !on_gpu ? peak / fpt : 0;
     const char *mname = shape ? shape : o.demo ? "demo" : o.model;
     double bound = wbytes > 0 ? bw / wbytes : 0;
+    double fsize = (double)info->file_size;
+    double ratio = fsize > 0 ? rss_peak * 1048576.0 / fsize : 0;
     if (json) {
         printf("{\"model\": \"%s\", \"version\": \"%s\", \"strategy\": \"%s\", \"threads\": %d, "
-               "\"params\": %llu, \"load_s\": %.3f, \"prompt_tokens\": %ld, \"chunk\": %ld, "
+               "\"kernels\": \"%s\", \"params\": %llu, \"mat_params\": %llu, "
+               "\"file_bytes\": %llu, \"load_s\": %.3f, \"rss_load_mib\": %.1f, "
+               "\"peak_rss_mib\": %.1f, \"rss_file_ratio\": %.3f, "
+               "\"prompt_tokens\": %ld, \"chunk\": %ld, "
                "\"gen_tokens\": %ld, \"repeat\": %ld, \"weight_bytes\": %llu, \"prefill_tok_s\": %.2f, "
                "\"decode_tok_s\": %.2f, \"read_bandwidth_gb_s\": %.2f, "
-               "\"decode_bound_tok_s\": %.2f, \"decode_share_of_bound\": %.3f, \"rss_mib\": %.1f}\n",
-               mname, info->version, info->strategy, info->n_threads,
-               (unsigned long long)info->n_params, t_load, prompt_n, chunk, gen_n, repeat,
+               "\"read_bandwidth_before_gb_s\": %.2f, \"read_bandwidth_after_gb_s\": %.2f, "
+               "\"decode_bound_tok_s\": %.2f, \"decode_share_of_bound\": %.3f, "
+               "\"peak_fma_gflop_s\": %.1f, \"peak_bf16dot_gflop_s\": %.1f, "
+               "\"prefill_peak\": \"%s\", \"prefill_gflop_per_tok\": %.4f, "
+               "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
+               "\"weight_cache\": \"%s\", \"rss_mib\": %.1f}\n",
+               mname, info->version, info->strategy, info->n_threads, simd_kernels_name(kk),
+               (unsigned long long)info->n_params, (unsigned long long)info->mat_params,
+               (unsigned long long)info->file_size, t_load, rss_load, rss_peak, ratio,
+               prompt_n, chunk, gen_n, repeat,
                (unsigned long long)info->weight_bytes, prefill,
-               decode, bw / 1e9, bound, bound > 0 ? decode / bound : 0, rss_mib());
+               decode, bw / 1e9, bw0 / 1e9, bw1 / 1e9, bound, bound > 0 ? decode / bound : 0,
+               peak_fma / 1e9,
+               peak_dot / 1e9, on_gpu ? "gpu" : use_dot ? "bf16dot" : "fma", fpt / 1e9, pbound,
+               pbound > 0 ? prefill / pbound : 0, info->weight_cache, rss_now);
     } else {
         printf("model      %s%s (RWKV v%s, %d layers, %d embd, %llu params, %.1f MB of weights "
                "per token)\n", mname, info->is_demo ? " (random weights)" : "", info->version,
                info->n_layer, info->n_embd, (unsigned long long)info->n_params, wbytes / 1e6);
-        printf("strategy   %s, %d threads; load %.3f s; RSS %.1f MiB\n", info->strategy,
-               info->n_threads, t_load, rss_mib());
-        printf("prefill    %.2f tok/s (%ld tokens, chunk %ld, median of %ld)\n", prefill,
-               prompt_n, chunk, repeat);
-        printf("decode     %.2f tok/s (%ld tokens, median of %ld)\n", decode, gen_n, repeat);
-        printf("baseline   read bandwidth %.2f GB/s (%d threads) -> decode bound %.2f tok/s; "
-               "decode at %.0f%%\n",
-               bw / 1e9, info->n_threads, bound, bound > 0 ? 100.0 * decode / bound : 0.0);
+        printf("strategy   %s, %d threads, %s kernels; load %.3f s (weight cache: %s)\n",
+               info->strategy, info->n_threads, simd_kernels_name(kk), t_load,
+               info->weight_cache);
+        if (fsize > 0)
+            printf("memory     file %.1f MiB; RSS after load %.1f MiB, peak %.1f MiB "
+                   "(%.2f x the file)\n", fsize / 1048576.0, rss_load, rss_peak, ratio);
+        else
+            printf("memory     RSS after load %.1f MiB, peak %.1f MiB (in-memory model)\n",
+                   rss_load, rss_peak);
+        if (on_gpu)
+            printf("prefill    %.2f tok/s (%ld tokens, chunk %ld, median of %ld); %.2f GFLOP/token "
+                   "(%.1f TFLOP/s; the GPU's GEMM peak: tests/gpu/device_check.sh)\n", prefill,
+                   prompt_n, chunk, repeat, fpt / 1e9, prefill * fpt / 1e12);
+        else
+            printf("prefill    %.2f tok/s (%ld tokens, chunk %ld, median of %ld); %.2f GFLOP/token "
+                   "-> bound %.1f tok/s at the %s peak; prefill at %.0f%%\n", prefill,
+                   prompt_n, chunk, repeat, fpt / 1e9, pbound, use_dot ? "bf16 dot" : "fp32 FMA",
+                   pbound > 0 ? 100.0 * prefill / pbound : 0.0);
+        if (gen_n > 0)
+            printf("decode     %.2f tok/s (%ld tokens, median of %ld); bound %.2f tok/s; "
+                   "decode at %.0f%%\n", decode, gen_n, repeat, bound,
+                   bound > 0 ? 100.0 * decode / bound : 0.0);
+        printf("baseline   read bandwidth %.2f GB/s (before / after the runs %.2f / %.2f); peak "
+               "fp32 FMA %.1f GFLOP/s, bf16 dot %.1f GFLOP/s (%d threads; the higher of before "
+               "and after)\n", bw / 1e9, bw0 / 1e9, bw1 / 1e9, peak_fma / 1e9, peak_dot / 1e9,
+               info->n_threads);
     }
     rc = 0;
 out:

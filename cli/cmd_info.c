@@ -72,6 +72,10 @@ cmd_info(int argc, char **argv)
     printf("state:       %zu floats\n", in->state_len);
     printf("threads:     %d\n", in->n_threads);
     printf("fingerprint: %016" PRIx64 "\n", in->fingerprint);
+    if (in->weight_cache_path[0] != '\0')
+        printf("weight cache: %s (%s)\n", in->weight_cache, in->weight_cache_path);
+    else
+        printf("weight cache: %s\n", in->weight_cache[0] ? in->weight_cache : "off");
     rwkv_model_close(m);
     return 0;
 }

@@ -7,6 +7,8 @@
 #include <locale.h>
 #include <string.h>
 
+#include "../gpu/gpu.h"
+
 static const struct cmd_entry {
     const char *name;
     int       (*run)(int argc, char **argv);
@@ -37,6 +39,7 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
+    gpu_backend_register();   /* cuda strategies (a no-op in a CPU-only build) */
     setlocale(LC_ALL, "");
     /* Numbers on the command line, in config files and in the database are
     ** always written with a decimal point, whatever the user's locale. */

@@ -98,6 +98,16 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
         (*i)++;
         return 1;
     }
+    if (strcmp(argv[*i], "--no-weight-cache") == 0) {
+        /* the same switch as the environment variable, so every model this
+         * process opens (commands, TUI model switches) honours it */
+        if (setenv("RWKV_WEIGHT_CACHE", "0", 1) != 0) {
+            cli_errorf("option --no-weight-cache: cannot set RWKV_WEIGHT_CACHE");
+            return -1;
+        }
+        (*i)++;
+        return 1;
+    }
     for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
         r = cli_take(argc, argv, i, strs[k].name, &v);
         if (r != 0) {
@@ -143,7 +153,9 @@ cli_opts_help(FILE *f, int with_sampling)
             "                      $XDG_DATA_HOME/rwkv-tui/rwkv_vocab_v20230424.txt\n"
             "  --state PATH        state-tuning file (blocks.N.att.time_state)\n"
             "  --threads N         compute threads (default: all cores)\n"
-            "  --demo              use a tiny random-weight RWKV-7 model built in memory\n");
+            "  --demo              use a tiny random-weight RWKV-7 model built in memory\n"
+            "  --no-weight-cache   neither read nor write the cache of converted weights\n"
+            "                      (<model>.<hash>.rwkvc; same as RWKV_WEIGHT_CACHE=0)\n");
     if (!with_sampling)
         return;
     fprintf(f, "Sampling options:\n");

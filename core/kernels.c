@@ -3,6 +3,7 @@
 ** pool, and the small float32 helpers (see kernels.h).
 */
 #include "kernels.h"
+#include "vmath.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +12,10 @@
 /* Below this many multiply-adds a product runs on the calling thread: waking
 ** the pool costs more than it saves. */
 #define KERN_PAR_MIN_FLOPS 262144
+/* Prepared activations (bf16 copies) of at least this many bytes are made
+** by the pool too (measured, 1.5B prefill on 1 thread: the conversion is
+** 3.4% of the bf16 product time, so ~7% of a 2-thread product if serial). */
+#define KERN_PAR_MIN_PREP_BYTES 65536
 
 /* The choice, made once (cpuid may trap to the hypervisor: slow). */
 static const simd_kernels *kern_chosen;
@@ -83,6 +88,8 @@ struct kern_job {
     simd_act            a;      /* matmul */
     size_t              t;
     float              *y;
+    int                 nthreads; /* matmul: the pool's threads */
+    void               *ws;       /* matmul: scratch for the prepared X */
 };
 
 static void
@@ -91,11 +98,30 @@ kern_job_run(void *ctx, int i, int n)
     struct kern_job *j = ctx;
     int64_t r0, r1;
 
-    simd_split_rows(j->m.rows, n, i, &r0, &r1);
-    if (j->t == 1)
+    if (j->t == 1) {
+        simd_split_rows(j->m.rows, n, i, &r0, &r1);
         simd_matvec(j->k, &j->m, j->x, j->y, r0, r1);
-    else
-        simd_matmul(j->k, &j->m, &j->a, j->y, j->m.rows, r0, r1);
+    } else {
+        /* row bands, or token ranges for small matrices (simd.h) */
+        int64_t t0, t1;
+        simd_act a;
+        simd_split_matmul(j->m.rows, (int64_t)j->t, n, i, j->nthreads, &r0, &r1, &t0, &t1);
+        if (t0 >= t1)
+            return;
+        simd_act_slice(&j->a, t0, t1, &a);
+        simd_matmul(j->k, &j->m, &a, j->y + t0 * j->m.rows, j->m.rows, r0, r1);
+    }
+}
+
+/* Activation preparation (T > 1): tokens of part I of N into the scratch. */
+static void
+kern_prep_run(void *ctx, int i, int n)
+{
+    struct kern_job *j = ctx;
+    int64_t t = (int64_t)j->t;
+
+    simd_act_prepare_rows(j->k, j->m.dtype, j->x, t, j->m.cols, j->ws, t * i / n,
+                          t * (i + 1) / n);
 }
 
 void
@@ -113,6 +139,8 @@ kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t, fl
     job.x = x;
     job.t = t;
     job.y = y;
+    job.nthreads = tpool_size(pool);
+    job.ws = ctx ? ctx->act_ws : NULL;
     if (w->cols == 0) {
         memset(y, 0, t * (size_t)w->rows * sizeof(float));
         return;
@@ -126,12 +154,135 @@ kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t, fl
                             w->rows);
             return;
         }
-        simd_act_prepare(job.k, job.m.dtype, x, (int64_t)t, w->cols, ctx->act_ws, &job.a);
+        if (need >= KERN_PAR_MIN_PREP_BYTES && pool != NULL && tpool_size(pool) > 1 &&
+            flops >= KERN_PAR_MIN_FLOPS)
+            tpool_run(pool, kern_prep_run, &job); /* converted by token ranges */
+        else
+            simd_act_prepare_rows(job.k, job.m.dtype, x, (int64_t)t, w->cols, ctx->act_ws, 0,
+                                  (int64_t)t);
+        simd_act_view(job.k, job.m.dtype, x, (int64_t)t, w->cols, ctx->act_ws, &job.a);
     }
     if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS)
         kern_job_run(&job, 0, 1);
     else
         tpool_run(pool, kern_job_run, &job);
+}
+
+/* ---- batched one-token products (kern_matvec_multi) ---------------------- */
+
+struct kern_mv_job {
+    const simd_kernels *k;
+    int                 n;
+    simd_matrix         m[KERN_MV_MAX];
+    const kern_mv      *mv;
+    double              unit_bytes[KERN_MV_MAX];  /* bytes of SIMD_ROW_ALIGN rows */
+    double              start[KERN_MV_MAX];       /* byte offset of product i */
+    double              total;
+};
+
+/* The element-wise function of a product on y[r0, r1): vmath.h's, as the
+** prefill path applies it (so decode and prefill agree; vmath's functions
+** give every element the same value whatever range it is in). */
+static void
+kern_mv_act(enum kern_act act, float *y, int64_t r0, int64_t r1)
+{
+    size_t n = (size_t)(r1 - r0);
+
+    switch (act) {
+    case KERN_ACT_NONE:
+        break;
+    case KERN_ACT_TANH:
+        vm_tanh(vm_default(), y + r0, y + r0, n);
+        break;
+    case KERN_ACT_SIGMOID:
+        vm_sigmoid(vm_default(), y + r0, y + r0, n);
+        break;
+    case KERN_ACT_RELU2:
+        vm_relu2(vm_default(), y + r0, y + r0, n);
+        break;
+    }
+}
+
+/* First row unit of product P whose start byte is >= OFF. */
+static int64_t
+kern_mv_unit_at(const struct kern_mv_job *j, int p, double off)
+{
+    int64_t units = (j->m[p].rows + SIMD_ROW_ALIGN - 1) / SIMD_ROW_ALIGN;
+    double u = ceil((off - j->start[p]) / j->unit_bytes[p]);
+
+    return u <= 0 ? 0 : u >= (double)units ? units : (int64_t)u;
+}
+
+/* Chunk I of N: the row units whose first byte lies in the I-th of N equal
+** byte ranges of all the products laid end to end. */
+static void
+kern_mv_job_run(void *ctx, int i, int n)
+{
+    const struct kern_mv_job *j = ctx;
+    double lo = j->total * i / n, hi = j->total * (i + 1) / n;
+
+    if (i == n - 1)
+        hi = j->total + 1;
+    for (int p = 0; p < j->n; p++) {
+        int64_t u0, u1, r0, r1;
+        if (j->start[p] + j->unit_bytes[p] * (double)((j->m[p].rows + SIMD_ROW_ALIGN - 1) /
+                                                      SIMD_ROW_ALIGN) <= lo ||
+            j->start[p] >= hi)
+            continue;
+        u0 = kern_mv_unit_at(j, p, lo);
+        u1 = kern_mv_unit_at(j, p, hi);
+        r0 = u0 * SIMD_ROW_ALIGN;
+        r1 = u1 * SIMD_ROW_ALIGN < j->m[p].rows ? u1 * SIMD_ROW_ALIGN : j->m[p].rows;
+        if (r0 >= r1)
+            continue;
+        simd_matvec(j->k, &j->m[p], j->mv[p].x, j->mv[p].y, r0, r1);
+        kern_mv_act(j->mv[p].act, j->mv[p].y, r0, r1);
+    }
+}
+
+void
+kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
+{
+    struct kern_mv_job job;
+    tpool *pool = ctx ? ctx->pool : NULL;
+    double flops = 0;
+
+    if (n <= 0)
+        return;
+    if (n > KERN_MV_MAX) {   /* more than one job's worth: in batches */
+        kern_matvec_multi(ctx, list, KERN_MV_MAX);
+        kern_matvec_multi(ctx, list + KERN_MV_MAX, n - KERN_MV_MAX);
+        return;
+    }
+    job.k = ctx && ctx->k ? ctx->k : kern_default_kernels();
+    job.n = 0;
+    job.mv = list;
+    job.total = 0;
+    for (int p = 0; p < n; p++) {
+        const kern_mat *w = list[p].w;
+        kern_view(w, &job.m[p]);
+        if (w->cols == 0) {   /* empty sums: no bytes to share */
+            memset(list[p].y, 0, (size_t)w->rows * sizeof(float));
+            kern_mv_act(list[p].act, list[p].y, 0, w->rows);
+        }
+        /* a row of no bytes still costs something, so it is shared out */
+        job.unit_bytes[p] = (double)SIMD_ROW_ALIGN *
+                            ((double)kern_mat_bytes(w) / (w->rows > 0 ? w->rows : 1) + 1);
+        job.start[p] = job.total;
+        if (w->cols > 0 && w->rows > 0)
+            job.total += job.unit_bytes[p] * (double)((w->rows + SIMD_ROW_ALIGN - 1) /
+                                                      SIMD_ROW_ALIGN);
+        else
+            job.m[p].rows = 0;   /* nothing to run */
+        flops += (double)w->rows * (double)w->cols;
+    }
+    job.n = n;
+    if (job.total <= 0)
+        return;
+    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS)
+        kern_mv_job_run(&job, 0, 1);
+    else
+        tpool_run(pool, kern_mv_job_run, &job);
 }
 
 /*

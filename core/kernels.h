@@ -13,7 +13,9 @@
 ** (simd_split_rows: contiguous, 4-aligned ranges, so the result of a row does
 ** not depend on the thread count).  One token goes to the matrix-vector
 ** kernel, several to the matrix-matrix kernel (activations prepared once,
-** shared read-only by the threads).
+** by the pool's threads, and shared read-only; split by simd_split_matmul:
+** 64-row bands, or token ranges for matrices with few rows -- results
+** again independent of the thread count).
 */
 #ifndef RWKV_KERNELS_H
 #define RWKV_KERNELS_H
@@ -58,6 +60,39 @@ const simd_kernels *kern_default_kernels(void);
 */
 void kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t,
                  float *y);
+/*
+** One-token products batched into ONE pool dispatch (decode): several
+** matrices, each applied to its own input vector, with an optional
+** element-wise function applied to each output as it is written.
+*/
+enum kern_act {          /* computed by vmath.h's vm_* (as prefill does) */
+    KERN_ACT_NONE = 0,
+    KERN_ACT_TANH,      /* y = tanh(y) */
+    KERN_ACT_SIGMOID,   /* y = sigmoid(y) */
+    KERN_ACT_RELU2      /* y = max(y, 0)^2 */
+};
+
+typedef struct kern_mv {
+    const kern_mat *w;     /* borrowed */
+    const float    *x;     /* [w->cols], borrowed */
+    float          *y;     /* [w->rows] OUT; must not be any product's x */
+    enum kern_act   act;
+} kern_mv;
+
+/* Most products in one kern_matvec_multi call. */
+#define KERN_MV_MAX 16
+
+/*
+** Y_i = act_i(W_i X_i) for the N (<= KERN_MV_MAX) products of LIST, in one
+** dispatch of CTX's pool: the rows of all the matrices, weighted by their
+** weight bytes, are cut into equal shares (row boundaries multiples of
+** SIMD_ROW_ALIGN), so every thread streams about the same number of bytes
+** and small products (LoRAs) ride along with big ones instead of costing a
+** dispatch (or a single thread) each.  Every y equals kern_matmul's (plus
+** the act) bit for bit, for any thread count.  CTX NULL: single-threaded.
+*/
+void kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n);
+
 /*
 ** Quantize rows [r0, r1) of SRC [rows][cols] to simd.h's Q8 format (codes
 ** into Q [rows][cols], scales into SCALES [rows][simd_q8_nblocks(cols)]),

@@ -14,7 +14,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "backend.h"   /* [device hook] */
 #include "mem.h"
+#include "model_par.h"
+#include "vmath.h"
+#include "wcache.h"
 
 /* Huge page size for madvise(MADV_HUGEPAGE) on big prepared buffers. */
 #define MDL_HUGE_PAGE ((uintptr_t)2 << 20)
@@ -28,6 +32,8 @@
 #define MDL_FP_WHOLE 4096
 #define MDL_FP_SLICES 64
 #define MDL_FP_SLICE 64
+/* Tile edge of the LoRA-matrix transpose (mdl_f32_t). */
+#define MDL_TBLK 32
 
 /* ---- the tensor source: a checkpoint or the demo's in-memory tensors ---- */
 
@@ -414,6 +420,8 @@ mdl_mat(rwkv_model *m, const ckpt_tensor *t, enum kern_dtype dt, kern_mat *km, r
         km->data = t->data;
         return RWKV_OK;
     }
+    if (wc_get(m->wc, t->name, WC_MAT, dt, rows, cols, &km->data, &km->scales))
+        return RWKV_OK;   /* prepared by an earlier load (weight cache) */
     memset(&job, 0, sizeof job);
     job.src = t->data;
     job.sdt = t->dtype;
@@ -448,6 +456,7 @@ mdl_mat(rwkv_model *m, const ckpt_tensor *t, enum kern_dtype dt, kern_mat *km, r
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
     km->data = job.dst;
     km->scales = job.scales;
+    wc_put(m->wc, t->name, WC_MAT, dt, rows, cols, job.dst, job.scales, 1);
     return RWKV_OK;
 }
 
@@ -459,6 +468,12 @@ mdl_f32_t(rwkv_model *m, const ckpt_tensor *t, int64_t r, int64_t c, const float
     float *tmp = NULL, *p;
     const float *s = src_f32;
 
+    out->dtype = KERN_F32;
+    out->rows = (int)c;
+    out->cols = (int)r;
+    out->scales = NULL;
+    if (wc_get(m->wc, t->name, WC_TRANS, KERN_F32, c, r, &out->data, NULL))
+        return RWKV_OK;   /* weight cache */
     p = mdl_own(m, (uint64_t)r * (uint64_t)c * sizeof(float));
     if (p == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
@@ -472,14 +487,16 @@ mdl_f32_t(rwkv_model *m, const ckpt_tensor *t, int64_t r, int64_t c, const float
         }
         s = tmp;
     }
-    for (int64_t i = 0; i < r; i++)
-        for (int64_t j = 0; j < c; j++)
-            p[j * r + i] = s[i * c + j];
+    /* in MDL_TBLK x MDL_TBLK tiles: a plain loop writes one float per
+     * cache line and page (stride r) and took ~0.4 s of a 1.5B model's load */
+    for (int64_t i0 = 0; i0 < r; i0 += MDL_TBLK)
+        for (int64_t j0 = 0; j0 < c; j0 += MDL_TBLK)
+            for (int64_t j = j0; j < c && j < j0 + MDL_TBLK; j++)
+                for (int64_t i = i0; i < r && i < i0 + MDL_TBLK; i++)
+                    p[j * r + i] = s[i * c + j];
     free(tmp);
-    out->dtype = KERN_F32;
-    out->rows = (int)c;
-    out->cols = (int)r;
     out->data = p;
+    wc_put(m->wc, t->name, WC_TRANS, KERN_F32, c, r, p, NULL, 0);
     return RWKV_OK;
 }
 
@@ -894,6 +911,7 @@ mdl_weight_bytes(rwkv_model *m)
     uint64_t rest;
 
     mdl_each_mat(m, mdl_wb_add, &b);
+    m->info.mat_params = b.elems;
     rest = m->info.n_params - b.elems - (uint64_t)m->V * (uint64_t)m->C;
     if (rest > m->info.n_params)
         rest = 0;
@@ -908,6 +926,53 @@ mdl_actsz_add(void *ud, const kern_mat *w)
 
     if (n > a->need)
         a->need = n;
+}
+
+/* The weight cache for a checkpoint's plan (core/wcache.h); none for the
+** in-memory demo/shape models. */
+static int
+mdl_wc_open(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts,
+            rwkv_err *err)
+{
+    wc_key key;
+    uint8_t *plan;
+    int rc;
+
+    if (src->ck == NULL || (opts != NULL && opts->weight_cache == WC_OFF))
+        return RWKV_OK;
+    if ((plan = malloc((size_t)m->n_layer + 1)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    for (int l = 0; l <= m->n_layer; l++)
+        plan[l] = (uint8_t)m->slot_dt[l];
+    memset(&key, 0, sizeof key);
+    key.model_path = ckpt_path(src->ck);
+    key.fingerprint = m->info.fingerprint;
+    key.plan = plan;
+    key.n_plan = (size_t)m->n_layer + 1;
+    key.kernels = simd_kernels_name(m->kc.k);
+    key.k = m->kc.k;
+    rc = wc_open(&key, opts ? opts->weight_cache : WC_AUTO, opts ? opts->weight_cache_dir : NULL,
+                 m->pool, &m->wc, err);
+    free(plan);
+    return rc;
+}
+
+/*
+** Keep the embedding table T in place (ln0 applied per token by mdl_embed)
+** instead of a folded float32 copy: for plans that run on the CPU only, when
+** T is contiguous float32/bfloat16/float16.  The fold cost a V*C*4-byte copy
+** (512 MiB for a 1.5B model: +18% RSS over a bf16 file) and ~0.8 s of load
+** for a few rows per token; the result is bit-identical (the same exact
+** widening and the same layer norm, per row).
+*/
+static int
+mdl_emb_lazy(const rwkv_model *m, const ckpt_tensor *t)
+{
+    for (int i = 0; i < m->strategy.n_stages; i++)
+        if (m->strategy.stages[i].device != STRAT_CPU)
+            return 0;
+    return t->contiguous && (t->dtype == CK_F32 || t->dtype == CK_BF16 || t->dtype == CK_F16) &&
+           (t->dtype != CK_F32 || (uintptr_t)t->data % sizeof(float) == 0);
 }
 
 static int
@@ -933,6 +998,9 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
         return rc;
     m->kc.pool = m->pool;
     m->kc.k = kern_default_kernels();
+    m->info.fingerprint = mdl_fingerprint(src);
+    if ((rc = mdl_wc_open(m, src, opts, err)) != RWKV_OK)
+        return rc;
 
     m->layers = calloc((size_t)m->n_layer, sizeof *m->layers);
     if (m->layers == NULL)
@@ -951,16 +1019,29 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
         if ((rc = mdl_check_shape(m, src, "blocks.0.ln0.weight", lw, shp_c, 1, 1, err)) != RWKV_OK ||
             (rc = mdl_check_shape(m, src, "blocks.0.ln0.bias", lb, shp_c, 1, 1, err)) != RWKV_OK)
             return rc;
-        if ((rc = mdl_f32(m, t, 1, (const float **)&emb, err)) != RWKV_OK ||
-            (rc = mdl_f32(m, lw, 0, &ln0w, err)) != RWKV_OK ||
-            (rc = mdl_f32(m, lb, 0, &ln0b, err)) != RWKV_OK)
-            return rc;
-        /* ln0 folded into the embedding, in float32 */
-        for (int v = 0; v < m->V; v++) {
-            float *row = emb + (size_t)v * (size_t)m->C;
-            kern_layer_norm(row, ln0w, ln0b, row, (size_t)m->C, MDL_LN_EPS);
+        if (mdl_emb_lazy(m, t)) {
+            /* CPU plan: the table stays where it is, ln0 per token (mdl_embed) */
+            if ((rc = mdl_f32(m, lw, 0, &m->ln0_w, err)) != RWKV_OK ||
+                (rc = mdl_f32(m, lb, 0, &m->ln0_b, err)) != RWKV_OK)
+                return rc;
+            m->emb_raw = t->data;
+            m->emb_dt = t->dtype;
+        } else if (wc_get(m->wc, "emb.weight", WC_EMB, KERN_F32, m->V, m->C,
+                          (const void **)&m->emb, NULL)) {
+            /* folded by an earlier load (weight cache) */
+        } else {
+            if ((rc = mdl_f32(m, t, 1, (const float **)&emb, err)) != RWKV_OK ||
+                (rc = mdl_f32(m, lw, 0, &ln0w, err)) != RWKV_OK ||
+                (rc = mdl_f32(m, lb, 0, &ln0b, err)) != RWKV_OK)
+                return rc;
+            /* ln0 folded into the embedding, in float32 */
+            for (int v = 0; v < m->V; v++) {
+                float *row = emb + (size_t)v * (size_t)m->C;
+                kern_layer_norm(row, ln0w, ln0b, row, (size_t)m->C, MDL_LN_EPS);
+            }
+            m->emb = emb;
+            wc_put(m->wc, "emb.weight", WC_EMB, KERN_F32, m->V, m->C, emb, NULL, 0);
         }
-        m->emb = emb;
         if ((t = src_find(src, "ln_out.weight")) == NULL)
             return mdl_missing(src, "ln_out.weight", m->info.version, err);
         if ((rc = mdl_check_shape(m, src, "ln_out.weight", t, shp_c, 1, 1, err)) != RWKV_OK ||
@@ -1038,13 +1119,18 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     m->info.head_size = m->N;
     m->info.n_ffn = m->F;
     m->info.n_vocab = m->V;
-    m->info.fingerprint = mdl_fingerprint(src);
     m->info.state_len = (size_t)m->n_layer * mdl_layer_state_len(m);
     snprintf(m->info.strategy, sizeof m->info.strategy, "%s", m->strategy.normalised);
 
     m->info.n_threads = tpool_size(m->pool);
     m->info.weight_bytes = mdl_weight_bytes(m);
     if ((rc = mdl_ws_alloc(m, MDL_MAX_CHUNK, err)) != RWKV_OK)
+        return rc;
+    wc_finish(m->wc);   /* a new cache is written in the background */
+    snprintf(m->info.weight_cache, sizeof m->info.weight_cache, "%s", wc_status(m->wc));
+    snprintf(m->info.weight_cache_path, sizeof m->info.weight_cache_path, "%s", wc_path(m->wc));
+    /* [device hook] upload the device stages' weights (no-op for cpu plans) */
+    if ((rc = mdl_backend_open(m, err)) != RWKV_OK)
         return rc;
     mdl_progress(opts, 1.0, "ready");
     return RWKV_OK;
@@ -1111,7 +1197,9 @@ rwkv_model_close(rwkv_model *m)
 {
     if (m == NULL)
         return;
+    mdl_backend_close(m);   /* [device hook] */
     tpool_destroy(m->pool);
+    wc_close(m->wc);        /* after every user of cached weights */
     mem_free(m->ws.block);
     mem_free(m->act_ws);
     free(m->slot_dt);
@@ -1555,8 +1643,10 @@ rwkv_model_open_shape(const char *shape, uint64_t seed, const rwkv_open_opts *op
 void
 mdl_ln_rows(const float *x, const float *w, const float *b, float *xn, size_t t, size_t c)
 {
+    const vm_ops *o = vm_default();
+
     for (size_t p = 0; p < t; p++)
-        kern_layer_norm(x + p * c, w, b, xn + p * c, c, MDL_LN_EPS);
+        vm_layer_norm(o, x + p * c, w, b, xn + p * c, c, MDL_LN_EPS);
 }
 
 void
@@ -1568,35 +1658,85 @@ mdl_shift(const float *xn, float *prev, float *sx, size_t t, size_t c)
     memcpy(prev, xn + (t - 1) * c, c * sizeof(float));
 }
 
+/* The v4/v5/v6 FFN, stage by stage over token rows (model_par.h). */
+enum mdl_ffn_op { MDL_FFN_LN, MDL_FFN_MIX, MDL_FFN_RELU2, MDL_FFN_OUT };
+
+struct mdl_ffn_job {
+    rwkv_model             *m;
+    const struct mdl_layer *ly;
+    int                     maa;
+    enum mdl_ffn_op         op;
+};
+
+static void
+mdl_ffn_rows(void *ctx, size_t p0, size_t p1)
+{
+    const struct mdl_ffn_job *j = ctx;
+    const struct mdl_layer *ly = j->ly;
+    struct mdl_ws *ws = &j->m->ws;
+    size_t C = (size_t)j->m->C, F = (size_t)j->m->F;
+    const vm_ops *o = vm_default();
+
+    switch (j->op) {
+    case MDL_FFN_LN:
+        mdl_ln_rows(ws->x + p0 * C, ly->ln2_w, ly->ln2_b, ws->xn + p0 * C, p1 - p0, C);
+        break;
+    case MDL_FFN_MIX: {
+        /* kx = m[0], rx = m[1] */
+        const float *mix[2] = { ly->fmix_k, ly->fmix_r };
+        for (size_t p = p0; p < p1; p++) {
+            float *out[2] = { ws->m[0] + p * C, ws->m[1] + p * C };
+            vm_mix(o, j->maa ? VM_MIX_LERP : VM_MIX_AFFINE, ws->xn + p * C, ws->sx + p * C,
+                   mix, out, 2, C);
+        }
+        break;
+    }
+    case MDL_FFN_RELU2:
+        vm_relu2(o, ws->f + p0 * F, ws->f + p0 * F, (p1 - p0) * F);
+        break;
+    case MDL_FFN_OUT:
+        vm_add_sigmoid_mul(o, ws->r + p0 * C, ws->o + p0 * C, ws->x + p0 * C, (p1 - p0) * C);
+        break;
+    }
+}
+
 void
 mdl_ffn_rkv(rwkv_model *m, const struct mdl_layer *ly, size_t t, float *prev, int maa)
 {
     struct mdl_ws *ws = &m->ws;
-    size_t C = (size_t)m->C, F = (size_t)m->F, TC = t * C;
-    float *kx = ws->m[0], *rx = ws->m[1];
+    size_t C = (size_t)m->C;
+    struct mdl_ffn_job j = { m, ly, maa, MDL_FFN_LN };
 
-    mdl_ln_rows(ws->x, ly->ln2_w, ly->ln2_b, ws->xn, t, C);
+    mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
     mdl_shift(ws->xn, prev, ws->sx, t, C);
-    for (size_t i = 0; i < TC; i++) {
-        float xx = ws->xn[i], sx = ws->sx[i];
-        size_t c = i % C;
-        if (maa) {
-            kx[i] = xx + (sx - xx) * ly->fmix_k[c];
-            rx[i] = xx + (sx - xx) * ly->fmix_r[c];
-        } else {
-            kx[i] = xx * ly->fmix_k[c] + sx * (1 - ly->fmix_k[c]);
-            rx[i] = xx * ly->fmix_r[c] + sx * (1 - ly->fmix_r[c]);
-        }
-    }
-    kern_matmul(&m->kc, &ly->ffn_r, rx, t, ws->r);
-    kern_matmul(&m->kc, &ly->ffn_k, kx, t, ws->f);
-    for (size_t i = 0; i < t * F; i++) {
-        float z = ws->f[i] > 0 ? ws->f[i] : 0;
-        ws->f[i] = z * z;
-    }
+    j.op = MDL_FFN_MIX;
+    mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
+    kern_matmul(&m->kc, &ly->ffn_r, ws->m[1], t, ws->r);
+    kern_matmul(&m->kc, &ly->ffn_k, ws->m[0], t, ws->f);
+    j.op = MDL_FFN_RELU2;
+    mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
     kern_matmul(&m->kc, &ly->ffn_v, ws->f, t, ws->o);
-    for (size_t i = 0; i < TC; i++)
-        ws->x[i] += kern_sigmoid(ws->r[i]) * ws->o[i];
+    j.op = MDL_FFN_OUT;
+    mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
+}
+
+/* X [C] = embedding row TOK with ln0 applied (folded table or in place). */
+static void
+mdl_embed(const rwkv_model *m, int32_t tok, float *x)
+{
+    size_t C = (size_t)m->C, at = (size_t)tok * C;
+
+    if (m->emb != NULL) {
+        memcpy(x, m->emb + at, C * sizeof(float));
+        return;
+    }
+    if (m->emb_dt == CK_BF16)
+        simd_bf16_to_f32(m->kc.k, (const uint16_t *)m->emb_raw + at, x, C);
+    else if (m->emb_dt == CK_F16)
+        simd_f16_to_f32(m->kc.k, (const uint16_t *)m->emb_raw + at, x, C);
+    else
+        memcpy(x, (const float *)m->emb_raw + at, C * sizeof(float));
+    kern_layer_norm(x, m->ln0_w, m->ln0_b, x, C, MDL_LN_EPS);
 }
 
 int
@@ -1615,12 +1755,17 @@ rwkv_eval(rwkv_model *m, const int32_t *tokens, size_t n, rwkv_state *s, float *
         if (tokens[i] < 0 || tokens[i] >= m->V)
             return rwkv_errf(err, RWKV_EINVAL, "token id %ld at position %zu is out of range "
                              "(vocabulary size %d)", (long)tokens[i], i, m->V);
+    /* [device hook] a plan with device stages runs in the backend; a CPU
+     * eval first takes the state back from any backend holding it */
+    if (m->be != NULL)
+        return m->be->eval(m->be_data, m, tokens, n, s, logits, err);
+    mdl_state_release(s);
     for (size_t start = 0; start < n;) {
         size_t t = n - start;
         if (t > m->ws.cap_t)
             t = m->ws.cap_t;
         for (size_t p = 0; p < t; p++)
-            memcpy(m->ws.x + p * C, m->emb + (size_t)tokens[start + p] * C, C * sizeof(float));
+            mdl_embed(m, tokens[start + p], m->ws.x + p * C);
         switch (m->ver / 10) {
         case 4: mdl_v4_layers(m, t, s->data); break;
         case 5: mdl_v5_layers(m, t, s->data); break;

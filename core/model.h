@@ -23,6 +23,7 @@
 #include "rwkv.h"
 #include "strategy.h"
 #include "threadpool.h"
+#include "wcache.h"
 
 /* Tokens per internal pass.  A longer forward call is processed in passes of
  * this many tokens: every op is per token except the (sequential) WKV, which
@@ -87,6 +88,12 @@ struct rwkv_model {
     int               real_time_first;
     ckpt             *ck;          /* open for the model's lifetime (in-place weights) */
     const float      *emb;         /* [V][C], ln0 folded (float32) */
+    /* or, when emb is NULL (CPU-only plans): the checkpoint's own table used
+     * in place, ln0 applied per token at eval (model.c mdl_embed): no 4-byte
+     * copy of V*C and no fold at load */
+    const void       *emb_raw;     /* [V][C] of emb_dt, borrowed (ck / demo data) */
+    ck_dtype          emb_dt;      /* CK_F32, CK_BF16 or CK_F16 */
+    const float      *ln0_w, *ln0_b;
     const float      *ln_out_w, *ln_out_b;
     kern_mat          head;
     /* weight dtype of the linears of each slot (n_layer + 1: the last is the
@@ -100,12 +107,23 @@ struct rwkv_model {
     void             *act_ws;      /* kc.act_ws (mem_alloc) */
     struct mdl_ws     ws;
     strat             strategy;
+    wc_cache         *wc;          /* weight cache (NULL = off); its mapping
+                                      backs cached weights until close */
+    /* device backend (core/backend.h) when the strategy has device stages */
+    const struct rwkv_backend *be;
+    void             *be_data;
+    int               layer_base;  /* absolute index of m->layers[0] (mdl_cpu_layers) */
 };
 
 struct rwkv_state {
     size_t   len;
     uint64_t fingerprint;          /* of the model it was made for */
     float   *data;
+    /* device copies (core/backend.h): host-change generation, the backend
+     * link holding a device copy, and "the device copy is newer" */
+    uint64_t gen;
+    struct mdl_state_link *link;
+    int      host_stale;
 };
 
 /* Floats of one layer's state and offsets of its entries. */

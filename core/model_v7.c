@@ -15,6 +15,7 @@
 ** in order within a head), so every number is the same as on one thread.
 */
 #include "model.h"
+#include "vmath.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -37,45 +38,52 @@ v7_lora(rwkv_model *m, const kern_mat *a, const kern_mat *b, enum v7_act act,
 
     kern_matmul(&m->kc, a, x, t, lo);
     if (act == V7_TANH)
-        for (size_t i = 0; i < n; i++)
-            lo[i] = tanhf(lo[i]);
+        vm_tanh(vm_default(), lo, lo, n);
     else if (act == V7_SIGMOID)
-        for (size_t i = 0; i < n; i++)
-            lo[i] = kern_sigmoid(lo[i]);
+        vm_sigmoid(vm_default(), lo, lo, n);
     kern_matmul(&m->kc, b, lo, t, y);
 }
 
-/* WKV for one token and one head: S [N][N] (value, key); KKA = kk * a. */
-static void
-v7_wkv_head(float *restrict s, const float *restrict r, const float *restrict w,
-            const float *restrict k, const float *restrict v,
-            const float *restrict kk, const float *restrict kka, float *restrict y,
-            size_t n)
+/*
+** One token (decode): r, k, v and the first LoRA products (with their tanh /
+** sigmoid) in one dispatch, the second LoRA products in a second -- the
+** same numbers as the matmul path, two pool dispatches instead of twelve
+** products (the small LoRAs no longer run on one thread).  FIRST: the real
+** layer 0 (no v LoRA; v is copied to vf).  The LoRA hidden vectors go to
+** ws->f, free until the FFN.  0 when they do not fit there (then the caller
+** runs the products one by one).
+*/
+static int
+v7_decode_products(rwkv_model *m, const struct mdl_layer *ly, int first)
 {
-    for (size_t i = 0; i < n; i++) {
-        float *row = s + i * n;
-        float sa, acc, vi = v[i];
-        kern_v4 sa4 = { 0 }, acc4 = { 0 };
-        size_t j = 0;
+    struct mdl_ws *ws = &m->ws;
+    size_t C = (size_t)m->C;
+    int dw = ly->w1.rows, da = ly->a1.rows, dg = ly->g1.rows, dv = first ? 0 : ly->v1.rows;
+    float *lw = ws->f, *la = lw + dw, *lg = la + da, *lv = lg + dg;
+    kern_mv p[7];
+    int n = 0;
 
-        for (; j + 4 <= n; j += 4)
-            sa4 -= kern_ld4(row + j) * kern_ld4(kk + j);
-        sa = kern_hsum(sa4);
-        for (; j < n; j++)
-            sa -= row[j] * kk[j];
-        for (j = 0; j + 4 <= n; j += 4) {
-            kern_v4 x = kern_ld4(row + j) * kern_ld4(w + j) + sa * kern_ld4(kka + j) +
-                        vi * kern_ld4(k + j);
-            kern_st4(row + j, x);
-            acc4 += x * kern_ld4(r + j);
-        }
-        acc = kern_hsum(acc4);
-        for (; j < n; j++) {
-            row[j] = row[j] * w[j] + sa * kka[j] + vi * k[j];
-            acc += row[j] * r[j];
-        }
-        y[i] = acc;
-    }
+    if ((size_t)dw + (size_t)da + (size_t)dg + (size_t)dv > (size_t)m->F)
+        return 0;
+    p[n++] = (kern_mv){ &ly->att_r, ws->m[0], ws->r, KERN_ACT_NONE };
+    p[n++] = (kern_mv){ &ly->att_k, ws->m[2], ws->k, KERN_ACT_NONE };
+    p[n++] = (kern_mv){ &ly->att_v, ws->m[3], ws->v, KERN_ACT_NONE };
+    p[n++] = (kern_mv){ &ly->w1, ws->m[1], lw, KERN_ACT_TANH };
+    p[n++] = (kern_mv){ &ly->a1, ws->m[4], la, KERN_ACT_NONE };
+    p[n++] = (kern_mv){ &ly->g1, ws->m[5], lg, KERN_ACT_SIGMOID };
+    if (!first)
+        p[n++] = (kern_mv){ &ly->v1, ws->m[3], lv, KERN_ACT_NONE };
+    kern_matvec_multi(&m->kc, p, n);
+    n = 0;
+    p[n++] = (kern_mv){ &ly->w2, lw, ws->w, KERN_ACT_NONE };
+    p[n++] = (kern_mv){ &ly->a2, la, ws->a, KERN_ACT_NONE };
+    p[n++] = (kern_mv){ &ly->g2, lg, ws->g, KERN_ACT_NONE };
+    if (!first)
+        p[n++] = (kern_mv){ &ly->v2, lv, ws->o, KERN_ACT_NONE };
+    kern_matvec_multi(&m->kc, p, n);
+    if (first)
+        memcpy(ws->vf, ws->v, C * sizeof(float));
+    return 1;
 }
 
 /* Tokens from which the per-token work and the WKV heads of a pass are
@@ -110,33 +118,17 @@ v7_pre_task(void *ctx, int i, int n)
     size_t C = (size_t)m->C, H = (size_t)m->H, N = (size_t)m->N;
     size_t p0 = j->t * (size_t)i / (size_t)n, p1 = j->t * (size_t)(i + 1) / (size_t)n;
 
+    const vm_ops *o = vm_default();
+
     for (size_t p = p0; p < p1; p++) {
-        float *k = ws->k + p * C, *a = ws->a + p * C, *kk = ws->kk + p * C;
-        float *v = ws->v + p * C, *w = ws->w + p * C;
-        for (size_t c = 0; c < C; c++) {
-            a[c] = kern_sigmoid(ly->a0[c] + a[c]);
-            kk[c] = k[c] * ly->k_k[c];
-        }
-        for (size_t h = 0; h < H; h++) {
-            float ss = 0, nrm;
-            for (size_t q = 0; q < N; q++)
-                ss += kk[h * N + q] * kk[h * N + q];
-            nrm = sqrtf(ss);
-            if (nrm < V7_NORM_EPS)
-                nrm = V7_NORM_EPS;
-            for (size_t q = 0; q < N; q++)
-                kk[h * N + q] /= nrm;
-        }
-        for (size_t c = 0; c < C; c++) {
-            k[c] = k[c] * (1 + (a[c] - 1) * ly->k_a[c]);
-            a[c] = kk[c] * a[c];    /* from here on a holds kk * a */
-            w[c] = expf(-V7_DECAY_SCALE * kern_sigmoid(ly->w0[c] + w[c]));
-        }
-        if (j->l > 0) {
-            const float *vf = ws->vf + p * C, *vg = ws->o + p * C;
-            for (size_t c = 0; c < C; c++)
-                v[c] = v[c] + (vf[c] - v[c]) * kern_sigmoid(ly->v0[c] + vg[c]);
-        }
+        /* from here on a holds kk * a; the v gate goes through ws->o */
+        struct vm_v7_pre pre = {
+            .k = ws->k + p * C, .a = ws->a + p * C, .kk = ws->kk + p * C, .w = ws->w + p * C,
+            .v = ws->v + p * C, .vg = ws->o + p * C, .vf = j->l > 0 ? ws->vf + p * C : NULL,
+            .a0 = ly->a0, .k_k = ly->k_k, .k_a = ly->k_a, .w0 = ly->w0, .v0 = ly->v0,
+            .h = H, .n = N, .decay = -V7_DECAY_SCALE, .norm_eps = V7_NORM_EPS,
+        };
+        vm_v7_pre(o, &pre);
     }
 }
 
@@ -150,13 +142,11 @@ v7_wkv_task(void *ctx, int i, int n)
     size_t C = (size_t)m->C, H = (size_t)m->H, N = (size_t)m->N;
     size_t h0 = H * (size_t)i / (size_t)n, h1 = H * (size_t)(i + 1) / (size_t)n;
 
-    for (size_t p = 0; p < j->t; p++) {
-        size_t o = p * C;
-        for (size_t h = h0; h < h1; h++) {
-            size_t hn = h * N;
-            v7_wkv_head(j->kv + h * N * N, ws->r + o + hn, ws->w + o + hn, ws->k + o + hn,
-                        ws->v + o + hn, ws->kk + o + hn, ws->a + o + hn, ws->y + o + hn, N);
-        }
+    /* head by head over all tokens: a head's state stays in L1 */
+    for (size_t h = h0; h < h1; h++) {
+        size_t hn = h * N;
+        vm_wkv7(vm_default(), j->kv + h * N * N, N, j->t, C, ws->r + hn, ws->w + hn,
+                ws->k + hn, ws->v + hn, ws->kk + hn, ws->a + hn, ws->y + hn);
     }
 }
 
@@ -173,18 +163,8 @@ v7_post_task(void *ctx, int i, int n)
 
     for (size_t p = p0; p < p1; p++) {
         size_t o = p * C;
-        float *y = ws->y + o;
-        kern_group_norm(y, ly->lnx_w, ly->lnx_b, y, H, N, MDL_GN_EPS);
-        for (size_t h = 0; h < H; h++) {
-            size_t hn = h * N;
-            float bonus = 0;
-            for (size_t q = 0; q < N; q++)
-                bonus += ws->r[o + hn + q] * ws->k[o + hn + q] * ly->r_k[hn + q];
-            for (size_t q = 0; q < N; q++)
-                y[hn + q] += bonus * ws->v[o + hn + q];
-        }
-        for (size_t c = 0; c < C; c++)
-            y[c] *= ws->g[o + c];
+        vm_v7_post(vm_default(), ws->y + o, ws->r + o, ws->k + o, ws->v + o, ws->g + o, ly->r_k,
+                   ly->lnx_w, ly->lnx_b, H, N, MDL_GN_EPS);
     }
 }
 
@@ -206,6 +186,7 @@ v7_rows_task(void *ctx, int i, int n)
     struct mdl_ws *ws = &j->m->ws;
     size_t C = (size_t)j->m->C, F = (size_t)j->m->F;
     size_t p0 = j->t * (size_t)i / (size_t)n, p1 = j->t * (size_t)(i + 1) / (size_t)n;
+    const vm_ops *o = vm_default();
 
     switch (j->op) {
     case V7_LN1:
@@ -214,64 +195,29 @@ v7_rows_task(void *ctx, int i, int n)
                     j->op == V7_LN1 ? ly->ln1_b : ly->ln2_b, ws->xn + p0 * C, p1 - p0, C);
         break;
     case V7_MIX6: {
-        float *restrict o0 = ws->m[0], *restrict o1 = ws->m[1], *restrict o2 = ws->m[2];
-        float *restrict o3 = ws->m[3], *restrict o4 = ws->m[4], *restrict o5 = ws->m[5];
-        const float *restrict mr = ly->x_r, *restrict mw = ly->x_w, *restrict mk = ly->x_k;
-        const float *restrict mv = ly->x_v, *restrict ma = ly->x_a, *restrict mg = ly->x_g;
+        const float *mix[6] = { ly->x_r, ly->x_w, ly->x_k, ly->x_v, ly->x_a, ly->x_g };
         for (size_t p = p0; p < p1; p++) {
-            const float *restrict xx = ws->xn + p * C, *restrict sx = ws->sx + p * C;
-            size_t b = p * C;
-            for (size_t c = 0; c < C; c++) {
-                float x = xx[c], d = sx[c] - x;
-                o0[b + c] = x + d * mr[c];
-                o1[b + c] = x + d * mw[c];
-                o2[b + c] = x + d * mk[c];
-                o3[b + c] = x + d * mv[c];
-                o4[b + c] = x + d * ma[c];
-                o5[b + c] = x + d * mg[c];
-            }
+            float *out[6];
+            for (int q = 0; q < 6; q++)
+                out[q] = ws->m[q] + p * C;
+            vm_mix(o, VM_MIX_LERP, ws->xn + p * C, ws->sx + p * C, mix, out, 6, C);
         }
         break;
     }
     case V7_MIXK: {
-        float *restrict o2 = ws->m[2];
-        const float *restrict xn = ws->xn, *restrict sx = ws->sx, *restrict mk = ly->fmix_k;
-        for (size_t p = p0; p < p1; p++)
-            for (size_t c = 0; c < C; c++) {
-                size_t e = p * C + c;
-                o2[e] = xn[e] + (sx[e] - xn[e]) * mk[c];
-            }
-        break;
-    }
-    case V7_RELU2: {
-        /* relu(v) = (v + |v|) / 2 exactly (every step is exact), in
-         * 4-float vectors; the tail as before */
-        typedef uint32_t v7_u4 __attribute__((vector_size(16)));
-        const v7_u4 absmask = { 0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0x7fffffffu };
-        float *restrict f = ws->f;
-        size_t e = p0 * F, end = p1 * F;
-        for (; e + 4 <= end; e += 4) {
-            kern_v4 v = kern_ld4(f + e), a;
-            v7_u4 u;
-            memcpy(&u, &v, sizeof u);
-            u &= absmask;
-            memcpy(&a, &u, sizeof a);
-            v = (v + a) * 0.5f;
-            kern_st4(f + e, v * v);
-        }
-        for (; e < end; e++) {
-            float z = f[e] > 0 ? f[e] : 0;
-            f[e] = z * z;
+        const float *mix[1] = { ly->fmix_k };
+        for (size_t p = p0; p < p1; p++) {
+            float *out[1] = { ws->m[2] + p * C };
+            vm_mix(o, VM_MIX_LERP, ws->xn + p * C, ws->sx + p * C, mix, out, 1, C);
         }
         break;
     }
-    case V7_RESID: {
-        float *restrict x = ws->x;
-        const float *restrict o = ws->o;
-        for (size_t e = p0 * C; e < p1 * C; e++)
-            x[e] += o[e];
+    case V7_RELU2:
+        vm_relu2(o, ws->f + p0 * F, ws->f + p0 * F, (p1 - p0) * F);
         break;
-    }
+    case V7_RESID:
+        vm_add(o, ws->o + p0 * C, ws->x + p0 * C, (p1 - p0) * C);
+        break;
     }
 }
 
@@ -305,19 +251,23 @@ mdl_v7_layers(rwkv_model *m, size_t t, float *state)
         v7_rows(m, ly, t, V7_LN1);
         mdl_shift(ws->xn, att_prev, ws->sx, t, C);
         v7_rows(m, ly, t, V7_MIX6);
-        kern_matmul(&m->kc, &ly->att_r, xr, t, ws->r);
-        v7_lora(m, &ly->w1, &ly->w2, V7_TANH, xw, t, ws->w);
-        kern_matmul(&m->kc, &ly->att_k, xk, t, ws->k);
-        kern_matmul(&m->kc, &ly->att_v, xv, t, ws->v);
-        v7_lora(m, &ly->a1, &ly->a2, V7_NONE, xa, t, ws->a);
-        v7_lora(m, &ly->g1, &ly->g2, V7_SIGMOID, xg, t, ws->g);
-        if (l == 0)
-            memcpy(ws->vf, ws->v, TC * sizeof(float));
-        else
-            v7_lora(m, &ly->v1, &ly->v2, V7_NONE, xv, t, ws->o);
+        if (t == 1 && v7_decode_products(m, ly, l + m->layer_base == 0)) {
+            /* one token: the products batched into two dispatches */
+        } else {
+            kern_matmul(&m->kc, &ly->att_r, xr, t, ws->r);
+            v7_lora(m, &ly->w1, &ly->w2, V7_TANH, xw, t, ws->w);
+            kern_matmul(&m->kc, &ly->att_k, xk, t, ws->k);
+            kern_matmul(&m->kc, &ly->att_v, xv, t, ws->v);
+            v7_lora(m, &ly->a1, &ly->a2, V7_NONE, xa, t, ws->a);
+            v7_lora(m, &ly->g1, &ly->g2, V7_SIGMOID, xg, t, ws->g);
+            if (l + m->layer_base == 0)   /* the real layer 0 (mixed plans run ranges) */
+                memcpy(ws->vf, ws->v, TC * sizeof(float));
+            else
+                v7_lora(m, &ly->v1, &ly->v2, V7_NONE, xv, t, ws->o);
+        }
 
         {
-            struct v7_job job = { m, ly, t, l, kv };
+            struct v7_job job = { m, ly, t, l + m->layer_base, kv };
             v7_run(&job, v7_pre_task);
             v7_run(&job, v7_wkv_task);
             v7_run(&job, v7_post_task);

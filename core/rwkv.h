@@ -39,6 +39,16 @@ typedef struct rwkv_info {
                                 included) and the float32 vectors; the
                                 embedding table is not counted (one row per
                                 token) */
+    uint64_t mat_params;     /* elements of the matrices multiplied per token
+                                (linears, LoRA-style matrices, the head; not
+                                the embedding): prefill does 2 flops each */
+    char     weight_cache[12];   /* the cache of prepared weights at this load:
+                                    "hit" (used in place), "writing" (being
+                                    written in the background; close waits
+                                    for it), "written", "none" (nothing worth
+                                    caching, or not writable) or "off" */
+    char     weight_cache_path[256];  /* its file, "" if none (display only:
+                                         a longer path is cut) */
 } rwkv_info;
 
 typedef struct rwkv_open_opts {
@@ -47,6 +57,16 @@ typedef struct rwkv_open_opts {
     /* (optional) called during load with FRAC in [0,1]; WHAT is borrowed. */
     void      (*progress)(void *ud, double frac, const char *what);
     void       *progress_ud;
+    /* Cache of prepared weights (converted matrices) so the next load of the
+     * same checkpoint under the same strategy maps them instead of
+     * converting (core/wcache.h): 0 = auto (on when 32 MiB or more were
+     * converted to int8/16-bit, unless $RWKV_WEIGHT_CACHE is 0/off), 1 = on,
+     * -1 = off. */
+    int         weight_cache;
+    /* (optional) directory for cache files; NULL = $RWKV_WEIGHT_CACHE_DIR,
+     * else next to the model when its directory is writable, else
+     * $XDG_CACHE_HOME/rwkv-tui/weights.  Borrowed for the call. */
+    const char *weight_cache_dir;
 } rwkv_open_opts;
 
 /*

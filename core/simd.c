@@ -276,6 +276,62 @@ simd_split_rows(int64_t rows, int n, int i, int64_t *r0, int64_t *r1)
     *r1 = hi * SIMD_ROW_ALIGN < rows ? hi * SIMD_ROW_ALIGN : rows;
 }
 
+/* Split by tokens when the row split would give a thread fewer than this
+** many row bands (a band more or less is then >= 1/4 of its work). */
+#define SIMD_MM_MIN_BANDS 4
+/* Token parts are multiples of 8 tokens (any split gives the same results:
+** each output is summed the same way in every tile shape). */
+#define SIMD_MM_TOKEN_ALIGN 8
+
+void
+simd_split_matmul(int64_t rows, int64_t T, int n, int i, int nthreads, int64_t *r0,
+                  int64_t *r1, int64_t *t0, int64_t *t1)
+{
+    int64_t bands = (rows + SIMD_MM_ROW_BLOCK - 1) / SIMD_MM_ROW_BLOCK;
+
+    if (nthreads < 1)
+        nthreads = 1;
+    if (nthreads > n)
+        nthreads = n;
+    if (nthreads > 1 && bands < (int64_t)SIMD_MM_MIN_BANDS * nthreads &&
+        T >= (int64_t)SIMD_MM_TOKEN_ALIGN * nthreads) {
+        int64_t units = (T + SIMD_MM_TOKEN_ALIGN - 1) / SIMD_MM_TOKEN_ALIGN;
+        int64_t lo = i < nthreads ? units * i / nthreads : units;
+        int64_t hi = i < nthreads ? units * (i + 1) / nthreads : units;
+        *r0 = 0;
+        *r1 = rows;
+        *t0 = lo * SIMD_MM_TOKEN_ALIGN < T ? lo * SIMD_MM_TOKEN_ALIGN : T;
+        *t1 = hi * SIMD_MM_TOKEN_ALIGN < T ? hi * SIMD_MM_TOKEN_ALIGN : T;
+        return;
+    }
+    {
+        int64_t lo = bands * i / n, hi = bands * (i + 1) / n;
+        *t0 = 0;
+        *t1 = T;
+        *r0 = lo * SIMD_MM_ROW_BLOCK < rows ? lo * SIMD_MM_ROW_BLOCK : rows;
+        *r1 = hi * SIMD_MM_ROW_BLOCK < rows ? hi * SIMD_MM_ROW_BLOCK : rows;
+    }
+}
+
+void
+simd_act_slice(const simd_act *a, int64_t t0, int64_t t1, simd_act *out)
+{
+    *out = *a;
+    out->T = t1 - t0;
+    out->x = a->x + t0 * a->cols;
+    switch (a->kind) {
+    case SIMD_ACT_F32:
+        break;
+    case SIMD_ACT_BF16:
+        out->xq = (const uint16_t *)a->xq + t0 * a->ldq;
+        break;
+    case SIMD_ACT_Q8U:
+        out->xq = (const uint8_t *)a->xq + t0 * a->ldq;
+        out->xs = a->xs + t0 * (a->ldq / SIMD_Q8_BLOCK);
+        break;
+    }
+}
+
 void
 simd_matmul(const simd_kernels *k, const simd_matrix *w, const simd_act *a,
             float *y, int64_t ldy, int64_t r0, int64_t r1)
@@ -303,6 +359,14 @@ round64(size_t n)
     return (n + 63) & ~(size_t)63;
 }
 
+/* Row stride of the SIMD_ACT_BF16 copy: even, so the AVX-512 kernel can
+** read every column as part of a 32-bit (x[2p], x[2p + 1]) pair. */
+static int64_t
+act_bf16_ld(int64_t cols)
+{
+    return (cols + 1) & ~(int64_t)1;
+}
+
 size_t
 simd_act_bytes(const simd_kernels *k, enum simd_dtype dt, int64_t T,
                int64_t cols)
@@ -315,7 +379,7 @@ simd_act_bytes(const simd_kernels *k, enum simd_dtype dt, int64_t T,
     case SIMD_ACT_F32:
         return 0;
     case SIMD_ACT_BF16:
-        return round64((size_t)T * (size_t)cols * sizeof(uint16_t));
+        return round64((size_t)T * (size_t)act_bf16_ld(cols) * sizeof(uint16_t));
     case SIMD_ACT_Q8U:
         ldq = (size_t)simd_q8u_ldq(cols);
         return round64((size_t)T * ldq) +
@@ -367,8 +431,8 @@ simd_act_q8u_portable(const float *x, int64_t T, int64_t cols, int64_t ldq,
 }
 
 void
-simd_act_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x,
-                 int64_t T, int64_t cols, void *ws, simd_act *a)
+simd_act_view(const simd_kernels *k, enum simd_dtype dt, const float *x, int64_t T,
+              int64_t cols, void *ws, simd_act *a)
 {
     memset(a, 0, sizeof *a);
     a->x = x;
@@ -382,23 +446,60 @@ simd_act_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x,
     case SIMD_ACT_F32:
         break;
     case SIMD_ACT_BF16:
-        k->f32_to_bf16(x, (uint16_t *)ws, (size_t)T * (size_t)cols);
         a->kind = SIMD_ACT_BF16;
         a->xq = ws;
+        a->ldq = act_bf16_ld(cols);
         break;
     case SIMD_ACT_Q8U: {
         int64_t ldq = simd_q8u_ldq(cols);
-        uint8_t *xq = ws;
-        float *xs = (float *)((char *)ws + round64((size_t)T * (size_t)ldq));
-
-        simd_act_q8u_portable(x, T, cols, ldq, xq, xs);
         a->kind = SIMD_ACT_Q8U;
-        a->xq = xq;
-        a->xs = xs;
+        a->xq = ws;
+        a->xs = (const float *)((const char *)ws + round64((size_t)T * (size_t)ldq));
         a->ldq = ldq;
         break;
     }
     }
+}
+
+void
+simd_act_prepare_rows(const simd_kernels *k, enum simd_dtype dt, const float *x,
+                      int64_t T, int64_t cols, void *ws, int64_t t0, int64_t t1)
+{
+    simd_act a;
+
+    if (T <= 1 || t0 >= t1)
+        return;
+    simd_act_view(k, dt, x, T, cols, ws, &a);
+    switch (a.kind) {
+    case SIMD_ACT_F32:
+        break;
+    case SIMD_ACT_BF16: {
+        uint16_t *xq = (uint16_t *)ws;
+
+        if (a.ldq == cols)
+            k->f32_to_bf16(x + t0 * cols, xq + t0 * cols, (size_t)(t1 - t0) * (size_t)cols);
+        else
+            for (int64_t t = t0; t < t1; t++) {
+                k->f32_to_bf16(x + t * cols, xq + t * a.ldq, (size_t)cols);
+                xq[t * a.ldq + cols] = 0;
+            }
+        break;
+    }
+    case SIMD_ACT_Q8U: {
+        int64_t nbq = a.ldq / SIMD_Q8_BLOCK;
+        simd_act_q8u_portable(x + t0 * cols, t1 - t0, cols, a.ldq,
+                              (uint8_t *)ws + t0 * a.ldq, (float *)a.xs + t0 * nbq);
+        break;
+    }
+    }
+}
+
+void
+simd_act_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x,
+                 int64_t T, int64_t cols, void *ws, simd_act *a)
+{
+    simd_act_prepare_rows(k, dt, x, T, cols, ws, 0, T);
+    simd_act_view(k, dt, x, T, cols, ws, a);
 }
 
 /* ---- conversions ----------------------------------------------------------- */

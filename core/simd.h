@@ -30,9 +30,10 @@
 **                block of SIMD_Q8_BLOCK consecutive weights along `in`:
 **                w ~= q * scale.  Matvec and exact matmul dequantize on the
 **                fly against fp32 activations.  The default AVX-512 matmul
-**                dequantizes a 4-row W panel to bf16(q * scale) once per
-**                cache block and runs the bf16 dot-product kernel (bf16
-**                activations): prefill near bf16 speed, +2.3e-3 relative RMS
+**                dequantizes each 64-row x 256-column W panel to
+**                bf16(q * scale) once per call and runs the bf16
+**                dot-product kernel on it (bf16 activations): prefill at
+**                bf16 speed, +2.3e-3 relative RMS
 **                on y against a 5.2e-3 error of the format itself.  (A VNNI
 **                kernel with int8 activations per 32-block was measured too:
 **                +5.2e-3 error and no faster, since every 32-block needs its
@@ -161,6 +162,25 @@ void simd_split_rows(int64_t rows, int n, int i, int64_t *r0 /* OUT */,
                      int64_t *r1 /* OUT */);
 
 /*
+** Part I of N (0 <= I < N) of a matrix-matrix product of ROWS outputs x T
+** tokens for a pool of NTHREADS threads: output rows [*R0, *R1) of tokens
+** [*T0, *T1).  Parts are disjoint and cover the product; some may be empty.
+** A matrix with enough rows is split by rows, on multiples of
+** SIMD_MM_ROW_BLOCK (the AVX-512 kernel's row band) so no part but the
+** last has a partial band; a small one (few bands, e.g. a LoRA factor) by
+** tokens into NTHREADS parts of equal size (parts I >= NTHREADS empty), so
+** no thread gets more than its share.  Every output is computed the same
+** way whatever the split: results do not depend on N or NTHREADS.
+*/
+#define SIMD_MM_ROW_BLOCK 64
+void simd_split_matmul(int64_t rows, int64_t T, int n, int i, int nthreads,
+                       int64_t *r0 /* OUT */, int64_t *r1 /* OUT */,
+                       int64_t *t0 /* OUT */, int64_t *t1 /* OUT */);
+/* *OUT = the tokens [t0, t1) of the prepared activations A (a view: the
+** same storage); Y for it starts at row t0 of the full Y. */
+void simd_act_slice(const simd_act *a, int64_t t0, int64_t t1, simd_act *out /* OUT */);
+
+/*
 ** Workspace bytes simd_act_prepare needs for DT, T tokens of COLS (may be
 ** 0).  Non-decreasing in T and COLS, so one workspace sized for the largest
 ** chunk and the widest matrix serves every call.
@@ -175,6 +195,19 @@ size_t simd_act_bytes(const simd_kernels *k, enum simd_dtype dt, int64_t T,
 void simd_act_prepare(const simd_kernels *k, enum simd_dtype dt,
                       const float *x, int64_t T, int64_t cols, void *ws,
                       simd_act *a /* OUT */);
+/*
+** simd_act_prepare in parts, for threads: simd_act_prepare_rows converts
+** only tokens [t0, t1) of X into WS (disjoint ranges may run concurrently;
+** together they must cover [0, T)); simd_act_view then fills *A for the
+** whole of X and WS without converting anything.  Same WS size and layout
+** as simd_act_prepare.
+*/
+void simd_act_prepare_rows(const simd_kernels *k, enum simd_dtype dt,
+                           const float *x, int64_t T, int64_t cols, void *ws,
+                           int64_t t0, int64_t t1);
+void simd_act_view(const simd_kernels *k, enum simd_dtype dt, const float *x,
+                   int64_t T, int64_t cols, void *ws, simd_act *a /* OUT */);
+
 /*
 ** Y[t, r] = sum_c W[r, c] * X[t, c] for t < T, r in [r0, r1);
 ** Y [T, ldy] row-major, ldy >= rows.  A must have been prepared with the

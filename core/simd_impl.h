@@ -11,7 +11,8 @@
 /* simd_act.kind: which prepared copy of X a matmul kernel reads. */
 enum simd_act_kind {
     SIMD_ACT_F32 = 0, /* X itself                                           */
-    SIMD_ACT_BF16,    /* xq = bf16 [T, ldq = cols]                          */
+    SIMD_ACT_BF16,    /* xq = bf16 [T, ldq = cols rounded up to even],
+                         padding column 0                                  */
     SIMD_ACT_Q8U      /* xq = u8 [T, ldq] = int8 code + 128, ldq = cols
                          rounded up to 64, padding = 128 (code 0);
                          xs = scale per 32-block [T, ldq / 32]              */
@@ -46,6 +47,28 @@ extern const struct simd_kernels simd_kernels_avx512_exact;
 /* avx512 with the VNNI Q8 matmul instead of the bf16-panel one (for the
 ** benchmark and the tests; check the CPU with simd_kernels_get first). */
 extern const struct simd_kernels simd_kernels_avx512_vnni;
+
+/*
+** The AVX-512 matrix-matrix kernels (core/simd_mm_avx512.c): register-tiled
+** outer products on a per-call packed panel of W.  f32/f16/bf16_exact/
+** q8_exact read fp32 X (SIMD_ACT_F32); bf16/q8 read bf16 X (SIMD_ACT_BF16).
+*/
+void simd_mm_avx512_f32(const simd_matrix *w, const simd_act *a, float *y,
+                        int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_f16(const simd_matrix *w, const simd_act *a, float *y,
+                        int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_bf16_exact(const simd_matrix *w, const simd_act *a, float *y,
+                               int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_q8_exact(const simd_matrix *w, const simd_act *a, float *y,
+                             int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_bf16(const simd_matrix *w, const simd_act *a, float *y,
+                         int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_q8(const simd_matrix *w, const simd_act *a, float *y,
+                       int64_t ldy, int64_t r0, int64_t r1);
+/* The earlier dot-product-form AVX-512 matmuls (4 x 4 tiles, horizontal
+** sums), kept so bench_kernels can time both in one run: [0] for the
+** default table's act kinds, [1] for avx512-exact's. */
+extern const simd_matmul_fn simd_avx512_dot_matmul[2][SIMD_NDTYPE];
 
 /* Row stride of the SIMD_ACT_Q8U copy for COLS inputs. */
 static inline int64_t

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "mem.h"
 
 int
@@ -29,6 +30,7 @@ rwkv_state_create(const rwkv_model *m, rwkv_state **out, rwkv_err *err)
     }
     s->len = m->info.state_len;
     s->fingerprint = m->info.fingerprint;
+    s->gen = 1;   /* a backend's link starts at 0: "never uploaded" */
     rwkv_state_reset(m, s);
     *out = s;
     return RWKV_OK;
@@ -39,6 +41,8 @@ rwkv_state_destroy(rwkv_state *s)
 {
     if (s == NULL)
         return;
+    if (s->link != NULL)
+        s->link->bound = NULL;   /* the device copy goes with the state */
     mem_free(s->data);
     free(s);
 }
@@ -48,6 +52,7 @@ rwkv_state_reset(const rwkv_model *m, rwkv_state *s)
 {
     size_t C = (size_t)m->C, per = mdl_layer_state_len(m);
 
+    mdl_state_touch(s);   /* every entry is rewritten: no pull needed */
     memset(s->data, 0, s->len * sizeof(float));
     for (int l = 0; l < m->n_layer; l++) {
         float *base = s->data + (size_t)l * per;
@@ -67,6 +72,12 @@ rwkv_state_copy(rwkv_state *dst, const rwkv_state *src)
 {
     size_t n = dst->len < src->len ? dst->len : src->len;
 
+    if (dst == src)
+        return;
+    mdl_state_pull((rwkv_state *)src);
+    if (n < dst->len)
+        mdl_state_pull(dst);   /* the entries not overwritten must be current */
+    mdl_state_touch(dst);
     memcpy(dst->data, src->data, n * sizeof(float));
 }
 
@@ -79,13 +90,52 @@ rwkv_state_len(const rwkv_state *s)
 float *
 rwkv_state_data(rwkv_state *s)
 {
+    mdl_state_pull(s);
+    mdl_state_touch(s);   /* the caller may write through the pointer */
     return s->data;
 }
 
 const float *
 rwkv_state_cdata(const rwkv_state *s)
 {
+    /* States are never defined const (rwkv_state_create allocates them), so
+     * syncing the host copy through a const pointer is well-defined. */
+    mdl_state_pull((rwkv_state *)s);
     return s->data;
+}
+
+/* ---- device copies (core/backend.h) ---- */
+
+void
+mdl_state_pull(rwkv_state *s)
+{
+    struct mdl_state_link *k = s->link;
+
+    if (k == NULL || !s->host_stale)
+        return;
+    s->host_stale = 0;
+    if (k->pull(k, &k->pull_err) != RWKV_OK)
+        k->failed = 1;
+}
+
+void
+mdl_state_release(rwkv_state *s)
+{
+    if (s->link == NULL)
+        return;
+    mdl_state_pull(s);
+    s->link->bound = NULL;
+    s->link = NULL;
+}
+
+void
+mdl_state_touch(rwkv_state *s)
+{
+    /* Host data about to change: a device copy newer than the host would be
+     * overwritten half-way, so the caller pulled first where it keeps
+     * entries; from here on the host copy is the reference. */
+    s->host_stale = 0;
+    s->gen++;
 }
 
 /* Longest key name we build. */
@@ -162,6 +212,7 @@ rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s, rwkv_
                 for (size_t b = 0; b < N; b++)
                     kv[h * N * N + a * N + b] = ts[h * N * N + b * N + a];
     }
+    mdl_state_touch(s);
     memcpy(s->data, tmp, s->len * sizeof(float));
     rc = RWKV_OK;
 done:

@@ -3,6 +3,8 @@
 */
 #include "strategy.h"
 
+#include "backend.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -146,15 +148,20 @@ strat_check(const char *s, int v7, strat *out, rwkv_err *err)
     (void)v7;
     if (rc != RWKV_OK)
         return rc;
-    for (int i = 0; i < out->n_stages; i++)
-        if (out->stages[i].device == STRAT_CUDA)
+    if (strat_has_device(out)) {
+        const rwkv_backend *b = rwkv_backend_get();
+        if (b == NULL)
             return rwkv_errf(err, RWKV_ENOTSUP,
 #if defined(RWKV_CUDA_BUILD)
-                             "strategy '%s': cuda layers are not supported yet (this build has "
-                             "the CUDA kernels, but the model does not use them yet)", s);
+                             "strategy '%s': cuda layers are not supported yet by this program "
+                             "(built with CUDA, but the CUDA backend was not registered: call "
+                             "gpu_backend_register())", s);
 #else
                              "strategy '%s': this rwkv-tui was built without CUDA", s);
 #endif
+        if ((rc = b->check(out, err)) != RWKV_OK)
+            return rc;
+    }
     for (int i = 0; i < out->n_stages; i++) {
         const strat_stage *st = &out->stages[i];
         if (st->device != STRAT_CPU)
@@ -209,5 +216,17 @@ strat_plan(const strat *s, int n_layer, int *slot_stage)
                 slot_stage[l] = i;
                 break;
             }
+    }
+}
+
+void
+strat_streamed(const strat *s, int n_layer, const int *slot_stage, int *streamed)
+{
+    int seen[STRAT_MAX_STAGES] = { 0 };
+
+    for (int l = 0; l <= n_layer; l++) {
+        const strat_stage *st = &s->stages[slot_stage[l]];
+        int k = seen[slot_stage[l]]++;
+        streamed[l] = l < n_layer && st->stream && k >= st->n_layers;
     }
 }

@@ -52,5 +52,13 @@ int strat_check(const char *s, int v7, strat *out, rwkv_err *err);
 ** receives the stage index of every slot.
 */
 void strat_plan(const strat *s, int n_layer, int *slot_stage);
+/*
+** Which slots of a '+' stage are streamed (the reference's "*N+: the first N
+** layers stay on the device, the rest are streamed to it per use"): STREAMED
+** [n_layer + 1] (OUT) is 1 for a layer slot of a '+' stage after that
+** stage's first N slots, else 0.  The head slot (n_layer) is never streamed
+** (its weights stay on the device).  SLOT_STAGE is strat_plan's.
+*/
+void strat_streamed(const strat *s, int n_layer, const int *slot_stage, int *streamed);
 
 #endif

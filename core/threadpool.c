@@ -9,17 +9,47 @@
 ** processes a descheduled worker would otherwise stall every product until
 ** the scheduler runs it again (on two busy cores two threads were measured
 ** slower than one before this).  A worker that wakes after the job is done
-** finds nothing to claim and goes back to sleep.
+** finds nothing to claim and goes back to waiting.
 **
-** Workers sleep on a condition variable between jobs; nothing spins.  The
-** claim counter holds the job's generation in its high 32 bits, so a late
-** worker can never claim a chunk of a newer job with an old snapshot.
+** Waiting is a short bounded spin, then sleep.  Decode issues a job every
+** few tens of microseconds (one per batch of matrix products, with a little
+** element-wise work between them); a worker that went to sleep on a
+** condition variable after each job needed a futex wake-up per job (tens
+** of microseconds before it ran, often longer than the product itself),
+** so the caller did much of the work alone.  So a worker that has finished
+** a job polls for the next one (pause instructions) before it sleeps, and
+** the caller polls for the last running chunks before it sleeps; a wake-up
+** system call is made only when someone is actually asleep.
+**
+** The spin is bounded (TPOOL_SPIN_NS) and adaptive.  On cores shared with
+** other busy processes spinning does harm: a spinning thread burns the
+** time slice that a preempted thread of ours needs to finish its chunk, and
+** a woken sleeper is scheduled sooner than one that has been running
+** (measured on the 2-core box with a CPU hog beside a 2-thread decode:
+** yielding the core while spinning was 2-4x slower than sleeping, and a
+** fixed 50 us spin no better than none).  So nobody spins for
+** TPOOL_QUIET_NS after any pool thread was preempted (getrusage's
+** involuntary context switches, read when a thread is about to spin), and
+** every other wasted spin -- a worker that arrived after the caller had
+** done the whole job, or a caller whose wait outlasted the spin -- divides
+** the bound by TPOOL_SPIN_CUT; every useful one raises it by a
+** TPOOL_SPIN_STEPS-th of the maximum.  On free cores the pool spins, on
+** busy ones it sleeps as before.  Nobody ever waits for an unclaimed chunk,
+** so a worker that is not running costs nothing but its share of the work.
+**
+** The claim counter holds the job's generation in its high 32 bits, so a
+** late worker can never claim a chunk of a newer job with an old snapshot;
+** the job's fields are read before the claim and only used when the claim
+** succeeds (a job's fields do not change until every chunk of it is done).
 */
+#define _GNU_SOURCE   /* RUSAGE_THREAD */
 #include "threadpool.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Upper bound on threads; more than this is clamped. */
@@ -27,28 +57,95 @@
 /* Chunks per thread of every job: enough to even out a slow or late thread,
 ** few enough that claiming (one atomic add) stays negligible. */
 #define TPOOL_CHUNKS 4
+/* How long a waiting thread polls before it sleeps: longer than the gap
+** between two products of a decoded token (element-wise work, a few to a few
+** tens of microseconds), short enough that a core shared with another
+** process is given back quickly.  $RWKV_TPOOL_SPIN_US overrides it (0: sleep
+** at once, as before; at most TPOOL_SPIN_MAX_NS). */
+#define TPOOL_SPIN_NS 50000
+#define TPOOL_SPIN_MAX_NS 1000000
+/* Adaptation of the spin (see tpool_adapt): a wasted spin divides the
+** current bound by TPOOL_SPIN_CUT, a useful one adds 1 / TPOOL_SPIN_STEPS of
+** the maximum. */
+#define TPOOL_SPIN_CUT 4
+#define TPOOL_SPIN_STEPS 16
+/* No spinning for this long after any pool thread was preempted: on an
+** oversubscribed machine preemptions come every few milliseconds, so the
+** pool then sleeps as a plain condition-variable pool does. */
+#define TPOOL_QUIET_NS 200000000
+/* Polls between two clock reads while spinning. */
+#define TPOOL_SPIN_POLLS 32
+
+static inline void
+tpool_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static int64_t
+tpool_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 struct tpool_worker {
     struct tpool *pool;
     int           index;
     pthread_t     thread;
+    long          preempted;  /* involuntary context switches seen so far */
 };
 
 struct tpool {
     int                  n;          /* threads including the caller */
     pthread_mutex_t      mu;
     pthread_cond_t       wake, done;
-    unsigned long        generation; /* under mu */
-    int                  quit;       /* under mu */
-    /* the current job (written under mu before generation changes) */
+    /* Atomics (accessed with __atomic builtins only): */
+    uint32_t             generation; /* of the current job; bumped per job */
+    int                  quit;
+    int                  n_asleep;   /* workers blocked (or about to) on wake */
+    int                  caller_asleep; /* the caller blocked (or about to) on done */
+    /* the current job, written before generation changes */
     tpool_fn             fn;
     void                *ctx;
     int                  n_chunks;
-    uint64_t             claim;      /* atomic: generation << 32 | next chunk */
-    int                  finished;   /* atomic: chunks done */
+    uint64_t             claim;      /* generation << 32 | next chunk */
+    int                  finished;   /* chunks done */
     struct tpool_worker *workers;    /* n - 1 of them */
     int                  n_started;
+    int64_t              spin_ns;    /* TPOOL_SPIN_NS or $RWKV_TPOOL_SPIN_US */
+    int64_t              spin_cur;   /* atomic: the adapted bound, 0..spin_ns */
+    long                 preempted;  /* the caller's, as tpool_worker's */
+    int64_t              last_preempt; /* atomic: when a thread last saw one (ns) */
 };
+
+/*
+** Whether the calling thread was preempted (an involuntary context switch:
+** another runnable thread took its core) since the last call with the same
+** *SEEN.  On Linux from getrusage(RUSAGE_THREAD) (well under a microsecond);
+** elsewhere never.
+*/
+static int
+tpool_was_preempted(long *seen)
+{
+#ifdef RUSAGE_THREAD
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_THREAD, &ru) == 0 && ru.ru_nivcsw != *seen) {
+        *seen = ru.ru_nivcsw;
+        return 1;
+    }
+#else
+    (void)seen;
+#endif
+    return 0;
+}
 
 /* Claim the next chunk of job GEN: its index, or -1 when none is left (or
 ** the job is not GEN any more). */
@@ -66,20 +163,94 @@ tpool_claim(struct tpool *p, uint32_t gen, int n_chunks)
     }
 }
 
-/* Run claimed chunks of job GEN until none is left. */
-static void
+/* Run claimed chunks of job GEN until none is left; how many ran. */
+static int
 tpool_work(struct tpool *p, uint32_t gen, tpool_fn fn, void *ctx, int n_chunks)
 {
-    int c;
+    int c, ran = 0;
 
     while ((c = tpool_claim(p, gen, n_chunks)) >= 0) {
         fn(ctx, c, n_chunks);
-        if (__atomic_add_fetch(&p->finished, 1, __ATOMIC_ACQ_REL) == n_chunks) {
+        /* seq_cst: pairs with the caller's store of caller_asleep */
+        if (__atomic_add_fetch(&p->finished, 1, __ATOMIC_SEQ_CST) == n_chunks &&
+            __atomic_load_n(&p->caller_asleep, __ATOMIC_SEQ_CST)) {
             pthread_mutex_lock(&p->mu);
             pthread_cond_signal(&p->done);
             pthread_mutex_unlock(&p->mu);
         }
+        ran++;
     }
+    return ran;
+}
+
+/*
+** Wait until COND(P, ARG) holds, polling with pause instructions for at most
+** the current spin bound; whether it holds.  Nobody spins within
+** TPOOL_QUIET_NS of a preemption of any pool thread (a thread checks its
+** own, *PREEMPTED, see tpool_was_preempted, when it is about to spin): the
+** cores are oversubscribed.
+*/
+static int
+tpool_spin(struct tpool *p, int (*cond)(struct tpool *, uint32_t), uint32_t arg,
+           long *preempted)
+{
+    int64_t limit = __atomic_load_n(&p->spin_cur, __ATOMIC_RELAXED), t0;
+
+    if (cond(p, arg))
+        return 1;
+    if (limit <= 0)
+        return 0;
+    t0 = tpool_now_ns();
+    if (tpool_was_preempted(preempted)) {
+        __atomic_store_n(&p->last_preempt, t0, __ATOMIC_RELAXED);
+        return 0;
+    }
+    if (t0 - __atomic_load_n(&p->last_preempt, __ATOMIC_RELAXED) < TPOOL_QUIET_NS)
+        return 0;
+    for (int i = 1;; i++) {
+        if (cond(p, arg))
+            return 1;
+        if (i % TPOOL_SPIN_POLLS == 0 && tpool_now_ns() - t0 >= limit)
+            return 0;
+        tpool_pause();
+    }
+}
+
+/*
+** Adapt the spin bound to how useful spinning was.  Wasted (USEFUL 0): a
+** worker got to a job only after the caller had done all of it, or the
+** caller's wait for a running chunk outlasted the spin -- signs that our
+** threads do not get the cores (other processes run there), where spinning
+** only burns the time slice that a preempted thread of ours needs.  Useful:
+** a worker took part in a job, the caller's wait ended while spinning.
+*/
+static void
+tpool_adapt(struct tpool *p, int useful)
+{
+    int64_t cur = __atomic_load_n(&p->spin_cur, __ATOMIC_RELAXED), next;
+
+    if (useful) {
+        next = cur + p->spin_ns / TPOOL_SPIN_STEPS;
+        if (next > p->spin_ns)
+            next = p->spin_ns;
+    } else {
+        next = cur / TPOOL_SPIN_CUT;
+    }
+    if (next != cur)
+        __atomic_store_n(&p->spin_cur, next, __ATOMIC_RELAXED);
+}
+
+static int
+tpool_has_job(struct tpool *p, uint32_t seen)
+{
+    return __atomic_load_n(&p->generation, __ATOMIC_SEQ_CST) != seen ||
+           __atomic_load_n(&p->quit, __ATOMIC_SEQ_CST);
+}
+
+static int
+tpool_all_done(struct tpool *p, uint32_t n_chunks)
+{
+    return __atomic_load_n(&p->finished, __ATOMIC_SEQ_CST) >= (int)n_chunks;
 }
 
 static void *
@@ -87,27 +258,29 @@ tpool_main(void *arg)
 {
     struct tpool_worker *w = arg;
     struct tpool *p = w->pool;
-    unsigned long seen = 0;
+    uint32_t seen = 0;
 
     for (;;) {
-        tpool_fn fn;
-        void *ctx;
-        int n_chunks;
+        uint32_t gen;
 
-        pthread_mutex_lock(&p->mu);
-        while (!p->quit && p->generation == seen)
-            pthread_cond_wait(&p->wake, &p->mu);
-        if (p->quit) {
+        if (!tpool_spin(p, tpool_has_job, seen, &w->preempted)) {
+            pthread_mutex_lock(&p->mu);
+            /* seq_cst: the caller stores generation, then reads n_asleep */
+            __atomic_add_fetch(&p->n_asleep, 1, __ATOMIC_SEQ_CST);
+            while (!tpool_has_job(p, seen))
+                pthread_cond_wait(&p->wake, &p->mu);
+            __atomic_sub_fetch(&p->n_asleep, 1, __ATOMIC_SEQ_CST);
             pthread_mutex_unlock(&p->mu);
-            return NULL;
         }
-        seen = p->generation;
-        fn = p->fn;
-        ctx = p->ctx;
-        n_chunks = p->n_chunks;
-        pthread_mutex_unlock(&p->mu);
-
-        tpool_work(p, (uint32_t)seen, fn, ctx, n_chunks);
+        if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE))
+            return NULL;
+        gen = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE);
+        seen = gen;
+        /* The fields may already belong to a newer job; then the claim of
+        ** GEN fails and they are not used. */
+        tpool_adapt(p, tpool_work(p, gen, __atomic_load_n(&p->fn, __ATOMIC_RELAXED),
+                                  __atomic_load_n(&p->ctx, __ATOMIC_RELAXED),
+                                  __atomic_load_n(&p->n_chunks, __ATOMIC_RELAXED)) > 0);
     }
 }
 
@@ -115,6 +288,7 @@ int
 tpool_create(int n_threads, tpool **out, rwkv_err *err)
 {
     struct tpool *p;
+    const char *env;
 
     *out = NULL;
     if (n_threads <= 0) {
@@ -127,6 +301,14 @@ tpool_create(int n_threads, tpool **out, rwkv_err *err)
     if (p == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "thread pool: out of memory");
     p->n = n_threads;
+    p->spin_ns = TPOOL_SPIN_NS;
+    if ((env = getenv("RWKV_TPOOL_SPIN_US")) != NULL && *env != '\0')
+        p->spin_ns = (int64_t)(strtod(env, NULL) * 1000);
+    if (!(p->spin_ns >= 0))
+        p->spin_ns = 0;
+    if (p->spin_ns > TPOOL_SPIN_MAX_NS)
+        p->spin_ns = TPOOL_SPIN_MAX_NS;
+    p->spin_cur = p->spin_ns;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -158,7 +340,7 @@ tpool_destroy(tpool *p)
     if (p == NULL)
         return;
     pthread_mutex_lock(&p->mu);
-    p->quit = 1;
+    __atomic_store_n(&p->quit, 1, __ATOMIC_SEQ_CST);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->n_started; i++)
@@ -187,23 +369,35 @@ tpool_run(tpool *p, tpool_fn fn, void *ctx)
         return;
     }
     n_chunks = p->n * TPOOL_CHUNKS;
-    pthread_mutex_lock(&p->mu);
-    p->fn = fn;
-    p->ctx = ctx;
-    p->n_chunks = n_chunks;
+    /* Publish the job: fields, then the claim counter, then the generation
+    ** that workers poll (release: a worker that sees it sees the rest). */
+    __atomic_store_n(&p->fn, fn, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->ctx, ctx, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->n_chunks, n_chunks, __ATOMIC_RELAXED);
     __atomic_store_n(&p->finished, 0, __ATOMIC_RELAXED);
-    p->generation++;
-    gen = (uint32_t)p->generation;
+    gen = __atomic_load_n(&p->generation, __ATOMIC_RELAXED) + 1;
     __atomic_store_n(&p->claim, (uint64_t)gen << 32, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->mu);
+    /* seq_cst: pairs with a worker's n_asleep increment before its check */
+    __atomic_store_n(&p->generation, gen, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&p->n_asleep, __ATOMIC_SEQ_CST) > 0) {
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->mu);
+    }
 
     tpool_work(p, gen, fn, ctx, n_chunks);
 
-    if (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < n_chunks) {
+    if (tpool_all_done(p, (uint32_t)n_chunks))
+        return;
+    if (tpool_spin(p, tpool_all_done, (uint32_t)n_chunks, &p->preempted)) {
+        tpool_adapt(p, 1);
+    } else {
+        tpool_adapt(p, 0);
         pthread_mutex_lock(&p->mu);
-        while (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < n_chunks)
+        __atomic_store_n(&p->caller_asleep, 1, __ATOMIC_SEQ_CST);
+        while (!tpool_all_done(p, (uint32_t)n_chunks))
             pthread_cond_wait(&p->done, &p->mu);
+        __atomic_store_n(&p->caller_asleep, 0, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&p->mu);
     }
 }

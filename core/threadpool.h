@@ -7,6 +7,13 @@
 ** returns when every chunk is done: "split N ways, then join", where a slow
 ** or descheduled thread just takes fewer chunks.  One caller at a time per
 ** pool.
+**
+** Between jobs a waiting thread polls for a bounded time (50 us; the
+** environment variable RWKV_TPOOL_SPIN_US changes it, 0 = sleep at once),
+** yielding the core after the first few microseconds, then sleeps on a
+** condition variable: back-to-back jobs (decode: a product every few tens
+** of microseconds) start without a wake-up system call, and an idle pool
+** or a core wanted by another process costs nothing.
 */
 #ifndef RWKV_THREADPOOL_H
 #define RWKV_THREADPOOL_H

@@ -113,6 +113,37 @@ int gpu_capture_end(gpu_ctx *g, gpu_graph **out /* OUT */, rwkv_err *err);
 int gpu_graph_launch(gpu_ctx *g, gpu_graph *gr, rwkv_err *err);
 void gpu_graph_destroy(gpu_graph *gr);   /* NULL is fine */
 
+/*
+** Events, for ordering work between two contexts on one device (the layer
+** streaming of `*N+` plans copies on a second context while the first
+** computes).  An event is made on G's device; record it on one context's
+** stream, make another context's stream wait for it.
+*/
+typedef struct gpu_event gpu_event;   /* opaque */
+int  gpu_event_create(gpu_ctx *g, gpu_event **out /* OUT */, rwkv_err *err);
+void gpu_event_destroy(gpu_event *e);     /* NULL is fine */
+/* Record E on G's stream (after the work enqueued so far). */
+int  gpu_event_record(gpu_ctx *g, gpu_event *e, rwkv_err *err);
+/* Work enqueued on G after this call waits for E's latest record. */
+int  gpu_stream_wait(gpu_ctx *g, gpu_event *e, rwkv_err *err);
+
+/*
+** Device-to-device copy bandwidth of device DEV in bytes/s, counted as read
+** + write (2 x bytes copied per second: the yardstick for "fraction of the
+** memory bandwidth"): the best of REPS timed copies of BYTES after a warm-up.
+** Makes and frees its own context and buffers.
+*/
+int gpu_copy_bandwidth(int dev, size_t bytes, int reps, double *bytes_per_s /* OUT */,
+                       rwkv_err *err);
+
+/*
+** The CUDA backend of core/backend.h (gpu_model.c): after this call model
+** strategies with `cuda` stages run on the GPU(s).  Call once at start-up,
+** before opening models.  The CPU-only build's stub does nothing (cuda
+** strategies then say "built without CUDA").
+*/
+void gpu_backend_register(void);
+
 /* ---- cuBLAS (gpu_blas.c) ---- */
 
 /*
@@ -123,6 +154,9 @@ void gpu_graph_destroy(gpu_graph *gr);   /* NULL is fine */
 */
 int gpu_gemm(gpu_ctx *g, enum gpu_dtype dt, const void *w, int rows, int cols,
              const void *x, int t, float *y, int ldy, float beta, rwkv_err *err);
+/* gpu_gemm with X's rows LDX elements apart (ldx >= cols): X [T][ldx]. */
+int gpu_gemm_ldx(gpu_ctx *g, enum gpu_dtype dt, const void *w, int rows, int cols,
+                 const void *x, int ldx, int t, float *y, int ldy, float beta, rwkv_err *err);
 
 /* ---- kernels (gpu_kernels.cu) ---- */
 

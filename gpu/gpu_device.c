@@ -99,7 +99,12 @@ gpu_ctx_create(int dev, gpu_ctx **out, rwkv_err *err)
     rc = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
     if (rc != cudaSuccess)
         goto cuda_fail;
-    bs = cublasCreate(&g->blas);
+    if (gpu_blas_load(err) != RWKV_OK) {
+        int code = err ? err->code : RWKV_ENOTSUP;
+        gpu_ctx_destroy(g);
+        return code;
+    }
+    bs = gpu_blas.create(&g->blas);
     if (bs != CUBLAS_STATUS_SUCCESS) {
         int code = bs == CUBLAS_STATUS_ALLOC_FAILED ? RWKV_ENOMEM : RWKV_EIO;
 
@@ -113,11 +118,11 @@ gpu_ctx_create(int dev, gpu_ctx **out, rwkv_err *err)
         g->blas_ws = NULL;
         goto cuda_fail;
     }
-    bs = cublasSetStream(g->blas, g->stream);
+    bs = gpu_blas.set_stream(g->blas, g->stream);
     if (bs == CUBLAS_STATUS_SUCCESS)
-        bs = cublasSetWorkspace(g->blas, g->blas_ws, GPU_BLAS_WORKSPACE);
+        bs = gpu_blas.set_workspace(g->blas, g->blas_ws, GPU_BLAS_WORKSPACE);
     if (bs == CUBLAS_STATUS_SUCCESS)
-        bs = cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH);
+        bs = gpu_blas.set_math_mode(g->blas, CUBLAS_DEFAULT_MATH);
     if (bs != CUBLAS_STATUS_SUCCESS) {
         gpu_ctx_destroy(g);
         return rwkv_errf(err, RWKV_EIO, "cublas: setting up the handle on device %d failed "
@@ -143,7 +148,7 @@ gpu_ctx_destroy(gpu_ctx *g)
     if (g->stream)
         (void)cudaStreamSynchronize(g->stream);
     if (g->blas)
-        (void)cublasDestroy(g->blas);
+        (void)gpu_blas.destroy(g->blas);
     if (g->stream)
         (void)cudaStreamDestroy(g->stream);
     if (g->blas_ws)
@@ -202,8 +207,12 @@ gpu_capture_end(gpu_ctx *g, gpu_graph **out, rwkv_err *err)
 int
 gpu_graph_launch(gpu_ctx *g, gpu_graph *gr, rwkv_err *err)
 {
-    cudaError_t rc = cudaGraphLaunch(gr->exec, g->stream);
+    cudaError_t rc;
+    int st;
 
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    rc = cudaGraphLaunch(gr->exec, g->stream);
     return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, "launching a graph");
 }
 
@@ -303,9 +312,12 @@ gpu_memcpy(gpu_ctx *g, void *dst, const void *src, size_t bytes, enum cudaMemcpy
            const char *what, rwkv_err *err)
 {
     cudaError_t rc;
+    int st;
 
     if (bytes == 0)
         return RWKV_OK;
+    if ((st = gpu_enter(g, err)) != RWKV_OK)   /* G's device current (several GPUs) */
+        return st;
     rc = cudaMemcpyAsync(dst, src, bytes, kind, g->stream);
     return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, what);
 }
@@ -337,9 +349,132 @@ int
 gpu_zero(gpu_ctx *g, void *dst, size_t bytes, rwkv_err *err)
 {
     cudaError_t rc;
+    int st;
 
     if (bytes == 0)
         return RWKV_OK;
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
     rc = cudaMemsetAsync(dst, 0, bytes, g->stream);
     return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, "clearing memory");
+}
+
+/* ---- events ---- */
+
+struct gpu_event {
+    int         dev;
+    cudaEvent_t ev;
+};
+
+int
+gpu_event_create(gpu_ctx *g, gpu_event **out, rwkv_err *err)
+{
+    gpu_event *e;
+    cudaError_t rc;
+    int st;
+
+    *out = NULL;
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "cuda: out of host memory for an event");
+    e->dev = g->dev;
+    rc = cudaEventCreateWithFlags(&e->ev, cudaEventDisableTiming);
+    if (rc != cudaSuccess) {
+        free(e);
+        return gpu_cuda_fail(err, rc, g->dev, "creating an event");
+    }
+    *out = e;
+    return RWKV_OK;
+}
+
+void
+gpu_event_destroy(gpu_event *e)
+{
+    if (e == NULL)
+        return;
+    (void)cudaSetDevice(e->dev);
+    (void)cudaEventDestroy(e->ev);
+    (void)cudaGetLastError();
+    free(e);
+}
+
+int
+gpu_event_record(gpu_ctx *g, gpu_event *e, rwkv_err *err)
+{
+    cudaError_t rc;
+    int st;
+
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    rc = cudaEventRecord(e->ev, g->stream);
+    return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, "recording an event");
+}
+
+int
+gpu_stream_wait(gpu_ctx *g, gpu_event *e, rwkv_err *err)
+{
+    cudaError_t rc;
+    int st;
+
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    rc = cudaStreamWaitEvent(g->stream, e->ev, 0);
+    return rc == cudaSuccess ? RWKV_OK : gpu_cuda_fail(err, rc, g->dev, "waiting for an event");
+}
+
+/* ---- copy bandwidth probe ---- */
+
+int
+gpu_copy_bandwidth(int dev, size_t bytes, int reps, double *bytes_per_s, rwkv_err *err)
+{
+    gpu_ctx *g = NULL;
+    void *a = NULL, *b = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    cudaError_t rc = cudaSuccess;
+    float best = 0;
+    int st;
+
+    *bytes_per_s = 0;
+    if (bytes == 0 || reps <= 0)
+        return rwkv_errf(err, RWKV_EINVAL, "cuda: copy bandwidth: bad size or repeat count");
+    if ((st = gpu_ctx_create(dev, &g, err)) != RWKV_OK)
+        return st;
+    if ((st = gpu_alloc(g, bytes, &a, err)) != RWKV_OK || (st = gpu_alloc(g, bytes, &b, err)) != RWKV_OK)
+        goto done;
+    if ((rc = cudaEventCreate(&e0)) != cudaSuccess || (rc = cudaEventCreate(&e1)) != cudaSuccess)
+        goto fail;
+    /* warm-up (also pages the buffers in) */
+    if ((st = gpu_zero(g, a, bytes, err)) != RWKV_OK || (st = gpu_copy(g, b, a, bytes, err)) != RWKV_OK ||
+        (st = gpu_sync(g, err)) != RWKV_OK)
+        goto done;
+    for (int i = 0; i < reps; i++) {
+        float ms = 0;
+        if ((rc = cudaEventRecord(e0, g->stream)) != cudaSuccess)
+            goto fail;
+        if ((st = gpu_copy(g, b, a, bytes, err)) != RWKV_OK)
+            goto done;
+        if ((rc = cudaEventRecord(e1, g->stream)) != cudaSuccess ||
+            (rc = cudaEventSynchronize(e1)) != cudaSuccess ||
+            (rc = cudaEventElapsedTime(&ms, e0, e1)) != cudaSuccess)
+            goto fail;
+        if (ms > 0 && (best == 0 || ms < best))
+            best = ms;
+    }
+    if (best > 0)
+        *bytes_per_s = 2.0 * (double)bytes / ((double)best * 1e-3);
+    st = RWKV_OK;
+    goto done;
+fail:
+    st = gpu_cuda_fail(err, rc, dev, "measuring copy bandwidth");
+done:
+    if (e0)
+        (void)cudaEventDestroy(e0);
+    if (e1)
+        (void)cudaEventDestroy(e1);
+    gpu_free(g, a);
+    gpu_free(g, b);
+    gpu_ctx_destroy(g);
+    return st;
 }

@@ -236,3 +236,47 @@ gpu_v7_out(gpu_ctx *g, int t, int h, int n, float *y, const float *r, const floa
     (void)lnx_w, (void)lnx_b, (void)r_k, (void)eps;
     return gpu_stub(err);
 }
+
+int
+gpu_gemm_ldx(gpu_ctx *g, enum gpu_dtype dt, const void *w, int rows, int cols, const void *x,
+             int ldx, int t, float *y, int ldy, float beta, rwkv_err *err)
+{
+    (void)g, (void)dt, (void)w, (void)rows, (void)cols, (void)x, (void)ldx, (void)t, (void)y;
+    (void)ldy, (void)beta;
+    return gpu_stub(err);
+}
+
+int
+gpu_event_create(gpu_ctx *g, gpu_event **out, rwkv_err *err)
+{
+    (void)g;
+    *out = NULL;
+    return gpu_stub(err);
+}
+
+void gpu_event_destroy(gpu_event *e) { (void)e; }
+
+int
+gpu_event_record(gpu_ctx *g, gpu_event *e, rwkv_err *err)
+{
+    (void)g, (void)e;
+    return gpu_stub(err);
+}
+
+int
+gpu_stream_wait(gpu_ctx *g, gpu_event *e, rwkv_err *err)
+{
+    (void)g, (void)e;
+    return gpu_stub(err);
+}
+
+int
+gpu_copy_bandwidth(int dev, size_t bytes, int reps, double *bytes_per_s, rwkv_err *err)
+{
+    (void)dev, (void)bytes, (void)reps;
+    *bytes_per_s = 0;
+    return gpu_stub(err);
+}
+
+/* No backend to register: core's strat_check then says "built without CUDA". */
+void gpu_backend_register(void) {}

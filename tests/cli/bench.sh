@@ -11,5 +11,5 @@ out=$("$RWKV_TUI" bench --demo --prompt-tokens 4 --gen-tokens 2 --repeat 1 2>&1)
 if printf '%s\n' "$out" | grep -q "decode at"; then ok; else fail "bench --demo text: $out"; fi
 expect_fail "bench unknown shape" "unknown model shape 'nope'.*known: demo, 0\.1b" "$RWKV_TUI" bench --shape nope
 expect_fail "bench two models" "one of --model" "$RWKV_TUI" bench --demo --shape 0.1b
-expect_fail "bench cuda" "built without CUDA|cuda layers are not supported yet" "$RWKV_TUI" bench --shape demo --strategy "cuda fp16"
+expect_fail "bench cuda" "built without CUDA|cuda layers are not supported yet|no CUDA device" "$RWKV_TUI" bench --shape demo --strategy "cuda fp16"
 finish

@@ -77,7 +77,7 @@ for s in "cpu bf16:0.002" "cpu fp16:0.0001" "cpu fp32i8:0.05" "cpu fp32i8 *6 -> 
 done
 expect_fail "unsupported strategy" "device 'mps' \(stage 1\) is not supported" \
     "$RWKV_TUI" eval --model "$M7" --strategy "mps fp32" --tokens 1 --out "$TMP/x.bin"
-expect_fail "cuda strategy" "built without CUDA|cuda layers are not supported yet" \
+expect_fail "cuda strategy" "built without CUDA|cuda layers are not supported yet|no CUDA device" \
     "$RWKV_TUI" eval --model "$M7" --strategy "cuda fp16" --tokens 1 --out "$TMP/x.bin"
 expect_fail "invalid strategy" "invalid strategy 'cpu fp64'" \
     "$RWKV_TUI" eval --model "$M7" --strategy "cpu fp64" --tokens 1 --out "$TMP/x.bin"

@@ -29,7 +29,7 @@ if [ -n "$params" ] && [ "$w32" = $((4 * (params - 256 * 64))) ]; then ok; else 
 if [ "$w16" -lt "$w32" ] && [ "$wh" = "$w16" ] && [ "$w8" -lt "$w16" ] && [ "$wmix" -gt "$w8" ] && [ "$wmix" -lt "$w32" ]; then ok
 else fail "weight bytes fp32 $w32 bf16 $w16 fp16 $wh fp32i8 $w8 mixed $wmix"; fi
 if "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cpu fp32i8 *6 -> cpu fp32" | grep -q "strategy: *cpu fp32i8 \*6 -> cpu fp32"; then ok; else fail "mixed strategy shown"; fi
-expect_fail "info cuda strategy" "built without CUDA|cuda layers are not supported yet" "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cuda fp16"
+expect_fail "info cuda strategy" "built without CUDA|cuda layers are not supported yet|no CUDA device" "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cuda fp16"
 expect_fail "info bad strategy" "unknown dtype" "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cpu fp64"
 if "$RWKV_TUI" info --help | grep -q -- '--model'; then ok; else fail "info --help"; fi
 expect_fail "info missing file" "nonexistent" "$RWKV_TUI" info --model /nonexistent/m.pth

@@ -272,15 +272,28 @@ test_kernels(const simd_kernels *k)
     }
 }
 
-/* Bigger shapes that exercise the cache blocking (cols > KB, T > TB). */
+/*
+** Bigger shapes that exercise the cache blocking: column blocks (in > 256,
+** odd in, a partial last block), 64-row bands with a partial last band
+** and partial 16-row vectors (out = 101 in ranges of 50 and 51), token
+** tiles with remainders (T = 19, 70), and row groups (out = 1500 at
+** T = 200: each half range spans several groups of Y kept in L2).
+*/
 static void
 test_blocking(const simd_kernels *k)
 {
-    for (int dt = 0; dt < SIMD_NDTYPE; dt++) {
-        double loose, e = check_shape(k, (enum simd_dtype)dt, 2113, 37, 70, &loose);
-        TEST_CONDF(e <= TOL_EXACT, "%s %s blocked 37x2113 T=70: error %.3g S",
-                   simd_kernels_name(k), simd_dtype_name((enum simd_dtype)dt), e);
-    }
+    static const struct { int64_t in, out, T; } shapes[] = {
+        {2113, 37, 70}, {301, 101, 19}, {33, 1500, 200}};
+
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int dt = 0; dt < SIMD_NDTYPE; dt++) {
+            double loose, e = check_shape(k, (enum simd_dtype)dt, shapes[s].in,
+                                          shapes[s].out, shapes[s].T, &loose);
+            TEST_CONDF(e <= TOL_EXACT, "%s %s blocked %lldx%lld T=%lld: error %.3g S",
+                       simd_kernels_name(k), simd_dtype_name((enum simd_dtype)dt),
+                       (long long)shapes[s].out, (long long)shapes[s].in,
+                       (long long)shapes[s].T, e);
+        }
 }
 
 /* ---- conversions ------------------------------------------------------------- */
@@ -628,6 +641,90 @@ test_split(void)
     TEST_COND("simd_split_rows covers [0, rows) with aligned disjoint parts", ok);
 }
 
+/*
+** simd_split_matmul: the parts tile rows x T exactly once, row boundaries
+** on SIMD_MM_ROW_BLOCK, every non-empty part has >= 2 tokens (one token
+** would go to matvec, whose numerics differ); and a product computed part
+** by part through simd_act_slice is bit-identical to the whole.
+*/
+static void
+test_split_matmul(void)
+{
+    static const int64_t rows_list[] = {1, 47, 48, 64, 96, 256, 500};
+    static const int64_t T_list[] = {2, 9, 16, 17, 33, 70};
+    const simd_kernels *k = simd_kernels_best(0);
+    int ok = 1, same = 1;
+    unsigned char *cover = malloc(500 * 70);
+
+    for (size_t ri = 0; ri < sizeof rows_list / sizeof *rows_list; ri++)
+        for (size_t ti = 0; ti < sizeof T_list / sizeof *T_list; ti++)
+            for (int n = 1; n <= 8; n++)
+                for (int nt = 1; nt <= 3; nt++) {
+                    int64_t rows = rows_list[ri], T = T_list[ti];
+                    memset(cover, 0, (size_t)(rows * T));
+                    for (int i = 0; i < n; i++) {
+                        int64_t r0, r1, t0, t1;
+                        simd_split_matmul(rows, T, n, i, nt, &r0, &r1, &t0, &t1);
+                        if (r0 >= r1 || t0 >= t1)
+                            continue;
+                        ok &= r0 >= 0 && r1 <= rows && t0 >= 0 && t1 <= T && t1 - t0 >= 2;
+                        ok &= r0 % SIMD_MM_ROW_BLOCK == 0 &&
+                              (r1 == rows || r1 % SIMD_MM_ROW_BLOCK == 0);
+                        for (int64_t t = t0; t < t1 && ok; t++)
+                            for (int64_t r = r0; r < r1; r++)
+                                cover[t * rows + r]++;
+                    }
+                    for (int64_t e = 0; e < rows * T; e++)
+                        ok &= cover[e] == 1;
+                }
+    TEST_COND("simd_split_matmul tiles rows x T once, >= 2 tokens a part", ok);
+
+    for (int dt = 0; dt < SIMD_NDTYPE; dt++) {
+        const int64_t in = 77, out = 200, T = 35;
+        float *w = malloc((size_t)(out * in) * sizeof(float));
+        float *x = malloc((size_t)(T * in) * sizeof(float));
+        float *y0 = malloc((size_t)(T * out) * sizeof(float));
+        float *y1 = malloc((size_t)(T * out) * sizeof(float));
+        void *data, *ws;
+        float *scales;
+        simd_matrix m;
+        simd_act a;
+
+        for (int64_t i = 0; i < out * in; i++)
+            w[i] = (float)(rnd_u() * 2 - 1);
+        for (int64_t i = 0; i < T * in; i++)
+            x[i] = (float)rnd_gauss();
+        make_matrix((enum simd_dtype)dt, w, out, in, &m, &data, &scales);
+        ws = mem_alloc(simd_act_bytes(k, (enum simd_dtype)dt, T, in));
+        simd_act_prepare(k, (enum simd_dtype)dt, x, T, in, ws, &a);
+        simd_matmul(k, &m, &a, y0, out, 0, out);
+        for (int n = 1; n <= 8; n++)
+            for (int nt = 1; nt <= 3; nt++) {
+                memset(y1, 0xff, (size_t)(T * out) * sizeof(float));
+                for (int i = n - 1; i >= 0; i--) {
+                    int64_t r0, r1, t0, t1;
+                    simd_act s;
+                    simd_split_matmul(out, T, n, i, nt, &r0, &r1, &t0, &t1);
+                    if (t0 >= t1)
+                        continue;
+                    simd_act_slice(&a, t0, t1, &s);
+                    simd_matmul(k, &m, &s, y1 + t0 * out, out, r0, r1);
+                }
+                same &= memcmp(y0, y1, (size_t)(T * out) * sizeof(float)) == 0;
+            }
+        TEST_CONDF(same, "%s %s: split products bit-identical to the whole",
+                   simd_kernels_name(k), simd_dtype_name((enum simd_dtype)dt));
+        mem_free(ws);
+        free(w);
+        free(x);
+        free(y0);
+        free(y1);
+        free(data);
+        free(scales);
+    }
+    free(cover);
+}
+
 int
 main(void)
 {
@@ -655,6 +752,7 @@ main(void)
                    "%s: peak probe", simd_kernels_name(k));
     }
     test_split();
+    test_split_matmul();
     test_q8_accuracy();
     test_activation_rounding();
     return TEST_REPORT();

@@ -1,0 +1,294 @@
+/*
+** test_threadpool.c -- the thread pool (core/threadpool.c) and the batched
+** one-token products on it (kern_matvec_multi, core/kernels.c).
+**
+** Pool: every chunk of every job runs exactly once with the right count,
+** whether the workers are spinning (jobs back to back), asleep (a pause
+** longer than the spin between jobs) or busy; workers do take part; a pool
+** is destroyed cleanly while its workers spin or sleep.
+** Batched products: bit-for-bit what kern_matmul gives product by product
+** (plus vmath's element-wise function over the whole output), for every
+** dtype, odd shapes, empty matrices, 1..4 threads and more products than
+** one batch holds.
+*/
+#include "../harness.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "../../core/kernels.h"
+#include "../../core/threadpool.h"
+#include "../../core/vmath.h"
+
+/* Longer than the pool's spin (TPOOL_SPIN_NS), so workers go to sleep. */
+#define PAUSE_NS 2000000
+#define MAX_CHUNKS 1024
+
+static void
+sleep_ns(long ns)
+{
+    struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+    nanosleep(&ts, NULL);
+}
+
+struct count_job {
+    int       hits[MAX_CHUNKS];   /* atomic */
+    int       bad_n;              /* atomic: calls with an unexpected n */
+    int       n_seen;             /* atomic: the n of the first call */
+    pthread_t who[MAX_CHUNKS];
+    long      work_ns;            /* per chunk */
+};
+
+static void
+count_fn(void *ctx, int i, int n)
+{
+    struct count_job *j = ctx;
+    int expect = 0;
+
+    if (i < 0 || i >= n || n > MAX_CHUNKS) {
+        __atomic_add_fetch(&j->bad_n, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (!__atomic_compare_exchange_n(&j->n_seen, &expect, n, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED) &&
+        expect != n)
+        __atomic_add_fetch(&j->bad_n, 1, __ATOMIC_RELAXED);
+    j->who[i] = pthread_self();
+    if (j->work_ns > 0)
+        sleep_ns(j->work_ns);
+    __atomic_add_fetch(&j->hits[i], 1, __ATOMIC_RELAXED);
+}
+
+/* Run one job on P; whether every chunk ran once; *THREADS: distinct threads. */
+static int
+run_count(tpool *p, long work_ns, int *threads)
+{
+    static struct count_job j;
+    int ok = 1, n;
+
+    memset(&j, 0, sizeof j);
+    j.work_ns = work_ns;
+    tpool_run(p, count_fn, &j);
+    n = j.n_seen;
+    if (n < 1 || j.bad_n != 0)
+        return 0;
+    for (int i = 0; i < MAX_CHUNKS; i++)
+        if (j.hits[i] != (i < n ? 1 : 0))
+            ok = 0;
+    *threads = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int q = 0; q < i; q++)
+            if (pthread_equal(j.who[q], j.who[i]))
+                seen = 1;
+        *threads += !seen;
+    }
+    return ok;
+}
+
+static void
+test_pool(void)
+{
+    static const int sizes[] = { 1, 2, 3, 4, 8 };
+    rwkv_err err;
+
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        tpool *p = NULL;
+        int ok = 1, threads = 0, max_threads = 0;
+
+        TEST_CONDF(tpool_create(sizes[s], &p, &err) == RWKV_OK, "create %d", sizes[s]);
+        if (p == NULL)
+            continue;
+        TEST_CONDF(tpool_size(p) == sizes[s], "size %d: %d", sizes[s], tpool_size(p));
+        /* back to back: workers spinning */
+        for (int r = 0; r < 3000; r++)
+            ok &= run_count(p, 0, &threads);
+        TEST_CONDF(ok, "%d threads: back-to-back jobs ran every chunk once", sizes[s]);
+        /* with pauses: workers asleep between jobs */
+        ok = 1;
+        for (int r = 0; r < 20; r++) {
+            sleep_ns(PAUSE_NS);
+            ok &= run_count(p, 0, &threads);
+        }
+        TEST_CONDF(ok, "%d threads: jobs after a pause ran every chunk once", sizes[s]);
+        /* slow chunks: the workers take some (retried: a busy machine may
+        ** not run a worker in time for one job) */
+        ok = 1;
+        for (int r = 0; r < 50 && max_threads < 2; r++) {
+            ok &= run_count(p, 200000, &threads);
+            if (threads > max_threads)
+                max_threads = threads;
+        }
+        TEST_CONDF(ok, "%d threads: slow jobs ran every chunk once", sizes[s]);
+        TEST_CONDF(sizes[s] > 1 ? max_threads >= 2 : max_threads == 1,
+                   "%d threads: chunks ran on %d threads", sizes[s], max_threads);
+        tpool_destroy(p);   /* workers spinning right after a job */
+    }
+    {
+        tpool *p = NULL;
+        int threads;
+        TEST_COND("create for a sleeping destroy", tpool_create(3, &p, &err) == RWKV_OK);
+        TEST_COND("one job", p != NULL && run_count(p, 0, &threads));
+        sleep_ns(PAUSE_NS);
+        tpool_destroy(p);   /* workers asleep */
+        tpool_destroy(NULL);
+        TEST_COND("NULL pool size", tpool_size(NULL) == 1);
+    }
+    {
+        struct count_job *j = calloc(1, sizeof *j);
+        tpool_run(NULL, count_fn, j);
+        TEST_COND("NULL pool runs one chunk inline", j->hits[0] == 1 && j->n_seen == 1);
+        free(j);
+    }
+}
+
+/* ---- kern_matvec_multi ---------------------------------------------------- */
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+
+static float
+frand(void)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((rng >> 40) & 0xffffff) / 16777216.0f * 2.0f - 1.0f;
+}
+
+struct owned {
+    kern_mat m;
+    void    *data;
+    float   *scales;
+};
+
+static void
+make_mat(struct owned *o, enum kern_dtype dt, int rows, int cols)
+{
+    size_t n = (size_t)rows * (size_t)cols;
+    float *f = malloc(sizeof(float) * (n ? n : 1));
+
+    for (size_t i = 0; i < n; i++)
+        f[i] = frand();
+    memset(o, 0, sizeof *o);
+    o->m.dtype = dt;
+    o->m.rows = rows;
+    o->m.cols = cols;
+    o->data = malloc(n * kern_dtype_size(dt) + 1);
+    switch (dt) {
+    case KERN_F32:
+        memcpy(o->data, f, n * sizeof(float));
+        break;
+    case KERN_BF16:
+        simd_f32_to_bf16(kern_default_kernels(), f, o->data, n);
+        break;
+    case KERN_F16:
+        simd_f32_to_f16(kern_default_kernels(), f, o->data, n);
+        break;
+    case KERN_Q8:
+        o->scales = malloc(sizeof(float) * ((size_t)rows * (size_t)simd_q8_nblocks(cols) + 1));
+        kern_q8_quantize(f, cols, 0, rows, o->data, o->scales);
+        break;
+    }
+    o->m.data = o->data;
+    o->m.scales = o->scales;
+    free(f);
+}
+
+/* The reference: the function over the whole output at once. */
+static void
+ref_act(enum kern_act a, float *y, size_t n)
+{
+    switch (a) {
+    case KERN_ACT_TANH: vm_tanh(vm_default(), y, y, n); break;
+    case KERN_ACT_SIGMOID: vm_sigmoid(vm_default(), y, y, n); break;
+    case KERN_ACT_RELU2: vm_relu2(vm_default(), y, y, n); break;
+    default: break;
+    }
+}
+
+/* N products of random dtypes and shapes (some odd, some empty) on T threads
+** (0 = NULL context); whether every output matches kern_matmul bit for bit. */
+static int
+check_multi(int n, int threads, int big)
+{
+    static const enum kern_dtype dts[] = { KERN_F32, KERN_BF16, KERN_F16, KERN_Q8 };
+    struct owned *o = calloc((size_t)n, sizeof *o);
+    kern_mv *list = calloc((size_t)n, sizeof *list);
+    float **x = calloc((size_t)n, sizeof *x), **y = calloc((size_t)n, sizeof *y);
+    float **ref = calloc((size_t)n, sizeof *ref);
+    tpool *p = NULL;
+    kern_ctx kc;
+    rwkv_err err;
+    int ok = 1;
+
+    if (threads > 0 && tpool_create(threads, &p, &err) != RWKV_OK)
+        return 0;
+    memset(&kc, 0, sizeof kc);
+    kc.pool = p;
+    kc.k = kern_default_kernels();
+    for (int i = 0; i < n; i++) {
+        int rows = (int)(rng >> 33) % (big ? 700 : 40) + (i % 5 == 4 ? 0 : 1);
+        int cols = (int)(rng >> 45) % (big ? 900 : 70) + (i % 7 == 6 ? 0 : 1);
+        frand();
+        make_mat(&o[i], dts[(size_t)i % 4], rows, cols);
+        x[i] = malloc(sizeof(float) * ((size_t)cols + 1));
+        y[i] = malloc(sizeof(float) * ((size_t)rows + 1));
+        ref[i] = malloc(sizeof(float) * ((size_t)rows + 1));
+        for (int c = 0; c < cols; c++)
+            x[i][c] = frand();
+        for (int r = 0; r < rows; r++)
+            y[i][r] = NAN;
+        list[i] = (kern_mv){ &o[i].m, x[i], y[i], (enum kern_act)(i % 4) };
+        kern_matmul(NULL, &o[i].m, x[i], 1, ref[i]);
+        if (cols == 0)
+            for (int r = 0; r < rows; r++)
+                ref[i][r] = 0;
+        ref_act(list[i].act, ref[i], (size_t)rows);
+    }
+    kern_matvec_multi(threads > 0 ? &kc : NULL, list, n);
+    for (int i = 0; i < n; i++)
+        for (int r = 0; r < o[i].m.rows; r++)
+            if (memcmp(&y[i][r], &ref[i][r], sizeof(float)) != 0) {
+                if (ok)
+                    TEST_INFO("product %d (%s %dx%d, act %d) row %d: %g vs %g", i,
+                              simd_dtype_name((enum simd_dtype)o[i].m.dtype), o[i].m.rows,
+                              o[i].m.cols, (int)list[i].act, r, y[i][r], ref[i][r]);
+                ok = 0;
+            }
+    for (int i = 0; i < n; i++) {
+        free(o[i].data);
+        free(o[i].scales);
+        free(x[i]);
+        free(y[i]);
+        free(ref[i]);
+    }
+    free(o);
+    free(list);
+    free(x);
+    free(y);
+    free(ref);
+    tpool_destroy(p);
+    return ok;
+}
+
+static void
+test_multi(void)
+{
+    static const int counts[] = { 1, 2, 7, KERN_MV_MAX, KERN_MV_MAX + 5 };
+
+    for (int threads = 0; threads <= 4; threads++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+            for (int big = 0; big <= 1; big++)
+                TEST_CONDF(check_multi(counts[c], threads, big),
+                           "kern_matvec_multi: %d products (%s), %d threads: differs from "
+                           "kern_matmul", counts[c], big ? "large" : "small", threads);
+    kern_matvec_multi(NULL, NULL, 0);   /* nothing to do */
+    TEST_COND("no products", 1);
+}
+
+int
+main(void)
+{
+    test_pool();
+    test_multi();
+    return TEST_REPORT();
+}

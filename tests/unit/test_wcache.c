@@ -1,0 +1,575 @@
+/*
+** test_wcache.c -- the cache of prepared weights (core/wcache.c).
+**
+** For fixture models of every version under converting strategies: the
+** first load writes the cache (in a temporary directory), the second maps
+** it ("hit"), and the logits of both equal the uncached load's bit for bit.
+** Then damaged caches -- truncated, bit-flipped in header, index and data,
+** another format version or byte order (with valid checksums), entries
+** pointing outside the file (valid checksums), another model's cache, a
+** stale checkpoint mtime -- are each rejected and rebuilt with identical
+** logits.  Also: the location rules (next to a writable model, the XDG
+** directory for a read-only one, never the fixtures directory), the auto
+** size threshold, the off switches, concurrent writers, and the checksum.
+*/
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../core/rwkv.h"
+#include "../../core/wcache.h"
+#include "../harness.h"
+
+/* Header field offsets (core/wcache.c's struct wc_header). */
+#define H_ENDIAN 8
+#define H_VERSION 12
+#define H_PREP 16
+#define H_PROBE 80
+#define H_INDEX_OFF 136
+#define H_INDEX_BYTES 144
+#define H_INDEX_SUM 168
+#define H_HEADER_SUM 176
+#define H_SIZE 184
+/* Entry field offsets (struct wc_entry). */
+#define E_DATA_OFF 120
+#define N_TOK 7
+
+static char tmpdir[256];
+
+static const int32_t toks[N_TOK] = { 72, 101, 108, 108, 111, 33, 10 };
+
+/* Logits after a 6-token prompt (sequence path) and one more token (RNN
+** path), concatenated into OUT [2 * n_vocab]. */
+struct run {
+    rwkv_model *m;
+    char        status[12];
+    char        path[256];
+    float      *logits;
+    size_t      n;
+};
+
+static int
+run_model(const char *model, const char *strategy, int mode, const char *dir, struct run *r)
+{
+    rwkv_open_opts oo;
+    rwkv_state *s = NULL;
+    rwkv_err err;
+    const rwkv_info *in;
+    int ok = 0;
+
+    memset(r, 0, sizeof *r);
+    memset(&oo, 0, sizeof oo);
+    oo.strategy = strategy;
+    oo.n_threads = 2;
+    oo.weight_cache = mode;
+    oo.weight_cache_dir = dir;
+    if (rwkv_model_open(model, &oo, &r->m, &err) != RWKV_OK) {
+        printf("     open %s (%s): %s\n", model, strategy, err.msg);
+        return 0;
+    }
+    in = rwkv_model_info(r->m);
+    snprintf(r->status, sizeof r->status, "%s", in->weight_cache);
+    snprintf(r->path, sizeof r->path, "%s", in->weight_cache_path);
+    r->n = (size_t)in->n_vocab;
+    r->logits = malloc(2 * r->n * sizeof(float));
+    if (r->logits != NULL && rwkv_state_create(r->m, &s, &err) == RWKV_OK &&
+        rwkv_eval(r->m, toks, N_TOK - 1, s, r->logits, &err) == RWKV_OK &&
+        rwkv_eval(r->m, toks + N_TOK - 1, 1, s, r->logits + r->n, &err) == RWKV_OK)
+        ok = 1;
+    rwkv_state_destroy(s);
+    rwkv_model_close(r->m);
+    r->m = NULL;
+    return ok;
+}
+
+static int
+same_logits(const struct run *a, const struct run *b)
+{
+    return a->logits && b->logits && a->n == b->n &&
+           memcmp(a->logits, b->logits, 2 * a->n * sizeof(float)) == 0;
+}
+
+/* The load wrote a cache: "writing" in the background (finished by the
+** close in run_model), or "written" if no thread could be started. */
+static int
+wrote(const struct run *r)
+{
+    return (strcmp(r->status, "writing") == 0 || strcmp(r->status, "written") == 0) &&
+           r->path[0] != '\0' && access(r->path, R_OK) == 0;
+}
+
+static void
+run_free(struct run *r)
+{
+    free(r->logits);
+    r->logits = NULL;
+}
+
+static unsigned char *
+slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *b = NULL;
+    long sz;
+
+    *n = 0;
+    if (f == NULL)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (b = malloc((size_t)sz + 1)) != NULL && fread(b, 1, (size_t)sz, f) == (size_t)sz)
+        *n = (size_t)sz;
+    fclose(f);
+    return b;
+}
+
+static int
+spit(const char *path, const unsigned char *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    int ok;
+
+    if (f == NULL)
+        return 0;
+    ok = fwrite(b, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+static uint64_t
+rd64(const unsigned char *b, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, b + off, 8);
+    return v;
+}
+
+static void
+wr64(unsigned char *b, size_t off, uint64_t v)
+{
+    memcpy(b + off, &v, 8);
+}
+
+/* Recompute the index and header checksums after an edit (a "hostile"
+** file: well-formed checksums around bad content). */
+static void
+reseal(unsigned char *b, size_t n)
+{
+    uint64_t io = rd64(b, H_INDEX_OFF), ib = rd64(b, H_INDEX_BYTES);
+
+    if (io > n || ib > n - io)   /* a hostile size: keep the old sum */
+        return (void)wr64(b, H_HEADER_SUM, wc_checksum(b, H_HEADER_SUM));
+    wr64(b, H_INDEX_SUM, wc_checksum(b + io, (size_t)ib));
+    wr64(b, H_HEADER_SUM, wc_checksum(b, H_HEADER_SUM));
+}
+
+/* Files in DIR whose name contains SUB. */
+static int
+count_files(const char *dir, const char *sub)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && strstr(e->d_name, sub) != NULL)
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void
+rm_tree(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        printf("     could not remove %s\n", dir);
+}
+
+/* Write then hit, both equal to the uncached load. */
+static void
+test_roundtrip(const char *rel, const char *strategy, int k)
+{
+    char model[1024], dir[512];
+    struct run ref, w, h;
+
+    test_fixture_path(model, sizeof model, rel);
+    snprintf(dir, sizeof dir, "%s/rt%d", tmpdir, k);
+    TEST_CONDF(run_model(model, strategy, WC_OFF, NULL, &ref), "%s %s: uncached run", rel, strategy);
+    TEST_CONDF(strcmp(ref.status, "off") == 0, "%s: status '%s' with the cache off", rel, ref.status);
+    TEST_CONDF(run_model(model, strategy, WC_ON, dir, &w), "%s %s: first run", rel, strategy);
+    TEST_CONDF(wrote(&w) && w.path[0] != '\0' && access(w.path, R_OK) == 0,
+               "%s %s: first load '%s' (%s)", rel, strategy, w.status, w.path);
+    TEST_CONDF(run_model(model, strategy, WC_ON, dir, &h), "%s %s: second run", rel, strategy);
+    TEST_CONDF(strcmp(h.status, "hit") == 0 && strcmp(h.path, w.path) == 0,
+               "%s %s: second load '%s' (%s)", rel, strategy, h.status, h.path);
+    TEST_CONDF(same_logits(&ref, &w), "%s %s: written-load logits differ from uncached", rel, strategy);
+    TEST_CONDF(same_logits(&ref, &h), "%s %s: cache-hit logits differ from uncached", rel, strategy);
+    TEST_CONDF(count_files(dir, ".tmp-") == 0, "%s: a temporary file was left behind", rel);
+    run_free(&ref);
+    run_free(&w);
+    run_free(&h);
+}
+
+/* One damaged cache: written over the good one, rejected, rebuilt. */
+static void
+damaged(const char *model, const char *strategy, const char *dir, const char *path,
+        const struct run *ref, const char *what, const unsigned char *b, size_t n)
+{
+    struct run r, again;
+
+    if (!spit(path, b, n)) {
+        TEST_CONDF(0, "%s: cannot write %s", what, path);
+        return;
+    }
+    TEST_CONDF(run_model(model, strategy, WC_ON, dir, &r), "%s: load failed", what);
+    TEST_CONDF(wrote(&r), "%s: status '%s', expected rejected and rebuilt",
+               what, r.status);
+    TEST_CONDF(same_logits(ref, &r), "%s: logits differ", what);
+    TEST_CONDF(run_model(model, strategy, WC_ON, dir, &again) && strcmp(again.status, "hit") == 0 &&
+               same_logits(ref, &again), "%s: the rebuilt cache is not used ('%s')", what,
+               again.status);
+    run_free(&r);
+    run_free(&again);
+}
+
+static void
+test_damage(void)
+{
+    const char *strategy = "cpu fp32i8";
+    char model[1024], other[1024], dir[512];
+    struct run ref, w, wo;
+    unsigned char *good, *b, *ob;
+    size_t n, on;
+    uint64_t io, ib, doff;
+
+    test_fixture_path(model, sizeof model, "models/tiny-6v0-bf16.pth");
+    test_fixture_path(other, sizeof other, "models/tiny-6v0-fp32.pth");
+    snprintf(dir, sizeof dir, "%s/dmg", tmpdir);
+    if (!run_model(model, strategy, WC_OFF, NULL, &ref) ||
+        !run_model(model, strategy, WC_ON, dir, &w) || !wrote(&w) ||
+        (good = slurp(w.path, &n)) == NULL || n < 8192) {
+        TEST_COND("damage: setup", 0);
+        return;
+    }
+    b = malloc(n);
+    io = rd64(good, H_INDEX_OFF);
+    ib = rd64(good, H_INDEX_BYTES);
+    doff = io + ib;
+    TEST_COND("damage: layout as expected", io == H_SIZE && ib > 0 && doff < n);
+
+    damaged(model, strategy, dir, w.path, &ref, "empty file", good, 0);
+    damaged(model, strategy, dir, w.path, &ref, "header only", good, H_SIZE);
+    damaged(model, strategy, dir, w.path, &ref, "cut in half", good, n / 2);
+    damaged(model, strategy, dir, w.path, &ref, "last byte missing", good, n - 1);
+    {
+        unsigned char *b2 = malloc(n + 64);
+        memcpy(b2, good, n);
+        memset(b2 + n, 0, 64);
+        damaged(model, strategy, dir, w.path, &ref, "64 bytes appended", b2, n + 64);
+        free(b2);
+    }
+    {
+        static const struct {
+            const char *what;
+            size_t      off;
+            int         bit;
+        } flips[] = { { "bit flip in the magic", 3, 1 },
+                      { "bit flip in the key", 100, 4 },
+                      { "bit flip in the header checksum", H_HEADER_SUM + 2, 0 },
+                      { "bit flip in the index", H_SIZE + 10, 2 } };
+        for (size_t k = 0; k < sizeof flips / sizeof flips[0]; k++) {
+            memcpy(b, good, n);
+            b[flips[k].off] ^= (unsigned char)(1u << flips[k].bit);
+            damaged(model, strategy, dir, w.path, &ref, flips[k].what, b, n);
+        }
+        /* data: the first byte, the middle, the last */
+        memcpy(b, good, n);
+        b[(n + doff) / 2] ^= 0x10;
+        damaged(model, strategy, dir, w.path, &ref, "bit flip in the data", b, n);
+        memcpy(b, good, n);
+        b[n - 1] ^= 0x80;
+        damaged(model, strategy, dir, w.path, &ref, "bit flip in the last byte", b, n);
+    }
+    /* well-formed checksums around bad content */
+    memcpy(b, good, n);
+    b[H_VERSION] += 1;
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "another format version", b, n);
+    memcpy(b, good, n);
+    b[H_PREP] += 1;
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "another preparation version", b, n);
+    memcpy(b, good, n);
+    b[H_PROBE] ^= 1;
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "another conversion probe", b, n);
+    memcpy(b, good, n);
+    {
+        uint32_t e = 0x04030201u;
+        memcpy(b + H_ENDIAN, &e, 4);
+    }
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "the other byte order", b, n);
+    memcpy(b, good, n);
+    wr64(b, io + E_DATA_OFF, (uint64_t)n + 4096);
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "entry past the end", b, n);
+    memcpy(b, good, n);
+    wr64(b, io + E_DATA_OFF, UINT64_MAX - 63);
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "entry offset overflowing", b, n);
+    memcpy(b, good, n);
+    wr64(b, io + E_DATA_OFF, rd64(good, io + E_DATA_OFF) + 4);
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "misaligned entry", b, n);
+    memcpy(b, good, n);
+    wr64(b, io + E_DATA_OFF, 0);
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "entry over the header", b, n);
+    /* well-formed but not this model's entries: a partial hit, rebuilt */
+    memcpy(b, good, n);
+    b[io + 1 * 152] ^= 0x20;   /* the second entry's name, first letter */
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "an entry of another name", b, n);
+    memcpy(b, good, n);
+    wr64(b, H_INDEX_BYTES, UINT64_MAX - 8);
+    reseal(b, n);
+    damaged(model, strategy, dir, w.path, &ref, "huge index size", b, n);
+
+    /* not a regular file: a FIFO would block an open(2) */
+    unlink(w.path);
+    if (mkfifo(w.path, 0644) == 0) {
+        struct run r;
+        TEST_COND("a FIFO in the cache's place is skipped", run_model(model, strategy, WC_ON, dir, &r) &&
+                  wrote(&r) && same_logits(&ref, &r));
+        run_free(&r);
+    }
+    /* another model's cache (same plan) under this model's name */
+    if (run_model(other, strategy, WC_ON, dir, &wo) && wrote(&wo) &&
+        (ob = slurp(wo.path, &on)) != NULL) {
+        damaged(model, strategy, dir, w.path, &ref, "another model's cache", ob, on);
+        free(ob);
+    } else {
+        TEST_COND("other model's cache written", 0);
+    }
+    run_free(&wo);
+    free(b);
+    free(good);
+    run_free(&ref);
+    run_free(&w);
+}
+
+/* The default location, a stale mtime and concurrent writers, on a copy
+** of a fixture in a writable directory. */
+static void
+test_location(void)
+{
+    char model[1024], copy[512], xdg[512], fixdir[1024], path[1024];
+    const char *strategy = "cpu fp16";
+    struct run ref, r, r2;
+    unsigned char *b;
+    size_t n;
+    int before;
+
+    test_fixture_path(model, sizeof model, "models/tiny-7v0-fp32.pth");
+    test_fixture_path(fixdir, sizeof fixdir, "models");
+    snprintf(copy, sizeof copy, "%s/loc/m.pth", tmpdir);
+    snprintf(xdg, sizeof xdg, "%s/xdg", tmpdir);
+    snprintf(path, sizeof path, "%s/loc", tmpdir);
+    mkdir(path, 0755);
+    b = slurp(model, &n);
+    TEST_COND("copy the fixture", b != NULL && spit(copy, b, n));
+    free(b);
+    unsetenv("RWKV_WEIGHT_CACHE_DIR");
+    unsetenv("RWKV_WEIGHT_CACHE");
+    setenv("XDG_CACHE_HOME", xdg, 1);
+    before = count_files(fixdir, "");
+
+    TEST_COND("reference", run_model(copy, strategy, WC_OFF, NULL, &ref));
+    /* auto mode: a tiny conversion is not worth a file */
+    TEST_COND("auto, small", run_model(copy, strategy, WC_AUTO, NULL, &r));
+    TEST_CONDF(strcmp(r.status, "none") == 0 && count_files(path, ".rwkvc") == 0,
+               "auto mode wrote a cache for a tiny model ('%s')", r.status);
+    run_free(&r);
+    /* on: next to the model */
+    TEST_COND("on, next to the model", run_model(copy, strategy, WC_ON, NULL, &r));
+    TEST_CONDF(wrote(&r) && strncmp(r.path, copy, strlen(copy)) == 0 &&
+               count_files(path, ".rwkvc") == 1, "next to the model: '%s' %s", r.status, r.path);
+    run_free(&r);
+    /* the environment switches it off (auto mode) */
+    setenv("RWKV_WEIGHT_CACHE", "0", 1);
+    TEST_COND("env off", run_model(copy, strategy, WC_AUTO, NULL, &r) && strcmp(r.status, "off") == 0);
+    run_free(&r);
+    setenv("RWKV_WEIGHT_CACHE", "1", 1);
+    TEST_COND("env on: hit", run_model(copy, strategy, WC_AUTO, NULL, &r) && strcmp(r.status, "hit") == 0 &&
+              same_logits(&ref, &r));
+    run_free(&r);
+    unsetenv("RWKV_WEIGHT_CACHE");
+    /* a newer checkpoint (same bytes, new mtime) makes the cache stale */
+    {
+        struct timespec ts[2] = { { 0, UTIME_NOW }, { 1000000000, 0 } };
+        TEST_COND("touch the copy", utimensat(AT_FDCWD, copy, ts, 0) == 0);
+    }
+    TEST_COND("stale", run_model(copy, strategy, WC_ON, NULL, &r));
+    TEST_CONDF(wrote(&r) && same_logits(&ref, &r) &&
+               count_files(path, ".rwkvc") == 1, "stale cache: '%s'", r.status);
+    run_free(&r);
+
+    /* a read-only model directory (the fixtures): the XDG directory */
+    TEST_COND("read-only dir", run_model(model, strategy, WC_ON, NULL, &r));
+    TEST_CONDF(wrote(&r) && strncmp(r.path, xdg, strlen(xdg)) == 0,
+               "read-only model directory: '%s' %s", r.status, r.path);
+    TEST_COND("read-only dir, second load",
+              run_model(model, strategy, WC_ON, NULL, &r2) && strcmp(r2.status, "hit") == 0 &&
+              same_logits(&r, &r2));
+    TEST_CONDF(count_files(fixdir, "") == before && count_files(fixdir, ".rwkvc") == 0,
+               "the fixtures directory changed (%d files before, %d after)", before,
+               count_files(fixdir, ""));
+    run_free(&r);
+    run_free(&r2);
+    /* a directory that cannot be written: no cache, no failure */
+    snprintf(path, sizeof path, "%s/ro", tmpdir);
+    mkdir(path, 0555);
+    TEST_COND("unwritable cache dir", run_model(copy, strategy, WC_ON, path, &r) &&
+              strcmp(r.status, "none") == 0 && count_files(path, "") == 0 && same_logits(&ref, &r));
+    run_free(&r);
+
+    /* concurrent first loads into one directory */
+    snprintf(path, sizeof path, "%s/conc", tmpdir);
+    {
+        pid_t kids[4];
+        int all_ok = 1;
+        for (int k = 0; k < 4; k++) {
+            kids[k] = fork();
+            if (kids[k] == 0) {
+                struct run c;
+                int ok = run_model(copy, strategy, WC_ON, path, &c) && same_logits(&ref, &c);
+                _exit(ok ? 0 : 1);
+            }
+        }
+        for (int k = 0; k < 4; k++) {
+            int st = 0;
+            if (kids[k] < 0 || waitpid(kids[k], &st, 0) != kids[k] || !WIFEXITED(st) ||
+                WEXITSTATUS(st) != 0)
+                all_ok = 0;
+        }
+        TEST_COND("concurrent loads all succeed with the right logits", all_ok);
+        TEST_CONDF(count_files(path, ".rwkvc") == 1 && count_files(path, ".tmp-") == 0,
+                   "concurrent writers left %d caches, %d temporary files",
+                   count_files(path, ".rwkvc"), count_files(path, ".tmp-"));
+        TEST_COND("after concurrent writers: hit", run_model(copy, strategy, WC_ON, path, &r) &&
+                  strcmp(r.status, "hit") == 0 && same_logits(&ref, &r));
+        run_free(&r);
+    }
+    /* a process that dies while its writer runs leaves no temporary file */
+    snprintf(path, sizeof path, "%s/killed", tmpdir);
+    {
+        pid_t kid = fork();
+        int st = 0;
+        if (kid == 0) {
+            rwkv_open_opts oo;
+            rwkv_model *m;
+            rwkv_err e;
+            memset(&oo, 0, sizeof oo);
+            oo.strategy = strategy;
+            oo.weight_cache = WC_ON;
+            oo.weight_cache_dir = path;
+            _exit(rwkv_model_open(copy, &oo, &m, &e) == RWKV_OK ? 0 : 1);   /* no close */
+        }
+        TEST_COND("killed writer: child ran", kid > 0 && waitpid(kid, &st, 0) == kid &&
+                  WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        TEST_CONDF(count_files(path, ".tmp-") <= 0, "a killed writer left %d temporary files",
+                   count_files(path, ".tmp-"));
+    }
+    run_free(&ref);
+    unsetenv("XDG_CACHE_HOME");
+}
+
+/* The file is per plan of slot dtypes: fp32i8 and bf16i8 both prepare Q8
+** matrices (the same bytes), fp16 does not. */
+static void
+test_plans(void)
+{
+    char model[1024], dir[512];
+    struct run a, b, c;
+
+    test_fixture_path(model, sizeof model, "models/tiny-7v0-fp32.pth");
+    snprintf(dir, sizeof dir, "%s/plans", tmpdir);
+    TEST_COND("plans: fp32i8", run_model(model, "cpu fp32i8", WC_ON, dir, &a) &&
+              wrote(&a));
+    TEST_COND("plans: bf16i8 shares the Q8 cache", run_model(model, "cpu bf16i8", WC_ON, dir, &b) &&
+              strcmp(b.status, "hit") == 0 && strcmp(a.path, b.path) == 0);
+    TEST_COND("plans: fp16 has its own", run_model(model, "cpu fp16", WC_ON, dir, &c) &&
+              wrote(&c) && strcmp(a.path, c.path) != 0 &&
+              count_files(dir, ".rwkvc") == 2);
+    run_free(&a);
+    run_free(&b);
+    run_free(&c);
+    TEST_COND("plans: a mixed plan has its own",
+              run_model(model, "cpu fp32i8 *1 -> cpu fp16", WC_ON, dir, &a) &&
+              wrote(&a) && count_files(dir, ".rwkvc") == 3);
+    run_free(&a);
+}
+
+static void
+test_checksum(void)
+{
+    unsigned char buf[300];
+    uint64_t base;
+    int distinct = 1, flips = 1;
+
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (unsigned char)(i * 7 + 3);
+    base = wc_checksum(buf, sizeof buf);
+    for (size_t i = 0; i < sizeof buf; i++)
+        for (int bit = 0; bit < 8; bit++) {
+            buf[i] ^= (unsigned char)(1u << bit);
+            flips &= wc_checksum(buf, sizeof buf) != base;
+            buf[i] ^= (unsigned char)(1u << bit);
+        }
+    TEST_COND("checksum: every single-bit flip changes it", flips);
+    for (size_t a = 0; a < 80; a++)
+        for (size_t b = a + 1; b < 80; b++)
+            distinct &= wc_checksum(buf, a) != wc_checksum(buf, b);
+    TEST_COND("checksum: prefixes of different lengths differ", distinct);
+    memset(buf, 0, sizeof buf);
+    TEST_COND("checksum: zero runs of different lengths differ",
+              wc_checksum(buf, 32) != wc_checksum(buf, 64) && wc_checksum(buf, 0) != wc_checksum(buf, 8));
+}
+
+int
+main(void)
+{
+    static const char *models[] = { "models/tiny-4v0-bf16.pth", "models/tiny-5v1-fp32.pth",
+                                    "models/tiny-5v2-bf16.pth", "models/tiny-6v0-bf16.pth",
+                                    "models/tiny-7v0-fp32.pth", "models/tiny-7v0-bf16.pth" };
+    static const char *strategies[] = { "cpu fp32i8", "cpu fp16", "cpu bf16i8",
+                                        "cpu fp16 *1 -> cpu fp32i8" };
+    char fixdir[1024];
+    int before;
+
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/rwkv-wcache-XXXXXX");
+    if (mkdtemp(tmpdir) == NULL) {
+        printf("FAIL cannot create a temporary directory\n");
+        return 1;
+    }
+    test_fixture_path(fixdir, sizeof fixdir, "models");
+    before = count_files(fixdir, "");
+    test_checksum();
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+        for (size_t k = 0; k < sizeof strategies / sizeof strategies[0]; k++)
+            test_roundtrip(models[i], strategies[k], (int)k);
+    test_plans();
+    test_damage();
+    test_location();
+    TEST_CONDF(count_files(fixdir, "") == before, "fixtures directory: %d files, was %d",
+               count_files(fixdir, ""), before);
+    rm_tree(tmpdir);
+    return TEST_REPORT();
+}
