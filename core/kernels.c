@@ -265,7 +265,7 @@ kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
             memset(list[p].y, 0, (size_t)w->rows * sizeof(float));
             kern_mv_act(list[p].act, list[p].y, 0, w->rows);
         }
-        /* a row of no bytes still costs something, so it is shared out */
+        /* bytes of a row unit (+ 1: never 0) */
         job.unit_bytes[p] = (double)SIMD_ROW_ALIGN *
                             ((double)kern_mat_bytes(w) / (w->rows > 0 ? w->rows : 1) + 1);
         job.start[p] = job.total;
