@@ -83,6 +83,9 @@ void mdl_backend_close(rwkv_model *m);
 /* Run layers [L0, L1) on the CPU over m->ws.x (T rows), on the host STATE
  * (the whole state array; only those layers' entries are touched). */
 void mdl_cpu_layers(rwkv_model *m, int l0, int l1, size_t t, float *state);
+/* X [C] = the embedding row of TOK with ln0 applied (the folded table, or
+ * the checkpoint's row normalised on the fly). */
+void mdl_embed(const rwkv_model *m, int32_t tok, float *x);
 /* ln_out + head of row T-1 of m->ws.x into LOGITS [n_vocab]. */
 void mdl_cpu_head(rwkv_model *m, size_t t, float *logits);
 

@@ -1721,7 +1721,7 @@ mdl_ffn_rkv(rwkv_model *m, const struct mdl_layer *ly, size_t t, float *prev, in
 }
 
 /* X [C] = embedding row TOK with ln0 applied (folded table or in place). */
-static void
+void
 mdl_embed(const rwkv_model *m, int32_t tok, float *x)
 {
     size_t C = (size_t)m->C, at = (size_t)tok * C;

@@ -619,26 +619,6 @@ gm_bind(struct gm *be, rwkv_state *s, rwkv_err *err)
 
 /* ---- eval ---- */
 
-/* X [C] = embedding row TOK, ln0 applied (as model.c's mdl_embed: the folded
- * table, which core makes for every plan with device stages, or in place). */
-static void
-gm_embed(const rwkv_model *m, int32_t tok, float *x)
-{
-    size_t C = (size_t)m->C, at = (size_t)tok * C;
-
-    if (m->emb != NULL) {
-        memcpy(x, m->emb + at, C * sizeof(float));
-        return;
-    }
-    if (m->emb_dt == CK_BF16)
-        simd_bf16_to_f32(m->kc.k, (const uint16_t *)m->emb_raw + at, x, C);
-    else if (m->emb_dt == CK_F16)
-        simd_f16_to_f32(m->kc.k, (const uint16_t *)m->emb_raw + at, x, C);
-    else
-        memcpy(x, (const float *)m->emb_raw + at, C * sizeof(float));
-    kern_layer_norm(x, m->ln0_w, m->ln0_b, x, C, MDL_LN_EPS);
-}
-
 /* Rows [r0, r0 + rows) of x (and of v_first when VF) between the host
  * workspace and device D. */
 static int
@@ -721,7 +701,7 @@ gm_eval(void *bev, rwkv_model *m, const int32_t *tokens, size_t n, rwkv_state *s
         if (t > m->ws.cap_t)
             t = m->ws.cap_t;
         for (size_t p = 0; p < t; p++)
-            gm_embed(m, tokens[start + p], m->ws.x + p * C);
+            mdl_embed(m, tokens[start + p], m->ws.x + p * C);
         for (int i = 0; i < be->n_seg; i++) {
             struct gm_seg *sg = &be->seg[i];
             /* v7's v_first travels with x once layer 0 is behind */

@@ -184,25 +184,6 @@ test_state_flags(void)
     rwkv_model_close(m);
 }
 
-/* X [C] = embedding row TOK with ln0, as model.c's mdl_embed. */
-static void
-embed(const rwkv_model *m, int32_t tok, float *x)
-{
-    size_t C = (size_t)m->C, at = (size_t)tok * C;
-
-    if (m->emb != NULL) {
-        memcpy(x, m->emb + at, C * sizeof(float));
-        return;
-    }
-    if (m->emb_dt == CK_BF16)
-        simd_bf16_to_f32(m->kc.k, (const uint16_t *)m->emb_raw + at, x, C);
-    else if (m->emb_dt == CK_F16)
-        simd_f16_to_f32(m->kc.k, (const uint16_t *)m->emb_raw + at, x, C);
-    else
-        memcpy(x, (const float *)m->emb_raw + at, C * sizeof(float));
-    kern_layer_norm(x, m->ln0_w, m->ln0_b, x, C, MDL_LN_EPS);
-}
-
 /* Logits and state of one eval vs the same layers as two CPU ranges. */
 static void
 test_cpu_ranges(const char *file)
@@ -232,7 +213,7 @@ test_cpu_ranges(const char *file)
         rwkv_state_reset(m, s2);
         rwkv_eval(m, tok, t, s1, a, &err);
         for (size_t q = 0; q < t; q++)
-            embed(m, tok[q], m->ws.x + q * C);
+            mdl_embed(m, tok[q], m->ws.x + q * C);
         mdl_cpu_layers(m, 0, split, t, rwkv_state_data(s2));
         mdl_cpu_layers(m, split, m->n_layer, t, rwkv_state_data(s2));
         mdl_cpu_head(m, t, b);
