@@ -147,7 +147,10 @@ cli_opts_help(FILE *f, int with_sampling)
     fprintf(f,
             "Model options:\n"
             "  --model PATH        checkpoint (.pth or .safetensors; '.pth' may be omitted)\n"
-            "  --strategy S        the reference's strategy string (default \"cpu fp32\")\n"
+            "  --strategy S        the reference's strategy string (default \"cpu fp32\"):\n"
+            "                      cpu fp32|bf16|fp16|fp32i8|bf16i8, mixed plans like\n"
+            "                      \"cpu fp32i8 *6 -> cpu fp32\"; in a CUDA build also\n"
+            "                      \"cuda fp16\", \"cuda fp16i8 *20+\", \"cuda fp16 *20 -> cpu fp32\"\n"
             "  --vocab PATH        World vocabulary (rwkv_vocab_v20230424.txt); else\n"
             "                      $RWKV_VOCAB, next to the model, or\n"
             "                      $XDG_DATA_HOME/rwkv-tui/rwkv_vocab_v20230424.txt\n"

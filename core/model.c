@@ -1711,10 +1711,17 @@ mdl_ffn_rkv(rwkv_model *m, const struct mdl_layer *ly, size_t t, float *prev, in
     mdl_shift(ws->xn, prev, ws->sx, t, C);
     j.op = MDL_FFN_MIX;
     mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
-    kern_matmul(&m->kc, &ly->ffn_r, ws->m[1], t, ws->r);
-    kern_matmul(&m->kc, &ly->ffn_k, ws->m[0], t, ws->f);
-    j.op = MDL_FFN_RELU2;
-    mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
+    if (t == 1) {
+        /* decode: both products (and the relu^2) in one pool dispatch */
+        const kern_mv mv[2] = { { &ly->ffn_r, ws->m[1], ws->r, KERN_ACT_NONE },
+                                { &ly->ffn_k, ws->m[0], ws->f, KERN_ACT_RELU2 } };
+        kern_matvec_multi(&m->kc, mv, 2);
+    } else {
+        kern_matmul(&m->kc, &ly->ffn_r, ws->m[1], t, ws->r);
+        kern_matmul(&m->kc, &ly->ffn_k, ws->m[0], t, ws->f);
+        j.op = MDL_FFN_RELU2;
+        mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
+    }
     kern_matmul(&m->kc, &ly->ffn_v, ws->f, t, ws->o);
     j.op = MDL_FFN_OUT;
     mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);

@@ -144,16 +144,50 @@ mdl_v6_layers(rwkv_model *m, size_t t, float *state)
         v6_run(&j, V6_LN);
         mdl_shift(ws->xn, att_prev, ws->sx, t, C);
         v6_run(&j, V6_SHIFT);
-        kern_matmul(&m->kc, &ly->maa_w1, ws->m[0], t, ws->lo);       /* [T][5*Dm] */
-        v6_run(&j, V6_MIX);
-        kern_matmul(&m->kc, &ly->att_r, v6_mx(ws, 3), t, ws->r);
-        kern_matmul(&m->kc, &ly->att_k, v6_mx(ws, 1), t, ws->k);
-        kern_matmul(&m->kc, &ly->att_v, v6_mx(ws, 2), t, ws->v);
-        kern_matmul(&m->kc, &ly->att_g, v6_mx(ws, 4), t, ws->g);
-        v6_run(&j, V6_GATE);
-        /* decay */
-        kern_matmul(&m->kc, &ly->decay_w1, v6_mx(ws, 0), t, ws->lo);
-        v6_run(&j, V6_TANH);
+        if (t == 1) {
+            /* decode: the data-dependent mix in two pool dispatches (maa_w1
+             * with its tanh, then the five maa_w2 products into r k v g w,
+             * which are written only later), not five products on one
+             * thread; the same numbers as V6_MIX */
+            const kern_mv mv1 = { &ly->maa_w1, ws->m[0], ws->lo, KERN_ACT_TANH };
+            float *d[5] = { ws->r, ws->k, ws->v, ws->g, ws->w };
+            const float *maa[5] = { ly->maa_w, ly->maa_k, ly->maa_v, ly->maa_r, ly->maa_g };
+            kern_mv mv[5];
+            size_t dm = (size_t)m->d_mix;
+
+            kern_matvec_multi(&m->kc, &mv1, 1);
+            for (int s5 = 0; s5 < 5; s5++)
+                mv[s5] = (kern_mv){ &ly->maa_w2[s5], ws->lo + (size_t)s5 * dm, d[s5],
+                                    KERN_ACT_NONE };
+            kern_matvec_multi(&m->kc, mv, 5);
+            for (int s5 = 0; s5 < 5; s5++)
+                vm_mix_add(vm_default(), ws->xn, ws->sx, maa[s5], d[s5], v6_mx(ws, s5), C);
+        } else {
+            kern_matmul(&m->kc, &ly->maa_w1, ws->m[0], t, ws->lo);   /* [T][5*Dm] */
+            v6_run(&j, V6_MIX);
+        }
+        if (t == 1) {
+            /* decode: r, k, v, g and the first decay product (with its
+             * tanh) in one pool dispatch; the same numbers as below */
+            const kern_mv mv[] = {
+                { &ly->att_r, v6_mx(ws, 3), ws->r, KERN_ACT_NONE },
+                { &ly->att_k, v6_mx(ws, 1), ws->k, KERN_ACT_NONE },
+                { &ly->att_v, v6_mx(ws, 2), ws->v, KERN_ACT_NONE },
+                { &ly->att_g, v6_mx(ws, 4), ws->g, KERN_ACT_NONE },
+                { &ly->decay_w1, v6_mx(ws, 0), ws->lo, KERN_ACT_TANH },
+            };
+            kern_matvec_multi(&m->kc, mv, (int)(sizeof mv / sizeof mv[0]));
+            v6_run(&j, V6_GATE);
+        } else {
+            kern_matmul(&m->kc, &ly->att_r, v6_mx(ws, 3), t, ws->r);
+            kern_matmul(&m->kc, &ly->att_k, v6_mx(ws, 1), t, ws->k);
+            kern_matmul(&m->kc, &ly->att_v, v6_mx(ws, 2), t, ws->v);
+            kern_matmul(&m->kc, &ly->att_g, v6_mx(ws, 4), t, ws->g);
+            v6_run(&j, V6_GATE);
+            /* decay */
+            kern_matmul(&m->kc, &ly->decay_w1, v6_mx(ws, 0), t, ws->lo);
+            v6_run(&j, V6_TANH);
+        }
         kern_matmul(&m->kc, &ly->decay_w2, ws->lo, t, ws->w);
         v6_run(&j, V6_DECAY);
 
