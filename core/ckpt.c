@@ -374,6 +374,13 @@ ckpt_close(ckpt *ck)
     free(ck);
 }
 
+void
+ckpt_release(const ckpt *ck, const void *p, uint64_t n)
+{
+    if (ck != NULL && ck->mf != NULL)
+        mapfile_release(ck->mf, p, n);
+}
+
 /* ---- accessors --------------------------------------------------------- */
 
 size_t

@@ -53,6 +53,11 @@ int ckpt_open(const char *path, const ckpt_limits *lim, ckpt **out, rwkv_err *er
 int ckpt_open_mem(const void *buf, size_t len, const char *name,
                   const ckpt_limits *lim, ckpt **out, rwkv_err *err);
 void ckpt_close(ckpt *ck);                       /* NULL is fine */
+/* Tensor bytes [P, P + N) of CK will not be read again soon (they were
+** converted into a private copy): drop them from the resident set when CK is
+** a mapped file (mapfile_release; the bytes stay the same); no-op for
+** ckpt_open_mem. */
+void ckpt_release(const ckpt *ck, const void *p, uint64_t n);
 
 size_t             ckpt_count(const ckpt *ck);
 const ckpt_tensor *ckpt_at(const ckpt *ck, size_t i);            /* file order */

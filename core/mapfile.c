@@ -76,6 +76,28 @@ mapfile_close(mapfile *m)
     free(m);
 }
 
+void
+mapfile_release(const mapfile *m, const void *p, uint64_t n)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t base, end, a, b, page;
+
+    if (m == NULL || !m->mapped || ps <= 0 || n == 0)
+        return;
+    page = (uintptr_t)ps;
+    base = (uintptr_t)m->data;
+    end = base + (uintptr_t)m->size;
+    a = (uintptr_t)p;
+    if (a < base || a >= end)
+        return;
+    b = n > (uint64_t)(end - a) ? end : a + (uintptr_t)n;
+    /* whole pages only: the neighbours' bytes stay resident */
+    a = (a + page - 1) / page * page;
+    b = b / page * page;
+    if (a < b)
+        (void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 const void *
 mapfile_data(const mapfile *m)
 {

@@ -454,6 +454,11 @@ mdl_mat(rwkv_model *m, const ckpt_tensor *t, enum kern_dtype dt, kern_mat *km, r
     free(tmp);
     if (job.failed)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
+    /* the checkpoint's bytes of this matrix are not read again: out of the
+     * resident set (a 1.5B bf16 file under cpu fp32i8: peak RSS 1.51x the
+     * file before, see bench) */
+    if (job.src == t->data)
+        ckpt_release(m->ck, t->data, (uint64_t)t->numel * ck_dtype_size(t->dtype));
     km->data = job.dst;
     km->scales = job.scales;
     wc_put(m->wc, t->name, WC_MAT, dt, rows, cols, job.dst, job.scales, 1);

@@ -486,6 +486,64 @@ test_open_errors(void)
     ckpt_close(NULL);
 }
 
+/* ckpt_release drops tensor pages from the resident set; every byte must
+ * read back the same afterwards (the mapping refaults from the file), for
+ * the released tensors and their neighbours. */
+static void
+test_release(void)
+{
+    static const char *const rel[] = { "models/world-7v0-rand-bf16.pth",
+                                       "models/rand-v5.1-fp32.pth" };
+
+    for (size_t f = 0; f < sizeof rel / sizeof rel[0]; f++) {
+        char path[512];
+        rwkv_err err;
+        ckpt *ck;
+        size_t n, total = 0;
+        unsigned char **copy;
+
+        if (ckpt_open(test_fixture_path(path, sizeof path, rel[f]), NULL, &ck, &err) != RWKV_OK) {
+            TEST_CONDF(0, "open %s: %s", rel[f], err.msg);
+            continue;
+        }
+        n = ckpt_count(ck);
+        copy = calloc(n, sizeof *copy);
+        for (size_t i = 0; copy != NULL && i < n; i++) {
+            const ckpt_tensor *t = ckpt_at(ck, i);
+            size_t b = (size_t)t->numel * ck_dtype_size(t->dtype);
+            if ((copy[i] = malloc(b ? b : 1)) != NULL)
+                memcpy(copy[i], t->data, b);
+        }
+        /* release every other tensor, then the whole file's range at once */
+        for (size_t i = 0; i < n; i += 2) {
+            const ckpt_tensor *t = ckpt_at(ck, i);
+            ckpt_release(ck, t->data, (uint64_t)t->numel * ck_dtype_size(t->dtype));
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            size_t bad = 0;
+            for (size_t i = 0; copy != NULL && i < n; i++) {
+                const ckpt_tensor *t = ckpt_at(ck, i);
+                size_t b = (size_t)t->numel * ck_dtype_size(t->dtype);
+                if (copy[i] == NULL || memcmp(copy[i], t->data, b) != 0)
+                    bad++;
+                total += b;
+                if (pass == 0)
+                    ckpt_release(ck, t->data, b);
+            }
+            TEST_CONDF(bad == 0 && n > 0, "%s: %zu of %zu tensors changed after release (pass %d)",
+                       rel[f], bad, n, pass);
+        }
+        TEST_CONDF(total > 100000, "%s: %zu tensor bytes checked", rel[f], total);
+        /* pointers outside the mapping and empty ranges are ignored */
+        ckpt_release(ck, &total, sizeof total);
+        ckpt_release(ck, NULL, 0);
+        for (size_t i = 0; copy != NULL && i < n; i++)
+            free(copy[i]);
+        free(copy);
+        ckpt_close(ck);
+    }
+}
+
 int
 main(void)
 {
@@ -498,5 +556,6 @@ main(void)
     test_misaligned();
     test_wrappers_meta();
     test_open_errors();
+    test_release();
     return TEST_REPORT();
 }
