@@ -132,14 +132,17 @@ $(BUILD)/tests/test_gpu_%: tests/gpu/test_gpu_%.c tests/gpu/gpu_ref.h tests/harn
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(LIBS) $(LDLIBS)
 
-# GPU micro-benchmark for tests/gpu/device_check.sh (not a test runner).
-$(BUILD)/tests/gpu_bench: tests/gpu/gpu_bench.c tests/gpu/gpu_ref.h $(LIBS)
+# GPU benchmarks for tests/gpu/device_check.sh (not test runners; built with
+# the tests so CI compiles them): kernels and copy bandwidth, and the model
+# benchmark that needs only core + gpu.
+GPU_BENCH_BINS = $(BUILD)/tests/gpu_bench $(BUILD)/tests/gpu_model_bench
+$(GPU_BENCH_BINS): $(BUILD)/tests/gpu_%: tests/gpu/gpu_%.c tests/gpu/gpu_ref.h $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(LIBS) $(LDLIBS)
 .PHONY: gpu-bench
-gpu-bench: $(BUILD)/tests/gpu_bench
+gpu-bench: $(GPU_BENCH_BINS)
 
-unit-tests: $(TEST_BINS) $(GPU_TEST_BINS)
+unit-tests: $(TEST_BINS) $(GPU_TEST_BINS) $(GPU_BENCH_BINS)
 
 test: all unit-tests check-deps
 	@BUILD=$(BUILD) RWKV_TUI=$(abspath $(BIN)) RWKV_FIXTURES=$(FIXTURES) tests/run.sh

@@ -22,54 +22,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "le.h"
+#include "zipr.h"
+
 /* ---- CRC-32 (reflected polynomial 0xEDB88320), slicing by 8 ---- */
 
 #define CKW_POLY 0xedb88320u
-
-static uint32_t crc_tab[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void
-crc_init(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = (c >> 1) ^ (CKW_POLY & (0u - (c & 1u)));
-        crc_tab[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 8; t++)
-            crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
-}
-
-uint32_t
-ckw_crc32(uint32_t crc, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-
-    pthread_once(&crc_once, crc_init);
-    crc = ~crc;
-    while (n > 0 && ((uintptr_t)b & 7) != 0) {
-        crc = (crc >> 8) ^ crc_tab[0][(crc ^ *b++) & 0xff];
-        n--;
-    }
-    while (n >= 8) {
-        uint32_t lo, hi;
-        memcpy(&lo, b, 4);
-        memcpy(&hi, b + 4, 4);
-        lo ^= crc;   /* little-endian host (checked by the loader, too) */
-        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
-              crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
-              crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
-              crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
-        b += 8;
-        n -= 8;
-    }
-    while (n-- > 0)
-        crc = (crc >> 8) ^ crc_tab[0][(crc ^ *b++) & 0xff];
-    return ~crc;
-}
 
 /*
 ** Combining CRCs: a CRC is a remainder mod P in the reflected bit order
@@ -164,28 +122,6 @@ struct ckw {
     uint32_t          crc;
     int               failed;
 };
-
-/* Little-endian stores. */
-static void
-put16(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-}
-
-static void
-put32(unsigned char *p, uint32_t v)
-{
-    put16(p, v & 0xffffu);
-    put16(p + 2, v >> 16);
-}
-
-static void
-put64(unsigned char *p, uint64_t v)
-{
-    put32(p, (uint32_t)v);
-    put32(p + 4, (uint32_t)(v >> 32));
-}
 
 static int
 ckw_fail(ckw *w, rwkv_err *err, int code, const char *what, int e)
@@ -315,30 +251,30 @@ entry_begin(ckw *w, const char *name, uint64_t size, rwkv_err *err)
     start = w->off + ZIP_LOCAL_LEN + nl + (z64 ? 20 : 0) + 4;
     pad = (size_t)((CKW_ALIGN - start % CKW_ALIGN) % CKW_ALIGN);
     xl = (z64 ? 20 : 0) + 4 + pad;
-    put32(hdr, ZIP_LOCAL_SIG);
-    put16(hdr + 4, z64 ? ZIP_VER_ZIP64 : ZIP_VER_PLAIN);
-    put16(hdr + 6, ZIP_FLAG_UTF8);
-    put16(hdr + 8, 0);                       /* stored */
-    put16(hdr + 10, 0);                      /* time */
-    put16(hdr + 12, ZIP_DOS_DATE);
-    put32(hdr + 14, 0);                      /* CRC, patched by entry_end */
-    put32(hdr + 18, z64 ? ZIP_U32_MAX : (uint32_t)size);
-    put32(hdr + 22, z64 ? ZIP_U32_MAX : (uint32_t)size);
-    put16(hdr + 26, (uint32_t)nl);
-    put16(hdr + 28, (uint32_t)xl);
+    le_put32(hdr, ZIP_LOCAL_SIG);
+    le_put16(hdr + 4, z64 ? ZIP_VER_ZIP64 : ZIP_VER_PLAIN);
+    le_put16(hdr + 6, ZIP_FLAG_UTF8);
+    le_put16(hdr + 8, 0);                       /* stored */
+    le_put16(hdr + 10, 0);                      /* time */
+    le_put16(hdr + 12, ZIP_DOS_DATE);
+    le_put32(hdr + 14, 0);                      /* CRC, patched by entry_end */
+    le_put32(hdr + 18, z64 ? ZIP_U32_MAX : (uint32_t)size);
+    le_put32(hdr + 22, z64 ? ZIP_U32_MAX : (uint32_t)size);
+    le_put16(hdr + 26, (uint32_t)nl);
+    le_put16(hdr + 28, (uint32_t)xl);
     h = ZIP_LOCAL_LEN;
     memcpy(hdr + h, e->name, nl);
     h += nl;
     if (z64) {
-        put16(hdr + h, 1);
-        put16(hdr + h + 2, 16);
-        put64(hdr + h + 4, size);
-        put64(hdr + h + 12, size);
+        le_put16(hdr + h, 1);
+        le_put16(hdr + h + 2, 16);
+        le_put64(hdr + h + 4, size);
+        le_put64(hdr + h + 12, size);
         h += 20;
     }
     hdr[h] = 'F';
     hdr[h + 1] = 'B';
-    put16(hdr + h + 2, (uint32_t)pad);
+    le_put16(hdr + h + 2, (uint32_t)pad);
     memset(hdr + h + 4, 'Z', pad);
     h += 4 + pad;
     return write_all(w, hdr, h, err);
@@ -353,7 +289,7 @@ entry_end(ckw *w, uint32_t crc, rwkv_err *err)
     ssize_t k;
 
     e->crc = crc;
-    put32(b, crc);
+    le_put32(b, crc);
     k = pwrite(w->fd, b, 4, (off_t)(e->local_off + 14));
     if (k != 4)
         return ckw_fail(w, err, RWKV_EIO, "write failed", k < 0 ? errno : EIO);
@@ -369,7 +305,7 @@ entry_put(ckw *w, const char *name, const void *data, size_t n, rwkv_err *err)
     if ((rc = entry_begin(w, name, n, err)) != RWKV_OK ||
         (rc = write_all(w, data, n, err)) != RWKV_OK)
         return rc;
-    return entry_end(w, ckw_crc32(0, data, n), err);
+    return entry_end(w, zipr_crc32(0, data, n), err);
 }
 
 int
@@ -460,7 +396,7 @@ ckw_write(ckw *w, const void *data, size_t n, rwkv_err *err)
 {
     int rc = check_more(w, n, err);
 
-    return rc != RWKV_OK ? rc : ckw_write_crc(w, data, n, ckw_crc32(0, data, n), err);
+    return rc != RWKV_OK ? rc : ckw_write_crc(w, data, n, zipr_crc32(0, data, n), err);
 }
 
 int
@@ -546,7 +482,7 @@ pb_memo_put(struct pbuf *b)
         pb_put(b, x, 2);
     } else {
         x[0] = 'r';
-        put32(x + 1, i);
+        le_put32(x + 1, i);
         pb_put(b, x, 5);
     }
     return i;
@@ -563,7 +499,7 @@ pb_memo_get(struct pbuf *b, uint32_t i)
         pb_put(b, x, 2);
     } else {
         x[0] = 'j';
-        put32(x + 1, i);
+        le_put32(x + 1, i);
         pb_put(b, x, 5);
     }
 }
@@ -575,7 +511,7 @@ pb_str(struct pbuf *b, const char *s)
     size_t n = strlen(s);
 
     x[0] = 'X';   /* BINUNICODE */
-    put32(x + 1, (uint32_t)n);
+    le_put32(x + 1, (uint32_t)n);
     pb_put(b, x, 5);
     pb_put(b, s, n);
 }
@@ -592,11 +528,11 @@ pb_int(struct pbuf *b, uint64_t v)
         pb_put(b, x, 2);
     } else if (v < 65536) {
         x[0] = 'M';
-        put16(x + 1, (uint32_t)v);
+        le_put16(x + 1, (uint32_t)v);
         pb_put(b, x, 3);
     } else if (v < 0x80000000u) {
         x[0] = 'J';
-        put32(x + 1, (uint32_t)v);
+        le_put32(x + 1, (uint32_t)v);
         pb_put(b, x, 5);
     } else {
         /* LONG1: little-endian two's complement, shortest with a 0 sign bit */
@@ -714,36 +650,36 @@ write_central(ckw *w, const struct ckw_entry *e, rwkv_err *err)
     unsigned char ext[28];
 
     if (zs) {
-        put64(ext + 4 + x, e->size);   /* uncompressed */
+        le_put64(ext + 4 + x, e->size);   /* uncompressed */
         x += 8;
-        put64(ext + 4 + x, e->size);   /* compressed */
+        le_put64(ext + 4 + x, e->size);   /* compressed */
         x += 8;
     }
     if (zo) {
-        put64(ext + 4 + x, e->local_off);
+        le_put64(ext + 4 + x, e->local_off);
         x += 8;
     }
-    put32(hdr, ZIP_CENTRAL_SIG);
-    put16(hdr + 4, zs || zo ? ZIP_VER_ZIP64 : ZIP_VER_PLAIN);   /* made by */
-    put16(hdr + 6, zs || zo ? ZIP_VER_ZIP64 : ZIP_VER_PLAIN);   /* needed */
-    put16(hdr + 8, ZIP_FLAG_UTF8);
-    put16(hdr + 10, 0);
-    put16(hdr + 12, 0);
-    put16(hdr + 14, ZIP_DOS_DATE);
-    put32(hdr + 16, e->crc);
-    put32(hdr + 20, zs ? ZIP_U32_MAX : (uint32_t)e->size);
-    put32(hdr + 24, zs ? ZIP_U32_MAX : (uint32_t)e->size);
-    put16(hdr + 28, (uint32_t)nl);
-    put16(hdr + 30, x ? (uint32_t)(4 + x) : 0);
-    put16(hdr + 32, 0);    /* comment */
-    put16(hdr + 34, 0);    /* disk */
-    put16(hdr + 36, 0);    /* internal attributes */
-    put32(hdr + 38, 0);    /* external attributes */
-    put32(hdr + 42, zo ? ZIP_U32_MAX : (uint32_t)e->local_off);
+    le_put32(hdr, ZIP_CENTRAL_SIG);
+    le_put16(hdr + 4, zs || zo ? ZIP_VER_ZIP64 : ZIP_VER_PLAIN);   /* made by */
+    le_put16(hdr + 6, zs || zo ? ZIP_VER_ZIP64 : ZIP_VER_PLAIN);   /* needed */
+    le_put16(hdr + 8, ZIP_FLAG_UTF8);
+    le_put16(hdr + 10, 0);
+    le_put16(hdr + 12, 0);
+    le_put16(hdr + 14, ZIP_DOS_DATE);
+    le_put32(hdr + 16, e->crc);
+    le_put32(hdr + 20, zs ? ZIP_U32_MAX : (uint32_t)e->size);
+    le_put32(hdr + 24, zs ? ZIP_U32_MAX : (uint32_t)e->size);
+    le_put16(hdr + 28, (uint32_t)nl);
+    le_put16(hdr + 30, x ? (uint32_t)(4 + x) : 0);
+    le_put16(hdr + 32, 0);    /* comment */
+    le_put16(hdr + 34, 0);    /* disk */
+    le_put16(hdr + 36, 0);    /* internal attributes */
+    le_put32(hdr + 38, 0);    /* external attributes */
+    le_put32(hdr + 42, zo ? ZIP_U32_MAX : (uint32_t)e->local_off);
     memcpy(hdr + ZIP_CENTRAL_LEN, e->name, nl);
     if (x) {
-        put16(ext, 1);
-        put16(ext + 2, (uint32_t)x);
+        le_put16(ext, 1);
+        le_put16(ext + 2, (uint32_t)x);
         memcpy(hdr + h, ext, 4 + x);
         h += 4 + x;
     }
@@ -759,31 +695,31 @@ write_end(ckw *w, uint64_t cd_off, uint64_t cd_size, rwkv_err *err)
     size_t h = 0;
 
     if (big_n || big_sz || big_off) {
-        put32(b, ZIP64_EOCD_SIG);
-        put64(b + 4, ZIP64_EOCD_LEN - 12);
-        put16(b + 12, ZIP_VER_ZIP64);
-        put16(b + 14, ZIP_VER_ZIP64);
-        put32(b + 16, 0);
-        put32(b + 20, 0);
-        put64(b + 24, n);
-        put64(b + 32, n);
-        put64(b + 40, cd_size);
-        put64(b + 48, cd_off);
+        le_put32(b, ZIP64_EOCD_SIG);
+        le_put64(b + 4, ZIP64_EOCD_LEN - 12);
+        le_put16(b + 12, ZIP_VER_ZIP64);
+        le_put16(b + 14, ZIP_VER_ZIP64);
+        le_put32(b + 16, 0);
+        le_put32(b + 20, 0);
+        le_put64(b + 24, n);
+        le_put64(b + 32, n);
+        le_put64(b + 40, cd_size);
+        le_put64(b + 48, cd_off);
         h = ZIP64_EOCD_LEN;
-        put32(b + h, ZIP64_LOC_SIG);
-        put32(b + h + 4, 0);
-        put64(b + h + 8, z64_off);
-        put32(b + h + 16, 1);
+        le_put32(b + h, ZIP64_LOC_SIG);
+        le_put32(b + h + 4, 0);
+        le_put64(b + h + 8, z64_off);
+        le_put32(b + h + 16, 1);
         h += ZIP64_LOC_LEN;
     }
-    put32(b + h, ZIP_EOCD_SIG);
-    put16(b + h + 4, 0);
-    put16(b + h + 6, 0);
-    put16(b + h + 8, big_n ? ZIP_U16_MAX : (uint32_t)n);
-    put16(b + h + 10, big_n ? ZIP_U16_MAX : (uint32_t)n);
-    put32(b + h + 12, big_sz ? ZIP_U32_MAX : (uint32_t)cd_size);
-    put32(b + h + 16, big_off ? ZIP_U32_MAX : (uint32_t)cd_off);
-    put16(b + h + 20, 0);
+    le_put32(b + h, ZIP_EOCD_SIG);
+    le_put16(b + h + 4, 0);
+    le_put16(b + h + 6, 0);
+    le_put16(b + h + 8, big_n ? ZIP_U16_MAX : (uint32_t)n);
+    le_put16(b + h + 10, big_n ? ZIP_U16_MAX : (uint32_t)n);
+    le_put32(b + h + 12, big_sz ? ZIP_U32_MAX : (uint32_t)cd_size);
+    le_put32(b + h + 16, big_off ? ZIP_U32_MAX : (uint32_t)cd_off);
+    le_put16(b + h + 20, 0);
     h += ZIP_EOCD_LEN;
     return write_all(w, b, h, err);
 }

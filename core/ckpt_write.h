@@ -73,7 +73,7 @@ int ckw_begin(ckw *w, const char *name, ck_dtype dt, int ndim, const int64_t *sh
 /* Append N bytes of the current tensor's data (row-major, little-endian);
 ** DATA is only read during the call. */
 int ckw_write(ckw *w, const void *data, size_t n, rwkv_err *err);
-/* Same when the caller already has CRC = ckw_crc32(0, DATA, N) (computed in
+/* Same when the caller already has CRC = zipr_crc32(0, DATA, N) (computed in
 ** parallel, say); the CRC is trusted. */
 int ckw_write_crc(ckw *w, const void *data, size_t n, uint32_t crc, rwkv_err *err);
 /* Finish the current tensor: RWKV_EINVAL if fewer or more bytes came than
@@ -95,10 +95,7 @@ int ckw_finish(ckw *w, uint64_t *size, rwkv_err *err);
 /* Give up: close, remove PATH.tmp, free W.  NULL is fine. */
 void ckw_abort(ckw *w);
 
-/* CRC-32 (zip polynomial) of N bytes continuing from CRC (start with 0);
-** table-driven, several GB/s per core, same result as zipr_crc32. */
-uint32_t ckw_crc32(uint32_t crc, const void *p, size_t n);
-/* The CRC-32 of A followed by B from CRC(A), CRC(B) and B's length. */
+/* The CRC-32 (zipr_crc32) of A followed by B from CRC(A), CRC(B) and B's length. */
 uint32_t ckw_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 
 #endif

@@ -20,6 +20,7 @@
 #include "mem.h"
 #include "simd.h"
 #include "threadpool.h"
+#include "zipr.h"
 
 /* Elements per chunk handed to the writer (16 MiB of fp32). */
 #define MGEN_CHUNK ((uint64_t)4 << 20)
@@ -267,7 +268,7 @@ mgen_task(void *ctx, int i, int n)
                 memcpy(dst, tmp, k * sizeof(float));
             e += k;
         }
-        j->crc[p] = ckw_crc32(0, j->buf + a * j->es, (size_t)((b - a) * j->es));
+        j->crc[p] = zipr_crc32(0, j->buf + a * j->es, (size_t)((b - a) * j->es));
     }
 }
 

@@ -13,9 +13,12 @@
 */
 #include "zipr.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "mem.h"
 
 #define SIG_LOCAL   0x04034b50u
@@ -40,36 +43,48 @@ struct zipr {
     char       *names;     /* all names, NUL separated */
 };
 
-static uint16_t
-rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
+/* CRC-32 (reflected polynomial 0xEDB88320), table-driven, 8 bytes a step. */
+#define ZIPR_CRC_POLY 0xedb88320u
 
-static uint32_t
-rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
-}
+static uint32_t crc_tab[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
-static uint64_t
-rd64(const uint8_t *p)
+static void
+crc_init(void)
 {
-    return (uint64_t)rd32(p) | ((uint64_t)rd32(p + 4) << 32);
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (ZIPR_CRC_POLY & (0u - (c & 1u)));
+        crc_tab[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; i++)
+        for (int t = 1; t < 8; t++)
+            crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
 }
 
 uint32_t
 zipr_crc32(uint32_t crc, const void *p, size_t n)
 {
-    const uint8_t *b = p;
+    const unsigned char *b = p;
 
+    pthread_once(&crc_once, crc_init);
     crc = ~crc;
-    for (size_t i = 0; i < n; i++) {
-        crc ^= b[i];
-        for (int k = 0; k < 8; k++)
-            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    while (n > 0 && ((uintptr_t)b & 7) != 0) {
+        crc = (crc >> 8) ^ crc_tab[0][(crc ^ *b++) & 0xff];
+        n--;
     }
+    while (n >= 8) {
+        uint32_t lo = le_get32(b) ^ crc, hi = le_get32(b + 4);
+        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
+              crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
+              crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
+              crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
+        b += 8;
+        n -= 8;
+    }
+    while (n-- > 0)
+        crc = (crc >> 8) ^ crc_tab[0][(crc ^ *b++) & 0xff];
     return ~crc;
 }
 
@@ -171,7 +186,7 @@ zipr_open(const void *buf, uint64_t len, const char *what, uint64_t max_entries,
     /* 1. End of central directory: the last signature whose comment ends at EOF. */
     scan_lo = len - EOCD_LEN > EOCD_SCAN ? len - EOCD_LEN - EOCD_SCAN : 0;
     for (pos = len - EOCD_LEN + 1; pos-- > scan_lo;) {
-        if (rd32(p + pos) == SIG_EOCD && pos + EOCD_LEN + rd16(p + pos + 20) == len) {
+        if (le_get32(p + pos) == SIG_EOCD && pos + EOCD_LEN + le_get16(p + pos + 20) == len) {
             eocd = pos;
             found = 1;
             break;
@@ -183,37 +198,37 @@ zipr_open(const void *buf, uint64_t len, const char *what, uint64_t max_entries,
                          what);
     {
         const uint8_t *e = p + eocd;
-        uint16_t disk = rd16(e + 4), cd_disk = rd16(e + 6);
-        uint16_t n_disk = rd16(e + 8), n_tot = rd16(e + 10);
-        uint32_t size32 = rd32(e + 12), ofs32 = rd32(e + 16);
+        uint16_t disk = le_get16(e + 4), cd_disk = le_get16(e + 6);
+        uint16_t n_disk = le_get16(e + 8), n_tot = le_get16(e + 10);
+        uint32_t size32 = le_get32(e + 12), ofs32 = le_get32(e + 16);
 
         n_ent = n_tot;
         cd_size = size32;
         cd_ofs = ofs32;
         cd_end = eocd;
-        if (eocd >= LOC64_LEN && rd32(p + eocd - LOC64_LEN) == SIG_LOC64) {
+        if (eocd >= LOC64_LEN && le_get32(p + eocd - LOC64_LEN) == SIG_LOC64) {
             /* 2. ZIP64: locator -> EOCD64 record, whose 64-bit fields win. */
             const uint8_t *l = p + eocd - LOC64_LEN, *r;
-            uint64_t r_ofs = rd64(l + 8);
-            if (rd32(l + 4) != 0 || rd32(l + 16) > 1)
+            uint64_t r_ofs = le_get64(l + 8);
+            if (le_get32(l + 4) != 0 || le_get32(l + 16) > 1)
                 return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip64 archive not supported", what);
             if (!in_range(r_ofs, EOCD64_LEN, eocd - LOC64_LEN))
                 return rwkv_errf(err, RWKV_EFORMAT,
                                  "%s: zip64 end record offset %llu outside the file", what,
                                  (unsigned long long)r_ofs);
             r = p + r_ofs;
-            if (rd32(r) != SIG_EOCD64)
+            if (le_get32(r) != SIG_EOCD64)
                 return rwkv_errf(err, RWKV_EFORMAT, "%s: zip64 end record has a bad signature", what);
-            if (rd32(r + 16) != 0 || rd32(r + 20) != 0 || rd64(r + 24) != rd64(r + 32))
+            if (le_get32(r + 16) != 0 || le_get32(r + 20) != 0 || le_get64(r + 24) != le_get64(r + 32))
                 return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip64 archive not supported", what);
-            if ((n_tot != 0xffffu && n_tot != rd64(r + 32)) ||
-                (size32 != 0xffffffffu && size32 != rd64(r + 40)) ||
-                (ofs32 != 0xffffffffu && ofs32 != rd64(r + 48)))
+            if ((n_tot != 0xffffu && n_tot != le_get64(r + 32)) ||
+                (size32 != 0xffffffffu && size32 != le_get64(r + 40)) ||
+                (ofs32 != 0xffffffffu && ofs32 != le_get64(r + 48)))
                 return rwkv_errf(err, RWKV_EFORMAT,
                                  "%s: zip64 end record disagrees with the classic one", what);
-            n_ent = rd64(r + 32);
-            cd_size = rd64(r + 40);
-            cd_ofs = rd64(r + 48);
+            n_ent = le_get64(r + 32);
+            cd_size = le_get64(r + 40);
+            cd_ofs = le_get64(r + 48);
             cd_end = r_ofs;
         } else if (disk != 0 || cd_disk != 0 || n_disk != n_tot) {
             return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip archive not supported", what);
@@ -249,20 +264,20 @@ zipr_open(const void *buf, uint64_t len, const char *what, uint64_t max_entries,
         const char *prob;
         zipr_entry *ze = &z->ents[i];
 
-        if (!in_range(pos, CENTRAL_HDR, cd_ofs + cd_size) || rd32(c) != SIG_CENTRAL) {
+        if (!in_range(pos, CENTRAL_HDR, cd_ofs + cd_size) || le_get32(c) != SIG_CENTRAL) {
             rwkv_errf(err, RWKV_EFORMAT, "%s: central directory entry %llu is malformed", what,
                       (unsigned long long)i);
             goto fail;
         }
-        flags = rd16(c + 8);
-        method = rd16(c + 10);
-        ze->crc32 = rd32(c + 16);
-        csize = rd32(c + 20);
-        usize = rd32(c + 24);
-        nlen = rd16(c + 28);
-        elen = rd16(c + 30);
-        clen = rd16(c + 32);
-        lho = rd32(c + 42);
+        flags = le_get16(c + 8);
+        method = le_get16(c + 10);
+        ze->crc32 = le_get32(c + 16);
+        csize = le_get32(c + 20);
+        usize = le_get32(c + 24);
+        nlen = le_get16(c + 28);
+        elen = le_get16(c + 30);
+        clen = le_get16(c + 32);
+        lho = le_get32(c + 42);
         end = pos + CENTRAL_HDR + (uint64_t)nlen + elen + clen;
         if (end > cd_ofs + cd_size) {
             rwkv_errf(err, RWKV_EFORMAT,
@@ -285,8 +300,8 @@ zipr_open(const void *buf, uint64_t len, const char *what, uint64_t max_entries,
                           (int)nlen, (const char *)(c + CENTRAL_HDR));
                 goto fail;
             }
-            id = rd16(x + k);
-            fl = rd16(x + k + 2);
+            id = le_get16(x + k);
+            fl = le_get16(x + k + 2);
             if (k + 4 + fl > ext_end) {
                 rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': extra field overruns its header",
                           what, (int)nlen, (const char *)(c + CENTRAL_HDR));
@@ -310,11 +325,11 @@ zipr_open(const void *buf, uint64_t len, const char *what, uint64_t max_entries,
                     goto fail;
                 }
                 if (usize == 0xffffffffu)
-                    usize = rd64(f), f += 8;
+                    usize = le_get64(f), f += 8;
                 if (csize == 0xffffffffu)
-                    csize = rd64(f), f += 8;
+                    csize = le_get64(f), f += 8;
                 if (lho == 0xffffffffu)
-                    lho = rd64(f);
+                    lho = le_get64(f);
             }
             k += 4u + fl;
         }
@@ -342,15 +357,15 @@ zipr_open(const void *buf, uint64_t len, const char *what, uint64_t max_entries,
             goto fail;
         }
         /* Local header: same name; data follows its name and extra field. */
-        if (!in_range(lho, LOCAL_HDR, cd_ofs) || rd32(p + lho) != SIG_LOCAL) {
+        if (!in_range(lho, LOCAL_HDR, cd_ofs) || le_get32(p + lho) != SIG_LOCAL) {
             rwkv_errf(err, RWKV_EFORMAT,
                       "%s: zip entry '%.*s': local header at %llu is outside the file or malformed",
                       what, (int)nlen, (const char *)(c + CENTRAL_HDR), (unsigned long long)lho);
             goto fail;
         }
         l = p + lho;
-        data = lho + LOCAL_HDR + (uint64_t)rd16(l + 26) + rd16(l + 28);
-        if (rd16(l + 26) != nlen || data > cd_ofs ||
+        data = lho + LOCAL_HDR + (uint64_t)le_get16(l + 26) + le_get16(l + 28);
+        if (le_get16(l + 26) != nlen || data > cd_ofs ||
             memcmp(l + LOCAL_HDR, c + CENTRAL_HDR, nlen) != 0) {
             rwkv_errf(err, RWKV_EFORMAT,
                       "%s: zip entry '%.*s': local header does not match the central directory",

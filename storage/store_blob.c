@@ -38,55 +38,12 @@
 
 #include <string.h>
 
+#include "../core/le.h"
+
 #define BLOB_MAGIC   "RWKVSNAP"
 #define BLOB_VERSION 1
 #define BLOB_ENC_RAW 0
 #define BLOB_CHECKED 56     /* header bytes covered by the checksum */
-
-static void
-put_u16(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-}
-
-static void
-put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void
-put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t
-get_u16(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t
-get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t
-get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
 
 /*
 ** A 64-bit checksum, 8 bytes per step (about 1 ns per word: a 13 MB state
@@ -146,26 +103,26 @@ store_blob_encode(const float *state, size_t n, const store_state_meta *meta,
 {
     memset(blob, 0, STORE_BLOB_HEADER);
     memcpy(blob, BLOB_MAGIC, 8);
-    put_u16(blob + 8, BLOB_VERSION);
-    put_u16(blob + 10, BLOB_ENC_RAW);
-    put_u32(blob + 12, (uint32_t)meta->precision);
-    put_u64(blob + 16, n);
-    put_u64(blob + 24, meta->fingerprint);
-    put_u32(blob + 32, (uint32_t)meta->n_layer);
-    put_u32(blob + 36, (uint32_t)meta->n_embd);
-    put_u32(blob + 40, (uint32_t)meta->n_head);
-    put_u32(blob + 44, (uint32_t)meta->head_size);
+    le_put16(blob + 8, BLOB_VERSION);
+    le_put16(blob + 10, BLOB_ENC_RAW);
+    le_put32(blob + 12, (uint32_t)meta->precision);
+    le_put64(blob + 16, n);
+    le_put64(blob + 24, meta->fingerprint);
+    le_put32(blob + 32, (uint32_t)meta->n_layer);
+    le_put32(blob + 36, (uint32_t)meta->n_embd);
+    le_put32(blob + 40, (uint32_t)meta->n_head);
+    le_put32(blob + 44, (uint32_t)meta->head_size);
     strncpy((char *)blob + 48, meta->version, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     for (size_t i = 0; i < n; i++) {
         uint32_t w;
         memcpy(&w, state + i, 4);
-        put_u32(blob + STORE_BLOB_HEADER + 4 * i, w);
+        le_put32(blob + STORE_BLOB_HEADER + 4 * i, w);
     }
 #else
     memcpy(blob + STORE_BLOB_HEADER, state, n * 4);
 #endif
-    put_u64(blob + BLOB_CHECKED, blob_checksum(blob, n * 4));
+    le_put64(blob + BLOB_CHECKED, blob_checksum(blob, n * 4));
 }
 
 int
@@ -181,20 +138,20 @@ store_blob_decode(const unsigned char *blob, size_t len, store_state_meta *meta,
                          len, STORE_BLOB_HEADER);
     if (memcmp(blob, BLOB_MAGIC, 8) != 0)
         return rwkv_errf(err, RWKV_EFORMAT, "snapshot blob has no RWKVSNAP header");
-    if (get_u16(blob + 8) != BLOB_VERSION)
+    if (le_get16(blob + 8) != BLOB_VERSION)
         return rwkv_errf(err, RWKV_EFORMAT, "snapshot blob format v%u is not supported (v%d)",
-                         get_u16(blob + 8), BLOB_VERSION);
-    if (get_u16(blob + 10) != BLOB_ENC_RAW)
+                         le_get16(blob + 8), BLOB_VERSION);
+    if (le_get16(blob + 10) != BLOB_ENC_RAW)
         return rwkv_errf(err, RWKV_EFORMAT, "snapshot blob encoding %u is not supported",
-                         get_u16(blob + 10));
-    nf = get_u64(blob + 16);
+                         le_get16(blob + 10));
+    nf = le_get64(blob + 16);
     if (nf > STORE_MAX_STATE_FLOATS)
         return rwkv_errf(err, RWKV_EFORMAT, "snapshot blob claims %llu floats (limit %u)",
                          (unsigned long long)nf, STORE_MAX_STATE_FLOATS);
     if (len != STORE_BLOB_HEADER + nf * 4)
         return rwkv_errf(err, RWKV_EFORMAT, "snapshot blob is %zu bytes, expected %llu for %llu floats",
                          len, (unsigned long long)(STORE_BLOB_HEADER + nf * 4), (unsigned long long)nf);
-    if (get_u64(blob + BLOB_CHECKED) != blob_checksum(blob, (size_t)nf * 4))
+    if (le_get64(blob + BLOB_CHECKED) != blob_checksum(blob, (size_t)nf * 4))
         return rwkv_errf(err, RWKV_EFORMAT, "snapshot blob checksum mismatch (corrupt)");
     /* the version string: at most 7 bytes, NUL padded (one encoding only) */
     {
@@ -206,12 +163,12 @@ store_blob_decode(const unsigned char *blob, size_t len, store_state_meta *meta,
         if (i != 56)
             return rwkv_errf(err, RWKV_EFORMAT, "snapshot blob has a malformed model version");
     }
-    meta->precision = (int)get_u32(blob + 12);
-    meta->fingerprint = get_u64(blob + 24);
-    meta->n_layer = (int)get_u32(blob + 32);
-    meta->n_embd = (int)get_u32(blob + 36);
-    meta->n_head = (int)get_u32(blob + 40);
-    meta->head_size = (int)get_u32(blob + 44);
+    meta->precision = (int)le_get32(blob + 12);
+    meta->fingerprint = le_get64(blob + 24);
+    meta->n_layer = (int)le_get32(blob + 32);
+    meta->n_embd = (int)le_get32(blob + 36);
+    meta->n_head = (int)le_get32(blob + 40);
+    meta->head_size = (int)le_get32(blob + 44);
     memcpy(meta->version, blob + 48, 8);
     meta->version[7] = '\0';
     *n = (size_t)nf;
@@ -222,7 +179,7 @@ store_blob_decode(const unsigned char *blob, size_t len, store_state_meta *meta,
                          (unsigned long long)nf, cap);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     for (size_t i = 0; i < nf; i++) {
-        uint32_t w = get_u32(blob + STORE_BLOB_HEADER + 4 * i);
+        uint32_t w = le_get32(blob + STORE_BLOB_HEADER + 4 * i);
         memcpy(out + i, &w, 4);
     }
 #else

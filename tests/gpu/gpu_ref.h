@@ -1,9 +1,8 @@
 /*
 ** gpu_ref.h -- for tests/gpu/: straightforward CPU versions of what the GPU
 ** kernels compute, written from core/model_v5.c, model_v6.c, model_v7.c,
-** core/model.c (mdl_shift, mdl_ffn_rkv) and core/kernels.c
-** (kern_layer_norm) -- plain loops, no SIMD, so they are easy to check by
-** eye -- plus random data, half/bfloat conversions and device helpers.
+** core/model.c (mdl_shift, mdl_ffn_rkv) -- plain loops, no SIMD, so they
+** are easy to check by eye; layer norms use core's kern_layer_norm -- plus random data, half/bfloat conversions and device helpers.
 ** Header-only (static inline) so each test binary takes what it uses.
 */
 #ifndef RWKV_TESTS_GPU_REF_H
@@ -14,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/kernels.h"
 #include "../../gpu/gpu.h"
 
 /* ---- random data (xorshift64*, reproducible) ---- */
@@ -147,28 +147,6 @@ ref_rel_err(const float *a, const float *b, size_t n)
 
 static inline float ref_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/* ---- norms (core/kernels.c) ---- */
-
-static inline void
-ref_layer_norm(const float *x, const float *w, const float *b, float *y, size_t n, float eps)
-{
-    double mean = 0, var = 0;
-    float m, rstd;
-
-    for (size_t i = 0; i < n; i++)
-        mean += x[i];
-    mean /= (double)n;
-    for (size_t i = 0; i < n; i++) {
-        double d = x[i] - mean;
-        var += d * d;
-    }
-    var /= (double)n;
-    m = (float)mean;
-    rstd = (float)(1.0 / sqrt(var + eps));
-    for (size_t i = 0; i < n; i++)
-        y[i] = (x[i] - m) * rstd * w[i] + b[i];
-}
-
 /* ---- token shift (core/model.c mdl_shift + the mixes) ---- */
 
 /* v5 form: out = xx*mix + sx*(1-mix); lerp form: out = xx + (sx-xx)*mix. */
@@ -291,7 +269,7 @@ ref_v7_out(size_t t, size_t h, size_t n, float *y, const float *r, const float *
     for (size_t p = 0; p < t; p++) {
         size_t o = p * C;
         for (size_t hh = 0; hh < h; hh++)
-            ref_layer_norm(y + o + hh * n, lw + hh * n, lb + hh * n, y + o + hh * n, n, eps);
+            kern_layer_norm(y + o + hh * n, lw + hh * n, lb + hh * n, y + o + hh * n, n, eps);
         for (size_t hh = 0; hh < h; hh++) {
             size_t hn = hh * n;
             float bonus = 0;

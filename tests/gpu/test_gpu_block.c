@@ -109,7 +109,7 @@ cpu_v7_layer(const struct dims *d, int l, float **w, int T, float *x, float *att
     for (int i = 0; i < 6; i++)
         m[i] = malloc(TC * 4);
     for (int p = 0; p < T; p++)
-        ref_layer_norm(x + (size_t)p * C, w[LN1W], w[LN1B], xn + (size_t)p * C, C, 1e-5f);
+        kern_layer_norm(x + (size_t)p * C, w[LN1W], w[LN1B], xn + (size_t)p * C, C, 1e-5f);
     ref_token_mix(xn, att_prev, T, C, 1, 6, mix, m, NULL);
     cpu_mm(w[WR], C, C, m[0], T, r);
     cpu_mm(w[W1], D, C, m[1], T, lo);
@@ -138,7 +138,7 @@ cpu_v7_layer(const struct dims *d, int l, float **w, int T, float *x, float *att
     for (size_t i = 0; i < TC; i++)
         x[i] += o[i];
     for (int p = 0; p < T; p++)
-        ref_layer_norm(x + (size_t)p * C, w[LN2W], w[LN2B], xn + (size_t)p * C, C, 1e-5f);
+        kern_layer_norm(x + (size_t)p * C, w[LN2W], w[LN2B], xn + (size_t)p * C, C, 1e-5f);
     {
         const float *fm[1] = { w[FMIX] };
         ref_token_mix(xn, ffn_prev, T, C, 1, 1, fm, m, NULL);

@@ -102,7 +102,7 @@ test_layer_norm(void)
             float *dy = (ti & 1) ? dx : fput(NULL, n);   /* in place for T = 2 */
 
             for (int p = 0; p < T; p++)
-                ref_layer_norm(x + (size_t)p * C, w, b, y + (size_t)p * C, C, 1e-5f);
+                kern_layer_norm(x + (size_t)p * C, w, b, y + (size_t)p * C, C, 1e-5f);
             call_ok(gpu_layer_norm(G, dx, dw, db, dy, T, C, 1e-5f, &E), "layer_norm");
             gy = fget(dy, n);
             {
@@ -129,7 +129,7 @@ test_group_norm(void)
             for (int p = 0; p < T; p++)
                 for (int h = 0; h < H; h++) {
                     size_t o = (size_t)p * C + (size_t)h * N;
-                    ref_layer_norm(x + o, w + h * N, b + h * N, y + o, N, 64e-5f);
+                    kern_layer_norm(x + o, w + h * N, b + h * N, y + o, N, 64e-5f);
                     if (gated)
                         for (int j = 0; j < N; j++)
                             y[o + j] *= g[o + j];

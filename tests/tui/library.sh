@@ -10,24 +10,10 @@ command -v sqlite3 >/dev/null 2>&1 || { echo "sqlite3 not found: skipping"; echo
 
 # State-tuning files for the demo model (RWKV-7, 2 layers, 2 heads of 64)
 mkdir -p "$TMP/states" "$XDG_CONFIG_HOME/rwkv-tui"
-python3 - "$TMP/states" <<'PY' || { echo "python3 needed"; echo "0 passed, 1 failed"; exit 1; }
-import json, struct, sys
-def write(path, layers, heads=2, n=64, val=0.01):
-    hdr, blobs, off = {}, [], 0
-    for l in range(layers):
-        cnt = heads * n * n
-        data = struct.pack('<%df' % cnt, *[val * ((i * 5 + l) % 11 - 5) for i in range(cnt)])
-        hdr['blocks.%d.att.time_state' % l] = {'dtype': 'F32', 'shape': [heads, n, n],
-                                               'data_offsets': [off, off + len(data)]}
-        blobs.append(data); off += len(data)
-    h = json.dumps(hdr).encode()
-    h += b' ' * ((8 - len(h) % 8) % 8)
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<Q', len(h))); f.write(h)
-        for b in blobs: f.write(b)
-write(sys.argv[1] + '/keeper.safetensors', 2)
-write(sys.argv[1] + '/alien.safetensors', 3)
-PY
+python3 "$(dirname "$0")/mkstate.py" "$TMP/states/keeper.safetensors" 2 5 11 \
+    || { echo "python3 needed"; echo "0 passed, 1 failed"; exit 1; }
+python3 "$(dirname "$0")/mkstate.py" "$TMP/states/alien.safetensors" 3 5 11 \
+    || { echo "python3 needed"; echo "0 passed, 1 failed"; exit 1; }
 SIZE=$(wc -c < "$TMP/states/keeper.safetensors")
 printf 'state_dir: %s\n' "$TMP/states" > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 

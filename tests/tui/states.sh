@@ -8,24 +8,10 @@
 # State-tuning files for the demo model (RWKV-7, 2 layers, 2 heads of 64):
 # safetensors with blocks.N.att.time_state [2, 64, 64] float32.
 mkdir -p "$TMP/states"
-python3 - "$TMP/states" <<'PY' || { echo "python3 needed"; echo "0 passed, 1 failed"; exit 1; }
-import json, struct, sys, random
-def write(path, layers, heads=2, n=64, val=0.01):
-    hdr, blobs, off = {}, [], 0
-    for l in range(layers):
-        cnt = heads * n * n
-        data = struct.pack('<%df' % cnt, *[val * ((i * 7 + l) % 13 - 6) for i in range(cnt)])
-        hdr['blocks.%d.att.time_state' % l] = {'dtype': 'F32', 'shape': [heads, n, n],
-                                               'data_offsets': [off, off + len(data)]}
-        blobs.append(data); off += len(data)
-    h = json.dumps(hdr).encode()
-    h += b' ' * ((8 - len(h) % 8) % 8)
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<Q', len(h))); f.write(h)
-        for b in blobs: f.write(b)
-write(sys.argv[1] + '/calm.safetensors', 2)
-write(sys.argv[1] + '/wrong-model.safetensors', 3)
-PY
+python3 "$(dirname "$0")/mkstate.py" "$TMP/states/calm.safetensors" 2 7 13 \
+    || { echo "python3 needed"; echo "0 passed, 1 failed"; exit 1; }
+python3 "$(dirname "$0")/mkstate.py" "$TMP/states/wrong-model.safetensors" 3 7 13 \
+    || { echo "python3 needed"; echo "0 passed, 1 failed"; exit 1; }
 cat > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml" 2>/dev/null || mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
 printf 'state_dir: %s\n' "$TMP/states" > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 
