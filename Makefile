@@ -7,7 +7,7 @@
 #   make deps       install the Debian packages the build and tests need
 #   make bench      benchmark (see bench/)
 #   make install    PREFIX=/usr/local DESTDIR= : binary, man pages, themes
-#   make check-deps fail if a layer includes one above it (core <- storage <- tui)
+#   make check-deps fail if a layer includes one it may not (docs/architecture.md)
 #
 # Objects go to $(BUILD)/ (out of tree), with automatic header dependencies.
 
@@ -22,9 +22,11 @@ ifeq ($(WERROR),1)
 WARN     += -Werror
 endif
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -MMD -MP
-LDLIBS   += -lsqlite3 -lncursesw -lcyaml -lpthread -lm
+LDLIBS   += -lsqlite3 -lncursesw -lcyaml -lyaml -lpthread -lm
 PREFIX   ?= /usr/local
-FIXTURES ?= ../shared/fixtures
+# Reference fixtures for the tests ($RWKV_FIXTURES; without them the checks
+# that need them are skipped and counted, see docs/testing.md).
+FIXTURES ?= $(or $(RWKV_FIXTURES),../shared/fixtures)
 
 # Per-file SIMD flags: kernels named *_avx2.c / *_avx512.c are compiled for
 # that ISA and only called after a run-time CPU check.
@@ -161,7 +163,7 @@ debug:
 	$(MAKE) BUILD=build-debug BIN=build-debug/rwkv-tui CFLAGS="-O0 -g3"
 
 # Debian packages needed to build and test (CI runs this first).
-DEB_PKGS = build-essential pkg-config libsqlite3-dev sqlite3 libncurses-dev libcyaml-dev tmux python3
+DEB_PKGS = build-essential pkg-config libsqlite3-dev sqlite3 libncurses-dev libcyaml-dev libyaml-dev tmux python3
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get update -qq && \
@@ -171,11 +173,10 @@ bench: all $(BUILD)/bench_store
 	sh bench/run.sh ./$(BIN) "$(BENCH_SHAPES)" "$(BENCH_STRATEGIES)"
 	RWKV_FIXTURES=$(FIXTURES) $(BUILD)/bench_store
 
+# The layer arrows (docs/architecture.md): core <- gpu, core <- storage <- tui
+# <- cli; core includes only core/ and libc; nothing includes cli/.
 check-deps:
-	@! grep -n -E '#include *[<"](\.\./|n?cursesw?|sqlite3|cyaml|yaml|cuda|cublas)' core/*.[ch] \
-	    || { echo "check-deps: core/ must include only core/ and libc"; exit 1; }
-	@! grep -n -E '#include *[<"](\.\./(tui|cli)/|n?cursesw?\.h)' storage/*.[ch] 2>/dev/null \
-	    || { echo "check-deps: storage/ must not include tui/ or curses"; exit 1; }
+	@bash tests/check_deps.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -204,21 +205,63 @@ $(BUILD)/bench_kernels: bench/bench_kernels.c $(LIBCORE)
 bench-kernels: $(BUILD)/bench_kernels
 	$(BUILD)/bench_kernels $(BENCH_ARGS)
 
-# libFuzzer harnesses for the checkpoint reader (needs clang):
-#   make fuzz && build-fuzz/fuzz_zipr -dict=tests/fuzz/ckpt.dict tests/fuzz/corpus/zipr
-# (likewise fuzz_pickle / corpus/pickle, fuzz_st / corpus/st).  `make test`
-# replays the corpora without libFuzzer (tests/unit/test_ckpt_corpus.c).
-.PHONY: fuzz
-FUZZ_CC        ?= clang
-FUZZ_FLAGS     ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_CKPT_SRC   = core/ckpt.c core/ckpt_pth.c core/ckpt_st.c core/zipr.c core/pickle.c \
-                  core/mapfile.c core/dtype.c core/json.c core/status.c core/mem.c
-FUZZ_CKPT_BINS  = build-fuzz/fuzz_zipr build-fuzz/fuzz_pickle build-fuzz/fuzz_st
-fuzz: $(FUZZ_CKPT_BINS)
-$(FUZZ_CKPT_BINS): build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(FUZZ_CKPT_SRC) core/*.h
+# Fuzzing: `make fuzz` builds every harness tests/fuzz/fuzz_*.c as
+# build-fuzz/fuzz_NAME against the project's own libraries, compiled once
+# more into build-fuzz/lib with sanitizers:
+#   - with clang (FUZZ_CC): libFuzzer + ASan + UBSan (-fsanitize=fuzzer);
+#   - without it: $(CC) with ASan + UBSan, and tests/fuzz/driver.c as main()
+#     (replays the corpus, then random mutants: -runs=N / -max_total_time=S).
+# Run one (new inputs go to the first directory; keep real finds in the
+# corpus as regress-*):
+#   mkdir -p build-fuzz/new && build-fuzz/fuzz_zipr -dict=tests/fuzz/ckpt.dict \
+#       build-fuzz/new tests/fuzz/corpus/zipr
+# Corpus per harness: tests/fuzz/corpus/NAME (fuzz_ prefix dropped).  `make
+# test` replays every corpus without libFuzzer (tests/unit/test_ckpt_corpus.c,
+# test_store_blob_corpus.c, test_tokenizer_fuzz.c, test_fuzz_corpus.c).
+# `make fuzz-run FUZZ_TIME=600` runs each harness for FUZZ_TIME seconds, one
+# after the other, logs in build-fuzz/logs.
+.PHONY: fuzz fuzz-run fuzz-libs
+FUZZ_CC       ?= clang
+FUZZ_TIME     ?= 60
+FUZZ_SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CLANG    := $(shell command -v $(FUZZ_CC) 2>/dev/null)
+ifneq ($(FUZZ_CLANG),)
+FUZZ_LIB_CC    = $(FUZZ_CC)
+FUZZ_LIB_FLAGS = -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_LINK      = -fsanitize=fuzzer $(FUZZ_SAN)
+FUZZ_MAIN      =
+else
+FUZZ_LIB_CC    = $(CC)
+FUZZ_LIB_FLAGS = -g -O1 $(FUZZ_SAN)
+FUZZ_LINK      = $(FUZZ_SAN)
+FUZZ_MAIN      = tests/fuzz/driver.c
+endif
+FUZZ_SRC      := $(filter-out tests/fuzz/gen_%.c,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS     := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
+FUZZ_LIBDIR    = build-fuzz/lib
+# (the fuzz libraries are built with CUDA=0: no CUDA libraries to link)
+FUZZ_LDLIBS    = -lsqlite3 -lncursesw -lcyaml -lyaml -lpthread -lm
+FUZZ_LIBS      = $(FUZZ_LIBDIR)/libtui.a $(FUZZ_LIBDIR)/libstorage.a $(FUZZ_LIBDIR)/libgpu.a \
+                 $(FUZZ_LIBDIR)/libcore.a
+fuzz: $(FUZZ_BINS)
+# the libraries, rebuilt by a sub-make (it knows their dependencies)
+fuzz-libs:
+	$(MAKE) BUILD=$(FUZZ_LIBDIR) CC=$(FUZZ_LIB_CC) CUDA=0 WERROR= CFLAGS="$(FUZZ_LIB_FLAGS)" $(FUZZ_LIBS)
+$(FUZZ_BINS): build-fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FUZZ_MAIN) fuzz-libs
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(FUZZ_FLAGS) -o $@ $< \
-	    $(FUZZ_CKPT_SRC) -lm
+	$(FUZZ_LIB_CC) -std=c11 $(CPPFLAGS) $(FUZZ_LIB_FLAGS) $(FUZZ_LINK) -o $@ $< $(FUZZ_MAIN) \
+	    $(FUZZ_LIBS) $(FUZZ_LDLIBS)
+# each harness for FUZZ_TIME seconds on its corpus (new inputs in build-fuzz/new-NAME)
+fuzz-run: fuzz
+	@mkdir -p build-fuzz/logs
+	@for b in $(FUZZ_BINS); do n=$${b#build-fuzz/fuzz_}; mkdir -p build-fuzz/new-$$n; \
+	    echo "fuzz_$$n: $(FUZZ_TIME)s"; \
+	    $$b -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=4096 -artifact_prefix=build-fuzz/$$n- \
+	        $$(case $$n in zipr|pickle|st|state) echo -dict=tests/fuzz/ckpt.dict;; \
+	           *) [ -f tests/fuzz/$$n.dict ] && echo -dict=tests/fuzz/$$n.dict;; esac) \
+	        build-fuzz/new-$$n tests/fuzz/corpus/$$n > build-fuzz/logs/$$n.log 2>&1 \
+	        || { echo "fuzz_$$n: FAILED, see build-fuzz/logs/$$n.log"; exit 1; }; \
+	    tail -1 build-fuzz/logs/$$n.log; done
 
 # Session store benchmark (bench/bench_store.c): how real states compress, and
 # resume / fork / replay-plan times for a 1.5B-sized state in conversations of
@@ -230,12 +273,3 @@ $(BUILD)/bench_store: bench/bench_store.c $(LIBSTORAGE) $(LIBCORE)
 bench-store: $(BUILD)/bench_store
 	RWKV_FIXTURES=$(FIXTURES) $(BUILD)/bench_store $(BENCH_ARGS)
 
-# libFuzzer harness for the session store's snapshot blob decoder:
-#   make fuzz && mkdir -p build-fuzz/blob && build-fuzz/fuzz_blob build-fuzz/blob tests/fuzz/corpus/blob
-# (new inputs go to the first directory; copy real finds to the corpus as regress-*).
-# (`make test` replays the corpus: tests/unit/test_store_blob_corpus.c).
-fuzz: build-fuzz/fuzz_blob
-build-fuzz/fuzz_blob: tests/fuzz/fuzz_blob.c storage/store_blob.c storage/store.h core/status.c
-	@mkdir -p build-fuzz
-	$(FUZZ_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(FUZZ_FLAGS) -o $@ $< \
-	    storage/store_blob.c core/status.c

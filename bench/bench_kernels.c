@@ -20,7 +20,8 @@
 ** same run's peak (simd_peak_probe) for the same thread count.
 **
 ** Usage: bench_kernels [--quick] [--mm] [--only FORMAT] [--shape NAME]
-**   --quick  skip the AVX2 variants      --mm  matmul only (no memcpy, matvec)
+**   --quick  skip the AVX2 variants (new and "(old)" tile kernels; their
+**            shares are of the avx2 table's own ymm FMA peak)      --mm  matmul only (no memcpy, matvec)
 **   --only / --shape  substrings of the format / shape labels
 ** (make bench-kernels BENCH_ARGS="--mm --quick")
 */
@@ -332,17 +333,21 @@ mat_bytes(const simd_matrix *m)
 
 static double membw[MAX_THREADS + 1], readbw[MAX_THREADS + 1];
 /* measured arithmetic peaks of N threads, GFLOP/s by CPU time (see
-** last_cpu): [0] fp32 FMA, [1] bf16 dot products */
-static double peak_cpu[2][MAX_THREADS + 1];
+** last_cpu): [0] fp32 FMA, [1] bf16 dot products of the best table, [2]
+** the avx2 table's ymm FMA (what its rows are measured against) */
+static double peak_cpu[3][MAX_THREADS + 1];
 
 static void
 bench_peak(void)
 {
-    const simd_kernels *k = simd_kernels_best(0);
     const int64_t iters = 1 << 20;
 
-    for (int kind = 0; kind < 2; kind++) {
-        enum simd_dtype dt = kind ? SIMD_BF16 : SIMD_F32;
+    for (int kind = 0; kind < 3; kind++) {
+        enum simd_dtype dt = kind == 1 ? SIMD_BF16 : SIMD_F32;
+        const simd_kernels *k = kind == 2 ? simd_kernels_get(SIMD_ISA_AVX2, 0)
+                                          : simd_kernels_best(0);
+        if (k == NULL)
+            continue;
         double flops = simd_peak_probe(k, dt, 1); /* per iteration */
         for (int n = 1; n <= MAX_THREADS; n++) {
             struct pool p;
@@ -354,7 +359,7 @@ bench_peak(void)
             pool_stop(&p);
             peak_cpu[kind][n] = flops * (double)iters * n / last_cpu / 1e9;
             printf("peak %-12s %d thr  %7.1f GFLOP/s [cpu %.1f]\n",
-                   kind ? "bf16 dot" : "fp32 FMA", n, flops * (double)iters * n / t / 1e9,
+                   kind == 2 ? "avx2 FMA" : kind ? "bf16 dot" : "fp32 FMA", n, flops * (double)iters * n / t / 1e9,
                    peak_cpu[kind][n]);
         }
     }
@@ -394,6 +399,22 @@ bench_memcpy(void)
     }
     mem_free(a);
     mem_free(b);
+}
+
+/* The avx2 table with the earlier dot-product-form matmuls, or NULL. */
+static const simd_kernels *
+old_avx2_kernels(void)
+{
+    static struct simd_kernels k;
+    const simd_kernels *base = simd_kernels_get(SIMD_ISA_AVX2, 0);
+
+    if (base == NULL)
+        return NULL;
+    k = *base;
+    k.name = "avx2-dot";
+    for (int dt = 0; dt < SIMD_NDTYPE; dt++)
+        k.matmul[dt] = simd_avx2_dot_matmul[dt];
+    return &k;
 }
 
 /* The avx512 table with the earlier dot-product-form matmuls, or NULL. */
@@ -456,6 +477,12 @@ main(int argc, char **argv)
         {"f32 avx2", SIMD_ISA_AVX2, 0, SIMD_F32},
         {"bf16 avx2", SIMD_ISA_AVX2, 0, SIMD_BF16},
         {"q8 avx2", SIMD_ISA_AVX2, 0, SIMD_Q8},
+        {"f16 avx2", SIMD_ISA_AVX2, 0, SIMD_F16},
+        /* isa SIMD_NISA + 2: the avx2 table with its earlier dot-product
+        ** matmuls (simd_avx2_dot_matmul) */
+        {"f32 avx2 (old)", SIMD_NISA + 2, 0, SIMD_F32},
+        {"bf16 avx2 (old)", SIMD_NISA + 2, 0, SIMD_BF16},
+        {"q8 avx2 (old)", SIMD_NISA + 2, 0, SIMD_Q8},
     };
     const int T = 256;
     int quick = 0, mm_only = 0;
@@ -503,7 +530,8 @@ main(int argc, char **argv)
         fill_random(x, (size_t)T * (size_t)sh->cols, 1.0f);
         for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
             const struct variant *vr = &variants[v];
-            const simd_kernels *k = (int)vr->isa > SIMD_NISA ? old_dot_kernels()
+            const simd_kernels *k = (int)vr->isa == SIMD_NISA + 2 ? old_avx2_kernels()
+                : (int)vr->isa > SIMD_NISA ? old_dot_kernels()
                 : vr->isa == SIMD_NISA
                 ? (simd_kernels_get(SIMD_ISA_AVX512, 0) ? &simd_kernels_avx512_vnni : NULL)
                 : simd_kernels_get(vr->isa, vr->flags);
@@ -516,7 +544,7 @@ main(int argc, char **argv)
 
             if (k == NULL || (only && !strstr(vr->label, only)))
                 continue;
-            if (quick && vr->isa == (int)SIMD_ISA_AVX2)
+            if (quick && (vr->isa == (int)SIMD_ISA_AVX2 || vr->isa == SIMD_NISA + 2))
                 continue;
             if (sh->lora && vr->dt != SIMD_F32)
                 continue;
@@ -580,8 +608,10 @@ main(int argc, char **argv)
                 if (sh->prefill) {
                     double g = 2.0 * (double)n * T / tm_cpu / 1e9;
                     int bf = k->act[vr->dt] == SIMD_ACT_BF16;
+                    int pk = k->isa == SIMD_ISA_AVX2 ? 2 : bf;
                     printf(" | %6.1f [%6.1f] %3.0f%% of %s peak", 2.0 * (double)n * T / tm / 1e9,
-                           g, 100.0 * g / peak_cpu[bf][nt], bf ? "bf16" : "fp32");
+                           g, 100.0 * g / peak_cpu[pk][nt],
+                           pk == 2 ? "avx2" : bf ? "bf16" : "fp32");
                 }
                 printf("\n");
             }

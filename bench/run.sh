@@ -17,6 +17,13 @@
 #                    (default: all of STRATEGIES; "none" skips it)
 #   BENCH_INMEM=1    bench the in-memory --shape models instead of files (RWKV-7 only)
 #   BENCH_JSON=FILE  also append every run's JSON line to FILE
+#   BENCH_AVX2       1 (default): on a CPU whose best kernel set is not avx2
+#                    (AVX-512), run the whole table again with RWKV_KERNELS=avx2,
+#                    the set most CPUs get; 0 skips it
+#   BENCH_BUSY       strategies measured with one core busy (bench --busy 1:
+#                    a spinning process beside the run), 2 threads and 1 thread,
+#                    on the LAST shape, for each kernel set (default "cpu bf16";
+#                    "none" skips it)
 #   RWKV_WEIGHT_CACHE is set to "off" unless already set, so converting
 #   strategies are measured converting (and no GB-sized caches are written).
 set -eu
@@ -28,6 +35,7 @@ prompt=${BENCH_PROMPT:-512}
 gen=${BENCH_GEN:-32}
 repeat=${BENCH_REPEAT:-1}
 scaling=${BENCH_SCALING:-$strategies}
+busy_strats=${BENCH_BUSY:-cpu bf16}
 dir=${RWKV_BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rwkv-tui/bench}
 RWKV_WEIGHT_CACHE=${RWKV_WEIGHT_CACHE:-off}
 export RWKV_WEIGHT_CACHE
@@ -51,49 +59,95 @@ if [ "${BENCH_INMEM:-0}" != 1 ]; then
 fi
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')  (1/5/15-min load average before the runs; $(nproc 2>/dev/null || echo '?') cores)"
-printf '%-8s %-11s %6s %6s %9s %6s %8s %5s %8s %6s %6s %7s\n' \
-    shape strategy "load s" RSS/f "prefill/s" "pre%" "1thr/s" "2v1" "decode/s" "dec%" "GB/s" "GFLOP/s"
-for shape in $shapes; do
-    if [ "${BENCH_INMEM:-0}" = 1 ]; then
-        set -- --shape "$shape"
-    else
-        set -- --model "$dir/$shape-bf16.pth"
-        cat "$dir/$shape-bf16.pth" > /dev/null   # a warm page cache, as the issue asks
-    fi
+
+# table: the main table for the kernel set in $RWKV_KERNELS (unset: the best)
+table() {
+    json=$("$bin" bench --demo --gen-tokens 1 --prompt-tokens 2 --repeat 1 --json)
+    echo "kernels: $(echo "$json" | sed -n 's/.*"kernels": "\([^"]*\)".*/\1/p')" \
+         "(cpu: $(echo "$json" | sed -n 's/.*"cpu_features": "\([^"]*\)".*/\1/p'))"
+    printf '%-8s %-11s %6s %6s %9s %6s %8s %5s %8s %6s %6s %7s\n' \
+        shape strategy "load s" RSS/f "prefill/s" "pre%" "1thr/s" "2v1" "decode/s" "dec%" "GB/s" "GFLOP/s"
+    for shape in $shapes; do
+        if [ "${BENCH_INMEM:-0}" = 1 ]; then
+            set -- --shape "$shape"
+        else
+            set -- --model "$dir/$shape-bf16.pth"
+            cat "$dir/$shape-bf16.pth" > /dev/null   # a warm page cache, as the issue asks
+        fi
+        old_ifs=$IFS
+        IFS=,
+        for s in $strategies; do
+            IFS=$old_ifs
+            json=$("$bin" bench "$@" --strategy "$s" --threads "$threads" \
+                   --prompt-tokens "$prompt" --gen-tokens "$gen" --repeat "$repeat" --json)
+            [ -n "${BENCH_JSON:-}" ] && echo "$json" >> "$BENCH_JSON"
+            one=-1
+            case ",$scaling," in
+            *",$s,"*)
+                json1=$("$bin" bench "$@" --strategy "$s" --threads 1 \
+                        --prompt-tokens "$prompt" --gen-tokens 0 --repeat "$repeat" --json)
+                [ -n "${BENCH_JSON:-}" ] && echo "$json1" >> "$BENCH_JSON"
+                one=$(echo "$json1" | num prefill_tok_s) ;;
+            esac
+            pre=$(echo "$json" | num prefill_tok_s)
+            if echo "$json" | grep -q '"prefill_peak": "bf16dot"'; then
+                peak=$(echo "$json" | num peak_bf16dot_gflop_s)
+            else
+                peak=$(echo "$json" | num peak_fma_gflop_s)
+            fi
+            awk -v shape="$shape" -v strat="$s" -v one="$one" -v pre="$pre" -v peak="$peak" \
+                -v load="$(echo "$json" | num load_s)" -v ratio="$(echo "$json" | num rss_file_ratio)" \
+                -v psh="$(echo "$json" | num prefill_share_of_bound)" \
+                -v dec="$(echo "$json" | num decode_tok_s)" \
+                -v dsh="$(echo "$json" | num decode_share_of_bound)" \
+                -v bw="$(echo "$json" | num read_bandwidth_gb_s)" 'BEGIN {
+                r = ratio > 0 ? sprintf("%.2f", ratio) : "-"
+                o = one > 0 ? sprintf("%.1f", one) : "-"
+                s = one > 0 ? sprintf("%.2f", pre / one) : "-"
+                printf "%-8s %-11s %6.2f %6s %9.1f %5.0f%% %8s %5s %8.2f %5.0f%% %6.1f %7.0f\n",
+                       shape, strat, load, r, pre, 100 * psh, o, s, dec, 100 * dsh, bw, peak }'
+            IFS=,
+        done
+        IFS=$old_ifs
+    done
+    # one core busy: 2 threads against 1 thread, both beside a spinning process
+    [ "$busy_strats" = none ] && return 0
+    echo "one core busy (bench --busy 1), shape $shape:"
+    printf '%-8s %-11s %11s %11s %6s %10s %10s %6s\n' shape strategy "prefill 2t" "prefill 1t" "2v1" \
+        "decode 2t" "decode 1t" "2v1"
     old_ifs=$IFS
     IFS=,
-    for s in $strategies; do
+    for s in $busy_strats; do
         IFS=$old_ifs
-        json=$("$bin" bench "$@" --strategy "$s" --threads "$threads" \
-               --prompt-tokens "$prompt" --gen-tokens "$gen" --repeat "$repeat" --json)
-        [ -n "${BENCH_JSON:-}" ] && echo "$json" >> "$BENCH_JSON"
-        one=-1
-        case ",$scaling," in
-        *",$s,"*)
-            json1=$("$bin" bench "$@" --strategy "$s" --threads 1 \
-                    --prompt-tokens "$prompt" --gen-tokens 0 --repeat "$repeat" --json)
-            [ -n "${BENCH_JSON:-}" ] && echo "$json1" >> "$BENCH_JSON"
-            one=$(echo "$json1" | num prefill_tok_s) ;;
-        esac
-        pre=$(echo "$json" | num prefill_tok_s)
-        if echo "$json" | grep -q '"prefill_peak": "bf16dot"'; then
-            peak=$(echo "$json" | num peak_bf16dot_gflop_s)
-        else
-            peak=$(echo "$json" | num peak_fma_gflop_s)
+        j2=$("$bin" bench "$@" --strategy "$s" --threads 2 --busy 1 \
+             --prompt-tokens "$prompt" --gen-tokens "$gen" --repeat "$repeat" --json)
+        j1=$("$bin" bench "$@" --strategy "$s" --threads 1 --busy 1 \
+             --prompt-tokens "$prompt" --gen-tokens "$gen" --repeat "$repeat" --json)
+        if [ -n "${BENCH_JSON:-}" ]; then
+            echo "$j2" >> "$BENCH_JSON"
+            echo "$j1" >> "$BENCH_JSON"
         fi
-        awk -v shape="$shape" -v strat="$s" -v one="$one" -v pre="$pre" -v peak="$peak" \
-            -v load="$(echo "$json" | num load_s)" -v ratio="$(echo "$json" | num rss_file_ratio)" \
-            -v psh="$(echo "$json" | num prefill_share_of_bound)" \
-            -v dec="$(echo "$json" | num decode_tok_s)" \
-            -v dsh="$(echo "$json" | num decode_share_of_bound)" \
-            -v bw="$(echo "$json" | num read_bandwidth_gb_s)" 'BEGIN {
-            r = ratio > 0 ? sprintf("%.2f", ratio) : "-"
-            o = one > 0 ? sprintf("%.1f", one) : "-"
-            s = one > 0 ? sprintf("%.2f", pre / one) : "-"
-            printf "%-8s %-11s %6.2f %6s %9.1f %5.0f%% %8s %5s %8.2f %5.0f%% %6.1f %7.0f\n",
-                   shape, strat, load, r, pre, 100 * psh, o, s, dec, 100 * dsh, bw, peak }'
+        awk -v shape="$shape" -v strat="$s" \
+            -v p2="$(echo "$j2" | num prefill_tok_s)" -v p1="$(echo "$j1" | num prefill_tok_s)" \
+            -v d2="$(echo "$j2" | num decode_tok_s)" -v d1="$(echo "$j1" | num decode_tok_s)" 'BEGIN {
+            printf "%-8s %-11s %11.1f %11.1f %6.2f %10.2f %10.2f %6.2f\n", shape, strat,
+                   p2, p1, (p1 > 0 ? p2 / p1 : 0), d2, d1, (d1 > 0 ? d2 / d1 : 0) }'
         IFS=,
     done
     IFS=$old_ifs
-done
+}
+
+table
+# the AVX2 set too, on a CPU whose best set is another (AVX-512): most users run it
+if [ "${BENCH_AVX2:-1}" = 1 ] && [ -z "${RWKV_KERNELS:-}" ] &&
+   ! "$bin" bench --demo --gen-tokens 1 --prompt-tokens 2 --repeat 1 --json |
+       grep -q '"kernels": "avx2"' &&
+   RWKV_KERNELS=avx2 "$bin" bench --demo --gen-tokens 1 --prompt-tokens 2 --repeat 1 --json |
+       grep -q '"kernels": "avx2"'; then
+    echo
+    RWKV_KERNELS=avx2
+    export RWKV_KERNELS
+    table
+    unset RWKV_KERNELS
+fi
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')  (after)"

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../core/chat.h"
 #include "../core/params.h"
 #include "../core/status.h"
 #include "../core/tokenizer.h"
@@ -64,6 +65,62 @@ void cli_errorf(const char *fmt, ...)
     ;
 /* Print an rwkv_err as one line; returns 1 (the runtime-error exit status). */
 int cli_fail(const rwkv_err *err);
+
+/*
+** End of a command that wrote to stdout: flush and close stdout and, if any
+** write to it failed (a full disk, /dev/full, a closed pipe with SIGPIPE
+** ignored), print "rwkv-tui: stdout: No space left on device" (one line)
+** and return 1; else return RC unchanged.  Use as `return
+** cli_stdout_close(rc);` at the very end (nothing may print to stdout
+** afterwards; a second call just returns RC).  A write error seen earlier
+** through cli_stdout_flush keeps its errno for the message.
+*/
+int cli_stdout_close(int rc);
+/* Model text to F: on a terminal through the model-text sanitiser
+** (utf8_sanitize_for_terminal: no escape sequences, control characters or
+** invalid UTF-8 from a model reach the terminal); a pipe gets the bytes. */
+void cli_write_text(FILE *f, const char *text, size_t len);
+/* fflush(stdout) for streaming output, remembering the errno of the first
+** failure for cli_stdout_close.  Returns 0 or -1. */
+int cli_stdout_flush(void);
+
+/*
+** SIGPIPE keeps its default action everywhere (a closed pipe ends the
+** process, like cat(1) and head(1) expect): nothing here ignores it.
+**
+** Install the SIGBUS handler for faults inside files we have mapped
+** (core/mapfile.h guard table): a model or cache file truncated or
+** rewritten in place while in use ends the process with one line
+**     "rwkv-tui: PATH: the file changed size while in use (truncated or
+**      replaced in place)"
+** and exit status 1, not a crash.  Any other SIGBUS keeps its default
+** action.  CLEANUP (may be NULL) runs first, in the signal handler: it must
+** be async-signal-safe (restore the terminal with write/tcsetattr, say).
+** Call again to change CLEANUP.
+*/
+void cli_guard_mapped_files(void (*cleanup)(void));
+
+/* ---- the chat's framing options (cli/frame.c) ------------------------------ */
+
+#define CLI_FRAME_MAX_BAN 4096   /* --ban list length: far more than anyone types */
+
+/* --greeting TEXT, --no-greeting, --stop S (repeatable, \n escapes),
+** --ban IDS: for `chat` and the full-screen client. */
+struct cli_frame {
+    const char *greeting;               /* NULL = the demo's; borrowed from argv */
+    int         no_greeting;
+    char       *stop[CHAT_MAX_STOP];    /* owned: cli_frame_fini */
+    size_t      n_stop;
+    int32_t     ban[CLI_FRAME_MAX_BAN];
+    size_t      n_ban;
+};
+/* Like cli_opts_parse for the framing options: 1 consumed, 0 not one, -1
+** error (printed). */
+int  cli_frame_parse(struct cli_frame *f, int argc, char **argv, int *i);
+/* Point CFG's greeting, stops and bans at F (F must outlive CFG's use). */
+void cli_frame_apply(const struct cli_frame *f, chat_config *cfg);
+void cli_frame_fini(struct cli_frame *f);
+void cli_frame_help(FILE *f);
 
 /* ---- vocabulary discovery (cli/vocab.c) ---------------------------------- */
 

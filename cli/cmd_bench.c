@@ -12,19 +12,25 @@
 ** 1/chunk of it per token; the embedding is a row lookup).  The peak is
 ** measured by simd_peak_probe on every bench thread at once: fp32 FMA for
 ** fp32 / fp16 strategies, the bf16 dot product (vdpbf16ps) for bf16 and int8
-** ones (the int8 matmul runs on the bf16 dot kernel).  Both shares are what
-** stays comparable on a noisy shared machine.
+** ones (the int8 matmul runs on the bf16 dot kernel); with the AVX2 kernel
+** set (RWKV_KERNELS=avx2, or a CPU without AVX-512) both probes are ymm FMA.
+** Both shares are what stays comparable on a noisy shared machine.  The
+** report names the kernel set and the CPU's features (core/cpuid.h);
+** --busy N runs N spinning processes beside the whole run.
 */
 #include "cli.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../core/ckpt.h"
+#include "../core/cpuid.h"
 #include "../core/kernels.h"
 #include "../core/mem.h"
 #include "../core/model_gen.h"
@@ -270,6 +276,56 @@ strategy_uses_bf16_dot(const char *strategy, int n_layer)
     return 2 * bf > n_layer;
 }
 
+/*
+** --busy N: N child processes that spin on a core each for the whole run
+** (the "another program holds a core" case: 2-thread figures on a 2-core
+** machine with --busy 1 show what a descheduled pool thread costs).  A
+** child exits by itself when its parent is gone; bench_busy_stop kills
+** and reaps them on every exit path.
+*/
+#define BENCH_MAX_BUSY 64
+
+static void
+bench_busy_child(pid_t parent)
+{
+    volatile uint64_t spin = 0;
+
+    for (;;) {
+        for (int i = 0; i < (1 << 20); i++)
+            spin = spin + 1;
+        if (getppid() != parent)
+            _exit(0);
+    }
+}
+
+/* Start N spinners into PIDS; how many started. */
+static int
+bench_busy_start(int n, pid_t *pids)
+{
+    pid_t self = getpid();
+    int got = 0;
+
+    fflush(stdout);
+    fflush(stderr);
+    for (int i = 0; i < n; i++) {
+        pid_t p = fork();
+        if (p == 0)
+            bench_busy_child(self);
+        if (p > 0)
+            pids[got++] = p;
+    }
+    return got;
+}
+
+static void
+bench_busy_stop(int n, pid_t *pids)
+{
+    for (int i = 0; i < n; i++)
+        kill(pids[i], SIGKILL);
+    for (int i = 0; i < n; i++)
+        waitpid(pids[i], NULL, 0);
+}
+
 static int32_t
 argmax(const float *v, int n)
 {
@@ -286,7 +342,7 @@ usage(FILE *f)
 {
     fprintf(f, "usage: " PROG " bench (--model PATH | --demo | --shape NAME) [--strategy S]\n"
                "          [--threads N] [--prompt-tokens N] [--gen-tokens N] [--chunk N]\n"
-               "          [--repeat R] [--seed N] [--json]\n"
+               "          [--repeat R] [--seed N] [--busy N] [--json]\n"
                "       " PROG " bench --shape NAME --save PATH [--dtype bf16|fp16|fp32]\n"
                "          [--seed N] [--threads N]\n\n"
                "--shape builds a random-weight RWKV-7 model of a real shape in memory (no\n"
@@ -307,7 +363,13 @@ usage(FILE *f)
                "and reports decode as a share of the bandwidth\n"
                "bound (read bandwidth / weight bytes per token) and prefill as a share of\n"
                "the arithmetic bound (peak / (2 x matrix elements per token); the bf16 dot\n"
-               "peak for bf16 and int8 strategies, the FMA peak for fp32 and fp16).\n\n");
+               "peak for bf16 and int8 strategies, the FMA peak for fp32 and fp16).\n"
+               "It prints the kernel set that ran (RWKV_KERNELS=portable|avx2|avx512 forces\n"
+               "one) and the CPU's features.\n\n"
+               "--busy N starts N processes that spin on a core each for the whole run and\n"
+               "kills them at the end: the speed when other programs hold cores (with\n"
+               "--busy 1 on a 2-core machine, 2 threads should not fall below 1 thread).\n"
+               "The limits are then measured with the spinners running too.\n\n");
     cli_opts_help(f, 0);
 }
 
@@ -370,7 +432,10 @@ cmd_bench(int argc, char **argv)
 {
     struct cli_opts o;
     long prompt_n = 512, gen_n = 64, repeat = 3, chunk = 256, seed = 1;
-    int json = 0, rc = 1;
+    int json = 0, rc = 1, n_busy = 0;
+    long busy = 0;
+    pid_t busy_pids[BENCH_MAX_BUSY];
+    char features[160];
     const char *shape = NULL, *save = NULL, *dtype = NULL;
     rwkv_model *m = NULL;
     rwkv_state *s = NULL;
@@ -388,7 +453,7 @@ cmd_bench(int argc, char **argv)
         int r;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
-            return 0;
+            return cli_stdout_close(0);
         }
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
@@ -428,6 +493,11 @@ cmd_bench(int argc, char **argv)
                 return 2;
             continue;
         }
+        if ((r = cli_take(argc, argv, &i, "busy", &v)) != 0) {
+            if (r < 0 || cli_int("busy", v, 0, BENCH_MAX_BUSY, &busy) < 0)
+                return 2;
+            continue;
+        }
         if ((r = cli_take(argc, argv, &i, "repeat", &v)) != 0) {
             if (r < 0 || cli_int("repeat", v, 1, 1000, &repeat) < 0)
                 return 2;
@@ -448,7 +518,7 @@ cmd_bench(int argc, char **argv)
             cli_errorf("bench: --save needs --shape NAME (and no --model / --demo)");
             return 2;
         }
-        return bench_save(shape, save, dtype, seed, o.threads, json);
+        return cli_stdout_close(bench_save(shape, save, dtype, seed, o.threads, json));
     }
     if (dtype != NULL) {
         cli_errorf("bench: --dtype only applies with --save (the strategy sets the "
@@ -464,6 +534,9 @@ cmd_bench(int argc, char **argv)
                    "--save PATH, then bench --model PATH", shape, shape);
         return 2;
     }
+    cpuid_feature_names(cpuid_features(), features, sizeof features);
+    if (busy > 0)
+        n_busy = bench_busy_start((int)busy, busy_pids);
     memset(&oo, 0, sizeof oo);
     oo.strategy = o.strategy;
     oo.n_threads = o.threads;
@@ -481,8 +554,10 @@ cmd_bench(int argc, char **argv)
     t_load = now_s();
     if ((shape ? rwkv_model_open_shape(shape, (uint64_t)seed, &oo, &m, &err)
          : o.demo ? rwkv_model_open_demo((uint64_t)seed, &oo, &m, &err)
-                  : rwkv_model_open(o.model, &oo, &m, &err)) != RWKV_OK)
+                  : rwkv_model_open(o.model, &oo, &m, &err)) != RWKV_OK) {
+        bench_busy_stop(n_busy, busy_pids);
         return cli_fail(&err);
+    }
     t_load = now_s() - t_load;
     rss_load = rss_mib();
 
@@ -557,7 +632,7 @@ cmd_bench(int argc, char **argv)
     double ratio = fsize > 0 ? rss_peak * 1048576.0 / fsize : 0;
     if (json) {
         printf("{\"model\": \"%s\", \"version\": \"%s\", \"strategy\": \"%s\", \"threads\": %d, "
-               "\"kernels\": \"%s\", \"params\": %llu, \"mat_params\": %llu, "
+               "\"kernels\": \"%s\", \"cpu_features\": \"%s\", \"busy\": %d, \"params\": %llu, \"mat_params\": %llu, "
                "\"file_bytes\": %llu, \"load_s\": %.3f, \"rss_load_mib\": %.1f, "
                "\"peak_rss_mib\": %.1f, \"rss_file_ratio\": %.3f, "
                "\"prompt_tokens\": %ld, \"chunk\": %ld, "
@@ -570,7 +645,7 @@ cmd_bench(int argc, char **argv)
                "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
                "\"weight_cache\": \"%s\", \"rss_mib\": %.1f}\n",
                mname, info->version, info->strategy, info->n_threads, simd_kernels_name(kk),
-               (unsigned long long)info->n_params, (unsigned long long)info->mat_params,
+               features, n_busy, (unsigned long long)info->n_params, (unsigned long long)info->mat_params,
                (unsigned long long)info->file_size, t_load, rss_load, rss_peak, ratio,
                prompt_n, chunk, gen_n, repeat,
                (unsigned long long)info->weight_bytes, prefill,
@@ -585,6 +660,12 @@ cmd_bench(int argc, char **argv)
         printf("strategy   %s, %d threads, %s kernels; load %.3f s (weight cache: %s)\n",
                info->strategy, info->n_threads, simd_kernels_name(kk), t_load,
                info->weight_cache);
+        printf("cpu        %s%s", features,
+               getenv("RWKV_KERNELS") != NULL ? " (RWKV_KERNELS set)" : "");
+        if (n_busy > 0)
+            printf("; %d spinning process%s beside the run (--busy)", n_busy,
+                   n_busy == 1 ? "" : "es");
+        printf("\n");
         if (fsize > 0)
             printf("memory     file %.1f MiB; RSS after load %.1f MiB, peak %.1f MiB "
                    "(%.2f x the file)\n", fsize / 1048576.0, rss_load, rss_peak, ratio);
@@ -611,11 +692,12 @@ cmd_bench(int argc, char **argv)
     }
     rc = 0;
 out:
+    bench_busy_stop(n_busy, busy_pids);
     free(toks);
     free(logits);
     free(tp);
     free(td);
     rwkv_state_destroy(s);
     rwkv_model_close(m);
-    return rc;
+    return cli_stdout_close(rc);
 }

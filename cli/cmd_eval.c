@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/fileio.h"
 #include "../core/rwkv.h"
 #include "../core/tokenizer.h"
 
@@ -33,8 +34,10 @@ eval_help(FILE *f)
             "  --rnn               one token per forward call (the single-token path)\n"
             "  --chunk N           N tokens per forward call (default %d)\n"
             "  --all               write the logits of every call, not only the last\n"
-            "  --out FILE          where to write the logits\n"
-            "  --state-out FILE    write the final state (float32, the reference's list order)\n",
+            "  --out FILE          where to write the logits ('-' = stdout); a file is\n"
+            "                      written whole or not at all (temporary file + rename)\n"
+            "  --state-out FILE    write the final state (float32, the reference's list\n"
+            "                      order; '-' = stdout)\n",
             EVAL_DEFAULT_CHUNK);
     cli_opts_help(f, 0);
 }
@@ -93,17 +96,33 @@ eval_parse_tokens(const char *s, int32_t **out, size_t *n)
     return 0;
 }
 
+/* Write N floats to PATH ("-" = stdout, checked at the end by
+** cli_stdout_close): a fresh temporary file renamed over PATH when
+** complete (core/fileio.h), so PATH is never left half-written and a
+** planted symlink is never followed. */
 static int
 eval_write(const char *path, const float *v, size_t n)
 {
-    FILE *f = fopen(path, "wb");
+    rwkv_atomic *a;
+    rwkv_err err;
+    FILE *f;
 
-    if (f == NULL) {
-        cli_errorf("%s: cannot create: %s", path, strerror(errno));
+    if (strcmp(path, "-") == 0) {
+        (void)fwrite(v, sizeof(float), n, stdout);
+        return 0;
+    }
+    if (rwkv_atomic_create(path, 0644, 0, &a, &err) != RWKV_OK) {
+        cli_fail(&err);
         return -1;
     }
-    if (fwrite(v, sizeof(float), n, f) != n || fclose(f) != 0) {
-        cli_errorf("%s: write failed: %s", path, strerror(errno));
+    if ((f = rwkv_atomic_stream(a, &err)) == NULL) {
+        rwkv_atomic_abort(a);
+        cli_fail(&err);
+        return -1;
+    }
+    (void)fwrite(v, sizeof(float), n, f);   /* errors surface at commit */
+    if (rwkv_atomic_commit(a, &err) != RWKV_OK) {
+        cli_fail(&err);
         return -1;
     }
     return 0;
@@ -130,7 +149,7 @@ cmd_eval(int argc, char **argv)
         int r;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             eval_help(stdout);
-            return 0;
+            return cli_stdout_close(0);
         }
         if (strcmp(argv[i], "--rnn") == 0) {
             rnn = 1;
@@ -241,5 +260,5 @@ done:
     tok_close(tk);
     rwkv_state_destroy(s);
     rwkv_model_close(m);
-    return rc;
+    return cli_stdout_close(rc);
 }

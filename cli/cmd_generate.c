@@ -8,9 +8,16 @@
 ** ("User: T\n\nAssistant:", after the demo's greeting unless --state or
 ** --no-greeting) and stops at "\n\n" like `chat`.  Ctrl-C stops early and
 ** keeps what was printed.
+**
+** --prompt-file F ('-' = stdin) takes the prompt from F, byte for byte.
+** Text is never cut short silently: a prompt holding a NUL byte is refused
+** with one line giving its offset (NUL is not text; the C string APIs
+** below would drop what follows it).  A failed write to stdout (a full
+** disk) stops the generation and exits 1 with one line (cli_stdout_close).
 */
 #include "cli.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +25,14 @@
 #include <unistd.h>
 
 #include "../core/chat.h"
+#include "../core/utf8.h"
+
+/* --prompt-file larger than this is refused (a prompt, not a corpus). */
+#define GEN_MAX_PROMPT_FILE (64u << 20)
 
 static chat *volatile sig_chat;
+/* stdout failed: the generation was stopped for it */
+static int out_failed;
 
 static void
 on_sigint(int sig)
@@ -33,10 +46,13 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-            "usage: " PROG " generate (--model PATH | --demo) --prompt TEXT [options]\n"
+            "usage: " PROG " generate (--model PATH | --demo) (--prompt TEXT | --prompt-file F)\n"
+            "                         [options]\n"
             "Print one completion of TEXT to stdout (the prompt itself is not echoed).\n\n"
             "Generate options:\n"
-            "  --prompt TEXT       the text to continue (required)\n"
+            "  --prompt TEXT       the text to continue (this or --prompt-file is required)\n"
+            "  --prompt-file F     read the text from file F ('-' = stdin), byte for byte;\n"
+            "                      a NUL byte in it is refused\n"
             "  --chat              use the chat framing \"User: TEXT\\n\\nAssistant:\" after the\n"
             "                      demo's greeting, and stop at \"\\n\\n\" (like `chat`)\n"
             "  --no-greeting       with --chat: feed no greeting\n"
@@ -44,23 +60,77 @@ usage(FILE *f)
     cli_opts_help(f, 1);
 }
 
-/* Model text to F; on a terminal, control characters other than newline
-** and tab become U+FFFD (no escape sequences from the model). */
+/* Model text to F; on a terminal through the model-text sanitiser
+** (utf8_sanitize_for_terminal: no escape sequences from the model). */
 static void
 write_text(FILE *f, const char *text, size_t len)
 {
-    if (!isatty(fileno(f))) {
-        fwrite(text, 1, len, f);
-    } else {
-        for (size_t i = 0; i < len; i++) {
-            unsigned char ch = (unsigned char)text[i];
-            if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
-                fputs("\xef\xbf\xbd", f);
-            else
-                fputc(ch, f);
-        }
+    cli_write_text(f, text, len);
+    /* nobody reads the rest: stop generating (reported at the end) */
+    if (cli_stdout_flush() < 0 && !out_failed) {
+        out_failed = 1;
+        if (sig_chat != NULL)
+            chat_cancel(sig_chat);
     }
-    fflush(f);
+}
+
+/*
+** Read the prompt from PATH ("-" = stdin) into *OUT (malloc'ed, NUL-
+** terminated, *LEN bytes).  Refuses a NUL byte inside.  0, or 1 with one
+** line printed.
+*/
+static int
+read_prompt_file(const char *path, char **out, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    const char *name = f == stdin ? "stdin" : path;
+    char *b = NULL, *nb, *z;
+    size_t n = 0, cap = 0, got;
+
+    if (f == NULL) {
+        cli_errorf("%s: cannot open: %s", path, strerror(errno));
+        return 1;
+    }
+    do {
+        if (n == cap) {
+            if (cap >= GEN_MAX_PROMPT_FILE) {
+                cli_errorf("%s: larger than %u bytes (too long for a prompt)", name,
+                           GEN_MAX_PROMPT_FILE);
+                goto fail;
+            }
+            cap = cap ? cap * 2 : 65536;
+            if ((nb = realloc(b, cap + 1)) == NULL) {
+                cli_errorf("%s: out of memory", name);
+                goto fail;
+            }
+            b = nb;
+        }
+        got = fread(b + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    if (ferror(f)) {
+        cli_errorf("%s: cannot read: %s", name, strerror(errno));
+        goto fail;
+    }
+    if ((z = memchr(b, '\0', n)) != NULL) {
+        size_t at = (size_t)(z - b), line = 1;
+        for (size_t k = 0; k < at; k++)
+            line += b[k] == '\n';
+        cli_errorf("%s: NUL byte at offset %zu (line %zu); a prompt must be text", name, at,
+                   line);
+        goto fail;
+    }
+    if (f != stdin)
+        fclose(f);
+    b[n] = '\0';
+    *out = b;
+    *len = n;
+    return 0;
+fail:
+    if (f != stdin)
+        fclose(f);
+    free(b);
+    return 1;
 }
 
 static void
@@ -74,7 +144,9 @@ int
 cmd_generate(int argc, char **argv)
 {
     struct cli_opts o;
-    const char *prompt = NULL;
+    const char *prompt = NULL, *prompt_file = NULL;
+    char *file_text = NULL;
+    size_t prompt_len = 0;
     int chat_mode = 0, no_greeting = 0, stats = 0, rc = 0, was_random;
     rwkv_model *m = NULL;
     tok *t = NULL;
@@ -91,7 +163,7 @@ cmd_generate(int argc, char **argv)
         int r;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
-            return 0;
+            return cli_stdout_close(0);
         }
         r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0)
@@ -111,6 +183,10 @@ cmd_generate(int argc, char **argv)
             if (r < 0)
                 return 2;
             prompt = v;
+        } else if ((r = cli_take(argc, argv, &i, "prompt-file", &v)) != 0) {
+            if (r < 0)
+                return 2;
+            prompt_file = v;
         } else {
             cli_errorf("generate: unknown option '%s' (try '" PROG " generate --help')", argv[i]);
             return 2;
@@ -120,12 +196,20 @@ cmd_generate(int argc, char **argv)
         cli_errorf("generate: --model PATH (or --demo) is required");
         return 2;
     }
-    if (prompt == NULL) {
-        cli_errorf("generate: --prompt TEXT is required");
+    if ((prompt == NULL) == (prompt_file == NULL)) {
+        cli_errorf("generate: give exactly one of --prompt TEXT and --prompt-file F");
         return 2;
     }
-    if (prompt[0] == '\0') {
-        cli_errorf("generate: --prompt is empty");
+    if (prompt_file != NULL) {
+        if (read_prompt_file(prompt_file, &file_text, &prompt_len) != 0)
+            return 1;
+        prompt = file_text;
+    } else {
+        prompt_len = strlen(prompt);
+    }
+    if (prompt_len == 0) {
+        cli_errorf("generate: %s is empty", prompt_file ? prompt_file : "--prompt");
+        free(file_text);
         return 2;
     }
     oo.strategy = o.strategy;
@@ -152,8 +236,8 @@ cmd_generate(int argc, char **argv)
             goto out;
         }
     }
-    if ((chat_mode ? chat_submit(c, prompt, strlen(prompt), &err)
-                   : chat_submit_raw(c, prompt, strlen(prompt), &err)) != RWKV_OK) {
+    if ((chat_mode ? chat_submit(c, prompt, prompt_len, &err)
+                   : chat_submit_raw(c, prompt, prompt_len, &err)) != RWKV_OK) {
         cli_errorf("generate: %s", err.msg);
         rc = 2;
         goto out;
@@ -172,7 +256,7 @@ cmd_generate(int argc, char **argv)
     sig_chat = NULL;
     sigaction(SIGINT, &old_sa, NULL);
     turn = chat_n_turns(c) > 0 ? chat_turn_at(c, chat_n_turns(c) - 1) : NULL;
-    if (turn != NULL && rc == 0) {
+    if (turn != NULL && rc == 0 && !out_failed) {
         fputc('\n', stdout);
         if (turn->stop == CHAT_STOP_CANCEL)
             fprintf(stderr, "(interrupted after %zu tokens)\n", turn->n_reply);
@@ -188,6 +272,6 @@ out:
     chat_destroy(c);
     tok_close(t);
     rwkv_model_close(m);
-    fflush(stdout);
-    return rc;
+    free(file_text);
+    return cli_stdout_close(rc);
 }

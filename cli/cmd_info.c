@@ -7,13 +7,16 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../core/ckpt_verify.h"
 #include "../core/rwkv.h"
 
 static void
 info_help(FILE *f)
 {
-    fprintf(f, "usage: " PROG " info (--model PATH | --demo) [--strategy S]\n\n"
-               "Load the checkpoint, validate every tensor and describe the model.\n\n");
+    fprintf(f, "usage: " PROG " info (--model PATH | --demo) [--strategy S] [--verify]\n\n"
+               "Load the checkpoint, validate every tensor and describe the model.\n"
+               "  --verify   read the whole file and check the CRC-32 of every entry of a\n"
+               "             .pth (a load checks only what it reads); names a damaged tensor\n\n");
     cli_opts_help(f, 0);
 }
 
@@ -25,13 +28,20 @@ cmd_info(int argc, char **argv)
     rwkv_model *m;
     rwkv_err err;
     const rwkv_info *in;
+    int verify = 0;
+    uint64_t n_checked = 0;
 
     cli_opts_init(&o);
     for (int i = 1; i < argc;) {
         int r;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             info_help(stdout);
-            return 0;
+            return cli_stdout_close(0);
+        }
+        if (strcmp(argv[i], "--verify") == 0) {
+            verify = 1;
+            i++;
+            continue;
         }
         if ((r = cli_opts_parse(&o, argc, argv, &i)) != 0) {
             if (r < 0)
@@ -45,6 +55,8 @@ cmd_info(int argc, char **argv)
         cli_errorf("info: --model PATH (or --demo) is required");
         return 2;
     }
+    if (verify && !o.demo && ckpt_verify_file(o.model, o.threads, &n_checked, &err) != RWKV_OK)
+        return cli_fail(&err);
     memset(&oo, 0, sizeof oo);
     oo.strategy = o.strategy;
     oo.n_threads = o.threads;
@@ -53,6 +65,10 @@ cmd_info(int argc, char **argv)
         return cli_fail(&err);
     in = rwkv_model_info(m);
     printf("model:       %s\n", o.demo ? "(demo)" : o.model);
+    if (verify)
+        printf("checksums:   %s (%" PRIu64 " entries checked)\n",
+               o.demo ? "none (in-memory model)" : n_checked ? "every CRC-32 matches" : "none in this format",
+               n_checked);
     printf("version:     RWKV %s\n", in->version);
     printf("layers:      %d\n", in->n_layer);
     printf("embedding:   %d\n", in->n_embd);
@@ -77,5 +93,5 @@ cmd_info(int argc, char **argv)
     else
         printf("weight cache: %s\n", in->weight_cache[0] ? in->weight_cache : "off");
     rwkv_model_close(m);
-    return 0;
+    return cli_stdout_close(0);
 }

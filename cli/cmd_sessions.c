@@ -5,10 +5,14 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../storage/session.h"
 #include "../storage/store.h"
 
 /* Largest import file read (bytes): a 1000-turn export is a few MB. */
@@ -22,17 +26,21 @@ usage(FILE *f)
     fprintf(f,
             "usage: " PROG " sessions [--db PATH] COMMAND\n\n"
             "Commands:\n"
-            "  list                          saved sessions, most recent first\n"
+            "  list [--json]                 saved sessions, most recent first (--json: an\n"
+            "                                array of id, title, model, state_file, strategy,\n"
+            "                                turns, head_turn, created, updated)\n"
             "  show ID                       the current branch of session ID, with turn ids\n"
             "  export ID [--format md|json] [--out FILE]\n"
             "                                Markdown of the current branch (default) or\n"
             "                                JSON of the whole tree (to stdout or FILE)\n"
             "  import FILE                   a JSON export, as a new session\n"
-            "  fork ID TURN [--title T]      a new session with the turns up to TURN\n"
+            "  fork ID TURN [--title T]      a new session with the turns up to TURN; at a\n"
+            "                                user turn, up to before that message (as /fork)\n"
             "  rename ID TITLE               change a session's title\n"
             "  rm ID                         delete a session and its saved states\n"
-            "  search TEXT                   full-text search over all messages: every word\n"
-            "                                must appear, as a word or its start\n\n"
+            "  search TEXT                   search titles and messages: every word (3+\n"
+            "                                characters use the index; \"a phrase\" is one\n"
+            "                                word) must appear as a substring, any script\n\n"
             "Options:\n"
             "  --db PATH   session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db)\n");
 }
@@ -77,6 +85,97 @@ one_line(const char *text, char *buf, size_t max)
     buf[n] = '\0';
 }
 
+/* Print TEXT made safe for a terminal (store_text_clean). */
+static void
+put_clean(const char *text)
+{
+    char *c = store_text_clean(text, strlen(text), NULL);
+
+    fputs(c ? c : "?", stdout);
+    free(c);
+}
+
+/* TEXT as a JSON string (cleaned to valid UTF-8; controls escaped). */
+static void
+put_json_str(const char *text)
+{
+    char *c = store_text_clean(text, strlen(text), NULL);
+
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)(c ? c : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", stdout);
+        else if (*p == '\t')
+            fputs("\\t", stdout);
+        else if (*p < 0x20 || *p == 0x7f)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+    free(c);
+}
+
+/* UTC ISO 8601 of unix milliseconds. */
+static void
+fmt_iso(int64_t ms, char *buf, size_t cap)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+
+    if (gmtime_r(&t, &tm) == NULL || strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, cap, "?");
+}
+
+/* `sessions list --json`: an array of objects, most recent first:
+** id, title, model (path or null), state_file (path, library name or null),
+** strategy, turns, head_turn, created, updated (UTC ISO 8601) and
+** created_ms, updated_ms (unix milliseconds). */
+static int
+do_list_json(store *st)
+{
+    store_session *v;
+    size_t n;
+    rwkv_err err;
+
+    if (store_session_list(st, &v, &n, &err) != RWKV_OK)
+        return cli_fail(&err);
+    fputs(n ? "[\n" : "[]\n", stdout);
+    for (size_t i = 0; i < n; i++) {
+        store_model mo;
+        store_statefile sf;
+        char c[32], u[32];
+
+        fmt_iso(v[i].created_ms, c, sizeof c);
+        fmt_iso(v[i].updated_ms, u, sizeof u);
+        printf("  {\"id\": %lld, \"title\": ", (long long)v[i].id);
+        put_json_str(v[i].title);
+        fputs(", \"model\": ", stdout);
+        if (v[i].model_id != 0 && store_model_get(st, v[i].model_id, &mo, &err) == RWKV_OK)
+            put_json_str(mo.path);
+        else
+            fputs("null", stdout);
+        fputs(", \"state_file\": ", stdout);
+        if (v[i].state_file_id != 0 &&
+            store_statefile_get(st, v[i].state_file_id, &sf, NULL, &err) == RWKV_OK)
+            put_json_str(sf.path[0] ? sf.path : sf.name);
+        else
+            fputs("null", stdout);
+        fputs(", \"strategy\": ", stdout);
+        put_json_str(v[i].strategy);
+        printf(", \"turns\": %lld, \"head_turn\": %lld, \"created\": \"%s\", "
+               "\"updated\": \"%s\", \"created_ms\": %lld, \"updated_ms\": %lld}%s\n",
+               (long long)v[i].n_turns, (long long)v[i].head_turn, c, u,
+               (long long)v[i].created_ms, (long long)v[i].updated_ms, i + 1 < n ? "," : "");
+    }
+    if (n)
+        fputs("]\n", stdout);
+    free(v);
+    return 0;
+}
+
 static int
 do_list(store *st)
 {
@@ -93,8 +192,9 @@ do_list(store *st)
     for (size_t i = 0; i < n; i++) {
         char when[32];
         fmt_time(v[i].updated_ms, when, sizeof when);
-        printf("%6lld  %-16s  %6lld  %s\n", (long long)v[i].id, when, (long long)v[i].n_turns,
-               v[i].title);
+        printf("%6lld  %-16s  %6lld  ", (long long)v[i].id, when, (long long)v[i].n_turns);
+        put_clean(v[i].title);
+        putchar('\n');
     }
     free(v);
     return 0;
@@ -110,6 +210,7 @@ do_show(store *st, int64_t id)
     int64_t nsnap = 0;
     char c[32], u[32];
     rwkv_err err;
+    int bad = 0;
 
     if (store_session_get(st, id, &ss, &err) != RWKV_OK ||
         store_snapshot_usage(st, id, &bytes, &nsnap, &err) != RWKV_OK ||
@@ -117,39 +218,68 @@ do_show(store *st, int64_t id)
         return cli_fail(&err);
     fmt_time(ss.created_ms, c, sizeof c);
     fmt_time(ss.updated_ms, u, sizeof u);
-    printf("session %lld: %s\n", (long long)ss.id, ss.title);
+    printf("session %lld: ", (long long)ss.id);
+    put_clean(ss.title);
+    putchar('\n');
     printf("created %s, updated %s; %lld turns in the tree, %zu on this branch\n", c, u,
            (long long)ss.n_turns, n);
     if (ss.model_id > 0) {
         store_model m;
-        if (store_model_get(st, ss.model_id, &m, &err) == RWKV_OK)
-            printf("model %s (v%s, fingerprint %016llx)\n", m.path, m.version,
-                   (unsigned long long)m.fingerprint);
+        if (store_model_get(st, ss.model_id, &m, &err) == RWKV_OK) {
+            fputs("model ", stdout);
+            put_clean(m.path);
+            printf(" (v%s, fingerprint %016llx)\n", m.version, (unsigned long long)m.fingerprint);
+            if (m.vocab[0]) {
+                fputs("vocabulary ", stdout);
+                put_clean(m.vocab);
+                putchar('\n');
+            }
+        }
     }
-    if (ss.strategy[0])
-        printf("strategy %s\n", ss.strategy);
+    if (ss.strategy[0]) {
+        fputs("strategy ", stdout);
+        put_clean(ss.strategy);
+        putchar('\n');
+    }
     printf("saved states: %lld (%.1f MB)\n\n", (long long)nsnap, (double)bytes / 1e6);
+    /* A damaged row is shown as far as it can be read and named on stderr;
+    ** the rest of the branch is still printed (exit 1 at the end). */
     for (size_t i = 0; i < n; i++) {
         store_turn t;
-        if (store_turn_get(st, path[i], &t, &err) != RWKV_OK) {
-            free(path);
-            return cli_fail(&err);
+        char why[200];
+        if (store_turn_read(st, path[i], &t, why, sizeof why, &err) != RWKV_OK) {
+            printf("#%lld [unreadable]\n\n", (long long)path[i]);
+            cli_errorf("sessions show: turn %lld: %s", (long long)path[i], err.msg);
+            bad++;
+            continue;
         }
         printf("#%lld %s%s%s", (long long)t.id, store_role_name(t.role),
                t.has_snapshot ? " [state]" : "", t.interrupted ? " [interrupted]" : "");
         if (t.n_children > 1)
             printf(" [%d branches]", t.n_children);
-        printf(":\n%s\n\n", t.text);
+        if (why[0]) {
+            printf(" [damaged]");
+            cli_errorf("sessions show: turn %lld is damaged in the database: %s", (long long)t.id, why);
+            bad++;
+        }
+        fputs(":\n", stdout);
+        put_clean(t.text);
+        fputs("\n\n", stdout);
         store_turn_fini(&t);
     }
     free(path);
-    return 0;
+    return bad ? 1 : 0;
 }
 
 static int
 write_all(const char *path, const char *buf, size_t len)
 {
     FILE *f = path ? fopen(path, "wb") : stdout;
+
+    if (path == NULL) {   /* a failed write is reported by cli_stdout_close */
+        fwrite(buf, 1, len, stdout);
+        return 0;
+    }
 
     if (f == NULL) {
         cli_errorf("%s: cannot write: %s", path, strerror(errno));
@@ -168,7 +298,7 @@ static int
 do_export(store *st, int64_t id, const char *format, const char *out)
 {
     enum store_format fmt;
-    char *buf;
+    char *buf, note[RWKV_ERR_MSG];
     size_t len;
     rwkv_err err;
     int rc;
@@ -181,24 +311,42 @@ do_export(store *st, int64_t id, const char *format, const char *out)
         cli_errorf("sessions export: --format '%s' is not md or json", format);
         return 2;
     }
-    if (store_export(st, id, fmt, &buf, &len, &err) != RWKV_OK)
+    if (store_export_ex(st, id, fmt, &buf, &len, note, sizeof note, &err) != RWKV_OK)
         return cli_fail(&err);
     rc = write_all(out, buf, len);
     free(buf);
+    if (rc == 0 && note[0]) {   /* written, but not all of it was readable */
+        cli_errorf("sessions export: damaged rows exported in part: %s", note);
+        rc = 1;
+    }
     return rc;
 }
 
 static int
 do_import(store *st, const char *file)
 {
-    FILE *f = fopen(file, "rb");
+    /* Non-blocking open and a regular-file check: a FIFO or a device
+    ** named by mistake must not hang the import. */
+    int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    FILE *f = NULL;
     char *buf = NULL;
     size_t len = 0, cap = 0, r;
     int64_t id;
     rwkv_err err;
 
-    if (f == NULL) {
+    if (fd < 0) {
         cli_errorf("%s: cannot read: %s", file, strerror(errno));
+        return 1;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        cli_errorf("%s: not a regular file", file);
+        close(fd);
+        return 1;
+    }
+    if ((f = fdopen(fd, "rb")) == NULL) {
+        cli_errorf("%s: cannot read: %s", file, strerror(errno));
+        close(fd);
         return 1;
     }
     do {
@@ -253,8 +401,11 @@ do_search(store *st, const char *text)
     for (size_t i = 0; i < n; i++) {
         char line[300];
         one_line(h[i].snippet, line, sizeof line);
-        printf("session %lld turn %lld (%s) %s: %s\n", (long long)h[i].session_id,
-               (long long)h[i].turn_id, store_role_name(h[i].role), h[i].title, line);
+        if (h[i].turn_id == 0)
+            printf("session %lld (title): %s\n", (long long)h[i].session_id, line);
+        else
+            printf("session %lld turn %lld (%s) %s: %s\n", (long long)h[i].session_id,
+                   (long long)h[i].turn_id, store_role_name(h[i].role), h[i].title, line);
     }
     free(h);
     return 0;
@@ -265,7 +416,7 @@ cmd_sessions(int argc, char **argv)
 {
     const char *db = NULL, *format = NULL, *out = NULL, *title = NULL;
     const char *pos[4];
-    int npos = 0, rc, opts_done = 0;
+    int npos = 0, rc, opts_done = 0, json = 0;
     store *st;
     rwkv_err err;
     int64_t id = 0, turn = 0;
@@ -282,6 +433,11 @@ cmd_sessions(int argc, char **argv)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+            i++;
+            continue;
         }
         if ((r = cli_take(argc, argv, &i, "db", &db)) != 0 ||
             (r = cli_take(argc, argv, &i, "format", &format)) != 0 ||
@@ -335,10 +491,15 @@ cmd_sessions(int argc, char **argv)
     if (strcmp(pos[0], "fork") == 0 && parse_id("turn", pos[2], &turn) < 0)
         return 2;
 
+    if (json && strcmp(pos[0], "list") != 0) {
+        cli_errorf("sessions %s: --json is an option of 'sessions list' (export: --format json)",
+                   pos[0]);
+        return 2;
+    }
     if (store_open(db, &st, &err) != RWKV_OK)
         return cli_fail(&err);
     if (strcmp(pos[0], "list") == 0) {
-        rc = do_list(st);
+        rc = json ? do_list_json(st) : do_list(st);
     } else if (strcmp(pos[0], "show") == 0) {
         rc = do_show(st, id);
     } else if (strcmp(pos[0], "export") == 0) {
@@ -346,11 +507,23 @@ cmd_sessions(int argc, char **argv)
     } else if (strcmp(pos[0], "import") == 0) {
         rc = do_import(st, pos[1]);
     } else if (strcmp(pos[0], "fork") == 0) {
-        int64_t nid;
-        rc = store_session_fork(st, id, turn, title, &nid, &err) != RWKV_OK ? cli_fail(&err) : 0;
-        if (rc == 0)
-            printf("forked session %lld at turn %lld as session %lld\n", (long long)id, (long long)turn,
-                   (long long)nid);
+        /* the fork rule of the session runtime: at a user turn, the new
+        ** session ends before that message (to be written again) */
+        int64_t nid, at = 0;
+        if (sess_fork_point(st, turn, &at, &err) != RWKV_OK)
+            rc = cli_fail(&err);
+        else if (at == 0) {
+            cli_errorf("sessions fork: turn %lld is the first message: nothing comes before it",
+                       (long long)turn);
+            rc = 1;
+        } else
+            rc = store_session_fork(st, id, at, title, &nid, &err) != RWKV_OK ? cli_fail(&err) : 0;
+        if (rc == 0 && at != turn)
+            printf("forked session %lld before message %lld (at turn %lld) as session %lld\n",
+                   (long long)id, (long long)turn, (long long)at, (long long)nid);
+        else if (rc == 0)
+            printf("forked session %lld at turn %lld as session %lld\n", (long long)id,
+                   (long long)turn, (long long)nid);
     } else if (strcmp(pos[0], "rename") == 0) {
         rc = store_session_rename(st, id, pos[2], &err) != RWKV_OK ? cli_fail(&err) : 0;
     } else if (strcmp(pos[0], "rm") == 0) {
@@ -361,5 +534,6 @@ cmd_sessions(int argc, char **argv)
         rc = do_search(st, pos[1]);
     }
     store_close(st);
-    return rc;
+    /* output that did not reach stdout (a full disk) is an error */
+    return cli_stdout_close(rc);
 }

@@ -138,10 +138,8 @@ decode_ids(const tok *t, const char *what, const char *s, size_t len)
         rc = cli_fail(&err);
         goto out;
     }
-    if (fwrite(text, 1, tl, stdout) != tl || fflush(stdout) != 0) {
-        cli_errorf("writing the text: %s", strerror(errno));
-        goto out;
-    }
+    /* a failed write is reported once, by cli_stdout_close */
+    (void)fwrite(text, 1, tl, stdout);
     rc = 0;
 out:
     free(ids);
@@ -162,10 +160,7 @@ encode_text(const tok *t, const char *s, size_t len)
         printf(i ? " %ld" : "%ld", (long)ids[i]);
     putchar('\n');
     free(ids);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_errorf("writing the ids: %s", strerror(errno));
-        return 1;
-    }
+    /* a failed write is reported once, by cli_stdout_close */
     return 0;
 }
 
@@ -185,7 +180,7 @@ cmd_tokenize(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             tokenize_help(stdout);
-            return 0;
+            return cli_stdout_close(0);
         }
         if (strcmp(a, "--bytes") == 0 || strcmp(a, "--decode") == 0) {
             *(a[2] == 'b' ? &bytes : &decode) = 1;
@@ -230,5 +225,5 @@ cmd_tokenize(int argc, char **argv)
         rc = encode_text(t, file ? buf : text, file ? len : strlen(text));
     free(buf);
     tok_close(t);
-    return rc;
+    return cli_stdout_close(rc);
 }

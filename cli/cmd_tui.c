@@ -6,8 +6,27 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "../tui/app.h"
+
+/* The terminal as it was, for the SIGBUS guard (a model file truncated
+** while in use): the message must not land on a raw alternate screen. */
+static struct termios tui_saved_tio;
+static int            tui_have_tio;
+
+static void
+restore_terminal(void)
+{
+    static const char seq[] = "\033[?1049l\033[?25h\033[0m\r\n";
+
+    if (tui_have_tio)
+        tcsetattr(STDIN_FILENO, TCSANOW, &tui_saved_tio);
+    if (write(STDOUT_FILENO, seq, sizeof seq - 1) < 0) {
+        /* nothing more to do in a signal handler */
+    }
+}
 
 static void
 usage(FILE *f)
@@ -17,11 +36,16 @@ usage(FILE *f)
             "       " PROG " --demo               try it with a tiny random model\n"
             "\n");
     cli_opts_help(f, 1);
+    fputc('\n', f);
+    cli_frame_help(f);
     fprintf(f,
             "\nFull-screen client options:\n"
             "  --db PATH            session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db)\n"
             "  --config PATH        config file (default $XDG_CONFIG_HOME/rwkv-tui/config.yaml)\n"
             "  --theme NAME|PATH    colour theme: default, dark, light, mono or a file\n"
+            "  --resume             open the most recently used session (its own model,\n"
+            "                       vocabulary and strategy unless given)\n"
+            "  --session ID         open saved session ID (see '" PROG " sessions list')\n"
             "  --no-db              save nothing (no session database)\n"
             "  --max-frames N       quit after drawing N frames (tests, sanitizer runs)\n"
             "  --help-ui            this text\n"
@@ -33,7 +57,9 @@ int
 cmd_tui(int argc, char **argv)
 {
     struct cli_opts o;
+    static struct cli_frame fr;   /* static: large (the --ban list) */
     tui_launch l;
+    int rc;
 
     cli_opts_init(&o);
     memset(&l, 0, sizeof l);
@@ -51,6 +77,21 @@ cmd_tui(int argc, char **argv)
             i++;
             continue;
         }
+        if (strcmp(argv[i], "--resume") == 0) {
+            l.resume = 1;
+            i++;
+            continue;
+        }
+        r = cli_take(argc, argv, &i, "session", &val);
+        if (r < 0)
+            return 2;
+        if (r > 0) {
+            long id;
+            if (cli_int("--session", val, 1, 0x7fffffffL, &id) != 0)
+                return 2;
+            l.session_id = id;
+            continue;
+        }
         r = cli_take(argc, argv, &i, "max-frames", &val);
         if (r < 0)
             return 2;
@@ -59,6 +100,11 @@ cmd_tui(int argc, char **argv)
                 return 2;
             continue;
         }
+        r = cli_frame_parse(&fr, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
         r = cli_opts_parse(&o, argc, argv, &i);
         if (r < 0)
             return 2;
@@ -66,6 +112,10 @@ cmd_tui(int argc, char **argv)
             cli_errorf("unknown option '%s' (see " PROG " --help)", argv[i]);
             return 2;
         }
+    }
+    if (l.resume && l.session_id) {
+        cli_errorf("use one of --resume and --session ID");
+        return 2;
     }
     l.model = o.model;
     l.strategy = o.strategy;
@@ -79,5 +129,17 @@ cmd_tui(int argc, char **argv)
     l.samp = o.samp;
     l.samp_set = o.samp_set;
     l.find_vocab = cli_find_vocab;
-    return tui_run(&l);
+    if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &tui_saved_tio) == 0) {
+        tui_have_tio = 1;
+        cli_guard_mapped_files(restore_terminal);
+    }
+    l.greeting = fr.greeting;
+    l.no_greeting = fr.no_greeting;
+    l.stop = fr.stop;
+    l.n_stop = fr.n_stop;
+    l.ban = fr.ban;
+    l.n_ban = fr.n_ban;
+    rc = tui_run(&l);
+    cli_frame_fini(&fr);
+    return rc;
 }

@@ -40,6 +40,7 @@ int
 main(int argc, char **argv)
 {
     gpu_backend_register();   /* cuda strategies (a no-op in a CPU-only build) */
+    cli_guard_mapped_files(NULL);   /* a mapped model truncated in use: one line, exit 1 */
     setlocale(LC_ALL, "");
     /* Numbers on the command line, in config files and in the database are
     ** always written with a decimal point, whatever the user's locale. */

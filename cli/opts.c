@@ -3,11 +3,133 @@
 */
 #include "cli.h"
 
+#include "../core/utf8.h"
+
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "../core/mapfile.h"
+
+/* errno of the first failed cli_stdout_flush (0: none); stdout closed. */
+static int stdout_errno, stdout_closed;
+
+int
+cli_stdout_flush(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    if (stdout_errno == 0)
+        stdout_errno = errno ? errno : EIO;
+    return -1;
+}
+
+int
+cli_stdout_close(int rc)
+{
+    int e = 0;
+
+    if (stdout_closed)
+        return rc;
+    stdout_closed = 1;
+    errno = 0;
+    if (fflush(stdout) != 0)
+        e = errno ? errno : EIO;
+    else if (ferror(stdout))
+        e = stdout_errno ? stdout_errno : EIO;
+    if (e == 0) {
+        errno = 0;
+        if (fclose(stdout) != 0)
+            e = errno ? errno : EIO;
+    }
+    if (e == 0)
+        return rc;
+    /* a reply cut short is worse than the first error: report it even
+     * after another failure, but keep that failure's status */
+    cli_errorf("stdout: %s", strerror(e));
+    return rc ? rc : 1;
+}
+
+/* ---- SIGBUS in a mapped file ---- */
+
+static void (*volatile guard_cleanup)(void);
+
+/* Append S to the line B (capacity CAP, length *N), cutting it short if it
+** does not fit (async-signal-safe: no stdio). */
+static void
+guard_cat(char *b, size_t cap, size_t *n, const char *s)
+{
+    while (*s != '\0' && *n + 1 < cap)
+        b[(*n)++] = *s++;
+}
+
+/* write(2) N bytes of S to stderr (async-signal-safe). */
+static void
+guard_put(const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(STDERR_FILENO, s, n);
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR)
+                continue;
+            return;
+        }
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
+static void
+guard_on_sigbus(int sig, siginfo_t *si, void *uctx)
+{
+    const char *path = NULL;
+    void (*fn)(void) = guard_cleanup;
+
+    (void)uctx;
+    /* si_code > 0: raised by the kernel for a fault (not kill/raise) */
+    if (si != NULL && si->si_code > 0)
+        path = mapfile_guard_find(si->si_addr);
+    if (path == NULL) {
+        /* not ours: the default action (returning re-runs the faulting
+         * access, which now takes it; a sent signal is re-raised) */
+        signal(sig, SIG_DFL);
+        if (si == NULL || si->si_code <= 0)
+            raise(sig);
+        return;
+    }
+    if (fn != NULL)
+        fn();
+    {
+        /* one write, so the line is not interleaved with other output */
+        char line[4352];
+        size_t n = 0;
+        guard_cat(line, sizeof line - 1, &n, PROG ": ");
+        guard_cat(line, sizeof line - 1 - 72, &n, path);
+        guard_cat(line, sizeof line - 1, &n,
+                  ": the file changed size while in use (truncated or replaced in place)");
+        line[n++] = '\n';
+        guard_put(line, n);
+    }
+    _exit(1);
+}
+
+void
+cli_guard_mapped_files(void (*cleanup)(void))
+{
+    struct sigaction sa;
+
+    guard_cleanup = cleanup;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = guard_on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
 
 void
 cli_errorf(const char *fmt, ...)
@@ -172,4 +294,22 @@ cli_opts_help(FILE *f, int with_sampling)
         fprintf(f, "  %-19s %s (default %s)\n", opt, params_table[k].help,
                 k == params_find("seed") ? "random" : def);
     }
+}
+
+void
+cli_write_text(FILE *f, const char *text, size_t len)
+{
+    char buf[UTF8_SANITIZE_MAX(256)];
+    utf8_san san;
+
+    if (!isatty(fileno(f))) {
+        fwrite(text, 1, len, f);
+        return;
+    }
+    utf8_san_init(&san);
+    for (size_t i = 0; i < len; i += 256) {
+        size_t m = len - i < 256 ? len - i : 256;
+        fwrite(buf, 1, utf8_sanitize_for_terminal(&san, text + i, m, buf), f);
+    }
+    fwrite(buf, 1, utf8_san_flush(&san, buf), f);
 }

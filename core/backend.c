@@ -74,12 +74,7 @@ mdl_cpu_layers(rwkv_model *m, int l0, int l1, size_t t, float *state)
     m->layers = all + l0;
     m->n_layer = l1 - l0;
     m->layer_base = base + l0;
-    switch (m->ver / 10) {
-    case 4: mdl_v4_layers(m, t, st); break;
-    case 5: mdl_v5_layers(m, t, st); break;
-    case 6: mdl_v6_layers(m, t, st); break;
-    default: mdl_v7_layers(m, t, st); break;
-    }
+    m->run_layers(m, t, st);   /* the version's block math (model.h) */
     m->layers = all;
     m->n_layer = n_layer;
     m->layer_base = base;

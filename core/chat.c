@@ -320,6 +320,9 @@ struct chat {
     uint64_t       next_seed;
 
     char          *greeting;       /* owned, "" when none */
+    char          *greeting_cfg;   /* owned: the greeting of chat_config, kept for
+                                      chat_use_greeting after a state file */
+    int            from_file;      /* start is a state file / init state */
     int32_t       *greet_ids;      /* owned */
     size_t         n_greet;
     int            greet_fed;      /* 1 when cur already holds the greeting */
@@ -508,8 +511,10 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
     }
     if (cfg->state_path != NULL || cfg->init_state != NULL)
         params_apply_state_defaults(&c->samp, c->samp_set);
+    c->from_file = cfg->state_path != NULL || cfg->init_state != NULL;
     c->greeting = strdup(greet);
-    if (c->greeting == NULL) {
+    c->greeting_cfg = strdup(cfg->greeting ? cfg->greeting : CHAT_DEMO_GREETING);
+    if (c->greeting == NULL || c->greeting_cfg == NULL) {
         rc = rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
         goto fail;
     }
@@ -546,6 +551,7 @@ chat_destroy(chat *c)
     clear_turns(c);
     free(c->turns);
     free(c->greeting);
+    free(c->greeting_cfg);
     free(c->greet_ids);
     rwkv_state_destroy(c->cur);
     rwkv_state_destroy(c->start);
@@ -1076,9 +1082,53 @@ chat_load_state_file(chat *c, const char *path, rwkv_err *err)
     c->greeting[0] = '\0';
     c->greet_fed = 1;
     c->start_greeted = 1;
+    c->from_file = 1;
     clear_turns(c);
     params_apply_state_defaults(&c->samp, c->samp_set);
     return RWKV_OK;
+}
+
+int
+chat_use_greeting(chat *c, rwkv_err *err)
+{
+    int32_t *ids = NULL;
+    size_t n = 0;
+    char *g;
+    int rc;
+
+    if (c->phase != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "chat: a reply is still running");
+    if (!c->from_file) {
+        chat_reset(c);
+        return RWKV_OK;
+    }
+    if (c->greeting_cfg[0] != '\0' &&
+        (rc = tok_encode(c->t, c->greeting_cfg, strlen(c->greeting_cfg), &ids, &n, err)) != RWKV_OK)
+        return rc;
+    g = strdup(c->greeting_cfg);
+    if (g == NULL) {
+        free(ids);
+        return rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
+    }
+    free(c->greeting);
+    free(c->greet_ids);
+    c->greeting = g;
+    c->greet_ids = ids;
+    c->n_greet = n;
+    rwkv_state_reset(c->m, c->start);
+    rwkv_state_copy(c->cur, c->start);
+    c->greet_fed = c->start_greeted = n == 0;
+    c->from_file = 0;
+    clear_turns(c);
+    params_apply_demo_defaults(&c->samp, c->samp_set);
+    atomic_store(&c->cancel, 0);
+    return RWKV_OK;
+}
+
+int
+chat_has_state_file(const chat *c)
+{
+    return c->from_file;
 }
 
 const rwkv_sampling *

@@ -237,6 +237,17 @@ void chat_reset(chat *c);
 */
 int  chat_load_state_file(chat *c, const char *path, rwkv_err *err);
 
+/*
+** Start over WITHOUT a state file: zeros and the greeting of the chat's
+** config (fed again at the next message or chat_prime()); turns cleared.
+** The values the state-file defaults changed go back to the demo's (those
+** in the user-set mask stay).  A chat that already starts from its
+** greeting is only reset (a fed greeting is not fed again).  IDLE only.
+*/
+int  chat_use_greeting(chat *c, rwkv_err *err);
+/* 1 when the start state is a state file (or chat_config.init_state). */
+int  chat_has_state_file(const chat *c);
+
 /* Current sampling values (borrowed) and their user-set mask.  New values
 ** take effect at the next reply (a running reply keeps the values it started
 ** with, recorded in its chat_turn.samp).  Like every chat_* call but

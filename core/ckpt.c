@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ckpt_internal.h"
+#include "ckpt_verify.h"
 #include "dtype.h"
 #include "mem.h"
 
@@ -131,11 +132,16 @@ ckpt_add_tensor(ckpt *ck, const char *name, size_t name_len, ck_dtype dt, int nd
     if (ck->n == ck->cap) {
         size_t cap = ck->cap ? ck->cap * 2 : 64;
         ckpt_tensor *nt = realloc(ck->t, cap * sizeof *nt);
+        uint32_t *nu;
         if (nt == NULL)
             return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", ck->path);
         ck->t = nt;
+        if ((nu = realloc(ck->t_unit, cap * sizeof *nu)) == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", ck->path);
+        ck->t_unit = nu;
         ck->cap = cap;
     }
+    ck->t_unit[ck->n] = ck->cur_unit;
     t = &ck->t[ck->n];
     memset(t, 0, sizeof *t);
     t->name = own_str(ck, name, name_len);
@@ -321,6 +327,10 @@ open_common(const uint8_t *buf, uint64_t len, const char *name, const ckpt_limit
     }
     if (rc == RWKV_OK)
         rc = build_index(ck, err);
+    /* a file's small entries are checked now (ckpt_verify.h); memory
+     * buffers are the caller's (the demo model, fuzzers) */
+    if (rc == RWKV_OK && mf != NULL)
+        rc = ckpt_check_small(ck, CKPT_CRC_EAGER, err);
     if (rc != RWKV_OK) {
         ckpt_close(ck);
         return rc;
@@ -367,6 +377,8 @@ ckpt_close(ckpt *ck)
         mem_free(ck->owned[i]);
     free(ck->owned);
     free(ck->t);
+    free(ck->t_unit);
+    free(ck->units);
     free(ck->meta);
     free(ck->sorted);
     free(ck->path);

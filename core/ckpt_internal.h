@@ -28,6 +28,18 @@
 
 enum ckpt_meta_type { CKM_INT, CKM_FLOAT, CKM_STR };
 
+/* A stored unit with its own checksum: a .pth zip entry (ckpt_verify.c). */
+enum { CKPT_U_UNCHECKED = 0, CKPT_U_GOOD = 1, CKPT_U_BAD = 2 };
+struct ckpt_unit {
+    const uint8_t *p;          /* first data byte, in CK's buffer */
+    uint64_t       size;
+    uint32_t       crc;        /* expected, from the central directory */
+    uint32_t       got;        /* computed, once state is CKPT_U_BAD */
+    const char    *zname;      /* zip entry name (owned by the ckpt) */
+    const char    *tname;      /* first tensor stored in it, or NULL (owned) */
+    int            state;      /* CKPT_U_*, read/written atomically */
+};
+
 struct ckpt_meta {
     char               *key;
     enum ckpt_meta_type type;
@@ -51,6 +63,12 @@ struct ckpt {
     void         **owned;      /* mem_alloc'ed blocks freed by ckpt_close */
     size_t         nowned, owned_cap;
     uint64_t       copied;     /* bytes of unaligned tensor data copied so far */
+    /* checksums (pth only; see ckpt_verify.h) */
+    struct ckpt_unit *units;   /* [nunits], zip central-directory order */
+    size_t         nunits;
+    uint32_t      *t_unit;     /* [cap] per tensor: unit index + 1, 0 = none */
+    uint32_t       cur_unit;   /* set by a reader before ckpt_add_tensor */
+    uint64_t       crc_digest; /* ckpt_crc_digest; 0 = no checksums */
 };
 
 /* Room for a name quoted in an error message (longer names are cut). */
@@ -78,6 +96,8 @@ int ckpt_add_meta(ckpt *ck, const char *key, size_t key_len, enum ckpt_meta_type
                   int64_t i, double f, const char *s, size_t s_len, rwkv_err *err);
 
 int ckpt_pth_load(ckpt *ck, rwkv_err *err);
+/* ckpt_verify.c: check every unit of at most MAX bytes (ckpt_open). */
+int ckpt_check_small(const ckpt *ck, uint64_t max, rwkv_err *err);
 int ckpt_st_load(ckpt *ck, rwkv_err *err);
 
 #endif

@@ -1,6 +1,6 @@
 /*
 ** ckpt_pth.c -- torch.save zip archives: zip layer (zipr) -> data.pkl
-** (restricted pickle VM) -> tensor table.  See shared/docs/pth_format.md.
+** (restricted pickle VM) -> tensor table.  See docs/pth-security.md.
 **
 ** Archive rules (as PyTorch's own reader): the prefix is the text before the
 ** first '/' of entry 0 and every entry lives under "<prefix>/"; data.pkl
@@ -51,6 +51,7 @@ add_tensor(struct pth *p, const char *key, size_t key_len, const pkl_obj *t, rwk
     size_t es = ck_dtype_size(st->u.storage.dtype), ei;
     uint64_t want;
     char kc[CKPT_CLEAN_CAP];
+    int rc;
 
     /* key is 1..64 chars of [0-9A-Za-z_] (checked by the pickle VM) */
     memcpy(rel, "data/", 5);
@@ -78,10 +79,64 @@ add_tensor(struct pth *p, const char *key, size_t key_len, const pkl_obj *t, rwk
     p->seen[ei].numel = st->u.storage.numel;
     /* offset + span <= numel was checked by the VM, numel * es == entry size here,
     ** so [data, data + span * es) lies inside the entry. */
-    return ckpt_add_tensor(ck, key, key_len, st->u.storage.dtype, t->u.tensor->ndim,
-                           t->u.tensor->shape, t->u.tensor->stride,
-                           ck->base + e->data_off + t->u.tensor->offset * es,
-                           t->u.tensor->span * es, err);
+    ck->cur_unit = (uint32_t)ei + 1;   /* the entry's CRC covers this tensor */
+    rc = ckpt_add_tensor(ck, key, key_len, st->u.storage.dtype, t->u.tensor->ndim,
+                         t->u.tensor->shape, t->u.tensor->stride,
+                         ck->base + e->data_off + t->u.tensor->offset * es,
+                         t->u.tensor->span * es, err);
+    ck->cur_unit = 0;
+    if (rc == RWKV_OK && ck->units[ei].tname == NULL)
+        ck->units[ei].tname = ck->t[ck->n - 1].name;
+    return rc;
+}
+
+/* FNV-1a, for the checksum digest. */
+static uint64_t
+pth_fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+/*
+** One checksummed unit per zip entry (ckpt_verify.c checks them), names
+** copied (the zipr is closed after the load), and the digest of every
+** entry's name, size and CRC-32 (ckpt_crc_digest).
+*/
+static int
+pth_units(struct pth *p, rwkv_err *err)
+{
+    ckpt *ck = p->ck;
+    size_t n = zipr_count(p->z);
+    uint64_t h = 1469598103934665603ULL;
+
+    ck->units = calloc(n ? n : 1, sizeof *ck->units);
+    if (ck->units == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", ck->path);
+    ck->nunits = n;
+    for (size_t i = 0; i < n; i++) {
+        const zipr_entry *e = zipr_at(p->z, i);
+        struct ckpt_unit *u = &ck->units[i];
+        char *name = ckpt_own(ck, (uint64_t)e->name_len + 1);
+        uint64_t sz = e->size;
+        uint32_t crc = e->crc32;
+
+        if (name == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", ck->path);
+        memcpy(name, e->name, e->name_len + 1);
+        u->p = ck->base + e->data_off;
+        u->size = e->size;
+        u->crc = e->crc32;
+        u->zname = name;
+        h = pth_fnv(h, e->name, e->name_len + 1);
+        h = pth_fnv(h, &sz, sizeof sz);
+        h = pth_fnv(h, &crc, sizeof crc);
+    }
+    ck->crc_digest = h ? h : 1;
+    return RWKV_OK;
 }
 
 static int
@@ -167,6 +222,8 @@ ckpt_pth_load(ckpt *ck, rwkv_err *err)
     rc = zipr_open(ck->base, ck->size, ck->path, ck->lim.max_entries, &p.z, err);
     if (rc != RWKV_OK)
         return rc;
+    if ((rc = pth_units(&p, err)) != RWKV_OK)
+        goto out;
     if (zipr_count(p.z) == 0) {
         rc = rwkv_errf(err, RWKV_EFORMAT, "%s: zip archive has no entries (no data.pkl)", ck->path);
         goto out;

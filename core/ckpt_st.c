@@ -1,7 +1,7 @@
 /*
 ** ckpt_st.c -- safetensors: u64 header length N, N bytes of JSON, then the
 ** byte buffer.  Validation follows the reference implementation (see
-** shared/docs/pth_format.md section 3): header <= CKPT_ST_MAX_HEADER and
+** docs/pth-security.md, "safetensors"): header <= CKPT_ST_MAX_HEADER and
 ** inside the file; each tensor's data_offsets span exactly numel * element
 ** size; sorted by offset, tensors tile the buffer from 0 with no gap and no
 ** overlap, ending exactly at end of file.

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "le.h"
 #include "zipr.h"
 
@@ -107,8 +108,9 @@ struct ckw_tensor {
 };
 
 struct ckw {
-    int               fd;
-    char             *path, *tmp;         /* owned */
+    int               fd;                 /* rwkv_atomic_fd(af) */
+    rwkv_atomic      *af;                 /* the temporary file, owned */
+    char             *path;               /* owned */
     char              prefix[CKW_MAX_PREFIX + 1];
     uint64_t          z64;                /* zip64 threshold */
     uint64_t          off;                /* bytes written */
@@ -196,11 +198,6 @@ ckw_create(const char *path, const ckw_opts *opts, ckw **out, rwkv_err *err)
                                                          "abcdefghijklmnopqrstuvwxyz"
                                                          "0123456789_.-") != pl)
         return rwkv_errf(err, RWKV_EINVAL, "%s: bad archive prefix '%s'", path, prefix);
-    {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            return rwkv_errf(err, RWKV_EIO, "%s: cannot create: it is a directory", path);
-    }
     w = calloc(1, sizeof *w);
     if (w == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
@@ -208,20 +205,20 @@ ckw_create(const char *path, const ckw_opts *opts, ckw **out, rwkv_err *err)
     memcpy(w->prefix, prefix, pl + 1);
     w->z64 = opts && opts->zip64_at ? opts->zip64_at : ZIP_U32_MAX;
     w->path = dupstr(path, "", "");
-    w->tmp = dupstr(path, ".tmp", "");
-    if (w->path == NULL || w->tmp == NULL) {
+    if (w->path == NULL) {
         ckw_abort(w);
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
     }
-    w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (w->fd < 0) {
-        int e = errno;
-        rwkv_errf(err, RWKV_EIO, "%s: cannot create: %s", path, strerror(e));
-        free(w->tmp);   /* nothing to remove */
-        w->tmp = NULL;
-        ckw_abort(w);
-        return RWKV_EIO;
+    /* a fresh O_EXCL|O_NOFOLLOW temporary in PATH's directory, renamed over
+     * PATH by ckw_finish (a model file the user asked for: 0644) */
+    {
+        int rc = rwkv_atomic_create(path, 0644, RWKV_ATOMIC_SYNC, &w->af, err);
+        if (rc != RWKV_OK) {
+            ckw_abort(w);
+            return rc;
+        }
     }
+    w->fd = rwkv_atomic_fd(w->af);
     *out = w;
     return RWKV_OK;
 }
@@ -766,20 +763,18 @@ ckw_finish(ckw *w, uint64_t *size, rwkv_err *err)
     cd_size = w->off - cd_off;
     if (rc == RWKV_OK)
         rc = write_end(w, cd_off, cd_size, err);
-    if (rc == RWKV_OK && close(w->fd) != 0)
-        rc = ckw_fail(w, err, RWKV_EIO, "close failed", errno);
-    else if (rc == RWKV_OK)
+    if (rc == RWKV_OK) {
+        /* fsync, close, rename over PATH; frees the temporary either way */
+        rc = rwkv_atomic_commit(w->af, err);
+        w->af = NULL;
         w->fd = -1;
-    if (rc == RWKV_OK && rename(w->tmp, w->path) != 0)
-        rc = ckw_fail(w, err, RWKV_EIO, "cannot rename the finished file into place", errno);
+    }
     if (rc != RWKV_OK) {
         ckw_abort(w);
         return rc;
     }
     if (size)
         *size = w->off;
-    free(w->tmp);
-    w->tmp = NULL;   /* renamed: nothing to remove */
     ckw_abort(w);
     return RWKV_OK;
 }
@@ -789,10 +784,7 @@ ckw_abort(ckw *w)
 {
     if (w == NULL)
         return;
-    if (w->fd >= 0)
-        close(w->fd);
-    if (w->tmp != NULL)
-        unlink(w->tmp);
+    rwkv_atomic_abort(w->af);   /* closes and removes the temporary */
     for (size_t i = 0; i < w->n_ents; i++)
         free(w->ents[i].name);
     for (size_t i = 0; i < w->n_tens; i++)
@@ -800,6 +792,5 @@ ckw_abort(ckw *w)
     free(w->ents);
     free(w->tens);
     free(w->path);
-    free(w->tmp);
     free(w);
 }

@@ -4,7 +4,8 @@
 ** streaming: tensors are written one at a time (in pieces if wanted), so a
 ** multi-gigabyte model never has to be in memory.
 **
-** The archive is what torch >= 2.1 writes (see ../shared/docs/pth_format.md):
+** The archive is what torch >= 2.1 writes (the reader's checks of it are in
+** docs/pth-security.md):
 ** stored (uncompressed) zip entries under one prefix (default "archive"),
 **   <prefix>/data/<key>   raw little-endian storage of tensor <key> (0, 1, ...),
 **                         its first byte 64-byte aligned in the file (an
@@ -20,9 +21,12 @@
 ** carry the real sizes and CRC-32 (no data descriptors).  ZIP64 fields and
 ** the ZIP64 end records are written when an entry, an offset or the
 ** central directory passes 4 GiB (ckw_opts.zip64_at lowers that threshold
-** for tests).  The file is written as PATH + ".tmp" and renamed over PATH
-** by ckw_finish, so a failed or interrupted write never leaves a truncated
-** PATH behind.
+** for tests).  The file is written to a fresh temporary file in PATH's
+** directory (core/fileio.h rwkv_atomic_create: O_EXCL|O_NOFOLLOW, a random
+** name, mode 0644 less the umask), fsync'ed and renamed over PATH by
+** ckw_finish, so a failed or interrupted write never leaves a truncated PATH
+** behind, a planted symlink is never followed, and an existing PATH that is
+** not a regular file (a device, a FIFO, a directory) is refused.
 **
 ** Use:  ckw_create(path, NULL, &w, &err);
 **       for each tensor:  ckw_tensor(w, name, dt, nd, shape, data, &err);
@@ -56,7 +60,7 @@ typedef struct ckw_opts {
 typedef struct ckw ckw;
 
 /*
-** Start writing PATH (through PATH.tmp).  OPTS may be NULL.  On success *OUT
+** Start writing PATH (through a temporary file, see above).  OPTS may be NULL.  On success *OUT
 ** is owned by the caller until ckw_finish or ckw_abort frees it.  A missing
 ** directory or an unwritable path fails here with one line naming PATH.
 */
@@ -88,11 +92,11 @@ uint64_t ckw_bytes(const ckw *w);
 
 /*
 ** Write data.pkl, byteorder, version and the central directory, close and
-** rename PATH.tmp to PATH.  Frees W whatever the outcome (on failure the
+** rename the temporary file over PATH.  Frees W whatever the outcome (on failure the
 ** temporary file is removed).  *SIZE (may be NULL) receives the file size.
 */
 int ckw_finish(ckw *w, uint64_t *size, rwkv_err *err);
-/* Give up: close, remove PATH.tmp, free W.  NULL is fine. */
+/* Give up: close, remove the temporary file, free W.  NULL is fine. */
 void ckw_abort(ckw *w);
 
 /* The CRC-32 (zipr_crc32) of A followed by B from CRC(A), CRC(B) and B's length. */

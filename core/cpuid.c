@@ -71,11 +71,13 @@ cpuid_features(void)
             f |= CPUID_AVX512VL;
         if (r[2] & (1u << 11))
             f |= CPUID_AVX512VNNI;
-        if (r[0] >= 1) {
-            cpuid_raw(7, 1, r);
-            if (r[0] & (1u << 5))
-                f |= CPUID_AVX512BF16;
-        }
+    }
+    if (r[0] >= 1) {
+        cpuid_raw(7, 1, r);
+        if (os_zmm && (r[0] & (1u << 5)))
+            f |= CPUID_AVX512BF16;
+        if (r[0] & (1u << 4))
+            f |= CPUID_AVX_VNNI;
     }
     return f;
 }
@@ -89,3 +91,39 @@ cpuid_features(void)
 }
 
 #endif
+
+char *
+cpuid_feature_names(unsigned f, char *buf, unsigned long n)
+{
+    static const struct {
+        unsigned    bit;
+        const char *name;
+    } names[] = {
+        {CPUID_AVX2, "avx2"},         {CPUID_FMA, "fma"},           {CPUID_F16C, "f16c"},
+        {CPUID_AVX512F, "avx512f"},   {CPUID_AVX512BW, "avx512bw"}, {CPUID_AVX512VL, "avx512vl"},
+        {CPUID_AVX512DQ, "avx512dq"}, {CPUID_AVX512BF16, "bf16"},   {CPUID_AVX512VNNI, "vnni"},
+        {CPUID_AVX_VNNI, "avx_vnni"},
+    };
+    unsigned long at = 0;
+
+    if (n == 0)
+        return buf;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *s = names[i].name;
+        if (!(f & names[i].bit))
+            continue;
+        if (at > 0 && at + 1 < n)
+            buf[at++] = ' ';
+        while (*s != '\0' && at + 1 < n)
+            buf[at++] = *s++;
+        buf[at] = '\0';
+    }
+    if (at == 0) {
+        const char *s = "none";
+        while (*s != '\0' && at + 1 < n)
+            buf[at++] = *s++;
+        buf[at] = '\0';
+    }
+    return buf;
+}

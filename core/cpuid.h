@@ -19,7 +19,8 @@ enum cpuid_feature {
     CPUID_AVX512VL   = 1 << 5,
     CPUID_AVX512DQ   = 1 << 6,
     CPUID_AVX512BF16 = 1 << 7,
-    CPUID_AVX512VNNI = 1 << 8
+    CPUID_AVX512VNNI = 1 << 8,
+    CPUID_AVX_VNNI   = 1 << 9  /* VEX-encoded vpdpbusd (Alder Lake, Zen 5) */
 };
 
 /* What the kernels in core/simd_avx2.c need (the Makefile's AVX2_FLAGS). */
@@ -32,5 +33,14 @@ enum cpuid_feature {
 /* Bitwise OR of enum cpuid_feature for the running CPU.  Cheap after the
 ** first call is not guaranteed: callers cache the result they derive. */
 unsigned cpuid_features(void);
+
+/*
+** The names of the features in F (from cpuid_features) that the kernels
+** care about, space-separated, in a fixed order: "avx2 fma f16c avx512f
+** avx512bw avx512vl avx512dq bf16 vnni avx_vnni" (bf16 / vnni: the AVX-512
+** forms); "none" when F is 0.  Writes at most N bytes including the NUL
+** into BUF (owned by the caller; truncated if short); returns BUF.
+*/
+char *cpuid_feature_names(unsigned f, char *buf, unsigned long n);
 
 #endif

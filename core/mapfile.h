@@ -2,8 +2,15 @@
 ** mapfile.h -- a read-only, private mmap of a whole file.
 **
 ** The mapping lives as long as the handle.  Replacing or truncating a file
-** while it is mapped is unsupported (reads past the new end fault); callers
-** validate every offset against mapfile_size() taken at open time.
+** while it is mapped is unsupported (reads past the new end fault with
+** SIGBUS); callers validate every offset against mapfile_size() taken at
+** open time.  Every mapping is entered in the guard table below so that the
+** program's SIGBUS handler (cli/opts.c) can tell a fault in one of our
+** mapped files -- the file changed size under us -- from any other, and end
+** with one clear line naming the file instead of a crash.
+**
+** Only regular files are opened (core/fileio.h, rwkv_open_regular): a FIFO
+** or a device is refused at once, never waited on.
 */
 #ifndef RWKV_MAPFILE_H
 #define RWKV_MAPFILE_H
@@ -29,5 +36,22 @@ void mapfile_release(const mapfile *m, const void *p, uint64_t n);
 /* Borrowed; valid until mapfile_close. */
 const void *mapfile_data(const mapfile *m);
 uint64_t    mapfile_size(const mapfile *m);
+/* PATH as given to mapfile_open.  Borrowed; valid until mapfile_close. */
+const char *mapfile_path(const mapfile *m);
+
+/*
+** The guard table: a fixed, lock-free table of the byte ranges of mapped
+** files, read from a signal handler.  mapfile_open/close add and remove
+** their mappings; other code that mmaps a file (the weight cache) may add
+** its own.  PATH is borrowed and must stay valid until the range is
+** removed.  A full table (MAPFILE_GUARD_SLOTS) just leaves the range
+** unguarded: mapfile_guard_add returns -1.
+*/
+#define MAPFILE_GUARD_SLOTS 64
+int  mapfile_guard_add(const void *base, uint64_t len, const char *path);
+void mapfile_guard_remove(const void *base);
+/* The path of the guarded mapping containing ADDR, or NULL.  Async-signal-
+** safe (only atomic loads): meant for a SIGBUS handler's si_addr. */
+const char *mapfile_guard_find(const void *addr);
 
 #endif

@@ -1,8 +1,9 @@
 /*
 ** model.c -- open a checkpoint, detect the RWKV version like the reference,
 ** validate every tensor's shape, prepare the weights once, and drive the
-** forward pass (rwkv_eval).  The block math lives in model_v4/v5/v6/v7.c,
-** states in state.c.
+** forward pass (rwkv_eval) through the version's block math, chosen once at
+** load (mdl_versions; model_block.h), states in state.c, the in-memory
+** models in model_demo.c.
 */
 #include "model.h"
 
@@ -15,9 +16,9 @@
 #include <sys/stat.h>
 
 #include "backend.h"   /* [device hook] */
+#include "hash.h"
 #include "mem.h"
-#include "model_par.h"
-#include "vmath.h"
+#include "model_block.h"
 #include "wcache.h"
 
 /* Huge page size for madvise(MADV_HUGEPAGE) on big prepared buffers. */
@@ -35,14 +36,7 @@
 /* Tile edge of the LoRA-matrix transpose (mdl_f32_t). */
 #define MDL_TBLK 32
 
-/* ---- the tensor source: a checkpoint or the demo's in-memory tensors ---- */
-
-struct mdl_src {
-    const ckpt        *ck;      /* or NULL: use tensors[] */
-    const ckpt_tensor *tensors;
-    size_t             n;
-    const char        *path;    /* for messages */
-};
+/* ---- the tensor source (model.h): a checkpoint or in-memory tensors ---- */
 
 static size_t
 src_count(const struct mdl_src *s)
@@ -223,22 +217,45 @@ static const struct mdl_spec mdl_layer_specs[] = {
     { VM5 | VM60, "att.time_state", 3, { D_H, D_N, D_N }, K_VEC, F_COPY | F_OPT, LY(time_state) },
 };
 
+/* The versions: name, weight-table mask and block math, looked up once at
+** load (mdl_detect). */
+struct mdl_version {
+    int           ver;      /* MDL_V* */
+    const char   *name;     /* rwkv_info.version */
+    int           vmask;    /* VM*: the rows of mdl_layer_specs it uses */
+    mdl_layers_fn layers;
+};
+
+static const struct mdl_version mdl_versions[] = {
+    { MDL_V4, "4", VM4, mdl_v4_layers },
+    { MDL_V50, "5.0", VM50, mdl_v5_layers },
+    { MDL_V51, "5.1", VM51, mdl_v5_layers },
+    { MDL_V52, "5.2", VM52, mdl_v5_layers },
+    { MDL_V60, "6.0", VM60, mdl_v6_layers },
+    { MDL_V70, "7.0", VM70, mdl_v7_layers },
+};
+
+/* The entry of VER (the last, RWKV-7, for any other value). */
+static const struct mdl_version *
+mdl_version_of(int ver)
+{
+    size_t n = sizeof mdl_versions / sizeof mdl_versions[0];
+
+    for (size_t i = 0; i + 1 < n; i++)
+        if (mdl_versions[i].ver == ver)
+            return &mdl_versions[i];
+    return &mdl_versions[n - 1];
+}
+
 static int
 mdl_vmask(int ver)
 {
-    switch (ver) {
-    case MDL_V4: return VM4;
-    case MDL_V50: return VM50;
-    case MDL_V51: return VM51;
-    case MDL_V52: return VM52;
-    case MDL_V60: return VM60;
-    default: return VM70;
-    }
+    return mdl_version_of(ver)->vmask;
 }
 
 /* ---- build helpers ---- */
 
-static void *
+void *
 mdl_own(rwkv_model *m, uint64_t bytes)
 {
     void *p;
@@ -454,6 +471,8 @@ mdl_mat(rwkv_model *m, const ckpt_tensor *t, enum kern_dtype dt, kern_mat *km, r
     free(tmp);
     if (job.failed)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
+    if (ckpt_check_tensor(m->ck, t, m->pool, err) != RWKV_OK)   /* zip CRC-32 (ckpt_verify.h) */
+        return err ? err->code : RWKV_EFORMAT;
     /* the checkpoint's bytes of this matrix are not read again: out of the
      * resident set (a 1.5B bf16 file under cpu fp32i8: peak RSS 1.51x the
      * file before, see bench) */
@@ -631,10 +650,9 @@ mdl_detect(rwkv_model *m, const struct mdl_src *src, rwkv_err *err)
     if (maxl >= MDL_MAX_LAYERS)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: layer number %ld is too large", src->path, maxl);
     m->ver = ver;
+    m->run_layers = mdl_version_of(ver)->layers;
     m->n_layer = (int)maxl + 1;
-    snprintf(m->info.version, sizeof m->info.version, "%s",
-             ver == MDL_V4 ? "4" : ver == MDL_V50 ? "5.0" : ver == MDL_V51 ? "5.1"
-             : ver == MDL_V52 ? "5.2" : ver == MDL_V60 ? "6.0" : "7.0");
+    snprintf(m->info.version, sizeof m->info.version, "%s", mdl_version_of(ver)->name);
     m->info.major = ver / 10;
     return RWKV_OK;
 }
@@ -728,29 +746,6 @@ mdl_dims(rwkv_model *m, const struct mdl_src *src, rwkv_err *err)
 
 /* ---- fingerprint ---- */
 
-#define FNV_OFF 1469598103934665603ULL
-#define FNV_PRIME 1099511628211ULL
-
-static uint64_t
-fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= FNV_PRIME;
-    }
-    return h;
-}
-
-static uint64_t
-mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /*
 ** Content fingerprint: FNV-1a of each tensor's name, dtype, shape and data,
 ** the data hashed whole up to MDL_FP_WHOLE bytes and otherwise by a strided
@@ -766,24 +761,24 @@ mdl_fingerprint(const struct mdl_src *src)
 
     for (size_t i = 0; i < src_count(src); i++) {
         const ckpt_tensor *t = src_at(src, i);
-        uint64_t h = FNV_OFF;
+        uint64_t h = HASH_FNV_OFFSET;
         int32_t dt = (int32_t)t->dtype;
         const unsigned char *d = t->data;
 
-        h = fnv(h, t->name, strlen(t->name) + 1);
-        h = fnv(h, &dt, sizeof dt);
+        h = hash_fnv1a(h, t->name, strlen(t->name) + 1);
+        h = hash_fnv1a(h, &dt, sizeof dt);
         for (int k = 0; k < t->ndim; k++)
-            h = fnv(h, &t->shape[k], sizeof t->shape[k]);
+            h = hash_fnv1a(h, &t->shape[k], sizeof t->shape[k]);
         if (d != NULL && t->contiguous) {
             if (t->nbytes <= MDL_FP_WHOLE) {
-                h = fnv(h, d, (size_t)t->nbytes);
+                h = hash_fnv1a(h, d, (size_t)t->nbytes);
             } else {
                 uint64_t step = (t->nbytes - MDL_FP_SLICE) / (MDL_FP_SLICES - 1);
                 for (int s = 0; s < MDL_FP_SLICES; s++)
-                    h = fnv(h, d + (uint64_t)s * step, MDL_FP_SLICE);
+                    h = hash_fnv1a(h, d + (uint64_t)s * step, MDL_FP_SLICE);
             }
         }
-        sum += mix64(h);
+        sum += hash_mix64(h);
     }
     return sum;
 }
@@ -843,7 +838,7 @@ mdl_ws_alloc(rwkv_model *m, size_t cap_t, rwkv_err *err)
 
 /* ---- open ---- */
 
-static void
+void
 mdl_progress(const rwkv_open_opts *o, double f, const char *what)
 {
     if (o && o->progress)
@@ -956,6 +951,7 @@ mdl_wc_open(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts
     key.n_plan = (size_t)m->n_layer + 1;
     key.kernels = simd_kernels_name(m->kc.k);
     key.k = m->kc.k;
+    key.ck = src->ck;   /* its zip CRC-32s join the key (wcache.h) */
     rc = wc_open(&key, opts ? opts->weight_cache : WC_AUTO, opts ? opts->weight_cache_dir : NULL,
                  m->pool, &m->wc, err);
     free(plan);
@@ -980,15 +976,13 @@ mdl_emb_lazy(const rwkv_model *m, const ckpt_tensor *t)
            (t->dtype != CK_F32 || (uintptr_t)t->data % sizeof(float) == 0);
 }
 
+/* Build step 1: version, strategy, sizes, weight plan, pool, fingerprint,
+** weight cache and the layer array. */
 static int
-mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, rwkv_err *err)
+mdl_setup(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, rwkv_err *err)
 {
     const char *strategy = opts && opts->strategy ? opts->strategy : "cpu fp32";
-    int vm, rc;
-    const ckpt_tensor *t, *lw, *lb;
-    const float *ln0w, *ln0b;
-    float *emb;
-    uint64_t nparams = 0;
+    int rc;
 
     if ((rc = mdl_detect(m, src, err)) != RWKV_OK)
         return rc;
@@ -996,7 +990,6 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
         return rc;
     if ((rc = mdl_dims(m, src, err)) != RWKV_OK)
         return rc;
-    vm = mdl_vmask(m->ver);
     if ((rc = mdl_plan(m, err)) != RWKV_OK)
         return rc;
     if (m->pool == NULL && (rc = tpool_create(opts ? opts->n_threads : 0, &m->pool, err)) != RWKV_OK)
@@ -1006,67 +999,135 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     m->info.fingerprint = mdl_fingerprint(src);
     if ((rc = mdl_wc_open(m, src, opts, err)) != RWKV_OK)
         return rc;
-
     m->layers = calloc((size_t)m->n_layer, sizeof *m->layers);
     if (m->layers == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    return RWKV_OK;
+}
 
-    /* global tensors */
-    {
-        static const int shp_vc[2] = { D_V, D_C }, shp_c[1] = { D_C };
-        t = src_find(src, "emb.weight");
-        if ((rc = mdl_check_shape(m, src, "emb.weight", t, shp_vc, 2, 0, err)) != RWKV_OK)
+static const int mdl_shp_vc[2] = { D_V, D_C }, mdl_shp_c[1] = { D_C };
+
+/* The embedding and ln0: in place (CPU plans), from the weight cache, or
+** folded into a float32 copy. */
+static int
+mdl_load_emb(rwkv_model *m, const struct mdl_src *src, rwkv_err *err)
+{
+    const ckpt_tensor *t, *lw, *lb;
+    const float *ln0w, *ln0b;
+    float *emb;
+    int rc;
+
+    t = src_find(src, "emb.weight");
+    if ((rc = mdl_check_shape(m, src, "emb.weight", t, mdl_shp_vc, 2, 0, err)) != RWKV_OK)
+        return rc;
+    if ((lw = src_find(src, "blocks.0.ln0.weight")) == NULL)
+        return mdl_missing(src, "blocks.0.ln0.weight", m->info.version, err);
+    if ((lb = src_find(src, "blocks.0.ln0.bias")) == NULL)
+        return mdl_missing(src, "blocks.0.ln0.bias", m->info.version, err);
+    if ((rc = mdl_check_shape(m, src, "blocks.0.ln0.weight", lw, mdl_shp_c, 1, 1, err)) != RWKV_OK ||
+        (rc = mdl_check_shape(m, src, "blocks.0.ln0.bias", lb, mdl_shp_c, 1, 1, err)) != RWKV_OK)
+        return rc;
+    if (mdl_emb_lazy(m, t)) {
+        /* CPU plan: the table stays where it is, ln0 per token (mdl_embed) */
+        if ((rc = mdl_f32(m, lw, 0, &m->ln0_w, err)) != RWKV_OK ||
+            (rc = mdl_f32(m, lb, 0, &m->ln0_b, err)) != RWKV_OK)
             return rc;
-        if ((lw = src_find(src, "blocks.0.ln0.weight")) == NULL)
-            return mdl_missing(src, "blocks.0.ln0.weight", m->info.version, err);
-        if ((lb = src_find(src, "blocks.0.ln0.bias")) == NULL)
-            return mdl_missing(src, "blocks.0.ln0.bias", m->info.version, err);
-        if ((rc = mdl_check_shape(m, src, "blocks.0.ln0.weight", lw, shp_c, 1, 1, err)) != RWKV_OK ||
-            (rc = mdl_check_shape(m, src, "blocks.0.ln0.bias", lb, shp_c, 1, 1, err)) != RWKV_OK)
-            return rc;
-        if (mdl_emb_lazy(m, t)) {
-            /* CPU plan: the table stays where it is, ln0 per token (mdl_embed) */
-            if ((rc = mdl_f32(m, lw, 0, &m->ln0_w, err)) != RWKV_OK ||
-                (rc = mdl_f32(m, lb, 0, &m->ln0_b, err)) != RWKV_OK)
-                return rc;
-            m->emb_raw = t->data;
-            m->emb_dt = t->dtype;
-        } else if (wc_get(m->wc, "emb.weight", WC_EMB, KERN_F32, m->V, m->C,
-                          (const void **)&m->emb, NULL)) {
-            /* folded by an earlier load (weight cache) */
-        } else {
-            if ((rc = mdl_f32(m, t, 1, (const float **)&emb, err)) != RWKV_OK ||
-                (rc = mdl_f32(m, lw, 0, &ln0w, err)) != RWKV_OK ||
-                (rc = mdl_f32(m, lb, 0, &ln0b, err)) != RWKV_OK)
-                return rc;
-            /* ln0 folded into the embedding, in float32 */
-            for (int v = 0; v < m->V; v++) {
-                float *row = emb + (size_t)v * (size_t)m->C;
-                kern_layer_norm(row, ln0w, ln0b, row, (size_t)m->C, MDL_LN_EPS);
-            }
-            m->emb = emb;
-            wc_put(m->wc, "emb.weight", WC_EMB, KERN_F32, m->V, m->C, emb, NULL, 0);
-        }
-        if ((t = src_find(src, "ln_out.weight")) == NULL)
-            return mdl_missing(src, "ln_out.weight", m->info.version, err);
-        if ((rc = mdl_check_shape(m, src, "ln_out.weight", t, shp_c, 1, 1, err)) != RWKV_OK ||
-            (rc = mdl_f32(m, t, 0, &m->ln_out_w, err)) != RWKV_OK)
-            return rc;
-        if ((t = src_find(src, "ln_out.bias")) == NULL)
-            return mdl_missing(src, "ln_out.bias", m->info.version, err);
-        if ((rc = mdl_check_shape(m, src, "ln_out.bias", t, shp_c, 1, 1, err)) != RWKV_OK ||
-            (rc = mdl_f32(m, t, 0, &m->ln_out_b, err)) != RWKV_OK)
-            return rc;
-        if ((t = src_find(src, "head.weight")) == NULL)
-            return mdl_missing(src, "head.weight", m->info.version, err);
-        if ((rc = mdl_check_shape(m, src, "head.weight", t, shp_vc, 2, 0, err)) != RWKV_OK)
-            return rc;
-        if ((rc = mdl_mat(m, t, m->slot_dt[m->n_layer], &m->head, err)) != RWKV_OK)
-            return rc;
+        m->emb_raw = t->data;
+        m->emb_dt = t->dtype;
+        return RWKV_OK;
     }
+    if (wc_get(m->wc, "emb.weight", WC_EMB, KERN_F32, m->V, m->C, (const void **)&m->emb, NULL))
+        return RWKV_OK;   /* folded by an earlier load (weight cache) */
+    if ((rc = mdl_f32(m, t, 1, (const float **)&emb, err)) != RWKV_OK ||
+        (rc = mdl_f32(m, lw, 0, &ln0w, err)) != RWKV_OK ||
+        (rc = mdl_f32(m, lb, 0, &ln0b, err)) != RWKV_OK)
+        return rc;
+    /* ln0 folded into the embedding, in float32 */
+    for (int v = 0; v < m->V; v++) {
+        float *row = emb + (size_t)v * (size_t)m->C;
+        kern_layer_norm(row, ln0w, ln0b, row, (size_t)m->C, MDL_LN_EPS);
+    }
+    m->emb = emb;
+    wc_put(m->wc, "emb.weight", WC_EMB, KERN_F32, m->V, m->C, emb, NULL, 0);
+    return RWKV_OK;
+}
+
+/* The required [C] vector NAME as float32 into *OUT. */
+static int
+mdl_load_vec(rwkv_model *m, const struct mdl_src *src, const char *name, const float **out,
+             rwkv_err *err)
+{
+    const ckpt_tensor *t = src_find(src, name);
+    int rc;
+
+    if (t == NULL)
+        return mdl_missing(src, name, m->info.version, err);
+    if ((rc = mdl_check_shape(m, src, name, t, mdl_shp_c, 1, 1, err)) != RWKV_OK)
+        return rc;
+    return mdl_f32(m, t, 0, out, err);
+}
+
+/* Build step 2: the tensors outside the layers. */
+static int
+mdl_load_globals(rwkv_model *m, const struct mdl_src *src, rwkv_err *err)
+{
+    const ckpt_tensor *t;
+    int rc;
+
+    if ((rc = mdl_load_emb(m, src, err)) != RWKV_OK ||
+        (rc = mdl_load_vec(m, src, "ln_out.weight", &m->ln_out_w, err)) != RWKV_OK ||
+        (rc = mdl_load_vec(m, src, "ln_out.bias", &m->ln_out_b, err)) != RWKV_OK)
+        return rc;
+    if ((t = src_find(src, "head.weight")) == NULL)
+        return mdl_missing(src, "head.weight", m->info.version, err);
+    if ((rc = mdl_check_shape(m, src, "head.weight", t, mdl_shp_vc, 2, 0, err)) != RWKV_OK)
+        return rc;
+    return mdl_mat(m, t, m->slot_dt[m->n_layer], &m->head, err);
+}
+
+/* The version-specific transforms of a loaded layer (on its private copies,
+** F_COPY): decay / bonus as the block math wants them, time_state as kv. */
+static int
+mdl_transform_layer(rwkv_model *m, struct mdl_layer *ly, rwkv_err *err)
+{
+    float *dec = (float *)ly->decay, *fst = (float *)ly->first;
+    size_t nd = (m->ver == MDL_V50 || m->ver == MDL_V51) ? (size_t)m->H : (size_t)m->C;
+
+    if (m->ver == MDL_V4) {
+        for (size_t i = 0; i < nd; i++)
+            dec[i] = -expf(dec[i]);
+    } else if (m->ver / 10 == 5) {
+        for (size_t i = 0; i < nd; i++)
+            dec[i] = expf(-expf(dec[i]));
+        if (!m->real_time_first)
+            for (size_t i = 0; i < nd; i++)
+                fst[i] = expf(fst[i]);
+    }
+    if (ly->time_state != NULL) {
+        /* checkpoint time_state [H][a][b] -> kv = transpose(1,2) */
+        size_t H = (size_t)m->H, N = (size_t)m->N;
+        float *ts = (float *)ly->time_state, *tmp = malloc(H * N * N * sizeof(float));
+        if (tmp == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+        memcpy(tmp, ts, H * N * N * sizeof(float));
+        for (size_t h = 0; h < H; h++)
+            for (size_t a = 0; a < N; a++)
+                for (size_t b = 0; b < N; b++)
+                    ts[h * N * N + a * N + b] = tmp[h * N * N + b * N + a];
+        free(tmp);
+    }
+    return RWKV_OK;
+}
+
+/* Build step 3: every layer's tensors (the rows of mdl_layer_specs the
+** version uses), then its transforms. */
+static int
+mdl_load_layers(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts,
+                rwkv_err *err)
+{
+    int vm = mdl_vmask(m->ver), rc;
 
     for (int l = 0; l < m->n_layer; l++) {
-        struct mdl_layer *ly = &m->layers[l];
         mdl_progress(opts, (double)l / m->n_layer, "preparing weights");
         for (size_t k = 0; k < sizeof mdl_layer_specs / sizeof mdl_layer_specs[0]; k++) {
             const struct mdl_spec *sp = &mdl_layer_specs[k];
@@ -1075,39 +1136,18 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
             if ((rc = mdl_load_spec(m, src, l, sp, err)) != RWKV_OK)
                 return rc;
         }
-        /* version-specific transforms (private copies, F_COPY) */
-        {
-            float *dec = (float *)ly->decay, *fst = (float *)ly->first;
-            size_t nd = m->ver == MDL_V4 ? (size_t)m->C
-                      : (m->ver == MDL_V50 || m->ver == MDL_V51) ? (size_t)m->H
-                      : (size_t)m->C;
-            if (m->ver == MDL_V4) {
-                for (size_t i = 0; i < nd; i++)
-                    dec[i] = -expf(dec[i]);
-            } else if (m->ver / 10 == 5) {
-                for (size_t i = 0; i < nd; i++)
-                    dec[i] = expf(-expf(dec[i]));
-                if (!m->real_time_first)
-                    for (size_t i = 0; i < nd; i++)
-                        fst[i] = expf(fst[i]);
-            }
-        }
-        if (ly->time_state != NULL) {
-            /* checkpoint time_state [H][a][b] -> kv = transpose(1,2) */
-            size_t H = (size_t)m->H, N = (size_t)m->N;
-            float *ts = (float *)ly->time_state, *tmp = malloc(H * N * N * sizeof(float));
-            if (tmp == NULL)
-                return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-            memcpy(tmp, ts, H * N * N * sizeof(float));
-            for (size_t h = 0; h < H; h++)
-                for (size_t a = 0; a < N; a++)
-                    for (size_t b = 0; b < N; b++)
-                        ts[h * N * N + a * N + b] = tmp[h * N * N + b * N + a];
-            free(tmp);
-        }
+        if ((rc = mdl_transform_layer(m, &m->layers[l], err)) != RWKV_OK)
+            return rc;
     }
+    return RWKV_OK;
+}
 
-    /* info */
+/* Build step 4: the sizes and counts of rwkv_info. */
+static void
+mdl_fill_info(rwkv_model *m, const struct mdl_src *src)
+{
+    uint64_t nparams = 0;
+
     for (size_t i = 0; i < src_count(src); i++) {
         const ckpt_tensor *x = src_at(src, i);
         const char *dn = ck_dtype_name(x->dtype);
@@ -1126,9 +1166,20 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     m->info.n_vocab = m->V;
     m->info.state_len = (size_t)m->n_layer * mdl_layer_state_len(m);
     snprintf(m->info.strategy, sizeof m->info.strategy, "%s", m->strategy.normalised);
-
     m->info.n_threads = tpool_size(m->pool);
     m->info.weight_bytes = mdl_weight_bytes(m);
+}
+
+int
+mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, rwkv_err *err)
+{
+    int rc;
+
+    if ((rc = mdl_setup(m, src, opts, err)) != RWKV_OK ||
+        (rc = mdl_load_globals(m, src, err)) != RWKV_OK ||
+        (rc = mdl_load_layers(m, src, opts, err)) != RWKV_OK)
+        return rc;
+    mdl_fill_info(m, src);
     if ((rc = mdl_ws_alloc(m, MDL_MAX_CHUNK, err)) != RWKV_OK)
         return rc;
     wc_finish(m->wc);   /* a new cache is written in the background */
@@ -1222,515 +1273,7 @@ rwkv_model_info(const rwkv_model *m)
     return &m->info;
 }
 
-size_t
-mdl_layer_state_len(const rwkv_model *m)
-{
-    if (m->ver == MDL_V4)
-        return 5 * (size_t)m->C;
-    return 2 * (size_t)m->C + (size_t)m->H * (size_t)m->N * (size_t)m->N;
-}
-
-/* ---- demo and benchmark models: random weights of a real shape ---- */
-
-/* Shapes (RWKV-7, head size 64 except the demo).  LoRA dims as in the
-** released models of that size. */
-static const struct mdl_shape {
-    const char *name;
-    int         n_layer, C, N, F, V, d_w, d_a, d_v, d_g;
-} mdl_shapes[] = {
-    { "demo", 2, 128, 64, 512, 256, 32, 32, 32, 32 },
-    { "0.1b", 12, 768, 64, 3072, 65536, 64, 64, 32, 128 },
-    { "0.4b", 24, 1024, 64, 4096, 65536, 64, 64, 64, 128 },
-    { "1.5b", 24, 2048, 64, 8192, 65536, 96, 96, 64, 256 },
-    { "3b", 32, 2560, 64, 10240, 65536, 96, 96, 64, 320 },
-};
-/* The demo's width: weight ranges below are for it and scale with
-** sqrt(DEMO_C / C) for wider shapes, so activations keep their size. */
-#define DEMO_C 128
-/* Tensors: the globals plus at most this many per layer. */
-#define DEMO_GLOBALS 6
-#define DEMO_PER_LAYER 33
-/* Weights generated per task of the parallel generator. */
-#define DEMO_GEN_BLOCK 65536
-
-/* Symbolic dims of the generator table. */
-enum { G_C = -1, G_F = -2, G_V = -3, G_H = -4, G_N = -5, G_DW = -6, G_DA = -7, G_DV = -8,
-       G_DG = -9 };
-
-static int64_t
-demo_dim(const struct mdl_shape *sh, int d)
-{
-    switch (d) {
-    case G_C: return sh->C;
-    case G_F: return sh->F;
-    case G_V: return sh->V;
-    case G_H: return sh->C / sh->N;
-    case G_N: return sh->N;
-    case G_DW: return sh->d_w;
-    case G_DA: return sh->d_a;
-    case G_DV: return sh->d_v;
-    case G_DG: return sh->d_g;
-    default: return d;
-    }
-}
-
-struct demo_build {
-    ckpt_tensor *t;                     /* [cap] */
-    char       (*names)[MDL_NAME_MAX];  /* [cap] */
-    size_t       n, cap;
-    uint64_t    seed;
-    uint64_t    ctr;      /* random numbers drawn so far */
-    int         fast;     /* benchmark shapes: demo_fast_at */
-};
-
-/*
-** Random number number G (0-based) of the stream for SEED: the generator is
-** a counter (splitmix64), so any range can be produced by any thread and the
-** weights do not depend on the thread count.
-*/
-static float
-demo_unif_at(uint64_t seed, uint64_t g, float lo, float hi)
-{
-    uint64_t z = mix64(seed + (g + 1) * 0x9e3779b97f4a7c15ULL);
-
-    return lo + (hi - lo) * (float)((double)(z >> 11) / 9007199254740992.0);
-}
-
-/*
-** The cheaper generator of the benchmark shapes (billions of weights): one
-** multiply-xorshift round of the counter, 24 bits to a float in [lo, hi).
-*/
-static inline float
-demo_fast_at(uint64_t seed, uint64_t g, float lo, float hi)
-{
-    uint64_t z = seed + (g + 1) * 0x9e3779b97f4a7c15ULL;
-
-    z ^= z >> 32;
-    z *= 0xd6e8feb86659fd93ULL;
-    z ^= z >> 32;
-    return lo + (hi - lo) * ((float)(uint32_t)(z >> 40) * (1.0f / 16777216.0f));
-}
-
-struct demo_gen_job {
-    void    *data;
-    int      bf16;
-    int      fast;      /* demo_fast_at (benchmark shapes) */
-    uint64_t numel, seed, ctr;
-    float    lo, hi;
-};
-
-static void
-demo_gen_task(void *ctx, int i, int n)
-{
-    struct demo_gen_job *j = ctx;
-    uint64_t blocks = (j->numel + DEMO_GEN_BLOCK - 1) / DEMO_GEN_BLOCK;
-    uint64_t b0 = blocks * (uint64_t)i / (uint64_t)n, b1 = blocks * (uint64_t)(i + 1) / (uint64_t)n;
-    float buf[256];
-
-    for (uint64_t e = b0 * DEMO_GEN_BLOCK; e < b1 * DEMO_GEN_BLOCK && e < j->numel;) {
-        uint64_t end = (b1 * DEMO_GEN_BLOCK < j->numel ? b1 * DEMO_GEN_BLOCK : j->numel);
-        size_t k = (size_t)(end - e < 256 ? end - e : 256);
-        if (j->fast)
-            for (size_t q = 0; q < k; q++)
-                buf[q] = demo_fast_at(j->seed, j->ctr + e + q, j->lo, j->hi);
-        else
-            for (size_t q = 0; q < k; q++)
-                buf[q] = demo_unif_at(j->seed, j->ctr + e + q, j->lo, j->hi);
-        if (j->bf16)
-            simd_f32_to_bf16(kern_default_kernels(), buf, (uint16_t *)j->data + e, k);
-        else
-            memcpy((float *)j->data + e, buf, k * sizeof(float));
-        e += k;
-    }
-}
-
-static int
-demo_add(rwkv_model *m, struct demo_build *d, const char *name, int nd, const int64_t *shape,
-         float lo, float hi, int bf16)
-{
-    ckpt_tensor *t = &d->t[d->n];
-    uint64_t numel = 1;
-    struct demo_gen_job job;
-
-    if (d->n == d->cap)
-        return RWKV_ENOMEM;
-    snprintf(d->names[d->n], MDL_NAME_MAX, "%s", name);
-    memset(t, 0, sizeof *t);
-    t->name = d->names[d->n];
-    t->dtype = bf16 ? CK_BF16 : CK_F32;
-    t->ndim = nd;
-    for (int i = nd - 1; i >= 0; i--) {
-        t->shape[i] = shape[i];
-        t->stride[i] = (int64_t)numel;
-        numel *= (uint64_t)shape[i];
-    }
-    job.bf16 = bf16;
-    job.fast = d->fast;
-    job.numel = numel;
-    job.seed = d->seed;
-    job.ctr = d->ctr;
-    job.lo = lo;
-    job.hi = hi;
-    job.data = mdl_own(m, numel * (bf16 ? 2 : 4));
-    if (job.data == NULL)
-        return RWKV_ENOMEM;
-    if (numel >= DEMO_GEN_BLOCK)
-        tpool_run(m->pool, demo_gen_task, &job);
-    else
-        demo_gen_task(&job, 0, 1);
-    d->ctr += numel;
-    t->data = job.data;
-    t->numel = numel;
-    t->nbytes = numel * (bf16 ? 2 : 4);
-    t->contiguous = 1;
-    d->n++;
-    return RWKV_OK;
-}
-
-static void
-demo_free(struct demo_build *d)
-{
-    if (d == NULL)
-        return;
-    free(d->t);
-    free(d->names);
-    free(d);
-}
-
-/* Generate the big matrices as bf16 (half the memory and time) when no
-** slot of STRATEGY keeps plain fp32 weights. */
-static int
-demo_want_bf16(const char *strategy)
-{
-    strat st;
-
-    if (strat_parse(strategy, &st, NULL) != RWKV_OK)
-        return 0;
-    for (int i = 0; i < st.n_stages; i++)
-        if (st.stages[i].dtype == STRAT_FP32 && st.stages[i].quant != 8)
-            return 0;
-    return 1;
-}
-
-/*
-** The demo model's weights are random, so its raw output is uniform over the
-** 256 byte values: mostly invalid UTF-8 and control bytes, shown as U+FFFD.
-** To give the interface something legible to show, the demo (only) adds to
-** every logit a fixed per-byte bonus shaped like English letter frequencies:
-** the final layer norm's bias gets a component DEMO_BIAS_NORM along a unit
-** direction U, and head row b gets bonus(b)/DEMO_BIAS_NORM along U, so
-** logit(b) gains bonus(b) (plus a small random term from ln(x) . U).  The
-** model is still an ordinary RWKV-7 checkpoint in memory: nothing in the
-** forward pass knows about it.
-*/
-#define DEMO_BIAS_NORM 4.0f
-
-/* Bonus of byte B: 2 ln(per-mille frequency in English text / 10); bytes
-** that are not printable ASCII (or '\n') get DEMO_BONUS_RARE. */
-#define DEMO_BONUS_RARE -12.0f
-static float
-demo_bonus(int b)
-{
-    static const unsigned char freq[26] = {
-        82, 15, 28, 43, 127, 22, 20, 61, 70, 2, 8, 40, 24,   /* a..m */
-        67, 75, 19, 1, 60, 63, 91, 28, 10, 24, 2, 20, 1,     /* n..z */
-    };
-    double f;
-
-    if (b >= 'a' && b <= 'z')
-        f = freq[b - 'a'];
-    else if (b >= 'A' && b <= 'Z')
-        f = freq[b - 'A'] / 20.0;
-    else if (b == ' ')
-        f = 180;
-    else if (b == '.' || b == ',')
-        f = 8;
-    else if (b == '\n')
-        f = 1;
-    else if (b > ' ' && b < 0x7f)
-        f = 0.5;
-    else
-        return DEMO_BONUS_RARE;
-    return 2.0f * (float)log(f / 10.0);
-}
-
-static void
-demo_bias_printable(struct demo_build *d, int64_t C)
-{
-    float *bias = NULL, *head = NULL;
-    int64_t V = 0;
-    float u = 1.0f / sqrtf((float)C);   /* U = (1, 1, ..., 1) / sqrt(C) */
-
-    for (size_t i = 0; i < d->n; i++) {
-        if (strcmp(d->t[i].name, "ln_out.bias") == 0)
-            bias = (float *)(uintptr_t)d->t[i].data;
-        else if (strcmp(d->t[i].name, "head.weight") == 0 && d->t[i].dtype == CK_F32) {
-            head = (float *)(uintptr_t)d->t[i].data;
-            V = d->t[i].shape[0];
-        }
-    }
-    if (bias == NULL || head == NULL || V > 256)
-        return;
-    for (int64_t c = 0; c < C; c++)
-        bias[c] += DEMO_BIAS_NORM * u;
-    for (int64_t b = 0; b < V; b++) {
-        float k = demo_bonus((int)b) / DEMO_BIAS_NORM * u;
-        for (int64_t c = 0; c < C; c++)
-            head[b * C + c] += k;
-    }
-}
-
-static int
-mdl_open_shape(const struct mdl_shape *sh, uint64_t seed, const rwkv_open_opts *opts,
-               rwkv_model **out, rwkv_err *err)
-{
-    /* name after blocks.N., dims, range at DEMO_C, layer >= 1 only, linear
-     * (generated in bf16 for bf16/int8 strategies), scale with width */
-    static const struct {
-        const char *name;
-        int         nd;
-        int         shape[3];
-        float       lo, hi;
-        int         layer1, linear, scaled;
-    } spec[] = {
-        { "ln1.weight", 1, { G_C }, 0.8f, 1.2f, 0, 0, 0 },
-        { "ln1.bias", 1, { G_C }, -0.1f, 0.1f, 0, 0, 0 },
-        { "ln2.weight", 1, { G_C }, 0.8f, 1.2f, 0, 0, 0 },
-        { "ln2.bias", 1, { G_C }, -0.1f, 0.1f, 0, 0, 0 },
-        { "att.x_r", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
-        { "att.x_w", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
-        { "att.x_k", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
-        { "att.x_v", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
-        { "att.x_a", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
-        { "att.x_g", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
-        { "att.w0", 3, { 1, 1, G_C }, -2.0f, 1.0f, 0, 0, 0 },
-        { "att.w1", 2, { G_C, G_DW }, -0.1f, 0.1f, 0, 0, 1 },
-        { "att.w2", 2, { G_DW, G_C }, -0.1f, 0.1f, 0, 0, 0 },
-        { "att.a0", 3, { 1, 1, G_C }, -1.0f, 1.0f, 0, 0, 0 },
-        { "att.a1", 2, { G_C, G_DA }, -0.1f, 0.1f, 0, 0, 1 },
-        { "att.a2", 2, { G_DA, G_C }, -0.1f, 0.1f, 0, 0, 0 },
-        { "att.v0", 3, { 1, 1, G_C }, -1.0f, 1.0f, 1, 0, 0 },
-        { "att.v1", 2, { G_C, G_DV }, -0.1f, 0.1f, 1, 0, 1 },
-        { "att.v2", 2, { G_DV, G_C }, -0.1f, 0.1f, 1, 0, 0 },
-        { "att.g1", 2, { G_C, G_DG }, -0.1f, 0.1f, 0, 0, 1 },
-        { "att.g2", 2, { G_DG, G_C }, -0.2f, 0.2f, 0, 0, 0 },
-        { "att.k_k", 3, { 1, 1, G_C }, 0.5f, 1.0f, 0, 0, 0 },
-        { "att.k_a", 3, { 1, 1, G_C }, 0.5f, 1.0f, 0, 0, 0 },
-        { "att.r_k", 2, { G_H, G_N }, -0.5f, 0.5f, 0, 0, 0 },
-        { "att.receptance.weight", 2, { G_C, G_C }, -0.15f, 0.15f, 0, 1, 1 },
-        { "att.key.weight", 2, { G_C, G_C }, -0.15f, 0.15f, 0, 1, 1 },
-        { "att.value.weight", 2, { G_C, G_C }, -0.15f, 0.15f, 0, 1, 1 },
-        { "att.output.weight", 2, { G_C, G_C }, -0.15f, 0.15f, 0, 1, 1 },
-        { "att.ln_x.weight", 1, { G_C }, 0.8f, 1.2f, 0, 0, 0 },
-        { "att.ln_x.bias", 1, { G_C }, -0.1f, 0.1f, 0, 0, 0 },
-        { "ffn.x_k", 3, { 1, 1, G_C }, 0.0f, 1.0f, 0, 0, 0 },
-        { "ffn.key.weight", 2, { G_F, G_C }, -0.15f, 0.15f, 0, 1, 1 },
-        { "ffn.value.weight", 2, { G_C, G_F }, -0.08f, 0.08f, 0, 1, 1 },
-    };
-    static const struct {
-        const char *name;
-        int         nd;
-        int         shape[2];
-        float       lo, hi;
-        int         linear;
-    } glob[] = {
-        { "emb.weight", 2, { G_V, G_C }, -1.0f, 1.0f, 0 },
-        { "blocks.0.ln0.weight", 1, { G_C }, 0.8f, 1.2f, 0 },
-        { "blocks.0.ln0.bias", 1, { G_C }, -0.1f, 0.1f, 0 },
-        { "ln_out.weight", 1, { G_C }, 0.8f, 1.2f, 0 },
-        { "ln_out.bias", 1, { G_C }, -0.1f, 0.1f, 0 },
-        { "head.weight", 2, { G_V, G_C }, -0.3f, 0.3f, 1 },
-    };
-    const char *strategy = opts && opts->strategy ? opts->strategy : "cpu fp32";
-    int bf16 = strcmp(sh->name, "demo") != 0 && demo_want_bf16(strategy);
-    float scale = sqrtf((float)DEMO_C / (float)sh->C);
-    rwkv_model *m;
-    struct demo_build *d;
-    struct mdl_src src;
-    int rc = RWKV_OK;
-
-    *out = NULL;
-    {
-        strat st;   /* refuse a bad strategy before generating gigabytes */
-        if ((rc = strat_check(strategy, 1, &st, err)) != RWKV_OK)
-            return rc;
-    }
-    m = calloc(1, sizeof *m);
-    d = calloc(1, sizeof *d);
-    if (d != NULL) {
-        d->cap = DEMO_GLOBALS + (size_t)sh->n_layer * DEMO_PER_LAYER;
-        d->t = calloc(d->cap, sizeof *d->t);
-        d->names = calloc(d->cap, sizeof *d->names);
-    }
-    if (m == NULL || d == NULL || d->t == NULL || d->names == NULL) {
-        free(m);
-        demo_free(d);
-        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-    }
-    if ((rc = tpool_create(opts ? opts->n_threads : 0, &m->pool, err)) != RWKV_OK) {
-        demo_free(d);
-        free(m);
-        return rc;
-    }
-    d->seed = seed;
-    d->fast = strcmp(sh->name, "demo") != 0;
-    for (size_t i = 0; i < sizeof glob / sizeof glob[0] && rc == RWKV_OK; i++) {
-        int64_t shp[2] = { demo_dim(sh, glob[i].shape[0]), demo_dim(sh, glob[i].shape[1]) };
-        float f = glob[i].linear ? scale : 1.0f;
-        rc = demo_add(m, d, glob[i].name, glob[i].nd, shp, glob[i].lo * f, glob[i].hi * f,
-                      bf16 && glob[i].linear);
-    }
-    for (int l = 0; l < sh->n_layer && rc == RWKV_OK; l++) {
-        mdl_progress(opts, (double)l / sh->n_layer, "generating random weights");
-        for (size_t i = 0; i < sizeof spec / sizeof spec[0] && rc == RWKV_OK; i++) {
-            char name[MDL_NAME_MAX];
-            int64_t shp[3];
-            float f = spec[i].scaled ? scale : 1.0f;
-            if (spec[i].layer1 && l == 0)
-                continue;
-            for (int k = 0; k < spec[i].nd; k++)
-                shp[k] = demo_dim(sh, spec[i].shape[k]);
-            snprintf(name, sizeof name, "blocks.%d.%s", l, spec[i].name);
-            rc = demo_add(m, d, name, spec[i].nd, shp, spec[i].lo * f, spec[i].hi * f,
-                          bf16 && spec[i].linear);
-        }
-    }
-    if (rc != RWKV_OK) {
-        demo_free(d);
-        rwkv_model_close(m);
-        return rwkv_errf(err, RWKV_ENOMEM, "out of memory building the '%s' model", sh->name);
-    }
-    if (strcmp(sh->name, "demo") == 0)
-        demo_bias_printable(d, sh->C);
-    memset(&src, 0, sizeof src);
-    src.tensors = d->t;
-    src.n = d->n;
-    src.path = sh->name;
-    rc = mdl_build(m, &src, opts, err);
-    demo_free(d);   /* names are no longer needed: the model keeps only the data */
-    if (rc != RWKV_OK) {
-        rwkv_model_close(m);
-        return rc;
-    }
-    m->info.is_demo = 1;
-    m->info.file_size = 0;
-    snprintf(m->info.format, sizeof m->info.format, "demo");
-    *out = m;
-    return RWKV_OK;
-}
-
-int
-rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts, rwkv_model **out, rwkv_err *err)
-{
-    return mdl_open_shape(&mdl_shapes[0], seed, opts, out, err);
-}
-
-int
-rwkv_model_open_shape(const char *shape, uint64_t seed, const rwkv_open_opts *opts,
-                      rwkv_model **out, rwkv_err *err)
-{
-    char names[128];
-    size_t len = 0;
-
-    *out = NULL;
-    for (size_t i = 0; i < sizeof mdl_shapes / sizeof mdl_shapes[0]; i++) {
-        if (shape != NULL && strcmp(shape, mdl_shapes[i].name) == 0)
-            return mdl_open_shape(&mdl_shapes[i], seed, opts, out, err);
-        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
-                                mdl_shapes[i].name);
-    }
-    return rwkv_errf(err, RWKV_EINVAL, "unknown model shape '%s' (known: %s)",
-                     shape ? shape : "", names);
-}
-
 /* ---- forward ---- */
-
-void
-mdl_ln_rows(const float *x, const float *w, const float *b, float *xn, size_t t, size_t c)
-{
-    const vm_ops *o = vm_default();
-
-    for (size_t p = 0; p < t; p++)
-        vm_layer_norm(o, x + p * c, w, b, xn + p * c, c, MDL_LN_EPS);
-}
-
-void
-mdl_shift(const float *xn, float *prev, float *sx, size_t t, size_t c)
-{
-    memcpy(sx, prev, c * sizeof(float));
-    if (t > 1)
-        memcpy(sx + c, xn, (t - 1) * c * sizeof(float));
-    memcpy(prev, xn + (t - 1) * c, c * sizeof(float));
-}
-
-/* The v4/v5/v6 FFN, stage by stage over token rows (model_par.h). */
-enum mdl_ffn_op { MDL_FFN_LN, MDL_FFN_MIX, MDL_FFN_RELU2, MDL_FFN_OUT };
-
-struct mdl_ffn_job {
-    rwkv_model             *m;
-    const struct mdl_layer *ly;
-    int                     maa;
-    enum mdl_ffn_op         op;
-};
-
-static void
-mdl_ffn_rows(void *ctx, size_t p0, size_t p1)
-{
-    const struct mdl_ffn_job *j = ctx;
-    const struct mdl_layer *ly = j->ly;
-    struct mdl_ws *ws = &j->m->ws;
-    size_t C = (size_t)j->m->C, F = (size_t)j->m->F;
-    const vm_ops *o = vm_default();
-
-    switch (j->op) {
-    case MDL_FFN_LN:
-        mdl_ln_rows(ws->x + p0 * C, ly->ln2_w, ly->ln2_b, ws->xn + p0 * C, p1 - p0, C);
-        break;
-    case MDL_FFN_MIX: {
-        /* kx = m[0], rx = m[1] */
-        const float *mix[2] = { ly->fmix_k, ly->fmix_r };
-        for (size_t p = p0; p < p1; p++) {
-            float *out[2] = { ws->m[0] + p * C, ws->m[1] + p * C };
-            vm_mix(o, j->maa ? VM_MIX_LERP : VM_MIX_AFFINE, ws->xn + p * C, ws->sx + p * C,
-                   mix, out, 2, C);
-        }
-        break;
-    }
-    case MDL_FFN_RELU2:
-        vm_relu2(o, ws->f + p0 * F, ws->f + p0 * F, (p1 - p0) * F);
-        break;
-    case MDL_FFN_OUT:
-        vm_add_sigmoid_mul(o, ws->r + p0 * C, ws->o + p0 * C, ws->x + p0 * C, (p1 - p0) * C);
-        break;
-    }
-}
-
-void
-mdl_ffn_rkv(rwkv_model *m, const struct mdl_layer *ly, size_t t, float *prev, int maa)
-{
-    struct mdl_ws *ws = &m->ws;
-    size_t C = (size_t)m->C;
-    struct mdl_ffn_job j = { m, ly, maa, MDL_FFN_LN };
-
-    mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
-    mdl_shift(ws->xn, prev, ws->sx, t, C);
-    j.op = MDL_FFN_MIX;
-    mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
-    if (t == 1) {
-        /* decode: both products (and the relu^2) in one pool dispatch */
-        const kern_mv mv[2] = { { &ly->ffn_r, ws->m[1], ws->r, KERN_ACT_NONE },
-                                { &ly->ffn_k, ws->m[0], ws->f, KERN_ACT_RELU2 } };
-        kern_matvec_multi(&m->kc, mv, 2);
-    } else {
-        kern_matmul(&m->kc, &ly->ffn_r, ws->m[1], t, ws->r);
-        kern_matmul(&m->kc, &ly->ffn_k, ws->m[0], t, ws->f);
-        j.op = MDL_FFN_RELU2;
-        mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
-    }
-    kern_matmul(&m->kc, &ly->ffn_v, ws->f, t, ws->o);
-    j.op = MDL_FFN_OUT;
-    mdl_par_run(m->pool, t, t, mdl_ffn_rows, &j);
-}
 
 /* X [C] = embedding row TOK with ln0 applied (folded table or in place). */
 void
@@ -1778,12 +1321,7 @@ rwkv_eval(rwkv_model *m, const int32_t *tokens, size_t n, rwkv_state *s, float *
             t = m->ws.cap_t;
         for (size_t p = 0; p < t; p++)
             mdl_embed(m, tokens[start + p], m->ws.x + p * C);
-        switch (m->ver / 10) {
-        case 4: mdl_v4_layers(m, t, s->data); break;
-        case 5: mdl_v5_layers(m, t, s->data); break;
-        case 6: mdl_v6_layers(m, t, s->data); break;
-        default: mdl_v7_layers(m, t, s->data); break;
-        }
+        m->run_layers(m, t, s->data);
         start += t;
         if (start == n && logits != NULL) {
             kern_layer_norm(m->ws.x + (t - 1) * C, m->ln_out_w, m->ln_out_b, m->ws.last, C,

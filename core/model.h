@@ -1,6 +1,7 @@
 /*
 ** model.h -- internal: the prepared model shared by model.c (load,
-** validation, eval driver), model_v4/v5/v6/v7.c (block math) and state.c.
+** validation, eval driver), model_block.c + model_v4/v5/v6/v7.c (block
+** math, see model_block.h), model_demo.c (in-memory models) and state.c.
 ** Not part of the public API (that is rwkv.h).
 **
 ** Weights are prepared once at open: vectors are float32 (squeezed), the
@@ -80,9 +81,14 @@ struct mdl_ws {
     float *block;                  /* the single allocation */
 };
 
+/* The block math of one version (model_v4/v5/v6/v7.c): run every layer of
+ * m->layers over m->ws.x (T rows of C), updating STATE. */
+typedef void (*mdl_layers_fn)(rwkv_model *m, size_t t, float *state);
+
 struct rwkv_model {
     rwkv_info         info;
     int               ver;         /* MDL_V* */
+    mdl_layers_fn     run_layers;  /* ver's block math, chosen once at load */
     int               n_layer, C, H, N, F, V;
     int               d_w, d_a, d_v, d_g, d_mix, d_decay;   /* LoRA dims */
     int               real_time_first;
@@ -126,25 +132,31 @@ struct rwkv_state {
     int      host_stale;
 };
 
-/* Floats of one layer's state and offsets of its entries. */
+/*
+** ---- loading (model.c), also used by the in-memory models (model_demo.c) ----
+*/
+
+/* Where mdl_build takes the tensors from: a checkpoint, or in-memory tensors
+** (all borrowed for the duration of mdl_build; in-place weights must outlive
+** the model, which is why the demo allocates them with mdl_own). */
+struct mdl_src {
+    const ckpt        *ck;      /* or NULL: use tensors[] */
+    const ckpt_tensor *tensors;
+    size_t             n;
+    const char        *path;    /* for messages */
+};
+
+/* Detect the version, check every shape, prepare the weights and the
+** workspace of M (calloc'ed; its pool may already be made) from SRC.  On
+** failure M is half built: release it with rwkv_model_close. */
+int mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts,
+              rwkv_err *err);
+/* BYTES of memory owned by M (freed at rwkv_model_close), or NULL. */
+void *mdl_own(rwkv_model *m, uint64_t bytes);
+/* Report load progress F in [0, 1] through O's callback (O may be NULL). */
+void mdl_progress(const rwkv_open_opts *o, double f, const char *what);
+
+/* Floats of one layer's state (model_block.c; the layout is in state.c). */
 size_t mdl_layer_state_len(const rwkv_model *m);
-
-/* Block math: run every layer over m->ws.x (T rows of C), updating STATE. */
-void mdl_v4_layers(rwkv_model *m, size_t t, float *state);
-void mdl_v5_layers(rwkv_model *m, size_t t, float *state);
-void mdl_v6_layers(rwkv_model *m, size_t t, float *state);
-void mdl_v7_layers(rwkv_model *m, size_t t, float *state);
-
-/* Shared helpers (model.c). */
-/* XN[t] = layer_norm(X[t]) for t < T. */
-void mdl_ln_rows(const float *x, const float *w, const float *b, float *xn,
-                 size_t t, size_t c);
-/* SX[t] = previous row of XN (PREV for t = 0); then PREV = XN[T-1]. */
-void mdl_shift(const float *xn, float *prev, float *sx, size_t t, size_t c);
-/* The v4/v5/v6 FFN (sigmoid receptance * relu(k)^2 V) added to ws.x; PREV is
- * the state slot.  MAA: v6 mixing xx + (sx - xx) * maa, else v4/v5
- * xx * mix + sx * (1 - mix). */
-void mdl_ffn_rkv(rwkv_model *m, const struct mdl_layer *ly, size_t t, float *prev,
-                 int maa);
 
 #endif

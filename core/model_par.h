@@ -1,7 +1,8 @@
 /*
-** model_par.h -- internal to the block math (model.c, model_v4/5/6.c):
-** run an element-wise stage over token rows (or heads, or channel blocks)
-** [0, N) split into contiguous ranges on the model's pool.
+** model_par.h -- internal to the block math (model_block.c,
+** model_v4/5/6/7.c): the one helper that runs an element-wise stage over
+** token rows (or heads, or channel blocks) [0, N) split into contiguous
+** ranges on the model's pool.
 **
 ** Every range computes exactly what one call over [0, N) would (each row's
 ** math does not depend on the split), so results are the same for any

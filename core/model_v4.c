@@ -11,7 +11,7 @@
 ** channels are independent, tokens stay in order), so every number is the
 ** same for any thread count.
 */
-#include "model.h"
+#include "model_block.h"
 #include "model_par.h"
 #include "vmath.h"
 

@@ -12,7 +12,7 @@
 ** state is independent, tokens stay in order within a head), so every
 ** number is the same for any thread count.
 */
-#include "model.h"
+#include "model_block.h"
 #include "model_par.h"
 #include "vmath.h"
 

@@ -11,7 +11,7 @@
 ** token rows and the WKV over heads on the pool (model_par.h), so every
 ** number is the same for any thread count.
 */
-#include "model.h"
+#include "model_block.h"
 #include "model_par.h"
 #include "vmath.h"
 

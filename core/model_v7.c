@@ -1,6 +1,6 @@
 /*
 ** model_v7.c -- RWKV-7 ("x070") block math, float32, the pip package's CPU
-** path (see ../shared/docs/reference_notes.md "v7").
+** path (docs/differences.md lists where rwkv-tui departs from it).
 **
 ** Per layer: token shift and six mixes (r, w, k, v, a, g), the matrices over
 ** the whole pass (matrix-matrix), then the WKV recurrence token by token with
@@ -11,10 +11,12 @@
 **
 ** Threads: besides the matrix products (kernels.c), a pass of several tokens
 ** spreads the per-token element-wise work over the pool by token ranges and
-** the WKV recurrence by heads (each head's state is independent; tokens stay
-** in order within a head), so every number is the same as on one thread.
+** the WKV recurrence by heads (model_par.h, as v4/v5/v6; each head's state
+** is independent, tokens stay in order within a head), so every number is
+** the same as on one thread.
 */
-#include "model.h"
+#include "model_block.h"
+#include "model_par.h"
 #include "vmath.h"
 
 #include <math.h>
@@ -86,38 +88,36 @@ v7_decode_products(rwkv_model *m, const struct mdl_layer *ly, int first)
     return 1;
 }
 
-/* Tokens from which the per-token work and the WKV heads of a pass are
-** spread over the pool (a single token stays on the calling thread). */
-#define V7_PAR_MIN_T 4
+/* The stages of a layer that run on the pool (model_par.h): over token
+** rows, or over heads for V7_WKV. */
+enum v7_op {
+    V7_LN1, V7_LN2,   /* xn = ln1(x) / ln2(x) */
+    V7_MIX6,          /* the six time-mix inputs r, w, k, v, a, g */
+    V7_PRE,           /* a, kk (normalized per head), k, kk*a, w, v (layer > 0) */
+    V7_WKV,           /* the recurrence, heads split over the threads */
+    V7_POST,          /* group norm, the r*k*r_k bonus, gate */
+    V7_MIXK,          /* the channel-mix input */
+    V7_RELU2,         /* f = relu(f)^2 */
+    V7_RESID          /* x += o */
+};
 
 struct v7_job {
     rwkv_model             *m;
     const struct mdl_layer *ly;
     size_t                  t;
-    int                     l;
+    int                     l;    /* the real layer index (v_first at 0) */
     float                  *kv;   /* the layer's WKV state [H][N][N] */
+    enum v7_op              op;
 };
 
+/* V7_PRE on token rows [p0, p1). */
 static void
-v7_run(const struct v7_job *j, tpool_fn fn)
+v7_pre_rows(const struct v7_job *j, size_t p0, size_t p1)
 {
-    if (j->t >= V7_PAR_MIN_T)
-        tpool_run(j->m->pool, fn, (void *)j);
-    else
-        fn((void *)j, 0, 1);
-}
-
-/* Per token: a, kk (normalized per head), k, kk*a, w, v (layer > 0). */
-static void
-v7_pre_task(void *ctx, int i, int n)
-{
-    const struct v7_job *j = ctx;
     rwkv_model *m = j->m;
     const struct mdl_layer *ly = j->ly;
     struct mdl_ws *ws = &m->ws;
     size_t C = (size_t)m->C, H = (size_t)m->H, N = (size_t)m->N;
-    size_t p0 = j->t * (size_t)i / (size_t)n, p1 = j->t * (size_t)(i + 1) / (size_t)n;
-
     const vm_ops *o = vm_default();
 
     for (size_t p = p0; p < p1; p++) {
@@ -132,15 +132,13 @@ v7_pre_task(void *ctx, int i, int n)
     }
 }
 
-/* WKV, sequential over tokens, heads split over the threads. */
+/* V7_WKV on heads [h0, h1), sequential over the tokens. */
 static void
-v7_wkv_task(void *ctx, int i, int n)
+v7_wkv_heads(const struct v7_job *j, size_t h0, size_t h1)
 {
-    const struct v7_job *j = ctx;
     rwkv_model *m = j->m;
     struct mdl_ws *ws = &m->ws;
-    size_t C = (size_t)m->C, H = (size_t)m->H, N = (size_t)m->N;
-    size_t h0 = H * (size_t)i / (size_t)n, h1 = H * (size_t)(i + 1) / (size_t)n;
+    size_t C = (size_t)m->C, N = (size_t)m->N;
 
     /* head by head over all tokens: a head's state stays in L1 */
     for (size_t h = h0; h < h1; h++) {
@@ -150,16 +148,14 @@ v7_wkv_task(void *ctx, int i, int n)
     }
 }
 
-/* Per token: group norm, the r*k*r_k bonus, gate. */
+/* V7_POST on token rows [p0, p1). */
 static void
-v7_post_task(void *ctx, int i, int n)
+v7_post_rows(const struct v7_job *j, size_t p0, size_t p1)
 {
-    const struct v7_job *j = ctx;
     rwkv_model *m = j->m;
     const struct mdl_layer *ly = j->ly;
     struct mdl_ws *ws = &m->ws;
     size_t C = (size_t)m->C, H = (size_t)m->H, N = (size_t)m->N;
-    size_t p0 = j->t * (size_t)i / (size_t)n, p1 = j->t * (size_t)(i + 1) / (size_t)n;
 
     for (size_t p = p0; p < p1; p++) {
         size_t o = p * C;
@@ -168,35 +164,25 @@ v7_post_task(void *ctx, int i, int n)
     }
 }
 
-/* Element-wise stages over token rows [p0, p1), run on the pool. */
-enum v7_rows_op { V7_LN1, V7_LN2, V7_MIX6, V7_MIXK, V7_RELU2, V7_RESID };
-
-struct v7_rows {
-    rwkv_model             *m;
-    const struct mdl_layer *ly;
-    size_t                  t;
-    enum v7_rows_op         op;
-};
-
+/* Items [i0, i1) of the job's stage: token rows, or heads for V7_WKV. */
 static void
-v7_rows_task(void *ctx, int i, int n)
+v7_range(void *ctx, size_t i0, size_t i1)
 {
-    const struct v7_rows *j = ctx;
+    const struct v7_job *j = ctx;
     const struct mdl_layer *ly = j->ly;
     struct mdl_ws *ws = &j->m->ws;
     size_t C = (size_t)j->m->C, F = (size_t)j->m->F;
-    size_t p0 = j->t * (size_t)i / (size_t)n, p1 = j->t * (size_t)(i + 1) / (size_t)n;
     const vm_ops *o = vm_default();
 
     switch (j->op) {
     case V7_LN1:
     case V7_LN2:
-        mdl_ln_rows(ws->x + p0 * C, j->op == V7_LN1 ? ly->ln1_w : ly->ln2_w,
-                    j->op == V7_LN1 ? ly->ln1_b : ly->ln2_b, ws->xn + p0 * C, p1 - p0, C);
+        mdl_ln_rows(ws->x + i0 * C, j->op == V7_LN1 ? ly->ln1_w : ly->ln2_w,
+                    j->op == V7_LN1 ? ly->ln1_b : ly->ln2_b, ws->xn + i0 * C, i1 - i0, C);
         break;
     case V7_MIX6: {
         const float *mix[6] = { ly->x_r, ly->x_w, ly->x_k, ly->x_v, ly->x_a, ly->x_g };
-        for (size_t p = p0; p < p1; p++) {
+        for (size_t p = i0; p < i1; p++) {
             float *out[6];
             for (int q = 0; q < 6; q++)
                 out[q] = ws->m[q] + p * C;
@@ -204,32 +190,37 @@ v7_rows_task(void *ctx, int i, int n)
         }
         break;
     }
+    case V7_PRE:
+        v7_pre_rows(j, i0, i1);
+        break;
+    case V7_WKV:
+        v7_wkv_heads(j, i0, i1);
+        break;
+    case V7_POST:
+        v7_post_rows(j, i0, i1);
+        break;
     case V7_MIXK: {
         const float *mix[1] = { ly->fmix_k };
-        for (size_t p = p0; p < p1; p++) {
+        for (size_t p = i0; p < i1; p++) {
             float *out[1] = { ws->m[2] + p * C };
             vm_mix(o, VM_MIX_LERP, ws->xn + p * C, ws->sx + p * C, mix, out, 1, C);
         }
         break;
     }
     case V7_RELU2:
-        vm_relu2(o, ws->f + p0 * F, ws->f + p0 * F, (p1 - p0) * F);
+        vm_relu2(o, ws->f + i0 * F, ws->f + i0 * F, (i1 - i0) * F);
         break;
     case V7_RESID:
-        vm_add(o, ws->o + p0 * C, ws->x + p0 * C, (p1 - p0) * C);
+        vm_add(o, ws->o + i0 * C, ws->x + i0 * C, (i1 - i0) * C);
         break;
     }
 }
 
 static void
-v7_rows(rwkv_model *m, const struct mdl_layer *ly, size_t t, enum v7_rows_op op)
+v7_run(struct v7_job *j, enum v7_op op)
 {
-    struct v7_rows j = { m, ly, t, op };
-
-    if (t >= V7_PAR_MIN_T)
-        tpool_run(m->pool, v7_rows_task, &j);
-    else
-        v7_rows_task(&j, 0, 1);
+    j->op = op;
+    mdl_par_run(j->m->pool, j->t, op == V7_WKV ? (size_t)j->m->H : j->t, v7_range, j);
 }
 
 void
@@ -246,12 +237,13 @@ mdl_v7_layers(rwkv_model *m, size_t t, float *state)
         float *att_prev = state + (size_t)l * per;
         float *kv = att_prev + C;
         float *ffn_prev = kv + H * N * N;
+        struct v7_job j = { m, ly, t, l + m->layer_base, kv, V7_LN1 };
 
         /* --- time mix --- */
-        v7_rows(m, ly, t, V7_LN1);
+        v7_run(&j, V7_LN1);
         mdl_shift(ws->xn, att_prev, ws->sx, t, C);
-        v7_rows(m, ly, t, V7_MIX6);
-        if (t == 1 && v7_decode_products(m, ly, l + m->layer_base == 0)) {
+        v7_run(&j, V7_MIX6);
+        if (t == 1 && v7_decode_products(m, ly, j.l == 0)) {
             /* one token: the products batched into two dispatches */
         } else {
             kern_matmul(&m->kc, &ly->att_r, xr, t, ws->r);
@@ -260,28 +252,24 @@ mdl_v7_layers(rwkv_model *m, size_t t, float *state)
             kern_matmul(&m->kc, &ly->att_v, xv, t, ws->v);
             v7_lora(m, &ly->a1, &ly->a2, V7_NONE, xa, t, ws->a);
             v7_lora(m, &ly->g1, &ly->g2, V7_SIGMOID, xg, t, ws->g);
-            if (l + m->layer_base == 0)   /* the real layer 0 (mixed plans run ranges) */
+            if (j.l == 0)   /* the real layer 0 (mixed plans run ranges) */
                 memcpy(ws->vf, ws->v, TC * sizeof(float));
             else
                 v7_lora(m, &ly->v1, &ly->v2, V7_NONE, xv, t, ws->o);
         }
-
-        {
-            struct v7_job job = { m, ly, t, l + m->layer_base, kv };
-            v7_run(&job, v7_pre_task);
-            v7_run(&job, v7_wkv_task);
-            v7_run(&job, v7_post_task);
-        }
+        v7_run(&j, V7_PRE);
+        v7_run(&j, V7_WKV);
+        v7_run(&j, V7_POST);
         kern_matmul(&m->kc, &ly->att_o, ws->y, t, ws->o);
-        v7_rows(m, ly, t, V7_RESID);
+        v7_run(&j, V7_RESID);
 
         /* --- channel mix --- */
-        v7_rows(m, ly, t, V7_LN2);
+        v7_run(&j, V7_LN2);
         mdl_shift(ws->xn, ffn_prev, ws->sx, t, C);
-        v7_rows(m, ly, t, V7_MIXK);
+        v7_run(&j, V7_MIXK);
         kern_matmul(&m->kc, &ly->ffn_k, xk, t, ws->f);
-        v7_rows(m, ly, t, V7_RELU2);
+        v7_run(&j, V7_RELU2);
         kern_matmul(&m->kc, &ly->ffn_v, ws->f, t, ws->o);
-        v7_rows(m, ly, t, V7_RESID);
+        v7_run(&j, V7_RESID);
     }
 }

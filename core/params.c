@@ -129,3 +129,17 @@ params_apply_state_defaults(rwkv_sampling *s, unsigned user_set)
     if (!(user_set & PARAMS_BIT(params_find("frequency"))))
         s->frequency = 0.3f;
 }
+
+void
+params_apply_demo_defaults(rwkv_sampling *s, unsigned user_set)
+{
+    rwkv_sampling d;
+
+    params_defaults(&d);
+    if (!(user_set & PARAMS_BIT(params_find("top_p"))))
+        s->top_p = d.top_p;
+    if (!(user_set & PARAMS_BIT(params_find("presence"))))
+        s->presence = d.presence;
+    if (!(user_set & PARAMS_BIT(params_find("frequency"))))
+        s->frequency = d.frequency;
+}

@@ -56,5 +56,8 @@ void params_format(const rwkv_sampling *s, int i, char *buf, size_t cap);
 /* The chat demo's adjusted defaults when a state file is used: top_p 0.2,
 ** presence 0.3, frequency 0.3; only entries not in USER_SET are changed. */
 void params_apply_state_defaults(rwkv_sampling *s, unsigned user_set);
+/* The reverse, when a state file is left: the entries that the state
+** defaults change go back to the demo's (params_defaults) unless in USER_SET. */
+void params_apply_demo_defaults(rwkv_sampling *s, unsigned user_set);
 
 #endif

@@ -1,6 +1,6 @@
 /*
-** pickle.c -- restricted pickle VM.  See pickle.h and
-** shared/docs/pth_format.md sections 2 and 6.3-6.4.
+** pickle.c -- restricted pickle VM.  See pickle.h and docs/pth-security.md
+** (what a checkpoint's pickle may contain, and what is refused).
 **
 ** Shape: one loop over opcodes; a value stack of object pointers; a mark
 ** stack of stack heights (the "fence": no opcode may pop below the newest

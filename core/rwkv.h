@@ -2,8 +2,9 @@
 ** rwkv.h -- the engine's public API: load a model, keep recurrent states,
 ** run the forward pass.
 **
-** Numbers follow the `rwkv` pip package (ChatRWKV) 0.8.x: see
-** ../shared/fixtures/README.md and ../shared/docs/reference_notes.md.
+** Numbers follow the `rwkv` pip package (ChatRWKV) 0.8.x, checked against its
+** reference fixtures (docs/testing.md); the deliberate differences are in
+** docs/differences.md.
 **
 ** Threading: a model owns its workspace and thread pool, so one thread at a
 ** time may call rwkv_eval() on a given model.  States are plain data owned by
@@ -116,10 +117,22 @@ const float *rwkv_state_cdata(const rwkv_state *s);
 /*
 ** Load a state-tuning file (keys blocks.N.att.time_state, [H,N,N], fp32 or
 ** bf16/fp16) into S as the chat demo does: kv = time_state.transpose(1,2),
-** x_prev entries zero.  v5.x/v6/v7 only.  A file for another model is
+** x_prev entries zero -- or, in a file rwkv_state_save_file wrote, the saved
+** ones.  v5.x/v6/v7 (v4: only a file rwkv_state_save_file wrote).  A file for another model is
 ** refused with both shapes in the message.
 */
 int rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s,
+                         rwkv_err *err);
+
+/*
+** Save S (a state of M) as a state file at PATH, in the layout the pip
+** package loads (blocks.N.att.time_state [H,N,N] = kv.transpose(1,2),
+** float32) plus the token-shift vectors (v4: aa/bb/pp too) under names the
+** pip package ignores (core/state_file.h, docs/state-files.md), so that
+** rwkv_state_load_file gives back S exactly.  Written to a temporary file
+** renamed over PATH once complete; a failure leaves PATH as it was.
+*/
+int rwkv_state_save_file(const rwkv_model *m, const rwkv_state *s, const char *path,
                          rwkv_err *err);
 
 /*

@@ -3,12 +3,16 @@
 ** AVX2_FLAGS and entered only through simd_kernels_avx2 after
 ** simd_kernels_get() checked the CPU.
 **
-** Same structure as simd_avx512.c at 8 lanes: matvec streams NR_MV rows with
-** weights widened to fp32 (Q8: codes times the block scale; 8 | 32 so one
-** scale covers a vector); matmul uses a 4 rows x 2 tokens register tile
-** (8 ymm accumulators of 16 registers) with the same TB x KB cache blocking.
-** AVX2 has no masked 16-bit loads, so the last cols % 8 columns are summed
-** in scalar code.  All activations stay fp32 (no VNNI / BF16 here).
+** Matvec (decode) streams NR_MV rows with weights widened to fp32 in
+** registers (see the matvec section); the table's matmuls (prefill) are the
+** packed-panel GEMMs of simd_mm_avx2.c.  The earlier matmul here -- a
+** 4 rows x 2 tokens dot-product tile with TB x KB cache blocking, widening
+** every weight again per token pair -- stays as simd_avx2_dot_matmul for
+** bench_kernels' same-run comparison and the tests.  AVX2 has no masked
+** 16-bit loads, so the last cols % 8 columns are summed in scalar code.  All
+** activations stay fp32 (no VNNI / BF16 here: an int8 dot product would
+** need quantized activations, which the matvec contract in simd.h rules
+** out).
 */
 #if defined(__x86_64__)
 
@@ -99,13 +103,34 @@ q8_scale(enum fmt f, const float *s, int64_t c)
 
 /* ---- matvec --------------------------------------------------------------- */
 
+/*
+** Decode is bound by weight bytes, so the kernels stream NR_MV rows at once
+** and keep the instructions per byte low enough that the out-of-order
+** window holds many cache misses: bf16 rows are read 16 weights per 32-byte
+** load and widened in place (even elements: shift; odd: mask) against x
+** split into its even / odd elements once per step for all rows; f16 rows
+** 8 per vcvtph2ps; Q8 rows 32 codes per block, summed unscaled and scaled
+** once per block.  The 16- and 8-bit kernels prefetch a later row block
+** (MV_PF_MIN_BYTES ahead) at the pace they read, as the AVX-512 ones do.
+*/
+#define MV_PF_MIN_BYTES 16384
+
+/* Prefetch BYTES (a multiple of 64) at NEXT + OFF; nothing if NEXT is NULL. */
+AI void
+mv_prefetch(const char *next, int64_t off, int bytes)
+{
+    if (next != NULL)
+        for (int u = 0; u < bytes; u += 64)
+            _mm_prefetch(next + off + u, _MM_HINT_T0);
+}
+
+/* y[r..r+NR) for f32 / bf16 / f16 rows; Q8 in mv_rows_q8. */
 AI void
 mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
-        int64_t r)
+        int64_t r, const char *next)
 {
-    const int64_t n = w->cols, nb = simd_q8_nblocks(n);
+    const int64_t n = w->cols;
     const char *p[NR_MV];
-    const float *s[NR_MV];
     __m256 a0[NR_MV], a1[NR_MV];
     float tail[NR_MV];
     int64_t c = 0;
@@ -113,53 +138,144 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++) {
         p[i] = row_ptr(w, r + i);
-        s[i] = f == FMT_Q8 ? w->scales + (r + i) * nb : NULL;
         a0[i] = _mm256_setzero_ps();
         a1[i] = _mm256_setzero_ps();
         tail[i] = 0;
     }
+    if (f == FMT_BF16) {
+        /* lane j of a 32-byte load holds weights 2j (low half) and 2j + 1 */
+        const __m256i hi = _mm256_set1_epi32((int)0xffff0000u);
+        for (; c + 16 <= n; c += 16) {
+            __m256 x0 = _mm256_loadu_ps(x + c), x1 = _mm256_loadu_ps(x + c + 8);
+            /* [0 2 8 10 | 4 6 12 14] -> [0 2 4 6 8 10 12 14] (64-bit pairs) */
+            __m256 xe = _mm256_castpd_ps(_mm256_permute4x64_pd(
+                _mm256_castps_pd(_mm256_shuffle_ps(x0, x1, _MM_SHUFFLE(2, 0, 2, 0))),
+                _MM_SHUFFLE(3, 1, 2, 0)));
+            __m256 xo = _mm256_castpd_ps(_mm256_permute4x64_pd(
+                _mm256_castps_pd(_mm256_shuffle_ps(x0, x1, _MM_SHUFFLE(3, 1, 3, 1))),
+                _MM_SHUFFLE(3, 1, 2, 0)));
+
+            mv_prefetch(next, c * NR * 2, NR * 32);
+#pragma GCC unroll 4
+            for (int i = 0; i < NR; i++) {
+                __m256i v = _mm256_loadu_si256((const __m256i *)((const uint16_t *)p[i] + c));
+                a0[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)), xe,
+                                        a0[i]);
+                a1[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(v, hi)), xo,
+                                        a1[i]);
+            }
+        }
+    }
     for (; c + 16 <= n; c += 16) {
         __m256 x0 = _mm256_loadu_ps(x + c), x1 = _mm256_loadu_ps(x + c + 8);
+
+        if (f == FMT_F16)
+            mv_prefetch(next, c * NR * 2, NR * 32);
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {
-            __m256 w0 = ldw(f, p[i], c), w1 = ldw(f, p[i], c + 8);
-            if (f == FMT_Q8) {
-                __m256 sc = _mm256_set1_ps(q8_scale(f, s[i], c));
-                w0 = _mm256_mul_ps(w0, sc);
-                w1 = _mm256_mul_ps(w1, sc);
-            }
-            a0[i] = _mm256_fmadd_ps(w0, x0, a0[i]);
-            a1[i] = _mm256_fmadd_ps(w1, x1, a1[i]);
+            a0[i] = _mm256_fmadd_ps(ldw(f, p[i], c), x0, a0[i]);
+            a1[i] = _mm256_fmadd_ps(ldw(f, p[i], c + 8), x1, a1[i]);
         }
     }
     for (; c + 8 <= n; c += 8) {
         __m256 x0 = _mm256_loadu_ps(x + c);
 #pragma GCC unroll 4
-        for (int i = 0; i < NR; i++) {
-            __m256 w0 = ldw(f, p[i], c);
-            if (f == FMT_Q8)
-                w0 = _mm256_mul_ps(w0, _mm256_set1_ps(q8_scale(f, s[i], c)));
-            a0[i] = _mm256_fmadd_ps(w0, x0, a0[i]);
-        }
+        for (int i = 0; i < NR; i++)
+            a0[i] = _mm256_fmadd_ps(ldw(f, p[i], c), x0, a0[i]);
     }
     for (; c < n; c++)
         for (int i = 0; i < NR; i++)
-            tail[i] += ldw1(f, p[i], c) * q8_scale(f, s[i], c) * x[c];
+            tail[i] += ldw1(f, p[i], c) * x[c];
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++)
         y[r + i] = hsum8(_mm256_add_ps(a0[i], a1[i])) + tail[i];
+}
+
+/* y[r..r+NR) for Q8 rows: per 32-block, (q . x) * scale. */
+AI void
+mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
+           const char *next)
+{
+    const int64_t n = w->cols, nb = simd_q8_nblocks(n);
+    const char *p[NR_MV];
+    const float *s[NR_MV];
+    __m256 acc[NR_MV];
+    float tail[NR_MV];
+    int64_t c = 0;
+
+#pragma GCC unroll 4
+    for (int i = 0; i < NR; i++) {
+        p[i] = row_ptr(w, r + i);
+        s[i] = w->scales + (r + i) * nb;
+        acc[i] = _mm256_setzero_ps();
+        tail[i] = 0;
+    }
+    for (; c + 32 <= n; c += 32) {
+        __m256 x0 = _mm256_loadu_ps(x + c), x1 = _mm256_loadu_ps(x + c + 8);
+        __m256 x2 = _mm256_loadu_ps(x + c + 16), x3 = _mm256_loadu_ps(x + c + 24);
+
+        mv_prefetch(next, c * NR, NR * 32);
+#pragma GCC unroll 4
+        for (int i = 0; i < NR; i++) {
+            __m256 t = _mm256_mul_ps(ldw(FMT_Q8, p[i], c), x0);
+            t = _mm256_fmadd_ps(ldw(FMT_Q8, p[i], c + 8), x1, t);
+            t = _mm256_fmadd_ps(ldw(FMT_Q8, p[i], c + 16), x2, t);
+            t = _mm256_fmadd_ps(ldw(FMT_Q8, p[i], c + 24), x3, t);
+            acc[i] = _mm256_fmadd_ps(t, _mm256_set1_ps(s[i][c / SIMD_Q8_BLOCK]), acc[i]);
+        }
+    }
+    if (c < n) {
+        /* the last, partial block: whole vectors, then single codes */
+        __m256 t[NR_MV];
+        int64_t c0 = c;
+#pragma GCC unroll 4
+        for (int i = 0; i < NR; i++)
+            t[i] = _mm256_setzero_ps();
+        for (; c + 8 <= n; c += 8) {
+            __m256 xv = _mm256_loadu_ps(x + c);
+#pragma GCC unroll 4
+            for (int i = 0; i < NR; i++)
+                t[i] = _mm256_fmadd_ps(ldw(FMT_Q8, p[i], c), xv, t[i]);
+        }
+        for (; c < n; c++)
+            for (int i = 0; i < NR; i++)
+                tail[i] += ldw1(FMT_Q8, p[i], c) * x[c];
+#pragma GCC unroll 4
+        for (int i = 0; i < NR; i++) {
+            const float sc = s[i][c0 / SIMD_Q8_BLOCK];
+            acc[i] = _mm256_fmadd_ps(t[i], _mm256_set1_ps(sc), acc[i]);
+            tail[i] *= sc;
+        }
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < NR; i++)
+        y[r + i] = hsum8(acc[i]) + tail[i];
 }
 
 AI void
 mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
          int64_t r0, int64_t r1)
 {
+    const int64_t blk = NR_MV * w->cols * (int64_t)fmt_size[f]; /* bytes per row block */
+    const int64_t ahead =
+        NR_MV * (blk >= MV_PF_MIN_BYTES || blk == 0 ? 1 : (MV_PF_MIN_BYTES + blk - 1) / blk);
     int64_t r = r0;
 
-    for (; r + NR_MV <= r1; r += NR_MV)
-        mv_rows(f, NR_MV, w, x, y, r);
-    for (; r < r1; r++)
-        mv_rows(f, 1, w, x, y, r);
+    for (; r + NR_MV <= r1; r += NR_MV) {
+        /* the row block AHEAD rows on, if it is full (f32 needs no help) */
+        const char *next = f != FMT_F32 && r + ahead + NR_MV <= r1
+                               ? row_ptr(w, r + ahead) : NULL;
+        if (f == FMT_Q8)
+            mv_rows_q8(NR_MV, w, x, y, r, next);
+        else
+            mv_rows(f, NR_MV, w, x, y, r, next);
+    }
+    for (; r < r1; r++) {
+        if (f == FMT_Q8)
+            mv_rows_q8(1, w, x, y, r, NULL);
+        else
+            mv_rows(f, 1, w, x, y, r, NULL);
+    }
 }
 
 static void
@@ -393,12 +509,14 @@ avx2_peak(int dot_bf16, int64_t iters)
     return 2.0 * 8 * 12 * (double)iters;
 }
 
+const simd_matmul_fn simd_avx2_dot_matmul[SIMD_NDTYPE] = {mm_f32, mm_bf16, mm_f16, mm_q8};
+
 const struct simd_kernels simd_kernels_avx2 = {
     .name = "avx2",
     .isa = SIMD_ISA_AVX2,
     .flags = SIMD_EXACT,
     .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8},
-    .matmul = {mm_f32, mm_bf16, mm_f16, mm_q8},
+    .matmul = {simd_mm_avx2_f32, simd_mm_avx2_bf16, simd_mm_avx2_f16, simd_mm_avx2_q8},
     .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
     .f32_to_bf16 = avx2_f32_to_bf16,
     .f32_to_f16 = avx2_f32_to_f16,

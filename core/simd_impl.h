@@ -70,6 +70,23 @@ void simd_mm_avx512_q8(const simd_matrix *w, const simd_act *a, float *y,
 ** default table's act kinds, [1] for avx512-exact's. */
 extern const simd_matmul_fn simd_avx512_dot_matmul[2][SIMD_NDTYPE];
 
+/*
+** The AVX2 matrix-matrix kernels (core/simd_mm_avx2.c): 6 tokens x 16 rows
+** register tiles on a per-call packed fp32 panel of W; all read fp32 X
+** (SIMD_ACT_F32).
+*/
+void simd_mm_avx2_f32(const simd_matrix *w, const simd_act *a, float *y,
+                      int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx2_bf16(const simd_matrix *w, const simd_act *a, float *y,
+                       int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx2_f16(const simd_matrix *w, const simd_act *a, float *y,
+                      int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx2_q8(const simd_matrix *w, const simd_act *a, float *y,
+                     int64_t ldy, int64_t r0, int64_t r1);
+/* The earlier AVX2 matmuls (4 rows x 2 tokens dot-product tiles), kept so
+** bench_kernels and the tests can run both (fp32 X, like the table's). */
+extern const simd_matmul_fn simd_avx2_dot_matmul[SIMD_NDTYPE];
+
 /* Row stride of the SIMD_ACT_Q8U copy for COLS inputs. */
 static inline int64_t
 simd_q8u_ldq(int64_t cols)

@@ -7,12 +7,14 @@
 */
 #include "model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "mem.h"
+#include "state_file.h"
 
 int
 rwkv_state_create(const rwkv_model *m, rwkv_state **out, rwkv_err *err)
@@ -151,14 +153,17 @@ rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s, rwkv_
     int rc;
     long maxl = -1;
 
-    if (m->ver == MDL_V4)
-        return rwkv_errf(err, RWKV_ENOTSUP, "%s: state files need an RWKV v5/v6/v7 model "
-                         "(this is RWKV %s)", path, m->info.version);
     if (s->len != m->info.state_len)
         return rwkv_errf(err, RWKV_EINVAL, "%s: the state does not belong to this model", path);
     rc = ckpt_open(path, NULL, &ck, err);
     if (rc != RWKV_OK)
         return rc;
+    /* v4 has no time_state: only a whole state rwkv-tui saved (state_file.h) */
+    if (m->ver == MDL_V4 && ckpt_find(ck, "blocks.0.att.shift_state") == NULL) {
+        rc = rwkv_errf(err, RWKV_ENOTSUP, "%s: state files need an RWKV v5/v6/v7 model "
+                       "(this is RWKV %s)", path, m->info.version);
+        goto done;
+    }
     for (size_t i = 0; i < ckpt_count(ck); i++) {
         const ckpt_tensor *t = ckpt_at(ck, i);
         long l;
@@ -171,13 +176,13 @@ rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s, rwkv_
         goto done;
     }
     tmp = malloc(s->len * sizeof(float));
-    ts = malloc(hnn * sizeof(float));
+    ts = malloc((hnn + 1) * sizeof(float));   /* v4: hnn may be 0 */
     if (tmp == NULL || ts == NULL) {
         rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
         goto done;
     }
     memset(tmp, 0, s->len * sizeof(float));
-    for (int l = 0; l < m->n_layer; l++) {
+    for (int l = 0; m->ver != MDL_V4 && l < m->n_layer; l++) {
         char name[STATE_NAME_MAX];
         const ckpt_tensor *t;
         float *kv = tmp + (size_t)l * per + C;
@@ -206,12 +211,24 @@ rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s, rwkv_
         rc = ckpt_to_f32(t, ts, hnn, err);
         if (rc != RWKV_OK)
             goto done;
+        /* a NaN or Inf would poison every later token without a word */
+        for (size_t k = 0; k < hnn; k++)
+            if (!isfinite(ts[k])) {
+                rc = rwkv_errf(err, RWKV_EFORMAT,
+                               "%s: tensor '%s' holds %s at element %zu (a damaged state file)",
+                               path, name, isnan(ts[k]) ? "NaN" : "Inf", k);
+                goto done;
+            }
         /* kv = time_state.transpose(1, 2) */
         for (size_t h = 0; h < H; h++)
             for (size_t a = 0; a < N; a++)
                 for (size_t b = 0; b < N; b++)
                     kv[h * N * N + a * N + b] = ts[h * N * N + b * N + a];
     }
+    /* the token shifts (v4: aa/bb/pp) of a state rwkv-tui saved */
+    rc = state_file_read_extras(m, ck, path, tmp, NULL, err);
+    if (rc != RWKV_OK)
+        goto done;
     mdl_state_touch(s);
     memcpy(s->data, tmp, s->len * sizeof(float));
     rc = RWKV_OK;

@@ -37,6 +37,35 @@
 ** busy ones it sleeps as before.  Nobody ever waits for an unclaimed chunk,
 ** so a worker that is not running costs nothing but its share of the work.
 **
+** Solo runs.  Claiming cannot help with one case: a worker that claimed a
+** chunk and was then preempted by another process holds that chunk until
+** the scheduler runs it again (a time slice, milliseconds; the idle core
+** does not pull a thread that just ran, it counts as cache-hot), and the
+** caller must wait for it.  With one of two cores busy elsewhere, prefill
+** (chunks of a millisecond) was measured slower with 2 threads than with 1
+** (1.5B, cpu bf16, avx2: 21 vs 26 tok/s).  So the caller judges its jobs:
+** it knows how much CPU time its own chunks of a job took, hence how long
+** the whole job would have taken it alone: that CPU time, scaled to the job,
+** over the share of a core the caller got when it last ran alone (solo_eff,
+** measured over solo runs; 1 at first).  CPU time, not wall time: a caller
+** that is itself preempted by the pool's own worker would otherwise make
+** the parallel job look better than it is (measured: with --busy 1 not one
+** window was judged lost by wall time).  The measured share keeps it
+** honest on a machine crowded with other programs, where a thread alone
+** gets only part of a core and a second one adds to what the process gets.
+** Over windows of parallel jobs of at least TPOOL_JUDGE_NS and
+** TPOOL_JUDGE_JOBS each, the older ones counting half as much per window
+** (one job or window decides nothing: a stall among many won jobs is no
+** reason to give up the second core), when the jobs took longer than the
+** caller alone would have (plus 1/TPOOL_SOLO_SLACK_DIV and
+** TPOOL_SOLO_SLACK_NS per job), it runs the following jobs alone -- every
+** chunk in order on the caller's thread, so the results are the same --
+** for solo_cur nanoseconds, then tries the pool again.  Each lost window
+** right after a solo period doubles the period (up to TPOOL_SOLO_MAX_NS), a
+** won one resets it to TPOOL_SOLO_NS.  On a quiet machine parallel jobs win
+** and nothing changes; on a busy one the pool degrades to one thread, not
+** below it.  $RWKV_TPOOL_SOLO_MS sets the first period (0: never run solo).
+**
 ** The claim counter holds the job's generation in its high 32 bits, so a
 ** late worker can never claim a chunk of a newer job with an old snapshot;
 ** the job's fields are read before the claim and only used when the claim
@@ -79,6 +108,24 @@
 #define TPOOL_QUIET_NS 200000000
 /* Polls between two clock reads while spinning. */
 #define TPOOL_SPIN_POLLS 32
+/* Solo runs (see the top): the first period after a lost job, the longest
+** one (a busy machine costs one lost window per period: at 20 ms - 0.64 s,
+** a few % once the period has grown), and the margin a
+** job may exceed the caller's solo estimate by before it counts as lost
+** (clock reads and wake-ups: noise, not a loss): 1/16 of the job + 20 us. */
+#define TPOOL_SOLO_NS 20000000
+#define TPOOL_SOLO_MAX_NS 640000000
+#define TPOOL_SOLO_SLACK_NS 20000
+#define TPOOL_SOLO_SLACK_DIV 16
+/* Parallel jobs are judged together once their wall time adds up to this
+** and there are at least TPOOL_JUDGE_JOBS of them (prefill: several matrix
+** products; decode: several tokens): on a machine crowded with other
+** programs single jobs win or lose by whole time slices, and only the sum
+** says whether the second thread pays (measured there, load ~10 on 2
+** cores: per-job judging ran solo too often, 2-thread prefill 28 tok/s
+** against 48 without solo runs). */
+#define TPOOL_JUDGE_NS 50000000
+#define TPOOL_JUDGE_JOBS 4
 
 static inline void
 tpool_pause(void)
@@ -96,6 +143,17 @@ tpool_now_ns(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* CPU time of the calling thread (ns); 0 where the clock is missing. */
+static int64_t
+tpool_cpu_ns(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -127,6 +185,18 @@ struct tpool {
     int64_t              spin_cur;   /* atomic: the adapted bound, 0..spin_ns */
     long                 preempted;  /* the caller's, as tpool_worker's */
     int64_t              last_preempt; /* atomic: when a thread last saw one (ns) */
+    /* solo runs (caller only, one caller at a time: plain fields) */
+    int64_t              solo_ns;    /* first period; 0 = never solo */
+    int64_t              solo_cur;   /* the next period */
+    int64_t              solo_until; /* run jobs alone until then (ns) */
+    int                  solo_last;  /* the last window was lost */
+    int64_t              win_wall;   /* this window's parallel jobs: wall time */
+    int64_t              win_alone;  /* ... and the caller-alone estimates */
+    int                  win_jobs;   /* ... and their number */
+    int64_t              ev_wall, ev_alone, ev_slack; /* decayed sums of windows */
+    int64_t              solo_cpu, solo_wall; /* the caller's, over the last solo period */
+    int                  solo_eff;   /* its share of a core then, 1/1024 (64..1024) */
+    uint64_t             n_solo_jobs; /* jobs run solo so far (tests) */
 };
 
 /*
@@ -313,6 +383,15 @@ tpool_create(int n_threads, tpool **out, rwkv_err *err)
     if (p->spin_ns > TPOOL_SPIN_MAX_NS)
         p->spin_ns = TPOOL_SPIN_MAX_NS;
     p->spin_cur = p->spin_ns;
+    p->solo_ns = TPOOL_SOLO_NS;
+    if ((env = getenv("RWKV_TPOOL_SOLO_MS")) != NULL && *env != '\0')
+        p->solo_ns = (int64_t)(strtod(env, NULL) * 1e6);
+    if (!(p->solo_ns >= 0))
+        p->solo_ns = 0;
+    if (p->solo_ns > TPOOL_SOLO_MAX_NS)
+        p->solo_ns = TPOOL_SOLO_MAX_NS;
+    p->solo_cur = p->solo_ns;
+    p->solo_eff = 1024;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -362,17 +441,91 @@ tpool_size(const tpool *p)
     return p ? p->n : 1;
 }
 
+unsigned long long
+tpool_solo_jobs(const tpool *p)
+{
+    return p ? (unsigned long long)p->n_solo_jobs : 0;
+}
+
+/*
+** Count a parallel job that started at T0 and whose last chunk ended at
+** T_END, in which the caller ran MINE chunks of N_CHUNKS in C_MINE ns of
+** CPU time, into the window; when the window is full, judge it: lost when
+** its jobs took longer than the caller alone would have at its own pace
+** and its share of a core when alone (solo_eff).
+*/
+static void
+tpool_judge(struct tpool *p, int64_t t0, int64_t c_mine, int64_t t_end, int mine,
+            int n_chunks)
+{
+    int64_t wall, alone;
+
+    if (p->solo_ns <= 0)
+        return;
+    /* MINE == 0: the workers did it all; the caller would have taken as long */
+    p->win_wall += t_end - t0;
+    p->win_alone += mine > 0 && c_mine > 0
+                        ? c_mine * n_chunks / mine * 1024 / p->solo_eff
+                        : t_end - t0;
+    p->win_jobs++;
+    if (p->win_wall < TPOOL_JUDGE_NS || p->win_jobs < TPOOL_JUDGE_JOBS)
+        return;
+    /* the evidence of earlier windows counts half as much per window:
+    ** windows that alternate between won and lost go by their average */
+    p->ev_wall = p->ev_wall / 2 + p->win_wall;
+    p->ev_alone = p->ev_alone / 2 + p->win_alone;
+    p->ev_slack = p->ev_slack / 2 + TPOOL_SOLO_SLACK_NS * (int64_t)p->win_jobs;
+    wall = p->ev_wall;
+    alone = p->ev_alone;
+    if (wall > alone + alone / TPOOL_SOLO_SLACK_DIV + p->ev_slack) {
+        if (p->solo_last) {
+            p->solo_cur *= 2;
+            if (p->solo_cur > TPOOL_SOLO_MAX_NS)
+                p->solo_cur = TPOOL_SOLO_MAX_NS;
+        }
+        p->solo_until = t_end + p->solo_cur;
+        p->solo_last = 1;
+    } else {
+        p->solo_cur = p->solo_ns;
+        p->solo_last = 0;
+    }
+    p->win_wall = p->win_alone = 0;
+    p->win_jobs = 0;
+}
+
 void
 tpool_run(tpool *p, tpool_fn fn, void *ctx)
 {
     uint32_t gen;
-    int n_chunks;
+    int n_chunks, mine;
+    int64_t t0 = 0, c0 = 0, c_mine = 0;
 
     if (p == NULL || p->n <= 1) {
         fn(ctx, 0, 1);
         return;
     }
     n_chunks = p->n * TPOOL_CHUNKS;
+    if (p->solo_ns > 0) {
+        t0 = tpool_now_ns();
+        c0 = tpool_cpu_ns();
+        if (t0 < p->solo_until) {
+            /* the same chunks, in order, on this thread: the same results */
+            for (int i = 0; i < n_chunks; i++)
+                fn(ctx, i, n_chunks);
+            p->n_solo_jobs++;
+            p->solo_cpu += tpool_cpu_ns() - c0;
+            p->solo_wall += tpool_now_ns() - t0;
+            return;
+        }
+        if (p->solo_wall > 0) {
+            /* a solo period ended: the share of a core the caller got in it,
+            ** averaged with the earlier ones */
+            int64_t eff = p->solo_cpu * 1024 / p->solo_wall;
+            eff = eff < 64 ? 64 : eff > 1024 ? 1024 : eff;
+            p->solo_eff = (int)((p->solo_eff + eff) / 2);
+            p->solo_cpu = p->solo_wall = 0;
+        }
+    }
     /* Publish the job: fields, then the claim counter, then the generation
     ** that workers poll (release: a worker that sees it sees the rest). */
     __atomic_store_n(&p->fn, fn, __ATOMIC_RELAXED);
@@ -389,10 +542,15 @@ tpool_run(tpool *p, tpool_fn fn, void *ctx)
         pthread_mutex_unlock(&p->mu);
     }
 
-    tpool_work(p, gen, fn, ctx, n_chunks);
+    mine = tpool_work(p, gen, fn, ctx, n_chunks);
+    if (p->solo_ns > 0)
+        c_mine = tpool_cpu_ns() - c0;
 
-    if (tpool_all_done(p, (uint32_t)n_chunks))
+    if (tpool_all_done(p, (uint32_t)n_chunks)) {
+        if (p->solo_ns > 0)
+            tpool_judge(p, t0, c_mine, tpool_now_ns(), mine, n_chunks);
         return;
+    }
     if (tpool_spin(p, tpool_all_done, (uint32_t)n_chunks, &p->preempted)) {
         tpool_adapt(p, 1);
     } else {
@@ -404,4 +562,6 @@ tpool_run(tpool *p, tpool_fn fn, void *ctx)
         __atomic_store_n(&p->caller_asleep, 0, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&p->mu);
     }
+    if (p->solo_ns > 0)
+        tpool_judge(p, t0, c_mine, tpool_now_ns(), mine, n_chunks);
 }

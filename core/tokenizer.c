@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "mem.h"
 #include "utf8.h"
 
@@ -616,9 +617,20 @@ tok_open_world(const char *path, tok **out, rwkv_err *err)
     int rc;
 
     *out = NULL;
-    f = fopen(path, "rb");
-    if (f == NULL)
-        return rwkv_errf(err, RWKV_EIO, "%s: cannot open vocabulary: %s", path, strerror(errno));
+    /* a regular file only: a FIFO or device is refused, never waited on */
+    if ((rc = rwkv_fopen_regular(path, &f, err)) != RWKV_OK) {
+        /* "P: cannot open: WHY" / "P: not a regular file (..)" ->
+         * "P: cannot open vocabulary: WHY" */
+        char why[RWKV_ERR_MSG];
+        const char *w = err->msg;
+        size_t pl = strlen(path);
+        if (strncmp(w, path, pl) == 0 && strncmp(w + pl, ": ", 2) == 0)
+            w += pl + 2;
+        if (strncmp(w, "cannot open: ", 13) == 0)
+            w += 13;
+        snprintf(why, sizeof why, "%s", w);
+        return rwkv_errf(err, rc, "%s: cannot open vocabulary: %s", path, why);
+    }
     for (;;) {
         size_t got;
         if (n == cap) {

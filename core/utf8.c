@@ -13,6 +13,8 @@
 */
 #include "utf8.h"
 
+#include <string.h>
+
 int
 utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
@@ -106,4 +108,106 @@ utf8_encode(uint32_t cp, unsigned char *out)
     out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
     out[3] = (unsigned char)(0x80 | (cp & 0x3f));
     return 4;
+}
+
+/* ---- the model-text sanitiser (see utf8.h) ------------------------------- */
+
+void
+utf8_san_init(utf8_san *san)
+{
+    memset(san, 0, sizeof *san);
+}
+
+/* Code points that must not reach a terminal as they are. */
+static int
+utf8_is_control(uint32_t cp)
+{
+    return (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f);
+}
+
+/* Clean S[0..N) into OUT, returning the bytes written.  FINAL: a character
+** cut by the end is replaced; otherwise it is left, and *USED (the bytes
+** consumed) stops before it. */
+static size_t
+utf8_san_run(const unsigned char *s, size_t n, int final, char *out, size_t *used)
+{
+    size_t i = 0, k = 0;
+
+    while (i < n) {
+        uint32_t cp = 0;
+        int r = utf8_decode(s + i, n - i, &cp);
+        if (r == 0 && !final)
+            break;                                  /* wait for the rest */
+        if (r > 0 && !utf8_is_control(cp)) {
+            memcpy(out + k, s + i, (size_t)r);
+            k += (size_t)r;
+        } else {
+            memcpy(out + k, UTF8_REPL, UTF8_REPL_LEN);
+            k += UTF8_REPL_LEN;
+        }
+        i += r > 0 ? (size_t)r : r < 0 ? (size_t)-r : n - i;
+    }
+    *used = i;
+    return k;
+}
+
+size_t
+utf8_sanitize_for_terminal(utf8_san *san, const void *in, size_t n, char *out)
+{
+    const unsigned char *s = in;
+    size_t k = 0, used;
+
+    if (san == NULL)
+        return utf8_san_run(s, n, 1, out, &used);
+    /* first the character the last piece cut: complete it with the first
+     * bytes of IN, one character at a time */
+    while (san->npend > 0 && n > 0) {
+        unsigned char buf[UTF8_MAX];
+        size_t take = UTF8_MAX - san->npend < n ? UTF8_MAX - san->npend : n, r_used;
+        uint32_t cp = 0;
+        int r;
+
+        memcpy(buf, san->pend, san->npend);
+        memcpy(buf + san->npend, s, take);
+        r = utf8_decode(buf, san->npend + take, &cp);
+        if (r == 0) {
+            /* still a prefix: then TAKE == N (UTF8_MAX bytes are never
+             * a prefix), so all of IN joins the pending bytes */
+            memcpy(san->pend + san->npend, s, take);
+            san->npend += take;
+            return k;
+        }
+        if (r > 0 && !utf8_is_control(cp)) {
+            memcpy(out + k, buf, (size_t)r);
+            k += (size_t)r;
+        } else {
+            memcpy(out + k, UTF8_REPL, UTF8_REPL_LEN);
+            k += UTF8_REPL_LEN;
+        }
+        r_used = r > 0 ? (size_t)r : (size_t)-r;
+        if (r_used >= san->npend) {          /* it ended inside IN */
+            s += r_used - san->npend;
+            n -= r_used - san->npend;
+            san->npend = 0;
+        } else {                             /* an ill-formed part of the pending bytes */
+            memmove(san->pend, san->pend + r_used, san->npend - r_used);
+            san->npend -= r_used;
+        }
+    }
+    if (san->npend > 0)                      /* N == 0: keep waiting */
+        return k;
+    k += utf8_san_run(s, n, 0, out + k, &used);
+    memcpy(san->pend, s + used, n - used);   /* a cut character: < UTF8_MAX bytes */
+    san->npend = n - used;
+    return k;
+}
+
+size_t
+utf8_san_flush(utf8_san *san, char *out)
+{
+    if (san == NULL || san->npend == 0)
+        return 0;
+    san->npend = 0;
+    memcpy(out, UTF8_REPL, UTF8_REPL_LEN);
+    return UTF8_REPL_LEN;
 }

@@ -36,4 +36,35 @@ int utf8_valid(const void *s, size_t n);
 */
 int utf8_encode(uint32_t cp, unsigned char *out);
 
+/*
+** The model-text sanitiser: makes text from a model (or any outside source)
+** safe to print on a terminal, so that it cannot send escape sequences or
+** other control codes.  Each of these becomes one U+FFFD:
+**   - a C0 control character other than '\n' and '\t' (ESC among them),
+**   - DEL (U+007F) and the C1 controls U+0080..U+009F (8-bit CSI, OSC, ...),
+**   - every maximal ill-formed subpart of invalid UTF-8 (as utf8_decode).
+** Everything else is copied byte for byte.
+**
+** It works on a stream split anywhere: a UTF8_SAN handle keeps a character
+** cut by the end of one piece until the next call (initialise it with
+** utf8_san_init; plain data, nothing to free).  With SAN == NULL the call is
+** one-shot: a character cut by the end of IN becomes U+FFFD.
+**
+** OUT needs room for UTF8_SANITIZE_MAX(N) bytes (a pending character from the
+** previous call may come out with this call's bytes).  Returns the bytes
+** written to OUT; nothing is NUL-terminated.  Pure: no allocation, no I/O.
+*/
+typedef struct utf8_san {
+    unsigned char pend[UTF8_MAX];   /* start of a character cut by the last piece */
+    size_t        npend;            /* 0..UTF8_MAX-1 */
+} utf8_san;
+
+#define UTF8_SANITIZE_MAX(n) (UTF8_REPL_LEN * ((size_t)(n) + UTF8_MAX))
+
+void   utf8_san_init(utf8_san *san);
+size_t utf8_sanitize_for_terminal(utf8_san *san, const void *in, size_t n, char *out);
+/* End of the stream: a pending cut character becomes U+FFFD.  OUT needs room
+** for UTF8_REPL_LEN bytes; returns the bytes written (0 or UTF8_REPL_LEN). */
+size_t utf8_san_flush(utf8_san *san, char *out);
+
 #endif

@@ -37,11 +37,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ckpt_verify.h"
 #include "mem.h"
 
 #define WC_MAGIC "RWKVWC\r\n"
 /* Bump when the file layout changes. */
-#define WC_FORMAT_VERSION 1
+#define WC_FORMAT_VERSION 2
 /* Written as a uint32: reads back differently on a machine of the other
 ** byte order. */
 #define WC_ENDIAN 0x01020304u
@@ -87,6 +88,10 @@ struct wc_header {
     /* layout */
     uint64_t index_off, index_bytes, data_off, data_bytes;
     uint64_t index_sum;     /* wc_checksum of the index */
+    /* the checkpoint's identity, checked after the rest (wc_valid) */
+    uint64_t ck_ino;
+    int64_t  ck_ctime_s, ck_ctime_ns;
+    uint64_t crc_digest;    /* ckpt_crc_digest(): 0 = no checksums */
     uint64_t header_sum;    /* wc_checksum of every byte before this field */
 };
 
@@ -98,7 +103,7 @@ struct wc_entry {
     uint64_t scales_off, scales_bytes;   /* KERN_Q8 only, else 0 */
 };
 
-_Static_assert(sizeof(struct wc_header) == 184, "wc_header has no padding");
+_Static_assert(sizeof(struct wc_header) == 216, "wc_header has no padding");
 _Static_assert(sizeof(struct wc_entry) == 152, "wc_entry has no padding");
 
 /* A buffer prepared by this load, to be written. */
@@ -131,6 +136,10 @@ struct wc_cache {
     pthread_t              writer;     /* the background writer, while writing */
     int                    writing;    /* writer started, not joined */
     int                    write_rc;   /* its result (read after the join) */
+    const ckpt            *ck;         /* wc_key.ck (borrowed; used by wc_open,
+                                        * forgotten by wc_finish) */
+    int                    rekey;      /* the mapped cache was made for another
+                                        * file identity: rewrite it */
 };
 
 /* ---- checksum ---- */
@@ -360,10 +369,16 @@ wc_verify_chunks(void *ctx, int i, int n)
     }
 }
 
-/* Is the mapped file M a complete, uncorrupted cache for C->key? */
+/*
+** Is the mapped file M a complete, uncorrupted cache for C->key?  0: no;
+** 1: yes; 2: yes, but made for another file identity (inode/ctime) and
+** vouched for by the checkpoint's CRC-32s (ckpt_verify), so to be rewritten
+** with this identity.
+*/
 static int
 wc_valid(const wc_cache *c, const unsigned char *base, uint64_t size, tpool *pool)
 {
+    int ident = 1;
     uint64_t want_index, x;
     struct wc_header h;
     const struct wc_entry *ents;
@@ -381,7 +396,7 @@ wc_valid(const wc_cache *c, const unsigned char *base, uint64_t size, tpool *poo
     if (h.prep_version != c->key.prep_version || h.q8_block != c->key.q8_block ||
         h.ck_size != c->key.ck_size || h.ck_mtime_s != c->key.ck_mtime_s ||
         h.ck_mtime_ns != c->key.ck_mtime_ns || h.fingerprint != c->key.fingerprint ||
-        h.prep_probe != c->key.prep_probe ||
+        h.prep_probe != c->key.prep_probe || h.crc_digest != c->key.crc_digest ||
         h.plan_hash != c->key.plan_hash || h.n_plan != c->key.n_plan ||
         memcmp(h.kernels, c->key.kernels, sizeof h.kernels) != 0)
         return 0;
@@ -421,7 +436,20 @@ wc_valid(const wc_cache *c, const unsigned char *base, uint64_t size, tpool *poo
     v.n_chunks = h.n_chunks;
     v.bytes = h.data_bytes;
     tpool_run(pool, wc_verify_chunks, &v);
-    return !v.bad;
+    if (v.bad)
+        return 0;
+    /* The file's identity (last: the checkpoint is larger than its cache).
+     * Inode and ctime cannot be set back by a user.  When they differ,
+     * size, mtime and the sampled fingerprint prove nothing about the bytes
+     * the fingerprint does not sample: only the checkpoint's own CRC-32s,
+     * checked in full, can vouch for them. */
+    if (h.ck_ino != c->key.ck_ino || h.ck_ctime_s != c->key.ck_ctime_s ||
+        h.ck_ctime_ns != c->key.ck_ctime_ns) {
+        if (c->ck == NULL || c->key.crc_digest == 0 || ckpt_verify(c->ck, pool, NULL) != RWKV_OK)
+            return 0;
+        ident = 2;
+    }
+    return ident;
 }
 
 /* Map PATH and keep it if it is a valid cache. */
@@ -431,7 +459,7 @@ wc_try(wc_cache *c, const char *path, tpool *pool)
     struct wc_header h;
     struct stat st;
     void *p;
-    int fd;
+    int fd, valid;
 
     /* O_NONBLOCK: a FIFO planted in the cache's place must not block the
      * open; anything but a regular file is then refused */
@@ -447,10 +475,11 @@ wc_try(wc_cache *c, const char *path, tpool *pool)
     close(fd);
     if (p == MAP_FAILED)
         return 0;
-    if (!wc_valid(c, p, (uint64_t)st.st_size, pool)) {
+    if ((valid = wc_valid(c, p, (uint64_t)st.st_size, pool)) == 0) {
         munmap(p, (size_t)st.st_size);
         return 0;
     }
+    c->rekey = valid == 2;
     memcpy(&h, p, sizeof h);
     c->used = calloc(h.n_entries, 1);
     if (c->used == NULL) {
@@ -511,6 +540,11 @@ wc_open(const wc_key *key, int mode, const char *dir, tpool *pool, wc_cache **ou
     c->key.ck_mtime_s = (int64_t)st.st_mtim.tv_sec;
     c->key.ck_mtime_ns = (int64_t)st.st_mtim.tv_nsec;
     c->key.fingerprint = key->fingerprint;
+    c->key.ck_ino = (uint64_t)st.st_ino;
+    c->key.ck_ctime_s = (int64_t)st.st_ctim.tv_sec;
+    c->key.ck_ctime_ns = (int64_t)st.st_ctim.tv_nsec;
+    c->key.crc_digest = ckpt_crc_digest(key->ck);
+    c->ck = key->ck;
     c->key.prep_probe = wc_probe(key->k);
     c->key.plan_hash = wc_checksum(key->plan, key->n_plan);
     c->key.n_plan = key->n_plan;
@@ -897,7 +931,8 @@ wc_finish(wc_cache *c)
 {
     if (c == NULL)
         return;
-    if (wc_whole_hit(c)) {
+    c->ck = NULL;   /* borrowed for wc_open only */
+    if (wc_whole_hit(c) && !c->rekey) {
         c->state = WC_S_HIT;
     } else if (!c->rec_failed && c->wpath[0] != '\0' && c->converted > 0 &&
                (c->mode == WC_ON || c->narrowed >= WC_AUTO_MIN_BYTES) &&

@@ -35,9 +35,17 @@
 ** conversions and hashed at open, so a changed rounding or quantization
 ** scheme invalidates old caches by itself), the
 ** Q8 block size, an endianness mark, the kernel table's name, the slot
-** dtype plan, and the checkpoint's identity: size, mtime and the model's
+** dtype plan, and the checkpoint's identity: size, mtime, the model's
 ** content fingerprint (sampled, so checking it costs microseconds, not a
-** read of the whole file).  Every offset and size is checked against the
+** read of the whole file), the digest of the .pth's own per-entry CRC-32s
+** (ckpt_crc_digest: any edit that keeps the zip consistent changes it), and
+** the file's inode and ctime, which no user can set back (touch -d restores
+** an mtime, not a ctime).  A cache whose key matches except for inode/ctime
+** (the model was copied, moved, re-downloaded or edited in place) is used
+** only after every entry of the .pth passes its CRC-32 (ckpt_verify: one
+** read of the file, the price of not converting again), and is then
+** rewritten with the new identity; a safetensors file has no checksums, so
+** its cache is simply rebuilt.  Every offset and size is checked against the
 ** file size and alignment, the header and index carry checksums, and the
 ** whole data region is verified against per-MiB checksums (in parallel, at
 ** memory speed; the pass also faults the pages in, which the first token
@@ -61,6 +69,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ckpt_verify.h"   /* ckpt, ckpt_crc_digest, ckpt_check_tensor (model.c) */
 #include "kernels.h"
 #include "status.h"
 #include "threadpool.h"
@@ -88,6 +97,9 @@ typedef struct wc_key {
     size_t         n_plan;
     const char    *kernels;      /* simd_kernels_name() of the kernel table */
     const simd_kernels *k;       /* that table (NULL: kern_default_kernels()) */
+    const ckpt    *ck;           /* (optional) the open checkpoint: its zip
+                                  * CRC-32s join the key, and they vouch for a
+                                  * cache made for another file identity */
 } wc_key;
 
 /*

@@ -46,8 +46,12 @@ size_t            zipr_count(const zipr *z);
 const zipr_entry *zipr_at(const zipr *z, size_t i);       /* central-directory order */
 const zipr_entry *zipr_find(const zipr *z, const char *name); /* NULL if absent */
 
-/* CRC-32 (zip polynomial) of N bytes, continuing from CRC (start with 0);
-** table-driven, several GB/s per core.  The checkpoint writer uses it too. */
+/* CRC-32 (zip polynomial) of N bytes, continuing from CRC (start with 0):
+** carry-less multiplication where the CPU has it (x86-64 PCLMULQDQ, ~10 GB/s
+** per core; RWKV_KERNELS=portable turns it off), else table-driven (~1-2
+** GB/s).  The checkpoint writer uses it too. */
 uint32_t zipr_crc32(uint32_t crc, const void *p, size_t n);
+/* The table-driven version always (tests compare the two). */
+uint32_t zipr_crc32_portable(uint32_t crc, const void *p, size_t n);
 
 #endif

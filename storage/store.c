@@ -93,8 +93,32 @@ static const char schema_v2[] =
     " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
     "INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');";
 
+/*
+** Version 3: the models' vocabulary path, and search by substring.  turns_fts
+** is rebuilt with the trigram tokenizer (SQLite 3.34+): unicode61 made a run
+** of Han or kana characters one token, so a Chinese or Japanese word inside a
+** sentence was never found; trigrams find any substring of 3+ characters in
+** any script.  The index of an existing database is rebuilt from turns.
+*/
+static const char schema_v3[] =
+    "ALTER TABLE models ADD COLUMN vocab TEXT NOT NULL DEFAULT '';"
+    "DROP TRIGGER IF EXISTS turns_fts_ai;"
+    "DROP TRIGGER IF EXISTS turns_fts_ad;"
+    "DROP TRIGGER IF EXISTS turns_fts_au;"
+    "DROP TABLE IF EXISTS turns_fts;"
+    "CREATE VIRTUAL TABLE turns_fts USING fts5(text, content='turns', content_rowid='id',"
+    " tokenize='trigram');"
+    "CREATE TRIGGER turns_fts_ai AFTER INSERT ON turns BEGIN"
+    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
+    "CREATE TRIGGER turns_fts_ad AFTER DELETE ON turns BEGIN"
+    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text); END;"
+    "CREATE TRIGGER turns_fts_au AFTER UPDATE OF text ON turns BEGIN"
+    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text);"
+    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
+    "INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');";
+
 static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, schema_v2,
+    NULL, schema_v1, schema_v2, schema_v3,
 };
 
 /* ---- small helpers shared by the storage files --------------------------- */
@@ -238,16 +262,52 @@ make_parents(const char *path, rwkv_err *err)
     return RWKV_OK;
 }
 
-/* Create PATH 0600 if it does not exist yet. */
+/*
+** An explicit --db PATH gets no directories made for it: a typo must not
+** silently create a tree somewhere.  Only the default path's directories are
+** created (make_parents).  "" and "/" parents are the cwd and the root.
+*/
+static int
+check_parent(const char *path, rwkv_err *err)
+{
+    char buf[STORE_PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    struct stat sb;
+    size_t n;
+
+    if (slash == NULL || slash == path)
+        return RWKV_OK;
+    n = (size_t)(slash - path);
+    if (n >= sizeof buf)
+        return rwkv_errf(err, RWKV_EINVAL, "%.64s...: path too long", path);
+    memcpy(buf, path, n);
+    buf[n] = '\0';
+    if (stat(buf, &sb) != 0)
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create the session database: directory %s: %s",
+                         path, buf, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create the session database: %s is not a directory",
+                         path, buf);
+    return RWKV_OK;
+}
+
+/* Create PATH 0600 if it does not exist yet.  An existing empty regular
+** file (made by `touch` or a umask-022 shell redirection) is not a database
+** yet: it is made 0600 before SQLite writes anything into it. */
 static int
 create_private(const char *path, rwkv_err *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
     if (fd < 0) {
-        if (errno == EEXIST)
-            return RWKV_OK;
-        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: %s", path, strerror(errno));
+        struct stat sb;
+        if (errno != EEXIST)
+            return rwkv_errf(err, RWKV_EIO, "%s: cannot create: %s", path, strerror(errno));
+        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0 &&
+            (sb.st_mode & 077) != 0 && chmod(path, 0600) != 0)
+            return rwkv_errf(err, RWKV_EIO, "%s: cannot make it private (mode 0600): %s", path,
+                             strerror(errno));
+        return RWKV_OK;
     }
     close(fd);
     return RWKV_OK;
@@ -373,7 +433,7 @@ store_open(const char *path, store **out, rwkv_err *err)
     char defpath[STORE_PATH_MAX];
     store *s;
     int64_t uv, tables;
-    int rc;
+    int rc, is_default;
     struct stat sb;
 
     *out = NULL;
@@ -381,12 +441,21 @@ store_open(const char *path, store **out, rwkv_err *err)
         if ((rc = store_default_path(defpath, sizeof defpath, err)) != RWKV_OK)
             return rc;
         path = defpath;
+        is_default = 1;
+    } else {
+        /* A caller may pass the default path it resolved itself. */
+        is_default = store_default_path(defpath, sizeof defpath, NULL) == RWKV_OK &&
+                     strcmp(path, defpath) == 0;
     }
     if (path[0] == '\0')
         return rwkv_errf(err, RWKV_EINVAL, "--db: empty path");
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return rwkv_errf(err, RWKV_EINVAL, "%s: is a directory, not a session database", path);
-    if ((rc = make_parents(path, err)) != RWKV_OK || (rc = create_private(path, err)) != RWKV_OK)
+    /* a FIFO or a device would block SQLite's first read forever */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return rwkv_errf(err, RWKV_EINVAL, "%s: not a regular file, not a session database", path);
+    if ((rc = is_default ? make_parents(path, err) : check_parent(path, err)) != RWKV_OK ||
+        (rc = create_private(path, err)) != RWKV_OK)
         return rc;
 
     s = calloc(1, sizeof *s);
@@ -559,11 +628,13 @@ store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
     int rc;
 
     if ((rc = store_prep(s,
-                         "INSERT INTO models(path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size)"
-                         " VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET size=excluded.size,"
+                         "INSERT INTO models(path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size,"
+                         " vocab) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET size=excluded.size,"
                          " mtime=excluded.mtime, fingerprint=excluded.fingerprint, version=excluded.version,"
                          " n_layer=excluded.n_layer, n_embd=excluded.n_embd, n_head=excluded.n_head,"
-                         " head_size=excluded.head_size RETURNING id",
+                         " head_size=excluded.head_size,"
+                         " vocab=CASE WHEN excluded.vocab='' THEN models.vocab ELSE excluded.vocab END"
+                         " RETURNING id",
                          &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_text(st, 1, m->path, -1, SQLITE_STATIC);
@@ -575,6 +646,7 @@ store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
     sqlite3_bind_int(st, 7, m->n_embd);
     sqlite3_bind_int(st, 8, m->n_head);
     sqlite3_bind_int(st, 9, m->head_size);
+    sqlite3_bind_text(st, 10, m->vocab, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) {
         *id = sqlite3_column_int64(st, 0);
         rc = RWKV_OK;
@@ -592,8 +664,8 @@ store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = store_prep(s, "SELECT path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size"
-                            " FROM models WHERE id=?", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "SELECT path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size,"
+                            " vocab FROM models WHERE id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
     rc = sqlite3_step(st);
@@ -608,6 +680,7 @@ store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
         out->n_embd = sqlite3_column_int(st, 6);
         out->n_head = sqlite3_column_int(st, 7);
         out->head_size = sqlite3_column_int(st, 8);
+        store_col_text(st, 9, out->vocab, sizeof out->vocab);
         rc = RWKV_OK;
     } else if (rc == SQLITE_DONE) {
         rc = rwkv_errf(err, RWKV_EINVAL, "%s: no model %lld", s->path, (long long)id);

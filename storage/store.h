@@ -11,7 +11,7 @@
 **
 ** Rows: models, state_files, presets, sessions, turns (a tree: parent_id),
 ** snapshots (one per turn at most: the state AFTER that turn's tokens were
-** fed), turns_fts (FTS5 over turn text).
+** fed), turns_fts (FTS5 trigram index over turn text, schema v3).
 **
 ** Terms.  A turn's `tokens` are exactly the ids fed to the model for that
 ** turn (user turn: the formatted prompt "User: ...\n\nAssistant:"; assistant
@@ -31,61 +31,9 @@
 **               the caller replays tokens from an older snapshot or the root)
 **      STORED --checksum/size check fails-----------> CORRUPT (same)
 **
-** ---------------------------------------------------------------------------
-** Integration note for chat (--session ID / --resume / --new TITLE):
-**
-**   open      store_open(opts.db, &st, &err)            (NULL = default path)
-**   model     store_model_upsert(st, &m, &model_id)     (path, size, mtime,
-**             fingerprint from rwkv_info) -- once per run
-**   new       store_session_new(st, &sess, &sid)        (title, model_id,
-**             strategy, state file, preset)
-**   resume    --resume: store_session_latest(st, &sid); --session ID: sid=ID.
-**             store_session_get(st, sid, &sess): sess.head_turn is the leaf
-**             of the current branch (0 = empty session).  Then
-**             store_state_restore(st, sess.head_turn, &meta, data, n, &plan):
-**             it loads the nearest usable snapshot into DATA (plan.base_turn;
-**             0 = no usable snapshot: reset DATA to the session's initial
-**             state yourself) and lists the tokens to feed after it
-**             (plan.segs[]: per turn, in order; user segments as prefill,
-**             assistant segments one token at a time if you want bit-exact
-**             RNN-mode numbers).  plan.note says why a snapshot was skipped
-**             (show it to the user).  store_plan_fini(&plan).
-**             Show the transcript: store_turn_path(st, head, &ids, &n) +
-**             store_turn_get for each.
-**             A session that starts with a greeting fed (no state file) may
-**             keep it as a first STORE_ROLE_SYSTEM turn with its ids and
-**             state, so a replay from the root starts from zeros (or the
-**             session's state file) and never needs the greeting separately.
-**   meta      store_state_meta from rwkv_info (fingerprint, version, n_layer,
-**             n_embd, n_head, head_size) + the strategy's precision
-**             (STORE_PREC_FP32 for "cpu fp32", BF16/FP16 otherwise): a
-**             snapshot made under another precision is replayed, not used.
-**   turn      after the user's prompt was fed:
-**               u.session_id=sid, u.parent_id=head, u.role=STORE_ROLE_USER,
-**               u.text, u.tokens -> store_turn_append(st, &u, state, n, &meta)
-**               (the state BEFORE the reply);
-**             when generation starts: a.parent_id=u.id, role ASSISTANT ->
-**               store_turn_begin(st, &a) (row marked interrupted until done);
-**               optionally store_turn_progress(st, a.id, text, toks, n) every
-**               line so a crash keeps the partial reply;
-**             when it ends: a.text, a.tokens, a.sampling, a.seed, speeds,
-**               a.interrupted (1 if the user cancelled) ->
-**               store_turn_finish(st, &a, state, n, &meta).
-**             Each call moves sess.head_turn to the new turn.
-**   regenerate  restore the parent user turn's state
-**             (store_state_restore(st, user_turn, ...)), generate, then
-**             store_turn_begin/finish with parent_id = user_turn: a sibling.
-**   edit      an earlier user message U: restore U.parent_id's state (0 =
-**             the session's initial state), feed the new prompt, append a
-**             user turn with parent_id = U.parent_id: a sibling branch.
-**   switch    store_turn_children(st, parent, ...) lists siblings;
-**             store_branch_leaf(st, turn, &leaf) follows the newest children
-**             down; store_session_set_head(st, sid, leaf).
-**   fork      in place: store_session_set_head(st, sid, turn) and continue
-**             (the next turn becomes a new branch); or as a new session:
-**             store_session_fork(st, sid, turn, title, &new_sid).
-**   close     store_close(st).
-** ---------------------------------------------------------------------------
+** How a chat uses these calls (resume, save as the reply goes, regenerate,
+** fork, sibling steps, state-file switch, replay) is written once, in the
+** session runtime: storage/session.h.
 **
 ** Threads: a store handle is used by one thread at a time.  Several processes
 ** may use one file at once (WAL + busy timeout).
@@ -103,7 +51,7 @@
 typedef struct store store;    /* opaque: store_open / store_close */
 
 /* Schema version written to PRAGMA user_version by this build. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 /* Longest session title / preset name (bytes), longer ones are refused. */
 #define STORE_TITLE_MAX 256
 /* Longest path kept for a model or a state file. */
@@ -123,8 +71,10 @@ int         store_role_parse(const char *name);
 /* ---- open / close -------------------------------------------------------- */
 
 /*
-** Open (creating if absent, with its directories, mode 0600) the database at
-** PATH, or at the default path when PATH is NULL.  Migrates an older schema
+** Open (creating if absent, mode 0600) the database at PATH, or at the
+** default path when PATH is NULL.  Only the default path gets its missing
+** directories created; an explicit PATH in a directory that does not exist
+** is refused with one line.  An existing empty file is made 0600.  Migrates an older schema
 ** forward inside one transaction; refuses a newer one, a non-database and a
 ** corrupt file with one clear message naming PATH.  *OUT is owned by the
 ** caller: close with store_close.
@@ -157,8 +107,10 @@ typedef struct store_model {
     uint64_t fingerprint;              /* rwkv_info.fingerprint */
     char     version[8];
     int      n_layer, n_embd, n_head, head_size;
+    char     vocab[STORE_PATH_MAX];    /* World vocabulary file, "" = none/bytes */
 } store_model;
-/* Insert or update the row for M->path; *ID (OUT) is its id. */
+/* Insert or update the row for M->path; *ID (OUT) is its id.  An empty
+** M->vocab keeps the vocabulary the row already has. */
 int store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err);
 int store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err);
 
@@ -227,7 +179,8 @@ int store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err)
 int store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
 /*
 ** Delete the session with its turns and snapshots, then give the space back
-** (incremental vacuum + WAL checkpoint).  EINVAL when absent.
+** (incremental vacuum + WAL checkpoint).  EINVAL when absent.  Any length
+** (no cascade recursion: the parent links are cut before the rows go).
 */
 int store_session_delete(store *s, int64_t id, rwkv_err *err);
 /*
@@ -304,8 +257,16 @@ int store_turn_progress(store *s, int64_t id, const char *text,
 /* Complete the row T->id with T's fields (+ snapshot as in append). */
 int store_turn_finish(store *s, const store_turn *t, const float *state, size_t n,
                       const store_state_meta *meta, rwkv_err *err);
-/* Read turn ID into *OUT (release with store_turn_fini). */
+/* Read turn ID into *OUT (release with store_turn_fini).  A damaged row
+** (token blob of a wrong length, sampling text that does not parse) is
+** RWKV_EFORMAT naming the turn. */
 int  store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err);
+/* Read turn ID for display (show, export): a damaged row is read as far as
+** it can be -- a bad token blob gives no tokens, bad sampling text gives
+** has_sampling 0 -- and NOTE (OUT, CAP bytes, may be NULL) says what was
+** dropped, "" when nothing.  Never use it to rebuild a state. */
+int  store_turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap,
+                     rwkv_err *err);
 void store_turn_fini(store_turn *t);                  /* NULL is fine */
 /* Ids from the root down to TURN (inclusive).  *IDS owned by caller: free(). */
 int store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *err);
@@ -314,6 +275,12 @@ int store_turn_children(store *s, int64_t session, int64_t turn, int64_t **ids,
                         size_t *n, rwkv_err *err);
 /* Follow the newest child from TURN down to a leaf. */
 int store_branch_leaf(store *s, int64_t turn, int64_t *leaf, rwkv_err *err);
+/* The turns root..HEAD in order (none when HEAD is 0), read in one call
+** (store_branch.c).  *TURNS owned by caller: store_branch_free. */
+int  store_branch_read(store *s, int64_t head, store_turn **turns, size_t *n, rwkv_err *err);
+void store_branch_free(store_turn *turns, size_t n);              /* NULL is fine */
+/* Replies (assistant turns) anywhere in SESSION, in one query. */
+int  store_session_reply_count(store *s, int64_t session, uint64_t *count, rwkv_err *err);
 
 /* ---- snapshots and replay ------------------------------------------------ */
 
@@ -375,15 +342,21 @@ int store_state_restore(store *s, int64_t turn, const store_state_meta *want,
 /* ---- search, export, import ---------------------------------------------- */
 
 typedef struct store_hit {
-    int64_t session_id, turn_id;
-    int     role;
+    int64_t session_id, turn_id;   /* turn_id 0: the session's title matched */
+    int     role;                  /* -1 for a title hit */
     char    title[STORE_TITLE_MAX];
-    char    snippet[256];          /* with [ ] around the matches */
+    char    snippet[256];          /* one line, [ ] around the matches, cleaned */
 } store_hit;
-/* Full-text search (FTS5) of TEXT: every word of it must appear, as a word
-** or the start of one ("mess" finds "message"); quotes and FTS5 operators
-** in TEXT are plain text.  At most MAX hits, newest first.  *HITS owned by
-** caller: free(). */
+/*
+** Substring search of TEXT in session titles and turn texts.  TEXT is split
+** at blanks into words ("a quoted phrase" is one word); every word must
+** appear as a substring, in any script, ASCII case ignored.  Words of 3+
+** characters use the FTS5 trigram index; shorter ones are matched by LIKE
+** (a scan of the turns, slower on a big database).  Quotes and FTS5
+** operators in TEXT are plain text.  At most MAX hits: titles first (most
+** recently updated first), then turns, newest first.  *HITS owned by
+** caller: free().  RWKV_EINVAL for an empty TEXT.
+*/
 int store_search(store *s, const char *text, size_t max, store_hit **hits,
                  size_t *n, rwkv_err *err);
 
@@ -396,10 +369,29 @@ enum store_format { STORE_FMT_MD, STORE_FMT_JSON };
 */
 int store_export(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len,
                  rwkv_err *err);
+/* Like store_export, reading damaged rows as far as they can be read
+** (store_turn_read): the readable part is exported, each damaged turn is
+** marked in the output, and NOTE (OUT, NOTE_CAP bytes, may be NULL) lists
+** them ("turn N: why; ..."), "" when none.  Still RWKV_OK then. */
+int store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len,
+                    char *note, size_t note_cap, rwkv_err *err);
 /* Import a JSON export (TEXT, LEN bytes; WHAT names it in messages) as a new
-** session, *ID (OUT).  Malformed input changes nothing. */
+** session, *ID (OUT).  Malformed input changes nothing.  Text is cleaned
+** (store_text_clean).  The file's model is linked: a models row with the
+** same path and fingerprint, else the same fingerprint, else a new row when
+** the path is unknown here (none when the path names another model).
+** Linear in the number of turns; memory is the file plus one turn's tree. */
 int store_import(store *s, const char *text, size_t len, const char *what, int64_t *id,
                  rwkv_err *err);
+
+/*
+** TEXT (LEN bytes) made safe to show: invalid UTF-8 and every control
+** character other than \n and \t (C0, DEL, C1) become U+FFFD, so no
+** escape sequence reaches a terminal and the result is valid UTF-8.
+** Returns a NUL-terminated copy owned by the caller (free), *OUT_LEN (may
+** be NULL) its length; NULL when out of memory.
+*/
+char *store_text_clean(const char *text, size_t len, size_t *out_len);
 
 /* ---- blob codec (store_blob.c; also the fuzz target) --------------------- */
 

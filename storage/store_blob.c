@@ -14,8 +14,9 @@
 **    56     8  checksum of bytes [0, 56) and of the payload
 **    64   4*n  payload
 **
-** Why raw (measured on the real states in ../shared/fixtures/tiny/ *state.bin
-** and world/world-7v0/chat_demo_flow-final-state.bin; ratio = stored/raw):
+** Why raw (measured on the reference fixtures' states, $RWKV_FIXTURES/tiny/
+** *state.bin and world/world-7v0/chat_demo_flow-final-state.bin; see
+** docs/testing.md; ratio = stored/raw):
 **
 **   state (floats)              zlib-6  shuffle+zlib  shuffle+RLE  shuffle+H0*
 **   7v0 L (50688)               0.939   0.867         1.003        0.844

@@ -13,8 +13,12 @@
 ** Turn ids are local to the file and strictly increasing; a parent comes
 ** before its children.  Snapshots are not exported: an imported session
 ** rebuilds its states by replaying the tokens (store_state_restore).
-** Import checks everything first and writes in one transaction, so a bad
-** file changes nothing.
+** Import reads the file one turn at a time (memory: the file, 16 bytes a
+** turn and one turn's tree; time linear in turns) and writes in one
+** transaction, so a bad file changes nothing.  The model object also has
+** "vocab", "size", "mtime", "n_layer", "n_embd", "n_head", "head_size"; a
+** turn read from a damaged row has "damaged": "what was dropped".
+** Text is cleaned (store_text_clean) on import and on every export.
 */
 #include "store_int.h"
 
@@ -27,107 +31,346 @@
 #include <time.h>
 
 #include "../core/json.h"
+#include "../core/utf8.h"
 
 /* Import limits: far above any real conversation, low enough that a hostile
 ** file cannot make us allocate without bound beyond the JSON itself. */
 #define STORE_IMPORT_MAX_TURNS  1000000
 #define STORE_IMPORT_MAX_TOKENS (1u << 24)   /* per turn */
+/* A malformed file up to this size is parsed whole to name the error. */
+#define STORE_IMPORT_DIAG_MAX   (16u << 20)
 
 /* ---- search ------------------------------------------------------------- */
 
-/* TEXT as an FTS5 query: each word a quoted string (so no word is syntax:
-** quotes doubled; AND, NEAR(, *, - are text), followed by '*' so that it
-** matches as a prefix ("mess" finds "message"); all words required.  A word
-** of punctuation only quotes to an empty phrase, which FTS5 ignores. */
-static char *
-fts_query(const char *text)
+/* Words of a search: split at blanks; "a quoted phrase" is one word (the
+** quotes removed; a quote without a closing one is a plain character).  Each word
+** owns a NUL-terminated copy in one block.  Returns the count, -1 on OOM. */
+static int
+split_words(const char *text, char ***words, char **blk)
 {
-    size_t n = strlen(text);
-    char *q = malloc(n * 4 + 8), *o = q;
+    size_t n = strlen(text), cnt = 0;
+    char *o, **v;
     const char *p = text;
 
-    if (q == NULL)
-        return NULL;
+    *words = NULL;
+    *blk = malloc(n + 1);
+    v = malloc((n / 2 + 2) * sizeof *v);
+    if (*blk == NULL || v == NULL) {
+        free(*blk);
+        free(v);
+        return -1;
+    }
+    o = *blk;
     while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == '\n')
+        char *w = o;
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
             p++;
         if (*p == '\0')
             break;
-        if (o != q)
-            *o++ = ' ';
-        *o++ = '"';
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
-            if (*p == '"')
-                *o++ = '"';
-            *o++ = *p++;
+        if (*p == '"' && p[1] != '"' && strchr(p + 1, '"') != NULL) {
+            for (p++; *p != '"'; p++)
+                *o++ = *p;
+            p++;
+        } else {
+            while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+                *o++ = *p++;
         }
-        *o++ = '"';
-        *o++ = '*';
+        *o++ = '\0';
+        if (w[0])
+            v[cnt++] = w;
     }
+    *words = v;
+    return (int)cnt;
+}
+
+/* Code points in the UTF-8 string W (continuation bytes not counted). */
+static size_t
+n_chars(const char *w)
+{
+    size_t n = 0;
+    for (; *w; w++)
+        n += ((unsigned char)*w & 0xC0) != 0x80;
+    return n;
+}
+
+/* W as a LIKE pattern %W% with % _ and \ escaped (ESCAPE '\'). */
+static char *
+like_pattern(const char *w)
+{
+    char *q = malloc(strlen(w) * 2 + 3), *o = q;
+    if (q == NULL)
+        return NULL;
+    *o++ = '%';
+    for (; *w; w++) {
+        if (*w == '%' || *w == '_' || *w == '\\')
+            *o++ = '\\';
+        *o++ = *w;
+    }
+    *o++ = '%';
     *o = '\0';
     return q;
+}
+
+/* Length of the match of W at P (ASCII case folded), 0 if none. */
+static size_t
+match_at(const char *p, const char *w)
+{
+    size_t i = 0;
+    for (; w[i]; i++) {
+        unsigned char a = (unsigned char)p[i], b = (unsigned char)w[i];
+        if (a == '\0')
+            return 0;
+        if (a < 0x80 && b < 0x80) {
+            if (a >= 'A' && a <= 'Z')
+                a = (unsigned char)(a + 32);
+            if (b >= 'A' && b <= 'Z')
+                b = (unsigned char)(b + 32);
+        }
+        if (a != b)
+            return 0;
+    }
+    return i;
+}
+
+/* Cleaned SRC with every match of a word in [ ], cut to a window of one
+** line around the first match, into OUT (CAP bytes). */
+static void
+make_snippet(const char *src, char *const *w, int nw, char *out, size_t cap)
+{
+    size_t n, first = SIZE_MAX, start, o = 0;
+    char *text = store_text_clean(src, strlen(src), &n);
+
+    if (cap == 0)
+        return;
+    out[0] = '\0';
+    if (text == NULL)
+        return;
+    for (size_t i = 0; i < n && first == SIZE_MAX; i++)
+        for (int k = 0; k < nw; k++)
+            if (match_at(text + i, w[k])) {
+                first = i;
+                break;
+            }
+    if (first == SIZE_MAX)
+        first = 0;
+    start = first;
+    /* back up to the line start or ~40 bytes, on a character boundary */
+    while (start > 0 && text[start - 1] != '\n' && first - start < 40)
+        start--;
+    while (start > 0 && start < n && ((unsigned char)text[start] & 0xC0) == 0x80)
+        start--;
+    if (start > 0 && text[start - 1] != '\n' && o + 3 < cap) {
+        memcpy(out, "...", 3);
+        o = 3;
+    }
+    for (size_t i = start; i < n && text[i] != '\n';) {
+        size_t m = 0, need;
+        for (int k = 0; k < nw && m == 0; k++)
+            m = match_at(text + i, w[k]);
+        need = m ? m + 2 : 1;
+        if (!m)   /* whole characters only */
+            while (i + need < n && ((unsigned char)text[i + need] & 0xC0) == 0x80)
+                need++;
+        if (o + need + 4 > cap) {
+            memcpy(out + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (m) {
+            out[o++] = '[';
+            memcpy(out + o, text + i, m);
+            o += m;
+            out[o++] = ']';
+            i += m;
+        } else {
+            memcpy(out + o, text + i, need);
+            o += need;
+            i += need;
+        }
+    }
+    out[o] = '\0';
+    free(text);
+}
+
+/* Append a hit row of ST (session, turn, role, title, text) to *V. */
+static int
+add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, size_t *cap)
+{
+    store_hit *h;
+    char *t;
+
+    if (*cnt == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        store_hit *x = realloc(*v, nc * sizeof *x);
+        if (x == NULL)
+            return -1;
+        *v = x;
+        *cap = nc;
+    }
+    h = &(*v)[(*cnt)++];
+    memset(h, 0, sizeof *h);
+    h->session_id = sqlite3_column_int64(st, 0);
+    h->turn_id = sqlite3_column_int64(st, 1);
+    h->role = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
+    t = store_text_clean((const char *)sqlite3_column_text(st, 3),
+                         (size_t)sqlite3_column_bytes(st, 3), NULL);
+    if (t == NULL)
+        return -1;
+    snprintf(h->title, sizeof h->title, "%s", t);
+    free(t);
+    make_snippet((const char *)sqlite3_column_text(st, 4), w, nw, h->snippet, sizeof h->snippet);
+    return 0;
 }
 
 int
 store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n, rwkv_err *err)
 {
-    sqlite3_stmt *st;
+    sqlite3_stmt *st = NULL;
     store_hit *v = NULL;
-    size_t cnt = 0, cap = 0;
-    char *q;
-    int rc;
+    size_t cnt = 0, cap = 0, qn = 0;
+    char **w = NULL, *blk = NULL, *q = NULL, *sql = NULL;
+    char **pat = NULL;
+    int nw, nlong = 0, rc = RWKV_OK;
+    int64_t lim = max > 0 && max < INT64_MAX ? (int64_t)max : -1;
 
     *hits = NULL;
     *n = 0;
-    if ((q = fts_query(text)) == NULL)
+    if ((nw = split_words(text, &w, &blk)) < 0)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-    if (q[0] == '\0') {
-        free(q);
-        return rwkv_errf(err, RWKV_EINVAL, "search: empty text");
+    if (nw == 0) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "search: empty text");
+        goto out;
     }
-    rc = store_prep(s, "SELECT t.session_id, t.id, t.role, s.title,"
-                       " snippet(turns_fts, 0, '[', ']', '...', 12)"
-                       " FROM turns_fts JOIN turns t ON t.id=turns_fts.rowid"
-                       " JOIN sessions s ON s.id=t.session_id"
-                       " WHERE turns_fts MATCH ? ORDER BY t.time_ms DESC, t.id DESC LIMIT ?", &st, err);
-    if (rc != RWKV_OK) {
-        free(q);
-        return rc;
-    }
-    sqlite3_bind_text(st, 1, q, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, max > 0 && max < INT64_MAX ? (int64_t)max : -1);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            store_hit *t = realloc(v, nc * sizeof *v);
-            if (t == NULL) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            v = t;
-            cap = nc;
+    /* Words of 3+ characters go to the trigram index as quoted phrases
+    ** (quotes doubled: never FTS5 syntax); shorter ones, which a trigram
+    ** index cannot answer, are LIKE conditions (a scan of the turns). */
+    q = malloc(strlen(text) * 2 + 4 * (size_t)nw + 1);
+    pat = calloc((size_t)nw, sizeof *pat);
+    sql = malloc(400 + 40 * (size_t)nw);
+    if (q == NULL || pat == NULL || sql == NULL)
+        goto oom;
+    q[0] = '\0';
+    for (int k = 0; k < nw; k++) {
+        if ((pat[k] = like_pattern(w[k])) == NULL)
+            goto oom;
+        if (n_chars(w[k]) < 3)
+            continue;
+        if (qn)
+            q[qn++] = ' ';
+        q[qn++] = '"';
+        for (const char *c = w[k]; *c; c++) {
+            if (*c == '"')
+                q[qn++] = '"';
+            q[qn++] = *c;
         }
-        store_hit *h = &v[cnt++];
-        h->session_id = sqlite3_column_int64(st, 0);
-        h->turn_id = sqlite3_column_int64(st, 1);
-        h->role = sqlite3_column_int(st, 2);
-        store_col_text(st, 3, h->title, sizeof h->title);
-        store_col_text(st, 4, h->snippet, sizeof h->snippet);
+        q[qn++] = '"';
+        q[qn] = '\0';
+        nlong++;
     }
+    /* 1. sessions whose title holds every word (turn_id 0) */
+    strcpy(sql, "SELECT s.id, 0, NULL, s.title, s.title FROM sessions s WHERE 1");
+    for (int k = 0; k < nw; k++)
+        strcat(sql, " AND s.title LIKE ? ESCAPE '\\'");
+    strcat(sql, " ORDER BY s.updated_ms DESC, s.id DESC LIMIT ?");
+    if ((rc = store_prep(s, sql, &st, err)) != RWKV_OK)
+        goto out;
+    for (int k = 0; k < nw; k++)
+        sqlite3_bind_text(st, k + 1, pat[k], -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, nw + 1, lim);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (add_hit(st, w, nw, &v, &cnt, &cap) < 0)
+            goto oom;
     if (rc != SQLITE_DONE) {
-        rc = rc == SQLITE_NOMEM ? rwkv_errf(err, RWKV_ENOMEM, "out of memory")
-                                : store_dberr(s, err, "search");
+        rc = store_dberr(s, err, "search");
+        goto out;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    /* 2. turns whose text holds every word, newest first */
+    strcpy(sql, "SELECT t.session_id, t.id, t.role, s.title, t.text FROM turns t"
+                " JOIN sessions s ON s.id=t.session_id WHERE 1");
+    if (nlong)
+        strcat(sql, " AND t.id IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?)");
+    for (int k = 0; k < nw; k++)
+        if (n_chars(w[k]) < 3)
+            strcat(sql, " AND t.text LIKE ? ESCAPE '\\'");
+    strcat(sql, " ORDER BY t.time_ms DESC, t.id DESC LIMIT ?");
+    if ((rc = store_prep(s, sql, &st, err)) != RWKV_OK)
+        goto out;
+    {
+        int b = 1;
+        if (nlong)
+            sqlite3_bind_text(st, b++, q, -1, SQLITE_STATIC);
+        for (int k = 0; k < nw; k++)
+            if (n_chars(w[k]) < 3)
+                sqlite3_bind_text(st, b++, pat[k], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, b, lim < 0 ? -1 : lim - (int64_t)cnt);
+    }
+    if (lim < 0 || (int64_t)cnt < lim) {
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            if (add_hit(st, w, nw, &v, &cnt, &cap) < 0)
+                goto oom;
+        if (rc != SQLITE_DONE) {
+            rc = store_dberr(s, err, "search");
+            goto out;
+        }
+    }
+    rc = RWKV_OK;
+    goto out;
+oom:
+    rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+out:
+    sqlite3_finalize(st);
+    if (rc != RWKV_OK) {
         free(v);
         v = NULL;
         cnt = 0;
-    } else {
-        rc = RWKV_OK;
     }
-    sqlite3_finalize(st);
+    if (pat)
+        for (int k = 0; k < nw; k++)
+            free(pat[k]);
+    free(pat);
+    free(sql);
     free(q);
+    free(w);
+    free(blk);
     *hits = v;
     *n = cnt;
     return rc;
+}
+
+/* ---- cleaning ----------------------------------------------------------- */
+
+char *
+store_text_clean(const char *text, size_t len, size_t *out_len)
+{
+    const unsigned char *u = (const unsigned char *)text;
+    char *o;
+    size_t i = 0, k = 0;
+
+    if (text == NULL)
+        len = 0;
+    if (len > (SIZE_MAX - 1) / UTF8_REPL_LEN)
+        return NULL;
+    if ((o = malloc(len * UTF8_REPL_LEN + 1)) == NULL)
+        return NULL;
+    while (i < len) {
+        uint32_t cp = 0;
+        int r = utf8_decode(u + i, len - i, &cp);
+        if (r > 0 && !((cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f))) {
+            memcpy(o + k, u + i, (size_t)r);
+            k += (size_t)r;
+            i += (size_t)r;
+        } else {
+            memcpy(o + k, UTF8_REPL, UTF8_REPL_LEN);
+            k += UTF8_REPL_LEN;
+            i += r > 0 ? (size_t)r : r < 0 ? (size_t)-r : len - i;
+        }
+    }
+    o[k] = '\0';
+    if (out_len)
+        *out_len = k;
+    return o;
 }
 
 /* ---- a growing text buffer ---------------------------------------------- */
@@ -214,6 +457,76 @@ sb_json_num(struct sbuf *b, double v)
     sb_printf(b, "%.17g", v);
 }
 
+/* Cleaned S (store_text_clean) as a JSON string literal. */
+static void
+sb_json_clean(struct sbuf *b, const char *s)
+{
+    char *c = store_text_clean(s, strlen(s), NULL);
+
+    if (c == NULL) {
+        b->oom = 1;
+        return;
+    }
+    sb_json_str(b, c);
+    free(c);
+}
+
+/*
+** Cleaned S as Markdown text that stays text: inline punctuation with a
+** meaning (` * _ [ ] < > | ~ & \) is backslash-escaped everywhere, a block
+** marker at a line start (# > + - = and "1." / "1)") too, leading blanks
+** that would make a code block become &nbsp;, and line breaks are kept as
+** hard breaks.  So a message's "# x" or "```" never becomes structure.
+*/
+static void
+sb_md(struct sbuf *b, const char *s)
+{
+    char *c = store_text_clean(s, strlen(s), NULL);
+    const char *p;
+
+    if (c == NULL) {
+        b->oom = 1;
+        return;
+    }
+    p = c;
+    while (*p) {
+        const char *eol = strchr(p, '\n'), *q = p;
+        size_t ind = 0;
+        if (eol == NULL)
+            eol = p + strlen(p);
+        while (q < eol && (*q == ' ' || *q == '\t'))
+            ind += *q++ == '\t' ? 4 : 1;
+        if (ind >= 4) {
+            for (size_t k = 0; k < ind; k++)
+                sb_puts(b, "&nbsp;");
+        } else {
+            sb_put(b, p, (size_t)(q - p));
+        }
+        if (q < eol && strchr("#>+-=", *q))
+            sb_put(b, "\\", 1);
+        else if (q < eol && *q >= '0' && *q <= '9') {
+            const char *d = q;
+            while (d < eol && *d >= '0' && *d <= '9')
+                d++;
+            if (d < eol && (*d == '.' || *d == ')')) {
+                sb_put(b, q, (size_t)(d - q));
+                sb_put(b, "\\", 1);
+                q = d;
+            }
+        }
+        for (; q < eol; q++) {
+            if (strchr("`*_[]<>|~&\\", *q))
+                sb_put(b, "\\", 1);
+            sb_put(b, q, 1);
+        }
+        if (*eol == '\0')
+            break;
+        sb_puts(b, eol > p ? "  \n" : "\n");
+        p = eol + 1;
+    }
+    free(c);
+}
+
 /* ---- export ------------------------------------------------------------- */
 
 static void
@@ -226,8 +539,24 @@ fmt_time(int64_t ms, char *buf, size_t cap)
         snprintf(buf, cap, "?");
 }
 
+/* Add "turn N: WHY" to the list of damaged rows in NOTE. */
+static void
+note_add(char *note, size_t cap, int *count, int64_t id, const char *why)
+{
+    size_t l;
+
+    if (note == NULL || cap == 0)
+        return;
+    if ((*count)++ == 0)
+        note[0] = '\0';
+    l = strlen(note);
+    if (l + 1 < cap)
+        snprintf(note + l, cap - l, "%sturn %lld: %s", l ? "; " : "", (long long)id, why);
+}
+
 static int
-export_md(store *s, const store_session *ss, struct sbuf *b, rwkv_err *err)
+export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t cap, int *bad,
+          rwkv_err *err)
 {
     int64_t *path = NULL;
     size_t n = 0;
@@ -236,57 +565,108 @@ export_md(store *s, const store_session *ss, struct sbuf *b, rwkv_err *err)
 
     fmt_time(ss->created_ms, when, sizeof when);
     sb_puts(b, "# ");
-    sb_puts(b, ss->title[0] ? ss->title : "(untitled)");
+    sb_md(b, ss->title[0] ? ss->title : "(untitled)");
     sb_printf(b, "\n\n- session %lld, created %s\n", (long long)ss->id, when);
     if (ss->model_id > 0) {
         store_model m;
-        if (store_model_get(s, ss->model_id, &m, NULL) == RWKV_OK)
-            sb_printf(b, "- model: %.300s (v%s, fingerprint %016llx)\n", m.path, m.version,
-                      (unsigned long long)m.fingerprint);
+        if (store_model_get(s, ss->model_id, &m, NULL) == RWKV_OK) {
+            sb_puts(b, "- model: ");
+            sb_md(b, m.path);
+            sb_printf(b, " (v%s, fingerprint %016llx)\n", m.version, (unsigned long long)m.fingerprint);
+        }
     }
-    if (ss->strategy[0])
-        sb_printf(b, "- strategy: %s\n", ss->strategy);
+    if (ss->strategy[0]) {
+        sb_puts(b, "- strategy: ");
+        sb_md(b, ss->strategy);
+        sb_puts(b, "\n");
+    }
     if (ss->head_turn > 0 && (rc = store_turn_path(s, ss->head_turn, &path, &n, err)) != RWKV_OK)
         return rc;
     sb_printf(b, "- current branch: %zu turns (%lld in the whole tree)\n", n, (long long)ss->n_turns);
     for (size_t i = 0; i < n; i++) {
         store_turn t;
-        if ((rc = store_turn_get(s, path[i], &t, err)) != RWKV_OK) {
+        char why[200];
+        if ((rc = store_turn_read(s, path[i], &t, why, sizeof why, err)) != RWKV_OK) {
             free(path);
             return rc;
         }
         sb_printf(b, "\n## %s\n\n", t.role == STORE_ROLE_USER ? "User" :
                                     t.role == STORE_ROLE_ASSISTANT ? "Assistant" : "System");
-        sb_puts(b, t.text);
+        sb_md(b, t.text);
         sb_puts(b, "\n");
         if (t.interrupted)
             sb_puts(b, "\n*(reply interrupted)*\n");
+        if (why[0]) {
+            sb_printf(b, "\n*(turn %lld is damaged in the database: ", (long long)t.id);
+            sb_md(b, why);
+            sb_puts(b, ")*\n");
+            note_add(note, cap, bad, t.id, why);
+        }
         store_turn_fini(&t);
     }
     free(path);
     return RWKV_OK;
 }
 
+/* 1 if ID is in the sorted array V[0..N). */
 static int
-export_json(store *s, const store_session *ss, struct sbuf *b, rwkv_err *err)
+id_in(const int64_t *v, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo] == id;
+}
+
+/* A turn whose parent was not written before it: a parent loop (named by
+** store_turn_path) or a parent outside the session. */
+static int
+bad_parent(store *s, const store_turn *t, rwkv_err *err)
+{
+    int64_t *ids = NULL;
+    size_t n = 0;
+    int rc = store_turn_path(s, t->id, &ids, &n, err);
+
+    free(ids);
+    if (rc != RWKV_OK)
+        return rc;
+    return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %lld: parent turn %lld is not an earlier turn of its session",
+                     s->path, (long long)t->id, (long long)t->parent_id);
+}
+
+static int
+export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_t cap, int *bad,
+            rwkv_err *err)
 {
     sqlite3_stmt *st;
+    int64_t *done = NULL;
+    size_t ndone = 0, capdone = 0;
     int rc, first = 1;
 
     sb_puts(b, "{\n  \"format\": \"rwkv-tui-session\",\n  \"version\": 1,\n  \"title\": ");
-    sb_json_str(b, ss->title);
+    sb_json_clean(b, ss->title);
     sb_printf(b, ",\n  \"created_ms\": %lld,\n  \"strategy\": ", (long long)ss->created_ms);
-    sb_json_str(b, ss->strategy);
+    sb_json_clean(b, ss->strategy);
     sb_puts(b, ",\n  \"model\": ");
     if (ss->model_id > 0) {
         store_model m;
         if ((rc = store_model_get(s, ss->model_id, &m, err)) != RWKV_OK)
             return rc;
         sb_puts(b, "{\"path\": ");
-        sb_json_str(b, m.path);
+        sb_json_clean(b, m.path);
         sb_printf(b, ", \"fingerprint\": \"%016llx\", \"version\": ", (unsigned long long)m.fingerprint);
-        sb_json_str(b, m.version);
-        sb_puts(b, "}");
+        sb_json_clean(b, m.version);
+        sb_puts(b, ", \"vocab\": ");
+        sb_json_clean(b, m.vocab);
+        sb_printf(b, ", \"size\": %llu, \"mtime\": %lld, \"n_layer\": %d, \"n_embd\": %d, \"n_head\": %d,"
+                     " \"head_size\": %d}", (unsigned long long)m.size, (long long)m.mtime, m.n_layer,
+                  m.n_embd, m.n_head, m.head_size);
     } else {
         sb_puts(b, "null");
     }
@@ -299,11 +679,29 @@ export_json(store *s, const store_session *ss, struct sbuf *b, rwkv_err *err)
     sqlite3_bind_int64(st, 1, ss->id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_turn t;
-        int r2 = store_turn_get(s, sqlite3_column_int64(st, 0), &t, err);
+        char why[200];
+        int r2 = store_turn_read(s, sqlite3_column_int64(st, 0), &t, why, sizeof why, err);
+        if (r2 == RWKV_OK && t.parent_id > 0 && !id_in(done, ndone, t.parent_id)) {
+            r2 = bad_parent(s, &t, err);
+            store_turn_fini(&t);
+        }
+        if (r2 == RWKV_OK && ndone == capdone) {
+            size_t nc = capdone ? capdone * 2 : 256;
+            int64_t *x = realloc(done, nc * sizeof *x);
+            if (x == NULL) {
+                store_turn_fini(&t);
+                r2 = rwkv_errf(err, RWKV_ENOMEM, "export: out of memory");
+            } else {
+                done = x;
+                capdone = nc;
+            }
+        }
         if (r2 != RWKV_OK) {
             sqlite3_finalize(st);
+            free(done);
             return r2;
         }
+        done[ndone++] = t.id;
         sb_printf(b, "%s\n    {\"id\": %lld, \"parent\": ", first ? "" : ",", (long long)t.id);
         first = 0;
         if (t.parent_id > 0)
@@ -311,7 +709,12 @@ export_json(store *s, const store_session *ss, struct sbuf *b, rwkv_err *err)
         else
             sb_puts(b, "null");
         sb_printf(b, ", \"role\": \"%s\", \"text\": ", store_role_name(t.role));
-        sb_json_str(b, t.text);
+        sb_json_clean(b, t.text);
+        if (why[0]) {
+            sb_puts(b, ", \"damaged\": ");
+            sb_json_clean(b, why);
+            note_add(note, cap, bad, t.id, why);
+        }
         sb_puts(b, ",\n     \"tokens\": [");
         for (size_t i = 0; i < t.n_tokens; i++)
             sb_printf(b, "%s%" PRId32, i ? "," : "", t.tokens[i]);
@@ -345,6 +748,7 @@ export_json(store *s, const store_session *ss, struct sbuf *b, rwkv_err *err)
         store_turn_fini(&t);
     }
     sqlite3_finalize(st);
+    free(done);
     if (rc != SQLITE_DONE)
         return store_dberr(s, err, "reading turns");
     sb_puts(b, "\n  ]\n}\n");
@@ -352,20 +756,24 @@ export_json(store *s, const store_session *ss, struct sbuf *b, rwkv_err *err)
 }
 
 int
-store_export(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len, rwkv_err *err)
+store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len, char *note,
+                size_t note_cap, rwkv_err *err)
 {
     store_session ss;
     struct sbuf b = { 0 };
-    int rc;
+    int rc, bad = 0;
 
     *buf = NULL;
     *len = 0;
+    if (note && note_cap)
+        note[0] = '\0';
     if ((rc = store_session_get(s, id, &ss, err)) != RWKV_OK)
         return rc;
     /* One read transaction: a concurrent writer cannot tear the export. */
     if ((rc = store_exec(s, "BEGIN", err)) != RWKV_OK)
         return rc;
-    rc = fmt == STORE_FMT_JSON ? export_json(s, &ss, &b, err) : export_md(s, &ss, &b, err);
+    rc = fmt == STORE_FMT_JSON ? export_json(s, &ss, &b, note, note_cap, &bad, err)
+                               : export_md(s, &ss, &b, note, note_cap, &bad, err);
     store_tx_rollback(s);
     if (rc == RWKV_OK && b.oom)
         rc = rwkv_errf(err, RWKV_ENOMEM, "export: out of memory");
@@ -378,6 +786,12 @@ store_export(store *s, int64_t id, enum store_format fmt, char **buf, size_t *le
     *buf = b.p;
     *len = b.n;
     return RWKV_OK;
+}
+
+int
+store_export(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len, rwkv_err *err)
+{
+    return store_export_ex(s, id, fmt, buf, len, NULL, 0, err);
 }
 
 /* ---- import ------------------------------------------------------------- */
@@ -442,180 +856,462 @@ parse_sampling(const json_value *o, rwkv_sampling *out, const char *what, size_t
     return RWKV_OK;
 }
 
+/*
+** A structural scan of JSON text, so that import never builds the tree of
+** the whole file: the document is parsed with its "turns" array left out,
+** then each turn object on its own (json_parse checks each piece fully).
+** Memory is then the file, the id map (16 bytes a turn) and one turn's tree,
+** instead of a tree of the whole file (~60x its size, mostly token arrays).
+*/
+static const char *
+scan_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* End of the string starting at P ('"'), or NULL. */
+static const char *
+scan_string(const char *p, const char *e)
+{
+    for (p++; p < e; p++) {
+        if (*p == '\\')
+            p++;
+        else if (*p == '"')
+            return p + 1;
+    }
+    return NULL;
+}
+
+/* End of the value starting at P, or NULL if it is cut or unbalanced. */
+static const char *
+scan_value(const char *p, const char *e)
+{
+    int depth = 0;
+
+    if (p >= e)
+        return NULL;
+    if (*p == '"')
+        return scan_string(p, e);
+    if (*p != '{' && *p != '[') {
+        const char *q = p;
+        while (q < e && !strchr(",]} \t\r\n", *q))
+            q++;
+        return q > p ? q : NULL;
+    }
+    for (const char *q = p; q < e; q++) {
+        if (*q == '"') {
+            if ((q = scan_string(q, e)) == NULL)
+                return NULL;
+            q--;
+        } else if (*q == '{' || *q == '[') {
+            if (++depth > JSON_MAX_DEPTH)
+                return NULL;
+        } else if (*q == '}' || *q == ']') {
+            if (--depth == 0)
+                return q + 1;
+        }
+    }
+    return NULL;
+}
+
+/* Find the top-level "turns" value of the object TEXT: [*A, *B). */
+static int
+find_turns(const char *text, size_t len, const char **a, const char **b)
+{
+    const char *p = text, *e = text + len;
+
+    *a = *b = NULL;
+    p = scan_ws(p, e);
+    if (p >= e || *p != '{')
+        return -1;
+    p = scan_ws(p + 1, e);
+    if (p < e && *p == '}')
+        return 0;
+    for (;;) {
+        const char *k = p, *ke, *v, *ve;
+        if (p >= e || *p != '"' || (ke = scan_string(p, e)) == NULL)
+            return -1;
+        p = scan_ws(ke, e);
+        if (p >= e || *p != ':')
+            return -1;
+        v = scan_ws(p + 1, e);
+        if ((ve = scan_value(v, e)) == NULL)
+            return -1;
+        if (ke - k == 7 && memcmp(k, "\"turns\"", 7) == 0) {
+            if (*a != NULL)
+                return -1;   /* twice */
+            *a = v;
+            *b = ve;
+        }
+        p = scan_ws(ve, e);
+        if (p < e && *p == ',') {
+            p = scan_ws(p + 1, e);
+            continue;
+        }
+        return p < e && *p == '}' ? 0 : -1;
+    }
+}
+
+/*
+** The session's model: a row of this database with the same path and
+** fingerprint, else one with the same fingerprint, else a new row from the
+** file's description when its path is unknown here; 0 (none) when the path
+** names another model in this database (never rewrite that row).
+*/
+static int
+import_model(store *s, const json_value *v, int64_t *model_id, rwkv_err *err)
+{
+    const char *path = json_str(v, "path"), *fp = json_str(v, "fingerprint");
+    const char *ver = json_str(v, "version"), *voc = json_str(v, "vocab");
+    uint64_t f = fp ? strtoull(fp, NULL, 16) : 0;
+    sqlite3_stmt *st;
+    int path_known = 0, rc;
+
+    *model_id = 0;
+    if (fp == NULL)
+        return RWKV_OK;
+    if (path && (rc = store_prep(s, "SELECT id, fingerprint FROM models WHERE path=?", &st, err)) == RWKV_OK) {
+        sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            path_known = 1;
+            if ((uint64_t)sqlite3_column_int64(st, 1) == f)
+                *model_id = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+    } else if (path) {
+        return rc;
+    }
+    if (*model_id == 0) {
+        if ((rc = store_prep(s, "SELECT id FROM models WHERE fingerprint=? ORDER BY id LIMIT 1", &st, err))
+            != RWKV_OK)
+            return rc;
+        sqlite3_bind_int64(st, 1, (int64_t)f);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            *model_id = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (*model_id == 0 && path && path[0] && !path_known && strlen(path) < STORE_PATH_MAX) {
+        store_model m;
+        int64_t x;
+        memset(&m, 0, sizeof m);
+        snprintf(m.path, sizeof m.path, "%s", path);
+        m.fingerprint = f;
+        if (ver)
+            snprintf(m.version, sizeof m.version, "%s", ver);
+        if (voc && strlen(voc) < sizeof m.vocab)
+            snprintf(m.vocab, sizeof m.vocab, "%s", voc);
+        if (get_int(v, "size", &x) && x >= 0)
+            m.size = (uint64_t)x;
+        get_int(v, "mtime", &m.mtime);
+        m.n_layer = get_int(v, "n_layer", &x) && x >= 0 && x < INT32_MAX ? (int)x : 0;
+        m.n_embd = get_int(v, "n_embd", &x) && x >= 0 && x < INT32_MAX ? (int)x : 0;
+        m.n_head = get_int(v, "n_head", &x) && x >= 0 && x < INT32_MAX ? (int)x : 0;
+        m.head_size = get_int(v, "head_size", &x) && x >= 0 && x < INT32_MAX ? (int)x : 0;
+        return store_model_upsert(s, &m, model_id, err);
+    }
+    /* A vocabulary the file knows and the row does not. */
+    if (*model_id > 0 && voc && voc[0] &&
+        (rc = store_prep(s, "UPDATE models SET vocab=? WHERE id=? AND vocab=''", &st, err)) == RWKV_OK) {
+        sqlite3_bind_text(st, 1, voc, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, *model_id);
+        rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "import");
+        sqlite3_finalize(st);
+        return rc;
+    }
+    return RWKV_OK;
+}
+
+/* Check turn object T (the I-th) and insert it into session SID; the map
+** gets its old and new ids. */
+static int
+import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *map,
+            const char *what, rwkv_err *err)
+{
+    const json_value *x;
+    store_turn tt;
+    int32_t *tok = NULL;
+    char *clean = NULL;
+    int64_t oid, par = 0;
+    int rc;
+
+    memset(&tt, 0, sizeof tt);
+    if (t->type != JSON_OBJECT || !get_int(t, "id", &oid))
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: not an object with an integer \"id\"", what, i);
+    if (i > 0 && oid <= map[i - 1].old)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: ids must increase (%lld after %lld)", what, i,
+                         (long long)oid, (long long)map[i - 1].old);
+    x = json_get(t, "parent");
+    if (x && x->type != JSON_NULL) {
+        if (!get_int(t, "parent", &par) || !map_find(map, i, par, &tt.parent_id))
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: parent is not an earlier turn", what, i);
+    }
+    x = json_get(t, "role");
+    if (x == NULL || x->type != JSON_STRING || (tt.role = store_role_parse(x->str)) < 0)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"role\" must be user, assistant or system", what, i);
+    x = json_get(t, "text");
+    if (x == NULL || x->type != JSON_STRING || strlen(x->str) != x->len)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"text\" must be a string without NUL", what, i);
+    /* Escape codes and invalid UTF-8 never enter the database. */
+    if ((clean = store_text_clean(x->str, x->len, NULL)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    tt.text = clean;
+    x = json_get(t, "tokens");
+    if (x && x->type != JSON_NULL) {
+        if (x->type != JSON_ARRAY || x->len > STORE_IMPORT_MAX_TOKENS) {
+            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"tokens\" must be an array of ids", what, i);
+            goto out;
+        }
+        if ((tok = malloc((x->len ? x->len : 1) * sizeof *tok)) == NULL) {
+            rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            goto out;
+        }
+        for (size_t k = 0; k < x->len; k++) {
+            const json_value *e = x->items[k];
+            if (e->type != JSON_NUMBER || !e->is_int || e->i64 < 0 || e->i64 > INT32_MAX) {
+                rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: token %zu is not a token id", what, i, k);
+                goto out;
+            }
+            tok[k] = (int32_t)e->i64;
+        }
+        tt.tokens = tok;
+        tt.n_tokens = x->len;
+    }
+    x = json_get(t, "sampling");
+    if (x && x->type == JSON_OBJECT) {
+        if ((rc = parse_sampling(x, &tt.sampling, what, i, err)) != RWKV_OK)
+            goto out;
+        tt.has_sampling = 1;
+    } else if (x && x->type != JSON_NULL) {
+        rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"sampling\" must be an object or null", what, i);
+        goto out;
+    }
+    tt.prefill_tps = json_num(t, "prefill_tps", 0);
+    tt.decode_tps = json_num(t, "decode_tps", 0);
+    get_int(t, "time_ms", &tt.time_ms);
+    x = json_get(t, "interrupted");
+    tt.interrupted = x && x->type == JSON_BOOL && x->num != 0;
+    tt.session_id = sid;
+    if ((rc = store_turn_insert_tx(s, &tt, err)) != RWKV_OK)
+        goto out;
+    map[i].old = oid;
+    map[i].new_ = tt.id;
+out:
+    free(tok);
+    free(clean);
+    return rc;
+}
+
+/*
+** Import step 1: parse the document without its turns ("turns": [], so the
+** tree stays small whatever the file's size).  *TA..*TB: the turns array's
+** text (*TA NULL when the file has none); *DOC and *HEAD_TEXT (the copy it
+** was parsed from) are the caller's to free, also on failure.
+*/
+static int
+import_parse_head(const char *text, size_t len, const char *what, const char **ta,
+                  const char **tb, json_doc **doc, char **head_text, rwkv_err *err)
+{
+    const char *e = text + len;
+    size_t hl;
+    int rc;
+
+    if (find_turns(text, len, ta, tb) != 0) {
+        /* let the parser name the error (bounded: its tree is ~60x) */
+        if (len <= STORE_IMPORT_DIAG_MAX) {
+            if ((rc = json_parse(text, len, what, doc, err)) != RWKV_OK)
+                return RWKV_EFORMAT;
+            json_free(*doc);
+            *doc = NULL;
+        }
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: not a rwkv-tui session export (malformed JSON)", what);
+    }
+    if (*ta == NULL)
+        return json_parse(text, len, what, doc, err) == RWKV_OK ? RWKV_OK : RWKV_EFORMAT;
+    /* The document without its turns: "turns": [] */
+    hl = (size_t)(*ta - text) + 2 + (size_t)(e - *tb);
+    if ((*head_text = malloc(hl + 1)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    memcpy(*head_text, text, (size_t)(*ta - text));
+    memcpy(*head_text + (*ta - text), "[]", 2);
+    memcpy(*head_text + (*ta - text) + 2, *tb, (size_t)(e - *tb));
+    (*head_text)[hl] = '\0';
+    return json_parse(*head_text, hl, what, doc, err) == RWKV_OK ? RWKV_OK : RWKV_EFORMAT;
+}
+
+/* Import step 2: the session's own fields from root R into SS (zeroed
+** here); *HEAD: the file's head turn id (0 when null or absent). */
+static int
+import_session_fields(const json_value *r, const char *what, store_session *ss, int64_t *head,
+                      rwkv_err *err)
+{
+    const json_value *v = json_get(r, "format");
+    int64_t ver;
+    size_t hl;
+    char *ct;
+
+    if (r->type != JSON_OBJECT || v == NULL || v->type != JSON_STRING ||
+        strcmp(v->str, "rwkv-tui-session") != 0)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: not a rwkv-tui session export (no \"format\": \"rwkv-tui-session\")", what);
+    if (!get_int(r, "version", &ver) || ver != 1)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: session export version is not 1", what);
+    memset(ss, 0, sizeof *ss);
+    v = json_get(r, "title");
+    ct = v && v->type == JSON_STRING && strlen(v->str) == v->len ? store_text_clean(v->str, v->len, &hl) : NULL;
+    if (ct == NULL || hl >= STORE_TITLE_MAX) {
+        free(ct);
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"title\" must be a string of at most %d bytes", what,
+                         STORE_TITLE_MAX - 1);
+    }
+    memcpy(ss->title, ct, hl + 1);
+    free(ct);
+    v = json_get(r, "strategy");
+    if (v && v->type == JSON_STRING && (ct = store_text_clean(v->str, v->len, &hl)) != NULL) {
+        if (hl < sizeof ss->strategy)
+            memcpy(ss->strategy, ct, hl + 1);
+        free(ct);
+    }
+    get_int(r, "created_ms", &ss->created_ms);
+    v = json_get(r, "head");
+    if (v && v->type != JSON_NULL && !get_int(r, "head", head))
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"head\" must be a turn id or null", what);
+    return RWKV_OK;
+}
+
+/* Room for turn NT in *MAP (*CAP entries), grown by doubling. */
+static int
+import_map_room(struct idmap **map, size_t *cap, size_t nt, rwkv_err *err)
+{
+    size_t nc;
+    struct idmap *x;
+
+    if (nt < *cap)
+        return RWKV_OK;
+    nc = *cap ? *cap * 2 : 1024;
+    if ((x = realloc(*map, nc * sizeof *x)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    *map = x;
+    *cap = nc;
+    return RWKV_OK;
+}
+
+/*
+** Import step 3: the turns array TA..TB, one object at a time (each parsed
+** on its own), into session SID.  *MAP (the caller frees it, also on
+** failure) gets the old and new ids of the *NT turns.
+*/
+static int
+import_turns(store *s, const char *ta, const char *tb, const char *what, int64_t sid,
+             struct idmap **map, size_t *nt, rwkv_err *err)
+{
+    const char *p = scan_ws(ta + 1, tb);
+    size_t cap = 0;
+    int rc;
+
+    if (p < tb && *p == ']')
+        p++;
+    else
+        for (;;) {
+            const char *te = scan_value(p, tb);
+            json_doc *td = NULL;
+            rwkv_err e2;
+            if (te == NULL)
+                return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: malformed JSON", what, *nt);
+            if (*nt >= STORE_IMPORT_MAX_TURNS)
+                return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\" must be an array of at most %d turns", what,
+                                 STORE_IMPORT_MAX_TURNS);
+            if ((rc = import_map_room(map, &cap, *nt, err)) != RWKV_OK)
+                return rc;
+            if (json_parse(p, (size_t)(te - p), what, &td, &e2) != RWKV_OK)
+                return rwkv_errf(err, RWKV_EFORMAT, "turn %zu: %s", *nt, e2.msg);
+            rc = import_turn(s, json_root(td), *nt, sid, *map, what, err);
+            json_free(td);
+            if (rc != RWKV_OK)
+                return rc;
+            (*nt)++;
+            p = scan_ws(te, tb);
+            if (p < tb && *p == ',') {
+                p = scan_ws(p + 1, tb);
+                continue;
+            }
+            if (p < tb && *p == ']') {
+                p++;
+                break;
+            }
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\": expected , or ] after turn %zu", what, *nt - 1);
+        }
+    if (scan_ws(p, tb) != tb)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\": text after the array", what);
+    return RWKV_OK;
+}
+
+/* Import step 4: session SID's head: the file's HEAD (mapped through MAP),
+** or its last turn when the file has none. */
+static int
+import_set_head(store *s, int64_t sid, const struct idmap *map, size_t nt, int64_t head,
+                const char *what, rwkv_err *err)
+{
+    int64_t head_new = 0;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (head > 0 && !map_find(map, nt, head, &head_new))
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"head\" %lld is not a turn of the file", what, (long long)head);
+    if (head == 0 && nt > 0)
+        head_new = map[nt - 1].new_;
+    if (head_new <= 0)
+        return RWKV_OK;
+    if ((rc = store_prep(s, "UPDATE sessions SET head_turn=? WHERE id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, head_new);
+    sqlite3_bind_int64(st, 2, sid);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "import");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int
 store_import(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
 {
     json_doc *doc = NULL;
-    const json_value *r, *turns, *v;
+    const json_value *r, *v;
+    const char *ta = NULL, *tb = NULL;
     store_session ss;
     struct idmap *map = NULL;
-    int32_t *tok = NULL;
-    int64_t head = 0, head_new = 0;
+    char *head_text = NULL;
+    size_t nt = 0;
+    int64_t head = 0;
     int rc;
 
     *id = 0;
-    if ((rc = json_parse(text, len, what, &doc, err)) != RWKV_OK)
-        return RWKV_EFORMAT;
+    if ((rc = import_parse_head(text, len, what, &ta, &tb, &doc, &head_text, err)) != RWKV_OK)
+        goto out;
     r = json_root(doc);
-    v = json_get(r, "format");
-    if (r->type != JSON_OBJECT || v == NULL || v->type != JSON_STRING ||
-        strcmp(v->str, "rwkv-tui-session") != 0) {
-        rc = rwkv_errf(err, RWKV_EFORMAT, "%s: not a rwkv-tui session export (no \"format\": \"rwkv-tui-session\")", what);
+    if ((rc = import_session_fields(r, what, &ss, &head, err)) != RWKV_OK)
         goto out;
-    }
-    {
-        int64_t ver;
-        if (!get_int(r, "version", &ver) || ver != 1) {
-            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: session export version is not 1", what);
-            goto out;
-        }
-    }
-    memset(&ss, 0, sizeof ss);
-    v = json_get(r, "title");
-    if (v == NULL || v->type != JSON_STRING || v->len >= STORE_TITLE_MAX || strlen(v->str) != v->len) {
-        rc = rwkv_errf(err, RWKV_EFORMAT, "%s: \"title\" must be a string of at most %d bytes", what,
-                       STORE_TITLE_MAX - 1);
-        goto out;
-    }
-    memcpy(ss.title, v->str, v->len + 1);
-    v = json_get(r, "strategy");
-    if (v && v->type == JSON_STRING && v->len < sizeof ss.strategy)
-        memcpy(ss.strategy, v->str, v->len + 1);
-    get_int(r, "created_ms", &ss.created_ms);
-    v = json_get(r, "head");
-    if (v && v->type != JSON_NULL && !get_int(r, "head", &head)) {
-        rc = rwkv_errf(err, RWKV_EFORMAT, "%s: \"head\" must be a turn id or null", what);
-        goto out;
-    }
-    turns = json_get(r, "turns");
-    if (turns == NULL || turns->type != JSON_ARRAY || turns->len > STORE_IMPORT_MAX_TURNS) {
+    if (ta == NULL || *ta != '[') {
         rc = rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\" must be an array of at most %d turns", what,
                        STORE_IMPORT_MAX_TURNS);
         goto out;
     }
-    map = malloc((turns->len ? turns->len : 1) * sizeof *map);
-    if (map == NULL) {
-        rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-        goto out;
-    }
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         goto out;
-    /* Link a model this database already knows by fingerprint. */
     v = json_get(r, "model");
-    if (v && v->type == JSON_OBJECT) {
-        const char *fp = json_str(v, "fingerprint");
-        sqlite3_stmt *st;
-        if (fp && store_prep(s, "SELECT id FROM models WHERE fingerprint=? LIMIT 1", &st, NULL) == RWKV_OK) {
-            sqlite3_bind_int64(st, 1, (int64_t)strtoull(fp, NULL, 16));
-            if (sqlite3_step(st) == SQLITE_ROW)
-                ss.model_id = sqlite3_column_int64(st, 0);
-            sqlite3_finalize(st);
-        }
-    }
-    if ((rc = store_session_insert_tx(s, &ss, id, err)) != RWKV_OK)
-        goto fail;
-    for (size_t i = 0; i < turns->len; i++) {
-        const json_value *t = turns->items[i], *x;
-        store_turn tt;
-        int64_t oid, par = 0;
-        memset(&tt, 0, sizeof tt);
-        if (t->type != JSON_OBJECT || !get_int(t, "id", &oid)) {
-            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: not an object with an integer \"id\"", what, i);
-            goto fail;
-        }
-        if (i > 0 && oid <= map[i - 1].old) {
-            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: ids must increase (%lld after %lld)", what, i,
-                           (long long)oid, (long long)map[i - 1].old);
-            goto fail;
-        }
-        x = json_get(t, "parent");
-        if (x && x->type != JSON_NULL) {
-            if (!get_int(t, "parent", &par) || !map_find(map, i, par, &tt.parent_id)) {
-                rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: parent is not an earlier turn", what, i);
-                goto fail;
-            }
-        }
-        x = json_get(t, "role");
-        if (x == NULL || x->type != JSON_STRING || (tt.role = store_role_parse(x->str)) < 0) {
-            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"role\" must be user, assistant or system", what, i);
-            goto fail;
-        }
-        x = json_get(t, "text");
-        if (x == NULL || x->type != JSON_STRING || strlen(x->str) != x->len) {
-            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"text\" must be a string without NUL", what, i);
-            goto fail;
-        }
-        tt.text = x->str;
-        x = json_get(t, "tokens");
-        if (x && x->type != JSON_NULL) {
-            if (x->type != JSON_ARRAY || x->len > STORE_IMPORT_MAX_TOKENS) {
-                rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"tokens\" must be an array of ids", what, i);
-                goto fail;
-            }
-            free(tok);
-            tok = malloc((x->len ? x->len : 1) * sizeof *tok);
-            if (tok == NULL) {
-                rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-                goto fail;
-            }
-            for (size_t k = 0; k < x->len; k++) {
-                const json_value *e = x->items[k];
-                if (e->type != JSON_NUMBER || !e->is_int || e->i64 < 0 || e->i64 > INT32_MAX) {
-                    rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: token %zu is not a token id", what, i, k);
-                    goto fail;
-                }
-                tok[k] = (int32_t)e->i64;
-            }
-            tt.tokens = tok;
-            tt.n_tokens = x->len;
-        }
-        x = json_get(t, "sampling");
-        if (x && x->type == JSON_OBJECT) {
-            if ((rc = parse_sampling(x, &tt.sampling, what, i, err)) != RWKV_OK)
-                goto fail;
-            tt.has_sampling = 1;
-        } else if (x && x->type != JSON_NULL) {
-            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"sampling\" must be an object or null", what, i);
-            goto fail;
-        }
-        tt.prefill_tps = json_num(t, "prefill_tps", 0);
-        tt.decode_tps = json_num(t, "decode_tps", 0);
-        get_int(t, "time_ms", &tt.time_ms);
-        x = json_get(t, "interrupted");
-        tt.interrupted = x && x->type == JSON_BOOL && x->num != 0;
-        tt.session_id = *id;
-        if ((rc = store_turn_insert_tx(s, &tt, err)) != RWKV_OK)
-            goto fail;
-        map[i].old = oid;
-        map[i].new_ = tt.id;
-    }
-    if (head > 0 && !map_find(map, turns->len, head, &head_new)) {
-        rc = rwkv_errf(err, RWKV_EFORMAT, "%s: \"head\" %lld is not a turn of the file", what, (long long)head);
-        goto fail;
-    }
-    if (head == 0 && turns->len > 0)
-        head_new = map[turns->len - 1].new_;
-    if (head_new > 0) {
-        sqlite3_stmt *st;
-        if ((rc = store_prep(s, "UPDATE sessions SET head_turn=? WHERE id=?", &st, err)) != RWKV_OK)
-            goto fail;
-        sqlite3_bind_int64(st, 1, head_new);
-        sqlite3_bind_int64(st, 2, *id);
-        rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "import");
-        sqlite3_finalize(st);
-        if (rc != RWKV_OK)
-            goto fail;
+    if ((v && v->type == JSON_OBJECT && (rc = import_model(s, v, &ss.model_id, err)) != RWKV_OK) ||
+        (rc = store_session_insert_tx(s, &ss, id, err)) != RWKV_OK ||
+        (rc = import_turns(s, ta, tb, what, *id, &map, &nt, err)) != RWKV_OK ||
+        (rc = import_set_head(s, *id, map, nt, head, what, err)) != RWKV_OK) {
+        store_tx_rollback(s);
+        *id = 0;
+        goto out;
     }
     rc = store_tx_commit(s, err);
     if (rc != RWKV_OK)
         *id = 0;
-    goto out;
-fail:
-    store_tx_rollback(s);
-    *id = 0;
 out:
-    free(tok);
     free(map);
+    free(head_text);
     json_free(doc);
     return rc;
 }

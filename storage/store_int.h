@@ -39,6 +39,22 @@ int store_retain(store *s, int64_t session, rwkv_err *err);
 int store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
                           const store_state_meta *meta, rwkv_err *err);
 
+/*
+** The turns root..?1, bounded on a tampered file: each step up must reach a
+** strictly smaller depth in the same session, so a parent loop ends the walk.
+** Columns id, parent, depth; the row of smallest depth must have no parent,
+** which store_path_check verifies.  Append the SELECT.
+*/
+#define STORE_PATH_CTE \
+    "WITH RECURSIVE p(id, parent, depth, sess) AS (" \
+    " SELECT id, parent_id, depth, session_id FROM turns WHERE id=?1" \
+    " UNION ALL SELECT t.id, t.parent_id, t.depth, t.session_id FROM turns t JOIN p" \
+    " ON t.id=p.parent AND t.depth < p.depth AND t.session_id=p.sess)"
+/* TOP is the first turn of a walk up: RWKV_OK if it really is a root, else
+** RWKV_EFORMAT "turn N: parent loop in the database" (or its parent is
+** missing). */
+int store_path_check(store *s, int64_t top, rwkv_err *err);
+
 /* Insert a session row / a turn row inside the caller's transaction (the
 ** turn's parent is checked; T->id OUT; the head is not moved). */
 int store_session_insert_tx(store *s, const store_session *in, int64_t *id, rwkv_err *err);

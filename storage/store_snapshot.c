@@ -335,9 +335,8 @@ load_path(store *s, int64_t turn, struct pnode **pv, size_t *pn, int32_t **tok, 
     size_t n = 0, cap = 0, nt = 0, tcap = 0;
     int rc;
 
-    if ((rc = store_prep(s, "WITH RECURSIVE p(id, parent, depth) AS ("
-                            " SELECT id, parent_id, depth FROM turns WHERE id=?"
-                            " UNION ALL SELECT t.id, t.parent_id, t.depth FROM turns t JOIN p ON t.id=p.parent)"
+    /* Bounded on a tampered file (STORE_PATH_CTE); the root is checked below. */
+    if ((rc = store_prep(s, STORE_PATH_CTE
                             " SELECT t.id, t.role, t.tokens, s.turn_id IS NOT NULL, s.fingerprint, s.version,"
                             " s.n_layer, s.n_embd, s.n_head, s.head_size, s.precision, s.n_floats"
                             " FROM p JOIN turns t ON t.id=p.id LEFT JOIN snapshots s ON s.turn_id=p.id"
@@ -393,6 +392,11 @@ load_path(store *s, int64_t turn, struct pnode **pv, size_t *pn, int32_t **tok, 
         free(v);
         free(t);
         return rwkv_errf(err, RWKV_EINVAL, "%s: no turn %lld", s->path, (long long)turn);
+    }
+    if ((rc = store_path_check(s, v[0].id, err)) != RWKV_OK) {
+        free(v);
+        free(t);
+        return rc;
     }
     *pv = v;
     *pn = n;

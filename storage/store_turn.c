@@ -9,6 +9,14 @@
 **   - sessions.head_turn is NULL or a turn of that session: the leaf of the
 **     branch the user is on.
 **   - Every multi-statement write is one BEGIN IMMEDIATE transaction.
+**   - Every walk of the tree is bounded even on a tampered file: going up,
+**     each step must reach a strictly smaller depth in the same session;
+**     going down, a strictly larger one.  A walk that cannot reach a root
+**     (a parent_id pointing into its own subtree) stops and reports "turn N:
+**     parent loop in the database" (RWKV_EFORMAT) instead of spinning.
+**   - A session is deleted without recursion: SQLite stops a cascade at 1000
+**     levels of trigger recursion, and turns.parent_id ON DELETE CASCADE
+**     recursed once per turn, so the parent links are cut first.
 */
 #include "store_int.h"
 
@@ -246,6 +254,21 @@ store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err)
                           turn, err);
 }
 
+/* Run SQL with one id parameter (any number of rows). */
+static int
+exec_id(store *s, const char *sql, int64_t id, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, sql, &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "deleting session");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int
 store_session_delete(store *s, int64_t id, rwkv_err *err)
 {
@@ -255,7 +278,14 @@ store_session_delete(store *s, int64_t id, rwkv_err *err)
 
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         return rc;
-    if ((rc = session_change(s, "DELETE FROM sessions WHERE id=?1", id, NULL, 0, err)) != RWKV_OK) {
+    /* Snapshots first, then cut the parent links so that deleting the turns
+    ** cascades one level only (see the invariants), then the rows. */
+    if ((rc = exec_id(s, "DELETE FROM snapshots WHERE turn_id IN"
+                         " (SELECT id FROM turns WHERE session_id=?)", id, err)) != RWKV_OK ||
+        (rc = exec_id(s, "UPDATE turns SET parent_id=NULL WHERE session_id=? AND parent_id IS NOT NULL",
+                      id, err)) != RWKV_OK ||
+        (rc = exec_id(s, "DELETE FROM turns WHERE session_id=?", id, err)) != RWKV_OK ||
+        (rc = session_change(s, "DELETE FROM sessions WHERE id=?1", id, NULL, 0, err)) != RWKV_OK) {
         store_tx_rollback(s);
         return rc;
     }
@@ -296,10 +326,19 @@ check_turn(store *s, const store_turn *t, int *depth, rwkv_err *err)
                              s->path, (long long)t->parent_id, (long long)t->session_id);
         (*depth)++;
     } else {
-        store_session tmp;
-        int rc = store_session_get(s, t->session_id, &tmp, err);
+        /* Not store_session_get: it counts the session's turns, which made
+        ** an import quadratic in its number of root turns. */
+        sqlite3_stmt *st;
+        int rc = store_prep(s, "SELECT 1 FROM sessions WHERE id=?", &st, err);
         if (rc != RWKV_OK)
             return rc;
+        sqlite3_bind_int64(st, 1, t->session_id);
+        r = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (r == SQLITE_DONE)
+            return rwkv_errf(err, RWKV_EINVAL, "%s: no session %lld", s->path, (long long)t->session_id);
+        if (r != SQLITE_ROW)
+            return store_dberr(s, err, "reading session");
     }
     return RWKV_OK;
 }
@@ -465,13 +504,16 @@ fail:
     return rc;
 }
 
-int
-store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err)
+/* Body of store_turn_get (NOTE == NULL: strict) and store_turn_read. */
+static int
+turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_err *err)
 {
     sqlite3_stmt *st;
     int rc;
 
     memset(out, 0, sizeof *out);
+    if (note && cap)
+        note[0] = '\0';
     if ((rc = store_prep(s, "SELECT session_id, parent_id, role, text, tokens, sampling, prefill_tps,"
                             " decode_tps, time_ms, interrupted,"
                             " EXISTS(SELECT 1 FROM snapshots WHERE turn_id=turns.id),"
@@ -494,7 +536,10 @@ store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err)
         size_t nb = (size_t)sqlite3_column_bytes(st, 4);
         size_t toff = (tl + 1 + 3) & ~(size_t)3;
         char *blk;
-        if (nb % 4 != 0) {
+        if (nb % 4 != 0 && note) {
+            snprintf(note, cap, "token blob of %zu bytes is not int32s (tokens dropped)", nb);
+            nb = 0;
+        } else if (nb % 4 != 0) {
             rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %lld: token blob of %zu bytes is not int32s",
                            s->path, (long long)id, nb);
             goto out;
@@ -520,11 +565,20 @@ store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err)
     out->role = sqlite3_column_int(st, 2);
     params_defaults(&out->sampling);
     if (sqlite3_column_type(st, 5) == SQLITE_TEXT) {
+        rwkv_err e2;
         out->has_sampling = 1;
-        if ((rc = store_sampling_parse((const char *)sqlite3_column_text(st, 5), &out->sampling, err))
+        if (store_sampling_parse((const char *)sqlite3_column_text(st, 5), &out->sampling, &e2)
             != RWKV_OK) {
-            store_turn_fini(out);
-            goto out;
+            if (note) {
+                size_t l = strlen(note);
+                snprintf(note + l, cap - l, "%s%s (sampling dropped)", l ? "; " : "", e2.msg);
+                out->has_sampling = 0;
+                params_defaults(&out->sampling);
+            } else {
+                rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %lld: %s", s->path, (long long)id, e2.msg);
+                store_turn_fini(out);
+                goto out;
+            }
         }
     }
     out->prefill_tps = sqlite3_column_double(st, 6);
@@ -537,6 +591,24 @@ store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err)
 out:
     sqlite3_finalize(st);
     return rc;
+}
+
+int
+store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err)
+{
+    return turn_read(s, id, out, NULL, 0, err);
+}
+
+int
+store_turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_err *err)
+{
+    char dummy[8];
+
+    if (note == NULL || cap == 0) {
+        note = dummy;
+        cap = sizeof dummy;
+    }
+    return turn_read(s, id, out, note, cap, err);
 }
 
 void
@@ -582,6 +654,35 @@ collect_ids(store *s, sqlite3_stmt *st, int64_t **ids, size_t *n, rwkv_err *err)
 }
 
 int
+store_path_check(store *s, int64_t top, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int64_t parent = 0;
+    int rc, exists = 0;
+
+    if ((rc = store_prep(s, "SELECT t.parent_id, EXISTS(SELECT 1 FROM turns p WHERE p.id=t.parent_id)"
+                            " FROM turns t WHERE t.id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, top);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        parent = sqlite3_column_int64(st, 0);
+        exists = sqlite3_column_int(st, 1);
+        rc = RWKV_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading turns");
+    }
+    sqlite3_finalize(st);
+    if (rc != RWKV_OK || parent == 0)
+        return rc;
+    if (!exists)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %lld: its parent turn %lld is missing from the database",
+                         s->path, (long long)top, (long long)parent);
+    return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %lld: parent loop in the database", s->path,
+                     (long long)top);
+}
+
+int
 store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *err)
 {
     sqlite3_stmt *st;
@@ -589,16 +690,20 @@ store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *err)
 
     *ids = NULL;
     *n = 0;
-    if ((rc = store_prep(s, "WITH RECURSIVE p(id, parent, depth) AS ("
-                            " SELECT id, parent_id, depth FROM turns WHERE id=?"
-                            " UNION ALL SELECT t.id, t.parent_id, t.depth FROM turns t JOIN p ON t.id=p.parent)"
-                            " SELECT id FROM p ORDER BY depth", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, STORE_PATH_CTE " SELECT id FROM p ORDER BY depth", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, turn);
     rc = collect_ids(s, st, ids, n, err);
     sqlite3_finalize(st);
     if (rc == RWKV_OK && *n == 0)
         rc = rwkv_errf(err, RWKV_EINVAL, "%s: no turn %lld", s->path, (long long)turn);
+    if (rc == RWKV_OK)
+        rc = store_path_check(s, (*ids)[0], err);
+    if (rc != RWKV_OK) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
     return rc;
 }
 
@@ -630,21 +735,35 @@ store_branch_leaf(store *s, int64_t turn, int64_t *leaf, rwkv_err *err)
     sqlite3_stmt *st;
     int rc;
 
-    if ((rc = store_prep(s, "SELECT max(id) FROM turns WHERE parent_id=?", &st, err)) != RWKV_OK)
+    int64_t depth = INT64_MIN;
+
+    /* Depth must grow at every step (see the invariants): bounded. */
+    if ((rc = store_prep(s, "SELECT id, depth, (SELECT depth FROM turns WHERE id=?1) FROM turns"
+                            " WHERE parent_id=?1 ORDER BY id DESC LIMIT 1", &st, err)) != RWKV_OK)
         return rc;
     *leaf = turn;
     for (;;) {
+        int r;
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, *leaf);
-        if (sqlite3_step(st) != SQLITE_ROW) {
-            rc = store_dberr(s, err, "reading turns");
-            break;
-        }
-        if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+        r = sqlite3_step(st);
+        if (r == SQLITE_DONE) {
             rc = RWKV_OK;
             break;
         }
+        if (r != SQLITE_ROW) {
+            rc = store_dberr(s, err, "reading turns");
+            break;
+        }
+        if (depth == INT64_MIN)
+            depth = sqlite3_column_int64(st, 2);
+        if (sqlite3_column_int64(st, 1) <= depth) {
+            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %lld: parent loop in the database", s->path,
+                           (long long)sqlite3_column_int64(st, 0));
+            break;
+        }
         *leaf = sqlite3_column_int64(st, 0);
+        depth = sqlite3_column_int64(st, 1);
     }
     sqlite3_finalize(st);
     return rc;

@@ -3,7 +3,14 @@
 **
 ** Each test binary includes this once, calls the macros, and returns
 ** TEST_REPORT() from main: it prints "N passed, N failed" as the last line,
-** which tests/run.sh (and CI) read.
+** followed by ", N skipped" when checks were skipped; tests/run.sh (and CI)
+** read that line.
+**
+** Skipping: checks that need the reference fixtures ($RWKV_FIXTURES, see
+** docs/testing.md) ask test_have_fixture() first.  When a fixture is
+** missing the checks it guards are counted as skipped, with one "SKIP"
+** line, unless the environment variable CI is set (non-empty): then a
+** missing fixture is a failure, so CI never passes by skipping.
 */
 #ifndef RWKV_TEST_HARNESS_H
 #define RWKV_TEST_HARNESS_H
@@ -12,8 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static int test_passed, test_failed;
+static int test_passed, test_failed, test_skipped;
 
 #define TEST_COND(descr, cond)                                                 \
     do {                                                                       \
@@ -46,16 +54,79 @@ static int test_passed, test_failed;
         putchar('\n');                                                         \
     } while (0)
 
+/* Count N checks as skipped, saying why on one "SKIP" line. */
+#define TEST_SKIP(n, ...)                                                      \
+    do {                                                                       \
+        test_skipped += (n);                                                   \
+        printf("SKIP (%d) ", (int)(n));                                        \
+        printf(__VA_ARGS__);                                                   \
+        putchar('\n');                                                         \
+    } while (0)
+
 #define TEST_REPORT()                                                          \
-    (printf("%d passed, %d failed\n", test_passed, test_failed),               \
+    (test_skipped ? printf("%d passed, %d failed, %d skipped\n", test_passed,  \
+                           test_failed, test_skipped)                          \
+                  : printf("%d passed, %d failed\n", test_passed, test_failed), \
      test_failed ? 1 : 0)
 
-/* Root of the fixtures (../shared/fixtures unless RWKV_FIXTURES says). */
+/* Root of the reference fixtures: $RWKV_FIXTURES, else ../shared/fixtures
+** (the layout of the development machines; a clone has none). */
 static inline const char *
 test_fixtures(void)
 {
     const char *p = getenv("RWKV_FIXTURES");
     return p && *p ? p : "../shared/fixtures";
+}
+
+/* 1 when CI is set (non-empty): missing fixtures fail instead of skipping. */
+static inline int
+test_ci(void)
+{
+    const char *c = getenv("CI");
+    return c != NULL && *c != '\0';
+}
+
+/* 1 if the fixture REL (a file or directory under test_fixtures()) can be
+** read; silent (for tests that fall back to a model of their own). */
+static inline int
+test_fixture_exists(const char *rel)
+{
+    char path[1024];
+
+    snprintf(path, sizeof path, "%s/%s", test_fixtures(), rel);
+    return access(path, R_OK) == 0;
+}
+
+/*
+** 1 if the fixture REL (a file or directory under test_fixtures()) exists.
+** If not, the N checks that need it are counted as skipped, with one SKIP
+** line naming it -- or, when CI is set, as one failure -- and 0 is
+** returned: the caller then leaves those checks out.
+*/
+static inline int
+test_have_fixture(const char *rel, int n)
+{
+    char path[1024];
+
+    if (test_fixture_exists(rel))
+        return 1;
+    snprintf(path, sizeof path, "%s/%s", test_fixtures(), rel);
+    if (test_ci()) {
+        test_failed++;
+        printf("FAIL fixture %s is missing and CI is set (set RWKV_FIXTURES=DIR)\n", path);
+    } else {
+        TEST_SKIP(n, "fixture %s not found (reference fixtures come from RWKV_FIXTURES)",
+                  path);
+    }
+    return 0;
+}
+
+/* 1 when running as root: permission checks cannot fail for root, so the
+** tests that rely on them skip (saying so). */
+static inline int
+test_is_root(void)
+{
+    return geteuid() == 0;
 }
 
 /* Join the fixtures root and REL into BUF. */

@@ -43,6 +43,9 @@
 ** struct app: a signal handler cannot reach the app otherwise.
 */
 static volatile sig_atomic_t tui_stop_signal;
+/* While a model loads at startup: the real stderr (fd 2 is captured then),
+** for the line that says the load was interrupted; -1 otherwise. */
+static int tui_load_stderr = -1;
 
 static void
 on_stop_signal(int sig)
@@ -78,22 +81,73 @@ tui_notice(struct app *a, int is_err, const char *fmt, ...)
 void
 tui_apply_sampling(struct app *a)
 {
-    if (a->chat && !a->busy)
-        chat_set_sampling(a->chat, &a->samp, a->samp_set);
+    if (a->sess && !a->busy)
+        sess_set_sampling(a->sess, &a->samp, a->samp_set);
 }
 
 /* ---- worker events -------------------------------------------------------- */
 
+/* A runtime job (OPEN, SIBLING, SWITCH) ended: the transcript follows the
+** runtime; a failure or a cancel changed nothing. */
+static void
+on_session_end(struct app *a, const tui_event *e, int job)
+{
+    if (e->rc == RWKV_OK) {
+        tui_session_rebuild(a);
+        if (job == TUI_JOB_SIBLING && a->menu.kind == TUI_MENU_BRANCHES) {
+            size_t sel = a->menu_sel_keep;
+            tui_menu_open(a, TUI_MENU_BRANCHES);
+            a->menu.sel = sel < a->menu.nvis ? sel : (a->menu.nvis ? a->menu.nvis - 1 : 0);
+        }
+        if (job == TUI_JOB_OPEN && !a->job_noted)
+            tui_notice(a, 0, "resumed '%s'", a->session_title);
+        else if (job == TUI_JOB_SWITCH && !a->job_noted)
+            tui_notice(a, 0, "new session from state %s",
+                       a->state_path[0] ? a->state_path : "(none)");
+    } else if (e->rc == RWKV_ECANCEL) {
+        tui_session_sync(a);
+        tui_notice(a, 0, "cancelled: nothing changed");
+    } else {
+        tui_session_sync(a);
+        tui_notice(a, 1, "%s", e->err.msg[0] ? e->err.msg : rwkv_strerror(e->rc));
+    }
+}
+
+/* A message or a regeneration ended before its reply started (Esc during
+** the prefill, a refusal): nothing of it was saved, so it leaves the screen
+** and a sent message goes back to the input box. */
+static void
+on_not_started(struct app *a, const tui_event *e, int job)
+{
+    char msg[RWKV_ERR_MSG + 64];
+
+    if (e->rc == RWKV_OK || e->rc == RWKV_ECANCEL)
+        snprintf(msg, sizeof msg, "cancelled before the reply started");
+    else
+        snprintf(msg, sizeof msg, "%s", e->err.msg[0] ? e->err.msg : rwkv_strerror(e->rc));
+    if (job == TUI_JOB_SUBMIT && a->reply_turn >= 1 &&
+        a->tr.turns[a->reply_turn - 1].role == TUI_TURN_USER) {
+        if (a->in.len == 0 && e->rc != RWKV_EINVAL)
+            tui_input_set(&a->in, a->tr.turns[a->reply_turn - 1].text.p);
+        if (a->in.len > 0 && e->rc != RWKV_EINVAL)
+            snprintf(msg + strlen(msg), sizeof msg - strlen(msg), ": your message is back in the input box");
+    }
+    a->reply_turn = -1;
+    tui_session_rebuild(a);
+    tui_notice(a, e->rc != RWKV_OK && e->rc != RWKV_ECANCEL, "%s", msg);
+}
+
 static void
 on_end(struct app *a, const tui_event *e)
 {
-    int job = a->w.job;
+    int job = a->w.job, started = a->w.started;
+    const chat_turn *t;
 
     tui_worker_join(&a->w);
     a->busy = 0;
     a->phase = CHAT_IDLE;
     if (job == TUI_JOB_PRIME) {
-        if (e->rc != RWKV_OK)
+        if (e->rc != RWKV_OK && e->rc != RWKV_ECANCEL)
             tui_notice(a, 1, "greeting: %s", e->err.msg);
         tui_apply_sampling(a);
         a->dirty = 1;
@@ -105,54 +159,31 @@ on_end(struct app *a, const tui_event *e)
         }
         return;
     }
-    if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns) {
-        const chat_turn *t = chat_n_turns(a->chat) ? chat_turn_at(a->chat, chat_n_turns(a->chat) - 1)
-                                                  : NULL;
-        int interrupted = t && t->interrupted;
-        tui_turn *tu = &a->tr.turns[a->reply_turn];
-
-        if (e->rc != RWKV_OK && job == TUI_JOB_REGEN && (t == NULL || t->stop != CHAT_STOP_ERROR)) {
-            /* regenerate refused: show the saved branch again */
-            char msg[RWKV_ERR_MSG];
-            snprintf(msg, sizeof msg, "%s", e->err.msg[0] ? e->err.msg : rwkv_strerror(e->rc));
-            a->reply_turn = -1;
-            if (a->sid != 0)
-                tui_session_load(a, a->sid, a->head);
-            else
-                tui_tr_finish(&a->tr, a->tr.nturns - 1, 0);
-            tui_notice(a, 1, "%s", msg);
-            tui_apply_sampling(a);
-            return;
-        }
-        if (e->rc != RWKV_OK && (t == NULL || t->stop != CHAT_STOP_ERROR || job == TUI_JOB_SUBMIT)) {
-            /* refused before anything ran (empty message, ...) */
-            if (t == NULL || t->reply_len == 0) {
-                tui_tr_truncate(&a->tr, a->reply_turn);
-                if (job == TUI_JOB_SUBMIT && a->tr.nturns > 0 &&
-                    a->tr.turns[a->tr.nturns - 1].role == TUI_TURN_USER &&
-                    a->tr.turns[a->tr.nturns - 1].store_id == 0)
-                    tui_tr_truncate(&a->tr, a->tr.nturns - 1);
-            }
-            tui_notice(a, 1, "%s", e->err.msg[0] ? e->err.msg : rwkv_strerror(e->rc));
-            a->reply_turn = -1;
-            tui_apply_sampling(a);
-            return;
-        }
-        if (t) {
-            snprintf(tu->stats, sizeof tu->stats,
-                     "%llu tok, prefill %.0f tok/s, decode %.1f tok/s%s",
-                     (unsigned long long)t->stats.gen_tokens, t->stats.prefill_tps,
-                     t->stats.decode_tps,
-                     t->stop == CHAT_STOP_MAX_TOKENS ? ", max tokens" : "");
-            a->last_stats = t->stats;
-        }
-        tui_tr_finish(&a->tr, a->reply_turn, interrupted ? TUI_TURN_INTERRUPTED : 0);
-        tui_session_save_reply(a, interrupted);
-        if (e->rc != RWKV_OK)
-            tui_notice(a, 1, "%s", e->err.msg);
+    if (job == TUI_JOB_OPEN || job == TUI_JOB_SIBLING || job == TUI_JOB_SWITCH) {
+        on_session_end(a, e, job);
+        return;
     }
+    if (!started) {
+        on_not_started(a, e, job);
+        return;
+    }
+    t = chat_n_turns(a->chat) ? chat_turn_at(a->chat, chat_n_turns(a->chat) - 1) : NULL;
+    if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns && t != NULL) {
+        tui_turn *tu = &a->tr.turns[a->reply_turn];
+        snprintf(tu->stats, sizeof tu->stats,
+                 "%llu tok, prefill %.0f tok/s, decode %.1f tok/s%s",
+                 (unsigned long long)t->stats.gen_tokens, t->stats.prefill_tps,
+                 t->stats.decode_tps, t->stop == CHAT_STOP_MAX_TOKENS ? ", max tokens" : "");
+        a->last_stats = t->stats;
+        tui_tr_finish(&a->tr, a->reply_turn, t->interrupted ? TUI_TURN_INTERRUPTED : 0);
+    }
+    if (a->job_sid != 0 && sess_id(a->sess) != a->job_sid)
+        tui_session_rebuild(a);       /* saved again as another session */
+    else
+        tui_session_mark_reply(a);
+    if (e->rc != RWKV_OK)
+        tui_notice(a, 1, "%s", e->err.msg);
     a->reply_turn = -1;
-    tui_apply_sampling(a);
     a->dirty = 1;
 }
 
@@ -177,6 +208,10 @@ handle_events(struct app *a)
         case TUI_EV_END:
             on_end(a, e);
             break;
+        case TUI_EV_NOTE:
+            tui_notice(a, e->phase, "%s", e->text);
+            a->job_noted = 1;
+            break;
         default:
             break;
         }
@@ -191,17 +226,23 @@ void
 tui_send(struct app *a, const char *text)
 {
     char *msg;
+    int64_t fork_at = 0;
 
     if (a->busy) {
         tui_notice(a, 1, "a reply is still running (Esc cancels it)");
         return;
     }
     if (a->fork_pending) {
-        /* editing an earlier message: continue from its parent */
-        int64_t parent = a->fork_parent;
+        /* editing an earlier message: the job forks at it first (the fork
+        ** rule: a user turn continues from its parent) */
+        fork_at = a->fork_turn;
         a->fork_pending = 0;
-        if (tui_session_load(a, a->sid, parent) != 0)
-            return;
+        /* the screen shows the branch up to before the edited message */
+        for (int i = 0; i < a->tr.nturns; i++)
+            if (a->tr.turns[i].store_id == fork_at) {
+                tui_tr_truncate(&a->tr, i);
+                break;
+            }
     }
     msg = tui_xstrdup(text);
     tui_tr_add(&a->tr, TUI_TURN_USER, text, strlen(text));
@@ -209,10 +250,10 @@ tui_send(struct app *a, const char *text)
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     tui_tr_scroll_end(&a->tr);
     tui_apply_sampling(a);
-    a->turns_before = chat_n_turns(a->chat);
     a->busy = 1;
+    a->job_sid = a->sid;
     a->phase = CHAT_PREFILL;
-    if (tui_worker_start(a, TUI_JOB_SUBMIT, msg) != 0) {
+    if (tui_worker_start(&a->w, a->sess, TUI_JOB_SUBMIT, msg, fork_at, 0) != 0) {
         a->busy = 0;
         tui_notice(a, 1, "could not start the generation thread");
     }
@@ -237,10 +278,10 @@ regen(struct app *a)
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     tui_tr_scroll_end(&a->tr);
     tui_apply_sampling(a);
-    a->turns_before = chat_n_turns(a->chat) - 1;
     a->busy = 1;
+    a->job_sid = a->sid;
     a->phase = CHAT_GENERATING;
-    if (tui_worker_start(a, TUI_JOB_REGEN, NULL) != 0) {
+    if (tui_worker_start(&a->w, a->sess, TUI_JOB_REGEN, NULL, 0, 0) != 0) {
         a->busy = 0;
         tui_notice(a, 1, "could not start the generation thread");
     }
@@ -261,7 +302,29 @@ step_sibling(struct app *a, int dir)
         tui_notice(a, 1, "no saved turn to switch");
         return;
     }
-    tui_session_step_sibling(a, a->tr.turns[last].store_id, dir);
+    tui_session_job(a, TUI_JOB_SIBLING, a->tr.turns[last].store_id, dir, NULL);
+}
+
+int
+tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path)
+{
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return -1;
+    }
+    a->busy = 1;
+    a->job_noted = 0;
+    a->phase = CHAT_PREFILL;             /* a replay shows the prefill bar */
+    a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
+    a->fork_pending = 0;
+    if (tui_worker_start(&a->w, a->sess, job, path ? tui_xstrdup(path) : NULL, arg1, arg2)
+        != 0) {
+        a->busy = 0;
+        tui_notice(a, 1, "could not start the worker thread");
+        return -1;
+    }
+    a->dirty = 1;
+    return 0;
 }
 
 /* Edit the last user message: the next send forks at its parent. */
@@ -271,17 +334,11 @@ edit_last(struct app *a)
     for (int i = a->tr.nturns - 1; i >= 0; i--) {
         tui_turn *t = &a->tr.turns[i];
         if (t->role == TUI_TURN_USER && t->store_id != 0) {
-            store_turn st;
-            rwkv_err err;
-            if (store_turn_get(a->st, t->store_id, &st, &err) != RWKV_OK) {
-                tui_notice(a, 1, "%s", err.msg);
-                return;
-            }
-            a->fork_parent = st.parent_id;
+            a->fork_turn = t->store_id;
             a->fork_pending = 1;
-            store_turn_fini(&st);
             tui_input_set(&a->in, t->text.p);
-            tui_notice(a, 0, "editing an earlier message: sending it starts a new branch");
+            tui_notice(a, 0, "editing an earlier message: sending it starts a new branch "
+                             "(Esc or C-u cancels)");
             return;
         }
     }
@@ -341,7 +398,7 @@ static void
 cancel_or_close(struct app *a)
 {
     if (a->busy) {
-        chat_cancel(a->chat);
+        sess_cancel(a->sess);
         tui_notice(a, 0, "cancelling...");
         return;
     }
@@ -431,6 +488,19 @@ scroll_key(struct app *a, int key, int is_fkey)
     }
 }
 
+/* A range bound of parameter P as typed: integers in full (the seed's
+** 18446744073709551615, not 1.84467e+19), floats as %g. */
+static void
+range_bound(const params_entry *p, double v, char *buf, size_t cap)
+{
+    if (p->type == PARAMS_U64 && v >= 18446744073709551615.0)
+        snprintf(buf, cap, "%llu", (unsigned long long)UINT64_MAX);
+    else if (p->type != PARAMS_FLOAT || (v == (double)(long long)v && v < 1e15 && v > -1e15))
+        snprintf(buf, cap, "%.0f", v);
+    else
+        snprintf(buf, cap, "%g", v);
+}
+
 static void
 sidebar_key(struct app *a, int key, int is_fkey)
 {
@@ -464,9 +534,13 @@ sidebar_key(struct app *a, int key, int is_fkey)
         else
             params_format(&a->samp, a->param_sel, init, sizeof init);
         {
-            char label[96];
-            snprintf(label, sizeof label, "%s [%g..%g]: ", params_table[a->param_sel].cli,
-                     params_table[a->param_sel].min, params_table[a->param_sel].max);
+            char label[96], lo[32], hi[32];
+            range_bound(&params_table[a->param_sel], params_table[a->param_sel].min, lo,
+                        sizeof lo);
+            range_bound(&params_table[a->param_sel], params_table[a->param_sel].max, hi,
+                        sizeof hi);
+            snprintf(label, sizeof label, "%s [%s..%s]: ", params_table[a->param_sel].cli, lo,
+                     hi);
             tui_prompt_open(a, TUI_PROMPT_PARAM, label, init);
         }
         return;
@@ -477,6 +551,21 @@ sidebar_key(struct app *a, int key, int is_fkey)
         a->samp_set |= PARAMS_BIT(a->param_sel);
         tui_apply_sampling(a);
     }
+}
+
+/* 1 when N more bytes fit in the one-line prompt: a session title holds at
+** most STORE_TITLE_MAX - 1 bytes, so the rename prompt stops taking text
+** there (with a notice) instead of refusing the title after Enter. */
+static int
+prompt_room(struct app *a, size_t n)
+{
+    if (a->prompt_kind != TUI_PROMPT_RENAME || a->prompt.len + n <= STORE_TITLE_MAX - 1)
+        return 1;
+    /* the footer is the prompt's line: the label says it */
+    snprintf(a->prompt_label, sizeof a->prompt_label, "a title holds at most %d bytes: ",
+             STORE_TITLE_MAX - 1);
+    a->dirty = 1;
+    return 0;
 }
 
 static void
@@ -533,9 +622,38 @@ input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
     if (key >= 0x20 && key < 0x110000 && key != 0x7f && !(key >= 0x80 && key < 0xa0)) {
         unsigned char u[8];
         int n = utf8_encode((uint32_t)key, u);
-        if (n > 0)
+        if (n > 0 && (in != &a->prompt || prompt_room(a, (size_t)n)))
             tui_input_insert(in, (const char *)u, (size_t)n);
     }
+}
+
+/*
+** Ctrl-Z: suspend like every full-screen program.  raw() mode makes C-z a
+** key, so the stop is ours: the terminal is given back (endwin, bracketed
+** paste off), the process stops with the default SIGTSTP action, and after
+** SIGCONT (the shell's fg) the modes come back and the whole screen is
+** drawn again.  A running job goes on when resumed.
+*/
+static void
+suspend(struct app *a)
+{
+    struct sigaction dfl, old;
+
+    fputs("\033[?2004l", stdout);
+    fflush(stdout);
+    def_prog_mode();
+    endwin();
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGTSTP, &dfl, &old);
+    kill(getpid(), SIGTSTP);           /* returns after SIGCONT */
+    sigaction(SIGTSTP, &old, NULL);
+    reset_prog_mode();
+    fputs("\033[?2004h", stdout);
+    fflush(stdout);
+    clearok(curscr, TRUE);
+    a->dirty = 1;
 }
 
 static void
@@ -546,6 +664,10 @@ key_dispatch(struct app *a, int key, int is_fkey)
     a->notice[0] = '\0';
     if (is_fkey && key == KEY_RESIZE) {
         a->dirty = 1;
+        return;
+    }
+    if (!is_fkey && key == CFG_KEY_CTRL('z') && cfg_action_for_key(&a->cfg, key) < 0) {
+        suspend(a);
         return;
     }
     /* Ctrl-C and Esc cancel a running reply wherever the focus is. */
@@ -588,6 +710,14 @@ key_dispatch(struct app *a, int key, int is_fkey)
         a->quit = 1;
         return;
     }
+    if (!is_fkey && key == K_ESC && a->fork_pending && a->focus == TUI_FOCUS_INPUT) {
+        /* leave edit mode: the next message continues the branch again */
+        a->fork_pending = 0;
+        tui_input_set(&a->in, "");
+        tui_notice(a, 0, "edit cancelled");
+        a->dirty = 1;
+        return;
+    }
     if (!is_fkey && (key == K_ESC || key == CFG_KEY_CTRL('c'))) {
         if (a->focus == TUI_FOCUS_SIDEBAR)
             cancel_or_close(a);
@@ -627,6 +757,10 @@ key_dispatch(struct app *a, int key, int is_fkey)
     if (!is_fkey && key == CFG_KEY_CTRL('d') && a->in.len == 0) {
         a->quit = 1;
         return;
+    }
+    if (!is_fkey && key == CFG_KEY_CTRL('u') && a->fork_pending) {
+        a->fork_pending = 0;       /* C-u clears the line and leaves edit mode */
+        tui_notice(a, 0, "edit cancelled");
     }
     input_key(a, &a->in, key, is_fkey, 0);
     a->dirty = 1;
@@ -731,6 +865,8 @@ read_paste(struct app *a)
         if (in == &a->prompt && k == '\n')
             continue;
         n = utf8_encode((uint32_t)k, u);
+        if (n > 0 && in == &a->prompt && !prompt_room(a, (size_t)n))
+            continue;
         if (n > 0 && got < TUI_PASTE_MAX) {
             tui_input_insert(in, (const char *)u, (size_t)n);
             got += (size_t)n;
@@ -764,6 +900,8 @@ read_keys(struct app *a)
 
 /* ---- setup ---------------------------------------------------------------- */
 
+static void screen_end(struct app *a);
+
 /* rwkv_open_opts.progress: with the screen up, the bar is drawn (at most
 ** once per percent or change of step); else a line on a terminal stderr. */
 static void
@@ -772,6 +910,19 @@ progress_cb(void *ud, double frac, const char *what)
     struct app *a = ud;
     int pct = (int)(frac * 100.0);
 
+    if (tui_stop_signal != 0 && a->sess == NULL) {
+        /* Ctrl-C (SIGINT) or SIGTERM/SIGHUP while the startup load runs:
+        ** the loader cannot be stopped half-way, so leave now, saying so
+        ** (nothing is saved yet: no session exists before the model) */
+        screen_end(a);
+        if (tui_load_stderr >= 0)
+            dup2(tui_load_stderr, 2);
+        fprintf(stderr, "%s" PROG_NAME_TUI ": interrupted while loading %s\n",
+                a->screen == NULL && isatty(2) ? "\n" : "", a->load_name[0] ? a->load_name
+                                                                      : "the model");
+        fflush(stderr);
+        _exit(130);
+    }
     if (a->screen == NULL) {
         fprintf(stderr, "\r" "loading %s %3.0f%%", what ? what : "", frac * 100.0);
         return;
@@ -806,9 +957,7 @@ open_engine(struct app *a)
     const tui_launch *l = &a->launch;
     rwkv_open_opts oo;
     rwkv_err err;
-    chat_config cc;
-    char found[4096];
-    chat_callbacks cb = tui_worker_callbacks_proto;
+    char found[4096] = "";
     const char *model = l->model ? l->model : (a->cfg.model[0] ? a->cfg.model : NULL);
     const char *vocab = l->vocab ? l->vocab : (a->cfg.vocab[0] ? a->cfg.vocab : NULL);
     const char *strategy = l->strategy ? l->strategy
@@ -869,19 +1018,44 @@ open_engine(struct app *a)
         else
             snprintf(a->model_label, sizeof a->model_label, "%.120s", slash ? slash + 1 : model);
     }
-    chat_config_init(&cc);
-    cc.samp = a->samp;
-    cc.samp_set = a->samp_set;
-    cc.state_path = l->state;
-    if (l->state)
-        snprintf(a->state_path, sizeof a->state_path, "%s", l->state);
-    cb.ud = a;
-    if (chat_create(a->model, a->tok, &cc, &cb, &a->chat, &err) != RWKV_OK) {
+    if (rwkv_model_info(a->model)->n_vocab > 256)
+        snprintf(a->vocab_path, sizeof a->vocab_path, "%s", vocab ? vocab : found);
+    return 0;
+}
+
+/* The session runtime (it owns the chat), saving through its own
+** connection to the database the UI has open.  0, or 1 (printed). */
+static int
+open_session(struct app *a)
+{
+    sess_config sc;
+    rwkv_err err;
+
+    memset(&sc, 0, sizeof sc);
+    sc.db_path = a->st ? store_path(a->st) : NULL;
+    sc.model = a->model;
+    sc.tok = a->tok;
+    sc.model_path = a->model_path[0] ? a->model_path : NULL;
+    sc.vocab_path = a->vocab_path[0] ? a->vocab_path : NULL;
+    chat_config_init(&sc.chat);
+    sc.chat.samp = a->samp;
+    sc.chat.samp_set = a->samp_set;
+    sc.chat.state_path = a->launch.state;
+    sc.chat.greeting = a->launch.no_greeting ? "" : a->launch.greeting;
+    for (size_t i = 0; i < a->launch.n_stop && i < CHAT_MAX_STOP; i++)
+        sc.chat.stop[i] = a->launch.stop[i];
+    sc.chat.n_stop = a->launch.n_stop;
+    sc.chat.banned = a->launch.ban;
+    sc.chat.n_banned = a->launch.n_ban;
+    sc.cb = tui_worker_callbacks_proto;
+    sc.cb.ud = &a->w;
+    sc.note = tui_worker_note;
+    sc.progress = tui_worker_progress;
+    if (sess_create(&sc, &a->sess, &err) != RWKV_OK) {
         fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
         return 1;
     }
-    a->samp = *chat_sampling(a->chat);
-    a->samp_set = chat_sampling_set(a->chat);
+    tui_session_sync(a);
     return 0;
 }
 
@@ -892,11 +1066,8 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     rwkv_err err;
     rwkv_model *m = NULL;
     tok *t = NULL;
-    chat *c = NULL;
-    chat_config cc;
-    chat_callbacks cb = tui_worker_callbacks_proto;
-    char vocab[1200];
-    const char *slash;
+    char vocab[1200] = "";
+    const char *slash, *vused = NULL;
 
     if (a->busy) {
         tui_notice(a, 1, "wait for the model to finish (Esc cancels a reply)");
@@ -933,18 +1104,16 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
         }
         if (tok_open_world(v, &t, &err) != RWKV_OK)
             goto fail;
+        vused = v;
     }
-    chat_config_init(&cc);
-    cc.samp = a->samp;
-    cc.samp_set = a->samp_set;
-    cb.ud = a;
-    if (chat_create(m, t, &cc, &cb, &c, &err) != RWKV_OK)
+    /* the runtime records the model really used from now on */
+    if (sess_set_model(a->sess, m, t, path ? path : (a->model_path[0] ? a->model_path : NULL),
+                       vused, &err) != RWKV_OK)
         goto fail;
-    chat_destroy(a->chat);
     tok_close(a->tok);
     rwkv_model_close(a->model);
-    a->chat = c;
     a->tok = t;
+    snprintf(a->vocab_path, sizeof a->vocab_path, "%s", vused ? vused : "");
     a->model = m;
     if (path) {
         snprintf(a->model_path, sizeof a->model_path, "%s", path);
@@ -952,24 +1121,18 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
         snprintf(a->model_label, sizeof a->model_label, "%.120s", slash ? slash + 1 : path);
         a->launch.demo = 0;
     }
-    a->state_path[0] = '\0';
-    a->state_lib_id = 0;
-    tui_session_model_row(a);
     tui_tr_clear(&a->tr);
-    a->sid = 0;
-    a->head = 0;
-    a->session_title[0] = '\0';
     a->fork_pending = 0;
+    tui_session_sync(a);
     tui_notice(a, 0, "model %s (%s); new session", a->model_label, rwkv_model_info(m)->strategy);
-    if (chat_greeting(a->chat)[0] != '\0') {
+    if (!chat_greeting_fed(a->chat) && chat_greeting(a->chat)[0] != '\0') {
         a->busy = 1;
         a->phase = CHAT_PREFILL;
-        tui_worker_start(a, TUI_JOB_PRIME, NULL);
+        tui_worker_start(&a->w, a->sess, TUI_JOB_PRIME, NULL, 0, 0);
     }
     return 0;
 fail:
     a->loading = 0;
-    chat_destroy(c);
     tok_close(t);
     rwkv_model_close(m);
     tui_notice(a, 1, "%s", err.msg);
@@ -988,7 +1151,6 @@ open_store(struct app *a)
         fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
         return 1;
     }
-    tui_session_model_row(a);
     if (a->cfg.preset[0]) {
         /* the config's default preset, under the values given on the command line */
         rwkv_sampling p;
@@ -1007,7 +1169,6 @@ open_store(struct app *a)
                     a->samp_set |= PARAMS_BIT(i);
                 }
             }
-            chat_set_sampling(a->chat, &a->samp, a->samp_set);
         }
     }
     return 0;
@@ -1016,10 +1177,10 @@ open_store(struct app *a)
 static void
 app_fini(struct app *a)
 {
-    if (a->busy && a->chat)
-        chat_cancel(a->chat);
+    if (a->busy && a->sess)
+        sess_cancel(a->sess);
     tui_worker_fini(&a->w);
-    chat_destroy(a->chat);
+    sess_destroy(a->sess);
     tok_close(a->tok);
     rwkv_model_close(a->model);
     store_close(a->st);
@@ -1067,7 +1228,7 @@ main_loop(struct app *a)
                                       ends even when nothing else happens */
     }
     if (a->busy) {                 /* quit while generating: keep what we have */
-        chat_cancel(a->chat);
+        sess_cancel(a->sess);
         tui_worker_join(&a->w);
         {
             tui_event *list = tui_worker_drain(&a->w);
@@ -1093,7 +1254,7 @@ screen_start(struct app *a)
 
     if (scr == NULL) {
         const char *term = getenv("TERM");
-        fprintf(stderr, PROG_NAME_TUI ": cannot use terminal type '%s'\n",
+        fprintf(stderr, PROG_NAME_TUI ": cannot use terminal type '%s'; for line mode use 'rwkv-tui chat'\n",
                 term ? term : "(unset)");
         return 1;
     }
@@ -1132,6 +1293,42 @@ screen_end(struct app *a)
     a->screen = NULL;
 }
 
+/*
+** --resume / --session ID: find the session before anything loads, and take
+** its model (and vocabulary, and strategy) when none was given.  0, or 1
+** with one line on stderr.
+*/
+static int
+resume_lookup(struct app *a)
+{
+    tui_launch *l = &a->launch;
+    const char *db = l->db ? l->db : (a->cfg.db[0] ? a->cfg.db : NULL);
+    rwkv_err err;
+
+    if (l->no_db) {
+        fprintf(stderr, PROG_NAME_TUI ": --%s needs the session database (not --no-db)\n",
+                l->resume ? "resume" : "session");
+        return 2;
+    }
+    if (sess_lookup(db, l->session_id, &a->resume, &err) != RWKV_OK) {
+        fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+        return 1;
+    }
+    l->resume_id = a->resume.id;
+    if (l->model == NULL && !l->demo) {
+        if (strcmp(a->resume.model_path, "(demo)") == 0) {
+            l->demo = 1;
+        } else if (a->resume.model_path[0] != '\0') {
+            l->model = a->resume.model_path;
+            if (l->strategy == NULL && a->resume.strategy[0])
+                l->strategy = a->resume.strategy;
+        }
+    }
+    if (l->vocab == NULL && a->resume.vocab_path[0] != '\0')
+        l->vocab = a->resume.vocab_path;
+    return 0;
+}
+
 int
 tui_run(const tui_launch *launch)
 {
@@ -1147,7 +1344,7 @@ tui_run(const tui_launch *launch)
     a->samp_set = launch->samp_set;
     a->reply_turn = -1;
     a->show_sidebar = 1;
-    a->fork_parent = -1;
+    a->fork_turn = 0;
     tui_tr_init(&a->tr);
     tui_input_init(&a->in);
     tui_input_init(&a->prompt);
@@ -1177,10 +1374,18 @@ tui_run(const tui_launch *launch)
     }
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
         theme_strip_colors(&a->th);
+    if ((launch->resume || launch->session_id) && (rc = resume_lookup(a)) != 0) {
+        app_fini(a);
+        free(a);
+        return rc;
+    }
 
     tty = isatty(0) && isatty(1);
+    /* before the screen and the load: Ctrl-C while the model loads ends with
+    ** one clear line (progress_cb) instead of curses' silent exit 1 */
+    install_signals();
     /* (no model at all: the usage line, without a screen flashing up first) */
-    if (tty && (launch->demo || launch->model || a->cfg.model[0])) {
+    if (tty && (a->launch.demo || a->launch.model || a->cfg.model[0])) {
         /* the screen comes up first, so the model loads with a progress bar;
         ** what the loader or the store print on stderr meanwhile is kept
         ** and shown after the screen is gone (failure) or in the transcript */
@@ -1194,11 +1399,24 @@ tui_run(const tui_launch *launch)
         saved_err = cap ? dup(2) : -1;
         if (saved_err >= 0)
             dup2(fileno(cap), 2);
+        tui_load_stderr = saved_err;
     }
     rc = open_engine(a);
     if (rc == 0)
         rc = open_store(a);
+    if (rc == 0)
+        rc = open_session(a);
     a->loading = 0;
+    tui_load_stderr = -1;
+    if (rc == 0 && tui_stop_signal != 0) {
+        /* the signal came after the last progress call */
+        rc = 130;
+        if (a->screen)
+            screen_end(a);
+        if (saved_err >= 0)
+            dup2(saved_err, 2);
+        fprintf(stderr, PROG_NAME_TUI ": interrupted while loading the model\n");
+    }
     if (saved_err >= 0) {
         fflush(stderr);
         dup2(saved_err, 2);
@@ -1240,7 +1458,7 @@ tui_run(const tui_launch *launch)
         free(a);
         return 1;
     }
-    if (launch->demo) {
+    if (a->launch.demo) {
         static const char demo_note[] =
             "Demo model: random weights, so the replies are noise. It shows the interface, "
             "sessions and branches; give --model for a real one. F1 lists every key.";
@@ -1250,11 +1468,14 @@ tui_run(const tui_launch *launch)
     raw();
     a->dirty = 1;
 
-    if (chat_greeting_fed(a->chat) == 0 && chat_greeting(a->chat)[0] != '\0') {
-        a->greet_pending = 1;
+    if (a->launch.resume_id != 0) {
+        /* --resume / --session ID: the saved session, replayed off the UI
+        ** thread when its states cannot be used */
+        tui_session_job(a, TUI_JOB_OPEN, a->launch.resume_id, -1, NULL);
+    } else if (chat_greeting_fed(a->chat) == 0 && chat_greeting(a->chat)[0] != '\0') {
         a->busy = 1;
         a->phase = CHAT_PREFILL;
-        tui_worker_start(a, TUI_JOB_PRIME, NULL);
+        tui_worker_start(&a->w, a->sess, TUI_JOB_PRIME, NULL, 0, 0);
     }
     main_loop(a);
 

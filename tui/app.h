@@ -24,6 +24,7 @@
 #include "../core/params.h"
 #include "../core/rwkv.h"
 #include "../core/tokenizer.h"
+#include "../storage/session.h"
 #include "../storage/store.h"
 #include "config.h"
 #include "input.h"
@@ -40,6 +41,7 @@
 #define TUI_NOTICE 512
 #define TUI_WHEEL_ROWS 3         /* rows (menu items) one wheel step scrolls */
 #define TUI_STATE_IMPORT_MAX (256ul << 20)  /* largest state file imported */
+#define TUI_STATE_NONE_ID    (-2)           /* the state menu's "(none)" item */
 
 /* Key codes of our own, beyond Unicode and the config's codes. */
 #define TUI_K_ENTER     0x130001
@@ -56,6 +58,16 @@ typedef struct tui_launch {
     unsigned      samp_set;
     long          max_frames;    /* > 0: quit after this many frames (sanitizer runs) */
     int           no_db;         /* --no-db: nothing saved */
+    /* the chat's framing (--greeting, --no-greeting, --stop, --ban), borrowed */
+    const char   *greeting;      /* NULL = the demo's */
+    int           no_greeting;
+    char *const  *stop;
+    size_t        n_stop;
+    const int32_t *ban;
+    size_t        n_ban;
+    int           resume;        /* --resume: the most recently used session */
+    int64_t       session_id;    /* --session ID */
+    int64_t       resume_id;     /* (set by tui_run) the session to open */
     /* (optional) find the World vocabulary when no --vocab was given
     ** (cli_find_vocab): writes OUT, returns 0, or prints one line and
     ** returns 1.  Keeps tui/ free of cli/ includes. */
@@ -75,29 +87,39 @@ enum tui_menu_kind {
 };
 
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
-                       TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY };
+                       TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY,
+                       TUI_PROMPT_SAVE_STATE };
 
-enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END };
+enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END,
+                   TUI_EV_NOTE };
 
 typedef struct tui_event {
     struct tui_event *next;
     int               type;
     char             *text;      /* TEXT: owned by the event */
     size_t            len;
-    int               phase;     /* PHASE */
+    int               phase;     /* PHASE; NOTE: 1 = an error */
     chat_stats        stats;     /* DONE, STATS */
     int               stop;      /* DONE: enum chat_stop */
     int               rc;        /* END: status of the job */
     rwkv_err          err;       /* END */
 } tui_event;
 
-enum tui_job { TUI_JOB_SUBMIT, TUI_JOB_REGEN, TUI_JOB_PRIME };
+/* Jobs of the worker thread.  OPEN, SIBLING and SWITCH are session-runtime
+** calls that may replay a conversation (progress bar, Esc cancels). */
+enum tui_job { TUI_JOB_SUBMIT, TUI_JOB_REGEN, TUI_JOB_PRIME, TUI_JOB_OPEN, TUI_JOB_SIBLING,
+               TUI_JOB_SWITCH };
 
 typedef struct tui_worker {
     pthread_t       thread;
     int             running;      /* a thread was started and not yet joined */
     int             job;          /* enum tui_job */
-    char           *msg;          /* SUBMIT: the message, owned */
+    char           *msg;          /* SUBMIT: the message, owned; SWITCH: the path or NULL */
+    int64_t         arg1, arg2;   /* SUBMIT: arg1 > 0 = fork at that turn first;
+                                     OPEN: session, head (-1 its own); SIBLING: turn, dir;
+                                     SWITCH: arg1 = library row, arg2 = replay */
+    int             started;      /* SUBMIT: generation began (set at END) */
+    sess           *sess;         /* the runtime the job drives (borrowed) */
     pthread_mutex_t lock;         /* guards head/tail */
     tui_event      *head, *tail;
     int             pipe_r, pipe_w;   /* wake-up pipe (non-blocking) */
@@ -113,26 +135,30 @@ struct app {
     /* engine */
     rwkv_model     *model;
     tok            *tok;
-    chat           *chat;
+    sess           *sess;          /* the session runtime: owns the chat */
+    chat           *chat;          /* sess_chat(sess), borrowed */
     rwkv_sampling   samp;          /* values shown in the sidebar */
     unsigned        samp_set;
     char            model_label[128];
     char            model_path[1024];   /* "" for the demo model */
+    char            vocab_path[1024];   /* World vocabulary in use, "" = bytes */
     char            state_path[1024];   /* state file in use, "" = none */
     int             busy;          /* a worker job is running */
+    int             job_noted;     /* the runtime posted a note during the job */
+    int64_t         job_sid;       /* the session when a reply job started */
     int             phase;         /* chat phase reported by the worker */
     int             reply_turn;    /* transcript index of the streaming reply */
     chat_stats      last_stats;
-    int             greet_pending; /* greeting not yet saved as a root turn */
-    size_t          turns_before;  /* chat_n_turns when the job started */
     char           *queued;        /* message sent while priming, owned */
 
     /* store */
-    store          *st;
+    store          *st;            /* the UI thread's connection (menus, transcript) */
+    sess_info       resume;        /* --resume / --session: the session found */
     int64_t         model_id;
     int64_t         sid;           /* current session, 0 = not yet created */
     int64_t         head;          /* current leaf turn in the store */
-    int64_t         fork_parent;   /* >= 0 with fork_pending: next user turn's parent */
+    int64_t         fork_turn;     /* with fork_pending: the user turn being edited
+                                      (the next message forks at it) */
     int             fork_pending;
     char            session_title[STORE_TITLE_MAX];
 
@@ -151,6 +177,7 @@ struct app {
     int             show_sidebar;
     int             show_stats;
     int             menu_filtering;/* typing goes to the menu filter */
+    size_t          menu_sel_keep; /* branches menu: selection kept over a switch */
     char            pending_state[1024];
     /* state files from the library (the database's state_files rows) */
     int64_t         state_lib_id;  /* row of the state in use when it was loaded
@@ -176,34 +203,36 @@ struct app {
     int             load_pct;      /* last percentage drawn (throttle) */
 };
 
-/* worker.c */
-extern const chat_callbacks tui_worker_callbacks_proto;  /* ud = struct app */
+/* worker.c: the worker gets its queue and the session runtime, nothing else */
+extern const chat_callbacks tui_worker_callbacks_proto;  /* ud = the tui_worker */
 int  tui_worker_init(tui_worker *w);
 void tui_worker_fini(tui_worker *w);
-/* Start JOB on a new thread (SUBMIT takes ownership of MSG).  0 or -1. */
-int  tui_worker_start(struct app *a, int job, char *msg);
+/* Start JOB of runtime S on a new thread (takes ownership of MSG; ARG1/ARG2
+** as in tui_worker).  0 or -1. */
+int  tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64_t arg2);
+/* The session runtime's note and progress callbacks (ud = the tui_worker):
+** they post NOTE / STATS events. */
+void tui_worker_note(void *ud, int is_err, const char *msg);
+void tui_worker_progress(void *ud, uint64_t done, uint64_t total);
 /* Pop every queued event (the caller frees them with tui_event_free). */
 tui_event *tui_worker_drain(tui_worker *w);
 void tui_event_free(tui_event *e);
 /* Join a finished thread. */
 void tui_worker_join(tui_worker *w);
 
-/* session.c */
-void tui_session_save_reply(struct app *a, int interrupted);
-int  tui_session_load(struct app *a, int64_t sid, int64_t head);
+/* session.c (UI thread, no job running) */
+/* The app's copies (sid, head, title, state label, sampling) from the runtime. */
+void tui_session_sync(struct app *a);
+/* The transcript again from the saved branch (or the chat's records). */
+void tui_session_rebuild(struct app *a);
+/* After a reply: store ids on the streamed turns, sibling positions. */
+void tui_session_mark_reply(struct app *a);
 void tui_session_new(struct app *a);
 void tui_session_siblings(struct app *a, int64_t turn, int *index, int *count);
-int  tui_session_step_sibling(struct app *a, int64_t turn, int dir);
-int  tui_session_switch_state(struct app *a, const char *path, int replay);
-/* Like tui_session_switch_state for library row ID (imported bytes or a
-** referenced path). */
-int  tui_session_switch_library(struct app *a, int64_t id, int replay);
 /* Import the state file PATH into the library (its bytes kept in the
 ** database) after checking that it fits the model; *ID the new row.  0, or
 ** -1 with a notice. */
 int  tui_session_import_state(struct app *a, const char *path, int64_t *id);
-long tui_session_replay_cost(struct app *a);
-void tui_session_model_row(struct app *a);
 
 /* menus.c */
 void tui_menu_open(struct app *a, int kind);
@@ -235,6 +264,9 @@ void tui_notice(struct app *a, int is_err, const char *fmt, ...)
     ;
 void tui_apply_sampling(struct app *a);
 void tui_send(struct app *a, const char *text);
+/* Run a session-runtime JOB (OPEN, SIBLING, SWITCH) on the worker thread;
+** PATH (SWITCH) is copied.  0, or -1 with a notice (busy). */
+int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path);
 /* Load the checkpoint PATH (NULL = the current one) with STRATEGY (NULL =
 ** the current one) and start a new session on it; on failure nothing
 ** changes and a notice says why.  Blocking (the status line shows a

@@ -1,15 +1,18 @@
 /*
-** config.c -- config file loading (libcyaml) and key names.  See config.h.
+** config.c -- config file loading (libyaml events, every problem with its
+** line and column) and key names.  See config.h.
 */
 #include "config.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cyaml/cyaml.h>
+#include <yaml.h>
 
 #include "text.h"
 #include "yamlerr.h"
@@ -119,85 +122,291 @@ cfg_default_path(char *buf, size_t cap)
         buf[0] = '\0';
 }
 
-/* ---- schema ------------------------------------------------------------ */
+/* ---- loading -------------------------------------------------------------
+**
+** The file is read with libyaml's event parser rather than a libcyaml
+** schema: libcyaml stops at the first problem and its error has no column,
+** and a config with one bad key binding must still give the user the model
+** and every other setting.  So each setting is checked on its own, every
+** problem becomes one "PATH:LINE:COL: ..." line, and what is valid is kept.
+**
+**   root mapping:  model strategy vocab state_dir preset theme db  -> strings
+**                  keys -> mapping of action name -> key name
+** A YAML syntax error ends the walk; the settings read before it are kept.
+*/
 
-typedef struct keys_y {
-#define CFG_MEMBER_(e, k, d, h) char *e;
-    CFG_ACTIONS(CFG_MEMBER_)
-#undef CFG_MEMBER_
-} keys_y;
+#define CFG_MAX_ERRORS 32    /* problems listed; more are counted */
+#define CFG_MAX_DEPTH  64    /* nesting skipped over in an unknown value */
 
-typedef struct config_y {
-    char   *model, *strategy, *vocab, *state_dir, *preset, *theme, *db;
-    keys_y *keys;
-} config_y;
-
-static const cyaml_schema_field_t key_fields[] = {
-#define CFG_FIELD_(e, k, d, h)                                                  \
-    CYAML_FIELD_STRING_PTR(k, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, keys_y, e, 1, 32),
-    CFG_ACTIONS(CFG_FIELD_)
-#undef CFG_FIELD_
-    CYAML_FIELD_END
+static const struct {
+    const char *name;
+    size_t      off;
+} str_fields[] = {
+    { "model", offsetof(tui_config, model) },       { "strategy", offsetof(tui_config, strategy) },
+    { "vocab", offsetof(tui_config, vocab) },       { "state_dir", offsetof(tui_config, state_dir) },
+    { "preset", offsetof(tui_config, preset) },     { "theme", offsetof(tui_config, theme) },
+    { "db", offsetof(tui_config, db) },
 };
+#define N_STR_FIELDS (sizeof str_fields / sizeof str_fields[0])
 
-#define STR_FIELD(name)                                                        \
-    CYAML_FIELD_STRING_PTR(#name, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,    \
-                           config_y, name, 0, CFG_PATH - 1)
+typedef struct loader {
+    yaml_parser_t p;
+    yaml_event_t  ev;       /* the current event (valid while have_ev) */
+    int           have_ev;
+    int           failed;   /* syntax error: no more events */
+    const char   *path;
+    char         *msg;
+    size_t        cap, len;
+    int           nerr;     /* problems found */
+    int           shown;    /* lines written to msg */
+    int           full;     /* msg has no room for more */
+} loader;
 
-static const cyaml_schema_field_t config_fields[] = {
-    STR_FIELD(model), STR_FIELD(strategy), STR_FIELD(vocab), STR_FIELD(state_dir),
-    STR_FIELD(preset), STR_FIELD(theme), STR_FIELD(db),
-    CYAML_FIELD_MAPPING_PTR("keys", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,
-                            config_y, keys, key_fields),
-    CYAML_FIELD_END
-};
-
-static const cyaml_schema_value_t config_schema = {
-    CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, config_y, config_fields),
-};
-
-/* 1-based line of the first line whose first word is "KEY:" after "keys:". */
-static long
-key_line(const char *text, const char *key)
+static void
+report(loader *l, const yaml_mark_t *m, const char *fmt, ...)
 {
-    long line = 1;
-    int in_keys = 0;
-    size_t kl = strlen(key);
+    char line[512];
+    int k;
+    va_list ap;
 
-    for (const char *p = text; *p; line++) {
-        const char *l = p;
-        while (*l == ' ' || *l == '\t')
-            l++;
-        if (strncmp(l, "keys:", 5) == 0)
-            in_keys = 1;
-        else if (in_keys && strncmp(l, key, kl) == 0 && l[kl] == ':')
-            return line;
-        p += strcspn(p, "\n");
-        if (*p)
-            p++;
+    l->nerr++;
+    if (l->full)
+        return;
+    k = snprintf(line, sizeof line, "%s:%lu:%lu: ", l->path, (unsigned long)m->line + 1,
+                 (unsigned long)m->column + 1);
+    va_start(ap, fmt);
+    if (k > 0 && (size_t)k < sizeof line)
+        vsnprintf(line + k, sizeof line - (size_t)k, fmt, ap);
+    va_end(ap);
+    /* room for this line and a closing "(N more)" line */
+    if (l->shown >= CFG_MAX_ERRORS || l->len + strlen(line) + 2 + 80 > l->cap) {
+        l->full = 1;
+        return;
     }
+    l->len += (size_t)snprintf(l->msg + l->len, l->cap - l->len, "%s%s", l->len ? "\n" : "",
+                               line);
+    l->shown++;
+}
+
+/* Advance to the next event; 0 at a syntax error (reported once). */
+static int
+next(loader *l)
+{
+    if (l->have_ev)
+        yaml_event_delete(&l->ev);
+    l->have_ev = 0;
+    if (l->failed)
+        return 0;
+    if (!yaml_parser_parse(&l->p, &l->ev)) {
+        yaml_mark_t m = l->p.problem_mark;
+        l->failed = 1;
+        report(l, &m, "YAML syntax error: %s%s%s", l->p.problem ? l->p.problem : "unreadable",
+               l->p.context ? " " : "", l->p.context ? l->p.context : "");
+        return 0;
+    }
+    l->have_ev = 1;
+    return 1;
+}
+
+static const char *
+kind_name(yaml_event_type_t t)
+{
+    return t == YAML_MAPPING_START_EVENT ? "a mapping"
+         : t == YAML_SEQUENCE_START_EVENT ? "a list"
+         : t == YAML_ALIAS_EVENT ? "an alias" : "a string";
+}
+
+/* Skip the node that starts at the current event (a scalar, an alias or
+** a whole mapping/sequence); on return the current event is its last. */
+static int
+skip_node(loader *l)
+{
+    int depth = 0;
+
+    do {
+        yaml_event_type_t t = l->ev.type;
+        if (t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT)
+            depth++;
+        else if (t == YAML_MAPPING_END_EVENT || t == YAML_SEQUENCE_END_EVENT)
+            depth--;
+        if (depth == 0)
+            return 1;
+    } while (next(l));
     return 0;
 }
 
-static void
-put(char *dst, const char *src)
+/* The current event as a scalar string, or NULL (reported) if it is not. */
+static const char *
+scalar(loader *l, const char *field, const char *parent)
 {
-    if (src)
-        snprintf(dst, CFG_PATH, "%s", src);
+    if (l->ev.type == YAML_SCALAR_EVENT)
+        return (const char *)l->ev.data.scalar.value;
+    report(l, &l->ev.start_mark, "field '%s'%s%s%s: expected a string, found %s", field,
+           parent ? " in '" : "", parent ? parent : "", parent ? "'" : "",
+           kind_name(l->ev.type));
+    skip_node(l);
+    return NULL;
+}
+
+/* Levenshtein distance, capped: for "did you mean" on unknown names. */
+static int
+edit_distance(const char *a, const char *b)
+{
+    int d[40][40];
+    size_t n = strlen(a), m = strlen(b);
+
+    if (n >= 40 || m >= 40)
+        return 99;
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c)
+                c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c)
+                c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[n][m];
+}
+
+/* " (did you mean 'x'?)" for the nearest of NAMES, or "" */
+static void
+suggest(const char *bad, const char *const *names, size_t n, char *out, size_t cap)
+{
+    int best = 3;
+    const char *pick = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        int d = edit_distance(bad, names[i]);
+        if (d < best) {
+            best = d;
+            pick = names[i];
+        }
+    }
+    if (pick)
+        snprintf(out, cap, " (did you mean '%s'?)", pick);
+    else if (cap)
+        out[0] = '\0';
+}
+
+typedef struct binding {
+    int         set;         /* the file binds this action */
+    yaml_mark_t mark;        /* where its value is */
+} binding;
+
+static void
+load_keys(loader *l, tui_config *c, binding *bound)
+{
+    const char *names[CFG_ACT_COUNT];
+
+    for (int i = 0; i < CFG_ACT_COUNT; i++)
+        names[i] = action_table[i].name;
+    if (l->ev.type == YAML_SCALAR_EVENT && l->ev.data.scalar.length == 0)
+        return;                                 /* "keys:" with nothing after it */
+    if (l->ev.type != YAML_MAPPING_START_EVENT) {
+        report(l, &l->ev.start_mark, "field 'keys': expected a mapping of action: key, found %s",
+               kind_name(l->ev.type));
+        skip_node(l);
+        return;
+    }
+    while (next(l) && l->ev.type != YAML_MAPPING_END_EVENT) {
+        yaml_mark_t km = l->ev.start_mark;
+        char name[64], hint[80];
+        const char *v;
+        int act = -1, code;
+
+        if (l->ev.type != YAML_SCALAR_EVENT) {
+            report(l, &km, "in 'keys': expected an action name, found %s", kind_name(l->ev.type));
+            if (!skip_node(l) || !next(l) || !skip_node(l))
+                return;
+            continue;
+        }
+        snprintf(name, sizeof name, "%s", (const char *)l->ev.data.scalar.value);
+        for (int i = 0; i < CFG_ACT_COUNT; i++)
+            if (strcmp(name, action_table[i].name) == 0)
+                act = i;
+        if (!next(l))
+            return;
+        if (act < 0) {
+            suggest(name, names, CFG_ACT_COUNT, hint, sizeof hint);
+            report(l, &km, "in 'keys': unknown action '%.40s'%s", name, hint);
+            if (!skip_node(l))
+                return;
+            continue;
+        }
+        v = scalar(l, name, "keys");
+        if (v == NULL)
+            continue;
+        code = cfg_key_parse(v);
+        if (code < 0) {
+            report(l, &l->ev.start_mark,
+                   "field '%s' in 'keys': unknown key '%.32s' (F1-F12, C-x, M-x, Tab or one character)",
+                   name, v);
+            continue;
+        }
+        if (bound[act].set)
+            report(l, &km, "field '%s' in 'keys' given twice; the last one is used", name);
+        c->keys[act] = code;
+        bound[act].set = 1;
+        bound[act].mark = l->ev.start_mark;
+    }
+}
+
+/* Two actions on one key: of two bindings in the file the later one is
+** refused, and so is a binding onto another action's default key; the
+** refused action keeps its default key. */
+static void
+check_conflicts(loader *l, tui_config *c, const binding *bound)
+{
+    int done[CFG_ACT_COUNT] = { 0 };
+
+    for (;;) {
+        int i = -1;
+        /* the next file binding in file order */
+        for (int k = 0; k < CFG_ACT_COUNT; k++)
+            if (bound[k].set && !done[k] && (i < 0 || bound[k].mark.index < bound[i].mark.index))
+                i = k;
+        if (i < 0)
+            break;
+        done[i] = 1;
+        for (int j = 0; j < CFG_ACT_COUNT; j++) {
+            char kn[32], dn[32];
+            if (j == i || c->keys[j] != c->keys[i] || (bound[j].set && !done[j]))
+                continue;
+            cfg_key_name(c->keys[i], kn, sizeof kn);
+            cfg_key_name(action_table[i].def, dn, sizeof dn);
+            report(l, &bound[i].mark, "field '%s' in 'keys': %s is already bound to '%s'; '%s' keeps %s",
+                   action_table[i].name, kn, action_table[j].name, action_table[i].name, dn);
+            c->keys[i] = action_table[i].def;
+            break;
+        }
+    }
+    /* a refused binding's default may be taken by another binding */
+    for (int i = 0; i < CFG_ACT_COUNT; i++)
+        for (int j = i + 1; j < CFG_ACT_COUNT; j++)
+            if (c->keys[i] == c->keys[j]) {
+                char kn[32];
+                yaml_mark_t m = bound[i].set ? bound[i].mark : bound[j].mark;
+                cfg_key_name(c->keys[i], kn, sizeof kn);
+                report(l, &m, "in 'keys': %s is bound to both '%s' and '%s'; '%s' wins", kn,
+                       action_table[i].name, action_table[j].name, action_table[i].name);
+            }
 }
 
 int
 cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
 {
     char defpath[CFG_PATH + 64];
-    cyaml_config_t cfg;
-    tui_yaml_log log;
-    config_y *cy = NULL;
-    tui_config tmp;
+    loader l;
+    binding bound[CFG_ACT_COUNT];
+    int seen[N_STR_FIELDS + 1];
+    const char *names[N_STR_FIELDS + 1];
     char *text;
     size_t len;
-    cyaml_err_t e;
-    int rc = -1;
 
     msg[0] = '\0';
     cfg_defaults(out);
@@ -210,49 +419,75 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
     text = tui_read_file(path, CFG_MAX_BYTES, &len, msg, msg_cap);
     if (text == NULL)
         return -1;
-    tui_yaml_config(&cfg, &log);
-    e = cyaml_load_data((const uint8_t *)text, len, &cfg, &config_schema, (void **)&cy, NULL);
-    if (e != CYAML_OK) {
-        tui_yaml_message(&log, path, text, e, msg, msg_cap);
-        goto out;
+    memset(&l, 0, sizeof l);
+    memset(bound, 0, sizeof bound);
+    memset(seen, 0, sizeof seen);
+    for (size_t i = 0; i < N_STR_FIELDS; i++)
+        names[i] = str_fields[i].name;
+    names[N_STR_FIELDS] = "keys";
+    l.path = path;
+    l.msg = msg;
+    l.cap = msg_cap;
+    if (!yaml_parser_initialize(&l.p)) {
+        snprintf(msg, msg_cap, "%s: out of memory", path);
+        free(text);
+        return -1;
     }
-    cfg_defaults(&tmp);
-    if (cy != NULL) {
-        put(tmp.model, cy->model);
-        put(tmp.strategy, cy->strategy);
-        put(tmp.vocab, cy->vocab);
-        put(tmp.state_dir, cy->state_dir);
-        put(tmp.preset, cy->preset);
-        put(tmp.theme, cy->theme);
-        put(tmp.db, cy->db);
-        if (cy->keys) {
-            char *const k[CFG_ACT_COUNT] = {
-#define CFG_PTR_(e2, k2, d, h) cy->keys->e2,
-                CFG_ACTIONS(CFG_PTR_)
-#undef CFG_PTR_
-            };
-            for (int i = 0; i < CFG_ACT_COUNT; i++) {
-                int code;
-                if (k[i] == NULL)
+    yaml_parser_set_input_string(&l.p, (const unsigned char *)text, len);
+    /* stream start, document start (none: an empty file) */
+    if (next(&l) && next(&l) && l.ev.type == YAML_DOCUMENT_START_EVENT && next(&l)) {
+        if (l.ev.type == YAML_SCALAR_EVENT && l.ev.data.scalar.length == 0) {
+            /* an empty document ("---" alone or only comments) */
+        } else if (l.ev.type != YAML_MAPPING_START_EVENT) {
+            report(&l, &l.ev.start_mark, "expected a mapping of settings (model: ..., keys: ...), found %s",
+                   kind_name(l.ev.type));
+        } else {
+            while (next(&l) && l.ev.type != YAML_MAPPING_END_EVENT) {
+                yaml_mark_t km = l.ev.start_mark;
+                char key[64], hint[80];
+                int f = -1;
+
+                if (l.ev.type != YAML_SCALAR_EVENT) {
+                    report(&l, &km, "expected a setting name, found %s", kind_name(l.ev.type));
+                    if (!skip_node(&l) || !next(&l) || !skip_node(&l))
+                        break;
                     continue;
-                code = cfg_key_parse(k[i]);
-                if (code < 0) {
-                    snprintf(msg, msg_cap,
-                             "%s:%ld: field '%s' in 'keys': unknown key '%.32s' "
-                             "(F1-F12, C-x, M-x, Tab or one character)",
-                             path, key_line(text, action_table[i].name),
-                             action_table[i].name, k[i]);
-                    goto out;
                 }
-                tmp.keys[i] = code;
+                snprintf(key, sizeof key, "%s", (const char *)l.ev.data.scalar.value);
+                for (size_t i = 0; i <= N_STR_FIELDS; i++)
+                    if (strcmp(key, names[i]) == 0)
+                        f = (int)i;
+                if (!next(&l))
+                    break;
+                if (f < 0) {
+                    suggest(key, names, N_STR_FIELDS + 1, hint, sizeof hint);
+                    report(&l, &km, "unknown field '%.40s'%s", key, hint);
+                    if (!skip_node(&l))
+                        break;
+                    continue;
+                }
+                if (seen[f]++)
+                    report(&l, &km, "field '%s' given twice; the last one is used", key);
+                if (f == (int)N_STR_FIELDS) {
+                    load_keys(&l, out, bound);
+                } else {
+                    const char *v = scalar(&l, key, NULL);
+                    if (v && strlen(v) >= CFG_PATH)
+                        report(&l, &l.ev.start_mark, "field '%s': longer than %d bytes", key,
+                               CFG_PATH - 1);
+                    else if (v)
+                        snprintf((char *)out + str_fields[f].off, CFG_PATH, "%s", v);
+                }
             }
         }
     }
-    *out = tmp;
-    rc = 0;
-out:
-    if (cy)
-        cyaml_free(&cfg, &config_schema, cy, 0);
+    check_conflicts(&l, out, bound);
+    if (l.full && msg_cap > l.len)
+        snprintf(msg + l.len, msg_cap - l.len, "%s%s: %d more problems", l.len ? "\n" : "",
+                 path, l.nerr - l.shown);
+    if (l.have_ev)
+        yaml_event_delete(&l.ev);
+    yaml_parser_delete(&l.p);
     free(text);
-    return rc;
+    return l.nerr ? -1 : 0;
 }

@@ -83,9 +83,15 @@ void cfg_default_path(char *buf, size_t cap);
 
 /*
 ** Load PATH (NULL = the default path, where a missing file is fine) into
-** *OUT.  Parsed into a temporary, committed only when valid (STYLE G4).
-** On error *OUT holds the defaults, MSG one line naming the file, the line
-** and the field, and -1 is returned.
+** *OUT: the defaults, then every valid setting of the file.  A setting is
+** checked on its own, so one bad key binding does not cost the model or
+** the other bindings (after a YAML syntax error, the settings before it are
+** kept).  Two actions on one key: the later binding in the file, or one
+** onto another action's default key, is refused and its action keeps its
+** default.  Returns 0, or -1 when anything was wrong: then MSG (MSG_CAP
+** bytes; THEME_MSG is plenty) holds every problem, one line each, as
+** "PATH:LINE:COLUMN: what" (at most 32, then "PATH: N more problems").
+** An unreadable file: -1, *OUT the defaults, one line.
 */
 int  cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap);
 

@@ -15,12 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <ncursesw/curses.h>
 
+#include "../core/fileio.h"
 #include "../core/utf8.h"
 #include "sidebar.h"
+#include "state_save.h"
 #include "text.h"
 
 #define TUI_MENU_MAX_FILES 500   /* state files listed from a directory */
@@ -36,8 +39,11 @@ static const char *const fixed_keys[][2] = {
     { "Backspace/Delete", "delete a whole character" },
     { "PgUp/PgDn, wheel", "scroll the transcript (in a menu the wheel moves)" },
     { "Shift-Up/Down", "scroll one line" },
-    { "Esc, C-c", "cancel the running reply (kept, marked interrupted)" },
+    { "Esc, C-c", "cancel the running reply (kept, marked interrupted), the prefill "
+                  "(the message goes back to the box) or a replay (nothing changes)" },
+    { "Esc, C-u (editing)", "leave edit mode: the next message continues the branch" },
     { "C-d (empty box), C-q", "quit" },
+    { "C-z", "suspend (the shell's fg resumes)" },
     { "Sidebar: Up/Down", "choose a parameter" },
     { "Sidebar: Left/Right, -/+", "change it by one step (PgUp/PgDn: 10)" },
     { "Sidebar: Enter or a digit", "type a value" },
@@ -47,6 +53,9 @@ static const char *const fixed_keys[][2] = {
     { "Branches: Left/Right", "previous/next sibling of the selected turn" },
     { "Branches: Enter", "on your message: edit it (starts a branch)" },
     { "State files: C-s", "import the file into the library (the database)" },
+    { "State files: C-w", "save the current state as a state file (a persona made from "
+                          "the conversation; default folder $XDG_DATA_HOME/rwkv-tui/states)" },
+    { "State files: (none)", "back to no state file (the greeting)" },
     { "Presets: C-s", "save the current values as a preset" },
     { "Models: Enter / C-s", "switch model / change the strategy (new session)" },
 };
@@ -59,7 +68,7 @@ tui_menu_hint(const struct app *a)
     switch (a->menu.kind) {
     case TUI_MENU_SESSIONS:  return "Enter resume  C-r rename  C-d delete  C-f fork  Esc close";
     case TUI_MENU_BRANCHES:  return "Left/Right sibling  Enter edit/fork  Esc close";
-    case TUI_MENU_STATES:    return "Enter switch  C-s import into the library  Esc close";
+    case TUI_MENU_STATES:    return "Enter switch  C-s import into the library  C-w save the state  Esc close";
     case TUI_MENU_PRESETS:   return "Enter load  C-s save current  Esc close";
     case TUI_MENU_MODELS:    return "Enter switch model  C-s change strategy  Esc close";
     case TUI_MENU_STATE_ASK: return "Enter choose  Esc cancel";
@@ -99,12 +108,27 @@ fill_sessions(struct app *a)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        char detail[96], when[32];
+        char detail[400], when[32], model[80] = "-", state[80] = "";
         time_t t = (time_t)(ss[i].updated_ms / 1000);
         struct tm tm;
+        store_model mo;
+        store_statefile sf;
         localtime_r(&t, &tm);
         strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-        snprintf(detail, sizeof detail, "%lld turns  %s%s", (long long)ss[i].n_turns, when,
+        /* model and state file by their file names (the id is what
+        ** `--session ID` and `sessions` take) */
+        if (ss[i].model_id != 0 && store_model_get(a->st, ss[i].model_id, &mo, &err) == RWKV_OK) {
+            const char *b = strrchr(mo.path, '/');
+            snprintf(model, sizeof model, "%.79s", b ? b + 1 : mo.path);
+        }
+        if (ss[i].state_file_id != 0 &&
+            store_statefile_get(a->st, ss[i].state_file_id, &sf, NULL, &err) == RWKV_OK) {
+            const char *b = strrchr(sf.path, '/');
+            snprintf(state, sizeof state, "  state %.70s",
+                     sf.path[0] ? (b ? b + 1 : sf.path) : sf.name);
+        }
+        snprintf(detail, sizeof detail, "%lld turns  #%lld  %s%s  %s%s",
+                 (long long)ss[i].n_turns, (long long)ss[i].id, model, state, when,
                  ss[i].id == a->sid ? "  (open)" : "");
         tui_menu_add(&a->menu, ss[i].title[0] ? ss[i].title : "(untitled)", detail, NULL,
                      ss[i].id);
@@ -144,21 +168,54 @@ has_suffix(const char *s, const char *suf)
     return n >= k && strcmp(s + n - k, suf) == 0;
 }
 
-static void
-list_dir(struct app *a, const char *dir)
+static int
+cmp_names(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The checkpoint-like files (.pth, .safetensors) of DIR, sorted by name:
+** *N names, owned by the caller (free_names).  NULL when DIR cannot be read. */
+static char **
+dir_names(const char *dir, size_t *n)
 {
     DIR *d = opendir(dir);
     struct dirent *de;
-    int count = 0;
+    char **v;
 
+    *n = 0;
     if (d == NULL)
-        return;
-    while ((de = readdir(d)) != NULL && count < TUI_MENU_MAX_FILES) {
-        char path[2300];
+        return NULL;
+    v = tui_xmalloc(TUI_MENU_MAX_FILES * sizeof *v);
+    while ((de = readdir(d)) != NULL && *n < TUI_MENU_MAX_FILES) {
         if (de->d_name[0] == '.' ||
             !(has_suffix(de->d_name, ".pth") || has_suffix(de->d_name, ".safetensors")))
             continue;
-        snprintf(path, sizeof path, "%.1024s/%.255s", dir, de->d_name);
+        v[(*n)++] = tui_xstrdup(de->d_name);
+    }
+    closedir(d);
+    qsort(v, *n, sizeof *v, cmp_names);
+    return v;
+}
+
+static void
+free_names(char **v, size_t n)
+{
+    for (size_t i = 0; v != NULL && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void
+list_dir(struct app *a, const char *dir)
+{
+    size_t nn;
+    char **names = dir_names(dir, &nn);
+
+    for (size_t k = 0; k < nn; k++) {
+        char path[2300];
+        const char *name = names[k];
+        snprintf(path, sizeof path, "%.1024s/%.255s", dir, name);
         /* skip duplicates (the same folder named twice) */
         {
             int dup = 0;
@@ -168,11 +225,10 @@ list_dir(struct app *a, const char *dir)
             if (dup)
                 continue;
         }
-        tui_menu_add(&a->menu, de->d_name,
+        tui_menu_add(&a->menu, name,
                      strcmp(path, a->state_path) == 0 ? "(in use)" : dir, path, 0);
-        count++;
     }
-    closedir(d);
+    free_names(names, nn);
 }
 
 /* The library: state files known to the database (imported ones carry
@@ -220,9 +276,14 @@ fill_states(struct app *a)
     char dir[1024];
     const char *env = getenv("RWKV_TUI_STATES");
 
+    tui_menu_add(&a->menu, "(none)",
+                 a->state_path[0] ? "no state file: the greeting" : "(in use) no state file",
+                 "", TUI_STATE_NONE_ID);
     list_library(a);
     if (a->cfg.state_dir[0])
         list_dir(a, a->cfg.state_dir);
+    if (tui_state_dir(dir, sizeof dir) == 0)   /* where C-w saves */
+        list_dir(a, dir);
     if (env && *env)
         list_dir(a, env);
     if (a->state_path[0] && a->state_lib_id == 0) {
@@ -234,7 +295,7 @@ fill_states(struct app *a)
             list_dir(a, ".");
         }
     }
-    if (a->menu.n == 0)
+    if (a->menu.n == 1)
         tui_notice(a, 0, "no state files: set state_dir in the config file or RWKV_TUI_STATES");
 }
 
@@ -251,6 +312,7 @@ fill_presets(struct app *a)
         tui_notice(a, 1, "%s", err.msg);
         return;
     }
+    qsort(names, n, sizeof *names, cmp_names);   /* by name, built-ins among them */
     for (size_t i = 0; i < n; i++) {
         rwkv_sampling s;
         char detail[96];
@@ -280,26 +342,20 @@ fill_models(struct app *a)
     if (a->model_path[0]) {
         const char *slash = strrchr(a->model_path, '/');
         char dir[1024];
-        DIR *d;
-        struct dirent *de;
-        int count = 0;
+        size_t nn;
+        char **names;
 
         snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - a->model_path) : 1,
                  slash ? a->model_path : ".");
-        d = opendir(dir);
-        while (d && (de = readdir(d)) != NULL && count < TUI_MENU_MAX_FILES) {
+        names = dir_names(dir, &nn);       /* sorted by name */
+        for (size_t k = 0; k < nn; k++) {
             char path[1300];
-            if (de->d_name[0] == '.' ||
-                !(has_suffix(de->d_name, ".pth") || has_suffix(de->d_name, ".safetensors")))
-                continue;
-            snprintf(path, sizeof path, "%s/%.255s", dir, de->d_name);
+            snprintf(path, sizeof path, "%s/%.255s", dir, names[k]);
             if (strcmp(path, a->model_path) == 0)
                 continue;
-            tui_menu_add(&a->menu, de->d_name, dir, path, 2);
-            count++;
+            tui_menu_add(&a->menu, names[k], dir, path, 2);
         }
-        if (d)
-            closedir(d);
+        free_names(names, nn);
     }
 }
 
@@ -360,8 +416,18 @@ tui_prompt_accept(struct app *a)
     a->prompt_kind = TUI_PROMPT_NONE;
     a->focus = a->prev_focus;
     switch (kind) {
+    case TUI_PROMPT_SAVE_STATE:
+        tui_state_save(a, a->prompt.buf);
+        break;
     case TUI_PROMPT_RENAME:
-        if (store_session_rename(a->st, a->prompt_target, a->prompt.buf, &err) != RWKV_OK) {
+        if (a->prompt.buf[strspn(a->prompt.buf, " \t")] == '\0') {
+            /* an empty title is refused: the prompt stays open, saying so
+            ** (the footer is the prompt's line, so the label tells) */
+            a->prompt_kind = kind;
+            a->focus = TUI_FOCUS_PROMPT;
+            snprintf(a->prompt_label, sizeof a->prompt_label,
+                     "a title cannot be empty (Esc keeps the old one); new title: ");
+        } else if (store_session_rename(a->st, a->prompt_target, a->prompt.buf, &err) != RWKV_OK) {
             tui_notice(a, 1, "%s", err.msg);
         } else {
             if (a->prompt_target == a->sid)
@@ -414,8 +480,11 @@ act_sessions(struct app *a, int key, int is_fkey, const tui_menu_item *it)
     if (it == NULL)
         return;
     if (!is_fkey && key == CFG_KEY_CTRL('r')) {
+        store_session cur;
         a->prompt_target = it->id;
-        tui_prompt_open(a, TUI_PROMPT_RENAME, "new title: ", it->label);
+        /* the current title, never the "(untitled)" placeholder */
+        tui_prompt_open(a, TUI_PROMPT_RENAME, "new title: ",
+                        store_session_get(a->st, it->id, &cur, &err) == RWKV_OK ? cur.title : "");
     } else if ((!is_fkey && key == CFG_KEY_CTRL('d')) || (is_fkey && key == KEY_DC)) {
         char label[160];
         a->prompt_target = it->id;
@@ -423,18 +492,19 @@ act_sessions(struct app *a, int key, int is_fkey, const tui_menu_item *it)
         tui_prompt_open(a, TUI_PROMPT_DELETE, label, "");
     } else if (!is_fkey && key == CFG_KEY_CTRL('f')) {
         store_session s;
-        int64_t nid;
+        int64_t nid, at = 0;
         if (store_session_get(a->st, it->id, &s, &err) != RWKV_OK ||
-            store_session_fork(a->st, it->id, s.head_turn, NULL, &nid, &err) != RWKV_OK) {
+            (s.head_turn != 0 && sess_fork_point(a->st, s.head_turn, &at, &err) != RWKV_OK) ||
+            store_session_fork(a->st, it->id, at, NULL, &nid, &err) != RWKV_OK) {
             tui_notice(a, 1, "%s", err.msg);
             return;
         }
         tui_menu_close(a);
-        tui_session_load(a, nid, -1);
+        tui_session_job(a, TUI_JOB_OPEN, nid, -1, NULL);
     } else if (!is_fkey && key == TUI_K_ENTER) {
         int64_t id = it->id;
         tui_menu_close(a);
-        tui_session_load(a, id, -1);
+        tui_session_job(a, TUI_JOB_OPEN, id, -1, NULL);
     }
 }
 
@@ -445,10 +515,9 @@ act_branches(struct app *a, int key, int is_fkey, const tui_menu_item *it)
         return;
     if (is_fkey && (key == KEY_LEFT || key == KEY_RIGHT)) {
         size_t sel = a->menu.sel;
-        if (tui_session_step_sibling(a, it->id, key == KEY_LEFT ? -1 : +1) == 0) {
-            tui_menu_open(a, TUI_MENU_BRANCHES);
-            a->menu.sel = sel < a->menu.nvis ? sel : (a->menu.nvis ? a->menu.nvis - 1 : 0);
-        }
+        /* the menu stays; it is filled again when the switch is done */
+        a->menu_sel_keep = sel;
+        tui_session_job(a, TUI_JOB_SIBLING, it->id, key == KEY_LEFT ? -1 : +1, NULL);
         return;
     }
     if (!is_fkey && key == TUI_K_ENTER) {
@@ -457,15 +526,8 @@ act_branches(struct app *a, int key, int is_fkey, const tui_menu_item *it)
             if (t->store_id != it->id)
                 continue;
             if (t->role == TUI_TURN_USER) {
-                store_turn st;
-                rwkv_err err;
-                if (store_turn_get(a->st, t->store_id, &st, &err) != RWKV_OK) {
-                    tui_notice(a, 1, "%s", err.msg);
-                    return;
-                }
-                a->fork_parent = st.parent_id;
+                a->fork_turn = t->store_id;
                 a->fork_pending = 1;
-                store_turn_fini(&st);
                 tui_input_set(&a->in, t->text.p);
                 tui_menu_close(a);
                 tui_notice(a, 0, "edit and send: the message starts a new branch there");
@@ -483,12 +545,55 @@ switch_pending(struct app *a, int replay)
 {
     int64_t id = a->pending_lib_id;
 
-    if (id != 0) {
-        a->pending_lib_id = 0;
-        tui_session_switch_library(a, id, replay);
-    } else {
-        tui_session_switch_state(a, a->pending_state, replay);
+    a->pending_lib_id = 0;
+    if (id > 0)
+        tui_session_job(a, TUI_JOB_SWITCH, id, replay, NULL);
+    else                      /* a path, or "" = none (the greeting) */
+        tui_session_job(a, TUI_JOB_SWITCH, 0, replay, a->pending_state[0] ? a->pending_state
+                                                                          : NULL);
+}
+
+/* The library row holding the same bytes as the file PATH (imported
+** before), else 0: a second import is refused, so a file is listed once. */
+static int64_t
+library_copy_of(struct app *a, const char *path, char *name, size_t cap)
+{
+    store_statefile *v = NULL;
+    size_t n = 0;
+    rwkv_err err;
+    int64_t found = 0;
+    struct stat sb;
+    FILE *fp = NULL;
+    char *mine = NULL;
+
+    if (a->st == NULL || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        store_statefile_list(a->st, &v, &n, &err) != RWKV_OK)
+        return 0;
+    for (size_t i = 0; i < n && found == 0; i++) {
+        store_statefile f;
+        void *data = NULL;
+        if (v[i].path[0] != '\0' || v[i].size != (size_t)sb.st_size)
+            continue;
+        if (mine == NULL) {
+            if (rwkv_fopen_regular(path, &fp, &err) != RWKV_OK)
+                break;
+            mine = tui_xmalloc((size_t)sb.st_size + 1);
+            if (fread(mine, 1, (size_t)sb.st_size, fp) != (size_t)sb.st_size) {
+                fclose(fp);
+                break;
+            }
+            fclose(fp);
+        }
+        if (store_statefile_get(a->st, v[i].id, &f, &data, &err) == RWKV_OK && data != NULL &&
+            memcmp(data, mine, (size_t)sb.st_size) == 0) {
+            found = v[i].id;
+            snprintf(name, cap, "%s", v[i].name);
+        }
+        free(data);
     }
+    free(mine);
+    free(v);
+    return found;
 }
 
 /* C-s in the state menu: import the selected file into the library. */
@@ -500,11 +605,22 @@ import_state(struct app *a, const tui_menu_item *it)
 
     if (it == NULL || it->data == NULL)
         return;
+    if (it->id == TUI_STATE_NONE_ID)
+        return;
     if (it->data[0] == '\0') {
         tui_notice(a, 0, "%s is already in the library", it->label);
         return;
     }
     snprintf(path, sizeof path, "%s", it->data);    /* IT dies with the refill */
+    {
+        char name[STORE_TITLE_MAX];
+        int64_t have = library_copy_of(a, path, name, sizeof name);
+        if (have != 0) {
+            tui_menu_select_id(&a->menu, have);
+            tui_notice(a, 0, "%s is already in the library (as '%s')", path, name);
+            return;
+        }
+    }
     if (tui_session_import_state(a, path, &id) != 0)
         return;
     tui_menu_clear(&a->menu);
@@ -521,14 +637,19 @@ act_states(struct app *a, const tui_menu_item *it)
 
     if (it == NULL || it->data == NULL)
         return;
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return;
+    }
     snprintf(a->pending_state, sizeof a->pending_state, "%s", it->data);
-    a->pending_lib_id = it->data[0] == '\0' ? it->id : 0;   /* imported: by row */
+    a->pending_lib_id = it->id == TUI_STATE_NONE_ID ? 0
+                        : it->data[0] == '\0' ? it->id : 0;   /* imported: by row */
     if (chat_n_turns(a->chat) == 0) {
         tui_menu_close(a);
         switch_pending(a, 0);
         return;
     }
-    cost = tui_session_replay_cost(a);
+    cost = (long)sess_replay_cost(a->sess);
     snprintf(name, sizeof name, "%s", it->label);   /* IT dies with the menu */
     tui_menu_fini(&a->menu);
     tui_menu_init(&a->menu, TUI_MENU_STATE_ASK, "Switch state file");
@@ -660,6 +781,8 @@ tui_menu_key(struct app *a, int key, int is_fkey)
     case TUI_MENU_STATES:
         if (!is_fkey && key == CFG_KEY_CTRL('s'))
             import_state(a, it);
+        else if (!is_fkey && key == CFG_KEY_CTRL('w'))
+            tui_state_save_ask(a);
         else if (enter)
             act_states(a, it);
         break;

@@ -123,16 +123,128 @@ tui_next_cp(const char *s, size_t n, uint32_t *cp)
     return (size_t)-r;
 }
 
+/* ---- grapheme clusters (UAX #29, the parts a terminal needs) -------------
+**
+** A cluster is what a terminal draws as one glyph:
+**   base (Extend | ZWJ)*                        GB9: combining marks, variation
+**                                               selectors, emoji modifiers, tags
+**   ExtPict Extend* ZWJ ExtPict ...              GB11: emoji ZWJ sequences
+**   RI RI                                        GB12/13: flags, in pairs
+**   CR LF, and every other control alone         GB3-5
+** Hangul syllable sequences need no rule here: conjoining vowels and final
+** consonants have wcwidth 0 and join as Extend.  Prepend and SpacingMark
+** are left out (they do not change widths the way terminals count them).
+*/
+
+static int
+is_ri(uint32_t cp)
+{
+    return cp >= 0x1F1E6 && cp <= 0x1F1FF;
+}
+
+/* Extended_Pictographic, approximated by its blocks (emoji-data.txt): the
+** symbols that emoji ZWJ sequences join. */
+static int
+is_pict(uint32_t cp)
+{
+    if (cp < 0xA9)
+        return 0;
+    if (cp >= 0x1F000)
+        return cp <= 0x1FAFF ? !is_ri(cp) && !(cp >= 0x1F3FB && cp <= 0x1F3FF)
+                             : cp >= 0x1FC00 && cp <= 0x1FFFD;
+    return cp == 0xA9 || cp == 0xAE || cp == 0x203C || cp == 0x2049 || cp == 0x2122 ||
+           cp == 0x2139 || (cp >= 0x2194 && cp <= 0x21AA) || (cp >= 0x231A && cp <= 0x23FF) ||
+           cp == 0x24C2 || (cp >= 0x25AA && cp <= 0x25FE) || (cp >= 0x2600 && cp <= 0x27BF) ||
+           (cp >= 0x2934 && cp <= 0x2935) || (cp >= 0x2B05 && cp <= 0x2B55) || cp == 0x3030 ||
+           cp == 0x303D || cp == 0x3297 || cp == 0x3299;
+}
+
+/* Grapheme_Extend and friends: joins the cluster before it (GB9). */
+static int
+is_extend(uint32_t cp)
+{
+    if (cp < 0x300)
+        return 0;
+    if (cp == 0x200C || cp == 0x200D || (cp >= 0xFE00 && cp <= 0xFE0F) ||
+        (cp >= 0x1F3FB && cp <= 0x1F3FF) || (cp >= 0xE0020 && cp <= 0xE007F) ||
+        (cp >= 0xE0100 && cp <= 0xE01EF))
+        return 1;
+    /* zero-width format characters (ZWSP, word joiner, BOM) break: Control */
+    if (cp == 0x200B || (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF ||
+        (cp >= 0x200E && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E))
+        return 0;
+    return wcwidth((wchar_t)cp) == 0;
+}
+
+size_t
+tui_cluster(const char *s, size_t n, int *width, size_t *draw)
+{
+    uint32_t cp, base;
+    size_t i, k, drawn;
+    int pict, zwj = 0, ri, drawing = 1;
+
+    if (n == 0) {
+        *width = 0;
+        *draw = 0;
+        return 0;
+    }
+    i = tui_next_cp(s, n, &base);
+    *width = tui_cp_width(base);
+    if (base == '\r' && i < n && s[i] == '\n')
+        i++;
+    if (base < 0x20 || base == 0x7F) {         /* controls stand alone */
+        *draw = i;
+        return i;
+    }
+    pict = is_pict(base);
+    ri = is_ri(base);
+    drawn = i;
+    while (i < n) {
+        k = tui_next_cp(s + i, n - i, &cp);
+        if (ri) {                               /* the second half of a flag */
+            ri = 0;
+            if (is_ri(cp)) {
+                /* curses counts each half by wcwidth: draw both when that
+                 * makes the flag's 2 columns, else the first alone */
+                if (tui_cp_width(base) + tui_cp_width(cp) == 2)
+                    drawn = i + k;
+                drawing = 0;
+                *width = 2;
+                i += k;
+                continue;
+            }
+        }
+        if (zwj && pict && is_pict(cp)) {       /* ZWJ sequence: one emoji */
+            zwj = 0;
+            *width = 2;
+            i += k;
+            continue;
+        }
+        if (!is_extend(cp))
+            break;
+        zwj = cp == 0x200D;
+        /* curses gives a cell to anything with a width (an emoji modifier)
+         * and a ZWJ could join what follows on the terminal: draw the base
+         * and its zero-width marks up to the first of those */
+        if (zwj || tui_cp_width(cp) != 0)
+            drawing = 0;
+        i += k;
+        if (drawing)
+            drawn = i;
+    }
+    *draw = drawn;
+    return i;
+}
+
 int
 tui_str_width(const char *s, size_t n)
 {
-    int w = 0;
-    size_t i = 0;
-    uint32_t cp;
+    int w = 0, cw;
+    size_t i = 0, d;
 
     while (i < n) {
-        i += tui_next_cp(s + i, n - i, &cp);
-        w += tui_cp_width(cp);
+        i += tui_cluster(s + i, n - i, &cw, &d);
+        w += cw;
     }
     return w;
 }
@@ -140,42 +252,46 @@ tui_str_width(const char *s, size_t n)
 size_t
 tui_char_len(const char *s, size_t n)
 {
-    uint32_t cp;
-    size_t i;
+    int w;
+    size_t d;
 
-    if (n == 0)
-        return 0;
-    i = tui_next_cp(s, n, &cp);
-    if (cp == '\n')
-        return i;
-    while (i < n) {
-        size_t k = tui_next_cp(s + i, n - i, &cp);
-        if (cp == '\n' || tui_cp_width(cp) != 0)
-            break;
-        i += k;
-    }
-    return i;
+    return tui_cluster(s, n, &w, &d);
 }
+
+/* A cluster starts at every code point that can join nothing before it:
+** not Extend, not a regional indicator, not a pictograph.  Stepping back
+** to one of those bounds the forward segmentation tui_char_prev needs;
+** TUI_CLUSTER_BACK caps it for pathological runs (a megabyte of flags). */
+#define TUI_CLUSTER_BACK 4096
 
 size_t
 tui_char_prev(const char *s, size_t pos)
 {
-    size_t start = pos;
-    uint32_t cp;
+    size_t start = pos, i;
+    int w;
+    size_t d;
 
-    /* Step back over code points until one with a non-zero width (the base)
-     * has been passed, then check forward consistency with tui_char_len. */
-    while (start > 0) {
+    if (pos == 0)
+        return 0;
+    while (start > 0 && pos - start < TUI_CLUSTER_BACK) {
         size_t p = start - 1;
+        uint32_t cp;
         while (p > 0 && ((unsigned char)s[p] & 0xC0) == 0x80 && start - p < UTF8_MAX)
             p--;
         tui_next_cp(s + p, start - p, &cp);
         start = p;
-        if (cp == '\n' || tui_cp_width(cp) != 0)
+        if (cp == '\n' || (!is_extend(cp) && !is_ri(cp) && !is_pict(cp)))
             break;
     }
-    /* A run of zero-width marks at the very start counts as one char. */
-    return start;
+    if (s[start] == '\n' && start + 1 < pos)
+        start++;                        /* clusters never span a '\n' */
+    i = start;
+    for (;;) {
+        size_t k = tui_cluster(s + i, pos - i, &w, &d);
+        if (i + k >= pos)
+            return i;
+        i += k;
+    }
 }
 
 /* ---- wrapping ---------------------------------------------------------- */
@@ -213,9 +329,11 @@ tui_wrap(const char *text, size_t n, int width, tui_span **out)
         width = 1;
     while (i < n) {
         uint32_t cp;
-        size_t k = tui_next_cp(text + i, n - i, &cp);
+        size_t d;
         int w;
+        size_t k = tui_cluster(text + i, n - i, &w, &d);
 
+        tui_next_cp(text + i, n - i, &cp);
         if (cp == '\n') {
             spans_add(&sp, row, i - row, cols);
             i += k;
@@ -224,7 +342,6 @@ tui_wrap(const char *text, size_t n, int width, tui_span **out)
             have_brk = 0;
             continue;
         }
-        w = tui_cp_width(cp);
         if (cols + w > width && i > row) {
             if (cp == ' ') {                  /* break at this space, drop it */
                 spans_add(&sp, row, i - row, cols);

@@ -2,7 +2,7 @@
 ** text.h -- text helpers of the TUI that never touch curses (house style
 ** G12): growable byte buffers, display width of UTF-8 text (wcwidth: CJK and
 ** emoji 2 columns, combining marks 0), word wrapping by display width, and
-** the sanitiser that keeps escape sequences and control characters in model
+** grapheme clusters, and the sanitiser that keeps escape sequences and control characters in model
 ** output away from the terminal.
 **
 ** Width depends on LC_CTYPE: the program calls setlocale(LC_ALL, "") and
@@ -43,13 +43,27 @@ int tui_cp_width(uint32_t cp);
 */
 size_t tui_next_cp(const char *s, size_t n, uint32_t *cp);
 
-/* Display columns of N bytes of UTF-8 at S. */
+/*
+** One grapheme cluster (UAX #29 essentials: a base with its combining marks,
+** variation selectors and emoji modifiers; an emoji ZWJ sequence; a pair of
+** regional indicators, i.e. a flag; '\n' alone) at S[0..N), N > 0.
+** Returns its byte length; *WIDTH is its display columns (the width of its
+** first code point; 2 for a ZWJ sequence or a flag); *DRAW how many of its
+** leading bytes keep that width on every terminal when drawn through
+** curses: the base, its zero-width marks and both halves of a flag, but not
+** a skin-tone modifier (tmux counts it 2 more columns, kitty 0) nor the
+** rest of a ZWJ sequence (curses would give each emoji cells of its own;
+** tui/view.c puts a whole sequence into one cell instead when it fits).
+*/
+size_t tui_cluster(const char *s, size_t n, int *width, size_t *draw);
+
+/* Display columns of N bytes of UTF-8 at S (summed per cluster). */
 int tui_str_width(const char *s, size_t n);
 
 /*
-** A "whole character" for editing: a code point plus the zero-width code
-** points (combining marks) after it.  Length in bytes of the one at S[0..N),
-** and the start of the one that ends at S+POS (POS > 0).
+** A "whole character" for editing and cursor moves: one grapheme cluster.
+** Length in bytes of the one at S[0..N), and the start of the one that ends
+** at S+POS (POS > 0).
 */
 size_t tui_char_len(const char *s, size_t n);
 size_t tui_char_prev(const char *s, size_t pos);

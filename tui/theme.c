@@ -128,6 +128,11 @@ theme_parse_color(const char *s)
     char *end;
     long v;
 
+    if (s[0] == '#') {              /* "#rrggbb" */
+        if (strlen(s) != 7 || strspn(s + 1, "0123456789abcdefABCDEF") != 6)
+            return -2;
+        return THEME_RGB_FLAG | (int)strtol(s + 1, NULL, 16);
+    }
     for (size_t i = 0; i < NCOLORS; i++)
         if (strcmp(s, color_names[i].str) == 0)
             return (int)color_names[i].val;
@@ -135,6 +140,213 @@ theme_parse_color(const char *s)
     if (end == s || *end != '\0' || v < 0 || v > 255)
         return -2;
     return (int)v;
+}
+
+/* ---- colours on terminals with fewer of them ------------------------------ */
+
+/* xterm's default RGB for the 16 ANSI colours */
+static const unsigned char ansi16[16][3] = {
+    { 0, 0, 0 },       { 205, 0, 0 },     { 0, 205, 0 },     { 205, 205, 0 },
+    { 0, 0, 238 },     { 205, 0, 205 },   { 0, 205, 205 },   { 229, 229, 229 },
+    { 127, 127, 127 }, { 255, 0, 0 },     { 0, 255, 0 },     { 255, 255, 0 },
+    { 92, 92, 255 },   { 255, 0, 255 },   { 0, 255, 255 },   { 255, 255, 255 },
+};
+static const unsigned char cube6[6] = { 0, 95, 135, 175, 215, 255 };       /* 16-231 */
+static const unsigned char cube4[4] = { 0, 139, 205, 255 };                /* 88: 16-79 */
+static const unsigned char grey88[8] = { 46, 92, 115, 139, 162, 185, 208, 231 };
+
+/* A colour with max-min channel spread below this is a grey: mapped by
+ * lightness, not hue (xterm's 256 greys have spread 0; 110, a pale blue,
+ * has 80). */
+#define THEME_GREY_SPREAD 0x30
+/* At 16 colours a hue maps to its bright variant from this lightness on. */
+#define THEME_BRIGHT_L 150
+
+int
+theme_color_rgb(int c)
+{
+    if (c & THEME_RGB_FLAG)
+        return c & 0xFFFFFF;
+    if (c < 0)
+        return 0;
+    if (c < 16)
+        return ansi16[c][0] << 16 | ansi16[c][1] << 8 | ansi16[c][2];
+    if (c < 232) {
+        c -= 16;
+        return cube6[c / 36] << 16 | cube6[c / 6 % 6] << 8 | cube6[c % 6];
+    }
+    c = 8 + 10 * (c - 232);
+    return c << 16 | c << 8 | c;
+}
+
+static int
+rgb_r(int rgb) { return rgb >> 16 & 255; }
+static int
+rgb_g(int rgb) { return rgb >> 8 & 255; }
+static int
+rgb_b(int rgb) { return rgb & 255; }
+
+static int
+max3(int a, int b, int c) { return a > b ? (a > c ? a : c) : (b > c ? b : c); }
+static int
+min3(int a, int b, int c) { return a < b ? (a < c ? a : c) : (b < c ? b : c); }
+
+/* HSL lightness 0-255 */
+static int
+lightness(int rgb)
+{
+    int r = rgb_r(rgb), g = rgb_g(rgb), b = rgb_b(rgb);
+    return (max3(r, g, b) + min3(r, g, b)) / 2;
+}
+
+static int
+is_grey(int rgb)
+{
+    int r = rgb_r(rgb), g = rgb_g(rgb), b = rgb_b(rgb);
+    return max3(r, g, b) - min3(r, g, b) < THEME_GREY_SPREAD;
+}
+
+/* ANSI colour 1-6 of the hue of RGB (not a grey): the nearest of red,
+ * yellow, green, cyan, blue, magenta at 0, 60, ... 300 degrees. */
+static int
+hue_ansi(int rgb)
+{
+    static const int sector_color[6] = { 1, 3, 2, 6, 4, 5 };
+    int r = rgb_r(rgb), g = rgb_g(rgb), b = rgb_b(rgb);
+    int mx = max3(r, g, b), d = mx - min3(r, g, b);
+    double h;
+
+    if (mx == r)
+        h = 60.0 * (g - b) / d;
+    else if (mx == g)
+        h = 120.0 + 60.0 * (b - r) / d;
+    else
+        h = 240.0 + 60.0 * (r - g) / d;
+    if (h < 0)
+        h += 360.0;
+    return sector_color[(int)(h / 60.0 + 0.5) % 6];
+}
+
+static int
+dist2(int a, int b)
+{
+    int dr = rgb_r(a) - rgb_r(b), dg = rgb_g(a) - rgb_g(b), db = rgb_b(a) - rgb_b(b);
+    return dr * dr + dg * dg + db * db;
+}
+
+/* The nearest of palette entries FROM..TO-1 (RGB distance). */
+static int
+nearest(int rgb, int from, int to, int n88)
+{
+    int best = from, bd = 1 << 30;
+
+    for (int c = from; c < to; c++) {
+        int p;
+        if (!n88 || c < 16) {
+            p = theme_color_rgb(c);
+        } else if (c < 80) {
+            int k = c - 16;
+            p = cube4[k / 16] << 16 | cube4[k / 4 % 4] << 8 | cube4[k % 4];
+        } else {
+            int v = grey88[c - 80];
+            p = v << 16 | v << 8 | v;
+        }
+        int d = dist2(rgb, p);
+        if (d < bd) {
+            bd = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+int
+theme_is_light(const theme *t)
+{
+    int fg = t->role[THEME_ROLE_NORMAL].fg;
+
+    return fg >= 0 && lightness(theme_color_rgb(fg)) < 0x80;
+}
+
+/* Colour C at NCOLORS < 88 colours (8 or 16).  FG: a foreground over a
+ * background of lightness BG_L, which may get THEME_BOLD/THEME_DIM in
+ * *ATTRS when it is a grey on an 8-colour terminal. */
+static int
+map_few(int c, int ncolors, int fg, int bg_l, unsigned *attrs)
+{
+    int rgb, l;
+
+    if (!(c & THEME_RGB_FLAG)) {
+        if (c < 8 || (ncolors >= 16 && c < 16))
+            return c;
+        if (ncolors == 8 && c >= 9 && c < 16) {
+            if (fg)                  /* a bright ANSI colour: bold, as of old */
+                *attrs |= THEME_BOLD;
+            return c - 8;
+        }
+        /* 8 (bright black) at 8 colours and 16-255: by hue or lightness */
+    }
+    rgb = theme_color_rgb(c);
+    l = lightness(rgb);
+    if (!is_grey(rgb)) {
+        int h = hue_ansi(rgb);
+        return ncolors >= 16 && l >= THEME_BRIGHT_L ? h + 8 : h;
+    }
+    if (ncolors >= 16)
+        return l < 0x30 ? 0 : l < 0x98 ? 8 : l < 0xE8 ? 7 : 15;
+    if (!fg)
+        return l < 0x80 ? 0 : 7;
+    if (bg_l < 0x80) {               /* light text on a dark background */
+        if (l < 0x40)
+            return 0;
+        if (l < 0xC0)
+            *attrs |= THEME_DIM;
+        else if (l >= 0xE8)          /* 255, bright white: bold white */
+            *attrs |= THEME_BOLD;
+        return 7;
+    }
+    if (l >= 0xE0)                   /* dark text on a light background */
+        return 7;
+    if (l >= 0x40)
+        *attrs |= THEME_DIM;
+    return 0;
+}
+
+static int
+map_one(int c, int ncolors, int fg, int bg_l, unsigned *attrs)
+{
+    if (c < 0 || ncolors < 8)
+        return -1;
+    if (ncolors >= 0x1000000) {      /* direct colour: 0-7 are the palette */
+        int rgb;
+        if (!(c & THEME_RGB_FLAG) && c < 8)
+            return c;
+        rgb = theme_color_rgb(c);
+        return rgb < 8 ? 0 : rgb;     /* (0-7 would be read as the palette) */
+    }
+    if (ncolors >= 256)
+        return c & THEME_RGB_FLAG ? nearest(c & 0xFFFFFF, 16, 256, 0) : c;
+    if (ncolors >= 88)
+        return c < 16 ? c : nearest(theme_color_rgb(c), 16, 88, 1);
+    return map_few(c, ncolors >= 16 ? 16 : 8, fg, bg_l, attrs);
+}
+
+void
+theme_map_style(const theme_style *s, int ncolors, int light_bg, int *fg, int *bg,
+                unsigned *attrs)
+{
+    int bg_l = light_bg ? 255 : 0;
+
+    *attrs = 0;
+    *bg = map_one(s->bg, ncolors, 0, 0, attrs);
+    if (s->bg >= 0)    /* what the terminal shows at 8/16 colours, else the theme's */
+        bg_l = lightness(theme_color_rgb(ncolors < 88 && *bg >= 0 ? *bg : s->bg));
+    *fg = map_one(s->fg, ncolors, 1, bg_l, attrs);
+    /* two colours the theme keeps apart must not merge (grey on grey) */
+    if (*fg >= 0 && *fg == *bg && s->fg != s->bg && ncolors < 88) {
+        *fg = lightness(theme_color_rgb(*bg)) < 0x80 ? 7 : 0;
+        *attrs &= ~(unsigned)THEME_DIM;
+    }
 }
 
 /* 1-based line of the first "KEY:" at or after the line of "ROLE:". */
@@ -218,15 +430,15 @@ theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap)
                 if (c == -2) {
                     snprintf(msg, msg_cap,
                              "%s:%ld: field '%s' in '%s': unknown colour '%.40s' "
-                             "(a name like 'cyan' or a number 0-255)",
+                             "(a name like 'cyan', a number 0-255 or #rrggbb)",
                              path, find_line(text, role_table[i].key, f), f,
                              role_table[i].key, v);
                     goto out;
                 }
                 if (k == 0)
-                    tmp.role[i].fg = (short)c;
+                    tmp.role[i].fg = c;
                 else
-                    tmp.role[i].bg = (short)c;
+                    tmp.role[i].bg = c;
             }
             tmp.role[i].attrs = (s->bold ? THEME_BOLD : 0) | (s->underline ? THEME_UNDERLINE : 0) |
                                 (s->reverse ? THEME_REVERSE : 0) | (s->dim ? THEME_DIM : 0) |

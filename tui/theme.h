@@ -1,7 +1,7 @@
 /*
 ** theme.h -- colour themes: one enum of roles (house style G11) that the
 ** YAML keys map to, and the loader (libcyaml schema).  No curses here:
-** tui/app.c turns a tui_style into colour pairs and attributes.
+** tui/view.c turns a theme_style into colour pairs and attributes.
 **
 ** File format (see themes/README and rwkv-tui-config(5)):
 **     name: dark
@@ -9,8 +9,13 @@
 **       user:      { fg: cyan, bold: true }
 **       status:    { fg: black, bg: 250 }
 ** Colours: default, black, red, green, yellow, blue, magenta, cyan, white,
-** bright_black .. bright_white, or a number 0-255.  Roles left out keep the
-** built-in default's style.
+** bright_black .. bright_white, a number 0-255 (the xterm 256-colour
+** palette) or "#rrggbb".  Roles left out keep the built-in default's style.
+**
+** A terminal has fewer colours than a theme may name: theme_map_style()
+** picks the nearest colour it has (8, 16, 88, 256 or direct RGB), keeping
+** hue for colours and lightness for greys (bold/dim on 8-colour terminals),
+** so no role ends up black on black or a blue turns red.
 */
 #ifndef RWKV_TUI_THEME_H
 #define RWKV_TUI_THEME_H
@@ -18,7 +23,7 @@
 #include <stddef.h>
 
 #define THEME_MAX_BYTES (256u << 10)  /* a theme file larger than this is refused */
-#define THEME_MSG 512
+#define THEME_MSG 4096   /* message buffers: a config's problems, one per line */
 
 /* X(enum suffix, YAML key, fg, bg, attrs) -- the built-in default theme. */
 #define THEME_ROLES(X)                                                         \
@@ -46,7 +51,12 @@
     X(MENU_TITLE,       "menu_title",       -1, -1, THEME_BOLD)                \
     X(MENU_SELECTED,    "menu_selected",    -1, -1, THEME_REVERSE)             \
     X(MENU_DETAIL,      "menu_detail",       8, -1, 0)                         \
-    X(BORDER,           "border",            8, -1, 0)
+    X(BORDER,           "border",            8, -1, 0)                         \
+    X(HEADING,          "heading",          -1, -1, THEME_BOLD | THEME_UNDERLINE) \
+    X(CODE,             "code",              3, -1, 0)                         \
+    X(CODE_KEYWORD,     "code_keyword",      4, -1, THEME_BOLD)                \
+    X(CODE_STRING,      "code_string",       2, -1, 0)                         \
+    X(CODE_COMMENT,     "code_comment",      8, -1, 0)
 
 #define THEME_BOLD      1u
 #define THEME_UNDERLINE 2u
@@ -61,8 +71,11 @@ enum theme_role {
     THEME_ROLE_COUNT
 };
 
+#define THEME_RGB_FLAG 0x1000000          /* colour value = flag | 0xRRGGBB */
+#define THEME_RGB(r, g, b) (THEME_RGB_FLAG | ((r) << 16) | ((g) << 8) | (b))
+
 typedef struct theme_style {
-    short    fg, bg;      /* -1 = terminal default, 0-255 */
+    int      fg, bg;      /* -1 = terminal default, 0-255, or THEME_RGB() */
     unsigned attrs;       /* THEME_BOLD | ... */
 } theme_style;
 
@@ -95,7 +108,25 @@ int theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap);
 */
 int theme_load(const char *name_or_path, theme *out, char *msg, size_t msg_cap);
 
-/* Parse a colour name or number; -2 if invalid. */
+/* Parse a colour name, number 0-255 or "#rrggbb"; -2 if invalid. */
 int theme_parse_color(const char *s);
+
+/* 0xRRGGBB of colour C (0-255: the xterm palette; THEME_RGB values as is). */
+int theme_color_rgb(int c);
+
+/* 1 if theme T is made for a light background (its normal text is dark). */
+int theme_is_light(const theme *t);
+
+/*
+** What a terminal with NCOLORS colours draws for style S: *FG and *BG are
+** colour numbers for init_pair (-1 = default; with NCOLORS >= 0x1000000, a
+** direct-colour terminal, values >= 8 are 0xRRGGBB), *ATTRS the extra
+** THEME_BOLD / THEME_DIM that stand in for lightness on 8-colour terminals.
+** LIGHT_BG: the theme's background is light (theme_is_light).  NCOLORS < 8
+** gives -1 / -1.  Foreground and background never map to the same colour
+** unless the theme asks for it.
+*/
+void theme_map_style(const theme_style *s, int ncolors, int light_bg, int *fg, int *bg,
+                     unsigned *attrs);
 
 #endif

@@ -17,11 +17,32 @@ tui_tr_init(tui_transcript *t)
     t->width = 40;
 }
 
+const char *
+tui_tr_shown(const tui_turn *tu)
+{
+    if (tu->role == TUI_TURN_ASSISTANT && tu->md.text.p)
+        return tu->md.text.p;
+    return tu->text.p ? tu->text.p : "";
+}
+
+const unsigned char *
+tui_tr_styles(const tui_turn *tu)
+{
+    return tu->role == TUI_TURN_ASSISTANT && tu->md.text.p ? tu->md.style : NULL;
+}
+
+static void
+turn_fini(tui_turn *tu)
+{
+    tui_buf_fini(&tu->text);
+    tui_md_fini(&tu->md);
+}
+
 void
 tui_tr_clear(tui_transcript *t)
 {
     for (int i = 0; i < t->nturns; i++)
-        tui_buf_fini(&t->turns[i].text);
+        turn_fini(&t->turns[i]);
     t->nturns = 0;
     t->nrows = 0;
     t->scroll = 0;
@@ -47,7 +68,59 @@ row_add(tui_transcript *t, int turn, int kind, size_t off, size_t len)
     t->rows[t->nrows].kind = kind;
     t->rows[t->nrows].off = off;
     t->rows[t->nrows].len = len;
+    t->rows[t->nrows].indent = 0;
+    t->rows[t->nrows].code = 0;
     t->nrows++;
+}
+
+/* Rows for N bytes at OFF of TEXT wrapped to W columns, each INDENT
+** columns in (the first FIRST_INDENT), CODE rows or not. */
+static void
+rows_wrapped(tui_transcript *t, int turn, const char *text, size_t off, size_t n, int w,
+             int first_indent, int indent, int code)
+{
+    tui_span *sp;
+    size_t k = tui_wrap(text + off, n, w < 1 ? 1 : w, &sp);
+
+    for (size_t r = 0; r < k; r++) {
+        row_add(t, turn, TUI_ROW_TEXT, off + sp[r].off, sp[r].len);
+        t->rows[t->nrows - 1].indent = r ? indent : first_indent;
+        t->rows[t->nrows - 1].code = code;
+    }
+    free(sp);
+}
+
+/* The rows of a reply: its Markdown rendered, then wrapped line by line. */
+static void
+layout_md(tui_transcript *t, int i, size_t skip, int w)
+{
+    tui_turn *tu = &t->turns[i];
+    tui_md *m = &tu->md;
+    int prose = w < TUI_TR_MAX_TEXT ? w : TUI_TR_MAX_TEXT;
+
+    tui_md_render(m, tu->text.p ? tu->text.p + skip : "", tu->text.len - skip, MB_CUR_MAX > 1);
+    for (size_t k = 0; k < m->nlines; k++) {
+        const tui_md_line_info *l = &m->lines[k];
+        if (l->kind == TUI_MD_CODELINE) {
+            rows_wrapped(t, i, m->text.p, l->off, l->len, w - TUI_TR_CODE_INSET,
+                         TUI_TR_CODE_INSET, TUI_TR_CODE_INSET, 1);
+        } else if (l->kind == TUI_MD_ITEM && l->hang > 0 && l->hang < prose / 2) {
+            /* the first row holds the bullet; the rest hang under its text */
+            tui_span *sp;
+            size_t rest;
+            tui_wrap(m->text.p + l->off, l->len, prose, &sp);
+            row_add(t, i, TUI_ROW_TEXT, l->off, sp[0].len);
+            rest = sp[0].len;
+            free(sp);
+            while (rest < l->len && m->text.p[l->off + rest] == ' ')
+                rest++;
+            if (rest < l->len)
+                rows_wrapped(t, i, m->text.p, l->off + rest, l->len - rest, prose - l->hang,
+                             l->hang, l->hang, 0);
+        } else {
+            rows_wrapped(t, i, m->text.p, l->off, l->len, prose, 0, 0, 0);
+        }
+    }
 }
 
 /* Append the rows of turn I at the end of rows[]. */
@@ -64,6 +137,11 @@ layout_turn(tui_transcript *t, int i)
     ** (" Hi."): the text keeps it, the display drops it. */
     if (tu->role == TUI_TURN_ASSISTANT && tu->text.len > 0 && tu->text.p[0] == ' ')
         skip = 1;
+    if (tu->role == TUI_TURN_ASSISTANT) {
+        layout_md(t, i, skip, w < 1 ? 1 : w);
+        row_add(t, i, TUI_ROW_BLANK, 0, 0);
+        return;
+    }
     n = tui_wrap(tu->text.p ? tu->text.p + skip : "", tu->text.len - skip, w < 1 ? 1 : w, &sp);
     for (size_t k = 0; k < n; k++)
         row_add(t, i, TUI_ROW_TEXT, sp[k].off + skip, sp[k].len);
@@ -101,6 +179,7 @@ tui_tr_add(tui_transcript *t, int role, const char *text, size_t n)
     tu = &t->turns[t->nturns++];
     memset(tu, 0, sizeof *tu);
     tu->role = role;
+    tui_md_init(&tu->md);
     tui_buf_init(&tu->text);
     tui_buf_add(&tu->text, "", 0);
     tui_san_init(&tu->san);
@@ -147,7 +226,7 @@ tui_tr_truncate(tui_transcript *t, int i)
     if (i < 0)
         i = 0;
     while (t->nturns > i)
-        tui_buf_fini(&t->turns[--t->nturns].text);
+        turn_fini(&t->turns[--t->nturns]);
     tui_tr_layout(t, t->width);
 }
 

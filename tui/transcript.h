@@ -5,6 +5,11 @@
 **
 ** Row layout per turn:  a header row (role, flags, sibling position), the
 ** text rows indented by TUI_TR_INDENT columns, one blank row.
+**
+** A reply's Markdown is rendered (tui/markdown.c): its rows index the
+** rendered text (tui_tr_shown), prose wraps at most TUI_TR_MAX_TEXT columns
+** wide, list items hang under their text, code-block rows are inset by
+** TUI_TR_CODE_INSET and hard-wrapped at the pane's width.
 */
 #ifndef RWKV_TUI_TRANSCRIPT_H
 #define RWKV_TUI_TRANSCRIPT_H
@@ -12,9 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "markdown.h"
 #include "text.h"
 
 #define TUI_TR_INDENT 2
+#define TUI_TR_MAX_TEXT 100     /* a reply's prose wraps at most this wide: a
+                                   readable measure on wide terminals */
+#define TUI_TR_CODE_INSET 2     /* code blocks: columns inset from the text */
 
 enum tui_turn_role { TUI_TURN_USER, TUI_TURN_ASSISTANT, TUI_TURN_INFO, TUI_TURN_ERROR };
 
@@ -31,6 +40,7 @@ typedef struct tui_turn {
     int64_t       store_id;    /* turn id in the store, 0 if none */
     int           sib_index;   /* 1-based position among siblings, 0 = n/a */
     int           sib_count;
+    tui_md        md;          /* ASSISTANT: the text's Markdown rendered */
 } tui_turn;
 
 enum tui_row_kind { TUI_ROW_HEADER, TUI_ROW_TEXT, TUI_ROW_BLANK };
@@ -38,7 +48,9 @@ enum tui_row_kind { TUI_ROW_HEADER, TUI_ROW_TEXT, TUI_ROW_BLANK };
 typedef struct tui_row {
     int    turn;      /* index into turns */
     int    kind;      /* enum tui_row_kind */
-    size_t off, len;  /* TEXT rows: bytes of the turn's text */
+    size_t off, len;  /* TEXT rows: bytes of tui_tr_shown(turn) */
+    int    indent;    /* TEXT rows: columns after TUI_TR_INDENT */
+    int    code;      /* TEXT rows: a code-block row */
 } tui_row;
 
 typedef struct tui_transcript {
@@ -49,6 +61,12 @@ typedef struct tui_transcript {
     int       width;     /* text width the rows were wrapped for */
     size_t    scroll;    /* rows hidden below the view; 0 = follow the end */
 } tui_transcript;
+
+/* The text the rows of TU index: the rendered Markdown of a reply, else
+** the text itself.  Borrowed, valid until the turn changes. */
+const char *tui_tr_shown(const tui_turn *tu);
+/* Markdown styles (TUI_MD_*) of those bytes, or NULL (no Markdown). */
+const unsigned char *tui_tr_styles(const tui_turn *tu);
 
 void tui_tr_init(tui_transcript *t);
 void tui_tr_fini(tui_transcript *t);

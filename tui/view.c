@@ -27,24 +27,63 @@
 
 const char *tui_menu_hint(const struct app *a);
 
+/*
+** #rrggbb theme colours on a 256-colour terminal that says it has true
+** colour (COLORTERM=truecolor or 24bit) and lets programs set colours
+** (can_change_color: terminfo ccc/initc): palette slots from 255 down are
+** set to them, so they are exact; curses restores the palette at exit
+** (terminfo oc).  A direct-colour terminfo needs none of this.  Returns the
+** slot for RGB, or -1 (then the nearest palette colour is used).
+*/
 static int
-map_color(int c)
+rgb_slot(int rgb, int *slots, int *nslots)
 {
-    if (c < 0)
+    int k;
+
+    for (k = 0; k < *nslots; k++)
+        if (slots[k] == rgb)
+            return 255 - k;
+    if (*nslots >= 2 * THEME_ROLE_COUNT || 255 - *nslots < 16)
         return -1;
-    if (c >= COLORS)
-        return COLORS >= 8 ? c % 8 : -1;
-    return c;
+    if (init_extended_color(255 - *nslots, (rgb >> 16 & 255) * 1000 / 255,
+                            (rgb >> 8 & 255) * 1000 / 255, (rgb & 255) * 1000 / 255) != OK)
+        return -1;
+    slots[(*nslots)++] = rgb;
+    return 255 - k;
 }
 
+/*
+** Colour pairs from the theme, one per role, mapped to what the terminal has
+** (theme_map_style: 8, 16, 88, 256 colours or direct RGB).  The bold/dim
+** that stand in for greys on 8-colour terminals join the role's attributes.
+*/
 void
 tui_view_init_colors(struct app *a)
 {
+    const char *ct = getenv("COLORTERM");
+    int light, slots[2 * THEME_ROLE_COUNT], nslots = 0;
+    int settable = ct && (strcmp(ct, "truecolor") == 0 || strcmp(ct, "24bit") == 0) &&
+                   COLORS >= 256 && COLORS < THEME_RGB_FLAG && can_change_color();
+
     if (!a->has_colors)
         return;
-    for (int i = 0; i < THEME_ROLE_COUNT && i + 1 < COLOR_PAIRS; i++)
-        init_pair((short)(i + 1), (short)map_color(a->th.role[i].fg),
-                  (short)map_color(a->th.role[i].bg));
+    light = theme_is_light(&a->th);
+    for (int i = 0; i < THEME_ROLE_COUNT && i + 1 < COLOR_PAIRS; i++) {
+        theme_style st = a->th.role[i];
+        int fg, bg;
+        unsigned extra;
+        if (settable && (st.fg & THEME_RGB_FLAG) && st.fg >= 0) {
+            int k = rgb_slot(st.fg & 0xFFFFFF, slots, &nslots);
+            st.fg = k >= 0 ? k : st.fg;
+        }
+        if (settable && (st.bg & THEME_RGB_FLAG) && st.bg >= 0) {
+            int k = rgb_slot(st.bg & 0xFFFFFF, slots, &nslots);
+            st.bg = k >= 0 ? k : st.bg;
+        }
+        theme_map_style(&st, COLORS, light, &fg, &bg, &extra);
+        init_extended_pair(i + 1, fg, bg);
+        a->th.role[i].attrs |= extra;
+    }
 }
 
 int
@@ -79,28 +118,88 @@ fill(int y, int x, int w, int attr)
         mvaddch(y, x + i, ' ');
 }
 
+/*
+** A cluster curses would split (an emoji ZWJ sequence, an emoji with a skin
+** tone: code points with a width of their own after the first) put in one
+** cell: curses writes every code point a cell holds and advances by the
+** first one's width, which is the cluster's.  setcchar() stops at the
+** second spacing code point, so the rest are filled in by hand.  -1 when
+** the cluster has more than a cell holds (CCHARW_MAX code points).
+*/
+static int
+put_cell(const char *s, size_t k)
+{
+#if defined(NCURSES_VERSION) && defined(CCHARW_MAX)
+    cchar_t cc;
+    wchar_t wc[CCHARW_MAX + 1], first[2];
+    size_t i = 0;
+    int n = 0;
+
+    while (i < k) {
+        uint32_t cp;
+        if (n == CCHARW_MAX)
+            return -1;
+        i += tui_next_cp(s + i, k - i, &cp);
+        wc[n++] = (wchar_t)cp;
+    }
+    first[0] = wc[0];
+    first[1] = 0;
+    if (n == 0 || setcchar(&cc, first, 0, 0, NULL) != OK)
+        return -1;
+    for (int j = 1; j < CCHARW_MAX; j++)
+        cc.chars[j] = j < n ? wc[j] : 0;
+    return add_wch(&cc) == OK ? 0 : -1;
+#else
+    (void)s;
+    (void)k;
+    return -1;
+#endif
+}
+
+static int
+has_zwj(const char *s, size_t k)
+{
+    for (size_t i = 0; i + 2 < k; i++)
+        if (s[i] == '\xe2' && s[i + 1] == '\x80' && s[i + 2] == '\x8d')
+            return 1;
+    return 0;
+}
+
 /* Put N bytes of UTF-8 text at (Y, X), at most MAXW columns; returns the
-** columns used.  Characters that would cross MAXW are left out. */
+** columns used.  Characters that would cross MAXW are left out.  Drawn by
+** grapheme cluster (tui_cluster), so curses' idea of the columns is the
+** same as the terminal's for combining marks, emoji sequences and flags. */
 static int
 put(int y, int x, const char *s, size_t n, int maxw, int attr)
 {
-    size_t i = 0, end = 0;
-    int w = 0;
+    size_t i = 0;
+    int w = 0, flags = 0;
 
-    while (i < n) {
-        uint32_t cp;
-        size_t k = tui_next_cp(s + i, n - i, &cp);
-        int cw = tui_cp_width(cp);
-        if (w + cw > maxw)
-            break;
-        w += cw;
-        i += k;
-        end = i;
-    }
-    if (end == 0 || maxw <= 0)
+    if (maxw <= 0)
         return 0;
     attrset(attr);
-    mvaddnstr(y, x, s, (int)end);
+    move(y, x);
+    while (i < n) {
+        size_t d;
+        int cw;
+        size_t k = tui_cluster(s + i, n - i, &cw, &d);
+        if (w + cw > maxw)
+            break;
+        if (d < k && has_zwj(s + i, k) && put_cell(s + i, k) == 0)
+            ;                           /* a ZWJ sequence in one cell */
+        else if (d > 0)
+            addnstr(s + i, (int)d);     /* else what keeps its width */
+        if (cw == 2 && d == k && k == 8 && (unsigned char)s[i] == 0xF0 &&
+            (unsigned char)s[i + 1] == 0x9F && (unsigned char)s[i + 2] == 0x87)
+            flags = 1;
+        w += cw;
+        i += k;
+    }
+    /* a flag is two cells to curses and one glyph to the terminal, which
+     * joins its halves only when they arrive together: repaint the row
+     * whole rather than let curses send one changed half */
+    if (flags)
+        wredrawln(stdscr, y, 1);
     return w;
 }
 
@@ -163,6 +262,9 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
 {
     const chat_stats *ls = &a->last_stats;
     const char *busy = "";
+    /* a session job (resume, sibling, state switch) feeds a stored
+    ** conversation again: "replaying"; else a prompt: "prefilling" */
+    const char *what = a->busy && a->w.job >= TUI_JOB_OPEN ? "replaying" : "prefilling";
     char busybuf[64];
 
     if (a->loading) {
@@ -186,15 +288,15 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
         snprintf(det, sizeof det, "%llu/%llu tok  %.0f tok/s%s",
                  (unsigned long long)ls->prefill_tokens,
                  (unsigned long long)ls->prefill_total, ls->prefill_tps, eta);
-        tui_view_bar_text(full, cap, "prefilling", f, 20, det);
+        tui_view_bar_text(full, cap, what, f, 20, det);
         snprintf(det, sizeof det, "%llu/%llu tok", (unsigned long long)ls->prefill_tokens,
                  (unsigned long long)ls->prefill_total);
-        tui_view_bar_text(mid, cap, "prefilling", f, 12, det);
-        tui_view_bar_text(shrt, cap, "prefilling", f, 8, "");
+        tui_view_bar_text(mid, cap, what, f, 12, det);
+        tui_view_bar_text(shrt, cap, what, f, 8, "");
         return;
     }
     if (a->busy && a->phase == CHAT_PREFILL) {
-        snprintf(busybuf, sizeof busybuf, "prefilling %llu tok... ",
+        snprintf(busybuf, sizeof busybuf, "%s %llu tok... ", what,
                  (unsigned long long)ls->prefill_tokens);
         busy = busybuf;
     } else if (a->busy) {
@@ -202,11 +304,19 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
                  (unsigned long long)ls->gen_tokens);
         busy = busybuf;
     }
-    snprintf(full, cap, " %sprefill %.0f tok/s  decode %.1f tok/s  %ld MiB ", busy,
-             ls->prefill_tps, ls->decode_tps, rss_mib());
-    snprintf(mid, cap, " %sprefill %.0f  decode %.1f tok/s ", busy, ls->prefill_tps,
-             ls->decode_tps);
-    snprintf(shrt, cap, " %sdecode %.1f tok/s ", busy, ls->decode_tps);
+    /* speeds of the last turn, each with its unit; none before there is one
+    ** (no "decode 0.0 tok/s" before anything was generated) */
+    {
+        char pf[64] = "", dc[64] = "";
+        if (ls->prefill_tps > 0 && ls->prefill_tokens > 0)
+            snprintf(pf, sizeof pf, "prefill %.0f tok/s", ls->prefill_tps);
+        if (ls->decode_tps > 0 && ls->gen_tokens > 0)
+            snprintf(dc, sizeof dc, "decode %.1f tok/s", ls->decode_tps);
+        snprintf(full, cap, " %s%s%s%s%s%ld MiB ", busy, pf, pf[0] ? "  " : "", dc,
+                 dc[0] ? "  " : "", rss_mib());
+        snprintf(mid, cap, " %s%s%s%s ", busy, pf, pf[0] && dc[0] ? "  " : "", dc);
+        snprintf(shrt, cap, " %s%s ", busy, dc[0] ? dc : pf);
+    }
 }
 
 static void
@@ -304,6 +414,51 @@ tui_view_draw_loading(struct app *a)
     refresh();
 }
 
+/* The attributes of Markdown style ST (TUI_MD_*) in a reply of role BASE. */
+static int
+md_attr(const struct app *a, unsigned st, int base)
+{
+    int role = st & TUI_MD_COMMENT ? THEME_ROLE_CODE_COMMENT
+             : st & TUI_MD_STRING ? THEME_ROLE_CODE_STRING
+             : st & TUI_MD_KEYWORD ? THEME_ROLE_CODE_KEYWORD
+             : st & (TUI_MD_BLOCK | TUI_MD_CODE) ? THEME_ROLE_CODE
+             : st & TUI_MD_HEADING ? THEME_ROLE_HEADING : base;
+    int attr = tui_role_attr(a, role);
+
+    if (st & TUI_MD_STRONG)
+        attr |= A_BOLD;
+    if (st & TUI_MD_EM)
+#ifdef A_ITALIC
+        attr |= A_ITALIC;
+#else
+        attr |= A_UNDERLINE;
+#endif
+    return attr;
+}
+
+/* put() for rendered Markdown: runs of one style (ST, a byte per byte of
+** S) each in its attributes. */
+static int
+put_md(const struct app *a, int y, int x, const char *s, const unsigned char *st, size_t n,
+       int maxw, int base)
+{
+    size_t i = 0;
+    int w = 0;
+
+    while (i < n && w < maxw) {
+        size_t j = i;
+        int cw;
+        while (j < n && st[j] == st[i])
+            j++;
+        cw = put(y, x + w, s + i, j - i, maxw - w, md_attr(a, st[i], base));
+        if (cw < tui_str_width(s + i, j - i))
+            return w + cw;                      /* cut at the edge */
+        w += cw;
+        i = j;
+    }
+    return w;
+}
+
 static void
 draw_transcript(struct app *a, int top, int h, int w)
 {
@@ -342,8 +497,14 @@ draw_transcript(struct app *a, int top, int h, int w)
             puts_(y, TUI_TR_INDENT, "[interrupted]", w - TUI_TR_INDENT,
                   tui_role_attr(a, THEME_ROLE_INTERRUPTED));
         } else if (row->kind == TUI_ROW_TEXT) {
-            put(y, TUI_TR_INDENT, t->text.p + row->off, row->len, w - TUI_TR_INDENT,
-                tui_role_attr(a, text_role));
+            const unsigned char *st = tui_tr_styles(t);
+            int x0 = TUI_TR_INDENT + row->indent;
+            if (st == NULL)
+                put(y, x0, tui_tr_shown(t) + row->off, row->len, w - x0,
+                    tui_role_attr(a, text_role));
+            else
+                put_md(a, y, x0, tui_tr_shown(t) + row->off, st + row->off, row->len, w - x0,
+                       text_role);
         }
     }
 }
@@ -465,17 +626,32 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
               a->notice_err ? tui_role_attr(a, THEME_ROLE_ERROR) : tui_role_attr(a, THEME_ROLE_INFO));
         return;
     }
-    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
-        char key[16];
-        int kw, nw;
-        cfg_key_name(a->cfg.keys[shown[i]], key, sizeof key);
-        kw = (int)strlen(key);
-        nw = (int)strlen(names[i]);
-        if (x + kw + 1 + nw > a->cols)
-            break;
-        x += puts_(y, x, key, kw, ka);
-        x += puts_(y, x + 1, names[i], nw, fa) + 1;
-        x += 2;
+    /* the hints that fit, by importance (help and quit first), shown in
+    ** their usual order; at 80 columns the least needed ones go */
+    {
+        enum { NSHOWN = sizeof shown / sizeof shown[0] };
+        static const int rank[NSHOWN] = { 0, 2, 3, 6, 7, 8, 5, 4, 1 };  /* 0 = most */
+        char key[NSHOWN][16];
+        int use[NSHOWN] = { 0 }, width = 0;
+        for (int r = 0; r < NSHOWN; r++)
+            for (int i = 0; i < NSHOWN; i++) {
+                int iw;
+                if (rank[i] != r)
+                    continue;
+                cfg_key_name(a->cfg.keys[shown[i]], key[i], sizeof key[i]);
+                iw = (int)strlen(key[i]) + 1 + (int)strlen(names[i]);
+                if (width + (width ? 2 : 0) + iw <= a->cols) {
+                    use[i] = 1;
+                    width += (width ? 2 : 0) + iw;
+                }
+            }
+        for (int i = 0; i < NSHOWN; i++) {
+            if (!use[i])
+                continue;
+            x += puts_(y, x, key[i], (int)strlen(key[i]), ka);
+            x += puts_(y, x + 1, names[i], (int)strlen(names[i]), fa) + 1;
+            x += 2;
+        }
     }
 }
 

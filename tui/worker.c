@@ -1,12 +1,16 @@
 /*
 ** worker.c -- the generation thread (house style G7).
 **
-** One job at a time runs on its own thread: SUBMIT (chat_submit+chat_run),
-** REGEN (chat_regen+chat_run), PRIME (chat_prime).  The chat's callbacks run
+** One job at a time runs on its own thread, through the session runtime
+** (storage/session.h, which saves as the reply goes): SUBMIT (sess_submit +
+** sess_run, after a sess_fork when editing), REGEN (sess_regen + sess_run),
+** PRIME (chat_prime), OPEN / SIBLING / SWITCH (sess_open, sess_step_sibling,
+** sess_switch_state: they may replay, with progress).  The chat's callbacks run
 ** on that thread and only append events to a mutex-protected list and write
 ** one byte to a non-blocking pipe; the UI thread poll()s the pipe together
 ** with stdin, drains the list and draws.  The worker never calls curses,
-** never touches the transcript or the store.  END is always the last event
+** never touches the transcript or the UI's store connection (the runtime
+** writes through its own).  END is always the last event
 ** of a job; after it the UI thread joins the thread.
 */
 #include "app.h"
@@ -112,90 +116,125 @@ ev_new(int type)
 static void
 cb_text(void *ud, const char *text, size_t len)
 {
-    struct app *a = ud;
     tui_event *e = ev_new(TUI_EV_TEXT);
 
     e->text = tui_xstrndup(text, len);
     e->len = len;
-    post(&a->w, e);
+    post(ud, e);
 }
 
 static void
 cb_phase(void *ud, int phase)
 {
-    struct app *a = ud;
     tui_event *e = ev_new(TUI_EV_PHASE);
 
     e->phase = phase;
-    post(&a->w, e);
+    post(ud, e);
 }
 
 static void
 cb_done(void *ud, const chat_turn *t)
 {
-    struct app *a = ud;
     tui_event *e = ev_new(TUI_EV_DONE);
 
     e->stats = t->stats;
     e->stop = t->stop;
-    post(&a->w, e);
+    post(ud, e);
 }
 
 static void
 cb_stats(void *ud, const chat_stats *st)
 {
-    struct app *a = ud;
     tui_event *e = ev_new(TUI_EV_STATS);
 
     e->stats = *st;
-    post(&a->w, e);
+    post(ud, e);
 }
 
-/* The callbacks table the chat is created with (app.c). */
+/* The callbacks table the chat is created with (app.c); ud = the tui_worker. */
 const chat_callbacks tui_worker_callbacks_proto = {
     .text = cb_text, .phase = cb_phase, .done = cb_done, .ud = NULL, .stats = cb_stats,
 };
 
+void
+tui_worker_note(void *ud, int is_err, const char *msg)
+{
+    tui_event *e = ev_new(TUI_EV_NOTE);
+
+    e->text = tui_xstrdup(msg);
+    e->len = strlen(msg);
+    e->phase = is_err;
+    post(ud, e);
+}
+
+void
+tui_worker_progress(void *ud, uint64_t done, uint64_t total)
+{
+    tui_event *e = ev_new(TUI_EV_STATS);
+
+    e->stats.prefill_tokens = done;
+    e->stats.prefill_total = total;
+    post(ud, e);
+}
+
 static void *
 worker_main(void *arg)
 {
-    struct app *a = arg;
+    tui_worker *w = arg;
     tui_event *end = ev_new(TUI_EV_END);
+    sess *s = w->sess;
     int rc = RWKV_OK;
 
-    switch (a->w.job) {
+    switch (w->job) {
     case TUI_JOB_SUBMIT:
-        rc = chat_submit(a->chat, a->w.msg, strlen(a->w.msg), &end->err);
+        if (w->arg1 > 0)
+            rc = sess_fork(s, w->arg1, NULL, &end->err);
         if (rc == RWKV_OK)
-            rc = chat_run(a->chat, &end->err);
+            rc = sess_submit(s, w->msg, strlen(w->msg), &end->err);
+        if (rc == RWKV_OK)
+            rc = sess_run(s, &end->err);
         break;
     case TUI_JOB_REGEN:
-        rc = chat_regen(a->chat, &end->err);
+        rc = sess_regen(s, &end->err);
         if (rc == RWKV_OK)
-            rc = chat_run(a->chat, &end->err);
+            rc = sess_run(s, &end->err);
         break;
     case TUI_JOB_PRIME:
-        rc = chat_prime(a->chat, &end->err);
+        rc = chat_prime(sess_chat(s), &end->err);
+        break;
+    case TUI_JOB_OPEN:
+        rc = sess_open(s, w->arg1, w->arg2, &end->err);
+        break;
+    case TUI_JOB_SIBLING:
+        rc = sess_step_sibling(s, w->arg1, (int)w->arg2, &end->err);
+        break;
+    case TUI_JOB_SWITCH:
+        rc = sess_switch_state(s, w->msg, w->arg1, (int)w->arg2, &end->err);
         break;
     default:
         break;
     }
+    w->started = sess_started(s);
     end->rc = rc;
-    post(&a->w, end);
+    post(w, end);
     return NULL;
 }
 
 int
-tui_worker_start(struct app *a, int job, char *msg)
+tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64_t arg2)
 {
-    if (a->w.running)
-        tui_worker_join(&a->w);
-    free(a->w.msg);
-    a->w.msg = msg;
-    a->w.job = job;
-    if (pthread_create(&a->w.thread, NULL, worker_main, a) != 0)
+    if (w->running)
+        tui_worker_join(w);
+    free(w->msg);
+    w->msg = msg;
+    w->sess = s;
+    w->job = job;
+    w->arg1 = arg1;
+    w->arg2 = arg2;
+    w->started = 0;
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
         return -1;
-    a->w.running = 1;
+    w->running = 1;
     return 0;
 }
 

@@ -11,7 +11,7 @@ out=$("$RWKV_TUI" bench --shape demo-v6 --save "$TMP/v6.pth" --threads 2 2>&1) \
     || fail "save demo-v6: $out"
 if printf '%s\n' "$out" | grep -Eq "^$TMP/v6\.pth: demo-v6 model \(bfloat16, seed 1\), [0-9]+ bytes .* s$"; then ok
 else fail "save report: $out"; fi
-[ -f "$TMP/v6.pth" ] && [ ! -e "$TMP/v6.pth.tmp" ] && ok || fail "file / leftover temporary"
+[ -f "$TMP/v6.pth" ] && ! ls -a "$TMP" | grep -q '\.tmp$' && ok || fail "file / leftover temporary"
 out=$(python3 "$CHECK" "$TMP/v6.pth" 2>&1)
 [ "$out" = "ok 62 tensors" ] && ok || fail "python check v6: $out"
 

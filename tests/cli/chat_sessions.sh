@@ -3,10 +3,12 @@
 # every turn saved with its state, a resumed session continuing exactly as
 # one long process does (snapshot or replay), crash and Ctrl-C mid-reply,
 # bad input.  Real database files in a temp dir, the real binary, the
-# fixture models.
+# fixture models -- or, without them, the demo model for every check that
+# holds for any byte-level model (the others are counted as skipped).
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
 TINY="--model $FX/models/tiny-7v0-fp32.pth"
+[ -e "$FX/models/tiny-7v0-fp32.pth" ] || [ -n "${CI:-}" ] || TINY=--demo
 WORLD="--model $FX/models/world-7v0-rand-bf16.pth --vocab $FX/rwkv_vocab_v20230424.txt"
 STATE="$FX/states/state-7v0-A.pth"
 HAVE_SQLITE=0
@@ -40,7 +42,7 @@ case $out in *"#1 system [state]"*"#2 user [state]:"*"hi"*"#3 assistant [state]:
 # the replies stored are the replies printed
 "$T" sessions --db "$D1" export 1 >"$TMP/n1.md"
 r1=$(sed -n 's/^Assistant:\(.*\)$/\1/p' "$TMP/n1" | head -1)
-grep -qF -- "$r1" "$TMP/n1.md" && ok || fail "first reply not in the export"
+"$T" sessions --db "$D1" export 1 --format json | python3 -c 'import json,re,sys; r=re.sub("[\x00-\x08\x0b-\x1f\x7f-\x9f]", "\ufffd", sys.argv[1]); sys.exit(0 if any(r in t["text"] for t in json.load(sys.stdin)["turns"]) else 1)' "$r1" && ok || fail "first reply not in the export"
 if [ $HAVE_SQLITE = 1 ]; then
     [ "$(q "$D1" 'select count(*) from turns where role=1')" = 2 ] && ok || fail "user turns"
     [ "$(q "$D1" "select count(*) from turns where role=2 and interrupted=0 and sampling like '%seed=%' and length(tokens)>0")" = 2 ] \
@@ -89,18 +91,24 @@ if [ $HAVE_SQLITE = 1 ]; then
         || fail "fork before 6 with replay: $(cat "$TMP/G4.err")"
 fi
 # World model
+if have_fixture models/world-7v0-rand-bf16.pth 1; then
 three | "$T" chat $WORLD --seed 3 --max-tokens 30 >"$TMP/W" 2>/dev/null
 D4=$TMP/world.db
 printf 'hi\nwhat is 2+2?\n' | "$T" chat $WORLD --db "$D4" --new w --seed 3 --max-tokens 30 >"$TMP/W1" 2>/dev/null
 printf 'and 3+3?\n' | "$T" chat --db "$D4" --session 1 --seed 3 --vocab "$FX/rwkv_vocab_v20230424.txt" >"$TMP/W2" 2>"$TMP/W2.err"
 cat "$TMP/W1" "$TMP/W2" | cmp -s - "$TMP/W" && ok || fail "world: resumed third reply differs: $(cat "$TMP/W2.err")"
+fi
 # a state-file session resumes from its state file (no --state needed)
+HAVE_STATE=0
+if have_fixture states/state-7v0-A.pth 2; then
+HAVE_STATE=1
 three | "$T" chat $TINY --state "$STATE" --seed 5 --max-tokens 40 >"$TMP/S" 2>/dev/null
 D5=$TMP/state.db
 printf 'hi\nwhat is 2+2?\n' | "$T" chat $TINY --state "$STATE" --db "$D5" --new s --seed 5 --max-tokens 40 >"$TMP/S1" 2>/dev/null
 printf 'and 3+3?\n' | "$T" chat --db "$D5" --session 1 --seed 5 >"$TMP/S2" 2>"$TMP/S2.err"
 cat "$TMP/S1" "$TMP/S2" | cmp -s - "$TMP/S" && ok || fail "state file: resumed differs: $(cat "$TMP/S2.err")"
 expect_fail "other state file" 'starts from the state file' "$T" chat --db "$D5" --session 1 --state "$FX/states/state-7v0-B.pth"
+fi
 
 # --- 3. snapshots gone -> replay, same output ------------------------------------------------
 if [ $HAVE_SQLITE = 1 ]; then
@@ -125,6 +133,7 @@ if [ $HAVE_SQLITE = 1 ]; then
     grep -q 'replayed' "$TMP/R3.err" && ok || fail "corrupt snapshot note: $(cat "$TMP/R3.err")"
 fi
 # other weights of the same shape: snapshots not used, replayed, told in one line
+if have_fixture models/tiny-7v0-bf16.pth 2; then
 cpdb "$TMP/two-before.db" "$TMP/r4.db"
 printf 'and 3+3?\n' | "$T" chat --model "$FX/models/tiny-7v0-bf16.pth" --db "$TMP/r4.db" --session 2 --seed 7 \
     >"$TMP/R4" 2>"$TMP/R4.err"
@@ -132,6 +141,7 @@ rc=$?
 [ $rc = 0 ] && ok || fail "same-shape model exit $rc: $(cat "$TMP/R4.err")"
 [ "$(grep -c 'not used: made with another model.*replayed [0-9]* tokens' "$TMP/R4.err")" = 1 ] && ok \
     || fail "same-shape model note: $(cat "$TMP/R4.err")"
+fi
 # another precision: replayed too
 cpdb "$TMP/two-before.db" "$TMP/r5.db"
 printf 'and 3+3?\n' | "$T" chat --db "$TMP/r5.db" --session 2 --seed 7 --strategy 'cpu bf16' >/dev/null 2>"$TMP/R5.err" \
@@ -220,6 +230,7 @@ printf 'pangolins?\n' | "$T" chat $TINY --db "$TMP/auto.db" --seed 1 --max-token
 grep -qx 'new session 1: pangolins?' "$TMP/a.err" && ok || fail "--db alone: $(cat "$TMP/a.err")"
 
 # a session resumes from any directory (model and state paths are absolute)
+if [ $HAVE_STATE = 1 ]; then
 (cd "$TMP" && printf 'and 3+3?\n' | "$T" chat --db "$D5" --session 1 --seed 5 >/dev/null 2>"$TMP/cd.err") \
     && grep -q 'resumed session 1' "$TMP/cd.err" && ok || fail "resume elsewhere: $(cat "$TMP/cd.err")"
 # /state in a saved session: the next message starts a new session from it
@@ -229,10 +240,15 @@ grep -qx 'new session 2: hello' "$TMP/st.err" && "$T" sessions --db "$TMP/st.db"
     && ok || fail "/state: $(cat "$TMP/st.err")"
 printf 'more\n' | "$T" chat --db "$TMP/st.db" --resume --seed 1 --max-tokens 5 >/dev/null 2>"$TMP/st2.err" \
     && grep -qx 'resumed session 2: hello (2 turns)' "$TMP/st2.err" && ok || fail "resume /state session: $(cat "$TMP/st2.err")"
+elif [ -z "${CI:-}" ]; then   # (under CI the missing state file failed above)
+    skip 3 "(3) the state-file session checks need $FX/states"
+fi
 
 # --- 5. bad input: one line, non-zero ----------------------------------------------------------
+if have_fixture models/tiny-6v0-fp32.pth 1; then
 expect_fail "wrong model" 'session 2 was made with .*tiny-7v0-fp32.* not this model.*--new' \
     "$T" chat --model "$FX/models/tiny-6v0-fp32.pth" --db "$D2" --session 2
+fi
 expect_fail "no such session" 'no session 999' "$T" chat $TINY --db "$D2" --session 999
 printf 'SQLite format 3\0garbage garbage garbage' >"$TMP/bad.db"
 expect_fail "corrupt db" 'bad.db' "$T" chat $TINY --db "$TMP/bad.db" --new x
@@ -245,9 +261,27 @@ expect_fail "resume, empty db" 'no saved sessions in' "$T" chat --db "$TMP/empty
 expect_fail "bad id" "'abc' is not a session id" "$T" chat --session abc
 expect_fail "two modes" 'one of --session' "$T" chat $TINY --new a --resume
 expect_fail "empty title" 'title' "$T" chat $TINY --new ''
+if have_fixture states/state-7v0-A.pth 1; then
 expect_fail "state for a session without" 'has no state file' "$T" chat --db "$D2" --session 2 --state "$STATE"
+fi
 if [ $HAVE_SQLITE = 1 ]; then
     [ "$(q "$D2" 'pragma integrity_check')" = ok ] && ok || fail "integrity_check"
+fi
+
+# --- a World session keeps its model and vocabulary (resume and import: no --vocab) -------
+if have_fixture models/world-7v0-rand-bf16.pth 5 && have_fixture rwkv_vocab_v20230424.txt 5; then
+    WDB=$TMP/world-vocab.db
+    printf 'hello\n' | RWKV_WEIGHT_CACHE=0 "$T" chat --model "$FX/models/world-7v0-rand-bf16.pth" \
+        --vocab "$FX/rwkv_vocab_v20230424.txt" --db "$WDB" --new w --max-tokens 4 --seed 1 \
+        >/dev/null 2>"$TMP/w1.err" && ok || fail "world chat: $(cat "$TMP/w1.err")"
+    printf 'more\n' | RWKV_WEIGHT_CACHE=0 "$T" chat --db "$WDB" --resume --max-tokens 4 \
+        >"$TMP/w2" 2>"$TMP/w2.err" && grep -q 'resumed session 1: w' "$TMP/w2.err" && ok \
+        || fail "world resume without --vocab: $(cat "$TMP/w2.err")"
+    "$T" sessions --db "$WDB" export 1 --format json >"$TMP/w.json" && ok || fail "world export"
+    "$T" sessions --db "$TMP/world2.db" import "$TMP/w.json" >/dev/null && ok || fail "world import"
+    printf 'again\n' | RWKV_WEIGHT_CACHE=0 "$T" chat --db "$TMP/world2.db" --session 1 --max-tokens 4 \
+        >/dev/null 2>"$TMP/w3.err" && grep -q 'resumed session 1' "$TMP/w3.err" && ok \
+        || fail "imported world session without --model/--vocab: $(cat "$TMP/w3.err")"
 fi
 
 finish

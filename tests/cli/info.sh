@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# info.sh -- `rwkv-tui info` on the fixture checkpoints, and its errors.
+# info.sh -- `rwkv-tui info` on the fixture checkpoints (skipped without
+# them), on a model written by `bench --save`, and its errors.
 . "$(dirname "$0")/lib.sh"
 
 check_info() {   # MODEL FIELD-REGEX...
@@ -10,6 +11,11 @@ check_info() {   # MODEL FIELD-REGEX...
     done
     ok
 }
+# a model of our own writer: always there
+"$RWKV_TUI" bench --shape demo --save "$TMP/gen.pth" >/dev/null 2>&1 || fail "bench --save"
+check_info "$TMP/gen.pth" "version: +RWKV 7\.0" "layers: +2" "embedding: +128" "heads: +2 x 64" \
+    "vocab: +256" "dtypes: +bfloat16" "format: +pth"
+if have_fixture models 8; then
 check_info "$FX/models/tiny-7v0-fp32.pth" "version: +RWKV 7\.0" "layers: +12" "embedding: +64" \
     "heads: +1 x 64" "ffn: +256" "vocab: +256" "dtypes: +float32" "format: +pth" "file size: +3445257 bytes"
 check_info "$FX/models/tiny-4v0-bf16.pth" "version: +RWKV 4$" "layers: +4" "embedding: +128" "dtypes: +bfloat16"
@@ -19,9 +25,11 @@ check_info "$FX/models/tiny-5v2-fp32" "version: +RWKV 5\.2"
 check_info "$FX/models/tiny-6v0-fp32.pth" "version: +RWKV 6\.0" "heads: +16 x 8" "ffn: +448"
 check_info "$FX/models/rand-7v0-h2-bf16.pth" "heads: +2 x 64" "layers: +3" "ffn: +512"
 check_info "$FX/models/world-7v0-rand-bf16.pth" "vocab: +65536"
+fi
 if "$RWKV_TUI" info --demo | grep -q "format: *demo"; then ok; else fail "info --demo"; fi
 # weight bytes per token: fp32 = 4 bytes x (parameters - embedding); other
 # strategies store the linears smaller
+if have_fixture models/tiny-7v0-fp32.pth 3; then
 wb() { "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "$1" | sed -n 's/^weights: *\([0-9]*\) bytes.*/\1/p'; }
 params=$("$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" | sed -n 's/^parameters: *\([0-9]*\) .*/\1/p')
 w32=$(wb "cpu fp32"); w16=$(wb "cpu bf16"); wh=$(wb "cpu fp16"); w8=$(wb "cpu fp32i8"); wmix=$(wb "cpu fp32i8 *6 -> cpu fp32")
@@ -29,8 +37,9 @@ if [ -n "$params" ] && [ "$w32" = $((4 * (params - 256 * 64))) ]; then ok; else 
 if [ "$w16" -lt "$w32" ] && [ "$wh" = "$w16" ] && [ "$w8" -lt "$w16" ] && [ "$wmix" -gt "$w8" ] && [ "$wmix" -lt "$w32" ]; then ok
 else fail "weight bytes fp32 $w32 bf16 $w16 fp16 $wh fp32i8 $w8 mixed $wmix"; fi
 if "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cpu fp32i8 *6 -> cpu fp32" | grep -q "strategy: *cpu fp32i8 \*6 -> cpu fp32"; then ok; else fail "mixed strategy shown"; fi
-expect_fail "info cuda strategy" "built without CUDA|cuda layers are not supported yet|no CUDA device" "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cuda fp16"
-expect_fail "info bad strategy" "unknown dtype" "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cpu fp64"
+fi
+expect_fail "info cuda strategy" "built without CUDA|cuda layers are not supported yet|no CUDA device" "$RWKV_TUI" info --model "$TMP/gen.pth" --strategy "cuda fp16"
+expect_fail "info bad strategy" "unknown dtype" "$RWKV_TUI" info --model "$TMP/gen.pth" --strategy "cpu fp64"
 if "$RWKV_TUI" info --help | grep -q -- '--model'; then ok; else fail "info --help"; fi
 expect_fail "info missing file" "nonexistent" "$RWKV_TUI" info --model /nonexistent/m.pth
 expect_fail "info no model" "--model" "$RWKV_TUI" info

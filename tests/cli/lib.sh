@@ -1,5 +1,8 @@
 # tests/cli/lib.sh -- helpers for shell tests of the real binary.
 # Source it; call ok/fail (or check CMD...), end with `finish`.
+# Checks that need the reference fixtures go under `if have_fixture REL N`
+# (N = how many checks that block makes): without the fixture they are
+# counted as skipped -- or failed when CI is set (see docs/testing.md).
 set -u
 RWKV_TUI=${RWKV_TUI:-$PWD/rwkv-tui}
 FX=${RWKV_FIXTURES:-../shared/fixtures}
@@ -7,8 +10,25 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/rwkv-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 _pass=0
 _fail=0
+_skip=0
 ok()   { _pass=$((_pass + 1)); }
 fail() { _fail=$((_fail + 1)); echo "FAIL ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: $*"; }
+# skip N REASON: N checks not run, one SKIP line.
+skip() { _skip=$((_skip + $1)); shift; echo "SKIP $*"; }
+# have_fixture REL N: 0 when $FX/REL exists; otherwise N checks are counted
+# as skipped (CI set: one failure) and it returns 1.
+have_fixture() {
+    [ -e "$FX/$1" ] && return 0
+    if [ -n "${CI:-}" ]; then
+        _fail=$((_fail + 1))
+        echo "FAIL ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: fixture $FX/$1 missing and CI is set (set RWKV_FIXTURES=DIR)"
+    else
+        skip "$2" "($2) fixture $FX/$1 not found (reference fixtures come from RWKV_FIXTURES)"
+    fi
+    return 1
+}
+# is_root: permission checks cannot fail for root; tests skip them then.
+is_root() { [ "$(id -u)" = 0 ]; }
 # expect_fail DESC PATTERN CMD... : CMD exits non-zero, stderr is exactly one
 # line matching PATTERN (extended regex), and nothing crashed.
 expect_fail() {
@@ -23,4 +43,8 @@ expect_fail() {
     if ! printf '%s' "$err" | grep -Eq -- "$pat"; then fail "$desc: stderr '$err' !~ /$pat/"; return; fi
     ok
 }
-finish() { echo "$_pass passed, $_fail failed"; [ $_fail = 0 ]; }
+finish() {
+    if [ $_skip -gt 0 ]; then echo "$_pass passed, $_fail failed, $_skip skipped"
+    else echo "$_pass passed, $_fail failed"; fi
+    [ $_fail = 0 ]
+}

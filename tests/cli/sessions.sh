@@ -31,9 +31,18 @@ expect_fail "bad id" "'abc' is not a session id" "$T" sessions --db "$DB" show a
 expect_fail "missing arg" "usage: rwkv-tui sessions fork ID TURN" "$T" sessions --db "$DB" fork 1
 expect_fail "db needs value" "needs a value" "$T" sessions list --db
 
-# empty database: created with its directories, mode 0600
+# an explicit --db in a missing directory: one line, no directory made
+expect_fail "--db in a missing dir" "s.db: cannot create the session database: directory .*/db: No such file" \
+    "$T" sessions --db "$DB" list
+[ -e "$TMP/db" ] && fail "--db made its directory" || ok
+mkdir "$TMP/db"
+# empty database: created mode 0600
 out=$("$T" sessions --db "$DB" list) && case $out in *"no saved sessions"*) ok ;; *) fail "empty list: $out" ;; esac
 [ "$(stat -c %a "$DB")" = 600 ] && ok || fail "db mode $(stat -c %a "$DB")"
+# a pre-existing empty file (umask 022) ends up 0600
+( umask 022; : > "$TMP/empty.db" )
+"$T" sessions --db "$TMP/empty.db" list >/dev/null && [ "$(stat -c %a "$TMP/empty.db")" = 600 ] && ok \
+    || fail "empty db mode $(stat -c %a "$TMP/empty.db")"
 
 # default location from $XDG_DATA_HOME
 XDG_DATA_HOME=$TMP/xdg "$T" sessions list >/dev/null && [ -f "$TMP/xdg/rwkv-tui/rwkv-tui.db" ] && ok \
@@ -106,4 +115,14 @@ if command -v sqlite3 >/dev/null; then
 else
     echo "note: sqlite3 CLI not installed: newer-schema case covered by test_store only"
 fi
+# the fork rule (as /fork and the full-screen client's edit): at a user turn
+# the new session ends before that message; before the first one there is nothing
+FDB=$TMP/fork.db
+"$T" sessions --db "$FDB" import "$TMP/chat.json" >/dev/null
+out=$("$T" sessions --db "$FDB" fork 1 3) \
+    && [ "$out" = "forked session 1 before message 3 (at turn 2) as session 2" ] && ok || fail "fork at a user turn: $out"
+out=$("$T" sessions --db "$FDB" show 2)
+case $out in *"Where do pangolins sleep?"*"In burrows."*) ok ;; *) fail "fork before message: $out" ;; esac
+case $out in *"what do they eat"*) fail "the message forked at was copied" ;; *) ok ;; esac
+expect_fail "fork before the first message" 'nothing comes before it' "$T" sessions --db "$FDB" fork 1 1
 finish

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tests/cli/sessions_search.sh -- `rwkv-tui sessions search`: words match as
-# prefixes ("pango" finds "pangolins"), all words required, and quotes or
-# FTS5 operators typed by the user are text (never an SQL/FTS error).
+# substrings in any script ("ango" finds "pangolins", a Chinese word inside a
+# sentence is found), titles match, all words are required, words under 3
+# characters work, and quotes or FTS5 operators typed by the user are text
+# (never an SQL/FTS error).
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
 DB=$TMP/s.db
@@ -12,7 +14,7 @@ cat > "$TMP/chat.json" <<'JSON'
  "turns": [
   {"id": 1, "parent": null, "role": "user", "text": "Where do pangolins sleep?",
    "tokens": [85], "time_ms": 1700000000001},
-  {"id": 2, "parent": 1, "role": "assistant", "text": "In burrows, nearby termites.",
+  {"id": 2, "parent": 1, "role": "assistant", "text": "In burrows, nearby termites. 它们喜欢吃蚂蚁。",
    "tokens": [73], "time_ms": 1700000000002}
  ]}
 JSON
@@ -20,13 +22,29 @@ JSON
 
 out=$("$T" sessions --db "$DB" search pango) &&
     [ "$(printf '%s\n' "$out" | grep -c '^session 1 turn')" = 1 ] &&
-    case $out in *"[pangolins]"*) ok ;; *) fail "prefix: $out" ;; esac || fail "prefix search: $out"
+    case $out in *"[pango]lins"*) ok ;; *) fail "prefix: $out" ;; esac || fail "prefix search: $out"
+# the title matches too
+out=$("$T" sessions --db "$DB" search pango) &&
+    case $out in *"session 1 (title): [Pango]lin facts"*) ok ;; *) fail "title: $out" ;; esac || fail "title search"
+out=$("$T" sessions --db "$DB" search 'facts') &&
+    [ "$out" = "session 1 (title): Pangolin [facts]" ] && ok || fail "title only: $out"
+# a substring inside a word, any script
+out=$("$T" sessions --db "$DB" search ermit) &&
+    case $out in *"turn 2 (assistant)"*"t[ermit]es"*) ok ;; *) fail "infix: $out" ;; esac || fail "infix"
+out=$("$T" sessions --db "$DB" search 吃蚂蚁) &&
+    case $out in *"turn 2 (assistant)"*"[吃蚂蚁]"*) ok ;; *) fail "chinese inside a sentence: $out" ;; esac || fail "cjk"
+out=$("$T" sessions --db "$DB" search 蚂) &&
+    case $out in *"turn 2 (assistant)"*) ok ;; *) fail "1 character: $out" ;; esac || fail "cjk 1 char"
+out=$("$T" sessions --db "$DB" search 'do sleep') &&
+    case $out in *"turn 1 (user)"*) ok ;; *) fail "2-character word: $out" ;; esac || fail "short word"
 out=$("$T" sessions --db "$DB" search 'burr term') &&
     case $out in *"turn 2 (assistant)"*) ok ;; *) fail "two prefixes: $out" ;; esac || fail "two prefixes"
 out=$("$T" sessions --db "$DB" search 'burr zebra') &&
     case $out in *"no matches"*) ok ;; *) fail "all words required: $out" ;; esac || fail "all words"
 out=$("$T" sessions --db "$DB" search 'NEAR(') &&
-    case $out in *"[nearby]"*) ok ;; *) fail "NEAR( is a word: $out" ;; esac || fail "NEAR("
+    case $out in *"no matches"*) ok ;; *) fail "NEAR( is text: $out" ;; esac || fail "NEAR("
+out=$("$T" sessions --db "$DB" search '"nearby termites"') &&
+    case $out in *"[nearby termites]"*) ok ;; *) fail "phrase: $out" ;; esac || fail "phrase"
 for q in '"' '*' 'AND' 'NEAR(' '-' '"pango' 'a"b' '(' 'text:pango' '^x' 'OR NOT'; do
     if out=$("$T" sessions --db "$DB" search "$q" 2>&1); then ok
     else fail "search [$q] failed: $out"; fi

@@ -1,7 +1,7 @@
 /*
 ** gpu_ref.h -- for tests/gpu/: straightforward CPU versions of what the GPU
 ** kernels compute, written from core/model_v5.c, model_v6.c, model_v7.c,
-** core/model.c (mdl_shift, mdl_ffn_rkv) -- plain loops, no SIMD, so they
+** core/model_block.c (mdl_shift, mdl_ffn_rkv) -- plain loops, no SIMD, so they
 ** are easy to check by eye; layer norms use core's kern_layer_norm -- plus random data, half/bfloat conversions and device helpers.
 ** Header-only (static inline) so each test binary takes what it uses.
 */
@@ -147,7 +147,7 @@ ref_rel_err(const float *a, const float *b, size_t n)
 
 static inline float ref_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/* ---- token shift (core/model.c mdl_shift + the mixes) ---- */
+/* ---- token shift (core/model_block.c mdl_shift + the mixes) ---- */
 
 /* v5 form: out = xx*mix + sx*(1-mix); lerp form: out = xx + (sx-xx)*mix. */
 static inline void

@@ -28,8 +28,7 @@ check "lists the first message" 'You:  alpha'
 keys Home Enter
 check "editing notice" 'new branch'
 check "message in the input box" '^\* alpha'
-keys C-u
-type_text "alpha two"
+type_text " two"
 keys Enter
 wait_idle
 check "new branch shown" '^  alpha two'

@@ -5,10 +5,9 @@
 . "$(dirname "$0")/tmuxlib.sh"
 
 M=$FX/models
-if [ ! -f "$M/tiny-7v0-fp32.pth" ]; then
-    echo "fixtures not found at $FX: skipping"
-    echo "0 passed, 0 failed"
-    exit 0
+if ! have_fixture models/tiny-7v0-fp32.pth 22; then   # every check here needs them
+    tui_finish
+    exit
 fi
 
 NODEMO=1 tui_start --model "$M/tiny-7v0-fp32.pth" --db "$DB" --max-tokens 24 --seed 1
@@ -57,7 +56,7 @@ wait_idle
 check "reply under the state" '^RWKV'
 tui_quit
 
-if [ -f "$M/world-7v0-rand-bf16.pth" ] && [ -f "$FX/rwkv_vocab_v20230424.txt" ]; then
+if have_fixture models/world-7v0-rand-bf16.pth 4 && have_fixture rwkv_vocab_v20230424.txt 4; then
     NODEMO=1 tui_start --model "$M/world-7v0-rand-bf16.pth" --vocab "$FX/rwkv_vocab_v20230424.txt" \
         --db "$DB" --max-tokens 16 --seed 2
     check "world model loaded" 'world-7v0-rand-bf16\.pth'

@@ -18,8 +18,18 @@ expect_fail "missing --config" "nope\.yaml" sh -c "'$RWKV_TUI' --demo --no-db --
 TUI_ENV="TERM=no-such-terminal" tui_start
 check "unknown TERM: exit 1" '^EXIT=1'
 if [ "$(grep -c '' "$TMP/stderr.$RUNS")" = 1 ] &&
-   grep -q "cannot use terminal type 'no-such-terminal'" "$TMP/stderr.$RUNS"; then ok; else
+   grep -q "cannot use terminal type 'no-such-terminal'; for line mode use 'rwkv-tui chat'" "$TMP/stderr.$RUNS"; then ok; else
     fail "unknown TERM: stderr: $(cat "$TMP/stderr.$RUNS")"; fi
+
+# a terminal without cursor addressing (dumb) is refused the
+# same way, pointing to the line-mode chat
+for T in dumb; do
+    TUI_ENV="TERM=$T" tui_start
+    check "TERM=$T: exit 1" '^EXIT=1'
+    if [ "$(grep -c '' "$TMP/stderr.$RUNS")" = 1 ] &&
+       grep -q "cannot use terminal type '$T'; for line mode use 'rwkv-tui chat'" "$TMP/stderr.$RUNS"; then ok; else
+        fail "TERM=$T: stderr: $(cat "$TMP/stderr.$RUNS")"; fi
+done
 
 # SIGTERM ends the program cleanly (terminal restored, exit 0)
 tui_start --no-db

@@ -21,7 +21,7 @@ for i in $(seq 20); do keys Right; done
 check "top-p clamps at 1" 'top-p +1 *$'
 keys Down Down Down Down Down     # max-tokens
 keys Enter
-check "value prompt with bounds" 'max-tokens \[1\.\.1e\+06\]'
+check "value prompt with bounds" 'max-tokens \[1\.\.1000000\]'
 keys C-u
 type_text "0"
 keys Enter

@@ -44,26 +44,42 @@ tui_start --theme nosuch
 check "unknown theme named" "theme 'nosuch' not found"
 tui_quit
 
-# a broken config file: message with line and field, defaults, still starts
+# a broken config file: every problem with file:line:column, the valid
+# settings kept, still starts
 cat > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml" <<'YAML'
 theme: dark
 modle: /nowhere/model.pth
 YAML
 tui_start
-check "bad config: line and field" 'config\.yaml:2: unknown field .modle.'
+check "bad config: line, column and field" 'config\.yaml:2:1: unknown field .modle.'
+check "bad config: a suggestion" "did you mean|'model'\?\)"
 check "bad config: still starts" 'F1 help'
+# the valid 'theme: dark' was kept: the footer key in the dark theme's 81
+if tmx capture-pane -p -e | grep -q $'\e\[[0-9;]*38;5;81m'; then ok; else
+    fail "bad config: 'theme: dark' not kept"; fi
 tui_quit
 
+# one bad binding among good ones: each problem reported on its own line,
+# the good bindings and the theme kept, conflicting bindings named
 cat > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml" <<'YAML'
 theme: light
 keys:
-  quit: C-x
+  quit: F12
   help: Hyper-h
+  regen: C-n
+  sessions: F12
 YAML
 tui_start
-check "bad key name reported" "config\.yaml:4: field 'help' in 'keys': unknown key"
+check "bad key name reported" "config\.yaml:4:9: field 'help' in 'keys': unknown key"
 check "bad key name shown" "'Hyper-h'"
-tui_quit
+check "conflict with a default reported" "config\\.yaml:5:10: field 'regen' in 'keys'"
+check "conflict with a default named" "bound to 'new'"
+check "conflict between two bindings reported" "config\\.yaml:6:13: field 'sessions' in 'keys'"
+check "conflict between two bindings named" "bound to 'quit'"
+check "the good binding is kept" 'F12 quit'
+check "the refused binding keeps its default" 'F2 sessions'
+keys F12
+check "the kept binding works" '^EXIT=0'
 
 # a good config: its key bindings are used (quit on F12, shown in the footer)
 cat > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml" <<'YAML'

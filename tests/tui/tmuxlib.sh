@@ -40,7 +40,8 @@ tmx_fresh() {
     return 1
 }
 
-# tui_start [args]: the binary gets --demo --db $DB unless NODEMO=1.
+# tui_start [args]: the binary gets --demo --db $DB unless NODEMO=1; it waits
+# until the start is idle unless NOWAIT=1.
 tui_start() {
     RUNS=$((RUNS + 1))
     local extra="--demo --db $DB"
@@ -49,7 +50,9 @@ tui_start() {
              '$RWKV_TUI' $extra $* 2>'$TMP/stderr.$RUNS'; echo EXIT=\$?; sleep 600"
     tmx set-option -g window-size manual >/dev/null 2>&1
     wait_for 'F1 help|terminal too small|EXIT=' 10
-    wait_idle 100       # the greeting is prefilled at start
+    # the greeting is prefilled at start (NOWAIT=1: a test that watches the
+    # start itself, e.g. a replay's progress)
+    [ "${NOWAIT:-0}" = 1 ] || wait_idle 100
 }
 
 screen() { tmx capture-pane -p -J 2>/dev/null; }
@@ -88,7 +91,7 @@ wait_idle() {
     local i=0
     sleep 0.2
     while [ $i -lt ${1:-300} ]; do
-        if ! screen | head -1 | grep -Eq 'prefilling|generating'; then return 0; fi
+        if ! screen | head -1 | grep -Eq 'prefilling|generating|replaying'; then return 0; fi
         sleep 0.1
         i=$((i + 1))
     done

@@ -112,7 +112,7 @@ test_refusals(void)
                    err.msg);
     rwkv_model_close(m);
     /* v4 on cuda: a clear refusal where a device exists */
-    if (gpu_compiled() && n > 0) {
+    if (gpu_compiled() && n > 0 && test_have_fixture("models/tiny-4v0-fp32.pth", 1)) {
         char p[1024];
         m = NULL;
         rc = rwkv_model_open(test_fixture_path(p, sizeof p, "models/tiny-4v0-fp32.pth"), &oo, &m,
@@ -184,9 +184,10 @@ test_state_flags(void)
     rwkv_model_close(m);
 }
 
-/* Logits and state of one eval vs the same layers as two CPU ranges. */
+/* Logits and state of one eval vs the same layers as two CPU ranges, on
+** FILE (a fixture: NCHECK checks, skipped without it) or the demo model. */
 static void
-test_cpu_ranges(const char *file)
+test_cpu_ranges(const char *file, int ncheck)
 {
     char p[1024];
     rwkv_model *m = NULL;
@@ -196,7 +197,15 @@ test_cpu_ranges(const char *file)
     float *a, *b;
     size_t C, V, t = sizeof tok / sizeof tok[0];
 
-    if (rwkv_model_open(test_fixture_path(p, sizeof p, file), NULL, &m, &err) != RWKV_OK) {
+    if (file == NULL) {
+        file = "demo";
+        if (rwkv_model_open_demo(1, NULL, &m, &err) != RWKV_OK) {
+            TEST_CONDF(0, "open demo: %s", err.msg);
+            return;
+        }
+    } else if (!test_have_fixture(file, ncheck)) {
+        return;
+    } else if (rwkv_model_open(test_fixture_path(p, sizeof p, file), NULL, &m, &err) != RWKV_OK) {
         TEST_CONDF(0, "open %s: %s", file, err.msg);
         return;
     }
@@ -236,11 +245,12 @@ main(void)
     test_placement();
     test_refusals();
     test_state_flags();
-    test_cpu_ranges("models/tiny-5v1-fp32.pth");
-    test_cpu_ranges("models/rand-v5.1-fp32.pth");
-    test_cpu_ranges("models/tiny-5v2-fp32.pth");
-    test_cpu_ranges("models/tiny-6v0-fp32.pth");
-    test_cpu_ranges("models/tiny-7v0-fp32.pth");
-    test_cpu_ranges("models/rand-7v0-h2-bf16.pth");
+    test_cpu_ranges(NULL, 0);
+    test_cpu_ranges("models/tiny-5v1-fp32.pth", 3);
+    test_cpu_ranges("models/rand-v5.1-fp32.pth", 1);
+    test_cpu_ranges("models/tiny-5v2-fp32.pth", 3);
+    test_cpu_ranges("models/tiny-6v0-fp32.pth", 3);
+    test_cpu_ranges("models/tiny-7v0-fp32.pth", 3);
+    test_cpu_ranges("models/rand-7v0-h2-bf16.pth", 2);
     return TEST_REPORT();
 }

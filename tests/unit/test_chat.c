@@ -111,6 +111,8 @@ ids_equal_json(const int32_t *ids, size_t n, const json_value *arr)
     return 1;
 }
 
+/* The fixture model REL, or (without the fixtures, CI unset) the demo
+** model: the chat-control checks hold for any byte-level model. */
 static rwkv_model *
 open_model(const char *rel)
 {
@@ -118,6 +120,18 @@ open_model(const char *rel)
     rwkv_model *m = NULL;
     rwkv_err err;
 
+    if (!test_fixture_exists(rel)) {
+        if (test_ci()) {
+            test_have_fixture(rel, 0);   /* CI: a failure */
+            return NULL;
+        }
+        if (rwkv_model_open_demo(1, NULL, &m, &err) != RWKV_OK) {
+            TEST_CONDF(0, "open demo: %s", err.msg);
+            return NULL;
+        }
+        TEST_INFO("%s missing: the demo model instead", rel);
+        return m;
+    }
     test_fixture_path(path, sizeof path, rel);
     if (rwkv_model_open(path, NULL, &m, &err) != RWKV_OK) {
         TEST_CONDF(0, "open %s: %s", path, err.msg);
@@ -241,11 +255,14 @@ test_stream(void)
 static void
 test_generation_e2e(void)
 {
-    json_doc *d = load_json("generation/chat_generation_cases.json");
+    json_doc *d;
     const json_value *cases;
     tok *bt = NULL;
     rwkv_err err;
 
+    if (!test_have_fixture("generation/chat_generation_cases.json", 34))
+        return;
+    d = load_json("generation/chat_generation_cases.json");
     if (d == NULL) {
         TEST_COND("chat_generation_cases.json", 0);
         return;
@@ -336,7 +353,7 @@ test_generation_e2e(void)
 static void
 test_world_flow(void)
 {
-    json_doc *d = load_json("world/world-7v0.json");
+    json_doc *d;
     const json_value *flow = NULL, *cases, *gen;
     char vpath[1024];
     tok *wt = NULL;
@@ -351,6 +368,11 @@ test_world_flow(void)
     size_t ngreet;
     const int32_t *greet;
 
+    if (!test_have_fixture("world/world-7v0.json", 11)) {
+        free(s);
+        return;
+    }
+    d = load_json("world/world-7v0.json");
     if (d == NULL) {
         TEST_COND("world-7v0.json", 0);
         free(s);
@@ -596,7 +618,7 @@ test_control(void)
                      rwkv_state_len(replay) * sizeof(float)) == 0);
 
     /* a state file for another model: refused, the chat goes on */
-    {
+    if (test_have_fixture("states/state-7v0-A.pth", 5)) {
         char p[1024];
         TEST_COND("foreign state file refused",
                   chat_load_state_file(ch, test_fixture_path(p, sizeof p, "states/state-6v0-A.pth"),

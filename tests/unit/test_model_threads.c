@@ -7,10 +7,14 @@
 ** what one call over everything would.  For each fixture model (v4, v5.0,
 ** v5.1, v5.2, v6.0, v7.0) a prompt longer than the spreading threshold, a
 ** single token and a short call are run with 1, 2 and 3 threads and compared
-** byte for byte, under cpu fp32 and cpu bf16.
+** byte for byte, under cpu fp32 and cpu bf16.  Two models written by the
+** project's own generator (RWKV-7 and RWKV-6) run the same checks without
+** the fixtures.
 */
 #include <stdint.h>
+#include <unistd.h>
 
+#include "../../core/model_gen.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
 
@@ -64,35 +68,59 @@ run(const char *path, const char *strategy, int n_threads, float *log, float **s
     return ok;
 }
 
+/* The 8 checks (2 strategies x threads 2, 3 x logits, state) for PATH. */
+static void
+check_model(const char *path, const char *label)
+{
+    static float ref[3 * MAX_V], got[3 * MAX_V];
+
+    for (size_t si = 0; si < sizeof strategies / sizeof strategies[0]; si++) {
+        float *s1 = NULL, *sn = NULL;
+        size_t len1 = 0, lenn = 0;
+        int v1 = 0, vn = 0;
+
+        if (!run(path, strategies[si], 1, ref, &s1, &len1, &v1))
+            continue;
+        for (int th = 2; th <= 3; th++) {
+            if (!run(path, strategies[si], th, got, &sn, &lenn, &vn))
+                continue;
+            TEST_CONDF(vn == v1 && memcmp(ref, got, 3 * (size_t)v1 * sizeof(float)) == 0,
+                       "%s %s: logits with %d threads differ from 1 thread (max %g)",
+                       label, strategies[si], th, test_max_abs_diff(ref, got, 3 * (size_t)v1));
+            TEST_CONDF(lenn == len1 && memcmp(s1, sn, len1 * sizeof(float)) == 0,
+                       "%s %s: state with %d threads differs from 1 thread", label,
+                       strategies[si], th);
+            free(sn);
+            sn = NULL;
+        }
+        free(s1);
+    }
+}
+
 int
 main(void)
 {
-    static float ref[3 * MAX_V], got[3 * MAX_V];
-    char path[512];
+    static const char *shapes[] = { "demo", "demo-v6" };   /* RWKV-7, RWKV-6 */
+    char path[512], dir[256];
+    const char *td = getenv("TMPDIR");
+    rwkv_err err;
 
-    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-        for (size_t si = 0; si < sizeof strategies / sizeof strategies[0]; si++) {
-            float *s1 = NULL, *sn = NULL;
-            size_t len1 = 0, lenn = 0;
-            int v1 = 0, vn = 0;
-
-            test_fixture_path(path, sizeof path, models[i]);
-            if (!run(path, strategies[si], 1, ref, &s1, &len1, &v1))
-                continue;
-            for (int th = 2; th <= 3; th++) {
-                if (!run(path, strategies[si], th, got, &sn, &lenn, &vn))
-                    continue;
-                TEST_CONDF(vn == v1 && memcmp(ref, got, 3 * (size_t)v1 * sizeof(float)) == 0,
-                           "%s %s: logits with %d threads differ from 1 thread (max %g)",
-                           models[i], strategies[si], th,
-                           test_max_abs_diff(ref, got, 3 * (size_t)v1));
-                TEST_CONDF(lenn == len1 && memcmp(s1, sn, len1 * sizeof(float)) == 0,
-                           "%s %s: state with %d threads differs from 1 thread", models[i],
-                           strategies[si], th);
-                free(sn);
-                sn = NULL;
-            }
-            free(s1);
-        }
+    /* models written by the project's own .pth writer: no fixtures needed */
+    snprintf(dir, sizeof dir, "%s/rwkv-threads.XXXXXX", td && *td ? td : "/tmp");
+    TEST_COND("temporary directory", mkdtemp(dir) != NULL);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s.pth", dir, shapes[i]);
+        TEST_CONDF(mgen_save(shapes[i], path, &(mgen_opts){ .dtype = CK_BF16, .seed = 5 }, NULL,
+                             &err) == RWKV_OK, "generate %s: %s", shapes[i], err.msg);
+        check_model(path, shapes[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    /* the reference fixture models: every version */
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        if (!test_have_fixture(models[i], 8))
+            continue;
+        check_model(test_fixture_path(path, sizeof path, models[i]), models[i]);
+    }
     return TEST_REPORT();
 }

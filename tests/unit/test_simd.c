@@ -296,6 +296,36 @@ test_blocking(const simd_kernels *k)
         }
 }
 
+/*
+** The AVX2 packed-panel matmul (core/simd_mm_avx2.c) at the edges of its
+** blocking: 16-row bands with 1..15 rows left, 8-column chunks with 1..7
+** columns left in the last 128-column panel, 6-token tiles with 1..5 tokens
+** left, and row ranges that start inside a band.  Every shape runs through
+** check_shape (two disjoint row ranges, a row stride, nothing written
+** outside).
+*/
+static void
+test_avx2_panel_edges(const simd_kernels *k)
+{
+    static const struct { int64_t in, out, T; } shapes[] = {
+        {256, 16, 6}, {257, 17, 7}, {263, 31, 11}, {519, 45, 13}, {8, 8, 2},
+        {9, 15, 5}, {512, 48, 12}, {1031, 23, 3}};
+    double worst = 0;
+
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int dt = 0; dt < SIMD_NDTYPE; dt++) {
+            double loose, e = check_shape(k, (enum simd_dtype)dt, shapes[s].in,
+                                          shapes[s].out, shapes[s].T, &loose);
+            TEST_CONDF(e <= TOL_EXACT, "%s %s panel edges %lldx%lld T=%lld: error %.3g S",
+                       simd_kernels_name(k), simd_dtype_name((enum simd_dtype)dt),
+                       (long long)shapes[s].out, (long long)shapes[s].in,
+                       (long long)shapes[s].T, e);
+            worst = e > worst ? e : worst;
+        }
+    TEST_INFO("%s packed-panel matmul, %d edge shapes x 4 formats: max error %.2e S",
+              simd_kernels_name(k), (int)(sizeof shapes / sizeof *shapes), worst);
+}
+
 /* ---- conversions ------------------------------------------------------------- */
 
 static void
@@ -746,6 +776,21 @@ main(void)
         }
         test_kernels(k);
         test_blocking(k);
+        if (tables[i].isa == SIMD_ISA_AVX2) {
+            /* the earlier AVX2 matmuls, kept for bench_kernels, on the same
+            ** shapes (the table's matmuls are the packed-panel ones) */
+            static struct simd_kernels old;
+            /* the later tests see the same random numbers as without these */
+            uint64_t saved = rng_state;
+            old = *k;
+            old.name = "avx2-dot";
+            for (int dt = 0; dt < SIMD_NDTYPE; dt++)
+                old.matmul[dt] = simd_avx2_dot_matmul[dt];
+            test_kernels(&old);
+            test_blocking(&old);
+            test_avx2_panel_edges(k);
+            rng_state = saved;
+        }
         test_conversions(k);
         test_q8_quantize(k);
         TEST_CONDF(simd_peak_probe(k, SIMD_F32, 10) > 0 && simd_peak_probe(k, SIMD_BF16, 10) > 0,

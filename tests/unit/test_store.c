@@ -113,8 +113,14 @@ test_open(void)
     rwkv_err err;
     struct stat sb;
 
+    /* An explicit path in a missing directory is refused (nothing made);
+    ** only the default path gets its directories. */
     tpath(p, sizeof p, "a/b/c.db");
-    TEST_COND("open creates dirs + file", store_open(p, &st, &err) == RWKV_OK);
+    TEST_COND("explicit path: missing dir refused", store_open(p, &st, &err) != RWKV_OK && st == NULL &&
+                                                       strstr(err.msg, "a/b: No such file") != NULL);
+    TEST_COND("explicit path: no dir made", access(tpath(x, sizeof x, "a"), F_OK) != 0);
+    TEST_COND("mkdir", mkdir(tpath(x, sizeof x, "a"), 0700) == 0 && mkdir(tpath(x, sizeof x, "a/b"), 0700) == 0);
+    TEST_COND("open creates the file", store_open(p, &st, &err) == RWKV_OK);
     TEST_COND("mode 0600", stat(p, &sb) == 0 && (sb.st_mode & 0777) == 0600);
     store_close(st);
     TEST_COND("journal WAL", q_int(p, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='wal'") == 1);
@@ -722,7 +728,7 @@ test_export_import(store *st, const char *db)
     rwkv_err err;
     int64_t s = new_session(st, "Export \"me\" \\ \t ünïcødé 😺"), imp = 0;
     const int32_t t1[] = { 0, 65535, 2147483647 }, t2[] = { 5 };
-    int64_t u = append(st, s, 0, STORE_ROLE_USER, "line1\nline2 \"quoted\" \\ \x01 tab\t", t1, 3, NULL, 0);
+    int64_t u = append(st, s, 0, STORE_ROLE_USER, "line1\nline2 \"quoted\" \\ tab\t", t1, 3, NULL, 0);
     store_turn a;
     char *json = NULL, *json2 = NULL, *md = NULL;
     size_t len, len2;

@@ -373,7 +373,12 @@ test_two_create(void)
     int go[2];
     pid_t pids[2];
 
-    snprintf(db, sizeof db, "%s/sub/new.db", dir);
+    snprintf(db, sizeof db, "%s/sub/rwkv-tui/rwkv-tui.db", dir);
+    {
+        char x[512];
+        snprintf(x, sizeof x, "%s/sub", dir);
+        setenv("XDG_DATA_HOME", x, 1);
+    }
     if (pipe(go) != 0)
         return;
     for (int p = 0; p < 2; p++) {
@@ -387,7 +392,8 @@ test_two_create(void)
             close(go[1]);
             if (read(go[0], &c, 1) != 0)   /* released when the parent closes */
                 _exit(2);
-            if (store_open(db, &st, &err) != RWKV_OK) {
+            /* the default path: both make its directories at once */
+            if (store_open(NULL, &st, &err) != RWKV_OK) {
                 fprintf(stderr, "creator %d: %s\n", p, err.msg);
                 _exit(3);
             }

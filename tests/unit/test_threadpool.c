@@ -5,7 +5,10 @@
 ** Pool: every chunk of every job runs exactly once with the right count,
 ** whether the workers are spinning (jobs back to back), asleep (a pause
 ** longer than the spin between jobs) or busy; workers do take part; a pool
-** is destroyed cleanly while its workers spin or sleep.
+** is destroyed cleanly while its workers spin or sleep.  Solo runs: after
+** a job that a stalled worker made slower than the caller alone, the next
+** jobs run every chunk on the caller (same chunks, same n), and
+** RWKV_TPOOL_SOLO_MS=0 turns that off.
 ** Batched products: bit-for-bit what kern_matmul gives product by product
 ** (plus vmath's element-wise function over the whole output), for every
 ** dtype, odd shapes, empty matrices, 1..4 threads and more products than
@@ -38,6 +41,9 @@ struct count_job {
     int       n_seen;             /* atomic: the n of the first call */
     pthread_t who[MAX_CHUNKS];
     long      work_ns;            /* per chunk */
+    long      stall_ns;           /* the first chunk a worker runs sleeps this long */
+    pthread_t caller;             /* with stall_ns: the thread calling tpool_run */
+    int       stalled;            /* atomic */
 };
 
 static void
@@ -57,18 +63,24 @@ count_fn(void *ctx, int i, int n)
     j->who[i] = pthread_self();
     if (j->work_ns > 0)
         sleep_ns(j->work_ns);
+    if (j->stall_ns > 0 && !pthread_equal(pthread_self(), j->caller) &&
+        __atomic_exchange_n(&j->stalled, 1, __ATOMIC_RELAXED) == 0)
+        sleep_ns(j->stall_ns);   /* a worker preempted while it holds a chunk */
     __atomic_add_fetch(&j->hits[i], 1, __ATOMIC_RELAXED);
 }
 
-/* Run one job on P; whether every chunk ran once; *THREADS: distinct threads. */
+/* Run one job on P; whether every chunk ran once; *THREADS: distinct threads.
+** STALL_NS > 0: the first chunk a worker runs sleeps that long. */
 static int
-run_count(tpool *p, long work_ns, int *threads)
+run_count_stall(tpool *p, long work_ns, long stall_ns, int *threads)
 {
     static struct count_job j;
     int ok = 1, n;
 
     memset(&j, 0, sizeof j);
     j.work_ns = work_ns;
+    j.stall_ns = stall_ns;
+    j.caller = pthread_self();
     tpool_run(p, count_fn, &j);
     n = j.n_seen;
     if (n < 1 || j.bad_n != 0)
@@ -85,6 +97,64 @@ run_count(tpool *p, long work_ns, int *threads)
         *threads += !seen;
     }
     return ok;
+}
+
+static int
+run_count(tpool *p, long work_ns, int *threads)
+{
+    return run_count_stall(p, work_ns, 0, threads);
+}
+
+/*
+** Solo runs: jobs whose worker-run chunk stalls (20 ms, as a worker
+** preempted by another process would) while the caller's chunks take
+** 20 us each take longer than the caller alone would have, so the pool
+** runs the next jobs on the caller alone: one thread, every chunk once.
+** Retried: the caller may claim every chunk before a worker wakes.
+*/
+static void
+test_solo(void)
+{
+    rwkv_err err;
+    tpool *p = NULL;
+    int ok = 1, solo_one_thread = 1, threads = 0;
+    unsigned long long before;
+
+    unsetenv("RWKV_TPOOL_SOLO_MS");
+    TEST_COND("create for solo runs", tpool_create(2, &p, &err) == RWKV_OK && p != NULL);
+    if (p == NULL)
+        return;
+    for (int r = 0; r < 100 && tpool_solo_jobs(p) == 0; r++)
+        ok &= run_count_stall(p, 20000, 20000000, &threads);
+    TEST_CONDF(tpool_solo_jobs(p) > 0, "jobs slower than the caller alone: %llu solo jobs "
+               "follow", tpool_solo_jobs(p));
+    /* the job that went solo ran on one thread; so do the ones right after */
+    before = tpool_solo_jobs(p);
+    for (int r = 0; r < 3; r++) {
+        unsigned long long was = tpool_solo_jobs(p);
+        ok &= run_count(p, 0, &threads);
+        if (tpool_solo_jobs(p) > was)
+            solo_one_thread &= threads == 1;
+    }
+    TEST_COND("solo and parallel jobs ran every chunk once with the pool's n", ok);
+    TEST_COND("solo jobs ran on the caller alone", solo_one_thread);
+    TEST_COND("solo count only grows", tpool_solo_jobs(p) >= before);
+    tpool_destroy(p);
+
+    /* RWKV_TPOOL_SOLO_MS=0: never solo, however slow the workers */
+    setenv("RWKV_TPOOL_SOLO_MS", "0", 1);
+    p = NULL;
+    TEST_COND("create with solo runs off", tpool_create(2, &p, &err) == RWKV_OK && p != NULL);
+    unsetenv("RWKV_TPOOL_SOLO_MS");
+    if (p == NULL)
+        return;
+    ok = 1;
+    for (int r = 0; r < 10; r++)
+        ok &= run_count_stall(p, 20000, 5000000, &threads);
+    TEST_COND("solo off: every chunk once", ok);
+    TEST_CONDF(tpool_solo_jobs(p) == 0, "solo off: %llu solo jobs", tpool_solo_jobs(p));
+    tpool_destroy(p);
+    TEST_COND("NULL pool: no solo jobs", tpool_solo_jobs(NULL) == 0);
 }
 
 static void
@@ -289,6 +359,7 @@ int
 main(void)
 {
     test_pool();
+    test_solo();
     test_multi();
     return TEST_REPORT();
 }

@@ -190,12 +190,54 @@ test_params(void)
     TEST_COND("typed top_p 1.5 refused", tui_param_set_text(&s, tp, "1.5", &err) != RWKV_OK);
 }
 
+/* Cursor moves, backspace and delete step over whole grapheme clusters:
+ * an emoji ZWJ sequence, a flag, a letter with its accent. */
+static void
+test_input_clusters(void)
+{
+#define FAM "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x91\xa7"  /* 18 bytes */
+#define JP "\xf0\x9f\x87\xaf\xf0\x9f\x87\xb5"                                             /* 8 bytes */
+    tui_input in;
+    int r, c;
+
+    tui_input_init(&in);
+    type(&in, "a" FAM JP "e\xcc\x81");
+    TEST_COND("typed", in.cur == 30);
+    tui_input_layout(&in, 40, &r, &c);
+    TEST_COND("cursor column counts clusters (1+2+2+1)", r == 0 && c == 6);
+    tui_input_left(&in);
+    TEST_COND("left over e+acute", in.cur == 27);
+    tui_input_left(&in);
+    TEST_COND("left over the flag", in.cur == 19);
+    tui_input_left(&in);
+    TEST_COND("left over the family", in.cur == 1);
+    tui_input_right(&in);
+    TEST_COND("right over the family", in.cur == 19);
+    tui_input_layout(&in, 40, &r, &c);
+    TEST_COND("column after the family is 3", c == 3);
+    tui_input_backspace(&in);
+    TEST_COND("backspace deletes the whole family", IS(&in, "a" JP "e\xcc\x81", 1));
+    tui_input_delete(&in);
+    TEST_COND("delete removes the whole flag", IS(&in, "ae\xcc\x81", 1));
+    tui_input_end(&in);
+    tui_input_backspace(&in);
+    TEST_COND("backspace removes e with its accent", IS(&in, "a", 1));
+    tui_input_set(&in, "x\n" FAM);
+    tui_input_end(&in);
+    tui_input_up(&in);
+    TEST_COND("up from after the family: column 2 -> end of 'x'", in.cur == 1);
+    tui_input_down(&in);
+    TEST_COND("down at column 1: before the family, never inside it", in.cur == 2);
+    tui_input_fini(&in);
+}
+
 int
 main(void)
 {
     if (setlocale(LC_ALL, "C.UTF-8") == NULL)
         setlocale(LC_ALL, "en_US.UTF-8");
     test_input();
+    test_input_clusters();
     test_menu();
     test_params();
     return TEST_REPORT();

@@ -71,6 +71,82 @@ main(void)
     TEST_COND("char_prev e+acute", tui_char_prev("xe\xcc\x81", 4) == 1);
     TEST_COND("char_prev CJK", tui_char_prev("a\xe4\xb8\xad", 4) == 1);
 
+    /* grapheme clusters: width = the first code point's; 2 for emoji ZWJ
+     * sequences and flags; editing steps over whole clusters */
+    {
+#define FAMILY "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x91\xa7"  /* 18 bytes */
+#define FLAG_JP "\xf0\x9f\x87\xaf\xf0\x9f\x87\xb5"                                             /* 8 bytes */
+#define THUMB_MED "\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd"                                           /* 8 bytes */
+#define HEART_VS16 "\xe2\x9d\xa4\xef\xb8\x8f"                                                   /* 6 bytes */
+        int w;
+        size_t d;
+        TEST_COND("ZWJ family: one cluster", tui_cluster(FAMILY "x", 19, &w, &d) == 18);
+        TEST_COND("ZWJ family: 2 columns", w == 2);
+        TEST_COND("ZWJ family: curses draws the first emoji", d == 4);
+        TEST_COND("ZWJ family width in text", tui_str_width("a" FAMILY "b", 20) == 4);
+        TEST_COND("flag: one cluster", tui_cluster(FLAG_JP, 8, &w, &d) == 8 && w == 2);
+        TEST_COND("two flags: two clusters",
+                  tui_cluster(FLAG_JP FLAG_JP, 16, &w, &d) == 8 &&
+                  tui_str_width(FLAG_JP FLAG_JP, 16) == 4);
+        TEST_COND("three RIs: a pair and one",
+                  tui_cluster(FLAG_JP "\xf0\x9f\x87\xaf", 12, &w, &d) == 8 &&
+                  tui_char_prev(FLAG_JP "\xf0\x9f\x87\xaf", 12) == 8);
+        TEST_COND("skin tone modifier joins", tui_cluster(THUMB_MED, 8, &w, &d) == 8 && w == 2 &&
+                                              d == 4);
+        TEST_COND("VS16 joins", tui_cluster(HEART_VS16 "x", 7, &w, &d) == 6 && d == 6);
+        TEST_COND("e + acute one cluster", tui_cluster("e\xcc\x81", 3, &w, &d) == 3 && w == 1);
+        TEST_COND("ZWJ after a letter: ordinary extend",
+                  tui_cluster("a\xe2\x80\x8d\xf0\x9f\x91\xa9", 8, &w, &d) == 4 && w == 1);
+        TEST_COND("newline alone", tui_cluster("\nx", 2, &w, &d) == 1);
+        TEST_COND("Hangul jamo L+V+T: one cluster of 2",
+                  tui_cluster("\xe1\x84\x80\xe1\x85\xa1\xe1\x86\xa8", 9, &w, &d) == 9 && w == 2);
+        TEST_COND("char_len family", tui_char_len(FAMILY "b", 19) == 18);
+        TEST_COND("char_prev family", tui_char_prev("a" FAMILY, 19) == 1);
+        TEST_COND("char_prev flag after text", tui_char_prev("ab" FLAG_JP, 10) == 2);
+        TEST_COND("char_prev across newline", tui_char_prev("a\n" FAMILY, 20) == 2 &&
+                                             tui_char_prev("a\n", 2) == 1);
+        TEST_COND("wrap keeps a family whole", wrap_is("abc" FAMILY "de", 4, "abc|" FAMILY "de"));
+        TEST_COND("wrap keeps a flag whole", wrap_is("abc" FLAG_JP, 4, "abc|" FLAG_JP));
+    }
+
+    /* random mixes of clusters: stepping back with tui_char_prev visits the
+     * same boundaries as stepping forward with tui_char_len */
+    {
+        static const char *const piece[] = {
+            "a", " ", "\n", "\xe4\xb8\xad", "\xcc\x81", "\xe2\x80\x8d", "\xef\xb8\x8f",
+            "\xf0\x9f\x91\xa8", "\xf0\x9f\x87\xaf", "\xf0\x9f\x8f\xbd", "\xe1\x85\xa1",
+        };
+        unsigned seed = 7;
+        int bad = 0;
+        for (int round = 0; round < 2000 && !bad; round++) {
+            char s[128];
+            size_t n = 0, fw[128], nf = 0, p;
+            int k = 1 + (int)(seed % 20);
+            for (int j = 0; j < k; j++) {
+                const char *q;
+                seed = seed * 1103515245u + 12345u;
+                q = piece[(seed >> 16) % (sizeof piece / sizeof piece[0])];
+                memcpy(s + n, q, strlen(q));
+                n += strlen(q);
+            }
+            for (p = 0; p < n; p += tui_char_len(s + p, n - p))
+                fw[nf++] = p;
+            for (p = n; p > 0 && !bad;) {
+                p = tui_char_prev(s, p);
+                if (nf == 0 || fw[--nf] != p)
+                    bad = 1;
+            }
+            if (bad || nf != 0) {
+                bad = 1;
+                printf("     cluster walk differs for \"");
+                for (size_t i = 0; i < n; i++)
+                    printf("\\x%02x", (unsigned char)s[i]);
+                printf("\"\n");
+            }
+        }
+        TEST_COND("forward and backward cluster walks agree", !bad);
+    }
+
     /* wrapping */
     TEST_COND("short line", wrap_is("hello", 10, "hello"));
     TEST_COND("word wrap drops the space", wrap_is("hello world foo", 11, "hello world|foo"));
@@ -176,10 +252,12 @@ main(void)
         TEST_COND("reply keeps its text", t.turns[a].text.len == 17);
         TEST_CONDF(t.rows[1].kind == TUI_ROW_TEXT && t.rows[1].turn == u && t.rows[1].off == 0,
                    "user text drawn as typed (off %zu)", t.rows[1].off);
-        TEST_CONDF(t.rows[4].kind == TUI_ROW_TEXT && t.rows[4].turn == a && t.rows[4].off == 1 &&
-                       t.turns[a].text.p[t.rows[4].off] == 'H',
+        /* a reply's rows index its rendered Markdown (tui_tr_shown) */
+        TEST_CONDF(t.rows[4].kind == TUI_ROW_TEXT && t.rows[4].turn == a &&
+                       tui_tr_shown(&t.turns[a])[t.rows[4].off] == 'H',
                    "reply row starts after the space (off %zu)", t.rows[4].off);
-        TEST_CONDF(t.rows[5].kind == TUI_ROW_TEXT && t.rows[5].off + t.rows[5].len == 17,
+        TEST_CONDF(t.rows[5].kind == TUI_ROW_TEXT && t.rows[5].off + t.rows[5].len == 16 &&
+                       strcmp(tui_tr_shown(&t.turns[a]), "Hi there, friend") == 0,
                    "second reply row ends at the text's end (%zu+%zu)", t.rows[5].off, t.rows[5].len);
         tui_tr_fini(&t);
     }

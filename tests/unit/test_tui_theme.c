@@ -115,7 +115,7 @@ static void
 test_config(void)
 {
     tui_config c;
-    char msg[512], buf[32];
+    char msg[THEME_MSG], buf[32];
     const char *p;
 
     TEST_COND("key F2", cfg_key_parse("F2") == CFG_KEY_F(2));
@@ -139,18 +139,106 @@ test_config(void)
     TEST_COND("other keys default", c.keys[CFG_ACT_HELP] == CFG_KEY_F(1));
     TEST_COND("action for key", cfg_action_for_key(&c, 17) == CFG_ACT_QUIT);
 
-    p = write_tmp("bad1.yaml", "model: x\nkeys:\n  quit: Hyper-q\n");
-    TEST_COND("bad key fails", cfg_load(p, &c, msg, sizeof msg) != 0);
-    TEST_CONDF(strstr(msg, ":3:") && strstr(msg, "'quit'") && strstr(msg, "Hyper-q"), "msg: %s", msg);
-    TEST_COND("bad file -> defaults", c.model[0] == '\0' && c.keys[CFG_ACT_QUIT] == CFG_KEY_F(10));
+    /* one bad binding: reported with line and column, everything else kept */
+    p = write_tmp("bad1.yaml", "model: x\nkeys:\n  quit: Hyper-q\n  help: F12\n");
+    TEST_COND("bad key reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "bad1.yaml:3:9: field 'quit' in 'keys': unknown key 'Hyper-q'") != NULL,
+               "msg: %s", msg);
+    TEST_COND("bad key: the model is kept", strcmp(c.model, "x") == 0);
+    TEST_COND("bad key: quit keeps its default", c.keys[CFG_ACT_QUIT] == CFG_KEY_F(10));
+    TEST_COND("bad key: the other binding is kept", c.keys[CFG_ACT_HELP] == CFG_KEY_F(12));
 
     p = write_tmp("bad2.yaml", "model: x\nstrategy: cpu\nmodle: y\n");
-    TEST_COND("unknown field fails", cfg_load(p, &c, msg, sizeof msg) != 0);
-    TEST_CONDF(strstr(msg, "modle") && strstr(msg, ":3"), "msg: %s", msg);
+    TEST_COND("unknown field reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "bad2.yaml:3:1: unknown field 'modle' (did you mean 'model'?)") != NULL,
+               "msg: %s", msg);
+    TEST_COND("unknown field: the rest kept", strcmp(c.model, "x") == 0 &&
+                                              strcmp(c.strategy, "cpu") == 0);
 
-    p = write_tmp("bad3.yaml", "model: [a, b]\n");
-    TEST_COND("sequence for a string fails", cfg_load(p, &c, msg, sizeof msg) != 0);
-    TEST_CONDF(strstr(msg, "'model'") != NULL, "msg: %s", msg);
+    p = write_tmp("bad3.yaml", "model: [a, b]\ntheme: dark\n");
+    TEST_COND("sequence for a string reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "bad3.yaml:1:8: field 'model': expected a string, found a list") != NULL,
+               "msg: %s", msg);
+    TEST_COND("sequence: the theme is kept", strcmp(c.theme, "dark") == 0 && c.model[0] == '\0');
+
+    /* every problem, each on its own line with file:line:column */
+    p = write_tmp("many.yaml", "model: /m/a.pth\n"
+                               "modle: x\n"
+                               "keys:\n"
+                               "  quit: Hyper-q\n"
+                               "  sesions: F2\n"
+                               "  help: [F1]\n"
+                               "  regen: C-n\n"
+                               "  stats: F3\n"
+                               "theme: {a: 1}\n"
+                               "db: /tmp/x.db\n");
+    TEST_COND("many problems", cfg_load(p, &c, msg, sizeof msg) != 0);
+    {
+        static const char *const want[] = {
+            "many.yaml:2:1: unknown field 'modle' (did you mean 'model'?)",
+            "many.yaml:4:9: field 'quit' in 'keys': unknown key 'Hyper-q'",
+            "many.yaml:5:3: in 'keys': unknown action 'sesions' (did you mean 'sessions'?)",
+            "many.yaml:6:9: field 'help' in 'keys': expected a string, found a list",
+            "many.yaml:9:8: field 'theme': expected a string, found a mapping",
+            "many.yaml:7:10: field 'regen' in 'keys': C-n is already bound to 'new'; 'regen' keeps C-r",
+            "many.yaml:8:10: field 'stats' in 'keys': F3 is already bound to 'states'; 'stats' keeps F9",
+        };
+        int lines = 1;
+        for (const char *q = msg; *q; q++)
+            lines += *q == '\n';
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+            TEST_CONDF(strstr(msg, want[i]) != NULL, "missing '%s' in:\n%s", want[i], msg);
+        TEST_CONDF(lines == 7, "%d lines:\n%s", lines, msg);
+        TEST_COND("many: valid settings kept", strcmp(c.model, "/m/a.pth") == 0 &&
+                                               strcmp(c.db, "/tmp/x.db") == 0);
+        TEST_COND("many: conflicting bindings refused", c.keys[CFG_ACT_REGEN] == CFG_KEY_CTRL('r') &&
+                                                       c.keys[CFG_ACT_STATS] == CFG_KEY_F(9) &&
+                                                       c.keys[CFG_ACT_NEW] == CFG_KEY_CTRL('n'));
+    }
+
+    /* two file bindings on one key: the later one gives way */
+    p = write_tmp("conflict.yaml", "keys:\n  quit: F12\n  help: F12\n");
+    TEST_COND("conflict reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "conflict.yaml:3:9: field 'help' in 'keys': F12 is already bound to 'quit'") &&
+               !strchr(msg, '\n'), "msg: %s", msg);
+    TEST_COND("conflict: first binding kept", c.keys[CFG_ACT_QUIT] == CFG_KEY_F(12) &&
+                                             c.keys[CFG_ACT_HELP] == CFG_KEY_F(1));
+    /* a swap is no conflict */
+    p = write_tmp("swap.yaml", "keys:\n  quit: F1\n  help: F10\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "swap: %s", msg);
+    TEST_COND("swap applied", c.keys[CFG_ACT_QUIT] == CFG_KEY_F(1) && c.keys[CFG_ACT_HELP] == CFG_KEY_F(10));
+
+    /* a syntax error: reported with its column; settings before it kept */
+    p = write_tmp("syntax.yaml", "model: /m/b.pth\nkeys:\n  quit: F12\n  help: [F1\n");
+    TEST_COND("syntax error reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "syntax.yaml:5:1: YAML syntax error") != NULL, "msg: %s", msg);
+    TEST_COND("syntax error: earlier settings kept", strcmp(c.model, "/m/b.pth") == 0 &&
+                                                    c.keys[CFG_ACT_QUIT] == CFG_KEY_F(12));
+
+    p = write_tmp("twice.yaml", "model: a\nmodel: b\n");
+    TEST_COND("a field given twice is reported", cfg_load(p, &c, msg, sizeof msg) != 0 &&
+                                                strstr(msg, "twice.yaml:2:1: field 'model' given twice"));
+    TEST_COND("the last one is used", strcmp(c.model, "b") == 0);
+
+    p = write_tmp("list.yaml", "- a\n- b\n");
+    TEST_COND("a list for the whole file", cfg_load(p, &c, msg, sizeof msg) != 0 &&
+                                          strstr(msg, "list.yaml:1:1: expected a mapping"));
+    p = write_tmp("nokeys.yaml", "model: m\nkeys:\n# quit: C-q\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0 && strcmp(c.model, "m") == 0,
+               "empty keys: %s", msg);
+    p = write_tmp("empty.yaml", "# nothing\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "comments only: %s", msg);
+
+    /* a flood of errors stays within the message buffer, with a count */
+    {
+        char big[8192] = "";
+        size_t bl = 0;
+        for (int i = 0; i < 100; i++)
+            bl += (size_t)snprintf(big + bl, sizeof big - bl, "bogus%d: 1\n", i);
+        p = write_tmp("flood.yaml", big);
+        TEST_COND("flood reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+        TEST_CONDF(strlen(msg) < sizeof msg && strstr(msg, "more problems"), "msg: %s", msg);
+    }
 
     setenv("XDG_CONFIG_HOME", "/nonexistent-dir", 1);
     TEST_COND("no default config is fine", cfg_load(NULL, &c, msg, sizeof msg) == 0);

@@ -8,9 +8,20 @@
 ** another format version or byte order (with valid checksums), entries
 ** pointing outside the file (valid checksums), another model's cache, a
 ** stale checkpoint mtime -- are each rejected and rebuilt with identical
-** logits.  Also: the location rules (next to a writable model, the XDG
+** logits.  The checkpoint's identity (test_identity): a weight byte
+** changed outside the fingerprint's sample with size and mtime restored --
+** with the zip CRC fixed up or not, in place or as a new inode -- never gets
+** the old cache; a byte-identical copy (new inode) reuses it after its
+** CRC-32s are checked.  Also: the location rules (next to a writable model, the XDG
 ** directory for a read-only one, never the fixtures directory), the auto
 ** size threshold, the off switches, concurrent writers, and the checksum.
+**
+** Nothing is ever written next to the fixtures: every load names a cache
+** directory in a temporary tree or loads a copy of the model there (the
+** read-only case is a 0555 temporary directory, which stays clean even for
+** root because core/wcache.c checks the mode bits, not only access(2)).
+** Without the fixtures, the plan, damage and location checks run on models
+** written by the project's own generator (core/model_gen.h).
 */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -20,8 +31,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../core/model_gen.h"
+#include "../../core/ckpt_verify.h"
+#include "../../core/model_gen.h"
 #include "../../core/rwkv.h"
 #include "../../core/wcache.h"
+#include "../../core/zipr.h"
 #include "../harness.h"
 
 /* Header field offsets (core/wcache.c's struct wc_header). */
@@ -32,13 +47,16 @@
 #define H_INDEX_OFF 136
 #define H_INDEX_BYTES 144
 #define H_INDEX_SUM 168
-#define H_HEADER_SUM 176
-#define H_SIZE 184
+#define H_HEADER_SUM 208
+#define H_SIZE 216
 /* Entry field offsets (struct wc_entry). */
 #define E_DATA_OFF 120
 #define N_TOK 7
 
 static char tmpdir[256];
+/* The models of the plan/location checks (v7, fp32), the damage checks (v6,
+** bf16) and "another model" (v6, fp32): fixtures, or generated ones. */
+static char m7[1024], m6[1024], m6other[1024];
 
 static const int32_t toks[N_TOK] = { 72, 101, 108, 108, 111, 33, 10 };
 
@@ -248,8 +266,8 @@ test_damage(void)
     size_t n, on;
     uint64_t io, ib, doff;
 
-    test_fixture_path(model, sizeof model, "models/tiny-6v0-bf16.pth");
-    test_fixture_path(other, sizeof other, "models/tiny-6v0-fp32.pth");
+    snprintf(model, sizeof model, "%s", m6);
+    snprintf(other, sizeof other, "%s", m6other);
     snprintf(dir, sizeof dir, "%s/dmg", tmpdir);
     if (!run_model(model, strategy, WC_OFF, NULL, &ref) ||
         !run_model(model, strategy, WC_ON, dir, &w) || !wrote(&w) ||
@@ -370,26 +388,30 @@ test_damage(void)
 static void
 test_location(void)
 {
-    char model[1024], copy[512], xdg[512], fixdir[1024], path[1024];
+    char model[1024], copy[512], xdg[512], rodir[512], path[1024];
     const char *strategy = "cpu fp16";
     struct run ref, r, r2;
     unsigned char *b;
     size_t n;
     int before;
 
-    test_fixture_path(model, sizeof model, "models/tiny-7v0-fp32.pth");
-    test_fixture_path(fixdir, sizeof fixdir, "models");
     snprintf(copy, sizeof copy, "%s/loc/m.pth", tmpdir);
     snprintf(xdg, sizeof xdg, "%s/xdg", tmpdir);
     snprintf(path, sizeof path, "%s/loc", tmpdir);
+    /* a read-only model directory: a copy in a 0555 temporary directory
+     * (never the fixtures directory itself) */
+    snprintf(rodir, sizeof rodir, "%s/romodel", tmpdir);
+    snprintf(model, sizeof model, "%s/m.pth", rodir);
     mkdir(path, 0755);
-    b = slurp(model, &n);
-    TEST_COND("copy the fixture", b != NULL && spit(copy, b, n));
+    mkdir(rodir, 0755);
+    b = slurp(m7, &n);
+    TEST_COND("copy the model", b != NULL && spit(copy, b, n) && spit(model, b, n) &&
+              chmod(rodir, 0555) == 0);
     free(b);
     unsetenv("RWKV_WEIGHT_CACHE_DIR");
     unsetenv("RWKV_WEIGHT_CACHE");
     setenv("XDG_CACHE_HOME", xdg, 1);
-    before = count_files(fixdir, "");
+    before = count_files(rodir, "");
 
     TEST_COND("reference", run_model(copy, strategy, WC_OFF, NULL, &ref));
     /* auto mode: a tiny conversion is not worth a file */
@@ -421,16 +443,16 @@ test_location(void)
                count_files(path, ".rwkvc") == 1, "stale cache: '%s'", r.status);
     run_free(&r);
 
-    /* a read-only model directory (the fixtures): the XDG directory */
+    /* a read-only model directory: the XDG directory */
     TEST_COND("read-only dir", run_model(model, strategy, WC_ON, NULL, &r));
     TEST_CONDF(wrote(&r) && strncmp(r.path, xdg, strlen(xdg)) == 0,
                "read-only model directory: '%s' %s", r.status, r.path);
     TEST_COND("read-only dir, second load",
               run_model(model, strategy, WC_ON, NULL, &r2) && strcmp(r2.status, "hit") == 0 &&
               same_logits(&r, &r2));
-    TEST_CONDF(count_files(fixdir, "") == before && count_files(fixdir, ".rwkvc") == 0,
-               "the fixtures directory changed (%d files before, %d after)", before,
-               count_files(fixdir, ""));
+    TEST_CONDF(count_files(rodir, "") == before && count_files(rodir, ".rwkvc") == 0,
+               "the read-only model directory changed (%d files before, %d after)", before,
+               count_files(rodir, ""));
     run_free(&r);
     run_free(&r2);
     /* a directory that cannot be written: no cache, no failure */
@@ -489,6 +511,236 @@ test_location(void)
     }
     run_free(&ref);
     unsetenv("XDG_CACHE_HOME");
+    chmod(rodir, 0755);   /* so that rm_tree can empty it */
+}
+
+/* ---- the checkpoint's identity ---- */
+
+static uint32_t
+get32(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static void
+put32(unsigned char *b, uint32_t v)
+{
+    b[0] = (unsigned char)v;
+    b[1] = (unsigned char)(v >> 8);
+    b[2] = (unsigned char)(v >> 16);
+    b[3] = (unsigned char)(v >> 24);
+}
+
+/* Recompute the CRC-32 of the zip entry whose data starts at DOFF, in its
+** local header and its central-directory record (what a careful forger
+** does).  1 when both were found. */
+static int
+fix_zip_crc(unsigned char *b, size_t n, size_t doff)
+{
+    int fixed = 0;
+
+    for (size_t p = 0; p + 30 <= n; p++) {
+        size_t nl, xl, sz;
+        uint32_t crc;
+        if (memcmp(b + p, "PK\x03\x04", 4) != 0)
+            continue;
+        nl = b[p + 26] | (size_t)b[p + 27] << 8;
+        xl = b[p + 28] | (size_t)b[p + 29] << 8;
+        sz = get32(b + p + 22);
+        if (p + 30 + nl + xl != doff || doff + sz > n)
+            continue;
+        crc = zipr_crc32(0, b + doff, sz);
+        put32(b + p + 14, crc);
+        for (size_t q = 0; q + 46 <= n; q++) {
+            if (memcmp(b + q, "PK\x01\x02", 4) != 0 || (b[q + 28] | (size_t)b[q + 29] << 8) != nl ||
+                q + 46 + nl > n || memcmp(b + q + 46, b + p + 30, nl) != 0)
+                continue;
+            put32(b + q + 16, crc);
+            fixed = 1;
+        }
+        break;
+    }
+    return fixed;
+}
+
+/* Overwrite PATH's bytes in place (same inode, same size), then give it
+** back mtime MT, as `touch -d` would. */
+static int
+rewrite_in_place(const char *path, const unsigned char *b, size_t n, struct timespec mt)
+{
+    int fd = open(path, O_WRONLY);
+    struct timespec ts[2] = { mt, mt };
+    int ok;
+
+    if (fd < 0)
+        return 0;
+    ok = pwrite(fd, b, n, 0) == (ssize_t)n;
+    ok = close(fd) == 0 && ok;
+    return ok && utimensat(AT_FDCWD, path, ts, 0) == 0;
+}
+
+/* Replace PATH by a new file (a new inode) of bytes B with mtime MT: a
+** copy, a download or an rsync over the model. */
+static int
+replace_file(const char *path, const unsigned char *b, size_t n, struct timespec mt)
+{
+    char tmp[600];
+    struct timespec ts[2] = { mt, mt };
+
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    return spit(tmp, b, n) && utimensat(AT_FDCWD, tmp, ts, 0) == 0 && rename(tmp, path) == 0;
+}
+
+static void
+test_identity(void)
+{
+    const char *strategy = "cpu fp32i8", *victim = "blocks.0.ffn.key.weight";
+    char dir[512], model[600];
+    struct run ref, w, h, r, edited;
+    mgen_opts mo;
+    rwkv_err err;
+    unsigned char *orig = NULL, *b = NULL;
+    size_t n = 0, toff = 0, off, step;
+    struct stat st;
+    struct timespec mt;
+    const ckpt_tensor *t;
+    ckpt *ck = NULL;
+    uint64_t checked = 0;
+
+    snprintf(dir, sizeof dir, "%s/ident", tmpdir);
+    snprintf(model, sizeof model, "%s/ident/m.pth", tmpdir);
+    mkdir(dir, 0755);
+    memset(&mo, 0, sizeof mo);
+    mo.dtype = CK_BF16;
+    mo.seed = 7;
+    mo.n_threads = 1;
+    if (mgen_save("demo", model, &mo, NULL, &err) != RWKV_OK || stat(model, &st) != 0 ||
+        (orig = slurp(model, &n)) == NULL || (b = malloc(n)) == NULL ||
+        ckpt_open_mem(orig, n, "m.pth", NULL, &ck, &err) != RWKV_OK ||
+        (t = ckpt_find(ck, victim)) == NULL || t->nbytes < 8192) {
+        TEST_COND("identity: setup (write a demo model)", 0);
+        ckpt_close(ck);
+        free(orig);
+        free(b);
+        return;
+    }
+    mt = st.st_mtim;
+    toff = (size_t)((const unsigned char *)t->data - orig);
+    /* model.c's fingerprint hashes 64 slices of 64 bytes, STEP apart: a byte
+     * halfway between two slices (the high byte of a bf16: its sign) is
+     * outside the sample */
+    step = (size_t)(t->nbytes - 64) / 63;
+    off = (64 + step / 2) | 1;
+    TEST_COND("identity: the edited byte is outside the sampled slices",
+              off % step >= 64 && off < t->nbytes);
+    ckpt_close(ck);
+
+    TEST_COND("identity: the model verifies", ckpt_verify_file(model, 2, &checked, &err) == RWKV_OK &&
+              checked > 10);
+    TEST_COND("identity: reference", run_model(model, strategy, WC_OFF, NULL, &ref));
+    TEST_COND("identity: first load writes", run_model(model, strategy, WC_ON, dir, &w) && wrote(&w));
+    TEST_COND("identity: second load hits", run_model(model, strategy, WC_ON, dir, &h) &&
+              strcmp(h.status, "hit") == 0 && same_logits(&ref, &h));
+
+    /* 1. edited in place, zip CRC fixed up, mtime restored: the digest of the
+     *    CRC-32s (and the ctime) changed: the cache must not be used */
+    memcpy(b, orig, n);
+    b[toff + off] ^= 0x80;
+    TEST_COND("identity: CRC fixed up", fix_zip_crc(b, n, toff));
+    TEST_COND("identity: edit in place, CRC fixed", rewrite_in_place(model, b, n, mt));
+    TEST_COND("identity: edited file: same size and mtime",
+              stat(model, &st) == 0 && (size_t)st.st_size == n && st.st_mtim.tv_sec == mt.tv_sec &&
+              st.st_mtim.tv_nsec == mt.tv_nsec);
+    TEST_COND("identity: edited model, uncached", run_model(model, strategy, WC_OFF, NULL, &edited));
+    TEST_COND("identity: the edit changes the logits", !same_logits(&ref, &edited));
+    TEST_COND("identity: edited model (CRC fixed), cached load", run_model(model, strategy, WC_ON, dir, &r));
+    TEST_CONDF(strcmp(r.status, "hit") != 0 && same_logits(&edited, &r),
+               "CRC-fixed edit with the mtime restored: cache '%s', %s logits", r.status,
+               same_logits(&ref, &r) ? "the OLD model's" : "other");
+    run_free(&r);
+    run_free(&edited);
+
+    /* 2. back to the original bytes (in place, mtime restored): the cache
+     *    the edited model rewrote does not serve it either */
+    TEST_COND("identity: restore", rewrite_in_place(model, orig, n, mt));
+    TEST_COND("identity: restored model", run_model(model, strategy, WC_ON, dir, &r));
+    TEST_CONDF(strcmp(r.status, "hit") != 0 && same_logits(&ref, &r),
+               "restored model: cache '%s'", r.status);
+    run_free(&r);
+
+    /* 3. edited in place, CRC left stale, mtime restored: the data fails its
+     *    CRC when converted: the load names the tensor */
+    memcpy(b, orig, n);
+    b[toff + off] ^= 0x80;
+    TEST_COND("identity: edit in place, CRC stale", rewrite_in_place(model, b, n, mt));
+    memset(&err, 0, sizeof err);
+    {
+        rwkv_open_opts oo;
+        rwkv_model *m = NULL;
+        int rc;
+        memset(&oo, 0, sizeof oo);
+        oo.strategy = strategy;
+        oo.n_threads = 2;
+        oo.weight_cache = WC_ON;
+        oo.weight_cache_dir = dir;
+        rc = rwkv_model_open(model, &oo, &m, &err);
+        TEST_CONDF(rc == RWKV_EFORMAT && strstr(err.msg, "blocks.0.ffn.key.weight: checksum mismatch") &&
+                   strstr(err.msg, "the file is damaged") && strchr(err.msg, '\n') == NULL,
+                   "stale CRC, converting load: rc %d '%s'", rc, err.msg);
+        rwkv_model_close(m);
+        /* in place (bf16 stays mapped): this entry is small enough
+         * (CKPT_CRC_EAGER) to be checked at open anyway */
+        oo.strategy = "cpu bf16";
+        rc = rwkv_model_open(model, &oo, &m, &err);
+        TEST_CONDF(rc == RWKV_EFORMAT && strstr(err.msg, "blocks.0.ffn.key.weight: checksum mismatch"),
+                   "stale CRC, in-place load: rc %d '%s'", rc, err.msg);
+        rwkv_model_close(m);
+        rc = ckpt_verify_file(model, 2, NULL, &err);
+        TEST_CONDF(rc == RWKV_EFORMAT && strstr(err.msg, "blocks.0.ffn.key.weight: checksum mismatch"),
+                   "verify of a damaged file: rc %d '%s'", rc, err.msg);
+    }
+
+    /* 4. a byte-identical copy (new inode, mtime kept): the cache made for
+     *    the old file is vouched for by the CRC-32s, then rekeyed */
+    TEST_COND("identity: restore again", rewrite_in_place(model, orig, n, mt));
+    TEST_COND("identity: rebuild", run_model(model, strategy, WC_ON, dir, &r) && same_logits(&ref, &r));
+    run_free(&r);
+    TEST_COND("identity: hit before the copy", run_model(model, strategy, WC_ON, dir, &r) &&
+              strcmp(r.status, "hit") == 0);
+    run_free(&r);
+    TEST_COND("identity: copy over (new inode)", replace_file(model, orig, n, mt));
+    TEST_COND("identity: load of the copy", run_model(model, strategy, WC_ON, dir, &r));
+    TEST_CONDF(wrote(&r) && same_logits(&ref, &r), "copy: cache '%s' (expected checked and rekeyed)",
+               r.status);
+    run_free(&r);
+    TEST_COND("identity: then hits", run_model(model, strategy, WC_ON, dir, &r) &&
+              strcmp(r.status, "hit") == 0 && same_logits(&ref, &r));
+    run_free(&r);
+
+    /* 5. a new inode with a changed byte and a stale CRC (a corrupted copy):
+     *    the CRC-32s do not vouch for it */
+    memcpy(b, orig, n);
+    b[toff + off] ^= 0x80;
+    TEST_COND("identity: damaged copy over", replace_file(model, b, n, mt));
+    memset(&err, 0, sizeof err);
+    {
+        rwkv_open_opts oo;
+        rwkv_model *m = NULL;
+        int rc;
+        memset(&oo, 0, sizeof oo);
+        oo.strategy = strategy;
+        oo.weight_cache = WC_ON;
+        oo.weight_cache_dir = dir;
+        rc = rwkv_model_open(model, &oo, &m, &err);
+        TEST_CONDF(rc == RWKV_EFORMAT && strstr(err.msg, "checksum mismatch"),
+                   "damaged copy: rc %d '%s' (the old cache must not serve it)", rc, err.msg);
+        rwkv_model_close(m);
+    }
+    run_free(&ref);
+    run_free(&w);
+    run_free(&h);
+    free(orig);
+    free(b);
 }
 
 /* The file is per plan of slot dtypes: fp32i8 and bf16i8 both prepare Q8
@@ -499,7 +751,7 @@ test_plans(void)
     char model[1024], dir[512];
     struct run a, b, c;
 
-    test_fixture_path(model, sizeof model, "models/tiny-7v0-fp32.pth");
+    snprintf(model, sizeof model, "%s", m7);
     snprintf(dir, sizeof dir, "%s/plans", tmpdir);
     TEST_COND("plans: fp32i8", run_model(model, "cpu fp32i8", WC_ON, dir, &a) &&
               wrote(&a));
@@ -562,11 +814,35 @@ main(void)
     test_fixture_path(fixdir, sizeof fixdir, "models");
     before = count_files(fixdir, "");
     test_checksum();
-    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        if (!test_have_fixture(models[i], 9 * 4))   /* 9 checks per strategy */
+            continue;
         for (size_t k = 0; k < sizeof strategies / sizeof strategies[0]; k++)
             test_roundtrip(models[i], strategies[k], (int)k);
+    }
+    if (test_fixture_exists("models/tiny-7v0-fp32.pth") &&
+        test_fixture_exists("models/tiny-6v0-bf16.pth") &&
+        test_fixture_exists("models/tiny-6v0-fp32.pth")) {
+        test_fixture_path(m7, sizeof m7, "models/tiny-7v0-fp32.pth");
+        test_fixture_path(m6, sizeof m6, "models/tiny-6v0-bf16.pth");
+        test_fixture_path(m6other, sizeof m6other, "models/tiny-6v0-fp32.pth");
+    } else {
+        rwkv_err err;
+        TEST_INFO("fixture models missing: plans, damage and location on generated models");
+        snprintf(m7, sizeof m7, "%s/gen-v7.pth", tmpdir);
+        snprintf(m6, sizeof m6, "%s/gen-v6-bf16.pth", tmpdir);
+        snprintf(m6other, sizeof m6other, "%s/gen-v6-fp32.pth", tmpdir);
+        TEST_CONDF(mgen_save("demo", m7, &(mgen_opts){ .dtype = CK_F32, .seed = 1 }, NULL,
+                             &err) == RWKV_OK &&
+                   mgen_save("demo-v6", m6, &(mgen_opts){ .dtype = CK_BF16, .seed = 1 }, NULL,
+                             &err) == RWKV_OK &&
+                   mgen_save("demo-v6", m6other, &(mgen_opts){ .dtype = CK_F32, .seed = 1 },
+                             NULL, &err) == RWKV_OK,
+                   "generate models: %s", err.msg);
+    }
     test_plans();
     test_damage();
+    test_identity();
     test_location();
     TEST_CONDF(count_files(fixdir, "") == before, "fixtures directory: %d files, was %d",
                count_files(fixdir, ""), before);

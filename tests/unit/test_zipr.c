@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include "../../core/ckpt.h"
+#include "../../core/ckpt_verify.h"
+#include "../../core/ckpt_write.h"
 #include "../../core/zipr.h"
 #include "../harness.h"
 #include "test_ckpt_build.h"
@@ -288,9 +290,164 @@ test_ckpt_zip64(void)
     tb_free(&z);
 }
 
+/* CRC-32 known answers, and parts combined equal the whole. */
+static void
+test_crc(void)
+{
+    static unsigned char buf[100003];
+    uint32_t whole;
+
+    TEST_COND("crc32('123456789') = cbf43926", zipr_crc32(0, "123456789", 9) == 0xcbf43926u);
+    TEST_COND("crc32('') = 0", zipr_crc32(0, "", 0) == 0);
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (unsigned char)(i * 2654435761u >> 13);
+    whole = zipr_crc32(0, buf, sizeof buf);
+    TEST_COND("crc32 continued = whole",
+              zipr_crc32(zipr_crc32(0, buf, 777), buf + 777, sizeof buf - 777) == whole);
+    TEST_COND("crc32: the table-driven version agrees", zipr_crc32_portable(0, buf, sizeof buf) == whole &&
+              zipr_crc32_portable(0, "123456789", 9) == 0xcbf43926u);
+    {
+        /* every length and alignment around the folding's thresholds, from
+         * any starting CRC: the carry-less version equals the table */
+        int bad = 0;
+        for (size_t len = 0; len < 1100; len++)
+            for (size_t off = 0; off < 4; off++) {
+                uint32_t c0 = (uint32_t)(len * 2654435761u + off);
+                if (zipr_crc32(c0, buf + off, len) != zipr_crc32_portable(c0, buf + off, len))
+                    bad++;
+            }
+        for (size_t len = sizeof buf - 200; len + 3 <= sizeof buf; len += 7)
+            if (zipr_crc32(1, buf + 3, len) != zipr_crc32_portable(1, buf + 3, len))
+                bad++;
+        TEST_CONDF(bad == 0, "crc32: %d lengths/alignments where the two versions differ", bad);
+    }
+    for (size_t cut = 0; cut <= sizeof buf; cut += 9973)
+        TEST_CONDF(ckw_crc32_combine(zipr_crc32(0, buf, cut), zipr_crc32(0, buf + cut, sizeof buf - cut),
+                                     sizeof buf - cut) == whole, "combine at %zu", cut);
+}
+
+/* The checksums a .pth carries (core/ckpt_verify.c): a large entry is
+** checked only when asked (split over a pool: parts combined), a small one
+** at open; damage is named by tensor; the digest follows the CRC-32s. */
+static void
+test_verify(void)
+{
+    char dir[] = "/tmp/rwkv-zipr-XXXXXX", path[64];
+    const size_t big_n = (6u << 20) / 4 + 3;   /* 6 MiB + 12 bytes of float32: parallel path */
+    float *big = malloc(big_n * sizeof *big), small[64];
+    int64_t big_shape[1] = { (int64_t)big_n }, small_shape[1] = { 64 };
+    ckw *w;
+    ckpt *ck = NULL;
+    tpool *pool = NULL;
+    rwkv_err err;
+    uint64_t digest = 0, nchk = 0;
+    unsigned char *file = NULL;
+    size_t n = 0, big_off = 0, small_off = 0;
+    FILE *f;
+    int rc;
+
+    if (big == NULL || mkdtemp(dir) == NULL || tpool_create(4, &pool, &err) != RWKV_OK) {
+        TEST_COND("verify: setup", 0);
+        free(big);
+        return;
+    }
+    for (size_t i = 0; i < big_n; i++)
+        big[i] = (float)(i % 1000) * 0.5f;
+    for (int i = 0; i < 64; i++)
+        small[i] = (float)i;
+    snprintf(path, sizeof path, "%s/v.pth", dir);
+    TEST_COND("verify: write", ckw_create(path, NULL, &w, &err) == RWKV_OK &&
+              ckw_tensor(w, "blocks.0.big.weight", CK_F32, 1, big_shape, big, &err) == RWKV_OK &&
+              ckw_tensor(w, "blocks.0.small", CK_F32, 1, small_shape, small, &err) == RWKV_OK &&
+              ckw_finish(w, NULL, &err) == RWKV_OK);
+    rc = ckpt_open(path, NULL, &ck, &err);
+    TEST_CONDF(rc == RWKV_OK, "verify: open: %s", err.msg);
+    if (rc == RWKV_OK) {
+        digest = ckpt_crc_digest(ck);
+        TEST_COND("verify: a .pth has a checksum digest", digest != 0);
+        TEST_COND("verify: good tensor, pool", ckpt_check_tensor(ck, ckpt_find(ck, "blocks.0.big.weight"), pool,
+                                                                &err) == RWKV_OK);
+        TEST_COND("verify: good file", ckpt_verify(ck, NULL, &err) == RWKV_OK);
+        TEST_COND("verify: NULL ckpt", ckpt_check_tensor(NULL, NULL, pool, &err) == RWKV_OK &&
+                  ckpt_crc_digest(NULL) == 0);
+        ckpt_close(ck);
+        ck = NULL;
+    }
+    TEST_COND("verify: file", ckpt_verify_file(path, 2, &nchk, &err) == RWKV_OK && nchk >= 4);
+    /* find the two tensors' bytes in the file (their values are known) */
+    if ((f = fopen(path, "rb")) != NULL) {
+        fseek(f, 0, SEEK_END);
+        n = (size_t)ftell(f);
+        fseek(f, 0, SEEK_SET);
+        file = malloc(n);
+        if (file == NULL || fread(file, 1, n, f) != n)
+            n = 0;
+        fclose(f);
+    }
+    for (size_t i = 0; i + 256 <= n; i += 64) {
+        if (big_off == 0 && memcmp(file + i, big, 256) == 0)
+            big_off = i;
+        if (small_off == 0 && memcmp(file + i, small, 256) == 0)
+            small_off = i;
+    }
+    TEST_COND("verify: tensors found in the file", big_off != 0 && small_off != 0);
+    if (big_off != 0 && small_off != 0) {
+        char ppath[80];
+        rwkv_err e1, e2;
+        /* damage in the big entry, far into it (the last part of a split) */
+        file[big_off + big_n * 4 - 5] ^= 0x40;
+        snprintf(ppath, sizeof ppath, "%s/big.pth", dir);
+        f = fopen(ppath, "wb");
+        TEST_COND("verify: write damaged copy", f && fwrite(file, 1, n, f) == n && fclose(f) == 0);
+        rc = ckpt_open(ppath, NULL, &ck, &err);
+        TEST_CONDF(rc == RWKV_OK, "a damaged large entry is not read at open: %s", err.msg);
+        if (rc == RWKV_OK) {
+            TEST_COND("verify: same digest (the CRC was not fixed)", ckpt_crc_digest(ck) == digest);
+            rc = ckpt_check_tensor(ck, ckpt_find(ck, "blocks.0.big.weight"), pool, &e1);
+            TEST_CONDF(rc == RWKV_EFORMAT && strstr(e1.msg, "big.pth: blocks.0.big.weight: checksum mismatch (CRC-32 ") &&
+                       strstr(e1.msg, "): the file is damaged"), "damaged large tensor: '%s'", e1.msg);
+            TEST_COND("verify: the small tensor is fine",
+                      ckpt_check_tensor(ck, ckpt_find(ck, "blocks.0.small"), NULL, &err) == RWKV_OK);
+            ckpt_close(ck);
+            ck = NULL;
+        }
+        /* the same answer on one thread (the parts' CRCs combine exactly) */
+        rc = ckpt_verify_file(ppath, 1, NULL, &e2);
+        TEST_CONDF(rc == RWKV_EFORMAT && strcmp(e1.msg, e2.msg) == 0, "one thread: '%s' vs '%s'", e2.msg,
+                   e1.msg);
+        file[big_off + big_n * 4 - 5] ^= 0x40;
+        /* damage in the small entry: refused at open */
+        file[small_off + 17] ^= 0x01;
+        snprintf(ppath, sizeof ppath, "%s/small.pth", dir);
+        f = fopen(ppath, "wb");
+        TEST_COND("verify: write damaged copy 2", f && fwrite(file, 1, n, f) == n && fclose(f) == 0);
+        rc = ckpt_open(ppath, NULL, &ck, &err);
+        TEST_CONDF(rc == RWKV_EFORMAT && strstr(err.msg, "small.pth: blocks.0.small: checksum mismatch") &&
+                   ck == NULL, "damaged small entry at open: rc %d '%s'", rc, err.msg);
+        ckpt_close(ck);
+        ck = NULL;
+        /* memory buffers are the caller's: no check at open */
+        rc = ckpt_open_mem(file, n, "mem", NULL, &ck, &err);
+        TEST_CONDF(rc == RWKV_OK && ckpt_verify(ck, pool, &err) == RWKV_EFORMAT, "memory: rc %d", rc);
+        ckpt_close(ck);
+        ck = NULL;
+    }
+    free(file);
+    free(big);
+    tpool_destroy(pool);
+    {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            printf("     could not remove %s\n", dir);
+    }
+}
+
 int
 main(void)
 {
+    test_crc();
+    test_verify();
     test_valid();
     test_truncated();
     test_attacks();

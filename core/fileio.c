@@ -1,0 +1,311 @@
+/*
+** fileio.c -- safe opening of input files and atomic creation of output
+** files.  See fileio.h.
+**
+** Invariants: rwkv_open_regular never blocks (O_NONBLOCK until the type is
+** known) and never returns a descriptor for anything but a regular file;
+** rwkv_atomic never opens an existing name for writing (O_EXCL|O_NOFOLLOW
+** on a fresh random name) and PATH only ever changes by rename(2).
+*/
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Fresh temporary names tried before giving up (each collision is another
+** process's temporary file or a planted name; 64 misses in a row means
+** something is wrong with the directory). */
+#define FIO_TMP_TRIES 64
+
+const char *
+rwkv_file_kind(mode_t mode)
+{
+    if (S_ISREG(mode))
+        return "a regular file";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+int
+rwkv_open_regular(const char *path, int *fd, rwkv_err *err)
+{
+    struct stat st;
+    int f, fl;
+
+    *fd = -1;
+    /* Refuse by type before opening when we can: opening some devices has
+     * side effects; the fstat below closes the race with a swapped file. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return rwkv_errf(err, RWKV_EIO, "%s: not a regular file (%s)", path,
+                         rwkv_file_kind(st.st_mode));
+    f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (f < 0)
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(f, &st) != 0) {
+        int e = errno;
+        close(f);
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(f);
+        return rwkv_errf(err, RWKV_EIO, "%s: not a regular file (%s)", path,
+                         rwkv_file_kind(st.st_mode));
+    }
+    /* a regular file: blocking reads from here on (O_NONBLOCK means nothing
+     * for regular files on Linux, but be exact) */
+    fl = fcntl(f, F_GETFL);
+    if (fl < 0 || fcntl(f, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(f);
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot open: %s", path, strerror(e));
+    }
+    *fd = f;
+    return RWKV_OK;
+}
+
+int
+rwkv_fopen_regular(const char *path, FILE **out, rwkv_err *err)
+{
+    int fd, rc;
+
+    *out = NULL;
+    if ((rc = rwkv_open_regular(path, &fd, err)) != RWKV_OK)
+        return rc;
+    *out = fdopen(fd, "rb");
+    if (*out == NULL) {
+        int e = errno;
+        close(fd);
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot open: %s", path, strerror(e));
+    }
+    return RWKV_OK;
+}
+
+/* ---- atomic creation ---- */
+
+struct rwkv_atomic {
+    char *path;    /* as given, owned */
+    char *tmp;     /* the temporary file, owned; NULL once renamed */
+    char *dir;     /* PATH's directory (for the directory fsync), owned */
+    int   fd;      /* -1 once closed (or owned by the stream) */
+    FILE *stream;  /* fdopen(fd), made on demand */
+    int   flags;
+};
+
+/* splitmix64: a well-mixed 64-bit value from a counter-like input. */
+static uint64_t
+fio_mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* A random-enough 8-letter suffix: only uniqueness matters (O_EXCL makes a
+** collision harmless), so time, pid, an address and the attempt number
+** are enough. */
+static void
+fio_suffix(char out[9], unsigned attempt, const void *salt)
+{
+    static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    struct timespec ts;
+    uint64_t x;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    x = fio_mix((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+                ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)salt ^
+                ((uint64_t)attempt << 48));
+    for (int i = 0; i < 8; i++) {
+        out[i] = abc[x % 36];
+        x /= 36;
+    }
+    out[8] = '\0';
+}
+
+static void
+fio_free(rwkv_atomic *a)
+{
+    free(a->path);
+    free(a->tmp);
+    free(a->dir);
+    free(a);
+}
+
+int
+rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out,
+                   rwkv_err *err)
+{
+    rwkv_atomic *a;
+    const char *slash, *base;
+    size_t dl, bl;
+    struct stat st;
+
+    *out = NULL;
+    if (path == NULL || *path == '\0')
+        return rwkv_errf(err, RWKV_EINVAL, "no output path given");
+    /* follows a symlink on purpose: a link to a device is refused too */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: it is %s", path,
+                         rwkv_file_kind(st.st_mode));
+    slash = strrchr(path, '/');
+    base = slash ? slash + 1 : path;
+    if (*base == '\0')
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: it names a directory", path);
+    dl = slash ? (size_t)(slash - path) : 1;
+    bl = strlen(base);
+    a = calloc(1, sizeof *a);
+    if (a == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    a->fd = -1;
+    a->flags = flags;
+    a->path = strdup(path);
+    a->dir = malloc(dl + 1);
+    /* DIR/.BASE.XXXXXXXX.tmp */
+    a->tmp = malloc(dl + 1 + 1 + bl + 1 + 8 + 4 + 1);
+    if (a->path == NULL || a->dir == NULL || a->tmp == NULL) {
+        fio_free(a);
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    }
+    if (slash == path)
+        memcpy(a->dir, "/", 2);               /* "/x" lives in "/" */
+    else if (slash != NULL) {
+        memcpy(a->dir, path, dl);
+        a->dir[dl] = '\0';
+    } else
+        memcpy(a->dir, ".", 2);
+    for (unsigned k = 0; k < FIO_TMP_TRIES; k++) {
+        char sfx[9];
+        fio_suffix(sfx, k, a);
+        snprintf(a->tmp, dl + 1 + 1 + bl + 1 + 8 + 4 + 1, "%s/.%s.%s.tmp",
+                 slash == path ? "" : a->dir, base, sfx);
+        a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+                     (mode_t)mode);
+        if (a->fd >= 0 || errno != EEXIST)
+            break;
+    }
+    if (a->fd < 0) {
+        int e = errno;
+        fio_free(a);
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: %s", path, strerror(e));
+    }
+    *out = a;
+    return RWKV_OK;
+}
+
+int
+rwkv_atomic_fd(const rwkv_atomic *a)
+{
+    return a->stream ? fileno(a->stream) : a->fd;
+}
+
+const char *
+rwkv_atomic_path(const rwkv_atomic *a)
+{
+    return a->path;
+}
+
+FILE *
+rwkv_atomic_stream(rwkv_atomic *a, rwkv_err *err)
+{
+    if (a->stream == NULL) {
+        a->stream = fdopen(a->fd, "wb");
+        if (a->stream == NULL) {
+            rwkv_errf(err, RWKV_EIO, "%s: cannot write: %s", a->path, strerror(errno));
+            return NULL;
+        }
+        a->fd = -1;   /* the stream owns it now */
+    }
+    return a->stream;
+}
+
+/* fsync directory DIR so a rename in it survives a crash.  Best effort:
+** some file systems refuse fsync on a directory (EINVAL). */
+static int
+fio_sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = 0;
+
+    if (fd < 0)
+        return 0;
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        rc = -1;
+    close(fd);
+    return rc;
+}
+
+int
+rwkv_atomic_commit(rwkv_atomic *a, rwkv_err *err)
+{
+    int e = 0;
+    const char *what = "cannot write";
+
+    if (a->stream != NULL) {
+        errno = 0;
+        if (fflush(a->stream) != 0)
+            e = errno ? errno : EIO;
+        else if (ferror(a->stream))
+            e = EIO;
+        if (e == 0 && (a->flags & RWKV_ATOMIC_SYNC) && fsync(fileno(a->stream)) != 0)
+            e = errno;
+        if (fclose(a->stream) != 0 && e == 0)
+            e = errno;
+        a->stream = NULL;
+    } else {
+        if ((a->flags & RWKV_ATOMIC_SYNC) && fsync(a->fd) != 0)
+            e = errno;
+        if (close(a->fd) != 0 && e == 0)
+            e = errno;
+        a->fd = -1;
+    }
+    if (e == 0 && rename(a->tmp, a->path) != 0) {
+        e = errno;
+        what = "cannot move the finished file into place";
+    }
+    if (e != 0) {
+        int rc = rwkv_errf(err, RWKV_EIO, "%s: %s: %s", a->path, what, strerror(e));
+        rwkv_atomic_abort(a);
+        return rc;
+    }
+    free(a->tmp);
+    a->tmp = NULL;
+    if ((a->flags & RWKV_ATOMIC_SYNC) && fio_sync_dir(a->dir) != 0) {
+        e = errno;
+        /* the file is complete and in place; only its durability is unsure */
+        rwkv_errf(err, RWKV_EIO, "%s: written, but syncing its directory failed: %s", a->path,
+                  strerror(e));
+        fio_free(a);
+        return RWKV_EIO;
+    }
+    fio_free(a);
+    return RWKV_OK;
+}
+
+void
+rwkv_atomic_abort(rwkv_atomic *a)
+{
+    if (a == NULL)
+        return;
+    if (a->stream != NULL)
+        fclose(a->stream);
+    else if (a->fd >= 0)
+        close(a->fd);
+    if (a->tmp != NULL)
+        unlink(a->tmp);
+    fio_free(a);
+}

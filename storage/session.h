@@ -1,0 +1,186 @@
+/*
+** session.h -- the session runtime: the chat engine (core/chat.h) and the
+** session store (store.h) driven together, once, for both front ends (the
+** line chat, cli/cmd_chat.c, and the full-screen client, tui/).  No stdio,
+** no curses: problems come back as status + message (rwkv_err), and what a
+** user should be told (a replay, a session re-created, a failed save that
+** the chat survives) through the `note` callback.
+**
+** A sess owns its chat (sess_chat) and, when saving, its own store
+** connection (sess_store): the full-screen client browses the database on
+** another connection from the UI thread while a reply is saved from the
+** worker thread.
+**
+** Layout of a session in the store:
+**   [system turn: the greeting's ids; snapshot = state after it]  when fed
+**     user turn (ids of "User: ...\n\nAssistant:"; snapshot = before the reply)
+**       assistant turn (reply ids; snapshot = state after the reply)
+**         user turn ...
+** A regenerated reply is a sibling assistant turn; an edited message a
+** sibling user turn.
+**
+** Persistence of a reply (all automatic, inside sess_run through the chat's
+** callbacks, on the thread that runs it):
+**   generation starts  -> the user turn (state before the reply) and a begun
+**                         reply row marked interrupted;
+**   text streams       -> the partial reply, at most every SESS_SAVE_EVERY_S;
+**   the reply ends     -> the reply completed with the state after it.
+** So kill -9 at any moment of a reply keeps the message and the streamed part
+** (marked interrupted), the first message of a new session included: the
+** session row is created when the first reply starts.
+**
+** The fork rule (one rule everywhere: /fork, the TUI's edit, `sessions
+** fork`): forking at a USER turn continues from its parent (the message is
+** to be written again); at any other turn, from that turn.
+**
+** The replay rule (sess_replay, the only one): the state after a turn is the
+** nearest usable snapshot above it plus the stored tokens after it, fed as
+** they were first fed: system and user segments in chunks of the sampling
+** `chunk`, each segment on its own; assistant segments one token at a time.
+** So a resume by replay continues bit for bit like one uninterrupted process.
+**
+** Threads: one thread at a time calls the sess_* functions of one sess
+** (sess_cancel excepted: any thread or a signal handler).  Callbacks run on
+** that thread.
+*/
+#ifndef RWKV_SESSION_H
+#define RWKV_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/chat.h"
+#include "../core/rwkv.h"
+#include "../core/status.h"
+#include "../core/tokenizer.h"
+#include "store.h"
+
+typedef struct sess sess;      /* opaque: sess_create / sess_destroy */
+
+/* Seconds between saves of a running reply's partial text. */
+#define SESS_SAVE_EVERY_S 1.0
+/* Longest session title taken from a first message (bytes). */
+#define SESS_AUTO_TITLE_MAX 60
+
+typedef struct sess_config {
+    const char    *db_path;      /* NULL = nothing saved (an ephemeral chat) */
+    rwkv_model    *model;        /* borrowed: outlives the sess (or sess_set_model) */
+    const tok     *tok;          /* borrowed, likewise */
+    const char    *model_path;   /* checkpoint as given (made absolute); NULL = demo */
+    const char    *vocab_path;   /* World vocabulary used, NULL = byte-level */
+    chat_config    chat;         /* greeting, stops, bans, sampling + user-set mask;
+                                    chat.state_path = the state file to start from */
+    const char    *expect_state; /* resuming: the state file the user named (not
+                                    loaded; sess_open refuses a session that does
+                                    not start from it) */
+    chat_callbacks cb;           /* the front end's (sess forwards to them) */
+    /* Optional, UD = cb.ud: a line for the user (IS_ERR: something failed
+    ** that the chat survives); replay progress (tokens fed, of TOTAL). */
+    void         (*note)(void *ud, int is_err, const char *msg);
+    void         (*progress)(void *ud, uint64_t done, uint64_t total);
+} sess_config;
+
+/*
+** Create the runtime: the chat (state file loaded when cfg->chat.state_path
+** is set) and, with a db_path, the store connection and the model's row.
+** Nothing is saved before the first reply starts.  *OUT: sess_destroy.
+*/
+int  sess_create(const sess_config *cfg, sess **out, rwkv_err *err);
+void sess_destroy(sess *s);                       /* NULL is fine */
+
+chat       *sess_chat(sess *s);                   /* borrowed */
+store      *sess_store(sess *s);                  /* NULL when not saving */
+int64_t     sess_id(const sess *s);               /* 0 = not created yet */
+int64_t     sess_head(const sess *s);             /* last saved turn of the branch */
+const char *sess_title(const sess *s);
+/* The state file in use: its path or library name, "" = none. */
+const char *sess_state_label(const sess *s);
+/* Its library row when it came from the library, else 0. */
+int64_t     sess_state_lib(const sess *s);
+/* 1 when the last sess_run reached generation (0: cancelled or refused
+** while the message was fed; nothing of it was saved). */
+int         sess_started(const sess *s);
+/* Store ids of the last exchange (0 = none/not saved). */
+void        sess_last_ids(const sess *s, int64_t *user_turn, int64_t *reply_turn);
+
+/* What a saved session needs before a model is loaded. */
+typedef struct sess_info {
+    int64_t id;
+    char    title[STORE_TITLE_MAX];
+    char    model_path[STORE_PATH_MAX];   /* "" = none on record, "(demo)" = demo */
+    char    vocab_path[STORE_PATH_MAX];   /* "" = none on record */
+    char    strategy[128];
+    int64_t head_turn;
+} sess_info;
+/* Session SID (0 = the most recently used) of the database DB (NULL = the
+** default path); RWKV_EINVAL "no saved sessions ..." when there is none. */
+int  sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err);
+
+/*
+** Continue session SID after turn HEAD (-1 = its current head): the model is
+** checked (another shape or vocabulary is refused, naming the session's
+** model), the session's state file loaded (or none), its sampling values
+** taken (those the user set in cfg->chat win; the seed sequence continues),
+** the chat's records and state rebuilt (sess_replay).  A user turn without
+** its reply as HEAD continues before it.  On failure nothing changes.
+*/
+int  sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err);
+/* Leave the session: the next message starts a new one (from the current
+** start: the greeting or the state file in use).  Never fails. */
+void sess_new(sess *s);
+/* Create the session row TITLE now (the line chat's --new), with the
+** greeting's turn when it was fed. */
+int  sess_begin(sess *s, const char *title, rwkv_err *err);
+/* Back to the start of the conversation; in a saved session the next message
+** starts a new branch of it. */
+int  sess_reset(sess *s, rwkv_err *err);
+/* The fork rule above: continue session's TURN (a turn of the current
+** session).  *AT (may be NULL): the turn continued from. */
+int  sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err);
+/* The turn a fork at TURN continues from (the rule above), for callers
+** that copy (`sessions fork`).  *AT 0 = the session's start. */
+int  sess_fork_point(store *st, int64_t turn, int64_t *at, rwkv_err *err);
+/* The previous (DIR -1) / next (+1) sibling of TURN, down to its newest leaf. */
+int  sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err);
+
+/*
+** Start from another state file: PATH, or library row LIB_ID (imported bytes
+** or a referenced path), or none (PATH NULL, LIB_ID 0: the greeting).  With
+** REPLAY the conversation so far is fed again under the new start and saved
+** as a new session; else the next message starts a new session.
+*/
+int  sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *err);
+/* Tokens a replay under another state would feed (IDLE). */
+uint64_t sess_replay_cost(sess *s);
+
+/* A message (chat_submit) / a regenerated last reply (chat_regen), then
+** sess_run until the reply ends. */
+int  sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err);
+int  sess_regen(sess *s, rwkv_err *err);
+/* chat_run, saving as described at the top.  A cancelled regeneration whose
+** prompt was being fed again takes the saved branch back. */
+int  sess_run(sess *s, rwkv_err *err);
+/* Stop the reply, prefill or replay in flight (async-signal-safe). */
+void sess_cancel(sess *s);
+
+/* New sampling values (chat_set_sampling); an explicitly set seed starts
+** the saved session's per-reply seed sequence again from it. */
+void sess_set_sampling(sess *s, const rwkv_sampling *samp, unsigned samp_set);
+
+/*
+** Another model (the TUI's F5): a new chat on M/T with the same config and
+** sampling, the model's row under PATH; the session is left (the next
+** message starts a new one).  On failure nothing changes.
+*/
+int  sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path,
+                    const char *vocab_path, rwkv_err *err);
+
+/*
+** The state after TURN of the current session (0 = its start: zeros or its
+** state file) into OUT, by the replay rule.  Cancellable (RWKV_ECANCEL).
+** *REPLAYED: tokens fed; NOTE (may be NULL): why snapshots were not used.
+*/
+int  sess_replay(sess *s, int64_t turn, rwkv_state *out, size_t *replayed, char *note,
+                 size_t note_cap, rwkv_err *err);
+
+#endif

@@ -1,0 +1,60 @@
+#!/bin/bash
+# bench_kernels.sh -- `rwkv-tui bench` says which kernel set ran and what the
+# CPU has (text and JSON), RWKV_KERNELS=avx2 forces the AVX2 set where the
+# CPU has it, and --busy N runs N spinning processes beside the run that are
+# gone when bench exits (also when the model fails to load).
+. "$(dirname "$0")/lib.sh"
+
+run() { "$RWKV_TUI" bench --demo --prompt-tokens 4 --gen-tokens 2 --repeat 1 "$@" 2>&1; }
+field() { sed -n "s/.*\"$1\": \"\\{0,1\\}\\([^\",]*\\)\"\\{0,1\\}[,}].*/\\1/p"; }
+
+out=$(run --json) || fail "bench --json: $out"
+kern=$(printf '%s\n' "$out" | field kernels)
+feat=$(printf '%s\n' "$out" | field cpu_features)
+case $kern in portable|avx2|avx512) ok ;; *) fail "kernels '$kern': $out" ;; esac
+if [ -n "$feat" ]; then ok; else fail "no cpu_features: $out"; fi
+if [ "$(printf '%s\n' "$out" | field busy)" = 0 ]; then ok; else fail "busy without --busy: $out"; fi
+
+out=$(run) || fail "bench text: $out"
+line=$(printf '%s\n' "$out" | grep '^cpu ')
+if [ -n "$line" ] && printf '%s' "$line" | grep -qF -- "$feat"; then ok
+else fail "text report lacks the cpu features line '$feat': $out"; fi
+if printf '%s\n' "$out" | grep -q "^strategy .*, $kern kernels;"; then ok
+else fail "text report lacks '$kern kernels': $out"; fi
+
+# the forced AVX2 set, where the CPU has AVX2 + FMA + F16C
+has() { case " $feat " in *" $1 "*) return 0 ;; esac; return 1; }
+if has avx2 && has fma && has f16c; then
+    out=$(RWKV_KERNELS=avx2 run --json) || fail "RWKV_KERNELS=avx2: $out"
+    if [ "$(printf '%s\n' "$out" | field kernels)" = avx2 ]; then ok
+    else fail "RWKV_KERNELS=avx2 ran '$(printf '%s\n' "$out" | field kernels)': $out"; fi
+    out=$(RWKV_KERNELS=avx2 run) || fail "RWKV_KERNELS=avx2 text: $out"
+    if printf '%s\n' "$out" | grep -q "^cpu .*(RWKV_KERNELS set)"; then ok
+    else fail "text report does not say RWKV_KERNELS was set: $out"; fi
+else
+    skip 2 "(2) the CPU has no AVX2+FMA+F16C ($feat)"
+fi
+out=$(RWKV_KERNELS=portable run --json) || fail "RWKV_KERNELS=portable: $out"
+if [ "$(printf '%s\n' "$out" | field kernels)" = portable ]; then ok
+else fail "RWKV_KERNELS=portable ran '$(printf '%s\n' "$out" | field kernels)'"; fi
+
+# --busy 2: reported, and no spinner left behind.  The seed marks this run's
+# processes (the spinners are forks of bench, with its command line).
+seed=$((40000 + $$ % 20000))
+out=$(run --busy 2 --seed $seed --json) || fail "bench --busy 2: $out"
+if [ "$(printf '%s\n' "$out" | field busy)" = 2 ]; then ok; else fail "busy 2 not reported: $out"; fi
+if pgrep -f -- "--busy 2 --seed $seed" >/dev/null; then
+    fail "spinners of --busy 2 still running after bench exited"
+else ok; fi
+out=$(run --busy 1 --seed $seed) || fail "bench --busy 1 text: $out"
+if printf '%s\n' "$out" | grep -q "^cpu .*1 spinning process beside the run"; then ok
+else fail "text report lacks the --busy line: $out"; fi
+# a model that fails to load: the error, and the spinners gone too
+expect_fail "bench --busy, bad model" "nope" "$RWKV_TUI" bench --model "$TMP/nope.pth" \
+    --busy 1 --seed $seed
+if pgrep -f -- "--busy 1 --seed $seed" >/dev/null; then
+    fail "spinners of --busy 1 still running after a failed load"
+else ok; fi
+expect_fail "bench --busy -1" "busy" "$RWKV_TUI" bench --demo --busy -1
+expect_fail "bench --busy too many" "busy" "$RWKV_TUI" bench --demo --busy 65
+finish

@@ -1,0 +1,118 @@
+# tests/cli/sessions_damage.sh -- `rwkv-tui sessions` and `chat --session` on
+# tampered and damaged databases, and the text hygiene of import/show/export:
+#   - a parent loop (turn 1's parent set to its own descendant) makes show,
+#     export (md, json), fork and chat --session fail at once with one line
+#     "turn N: parent loop in the database" (timeout guards a hang; it is not
+#     a speed check);
+#   - a damaged row (bad token blob, bad sampling text, invalid UTF-8) does not
+#     hide the rest: show/export print what is readable, name the damage on
+#     stderr and exit 1;
+#   - escape codes and invalid UTF-8 never reach the terminal or the export;
+#   - sessions import refuses a FIFO instead of hanging;
+#   - the model (and vocabulary) travel through export/import.
+# The database is tampered with through Python's sqlite3 module, as a user
+# with a text editor for SQLite would.
+. "$(dirname "$0")/lib.sh"
+T=$RWKV_TUI
+DB=$TMP/d.db
+sql() { python3 - "$@" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript(sys.argv[2])
+c.commit()
+PY
+}
+
+cat > "$TMP/c.json" <<'JSON'
+{"format": "rwkv-tui-session", "version": 1, "title": "Loop", "created_ms": 1700000000000, "strategy": "",
+ "model": null, "head": 4,
+ "turns": [
+  {"id": 1, "parent": null, "role": "user", "text": "User: hi\n\nAssistant:", "tokens": [85, 115, 101]},
+  {"id": 2, "parent": 1, "role": "assistant", "text": " hello", "tokens": [73, 110]},
+  {"id": 3, "parent": 2, "role": "user", "text": "User: more\n\nAssistant:", "tokens": [65]},
+  {"id": 4, "parent": 3, "role": "assistant", "text": " ok", "tokens": [66, 67]}
+ ]}
+JSON
+
+# --- parent loop -------------------------------------------------------------------------
+"$T" sessions --db "$DB" import "$TMP/c.json" >/dev/null && ok || fail "import"
+"$T" sessions --db "$DB" show 1 >/dev/null && ok || fail "show before tampering"
+sql "$DB" "UPDATE turns SET parent_id=3 WHERE id=1" && ok || fail "tamper"
+L="turn [0-9]+: parent loop in the database"
+expect_fail "show, loop" "$L" timeout 20 "$T" sessions --db "$DB" show 1
+expect_fail "export md, loop" "$L" timeout 20 "$T" sessions --db "$DB" export 1
+expect_fail "export json, loop" "$L" timeout 20 "$T" sessions --db "$DB" export 1 --format json
+expect_fail "fork, loop" "$L" timeout 20 "$T" sessions --db "$DB" fork 1 4
+expect_fail "chat --session, loop" "$L" timeout 20 sh -c "'$T' chat --db '$DB' --session 1 --demo --seed 1 </dev/null"
+expect_fail "chat --resume, loop" "$L" timeout 20 sh -c "'$T' chat --db '$DB' --resume --demo --seed 1 </dev/null"
+# still listed and deletable
+out=$("$T" sessions --db "$DB" list) && case $out in *Loop*) ok ;; *) fail "list: $out" ;; esac
+out=$(timeout 20 "$T" sessions --db "$DB" rm 1) && [ "$out" = "deleted session 1" ] && ok || fail "rm looped: $out"
+
+# --- damaged rows ------------------------------------------------------------------------
+out=$("$T" sessions --db "$DB" import "$TMP/c.json") && S2=${out##* } && ok || fail "import 2: $out"
+sql "$DB" "UPDATE turns SET tokens=x'0102030405' WHERE id=(SELECT min(id) FROM turns);
+           UPDATE turns SET sampling='temperature=banana' WHERE id=(SELECT min(id)+1 FROM turns);
+           UPDATE turns SET text=CAST(x'62616420ff1b5b33316d726564' AS TEXT) WHERE id=(SELECT min(id)+2 FROM turns)" \
+    && ok || fail "damage rows"
+"$T" sessions --db "$DB" show "$S2" >"$TMP/show.out" 2>"$TMP/show.err"
+rc=$?
+[ $rc = 1 ] && ok || fail "show damaged: exit $rc"
+grep -q "User: hi" "$TMP/show.out" && grep -q "hello" "$TMP/show.out" && grep -q " ok" "$TMP/show.out" && ok \
+    || fail "show damaged: readable part missing: $(cat "$TMP/show.out")"
+grep -q "\[damaged\]" "$TMP/show.out" && ok || fail "show: damage not marked"
+[ "$(grep -c 'is damaged in the database' "$TMP/show.err")" = 2 ] && grep -q banana "$TMP/show.err" && ok \
+    || fail "show: damage not named: $(cat "$TMP/show.err")"
+grep -q "bad $(printf '\xef\xbf\xbd\xef\xbf\xbd')\[31mred" "$TMP/show.out" && ok || fail "show: text not cleaned"
+LC_ALL=C grep -q "$(printf '\033')" "$TMP/show.out" && fail "show: escape code printed" || ok
+for f in md json; do
+    "$T" sessions --db "$DB" export "$S2" --format $f >"$TMP/e.$f" 2>"$TMP/e.$f.err"
+    rc=$?
+    [ $rc = 1 ] && ok || fail "export $f damaged: exit $rc"
+    [ "$(grep -c '' "$TMP/e.$f.err")" = 1 ] && grep -q "damaged rows exported in part: turn .*banana" "$TMP/e.$f.err" && ok \
+        || fail "export $f: stderr $(cat "$TMP/e.$f.err")"
+    grep -q "hello" "$TMP/e.$f" && grep -q " ok" "$TMP/e.$f" && ok || fail "export $f: readable part missing"
+    LC_ALL=C grep -q "$(printf '\033')" "$TMP/e.$f" && fail "export $f: escape code" || ok
+done
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8", errors="strict")); assert len(d["turns"]) == 4; assert sum("damaged" in t for t in d["turns"]) == 2' \
+    "$TMP/e.json" && ok || fail "export json: not strict JSON / damage not marked"
+out=$("$T" sessions --db "$DB" import "$TMP/e.json") && ok || fail "re-import damaged export: $out"
+
+# --- import cleans; markdown escaped ------------------------------------------------------
+printf '%s' '{"format": "rwkv-tui-session", "version": 1, "title": "esc\u001b]0;pwned\u0007", "model": null,
+ "turns": [{"id": 1, "parent": null, "role": "user", "text": "# heading?\n```\n\u001b[2Jclear \u009b31m", "tokens": [1]}]}' \
+    >"$TMP/esc.json"
+out=$("$T" sessions --db "$DB" import "$TMP/esc.json") && id=${out##* } && ok || fail "import esc: $out"
+"$T" sessions --db "$DB" show "$id" >"$TMP/esc.show" && ok || fail "show esc"
+LC_ALL=C grep -q "$(printf '\033')\|$(printf '\302\233')\|$(printf '\007')" "$TMP/esc.show" && fail "show esc: control printed" || ok
+"$T" sessions --db "$DB" list >"$TMP/esc.list"
+LC_ALL=C grep -q "$(printf '\033')" "$TMP/esc.list" && fail "list: escape printed" || ok
+"$T" sessions --db "$DB" export "$id" >"$TMP/esc.md"
+grep -qx '\\# heading?  ' "$TMP/esc.md" && grep -q '^\\`\\`\\`' "$TMP/esc.md" && ok || fail "md not escaped: $(cat "$TMP/esc.md")"
+grep -q '^# esc' "$TMP/esc.md" && ok || fail "md title: $(head -1 "$TMP/esc.md")"
+
+# --- a FIFO is refused, not waited on ---------------------------------------------------
+mkfifo "$TMP/fifo"
+expect_fail "import a FIFO" "fifo: not a regular file" timeout 20 "$T" sessions --db "$DB" import "$TMP/fifo"
+expect_fail "--db a FIFO" "fifo: not a regular file" timeout 20 "$T" sessions --db "$TMP/fifo" list
+
+# --- output that cannot be written is an error -----------------------------------------
+if [ -w /dev/full ]; then
+    expect_fail "list > /dev/full" "stdout: No space left on device" sh -c "'$T' sessions --db '$DB' list >/dev/full"
+    expect_fail "export > /dev/full" "stdout: No space left on device" sh -c "'$T' sessions --db '$DB' export $id >/dev/full"
+fi
+
+# --- the model travels ----------------------------------------------------------------
+cat > "$TMP/m.json" <<'JSON'
+{"format": "rwkv-tui-session", "version": 1, "title": "modelled", "model": {"path": "/models/x.pth",
+ "fingerprint": "00000000deadbeef", "version": "7.0", "vocab": "/models/rwkv_vocab_v20230424.txt",
+ "n_layer": 2, "n_embd": 64, "n_head": 1, "head_size": 64},
+ "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [1]}]}
+JSON
+out=$("$T" sessions --db "$DB" import "$TMP/m.json") && id=${out##* } && ok || fail "import model: $out"
+out=$("$T" sessions --db "$DB" show "$id")
+case $out in *"model /models/x.pth (v7.0, fingerprint 00000000deadbeef)"*"vocabulary /models/rwkv_vocab_v20230424.txt"*) ok ;;
+    *) fail "model not kept: $out" ;; esac
+"$T" sessions --db "$DB" export "$id" --format json | grep -q '"vocab": "/models/rwkv_vocab_v20230424.txt"' && ok \
+    || fail "vocab not exported"
+finish

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# tests/tui/footer.sh -- the footer at 80x24 and narrower keeps "F1 help"
+# and "F10 quit" and drops the less needed hints first; the status line's
+# speeds carry their unit and there is no decode speed before a decode.
+. "$(dirname "$0")/tmuxlib.sh"
+
+footer() { screen | tail -1; }
+status() { screen | head -1; }
+
+W=80 H=24 tui_start --max-tokens 4 --seed 3
+check "80x24: started" 'F10 quit'
+f=$(footer)
+for k in 'F1 help' 'F10 quit' 'F2 sessions' 'F3 states' 'C-r regen'; do
+    if printf '%s' "$f" | grep -q -- "$k"; then ok; else fail "80x24 footer lacks '$k': $f"; fi
+done
+if printf '%s' "$f" | grep -q 'F7 sidebar'; then fail "80x24: the least needed hint should go first: $f"; else ok; fi
+if [ "${#f}" -le 80 ]; then ok; else fail "80x24: footer ${#f} columns"; fi
+# hints keep their usual order: help first, quit last
+if printf '%s' "$f" | grep -Eq '^F1 help .* F10 quit *$'; then ok; else fail "80x24 order: $f"; fi
+
+# before any reply: the greeting's prefill speed with its unit, no decode
+s=$(status)
+if printf '%s' "$s" | grep -q 'decode'; then fail "decode speed before any decode: $s"; else ok; fi
+tmx resize-window -x 160 -y 24
+check "wide: prefill speed labelled" '^ DEMO.*prefill [0-9]+ tok/s +[0-9]+ MiB'
+s=$(status)
+if printf '%s' "$s" | grep -q 'decode'; then fail "wide: decode speed before any decode: $s"; else ok; fi
+
+type_text "hello"
+keys Enter
+wait_idle
+check "after a reply: decode speed labelled" '^ DEMO.*prefill [0-9]+ tok/s +decode [0-9.]+ tok/s'
+tmx resize-window -x 80 -y 24
+check "80x24 after a reply: decode speed" '^ DEMO.*decode [0-9.]+ tok/s'
+
+# narrower: help and quit stay to the end
+for w in 40 24 20; do
+    tmx resize-window -x $w -y 12
+    sleep 0.3
+    f=$(footer)
+    if printf '%s' "$f" | grep -q 'F1 help' && printf '%s' "$f" | grep -q 'F10 quit' &&
+       [ "${#f}" -le $w ]; then ok; else fail "${w} columns: footer '$f'"; fi
+done
+tmx resize-window -x 80 -y 24
+tui_quit
+
+# a rebound quit key is what the footer keeps
+mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
+printf 'keys:\n  quit: C-q\n  help: F12\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+W=40 H=12 tui_start
+check "rebound keys kept at 40 columns" '^F12 help .*C-q quit'
+keys C-q
+check "C-q quits" '^EXIT=0'
+tui_finish

@@ -1,0 +1,313 @@
+/*
+** test_fileio.c -- core/fileio.h (rwkv_open_regular, rwkv_atomic_*) and the
+** guard table of core/mapfile.h.
+**
+** Reading: regular files open; a FIFO with no writer, a directory and a
+** character device are refused at once with one line naming the kind (an
+** alarm turns a regression that blocks into a failure, not a hang).
+** Writing: the file appears only on commit, complete, with the asked mode;
+** abort and failed commits leave PATH as it was and no temporary behind; a
+** symlink planted at PATH.tmp or at PATH is never written through; an
+** existing FIFO at PATH is refused.  Mapping: mapfile_open enters its range
+** in the guard table and mapfile_close removes it.
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../core/fileio.h"
+#include "../../core/mapfile.h"
+#include "../harness.h"
+
+static char dir[256];
+
+static const char *
+at(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", dir, name);
+    return buf;
+}
+
+static int
+write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* The whole file as a string into BUF ("" if unreadable). */
+static const char *
+read_file(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+
+    buf[0] = '\0';
+    if (f != NULL) {
+        n = fread(buf, 1, cap - 1, f);
+        fclose(f);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Directory entries ending in ".tmp" (the helper's temporaries). */
+static int
+count_tmp(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        n += l > 4 && strcmp(e->d_name + l - 4, ".tmp") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+static void
+on_alarm(int sig)
+{
+    static const char m[] = "FAIL test_fileio: blocked (a FIFO open or read hung)\n";
+    (void)sig;
+    if (write(STDOUT_FILENO, m, sizeof m - 1) < 0)
+        _exit(3);
+    _exit(2);
+}
+
+static void
+test_open_regular(void)
+{
+    char p[512], q[512];
+    rwkv_err err;
+    int fd = 7;
+    FILE *f;
+    char line[64];
+
+    at(p, sizeof p, "plain.txt");
+    TEST_COND("write", write_file(p, "hello\n") == 0);
+    TEST_COND("regular file opens", rwkv_open_regular(p, &fd, &err) == RWKV_OK && fd >= 0);
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+        TEST_COND("blocking descriptor", fl >= 0 && (fl & O_NONBLOCK) == 0);
+        TEST_COND("close-on-exec", (fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0);
+        close(fd);
+    }
+    TEST_COND("stream opens", rwkv_fopen_regular(p, &f, &err) == RWKV_OK && f != NULL);
+    if (f != NULL) {
+        TEST_COND("stream reads", fgets(line, sizeof line, f) && strcmp(line, "hello\n") == 0);
+        fclose(f);
+    }
+    /* a symlink to a regular file is followed */
+    at(q, sizeof q, "link.txt");
+    TEST_COND("symlink", symlink(p, q) == 0);
+    TEST_COND("link to a file opens", rwkv_open_regular(q, &fd, &err) == RWKV_OK);
+    if (fd >= 0)
+        close(fd);
+
+    at(p, sizeof p, "fifo");
+    TEST_COND("mkfifo", mkfifo(p, 0600) == 0);
+    alarm(20);
+    TEST_CONDF(rwkv_open_regular(p, &fd, &err) == RWKV_EIO && fd == -1 &&
+                   strstr(err.msg, "fifo: not a regular file (a FIFO)"),
+               "FIFO: %s", err.msg);
+    TEST_CONDF(rwkv_fopen_regular(p, &f, &err) == RWKV_EIO && f == NULL &&
+                   strstr(err.msg, "(a FIFO)"), "FIFO stream: %s", err.msg);
+    /* a link to a FIFO is refused the same way */
+    at(q, sizeof q, "fifo-link");
+    TEST_COND("symlink to FIFO", symlink(p, q) == 0);
+    TEST_CONDF(rwkv_open_regular(q, &fd, &err) == RWKV_EIO && strstr(err.msg, "(a FIFO)"),
+               "link to FIFO: %s", err.msg);
+    alarm(0);
+    TEST_CONDF(rwkv_open_regular(dir, &fd, &err) == RWKV_EIO &&
+                   strstr(err.msg, "not a regular file (a directory)"), "dir: %s", err.msg);
+    TEST_CONDF(rwkv_open_regular("/dev/null", &fd, &err) == RWKV_EIO &&
+                   strstr(err.msg, "/dev/null: not a regular file (a character device)"),
+               "device: %s", err.msg);
+    at(p, sizeof p, "missing");
+    TEST_CONDF(rwkv_open_regular(p, &fd, &err) == RWKV_EIO &&
+                   strstr(err.msg, "missing: cannot open: No such file"), "missing: %s",
+               err.msg);
+    TEST_COND("kind names", strcmp(rwkv_file_kind(S_IFIFO), "a FIFO") == 0 &&
+                                strcmp(rwkv_file_kind(S_IFSOCK), "a socket") == 0 &&
+                                strcmp(rwkv_file_kind(S_IFBLK), "a block device") == 0);
+}
+
+static void
+test_atomic(void)
+{
+    char p[512], q[512], t[600], buf[256];
+    rwkv_atomic *a;
+    rwkv_err err;
+    struct stat st;
+    FILE *f;
+
+    /* create -> nothing at PATH until commit; mode as asked */
+    at(p, sizeof p, "out.bin");
+    TEST_COND("create", rwkv_atomic_create(p, 0600, RWKV_ATOMIC_SYNC, &a, &err) == RWKV_OK);
+    TEST_COND("one temporary", count_tmp() == 1);
+    TEST_COND("no PATH before commit", stat(p, &st) != 0);
+    TEST_COND("write", write(rwkv_atomic_fd(a), "abc", 3) == 3);
+    TEST_COND("path", strcmp(rwkv_atomic_path(a), p) == 0);
+    TEST_COND("commit", rwkv_atomic_commit(a, &err) == RWKV_OK);
+    TEST_COND("content", strcmp(read_file(p, buf, sizeof buf), "abc") == 0);
+    TEST_COND("mode 0600", stat(p, &st) == 0 && (st.st_mode & 0777) == 0600);
+    TEST_COND("no temporary left", count_tmp() == 0);
+
+    /* replace through a stream; abort keeps the old file */
+    TEST_COND("create 2", rwkv_atomic_create(p, 0644, 0, &a, &err) == RWKV_OK);
+    f = rwkv_atomic_stream(a, &err);
+    TEST_COND("stream", f != NULL && fputs("new", f) >= 0);
+    rwkv_atomic_abort(a);
+    TEST_COND("abort keeps PATH", strcmp(read_file(p, buf, sizeof buf), "abc") == 0);
+    TEST_COND("abort leaves no temporary", count_tmp() == 0);
+    TEST_COND("create 3", rwkv_atomic_create(p, 0644, 0, &a, &err) == RWKV_OK);
+    f = rwkv_atomic_stream(a, &err);
+    TEST_COND("stream 3", f != NULL && fprintf(f, "replaced %d", 42) > 0);
+    TEST_COND("commit 3", rwkv_atomic_commit(a, &err) == RWKV_OK);
+    TEST_COND("replaced", strcmp(read_file(p, buf, sizeof buf), "replaced 42") == 0);
+    rwkv_atomic_abort(NULL);
+
+    /* a symlink planted at PATH.tmp is not followed */
+    at(q, sizeof q, "victim");
+    TEST_COND("victim", write_file(q, "keep") == 0);
+    snprintf(t, sizeof t, "%s.tmp", p);
+    TEST_COND("plant PATH.tmp", symlink(q, t) == 0);
+    TEST_COND("create past the link", rwkv_atomic_create(p, 0644, 0, &a, &err) == RWKV_OK);
+    TEST_COND("write 4", write(rwkv_atomic_fd(a), "x", 1) == 1);
+    TEST_COND("commit 4", rwkv_atomic_commit(a, &err) == RWKV_OK);
+    TEST_COND("victim untouched", strcmp(read_file(q, buf, sizeof buf), "keep") == 0);
+    TEST_COND("planted link untouched", lstat(t, &st) == 0 && S_ISLNK(st.st_mode));
+    unlink(t);
+
+    /* a symlink AT PATH is replaced by the new file; its target is kept */
+    at(t, sizeof t, "linked.bin");
+    TEST_COND("link at PATH", symlink(q, t) == 0);
+    TEST_COND("create 5", rwkv_atomic_create(t, 0644, 0, &a, &err) == RWKV_OK);
+    TEST_COND("write 5", write(rwkv_atomic_fd(a), "yy", 2) == 2);
+    TEST_COND("commit 5", rwkv_atomic_commit(a, &err) == RWKV_OK);
+    TEST_COND("target kept", strcmp(read_file(q, buf, sizeof buf), "keep") == 0);
+    TEST_COND("PATH is now a file", lstat(t, &st) == 0 && S_ISREG(st.st_mode) &&
+                                        strcmp(read_file(t, buf, sizeof buf), "yy") == 0);
+
+    /* an existing FIFO / directory at PATH is refused, not replaced */
+    at(t, sizeof t, "fifo2");
+    TEST_COND("mkfifo 2", mkfifo(t, 0600) == 0);
+    TEST_CONDF(rwkv_atomic_create(t, 0644, 0, &a, &err) == RWKV_EIO && a == NULL &&
+                   strstr(err.msg, "fifo2: cannot create: it is a FIFO"), "FIFO: %s", err.msg);
+    TEST_COND("FIFO kept", lstat(t, &st) == 0 && S_ISFIFO(st.st_mode));
+    TEST_CONDF(rwkv_atomic_create(dir, 0644, 0, &a, &err) == RWKV_EIO &&
+                   strstr(err.msg, "cannot create: it is a directory"), "dir: %s", err.msg);
+    TEST_CONDF(rwkv_atomic_create("/nonexistent-dir-h2/x", 0644, 0, &a, &err) == RWKV_EIO &&
+                   strstr(err.msg, "/nonexistent-dir-h2/x: cannot create: No such file"),
+               "missing dir: %s", err.msg);
+    TEST_COND("empty path", rwkv_atomic_create("", 0644, 0, &a, &err) == RWKV_EINVAL);
+
+    /* a commit that cannot rename (PATH became a directory meanwhile) fails
+     * with one line and removes the temporary */
+    at(t, sizeof t, "late-dir");
+    TEST_COND("create 6", rwkv_atomic_create(t, 0644, 0, &a, &err) == RWKV_OK);
+    TEST_COND("mkdir in the way", mkdir(t, 0700) == 0 && write(rwkv_atomic_fd(a), "z", 1) == 1);
+    TEST_CONDF(rwkv_atomic_commit(a, &err) == RWKV_EIO && strstr(err.msg, "late-dir: ") &&
+                   strchr(err.msg, '\n') == NULL, "rename over a dir: %s", err.msg);
+    TEST_COND("no temporary after a failed commit", count_tmp() == 0);
+    rmdir(t);
+
+    /* a file name without a directory part lands in the current directory */
+    {
+        char cwd[512];
+        if (getcwd(cwd, sizeof cwd) != NULL && chdir(dir) == 0) {
+            TEST_COND("bare name", rwkv_atomic_create("bare.bin", 0644, RWKV_ATOMIC_SYNC, &a,
+                                                      &err) == RWKV_OK &&
+                                       rwkv_atomic_commit(a, &err) == RWKV_OK);
+            TEST_COND("bare name written", stat("bare.bin", &st) == 0 && st.st_size == 0);
+            if (chdir(cwd) != 0)
+                TEST_COND("chdir back", 0);
+        }
+    }
+}
+
+static void
+test_guard(void)
+{
+    char p[512];
+    rwkv_err err;
+    mapfile *m = NULL;
+    const unsigned char *d;
+    static char fake[64];
+
+    at(p, sizeof p, "mapped.bin");
+    TEST_COND("write", write_file(p, "0123456789abcdef") == 0);
+    TEST_COND("map", mapfile_open(p, &m, &err) == RWKV_OK);
+    if (m == NULL)
+        return;
+    d = mapfile_data(m);
+    TEST_COND("path kept", strcmp(mapfile_path(m), p) == 0);
+    TEST_COND("first byte guarded", mapfile_guard_find(d) != NULL &&
+                                        strcmp(mapfile_guard_find(d), p) == 0);
+    TEST_COND("last byte guarded", mapfile_guard_find(d + 15) != NULL);
+    TEST_COND("outside not guarded", mapfile_guard_find(fake) == NULL);
+    mapfile_close(m);
+    TEST_COND("close unguards", mapfile_guard_find(d) == NULL);
+
+    /* the table by hand: add, find, remove; a full table says -1 */
+    TEST_COND("add", mapfile_guard_add(fake, sizeof fake, "fake") >= 0);
+    TEST_COND("find", mapfile_guard_find(fake + 63) != NULL &&
+                          strcmp(mapfile_guard_find(fake + 63), "fake") == 0);
+    TEST_COND("end is outside", mapfile_guard_find(fake + 64) == NULL);
+    mapfile_guard_remove(fake);
+    TEST_COND("removed", mapfile_guard_find(fake) == NULL);
+    {
+        static char many[MAPFILE_GUARD_SLOTS + 1];
+        int got = 0, full;
+        for (int i = 0; i < MAPFILE_GUARD_SLOTS; i++)
+            got += mapfile_guard_add(many + i, 1, "many") >= 0;
+        full = mapfile_guard_add(many + MAPFILE_GUARD_SLOTS, 1, "many");
+        TEST_CONDF(got == MAPFILE_GUARD_SLOTS && full == -1, "got %d slots, then %d", got, full);
+        for (int i = 0; i < MAPFILE_GUARD_SLOTS; i++)
+            mapfile_guard_remove(many + i);
+        TEST_COND("all removed", mapfile_guard_find(many) == NULL &&
+                                     mapfile_guard_add(fake, 1, "fake") >= 0);
+        mapfile_guard_remove(fake);
+    }
+    /* a FIFO is refused by the mapper too */
+    at(p, sizeof p, "map-fifo");
+    TEST_COND("mkfifo 3", mkfifo(p, 0600) == 0);
+    alarm(20);
+    TEST_CONDF(mapfile_open(p, &m, &err) == RWKV_EIO && m == NULL &&
+                   strstr(err.msg, "not a regular file (a FIFO)"), "map FIFO: %s", err.msg);
+    alarm(0);
+}
+
+int
+main(void)
+{
+    signal(SIGALRM, on_alarm);
+    snprintf(dir, sizeof dir, "%s/rwkv-fileio-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (mkdtemp(dir) == NULL) {
+        printf("FAIL cannot create a temporary directory\n");
+        return 1;
+    }
+    test_open_regular();
+    test_atomic();
+    test_guard();
+    {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            printf("     (could not remove %s)\n", dir);
+    }
+    return TEST_REPORT();
+}

@@ -1,0 +1,374 @@
+/*
+** test_session.c -- the session runtime (storage/session.h) on real SQLite
+** files in a temp dir: a resumed session continues bit for bit like one
+** uninterrupted process, by snapshot and by replay; fork, regenerate and
+** state-file switch give the states the rules say; a session deleted
+** elsewhere is saved again; another model's session is refused.
+**
+** Models: the in-memory demo model (RWKV-7) always; the tiny v5.2, v6 and v7
+** fixtures when present (with their state files for the switch).
+*/
+#include "../harness.h"
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "../../core/chat.h"
+#include "../../core/rwkv.h"
+#include "../../core/tokenizer.h"
+#include "../../storage/session.h"
+#include "../../storage/store.h"
+
+#define N_MSG 3
+static const char *const msgs[N_MSG] = { "hello there", "what is two and two?", "tell me more" };
+
+static char tmpdir[256];
+static char last_note[1024];
+
+static void
+on_note(void *ud, int is_err, const char *msg)
+{
+    (void)ud;
+    (void)is_err;
+    snprintf(last_note, sizeof last_note, "%s", msg);
+}
+
+static const char *model_path;      /* of the model under test, NULL = demo */
+
+static sess *
+mk(rwkv_model *m, const tok *t, const char *db, const char *state)
+{
+    sess_config sc;
+    sess *s = NULL;
+    rwkv_err err;
+
+    memset(&sc, 0, sizeof sc);
+    sc.db_path = db;
+    sc.model = m;
+    sc.tok = t;
+    sc.model_path = model_path;
+    chat_config_init(&sc.chat);
+    sc.chat.samp.max_tokens = 12;
+    sc.chat.samp.seed = 42;
+    sc.chat.samp.temperature = 1.0f;
+    sc.chat.samp_set = PARAMS_BIT(params_find("seed")) | PARAMS_BIT(params_find("max_tokens"));
+    sc.chat.samp.chunk = 5;            /* several chunks per prompt */
+    sc.chat.samp_set |= PARAMS_BIT(params_find("chunk"));
+    sc.chat.state_path = state;
+    sc.note = on_note;
+    if (sess_create(&sc, &s, &err) != RWKV_OK) {
+        printf("FAIL sess_create: %s\n", err.msg);
+        return NULL;
+    }
+    return s;
+}
+
+static int
+say(sess *s, const char *msg)
+{
+    rwkv_err err;
+
+    if (sess_submit(s, msg, strlen(msg), &err) != RWKV_OK || sess_run(s, &err) != RWKV_OK) {
+        printf("     say: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static float *
+state_copy(sess *s)
+{
+    const rwkv_state *st = chat_state(sess_chat(s));
+    size_t n = rwkv_state_len(st);
+    float *v = malloc(n * sizeof *v);
+
+    memcpy(v, rwkv_state_cdata(st), n * sizeof *v);
+    return v;
+}
+
+static int
+same_state(sess *s, const float *want)
+{
+    const rwkv_state *st = chat_state(sess_chat(s));
+    return memcmp(rwkv_state_cdata(st), want, rwkv_state_len(st) * sizeof(float)) == 0;
+}
+
+static void
+sql(const char *db, const char *q)
+{
+    sqlite3 *h;
+
+    if (sqlite3_open(db, &h) == SQLITE_OK)
+        sqlite3_exec(h, q, NULL, NULL, NULL);
+    sqlite3_close(h);
+}
+
+/* Feed IDS by the replay rule into ST. */
+static void
+feed(rwkv_model *m, const int32_t *ids, size_t n, size_t step, rwkv_state *st)
+{
+    rwkv_err err;
+
+    for (size_t i = 0; i < n; i += step)
+        rwkv_eval(m, ids + i, n - i < step ? n - i : step, st, NULL, &err);
+}
+
+/* Run every check for model M (NAME for messages); STATE: a state file that
+** fits it, or NULL. */
+static void
+run(rwkv_model *m, const tok *t, const char *name, const char *state)
+{
+    char dbA[400], dbB[400], dbC[400];
+    float *after[N_MSG], *ref_final;
+    char ref_reply[4096];
+    sess *s;
+    rwkv_err err;
+    size_t n_ref;
+
+    snprintf(dbA, sizeof dbA, "%s/%s-A.db", tmpdir, name);
+    snprintf(dbB, sizeof dbB, "%s/%s-B.db", tmpdir, name);
+    snprintf(dbC, sizeof dbC, "%s/%s-C.db", tmpdir, name);
+
+    /* one uninterrupted process */
+    s = mk(m, t, dbA, NULL);
+    if (s == NULL)
+        return;
+    for (int i = 0; i < N_MSG; i++) {
+        TEST_CONDF(say(s, msgs[i]) == 0, "%s: message %d", name, i);
+        after[i] = state_copy(s);
+    }
+    n_ref = chat_n_turns(sess_chat(s));
+    snprintf(ref_reply, sizeof ref_reply, "%s", chat_turn_at(sess_chat(s), n_ref - 1)->reply);
+    ref_final = after[N_MSG - 1];
+    TEST_CONDF(sess_id(s) == 1, "%s: the session was created (%lld)", name, (long long)sess_id(s));
+    sess_destroy(s);
+
+    /* the same conversation in two processes: by snapshot (B) and by replay (C) */
+    for (int k = 0; k < 2; k++) {
+        const char *db = k ? dbC : dbB;
+        s = mk(m, t, db, NULL);
+        for (int i = 0; i < N_MSG - 1; i++)
+            say(s, msgs[i]);
+        sess_destroy(s);
+        if (k)
+            sql(db, "DELETE FROM snapshots");
+        s = mk(m, t, db, NULL);
+        last_note[0] = '\0';
+        TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_OK, "%s: open: %s", name, err.msg);
+        TEST_CONDF(same_state(s, after[N_MSG - 2]), "%s: state after resume (%s)", name,
+                   k ? "replay" : "snapshot");
+        TEST_CONDF(k == 0 ? strstr(last_note, "replayed") == NULL
+                          : strstr(last_note, "replayed") != NULL,
+                   "%s: replay note '%s'", name, last_note);
+        say(s, msgs[N_MSG - 1]);
+        TEST_CONDF(same_state(s, ref_final), "%s: resumed chat continues bit for bit (%s)", name,
+                   k ? "replay" : "snapshot");
+        TEST_CONDF(strcmp(chat_turn_at(sess_chat(s), chat_n_turns(sess_chat(s)) - 1)->reply,
+                          ref_reply) == 0,
+                   "%s: same last reply (%s)", name, k ? "replay" : "snapshot");
+        sess_destroy(s);
+    }
+
+    /* the fork rule: turns 1 system, 2 user, 3 reply, 4 user, 5 reply, 6, 7 */
+    s = mk(m, t, dbB, NULL);
+    {
+        int64_t at = -1;
+        store_turn tu;
+        TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_OK, "%s: open for fork: %s", name, err.msg);
+        TEST_CONDF(sess_fork(s, 4, &at, &err) == RWKV_OK && at == 3,
+                   "%s: fork at a user turn continues from its parent (at %lld)", name,
+                   (long long)at);
+        TEST_COND("fork: state after the parent", same_state(s, after[0]));
+        TEST_CONDF(sess_fork(s, 5, &at, &err) == RWKV_OK && at == 5,
+                   "%s: fork at a reply continues from it", name);
+        TEST_COND("fork: state after that reply", same_state(s, after[1]));
+        TEST_COND("fork: no turn of another session", sess_fork(s, 999, &at, &err) != RWKV_OK);
+        say(s, "a new branch");
+        {
+            int64_t u, r;
+            sess_last_ids(s, &u, &r);
+            TEST_CONDF(store_turn_get(sess_store(s), u, &tu, &err) == RWKV_OK &&
+                           tu.parent_id == 5,
+                       "%s: the new message is a child of the fork point", name);
+            store_turn_fini(&tu);
+        }
+        /* the same rule for callers that copy */
+        TEST_COND("sess_fork_point user",
+                  sess_fork_point(sess_store(s), 4, &at, &err) == RWKV_OK && at == 3);
+    }
+
+    /* regenerate: a sibling reply, state = the user turn's + its tokens one by one */
+    {
+        int64_t u, r1, r2;
+        rwkv_state *st = NULL;
+        size_t replayed;
+        const chat_turn *ct;
+        int64_t *kids = NULL;
+        size_t nk = 0;
+
+        sess_last_ids(s, &u, &r1);
+        TEST_COND("regen", sess_regen(s, &err) == RWKV_OK && sess_run(s, &err) == RWKV_OK);
+        sess_last_ids(s, &u, &r2);
+        TEST_CONDF(r2 != r1 && r2 != 0, "%s: regen saved a new reply", name);
+        store_turn_children(sess_store(s), sess_id(s), u, &kids, &nk, &err);
+        TEST_CONDF(nk == 2, "%s: two sibling replies (%zu)", name, nk);
+        free(kids);
+        rwkv_state_create(m, &st, &err);
+        sess_replay(s, u, st, &replayed, NULL, 0, &err);
+        ct = chat_turn_at(sess_chat(s), chat_n_turns(sess_chat(s)) - 1);
+        feed(m, ct->reply_ids, ct->n_reply, 1, st);
+        TEST_CONDF(memcmp(rwkv_state_cdata(st), rwkv_state_cdata(chat_state(sess_chat(s))),
+                          rwkv_state_len(st) * sizeof(float)) == 0,
+                   "%s: state after regen = before the reply + its tokens", name);
+        /* sibling step: back to the first reply's branch, state after it */
+        TEST_CONDF(sess_step_sibling(s, r2, -1, &err) == RWKV_OK && sess_head(s) == r1,
+                   "%s: previous sibling (%s)", name, err.msg);
+        TEST_COND("no sibling before the first", sess_step_sibling(s, r1, -1, &err) != RWKV_OK);
+        rwkv_state_destroy(st);
+    }
+
+    /* a state-file switch with replay: the conversation fed again under it */
+    if (state != NULL) {
+        rwkv_state *st = NULL;
+        size_t n = chat_n_turns(sess_chat(s));
+        int64_t old = sess_id(s);
+        size_t chunk = (size_t)chat_sampling(sess_chat(s))->chunk;
+
+        rwkv_state_create(m, &st, &err);
+        rwkv_state_load_file(m, state, st, &err);
+        for (size_t i = 0; i < n; i++) {
+            const chat_turn *ct = chat_turn_at(sess_chat(s), i);
+            feed(m, ct->prompt_ids, ct->n_prompt, chunk, st);
+            feed(m, ct->reply_ids, ct->n_reply, 1, st);
+        }
+        TEST_CONDF(sess_switch_state(s, state, 0, 1, &err) == RWKV_OK, "%s: switch: %s", name,
+                   err.msg);
+        TEST_CONDF(memcmp(rwkv_state_cdata(st), rwkv_state_cdata(chat_state(sess_chat(s))),
+                          rwkv_state_len(st) * sizeof(float)) == 0,
+                   "%s: state after the switch = state file + the replay rule", name);
+        TEST_CONDF(sess_id(s) != 0 && sess_id(s) != old, "%s: saved as a new session", name);
+        TEST_COND("label names the state file", strstr(sess_state_label(s), "state-") != NULL);
+
+        /* reopening that session gives the same state (its snapshot) */
+        {
+            int64_t sid = sess_id(s);
+            float *v = state_copy(s);
+            sess_destroy(s);
+            s = mk(m, t, dbB, NULL);
+            TEST_CONDF(sess_open(s, sid, -1, &err) == RWKV_OK, "%s: reopen: %s", name, err.msg);
+            TEST_COND("reopened state", same_state(s, v));
+            TEST_COND("reopened label", strstr(sess_state_label(s), "state-") != NULL);
+            /* back to no state file: the label says so */
+            TEST_COND("switch to none", sess_switch_state(s, NULL, 0, 0, &err) == RWKV_OK);
+            TEST_COND("label empty", sess_state_label(s)[0] == '\0');
+            TEST_COND("chat has no state file", !chat_has_state_file(sess_chat(s)));
+
+            free(v);
+        }
+        rwkv_state_destroy(st);
+    }
+    sess_destroy(s);
+
+    /* the state file's sampling defaults come with it and go with it (values
+    ** not set by the user); an unsaved chat */
+    if (state != NULL) {
+        rwkv_sampling d;
+        params_defaults(&d);
+        s = mk(m, t, NULL, NULL);
+        TEST_CONDF(sess_switch_state(s, state, 0, 0, &err) == RWKV_OK &&
+                       chat_sampling(sess_chat(s))->top_p == 0.2f,
+                   "%s: state defaults (top-p %g)", name,
+                   (double)chat_sampling(sess_chat(s))->top_p);
+        TEST_CONDF(sess_switch_state(s, NULL, 0, 0, &err) == RWKV_OK &&
+                       chat_sampling(sess_chat(s))->top_p == d.top_p,
+                   "%s: demo defaults again (top-p %g)", name,
+                   (double)chat_sampling(sess_chat(s))->top_p);
+        sess_destroy(s);
+    }
+
+    /* a session deleted from another window: the conversation is saved again */
+    {
+        store *other = NULL;
+        int64_t sid;
+        store_session ss;
+
+        s = mk(m, t, dbA, NULL);
+        TEST_COND("open A", sess_open(s, 1, -1, &err) == RWKV_OK);
+        store_open(dbA, &other, &err);
+        TEST_COND("deleted elsewhere", store_session_delete(other, 1, &err) == RWKV_OK);
+        last_note[0] = '\0';
+        say(s, "still there?");
+        sid = sess_id(s);
+        TEST_CONDF(sid != 0 && strstr(last_note, "deleted elsewhere") != NULL,
+                   "%s: saved as session %lld ('%s')", name, (long long)sid, last_note);
+        TEST_CONDF(store_session_get(other, sid, &ss, &err) == RWKV_OK && ss.n_turns >= 8,
+                   "%s: every turn saved again (%lld)", name, (long long)ss.n_turns);
+        store_close(other);
+        sess_destroy(s);
+    }
+    for (int i = 0; i < N_MSG; i++)
+        free(after[i]);
+}
+
+int
+main(void)
+{
+    rwkv_open_opts o;
+    rwkv_model *m = NULL;
+    tok *t = NULL;
+    rwkv_err err;
+    static const struct { const char *file, *state, *name; } fx[] = {
+        { "models/tiny-7v0-fp32.pth", "states/state-7v0-A.pth", "7v0" },
+        { "models/tiny-6v0-fp32.pth", "states/state-6v0-A.pth", "6v0" },
+        { "models/tiny-5v2-fp32.pth", "states/state-5v2-A.pth", "5v2" },
+    };
+
+    setenv("RWKV_WEIGHT_CACHE", "0", 1);       /* never write next to the fixtures */
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/rwkv-test-session-XXXXXX");
+    if (mkdtemp(tmpdir) == NULL)
+        return 1;
+    memset(&o, 0, sizeof o);
+    o.n_threads = 2;
+    tok_create_bytes(&t, &err);
+    TEST_COND("demo model", rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK);
+    if (m != NULL)
+        run(m, t, "demo", NULL);
+
+    rwkv_model_close(m);
+
+    for (size_t i = 0; i < sizeof fx / sizeof fx[0]; i++) {
+        char path[1024], spath[1024];
+        if (!test_have_fixture(fx[i].file, 30))
+            continue;
+        test_fixture_path(path, sizeof path, fx[i].file);
+        test_fixture_path(spath, sizeof spath, fx[i].state);
+        m = NULL;
+        TEST_CONDF(rwkv_model_open(path, &o, &m, &err) == RWKV_OK, "%s: %s", fx[i].name, err.msg);
+        if (m == NULL)
+            continue;
+        model_path = path;
+        if (rwkv_model_info(m)->n_vocab == 256)
+            run(m, t, fx[i].name, test_fixture_exists(fx[i].state) ? spath : NULL);
+        if (i == 0) {
+            /* the demo model's session under this model (another shape): refused */
+            char db[400];
+            sess *s;
+            snprintf(db, sizeof db, "%s/demo-B.db", tmpdir);
+            s = mk(m, t, db, NULL);
+            TEST_CONDF(s != NULL && sess_open(s, 1, -1, &err) == RWKV_ESHAPE &&
+                           strstr(err.msg, "was made with (demo)") != NULL,
+                       "another shape refused: %s", err.msg);
+            sess_destroy(s);
+        }
+        rwkv_model_close(m);
+    }
+    tok_close(t);
+    {
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0)
+            TEST_INFO("could not remove %s", tmpdir);
+    }
+    return TEST_REPORT();
+}

@@ -1,0 +1,61 @@
+/*
+** markdown.h -- the Markdown a model writes, made ready for a terminal
+** (house style G12: no curses; tui/transcript.c wraps the result and
+** tui/view.c draws it).
+**
+** What is understood, one line at a time:
+**   ``` / ~~~ fences       code blocks (an unclosed one runs to the end, so a
+**                          reply being streamed looks right), highlighted:
+**                          keywords, strings, comments
+**   # .. ###### heading    the text, styled as a heading
+**   - * + / 1. 2) items    bullets become U+2022 (or '-' without UTF-8);
+**                          wrapped lines hang under the item's text
+**   **strong** __strong__  *em* _em_ (not inside words)  `code`
+** Markers that are not closed on their line are shown as typed.  Anything
+** else is text.  The source is never changed: the rendering is a new
+** buffer plus one style byte per byte of it.
+*/
+#ifndef RWKV_TUI_MARKDOWN_H
+#define RWKV_TUI_MARKDOWN_H
+
+#include <stddef.h>
+
+#include "text.h"
+
+/* Style bits, one byte per byte of rendered text. */
+#define TUI_MD_STRONG  1u
+#define TUI_MD_EM      2u
+#define TUI_MD_CODE    4u     /* `inline code` */
+#define TUI_MD_HEADING 8u
+#define TUI_MD_BLOCK   16u    /* inside a fenced code block */
+#define TUI_MD_KEYWORD 32u    /* (in a block) */
+#define TUI_MD_STRING  64u
+#define TUI_MD_COMMENT 128u
+
+enum tui_md_line { TUI_MD_TEXT, TUI_MD_HEAD, TUI_MD_ITEM, TUI_MD_CODELINE };
+
+/* One rendered line: bytes [off, off+len) of the rendered text. */
+typedef struct tui_md_line_info {
+    size_t off, len;
+    int    kind;       /* enum tui_md_line */
+    int    hang;       /* ITEM: columns of indent + bullet, for wrapped rows */
+} tui_md_line_info;
+
+typedef struct tui_md {
+    tui_buf           text;     /* rendered UTF-8, lines joined by '\n' */
+    unsigned char    *style;    /* owned, text.len bytes */
+    size_t            style_cap;
+    tui_md_line_info *lines;    /* owned */
+    size_t            nlines, lines_cap;
+} tui_md;
+
+void tui_md_init(tui_md *m);
+void tui_md_fini(tui_md *m);
+
+/*
+** Render N bytes of sanitised UTF-8 SRC into M (replacing what it held).
+** UTF8: bullets may be U+2022.
+*/
+void tui_md_render(tui_md *m, const char *src, size_t n, int utf8);
+
+#endif

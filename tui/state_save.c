@@ -1,0 +1,151 @@
+/*
+** state_save.c -- C-w in the state-files menu: save the current state as a
+** state file (state_save.h).
+*/
+#include "state_save.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+
+/* Longest name taken from a session title. */
+#define SAVE_NAME_MAX 40
+
+int
+tui_state_dir(char *buf, size_t cap)
+{
+    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int n;
+
+    if (x != NULL && x[0] == '/')
+        n = snprintf(buf, cap, "%s/rwkv-tui/states", x);
+    else if (home != NULL && home[0] != '\0')
+        n = snprintf(buf, cap, "%s/.local/share/rwkv-tui/states", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* mkdir -p DIR (0700 for what is created).  0 or -1 (errno). */
+static int
+make_dirs(const char *dir)
+{
+    char p[1024];
+    size_t n = strlen(dir);
+
+    if (n == 0 || n >= sizeof p)
+        return errno = ENAMETOOLONG, -1;
+    memcpy(p, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        p[i] = '\0';
+        if (mkdir(p, 0700) != 0 && errno != EEXIST)
+            return -1;
+        p[i] = dir[i];
+    }
+    return 0;
+}
+
+/* A file-name stem from TITLE: letters, digits, '-', '_' and '.' kept,
+** runs of anything else one '-'; "" when nothing is left. */
+static void
+name_from_title(const char *title, char *out, size_t cap)
+{
+    size_t k = 0;
+    int dash = 0;
+
+    for (const unsigned char *p = (const unsigned char *)title; *p && k + 1 < cap &&
+                                                               k < SAVE_NAME_MAX; p++) {
+        int keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                   (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
+                   (*p == '.' && k > 0);
+        if (keep) {
+            out[k++] = (char)*p;
+            dash = 0;
+        } else if (!dash && k > 0) {
+            out[k++] = '-';
+            dash = 1;
+        }
+    }
+    while (k > 0 && (out[k - 1] == '-' || out[k - 1] == '.'))
+        k--;
+    out[k] = '\0';
+}
+
+void
+tui_state_save_ask(struct app *a)
+{
+    char dir[1024], stem[SAVE_NAME_MAX + 8], path[1200];
+    struct stat sb;
+
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it), then save the state");
+        return;
+    }
+    name_from_title(a->session_title, stem, sizeof stem);
+    if (stem[0] == '\0') {
+        time_t t = time(NULL);
+        struct tm tm;
+        localtime_r(&t, &tm);
+        strftime(stem, sizeof stem, "state-%Y%m%d-%H%M%S", &tm);
+    }
+    if (tui_state_dir(dir, sizeof dir) != 0)
+        snprintf(dir, sizeof dir, ".");
+    snprintf(path, sizeof path, "%s/%s.pth", dir, stem);
+    for (int i = 2; i < 100 && stat(path, &sb) == 0; i++)
+        snprintf(path, sizeof path, "%s/%s-%d.pth", dir, stem, i);
+    tui_menu_close(a);
+    tui_prompt_open(a, TUI_PROMPT_SAVE_STATE, "save the current state as: ", path);
+}
+
+int
+tui_state_save(struct app *a, const char *path_in)
+{
+    char path[1200], dir[1024];
+    const char *home = getenv("HOME");
+    size_t dl;
+    rwkv_err err;
+
+    while (*path_in == ' ')
+        path_in++;
+    if (*path_in == '\0') {
+        tui_notice(a, 1, "no file name: the state was not saved");
+        return -1;
+    }
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it), then save the state");
+        return -1;
+    }
+    if (path_in[0] == '~' && path_in[1] == '/' && home != NULL)
+        snprintf(path, sizeof path, "%s%s", home, path_in + 1);
+    else
+        snprintf(path, sizeof path, "%s", path_in);
+    /* the default folder is ours to create; any other must exist */
+    if (tui_state_dir(dir, sizeof dir) == 0 && (dl = strlen(dir)) > 0 &&
+        strncmp(path, dir, dl) == 0 && path[dl] == '/' && strchr(path + dl + 1, '/') == NULL &&
+        make_dirs(dir) != 0) {
+        tui_notice(a, 1, "%s: cannot create the folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (rwkv_state_save_file(a->model, chat_state(a->chat), path, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return -1;
+    }
+    tui_menu_open(a, TUI_MENU_STATES);
+    for (size_t i = 0; i < a->menu.nvis; i++) {
+        const tui_menu_item *it = &a->menu.items[a->menu.vis[i]];
+        if (it->data != NULL && strcmp(it->data, path) == 0) {
+            a->menu.sel = i;
+            break;
+        }
+    }
+    tui_notice(a, 0, "state saved to %s (Enter starts from it; --state loads it)", path);
+    return 0;
+}
