@@ -253,15 +253,16 @@ $(FUZZ_BINS): build-fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FUZZ_MAI
 	    $(FUZZ_LIBS) $(FUZZ_LDLIBS)
 # each harness for FUZZ_TIME seconds on its corpus (new inputs in build-fuzz/new-NAME)
 fuzz-run: fuzz
-	@mkdir -p build-fuzz/logs
-	@for b in $(FUZZ_BINS); do n=$${b#build-fuzz/fuzz_}; mkdir -p build-fuzz/new-$$n; \
+	@mkdir -p build-fuzz/logs; bad=; \
+	for b in $(FUZZ_BINS); do n=$${b#build-fuzz/fuzz_}; mkdir -p build-fuzz/new-$$n; \
 	    echo "fuzz_$$n: $(FUZZ_TIME)s"; \
-	    $$b -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=4096 -artifact_prefix=build-fuzz/$$n- \
+	    if $$b -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=4096 -artifact_prefix=build-fuzz/$$n- \
 	        $$(case $$n in zipr|pickle|st|state) echo -dict=tests/fuzz/ckpt.dict;; \
 	           *) [ -f tests/fuzz/$$n.dict ] && echo -dict=tests/fuzz/$$n.dict;; esac) \
-	        build-fuzz/new-$$n tests/fuzz/corpus/$$n > build-fuzz/logs/$$n.log 2>&1 \
-	        || { echo "fuzz_$$n: FAILED, see build-fuzz/logs/$$n.log"; exit 1; }; \
-	    tail -1 build-fuzz/logs/$$n.log; done
+	        build-fuzz/new-$$n tests/fuzz/corpus/$$n > build-fuzz/logs/$$n.log 2>&1; \
+	    then tail -1 build-fuzz/logs/$$n.log; \
+	    else echo "fuzz_$$n: FAILED, see build-fuzz/logs/$$n.log"; bad="$$bad $$n"; fi; done; \
+	if [ -n "$$bad" ]; then echo "fuzz-run: findings in:$$bad"; exit 1; fi
 
 # Session store benchmark (bench/bench_store.c): how real states compress, and
 # resume / fork / replay-plan times for a 1.5B-sized state in conversations of

@@ -34,7 +34,7 @@
 #include "../core/rng.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
-#include "freegen.h"
+#include "../core/freegen.h"
 
 /* The session whose reply SIGINT cancels, and "SIGINT seen at the prompt". */
 static sess *volatile         sig_sess;

@@ -163,6 +163,19 @@ on_end(struct app *a, const tui_event *e)
         on_session_end(a, e, job);
         return;
     }
+    if (job == TUI_JOB_GEN || job == TUI_JOB_GEN_MORE) {
+        if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns)
+            tui_tr_finish(&a->tr, a->reply_turn, 0);
+        if (e->rc != RWKV_OK && e->rc != RWKV_ECANCEL)
+            tui_notice(a, 1, "%s", e->err.msg);
+        else if (a->w.gen_cancel || e->rc == RWKV_ECANCEL)
+            tui_notice(a, 0, "generation stopped; M-+ continues it");
+        else
+            tui_notice(a, 0, "free generation done (not saved); M-+ continues it");
+        a->reply_turn = -1;
+        a->dirty = 1;
+        return;
+    }
     if (!started) {
         on_not_started(a, e, job);
         return;
@@ -305,6 +318,43 @@ step_sibling(struct app *a, int dir)
     tui_session_job(a, TUI_JOB_SIBLING, a->tr.turns[last].store_id, dir, NULL);
 }
 
+void
+tui_free_gen(struct app *a, const char *prompt)
+{
+    static const char head[] = "free generation (not saved): ";
+
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return;
+    }
+    if (prompt == NULL && a->w.gen == NULL) {
+        tui_notice(a, 1, "nothing to continue: M-g starts a free generation");
+        return;
+    }
+    if (prompt != NULL) {
+        char *t = tui_xmalloc(sizeof head + strlen(prompt));
+        memcpy(t, head, sizeof head - 1);
+        strcpy(t + sizeof head - 1, prompt);
+        a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_INFO, t, strlen(t));
+        free(t);
+    } else {
+        a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_INFO, "(continued) ", 12);
+    }
+    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
+    tui_tr_scroll_end(&a->tr);
+    tui_apply_sampling(a);
+    a->w.gen_model = a->model;
+    a->w.gen_tok = a->tok;
+    a->busy = 1;
+    a->phase = CHAT_GENERATING;
+    if (tui_worker_start(&a->w, a->sess, prompt ? TUI_JOB_GEN : TUI_JOB_GEN_MORE,
+                         prompt ? tui_xstrdup(prompt) : NULL, 0, 0) != 0) {
+        a->busy = 0;
+        tui_notice(a, 1, "could not start the generation thread");
+    }
+    a->dirty = 1;
+}
+
 int
 tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path)
 {
@@ -399,6 +449,7 @@ cancel_or_close(struct app *a)
 {
     if (a->busy) {
         sess_cancel(a->sess);
+        a->w.gen_cancel = 1;
         tui_notice(a, 0, "cancelling...");
         return;
     }
@@ -444,6 +495,8 @@ do_action(struct app *a, int act)
     case CFG_ACT_NEXT_SIB:  step_sibling(a, +1); break;
     case CFG_ACT_EDIT_LAST: edit_last(a); break;
     case CFG_ACT_EDITOR:    external_editor(a); break;
+    case CFG_ACT_GEN:       tui_prompt_open(a, TUI_PROMPT_GEN, "generate from: ", ""); break;
+    case CFG_ACT_GEN_MORE:  tui_free_gen(a, NULL); break;
     case CFG_ACT_REDRAW:    clearok(curscr, TRUE); break;
     default: return 0;
     }
@@ -1110,6 +1163,8 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     if (sess_set_model(a->sess, m, t, path ? path : (a->model_path[0] ? a->model_path : NULL),
                        vused, &err) != RWKV_OK)
         goto fail;
+    fgen_destroy(a->w.gen);          /* made on the old model */
+    a->w.gen = NULL;
     tok_close(a->tok);
     rwkv_model_close(a->model);
     a->tok = t;

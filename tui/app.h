@@ -17,10 +17,12 @@
 #define RWKV_TUI_APP_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../core/chat.h"
+#include "../core/freegen.h"
 #include "../core/params.h"
 #include "../core/rwkv.h"
 #include "../core/tokenizer.h"
@@ -88,7 +90,7 @@ enum tui_menu_kind {
 
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY,
-                       TUI_PROMPT_SAVE_STATE };
+                       TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN };
 
 enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END,
                    TUI_EV_NOTE };
@@ -107,8 +109,8 @@ typedef struct tui_event {
 
 /* Jobs of the worker thread.  OPEN, SIBLING and SWITCH are session-runtime
 ** calls that may replay a conversation (progress bar, Esc cancels). */
-enum tui_job { TUI_JOB_SUBMIT, TUI_JOB_REGEN, TUI_JOB_PRIME, TUI_JOB_OPEN, TUI_JOB_SIBLING,
-               TUI_JOB_SWITCH };
+enum tui_job { TUI_JOB_SUBMIT, TUI_JOB_REGEN, TUI_JOB_PRIME, TUI_JOB_GEN, TUI_JOB_GEN_MORE,
+               TUI_JOB_OPEN, TUI_JOB_SIBLING, TUI_JOB_SWITCH };
 
 typedef struct tui_worker {
     pthread_t       thread;
@@ -120,6 +122,13 @@ typedef struct tui_worker {
                                      SWITCH: arg1 = library row, arg2 = replay */
     int             started;      /* SUBMIT: generation began (set at END) */
     sess           *sess;         /* the runtime the job drives (borrowed) */
+    /* free generation (GEN: msg = the prompt; GEN_MORE continues it), outside
+    ** the conversation and never saved (core/freegen.h) */
+    fgen           *gen;          /* owned, NULL before the first GEN */
+    rwkv_model     *gen_model;    /* borrowed, set by the UI before a GEN */
+    const tok      *gen_tok;
+    uint64_t        n_gen;        /* generations so far (their seeds) */
+    volatile sig_atomic_t gen_cancel;
     pthread_mutex_t lock;         /* guards head/tail */
     tui_event      *head, *tail;
     int             pipe_r, pipe_w;   /* wake-up pipe (non-blocking) */
@@ -264,6 +273,8 @@ void tui_notice(struct app *a, int is_err, const char *fmt, ...)
     ;
 void tui_apply_sampling(struct app *a);
 void tui_send(struct app *a, const char *text);
+/* Free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
+void tui_free_gen(struct app *a, const char *prompt);
 /* Run a session-runtime JOB (OPEN, SIBLING, SWITCH) on the worker thread;
 ** PATH (SWITCH) is copied.  0, or -1 with a notice (busy). */
 int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path);

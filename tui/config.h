@@ -44,6 +44,8 @@
     X(PREV_SIB,  "prev_branch", CFG_KEY_ALT(','),    "previous sibling of the last reply") \
     X(NEXT_SIB,  "next_branch", CFG_KEY_ALT('.'),    "next sibling of the last reply") \
     X(EDIT_LAST, "edit_last", CFG_KEY_ALT('e'),      "edit the last message (forks)") \
+    X(GEN,       "free_gen",  CFG_KEY_ALT('g'),      "free generation from a prompt (not saved)") \
+    X(GEN_MORE,  "free_gen_more", CFG_KEY_ALT('+'),  "continue the free generation") \
     X(EDITOR,    "editor",    CFG_KEY_CTRL('x'),     "write the message in $EDITOR") \
     X(REDRAW,    "redraw",    CFG_KEY_CTRL('l'),     "redraw the screen")
 

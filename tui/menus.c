@@ -458,6 +458,10 @@ tui_prompt_accept(struct app *a)
         if (a->prompt.len > 0)
             tui_switch_model(a, NULL, a->prompt.buf);
         break;
+    case TUI_PROMPT_GEN:
+        if (a->prompt.len > 0)
+            tui_free_gen(a, a->prompt.buf);
+        break;
     case TUI_PROMPT_PARAM:
         if (tui_param_set_text(&a->samp, a->param_sel, a->prompt.buf, &err) != RWKV_OK) {
             tui_notice(a, 1, "%s", err.msg);

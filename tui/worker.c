@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/rng.h"
 #include "text.h"
 
 int
@@ -67,6 +68,8 @@ tui_worker_fini(tui_worker *w)
     w->pipe_r = w->pipe_w = -1;
     free(w->msg);
     w->msg = NULL;
+    fgen_destroy(w->gen);
+    w->gen = NULL;
 }
 
 static void
@@ -177,6 +180,33 @@ tui_worker_progress(void *ud, uint64_t done, uint64_t total)
     post(ud, e);
 }
 
+/* GEN / GEN_MORE: ChatRWKV's +gen and +++ (core/freegen.h), from the start
+** state in use (zeros or the state file), never saved. */
+static int
+free_gen(tui_worker *w, rwkv_err *err)
+{
+    chat *c = sess_chat(w->sess);
+    const rwkv_sampling *sp = chat_sampling(c);
+    uint64_t seed = rng_mix(chat_seed(c, NULL) ^ rng_mix(++w->n_gen));
+    int rc;
+
+    w->gen_cancel = 0;
+    if (w->job == TUI_JOB_GEN_MORE) {
+        if (w->gen == NULL)
+            return rwkv_errf(err, RWKV_EINVAL,
+                             "nothing to continue: M-g starts a free generation");
+        return fgen_more(w->gen, sp, cb_text, w, &w->gen_cancel, NULL, err);
+    }
+    fgen_destroy(w->gen);
+    w->gen = NULL;
+    rc = fgen_create(w->gen_model, w->gen_tok, chat_has_state_file(c) ? chat_state_start(c) : NULL,
+                     &w->gen, err);
+    if (rc == RWKV_OK)
+        rc = fgen_start(w->gen, w->msg, strlen(w->msg), sp, seed, cb_text, w, &w->gen_cancel,
+                        NULL, err);
+    return rc;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -201,6 +231,10 @@ worker_main(void *arg)
         break;
     case TUI_JOB_PRIME:
         rc = chat_prime(sess_chat(s), &end->err);
+        break;
+    case TUI_JOB_GEN:
+    case TUI_JOB_GEN_MORE:
+        rc = free_gen(w, &end->err);
         break;
     case TUI_JOB_OPEN:
         rc = sess_open(s, w->arg1, w->arg2, &end->err);

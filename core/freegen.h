@@ -1,5 +1,5 @@
 /*
-** freegen.h -- the line chat's free generation, ChatRWKV's moves outside the
+** freegen.h -- free generation, ChatRWKV's moves outside the
 ** conversation:
 **   +gen TEXT   from a fresh (zero) state -- or the chat's state file --,
 **               feed "\n" + TEXT verbatim (no User:/Assistant: framing) and
@@ -14,19 +14,20 @@
 ** over the whole generation (continuations included), a seed of its own
 ** drawn from the chat's seed sequence by the caller.
 **
-** Owner: this file and freegen.c.  Client: cli/cmd_chat.c.  One thread.
+** Clients: cli/cmd_chat.c (+gen, +++, ++) and the full-screen client (M-g,
+** M-+ on its worker thread).  One thread at a time.
 */
-#ifndef RWKV_CLI_FREEGEN_H
-#define RWKV_CLI_FREEGEN_H
+#ifndef RWKV_FREEGEN_H
+#define RWKV_FREEGEN_H
 
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/params.h"
-#include "../core/rwkv.h"
-#include "../core/status.h"
-#include "../core/tokenizer.h"
+#include "params.h"
+#include "rwkv.h"
+#include "status.h"
+#include "tokenizer.h"
 
 typedef struct fgen fgen;   /* opaque: fgen_create / fgen_destroy */
 

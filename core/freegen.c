@@ -1,5 +1,5 @@
 /*
-** freegen.c -- free generation for the line chat (freegen.h).
+** freegen.c -- free generation outside the conversation (freegen.h).
 **
 ** Two snapshots, as ChatRWKV keeps them: after the prompt (gen_0: state,
 ** logits) for ++, and where the last generation stopped (gen_1) for +++.
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/rng.h"
-#include "../core/sampler.h"
+#include "rng.h"
+#include "sampler.h"
 
 struct fgen {
     rwkv_model *m;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tests/tui/freegen.sh -- ChatRWKV's free generation in the full-screen
+# client: M-g generates from a prompt without the chat framing, M-+ goes on
+# where it stopped, Esc stops it; nothing of it is saved.
+. "$(dirname "$0")/tmuxlib.sh"
+
+tui_start --max-tokens 16 --seed 3
+keys M-+
+check "nothing to continue yet" 'nothing to continue'
+keys M-g
+check "prompt" 'generate from:'
+type_text "Once upon a time"
+keys Enter
+wait_idle
+check "shown, marked not saved" 'free generation \(not saved\): Once upon a time'
+check "done notice" 'M-\+ continues it'
+keys M-+
+wait_idle
+check "continued" '\(continued\)'
+tui_quit
+n=$(sqlite3 "$DB" 'select count(*) from turns' 2>/dev/null)
+[ "${n:-0}" = 0 ] && ok || fail "free generation saved $n turns"
+
+# a long one is stopped with Esc and continues with M-+
+tui_start --max-tokens 1000000 --seed 4
+keys M-g
+type_text "go"
+keys Enter
+check "generating" 'generating'
+sleep 1
+keys Escape
+check "stopped" 'generation stopped; M-\+ continues it'
+tui_quit
+tui_finish
