@@ -477,6 +477,10 @@ do_action(struct app *a, int act)
     case CFG_ACT_PARAMS:
         if (a->focus == TUI_FOCUS_SIDEBAR) {
             a->focus = TUI_FOCUS_INPUT;
+        } else if (a->cols < TUI_SIDEBAR_MIN_COLS) {
+            /* a hidden sidebar never takes the keys */
+            tui_notice(a, 1, "the parameter sidebar needs %d columns (this terminal has %d)",
+                       TUI_SIDEBAR_MIN_COLS, a->cols);
         } else {
             a->show_sidebar = 1;
             a->focus = TUI_FOCUS_SIDEBAR;
@@ -716,6 +720,8 @@ key_dispatch(struct app *a, int key, int is_fkey)
 
     a->notice[0] = '\0';
     if (is_fkey && key == KEY_RESIZE) {
+        if (a->focus == TUI_FOCUS_SIDEBAR && COLS < TUI_SIDEBAR_MIN_COLS)
+            a->focus = TUI_FOCUS_INPUT;      /* the sidebar went out of sight */
         a->dirty = 1;
         return;
     }
