@@ -589,8 +589,9 @@ store_sampling_format(const rwkv_sampling *samp, char *buf, size_t cap)
     }
 }
 
-int
-store_sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err)
+/* store_sampling_parse without the message cleaning. */
+static int
+sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err)
 {
     const char *p = text;
 
@@ -617,6 +618,20 @@ store_sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err)
             return RWKV_EFORMAT;
     }
     return RWKV_OK;
+}
+
+int
+store_sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err)
+{
+    int rc = sampling_parse(text, out, err);
+
+    /* the text comes from the database (maybe tampered): what of it the
+    ** message quotes must not bring line breaks or escape codes along */
+    if (rc != RWKV_OK)
+        for (char *c = err->msg; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+    return rc;
 }
 
 /* ---- models ------------------------------------------------------------- */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -66,6 +67,30 @@ install_signals(void)
     sigaction(SIGINT, &sa, NULL);
 }
 
+/* Keep MSG in the message log (F8), stamped with the time. */
+static void
+log_add(struct app *a, int is_err, const char *msg)
+{
+    char stamp[16];
+    time_t now = time(NULL);
+    struct tm tm;
+    size_t n;
+    char *e;
+
+    if (msg[0] == '\0')
+        return;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
+    n = strlen(stamp) + strlen(msg) + 16;
+    e = tui_xmalloc(n);
+    snprintf(e, n, "%s  %s%s", stamp, is_err ? "error: " : "", msg);
+    free(a->log[a->log_next]);
+    a->log[a->log_next] = e;
+    a->log_next = (a->log_next + 1) % TUI_LOG_MAX;
+    if (a->log_n < TUI_LOG_MAX)
+        a->log_n++;
+}
+
 void
 tui_notice(struct app *a, int is_err, const char *fmt, ...)
 {
@@ -76,6 +101,7 @@ tui_notice(struct app *a, int is_err, const char *fmt, ...)
     va_end(ap);
     a->notice_err = is_err;
     a->dirty = 1;
+    log_add(a, is_err, a->notice);
 }
 
 void
@@ -469,6 +495,7 @@ do_action(struct app *a, int act)
     case CFG_ACT_PRESETS:   tui_menu_open(a, TUI_MENU_PRESETS); break;
     case CFG_ACT_MODELS:    tui_menu_open(a, TUI_MENU_MODELS); break;
     case CFG_ACT_BRANCHES:  tui_menu_open(a, TUI_MENU_BRANCHES); break;
+    case CFG_ACT_LOG:       tui_menu_open(a, TUI_MENU_LOG); break;
     case CFG_ACT_SIDEBAR:
         a->show_sidebar = !a->show_sidebar;
         if (!a->show_sidebar && a->focus == TUI_FOCUS_SIDEBAR)
@@ -1251,6 +1278,8 @@ app_fini(struct app *a)
     tui_menu_fini(&a->menu);
     tui_menu_fini(&a->ask);
     free(a->queued);
+    for (int i = 0; i < TUI_LOG_MAX; i++)
+        free(a->log[i]);
 }
 
 static void

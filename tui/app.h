@@ -41,6 +41,7 @@
 #define TUI_SIDEBAR_MIN_COLS 60  /* sidebar hidden automatically below this */
 #define TUI_INPUT_MAX_ROWS 8     /* the input box grows up to this many rows */
 #define TUI_NOTICE 512
+#define TUI_LOG_MAX 200          /* messages kept for the log (F8) */
 #define TUI_WHEEL_ROWS 3         /* rows (menu items) one wheel step scrolls */
 #define TUI_STATE_IMPORT_MAX (256ul << 20)  /* largest state file imported */
 #define TUI_STATE_NONE_ID    (-2)           /* the state menu's "(none)" item */
@@ -85,7 +86,7 @@ enum tui_focus { TUI_FOCUS_INPUT, TUI_FOCUS_SIDEBAR, TUI_FOCUS_MENU, TUI_FOCUS_P
 
 enum tui_menu_kind {
     TUI_MENU_NONE, TUI_MENU_HELP, TUI_MENU_SESSIONS, TUI_MENU_BRANCHES,
-    TUI_MENU_STATES, TUI_MENU_PRESETS, TUI_MENU_MODELS, TUI_MENU_STATE_ASK
+    TUI_MENU_STATES, TUI_MENU_PRESETS, TUI_MENU_MODELS, TUI_MENU_STATE_ASK, TUI_MENU_LOG
 };
 
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
@@ -140,6 +141,9 @@ struct app {
     theme           th;
     char            notice[TUI_NOTICE];  /* one-line message in the footer */
     int             notice_err;
+    /* every notice, newest last (a ring of TUI_LOG_MAX; F8 shows them whole) */
+    char           *log[TUI_LOG_MAX];    /* owned: "HH:MM:SS  text" */
+    int             log_n, log_next;
 
     /* engine */
     rwkv_model     *model;

@@ -72,6 +72,7 @@ tui_menu_hint(const struct app *a)
     case TUI_MENU_PRESETS:   return "Enter load  C-s save current  Esc close";
     case TUI_MENU_MODELS:    return "Enter switch model  C-s change strategy  Esc close";
     case TUI_MENU_STATE_ASK: return "Enter choose  Esc cancel";
+    case TUI_MENU_LOG:       return "PgUp/PgDn scroll  Esc close";
     default:                 return "type to search  Esc close";
     }
 }
@@ -89,6 +90,45 @@ fill_help(struct app *a)
     for (size_t i = 0; i < sizeof fixed_keys / sizeof fixed_keys[0]; i++) {
         snprintf(label, sizeof label, "%-12s %s", fixed_keys[i][0], fixed_keys[i][1]);
         tui_menu_add(&a->menu, label, NULL, NULL, -1);
+    }
+}
+
+/* The message log, newest first; a long message is wrapped over several
+** rows (on character boundaries) so nothing of it is cut. */
+static void
+fill_log(struct app *a)
+{
+    int w = a->cols > 24 ? a->cols - 12 : 12;
+
+    if (a->log_n == 0)
+        tui_menu_add(&a->menu, "(no messages yet)", NULL, NULL, -1);
+    for (int k = 0; k < a->log_n; k++) {
+        const char *m = a->log[(a->log_next - 1 - k + TUI_LOG_MAX) % TUI_LOG_MAX];
+        size_t len = strlen(m);
+        int first = 1;
+
+        while (len > 0) {
+            char row[1024];
+            size_t take = len;
+            if (tui_str_width(m, take) > w || take >= sizeof row - 4) {
+                take = 0;
+                while (take < len && take < sizeof row - 8) {
+                    size_t nx = take + 1;
+                    while (nx < len && ((unsigned char)m[nx] & 0xC0) == 0x80)
+                        nx++;
+                    if (tui_str_width(m, nx) > w)
+                        break;
+                    take = nx;
+                }
+                if (take == 0)
+                    take = len;
+            }
+            snprintf(row, sizeof row, "%s%.*s", first ? "" : "          ", (int)take, m);
+            tui_menu_add(&a->menu, row, NULL, NULL, -1);
+            m += take;
+            len -= take;
+            first = 0;
+        }
     }
 }
 
@@ -364,7 +404,7 @@ tui_menu_open(struct app *a, int kind)
 {
     static const char *const titles[] = {
         "", "Help: every key", "Sessions", "Branches of this conversation", "State files",
-        "Presets", "Models", "Switch state file"
+        "Presets", "Models", "Switch state file", "Messages (newest first)"
     };
 
     tui_menu_fini(&a->menu);
@@ -376,6 +416,7 @@ tui_menu_open(struct app *a, int kind)
     case TUI_MENU_STATES:   fill_states(a); break;
     case TUI_MENU_PRESETS:  fill_presets(a); break;
     case TUI_MENU_MODELS:   fill_models(a); break;
+    case TUI_MENU_LOG:      fill_log(a); break;
     default: break;
     }
     if (a->focus != TUI_FOCUS_MENU)

@@ -7,6 +7,13 @@
 tui_start --max-tokens 16 --seed 3
 keys M-+
 check "nothing to continue yet" 'nothing to continue'
+# every notice stays in the message log (F8), whole
+keys F8
+check "message log" 'Messages \(newest first\)'
+check "the notice, marked an error" '[0-9:]{8}  error: nothing to continue: M-g starts a free generation'
+keys Escape
+check_not "log closed" 'Messages \(newest first\)'
+sleep 0.3              # (an Esc and then M-g at once would read as one key)
 keys M-g
 check "prompt" 'generate from:'
 type_text "Once upon a time"
