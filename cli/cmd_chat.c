@@ -778,6 +778,57 @@ repl_loop(struct repl *r)
     free(line);
 }
 
+/*
+** --session ID / --resume: find the session (*INFO) and, when no --model or
+** --vocab was given, take the session's (A's options then point into INFO).
+** 0, or 1 (printed).
+*/
+static int
+resume_target(struct chat_cli *a, sess_info *info)
+{
+    rwkv_err err;
+
+    if (sess_lookup(a->o.db, a->session_id, info, &err) != RWKV_OK) {
+        cli_errorf("chat: %s", err.msg);
+        return 1;
+    }
+    if (a->o.model == NULL && !a->o.demo) {
+        if (info->model_path[0] == '\0') {
+            cli_errorf("chat: session %lld has no model on record: give --model PATH",
+                       (long long)info->id);
+            return 1;
+        }
+        if (strcmp(info->model_path, "(demo)") == 0)
+            a->o.demo = 1;
+        else
+            a->o.model = info->model_path;
+    }
+    if (a->o.vocab == NULL && info->vocab_path[0])
+        a->o.vocab = info->vocab_path;
+    return 0;
+}
+
+/* The model and its tokenizer; VOCAB (CAP) gets the World vocabulary used
+** ("" = byte-level).  0, or 1 (printed). */
+static int
+open_engine(struct chat_cli *a, rwkv_model **m, tok **t, char *vocab, size_t cap)
+{
+    rwkv_open_opts oo = { 0 };
+    rwkv_err err;
+
+    oo.strategy = a->o.strategy;
+    oo.n_threads = a->o.threads;
+    if ((a->o.demo ? rwkv_model_open_demo(0, &oo, m, &err)
+                   : rwkv_model_open(a->o.model, &oo, m, &err)) != RWKV_OK)
+        return cli_fail(&err);
+    if (rwkv_model_info(*m)->n_vocab != 256) {
+        if (cli_find_vocab(a->o.vocab, a->o.model, vocab, cap) != 0)
+            return 1;
+        a->o.vocab = vocab;
+    }
+    return cli_open_tokenizer(&a->o, rwkv_model_info(*m)->n_vocab, t) != 0;
+}
+
 int
 cmd_chat(int argc, char **argv)
 {
@@ -785,7 +836,6 @@ cmd_chat(int argc, char **argv)
     rwkv_model *m = NULL;
     tok *t = NULL;
     struct repl r;
-    rwkv_open_opts oo = { 0 };
     rwkv_err err;
     struct sigaction sa, old_sa;
     int rc = 0, was_random, resuming, saving;
@@ -807,43 +857,11 @@ cmd_chat(int argc, char **argv)
     r.interactive = isatty(STDIN_FILENO);
     resuming = a->session_id != 0 || a->resume;
     saving = resuming || a->new_title != NULL || a->o.db != NULL;
-    if (resuming) {
-        if (sess_lookup(a->o.db, a->session_id, &info, &err) != RWKV_OK) {
-            cli_errorf("chat: %s", err.msg);
-            rc = 1;
-            goto out;
-        }
-        if (a->o.model == NULL && !a->o.demo) {
-            /* a resumed session knows its model */
-            if (info.model_path[0] == '\0') {
-                cli_errorf("chat: session %lld has no model on record: give --model PATH",
-                           (long long)info.id);
-                rc = 1;
-                goto out;
-            }
-            if (strcmp(info.model_path, "(demo)") == 0)
-                a->o.demo = 1;
-            else
-                a->o.model = info.model_path;
-        }
-        if (a->o.vocab == NULL && info.vocab_path[0])
-            a->o.vocab = info.vocab_path;
-    }
-    oo.strategy = a->o.strategy;
-    oo.n_threads = a->o.threads;
-    if ((a->o.demo ? rwkv_model_open_demo(0, &oo, &m, &err)
-                   : rwkv_model_open(a->o.model, &oo, &m, &err)) != RWKV_OK) {
-        rc = cli_fail(&err);
+    if (resuming && resume_target(a, &info) != 0) {
+        rc = 1;
         goto out;
     }
-    if (rwkv_model_info(m)->n_vocab != 256) {
-        if (cli_find_vocab(a->o.vocab, a->o.model, vocab, sizeof vocab) != 0) {
-            rc = 1;
-            goto out;
-        }
-        a->o.vocab = vocab;
-    }
-    if (cli_open_tokenizer(&a->o, rwkv_model_info(m)->n_vocab, &t) != 0) {
+    if (open_engine(a, &m, &t, vocab, sizeof vocab) != 0) {
         rc = 1;
         goto out;
     }

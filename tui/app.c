@@ -1419,14 +1419,63 @@ resume_lookup(struct app *a)
     return 0;
 }
 
+/* Config and theme: a named config that is not there is a usage error (2,
+** printed); problems in a config or theme file are shown in the transcript
+** and the valid settings (or the default theme) are used.  0 or 2. */
+static int
+load_config(struct app *a)
+{
+    const tui_launch *launch = &a->launch;
+    char msg[THEME_MSG];
+    const char *theme_name;
+
+    if (launch->config && access(launch->config, R_OK) != 0) {
+        fprintf(stderr, PROG_NAME_TUI ": %s: %s\n", launch->config, strerror(errno));
+        return 2;
+    }
+    if (cfg_load(launch->config, &a->cfg, msg, sizeof msg) != 0)
+        tui_tr_add(&a->tr, TUI_TURN_ERROR, msg, strlen(msg));
+    theme_name = launch->theme ? launch->theme : (a->cfg.theme[0] ? a->cfg.theme : "default");
+    if (theme_load(theme_name, &a->th, msg, sizeof msg) != 0) {
+        char line[THEME_MSG + 64];
+        snprintf(line, sizeof line, "%s; using the default theme", msg);
+        tui_tr_add(&a->tr, TUI_TURN_ERROR, line, strlen(line));
+    }
+    if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+        theme_strip_colors(&a->th);
+    return 0;
+}
+
+/* What the loader and the store printed on stderr while the screen was up
+** (CAP, closed here): on stderr after a failure (RC != 0), else in the
+** transcript. */
+static void
+show_captured(struct app *a, FILE *cap, int rc)
+{
+    char buf[1024];
+    size_t n;
+    tui_buf b;
+
+    tui_buf_init(&b);
+    rewind(cap);
+    while ((n = fread(buf, 1, sizeof buf, cap)) > 0)
+        tui_buf_add(&b, buf, n);
+    fclose(cap);
+    while (b.len > 0 && b.p[b.len - 1] == '\n')
+        b.p[--b.len] = '\0';
+    if (b.len > 0 && rc != 0)
+        fprintf(stderr, "%s\n", b.p);
+    else if (b.len > 0)
+        tui_tr_add(&a->tr, TUI_TURN_INFO, b.p, b.len);
+    tui_buf_fini(&b);
+}
+
 int
 tui_run(const tui_launch *launch)
 {
     struct app *a = tui_xmalloc(sizeof *a);
-    char msg[THEME_MSG];
     int rc, tty, saved_err = -1;
     FILE *cap = NULL;
-    const char *theme_name;
 
     memset(a, 0, sizeof *a);
     a->launch = *launch;
@@ -1445,25 +1494,11 @@ tui_run(const tui_launch *launch)
         free(a);
         return 1;
     }
-    /* config: a named file that is not there is a usage error; a bad file
-     * is reported in the transcript and the defaults are used */
-    if (launch->config && access(launch->config, R_OK) != 0) {
-        fprintf(stderr, PROG_NAME_TUI ": %s: %s\n", launch->config, strerror(errno));
+    if ((rc = load_config(a)) != 0) {
         app_fini(a);
         free(a);
-        return 2;
+        return rc;
     }
-    /* config: a bad file is reported in the transcript; defaults are used */
-    if (cfg_load(launch->config, &a->cfg, msg, sizeof msg) != 0)
-        tui_tr_add(&a->tr, TUI_TURN_ERROR, msg, strlen(msg));
-    theme_name = launch->theme ? launch->theme : (a->cfg.theme[0] ? a->cfg.theme : "default");
-    if (theme_load(theme_name, &a->th, msg, sizeof msg) != 0) {
-        char line[THEME_MSG + 64];
-        snprintf(line, sizeof line, "%s; using the default theme", msg);
-        tui_tr_add(&a->tr, TUI_TURN_ERROR, line, strlen(line));
-    }
-    if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
-        theme_strip_colors(&a->th);
     if ((launch->resume || launch->session_id) && (rc = resume_lookup(a)) != 0) {
         app_fini(a);
         free(a);
@@ -1514,23 +1549,8 @@ tui_run(const tui_launch *launch)
     }
     if (rc != 0 && a->screen)
         screen_end(a);
-    if (cap) {
-        char buf[1024];
-        size_t n;
-        tui_buf b;
-        tui_buf_init(&b);
-        rewind(cap);
-        while ((n = fread(buf, 1, sizeof buf, cap)) > 0)
-            tui_buf_add(&b, buf, n);
-        fclose(cap);
-        while (b.len > 0 && b.p[b.len - 1] == '\n')
-            b.p[--b.len] = '\0';
-        if (b.len > 0 && rc != 0)
-            fprintf(stderr, "%s\n", b.p);
-        else if (b.len > 0)
-            tui_tr_add(&a->tr, TUI_TURN_INFO, b.p, b.len);
-        tui_buf_fini(&b);
-    }
+    if (cap)
+        show_captured(a, cap, rc);
     if (rc != 0) {
         app_fini(a);
         free(a);

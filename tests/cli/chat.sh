@@ -158,4 +158,13 @@ expect_fail "unknown option" 'unknown option' "$RWKV_TUI" chat $BYTE --frobnicat
 expect_fail "resume without sessions" 'no saved sessions' env XDG_DATA_HOME="$TMP/xdg" "$RWKV_TUI" chat $BYTE --resume
 "$RWKV_TUI" chat --help | grep -q '/regen' && ok || fail "--help lacks the commands"
 
+# a line holding a NUL byte is refused whole (never cut at the NUL), the chat goes on
+printf 'hel\0lo\nhi\n' | "$RWKV_TUI" chat --demo --seed 1 --max-tokens 3 >"$TMP/nul" 2>"$TMP/nul.err"
+[ $? = 0 ] && grep -q 'NUL byte (at byte 4): not sent' "$TMP/nul.err" \
+    && [ "$(grep -c '^Assistant:' "$TMP/nul")" = 1 ] && ok || fail "NUL line: $(cat "$TMP/nul.err")"
+# a failed write to stdout is reported, exit 1
+printf 'hi\n' | "$RWKV_TUI" chat --demo --seed 1 --max-tokens 3 >/dev/full 2>"$TMP/full.err"
+[ $? = 1 ] && grep -q 'stdout: No space left on device' "$TMP/full.err" && ok \
+    || fail "chat >/dev/full: $(cat "$TMP/full.err")"
+
 finish
