@@ -67,7 +67,7 @@ install_signals(void)
     sigaction(SIGINT, &sa, NULL);
 }
 
-/* Keep MSG in the message log (F8), stamped with the time. */
+/* Keep MSG in the message log (M-l), stamped with the time. */
 static void
 log_add(struct app *a, int is_err, const char *msg)
 {
@@ -226,17 +226,32 @@ on_end(struct app *a, const tui_event *e)
     a->dirty = 1;
 }
 
+/* Append the text gathered in B to the streaming turn, once. */
+static void
+flush_text(struct app *a, tui_buf *b)
+{
+    if (b->len > 0 && a->reply_turn >= 0)
+        tui_tr_append(&a->tr, a->reply_turn, b->p, b->len);
+    b->len = 0;
+}
+
 static void
 handle_events(struct app *a)
 {
     tui_event *list = tui_worker_drain(&a->w);
+    tui_buf text;
 
+    /* a run of text events is one append (one re-layout), so a fast stream
+    ** never outruns the UI thread */
+    tui_buf_init(&text);
     for (tui_event *e = list; e; e = e->next) {
+        if (e->type == TUI_EV_TEXT) {
+            tui_buf_add(&text, e->text, e->len);
+            a->dirty = 1;
+            continue;
+        }
+        flush_text(a, &text);
         switch (e->type) {
-        case TUI_EV_TEXT:
-            if (a->reply_turn >= 0)
-                tui_tr_append(&a->tr, a->reply_turn, e->text, e->len);
-            break;
         case TUI_EV_PHASE:
             a->phase = e->phase;
             break;
@@ -256,6 +271,8 @@ handle_events(struct app *a)
         }
         a->dirty = 1;
     }
+    flush_text(a, &text);
+    tui_buf_fini(&text);
     tui_event_free(list);
 }
 

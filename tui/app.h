@@ -41,7 +41,7 @@
 #define TUI_SIDEBAR_MIN_COLS 60  /* sidebar hidden automatically below this */
 #define TUI_INPUT_MAX_ROWS 8     /* the input box grows up to this many rows */
 #define TUI_NOTICE 512
-#define TUI_LOG_MAX 200          /* messages kept for the log (F8) */
+#define TUI_LOG_MAX 200          /* messages kept for the log (M-l) */
 #define TUI_WHEEL_ROWS 3         /* rows (menu items) one wheel step scrolls */
 #define TUI_STATE_IMPORT_MAX (256ul << 20)  /* largest state file imported */
 #define TUI_STATE_NONE_ID    (-2)           /* the state menu's "(none)" item */
@@ -141,7 +141,7 @@ struct app {
     theme           th;
     char            notice[TUI_NOTICE];  /* one-line message in the footer */
     int             notice_err;
-    /* every notice, newest last (a ring of TUI_LOG_MAX; F8 shows them whole) */
+    /* every notice, newest last (a ring of TUI_LOG_MAX; M-l shows them whole) */
     char           *log[TUI_LOG_MAX];    /* owned: "HH:MM:SS  text" */
     int             log_n, log_next;
 

@@ -36,7 +36,7 @@
     X(MODELS,    "models",    CFG_KEY_F(5),          "models: switch model or strategy") \
     X(BRANCHES,  "branches",  CFG_KEY_F(6),          "branches: the siblings of the last reply") \
     X(SIDEBAR,   "sidebar",   CFG_KEY_F(7),          "show or hide the parameter sidebar") \
-    X(LOG,       "messages",  CFG_KEY_F(8),          "messages: every notice and error, in full") \
+    X(LOG,       "messages",  CFG_KEY_ALT('l'),      "messages: every notice and error, in full") \
     X(PARAMS,    "params",    '\t',                  "move focus to the sidebar and back") \
     X(STATS,     "stats",     CFG_KEY_F(9),          "show or hide per-turn stats")  \
     X(QUIT,      "quit",      CFG_KEY_F(10),         "quit")                         \

@@ -7,8 +7,8 @@
 tui_start --max-tokens 16 --seed 3
 keys M-+
 check "nothing to continue yet" 'nothing to continue'
-# every notice stays in the message log (F8), whole
-keys F8
+# every notice stays in the message log (M-l), whole
+keys M-l
 check "message log" 'Messages \(newest first\)'
 check "the notice, marked an error" '[0-9:]{8}  error: nothing to continue: M-g starts a free generation'
 keys Escape

@@ -38,9 +38,12 @@ check "session title in the status line" 'session: first words'
 tui_quit
 
 # --- Esc during the prefill: the message goes back to the input box --------------------
-long=$(head -c 3000 /dev/zero | tr '\0' 'x')
+# (a 200 kB paste fed one token at a time: seconds of prefill even on a fast machine)
+head -c 200000 /dev/zero | tr '\0' 'x' >"$TMP/long.txt"
 tui_start --chunk 1 --max-tokens 4 --db "$TMP/esc.db"
-type_text "$long"
+tmx load-buffer "$TMP/long.txt"
+tmx paste-buffer -p
+check "pasted" '^[>*] x{20}'
 keys Enter
 check "prefilling" 'prefilling'
 keys Escape
