@@ -245,8 +245,12 @@ handle_events(struct app *a)
     ** never outruns the UI thread */
     tui_buf_init(&text);
     for (tui_event *e = list; e; e = e->next) {
-        if (e->type == TUI_EV_TEXT) {
-            tui_buf_add(&text, e->text, e->len);
+        if (e->type == TUI_EV_TEXT || e->type == TUI_EV_STATS) {
+            /* live speeds do not end a run of text */
+            if (e->type == TUI_EV_TEXT)
+                tui_buf_add(&text, e->text, e->len);
+            else
+                a->last_stats = e->stats;
             a->dirty = 1;
             continue;
         }
@@ -256,7 +260,6 @@ handle_events(struct app *a)
             a->phase = e->phase;
             break;
         case TUI_EV_DONE:
-        case TUI_EV_STATS:          /* live speeds while the model works */
             a->last_stats = e->stats;
             break;
         case TUI_EV_END:
