@@ -154,7 +154,7 @@ struct app {
     unsigned        samp_set;
     char            model_label[128];
     char            model_path[1024];   /* "" for the demo model */
-    char            vocab_path[1024];   /* World vocabulary in use, "" = bytes */
+    char            vocab_path[STORE_PATH_MAX]; /* World vocabulary in use, "" = bytes */
     char            state_path[1024];   /* state file in use, "" = none */
     int             busy;          /* a worker job is running */
     int             job_noted;     /* the runtime posted a note during the job */
