@@ -3,15 +3,18 @@
 ** (house style G7).  Modules:
 **   app.c      setup/teardown, the poll() loop, key dispatch
 **   view.c     drawing (the only file besides app.c that calls curses)
-**   worker.c   the generation thread and its event queue
-**   session.c  the session store: save turns, resume, branches, forks
+**   worker.c   the worker thread (replies, replays, free generation) and
+**              its event queue
+**   session.c  the transcript from the session runtime (storage/session.h,
+**              which saves, resumes, forks and replays for both front ends)
 **   menus.c    the menus (sessions, branches, state files, presets, models,
-**              help) built on tui/menu.c
+**              messages, help) built on tui/menu.c
 **
-** Threads: the UI thread owns curses, the store and the transcript.  A
-** worker thread runs the chat engine for one job at a time and only posts
-** events (worker.c); while it runs, the UI thread touches the chat only
-** through chat_cancel().
+** Threads: the UI thread owns curses, the transcript and its own store
+** connection (a->st: menus, the transcript).  A worker thread runs one job
+** at a time on the session runtime (a->sess, which saves through a second
+** connection) and only posts events (worker.c); while it runs, the UI thread
+** touches the runtime only through sess_cancel().
 */
 #ifndef RWKV_TUI_APP_H
 #define RWKV_TUI_APP_H
