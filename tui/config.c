@@ -178,6 +178,11 @@ report(loader *l, const yaml_mark_t *m, const char *fmt, ...)
     if (k > 0 && (size_t)k < sizeof line)
         vsnprintf(line + k, sizeof line - (size_t)k, fmt, ap);
     va_end(ap);
+    /* one problem, one line: a quoted multi-line value (a YAML plain scalar
+    ** may span lines) or a control character must not break it */
+    for (char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
     /* room for this line and a closing "(N more)" line */
     if (l->shown >= CFG_MAX_ERRORS || l->len + strlen(line) + 2 + 80 > l->cap) {
         l->full = 1;

@@ -451,6 +451,10 @@ out:
     if (ty)
         cyaml_free(&cfg, &theme_schema, ty, 0);
     free(text);
+    if (rc != 0)              /* one line: no quoted line break or control code */
+        for (char *c = msg; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = ' ';
     return rc;
 }
 
