@@ -505,6 +505,86 @@ cancel_or_close(struct app *a)
     }
 }
 
+/* ---- search within the transcript (C-f) ----------------------------------- */
+
+static int tr_view_rows(const struct app *a);
+
+/* Scroll the transcript to the current match. */
+static void
+search_jump(struct app *a)
+{
+    size_t r = tui_search_row(&a->search, &a->tr);
+
+    if (r != (size_t)-1)
+        tui_tr_show_row(&a->tr, r, tr_view_rows(a));
+}
+
+/* The query changed: the current match is the last one at or above the
+** bottom of the view (the newest text the user sees), and it is shown. */
+static void
+search_refresh(struct app *a)
+{
+    int h = tr_view_rows(a);
+    size_t bottom = tui_tr_first_row(&a->tr, h) + (size_t)h - 1;
+    int turn = a->tr.nrows == 0 ? 0
+             : a->tr.rows[bottom < a->tr.nrows ? bottom : a->tr.nrows - 1].turn;
+
+    if (tui_search_update(&a->search, &a->tr)) {
+        tui_search_pick(&a->search, turn);
+        search_jump(a);
+    }
+}
+
+static void
+search_open(struct app *a)
+{
+    a->search.open = 1;
+    if (a->focus != TUI_FOCUS_SEARCH)
+        a->prev_focus = a->focus == TUI_FOCUS_SIDEBAR ? TUI_FOCUS_SIDEBAR : TUI_FOCUS_INPUT;
+    a->focus = TUI_FOCUS_SEARCH;
+    free(a->search.q_done);        /* the last query again: find it anew */
+    a->search.q_done = NULL;
+    search_refresh(a);
+}
+
+static void
+search_close(struct app *a)
+{
+    a->search.open = 0;
+    a->focus = a->prev_focus == TUI_FOCUS_SIDEBAR ? TUI_FOCUS_SIDEBAR : TUI_FOCUS_INPUT;
+}
+
+static void input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline);
+static int  scroll_key(struct app *a, int key, int is_fkey);
+
+/* A key while the search line is open. */
+static void
+search_key(struct app *a, int key, int is_fkey)
+{
+    tui_search *s = &a->search;
+    int next = (!is_fkey && (key == K_ENTER || key == a->cfg.keys[CFG_ACT_SEARCH])) ||
+               (is_fkey && key == KEY_DOWN);
+    int prev = is_fkey && (key == KEY_UP || key == KEY_BTAB);
+
+    if (!is_fkey && (key == K_ESC || key == CFG_KEY_CTRL('c'))) {
+        search_close(a);
+        return;
+    }
+    if (next || prev) {
+        tui_search_update(s, &a->tr);
+        if (next)
+            tui_search_next(s);
+        else
+            tui_search_prev(s);
+        search_jump(a);
+        return;
+    }
+    if (scroll_key(a, key, is_fkey))
+        return;
+    input_key(a, &s->q, key, is_fkey, 1);
+    search_refresh(a);
+}
+
 static int
 do_action(struct app *a, int act)
 {
@@ -549,6 +629,7 @@ do_action(struct app *a, int act)
     case CFG_ACT_GEN:       tui_prompt_open(a, TUI_PROMPT_GEN, "generate from: ", ""); break;
     case CFG_ACT_GEN_MORE:  tui_free_gen(a, NULL); break;
     case CFG_ACT_REDRAW:    clearok(curscr, TRUE); break;
+    case CFG_ACT_SEARCH:    search_open(a); break;
     default: return 0;
     }
     a->dirty = 1;
@@ -714,7 +795,11 @@ input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
     case CFG_KEY_CTRL('u'):   tui_input_kill_bol(in); return;
     case CFG_KEY_CTRL('w'):   tui_input_kill_word(in); return;
     case CFG_KEY_CTRL('b'):   tui_input_left(in); return;
-    case CFG_KEY_CTRL('f'):   tui_input_right(in); return;
+    case CFG_KEY_ALT('b'):    tui_input_word_left(in); return;
+    case CFG_KEY_ALT('f'):    tui_input_word_right(in); return;
+    case CFG_KEY_ALT('d'):    tui_input_kill_word_next(in); return;
+    case CFG_KEY_ALT(127):
+    case CFG_KEY_ALT(8):      tui_input_kill_word_prev(in); return;
     case CFG_KEY_CTRL('j'):
     case K_ALT_ENTER:
         if (!oneline)
@@ -778,7 +863,8 @@ key_dispatch(struct app *a, int key, int is_fkey)
     }
     /* Ctrl-C and Esc cancel a running reply wherever the focus is. */
     if (!is_fkey && (key == CFG_KEY_CTRL('c') || key == K_ESC) && a->busy &&
-        a->focus != TUI_FOCUS_PROMPT && a->focus != TUI_FOCUS_MENU) {
+        a->focus != TUI_FOCUS_PROMPT && a->focus != TUI_FOCUS_MENU &&
+        a->focus != TUI_FOCUS_SEARCH) {
         cancel_or_close(a);
         return;
     }
@@ -803,6 +889,13 @@ key_dispatch(struct app *a, int key, int is_fkey)
     }
     if (a->focus == TUI_FOCUS_MENU) {
         tui_menu_key(a, key, is_fkey);
+        a->dirty = 1;
+        return;
+    }
+    if (a->focus == TUI_FOCUS_SEARCH && is_fkey && key >= KEY_F(1) && key <= KEY_F(12))
+        search_close(a);                 /* a function key acts; the search line closes */
+    if (a->focus == TUI_FOCUS_SEARCH) {
+        search_key(a, key, is_fkey);
         a->dirty = 1;
         return;
     }
@@ -906,6 +999,8 @@ cook_key(int k, int *is_fkey)
         int k2 = read_raw(TUI_ESC_WAIT_MS, &f2);
         if (k2 < 0)
             return K_ESC;
+        if (f2 && k2 == KEY_BACKSPACE)
+            return CFG_KEY_ALT(127);     /* M-Backspace */
         if (f2) {
             *is_fkey = 1;        /* ESC then a function key: treat as the key */
             return k2;
@@ -1295,6 +1390,7 @@ app_fini(struct app *a)
     tui_tr_fini(&a->tr);
     tui_input_fini(&a->in);
     tui_input_fini(&a->prompt);
+    tui_search_fini(&a->search);
     tui_menu_fini(&a->menu);
     tui_menu_fini(&a->ask);
     free(a->queued);
@@ -1507,6 +1603,7 @@ tui_run(const tui_launch *launch)
     tui_tr_init(&a->tr);
     tui_input_init(&a->in);
     tui_input_init(&a->prompt);
+    tui_search_init(&a->search);
     tui_menu_init(&a->menu, TUI_MENU_NONE, "");
     tui_menu_init(&a->ask, TUI_MENU_NONE, "");
     if (tui_worker_init(&a->w) != 0) {

@@ -34,6 +34,7 @@
 #include "config.h"
 #include "input.h"
 #include "menu.h"
+#include "search.h"
 #include "theme.h"
 #include "transcript.h"
 
@@ -85,7 +86,8 @@ int tui_run(const tui_launch *launch);
 
 /* ---- internal: shared between the tui/ modules ---------------------------- */
 
-enum tui_focus { TUI_FOCUS_INPUT, TUI_FOCUS_SIDEBAR, TUI_FOCUS_MENU, TUI_FOCUS_PROMPT };
+enum tui_focus { TUI_FOCUS_INPUT, TUI_FOCUS_SIDEBAR, TUI_FOCUS_MENU, TUI_FOCUS_PROMPT,
+                 TUI_FOCUS_SEARCH };
 
 enum tui_menu_kind {
     TUI_MENU_NONE, TUI_MENU_HELP, TUI_MENU_SESSIONS, TUI_MENU_BRANCHES,
@@ -183,6 +185,7 @@ struct app {
     tui_input       in;
     tui_menu        menu;          /* the open menu (kind NONE when closed) */
     tui_menu        ask;           /* the state-switch question */
+    tui_search      search;        /* C-f: search within the transcript */
     int             focus;         /* enum tui_focus */
     int             prev_focus;
     int             prompt_kind;   /* enum tui_prompt_kind */

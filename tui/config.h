@@ -48,7 +48,8 @@
     X(GEN,       "free_gen",  CFG_KEY_ALT('g'),      "free generation from a prompt (not saved)") \
     X(GEN_MORE,  "free_gen_more", CFG_KEY_ALT('+'),  "continue the free generation") \
     X(EDITOR,    "editor",    CFG_KEY_CTRL('x'),     "write the message in $EDITOR") \
-    X(REDRAW,    "redraw",    CFG_KEY_CTRL('l'),     "redraw the screen")
+    X(REDRAW,    "redraw",    CFG_KEY_CTRL('l'),     "redraw the screen") \
+    X(SEARCH,    "search",    CFG_KEY_CTRL('f'),     "search the transcript (Enter/Down next, Up previous, Esc closes)")
 
 enum cfg_action {
 #define CFG_ENUM_(e, k, d, h) CFG_ACT_##e,

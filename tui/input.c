@@ -7,6 +7,7 @@
 */
 #include "input.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,6 +232,105 @@ tui_input_kill_word(tui_input *in)
     while (p > 0 && !is_space(in->buf[p - 1]))
         p = tui_char_prev(in->buf, p);
     erase(in, p, in->cur);
+}
+
+/* The word class of the character at S (N bytes): 0 separates words
+** (spaces, punctuation), else runs of one class are one word. */
+enum { WC_SEP, WC_WORD, WC_HAN, WC_HIRA, WC_KATA, WC_HANGUL };
+
+static int
+word_class(const char *s, size_t n)
+{
+    uint32_t cp;
+
+    tui_next_cp(s, n, &cp);
+    if (cp < 0x80)
+        return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') ||
+               (cp >= 'A' && cp <= 'Z') || cp == '_' ? WC_WORD : WC_SEP;
+    if (cp == 0xa0 || (cp >= 0xa1 && cp <= 0xbf && cp != 0xaa && cp != 0xb5 && cp != 0xba) ||
+        cp == 0xd7 || cp == 0xf7 || (cp >= 0x2000 && cp <= 0x206f) ||
+        (cp >= 0x3000 && cp <= 0x303f) || cp == 0x30fb || (cp >= 0xff01 && cp <= 0xff0f) ||
+        (cp >= 0xff1a && cp <= 0xff20) || (cp >= 0xff3b && cp <= 0xff40) ||
+        (cp >= 0xff5b && cp <= 0xff65))
+        return WC_SEP;
+    if ((cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf) ||
+        (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x20000 && cp <= 0x3ffff))
+        return WC_HAN;
+    if (cp >= 0x3040 && cp <= 0x309f)
+        return WC_HIRA;
+    if ((cp >= 0x30a0 && cp <= 0x30ff) || (cp >= 0x31f0 && cp <= 0x31ff) ||
+        (cp >= 0xff66 && cp <= 0xff9f))
+        return WC_KATA;
+    if ((cp >= 0xac00 && cp <= 0xd7af) || (cp >= 0x1100 && cp <= 0x11ff) ||
+        (cp >= 0x3130 && cp <= 0x318f))
+        return WC_HANGUL;
+    return WC_WORD;
+}
+
+/* The end of the word at or after POS (separators skipped first). */
+static size_t
+word_end(const tui_input *in, size_t pos)
+{
+    int cls;
+
+    while (pos < in->len && word_class(in->buf + pos, in->len - pos) == WC_SEP)
+        pos += tui_char_len(in->buf + pos, in->len - pos);
+    if (pos == in->len)
+        return pos;
+    cls = word_class(in->buf + pos, in->len - pos);
+    while (pos < in->len && word_class(in->buf + pos, in->len - pos) == cls)
+        pos += tui_char_len(in->buf + pos, in->len - pos);
+    return pos;
+}
+
+/* The start of the word before POS (separators before it skipped first). */
+static size_t
+word_start(const tui_input *in, size_t pos)
+{
+    int cls;
+    size_t p;
+
+    while (pos > 0) {
+        p = tui_char_prev(in->buf, pos);
+        if (word_class(in->buf + p, in->len - p) != WC_SEP)
+            break;
+        pos = p;
+    }
+    if (pos == 0)
+        return 0;
+    p = tui_char_prev(in->buf, pos);
+    cls = word_class(in->buf + p, in->len - p);
+    while (pos > 0) {
+        p = tui_char_prev(in->buf, pos);
+        if (word_class(in->buf + p, in->len - p) != cls)
+            break;
+        pos = p;
+    }
+    return pos;
+}
+
+void
+tui_input_word_left(tui_input *in)
+{
+    in->cur = word_start(in, in->cur);
+}
+
+void
+tui_input_word_right(tui_input *in)
+{
+    in->cur = word_end(in, in->cur);
+}
+
+void
+tui_input_kill_word_next(tui_input *in)
+{
+    erase(in, in->cur, word_end(in, in->cur));
+}
+
+void
+tui_input_kill_word_prev(tui_input *in)
+{
+    erase(in, word_start(in, in->cur), in->cur);
 }
 
 char *

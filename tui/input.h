@@ -42,6 +42,18 @@ void tui_input_delete(tui_input *in);
 void tui_input_kill_eol(tui_input *in);    /* Ctrl-K (joins lines at the end) */
 void tui_input_kill_bol(tui_input *in);    /* Ctrl-U */
 void tui_input_kill_word(tui_input *in);   /* Ctrl-W */
+/*
+** Readline word motion (M-b, M-f, M-d, M-Backspace).  A word is a run of
+** characters of one class: letters and digits (any script without a class
+** of its own), Han ideographs, hiragana, katakana, hangul; spaces and
+** punctuation (ASCII, CJK and fullwidth) separate words.  So "日本語の
+** テキスト" is three words and "你好world" two.  Moves are by whole
+** characters (tui_char_len).
+*/
+void tui_input_word_left(tui_input *in);       /* M-b: start of this/previous word */
+void tui_input_word_right(tui_input *in);      /* M-f: end of this/next word */
+void tui_input_kill_word_next(tui_input *in);  /* M-d: to the end of the word */
+void tui_input_kill_word_prev(tui_input *in);  /* M-Backspace: to the start of the word */
 
 /* Take the text for sending: returns it (malloc'ed, owned by caller), adds
 ** it to the history unless empty or equal to the last entry, and clears the

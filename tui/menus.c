@@ -32,7 +32,10 @@
 static const char *const fixed_keys[][2] = {
     { "Enter", "send the message" },
     { "Alt-Enter, C-j", "new line in the message" },
-    { "Left/Right, C-b/C-f", "move by character" },
+    { "Left/Right, C-b", "move by character (C-f searches the transcript)" },
+    { "M-b / M-f", "move to the start / end of a word (CJK: a run of one script)" },
+    { "M-d / M-Backspace", "delete to the end / start of a word" },
+    { "Search: Enter/Down/C-f", "next match; Up, S-Tab: previous; Esc closes" },
     { "Up/Down", "move by line; history on the first/last line" },
     { "Home/End, C-a/C-e", "start/end of line (empty box: top/end of transcript)" },
     { "C-k / C-u / C-w", "delete to end of line / to start / word before" },

@@ -132,6 +132,7 @@ layout_turn(tui_transcript *t, int i)
     int w = t->width - TUI_TR_INDENT;
     size_t n, skip = 0;
 
+    t->gen++;
     row_add(t, i, TUI_ROW_HEADER, 0, 0);
     /* A reply follows "Assistant:", so models start it with one space
     ** (" Hi."): the text keeps it, the display drops it. */
@@ -283,4 +284,36 @@ tui_tr_first_row(const tui_transcript *t, int h)
     size_t s = t->scroll > m ? m : t->scroll;
 
     return m - s;
+}
+
+size_t
+tui_tr_row_of(const tui_transcript *t, int turn, size_t off)
+{
+    size_t last = (size_t)-1;
+
+    for (size_t r = 0; r < t->nrows; r++) {
+        const tui_row *row = &t->rows[r];
+        if (row->turn != turn || row->kind != TUI_ROW_TEXT)
+            continue;
+        if (row->off > off || off < row->off + row->len)
+            return r;            /* holds OFF, or follows the space dropped there */
+        last = r;
+    }
+    return last;
+}
+
+void
+tui_tr_show_row(tui_transcript *t, size_t row, int h)
+{
+    size_t first = tui_tr_first_row(t, h), m = max_scroll(t, h), want;
+
+    if (h < 1)
+        h = 1;
+    if (row >= t->nrows || (row >= first && row < first + (size_t)h))
+        return;
+    /* the first row to show, with ROW in the middle */
+    want = row > (size_t)h / 2 ? row - (size_t)h / 2 : 0;
+    if (want > m)
+        want = m;
+    t->scroll = m - want;
 }

@@ -60,6 +60,7 @@ typedef struct tui_transcript {
     size_t    nrows, rcap;
     int       width;     /* text width the rows were wrapped for */
     size_t    scroll;    /* rows hidden below the view; 0 = follow the end */
+    unsigned long gen;   /* counts changes of rows[] (a turn laid out) */
 } tui_transcript;
 
 /* The text the rows of TU index: the rendered Markdown of a reply, else
@@ -94,5 +95,11 @@ void   tui_tr_scroll_top(tui_transcript *t, int h);
 void   tui_tr_scroll_end(tui_transcript *t);
 /* First row index shown in a view H rows high. */
 size_t tui_tr_first_row(const tui_transcript *t, int h);
+/* The row of turn TURN that shows byte OFF of tui_tr_shown (the next row
+** when OFF is a space dropped at a wrap); (size_t)-1 when TURN has none. */
+size_t tui_tr_row_of(const tui_transcript *t, int turn, size_t off);
+/* Scroll a view H rows high so that ROW is shown (centred when it was
+** out of view). */
+void   tui_tr_show_row(tui_transcript *t, size_t row, int h);
 
 #endif

@@ -459,11 +459,37 @@ put_md(const struct app *a, int y, int x, const char *s, const unsigned char *st
     return w;
 }
 
+/* The search's matches on text row ROW (drawn at Y from column X0, at
+** most W columns): reversed over the row's text, the current one also bold
+** and underlined in the "interrupted" colour. */
+static void
+draw_matches(struct app *a, const tui_row *row, int y, int x0, int w, int text_role)
+{
+    const tui_search *s = &a->search;
+    const char *txt = tui_tr_shown(&a->tr.turns[row->turn]);
+    size_t end = row->off + row->len;
+
+    for (size_t i = tui_search_first_in(s, row->turn, row->off);
+         i < s->n && s->m[i].turn == row->turn && s->m[i].off < end; i++) {
+        size_t from = s->m[i].off > row->off ? s->m[i].off : row->off;
+        size_t to = s->m[i].off + s->m[i].len < end ? s->m[i].off + s->m[i].len : end;
+        int x = x0 + tui_str_width(txt + row->off, from - row->off);
+        int attr = i == s->cur ? tui_role_attr(a, THEME_ROLE_INTERRUPTED) | A_REVERSE |
+                                     A_BOLD | A_UNDERLINE
+                               : tui_role_attr(a, text_role) | A_REVERSE;
+        if (x < w)
+            put(y, x, txt + from, to - from, w - x, attr);
+    }
+}
+
 static void
 draw_transcript(struct app *a, int top, int h, int w)
 {
     size_t first = tui_tr_first_row(&a->tr, h);
     int y = top;
+
+    if (a->search.open)
+        tui_search_update(&a->search, &a->tr);   /* a reply may have grown */
 
     for (size_t r = first; r < a->tr.nrows && y < top + h; r++, y++) {
         const tui_row *row = &a->tr.rows[r];
@@ -505,6 +531,8 @@ draw_transcript(struct app *a, int top, int h, int w)
             else
                 put_md(a, y, x0, tui_tr_shown(t) + row->off, st + row->off, row->len, w - x0,
                        text_role);
+            if (a->search.open && a->search.n > 0)
+                draw_matches(a, row, y, x0, w, text_role);
         }
     }
 }
@@ -599,6 +627,52 @@ draw_input(struct app *a, int top, int h, int *cy, int *cx)
     *cx = 2 + (cc < w ? cc : w - 1);
 }
 
+/* The footer while searching: "search: QUERY" then "n/m" (or "no match")
+** and, where there is room, the keys. */
+static void
+draw_search_line(struct app *a, int y, int *cy, int *cx)
+{
+    const tui_search *s = &a->search;
+    int fa = tui_role_attr(a, THEME_ROLE_FOOTER);
+    char count[64];
+    const char *keys = "  Enter/Down next  Up prev  Esc close";
+    int lw, cw, kw = (int)strlen(keys), room, cr, cc, qx = 0;
+
+    if (s->q.len == 0)
+        count[0] = '\0';
+    else if (s->n == 0)
+        snprintf(count, sizeof count, "  no match");
+    else
+        snprintf(count, sizeof count, "  %zu/%zu", s->cur + 1, s->n);
+    cw = (int)strlen(count);
+    lw = puts_(y, 0, "search: ", a->cols - 1, tui_role_attr(a, THEME_ROLE_FOOTER_KEY));
+    room = a->cols - lw - 1 - cw - (a->cols >= 60 ? kw : 0);
+    if (room < 4)
+        room = 4;
+    tui_input_layout(&s->q, 100000, &cr, &cc);
+    if (cc > room - 1)                 /* a long query: keep its end in sight */
+        qx = cc - (room - 1);
+    {
+        /* skip the query's first QX columns, by whole characters */
+        size_t off = 0;
+        int skipped = 0;
+        while (off < s->q.len && skipped < qx) {
+            size_t k = tui_char_len(s->q.buf + off, s->q.len - off);
+            skipped += tui_str_width(s->q.buf + off, k);
+            off += k;
+        }
+        qx = skipped;
+        put(y, lw, s->q.buf + off, s->q.len - off, room, fa);
+    }
+    if (cw)
+        puts_(y, lw + room, count, cw,
+              s->n ? tui_role_attr(a, THEME_ROLE_STATS) : tui_role_attr(a, THEME_ROLE_ERROR));
+    if (a->cols >= 60)
+        puts_(y, lw + room + cw, keys, a->cols - (lw + room + cw), tui_role_attr(a, THEME_ROLE_STATS));
+    *cy = y;
+    *cx = lw + cc - qx < a->cols - 1 ? lw + cc - qx : a->cols - 1;
+}
+
 static void
 draw_footer(struct app *a, int y, int *cy, int *cx)
 {
@@ -619,6 +693,10 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
         tui_input_layout(&a->prompt, 100000, &cr, &cc);
         *cy = y;
         *cx = lw + cc < a->cols - 1 ? lw + cc : a->cols - 1;
+        return;
+    }
+    if (a->focus == TUI_FOCUS_SEARCH) {
+        draw_search_line(a, y, cy, cx);
         return;
     }
     if (a->notice[0]) {
@@ -766,7 +844,8 @@ tui_view_draw(struct app *a)
     if (a->focus == TUI_FOCUS_MENU && a->menu.kind != TUI_MENU_NONE)
         draw_menu(a, tr_top, tr_h + 1);
     attrset(A_NORMAL);
-    if (a->focus == TUI_FOCUS_INPUT || a->focus == TUI_FOCUS_PROMPT) {
+    if (a->focus == TUI_FOCUS_INPUT || a->focus == TUI_FOCUS_PROMPT ||
+        a->focus == TUI_FOCUS_SEARCH) {
         curs_set(1);
         move(cy, cx);
     } else {

@@ -4,7 +4,8 @@
 Reads `tmux capture-pane -p -e` output on stdin and prints, for the first
 occurrence of TEXT (after the escape sequences are taken out), the SGR state
 in force at its first character:  "fg=36 bg=49 bold=1 dim=0".  Colours are
-given the way SGR writes them: 30-37, 90-97, 38;5;N, 38;2;R;G;B, 39 default.
+given the way SGR writes them: 30-37, 90-97, 38;5;N, 38;2;R;G;B, 39 default;
+then " rev=0 ul=0" (reverse video, underline).
 Prints "absent" when TEXT is not on the screen.  With --all, prints
 the "fg/bg" pair (with " dim" when dim) of every non-blank cell on the
 screen, each once, for checks such as "nothing black on black".
@@ -21,13 +22,21 @@ def apply(state, params):
     while i < len(p):
         c = int(p[i]) if p[i] else 0
         if c == 0:
-            state.update(fg='39', bg='49', bold=0, dim=0)
+            state.update(fg='39', bg='49', bold=0, dim=0, rev=0, ul=0)
         elif c == 1:
             state['bold'] = 1
         elif c == 2:
             state['dim'] = 1
         elif c == 22:
             state['bold'] = state['dim'] = 0
+        elif c == 4:
+            state['ul'] = 1
+        elif c == 24:
+            state['ul'] = 0
+        elif c == 7:
+            state['rev'] = 1
+        elif c == 27:
+            state['rev'] = 0
         elif 30 <= c <= 37 or 90 <= c <= 97 or c == 39:
             state['fg'] = str(c)
         elif 40 <= c <= 47 or 100 <= c <= 107 or c == 49:
@@ -49,7 +58,7 @@ def apply(state, params):
 
 def cells(line):
     """(char, state) for every character of LINE."""
-    state = dict(fg='39', bg='49', bold=0, dim=0)
+    state = dict(fg='39', bg='49', bold=0, dim=0, rev=0, ul=0)
     out = []
     pos = 0
     for m in SGR.finditer(line):
@@ -63,7 +72,8 @@ def cells(line):
 
 
 def fmt(s):
-    return 'fg=%s bg=%s bold=%d dim=%d' % (s['fg'], s['bg'], s['bold'], s['dim'])
+    return 'fg=%s bg=%s bold=%d dim=%d rev=%d ul=%d' % (s['fg'], s['bg'], s['bold'], s['dim'],
+                                                         s['rev'], s['ul'])
 
 
 def main():

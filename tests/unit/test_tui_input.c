@@ -231,6 +231,65 @@ test_input_clusters(void)
     tui_input_fini(&in);
 }
 
+/* Readline word motion: ASCII words, punctuation, CJK runs by script. */
+static void
+test_input_words(void)
+{
+    tui_input in;
+    /* "日本語のテキスト、ok" : 日本語 (9 bytes) の (3) テキスト (12) 、 (3) ok */
+    const char *ja = "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae"
+                     "\xe3\x83\x86\xe3\x82\xad\xe3\x82\xb9\xe3\x83\x88"
+                     "\xe3\x80\x81ok";
+
+    tui_input_init(&in);
+    tui_input_set(&in, "foo.bar  baz");
+    tui_input_word_left(&in);
+    TEST_COND("M-b from the end: start of baz", in.cur == 9);
+    tui_input_word_left(&in);
+    TEST_COND("M-b over spaces: start of bar", in.cur == 4);
+    tui_input_word_left(&in);
+    TEST_COND("M-b over '.': start of foo", in.cur == 0);
+    tui_input_word_left(&in);
+    TEST_COND("M-b at the start stays", in.cur == 0);
+    tui_input_word_right(&in);
+    TEST_COND("M-f: end of foo", in.cur == 3);
+    tui_input_word_right(&in);
+    TEST_COND("M-f over '.': end of bar", in.cur == 7);
+    tui_input_kill_word_next(&in);
+    TEST_COND("M-d: deletes '  baz'", IS(&in, "foo.bar", 7));
+    tui_input_kill_word_prev(&in);
+    TEST_COND("M-Backspace: deletes bar, keeps '.'", IS(&in, "foo.", 4));
+    tui_input_kill_word_prev(&in);
+    TEST_COND("M-Backspace over '.': deletes foo.", IS(&in, "", 0));
+
+    tui_input_set(&in, ja);
+    tui_input_home(&in);
+    tui_input_word_right(&in);
+    TEST_COND("M-f: Han run", in.cur == 9);
+    tui_input_word_right(&in);
+    TEST_COND("M-f: hiragana run", in.cur == 12);
+    tui_input_word_right(&in);
+    TEST_COND("M-f: katakana run", in.cur == 24);
+    tui_input_word_right(&in);
+    TEST_COND("M-f: over the ideographic comma to the end of ok", in.cur == in.len);
+    tui_input_word_left(&in);
+    TEST_COND("M-b: start of ok", in.cur == 27);
+    tui_input_word_left(&in);
+    TEST_COND("M-b over the comma: start of the katakana", in.cur == 12);
+    tui_input_kill_word_prev(&in);
+    TEST_COND("M-Backspace: deletes the hiragana only", in.cur == 9 && in.len == 9 + 12 + 3 + 2);
+    tui_input_set(&in, "\xe4\xbd\xa0\xe5\xa5\xbdworld");   /* 你好world */
+    tui_input_home(&in);
+    tui_input_kill_word_next(&in);
+    TEST_COND("M-d: Han and Latin are two words", IS(&in, "world", 0));
+    /* an emoji sequence is one whole character: never split */
+    tui_input_set(&in, "a \xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd b");
+    tui_input_word_left(&in);
+    tui_input_word_left(&in);
+    TEST_COND("M-b: the emoji with its modifier is a word", in.cur == 2);
+    tui_input_fini(&in);
+}
+
 int
 main(void)
 {
@@ -238,6 +297,7 @@ main(void)
         setlocale(LC_ALL, "en_US.UTF-8");
     test_input();
     test_input_clusters();
+    test_input_words();
     test_menu();
     test_params();
     return TEST_REPORT();
