@@ -887,6 +887,11 @@ key_dispatch(struct app *a, int key, int is_fkey)
         a->dirty = 1;
         return;
     }
+    if (a->focus == TUI_FOCUS_MENU && is_fkey && (key == KEY_PPAGE || key == KEY_NPAGE)) {
+        tui_menu_page(&a->menu, key == KEY_PPAGE ? -1 : +1);   /* a page, not 10 rows */
+        a->dirty = 1;
+        return;
+    }
     if (a->focus == TUI_FOCUS_MENU) {
         tui_menu_key(a, key, is_fkey);
         a->dirty = 1;

@@ -4,7 +4,9 @@
 ** Invariants: vis[] lists, in item order, exactly the items whose label or
 ** detail contains the filter (ASCII case-insensitively), or whose data
 ** starts with TUI_MENU_MATCH (set by the owner, e.g. a full-text hit);
-** sel < nvis unless nvis == 0; top <= sel.
+** sel < nvis unless nvis == 0; top <= sel (tui_menu_fit brings the
+** selection into the view, so top may be behind it only until the next
+** fit).
 */
 #include "menu.h"
 
@@ -127,6 +129,20 @@ tui_menu_move(tui_menu *m, long delta)
 }
 
 void
+tui_menu_page(tui_menu *m, int dir)
+{
+    long step = m->page > 1 ? (long)m->page - 1 : m->page == 1 ? 1 : 10;
+    long top = (long)m->top + dir * step;
+    long max_top = m->page && m->nvis > m->page ? (long)(m->nvis - m->page) : 0;
+
+    /* the view scrolls by the step and the selection with it */
+    m->top = (size_t)(top < 0 ? 0 : top > max_top ? max_top : top);
+    tui_menu_move(m, dir * step);
+    if (m->top > m->sel)
+        m->top = m->sel;
+}
+
+void
 tui_menu_home(tui_menu *m)
 {
     m->sel = 0;
@@ -158,6 +174,7 @@ tui_menu_fit(tui_menu *m, int h)
 {
     if (h < 1)
         h = 1;
+    m->page = (size_t)h;
     if (m->sel < m->top)
         m->top = m->sel;
     if (m->sel >= m->top + (size_t)h)

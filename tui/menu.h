@@ -30,6 +30,7 @@ typedef struct tui_menu {
     size_t         nvis;
     size_t         sel;       /* index into vis */
     size_t         top;       /* first visible index into vis */
+    size_t         page;      /* rows of the last view (tui_menu_fit), 0 = none yet */
     char           filter[TUI_MENU_FILTER];
 } tui_menu;
 
@@ -43,6 +44,9 @@ void tui_menu_add(tui_menu *m, const char *label, const char *detail,
 ** the same item when it still matches, else goes to the first). */
 void tui_menu_set_filter(tui_menu *m, const char *filter);
 void tui_menu_move(tui_menu *m, long delta);   /* clamped, no wrap */
+/* PgUp/PgDn: the selection moves by a page (the last view's rows less
+** one, 10 before the first draw); DIR is -1 or +1. */
+void tui_menu_page(tui_menu *m, int dir);
 void tui_menu_home(tui_menu *m);
 void tui_menu_end(tui_menu *m);
 /* Select the item with ID if visible; returns 1 if found. */

@@ -733,6 +733,36 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
     }
 }
 
+/* "more above" / "more below" marks at the right end of the first and
+** last list rows (Y0, LIST_H rows) when the list is cut; one row: both. */
+static void
+draw_menu_marks(struct app *a, const tui_menu *m, int x0, int w, int y0, int list_h)
+{
+    size_t above = m->top;
+    size_t below = m->nvis > m->top + (size_t)list_h ? m->nvis - m->top - (size_t)list_h : 0;
+    int utf8 = MB_CUR_MAX > 1, wide = w >= 40;
+    const char *up = utf8 ? "\xe2\x86\x91" : "^", *down = utf8 ? "\xe2\x86\x93" : "v";
+    int attr = tui_role_attr(a, THEME_ROLE_MENU_TITLE);
+    char mk[2][64];
+
+    snprintf(mk[0], sizeof mk[0], wide ? " %s %zu more above " : " %s%zu ", up, above);
+    snprintf(mk[1], sizeof mk[1], wide ? " %s %zu more below " : " %s%zu ", down, below);
+    if (list_h == 1 && above && below) {
+        char both[128];
+        snprintf(both, sizeof both, "%s%s", mk[0], mk[1] + 1);
+        int bw = tui_str_width(both, strlen(both));
+        puts_(y0, x0 + w - bw > x0 ? x0 + w - bw : x0, both, w, attr);
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        int mw = tui_str_width(mk[k], strlen(mk[k]));
+        if (k == 0 ? above == 0 : below == 0)
+            continue;
+        puts_(k == 0 ? y0 : y0 + list_h - 1, x0 + w - mw > x0 ? x0 + w - mw : x0, mk[k], w,
+              attr);
+    }
+}
+
 static void
 draw_menu(struct app *a, int top, int h)
 {
@@ -754,8 +784,17 @@ draw_menu(struct app *a, int top, int h)
     list_h = bh - 3;
     if (list_h < 1)
         list_h = 1;
-    for (int y = y0; y < y0 + bh; y++)
-        fill(y, x0, w, body);
+    /* the whole box is cleared, with a border column and a blank one on
+    ** each side, so no transcript or sidebar text shows beside it */
+    for (int y = y0; y < y0 + bh; y++) {
+        int l = x0 - 2 > 0 ? x0 - 2 : 0, r = x0 + w + 2 < a->cols ? x0 + w + 2 : a->cols;
+        fill(y, l, r - l, body);
+        attrset(tui_role_attr(a, THEME_ROLE_BORDER));
+        if (x0 - 1 >= 0)
+            mvaddch(y, x0 - 1, ACS_VLINE);
+        if (x0 + w < a->cols)
+            mvaddch(y, x0 + w, ACS_VLINE);
+    }
     snprintf(line, sizeof line, " %s ", m->title);
     puts_(y0, x0 + 1, line, w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
     if (m->filter[0]) {
@@ -779,6 +818,7 @@ draw_menu(struct app *a, int top, int h)
             puts_(y, x0 + 2 + lw + 2, it->detail, w - 4 - lw - 2,
                   sel ? attr : tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
     }
+    draw_menu_marks(a, m, x0, w, y0 + 1, list_h);
     if (m->nvis == 0 && bh > 2)
         puts_(y0 + 1, x0 + 2, m->n ? "(no match)" : "(empty)", w - 4,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));

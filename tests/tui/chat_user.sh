@@ -62,7 +62,7 @@ for name in zzz aaa; do
 done
 keys F4
 check "presets listed" 'zzz'
-order=$(screen | grep -oE '^ +(aaa|demo|state|user|zzz) ' | awk '{print $1}' | tr '\n' ' ')
+order=$(screen | grep -oE '│ +(aaa|demo|state|user|zzz) ' | awk '{print $2}' | tr '\n' ' ')
 [ "$order" = "aaa demo state user zzz " ] && ok || fail "presets not sorted by name: '$order'"
 keys Escape
 sleep 0.3

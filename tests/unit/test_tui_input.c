@@ -155,6 +155,28 @@ test_menu(void)
     TEST_COND("end + fit", m.sel == 3 && m.top == 1);
     TEST_COND("data kept", strcmp(m.items[1].data, "/tmp/x") == 0);
     tui_menu_fini(&m);
+
+    /* PgDn/PgUp: the view and the selection move by a page less one row */
+    tui_menu_init(&m, 1, "Help");
+    for (int i = 0; i < 20; i++)
+        tui_menu_add(&m, "item", NULL, NULL, i);
+    tui_menu_page(&m, +1);
+    TEST_COND("page before any draw: 10 rows", m.sel == 10);
+    tui_menu_home(&m);
+    tui_menu_fit(&m, 5);
+    tui_menu_page(&m, +1);
+    tui_menu_fit(&m, 5);
+    TEST_COND("PgDn: 4 rows, view with it", m.sel == 4 && m.top == 4);
+    tui_menu_page(&m, +1);
+    tui_menu_page(&m, +1);
+    tui_menu_page(&m, +1);
+    tui_menu_page(&m, +1);
+    tui_menu_fit(&m, 5);
+    TEST_COND("PgDn at the end: clamped", m.sel == 19 && m.top == 15);
+    tui_menu_page(&m, -1);
+    tui_menu_fit(&m, 5);
+    TEST_COND("PgUp", m.sel == 15 && m.top == 11);
+    tui_menu_fini(&m);
 }
 
 static void
