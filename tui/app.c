@@ -850,6 +850,12 @@ key_dispatch(struct app *a, int key, int is_fkey)
 {
     int act;
 
+    if (a->notice_popup && !(is_fkey && key == KEY_RESIZE)) {
+        a->notice[0] = '\0';          /* a key closes the error dialog, and only that */
+        a->notice_popup = 0;
+        a->dirty = 1;
+        return;
+    }
     a->notice[0] = '\0';
     if (is_fkey && key == KEY_RESIZE) {
         if (a->focus == TUI_FOCUS_SIDEBAR && COLS < TUI_SIDEBAR_MIN_COLS)

@@ -146,6 +146,9 @@ struct app {
     theme           th;
     char            notice[TUI_NOTICE];  /* one-line message in the footer */
     int             notice_err;
+    int             notice_popup;        /* the notice, an error too long for the
+                                            footer, is shown in a dialog (view.c
+                                            sets it; the next key closes it) */
     /* every notice, newest last (a ring of TUI_LOG_MAX; M-l shows them whole) */
     char           *log[TUI_LOG_MAX];    /* owned: "HH:MM:SS  text" */
     int             log_n, log_next;

@@ -700,8 +700,21 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
         return;
     }
     if (a->notice[0]) {
-        puts_(y, 0, a->notice, a->cols,
-              a->notice_err ? tui_role_attr(a, THEME_ROLE_ERROR) : tui_role_attr(a, THEME_ROLE_INFO));
+        int na = a->notice_err ? tui_role_attr(a, THEME_ROLE_ERROR)
+                               : tui_role_attr(a, THEME_ROLE_INFO);
+        if (tui_str_width(a->notice, strlen(a->notice)) > a->cols) {
+            /* cut: the footer says where the whole message is */
+            char more[48], key[16];
+            int mw;
+            cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
+            snprintf(more, sizeof more, "%s (%s: log)", MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...",
+                     key);
+            mw = tui_str_width(more, strlen(more));
+            x = puts_(y, 0, a->notice, a->cols - mw > 0 ? a->cols - mw : 0, na);
+            puts_(y, x, more, a->cols - x, ka);
+        } else {
+            puts_(y, 0, a->notice, a->cols, na);
+        }
         return;
     }
     /* the hints that fit, by importance (help and quit first), shown in
@@ -731,6 +744,60 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
             x += 2;
         }
     }
+}
+
+/* A popup's box: rows Y0..Y0+BH-1, columns X0..X0+W-1 filled in ATTR, and
+** the whole box cleared with a border column and a blank one on each side,
+** so no transcript or sidebar text shows beside it. */
+static void
+draw_box(struct app *a, int x0, int y0, int w, int bh, int attr)
+{
+    for (int y = y0; y < y0 + bh; y++) {
+        int l = x0 - 2 > 0 ? x0 - 2 : 0, r = x0 + w + 2 < a->cols ? x0 + w + 2 : a->cols;
+        fill(y, l, r - l, attr);
+        attrset(tui_role_attr(a, THEME_ROLE_BORDER));
+        if (x0 - 1 >= 0)
+            mvaddch(y, x0 - 1, ACS_VLINE);
+        if (x0 + w < a->cols)
+            mvaddch(y, x0 + w, ACS_VLINE);
+    }
+}
+
+/*
+** An error too long for the footer, wrapped in a dialog over the
+** transcript (rows TOP..TOP+H-1): the title, the text, and how to close it
+** and where every message is kept.  When even the dialog cannot hold it
+** all, its last row says so and the log (M-l) has it whole.
+*/
+static void
+draw_notice_popup(struct app *a, int top, int h)
+{
+    int w = a->cols - 4 < 76 ? a->cols - 4 : 76, body = tui_role_attr(a, THEME_ROLE_MENU);
+    int bh, x0, y0, rows;
+    char hint[96], key[16];
+    tui_span *sp;
+    size_t n;
+
+    if (w < 10)
+        w = a->cols;
+    n = tui_wrap(a->notice, strlen(a->notice), w - 4 > 1 ? w - 4 : 1, &sp);
+    bh = (int)n + 3 > h ? h : (int)n + 3;
+    x0 = (a->cols - w) / 2;
+    y0 = top + (h - bh) / 2;
+    rows = bh - 2 > 0 ? bh - 2 : 0;
+    draw_box(a, x0, y0, w, bh, body);
+    puts_(y0, x0 + 1, " Error ", w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
+    for (int i = 0; i < rows && (size_t)i < n; i++)
+        put(y0 + 1 + i, x0 + 2, a->notice + sp[i].off, sp[i].len, w - 4,
+            tui_role_attr(a, THEME_ROLE_ERROR));
+    cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
+    snprintf(hint, sizeof hint, "%s any key closes  %s: all messages",
+             (size_t)rows < n ? "(more in the log)" : "", key);
+    if (bh >= 2)
+        puts_(y0 + bh - 1, x0 + 1, hint[0] == ' ' ? hint + 1 : hint, w - 2,
+              tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
+    free(sp);
+    a->notice_popup = 1;
 }
 
 /* "more above" / "more below" marks at the right end of the first and
@@ -784,17 +851,7 @@ draw_menu(struct app *a, int top, int h)
     list_h = bh - 3;
     if (list_h < 1)
         list_h = 1;
-    /* the whole box is cleared, with a border column and a blank one on
-    ** each side, so no transcript or sidebar text shows beside it */
-    for (int y = y0; y < y0 + bh; y++) {
-        int l = x0 - 2 > 0 ? x0 - 2 : 0, r = x0 + w + 2 < a->cols ? x0 + w + 2 : a->cols;
-        fill(y, l, r - l, body);
-        attrset(tui_role_attr(a, THEME_ROLE_BORDER));
-        if (x0 - 1 >= 0)
-            mvaddch(y, x0 - 1, ACS_VLINE);
-        if (x0 + w < a->cols)
-            mvaddch(y, x0 + w, ACS_VLINE);
-    }
+    draw_box(a, x0, y0, w, bh, body);
     snprintf(line, sizeof line, " %s ", m->title);
     puts_(y0, x0 + 1, line, w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
     if (m->filter[0]) {
@@ -883,6 +940,10 @@ tui_view_draw(struct app *a)
     draw_footer(a, a->rows - 1, &cy, &cx);
     if (a->focus == TUI_FOCUS_MENU && a->menu.kind != TUI_MENU_NONE)
         draw_menu(a, tr_top, tr_h + 1);
+    a->notice_popup = 0;
+    if (a->notice[0] && a->notice_err && a->focus != TUI_FOCUS_PROMPT &&
+        tui_str_width(a->notice, strlen(a->notice)) > a->cols)
+        draw_notice_popup(a, tr_top, tr_h + 1);
     attrset(A_NORMAL);
     if (a->focus == TUI_FOCUS_INPUT || a->focus == TUI_FOCUS_PROMPT ||
         a->focus == TUI_FOCUS_SEARCH) {

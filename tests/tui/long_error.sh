@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/tui/long_error.sh -- nothing is cut without a way to read it: an
+# error longer than the footer opens a dialog with the whole text wrapped
+# (the box cleared whole: no transcript beside it), the next key closes it
+# and only closes it; the footer says "… (M-l: log)" and the log (M-l)
+# has the message whole.  A long notice that is not an error stays in the
+# footer, cut with the same pointer to the log.
+. "$(dirname "$0")/tmuxlib.sh"
+
+bad="cuda:7 fp16 *3 -> cpu fp32i8 -> nonsense-device-name-that-is-long bf16"
+W=80 H=24 tui_start --max-tokens 3 --seed 5
+type_text "BESIDETEXT BESIDETEXT BESIDETEXT BESIDETEXT BESIDETEXT BESIDETEXT BESIDETEXT"
+keys Enter
+wait_idle
+keys F5
+check "models menu" 'Models'
+keys C-s
+check "strategy prompt" 'strategy: '
+keys C-u
+type_text "$bad"
+keys Enter
+check "error dialog" '│ +Error +│'
+check "its text wrapped, the end of it shown" "nonsense-device-name-that-is-long"
+check "the expectation at its end" "cpu fp32'\\)"
+check "how to close it" 'any key closes +M-l: all messages'
+check "footer points to the log" '… \(M-l: log\)$'
+if screen | grep 'Error' -A6 | grep -q 'BESIDETEXT'; then fail "transcript shows beside the dialog"; screen | sed 's/^/    | /'; else ok; fi
+keys x
+check_not "a key closes the dialog" '│ +Error +│'
+if screen | grep -q '^> x'; then fail "the closing key was typed too"; else ok; fi
+check "footer back" 'F1 help'
+keys M-l
+check "log open" 'Messages'
+check "the log has it whole (wrapped)" "cpu fp32'\\)"
+keys Escape
+
+# 20x6: the dialog cannot hold it all: it says so
+tmx resize-window -x 20 -y 6
+sleep 0.3
+keys F5
+check "20x6: models" 'Models'
+keys C-s
+check "20x6: strategy prompt" 'strategy'
+keys C-u
+type_text "$bad"
+keys Enter
+check "20x6: dialog" 'Error'
+check "20x6: more in the log" '\(more in the log\)|more in the'
+keys Escape
+check_not "20x6: closed" 'Error'
+# a long notice that is not an error: cut in the footer, with the pointer
+keys C-c
+check "20x6: info cut with a pointer to the log" '… \(M-l: log\)'
+check_not "20x6: no dialog for it" 'Error' 1
+tmx resize-window -x 80 -y 24
+sleep 0.3
+keys x
+keys BSpace
+tui_quit
+tui_finish
