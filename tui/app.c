@@ -281,10 +281,30 @@ handle_events(struct app *a)
 
 /* ---- actions -------------------------------------------------------------- */
 
+/* 1 when TEXT has a blank line inside it (not at its ends): the chat's
+** framing (chat_normalize, as the reference demo's re.sub(r"\n+", "\n"))
+** joins it, because a blank line ends a turn in the chat format. */
+static int
+has_inner_blank_line(const char *text)
+{
+    size_t lo = 0, hi = strlen(text);
+
+    while (lo < hi && strchr(" \t\r\n", text[lo]))
+        lo++;
+    while (hi > lo && strchr(" \t\r\n", text[hi - 1]))
+        hi--;
+    for (size_t i = lo; i + 1 < hi; i++)
+        if (text[i] == '\n' && (text[i + 1] == '\n' || (text[i + 1] == '\r' && i + 2 < hi &&
+                                                       text[i + 2] == '\n')))
+            return 1;
+    return 0;
+}
+
 void
 tui_send(struct app *a, const char *text)
 {
-    char *msg;
+    char *msg, *shown;
+    size_t shown_len;
     int64_t fork_at = 0;
 
     if (a->busy) {
@@ -304,7 +324,25 @@ tui_send(struct app *a, const char *text)
             }
     }
     msg = tui_xstrdup(text);
-    tui_tr_add(&a->tr, TUI_TURN_USER, text, strlen(text));
+    /* the transcript shows the message as the model gets it (and as it is
+    ** saved): blank lines joined, ends stripped; the first time a blank
+    ** line goes, a notice says why */
+    shown = chat_normalize(text, strlen(text), &shown_len);
+    if (shown == NULL) {
+        shown = tui_xstrdup(text);
+        shown_len = strlen(text);
+    }
+    if (!a->blank_noted && has_inner_blank_line(text)) {
+        /* in the transcript (a footer notice would be overwritten at once
+        ** by the session's own) and in the log */
+        static const char note[] = "blank lines joined: in the chat format a blank line ends "
+                                   "a turn (ChatRWKV's rule), so paragraphs go as lines";
+        a->blank_noted = 1;
+        tui_tr_add(&a->tr, TUI_TURN_INFO, note, strlen(note));
+        tui_notice(a, 0, "%s", note);
+    }
+    tui_tr_add(&a->tr, TUI_TURN_USER, shown, shown_len);
+    free(shown);
     a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     tui_tr_scroll_end(&a->tr);
@@ -851,10 +889,13 @@ key_dispatch(struct app *a, int key, int is_fkey)
     int act;
 
     if (a->notice_popup && !(is_fkey && key == KEY_RESIZE)) {
-        a->notice[0] = '\0';          /* a key closes the error dialog, and only that */
+        /* a key closes the error dialog, and only that (a function key,
+        ** F10 among them, also acts) */
+        a->notice[0] = '\0';
         a->notice_popup = 0;
         a->dirty = 1;
-        return;
+        if (!is_fkey || key < KEY_F(1) || key > KEY_F(12))
+            return;
     }
     a->notice[0] = '\0';
     if (is_fkey && key == KEY_RESIZE) {

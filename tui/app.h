@@ -171,6 +171,7 @@ struct app {
     int             reply_turn;    /* transcript index of the streaming reply */
     chat_stats      last_stats;
     char           *queued;        /* message sent while priming, owned */
+    int             blank_noted;   /* the "blank lines joined" notice was shown */
 
     /* store */
     store          *st;            /* the UI thread's connection (menus, transcript) */

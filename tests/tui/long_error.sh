@@ -2,7 +2,7 @@
 # tests/tui/long_error.sh -- nothing is cut without a way to read it: an
 # error longer than the footer opens a dialog with the whole text wrapped
 # (the box cleared whole: no transcript beside it), the next key closes it
-# and only closes it; the footer says "… (M-l: log)" and the log (M-l)
+# and only closes it (a function key also acts); the footer says "… (M-l: log)" and the log (M-l)
 # has the message whole.  A long notice that is not an error stays in the
 # footer, cut with the same pointer to the log.
 . "$(dirname "$0")/tmuxlib.sh"
@@ -46,8 +46,11 @@ type_text "$bad"
 keys Enter
 check "20x6: dialog" 'Error'
 check "20x6: more in the log" '\(more in the log\)|more in the'
+keys F1
+check_not "20x6: a function key closes it" 'Error'
+check "20x6: ... and acts" 'Help'
 keys Escape
-check_not "20x6: closed" 'Error'
+check_not "20x6: help closed" 'Help'
 # a long notice that is not an error: cut in the footer, with the pointer
 keys C-c
 check "20x6: info cut with a pointer to the log" '… \(M-l: log\)'
