@@ -176,6 +176,7 @@ on_end(struct app *a, const tui_event *e)
         if (e->rc != RWKV_OK && e->rc != RWKV_ECANCEL)
             tui_notice(a, 1, "greeting: %s", e->err.msg);
         tui_apply_sampling(a);
+        tui_session_tokens(a);
         a->dirty = 1;
         if (a->queued) {
             char *q = a->queued;

@@ -170,6 +170,8 @@ struct app {
     int             phase;         /* chat phase reported by the worker */
     int             reply_turn;    /* transcript index of the streaming reply */
     chat_stats      last_stats;
+    uint64_t        ctx_tokens;    /* tokens in the conversation's context
+                                      (greeting + every turn), at the last sync */
     char           *queued;        /* message sent while priming, owned */
     int             blank_noted;   /* the "blank lines joined" notice was shown */
 
@@ -246,6 +248,9 @@ void tui_worker_join(tui_worker *w);
 /* session.c (UI thread, no job running) */
 /* The app's copies (sid, head, title, state label, sampling) from the runtime. */
 void tui_session_sync(struct app *a);
+/* a->ctx_tokens from the chat: the greeting's tokens (once fed) and every
+** turn's prompt and reply tokens. */
+void tui_session_tokens(struct app *a);
 /* The transcript again from the saved branch (or the chat's records). */
 void tui_session_rebuild(struct app *a);
 /* After a reply: store ids on the streamed turns, sibling positions. */

@@ -61,7 +61,21 @@ tui_session_sync(struct app *a)
     a->state_lib_id = sess_state_lib(a->sess);
     a->samp = *chat_sampling(a->chat);
     a->samp_set = chat_sampling_set(a->chat);
+    tui_session_tokens(a);
     a->dirty = 1;
+}
+
+void
+tui_session_tokens(struct app *a)
+{
+    a->ctx_tokens = 0;
+    if (chat_greeting_fed(a->chat) || chat_n_turns(a->chat) > 0) {
+        size_t ng = 0;
+        chat_greeting_ids(a->chat, &ng);
+        a->ctx_tokens = ng;
+    }
+    for (size_t i = 0; i < chat_n_turns(a->chat); i++)
+        a->ctx_tokens += chat_turn_at(a->chat, i)->n_prompt + chat_turn_at(a->chat, i)->n_reply;
 }
 
 /* The transcript from the chat's records (nothing saved). */
@@ -71,8 +85,10 @@ rebuild_from_chat(struct app *a)
     for (size_t i = 0; i < chat_n_turns(a->chat); i++) {
         const chat_turn *ct = chat_turn_at(a->chat, i);
         int k;
-        tui_tr_add(&a->tr, TUI_TURN_USER, ct->user, ct->user_len);
+        k = tui_tr_add(&a->tr, TUI_TURN_USER, ct->user, ct->user_len);
+        a->tr.turns[k].ntok = ct->n_prompt;
         k = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, ct->reply ? ct->reply : "", ct->reply_len);
+        a->tr.turns[k].ntok = ct->n_reply;
         if (ct->interrupted)
             a->tr.turns[k].flags |= TUI_TURN_INTERRUPTED;
     }
@@ -101,6 +117,7 @@ tui_session_rebuild(struct app *a)
             k = tui_tr_add(&a->tr, t->role == STORE_ROLE_USER ? TUI_TURN_USER : TUI_TURN_ASSISTANT,
                            t->text, strlen(t->text));
             a->tr.turns[k].store_id = t->id;
+            a->tr.turns[k].ntok = t->n_tokens;
             if (t->role == STORE_ROLE_ASSISTANT && t->interrupted)
                 a->tr.turns[k].flags |= TUI_TURN_INTERRUPTED;
             if (t->role == STORE_ROLE_ASSISTANT && t->decode_tps > 0)
@@ -121,6 +138,12 @@ tui_session_mark_reply(struct app *a)
 
     tui_session_sync(a);
     sess_last_ids(a->sess, &user, &reply);
+    if (chat_n_turns(a->chat) > 0 && a->reply_turn >= 1 && a->reply_turn < a->tr.nturns) {
+        const chat_turn *ct = chat_turn_at(a->chat, chat_n_turns(a->chat) - 1);
+        a->tr.turns[a->reply_turn].ntok = ct->n_reply;
+        if (a->tr.turns[a->reply_turn - 1].role == TUI_TURN_USER)
+            a->tr.turns[a->reply_turn - 1].ntok = ct->n_prompt;
+    }
     if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns && reply != 0)
         a->tr.turns[a->reply_turn].store_id = reply;
     if (a->reply_turn >= 1 && a->tr.turns[a->reply_turn - 1].role == TUI_TURN_USER && user != 0)

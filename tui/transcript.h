@@ -38,6 +38,9 @@ typedef struct tui_turn {
     tui_sanitizer san;         /* for streamed raw text */
     char          stats[96];   /* "42 tok, 120.3 tok/s", shown on demand */
     int64_t       store_id;    /* turn id in the store, 0 if none */
+    size_t        ntok;        /* tokens the turn put in the context (a user
+                                  turn: its framed prompt; a reply: the tokens
+                                  generated); 0 = not known yet */
     int           sib_index;   /* 1-based position among siblings, 0 = n/a */
     int           sib_count;
     tui_md        md;          /* ASSISTANT: the text's Markdown rendered */

@@ -342,8 +342,9 @@ draw_status(struct app *a)
         free(sp);
     }
     if (a->model)
-        snprintf(left, sizeof left, " %s | %s | state: %.200s | session: %s", a->model_label,
-                 rwkv_model_info(a->model)->strategy, state, title);
+        snprintf(left, sizeof left, " %s | %s | state: %.200s | session: %s | %llu tok",
+                 a->model_label, rwkv_model_info(a->model)->strategy, state, title,
+                 (unsigned long long)a->ctx_tokens);
     else
         snprintf(left, sizeof left, " %s", a->load_name);
     status_right(a, full, mid, shrt, sizeof full);
@@ -517,7 +518,15 @@ draw_transcript(struct app *a, int top, int h, int w)
                 x += puts_(y, x, "  ...", w - x, tui_role_attr(a, THEME_ROLE_STATS));
             if (a->show_stats && t->stats[0]) {
                 snprintf(extra, sizeof extra, "  (%s)", t->stats);
-                puts_(y, x, extra, w - x, tui_role_attr(a, THEME_ROLE_STATS));
+                x += puts_(y, x, extra, w - x, tui_role_attr(a, THEME_ROLE_STATS));
+            }
+            if (t->ntok > 0 && !(t->flags & TUI_TURN_STREAMING)) {
+                /* the tokens the turn holds in the context, at the right */
+                int ew;
+                snprintf(extra, sizeof extra, "%zu tok", t->ntok);
+                ew = (int)strlen(extra);
+                if (x + 2 + ew <= w - 1)
+                    puts_(y, w - 1 - ew, extra, ew, tui_role_attr(a, THEME_ROLE_STATS));
             }
         } else if (row->kind == TUI_ROW_BLANK && (t->flags & TUI_TURN_INTERRUPTED)) {
             puts_(y, TUI_TR_INDENT, "[interrupted]", w - TUI_TR_INDENT,
