@@ -25,6 +25,7 @@
 #include <ncursesw/curses.h>
 
 #include "../core/utf8.h"
+#include "clip.h"
 #include "sidebar.h"
 #include "text.h"
 
@@ -544,9 +545,114 @@ cancel_or_close(struct app *a)
     }
 }
 
-/* ---- search within the transcript (C-f) ----------------------------------- */
+/* ---- copy (OSC 52) and mouse reporting ----------------------------------- */
 
 static int tr_view_rows(const struct app *a);
+
+/* The reply the copy keys take: the last one, or when the transcript is
+** scrolled back the last one that starts above the view's bottom; -1. */
+static int
+copy_target(struct app *a)
+{
+    int h = tr_view_rows(a), turn = a->tr.nturns - 1;
+
+    if (a->tr.scroll > 0 && a->tr.nrows > 0) {
+        size_t bottom = tui_tr_first_row(&a->tr, h) + (size_t)h - 1;
+        turn = a->tr.rows[bottom < a->tr.nrows ? bottom : a->tr.nrows - 1].turn;
+    }
+    while (turn >= 0 && a->tr.turns[turn].role != TUI_TURN_ASSISTANT)
+        turn--;
+    return turn;
+}
+
+/* Put N bytes of TEXT on the clipboard (OSC 52, clip.h); WHAT names it in
+** the notice.  0, or -1 with a notice. */
+static int
+copy_text(struct app *a, const char *text, size_t n, const char *what)
+{
+    tui_buf seq;
+
+    if (strcmp(a->cfg.clipboard, "off") == 0) {
+        tui_notice(a, 1, "copying is off (clipboard: off in the config file)");
+        return -1;
+    }
+    if (n > TUI_CLIP_MAX) {
+        tui_notice(a, 1, "%s is %zu bytes: more than the %u a terminal takes at once; "
+                   "select it with the mouse (M-m turns mouse reporting off)", what, n,
+                   TUI_CLIP_MAX);
+        return -1;
+    }
+    tui_buf_init(&seq);
+    tui_clip_osc52(&seq, text, n, getenv("TMUX") != NULL);
+    fwrite(seq.p, 1, seq.len, stdout);
+    fflush(stdout);
+    tui_buf_fini(&seq);
+    return 0;
+}
+
+/* M-c: the reply as written (its Markdown source). */
+static void
+copy_reply(struct app *a)
+{
+    int t = copy_target(a);
+    const tui_buf *b;
+    size_t skip;
+
+    if (t < 0) {
+        tui_notice(a, 1, "no reply to copy");
+        return;
+    }
+    b = &a->tr.turns[t].text;
+    skip = b->len > 0 && b->p[0] == ' ';    /* the space after "Assistant:" */
+    if (copy_text(a, b->p ? b->p + skip : "", b->len - skip, "the reply") == 0)
+        tui_notice(a, 0, "copied the reply (%zu bytes) to the clipboard", b->len - skip);
+}
+
+/* M-k: a fenced code block of that reply; pressed again, the next one. */
+static void
+copy_code(struct app *a)
+{
+    int t = copy_target(a);
+    tui_md_block *bl = NULL;
+    size_t nb, k, lines = 1;
+    const tui_buf *b;
+
+    if (t < 0) {
+        tui_notice(a, 1, "no reply to copy from");
+        return;
+    }
+    b = &a->tr.turns[t].text;
+    nb = tui_md_code_blocks(b->p ? b->p : "", b->len, &bl);
+    if (nb == 0) {
+        tui_notice(a, 1, "the reply has no code block (M-c copies all of it)");
+        return;
+    }
+    k = t == a->copy_turn ? (a->copy_block + 1) % nb : 0;
+    for (size_t i = 0; i < bl[k].len; i++)
+        lines += b->p[bl[k].off + i] == '\n';
+    if (copy_text(a, b->p + bl[k].off, bl[k].len, "the code block") == 0) {
+        a->copy_turn = t;
+        a->copy_block = k;
+        tui_notice(a, 0, "copied code block %zu of %zu (%zu lines)%s", k + 1, nb, lines,
+                   nb > 1 ? "; again: the next" : "");
+    }
+    free(bl);
+}
+
+/* Mouse reporting on (the wheel scrolls) or off (the terminal's own
+** selection works without Shift). */
+static void
+set_mouse(struct app *a, int on)
+{
+    a->mouse_off = !on;
+    mousemask(on ? BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+                   | BUTTON5_PRESSED
+#endif
+                 : 0, NULL);
+}
+
+/* ---- search within the transcript (C-f) ----------------------------------- */
 
 /* Scroll the transcript to the current match. */
 static void
@@ -669,6 +775,15 @@ do_action(struct app *a, int act)
     case CFG_ACT_GEN_MORE:  tui_free_gen(a, NULL); break;
     case CFG_ACT_REDRAW:    clearok(curscr, TRUE); break;
     case CFG_ACT_SEARCH:    search_open(a); break;
+    case CFG_ACT_COPY:      copy_reply(a); break;
+    case CFG_ACT_COPY_CODE: copy_code(a); break;
+    case CFG_ACT_MOUSE:
+        set_mouse(a, a->mouse_off);
+        tui_notice(a, 0, a->mouse_off ? "mouse reporting off: select text with the mouse; "
+                                        "M-m turns it back on"
+                                      : "mouse reporting on: the wheel scrolls "
+                                        "(Shift-drag selects text)");
+        break;
     default: return 0;
     }
     a->dirty = 1;
@@ -890,12 +1005,13 @@ key_dispatch(struct app *a, int key, int is_fkey)
     int act;
 
     if (a->notice_popup && !(is_fkey && key == KEY_RESIZE)) {
-        /* a key closes the error dialog, and only that (a function key,
-        ** F10 among them, also acts) */
+        /* any key closes the error dialog; Enter and Esc do only that (no
+        ** message sent, no reply cancelled by the key meant to close it),
+        ** other keys also act, so typing goes on */
         a->notice[0] = '\0';
         a->notice_popup = 0;
         a->dirty = 1;
-        if (!is_fkey || key < KEY_F(1) || key > KEY_F(12))
+        if (!is_fkey && (key == K_ENTER || key == K_ESC))
             return;
     }
     a->notice[0] = '\0';
@@ -1523,11 +1639,7 @@ screen_start(struct app *a)
     nonl();
     keypad(stdscr, TRUE);
     set_escdelay(TUI_ESC_WAIT_MS);
-    mousemask(BUTTON4_PRESSED
-#ifdef BUTTON5_PRESSED
-              | BUTTON5_PRESSED
-#endif
-              , NULL);
+    set_mouse(a, 1);
     mouseinterval(0);
     a->has_colors = has_colors();
     if (a->has_colors) {
@@ -1647,6 +1759,7 @@ tui_run(const tui_launch *launch)
     FILE *cap = NULL;
 
     memset(a, 0, sizeof *a);
+    a->copy_turn = -1;
     a->launch = *launch;
     a->samp = launch->samp;
     a->samp_set = launch->samp_set;

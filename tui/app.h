@@ -174,6 +174,9 @@ struct app {
                                       (greeting + every turn), at the last sync */
     char           *queued;        /* message sent while priming, owned */
     int             blank_noted;   /* the "blank lines joined" notice was shown */
+    int             copy_turn;     /* M-k: the reply whose code block was copied last */
+    size_t          copy_block;    /*   and that block's index (M-k again: the next) */
+    int             mouse_off;     /* M-m: mouse reporting off (the terminal selects) */
 
     /* store */
     store          *st;            /* the UI thread's connection (menus, transcript) */

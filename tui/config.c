@@ -131,6 +131,7 @@ cfg_default_path(char *buf, size_t cap)
 ** problem becomes one "PATH:LINE:COL: ..." line, and what is valid is kept.
 **
 **   root mapping:  model strategy vocab state_dir preset theme db  -> strings
+**                  clipboard -> "osc52" (the default) or "off"
 **                  keys -> mapping of action name -> key name
 ** A YAML syntax error ends the walk; the settings read before it are kept.
 */
@@ -146,6 +147,7 @@ static const struct {
     { "vocab", offsetof(tui_config, vocab) },       { "state_dir", offsetof(tui_config, state_dir) },
     { "preset", offsetof(tui_config, preset) },     { "theme", offsetof(tui_config, theme) },
     { "db", offsetof(tui_config, db) },
+    { "clipboard", offsetof(tui_config, clipboard) },
 };
 #define N_STR_FIELDS (sizeof str_fields / sizeof str_fields[0])
 
@@ -480,6 +482,9 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                     if (v && strlen(v) >= CFG_PATH)
                         report(&l, &l.ev.start_mark, "field '%s': longer than %d bytes", key,
                                CFG_PATH - 1);
+                    else if (v && str_fields[f].off == offsetof(tui_config, clipboard) &&
+                             strcmp(v, "osc52") != 0 && strcmp(v, "off") != 0)
+                        report(&l, &l.ev.start_mark, "field 'clipboard': '%.40s' is not osc52 or off", v);
                     else if (v)
                         snprintf((char *)out + str_fields[f].off, CFG_PATH, "%s", v);
                 }

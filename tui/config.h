@@ -10,6 +10,7 @@
 **     preset: creative
 **     theme: dark
 **     db: ~/chats.db
+**     clipboard: osc52        (or off: the copy keys do not write OSC 52)
 **     keys:
 **       sessions: F2
 **       quit: C-q
@@ -49,7 +50,10 @@
     X(GEN_MORE,  "free_gen_more", CFG_KEY_ALT('+'),  "continue the free generation") \
     X(EDITOR,    "editor",    CFG_KEY_CTRL('x'),     "write the message in $EDITOR") \
     X(REDRAW,    "redraw",    CFG_KEY_CTRL('l'),     "redraw the screen") \
-    X(SEARCH,    "search",    CFG_KEY_CTRL('f'),     "search the transcript (Enter/Down next, Up previous, Esc closes)")
+    X(SEARCH,    "search",    CFG_KEY_CTRL('f'),     "search the transcript (Enter/Down next, Up previous, Esc closes)") \
+    X(COPY,      "copy",      CFG_KEY_ALT('c'),      "copy the reply (the last, or the one scrolled to) to the clipboard (OSC 52)") \
+    X(COPY_CODE, "copy_code", CFG_KEY_ALT('k'),      "copy a code block of that reply (again: the next block)") \
+    X(MOUSE,     "mouse",     CFG_KEY_ALT('m'),      "mouse reporting off/on (off: select text with the mouse)")
 
 enum cfg_action {
 #define CFG_ENUM_(e, k, d, h) CFG_ACT_##e,
@@ -66,6 +70,7 @@ typedef struct tui_config {
     char preset[CFG_PATH];
     char theme[CFG_PATH];
     char db[CFG_PATH];
+    char clipboard[CFG_PATH];  /* "osc52" or "" (copy keys write OSC 52), "off" */
     int  keys[CFG_ACT_COUNT];  /* key code per action */
 } tui_config;
 

@@ -246,6 +246,29 @@ fence(const char *s, size_t n, char *ch)
     return i + k;
 }
 
+/* The line L (LL bytes) opens a fenced block: the fence's length, *CH its
+** character; else 0.  A ``` fence with a backtick after it is inline code. */
+static size_t
+open_fence(const char *l, size_t ll, char *ch)
+{
+    size_t k = fence(l, ll, ch);
+
+    return k && (*ch == '~' || !memchr(l + k, '`', ll - k)) ? k : 0;
+}
+
+/* The line closes a block opened by FLEN characters FCH: a fence of the
+** same character, at least as long, nothing after it but blanks. */
+static int
+close_fence(const char *l, size_t ll, char fch, size_t flen)
+{
+    char ch;
+    size_t k = fence(l, ll, &ch), r = k;
+
+    while (r < ll && (l[r] == ' ' || l[r] == '\t'))
+        r++;
+    return k && ch == fch && k >= flen && r == ll;
+}
+
 static int
 hash_lang(const char *lang)
 {
@@ -280,19 +303,16 @@ tui_md_render(tui_md *m, const char *src, size_t n, int utf8)
             e++;
         l = src + i;
         ll = e - i;
-        k = fence(l, ll, &ch);
+        k = in_code ? 0 : open_fence(l, ll, &ch);
         if (in_code) {
-            size_t r = k;
-            while (r < ll && (l[r] == ' ' || l[r] == '\t'))
-                r++;
-            if (k && ch == fch && k >= flen && r == ll) {
+            if (close_fence(l, ll, fch, flen)) {
                 in_code = 0;                     /* closing fence: not shown */
             } else {
                 begin_line(m, TUI_MD_CODELINE);
                 code_line(m, l, ll, hash);
                 end_line(m);
             }
-        } else if (k && (ch == '~' || !memchr(l + k, '`', ll - k))) {
+        } else if (k) {
             char lang[MD_LANG_MAX];
             size_t a = k, z;
             while (a < ll && l[a] == ' ')
@@ -357,4 +377,39 @@ tui_md_render(tui_md *m, const char *src, size_t n, int utf8)
         begin_line(m, TUI_MD_TEXT);
         end_line(m);
     }
+}
+
+size_t
+tui_md_code_blocks(const char *src, size_t n, tui_md_block **out)
+{
+    tui_md_block *b = NULL;
+    size_t nb = 0, cap = 0, i = 0, flen = 0;
+    int in_code = 0;
+    char fch = 0;
+
+    for (;;) {
+        size_t e = i;
+        while (e < n && src[e] != '\n')
+            e++;
+        if (in_code && close_fence(src + i, e - i, fch, flen)) {
+            in_code = 0;
+            b[nb - 1].len = i > b[nb - 1].off ? i - 1 - b[nb - 1].off : 0;
+        } else if (!in_code && (flen = open_fence(src + i, e - i, &fch)) > 0) {
+            in_code = 1;
+            if (nb == cap) {
+                cap = cap ? cap * 2 : 4;
+                b = tui_xrealloc(b, cap * sizeof *b);
+            }
+            b[nb].off = e < n ? e + 1 : e;
+            b[nb].len = 0;
+            nb++;
+        }
+        if (e >= n)
+            break;
+        i = e + 1;
+    }
+    if (in_code)                 /* unclosed: runs to the end */
+        b[nb - 1].len = n > b[nb - 1].off ? n - b[nb - 1].off : 0;
+    *out = b;
+    return nb;
 }

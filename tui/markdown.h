@@ -58,4 +58,17 @@ void tui_md_fini(tui_md *m);
 */
 void tui_md_render(tui_md *m, const char *src, size_t n, int utf8);
 
+/* A fenced code block's content in the source: bytes [off, off+len), the
+** lines between the fences (no fence, no final newline). */
+typedef struct tui_md_block {
+    size_t off, len;
+} tui_md_block;
+
+/*
+** The fenced code blocks of N bytes of Markdown SRC, found with the same
+** rules as tui_md_render (an unclosed block runs to the end).  Returns the
+** count; *OUT is malloc'ed (free(); NULL when there are none).
+*/
+size_t tui_md_code_blocks(const char *src, size_t n, tui_md_block **out);
+
 #endif

@@ -36,6 +36,8 @@ static const char *const fixed_keys[][2] = {
     { "M-b / M-f", "move to the start / end of a word (CJK: a run of one script)" },
     { "M-d / M-Backspace", "delete to the end / start of a word" },
     { "Search: Enter/Down/C-f", "next match; Up, S-Tab: previous; Esc closes" },
+    { "Shift-drag", "select text with the mouse while mouse reporting is on (most "
+                    "terminals; or M-m turns reporting off)" },
     { "Up/Down", "move by line; history on the first/last line" },
     { "Home/End, C-a/C-e", "start/end of line (empty box: top/end of transcript)" },
     { "C-k / C-u / C-w", "delete to end of line / to start / word before" },

@@ -733,6 +733,14 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
         static const int rank[NSHOWN] = { 0, 2, 3, 6, 7, 8, 5, 4, 1 };  /* 0 = most */
         char key[NSHOWN][16];
         int use[NSHOWN] = { 0 }, width = 0;
+        if (a->mouse_off) {
+            /* the terminal selects text now: say so, and how to go back */
+            char off[48], mk[16];
+            cfg_key_name(a->cfg.keys[CFG_ACT_MOUSE], mk, sizeof mk);
+            snprintf(off, sizeof off, "mouse off (%s)", mk);
+            x = puts_(y, 0, off, a->cols, tui_role_attr(a, THEME_ROLE_INTERRUPTED)) + 2;
+            width = x;
+        }
         for (int r = 0; r < NSHOWN; r++)
             for (int i = 0; i < NSHOWN; i++) {
                 int iw;
