@@ -999,21 +999,45 @@ suspend(struct app *a)
     a->dirty = 1;
 }
 
+/* With the error dialog shown: any key closes it; Enter and Esc do only
+** that (no message sent, no reply cancelled by the key meant to close it),
+** other keys also act, so typing goes on.  Returns 1 when the key is used. */
+static int
+popup_key(struct app *a, int key, int is_fkey)
+{
+    if (!a->notice_popup || (is_fkey && key == KEY_RESIZE))
+        return 0;
+    a->notice[0] = '\0';
+    a->notice_popup = 0;
+    a->dirty = 1;
+    return !is_fkey && (key == K_ENTER || key == K_ESC);
+}
+
+/* A key for an open menu or the search line; 1 when used. */
+static int
+overlay_key(struct app *a, int key, int is_fkey)
+{
+    if (a->focus == TUI_FOCUS_SEARCH && is_fkey && key >= KEY_F(1) && key <= KEY_F(12))
+        search_close(a);          /* a function key acts; the search line closes */
+    if (a->focus == TUI_FOCUS_MENU && is_fkey && (key == KEY_PPAGE || key == KEY_NPAGE))
+        tui_menu_page(&a->menu, key == KEY_PPAGE ? -1 : +1);   /* a page, not 10 rows */
+    else if (a->focus == TUI_FOCUS_MENU)
+        tui_menu_key(a, key, is_fkey);
+    else if (a->focus == TUI_FOCUS_SEARCH)
+        search_key(a, key, is_fkey);
+    else
+        return 0;
+    a->dirty = 1;
+    return 1;
+}
+
 static void
 key_dispatch(struct app *a, int key, int is_fkey)
 {
     int act;
 
-    if (a->notice_popup && !(is_fkey && key == KEY_RESIZE)) {
-        /* any key closes the error dialog; Enter and Esc do only that (no
-        ** message sent, no reply cancelled by the key meant to close it),
-        ** other keys also act, so typing goes on */
-        a->notice[0] = '\0';
-        a->notice_popup = 0;
-        a->dirty = 1;
-        if (!is_fkey && (key == K_ENTER || key == K_ESC))
-            return;
-    }
+    if (popup_key(a, key, is_fkey))
+        return;
     a->notice[0] = '\0';
     if (is_fkey && key == KEY_RESIZE) {
         if (a->focus == TUI_FOCUS_SIDEBAR && COLS < TUI_SIDEBAR_MIN_COLS)
@@ -1051,23 +1075,8 @@ key_dispatch(struct app *a, int key, int is_fkey)
         a->dirty = 1;
         return;
     }
-    if (a->focus == TUI_FOCUS_MENU && is_fkey && (key == KEY_PPAGE || key == KEY_NPAGE)) {
-        tui_menu_page(&a->menu, key == KEY_PPAGE ? -1 : +1);   /* a page, not 10 rows */
-        a->dirty = 1;
+    if (overlay_key(a, key, is_fkey))
         return;
-    }
-    if (a->focus == TUI_FOCUS_MENU) {
-        tui_menu_key(a, key, is_fkey);
-        a->dirty = 1;
-        return;
-    }
-    if (a->focus == TUI_FOCUS_SEARCH && is_fkey && key >= KEY_F(1) && key <= KEY_F(12))
-        search_close(a);                 /* a function key acts; the search line closes */
-    if (a->focus == TUI_FOCUS_SEARCH) {
-        search_key(a, key, is_fkey);
-        a->dirty = 1;
-        return;
-    }
     /* bound actions */
     act = cfg_action_for_key(&a->cfg, is_fkey ? (key >= KEY_F(1) && key <= KEY_F(12)
                                                    ? CFG_KEY_F(key - KEY_F(0)) : -1)
