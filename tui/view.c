@@ -673,8 +673,8 @@ draw_search_line(struct app *a, int y, int *cy, int *cx)
         qx = skipped;
         put(y, lw, s->q.buf + off, s->q.len - off, room, fa);
     }
-    if (cw)
-        puts_(y, lw + room, count, cw,
+    if (cw && lw + room < a->cols)
+        puts_(y, lw + room, count, a->cols - (lw + room),
               s->n ? tui_role_attr(a, THEME_ROLE_STATS) : tui_role_attr(a, THEME_ROLE_ERROR));
     if (a->cols >= 60)
         puts_(y, lw + room + cw, keys, a->cols - (lw + room + cw), tui_role_attr(a, THEME_ROLE_STATS));

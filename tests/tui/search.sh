@@ -80,5 +80,18 @@ keys F1
 type_text "search the"
 check "help: C-f search" 'C-f +search the transcript'
 keys Escape
+check_not "help closed" 'Help: every key'
+
+# 20x6: the search line stays on its row
+tmx resize-window -x 20 -y 6
+sleep 0.3
+keys C-f
+type_text "zzzzzzzz"
+check "20x6: search line" '^search: '
+last=$(screen | tail -1)
+[ "${#last}" -le 20 ] && ok || fail "20x6: search line ${#last} columns: '$last'"
+keys Escape
+tmx resize-window -x 80 -y 24
+sleep 0.3
 tui_quit
 tui_finish
