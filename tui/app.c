@@ -1179,6 +1179,10 @@ cook_key(int k, int *is_fkey)
             return K_ESC;
         if (f2 && k2 == KEY_BACKSPACE)
             return CFG_KEY_ALT(127);     /* M-Backspace */
+        if (f2 && k2 == KEY_RESIZE) {
+            ungetch(KEY_RESIZE);         /* Esc, then a resize: both, in order */
+            return K_ESC;
+        }
         if (f2) {
             *is_fkey = 1;        /* ESC then a function key: treat as the key */
             return k2;

@@ -2,7 +2,8 @@
 # tests/tui/menu_scroll.sh -- long lists (F1 help, the message log) at 80x24
 # and 20x6: PgDn/PgUp move a page, Home/End the ends, and a "more below" /
 # "more above" mark says when the list is cut; the box is cleared whole,
-# with a border, so no transcript text shows beside it.
+# with a border, so no transcript text shows beside it.  Esc followed at
+# once by a resize is not lost.
 . "$(dirname "$0")/tmuxlib.sh"
 
 W=80 H=24 tui_start --max-tokens 3 --seed 5
@@ -43,8 +44,10 @@ check "20x6: short mark above" '↑[0-9]+'
 check_not "20x6: nothing below at the end" '↓[0-9]+' 3
 keys PPage
 check "20x6: PgUp: both marks" '↑[0-9]+ ↓[0-9]+'
+# Esc with a resize right after it (inside the wait for an Alt key): both count
 keys Escape
 tmx resize-window -x 80 -y 24
-sleep 0.3
+check_not "Esc then a resize: the help closes" 'Help: every key' 3
+check "... and the screen is 80 wide again" 'F4 presets'
 tui_quit
 tui_finish
