@@ -9,6 +9,8 @@
 **              which saves, resumes, forks and replays for both front ends)
 **   menus.c    the menus (sessions, branches, state files, presets, models,
 **              messages, help) built on tui/menu.c
+**   search.c   search within the transcript (C-f): matches, the current one
+**   clip.c     the OSC 52 clipboard sequences (M-c, M-k)
 **
 ** Threads: the UI thread owns curses, the transcript and its own store
 ** connection (a->st: menus, the transcript).  A worker thread runs one job
