@@ -104,13 +104,6 @@ tui_notice(struct app *a, int is_err, const char *fmt, ...)
     log_add(a, is_err, a->notice);
 }
 
-void
-tui_apply_sampling(struct app *a)
-{
-    if (a->sess && !a->busy)
-        sess_set_sampling(a->sess, &a->samp, a->samp_set);
-}
-
 /* ---- worker events -------------------------------------------------------- */
 
 /* A runtime job (OPEN, SIBLING, SWITCH) ended: the transcript follows the
@@ -401,28 +394,6 @@ tui_free_gen(struct app *a, const char *prompt)
     a->dirty = 1;
 }
 
-int
-tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path)
-{
-    if (a->busy) {
-        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
-        return -1;
-    }
-    a->busy = 1;
-    a->job_noted = 0;
-    a->phase = CHAT_PREFILL;             /* a replay shows the prefill bar */
-    a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
-    a->fork_pending = 0;
-    if (tui_worker_start(&a->w, a->sess, job, path ? tui_xstrdup(path) : NULL, arg1, arg2)
-        != 0) {
-        a->busy = 0;
-        tui_notice(a, 1, "could not start the worker thread");
-        return -1;
-    }
-    a->dirty = 1;
-    return 0;
-}
-
 /* Edit the last user message: the next send forks at its parent. */
 static void
 edit_last(struct app *a)
@@ -509,13 +480,6 @@ static int
 do_action(struct app *a, int act)
 {
     switch (act) {
-    case CFG_ACT_HELP:      tui_menu_open(a, TUI_MENU_HELP); break;
-    case CFG_ACT_SESSIONS:  tui_menu_open(a, TUI_MENU_SESSIONS); break;
-    case CFG_ACT_STATES:    tui_menu_open(a, TUI_MENU_STATES); break;
-    case CFG_ACT_PRESETS:   tui_menu_open(a, TUI_MENU_PRESETS); break;
-    case CFG_ACT_MODELS:    tui_menu_open(a, TUI_MENU_MODELS); break;
-    case CFG_ACT_BRANCHES:  tui_menu_open(a, TUI_MENU_BRANCHES); break;
-    case CFG_ACT_LOG:       tui_menu_open(a, TUI_MENU_LOG); break;
     case CFG_ACT_SIDEBAR:
         a->show_sidebar = !a->show_sidebar;
         if (!a->show_sidebar && a->focus == TUI_FOCUS_SIDEBAR)
@@ -549,7 +513,10 @@ do_action(struct app *a, int act)
     case CFG_ACT_GEN:       tui_prompt_open(a, TUI_PROMPT_GEN, "generate from: ", ""); break;
     case CFG_ACT_GEN_MORE:  tui_free_gen(a, NULL); break;
     case CFG_ACT_REDRAW:    clearok(curscr, TRUE); break;
-    default: return 0;
+    default:
+        if (!tui_menu_open_action(a, act))    /* the menus' table */
+            return 0;
+        break;
     }
     a->dirty = 1;
     return 1;
@@ -788,7 +755,7 @@ key_dispatch(struct app *a, int key, int is_fkey)
         } else if (!is_fkey && (key == K_ESC || key == CFG_KEY_CTRL('c'))) {
             a->prompt_kind = TUI_PROMPT_NONE;
             a->focus = a->prev_focus;
-        } else if (a->prompt_kind == TUI_PROMPT_DELETE) {
+        } else if (tui_prompt_yesno(a->prompt_kind)) {
             if (!is_fkey && (key == 'y' || key == 'Y'))
                 tui_prompt_accept(a);
             else if (!is_fkey && (key == 'n' || key == 'N')) {

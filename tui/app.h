@@ -7,8 +7,10 @@
 **              its event queue
 **   session.c  the transcript from the session runtime (storage/session.h,
 **              which saves, resumes, forks and replays for both front ends)
-**   menus.c    the menus (sessions, branches, state files, presets, models,
-**              messages, help) built on tui/menu.c
+**   menus.c    the menus' table and common keys (menus.h); one file per
+**              menu (menu_sessions.c, menu_branches.c, menu_states.c,
+**              menu_presets.c, menu_models.c, menu_log.c, menu_help.c),
+**              each a class built on tui/menu.c
 **
 ** Threads: the UI thread owns curses, the transcript and its own store
 ** connection (a->st: menus, the transcript).  A worker thread runs one job
@@ -237,6 +239,12 @@ void tui_event_free(tui_event *e);
 void tui_worker_join(tui_worker *w);
 
 /* session.c (UI thread, no job running) */
+/* The sidebar's values to the runtime (not while a job runs). */
+void tui_apply_sampling(struct app *a);
+/* Run a session-runtime JOB (OPEN, SIBLING, SWITCH) on the worker thread;
+** PATH (SWITCH) is copied.  0, or -1 with a notice (busy). */
+int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path);
+
 /* The app's copies (sid, head, title, state label, sampling) from the runtime. */
 void tui_session_sync(struct app *a);
 /* The transcript again from the saved branch (or the chat's records). */
@@ -250,13 +258,19 @@ void tui_session_siblings(struct app *a, int64_t turn, int *index, int *count);
 ** -1 with a notice. */
 int  tui_session_import_state(struct app *a, const char *path, int64_t *id);
 
-/* menus.c */
+/* menus.c (each menu is a class in its own menu_*.c file, menus.h) */
 void tui_menu_open(struct app *a, int kind);
+/* Open the menu that config action ACT opens; 0 when no menu has it. */
+int  tui_menu_open_action(struct app *a, int act);
 void tui_menu_close(struct app *a);
 /* A key while a menu is open; returns 1 if used. */
 int  tui_menu_key(struct app *a, int key, int is_fkey);
+/* The open menu's bottom line (its keys), borrowed until the next call. */
+const char *tui_menu_hint(const struct app *a);
 void tui_prompt_open(struct app *a, int kind, const char *label, const char *init);
 void tui_prompt_accept(struct app *a);
+/* 1 when prompt KIND is a confirmation (y accepts, n cancels). */
+int  tui_prompt_yesno(int kind);
 
 /* termcheck.c: 1 if curses can drive the terminal on FD ($TERM known) */
 int  tui_term_usable(int fd);
@@ -278,13 +292,9 @@ void tui_notice(struct app *a, int is_err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-void tui_apply_sampling(struct app *a);
 void tui_send(struct app *a, const char *text);
 /* Free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
 void tui_free_gen(struct app *a, const char *prompt);
-/* Run a session-runtime JOB (OPEN, SIBLING, SWITCH) on the worker thread;
-** PATH (SWITCH) is copied.  0, or -1 with a notice (busy). */
-int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path);
 /* Load the checkpoint PATH (NULL = the current one) with STRATEGY (NULL =
 ** the current one) and start a new session on it; on failure nothing
 ** changes and a notice says why.  Blocking (the status line shows a

@@ -5,7 +5,9 @@
 ** the ones that may replay run on the worker thread (worker.c) with a
 ** progress bar and a cancel.  Here, on the UI thread and never while a job
 ** runs: the transcript rebuilt from the saved branch, sibling positions, and
-** the library import of a state file.
+** the library import of a state file.  Also where the UI starts a runtime
+** job on the worker thread (tui_session_job) and hands it the sidebar's
+** sampling values.
 */
 #include "app.h"
 
@@ -15,6 +17,35 @@
 
 #include "../core/fileio.h"
 #include "text.h"
+
+void
+tui_apply_sampling(struct app *a)
+{
+    if (a->sess && !a->busy)
+        sess_set_sampling(a->sess, &a->samp, a->samp_set);
+}
+
+int
+tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path)
+{
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return -1;
+    }
+    a->busy = 1;
+    a->job_noted = 0;
+    a->phase = CHAT_PREFILL;             /* a replay shows the prefill bar */
+    a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
+    a->fork_pending = 0;
+    if (tui_worker_start(&a->w, a->sess, job, path ? tui_xstrdup(path) : NULL, arg1, arg2)
+        != 0) {
+        a->busy = 0;
+        tui_notice(a, 1, "could not start the worker thread");
+        return -1;
+    }
+    a->dirty = 1;
+    return 0;
+}
 
 void
 tui_session_siblings(struct app *a, int64_t turn, int *index, int *count)

@@ -25,7 +25,6 @@
 #include "sidebar.h"
 #include "text.h"
 
-const char *tui_menu_hint(const struct app *a);
 
 /*
 ** #rrggbb theme colours on a 256-colour terminal that says it has true

@@ -28,11 +28,11 @@ check_not "wheel down: at the end" 'more below'
 tmx resize-window -x 100 -y 20
 keys F1
 check "help open" 'Help: every key'
-check_not "last help line below the box" 'Models: Enter / C-s'
+check_not "last help line below the box" 'Models: C-s +change the strategy'
 for i in $(seq 1 30); do wheel_down; done
-check "wheel brought the last line into view" 'Models: Enter / C-s'
+check "wheel brought the last line into view" 'Models: C-s +change the strategy'
 for i in $(seq 1 30); do wheel_up; done
-check_not "and back up" 'Models: Enter / C-s'
+check_not "and back up" 'Models: C-s +change the strategy'
 keys Escape
 tui_quit
 tui_finish
