@@ -113,11 +113,8 @@ on_session_end(struct app *a, const tui_event *e, int job)
 {
     if (e->rc == RWKV_OK) {
         tui_session_rebuild(a);
-        if (job == TUI_JOB_SIBLING && a->menu.kind == TUI_MENU_BRANCHES) {
-            size_t sel = a->menu_sel_keep;
-            tui_menu_open(a, TUI_MENU_BRANCHES);
-            a->menu.sel = sel < a->menu.nvis ? sel : (a->menu.nvis ? a->menu.nvis - 1 : 0);
-        }
+        if (job == TUI_JOB_SIBLING && a->menu.kind == TUI_MENU_BRANCHES)
+            tui_menu_open(a, TUI_MENU_BRANCHES);   /* selects the turn stepped to */
         if (job == TUI_JOB_OPEN && !a->job_noted)
             tui_notice(a, 0, "resumed '%s'", a->session_title);
         else if (job == TUI_JOB_SWITCH && !a->job_noted)

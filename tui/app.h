@@ -96,7 +96,7 @@ enum tui_menu_kind {
 
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY,
-                       TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN };
+                       TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE };
 
 enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END,
                    TUI_EV_NOTE };
@@ -195,7 +195,8 @@ struct app {
     int             show_sidebar;
     int             show_stats;
     int             menu_filtering;/* typing goes to the menu filter */
-    size_t          menu_sel_keep; /* branches menu: selection kept over a switch */
+    size_t          menu_sel_keep; /* branches menu: the stepped turn's depth + 1 (0 = none),
+                                      kept over a sibling switch */
     char            pending_state[1024];
     /* state files from the library (the database's state_files rows) */
     int64_t         state_lib_id;  /* row of the state in use when it was loaded

@@ -98,6 +98,7 @@ tui_menu_open_action(struct app *a, int act)
 void
 tui_menu_close(struct app *a)
 {
+    a->menu_sel_keep = 0;
     tui_menu_fini(&a->menu);
     tui_menu_init(&a->menu, TUI_MENU_NONE, "");
     a->focus = a->prev_focus == TUI_FOCUS_MENU ? TUI_FOCUS_INPUT : a->prev_focus;
@@ -349,7 +350,7 @@ static const tui_prompt_class prompt_save_state = { TUI_PROMPT_SAVE_STATE, 0,
 
 static const tui_prompt_class *const prompt_classes[] = {
     &tui_prompt_rename, &tui_prompt_delete, &tui_prompt_preset_save, &tui_prompt_strategy,
-    &prompt_param, &prompt_gen, &prompt_save_state, NULL
+    &tui_prompt_prune, &prompt_param, &prompt_gen, &prompt_save_state, NULL
 };
 
 static const tui_prompt_class *

@@ -84,7 +84,7 @@ typedef struct tui_prompt_class {
 
 /* The prompts the menus own (menu_*.c); menus.c registers them. */
 extern const tui_prompt_class tui_prompt_rename, tui_prompt_delete, tui_prompt_preset_save,
-    tui_prompt_strategy;
+    tui_prompt_strategy, tui_prompt_prune;
 
 /* ---- file names (the state-files and models menus) ---------------------------- */
 
