@@ -50,6 +50,7 @@
 #define TUI_WHEEL_ROWS 3         /* rows (menu items) one wheel step scrolls */
 #define TUI_STATE_IMPORT_MAX (256ul << 20)  /* largest state file imported */
 #define TUI_STATE_NONE_ID    (-2)           /* the state menu's "(none)" item */
+#define TUI_SESSION_IMPORT_MAX (1ul << 30)  /* largest session file imported (F2 C-o) */
 
 /* Key codes of our own, beyond Unicode and the config's codes. */
 #define TUI_K_ENTER     0x130001
@@ -96,7 +97,8 @@ enum tui_menu_kind {
 
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY,
-                       TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE };
+                       TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE,
+                       TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT };
 
 enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END,
                    TUI_EV_NOTE };
@@ -258,6 +260,9 @@ void tui_session_siblings(struct app *a, int64_t turn, int *index, int *count);
 ** database) after checking that it fits the model; *ID the new row.  0, or
 ** -1 with a notice. */
 int  tui_session_import_state(struct app *a, const char *path, int64_t *id);
+/* The whole regular file PATH (at most MAX bytes) into *OUT (owned by the
+** caller, NUL-terminated), *LEN its length.  0, or -1 with ERR one line. */
+int  tui_session_read_file(const char *path, size_t max, char **out, size_t *len, rwkv_err *err);
 
 /* menus.c (each menu is a class in its own menu_*.c file, menus.h) */
 void tui_menu_open(struct app *a, int kind);

@@ -2,8 +2,10 @@
 ** menu.c -- list menu logic.  See menu.h.
 **
 ** Invariants: vis[] lists, in item order, exactly the items whose label or
-** detail contains the filter (ASCII case-insensitively), or whose data
-** starts with TUI_MENU_MATCH (set by the owner, e.g. a full-text hit);
+** detail contains the match text (ASCII case-insensitively; the filter
+** unless the owner set another), or whose data starts with TUI_MENU_MATCH
+** (set by the owner, e.g. a full-text hit), and none whose data starts
+** with TUI_MENU_HIDDEN;
 ** sel < nvis unless nvis == 0; top <= sel.
 */
 #include "menu.h"
@@ -72,8 +74,10 @@ refilter(tui_menu *m)
     m->nvis = 0;
     m->sel = 0;
     for (size_t i = 0; i < m->n; i++) {
-        if (contains_ci(m->items[i].label, m->filter) ||
-            contains_ci(m->items[i].detail, m->filter) ||
+        if (m->items[i].data && m->items[i].data[0] == TUI_MENU_HIDDEN)
+            continue;
+        if (contains_ci(m->items[i].label, m->match) ||
+            contains_ci(m->items[i].detail, m->match) ||
             (m->items[i].data && m->items[i].data[0] == TUI_MENU_MATCH)) {
             if (i == old)
                 m->sel = m->nvis;
@@ -103,10 +107,17 @@ tui_menu_add(tui_menu *m, const char *label, const char *detail,
 }
 
 void
-tui_menu_set_filter(tui_menu *m, const char *filter)
+tui_menu_set_filter_match(tui_menu *m, const char *filter, const char *match)
 {
     snprintf(m->filter, sizeof m->filter, "%s", filter);
+    snprintf(m->match, sizeof m->match, "%s", match);
     refilter(m);
+}
+
+void
+tui_menu_set_filter(tui_menu *m, const char *filter)
+{
+    tui_menu_set_filter_match(m, filter, filter);
 }
 
 void

@@ -13,6 +13,9 @@
 /* An item whose data starts with this byte matches any filter (the owner
 ** marks items found by its own search, e.g. session contents). */
 #define TUI_MENU_MATCH '\x01'
+/* An item whose data starts with this byte matches no filter (the owner
+** hides it, e.g. a session of another model under "model:NAME"). */
+#define TUI_MENU_HIDDEN '\x02'
 
 typedef struct tui_menu_item {
     char   *label;    /* owned */
@@ -30,7 +33,8 @@ typedef struct tui_menu {
     size_t         nvis;
     size_t         sel;       /* index into vis */
     size_t         top;       /* first visible index into vis */
-    char           filter[TUI_MENU_FILTER];
+    char           filter[TUI_MENU_FILTER];  /* the search as typed (shown) */
+    char           match[TUI_MENU_FILTER];   /* the part of it matched against the items */
 } tui_menu;
 
 void tui_menu_init(tui_menu *m, int kind, const char *title);
@@ -42,6 +46,9 @@ void tui_menu_add(tui_menu *m, const char *label, const char *detail,
 /* Set the filter and recompute the visible items (the selection stays on
 ** the same item when it still matches, else goes to the first). */
 void tui_menu_set_filter(tui_menu *m, const char *filter);
+/* The same, matching only MATCH (the owner handles the rest of FILTER
+** itself, e.g. a "model:NAME" word, through TUI_MENU_HIDDEN). */
+void tui_menu_set_filter_match(tui_menu *m, const char *filter, const char *match);
 void tui_menu_move(tui_menu *m, long delta);   /* clamped, no wrap */
 void tui_menu_home(tui_menu *m);
 void tui_menu_end(tui_menu *m);

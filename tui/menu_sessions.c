@@ -1,17 +1,28 @@
 /*
 ** menu_sessions.c -- F2: the saved sessions, most recent first, each with
-** its model, state file and id; resume, rename, delete, fork.  Typing
-** searches the titles and, through the store's full-text index, what was
-** said in them.
+** its model, state file and id; resume, rename, delete, fork, export (as
+** `rwkv-tui sessions export`: Markdown, or JSON for a .json file name) and
+** import (a JSON export, as `sessions import`).  Typing searches the titles
+** and, through the store's full-text index, what was said in them; a
+** "model:NAME" word keeps the sessions of the models whose file name starts
+** with NAME, and C-t cycles through the models present.
+**
+** Each item's data is one flag byte (' ', TUI_MENU_MATCH for a full-text
+** hit, TUI_MENU_HIDDEN for another model's session) then the model's file
+** name.
 */
 #include "menus.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
+#include "../core/fileio.h"
 #include "text.h"
+
+#define MODEL_WORD "model:"
 
 /* The base name of PATH (borrowed). */
 static const char *
@@ -24,7 +35,7 @@ base_name(const char *path)
 static void
 add_session(tui_menu *m, const struct app *a, const store_session *ss)
 {
-    char detail[400], when[32], model[80] = "-", state[80] = "";
+    char detail[400], when[32], model[80] = "-", state[80] = "", flagged[84];
     time_t t = (time_t)(ss->updated_ms / 1000);
     struct tm tm;
     store_model mo;
@@ -42,7 +53,8 @@ add_session(tui_menu *m, const struct app *a, const store_session *ss)
         snprintf(state, sizeof state, "  state %.70s", sf.path[0] ? base_name(sf.path) : sf.name);
     snprintf(detail, sizeof detail, "%lld turns  #%lld  %s%s  %s%s", (long long)ss->n_turns,
              (long long)ss->id, model, state, when, ss->id == a->sid ? "  (open)" : "");
-    tui_menu_add(m, ss->title[0] ? ss->title : "(untitled)", detail, NULL, ss->id);
+    snprintf(flagged, sizeof flagged, " %s", model);
+    tui_menu_add(m, ss->title[0] ? ss->title : "(untitled)", detail, flagged, ss->id);
 }
 
 static void
@@ -71,31 +83,57 @@ select_open(tui_menu *m, const struct app *a)
     tui_menu_select_id(m, a->sid);
 }
 
-/* Set the filter and mark the sessions whose turns contain it
-** (store_search) so that they stay visible. */
+/* Split the search F into the NAME of a "model:NAME" word ("" when none)
+** and the REST (the other words). */
+static void
+split_model(const char *f, char *name, size_t ncap, char *rest, size_t rcap)
+{
+    const char *p = f, *v, *after;
+    size_t vl, bl;
+
+    while (*p && !((p == f || p[-1] == ' ') && strncasecmp(p, MODEL_WORD, 6) == 0))
+        p++;
+    name[0] = '\0';
+    if (*p == '\0') {
+        snprintf(rest, rcap, "%s", f);
+        return;
+    }
+    v = p + 6;
+    vl = strcspn(v, " ");
+    snprintf(name, ncap, "%.*s", (int)vl, v);
+    for (after = v + vl; *after == ' '; after++)
+        ;
+    for (bl = (size_t)(p - f); bl > 0 && f[bl - 1] == ' '; bl--)
+        ;
+    snprintf(rest, rcap, "%.*s%s%s", (int)bl, f, bl && *after ? " " : "", after);
+}
+
+/* Set the search F: the sessions whose turns contain its text (store_search)
+** stay visible, those of another model than a "model:NAME" word go. */
 static void
 filter_sessions(tui_menu *m, const struct app *a, const char *f)
 {
     store_hit *hits = NULL;
     size_t nh = 0;
     rwkv_err err;
+    char name[TUI_MENU_FILTER], rest[TUI_MENU_FILTER];
 
+    split_model(f, name, sizeof name, rest, sizeof rest);
+    if (a->st && strlen(rest) >= 2 && store_search(a->st, rest, 200, &hits, &nh, &err) != RWKV_OK)
+        nh = 0;
     for (size_t i = 0; i < m->n; i++) {
-        free(m->items[i].data);
-        m->items[i].data = NULL;
-    }
-    if (a->st && strlen(f) >= 2 && store_search(a->st, f, 200, &hits, &nh, &err) == RWKV_OK) {
-        for (size_t h = 0; h < nh; h++) {
-            for (size_t i = 0; i < m->n; i++) {
-                if (m->items[i].id == hits[h].session_id && m->items[i].data == NULL) {
-                    char mark[2] = { TUI_MENU_MATCH, 0 };
-                    m->items[i].data = tui_xstrdup(mark);
-                }
-            }
-        }
+        char *d = m->items[i].data;
+        if (d == NULL)
+            continue;
+        d[0] = ' ';
+        for (size_t h = 0; h < nh; h++)
+            if (hits[h].session_id == m->items[i].id)
+                d[0] = TUI_MENU_MATCH;
+        if (name[0] && strncasecmp(d + 1, name, strlen(name)) != 0)
+            d[0] = TUI_MENU_HIDDEN;
     }
     free(hits);
-    tui_menu_set_filter(m, f);
+    tui_menu_set_filter_match(m, f, rest);
 }
 
 /* ---- keys ------------------------------------------------------------------- */
@@ -161,12 +199,72 @@ fork_session(struct app *a, const tui_menu_item *it, int key)
     tui_session_job(a, TUI_JOB_OPEN, nid, -1, NULL);
 }
 
+/* C-t: the next model present ("model:NAME" in the search), after the
+** last one all models again. */
+static void
+next_model(struct app *a, const tui_menu_item *it, int key)
+{
+    tui_menu *m = &a->menu;
+    char name[TUI_MENU_FILTER], rest[TUI_MENU_FILTER], f[3 * TUI_MENU_FILTER];
+    const char *next = NULL;
+
+    (void)it;
+    (void)key;
+    split_model(m->filter, name, sizeof name, rest, sizeof rest);
+    /* the smallest model name after NAME (by name) */
+    for (size_t i = 0; i < m->n; i++) {
+        const char *mo = m->items[i].data ? m->items[i].data + 1 : NULL;
+        if (mo && (name[0] == '\0' || strcasecmp(mo, name) > 0) &&
+            (next == NULL || strcasecmp(mo, next) < 0))
+            next = mo;
+    }
+    if (next)
+        snprintf(f, sizeof f, MODEL_WORD "%.100s%s%s", next, rest[0] ? " " : "", rest);
+    else
+        snprintf(f, sizeof f, "%s", rest);
+    filter_sessions(m, a, f);
+    tui_notice(a, 0, next ? "sessions of %s (C-t: the next model)" : "%sall models", next ? next : "");
+}
+
+/* C-e: export the selected session to a file (the name asked). */
+static void
+export_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    char init[64];
+
+    (void)key;
+    if (it == NULL)
+        return;
+    a->prompt_target = it->id;
+    snprintf(init, sizeof init, "rwkv-session-%lld.md", (long long)it->id);
+    tui_prompt_open(a, TUI_PROMPT_EXPORT, "export to (.md Markdown, .json JSON): ", init);
+}
+
+static void
+import_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    (void)it;
+    (void)key;
+    if (a->st == NULL) {
+        tui_notice(a, 1, "no session database (--no-db): nothing to import into");
+        return;
+    }
+    tui_prompt_open(a, TUI_PROMPT_IMPORT, "import the session file (a JSON export): ", "");
+}
+
 static const tui_menu_keydef session_keys[] = {
     { TUI_K_ENTER, 0, "Enter", "resume", "resume the selected session", resume },
     { CFG_KEY_CTRL('r'), 0, "C-r", "rename", "rename the selected session", rename_ask },
     { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", "delete",
       "delete the selected session (asks first; also Delete)", delete_ask },
     { CFG_KEY_CTRL('f'), 0, "C-f", "fork", "fork it as a new session", fork_session },
+    { CFG_KEY_CTRL('e'), 0, "C-e", "export",
+      "export it to a file: Markdown (the branch), or JSON (the whole tree) for a .json name",
+      export_ask },
+    { CFG_KEY_CTRL('o'), 0, "C-o", "import",
+      "import a session file (a JSON export) as a new session", import_ask },
+    { CFG_KEY_CTRL('t'), 0, "C-t", "model",
+      "show only the sessions of the next model present (then all again)", next_model },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 
@@ -217,3 +315,74 @@ accept_delete(struct app *a, const char *text)
 
 const tui_prompt_class tui_prompt_rename = { TUI_PROMPT_RENAME, 0, accept_rename };
 const tui_prompt_class tui_prompt_delete = { TUI_PROMPT_DELETE, 1, accept_delete };
+
+/* BUF as the file PATH (replaced whole or not at all). */
+static int
+write_file(const char *path, const char *buf, size_t len, rwkv_err *err)
+{
+    rwkv_atomic *at;
+    FILE *f;
+
+    if (rwkv_atomic_create(path, 0644, 0, &at, err) != RWKV_OK)
+        return -1;
+    if ((f = rwkv_atomic_stream(at, err)) == NULL) {
+        rwkv_atomic_abort(at);
+        return -1;
+    }
+    fwrite(buf, 1, len, f);             /* a write error is the commit's */
+    return rwkv_atomic_commit(at, err) == RWKV_OK ? 0 : -1;
+}
+
+/* Enter in the export prompt: write the session as `sessions export` does. */
+static void
+accept_export(struct app *a, const char *text)
+{
+    char path[1200], note[RWKV_ERR_MSG], *buf = NULL;
+    size_t len = 0;
+    int json;
+    rwkv_err err;
+
+    if (tui_expand_path(text, path, sizeof path) != 0) {
+        tui_notice(a, 1, "no file name: nothing exported");
+        return;
+    }
+    json = tui_has_suffix(path, ".json");
+    if (store_export_ex(a->st, a->prompt_target, json ? STORE_FMT_JSON : STORE_FMT_MD, &buf,
+                        &len, note, sizeof note, &err) != RWKV_OK ||
+        write_file(path, buf, len, &err) != 0) {
+        tui_notice(a, 1, "%s", err.msg);
+        free(buf);
+        return;
+    }
+    free(buf);
+    if (note[0])
+        tui_notice(a, 1, "exported to %s; damaged rows in part: %s", path, note);
+    else
+        tui_notice(a, 0, "session %lld exported to %s (%s)", (long long)a->prompt_target, path,
+                   json ? "JSON" : "Markdown");
+}
+
+static void
+accept_import(struct app *a, const char *text)
+{
+    char path[1200], *buf = NULL;
+    size_t len = 0;
+    int64_t id;
+    rwkv_err err;
+
+    if (tui_expand_path(text, path, sizeof path) != 0)
+        return;
+    if (tui_session_read_file(path, TUI_SESSION_IMPORT_MAX, &buf, &len, &err) != 0 ||
+        store_import(a->st, buf, len, path, &id, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        free(buf);
+        return;
+    }
+    free(buf);
+    tui_notice(a, 0, "imported %s as session %lld (Enter resumes it)", path, (long long)id);
+    if (a->menu.kind == TUI_MENU_SESSIONS)
+        tui_menu_refill(a, id);
+}
+
+const tui_prompt_class tui_prompt_export = { TUI_PROMPT_EXPORT, 0, accept_export };
+const tui_prompt_class tui_prompt_import = { TUI_PROMPT_IMPORT, 0, accept_import };

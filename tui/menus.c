@@ -315,6 +315,22 @@ tui_free_names(char **v, size_t n)
     free(v);
 }
 
+int
+tui_expand_path(const char *in, char *out, size_t cap)
+{
+    const char *home = getenv("HOME");
+
+    while (*in == ' ' || *in == '\t')
+        in++;
+    if (*in == '\0')
+        return -1;
+    if (in[0] == '~' && in[1] == '/' && home != NULL)
+        snprintf(out, cap, "%s%s", home, in + 1);
+    else
+        snprintf(out, cap, "%s", in);
+    return 0;
+}
+
 /* ---- the one-line prompt ------------------------------------------------------ */
 
 static void
@@ -350,7 +366,7 @@ static const tui_prompt_class prompt_save_state = { TUI_PROMPT_SAVE_STATE, 0,
 
 static const tui_prompt_class *const prompt_classes[] = {
     &tui_prompt_rename, &tui_prompt_delete, &tui_prompt_preset_save, &tui_prompt_strategy,
-    &tui_prompt_prune, &prompt_param, &prompt_gen, &prompt_save_state, NULL
+    &tui_prompt_prune, &tui_prompt_export, &tui_prompt_import, &prompt_param, &prompt_gen, &prompt_save_state, NULL
 };
 
 static const tui_prompt_class *

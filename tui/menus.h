@@ -84,11 +84,13 @@ typedef struct tui_prompt_class {
 
 /* The prompts the menus own (menu_*.c); menus.c registers them. */
 extern const tui_prompt_class tui_prompt_rename, tui_prompt_delete, tui_prompt_preset_save,
-    tui_prompt_strategy, tui_prompt_prune;
+    tui_prompt_strategy, tui_prompt_prune, tui_prompt_export, tui_prompt_import;
 
 /* ---- file names (the state-files and models menus) ---------------------------- */
 
 int    tui_has_suffix(const char *s, const char *suf);
+/* A typed path: leading blanks skipped, "~/" as $HOME/.  -1 when empty. */
+int    tui_expand_path(const char *in, char *out, size_t cap);
 int    tui_cmp_names(const void *x, const void *y);   /* qsort of char * */
 /* The checkpoint-like files (.pth, .safetensors) of DIR, sorted by name:
 ** *N names, owned by the caller (tui_free_names).  NULL when DIR cannot be

@@ -170,15 +170,44 @@ tui_session_new(struct app *a)
 }
 
 int
+tui_session_read_file(const char *path, size_t max, char **out, size_t *len, rwkv_err *err)
+{
+    FILE *fp = NULL;
+    long size;
+
+    *out = NULL;
+    *len = 0;
+    if (rwkv_fopen_regular(path, &fp, err) != RWKV_OK)    /* never a FIFO */
+        return -1;
+    if (fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0 || (unsigned long)size > max ||
+        fseek(fp, 0, SEEK_SET) != 0) {
+        fclose(fp);
+        rwkv_errf(err, RWKV_EIO, "%s: cannot read (or larger than %zu MiB)", path, max >> 20);
+        return -1;
+    }
+    *out = tui_xmalloc((size_t)size + 1);
+    if (fread(*out, 1, (size_t)size, fp) != (size_t)size) {
+        fclose(fp);
+        free(*out);
+        *out = NULL;
+        rwkv_errf(err, RWKV_EIO, "%s: short read", path);
+        return -1;
+    }
+    fclose(fp);
+    (*out)[size] = '\0';
+    *len = (size_t)size;
+    return 0;
+}
+
+int
 tui_session_import_state(struct app *a, const char *path, int64_t *id)
 {
     const rwkv_info *inf = rwkv_model_info(a->model);
     store_statefile f;
     rwkv_state *s = NULL;
     rwkv_err err;
-    FILE *fp = NULL;
     char *data = NULL;
-    long size;
+    size_t size;
 
     *id = 0;
     if (a->st == NULL) {
@@ -187,35 +216,17 @@ tui_session_import_state(struct app *a, const char *path, int64_t *id)
     }
     /* it must load for this model: the shapes recorded are the model's */
     if (rwkv_state_create(a->model, &s, &err) != RWKV_OK ||
-        rwkv_state_load_file(a->model, path, s, &err) != RWKV_OK) {
+        rwkv_state_load_file(a->model, path, s, &err) != RWKV_OK ||
+        tui_session_read_file(path, TUI_STATE_IMPORT_MAX, &data, &size, &err) != 0) {
         rwkv_state_destroy(s);
         tui_notice(a, 1, "%s", err.msg);
         return -1;
     }
     rwkv_state_destroy(s);
-    if (rwkv_fopen_regular(path, &fp, &err) != RWKV_OK) {   /* never a FIFO */
-        tui_notice(a, 1, "%s", err.msg);
-        return -1;
-    }
-    if (fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0 ||
-        (unsigned long)size > TUI_STATE_IMPORT_MAX || fseek(fp, 0, SEEK_SET) != 0) {
-        tui_notice(a, 1, "%s: %s", path, "cannot read (or too big)");
-        if (fp)
-            fclose(fp);
-        return -1;
-    }
-    data = tui_xmalloc((size_t)size + 1);
-    if (fread(data, 1, (size_t)size, fp) != (size_t)size) {
-        tui_notice(a, 1, "%s: short read", path);
-        fclose(fp);
-        free(data);
-        return -1;
-    }
-    fclose(fp);
     store_statefile_from_path(&f, path);
     f.path[0] = '\0';                  /* imported: the bytes, not the path */
     f.data = data;
-    f.size = (size_t)size;
+    f.size = size;
     f.n_layer = inf->n_layer;
     f.n_embd = inf->n_embd;
     f.n_head = inf->n_head;
@@ -226,6 +237,6 @@ tui_session_import_state(struct app *a, const char *path, int64_t *id)
         return -1;
     }
     free(data);
-    tui_notice(a, 0, "imported %s into the library (%ld KiB)", f.name, (size + 1023) / 1024);
+    tui_notice(a, 0, "imported %s into the library (%zu KiB)", f.name, (size + 1023) / 1024);
     return 0;
 }

@@ -154,6 +154,19 @@ test_menu(void)
     tui_menu_fit(&m, 3);
     TEST_COND("end + fit", m.sel == 3 && m.top == 1);
     TEST_COND("data kept", strcmp(m.items[1].data, "/tmp/x") == 0);
+    /* the owner's marks: a full-text hit matches any filter, a hidden item none */
+    m.items[1].data[0] = TUI_MENU_MATCH;
+    m.items[2].data = NULL;
+    tui_menu_set_filter(&m, "zzz");
+    TEST_COND("a marked hit matches any filter", m.nvis == 1 && m.vis[0] == 1);
+    m.items[1].data[0] = TUI_MENU_HIDDEN;
+    tui_menu_set_filter(&m, "");
+    TEST_COND("a hidden item matches no filter, not even none", m.nvis == 3 &&
+              m.vis[0] == 0 && m.vis[1] == 2);
+    /* shown and matched text apart (a "model:" word the owner handles) */
+    tui_menu_set_filter_match(&m, "model:x cat", "cat");
+    TEST_COND("matched on the match text", m.nvis == 2);
+    TEST_COND("the search shown whole", strcmp(m.filter, "model:x cat") == 0);
     tui_menu_fini(&m);
 }
 
