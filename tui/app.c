@@ -527,6 +527,26 @@ tr_view_rows(const struct app *a)
     return a->tr_rows > 0 ? a->tr_rows : 1;
 }
 
+static void sidebar_key(struct app *a, int key, int is_fkey);
+
+/* A click on a sidebar parameter selects it (the sidebar takes the keys);
+** on the selected one it asks for a value, as Enter; elsewhere it gives
+** the keys back to the input box. */
+static void
+click(struct app *a, int y, int x)
+{
+    int row = tui_sidebar_row_at(&a->side, y, x);
+
+    if (row >= 0 && a->focus == TUI_FOCUS_SIDEBAR && row == a->param_sel) {
+        sidebar_key(a, K_ENTER, 0);
+    } else if (row >= 0) {
+        a->param_sel = row;
+        a->focus = TUI_FOCUS_SIDEBAR;
+    } else if (a->focus == TUI_FOCUS_SIDEBAR) {
+        a->focus = TUI_FOCUS_INPUT;
+    }
+}
+
 static int
 scroll_key(struct app *a, int key, int is_fkey)
 {
@@ -548,6 +568,8 @@ scroll_key(struct app *a, int key, int is_fkey)
             else if (me.bstate & BUTTON5_PRESSED)
                 tui_tr_scroll(&a->tr, -TUI_WHEEL_ROWS, h);
 #endif
+            else if (me.bstate & BUTTON1_PRESSED)
+                click(a, me.y, me.x);
         }
         return 1;
     }
@@ -1338,7 +1360,7 @@ screen_start(struct app *a)
     nonl();
     keypad(stdscr, TRUE);
     set_escdelay(TUI_ESC_WAIT_MS);
-    mousemask(BUTTON4_PRESSED
+    mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED
 #ifdef BUTTON5_PRESSED
               | BUTTON5_PRESSED
 #endif

@@ -36,6 +36,7 @@
 #include "config.h"
 #include "input.h"
 #include "menu.h"
+#include "sidebar.h"
 #include "theme.h"
 #include "transcript.h"
 
@@ -194,6 +195,7 @@ struct app {
     char            prompt_label[128];
     int64_t         prompt_target; /* session id for rename/delete */
     int             param_sel;     /* sidebar row */
+    tui_sidebar_geom side;         /* where its rows were drawn (clicks) */
     int             show_sidebar;
     int             show_stats;
     int             menu_filtering;/* typing goes to the menu filter */
@@ -271,8 +273,9 @@ int  tui_menu_open_action(struct app *a, int act);
 void tui_menu_close(struct app *a);
 /* A key while a menu is open; returns 1 if used. */
 int  tui_menu_key(struct app *a, int key, int is_fkey);
-/* The open menu's bottom line (its keys), borrowed until the next call. */
-const char *tui_menu_hint(const struct app *a);
+/* The open menu's bottom line (its keys) for WIDTH columns, borrowed until
+** the next call. */
+const char *tui_menu_hint(const struct app *a, int width);
 void tui_prompt_open(struct app *a, int kind, const char *label, const char *init);
 void tui_prompt_accept(struct app *a);
 /* 1 when prompt KIND is a confirmation (y accepts, n cancels). */

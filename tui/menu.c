@@ -186,3 +186,15 @@ tui_menu_selected(const tui_menu *m)
         return NULL;
     return &m->items[m->vis[m->sel]];
 }
+
+long
+tui_menu_row_at(const tui_menu *m, int y, int x)
+{
+    size_t k;
+
+    if (y < m->list_y || y >= m->list_y + m->list_h || x < m->list_x ||
+        x >= m->list_x + m->list_w)
+        return -1;
+    k = m->top + (size_t)(y - m->list_y);
+    return k < m->nvis ? (long)k : -1;
+}

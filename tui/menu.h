@@ -35,6 +35,8 @@ typedef struct tui_menu {
     size_t         top;       /* first visible index into vis */
     char           filter[TUI_MENU_FILTER];  /* the search as typed (shown) */
     char           match[TUI_MENU_FILTER];   /* the part of it matched against the items */
+    /* where the list was last drawn (the view sets it; clicks read it) */
+    int            list_y, list_x, list_w, list_h;
 } tui_menu;
 
 void tui_menu_init(tui_menu *m, int kind, const char *title);
@@ -56,6 +58,9 @@ void tui_menu_end(tui_menu *m);
 int  tui_menu_select_id(tui_menu *m, int64_t id);
 /* Adjust top so that the selection is inside a view of H rows. */
 void tui_menu_fit(tui_menu *m, int h);
+/* The visible index (into vis) of the row drawn at screen cell (Y, X), or
+** -1 when no item is there. */
+long tui_menu_row_at(const tui_menu *m, int y, int x);
 /* The selected item (borrowed), NULL if nothing matches. */
 const tui_menu_item *tui_menu_selected(const tui_menu *m);
 

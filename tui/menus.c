@@ -135,24 +135,63 @@ tui_menu_refill(struct app *a, int64_t id)
     a->dirty = 1;
 }
 
-/* The open menu's bottom line: its keys' hints, then "Esc close". */
+/* The open menu's bottom line in WIDTH columns: its keys' hints, then
+** "Esc close"; the hints that do not fit give way to "F1 more" (F1 lists
+** every menu's keys). */
 const char *
-tui_menu_hint(const struct app *a)
+tui_menu_hint(const struct app *a, int width)
 {
-    static char buf[256];
+    static char buf[320];
+    static const char tail[] = "Esc close", more[] = "F1 more  ";
     const tui_menu_class *c = class_of(a->menu.kind);
-    size_t n = 0;
+    size_t n = 0, full = 0;
 
+    for (const tui_menu_keydef *k = c ? c->keys : NULL; k && k->name; k++)
+        if (k->hint)
+            full += strlen(k->name) + strlen(k->hint) + 3;
     buf[0] = '\0';
     for (const tui_menu_keydef *k = c ? c->keys : NULL; k && k->name; k++) {
-        if (k->hint && n < sizeof buf)
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s  ", k->name, k->hint);
+        size_t len = k->hint ? strlen(k->name) + strlen(k->hint) + 3 : 0;
+        if (len == 0)
+            continue;
+        if (full + sizeof tail - 1 > (size_t)width &&
+            n + len + sizeof more - 1 + sizeof tail - 1 > (size_t)width) {
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", more);
+            break;
+        }
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s  ", k->name, k->hint);
     }
-    if (n == 0 && n < sizeof buf)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "type to search  ");
-    if (n < sizeof buf)
-        snprintf(buf + n, sizeof buf - n, "Esc close");
+    if (n == 0)
+        n += (size_t)snprintf(buf, sizeof buf, "type to search  ");
+    snprintf(buf + n, sizeof buf - n, "%s", tail);
     return buf;
+}
+
+static int class_key(struct app *a, int key, int is_fkey);
+
+/* The mouse in a menu: the wheel moves the selection; a click selects a
+** row, a click on the selected row acts as Enter. */
+static void
+menu_mouse(struct app *a)
+{
+    tui_menu *m = &a->menu;
+    MEVENT me;
+    long row;
+
+    if (getmouse(&me) != OK)
+        return;
+    if (me.bstate & BUTTON4_PRESSED)
+        tui_menu_move(m, -TUI_WHEEL_ROWS);
+#ifdef BUTTON5_PRESSED
+    else if (me.bstate & BUTTON5_PRESSED)
+        tui_menu_move(m, +TUI_WHEEL_ROWS);
+#endif
+    else if ((me.bstate & BUTTON1_PRESSED) && (row = tui_menu_row_at(m, me.y, me.x)) >= 0) {
+        if ((size_t)row == m->sel)
+            class_key(a, TUI_K_ENTER, 0);
+        else
+            m->sel = (size_t)row;
+    }
 }
 
 /* Keys every list shares; 1 if used. */
@@ -170,18 +209,7 @@ nav_key(struct app *a, int key, int is_fkey)
     case KEY_NPAGE: tui_menu_move(m, +10); return 1;
     case KEY_HOME:  tui_menu_home(m); return 1;
     case KEY_END:   tui_menu_end(m); return 1;
-    case KEY_MOUSE: {               /* the wheel moves the selection */
-        MEVENT me;
-        if (getmouse(&me) == OK) {
-            if (me.bstate & BUTTON4_PRESSED)
-                tui_menu_move(m, -TUI_WHEEL_ROWS);
-#ifdef BUTTON5_PRESSED
-            else if (me.bstate & BUTTON5_PRESSED)
-                tui_menu_move(m, +TUI_WHEEL_ROWS);
-#endif
-        }
-        return 1;
-    }
+    case KEY_MOUSE: menu_mouse(a); return 1;
     default:
         return 0;
     }

@@ -78,6 +78,23 @@ check_not "no model word" 'search: model:'
 type_text "model:other apples"
 check "typed model filter" '#2 +other-7'
 check_not "typed: the demo's hidden" '#1 +\(demo\)'
+# the bottom line keeps "Esc close" when the hints do not fit; F1 lists them all
+check "hint: more in F1, Esc close kept" 'F1 more  Esc close'
+keys F1
+type_text "Sessions: C-"
+check "help lists C-e" 'Sessions: C-e +export'
+check "help lists C-o" 'Sessions: C-o +import'
+check "help lists C-t" 'Sessions: C-t +show only the sessions of the next model'
+keys Escape
+check_not "help closed" 'Help: every key'
+keys F1
+type_text "Branches: C-d"
+check "help lists the branch delete" 'Branches: C-d +delete the selected turn'
+keys Escape
+check_not "help closed again" 'Help: every key'
+keys F1
+type_text "click"
+check "help lists clicks" 'Menus: click +select a row'
 keys Escape
 tui_quit
 tui_finish
