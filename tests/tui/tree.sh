@@ -31,6 +31,16 @@ keys F6
 check "now the first reply is marked" '\* ├─ RWKV: .*< 1/2 >'
 check "the second one is not" '  └─ RWKV: .*< 2/2 >'
 
+# Right steps the selected reply to its sibling; the selection follows it
+# (C-d on it says the chat is on it), Left comes back
+keys Right
+check "stepped: the second reply marked" '\* └─ RWKV: .*< 2/2 >'
+keys C-d
+check "the selection followed the step" 'delete this turn and 0 below it\? you are on it: the chat moves to the branch beside it'
+keys n
+keys Left
+check "back: the first reply marked" '\* ├─ RWKV: .*< 1/2 >'
+
 # delete the side branch (the second reply): nothing else moves
 keys Down C-d
 check "asks, with what goes" 'delete this turn and 0 below it\? \(y/n\)'
