@@ -282,6 +282,44 @@ void store_branch_free(store_turn *turns, size_t n);              /* NULL is fin
 /* Replies (assistant turns) anywhere in SESSION, in one query. */
 int  store_session_reply_count(store *s, int64_t session, uint64_t *count, rwkv_err *err);
 
+/* ---- the whole tree, deleting a branch (store_prune.c) ------------------- */
+
+/* One turn of a session's tree, for drawing it. */
+typedef struct store_tree_node {
+    int64_t id, parent_id;         /* parent 0 = a root */
+    int     depth;                 /* in the tree as read: 0 = a root */
+    int     role;                  /* enum store_role */
+    int     n_children;
+    int     last;                  /* the last (newest) child of its parent */
+    char    text[256];             /* the start of the text, cleaned (store_text_clean) */
+} store_tree_node;
+/*
+** Every turn of SESSION in tree order (depth first, children in creation
+** order), so a turn's descendants follow it.  Bounded on a tampered file:
+** a turn whose parent is not in the session counts as a root, and turns on
+** a parent loop are left out.  *OUT owned by the caller: free().
+*/
+int store_session_tree(store *s, int64_t session, store_tree_node **out, size_t *n,
+                       rwkv_err *err);
+
+/* What deleting a branch does (store_turn_prune_plan). */
+typedef struct store_prune {
+    int64_t session;
+    int64_t parent;                /* TURN's parent, 0 = TURN is a root */
+    size_t  n_turns;               /* TURN and every turn below it */
+    int     has_head;              /* the session's head is among them */
+    int64_t head;                  /* the session's head afterwards (0 = empty) */
+} store_prune;
+/* Plan the deletion of TURN and every turn below it, changing nothing.
+** The head, when it goes, moves to the newest leaf of TURN's previous
+** sibling (else its next one), else to TURN's parent.  EINVAL when there is
+** no turn TURN. */
+int store_turn_prune_plan(store *s, int64_t turn, store_prune *out, rwkv_err *err);
+/* Delete TURN with every turn below it, their snapshots and search entries,
+** and move the head as planned, in one transaction; *OUT (may be NULL) the
+** plan carried out. */
+int store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err);
+
 /* ---- snapshots and replay ------------------------------------------------ */
 
 enum store_snap { STORE_SNAP_OK, STORE_SNAP_ABSENT, STORE_SNAP_MISMATCH, STORE_SNAP_CORRUPT };

@@ -105,13 +105,6 @@ tui_notice(struct app *a, int is_err, const char *fmt, ...)
     log_add(a, is_err, a->notice);
 }
 
-void
-tui_apply_sampling(struct app *a)
-{
-    if (a->sess && !a->busy)
-        sess_set_sampling(a->sess, &a->samp, a->samp_set);
-}
-
 /* ---- worker events -------------------------------------------------------- */
 
 /* A runtime job (OPEN, SIBLING, SWITCH) ended: the transcript follows the
@@ -121,11 +114,8 @@ on_session_end(struct app *a, const tui_event *e, int job)
 {
     if (e->rc == RWKV_OK) {
         tui_session_rebuild(a);
-        if (job == TUI_JOB_SIBLING && a->menu.kind == TUI_MENU_BRANCHES) {
-            size_t sel = a->menu_sel_keep;
-            tui_menu_open(a, TUI_MENU_BRANCHES);
-            a->menu.sel = sel < a->menu.nvis ? sel : (a->menu.nvis ? a->menu.nvis - 1 : 0);
-        }
+        if (job == TUI_JOB_SIBLING && a->menu.kind == TUI_MENU_BRANCHES)
+            tui_menu_open(a, TUI_MENU_BRANCHES);   /* selects the turn stepped to */
         if (job == TUI_JOB_OPEN && !a->job_noted)
             tui_notice(a, 0, "resumed '%s'", a->session_title);
         else if (job == TUI_JOB_SWITCH && !a->job_noted)
@@ -441,28 +431,6 @@ tui_free_gen(struct app *a, const char *prompt)
     a->dirty = 1;
 }
 
-int
-tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path)
-{
-    if (a->busy) {
-        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
-        return -1;
-    }
-    a->busy = 1;
-    a->job_noted = 0;
-    a->phase = CHAT_PREFILL;             /* a replay shows the prefill bar */
-    a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
-    a->fork_pending = 0;
-    if (tui_worker_start(&a->w, a->sess, job, path ? tui_xstrdup(path) : NULL, arg1, arg2)
-        != 0) {
-        a->busy = 0;
-        tui_notice(a, 1, "could not start the worker thread");
-        return -1;
-    }
-    a->dirty = 1;
-    return 0;
-}
-
 /* Edit the last user message: the next send forks at its parent. */
 static void
 edit_last(struct app *a)
@@ -645,7 +613,7 @@ static void
 set_mouse(struct app *a, int on)
 {
     a->mouse_off = !on;
-    mousemask(on ? BUTTON4_PRESSED
+    mousemask(on ? BUTTON1_PRESSED | BUTTON4_PRESSED
 #ifdef BUTTON5_PRESSED
                    | BUTTON5_PRESSED
 #endif
@@ -734,13 +702,6 @@ static int
 do_action(struct app *a, int act)
 {
     switch (act) {
-    case CFG_ACT_HELP:      tui_menu_open(a, TUI_MENU_HELP); break;
-    case CFG_ACT_SESSIONS:  tui_menu_open(a, TUI_MENU_SESSIONS); break;
-    case CFG_ACT_STATES:    tui_menu_open(a, TUI_MENU_STATES); break;
-    case CFG_ACT_PRESETS:   tui_menu_open(a, TUI_MENU_PRESETS); break;
-    case CFG_ACT_MODELS:    tui_menu_open(a, TUI_MENU_MODELS); break;
-    case CFG_ACT_BRANCHES:  tui_menu_open(a, TUI_MENU_BRANCHES); break;
-    case CFG_ACT_LOG:       tui_menu_open(a, TUI_MENU_LOG); break;
     case CFG_ACT_SIDEBAR:
         a->show_sidebar = !a->show_sidebar;
         if (!a->show_sidebar && a->focus == TUI_FOCUS_SIDEBAR)
@@ -781,10 +742,13 @@ do_action(struct app *a, int act)
         set_mouse(a, a->mouse_off);
         tui_notice(a, 0, a->mouse_off ? "mouse reporting off: select text with the mouse; "
                                         "M-m turns it back on"
-                                      : "mouse reporting on: the wheel scrolls "
+                                      : "mouse reporting on: the wheel scrolls, clicks choose "
                                         "(Shift-drag selects text)");
         break;
-    default: return 0;
+    default:
+        if (!tui_menu_open_action(a, act))    /* the menus' table */
+            return 0;
+        break;
     }
     a->dirty = 1;
     return 1;
@@ -796,6 +760,26 @@ static int
 tr_view_rows(const struct app *a)
 {
     return a->tr_rows > 0 ? a->tr_rows : 1;
+}
+
+static void sidebar_key(struct app *a, int key, int is_fkey);
+
+/* A click on a sidebar parameter selects it (the sidebar takes the keys);
+** on the selected one it asks for a value, as Enter; elsewhere it gives
+** the keys back to the input box. */
+static void
+click(struct app *a, int y, int x)
+{
+    int row = tui_sidebar_row_at(&a->side, y, x);
+
+    if (row >= 0 && a->focus == TUI_FOCUS_SIDEBAR && row == a->param_sel) {
+        sidebar_key(a, K_ENTER, 0);
+    } else if (row >= 0) {
+        a->param_sel = row;
+        a->focus = TUI_FOCUS_SIDEBAR;
+    } else if (a->focus == TUI_FOCUS_SIDEBAR) {
+        a->focus = TUI_FOCUS_INPUT;
+    }
 }
 
 static int
@@ -819,6 +803,8 @@ scroll_key(struct app *a, int key, int is_fkey)
             else if (me.bstate & BUTTON5_PRESSED)
                 tui_tr_scroll(&a->tr, -TUI_WHEEL_ROWS, h);
 #endif
+            else if (me.bstate & BUTTON1_PRESSED)
+                click(a, me.y, me.x);
         }
         return 1;
     }
@@ -1062,7 +1048,7 @@ key_dispatch(struct app *a, int key, int is_fkey)
         } else if (!is_fkey && (key == K_ESC || key == CFG_KEY_CTRL('c'))) {
             a->prompt_kind = TUI_PROMPT_NONE;
             a->focus = a->prev_focus;
-        } else if (a->prompt_kind == TUI_PROMPT_DELETE) {
+        } else if (tui_prompt_yesno(a->prompt_kind)) {
             if (!is_fkey && (key == 'y' || key == 'Y'))
                 tui_prompt_accept(a);
             else if (!is_fkey && (key == 'n' || key == 'N')) {

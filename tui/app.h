@@ -7,8 +7,10 @@
 **              its event queue
 **   session.c  the transcript from the session runtime (storage/session.h,
 **              which saves, resumes, forks and replays for both front ends)
-**   menus.c    the menus (sessions, branches, state files, presets, models,
-**              messages, help) built on tui/menu.c
+**   menus.c    the menus' table and common keys (menus.h); one file per
+**              menu (menu_sessions.c, menu_branches.c, menu_states.c,
+**              menu_presets.c, menu_models.c, menu_log.c, menu_help.c),
+**              each a class built on tui/menu.c
 **   search.c   search within the transcript (C-f): matches, the current one
 **   clip.c     the OSC 52 clipboard sequences (M-c, M-k)
 **
@@ -37,6 +39,7 @@
 #include "input.h"
 #include "menu.h"
 #include "search.h"
+#include "sidebar.h"
 #include "theme.h"
 #include "transcript.h"
 
@@ -51,6 +54,7 @@
 #define TUI_WHEEL_ROWS 3         /* rows (menu items) one wheel step scrolls */
 #define TUI_STATE_IMPORT_MAX (256ul << 20)  /* largest state file imported */
 #define TUI_STATE_NONE_ID    (-2)           /* the state menu's "(none)" item */
+#define TUI_SESSION_IMPORT_MAX (1ul << 30)  /* largest session file imported (F2 C-o) */
 
 /* Key codes of our own, beyond Unicode and the config's codes. */
 #define TUI_K_ENTER     0x130001
@@ -98,7 +102,8 @@ enum tui_menu_kind {
 
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY,
-                       TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN };
+                       TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE,
+                       TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT };
 
 enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END,
                    TUI_EV_NOTE };
@@ -204,10 +209,12 @@ struct app {
     char            prompt_label[128];
     int64_t         prompt_target; /* session id for rename/delete */
     int             param_sel;     /* sidebar row */
+    tui_sidebar_geom side;         /* where its rows were drawn (clicks) */
     int             show_sidebar;
     int             show_stats;
     int             menu_filtering;/* typing goes to the menu filter */
-    size_t          menu_sel_keep; /* branches menu: selection kept over a switch */
+    size_t          menu_sel_keep; /* branches menu: the stepped turn's depth + 1 (0 = none),
+                                      kept over a sibling switch */
     char            pending_state[1024];
     /* state files from the library (the database's state_files rows) */
     int64_t         state_lib_id;  /* row of the state in use when it was loaded
@@ -251,6 +258,12 @@ void tui_event_free(tui_event *e);
 void tui_worker_join(tui_worker *w);
 
 /* session.c (UI thread, no job running) */
+/* The sidebar's values to the runtime (not while a job runs). */
+void tui_apply_sampling(struct app *a);
+/* Run a session-runtime JOB (OPEN, SIBLING, SWITCH) on the worker thread;
+** PATH (SWITCH) is copied.  0, or -1 with a notice (busy). */
+int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path);
+
 /* The app's copies (sid, head, title, state label, sampling) from the runtime. */
 void tui_session_sync(struct app *a);
 /* a->ctx_tokens from the chat: the greeting's tokens (once fed) and every
@@ -266,14 +279,24 @@ void tui_session_siblings(struct app *a, int64_t turn, int *index, int *count);
 ** database) after checking that it fits the model; *ID the new row.  0, or
 ** -1 with a notice. */
 int  tui_session_import_state(struct app *a, const char *path, int64_t *id);
+/* The whole regular file PATH (at most MAX bytes) into *OUT (owned by the
+** caller, NUL-terminated), *LEN its length.  0, or -1 with ERR one line. */
+int  tui_session_read_file(const char *path, size_t max, char **out, size_t *len, rwkv_err *err);
 
-/* menus.c */
+/* menus.c (each menu is a class in its own menu_*.c file, menus.h) */
 void tui_menu_open(struct app *a, int kind);
+/* Open the menu that config action ACT opens; 0 when no menu has it. */
+int  tui_menu_open_action(struct app *a, int act);
 void tui_menu_close(struct app *a);
 /* A key while a menu is open; returns 1 if used. */
 int  tui_menu_key(struct app *a, int key, int is_fkey);
+/* The open menu's bottom line (its keys) for WIDTH columns, borrowed until
+** the next call. */
+const char *tui_menu_hint(const struct app *a, int width);
 void tui_prompt_open(struct app *a, int kind, const char *label, const char *init);
 void tui_prompt_accept(struct app *a);
+/* 1 when prompt KIND is a confirmation (y accepts, n cancels). */
+int  tui_prompt_yesno(int kind);
 
 /* termcheck.c: 1 if curses can drive the terminal on FD ($TERM known) */
 int  tui_term_usable(int fd);
@@ -295,13 +318,9 @@ void tui_notice(struct app *a, int is_err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-void tui_apply_sampling(struct app *a);
 void tui_send(struct app *a, const char *text);
 /* Free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
 void tui_free_gen(struct app *a, const char *prompt);
-/* Run a session-runtime JOB (OPEN, SIBLING, SWITCH) on the worker thread;
-** PATH (SWITCH) is copied.  0, or -1 with a notice (busy). */
-int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path);
 /* Load the checkpoint PATH (NULL = the current one) with STRATEGY (NULL =
 ** the current one) and start a new session on it; on failure nothing
 ** changes and a notice says why.  Blocking (the status line shows a

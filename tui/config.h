@@ -35,7 +35,7 @@
     X(STATES,    "states",    CFG_KEY_F(3),          "state files: switch the start state") \
     X(PRESETS,   "presets",   CFG_KEY_F(4),          "presets: load or save sampling values") \
     X(MODELS,    "models",    CFG_KEY_F(5),          "models: switch model or strategy") \
-    X(BRANCHES,  "branches",  CFG_KEY_F(6),          "branches: the siblings of the last reply") \
+    X(BRANCHES,  "branches",  CFG_KEY_F(6),          "branches: the whole turn tree (switch, edit, delete)") \
     X(SIDEBAR,   "sidebar",   CFG_KEY_F(7),          "show or hide the parameter sidebar") \
     X(LOG,       "messages",  CFG_KEY_ALT('l'),      "messages: every notice and error, in full") \
     X(PARAMS,    "params",    '\t',                  "move focus to the sidebar and back") \

@@ -2,8 +2,10 @@
 ** menu.c -- list menu logic.  See menu.h.
 **
 ** Invariants: vis[] lists, in item order, exactly the items whose label or
-** detail contains the filter (ASCII case-insensitively), or whose data
-** starts with TUI_MENU_MATCH (set by the owner, e.g. a full-text hit);
+** detail contains the match text (ASCII case-insensitively; the filter
+** unless the owner set another), or whose data starts with TUI_MENU_MATCH
+** (set by the owner, e.g. a full-text hit), and none whose data starts
+** with TUI_MENU_HIDDEN;
 ** sel < nvis unless nvis == 0; top <= sel (tui_menu_fit brings the
 ** selection into the view, so top may be behind it only until the next
 ** fit).
@@ -74,8 +76,10 @@ refilter(tui_menu *m)
     m->nvis = 0;
     m->sel = 0;
     for (size_t i = 0; i < m->n; i++) {
-        if (contains_ci(m->items[i].label, m->filter) ||
-            contains_ci(m->items[i].detail, m->filter) ||
+        if (m->items[i].data && m->items[i].data[0] == TUI_MENU_HIDDEN)
+            continue;
+        if (contains_ci(m->items[i].label, m->match) ||
+            contains_ci(m->items[i].detail, m->match) ||
             (m->items[i].data && m->items[i].data[0] == TUI_MENU_MATCH)) {
             if (i == old)
                 m->sel = m->nvis;
@@ -105,10 +109,17 @@ tui_menu_add(tui_menu *m, const char *label, const char *detail,
 }
 
 void
-tui_menu_set_filter(tui_menu *m, const char *filter)
+tui_menu_set_filter_match(tui_menu *m, const char *filter, const char *match)
 {
     snprintf(m->filter, sizeof m->filter, "%s", filter);
+    snprintf(m->match, sizeof m->match, "%s", match);
     refilter(m);
+}
+
+void
+tui_menu_set_filter(tui_menu *m, const char *filter)
+{
+    tui_menu_set_filter_match(m, filter, filter);
 }
 
 void
@@ -191,4 +202,16 @@ tui_menu_selected(const tui_menu *m)
     if (m->nvis == 0)
         return NULL;
     return &m->items[m->vis[m->sel]];
+}
+
+long
+tui_menu_row_at(const tui_menu *m, int y, int x)
+{
+    size_t k;
+
+    if (y < m->list_y || y >= m->list_y + m->list_h || x < m->list_x ||
+        x >= m->list_x + m->list_w)
+        return -1;
+    k = m->top + (size_t)(y - m->list_y);
+    return k < m->nvis ? (long)k : -1;
 }

@@ -13,6 +13,9 @@
 /* An item whose data starts with this byte matches any filter (the owner
 ** marks items found by its own search, e.g. session contents). */
 #define TUI_MENU_MATCH '\x01'
+/* An item whose data starts with this byte matches no filter (the owner
+** hides it, e.g. a session of another model under "model:NAME"). */
+#define TUI_MENU_HIDDEN '\x02'
 
 typedef struct tui_menu_item {
     char   *label;    /* owned */
@@ -31,7 +34,10 @@ typedef struct tui_menu {
     size_t         sel;       /* index into vis */
     size_t         top;       /* first visible index into vis */
     size_t         page;      /* rows of the last view (tui_menu_fit), 0 = none yet */
-    char           filter[TUI_MENU_FILTER];
+    char           filter[TUI_MENU_FILTER];  /* the search as typed (shown) */
+    char           match[TUI_MENU_FILTER];   /* the part of it matched against the items */
+    /* where the list was last drawn (the view sets it; clicks read it) */
+    int            list_y, list_x, list_w, list_h;
 } tui_menu;
 
 void tui_menu_init(tui_menu *m, int kind, const char *title);
@@ -43,6 +49,9 @@ void tui_menu_add(tui_menu *m, const char *label, const char *detail,
 /* Set the filter and recompute the visible items (the selection stays on
 ** the same item when it still matches, else goes to the first). */
 void tui_menu_set_filter(tui_menu *m, const char *filter);
+/* The same, matching only MATCH (the owner handles the rest of FILTER
+** itself, e.g. a "model:NAME" word, through TUI_MENU_HIDDEN). */
+void tui_menu_set_filter_match(tui_menu *m, const char *filter, const char *match);
 void tui_menu_move(tui_menu *m, long delta);   /* clamped, no wrap */
 /* PgUp/PgDn: the selection moves by a page (the last view's rows less
 ** one, 10 before the first draw); DIR is -1 or +1. */
@@ -53,6 +62,9 @@ void tui_menu_end(tui_menu *m);
 int  tui_menu_select_id(tui_menu *m, int64_t id);
 /* Adjust top so that the selection is inside a view of H rows. */
 void tui_menu_fit(tui_menu *m, int h);
+/* The visible index (into vis) of the row drawn at screen cell (Y, X), or
+** -1 when no item is there. */
+long tui_menu_row_at(const tui_menu *m, int y, int x);
 /* The selected item (borrowed), NULL if nothing matches. */
 const tui_menu_item *tui_menu_selected(const tui_menu *m);
 

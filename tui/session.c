@@ -5,7 +5,9 @@
 ** the ones that may replay run on the worker thread (worker.c) with a
 ** progress bar and a cancel.  Here, on the UI thread and never while a job
 ** runs: the transcript rebuilt from the saved branch, sibling positions, and
-** the library import of a state file.
+** the library import of a state file.  Also where the UI starts a runtime
+** job on the worker thread (tui_session_job) and hands it the sidebar's
+** sampling values.
 */
 #include "app.h"
 
@@ -15,6 +17,35 @@
 
 #include "../core/fileio.h"
 #include "text.h"
+
+void
+tui_apply_sampling(struct app *a)
+{
+    if (a->sess && !a->busy)
+        sess_set_sampling(a->sess, &a->samp, a->samp_set);
+}
+
+int
+tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path)
+{
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return -1;
+    }
+    a->busy = 1;
+    a->job_noted = 0;
+    a->phase = CHAT_PREFILL;             /* a replay shows the prefill bar */
+    a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
+    a->fork_pending = 0;
+    if (tui_worker_start(&a->w, a->sess, job, path ? tui_xstrdup(path) : NULL, arg1, arg2)
+        != 0) {
+        a->busy = 0;
+        tui_notice(a, 1, "could not start the worker thread");
+        return -1;
+    }
+    a->dirty = 1;
+    return 0;
+}
 
 void
 tui_session_siblings(struct app *a, int64_t turn, int *index, int *count)
@@ -162,15 +193,44 @@ tui_session_new(struct app *a)
 }
 
 int
+tui_session_read_file(const char *path, size_t max, char **out, size_t *len, rwkv_err *err)
+{
+    FILE *fp = NULL;
+    long size;
+
+    *out = NULL;
+    *len = 0;
+    if (rwkv_fopen_regular(path, &fp, err) != RWKV_OK)    /* never a FIFO */
+        return -1;
+    if (fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0 || (unsigned long)size > max ||
+        fseek(fp, 0, SEEK_SET) != 0) {
+        fclose(fp);
+        rwkv_errf(err, RWKV_EIO, "%s: cannot read (or larger than %zu MiB)", path, max >> 20);
+        return -1;
+    }
+    *out = tui_xmalloc((size_t)size + 1);
+    if (fread(*out, 1, (size_t)size, fp) != (size_t)size) {
+        fclose(fp);
+        free(*out);
+        *out = NULL;
+        rwkv_errf(err, RWKV_EIO, "%s: short read", path);
+        return -1;
+    }
+    fclose(fp);
+    (*out)[size] = '\0';
+    *len = (size_t)size;
+    return 0;
+}
+
+int
 tui_session_import_state(struct app *a, const char *path, int64_t *id)
 {
     const rwkv_info *inf = rwkv_model_info(a->model);
     store_statefile f;
     rwkv_state *s = NULL;
     rwkv_err err;
-    FILE *fp = NULL;
     char *data = NULL;
-    long size;
+    size_t size;
 
     *id = 0;
     if (a->st == NULL) {
@@ -179,35 +239,17 @@ tui_session_import_state(struct app *a, const char *path, int64_t *id)
     }
     /* it must load for this model: the shapes recorded are the model's */
     if (rwkv_state_create(a->model, &s, &err) != RWKV_OK ||
-        rwkv_state_load_file(a->model, path, s, &err) != RWKV_OK) {
+        rwkv_state_load_file(a->model, path, s, &err) != RWKV_OK ||
+        tui_session_read_file(path, TUI_STATE_IMPORT_MAX, &data, &size, &err) != 0) {
         rwkv_state_destroy(s);
         tui_notice(a, 1, "%s", err.msg);
         return -1;
     }
     rwkv_state_destroy(s);
-    if (rwkv_fopen_regular(path, &fp, &err) != RWKV_OK) {   /* never a FIFO */
-        tui_notice(a, 1, "%s", err.msg);
-        return -1;
-    }
-    if (fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0 ||
-        (unsigned long)size > TUI_STATE_IMPORT_MAX || fseek(fp, 0, SEEK_SET) != 0) {
-        tui_notice(a, 1, "%s: %s", path, "cannot read (or too big)");
-        if (fp)
-            fclose(fp);
-        return -1;
-    }
-    data = tui_xmalloc((size_t)size + 1);
-    if (fread(data, 1, (size_t)size, fp) != (size_t)size) {
-        tui_notice(a, 1, "%s: short read", path);
-        fclose(fp);
-        free(data);
-        return -1;
-    }
-    fclose(fp);
     store_statefile_from_path(&f, path);
     f.path[0] = '\0';                  /* imported: the bytes, not the path */
     f.data = data;
-    f.size = (size_t)size;
+    f.size = size;
     f.n_layer = inf->n_layer;
     f.n_embd = inf->n_embd;
     f.n_head = inf->n_head;
@@ -218,6 +260,6 @@ tui_session_import_state(struct app *a, const char *path, int64_t *id)
         return -1;
     }
     free(data);
-    tui_notice(a, 0, "imported %s into the library (%ld KiB)", f.name, (size + 1023) / 1024);
+    tui_notice(a, 0, "imported %s into the library (%zu KiB)", f.name, (size + 1023) / 1024);
     return 0;
 }

@@ -60,3 +60,11 @@ tui_param_set_text(rwkv_sampling *s, int i, const char *text, rwkv_err *err)
         *s = tmp;
     return rc;
 }
+
+int
+tui_sidebar_row_at(const tui_sidebar_geom *g, int y, int x)
+{
+    if (g->rows <= 0 || x < g->x || y < g->top || y >= g->top + g->rows)
+        return -1;
+    return y - g->top;
+}

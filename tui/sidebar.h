@@ -11,6 +11,13 @@
 #include "../core/params.h"
 #include "../core/status.h"
 
+/* Where the parameter rows were last drawn (the view sets it). */
+typedef struct tui_sidebar_geom {
+    int top, x, rows;        /* first row's line, left column, rows shown (0 = hidden) */
+} tui_sidebar_geom;
+/* The parameter row at screen cell (Y, X), or -1. */
+int  tui_sidebar_row_at(const tui_sidebar_geom *g, int y, int x);
+
 /* Number of rows (entries in params_table). */
 int  tui_param_count(void);
 /* Step entry I of S by DIR steps (+1/-1, or +-10 for a page), clamped to

@@ -25,7 +25,6 @@
 #include "sidebar.h"
 #include "text.h"
 
-const char *tui_menu_hint(const struct app *a);
 
 /*
 ** #rrggbb theme colours on a 256-colour terminal that says it has true
@@ -559,6 +558,9 @@ draw_sidebar(struct app *a, int top, int h, int x0)
         fill(y, x0, w, tui_role_attr(a, THEME_ROLE_SIDEBAR));
     }
     puts_(top, x0 + 1, "Parameters", w - 1, tui_role_attr(a, THEME_ROLE_SIDEBAR_TITLE));
+    a->side.top = top + 1;            /* for clicks (tui_sidebar_row_at) */
+    a->side.x = x0;
+    a->side.rows = n < h - 1 ? n : h - 1;
     for (int i = 0; i < n && top + 1 + i < top + h; i++) {
         char val[48];
         int y = top + 1 + i;
@@ -878,6 +880,10 @@ draw_menu(struct app *a, int top, int h)
             puts_(y0, x0 + w - 1 - fw, line, fw, tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
     }
     tui_menu_fit(m, list_h);
+    m->list_y = y0 + 1;               /* for clicks (tui_menu_row_at) */
+    m->list_x = x0;
+    m->list_w = w;
+    m->list_h = list_h;
     for (int i = 0; i < list_h && m->top + (size_t)i < m->nvis; i++) {
         const tui_menu_item *it = &m->items[m->vis[m->top + (size_t)i]];
         int y = y0 + 1 + i;
@@ -897,7 +903,7 @@ draw_menu(struct app *a, int top, int h)
         puts_(y0 + 1, x0 + 2, m->n ? "(no match)" : "(empty)", w - 4,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
     if (bh >= 3)
-        puts_(y0 + bh - 1, x0 + 1, tui_menu_hint(a), w - 2,
+        puts_(y0 + bh - 1, x0 + 1, tui_menu_hint(a, w - 2), w - 2,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
 }
 
@@ -934,6 +940,7 @@ tui_view_draw(struct app *a)
     if (a->show_sidebar && a->cols >= TUI_SIDEBAR_MIN_COLS)
         side = TUI_SIDEBAR_COLS;
     tr_w = a->cols - (side ? side + 1 : 0);
+    a->side.rows = 0;                 /* no sidebar drawn: no clicks on it */
     if (tr_w != a->tr.width)
         tui_tr_layout(&a->tr, tr_w);
     a->tr_rows = tr_h;

@@ -21,11 +21,12 @@ check "previous sibling" '^RWKV  < 1/2 >'
 keys M-.
 check "next sibling" '^RWKV  < 2/2 >'
 
-# fork at the first message
+# fork at the first message (the search finds it in the tree)
 keys F6
-check "branches menu" 'Branches of this conversation'
+check "branches menu" 'Branches: the whole tree'
 check "lists the first message" 'You:  alpha'
-keys Home Enter
+type_text "alpha"
+keys Enter
 check "editing notice" 'new branch'
 check "message in the input box" '^\* alpha'
 type_text " two"
@@ -38,7 +39,8 @@ check_not "the old branch's later turn is gone" '^  beta'
 # back to the first branch: its later turns return
 keys F6
 check "branches menu again" 'You:  alpha two'
-keys Home Left
+type_text "alpha two"
+keys Left
 keys Escape
 check "first branch back" '^  beta'
 check "first message back" '^  alpha( +│|$)'
@@ -49,7 +51,9 @@ tui_quit
 tui_start --max-tokens 8
 keys F2 Enter
 check "resumed on the first branch" '^  beta'
-keys F6 Home Right Escape
+keys F6
+type_text "alpha"
+keys Right Escape
 check "second branch after restart" '^  alpha two'
 # regenerate right after a resume: a third... here a second reply sibling
 keys C-r

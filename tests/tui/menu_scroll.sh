@@ -23,7 +23,7 @@ check "PgDn: more above" '↑ [0-9]+ more above'
 if [ "$(screen | sed -n '3p')" != "$first" ]; then ok; else fail "PgDn did not scroll the view"; fi
 keys End
 check_not "End: nothing below" 'more below' 3
-check "End: the last help line" 'Models: Enter / C-s'
+check "End: the last help line" 'Models: C-s +change the strategy'
 keys Home
 check "Home: the first line again" 'F1 +help: every key'
 check_not "Home: nothing above" 'more above' 3

@@ -154,6 +154,29 @@ test_menu(void)
     tui_menu_fit(&m, 3);
     TEST_COND("end + fit", m.sel == 3 && m.top == 1);
     TEST_COND("data kept", strcmp(m.items[1].data, "/tmp/x") == 0);
+    /* the owner's marks: a full-text hit matches any filter, a hidden item none */
+    m.items[1].data[0] = TUI_MENU_MATCH;
+    m.items[2].data = NULL;
+    tui_menu_set_filter(&m, "zzz");
+    TEST_COND("a marked hit matches any filter", m.nvis == 1 && m.vis[0] == 1);
+    m.items[1].data[0] = TUI_MENU_HIDDEN;
+    tui_menu_set_filter(&m, "");
+    TEST_COND("a hidden item matches no filter, not even none", m.nvis == 3 &&
+              m.vis[0] == 0 && m.vis[1] == 2);
+    /* shown and matched text apart (a "model:" word the owner handles) */
+    tui_menu_set_filter_match(&m, "model:x cat", "cat");
+    TEST_COND("matched on the match text", m.nvis == 2);
+    TEST_COND("the search shown whole", strcmp(m.filter, "model:x cat") == 0);
+    /* clicks: the row drawn at a cell (the list at rows 5..6, columns 10..29) */
+    tui_menu_set_filter(&m, "");
+    m.list_y = 5, m.list_x = 10, m.list_w = 20, m.list_h = 2;
+    m.top = 1;
+    TEST_COND("click: first row shown", tui_menu_row_at(&m, 5, 10) == 1);
+    TEST_COND("click: second row shown", tui_menu_row_at(&m, 6, 29) == 2);
+    TEST_COND("click: below the list", tui_menu_row_at(&m, 7, 12) == -1);
+    TEST_COND("click: right of the box", tui_menu_row_at(&m, 5, 30) == -1);
+    m.top = 2;
+    TEST_COND("click: past the last item", tui_menu_row_at(&m, 6, 12) == -1);
     tui_menu_fini(&m);
 
     /* PgDn/PgUp: the view and the selection move by a page less one row */
@@ -177,6 +200,15 @@ test_menu(void)
     tui_menu_fit(&m, 5);
     TEST_COND("PgUp", m.sel == 15 && m.top == 11);
     tui_menu_fini(&m);
+    {
+        tui_sidebar_geom g = { 3, 70, 9 };
+        TEST_COND("sidebar click: first parameter", tui_sidebar_row_at(&g, 3, 75) == 0);
+        TEST_COND("sidebar click: last parameter", tui_sidebar_row_at(&g, 11, 70) == 8);
+        TEST_COND("sidebar click: below", tui_sidebar_row_at(&g, 12, 75) == -1);
+        TEST_COND("sidebar click: left of it", tui_sidebar_row_at(&g, 4, 69) == -1);
+        g.rows = 0;
+        TEST_COND("sidebar click: hidden", tui_sidebar_row_at(&g, 4, 75) == -1);
+    }
 }
 
 static void

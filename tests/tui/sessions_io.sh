@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# tests/tui/sessions_io.sh -- F2: export the selected session (C-e: Markdown,
+# or JSON for a .json name, the same bytes as `rwkv-tui sessions export`),
+# import a session file (C-o, as `sessions import`; a bad file is one line),
+# and the list filtered by model: C-t cycles through the models present, a
+# typed "model:NAME" word does the same.
+. "$(dirname "$0")/tmuxlib.sh"
+
+tui_start --max-tokens 6 --seed 2
+type_text "apples are red"
+keys Enter
+wait_idle
+check "saved" 'session: apples are red'
+
+# export as Markdown (the default name is offered)
+keys F2
+check "sessions menu" ' Sessions '
+check "the row shows model and id" 'apples are red +[0-9]+ turns +#1 +\(demo\)'
+keys C-e
+check "export prompt with a default name" 'export to .*: rwkv-session-1\.md'
+keys C-u
+type_text "$TMP/s1.md"
+keys Enter
+check "exported (Markdown)" 'session 1 exported to .*s1\.md \(Markdown\)'
+"$RWKV_TUI" sessions export 1 --db "$DB" >"$TMP/cli.md" 2>/dev/null
+if cmp -s "$TMP/s1.md" "$TMP/cli.md"; then ok; else fail "F2 export differs from 'sessions export'"; fi
+
+# and as JSON
+keys F2 C-e C-u
+type_text "$TMP/s1.json"
+keys Enter
+check "exported (JSON)" 'exported to .*s1\.json \(JSON\)'
+grep -q '"format": "rwkv-tui-session"' "$TMP/s1.json" && ok || fail "not a JSON export"
+"$RWKV_TUI" sessions export 1 --format json --db "$DB" >"$TMP/cli.json" 2>/dev/null
+if cmp -s "$TMP/s1.json" "$TMP/cli.json"; then ok; else fail "F2 JSON export differs from the CLI's"; fi
+
+# a file that cannot be written: one line, nothing else changes
+keys F2 C-e C-u
+type_text "$TMP/no/such/dir/x.md"
+keys Enter
+check "unwritable path: one line" 'no/such/dir/x\.md: '
+check_not "no crash" 'EXIT='
+
+# import the same conversation as another model's session
+sed -E 's|"path": "\(demo\)", "fingerprint": "[0-9a-f]+"|"path": "/models/other-7.pth", "fingerprint": "00000000000000ff"|' \
+    "$TMP/s1.json" >"$TMP/other.json"
+grep -q 'other-7.pth' "$TMP/other.json" && ok || fail "sed: no other model in the copy"
+keys F2 C-o
+check "import prompt" 'import the session file'
+type_text "$TMP/other.json"
+keys Enter
+check "imported" 'imported .*other\.json as session 2'
+check "listed, selected, with its model" '#2 +other-7\.pth'
+check "the first one too" '#1 +\(demo\)'
+
+# a bad file is refused with one line
+keys C-o
+type_text "$TMP/s1.md"
+keys Enter
+check "bad file: one line" 's1\.md: JSON'
+check "still two sessions" '#2 +other-7\.pth'
+
+# C-t: one model, the next, then all again
+keys C-t
+check "first model" 'search: model:\(demo\)'
+check "its session" '#1 +\(demo\)'
+check_not "the other model's session hidden" '#2 +other-7'
+keys C-t
+check "next model" 'search: model:other-7\.pth'
+check "its session" '#2 +other-7'
+check_not "the demo's hidden" '#1 +\(demo\)'
+keys C-t
+check "all models again" '#1 +\(demo\)'
+check "both" '#2 +other-7'
+check_not "no model word" 'search: model:'
+
+# typed: model:NAME (a prefix of the file name) with other words
+type_text "model:other apples"
+check "typed model filter" '#2 +other-7'
+check_not "typed: the demo's hidden" '#1 +\(demo\)'
+# the bottom line keeps "Esc close" when the hints do not fit; F1 lists them all
+check "hint: more in F1, Esc close kept" 'F1 more  Esc close'
+keys F1
+type_text "Sessions: C-"
+check "help lists C-e" 'Sessions: C-e +export'
+check "help lists C-o" 'Sessions: C-o +import'
+check "help lists C-t" 'Sessions: C-t +show only the sessions of the next model'
+keys Escape
+check_not "help closed" 'Help: every key'
+keys F1
+type_text "Branches: C-d"
+check "help lists the branch delete" 'Branches: C-d +delete the selected turn'
+keys Escape
+check_not "help closed again" 'Help: every key'
+keys F1
+type_text "click"
+check "help lists clicks" 'Menus: click +select a row'
+keys Escape
+tui_quit
+tui_finish

@@ -1,0 +1,279 @@
+/*
+** menu_branches.c -- F6: the whole turn tree of the session, drawn as a
+** tree (branch glyphs, ASCII when the locale is not UTF-8), the current
+** path marked with '*'.  A chain of turns stays at one indentation; the
+** children of a turn with several replies (or edits) are indented under
+** it, each with its sibling position.
+**
+** Keys: Left/Right step the selected turn to its previous/next sibling;
+** Enter on a turn of the current path edits your message there (the next
+** send starts a branch) and on any other turn switches to its branch;
+** C-d (Delete) deletes a turn and everything below it, after saying what
+** happens (storage/store_prune.c).
+*/
+#include "menus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+#define TREE_MAX_LEVELS 12        /* indentation stops growing here */
+#define TREE_GLYPH_BYTES 12       /* one glyph of three cells, UTF-8 */
+
+/* The tree's glyphs: tee, corner, bar, blank (three cells each). */
+static const char *const glyphs_utf8[4] = { "\u251c\u2500 ", "\u2514\u2500 ", "\u2502  ", "   " };
+static const char *const glyphs_ascii[4] = { "|- ", "`- ", "|  ", "   " };
+
+/* Ids root..head of the current branch (*N 0 when nothing is saved). */
+static int64_t *
+current_path(const struct app *a, size_t *n)
+{
+    int64_t *ids = NULL;
+    rwkv_err err;
+
+    *n = 0;
+    if (a->st == NULL || a->head <= 0 || store_turn_path(a->st, a->head, &ids, n, &err) != RWKV_OK)
+        return NULL;
+    return ids;
+}
+
+static int
+on_path(const int64_t *path, size_t n, int64_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (path[i] == id)
+            return 1;
+    return 0;
+}
+
+static void
+add_node(tui_menu *m, const store_tree_node *t, const char *prefix, int mark, int sib, int nsib)
+{
+    char label[400], detail[32] = "";
+    const char *who = t->role == STORE_ROLE_USER ? "You: " :
+                      t->role == STORE_ROLE_ASSISTANT ? "RWKV:" : "Start:";
+    size_t len = strcspn(t->text, "\n");
+
+    if (len > 80) {
+        len = 80;
+        while (len > 0 && ((unsigned char)t->text[len] & 0xC0) == 0x80)
+            len--;
+    }
+    snprintf(label, sizeof label, "%c %s%s %.*s", mark ? '*' : ' ', prefix, who, (int)len,
+             t->text);
+    if (nsib > 1)
+        snprintf(detail, sizeof detail, "< %d/%d >", sib, nsib);
+    tui_menu_add(m, label, detail[0] ? detail : NULL, mark ? "*" : NULL, t->id);
+}
+
+/* One level of the walk: what the children of the last turn seen at a
+** depth need (level 0 stands above the roots). */
+typedef struct tree_level {
+    char base[TREE_MAX_LEVELS * TREE_GLYPH_BYTES + 1]; /* their descendants' prefix */
+    int  indent;                                       /* glyphs in base */
+    int  kids, seen;                                   /* children, of them seen */
+} tree_level;
+
+/*
+** A turn whose parent has one child continues its parent's prefix; a child
+** of a branch point gets a tee (the last one a corner) and gives its
+** descendants a bar (the last one a blank).  Several roots are children of
+** a branch point above them.  Depth first order: the parent of a turn at
+** depth d is the last turn seen at depth d - 1.
+*/
+static void
+add_tree(tui_menu *m, const store_tree_node *t, size_t n, const int64_t *path, size_t np)
+{
+    const char *const *g = MB_CUR_MAX > 1 ? glyphs_utf8 : glyphs_ascii;
+    tree_level *lv = tui_xmalloc((n + 2) * sizeof *lv);
+
+    memset(&lv[0], 0, sizeof lv[0]);
+    for (size_t i = 0; i < n; i++)
+        lv[0].kids += t[i].depth == 0;
+    for (size_t i = 0; i < n; i++) {
+        tree_level *up = &lv[t[i].depth], *me = &lv[t[i].depth + 1];
+        char prefix[sizeof up->base + TREE_GLYPH_BYTES], next[sizeof up->base];
+        int fork = up->kids > 1 && up->indent < TREE_MAX_LEVELS;
+
+        up->seen++;
+        snprintf(prefix, sizeof prefix, "%s%s", up->base, fork ? g[t[i].last ? 1 : 0] : "");
+        snprintf(next, sizeof next, "%s%s", up->base, fork ? g[t[i].last ? 3 : 2] : "");
+        memcpy(me->base, next, sizeof me->base);
+        me->indent = up->indent + fork;
+        me->kids = t[i].n_children;
+        me->seen = 0;
+        add_node(m, &t[i], prefix, on_path(path, np, t[i].id), up->seen, up->kids);
+    }
+    free(lv);
+}
+
+static void
+fill_branches(tui_menu *m, const struct app *a, tui_menu_msg *msg)
+{
+    store_tree_node *t = NULL;
+    size_t n = 0, np;
+    int64_t *path;
+    rwkv_err err;
+
+    if (a->st == NULL || a->sid == 0) {
+        tui_menu_say(msg, 0, "nothing saved yet: the tree starts with the first message");
+        return;
+    }
+    if (store_session_tree(a->st, a->sid, &t, &n, &err) != RWKV_OK) {
+        tui_menu_say(msg, 1, "%s", err.msg);
+        return;
+    }
+    path = current_path(a, &np);
+    add_tree(m, t, n, path, np);
+    free(path);
+    free(t);
+}
+
+/* The selection: the turn stepped to its sibling (a->menu_sel_keep, its
+** position on the current path + 1), else the current turn. */
+static void
+select_current(tui_menu *m, const struct app *a)
+{
+    size_t np;
+    int64_t *path = current_path(a, &np);
+    size_t k = a->menu_sel_keep;
+
+    if (path != NULL && k > 0 && k <= np)
+        tui_menu_select_id(m, path[k - 1]);
+    else if (!tui_menu_select_id(m, a->head))
+        tui_menu_end(m);
+    free(path);
+}
+
+/* ---- keys ------------------------------------------------------------------- */
+
+static void
+sibling(struct app *a, const tui_menu_item *it, int key)
+{
+    int64_t *up = NULL;
+    size_t k = 0;
+    rwkv_err err;
+
+    if (it == NULL || a->st == NULL)
+        return;
+    /* after the step the sibling sits at the same depth of the new path */
+    if (store_turn_path(a->st, it->id, &up, &k, &err) == RWKV_OK)
+        a->menu_sel_keep = k;
+    free(up);
+    /* the menu stays; it is filled again when the switch is done */
+    tui_session_job(a, TUI_JOB_SIBLING, it->id, key == TUI_MK_FKEY(KEY_LEFT) ? -1 : +1, NULL);
+}
+
+/* Enter: edit your message on the current path, else switch to the branch
+** through the turn (down to its newest leaf). */
+static void
+enter(struct app *a, const tui_menu_item *it, int key)
+{
+    int64_t leaf;
+    rwkv_err err;
+
+    (void)key;
+    if (it == NULL)
+        return;
+    if (it->data != NULL && it->data[0] == '*') {      /* on the current path */
+        for (int i = 0; i < a->tr.nturns; i++) {
+            tui_turn *t = &a->tr.turns[i];
+            if (t->store_id != it->id || t->role != TUI_TURN_USER)
+                continue;
+            a->fork_turn = t->store_id;
+            a->fork_pending = 1;
+            tui_input_set(&a->in, t->text.p);
+            tui_notice(a, 0, "edit and send: the message starts a new branch there");
+        }
+        tui_menu_close(a);
+        return;
+    }
+    if (store_branch_leaf(a->st, it->id, &leaf, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    if (tui_session_job(a, TUI_JOB_OPEN, a->sid, leaf, NULL) == 0)
+        tui_menu_close(a);
+}
+
+/* C-d: say what deleting the turn's branch does, and ask. */
+static void
+prune_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    store_prune p;
+    rwkv_err err;
+    char label[200];
+    size_t below;
+
+    (void)key;
+    if (it == NULL || a->st == NULL)
+        return;
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return;
+    }
+    if (store_turn_prune_plan(a->st, it->id, &p, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    below = p.n_turns - 1;
+    if (p.has_head && p.head == 0)
+        snprintf(label, sizeof label, "delete the whole conversation (%zu turns)? the session "
+                 "stays, empty (y/n) ", p.n_turns);
+    else if (p.has_head)
+        snprintf(label, sizeof label, "delete this turn and %zu below it? you are on it: the "
+                 "chat moves to the %s (y/n) ", below, p.head == p.parent ? "turn above" :
+                 "branch beside it");
+    else
+        snprintf(label, sizeof label, "delete this turn and %zu below it? (y/n) ", below);
+    a->prompt_target = it->id;
+    tui_prompt_open(a, TUI_PROMPT_PRUNE, label, "");
+}
+
+static void
+accept_prune(struct app *a, const char *text)
+{
+    store_prune p;
+    rwkv_err err;
+
+    (void)text;
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return;
+    }
+    if (store_turn_prune(a->st, a->prompt_target, &p, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    tui_notice(a, 0, "deleted %zu turn%s", p.n_turns, p.n_turns == 1 ? "" : "s");
+    if (p.has_head) {
+        /* the conversation changes: the session is opened at its new head */
+        tui_menu_close(a);
+        tui_session_job(a, TUI_JOB_OPEN, a->sid, -1, NULL);
+        return;
+    }
+    tui_session_rebuild(a);               /* sibling positions */
+    a->menu_sel_keep = 0;
+    tui_menu_refill(a, p.parent);
+}
+
+const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune };
+
+static const tui_menu_keydef branch_keys[] = {
+    { TUI_MK_FKEY(KEY_LEFT), TUI_MK_FKEY(KEY_RIGHT), "Left/Right", "sibling",
+      "previous/next sibling of the selected turn", sibling },
+    { TUI_K_ENTER, 0, "Enter", "edit/switch",
+      "on your message in this branch: edit it (starts a branch); elsewhere: switch to "
+      "that branch", enter },
+    { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", "delete",
+      "delete the selected turn and every turn below it (asks first, saying where the chat "
+      "goes; also Delete)", prune_ask },
+    { 0, 0, NULL, NULL, NULL, NULL }
+};
+
+const tui_menu_class tui_menu_branches_class = {
+    TUI_MENU_BRANCHES, CFG_ACT_BRANCHES, "Branches", "Branches: the whole tree (* = this branch)",
+    fill_branches, select_current, NULL, branch_keys
+};

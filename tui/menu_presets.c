@@ -1,0 +1,93 @@
+/*
+** menu_presets.c -- F4: named sampling sets from the database (the
+** built-ins among them), sorted by name; load one, or save the current
+** values as one.
+*/
+#include "menus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void
+fill_presets(tui_menu *m, const struct app *a, tui_menu_msg *msg)
+{
+    char **names = NULL;
+    size_t n = 0;
+    rwkv_err err;
+
+    if (a->st == NULL)
+        return;
+    if (store_preset_list(a->st, &names, &n, &err) != RWKV_OK) {
+        tui_menu_say(msg, 1, "%s", err.msg);
+        return;
+    }
+    qsort(names, n, sizeof *names, tui_cmp_names);   /* by name, built-ins among them */
+    for (size_t i = 0; i < n; i++) {
+        rwkv_sampling s;
+        char detail[96];
+        if (store_preset_get(a->st, names[i], &s, NULL, &err) == RWKV_OK)
+            snprintf(detail, sizeof detail, "temp %g  top-p %g  max %d", (double)s.temperature,
+                     (double)s.top_p, s.max_tokens);
+        else
+            detail[0] = '\0';
+        tui_menu_add(m, names[i], detail, names[i], (int64_t)i);
+    }
+    free(names);
+}
+
+static void
+load(struct app *a, const tui_menu_item *it, int key)
+{
+    rwkv_err err;
+
+    (void)key;
+    if (it == NULL)
+        return;
+    if (store_preset_get(a->st, it->data, &a->samp, NULL, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    for (int i = 0; params_table[i].name != NULL; i++)
+        a->samp_set |= PARAMS_BIT(i);
+    if (params_find("seed") >= 0)
+        a->samp_set &= ~PARAMS_BIT(params_find("seed"));
+    tui_apply_sampling(a);
+    tui_notice(a, 0, "preset '%s' loaded", it->label);
+    tui_menu_close(a);
+}
+
+static void
+save_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    (void)it;
+    (void)key;
+    tui_menu_close(a);
+    tui_prompt_open(a, TUI_PROMPT_PRESET_SAVE, "save preset as: ", "");
+}
+
+static const tui_menu_keydef preset_keys[] = {
+    { TUI_K_ENTER, 0, "Enter", "load", "load the selected preset", load },
+    { CFG_KEY_CTRL('s'), 0, "C-s", "save current", "save the current values as a preset",
+      save_ask },
+    { 0, 0, NULL, NULL, NULL, NULL }
+};
+
+const tui_menu_class tui_menu_presets_class = {
+    TUI_MENU_PRESETS, CFG_ACT_PRESETS, "Presets", "Presets", fill_presets, NULL, NULL,
+    preset_keys
+};
+
+static void
+accept_save(struct app *a, const char *text)
+{
+    rwkv_err err;
+
+    if (text[0] == '\0')
+        return;
+    if (store_preset_put(a->st, text, &a->samp, NULL, &err) != RWKV_OK)
+        tui_notice(a, 1, "%s", err.msg);
+    else
+        tui_notice(a, 0, "preset '%s' saved", text);
+}
+
+const tui_prompt_class tui_prompt_preset_save = { TUI_PROMPT_PRESET_SAVE, 0, accept_save };

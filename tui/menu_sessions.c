@@ -1,0 +1,388 @@
+/*
+** menu_sessions.c -- F2: the saved sessions, most recent first, each with
+** its model, state file and id; resume, rename, delete, fork, export (as
+** `rwkv-tui sessions export`: Markdown, or JSON for a .json file name) and
+** import (a JSON export, as `sessions import`).  Typing searches the titles
+** and, through the store's full-text index, what was said in them; a
+** "model:NAME" word keeps the sessions of the models whose file name starts
+** with NAME, and C-t cycles through the models present.
+**
+** Each item's data is one flag byte (' ', TUI_MENU_MATCH for a full-text
+** hit, TUI_MENU_HIDDEN for another model's session) then the model's file
+** name.
+*/
+#include "menus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "../core/fileio.h"
+#include "text.h"
+
+#define MODEL_WORD "model:"
+
+/* The base name of PATH (borrowed). */
+static const char *
+base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+static void
+add_session(tui_menu *m, const struct app *a, const store_session *ss)
+{
+    char detail[400], when[32], model[80] = "-", state[80] = "", flagged[84];
+    time_t t = (time_t)(ss->updated_ms / 1000);
+    struct tm tm;
+    store_model mo;
+    store_statefile sf;
+    rwkv_err err;
+
+    localtime_r(&t, &tm);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+    /* model and state file by their file names (the id is what
+    ** `--session ID` and `sessions` take) */
+    if (ss->model_id != 0 && store_model_get(a->st, ss->model_id, &mo, &err) == RWKV_OK)
+        snprintf(model, sizeof model, "%.79s", base_name(mo.path));
+    if (ss->state_file_id != 0 &&
+        store_statefile_get(a->st, ss->state_file_id, &sf, NULL, &err) == RWKV_OK)
+        snprintf(state, sizeof state, "  state %.70s", sf.path[0] ? base_name(sf.path) : sf.name);
+    snprintf(detail, sizeof detail, "%lld turns  #%lld  %s%s  %s%s", (long long)ss->n_turns,
+             (long long)ss->id, model, state, when, ss->id == a->sid ? "  (open)" : "");
+    snprintf(flagged, sizeof flagged, " %s", model);
+    tui_menu_add(m, ss->title[0] ? ss->title : "(untitled)", detail, flagged, ss->id);
+}
+
+static void
+fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
+{
+    store_session *ss = NULL;
+    size_t n = 0;
+    rwkv_err err;
+
+    if (a->st == NULL) {
+        tui_menu_say(msg, 1, "no session database (--no-db)");
+        return;
+    }
+    if (store_session_list(a->st, &ss, &n, &err) != RWKV_OK) {
+        tui_menu_say(msg, 1, "%s", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        add_session(m, a, &ss[i]);
+    free(ss);
+}
+
+static void
+select_open(tui_menu *m, const struct app *a)
+{
+    tui_menu_select_id(m, a->sid);
+}
+
+/* Split the search F into the NAME of a "model:NAME" word ("" when none)
+** and the REST (the other words). */
+static void
+split_model(const char *f, char *name, size_t ncap, char *rest, size_t rcap)
+{
+    const char *p = f, *v, *after;
+    size_t vl, bl;
+
+    while (*p && !((p == f || p[-1] == ' ') && strncasecmp(p, MODEL_WORD, 6) == 0))
+        p++;
+    name[0] = '\0';
+    if (*p == '\0') {
+        snprintf(rest, rcap, "%s", f);
+        return;
+    }
+    v = p + 6;
+    vl = strcspn(v, " ");
+    snprintf(name, ncap, "%.*s", (int)vl, v);
+    for (after = v + vl; *after == ' '; after++)
+        ;
+    for (bl = (size_t)(p - f); bl > 0 && f[bl - 1] == ' '; bl--)
+        ;
+    snprintf(rest, rcap, "%.*s%s%s", (int)bl, f, bl && *after ? " " : "", after);
+}
+
+/* Set the search F: the sessions whose turns contain its text (store_search)
+** stay visible, those of another model than a "model:NAME" word go. */
+static void
+filter_sessions(tui_menu *m, const struct app *a, const char *f)
+{
+    store_hit *hits = NULL;
+    size_t nh = 0;
+    rwkv_err err;
+    char name[TUI_MENU_FILTER], rest[TUI_MENU_FILTER];
+
+    split_model(f, name, sizeof name, rest, sizeof rest);
+    if (a->st && strlen(rest) >= 2 && store_search(a->st, rest, 200, &hits, &nh, &err) != RWKV_OK)
+        nh = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        char *d = m->items[i].data;
+        if (d == NULL)
+            continue;
+        d[0] = ' ';
+        for (size_t h = 0; h < nh; h++)
+            if (hits[h].session_id == m->items[i].id)
+                d[0] = TUI_MENU_MATCH;
+        if (name[0] && strncasecmp(d + 1, name, strlen(name)) != 0)
+            d[0] = TUI_MENU_HIDDEN;
+    }
+    free(hits);
+    tui_menu_set_filter_match(m, f, rest);
+}
+
+/* ---- keys ------------------------------------------------------------------- */
+
+static void
+resume(struct app *a, const tui_menu_item *it, int key)
+{
+    int64_t id;
+
+    (void)key;
+    if (it == NULL)
+        return;
+    id = it->id;
+    tui_menu_close(a);
+    tui_session_job(a, TUI_JOB_OPEN, id, -1, NULL);
+}
+
+static void
+rename_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    store_session cur;
+    rwkv_err err;
+
+    (void)key;
+    if (it == NULL)
+        return;
+    a->prompt_target = it->id;
+    /* the current title, never the "(untitled)" placeholder */
+    tui_prompt_open(a, TUI_PROMPT_RENAME, "new title: ",
+                    store_session_get(a->st, it->id, &cur, &err) == RWKV_OK ? cur.title : "");
+}
+
+static void
+delete_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    char label[160];
+
+    (void)key;
+    if (it == NULL)
+        return;
+    a->prompt_target = it->id;
+    snprintf(label, sizeof label, "delete '%.100s'? (y/n) ", it->label);
+    tui_prompt_open(a, TUI_PROMPT_DELETE, label, "");
+}
+
+static void
+fork_session(struct app *a, const tui_menu_item *it, int key)
+{
+    store_session s;
+    int64_t nid, at = 0;
+    rwkv_err err;
+
+    (void)key;
+    if (it == NULL)
+        return;
+    if (store_session_get(a->st, it->id, &s, &err) != RWKV_OK ||
+        (s.head_turn != 0 && sess_fork_point(a->st, s.head_turn, &at, &err) != RWKV_OK) ||
+        store_session_fork(a->st, it->id, at, NULL, &nid, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    tui_menu_close(a);
+    tui_session_job(a, TUI_JOB_OPEN, nid, -1, NULL);
+}
+
+/* C-t: the next model present ("model:NAME" in the search), after the
+** last one all models again. */
+static void
+next_model(struct app *a, const tui_menu_item *it, int key)
+{
+    tui_menu *m = &a->menu;
+    char name[TUI_MENU_FILTER], rest[TUI_MENU_FILTER], f[3 * TUI_MENU_FILTER];
+    const char *next = NULL;
+
+    (void)it;
+    (void)key;
+    split_model(m->filter, name, sizeof name, rest, sizeof rest);
+    /* the smallest model name after NAME (by name) */
+    for (size_t i = 0; i < m->n; i++) {
+        const char *mo = m->items[i].data ? m->items[i].data + 1 : NULL;
+        if (mo && (name[0] == '\0' || strcasecmp(mo, name) > 0) &&
+            (next == NULL || strcasecmp(mo, next) < 0))
+            next = mo;
+    }
+    if (next)
+        snprintf(f, sizeof f, MODEL_WORD "%.100s%s%s", next, rest[0] ? " " : "", rest);
+    else
+        snprintf(f, sizeof f, "%s", rest);
+    filter_sessions(m, a, f);
+    tui_notice(a, 0, next ? "sessions of %s (C-t: the next model)" : "%sall models", next ? next : "");
+}
+
+/* C-e: export the selected session to a file (the name asked). */
+static void
+export_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    char init[64];
+
+    (void)key;
+    if (it == NULL)
+        return;
+    a->prompt_target = it->id;
+    snprintf(init, sizeof init, "rwkv-session-%lld.md", (long long)it->id);
+    tui_prompt_open(a, TUI_PROMPT_EXPORT, "export to (.md Markdown, .json JSON): ", init);
+}
+
+static void
+import_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    (void)it;
+    (void)key;
+    if (a->st == NULL) {
+        tui_notice(a, 1, "no session database (--no-db): nothing to import into");
+        return;
+    }
+    tui_prompt_open(a, TUI_PROMPT_IMPORT, "import the session file (a JSON export): ", "");
+}
+
+static const tui_menu_keydef session_keys[] = {
+    { TUI_K_ENTER, 0, "Enter", "resume", "resume the selected session", resume },
+    { CFG_KEY_CTRL('r'), 0, "C-r", "rename", "rename the selected session", rename_ask },
+    { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", "delete",
+      "delete the selected session (asks first; also Delete)", delete_ask },
+    { CFG_KEY_CTRL('f'), 0, "C-f", "fork", "fork it as a new session", fork_session },
+    { CFG_KEY_CTRL('e'), 0, "C-e", "export",
+      "export it to a file: Markdown (the branch), or JSON (the whole tree) for a .json name",
+      export_ask },
+    { CFG_KEY_CTRL('o'), 0, "C-o", "import",
+      "import a session file (a JSON export) as a new session", import_ask },
+    { CFG_KEY_CTRL('t'), 0, "C-t", "model",
+      "show only the sessions of the next model present (then all again)", next_model },
+    { 0, 0, NULL, NULL, NULL, NULL }
+};
+
+const tui_menu_class tui_menu_sessions_class = {
+    TUI_MENU_SESSIONS, CFG_ACT_SESSIONS, "Sessions", "Sessions", fill_sessions, select_open,
+    filter_sessions, session_keys
+};
+
+/* ---- prompts ---------------------------------------------------------------- */
+
+static void
+accept_rename(struct app *a, const char *text)
+{
+    rwkv_err err;
+
+    if (text[strspn(text, " \t")] == '\0') {
+        /* an empty title is refused: the prompt stays open, saying so (the
+        ** footer is the prompt's line, so the label tells) */
+        tui_prompt_open(a, TUI_PROMPT_RENAME,
+                        "a title cannot be empty (Esc keeps the old one); new title: ", "");
+        return;
+    }
+    if (store_session_rename(a->st, a->prompt_target, text, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    if (a->prompt_target == a->sid)
+        snprintf(a->session_title, sizeof a->session_title, "%s", text);
+    tui_menu_open(a, TUI_MENU_SESSIONS);
+    tui_menu_select_id(&a->menu, a->prompt_target);
+}
+
+static void
+accept_delete(struct app *a, const char *text)
+{
+    rwkv_err err;
+
+    (void)text;
+    if (store_session_delete(a->st, a->prompt_target, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    if (a->prompt_target == a->sid)
+        tui_session_new(a);
+    tui_menu_open(a, TUI_MENU_SESSIONS);
+    tui_notice(a, 0, "session deleted");
+}
+
+const tui_prompt_class tui_prompt_rename = { TUI_PROMPT_RENAME, 0, accept_rename };
+const tui_prompt_class tui_prompt_delete = { TUI_PROMPT_DELETE, 1, accept_delete };
+
+/* BUF as the file PATH (replaced whole or not at all). */
+static int
+write_file(const char *path, const char *buf, size_t len, rwkv_err *err)
+{
+    rwkv_atomic *at;
+    FILE *f;
+
+    if (rwkv_atomic_create(path, 0644, 0, &at, err) != RWKV_OK)
+        return -1;
+    if ((f = rwkv_atomic_stream(at, err)) == NULL) {
+        rwkv_atomic_abort(at);
+        return -1;
+    }
+    fwrite(buf, 1, len, f);             /* a write error is the commit's */
+    return rwkv_atomic_commit(at, err) == RWKV_OK ? 0 : -1;
+}
+
+/* Enter in the export prompt: write the session as `sessions export` does. */
+static void
+accept_export(struct app *a, const char *text)
+{
+    char path[1200], note[RWKV_ERR_MSG], *buf = NULL;
+    size_t len = 0;
+    int json;
+    rwkv_err err;
+
+    if (tui_expand_path(text, path, sizeof path) != 0) {
+        tui_notice(a, 1, "no file name: nothing exported");
+        return;
+    }
+    json = tui_has_suffix(path, ".json");
+    if (store_export_ex(a->st, a->prompt_target, json ? STORE_FMT_JSON : STORE_FMT_MD, &buf,
+                        &len, note, sizeof note, &err) != RWKV_OK ||
+        write_file(path, buf, len, &err) != 0) {
+        tui_notice(a, 1, "%s", err.msg);
+        free(buf);
+        return;
+    }
+    free(buf);
+    if (note[0])
+        tui_notice(a, 1, "exported to %s; damaged rows in part: %s", path, note);
+    else
+        tui_notice(a, 0, "session %lld exported to %s (%s)", (long long)a->prompt_target, path,
+                   json ? "JSON" : "Markdown");
+}
+
+static void
+accept_import(struct app *a, const char *text)
+{
+    char path[1200], *buf = NULL;
+    size_t len = 0;
+    int64_t id;
+    rwkv_err err;
+
+    if (tui_expand_path(text, path, sizeof path) != 0)
+        return;
+    if (tui_session_read_file(path, TUI_SESSION_IMPORT_MAX, &buf, &len, &err) != 0 ||
+        store_import(a->st, buf, len, path, &id, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        free(buf);
+        return;
+    }
+    free(buf);
+    tui_notice(a, 0, "imported %s as session %lld (Enter resumes it)", path, (long long)id);
+    if (a->menu.kind == TUI_MENU_SESSIONS)
+        tui_menu_refill(a, id);
+}
+
+const tui_prompt_class tui_prompt_export = { TUI_PROMPT_EXPORT, 0, accept_export };
+const tui_prompt_class tui_prompt_import = { TUI_PROMPT_IMPORT, 0, accept_import };

@@ -1,0 +1,273 @@
+/*
+** menu_states.c -- F3: state files.  "(none)", the library (the database's
+** state_files rows: imported bytes or referenced paths), then the files of
+** the config's state_dir, the default save folder, $RWKV_TUI_STATES and the
+** folder of the file in use.  Enter switches (asking, when there is a
+** conversation, whether to start a new session or replay it: the "Switch
+** state file" menu); C-s imports a file into the library; C-w saves the
+** current state as a state file (state_save.c).
+*/
+#include "menus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/fileio.h"
+#include "state_save.h"
+#include "text.h"
+
+static void
+list_dir(tui_menu *m, const struct app *a, const char *dir)
+{
+    size_t nn;
+    char **names = tui_dir_names(dir, &nn);
+
+    for (size_t k = 0; k < nn; k++) {
+        char path[2300];
+        const char *name = names[k];
+        int dup = 0;
+        snprintf(path, sizeof path, "%.1024s/%.255s", dir, name);
+        /* skip duplicates (the same folder named twice) */
+        for (size_t i = 0; i < m->n && !dup; i++)
+            dup = m->items[i].data && strcmp(m->items[i].data, path) == 0;
+        if (!dup)
+            tui_menu_add(m, name, strcmp(path, a->state_path) == 0 ? "(in use)" : dir, path, 0);
+    }
+    tui_free_names(names, nn);
+}
+
+/* The library: state files known to the database (imported ones carry
+** their bytes; referenced ones a path).  Item id = the row, data = its
+** path or "" when imported. */
+static void
+list_library(tui_menu *m, const struct app *a, tui_menu_msg *msg)
+{
+    const rwkv_info *inf = rwkv_model_info(a->model);
+    store_statefile *v = NULL;
+    size_t n = 0;
+    rwkv_err err;
+
+    if (a->st == NULL)
+        return;
+    if (store_statefile_list(a->st, &v, &n, &err) != RWKV_OK) {
+        tui_menu_say(msg, 1, "%s", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char detail[300];
+        const store_statefile *f = &v[i];
+        int imported = f->path[0] == '\0';
+        int in_use = imported ? a->state_lib_id == f->id
+                              : a->state_lib_id == 0 && strcmp(f->path, a->state_path) == 0;
+        int other = f->n_embd != 0 && (f->n_embd != inf->n_embd || f->n_layer != inf->n_layer);
+
+        if (in_use)
+            snprintf(detail, sizeof detail, "(in use) library%s", imported ? ", imported" : "");
+        else if (other)
+            snprintf(detail, sizeof detail, "library: for another model (%d layers x %d)",
+                     f->n_layer, f->n_embd);
+        else if (imported)
+            snprintf(detail, sizeof detail, "library, imported, %zu KiB", (f->size + 1023) / 1024);
+        else
+            snprintf(detail, sizeof detail, "library: %.250s", f->path);
+        tui_menu_add(m, f->name, detail, imported ? "" : f->path, f->id);
+    }
+    free(v);
+}
+
+static void
+fill_states(tui_menu *m, const struct app *a, tui_menu_msg *msg)
+{
+    char dir[1024];
+    const char *env = getenv("RWKV_TUI_STATES");
+
+    tui_menu_add(m, "(none)",
+                 a->state_path[0] ? "no state file: the greeting" : "(in use) no state file",
+                 "", TUI_STATE_NONE_ID);
+    list_library(m, a, msg);
+    if (a->cfg.state_dir[0])
+        list_dir(m, a, a->cfg.state_dir);
+    if (tui_state_dir(dir, sizeof dir) == 0)   /* where C-w saves */
+        list_dir(m, a, dir);
+    if (env && *env)
+        list_dir(m, a, env);
+    if (a->state_path[0] && a->state_lib_id == 0) {
+        const char *slash = strrchr(a->state_path, '/');
+        if (slash) {
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash - a->state_path), a->state_path);
+            list_dir(m, a, dir);
+        } else {
+            list_dir(m, a, ".");
+        }
+    }
+    if (m->n == 1 && !msg->set)
+        tui_menu_say(msg, 0, "no state files: set state_dir in the config file or RWKV_TUI_STATES");
+}
+
+/* Switch to the state chosen in the menu (a path, or a library row). */
+static void
+switch_pending(struct app *a, int replay)
+{
+    int64_t id = a->pending_lib_id;
+
+    a->pending_lib_id = 0;
+    if (id > 0)
+        tui_session_job(a, TUI_JOB_SWITCH, id, replay, NULL);
+    else                      /* a path, or "" = none (the greeting) */
+        tui_session_job(a, TUI_JOB_SWITCH, 0, replay, a->pending_state[0] ? a->pending_state
+                                                                          : NULL);
+}
+
+/* The library row holding the same bytes as the file PATH (imported
+** before), else 0: a second import is refused, so a file is listed once. */
+static int64_t
+library_copy_of(struct app *a, const char *path, char *name, size_t cap)
+{
+    store_statefile *v = NULL;
+    size_t n = 0;
+    rwkv_err err;
+    int64_t found = 0;
+    struct stat sb;
+    FILE *fp = NULL;
+    char *mine = NULL;
+
+    if (a->st == NULL || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        store_statefile_list(a->st, &v, &n, &err) != RWKV_OK)
+        return 0;
+    for (size_t i = 0; i < n && found == 0; i++) {
+        store_statefile f;
+        void *data = NULL;
+        if (v[i].path[0] != '\0' || v[i].size != (size_t)sb.st_size)
+            continue;
+        if (mine == NULL) {
+            if (rwkv_fopen_regular(path, &fp, &err) != RWKV_OK)
+                break;
+            mine = tui_xmalloc((size_t)sb.st_size + 1);
+            if (fread(mine, 1, (size_t)sb.st_size, fp) != (size_t)sb.st_size) {
+                fclose(fp);
+                break;
+            }
+            fclose(fp);
+        }
+        if (store_statefile_get(a->st, v[i].id, &f, &data, &err) == RWKV_OK && data != NULL &&
+            memcmp(data, mine, (size_t)sb.st_size) == 0) {
+            found = v[i].id;
+            snprintf(name, cap, "%s", v[i].name);
+        }
+        free(data);
+    }
+    free(mine);
+    free(v);
+    return found;
+}
+
+/* C-s: import the selected file into the library. */
+static void
+import_state(struct app *a, const tui_menu_item *it, int key)
+{
+    char path[1024], name[STORE_TITLE_MAX];
+    int64_t id, have;
+
+    (void)key;
+    if (it == NULL || it->data == NULL || it->id == TUI_STATE_NONE_ID)
+        return;
+    if (it->data[0] == '\0') {
+        tui_notice(a, 0, "%s is already in the library", it->label);
+        return;
+    }
+    snprintf(path, sizeof path, "%s", it->data);    /* IT dies with the refill */
+    have = library_copy_of(a, path, name, sizeof name);
+    if (have != 0) {
+        tui_menu_select_id(&a->menu, have);
+        tui_notice(a, 0, "%s is already in the library (as '%s')", path, name);
+        return;
+    }
+    if (tui_session_import_state(a, path, &id) != 0)
+        return;
+    tui_menu_set_filter(&a->menu, "");
+    tui_menu_refill(a, id);
+}
+
+static void
+save_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    (void)it;
+    (void)key;
+    tui_state_save_ask(a);
+}
+
+/* Enter: switch at once when there is no conversation, else ask how. */
+static void
+choose(struct app *a, const tui_menu_item *it, int key)
+{
+    char label[160], name[256];
+    long cost;
+
+    (void)key;
+    if (it == NULL || it->data == NULL)
+        return;
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return;
+    }
+    snprintf(a->pending_state, sizeof a->pending_state, "%s", it->data);
+    a->pending_lib_id = it->id == TUI_STATE_NONE_ID ? 0
+                        : it->data[0] == '\0' ? it->id : 0;   /* imported: by row */
+    if (chat_n_turns(a->chat) == 0) {
+        tui_menu_close(a);
+        switch_pending(a, 0);
+        return;
+    }
+    cost = (long)sess_replay_cost(a->sess);
+    snprintf(name, sizeof name, "%s", it->label);   /* IT dies with the menu */
+    tui_menu_fini(&a->menu);
+    tui_menu_init(&a->menu, TUI_MENU_STATE_ASK, tui_menu_state_ask_class.title);
+    tui_menu_add(&a->menu, "New session from this state", name, NULL, 1);
+    snprintf(label, sizeof label, "Replay this conversation under it (cost: %ld tokens)", cost);
+    tui_menu_add(&a->menu, label, NULL, NULL, 2);
+    tui_menu_add(&a->menu, "Cancel", NULL, NULL, 0);
+}
+
+static const tui_menu_keydef state_keys[] = {
+    { TUI_K_ENTER, 0, "Enter", "switch", "start from the selected state file (asks: new session or replay)", choose },
+    { CFG_KEY_CTRL('s'), 0, "C-s", "import into the library",
+      "import the file into the library (the database)", import_state },
+    { CFG_KEY_CTRL('w'), 0, "C-w", "save the state",
+      "save the current state as a state file (a persona made from the conversation; "
+      "default folder $XDG_DATA_HOME/rwkv-tui/states)", save_ask },
+    { 0, 0, NULL, NULL, NULL, NULL }
+};
+
+const tui_menu_class tui_menu_states_class = {
+    TUI_MENU_STATES, CFG_ACT_STATES, "State files", "State files", fill_states, NULL, NULL,
+    state_keys
+};
+
+/* ---- the question after Enter: new session, replay, or cancel ---------------- */
+
+static void
+answer(struct app *a, const tui_menu_item *it, int key)
+{
+    int64_t choice;
+
+    (void)key;
+    if (it == NULL)
+        return;
+    choice = it->id;
+    tui_menu_close(a);
+    if (choice == 1 || choice == 2)
+        switch_pending(a, choice == 2);
+    else
+        a->pending_lib_id = 0;
+}
+
+static const tui_menu_keydef ask_keys[] = {
+    { TUI_K_ENTER, 0, "Enter", "choose", NULL, answer },
+    { 0, 0, NULL, NULL, NULL, NULL }
+};
+
+const tui_menu_class tui_menu_state_ask_class = {
+    TUI_MENU_STATE_ASK, -1, "Switch state file", "Switch state file", NULL, NULL, NULL, ask_keys
+};

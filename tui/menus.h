@@ -1,0 +1,101 @@
+/*
+** menus.h -- one description per menu, the way tmux describes its window
+** modes and htop its panel classes: a menu is a tui_menu_class (title, the
+** action that opens it, how it is filled, its keys), defined in its own
+** file (menu_help.c, menu_log.c, menu_sessions.c, menu_branches.c,
+** menu_states.c, menu_presets.c, menu_models.c) and registered in menus.c's
+** table.  Opening, keys, the hint line and the F1 help are lookups in that
+** table; nothing else lists the menu kinds.
+**
+** The one-line prompts (rename, delete, a file path, a value) are described
+** the same way: a tui_prompt_class per kind, with what Enter does.
+**
+** Internal to tui/ (UI thread only).
+*/
+#ifndef RWKV_TUI_MENUS_H
+#define RWKV_TUI_MENUS_H
+
+#ifndef NCURSES_WIDECHAR
+#define NCURSES_WIDECHAR 1
+#endif
+#include "app.h"
+
+#include <ncursesw/curses.h>   /* the KEY_ codes of the key tables */
+
+/* A key in a menu's table: a character or control code as read, or a
+** curses key (KEY_LEFT, KEY_DC) wrapped in TUI_MK_FKEY. */
+#define TUI_MK_FKEY(k) (0x140000 | (k))
+
+/* What a fill wants said in the footer (posted by menus.c after the fill). */
+typedef struct tui_menu_msg {
+    int  set, is_err;
+    char text[TUI_NOTICE];
+} tui_menu_msg;
+
+/* printf into MSG (the last one wins). */
+void tui_menu_say(tui_menu_msg *msg, int is_err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+typedef struct tui_menu_keydef {
+    int         key, key2;  /* codes (TUI_MK_FKEY for curses keys); key2 0 = none */
+    const char *name;       /* as shown: "C-r", "Left/Right" */
+    const char *hint;       /* in the box's bottom line, NULL = in F1 only */
+    const char *help;       /* in F1 */
+    /* IT: the selected item (NULL when nothing matches); KEY: which code */
+    void      (*act)(struct app *a, const tui_menu_item *it, int key);
+} tui_menu_keydef;
+
+typedef struct tui_menu_class {
+    int         kind;       /* enum tui_menu_kind */
+    int         action;     /* the CFG_ACT_* that opens it, -1 = none */
+    const char *name;       /* in F1: "Sessions" */
+    const char *title;      /* the box's title */
+    /* Add the items (the menu is empty); reads the app, changes nothing else. */
+    void      (*fill)(tui_menu *m, const struct app *a, tui_menu_msg *msg);
+    /* After the fill: where the selection starts (NULL = the first item). */
+    void      (*select)(tui_menu *m, const struct app *a);
+    /* The search text changed (NULL = tui_menu_set_filter). */
+    void      (*filter)(tui_menu *m, const struct app *a, const char *text);
+    const tui_menu_keydef *keys;   /* ends with a NULL name */
+} tui_menu_class;
+
+extern const tui_menu_class tui_menu_help_class, tui_menu_log_class,
+    tui_menu_sessions_class, tui_menu_branches_class, tui_menu_states_class,
+    tui_menu_state_ask_class, tui_menu_presets_class, tui_menu_models_class;
+
+/* The registered classes (menus.c), NULL-terminated, in F1 order. */
+extern const tui_menu_class *const tui_menu_classes[];
+
+/* The open menu filled again (after an import, a delete), with the same
+** search text; the selection goes to item ID when it is there. */
+void tui_menu_refill(struct app *a, int64_t id);
+
+/* ---- prompts ---------------------------------------------------------------- */
+
+typedef struct tui_prompt_class {
+    int   kind;             /* enum tui_prompt_kind */
+    int   yesno;            /* y accepts, n cancels (a confirmation) */
+    /* Enter (or y): TEXT is what was typed. */
+    void (*accept)(struct app *a, const char *text);
+} tui_prompt_class;
+
+/* The prompts the menus own (menu_*.c); menus.c registers them. */
+extern const tui_prompt_class tui_prompt_rename, tui_prompt_delete, tui_prompt_preset_save,
+    tui_prompt_strategy, tui_prompt_prune, tui_prompt_export, tui_prompt_import;
+
+/* ---- file names (the state-files and models menus) ---------------------------- */
+
+int    tui_has_suffix(const char *s, const char *suf);
+/* A typed path: leading blanks skipped, "~/" as $HOME/.  -1 when empty. */
+int    tui_expand_path(const char *in, char *out, size_t cap);
+int    tui_cmp_names(const void *x, const void *y);   /* qsort of char * */
+/* The checkpoint-like files (.pth, .safetensors) of DIR, sorted by name:
+** *N names, owned by the caller (tui_free_names).  NULL when DIR cannot be
+** read. */
+char **tui_dir_names(const char *dir, size_t *n);
+void   tui_free_names(char **v, size_t n);
+
+#endif
