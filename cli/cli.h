@@ -47,6 +47,10 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i);
 
 /* Help text for the common options, printed by each command's --help. */
 void cli_opts_help(FILE *f, int with_sampling);
+/* One row of a help text: "  NAME" padded to column COL, then TEXT wrapped
+** at 79 columns under it (NAME too long for its column gets a line of its
+** own). */
+void cli_help_row(FILE *f, int col, const char *name, const char *text);
 
 /*
 ** Helper for command-specific options: if argv[*i] is --NAME (or

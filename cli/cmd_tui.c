@@ -29,7 +29,14 @@ restore_terminal(void)
 }
 
 static void
-usage(FILE *f)
+key_row(void *ud, const char *key, const char *what)
+{
+    cli_help_row(ud, 28, key, what);
+}
+
+/* The client's options; with KEYS (--help-ui) every key too. */
+static void
+usage(FILE *f, int keys)
 {
     fprintf(f,
             "usage: " PROG " [options]            full-screen chat\n"
@@ -40,17 +47,24 @@ usage(FILE *f)
     cli_frame_help(f);
     fprintf(f,
             "\nFull-screen client options:\n"
-            "  --db PATH            session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db)\n"
-            "  --config PATH        config file (default $XDG_CONFIG_HOME/rwkv-tui/config.yaml)\n"
+            "  --db PATH            session database\n"
+            "                       (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db)\n"
+            "  --config PATH        config file\n"
+            "                       (default $XDG_CONFIG_HOME/rwkv-tui/config.yaml)\n"
             "  --theme NAME|PATH    colour theme: default, dark, light, mono or a file\n"
             "  --resume             open the most recently used session (its own model,\n"
             "                       vocabulary and strategy unless given)\n"
             "  --session ID         open saved session ID (see '" PROG " sessions list')\n"
             "  --no-db              save nothing (no session database)\n"
             "  --max-frames N       quit after drawing N frames (tests, sanitizer runs)\n"
-            "  --help-ui            this text\n"
+            "  --help-ui            this text and every key of the client\n"
             "\nConfig: $XDG_CONFIG_HOME/rwkv-tui/config.yaml, themes in\n"
             "$XDG_CONFIG_HOME/rwkv-tui/themes/; see rwkv-tui-config(5).  F1 lists every key.\n");
+    if (keys) {
+        fprintf(f, "\nKeys of the full-screen client (the defaults; the config's keys: section\n"
+                   "rebinds the actions, the first group; F1 lists them as bound):\n");
+        tui_help_keys(key_row, f);
+    }
 }
 
 int
@@ -69,7 +83,7 @@ cmd_tui(int argc, char **argv)
 
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 ||
             strcmp(argv[i], "--help-ui") == 0) {
-            usage(stdout);
+            usage(stdout, strcmp(argv[i], "--help-ui") == 0);
             return 0;
         }
         if (strcmp(argv[i], "--no-db") == 0) {

@@ -33,7 +33,7 @@ usage(FILE *f)
     for (const struct cmd_entry *c = cmds; c->name != NULL; c++)
         fprintf(f, "  %-10s %s\n", c->name, c->summary);
     fprintf(f, "\nRun without a command (or with options only) for the full-screen UI;\n"
-               PROG " --help-ui lists its options.\n");
+               PROG " --help-ui lists its options and keys.\n");
 }
 
 int

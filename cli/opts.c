@@ -272,7 +272,8 @@ cli_opts_help(FILE *f, int with_sampling)
             "  --strategy S        the reference's strategy string (default \"cpu fp32\"):\n"
             "                      cpu fp32|bf16|fp16|fp32i8|bf16i8, mixed plans like\n"
             "                      \"cpu fp32i8 *6 -> cpu fp32\"; in a CUDA build also\n"
-            "                      \"cuda fp16\", \"cuda fp16i8 *20+\", \"cuda fp16 *20 -> cpu fp32\"\n"
+            "                      \"cuda fp16\", \"cuda fp16i8 *20+\",\n"
+            "                      \"cuda fp16 *20 -> cpu fp32\"\n"
             "  --vocab PATH        World vocabulary (rwkv_vocab_v20230424.txt); else\n"
             "                      $RWKV_VOCAB, next to the model, or\n"
             "                      $XDG_DATA_HOME/rwkv-tui/rwkv_vocab_v20230424.txt\n"
@@ -285,15 +286,39 @@ cli_opts_help(FILE *f, int with_sampling)
         return;
     fprintf(f, "Sampling options:\n");
     for (int k = 0; params_table[k].name != NULL; k++) {
-        char def[32], opt[40];
+        char def[32], opt[40], text[256];
         rwkv_sampling s;
         params_defaults(&s);
         params_format(&s, k, def, sizeof def);
         snprintf(opt, sizeof opt, "--%s %s", params_table[k].cli,
                  params_table[k].type == PARAMS_FLOAT ? "F" : "N");
-        fprintf(f, "  %-19s %s (default %s)\n", opt, params_table[k].help,
-                k == params_find("seed") ? "random" : def);
+        snprintf(text, sizeof text, "%s (default %s)", params_table[k].help,
+                 k == params_find("seed") ? "random" : def);
+        cli_help_row(f, 22, opt, text);
     }
+}
+
+void
+cli_help_row(FILE *f, int col, const char *name, const char *text)
+{
+    const int width = 79 - col;
+
+    if ((int)strlen(name) > col - 3)
+        fprintf(f, "  %s\n%*s", name, col, "");
+    else
+        fprintf(f, "  %-*s ", col - 3, name);
+    while ((int)strlen(text) > width) {
+        int cut = width;
+        while (cut > 0 && text[cut] != ' ')
+            cut--;
+        if (cut == 0)
+            cut = width;
+        fprintf(f, "%.*s\n%*s", cut, text, col, "");
+        text += cut;
+        while (*text == ' ')
+            text++;
+    }
+    fprintf(f, "%s\n", text);
 }
 
 void

@@ -89,6 +89,10 @@ typedef struct tui_launch {
 
 /* Run the client; returns the process exit status. */
 int tui_run(const tui_launch *launch);
+/* Every key of the full-screen client with its default binding, the same
+** rows as F1, one FN call each (`rwkv-tui --help-ui`). */
+typedef void (*tui_help_row_fn)(void *ud, const char *key, const char *what);
+void tui_help_keys(tui_help_row_fn fn, void *ud);
 
 /* ---- internal: shared between the tui/ modules ---------------------------- */
 

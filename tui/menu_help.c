@@ -7,6 +7,7 @@
 #include "menus.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The editing keys that are not in the config's action table. */
 static const char *const fixed_keys[][2] = {
@@ -40,21 +41,22 @@ static const char *const fixed_keys[][2] = {
     { "State files: (none)", "back to no state file (the greeting)" },
 };
 
-static void
-fill_help(tui_menu *m, const struct app *a, tui_menu_msg *msg)
+/*
+** Every row of the help, in order: the actions with their keys from CFG,
+** the fixed editing keys, then each menu's own keys.  FN gets the key
+** column and the description.
+*/
+void
+tui_help_rows(const tui_config *cfg, tui_help_row_fn fn, void *ud)
 {
-    char key[32], label[192];
+    char key[32];
 
-    (void)msg;
     for (int i = 0; i < CFG_ACT_COUNT; i++) {
-        cfg_key_name(a->cfg.keys[i], key, sizeof key);
-        snprintf(label, sizeof label, "%-12s %s", key, cfg_action_help(i));
-        tui_menu_add(m, label, NULL, NULL, i);
+        cfg_key_name(cfg->keys[i], key, sizeof key);
+        fn(ud, key, cfg_action_help(i));
     }
-    for (size_t i = 0; i < sizeof fixed_keys / sizeof fixed_keys[0]; i++) {
-        snprintf(label, sizeof label, "%-12s %s", fixed_keys[i][0], fixed_keys[i][1]);
-        tui_menu_add(m, label, NULL, NULL, -1);
-    }
+    for (size_t i = 0; i < sizeof fixed_keys / sizeof fixed_keys[0]; i++)
+        fn(ud, fixed_keys[i][0], fixed_keys[i][1]);
     for (int c = 0; tui_menu_classes[c] != NULL; c++) {
         const tui_menu_class *mc = tui_menu_classes[c];
         for (const tui_menu_keydef *k = mc->keys; k && k->name; k++) {
@@ -62,10 +64,57 @@ fill_help(tui_menu *m, const struct app *a, tui_menu_msg *msg)
             if (k->help == NULL)
                 continue;
             snprintf(name, sizeof name, "%s: %s", mc->name, k->name);
-            snprintf(label, sizeof label, "%-12s %s", name, k->help);
-            tui_menu_add(m, label, NULL, NULL, -1);
+            fn(ud, name, k->help);
         }
     }
+}
+
+/* The key column: as wide as the widest key, at most HELP_KEY_MAX (a longer
+** key pushes its description along rather than cutting it). */
+#define HELP_KEY_MAX 25
+
+struct help_fill { tui_menu *m; int width; int64_t n; };
+
+static void
+help_measure(void *ud, const char *key, const char *what)
+{
+    struct help_fill *h = ud;
+    int w = (int)strlen(key);
+
+    (void)what;
+    if (w > h->width)
+        h->width = w < HELP_KEY_MAX ? w : HELP_KEY_MAX;
+}
+
+static void
+help_add(void *ud, const char *key, const char *what)
+{
+    struct help_fill *h = ud;
+    char label[256];
+
+    snprintf(label, sizeof label, "%-*s  %s", h->width, key, what);
+    /* the actions come first: their ids are the action numbers */
+    tui_menu_add(h->m, label, NULL, NULL, h->n < CFG_ACT_COUNT ? h->n : -1);
+    h->n++;
+}
+
+static void
+fill_help(tui_menu *m, const struct app *a, tui_menu_msg *msg)
+{
+    struct help_fill h = { m, 0, 0 };
+
+    (void)msg;
+    tui_help_rows(&a->cfg, help_measure, &h);
+    tui_help_rows(&a->cfg, help_add, &h);
+}
+
+void
+tui_help_keys(tui_help_row_fn fn, void *ud)
+{
+    static tui_config cfg;   /* static: the config holds large tables */
+
+    cfg_defaults(&cfg);
+    tui_help_rows(&cfg, fn, ud);
 }
 
 static void
