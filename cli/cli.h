@@ -80,6 +80,17 @@ int cli_stdout_close(int rc);
 ** (utf8_sanitize_for_terminal: no escape sequences, control characters or
 ** invalid UTF-8 from a model reach the terminal); a pipe gets the bytes. */
 void cli_write_text(FILE *f, const char *text, size_t len);
+/*
+** Read all of F into *BUF (malloc'ed, NUL-terminated after its *LEN bytes),
+** at most MAX bytes (a power of two, 64 KiB or more).  0, or 1 with one line
+** printed naming NAME: cannot read, out of memory, "larger than MAX bytes"
+** (followed by "(too long for WHAT)" when WHAT is not NULL).
+*/
+int cli_read_stream(FILE *f, const char *name, size_t max, const char *what, char **buf,
+                    size_t *len);
+/* The same for PATH ("-" = stdin, named "stdin"); "cannot open" when it
+** cannot be opened. */
+int cli_read_input(const char *path, size_t max, const char *what, char **buf, size_t *len);
 /* fflush(stdout) for streaming output, remembering the errno of the first
 ** failure for cli_stdout_close.  Returns 0 or -1. */
 int cli_stdout_flush(void);

@@ -17,7 +17,6 @@
 */
 #include "cli.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,55 +81,24 @@ write_text(FILE *f, const char *text, size_t len)
 static int
 read_prompt_file(const char *path, char **out, size_t *len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    const char *name = f == stdin ? "stdin" : path;
-    char *b = NULL, *nb, *z;
-    size_t n = 0, cap = 0, got;
+    const char *name = strcmp(path, "-") == 0 ? "stdin" : path;
+    char *b, *z;
+    size_t n;
 
-    if (f == NULL) {
-        cli_errorf("%s: cannot open: %s", path, strerror(errno));
+    if (cli_read_input(path, GEN_MAX_PROMPT_FILE, "a prompt", &b, &n) != 0)
         return 1;
-    }
-    do {
-        if (n == cap) {
-            if (cap >= GEN_MAX_PROMPT_FILE) {
-                cli_errorf("%s: larger than %u bytes (too long for a prompt)", name,
-                           GEN_MAX_PROMPT_FILE);
-                goto fail;
-            }
-            cap = cap ? cap * 2 : 65536;
-            if ((nb = realloc(b, cap + 1)) == NULL) {
-                cli_errorf("%s: out of memory", name);
-                goto fail;
-            }
-            b = nb;
-        }
-        got = fread(b + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    if (ferror(f)) {
-        cli_errorf("%s: cannot read: %s", name, strerror(errno));
-        goto fail;
-    }
     if ((z = memchr(b, '\0', n)) != NULL) {
         size_t at = (size_t)(z - b), line = 1;
         for (size_t k = 0; k < at; k++)
             line += b[k] == '\n';
         cli_errorf("%s: NUL byte at offset %zu (line %zu); a prompt must be text", name, at,
                    line);
-        goto fail;
+        free(b);
+        return 1;
     }
-    if (f != stdin)
-        fclose(f);
-    b[n] = '\0';
     *out = b;
     *len = n;
     return 0;
-fail:
-    if (f != stdin)
-        fclose(f);
-    free(b);
-    return 1;
 }
 
 static void

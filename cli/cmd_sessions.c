@@ -5,13 +5,11 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "../core/fileio.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
 
@@ -325,60 +323,22 @@ do_export(store *st, int64_t id, const char *format, const char *out)
 static int
 do_import(store *st, const char *file)
 {
-    /* Non-blocking open and a regular-file check: a FIFO or a device
-    ** named by mistake must not hang the import. */
-    int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat sb;
+    /* A regular file only: a FIFO or a device named by mistake must not
+    ** hang the import (core/fileio.h). */
     FILE *f = NULL;
     char *buf = NULL;
-    size_t len = 0, cap = 0, r;
+    size_t len = 0;
     int64_t id;
     rwkv_err err;
+    int rc;
 
-    if (fd < 0) {
-        cli_errorf("%s: cannot read: %s", file, strerror(errno));
-        return 1;
-    }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        cli_errorf("%s: not a regular file", file);
-        close(fd);
-        return 1;
-    }
-    if ((f = fdopen(fd, "rb")) == NULL) {
-        cli_errorf("%s: cannot read: %s", file, strerror(errno));
-        close(fd);
-        return 1;
-    }
-    do {
-        if (len + 65536 > cap) {
-            char *t;
-            if (cap > SESSIONS_IMPORT_MAX) {
-                cli_errorf("%s: larger than %llu bytes, not a session export", file,
-                           (unsigned long long)SESSIONS_IMPORT_MAX);
-                free(buf);
-                fclose(f);
-                return 1;
-            }
-            cap = cap ? cap * 2 : 1 << 20;
-            if ((t = realloc(buf, cap)) == NULL) {
-                cli_errorf("%s: out of memory", file);
-                free(buf);
-                fclose(f);
-                return 1;
-            }
-            buf = t;
-        }
-        r = fread(buf + len, 1, cap - len, f);
-        len += r;
-    } while (r > 0);
-    if (ferror(f)) {
-        cli_errorf("%s: read error: %s", file, strerror(errno));
-        free(buf);
-        fclose(f);
-        return 1;
-    }
+    if (rwkv_fopen_regular(file, &f, &err) != RWKV_OK)
+        return cli_fail(&err);
+    rc = cli_read_stream(f, file, SESSIONS_IMPORT_MAX, "a session export", &buf, &len);
     fclose(f);
-    if (store_import(st, buf ? buf : "", len, file, &id, &err) != RWKV_OK) {
+    if (rc != 0)
+        return 1;
+    if (store_import(st, buf, len, file, &id, &err) != RWKV_OK) {
         free(buf);
         return cli_fail(&err);
     }

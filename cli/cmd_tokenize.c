@@ -11,7 +11,6 @@
 */
 #include "cli.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,55 +34,6 @@ tokenize_help(FILE *f)
             "               $RWKV_VOCAB, next to --model P, or\n"
             "               $XDG_DATA_HOME/rwkv-tui/ (default ~/.local/share/rwkv-tui/)\n"
             "  --model P    only used to find the vocabulary next to the model\n");
-}
-
-/* Read all of PATH ("-" = stdin) into *BUF (malloc'ed), *LEN bytes. */
-static int
-read_all(const char *path, char **buf, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    size_t n = 0, cap = 0, got;
-    char *b = NULL, *nb;
-
-    if (f == NULL) {
-        cli_errorf("%s: cannot open: %s", path, strerror(errno));
-        return 1;
-    }
-    do {
-        if (n == cap) {
-            if (cap >= TOKENIZE_MAX_FILE) {
-                cli_errorf("%s: larger than %u bytes", path, TOKENIZE_MAX_FILE);
-                goto fail;
-            }
-            cap = cap ? cap * 2 : 65536;
-            if ((nb = realloc(b, cap + 1)) == NULL) {
-                cli_errorf("%s: out of memory", path);
-                goto fail;
-            }
-            b = nb;
-        }
-        got = fread(b + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    if (ferror(f)) {
-        cli_errorf("%s: read error: %s", path, strerror(errno));
-        goto fail;
-    }
-    if (f != stdin)
-        fclose(f);
-    if (b == NULL && (b = malloc(1)) == NULL) {
-        cli_errorf("%s: out of memory", path);
-        return 1;
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return 0;
-fail:
-    if (f != stdin)
-        fclose(f);
-    free(b);
-    return 1;
 }
 
 static int
@@ -214,7 +164,7 @@ cmd_tokenize(int argc, char **argv)
         return 1;
     }
     if (file != NULL) {
-        if (read_all(file, &buf, &len) != 0) {
+        if (cli_read_input(file, TOKENIZE_MAX_FILE, NULL, &buf, &len) != 0) {
             tok_close(t);
             return 1;
         }

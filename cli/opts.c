@@ -313,3 +313,56 @@ cli_write_text(FILE *f, const char *text, size_t len)
     }
     fwrite(buf, 1, utf8_san_flush(&san, buf), f);
 }
+
+int
+cli_read_stream(FILE *f, const char *name, size_t max, const char *what, char **buf,
+                size_t *len)
+{
+    char *b = NULL, *nb;
+    size_t n = 0, cap = 0, got;
+
+    do {
+        if (n == cap) {
+            if (cap >= max) {
+                cli_errorf("%s: larger than %zu bytes%s%s%s", name, max,
+                           what ? " (too long for " : "", what ? what : "", what ? ")" : "");
+                free(b);
+                return 1;
+            }
+            cap = cap ? cap * 2 : 65536;
+            if ((nb = realloc(b, cap + 1)) == NULL) {
+                cli_errorf("%s: out of memory", name);
+                free(b);
+                return 1;
+            }
+            b = nb;
+        }
+        got = fread(b + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    if (ferror(f)) {
+        cli_errorf("%s: cannot read: %s", name, strerror(errno));
+        free(b);
+        return 1;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+int
+cli_read_input(const char *path, size_t max, const char *what, char **buf, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    int rc;
+
+    if (f == NULL) {
+        cli_errorf("%s: cannot open: %s", path, strerror(errno));
+        return 1;
+    }
+    rc = cli_read_stream(f, f == stdin ? "stdin" : path, max, what, buf, len);
+    if (f != stdin)
+        fclose(f);
+    return rc;
+}
