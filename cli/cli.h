@@ -57,6 +57,37 @@ int cli_take(int argc, char **argv, int *i, const char *name, const char **val);
 /* Parse a non-negative int option value; -1 (printed) on error. */
 int cli_int(const char *opt, const char *s, long min, long max, long *out);
 
+/* A command's own options as a table (NULL name ends it), so that the
+** parsing, the value checks and the messages are the same everywhere. */
+enum cli_opt_kind {
+    CLI_OPT_FLAG,   /* --NAME: *(int *)dst = 1 */
+    CLI_OPT_STR,    /* --NAME V: *(const char **)dst = V (borrowed from argv) */
+    CLI_OPT_INT     /* --NAME N: *(long *)dst = N, MIN <= N <= MAX (cli_int) */
+};
+struct cli_opt {
+    const char       *name;   /* without the leading "--" */
+    enum cli_opt_kind kind;
+    void             *dst;
+    long              min, max;
+};
+/* argv[*i] against TAB: 1 consumed (*i advanced, the value stored), 0 not
+** in TAB, -1 error (printed). */
+int cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i);
+
+/* cli_parse_args: --help or -h was given (the caller prints its usage). */
+#define CLI_ARGS_HELP (-1)
+/*
+** A command's whole option loop: every argument after ARGV[0] is --help /
+** -h (CLI_ARGS_HELP returned at once), one of TAB, one of the framing
+** options into FR, or a common option into O (TAB, FR, O may each be NULL:
+** not accepted).  0 when all were taken; 2 after one line printed: a bad
+** value, or "CMD: unknown option 'X' (see 'rwkv-tui CMD --help')" (CMD NULL:
+** the full-screen client, "unknown option 'X' (see rwkv-tui --help)").
+*/
+struct cli_frame;
+int cli_parse_args(int argc, char **argv, const char *cmd, const struct cli_opt *tab,
+                   struct cli_frame *fr, struct cli_opts *o);
+
 /* Print "rwkv-tui: MSG" on stderr (one line). */
 void cli_errorf(const char *fmt, ...)
 #if defined(__GNUC__)

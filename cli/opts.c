@@ -198,6 +198,66 @@ cli_int(const char *opt, const char *s, long min, long max, long *out)
 }
 
 int
+cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i)
+{
+    for (; tab->name != NULL; tab++) {
+        const char *v;
+        long n;
+        int r;
+
+        if (tab->kind == CLI_OPT_FLAG) {
+            if (strncmp(argv[*i], "--", 2) != 0 || strcmp(argv[*i] + 2, tab->name) != 0)
+                continue;
+            *(int *)tab->dst = 1;
+            (*i)++;
+            return 1;
+        }
+        r = cli_take(argc, argv, i, tab->name, &v);
+        if (r == 0)
+            continue;
+        if (r < 0)
+            return -1;
+        if (tab->kind == CLI_OPT_STR) {
+            *(const char **)tab->dst = v;
+            return 1;
+        }
+        if (cli_int(tab->name, v, tab->min, tab->max, &n) < 0)
+            return -1;
+        *(long *)tab->dst = n;
+        return 1;
+    }
+    return 0;
+}
+
+int
+cli_parse_args(int argc, char **argv, const char *cmd, const struct cli_opt *tab,
+               struct cli_frame *fr, struct cli_opts *o)
+{
+    for (int i = 1; i < argc;) {
+        int r = 0;
+
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return CLI_ARGS_HELP;
+        if (tab != NULL)
+            r = cli_take_opt(tab, argc, argv, &i);
+        if (r == 0 && fr != NULL)
+            r = cli_frame_parse(fr, argc, argv, &i);
+        if (r == 0 && o != NULL)
+            r = cli_opts_parse(o, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (cmd != NULL)
+            cli_errorf("%s: unknown option '%s' (see '" PROG " %s --help')", cmd, argv[i], cmd);
+        else
+            cli_errorf("unknown option '%s' (see " PROG " --help)", argv[i]);
+        return 2;
+    }
+    return 0;
+}
+
+int
 cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
 {
     static const struct {
