@@ -74,19 +74,20 @@ struct cli_opt {
 ** in TAB, -1 error (printed). */
 int cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i);
 
-/* cli_parse_args: --help or -h was given (the caller prints its usage). */
-#define CLI_ARGS_HELP (-1)
+/* cli_parse_args: every argument was taken, go on. */
+#define CLI_ARGS_GO (-1)
 /*
 ** A command's whole option loop: every argument after ARGV[0] is --help /
-** -h (CLI_ARGS_HELP returned at once), one of TAB, one of the framing
-** options into FR, or a common option into O (TAB, FR, O may each be NULL:
-** not accepted).  0 when all were taken; 2 after one line printed: a bad
-** value, or "CMD: unknown option 'X' (see 'rwkv-tui CMD --help')" (CMD NULL:
-** the full-screen client, "unknown option 'X' (see rwkv-tui --help)").
+** -h, one of TAB, one of the framing options into FR, or a common option
+** into O (TAB, FR, O may each be NULL: not accepted).  CLI_ARGS_GO when all
+** were taken; else the exit status to return: 0 after USAGE(stdout) for
+** --help (stdout closed), or 2 after one line: a bad value, or "CMD: unknown
+** option 'X' (see 'rwkv-tui CMD --help')" (CMD NULL: the full-screen client,
+** "unknown option 'X' (see rwkv-tui --help)").
 */
 struct cli_frame;
-int cli_parse_args(int argc, char **argv, const char *cmd, const struct cli_opt *tab,
-                   struct cli_frame *fr, struct cli_opts *o);
+int cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
+                   const struct cli_opt *tab, struct cli_frame *fr, struct cli_opts *o);
 
 /* Print "rwkv-tui: MSG" on stderr (one line). */
 void cli_errorf(const char *fmt, ...)

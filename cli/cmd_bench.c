@@ -489,12 +489,7 @@ bench_parse(int argc, char **argv, struct bench_args *a)
     a->chunk = 256;
     a->seed = 1;
     cli_opts_init(&a->o);
-    r = cli_parse_args(argc, argv, "bench", tab, NULL, &a->o);
-    if (r == CLI_ARGS_HELP) {
-        usage(stdout);
-        return cli_stdout_close(0);
-    }
-    if (r != 0)
+    if ((r = cli_parse_args(argc, argv, "bench", usage, tab, NULL, &a->o)) != CLI_ARGS_GO)
         return r;
     if (a->o.samp_set & PARAMS_BIT(params_find("chunk")))
         a->chunk = a->o.samp.chunk;

@@ -124,42 +124,19 @@ cmd_generate(int argc, char **argv)
     rwkv_err err;
     struct sigaction sa, old_sa;
     const chat_turn *turn;
+    const struct cli_opt tab[] = {
+        { "chat", CLI_OPT_FLAG, &chat_mode, 0, 0 },
+        { "no-greeting", CLI_OPT_FLAG, &no_greeting, 0, 0 },
+        { "stats", CLI_OPT_FLAG, &stats, 0, 0 },
+        { "prompt", CLI_OPT_STR, &prompt, 0, 0 },
+        { "prompt-file", CLI_OPT_STR, &prompt_file, 0, 0 },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
 
     cli_opts_init(&o);
-    for (int i = 1; i < argc;) {
-        const char *v;
-        int r;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return cli_stdout_close(0);
-        }
-        r = cli_opts_parse(&o, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        if (strcmp(argv[i], "--chat") == 0) {
-            chat_mode = 1;
-            i++;
-        } else if (strcmp(argv[i], "--no-greeting") == 0) {
-            no_greeting = 1;
-            i++;
-        } else if (strcmp(argv[i], "--stats") == 0) {
-            stats = 1;
-            i++;
-        } else if ((r = cli_take(argc, argv, &i, "prompt", &v)) != 0) {
-            if (r < 0)
-                return 2;
-            prompt = v;
-        } else if ((r = cli_take(argc, argv, &i, "prompt-file", &v)) != 0) {
-            if (r < 0)
-                return 2;
-            prompt_file = v;
-        } else {
-            cli_errorf("generate: unknown option '%s' (try '" PROG " generate --help')", argv[i]);
-            return 2;
-        }
-    }
+    if ((rc = cli_parse_args(argc, argv, "generate", usage, tab, NULL, &o)) != CLI_ARGS_GO)
+        return rc;
+    rc = 0;
     if (!o.demo && o.model == NULL) {
         cli_errorf("generate: --model PATH (or --demo) is required");
         return 2;

@@ -124,30 +124,20 @@ cmd_tokenize(int argc, char **argv)
     size_t len;
     tok *t = NULL;
     rwkv_err err;
+    const struct cli_opt tab[] = {
+        { "bytes", CLI_OPT_FLAG, &bytes, 0, 0 },
+        { "decode", CLI_OPT_FLAG, &decode, 0, 0 },
+        { "text", CLI_OPT_STR, &text, 0, 0 },
+        { "file", CLI_OPT_STR, &file, 0, 0 },
+        { "vocab", CLI_OPT_STR, &o.vocab, 0, 0 },
+        { "model", CLI_OPT_STR, &o.model, 0, 0 },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
 
     cli_opts_init(&o);
-    for (int i = 1; i < argc;) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            tokenize_help(stdout);
-            return cli_stdout_close(0);
-        }
-        if (strcmp(a, "--bytes") == 0 || strcmp(a, "--decode") == 0) {
-            *(a[2] == 'b' ? &bytes : &decode) = 1;
-            i++;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "text", &text)) != 0 ||
-            (r = cli_take(argc, argv, &i, "file", &file)) != 0 ||
-            (r = cli_take(argc, argv, &i, "vocab", &o.vocab)) != 0 ||
-            (r = cli_take(argc, argv, &i, "model", &o.model)) != 0) {
-            if (r < 0)
-                return 2;
-            continue;
-        }
-        cli_errorf("tokenize: unknown argument '%s' (try '" PROG " tokenize --help')", a);
-        return 2;
-    }
+    r = cli_parse_args(argc, argv, "tokenize", tokenize_help, tab, NULL, NULL);
+    if (r != CLI_ARGS_GO)
+        return r;
     if ((text == NULL) == (file == NULL)) {
         cli_errorf("tokenize: give exactly one of --text T or --file F");
         return 2;

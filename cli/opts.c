@@ -230,14 +230,16 @@ cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i)
 }
 
 int
-cli_parse_args(int argc, char **argv, const char *cmd, const struct cli_opt *tab,
-               struct cli_frame *fr, struct cli_opts *o)
+cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
+               const struct cli_opt *tab, struct cli_frame *fr, struct cli_opts *o)
 {
     for (int i = 1; i < argc;) {
         int r = 0;
 
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            return CLI_ARGS_HELP;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return cli_stdout_close(0);
+        }
         if (tab != NULL)
             r = cli_take_opt(tab, argc, argv, &i);
         if (r == 0 && fr != NULL)
@@ -254,7 +256,7 @@ cli_parse_args(int argc, char **argv, const char *cmd, const struct cli_opt *tab
             cli_errorf("unknown option '%s' (see " PROG " --help)", argv[i]);
         return 2;
     }
-    return 0;
+    return CLI_ARGS_GO;
 }
 
 int

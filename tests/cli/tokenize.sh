@@ -127,7 +127,7 @@ expect_fail "--file a directory" "adir: cannot read: Is a directory" \
 expect_fail "no input" "exactly one of --text T or --file F" "$RWKV_TUI" tokenize --bytes
 expect_fail "both inputs" "exactly one of" "$RWKV_TUI" tokenize --bytes --text a --file "$TMP/all"
 expect_fail "--bytes and --vocab" "exclude each other" "$RWKV_TUI" tokenize --bytes --vocab "$V" --text a
-expect_fail "unknown option" "unknown argument '--frob'" "$RWKV_TUI" tokenize --frob
+expect_fail "unknown option" "tokenize: unknown option '--frob'" "$RWKV_TUI" tokenize --frob
 expect_fail "option without value" "--text needs a value" "$RWKV_TUI" tokenize --bytes --text
 
 # --- help ----------------------------------------------------------------------
