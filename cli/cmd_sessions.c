@@ -380,6 +380,14 @@ cmd_sessions(int argc, char **argv)
     store *st;
     rwkv_err err;
     int64_t id = 0, turn = 0;
+    const struct cli_opt tab[] = {
+        { "json", CLI_OPT_FLAG, &json, 0, 0 },
+        { "db", CLI_OPT_STR, &db, 0, 0 },
+        { "format", CLI_OPT_STR, &format, 0, 0 },
+        { "out", CLI_OPT_STR, &out, 0, 0 },
+        { "title", CLI_OPT_STR, &title, 0, 0 },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
 
     for (int i = 1; i < argc;) {
         int r;
@@ -394,15 +402,7 @@ cmd_sessions(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-            i++;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "db", &db)) != 0 ||
-            (r = cli_take(argc, argv, &i, "format", &format)) != 0 ||
-            (r = cli_take(argc, argv, &i, "out", &out)) != 0 ||
-            (r = cli_take(argc, argv, &i, "title", &title)) != 0) {
+        if ((r = cli_take_opt(tab, argc, argv, &i)) != 0) {
             if (r < 0)
                 return 2;
             continue;
