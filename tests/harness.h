@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 static int test_passed, test_failed, test_skipped;
 
@@ -137,28 +138,38 @@ test_fixture_path(char *buf, size_t cap, const char *rel)
     return buf;
 }
 
-/* Read a whole little-endian float32 .bin; *N floats; malloc'ed or NULL. */
-static inline float *
-test_read_f32(const char *path, size_t *n)
+/* The bytes of the regular file PATH (malloc'ed, one spare byte for a
+** NUL), *N of them; NULL if it cannot be read whole. */
+static inline unsigned char *
+test_slurp(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
-    float *buf;
-    long sz;
+    struct stat st;
+    unsigned char *p = NULL;
 
     *n = 0;
     if (f == NULL)
         return NULL;
-    fseek(f, 0, SEEK_END);
-    sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc(sz > 0 ? (size_t)sz : 1);
-    if (buf && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-        free(buf);
-        buf = NULL;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        (p = malloc((size_t)st.st_size + 1)) != NULL &&
+        fread(p, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+        free(p);
+        p = NULL;
     }
     fclose(f);
-    if (buf)
-        *n = (size_t)sz / sizeof(float);
+    if (p != NULL)
+        *n = (size_t)st.st_size;
+    return p;
+}
+
+/* Read a whole little-endian float32 .bin; *N floats; malloc'ed or NULL. */
+static inline float *
+test_read_f32(const char *path, size_t *n)
+{
+    size_t bytes;
+    float *buf = (float *)(void *)test_slurp(path, &bytes);
+
+    *n = buf != NULL ? bytes / sizeof(float) : 0;
     return buf;
 }
 
