@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 static int test_passed, test_failed, test_skipped;
@@ -183,6 +184,82 @@ test_max_abs_diff(const float *a, const float *b, size_t n)
             m = isnan(d) ? INFINITY : d;
     }
     return m;
+}
+
+/* ---- a private temporary directory ---------------------------------------- */
+
+/* The directory test_tmpdir made ("" before). */
+static inline char *
+test_tmp_dir(void)
+{
+    static char dir[512];
+    return dir;
+}
+
+/* Make this test's temporary directory, $TMPDIR (or /tmp)/PREFIX.XXXXXX:
+** its path, or NULL after printing why. */
+static inline const char *
+test_tmpdir(const char *prefix)
+{
+    const char *t = getenv("TMPDIR");
+    char *dir = test_tmp_dir();
+
+    snprintf(dir, 512, "%s/%s.XXXXXX", t != NULL && *t != 0 ? t : "/tmp", prefix);
+    if (mkdtemp(dir) == NULL) {
+        perror("mkdtemp");
+        dir[0] = 0;
+        return NULL;
+    }
+    return dir;
+}
+
+/* NAME inside the temporary directory, in BUF. */
+static inline const char *
+test_tmp_path(char *buf, size_t cap, const char *name)
+{
+    if (snprintf(buf, cap, "%s/%s", test_tmp_dir(), name) < 0)
+        buf[0] = 0;
+    return buf;
+}
+
+/* rm -rf PATH (not following links); 0 or -1. */
+static inline int
+test_rm_rf(const char *path)
+{
+    struct stat sb;
+    struct dirent *e;
+    char sub[1024];
+    DIR *d;
+    int rc = 0;
+
+    if (lstat(path, &sb) != 0)
+        return -1;
+    if (!S_ISDIR(sb.st_mode))
+        return unlink(path);
+    if ((d = opendir(path)) == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >= (int)sizeof sub ||
+            test_rm_rf(sub) != 0)
+            rc = -1;
+    }
+    closedir(d);
+    return rmdir(path) != 0 ? -1 : rc;
+}
+
+/* Remove the temporary directory and all in it (kept when KEEP_TMP is set,
+** to look at). */
+static inline void
+test_tmpdir_remove(void)
+{
+    const char *dir = test_tmp_dir();
+
+    if (dir[0] == 0 || getenv("KEEP_TMP") != NULL)
+        return;
+    if (test_rm_rf(dir) != 0)
+        printf("could not remove %s\n", dir);
 }
 
 #endif
