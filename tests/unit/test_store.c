@@ -13,7 +13,7 @@
 
 #include "../../storage/store.h"
 #include "../harness.h"
-#include "store_sql.h"
+#include "store_test.h"
 
 static const store_state_meta META = { 0x0123456789abcdefull, "7.0", 12, 64, 1, 64, STORE_PREC_FP32 };
 
@@ -49,21 +49,6 @@ append(store *st, int64_t sess, int64_t parent, int role, const char *text, cons
         return 0;
     }
     return t.id;
-}
-
-static int64_t
-new_session(store *st, const char *title)
-{
-    store_session s;
-    int64_t id = 0;
-    rwkv_err err;
-
-    memset(&s, 0, sizeof s);
-    snprintf(s.title, sizeof s.title, "%s", title);
-    snprintf(s.strategy, sizeof s.strategy, "cpu fp32");
-    if (store_session_new(st, &s, &id, &err) != RWKV_OK)
-        printf("session_new: %s\n", err.msg);
-    return id;
 }
 
 static void

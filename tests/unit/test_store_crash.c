@@ -22,7 +22,7 @@
 
 #include "../../storage/store.h"
 #include "../harness.h"
-#include "store_sql.h"
+#include "store_test.h"
 
 #define NF 50688   /* floats in a state: the tiny 7v0 model's */
 

@@ -24,23 +24,9 @@
 #include "../../core/utf8.h"
 #include "../../storage/store.h"
 #include "../harness.h"
-#include "store_sql.h"
+#include "store_test.h"
 
 static const store_state_meta META = { 0x0123456789abcdefull, "7.0", 2, 8, 1, 8, STORE_PREC_FP32 };
-
-static int64_t
-new_session(store *st, const char *title)
-{
-    store_session s;
-    int64_t id = 0;
-    rwkv_err err;
-
-    memset(&s, 0, sizeof s);
-    snprintf(s.title, sizeof s.title, "%s", title);
-    if (store_session_new(st, &s, &id, &err) != RWKV_OK)
-        printf("session_new: %s\n", err.msg);
-    return id;
-}
 
 static int64_t
 append(store *st, int64_t sid, int64_t parent, int role, const char *text, int with_state)

@@ -1,11 +1,12 @@
 /*
-** store_sql.h -- direct SQL on a session database file for the store tests
-** (test_store.c, test_store_damage.c, test_store_crash.c): a connection of
-** its own (foreign keys off), as a checker or a tamperer would have it,
-** beside the store under test.  Include after tests/harness.h.
+** store_test.h -- shared by the session-store tests (test_store.c,
+** test_store_damage.c, test_store_crash.c): direct SQL on a database file
+** through a connection of its own (foreign keys off), as a checker or a
+** tamperer would have it beside the store under test, and a new session.
+** Include after tests/harness.h and storage/store.h.
 */
-#ifndef RWKV_TEST_STORE_SQL_H
-#define RWKV_TEST_STORE_SQL_H
+#ifndef RWKV_TEST_STORE_TEST_H
+#define RWKV_TEST_STORE_TEST_H
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -55,6 +56,23 @@ static inline int
 q_integrity_ok(const char *db)
 {
     return q_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check='ok'") == 1;
+}
+
+/* A new session titled TITLE (strategy "cpu fp32") in ST: its id, or 0
+** with the error printed. */
+static inline int64_t
+new_session(store *st, const char *title)
+{
+    store_session s;
+    int64_t id = 0;
+    rwkv_err err;
+
+    memset(&s, 0, sizeof s);
+    snprintf(s.title, sizeof s.title, "%s", title);
+    snprintf(s.strategy, sizeof s.strategy, "cpu fp32");
+    if (store_session_new(st, &s, &id, &err) != RWKV_OK)
+        printf("session_new: %s\n", err.msg);
+    return id;
 }
 
 #endif
