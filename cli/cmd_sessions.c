@@ -59,13 +59,16 @@ parse_id(const char *what, const char *s, int64_t *out)
     return 0;
 }
 
+/* Unix milliseconds MS as local time "2024-05-01 12:30" (ISO: UTC ISO 8601,
+** "2024-05-01T12:30:00Z"); "?" when it cannot be shown. */
 static void
-fmt_time(int64_t ms, char *buf, size_t cap)
+fmt_ms(int64_t ms, int iso, char *buf, size_t cap)
 {
     time_t t = (time_t)(ms / 1000);
     struct tm tm;
 
-    if (localtime_r(&t, &tm) == NULL || strftime(buf, cap, "%Y-%m-%d %H:%M", &tm) == 0)
+    if ((iso ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)) == NULL ||
+        strftime(buf, cap, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M", &tm) == 0)
         snprintf(buf, cap, "?");
 }
 
@@ -116,17 +119,6 @@ put_json_str(const char *text)
     free(c);
 }
 
-/* UTC ISO 8601 of unix milliseconds. */
-static void
-fmt_iso(int64_t ms, char *buf, size_t cap)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-
-    if (gmtime_r(&t, &tm) == NULL || strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-        snprintf(buf, cap, "?");
-}
-
 /* `sessions list --json`: an array of objects, most recent first:
 ** id, title, model (path or null), state_file (path, library name or null),
 ** strategy, turns, head_turn, created, updated (UTC ISO 8601) and
@@ -146,8 +138,8 @@ do_list_json(store *st)
         store_statefile sf;
         char c[32], u[32];
 
-        fmt_iso(v[i].created_ms, c, sizeof c);
-        fmt_iso(v[i].updated_ms, u, sizeof u);
+        fmt_ms(v[i].created_ms, 1, c, sizeof c);
+        fmt_ms(v[i].updated_ms, 1, u, sizeof u);
         printf("  {\"id\": %lld, \"title\": ", (long long)v[i].id);
         put_json_str(v[i].title);
         fputs(", \"model\": ", stdout);
@@ -189,7 +181,7 @@ do_list(store *st)
         printf("%6s  %-16s  %6s  %s\n", "ID", "UPDATED", "TURNS", "TITLE");
     for (size_t i = 0; i < n; i++) {
         char when[32];
-        fmt_time(v[i].updated_ms, when, sizeof when);
+        fmt_ms(v[i].updated_ms, 0, when, sizeof when);
         printf("%6lld  %-16s  %6lld  ", (long long)v[i].id, when, (long long)v[i].n_turns);
         put_clean(v[i].title);
         putchar('\n');
@@ -214,8 +206,8 @@ do_show(store *st, int64_t id)
         store_snapshot_usage(st, id, &bytes, &nsnap, &err) != RWKV_OK ||
         (ss.head_turn > 0 && store_turn_path(st, ss.head_turn, &path, &n, &err) != RWKV_OK))
         return cli_fail(&err);
-    fmt_time(ss.created_ms, c, sizeof c);
-    fmt_time(ss.updated_ms, u, sizeof u);
+    fmt_ms(ss.created_ms, 0, c, sizeof c);
+    fmt_ms(ss.updated_ms, 0, u, sizeof u);
     printf("session %lld: ", (long long)ss.id);
     put_clean(ss.title);
     putchar('\n');
