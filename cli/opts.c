@@ -1,5 +1,8 @@
 /*
-** opts.c -- parsing of the common options shared by every subcommand.
+** opts.c -- what every subcommand shares: the common options, a command's
+** own options as a table and the one option loop (cli_parse_args), the
+** bounded reader of files and stdin, stdout's end, the model-text writer
+** and the SIGBUS guard.
 */
 #include "cli.h"
 

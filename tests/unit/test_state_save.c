@@ -149,13 +149,15 @@ check_model(rwkv_model *m, const char *tag, const char *fixture_state)
     const rwkv_info *in = rwkv_model_info(m);
     rwkv_state *live = NULL, *back = NULL, *pip = NULL;
     float *l1 = NULL, *l2 = NULL, *l3 = NULL;
-    char path[512], bare[512], why[1024];
+    char path[512], bare[512], why[1024], name[128];
     rwkv_err err;
     int32_t next = 46;
     int rc;
 
-    snprintf(path, sizeof path, "%s/%s.pth", test_tmp_dir(), tag);
-    snprintf(bare, sizeof bare, "%s/%s-pip.pth", test_tmp_dir(), tag);
+    snprintf(name, sizeof name, "%s.pth", tag);
+    test_tmp_path(path, sizeof path, name);
+    snprintf(name, sizeof name, "%s-pip.pth", tag);
+    test_tmp_path(bare, sizeof bare, name);
     if (rwkv_state_create(m, &live, &err) != RWKV_OK || rwkv_state_create(m, &back, &err) ||
         rwkv_state_create(m, &pip, &err) != RWKV_OK) {
         TEST_CONDF(0, "%s: states: %s", tag, err.msg);

@@ -47,7 +47,7 @@ meta_of(const rwkv_info *in, store_state_meta *m)
 static void
 run(rwkv_model *m, rwkv_model *other, const char *name)
 {
-    char db[512];
+    char db[512], file[128];
     const rwkv_info *in = rwkv_model_info(m);
     store_state_meta meta;
     store *st;
@@ -68,7 +68,8 @@ run(rwkv_model *m, rwkv_model *other, const char *name)
     float *saved[4], *lmem, *lst;
     store_retention ret = { 1, 0 };   /* keep only the leaf's snapshot */
 
-    snprintf(db, sizeof db, "%s/%s.db", test_tmp_dir(), name);
+    snprintf(file, sizeof file, "%s.db", name);
+    test_tmp_path(db, sizeof db, file);
     meta_of(in, &meta);
     TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
     TEST_COND("states", rwkv_state_create(m, &s, &err) == RWKV_OK && rwkv_state_create(m, &r, &err) == RWKV_OK);
