@@ -320,6 +320,26 @@ cmp_logits(const char *what, const json_value *ref, const float *got, size_t V, 
     free(r);
 }
 
+/* Case C's chunked runs of TOK[0..T) on M / S: each run's last logits
+** against the reference's (KIND as note_logits takes it; SUFFIX ends the
+** checks' names). */
+static void
+world_chunked(rwkv_model *m, rwkv_state *s, const json_value *c, const int32_t *tok, size_t T,
+              size_t V, double tol, struct worst *w, int kind, const char *suffix)
+{
+    const json_value *chunked = json_get(c, "chunked");
+    char what[256];
+
+    for (size_t k = 0; chunked != NULL && k < chunked->len; k++) {
+        const json_value *ch = json_at(chunked, k);
+        size_t cl = (size_t)json_num(ch, "chunk_len", 256);
+        rwkv_state_reset(m, s);
+        snprintf(what, sizeof what, "%s chunk%zu last_logits%s", json_str(c, "id"), cl, suffix);
+        if (feed(m, s, tok, T, cl, logits_buf) == 0)
+            cmp_logits(what, json_get(ch, "last_logits"), logits_buf, V, tol, w, kind);
+    }
+}
+
 /* The chat_demo_flow case C: the greeting, the user's message, then the
 ** reference's reply tokens fed one by one (the final state must match). */
 static void
@@ -386,14 +406,7 @@ world_our_bf16(const char *model_file, const json_value *cases, size_t V, struct
             snprintf(what, sizeof what, "%s rnn_last_logits (our cpu bf16)", id);
             cmp_logits(what, json_get(c, "rnn_last_logits"), logits_buf, V, tol, w, 2);
         }
-        for (size_t k = 0; json_get(c, "chunked") && k < json_get(c, "chunked")->len; k++) {
-            const json_value *ch = json_at(json_get(c, "chunked"), k);
-            size_t cl = (size_t)json_num(ch, "chunk_len", 256);
-            rwkv_state_reset(mb, sb);
-            snprintf(what, sizeof what, "%s chunk%zu last_logits (our cpu bf16)", id, cl);
-            if (feed(mb, sb, tok, T, cl, logits_buf) == 0)
-                cmp_logits(what, json_get(ch, "last_logits"), logits_buf, V, tol, w, 2);
-        }
+        world_chunked(mb, sb, c, tok, T, V, tol, w, 2, " (our cpu bf16)");
         free(tok);
     }
     rwkv_state_destroy(sb);
@@ -473,14 +486,7 @@ test_world(void)
                             json_get(c, "rnn_final_state"), 1e-3, &w);
             }
         }
-        for (size_t k = 0; json_get(c, "chunked") && k < json_get(c, "chunked")->len; k++) {
-            const json_value *ch = json_at(json_get(c, "chunked"), k);
-            size_t cl = (size_t)json_num(ch, "chunk_len", 256);
-            rwkv_state_reset(m, s);
-            snprintf(what, sizeof what, "%s chunk%zu last_logits", id, cl);
-            if (feed(m, s, tok, T, cl, logits_buf) == 0)
-                cmp_logits(what, json_get(ch, "last_logits"), logits_buf, V, tol, &w, bf16);
-        }
+        world_chunked(m, s, c, tok, T, V, tol, &w, bf16, "");
         free(tok);
     }
     world_our_bf16(json_str(root, "model_file"), cases, V, &w);
