@@ -8,6 +8,7 @@
 #   make bench      benchmark (see bench/)
 #   make install    PREFIX=/usr/local DESTDIR= : binary, man pages, themes
 #   make check-deps fail if a layer includes one it may not (docs/architecture.md)
+#   make check-size fail if a function is over 150 lines (tests/size_allow.txt)
 #
 # Objects go to $(BUILD)/ (out of tree), with automatic header dependencies.
 
@@ -87,6 +88,7 @@ LIBS       := $(LIBCLI) $(LIBTUI) $(LIBSTORAGE) $(LIBGPU) $(LIBCORE)
 TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 .PHONY: all test asan ubsan debug deps bench install clean check-deps unit-tests
+.PHONY: check-size
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -146,7 +148,7 @@ gpu-bench: $(GPU_BENCH_BINS)
 
 unit-tests: $(TEST_BINS) $(GPU_TEST_BINS) $(GPU_BENCH_BINS)
 
-test: all unit-tests check-deps
+test: all unit-tests check-deps check-size
 	@BUILD=$(BUILD) RWKV_TUI=$(abspath $(BIN)) RWKV_FIXTURES=$(FIXTURES) tests/run.sh
 
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -177,6 +179,10 @@ bench: all $(BUILD)/bench_store
 # <- cli; core includes only core/ and libc; nothing includes cli/.
 check-deps:
 	@bash tests/check_deps.sh
+
+# No function over 150 lines but those tests/size_allow.txt names, with why.
+check-size:
+	@bash tests/check_size.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -61,6 +61,38 @@ int cli_take(int argc, char **argv, int *i, const char *name, const char **val);
 /* Parse a non-negative int option value; -1 (printed) on error. */
 int cli_int(const char *opt, const char *s, long min, long max, long *out);
 
+/* A command's own options as a table (NULL name ends it), so that the
+** parsing, the value checks and the messages are the same everywhere. */
+enum cli_opt_kind {
+    CLI_OPT_FLAG,   /* --NAME: *(int *)dst = 1 */
+    CLI_OPT_STR,    /* --NAME V: *(const char **)dst = V (borrowed from argv) */
+    CLI_OPT_INT     /* --NAME N: *(long *)dst = N, MIN <= N <= MAX (cli_int) */
+};
+struct cli_opt {
+    const char       *name;   /* without the leading "--" */
+    enum cli_opt_kind kind;
+    void             *dst;
+    long              min, max;
+};
+/* argv[*i] against TAB: 1 consumed (*i advanced, the value stored), 0 not
+** in TAB, -1 error (printed). */
+int cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i);
+
+/* cli_parse_args: every argument was taken, go on. */
+#define CLI_ARGS_GO (-1)
+/*
+** A command's whole option loop: every argument after ARGV[0] is --help /
+** -h, one of TAB, one of the framing options into FR, or a common option
+** into O (TAB, FR, O may each be NULL: not accepted).  CLI_ARGS_GO when all
+** were taken; else the exit status to return: 0 after USAGE(stdout) for
+** --help (stdout closed), or 2 after one line: a bad value, or "CMD: unknown
+** option 'X' (see 'rwkv-tui CMD --help')" (CMD NULL: the full-screen client,
+** "unknown option 'X' (see rwkv-tui --help)").
+*/
+struct cli_frame;
+int cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
+                   const struct cli_opt *tab, struct cli_frame *fr, struct cli_opts *o);
+
 /* Print "rwkv-tui: MSG" on stderr (one line). */
 void cli_errorf(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -84,6 +116,17 @@ int cli_stdout_close(int rc);
 ** (utf8_sanitize_for_terminal: no escape sequences, control characters or
 ** invalid UTF-8 from a model reach the terminal); a pipe gets the bytes. */
 void cli_write_text(FILE *f, const char *text, size_t len);
+/*
+** Read all of F into *BUF (malloc'ed, NUL-terminated after its *LEN bytes),
+** at most MAX bytes (a power of two, 64 KiB or more).  0, or 1 with one line
+** printed naming NAME: cannot read, out of memory, "larger than MAX bytes"
+** (followed by "(too long for WHAT)" when WHAT is not NULL).
+*/
+int cli_read_stream(FILE *f, const char *name, size_t max, const char *what, char **buf,
+                    size_t *len);
+/* The same for PATH ("-" = stdin, named "stdin"); "cannot open" when it
+** cannot be opened. */
+int cli_read_input(const char *path, size_t max, const char *what, char **buf, size_t *len);
 /* fflush(stdout) for streaming output, remembering the errno of the first
 ** failure for cli_stdout_close.  Returns 0 or -1. */
 int cli_stdout_flush(void);

@@ -427,277 +427,345 @@ bench_save(const char *shape, const char *path, const char *dtype, long seed, in
     return 0;
 }
 
-int
-cmd_bench(int argc, char **argv)
-{
+/* What `bench` was asked for. */
+struct bench_args {
     struct cli_opts o;
-    long prompt_n = 512, gen_n = 64, repeat = 3, chunk = 256, seed = 1;
-    int json = 0, rc = 1, n_busy = 0;
-    long busy = 0;
-    pid_t busy_pids[BENCH_MAX_BUSY];
-    char features[160];
-    const char *shape = NULL, *save = NULL, *dtype = NULL;
-    rwkv_model *m = NULL;
-    rwkv_state *s = NULL;
-    int32_t *toks = NULL;
-    float *logits = NULL;
-    double *tp = NULL, *td = NULL;
-    rwkv_err err;
-    rwkv_open_opts oo;
-    double t_load, rss_load, bw0, fma0, dot0;
-    const simd_kernels *kk;
+    long prompt_n, gen_n, repeat, chunk, seed, busy;
+    int json;
+    const char *shape, *save, *dtype;
+};
 
-    cli_opts_init(&o);
-    for (int i = 1; i < argc;) {
-        const char *v;
-        int r;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return cli_stdout_close(0);
-        }
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-            i++;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "prompt-tokens", &v)) != 0) {
-            if (r < 0 || cli_int("prompt-tokens", v, 1, 1 << 20, &prompt_n) < 0)
-                return 2;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "gen-tokens", &v)) != 0) {
-            if (r < 0 || cli_int("gen-tokens", v, 0, 1 << 20, &gen_n) < 0)
-                return 2;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "shape", &v)) != 0) {
-            if (r < 0)
-                return 2;
-            shape = v;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "save", &v)) != 0) {
-            if (r < 0)
-                return 2;
-            save = v;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "dtype", &v)) != 0) {
-            if (r < 0)
-                return 2;
-            dtype = v;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "seed", &v)) != 0) {
-            if (r < 0 || cli_int("seed", v, 0, 0x7fffffffL, &seed) < 0)
-                return 2;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "busy", &v)) != 0) {
-            if (r < 0 || cli_int("busy", v, 0, BENCH_MAX_BUSY, &busy) < 0)
-                return 2;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "repeat", &v)) != 0) {
-            if (r < 0 || cli_int("repeat", v, 1, 1000, &repeat) < 0)
-                return 2;
-            continue;
-        }
-        r = cli_opts_parse(&o, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r == 0) {
-            cli_errorf("bench: unknown option '%s' (see '" PROG " bench --help')", argv[i]);
-            return 2;
-        }
-    }
-    if (o.samp_set & PARAMS_BIT(params_find("chunk")))
-        chunk = o.samp.chunk;
-    if (save != NULL) {
-        if (shape == NULL || o.model != NULL || o.demo) {
+/* The machine's limits, measured before the runs and again after: on a
+** shared machine they move, so each bound uses the higher of the two. */
+struct bench_limits {
+    const simd_kernels *kk;
+    double bw0, fma0, dot0;            /* before */
+    double bw1, bw, peak_fma, peak_dot;  /* after; the higher of the two */
+};
+
+/* The buffers of the timed runs (kept until the report: the memory it
+** reports includes them). */
+struct bench_bufs {
+    rwkv_state *s;
+    int32_t    *toks;
+    float      *logits;
+    double     *tp, *td;   /* prefill / decode tokens per second, per run */
+};
+
+/* What is reported, from the runs and the limits. */
+struct bench_report {
+    char        features[160];
+    const char *mname;
+    int         n_busy, on_gpu, use_dot;
+    double      t_load, rss_load, rss_peak, rss_now;
+    double      prefill, decode;   /* medians, tokens per second */
+    double      wbytes, fpt;       /* weight bytes, flops per prefill token */
+    double      peak, pbound, bound, fsize, ratio;
+};
+
+/* Parse ARGV into *A: -1 to go on, else the exit status (usage printed or
+** the error line). */
+static int
+bench_parse(int argc, char **argv, struct bench_args *a)
+{
+    const struct cli_opt tab[] = {
+        { "json", CLI_OPT_FLAG, &a->json, 0, 0 },
+        { "prompt-tokens", CLI_OPT_INT, &a->prompt_n, 1, 1 << 20 },
+        { "gen-tokens", CLI_OPT_INT, &a->gen_n, 0, 1 << 20 },
+        { "shape", CLI_OPT_STR, &a->shape, 0, 0 },
+        { "save", CLI_OPT_STR, &a->save, 0, 0 },
+        { "dtype", CLI_OPT_STR, &a->dtype, 0, 0 },
+        { "seed", CLI_OPT_INT, &a->seed, 0, 0x7fffffffL },
+        { "busy", CLI_OPT_INT, &a->busy, 0, BENCH_MAX_BUSY },
+        { "repeat", CLI_OPT_INT, &a->repeat, 1, 1000 },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
+    int r;
+
+    memset(a, 0, sizeof *a);
+    a->prompt_n = 512;
+    a->gen_n = 64;
+    a->repeat = 3;
+    a->chunk = 256;
+    a->seed = 1;
+    cli_opts_init(&a->o);
+    if ((r = cli_parse_args(argc, argv, "bench", usage, tab, NULL, &a->o)) != CLI_ARGS_GO)
+        return r;
+    if (a->o.samp_set & PARAMS_BIT(params_find("chunk")))
+        a->chunk = a->o.samp.chunk;
+    return -1;
+}
+
+/* The combinations of options: -1 to go on to the benchmark, else the exit
+** status (--save runs here). */
+static int
+bench_check(const struct bench_args *a)
+{
+    if (a->save != NULL) {
+        if (a->shape == NULL || a->o.model != NULL || a->o.demo) {
             cli_errorf("bench: --save needs --shape NAME (and no --model / --demo)");
             return 2;
         }
-        return cli_stdout_close(bench_save(shape, save, dtype, seed, o.threads, json));
+        return cli_stdout_close(bench_save(a->shape, a->save, a->dtype, a->seed, a->o.threads,
+                                           a->json));
     }
-    if (dtype != NULL) {
+    if (a->dtype != NULL) {
         cli_errorf("bench: --dtype only applies with --save (the strategy sets the "
                    "weight precision)");
         return 2;
     }
-    if ((o.model != NULL) + (o.demo != 0) + (shape != NULL) != 1) {
+    if ((a->o.model != NULL) + (a->o.demo != 0) + (a->shape != NULL) != 1) {
         cli_errorf("bench: give one of --model PATH, --demo, --shape NAME");
         return 2;
     }
-    if (shape != NULL && strstr(shape, "-v6") != NULL && mgen_has_shape(shape)) {
+    if (a->shape != NULL && strstr(a->shape, "-v6") != NULL && mgen_has_shape(a->shape)) {
         cli_errorf("bench: shape '%s' exists only as a file: write it with --shape %s "
-                   "--save PATH, then bench --model PATH", shape, shape);
+                   "--save PATH, then bench --model PATH", a->shape, a->shape);
         return 2;
     }
-    cpuid_feature_names(cpuid_features(), features, sizeof features);
-    if (busy > 0)
-        n_busy = bench_busy_start((int)busy, busy_pids);
+    return -1;
+}
+
+/* The limits before the runs, on THREADS threads (0: every core). */
+static void
+bench_limits_before(struct bench_limits *lim, int threads)
+{
+    long on = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthr = threads > 0 ? threads : on > 0 ? (int)on : 1;
+
+    memset(lim, 0, sizeof *lim);
+    lim->kk = kern_default_kernels();
+    lim->bw0 = read_bandwidth(nthr);
+    lim->fma0 = arith_peak(lim->kk, SIMD_F32, nthr);
+    lim->dot0 = arith_peak(lim->kk, SIMD_BF16, nthr);
+}
+
+/* Open the model A names, timing the load and the memory it takes. */
+static int
+bench_open(const struct bench_args *a, rwkv_model **m, struct bench_report *rep, rwkv_err *err)
+{
+    rwkv_open_opts oo;
+    int rc;
+
     memset(&oo, 0, sizeof oo);
-    oo.strategy = o.strategy;
-    oo.n_threads = o.threads;
-    /* baselines before the runs too (and again after): on a shared machine
-     * the limits move, so each bound uses the higher of the two */
-    {
-        long on = sysconf(_SC_NPROCESSORS_ONLN);
-        int nthr = o.threads > 0 ? o.threads : on > 0 ? (int)on : 1;
-        kk = kern_default_kernels();
-        bw0 = read_bandwidth(nthr);
-        fma0 = arith_peak(kk, SIMD_F32, nthr);
-        dot0 = arith_peak(kk, SIMD_BF16, nthr);
-    }
+    oo.strategy = a->o.strategy;
+    oo.n_threads = a->o.threads;
     reset_peak_rss();
-    t_load = now_s();
-    if ((shape ? rwkv_model_open_shape(shape, (uint64_t)seed, &oo, &m, &err)
-         : o.demo ? rwkv_model_open_demo((uint64_t)seed, &oo, &m, &err)
-                  : rwkv_model_open(o.model, &oo, &m, &err)) != RWKV_OK) {
-        bench_busy_stop(n_busy, busy_pids);
-        return cli_fail(&err);
-    }
-    t_load = now_s() - t_load;
-    rss_load = rss_mib();
+    rep->t_load = now_s();
+    rc = a->shape ? rwkv_model_open_shape(a->shape, (uint64_t)a->seed, &oo, m, err)
+         : a->o.demo ? rwkv_model_open_demo((uint64_t)a->seed, &oo, m, err)
+                     : rwkv_model_open(a->o.model, &oo, m, err);
+    if (rc != RWKV_OK)
+        return rc;
+    rep->t_load = now_s() - rep->t_load;
+    rep->rss_load = rss_mib();
+    rep->mname = a->shape ? a->shape : a->o.demo ? "demo" : a->o.model;
+    return RWKV_OK;
+}
 
+static void
+bench_bufs_free(struct bench_bufs *b)
+{
+    free(b->toks);
+    free(b->logits);
+    free(b->tp);
+    free(b->td);
+    rwkv_state_destroy(b->s);
+}
+
+/* The timed runs: A->repeat times a prompt of A->prompt_n tokens in chunks
+** of A->chunk, then A->gen_n tokens one at a time; the medians into REP.
+** 0, or 1 with one line printed. */
+static int
+bench_runs(rwkv_model *m, const struct bench_args *a, struct bench_bufs *b,
+           struct bench_report *rep)
+{
     const rwkv_info *info = rwkv_model_info(m);
-    toks = malloc(sizeof *toks * (size_t)prompt_n);
-    logits = malloc(sizeof *logits * (size_t)info->n_vocab);
-    tp = malloc(sizeof *tp * (size_t)repeat);
-    td = malloc(sizeof *td * (size_t)repeat);
-    if (toks == NULL || logits == NULL || tp == NULL || td == NULL) {
+    rwkv_err err;
+
+    b->toks = malloc(sizeof *b->toks * (size_t)a->prompt_n);
+    b->logits = malloc(sizeof *b->logits * (size_t)info->n_vocab);
+    b->tp = malloc(sizeof *b->tp * (size_t)a->repeat);
+    b->td = malloc(sizeof *b->td * (size_t)a->repeat);
+    if (b->toks == NULL || b->logits == NULL || b->tp == NULL || b->td == NULL) {
         cli_errorf("bench: out of memory");
-        goto out;
+        return 1;
     }
-    if (rwkv_state_create(m, &s, &err) != RWKV_OK) {
-        rc = cli_fail(&err);
-        goto out;
-    }
+    if (rwkv_state_create(m, &b->s, &err) != RWKV_OK)
+        return cli_fail(&err);
     /* A fixed pseudo-random prompt: the speed does not depend on the ids. */
-    for (long i = 0; i < prompt_n; i++)
-        toks[i] = (int32_t)(1 + (uint32_t)(i * 2654435761u) % (uint32_t)(info->n_vocab - 1));
+    for (long i = 0; i < a->prompt_n; i++)
+        b->toks[i] = (int32_t)(1 + (uint32_t)(i * 2654435761u) % (uint32_t)(info->n_vocab - 1));
 
-    for (long r = 0; r < repeat; r++) {
+    for (long r = 0; r < a->repeat; r++) {
         double t0;
-        rwkv_state_reset(m, s);
+        rwkv_state_reset(m, b->s);
         t0 = now_s();
-        for (long at = 0; at < prompt_n; at += chunk) {
-            size_t n = (size_t)(prompt_n - at < chunk ? prompt_n - at : chunk);
-            if (rwkv_eval(m, toks + at, n, s, logits, &err) != RWKV_OK) {
-                rc = cli_fail(&err);
-                goto out;
-            }
+        for (long at = 0; at < a->prompt_n; at += a->chunk) {
+            size_t n = (size_t)(a->prompt_n - at < a->chunk ? a->prompt_n - at : a->chunk);
+            if (rwkv_eval(m, b->toks + at, n, b->s, b->logits, &err) != RWKV_OK)
+                return cli_fail(&err);
         }
-        tp[r] = (double)prompt_n / (now_s() - t0);
+        b->tp[r] = (double)a->prompt_n / (now_s() - t0);
         t0 = now_s();
-        for (long g = 0; g < gen_n; g++) {
-            int32_t t = argmax(logits, info->n_vocab);
-            if (rwkv_eval(m, &t, 1, s, logits, &err) != RWKV_OK) {
-                rc = cli_fail(&err);
-                goto out;
-            }
+        for (long g = 0; g < a->gen_n; g++) {
+            int32_t t = argmax(b->logits, info->n_vocab);
+            if (rwkv_eval(m, &t, 1, b->s, b->logits, &err) != RWKV_OK)
+                return cli_fail(&err);
         }
-        td[r] = gen_n > 0 ? (double)gen_n / (now_s() - t0) : 0;
+        b->td[r] = a->gen_n > 0 ? (double)a->gen_n / (now_s() - t0) : 0;
     }
+    rep->prefill = median(b->tp, (int)a->repeat);
+    rep->decode = median(b->td, (int)a->repeat);
+    return 0;
+}
 
+/* After the runs: the memory, the limits again, and the bounds. */
+static void
+bench_bounds(const rwkv_info *info, const struct bench_args *a, struct bench_limits *lim,
+             struct bench_report *rep)
+{
     /* memory before the baselines allocate their own buffers */
-    double rss_peak = peak_rss_mib(), rss_now = rss_mib();
-    double bw1 = read_bandwidth(info->n_threads), bw = maxd(bw0, bw1);
+    rep->rss_peak = peak_rss_mib();
+    rep->rss_now = rss_mib();
+    lim->bw1 = read_bandwidth(info->n_threads);
+    lim->bw = maxd(lim->bw0, lim->bw1);
     /* cuda plans read their weights from device memory: their bound is the
     ** device's copy bandwidth (read + write counted), their prefill limit the
     ** GPU's (tests/gpu/device_check.sh measures cuBLAS), not the CPU peaks */
-    int on_gpu = strstr(info->strategy, "cuda") != NULL;
-    if (on_gpu) {
+    rep->on_gpu = strstr(info->strategy, "cuda") != NULL;
+    if (rep->on_gpu) {
         double dbw = 0;
         if (gpu_copy_bandwidth(0, (size_t)1 << 30, 5, &dbw, NULL) == RWKV_OK && dbw > 0)
-            bw = bw0 = bw1 = dbw;
+            lim->bw = lim->bw0 = lim->bw1 = dbw;
     }
-    double peak_fma = maxd(fma0, arith_peak(kk, SIMD_F32, info->n_threads));
-    double peak_dot = maxd(dot0, arith_peak(kk, SIMD_BF16, info->n_threads));
-    int use_dot = strategy_uses_bf16_dot(info->strategy, info->n_layer);
-    double peak = use_dot ? peak_dot : peak_fma;
-    double prefill = median(tp, (int)repeat), decode = median(td, (int)repeat);
+    lim->peak_fma = maxd(lim->fma0, arith_peak(lim->kk, SIMD_F32, info->n_threads));
+    lim->peak_dot = maxd(lim->dot0, arith_peak(lim->kk, SIMD_BF16, info->n_threads));
+    rep->use_dot = strategy_uses_bf16_dot(info->strategy, info->n_layer);
+    rep->peak = rep->use_dot ? lim->peak_dot : lim->peak_fma;
     /* Weight bytes read per decoded token: every prepared weight in the
     ** dtype the strategy stores it in, except the embedding table (one row
     ** is read). */
-    double wbytes = (double)info->weight_bytes;
+    rep->wbytes = (double)info->weight_bytes;
     double head = (double)info->n_vocab * (double)info->n_embd;
-    double calls = (double)((prompt_n + chunk - 1) / chunk);
-    double fpt = 2.0 * ((double)info->mat_params - head + head * calls / (double)prompt_n);
-    double pbound = fpt > 0 && !on_gpu ? peak / fpt : 0;
-    const char *mname = shape ? shape : o.demo ? "demo" : o.model;
-    double bound = wbytes > 0 ? bw / wbytes : 0;
-    double fsize = (double)info->file_size;
-    double ratio = fsize > 0 ? rss_peak * 1048576.0 / fsize : 0;
-    if (json) {
-        printf("{\"model\": \"%s\", \"version\": \"%s\", \"strategy\": \"%s\", \"threads\": %d, "
-               "\"kernels\": \"%s\", \"cpu_features\": \"%s\", \"busy\": %d, \"params\": %llu, \"mat_params\": %llu, "
-               "\"file_bytes\": %llu, \"load_s\": %.3f, \"rss_load_mib\": %.1f, "
-               "\"peak_rss_mib\": %.1f, \"rss_file_ratio\": %.3f, "
-               "\"prompt_tokens\": %ld, \"chunk\": %ld, "
-               "\"gen_tokens\": %ld, \"repeat\": %ld, \"weight_bytes\": %llu, \"prefill_tok_s\": %.2f, "
-               "\"decode_tok_s\": %.2f, \"read_bandwidth_gb_s\": %.2f, "
-               "\"read_bandwidth_before_gb_s\": %.2f, \"read_bandwidth_after_gb_s\": %.2f, "
-               "\"decode_bound_tok_s\": %.2f, \"decode_share_of_bound\": %.3f, "
-               "\"peak_fma_gflop_s\": %.1f, \"peak_bf16dot_gflop_s\": %.1f, "
-               "\"prefill_peak\": \"%s\", \"prefill_gflop_per_tok\": %.4f, "
-               "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
-               "\"weight_cache\": \"%s\", \"rss_mib\": %.1f}\n",
-               mname, info->version, info->strategy, info->n_threads, simd_kernels_name(kk),
-               features, n_busy, (unsigned long long)info->n_params, (unsigned long long)info->mat_params,
-               (unsigned long long)info->file_size, t_load, rss_load, rss_peak, ratio,
-               prompt_n, chunk, gen_n, repeat,
-               (unsigned long long)info->weight_bytes, prefill,
-               decode, bw / 1e9, bw0 / 1e9, bw1 / 1e9, bound, bound > 0 ? decode / bound : 0,
-               peak_fma / 1e9,
-               peak_dot / 1e9, on_gpu ? "gpu" : use_dot ? "bf16dot" : "fma", fpt / 1e9, pbound,
-               pbound > 0 ? prefill / pbound : 0, info->weight_cache, rss_now);
-    } else {
-        printf("model      %s%s (RWKV v%s, %d layers, %d embd, %llu params, %.1f MB of weights "
-               "per token)\n", mname, info->is_demo ? " (random weights)" : "", info->version,
-               info->n_layer, info->n_embd, (unsigned long long)info->n_params, wbytes / 1e6);
-        printf("strategy   %s, %d threads, %s kernels; load %.3f s (weight cache: %s)\n",
-               info->strategy, info->n_threads, simd_kernels_name(kk), t_load,
-               info->weight_cache);
-        printf("cpu        %s%s", features,
-               getenv("RWKV_KERNELS") != NULL ? " (RWKV_KERNELS set)" : "");
-        if (n_busy > 0)
-            printf("; %d spinning process%s beside the run (--busy)", n_busy,
-                   n_busy == 1 ? "" : "es");
-        printf("\n");
-        if (fsize > 0)
-            printf("memory     file %.1f MiB; RSS after load %.1f MiB, peak %.1f MiB "
-                   "(%.2f x the file)\n", fsize / 1048576.0, rss_load, rss_peak, ratio);
-        else
-            printf("memory     RSS after load %.1f MiB, peak %.1f MiB (in-memory model)\n",
-                   rss_load, rss_peak);
-        if (on_gpu)
-            printf("prefill    %.2f tok/s (%ld tokens, chunk %ld, median of %ld); %.2f GFLOP/token "
-                   "(%.1f TFLOP/s; the GPU's GEMM peak: tests/gpu/device_check.sh)\n", prefill,
-                   prompt_n, chunk, repeat, fpt / 1e9, prefill * fpt / 1e12);
-        else
-            printf("prefill    %.2f tok/s (%ld tokens, chunk %ld, median of %ld); %.2f GFLOP/token "
-                   "-> bound %.1f tok/s at the %s peak; prefill at %.0f%%\n", prefill,
-                   prompt_n, chunk, repeat, fpt / 1e9, pbound, use_dot ? "bf16 dot" : "fp32 FMA",
-                   pbound > 0 ? 100.0 * prefill / pbound : 0.0);
-        if (gen_n > 0)
-            printf("decode     %.2f tok/s (%ld tokens, median of %ld); bound %.2f tok/s; "
-                   "decode at %.0f%%\n", decode, gen_n, repeat, bound,
-                   bound > 0 ? 100.0 * decode / bound : 0.0);
-        printf("baseline   read bandwidth %.2f GB/s (before / after the runs %.2f / %.2f); peak "
-               "fp32 FMA %.1f GFLOP/s, bf16 dot %.1f GFLOP/s (%d threads; the higher of before "
-               "and after)\n", bw / 1e9, bw0 / 1e9, bw1 / 1e9, peak_fma / 1e9, peak_dot / 1e9,
-               info->n_threads);
+    double calls = (double)((a->prompt_n + a->chunk - 1) / a->chunk);
+    rep->fpt = 2.0 * ((double)info->mat_params - head + head * calls / (double)a->prompt_n);
+    rep->pbound = rep->fpt > 0 && !rep->on_gpu ? rep->peak / rep->fpt : 0;
+    rep->bound = rep->wbytes > 0 ? lim->bw / rep->wbytes : 0;
+    rep->fsize = (double)info->file_size;
+    rep->ratio = rep->fsize > 0 ? rep->rss_peak * 1048576.0 / rep->fsize : 0;
+}
+
+static void
+bench_print_json(const rwkv_info *info, const struct bench_args *a,
+                 const struct bench_limits *lim, const struct bench_report *r)
+{
+    printf("{\"model\": \"%s\", \"version\": \"%s\", \"strategy\": \"%s\", \"threads\": %d, "
+           "\"kernels\": \"%s\", \"cpu_features\": \"%s\", \"busy\": %d, \"params\": %llu, \"mat_params\": %llu, "
+           "\"file_bytes\": %llu, \"load_s\": %.3f, \"rss_load_mib\": %.1f, "
+           "\"peak_rss_mib\": %.1f, \"rss_file_ratio\": %.3f, "
+           "\"prompt_tokens\": %ld, \"chunk\": %ld, "
+           "\"gen_tokens\": %ld, \"repeat\": %ld, \"weight_bytes\": %llu, \"prefill_tok_s\": %.2f, "
+           "\"decode_tok_s\": %.2f, \"read_bandwidth_gb_s\": %.2f, "
+           "\"read_bandwidth_before_gb_s\": %.2f, \"read_bandwidth_after_gb_s\": %.2f, "
+           "\"decode_bound_tok_s\": %.2f, \"decode_share_of_bound\": %.3f, "
+           "\"peak_fma_gflop_s\": %.1f, \"peak_bf16dot_gflop_s\": %.1f, "
+           "\"prefill_peak\": \"%s\", \"prefill_gflop_per_tok\": %.4f, "
+           "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
+           "\"weight_cache\": \"%s\", \"rss_mib\": %.1f}\n",
+           r->mname, info->version, info->strategy, info->n_threads, simd_kernels_name(lim->kk),
+           r->features, r->n_busy, (unsigned long long)info->n_params,
+           (unsigned long long)info->mat_params,
+           (unsigned long long)info->file_size, r->t_load, r->rss_load, r->rss_peak, r->ratio,
+           a->prompt_n, a->chunk, a->gen_n, a->repeat,
+           (unsigned long long)info->weight_bytes, r->prefill,
+           r->decode, lim->bw / 1e9, lim->bw0 / 1e9, lim->bw1 / 1e9, r->bound,
+           r->bound > 0 ? r->decode / r->bound : 0,
+           lim->peak_fma / 1e9,
+           lim->peak_dot / 1e9, r->on_gpu ? "gpu" : r->use_dot ? "bf16dot" : "fma", r->fpt / 1e9,
+           r->pbound, r->pbound > 0 ? r->prefill / r->pbound : 0, info->weight_cache, r->rss_now);
+}
+
+static void
+bench_print_text(const rwkv_info *info, const struct bench_args *a,
+                 const struct bench_limits *lim, const struct bench_report *r)
+{
+    printf("model      %s%s (RWKV v%s, %d layers, %d embd, %llu params, %.1f MB of weights "
+           "per token)\n", r->mname, info->is_demo ? " (random weights)" : "", info->version,
+           info->n_layer, info->n_embd, (unsigned long long)info->n_params, r->wbytes / 1e6);
+    printf("strategy   %s, %d threads, %s kernels; load %.3f s (weight cache: %s)\n",
+           info->strategy, info->n_threads, simd_kernels_name(lim->kk), r->t_load,
+           info->weight_cache);
+    printf("cpu        %s%s", r->features,
+           getenv("RWKV_KERNELS") != NULL ? " (RWKV_KERNELS set)" : "");
+    if (r->n_busy > 0)
+        printf("; %d spinning process%s beside the run (--busy)", r->n_busy,
+               r->n_busy == 1 ? "" : "es");
+    printf("\n");
+    if (r->fsize > 0)
+        printf("memory     file %.1f MiB; RSS after load %.1f MiB, peak %.1f MiB "
+               "(%.2f x the file)\n", r->fsize / 1048576.0, r->rss_load, r->rss_peak, r->ratio);
+    else
+        printf("memory     RSS after load %.1f MiB, peak %.1f MiB (in-memory model)\n",
+               r->rss_load, r->rss_peak);
+    if (r->on_gpu)
+        printf("prefill    %.2f tok/s (%ld tokens, chunk %ld, median of %ld); %.2f GFLOP/token "
+               "(%.1f TFLOP/s; the GPU's GEMM peak: tests/gpu/device_check.sh)\n", r->prefill,
+               a->prompt_n, a->chunk, a->repeat, r->fpt / 1e9, r->prefill * r->fpt / 1e12);
+    else
+        printf("prefill    %.2f tok/s (%ld tokens, chunk %ld, median of %ld); %.2f GFLOP/token "
+               "-> bound %.1f tok/s at the %s peak; prefill at %.0f%%\n", r->prefill,
+               a->prompt_n, a->chunk, a->repeat, r->fpt / 1e9, r->pbound,
+               r->use_dot ? "bf16 dot" : "fp32 FMA",
+               r->pbound > 0 ? 100.0 * r->prefill / r->pbound : 0.0);
+    if (a->gen_n > 0)
+        printf("decode     %.2f tok/s (%ld tokens, median of %ld); bound %.2f tok/s; "
+               "decode at %.0f%%\n", r->decode, a->gen_n, a->repeat, r->bound,
+               r->bound > 0 ? 100.0 * r->decode / r->bound : 0.0);
+    printf("baseline   read bandwidth %.2f GB/s (before / after the runs %.2f / %.2f); peak "
+           "fp32 FMA %.1f GFLOP/s, bf16 dot %.1f GFLOP/s (%d threads; the higher of before "
+           "and after)\n", lim->bw / 1e9, lim->bw0 / 1e9, lim->bw1 / 1e9, lim->peak_fma / 1e9,
+           lim->peak_dot / 1e9, info->n_threads);
+}
+
+int
+cmd_bench(int argc, char **argv)
+{
+    struct bench_args a;
+    struct bench_limits lim;
+    struct bench_report rep;
+    struct bench_bufs bufs;
+    pid_t busy_pids[BENCH_MAX_BUSY];
+    rwkv_model *m = NULL;
+    rwkv_err err;
+    int rc, n_busy = 0;
+
+    rc = bench_parse(argc, argv, &a);
+    if (rc < 0)
+        rc = bench_check(&a);
+    if (rc >= 0)
+        return rc;
+    memset(&rep, 0, sizeof rep);
+    memset(&bufs, 0, sizeof bufs);
+    cpuid_feature_names(cpuid_features(), rep.features, sizeof rep.features);
+    if (a.busy > 0)
+        n_busy = bench_busy_start((int)a.busy, busy_pids);
+    rep.n_busy = n_busy;
+    bench_limits_before(&lim, a.o.threads);
+    if (bench_open(&a, &m, &rep, &err) != RWKV_OK) {
+        bench_busy_stop(n_busy, busy_pids);
+        return cli_fail(&err);
     }
-    rc = 0;
-out:
+    rc = bench_runs(m, &a, &bufs, &rep);
+    if (rc == 0) {
+        bench_bounds(rwkv_model_info(m), &a, &lim, &rep);
+        if (a.json)
+            bench_print_json(rwkv_model_info(m), &a, &lim, &rep);
+        else
+            bench_print_text(rwkv_model_info(m), &a, &lim, &rep);
+    }
     bench_busy_stop(n_busy, busy_pids);
-    free(toks);
-    free(logits);
-    free(tp);
-    free(td);
-    rwkv_state_destroy(s);
+    bench_bufs_free(&bufs);
     rwkv_model_close(m);
     return cli_stdout_close(rc);
 }

@@ -143,36 +143,20 @@ cmd_eval(int argc, char **argv)
     size_t n = 0, V, ncalls, row = 0;
     float *logits = NULL;
     tok *tk = NULL;
+    const struct cli_opt tab[] = {
+        { "rnn", CLI_OPT_FLAG, &rnn, 0, 0 },
+        { "all", CLI_OPT_FLAG, &all, 0, 0 },
+        { "tokens", CLI_OPT_STR, &tokens_s, 0, 0 },
+        { "text", CLI_OPT_STR, &text, 0, 0 },
+        { "out", CLI_OPT_STR, &out, 0, 0 },
+        { "state-out", CLI_OPT_STR, &state_out, 0, 0 },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
 
     cli_opts_init(&o);
-    for (int i = 1; i < argc;) {
-        int r;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            eval_help(stdout);
-            return cli_stdout_close(0);
-        }
-        if (strcmp(argv[i], "--rnn") == 0) {
-            rnn = 1;
-            i++;
-            continue;
-        }
-        if (strcmp(argv[i], "--all") == 0) {
-            all = 1;
-            i++;
-            continue;
-        }
-        if ((r = cli_opts_parse(&o, argc, argv, &i)) != 0 ||
-            (r = cli_take(argc, argv, &i, "tokens", &tokens_s)) != 0 ||
-            (r = cli_take(argc, argv, &i, "text", &text)) != 0 ||
-            (r = cli_take(argc, argv, &i, "out", &out)) != 0 ||
-            (r = cli_take(argc, argv, &i, "state-out", &state_out)) != 0) {
-            if (r < 0)
-                return 2;
-            continue;
-        }
-        cli_errorf("eval: unknown option '%s' (try '" PROG " eval --help')", argv[i]);
-        return 2;
-    }
+    if ((rc = cli_parse_args(argc, argv, "eval", eval_help, tab, NULL, &o)) != CLI_ARGS_GO)
+        return rc;
+    rc = 1;
     /* --chunk is a common option (params table: the chat's CHUNK_LEN) */
     if (o.samp_set & PARAMS_BIT(params_find("chunk"))) {
         chunk = o.samp.chunk;

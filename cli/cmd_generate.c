@@ -17,7 +17,6 @@
 */
 #include "cli.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,55 +81,24 @@ write_text(FILE *f, const char *text, size_t len)
 static int
 read_prompt_file(const char *path, char **out, size_t *len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    const char *name = f == stdin ? "stdin" : path;
-    char *b = NULL, *nb, *z;
-    size_t n = 0, cap = 0, got;
+    const char *name = strcmp(path, "-") == 0 ? "stdin" : path;
+    char *b, *z;
+    size_t n;
 
-    if (f == NULL) {
-        cli_errorf("%s: cannot open: %s", path, strerror(errno));
+    if (cli_read_input(path, GEN_MAX_PROMPT_FILE, "a prompt", &b, &n) != 0)
         return 1;
-    }
-    do {
-        if (n == cap) {
-            if (cap >= GEN_MAX_PROMPT_FILE) {
-                cli_errorf("%s: larger than %u bytes (too long for a prompt)", name,
-                           GEN_MAX_PROMPT_FILE);
-                goto fail;
-            }
-            cap = cap ? cap * 2 : 65536;
-            if ((nb = realloc(b, cap + 1)) == NULL) {
-                cli_errorf("%s: out of memory", name);
-                goto fail;
-            }
-            b = nb;
-        }
-        got = fread(b + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    if (ferror(f)) {
-        cli_errorf("%s: cannot read: %s", name, strerror(errno));
-        goto fail;
-    }
     if ((z = memchr(b, '\0', n)) != NULL) {
         size_t at = (size_t)(z - b), line = 1;
         for (size_t k = 0; k < at; k++)
             line += b[k] == '\n';
         cli_errorf("%s: NUL byte at offset %zu (line %zu); a prompt must be text", name, at,
                    line);
-        goto fail;
+        free(b);
+        return 1;
     }
-    if (f != stdin)
-        fclose(f);
-    b[n] = '\0';
     *out = b;
     *len = n;
     return 0;
-fail:
-    if (f != stdin)
-        fclose(f);
-    free(b);
-    return 1;
 }
 
 static void
@@ -156,42 +124,19 @@ cmd_generate(int argc, char **argv)
     rwkv_err err;
     struct sigaction sa, old_sa;
     const chat_turn *turn;
+    const struct cli_opt tab[] = {
+        { "chat", CLI_OPT_FLAG, &chat_mode, 0, 0 },
+        { "no-greeting", CLI_OPT_FLAG, &no_greeting, 0, 0 },
+        { "stats", CLI_OPT_FLAG, &stats, 0, 0 },
+        { "prompt", CLI_OPT_STR, &prompt, 0, 0 },
+        { "prompt-file", CLI_OPT_STR, &prompt_file, 0, 0 },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
 
     cli_opts_init(&o);
-    for (int i = 1; i < argc;) {
-        const char *v;
-        int r;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return cli_stdout_close(0);
-        }
-        r = cli_opts_parse(&o, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        if (strcmp(argv[i], "--chat") == 0) {
-            chat_mode = 1;
-            i++;
-        } else if (strcmp(argv[i], "--no-greeting") == 0) {
-            no_greeting = 1;
-            i++;
-        } else if (strcmp(argv[i], "--stats") == 0) {
-            stats = 1;
-            i++;
-        } else if ((r = cli_take(argc, argv, &i, "prompt", &v)) != 0) {
-            if (r < 0)
-                return 2;
-            prompt = v;
-        } else if ((r = cli_take(argc, argv, &i, "prompt-file", &v)) != 0) {
-            if (r < 0)
-                return 2;
-            prompt_file = v;
-        } else {
-            cli_errorf("generate: unknown option '%s' (try '" PROG " generate --help')", argv[i]);
-            return 2;
-        }
-    }
+    if ((rc = cli_parse_args(argc, argv, "generate", usage, tab, NULL, &o)) != CLI_ARGS_GO)
+        return rc;
+    rc = 0;
     if (!o.demo && o.model == NULL) {
         cli_errorf("generate: --model PATH (or --demo) is required");
         return 2;

@@ -30,27 +30,15 @@ cmd_info(int argc, char **argv)
     const rwkv_info *in;
     int verify = 0;
     uint64_t n_checked = 0;
+    int r;
+    const struct cli_opt tab[] = {
+        { "verify", CLI_OPT_FLAG, &verify, 0, 0 },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
 
     cli_opts_init(&o);
-    for (int i = 1; i < argc;) {
-        int r;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            info_help(stdout);
-            return cli_stdout_close(0);
-        }
-        if (strcmp(argv[i], "--verify") == 0) {
-            verify = 1;
-            i++;
-            continue;
-        }
-        if ((r = cli_opts_parse(&o, argc, argv, &i)) != 0) {
-            if (r < 0)
-                return 2;
-            continue;
-        }
-        cli_errorf("info: unknown option '%s' (try '" PROG " info --help')", argv[i]);
-        return 2;
-    }
+    if ((r = cli_parse_args(argc, argv, "info", info_help, tab, NULL, &o)) != CLI_ARGS_GO)
+        return r;
     if (!o.demo && o.model == NULL) {
         cli_errorf("info: --model PATH (or --demo) is required");
         return 2;

@@ -5,13 +5,11 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "../core/fileio.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
 
@@ -61,13 +59,16 @@ parse_id(const char *what, const char *s, int64_t *out)
     return 0;
 }
 
+/* Unix milliseconds MS as local time "2024-05-01 12:30" (ISO: UTC ISO 8601,
+** "2024-05-01T12:30:00Z"); "?" when it cannot be shown. */
 static void
-fmt_time(int64_t ms, char *buf, size_t cap)
+fmt_ms(int64_t ms, int iso, char *buf, size_t cap)
 {
     time_t t = (time_t)(ms / 1000);
     struct tm tm;
 
-    if (localtime_r(&t, &tm) == NULL || strftime(buf, cap, "%Y-%m-%d %H:%M", &tm) == 0)
+    if ((iso ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)) == NULL ||
+        strftime(buf, cap, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M", &tm) == 0)
         snprintf(buf, cap, "?");
 }
 
@@ -118,17 +119,6 @@ put_json_str(const char *text)
     free(c);
 }
 
-/* UTC ISO 8601 of unix milliseconds. */
-static void
-fmt_iso(int64_t ms, char *buf, size_t cap)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-
-    if (gmtime_r(&t, &tm) == NULL || strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-        snprintf(buf, cap, "?");
-}
-
 /* `sessions list --json`: an array of objects, most recent first:
 ** id, title, model (path or null), state_file (path, library name or null),
 ** strategy, turns, head_turn, created, updated (UTC ISO 8601) and
@@ -148,8 +138,8 @@ do_list_json(store *st)
         store_statefile sf;
         char c[32], u[32];
 
-        fmt_iso(v[i].created_ms, c, sizeof c);
-        fmt_iso(v[i].updated_ms, u, sizeof u);
+        fmt_ms(v[i].created_ms, 1, c, sizeof c);
+        fmt_ms(v[i].updated_ms, 1, u, sizeof u);
         printf("  {\"id\": %lld, \"title\": ", (long long)v[i].id);
         put_json_str(v[i].title);
         fputs(", \"model\": ", stdout);
@@ -191,7 +181,7 @@ do_list(store *st)
         printf("%6s  %-16s  %6s  %s\n", "ID", "UPDATED", "TURNS", "TITLE");
     for (size_t i = 0; i < n; i++) {
         char when[32];
-        fmt_time(v[i].updated_ms, when, sizeof when);
+        fmt_ms(v[i].updated_ms, 0, when, sizeof when);
         printf("%6lld  %-16s  %6lld  ", (long long)v[i].id, when, (long long)v[i].n_turns);
         put_clean(v[i].title);
         putchar('\n');
@@ -216,8 +206,8 @@ do_show(store *st, int64_t id)
         store_snapshot_usage(st, id, &bytes, &nsnap, &err) != RWKV_OK ||
         (ss.head_turn > 0 && store_turn_path(st, ss.head_turn, &path, &n, &err) != RWKV_OK))
         return cli_fail(&err);
-    fmt_time(ss.created_ms, c, sizeof c);
-    fmt_time(ss.updated_ms, u, sizeof u);
+    fmt_ms(ss.created_ms, 0, c, sizeof c);
+    fmt_ms(ss.updated_ms, 0, u, sizeof u);
     printf("session %lld: ", (long long)ss.id);
     put_clean(ss.title);
     putchar('\n');
@@ -325,60 +315,22 @@ do_export(store *st, int64_t id, const char *format, const char *out)
 static int
 do_import(store *st, const char *file)
 {
-    /* Non-blocking open and a regular-file check: a FIFO or a device
-    ** named by mistake must not hang the import. */
-    int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat sb;
+    /* A regular file only: a FIFO or a device named by mistake must not
+    ** hang the import (core/fileio.h). */
     FILE *f = NULL;
     char *buf = NULL;
-    size_t len = 0, cap = 0, r;
+    size_t len = 0;
     int64_t id;
     rwkv_err err;
+    int rc;
 
-    if (fd < 0) {
-        cli_errorf("%s: cannot read: %s", file, strerror(errno));
-        return 1;
-    }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        cli_errorf("%s: not a regular file", file);
-        close(fd);
-        return 1;
-    }
-    if ((f = fdopen(fd, "rb")) == NULL) {
-        cli_errorf("%s: cannot read: %s", file, strerror(errno));
-        close(fd);
-        return 1;
-    }
-    do {
-        if (len + 65536 > cap) {
-            char *t;
-            if (cap > SESSIONS_IMPORT_MAX) {
-                cli_errorf("%s: larger than %llu bytes, not a session export", file,
-                           (unsigned long long)SESSIONS_IMPORT_MAX);
-                free(buf);
-                fclose(f);
-                return 1;
-            }
-            cap = cap ? cap * 2 : 1 << 20;
-            if ((t = realloc(buf, cap)) == NULL) {
-                cli_errorf("%s: out of memory", file);
-                free(buf);
-                fclose(f);
-                return 1;
-            }
-            buf = t;
-        }
-        r = fread(buf + len, 1, cap - len, f);
-        len += r;
-    } while (r > 0);
-    if (ferror(f)) {
-        cli_errorf("%s: read error: %s", file, strerror(errno));
-        free(buf);
-        fclose(f);
-        return 1;
-    }
+    if (rwkv_fopen_regular(file, &f, &err) != RWKV_OK)
+        return cli_fail(&err);
+    rc = cli_read_stream(f, file, SESSIONS_IMPORT_MAX, "a session export", &buf, &len);
     fclose(f);
-    if (store_import(st, buf ? buf : "", len, file, &id, &err) != RWKV_OK) {
+    if (rc != 0)
+        return 1;
+    if (store_import(st, buf, len, file, &id, &err) != RWKV_OK) {
         free(buf);
         return cli_fail(&err);
     }
@@ -420,6 +372,14 @@ cmd_sessions(int argc, char **argv)
     store *st;
     rwkv_err err;
     int64_t id = 0, turn = 0;
+    const struct cli_opt tab[] = {
+        { "json", CLI_OPT_FLAG, &json, 0, 0 },
+        { "db", CLI_OPT_STR, &db, 0, 0 },
+        { "format", CLI_OPT_STR, &format, 0, 0 },
+        { "out", CLI_OPT_STR, &out, 0, 0 },
+        { "title", CLI_OPT_STR, &title, 0, 0 },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
 
     for (int i = 1; i < argc;) {
         int r;
@@ -434,15 +394,7 @@ cmd_sessions(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-            i++;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "db", &db)) != 0 ||
-            (r = cli_take(argc, argv, &i, "format", &format)) != 0 ||
-            (r = cli_take(argc, argv, &i, "out", &out)) != 0 ||
-            (r = cli_take(argc, argv, &i, "title", &title)) != 0) {
+        if ((r = cli_take_opt(tab, argc, argv, &i)) != 0) {
             if (r < 0)
                 return 2;
             continue;

@@ -11,7 +11,6 @@
 */
 #include "cli.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,55 +34,6 @@ tokenize_help(FILE *f)
             "               $RWKV_VOCAB, next to --model P, or\n"
             "               $XDG_DATA_HOME/rwkv-tui/ (default ~/.local/share/rwkv-tui/)\n"
             "  --model P    only used to find the vocabulary next to the model\n");
-}
-
-/* Read all of PATH ("-" = stdin) into *BUF (malloc'ed), *LEN bytes. */
-static int
-read_all(const char *path, char **buf, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    size_t n = 0, cap = 0, got;
-    char *b = NULL, *nb;
-
-    if (f == NULL) {
-        cli_errorf("%s: cannot open: %s", path, strerror(errno));
-        return 1;
-    }
-    do {
-        if (n == cap) {
-            if (cap >= TOKENIZE_MAX_FILE) {
-                cli_errorf("%s: larger than %u bytes", path, TOKENIZE_MAX_FILE);
-                goto fail;
-            }
-            cap = cap ? cap * 2 : 65536;
-            if ((nb = realloc(b, cap + 1)) == NULL) {
-                cli_errorf("%s: out of memory", path);
-                goto fail;
-            }
-            b = nb;
-        }
-        got = fread(b + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    if (ferror(f)) {
-        cli_errorf("%s: read error: %s", path, strerror(errno));
-        goto fail;
-    }
-    if (f != stdin)
-        fclose(f);
-    if (b == NULL && (b = malloc(1)) == NULL) {
-        cli_errorf("%s: out of memory", path);
-        return 1;
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return 0;
-fail:
-    if (f != stdin)
-        fclose(f);
-    free(b);
-    return 1;
 }
 
 static int
@@ -174,30 +124,20 @@ cmd_tokenize(int argc, char **argv)
     size_t len;
     tok *t = NULL;
     rwkv_err err;
+    const struct cli_opt tab[] = {
+        { "bytes", CLI_OPT_FLAG, &bytes, 0, 0 },
+        { "decode", CLI_OPT_FLAG, &decode, 0, 0 },
+        { "text", CLI_OPT_STR, &text, 0, 0 },
+        { "file", CLI_OPT_STR, &file, 0, 0 },
+        { "vocab", CLI_OPT_STR, &o.vocab, 0, 0 },
+        { "model", CLI_OPT_STR, &o.model, 0, 0 },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
 
     cli_opts_init(&o);
-    for (int i = 1; i < argc;) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            tokenize_help(stdout);
-            return cli_stdout_close(0);
-        }
-        if (strcmp(a, "--bytes") == 0 || strcmp(a, "--decode") == 0) {
-            *(a[2] == 'b' ? &bytes : &decode) = 1;
-            i++;
-            continue;
-        }
-        if ((r = cli_take(argc, argv, &i, "text", &text)) != 0 ||
-            (r = cli_take(argc, argv, &i, "file", &file)) != 0 ||
-            (r = cli_take(argc, argv, &i, "vocab", &o.vocab)) != 0 ||
-            (r = cli_take(argc, argv, &i, "model", &o.model)) != 0) {
-            if (r < 0)
-                return 2;
-            continue;
-        }
-        cli_errorf("tokenize: unknown argument '%s' (try '" PROG " tokenize --help')", a);
-        return 2;
-    }
+    r = cli_parse_args(argc, argv, "tokenize", tokenize_help, tab, NULL, NULL);
+    if (r != CLI_ARGS_GO)
+        return r;
     if ((text == NULL) == (file == NULL)) {
         cli_errorf("tokenize: give exactly one of --text T or --file F");
         return 2;
@@ -214,7 +154,7 @@ cmd_tokenize(int argc, char **argv)
         return 1;
     }
     if (file != NULL) {
-        if (read_all(file, &buf, &len) != 0) {
+        if (cli_read_input(file, TOKENIZE_MAX_FILE, NULL, &buf, &len) != 0) {
             tok_close(t);
             return 1;
         }

@@ -36,7 +36,7 @@ key_row(void *ud, const char *key, const char *what)
 
 /* The client's options; with KEYS (--help-ui) every key too. */
 static void
-usage(FILE *f, int keys)
+usage_text(FILE *f, int keys)
 {
     fprintf(f,
             "usage: " PROG " [options]            full-screen chat\n"
@@ -67,66 +67,38 @@ usage(FILE *f, int keys)
     }
 }
 
+static void
+usage(FILE *f)
+{
+    usage_text(f, 0);
+}
+
 int
 cmd_tui(int argc, char **argv)
 {
     struct cli_opts o;
     static struct cli_frame fr;   /* static: large (the --ban list) */
     tui_launch l;
-    int rc;
+    long session_id = 0;
+    int rc, help_ui = 0;
+    const struct cli_opt tab[] = {
+        { "help-ui", CLI_OPT_FLAG, &help_ui, 0, 0 },
+        { "no-db", CLI_OPT_FLAG, &l.no_db, 0, 0 },
+        { "resume", CLI_OPT_FLAG, &l.resume, 0, 0 },
+        { "session", CLI_OPT_INT, &session_id, 1, 0x7fffffffL },
+        { "max-frames", CLI_OPT_INT, &l.max_frames, 1, 1000000000L },
+        { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
+    };
 
     cli_opts_init(&o);
     memset(&l, 0, sizeof l);
-    for (int i = 1; i < argc;) {
-        const char *val;
-        int r;
-
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 ||
-            strcmp(argv[i], "--help-ui") == 0) {
-            usage(stdout, strcmp(argv[i], "--help-ui") == 0);
-            return 0;
-        }
-        if (strcmp(argv[i], "--no-db") == 0) {
-            l.no_db = 1;
-            i++;
-            continue;
-        }
-        if (strcmp(argv[i], "--resume") == 0) {
-            l.resume = 1;
-            i++;
-            continue;
-        }
-        r = cli_take(argc, argv, &i, "session", &val);
-        if (r < 0)
-            return 2;
-        if (r > 0) {
-            long id;
-            if (cli_int("--session", val, 1, 0x7fffffffL, &id) != 0)
-                return 2;
-            l.session_id = id;
-            continue;
-        }
-        r = cli_take(argc, argv, &i, "max-frames", &val);
-        if (r < 0)
-            return 2;
-        if (r > 0) {
-            if (cli_int("--max-frames", val, 1, 1000000000L, &l.max_frames) != 0)
-                return 2;
-            continue;
-        }
-        r = cli_frame_parse(&fr, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        r = cli_opts_parse(&o, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r == 0) {
-            cli_errorf("unknown option '%s' (see " PROG " --help)", argv[i]);
-            return 2;
-        }
+    if ((rc = cli_parse_args(argc, argv, NULL, usage, tab, &fr, &o)) != CLI_ARGS_GO)
+        return rc;
+    if (help_ui) {
+        usage_text(stdout, 1);
+        return cli_stdout_close(0);
     }
+    l.session_id = session_id;
     if (l.resume && l.session_id) {
         cli_errorf("use one of --resume and --session ID");
         return 2;

@@ -1,5 +1,8 @@
 /*
-** opts.c -- parsing of the common options shared by every subcommand.
+** opts.c -- what every subcommand shares: the common options, a command's
+** own options as a table and the one option loop (cli_parse_args), the
+** bounded reader of files and stdin, stdout's end, the model-text writer
+** and the SIGBUS guard.
 */
 #include "cli.h"
 
@@ -198,6 +201,68 @@ cli_int(const char *opt, const char *s, long min, long max, long *out)
 }
 
 int
+cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i)
+{
+    for (; tab->name != NULL; tab++) {
+        const char *v;
+        long n;
+        int r;
+
+        if (tab->kind == CLI_OPT_FLAG) {
+            if (strncmp(argv[*i], "--", 2) != 0 || strcmp(argv[*i] + 2, tab->name) != 0)
+                continue;
+            *(int *)tab->dst = 1;
+            (*i)++;
+            return 1;
+        }
+        r = cli_take(argc, argv, i, tab->name, &v);
+        if (r == 0)
+            continue;
+        if (r < 0)
+            return -1;
+        if (tab->kind == CLI_OPT_STR) {
+            *(const char **)tab->dst = v;
+            return 1;
+        }
+        if (cli_int(tab->name, v, tab->min, tab->max, &n) < 0)
+            return -1;
+        *(long *)tab->dst = n;
+        return 1;
+    }
+    return 0;
+}
+
+int
+cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
+               const struct cli_opt *tab, struct cli_frame *fr, struct cli_opts *o)
+{
+    for (int i = 1; i < argc;) {
+        int r = 0;
+
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return cli_stdout_close(0);
+        }
+        if (tab != NULL)
+            r = cli_take_opt(tab, argc, argv, &i);
+        if (r == 0 && fr != NULL)
+            r = cli_frame_parse(fr, argc, argv, &i);
+        if (r == 0 && o != NULL)
+            r = cli_opts_parse(o, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (cmd != NULL)
+            cli_errorf("%s: unknown option '%s' (see '" PROG " %s --help')", cmd, argv[i], cmd);
+        else
+            cli_errorf("unknown option '%s' (see " PROG " --help)", argv[i]);
+        return 2;
+    }
+    return CLI_ARGS_GO;
+}
+
+int
 cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
 {
     static const struct {
@@ -337,4 +402,57 @@ cli_write_text(FILE *f, const char *text, size_t len)
         fwrite(buf, 1, utf8_sanitize_for_terminal(&san, text + i, m, buf), f);
     }
     fwrite(buf, 1, utf8_san_flush(&san, buf), f);
+}
+
+int
+cli_read_stream(FILE *f, const char *name, size_t max, const char *what, char **buf,
+                size_t *len)
+{
+    char *b = NULL, *nb;
+    size_t n = 0, cap = 0, got;
+
+    do {
+        if (n == cap) {
+            if (cap >= max) {
+                cli_errorf("%s: larger than %zu bytes%s%s%s", name, max,
+                           what ? " (too long for " : "", what ? what : "", what ? ")" : "");
+                free(b);
+                return 1;
+            }
+            cap = cap ? cap * 2 : 65536;
+            if ((nb = realloc(b, cap + 1)) == NULL) {
+                cli_errorf("%s: out of memory", name);
+                free(b);
+                return 1;
+            }
+            b = nb;
+        }
+        got = fread(b + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    if (ferror(f)) {
+        cli_errorf("%s: cannot read: %s", name, strerror(errno));
+        free(b);
+        return 1;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+int
+cli_read_input(const char *path, size_t max, const char *what, char **buf, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    int rc;
+
+    if (f == NULL) {
+        cli_errorf("%s: cannot open: %s", path, strerror(errno));
+        return 1;
+    }
+    rc = cli_read_stream(f, f == stdin ? "stdin" : path, max, what, buf, len);
+    if (f != stdin)
+        fclose(f);
+    return rc;
 }

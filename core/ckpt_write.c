@@ -466,39 +466,40 @@ pb_op(struct pbuf *b, unsigned char op)
     pb_put(b, &op, 1);
 }
 
-/* BINPUT / LONG_BINPUT the top of the stack; returns its memo index. */
+/* A memo opcode for slot I: OP1 with a 1-byte index below 256, else OP4
+** with a 4-byte one. */
+static void
+pb_memo_op(struct pbuf *b, uint32_t i, unsigned char op1, unsigned char op4)
+{
+    unsigned char x[5];
+
+    if (i < 256) {
+        x[0] = op1;
+        x[1] = (unsigned char)i;
+        pb_put(b, x, 2);
+    } else {
+        x[0] = op4;
+        le_put32(x + 1, i);
+        pb_put(b, x, 5);
+    }
+}
+
+/* Memoise the object on top of the stack in the next slot (BINPUT /
+** LONG_BINPUT); its index. */
 static uint32_t
 pb_memo_put(struct pbuf *b)
 {
     uint32_t i = b->memo++;
-    unsigned char x[5];
 
-    if (i < 256) {
-        x[0] = 'q';
-        x[1] = (unsigned char)i;
-        pb_put(b, x, 2);
-    } else {
-        x[0] = 'r';
-        le_put32(x + 1, i);
-        pb_put(b, x, 5);
-    }
+    pb_memo_op(b, i, 'q', 'r');
     return i;
 }
 
+/* Push memo slot I (BINGET / LONG_BINGET). */
 static void
 pb_memo_get(struct pbuf *b, uint32_t i)
 {
-    unsigned char x[5];
-
-    if (i < 256) {
-        x[0] = 'h';
-        x[1] = (unsigned char)i;
-        pb_put(b, x, 2);
-    } else {
-        x[0] = 'j';
-        le_put32(x + 1, i);
-        pb_put(b, x, 5);
-    }
+    pb_memo_op(b, i, 'h', 'j');
 }
 
 static void

@@ -258,41 +258,78 @@ parse_uint(const char *s, const char *end, long max, long *out)
 }
 
 /*
-** Parse one line S..END (no newline).  Appends the piece to BLOB, sets *ID
-** and *PLEN.  On error writes the reason to WHY and returns -1 (-2 for out
-** of memory).
+** The escape after a backslash in a literal: C is the byte after it, *PP
+** points past the two; appends what it stands for to BLOB (room for
+** UTF8_MAX bytes reserved) and moves *PP past any hex digits.  On error
+** writes the reason to WHY and returns -1.
 */
 static int
-parse_line(const char *s, const char *end, struct tok_buf *blob, long *id,
-           size_t *plen, char *why, size_t whycap)
+put_escape(unsigned char c, const char **pp, const char *end, int is_bytes,
+           struct tok_buf *blob, char *why, size_t whycap)
 {
-    const char *p;
+    unsigned char enc[UTF8_MAX];
+    uint32_t v;
+    int n;
+
+    switch (c) {
+    case '\\': case '\'': case '"':
+        blob->p[blob->n++] = c;
+        return 0;
+    case 'n':
+        blob->p[blob->n++] = '\n';
+        return 0;
+    case 't':
+        blob->p[blob->n++] = '\t';
+        return 0;
+    case 'r':
+        blob->p[blob->n++] = '\r';
+        return 0;
+    case 'x':
+    case 'u':
+        if (c == 'u' && is_bytes) {
+            snprintf(why, whycap, "\\u escape in a bytes literal");
+            return -1;
+        }
+        if (hexn(*pp, end, c == 'x' ? 2 : 4, &v) < 0) {
+            snprintf(why, whycap, "bad \\%c escape (expected %d hex digits)", c,
+                     c == 'x' ? 2 : 4);
+            return -1;
+        }
+        *pp += c == 'x' ? 2 : 4;
+        if (is_bytes) {
+            blob->p[blob->n++] = (unsigned char)v;
+            return 0;
+        }
+        n = utf8_encode(v, enc);
+        if (n == 0) {
+            snprintf(why, whycap, "\\u%04x is a surrogate, not a character", (unsigned)v);
+            return -1;
+        }
+        memcpy(blob->p + blob->n, enc, (size_t)n);
+        blob->n += (size_t)n;
+        return 0;
+    default:
+        if (c >= 0x21 && c < 0x7f)
+            snprintf(why, whycap, "unsupported escape '\\%c'", c);
+        else
+            snprintf(why, whycap, "unsupported escape (byte 0x%02x after '\\')", c);
+        return -1;
+    }
+}
+
+/*
+** The quoted literal at *PP ('..', ".." or b'..'), decoded and appended to
+** BLOB; *PP moves past its closing quote.  Returns 0, -1 with the reason in
+** WHY, or -2 for out of memory.
+*/
+static int
+parse_literal(const char **pp, const char *end, struct tok_buf *blob, char *why, size_t whycap)
+{
+    const char *p = *pp;
     size_t start = blob->n;
     int is_bytes = 0;
     char q;
-    long want;
 
-    if (s == end) {
-        snprintf(why, whycap, "empty line");
-        return -1;
-    }
-    p = parse_uint(s, end, TOK_MAX_ID, id);
-    if (p == NULL) {
-        if (s < end && *s >= '0' && *s <= '9')
-            snprintf(why, whycap, "token id is larger than %d", TOK_MAX_ID);
-        else
-            snprintf(why, whycap, "expected a token id at the start of the line");
-        return -1;
-    }
-    if (*id == 0) {
-        snprintf(why, whycap, "token id 0 is reserved for end of text");
-        return -1;
-    }
-    if (p == end || *p != ' ') {
-        snprintf(why, whycap, "expected a space after the token id");
-        return -1;
-    }
-    p++;
     if (p < end && *p == 'b') {
         is_bytes = 1;
         p++;
@@ -303,8 +340,7 @@ parse_line(const char *s, const char *end, struct tok_buf *blob, long *id,
     }
     q = *p++;
     for (;;) {
-        unsigned char c, enc[UTF8_MAX];
-        uint32_t v;
+        unsigned char c;
         int n;
 
         if (p == end) {
@@ -344,55 +380,55 @@ parse_line(const char *s, const char *end, struct tok_buf *blob, long *id,
         }
         c = (unsigned char)p[1];
         p += 2;
-        switch (c) {
-        case '\\': case '\'': case '"':
-            blob->p[blob->n++] = c;
-            break;
-        case 'n':
-            blob->p[blob->n++] = '\n';
-            break;
-        case 't':
-            blob->p[blob->n++] = '\t';
-            break;
-        case 'r':
-            blob->p[blob->n++] = '\r';
-            break;
-        case 'x':
-        case 'u':
-            if (c == 'u' && is_bytes) {
-                snprintf(why, whycap, "\\u escape in a bytes literal");
-                return -1;
-            }
-            if (hexn(p, end, c == 'x' ? 2 : 4, &v) < 0) {
-                snprintf(why, whycap, "bad \\%c escape (expected %d hex digits)", c,
-                         c == 'x' ? 2 : 4);
-                return -1;
-            }
-            p += c == 'x' ? 2 : 4;
-            if (is_bytes) {
-                blob->p[blob->n++] = (unsigned char)v;
-                break;
-            }
-            n = utf8_encode(v, enc);
-            if (n == 0) {
-                snprintf(why, whycap, "\\u%04x is a surrogate, not a character", (unsigned)v);
-                return -1;
-            }
-            memcpy(blob->p + blob->n, enc, (size_t)n);
-            blob->n += (size_t)n;
-            break;
-        default:
-            if (c >= 0x21 && c < 0x7f)
-                snprintf(why, whycap, "unsupported escape '\\%c'", c);
-            else
-                snprintf(why, whycap, "unsupported escape (byte 0x%02x after '\\')", c);
+        if (put_escape(c, &p, end, is_bytes, blob, why, whycap) < 0)
             return -1;
-        }
         if (blob->n - start > TOK_MAX_PIECE) {
             snprintf(why, whycap, "piece longer than %d bytes", TOK_MAX_PIECE);
             return -1;
         }
     }
+    *pp = p;
+    return 0;
+}
+
+/*
+** Parse one line S..END (no newline).  Appends the piece to BLOB, sets *ID
+** and *PLEN.  On error writes the reason to WHY and returns -1 (-2 for out
+** of memory).
+*/
+static int
+parse_line(const char *s, const char *end, struct tok_buf *blob, long *id,
+           size_t *plen, char *why, size_t whycap)
+{
+    const char *p;
+    size_t start = blob->n;
+    long want;
+    int rc;
+
+    if (s == end) {
+        snprintf(why, whycap, "empty line");
+        return -1;
+    }
+    p = parse_uint(s, end, TOK_MAX_ID, id);
+    if (p == NULL) {
+        if (s < end && *s >= '0' && *s <= '9')
+            snprintf(why, whycap, "token id is larger than %d", TOK_MAX_ID);
+        else
+            snprintf(why, whycap, "expected a token id at the start of the line");
+        return -1;
+    }
+    if (*id == 0) {
+        snprintf(why, whycap, "token id 0 is reserved for end of text");
+        return -1;
+    }
+    if (p == end || *p != ' ') {
+        snprintf(why, whycap, "expected a space after the token id");
+        return -1;
+    }
+    p++;
+    rc = parse_literal(&p, end, blob, why, whycap);
+    if (rc < 0)
+        return rc;
     *plen = blob->n - start;
     if (*plen > TOK_MAX_PIECE) {
         snprintf(why, whycap, "piece longer than %d bytes", TOK_MAX_PIECE);

@@ -288,18 +288,344 @@ cmp_span(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Where the central directory lies, as the end records say. */
+struct zdir {
+    uint64_t n_ent;     /* entries */
+    uint64_t cd_ofs;    /* first byte */
+    uint64_t cd_size;   /* bytes */
+    uint64_t cd_end;    /* the directory ends before this (EOCD or EOCD64) */
+};
+
+/* One central-directory header as read, ZIP64 sizes applied. */
+struct zcent {
+    const uint8_t *c;   /* the header; its name follows at c + CENTRAL_HDR */
+    uint16_t flags, method, nlen, elen, clen;
+    uint32_t crc32;
+    uint64_t usize, csize, lho;
+    uint64_t end;       /* offset of the next header */
+};
+
+static int
+zipr_nomem(const char *what, rwkv_err *err)
+{
+    return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory reading the zip directory", what);
+}
+
+/* 1. End of central directory: the last signature whose comment ends at EOF
+** (LEN >= EOCD_LEN). */
+static int
+find_eocd(const uint8_t *p, uint64_t len, const char *what, uint64_t *eocd, rwkv_err *err)
+{
+    uint64_t scan_lo = len - EOCD_LEN > EOCD_SCAN ? len - EOCD_LEN - EOCD_SCAN : 0;
+
+    for (uint64_t pos = len - EOCD_LEN + 1; pos-- > scan_lo;) {
+        if (le_get32(p + pos) == SIG_EOCD && pos + EOCD_LEN + le_get16(p + pos + 20) == len) {
+            *eocd = pos;
+            return RWKV_OK;
+        }
+    }
+    return rwkv_errf(err, RWKV_EFORMAT,
+                     "%s: not a zip archive or truncated (no end-of-central-directory record)",
+                     what);
+}
+
+/* 2. ZIP64: the locator before the EOCD at EOCD leads to the EOCD64 record,
+** whose 64-bit fields win; the classic fields that are not saturated must
+** agree with them. */
+static int
+read_eocd64(const uint8_t *p, uint64_t eocd, const char *what, struct zdir *d, rwkv_err *err)
+{
+    const uint8_t *e = p + eocd, *l = p + eocd - LOC64_LEN, *r;
+    uint16_t n_tot = le_get16(e + 10);
+    uint32_t size32 = le_get32(e + 12), ofs32 = le_get32(e + 16);
+    uint64_t r_ofs = le_get64(l + 8);
+
+    if (le_get32(l + 4) != 0 || le_get32(l + 16) > 1)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip64 archive not supported", what);
+    if (!in_range(r_ofs, EOCD64_LEN, eocd - LOC64_LEN))
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: zip64 end record offset %llu outside the file", what,
+                         (unsigned long long)r_ofs);
+    r = p + r_ofs;
+    if (le_get32(r) != SIG_EOCD64)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: zip64 end record has a bad signature", what);
+    if (le_get32(r + 16) != 0 || le_get32(r + 20) != 0 || le_get64(r + 24) != le_get64(r + 32))
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip64 archive not supported", what);
+    if ((n_tot != 0xffffu && n_tot != le_get64(r + 32)) ||
+        (size32 != 0xffffffffu && size32 != le_get64(r + 40)) ||
+        (ofs32 != 0xffffffffu && ofs32 != le_get64(r + 48)))
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: zip64 end record disagrees with the classic one", what);
+    d->n_ent = le_get64(r + 32);
+    d->cd_size = le_get64(r + 40);
+    d->cd_ofs = le_get64(r + 48);
+    d->cd_end = r_ofs;
+    return RWKV_OK;
+}
+
+/* The central directory's place and entry count from the end records at
+** EOCD, checked against the file and MAX_ENTRIES. */
+static int
+read_end_records(const uint8_t *p, uint64_t eocd, const char *what, uint64_t max_entries,
+                 struct zdir *d, rwkv_err *err)
+{
+    const uint8_t *e = p + eocd;
+    uint16_t disk = le_get16(e + 4), cd_disk = le_get16(e + 6);
+    uint16_t n_disk = le_get16(e + 8), n_tot = le_get16(e + 10);
+    int rc;
+
+    d->n_ent = n_tot;
+    d->cd_size = le_get32(e + 12);
+    d->cd_ofs = le_get32(e + 16);
+    d->cd_end = eocd;
+    if (eocd >= LOC64_LEN && le_get32(p + eocd - LOC64_LEN) == SIG_LOC64) {
+        rc = read_eocd64(p, eocd, what, d, err);
+        if (rc != RWKV_OK)
+            return rc;
+    } else if (disk != 0 || cd_disk != 0 || n_disk != n_tot) {
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip archive not supported", what);
+    }
+    if (!in_range(d->cd_ofs, d->cd_size, d->cd_end))
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: central directory (offset %llu, %llu bytes) lies outside the file",
+                         what, (unsigned long long)d->cd_ofs, (unsigned long long)d->cd_size);
+    if (d->n_ent > max_entries)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: zip claims %llu entries, limit is %llu", what,
+                         (unsigned long long)d->n_ent, (unsigned long long)max_entries);
+    if (d->n_ent > d->cd_size / CENTRAL_HDR)
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: zip claims %llu entries but the central directory holds at most %llu",
+                         what, (unsigned long long)d->n_ent,
+                         (unsigned long long)(d->cd_size / CENTRAL_HDR));
+    return RWKV_OK;
+}
+
+/* The extra fields of CE (id u16, len u16, strictly inside elen).  The
+** ZIP64 extended information (id 1) holds a u64 for each 32-bit field that
+** is saturated, in the order usize, csize, local header offset. */
+static int
+read_extras(struct zcent *ce, const char *what, rwkv_err *err)
+{
+    const char *name = (const char *)(ce->c + CENTRAL_HDR);
+    const uint8_t *x = ce->c + CENTRAL_HDR + ce->nlen;
+    uint64_t ext_end = ce->elen;
+    int nlen = ce->nlen, seen64 = 0;
+
+    for (uint64_t k = 0; k < ext_end;) {
+        uint16_t id, fl;
+        if (k + 4 > ext_end)
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': truncated extra field", what,
+                             nlen, name);
+        id = le_get16(x + k);
+        fl = le_get16(x + k + 2);
+        if (k + 4 + fl > ext_end)
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': extra field overruns its header",
+                             what, nlen, name);
+        if (id == 0x0001) {
+            const uint8_t *f = x + k + 4;
+            uint64_t need = 0;
+            if (seen64++)
+                return rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': duplicate zip64 extra field",
+                                 what, nlen, name);
+            need = 8u * ((ce->usize == 0xffffffffu) + (ce->csize == 0xffffffffu) +
+                         (ce->lho == 0xffffffffu));
+            if (fl < need)
+                return rwkv_errf(err, RWKV_EFORMAT,
+                                 "%s: zip entry '%.*s': zip64 extra field is missing sizes", what,
+                                 nlen, name);
+            if (ce->usize == 0xffffffffu)
+                ce->usize = le_get64(f), f += 8;
+            if (ce->csize == 0xffffffffu)
+                ce->csize = le_get64(f), f += 8;
+            if (ce->lho == 0xffffffffu)
+                ce->lho = le_get64(f);
+        }
+        k += 4u + fl;
+    }
+    if (!seen64 && (ce->usize == 0xffffffffu || ce->csize == 0xffffffffu || ce->lho == 0xffffffffu))
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': zip64 extra field is missing", what,
+                         nlen, name);
+    return RWKV_OK;
+}
+
+/* The central header of entry I at POS into *CE: inside the directory D, a
+** sane name, its extra fields read. */
+static int
+read_central(const uint8_t *p, uint64_t pos, uint64_t i, const struct zdir *d, const char *what,
+             struct zcent *ce, rwkv_err *err)
+{
+    const uint8_t *c = p + pos;
+    const char *prob;
+
+    if (!in_range(pos, CENTRAL_HDR, d->cd_ofs + d->cd_size) || le_get32(c) != SIG_CENTRAL)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: central directory entry %llu is malformed", what,
+                         (unsigned long long)i);
+    ce->c = c;
+    ce->flags = le_get16(c + 8);
+    ce->method = le_get16(c + 10);
+    ce->crc32 = le_get32(c + 16);
+    ce->csize = le_get32(c + 20);
+    ce->usize = le_get32(c + 24);
+    ce->nlen = le_get16(c + 28);
+    ce->elen = le_get16(c + 30);
+    ce->clen = le_get16(c + 32);
+    ce->lho = le_get32(c + 42);
+    ce->end = pos + CENTRAL_HDR + (uint64_t)ce->nlen + ce->elen + ce->clen;
+    if (ce->end > d->cd_ofs + d->cd_size)
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: central directory entry %llu runs past the directory", what,
+                         (unsigned long long)i);
+    prob = name_problem(c + CENTRAL_HDR, ce->nlen);
+    if (prob != NULL)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry %llu: %s", what, (unsigned long long)i,
+                         prob);
+    return read_extras(ce, what, err);
+}
+
+/* Only stored, unencrypted entries whose two sizes agree. */
+static int
+check_stored(const struct zcent *ce, const char *what, rwkv_err *err)
+{
+    const char *name = (const char *)(ce->c + CENTRAL_HDR);
+    int nlen = ce->nlen;
+
+    if (ce->method != 0)
+        return rwkv_errf(err, RWKV_ENOTSUP,
+                         "%s: zip entry '%.*s' is compressed (method %u); only stored entries are supported",
+                         what, nlen, name, ce->method);
+    if (ce->flags & 1u)
+        return rwkv_errf(err, RWKV_ENOTSUP, "%s: zip entry '%.*s' is encrypted", what, nlen, name);
+    if (ce->csize != ce->usize)
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: zip entry '%.*s': stored entry has compressed size %llu != size %llu",
+                         what, nlen, name, (unsigned long long)ce->csize,
+                         (unsigned long long)ce->usize);
+    return RWKV_OK;
+}
+
+/* The local header of CE: same name; *DATA = where the data starts (after
+** its name and extra field), the data lying before the directory at CD_OFS. */
+static int
+read_local(const uint8_t *p, const struct zcent *ce, uint64_t cd_ofs, const char *what,
+           uint64_t *data, rwkv_err *err)
+{
+    const char *name = (const char *)(ce->c + CENTRAL_HDR);
+    int nlen = ce->nlen;
+    const uint8_t *l;
+
+    if (!in_range(ce->lho, LOCAL_HDR, cd_ofs) || le_get32(p + ce->lho) != SIG_LOCAL)
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: zip entry '%.*s': local header at %llu is outside the file or malformed",
+                         what, nlen, name, (unsigned long long)ce->lho);
+    l = p + ce->lho;
+    *data = ce->lho + LOCAL_HDR + (uint64_t)le_get16(l + 26) + le_get16(l + 28);
+    if (le_get16(l + 26) != ce->nlen || *data > cd_ofs ||
+        memcmp(l + LOCAL_HDR, ce->c + CENTRAL_HDR, ce->nlen) != 0)
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: zip entry '%.*s': local header does not match the central directory",
+                         what, nlen, name);
+    if (!in_range(*data, ce->usize, cd_ofs))
+        return rwkv_errf(err, RWKV_EFORMAT,
+                         "%s: zip entry '%.*s': data (offset %llu, %llu bytes) runs past the central directory",
+                         what, nlen, name, (unsigned long long)*data, (unsigned long long)ce->usize);
+    return RWKV_OK;
+}
+
+/* 3. Walk the central directory D into Z->ents (names still pointing into
+** the buffer) and SPANS; *NAMES_LEN = the bytes the names' copies need. */
+static int
+walk_directory(const uint8_t *p, const struct zdir *d, const char *what, zipr *z,
+               struct span *spans, uint64_t *names_len, rwkv_err *err)
+{
+    uint64_t pos = d->cd_ofs;
+
+    for (uint64_t i = 0; i < d->n_ent; i++) {
+        struct zcent ce = {0};
+        uint64_t data = 0;
+        zipr_entry *ze = &z->ents[i];
+        int rc = read_central(p, pos, i, d, what, &ce, err);
+
+        if (rc == RWKV_OK)
+            rc = check_stored(&ce, what, err);
+        if (rc == RWKV_OK)
+            rc = read_local(p, &ce, d->cd_ofs, what, &data, err);
+        if (rc != RWKV_OK)
+            return rc;
+        ze->crc32 = ce.crc32;
+        ze->name = (const char *)(ce.c + CENTRAL_HDR); /* fixed up to the copy later */
+        ze->name_len = ce.nlen;
+        ze->data_off = data;
+        ze->size = ce.usize;
+        *names_len += (uint64_t)ce.nlen + 1;
+        pos = ce.end;
+        spans[i].start = ce.lho;
+        spans[i].end = data + ce.usize;
+        spans[i].i = (size_t)i;
+    }
+    return RWKV_OK;
+}
+
+/* 4. No two entries' header+data ranges may overlap. */
+static int
+check_overlaps(const zipr *z, struct span *spans, const char *what, rwkv_err *err)
+{
+    if (z->n < 2)
+        return RWKV_OK;
+    qsort(spans, z->n, sizeof *spans, cmp_span);
+    for (size_t i = 1; i < z->n; i++) {
+        if (spans[i].start < spans[i - 1].end) {
+            const zipr_entry *a = &z->ents[spans[i - 1].i], *b = &z->ents[spans[i].i];
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: zip entries '%.*s' and '%.*s' overlap", what,
+                             (int)a->name_len, a->name, (int)b->name_len, b->name);
+        }
+    }
+    return RWKV_OK;
+}
+
+/* 5. NUL-terminated copies of the names; sorted index; duplicates. */
+static int
+index_names(zipr *z, uint64_t names_len, const char *what, rwkv_err *err)
+{
+    size_t *tmp;
+    char *w;
+    int rc = RWKV_OK;
+
+    z->names = malloc(names_len ? (size_t)names_len : 1);
+    z->by_name = malloc((z->n ? z->n : 1) * sizeof *z->by_name);
+    tmp = malloc((z->n ? z->n : 1) * sizeof *tmp);
+    if (z->names == NULL || z->by_name == NULL || tmp == NULL) {
+        free(tmp);
+        return zipr_nomem(what, err);
+    }
+    w = z->names;
+    for (size_t i = 0; i < z->n; i++) {
+        memcpy(w, z->ents[i].name, z->ents[i].name_len);
+        w[z->ents[i].name_len] = 0;
+        z->ents[i].name = w;
+        w += z->ents[i].name_len + 1;
+        z->by_name[i] = i;
+    }
+    sort_idx(z->by_name, tmp, z->n, z->ents, cmp_idx_name);
+    free(tmp);
+    for (size_t i = 1; i < z->n && rc == RWKV_OK; i++) {
+        if (strcmp(z->ents[z->by_name[i]].name, z->ents[z->by_name[i - 1]].name) == 0)
+            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: duplicate zip entry '%s'", what,
+                           z->ents[z->by_name[i]].name);
+    }
+    return rc;
+}
+
 int
 zipr_open(const void *buf, uint64_t len, const char *what, uint64_t max_entries,
           zipr **out, rwkv_err *err)
 {
     const uint8_t *p = buf;
-    uint64_t eocd = 0, n_ent, cd_size, cd_ofs, cd_end, pos, names_len = 0;
-    uint64_t scan_lo;
-    int found = 0;
+    uint64_t eocd = 0, names_len = 0;
+    struct zdir d = {0};
     rwkv_err scratch;
-    zipr *z = NULL;
-    struct span *spans = NULL;
-    size_t *tmp = NULL;
+    zipr *z;
+    struct span *spans;
+    int rc;
 
     *out = NULL;
     if (err == NULL)
@@ -309,264 +635,33 @@ zipr_open(const void *buf, uint64_t len, const char *what, uint64_t max_entries,
     if (len < EOCD_LEN)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: not a zip archive (%llu bytes, too short)",
                          what, (unsigned long long)len);
-
-    /* 1. End of central directory: the last signature whose comment ends at EOF. */
-    scan_lo = len - EOCD_LEN > EOCD_SCAN ? len - EOCD_LEN - EOCD_SCAN : 0;
-    for (pos = len - EOCD_LEN + 1; pos-- > scan_lo;) {
-        if (le_get32(p + pos) == SIG_EOCD && pos + EOCD_LEN + le_get16(p + pos + 20) == len) {
-            eocd = pos;
-            found = 1;
-            break;
-        }
-    }
-    if (!found)
-        return rwkv_errf(err, RWKV_EFORMAT,
-                         "%s: not a zip archive or truncated (no end-of-central-directory record)",
-                         what);
-    {
-        const uint8_t *e = p + eocd;
-        uint16_t disk = le_get16(e + 4), cd_disk = le_get16(e + 6);
-        uint16_t n_disk = le_get16(e + 8), n_tot = le_get16(e + 10);
-        uint32_t size32 = le_get32(e + 12), ofs32 = le_get32(e + 16);
-
-        n_ent = n_tot;
-        cd_size = size32;
-        cd_ofs = ofs32;
-        cd_end = eocd;
-        if (eocd >= LOC64_LEN && le_get32(p + eocd - LOC64_LEN) == SIG_LOC64) {
-            /* 2. ZIP64: locator -> EOCD64 record, whose 64-bit fields win. */
-            const uint8_t *l = p + eocd - LOC64_LEN, *r;
-            uint64_t r_ofs = le_get64(l + 8);
-            if (le_get32(l + 4) != 0 || le_get32(l + 16) > 1)
-                return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip64 archive not supported", what);
-            if (!in_range(r_ofs, EOCD64_LEN, eocd - LOC64_LEN))
-                return rwkv_errf(err, RWKV_EFORMAT,
-                                 "%s: zip64 end record offset %llu outside the file", what,
-                                 (unsigned long long)r_ofs);
-            r = p + r_ofs;
-            if (le_get32(r) != SIG_EOCD64)
-                return rwkv_errf(err, RWKV_EFORMAT, "%s: zip64 end record has a bad signature", what);
-            if (le_get32(r + 16) != 0 || le_get32(r + 20) != 0 || le_get64(r + 24) != le_get64(r + 32))
-                return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip64 archive not supported", what);
-            if ((n_tot != 0xffffu && n_tot != le_get64(r + 32)) ||
-                (size32 != 0xffffffffu && size32 != le_get64(r + 40)) ||
-                (ofs32 != 0xffffffffu && ofs32 != le_get64(r + 48)))
-                return rwkv_errf(err, RWKV_EFORMAT,
-                                 "%s: zip64 end record disagrees with the classic one", what);
-            n_ent = le_get64(r + 32);
-            cd_size = le_get64(r + 40);
-            cd_ofs = le_get64(r + 48);
-            cd_end = r_ofs;
-        } else if (disk != 0 || cd_disk != 0 || n_disk != n_tot) {
-            return rwkv_errf(err, RWKV_EFORMAT, "%s: multi-disk zip archive not supported", what);
-        }
-    }
-    if (!in_range(cd_ofs, cd_size, cd_end))
-        return rwkv_errf(err, RWKV_EFORMAT,
-                         "%s: central directory (offset %llu, %llu bytes) lies outside the file",
-                         what, (unsigned long long)cd_ofs, (unsigned long long)cd_size);
-    if (n_ent > max_entries)
-        return rwkv_errf(err, RWKV_EFORMAT, "%s: zip claims %llu entries, limit is %llu", what,
-                         (unsigned long long)n_ent, (unsigned long long)max_entries);
-    if (n_ent > cd_size / CENTRAL_HDR)
-        return rwkv_errf(err, RWKV_EFORMAT,
-                         "%s: zip claims %llu entries but the central directory holds at most %llu",
-                         what, (unsigned long long)n_ent, (unsigned long long)(cd_size / CENTRAL_HDR));
+    rc = find_eocd(p, len, what, &eocd, err);
+    if (rc == RWKV_OK)
+        rc = read_end_records(p, eocd, what, max_entries, &d, err);
+    if (rc != RWKV_OK)
+        return rc;
 
     z = calloc(1, sizeof *z);
-    if (z == NULL)
-        goto nomem;
-    z->ents = calloc(n_ent ? (size_t)n_ent : 1, sizeof *z->ents);
-    spans = calloc(n_ent ? (size_t)n_ent : 1, sizeof *spans);
-    if (z->ents == NULL || spans == NULL)
-        goto nomem;
-
-    /* 3. Walk the central directory. */
-    pos = cd_ofs;
-    for (uint64_t i = 0; i < n_ent; i++) {
-        const uint8_t *c = p + pos, *x, *l;
-        uint16_t flags, method, nlen, elen, clen;
-        uint64_t usize, csize, lho, end, data, ext_end;
-        int seen64 = 0;
-        const char *prob;
-        zipr_entry *ze = &z->ents[i];
-
-        if (!in_range(pos, CENTRAL_HDR, cd_ofs + cd_size) || le_get32(c) != SIG_CENTRAL) {
-            rwkv_errf(err, RWKV_EFORMAT, "%s: central directory entry %llu is malformed", what,
-                      (unsigned long long)i);
-            goto fail;
-        }
-        flags = le_get16(c + 8);
-        method = le_get16(c + 10);
-        ze->crc32 = le_get32(c + 16);
-        csize = le_get32(c + 20);
-        usize = le_get32(c + 24);
-        nlen = le_get16(c + 28);
-        elen = le_get16(c + 30);
-        clen = le_get16(c + 32);
-        lho = le_get32(c + 42);
-        end = pos + CENTRAL_HDR + (uint64_t)nlen + elen + clen;
-        if (end > cd_ofs + cd_size) {
-            rwkv_errf(err, RWKV_EFORMAT,
-                      "%s: central directory entry %llu runs past the directory", what,
-                      (unsigned long long)i);
-            goto fail;
-        }
-        prob = name_problem(c + CENTRAL_HDR, nlen);
-        if (prob != NULL) {
-            rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry %llu: %s", what, (unsigned long long)i, prob);
-            goto fail;
-        }
-        /* Extra fields: id u16, len u16, strictly inside elen. */
-        x = c + CENTRAL_HDR + nlen;
-        ext_end = elen;
-        for (uint64_t k = 0; k < ext_end;) {
-            uint16_t id, fl;
-            if (k + 4 > ext_end) {
-                rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': truncated extra field", what,
-                          (int)nlen, (const char *)(c + CENTRAL_HDR));
-                goto fail;
-            }
-            id = le_get16(x + k);
-            fl = le_get16(x + k + 2);
-            if (k + 4 + fl > ext_end) {
-                rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': extra field overruns its header",
-                          what, (int)nlen, (const char *)(c + CENTRAL_HDR));
-                goto fail;
-            }
-            if (id == 0x0001) {
-                /* ZIP64 extended info: u64s for each 32-bit field that is saturated,
-                ** in the order usize, csize, local header offset. */
-                const uint8_t *f = x + k + 4;
-                uint64_t need = 0;
-                if (seen64++) {
-                    rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': duplicate zip64 extra field",
-                              what, (int)nlen, (const char *)(c + CENTRAL_HDR));
-                    goto fail;
-                }
-                need = 8u * ((usize == 0xffffffffu) + (csize == 0xffffffffu) + (lho == 0xffffffffu));
-                if (fl < need) {
-                    rwkv_errf(err, RWKV_EFORMAT,
-                              "%s: zip entry '%.*s': zip64 extra field is missing sizes", what,
-                              (int)nlen, (const char *)(c + CENTRAL_HDR));
-                    goto fail;
-                }
-                if (usize == 0xffffffffu)
-                    usize = le_get64(f), f += 8;
-                if (csize == 0xffffffffu)
-                    csize = le_get64(f), f += 8;
-                if (lho == 0xffffffffu)
-                    lho = le_get64(f);
-            }
-            k += 4u + fl;
-        }
-        if (!seen64 && (usize == 0xffffffffu || csize == 0xffffffffu || lho == 0xffffffffu)) {
-            rwkv_errf(err, RWKV_EFORMAT, "%s: zip entry '%.*s': zip64 extra field is missing", what,
-                      (int)nlen, (const char *)(c + CENTRAL_HDR));
-            goto fail;
-        }
-        if (method != 0) {
-            rwkv_errf(err, RWKV_ENOTSUP,
-                      "%s: zip entry '%.*s' is compressed (method %u); only stored entries are supported",
-                      what, (int)nlen, (const char *)(c + CENTRAL_HDR), method);
-            goto fail;
-        }
-        if (flags & 1u) {
-            rwkv_errf(err, RWKV_ENOTSUP, "%s: zip entry '%.*s' is encrypted", what, (int)nlen,
-                      (const char *)(c + CENTRAL_HDR));
-            goto fail;
-        }
-        if (csize != usize) {
-            rwkv_errf(err, RWKV_EFORMAT,
-                      "%s: zip entry '%.*s': stored entry has compressed size %llu != size %llu",
-                      what, (int)nlen, (const char *)(c + CENTRAL_HDR), (unsigned long long)csize,
-                      (unsigned long long)usize);
-            goto fail;
-        }
-        /* Local header: same name; data follows its name and extra field. */
-        if (!in_range(lho, LOCAL_HDR, cd_ofs) || le_get32(p + lho) != SIG_LOCAL) {
-            rwkv_errf(err, RWKV_EFORMAT,
-                      "%s: zip entry '%.*s': local header at %llu is outside the file or malformed",
-                      what, (int)nlen, (const char *)(c + CENTRAL_HDR), (unsigned long long)lho);
-            goto fail;
-        }
-        l = p + lho;
-        data = lho + LOCAL_HDR + (uint64_t)le_get16(l + 26) + le_get16(l + 28);
-        if (le_get16(l + 26) != nlen || data > cd_ofs ||
-            memcmp(l + LOCAL_HDR, c + CENTRAL_HDR, nlen) != 0) {
-            rwkv_errf(err, RWKV_EFORMAT,
-                      "%s: zip entry '%.*s': local header does not match the central directory",
-                      what, (int)nlen, (const char *)(c + CENTRAL_HDR));
-            goto fail;
-        }
-        if (!in_range(data, usize, cd_ofs)) {
-            rwkv_errf(err, RWKV_EFORMAT,
-                      "%s: zip entry '%.*s': data (offset %llu, %llu bytes) runs past the central directory",
-                      what, (int)nlen, (const char *)(c + CENTRAL_HDR), (unsigned long long)data,
-                      (unsigned long long)usize);
-            goto fail;
-        }
-        ze->name = (const char *)(c + CENTRAL_HDR); /* fixed up to the copy below */
-        ze->name_len = nlen;
-        ze->data_off = data;
-        ze->size = usize;
-        names_len += (uint64_t)nlen + 1;
-        pos = end;
-        spans[i].start = lho;
-        spans[i].end = data + usize;
-        spans[i].i = (size_t)i;
+    spans = calloc(d.n_ent ? (size_t)d.n_ent : 1, sizeof *spans);
+    if (z != NULL)
+        z->ents = calloc(d.n_ent ? (size_t)d.n_ent : 1, sizeof *z->ents);
+    if (z == NULL || z->ents == NULL || spans == NULL)
+        rc = zipr_nomem(what, err);
+    if (rc == RWKV_OK)
+        rc = walk_directory(p, &d, what, z, spans, &names_len, err);
+    if (rc == RWKV_OK) {
+        z->n = (size_t)d.n_ent;
+        rc = check_overlaps(z, spans, what, err);
     }
-
-    /* 4. No two entries' header+data ranges may overlap. */
-    z->n = (size_t)n_ent;
-    if (z->n > 1) {
-        qsort(spans, z->n, sizeof *spans, cmp_span);
-        for (size_t i = 1; i < z->n; i++) {
-            if (spans[i].start < spans[i - 1].end) {
-                const zipr_entry *a = &z->ents[spans[i - 1].i], *b = &z->ents[spans[i].i];
-                rwkv_errf(err, RWKV_EFORMAT, "%s: zip entries '%.*s' and '%.*s' overlap", what,
-                          (int)a->name_len, a->name, (int)b->name_len, b->name);
-                goto fail;
-            }
-        }
-    }
-
-    /* 5. NUL-terminated copies of the names; sorted index; duplicates. */
-    z->names = malloc(names_len ? (size_t)names_len : 1);
-    z->by_name = malloc((z->n ? z->n : 1) * sizeof *z->by_name);
-    tmp = malloc((z->n ? z->n : 1) * sizeof *tmp);
-    if (z->names == NULL || z->by_name == NULL || tmp == NULL)
-        goto nomem;
-    {
-        char *w = z->names;
-        for (size_t i = 0; i < z->n; i++) {
-            memcpy(w, z->ents[i].name, z->ents[i].name_len);
-            w[z->ents[i].name_len] = 0;
-            z->ents[i].name = w;
-            w += z->ents[i].name_len + 1;
-            z->by_name[i] = i;
-        }
-    }
-    sort_idx(z->by_name, tmp, z->n, z->ents, cmp_idx_name);
-    for (size_t i = 1; i < z->n; i++) {
-        if (strcmp(z->ents[z->by_name[i]].name, z->ents[z->by_name[i - 1]].name) == 0) {
-            rwkv_errf(err, RWKV_EFORMAT, "%s: duplicate zip entry '%s'", what,
-                      z->ents[z->by_name[i]].name);
-            goto fail;
-        }
-    }
+    if (rc == RWKV_OK)
+        rc = index_names(z, names_len, what, err);
     free(spans);
-    free(tmp);
+    if (rc != RWKV_OK) {
+        zipr_close(z);
+        return rc;
+    }
     *out = z;
     return RWKV_OK;
-
-nomem:
-    rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory reading the zip directory", what);
-fail:
-    free(spans);
-    free(tmp);
-    zipr_close(z);
-    return err->code;
 }
 
 void

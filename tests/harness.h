@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 static int test_passed, test_failed, test_skipped;
 
@@ -137,28 +139,38 @@ test_fixture_path(char *buf, size_t cap, const char *rel)
     return buf;
 }
 
-/* Read a whole little-endian float32 .bin; *N floats; malloc'ed or NULL. */
-static inline float *
-test_read_f32(const char *path, size_t *n)
+/* The bytes of the regular file PATH (malloc'ed, one spare byte for a
+** NUL), *N of them; NULL if it cannot be read whole. */
+static inline unsigned char *
+test_slurp(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
-    float *buf;
-    long sz;
+    struct stat st;
+    unsigned char *p = NULL;
 
     *n = 0;
     if (f == NULL)
         return NULL;
-    fseek(f, 0, SEEK_END);
-    sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc(sz > 0 ? (size_t)sz : 1);
-    if (buf && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-        free(buf);
-        buf = NULL;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        (p = malloc((size_t)st.st_size + 1)) != NULL &&
+        fread(p, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+        free(p);
+        p = NULL;
     }
     fclose(f);
-    if (buf)
-        *n = (size_t)sz / sizeof(float);
+    if (p != NULL)
+        *n = (size_t)st.st_size;
+    return p;
+}
+
+/* Read a whole little-endian float32 .bin; *N floats; malloc'ed or NULL. */
+static inline float *
+test_read_f32(const char *path, size_t *n)
+{
+    size_t bytes;
+    float *buf = (float *)(void *)test_slurp(path, &bytes);
+
+    *n = buf != NULL ? bytes / sizeof(float) : 0;
     return buf;
 }
 
@@ -172,6 +184,82 @@ test_max_abs_diff(const float *a, const float *b, size_t n)
             m = isnan(d) ? INFINITY : d;
     }
     return m;
+}
+
+/* ---- a private temporary directory ---------------------------------------- */
+
+/* The directory test_tmpdir made ("" before). */
+static inline char *
+test_tmp_dir(void)
+{
+    static char dir[512];
+    return dir;
+}
+
+/* Make this test's temporary directory, $TMPDIR (or /tmp)/PREFIX.XXXXXX:
+** its path, or NULL after printing why. */
+static inline const char *
+test_tmpdir(const char *prefix)
+{
+    const char *t = getenv("TMPDIR");
+    char *dir = test_tmp_dir();
+
+    snprintf(dir, 512, "%s/%s.XXXXXX", t != NULL && *t != 0 ? t : "/tmp", prefix);
+    if (mkdtemp(dir) == NULL) {
+        perror("mkdtemp");
+        dir[0] = 0;
+        return NULL;
+    }
+    return dir;
+}
+
+/* NAME inside the temporary directory, in BUF. */
+static inline const char *
+test_tmp_path(char *buf, size_t cap, const char *name)
+{
+    if (snprintf(buf, cap, "%s/%s", test_tmp_dir(), name) < 0)
+        buf[0] = 0;
+    return buf;
+}
+
+/* rm -rf PATH (not following links); 0 or -1. */
+static inline int
+test_rm_rf(const char *path)
+{
+    struct stat sb;
+    struct dirent *e;
+    char sub[1024];
+    DIR *d;
+    int rc = 0;
+
+    if (lstat(path, &sb) != 0)
+        return -1;
+    if (!S_ISDIR(sb.st_mode))
+        return unlink(path);
+    if ((d = opendir(path)) == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >= (int)sizeof sub ||
+            test_rm_rf(sub) != 0)
+            rc = -1;
+    }
+    closedir(d);
+    return rmdir(path) != 0 ? -1 : rc;
+}
+
+/* Remove the temporary directory and all in it (kept when KEEP_TMP is set,
+** to look at). */
+static inline void
+test_tmpdir_remove(void)
+{
+    const char *dir = test_tmp_dir();
+
+    if (dir[0] == 0 || getenv("KEEP_TMP") != NULL)
+        return;
+    if (test_rm_rf(dir) != 0)
+        printf("could not remove %s\n", dir);
 }
 
 #endif

@@ -174,4 +174,6 @@ b=$($TO "$T" generate --model "$M" --prompt hello --max-tokens 5 --seed 3 2>/dev
 [ -n "$a" ] && [ "$a" = "$b" ] && ok || fail "--prompt-file differs from --prompt: '$a' vs '$b'"
 expect_quick_fail "prompt and prompt-file" "exactly one of --prompt" \
     "$T" generate --model "$M" --prompt hi --prompt-file "$TMP/p.txt"
+expect_quick_fail "prompt file a directory" "/: cannot read: Is a directory" \
+    "$T" generate --model "$M" --prompt-file "$TMP/" --max-tokens 2
 finish

@@ -97,7 +97,7 @@ printf '{"format": "rwkv-tui-session", "version": 1, "title": "x", "turns": [{"i
 expect_fail "orphan turn" "orphan.json: turn 0: parent is not an earlier turn" "$T" sessions --db "$DB" import "$TMP/orphan.json"
 printf '[]' > "$TMP/arr.json"
 expect_fail "not an export" "not a rwkv-tui session export" "$T" sessions --db "$DB" import "$TMP/arr.json"
-expect_fail "missing file" "nope.json: cannot read" "$T" sessions --db "$DB" import "$TMP/nope.json"
+expect_fail "missing file" "nope.json: cannot open: No such file" "$T" sessions --db "$DB" import "$TMP/nope.json"
 [ "$("$T" sessions --db "$DB" list)" = "$before" ] && ok || fail "a bad import changed the database"
 
 printf 'hello, I am a text file and not a database at all.....................................' > "$TMP/text.db"

@@ -121,10 +121,13 @@ expect_fail "bad id in a file" "ids.txt: 'x9' \(item 4\)" \
     "$RWKV_TUI" tokenize --vocab "$V" --decode --file "$TMP/ids.txt"
 fi
 expect_fail "missing --file" "nofile: cannot open" "$RWKV_TUI" tokenize --bytes --file "$TMP/nofile"
+mkdir -p "$TMP/adir"
+expect_fail "--file a directory" "adir: cannot read: Is a directory" \
+    "$RWKV_TUI" tokenize --bytes --file "$TMP/adir"
 expect_fail "no input" "exactly one of --text T or --file F" "$RWKV_TUI" tokenize --bytes
 expect_fail "both inputs" "exactly one of" "$RWKV_TUI" tokenize --bytes --text a --file "$TMP/all"
 expect_fail "--bytes and --vocab" "exclude each other" "$RWKV_TUI" tokenize --bytes --vocab "$V" --text a
-expect_fail "unknown option" "unknown argument '--frob'" "$RWKV_TUI" tokenize --frob
+expect_fail "unknown option" "tokenize: unknown option '--frob'" "$RWKV_TUI" tokenize --frob
 expect_fail "option without value" "--text needs a value" "$RWKV_TUI" tokenize --bytes --text
 
 # --- help ----------------------------------------------------------------------

@@ -17,18 +17,7 @@
 
 #include "../../storage/store.h"
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(c)                                                          \
-    do {                                                                       \
-        if (!(c))                                                              \
-            abort();                                                           \
-    } while (0)
-#endif
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
+#include "fuzz_entry.h"
 
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)

@@ -16,13 +16,7 @@
 
 #include "../../core/ckpt.h"
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(c)                                                          \
-    do {                                                                       \
-        if (!(c))                                                              \
-            abort();                                                           \
-    } while (0)
-#endif
+#include "fuzz_entry.h"
 
 /* Tensors with more elements than this are only spot-checked (speed). */
 #define FUZZ_MAX_TOUCH (1u << 20)

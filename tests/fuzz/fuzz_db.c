@@ -27,16 +27,12 @@
 #include "../../storage/store.h"
 #include "fuzz_tmp.h"
 
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
+#include "fuzz_entry.h"
 
 #define FD_MAX_TABLES 16
 #define FD_MAX_COLS 32
 #define FD_MAX_EDITS 64
 #define FD_N_STATE 64
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
 
 struct fd_db {
     char           tpl[512], work[512];

@@ -16,14 +16,10 @@
 #include "../../storage/store.h"
 #include "fuzz_tmp.h"
 
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
+#include "fuzz_entry.h"
 
 /* Inputs above this are skipped (import is linear; the fuzzer wants speed). */
 #define FI_MAX (1u << 20)
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
 
 /* Sessions and turns in the database. */
 static void

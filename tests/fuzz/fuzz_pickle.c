@@ -13,11 +13,7 @@
 #include "../../core/pickle.h"
 #include "fuzz_common.h"
 
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
+#include "fuzz_entry.h"
 
 static void
 fpk_put(uint8_t **p, size_t *n, const void *src, size_t len)

@@ -16,14 +16,10 @@
 #include "../../storage/store.h"
 #include "fuzz_tmp.h"
 
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
+#include "fuzz_entry.h"
 
 /* Longer strings are not worth the time (a row holds a few hundred bytes). */
 #define FUZZ_SAMP_MAX 4096
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
 
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)

@@ -11,11 +11,7 @@
 
 #include "fuzz_common.h"
 
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
+#include "fuzz_entry.h"
 
 static void
 fst_open(const uint8_t *data, size_t size)

@@ -16,11 +16,7 @@
 #include "../../core/rwkv.h"
 #include "fuzz_tmp.h"
 
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
+#include "fuzz_entry.h"
 
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)

@@ -15,11 +15,7 @@
 #include "../../tui/theme.h"
 #include "fuzz_tmp.h"
 
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
+#include "fuzz_entry.h"
 
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)

@@ -17,13 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(c)                                                          \
-    do {                                                                       \
-        if (!(c))                                                              \
-            abort();                                                           \
-    } while (0)
-#endif
+#include "fuzz_entry.h"
 
 static char fuzz_dir_buf[256];
 

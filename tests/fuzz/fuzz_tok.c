@@ -25,18 +25,10 @@
 #include "../../core/tokenizer.h"
 #include "../../core/utf8.h"
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(c)                                                          \
-    do {                                                                       \
-        if (!(c))                                                              \
-            abort();                                                           \
-    } while (0)
-#endif
+#include "fuzz_entry.h"
 
 /* Stream chunk buffer: longer than any piece of the built-in vocab + 16. */
 #define FUZZ_STREAM_CAP 256
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Extra pieces of the built-in vocabulary (the 256 single bytes come first). */
 static const char *fuzz_pieces[] = {
@@ -145,7 +137,7 @@ fuzz_stream(const tok *t, const int32_t *ids, size_t nid, const char *s, size_t 
 }
 
 int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
     const char *s;
     size_t n, nid;

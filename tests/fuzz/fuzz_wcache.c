@@ -25,9 +25,7 @@
 #include "../../core/wcache.h"
 #include "fuzz_tmp.h"
 
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
+#include "fuzz_entry.h"
 
 /* struct wc_header field offsets (core/wcache.c; tests/unit/test_wcache.c). */
 #define FW_KEY_A 48          /* ck_size .. kernels end */
@@ -39,8 +37,6 @@
 #define FW_HEADER_SUM 208
 #define FW_HEADER 216
 #define FW_MAX (8u << 20)    /* bigger inputs: not worth a load */
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
 
 static const int32_t fw_toks[3] = { 'h', 'i', '\n' };
 

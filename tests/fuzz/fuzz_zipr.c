@@ -13,11 +13,7 @@
 #include "../../core/zipr.h"
 #include "fuzz_common.h"
 
-#ifndef FUZZ_ENTRY
-#define FUZZ_ENTRY LLVMFuzzerTestOneInput
-#endif
-
-int FUZZ_ENTRY(const uint8_t *data, size_t size);
+#include "fuzz_entry.h"
 
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)

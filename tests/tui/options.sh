@@ -8,7 +8,8 @@ out=$("$RWKV_TUI" --help-ui 2>&1); rc=$?
 if [ $rc = 0 ] && printf '%s' "$out" | grep -q -- '--max-frames' && printf '%s' "$out" | grep -q -- '--theme'; then
     ok; else fail "--help-ui: rc $rc"; fi
 expect_fail "unknown option" "unknown option '--bogus'" "$RWKV_TUI" --bogus
-expect_fail "max-frames 0" "max-frames" "$RWKV_TUI" --demo --max-frames 0
+expect_fail "max-frames 0" "^rwkv-tui: option --max-frames: '0' is not an integer" "$RWKV_TUI" --demo --max-frames 0
+expect_fail "bad --session" "^rwkv-tui: option --session: 'x' is not an integer" "$RWKV_TUI" --session x
 expect_fail "no model" "no model.*--demo" env XDG_CONFIG_HOME="$TMP/none" "$RWKV_TUI" --db "$TMP/x.db"
 expect_fail "missing model file" "nonexistent" "$RWKV_TUI" --model "$TMP/nonexistent.pth" --vocab x --db "$TMP/x.db"
 expect_fail "not a terminal" "needs a terminal" "$RWKV_TUI" --demo --db "$TMP/x.db"

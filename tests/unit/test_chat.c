@@ -475,6 +475,81 @@ run_reply(chat *ch, const char *msg, rwkv_err *err)
     return chat_run(ch, err);
 }
 
+/* A and B (states of one model) hold the same bytes. */
+static int
+same_state(const rwkv_state *a, const rwkv_state *b)
+{
+    return memcmp(rwkv_state_cdata(a), rwkv_state_cdata(b), rwkv_state_len(a) * sizeof(float)) == 0;
+}
+
+/* Cancel mid-reply: the kept tokens are exactly what the state has fed;
+** the next prompt carries the separator; a cancel in prefill drops the turn
+** and restores the state.  REPLAY: a scratch state of M. */
+static void
+control_cancel(rwkv_model *m, chat *ch, rwkv_state *replay)
+{
+    const chat_turn *t;
+    rwkv_err err;
+
+    rwkv_state_copy(replay, chat_state(ch));
+    TEST_COND("submit 2", chat_submit(ch, "And then?", 9, &err) == RWKV_OK);
+    while (chat_phase(ch) != CHAT_GENERATING)
+        chat_step(ch, &err);
+    for (int i = 0; i < 7; i++)
+        chat_step(ch, &err);
+    chat_cancel(ch);
+    chat_run(ch, &err);
+    t = chat_turn_at(ch, 1);
+    TEST_COND("cancelled reply recorded", t && t->interrupted && t->stop == CHAT_STOP_CANCEL &&
+                                              t->n_reply == 7);
+    rwkv_state_copy(replay, chat_state_before_reply(ch));
+    for (size_t i = 0; t && i < t->n_reply; i++)
+        rwkv_eval(m, &t->reply_ids[i], 1, replay, NULL, &err);
+    TEST_COND("cancel: state == before_reply + kept tokens",
+              same_state(replay, chat_state(ch)));
+    /* the next prompt carries the "\n\n" the cancelled reply never got */
+    TEST_COND("submit 3", chat_submit(ch, "ok", 2, &err) == RWKV_OK);
+    t = chat_turn_at(ch, 2);
+    TEST_COND("separator after an interrupted reply",
+              t->n_prompt > 2 && t->prompt_ids[0] == '\n' && t->prompt_ids[1] == '\n' &&
+                  t->prompt_ids[2] == 'U');
+    /* cancel during prefill: turn dropped, state back at the turn start */
+    rwkv_state_copy(replay, chat_state(ch));
+    chat_cancel(ch);
+    chat_run(ch, &err);
+    TEST_COND("cancel in prefill drops the turn", chat_n_turns(ch) == 2 && chat_phase(ch) == CHAT_IDLE);
+    TEST_COND("cancel in prefill restores the state",
+              same_state(replay, chat_state(ch)));
+    TEST_COND("after a cancelled prefill the previous reply can be redone",
+              chat_state_before_reply(ch) != NULL && chat_regen(ch, &err) == RWKV_OK &&
+                  chat_run(ch, &err) == RWKV_OK && chat_n_turns(ch) == 2 &&
+                  chat_turn_at(ch, 1)->n_regen == 1);
+}
+
+/* A state file for another model: refused, the chat goes on; its own
+** loads, with the file's defaults. */
+static void
+control_state_file(chat *ch)
+{
+    rwkv_err err;
+
+    if (test_have_fixture("states/state-7v0-A.pth", 5)) {
+        char p[1024];
+        TEST_COND("foreign state file refused",
+                  chat_load_state_file(ch, test_fixture_path(p, sizeof p, "states/state-6v0-A.pth"),
+                                       &err) != RWKV_OK &&
+                      err.msg[0] != 0);
+        TEST_COND("chat still works", run_reply(ch, "hi", &err) == RWKV_OK && chat_n_turns(ch) == 1);
+        TEST_COND("own state file loads",
+                  chat_load_state_file(ch, test_fixture_path(p, sizeof p, "states/state-7v0-A.pth"),
+                                       &err) == RWKV_OK);
+        TEST_COND("state file: greeting gone, turns cleared, state defaults",
+                  chat_n_turns(ch) == 0 && chat_greeting(ch)[0] == 0 &&
+                      chat_sampling(ch)->top_p == 0.2f && chat_sampling(ch)->presence == 0.3f);
+        TEST_COND("reply after state file", run_reply(ch, "hi", &err) == RWKV_OK);
+    }
+}
+
 static void
 test_control(void)
 {
@@ -543,8 +618,7 @@ test_control(void)
     for (size_t i = 0; i < n1; i++)
         rwkv_eval(m, &ids1[i], 1, replay, NULL, &err);
     TEST_COND("state == before_reply + reply tokens",
-              memcmp(rwkv_state_cdata(replay), rwkv_state_cdata(chat_state(ch)),
-                     rwkv_state_len(replay) * sizeof(float)) == 0);
+              same_state(replay, chat_state(ch)));
 
     /* regen with the recorded seed reproduces the reply without prefill */
     chat_set_next_seed(ch, chat_turn_at(ch, 0)->samp.seed);
@@ -563,45 +637,7 @@ test_control(void)
         TEST_COND("regen draws a new seed", chat_turn_at(ch, 0)->samp.seed != before);
     }
 
-    /* cancel mid-reply: the kept tokens are exactly what the state has fed */
-    {
-        const chat_turn *t;
-        rwkv_state_copy(replay, chat_state(ch));
-        TEST_COND("submit 2", chat_submit(ch, "And then?", 9, &err) == RWKV_OK);
-        while (chat_phase(ch) != CHAT_GENERATING)
-            chat_step(ch, &err);
-        for (int i = 0; i < 7; i++)
-            chat_step(ch, &err);
-        chat_cancel(ch);
-        chat_run(ch, &err);
-        t = chat_turn_at(ch, 1);
-        TEST_COND("cancelled reply recorded", t && t->interrupted && t->stop == CHAT_STOP_CANCEL &&
-                                                  t->n_reply == 7);
-        rwkv_state_copy(replay, chat_state_before_reply(ch));
-        for (size_t i = 0; t && i < t->n_reply; i++)
-            rwkv_eval(m, &t->reply_ids[i], 1, replay, NULL, &err);
-        TEST_COND("cancel: state == before_reply + kept tokens",
-                  memcmp(rwkv_state_cdata(replay), rwkv_state_cdata(chat_state(ch)),
-                         rwkv_state_len(replay) * sizeof(float)) == 0);
-        /* the next prompt carries the "\n\n" the cancelled reply never got */
-        TEST_COND("submit 3", chat_submit(ch, "ok", 2, &err) == RWKV_OK);
-        t = chat_turn_at(ch, 2);
-        TEST_COND("separator after an interrupted reply",
-                  t->n_prompt > 2 && t->prompt_ids[0] == '\n' && t->prompt_ids[1] == '\n' &&
-                      t->prompt_ids[2] == 'U');
-        /* cancel during prefill: turn dropped, state back at the turn start */
-        rwkv_state_copy(replay, chat_state(ch));
-        chat_cancel(ch);
-        chat_run(ch, &err);
-        TEST_COND("cancel in prefill drops the turn", chat_n_turns(ch) == 2 && chat_phase(ch) == CHAT_IDLE);
-        TEST_COND("cancel in prefill restores the state",
-                  memcmp(rwkv_state_cdata(replay), rwkv_state_cdata(chat_state(ch)),
-                         rwkv_state_len(replay) * sizeof(float)) == 0);
-        TEST_COND("after a cancelled prefill the previous reply can be redone",
-                  chat_state_before_reply(ch) != NULL && chat_regen(ch, &err) == RWKV_OK &&
-                      chat_run(ch, &err) == RWKV_OK && chat_n_turns(ch) == 2 &&
-                      chat_turn_at(ch, 1)->n_regen == 1);
-    }
+    control_cancel(m, ch, replay);
 
     /* a cancel sent while IDLE does not kill the next reply */
     chat_cancel(ch);
@@ -614,25 +650,9 @@ test_control(void)
     chat_reset(ch);
     TEST_COND("reset clears turns", chat_n_turns(ch) == 0 && chat_greeting_fed(ch));
     TEST_COND("reset state == start",
-              memcmp(rwkv_state_cdata(chat_state(ch)), rwkv_state_cdata(chat_state_start(ch)),
-                     rwkv_state_len(replay) * sizeof(float)) == 0);
+              same_state(chat_state(ch), chat_state_start(ch)));
 
-    /* a state file for another model: refused, the chat goes on */
-    if (test_have_fixture("states/state-7v0-A.pth", 5)) {
-        char p[1024];
-        TEST_COND("foreign state file refused",
-                  chat_load_state_file(ch, test_fixture_path(p, sizeof p, "states/state-6v0-A.pth"),
-                                       &err) != RWKV_OK &&
-                      err.msg[0] != 0);
-        TEST_COND("chat still works", run_reply(ch, "hi", &err) == RWKV_OK && chat_n_turns(ch) == 1);
-        TEST_COND("own state file loads",
-                  chat_load_state_file(ch, test_fixture_path(p, sizeof p, "states/state-7v0-A.pth"),
-                                       &err) == RWKV_OK);
-        TEST_COND("state file: greeting gone, turns cleared, state defaults",
-                  chat_n_turns(ch) == 0 && chat_greeting(ch)[0] == 0 &&
-                      chat_sampling(ch)->top_p == 0.2f && chat_sampling(ch)->presence == 0.3f);
-        TEST_COND("reply after state file", run_reply(ch, "hi", &err) == RWKV_OK);
-    }
+    control_state_file(ch);
     rwkv_state_destroy(replay);
     chat_destroy(ch);
     tok_close(bt);
@@ -693,8 +713,7 @@ test_resume(void)
     chat_restore_state(b, chat_state(a), t0->stop != CHAT_STOP_STRING);
     TEST_COND("resume: regen without snapshots refused", chat_regen(b, &err) == RWKV_EINVAL);
     TEST_COND("resume: restored state",
-              memcmp(rwkv_state_cdata(chat_state(b)), rwkv_state_cdata(chat_state(a)),
-                     rwkv_state_len(ts) * sizeof(float)) == 0);
+              same_state(chat_state(b), chat_state(a)));
     chat_set_turn_start(b, ts);
     chat_set_next_seed(b, t0->samp.seed);
     TEST_COND("resume: regen re-prefills", chat_regen(b, &err) == RWKV_OK && chat_phase(b) == CHAT_PREFILL);
@@ -705,8 +724,7 @@ test_resume(void)
                   memcmp(t1->reply_ids, t0->reply_ids, t0->n_reply * sizeof(int32_t)) == 0 &&
                   strcmp(t1->reply, t0->reply) == 0 && t1->stats.prefill_tokens == t0->n_prompt);
     TEST_COND("resume: same final state",
-              memcmp(rwkv_state_cdata(chat_state(b)), rwkv_state_cdata(chat_state(a)),
-                     rwkv_state_len(ts) * sizeof(float)) == 0);
+              same_state(chat_state(b), chat_state(a)));
     /* a follow-up works and carries the separator rule */
     TEST_COND("resume: next turn", run_reply(b, "And Rome?", &err) == RWKV_OK && chat_n_turns(b) == 2);
     /* B never fed its own greeting: a reset after the restore must go back
@@ -717,8 +735,7 @@ test_resume(void)
     TEST_COND("resume: reset+reply equals the original first reply",
               chat_n_turns(b) == 1 && chat_turn_at(b, 0)->n_prompt == t0->n_prompt);
     TEST_COND("resume: greeting fed again (state = A's turn start)",
-              memcmp(rwkv_state_cdata(chat_state_turn_start(b)), rwkv_state_cdata(ts),
-                     rwkv_state_len(ts) * sizeof(float)) == 0);
+              same_state(chat_state_turn_start(b), ts));
     rwkv_state_destroy(ts);
     chat_destroy(a);
     chat_destroy(b);

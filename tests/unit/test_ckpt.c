@@ -412,14 +412,7 @@ test_wrappers_meta(void)
     tb_global(&pk, "torch._utils", "_rebuild_tensor_v2");
     tb_global(&pk, "torch.nn.parameter", "Parameter");
     tb_op(&pk, '(');
-    tb_op(&pk, '(');
-    tb_unicode(&pk, "storage");
-    tb_global(&pk, "torch", "FloatStorage");
-    tb_unicode(&pk, "0");
-    tb_unicode(&pk, "cuda:0");
-    tb_int(&pk, 3);
-    tb_op(&pk, 't');
-    tb_op(&pk, 'Q');
+    tb_pid(&pk, "FloatStorage", "0", "cuda:0", 3);
     tb_int(&pk, 1);
     tb_int(&pk, 2);
     tb_op(&pk, 0x85);

@@ -241,30 +241,13 @@ test_dict_shape(void)
     tb_free(&z);
 }
 
-static uint8_t *
-slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    uint8_t *p;
-    if (f == NULL || fstat(fileno(f), &st) != 0) {
-        if (f)
-            fclose(f);
-        return NULL;
-    }
-    p = malloc((size_t)st.st_size + 1);
-    *n = p ? fread(p, 1, (size_t)st.st_size, f) : 0;
-    fclose(f);
-    return p;
-}
-
 /* Real fixtures cut short, or with bytes flipped in headers: errors, never crashes. */
 static void
 test_fixture_damage(void)
 {
     char path[512];
     size_t n = 0;
-    uint8_t *p = slurp(test_fixture_path(path, sizeof path, "states/state-7v0-A.pth"), &n);
+    uint8_t *p = test_slurp(test_fixture_path(path, sizeof path, "states/state-7v0-A.pth"), &n);
     ckpt *ck;
     int accepted = 0, badmsg = 0, tried = 0;
 

@@ -272,6 +272,21 @@ tb_int_tuple(tb_buf *b, const int64_t *v, int n)
     tb_op(b, n == 1 ? 0x85 : n == 2 ? 0x86 : n == 3 ? 0x87 : 't');
 }
 
+/* The persistent id ("storage", torch.STORAGE_CLASS, KEY, DEVICE, NUMEL) of a
+** tensor's storage, and BINPERSID. */
+static inline void
+tb_pid(tb_buf *b, const char *storage_class, const char *key, const char *device, int64_t numel)
+{
+    tb_op(b, '(');
+    tb_unicode(b, "storage");
+    tb_global(b, "torch", storage_class);
+    tb_unicode(b, key);
+    tb_unicode(b, device);
+    tb_int(b, numel);
+    tb_op(b, 't');
+    tb_op(b, 'Q');
+}
+
 /* _rebuild_tensor_v2(pid(storage_class, key, numel), offset, shape, stride, False, OrderedDict()) */
 static inline void
 tb_tensor(tb_buf *b, const char *storage_class, const char *key, int64_t numel,
@@ -279,14 +294,7 @@ tb_tensor(tb_buf *b, const char *storage_class, const char *key, int64_t numel,
 {
     tb_global(b, "torch._utils", "_rebuild_tensor_v2");
     tb_op(b, '(');
-    tb_op(b, '(');
-    tb_unicode(b, "storage");
-    tb_global(b, "torch", storage_class);
-    tb_unicode(b, key);
-    tb_unicode(b, "cpu");
-    tb_int(b, numel);
-    tb_op(b, 't');
-    tb_op(b, 'Q');
+    tb_pid(b, storage_class, key, "cpu", numel);
     tb_int(b, offset);
     tb_int_tuple(b, shape, ndim);
     tb_int_tuple(b, stride, ndim);

@@ -554,24 +554,6 @@ test_errors(void)
                                 !mgen_has_shape("1.6b"));
 }
 
-static int
-slurp(const char *path, unsigned char **out, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    long sz;
-
-    *out = NULL;
-    if (f == NULL)
-        return -1;
-    fseek(f, 0, SEEK_END);
-    sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    *out = malloc((size_t)sz + 1);
-    *n = fread(*out, 1, (size_t)sz, f);
-    fclose(f);
-    return *n == (size_t)sz ? 0 : -1;
-}
-
 /* Generated model files. */
 static void
 test_gen(const char *shape, const char *ver, int ffn, ck_dtype dt, int ntens)
@@ -596,11 +578,11 @@ test_gen(const char *shape, const char *ver, int ffn, ck_dtype dt, int ntens)
     TEST_CONDF(mgen_save(shape, b, &o, &sb, &err) == RWKV_OK, "%s: %s", shape, err.msg);
     o.seed = 6;
     TEST_CONDF(mgen_save(shape, c, &o, NULL, &err) == RWKV_OK, "%s: %s", shape, err.msg);
-    TEST_CONDF(slurp(a, &x, &nx) == 0 && slurp(b, &y, &ny) == 0 && nx == ny && nx == sa &&
-                   sb == sa && memcmp(x, y, nx) == 0,
+    TEST_CONDF((x = test_slurp(a, &nx)) != NULL && (y = test_slurp(b, &ny)) != NULL &&
+                   nx == ny && nx == sa && sb == sa && memcmp(x, y, nx) == 0,
                "%s: 1 and 2 threads give different files", shape);
     free(y);
-    TEST_CONDF(slurp(c, &y, &ny) == 0 && ny == nx && memcmp(x, y, nx) != 0,
+    TEST_CONDF((y = test_slurp(c, &ny)) != NULL && ny == nx && memcmp(x, y, nx) != 0,
                "%s: the seed changes nothing", shape);
     free(x);
     free(y);

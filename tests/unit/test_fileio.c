@@ -23,15 +23,6 @@
 #include "../../core/mapfile.h"
 #include "../harness.h"
 
-static char dir[256];
-
-static const char *
-at(char *buf, size_t cap, const char *name)
-{
-    snprintf(buf, cap, "%s/%s", dir, name);
-    return buf;
-}
-
 static int
 write_file(const char *path, const char *text)
 {
@@ -62,7 +53,7 @@ read_file(const char *path, char *buf, size_t cap)
 static int
 count_tmp(void)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(test_tmp_dir());
     struct dirent *e;
     int n = 0;
 
@@ -95,7 +86,7 @@ test_open_regular(void)
     FILE *f;
     char line[64];
 
-    at(p, sizeof p, "plain.txt");
+    test_tmp_path(p, sizeof p, "plain.txt");
     TEST_COND("write", write_file(p, "hello\n") == 0);
     TEST_COND("regular file opens", rwkv_open_regular(p, &fd, &err) == RWKV_OK && fd >= 0);
     if (fd >= 0) {
@@ -110,13 +101,13 @@ test_open_regular(void)
         fclose(f);
     }
     /* a symlink to a regular file is followed */
-    at(q, sizeof q, "link.txt");
+    test_tmp_path(q, sizeof q, "link.txt");
     TEST_COND("symlink", symlink(p, q) == 0);
     TEST_COND("link to a file opens", rwkv_open_regular(q, &fd, &err) == RWKV_OK);
     if (fd >= 0)
         close(fd);
 
-    at(p, sizeof p, "fifo");
+    test_tmp_path(p, sizeof p, "fifo");
     TEST_COND("mkfifo", mkfifo(p, 0600) == 0);
     alarm(20);
     TEST_CONDF(rwkv_open_regular(p, &fd, &err) == RWKV_EIO && fd == -1 &&
@@ -125,17 +116,17 @@ test_open_regular(void)
     TEST_CONDF(rwkv_fopen_regular(p, &f, &err) == RWKV_EIO && f == NULL &&
                    strstr(err.msg, "(a FIFO)"), "FIFO stream: %s", err.msg);
     /* a link to a FIFO is refused the same way */
-    at(q, sizeof q, "fifo-link");
+    test_tmp_path(q, sizeof q, "fifo-link");
     TEST_COND("symlink to FIFO", symlink(p, q) == 0);
     TEST_CONDF(rwkv_open_regular(q, &fd, &err) == RWKV_EIO && strstr(err.msg, "(a FIFO)"),
                "link to FIFO: %s", err.msg);
     alarm(0);
-    TEST_CONDF(rwkv_open_regular(dir, &fd, &err) == RWKV_EIO &&
+    TEST_CONDF(rwkv_open_regular(test_tmp_dir(), &fd, &err) == RWKV_EIO &&
                    strstr(err.msg, "not a regular file (a directory)"), "dir: %s", err.msg);
     TEST_CONDF(rwkv_open_regular("/dev/null", &fd, &err) == RWKV_EIO &&
                    strstr(err.msg, "/dev/null: not a regular file (a character device)"),
                "device: %s", err.msg);
-    at(p, sizeof p, "missing");
+    test_tmp_path(p, sizeof p, "missing");
     TEST_CONDF(rwkv_open_regular(p, &fd, &err) == RWKV_EIO &&
                    strstr(err.msg, "missing: cannot open: No such file"), "missing: %s",
                err.msg);
@@ -154,7 +145,7 @@ test_atomic(void)
     FILE *f;
 
     /* create -> nothing at PATH until commit; mode as asked */
-    at(p, sizeof p, "out.bin");
+    test_tmp_path(p, sizeof p, "out.bin");
     TEST_COND("create", rwkv_atomic_create(p, 0600, RWKV_ATOMIC_SYNC, &a, &err) == RWKV_OK);
     TEST_COND("one temporary", count_tmp() == 1);
     TEST_COND("no PATH before commit", stat(p, &st) != 0);
@@ -180,7 +171,7 @@ test_atomic(void)
     rwkv_atomic_abort(NULL);
 
     /* a symlink planted at PATH.tmp is not followed */
-    at(q, sizeof q, "victim");
+    test_tmp_path(q, sizeof q, "victim");
     TEST_COND("victim", write_file(q, "keep") == 0);
     snprintf(t, sizeof t, "%s.tmp", p);
     TEST_COND("plant PATH.tmp", symlink(q, t) == 0);
@@ -192,7 +183,7 @@ test_atomic(void)
     unlink(t);
 
     /* a symlink AT PATH is replaced by the new file; its target is kept */
-    at(t, sizeof t, "linked.bin");
+    test_tmp_path(t, sizeof t, "linked.bin");
     TEST_COND("link at PATH", symlink(q, t) == 0);
     TEST_COND("create 5", rwkv_atomic_create(t, 0644, 0, &a, &err) == RWKV_OK);
     TEST_COND("write 5", write(rwkv_atomic_fd(a), "yy", 2) == 2);
@@ -202,12 +193,12 @@ test_atomic(void)
                                         strcmp(read_file(t, buf, sizeof buf), "yy") == 0);
 
     /* an existing FIFO / directory at PATH is refused, not replaced */
-    at(t, sizeof t, "fifo2");
+    test_tmp_path(t, sizeof t, "fifo2");
     TEST_COND("mkfifo 2", mkfifo(t, 0600) == 0);
     TEST_CONDF(rwkv_atomic_create(t, 0644, 0, &a, &err) == RWKV_EIO && a == NULL &&
                    strstr(err.msg, "fifo2: cannot create: it is a FIFO"), "FIFO: %s", err.msg);
     TEST_COND("FIFO kept", lstat(t, &st) == 0 && S_ISFIFO(st.st_mode));
-    TEST_CONDF(rwkv_atomic_create(dir, 0644, 0, &a, &err) == RWKV_EIO &&
+    TEST_CONDF(rwkv_atomic_create(test_tmp_dir(), 0644, 0, &a, &err) == RWKV_EIO &&
                    strstr(err.msg, "cannot create: it is a directory"), "dir: %s", err.msg);
     TEST_CONDF(rwkv_atomic_create("/nonexistent-dir-h2/x", 0644, 0, &a, &err) == RWKV_EIO &&
                    strstr(err.msg, "/nonexistent-dir-h2/x: cannot create: No such file"),
@@ -216,7 +207,7 @@ test_atomic(void)
 
     /* a commit that cannot rename (PATH became a directory meanwhile) fails
      * with one line and removes the temporary */
-    at(t, sizeof t, "late-dir");
+    test_tmp_path(t, sizeof t, "late-dir");
     TEST_COND("create 6", rwkv_atomic_create(t, 0644, 0, &a, &err) == RWKV_OK);
     TEST_COND("mkdir in the way", mkdir(t, 0700) == 0 && write(rwkv_atomic_fd(a), "z", 1) == 1);
     TEST_CONDF(rwkv_atomic_commit(a, &err) == RWKV_EIO && strstr(err.msg, "late-dir: ") &&
@@ -227,7 +218,7 @@ test_atomic(void)
     /* a file name without a directory part lands in the current directory */
     {
         char cwd[512];
-        if (getcwd(cwd, sizeof cwd) != NULL && chdir(dir) == 0) {
+        if (getcwd(cwd, sizeof cwd) != NULL && chdir(test_tmp_dir()) == 0) {
             TEST_COND("bare name", rwkv_atomic_create("bare.bin", 0644, RWKV_ATOMIC_SYNC, &a,
                                                       &err) == RWKV_OK &&
                                        rwkv_atomic_commit(a, &err) == RWKV_OK);
@@ -247,7 +238,7 @@ test_guard(void)
     const unsigned char *d;
     static char fake[64];
 
-    at(p, sizeof p, "mapped.bin");
+    test_tmp_path(p, sizeof p, "mapped.bin");
     TEST_COND("write", write_file(p, "0123456789abcdef") == 0);
     TEST_COND("map", mapfile_open(p, &m, &err) == RWKV_OK);
     if (m == NULL)
@@ -282,7 +273,7 @@ test_guard(void)
         mapfile_guard_remove(fake);
     }
     /* a FIFO is refused by the mapper too */
-    at(p, sizeof p, "map-fifo");
+    test_tmp_path(p, sizeof p, "map-fifo");
     TEST_COND("mkfifo 3", mkfifo(p, 0600) == 0);
     alarm(20);
     TEST_CONDF(mapfile_open(p, &m, &err) == RWKV_EIO && m == NULL &&
@@ -294,20 +285,11 @@ int
 main(void)
 {
     signal(SIGALRM, on_alarm);
-    snprintf(dir, sizeof dir, "%s/rwkv-fileio-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        printf("FAIL cannot create a temporary directory\n");
+    if (test_tmpdir("rwkv-fileio") == NULL)
         return 1;
-    }
     test_open_regular();
     test_atomic();
     test_guard();
-    {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            printf("     (could not remove %s)\n", dir);
-    }
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

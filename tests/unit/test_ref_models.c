@@ -320,6 +320,99 @@ cmp_logits(const char *what, const json_value *ref, const float *got, size_t V, 
     free(r);
 }
 
+/* Case C's chunked runs of TOK[0..T) on M / S: each run's last logits
+** against the reference's (KIND as note_logits takes it; SUFFIX ends the
+** checks' names). */
+static void
+world_chunked(rwkv_model *m, rwkv_state *s, const json_value *c, const int32_t *tok, size_t T,
+              size_t V, double tol, struct worst *w, int kind, const char *suffix)
+{
+    const json_value *chunked = json_get(c, "chunked");
+    char what[256];
+
+    for (size_t k = 0; chunked != NULL && k < chunked->len; k++) {
+        const json_value *ch = json_at(chunked, k);
+        size_t cl = (size_t)json_num(ch, "chunk_len", 256);
+        rwkv_state_reset(m, s);
+        snprintf(what, sizeof what, "%s chunk%zu last_logits%s", json_str(c, "id"), cl, suffix);
+        if (feed(m, s, tok, T, cl, logits_buf) == 0)
+            cmp_logits(what, json_get(ch, "last_logits"), logits_buf, V, tol, w, kind);
+    }
+}
+
+/* The chat_demo_flow case C: the greeting, the user's message, then the
+** reference's reply tokens fed one by one (the final state must match). */
+static void
+world_demo_flow(rwkv_model *m, rwkv_state *s, const json_value *c, const json_value *layout,
+                size_t V, double tol, struct worst *w)
+{
+    const json_value *gen = json_get(c, "generation");
+    int32_t *tok, *ut;
+    size_t T, UT;
+
+    T = json_tokens(json_get(c, "init_tokens"), &tok);
+    UT = json_tokens(json_get(c, "user_tokens"), &ut);
+    rwkv_state_reset(m, s);
+    if (feed(m, s, tok, T, 256, logits_buf) == 0)
+        cmp_logits("chat_demo_flow after init", json_get(c, "logits_after_init"),
+                   logits_buf, V, tol, w, 0);
+    if (feed(m, s, ut, UT, 256, logits_buf) == 0)
+        cmp_logits("chat_demo_flow after user", json_get(c, "logits_after_user"),
+                   logits_buf, V, tol, w, 0);
+    /* feed the reference's generated tokens: the final state must match */
+    if (gen != NULL && json_get(c, "final_state") != NULL) {
+        int32_t *gt;
+        size_t GT = json_tokens(json_get(gen, "tokens"), &gt);
+        int ok = 1;
+        for (size_t k = 0; k < GT && ok; k++)
+            ok = feed(m, s, &gt[k], 1, 1, logits_buf) == 0;
+        if (ok)
+            check_state("chat_demo_flow final state", layout, rwkv_state_cdata(s),
+                        rwkv_state_len(s), json_get(c, "final_state"), 1e-3, w);
+        free(gt);
+    }
+    free(tok);
+    free(ut);
+}
+
+/* The reference's cpu bf16 cases of CASES also against our cpu bf16, on
+** the model MODEL_FILE (a fixture). */
+static void
+world_our_bf16(const char *model_file, const json_value *cases, size_t V, struct worst *w)
+{
+    char path[1024];
+    rwkv_err err;
+    rwkv_open_opts ob;
+    rwkv_model *mb = NULL;
+    rwkv_state *sb = NULL;
+
+    memset(&ob, 0, sizeof ob);
+    ob.strategy = "cpu bf16";
+    if (rwkv_model_open(test_fixture_path(path, sizeof path, model_file), &ob,
+                        &mb, &err) != RWKV_OK || rwkv_state_create(mb, &sb, &err) != RWKV_OK)
+        TEST_CONDF(0, "world: open under cpu bf16: %s", err.msg);
+    for (size_t i = 0; mb != NULL && sb != NULL && i < cases->len; i++) {
+        const json_value *c = json_at(cases, i);
+        const char *id = json_str(c, "id");
+        double tol = json_num(json_get(c, "tolerance"), "logits_max_abs", 1e-3);
+        char what[256];
+        int32_t *tok;
+        size_t T;
+        if (json_str(c, "strategy") == NULL || strcmp(json_str(c, "strategy"), "cpu bf16") != 0)
+            continue;
+        T = json_tokens(json_get(c, "tokens"), &tok);
+        rwkv_state_reset(mb, sb);
+        if (feed(mb, sb, tok, T, 1, logits_buf) == 0) {
+            snprintf(what, sizeof what, "%s rnn_last_logits (our cpu bf16)", id);
+            cmp_logits(what, json_get(c, "rnn_last_logits"), logits_buf, V, tol, w, 2);
+        }
+        world_chunked(mb, sb, c, tok, T, V, tol, w, 2, " (our cpu bf16)");
+        free(tok);
+    }
+    rwkv_state_destroy(sb);
+    rwkv_model_close(mb);
+}
+
 static void
 test_world(void)
 {
@@ -360,32 +453,7 @@ test_world(void)
         size_t T;
 
         if (strcmp(id, "chat_demo_flow") == 0) {
-            int32_t *ut;
-            size_t UT;
-            const json_value *gen = json_get(c, "generation");
-            T = json_tokens(json_get(c, "init_tokens"), &tok);
-            UT = json_tokens(json_get(c, "user_tokens"), &ut);
-            rwkv_state_reset(m, s);
-            if (feed(m, s, tok, T, 256, logits_buf) == 0)
-                cmp_logits("chat_demo_flow after init", json_get(c, "logits_after_init"),
-                           logits_buf, V, tol, &w, 0);
-            if (feed(m, s, ut, UT, 256, logits_buf) == 0)
-                cmp_logits("chat_demo_flow after user", json_get(c, "logits_after_user"),
-                           logits_buf, V, tol, &w, 0);
-            /* feed the reference's generated tokens: the final state must match */
-            if (gen != NULL && json_get(c, "final_state") != NULL) {
-                int32_t *gt;
-                size_t GT = json_tokens(json_get(gen, "tokens"), &gt);
-                int ok = 1;
-                for (size_t k = 0; k < GT && ok; k++)
-                    ok = feed(m, s, &gt[k], 1, 1, logits_buf) == 0;
-                if (ok)
-                    check_state("chat_demo_flow final state", layout, rwkv_state_cdata(s),
-                                rwkv_state_len(s), json_get(c, "final_state"), 1e-3, &w);
-                free(gt);
-            }
-            free(tok);
-            free(ut);
+            world_demo_flow(m, s, c, layout, V, tol, &w);
             continue;
         }
         T = json_tokens(json_get(c, "tokens"), &tok);
@@ -418,54 +486,10 @@ test_world(void)
                             json_get(c, "rnn_final_state"), 1e-3, &w);
             }
         }
-        for (size_t k = 0; json_get(c, "chunked") && k < json_get(c, "chunked")->len; k++) {
-            const json_value *ch = json_at(json_get(c, "chunked"), k);
-            size_t cl = (size_t)json_num(ch, "chunk_len", 256);
-            rwkv_state_reset(m, s);
-            snprintf(what, sizeof what, "%s chunk%zu last_logits", id, cl);
-            if (feed(m, s, tok, T, cl, logits_buf) == 0)
-                cmp_logits(what, json_get(ch, "last_logits"), logits_buf, V, tol, &w, bf16);
-        }
+        world_chunked(m, s, c, tok, T, V, tol, &w, bf16, "");
         free(tok);
     }
-    /* the reference's cpu bf16 cases also against our cpu bf16 */
-    {
-        rwkv_open_opts ob;
-        rwkv_model *mb = NULL;
-        rwkv_state *sb = NULL;
-        memset(&ob, 0, sizeof ob);
-        ob.strategy = "cpu bf16";
-        if (rwkv_model_open(test_fixture_path(path, sizeof path, json_str(root, "model_file")), &ob,
-                            &mb, &err) != RWKV_OK || rwkv_state_create(mb, &sb, &err) != RWKV_OK)
-            TEST_CONDF(0, "world: open under cpu bf16: %s", err.msg);
-        for (size_t i = 0; mb != NULL && sb != NULL && i < cases->len; i++) {
-            const json_value *c = json_at(cases, i);
-            const char *id = json_str(c, "id");
-            double tol = json_num(json_get(c, "tolerance"), "logits_max_abs", 1e-3);
-            char what[256];
-            int32_t *tok;
-            size_t T;
-            if (json_str(c, "strategy") == NULL || strcmp(json_str(c, "strategy"), "cpu bf16") != 0)
-                continue;
-            T = json_tokens(json_get(c, "tokens"), &tok);
-            rwkv_state_reset(mb, sb);
-            if (feed(mb, sb, tok, T, 1, logits_buf) == 0) {
-                snprintf(what, sizeof what, "%s rnn_last_logits (our cpu bf16)", id);
-                cmp_logits(what, json_get(c, "rnn_last_logits"), logits_buf, V, tol, &w, 2);
-            }
-            for (size_t k = 0; json_get(c, "chunked") && k < json_get(c, "chunked")->len; k++) {
-                const json_value *ch = json_at(json_get(c, "chunked"), k);
-                size_t cl = (size_t)json_num(ch, "chunk_len", 256);
-                rwkv_state_reset(mb, sb);
-                snprintf(what, sizeof what, "%s chunk%zu last_logits (our cpu bf16)", id, cl);
-                if (feed(mb, sb, tok, T, cl, logits_buf) == 0)
-                    cmp_logits(what, json_get(ch, "last_logits"), logits_buf, V, tol, &w, 2);
-            }
-            free(tok);
-        }
-        rwkv_state_destroy(sb);
-        rwkv_model_close(mb);
-    }
+    world_our_bf16(json_str(root, "model_file"), cases, V, &w);
     {
         char b16[32], b16b[32];
         TEST_INFO("%-32s v%-4s cpu-fp32 logits max err %.3g, state max rel err %.3g, "

@@ -16,8 +16,6 @@
 #include "../../core/rwkv.h"
 #include "../harness.h"
 
-static char tmpdir[256];
-
 /* Write a state file for M at PATH whose layer BAD_LAYER (-1: none) holds
 ** BAD at element BAD_AT.  0 on success. */
 static int
@@ -64,12 +62,8 @@ main(void)
     size_t len;
     const rwkv_info *in;
 
-    snprintf(tmpdir, sizeof tmpdir, "%s/rwkv-state-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(tmpdir) == NULL) {
-        printf("FAIL cannot create a temporary directory\n");
+    if (test_tmpdir("rwkv-state") == NULL)
         return 1;
-    }
     TEST_COND("demo model", rwkv_model_open_demo(0, NULL, &m, &err) == RWKV_OK);
     if (m == NULL)
         return TEST_REPORT();
@@ -78,7 +72,7 @@ main(void)
     len = rwkv_state_len(s);
     before = malloc(len * sizeof *before);
 
-    snprintf(path, sizeof path, "%s/good.pth", tmpdir);
+    test_tmp_path(path, sizeof path, "good.pth");
     TEST_COND("write clean file", write_state(m, path, -1, 0, 0) == 0);
     TEST_CONDF(rwkv_state_load_file(m, path, s, &err) == RWKV_OK, "clean file: %s", err.msg);
 
@@ -95,7 +89,7 @@ main(void)
         char tensor[64];
         int layer = bad[i].layer < in->n_layer ? bad[i].layer : 0;
         size_t at = (size_t)in->head_size + 3;   /* inside head 0 */
-        snprintf(path, sizeof path, "%s/%s", tmpdir, bad[i].file);
+        test_tmp_path(path, sizeof path, bad[i].file);
         snprintf(tensor, sizeof tensor, "'blocks.%d.att.time_state'", layer);
         TEST_COND("write bad file", write_state(m, path, layer, at, bad[i].v) == 0);
         memcpy(before, rwkv_state_cdata(s), len * sizeof *before);
@@ -117,11 +111,6 @@ main(void)
     free(before);
     rwkv_state_destroy(s);
     rwkv_model_close(m);
-    {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            printf("     (could not remove %s)\n", tmpdir);
-    }
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

@@ -27,8 +27,6 @@
 #include "../../core/tokenizer.h"
 #include "../harness.h"
 
-static char tmpdir[256];
-
 
 /* Copy only the blocks.N.att.time_state tensors of SRC into DST (what the
 ** pip package reads).  0 on success. */
@@ -151,13 +149,15 @@ check_model(rwkv_model *m, const char *tag, const char *fixture_state)
     const rwkv_info *in = rwkv_model_info(m);
     rwkv_state *live = NULL, *back = NULL, *pip = NULL;
     float *l1 = NULL, *l2 = NULL, *l3 = NULL;
-    char path[512], bare[512], why[1024];
+    char path[512], bare[512], why[1024], name[128];
     rwkv_err err;
     int32_t next = 46;
     int rc;
 
-    snprintf(path, sizeof path, "%s/%s.pth", tmpdir, tag);
-    snprintf(bare, sizeof bare, "%s/%s-pip.pth", tmpdir, tag);
+    snprintf(name, sizeof name, "%s.pth", tag);
+    test_tmp_path(path, sizeof path, name);
+    snprintf(name, sizeof name, "%s-pip.pth", tag);
+    test_tmp_path(bare, sizeof bare, name);
     if (rwkv_state_create(m, &live, &err) != RWKV_OK || rwkv_state_create(m, &back, &err) ||
         rwkv_state_create(m, &pip, &err) != RWKV_OK) {
         TEST_CONDF(0, "%s: states: %s", tag, err.msg);
@@ -240,23 +240,19 @@ main(void)
     struct stat st;
     FILE *f;
 
-    snprintf(tmpdir, sizeof tmpdir, "%s/rwkv-stsave-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(tmpdir) == NULL) {
-        printf("FAIL cannot create a temporary directory\n");
+    if (test_tmpdir("rwkv-stsave") == NULL)
         return 1;
-    }
     TEST_COND("demo model", rwkv_model_open_demo(0, NULL, &m, &err) == RWKV_OK);
     if (m != NULL) {
         check_model(m, "demo", NULL);
         /* a missing directory: one line naming the path, nothing written */
         TEST_COND("state", rwkv_state_create(m, &s, &err) == RWKV_OK);
-        snprintf(path, sizeof path, "%s/no/such/dir/x.pth", tmpdir);
+        test_tmp_path(path, sizeof path, "no/such/dir/x.pth");
         TEST_COND("missing dir refused", rwkv_state_save_file(m, s, path, &err) != RWKV_OK);
         TEST_CONDF(strstr(err.msg, "no/such/dir") != NULL, "message names the path: %s",
                    err.msg);
         /* an existing file is replaced whole */
-        snprintf(path, sizeof path, "%s/old.pth", tmpdir);
+        test_tmp_path(path, sizeof path, "old.pth");
         f = fopen(path, "w");
         if (f != NULL) {
             fputs("not a state file", f);
@@ -272,11 +268,6 @@ main(void)
     check_fixture("models/tiny-5v2-fp32.pth", "v5.2", "states/state-5v2-A.pth");
     check_fixture("models/tiny-6v0-fp32.pth", "v6", "states/state-6v0-A.pth");
     check_fixture("models/tiny-7v0-fp32.pth", "v7", "states/state-7v0-A.pth");
-    {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            printf("     could not remove %s\n", tmpdir);
-    }
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

@@ -13,15 +13,7 @@
 
 #include "../../storage/store.h"
 #include "../harness.h"
-
-static char dir[256];
-
-static const char *
-tpath(char *buf, size_t cap, const char *name)
-{
-    snprintf(buf, cap, "%s/%s", dir, name);
-    return buf;
-}
+#include "store_test.h"
 
 static const store_state_meta META = { 0x0123456789abcdefull, "7.0", 12, 64, 1, 64, STORE_PREC_FP32 };
 
@@ -36,37 +28,6 @@ fake_state(float *v, size_t n, int i)
         x ^= x << 5;
         v[k] = (float)((double)x / 4294967296.0 - 0.5) * (float)(i + 1);
     }
-}
-
-static int64_t
-q_int(const char *db, const char *sql)
-{
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    int64_t v = -1;
-
-    if (sqlite3_open(db, &h) != SQLITE_OK)
-        return -1;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return v;
-}
-
-static int
-q_exec(const char *db, const char *sql)
-{
-    sqlite3 *h;
-    int rc;
-
-    if (sqlite3_open(db, &h) != SQLITE_OK)
-        return -1;
-    rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
-    sqlite3_close(h);
-    return rc;
 }
 
 static int64_t
@@ -90,21 +51,6 @@ append(store *st, int64_t sess, int64_t parent, int role, const char *text, cons
     return t.id;
 }
 
-static int64_t
-new_session(store *st, const char *title)
-{
-    store_session s;
-    int64_t id = 0;
-    rwkv_err err;
-
-    memset(&s, 0, sizeof s);
-    snprintf(s.title, sizeof s.title, "%s", title);
-    snprintf(s.strategy, sizeof s.strategy, "cpu fp32");
-    if (store_session_new(st, &s, &id, &err) != RWKV_OK)
-        printf("session_new: %s\n", err.msg);
-    return id;
-}
-
 static void
 test_open(void)
 {
@@ -115,11 +61,11 @@ test_open(void)
 
     /* An explicit path in a missing directory is refused (nothing made);
     ** only the default path gets its directories. */
-    tpath(p, sizeof p, "a/b/c.db");
+    test_tmp_path(p, sizeof p, "a/b/c.db");
     TEST_COND("explicit path: missing dir refused", store_open(p, &st, &err) != RWKV_OK && st == NULL &&
                                                        strstr(err.msg, "a/b: No such file") != NULL);
-    TEST_COND("explicit path: no dir made", access(tpath(x, sizeof x, "a"), F_OK) != 0);
-    TEST_COND("mkdir", mkdir(tpath(x, sizeof x, "a"), 0700) == 0 && mkdir(tpath(x, sizeof x, "a/b"), 0700) == 0);
+    TEST_COND("explicit path: no dir made", access(test_tmp_path(x, sizeof x, "a"), F_OK) != 0);
+    TEST_COND("mkdir", mkdir(test_tmp_path(x, sizeof x, "a"), 0700) == 0 && mkdir(test_tmp_path(x, sizeof x, "a/b"), 0700) == 0);
     TEST_COND("open creates the file", store_open(p, &st, &err) == RWKV_OK);
     TEST_COND("mode 0600", stat(p, &sb) == 0 && (sb.st_mode & 0777) == 0600);
     store_close(st);
@@ -132,7 +78,7 @@ test_open(void)
     store_close(st);
 
     /* Default path from $XDG_DATA_HOME. */
-    setenv("XDG_DATA_HOME", tpath(x, sizeof x, "xdg"), 1);
+    setenv("XDG_DATA_HOME", test_tmp_path(x, sizeof x, "xdg"), 1);
     TEST_COND("default path", store_open(NULL, &st, &err) == RWKV_OK);
     store_close(st);
     strncat(x, "/rwkv-tui/rwkv-tui.db", sizeof x - strlen(x) - 1);
@@ -227,13 +173,13 @@ test_bad_files(void)
     char p[512];
     FILE *f;
 
-    tpath(p, sizeof p, "text.db");
+    test_tmp_path(p, sizeof p, "text.db");
     f = fopen(p, "w");
     fputs("this is not a database, just some text that is long enough to be a header\n", f);
     fclose(f);
     expect_open_fail("text file", p, "not a rwkv-tui session database");
 
-    tpath(p, sizeof p, "newer.db");
+    test_tmp_path(p, sizeof p, "newer.db");
     {
         store *st;
         rwkv_err err;
@@ -244,20 +190,20 @@ test_bad_files(void)
         TEST_COND("newer file untouched", q_int(p, "PRAGMA user_version") == 99);
     }
 
-    tpath(p, sizeof p, "other.db");
+    test_tmp_path(p, sizeof p, "other.db");
     TEST_COND("other app db", q_exec(p, "CREATE TABLE t(x); INSERT INTO t VALUES(1)") == SQLITE_OK);
     expect_open_fail("foreign database", p, "another program");
     TEST_COND("foreign database untouched",
               q_int(p, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='delete'") == 1 &&
                   q_int(p, "PRAGMA user_version") == 0 && q_int(p, "SELECT count(*) FROM sqlite_master") == 1);
 
-    tpath(p, sizeof p, "dir.db");
+    test_tmp_path(p, sizeof p, "dir.db");
     mkdir(p, 0700);
     expect_open_fail("directory", p, "directory");
 
     /* A database whose pages were overwritten: a clear error or a working
     ** store, never a crash. */
-    tpath(p, sizeof p, "corrupt.db");
+    test_tmp_path(p, sizeof p, "corrupt.db");
     {
         store *st;
         rwkv_err err;
@@ -328,7 +274,7 @@ test_migration(void)
     store *st = NULL;
     rwkv_err err;
 
-    tpath(p, sizeof p, "v1.db");
+    test_tmp_path(p, sizeof p, "v1.db");
     TEST_COND("v1 file by hand", q_exec(p, v1_sql) == SQLITE_OK);
     TEST_COND("open migrates", store_open(p, &st, &err) == RWKV_OK);
     if (st == NULL) {
@@ -898,15 +844,12 @@ main(void)
     store *st = NULL;
     rwkv_err err;
 
-    snprintf(dir, sizeof dir, "%s/rwkv-store.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        perror("mkdtemp");
+    if (test_tmpdir("rwkv-store") == NULL)
         return 1;
-    }
     test_open();
     test_bad_files();
     test_migration();
-    tpath(db, sizeof db, "main.db");
+    test_tmp_path(db, sizeof db, "main.db");
     TEST_COND("open main", store_open(db, &st, &err) == RWKV_OK);
     if (st) {
         test_tree(st);
@@ -918,11 +861,6 @@ main(void)
         store_close(st);
         TEST_COND("integrity", q_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check='ok'") == 1);
     }
-    if (getenv("KEEP_TMP") == NULL) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            printf("could not remove %s\n", dir);
-    }
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

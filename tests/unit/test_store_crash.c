@@ -22,8 +22,7 @@
 
 #include "../../storage/store.h"
 #include "../harness.h"
-
-static char dir[256];
+#include "store_test.h"
 
 #define NF 50688   /* floats in a state: the tiny 7v0 model's */
 
@@ -39,24 +38,6 @@ fake_state(float *v, size_t n, int i)
         x ^= x << 5;
         v[k] = (float)x * 1e-9f;
     }
-}
-
-static int
-integrity_ok(const char *db)
-{
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    int ok = 0;
-
-    if (sqlite3_open(db, &h) != SQLITE_OK)
-        return 0;
-    if (sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            ok = strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0;
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return ok;
 }
 
 static int64_t
@@ -150,7 +131,7 @@ test_kill_mid_write(void)
     float *want = malloc(NF * sizeof *want), *got = malloc(NF * sizeof *got);
     int lost = 0, total = 0;
 
-    snprintf(db, sizeof db, "%s/kill.db", dir);
+    test_tmp_path(db, sizeof db, "kill.db");
     sess = make_session(db, "kill");
     TEST_COND("session", sess > 0);
     for (int round = 0; round < 6; round++) {
@@ -192,7 +173,7 @@ test_kill_mid_write(void)
                 lost++;
         }
         store_close(st);
-        TEST_CONDF(integrity_ok(db), "round %d: integrity_check", round);
+        TEST_CONDF(q_integrity_ok(db), "round %d: integrity_check", round);
     }
     TEST_CONDF(lost == 0 && total > 0, "%d of %d committed turns lost or damaged", lost, total);
     TEST_INFO("kill mid-write: %d committed turns checked over 6 kills", total);
@@ -209,7 +190,7 @@ test_kill_mid_reply(void)
     pid_t pid;
     int64_t ids[2] = { 0, 0 };
 
-    snprintf(db, sizeof db, "%s/reply.db", dir);
+    test_tmp_path(db, sizeof db, "reply.db");
     sess = make_session(db, "reply");
     if (pipe(fds) != 0)
         return;
@@ -273,7 +254,7 @@ test_kill_mid_reply(void)
     TEST_COND("head at the partial reply", store_session_get(st, sess, &s, &err) == RWKV_OK &&
                                                s.head_turn == ids[1]);
     store_close(st);
-    TEST_COND("integrity", integrity_ok(db));
+    TEST_COND("integrity", q_integrity_ok(db));
 }
 
 #define PER_PROC 150
@@ -286,7 +267,7 @@ test_two_writers(void)
     pid_t pids[2];
     int ok = 1;
 
-    snprintf(db, sizeof db, "%s/two.db", dir);
+    test_tmp_path(db, sizeof db, "two.db");
     sess = make_session(db, "two");
     for (int p = 0; p < 2; p++) {
         pids[p] = fork();
@@ -362,7 +343,7 @@ test_two_writers(void)
     free(roots);
     TEST_COND("both chains whole", ok);
     store_close(st);
-    TEST_COND("integrity", integrity_ok(db));
+    TEST_COND("integrity", q_integrity_ok(db));
 }
 
 /* Two processes create (and migrate) the same new database at once. */
@@ -373,10 +354,10 @@ test_two_create(void)
     int go[2];
     pid_t pids[2];
 
-    snprintf(db, sizeof db, "%s/sub/rwkv-tui/rwkv-tui.db", dir);
+    test_tmp_path(db, sizeof db, "sub/rwkv-tui/rwkv-tui.db");
     {
         char x[512];
-        snprintf(x, sizeof x, "%s/sub", dir);
+        test_tmp_path(x, sizeof x, "sub");
         setenv("XDG_DATA_HOME", x, 1);
     }
     if (pipe(go) != 0)
@@ -434,7 +415,7 @@ test_two_create(void)
         free(v);
         store_close(st);
     }
-    TEST_COND("integrity", integrity_ok(db));
+    TEST_COND("integrity", q_integrity_ok(db));
 }
 
 static void
@@ -442,7 +423,7 @@ test_full_disk(void)
 {
     char mnt[512], cmd[700], db[600];
 
-    snprintf(mnt, sizeof mnt, "%s/tmpfs", dir);
+    test_tmp_path(mnt, sizeof mnt, "tmpfs");
     mkdir(mnt, 0700);
     snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=4m tmpfs '%s' 2>/dev/null", mnt);
     if (geteuid() != 0 || system(cmd) != 0) {
@@ -493,7 +474,7 @@ test_full_disk(void)
             free(g);
             store_close(st);
         }
-        TEST_COND("integrity after full disk", integrity_ok(db));
+        TEST_COND("integrity after full disk", q_integrity_ok(db));
         TEST_INFO("full disk: %d turns fit in 4 MB before the clean refusal", n_ok);
         free(v);
     }
@@ -505,22 +486,14 @@ test_full_disk(void)
 int
 main(void)
 {
-    snprintf(dir, sizeof dir, "%s/rwkv-crash.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        perror("mkdtemp");
+    if (test_tmpdir("rwkv-crash") == NULL)
         return 1;
-    }
     fflush(stdout);
     test_kill_mid_write();
     test_kill_mid_reply();
     test_two_writers();
     test_two_create();
     test_full_disk();
-    if (getenv("KEEP_TMP") == NULL) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            printf("could not remove %s\n", dir);
-    }
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

@@ -24,69 +24,9 @@
 #include "../../core/utf8.h"
 #include "../../storage/store.h"
 #include "../harness.h"
-
-static char dir[256];
-
-static const char *
-tpath(char *buf, size_t cap, const char *name)
-{
-    snprintf(buf, cap, "%s/%s", dir, name);
-    return buf;
-}
+#include "store_test.h"
 
 static const store_state_meta META = { 0x0123456789abcdefull, "7.0", 2, 8, 1, 8, STORE_PREC_FP32 };
-
-/* Run SQL on DB through a separate connection (foreign keys off, as a
-** tamperer would have them); 0 on success. */
-static int
-q_exec(const char *db, const char *sql)
-{
-    sqlite3 *h;
-    char *msg = NULL;
-    int rc;
-
-    if (sqlite3_open(db, &h) != SQLITE_OK)
-        return -1;
-    sqlite3_busy_timeout(h, 5000);
-    rc = sqlite3_exec(h, sql, NULL, NULL, &msg);
-    if (rc != SQLITE_OK)
-        printf("  sql error: %s (%s)\n", msg ? msg : "?", sql);
-    sqlite3_free(msg);
-    sqlite3_close(h);
-    return rc == SQLITE_OK ? 0 : -1;
-}
-
-static int64_t
-q_int(const char *db, const char *sql)
-{
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    int64_t v = -1;
-
-    if (sqlite3_open(db, &h) != SQLITE_OK)
-        return -1;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return v;
-}
-
-static int64_t
-new_session(store *st, const char *title)
-{
-    store_session s;
-    int64_t id = 0;
-    rwkv_err err;
-
-    memset(&s, 0, sizeof s);
-    snprintf(s.title, sizeof s.title, "%s", title);
-    if (store_session_new(st, &s, &id, &err) != RWKV_OK)
-        printf("session_new: %s\n", err.msg);
-    return id;
-}
 
 static int64_t
 append(store *st, int64_t sid, int64_t parent, int role, const char *text, int with_state)
@@ -163,7 +103,7 @@ test_loops(void)
     int64_t *ids = NULL;
     size_t n = 0;
 
-    tpath(db, sizeof db, "loop.db");
+    test_tmp_path(db, sizeof db, "loop.db");
     TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
     if (st == NULL)
         return;
@@ -241,7 +181,7 @@ test_long_delete(void)
     int64_t s, keep, root, *ids = NULL, leaf = 0;
     size_t n = 0;
 
-    tpath(db, sizeof db, "long.db");
+    test_tmp_path(db, sizeof db, "long.db");
     TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
     if (st == NULL)
         return;
@@ -311,7 +251,7 @@ test_damage(void)
     char note[512], *buf = NULL;
     size_t len = 0;
 
-    tpath(db, sizeof db, "damage.db");
+    test_tmp_path(db, sizeof db, "damage.db");
     TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
     if (st == NULL)
         return;
@@ -394,7 +334,7 @@ test_import_clean(void)
     static const char md_text[] = "# not a heading\n```\ncode\n```\n1. not a list\n- nor this *em* _u_ <b>x</b>\n"
                                   "    not code\n[link](http://x) a|b ~~s~~ & \\";
 
-    tpath(db, sizeof db, "clean.db");
+    test_tmp_path(db, sizeof db, "clean.db");
     TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
     if (st == NULL)
         return;
@@ -451,8 +391,8 @@ test_model_import(void)
     char *js = NULL;
     size_t len = 0;
 
-    tpath(db1, sizeof db1, "m1.db");
-    tpath(db2, sizeof db2, "m2.db");
+    test_tmp_path(db1, sizeof db1, "m1.db");
+    test_tmp_path(db2, sizeof db2, "m2.db");
     TEST_COND("open", store_open(db1, &a, &err) == RWKV_OK && store_open(db2, &b, &err) == RWKV_OK);
     if (a == NULL || b == NULL) {
         store_close(a);
@@ -535,7 +475,7 @@ test_import_many(void)
     size_t cap = (size_t)n * 96 + 256, len = 0;
     char *js = malloc(cap);
 
-    tpath(db, sizeof db, "many.db");
+    test_tmp_path(db, sizeof db, "many.db");
     TEST_COND("open", store_open(db, &st, &err) == RWKV_OK && js != NULL);
     if (st == NULL || js == NULL) {
         store_close(st);
@@ -592,7 +532,7 @@ test_migrate_v2(void)
     store_hit *h = NULL;
     size_t n = 0;
 
-    tpath(db, sizeof db, "v2.db");
+    test_tmp_path(db, sizeof db, "v2.db");
     TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
     if (st == NULL)
         return;
@@ -638,16 +578,16 @@ test_db_path(void)
     struct stat sb;
     FILE *f;
 
-    tpath(p, sizeof p, "nodir/sub/x.db");
+    test_tmp_path(p, sizeof p, "nodir/sub/x.db");
     TEST_COND("missing dir refused", store_open(p, &st, &err) != RWKV_OK && st == NULL &&
                                          has(err.msg, "cannot create the session database") &&
-                                         access(tpath(x, sizeof x, "nodir"), F_OK) != 0);
-    tpath(p, sizeof p, "afile/x.db");
-    f = fopen(tpath(x, sizeof x, "afile"), "w");
+                                         access(test_tmp_path(x, sizeof x, "nodir"), F_OK) != 0);
+    test_tmp_path(p, sizeof p, "afile/x.db");
+    f = fopen(test_tmp_path(x, sizeof x, "afile"), "w");
     if (f)
         fclose(f);
     TEST_COND("parent is a file", store_open(p, &st, &err) != RWKV_OK && has(err.msg, "not a directory"));
-    tpath(p, sizeof p, "empty.db");
+    test_tmp_path(p, sizeof p, "empty.db");
     f = fopen(p, "w");
     if (f)
         fclose(f);
@@ -661,11 +601,8 @@ int
 main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
-    snprintf(dir, sizeof dir, "/tmp/rwkv-damage-XXXXXX");
-    if (mkdtemp(dir) == NULL) {
-        perror("mkdtemp");
+    if (test_tmpdir("rwkv-damage") == NULL)
         return 1;
-    }
     test_loops();
     test_long_delete();
     test_damage();
@@ -674,11 +611,6 @@ main(void)
     test_import_many();
     test_migrate_v2();
     test_db_path();
-    {
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not remove %s\n", dir);
-    }
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

@@ -12,8 +12,6 @@
 #include "../../storage/store.h"
 #include "../harness.h"
 
-static char dir[256];
-
 /* How the chat engine feeds a turn: a prompt in chunks of CHUNK tokens, a
 ** reply one token at a time.  Replays must do the same to be bit-exact. */
 #define CHUNK 16
@@ -49,7 +47,7 @@ meta_of(const rwkv_info *in, store_state_meta *m)
 static void
 run(rwkv_model *m, rwkv_model *other, const char *name)
 {
-    char db[512];
+    char db[512], file[128];
     const rwkv_info *in = rwkv_model_info(m);
     store_state_meta meta;
     store *st;
@@ -70,7 +68,8 @@ run(rwkv_model *m, rwkv_model *other, const char *name)
     float *saved[4], *lmem, *lst;
     store_retention ret = { 1, 0 };   /* keep only the leaf's snapshot */
 
-    snprintf(db, sizeof db, "%s/%s.db", dir, name);
+    snprintf(file, sizeof file, "%s.db", name);
+    test_tmp_path(db, sizeof db, file);
     meta_of(in, &meta);
     TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
     TEST_COND("states", rwkv_state_create(m, &s, &err) == RWKV_OK && rwkv_state_create(m, &r, &err) == RWKV_OK);
@@ -164,8 +163,7 @@ main(void)
     char fx[512];
 
     o.n_threads = 1;
-    snprintf(dir, sizeof dir, "%s/rwkv-engine.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(dir) == NULL)
+    if (test_tmpdir("rwkv-engine") == NULL)
         return 1;
     TEST_COND("demo model", rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK);
     TEST_COND("demo model 2", rwkv_model_open_demo(2, &o, &m2, &err) == RWKV_OK);
@@ -185,11 +183,6 @@ main(void)
         }
     }
     rwkv_model_close(m2);
-    {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            printf("could not remove %s\n", dir);
-    }
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

@@ -44,16 +44,14 @@ hits(store *st, const char *text, rwkv_err *err)
 int
 main(void)
 {
-    char dir[] = "/tmp/rwkv-search-XXXXXX", path[256];
+    char path[512];
     store *st = NULL;
     rwkv_err err;
     int64_t id = 0;
 
-    if (mkdtemp(dir) == NULL) {
-        perror("mkdtemp");
+    if (test_tmpdir("rwkv-search") == NULL)
         return 1;
-    }
-    snprintf(path, sizeof path, "%s/s.db", dir);
+    test_tmp_path(path, sizeof path, "s.db");
     TEST_COND("open", store_open(path, &st, &err) == RWKV_OK);
     TEST_COND("import", store_import(st, session_json, strlen(session_json), "t.json", &id, &err) ==
                             RWKV_OK && id > 0);
@@ -120,11 +118,6 @@ main(void)
     TEST_COND("empty refused", hits(st, "  \t", &err) == -1);
 
     store_close(st);
-    {
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not remove %s\n", dir);
-    }
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

@@ -332,7 +332,7 @@ test_crc(void)
 static void
 test_verify(void)
 {
-    char dir[] = "/tmp/rwkv-zipr-XXXXXX", path[64];
+    char path[512];
     const size_t big_n = (6u << 20) / 4 + 3;   /* 6 MiB + 12 bytes of float32: parallel path */
     float *big = malloc(big_n * sizeof *big), small[64];
     int64_t big_shape[1] = { (int64_t)big_n }, small_shape[1] = { 64 };
@@ -346,7 +346,7 @@ test_verify(void)
     FILE *f;
     int rc;
 
-    if (big == NULL || mkdtemp(dir) == NULL || tpool_create(4, &pool, &err) != RWKV_OK) {
+    if (big == NULL || test_tmpdir("rwkv-zipr") == NULL || tpool_create(4, &pool, &err) != RWKV_OK) {
         TEST_COND("verify: setup", 0);
         free(big);
         return;
@@ -355,7 +355,7 @@ test_verify(void)
         big[i] = (float)(i % 1000) * 0.5f;
     for (int i = 0; i < 64; i++)
         small[i] = (float)i;
-    snprintf(path, sizeof path, "%s/v.pth", dir);
+    test_tmp_path(path, sizeof path, "v.pth");
     TEST_COND("verify: write", ckw_create(path, NULL, &w, &err) == RWKV_OK &&
               ckw_tensor(w, "blocks.0.big.weight", CK_F32, 1, big_shape, big, &err) == RWKV_OK &&
               ckw_tensor(w, "blocks.0.small", CK_F32, 1, small_shape, small, &err) == RWKV_OK &&
@@ -375,15 +375,7 @@ test_verify(void)
     }
     TEST_COND("verify: file", ckpt_verify_file(path, 2, &nchk, &err) == RWKV_OK && nchk >= 4);
     /* find the two tensors' bytes in the file (their values are known) */
-    if ((f = fopen(path, "rb")) != NULL) {
-        fseek(f, 0, SEEK_END);
-        n = (size_t)ftell(f);
-        fseek(f, 0, SEEK_SET);
-        file = malloc(n);
-        if (file == NULL || fread(file, 1, n, f) != n)
-            n = 0;
-        fclose(f);
-    }
+    file = test_slurp(path, &n);
     for (size_t i = 0; i + 256 <= n; i += 64) {
         if (big_off == 0 && memcmp(file + i, big, 256) == 0)
             big_off = i;
@@ -392,11 +384,11 @@ test_verify(void)
     }
     TEST_COND("verify: tensors found in the file", big_off != 0 && small_off != 0);
     if (big_off != 0 && small_off != 0) {
-        char ppath[80];
+        char ppath[512];
         rwkv_err e1, e2;
         /* damage in the big entry, far into it (the last part of a split) */
         file[big_off + big_n * 4 - 5] ^= 0x40;
-        snprintf(ppath, sizeof ppath, "%s/big.pth", dir);
+        test_tmp_path(ppath, sizeof ppath, "big.pth");
         f = fopen(ppath, "wb");
         TEST_COND("verify: write damaged copy", f && fwrite(file, 1, n, f) == n && fclose(f) == 0);
         rc = ckpt_open(ppath, NULL, &ck, &err);
@@ -418,7 +410,7 @@ test_verify(void)
         file[big_off + big_n * 4 - 5] ^= 0x40;
         /* damage in the small entry: refused at open */
         file[small_off + 17] ^= 0x01;
-        snprintf(ppath, sizeof ppath, "%s/small.pth", dir);
+        test_tmp_path(ppath, sizeof ppath, "small.pth");
         f = fopen(ppath, "wb");
         TEST_COND("verify: write damaged copy 2", f && fwrite(file, 1, n, f) == n && fclose(f) == 0);
         rc = ckpt_open(ppath, NULL, &ck, &err);
@@ -435,12 +427,7 @@ test_verify(void)
     free(file);
     free(big);
     tpool_destroy(pool);
-    {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            printf("     could not remove %s\n", dir);
-    }
+    test_tmpdir_remove();
 }
 
 int

@@ -1,0 +1,78 @@
+/*
+** store_test.h -- shared by the session-store tests (test_store.c,
+** test_store_damage.c, test_store_crash.c): direct SQL on a database file
+** through a connection of its own (foreign keys off), as a checker or a
+** tamperer would have it beside the store under test, and a new session.
+** Include after tests/harness.h and storage/store.h.
+*/
+#ifndef RWKV_TEST_STORE_TEST_H
+#define RWKV_TEST_STORE_TEST_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+/* The first column of the first row of SQL on DB; -1 when there is none
+** or DB cannot be opened. */
+static inline int64_t
+q_int(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    int64_t v = -1;
+
+    if (sqlite3_open(db, &h) != SQLITE_OK)
+        return -1;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    return v;
+}
+
+/* Run SQL on DB (waiting up to 5 s for a lock): SQLITE_OK (0), else the
+** SQLite code with the error printed, or -1 when DB cannot be opened. */
+static inline int
+q_exec(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    char *msg = NULL;
+    int rc;
+
+    if (sqlite3_open(db, &h) != SQLITE_OK)
+        return -1;
+    sqlite3_busy_timeout(h, 5000);
+    rc = sqlite3_exec(h, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        printf("  sql error: %s (%s)\n", msg ? msg : "?", sql);
+    sqlite3_free(msg);
+    sqlite3_close(h);
+    return rc;
+}
+
+/* PRAGMA integrity_check on DB says "ok". */
+static inline int
+q_integrity_ok(const char *db)
+{
+    return q_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check='ok'") == 1;
+}
+
+/* A new session titled TITLE (strategy "cpu fp32") in ST: its id, or 0
+** with the error printed. */
+static inline int64_t
+new_session(store *st, const char *title)
+{
+    store_session s;
+    int64_t id = 0;
+    rwkv_err err;
+
+    memset(&s, 0, sizeof s);
+    snprintf(s.title, sizeof s.title, "%s", title);
+    snprintf(s.strategy, sizeof s.strategy, "cpu fp32");
+    if (store_session_new(st, &s, &id, &err) != RWKV_OK)
+        printf("session_new: %s\n", err.msg);
+    return id;
+}
+
+#endif
