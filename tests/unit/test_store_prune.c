@@ -12,27 +12,9 @@
 
 #include "../../storage/store.h"
 #include "../harness.h"
+#include "store_test.h"
 
-static char dir[256];
 static const store_state_meta META = { 0x42, "7.0", 2, 4, 1, 4, STORE_PREC_FP32 };
-
-static int64_t
-q_int(const char *db, const char *sql)
-{
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    int64_t v = -1;
-
-    if (sqlite3_open(db, &h) != SQLITE_OK)
-        return -1;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return v;
-}
 
 static int64_t
 append(store *st, int64_t sess, int64_t parent, int role, const char *text)
@@ -53,20 +35,6 @@ append(store *st, int64_t sess, int64_t parent, int role, const char *text)
         return 0;
     }
     return t.id;
-}
-
-static int64_t
-new_session(store *st, const char *title)
-{
-    store_session s;
-    int64_t id = 0;
-    rwkv_err err;
-
-    memset(&s, 0, sizeof s);
-    snprintf(s.title, sizeof s.title, "%s", title);
-    if (store_session_new(st, &s, &id, &err) != RWKV_OK)
-        printf("session_new: %s\n", err.msg);
-    return id;
 }
 
 static int64_t
@@ -206,26 +174,15 @@ main(void)
     store *st = NULL;
     rwkv_err err;
 
-    snprintf(dir, sizeof dir, "%s/rwkv-prune.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        perror("mkdtemp");
+    if (test_tmpdir("rwkv-prune") == NULL)
         return 1;
-    }
-    snprintf(db, sizeof db, "%s/prune.db", dir);
+    test_tmp_path(db, sizeof db, "prune.db");
     TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
     if (st) {
         test_tree_and_prune(st, db);
         test_loop(st, db);
         store_close(st);
     }
-    unlink(db);
-    {
-        char side[600];
-        snprintf(side, sizeof side, "%s-wal", db);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", db);
-        unlink(side);
-    }
-    rmdir(dir);
+    test_tmpdir_remove();
     return TEST_REPORT();
 }
