@@ -73,6 +73,7 @@ tui_menu_hint(const struct app *a)
     case TUI_MENU_MODELS:    return "Enter switch model  C-s change strategy  Esc close";
     case TUI_MENU_STATE_ASK: return "Enter choose  Esc cancel";
     case TUI_MENU_LOG:       return "PgUp/PgDn scroll  Esc close";
+    case TUI_MENU_FRAMING:   return "Enter edit  Esc close";
     default:                 return "type to search  Esc close";
     }
 }
@@ -397,6 +398,7 @@ fill_models(struct app *a)
         }
         free_names(names, nn);
     }
+    tui_models_from_dirs(a);    /* model_dir, $RWKV_TUI_MODELS, the database's */
 }
 
 void
@@ -404,7 +406,8 @@ tui_menu_open(struct app *a, int kind)
 {
     static const char *const titles[] = {
         "", "Help: every key", "Sessions", "Branches of this conversation", "State files",
-        "Presets", "Models", "Switch state file", "Messages (newest first)"
+        "Presets", "Models", "Switch state file", "Messages (newest first)",
+        "Framing of this session"
     };
 
     tui_menu_fini(&a->menu);
@@ -417,6 +420,7 @@ tui_menu_open(struct app *a, int kind)
     case TUI_MENU_PRESETS:  fill_presets(a); break;
     case TUI_MENU_MODELS:   fill_models(a); break;
     case TUI_MENU_LOG:      fill_log(a); break;
+    case TUI_MENU_FRAMING:  tui_framing_fill(a); break;
     default: break;
     }
     if (a->focus != TUI_FOCUS_MENU)
@@ -490,10 +494,12 @@ tui_prompt_accept(struct app *a)
     case TUI_PROMPT_PRESET_SAVE:
         if (a->prompt.len == 0)
             break;
-        if (store_preset_put(a->st, a->prompt.buf, &a->samp, NULL, &err) != RWKV_OK)
+        if (store_preset_put(a->st, a->prompt.buf, &a->samp, NULL, &err) != RWKV_OK) {
             tui_notice(a, 1, "%s", err.msg);
-        else
+        } else {
             tui_notice(a, 0, "preset '%s' saved", a->prompt.buf);
+            tui_framing_preset_save(a, a->prompt.buf);
+        }
         break;
     case TUI_PROMPT_STRATEGY:
         if (a->prompt.len > 0)
@@ -502,6 +508,9 @@ tui_prompt_accept(struct app *a)
     case TUI_PROMPT_GEN:
         if (a->prompt.len > 0)
             tui_free_gen(a, a->prompt.buf);
+        break;
+    case TUI_PROMPT_FRAMING:
+        tui_framing_accept(a, a->prompt.buf);
         break;
     case TUI_PROMPT_PARAM:
         if (tui_param_set_text(&a->samp, a->param_sel, a->prompt.buf, &err) != RWKV_OK) {
@@ -726,6 +735,7 @@ act_presets(struct app *a, int key, int is_fkey, const tui_menu_item *it)
         a->samp_set &= ~PARAMS_BIT(params_find("seed"));
     tui_apply_sampling(a);
     tui_notice(a, 0, "preset '%s' loaded", it->label);
+    tui_framing_preset_load(a, it->data);
     tui_menu_close(a);
 }
 
@@ -815,6 +825,8 @@ tui_menu_key(struct app *a, int key, int is_fkey)
                     tui_menu_open(a, TUI_MENU_MODELS);
                 else if (act == CFG_ACT_BRANCHES)
                     tui_menu_open(a, TUI_MENU_BRANCHES);
+                else if (act == CFG_ACT_FRAMING)
+                    tui_menu_open(a, TUI_MENU_FRAMING);
                 return 1;
             }
             break;
@@ -842,6 +854,10 @@ tui_menu_key(struct app *a, int key, int is_fkey)
         }
         break;
     case TUI_MENU_PRESETS: act_presets(a, key, is_fkey, it); break;
+    case TUI_MENU_FRAMING:
+        if (enter)
+            tui_framing_pick(a, it);
+        break;
     case TUI_MENU_MODELS:
         if (!is_fkey && key == CFG_KEY_CTRL('s')) {
             tui_menu_close(a);
