@@ -17,8 +17,8 @@ took(int rc, const char *opt, const rwkv_err *err)
 
     if (rc == RWKV_OK)
         return 1;
-    if (strncmp(m, opt, n) == 0 && strncmp(m + n, ": ", 2) == 0)
-        m += n + 2;                     /* "ban: ..." after "option --ban: " */
+    if (strncmp(m, opt, n) == 0 && strstr(m, ": ") != NULL)
+        m = strstr(m, ": ") + 2;        /* "ban: ..." after "option --ban: " */
     cli_errorf("option --%s: %s", opt, m);
     return -1;
 }
@@ -51,10 +51,13 @@ cli_frame_parse(struct cli_frame *f, int argc, char **argv, int *i)
     }
     if ((r = cli_take(argc, argv, i, "greeting", &v)) != 0)
         return r < 0 ? -1 : took(framing_set_greeting(&f->fr, v, &err), "greeting", &err);
+    /* an empty name is "the default" in the UI and config, an error here */
     if ((r = cli_take(argc, argv, i, "user", &v)) != 0)
-        return r < 0 ? -1 : took(framing_set_user(&f->fr, v, &err), "user", &err);
+        return r < 0 ? -1 : took(v[0] ? framing_set_user(&f->fr, v, &err)
+                                       : chat_name_check("user name", v, &err), "user", &err);
     if ((r = cli_take(argc, argv, i, "bot", &v)) != 0)
-        return r < 0 ? -1 : took(framing_set_bot(&f->fr, v, &err), "bot", &err);
+        return r < 0 ? -1 : took(v[0] ? framing_set_bot(&f->fr, v, &err)
+                                       : chat_name_check("bot name", v, &err), "bot", &err);
     if ((r = cli_take(argc, argv, i, "stop", &v)) != 0)
         return r < 0 ? -1 : add_stop(f, v);
     if ((r = cli_take(argc, argv, i, "ban", &v)) != 0)
