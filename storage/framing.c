@@ -71,6 +71,45 @@ framing_equal(const framing *a, const framing *b)
     return a->n_ban == 0 || memcmp(a->ban, b->ban, a->n_ban * sizeof *a->ban) == 0;
 }
 
+int
+framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err)
+{
+    framing t;
+    int rc;
+
+    framing_init(&t);
+    if ((rc = framing_copy(&t, dst, err)) != RWKV_OK)
+        return rc;
+    if ((mask & FRAMING_GREETING) && over->greeting &&
+        (rc = framing_set_greeting(&t, over->greeting, err)) != RWKV_OK)
+        goto fail;
+    if ((mask & FRAMING_NAMES) && over->user[0])
+        memcpy(t.user, over->user, sizeof t.user);
+    if ((mask & FRAMING_NAMES) && over->bot[0])
+        memcpy(t.bot, over->bot, sizeof t.bot);
+    if ((mask & FRAMING_STOP) && over->n_stop > 0) {
+        memcpy(t.stop, over->stop, sizeof t.stop);
+        t.n_stop = over->n_stop;
+    }
+    if ((mask & FRAMING_BAN) && over->n_ban > 0) {
+        int32_t *v = malloc(over->n_ban * sizeof *v);
+        if (v == NULL) {
+            rc = rwkv_errf(err, RWKV_ENOMEM, "framing: out of memory");
+            goto fail;
+        }
+        memcpy(v, over->ban, over->n_ban * sizeof *v);
+        free(t.ban);
+        t.ban = v;
+        t.n_ban = over->n_ban;
+    }
+    framing_fini(dst);
+    *dst = t;
+    return RWKV_OK;
+fail:
+    framing_fini(&t);
+    return rc;
+}
+
 const char *
 framing_user(const framing *f)
 {
@@ -179,11 +218,12 @@ parse_ids(const char *list, int32_t **v, size_t *n, rwkv_err *err)
     return RWKV_OK;
 }
 
-int
-framing_add_ban(framing *f, const char *list, rwkv_err *err)
+/* The ids of LIST after F's own (APPEND) or instead of them. */
+static int
+ban_parse(framing *f, const char *list, int append, rwkv_err *err)
 {
     int32_t *v = NULL;
-    size_t n = f->n_ban;
+    size_t n = append ? f->n_ban : 0;
     int rc;
 
     if (n > 0) {
@@ -199,6 +239,12 @@ framing_add_ban(framing *f, const char *list, rwkv_err *err)
     f->ban = v;
     f->n_ban = n;
     return RWKV_OK;
+}
+
+int
+framing_add_ban(framing *f, const char *list, rwkv_err *err)
+{
+    return ban_parse(f, list, 1, err);
 }
 
 /* ---- text forms ----------------------------------------------------------- */
@@ -305,18 +351,7 @@ framing_ban_text(const framing *f, char *out, size_t cap)
 int
 framing_set_ban_text(framing *f, const char *text, rwkv_err *err)
 {
-    int32_t *v = NULL;
-    size_t n = 0;
-    int rc;
-
-    if ((rc = parse_ids(text, &v, &n, err)) != RWKV_OK) {
-        free(v);
-        return rc;
-    }
-    free(f->ban);
-    f->ban = v;
-    f->n_ban = n;
-    return RWKV_OK;
+    return ban_parse(f, text, 0, err);
 }
 
 /* ---- the chat's config -------------------------------------------------------- */

@@ -51,6 +51,13 @@ int  framing_equal(const framing *a, const framing *b);
 ** turns made under one continue correctly under the other. */
 int  framing_same_prompt(const framing *a, const framing *b);
 
+/* The fields of OVER in MASK (FRAMING_*) that OVER sets replace DST's (the
+** config under the command line, the session's under the launch options).
+** On failure DST is unchanged. */
+enum { FRAMING_GREETING = 1, FRAMING_NAMES = 2, FRAMING_STOP = 4, FRAMING_BAN = 8,
+       FRAMING_ALL = 15 };
+int  framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err);
+
 /* The effective values: the names ("User"), the greeting (malloc'ed; the
 ** demo's with the names when unset; "" = none; NULL when out of memory). */
 const char *framing_user(const framing *f);

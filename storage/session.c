@@ -1055,23 +1055,9 @@ open_framing(sess *s, int64_t sid, framing *out, rwkv_err *err)
     const framing *l = &s->launch_fr;
     int rc;
 
-    if ((rc = store_session_framing(s->st, sid, out, err)) != RWKV_OK || !s->launch_frame)
+    if ((rc = store_session_framing(s->st, sid, out, err)) != RWKV_OK || !s->launch_frame ||
+        (rc = framing_merge(out, l, FRAMING_STOP | FRAMING_BAN, err)) != RWKV_OK)
         return rc;
-    if (l->n_stop > 0) {
-        memcpy(out->stop, l->stop, sizeof l->stop);
-        out->n_stop = l->n_stop;
-    }
-    if (l->n_ban > 0) {
-        framing t;
-        framing_init(&t);
-        if ((rc = framing_copy(&t, l, err)) != RWKV_OK)
-            return rc;
-        free(out->ban);
-        out->ban = t.ban;
-        out->n_ban = t.n_ban;
-        t.ban = NULL;
-        framing_fini(&t);
-    }
     if ((l->greeting || l->user[0] || l->bot[0]) && !framing_same_prompt(l, out))
         notef(s, 0, "(session %lld keeps its own greeting and names: %s / %s; the ones given "
               "apply to new sessions)", (long long)sid, framing_user(out), framing_bot(out));

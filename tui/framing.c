@@ -46,41 +46,6 @@ from_config(const tui_config *c, framing *f)
         fprintf(stderr, PROG_NAME_TUI ": config: %s\n", err.msg);
 }
 
-/* The fields OVER sets replace DST's. */
-static int
-overlay(framing *dst, const framing *over, rwkv_err *err)
-{
-    framing t;
-    int rc;
-
-    framing_init(&t);
-    if ((rc = framing_copy(&t, dst, err)) != RWKV_OK)
-        return rc;
-    if (over->greeting && (rc = framing_set_greeting(&t, over->greeting, err)) != RWKV_OK) {
-        framing_fini(&t);
-        return rc;
-    }
-    if (over->user[0])
-        memcpy(t.user, over->user, sizeof t.user);
-    if (over->bot[0])
-        memcpy(t.bot, over->bot, sizeof t.bot);
-    if (over->n_stop > 0) {
-        memcpy(t.stop, over->stop, sizeof t.stop);
-        t.n_stop = over->n_stop;
-    }
-    if (over->n_ban > 0) {
-        char txt[FRAMING_MAX_BAN * 12];
-        framing_ban_text(over, txt, sizeof txt);
-        if ((rc = framing_set_ban_text(&t, txt, err)) != RWKV_OK) {
-            framing_fini(&t);
-            return rc;
-        }
-    }
-    framing_fini(dst);
-    *dst = t;
-    return RWKV_OK;
-}
-
 int
 tui_framing_launch(struct app *a, framing *out)
 {
@@ -92,10 +57,10 @@ tui_framing_launch(struct app *a, framing *out)
     framing_init(&p);
     if (a->st && a->cfg.preset[0] &&
         store_preset_framing(a->st, a->cfg.preset, &p, &has, &err) == RWKV_OK && has &&
-        overlay(out, &p, &err) != RWKV_OK)
+        framing_merge(out, &p, FRAMING_ALL, &err) != RWKV_OK)
         fprintf(stderr, PROG_NAME_TUI ": preset '%s': %s\n", a->cfg.preset, err.msg);
     framing_fini(&p);
-    if (a->launch.frame && overlay(out, a->launch.frame, &err) != RWKV_OK) {
+    if (a->launch.frame && framing_merge(out, a->launch.frame, FRAMING_ALL, &err) != RWKV_OK) {
         fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
         return 1;
     }
