@@ -58,6 +58,8 @@ static const char *const fixed_keys[][2] = {
     { "State files: (none)", "back to no state file (the greeting)" },
     { "Presets: C-s", "save the current values as a preset" },
     { "Models: Enter / C-s", "switch model / change the strategy (new session)" },
+    { "Framing: Enter", "edit the greeting, a role name, the stop strings (\\n escapes, ',' "
+                        "between) or bans; a new greeting or names start a new session" },
 };
 
 const char *tui_menu_hint(const struct app *a);
