@@ -163,9 +163,9 @@ tui_framing_pick(struct app *a, const tui_menu_item *it)
     case FR_BAN:  framing_ban_text(f, init, sizeof init); break;
     default: return;
     }
-    a->prompt_target = it->id;
+    a->prompt_target = it->id;          /* IT dies with the menu */
     tui_menu_close(a);
-    tui_prompt_open(a, TUI_PROMPT_FRAMING, labels[it->id], init);
+    tui_prompt_open(a, TUI_PROMPT_FRAMING, labels[a->prompt_target], init);
 }
 
 void
