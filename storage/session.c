@@ -1044,7 +1044,8 @@ session_sampling(sess *s, int64_t head, rwkv_err *err)
 }
 
 /*
-** The framing session SID is continued with, into *OUT: its own; at the
+** The framing session SID is continued with, into *OUT: its own (the
+** defaults, said in a note, when its row is damaged); at the
 ** first open after launch, stop strings and bans given at launch win (they
 ** change no past turn), and a greeting or role names given that differ are
 ** named in a note (the session keeps its own: its turns were written so).
@@ -1055,7 +1056,13 @@ open_framing(sess *s, int64_t sid, framing *out, rwkv_err *err)
     const framing *l = &s->launch_fr;
     int rc;
 
-    if ((rc = store_session_framing(s->st, sid, out, err)) != RWKV_OK || !s->launch_frame ||
+    rc = store_session_framing(s->st, sid, out, err);
+    if (rc == RWKV_EFORMAT) {         /* a damaged row: said, and the defaults */
+        notef(s, 1, "%s (the default framing is used)", err->msg);
+        framing_fini(out);
+        rc = RWKV_OK;
+    }
+    if (rc != RWKV_OK || !s->launch_frame ||
         (rc = framing_merge(out, l, FRAMING_STOP | FRAMING_BAN, err)) != RWKV_OK)
         return rc;
     if ((l->greeting || l->user[0] || l->bot[0]) && !framing_same_prompt(l, out))

@@ -645,7 +645,8 @@ bad_parent(store *s, const store_turn *t, rwkv_err *err)
                      s->path, (long long)t->id, (long long)t->parent_id);
 }
 
-/* ",\n  \"framing\": {...}" of session SID (framing.h); damaged: null. */
+/* ",\n  \"framing\": {...}" of session SID (framing.h), its greeting
+** cleaned like every exported text; damaged: null. */
 static int
 export_framing(store *s, int64_t sid, struct sbuf *b, rwkv_err *err)
 {
@@ -657,6 +658,15 @@ export_framing(store *s, int64_t sid, struct sbuf *b, rwkv_err *err)
     if (store_session_framing(s, sid, &fr, NULL) != RWKV_OK) {
         sb_puts(b, "null");
         return RWKV_OK;
+    }
+    if (fr.greeting != NULL) {
+        char *g = store_text_clean(fr.greeting, strlen(fr.greeting), NULL);
+        if (g == NULL) {
+            framing_fini(&fr);
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+        }
+        free(fr.greeting);
+        fr.greeting = g;
     }
     text = framing_encode(&fr);
     framing_fini(&fr);

@@ -93,6 +93,8 @@ tui_framing_fill(struct app *a)
     else
         snprintf(v, sizeof v, "(none)");
     free(g);
+    if (chat_has_state_file(a->chat))
+        snprintf(v, sizeof v, "(not fed: a state file is in use)");
     tui_menu_add(&a->menu, "greeting", v, NULL, FR_GREETING);
     tui_menu_add(&a->menu, "user name", framing_user(f), NULL, FR_USER);
     tui_menu_add(&a->menu, "bot name", framing_bot(f), NULL, FR_BOT);

@@ -398,6 +398,15 @@ test_migration(rwkv_model *m, const tok *t)
     TEST_COND("say v3", say(s, "old times") == 0);
     sid = sess_id(s);
     sess_destroy(s);
+    /* a damaged framing row: the session still opens, with the defaults, said */
+    sql(db, "UPDATE sessions SET framing='{\"user\": 7' WHERE id=1");
+    if ((s = mk(m, t, db, NULL)) != NULL) {
+        last_note[0] = '\0';
+        TEST_COND("damaged framing: opens", sess_open(s, sid, -1, &err) == RWKV_OK);
+        TEST_CONDF(strstr(last_note, "default framing is used") != NULL, "note: %s", last_note);
+        TEST_COND("damaged framing: defaults", sess_framing(s)->user[0] == '\0');
+        sess_destroy(s);
+    }
     /* make it the v3 schema again */
     sql(db, "ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;"
             " PRAGMA user_version=3;");
