@@ -18,6 +18,10 @@ close_menu() {
 }
 
 tui_start --max-tokens 6 --seed 4 --user Bob --bot Alice
+keys F1
+check "F1 lists F8" 'F8 +framing: greeting, role names'
+keys Escape
+check_not "help closed" ' Help: every key'
 keys F8
 check "framing menu" ' Framing of this session'
 check "user name row" 'user name +Bob'
