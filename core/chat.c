@@ -445,11 +445,23 @@ seed_bit(void)
     return params_find("seed");
 }
 
+/* The streaming rule for STOP (N 0 = "\n\n"; NO_STOP: none at all). */
+static int
+open_stream(const char *const *stop, size_t n, int no_stop, chat_stream **out, rwkv_err *err)
+{
+    static const char *const def_stop[1] = { CHAT_DEFAULT_STOP };
+
+    if (no_stop)
+        return chat_stream_create(NULL, 0, out, err);
+    if (n > 0)
+        return chat_stream_create(stop, n, out, err);
+    return chat_stream_create(def_stop, 1, out, err);
+}
+
 int
 chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_callbacks *cb,
             chat **out, rwkv_err *err)
 {
-    static const char *const def_stop[1] = { CHAT_DEFAULT_STOP };
     const rwkv_info *info = rwkv_model_info(m);
     const char *greet;
     chat *c;
@@ -480,13 +492,7 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
         goto fail;
     if (cfg->n_banned > 0 && (rc = samp_set_banned(c->sp, cfg->banned, cfg->n_banned, err)) != RWKV_OK)
         goto fail;
-    if (cfg->no_stop)
-        rc = chat_stream_create(NULL, 0, &c->stream, err);
-    else if (cfg->n_stop > 0)
-        rc = chat_stream_create(cfg->stop, cfg->n_stop, &c->stream, err);
-    else
-        rc = chat_stream_create(def_stop, 1, &c->stream, err);
-    if (rc != RWKV_OK)
+    if ((rc = open_stream(cfg->stop, cfg->n_stop, cfg->no_stop, &c->stream, err)) != RWKV_OK)
         goto fail;
     c->logits = calloc(c->n_vocab, sizeof(float));
     c->logits_before = calloc(c->n_vocab, sizeof(float));
@@ -1251,19 +1257,12 @@ chat_name_check(const char *what, const char *name, rwkv_err *err)
 int
 chat_set_stops(chat *c, const char *const *stop, size_t n, int no_stop, rwkv_err *err)
 {
-    static const char *const def_stop[1] = { CHAT_DEFAULT_STOP };
     chat_stream *st;
     int rc;
 
     if (c->phase != CHAT_IDLE)
         return rwkv_errf(err, RWKV_EINVAL, "chat: a reply is still running");
-    if (no_stop)
-        rc = chat_stream_create(NULL, 0, &st, err);
-    else if (n > 0)
-        rc = chat_stream_create(stop, n, &st, err);
-    else
-        rc = chat_stream_create(def_stop, 1, &st, err);
-    if (rc != RWKV_OK)
+    if ((rc = open_stream(stop, n, no_stop, &st, err)) != RWKV_OK)
         return rc;
     chat_stream_destroy(c->stream);
     c->stream = st;
