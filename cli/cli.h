@@ -17,6 +17,7 @@
 #include "../core/params.h"
 #include "../core/status.h"
 #include "../core/tokenizer.h"
+#include "../storage/framing.h"
 
 #define PROG "rwkv-tui"
 
@@ -149,22 +150,16 @@ void cli_guard_mapped_files(void (*cleanup)(void));
 
 /* ---- the chat's framing options (cli/frame.c) ------------------------------ */
 
-#define CLI_FRAME_MAX_BAN 4096   /* --ban list length: far more than anyone types */
-
-/* --greeting TEXT, --no-greeting, --stop S (repeatable, \n escapes),
-** --ban IDS: for `chat` and the full-screen client. */
+/* --greeting TEXT, --no-greeting, --user NAME, --bot NAME, --stop S
+** (repeatable, \n escapes), --ban IDS: for `chat` and the full-screen
+** client.  The value is storage/framing.h's: unset fields stay unset. */
 struct cli_frame {
-    const char *greeting;               /* NULL = the demo's; borrowed from argv */
-    int         no_greeting;
-    char       *stop[CHAT_MAX_STOP];    /* owned: cli_frame_fini */
-    size_t      n_stop;
-    int32_t     ban[CLI_FRAME_MAX_BAN];
-    size_t      n_ban;
+    framing fr;
 };
 /* Like cli_opts_parse for the framing options: 1 consumed, 0 not one, -1
 ** error (printed). */
 int  cli_frame_parse(struct cli_frame *f, int argc, char **argv, int *i);
-/* Point CFG's greeting, stops and bans at F (F must outlive CFG's use). */
+/* Point CFG's greeting, names, stops and bans at F (F must outlive CFG's use). */
 void cli_frame_apply(const struct cli_frame *f, chat_config *cfg);
 void cli_frame_fini(struct cli_frame *f);
 void cli_frame_help(FILE *f);

@@ -239,7 +239,7 @@ reply_phase(void *ud, int phase)
 
     if (phase == CHAT_GENERATING) {
         r->started = 1;
-        fputs("Assistant:", stdout);
+        printf("%s:", chat_bot_name(sess_chat(r->s)));
         cli_stdout_flush();
     }
 }
@@ -305,7 +305,7 @@ show_tail(struct repl *r)
         printf("(%zu earlier exchanges: /history lists them)\n\n", from);
     for (size_t i = from; i < nt; i++) {
         const chat_turn *ct = chat_turn_at(r->c, i);
-        printf("User: %s\n\nAssistant:", ct->user);
+        printf("%s: %s\n\n%s:", chat_user_name(r->c), ct->user, chat_bot_name(r->c));
         cli_write_text(stdout, ct->reply ? ct->reply : "", ct->reply_len);
         printf("%s\n\n", ct->interrupted ? " [interrupted]" : "");
     }
@@ -561,6 +561,36 @@ cmd_save(struct repl *r, char *args)
     return 0;
 }
 
+/* /framing: the framing in use (the session's), one line a field. */
+static int
+cmd_framing(struct repl *r, char *args)
+{
+    const framing *f = sess_framing(r->s);
+    char *g = framing_greeting_text(f);
+    char buf[CHAT_MAX_STOP * (2 * CHAT_MAX_STOP_LEN + 1) + 1], *esc;
+    size_t cap;
+
+    (void)args;
+    cap = g ? 2 * strlen(g) + 1 : 1;
+    esc = malloc(cap);
+    if (g == NULL || esc == NULL) {
+        free(g);
+        free(esc);
+        cli_errorf("/framing: out of memory");
+        return 0;
+    }
+    framing_escape(g, esc, cap, 0);
+    printf("greeting  %s%s\n", f->greeting ? "" : "(the demo's) ", esc[0] ? esc : "(none)");
+    printf("user      %s\nbot       %s\n", framing_user(f), framing_bot(f));
+    framing_stops_text(f, buf, sizeof buf);
+    printf("stop      %s\n", f->n_stop ? buf : "\\n\\n (the demo's)");
+    framing_ban_text(f, buf, sizeof buf);
+    printf("ban       %s\n", f->n_ban ? buf : "(none)");
+    free(g);
+    free(esc);
+    return 0;
+}
+
 /* The /commands: one table for dispatch and /help. */
 static const struct chat_command {
     const char *name, *alias, *args, *help;
@@ -573,6 +603,8 @@ static const struct chat_command {
       "saved session the new reply is saved beside the old", cmd_regen },
     { "set", NULL, "NAME VALUE", "change a sampling value (see /show; next reply on)", cmd_set },
     { "show", NULL, "", "show the sampling values and the seed", cmd_show },
+    { "framing", NULL, "", "show the framing in use: greeting, role names, stop strings,\n"
+      "bans (a saved session keeps its own)", cmd_framing },
     { "state", NULL, "FILE", "start over from a state-tuning file (saved sessions: the next\n"
       "message starts a new session)", cmd_state },
     { "save", NULL, "FILE", "save the current state as a state file (.pth, the pip\n"
@@ -739,7 +771,7 @@ repl_loop(struct repl *r)
         size_t len;
 
         if (r->interactive) {
-            fputs("User: ", stdout);
+            printf("%s: ", chat_user_name(sess_chat(r->s)));
             fflush(stdout);
         }
         errno = 0;

@@ -119,12 +119,7 @@ cmd_tui(int argc, char **argv)
         tui_have_tio = 1;
         cli_guard_mapped_files(restore_terminal);
     }
-    l.greeting = fr.greeting;
-    l.no_greeting = fr.no_greeting;
-    l.stop = fr.stop;
-    l.n_stop = fr.n_stop;
-    l.ban = fr.ban;
-    l.n_ban = fr.n_ban;
+    l.frame = &fr.fr;
     rc = tui_run(&l);
     cli_frame_fini(&fr);
     return rc;

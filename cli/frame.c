@@ -1,126 +1,95 @@
 /*
 ** frame.c -- the chat's framing options, shared by `chat` and the
-** full-screen client: --greeting, --no-greeting, --stop, --ban.
+** full-screen client: --greeting, --no-greeting, --user, --bot, --stop,
+** --ban.  The framing value, its checks and escapes are storage/framing.h's.
 */
 #include "cli.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* "\n" and "\t" and "\\" escapes, in place. */
-static void
-unescape(char *s)
-{
-    char *o = s;
-
-    for (; *s; s++) {
-        if (*s == '\\' && (s[1] == 'n' || s[1] == 't' || s[1] == '\\')) {
-            s++;
-            *o++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : '\\';
-        } else {
-            *o++ = *s;
-        }
-    }
-    *o = '\0';
-}
-
+/* The framing setter's result as a usage error: -1 (printed) or 1. */
 static int
-parse_ban(struct cli_frame *f, const char *v)
+took(int rc, const char *opt, const rwkv_err *err)
 {
-    const char *p = v;
+    const char *m = err->msg;
+    size_t n = strlen(opt);
 
-    while (*p) {
-        char *end;
-        long id;
-        errno = 0;
-        id = strtol(p, &end, 10);
-        if (errno || end == p || id < 0 || id > 0x7fffffff || (*end != ',' && *end != '\0')) {
-            cli_errorf("option --ban: '%s' is not a comma-separated list of token ids", v);
-            return -1;
-        }
-        if (f->n_ban == CLI_FRAME_MAX_BAN) {
-            cli_errorf("option --ban: more than %d ids", CLI_FRAME_MAX_BAN);
-            return -1;
-        }
-        f->ban[f->n_ban++] = (int32_t)id;
-        p = *end ? end + 1 : end;
-    }
-    return 0;
+    if (rc == RWKV_OK)
+        return 1;
+    if (strncmp(m, opt, n) == 0 && strstr(m, ": ") != NULL)
+        m = strstr(m, ": ") + 2;        /* "ban: ..." after "option --ban: " */
+    cli_errorf("option --%s: %s", opt, m);
+    return -1;
 }
 
 static int
 add_stop(struct cli_frame *f, const char *v)
 {
-    char *s;
+    rwkv_err err;
+    char *s = strdup(v);
+    int rc;
 
-    if (f->n_stop == CHAT_MAX_STOP) {
-        cli_errorf("option --stop: at most %d stop strings", CHAT_MAX_STOP);
-        return -1;
-    }
-    s = strdup(v);
     if (s == NULL)
-        return -1;
-    unescape(s);
-    if (s[0] == '\0' || strlen(s) > CHAT_MAX_STOP_LEN) {
-        cli_errorf("option --stop: a stop string must have 1..%d bytes", CHAT_MAX_STOP_LEN);
-        free(s);
-        return -1;
-    }
-    f->stop[f->n_stop++] = s;
-    return 0;
+        return took(rwkv_errf(&err, RWKV_ENOMEM, "out of memory"), "stop", &err);
+    framing_unescape(s, 0);
+    rc = framing_add_stop(&f->fr, s, &err);
+    free(s);
+    return took(rc, "stop", &err);
 }
 
 int
 cli_frame_parse(struct cli_frame *f, int argc, char **argv, int *i)
 {
+    rwkv_err err;
     const char *v;
     int r;
 
     if (strcmp(argv[*i], "--no-greeting") == 0) {
-        f->no_greeting = 1;
         (*i)++;
-        return 1;
+        return took(framing_set_greeting(&f->fr, "", &err), "no-greeting", &err);
     }
-    if ((r = cli_take(argc, argv, i, "greeting", &v)) != 0) {
-        if (r > 0)
-            f->greeting = v;
-        return r;
-    }
+    if ((r = cli_take(argc, argv, i, "greeting", &v)) != 0)
+        return r < 0 ? -1 : took(framing_set_greeting(&f->fr, v, &err), "greeting", &err);
+    /* an empty name is "the default" in the UI and config, an error here */
+    if ((r = cli_take(argc, argv, i, "user", &v)) != 0)
+        return r < 0 ? -1 : took(v[0] ? framing_set_user(&f->fr, v, &err)
+                                       : chat_name_check("user name", v, &err), "user", &err);
+    if ((r = cli_take(argc, argv, i, "bot", &v)) != 0)
+        return r < 0 ? -1 : took(v[0] ? framing_set_bot(&f->fr, v, &err)
+                                       : chat_name_check("bot name", v, &err), "bot", &err);
     if ((r = cli_take(argc, argv, i, "stop", &v)) != 0)
-        return r < 0 || add_stop(f, v) < 0 ? -1 : 1;
+        return r < 0 ? -1 : add_stop(f, v);
     if ((r = cli_take(argc, argv, i, "ban", &v)) != 0)
-        return r < 0 || parse_ban(f, v) < 0 ? -1 : 1;
+        return r < 0 ? -1 : took(framing_add_ban(&f->fr, v, &err), "ban", &err);
     return 0;
 }
 
 void
 cli_frame_apply(const struct cli_frame *f, chat_config *cfg)
 {
-    cfg->greeting = f->no_greeting ? "" : f->greeting;
-    for (size_t i = 0; i < f->n_stop; i++)
-        cfg->stop[i] = f->stop[i];
-    cfg->n_stop = f->n_stop;
-    cfg->banned = f->ban;
-    cfg->n_banned = f->n_ban;
+    framing_to_config(&f->fr, cfg);
 }
 
 void
 cli_frame_fini(struct cli_frame *f)
 {
-    for (size_t i = 0; i < f->n_stop; i++)
-        free(f->stop[i]);
-    f->n_stop = 0;
+    framing_fini(&f->fr);
 }
 
 void
 cli_frame_help(FILE *f)
 {
     fprintf(f,
-            "Chat framing:\n"
+            "Chat framing (a saved session keeps its own; see the man page):\n"
             "  --greeting TEXT     text fed before the first message (default: the demo's\n"
-            "                      \"User: hi ... Assistant: Hi. I am your assistant ...\")\n"
+            "                      \"User: hi ... Assistant: Hi. I am your assistant ...\",\n"
+            "                      with the names of --user and --bot)\n"
             "  --no-greeting       feed no greeting\n"
-            "  --stop S            stop string (repeatable, default \"\\n\\n\"; \\n escapes)\n"
+            "  --user NAME         the user's role name in the prompt (default \"User\":\n"
+            "                      \"NAME: MSG\\n\\nBOT:\")\n"
+            "  --bot NAME          the bot's role name (default \"Assistant\")\n"
+            "  --stop S            stop string (repeatable, default \"\\n\\n\" as the demo,\n"
+            "                      whatever the names; \\n escapes)\n"
             "  --ban IDS           comma-separated token ids never to sample\n");
 }

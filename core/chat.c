@@ -319,6 +319,8 @@ struct chat {
     int            have_next_seed;
     uint64_t       next_seed;
 
+    char           user[CHAT_MAX_NAME + 1];  /* role names of the prompt format */
+    char           bot[CHAT_MAX_NAME + 1];
     char          *greeting;       /* owned, "" when none */
     char          *greeting_cfg;   /* owned: the greeting of chat_config, kept for
                                       chat_use_greeting after a state file */
@@ -443,11 +445,23 @@ seed_bit(void)
     return params_find("seed");
 }
 
+/* The streaming rule for STOP (N 0 = "\n\n"; NO_STOP: none at all). */
+static int
+open_stream(const char *const *stop, size_t n, int no_stop, chat_stream **out, rwkv_err *err)
+{
+    static const char *const def_stop[1] = { CHAT_DEFAULT_STOP };
+
+    if (no_stop)
+        return chat_stream_create(NULL, 0, out, err);
+    if (n > 0)
+        return chat_stream_create(stop, n, out, err);
+    return chat_stream_create(def_stop, 1, out, err);
+}
+
 int
 chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_callbacks *cb,
             chat **out, rwkv_err *err)
 {
-    static const char *const def_stop[1] = { CHAT_DEFAULT_STOP };
     const rwkv_info *info = rwkv_model_info(m);
     const char *greet;
     chat *c;
@@ -478,13 +492,7 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
         goto fail;
     if (cfg->n_banned > 0 && (rc = samp_set_banned(c->sp, cfg->banned, cfg->n_banned, err)) != RWKV_OK)
         goto fail;
-    if (cfg->no_stop)
-        rc = chat_stream_create(NULL, 0, &c->stream, err);
-    else if (cfg->n_stop > 0)
-        rc = chat_stream_create(cfg->stop, cfg->n_stop, &c->stream, err);
-    else
-        rc = chat_stream_create(def_stop, 1, &c->stream, err);
-    if (rc != RWKV_OK)
+    if ((rc = open_stream(cfg->stop, cfg->n_stop, cfg->no_stop, &c->stream, err)) != RWKV_OK)
         goto fail;
     c->logits = calloc(c->n_vocab, sizeof(float));
     c->logits_before = calloc(c->n_vocab, sizeof(float));
@@ -499,7 +507,19 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
         (rc = rwkv_state_create(m, &c->before_reply, err)) != RWKV_OK)
         goto fail;
 
-    greet = cfg->greeting ? cfg->greeting : CHAT_DEMO_GREETING;
+    if ((rc = chat_name_check("user name", cfg->user_name ? cfg->user_name : CHAT_DEFAULT_USER,
+                              err)) != RWKV_OK ||
+        (rc = chat_name_check("bot name", cfg->bot_name ? cfg->bot_name : CHAT_DEFAULT_BOT,
+                              err)) != RWKV_OK)
+        goto fail;
+    snprintf(c->user, sizeof c->user, "%s", cfg->user_name ? cfg->user_name : CHAT_DEFAULT_USER);
+    snprintf(c->bot, sizeof c->bot, "%s", cfg->bot_name ? cfg->bot_name : CHAT_DEFAULT_BOT);
+    c->greeting_cfg = cfg->greeting ? strdup(cfg->greeting) : chat_demo_greeting(c->user, c->bot);
+    if (c->greeting_cfg == NULL) {
+        rc = rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
+        goto fail;
+    }
+    greet = c->greeting_cfg;
     if (cfg->state_path != NULL) {
         rc = rwkv_state_load_file(m, cfg->state_path, c->start, err);
         if (rc != RWKV_OK)
@@ -513,8 +533,7 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
         params_apply_state_defaults(&c->samp, c->samp_set);
     c->from_file = cfg->state_path != NULL || cfg->init_state != NULL;
     c->greeting = strdup(greet);
-    c->greeting_cfg = strdup(cfg->greeting ? cfg->greeting : CHAT_DEMO_GREETING);
-    if (c->greeting == NULL || c->greeting_cfg == NULL) {
+    if (c->greeting == NULL) {
         rc = rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
         goto fail;
     }
@@ -738,14 +757,15 @@ chat_submit(chat *c, const char *msg, size_t len, rwkv_err *err)
         free(norm);
         return rwkv_errf(err, RWKV_EINVAL, "please say something");
     }
-    tlen = strlen(CHAT_TURN_SEP) + strlen(CHAT_USER_PREFIX) + nlen + strlen(CHAT_ASSISTANT_PREFIX);
+    /* "{user}: {msg}\n\n{bot}:" -- "User: ...\n\nAssistant:" by default */
+    tlen = strlen(CHAT_TURN_SEP) + strlen(c->user) + 2 + nlen + 2 + strlen(c->bot) + 1;
     text = malloc(tlen + 1);
     if (text == NULL) {
         free(norm);
         return rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
     }
-    snprintf(text, tlen + 1, "%s%s%s%s", c->need_sep ? CHAT_TURN_SEP : "", CHAT_USER_PREFIX,
-             norm, CHAT_ASSISTANT_PREFIX);
+    snprintf(text, tlen + 1, "%s%s: %s\n\n%s:", c->need_sep ? CHAT_TURN_SEP : "", c->user,
+             norm, c->bot);
     rc = start_turn(c, norm, nlen, text, strlen(text), err);
     free(text);
     return rc;
@@ -1183,6 +1203,78 @@ const chat_turn *
 chat_turn_at(const chat *c, size_t i)
 {
     return i < c->n_turns ? &c->turns[i] : NULL;
+}
+
+const char *
+chat_user_name(const chat *c)
+{
+    return c->user;
+}
+
+const char *
+chat_bot_name(const chat *c)
+{
+    return c->bot;
+}
+
+char *
+chat_demo_greeting(const char *user, const char *bot)
+{
+    static const char fmt[] = "%s: hi\n\n%s: Hi. I am your assistant and I will provide expert "
+                              "full response in full details. Please feel free to ask any "
+                              "question and I will always answer it.\n\n";
+    size_t cap;
+    char *g;
+
+    user = user ? user : CHAT_DEFAULT_USER;
+    bot = bot ? bot : CHAT_DEFAULT_BOT;
+    cap = sizeof fmt + strlen(user) + strlen(bot);
+    g = malloc(cap);
+    if (g != NULL)
+        snprintf(g, cap, fmt, user, bot);
+    return g;
+}
+
+int
+chat_name_check(const char *what, const char *name, rwkv_err *err)
+{
+    size_t n = strlen(name);
+
+    if (n == 0 || n > CHAT_MAX_NAME)
+        return rwkv_errf(err, RWKV_EINVAL, "%s: a role name has 1..%d bytes", what, CHAT_MAX_NAME);
+    if (!utf8_valid(name, n))
+        return rwkv_errf(err, RWKV_EINVAL, "%s: not valid UTF-8", what);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f || name[i] == ':')
+            return rwkv_errf(err, RWKV_EINVAL,
+                             "%s: no ':', newline or control character in a role name", what);
+    if (name[0] == ' ' || name[n - 1] == ' ')
+        return rwkv_errf(err, RWKV_EINVAL, "%s '%s': no blank at either end of a role name",
+                         what, name);
+    return RWKV_OK;
+}
+
+int
+chat_set_stops(chat *c, const char *const *stop, size_t n, int no_stop, rwkv_err *err)
+{
+    chat_stream *st;
+    int rc;
+
+    if (c->phase != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "chat: a reply is still running");
+    if ((rc = open_stream(stop, n, no_stop, &st, err)) != RWKV_OK)
+        return rc;
+    chat_stream_destroy(c->stream);
+    c->stream = st;
+    return RWKV_OK;
+}
+
+int
+chat_set_banned(chat *c, const int32_t *ids, size_t n, rwkv_err *err)
+{
+    if (c->phase != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "chat: a reply is still running");
+    return samp_set_banned(c->sp, ids, n, err);
 }
 
 const char *

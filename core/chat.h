@@ -3,7 +3,8 @@
 ** as a module that the line-mode REPL (cli/cmd_chat.c) and the full-screen
 ** UI drive unchanged.
 **
-** It owns the prompt format ("User: {msg}\n\nAssistant:"), the greeting or
+** It owns the prompt format ("User: {msg}\n\nAssistant:", role names
+** configurable: chat_config.user_name / bot_name), the greeting or
 ** state-file start, chunked prefill, penalised sampling (core/sampler.h),
 ** UTF-8-safe streaming, stop strings, cancellation and the per-turn record
 ** (text, token ids, sampling values, seed, stats) that the session store
@@ -59,6 +60,13 @@
     "question and I will always answer it.\n\n"
 #define CHAT_USER_PREFIX      "User: "
 #define CHAT_ASSISTANT_PREFIX "\n\nAssistant:"
+/* The role names of the prompt format ("{user}: {msg}\n\n{bot}:"): the
+** demo's `user` and `bot` (API_DEMO_CHAT.py; ChatRWKV's chat.py names them
+** so).  Other names change the prompt and the demo greeting the same way;
+** the stop string stays "\n\n" (it ends a reply before "\n\n{user}:"). */
+#define CHAT_DEFAULT_USER     "User"
+#define CHAT_DEFAULT_BOT      "Assistant"
+#define CHAT_MAX_NAME         64     /* bytes of a role name */
 #define CHAT_TURN_SEP         "\n\n"
 #define CHAT_DEFAULT_STOP     "\n\n"
 
@@ -149,8 +157,10 @@ typedef struct chat_config {
     unsigned      samp_set;      /* PARAMS_BIT mask of values the user set:
                                     decides whether samp.seed is used and which
                                     values the state-file defaults may change */
-    const char   *greeting;      /* NULL = CHAT_DEMO_GREETING, "" = none; borrowed
-                                    (copied by chat_create) */
+    const char   *greeting;      /* NULL = the demo's (chat_demo_greeting with the
+                                    names), "" = none; borrowed (copied) */
+    const char   *user_name;     /* NULL = CHAT_DEFAULT_USER; borrowed (copied) */
+    const char   *bot_name;      /* NULL = CHAT_DEFAULT_BOT; borrowed (copied) */
     const char   *state_path;    /* NULL = none; else loaded at create: greeting
                                     skipped, params_apply_state_defaults() */
     const rwkv_state *init_state;/* NULL = none; copied at create, treated like a
@@ -267,6 +277,25 @@ void chat_set_next_seed(chat *c, uint64_t seed);
 ** IDLE.  Borrowed: see chat_turn. */
 size_t           chat_n_turns(const chat *c);
 const chat_turn *chat_turn_at(const chat *c, size_t i);
+
+/* The role names in use (borrowed). */
+const char    *chat_user_name(const chat *c);
+const char    *chat_bot_name(const chat *c);
+/*
+** The demo's greeting with the role names USER and BOT (NULL = the
+** defaults: then it is CHAT_DEMO_GREETING byte for byte).  malloc'ed,
+** owned by the caller; NULL when out of memory.
+*/
+char *chat_demo_greeting(const char *user, const char *bot);
+/* NAME is usable as a role name: 1..CHAT_MAX_NAME bytes of valid UTF-8, no
+** control character, no ':', not blank at either end.  WHAT names it in
+** the message ("--user"). */
+int  chat_name_check(const char *what, const char *name, rwkv_err *err);
+/* New stop strings (N 0 = "\n\n"; NO_STOP: none at all) or banned tokens
+** for the next reply on; the conversation is kept.  On failure nothing
+** changes.  IDLE only. */
+int  chat_set_stops(chat *c, const char *const *stop, size_t n, int no_stop, rwkv_err *err);
+int  chat_set_banned(chat *c, const int32_t *ids, size_t n, rwkv_err *err);
 
 /* The greeting text and its token ids (empty with a state file), borrowed. */
 const char    *chat_greeting(const chat *c);

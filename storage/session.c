@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../core/rng.h"
+#include "framing.h"
 
 /* Where a conversation starts: a state file by path, a library row, or
 ** none (zeros + the greeting). */
@@ -30,11 +31,10 @@ struct sess {
     const tok       *t;                /* borrowed */
     chat            *c;                /* owned */
     /* the config, kept to create the chat again (sess_set_model) */
-    char            *greeting;         /* NULL = the demo's */
-    char            *stop[CHAT_MAX_STOP];
-    size_t           n_stop;
-    int32_t         *banned;
-    size_t           n_banned;
+    framing          fr;               /* the framing in use (the session's) */
+    framing          launch_fr;        /* as given at launch: its stops and bans win
+                                          at the first sess_open */
+    int              launch_frame;     /* no session opened or created yet */
     int              no_stop;
     rwkv_sampling    cli_samp;         /* values given at launch ... */
     unsigned         cli_set;          /* ... and which (they win over stored ones) */
@@ -572,6 +572,9 @@ session_create(sess *s, const char *title, const char *msg)
     s->last_user = 0;
     s->last_reply = 0;
     s->launch_state = 0;
+    s->launch_frame = 0;
+    if (store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
+        save_fail(s, "the framing", &err);
     notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
     if (chat_greeting_fed(s->c) && n > 0) {
         store_turn t;
@@ -820,10 +823,11 @@ cb_stats(void *ud, const chat_stats *st)
         s->cb.stats(s->cb.ud, st);
 }
 
-/* A chat on the sess's model and config; STATE_PATH NULL = none. */
+/* A chat on the sess's model and config with framing FR; STATE_PATH NULL =
+** none. */
 static int
-new_chat(sess *s, rwkv_model *m, const tok *t, const rwkv_sampling *samp, unsigned samp_set,
-         const char *state_path, chat **out, rwkv_err *err)
+new_chat(sess *s, rwkv_model *m, const tok *t, const framing *fr, const rwkv_sampling *samp,
+         unsigned samp_set, const char *state_path, chat **out, rwkv_err *err)
 {
     chat_config cfg;
     chat_callbacks cb = { .text = cb_text, .phase = cb_phase, .done = cb_done, .ud = s,
@@ -832,13 +836,8 @@ new_chat(sess *s, rwkv_model *m, const tok *t, const rwkv_sampling *samp, unsign
     chat_config_init(&cfg);
     cfg.samp = *samp;
     cfg.samp_set = samp_set;
-    cfg.greeting = s->greeting;
+    framing_to_config(fr, &cfg);
     cfg.state_path = state_path;
-    for (size_t i = 0; i < s->n_stop; i++)
-        cfg.stop[i] = s->stop[i];
-    cfg.n_stop = s->n_stop;
-    cfg.banned = s->banned;
-    cfg.n_banned = s->n_banned;
     cfg.no_stop = s->no_stop;
     return chat_create(m, t, &cfg, &cb, out, err);
 }
@@ -864,20 +863,10 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     s->cli_samp = cfg->chat.samp;
     s->cli_set = cfg->chat.samp_set;
     s->no_stop = cfg->chat.no_stop;
-    if (cfg->chat.greeting && (s->greeting = strdup(cfg->chat.greeting)) == NULL)
-        goto oom;
-    for (size_t i = 0; i < cfg->chat.n_stop && i < CHAT_MAX_STOP; i++) {
-        if ((s->stop[i] = strdup(cfg->chat.stop[i])) == NULL)
-            goto oom;
-        s->n_stop = i + 1;
-    }
-    if (cfg->chat.n_banned > 0) {
-        s->banned = malloc(cfg->chat.n_banned * sizeof *s->banned);
-        if (s->banned == NULL)
-            goto oom;
-        memcpy(s->banned, cfg->chat.banned, cfg->chat.n_banned * sizeof *s->banned);
-        s->n_banned = cfg->chat.n_banned;
-    }
+    if ((rc = framing_from_config(&s->fr, &cfg->chat, err)) != RWKV_OK ||
+        (rc = framing_copy(&s->launch_fr, &s->fr, err)) != RWKV_OK)
+        goto fail;
+    s->launch_frame = 1;
     if (cfg->model_path && cfg->model_path[0])
         abs_path(cfg->model_path, s->model_path, sizeof s->model_path);
     else
@@ -890,8 +879,8 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
         snprintf(s->start.label, sizeof s->start.label, "%s", s->start.path);
         s->launch_state = cfg->expect_state != NULL;
     }
-    if ((rc = new_chat(s, s->m, s->t, &cfg->chat.samp, cfg->chat.samp_set, cfg->chat.state_path,
-                       &s->c, err)) != RWKV_OK)
+    if ((rc = new_chat(s, s->m, s->t, &s->fr, &cfg->chat.samp, cfg->chat.samp_set,
+                       cfg->chat.state_path, &s->c, err)) != RWKV_OK)
         goto fail;
     if (cfg->db_path != NULL && (rc = store_open(cfg->db_path, &s->st, err)) != RWKV_OK)
         goto fail;
@@ -904,8 +893,6 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     }
     *out = s;
     return RWKV_OK;
-oom:
-    rc = rwkv_errf(err, RWKV_ENOMEM, "session: out of memory");
 fail:
     sess_destroy(s);
     return rc;
@@ -918,10 +905,8 @@ sess_destroy(sess *s)
         return;
     chat_destroy(s->c);
     store_close(s->st);
-    free(s->greeting);
-    for (size_t i = 0; i < s->n_stop; i++)
-        free(s->stop[i]);
-    free(s->banned);
+    framing_fini(&s->fr);
+    framing_fini(&s->launch_fr);
     free(s);
 }
 
@@ -1058,6 +1043,81 @@ session_sampling(sess *s, int64_t head, rwkv_err *err)
     return RWKV_OK;
 }
 
+/*
+** The framing session SID is continued with, into *OUT: its own (the
+** defaults, said in a note, when its row is damaged); at the
+** first open after launch, stop strings and bans given at launch win (they
+** change no past turn), and a greeting or role names given that differ are
+** named in a note (the session keeps its own: its turns were written so).
+*/
+static int
+open_framing(sess *s, int64_t sid, framing *out, rwkv_err *err)
+{
+    const framing *l = &s->launch_fr;
+    int rc;
+
+    rc = store_session_framing(s->st, sid, out, err);
+    if (rc == RWKV_EFORMAT) {         /* a damaged row: said, and the defaults */
+        notef(s, 1, "%s (the default framing is used)", err->msg);
+        framing_fini(out);
+        rc = RWKV_OK;
+    }
+    if (rc != RWKV_OK || !s->launch_frame ||
+        (rc = framing_merge(out, l, FRAMING_STOP | FRAMING_BAN, err)) != RWKV_OK)
+        return rc;
+    if ((l->greeting || l->user[0] || l->bot[0]) && !framing_same_prompt(l, out))
+        notef(s, 0, "(session %lld keeps its own greeting and names: %s / %s; the ones given "
+              "apply to new sessions)", (long long)sid, framing_user(out), framing_bot(out));
+    return RWKV_OK;
+}
+
+/* A chat like the current one (sampling, the start in use) with framing FR. */
+static int
+chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *err)
+{
+    char file[STORE_PATH_MAX + 64];
+    int is_tmp = 0, rc;
+    int has_state = s->start.path[0] || s->start.lib_id;
+
+    if (has_state && (rc = start_file(s, &s->start, file, sizeof file, &is_tmp, err)) != RWKV_OK)
+        return rc;
+    rc = new_chat(s, s->m, s->t, fr, chat_sampling(s->c), chat_sampling_set(s->c),
+                  has_state ? file : NULL, out, err);
+    if (is_tmp)
+        unlink(file);
+    return rc;
+}
+
+/* load_branch under the session's framing FR (a new chat when it is not the
+** one in use); on failure nothing changes.  Takes FR's contents. */
+static int
+load_framed(sess *s, int64_t sid, const sess_start *start, int64_t head, framing *fr,
+            rwkv_err *err)
+{
+    chat *old = s->c, *nc = NULL;
+    int rc;
+
+    if (!framing_equal(fr, &s->fr)) {
+        if ((rc = chat_with_framing(s, fr, &nc, err)) != RWKV_OK)
+            return rc;
+        s->c = nc;
+    }
+    if ((rc = load_branch(s, sid, start, head, err)) != RWKV_OK) {
+        if (nc != NULL) {
+            s->c = old;
+            chat_destroy(nc);
+        }
+        return rc;
+    }
+    if (nc != NULL) {
+        chat_destroy(old);
+        framing_fini(&s->fr);
+        s->fr = *fr;
+        framing_init(fr);
+    }
+    return RWKV_OK;
+}
+
 int
 sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
 {
@@ -1088,8 +1148,21 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     }
     if (head < 0)
         head = ss.head_turn;
-    if ((rc = load_branch(s, sid, &start, head, err)) != RWKV_OK)
-        return rc;
+    {
+        framing fr;
+        framing_init(&fr);
+        if ((rc = open_framing(s, sid, &fr, err)) == RWKV_OK)
+            rc = load_framed(s, sid, &start, head, &fr, err);
+        framing_fini(&fr);
+        if (rc != RWKV_OK)
+            return rc;
+    }
+    if (s->launch_frame) {       /* stops/bans given at launch are the session's now */
+        rwkv_err e2;
+        s->launch_frame = 0;
+        if (store_session_set_framing(s->st, sid, &s->fr, &e2) != RWKV_OK)
+            save_fail(s, "the framing", &e2);
+    }
     s->launch_state = 0;
     snprintf(s->title, sizeof s->title, "%s", ss.title);
     if ((rc = session_sampling(s, s->head, err)) != RWKV_OK)
@@ -1102,6 +1175,58 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
         for (uint64_t i = 0; i < used; i++)
             rng_next(&s->seeds);
         queue_seed(s);
+    }
+    return RWKV_OK;
+}
+
+const framing *
+sess_framing(const sess *s)
+{
+    return &s->fr;
+}
+
+int
+sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err)
+{
+    framing t;
+    chat *nc = NULL;
+    int rc, leave;
+
+    *left = 0;
+    if (chat_phase(s->c) != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
+    if (framing_equal(f, &s->fr))
+        return RWKV_OK;
+    framing_init(&t);
+    if ((rc = framing_copy(&t, f, err)) != RWKV_OK)
+        return rc;
+    leave = !framing_same_prompt(f, &s->fr);
+    if (leave) {
+        /* another greeting or names: the turns so far were written otherwise */
+        rc = chat_with_framing(s, &t, &nc, err);
+    } else {
+        const char *stops[CHAT_MAX_STOP];
+        for (size_t i = 0; i < t.n_stop; i++)
+            stops[i] = t.stop[i];
+        if ((rc = chat_set_banned(s->c, t.ban, t.n_ban, err)) == RWKV_OK &&
+            (rc = chat_set_stops(s->c, stops, t.n_stop, s->no_stop, err)) != RWKV_OK)
+            chat_set_banned(s->c, s->fr.ban, s->fr.n_ban, NULL);
+    }
+    if (rc != RWKV_OK) {
+        framing_fini(&t);
+        return rc;
+    }
+    framing_fini(&s->fr);
+    s->fr = t;
+    if (leave) {
+        *left = s->sid != 0 || chat_n_turns(s->c) > 0;
+        chat_destroy(s->c);
+        s->c = nc;
+        sess_new(s);
+    } else if (s->st != NULL && s->sid != 0) {
+        rwkv_err e2;
+        if (store_session_set_framing(s->st, s->sid, &s->fr, &e2) != RWKV_OK)
+            save_fail(s, "the framing", &e2);
     }
     return RWKV_OK;
 }
@@ -1422,13 +1547,14 @@ sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path, const cha
     s->m = m;                         /* start_file/new_chat use the new model */
     if (has_state && start_file(s, &s->start, file, sizeof file, &is_tmp, err) != RWKV_OK)
         has_state = 0;
-    rc = new_chat(s, m, t, chat_sampling(old), chat_sampling_set(old), has_state ? file : NULL,
-                  &c, err);
+    rc = new_chat(s, m, t, &s->fr, chat_sampling(old), chat_sampling_set(old),
+                  has_state ? file : NULL, &c, err);
     if (rc != RWKV_OK && has_state) {
         notef(s, 1, "state file %s does not fit this model: %s (not used)", s->start.label,
               err->msg);
         memset(&s->start, 0, sizeof s->start);
-        rc = new_chat(s, m, t, chat_sampling(old), chat_sampling_set(old), NULL, &c, err);
+        rc = new_chat(s, m, t, &s->fr, chat_sampling(old), chat_sampling_set(old), NULL, &c,
+                      err);
     }
     if (is_tmp)
         unlink(file);

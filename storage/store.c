@@ -117,8 +117,14 @@ static const char schema_v3[] =
     " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
     "INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');";
 
+/* Version 4: the chat's framing (storage/framing.h) of sessions and
+** presets, as JSON; NULL = the defaults (a session) / none (a preset). */
+static const char schema_v4[] =
+    "ALTER TABLE sessions ADD COLUMN framing TEXT;"
+    "ALTER TABLE presets ADD COLUMN framing TEXT;";
+
 static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, schema_v2, schema_v3,
+    NULL, schema_v1, schema_v2, schema_v3, schema_v4,
 };
 
 /* ---- small helpers shared by the storage files --------------------------- */

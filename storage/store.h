@@ -11,7 +11,8 @@
 **
 ** Rows: models, state_files, presets, sessions, turns (a tree: parent_id),
 ** snapshots (one per turn at most: the state AFTER that turn's tokens were
-** fed), turns_fts (FTS5 trigram index over turn text, schema v3).
+** fed), turns_fts (FTS5 trigram index over turn text, schema v3); the
+** framing of sessions and presets (schema v4: storage/framing.h).
 **
 ** Terms.  A turn's `tokens` are exactly the ids fed to the model for that
 ** turn (user turn: the formatted prompt "User: ...\n\nAssistant:"; assistant
@@ -51,7 +52,7 @@
 typedef struct store store;    /* opaque: store_open / store_close */
 
 /* Schema version written to PRAGMA user_version by this build. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 /* Longest session title / preset name (bytes), longer ones are refused. */
 #define STORE_TITLE_MAX 256
 /* Longest path kept for a model or a state file. */
@@ -113,6 +114,8 @@ typedef struct store_model {
 ** M->vocab keeps the vocabulary the row already has. */
 int store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err);
 int store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err);
+/* Every model row, by path.  *OUT owned by caller: free() (store_models.c). */
+int store_model_list(store *s, store_model **out, size_t *n, rwkv_err *err);
 
 /* ---- sampling values as text ("temperature=1 top_p=0.3 ...") -------------- */
 /* Format every params_table entry of SAMP into BUF (cap >= 256 is enough). */

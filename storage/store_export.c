@@ -4,7 +4,8 @@
 ** JSON export format "rwkv-tui-session" version 1:
 **   { "format": "rwkv-tui-session", "version": 1, "title": S, "created_ms": N,
 **     "strategy": S, "model": null | {"path": S, "fingerprint": "16 hex",
-**     "version": S}, "head": null | ID,
+**     "version": S}, "framing": null | {...} (storage/framing.h; absent or
+**     null: the defaults), "head": null | ID,
 **     "turns": [ { "id": ID, "parent": null | ID, "role": "user"|"assistant"|
 **                  "system", "text": S, "tokens": [N...], "sampling": null |
 **                  {"temperature": F, ..., "seed": "decimal u64"},
@@ -32,6 +33,7 @@
 
 #include "../core/json.h"
 #include "../core/utf8.h"
+#include "framing.h"
 
 /* Import limits: far above any real conversation, low enough that a hostile
 ** file cannot make us allocate without bound beyond the JSON itself. */
@@ -373,15 +375,9 @@ store_text_clean(const char *text, size_t len, size_t *out_len)
     return o;
 }
 
-/* ---- a growing text buffer ---------------------------------------------- */
+/* ---- a growing text buffer (store_int.h) -------------------------------- */
 
-struct sbuf {
-    char  *p;
-    size_t n, cap;
-    int    oom;
-};
-
-static void
+void
 sb_put(struct sbuf *b, const char *s, size_t n)
 {
     if (b->oom)
@@ -401,7 +397,7 @@ sb_put(struct sbuf *b, const char *s, size_t n)
     b->p[b->n] = '\0';
 }
 
-static void
+void
 sb_puts(struct sbuf *b, const char *s)
 {
     sb_put(b, s, strlen(s));
@@ -424,8 +420,7 @@ sb_printf(struct sbuf *b, const char *fmt, ...)
         sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-/* S as a JSON string literal (UTF-8 passed through, controls escaped). */
-static void
+void
 sb_json_str(struct sbuf *b, const char *s)
 {
     sb_put(b, "\"", 1);
@@ -561,6 +556,7 @@ export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t 
     int64_t *path = NULL;
     size_t n = 0;
     char when[64];
+    framing fr;
     int rc;
 
     fmt_time(ss->created_ms, when, sizeof when);
@@ -580,18 +576,26 @@ export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t 
         sb_md(b, ss->strategy);
         sb_puts(b, "\n");
     }
-    if (ss->head_turn > 0 && (rc = store_turn_path(s, ss->head_turn, &path, &n, err)) != RWKV_OK)
+    framing_init(&fr);
+    if (store_session_framing(s, ss->id, &fr, NULL) != RWKV_OK)
+        framing_fini(&fr);          /* damaged: the default names */
+    if (ss->head_turn > 0 && (rc = store_turn_path(s, ss->head_turn, &path, &n, err)) != RWKV_OK) {
+        framing_fini(&fr);
         return rc;
+    }
     sb_printf(b, "- current branch: %zu turns (%lld in the whole tree)\n", n, (long long)ss->n_turns);
     for (size_t i = 0; i < n; i++) {
         store_turn t;
         char why[200];
         if ((rc = store_turn_read(s, path[i], &t, why, sizeof why, err)) != RWKV_OK) {
             free(path);
+            framing_fini(&fr);
             return rc;
         }
-        sb_printf(b, "\n## %s\n\n", t.role == STORE_ROLE_USER ? "User" :
-                                    t.role == STORE_ROLE_ASSISTANT ? "Assistant" : "System");
+        sb_puts(b, "\n## ");
+        sb_md(b, t.role == STORE_ROLE_USER ? framing_user(&fr) :
+                 t.role == STORE_ROLE_ASSISTANT ? framing_bot(&fr) : "System");
+        sb_puts(b, "\n\n");
         sb_md(b, t.text);
         sb_puts(b, "\n");
         if (t.interrupted)
@@ -605,6 +609,7 @@ export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t 
         store_turn_fini(&t);
     }
     free(path);
+    framing_fini(&fr);
     return RWKV_OK;
 }
 
@@ -640,6 +645,38 @@ bad_parent(store *s, const store_turn *t, rwkv_err *err)
                      s->path, (long long)t->id, (long long)t->parent_id);
 }
 
+/* ",\n  \"framing\": {...}" of session SID (framing.h), its greeting
+** cleaned like every exported text; damaged: null. */
+static int
+export_framing(store *s, int64_t sid, struct sbuf *b, rwkv_err *err)
+{
+    framing fr;
+    char *text;
+
+    framing_init(&fr);
+    sb_puts(b, ",\n  \"framing\": ");
+    if (store_session_framing(s, sid, &fr, NULL) != RWKV_OK) {
+        sb_puts(b, "null");
+        return RWKV_OK;
+    }
+    if (fr.greeting != NULL) {
+        char *g = store_text_clean(fr.greeting, strlen(fr.greeting), NULL);
+        if (g == NULL) {
+            framing_fini(&fr);
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+        }
+        free(fr.greeting);
+        fr.greeting = g;
+    }
+    text = framing_encode(&fr);
+    framing_fini(&fr);
+    if (text == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    sb_puts(b, text);
+    free(text);
+    return RWKV_OK;
+}
+
 static int
 export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_t cap, int *bad,
             rwkv_err *err)
@@ -670,6 +707,8 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
     } else {
         sb_puts(b, "null");
     }
+    if ((rc = export_framing(s, ss->id, b, err)) != RWKV_OK)
+        return rc;
     if (ss->head_turn > 0)
         sb_printf(b, ",\n  \"head\": %lld,\n  \"turns\": [", (long long)ss->head_turn);
     else
@@ -1031,7 +1070,7 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
 {
     const json_value *x;
     store_turn tt;
-    int32_t *tok = NULL;
+    int32_t *ids = NULL;
     char *clean = NULL;
     int64_t oid, par = 0;
     int rc;
@@ -1063,7 +1102,7 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
             rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"tokens\" must be an array of ids", what, i);
             goto out;
         }
-        if ((tok = malloc((x->len ? x->len : 1) * sizeof *tok)) == NULL) {
+        if ((ids = malloc((x->len ? x->len : 1) * sizeof *ids)) == NULL) {
             rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
             goto out;
         }
@@ -1073,9 +1112,9 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
                 rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: token %zu is not a token id", what, i, k);
                 goto out;
             }
-            tok[k] = (int32_t)e->i64;
+            ids[k] = (int32_t)e->i64;
         }
-        tt.tokens = tok;
+        tt.tokens = ids;
         tt.n_tokens = x->len;
     }
     x = json_get(t, "sampling");
@@ -1098,7 +1137,7 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
     map[i].old = oid;
     map[i].new_ = tt.id;
 out:
-    free(tok);
+    free(ids);
     free(clean);
     return rc;
 }
@@ -1271,6 +1310,24 @@ import_set_head(store *s, int64_t sid, const struct idmap *map, size_t nt, int64
     return rc;
 }
 
+/* The file's "framing" (absent or null: the defaults), its greeting cleaned
+** like every text of an import. */
+static int
+import_framing(const json_value *r, const char *what, framing *fr, rwkv_err *err)
+{
+    char *g;
+    int rc;
+
+    if ((rc = framing_from_json(json_get(r, "framing"), what, fr, err)) != RWKV_OK ||
+        fr->greeting == NULL)
+        return rc;
+    if ((g = store_text_clean(fr->greeting, strlen(fr->greeting), NULL)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    free(fr->greeting);
+    fr->greeting = g;
+    return RWKV_OK;
+}
+
 int
 store_import(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
 {
@@ -1282,13 +1339,16 @@ store_import(store *s, const char *text, size_t len, const char *what, int64_t *
     char *head_text = NULL;
     size_t nt = 0;
     int64_t head = 0;
+    framing fr;
     int rc;
 
     *id = 0;
+    framing_init(&fr);
     if ((rc = import_parse_head(text, len, what, &ta, &tb, &doc, &head_text, err)) != RWKV_OK)
         goto out;
     r = json_root(doc);
-    if ((rc = import_session_fields(r, what, &ss, &head, err)) != RWKV_OK)
+    if ((rc = import_session_fields(r, what, &ss, &head, err)) != RWKV_OK ||
+        (rc = import_framing(r, what, &fr, err)) != RWKV_OK)
         goto out;
     if (ta == NULL || *ta != '[') {
         rc = rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\" must be an array of at most %d turns", what,
@@ -1300,6 +1360,7 @@ store_import(store *s, const char *text, size_t len, const char *what, int64_t *
     v = json_get(r, "model");
     if ((v && v->type == JSON_OBJECT && (rc = import_model(s, v, &ss.model_id, err)) != RWKV_OK) ||
         (rc = store_session_insert_tx(s, &ss, id, err)) != RWKV_OK ||
+        (rc = store_session_set_framing(s, *id, &fr, err)) != RWKV_OK ||
         (rc = import_turns(s, ta, tb, what, *id, &map, &nt, err)) != RWKV_OK ||
         (rc = import_set_head(s, *id, map, nt, head, what, err)) != RWKV_OK) {
         store_tx_rollback(s);
@@ -1310,6 +1371,7 @@ store_import(store *s, const char *text, size_t len, const char *what, int64_t *
     if (rc != RWKV_OK)
         *id = 0;
 out:
+    framing_fini(&fr);
     free(map);
     free(head_text);
     json_free(doc);

@@ -60,4 +60,19 @@ int store_path_check(store *s, int64_t top, rwkv_err *err);
 int store_session_insert_tx(store *s, const store_session *in, int64_t *id, rwkv_err *err);
 int store_turn_insert_tx(store *s, store_turn *t, rwkv_err *err);
 
+/* A growing text buffer (store_export.c): OOM is sticky, P stays
+** NUL-terminated; free(b.p) when done. */
+struct sbuf {
+    char  *p;
+    size_t n, cap;
+    int    oom;
+};
+void sb_put(struct sbuf *b, const char *s, size_t n);
+void sb_puts(struct sbuf *b, const char *s);
+/* S as a JSON string literal (UTF-8 passed through, controls escaped). */
+void sb_json_str(struct sbuf *b, const char *s);
+/* Copy the framing of session FROM to session TO (store_framing.c; inside
+** the caller's transaction). */
+int  store_framing_copy_tx(store *s, int64_t from, int64_t to, rwkv_err *err);
+
 #endif

@@ -819,7 +819,8 @@ store_session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         goto out;
     old.created_ms = 0;
-    if ((rc = session_insert(s, &old, title, new_id, err)) != RWKV_OK)
+    if ((rc = session_insert(s, &old, title, new_id, err)) != RWKV_OK ||
+        (rc = store_framing_copy_tx(s, id, *new_id, err)) != RWKV_OK)
         goto fail;
     if ((rc = store_prep(s, "INSERT INTO turns(session_id, parent_id, depth, role, text, tokens, sampling,"
                             " prefill_tps, decode_tps, time_ms, interrupted) SELECT ?, ?, depth, role, text,"

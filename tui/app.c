@@ -1399,7 +1399,12 @@ open_session(struct app *a)
 {
     sess_config sc;
     rwkv_err err;
+    framing fr;
+    int rc;
 
+    framing_init(&fr);
+    if (tui_framing_launch(a, &fr) != 0)
+        return 1;
     memset(&sc, 0, sizeof sc);
     sc.db_path = a->st ? store_path(a->st) : NULL;
     sc.model = a->model;
@@ -1410,17 +1415,14 @@ open_session(struct app *a)
     sc.chat.samp = a->samp;
     sc.chat.samp_set = a->samp_set;
     sc.chat.state_path = a->launch.state;
-    sc.chat.greeting = a->launch.no_greeting ? "" : a->launch.greeting;
-    for (size_t i = 0; i < a->launch.n_stop && i < CHAT_MAX_STOP; i++)
-        sc.chat.stop[i] = a->launch.stop[i];
-    sc.chat.n_stop = a->launch.n_stop;
-    sc.chat.banned = a->launch.ban;
-    sc.chat.n_banned = a->launch.n_ban;
+    framing_to_config(&fr, &sc.chat);
     sc.cb = tui_worker_callbacks_proto;
     sc.cb.ud = &a->w;
     sc.note = tui_worker_note;
     sc.progress = tui_worker_progress;
-    if (sess_create(&sc, &a->sess, &err) != RWKV_OK) {
+    rc = sess_create(&sc, &a->sess, &err);
+    framing_fini(&fr);
+    if (rc != RWKV_OK) {
         fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
         return 1;
     }

@@ -71,13 +71,9 @@ typedef struct tui_launch {
     unsigned      samp_set;
     long          max_frames;    /* > 0: quit after this many frames (sanitizer runs) */
     int           no_db;         /* --no-db: nothing saved */
-    /* the chat's framing (--greeting, --no-greeting, --stop, --ban), borrowed */
-    const char   *greeting;      /* NULL = the demo's */
-    int           no_greeting;
-    char *const  *stop;
-    size_t        n_stop;
-    const int32_t *ban;
-    size_t        n_ban;
+    /* the chat's framing (--greeting, --no-greeting, --user, --bot, --stop,
+    ** --ban), borrowed; fields it leaves unset come from the config */
+    const framing *frame;
     int           resume;        /* --resume: the most recently used session */
     int64_t       session_id;    /* --session ID */
     int64_t       resume_id;     /* (set by tui_run) the session to open */
@@ -101,13 +97,14 @@ enum tui_focus { TUI_FOCUS_INPUT, TUI_FOCUS_SIDEBAR, TUI_FOCUS_MENU, TUI_FOCUS_P
 
 enum tui_menu_kind {
     TUI_MENU_NONE, TUI_MENU_HELP, TUI_MENU_SESSIONS, TUI_MENU_BRANCHES,
-    TUI_MENU_STATES, TUI_MENU_PRESETS, TUI_MENU_MODELS, TUI_MENU_STATE_ASK, TUI_MENU_LOG
+    TUI_MENU_STATES, TUI_MENU_PRESETS, TUI_MENU_MODELS, TUI_MENU_STATE_ASK, TUI_MENU_LOG,
+    TUI_MENU_FRAMING
 };
 
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY,
                        TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE,
-                       TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT };
+                       TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT, TUI_PROMPT_FRAMING };
 
 enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END,
                    TUI_EV_NOTE };
@@ -301,6 +298,14 @@ void tui_prompt_open(struct app *a, int kind, const char *label, const char *ini
 void tui_prompt_accept(struct app *a);
 /* 1 when prompt KIND is a confirmation (y accepts, n cancels). */
 int  tui_prompt_yesno(int kind);
+
+/* menu_framing.c: the chat's framing (F8 menu, launch, presets) */
+/* The launch framing: config keys, the config preset's, the options.  0 or
+** 1 (printed). */
+int  tui_framing_launch(struct app *a, framing *out);
+/* After preset NAME was saved / loaded: its framing too. */
+void tui_framing_preset_save(struct app *a, const char *name);
+void tui_framing_preset_load(struct app *a, const char *name);
 
 /* termcheck.c: 1 if curses can drive the terminal on FD ($TERM known) */
 int  tui_term_usable(int fd);

@@ -14,6 +14,7 @@
 
 #include <yaml.h>
 
+#include "../storage/framing.h"
 #include "text.h"
 #include "yamlerr.h"
 
@@ -133,6 +134,9 @@ cfg_default_path(char *buf, size_t cap)
 **   root mapping:  model strategy vocab state_dir preset theme db  -> strings
 **                  clipboard -> "osc52" (the default) or "off"
 **                  keys -> mapping of action name -> key name
+**                  model_dir stop -> a string or a list of strings
+**                  greeting user bot ban -> strings (ban: or a list of ids),
+**                  each checked by storage/framing.h's rules
 ** A YAML syntax error ends the walk; the settings read before it are kept.
 */
 
@@ -404,14 +408,117 @@ check_conflicts(loader *l, tui_config *c, const binding *bound)
             }
 }
 
+/* The settings besides str_fields and keys: lists and the framing. */
+static const char *const extra_fields[] = { "model_dir", "greeting", "user", "bot", "stop", "ban" };
+#define N_EXTRA (sizeof extra_fields / sizeof extra_fields[0])
+
+/* A string, or a list of strings, into OUT[0..*N) (at most MAX). */
+static void
+load_strings(loader *l, const char *key, char (*out)[CFG_PATH], int max, int *n)
+{
+    const char *v;
+
+    *n = 0;
+    if (l->ev.type != YAML_SEQUENCE_START_EVENT) {
+        if ((v = scalar(l, key, NULL)) == NULL || v[0] == '\0')
+            return;
+        if (strlen(v) >= CFG_PATH) {
+            report(l, &l->ev.start_mark, "field '%s': longer than %d bytes", key, CFG_PATH - 1);
+            return;
+        }
+        snprintf(out[(*n)++], CFG_PATH, "%s", v);
+        return;
+    }
+    while (next(l) && l->ev.type != YAML_SEQUENCE_END_EVENT) {
+        if ((v = scalar(l, key, NULL)) == NULL)
+            continue;
+        if (*n == max || strlen(v) >= CFG_PATH)
+            report(l, &l->ev.start_mark, "field '%s': at most %d items of at most %d bytes", key,
+                   max, CFG_PATH - 1);
+        else
+            snprintf(out[(*n)++], CFG_PATH, "%s", v);
+    }
+}
+
+/* Check the framing setting KEY of C (framing.h's rules) at mark M. */
+static void
+check_framing(loader *l, const yaml_mark_t *m, const char *key, tui_config *c)
+{
+    framing f;
+    rwkv_err err;
+    int rc = RWKV_OK;
+
+    framing_init(&f);
+    if (strcmp(key, "greeting") == 0) {
+        rc = framing_set_greeting(&f, c->greeting, &err);
+    } else if (strcmp(key, "user") == 0 || strcmp(key, "bot") == 0) {
+        char *v = key[0] == 'u' ? c->user : c->bot;
+        if (v[0] && (rc = chat_name_check(key, v, &err)) != RWKV_OK)
+            v[0] = '\0';
+    } else if (strcmp(key, "ban") == 0) {
+        if ((rc = framing_set_ban_text(&f, c->ban, &err)) != RWKV_OK)
+            c->ban[0] = '\0';
+    } else if (strcmp(key, "stop") == 0) {
+        for (int i = 0; i < c->n_stop && rc == RWKV_OK; i++) {
+            char buf[CFG_PATH];
+            snprintf(buf, sizeof buf, "%s", c->stop[i]);
+            framing_unescape(buf, 0);
+            rc = framing_add_stop(&f, buf, &err);
+        }
+        if (rc != RWKV_OK)
+            c->n_stop = 0;
+    }
+    if (rc != RWKV_OK) {
+        report(l, m, "field '%s': %s", key, err.msg);
+        if (key[0] == 'g')
+            c->has_greeting = 0;
+    }
+    framing_fini(&f);
+}
+
+static void
+load_extra(loader *l, const char *key, tui_config *c)
+{
+    yaml_mark_t m = l->ev.start_mark;
+    char tmp[CFG_MAX_LIST][CFG_PATH];
+    int n = 0;
+
+    if (strcmp(key, "model_dir") == 0) {
+        load_strings(l, key, c->model_dir, CFG_MAX_LIST, &c->n_model_dir);
+        return;
+    }
+    if (strcmp(key, "stop") == 0) {
+        load_strings(l, key, c->stop, CFG_MAX_LIST, &c->n_stop);
+    } else if (strcmp(key, "ban") == 0) {
+        /* "1,2,3" or a list of ids (joined) */
+        load_strings(l, key, tmp, CFG_MAX_LIST, &n);
+        c->ban[0] = '\0';
+        for (int i = 0; i < n; i++)
+            snprintf(c->ban + strlen(c->ban), CFG_PATH - strlen(c->ban), "%s%s", i ? "," : "",
+                     tmp[i]);
+    } else {
+        char *dst = key[0] == 'g' ? c->greeting : key[0] == 'u' ? c->user : c->bot;
+        const char *v = scalar(l, key, NULL);
+        if (v == NULL)
+            return;
+        if (strlen(v) >= CFG_PATH) {
+            report(l, &m, "field '%s': longer than %d bytes", key, CFG_PATH - 1);
+            return;
+        }
+        snprintf(dst, CFG_PATH, "%s", v);
+        c->has_greeting |= key[0] == 'g';
+    }
+    check_framing(l, &m, key, c);
+}
+
 int
 cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
 {
     char defpath[CFG_PATH + 64];
     loader l;
     binding bound[CFG_ACT_COUNT];
-    int seen[N_STR_FIELDS + 1];
-    const char *names[N_STR_FIELDS + 1];
+    int seen[N_STR_FIELDS + 1 + N_EXTRA];
+    const char *names[N_STR_FIELDS + 1 + N_EXTRA];
     char *text;
     size_t len;
 
@@ -432,6 +539,8 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
     for (size_t i = 0; i < N_STR_FIELDS; i++)
         names[i] = str_fields[i].name;
     names[N_STR_FIELDS] = "keys";
+    for (size_t i = 0; i < N_EXTRA; i++)
+        names[N_STR_FIELDS + 1 + i] = extra_fields[i];
     l.path = path;
     l.msg = msg;
     l.cap = msg_cap;
@@ -461,13 +570,13 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                     continue;
                 }
                 snprintf(key, sizeof key, "%s", (const char *)l.ev.data.scalar.value);
-                for (size_t i = 0; i <= N_STR_FIELDS; i++)
+                for (size_t i = 0; i < N_STR_FIELDS + 1 + N_EXTRA; i++)
                     if (strcmp(key, names[i]) == 0)
                         f = (int)i;
                 if (!next(&l))
                     break;
                 if (f < 0) {
-                    suggest(key, names, N_STR_FIELDS + 1, hint, sizeof hint);
+                    suggest(key, names, N_STR_FIELDS + 1 + N_EXTRA, hint, sizeof hint);
                     report(&l, &km, "unknown field '%.40s'%s", key, hint);
                     if (!skip_node(&l))
                         break;
@@ -477,6 +586,8 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                     report(&l, &km, "field '%s' given twice; the last one is used", key);
                 if (f == (int)N_STR_FIELDS) {
                     load_keys(&l, out, bound);
+                } else if (f > (int)N_STR_FIELDS) {
+                    load_extra(&l, key, out);
                 } else {
                     const char *v = scalar(&l, key, NULL);
                     if (v && strlen(v) >= CFG_PATH)

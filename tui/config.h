@@ -11,6 +11,12 @@
 **     theme: dark
 **     db: ~/chats.db
 **     clipboard: osc52        (or off: the copy keys do not write OSC 52)
+**     model_dir: [~/models, /srv/rwkv]   # or one folder: F5 lists their checkpoints
+**     greeting: ""                       # the chat's framing ("" = no greeting)
+**     user: Bob
+**     bot: Alice
+**     stop: ["\n\n"]                      # or one string; \n escapes as --stop
+**     ban: 0,11                          # or a list of token ids
 **     keys:
 **       sessions: F2
 **       quit: C-q
@@ -22,6 +28,7 @@
 
 #define CFG_MAX_BYTES (256u << 10)   /* a config larger than this is refused */
 #define CFG_PATH 1024                /* longest path/string value kept */
+#define CFG_MAX_LIST 8               /* items of a list setting (model_dir, stop) */
 
 /* Key codes independent of curses: plain characters are themselves. */
 #define CFG_KEY_F(n)    (0x110000 + (n))      /* F1..F12 (beyond Unicode) */
@@ -37,6 +44,7 @@
     X(MODELS,    "models",    CFG_KEY_F(5),          "models: switch model or strategy") \
     X(BRANCHES,  "branches",  CFG_KEY_F(6),          "branches: the whole turn tree (switch, edit, delete)") \
     X(SIDEBAR,   "sidebar",   CFG_KEY_F(7),          "show or hide the parameter sidebar") \
+    X(FRAMING,   "framing",   CFG_KEY_F(8),          "framing: greeting, role names, stop strings, bans") \
     X(LOG,       "messages",  CFG_KEY_ALT('l'),      "messages: every notice and error, in full") \
     X(PARAMS,    "params",    '\t',                  "move focus to the sidebar and back") \
     X(STATS,     "stats",     CFG_KEY_F(9),          "show or hide per-turn stats")  \
@@ -72,6 +80,17 @@ typedef struct tui_config {
     char db[CFG_PATH];
     char clipboard[CFG_PATH];  /* "osc52" or "" (copy keys write OSC 52), "off" */
     int  keys[CFG_ACT_COUNT];  /* key code per action */
+    /* F5's folders of checkpoints (model_dir: one or a list) */
+    char model_dir[CFG_MAX_LIST][CFG_PATH];
+    int  n_model_dir;
+    /* the chat's framing (storage/framing.h), each checked when read; the
+    ** command line's options win.  "" = not set. */
+    char greeting[CFG_PATH];
+    int  has_greeting;         /* greeting: given ("" = no greeting) */
+    char user[CFG_PATH], bot[CFG_PATH];
+    char stop[CFG_MAX_LIST][CFG_PATH];   /* as written: \n escapes */
+    int  n_stop;
+    char ban[CFG_PATH];        /* "1,2,3" */
 } tui_config;
 
 const char *cfg_action_name(int act);

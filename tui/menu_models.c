@@ -1,21 +1,99 @@
 /*
-** menu_models.c -- F5: the model in use, the config's model and the other
-** checkpoints next to the one in use; switch model, or change the strategy
-** (both start a new session).
+** menu_models.c -- F5: the model in use, the config's model, the other
+** checkpoints next to the one in use, those in the folders models are kept
+** in (model_dir in the config, one folder or a list, and $RWKV_TUI_MODELS,
+** as $RWKV_TUI_STATES is for F3; each folder's own level, sorted by name)
+** and the models the database has used that are still on disk; switch
+** model, or change the strategy (both start a new session).  What the
+** loader would refuse is left out: anything that is not a regular file (a
+** FIFO, a device, a folder, a dangling link) and a file we may not read; a
+** folder that cannot be read is named in a notice.
 */
 #include "menus.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* 1 when PATH is a regular file we may read (a FIFO, a device, a folder or
+** a dangling link is left out, as the loader would refuse it). */
+static int
+usable(const char *path)
+{
+    struct stat sb;
+
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, R_OK) == 0;
+}
+
+/* 1 when M already lists PATH, or it is the model in use. */
+static int
+listed(const tui_menu *m, const struct app *a, const char *path)
+{
+    if (strcmp(path, a->model_path) == 0)
+        return 1;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->items[i].data && strcmp(m->items[i].data, path) == 0)
+            return 1;
+    return 0;
+}
+
+/* The checkpoints of folder GIVEN ("~/" is $HOME's), its own level, sorted
+** by name; a folder that cannot be read is named in MSG unless QUIET. */
+static void
+list_folder(tui_menu *m, const struct app *a, tui_menu_msg *msg, const char *given, int id,
+            int quiet)
+{
+    char dir[1024], path[1300];
+    size_t n;
+    char **names;
+
+    if (tui_expand_path(given, dir, sizeof dir) != 0)
+        return;
+    if ((names = tui_dir_names(dir, &n)) == NULL) {
+        if (!quiet)
+            tui_menu_say(msg, 1, "model folder %s: %s", dir, strerror(errno));
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        snprintf(path, sizeof path, "%s/%.255s", dir, names[k]);
+        if (usable(path) && !listed(m, a, path))
+            tui_menu_add(m, names[k], dir, path, id);
+    }
+    tui_free_names(names, n);
+}
+
+/* The models of the database's rows that are still on disk. */
+static void
+list_known(tui_menu *m, const struct app *a)
+{
+    store_model *v = NULL;
+    size_t n = 0;
+    rwkv_err err;
+
+    if (a->st == NULL || store_model_list(a->st, &v, &n, &err) != RWKV_OK)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        char detail[96];
+        const char *slash = strrchr(v[i].path, '/');
+        if (v[i].path[0] != '/' || !usable(v[i].path) || listed(m, a, v[i].path))
+            continue;
+        snprintf(detail, sizeof detail, "used before: v%s, %d layers x %d", v[i].version,
+                 v[i].n_layer, v[i].n_embd);
+        tui_menu_add(m, slash ? slash + 1 : v[i].path, detail, v[i].path, 4);
+    }
+    free(v);
+}
 
 static void
 fill_models(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
     const rwkv_info *inf = rwkv_model_info(a->model);
+    const char *env = getenv("RWKV_TUI_MODELS");
     char label[256], detail[160];
 
-    (void)msg;
     snprintf(label, sizeof label, "%s (in use)", a->model_label);
     snprintf(detail, sizeof detail, "v%s  %d layers  %d embd  %s", inf->version, inf->n_layer,
              inf->n_embd, inf->strategy);
@@ -26,21 +104,17 @@ fill_models(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     if (a->model_path[0]) {
         const char *slash = strrchr(a->model_path, '/');
         char dir[1024];
-        size_t nn;
-        char **names;
 
         snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - a->model_path) : 1,
                  slash ? a->model_path : ".");
-        names = tui_dir_names(dir, &nn);       /* sorted by name */
-        for (size_t k = 0; k < nn; k++) {
-            char path[1300];
-            snprintf(path, sizeof path, "%s/%.255s", dir, names[k]);
-            if (strcmp(path, a->model_path) == 0)
-                continue;
-            tui_menu_add(m, names[k], dir, path, 2);
-        }
-        tui_free_names(names, nn);
+        list_folder(m, a, msg, dir, 2, 1);
     }
+    /* the config's model_dir folders, $RWKV_TUI_MODELS, the database's */
+    for (int i = 0; i < a->cfg.n_model_dir; i++)
+        list_folder(m, a, msg, a->cfg.model_dir[i], 3, 0);
+    if (env && *env)
+        list_folder(m, a, msg, env, 3, 0);
+    list_known(m, a);
 }
 
 static void

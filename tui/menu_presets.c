@@ -1,7 +1,7 @@
 /*
 ** menu_presets.c -- F4: named sampling sets from the database (the
 ** built-ins among them), sorted by name; load one, or save the current
-** values as one.
+** values as one (with the framing in use: menu_framing.c).
 */
 #include "menus.h"
 
@@ -53,6 +53,7 @@ load(struct app *a, const tui_menu_item *it, int key)
         a->samp_set &= ~PARAMS_BIT(params_find("seed"));
     tui_apply_sampling(a);
     tui_notice(a, 0, "preset '%s' loaded", it->label);
+    tui_framing_preset_load(a, it->data);     /* and its framing, if it has one */
     tui_menu_close(a);
 }
 
@@ -84,10 +85,12 @@ accept_save(struct app *a, const char *text)
 
     if (text[0] == '\0')
         return;
-    if (store_preset_put(a->st, text, &a->samp, NULL, &err) != RWKV_OK)
+    if (store_preset_put(a->st, text, &a->samp, NULL, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
-    else
+    } else {
         tui_notice(a, 0, "preset '%s' saved", text);
+        tui_framing_preset_save(a, text);     /* the framing in use goes with it */
+    }
 }
 
 const tui_prompt_class tui_prompt_preset_save = { TUI_PROMPT_PRESET_SAVE, 0, accept_save };

@@ -29,7 +29,7 @@
 const tui_menu_class *const tui_menu_classes[] = {
     &tui_menu_help_class, &tui_menu_sessions_class, &tui_menu_branches_class,
     &tui_menu_states_class, &tui_menu_state_ask_class, &tui_menu_presets_class,
-    &tui_menu_models_class, &tui_menu_log_class, NULL
+    &tui_menu_models_class, &tui_menu_framing_class, &tui_menu_log_class, NULL
 };
 
 static const tui_menu_class *
@@ -394,7 +394,8 @@ static const tui_prompt_class prompt_save_state = { TUI_PROMPT_SAVE_STATE, 0,
 
 static const tui_prompt_class *const prompt_classes[] = {
     &tui_prompt_rename, &tui_prompt_delete, &tui_prompt_preset_save, &tui_prompt_strategy,
-    &tui_prompt_prune, &tui_prompt_export, &tui_prompt_import, &prompt_param, &prompt_gen, &prompt_save_state, NULL
+    &tui_prompt_prune, &tui_prompt_export, &tui_prompt_import, &tui_prompt_framing,
+    &prompt_param, &prompt_gen, &prompt_save_state, NULL
 };
 
 static const tui_prompt_class *

@@ -3,7 +3,7 @@
 ** modes and htop its panel classes: a menu is a tui_menu_class (title, the
 ** action that opens it, how it is filled, its keys), defined in its own
 ** file (menu_help.c, menu_log.c, menu_sessions.c, menu_branches.c,
-** menu_states.c, menu_presets.c, menu_models.c) and registered in menus.c's
+** menu_states.c, menu_presets.c, menu_models.c, menu_framing.c) and registered in menus.c's
 ** table.  Opening, keys, the hint line and the F1 help are lookups in that
 ** table; nothing else lists the menu kinds.
 **
@@ -64,7 +64,8 @@ typedef struct tui_menu_class {
 
 extern const tui_menu_class tui_menu_help_class, tui_menu_log_class,
     tui_menu_sessions_class, tui_menu_branches_class, tui_menu_states_class,
-    tui_menu_state_ask_class, tui_menu_presets_class, tui_menu_models_class;
+    tui_menu_state_ask_class, tui_menu_presets_class, tui_menu_models_class,
+    tui_menu_framing_class;
 
 /* The registered classes (menus.c), NULL-terminated, in F1 order. */
 extern const tui_menu_class *const tui_menu_classes[];
@@ -88,7 +89,8 @@ typedef struct tui_prompt_class {
 
 /* The prompts the menus own (menu_*.c); menus.c registers them. */
 extern const tui_prompt_class tui_prompt_rename, tui_prompt_delete, tui_prompt_preset_save,
-    tui_prompt_strategy, tui_prompt_prune, tui_prompt_export, tui_prompt_import;
+    tui_prompt_strategy, tui_prompt_prune, tui_prompt_export, tui_prompt_import,
+    tui_prompt_framing;
 
 /* ---- file names (the state-files and models menus) ---------------------------- */
 

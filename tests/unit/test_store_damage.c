@@ -539,10 +539,11 @@ test_migrate_v2(void)
     s = new_session(st, "old");
     append(st, s, 0, STORE_ROLE_USER, "我喜欢吃苹果", 0);
     store_close(st);
-    /* make it the v2 schema: unicode61 index, no models.vocab */
+    /* make it the v2 schema: unicode61 index, no models.vocab (nor v4's framing) */
     TEST_COND("downgrade to v2",
               q_exec(db, "DROP TRIGGER turns_fts_ai; DROP TRIGGER turns_fts_ad; DROP TRIGGER turns_fts_au;"
                          "DROP TABLE turns_fts; ALTER TABLE models DROP COLUMN vocab;"
+                         "ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;"
                          "CREATE VIRTUAL TABLE turns_fts USING fts5(text, content='turns', content_rowid='id');"
                          "CREATE TRIGGER turns_fts_ai AFTER INSERT ON turns BEGIN"
                          " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
@@ -551,7 +552,8 @@ test_migrate_v2(void)
     TEST_COND("reopen migrates", store_open(db, &st, &err) == RWKV_OK);
     if (st == NULL)
         return;
-    TEST_COND("v3", q_int(db, "PRAGMA user_version") == 3 && STORE_SCHEMA_VERSION == 3);
+    TEST_COND("v3 and on", q_int(db, "PRAGMA user_version") == STORE_SCHEMA_VERSION);
+    TEST_COND("framing column", q_int(db, "SELECT count(*) FROM pragma_table_info('sessions') WHERE name='framing'") == 1);
     TEST_COND("vocab column", q_int(db, "SELECT count(*) FROM pragma_table_info('models') WHERE name='vocab'") == 1);
     TEST_COND("trigram index", q_int(db, "SELECT count(*) FROM sqlite_master WHERE name='turns_fts' AND sql LIKE '%trigram%'") == 1);
     TEST_COND("old turn found by a word inside", store_search(st, "吃苹果", 10, &h, &n, &err) == RWKV_OK && n == 1);

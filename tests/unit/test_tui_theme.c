@@ -111,6 +111,36 @@ test_theme(void)
                               theme_parse_color("256") == -2 && theme_parse_color("x") == -2);
 }
 
+/* The framing keys and model_dir: strings or lists, each checked. */
+static void
+test_config_framing(void)
+{
+    tui_config c;
+    char msg[THEME_MSG];
+    const char *p;
+
+    p = write_tmp("fr.yaml", "user: Bob\nbot: Alice\ngreeting: \"\"\nstop: [\"\\n\\nBob:\", END]\n"
+                             "ban: [0, 11]\nmodel_dir: /m\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "framing config: %s", msg);
+    TEST_COND("names", strcmp(c.user, "Bob") == 0 && strcmp(c.bot, "Alice") == 0);
+    TEST_COND("empty greeting given", c.has_greeting && c.greeting[0] == '\0');
+    TEST_COND("stop list", c.n_stop == 2 && strcmp(c.stop[0], "\n\nBob:") == 0 &&
+                           strcmp(c.stop[1], "END") == 0);
+    TEST_COND("ban list joined", strcmp(c.ban, "0,11") == 0);
+    TEST_COND("one model_dir", c.n_model_dir == 1 && strcmp(c.model_dir[0], "/m") == 0);
+    p = write_tmp("fr2.yaml", "model_dir: [/a, /b]\nuser: \"a:b\"\nbot: Ann\nban: 1,x\n"
+                              "stop: [\"\"]\nusr: Bob\n");
+    TEST_COND("bad framing keys reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "fr2.yaml:2:7: field 'user': user: no ':'") != NULL, "msg: %s", msg);
+    TEST_CONDF(strstr(msg, "fr2.yaml:4:6: field 'ban': ban: '1,x' is not") != NULL, "msg: %s", msg);
+    TEST_CONDF(strstr(msg, "fr2.yaml:5:7: field 'stop': stop: a stop string must have") != NULL,
+               "msg: %s", msg);
+    TEST_CONDF(strstr(msg, "unknown field 'usr' (did you mean 'user'?)") != NULL, "msg: %s", msg);
+    TEST_COND("valid ones kept", c.n_model_dir == 2 && strcmp(c.model_dir[1], "/b") == 0 &&
+                                 strcmp(c.bot, "Ann") == 0 && c.user[0] == '\0' &&
+                                 c.ban[0] == '\0' && c.n_stop == 0);
+}
+
 static void
 test_config(void)
 {
@@ -130,15 +160,16 @@ test_config(void)
     TEST_COND("name C-r", strcmp(buf, "C-r") == 0);
 
     p = write_tmp("config.yaml", "model: /m/x.pth\nstrategy: cpu bf16\ntheme: dark\n"
-                                 "state_dir: /states\nkeys:\n  quit: C-q\n  sessions: F8\n");
+                                 "state_dir: /states\nkeys:\n  quit: C-q\n  sessions: F11\n");
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "config: %s", msg);
     TEST_COND("config values", strcmp(c.model, "/m/x.pth") == 0 &&
                                strcmp(c.strategy, "cpu bf16") == 0 &&
                                strcmp(c.theme, "dark") == 0 && strcmp(c.state_dir, "/states") == 0);
-    TEST_COND("config keys", c.keys[CFG_ACT_QUIT] == 17 && c.keys[CFG_ACT_SESSIONS] == CFG_KEY_F(8));
+    TEST_COND("config keys", c.keys[CFG_ACT_QUIT] == 17 && c.keys[CFG_ACT_SESSIONS] == CFG_KEY_F(11));
+    TEST_COND("framing on F8", c.keys[CFG_ACT_FRAMING] == CFG_KEY_F(8));
+
     TEST_COND("other keys default", c.keys[CFG_ACT_HELP] == CFG_KEY_F(1));
     TEST_COND("action for key", cfg_action_for_key(&c, 17) == CFG_ACT_QUIT);
-
     /* one bad binding: reported with line and column, everything else kept */
     p = write_tmp("bad1.yaml", "model: x\nkeys:\n  quit: Hyper-q\n  help: F12\n");
     TEST_COND("bad key reported", cfg_load(p, &c, msg, sizeof msg) != 0);
@@ -254,6 +285,7 @@ main(void)
     }
     test_theme();
     test_config();
+    test_config_framing();
     {
         char cmd[600];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -1,0 +1,113 @@
+/*
+** framing.h -- the chat's framing as one value, kept with every session and
+** preset: the greeting (the demo's, another text, or none), the role names
+** of the prompt format ("{user}: {msg}\n\n{bot}:"), the stop strings and
+** the banned tokens.  Owned by storage/: the line chat (cli/frame.c), the
+** full-screen client (tui/framing.c) and the session runtime (session.c)
+** parse, show, save and compare it through these functions only.
+**
+** Defaults are the chat demo's, byte for byte: the demo greeting, "User" and
+** "Assistant", the stop string "\n\n", nothing banned.  A default field is
+** kept as "unset" (greeting NULL, name "", no stop), so the demo greeting
+** follows the names: "{user}: hi\n\n{bot}: Hi. I am your assistant ...".
+**
+** In the database (schema v4) and in a JSON export it is one JSON object
+**     {"greeting": null | S, "user": S, "bot": S, "stop": [S...], "ban": [N...]}
+** with every member optional (absent = the default); sessions.framing NULL
+** (a database made before v4) reads as the defaults.
+*/
+#ifndef RWKV_FRAMING_H
+#define RWKV_FRAMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/chat.h"
+#include "../core/json.h"
+#include "../core/status.h"
+#include "store.h"
+
+#define FRAMING_MAX_BAN      4096          /* banned ids: far more than anyone types */
+#define FRAMING_MAX_GREETING (64u << 10)   /* bytes of a greeting */
+
+typedef struct framing {
+    char    *greeting;                   /* owned; NULL = the demo's, "" = none */
+    char     user[CHAT_MAX_NAME + 1];    /* "" = CHAT_DEFAULT_USER */
+    char     bot[CHAT_MAX_NAME + 1];     /* "" = CHAT_DEFAULT_BOT */
+    char     stop[CHAT_MAX_STOP][CHAT_MAX_STOP_LEN + 1];
+    size_t   n_stop;                     /* 0 = CHAT_DEFAULT_STOP */
+    int32_t *ban;                        /* owned */
+    size_t   n_ban;
+} framing;
+
+/* The defaults (nothing allocated); fini frees and leaves the defaults. */
+void framing_init(framing *f);
+void framing_fini(framing *f);
+/* DST (initialised) becomes a copy of SRC; on failure DST is unchanged. */
+int  framing_copy(framing *dst, const framing *src, rwkv_err *err);
+/* 1 when A and B are the same framing (unset = its default value). */
+int  framing_equal(const framing *a, const framing *b);
+/* 1 when A and B write the conversation the same way (greeting and names):
+** turns made under one continue correctly under the other. */
+int  framing_same_prompt(const framing *a, const framing *b);
+
+/* The fields of OVER in MASK (FRAMING_*) that OVER sets replace DST's (the
+** config under the command line, the session's under the launch options).
+** On failure DST is unchanged. */
+enum { FRAMING_GREETING = 1, FRAMING_NAMES = 2, FRAMING_STOP = 4, FRAMING_BAN = 8,
+       FRAMING_ALL = 15 };
+int  framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err);
+
+/* The effective values: the names ("User"), the greeting (malloc'ed; the
+** demo's with the names when unset; "" = none; NULL when out of memory). */
+const char *framing_user(const framing *f);
+const char *framing_bot(const framing *f);
+char       *framing_greeting_text(const framing *f);
+
+/* Setters, each checked (one clear line; on failure F is unchanged).
+** TEXT NULL = back to the default. */
+int framing_set_greeting(framing *f, const char *text, rwkv_err *err);
+int framing_set_user(framing *f, const char *name, rwkv_err *err);
+int framing_set_bot(framing *f, const char *name, rwkv_err *err);
+/* Append one stop string (taken as is: 1..CHAT_MAX_STOP_LEN bytes). */
+int framing_add_stop(framing *f, const char *s, rwkv_err *err);
+/* Append the ids of "1,2,3" (the --ban syntax). */
+int framing_add_ban(framing *f, const char *list, rwkv_err *err);
+
+/* Text forms for one-line editing (the UI, the config file), OUT/CAP:
+**   stops: each escaped (\n \t \\ and \, for a comma), joined by ","; ""
+**          when unset.  framing_set_stops_text("") = back to "\n\n".
+**   bans:  "1,2,3"; "" when none.  framing_set_ban_text replaces the list. */
+void framing_stops_text(const framing *f, char *out, size_t cap);
+int  framing_set_stops_text(framing *f, const char *text, rwkv_err *err);
+void framing_ban_text(const framing *f, char *out, size_t cap);
+int  framing_set_ban_text(framing *f, const char *text, rwkv_err *err);
+/* "\n" "\t" "\\" (and "\," when COMMA) escapes of S in place / back. */
+void framing_unescape(char *s, int comma);
+void framing_escape(const char *s, char *out, size_t cap, int comma);
+
+/* Point CFG's greeting, names, stops and bans at F (borrowed: F must
+** outlive CFG's use). */
+void framing_to_config(const framing *f, chat_config *cfg);
+/* F from CFG's greeting, names, stops and bans (checked). */
+int  framing_from_config(framing *f, const chat_config *cfg, rwkv_err *err);
+
+/* The JSON object (see the top): malloc'ed, NULL when out of memory. */
+char *framing_encode(const framing *f);
+/* Parse the JSON object V / TEXT into F (initialised; replaced on success
+** only).  WHAT names the input in messages. */
+int  framing_from_json(const json_value *v, const char *what, framing *f, rwkv_err *err);
+int  framing_decode(const char *text, size_t len, const char *what, framing *f, rwkv_err *err);
+
+/* ---- in the database (store_framing.c) ------------------------------------- */
+
+/* The framing of session SID (the defaults for a session saved before v4). */
+int store_session_framing(store *s, int64_t sid, framing *out, rwkv_err *err);
+int store_session_set_framing(store *s, int64_t sid, const framing *f, rwkv_err *err);
+/* The framing saved with preset NAME: *HAS 0 when it carries none (OUT then
+** untouched). */
+int store_preset_framing(store *s, const char *name, framing *out, int *has, rwkv_err *err);
+/* Save F with preset NAME (which must exist); F NULL = none. */
+int store_preset_set_framing(store *s, const char *name, const framing *f, rwkv_err *err);
+
+#endif

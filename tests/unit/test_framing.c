@@ -1,0 +1,473 @@
+/*
+** test_framing.c -- the chat's framing (storage/framing.h): the role names
+** in the prompt and the demo greeting (the defaults byte for byte the
+** demo's), the value's checks and text forms, its JSON form, and its life
+** in the database on real SQLite files in a temp dir: saved with a session
+** and used again on resume, changed in place or by leaving the session,
+** copied by a fork, exported and imported, carried by presets, and a v3
+** database (made before the framing was kept) migrated with its sessions
+** read as the defaults.  Model: the in-memory demo model, byte tokenizer.
+*/
+#include "../harness.h"
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "../../core/chat.h"
+#include "../../core/rwkv.h"
+#include "../../core/tokenizer.h"
+#include "../../storage/framing.h"
+#include "../../storage/session.h"
+#include "../../storage/store.h"
+
+static char tmpdir[256];
+static char last_note[1024];
+
+static void
+on_note(void *ud, int is_err, const char *msg)
+{
+    (void)ud;
+    (void)is_err;
+    snprintf(last_note, sizeof last_note, "%s", msg);
+}
+
+static void
+sql(const char *db, const char *q)
+{
+    sqlite3 *h;
+    char *e = NULL;
+
+    if (sqlite3_open(db, &h) == SQLITE_OK && sqlite3_exec(h, q, NULL, NULL, &e) != SQLITE_OK)
+        printf("     sql: %s\n", e ? e : "?");
+    sqlite3_free(e);
+    sqlite3_close(h);
+}
+
+/* ---- core: names, prompt and greeting ------------------------------------ */
+
+static void
+test_names(void)
+{
+    char *g = chat_demo_greeting(NULL, NULL);
+    rwkv_err err;
+
+    TEST_COND("default greeting is the demo's byte for byte",
+              g && strcmp(g, CHAT_DEMO_GREETING) == 0);
+    free(g);
+    g = chat_demo_greeting("Bob", "Alice");
+    TEST_COND("named greeting", g && strncmp(g, "Bob: hi\n\nAlice: Hi. I am your assistant", 39) == 0);
+    free(g);
+    TEST_COND("name ok", chat_name_check("u", "Bob", &err) == RWKV_OK);
+    TEST_COND("name CJK ok", chat_name_check("u", "\xe5\xb0\x8f\xe6\x98\x8e", &err) == RWKV_OK);
+    TEST_COND("empty name", chat_name_check("u", "", &err) == RWKV_EINVAL);
+    TEST_COND("colon", chat_name_check("u", "a:b", &err) == RWKV_EINVAL);
+    TEST_COND("newline", chat_name_check("u", "a\nb", &err) == RWKV_EINVAL);
+    TEST_COND("blank end", chat_name_check("u", "Bob ", &err) == RWKV_EINVAL);
+    TEST_COND("bad utf-8", chat_name_check("u", "\xff", &err) == RWKV_EINVAL);
+    TEST_COND("too long", chat_name_check("u", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                                          &err) == RWKV_EINVAL);
+}
+
+/* The text of IDS. */
+static char *
+text_of(const tok *t, const int32_t *ids, size_t n)
+{
+    char *s = NULL;
+    size_t len;
+    rwkv_err err;
+
+    if (tok_decode(t, ids, n, &s, &len, &err) != RWKV_OK)
+        return NULL;
+    return s;
+}
+
+/* The prompt and greeting fed for USER/BOT (NULL = defaults). */
+static void
+check_prompt(rwkv_model *m, const tok *t, const char *user, const char *bot, const char *want,
+             const char *want_greet)
+{
+    chat_config cfg;
+    chat *c = NULL;
+    rwkv_err err;
+    char *p;
+    const char *g;
+
+    chat_config_init(&cfg);
+    cfg.user_name = user;
+    cfg.bot_name = bot;
+    cfg.samp.max_tokens = 2;
+    if (chat_create(m, t, &cfg, NULL, &c, &err) != RWKV_OK) {
+        TEST_CONDF(0, "chat_create: %s", err.msg);
+        return;
+    }
+    TEST_COND("submit", chat_submit(c, " hello ", 7, &err) == RWKV_OK && chat_run(c, &err) == RWKV_OK);
+    p = text_of(t, chat_turn_at(c, 0)->prompt_ids, chat_turn_at(c, 0)->n_prompt);
+    g = chat_greeting(c);
+    TEST_CONDF(p && strcmp(p, want) == 0, "prompt '%s', want '%s'", p ? p : "?", want);
+    TEST_CONDF(g && strcmp(g, want_greet) == 0, "greeting '%.40s'", g ? g : "?");
+    free(p);
+    chat_destroy(c);
+}
+
+static void
+test_prompt(rwkv_model *m, const tok *t)
+{
+    char *g = chat_demo_greeting("Bob", "Alice");
+    rwkv_err err;
+    chat_config cfg;
+    chat *c = NULL;
+
+    check_prompt(m, t, NULL, NULL, "User: hello\n\nAssistant:", CHAT_DEMO_GREETING);
+    check_prompt(m, t, "Bob", "Alice", "Bob: hello\n\nAlice:", g);
+    free(g);
+    chat_config_init(&cfg);
+    cfg.user_name = "x:y";
+    TEST_COND("bad name refused by chat_create",
+              chat_create(m, t, &cfg, NULL, &c, &err) == RWKV_EINVAL && c == NULL);
+}
+
+/* ---- the value ------------------------------------------------------------ */
+
+static void
+test_value(void)
+{
+    framing f, g;
+    rwkv_err err;
+    char buf[512], *j;
+
+    framing_init(&f);
+    framing_init(&g);
+    TEST_COND("defaults equal", framing_equal(&f, &g));
+    TEST_COND("stops text", framing_set_stops_text(&f, "a\\,b,\\n\\nBob:", &err) == RWKV_OK &&
+                            f.n_stop == 2 && strcmp(f.stop[0], "a,b") == 0 &&
+                            strcmp(f.stop[1], "\n\nBob:") == 0);
+    framing_stops_text(&f, buf, sizeof buf);
+    TEST_CONDF(strcmp(buf, "a\\,b,\\n\\nBob:") == 0, "stops text back: %s", buf);
+    TEST_COND("empty stop item refused", framing_set_stops_text(&g, "a,,b", &err) == RWKV_EINVAL &&
+                                         g.n_stop == 0);
+    TEST_COND("ban text", framing_set_ban_text(&f, "0,11,7", &err) == RWKV_OK && f.n_ban == 3);
+    framing_ban_text(&f, buf, sizeof buf);
+    TEST_COND("ban text back", strcmp(buf, "0,11,7") == 0);
+    TEST_COND("bad ban", framing_set_ban_text(&f, "1,-2", &err) == RWKV_EINVAL && f.n_ban == 3);
+    TEST_COND("names", framing_set_user(&f, "Bob", &err) == RWKV_OK &&
+                       framing_set_bot(&f, "Alice", &err) == RWKV_OK);
+    TEST_COND("bad name keeps", framing_set_user(&f, "B:b", &err) == RWKV_EINVAL &&
+                                strcmp(framing_user(&f), "Bob") == 0);
+    TEST_COND("greeting", framing_set_greeting(&f, "Hi.\n\n", &err) == RWKV_OK);
+    TEST_COND("differs", !framing_equal(&f, &g) && !framing_same_prompt(&f, &g));
+    j = framing_encode(&f);
+    TEST_COND("decode", j && framing_decode(j, strlen(j), "t", &g, &err) == RWKV_OK);
+    TEST_CONDF(framing_equal(&f, &g), "round trip of %s", j ? j : "?");
+    free(j);
+    /* only stops/bans differ: same prompt */
+    TEST_COND("stop only", framing_set_stops_text(&g, "", &err) == RWKV_OK &&
+                           framing_same_prompt(&f, &g) && !framing_equal(&f, &g));
+    /* "User"/"Assistant" read back as unset: the demo greeting follows */
+    {
+        static const char dj[] = "{\"user\":\"User\",\"bot\":\"Assistant\"}";
+        TEST_COND("explicit defaults", framing_decode(dj, strlen(dj), "t", &g, &err) == RWKV_OK);
+    }
+    framing_fini(&f);
+    TEST_COND("defaults again", framing_equal(&f, &g) && g.user[0] == '\0');
+    {
+        static const char *const bad[] = {
+            "[]", "{\"user\": 3}", "{\"user\": \"a:b\"}", "{\"stop\": [1]}", "{\"stop\": [\"\"]}",
+            "{\"ban\": [-1]}", "{\"ban\": [1.5]}", "{\"ban\": \"1\"}", "{\"greeting\": \"\\u0000\"}",
+            "{\"stop\": [\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\"]}", "{",
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            int rc = framing_decode(bad[i], strlen(bad[i]), "t", &g, &err);
+            TEST_CONDF(rc == RWKV_EFORMAT && framing_equal(&f, &g) && strchr(err.msg, '\n') == NULL,
+                       "bad framing %s: rc %d %s", bad[i], rc, err.msg);
+        }
+    }
+    framing_fini(&f);
+    framing_fini(&g);
+}
+
+/* ---- sessions -------------------------------------------------------------- */
+
+static sess *
+mk(rwkv_model *m, const tok *t, const char *db, const framing *fr)
+{
+    sess_config sc;
+    sess *s = NULL;
+    rwkv_err err;
+
+    memset(&sc, 0, sizeof sc);
+    sc.db_path = db;
+    sc.model = m;
+    sc.tok = t;
+    chat_config_init(&sc.chat);
+    sc.chat.samp.max_tokens = 6;
+    sc.chat.samp.seed = 7;
+    sc.chat.samp_set = PARAMS_BIT(params_find("seed")) | PARAMS_BIT(params_find("max_tokens"));
+    if (fr)
+        framing_to_config(fr, &sc.chat);
+    sc.note = on_note;
+    if (sess_create(&sc, &s, &err) != RWKV_OK) {
+        printf("FAIL sess_create: %s\n", err.msg);
+        return NULL;
+    }
+    return s;
+}
+
+static int
+say(sess *s, const char *msg)
+{
+    rwkv_err err;
+
+    if (sess_submit(s, msg, strlen(msg), &err) != RWKV_OK || sess_run(s, &err) != RWKV_OK) {
+        printf("     say: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The text of the last prompt fed in S. */
+static char *
+last_prompt(sess *s, const tok *t)
+{
+    chat *c = sess_chat(s);
+    const chat_turn *ct = chat_turn_at(c, chat_n_turns(c) - 1);
+    return text_of(t, ct->prompt_ids, ct->n_prompt);
+}
+
+static void
+test_session(rwkv_model *m, const tok *t)
+{
+    char db[400], *p;
+    framing bob, got, stop2;
+    sess *s, *r;
+    rwkv_err err;
+    int64_t sid, fork_id, left;
+    int lf;
+    store *st = NULL;
+
+    snprintf(db, sizeof db, "%s/s.db", tmpdir);
+    framing_init(&bob);
+    framing_init(&got);
+    framing_init(&stop2);
+    framing_set_user(&bob, "Bob", &err);
+    framing_set_bot(&bob, "Alice", &err);
+    framing_set_greeting(&bob, "Bob: yo\n\nAlice: yo.\n\n", &err);
+    framing_set_ban_text(&bob, "3,4", &err);
+    if ((s = mk(m, t, db, &bob)) == NULL)
+        return;
+    TEST_COND("say", say(s, "hello") == 0);
+    sid = sess_id(s);
+    p = last_prompt(s, t);
+    TEST_CONDF(p && strstr(p, "Bob: hello\n\nAlice:") == p, "prompt %s", p ? p : "?");
+    free(p);
+    sess_destroy(s);
+
+    /* resumed by a runtime launched with the defaults: the session's framing */
+    if ((r = mk(m, t, db, NULL)) == NULL)
+        return;
+    TEST_CONDF(sess_open(r, sid, -1, &err) == RWKV_OK, "open: %s", err.msg);
+    TEST_COND("framing back on resume", framing_equal(sess_framing(r), &bob));
+    TEST_COND("names in the chat", strcmp(chat_user_name(sess_chat(r)), "Bob") == 0);
+    TEST_COND("say again", say(r, "more") == 0);
+    p = last_prompt(r, t);
+    TEST_CONDF(p && strstr(p, "Bob: more\n\nAlice:") != NULL, "resumed prompt %s", p ? p : "?");
+    free(p);
+
+    /* stop strings change in place, saved with the session */
+    framing_copy(&stop2, &bob, &err);
+    framing_set_stops_text(&stop2, "\\n\\nBob:", &err);
+    TEST_COND("set stops", sess_set_framing(r, &stop2, &lf, &err) == RWKV_OK && lf == 0 &&
+                           sess_id(r) == sid);
+    TEST_COND("store", store_open(db, &st, &err) == RWKV_OK);
+    TEST_COND("saved stops", store_session_framing(st, sid, &got, &err) == RWKV_OK &&
+                             framing_equal(&got, &stop2));
+    /* other names leave the session */
+    TEST_COND("set names", sess_set_framing(r, &got /* same */, &lf, &err) == RWKV_OK && lf == 0);
+    framing_set_user(&got, "Carol", &err);
+    TEST_COND("names leave", sess_set_framing(r, &got, &lf, &err) == RWKV_OK && lf == 1 &&
+                             sess_id(r) == 0 && chat_n_turns(sess_chat(r)) == 0);
+    TEST_COND("new session framing", say(r, "hi") == 0 && sess_id(r) != sid);
+    left = sess_id(r);
+    framing_fini(&got);
+    TEST_COND("new session saved with Carol", store_session_framing(st, left, &got, &err) == RWKV_OK &&
+                                              strcmp(framing_user(&got), "Carol") == 0);
+    sess_destroy(r);
+
+    /* launched with --stop / --user and resuming: stops win, names are the session's */
+    framing_fini(&got);
+    framing_set_user(&got, "Dan", &err);
+    framing_set_stops_text(&got, "zz", &err);
+    if ((r = mk(m, t, db, &got)) != NULL) {
+        last_note[0] = '\0';
+        TEST_COND("open 2", sess_open(r, sid, -1, &err) == RWKV_OK);
+        TEST_COND("names kept", strcmp(framing_user(sess_framing(r)), "Bob") == 0);
+        TEST_COND("stop given wins", sess_framing(r)->n_stop == 1 &&
+                                     strcmp(sess_framing(r)->stop[0], "zz") == 0);
+        TEST_CONDF(strstr(last_note, "keeps its own") != NULL, "note: %s", last_note);
+        sess_destroy(r);
+    }
+
+    /* fork copies it; export/import carry it */
+    {
+        store_session ss;
+        TEST_CONDF(store_session_get(st, sid, &ss, &err) == RWKV_OK &&
+                   store_session_fork(st, sid, ss.head_turn, "f", &fork_id, &err) == RWKV_OK,
+                   "fork: %s", err.msg);
+    }
+    framing_fini(&got);
+    TEST_COND("fork framing", store_session_framing(st, fork_id, &got, &err) == RWKV_OK &&
+                              strcmp(framing_user(&got), "Bob") == 0);
+    {
+        char *buf = NULL;
+        size_t len = 0;
+        int64_t nid = 0;
+        framing imp;
+        framing_init(&imp);
+        TEST_COND("export", store_export(st, sid, STORE_FMT_JSON, &buf, &len, &err) == RWKV_OK &&
+                            strstr(buf, "\"framing\": {\"greeting\": \"Bob: yo") != NULL);
+        TEST_COND("import", buf && store_import(st, buf, len, "x", &nid, &err) == RWKV_OK);
+        TEST_COND("imported framing", store_session_framing(st, nid, &imp, &err) == RWKV_OK &&
+                                      framing_equal(&imp, &got));
+        free(buf);
+        TEST_COND("md names", store_export(st, sid, STORE_FMT_MD, &buf, &len, &err) == RWKV_OK &&
+                              strstr(buf, "## Bob") && strstr(buf, "## Alice"));
+        free(buf);
+        {
+            static const char nofr[] = "{\"format\": \"rwkv-tui-session\", \"version\": 1, "
+                                       "\"title\": \"old\", \"turns\": []}";
+            static const char badfr[] = "{\"format\": \"rwkv-tui-session\", \"version\": 1, "
+                                        "\"title\": \"bad\", \"framing\": {\"user\": \"a:b\"}, "
+                                        "\"turns\": []}";
+            int64_t before = 0;
+            TEST_COND("import without framing", store_import(st, nofr, strlen(nofr), "x", &nid,
+                                                             &err) == RWKV_OK);
+            TEST_COND("... defaults", store_session_framing(st, nid, &imp, &err) == RWKV_OK &&
+                                      imp.user[0] == '\0' && imp.greeting == NULL);
+            store_session_latest(st, &before, &err);
+            TEST_CONDF(store_import(st, badfr, strlen(badfr), "bad.json", &nid, &err) == RWKV_EFORMAT &&
+                       strstr(err.msg, "bad.json") != NULL, "bad framing import: %s", err.msg);
+        }
+        framing_fini(&imp);
+    }
+
+    /* presets */
+    {
+        rwkv_sampling sp;
+        framing pf;
+        int has = -1;
+        framing_init(&pf);
+        params_defaults(&sp);
+        TEST_COND("preset put", store_preset_put(st, "mine", &sp, NULL, &err) == RWKV_OK);
+        TEST_COND("no framing yet", store_preset_framing(st, "mine", &pf, &has, &err) == RWKV_OK &&
+                                    has == 0);
+        TEST_COND("save framing", store_preset_set_framing(st, "mine", &bob, &err) == RWKV_OK);
+        TEST_COND("load framing", store_preset_framing(st, "mine", &pf, &has, &err) == RWKV_OK &&
+                                  has == 1 && framing_equal(&pf, &bob));
+        TEST_COND("builtin refused", store_preset_set_framing(st, "demo", &bob, &err) == RWKV_EINVAL);
+        TEST_COND("absent preset", store_preset_framing(st, "nope", &pf, &has, &err) == RWKV_EINVAL);
+        framing_fini(&pf);
+    }
+    {
+        store_model *v = NULL;
+        size_t n = 0;
+        TEST_COND("model list", store_model_list(st, &v, &n, &err) == RWKV_OK && n >= 1);
+        free(v);
+    }
+    store_close(st);
+    framing_fini(&bob);
+    framing_fini(&got);
+    framing_fini(&stop2);
+}
+
+/* A v3 database (before the framing was kept): migrated, read as defaults. */
+static void
+test_migration(rwkv_model *m, const tok *t)
+{
+    char db[400];
+    sess *s;
+    store *st = NULL;
+    framing f, bob;
+    rwkv_err err;
+    int64_t sid;
+
+    snprintf(db, sizeof db, "%s/v3.db", tmpdir);
+    framing_init(&f);
+    framing_init(&bob);
+    framing_set_user(&bob, "Bob", &err);
+    if ((s = mk(m, t, db, &bob)) == NULL)
+        return;
+    TEST_COND("say v3", say(s, "old times") == 0);
+    sid = sess_id(s);
+    sess_destroy(s);
+    /* a damaged framing row: the session still opens, with the defaults, said */
+    sql(db, "UPDATE sessions SET framing='{\"user\": 7' WHERE id=1");
+    if ((s = mk(m, t, db, NULL)) != NULL) {
+        last_note[0] = '\0';
+        TEST_COND("damaged framing: opens", sess_open(s, sid, -1, &err) == RWKV_OK);
+        TEST_CONDF(strstr(last_note, "default framing is used") != NULL, "note: %s", last_note);
+        TEST_COND("damaged framing: defaults", sess_framing(s)->user[0] == '\0');
+        sess_destroy(s);
+    }
+    /* make it the v3 schema again */
+    sql(db, "ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;"
+            " PRAGMA user_version=3;");
+    TEST_COND("open migrates", store_open(db, &st, &err) == RWKV_OK);
+    TEST_COND("old session: defaults", store_session_framing(st, sid, &f, &err) == RWKV_OK &&
+                                       f.user[0] == '\0' && f.greeting == NULL && f.n_stop == 0);
+    store_close(st);
+    {
+        sqlite3 *h;
+        sqlite3_stmt *q;
+        int v = -1;
+        if (sqlite3_open(db, &h) == SQLITE_OK &&
+            sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK) {
+            if (sqlite3_step(q) == SQLITE_ROW)
+                v = sqlite3_column_int(q, 0);
+            sqlite3_finalize(q);
+        }
+        sqlite3_close(h);
+        TEST_COND("schema v4", v == STORE_SCHEMA_VERSION && v == 4);
+    }
+    /* resumed: the old session continues with today's defaults */
+    if ((s = mk(m, t, db, NULL)) != NULL) {
+        char *p;
+        TEST_COND("open old", sess_open(s, sid, -1, &err) == RWKV_OK);
+        TEST_COND("say old", say(s, "again") == 0);
+        p = last_prompt(s, t);
+        TEST_CONDF(p && strstr(p, "User: again\n\nAssistant:") != NULL, "old prompt %s", p ? p : "?");
+        free(p);
+        sess_destroy(s);
+    }
+    framing_fini(&f);
+    framing_fini(&bob);
+}
+
+int
+main(void)
+{
+    rwkv_open_opts o;
+    rwkv_model *m = NULL;
+    tok *t = NULL;
+    rwkv_err err;
+    char cmd[400];
+
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/rwkv-test-framing-XXXXXX");
+    if (mkdtemp(tmpdir) == NULL)
+        return 1;
+    memset(&o, 0, sizeof o);
+    o.n_threads = 2;
+    test_names();
+    test_value();
+    tok_create_bytes(&t, &err);
+    TEST_COND("demo model", rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK);
+    if (m != NULL) {
+        test_prompt(m, t);
+        test_session(m, t);
+        test_migration(m, t);
+    }
+    rwkv_model_close(m);
+    tok_close(t);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        printf("     could not remove %s\n", tmpdir);
+    return TEST_REPORT();
+}

@@ -1,0 +1,244 @@
+/*
+** menu_framing.c -- F8 and the chat's framing in the full-screen client
+** (storage/framing.h holds the value and its rules; the session runtime
+** keeps it with each session):
+**   - at launch: the config's keys (greeting, user, bot, stop, ban), then the
+**     framing saved with the config's preset, then the command line's
+**     options, each field from the last that sets it;
+**   - the Framing menu (F8): one row per field showing its value; Enter
+**     edits it in the one-line prompt (\n is a newline, stop strings are
+**     separated by ","), "Defaults" puts the demo's back.  Another greeting
+**     or other names on a conversation start a new session (the turns so far
+**     were written with the old ones); stop strings and bans apply to the
+**     conversation in place;
+**   - presets: saving one (F4, C-s) saves the framing in use with it;
+**     loading one that carries a framing uses it.
+*/
+#include "menus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../storage/framing.h"
+
+enum { FR_GREETING = 1, FR_USER, FR_BOT, FR_STOP, FR_BAN, FR_DEFAULTS };
+
+/* The config's framing keys into F (they were checked when the config was
+** read; a value that still fails is skipped with a line on stderr). */
+static void
+from_config(const tui_config *c, framing *f)
+{
+    rwkv_err err;
+    char buf[CFG_PATH];
+
+    if ((c->has_greeting && framing_set_greeting(f, c->greeting, &err) != RWKV_OK) ||
+        framing_set_user(f, c->user, &err) != RWKV_OK ||
+        framing_set_bot(f, c->bot, &err) != RWKV_OK)
+        fprintf(stderr, PROG_NAME_TUI ": config: %s\n", err.msg);
+    for (int i = 0; i < c->n_stop; i++) {
+        snprintf(buf, sizeof buf, "%s", c->stop[i]);
+        framing_unescape(buf, 0);
+        if (framing_add_stop(f, buf, &err) != RWKV_OK)
+            fprintf(stderr, PROG_NAME_TUI ": config: %s\n", err.msg);
+    }
+    if (c->ban[0] && framing_set_ban_text(f, c->ban, &err) != RWKV_OK)
+        fprintf(stderr, PROG_NAME_TUI ": config: %s\n", err.msg);
+}
+
+int
+tui_framing_launch(struct app *a, framing *out)
+{
+    framing p;
+    rwkv_err err;
+    int has = 0;
+
+    from_config(&a->cfg, out);
+    framing_init(&p);
+    if (a->st && a->cfg.preset[0] &&
+        store_preset_framing(a->st, a->cfg.preset, &p, &has, &err) == RWKV_OK && has &&
+        framing_merge(out, &p, FRAMING_ALL, &err) != RWKV_OK)
+        fprintf(stderr, PROG_NAME_TUI ": preset '%s': %s\n", a->cfg.preset, err.msg);
+    framing_fini(&p);
+    if (a->launch.frame && framing_merge(out, a->launch.frame, FRAMING_ALL, &err) != RWKV_OK) {
+        fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* A one-line view of TEXT (escaped, cut) into OUT. */
+static void
+shown(const char *text, char *out, size_t cap)
+{
+    char esc[400];
+
+    framing_escape(text, esc, sizeof esc, 0);
+    snprintf(out, cap, "%.80s%s", esc, strlen(esc) > 80 ? "..." : "");
+}
+
+static void
+fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
+{
+    const framing *f = sess_framing(a->sess);
+    char *g = framing_greeting_text(f);
+    char v[200], t[CHAT_MAX_STOP * (2 * CHAT_MAX_STOP_LEN + 1) + 1];
+
+    (void)msg;
+
+    if (!f->greeting)
+        snprintf(v, sizeof v, "(the demo's) ");
+    else
+        v[0] = '\0';
+    if (g && g[0])
+        shown(g, v + strlen(v), sizeof v - strlen(v));
+    else
+        snprintf(v, sizeof v, "(none)");
+    free(g);
+    if (chat_has_state_file(a->chat))
+        snprintf(v, sizeof v, "(not fed: a state file is in use)");
+    tui_menu_add(m, "greeting", v, NULL, FR_GREETING);
+    tui_menu_add(m, "user name", framing_user(f), NULL, FR_USER);
+    tui_menu_add(m, "bot name", framing_bot(f), NULL, FR_BOT);
+    framing_stops_text(f, t, sizeof t);
+    tui_menu_add(m, "stop", f->n_stop ? t : "\\n\\n (the demo's)", NULL, FR_STOP);
+    framing_ban_text(f, t, sizeof t);
+    tui_menu_add(m, "ban", f->n_ban ? t : "(none)", NULL, FR_BAN);
+    tui_menu_add(m, "Defaults", "the demo's greeting, User / Assistant, \\n\\n", NULL,
+                 FR_DEFAULTS);
+}
+
+/* Use framing F; a notice says what happened. */
+static void
+apply(struct app *a, const framing *f)
+{
+    rwkv_err err;
+    int left = 0;
+
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the reply to finish (Esc cancels it)");
+        return;
+    }
+    if (sess_set_framing(a->sess, f, &left, &err) != RWKV_OK) {
+        tui_notice(a, 1, "framing: %s", err.msg);
+        return;
+    }
+    if (left) {
+        tui_tr_clear(&a->tr);
+        a->fork_pending = 0;
+    }
+    tui_session_sync(a);
+    tui_notice(a, 0, left ? "framing changed: the next message starts a new session (the "
+                            "conversation so far used the old greeting or names)"
+                          : "framing changed");
+}
+
+static void
+pick(struct app *a, const tui_menu_item *it, int key)
+{
+    const framing *f = sess_framing(a->sess);
+    static const char *const labels[] = { "", "greeting (\\n = newline, empty = none): ",
+                                          "user name (empty = User): ",
+                                          "bot name (empty = Assistant): ",
+                                          "stop strings (\\n escapes, ',' between): ",
+                                          "banned token ids (1,2,3): " };
+    char init[FRAMING_MAX_BAN * 12 > 8192 ? 8192 : FRAMING_MAX_BAN * 12];
+    char *g;
+
+    (void)key;
+    if (it == NULL)
+        return;
+    if (it->id == FR_DEFAULTS) {
+        framing d;
+        framing_init(&d);
+        tui_menu_close(a);
+        apply(a, &d);
+        return;
+    }
+    init[0] = '\0';
+    switch (it->id) {
+    case FR_GREETING:
+        if ((g = framing_greeting_text(f)) != NULL)
+            framing_escape(g, init, sizeof init, 0);
+        free(g);
+        break;
+    case FR_USER: snprintf(init, sizeof init, "%s", f->user); break;
+    case FR_BOT:  snprintf(init, sizeof init, "%s", f->bot); break;
+    case FR_STOP: framing_stops_text(f, init, sizeof init); break;
+    case FR_BAN:  framing_ban_text(f, init, sizeof init); break;
+    default: return;
+    }
+    a->prompt_target = it->id;          /* IT dies with the menu */
+    tui_menu_close(a);
+    tui_prompt_open(a, TUI_PROMPT_FRAMING, labels[a->prompt_target], init);
+}
+
+static void
+accept_field(struct app *a, const char *text)
+{
+    framing f;
+    rwkv_err err;
+    char *buf = strdup(text);
+    int rc = RWKV_ENOMEM;
+
+    framing_init(&f);
+    if (buf == NULL || framing_copy(&f, sess_framing(a->sess), &err) != RWKV_OK) {
+        free(buf);
+        tui_notice(a, 1, "framing: out of memory");
+        return;
+    }
+    switch (a->prompt_target) {
+    case FR_GREETING:
+        framing_unescape(buf, 0);
+        rc = framing_set_greeting(&f, buf, &err);
+        break;
+    case FR_USER: rc = framing_set_user(&f, buf, &err); break;
+    case FR_BOT:  rc = framing_set_bot(&f, buf, &err); break;
+    case FR_STOP: rc = framing_set_stops_text(&f, buf, &err); break;
+    case FR_BAN:  rc = framing_set_ban_text(&f, buf, &err); break;
+    default: break;
+    }
+    if (rc == RWKV_OK)
+        apply(a, &f);
+    else
+        tui_notice(a, 1, "framing: %s", err.msg);
+    framing_fini(&f);
+    free(buf);
+}
+
+void
+tui_framing_preset_save(struct app *a, const char *name)
+{
+    rwkv_err err;
+
+    if (store_preset_set_framing(a->st, name, sess_framing(a->sess), &err) != RWKV_OK)
+        tui_notice(a, 1, "preset '%s': the framing was not saved: %s", name, err.msg);
+}
+
+void
+tui_framing_preset_load(struct app *a, const char *name)
+{
+    framing f;
+    rwkv_err err;
+    int has = 0;
+
+    framing_init(&f);
+    if (store_preset_framing(a->st, name, &f, &has, &err) != RWKV_OK)
+        tui_notice(a, 1, "preset '%s': %s", name, err.msg);
+    else if (has && !framing_equal(&f, sess_framing(a->sess)))
+        apply(a, &f);
+    framing_fini(&f);
+}
+
+static const tui_menu_keydef framing_keys[] = {
+    { TUI_K_ENTER, 0, "Enter", "edit", "edit the greeting, a role name, the stop strings (\\n "
+      "escapes, ',' between) or bans; a new greeting or names start a new session", pick },
+    { 0, 0, NULL, NULL, NULL, NULL }
+};
+
+const tui_menu_class tui_menu_framing_class = {
+    TUI_MENU_FRAMING, CFG_ACT_FRAMING, "Framing", "Framing of this session", fill_framing, NULL,
+    NULL, framing_keys
+};
+
+const tui_prompt_class tui_prompt_framing = { TUI_PROMPT_FRAMING, 0, accept_field };
