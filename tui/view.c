@@ -487,6 +487,11 @@ draw_transcript(struct app *a, int top, int h, int w)
 {
     size_t first = tui_tr_first_row(&a->tr, h);
     int y = top;
+    /* the headers: the session's role names when it has its own (F8,
+    ** --user/--bot), else "You" and "RWKV" */
+    const framing *fr = a->sess ? sess_framing(a->sess) : NULL;
+    const char *user = fr && fr->user[0] ? fr->user : "You";
+    const char *bot = fr && fr->bot[0] ? fr->bot : "RWKV";
 
     if (a->search.open)
         tui_search_update(&a->search, &a->tr);   /* a reply may have grown */
@@ -499,8 +504,8 @@ draw_transcript(struct app *a, int top, int h, int w)
                       : t->role == TUI_TURN_ERROR ? THEME_ROLE_ERROR : THEME_ROLE_INFO;
 
         if (row->kind == TUI_ROW_HEADER) {
-            const char *label = t->role == TUI_TURN_USER ? "You"
-                              : t->role == TUI_TURN_ASSISTANT ? "RWKV"
+            const char *label = t->role == TUI_TURN_USER ? user
+                              : t->role == TUI_TURN_ASSISTANT ? bot
                               : t->role == TUI_TURN_ERROR ? "Error" : "Note";
             int hrole = t->role == TUI_TURN_USER ? THEME_ROLE_USER_HEADER
                       : t->role == TUI_TURN_ASSISTANT ? THEME_ROLE_ASSISTANT_HEADER

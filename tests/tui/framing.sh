@@ -3,7 +3,7 @@
 # F8 menu shows the session's greeting, role names, stop strings and bans;
 # --user/--bot at launch; the framing is saved with the session and comes
 # back when it is resumed (F2); a stop string changes in place, other names
-# start a new session; a bad name is one clear line; a preset saved with F4
+# start a new session; the transcript's headers carry the names; a bad name is one clear line; a preset saved with F4
 # carries the framing; config keys (user, bot, stop) and a config error with
 # file:line:column; model_dir lists its checkpoints in F5, sorted, without a
 # FIFO or an unreadable file.
@@ -33,6 +33,9 @@ type_text "hello there"
 keys Enter
 wait_idle
 check "session created" 'session: hello there'
+check "the header names the user" '^Bob( |$)'
+check "the header names the bot" '^Alice( |$)'
+check_not "no default labels" '^(You|RWKV)( |$)'
 tui_quit
 if command -v sqlite3 >/dev/null 2>&1; then
     fr=$(sqlite3 "$DB" "SELECT framing FROM sessions ORDER BY id DESC LIMIT 1")
