@@ -597,22 +597,22 @@ static const struct chat_command {
     int       (*fn)(struct repl *r, char *args);
 } chat_commands[] = {
     { "help", "?", "", "this list", cmd_help },
-    { "reset", NULL, "", "forget the conversation (back to the greeting/state); in a saved\n"
+    { "reset", NULL, "", "forget the conversation (back to the greeting/state); in a saved "
       "session the next message starts a new branch", cmd_reset },
-    { "regen", NULL, "", "sample the last reply again (state restored, no prefill); in a\n"
-      "saved session the new reply is saved beside the old", cmd_regen },
+    { "regen", NULL, "", "sample the last reply again (state restored, no prefill); in a saved"
+      " session the new reply is saved beside the old", cmd_regen },
     { "set", NULL, "NAME VALUE", "change a sampling value (see /show; next reply on)", cmd_set },
     { "show", NULL, "", "show the sampling values and the seed", cmd_show },
-    { "framing", NULL, "", "show the framing in use: greeting, role names, stop strings,\n"
-      "bans (a saved session keeps its own)", cmd_framing },
-    { "state", NULL, "FILE", "start over from a state-tuning file (saved sessions: the next\n"
+    { "framing", NULL, "", "show the framing in use: greeting, role names, stop strings, bans (a"
+      " saved session keeps its own)", cmd_framing },
+    { "state", NULL, "FILE", "start over from a state-tuning file (saved sessions: the next "
       "message starts a new session)", cmd_state },
-    { "save", NULL, "FILE", "save the current state as a state file (.pth, the pip\n"
-      "package's layout; --state FILE starts from it)", cmd_save },
+    { "save", NULL, "FILE", "save the current state as a state file (.pth, the pip package's "
+      "layout; --state FILE starts from it)", cmd_save },
     { "history", NULL, "", "the turns of the current branch with their ids", cmd_history },
-    { "fork", NULL, "TURN", "continue from turn TURN of this session (ids from /history): the\n"
-      "next message starts a new branch there; on a user turn, the branch starts\n"
-      "before that message (the message is written again)", cmd_fork },
+    { "fork", NULL, "TURN", "continue from turn TURN of this session (ids from /history): the "
+      "next message starts a new branch there; on a user turn, the branch "
+      "starts before that message (the message is written again)", cmd_fork },
     { "sessions", NULL, "", "the saved sessions (continue one with --session ID)",
       cmd_sessions_list },
     { "quit", "exit", "", "leave (so do EOF and Ctrl-C at the prompt)", cmd_quit },
@@ -625,25 +625,14 @@ commands_help(FILE *f)
     fprintf(f, "Commands (a line starting with '/'; '//' sends a literal '/'):\n");
     for (const struct chat_command *c = chat_commands; c->name != NULL; c++) {
         char left[32];
-        const char *h = c->help;
         snprintf(left, sizeof left, "/%s%s%s", c->name, c->args[0] ? " " : "", c->args);
-        fprintf(f, "  %-18s ", left);
-        for (;;) {
-            size_t len = strcspn(h, "\n");
-            fprintf(f, "%.*s\n", (int)len, h);
-            if (h[len] == '\0')
-                break;
-            h += len + 1;
-            fprintf(f, "  %-18s ", "");
-        }
+        cli_help_row(f, 21, left, c->help);
     }
-    fprintf(f,
-            "Free generation (ChatRWKV's), outside the conversation and not saved:\n"
-            "  %-18s complete \"\\n\" + TEXT from a fresh state (or the state file);\n"
-            "  %-18s \\n in TEXT is a newline; max-tokens tokens\n"
-            "  %-18s continue that generation where it stopped\n"
-            "  %-18s generate it again from its prompt (a new draw)\n",
-            "+gen TEXT", "", "+++", "++");
+    fprintf(f, "Free generation (ChatRWKV's), outside the conversation and not saved:\n");
+    cli_help_row(f, 21, "+gen TEXT", "complete \"\\n\" + TEXT from a fresh state (or the state "
+                 "file); \\n in TEXT is a newline; max-tokens tokens");
+    cli_help_row(f, 21, "+++", "continue that generation where it stopped");
+    cli_help_row(f, 21, "++", "generate it again from its prompt (a new draw)");
     fprintf(f,
             "Ctrl-C during a reply stops that reply and keeps what was generated.\n"
             "With a state file (--state or /state) no greeting is fed and the demo's\n"

@@ -22,11 +22,12 @@ static void
 eval_help(FILE *f)
 {
     fprintf(f,
-            "usage: " PROG " eval (--model PATH | --demo) (--tokens 1,2,3 | --text T) --out FILE\n"
-            "                     [--state S] [--rnn | --chunk N] [--all] [--state-out FILE]\n\n"
-            "Run the model on the tokens like the reference's forward(tokens, state) and write\n"
-            "little-endian float32 logits to FILE: those of the last forward call, or with\n"
-            "--all one row per call.\n\n"
+            "usage: " PROG " eval (--model PATH | --demo) (--tokens 1,2,3 | --text T)\n"
+            "                     --out FILE [--state S] [--rnn | --chunk N] [--all]\n"
+            "                     [--state-out FILE]\n\n"
+            "Run the model on the tokens like the reference's forward(tokens, state) and\n"
+            "write little-endian float32 logits to FILE: those of the last forward call, or\n"
+            "with --all one row per call.\n\n"
             "Options:\n"
             "  --tokens LIST       comma-separated token ids\n"
             "  --text T            text, encoded with the model's tokenizer (byte-level for\n"

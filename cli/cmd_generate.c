@@ -45,8 +45,8 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-            "usage: " PROG " generate (--model PATH | --demo) (--prompt TEXT | --prompt-file F)\n"
-            "                         [options]\n"
+            "usage: " PROG " generate (--model PATH | --demo)\n"
+            "                         (--prompt TEXT | --prompt-file F) [options]\n"
             "Print one completion of TEXT to stdout (the prompt itself is not echoed).\n\n"
             "Generate options:\n"
             "  --prompt TEXT       the text to continue (this or --prompt-file is required)\n"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/docs.sh -- the manual keeps up with the program: every option that
 # any --help prints (the full-screen client's --help-ui and each command's
-# --help) is described in rwkv-tui(1), and every configurable action of the
+# --help) is described in rwkv-tui(1), every help fits 79 columns, and every configurable action of the
 # full-screen client (the F1/--help-ui rows) is in rwkv-tui-config(5).
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -11,6 +11,8 @@ MAN5=$SRC/man/rwkv-tui-config.5
 for cmd in "" chat generate eval tokenize info bench sessions; do
     if [ -z "$cmd" ]; then h=$("$RWKV_TUI" --help-ui 2>&1); else h=$("$RWKV_TUI" $cmd --help 2>&1); fi
     [ -n "$h" ] || { fail "${cmd:-client}: no --help text"; continue; }
+    long=$(printf '%s\n' "$h" | awk 'length($0) > 79' | head -1)
+    [ -z "$long" ] && ok || fail "${cmd:-client} --help: a line over 79 columns: $long"
     for o in $(printf '%s\n' "$h" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
         # in roff every '-' of an option is written '\-'
         grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$MAN1" && ok ||
@@ -24,4 +26,7 @@ for n in $names; do
     grep -qE "(^|[^a-z_])$n([^a-z_]|$)" "$MAN5" && ok ||
         fail "action $n: not in man/rwkv-tui-config.5"
 done
+h=$("$RWKV_TUI" --help 2>&1) && ok || fail "--help exit $?"
+long=$(printf '%s\n' "$h" | awk 'length($0) > 79' | head -1)
+[ -z "$long" ] && ok || fail "--help: a line over 79 columns: $long"
 finish
