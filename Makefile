@@ -8,6 +8,7 @@
 #   make bench      benchmark (see bench/)
 #   make install    PREFIX=/usr/local DESTDIR= : binary, man pages, themes
 #   make check-deps fail if a layer includes one it may not (docs/architecture.md)
+#   make man-keys   rewrite rwkv-tui(1)'s KEYS section from --help-ui (after a key changes)
 #   make check-size fail if a function is over 150 lines (tests/size_allow.txt)
 #
 # Objects go to $(BUILD)/ (out of tree), with automatic header dependencies.
@@ -86,6 +87,10 @@ LIBCLI     := $(BUILD)/libcli.a
 LIBGPU     := $(BUILD)/libgpu.a
 LIBS       := $(LIBCLI) $(LIBTUI) $(LIBSTORAGE) $(LIBGPU) $(LIBCORE)
 TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+.PHONY: man-keys
+man-keys: $(BIN)
+	python3 man/keys.py ./$(BIN) --write
 
 .PHONY: all test asan ubsan debug deps bench install clean check-deps unit-tests
 .PHONY: check-size

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/docs.sh -- the manual keeps up with the program: every option that
 # any --help prints (the full-screen client's --help-ui and each command's
-# --help) is described in rwkv-tui(1), every help fits 79 columns, and every configurable action of the
+# --help) is described in rwkv-tui(1) and every key in its KEYS section,
+# every help fits 79 columns, and every configurable action of the
 # full-screen client (the F1/--help-ui rows) is in rwkv-tui-config(5).
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,6 +27,8 @@ for n in $names; do
     grep -qE "(^|[^a-z_])$n([^a-z_]|$)" "$MAN5" && ok ||
         fail "action $n: not in man/rwkv-tui-config.5"
 done
+# the KEYS section of rwkv-tui(1) is the --help-ui rows (man/keys.py)
+out=$(python3 "$SRC/man/keys.py" "$RWKV_TUI" 2>&1) && ok || fail "$out"
 h=$("$RWKV_TUI" --help 2>&1) && ok || fail "--help exit $?"
 long=$(printf '%s\n' "$h" | awk 'length($0) > 79' | head -1)
 [ -z "$long" ] && ok || fail "--help: a line over 79 columns: $long"
