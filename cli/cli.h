@@ -179,6 +179,10 @@ void cli_frame_help(FILE *f);
 ** and returns 1.
 */
 int cli_find_vocab(const char *flag_value, const char *model_path, char *out, size_t cap);
+/* The same search, printing nothing: 1 with the line in WHY when none is
+** found (the full-screen client shows it in the UI). */
+int cli_vocab_lookup(const char *flag_value, const char *model_path, char *out, size_t cap,
+                     char *why, size_t why_cap);
 
 /*
 ** Open the tokenizer for a model with N_VOCAB outputs: 256 -> the byte

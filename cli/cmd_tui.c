@@ -114,7 +114,7 @@ cmd_tui(int argc, char **argv)
     l.demo = o.demo;
     l.samp = o.samp;
     l.samp_set = o.samp_set;
-    l.find_vocab = cli_find_vocab;
+    l.find_vocab = cli_vocab_lookup;
     if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &tui_saved_tio) == 0) {
         tui_have_tio = 1;
         cli_guard_mapped_files(restore_terminal);

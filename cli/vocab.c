@@ -14,6 +14,7 @@
 */
 #include "cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,12 +26,12 @@ is_file(const char *p)
     return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* Copy S into OUT; 0, or -1 (printed) if it does not fit. */
+/* Copy S into OUT; 0, or -1 (WHY says so) if it does not fit. */
 static int
-put(char *out, size_t cap, const char *s)
+put(char *out, size_t cap, const char *s, char *why, size_t why_cap)
 {
     if (strlen(s) >= cap) {
-        cli_errorf("vocabulary path too long: %.60s...", s);
+        snprintf(why, why_cap, "vocabulary path too long: %.60s...", s);
         return -1;
     }
     strcpy(out, s);
@@ -54,15 +55,16 @@ xdg_dir(char *buf, size_t cap)
 }
 
 int
-cli_find_vocab(const char *flag_value, const char *model_path, char *out, size_t cap)
+cli_vocab_lookup(const char *flag_value, const char *model_path, char *out, size_t cap,
+                 char *why, size_t why_cap)
 {
     const char *env = getenv("RWKV_VOCAB");
     char cand[4096], dir[4096];
 
     if (flag_value != NULL && *flag_value)
-        return put(out, cap, flag_value) < 0 ? 1 : 0;
+        return put(out, cap, flag_value, why, why_cap) < 0 ? 1 : 0;
     if (env != NULL && *env)
-        return put(out, cap, env) < 0 ? 1 : 0;
+        return put(out, cap, env, why, why_cap) < 0 ? 1 : 0;
     if (model_path != NULL && *model_path) {
         const char *slash = strrchr(model_path, '/');
         int n = slash ? (int)(slash - model_path) : 1;
@@ -70,19 +72,30 @@ cli_find_vocab(const char *flag_value, const char *model_path, char *out, size_t
         if (snprintf(cand, sizeof cand, "%.*s/%s", n, slash ? model_path : ".", CLI_VOCAB_NAME) <
                 (int)sizeof cand &&
             is_file(cand))
-            return put(out, cap, cand) < 0 ? 1 : 0;
+            return put(out, cap, cand, why, why_cap) < 0 ? 1 : 0;
     }
     xdg_dir(dir, sizeof dir);
     if (dir[0]) {
         if (snprintf(cand, sizeof cand, "%s/%s", dir, CLI_VOCAB_NAME) < (int)sizeof cand &&
             is_file(cand))
-            return put(out, cap, cand) < 0 ? 1 : 0;
+            return put(out, cap, cand, why, why_cap) < 0 ? 1 : 0;
     }
-    cli_errorf("no World vocabulary: looked at --vocab, $RWKV_VOCAB, %s%s/; get %s from the "
-               "'rwkv' pip package (rwkv/%s) or the ChatRWKV GitHub repo and pass --vocab P "
-               "or put it in that folder",
-               model_path ? "the model's folder, " : "", dir[0] ? dir : "$XDG_DATA_HOME/rwkv-tui",
-               CLI_VOCAB_NAME, CLI_VOCAB_NAME);
+    snprintf(why, why_cap, "no World vocabulary: looked at --vocab, $RWKV_VOCAB, %s%s/; get %s "
+             "from the 'rwkv' pip package (rwkv/%s) or the ChatRWKV GitHub repo and pass "
+             "--vocab P or put it in that folder",
+             model_path ? "the model's folder, " : "", dir[0] ? dir : "$XDG_DATA_HOME/rwkv-tui",
+             CLI_VOCAB_NAME, CLI_VOCAB_NAME);
+    return 1;
+}
+
+int
+cli_find_vocab(const char *flag_value, const char *model_path, char *out, size_t cap)
+{
+    char why[1024];
+
+    if (cli_vocab_lookup(flag_value, model_path, out, cap, why, sizeof why) == 0)
+        return 0;
+    cli_errorf("%s", why);
     return 1;
 }
 

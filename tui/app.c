@@ -68,43 +68,6 @@ install_signals(void)
     sigaction(SIGINT, &sa, NULL);
 }
 
-/* Keep MSG in the message log (M-l), stamped with the time. */
-static void
-log_add(struct app *a, int is_err, const char *msg)
-{
-    char stamp[16];
-    time_t now = time(NULL);
-    struct tm tm;
-    size_t n;
-    char *e;
-
-    if (msg[0] == '\0')
-        return;
-    localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
-    n = strlen(stamp) + strlen(msg) + 16;
-    e = tui_xmalloc(n);
-    snprintf(e, n, "%s  %s%s", stamp, is_err ? "error: " : "", msg);
-    free(a->log[a->log_next]);
-    a->log[a->log_next] = e;
-    a->log_next = (a->log_next + 1) % TUI_LOG_MAX;
-    if (a->log_n < TUI_LOG_MAX)
-        a->log_n++;
-}
-
-void
-tui_notice(struct app *a, int is_err, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(a->notice, sizeof a->notice, fmt, ap);
-    va_end(ap);
-    a->notice_err = is_err;
-    a->dirty = 1;
-    log_add(a, is_err, a->notice);
-}
-
 /* ---- worker events -------------------------------------------------------- */
 
 /* A runtime job (OPEN, SIBLING, SWITCH) ended: the transcript follows the
@@ -392,43 +355,6 @@ step_sibling(struct app *a, int dir)
         return;
     }
     tui_session_job(a, TUI_JOB_SIBLING, a->tr.turns[last].store_id, dir, NULL);
-}
-
-void
-tui_free_gen(struct app *a, const char *prompt)
-{
-    static const char head[] = "free generation (not saved): ";
-
-    if (a->busy) {
-        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
-        return;
-    }
-    if (prompt == NULL && a->w.gen == NULL) {
-        tui_notice(a, 1, "nothing to continue: M-g starts a free generation");
-        return;
-    }
-    if (prompt != NULL) {
-        char *t = tui_xmalloc(sizeof head + strlen(prompt));
-        memcpy(t, head, sizeof head - 1);
-        strcpy(t + sizeof head - 1, prompt);
-        a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_INFO, t, strlen(t));
-        free(t);
-    } else {
-        a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_INFO, "(continued) ", 12);
-    }
-    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
-    tui_tr_scroll_end(&a->tr);
-    tui_apply_sampling(a);
-    a->w.gen_model = a->model;
-    a->w.gen_tok = a->tok;
-    a->busy = 1;
-    a->phase = CHAT_GENERATING;
-    if (tui_worker_start(&a->w, a->sess, prompt ? TUI_JOB_GEN : TUI_JOB_GEN_MORE,
-                         prompt ? tui_xstrdup(prompt) : NULL, 0, 0) != 0) {
-        a->busy = 0;
-        tui_notice(a, 1, "could not start the generation thread");
-    }
-    a->dirty = 1;
 }
 
 /* Edit the last user message: the next send forks at its parent. */
@@ -1304,94 +1230,6 @@ progress_cb(void *ud, double frac, const char *what)
     tui_view_draw_loading(a);
 }
 
-/* Start showing a load of PATH (NULL: the demo model) in the status line. */
-static void
-load_begin(struct app *a, const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-
-    a->loading = 1;
-    a->load_frac = 0;
-    a->load_pct = -1;
-    snprintf(a->load_what, sizeof a->load_what, "opening");
-    snprintf(a->load_name, sizeof a->load_name, "%.120s",
-             path ? (slash ? slash + 1 : path) : "demo model (random weights)");
-    if (a->screen)
-        tui_view_draw_loading(a);
-}
-
-static int
-open_engine(struct app *a)
-{
-    const tui_launch *l = &a->launch;
-    rwkv_open_opts oo;
-    rwkv_err err;
-    char found[4096] = "";
-    const char *model = l->model ? l->model : (a->cfg.model[0] ? a->cfg.model : NULL);
-    const char *vocab = l->vocab ? l->vocab : (a->cfg.vocab[0] ? a->cfg.vocab : NULL);
-    const char *strategy = l->strategy ? l->strategy
-                                       : (a->cfg.strategy[0] ? a->cfg.strategy : NULL);
-
-    memset(&oo, 0, sizeof oo);
-    oo.strategy = strategy;
-    oo.n_threads = l->threads;
-    oo.progress_ud = a;
-    if (a->screen) {
-        oo.progress = progress_cb;
-        load_begin(a, l->demo ? NULL : model);
-    }
-    if (l->demo) {
-        if (rwkv_model_open_demo(1, &oo, &a->model, &err) != RWKV_OK ||
-            tok_create_bytes(&a->tok, &err) != RWKV_OK) {
-            fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
-            return 1;
-        }
-    } else {
-        if (model == NULL) {
-            fprintf(stderr, PROG_NAME_TUI ": no model: give --model PATH (or model: in the "
-                            "config file), or --demo to try the interface\n");
-            return 2;
-        }
-        if (isatty(2))
-            oo.progress = progress_cb;
-        if (rwkv_model_open(model, &oo, &a->model, &err) != RWKV_OK) {
-            if (oo.progress && a->screen == NULL)
-                fputc('\n', stderr);
-            fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
-            return 1;
-        }
-        if (oo.progress && a->screen == NULL)
-            fputs("\r\033[K", stderr);
-        if (rwkv_model_info(a->model)->n_vocab <= 256) {
-            if (tok_create_bytes(&a->tok, &err) != RWKV_OK) {
-                fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
-                return 1;
-            }
-        } else if (vocab == NULL && l->find_vocab == NULL) {
-            fprintf(stderr, PROG_NAME_TUI ": no vocabulary: give --vocab "
-                            "rwkv_vocab_v20230424.txt (or vocab: in the config file)\n");
-            return 2;
-        } else if (vocab == NULL && l->find_vocab(NULL, model, found, sizeof found) != 0) {
-            return 1;                       /* the finder printed why */
-        } else if (tok_open_world(vocab ? vocab : found, &a->tok, &err) != RWKV_OK) {
-            fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
-            return 1;
-        }
-    }
-    if (!l->demo)
-        snprintf(a->model_path, sizeof a->model_path, "%s", model);
-    {
-        const char *slash = model ? strrchr(model, '/') : NULL;
-        if (l->demo)
-            snprintf(a->model_label, sizeof a->model_label, "demo");
-        else
-            snprintf(a->model_label, sizeof a->model_label, "%.120s", slash ? slash + 1 : model);
-    }
-    if (rwkv_model_info(a->model)->n_vocab > 256)
-        snprintf(a->vocab_path, sizeof a->vocab_path, "%s", vocab ? vocab : found);
-    return 0;
-}
-
 /* The session runtime (it owns the chat), saving through its own
 ** connection to the database the UI has open.  0, or 1 (printed). */
 static int
@@ -1428,88 +1266,6 @@ open_session(struct app *a)
     }
     tui_session_sync(a);
     return 0;
-}
-
-int
-tui_switch_model(struct app *a, const char *path, const char *strategy)
-{
-    rwkv_open_opts oo;
-    rwkv_err err;
-    rwkv_model *m = NULL;
-    tok *t = NULL;
-    char vocab[1200] = "";
-    const char *slash, *vused = NULL;
-
-    if (a->busy) {
-        tui_notice(a, 1, "wait for the model to finish (Esc cancels a reply)");
-        return -1;
-    }
-    if (path == NULL && a->model_path[0] == '\0' && !a->launch.demo)
-        return -1;
-    memset(&oo, 0, sizeof oo);
-    oo.strategy = strategy ? strategy : rwkv_model_info(a->model)->strategy;
-    oo.n_threads = a->launch.threads;
-    tui_notice(a, 0, "loading %s ...", path ? path : (a->model_path[0] ? a->model_path : "demo"));
-    oo.progress = progress_cb;
-    oo.progress_ud = a;
-    load_begin(a, path ? path : (a->model_path[0] ? a->model_path : NULL));
-    if (path == NULL && a->model_path[0] == '\0') {
-        if (rwkv_model_open_demo(1, &oo, &m, &err) != RWKV_OK)
-            goto fail;
-    } else if (rwkv_model_open(path ? path : a->model_path, &oo, &m, &err) != RWKV_OK) {
-        goto fail;
-    }
-    a->loading = 0;
-    if (rwkv_model_info(m)->n_vocab <= 256) {
-        if (tok_create_bytes(&t, &err) != RWKV_OK)
-            goto fail;
-    } else {
-        /* --vocab, the config's, or the vocabulary next to the checkpoint */
-        const char *v = a->launch.vocab ? a->launch.vocab : (a->cfg.vocab[0] ? a->cfg.vocab : NULL);
-        const char *p = path ? path : a->model_path;
-        if (v == NULL) {
-            slash = strrchr(p, '/');
-            snprintf(vocab, sizeof vocab, "%.*s/rwkv_vocab_v20230424.txt",
-                     slash ? (int)(slash - p) : 1, slash ? p : ".");
-            v = vocab;
-        }
-        if (tok_open_world(v, &t, &err) != RWKV_OK)
-            goto fail;
-        vused = v;
-    }
-    /* the runtime records the model really used from now on */
-    if (sess_set_model(a->sess, m, t, path ? path : (a->model_path[0] ? a->model_path : NULL),
-                       vused, &err) != RWKV_OK)
-        goto fail;
-    fgen_destroy(a->w.gen);          /* made on the old model */
-    a->w.gen = NULL;
-    tok_close(a->tok);
-    rwkv_model_close(a->model);
-    a->tok = t;
-    snprintf(a->vocab_path, sizeof a->vocab_path, "%s", vused ? vused : "");
-    a->model = m;
-    if (path) {
-        snprintf(a->model_path, sizeof a->model_path, "%s", path);
-        slash = strrchr(path, '/');
-        snprintf(a->model_label, sizeof a->model_label, "%.120s", slash ? slash + 1 : path);
-        a->launch.demo = 0;
-    }
-    tui_tr_clear(&a->tr);
-    a->fork_pending = 0;
-    tui_session_sync(a);
-    tui_notice(a, 0, "model %s (%s); new session", a->model_label, rwkv_model_info(m)->strategy);
-    if (!chat_greeting_fed(a->chat) && chat_greeting(a->chat)[0] != '\0') {
-        a->busy = 1;
-        a->phase = CHAT_PREFILL;
-        tui_worker_start(&a->w, a->sess, TUI_JOB_PRIME, NULL, 0, 0);
-    }
-    return 0;
-fail:
-    a->loading = 0;
-    tok_close(t);
-    rwkv_model_close(m);
-    tui_notice(a, 1, "%s", err.msg);
-    return -1;
 }
 
 static int
@@ -1810,7 +1566,8 @@ tui_run(const tui_launch *launch)
             dup2(fileno(cap), 2);
         tui_load_stderr = saved_err;
     }
-    rc = open_engine(a);
+    a->load_progress = progress_cb;
+    rc = tui_model_open(a);
     if (rc == 0)
         rc = open_store(a);
     if (rc == 0)

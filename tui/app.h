@@ -6,13 +6,19 @@
 **   worker.c   the worker thread (replies, replays, free generation) and
 **              its event queue
 **   session.c  the transcript from the session runtime (storage/session.h,
-**              which saves, resumes, forks and replays for both front ends)
+**              which saves, resumes, forks and replays for both front ends),
+**              the runtime's jobs, free generation
 **   menus.c    the menus' table and common keys (menus.h); one file per
 **              menu (menu_sessions.c, menu_branches.c, menu_states.c,
-**              menu_presets.c, menu_models.c, menu_log.c, menu_help.c),
-**              each a class built on tui/menu.c
+**              menu_presets.c, menu_models.c, menu_framing.c, menu_log.c,
+**              menu_help.c), each a class built on tui/menu.c
+**   model_load.c  opening the model and tokenizer (start-up, F5)
+**   notice.c   the footer's notice and the message log
 **   search.c   search within the transcript (C-f): matches, the current one
 **   clip.c     the OSC 52 clipboard sequences (M-c, M-k)
+** Calls go down from app.c, never back into it: the menus, the session
+** glue and the loader reach the notice (notice.c) and each other, and the
+** loader's progress goes through a->load_progress, set by app.c.
 **
 ** Threads: the UI thread owns curses, the transcript and its own store
 ** connection (a->st: menus, the transcript).  A worker thread runs one job
@@ -77,10 +83,12 @@ typedef struct tui_launch {
     int           resume;        /* --resume: the most recently used session */
     int64_t       session_id;    /* --session ID */
     int64_t       resume_id;     /* (set by tui_run) the session to open */
-    /* (optional) find the World vocabulary when no --vocab was given
-    ** (cli_find_vocab): writes OUT, returns 0, or prints one line and
-    ** returns 1.  Keeps tui/ free of cli/ includes. */
-    int         (*find_vocab)(const char *flag, const char *model, char *out, size_t cap);
+    /* (optional) find the World vocabulary when neither --vocab nor the
+    ** config names one (cli_vocab_lookup: $RWKV_VOCAB, the model's folder,
+    ** the data folder): writes OUT and returns 0, or returns 1 with one line
+    ** in WHY.  Keeps tui/ free of cli/ includes. */
+    int         (*find_vocab)(const char *flag, const char *model, char *out, size_t cap,
+                              char *why, size_t why_cap);
 } tui_launch;
 
 /* Run the client; returns the process exit status. */
@@ -239,6 +247,8 @@ struct app {
     char            load_what[64]; /* what the loader is doing */
     char            load_name[128];/* the checkpoint being loaded */
     int             load_pct;      /* last percentage drawn (throttle) */
+    /* the loader's progress callback (app.c: the bar, Ctrl-C while loading) */
+    void          (*load_progress)(void *ud, double frac, const char *what);
 };
 
 /* worker.c: the worker gets its queue and the session runtime, nothing else */
@@ -321,19 +331,27 @@ void tui_view_bar_text(char *out, size_t cap, const char *label, double frac, in
                        const char *detail);
 int  tui_role_attr(const struct app *a, int role);
 
-/* app.c */
+/* notice.c: a notice (IS_ERR: an error) in the footer and the message log. */
 void tui_notice(struct app *a, int is_err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* app.c */
 void tui_send(struct app *a, const char *text);
-/* Free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
+
+/* session.c: free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
 void tui_free_gen(struct app *a, const char *prompt);
-/* Load the checkpoint PATH (NULL = the current one) with STRATEGY (NULL =
+
+/* model_load.c: load the checkpoint PATH (NULL = the current one) with STRATEGY (NULL =
 ** the current one) and start a new session on it; on failure nothing
 ** changes and a notice says why.  Blocking (the status line shows a
 ** progress bar, drawn from the loader's progress callback). */
 int  tui_switch_model(struct app *a, const char *path, const char *strategy);
+/* model_load.c: the model and tokenizer of the launch (--model or the
+** config's, or --demo), before the session: 0, or the exit status with one
+** line on stderr. */
+int  tui_model_open(struct app *a);
 
 #endif

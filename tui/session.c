@@ -263,3 +263,42 @@ tui_session_import_state(struct app *a, const char *path, int64_t *id)
     tui_notice(a, 0, "imported %s into the library (%zu KiB)", f.name, (size + 1023) / 1024);
     return 0;
 }
+
+/* ChatRWKV's free generation (M-g, M-+): outside the conversation, not
+** saved; the worker runs it on the model in use. */
+void
+tui_free_gen(struct app *a, const char *prompt)
+{
+    static const char head[] = "free generation (not saved): ";
+
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return;
+    }
+    if (prompt == NULL && a->w.gen == NULL) {
+        tui_notice(a, 1, "nothing to continue: M-g starts a free generation");
+        return;
+    }
+    if (prompt != NULL) {
+        char *t = tui_xmalloc(sizeof head + strlen(prompt));
+        memcpy(t, head, sizeof head - 1);
+        strcpy(t + sizeof head - 1, prompt);
+        a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_INFO, t, strlen(t));
+        free(t);
+    } else {
+        a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_INFO, "(continued) ", 12);
+    }
+    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
+    tui_tr_scroll_end(&a->tr);
+    tui_apply_sampling(a);
+    a->w.gen_model = a->model;
+    a->w.gen_tok = a->tok;
+    a->busy = 1;
+    a->phase = CHAT_GENERATING;
+    if (tui_worker_start(&a->w, a->sess, prompt ? TUI_JOB_GEN : TUI_JOB_GEN_MORE,
+                         prompt ? tui_xstrdup(prompt) : NULL, 0, 0) != 0) {
+        a->busy = 0;
+        tui_notice(a, 1, "could not start the generation thread");
+    }
+    a->dirty = 1;
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/tui/model.sh -- the client on real checkpoints from the fixtures:
 # a tiny byte-level RWKV-7 (with and without a state-tuning file) and a
-# World-vocabulary RWKV-7 (random weights) with CJK input.
+# World-vocabulary RWKV-7 (random weights) with CJK input, and F5 to it with
+# the vocabulary from $RWKV_VOCAB.
 . "$(dirname "$0")/tmuxlib.sh"
 
 M=$FX/models
@@ -65,6 +66,18 @@ if have_fixture models/world-7v0-rand-bf16.pth 4 && have_fixture rwkv_vocab_v202
     check "CJK message" '^  你好，世界'
     wait_idle
     check "reply" '^RWKV'
+    tui_quit
+fi
+# F5 to a World model: the vocabulary is found the way the start-up finds it
+# ($RWKV_VOCAB here; it is not next to the model)
+if have_fixture models/world-7v0-rand-bf16.pth 2 && have_fixture rwkv_vocab_v20230424.txt 2; then
+    TUI_ENV="RWKV_VOCAB=$FX/rwkv_vocab_v20230424.txt" NODEMO=1 \
+        tui_start --model "$M/tiny-7v0-fp32.pth" --db "$DB" --max-tokens 8
+    keys F5
+    type_text "world-7v0-rand"
+    keys Enter
+    check "switched to the World model (\$RWKV_VOCAB)" 'world-7v0-rand-bf16\.pth \| cpu fp32'
+    check_not "no vocabulary error" 'vocabulary'
     tui_quit
 fi
 tui_finish

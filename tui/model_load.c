@@ -1,0 +1,182 @@
+/*
+** model_load.c -- opening a model in the full-screen client: at start-up
+** (before the screen, errors on stderr) and on F5 (a model switch, errors in
+** the UI).  One rule for the vocabulary in both: --vocab, the config's
+** vocab:, then the launch's finder ($RWKV_VOCAB, the model's folder, the
+** data folder; cli_vocab_lookup).  The loader's progress goes to
+** a->load_progress (app.c draws the bar and handles Ctrl-C while loading).
+** UI thread only.
+*/
+#include "app.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Start showing a load of PATH (NULL: the demo model) in the status line. */
+static void
+load_begin(struct app *a, const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+
+    a->loading = 1;
+    a->load_frac = 0;
+    a->load_pct = -1;
+    snprintf(a->load_what, sizeof a->load_what, "opening");
+    snprintf(a->load_name, sizeof a->load_name, "%.120s",
+             path ? (slash ? slash + 1 : path) : "demo model (random weights)");
+    if (a->screen)
+        tui_view_draw_loading(a);
+}
+
+/* The vocabulary for the model at MODEL into OUT: 0, or 1 with one line in
+** WHY. */
+static int
+find_vocab(const struct app *a, const char *model, char *out, size_t cap, char *why,
+           size_t why_cap)
+{
+    const char *v = a->launch.vocab ? a->launch.vocab : (a->cfg.vocab[0] ? a->cfg.vocab : NULL);
+
+    if (v != NULL) {
+        if (strlen(v) >= cap) {
+            snprintf(why, why_cap, "vocabulary path too long: %.60s...", v);
+            return 1;
+        }
+        strcpy(out, v);
+        return 0;
+    }
+    if (a->launch.find_vocab != NULL)
+        return a->launch.find_vocab(NULL, model, out, cap, why, why_cap);
+    snprintf(why, why_cap, "no vocabulary: give --vocab rwkv_vocab_v20230424.txt (or vocab: in "
+                           "the config file)");
+    return 1;
+}
+
+/* The tokenizer for model M loaded from PATH (NULL: the demo): the byte one
+** for a 256-token vocabulary, else the World vocabulary (its path in VOCAB,
+** else VOCAB is ""). */
+static int
+open_tokenizer(const struct app *a, const rwkv_model *m, const char *path, tok **t,
+               char *vocab, size_t cap, rwkv_err *err)
+{
+    char why[1024];
+
+    vocab[0] = '\0';
+    if (rwkv_model_info(m)->n_vocab <= 256)
+        return tok_create_bytes(t, err);
+    if (find_vocab(a, path, vocab, cap, why, sizeof why) != 0)
+        return rwkv_errf(err, RWKV_EINVAL, "%s", why);
+    return tok_open_world(vocab, t, err);
+}
+
+/* The model's path and label (NULL PATH: the demo). */
+static void
+set_names(struct app *a, const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+
+    if (path == NULL) {
+        a->model_path[0] = '\0';
+        snprintf(a->model_label, sizeof a->model_label, "demo");
+        return;
+    }
+    snprintf(a->model_path, sizeof a->model_path, "%s", path);
+    snprintf(a->model_label, sizeof a->model_label, "%.120s", slash ? slash + 1 : path);
+}
+
+int
+tui_model_open(struct app *a)
+{
+    const tui_launch *l = &a->launch;
+    rwkv_open_opts oo;
+    rwkv_err err;
+    const char *model = l->model ? l->model : (a->cfg.model[0] ? a->cfg.model : NULL);
+    const char *strategy = l->strategy ? l->strategy
+                                       : (a->cfg.strategy[0] ? a->cfg.strategy : NULL);
+    int rc;
+
+    if (!l->demo && model == NULL) {
+        fprintf(stderr, PROG_NAME_TUI ": no model: give --model PATH (or model: in the "
+                        "config file), or --demo to try the interface\n");
+        return 2;
+    }
+    memset(&oo, 0, sizeof oo);
+    oo.strategy = strategy;
+    oo.n_threads = l->threads;
+    oo.progress_ud = a;
+    if (a->screen || (!l->demo && isatty(2)))
+        oo.progress = a->load_progress;
+    if (a->screen)
+        load_begin(a, l->demo ? NULL : model);
+    rc = l->demo ? rwkv_model_open_demo(1, &oo, &a->model, &err)
+                 : rwkv_model_open(model, &oo, &a->model, &err);
+    if (oo.progress && a->screen == NULL)
+        fputs(rc == RWKV_OK ? "\r\033[K" : "\n", stderr);
+    if (rc == RWKV_OK)
+        rc = open_tokenizer(a, a->model, l->demo ? NULL : model, &a->tok, a->vocab_path,
+                            sizeof a->vocab_path, &err);
+    if (rc != RWKV_OK) {
+        fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+        return 1;
+    }
+    set_names(a, l->demo ? NULL : model);
+    return 0;
+}
+
+int
+tui_switch_model(struct app *a, const char *path, const char *strategy)
+{
+    rwkv_open_opts oo;
+    rwkv_err err;
+    rwkv_model *m = NULL;
+    tok *t = NULL;
+    char vocab[sizeof a->vocab_path];
+    const char *p = path ? path : (a->model_path[0] ? a->model_path : NULL);  /* NULL: demo */
+
+    if (a->busy) {
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels a reply)");
+        return -1;
+    }
+    if (p == NULL && !a->launch.demo)
+        return -1;
+    memset(&oo, 0, sizeof oo);
+    oo.strategy = strategy ? strategy : rwkv_model_info(a->model)->strategy;
+    oo.n_threads = a->launch.threads;
+    tui_notice(a, 0, "loading %s ...", p ? p : "demo");
+    oo.progress = a->load_progress;
+    oo.progress_ud = a;
+    load_begin(a, p);
+    if ((p == NULL ? rwkv_model_open_demo(1, &oo, &m, &err) : rwkv_model_open(p, &oo, &m, &err)) !=
+            RWKV_OK ||
+        open_tokenizer(a, m, p, &t, vocab, sizeof vocab, &err) != RWKV_OK ||
+        /* the runtime records the model really used from now on */
+        sess_set_model(a->sess, m, t, p, vocab[0] ? vocab : NULL, &err) != RWKV_OK) {
+        a->loading = 0;
+        tok_close(t);
+        rwkv_model_close(m);
+        tui_notice(a, 1, "%s", err.msg);
+        return -1;
+    }
+    a->loading = 0;
+    fgen_destroy(a->w.gen);          /* made on the old model */
+    a->w.gen = NULL;
+    tok_close(a->tok);
+    rwkv_model_close(a->model);
+    a->tok = t;
+    a->model = m;
+    snprintf(a->vocab_path, sizeof a->vocab_path, "%s", vocab);
+    if (path) {
+        set_names(a, path);
+        a->launch.demo = 0;
+    }
+    tui_tr_clear(&a->tr);
+    a->fork_pending = 0;
+    tui_session_sync(a);
+    tui_notice(a, 0, "model %s (%s); new session", a->model_label, rwkv_model_info(m)->strategy);
+    if (!chat_greeting_fed(a->chat) && chat_greeting(a->chat)[0] != '\0') {
+        a->busy = 1;
+        a->phase = CHAT_PREFILL;
+        tui_worker_start(&a->w, a->sess, TUI_JOB_PRIME, NULL, 0, 0);
+    }
+    return 0;
+}
