@@ -850,14 +850,17 @@ avx512_peak(int dot_bf16, int64_t iters)
     return (dot_bf16 ? 4.0 * 16 : 2.0 * 16) * 16 * (double)iters;
 }
 
+/* Q4 decode (core/simd_q4*.c); the Q4 matmul is the AVX2 packed panel. */
+#define SIMD_MV_AVX512_Q4 simd_mv_avx2_q4
+
 const struct simd_kernels simd_kernels_avx512 = {
     .name = "avx512",
     .isa = SIMD_ISA_AVX512,
     .flags = 0,
-    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8},
+    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, SIMD_MV_AVX512_Q4},
     .matmul = {simd_mm_avx512_f32, simd_mm_avx512_bf16, simd_mm_avx512_f16,
-               simd_mm_avx512_q8},
-    .act = {SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_F32, SIMD_ACT_BF16},
+               simd_mm_avx512_q8, simd_mm_avx2_q4},
+    .act = {SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_F32},
     .f32_to_bf16 = avx512_f32_to_bf16,
     .f32_to_f16 = avx512_f32_to_f16,
     .bf16_to_f32 = avx512_bf16_to_f32,
@@ -872,10 +875,10 @@ const struct simd_kernels simd_kernels_avx512_vnni = {
     .name = "avx512-vnni",
     .isa = SIMD_ISA_AVX512,
     .flags = 0,
-    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8},
+    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, SIMD_MV_AVX512_Q4},
     .matmul = {simd_mm_avx512_f32, simd_mm_avx512_bf16, simd_mm_avx512_f16,
-               mm_q8_vnni},
-    .act = {SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_F32, SIMD_ACT_Q8U},
+               mm_q8_vnni, simd_mm_avx2_q4},
+    .act = {SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_F32, SIMD_ACT_Q8U, SIMD_ACT_F32},
     .f32_to_bf16 = avx512_f32_to_bf16,
     .f32_to_f16 = avx512_f32_to_f16,
     .bf16_to_f32 = avx512_bf16_to_f32,
@@ -888,10 +891,10 @@ const struct simd_kernels simd_kernels_avx512_exact = {
     .name = "avx512-exact",
     .isa = SIMD_ISA_AVX512,
     .flags = SIMD_EXACT,
-    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8},
+    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, SIMD_MV_AVX512_Q4},
     .matmul = {simd_mm_avx512_f32, simd_mm_avx512_bf16_exact, simd_mm_avx512_f16,
-               simd_mm_avx512_q8_exact},
-    .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
+               simd_mm_avx512_q8_exact, simd_mm_avx2_q4},
+    .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
     .f32_to_bf16 = avx512_f32_to_bf16,
     .f32_to_f16 = avx512_f32_to_f16,
     .bf16_to_f32 = avx512_bf16_to_f32,

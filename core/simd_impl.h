@@ -100,4 +100,13 @@ void simd_q8_quantize_portable(const float *src, int64_t cols, int64_t r0,
 void simd_act_q8u_portable(const float *x, int64_t T, int64_t cols,
                            int64_t ldq, uint8_t *xq, float *xs);
 
+/* Q4 (core/simd_q4*.c): the portable dot product of row R with X, and the
+** AVX2 matvec / packed-panel matmul (also in the AVX-512 tables: AVX2 is a
+** subset, and Q4 decode is bound by bytes, not by vector width). */
+float simd_q4_dot_portable(const simd_matrix *w, int64_t r, const float *x);
+void simd_mv_avx2_q4(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                     int64_t r1);
+void simd_mm_avx2_q4(const simd_matrix *w, const simd_act *a, float *y,
+                     int64_t ldy, int64_t r0, int64_t r1);
+
 #endif

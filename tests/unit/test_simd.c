@@ -90,6 +90,15 @@ w_at(const simd_matrix *m, int64_t r, int64_t c)
     case SIMD_Q8:
         return (double)((const int8_t *)m->data)[r * n + c] *
                (double)m->scales[r * simd_q8_nblocks(n) + c / SIMD_Q8_BLOCK];
+    case SIMD_Q4: {
+        /* the test's own reading of simd.h's layout: code * d + m */
+        int64_t nb = simd_q4_nblocks(n), b = c / 32, j = c % 32;
+        uint8_t byte = ((const uint8_t *)m->data)[(r * nb + b) * 16 + j % 16];
+        uint32_t u;
+        memcpy(&u, (const char *)m->scales + (r * nb + b) * 4, 4);
+        return (double)(j < 16 ? byte & 15 : byte >> 4) * dtype_bf16_to_f32((uint16_t)u) +
+               dtype_bf16_to_f32((uint16_t)(u >> 16));
+    }
     case SIMD_NDTYPE:
         break;
     }
@@ -137,7 +146,7 @@ make_matrix(enum simd_dtype dt, const float *w, int64_t rows, int64_t cols,
     size_t n = (size_t)(rows * cols);
     const simd_kernels *port = simd_kernels_get(SIMD_ISA_PORTABLE, 0);
 
-    *data = malloc(n * simd_dtype_size(dt) + 1);
+    *data = malloc((size_t)simd_data_bytes(dt, rows, cols) + 1);
     *scales = NULL;
     switch (dt) {
     case SIMD_F32:
@@ -152,6 +161,10 @@ make_matrix(enum simd_dtype dt, const float *w, int64_t rows, int64_t cols,
     case SIMD_Q8:
         *scales = malloc((size_t)(rows * simd_q8_nblocks(cols)) * sizeof(float) + 1);
         simd_q8_quantize(port, w, cols, 0, rows, *data, *scales);
+        break;
+    case SIMD_Q4:
+        *scales = malloc((size_t)simd_scale_bytes(dt, rows, cols) + 1);
+        simd_q4_quantize(w, cols, 0, rows, *data, *scales);
         break;
     case SIMD_NDTYPE:
         break;
@@ -322,7 +335,7 @@ test_avx2_panel_edges(const simd_kernels *k)
                        (long long)shapes[s].T, e);
             worst = e > worst ? e : worst;
         }
-    TEST_INFO("%s packed-panel matmul, %d edge shapes x 4 formats: max error %.2e S",
+    TEST_INFO("%s packed-panel matmul, %d edge shapes x 5 formats: max error %.2e S",
               simd_kernels_name(k), (int)(sizeof shapes / sizeof *shapes), worst);
 }
 
@@ -784,8 +797,9 @@ main(void)
             uint64_t saved = rng_state;
             old = *k;
             old.name = "avx2-dot";
-            for (int dt = 0; dt < SIMD_NDTYPE; dt++)
-                old.matmul[dt] = simd_avx2_dot_matmul[dt];
+            for (int dt = 0; dt < SIMD_NDTYPE; dt++)   /* (no earlier Q4 matmul) */
+                if (simd_avx2_dot_matmul[dt] != NULL)
+                    old.matmul[dt] = simd_avx2_dot_matmul[dt];
             test_kernels(&old);
             test_blocking(&old);
             test_avx2_panel_edges(k);
