@@ -44,8 +44,9 @@
 **   Q4           4-bit codes q in [0, 15] with a scale d and an offset m per
 **                block of SIMD_Q4_BLOCK weights: w ~= q * d + m (see
 **                core/simd_q4.c for the quantizer and the measurements).
-**                Every kernel widens q * d + m against fp32 activations (the
-**                matmuls dequantize per panel into the fp32 packed GEMM).
+**                The matmuls (prefill) dequantize q * d + m per panel into
+**                the fp32 packed GEMM (fp32 activations); the matvecs use
+**                int8 activations (see simd_matvec).
 **
 ** Q8 design: blocks of 32 with an fp32 scale cost 1.125 bytes per weight
 ** (fp16 scales: 1.0625, 5.5% less decode traffic) but have no range limits
@@ -88,7 +89,8 @@ enum simd_isa {
 enum simd_flags {
     /* Never round activations: bf16 weights are widened to fp32 and Q8
     ** weights dequantized to fp32 in every kernel (slower prefill on
-    ** AVX-512, bit-for-bit the same decode). */
+    ** AVX-512, bit-for-bit the same decode; Q4 decode still quantizes x,
+    ** see simd_matvec). */
     SIMD_EXACT = 1
 };
 
@@ -188,7 +190,11 @@ uint64_t simd_scale_bytes(enum simd_dtype dt, int64_t rows, int64_t cols);
 /*
 ** y[r] = sum_c W[r, c] * x[c] for r in [r0, r1).  x [cols] fp32, y [rows]
 ** (only y[r0..r1) is written).  0 <= r0 <= r1 <= rows.  Activations stay
-** fp32 in every table (decode is bound by weight bytes, not arithmetic).
+** fp32 in every table (decode is bound by weight bytes, not arithmetic),
+** except for Q4: there x is quantized per 32-block to int8 in every table
+** (simd_impl.h; at 0.625 bytes a weight widening every code to fp32 was
+** slower than Q8), which adds ~5e-3 relative to y against the ~0.1 of the
+** 4-bit weights themselves.
 */
 void simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
                  float *y, int64_t r0, int64_t r1);

@@ -163,3 +163,82 @@ simd_q4_dot_portable(const simd_matrix *w, int64_t r, const float *x)
     }
     return total;
 }
+
+/* ---- matvec: int8 activations (simd_impl.h) ------------------------------- */
+
+void
+simd_q4_act(const float *x, int64_t n, simd_q4_x *q)
+{
+    const int64_t nb = simd_q4_nblocks(n);
+    const int64_t nbq = (nb + SIMD_Q4_QUAD - 1) / SIMD_Q4_QUAD * SIMD_Q4_QUAD;
+
+    for (int64_t b = 0; b < nbq; b++) {
+        int8_t *lo = q->xq + (b / SIMD_Q4_QUAD) * 128 + (b % SIMD_Q4_QUAD) * 16;
+        int64_t c0 = b * SIMD_Q4_BLOCK;
+        int len = (int)(n - c0 < 0 ? 0 : n - c0 < SIMD_Q4_BLOCK ? n - c0 : SIMD_Q4_BLOCK);
+        float amax = 0, sum = 0, d, id;
+
+        for (int j = 0; j < len; j++) {
+            amax = fmaxf(amax, fabsf(x[c0 + j]));
+            sum += x[c0 + j];
+        }
+        d = amax / 127.0f;
+        id = d > 0 ? 1.0f / d : 0.0f;
+        q->xd[b] = d;
+        q->xs[b] = sum;
+        for (int j = 0; j < SIMD_Q4_BLOCK; j++) {
+            long v = j < len ? lrintf(x[c0 + j] * id) : 0;
+            lo[j < 16 ? j : 64 + j - 16] = (int8_t)(v < -127 ? -127 : v > 127 ? 127 : v);
+        }
+    }
+}
+
+int32_t
+simd_q4_isum(const uint8_t *p, const simd_q4_x *q, int64_t k)
+{
+    const int8_t *lo = q->xq + (k / SIMD_Q4_QUAD) * 128 + (k % SIMD_Q4_QUAD) * 16;
+    int32_t s = 0;
+
+    for (int j = 0; j < 16; j++)
+        s += (p[j] & 15) * lo[j] + (p[j] >> 4) * lo[64 + j];
+    return s;
+}
+
+void
+simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1,
+               simd_q4_rows_fn rows)
+{
+    simd_q4_x q;
+
+    for (int64_t c0 = 0; c0 < w->cols; c0 += SIMD_Q4_XCOLS) {
+        int64_t n = w->cols - c0 < SIMD_Q4_XCOLS ? w->cols - c0 : SIMD_Q4_XCOLS;
+        simd_q4_act(x + c0, n, &q);
+        rows(w, &q, simd_q4_nblocks(n), y, r0, r1, c0 / SIMD_Q4_BLOCK, c0 > 0);
+    }
+}
+
+/* Rows [r0, r1): NBLK blocks from block B0, block by block. */
+static void
+q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r0,
+                 int64_t r1, int64_t b0, int add)
+{
+    const int64_t nb = simd_q4_nblocks(w->cols);
+
+    for (int64_t r = r0; r < r1; r++) {
+        const uint8_t *row = (const uint8_t *)w->data + (size_t)(r * nb + b0) * 16;
+        float s = 0;
+
+        for (int64_t k = 0; k < nblk; k++) {
+            float d, m;
+            simd_q4_dm(w->scales, r * nb + b0 + k, &d, &m);
+            s += d * q->xd[k] * (float)simd_q4_isum(row + k * 16, q, k) + m * q->xs[k];
+        }
+        y[r] = add ? y[r] + s : s;
+    }
+}
+
+void
+simd_q4_mv_portable(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
+{
+    simd_q4_matvec(w, x, y, r0, r1, q4_rows_portable);
+}

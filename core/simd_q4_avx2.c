@@ -3,16 +3,16 @@
 ** Makefile's AVX2_FLAGS and entered only through the AVX2 / AVX-512 tables
 ** after simd_kernels_get() checked the CPU.
 **
-** Q4 decode reads 0.625 bytes a weight, so the kernel must widen ~1.6x
-** more weights per byte than Q8's: per 32-weight block and row, the block's
-** 16 code bytes are broadcast to both 128-bit lanes (a load), two vpshufb
-** spread bytes 0-7 and 8-15 one per 32-bit lane, an AND and a shift split
-** them into low and high nibbles (columns 0-7 / 16-23 and 8-15 / 24-31),
-** and four vcvtdq2ps + FMAs sum q . x unscaled; the block then adds
-** d * (q . x) + m * sum(x) with sum(x) computed once per block for the
-** rows of the step.  NR_Q4 rows per step share the activation loads, and a
-** later row block is prefetched at the pace the rows are read (as the Q8
-** kernel does).  Activations stay fp32 (simd.h's matvec contract).
+** Q4 decode reads 0.625 bytes a weight, so the kernel must handle ~1.8x
+** more weights per byte than Q8's; widening every code to fp32 (a first
+** version) ran at 13 GB/s a thread, 65% of the read bandwidth, slower than
+** Q8.  So x is quantized to int8 per 32-block once per call (simd_impl.h)
+** and per pair of blocks and row one 32-byte load of codes, an AND and a
+** shift (low / high nibbles), two vpmaddubsw against the activation codes,
+** vpmaddwd and one vcvtdq2ps + FMA by d * dx (permuted per block) give the
+** pair's value; m * sum(x) goes in per 8 blocks.  NR_Q4 rows per step
+** share the activation loads, and a later row block is prefetched at the
+** pace the rows are read (as the Q8 kernel does).
 */
 #if defined(__x86_64__)
 
@@ -38,82 +38,81 @@ q4_hsum8(__m256 v)
     return _mm_cvtss_f32(s);
 }
 
-/* Row R's last, partial block B (LEN columns) . x, scaled. */
-static float
-q4_tail(const simd_matrix *w, int64_t r, int64_t b, int len, const float *x)
+/* Permutation indices: lanes 0-3 <- lane 2P, lanes 4-7 <- lane 2P + 1. */
+AI __m256i
+q4_pair_idx(int pr)
 {
-    const int64_t nb = simd_q4_nblocks(w->cols);
-    const uint8_t *p = (const uint8_t *)w->data + (size_t)(r * nb + b) * 16;
-    const float *xb = x + b * SIMD_Q4_BLOCK;
-    float s = 0, xs = 0, d, m;
-
-    for (int j = 0; j < len; j++) {
-        s += (float)(j < 16 ? p[j] & 15 : p[j - 16] >> 4) * xb[j];
-        xs += xb[j];
-    }
-    simd_q4_dm(w->scales, r * nb + b, &d, &m);
-    return d * s + m * xs;
+    return _mm256_setr_epi32(2 * pr, 2 * pr, 2 * pr, 2 * pr, 2 * pr + 1, 2 * pr + 1, 2 * pr + 1,
+                             2 * pr + 1);
 }
 
-/* y[r..r+NR) of Q4 matrix W; NEXT: the row block to prefetch, or NULL. */
+/* y[r..r+NR) (+)= the NBLK blocks from B0; NEXT: the row block to prefetch,
+** or NULL. */
 AI void
-q4_rows(int NR, const simd_matrix *w, const float *x, float *y, int64_t r, const char *next)
+q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r,
+        int64_t b0, int add, const char *next)
 {
-    const int64_t n = w->cols, nb = simd_q4_nblocks(n), nfull = n / SIMD_Q4_BLOCK;
-    const __m256i sh_a = _mm256_setr_epi8(0, -1, -1, -1, 1, -1, -1, -1, 2, -1, -1, -1, 3, -1,
-                                          -1, -1, 4, -1, -1, -1, 5, -1, -1, -1, 6, -1, -1, -1,
-                                          7, -1, -1, -1);
-    const __m256i sh_b = _mm256_add_epi32(sh_a, _mm256_set1_epi32(8));
-    const __m256i lo4 = _mm256_set1_epi32(15), hi16 = _mm256_set1_epi32((int)0xffff0000u);
+    const int64_t nb = simd_q4_nblocks(w->cols);
+    const __m256i m4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
+    const __m256i hi16 = _mm256_set1_epi32((int)0xffff0000u);
     const uint8_t *p[NR_Q4];
     const char *s[NR_Q4];
     __m256 acc[NR_Q4];
+    float tail[NR_Q4];
+    int64_t k = 0;
 
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++) {
-        p[i] = (const uint8_t *)w->data + (size_t)((r + i) * nb) * 16;
-        s[i] = (const char *)w->scales + (size_t)((r + i) * nb) * 4;
+        p[i] = (const uint8_t *)w->data + (size_t)((r + i) * nb + b0) * 16;
+        s[i] = (const char *)w->scales + (size_t)((r + i) * nb + b0) * 4;
         acc[i] = _mm256_setzero_ps();
+        tail[i] = 0;
     }
-    for (int64_t b = 0; b < nfull; b++) {
-        const float *xb = x + b * SIMD_Q4_BLOCK;
-        __m256 x0 = _mm256_loadu_ps(xb), x1 = _mm256_loadu_ps(xb + 8);
-        __m256 x2 = _mm256_loadu_ps(xb + 16), x3 = _mm256_loadu_ps(xb + 24);
-        __m256 xs = _mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3));
+    for (; k + 8 <= nblk; k += 8) {
+        const int8_t *xq = q->xq + (k / SIMD_Q4_QUAD) * 128;
+        const __m256 xd = _mm256_loadu_ps(q->xd + k), xs = _mm256_loadu_ps(q->xs + k);
 
         if (next != NULL)
-            _mm_prefetch(next + b * NR * 16, _MM_HINT_T0);
+            for (int u = 0; u < NR * 128; u += 64)
+                _mm_prefetch(next + (b0 + k) * 16 * NR + u, _MM_HINT_T0);
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {
-            __m256i v = _mm256_broadcastsi128_si256(
-                _mm_loadu_si128((const __m128i *)(const void *)(p[i] + b * 16)));
-            __m256i va = _mm256_shuffle_epi8(v, sh_a), vb = _mm256_shuffle_epi8(v, sh_b);
-            int32_t word;
-            __m256i dm;
-            __m256 t;
+            const __m256i wd = _mm256_loadu_si256((const __m256i *)(const void *)(s[i] + k * 4));
+            const __m256 dd = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(wd, 16)), xd);
 
-            memcpy(&word, s[i] + b * 4, 4);
-            dm = _mm256_set1_epi32(word);
-            t = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(va, lo4)), x0);
-            t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(vb, lo4)), x1, t);
-            t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(va, 4)), x2, t);
-            t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(vb, 4)), x3, t);
-            acc[i] = _mm256_fmadd_ps(t, _mm256_castsi256_ps(_mm256_slli_epi32(dm, 16)), acc[i]);
-            acc[i] = _mm256_fmadd_ps(xs, _mm256_castsi256_ps(_mm256_and_si256(dm, hi16)),
-                                     acc[i]);
+            acc[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(wd, hi16)), xs, acc[i]);
+#pragma GCC unroll 4
+            for (int pr = 0; pr < 4; pr++) {
+                /* blocks k + 2pr, k + 2pr + 1: quad (k + 2pr) / 4, half pr % 2 */
+                const int8_t *xp = xq + (pr / 2) * 128 + (pr % 2) * 32;
+                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p[i] + (k + 2 * pr) * 16));
+                __m256i lo = _mm256_and_si256(v, m4);
+                __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+                __m256i s16 = _mm256_add_epi16(
+                    _mm256_maddubs_epi16(lo, _mm256_load_si256((const __m256i *)(const void *)xp)),
+                    _mm256_maddubs_epi16(hi, _mm256_load_si256((const __m256i *)(const void *)(xp + 64))));
+                acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(s16, ones)),
+                                         _mm256_permutevar8x32_ps(dd, q4_pair_idx(pr)), acc[i]);
+            }
         }
     }
+    for (; k < nblk; k++)
+#pragma GCC unroll 4
+        for (int i = 0; i < NR; i++) {
+            float d, m;
+            simd_q4_dm(w->scales, (r + i) * nb + b0 + k, &d, &m);
+            tail[i] += d * q->xd[k] * (float)simd_q4_isum(p[i] + k * 16, q, k) + m * q->xs[k];
+        }
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++) {
-        float v = q4_hsum8(acc[i]);
-        if (nfull < nb)
-            v += q4_tail(w, r + i, nfull, (int)(n - nfull * SIMD_Q4_BLOCK), x);
-        y[r + i] = v;
+        float v = q4_hsum8(acc[i]) + tail[i];
+        y[r + i] = add ? y[r + i] + v : v;
     }
 }
 
-void
-simd_mv_avx2_q4(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
+static void
+q4_rows_avx2(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r0,
+             int64_t r1, int64_t b0, int add)
 {
     const int64_t blk = NR_Q4 * simd_q4_nblocks(w->cols) * 16; /* bytes per row block */
     const int64_t ahead =
@@ -124,10 +123,16 @@ simd_mv_avx2_q4(const simd_matrix *w, const float *x, float *y, int64_t r0, int6
         const char *next = r + ahead + NR_Q4 <= r1
                                ? (const char *)w->data + (size_t)(r + ahead) * (size_t)(blk / NR_Q4)
                                : NULL;
-        q4_rows(NR_Q4, w, x, y, r, next);
+        q4_rows(NR_Q4, w, q, nblk, y, r, b0, add, next);
     }
     for (; r < r1; r++)
-        q4_rows(1, w, x, y, r, NULL);
+        q4_rows(1, w, q, nblk, y, r, b0, add, NULL);
+}
+
+void
+simd_mv_avx2_q4(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
+{
+    simd_q4_matvec(w, x, y, r0, r1, q4_rows_avx2);
 }
 
 #endif /* __x86_64__ */

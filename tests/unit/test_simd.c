@@ -61,6 +61,16 @@ rnd_gauss(void)
 static double
 w_at(const simd_matrix *m, int64_t r, int64_t c);
 
+/* The offset m of the Q4 block holding weight (r, c). */
+static double
+q4_offset(const simd_matrix *m, int64_t r, int64_t c)
+{
+    uint32_t u;
+
+    memcpy(&u, (const char *)m->scales + (r * simd_q4_nblocks(m->cols) + c / 32) * 4, 4);
+    return dtype_bf16_to_f32((uint16_t)(u >> 16));
+}
+
 /* Weight (r, c) as the kernel multiplies it: the AVX-512 Q8 matmul with
 ** bf16 activations dequantizes code * scale in fp32, then rounds to bf16. */
 static double
@@ -71,6 +81,17 @@ w_kernel(const simd_matrix *m, int64_t r, int64_t c, int kind)
         float v = (float)((const int8_t *)m->data)[r * n + c] *
                   m->scales[r * simd_q8_nblocks(n) + c / SIMD_Q8_BLOCK];
         return dtype_bf16_to_f32(dtype_f32_to_bf16(v));
+    }
+    if (m->dtype == SIMD_Q4 && kind == SIMD_ACT_BF16) {   /* bf16(fma(q, d, m)) */
+        double off = q4_offset(m, r, c), full = w_at(m, r, c);
+        int64_t nb = simd_q4_nblocks(m->cols);
+        uint32_t u;
+        float d;
+        memcpy(&u, (const char *)m->scales + (r * nb + c / 32) * 4, 4);
+        d = dtype_bf16_to_f32((uint16_t)u);
+        /* q * d + m with one rounding: q = (full - off) / d exactly */
+        return dtype_bf16_to_f32(dtype_f32_to_bf16(
+            fmaf(d > 0 ? (float)((full - off) / d) : 0.0f, d, (float)off)));
     }
     return w_at(m, r, c);
 }
@@ -204,7 +225,9 @@ check_shape(const simd_kernels *k, enum simd_dtype dt, int64_t in,
     for (int64_t i = 0; i < T * in; i++)
         x[i] = (float)rnd_gauss();
     make_matrix(dt, w, out, in, &m, &data, &scales);
-    act_view(kind, x, T, in, xv);
+    /* the Q4 matvec quantizes x per 32-block as SIMD_ACT_Q8U does (but
+    ** adds m * sum(x) with fp32 x: q4_split) */
+    act_view(dt == SIMD_Q4 && T == 1 ? SIMD_ACT_Q8U : kind, x, T, in, xv);
     for (int64_t i = 0; i < T * ldy; i++)
         y[i] = NAN;
 
@@ -225,7 +248,11 @@ check_shape(const simd_kernels *k, enum simd_dtype dt, int64_t in,
             double ref = 0, ref_loose = 0, s = 0, e;
             for (int64_t c = 0; c < in; c++) {
                 double wc = w_at(&m, r, c);
-                ref += w_kernel(&m, r, c, kind) * xv[t * in + c];
+                if (dt == SIMD_Q4 && T == 1) {
+                    double off = q4_offset(&m, r, c);
+                    ref += (wc - off) * xv[t * in + c] + off * (double)x[t * in + c];
+                } else
+                    ref += w_kernel(&m, r, c, kind) * xv[t * in + c];
                 ref_loose += wc * (double)x[t * in + c];
                 s += fabs(wc * (double)x[t * in + c]);
             }
