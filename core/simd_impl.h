@@ -119,20 +119,25 @@ typedef struct simd_q4_x {
 /* Blocks per quad of the activation layout. */
 #define SIMD_Q4_QUAD 4
 /* Quantize X [n] (n <= SIMD_Q4_XCOLS) into *Q; blocks up to the next whole
-** quad are padded with code 0, dx 0, sum 0. */
+** quad are padded with code 0, dx 0, sum 0.  simd_q4_act_block: block B
+** alone from its LEN (0..32) values at X.  The AVX2 version gives the same
+** bytes (sum(x) in the same 8 partial sums and tree). */
+typedef void (*simd_q4_act_fn)(const float *x, int64_t n, simd_q4_x *q);
 void simd_q4_act(const float *x, int64_t n, simd_q4_x *q);
+void simd_q4_act_block(const float *x, int len, simd_q4_x *q, int64_t b);
+void simd_q4_act_avx2(const float *x, int64_t n, simd_q4_x *q);
 /* One block of 16 code bytes P (simd.h's layout) against block K of Q:
 ** the exact integer sum(q * code). */
 int32_t simd_q4_isum(const uint8_t *p, const simd_q4_x *q, int64_t k);
 /*
-** The driver of a Q4 matvec: for each pass of columns, simd_q4_act, then
+** The driver of a Q4 matvec: for each pass of columns, ACT, then
 ** ROWS(w, q, nblk, y, r0, r1, b0, add) for the rows (NBLK blocks of the
 ** pass from block B0; ADD: y += instead of y =).
 */
 typedef void (*simd_q4_rows_fn)(const simd_matrix *w, const simd_q4_x *q, int64_t nblk,
                                 float *y, int64_t r0, int64_t r1, int64_t b0, int add);
 void simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0,
-                    int64_t r1, simd_q4_rows_fn rows);
+                    int64_t r1, simd_q4_act_fn act, simd_q4_rows_fn rows);
 /* The plain-C Q4 kernels: matvec, and the dot product of row R with fp32 X
 ** (the portable matmul's). */
 void simd_q4_mv_portable(const simd_matrix *w, const float *x, float *y, int64_t r0,

@@ -109,7 +109,7 @@ q4_rows_avx512(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
 void
 simd_mv_avx512_q4(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    simd_q4_matvec(w, x, y, r0, r1, q4_rows_avx512);
+    simd_q4_matvec(w, x, y, r0, r1, simd_q4_act_avx2, q4_rows_avx512);
 }
 
 #endif /* __x86_64__ */

@@ -31,6 +31,7 @@
 #include "../../core/mem.h"
 #include "../../core/rwkv.h"
 #include "../../core/simd.h"
+#include "../../core/simd_impl.h"
 #include "../../core/strategy.h"
 #include "../harness.h"
 
@@ -398,6 +399,36 @@ diff_models(rwkv_model *a, rwkv_model *b)
     return test_max_abs_diff(la, lb, n);
 }
 
+/* The AVX2 activation quantizer gives simd_q4_act's bytes exactly. */
+static void
+test_act_avx2(void)
+{
+    static const int64_t ns[] = { 1, 31, 32, 64, 100, 2048, 2085 };
+    static simd_q4_x a, b;
+    float *x = malloc(4096 * sizeof(float));
+    int same = 1;
+
+    if (simd_kernels_get(SIMD_ISA_AVX2, 0) == NULL) {
+        TEST_SKIP(1, "AVX2 activation quantizer: no AVX2 on this CPU");
+        free(x);
+        return;
+    }
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        for (int64_t c = 0; c < ns[i]; c++)   /* some zero blocks, ties, -0 */
+            x[c] = c % 97 < 32 && i == 4 ? 0.0f : c % 41 == 0 ? -0.0f
+                 : (float)(rnd_gauss() * (c % 3 == 0 ? 1e-3 : 2.0));
+        memset(&a, 0x55, sizeof a);
+        memset(&b, 0x55, sizeof b);
+        simd_q4_act(x, ns[i], &a);
+        simd_q4_act_avx2(x, ns[i], &b);
+        same &= memcmp(a.xq, b.xq, (size_t)((ns[i] + 127) / 128 * 128)) == 0 &&
+                memcmp(a.xd, b.xd, (size_t)((ns[i] + 127) / 128 * 4) * sizeof(float)) == 0 &&
+                memcmp(a.xs, b.xs, (size_t)((ns[i] + 127) / 128 * 4) * sizeof(float)) == 0;
+    }
+    TEST_COND("Q4 activations: the AVX2 quantizer gives the plain-C bytes", same);
+    free(x);
+}
+
 /* ---- 3. kernel sets: the binary runs itself per RWKV_KERNELS ---- */
 
 /*
@@ -615,6 +646,7 @@ main(int argc, char **argv)
     test_offset_vs_symmetric();
     test_kernels_shape(67, 2048 + 32 + 5);
     test_kernels_shape(5, 16384 + 100);   /* two passes of the matvec (SIMD_Q4_XCOLS) */
+    test_act_avx2();
     test_strategy();
     test_kernel_sets("demo", argv[0]);
     test_model(NULL, "demo", Q4_DEMO_BOUND);
