@@ -48,43 +48,69 @@ q4_rne(float v)
     return (v + 12582912.0f) - 12582912.0f;
 }
 
-/* Nearest codes of the N weights W for the pair (D > 0, M). */
-static void
+/* 4-float / 4-int vectors (GCC/Clang vector extension: SSE on any x86-64,
+** NEON on arm64), so the code loops run without branches. */
+typedef float q4_v4 __attribute__((vector_size(16)));
+typedef int32_t q4_i4 __attribute__((vector_size(16)));
+
+/* Nearest codes of the N weights W for the pair (D > 0, M), by the
+** reciprocal (a tie may go the other way than by division, no matter):
+** t = (w - m) / d clamped to [0, 15] (by masks: the compiler keeps a
+** ternary as a branch), rounded to nearest even. */
+static inline void
 q4_codes(const float *w, int n, float d, float m, uint8_t *codes)
 {
-    for (int i = 0; i < n; i++) {
-        float t = (w[i] - m) / d;
-        codes[i] = (uint8_t)(t < 0 ? 0 : t > 15 ? 15 : (int)q4_rne(t));
+    const float id = 1.0f / d;
+    float buf[SIMD_Q4_BLOCK + 3] = {0};
+    int i;
+
+    memcpy(buf, w, (size_t)n * sizeof(float));
+    for (i = 0; i < n; i += 4) {
+        q4_v4 t, top = {15, 15, 15, 15};
+        q4_i4 lo, hi, v;
+        memcpy(&t, buf + i, sizeof t);
+        t = (t - m) * id;
+        lo = t < 0;                      /* -1 where negative */
+        hi = t > 15;
+        t = (q4_v4)(((q4_i4)t & ~lo & ~hi) | ((q4_i4)top & hi));
+        t = (t + 12582912.0f) - 12582912.0f;
+        v = __builtin_convertvector(t, q4_i4);
+        for (int k = 0; k < 4 && i + k < n; k++)
+            codes[i + k] = (uint8_t)v[k];
     }
 }
 
 /* Least-squares (D, M) for the codes; 0 when they do not determine one
-** with D > 0 (all codes equal). */
-static int
+** with D > 0 (all codes equal).  Float sums in 4 lanes (D and M end up in
+** bf16: 8 bits). */
+static inline int
 q4_fit(const float *w, int n, const uint8_t *codes, float *d, float *m)
 {
-    double sq = 0, sqq = 0, sw = 0, swq = 0, det, nd;
+    float sw[4] = {0}, swq[4] = {0}, nd, sumw, sumwq;
+    int sq = 0, sqq = 0, det;
 
     for (int i = 0; i < n; i++) {
         sq += codes[i];
-        sqq += (double)codes[i] * codes[i];
-        sw += w[i];
-        swq += (double)w[i] * codes[i];
+        sqq += codes[i] * codes[i];
+        sw[i & 3] += w[i];
+        swq[i & 3] += w[i] * (float)codes[i];
     }
-    det = n * sqq - sq * sq;
-    if (!(det > 0))
+    sumw = (sw[0] + sw[1]) + (sw[2] + sw[3]);
+    sumwq = (swq[0] + swq[1]) + (swq[2] + swq[3]);
+    det = n * sqq - sq * sq;   /* <= 32 * 32 * 225: no overflow */
+    if (det <= 0)
         return 0;
-    nd = (n * swq - sq * sw) / det;
+    nd = ((float)n * sumwq - (float)sq * sumw) / (float)det;
     if (!(nd > 0))
         return 0;
-    *d = (float)nd;
-    *m = (float)((sw - nd * sq) / n);
+    *d = nd;
+    *m = (sumw - nd * (float)sq) / (float)n;
     return 1;
 }
 
 /* One block of N (1..32) weights: codes into CODES [32] (zero past N) and
 ** the block word. */
-static uint32_t
+static inline __attribute__((always_inline)) uint32_t
 q4_block(const float *w, int n, uint8_t *codes)
 {
     float mn = w[0], mx = w[0], d, m;
@@ -122,7 +148,9 @@ simd_q4_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, uint8_t
             int64_t c0 = b * SIMD_Q4_BLOCK;
             int n = (int)(cols - c0 < SIMD_Q4_BLOCK ? cols - c0 : SIMD_Q4_BLOCK);
             uint8_t codes[SIMD_Q4_BLOCK], *dst = q + (size_t)(r * nb + b) * 16;
-            uint32_t word = q4_block(src + r * cols + c0, n, codes);
+            /* full blocks with a constant count: unrolled and vectorized */
+            uint32_t word = n == SIMD_Q4_BLOCK ? q4_block(src + r * cols + c0, SIMD_Q4_BLOCK, codes)
+                                               : q4_block(src + r * cols + c0, n, codes);
 
             memcpy((char *)scales + (size_t)(r * nb + b) * 4, &word, 4);
             for (int j = 0; j < 16; j++)
