@@ -1028,6 +1028,12 @@ gm_check(const strat *s, rwkv_err *err)
     int n = 0;
     rwkv_err e2;
 
+    /* no 4-bit kernels on the GPU: refused, never silently run in fp16 */
+    for (int i = 0; i < s->n_stages; i++)
+        if (s->stages[i].device == STRAT_CUDA && s->stages[i].quant == 4)
+            return rwkv_errf(err, RWKV_ENOTSUP, "strategy '%s': 4-bit weights (i4) run on the "
+                             "CPU only ('cpu fp32i4'); use i8 for cuda stages ('cuda fp16i8')",
+                             s->normalised);
     rwkv_err_clear(&e2);
     gpu_device_count(&n, &e2);
     if (n <= 0)
@@ -1035,10 +1041,6 @@ gm_check(const strat *s, rwkv_err *err)
                          e2.msg[0] ? e2.msg : "no CUDA device", s->normalised);
     for (int i = 0; i < s->n_stages; i++) {
         const strat_stage *st = &s->stages[i];
-        if (st->device == STRAT_CUDA && st->quant == 4)
-            return rwkv_errf(err, RWKV_ENOTSUP, "strategy '%s': 4-bit weights (i4) run on the "
-                             "CPU only ('cpu fp32i4'); use i8 for cuda stages ('cuda fp16i8')",
-                             s->normalised);
         if (st->device == STRAT_CUDA && st->device_index >= n)
             return rwkv_errf(err, RWKV_ENOTSUP, "strategy '%s': cuda:%d does not exist (this "
                              "machine has %d CUDA device%s: cuda:0%s)", s->normalised,

@@ -33,6 +33,7 @@
 #include "../../core/simd.h"
 #include "../../core/simd_impl.h"
 #include "../../core/strategy.h"
+#include "../../gpu/gpu.h"
 #include "../harness.h"
 
 #define MAX_VOCAB 65536
@@ -648,6 +649,14 @@ test_strategy(void)
     TEST_COND("'cpu fp32 *4 -> cpu bf16i4 *4 -> cpu fp32i8' parses",
               strat_check("cpu fp32 *4 -> cpu bf16i4 *4 -> cpu fp32i8", 1, &s, &err) == RWKV_OK &&
                   s.n_stages == 3 && s.stages[1].quant == 4);
+    /* cuda i4: refused in one line in every build (CPU-only: no CUDA; CUDA
+    ** build: no 4-bit GPU kernels, said before looking for a device) */
+    gpu_backend_register();
+    TEST_CONDF(strat_check("cuda fp16i4", 1, &s, &err) == RWKV_ENOTSUP &&
+                   strchr(err.msg, '\n') == NULL &&
+                   (strstr(err.msg, "without CUDA") != NULL || strstr(err.msg, "4-bit") != NULL),
+               "'cuda fp16i4': %s", err.msg);
+    TEST_INFO("'cuda fp16i4' is refused: %s", err.msg);
     TEST_COND("'cpu fp32i5' is refused in one line",
               strat_check("cpu fp32i5", 1, &s, &err) != RWKV_OK && strchr(err.msg, '\n') == NULL);
 }
