@@ -26,7 +26,6 @@
 */
 #include "simd.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "dtype.h"
