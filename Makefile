@@ -275,6 +275,16 @@ fuzz-run: fuzz
 	    else echo "fuzz_$$n: FAILED, see build-fuzz/logs/$$n.log"; bad="$$bad $$n"; fi; done; \
 	if [ -n "$$bad" ]; then echo "fuzz-run: findings in:$$bad"; exit 1; fi
 
+# Quantized-strategy accuracy (bench/bench_quant.c): max / RMS logit error,
+# KL and top-1 agreement of cpu fp32i8 and cpu fp32i4 against cpu fp32 on
+# every fixture model (the README's accuracy table).
+.PHONY: bench-quant
+$(BUILD)/bench_quant: bench/bench_quant.c $(LIBCORE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(LIBCORE) -lpthread -lm
+bench-quant: $(BUILD)/bench_quant
+	RWKV_FIXTURES=$(FIXTURES) $(BUILD)/bench_quant $(BENCH_ARGS)
+
 # Session store benchmark (bench/bench_store.c): how real states compress, and
 # resume / fork / replay-plan times for a 1.5B-sized state in conversations of
 # 10 and 1000 turns.  BENCH_ARGS=--quick runs the 10-turn case only.

@@ -286,7 +286,7 @@ mat_make(struct mat *mt, enum simd_dtype dt, const float *w, int64_t rows,
     size_t n = (size_t)rows * (size_t)cols;
 
     memset(mt, 0, sizeof *mt);
-    mt->data = mem_alloc(n * simd_dtype_size(dt));
+    mt->data = mem_alloc((size_t)simd_data_bytes(dt, rows, cols));
     if (mt->data == NULL)
         return -1;
     switch (dt) {
@@ -305,6 +305,12 @@ mat_make(struct mat *mt, enum simd_dtype dt, const float *w, int64_t rows,
             return -1;
         simd_q8_quantize(k, w, cols, 0, rows, mt->data, mt->scales);
         break;
+    case SIMD_Q4:
+        mt->scales = mem_alloc((size_t)simd_scale_bytes(dt, rows, cols));
+        if (mt->scales == NULL)
+            return -1;
+        simd_q4_quantize(w, cols, 0, rows, mt->data, mt->scales);
+        break;
     case SIMD_NDTYPE:
         break;
     }
@@ -322,11 +328,8 @@ mat_free(struct mat *mt)
 static size_t
 mat_bytes(const simd_matrix *m)
 {
-    size_t b = (size_t)m->rows * (size_t)m->cols * simd_dtype_size(m->dtype);
-
-    if (m->dtype == SIMD_Q8)
-        b += (size_t)m->rows * (size_t)simd_q8_nblocks(m->cols) * sizeof(float);
-    return b;
+    return (size_t)(simd_data_bytes(m->dtype, m->rows, m->cols) +
+                    simd_scale_bytes(m->dtype, m->rows, m->cols));
 }
 
 /* ---- main ------------------------------------------------------------------------ */
@@ -413,7 +416,8 @@ old_avx2_kernels(void)
     k = *base;
     k.name = "avx2-dot";
     for (int dt = 0; dt < SIMD_NDTYPE; dt++)
-        k.matmul[dt] = simd_avx2_dot_matmul[dt];
+        if (simd_avx2_dot_matmul[dt] != NULL)
+            k.matmul[dt] = simd_avx2_dot_matmul[dt];
     return &k;
 }
 
@@ -429,7 +433,8 @@ old_dot_kernels(void)
     k = *base;
     k.name = "avx512-dot";
     for (int dt = 0; dt < SIMD_NDTYPE; dt++)
-        k.matmul[dt] = simd_avx512_dot_matmul[0][dt];
+        if (simd_avx512_dot_matmul[0][dt] != NULL)
+            k.matmul[dt] = simd_avx512_dot_matmul[0][dt];
     return &k;
 }
 
@@ -474,10 +479,12 @@ main(int argc, char **argv)
         {"q8 (bf16 dp)", SIMD_ISA_AVX512, 0, SIMD_Q8},
         {"q8 (vnni)", SIMD_NISA, 0, SIMD_Q8},
         {"q8 (exact)", SIMD_ISA_AVX512, SIMD_EXACT, SIMD_Q8},
+        {"q4", SIMD_ISA_AVX512, 0, SIMD_Q4},
         {"f32 avx2", SIMD_ISA_AVX2, 0, SIMD_F32},
         {"bf16 avx2", SIMD_ISA_AVX2, 0, SIMD_BF16},
         {"q8 avx2", SIMD_ISA_AVX2, 0, SIMD_Q8},
         {"f16 avx2", SIMD_ISA_AVX2, 0, SIMD_F16},
+        {"q4 avx2", SIMD_ISA_AVX2, 0, SIMD_Q4},
         /* isa SIMD_NISA + 2: the avx2 table with its earlier dot-product
         ** matmuls (simd_avx2_dot_matmul) */
         {"f32 avx2 (old)", SIMD_NISA + 2, 0, SIMD_F32},
@@ -538,7 +545,7 @@ main(int argc, char **argv)
             struct mat mats[MAX_COPIES];
             simd_matrix views[MAX_COPIES];
             int ncopies;
-            size_t wb;
+            size_t wb, db;
             void *ws;
             simd_act a;
 
@@ -564,13 +571,14 @@ main(int argc, char **argv)
                     ncopies = c;
                     break;
                 }
-                memcpy(mats[c].data, mats[0].data, n * simd_dtype_size(vr->dt));
+                db = (size_t)simd_data_bytes(vr->dt, sh->rows, sh->cols);
+                memcpy(mats[c].data, mats[0].data, db);
                 mats[c].m.data = mats[c].data;
-                if (vr->dt == SIMD_Q8) {
-                    /* the scales go to the tail of the same block (n is a
-                    ** multiple of 64, so they stay aligned) */
-                    mats[c].m.scales = (const float *)((const char *)mats[c].data + n);
-                    memcpy((char *)mats[c].data + n, mats[0].scales, wb - n);
+                if (vr->dt == SIMD_Q8 || vr->dt == SIMD_Q4) {
+                    /* the scales go to the tail of the same block (the data
+                    ** bytes are a multiple of 64, so they stay aligned) */
+                    mats[c].m.scales = (const float *)((const char *)mats[c].data + db);
+                    memcpy((char *)mats[c].data + db, mats[0].scales, wb - db);
                 }
             }
             for (int c = 0; c < ncopies; c++)

@@ -254,7 +254,7 @@ arith_peak(const simd_kernels *k, enum simd_dtype dt, int threads)
 
 /*
 ** Which peak bounds prefill under STRATEGY: the weight dtype of most layers
-** (bf16 or any int8 stage: the bf16 dot product; fp32 / fp16: FMA).
+** (bf16 or any int8 / 4-bit stage: the bf16 dot product; fp32 / fp16: FMA).
 */
 static int
 strategy_uses_bf16_dot(const char *strategy, int n_layer)
@@ -270,7 +270,7 @@ strategy_uses_bf16_dot(const char *strategy, int n_layer)
     strat_plan(&st, n_layer, slot);
     for (int l = 0; l < n_layer; l++) {
         const strat_stage *s = &st.stages[slot[l]];
-        bf += s->quant == 8 || s->dtype == STRAT_BF16;
+        bf += s->quant == 8 || s->quant == 4 || s->dtype == STRAT_BF16;   /* i4: bf16 panels too */
     }
     free(slot);
     return 2 * bf > n_layer;
@@ -363,7 +363,7 @@ usage(FILE *f)
                "and reports decode as a share of the bandwidth\n"
                "bound (read bandwidth / weight bytes per token) and prefill as a share of\n"
                "the arithmetic bound (peak / (2 x matrix elements per token); the bf16 dot\n"
-               "peak for bf16 and int8 strategies, the FMA peak for fp32 and fp16).\n"
+               "peak for bf16, int8 and 4-bit strategies, the FMA peak for fp32 and fp16).\n"
                "It prints the kernel set that ran (RWKV_KERNELS=portable|avx2|avx512 forces\n"
                "one) and the CPU's features.\n\n"
                "--busy N starts N processes that spin on a core each for the whole run and\n"

@@ -61,14 +61,23 @@ kern_dtype_size(enum kern_dtype dt)
     return simd_dtype_size((enum simd_dtype)dt);
 }
 
+uint64_t
+kern_data_bytes(enum kern_dtype dt, int64_t rows, int64_t cols)
+{
+    return simd_data_bytes((enum simd_dtype)dt, rows, cols);
+}
+
+uint64_t
+kern_scale_bytes(enum kern_dtype dt, int64_t rows, int64_t cols)
+{
+    return simd_scale_bytes((enum simd_dtype)dt, rows, cols);
+}
+
 size_t
 kern_mat_bytes(const kern_mat *w)
 {
-    size_t n = (size_t)w->rows * (size_t)w->cols * kern_dtype_size(w->dtype);
-
-    if (w->dtype == KERN_Q8)
-        n += (size_t)w->rows * (size_t)simd_q8_nblocks(w->cols) * sizeof(float);
-    return n;
+    return (size_t)(kern_data_bytes(w->dtype, w->rows, w->cols) +
+                    kern_scale_bytes(w->dtype, w->rows, w->cols));
 }
 
 static void
@@ -78,7 +87,7 @@ kern_view(const kern_mat *w, simd_matrix *m)
     m->rows = w->rows;
     m->cols = w->cols;
     m->data = w->data;
-    m->scales = w->dtype == KERN_Q8 ? w->scales : NULL;
+    m->scales = w->dtype == KERN_Q8 || w->dtype == KERN_Q4 ? w->scales : NULL;
 }
 
 struct kern_job {

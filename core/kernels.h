@@ -3,9 +3,10 @@
 **
 ** Weight matrices are passed as a kern_mat (dtype + data + dims).  A matrix
 ** is always applied as y = W x with W stored [rows = out][cols = in]
-** row-major (PyTorch Linear layout), in float32, bfloat16, IEEE half or
+** row-major (PyTorch Linear layout), in float32, bfloat16, IEEE half,
 ** blockwise int8 (simd.h's Q8: int8 codes and one fp32 scale per 32
-** weights).  Accumulation is always float32 and activations come in and go
+** weights) or blockwise 4-bit (simd.h's Q4: 4-bit codes, a bf16 scale and
+** offset per 32 weights).  Accumulation is always float32 and activations come in and go
 ** out as float32.
 **
 ** The products run on core/simd.h's kernels (AVX-512 / AVX2 / portable,
@@ -27,13 +28,15 @@
 
 /* Same values as enum simd_dtype. */
 enum kern_dtype { KERN_F32 = SIMD_F32, KERN_BF16 = SIMD_BF16, KERN_F16 = SIMD_F16,
-                  KERN_Q8 = SIMD_Q8 };
+                  KERN_Q8 = SIMD_Q8, KERN_Q4 = SIMD_Q4 };
 
 typedef struct kern_mat {
     enum kern_dtype dtype;
     int             rows, cols;   /* out, in */
-    const void     *data;         /* borrowed: float / uint16_t / int8_t [rows][cols] */
-    const float    *scales;       /* borrowed, KERN_Q8: [rows][simd_q8_nblocks(cols)] */
+    const void     *data;         /* borrowed: float / uint16_t / int8_t [rows][cols],
+                                     KERN_Q4: packed codes (simd.h) */
+    const float    *scales;       /* borrowed, KERN_Q8: [rows][simd_q8_nblocks(cols)],
+                                     KERN_Q4: block words (simd.h) */
 } kern_mat;
 
 /*
@@ -102,8 +105,12 @@ void kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n);
 */
 void kern_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t *q,
                       float *scales);
-/* Bytes of KERN_* element data (Q8: 1, scales not counted). */
+/* Bytes of KERN_* element data (Q8: 1, scales not counted; Q4: 0, see
+** kern_data_bytes). */
 size_t kern_dtype_size(enum kern_dtype dt);
+/* Bytes of the data and of the scales of a [ROWS][COLS] matrix of DT. */
+uint64_t kern_data_bytes(enum kern_dtype dt, int64_t rows, int64_t cols);
+uint64_t kern_scale_bytes(enum kern_dtype dt, int64_t rows, int64_t cols);
 /* Bytes W occupies (data + scales). */
 size_t kern_mat_bytes(const kern_mat *w);
 /* Dot product of N floats. */

@@ -353,7 +353,7 @@ struct mdl_cvt_job {
     int64_t             rows, cols;
     enum kern_dtype     dt;
     void               *dst;
-    float              *scales;   /* KERN_Q8 */
+    float              *scales;   /* KERN_Q8, KERN_Q4 */
     const simd_kernels *k;
     int                 failed;   /* a worker could not allocate its scratch */
 };
@@ -401,6 +401,11 @@ mdl_cvt_rows(void *ctx, int i, int n)
         case KERN_Q8:
             kern_q8_quantize(tmp, j->cols, 0, (int64_t)nr, (int8_t *)j->dst + at,
                              j->scales + (size_t)r * nb);
+            break;
+        case KERN_Q4:
+            simd_q4_quantize(tmp, j->cols, 0, (int64_t)nr,
+                             (uint8_t *)j->dst + (size_t)kern_data_bytes(KERN_Q4, r, j->cols),
+                             j->scales + (size_t)r * (size_t)simd_q4_nblocks(j->cols));
             break;
         }
     }
@@ -457,10 +462,10 @@ mdl_mat(rwkv_model *m, const ckpt_tensor *t, enum kern_dtype dt, kern_mat *km, r
         job.src = tmp;
         job.sdt = CK_F32;
     }
-    if (!mem_mul_ok(t->numel, kern_dtype_size(dt), &bytes) ||
-        (job.dst = mdl_own(m, bytes)) == NULL ||
-        (dt == KERN_Q8 && (job.scales = mdl_own(m, (uint64_t)rows * (uint64_t)simd_q8_nblocks(cols) *
-                                                       sizeof(float))) == NULL)) {
+    if (!mem_mul_ok(t->numel, sizeof(float), &bytes) ||   /* the widest dtype's bytes */
+        (job.dst = mdl_own(m, kern_data_bytes(dt, rows, cols))) == NULL ||
+        (kern_scale_bytes(dt, rows, cols) > 0 &&
+         (job.scales = mdl_own(m, kern_scale_bytes(dt, rows, cols))) == NULL)) {
         free(tmp);
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
     }
@@ -859,8 +864,9 @@ mdl_plan(rwkv_model *m, rwkv_err *err)
     strat_plan(&m->strategy, m->n_layer, stage);
     for (int l = 0; l <= m->n_layer; l++) {
         const strat_stage *st = &m->strategy.stages[stage[l]];
-        /* i4 / i3 are ignored like the reference: weights in the dtype */
-        m->slot_dt[l] = st->quant == 8 ? KERN_Q8
+        /* i4: 4-bit blocks (an extension: the reference ignores it); i3 is
+         * ignored like the reference: weights in the dtype */
+        m->slot_dt[l] = st->quant == 8 ? KERN_Q8 : st->quant == 4 ? KERN_Q4
                       : st->dtype == STRAT_BF16 ? KERN_BF16
                       : st->dtype == STRAT_FP16 ? KERN_F16 : KERN_F32;
     }

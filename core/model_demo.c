@@ -102,7 +102,8 @@ demo_want_bf16(const char *strategy)
     if (strat_parse(strategy, &st, NULL) != RWKV_OK)
         return 0;
     for (int i = 0; i < st.n_stages; i++)
-        if (st.stages[i].dtype == STRAT_FP32 && st.stages[i].quant != 8)
+        if (st.stages[i].dtype == STRAT_FP32 && st.stages[i].quant != 8 &&
+            st.stages[i].quant != 4)
             return 0;
     return 1;
 }

@@ -115,6 +115,8 @@ dot_row(const simd_matrix *w, int64_t r, const float *x)
     case SIMD_Q8:
         return dot_q8((const int8_t *)w->data + r * n,
                       w->scales + r * simd_q8_nblocks(n), x, n);
+    case SIMD_Q4:
+        return simd_q4_dot_portable(w, r, x);
     case SIMD_NDTYPE:
         break;
     }
@@ -175,9 +177,9 @@ static const struct simd_kernels simd_kernels_portable = {
     .name = "portable",
     .isa = SIMD_ISA_PORTABLE,
     .flags = SIMD_EXACT,
-    .matvec = {port_matvec, port_matvec, port_matvec, port_matvec},
-    .matmul = {port_matmul, port_matmul, port_matmul, port_matmul},
-    .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
+    .matvec = {port_matvec, port_matvec, port_matvec, port_matvec, simd_q4_mv_portable},
+    .matmul = {port_matmul, port_matmul, port_matmul, port_matmul, port_matmul},
+    .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
     .f32_to_bf16 = port_f32_to_bf16,
     .f32_to_f16 = port_f32_to_f16,
     .bf16_to_f32 = port_bf16_to_f32,
@@ -243,7 +245,7 @@ simd_kernels_isa(const simd_kernels *k)
 const char *
 simd_dtype_name(enum simd_dtype dt)
 {
-    static const char *const names[SIMD_NDTYPE] = {"f32", "bf16", "f16", "q8"};
+    static const char *const names[SIMD_NDTYPE] = {"f32", "bf16", "f16", "q8", "q4"};
 
     return (unsigned)dt < SIMD_NDTYPE ? names[dt] : "?";
 }
@@ -251,9 +253,27 @@ simd_dtype_name(enum simd_dtype dt)
 size_t
 simd_dtype_size(enum simd_dtype dt)
 {
-    static const size_t sizes[SIMD_NDTYPE] = {4, 2, 2, 1};
+    static const size_t sizes[SIMD_NDTYPE] = {4, 2, 2, 1, 0};
 
     return (unsigned)dt < SIMD_NDTYPE ? sizes[dt] : 0;
+}
+
+uint64_t
+simd_data_bytes(enum simd_dtype dt, int64_t rows, int64_t cols)
+{
+    if (dt == SIMD_Q4)
+        return (uint64_t)rows * (uint64_t)simd_q4_nblocks(cols) * 16;
+    return (uint64_t)rows * (uint64_t)cols * simd_dtype_size(dt);
+}
+
+uint64_t
+simd_scale_bytes(enum simd_dtype dt, int64_t rows, int64_t cols)
+{
+    if (dt == SIMD_Q8)
+        return (uint64_t)rows * (uint64_t)simd_q8_nblocks(cols) * sizeof(float);
+    if (dt == SIMD_Q4)
+        return (uint64_t)rows * (uint64_t)simd_q4_nblocks(cols) * 4;
+    return 0;
 }
 
 /* ---- kernels through the table -------------------------------------- */

@@ -1,6 +1,7 @@
 /*
 ** simd.h -- CPU compute kernels: y = W x for weight matrices in f32, bf16,
-** f16 and blockwise int8 ("Q8"), with fp32 accumulation, in a portable
+** f16, blockwise int8 ("Q8") and blockwise 4-bit ("Q4"), with fp32
+** accumulation, in a portable
 ** version and AVX2 / AVX-512 versions chosen at run time.
 **
 ** Shapes follow PyTorch's nn.Linear: W is [out, in] row-major ("rows" = out,
@@ -40,6 +41,13 @@
 **                own fp32 rescale; it stays as the "avx512-vnni" table for
 **                comparison.)
 **
+**   Q4           4-bit codes q in [0, 15] with a scale d and an offset m per
+**                block of SIMD_Q4_BLOCK weights: w ~= q * d + m (see
+**                core/simd_q4.c for the quantizer and the measurements).
+**                The matmuls (prefill) dequantize q * d + m per panel into
+**                the fp32 packed GEMM (fp32 activations); the matvecs use
+**                int8 activations (see simd_matvec).
+**
 ** Q8 design: blocks of 32 with an fp32 scale cost 1.125 bytes per weight
 ** (fp16 scales: 1.0625, 5.5% less decode traffic) but have no range limits
 ** (an fp16 scale goes subnormal for blocks whose largest weight is below
@@ -58,12 +66,15 @@
 
 /* Weights per Q8 scale block along `in`. */
 #define SIMD_Q8_BLOCK 32
+/* Weights per Q4 block (a scale and an offset) along `in`. */
+#define SIMD_Q4_BLOCK 32
 
 enum simd_dtype {
     SIMD_F32 = 0, /* float                                        */
     SIMD_BF16,    /* uint16_t bfloat16 bits                       */
     SIMD_F16,     /* uint16_t IEEE binary16 bits                  */
     SIMD_Q8,      /* int8_t codes + float scales per 32-block     */
+    SIMD_Q4,      /* 4-bit codes + bf16 scale and offset per 32   */
     SIMD_NDTYPE
 };
 
@@ -78,7 +89,8 @@ enum simd_isa {
 enum simd_flags {
     /* Never round activations: bf16 weights are widened to fp32 and Q8
     ** weights dequantized to fp32 in every kernel (slower prefill on
-    ** AVX-512, bit-for-bit the same decode). */
+    ** AVX-512, bit-for-bit the same decode; Q4 decode still quantizes x,
+    ** see simd_matvec). */
     SIMD_EXACT = 1
 };
 
@@ -93,6 +105,14 @@ enum simd_flags {
 **              float  scales[rows * simd_q8_nblocks(cols)]; weight (r, c) is
 **              data[r*cols + c] * scales[r*nb + c/32].  The last block of a
 **              row may be partial.
+**   SIMD_Q4:   uint8_t data[rows * nb * 16] (nb = simd_q4_nblocks(cols)):
+**              block b of row r is the 16 bytes at (r*nb + b) * 16; byte j
+**              holds the code of column 32b + j in its low nibble and of
+**              column 32b + j + 16 in its high nibble (padding codes of a
+**              partial last block are 0);  scales[rows * nb] are 32-bit
+**              words (typed float for the common field, never read as
+**              floats), one per block: bf16 bits of d in the low half, of
+**              m in the high half (simd_q4_dm).  Weight = code * d + m.
 ** Plain data: fill it in directly.
 */
 typedef struct simd_matrix {
@@ -100,7 +120,7 @@ typedef struct simd_matrix {
     int64_t rows;         /* out */
     int64_t cols;         /* in  */
     const void *data;     /* borrowed, see above */
-    const float *scales;  /* borrowed, SIMD_Q8 only; NULL otherwise */
+    const float *scales;  /* borrowed, SIMD_Q8 / SIMD_Q4 only; NULL otherwise */
 } simd_matrix;
 
 /*
@@ -140,13 +160,41 @@ simd_q8_nblocks(int64_t cols)
     return (cols + SIMD_Q8_BLOCK - 1) / SIMD_Q8_BLOCK;
 }
 
-/* Bytes per element of DT's data array (Q8: 1, scales not counted). */
+/* Number of Q4 blocks in a row of COLS weights. */
+static inline int64_t
+simd_q4_nblocks(int64_t cols)
+{
+    return (cols + SIMD_Q4_BLOCK - 1) / SIMD_Q4_BLOCK;
+}
+
+/* The block word of Q4 scales S at index I: *D = scale, *M = offset. */
+static inline void
+simd_q4_dm(const float *s, int64_t i, float *d, float *m)
+{
+    uint32_t u, lo, hi;
+
+    __builtin_memcpy(&u, (const char *)s + i * 4, 4);
+    lo = u << 16;
+    hi = u & 0xffff0000u;
+    __builtin_memcpy(d, &lo, 4);
+    __builtin_memcpy(m, &hi, 4);
+}
+
+/* Bytes per element of DT's data array (Q8: 1, scales not counted; Q4: 0,
+** see simd_data_bytes). */
 size_t simd_dtype_size(enum simd_dtype dt);
+/* Bytes of the data array and of the scales of a [ROWS, COLS] matrix of DT. */
+uint64_t simd_data_bytes(enum simd_dtype dt, int64_t rows, int64_t cols);
+uint64_t simd_scale_bytes(enum simd_dtype dt, int64_t rows, int64_t cols);
 
 /*
 ** y[r] = sum_c W[r, c] * x[c] for r in [r0, r1).  x [cols] fp32, y [rows]
 ** (only y[r0..r1) is written).  0 <= r0 <= r1 <= rows.  Activations stay
-** fp32 in every table (decode is bound by weight bytes, not arithmetic).
+** fp32 in every table (decode is bound by weight bytes, not arithmetic),
+** except for Q4: there x is quantized per 32-block to int8 in every table
+** (simd_impl.h; at 0.625 bytes a weight widening every code to fp32 was
+** slower than Q8), which adds ~5e-3 relative to y against the ~0.1 of the
+** 4-bit weights themselves.
 */
 void simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
                  float *y, int64_t r0, int64_t r1);
@@ -248,5 +296,19 @@ void simd_f16_to_f32(const simd_kernels *k, const uint16_t *src, float *dst,
 */
 void simd_q8_quantize(const simd_kernels *k, const float *src, int64_t cols,
                       int64_t r0, int64_t r1, int8_t *q, float *scales);
+/*
+** Quantize rows [r0, r1) of SRC [rows, cols] fp32 to Q4 (layout above):
+** codes into Q (row r at r * simd_q4_nblocks(cols) * 16), block words into
+** SCALES [rows, simd_q4_nblocks(cols)].  Per block: d and m fitted by least
+** squares to the codes, alternating with nearest codes from the min/max
+** start, then rounded to bf16 and the codes chosen again for the rounded
+** pair (core/simd_q4.c).  One plain-C implementation serves every kernel
+** table, so the result is the same bit for bit on every CPU.  Disjoint row
+** ranges may run concurrently.  Non-finite weights are not supported.
+*/
+void simd_q4_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1,
+                      uint8_t *q, float *scales);
+/* Row R of Q4 matrix W widened to fp32 (q * d + m) into DST [cols]. */
+void simd_q4_dequantize_row(const simd_matrix *w, int64_t r, float *dst);
 
 #endif

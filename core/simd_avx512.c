@@ -850,14 +850,18 @@ avx512_peak(int dot_bf16, int64_t iters)
     return (dot_bf16 ? 4.0 * 16 : 2.0 * 16) * 16 * (double)iters;
 }
 
+/* Q4 decode (core/simd_q4_avx512.c); the Q4 matmul of the default table is
+** the bf16 panel one (as Q8's), the other tables take the AVX2 fp32 one. */
+#define SIMD_MV_AVX512_Q4 simd_mv_avx512_q4
+
 const struct simd_kernels simd_kernels_avx512 = {
     .name = "avx512",
     .isa = SIMD_ISA_AVX512,
     .flags = 0,
-    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8},
+    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, SIMD_MV_AVX512_Q4},
     .matmul = {simd_mm_avx512_f32, simd_mm_avx512_bf16, simd_mm_avx512_f16,
-               simd_mm_avx512_q8},
-    .act = {SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_F32, SIMD_ACT_BF16},
+               simd_mm_avx512_q8, simd_mm_avx512_q4},
+    .act = {SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_BF16},
     .f32_to_bf16 = avx512_f32_to_bf16,
     .f32_to_f16 = avx512_f32_to_f16,
     .bf16_to_f32 = avx512_bf16_to_f32,
@@ -872,10 +876,10 @@ const struct simd_kernels simd_kernels_avx512_vnni = {
     .name = "avx512-vnni",
     .isa = SIMD_ISA_AVX512,
     .flags = 0,
-    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8},
+    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, SIMD_MV_AVX512_Q4},
     .matmul = {simd_mm_avx512_f32, simd_mm_avx512_bf16, simd_mm_avx512_f16,
-               mm_q8_vnni},
-    .act = {SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_F32, SIMD_ACT_Q8U},
+               mm_q8_vnni, simd_mm_avx2_q4},
+    .act = {SIMD_ACT_F32, SIMD_ACT_BF16, SIMD_ACT_F32, SIMD_ACT_Q8U, SIMD_ACT_F32},
     .f32_to_bf16 = avx512_f32_to_bf16,
     .f32_to_f16 = avx512_f32_to_f16,
     .bf16_to_f32 = avx512_bf16_to_f32,
@@ -888,10 +892,10 @@ const struct simd_kernels simd_kernels_avx512_exact = {
     .name = "avx512-exact",
     .isa = SIMD_ISA_AVX512,
     .flags = SIMD_EXACT,
-    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8},
+    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, SIMD_MV_AVX512_Q4},
     .matmul = {simd_mm_avx512_f32, simd_mm_avx512_bf16_exact, simd_mm_avx512_f16,
-               simd_mm_avx512_q8_exact},
-    .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
+               simd_mm_avx512_q8_exact, simd_mm_avx2_q4},
+    .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
     .f32_to_bf16 = avx512_f32_to_bf16,
     .f32_to_f16 = avx512_f32_to_f16,
     .bf16_to_f32 = avx512_bf16_to_f32,

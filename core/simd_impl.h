@@ -100,4 +100,60 @@ void simd_q8_quantize_portable(const float *src, int64_t cols, int64_t r0,
 void simd_act_q8u_portable(const float *x, int64_t T, int64_t cols,
                            int64_t ldq, uint8_t *xq, float *xs);
 
+/*
+** Q4 (core/simd_q4*.c).  The matvecs quantize x per 32-block to int8 once
+** per call (simd_q4_act: code = round(x / dx), dx = max|x| / 127, the
+** SIMD_ACT_Q8U rule) and take exact integer dot products with the 4-bit
+** codes: block value = (d * dx) * sum(q * code) + m * sum(x), sum(x) in
+** fp32.  The codes are stored per quad of 4 blocks (128 bytes): the 16
+** low-nibble columns (0-15) of blocks 0..3, then their 16 high-nibble
+** columns (16-31), so a 32- or 64-byte load of weight bytes lines up with
+** one load of activation codes.  Columns go in passes of SIMD_Q4_XCOLS.
+*/
+#define SIMD_Q4_XCOLS 16384
+typedef struct simd_q4_x {
+    int8_t xq[SIMD_Q4_XCOLS] __attribute__((aligned(64)));  /* quad layout */
+    float  xd[SIMD_Q4_XCOLS / SIMD_Q4_BLOCK];                 /* dx per block */
+    float  xs[SIMD_Q4_XCOLS / SIMD_Q4_BLOCK];                 /* sum(x) */
+} simd_q4_x;
+/* Blocks per quad of the activation layout. */
+#define SIMD_Q4_QUAD 4
+/* Quantize X [n] (n <= SIMD_Q4_XCOLS) into *Q; blocks up to the next whole
+** quad are padded with code 0, dx 0, sum 0.  simd_q4_act_block: block B
+** alone from its LEN (0..32) values at X.  The AVX2 version gives the same
+** bytes (sum(x) in the same 8 partial sums and tree). */
+typedef void (*simd_q4_act_fn)(const float *x, int64_t n, simd_q4_x *q);
+void simd_q4_act(const float *x, int64_t n, simd_q4_x *q);
+void simd_q4_act_block(const float *x, int len, simd_q4_x *q, int64_t b);
+void simd_q4_act_avx2(const float *x, int64_t n, simd_q4_x *q);
+/* One block of 16 code bytes P (simd.h's layout) against block K of Q:
+** the exact integer sum(q * code). */
+int32_t simd_q4_isum(const uint8_t *p, const simd_q4_x *q, int64_t k);
+/*
+** The driver of a Q4 matvec: for each pass of columns, ACT, then
+** ROWS(w, q, nblk, y, r0, r1, b0, add) for the rows (NBLK blocks of the
+** pass from block B0; ADD: y += instead of y =).
+*/
+typedef void (*simd_q4_rows_fn)(const simd_matrix *w, const simd_q4_x *q, int64_t nblk,
+                                float *y, int64_t r0, int64_t r1, int64_t b0, int add);
+void simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                    int64_t r1, simd_q4_act_fn act, simd_q4_rows_fn rows);
+/* The plain-C Q4 kernels: matvec, and the dot product of row R with fp32 X
+** (the portable matmul's). */
+void simd_q4_mv_portable(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                         int64_t r1);
+float simd_q4_dot_portable(const simd_matrix *w, int64_t r, const float *x);
+/* The AVX2 matvec / packed-panel matmul (the exact and VNNI AVX-512 tables
+** take this matmul too: exact fp32) and the AVX-512 VNNI matvec. */
+void simd_mv_avx2_q4(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                     int64_t r1);
+void simd_mm_avx2_q4(const simd_matrix *w, const simd_act *a, float *y,
+                     int64_t ldy, int64_t r0, int64_t r1);
+void simd_mv_avx512_q4(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                       int64_t r1);
+/* The AVX-512 Q4 matmul: panels of bf16(q * d + m), bf16 activations, as
+** simd_mm_avx512_q8 (core/simd_mm_avx512.c). */
+void simd_mm_avx512_q4(const simd_matrix *w, const simd_act *a, float *y,
+                       int64_t ldy, int64_t r0, int64_t r1);
+
 #endif

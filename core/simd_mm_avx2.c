@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "simd_impl.h"
+#include "simd_q4_avx2.h"
 
 #define AI static inline __attribute__((always_inline))
 
@@ -60,7 +61,7 @@ _Static_assert(M2_KC % SIMD_Q8_BLOCK == 0 && M2_KC % 8 == 0, "KC: whole Q8 block
 #define M2_Y_BYTES (128 << 10)
 #endif
 
-enum m2_fmt { M2_F32, M2_BF16, M2_F16, M2_Q8 };
+enum m2_fmt { M2_F32, M2_BF16, M2_F16, M2_Q8, M2_Q4 };
 
 AI int64_t
 m2_esize(enum m2_fmt f)
@@ -93,6 +94,8 @@ m2_w1(enum m2_fmt f, const simd_matrix *w, int64_t r, int64_t c)
     case M2_Q8:
         return (float)((const int8_t *)w->data)[off] *
                w->scales[r * simd_q8_nblocks(w->cols) + c / SIMD_Q8_BLOCK];
+    case M2_Q4:
+        return simd_q4_w1(w, r, c);
     }
     return 0;
 }
@@ -123,6 +126,8 @@ m2_chunk(enum m2_fmt f, const simd_matrix *w, int64_t r, int64_t c, int64_t left
             _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
                 _mm_loadl_epi64((const __m128i *)((const int8_t *)w->data + off)))),
             _mm256_set1_ps(w->scales[r * simd_q8_nblocks(w->cols) + c / SIMD_Q8_BLOCK]));
+    case M2_Q4:
+        return simd_q4_avx2_chunk(w, r, c);
     }
     return _mm256_setzero_ps();
 }
@@ -277,10 +282,12 @@ AI void
 m2_prefetch_rows(enum m2_fmt f, const simd_matrix *w, int64_t r, int64_t i0, int64_t i1,
                  int64_t k0, int64_t kn)
 {
-    const int64_t es = m2_esize(f), bytes = kn * es;
+    const int64_t es = m2_esize(f), bytes = f == M2_Q4 ? kn / 2 : kn * es;
 
     for (int64_t i = i0; i < i1; i++) {
-        const char *p = (const char *)w->data +
+        const char *p = f == M2_Q4 ? (const char *)w->data +
+                                         (size_t)((r + i) * simd_q4_nblocks(w->cols)) * 16 + k0 / 2
+                                   : (const char *)w->data +
                         ((size_t)(r + i) * (size_t)w->cols + (size_t)k0) * (size_t)es;
         for (int64_t b = 0; b < bytes; b += 64)
             _mm_prefetch(p + b, _MM_HINT_T0);
@@ -365,6 +372,13 @@ simd_mm_avx2_q8(const simd_matrix *w, const simd_act *a, float *y, int64_t ldy, 
                 int64_t r1)
 {
     m2_run(M2_Q8, w, a, y, ldy, r0, r1);
+}
+
+void
+simd_mm_avx2_q4(const simd_matrix *w, const simd_act *a, float *y, int64_t ldy, int64_t r0,
+                int64_t r1)
+{
+    m2_run(M2_Q4, w, a, y, ldy, r0, r1);
 }
 
 #endif /* __x86_64__ */

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "simd_impl.h"
+#include "simd_q4_avx2.h"
 
 #define AI static inline __attribute__((always_inline))
 
@@ -78,7 +79,8 @@ enum mm_pack {
     PK_F16_F32,   /* f16 widened -> fp32                   */
     PK_Q8_F32,    /* code * scale in fp32 -> fp32 (exact)  */
     PK_BF16_BF16, /* bf16 pairs as they are                */
-    PK_Q8_BF16    /* bf16(code * scale) pairs              */
+    PK_Q8_BF16,   /* bf16(code * scale) pairs              */
+    PK_Q4_BF16    /* bf16(code * d + m) pairs (core/simd_q4.c) */
 };
 
 typedef int32_t __attribute__((may_alias)) mm_i32a;
@@ -86,7 +88,7 @@ typedef int32_t __attribute__((may_alias)) mm_i32a;
 AI int
 pk_bf16(enum mm_pack pk)
 {
-    return pk == PK_BF16_BF16 || pk == PK_Q8_BF16;
+    return pk == PK_BF16_BF16 || pk == PK_Q8_BF16 || pk == PK_Q4_BF16;
 }
 
 AI int64_t
@@ -108,6 +110,7 @@ pk_esize(enum mm_pack pk)
         return 2;
     case PK_Q8_F32:
     case PK_Q8_BF16:
+    case PK_Q4_BF16:   /* (half a byte: mm_prefetch_rows) */
         return 1;
     }
     return 1;
@@ -201,6 +204,8 @@ pk_chunk(enum mm_pack pk, const simd_matrix *w, int64_t r, int64_t c, int64_t le
         ** subnormal products, |q * s| < 1.2e-38, are flushed) */
         return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
     }
+    case PK_Q4_BF16:
+        return simd_q4_avx512_chunk(w, r, c, left);
     }
     return _mm512_setzero_si512();
 }
@@ -360,10 +365,13 @@ AI void
 mm_prefetch_rows(enum mm_pack pk, const simd_matrix *w, int64_t r, int64_t i0, int64_t i1,
                  int64_t k0, int64_t kn)
 {
-    const int64_t es = pk_esize(pk), bytes = kn * es;
+    const int64_t es = pk_esize(pk), bytes = pk == PK_Q4_BF16 ? kn / 2 : kn * es;
 
     for (int64_t i = i0; i < i1; i++) {
-        const char *p = (const char *)w->data + ((size_t)(r + i) * (size_t)w->cols + (size_t)k0) * (size_t)es;
+        const char *p = pk == PK_Q4_BF16
+                            ? (const char *)w->data +
+                                  (size_t)((r + i) * simd_q4_nblocks(w->cols)) * 16 + k0 / 2
+                            : (const char *)w->data + ((size_t)(r + i) * (size_t)w->cols + (size_t)k0) * (size_t)es;
         for (int64_t b = 0; b < bytes; b += 64)
             _mm_prefetch(p + b, _MM_HINT_T0);
         _mm_prefetch(p + bytes - 1, _MM_HINT_T0);
@@ -476,6 +484,13 @@ simd_mm_avx512_q8(const simd_matrix *w, const simd_act *a, float *y, int64_t ldy
                   int64_t r0, int64_t r1)
 {
     mm_run(PK_Q8_BF16, w, a, y, ldy, r0, r1);
+}
+
+void
+simd_mm_avx512_q4(const simd_matrix *w, const simd_act *a, float *y, int64_t ldy,
+                  int64_t r0, int64_t r1)
+{
+    mm_run(PK_Q4_BF16, w, a, y, ldy, r0, r1);
 }
 
 #endif /* __x86_64__ */

@@ -100,7 +100,7 @@ struct wc_entry {
     uint32_t tag, dtype;           /* enum wc_tag, enum kern_dtype */
     int64_t  rows, cols;
     uint64_t data_off, data_bytes; /* absolute in the file */
-    uint64_t scales_off, scales_bytes;   /* KERN_Q8 only, else 0 */
+    uint64_t scales_off, scales_bytes;   /* KERN_Q8 / KERN_Q4 only, else 0 */
 };
 
 _Static_assert(sizeof(struct wc_header) == 216, "wc_header has no padding");
@@ -214,15 +214,13 @@ wc_align(uint64_t x, uint64_t a)
 static int
 wc_sizes(uint32_t dt, int64_t rows, int64_t cols, uint64_t *data, uint64_t *scales)
 {
-    uint64_t n;
-
     if (rows <= 0 || cols <= 0 || rows > WC_MAX_DIM || cols > WC_MAX_DIM)
         return 0;
-    if (dt != KERN_F32 && dt != KERN_BF16 && dt != KERN_F16 && dt != KERN_Q8)
+    if (dt != KERN_F32 && dt != KERN_BF16 && dt != KERN_F16 && dt != KERN_Q8 && dt != KERN_Q4)
         return 0;
-    n = (uint64_t)rows * (uint64_t)cols;   /* < 2^48: no overflow below */
-    *data = n * kern_dtype_size((enum kern_dtype)dt);
-    *scales = dt == KERN_Q8 ? (uint64_t)rows * (uint64_t)simd_q8_nblocks(cols) * sizeof(float) : 0;
+    /* rows, cols < 2^24: no overflow below */
+    *data = kern_data_bytes((enum kern_dtype)dt, rows, cols);
+    *scales = kern_scale_bytes((enum kern_dtype)dt, rows, cols);
     return 1;
 }
 
@@ -344,6 +342,29 @@ wc_probe(const simd_kernels *k)
     sum = wc_mix(sum ^ wc_checksum(back, sizeof back));
     simd_f16_to_f32(k, h16, back, N);
     return wc_mix(sum ^ wc_checksum(back, sizeof back));
+}
+
+/*
+** The probe's part for Q4 (simd_q4_quantize on the same kind of matrix),
+** joined to the key only by plans with Q4 slots: a change of the 4-bit
+** scheme makes every i4 cache stale and leaves the others valid.
+*/
+static uint64_t
+wc_probe_q4(void)
+{
+    enum { N = WC_PROBE_ROWS * WC_PROBE_COLS, NB = (WC_PROBE_COLS + SIMD_Q4_BLOCK - 1) / SIMD_Q4_BLOCK };
+    float src[N], words[WC_PROBE_ROWS * NB];
+    uint8_t q[WC_PROBE_ROWS * NB * 16];
+    uint64_t z = WC_K1 ^ 4;
+
+    for (int i = 0; i < N; i++) {
+        z = wc_mix(z + WC_K1);
+        src[i] = (i % 13 == 0) ? 0.0f
+               : (float)((double)(int64_t)(z >> 11) / (double)((uint64_t)1 << 52)) *
+                 (float)(1u << (z % 12)) / 64.0f;
+    }
+    simd_q4_quantize(src, WC_PROBE_COLS, 0, WC_PROBE_ROWS, q, words);
+    return wc_mix(wc_checksum(q, sizeof q) ^ wc_rotl(wc_checksum(words, sizeof words), 17));
 }
 
 /* ---- reading ---- */
@@ -546,6 +567,8 @@ wc_open(const wc_key *key, int mode, const char *dir, tpool *pool, wc_cache **ou
     c->key.crc_digest = ckpt_crc_digest(key->ck);
     c->ck = key->ck;
     c->key.prep_probe = wc_probe(key->k);
+    if (memchr(key->plan, KERN_Q4, key->n_plan) != NULL)
+        c->key.prep_probe ^= wc_probe_q4();
     c->key.plan_hash = wc_checksum(key->plan, key->n_plan);
     c->key.n_plan = key->n_plan;
     snprintf(c->key.kernels, sizeof c->key.kernels, "%s", key->kernels ? key->kernels : "");

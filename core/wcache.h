@@ -9,7 +9,7 @@
 ** buffers in place: no conversion, no copy.
 **
 ** What is cached (each an "entry", found by name, tag, dtype and shape):
-**   WC_MAT   a linear converted to its slot's dtype (data, + Q8 scales)
+**   WC_MAT   a linear converted to its slot's dtype (data, + Q8 / Q4 scales)
 **   WC_TRANS a LoRA-style matrix transposed to float32 [out][in]
 **   WC_EMB   the embedding with ln0 folded in, float32 [V][C] (plans with
 **            device stages; CPU plans keep the table in place)
@@ -32,7 +32,7 @@
 ** the format version, the preparation version (WC_PREP_VERSION: bump it
 ** whenever model.c changes what a prepared buffer holds), a probe of the
 ** conversions themselves (a fixed matrix run through the bf16/f16/Q8
-** conversions and hashed at open, so a changed rounding or quantization
+** conversions -- and the Q4 quantizer for plans with Q4 slots -- and hashed at open, so a changed rounding or quantization
 ** scheme invalidates old caches by itself), the
 ** Q8 block size, an endianness mark, the kernel table's name, the slot
 ** dtype plan, and the checkpoint's identity: size, mtime, the model's

@@ -1028,6 +1028,12 @@ gm_check(const strat *s, rwkv_err *err)
     int n = 0;
     rwkv_err e2;
 
+    /* no 4-bit kernels on the GPU: refused, never silently run in fp16 */
+    for (int i = 0; i < s->n_stages; i++)
+        if (s->stages[i].device == STRAT_CUDA && s->stages[i].quant == 4)
+            return rwkv_errf(err, RWKV_ENOTSUP, "strategy '%s': 4-bit weights (i4) run on the "
+                             "CPU only ('cpu fp32i4'); use i8 for cuda stages ('cuda fp16i8')",
+                             s->normalised);
     rwkv_err_clear(&e2);
     gpu_device_count(&n, &e2);
     if (n <= 0)

@@ -61,6 +61,16 @@ rnd_gauss(void)
 static double
 w_at(const simd_matrix *m, int64_t r, int64_t c);
 
+/* The offset m of the Q4 block holding weight (r, c). */
+static double
+q4_offset(const simd_matrix *m, int64_t r, int64_t c)
+{
+    uint32_t u;
+
+    memcpy(&u, (const char *)m->scales + (r * simd_q4_nblocks(m->cols) + c / 32) * 4, 4);
+    return dtype_bf16_to_f32((uint16_t)(u >> 16));
+}
+
 /* Weight (r, c) as the kernel multiplies it: the AVX-512 Q8 matmul with
 ** bf16 activations dequantizes code * scale in fp32, then rounds to bf16. */
 static double
@@ -71,6 +81,17 @@ w_kernel(const simd_matrix *m, int64_t r, int64_t c, int kind)
         float v = (float)((const int8_t *)m->data)[r * n + c] *
                   m->scales[r * simd_q8_nblocks(n) + c / SIMD_Q8_BLOCK];
         return dtype_bf16_to_f32(dtype_f32_to_bf16(v));
+    }
+    if (m->dtype == SIMD_Q4 && kind == SIMD_ACT_BF16) {   /* bf16(fma(q, d, m)) */
+        double off = q4_offset(m, r, c), full = w_at(m, r, c);
+        int64_t nb = simd_q4_nblocks(m->cols);
+        uint32_t u;
+        float d;
+        memcpy(&u, (const char *)m->scales + (r * nb + c / 32) * 4, 4);
+        d = dtype_bf16_to_f32((uint16_t)u);
+        /* q * d + m with one rounding: q = (full - off) / d exactly */
+        return dtype_bf16_to_f32(dtype_f32_to_bf16(
+            fmaf(d > 0 ? (float)((full - off) / d) : 0.0f, d, (float)off)));
     }
     return w_at(m, r, c);
 }
@@ -90,6 +111,15 @@ w_at(const simd_matrix *m, int64_t r, int64_t c)
     case SIMD_Q8:
         return (double)((const int8_t *)m->data)[r * n + c] *
                (double)m->scales[r * simd_q8_nblocks(n) + c / SIMD_Q8_BLOCK];
+    case SIMD_Q4: {
+        /* the test's own reading of simd.h's layout: code * d + m */
+        int64_t nb = simd_q4_nblocks(n), b = c / 32, j = c % 32;
+        uint8_t byte = ((const uint8_t *)m->data)[(r * nb + b) * 16 + j % 16];
+        uint32_t u;
+        memcpy(&u, (const char *)m->scales + (r * nb + b) * 4, 4);
+        return (double)(j < 16 ? byte & 15 : byte >> 4) * dtype_bf16_to_f32((uint16_t)u) +
+               dtype_bf16_to_f32((uint16_t)(u >> 16));
+    }
     case SIMD_NDTYPE:
         break;
     }
@@ -137,7 +167,7 @@ make_matrix(enum simd_dtype dt, const float *w, int64_t rows, int64_t cols,
     size_t n = (size_t)(rows * cols);
     const simd_kernels *port = simd_kernels_get(SIMD_ISA_PORTABLE, 0);
 
-    *data = malloc(n * simd_dtype_size(dt) + 1);
+    *data = malloc((size_t)simd_data_bytes(dt, rows, cols) + 1);
     *scales = NULL;
     switch (dt) {
     case SIMD_F32:
@@ -152,6 +182,10 @@ make_matrix(enum simd_dtype dt, const float *w, int64_t rows, int64_t cols,
     case SIMD_Q8:
         *scales = malloc((size_t)(rows * simd_q8_nblocks(cols)) * sizeof(float) + 1);
         simd_q8_quantize(port, w, cols, 0, rows, *data, *scales);
+        break;
+    case SIMD_Q4:
+        *scales = malloc((size_t)simd_scale_bytes(dt, rows, cols) + 1);
+        simd_q4_quantize(w, cols, 0, rows, *data, *scales);
         break;
     case SIMD_NDTYPE:
         break;
@@ -191,7 +225,9 @@ check_shape(const simd_kernels *k, enum simd_dtype dt, int64_t in,
     for (int64_t i = 0; i < T * in; i++)
         x[i] = (float)rnd_gauss();
     make_matrix(dt, w, out, in, &m, &data, &scales);
-    act_view(kind, x, T, in, xv);
+    /* the Q4 matvec quantizes x per 32-block as SIMD_ACT_Q8U does (but
+    ** adds m * sum(x) with fp32 x: q4_split) */
+    act_view(dt == SIMD_Q4 && T == 1 ? SIMD_ACT_Q8U : kind, x, T, in, xv);
     for (int64_t i = 0; i < T * ldy; i++)
         y[i] = NAN;
 
@@ -212,7 +248,11 @@ check_shape(const simd_kernels *k, enum simd_dtype dt, int64_t in,
             double ref = 0, ref_loose = 0, s = 0, e;
             for (int64_t c = 0; c < in; c++) {
                 double wc = w_at(&m, r, c);
-                ref += w_kernel(&m, r, c, kind) * xv[t * in + c];
+                if (dt == SIMD_Q4 && T == 1) {
+                    double off = q4_offset(&m, r, c);
+                    ref += (wc - off) * xv[t * in + c] + off * (double)x[t * in + c];
+                } else
+                    ref += w_kernel(&m, r, c, kind) * xv[t * in + c];
                 ref_loose += wc * (double)x[t * in + c];
                 s += fabs(wc * (double)x[t * in + c]);
             }
@@ -322,7 +362,7 @@ test_avx2_panel_edges(const simd_kernels *k)
                        (long long)shapes[s].T, e);
             worst = e > worst ? e : worst;
         }
-    TEST_INFO("%s packed-panel matmul, %d edge shapes x 4 formats: max error %.2e S",
+    TEST_INFO("%s packed-panel matmul, %d edge shapes x 5 formats: max error %.2e S",
               simd_kernels_name(k), (int)(sizeof shapes / sizeof *shapes), worst);
 }
 
@@ -784,8 +824,9 @@ main(void)
             uint64_t saved = rng_state;
             old = *k;
             old.name = "avx2-dot";
-            for (int dt = 0; dt < SIMD_NDTYPE; dt++)
-                old.matmul[dt] = simd_avx2_dot_matmul[dt];
+            for (int dt = 0; dt < SIMD_NDTYPE; dt++)   /* (no earlier Q4 matmul) */
+                if (simd_avx2_dot_matmul[dt] != NULL)
+                    old.matmul[dt] = simd_avx2_dot_matmul[dt];
             test_kernels(&old);
             test_blocking(&old);
             test_avx2_panel_edges(k);

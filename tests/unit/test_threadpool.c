@@ -242,7 +242,7 @@ make_mat(struct owned *o, enum kern_dtype dt, int rows, int cols)
     o->m.dtype = dt;
     o->m.rows = rows;
     o->m.cols = cols;
-    o->data = malloc(n * kern_dtype_size(dt) + 1);
+    o->data = malloc((size_t)kern_data_bytes(dt, rows, cols) + 1);
     switch (dt) {
     case KERN_F32:
         memcpy(o->data, f, n * sizeof(float));
@@ -256,6 +256,10 @@ make_mat(struct owned *o, enum kern_dtype dt, int rows, int cols)
     case KERN_Q8:
         o->scales = malloc(sizeof(float) * ((size_t)rows * (size_t)simd_q8_nblocks(cols) + 1));
         kern_q8_quantize(f, cols, 0, rows, o->data, o->scales);
+        break;
+    case KERN_Q4:
+        o->scales = malloc((size_t)kern_scale_bytes(dt, rows, cols) + 4);
+        simd_q4_quantize(f, cols, 0, rows, o->data, o->scales);
         break;
     }
     o->m.data = o->data;
@@ -280,7 +284,7 @@ ref_act(enum kern_act a, float *y, size_t n)
 static int
 check_multi(int n, int threads, int big)
 {
-    static const enum kern_dtype dts[] = { KERN_F32, KERN_BF16, KERN_F16, KERN_Q8 };
+    static const enum kern_dtype dts[] = { KERN_F32, KERN_BF16, KERN_F16, KERN_Q8, KERN_Q4 };
     struct owned *o = calloc((size_t)n, sizeof *o);
     kern_mv *list = calloc((size_t)n, sizeof *list);
     float **x = calloc((size_t)n, sizeof *x), **y = calloc((size_t)n, sizeof *y);
@@ -299,7 +303,7 @@ check_multi(int n, int threads, int big)
         int rows = (int)(rng >> 33) % (big ? 700 : 40) + (i % 5 == 4 ? 0 : 1);
         int cols = (int)(rng >> 45) % (big ? 900 : 70) + (i % 7 == 6 ? 0 : 1);
         frand();
-        make_mat(&o[i], dts[(size_t)i % 4], rows, cols);
+        make_mat(&o[i], dts[(size_t)i % (sizeof dts / sizeof dts[0])], rows, cols);
         x[i] = malloc(sizeof(float) * ((size_t)cols + 1));
         y[i] = malloc(sizeof(float) * ((size_t)rows + 1));
         ref[i] = malloc(sizeof(float) * ((size_t)rows + 1));

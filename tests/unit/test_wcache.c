@@ -234,6 +234,35 @@ test_roundtrip(const char *rel, const char *strategy, int k)
     run_free(&h);
 }
 
+/*
+** 4-bit plans: before i4 was built, "cpu fp16i4" ran (and cached) fp16
+** weights under the fp16 plan.  A cache of that plan -- made here by
+** "cpu fp16" -- must never be read for "cpu fp16i4", which now converts to
+** Q4 and writes its own file; a second load hits that one.
+*/
+static void
+test_i4_plan(void)
+{
+    char dir[512];
+    struct run f16, q, again;
+
+    snprintf(dir, sizeof dir, "%s/i4plan", tmpdir);
+    TEST_COND("i4 plan: fp16 load writes its cache",
+              run_model(m7, "cpu fp16", WC_ON, dir, &f16) && wrote(&f16));
+    TEST_CONDF(run_model(m7, "cpu fp16i4", WC_ON, dir, &q) && wrote(&q) &&
+                   strcmp(q.path, f16.path) != 0,
+               "i4 plan: 'cpu fp16i4' load '%s' (%s), the fp16 cache is %s", q.status, q.path,
+               f16.path);
+    TEST_COND("i4 plan: 4-bit logits are not the fp16 ones",
+              f16.logits && q.logits && !same_logits(&f16, &q));
+    TEST_CONDF(run_model(m7, "cpu fp16i4", WC_ON, dir, &again) && strcmp(again.status, "hit") == 0 &&
+                   strcmp(again.path, q.path) == 0 && same_logits(&q, &again),
+               "i4 plan: second 'cpu fp16i4' load '%s' (%s)", again.status, again.path);
+    run_free(&f16);
+    run_free(&q);
+    run_free(&again);
+}
+
 /* One damaged cache: written over the good one, rejected, rebuilt. */
 static void
 damaged(const char *model, const char *strategy, const char *dir, const char *path,
@@ -802,7 +831,8 @@ main(void)
                                     "models/tiny-5v2-bf16.pth", "models/tiny-6v0-bf16.pth",
                                     "models/tiny-7v0-fp32.pth", "models/tiny-7v0-bf16.pth" };
     static const char *strategies[] = { "cpu fp32i8", "cpu fp16", "cpu bf16i8",
-                                        "cpu fp16 *1 -> cpu fp32i8" };
+                                        "cpu fp16 *1 -> cpu fp32i8", "cpu fp32i4",
+                                        "cpu bf16i4 *1 -> cpu fp32i8" };
     char fixdir[1024];
     int before;
 
@@ -815,7 +845,8 @@ main(void)
     before = count_files(fixdir, "");
     test_checksum();
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
-        if (!test_have_fixture(models[i], 9 * 4))   /* 9 checks per strategy */
+        if (!test_have_fixture(models[i], 9 * (int)(sizeof strategies / sizeof strategies[0])))
+            /* 9 checks per strategy */
             continue;
         for (size_t k = 0; k < sizeof strategies / sizeof strategies[0]; k++)
             test_roundtrip(models[i], strategies[k], (int)k);
@@ -841,6 +872,7 @@ main(void)
                    "generate models: %s", err.msg);
     }
     test_plans();
+    test_i4_plan();
     test_damage();
     test_identity();
     test_location();
