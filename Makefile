@@ -35,7 +35,7 @@ FIXTURES ?= $(or $(RWKV_FIXTURES),../shared/fixtures)
 AVX2_FLAGS   = -mavx2 -mfma -mf16c
 AVX512_FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mfma -mf16c
 
-CORE_SRC    := $(wildcard core/*.c)
+CORE_SRC    := $(wildcard core/*.c core/*/*.c)
 STORAGE_SRC := $(wildcard storage/*.c)
 TUI_SRC     := $(wildcard tui/*.c)
 CLI_SRC     := $(filter-out cli/main.c,$(wildcard cli/*.c))
@@ -67,7 +67,7 @@ LDLIBS     += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
               -Wl,--as-needed -lcublas -lcudart -lstdc++ -Wl,--no-as-needed
 EXTRA_CFLAGS_gpu_device = -isystem $(CUDA_HOME)/include
 EXTRA_CFLAGS_gpu_blas   = -isystem $(CUDA_HOME)/include
-# core/strategy.c only says which build it is in (no CUDA header, no call).
+# core/model/strategy.c only says which build it is in (no CUDA header, no call).
 EXTRA_CFLAGS_strategy   = -DRWKV_CUDA_BUILD
 else
 GPU_OBJ    := $(BUILD)/gpu/gpu_stub.o
@@ -119,7 +119,7 @@ $(LIBS):
 	ar rcs $@ $(filter %.o,$^)
 
 # strategy.c's message about cuda stages depends on the kind of build.
-$(BUILD)/core/strategy.o: $(GPU_STAMP)
+$(BUILD)/core/model/strategy.o: $(GPU_STAMP)
 
 $(GPU_STAMP):
 	@mkdir -p $(dir $@)
@@ -203,7 +203,7 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # Kernel micro-benchmark (bench/bench_kernels.c): GFLOP/s and GB/s of the
-# core/simd.h kernels at the RWKV-7 1.5B shapes, with a memcpy baseline; adds
+# core/kernels/simd.h kernels at the RWKV-7 1.5B shapes, with a memcpy baseline; adds
 # an OpenBLAS sgemm comparison when libopenblas is installed (not a build
 # dependency of rwkv-tui).  BENCH_ARGS=--quick skips the AVX2 variants.
 .PHONY: bench-kernels

@@ -1,5 +1,5 @@
 /*
-** bench_kernels.c -- speed of the core/simd.h kernels at the RWKV-7 1.5B
+** bench_kernels.c -- speed of the core/kernels/simd.h kernels at the RWKV-7 1.5B
 ** shapes (C = 2048, F = 8192): W [2048,2048], [8192,2048], [2048,8192] and
 ** the head [65536,2048]; matvec (T = 1) and matmul (T = 256; the head only
 ** at T = 1, as prefill needs logits for the last token only); 1 and 2
@@ -33,8 +33,8 @@
 #include <time.h>
 
 #include "../core/mem.h"
-#include "../core/simd.h"
-#include "../core/simd_impl.h"
+#include "../core/kernels/simd.h"
+#include "../core/kernels/simd_impl.h"
 
 #define REPS 5
 #define MIN_SECONDS 0.05

@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/chat.h"
-#include "../core/params.h"
+#include "../core/chat/chat.h"
+#include "../core/chat/params.h"
 #include "../core/status.h"
-#include "../core/tokenizer.h"
+#include "../core/text/tokenizer.h"
 #include "../storage/framing.h"
 
 #define PROG "rwkv-tui"
@@ -137,7 +137,7 @@ int cli_stdout_flush(void);
 ** process, like cat(1) and head(1) expect): nothing here ignores it.
 **
 ** Install the SIGBUS handler for faults inside files we have mapped
-** (core/mapfile.h guard table): a model or cache file truncated or
+** (core/io/mapfile.h guard table): a model or cache file truncated or
 ** rewritten in place while in use ends the process with one line
 **     "rwkv-tui: PATH: the file changed size while in use (truncated or
 **      replaced in place)"

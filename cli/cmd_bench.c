@@ -2,7 +2,7 @@
 ** cmd_bench.c -- `rwkv-tui bench`: load time, memory, prefill and decode
 ** speed of a model, with the machine's limits measured in the same
 ** invocation; and `bench --shape NAME --save PATH`, which writes a
-** random-weight model file of a real shape (core/model_gen.h).
+** random-weight model file of a real shape (core/model/model_gen.h).
 **
 ** Numbers are medians over --repeat runs.  Decode streams every weight once
 ** per token, so its ceiling is (read bandwidth / weight bytes per token).
@@ -15,7 +15,7 @@
 ** ones (the int8 matmul runs on the bf16 dot kernel); with the AVX2 kernel
 ** set (RWKV_KERNELS=avx2, or a CPU without AVX-512) both probes are ymm FMA.
 ** Both shares are what stays comparable on a noisy shared machine.  The
-** report names the kernel set and the CPU's features (core/cpuid.h);
+** report names the kernel set and the CPU's features (core/kernels/cpuid.h);
 ** --busy N runs N spinning processes beside the whole run.
 */
 #include "cli.h"
@@ -29,14 +29,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/ckpt.h"
-#include "../core/cpuid.h"
-#include "../core/kernels.h"
+#include "../core/io/ckpt.h"
+#include "../core/kernels/cpuid.h"
+#include "../core/kernels/kernels.h"
 #include "../core/mem.h"
-#include "../core/model_gen.h"
+#include "../core/model/model_gen.h"
 #include "../core/rwkv.h"
-#include "../core/simd.h"
-#include "../core/strategy.h"
+#include "../core/kernels/simd.h"
+#include "../core/model/strategy.h"
 #include "../gpu/gpu.h"
 
 static double

@@ -30,11 +30,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../core/chat.h"
-#include "../core/rng.h"
+#include "../core/chat/chat.h"
+#include "../core/chat/rng.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
-#include "../core/freegen.h"
+#include "../core/chat/freegen.h"
 
 /* The session whose reply SIGINT cancels, and "SIGINT seen at the prompt". */
 static sess *volatile         sig_sess;

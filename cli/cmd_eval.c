@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/fileio.h"
+#include "../core/io/fileio.h"
 #include "../core/rwkv.h"
-#include "../core/tokenizer.h"
+#include "../core/text/tokenizer.h"
 
 /* Default tokens per forward call: the chat demo's CHUNK_LEN. */
 #define EVAL_DEFAULT_CHUNK 256
@@ -99,7 +99,7 @@ eval_parse_tokens(const char *s, int32_t **out, size_t *n)
 
 /* Write N floats to PATH ("-" = stdout, checked at the end by
 ** cli_stdout_close): a fresh temporary file renamed over PATH when
-** complete (core/fileio.h), so PATH is never left half-written and a
+** complete (core/io/fileio.h), so PATH is never left half-written and a
 ** planted symlink is never followed. */
 static int
 eval_write(const char *path, const float *v, size_t n)

@@ -1,6 +1,6 @@
 /*
 ** cmd_generate.c -- `rwkv-tui generate --prompt T`: one completion to
-** stdout through core/chat.h.
+** stdout through core/chat/chat.h.
 **
 ** Plain mode feeds the prompt verbatim (no greeting, no framing, no stop
 ** string) and samples --max-tokens tokens with the same sampler and
@@ -23,8 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/chat.h"
-#include "../core/utf8.h"
+#include "../core/chat/chat.h"
+#include "../core/text/utf8.h"
 
 /* --prompt-file larger than this is refused (a prompt, not a corpus). */
 #define GEN_MAX_PROMPT_FILE (64u << 20)

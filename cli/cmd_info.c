@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../core/ckpt_verify.h"
+#include "../core/io/ckpt_verify.h"
 #include "../core/rwkv.h"
 
 static void

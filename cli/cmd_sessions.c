@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/fileio.h"
+#include "../core/io/fileio.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
 
@@ -316,7 +316,7 @@ static int
 do_import(store *st, const char *file)
 {
     /* A regular file only: a FIFO or a device named by mistake must not
-    ** hang the import (core/fileio.h). */
+    ** hang the import (core/io/fileio.h). */
     FILE *f = NULL;
     char *buf = NULL;
     size_t len = 0;

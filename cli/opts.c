@@ -6,7 +6,7 @@
 */
 #include "cli.h"
 
-#include "../core/utf8.h"
+#include "../core/text/utf8.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/mapfile.h"
+#include "../core/io/mapfile.h"
 
 /* errno of the first failed cli_stdout_flush (0: none); stdout closed. */
 static int stdout_errno, stdout_closed;

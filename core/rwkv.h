@@ -60,7 +60,7 @@ typedef struct rwkv_open_opts {
     void       *progress_ud;
     /* Cache of prepared weights (converted matrices) so the next load of the
      * same checkpoint under the same strategy maps them instead of
-     * converting (core/wcache.h): 0 = auto (on when 32 MiB or more were
+     * converting (core/model/wcache.h): 0 = auto (on when 32 MiB or more were
      * converted to int8/16-bit, unless $RWKV_WEIGHT_CACHE is 0/off), 1 = on,
      * -1 = off. */
     int         weight_cache;
@@ -128,7 +128,7 @@ int rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s,
 ** Save S (a state of M) as a state file at PATH, in the layout the pip
 ** package loads (blocks.N.att.time_state [H,N,N] = kv.transpose(1,2),
 ** float32) plus the token-shift vectors (v4: aa/bb/pp too) under names the
-** pip package ignores (core/state_file.h, docs/state-files.md), so that
+** pip package ignores (core/model/state_file.h, docs/state-files.md), so that
 ** rwkv_state_load_file gives back S exactly.  Written to a temporary file
 ** renamed over PATH once complete; a failure leaves PATH as it was.
 */

@@ -7,7 +7,7 @@
 ** without CUDA (CUDA=0, or no nvcc) gpu/gpu_stub.c replaces the whole layer
 ** and every function returns RWKV_ENOTSUP with "built without CUDA".
 **
-** Conventions (they mirror core/model_v*.c so a layer can run on either):
+** Conventions (they mirror core/model/model_v*.c so a layer can run on either):
 **   - A gpu_ctx binds one device, one CUDA stream and one cuBLAS handle.
 **     Every kernel function enqueues work on that stream and returns at
 **     once; launch errors are reported by the call, errors of the work
@@ -20,7 +20,7 @@
 **     (v5/v6: S[h][key i][value j], v7: S[h][value i][key j]), so a state
 **     copied between host and device is the same bytes on either.
 **   - Weight matrices are [rows = out][cols = in] (PyTorch Linear layout)
-**     and a product is Y[t][r] = sum_c W[r][c] X[t][c].  Q8 is core/simd.h's
+**     and a product is Y[t][r] = sum_c W[r][c] X[t][c].  Q8 is core/kernels/simd.h's
 **     format: int8 codes in [-127, 127] [rows][cols] plus one float scale per
 **     block of GPU_Q8_BLOCK weights along `in`: scales [rows][ceil(cols/32)].
 **   - Accumulation is float32 everywhere (cuBLAS with CUBLAS_COMPUTE_32F), so
@@ -40,7 +40,7 @@ extern "C" {
 
 #include "../core/status.h"
 
-/* Weights per Q8 scale block (== SIMD_Q8_BLOCK of core/simd.h). */
+/* Weights per Q8 scale block (== SIMD_Q8_BLOCK of core/kernels/simd.h). */
 #define GPU_Q8_BLOCK 32
 /* Largest head size the WKV and per-head kernels take (one thread per
  * channel of a head; the state row lives in registers). */
@@ -137,7 +137,7 @@ int gpu_copy_bandwidth(int dev, size_t bytes, int reps, double *bytes_per_s /* O
                        rwkv_err *err);
 
 /*
-** The CUDA backend of core/backend.h (gpu_model.c): after this call model
+** The CUDA backend of core/model/backend.h (gpu_model.c): after this call model
 ** strategies with `cuda` stages run on the GPU(s).  Call once at start-up,
 ** before opening models.  The CPU-only build's stub does nothing (cuda
 ** strategies then say "built without CUDA").

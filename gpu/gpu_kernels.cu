@@ -1,6 +1,6 @@
 /*
-** gpu_kernels.cu -- the RWKV kernels on CUDA, mirroring core/model_v5.c,
-** model_v6.c, model_v7.c and core/kernels.c operation by operation (same
+** gpu_kernels.cu -- the RWKV kernels on CUDA, mirroring core/model/model_v5.c,
+** model_v6.c, model_v7.c and core/kernels/kernels.c operation by operation (same
 ** formulas, same order of the per-element arithmetic; reductions are
 ** tree-shaped here, so sums differ from the CPU's sequential ones by
 ** rounding only).
@@ -41,7 +41,7 @@
 #define EW_MAX_BLOCKS 4096
 /* Largest grid.y (tokens per call of the per-head kernels). */
 #define GRID_Y_MAX 65535
-/* v7 decay scale exp(-0.5) and F.normalize eps (as core/model_v7.c). */
+/* v7 decay scale exp(-0.5) and F.normalize eps (as core/model/model_v7.c). */
 #define V7_DECAY_SCALE 0.606531f
 #define V7_NORM_EPS 1e-12f
 

@@ -1,9 +1,9 @@
 /*
-** gpu_model.c -- the CUDA backend of core/backend.h: runs the layers a
+** gpu_model.c -- the CUDA backend of core/model/backend.h: runs the layers a
 ** strategy places on `cuda` / `cuda:N` with the gpu.h kernels and cuBLAS.
 **
 ** Plain C on gpu.h (no CUDA header); it reads the prepared model through
-** core/model.h (gpu -> core is the allowed direction).
+** core/model/model.h (gpu -> core is the allowed direction).
 **
 ** At open (gm_open), after core prepared every weight in its slot's dtype on
 ** the host:
@@ -30,7 +30,7 @@
 ** Accumulation is fp32 everywhere, so no fp16 layer rescaling is needed.
 **
 ** State: the device layers' part of the one state bound to the model lives
-** on the device between calls (core/backend.h: mdl_state_link); core pulls it
+** on the device between calls (core/model/backend.h: mdl_state_link); core pulls it
 ** back when the host copy is read.
 */
 #include "gpu.h"
@@ -40,8 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/backend.h"
-#include "../core/model.h"
+#include "../core/model/backend.h"
+#include "../core/model/model.h"
 
 /* Tokens up to which fp16 / Q8 products use our own kernels (weights read
  * once per GPU_MM tile of 8 tokens), cuBLAS beyond. */
@@ -316,7 +316,7 @@ gm_lora(struct gm_dev *d, const kern_mat *a, const kern_mat *b, enum gpu_op act,
     return gm_mm(d, b, d->lo, t, y, err);
 }
 
-/* ---- layers (each mirrors core/model_v*.c) ---- */
+/* ---- layers (each mirrors core/model/model_v*.c) ---- */
 
 #define TRY(call)                          \
     do {                                   \

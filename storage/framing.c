@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/utf8.h"
+#include "../core/text/utf8.h"
 #include "store_int.h"
 
 void

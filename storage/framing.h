@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/chat.h"
-#include "../core/json.h"
+#include "../core/chat/chat.h"
+#include "../core/io/json.h"
 #include "../core/status.h"
 #include "store.h"
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/rng.h"
+#include "../core/chat/rng.h"
 #include "framing.h"
 
 /* Where a conversation starts: a state file by path, a library row, or

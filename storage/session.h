@@ -1,5 +1,5 @@
 /*
-** session.h -- the session runtime: the chat engine (core/chat.h) and the
+** session.h -- the session runtime: the chat engine (core/chat/chat.h) and the
 ** session store (store.h) driven together, once, for both front ends (the
 ** line chat, cli/cmd_chat.c, and the full-screen client, tui/).  No stdio,
 ** no curses: problems come back as status + message (rwkv_err), and what a
@@ -49,10 +49,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/chat.h"
+#include "../core/chat/chat.h"
 #include "../core/rwkv.h"
 #include "../core/status.h"
-#include "../core/tokenizer.h"
+#include "../core/text/tokenizer.h"
 #include "framing.h"
 #include "store.h"
 

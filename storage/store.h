@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/params.h"
+#include "../core/chat/params.h"
 #include "../core/rwkv.h"
 #include "../core/status.h"
 

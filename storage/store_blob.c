@@ -39,7 +39,7 @@
 
 #include <string.h>
 
-#include "../core/le.h"
+#include "../core/io/le.h"
 
 #define BLOB_MAGIC   "RWKVSNAP"
 #define BLOB_VERSION 1

@@ -31,8 +31,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/json.h"
-#include "../core/utf8.h"
+#include "../core/io/json.h"
+#include "../core/text/utf8.h"
 #include "framing.h"
 
 /* Import limits: far above any real conversation, low enough that a hostile

@@ -10,6 +10,16 @@
 #   cli/      anything
 #   nothing includes cli/ (it is the top)
 #
+# Inside core/ the folders are layers too (docs/architecture.md): the files
+# at core/'s top (rwkv.h, status, mem, hash) are the base every folder may
+# use, and
+#
+#   core/kernels/  base only
+#   core/io/       kernels (dtype conversion, the thread pool)
+#   core/text/     io (reading the vocabulary file)
+#   core/model/    kernels, io
+#   core/chat/     text (the public model API is rwkv.h, in the base)
+#
 # A quoted include is resolved against the including file's directory, so
 # any folder depth inside a layer works.  `make check-deps` runs this; it
 # prints every offending line and exits 1 if there is one.
@@ -52,6 +62,23 @@ normpath() {
     NORM="${out[*]}"
 }
 
+# Folders of core/ a core/ folder may include (besides itself and the base).
+core_allowed() {
+    case $1 in
+    base | kernels) echo "" ;;
+    io) echo "kernels" ;;
+    text) echo "io" ;;
+    model) echo "kernels io" ;;
+    chat) echo "text" ;;
+    *) echo "?" ;;
+    esac
+}
+# core_part PATH: the core/ folder of PATH ("base" for core/'s own files).
+core_part() {
+    local rest=${1#core/}
+    case $rest in */*) PART=${rest%%/*} ;; *) PART=base ;; esac
+}
+
 bad=0
 for layer in core gpu storage tui cli; do
     [ -d "$layer" ] || continue
@@ -77,6 +104,15 @@ for layer in core gpu storage tui cli; do
                 fi
                 top=${NORM%%/*}
                 case $top in core | gpu | storage | tui | cli) ;; *) continue ;; esac
+                if [ "$layer" = core ] && [ "$top" = core ]; then
+                    core_part "$file"; from=$PART
+                    core_part "$NORM"; to=$PART
+                    case " base $from $(core_allowed "$from") " in
+                    *" $to "*) ;;
+                    *)  echo "check-deps: $file:$lineno: core/$from must not include core/$to (\"$name\")"
+                        bad=1 ;;
+                    esac
+                fi
                 case $ok_layers in
                 *" $top "*) ;;
                 *)  echo "check-deps: $file:$lineno: $layer/ must not include $top/ (\"$name\")"
@@ -88,6 +124,7 @@ for layer in core gpu storage tui cli; do
     done < <(find "$layer" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) | sort)
 done
 if [ $bad = 0 ]; then
-    echo "check-deps: ok (core <- gpu, storage <- tui <- cli; nothing includes cli)"
+    echo "check-deps: ok (core <- gpu, storage <- tui <- cli; nothing includes cli;"
+    echo "  inside core: kernels <- io <- text <- chat, kernels + io <- model)"
 fi
 exit $bad

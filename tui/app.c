@@ -24,7 +24,7 @@
 
 #include <ncursesw/curses.h>
 
-#include "../core/utf8.h"
+#include "../core/text/utf8.h"
 #include "clip.h"
 #include "sidebar.h"
 #include "text.h"

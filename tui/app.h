@@ -34,11 +34,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/chat.h"
-#include "../core/freegen.h"
-#include "../core/params.h"
+#include "../core/chat/chat.h"
+#include "../core/chat/freegen.h"
+#include "../core/chat/params.h"
 #include "../core/rwkv.h"
-#include "../core/tokenizer.h"
+#include "../core/text/tokenizer.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
 #include "config.h"
@@ -145,7 +145,7 @@ typedef struct tui_worker {
     int             started;      /* SUBMIT: generation began (set at END) */
     sess           *sess;         /* the runtime the job drives (borrowed) */
     /* free generation (GEN: msg = the prompt; GEN_MORE continues it), outside
-    ** the conversation and never saved (core/freegen.h) */
+    ** the conversation and never saved (core/chat/freegen.h) */
     fgen           *gen;          /* owned, NULL before the first GEN */
     rwkv_model     *gen_model;    /* borrowed, set by the UI before a GEN */
     const tok      *gen_tok;

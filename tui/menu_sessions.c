@@ -19,7 +19,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "../core/fileio.h"
+#include "../core/io/fileio.h"
 #include "text.h"
 
 #define MODEL_WORD "model:"

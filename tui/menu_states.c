@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/fileio.h"
+#include "../core/io/fileio.h"
 #include "state_save.h"
 #include "text.h"
 

@@ -20,7 +20,7 @@
 
 #include <ncursesw/curses.h>
 
-#include "../core/utf8.h"
+#include "../core/text/utf8.h"
 #include "sidebar.h"
 #include "state_save.h"
 #include "text.h"

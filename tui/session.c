@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/fileio.h"
+#include "../core/io/fileio.h"
 #include "text.h"
 
 void

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "../core/params.h"
+#include "../core/chat/params.h"
 #include "../core/status.h"
 
 /* Where the parameter rows were last drawn (the view sets it). */

@@ -1,7 +1,7 @@
 /*
 ** state_save.h -- the full-screen client's "save the current state as a
 ** state file" (C-w in the F3 state-files menu): a persona made from the
-** conversation, written by rwkv_state_save_file (core/state_file.c) in the
+** conversation, written by rwkv_state_save_file (core/model/state_file.c) in the
 ** .pth layout the pip package loads, plus the token shifts so that --state
 ** FILE and F3 give it back exactly (docs/state-files.md).
 **

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "../core/utf8.h"
+#include "../core/text/utf8.h"
 
 #define TUI_TAB_COLS 4   /* a tab in model output becomes this many spaces */
 

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/rng.h"
+#include "../core/chat/rng.h"
 #include "text.h"
 
 int
@@ -180,7 +180,7 @@ tui_worker_progress(void *ud, uint64_t done, uint64_t total)
     post(ud, e);
 }
 
-/* GEN / GEN_MORE: ChatRWKV's +gen and +++ (core/freegen.h), from the start
+/* GEN / GEN_MORE: ChatRWKV's +gen and +++ (core/chat/freegen.h), from the start
 ** state in use (zeros or the state file), never saved. */
 static int
 free_gen(tui_worker *w, rwkv_err *err)

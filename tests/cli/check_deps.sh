@@ -42,10 +42,17 @@ plant storage/x.c '#include <curses.h>' 'storage/x.c:1: storage/ must not includ
 plant tui/x.c '#include "../gpu/gpu.h"' 'tui/x.c:1: tui/ must not include gpu/'
 plant tui/x.c '#include "../cli/cli.h"' 'tui/x.c:1: tui/ must not include cli/'
 plant core/x.c '#include "../../outside.h"' 'outside the tree'
+# the folders inside core/ (kernels <- io <- text <- chat, kernels + io <- model)
+plant core/kernels/x.c '#include "../model/model.h"' 'core/kernels/x.c:1: core/kernels must not include core/model'
+plant core/text/x.c '#include "../chat/chat.h"' 'core/text/x.c:1: core/text must not include core/chat'
+plant core/chat/x.c '#include "../model/model.h"' 'core/chat/x.c:1: core/chat must not include core/model'
+plant core/x.c '#include "io/zipr.h"' 'core/x.c:1: core/base must not include core/io'
 
 # allowed arrows stay allowed (core from everywhere, storage from tui, all from cli)
 printf '#include "../core/status.h"\n' >>"$TMP/t/gpu/x.c"
 printf '#include "../core/status.h"\n#include "../storage/store.h"\n#include <curses.h>\n' >>"$TMP/t/tui/x.c"
 printf '#include "../gpu/gpu.h"\n#include "../tui/app.h"\n' >>"$TMP/t/cli/x.c"
+printf '#include "../text/tokenizer.h"\n#include "../rwkv.h"\n' >>"$TMP/t/core/chat/x.c"
+printf '#include "../io/ckpt.h"\n#include "../kernels/simd.h"\n' >>"$TMP/t/core/model/x.c"
 out=$(bash "$CHK" "$TMP/t" 2>&1) && ok || fail "allowed includes refused: $out"
 finish

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/state_save.sh -- the line chat's /save FILE: the current state as
-# a state file (core/state_file.c).  The file passes ckpt_check.py, holds the
+# a state file (core/model/state_file.c).  The file passes ckpt_check.py, holds the
 # fixture state file's time_state names and shapes (float32), loads with
 # --state (chat and eval), and a state saved again right after loading it is
 # the same file, byte for byte (the reload is exact); eval --state gives the

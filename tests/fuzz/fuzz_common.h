@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/ckpt.h"
+#include "../../core/io/ckpt.h"
 
 #include "fuzz_entry.h"
 

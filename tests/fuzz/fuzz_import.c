@@ -12,7 +12,7 @@
 */
 #include <stdint.h>
 
-#include "../../core/utf8.h"
+#include "../../core/text/utf8.h"
 #include "../../storage/store.h"
 #include "fuzz_tmp.h"
 

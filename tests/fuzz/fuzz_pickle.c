@@ -10,7 +10,7 @@
 */
 #include <stdint.h>
 
-#include "../../core/pickle.h"
+#include "../../core/io/pickle.h"
 #include "fuzz_common.h"
 
 #include "fuzz_entry.h"

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../../core/params.h"
+#include "../../core/chat/params.h"
 #include "../../storage/store.h"
 #include "fuzz_tmp.h"
 

@@ -1,6 +1,6 @@
 /*
 ** fuzz_state.c -- libFuzzer harness: state-tuning files
-** (rwkv_state_load_file, core/state.c) for the built-in demo model.
+** (rwkv_state_load_file, core/model/state.c) for the built-in demo model.
 **
 **   make fuzz && build-fuzz/fuzz_state -dict=tests/fuzz/ckpt.dict tests/fuzz/corpus/state
 **

@@ -1,8 +1,8 @@
 /*
-** fuzz_tok.c -- libFuzzer harness for the tokenizers (core/tokenizer.c).
+** fuzz_tok.c -- libFuzzer harness for the tokenizers (core/text/tokenizer.c).
 **
 **   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L \
-**       tests/fuzz/fuzz_tok.c core/tokenizer.c core/utf8.c core/status.c core/mem.c \
+**       tests/fuzz/fuzz_tok.c core/text/tokenizer.c core/text/utf8.c core/status.c core/mem.c \
 **       -o fuzz_tok && ./fuzz_tok tests/fuzz/corpus/tok
 **
 ** The first input byte picks the mode, the rest is the payload:
@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/tokenizer.h"
-#include "../../core/utf8.h"
+#include "../../core/text/tokenizer.h"
+#include "../../core/text/utf8.h"
 
 #include "fuzz_entry.h"
 

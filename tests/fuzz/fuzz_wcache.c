@@ -1,6 +1,6 @@
 /*
 ** fuzz_wcache.c -- libFuzzer harness: the weight-cache reader
-** (core/wcache.c), through real loads of a small model.
+** (core/model/wcache.c), through real loads of a small model.
 **
 **   make fuzz && build-fuzz/fuzz_wcache tests/fuzz/corpus/wcache
 **
@@ -20,14 +20,14 @@
 */
 #include <stdint.h>
 
-#include "../../core/model_gen.h"
+#include "../../core/model/model_gen.h"
 #include "../../core/rwkv.h"
-#include "../../core/wcache.h"
+#include "../../core/model/wcache.h"
 #include "fuzz_tmp.h"
 
 #include "fuzz_entry.h"
 
-/* struct wc_header field offsets (core/wcache.c; tests/unit/test_wcache.c). */
+/* struct wc_header field offsets (core/model/wcache.c; tests/unit/test_wcache.c). */
 #define FW_KEY_A 48          /* ck_size .. kernels end */
 #define FW_KEY_A_END 136
 #define FW_INDEX_OFF 136

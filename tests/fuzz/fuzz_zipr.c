@@ -10,7 +10,7 @@
 */
 #include <stdint.h>
 
-#include "../../core/zipr.h"
+#include "../../core/io/zipr.h"
 #include "fuzz_common.h"
 
 #include "fuzz_entry.h"

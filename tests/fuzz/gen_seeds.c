@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/ckpt_write.h"
-#include "../../core/model_gen.h"
+#include "../../core/io/ckpt_write.h"
+#include "../../core/model/model_gen.h"
 #include "../../core/rwkv.h"
-#include "../../core/wcache.h"
+#include "../../core/model/wcache.h"
 #include "../../storage/store.h"
 
 static void

@@ -81,12 +81,12 @@ else
     if timeout "$(lim 150)" bash -c "
         set -e
         nvcc -O3 -std=c++17 $CUDA_ARCH -c gpu/gpu_kernels.cu -o $M/k.o &
-        for f in gpu/gpu_device.c gpu/gpu_blas.c gpu/gpu_model.c core/*.c; do
+        for f in gpu/gpu_device.c gpu/gpu_blas.c gpu/gpu_model.c core/*.c core/*/*.c; do
             x=''
             case \$f in
             *_avx512.c) x='-mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mfma -mf16c' ;;
             *_avx2.c) x='-mavx2 -mfma -mf16c' ;;
-            core/strategy.c) x='-DRWKV_CUDA_BUILD' ;;
+            core/model/strategy.c) x='-DRWKV_CUDA_BUILD' ;;
             esac
             cc $CFL \$x -isystem $CU/include -c \$f -o $M/\$(echo \$f | tr / _ | sed 's/\\.c\$/.o/') &
             while [ \$(jobs -r | wc -l) -ge $JOBS ]; do sleep 0.2; done

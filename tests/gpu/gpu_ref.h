@@ -1,7 +1,7 @@
 /*
 ** gpu_ref.h -- for tests/gpu/: straightforward CPU versions of what the GPU
-** kernels compute, written from core/model_v5.c, model_v6.c, model_v7.c,
-** core/model_block.c (mdl_shift, mdl_ffn_rkv) -- plain loops, no SIMD, so they
+** kernels compute, written from core/model/model_v5.c, model_v6.c, model_v7.c,
+** core/model/model_block.c (mdl_shift, mdl_ffn_rkv) -- plain loops, no SIMD, so they
 ** are easy to check by eye; layer norms use core's kern_layer_norm -- plus random data, half/bfloat conversions and device helpers.
 ** Header-only (static inline) so each test binary takes what it uses.
 */
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/kernels.h"
+#include "../../core/kernels/kernels.h"
 #include "../../gpu/gpu.h"
 
 /* ---- random data (xorshift64*, reproducible) ---- */
@@ -147,7 +147,7 @@ ref_rel_err(const float *a, const float *b, size_t n)
 
 static inline float ref_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/* ---- token shift (core/model_block.c mdl_shift + the mixes) ---- */
+/* ---- token shift (core/model/model_block.c mdl_shift + the mixes) ---- */
 
 /* v5 form: out = xx*mix + sx*(1-mix); lerp form: out = xx + (sx-xx)*mix. */
 static inline void
@@ -297,7 +297,7 @@ ref_matmul(const float *w, size_t rows, size_t cols, const float *x, size_t t, f
         }
 }
 
-/* Q8 as core/simd.c: scale = max|w| / 127 per 32-block, codes round(w/scale). */
+/* Q8 as core/kernels/simd.c: scale = max|w| / 127 per 32-block, codes round(w/scale). */
 static inline void
 ref_q8_quantize(const float *w, size_t rows, size_t cols, int8_t *q, float *scales,
                 float *deq)

@@ -1,7 +1,7 @@
 /*
 ** test_gpu_block.c -- two whole RWKV-7 layers (time mix + channel mix)
 ** composed from gpu/ calls, against the same layers on the CPU written from
-** core/model_v7.c (mdl_v7_layers) with the plain loops of gpu_ref.h.
+** core/model/model_v7.c (mdl_v7_layers) with the plain loops of gpu_ref.h.
 ** Random fp32 weights (matrices scaled by 1/sqrt(in)), products through
 ** cuBLAS fp32 (gpu_gemm GPU_F32), so the bound is tight: relative error of
 ** the residual stream and of every state entry <= 1e-4 after two passes

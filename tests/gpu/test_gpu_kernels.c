@@ -1,6 +1,6 @@
 /*
 ** test_gpu_kernels.c -- every gpu/ kernel against the plain CPU version in
-** gpu_ref.h (written from core/model_v*.c), on the fixture-like shapes:
+** gpu_ref.h (written from core/model/model_v*.c), on the fixture-like shapes:
 ** heads H = 1..32 of N = 8..128 (C = 64..2048), T = 1, 2, 17 tokens (17
 ** crosses the matmul's 8-token tile and runs the WKV state through many
 ** steps), matrices up to 8192 x 2048.

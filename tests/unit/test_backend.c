@@ -5,7 +5,7 @@
 **   - the refusals, in a CPU-only build ("built without CUDA") and in a CUDA
 **     build (backend not registered; registered on a machine without a
 **     device: "no CUDA device"; a cuda:K that does not exist);
-**   - the state bookkeeping of core/backend.h: generation counter, stale
+**   - the state bookkeeping of core/model/backend.h: generation counter, stale
 **     flag and link on every state call, and a CPU eval cutting a link;
 **   - mdl_cpu_layers / mdl_cpu_head, the CPU half of a mixed plan: running
 **     the layers as two ranges gives exactly the logits and state of one
@@ -14,8 +14,8 @@
 */
 #include <stdint.h>
 
-#include "../../core/backend.h"
-#include "../../core/model.h"
+#include "../../core/model/backend.h"
+#include "../../core/model/model.h"
 #include "../../gpu/gpu.h"
 #include "../harness.h"
 

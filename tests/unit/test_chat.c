@@ -1,5 +1,5 @@
 /*
-** test_chat.c -- core/chat.c: normalisation, streaming, the stop rule, and
+** test_chat.c -- core/chat/chat.c: normalisation, streaming, the stop rule, and
 ** the chat demo end to end through the real model and tokenizer:
 **
 **   - generation/chat_generation_cases.json (byte-level tiny models, greeting
@@ -13,9 +13,9 @@
 */
 #include <stdint.h>
 
-#include "../../core/chat.h"
-#include "../../core/json.h"
-#include "../../core/utf8.h"
+#include "../../core/chat/chat.h"
+#include "../../core/io/json.h"
+#include "../../core/text/utf8.h"
 #include "../harness.h"
 
 /* ---- helpers ----------------------------------------------------------- */

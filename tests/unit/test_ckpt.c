@@ -11,9 +11,9 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../../core/ckpt.h"
-#include "../../core/dtype.h"
-#include "../../core/json.h"
+#include "../../core/io/ckpt.h"
+#include "../../core/kernels/dtype.h"
+#include "../../core/io/json.h"
 #include "../harness.h"
 #include "test_ckpt_build.h"
 

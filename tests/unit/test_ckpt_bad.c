@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "../../core/ckpt.h"
+#include "../../core/io/ckpt.h"
 #include "../harness.h"
 #include "test_ckpt_build.h"
 

@@ -6,7 +6,7 @@
 */
 #include <stdint.h>
 
-#include "../../core/ckpt.h"
+#include "../../core/io/ckpt.h"
 #include "../harness.h"
 #include "test_ckpt_build.h"
 

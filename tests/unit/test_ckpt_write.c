@@ -1,6 +1,6 @@
 /*
-** test_ckpt_write.c -- the checkpoint writer (core/ckpt_write.h) and the
-** benchmark model files (core/model_gen.h).
+** test_ckpt_write.c -- the checkpoint writer (core/io/ckpt_write.h) and the
+** benchmark model files (core/model/model_gen.h).
 **
 ** Round trip: every tiny fixture model is read with our loader, written
 ** back with the writer (float32 as stored, bfloat16 as stored, and float32
@@ -19,20 +19,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../core/ckpt.h"
-#include "../../core/ckpt_write.h"
-#include "../../core/json.h"
-#include "../../core/kernels.h"
-#include "../../core/model_gen.h"
+#include "../../core/io/ckpt.h"
+#include "../../core/io/ckpt_write.h"
+#include "../../core/io/json.h"
+#include "../../core/kernels/kernels.h"
+#include "../../core/model/model_gen.h"
 #include "../../core/rwkv.h"
-#include "../../core/simd.h"
-#include "../../core/zipr.h"
+#include "../../core/kernels/simd.h"
+#include "../../core/io/zipr.h"
 #include "../harness.h"
 
 static char tmpdir[256];
 
 /* Temporary files of the writer for BASE in tmpdir (".BASE.XXXXXXXX.tmp",
-** core/fileio.h), plus an old-style BASE.tmp: how many exist. */
+** core/io/fileio.h), plus an old-style BASE.tmp: how many exist. */
 static int
 count_temps(const char *base)
 {

@@ -1,6 +1,6 @@
 /*
-** test_fileio.c -- core/fileio.h (rwkv_open_regular, rwkv_atomic_*) and the
-** guard table of core/mapfile.h.
+** test_fileio.c -- core/io/fileio.h (rwkv_open_regular, rwkv_atomic_*) and the
+** guard table of core/io/mapfile.h.
 **
 ** Reading: regular files open; a FIFO with no writer, a directory and a
 ** character device are refused at once with one line naming the kind (an
@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../core/fileio.h"
-#include "../../core/mapfile.h"
+#include "../../core/io/fileio.h"
+#include "../../core/io/mapfile.h"
 #include "../harness.h"
 
 static int

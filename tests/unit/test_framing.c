@@ -13,9 +13,9 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "../../core/chat.h"
+#include "../../core/chat/chat.h"
 #include "../../core/rwkv.h"
-#include "../../core/tokenizer.h"
+#include "../../core/text/tokenizer.h"
 #include "../../storage/framing.h"
 #include "../../storage/session.h"
 #include "../../storage/store.h"

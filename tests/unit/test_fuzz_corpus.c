@@ -5,8 +5,8 @@
 **   config   tests/fuzz/fuzz_config.c    YAML config (tui/config.c)
 **   theme    tests/fuzz/fuzz_theme.c     YAML themes (tui/theme.c)
 **   sampling tests/fuzz/fuzz_sampling.c  sampling strings from the database
-**   state    tests/fuzz/fuzz_state.c     state-tuning files (core/state.c)
-**   wcache   tests/fuzz/fuzz_wcache.c    weight-cache files (core/wcache.c)
+**   state    tests/fuzz/fuzz_state.c     state-tuning files (core/model/state.c)
+**   wcache   tests/fuzz/fuzz_wcache.c    weight-cache files (core/model/wcache.c)
 **   import   tests/fuzz/fuzz_import.c    `sessions import` JSON
 **   db       tests/fuzz/fuzz_db.c        row edits of a session database
 ** (The checkpoint, blob and tokenizer corpora have their own replays:

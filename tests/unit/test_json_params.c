@@ -1,8 +1,8 @@
 /*
 ** test_json_params.c -- the strict JSON parser and the sampling table.
 */
-#include "../../core/json.h"
-#include "../../core/params.h"
+#include "../../core/io/json.h"
+#include "../../core/chat/params.h"
 #include "../harness.h"
 
 static int

@@ -6,11 +6,11 @@
 
 #include <unistd.h>
 
-#include "../../core/ckpt.h"
-#include "../../core/kernels.h"
+#include "../../core/io/ckpt.h"
+#include "../../core/kernels/kernels.h"
 #include "../../core/mem.h"
 #include "../../core/rwkv.h"
-#include "../../core/strategy.h"
+#include "../../core/model/strategy.h"
 #include "../harness.h"
 
 /* How a cuda stage is refused: in a CPU-only build "built without CUDA"; in

@@ -1,7 +1,7 @@
 /*
-** test_model_gen.c -- the one random-model generator (core/model_gen.h)
+** test_model_gen.c -- the one random-model generator (core/model/model_gen.h)
 ** behind both the benchmark model files and the in-memory --demo / --shape
-** models (core/model_demo.c):
+** models (core/model/model_demo.c):
 **   - the value streams are pinned: fixed values for a fixed key, and the
 **     --demo model's content fingerprint for seed 3 (a refactor of the
 **     generator must not move a single weight);
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/model_gen.h"
+#include "../../core/model/model_gen.h"
 #include "../../core/rwkv.h"
-#include "../../core/threadpool.h"
+#include "../../core/kernels/threadpool.h"
 #include "../harness.h"
 
 /* Bits of a float. */

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "../../core/model_gen.h"
+#include "../../core/model/model_gen.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
 

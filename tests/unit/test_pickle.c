@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../../core/ckpt.h"
-#include "../../core/pickle.h"
+#include "../../core/io/ckpt.h"
+#include "../../core/io/pickle.h"
 #include "../harness.h"
 #include "test_ckpt_build.h"
 

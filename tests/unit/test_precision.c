@@ -25,8 +25,8 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "../../core/ckpt.h"
-#include "../../core/json.h"
+#include "../../core/io/ckpt.h"
+#include "../../core/io/json.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
 

@@ -29,13 +29,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../core/dtype.h"
-#include "../../core/kernels.h"
+#include "../../core/kernels/dtype.h"
+#include "../../core/kernels/kernels.h"
 #include "../../core/mem.h"
 #include "../../core/rwkv.h"
-#include "../../core/simd.h"
-#include "../../core/simd_impl.h"
-#include "../../core/strategy.h"
+#include "../../core/kernels/simd.h"
+#include "../../core/kernels/simd_impl.h"
+#include "../../core/model/strategy.h"
 #include "../../gpu/gpu.h"
 #include "../harness.h"
 

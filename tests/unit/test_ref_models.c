@@ -12,7 +12,7 @@
 */
 #include <stdint.h>
 
-#include "../../core/json.h"
+#include "../../core/io/json.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
 

@@ -1,5 +1,5 @@
 /*
-** test_sampler.c -- core/sampler.c and core/rng.c against the reference.
+** test_sampler.c -- core/chat/sampler.c and core/chat/rng.c against the reference.
 **
 **   1. sampling/sample_logits_cases.json: for every non-fragile case the
 **      kept ids (exactly) and their probabilities (1e-6 relative) of the
@@ -14,11 +14,11 @@
 */
 #include <stdint.h>
 
-#include "../../core/chat.h"
-#include "../../core/json.h"
-#include "../../core/rng.h"
-#include "../../core/sampler.h"
-#include "../../core/utf8.h"
+#include "../../core/chat/chat.h"
+#include "../../core/io/json.h"
+#include "../../core/chat/rng.h"
+#include "../../core/chat/sampler.h"
+#include "../../core/text/utf8.h"
 #include "../harness.h"
 
 static json_doc *

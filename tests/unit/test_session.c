@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "../../core/chat.h"
+#include "../../core/chat/chat.h"
 #include "../../core/rwkv.h"
-#include "../../core/tokenizer.h"
+#include "../../core/text/tokenizer.h"
 #include "../../storage/session.h"
 #include "../../storage/store.h"
 

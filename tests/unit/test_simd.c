@@ -1,9 +1,9 @@
 /*
-** test_simd.c -- the compute kernels of core/simd.h against a float64
+** test_simd.c -- the compute kernels of core/kernels/simd.h against a float64
 ** reference computed here, for every kernel table the CPU supports
 ** (portable, avx2, avx512, avx512-exact), every weight format, odd shapes
 ** (in = 1, 7, 63, 65, 257; out = 1, 3, 129; T = 1, 2, 17), row ranges and a
-** row stride; bit-exact conversions against core/dtype.c; and the accuracy
+** row stride; bit-exact conversions against core/kernels/dtype.c; and the accuracy
 ** of Q8 against the reference package's per-row/per-column min-max uint8
 ** scheme (implemented below from its description).
 **
@@ -22,10 +22,10 @@
 **       whose activations are quantized to int8 per 32-block like
 **       simd_act_prepare does.  The extra error of both is reported.
 */
-#include "../../core/dtype.h"
+#include "../../core/kernels/dtype.h"
 #include "../../core/mem.h"
-#include "../../core/simd.h"
-#include "../../core/simd_impl.h"
+#include "../../core/kernels/simd.h"
+#include "../../core/kernels/simd_impl.h"
 #include "../harness.h"
 
 #include <stdint.h>
@@ -337,7 +337,7 @@ test_blocking(const simd_kernels *k)
 }
 
 /*
-** The AVX2 packed-panel matmul (core/simd_mm_avx2.c) at the edges of its
+** The AVX2 packed-panel matmul (core/kernels/simd_mm_avx2.c) at the edges of its
 ** blocking: 16-row bands with 1..15 rows left, 8-column chunks with 1..7
 ** columns left in the last 128-column panel, 6-token tiles with 1..5 tokens
 ** left, and row ranges that start inside a band.  Every shape runs through

@@ -1,9 +1,9 @@
 /*
 ** test_state_file.c -- state-tuning files with non-finite values
-** (core/state.c rwkv_state_load_file).
+** (core/model/state.c rwkv_state_load_file).
 **
 ** State files are written with the project's own .pth writer
-** (core/ckpt_write.h) for the demo model (RWKV-7, built in memory): a clean
+** (core/io/ckpt_write.h) for the demo model (RWKV-7, built in memory): a clean
 ** file loads; one NaN or one Inf anywhere in a layer's time_state is
 ** refused with one line naming the file and the tensor, and the state is
 ** left as it was.
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../core/ckpt_write.h"
+#include "../../core/io/ckpt_write.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
 

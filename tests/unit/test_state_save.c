@@ -1,11 +1,11 @@
 /*
 ** test_state_save.c -- saving a live state as a state file
-** (rwkv_state_save_file, core/state_file.c) and loading it back
+** (rwkv_state_save_file, core/model/state_file.c) and loading it back
 ** (rwkv_state_load_file).
 **
 ** For the demo model (always) and the tiny fp32 fixture models v4, v5.2,
 ** v6, v7 (skipped when the fixtures are missing): the state after a chat
-** (core/chat.h: greeting, two messages, two replies) is saved, loaded into
+** (core/chat/chat.h: greeting, two messages, two replies) is saved, loaded into
 ** a fresh state, and
 **   - the loaded state equals the live one bit for bit,
 **   - the logits of the next token from both are bit-identical,
@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../core/chat.h"
-#include "../../core/ckpt.h"
-#include "../../core/ckpt_write.h"
+#include "../../core/chat/chat.h"
+#include "../../core/io/ckpt.h"
+#include "../../core/io/ckpt_write.h"
 #include "../../core/rwkv.h"
-#include "../../core/tokenizer.h"
+#include "../../core/text/tokenizer.h"
 #include "../harness.h"
 
 
@@ -166,7 +166,7 @@ check_model(rwkv_model *m, const char *tag, const char *fixture_state)
     l1 = malloc((size_t)in->n_vocab * sizeof *l1);
     l2 = malloc((size_t)in->n_vocab * sizeof *l2);
     l3 = malloc((size_t)in->n_vocab * sizeof *l3);
-    /* a conversation (core/chat.h: greeting, two messages, two replies) */
+    /* a conversation (core/chat/chat.h: greeting, two messages, two replies) */
     rc = converse(m, live, &err);
     TEST_CONDF(rc == RWKV_OK, "%s: conversation: %s", tag, err.msg);
     rc = rwkv_state_save_file(m, live, path, &err);

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../core/utf8.h"
+#include "../../core/text/utf8.h"
 #include "../../storage/store.h"
 #include "../harness.h"
 #include "store_test.h"

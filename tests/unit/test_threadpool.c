@@ -1,6 +1,6 @@
 /*
-** test_threadpool.c -- the thread pool (core/threadpool.c) and the batched
-** one-token products on it (kern_matvec_multi, core/kernels.c).
+** test_threadpool.c -- the thread pool (core/kernels/threadpool.c) and the batched
+** one-token products on it (kern_matvec_multi, core/kernels/kernels.c).
 **
 ** Pool: every chunk of every job runs exactly once with the right count,
 ** whether the workers are spinning (jobs back to back), asleep (a pause
@@ -20,9 +20,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../../core/kernels.h"
-#include "../../core/threadpool.h"
-#include "../../core/vmath.h"
+#include "../../core/kernels/kernels.h"
+#include "../../core/kernels/threadpool.h"
+#include "../../core/kernels/vmath.h"
 
 /* Longer than the pool's spin (TPOOL_SPIN_NS), so workers go to sleep. */
 #define PAUSE_NS 2000000

@@ -12,9 +12,9 @@
 **     substitutes maximal subparts like Unicode's table 3-8), flush, limits;
 **   * malformed vocabulary files: one line "FILE:LINE: what" each.
 */
-#include "../../core/json.h"
-#include "../../core/tokenizer.h"
-#include "../../core/utf8.h"
+#include "../../core/io/json.h"
+#include "../../core/text/tokenizer.h"
+#include "../../core/text/utf8.h"
 #include "../harness.h"
 
 #include <stdint.h>

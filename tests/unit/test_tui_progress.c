@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/chat.h"
+#include "../../core/chat/chat.h"
 #include "../../tui/text.h"
 #include "../harness.h"
 

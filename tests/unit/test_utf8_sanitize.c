@@ -1,12 +1,12 @@
 /*
-** test_utf8_sanitize.c -- the model-text sanitiser (core/utf8.h,
+** test_utf8_sanitize.c -- the model-text sanitiser (core/text/utf8.h,
 ** utf8_sanitize_for_terminal): which bytes become U+FFFD, that a stream
 ** split anywhere gives the same text as one call, that the output is always
 ** well-formed UTF-8 without control characters, and the output bound.
 */
 #include <stdint.h>
 
-#include "../../core/utf8.h"
+#include "../../core/text/utf8.h"
 #include "../harness.h"
 
 #define R UTF8_REPL

@@ -1,5 +1,5 @@
 /*
-** test_vmath.c -- core/vmath.h against double-precision references, for
+** test_vmath.c -- core/kernels/vmath.h against double-precision references, for
 ** every table the CPU runs (portable, avx2, avx512).
 **
 ** exp / sigmoid / tanh / silu: the error in ulps of the float result,
@@ -16,8 +16,8 @@
 #include <float.h>
 #include <stdint.h>
 
-#include "../../core/rng.h"
-#include "../../core/vmath.h"
+#include "../../core/chat/rng.h"
+#include "../../core/kernels/vmath.h"
 #include "../harness.h"
 
 /* Bounds asserted (ulps of the float result); vmath.h states them. */

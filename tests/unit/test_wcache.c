@@ -1,5 +1,5 @@
 /*
-** test_wcache.c -- the cache of prepared weights (core/wcache.c).
+** test_wcache.c -- the cache of prepared weights (core/model/wcache.c).
 **
 ** For fixture models of every version under converting strategies: the
 ** first load writes the cache (in a temporary directory), the second maps
@@ -19,9 +19,9 @@
 ** Nothing is ever written next to the fixtures: every load names a cache
 ** directory in a temporary tree or loads a copy of the model there (the
 ** read-only case is a 0555 temporary directory, which stays clean even for
-** root because core/wcache.c checks the mode bits, not only access(2)).
+** root because core/model/wcache.c checks the mode bits, not only access(2)).
 ** Without the fixtures, the plan, damage and location checks run on models
-** written by the project's own generator (core/model_gen.h).
+** written by the project's own generator (core/model/model_gen.h).
 */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -31,15 +31,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../core/model_gen.h"
-#include "../../core/ckpt_verify.h"
-#include "../../core/model_gen.h"
+#include "../../core/model/model_gen.h"
+#include "../../core/io/ckpt_verify.h"
+#include "../../core/model/model_gen.h"
 #include "../../core/rwkv.h"
-#include "../../core/wcache.h"
-#include "../../core/zipr.h"
+#include "../../core/model/wcache.h"
+#include "../../core/io/zipr.h"
 #include "../harness.h"
 
-/* Header field offsets (core/wcache.c's struct wc_header). */
+/* Header field offsets (core/model/wcache.c's struct wc_header). */
 #define H_ENDIAN 8
 #define H_VERSION 12
 #define H_PREP 16

@@ -5,10 +5,10 @@
 */
 #include <stdint.h>
 
-#include "../../core/ckpt.h"
-#include "../../core/ckpt_verify.h"
-#include "../../core/ckpt_write.h"
-#include "../../core/zipr.h"
+#include "../../core/io/ckpt.h"
+#include "../../core/io/ckpt_verify.h"
+#include "../../core/io/ckpt_write.h"
+#include "../../core/io/zipr.h"
 #include "../harness.h"
 #include "test_ckpt_build.h"
 
@@ -326,7 +326,7 @@ test_crc(void)
                                      sizeof buf - cut) == whole, "combine at %zu", cut);
 }
 
-/* The checksums a .pth carries (core/ckpt_verify.c): a large entry is
+/* The checksums a .pth carries (core/io/ckpt_verify.c): a large entry is
 ** checked only when asked (split over a pool: parts combined), a small one
 ** at open; damage is named by tensor; the digest follows the CRC-32s. */
 static void

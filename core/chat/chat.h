@@ -1,0 +1,377 @@
+/*
+** chat.h -- the conversation engine of the chat demo (API_DEMO_CHAT.py),
+** as a module that the line-mode REPL (cli/cmd_chat.c) and the full-screen
+** UI drive unchanged.
+**
+** It owns the prompt format ("User: {msg}\n\nAssistant:", role names
+** configurable: chat_config.user_name / bot_name), the greeting or
+** state-file start, chunked prefill, penalised sampling (core/chat/sampler.h),
+** UTF-8-safe streaming, stop strings, cancellation and the per-turn record
+** (text, token ids, sampling values, seed, stats) that the session store
+** persists.  No I/O happens here: text goes out through callbacks, and the
+** only file it reads is a state-tuning file through rwkv_state_load_file().
+**
+** State machine (one reply):
+**
+**              chat_submit()                      last prompt chunk fed
+**     IDLE ------------------------> PREFILL ---------------------------+
+**      ^ ^                              |  (one chunk per chat_step())   |
+**      | |   chat_cancel() in PREFILL:  |                                v
+**      | +------------------------------+     chat_regen()        GENERATING
+**      |     state rolled back to the         (IDLE -> GENERATING,  |  (one token per
+**      |     turn start, no turn kept)        state_before_reply    |   chat_step())
+**      |                                      restored, no prefill) |
+**      |                                                            | stop string seen,
+**      |           chat_step(): flush text, record the turn,        | max_tokens reached,
+**      +----------------- fire done(), clear cancel --------  STOPPING  chat_cancel()
+**
+** chat_step() performs exactly one transition or one unit of work (one
+** prefill chunk or one generated token) so a worker thread can run it in a
+** loop and stay responsive; chat_run() is that loop.  chat_cancel() may be
+** called from any thread or from a signal handler: the flag is checked
+** between chunks/tokens, so a cancelled reply keeps exactly the tokens
+** generated so far and the model state has exactly those tokens fed.
+**
+** Invariant: after every reply the current state equals the start state
+** (greeting or state file) with every turn's prompt_ids and reply_ids fed,
+** in order, through the reference's chunking.  A reply that ended at a stop
+** string has the stop string's tokens fed (as the demo does); a reply that
+** ended otherwise (max_tokens, cancel) does not, so the next prompt is
+** prefixed with CHAT_TURN_SEP ("\n\n") -- visible in that turn's prompt_ids.
+**
+** Threading: one thread at a time calls the chat_* functions of one chat
+** (chat_cancel excepted).  Callbacks run on that thread, inside chat_step().
+*/
+#ifndef RWKV_CHAT_H
+#define RWKV_CHAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "params.h"
+#include "../rwkv.h"
+#include "../status.h"
+#include "../text/tokenizer.h"
+
+/* The chat demo's greeting, fed when no state file is used. */
+#define CHAT_DEMO_GREETING                                                     \
+    "User: hi\n\nAssistant: Hi. I am your assistant and I will provide "      \
+    "expert full response in full details. Please feel free to ask any "      \
+    "question and I will always answer it.\n\n"
+#define CHAT_USER_PREFIX      "User: "
+#define CHAT_ASSISTANT_PREFIX "\n\nAssistant:"
+/* The role names of the prompt format ("{user}: {msg}\n\n{bot}:"): the
+** demo's `user` and `bot` (API_DEMO_CHAT.py; ChatRWKV's chat.py names them
+** so).  Other names change the prompt and the demo greeting the same way;
+** the stop string stays "\n\n" (it ends a reply before "\n\n{user}:"). */
+#define CHAT_DEFAULT_USER     "User"
+#define CHAT_DEFAULT_BOT      "Assistant"
+#define CHAT_MAX_NAME         64     /* bytes of a role name */
+#define CHAT_TURN_SEP         "\n\n"
+#define CHAT_DEFAULT_STOP     "\n\n"
+
+/* Stop strings: at most this many, each at most this long (bytes); the
+** streaming holdback buffer is sized from it. */
+#define CHAT_MAX_STOP     8
+#define CHAT_MAX_STOP_LEN 64
+/* Longest user message accepted (bytes): bounds the prompt's token buffer. */
+#define CHAT_MAX_MESSAGE  (16u << 20)
+
+typedef struct chat chat;   /* opaque: chat_create / chat_destroy */
+
+enum chat_phase {
+    CHAT_IDLE = 0,
+    CHAT_PREFILL,       /* feeding the greeting / user prompt in chunks */
+    CHAT_GENERATING,    /* sampling and feeding one token per step */
+    CHAT_STOPPING       /* reply over; the next chat_step() records it */
+};
+
+enum chat_stop {
+    CHAT_STOP_NONE = 0,     /* reply still running */
+    CHAT_STOP_STRING,       /* a stop string appeared ("\n\n") */
+    CHAT_STOP_MAX_TOKENS,   /* sampling.max_tokens tokens generated */
+    CHAT_STOP_CANCEL,       /* chat_cancel() */
+    CHAT_STOP_ERROR         /* rwkv_eval failed (message in chat_step's err) */
+};
+
+typedef struct chat_stats {
+    uint64_t prefill_tokens;   /* prompt (+ greeting) tokens fed this turn */
+    double   prefill_s;        /* seconds spent in prefill */
+    uint64_t gen_tokens;       /* tokens generated (= n_reply) */
+    double   gen_s;            /* seconds spent sampling + feeding them */
+    double   prefill_tps;      /* prefill_tokens / prefill_s (0 if none) */
+    double   decode_tps;       /* gen_tokens / gen_s (0 if none) */
+    /* Progress of the prefill in flight: the number of tokens it feeds in
+    ** all (greeting + prompt; 0 when nothing is queued).  prefill_tokens
+    ** counts those fed so far, so prefill_tokens / prefill_total is the
+    ** fraction done (a progress bar).  Also reported by chat_prime(). */
+    uint64_t prefill_total;
+} chat_stats;
+
+/*
+** One turn: the user's message and the assistant's reply.  Every pointer is
+** owned by the chat and valid until the turn is removed (chat_reset,
+** chat_load_state_file, chat_regen of that turn, chat_destroy).
+*/
+typedef struct chat_turn {
+    char          *user;        /* normalised message, NUL terminated */
+    size_t         user_len;
+    int32_t       *prompt_ids;  /* tokens fed for "User: ...\n\nAssistant:" */
+    size_t         n_prompt;    /*   (with a leading "\n\n" if needed, see top) */
+    char          *reply;       /* reply text as shown: valid UTF-8, stop string */
+    size_t         reply_len;   /*   excluded, NUL terminated */
+    int32_t       *reply_ids;   /* tokens generated and fed (stop tokens included) */
+    size_t         n_reply;
+    rwkv_sampling  samp;        /* the values this reply was sampled with; */
+                                /*   samp.seed = this reply's own seed */
+    chat_stats     stats;
+    int            stop;        /* enum chat_stop */
+    int            interrupted; /* 1 when stop == CHAT_STOP_CANCEL */
+    int            n_regen;     /* how many times this reply was regenerated */
+} chat_turn;
+
+/*
+** Callbacks, all optional (NULL members are skipped); UD is passed back.
+** They run inside chat_step() on the calling thread and must not call
+** chat_* functions other than the read-only accessors.
+*/
+typedef struct chat_callbacks {
+    /* Streamed reply text: complete UTF-8 characters only (invalid bytes
+    ** already replaced by U+FFFD), never any part of a stop string.
+    ** TEXT is borrowed for the duration of the call. */
+    void (*text)(void *ud, const char *text, size_t len);
+    /* The phase changed (enum chat_phase). */
+    void (*phase)(void *ud, int phase);
+    /* A reply ended and T was recorded (T borrowed: see chat_turn). */
+    void (*done)(void *ud, const chat_turn *t);
+    void *ud;
+    /* Running stats after every prefill chunk and every generated token
+    ** (rates included); ST borrowed for the call.  Initialise this struct
+    ** with designated initialisers. */
+    void (*stats)(void *ud, const chat_stats *st);
+} chat_callbacks;
+
+/* Everything chat_create needs besides the model and tokenizer. */
+typedef struct chat_config {
+    rwkv_sampling samp;          /* sampling values */
+    unsigned      samp_set;      /* PARAMS_BIT mask of values the user set:
+                                    decides whether samp.seed is used and which
+                                    values the state-file defaults may change */
+    const char   *greeting;      /* NULL = the demo's (chat_demo_greeting with the
+                                    names), "" = none; borrowed (copied) */
+    const char   *user_name;     /* NULL = CHAT_DEFAULT_USER; borrowed (copied) */
+    const char   *bot_name;      /* NULL = CHAT_DEFAULT_BOT; borrowed (copied) */
+    const char   *state_path;    /* NULL = none; else loaded at create: greeting
+                                    skipped, params_apply_state_defaults() */
+    const rwkv_state *init_state;/* NULL = none; copied at create, treated like a
+                                    state file (no greeting, state defaults) */
+    const char   *stop[CHAT_MAX_STOP];  /* stop strings; n_stop 0 = {"\n\n"} */
+    size_t        n_stop;
+    const int32_t *banned;       /* token ids never sampled (copied); may be NULL */
+    size_t        n_banned;
+    int           no_stop;       /* 1 = no stop strings at all (plain completion:
+                                    replies end at max_tokens or cancel) */
+} chat_config;
+
+/* Fill CFG with the demo's behaviour: params_defaults, demo greeting,
+** stop "\n\n", nothing banned, random seed. */
+void chat_config_init(chat_config *cfg);
+
+/*
+** Create a chat on model M and tokenizer T (both borrowed: they must outlive
+** the chat).  CB may be NULL.  Nothing is computed yet: the greeting is
+** prefilled as part of the first turn (or by chat_prime()).  A state file
+** for another model fails here with the loader's message.  *OUT owned by
+** caller (chat_destroy).
+*/
+int  chat_create(rwkv_model *m, const tok *t, const chat_config *cfg,
+                 const chat_callbacks *cb, chat **out, rwkv_err *err);
+void chat_destroy(chat *c);                          /* NULL is fine */
+
+/* Prefill the greeting now if it is still pending (blocking; chat_cancel()
+** from another thread or a signal handler stops it between chunks, rolls
+** the state back and returns RWKV_ECANCEL).  Optional: chat_submit() does
+** it otherwise.  IDLE only. */
+int  chat_prime(chat *c, rwkv_err *err);
+
+/*
+** IDLE -> PREFILL with the user message MSG (LEN bytes, any bytes).  The
+** message is normalised (chat_normalize); an empty result is refused with
+** RWKV_EINVAL and the demo's "please say something" message, nothing fed.
+*/
+int  chat_submit(chat *c, const char *msg, size_t len, rwkv_err *err);
+
+/*
+** Like chat_submit, but TEXT (LEN bytes, any bytes) is fed verbatim: no
+** normalisation, no "User:/Assistant:" framing, no separator.  For plain
+** completion (`generate`).  The turn's user field holds TEXT with invalid
+** UTF-8 replaced.  An empty TEXT is refused (RWKV_EINVAL).
+*/
+int  chat_submit_raw(chat *c, const char *text, size_t len, rwkv_err *err);
+
+/*
+** IDLE -> GENERATING: drop the last turn's reply, restore the state (and
+** logits) from before it and sample again with the current sampling values
+** and a new seed.  No prefill.  RWKV_EINVAL when there is no reply to redo.
+*/
+int  chat_regen(chat *c, rwkv_err *err);
+
+/*
+** Do one unit of work (see the diagram).  Returns RWKV_OK, or the error of
+** a failing rwkv_eval (the reply is then recorded with CHAT_STOP_ERROR and
+** the state rolled back to the turn start -- or to before the reply for a
+** failing generation step -- and the phase is IDLE).  In IDLE it does nothing.
+*/
+int  chat_step(chat *c, rwkv_err *err);
+
+/* chat_step() until IDLE.  A cancelled reply still returns RWKV_OK. */
+int  chat_run(chat *c, rwkv_err *err);
+
+/* Ask the running reply/prefill to stop at the next token or chunk.
+** Async-signal-safe and callable from any thread; cleared when IDLE is
+** reached.  A cancel sent while IDLE is void (the next chat_submit,
+** chat_submit_raw, chat_regen or chat_prime clears it). */
+void chat_cancel(chat *c);
+
+int  chat_phase(const chat *c);                      /* enum chat_phase */
+
+/* Forget every turn and go back to the start state (greeting already fed,
+** or the state file).  IDLE only; never re-prefills a fed greeting. */
+void chat_reset(chat *c);
+
+/*
+** Start over from the state-tuning file PATH: loaded into a fresh state,
+** greeting skipped, turns cleared, params_apply_state_defaults() on the
+** current sampling values (keeping those in the user-set mask).  On failure
+** (e.g. a file for another model) nothing changes.  IDLE only.
+*/
+int  chat_load_state_file(chat *c, const char *path, rwkv_err *err);
+
+/*
+** Start over WITHOUT a state file: zeros and the greeting of the chat's
+** config (fed again at the next message or chat_prime()); turns cleared.
+** The values the state-file defaults changed go back to the demo's (those
+** in the user-set mask stay).  A chat that already starts from its
+** greeting is only reset (a fed greeting is not fed again).  IDLE only.
+*/
+int  chat_use_greeting(chat *c, rwkv_err *err);
+/* 1 when the start state is a state file (or chat_config.init_state). */
+int  chat_has_state_file(const chat *c);
+
+/* Current sampling values (borrowed) and their user-set mask.  New values
+** take effect at the next reply (a running reply keeps the values it started
+** with, recorded in its chat_turn.samp).  Like every chat_* call but
+** chat_cancel: from the thread that steps the chat, or while no thread does. */
+const rwkv_sampling *chat_sampling(const chat *c);
+unsigned chat_sampling_set(const chat *c);
+void chat_set_sampling(chat *c, const rwkv_sampling *s, unsigned samp_set);
+
+/* The seed the chat's RNG was created with (random unless samp_set has the
+** seed bit) and whether it was chosen randomly.  Each reply draws its own
+** seed from it (recorded in chat_turn.samp.seed). */
+uint64_t chat_seed(const chat *c, int *was_random);
+/* Use SEED for the next reply only (replaying a recorded reply). */
+void chat_set_next_seed(chat *c, uint64_t seed);
+
+/* Turns so far (I < chat_n_turns); the last may be in progress while not
+** IDLE.  Borrowed: see chat_turn. */
+size_t           chat_n_turns(const chat *c);
+const chat_turn *chat_turn_at(const chat *c, size_t i);
+
+/* The role names in use (borrowed). */
+const char    *chat_user_name(const chat *c);
+const char    *chat_bot_name(const chat *c);
+/*
+** The demo's greeting with the role names USER and BOT (NULL = the
+** defaults: then it is CHAT_DEMO_GREETING byte for byte).  malloc'ed,
+** owned by the caller; NULL when out of memory.
+*/
+char *chat_demo_greeting(const char *user, const char *bot);
+/* NAME is usable as a role name: 1..CHAT_MAX_NAME bytes of valid UTF-8, no
+** control character, no ':', not blank at either end.  WHAT names it in
+** the message ("--user"). */
+int  chat_name_check(const char *what, const char *name, rwkv_err *err);
+/* New stop strings (N 0 = "\n\n"; NO_STOP: none at all) or banned tokens
+** for the next reply on; the conversation is kept.  On failure nothing
+** changes.  IDLE only. */
+int  chat_set_stops(chat *c, const char *const *stop, size_t n, int no_stop, rwkv_err *err);
+int  chat_set_banned(chat *c, const int32_t *ids, size_t n, rwkv_err *err);
+
+/* The greeting text and its token ids (empty with a state file), borrowed. */
+const char    *chat_greeting(const chat *c);
+const int32_t *chat_greeting_ids(const chat *c, size_t *n);
+int            chat_greeting_fed(const chat *c);
+
+/*
+** States (borrowed from the chat, valid until the next chat_* call that
+** changes them; copy with rwkv_state_copy):
+**   chat_state             the current state
+**   chat_state_start       the start state (after greeting / from state file)
+**   chat_state_turn_start  before the last turn's prompt was fed, NULL if none
+**   chat_state_before_reply after the last prompt, before its reply, NULL if none
+** and the logits that go with chat_state_before_reply (n_vocab floats).
+*/
+const rwkv_state *chat_state(const chat *c);
+const rwkv_state *chat_state_start(const chat *c);
+const rwkv_state *chat_state_turn_start(const chat *c);
+const rwkv_state *chat_state_before_reply(const chat *c);
+const float      *chat_logits_before_reply(const chat *c);
+
+/*
+** For the session store (resume): replace the current state with S (copied;
+** same model), and append a turn record T (copied) without running the
+** model.  NEED_SEP says whether the next prompt needs CHAT_TURN_SEP (last
+** reply did not end at a stop string).  IDLE only.  After a restore
+** chat_regen() re-prefills the last prompt from the turn start when no
+** before-reply snapshot exists.
+*/
+void chat_restore_state(chat *c, const rwkv_state *s, int need_sep);
+/* After chat_restore_state/chat_push_turn: S (copied) is the state before the
+** last turn's prompt, so chat_regen() can re-prefill that prompt and sample
+** the reply again.  IDLE only. */
+void chat_set_turn_start(chat *c, const rwkv_state *s);
+/* T->stop may be CHAT_STOP_NONE for a saved reply whose end is not recorded:
+** it is then worked out from T->interrupted and whether the reply's tokens
+** end with one of this chat's stop strings (else CHAT_STOP_MAX_TOKENS). */
+int  chat_push_turn(chat *c, const chat_turn *t, rwkv_err *err);
+
+/* Stats of the last finished reply (zeros before the first). */
+const chat_stats *chat_last_stats(const chat *c);
+
+/*
+** The demo's message normalisation: CRLF -> LF, strip leading/trailing
+** whitespace (Python str.strip), runs of '\n' collapsed to one, invalid
+** UTF-8 replaced by U+FFFD.  Returns a malloc'ed NUL-terminated string
+** (owned by caller, free()) with *OUT_LEN bytes, or NULL on OOM.
+*/
+char *chat_normalize(const char *msg, size_t len, size_t *out_len);
+
+/*
+** The streaming rule on its own (used by chat_step; exposed for tests and
+** for callers that stream other token sources).  Bytes of generated tokens
+** are pushed in; text comes out through EMIT only when
+**   - it is complete, valid UTF-8 (an incomplete character at the end holds
+**     everything back, as the demo's "no U+FFFD in decode()" rule does;
+**     bytes that can never become valid are replaced by U+FFFD), and
+**   - it does not end with a proper prefix of a stop string (the demo holds
+**     text ending in "\n" while the stop string is "\n\n").
+** When a stop string appears, the text before it is emitted and push
+** returns 1; the stop string and anything after it are dropped.
+*/
+typedef struct chat_stream chat_stream;
+typedef void (*chat_emit_fn)(void *ud, const char *text, size_t len);
+
+/* STOP: N_STOP strings (copied; each 1..CHAT_MAX_STOP_LEN bytes). */
+int  chat_stream_create(const char *const *stop, size_t n_stop, chat_stream **out,
+                        rwkv_err *err);
+void chat_stream_destroy(chat_stream *st);              /* NULL is fine */
+void chat_stream_reset(chat_stream *st);
+/* Returns 1 when a stop string completed (push no more), 0 otherwise,
+** -1 on OOM. */
+int  chat_stream_push(chat_stream *st, const char *bytes, size_t len,
+                      chat_emit_fn emit, void *ud);
+/* End of reply without a stop string: emit what is held (U+FFFD for an
+** incomplete character).  Returns 0, -1 on OOM. */
+int  chat_stream_flush(chat_stream *st, chat_emit_fn emit, void *ud);
+
+#endif

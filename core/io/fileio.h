@@ -1,0 +1,98 @@
+/*
+** fileio.h -- opening the files rwkv-tui reads and creating the files it
+** writes, safely.
+**
+** Reading.  Every file that must be a regular file (a model, a state file,
+** a vocabulary, an import, paths stored in the database) is opened with
+** rwkv_open_regular: a FIFO, a device, a socket or a directory given by
+** mistake (or planted) is refused at once with one line such as
+**     "x.pth: not a regular file (a FIFO)"
+** instead of blocking forever in open(2) or read(2) (a FIFO with no writer)
+** or reading an endless device.  The open itself is non-blocking, so even
+** a FIFO swapped in between the check and the open cannot hang it.
+**
+** Writing.  Every file rwkv-tui creates goes through rwkv_atomic_*: the data
+** is written to a new, exclusively created temporary file in the target's
+** directory (O_CREAT|O_EXCL|O_NOFOLLOW, a random name, so a symlink or file
+** planted under a predictable name is never followed, truncated or
+** reused), optionally fsync'ed, and renamed over PATH only once complete.
+** So PATH is either its old contents or the complete new file, never a
+** truncated one, and an existing PATH that is not a regular file (a
+** device, a FIFO, a directory) is refused, not replaced.  A symlink at PATH
+** is replaced by the new file (its target is not written).
+**
+** Use:   rwkv_atomic *a;
+**        if (rwkv_atomic_create(path, 0600, RWKV_ATOMIC_SYNC, &a, &err) != RWKV_OK) ...
+**        write(rwkv_atomic_fd(a), ...)   or   fprintf(rwkv_atomic_stream(a, &err), ...)
+**        rwkv_atomic_commit(a, &err);    -- or rwkv_atomic_abort(a) to give up
+**
+** Owner: this file and fileio.c.  Clients: core/io/mapfile.c (models, state
+** files), core/text/tokenizer.c (vocabularies), core/io/ckpt_write.c (model files),
+** cli/cmd_eval.c (--out, --state-out); meant for every other file we read
+** or create (imports, exports, saved states).  Thread-safe (no shared state).
+*/
+#ifndef RWKV_FILEIO_H
+#define RWKV_FILEIO_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../status.h"
+
+/*
+** Open PATH read-only (O_CLOEXEC|O_NOCTTY) if it is a regular file (symlinks
+** are followed).  On success *FD (OUT) is a blocking descriptor owned by
+** the caller (close(2) it).  Errors, one line naming PATH: RWKV_EIO for
+** "cannot open: <strerror>" and "not a regular file (a FIFO)" (or a
+** directory, a character device, ...).  *FD is -1 on failure.
+*/
+int rwkv_open_regular(const char *path, int *fd, rwkv_err *err);
+
+/* The same as a stdio stream opened "rb"; *OUT (OUT) owned by the caller
+** (fclose). */
+int rwkv_fopen_regular(const char *path, FILE **out, rwkv_err *err);
+
+/* "a FIFO", "a directory", "a character device", ... for a st_mode that is
+** not a regular file; "a regular file" for one.  Static string. */
+const char *rwkv_file_kind(mode_t mode);
+
+typedef struct rwkv_atomic rwkv_atomic;
+
+/* fsync the file before the rename and the directory after it (for data
+** that matters: databases, saved states, model files). */
+#define RWKV_ATOMIC_SYNC 1
+
+/*
+** Start creating PATH with permission bits MODE (umask applies; 0600 for
+** private data, 0644 for files the user asked for): a new temporary file
+** ".NAME.XXXXXXXX.tmp" in PATH's directory.  FLAGS: 0 or RWKV_ATOMIC_SYNC.
+** *OUT (OUT) is owned by the caller until rwkv_atomic_commit or
+** rwkv_atomic_abort frees it.  Errors (RWKV_EIO, one line naming PATH):
+** PATH exists and is not a regular file; the directory is missing or not
+** writable.
+*/
+int rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out,
+                       rwkv_err *err);
+/* The temporary file's descriptor (write / pwrite to it).  Borrowed; valid
+** until commit or abort. */
+int rwkv_atomic_fd(const rwkv_atomic *a);
+/*
+** A stdio stream on the temporary file ("wb"), made on the first call;
+** borrowed, valid until commit or abort (do not fclose it).  NULL with ERR
+** set if it cannot be made.  Mixing it with rwkv_atomic_fd writes is the
+** caller's business.
+*/
+FILE *rwkv_atomic_stream(rwkv_atomic *a, rwkv_err *err);
+/*
+** Finish: flush the stream (if any) and report any earlier write error on
+** it, fsync (RWKV_ATOMIC_SYNC), close and rename over PATH.  Frees A
+** whatever the outcome; on failure the temporary file is removed and PATH
+** is untouched ("PATH: cannot write: No space left on device").
+*/
+int rwkv_atomic_commit(rwkv_atomic *a, rwkv_err *err);
+/* Give up: close and remove the temporary file, free A.  NULL is fine. */
+void rwkv_atomic_abort(rwkv_atomic *a);
+/* PATH as given to rwkv_atomic_create.  Borrowed; valid until commit/abort. */
+const char *rwkv_atomic_path(const rwkv_atomic *a);
+
+#endif

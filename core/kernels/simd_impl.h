@@ -1,0 +1,159 @@
+/*
+** simd_impl.h -- private to core/kernels/simd*.c: the kernel table layout and the
+** per-ISA tables.  Nothing outside the simd module includes this (the
+** kernel benchmark does, to time the variants side by side).
+*/
+#ifndef RWKV_SIMD_IMPL_H
+#define RWKV_SIMD_IMPL_H
+
+#include "simd.h"
+
+/* simd_act.kind: which prepared copy of X a matmul kernel reads. */
+enum simd_act_kind {
+    SIMD_ACT_F32 = 0, /* X itself                                           */
+    SIMD_ACT_BF16,    /* xq = bf16 [T, ldq = cols rounded up to even],
+                         padding column 0                                  */
+    SIMD_ACT_Q8U      /* xq = u8 [T, ldq] = int8 code + 128, ldq = cols
+                         rounded up to 64, padding = 128 (code 0);
+                         xs = scale per 32-block [T, ldq / 32]              */
+};
+
+typedef void (*simd_matvec_fn)(const simd_matrix *w, const float *x, float *y,
+                               int64_t r0, int64_t r1);
+typedef void (*simd_matmul_fn)(const simd_matrix *w, const simd_act *a,
+                               float *y, int64_t ldy, int64_t r0, int64_t r1);
+typedef void (*simd_cvt_down_fn)(const float *src, uint16_t *dst, size_t n);
+typedef void (*simd_cvt_up_fn)(const uint16_t *src, float *dst, size_t n);
+typedef void (*simd_q8_fn)(const float *src, int64_t cols, int64_t r0,
+                           int64_t r1, int8_t *q, float *scales);
+
+struct simd_kernels {
+    const char *name;
+    enum simd_isa isa;
+    unsigned flags;
+    simd_matvec_fn matvec[SIMD_NDTYPE];
+    simd_matmul_fn matmul[SIMD_NDTYPE];
+    enum simd_act_kind act[SIMD_NDTYPE]; /* what matmul[dt] reads */
+    simd_cvt_down_fn f32_to_bf16, f32_to_f16;
+    simd_cvt_up_fn bf16_to_f32, f16_to_f32;
+    simd_q8_fn q8_quantize;
+    double (*peak)(int dot_bf16, int64_t iters); /* see simd_peak_probe */
+};
+
+/* Tables defined by the ISA files; only used after a cpuid check. */
+extern const struct simd_kernels simd_kernels_avx2;
+extern const struct simd_kernels simd_kernels_avx512;
+extern const struct simd_kernels simd_kernels_avx512_exact;
+/* avx512 with the VNNI Q8 matmul instead of the bf16-panel one (for the
+** benchmark and the tests; check the CPU with simd_kernels_get first). */
+extern const struct simd_kernels simd_kernels_avx512_vnni;
+
+/*
+** The AVX-512 matrix-matrix kernels (core/kernels/simd_mm_avx512.c): register-tiled
+** outer products on a per-call packed panel of W.  f32/f16/bf16_exact/
+** q8_exact read fp32 X (SIMD_ACT_F32); bf16/q8 read bf16 X (SIMD_ACT_BF16).
+*/
+void simd_mm_avx512_f32(const simd_matrix *w, const simd_act *a, float *y,
+                        int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_f16(const simd_matrix *w, const simd_act *a, float *y,
+                        int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_bf16_exact(const simd_matrix *w, const simd_act *a, float *y,
+                               int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_q8_exact(const simd_matrix *w, const simd_act *a, float *y,
+                             int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_bf16(const simd_matrix *w, const simd_act *a, float *y,
+                         int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_q8(const simd_matrix *w, const simd_act *a, float *y,
+                       int64_t ldy, int64_t r0, int64_t r1);
+/* The earlier dot-product-form AVX-512 matmuls (4 x 4 tiles, horizontal
+** sums), kept so bench_kernels can time both in one run: [0] for the
+** default table's act kinds, [1] for avx512-exact's. */
+extern const simd_matmul_fn simd_avx512_dot_matmul[2][SIMD_NDTYPE];
+
+/*
+** The AVX2 matrix-matrix kernels (core/kernels/simd_mm_avx2.c): 6 tokens x 16 rows
+** register tiles on a per-call packed fp32 panel of W; all read fp32 X
+** (SIMD_ACT_F32).
+*/
+void simd_mm_avx2_f32(const simd_matrix *w, const simd_act *a, float *y,
+                      int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx2_bf16(const simd_matrix *w, const simd_act *a, float *y,
+                       int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx2_f16(const simd_matrix *w, const simd_act *a, float *y,
+                      int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx2_q8(const simd_matrix *w, const simd_act *a, float *y,
+                     int64_t ldy, int64_t r0, int64_t r1);
+/* The earlier AVX2 matmuls (4 rows x 2 tokens dot-product tiles), kept so
+** bench_kernels and the tests can run both (fp32 X, like the table's). */
+extern const simd_matmul_fn simd_avx2_dot_matmul[SIMD_NDTYPE];
+
+/* Row stride of the SIMD_ACT_Q8U copy for COLS inputs. */
+static inline int64_t
+simd_q8u_ldq(int64_t cols)
+{
+    return (cols + 63) / 64 * 64;
+}
+
+/* Portable pieces the ISA tables reuse. */
+void simd_q8_quantize_portable(const float *src, int64_t cols, int64_t r0,
+                               int64_t r1, int8_t *q, float *scales);
+void simd_act_q8u_portable(const float *x, int64_t T, int64_t cols,
+                           int64_t ldq, uint8_t *xq, float *xs);
+
+/*
+** Q4 (core/simd_q4*.c).  The matvecs quantize x per 32-block to int8 once
+** per call (simd_q4_act: code = round(x / dx), dx = max|x| / 127, the
+** SIMD_ACT_Q8U rule) and take exact integer dot products with the 4-bit
+** codes: block value = (d * dx) * sum(q * code) + m * sum(x), sum(x) in
+** fp32.  The codes are stored per quad of 4 blocks (128 bytes): the 16
+** low-nibble columns (0-15) of blocks 0..3, then their 16 high-nibble
+** columns (16-31), so a 32- or 64-byte load of weight bytes lines up with
+** one load of activation codes.  Columns go in passes of SIMD_Q4_XCOLS.
+*/
+#define SIMD_Q4_XCOLS 16384
+typedef struct simd_q4_x {
+    int8_t xq[SIMD_Q4_XCOLS] __attribute__((aligned(64)));  /* quad layout */
+    float  xd[SIMD_Q4_XCOLS / SIMD_Q4_BLOCK];                 /* dx per block */
+    float  xs[SIMD_Q4_XCOLS / SIMD_Q4_BLOCK];                 /* sum(x) */
+} simd_q4_x;
+/* Blocks per quad of the activation layout. */
+#define SIMD_Q4_QUAD 4
+/* Quantize X [n] (n <= SIMD_Q4_XCOLS) into *Q; blocks up to the next whole
+** quad are padded with code 0, dx 0, sum 0.  simd_q4_act_block: block B
+** alone from its LEN (0..32) values at X.  The AVX2 version gives the same
+** bytes (sum(x) in the same 8 partial sums and tree). */
+typedef void (*simd_q4_act_fn)(const float *x, int64_t n, simd_q4_x *q);
+void simd_q4_act(const float *x, int64_t n, simd_q4_x *q);
+void simd_q4_act_block(const float *x, int len, simd_q4_x *q, int64_t b);
+void simd_q4_act_avx2(const float *x, int64_t n, simd_q4_x *q);
+/* One block of 16 code bytes P (simd.h's layout) against block K of Q:
+** the exact integer sum(q * code). */
+int32_t simd_q4_isum(const uint8_t *p, const simd_q4_x *q, int64_t k);
+/*
+** The driver of a Q4 matvec: for each pass of columns, ACT, then
+** ROWS(w, q, nblk, y, r0, r1, b0, add) for the rows (NBLK blocks of the
+** pass from block B0; ADD: y += instead of y =).
+*/
+typedef void (*simd_q4_rows_fn)(const simd_matrix *w, const simd_q4_x *q, int64_t nblk,
+                                float *y, int64_t r0, int64_t r1, int64_t b0, int add);
+void simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                    int64_t r1, simd_q4_act_fn act, simd_q4_rows_fn rows);
+/* The plain-C Q4 kernels: matvec, and the dot product of row R with fp32 X
+** (the portable matmul's). */
+void simd_q4_mv_portable(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                         int64_t r1);
+float simd_q4_dot_portable(const simd_matrix *w, int64_t r, const float *x);
+/* The AVX2 matvec / packed-panel matmul (the exact and VNNI AVX-512 tables
+** take this matmul too: exact fp32) and the AVX-512 VNNI matvec. */
+void simd_mv_avx2_q4(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                     int64_t r1);
+void simd_mm_avx2_q4(const simd_matrix *w, const simd_act *a, float *y,
+                     int64_t ldy, int64_t r0, int64_t r1);
+void simd_mv_avx512_q4(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                       int64_t r1);
+/* The AVX-512 Q4 matmul: panels of bf16(q * d + m), bf16 activations, as
+** simd_mm_avx512_q8 (core/kernels/simd_mm_avx512.c). */
+void simd_mm_avx512_q4(const simd_matrix *w, const simd_act *a, float *y,
+                       int64_t ldy, int64_t r0, int64_t r1);
+
+#endif

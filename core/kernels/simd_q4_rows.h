@@ -1,0 +1,124 @@
+/*
+** simd_q4_rows.h -- private to core/kernels/simd_q4_avx2.c and simd_q4_avx512.c:
+** the Q4 matvec's row loop (simd_impl.h's layout and math), once for both.
+** The includer defines Q4_PAIR_ISUM(LO, HI, XL, XH): the 8 int32 partial
+** sums of a pair of blocks (lanes 0-3: the first block, 4-7: the second)
+** from the low / high nibble codes LO, HI (u8) and the activation codes
+** XL, XH (s8) -- vpmaddubsw + vpmaddwd on AVX2, vpdpbusd with VNNI.
+**
+** Per 8 blocks and row: the 8 block words (d, m) in one load, m * sum(x)
+** in one FMA; per pair one 32-byte load of codes, the nibble split,
+** Q4_PAIR_ISUM, one vcvtdq2ps and one FMA by d * dx permuted per block.
+** NR_Q4 rows per step share the activation loads; a later row block is
+** prefetched at the pace the rows are read (as the Q8 kernel does).  The
+** last blocks short of 8 go through simd_q4_isum.
+*/
+#ifndef RWKV_SIMD_Q4_ROWS_H
+#define RWKV_SIMD_Q4_ROWS_H
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "simd_impl.h"
+
+#define AI static inline __attribute__((always_inline))
+
+#define NR_Q4 4
+/* Prefetch distance: at least this many bytes ahead (one row block of a
+** narrow matrix is less). */
+#define Q4_PF_MIN_BYTES 16384
+
+/* Permutation indices: lanes 0-3 <- lane 2P, lanes 4-7 <- lane 2P + 1. */
+AI __m256i
+q4_pair_idx(int pr)
+{
+    return _mm256_setr_epi32(2 * pr, 2 * pr, 2 * pr, 2 * pr, 2 * pr + 1, 2 * pr + 1, 2 * pr + 1,
+                             2 * pr + 1);
+}
+
+/* y[r..r+NR) (+)= the NBLK blocks from B0; NEXT: the row block to prefetch,
+** or NULL. */
+AI void
+q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r,
+        int64_t b0, int add, const char *next)
+{
+    const int64_t nb = simd_q4_nblocks(w->cols);
+    const __m256i m4 = _mm256_set1_epi8(15);
+    const __m256i hi16 = _mm256_set1_epi32((int)0xffff0000u);
+    const uint8_t *p[NR_Q4];
+    const char *s[NR_Q4];
+    __m256 acc[NR_Q4];
+    float tail[NR_Q4];
+    int64_t k = 0;
+
+#pragma GCC unroll 4
+    for (int i = 0; i < NR; i++) {
+        p[i] = (const uint8_t *)w->data + (size_t)((r + i) * nb + b0) * 16;
+        s[i] = (const char *)w->scales + (size_t)((r + i) * nb + b0) * 4;
+        acc[i] = _mm256_setzero_ps();
+        tail[i] = 0;
+    }
+    for (; k + 8 <= nblk; k += 8) {
+        const int8_t *xq = q->xq + (k / SIMD_Q4_QUAD) * 128;
+        const __m256 xd = _mm256_loadu_ps(q->xd + k), xs = _mm256_loadu_ps(q->xs + k);
+
+        if (next != NULL)
+            for (int u = 0; u < NR * 128; u += 64)
+                _mm_prefetch(next + (b0 + k) * 16 * NR + u, _MM_HINT_T0);
+#pragma GCC unroll 4
+        for (int i = 0; i < NR; i++) {
+            const __m256i wd = _mm256_loadu_si256((const __m256i *)(const void *)(s[i] + k * 4));
+            const __m256 dd = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(wd, 16)), xd);
+
+            acc[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(wd, hi16)), xs, acc[i]);
+#pragma GCC unroll 4
+            for (int pr = 0; pr < 4; pr++) {
+                /* blocks k + 2pr, k + 2pr + 1: quad (k + 2pr) / 4, half pr % 2 */
+                const int8_t *xp = xq + (pr / 2) * 128 + (pr % 2) * 32;
+                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p[i] + (k + 2 * pr) * 16));
+                __m256i si = Q4_PAIR_ISUM(
+                    _mm256_and_si256(v, m4), _mm256_and_si256(_mm256_srli_epi16(v, 4), m4),
+                    _mm256_load_si256((const __m256i *)(const void *)xp),
+                    _mm256_load_si256((const __m256i *)(const void *)(xp + 64)));
+                acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(si),
+                                         _mm256_permutevar8x32_ps(dd, q4_pair_idx(pr)), acc[i]);
+            }
+        }
+    }
+    for (; k < nblk; k++)
+#pragma GCC unroll 4
+        for (int i = 0; i < NR; i++) {
+            float d, m;
+            simd_q4_dm(w->scales, (r + i) * nb + b0 + k, &d, &m);
+            tail[i] += d * q->xd[k] * (float)simd_q4_isum(p[i] + k * 16, q, k) + m * q->xs[k];
+        }
+#pragma GCC unroll 4
+    for (int i = 0; i < NR; i++) {
+        __m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[i]), _mm256_extractf128_ps(acc[i], 1));
+        float v;
+        t = _mm_add_ps(t, _mm_movehl_ps(t, t));
+        v = _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t))) + tail[i];
+        y[r + i] = add ? y[r + i] + v : v;
+    }
+}
+
+static void
+q4_rows_drive(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r0,
+             int64_t r1, int64_t b0, int add)
+{
+    const int64_t blk = NR_Q4 * simd_q4_nblocks(w->cols) * 16; /* bytes per row block */
+    const int64_t ahead =
+        NR_Q4 * (blk >= Q4_PF_MIN_BYTES || blk == 0 ? 1 : (Q4_PF_MIN_BYTES + blk - 1) / blk);
+    int64_t r = r0;
+
+    for (; r + NR_Q4 <= r1; r += NR_Q4) {
+        const char *next = r + ahead + NR_Q4 <= r1
+                               ? (const char *)w->data + (size_t)(r + ahead) * (size_t)(blk / NR_Q4)
+                               : NULL;
+        q4_rows(NR_Q4, w, q, nblk, y, r, b0, add, next);
+    }
+    for (; r < r1; r++)
+        q4_rows(1, w, q, nblk, y, r, b0, add, NULL);
+}
+
+#endif

@@ -1,0 +1,54 @@
+/*
+** model_par.h -- internal to the block math (model_block.c,
+** model_v4/5/6/7.c): the one helper that runs an element-wise stage over
+** token rows (or heads, or channel blocks) [0, N) split into contiguous
+** ranges on the model's pool.
+**
+** Every range computes exactly what one call over [0, N) would (each row's
+** math does not depend on the split), so results are the same for any
+** thread count.
+*/
+#ifndef RWKV_MODEL_PAR_H
+#define RWKV_MODEL_PAR_H
+
+#include <stddef.h>
+
+#include "../kernels/threadpool.h"
+
+/* Items from which a stage is spread over the pool (one token stays on the
+** calling thread: a dispatch costs more than its work). */
+#define MDL_PAR_MIN 4
+
+/* Work on items [I0, I1) of a stage. */
+typedef void (*mdl_range_fn)(void *ctx, size_t i0, size_t i1);
+
+struct mdl_par {
+    mdl_range_fn fn;
+    void        *ctx;
+    size_t       n;
+};
+
+static inline void
+mdl_par_task(void *ctx, int i, int n)
+{
+    const struct mdl_par *j = ctx;
+
+    j->fn(j->ctx, j->n * (size_t)i / (size_t)n, j->n * (size_t)(i + 1) / (size_t)n);
+}
+
+/* FN(CTX, i0, i1) over disjoint ranges covering [0, N) of a pass of T
+** tokens; returns when all ran.  Inline on the caller for fewer than
+** MDL_PAR_MIN tokens or items (a WKV over heads of one token costs less than
+** waking the pool). */
+static inline void
+mdl_par_run(tpool *pool, size_t t, size_t n, mdl_range_fn fn, void *ctx)
+{
+    struct mdl_par j = { fn, ctx, n };
+
+    if (t >= MDL_PAR_MIN && n >= MDL_PAR_MIN)
+        tpool_run(pool, mdl_par_task, &j);
+    else if (n > 0)
+        fn(ctx, 0, n);
+}
+
+#endif
