@@ -52,12 +52,9 @@ san_is(const char *in, size_t n, const char *expect)
     return ok;
 }
 
-int
-main(void)
+static void
+test_display_width(void)
 {
-    if (setlocale(LC_ALL, "C.UTF-8") == NULL)
-        setlocale(LC_ALL, "en_US.UTF-8");
-
     /* display width: ASCII 1, CJK 2, emoji 2, combining marks 0 */
     TEST_COND("ascii width", tui_str_width("abc", 3) == 3);
     TEST_COND("CJK width 2 each", tui_str_width("\xe4\xb8\xad\xe6\x96\x87", 6) == 4);
@@ -65,12 +62,20 @@ main(void)
     TEST_COND("e + combining acute = 1", tui_str_width("e\xcc\x81", 3) == 1);
     TEST_COND("fullwidth A = 2", tui_str_width("\xef\xbc\xa1", 3) == 2);
     TEST_COND("invalid byte counts 1", tui_str_width("\xff", 1) == 1);
+}
 
+static void
+test_whole_characters(void)
+{
     /* whole characters: base + combining marks */
     TEST_COND("char_len e+acute", tui_char_len("e\xcc\x81x", 4) == 3);
     TEST_COND("char_prev e+acute", tui_char_prev("xe\xcc\x81", 4) == 1);
     TEST_COND("char_prev CJK", tui_char_prev("a\xe4\xb8\xad", 4) == 1);
+}
 
+static void
+test_clusters(void)
+{
     /* grapheme clusters: width = the first code point's; 2 for emoji ZWJ
      * sequences and flags; editing steps over whole clusters */
     {
@@ -108,7 +113,11 @@ main(void)
         TEST_COND("wrap keeps a family whole", wrap_is("abc" FAMILY "de", 4, "abc|" FAMILY "de"));
         TEST_COND("wrap keeps a flag whole", wrap_is("abc" FLAG_JP, 4, "abc|" FLAG_JP));
     }
+}
 
+static void
+test_cluster_walk(void)
+{
     /* random mixes of clusters: stepping back with tui_char_prev visits the
      * same boundaries as stepping forward with tui_char_len */
     {
@@ -146,7 +155,11 @@ main(void)
         }
         TEST_COND("forward and backward cluster walks agree", !bad);
     }
+}
 
+static void
+test_wrapping(void)
+{
     /* wrapping */
     TEST_COND("short line", wrap_is("hello", 10, "hello"));
     TEST_COND("word wrap drops the space", wrap_is("hello world foo", 11, "hello world|foo"));
@@ -173,7 +186,11 @@ main(void)
               wrap_is("a\xf0\x9f\x98\x80\xf0\x9f\x98\x80", 4,
                       "a\xf0\x9f\x98\x80|\xf0\x9f\x98\x80"));
     TEST_COND("wide char in width 1", wrap_is("\xe4\xb8\x80x", 1, "\xe4\xb8\x80|x"));
+}
 
+static void
+test_sanitiser(void)
+{
     /* sanitiser */
     TEST_COND("plain text kept", san_is("hi there", 8, "hi there"));
     TEST_COND("CSI colour dropped", san_is("a\x1b[31mred\x1b[0m b", 15, "ared b"));
@@ -212,7 +229,11 @@ main(void)
         TEST_COND("unterminated OSC does not eat everything", b.len > 0 && b.len < 64);
         tui_buf_fini(&b);
     }
+}
 
+static void
+test_transcript_rows(void)
+{
     /* transcript rows and scrolling */
     {
         tui_transcript t;
@@ -261,5 +282,19 @@ main(void)
                    "second reply row ends at the text's end (%zu+%zu)", t.rows[5].off, t.rows[5].len);
         tui_tr_fini(&t);
     }
+}
+
+int
+main(void)
+{
+    if (setlocale(LC_ALL, "C.UTF-8") == NULL)
+        setlocale(LC_ALL, "en_US.UTF-8");
+    test_display_width();
+    test_whole_characters();
+    test_clusters();
+    test_cluster_walk();
+    test_wrapping();
+    test_sanitiser();
+    test_transcript_rows();
     return TEST_REPORT();
 }
