@@ -366,10 +366,28 @@ feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, uint6
     return RWKV_OK;
 }
 
-/* sess_replay for the session whose start is START. */
+/* A state wanted on the way of a replay: the one after turn TURN (0 = the
+** session's start) into OUT; GOT (OUT) says whether the replay passed it. */
+typedef struct replay_mid {
+    int64_t     turn;
+    rwkv_state *out;
+    int         got;
+} replay_mid;
+
+static void
+mid_take(replay_mid *mid, int64_t at, const rwkv_state *st)
+{
+    if (mid != NULL && !mid->got && mid->turn == at) {
+        rwkv_state_copy(mid->out, st);
+        mid->got = 1;
+    }
+}
+
+/* sess_replay for the session whose start is START; MID (may be NULL) a
+** state to take on the way, so that one replay gives both. */
 static int
 replay_at(sess *s, const sess_start *start, int64_t turn, rwkv_state *out, size_t *replayed,
-          int64_t *base, char *note, size_t note_cap, rwkv_err *err)
+          int64_t *base, char *note, size_t note_cap, replay_mid *mid, rwkv_err *err)
 {
     store_plan plan;
     uint64_t done = 0;
@@ -389,9 +407,13 @@ replay_at(sess *s, const sess_start *start, int64_t turn, rwkv_state *out, size_
         snprintf(note, note_cap, "%s", plan.note);
     if (plan.base_turn == 0 && (rc = load_start(s, start, out, err)) != RWKV_OK)
         goto out;
-    for (size_t g = 0; g < plan.n_segs && rc == RWKV_OK; g++)
+    mid_take(mid, plan.base_turn, out);
+    for (size_t g = 0; g < plan.n_segs && rc == RWKV_OK; g++) {
         rc = feed_seg(s, plan.tokens + plan.segs[g].off, plan.segs[g].len, plan.segs[g].role, out,
                       &done, plan.n_tokens, err);
+        if (rc == RWKV_OK)
+            mid_take(mid, plan.segs[g].turn_id, out);
+    }
     *replayed = plan.n_tokens;
     if (base)
         *base = plan.base_turn;
@@ -405,7 +427,7 @@ sess_replay(sess *s, int64_t turn, rwkv_state *out, size_t *replayed, char *note
             size_t note_cap, rwkv_err *err)
 {
     atomic_store(&s->cancel, 0);
-    return replay_at(s, &s->start, turn, out, replayed, NULL, note, note_cap, err);
+    return replay_at(s, &s->start, turn, out, replayed, NULL, note, note_cap, NULL, err);
 }
 
 /* ---- loading a branch into the chat --------------------------------------------------- */
@@ -423,6 +445,7 @@ load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rwkv_er
     size_t n = 0, replayed = 0;
     rwkv_state *cur = NULL, *prev = NULL;
     int64_t base = 0, last_user = 0, last_user_parent = -1;
+    replay_mid mid;
     char note[300];
     int rc, need_sep = 0;
 
@@ -455,12 +478,19 @@ load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rwkv_er
     if ((rc = rwkv_state_create(s->m, &cur, err)) != RWKV_OK ||
         (rc = rwkv_state_create(s->m, &prev, err)) != RWKV_OK)
         goto out;
-    if ((rc = replay_at(s, start, head, cur, &replayed, &base, note, sizeof note, err)) != RWKV_OK)
+    /* the state before the last message too, so that a regeneration works at
+    ** once: taken on the way when the replay passes it, else replayed alone
+    ** (from its own snapshot: the head's was nearer) */
+    mid.turn = last_user_parent;
+    mid.out = prev;
+    mid.got = 0;
+    if ((rc = replay_at(s, start, head, cur, &replayed, &base, note, sizeof note,
+                        last_user_parent >= 0 ? &mid : NULL, err)) != RWKV_OK)
         goto out;
-    /* the state before the last message, so that a regeneration works at once */
-    if (last_user_parent >= 0) {
+    if (last_user_parent >= 0 && !mid.got) {
         size_t r2;
-        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, NULL, NULL, 0, err)) != RWKV_OK)
+        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, NULL, NULL, 0, NULL, err)) !=
+            RWKV_OK)
             goto out;
     }
     /* commit: the chat's start, records and state */

@@ -36,6 +36,19 @@ on_note(void *ud, int is_err, const char *msg)
 
 static const char *model_path;      /* of the model under test, NULL = demo */
 
+/* Tokens the replays fed, from the progress callback: each replay reports
+** its last token (done == total), so a count going down is a new replay. */
+static uint64_t fed_sum, fed_last;
+
+static void
+on_progress(void *ud, uint64_t done, uint64_t total)
+{
+    (void)ud;
+    (void)total;
+    fed_sum += done < fed_last ? done : done - fed_last;
+    fed_last = done;
+}
+
 static sess *
 mk(rwkv_model *m, const tok *t, const char *db, const char *state)
 {
@@ -57,6 +70,7 @@ mk(rwkv_model *m, const tok *t, const char *db, const char *state)
     sc.chat.samp_set |= PARAMS_BIT(params_find("chunk"));
     sc.chat.state_path = state;
     sc.note = on_note;
+    sc.progress = on_progress;
     if (sess_create(&sc, &s, &err) != RWKV_OK) {
         printf("FAIL sess_create: %s\n", err.msg);
         return NULL;
@@ -155,7 +169,21 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
             sql(db, "DELETE FROM snapshots");
         s = mk(m, t, db, NULL);
         last_note[0] = '\0';
+        fed_sum = fed_last = 0;
         TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_OK, "%s: open: %s", name, err.msg);
+        if (k) {
+            /* one replay gives the head's state and the one before the last
+            ** message: every stored token fed once */
+            store_plan plan;
+            store_state_meta meta;
+            store_meta_from_info(&meta, rwkv_model_info(m));
+            memset(&plan, 0, sizeof plan);
+            store_replay_plan(sess_store(s), sess_head(s), &meta, &plan, &err);
+            TEST_CONDF(plan.n_tokens > 0 && fed_sum == plan.n_tokens,
+                       "%s: open by replay feeds each token once (%llu fed, %zu stored)", name,
+                       (unsigned long long)fed_sum, plan.n_tokens);
+            store_plan_fini(&plan);
+        }
         TEST_CONDF(same_state(s, after[N_MSG - 2]), "%s: state after resume (%s)", name,
                    k ? "replay" : "snapshot");
         TEST_CONDF(k == 0 ? strstr(last_note, "replayed") == NULL
