@@ -138,7 +138,7 @@ conversation(const char *dir, int turns)
     store *st;
     rwkv_err err;
     store_session ss;
-    store_state_meta meta = { 0x5eed, "7.0", 24, 2048, 32, 64, STORE_PREC_FP32 };
+    store_state_meta meta = { 0x5eed, "7.0", 24, 2048, 32, 64, STORE_PREC_FP32, 0, 0 };
     store_retention ret = { 6, 100 };
     float *state = malloc(FLOATS_1B5 * sizeof *state), *back = malloc(FLOATS_1B5 * sizeof *back);
     int32_t tok[TOKENS_PER_TURN];

@@ -298,18 +298,30 @@ model_row(sess *s, rwkv_err *err)
     return store_model_upsert(s->st, &m, &s->model_id, err);
 }
 
-/* Session SS must have been made by a model of this shape. */
+/*
+** Session SS must have been made by a model of this shape.  *CHANGED (OUT):
+** it was made with another file at this model's path (a model written over
+** it): the user is told, and only states known to be made with this file
+** are used (the others are rebuilt by replay).
+*/
 static int
-check_model(sess *s, const store_session *ss, rwkv_err *err)
+check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
 {
     const rwkv_info *inf = rwkv_model_info(s->m);
     store_model sm;
     int rc;
 
+    *changed = 0;
     if (ss->model_id == 0 || ss->model_id == s->model_id)
         return RWKV_OK;
     if ((rc = store_model_get(s->st, ss->model_id, &sm, err)) != RWKV_OK)
         return rc;
+    if (!inf->is_demo && strcmp(sm.path, s->model_path) == 0) {
+        /* another row of the same path: another file content (store.h) */
+        *changed = 1;
+        notef(s, 0, "the model at %s changed since this session was saved: its saved states "
+                    "are not used, they are rebuilt by replay", sm.path);
+    }
     if (sm.fingerprint == inf->fingerprint)
         return RWKV_OK;
     if (strcmp(sm.version, inf->version) != 0 || sm.n_layer != inf->n_layer ||
@@ -591,6 +603,7 @@ session_create(sess *s, const char *title, const char *msg)
     }
     ss.model_id = s->model_id;
     ss.state_file_id = start_row(s);
+    s->meta.digest_required = 0;        /* every state of it is made here */
     snprintf(ss.strategy, sizeof ss.strategy, "%s", rwkv_model_info(s->m)->strategy);
     if (store_session_new(s->st, &ss, &s->sid, &err) != RWKV_OK) {
         save_fail(s, "the new session", &err);
@@ -1153,7 +1166,7 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
 {
     store_session ss;
     sess_start start;
-    int rc;
+    int rc, changed, was_required = s->meta.digest_required;
 
     if (s->st == NULL)
         return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved: no session to open");
@@ -1161,7 +1174,7 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
     if ((rc = store_session_get(s->st, sid, &ss, err)) != RWKV_OK)
         return rc;
-    if ((rc = check_model(s, &ss, err)) != RWKV_OK)
+    if ((rc = check_model(s, &ss, &changed, err)) != RWKV_OK)
         return rc;
     if ((rc = session_start(s, &ss, &start, err)) != RWKV_OK)
         return rc;
@@ -1181,11 +1194,14 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     {
         framing fr;
         framing_init(&fr);
+        s->meta.digest_required = changed;
         if ((rc = open_framing(s, sid, &fr, err)) == RWKV_OK)
             rc = load_framed(s, sid, &start, head, &fr, err);
         framing_fini(&fr);
-        if (rc != RWKV_OK)
+        if (rc != RWKV_OK) {
+            s->meta.digest_required = was_required;
             return rc;
+        }
     }
     if (s->launch_frame) {       /* stops/bans given at launch are the session's now */
         rwkv_err e2;

@@ -1011,8 +1011,10 @@ import_model(store *s, const json_value *v, int64_t *model_id, rwkv_err *err)
     *model_id = 0;
     if (fp == NULL)
         return RWKV_OK;
-    if (path && (rc = store_prep(s, "SELECT id, fingerprint FROM models WHERE path=?", &st, err)) == RWKV_OK) {
+    if (path && (rc = store_prep(s, "SELECT id, fingerprint FROM models WHERE path=?"
+                                    " ORDER BY fingerprint=? DESC, id DESC LIMIT 1", &st, err)) == RWKV_OK) {
         sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, (int64_t)f);
         if (sqlite3_step(st) == SQLITE_ROW) {
             path_known = 1;
             if ((uint64_t)sqlite3_column_int64(st, 1) == f)

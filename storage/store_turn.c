@@ -826,8 +826,11 @@ store_session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_
                             " prefill_tps, decode_tps, time_ms, interrupted) SELECT ?, ?, depth, role, text,"
                             " tokens, sampling, prefill_tps, decode_tps, time_ms, interrupted FROM turns"
                             " WHERE id=?", &cp, err)) != RWKV_OK ||
-        (rc = store_prep(s, "INSERT INTO snapshots SELECT ?, fingerprint, version, n_layer, n_embd, n_head,"
-                            " head_size, precision, n_floats, created_ms, blob FROM snapshots WHERE turn_id=?",
+        (rc = store_prep(s, "INSERT INTO snapshots(turn_id, fingerprint, version, n_layer, n_embd, n_head,"
+                            " head_size, precision, n_floats, created_ms, blob, digest)"
+                            " SELECT ?, fingerprint, version, n_layer, n_embd, n_head,"
+                            " head_size, precision, n_floats, created_ms, blob, digest FROM snapshots"
+                            " WHERE turn_id=?",
                          &snap, err)) != RWKV_OK)
         goto fail;
     /* Copy the snapshots of the last STORE_FORK_SNAPSHOTS turns of the path

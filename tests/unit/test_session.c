@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "../../core/chat.h"
+#include "../../core/model_gen.h"
 #include "../../core/rwkv.h"
 #include "../../core/tokenizer.h"
 #include "../../storage/session.h"
@@ -25,13 +26,17 @@ static const char *const msgs[N_MSG] = { "hello there", "what is two and two?", 
 
 static char tmpdir[256];
 static char last_note[1024];
+static char all_notes[4096];        /* every note since it was emptied */
 
 static void
 on_note(void *ud, int is_err, const char *msg)
 {
+    size_t k = strlen(all_notes);
+
     (void)ud;
     (void)is_err;
     snprintf(last_note, sizeof last_note, "%s", msg);
+    snprintf(all_notes + k, sizeof all_notes - k, "%s\n", msg);
 }
 
 static const char *model_path;      /* of the model under test, NULL = demo */
@@ -339,6 +344,71 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
         free(after[i]);
 }
 
+/* A model file written over another at the same path (same shape): the
+** session made with the first is told, its states are rebuilt by replay
+** under the new one, and it keeps naming the model it was made with. */
+static void
+replaced_model(const tok *t)
+{
+    char path[400], db[400];
+    mgen_opts go = { CK_F32, 1, 2, NULL, NULL };
+    rwkv_open_opts o;
+    rwkv_model *m = NULL;
+    rwkv_err err;
+    store_session ss;
+    store_model sm;
+    uint64_t fp_a = 0;
+    float *v;
+    sess *s;
+
+    snprintf(path, sizeof path, "%s/same.pth", tmpdir);
+    snprintf(db, sizeof db, "%s/replaced.db", tmpdir);
+    memset(&o, 0, sizeof o);
+    o.n_threads = 2;
+    model_path = path;
+    TEST_COND("model A written", mgen_save("demo", path, &go, NULL, &err) == RWKV_OK);
+    if (rwkv_model_open(path, &o, &m, &err) != RWKV_OK) {
+        TEST_CONDF(0, "open A: %s", err.msg);
+        return;
+    }
+    fp_a = rwkv_model_info(m)->fingerprint;
+    s = mk(m, t, db, NULL);
+    say(s, msgs[0]);
+    say(s, msgs[1]);
+    sess_destroy(s);
+    rwkv_model_close(m);
+
+    go.seed = 2;                   /* another model, same shape, same path */
+    TEST_COND("model B written", mgen_save("demo", path, &go, NULL, &err) == RWKV_OK);
+    m = NULL;
+    if (rwkv_model_open(path, &o, &m, &err) != RWKV_OK) {
+        TEST_CONDF(0, "open B: %s", err.msg);
+        return;
+    }
+    s = mk(m, t, db, NULL);
+    all_notes[0] = '\0';
+    TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_OK, "replaced: open: %s", err.msg);
+    TEST_CONDF(strstr(all_notes, "changed since this session was saved") != NULL &&
+                   strstr(all_notes, "replayed") != NULL,
+               "replaced: the user is told, states replayed ('%s')", all_notes);
+    TEST_CONDF(store_session_get(sess_store(s), 1, &ss, &err) == RWKV_OK &&
+                   store_model_get(sess_store(s), ss.model_id, &sm, &err) == RWKV_OK &&
+                   sm.fingerprint == fp_a && fp_a != rwkv_model_info(m)->fingerprint,
+               "replaced: the session still names the model it was made with (%016llx)",
+               (unsigned long long)sm.fingerprint);
+    v = state_copy(s);
+    sess_destroy(s);
+    /* the same, every state from the tokens */
+    sql(db, "DELETE FROM snapshots");
+    s = mk(m, t, db, NULL);
+    TEST_COND("replaced: open by replay", sess_open(s, 1, -1, &err) == RWKV_OK);
+    TEST_COND("replaced: state = a replay under the new model", same_state(s, v));
+    free(v);
+    sess_destroy(s);
+    rwkv_model_close(m);
+    model_path = NULL;
+}
+
 int
 main(void)
 {
@@ -364,6 +434,7 @@ main(void)
         run(m, t, "demo", NULL);
 
     rwkv_model_close(m);
+    replaced_model(t);
 
     for (size_t i = 0; i < sizeof fx / sizeof fx[0]; i++) {
         char path[1024], spath[1024];
