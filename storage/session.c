@@ -334,13 +334,21 @@ check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
     return RWKV_OK;
 }
 
-/* Every token of TURNS must be in this model's vocabulary. */
+/* Every token of TURNS must be in this model's vocabulary, and every turn
+** with text must have its tokens (store_turn_read: a damaged turn exported
+** and imported has lost them; replaying without them is a wrong state). */
 static int
-check_vocab(sess *s, int64_t sid, const store_turn *turns, size_t n, rwkv_err *err)
+check_tokens(sess *s, int64_t sid, const store_turn *turns, size_t n, rwkv_err *err)
 {
     int32_t nv = rwkv_model_info(s->m)->n_vocab;
 
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (turns[i].n_tokens == 0 && turns[i].text[0] != '\0')
+            return rwkv_errf(err, RWKV_EFORMAT,
+                             "session %lld: turn %lld has its text but not its tokens (a damaged "
+                             "row, exported and imported): its state cannot be rebuilt; continue "
+                             "from the turn before it (`sessions show %lld`)",
+                             (long long)sid, (long long)turns[i].id, (long long)sid);
         for (size_t k = 0; k < turns[i].n_tokens; k++)
             if (turns[i].tokens[k] < 0 || turns[i].tokens[k] >= nv)
                 return rwkv_errf(err, RWKV_ESHAPE,
@@ -349,6 +357,7 @@ check_vocab(sess *s, int64_t sid, const store_turn *turns, size_t n, rwkv_err *e
                                  "vocabulary",
                                  (long long)sid, (long long)turns[i].id, (int)turns[i].tokens[k],
                                  (int)nv);
+    }
     return RWKV_OK;
 }
 
@@ -480,7 +489,7 @@ load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rwkv_er
     }
     if ((rc = store_branch_read(s->st, head, &turns, &n, err)) != RWKV_OK)
         return rc;
-    if ((rc = check_vocab(s, sid, turns, n, err)) != RWKV_OK)
+    if ((rc = check_tokens(s, sid, turns, n, err)) != RWKV_OK)
         goto out;
     for (size_t i = 0; i < n; i++)
         if (turns[i].role == STORE_ROLE_USER) {

@@ -282,7 +282,10 @@ int  store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err);
 /* Read turn ID for display (show, export): a damaged row is read as far as
 ** it can be -- a bad token blob gives no tokens, bad sampling text gives
 ** has_sampling 0 -- and NOTE (OUT, CAP bytes, may be NULL) says what was
-** dropped, "" when nothing.  Never use it to rebuild a state. */
+** dropped, "" when nothing.  A turn with text but no tokens (a damaged turn
+** exported and imported) is named too: its state cannot be rebuilt, so the
+** session runtime refuses to replay through it.  Never use it to rebuild a
+** state. */
 int  store_turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap,
                      rwkv_err *err);
 void store_turn_fini(store_turn *t);                  /* NULL is fine */

@@ -603,12 +603,18 @@ int
 store_turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_err *err)
 {
     char dummy[8];
+    int rc;
 
     if (note == NULL || cap == 0) {
         note = dummy;
         cap = sizeof dummy;
     }
-    return turn_read(s, id, out, note, cap, err);
+    rc = turn_read(s, id, out, note, cap, err);
+    /* text without the tokens it was fed as: a damaged row exported and
+    ** imported (the export kept the text only), never a row we write */
+    if (rc == RWKV_OK && note[0] == '\0' && out->text[0] != '\0' && out->n_tokens == 0)
+        snprintf(note, cap, "its tokens are missing (imported from an export of a damaged row)");
+    return rc;
 }
 
 void

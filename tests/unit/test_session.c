@@ -409,6 +409,59 @@ replaced_model(const tok *t)
     model_path = NULL;
 }
 
+/* A damaged row exported and imported: the imported turn has its text but
+** not its tokens; opening past it is refused naming the turn (as the
+** original is), opening before it gives the original's state. */
+static void
+damaged_import(rwkv_model *m, const tok *t)
+{
+    char db[400], note[512];
+    float *after1;
+    sess *s;
+    rwkv_err err;
+    char *buf = NULL;
+    size_t len = 0, n = 0;
+    int64_t imp = 0, *ids = NULL;
+    store_session ss;
+
+    snprintf(db, sizeof db, "%s/damaged.db", tmpdir);
+    s = mk(m, t, db, NULL);
+    say(s, msgs[0]);
+    after1 = state_copy(s);
+    say(s, msgs[1]);
+    sess_destroy(s);
+    /* turns: 1 system, 2 user, 3 reply, 4 user, 5 reply; 5's tokens damaged */
+    sql(db, "UPDATE turns SET tokens=x'0102030405' WHERE id=5");
+    s = mk(m, t, db, NULL);
+    TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_EFORMAT, "damaged: original refused (%s)",
+               err.msg);
+    TEST_COND("damaged: export",
+              store_export_ex(sess_store(s), 1, STORE_FMT_JSON, &buf, &len, note, sizeof note,
+                              &err) == RWKV_OK && strstr(buf, "\"damaged\"") != NULL);
+    TEST_CONDF(store_import(sess_store(s), buf, len, "d.json", &imp, &err) == RWKV_OK,
+               "damaged: import: %s", err.msg);
+    free(buf);
+    TEST_CONDF(sess_open(s, imp, -1, &err) == RWKV_EFORMAT &&
+                   strstr(err.msg, "has its text but not its tokens") != NULL,
+               "damaged: the imported session is not replayed through the lost turn (%s)",
+               err.msg);
+    store_session_get(sess_store(s), imp, &ss, &err);
+    store_turn_path(sess_store(s), ss.head_turn, &ids, &n, &err);
+    TEST_CONDF(n == 5 && sess_open(s, imp, ids[2], &err) == RWKV_OK && same_state(s, after1),
+               "damaged: the imported session before the lost turn = the original (%s)",
+               n == 5 ? err.msg : "path");
+    if (n == 5) {
+        store_turn tu;
+        TEST_COND("damaged: the lost turn is named in show and export",
+                  store_turn_read(sess_store(s), ids[4], &tu, note, sizeof note, &err) == RWKV_OK &&
+                      strstr(note, "tokens are missing") != NULL);
+        store_turn_fini(&tu);
+    }
+    free(ids);
+    free(after1);
+    sess_destroy(s);
+}
+
 int
 main(void)
 {
@@ -430,8 +483,10 @@ main(void)
     o.n_threads = 2;
     tok_create_bytes(&t, &err);
     TEST_COND("demo model", rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK);
-    if (m != NULL)
+    if (m != NULL) {
         run(m, t, "demo", NULL);
+        damaged_import(m, t);
+    }
 
     rwkv_model_close(m);
     replaced_model(t);
