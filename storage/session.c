@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/clock.h"
 #include "../core/rng.h"
 #include "framing.h"
 
@@ -72,15 +73,6 @@ struct sess {
 };
 
 /* ---- small helpers ----------------------------------------------------------- */
-
-static double
-mono_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void
 notef(sess *s, int is_err, const char *fmt, ...)
@@ -786,7 +778,7 @@ save_begin(sess *s)
         return;
     }
     s->reply_id = s->head = a.id;
-    s->last_save = mono_s();
+    s->last_save = mono_now_s();
     s->progress_failed = 0;
 }
 
@@ -800,7 +792,7 @@ save_progress(sess *s)
 
     if (s->reply_id == 0 || s->progress_failed)
         return;
-    now = mono_s();
+    now = mono_now_s();
     if (now - s->last_save < SESS_SAVE_EVERY_S)
         return;
     s->last_save = now;
