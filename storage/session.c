@@ -905,7 +905,7 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     s->note = cfg->note;
     s->progress = cfg->progress;
     s->cli_samp = cfg->chat.samp;
-    s->cli_set = cfg->chat.samp_set;
+    s->cli_set = cfg->chat.samp_set & ~cfg->config_set;   /* launch values win */
     s->no_stop = cfg->chat.no_stop;
     if ((rc = framing_from_config(&s->fr, &cfg->chat, err)) != RWKV_OK ||
         (rc = framing_copy(&s->launch_fr, &s->fr, err)) != RWKV_OK)
