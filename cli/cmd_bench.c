@@ -394,11 +394,13 @@ bench_save(const char *shape, const char *path, const char *dtype, long seed, in
     if (mgen_save(shape, path, &mo, &size, &err) != RWKV_OK)
         return cli_fail(&err);
     t0 = mono_now_s() - t0;
-    if (json)
-        printf("{\"saved\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"seed\": %ld, "
-               "\"file_bytes\": %llu, \"seconds\": %.3f}\n", path, shape,
+    if (json) {
+        fputs("{\"saved\": ", stdout);
+        cli_json_str(stdout, path);
+        printf(", \"shape\": \"%s\", \"dtype\": \"%s\", \"seed\": %ld, "
+               "\"file_bytes\": %llu, \"seconds\": %.3f}\n", shape,
                ck_dtype_name(mo.dtype), seed, (unsigned long long)size, t0);
-    else
+    } else
         printf("%s: %s model (%s, seed %ld), %llu bytes (%.1f MB), %.2f s\n", path, shape,
                ck_dtype_name(mo.dtype), seed, (unsigned long long)size, (double)size / 1e6, t0);
     return 0;
@@ -637,7 +639,9 @@ static void
 bench_print_json(const rwkv_info *info, const struct bench_args *a,
                  const struct bench_limits *lim, const struct bench_report *r)
 {
-    printf("{\"model\": \"%s\", \"version\": \"%s\", \"strategy\": \"%s\", \"threads\": %d, "
+    fputs("{\"model\": ", stdout);
+    cli_json_str(stdout, r->mname);
+    printf(", \"version\": \"%s\", \"strategy\": \"%s\", \"threads\": %d, "
            "\"kernels\": \"%s\", \"cpu_features\": \"%s\", \"busy\": %d, \"params\": %llu, \"mat_params\": %llu, "
            "\"file_bytes\": %llu, \"load_s\": %.3f, \"rss_load_mib\": %.1f, "
            "\"peak_rss_mib\": %.1f, \"rss_file_ratio\": %.3f, "
@@ -650,7 +654,7 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            "\"prefill_peak\": \"%s\", \"prefill_gflop_per_tok\": %.4f, "
            "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
            "\"weight_cache\": \"%s\", \"rss_mib\": %.1f}\n",
-           r->mname, info->version, info->strategy, info->n_threads, simd_kernels_name(lim->kk),
+           info->version, info->strategy, info->n_threads, simd_kernels_name(lim->kk),
            r->features, r->n_busy, (unsigned long long)info->n_params,
            (unsigned long long)info->mat_params,
            (unsigned long long)info->file_size, r->t_load, r->rss_load, r->rss_peak, r->ratio,

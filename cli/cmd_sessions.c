@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "../core/fileio.h"
-#include "../core/json.h"
 #include "../storage/framing.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
@@ -98,21 +97,11 @@ put_clean(const char *text)
     free(c);
 }
 
-static void
-put_stdout(void *ud, const char *s, size_t n)
-{
-    (void)ud;
-    fwrite(s, 1, n, stdout);
-}
-
-/* TEXT as a JSON string (cleaned to valid UTF-8; escaped by core/json.h). */
+/* TEXT as a JSON string (cli_json_str). */
 static void
 put_json_str(const char *text)
 {
-    char *c = store_text_clean(text, strlen(text), NULL);
-
-    json_write_string(c ? c : "", c ? strlen(c) : 0, put_stdout, NULL);
-    free(c);
+    cli_json_str(stdout, text);
 }
 
 /* The framing of session ID into *F (initialised); 1 when it is not the

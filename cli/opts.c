@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/json.h"
 #include "../core/mapfile.h"
+#include "../storage/store.h"
 
 /* errno of the first failed cli_stdout_flush (0: none); stdout closed. */
 static int stdout_errno, stdout_closed;
@@ -455,4 +457,19 @@ cli_read_input(const char *path, size_t max, const char *what, char **buf, size_
     if (f != stdin)
         fclose(f);
     return rc;
+}
+
+static void
+put_file(void *ud, const char *s, size_t n)
+{
+    fwrite(s, 1, n, ud);
+}
+
+void
+cli_json_str(FILE *f, const char *text)
+{
+    char *c = store_text_clean(text, strlen(text), NULL);
+
+    json_write_string(c ? c : "", c ? strlen(c) : 0, put_file, f);
+    free(c);
 }
