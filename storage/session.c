@@ -308,21 +308,20 @@ check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
         return RWKV_OK;
     if ((rc = store_model_get(s->st, ss->model_id, &sm, err)) != RWKV_OK)
         return rc;
-    if (!inf->is_demo && strcmp(sm.path, s->model_path) == 0) {
-        /* another row of the same path: another file content (store.h) */
-        *changed = 1;
-        notef(s, 0, "the model at %s changed since this session was saved: its saved states "
-                    "are not used, they are rebuilt by replay", sm.path);
-    }
-    if (sm.fingerprint == inf->fingerprint)
-        return RWKV_OK;
-    if (strcmp(sm.version, inf->version) != 0 || sm.n_layer != inf->n_layer ||
-        sm.n_embd != inf->n_embd || sm.n_head != inf->n_head || sm.head_size != inf->head_size)
+    if (sm.fingerprint != inf->fingerprint &&
+        (strcmp(sm.version, inf->version) != 0 || sm.n_layer != inf->n_layer ||
+         sm.n_embd != inf->n_embd || sm.n_head != inf->n_head || sm.head_size != inf->head_size))
         return rwkv_errf(err, RWKV_ESHAPE,
                          "session %lld was made with %s (RWKV-%s, %d layers, %d embd), not this "
                          "model (RWKV-%s, %d layers, %d embd): use that model or --new",
                          (long long)ss->id, sm.path, sm.version, sm.n_layer, sm.n_embd,
                          inf->version, inf->n_layer, inf->n_embd);
+    if (!inf->is_demo && strcmp(sm.path, s->model_path) == 0) {
+        /* another row of the same path: another file content (store.h) */
+        *changed = 1;
+        notef(s, 0, "the model at %s changed since this session was saved: the states saved "
+                    "with the old file are not used, they are rebuilt by replay", sm.path);
+    }
     return RWKV_OK;
 }
 
