@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/clock.h"
 #include "../core/mem.h"
 #include "../core/kernels/simd.h"
 #include "../core/kernels/simd_impl.h"
@@ -54,23 +55,6 @@ void openblas_set_num_threads(int n);
 #define CBLAS_NO_TRANS 111
 #define CBLAS_TRANS 112
 #endif
-
-static double
-now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
 
 /* ---- a tiny fork-join runner: N threads, barrier per call ----------------- */
 
@@ -224,7 +208,7 @@ pool_time(struct pool *p)
 
     /* warm up and size the measurement */
     for (;;) {
-        double t0 = now(), dt;
+        double t0 = mono_now_s(), dt;
         p->iters = iters;
         if (p->n > 1)
             pthread_barrier_wait(&p->bar);
@@ -233,13 +217,13 @@ pool_time(struct pool *p)
             if (p->n > 1)
                 pthread_barrier_wait(&p->bar);
         }
-        dt = now() - t0;
+        dt = mono_now_s() - t0;
         if (dt >= MIN_SECONDS || iters >= 1 << 20)
             break;
         iters = dt <= 0 ? iters * 16 : (int)(iters * MIN_SECONDS * 1.2 / dt) + 1;
     }
     for (int r = 0; r < REPS; r++) {
-        double t0 = now(), c0 = cpu_now();
+        double t0 = mono_now_s(), c0 = cpu_now();
         p->iters = iters;
         if (p->n > 1)
             pthread_barrier_wait(&p->bar);
@@ -248,13 +232,11 @@ pool_time(struct pool *p)
             if (p->n > 1)
                 pthread_barrier_wait(&p->bar);
         }
-        t[r] = (now() - t0) / iters;
+        t[r] = (mono_now_s() - t0) / iters;
         tc[r] = (cpu_now() - c0) / iters / p->n;
     }
-    qsort(t, REPS, sizeof *t, cmp_double);
-    qsort(tc, REPS, sizeof *tc, cmp_double);
-    last_cpu = tc[REPS / 2];
-    return t[REPS / 2];
+    last_cpu = mono_median(tc, REPS);
+    return mono_median(t, REPS);
 }
 
 /* ---- data ---------------------------------------------------------------------- */
@@ -596,9 +578,9 @@ main(int argc, char **argv)
                 tv_cpu = last_cpu;
                 if (sh->prefill) {
                     /* activation prep is part of a matmul call's cost */
-                    double t0 = now();
+                    double t0 = mono_now_s();
                     simd_act_prepare(k, vr->dt, x, T, sh->cols, ws, &a);
-                    double tprep = now() - t0;
+                    double tprep = mono_now_s() - t0;
                     p.job.a = &a;
                     p.job.T = T;
                     p.job.ncopies = 1;
@@ -638,18 +620,16 @@ main(int argc, char **argv)
                             (int)sh->cols, 1.0f, x, (int)sh->cols, w, (int)sh->cols, 0.0f,
                             y, (int)sh->rows);
                 for (int r = 0; r < REPS; r++) {
-                    double t0 = now(), c0 = cpu_now();
+                    double t0 = mono_now_s(), c0 = cpu_now();
                     cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, T,
                                 (int)sh->rows, (int)sh->cols, 1.0f, x, (int)sh->cols, w,
                                 (int)sh->cols, 0.0f, y, (int)sh->rows);
-                    t[r] = now() - t0;
+                    t[r] = mono_now_s() - t0;
                     tc[r] = (cpu_now() - c0) / nt;
                 }
-                qsort(t, REPS, sizeof *t, cmp_double);
-                qsort(tc, REPS, sizeof *tc, cmp_double);
                 printf("%-17s %-14s %d  %33s | %6.1f [%6.1f]\n", sh->name, "openblas sgemm", nt,
-                       "", 2.0 * (double)n * T / t[REPS / 2] / 1e9,
-                       2.0 * (double)n * T / tc[REPS / 2] / 1e9);
+                       "", 2.0 * (double)n * T / mono_median(t, REPS) / 1e9,
+                       2.0 * (double)n * T / mono_median(tc, REPS) / 1e9);
             }
         }
 #endif

@@ -22,18 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/clock.h"
 #include "../storage/store.h"
 
 #define FLOATS_1B5 3244032u
 #define TOKENS_PER_TURN 100
-
-static double
-now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Bytes of a simple RLE of N bytes: runs >= 3 as (ctrl, byte), literals in
 ** blocks of <= 128 with one ctrl byte each. */
@@ -138,7 +131,7 @@ conversation(const char *dir, int turns)
     store *st;
     rwkv_err err;
     store_session ss;
-    store_state_meta meta = { 0x5eed, "7.0", 24, 2048, 32, 64, STORE_PREC_FP32 };
+    store_state_meta meta = { 0x5eed, "7.0", 24, 2048, 32, 64, STORE_PREC_FP32, 0, 0 };
     store_retention ret = { 6, 100 };
     float *state = malloc(FLOATS_1B5 * sizeof *state), *back = malloc(FLOATS_1B5 * sizeof *back);
     int32_t tok[TOKENS_PER_TURN];
@@ -169,13 +162,13 @@ conversation(const char *dir, int turns)
         t.tokens = tok;
         t.n_tokens = TOKENS_PER_TURN;
         state[0] = (float)i;
-        t0 = now();
+        t0 = mono_now_s();
         if (store_turn_append(st, &t, snap ? state : NULL, FLOATS_1B5, &meta, &err) != RWKV_OK) {
             fprintf(stderr, "append: %s\n", err.msg);
             return 1;
         }
         if (snap) {
-            t_put += now() - t0;
+            t_put += mono_now_s() - t0;
             n_put++;
         }
         ids[i] = parent = t.id;
@@ -184,45 +177,45 @@ conversation(const char *dir, int turns)
 
     /* open + resume (leaf) */
     store_plan p;
-    t0 = now();
+    t0 = mono_now_s();
     if (store_open(db, &st, &err) != RWKV_OK)
         return 1;
-    double t_open = now() - t0;
-    t0 = now();
+    double t_open = mono_now_s() - t0;
+    t0 = mono_now_s();
     store_session_get(st, sess, &ss, &err);
     int rc = store_state_restore(st, ss.head_turn, &meta, back, FLOATS_1B5, &p, &err);
-    double t_resume = now() - t0;
+    double t_resume = mono_now_s() - t0;
     if (rc != RWKV_OK || p.base_turn != ids[turns - 1] || back[0] != (float)(turns - 1))
         fprintf(stderr, "resume failed: %s\n", err.msg);
     store_plan_fini(&p);
 
     /* plan for a turn in the middle (metadata only) and its restore */
     int mid = turns / 2 + 3 < turns ? turns / 2 + 3 : turns - 1;
-    t0 = now();
+    t0 = mono_now_s();
     store_replay_plan(st, ids[mid], &meta, &p, &err);
-    double t_plan = now() - t0;
+    double t_plan = mono_now_s() - t0;
     size_t cost = p.n_tokens;
     store_plan_fini(&p);
-    t0 = now();
+    t0 = mono_now_s();
     store_state_restore(st, ids[mid], &meta, back, FLOATS_1B5, &p, &err);
-    double t_restore_mid = now() - t0;
+    double t_restore_mid = mono_now_s() - t0;
     store_plan_fini(&p);
 
     /* fork: in place (head moves) and as a new session */
-    t0 = now();
+    t0 = mono_now_s();
     store_session_set_head(st, sess, ids[mid], &err);
-    double t_fork_inplace = now() - t0;
+    double t_fork_inplace = mono_now_s() - t0;
     int64_t nsid;
-    t0 = now();
+    t0 = mono_now_s();
     rc = store_session_fork(st, sess, ids[turns - 1], NULL, &nsid, &err);
-    double t_fork = now() - t0;
+    double t_fork = mono_now_s() - t0;
     if (rc != RWKV_OK)
         fprintf(stderr, "fork: %s\n", err.msg);
     /* resume the fork */
     store_session_get(st, nsid, &ss, &err);
-    t0 = now();
+    t0 = mono_now_s();
     rc = store_state_restore(st, ss.head_turn, &meta, back, FLOATS_1B5, &p, &err);
-    double t_resume_fork = now() - t0;
+    double t_resume_fork = mono_now_s() - t0;
     if (rc != RWKV_OK || p.n_tokens != 0)
         fprintf(stderr, "resume of the fork needed %zu tokens\n", p.n_tokens);
     store_plan_fini(&p);

@@ -117,6 +117,10 @@ int cli_stdout_close(int rc);
 ** (utf8_sanitize_for_terminal: no escape sequences, control characters or
 ** invalid UTF-8 from a model reach the terminal); a pipe gets the bytes. */
 void cli_write_text(FILE *f, const char *text, size_t len);
+/* TEXT to F as a JSON string literal: cleaned to valid UTF-8 without
+** control characters but \n and \t (store_text_clean), then escaped by the
+** one escaper (core/io/json.h json_write_string). */
+void cli_json_str(FILE *f, const char *text);
 /*
 ** Read all of F into *BUF (malloc'ed, NUL-terminated after its *LEN bytes),
 ** at most MAX bytes (a power of two, 64 KiB or more).  0, or 1 with one line

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "../core/io/ckpt.h"
+#include "../core/clock.h"
 #include "../core/kernels/cpuid.h"
 #include "../core/kernels/kernels.h"
 #include "../core/mem.h"
@@ -38,30 +39,6 @@
 #include "../core/kernels/simd.h"
 #include "../core/model/strategy.h"
 #include "../gpu/gpu.h"
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-static double
-median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* A /proc/self/status value in MiB ("VmRSS:", "VmHWM:"; 0 if unavailable). */
 static double
@@ -166,7 +143,7 @@ read_bandwidth(int threads)
     for (size_t i = 0; i < words; i++)
         buf[i] = i;
     for (int r = 0; r < BW_PASSES; r++) {
-        double t0 = now_s();
+        double t0 = mono_now_s();
         int created[64] = { 0 };
         for (int k = 0; k < threads; k++) {
             job[k].p = buf + words / (size_t)threads * (size_t)k;
@@ -182,10 +159,10 @@ read_bandwidth(int threads)
             else
                 bw_sum(&job[k]);   /* no thread could be made: do it here */
         }
-        t[r] = now_s() - t0;
+        t[r] = mono_now_s() - t0;
     }
     mem_free(buf);
-    return (double)BW_BYTES / median(t, BW_PASSES);
+    return (double)BW_BYTES / mono_median(t, (size_t)BW_PASSES);
 }
 
 /*
@@ -227,9 +204,9 @@ arith_peak(const simd_kernels *k, enum simd_dtype dt, int threads)
     job.dt = dt;
     /* calibrate on one thread: about PEAK_SECONDS per pass */
     for (;;) {
-        t0 = now_s();
+        t0 = mono_now_s();
         simd_peak_probe(k, dt, iters);
-        if (now_s() - t0 > PEAK_SECONDS / 4 || iters > ((int64_t)1 << 40))
+        if (mono_now_s() - t0 > PEAK_SECONDS / 4 || iters > ((int64_t)1 << 40))
             break;
         iters *= 2;
     }
@@ -237,7 +214,7 @@ arith_peak(const simd_kernels *k, enum simd_dtype dt, int threads)
     job.iters = iters;
     for (int r = 0; r < PEAK_PASSES; r++) {
         int created[64] = { 0 };
-        t0 = now_s();
+        t0 = mono_now_s();
         for (int i = 1; i < threads; i++)
             created[i] = pthread_create(&tid[i], NULL, peak_run, &job) == 0;
         peak_run(&job);
@@ -247,9 +224,9 @@ arith_peak(const simd_kernels *k, enum simd_dtype dt, int threads)
             else
                 peak_run(&job);
         }
-        t[r] = now_s() - t0;
+        t[r] = mono_now_s() - t0;
     }
-    return per_iter * (double)iters * threads / median(t, PEAK_PASSES);
+    return per_iter * (double)iters * threads / mono_median(t, (size_t)PEAK_PASSES);
 }
 
 /*
@@ -413,15 +390,17 @@ bench_save(const char *shape, const char *path, const char *dtype, long seed, in
         mo.progress = save_progress;
         mo.progress_ud = &last_pct;
     }
-    t0 = now_s();
+    t0 = mono_now_s();
     if (mgen_save(shape, path, &mo, &size, &err) != RWKV_OK)
         return cli_fail(&err);
-    t0 = now_s() - t0;
-    if (json)
-        printf("{\"saved\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"seed\": %ld, "
-               "\"file_bytes\": %llu, \"seconds\": %.3f}\n", path, shape,
+    t0 = mono_now_s() - t0;
+    if (json) {
+        fputs("{\"saved\": ", stdout);
+        cli_json_str(stdout, path);
+        printf(", \"shape\": \"%s\", \"dtype\": \"%s\", \"seed\": %ld, "
+               "\"file_bytes\": %llu, \"seconds\": %.3f}\n", shape,
                ck_dtype_name(mo.dtype), seed, (unsigned long long)size, t0);
-    else
+    } else
         printf("%s: %s model (%s, seed %ld), %llu bytes (%.1f MB), %.2f s\n", path, shape,
                ck_dtype_name(mo.dtype), seed, (unsigned long long)size, (double)size / 1e6, t0);
     return 0;
@@ -551,13 +530,13 @@ bench_open(const struct bench_args *a, rwkv_model **m, struct bench_report *rep,
     oo.strategy = a->o.strategy;
     oo.n_threads = a->o.threads;
     reset_peak_rss();
-    rep->t_load = now_s();
+    rep->t_load = mono_now_s();
     rc = a->shape ? rwkv_model_open_shape(a->shape, (uint64_t)a->seed, &oo, m, err)
          : a->o.demo ? rwkv_model_open_demo((uint64_t)a->seed, &oo, m, err)
                      : rwkv_model_open(a->o.model, &oo, m, err);
     if (rc != RWKV_OK)
         return rc;
-    rep->t_load = now_s() - rep->t_load;
+    rep->t_load = mono_now_s() - rep->t_load;
     rep->rss_load = rss_mib();
     rep->mname = a->shape ? a->shape : a->o.demo ? "demo" : a->o.model;
     return RWKV_OK;
@@ -600,23 +579,23 @@ bench_runs(rwkv_model *m, const struct bench_args *a, struct bench_bufs *b,
     for (long r = 0; r < a->repeat; r++) {
         double t0;
         rwkv_state_reset(m, b->s);
-        t0 = now_s();
+        t0 = mono_now_s();
         for (long at = 0; at < a->prompt_n; at += a->chunk) {
             size_t n = (size_t)(a->prompt_n - at < a->chunk ? a->prompt_n - at : a->chunk);
             if (rwkv_eval(m, b->toks + at, n, b->s, b->logits, &err) != RWKV_OK)
                 return cli_fail(&err);
         }
-        b->tp[r] = (double)a->prompt_n / (now_s() - t0);
-        t0 = now_s();
+        b->tp[r] = (double)a->prompt_n / (mono_now_s() - t0);
+        t0 = mono_now_s();
         for (long g = 0; g < a->gen_n; g++) {
             int32_t t = argmax(b->logits, info->n_vocab);
             if (rwkv_eval(m, &t, 1, b->s, b->logits, &err) != RWKV_OK)
                 return cli_fail(&err);
         }
-        b->td[r] = a->gen_n > 0 ? (double)a->gen_n / (now_s() - t0) : 0;
+        b->td[r] = a->gen_n > 0 ? (double)a->gen_n / (mono_now_s() - t0) : 0;
     }
-    rep->prefill = median(b->tp, (int)a->repeat);
-    rep->decode = median(b->td, (int)a->repeat);
+    rep->prefill = mono_median(b->tp, (size_t)a->repeat);
+    rep->decode = mono_median(b->td, (size_t)a->repeat);
     return 0;
 }
 
@@ -660,7 +639,9 @@ static void
 bench_print_json(const rwkv_info *info, const struct bench_args *a,
                  const struct bench_limits *lim, const struct bench_report *r)
 {
-    printf("{\"model\": \"%s\", \"version\": \"%s\", \"strategy\": \"%s\", \"threads\": %d, "
+    fputs("{\"model\": ", stdout);
+    cli_json_str(stdout, r->mname);
+    printf(", \"version\": \"%s\", \"strategy\": \"%s\", \"threads\": %d, "
            "\"kernels\": \"%s\", \"cpu_features\": \"%s\", \"busy\": %d, \"params\": %llu, \"mat_params\": %llu, "
            "\"file_bytes\": %llu, \"load_s\": %.3f, \"rss_load_mib\": %.1f, "
            "\"peak_rss_mib\": %.1f, \"rss_file_ratio\": %.3f, "
@@ -673,7 +654,7 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            "\"prefill_peak\": \"%s\", \"prefill_gflop_per_tok\": %.4f, "
            "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
            "\"weight_cache\": \"%s\", \"rss_mib\": %.1f}\n",
-           r->mname, info->version, info->strategy, info->n_threads, simd_kernels_name(lim->kk),
+           info->version, info->strategy, info->n_threads, simd_kernels_name(lim->kk),
            r->features, r->n_busy, (unsigned long long)info->n_params,
            (unsigned long long)info->mat_params,
            (unsigned long long)info->file_size, r->t_load, r->rss_load, r->rss_peak, r->ratio,

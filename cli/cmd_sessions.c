@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../core/io/fileio.h"
+#include "../storage/framing.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
 
@@ -96,32 +97,34 @@ put_clean(const char *text)
     free(c);
 }
 
-/* TEXT as a JSON string (cleaned to valid UTF-8; controls escaped). */
+/* TEXT as a JSON string (cli_json_str). */
 static void
 put_json_str(const char *text)
 {
-    char *c = store_text_clean(text, strlen(text), NULL);
+    cli_json_str(stdout, text);
+}
 
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)(c ? c : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", stdout);
-        else if (*p == '\t')
-            fputs("\\t", stdout);
-        else if (*p < 0x20 || *p == 0x7f)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
-    free(c);
+/* The framing of session ID into *F (initialised); 1 when it is not the
+** default one (a damaged framing column reads as the default). */
+static int
+session_framing(store *st, int64_t id, framing *f)
+{
+    framing def;
+    rwkv_err err;
+    int other;
+
+    framing_init(&def);
+    if (store_session_framing(st, id, f, &err) != RWKV_OK)
+        framing_fini(f);
+    other = !framing_equal(f, &def);
+    framing_fini(&def);
+    return other;
 }
 
 /* `sessions list --json`: an array of objects, most recent first:
 ** id, title, model (path or null), state_file (path, library name or null),
-** strategy, turns, head_turn, created, updated (UTC ISO 8601) and
+** strategy, framing (null = the default one, else the object of
+** storage/framing.h), turns, head_turn, created, updated (UTC ISO 8601) and
 ** created_ms, updated_ms (unix milliseconds). */
 static int
 do_list_json(store *st)
@@ -155,6 +158,18 @@ do_list_json(store *st)
             fputs("null", stdout);
         fputs(", \"strategy\": ", stdout);
         put_json_str(v[i].strategy);
+        fputs(", \"framing\": ", stdout);
+        {
+            framing f;
+            char *js = NULL;
+            framing_init(&f);
+            if (session_framing(st, v[i].id, &f) && (js = framing_encode(&f)) != NULL)
+                fputs(js, stdout);
+            else
+                fputs("null", stdout);
+            free(js);
+            framing_fini(&f);
+        }
         printf(", \"turns\": %lld, \"head_turn\": %lld, \"created\": \"%s\", "
                "\"updated\": \"%s\", \"created_ms\": %lld, \"updated_ms\": %lld}%s\n",
                (long long)v[i].n_turns, (long long)v[i].head_turn, c, u,
@@ -188,6 +203,49 @@ do_list(store *st)
     }
     free(v);
     return 0;
+}
+
+/* The framing lines of `sessions show`, when the session's is not the
+** default one: greeting, names, stop strings, bans. */
+static void
+show_framing(store *st, int64_t id)
+{
+    framing f;
+    char buf[CHAT_MAX_STOP * (2 * CHAT_MAX_STOP_LEN + 2) + 16];
+
+    framing_init(&f);
+    if (!session_framing(st, id, &f)) {
+        framing_fini(&f);
+        return;
+    }
+    fputs("framing: greeting ", stdout);
+    if (f.greeting == NULL) {
+        fputs("the default", stdout);
+    } else if (f.greeting[0] == '\0') {
+        fputs("none", stdout);
+    } else {
+        one_line(f.greeting, buf, 60);
+        putchar('"');
+        put_clean(buf);
+        printf("\" (%zu bytes)", strlen(f.greeting));
+    }
+    fputs("; user ", stdout);
+    put_clean(framing_user(&f));
+    fputs(", bot ", stdout);
+    put_clean(framing_bot(&f));
+    framing_stops_text(&f, buf, sizeof buf);
+    fputs("; stop ", stdout);
+    if (buf[0])
+        put_clean(buf);
+    else
+        fputs("the default (\\n\\n)", stdout);
+    framing_ban_text(&f, buf, sizeof buf);
+    if (buf[0]) {
+        fputs("; ban ", stdout);
+        fputs(buf, stdout);
+    }
+    putchar('\n');
+    framing_fini(&f);
 }
 
 static int
@@ -231,6 +289,7 @@ do_show(store *st, int64_t id)
         put_clean(ss.strategy);
         putchar('\n');
     }
+    show_framing(st, id);
     printf("saved states: %lld (%.1f MB)\n\n", (long long)nsnap, (double)bytes / 1e6);
     /* A damaged row is shown as far as it can be read and named on stderr;
     ** the rest of the branch is still printed (exit 1 at the end). */

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/io/json.h"
 #include "../core/io/mapfile.h"
+#include "../storage/store.h"
 
 /* errno of the first failed cli_stdout_flush (0: none); stdout closed. */
 static int stdout_errno, stdout_closed;
@@ -456,4 +458,19 @@ cli_read_input(const char *path, size_t max, const char *what, char **buf, size_
     if (f != stdin)
         fclose(f);
     return rc;
+}
+
+static void
+put_file(void *ud, const char *s, size_t n)
+{
+    fwrite(s, 1, n, ud);
+}
+
+void
+cli_json_str(FILE *f, const char *text)
+{
+    char *c = store_text_clean(text, strlen(text), NULL);
+
+    json_write_string(c ? c : "", c ? strlen(c) : 0, put_file, f);
+    free(c);
 }

@@ -32,6 +32,10 @@ typedef struct rwkv_info {
     char     strategy[128];  /* the strategy string in use, normalised */
     uint64_t fingerprint;    /* content hash of the weights (stable across
                                 formats/paths; used to tag saved states) */
+    uint64_t file_digest;    /* digest of a .pth's per-entry CRC-32s (read from
+                                its zip directory at open, no extra read): any
+                                consistent edit of the file changes it; 0 =
+                                none (safetensors, demo) */
     size_t   state_len;      /* floats in a state (rwkv_state_len) */
     int      n_threads;      /* threads the model computes with */
     int      is_demo;        /* 1 for the in-memory --demo model */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/clock.h"
 #include "../core/chat/rng.h"
 #include "framing.h"
 
@@ -72,15 +73,6 @@ struct sess {
 };
 
 /* ---- small helpers ----------------------------------------------------------- */
-
-static double
-mono_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void
 notef(sess *s, int is_err, const char *fmt, ...)
@@ -298,37 +290,56 @@ model_row(sess *s, rwkv_err *err)
     return store_model_upsert(s->st, &m, &s->model_id, err);
 }
 
-/* Session SS must have been made by a model of this shape. */
+/*
+** Session SS must have been made by a model of this shape.  *CHANGED (OUT):
+** it was made with another file at this model's path (a model written over
+** it): the user is told, and only states known to be made with this file
+** are used (the others are rebuilt by replay).
+*/
 static int
-check_model(sess *s, const store_session *ss, rwkv_err *err)
+check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
 {
     const rwkv_info *inf = rwkv_model_info(s->m);
     store_model sm;
     int rc;
 
+    *changed = 0;
     if (ss->model_id == 0 || ss->model_id == s->model_id)
         return RWKV_OK;
     if ((rc = store_model_get(s->st, ss->model_id, &sm, err)) != RWKV_OK)
         return rc;
-    if (sm.fingerprint == inf->fingerprint)
-        return RWKV_OK;
-    if (strcmp(sm.version, inf->version) != 0 || sm.n_layer != inf->n_layer ||
-        sm.n_embd != inf->n_embd || sm.n_head != inf->n_head || sm.head_size != inf->head_size)
+    if (sm.fingerprint != inf->fingerprint &&
+        (strcmp(sm.version, inf->version) != 0 || sm.n_layer != inf->n_layer ||
+         sm.n_embd != inf->n_embd || sm.n_head != inf->n_head || sm.head_size != inf->head_size))
         return rwkv_errf(err, RWKV_ESHAPE,
                          "session %lld was made with %s (RWKV-%s, %d layers, %d embd), not this "
                          "model (RWKV-%s, %d layers, %d embd): use that model or --new",
                          (long long)ss->id, sm.path, sm.version, sm.n_layer, sm.n_embd,
                          inf->version, inf->n_layer, inf->n_embd);
+    if (!inf->is_demo && strcmp(sm.path, s->model_path) == 0) {
+        /* another row of the same path: another file content (store.h) */
+        *changed = 1;
+        notef(s, 0, "the model at %s changed since this session was saved: the states saved "
+                    "with the old file are not used, they are rebuilt by replay", sm.path);
+    }
     return RWKV_OK;
 }
 
-/* Every token of TURNS must be in this model's vocabulary. */
+/* Every token of TURNS must be in this model's vocabulary, and every turn
+** with text must have its tokens (store_turn_read: a damaged turn exported
+** and imported has lost them; replaying without them is a wrong state). */
 static int
-check_vocab(sess *s, int64_t sid, const store_turn *turns, size_t n, rwkv_err *err)
+check_tokens(sess *s, int64_t sid, const store_turn *turns, size_t n, rwkv_err *err)
 {
     int32_t nv = rwkv_model_info(s->m)->n_vocab;
 
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (turns[i].n_tokens == 0 && turns[i].text[0] != '\0')
+            return rwkv_errf(err, RWKV_EFORMAT,
+                             "session %lld: turn %lld has its text but not its tokens (a damaged "
+                             "row, exported and imported): its state cannot be rebuilt; continue "
+                             "from the turn before it (`sessions show %lld`)",
+                             (long long)sid, (long long)turns[i].id, (long long)sid);
         for (size_t k = 0; k < turns[i].n_tokens; k++)
             if (turns[i].tokens[k] < 0 || turns[i].tokens[k] >= nv)
                 return rwkv_errf(err, RWKV_ESHAPE,
@@ -337,6 +348,7 @@ check_vocab(sess *s, int64_t sid, const store_turn *turns, size_t n, rwkv_err *e
                                  "vocabulary",
                                  (long long)sid, (long long)turns[i].id, (int)turns[i].tokens[k],
                                  (int)nv);
+    }
     return RWKV_OK;
 }
 
@@ -366,10 +378,28 @@ feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, uint6
     return RWKV_OK;
 }
 
-/* sess_replay for the session whose start is START. */
+/* A state wanted on the way of a replay: the one after turn TURN (0 = the
+** session's start) into OUT; GOT (OUT) says whether the replay passed it. */
+typedef struct replay_mid {
+    int64_t     turn;
+    rwkv_state *out;
+    int         got;
+} replay_mid;
+
+static void
+mid_take(replay_mid *mid, int64_t at, const rwkv_state *st)
+{
+    if (mid != NULL && !mid->got && mid->turn == at) {
+        rwkv_state_copy(mid->out, st);
+        mid->got = 1;
+    }
+}
+
+/* sess_replay for the session whose start is START; MID (may be NULL) a
+** state to take on the way, so that one replay gives both. */
 static int
 replay_at(sess *s, const sess_start *start, int64_t turn, rwkv_state *out, size_t *replayed,
-          int64_t *base, char *note, size_t note_cap, rwkv_err *err)
+          int64_t *base, char *note, size_t note_cap, replay_mid *mid, rwkv_err *err)
 {
     store_plan plan;
     uint64_t done = 0;
@@ -389,9 +419,13 @@ replay_at(sess *s, const sess_start *start, int64_t turn, rwkv_state *out, size_
         snprintf(note, note_cap, "%s", plan.note);
     if (plan.base_turn == 0 && (rc = load_start(s, start, out, err)) != RWKV_OK)
         goto out;
-    for (size_t g = 0; g < plan.n_segs && rc == RWKV_OK; g++)
+    mid_take(mid, plan.base_turn, out);
+    for (size_t g = 0; g < plan.n_segs && rc == RWKV_OK; g++) {
         rc = feed_seg(s, plan.tokens + plan.segs[g].off, plan.segs[g].len, plan.segs[g].role, out,
                       &done, plan.n_tokens, err);
+        if (rc == RWKV_OK)
+            mid_take(mid, plan.segs[g].turn_id, out);
+    }
     *replayed = plan.n_tokens;
     if (base)
         *base = plan.base_turn;
@@ -405,7 +439,7 @@ sess_replay(sess *s, int64_t turn, rwkv_state *out, size_t *replayed, char *note
             size_t note_cap, rwkv_err *err)
 {
     atomic_store(&s->cancel, 0);
-    return replay_at(s, &s->start, turn, out, replayed, NULL, note, note_cap, err);
+    return replay_at(s, &s->start, turn, out, replayed, NULL, note, note_cap, NULL, err);
 }
 
 /* ---- loading a branch into the chat --------------------------------------------------- */
@@ -423,6 +457,7 @@ load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rwkv_er
     size_t n = 0, replayed = 0;
     rwkv_state *cur = NULL, *prev = NULL;
     int64_t base = 0, last_user = 0, last_user_parent = -1;
+    replay_mid mid;
     char note[300];
     int rc, need_sep = 0;
 
@@ -445,7 +480,7 @@ load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rwkv_er
     }
     if ((rc = store_branch_read(s->st, head, &turns, &n, err)) != RWKV_OK)
         return rc;
-    if ((rc = check_vocab(s, sid, turns, n, err)) != RWKV_OK)
+    if ((rc = check_tokens(s, sid, turns, n, err)) != RWKV_OK)
         goto out;
     for (size_t i = 0; i < n; i++)
         if (turns[i].role == STORE_ROLE_USER) {
@@ -455,12 +490,19 @@ load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rwkv_er
     if ((rc = rwkv_state_create(s->m, &cur, err)) != RWKV_OK ||
         (rc = rwkv_state_create(s->m, &prev, err)) != RWKV_OK)
         goto out;
-    if ((rc = replay_at(s, start, head, cur, &replayed, &base, note, sizeof note, err)) != RWKV_OK)
+    /* the state before the last message too, so that a regeneration works at
+    ** once: taken on the way when the replay passes it, else replayed alone
+    ** (from its own snapshot: the head's was nearer) */
+    mid.turn = last_user_parent;
+    mid.out = prev;
+    mid.got = 0;
+    if ((rc = replay_at(s, start, head, cur, &replayed, &base, note, sizeof note,
+                        last_user_parent >= 0 ? &mid : NULL, err)) != RWKV_OK)
         goto out;
-    /* the state before the last message, so that a regeneration works at once */
-    if (last_user_parent >= 0) {
+    if (last_user_parent >= 0 && !mid.got) {
         size_t r2;
-        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, NULL, NULL, 0, err)) != RWKV_OK)
+        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, NULL, NULL, 0, NULL, err)) !=
+            RWKV_OK)
             goto out;
     }
     /* commit: the chat's start, records and state */
@@ -561,6 +603,7 @@ session_create(sess *s, const char *title, const char *msg)
     }
     ss.model_id = s->model_id;
     ss.state_file_id = start_row(s);
+    s->meta.digest_required = 0;        /* every state of it is made here */
     snprintf(ss.strategy, sizeof ss.strategy, "%s", rwkv_model_info(s->m)->strategy);
     if (store_session_new(s->st, &ss, &s->sid, &err) != RWKV_OK) {
         save_fail(s, "the new session", &err);
@@ -734,7 +777,7 @@ save_begin(sess *s)
         return;
     }
     s->reply_id = s->head = a.id;
-    s->last_save = mono_s();
+    s->last_save = mono_now_s();
     s->progress_failed = 0;
 }
 
@@ -748,7 +791,7 @@ save_progress(sess *s)
 
     if (s->reply_id == 0 || s->progress_failed)
         return;
-    now = mono_s();
+    now = mono_now_s();
     if (now - s->last_save < SESS_SAVE_EVERY_S)
         return;
     s->last_save = now;
@@ -861,7 +904,7 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     s->note = cfg->note;
     s->progress = cfg->progress;
     s->cli_samp = cfg->chat.samp;
-    s->cli_set = cfg->chat.samp_set;
+    s->cli_set = cfg->chat.samp_set & ~cfg->config_set;   /* launch values win */
     s->no_stop = cfg->chat.no_stop;
     if ((rc = framing_from_config(&s->fr, &cfg->chat, err)) != RWKV_OK ||
         (rc = framing_copy(&s->launch_fr, &s->fr, err)) != RWKV_OK)
@@ -1123,7 +1166,7 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
 {
     store_session ss;
     sess_start start;
-    int rc;
+    int rc, changed, was_required = s->meta.digest_required;
 
     if (s->st == NULL)
         return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved: no session to open");
@@ -1131,7 +1174,7 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
     if ((rc = store_session_get(s->st, sid, &ss, err)) != RWKV_OK)
         return rc;
-    if ((rc = check_model(s, &ss, err)) != RWKV_OK)
+    if ((rc = check_model(s, &ss, &changed, err)) != RWKV_OK)
         return rc;
     if ((rc = session_start(s, &ss, &start, err)) != RWKV_OK)
         return rc;
@@ -1151,11 +1194,14 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     {
         framing fr;
         framing_init(&fr);
+        s->meta.digest_required = changed;
         if ((rc = open_framing(s, sid, &fr, err)) == RWKV_OK)
             rc = load_framed(s, sid, &start, head, &fr, err);
         framing_fini(&fr);
-        if (rc != RWKV_OK)
+        if (rc != RWKV_OK) {
+            s->meta.digest_required = was_required;
             return rc;
+        }
     }
     if (s->launch_frame) {       /* stops/bans given at launch are the session's now */
         rwkv_err e2;

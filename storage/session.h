@@ -71,6 +71,11 @@ typedef struct sess_config {
     const char    *vocab_path;   /* World vocabulary used, NULL = byte-level */
     chat_config    chat;         /* greeting, stops, bans, sampling + user-set mask;
                                     chat.state_path = the state file to start from */
+    unsigned       config_set;   /* of chat.samp_set, the values that came from a
+                                    config file (the full-screen client's default
+                                    preset): they hold for a new chat but do not
+                                    win over a resumed session's own values, as
+                                    those given on the command line do */
     const char    *expect_state; /* resuming: the state file the user named (not
                                     loaded; sess_open refuses a session that does
                                     not start from it) */
@@ -121,7 +126,8 @@ int  sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err);
 ** Continue session SID after turn HEAD (-1 = its current head): the model is
 ** checked (another shape or vocabulary is refused, naming the session's
 ** model), the session's state file loaded (or none), its sampling values
-** taken (those the user set in cfg->chat win; the seed sequence continues),
+** taken (those set at launch win: cfg->chat.samp_set less cfg->config_set;
+** the seed sequence continues),
 ** the chat's records and state rebuilt (sess_replay).  A user turn without
 ** its reply as HEAD continues before it.  On failure nothing changes.
 */

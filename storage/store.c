@@ -123,8 +123,32 @@ static const char schema_v4[] =
     "ALTER TABLE sessions ADD COLUMN framing TEXT;"
     "ALTER TABLE presets ADD COLUMN framing TEXT;";
 
+/*
+** Version 5: a model row per file content at a path (store.h): path alone
+** was the key, so a model written over the same path took the old one's
+** row and its sessions claimed the new file.  The table is rebuilt (a
+** UNIQUE column constraint cannot be dropped) with the same ids, so the
+** sessions keep their rows; migrate() turns foreign keys off around it, as
+** SQLite's procedure for a table rebuild says.  Snapshots get the digest of
+** the file that made them (0 = saved before: unknown).
+*/
+static const char schema_v5[] =
+    "CREATE TABLE models_v5("
+    " id INTEGER PRIMARY KEY, path TEXT NOT NULL, size INTEGER NOT NULL,"
+    " mtime INTEGER NOT NULL, fingerprint INTEGER NOT NULL, digest INTEGER NOT NULL DEFAULT 0,"
+    " version TEXT NOT NULL DEFAULT '',"
+    " n_layer INTEGER NOT NULL DEFAULT 0, n_embd INTEGER NOT NULL DEFAULT 0,"
+    " n_head INTEGER NOT NULL DEFAULT 0, head_size INTEGER NOT NULL DEFAULT 0,"
+    " vocab TEXT NOT NULL DEFAULT '', UNIQUE(path, size, fingerprint, digest));"
+    "INSERT INTO models_v5(id, path, size, mtime, fingerprint, version, n_layer, n_embd, n_head,"
+    " head_size, vocab) SELECT id, path, size, mtime, fingerprint, version, n_layer, n_embd,"
+    " n_head, head_size, vocab FROM models;"
+    "DROP TABLE models;"
+    "ALTER TABLE models_v5 RENAME TO models;"
+    "ALTER TABLE snapshots ADD COLUMN digest INTEGER NOT NULL DEFAULT 0;";
+
 static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, schema_v2, schema_v3, schema_v4,
+    NULL, schema_v1, schema_v2, schema_v3, schema_v4, schema_v5,
 };
 
 /* ---- small helpers shared by the storage files --------------------------- */
@@ -360,16 +384,19 @@ open_fail(store *s, rwkv_err *err)
     return store_dberr(s, err, "open");
 }
 
+/* The migration transaction of migrate(); *UV (OUT) the version found. */
 static int
-migrate(store *s, rwkv_err *err)
+migrate_tx(store *s, int64_t *uvp, rwkv_err *err)
 {
     int64_t uv, tables, app;
     int rc;
 
+    *uvp = 0;
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         return rc;
     if ((rc = pragma_int(s, "PRAGMA user_version", &uv, err)) != RWKV_OK)
         goto fail;
+    *uvp = uv;
     if (uv >= STORE_SCHEMA_VERSION) {   /* another process did it meanwhile */
         store_tx_rollback(s);
         return RWKV_OK;
@@ -425,7 +452,25 @@ migrate(store *s, rwkv_err *err)
     return store_tx_commit(s, err);
 fail:
     store_tx_rollback(s);
-    if (err && err->msg[0] && uv > 0 && strstr(err->msg, "migrat") == NULL) {
+    return rc;
+}
+
+static int
+migrate(store *s, rwkv_err *err)
+{
+    int64_t uv;
+    int rc;
+
+    /* off outside the transaction (it cannot change inside one): a table
+    ** rebuild (v5) must not fire ON DELETE actions.  The rebuild keeps every
+    ** id, so no reference is left dangling. */
+    if ((rc = store_exec(s, "PRAGMA foreign_keys=OFF", err)) != RWKV_OK)
+        return rc;
+    rc = migrate_tx(s, &uv, err);
+    if (store_exec(s, "PRAGMA foreign_keys=ON", rc == RWKV_OK ? err : NULL) != RWKV_OK &&
+        rc == RWKV_OK)
+        rc = RWKV_EDB;
+    if (rc != RWKV_OK && err && err->msg[0] && uv > 0 && strstr(err->msg, "migrat") == NULL) {
         char tmp[RWKV_ERR_MSG];
         snprintf(tmp, sizeof tmp, "%s", err->msg);
         rwkv_errf(err, rc, "migrating schema v%d: %s", (int)uv, tmp);
@@ -646,12 +691,27 @@ int
 store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
 {
     sqlite3_stmt *st;
-    int rc;
+    int rc = RWKV_OK;
 
+    /* a row made before schema v5 (digest unknown) of this path, size and
+    ** fingerprint is this file's: it gets the digest */
+    if (m->digest != 0 &&
+        (rc = store_prep(s, "UPDATE OR IGNORE models SET digest=?4 WHERE path=?1 AND size=?2"
+                            " AND fingerprint=?3 AND digest=0", &st, err)) == RWKV_OK) {
+        sqlite3_bind_text(st, 1, m->path, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, (int64_t)m->size);
+        sqlite3_bind_int64(st, 3, (int64_t)m->fingerprint);
+        sqlite3_bind_int64(st, 4, (int64_t)m->digest);
+        rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving model");
+        sqlite3_finalize(st);
+    }
+    if (rc != RWKV_OK)
+        return rc;
     if ((rc = store_prep(s,
                          "INSERT INTO models(path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size,"
-                         " vocab) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET size=excluded.size,"
-                         " mtime=excluded.mtime, fingerprint=excluded.fingerprint, version=excluded.version,"
+                         " vocab, digest) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+                         " ON CONFLICT(path, size, fingerprint, digest) DO UPDATE SET"
+                         " mtime=excluded.mtime, version=excluded.version,"
                          " n_layer=excluded.n_layer, n_embd=excluded.n_embd, n_head=excluded.n_head,"
                          " head_size=excluded.head_size,"
                          " vocab=CASE WHEN excluded.vocab='' THEN models.vocab ELSE excluded.vocab END"
@@ -668,6 +728,7 @@ store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
     sqlite3_bind_int(st, 8, m->n_head);
     sqlite3_bind_int(st, 9, m->head_size);
     sqlite3_bind_text(st, 10, m->vocab, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 11, (int64_t)m->digest);
     if (sqlite3_step(st) == SQLITE_ROW) {
         *id = sqlite3_column_int64(st, 0);
         rc = RWKV_OK;
@@ -686,7 +747,7 @@ store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
 
     memset(out, 0, sizeof *out);
     if ((rc = store_prep(s, "SELECT path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size,"
-                            " vocab FROM models WHERE id=?", &st, err)) != RWKV_OK)
+                            " vocab, digest FROM models WHERE id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
     rc = sqlite3_step(st);
@@ -702,6 +763,7 @@ store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
         out->n_head = sqlite3_column_int(st, 7);
         out->head_size = sqlite3_column_int(st, 8);
         store_col_text(st, 9, out->vocab, sizeof out->vocab);
+        out->digest = (uint64_t)sqlite3_column_int64(st, 10);
         rc = RWKV_OK;
     } else if (rc == SQLITE_DONE) {
         rc = rwkv_errf(err, RWKV_EINVAL, "%s: no model %lld", s->path, (long long)id);

@@ -28,7 +28,7 @@
 **      STORED --store_retain() (same transaction)---> dropped, unless the turn
 **               is a leaf, a branch point, one of the last `keep_last` turns
 **               of a branch, or its depth is a multiple of `every`
-**      STORED --get with another fingerprint/dims---> MISMATCH (never used:
+**      STORED --get with another fingerprint/digest/dims--> MISMATCH (never used:
 **               the caller replays tokens from an older snapshot or the root)
 **      STORED --checksum/size check fails-----------> CORRUPT (same)
 **
@@ -52,7 +52,7 @@
 typedef struct store store;    /* opaque: store_open / store_close */
 
 /* Schema version written to PRAGMA user_version by this build. */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 /* Longest session title / preset name (bytes), longer ones are refused. */
 #define STORE_TITLE_MAX 256
 /* Longest path kept for a model or a state file. */
@@ -106,15 +106,24 @@ typedef struct store_model {
     uint64_t size;                     /* bytes */
     int64_t  mtime;                    /* seconds */
     uint64_t fingerprint;              /* rwkv_info.fingerprint */
+    uint64_t digest;                   /* rwkv_info.file_digest, 0 = none/unknown */
     char     version[8];
     int      n_layer, n_embd, n_head, head_size;
     char     vocab[STORE_PATH_MAX];    /* World vocabulary file, "" = none/bytes */
 } store_model;
-/* Insert or update the row for M->path; *ID (OUT) is its id.  An empty
-** M->vocab keeps the vocabulary the row already has. */
+/*
+** A model row is one file content at one path (schema v5): path + size +
+** fingerprint + digest.  Another model written over the same path gets its
+** own row, so the sessions made with the old one keep naming it (mtime is
+** not part of it: a touched or copied file is the same model).
+** Insert the row of M, or update the mtime, version, dims and vocabulary of
+** the row with M's identity; *ID (OUT) is its id.  An empty M->vocab keeps
+** the vocabulary the row already has.
+*/
 int store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err);
 int store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err);
-/* Every model row, by path.  *OUT owned by caller: free() (store_models.c). */
+/* The newest model row of each path, by path.  *OUT owned by caller: free()
+** (store_models.c). */
 int store_model_list(store *s, store_model **out, size_t *n, rwkv_err *err);
 
 /* ---- sampling values as text ("temperature=1 top_p=0.3 ...") -------------- */
@@ -229,6 +238,12 @@ typedef struct store_state_meta {
     char     version[8];           /* rwkv_info.version */
     int      n_layer, n_embd, n_head, head_size;
     int      precision;            /* enum store_precision of the strategy */
+    uint64_t digest;               /* rwkv_info.file_digest; 0 = none, or a
+                                      snapshot saved before schema v5 */
+    int      digest_required;      /* as WANT: a snapshot of unknown digest is
+                                      not used either (the session's model file
+                                      changed: only states known to be made
+                                      with this file are trusted) */
 } store_state_meta;
 
 /* ---- from the engine's description of a loaded model (store_info.c) ------- */
@@ -267,7 +282,10 @@ int  store_turn_get(store *s, int64_t id, store_turn *out, rwkv_err *err);
 /* Read turn ID for display (show, export): a damaged row is read as far as
 ** it can be -- a bad token blob gives no tokens, bad sampling text gives
 ** has_sampling 0 -- and NOTE (OUT, CAP bytes, may be NULL) says what was
-** dropped, "" when nothing.  Never use it to rebuild a state. */
+** dropped, "" when nothing.  A turn with text but no tokens (a damaged turn
+** exported and imported) is named too: its state cannot be rebuilt, so the
+** session runtime refuses to replay through it.  Never use it to rebuild a
+** state. */
 int  store_turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap,
                      rwkv_err *err);
 void store_turn_fini(store_turn *t);                  /* NULL is fine */

@@ -420,28 +420,16 @@ sb_printf(struct sbuf *b, const char *fmt, ...)
         sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
+static void
+sb_put_cb(void *ud, const char *s, size_t n)
+{
+    sb_put(ud, s, n);
+}
+
 void
 sb_json_str(struct sbuf *b, const char *s)
 {
-    sb_put(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        char e[8];
-        switch (*p) {
-        case '"': sb_put(b, "\\\"", 2); break;
-        case '\\': sb_put(b, "\\\\", 2); break;
-        case '\n': sb_put(b, "\\n", 2); break;
-        case '\r': sb_put(b, "\\r", 2); break;
-        case '\t': sb_put(b, "\\t", 2); break;
-        default:
-            if (*p < 0x20) {
-                snprintf(e, sizeof e, "\\u%04x", *p);
-                sb_put(b, e, 6);
-            } else {
-                sb_put(b, (const char *)p, 1);
-            }
-        }
-    }
-    sb_put(b, "\"", 1);
+    json_write_string(s, strlen(s), sb_put_cb, b);      /* the one escaper (core/io/json.h) */
 }
 
 static void
@@ -1011,8 +999,10 @@ import_model(store *s, const json_value *v, int64_t *model_id, rwkv_err *err)
     *model_id = 0;
     if (fp == NULL)
         return RWKV_OK;
-    if (path && (rc = store_prep(s, "SELECT id, fingerprint FROM models WHERE path=?", &st, err)) == RWKV_OK) {
+    if (path && (rc = store_prep(s, "SELECT id, fingerprint FROM models WHERE path=?"
+                                    " ORDER BY fingerprint=? DESC, id DESC LIMIT 1", &st, err)) == RWKV_OK) {
         sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, (int64_t)f);
         if (sqlite3_step(st) == SQLITE_ROW) {
             path_known = 1;
             if ((uint64_t)sqlite3_column_int64(st, 1) == f)

@@ -27,6 +27,7 @@ store_meta_from_info(store_state_meta *meta, const rwkv_info *inf)
     meta->n_head = inf->n_head;
     meta->head_size = inf->head_size;
     meta->precision = store_precision_of(inf->strategy);
+    meta->digest = inf->file_digest;
 }
 
 void
@@ -41,6 +42,7 @@ store_model_from_info(store_model *m, const char *path, const rwkv_info *inf)
         m->mtime = (int64_t)sb.st_mtime;
     }
     m->fingerprint = inf->fingerprint;
+    m->digest = inf->file_digest;
     snprintf(m->version, sizeof m->version, "%s", inf->version);
     m->n_layer = inf->n_layer;
     m->n_embd = inf->n_embd;

@@ -16,7 +16,7 @@ store_model_list(store *s, store_model **out, size_t *n, rwkv_err *err)
 
     *out = NULL;
     *n = 0;
-    if ((rc = store_prep(s, "SELECT id FROM models ORDER BY path", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "SELECT max(id) FROM models GROUP BY path ORDER BY path", &st, err)) != RWKV_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n == cap) {

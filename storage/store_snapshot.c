@@ -60,8 +60,8 @@ store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
         return rwkv_errf(err, RWKV_ENOMEM, "snapshot: out of memory for %zu bytes", bytes);
     store_blob_encode(state, n, meta, blob);
     if ((rc = store_prep(s, "INSERT OR REPLACE INTO snapshots(turn_id, fingerprint, version, n_layer, n_embd,"
-                            " n_head, head_size, precision, n_floats, created_ms, blob)"
-                            " VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st, err)) != RWKV_OK) {
+                            " n_head, head_size, precision, n_floats, created_ms, blob, digest)"
+                            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &st, err)) != RWKV_OK) {
         free(blob);
         return rc;
     }
@@ -77,6 +77,7 @@ store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
     sqlite3_bind_int64(st, 9, (int64_t)n);
     sqlite3_bind_int64(st, 10, store_now_ms());
     sqlite3_bind_blob64(st, 11, blob, bytes, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 12, (int64_t)meta->digest);
     rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving snapshot");
     sqlite3_finalize(st);
     free(blob);
@@ -113,6 +114,9 @@ meta_match(const store_state_meta *have, size_t n_have, const store_state_meta *
     if (have->fingerprint != want->fingerprint)
         snprintf(why, cap, "made with another model (fingerprint %016llx, loaded %016llx)",
                  (unsigned long long)have->fingerprint, (unsigned long long)want->fingerprint);
+    else if (have->digest != want->digest && (have->digest != 0 || want->digest_required))
+        snprintf(why, cap, "made with another model file (checksum digest %016llx, loaded %016llx)",
+                 (unsigned long long)have->digest, (unsigned long long)want->digest);
     else if (strncmp(have->version, want->version, sizeof have->version) != 0 ||
              have->n_layer != want->n_layer || have->n_embd != want->n_embd ||
              have->n_head != want->n_head || have->head_size != want->head_size)
@@ -142,7 +146,7 @@ store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *
     int rc;
 
     *so = STORE_SNAP_ABSENT;
-    if ((rc = store_prep(s, "SELECT blob FROM snapshots WHERE turn_id=?", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "SELECT blob, digest FROM snapshots WHERE turn_id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, turn);
     rc = sqlite3_step(st);
@@ -165,6 +169,7 @@ store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *
                            sqlite3_column_type(st, 0) != SQLITE_BLOB ? "not a blob" : e2.msg);
             goto out;
         }
+        have.digest = (uint64_t)sqlite3_column_int64(st, 1);   /* not in the blob (v5) */
         if (!meta_match(&have, nf, want, n, why, sizeof why)) {
             *so = STORE_SNAP_MISMATCH;
             rc = rwkv_errf(err, RWKV_ESHAPE, "saved state of turn %lld was %s", (long long)turn, why);
@@ -338,7 +343,7 @@ load_path(store *s, int64_t turn, struct pnode **pv, size_t *pn, int32_t **tok, 
     /* Bounded on a tampered file (STORE_PATH_CTE); the root is checked below. */
     if ((rc = store_prep(s, STORE_PATH_CTE
                             " SELECT t.id, t.role, t.tokens, s.turn_id IS NOT NULL, s.fingerprint, s.version,"
-                            " s.n_layer, s.n_embd, s.n_head, s.head_size, s.precision, s.n_floats"
+                            " s.n_layer, s.n_embd, s.n_head, s.head_size, s.precision, s.n_floats, s.digest"
                             " FROM p JOIN turns t ON t.id=p.id LEFT JOIN snapshots s ON s.turn_id=p.id"
                             " ORDER BY p.depth", &st, err)) != RWKV_OK)
         return rc;
@@ -379,6 +384,7 @@ load_path(store *s, int64_t turn, struct pnode **pv, size_t *pn, int32_t **tok, 
             v[n].m.head_size = sqlite3_column_int(st, 9);
             v[n].m.precision = sqlite3_column_int(st, 10);
             v[n].n_floats = (size_t)sqlite3_column_int64(st, 11);
+            v[n].m.digest = (uint64_t)sqlite3_column_int64(st, 12);
         }
         n++;
     }

@@ -603,12 +603,18 @@ int
 store_turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_err *err)
 {
     char dummy[8];
+    int rc;
 
     if (note == NULL || cap == 0) {
         note = dummy;
         cap = sizeof dummy;
     }
-    return turn_read(s, id, out, note, cap, err);
+    rc = turn_read(s, id, out, note, cap, err);
+    /* text without the tokens it was fed as: a damaged row exported and
+    ** imported (the export kept the text only), never a row we write */
+    if (rc == RWKV_OK && note[0] == '\0' && out->text[0] != '\0' && out->n_tokens == 0)
+        snprintf(note, cap, "its tokens are missing (imported from an export of a damaged row)");
+    return rc;
 }
 
 void
@@ -826,8 +832,11 @@ store_session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_
                             " prefill_tps, decode_tps, time_ms, interrupted) SELECT ?, ?, depth, role, text,"
                             " tokens, sampling, prefill_tps, decode_tps, time_ms, interrupted FROM turns"
                             " WHERE id=?", &cp, err)) != RWKV_OK ||
-        (rc = store_prep(s, "INSERT INTO snapshots SELECT ?, fingerprint, version, n_layer, n_embd, n_head,"
-                            " head_size, precision, n_floats, created_ms, blob FROM snapshots WHERE turn_id=?",
+        (rc = store_prep(s, "INSERT INTO snapshots(turn_id, fingerprint, version, n_layer, n_embd, n_head,"
+                            " head_size, precision, n_floats, created_ms, blob, digest)"
+                            " SELECT ?, fingerprint, version, n_layer, n_embd, n_head,"
+                            " head_size, precision, n_floats, created_ms, blob, digest FROM snapshots"
+                            " WHERE turn_id=?",
                          &snap, err)) != RWKV_OK)
         goto fail;
     /* Copy the snapshots of the last STORE_FORK_SNAPSHOTS turns of the path

@@ -1252,6 +1252,8 @@ open_session(struct app *a)
     chat_config_init(&sc.chat);
     sc.chat.samp = a->samp;
     sc.chat.samp_set = a->samp_set;
+    sc.config_set = a->samp_config;     /* the config's preset does not override a
+                                           resumed session's values (session.h) */
     sc.chat.state_path = a->launch.state;
     framing_to_config(&fr, &sc.chat);
     sc.cb = tui_worker_callbacks_proto;
@@ -1296,6 +1298,7 @@ open_store(struct app *a)
                 if (!(a->samp_set & PARAMS_BIT(i)) && params_table[i].type != PARAMS_U64) {
                     memcpy((char *)&a->samp + off, (const char *)&p + off, sz);
                     a->samp_set |= PARAMS_BIT(i);
+                    a->samp_config |= PARAMS_BIT(i);
                 }
             }
         }

@@ -176,6 +176,8 @@ struct app {
     chat           *chat;          /* sess_chat(sess), borrowed */
     rwkv_sampling   samp;          /* values shown in the sidebar */
     unsigned        samp_set;
+    unsigned        samp_config;   /* of samp_set at launch, those from the config's
+                                      preset (a resumed session's own values win) */
     char            model_label[128];
     char            model_path[1024];   /* "" for the demo model */
     char            vocab_path[STORE_PATH_MAX]; /* World vocabulary in use, "" = bytes */

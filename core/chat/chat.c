@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../clock.h"
 #include "rng.h"
 #include "sampler.h"
 #include "../text/utf8.h"
@@ -368,15 +369,6 @@ struct chat {
     chat_stats     cur_stats, last_stats;
 };
 
-static double
-now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void
 finish_stats(chat_stats *st)
 {
@@ -597,12 +589,12 @@ feed_chunked(chat *c, const int32_t *ids, size_t n, float *logits, rwkv_err *err
         double t0;
         if (atomic_load(&c->cancel))
             return rwkv_errf(err, RWKV_ECANCEL, "cancelled");
-        t0 = now_s();
+        t0 = mono_now_s();
         rc = rwkv_eval(c->m, ids + pos, k, c->cur, pos + k == n ? logits : NULL, err);
         if (rc != RWKV_OK)
             return rc;
         pos += k;
-        c->cur_stats.prefill_s += now_s() - t0;
+        c->cur_stats.prefill_s += mono_now_s() - t0;
         c->cur_stats.prefill_tokens += k;
         report_stats(c);
     }
@@ -835,11 +827,11 @@ step_prefill(chat *c, rwkv_err *err)
     n = c->seg_n[c->si];
     k = n - c->pos < chunk ? n - c->pos : chunk;
     last = c->si == c->n_seg - 1 && c->pos + k == n;
-    t0 = now_s();
+    t0 = mono_now_s();
     rc = k > 0 ? rwkv_eval(c->m, c->seg_ids[c->si] + c->pos, k, c->cur, last ? c->logits : NULL,
                            err)
                : RWKV_OK;
-    c->cur_stats.prefill_s += now_s() - t0;
+    c->cur_stats.prefill_s += mono_now_s() - t0;
     if (rc != RWKV_OK) {
         prefill_rollback(c);
         return rc;
@@ -908,7 +900,7 @@ step_generate(chat *c, rwkv_err *err)
         set_phase(c, CHAT_STOPPING);
         return RWKV_OK;
     }
-    t0 = now_s();
+    t0 = mono_now_s();
     memcpy(c->work, c->logits, c->n_vocab * sizeof(float));
     samp_apply_penalties(c->sp, c->work, c->d_presence, c->d_frequency);
     token = samp_sample(c->sp, c->work, c->d_temp, c->d_top_p, s->top_k, &c->reply_rng);
@@ -929,7 +921,7 @@ step_generate(chat *c, rwkv_err *err)
     rc = rwkv_eval(c->m, &token, 1, c->cur, c->logits, err);
     if (rc != RWKV_OK)
         goto fail;
-    c->cur_stats.gen_s += now_s() - t0;
+    c->cur_stats.gen_s += mono_now_s() - t0;
     c->cur_stats.gen_tokens++;
     t->reply_ids[t->n_reply++] = token;
     samp_update_penalties(c->sp, token, c->d_decay);

@@ -452,3 +452,35 @@ json_str(const json_value *obj, const char *key)
 
     return (v != NULL && v->type == JSON_STRING) ? v->str : NULL;
 }
+
+/* ---- writing ---------------------------------------------------------------- */
+
+void
+json_write_string(const char *s, size_t len, json_put_fn put, void *ud)
+{
+    size_t run = 0;                      /* bytes copied as they are, pending */
+
+    put(ud, "\"", 1);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char e[8];
+        const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n"
+                        : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+
+        if (esc == NULL && c >= 0x20 && c != 0x7f) {
+            run++;
+            continue;
+        }
+        if (run)
+            put(ud, s + i - run, run);
+        run = 0;
+        if (esc == NULL) {
+            snprintf(e, sizeof e, "\\u%04x", c);
+            esc = e;
+        }
+        put(ud, esc, strlen(esc));
+    }
+    if (run)
+        put(ud, s + len - run, run);
+    put(ud, "\"", 1);
+}

@@ -55,4 +55,16 @@ const json_value *json_at(const json_value *v, size_t i);
 double      json_num(const json_value *obj, const char *key, double def);
 const char *json_str(const json_value *obj, const char *key);
 
+/*
+** Writing: S (LEN bytes) as a JSON string literal, quotes included, through
+** PUT(UD, bytes, n), the one escaper of the project (exports, `sessions
+** list --json`, the framing column).  '"' and '\\' and newline, carriage
+** return and tab get their two-character escapes (\" \\ \n \r \t); every
+** other byte below 0x20, and DEL, is written \u00XX (lower-case hex); all
+** other bytes are copied, so the caller gives valid UTF-8 (storage's
+** store_text_clean makes any text so) and the output is valid JSON.
+*/
+typedef void (*json_put_fn)(void *ud, const char *bytes, size_t n);
+void json_write_string(const char *s, size_t len, json_put_fn put, void *ud);
+
 #endif

@@ -1003,6 +1003,7 @@ mdl_setup(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     m->kc.pool = m->pool;
     m->kc.k = kern_default_kernels();
     m->info.fingerprint = mdl_fingerprint(src);
+    m->info.file_digest = ckpt_crc_digest(src->ck);
     if ((rc = mdl_wc_open(m, src, opts, err)) != RWKV_OK)
         return rc;
     m->layers = calloc((size_t)m->n_layer, sizeof *m->layers);

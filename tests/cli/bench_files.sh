@@ -74,4 +74,15 @@ expect_fail "v6 shape in memory" "exists only as a file.*--save" "$RWKV_TUI" ben
 expect_fail "save onto a directory" "$TMP: cannot create: it is a directory" \
     "$RWKV_TUI" bench --shape demo --save "$TMP"
 [ ! -e "$TMP/x.pth" ] && [ ! -e "$TMP.tmp" ] && ok || fail "failed saves left files"
+
+# --json with a path JSON must escape: the one escaper (core/io/json.h)
+q="$TMP/q\"uo\\te.pth"
+"$RWKV_TUI" bench --shape demo --save "$q" --dtype fp32 --json >"$TMP/qs" 2>&1 || fail "save $q"
+"$RWKV_TUI" bench --model "$q" --prompt-tokens 4 --gen-tokens 2 --repeat 1 --json >"$TMP/qb" 2>&1 ||
+    fail "bench $q"
+python3 - "$TMP/qs" "$TMP/qb" "$q" <<'PY' >"$TMP/qp" 2>&1 && ok || fail "json paths: $(cat "$TMP/qp")"
+import json, sys
+assert json.load(open(sys.argv[1]))["saved"] == sys.argv[3]
+assert json.load(open(sys.argv[2]))["model"] == sys.argv[3]
+PY
 finish

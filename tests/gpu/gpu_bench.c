@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../core/clock.h"
 #include "gpu_ref.h"
 
 /* Seconds of timed iterations per measurement (after one warm-up call). */
@@ -56,15 +57,6 @@ drand(size_t n, float lo, float hi)
         die("upload");
     free(h);
     return d;
-}
-
-static double
-now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* What one timed call does. */
@@ -271,13 +263,13 @@ time_job(const struct job *j)
     if (run_job(j) != RWKV_OK || gpu_sync(G, &E) != RWKV_OK)
         die("warm-up");
     for (;;) {
-        t0 = now();
+        t0 = mono_now_s();
         for (int i = 0; i < iters; i++)
             if (run_job(j) != RWKV_OK)
                 die("run");
         if (gpu_sync(G, &E) != RWKV_OK)
             die("sync");
-        dt = now() - t0;
+        dt = mono_now_s() - t0;
         if (dt >= budget || iters >= BENCH_MAX_ITERS)
             break;
         iters = dt < budget / 8 ? iters * 8 : iters * 2;

@@ -14,28 +14,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../core/clock.h"
 #include "../../core/rwkv.h"
 #include "../../gpu/gpu.h"
 
 #define CHUNK 256
 #define MAX_REPEAT 16
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
 
 int
 main(int argc, char **argv)
@@ -58,12 +42,12 @@ main(int argc, char **argv)
     }
     gpu_backend_register();
     o.strategy = argv[2];
-    t0 = now_s();
+    t0 = mono_now_s();
     if (rwkv_model_open_shape(argv[1], 1, &o, &m, &err) != RWKV_OK) {
         fprintf(stderr, "gpu_model_bench: %s\n", err.msg);
         return 1;
     }
-    load = now_s() - t0;
+    load = mono_now_s() - t0;
     info = rwkv_model_info(m);
     tok = malloc((size_t)(prompt > gen ? prompt : gen) * sizeof *tok);
     logits = malloc((size_t)info->n_vocab * sizeof *logits);
@@ -75,7 +59,7 @@ main(int argc, char **argv)
         tok[i] = (int32_t)((i * 7919 + 13) % info->n_vocab);
     for (long r = 0; r < repeat; r++) {
         rwkv_state_reset(m, s);
-        t0 = now_s();
+        t0 = mono_now_s();
         for (long at = 0; at < prompt; at += CHUNK) {
             long n = prompt - at < CHUNK ? prompt - at : CHUNK;
             if (rwkv_eval(m, tok + at, (size_t)n, s, at + n == prompt ? logits : NULL, &err) !=
@@ -84,17 +68,15 @@ main(int argc, char **argv)
                 return 1;
             }
         }
-        tp[r] = (double)prompt / (now_s() - t0);
-        t0 = now_s();
+        tp[r] = (double)prompt / (mono_now_s() - t0);
+        t0 = mono_now_s();
         for (long i = 0; i < gen; i++)
             if (rwkv_eval(m, tok + i, 1, s, logits, &err) != RWKV_OK) {
                 fprintf(stderr, "gpu_model_bench: %s\n", err.msg);
                 return 1;
             }
-        td[r] = (double)gen / (now_s() - t0);
+        td[r] = (double)gen / (mono_now_s() - t0);
     }
-    qsort(tp, (size_t)repeat, sizeof tp[0], cmp_d);
-    qsort(td, (size_t)repeat, sizeof td[0], cmp_d);
     {
         /* FLOPs per prompt token: every matrix but the head once per token,
          * the head once per call (as cmd_bench.c) */
@@ -107,7 +89,7 @@ main(int argc, char **argv)
                "\"decode_tok_s\": %.2f, \"prefill_gflop_per_tok\": %.4f}\n",
                argv[1], info->strategy, load, (unsigned long long)info->mat_params,
                (unsigned long long)info->weight_bytes, prompt, gen, repeat,
-               tp[repeat / 2], td[repeat / 2], gft);
+               mono_median(tp, (size_t)repeat), mono_median(td, (size_t)repeat), gft);
     }
     rwkv_state_destroy(s);
     rwkv_model_close(m);

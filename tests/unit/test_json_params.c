@@ -1,5 +1,6 @@
 /*
-** test_json_params.c -- the strict JSON parser and the sampling table.
+** test_json_params.c -- the strict JSON parser, the one string escaper
+** (json_write_string) and the sampling table.
 */
 #include "../../core/io/json.h"
 #include "../../core/chat/params.h"
@@ -13,6 +14,46 @@ parses(const char *s)
     int rc = json_parse(s, strlen(s), "t", &d, &err);
     json_free(d);
     return rc == RWKV_OK;
+}
+
+struct wbuf {
+    char   s[256];
+    size_t n;
+};
+
+static void
+wput(void *ud, const char *p, size_t n)
+{
+    struct wbuf *b = ud;
+    if (b->n + n < sizeof b->s) {
+        memcpy(b->s + b->n, p, n);
+        b->n += n;
+        b->s[b->n] = '\0';
+    }
+}
+
+/* The escaper: the documented escapes, and what it writes parses back to
+** the input. */
+static void
+test_write_string(void)
+{
+    static const char in[] = "q\" b\\ n\n r\r t\t bell\a esc\x1b del\x7f \xc3\xa9 nul";
+    struct wbuf b = { "", 0 };
+    char doc[300];
+    json_doc *d = NULL;
+    rwkv_err err;
+
+    json_write_string(in, sizeof in - 1, wput, &b);
+    TEST_CONDF(strcmp(b.s, "\"q\\\" b\\\\ n\\n r\\r t\\t bell\\u0007 esc\\u001b del\\u007f "
+                           "\xc3\xa9 nul\"") == 0,
+               "escapes: %s", b.s);
+    snprintf(doc, sizeof doc, "[%s]", b.s);
+    TEST_COND("round trip", json_parse(doc, strlen(doc), "t", &d, &err) == RWKV_OK &&
+                                strcmp(json_at(json_root(d), 0)->str, in) == 0);
+    json_free(d);
+    b.n = 0;
+    json_write_string("a\0b", 3, wput, &b);
+    TEST_CONDF(strcmp(b.s, "\"a\\u0000b\"") == 0, "NUL: %s", b.s);
 }
 
 int
@@ -63,5 +104,6 @@ main(void)
     params_defaults(&s);
     params_apply_state_defaults(&s, PARAMS_BIT(params_find("presence")));
     TEST_COND("state defaults respect user", s.top_p == 0.2f && s.presence == 0.5f && s.frequency == 0.3f);
+    test_write_string();
     return TEST_REPORT();
 }

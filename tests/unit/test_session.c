@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "../../core/chat/chat.h"
+#include "../../core/model/model_gen.h"
 #include "../../core/rwkv.h"
 #include "../../core/text/tokenizer.h"
 #include "../../storage/session.h"
@@ -25,16 +26,33 @@ static const char *const msgs[N_MSG] = { "hello there", "what is two and two?", 
 
 static char tmpdir[256];
 static char last_note[1024];
+static char all_notes[4096];        /* every note since it was emptied */
 
 static void
 on_note(void *ud, int is_err, const char *msg)
 {
+    size_t k = strlen(all_notes);
+
     (void)ud;
     (void)is_err;
     snprintf(last_note, sizeof last_note, "%s", msg);
+    snprintf(all_notes + k, sizeof all_notes - k, "%s\n", msg);
 }
 
 static const char *model_path;      /* of the model under test, NULL = demo */
+
+/* Tokens the replays fed, from the progress callback: each replay reports
+** its last token (done == total), so a count going down is a new replay. */
+static uint64_t fed_sum, fed_last;
+
+static void
+on_progress(void *ud, uint64_t done, uint64_t total)
+{
+    (void)ud;
+    (void)total;
+    fed_sum += done < fed_last ? done : done - fed_last;
+    fed_last = done;
+}
 
 static sess *
 mk(rwkv_model *m, const tok *t, const char *db, const char *state)
@@ -57,6 +75,7 @@ mk(rwkv_model *m, const tok *t, const char *db, const char *state)
     sc.chat.samp_set |= PARAMS_BIT(params_find("chunk"));
     sc.chat.state_path = state;
     sc.note = on_note;
+    sc.progress = on_progress;
     if (sess_create(&sc, &s, &err) != RWKV_OK) {
         printf("FAIL sess_create: %s\n", err.msg);
         return NULL;
@@ -155,7 +174,21 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
             sql(db, "DELETE FROM snapshots");
         s = mk(m, t, db, NULL);
         last_note[0] = '\0';
+        fed_sum = fed_last = 0;
         TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_OK, "%s: open: %s", name, err.msg);
+        if (k) {
+            /* one replay gives the head's state and the one before the last
+            ** message: every stored token fed once */
+            store_plan plan;
+            store_state_meta meta;
+            store_meta_from_info(&meta, rwkv_model_info(m));
+            memset(&plan, 0, sizeof plan);
+            store_replay_plan(sess_store(s), sess_head(s), &meta, &plan, &err);
+            TEST_CONDF(plan.n_tokens > 0 && fed_sum == plan.n_tokens,
+                       "%s: open by replay feeds each token once (%llu fed, %zu stored)", name,
+                       (unsigned long long)fed_sum, plan.n_tokens);
+            store_plan_fini(&plan);
+        }
         TEST_CONDF(same_state(s, after[N_MSG - 2]), "%s: state after resume (%s)", name,
                    k ? "replay" : "snapshot");
         TEST_CONDF(k == 0 ? strstr(last_note, "replayed") == NULL
@@ -311,6 +344,124 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
         free(after[i]);
 }
 
+/* A model file written over another at the same path (same shape): the
+** session made with the first is told, its states are rebuilt by replay
+** under the new one, and it keeps naming the model it was made with. */
+static void
+replaced_model(const tok *t)
+{
+    char path[400], db[400];
+    mgen_opts go = { CK_F32, 1, 2, NULL, NULL };
+    rwkv_open_opts o;
+    rwkv_model *m = NULL;
+    rwkv_err err;
+    store_session ss;
+    store_model sm;
+    uint64_t fp_a = 0;
+    float *v;
+    sess *s;
+
+    snprintf(path, sizeof path, "%s/same.pth", tmpdir);
+    snprintf(db, sizeof db, "%s/replaced.db", tmpdir);
+    memset(&o, 0, sizeof o);
+    o.n_threads = 2;
+    model_path = path;
+    TEST_COND("model A written", mgen_save("demo", path, &go, NULL, &err) == RWKV_OK);
+    if (rwkv_model_open(path, &o, &m, &err) != RWKV_OK) {
+        TEST_CONDF(0, "open A: %s", err.msg);
+        return;
+    }
+    fp_a = rwkv_model_info(m)->fingerprint;
+    s = mk(m, t, db, NULL);
+    say(s, msgs[0]);
+    say(s, msgs[1]);
+    sess_destroy(s);
+    rwkv_model_close(m);
+
+    go.seed = 2;                   /* another model, same shape, same path */
+    TEST_COND("model B written", mgen_save("demo", path, &go, NULL, &err) == RWKV_OK);
+    m = NULL;
+    if (rwkv_model_open(path, &o, &m, &err) != RWKV_OK) {
+        TEST_CONDF(0, "open B: %s", err.msg);
+        return;
+    }
+    s = mk(m, t, db, NULL);
+    all_notes[0] = '\0';
+    TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_OK, "replaced: open: %s", err.msg);
+    TEST_CONDF(strstr(all_notes, "changed since this session was saved") != NULL &&
+                   strstr(all_notes, "replayed") != NULL,
+               "replaced: the user is told, states replayed ('%s')", all_notes);
+    TEST_CONDF(store_session_get(sess_store(s), 1, &ss, &err) == RWKV_OK &&
+                   store_model_get(sess_store(s), ss.model_id, &sm, &err) == RWKV_OK &&
+                   sm.fingerprint == fp_a && fp_a != rwkv_model_info(m)->fingerprint,
+               "replaced: the session still names the model it was made with (%016llx)",
+               (unsigned long long)sm.fingerprint);
+    v = state_copy(s);
+    sess_destroy(s);
+    /* the same, every state from the tokens */
+    sql(db, "DELETE FROM snapshots");
+    s = mk(m, t, db, NULL);
+    TEST_COND("replaced: open by replay", sess_open(s, 1, -1, &err) == RWKV_OK);
+    TEST_COND("replaced: state = a replay under the new model", same_state(s, v));
+    free(v);
+    sess_destroy(s);
+    rwkv_model_close(m);
+    model_path = NULL;
+}
+
+/* A damaged row exported and imported: the imported turn has its text but
+** not its tokens; opening past it is refused naming the turn (as the
+** original is), opening before it gives the original's state. */
+static void
+damaged_import(rwkv_model *m, const tok *t)
+{
+    char db[400], note[512];
+    float *after1;
+    sess *s;
+    rwkv_err err;
+    char *buf = NULL;
+    size_t len = 0, n = 0;
+    int64_t imp = 0, *ids = NULL;
+    store_session ss;
+
+    snprintf(db, sizeof db, "%s/damaged.db", tmpdir);
+    s = mk(m, t, db, NULL);
+    say(s, msgs[0]);
+    after1 = state_copy(s);
+    say(s, msgs[1]);
+    sess_destroy(s);
+    /* turns: 1 system, 2 user, 3 reply, 4 user, 5 reply; 5's tokens damaged */
+    sql(db, "UPDATE turns SET tokens=x'0102030405' WHERE id=5");
+    s = mk(m, t, db, NULL);
+    TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_EFORMAT, "damaged: original refused (%s)",
+               err.msg);
+    TEST_COND("damaged: export",
+              store_export_ex(sess_store(s), 1, STORE_FMT_JSON, &buf, &len, note, sizeof note,
+                              &err) == RWKV_OK && strstr(buf, "\"damaged\"") != NULL);
+    TEST_CONDF(store_import(sess_store(s), buf, len, "d.json", &imp, &err) == RWKV_OK,
+               "damaged: import: %s", err.msg);
+    free(buf);
+    TEST_CONDF(sess_open(s, imp, -1, &err) == RWKV_EFORMAT &&
+                   strstr(err.msg, "has its text but not its tokens") != NULL,
+               "damaged: the imported session is not replayed through the lost turn (%s)",
+               err.msg);
+    store_session_get(sess_store(s), imp, &ss, &err);
+    store_turn_path(sess_store(s), ss.head_turn, &ids, &n, &err);
+    TEST_CONDF(n == 5 && sess_open(s, imp, ids[2], &err) == RWKV_OK && same_state(s, after1),
+               "damaged: the imported session before the lost turn = the original (%s)",
+               n == 5 ? err.msg : "path");
+    if (n == 5) {
+        store_turn tu;
+        TEST_COND("damaged: the lost turn is named in show and export",
+                  store_turn_read(sess_store(s), ids[4], &tu, note, sizeof note, &err) == RWKV_OK &&
+                      strstr(note, "tokens are missing") != NULL);
+        store_turn_fini(&tu);
+    }
+    free(ids);
+    free(after1);
+    sess_destroy(s);
+}
+
 int
 main(void)
 {
@@ -332,10 +483,13 @@ main(void)
     o.n_threads = 2;
     tok_create_bytes(&t, &err);
     TEST_COND("demo model", rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK);
-    if (m != NULL)
+    if (m != NULL) {
         run(m, t, "demo", NULL);
+        damaged_import(m, t);
+    }
 
     rwkv_model_close(m);
+    replaced_model(t);
 
     for (size_t i = 0; i < sizeof fx / sizeof fx[0]; i++) {
         char path[1024], spath[1024];

@@ -15,7 +15,8 @@
 #include "../harness.h"
 #include "store_test.h"
 
-static const store_state_meta META = { 0x0123456789abcdefull, "7.0", 12, 64, 1, 64, STORE_PREC_FP32 };
+static const store_state_meta META = { 0x0123456789abcdefull, "7.0", 12, 64, 1, 64, STORE_PREC_FP32,
+                                        0, 0 };
 
 /* A deterministic fake state for turn I (used where any floats will do). */
 static void
@@ -118,10 +119,22 @@ test_open(void)
         m.fingerprint = 0xfedcba9876543210ull;
         snprintf(m.version, sizeof m.version, "7.0");
         TEST_COND("model insert", store_model_upsert(st, &m, &id1, &err) == RWKV_OK);
-        m.size = 456;
+        m.mtime = 99;
         TEST_COND("model update", store_model_upsert(st, &m, &id2, &err) == RWKV_OK && id1 == id2);
-        TEST_COND("model get", store_model_get(st, id1, &g, &err) == RWKV_OK && g.size == 456 &&
+        TEST_COND("model get", store_model_get(st, id1, &g, &err) == RWKV_OK && g.mtime == 99 &&
                                    g.fingerprint == m.fingerprint);
+        /* another file at the same path: its own row, the old one kept */
+        m.size = 456;
+        TEST_COND("model replaced", store_model_upsert(st, &m, &id2, &err) == RWKV_OK && id2 != id1);
+        TEST_COND("old row kept", store_model_get(st, id1, &g, &err) == RWKV_OK && g.size == 123);
+        m.size = 123;
+        m.digest = 0x77;
+        TEST_COND("a row of unknown digest takes it",
+                  store_model_upsert(st, &m, &id2, &err) == RWKV_OK && id2 == id1 &&
+                      store_model_get(st, id1, &g, &err) == RWKV_OK && g.digest == 0x77);
+        m.digest = 0x78;
+        TEST_COND("another digest: another row",
+                  store_model_upsert(st, &m, &id2, &err) == RWKV_OK && id2 != id1);
         memset(&f, 0, sizeof f);
         snprintf(f.name, sizeof f.name, "A");
         f.data = "abc\0def";
@@ -488,6 +501,24 @@ test_snapshots(store *st, const char *dbpath)
         m.precision = STORE_PREC_BF16;
         TEST_COND("precision mismatch", store_snapshot_get(st, a2, &m, back, n, &why, &err) == RWKV_ESHAPE);
         TEST_COND("length mismatch", store_snapshot_get(st, a2, &META, back, n - 1, &why, &err) == RWKV_ESHAPE);
+        /* the model file's checksum digest (schema v5): a snapshot of another
+        ** file with the same fingerprint is not used; one of unknown digest
+        ** (saved before v5) only when the caller does not require it */
+        m = META;
+        m.digest = 0x51;
+        TEST_COND("unknown digest used", store_snapshot_get(st, a2, &m, back, n, &why, &err) == RWKV_OK);
+        m.digest_required = 1;
+        TEST_COND("unknown digest refused when required",
+                  store_snapshot_get(st, a2, &m, back, n, &why, &err) == RWKV_ESHAPE &&
+                      strstr(err.msg, "another model file") != NULL);
+        m.digest_required = 0;
+        TEST_COND("put with a digest", store_snapshot_put(st, a2, real, n, &m, &err) == RWKV_OK);
+        TEST_COND("same digest used", store_snapshot_get(st, a2, &m, back, n, &why, &err) == RWKV_OK);
+        m.digest = 0x52;
+        TEST_COND("another digest refused",
+                  store_snapshot_get(st, a2, &m, back, n, &why, &err) == RWKV_ESHAPE &&
+                      why == STORE_SNAP_MISMATCH);
+        TEST_COND("put back", store_snapshot_put(st, a2, real, n, &META, &err) == RWKV_OK);
 
         /* replay plans */
         store_plan p;

@@ -26,7 +26,7 @@
 
 #define NF 50688   /* floats in a state: the tiny 7v0 model's */
 
-static const store_state_meta META = { 42, "7.0", 12, 64, 1, 64, STORE_PREC_FP32 };
+static const store_state_meta META = { 42, "7.0", 12, 64, 1, 64, STORE_PREC_FP32, 0, 0 };
 
 static void
 fake_state(float *v, size_t n, int i)

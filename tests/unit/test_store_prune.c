@@ -14,7 +14,7 @@
 #include "../harness.h"
 #include "store_test.h"
 
-static const store_state_meta META = { 0x42, "7.0", 2, 4, 1, 4, STORE_PREC_FP32 };
+static const store_state_meta META = { 0x42, "7.0", 2, 4, 1, 4, STORE_PREC_FP32, 0, 0 };
 
 static int64_t
 append(store *st, int64_t sess, int64_t parent, int role, const char *text)
