@@ -135,33 +135,34 @@ feed(rwkv_model *m, const int32_t *ids, size_t n, size_t step, rwkv_state *st)
 
 /* Run every check for model M (NAME for messages); STATE: a state file that
 ** fits it, or NULL. */
-static void
-run(rwkv_model *m, const tok *t, const char *name, const char *state)
+static int
+ref_run(rwkv_model *m, const tok *t, const char *name, const char *dbA, float **after,
+        char *ref_reply, size_t cap)
 {
-    char dbA[400], dbB[400], dbC[400];
-    float *after[N_MSG], *ref_final;
-    char ref_reply[4096];
     sess *s;
-    rwkv_err err;
     size_t n_ref;
-
-    snprintf(dbA, sizeof dbA, "%s/%s-A.db", tmpdir, name);
-    snprintf(dbB, sizeof dbB, "%s/%s-B.db", tmpdir, name);
-    snprintf(dbC, sizeof dbC, "%s/%s-C.db", tmpdir, name);
 
     /* one uninterrupted process */
     s = mk(m, t, dbA, NULL);
     if (s == NULL)
-        return;
+        return -1;
     for (int i = 0; i < N_MSG; i++) {
         TEST_CONDF(say(s, msgs[i]) == 0, "%s: message %d", name, i);
         after[i] = state_copy(s);
     }
     n_ref = chat_n_turns(sess_chat(s));
-    snprintf(ref_reply, sizeof ref_reply, "%s", chat_turn_at(sess_chat(s), n_ref - 1)->reply);
-    ref_final = after[N_MSG - 1];
+    snprintf(ref_reply, cap, "%s", chat_turn_at(sess_chat(s), n_ref - 1)->reply);
     TEST_CONDF(sess_id(s) == 1, "%s: the session was created (%lld)", name, (long long)sess_id(s));
     sess_destroy(s);
+    return 0;
+}
+
+static void
+resume_run(rwkv_model *m, const tok *t, const char *name, const char *dbB, const char *dbC,
+           float *const *after, const char *ref_reply)
+{
+    sess *s;
+    rwkv_err err;
 
     /* the same conversation in two processes: by snapshot (B) and by replay (C) */
     for (int k = 0; k < 2; k++) {
@@ -195,13 +196,20 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
                           : strstr(last_note, "replayed") != NULL,
                    "%s: replay note '%s'", name, last_note);
         say(s, msgs[N_MSG - 1]);
-        TEST_CONDF(same_state(s, ref_final), "%s: resumed chat continues bit for bit (%s)", name,
+        TEST_CONDF(same_state(s, after[N_MSG - 1]), "%s: resumed chat continues bit for bit (%s)", name,
                    k ? "replay" : "snapshot");
         TEST_CONDF(strcmp(chat_turn_at(sess_chat(s), chat_n_turns(sess_chat(s)) - 1)->reply,
                           ref_reply) == 0,
                    "%s: same last reply (%s)", name, k ? "replay" : "snapshot");
         sess_destroy(s);
     }
+}
+
+static sess *
+fork_run(rwkv_model *m, const tok *t, const char *name, const char *dbB, float *const *after)
+{
+    sess *s;
+    rwkv_err err;
 
     /* the fork rule: turns 1 system, 2 user, 3 reply, 4 user, 5 reply, 6, 7 */
     s = mk(m, t, dbB, NULL);
@@ -230,6 +238,13 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
         TEST_COND("sess_fork_point user",
                   sess_fork_point(sess_store(s), 4, &at, &err) == RWKV_OK && at == 3);
     }
+    return s;
+}
+
+static void
+regen_run(rwkv_model *m, const char *name, sess *s)
+{
+    rwkv_err err;
 
     /* regenerate: a sibling reply, state = the user turn's + its tokens one by one */
     {
@@ -260,6 +275,13 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
         TEST_COND("no sibling before the first", sess_step_sibling(s, r1, -1, &err) != RWKV_OK);
         rwkv_state_destroy(st);
     }
+}
+
+static sess *
+switch_run(rwkv_model *m, const tok *t, const char *name, const char *state,
+           const char *dbB, sess *s)
+{
+    rwkv_err err;
 
     /* a state-file switch with replay: the conversation fed again under it */
     if (state != NULL) {
@@ -301,7 +323,14 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
         }
         rwkv_state_destroy(st);
     }
-    sess_destroy(s);
+    return s;
+}
+
+static void
+defaults_run(rwkv_model *m, const tok *t, const char *name, const char *state)
+{
+    sess *s;
+    rwkv_err err;
 
     /* the state file's sampling defaults come with it and go with it (values
     ** not set by the user); an unsaved chat */
@@ -319,6 +348,13 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
                    (double)chat_sampling(sess_chat(s))->top_p);
         sess_destroy(s);
     }
+}
+
+static void
+deleted_run(rwkv_model *m, const tok *t, const char *name, const char *dbA)
+{
+    sess *s;
+    rwkv_err err;
 
     /* a session deleted from another window: the conversation is saved again */
     {
@@ -340,6 +376,28 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
         store_close(other);
         sess_destroy(s);
     }
+}
+
+static void
+run(rwkv_model *m, const tok *t, const char *name, const char *state)
+{
+    char dbA[400], dbB[400], dbC[400];
+    float *after[N_MSG] = { NULL };
+    char ref_reply[4096];
+    sess *s;
+
+    snprintf(dbA, sizeof dbA, "%s/%s-A.db", tmpdir, name);
+    snprintf(dbB, sizeof dbB, "%s/%s-B.db", tmpdir, name);
+    snprintf(dbC, sizeof dbC, "%s/%s-C.db", tmpdir, name);
+    if (ref_run(m, t, name, dbA, after, ref_reply, sizeof ref_reply) != 0)
+        return;
+    resume_run(m, t, name, dbB, dbC, after, ref_reply);
+    s = fork_run(m, t, name, dbB, after);
+    regen_run(m, name, s);
+    s = switch_run(m, t, name, state, dbB, s);
+    sess_destroy(s);
+    defaults_run(m, t, name, state);
+    deleted_run(m, t, name, dbA);
     for (int i = 0; i < N_MSG; i++)
         free(after[i]);
 }
