@@ -100,7 +100,7 @@ k_to_bf16(const float *__restrict__ s, __nv_bfloat16 *__restrict__ d, size_t n)
         d[i] = __float2bfloat16_rn(s[i]);
 }
 
-/* Q8 codes * block scale -> T (float, __half or __nv_bfloat16). */
+/* A dequantized weight as T (float, __half or __nv_bfloat16). */
 static __device__ __forceinline__ void
 store_as(float *d, float v) { *d = v; }
 static __device__ __forceinline__ void
@@ -108,21 +108,70 @@ store_as(__half *d, float v) { *d = __float2half_rn(v); }
 static __device__ __forceinline__ void
 store_as(__nv_bfloat16 *d, float v) { *d = __float2bfloat16_rn(v); }
 
-template <typename T>
-__global__ void
-k_dequant_q8(const int8_t *__restrict__ q, const float *__restrict__ sc, int cols, size_t n,
-             T *__restrict__ d)
-{
-    int nb = (cols + GPU_Q8_BLOCK - 1) / GPU_Q8_BLOCK;
-
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        size_t r = i / (size_t)cols, c = i % (size_t)cols;
-        store_as(d + i, (float)q[i] * sc[r * nb + c / GPU_Q8_BLOCK]);
+/* Weight (r, c) of a Q8 matrix: code * block scale. */
+struct q8_view {
+    const int8_t *q;
+    const float *sc;
+    int cols, nb;
+    __device__ __forceinline__ float at(size_t r, int c) const
+    {
+        return (float)q[r * cols + c] * sc[r * nb + c / GPU_Q8_BLOCK];
     }
+};
+
+/* Scale d and offset m of a Q4 block word (bf16 bits in each half). */
+static __device__ __forceinline__ void
+q4_dm(uint32_t u, float *d, float *m)
+{
+    *d = __uint_as_float(u << 16);
+    *m = __uint_as_float(u & 0xffff0000u);
+}
+
+/* Weight (r, c) of a Q4 matrix: code * d + m (code * d is exact: 4 x 8
+ * significant bits, so fused or not the sum rounds once, as on the CPU). */
+struct q4_view {
+    const uint8_t *q;
+    const uint32_t *dm;
+    int nb;
+    __device__ __forceinline__ float at(size_t r, int c) const
+    {
+        size_t b = r * nb + c / GPU_Q4_BLOCK;
+        int j = c % GPU_Q4_BLOCK, code;
+        float d, m;
+
+        code = j < 16 ? q[b * 16 + j] & 15 : q[b * 16 + j - 16] >> 4;
+        q4_dm(dm[b], &d, &m);
+        return (float)code * d + m;
+    }
+};
+
+/* D[i] = weight i of the [n / cols][cols] matrix V, as T. */
+template <typename V, typename T>
+__global__ void
+k_dequant(V v, int cols, size_t n, T *__restrict__ d)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        store_as(d + i, v.at(i / (size_t)cols, (int)(i % (size_t)cols)));
 }
 
 /* ----------------------------------------------------------------- matmul */
+
+/* The first TN of a warp's TILE per-lane sums, reduced, into Y[tt * ROWS]
+ * (TN is uniform over the warp; lane 0 writes). */
+template <int TILE>
+static __device__ __forceinline__ void
+mm_store(const float *acc, int tn, int lane, float *y, int rows)
+{
+#pragma unroll
+    for (int tt = 0; tt < TILE; tt++) {
+        if (tt < tn) {
+            float s = warp_sum(acc[tt]);
+            if (lane == 0)
+                y[(size_t)tt * rows] = s;
+        }
+    }
+}
 
 /* Q8: W (rows, cols) int8 * scale per 32-block @ X (T, cols) -> Y (T, rows). */
 template <int TILE>
@@ -174,14 +223,76 @@ k_matmul_q8(const int8_t *__restrict__ q, const float *__restrict__ sc, int rows
                         acc[tt] += wv * xt[(size_t)tt * cols + c];
             }
         }
+        mm_store<TILE>(acc, tn, lane, y + (size_t)t0 * rows + row, rows);
+    }
+}
+
+/*
+** Q4: W (rows, cols) 4-bit codes * d + m per 32-block @ X (T, cols) -> Y (T,
+** rows).  Vector path (whole blocks only): four lanes per block, eight
+** blocks (128 bytes of codes) per warp and pass; lane l takes bytes
+** 4 (l % 4) .. + 3 of block l / 4, i.e. columns 4 (l % 4) + 0..3 (low
+** nibbles) and 16 + 4 (l % 4) + 0..3 (high nibbles), so its x loads are two
+** float4 and each group of four lanes reads 64 contiguous bytes of x.
+*/
+template <int TILE>
+__global__ void __launch_bounds__(MM_WARPS * 32)
+k_matmul_q4(const uint8_t *__restrict__ q, const uint32_t *__restrict__ dm, int rows, int cols,
+            const float *__restrict__ x, int T, float *__restrict__ y)
+{
+    int row = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
+    int nb = (cols + GPU_Q4_BLOCK - 1) / GPU_Q4_BLOCK, sub = lane & 3;
+    q4_view v = { q, dm, nb };
+    const uint8_t *qr;
+    const uint32_t *dr;
+    bool vec;
+
+    if (row >= rows)
+        return;   /* the whole warp leaves together */
+    qr = q + (size_t)row * nb * 16;
+    dr = dm + (size_t)row * nb;
+    /* vector loads need whole blocks and 16-byte aligned codes and x rows */
+    vec = cols % GPU_Q4_BLOCK == 0 && (((uintptr_t)q | (uintptr_t)x) & 15) == 0;
+    for (int t0 = 0; t0 < T; t0 += TILE) {
+        int tn = min(TILE, T - t0);
+        const float *xt = x + (size_t)t0 * cols;
+        float acc[TILE];
+
 #pragma unroll
-        for (int tt = 0; tt < TILE; tt++) {
-            if (tt < tn) {   /* uniform over the warp */
-                float s = warp_sum(acc[tt]);
-                if (lane == 0)
-                    y[(size_t)(t0 + tt) * rows + row] = s;
+        for (int tt = 0; tt < TILE; tt++)
+            acc[tt] = 0;
+        if (vec) {
+#pragma unroll 4
+            for (int b = lane >> 2; b < nb; b += 8) {
+                uint32_t u = *(const uint32_t *)(qr + (size_t)b * 16 + sub * 4);
+                int c = b * GPU_Q4_BLOCK + sub * 4;
+                float d, m, w[8];
+                q4_dm(dr[b], &d, &m);
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    w[i] = (float)((u >> (8 * i)) & 15) * d + m;
+                    w[4 + i] = (float)((u >> (8 * i + 4)) & 15) * d + m;
+                }
+#pragma unroll
+                for (int tt = 0; tt < TILE; tt++) {
+                    if (tt < tn) {
+                        const float *xp = xt + (size_t)tt * cols + c;
+                        float4 lo = *(const float4 *)xp, hi = *(const float4 *)(xp + 16);
+                        acc[tt] += w[0] * lo.x + w[1] * lo.y + w[2] * lo.z + w[3] * lo.w +
+                                   w[4] * hi.x + w[5] * hi.y + w[6] * hi.z + w[7] * hi.w;
+                    }
+                }
+            }
+        } else {
+            for (int c = lane; c < cols; c += 32) {
+                float wv = v.at((size_t)row, c);
+#pragma unroll
+                for (int tt = 0; tt < TILE; tt++)
+                    if (tt < tn)
+                        acc[tt] += wv * xt[(size_t)tt * cols + c];
             }
         }
+        mm_store<TILE>(acc, tn, lane, y + (size_t)t0 * rows + row, rows);
     }
 }
 
@@ -235,14 +346,7 @@ k_matmul_f16(const __half *__restrict__ w, int rows, int cols, const float *__re
                         acc[tt] += wv * xt[(size_t)tt * cols + c];
             }
         }
-#pragma unroll
-        for (int tt = 0; tt < TILE; tt++) {
-            if (tt < tn) {
-                float s = warp_sum(acc[tt]);
-                if (lane == 0)
-                    y[(size_t)(t0 + tt) * rows + row] = s;
-            }
-        }
+        mm_store<TILE>(acc, tn, lane, y + (size_t)t0 * rows + row, rows);
     }
 }
 
@@ -560,8 +664,6 @@ k_v7_out(int N, int C, float *y, const float *__restrict__ r, const float *__res
 
 /* ---------------------------------------------------------- host wrappers */
 
-extern "C" {
-
 /* Check the launch just made. */
 static int
 launched(gpu_ctx *g, const char *what, rwkv_err *err)
@@ -578,6 +680,52 @@ ew_blocks(size_t n)
 
     return (unsigned)(b < 1 ? 1 : b > EW_MAX_BLOCKS ? EW_MAX_BLOCKS : b);
 }
+
+/* Launch k_dequant of V (a ROWS x COLS matrix) into DST as DT. */
+template <typename V>
+static int
+dequant_launch(gpu_ctx *g, V v, int rows, int cols, enum gpu_dtype dt, void *dst,
+               const char *what, rwkv_err *err)
+{
+    size_t n = (size_t)rows * (size_t)cols;
+    int st;
+
+    if (rows <= 0 || cols <= 0)
+        return rwkv_errf(err, RWKV_EINVAL, "cuda: %s: bad shape %d x %d", what, rows, cols);
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    if (dt == GPU_F16)
+        k_dequant<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(v, cols, n, (__half *)dst);
+    else if (dt == GPU_BF16)
+        k_dequant<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(v, cols, n, (__nv_bfloat16 *)dst);
+    else
+        k_dequant<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(v, cols, n, (float *)dst);
+    return launched(g, what, err);
+}
+
+/*
+** Launch a one-warp-per-row product with ARGS: K1 for one token (decode:
+** one accumulator per lane, more loads in flight), KT (MM_TILE tokens per
+** pass) otherwise.
+*/
+template <typename K, typename... P>
+static int
+mm_launch(gpu_ctx *g, K k1, K kt, int rows, int cols, int t, const char *what, rwkv_err *err,
+          P... args)
+{
+    unsigned blocks = (unsigned)((rows + MM_WARPS - 1) / MM_WARPS);
+    int st;
+
+    if (rows <= 0 || cols <= 0 || t <= 0)
+        return rwkv_errf(err, RWKV_EINVAL, "cuda: %s: bad shape rows %d cols %d T %d", what,
+                         rows, cols, t);
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    (t == 1 ? k1 : kt)<<<blocks, MM_WARPS * 32, 0, g->stream>>>(args...);
+    return launched(g, what, err);
+}
+
+extern "C" {
 
 /* Threads of a per-head block: N rounded up to a whole warp. */
 static unsigned
@@ -618,67 +766,42 @@ int
 gpu_dequant_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
                enum gpu_dtype dt, void *dst, rwkv_err *err)
 {
-    size_t n = (size_t)rows * (size_t)cols;
-    int st;
+    q8_view v = { q, scales, cols, (cols + GPU_Q8_BLOCK - 1) / GPU_Q8_BLOCK };
 
-    if (rows <= 0 || cols <= 0)
-        return rwkv_errf(err, RWKV_EINVAL, "cuda: dequant_q8: bad shape %d x %d", rows, cols);
-    if ((st = gpu_enter(g, err)) != RWKV_OK)
-        return st;
-    if (dt == GPU_F16)
-        k_dequant_q8<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(q, scales, cols, n,
-                                                                 (__half *)dst);
-    else if (dt == GPU_BF16)
-        k_dequant_q8<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(q, scales, cols, n,
-                                                                 (__nv_bfloat16 *)dst);
-    else
-        k_dequant_q8<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(q, scales, cols, n,
-                                                                 (float *)dst);
-    return launched(g, "launching dequant_q8", err);
+    return dequant_launch(g, v, rows, cols, dt, dst, "dequant_q8", err);
 }
 
-static int
-check_mm(int rows, int cols, int t, rwkv_err *err)
+int
+gpu_dequant_q4(gpu_ctx *g, const uint8_t *q, const uint32_t *dm, int rows, int cols,
+               enum gpu_dtype dt, void *dst, rwkv_err *err)
 {
-    if (rows <= 0 || cols <= 0 || t <= 0)
-        return rwkv_errf(err, RWKV_EINVAL, "cuda: matmul: bad shape rows %d cols %d T %d",
-                         rows, cols, t);
-    return RWKV_OK;
+    q4_view v = { q, dm, (cols + GPU_Q4_BLOCK - 1) / GPU_Q4_BLOCK };
+
+    return dequant_launch(g, v, rows, cols, dt, dst, "dequant_q4", err);
 }
 
 int
 gpu_matmul_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
               const float *x, int t, float *y, rwkv_err *err)
 {
-    int st;
-    unsigned blocks = (unsigned)((rows + MM_WARPS - 1) / MM_WARPS);
+    return mm_launch(g, k_matmul_q8<1>, k_matmul_q8<MM_TILE>, rows, cols, t, "matmul_q8", err,
+                     q, scales, rows, cols, x, t, y);
+}
 
-    if ((st = check_mm(rows, cols, t, err)) != RWKV_OK || (st = gpu_enter(g, err)) != RWKV_OK)
-        return st;
-    if (t == 1)   /* decode: one accumulator per lane, more loads in flight */
-        k_matmul_q8<1><<<blocks, MM_WARPS * 32, 0, g->stream>>>(q, scales, rows, cols, x, t, y);
-    else
-        k_matmul_q8<MM_TILE><<<blocks, MM_WARPS * 32, 0, g->stream>>>(q, scales, rows, cols, x,
-                                                                      t, y);
-    return launched(g, "launching matmul_q8", err);
+int
+gpu_matmul_q4(gpu_ctx *g, const uint8_t *q, const uint32_t *dm, int rows, int cols,
+              const float *x, int t, float *y, rwkv_err *err)
+{
+    return mm_launch(g, k_matmul_q4<1>, k_matmul_q4<MM_TILE>, rows, cols, t, "matmul_q4", err,
+                     q, dm, rows, cols, x, t, y);
 }
 
 int
 gpu_matmul_f16(gpu_ctx *g, const uint16_t *w, int rows, int cols, const float *x, int t,
                float *y, rwkv_err *err)
 {
-    int st;
-    unsigned blocks = (unsigned)((rows + MM_WARPS - 1) / MM_WARPS);
-
-    if ((st = check_mm(rows, cols, t, err)) != RWKV_OK || (st = gpu_enter(g, err)) != RWKV_OK)
-        return st;
-    if (t == 1)
-        k_matmul_f16<1><<<blocks, MM_WARPS * 32, 0, g->stream>>>((const __half *)w, rows, cols,
-                                                                 x, t, y);
-    else
-        k_matmul_f16<MM_TILE><<<blocks, MM_WARPS * 32, 0, g->stream>>>((const __half *)w, rows,
-                                                                       cols, x, t, y);
-    return launched(g, "launching matmul_f16", err);
+    return mm_launch(g, k_matmul_f16<1>, k_matmul_f16<MM_TILE>, rows, cols, t, "matmul_f16",
+                     err, (const __half *)w, rows, cols, x, t, y);
 }
 
 int
