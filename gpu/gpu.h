@@ -1,7 +1,8 @@
 /*
 ** gpu.h -- the CUDA layer: devices, device memory, cuBLAS products and the
 ** RWKV kernels (WKV recurrences of v5.x / v6 / v7, layer and group norms,
-** fused token-shift mixes, int8 and fp16 weight products, element-wise ops).
+** fused token-shift mixes, 4-bit, int8 and fp16 weight products, element-wise
+** ops).
 **
 ** Plain C11: no CUDA header is needed to include this file.  In a build
 ** without CUDA (CUDA=0, or no nvcc) gpu/gpu_stub.c replaces the whole layer
@@ -23,6 +24,11 @@
 **     and a product is Y[t][r] = sum_c W[r][c] X[t][c].  Q8 is core/kernels/simd.h's
 **     format: int8 codes in [-127, 127] [rows][cols] plus one float scale per
 **     block of GPU_Q8_BLOCK weights along `in`: scales [rows][ceil(cols/32)].
+**     Q4 is simd.h's 4-bit format: per row ceil(cols/32) blocks of 16 bytes
+**     (byte j: the code of column j in its low nibble, of column j + 16 in
+**     its high nibble) and one 32-bit word per block, bf16 bits of the scale
+**     d in the low half and of the offset m in the high half; a weight is
+**     code * d + m.
 **   - Accumulation is float32 everywhere (cuBLAS with CUBLAS_COMPUTE_32F), so
 **     the reference's fp16 layer rescaling is not needed.
 **   - Sizes are int (a dimension) or size_t (bytes, element counts); calls
@@ -42,6 +48,8 @@ extern "C" {
 
 /* Weights per Q8 scale block (== SIMD_Q8_BLOCK of core/kernels/simd.h). */
 #define GPU_Q8_BLOCK 32
+/* Weights per Q4 block (== SIMD_Q4_BLOCK): 16 bytes of codes, one word. */
+#define GPU_Q4_BLOCK 32
 /* Largest head size the WKV and per-head kernels take (one thread per
  * channel of a head; the state row lives in registers). */
 #define GPU_MAX_HEAD 128
@@ -172,14 +180,24 @@ int gpu_convert(gpu_ctx *g, const float *src, enum gpu_dtype dt, void *dst, size
 */
 int gpu_dequant_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
                    enum gpu_dtype dt, void *dst, rwkv_err *err);
+/* The same for Q4: codes Q [rows][ceil(cols/32)][16], block words DM
+ * [rows][ceil(cols/32)]; dst = DT(code * d + m) (code * d is exact in fp32,
+ * so the value is simd_q4_dequantize_row's bit for bit). */
+int gpu_dequant_q4(gpu_ctx *g, const uint8_t *q, const uint32_t *dm, int rows, int cols,
+                   enum gpu_dtype dt, void *dst, rwkv_err *err);
 
 /*
 ** Own weight products for decode and short passes (fp32 activations, fp32
 ** accumulation, one warp per output row): Y [T][rows] = W X.
 **   Q8:  Q int8 [rows][cols], SCALES [rows][ceil(cols/32)].
+**   Q4:  Q codes [rows][ceil(cols/32)][16], DM block words [rows][ceil(cols/32)]
+**        (the weights code * d + m against fp32 activations: unlike the CPU's
+**        Q4 matvec, x is not quantized).
 **   F16: W binary16 bits [rows][cols].
 */
 int gpu_matmul_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
+                  const float *x, int t, float *y, rwkv_err *err);
+int gpu_matmul_q4(gpu_ctx *g, const uint8_t *q, const uint32_t *dm, int rows, int cols,
                   const float *x, int t, float *y, rwkv_err *err);
 int gpu_matmul_f16(gpu_ctx *g, const uint16_t *w, int rows, int cols, const float *x,
                    int t, float *y, rwkv_err *err);

@@ -17,8 +17,9 @@
 **   layer norm            grid T, block 256.
 **   token mix             one thread per channel, T tokens inside (it owns
 **                         prev[c], so the shift state updates in place).
-**   matmul q8 / f16       one warp per output row, MM_TILE tokens (1 for decode) in
-**                         registers per pass over the row.
+**   matmul q8 / q4 / f16  one warp per output row, MM_TILE tokens (1 for decode) in
+**                         registers per pass over the row (k_matmul; the weight
+**                         formats q8_view, q4_view, f16_view give the loads).
 **   element-wise          grid-stride loops.
 ** Invariants: state is float32 [H][N][N] in the CPU engine's layout; all
 ** sums of norms are in double (as kern_layer_norm); fp32 everywhere else.
@@ -100,7 +101,7 @@ k_to_bf16(const float *__restrict__ s, __nv_bfloat16 *__restrict__ d, size_t n)
         d[i] = __float2bfloat16_rn(s[i]);
 }
 
-/* Q8 codes * block scale -> T (float, __half or __nv_bfloat16). */
+/* A dequantized weight as T (float, __half or __nv_bfloat16). */
 static __device__ __forceinline__ void
 store_as(float *d, float v) { *d = v; }
 static __device__ __forceinline__ void
@@ -108,40 +109,191 @@ store_as(__half *d, float v) { *d = __float2half_rn(v); }
 static __device__ __forceinline__ void
 store_as(__nv_bfloat16 *d, float v) { *d = __float2bfloat16_rn(v); }
 
-template <typename T>
-__global__ void
-k_dequant_q8(const int8_t *__restrict__ q, const float *__restrict__ sc, int cols, size_t n,
-             T *__restrict__ d)
-{
-    int nb = (cols + GPU_Q8_BLOCK - 1) / GPU_Q8_BLOCK;
+/*
+** Weight formats of the products and of k_dequant.  Each gives weight
+** (r, c) as a float (at: any shape, the scalar path), says whether its
+** vector path may run (vec_ok: shape and alignment) and has that path
+** (row<TILE>: lane LANE's share of row R against TN <= TILE token rows of
+** X, added to ACC[TILE]; the warp's lanes together cover every column).
+*/
 
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        size_t r = i / (size_t)cols, c = i % (size_t)cols;
-        store_as(d + i, (float)q[i] * sc[r * nb + c / GPU_Q8_BLOCK]);
+/* Q8: int8 codes [rows][cols] * an fp32 scale per 32-block. */
+struct q8_view {
+    const int8_t *q;
+    const float *sc;
+    int cols, nb;
+
+    __device__ __forceinline__ float at(size_t r, int c) const
+    {
+        return (float)q[r * cols + c] * sc[r * nb + c / GPU_Q8_BLOCK];
     }
+    /* vector loads need 4-byte aligned rows of codes and 16-byte aligned x rows */
+    __device__ __forceinline__ bool vec_ok(const float *x) const
+    {
+        return (cols & 3) == 0 && ((uintptr_t)q & 3) == 0 && ((uintptr_t)x & 15) == 0;
+    }
+    /* 4 codes per lane (one char4 load), all in one 32-block */
+    template <int TILE>
+    __device__ __forceinline__ void row(int r, int lane, const float *__restrict__ xt, int tn,
+                                        float *acc) const
+    {
+        const int8_t *qr = q + (size_t)r * cols;
+        const float *sr = sc + (size_t)r * nb;
+
+        /* (unrolled 4 times the 8-token tile spilled 24 bytes, sm_90) */
+#pragma unroll (TILE == 1 ? 4 : 2)
+        for (int c = lane * 4; c < cols; c += 128) {
+            char4 qq = *(const char4 *)(qr + c);
+            float s = sr[c / GPU_Q8_BLOCK];
+            float q0 = (float)qq.x, q1 = (float)qq.y, q2 = (float)qq.z, q3 = (float)qq.w;
+#pragma unroll
+            for (int tt = 0; tt < TILE; tt++) {
+                if (tt < tn) {
+                    float4 xv = *(const float4 *)(xt + (size_t)tt * cols + c);
+                    acc[tt] += s * (q0 * xv.x + q1 * xv.y + q2 * xv.z + q3 * xv.w);
+                }
+            }
+        }
+    }
+};
+
+/* Scale d and offset m of a Q4 block word (bf16 bits in each half). */
+static __device__ __forceinline__ void
+q4_dm(uint32_t u, float *d, float *m)
+{
+    *d = __uint_as_float(u << 16);
+    *m = __uint_as_float(u & 0xffff0000u);
+}
+
+/* Q4: per 32-block 16 bytes of 4-bit codes and a word (d, m); weight =
+ * code * d + m (code * d is exact: 4 x 8 significant bits, so fused or not
+ * the sum rounds once, as on the CPU). */
+struct q4_view {
+    const uint8_t *q;
+    const uint32_t *dm;
+    int cols, nb;
+
+    __device__ __forceinline__ float at(size_t r, int c) const
+    {
+        size_t b = r * nb + c / GPU_Q4_BLOCK;
+        int j = c % GPU_Q4_BLOCK, code;
+        float d, m;
+
+        code = j < 16 ? q[b * 16 + j] & 15 : q[b * 16 + j - 16] >> 4;
+        q4_dm(dm[b], &d, &m);
+        return (float)code * d + m;
+    }
+    /* vector loads need whole blocks and 16-byte aligned codes and x rows */
+    __device__ __forceinline__ bool vec_ok(const float *x) const
+    {
+        return cols % GPU_Q4_BLOCK == 0 && (((uintptr_t)q | (uintptr_t)x) & 15) == 0;
+    }
+    /*
+    ** Four lanes per block, eight blocks (128 bytes of codes) per warp and
+    ** step: lane l takes bytes 4 (l % 4) .. + 3 of block l / 4, i.e. columns
+    ** 4 (l % 4) + 0..3 (low nibbles) and 16 + 4 (l % 4) + 0..3 (high
+    ** nibbles), so its x loads are two float4 and each four lanes read 64
+    ** contiguous bytes of x (coalesced, as Q8's).
+    */
+    template <int TILE>
+    __device__ __forceinline__ void row(int r, int lane, const float *__restrict__ xt, int tn,
+                                        float *acc) const
+    {
+        const uint8_t *qr = q + (size_t)r * nb * 16;
+        const uint32_t *dr = dm + (size_t)r * nb;
+        int sub = lane & 3;
+
+#pragma unroll 4
+        for (int b = lane >> 2; b < nb; b += 8) {
+            uint32_t u = *(const uint32_t *)(qr + (size_t)b * 16 + sub * 4);
+            int c = b * GPU_Q4_BLOCK + sub * 4;
+            float d, m, w[8];
+            q4_dm(dr[b], &d, &m);
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                w[i] = (float)((u >> (8 * i)) & 15) * d + m;
+                w[4 + i] = (float)((u >> (8 * i + 4)) & 15) * d + m;
+            }
+#pragma unroll
+            for (int tt = 0; tt < TILE; tt++) {
+                if (tt < tn) {
+                    const float *xp = xt + (size_t)tt * cols + c;
+                    float4 lo = *(const float4 *)xp, hi = *(const float4 *)(xp + 16);
+                    acc[tt] += w[0] * lo.x + w[1] * lo.y + w[2] * lo.z + w[3] * lo.w +
+                               w[4] * hi.x + w[5] * hi.y + w[6] * hi.z + w[7] * hi.w;
+                }
+            }
+        }
+    }
+};
+
+/* F16: binary16 weights [rows][cols]. */
+struct f16_view {
+    const __half *w;
+    int cols;
+
+    __device__ __forceinline__ float at(size_t r, int c) const
+    {
+        return __half2float(w[r * cols + c]);
+    }
+    /* vector loads need 16-byte aligned rows of W and X */
+    __device__ __forceinline__ bool vec_ok(const float *x) const
+    {
+        return (cols & 7) == 0 && (((uintptr_t)w | (uintptr_t)x) & 15) == 0;
+    }
+    /* 8 weights per lane: one 16-byte load */
+    template <int TILE>
+    __device__ __forceinline__ void row(int r, int lane, const float *__restrict__ xt, int tn,
+                                        float *acc) const
+    {
+        const __half *wr = w + (size_t)r * cols;
+
+#pragma unroll 2
+        for (int c = lane * 8; c < cols; c += 256) {
+            uint4 raw = *(const uint4 *)(wr + c);
+            const __half2 *h2 = (const __half2 *)&raw;
+            float2 f0 = __half22float2(h2[0]), f1 = __half22float2(h2[1]);
+            float2 f2 = __half22float2(h2[2]), f3 = __half22float2(h2[3]);
+#pragma unroll
+            for (int tt = 0; tt < TILE; tt++) {
+                if (tt < tn) {
+                    const float *xp = xt + (size_t)tt * cols + c;
+                    float4 a = *(const float4 *)xp, b = *(const float4 *)(xp + 4);
+                    acc[tt] += f0.x * a.x + f0.y * a.y + f1.x * a.z + f1.y * a.w +
+                               f2.x * b.x + f2.y * b.y + f3.x * b.z + f3.y * b.w;
+                }
+            }
+        }
+    }
+};
+
+/* D[i] = weight i of the [n / cols][cols] matrix V, as T. */
+template <typename V, typename T>
+__global__ void
+k_dequant(V v, int cols, size_t n, T *__restrict__ d)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        store_as(d + i, v.at(i / (size_t)cols, (int)(i % (size_t)cols)));
 }
 
 /* ----------------------------------------------------------------- matmul */
 
-/* Q8: W (rows, cols) int8 * scale per 32-block @ X (T, cols) -> Y (T, rows). */
-template <int TILE>
+/*
+** Y (T, rows) = W (rows, cols) @ X (T, cols), W in format F, X and Y fp32:
+** one warp per output row, TILE tokens per pass over the row (accumulators
+** per lane), F's vector path where it may run, else one weight per lane.
+*/
+template <int TILE, typename F>
 __global__ void __launch_bounds__(MM_WARPS * 32)
-k_matmul_q8(const int8_t *__restrict__ q, const float *__restrict__ sc, int rows, int cols,
-            const float *__restrict__ x, int T, float *__restrict__ y)
+k_matmul(F f, int rows, int cols, const float *__restrict__ x, int T, float *__restrict__ y)
 {
     int row = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
-    int nb = (cols + GPU_Q8_BLOCK - 1) / GPU_Q8_BLOCK;
-    const int8_t *qr;
-    const float *sr;
     bool vec;
 
     if (row >= rows)
         return;   /* the whole warp leaves together */
-    qr = q + (size_t)row * cols;
-    sr = sc + (size_t)row * nb;
-    /* vector loads need 4-byte aligned rows of codes and 16-byte aligned x rows */
-    vec = (cols & 3) == 0 && ((uintptr_t)q & 3) == 0 && ((uintptr_t)x & 15) == 0;
+    vec = f.vec_ok(x);
     for (int t0 = 0; t0 < T; t0 += TILE) {
         int tn = min(TILE, T - t0);
         const float *xt = x + (size_t)t0 * cols;
@@ -151,23 +303,10 @@ k_matmul_q8(const int8_t *__restrict__ q, const float *__restrict__ sc, int rows
         for (int tt = 0; tt < TILE; tt++)
             acc[tt] = 0;
         if (vec) {
-            /* 4 codes per lane (one char4 load), all in one 32-block */
-#pragma unroll 4
-            for (int c = lane * 4; c < cols; c += 128) {
-                char4 qq = *(const char4 *)(qr + c);
-                float s = sr[c / GPU_Q8_BLOCK];
-                float q0 = (float)qq.x, q1 = (float)qq.y, q2 = (float)qq.z, q3 = (float)qq.w;
-#pragma unroll
-                for (int tt = 0; tt < TILE; tt++) {
-                    if (tt < tn) {
-                        float4 xv = *(const float4 *)(xt + (size_t)tt * cols + c);
-                        acc[tt] += s * (q0 * xv.x + q1 * xv.y + q2 * xv.z + q3 * xv.w);
-                    }
-                }
-            }
+            f.template row<TILE>(row, lane, xt, tn, acc);
         } else {
             for (int c = lane; c < cols; c += 32) {
-                float wv = (float)qr[c] * sr[c / GPU_Q8_BLOCK];
+                float wv = f.at((size_t)row, c);
 #pragma unroll
                 for (int tt = 0; tt < TILE; tt++)
                     if (tt < tn)
@@ -177,67 +316,6 @@ k_matmul_q8(const int8_t *__restrict__ q, const float *__restrict__ sc, int rows
 #pragma unroll
         for (int tt = 0; tt < TILE; tt++) {
             if (tt < tn) {   /* uniform over the warp */
-                float s = warp_sum(acc[tt]);
-                if (lane == 0)
-                    y[(size_t)(t0 + tt) * rows + row] = s;
-            }
-        }
-    }
-}
-
-/* F16: W (rows, cols) binary16 @ X (T, cols) fp32 -> Y (T, rows) fp32. */
-template <int TILE>
-__global__ void __launch_bounds__(MM_WARPS * 32)
-k_matmul_f16(const __half *__restrict__ w, int rows, int cols, const float *__restrict__ x,
-             int T, float *__restrict__ y)
-{
-    int row = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
-    const __half *wr;
-    bool vec;
-
-    if (row >= rows)
-        return;
-    wr = w + (size_t)row * cols;
-    /* vector loads need 16-byte aligned rows of W and X */
-    vec = (cols & 7) == 0 && (((uintptr_t)w | (uintptr_t)x) & 15) == 0;
-    for (int t0 = 0; t0 < T; t0 += TILE) {
-        int tn = min(TILE, T - t0);
-        const float *xt = x + (size_t)t0 * cols;
-        float acc[TILE];
-
-#pragma unroll
-        for (int tt = 0; tt < TILE; tt++)
-            acc[tt] = 0;
-        if (vec) {
-            /* 8 weights per lane: one 16-byte load */
-#pragma unroll 2
-            for (int c = lane * 8; c < cols; c += 256) {
-                uint4 raw = *(const uint4 *)(wr + c);
-                const __half2 *h2 = (const __half2 *)&raw;
-                float2 f0 = __half22float2(h2[0]), f1 = __half22float2(h2[1]);
-                float2 f2 = __half22float2(h2[2]), f3 = __half22float2(h2[3]);
-#pragma unroll
-                for (int tt = 0; tt < TILE; tt++) {
-                    if (tt < tn) {
-                        const float *xp = xt + (size_t)tt * cols + c;
-                        float4 a = *(const float4 *)xp, b = *(const float4 *)(xp + 4);
-                        acc[tt] += f0.x * a.x + f0.y * a.y + f1.x * a.z + f1.y * a.w +
-                                   f2.x * b.x + f2.y * b.y + f3.x * b.z + f3.y * b.w;
-                    }
-                }
-            }
-        } else {
-            for (int c = lane; c < cols; c += 32) {
-                float wv = __half2float(wr[c]);
-#pragma unroll
-                for (int tt = 0; tt < TILE; tt++)
-                    if (tt < tn)
-                        acc[tt] += wv * xt[(size_t)tt * cols + c];
-            }
-        }
-#pragma unroll
-        for (int tt = 0; tt < TILE; tt++) {
-            if (tt < tn) {
                 float s = warp_sum(acc[tt]);
                 if (lane == 0)
                     y[(size_t)(t0 + tt) * rows + row] = s;
@@ -560,8 +638,6 @@ k_v7_out(int N, int C, float *y, const float *__restrict__ r, const float *__res
 
 /* ---------------------------------------------------------- host wrappers */
 
-extern "C" {
-
 /* Check the launch just made. */
 static int
 launched(gpu_ctx *g, const char *what, rwkv_err *err)
@@ -578,6 +654,52 @@ ew_blocks(size_t n)
 
     return (unsigned)(b < 1 ? 1 : b > EW_MAX_BLOCKS ? EW_MAX_BLOCKS : b);
 }
+
+/* Launch k_dequant of V (a ROWS x COLS matrix) into DST as DT. */
+template <typename V>
+static int
+dequant_launch(gpu_ctx *g, V v, int rows, int cols, enum gpu_dtype dt, void *dst,
+               const char *what, rwkv_err *err)
+{
+    size_t n = (size_t)rows * (size_t)cols;
+    int st;
+
+    if (rows <= 0 || cols <= 0)
+        return rwkv_errf(err, RWKV_EINVAL, "cuda: %s: bad shape %d x %d", what, rows, cols);
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    if (dt == GPU_F16)
+        k_dequant<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(v, cols, n, (__half *)dst);
+    else if (dt == GPU_BF16)
+        k_dequant<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(v, cols, n, (__nv_bfloat16 *)dst);
+    else
+        k_dequant<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(v, cols, n, (float *)dst);
+    return launched(g, what, err);
+}
+
+/* Launch k_matmul for F: one accumulator per lane for one token (decode:
+ * more loads in flight), MM_TILE tokens per pass otherwise. */
+template <typename F>
+static int
+mm_launch(gpu_ctx *g, F f, int rows, int cols, const float *x, int t, float *y,
+          const char *what, rwkv_err *err)
+{
+    unsigned blocks = (unsigned)((rows + MM_WARPS - 1) / MM_WARPS);
+    int st;
+
+    if (rows <= 0 || cols <= 0 || t <= 0)
+        return rwkv_errf(err, RWKV_EINVAL, "cuda: %s: bad shape rows %d cols %d T %d", what,
+                         rows, cols, t);
+    if ((st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    if (t == 1)
+        k_matmul<1><<<blocks, MM_WARPS * 32, 0, g->stream>>>(f, rows, cols, x, t, y);
+    else
+        k_matmul<MM_TILE><<<blocks, MM_WARPS * 32, 0, g->stream>>>(f, rows, cols, x, t, y);
+    return launched(g, what, err);
+}
+
+extern "C" {
 
 /* Threads of a per-head block: N rounded up to a whole warp. */
 static unsigned
@@ -618,67 +740,45 @@ int
 gpu_dequant_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
                enum gpu_dtype dt, void *dst, rwkv_err *err)
 {
-    size_t n = (size_t)rows * (size_t)cols;
-    int st;
+    q8_view v = { q, scales, cols, (cols + GPU_Q8_BLOCK - 1) / GPU_Q8_BLOCK };
 
-    if (rows <= 0 || cols <= 0)
-        return rwkv_errf(err, RWKV_EINVAL, "cuda: dequant_q8: bad shape %d x %d", rows, cols);
-    if ((st = gpu_enter(g, err)) != RWKV_OK)
-        return st;
-    if (dt == GPU_F16)
-        k_dequant_q8<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(q, scales, cols, n,
-                                                                 (__half *)dst);
-    else if (dt == GPU_BF16)
-        k_dequant_q8<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(q, scales, cols, n,
-                                                                 (__nv_bfloat16 *)dst);
-    else
-        k_dequant_q8<<<ew_blocks(n), EW_THREADS, 0, g->stream>>>(q, scales, cols, n,
-                                                                 (float *)dst);
-    return launched(g, "launching dequant_q8", err);
+    return dequant_launch(g, v, rows, cols, dt, dst, "dequant_q8", err);
 }
 
-static int
-check_mm(int rows, int cols, int t, rwkv_err *err)
+int
+gpu_dequant_q4(gpu_ctx *g, const uint8_t *q, const uint32_t *dm, int rows, int cols,
+               enum gpu_dtype dt, void *dst, rwkv_err *err)
 {
-    if (rows <= 0 || cols <= 0 || t <= 0)
-        return rwkv_errf(err, RWKV_EINVAL, "cuda: matmul: bad shape rows %d cols %d T %d",
-                         rows, cols, t);
-    return RWKV_OK;
+    q4_view v = { q, dm, cols, (cols + GPU_Q4_BLOCK - 1) / GPU_Q4_BLOCK };
+
+    return dequant_launch(g, v, rows, cols, dt, dst, "dequant_q4", err);
 }
 
 int
 gpu_matmul_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
               const float *x, int t, float *y, rwkv_err *err)
 {
-    int st;
-    unsigned blocks = (unsigned)((rows + MM_WARPS - 1) / MM_WARPS);
+    q8_view v = { q, scales, cols, (cols + GPU_Q8_BLOCK - 1) / GPU_Q8_BLOCK };
 
-    if ((st = check_mm(rows, cols, t, err)) != RWKV_OK || (st = gpu_enter(g, err)) != RWKV_OK)
-        return st;
-    if (t == 1)   /* decode: one accumulator per lane, more loads in flight */
-        k_matmul_q8<1><<<blocks, MM_WARPS * 32, 0, g->stream>>>(q, scales, rows, cols, x, t, y);
-    else
-        k_matmul_q8<MM_TILE><<<blocks, MM_WARPS * 32, 0, g->stream>>>(q, scales, rows, cols, x,
-                                                                      t, y);
-    return launched(g, "launching matmul_q8", err);
+    return mm_launch(g, v, rows, cols, x, t, y, "matmul_q8", err);
+}
+
+int
+gpu_matmul_q4(gpu_ctx *g, const uint8_t *q, const uint32_t *dm, int rows, int cols,
+              const float *x, int t, float *y, rwkv_err *err)
+{
+    q4_view v = { q, dm, cols, (cols + GPU_Q4_BLOCK - 1) / GPU_Q4_BLOCK };
+
+    return mm_launch(g, v, rows, cols, x, t, y, "matmul_q4", err);
 }
 
 int
 gpu_matmul_f16(gpu_ctx *g, const uint16_t *w, int rows, int cols, const float *x, int t,
                float *y, rwkv_err *err)
 {
-    int st;
-    unsigned blocks = (unsigned)((rows + MM_WARPS - 1) / MM_WARPS);
+    f16_view v = { (const __half *)w, cols };
 
-    if ((st = check_mm(rows, cols, t, err)) != RWKV_OK || (st = gpu_enter(g, err)) != RWKV_OK)
-        return st;
-    if (t == 1)
-        k_matmul_f16<1><<<blocks, MM_WARPS * 32, 0, g->stream>>>((const __half *)w, rows, cols,
-                                                                 x, t, y);
-    else
-        k_matmul_f16<MM_TILE><<<blocks, MM_WARPS * 32, 0, g->stream>>>((const __half *)w, rows,
-                                                                       cols, x, t, y);
-    return launched(g, "launching matmul_f16", err);
+    return mm_launch(g, v, rows, cols, x, t, y, "matmul_f16", err);
 }
 
 int

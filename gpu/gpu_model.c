@@ -23,9 +23,9 @@
 ** a segment without streamed layers is recorded once as a CUDA graph and
 ** replayed (RWKV_CUDA_GRAPHS=0 turns that off).
 **
-** Products by weight dtype: fp16 and Q8 through our kernels for up to
+** Products by weight dtype: fp16, Q8 and Q4 through our kernels for up to
 ** GM_SMALL_T tokens (fp32 activations), beyond that through cuBLAS (fp16
-** activations; Q8 dequantized to fp16 first); bf16 through cuBLAS (bf16
+** activations; Q8 / Q4 dequantized to fp16 first); bf16 through cuBLAS (bf16
 ** activations); fp32 (and the LoRA matrices, always fp32) through cuBLAS fp32.
 ** Accumulation is fp32 everywhere, so no fp16 layer rescaling is needed.
 **
@@ -43,7 +43,7 @@
 #include "../core/model/backend.h"
 #include "../core/model/model.h"
 
-/* Tokens up to which fp16 / Q8 products use our own kernels (weights read
+/* Tokens up to which fp16 / Q8 / Q4 products use our own kernels (weights read
  * once per GPU_MM tile of 8 tokens), cuBLAS beyond. */
 #define GM_SMALL_T 8
 /* Alignment of every tensor in a layer blob (and cuBLAS's preference). */
@@ -93,18 +93,27 @@ gm_vec_len(const rwkv_model *m, size_t f)
     return (size_t)m->C;
 }
 
+/* Bytes of W's data (Q4: the packed codes) and of its Q8 scales / Q4 block
+ * words (0 for the other dtypes). */
 static size_t
 gm_mat_data_bytes(const kern_mat *w)
 {
-    return (size_t)w->rows * (size_t)w->cols * kern_dtype_size(w->dtype);
+    return (size_t)kern_data_bytes(w->dtype, w->rows, w->cols);
 }
 
 static size_t
 gm_mat_scale_bytes(const kern_mat *w)
 {
-    if (w->dtype != KERN_Q8 || w->scales == NULL)
+    if (w->scales == NULL)
         return 0;
-    return (size_t)w->rows * (size_t)simd_q8_nblocks(w->cols) * sizeof(float);
+    return (size_t)kern_scale_bytes(w->dtype, w->rows, w->cols);
+}
+
+/* Is W blockwise-quantized (Q8 or Q4: our kernel, or dequantized for cuBLAS)? */
+static int
+gm_quantized(const kern_mat *w)
+{
+    return w->dtype == KERN_Q8 || w->dtype == KERN_Q4;
 }
 
 enum gm_mode { GM_SIZE, GM_PACK, GM_BIND };
@@ -178,7 +187,7 @@ struct gm_dev {
     float     *last;           /* [C] */
     float     *logits;         /* [V] when the head is here */
     void      *xh;             /* [cap][max(C, F)] half / bf16 activations */
-    void      *wh;             /* a dequantized Q8 matrix (fp16), or NULL */
+    void      *wh;             /* a dequantized Q8 / Q4 matrix (fp16), or NULL */
     /* streaming */
     void      *slot[2];
     gpu_event *ready[2], *freed[2], *start;
@@ -247,6 +256,29 @@ gm_falloc(struct gm_dev *d, size_t floats, float **out, rwkv_err *err)
 
 /* ---- products ---- */
 
+/*
+** Y [T][rows] = W X for a Q8 / Q4 matrix W: our kernel (fp32 activations) up
+** to GM_SMALL_T tokens, else W dequantized into D's fp16 scratch and cuBLAS
+** with fp16 activations.
+*/
+static int
+gm_mm_quant(struct gm_dev *d, const kern_mat *w, const float *x, int t, float *y,
+            rwkv_err *err)
+{
+    const uint32_t *dm = (const uint32_t *)(const void *)w->scales;   /* Q4 block words */
+    int q4 = w->dtype == KERN_Q4, rc;
+
+    if (t <= GM_SMALL_T || d->wh == NULL)
+        return q4 ? gpu_matmul_q4(d->g, w->data, dm, w->rows, w->cols, x, t, y, err)
+                  : gpu_matmul_q8(d->g, w->data, w->scales, w->rows, w->cols, x, t, y, err);
+    rc = q4 ? gpu_dequant_q4(d->g, w->data, dm, w->rows, w->cols, GPU_F16, d->wh, err)
+            : gpu_dequant_q8(d->g, w->data, w->scales, w->rows, w->cols, GPU_F16, d->wh, err);
+    if (rc != RWKV_OK ||
+        (rc = gpu_convert(d->g, x, GPU_F16, d->xh, (size_t)t * (size_t)w->cols, err)) != RWKV_OK)
+        return rc;
+    return gpu_gemm(d->g, GPU_F16, d->wh, w->rows, w->cols, d->xh, t, y, w->rows, 0.0f, err);
+}
+
 /* Y [T][rows] = W X, X [T][ldx] (ldx >= cols) float32 on D. */
 static int
 gm_mm_ld(struct gm_dev *d, const kern_mat *w, const float *x, int ldx, int t, float *y,
@@ -275,14 +307,8 @@ gm_mm_ld(struct gm_dev *d, const kern_mat *w, const float *x, int ldx, int t, fl
         return gpu_gemm(d->g, GPU_BF16, w->data, w->rows, w->cols, d->xh, t, y, w->rows, 0.0f,
                         err);
     case KERN_Q8:
-        if (t <= GM_SMALL_T || d->wh == NULL)
-            return gpu_matmul_q8(d->g, w->data, w->scales, w->rows, w->cols, x, t, y, err);
-        if ((rc = gpu_dequant_q8(d->g, w->data, w->scales, w->rows, w->cols, GPU_F16, d->wh,
-                                 err)) != RWKV_OK ||
-            (rc = gpu_convert(d->g, x, GPU_F16, d->xh, n, err)) != RWKV_OK)
-            return rc;
-        return gpu_gemm(d->g, GPU_F16, d->wh, w->rows, w->cols, d->xh, t, y, w->rows, 0.0f,
-                        err);
+    case KERN_Q4:
+        return gm_mm_quant(d, w, x, t, y, err);
     default:
         return rwkv_errf(err, RWKV_EINVAL, "cuda: unknown weight dtype %d", (int)w->dtype);
     }
@@ -861,16 +887,16 @@ gm_head_init(const rwkv_model *m, struct gm_dev *d, rwkv_err *err)
     return gpu_sync(d->g, err);
 }
 
-/* Largest Q8 matrix (fp16 bytes when dequantized) of layer H. */
+/* Largest Q8 / Q4 matrix (fp16 bytes when dequantized) of layer H. */
 static size_t
-gm_q8_max(const struct mdl_layer *h)
+gm_quant_max(const struct mdl_layer *h)
 {
     size_t best = 0;
 
     for (size_t i = 0; i < sizeof gm_mats / sizeof gm_mats[0]; i++) {
         const kern_mat *w = (const kern_mat *)(const void *)((const char *)h + gm_mats[i]);
         size_t b = (size_t)w->rows * (size_t)w->cols * GM_HALF;
-        if (w->data != NULL && w->dtype == KERN_Q8 && b > best)
+        if (w->data != NULL && gm_quantized(w) && b > best)
             best = b;
     }
     return best;
@@ -951,7 +977,7 @@ gm_open(rwkv_model *m, void **out, rwkv_err *err)
                 if (be->ly[l].bytes > slot_bytes)
                     slot_bytes = be->ly[l].bytes;
             }
-            q = gm_q8_max(&m->layers[l]);
+            q = gm_quant_max(&m->layers[l]);
             wh = q > wh ? q : wh;
         }
         if ((rc = gm_dev_init(m, &be->dev[i], ns > 0, slot_bytes, wh, be->head_dev == i,
@@ -1028,12 +1054,6 @@ gm_check(const strat *s, rwkv_err *err)
     int n = 0;
     rwkv_err e2;
 
-    /* no 4-bit kernels on the GPU: refused, never silently run in fp16 */
-    for (int i = 0; i < s->n_stages; i++)
-        if (s->stages[i].device == STRAT_CUDA && s->stages[i].quant == 4)
-            return rwkv_errf(err, RWKV_ENOTSUP, "strategy '%s': 4-bit weights (i4) run on the "
-                             "CPU only ('cpu fp32i4'); use i8 for cuda stages ('cuda fp16i8')",
-                             s->normalised);
     rwkv_err_clear(&e2);
     gpu_device_count(&n, &e2);
     if (n <= 0)

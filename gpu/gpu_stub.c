@@ -144,10 +144,26 @@ gpu_dequant_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int c
 }
 
 int
+gpu_dequant_q4(gpu_ctx *g, const uint8_t *q, const uint32_t *dm, int rows, int cols,
+               enum gpu_dtype dt, void *dst, rwkv_err *err)
+{
+    (void)g, (void)q, (void)dm, (void)rows, (void)cols, (void)dt, (void)dst;
+    return gpu_stub(err);
+}
+
+int
 gpu_matmul_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
               const float *x, int t, float *y, rwkv_err *err)
 {
     (void)g, (void)q, (void)scales, (void)rows, (void)cols, (void)x, (void)t, (void)y;
+    return gpu_stub(err);
+}
+
+int
+gpu_matmul_q4(gpu_ctx *g, const uint8_t *q, const uint32_t *dm, int rows, int cols,
+              const float *x, int t, float *y, rwkv_err *err)
+{
+    (void)g, (void)q, (void)dm, (void)rows, (void)cols, (void)x, (void)t, (void)y;
     return gpu_stub(err);
 }
 

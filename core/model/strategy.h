@@ -38,7 +38,8 @@ int strat_parse(const char *s, strat *out, rwkv_err *err);
 ** cpu stages (fp32 / bf16 / fp16, optionally i8 or i4 -- i4, 4-bit blocks,
 ** is an extension: the reference ignores it; i3 is accepted and ignored as
 ** the reference does), RWKV_ENOTSUP for cuda ("built without CUDA"; in a
-** CUDA build the backend refuses cuda i4 stages), mps and dml stages.  V7 is nonzero for RWKV-7 models: the pip
+** CUDA build the registered backend decides: no device, no such cuda:N), mps
+** and dml stages.  V7 is nonzero for RWKV-7 models: the pip
 ** package's v7 class takes only "<device> <dtype>", rwkv-tui accepts the
 ** full grammar for every version (an extension), so V7 changes nothing.
 */

@@ -4,8 +4,8 @@
 # GPU tests (kernels, two v7 layers, whole models GPU vs CPU for every
 # fixture model and cuda strategy), measure copy bandwidth, cuBLAS fp16 GEMM
 # rate at the 1.5B shapes and our kernels' speeds, then `rwkv-tui bench` of
-# the 0.1b and 1.5b shapes in every cuda strategy (fp16, fp16i8, bf16, a
-# mixed cuda -> cpu plan, a streamed *N+ plan) with decode as a share of the
+# the 0.1b and 1.5b shapes in every cuda strategy (fp16, fp16i8, fp16i4, bf16,
+# a mixed cuda -> cpu plan, streamed *N+ plans) with decode as a share of the
 # copy bandwidth and prefill as a share of cuBLAS's fp16 GEMM rate.
 # Everything goes under $OUT (default ./device-check-out); summary.txt holds
 # the lines to read first.  Every step runs under `timeout`, bounded so the
@@ -194,13 +194,16 @@ bench_one() {   # shape strategy limit prompt-tokens gen-tokens repeat
         printf "  [%d s]", secs }')"
 }
 if [ -x "$B/rwkv-tui" ] || [ -x "$B/tests/gpu_model_bench" ]; then
-    for st in "cuda fp16" "cuda fp16i8" "cuda bf16" "cuda fp16 *8 -> cpu fp32" "cuda fp16i8 *6+"; do
-        bench_one 0.1b "$st" 40 512 64 3
+    for st in "cuda fp16" "cuda fp16i8" "cuda fp16i4" "cuda bf16" "cuda fp16 *8 -> cpu fp32" \
+              "cuda fp16i8 *6+" "cuda fp16i4 *6+"; do
+        bench_one 0.1b "$st" 30 512 64 3
     done
     bench_one 1.5b "cuda fp16" 70 512 128 3
     bench_one 1.5b "cuda fp16i8" 60 512 128 3
+    bench_one 1.5b "cuda fp16i4" 60 512 128 3
     bench_one 1.5b "cuda fp16i8 *12+" 60 256 32 2
     bench_one 1.5b "cuda fp16 *20 -> cpu fp32" 60 64 16 2
+    bench_one 1.5b "cuda fp16i4 *20 -> cpu fp32i4" 45 64 16 2
     bench_one 1.5b "cuda bf16" 60 512 64 2
     if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
         bench_one 1.5b "cuda:0 fp16 *12 -> cuda:1 fp16" 60 256 64 2

@@ -3,7 +3,7 @@
 **   - device-to-device copy bandwidth (the yardstick of the decode target),
 **   - cuBLAS fp16 GEMM rate at the RWKV 1.5B shapes (C = 2048, F = 8192;
 **     T = 1 and 256 tokens) -- the yardstick of the prefill target,
-**   - our own kernels: fp16 / Q8 matvec (weight GB/s), WKV v6 / v7, norms,
+**   - our own kernels: fp16 / Q8 / Q4 matvec (weight GB/s), WKV v6 / v7, norms,
 **     mixes (microseconds per call), and an estimate of one 1.5B v7 layer's
 **     decode time from the matvec timings.
 ** One line per number: "bench NAME VALUE UNIT".  Every measurement runs a
@@ -60,7 +60,7 @@ drand(size_t n, float lo, float hi)
 }
 
 /* What one timed call does. */
-enum job_kind { J_COPY, J_GEMM, J_MV_F16, J_MV_Q8, J_WKV6, J_WKV7, J_LN, J_MIX7, J_PREP7,
+enum job_kind { J_COPY, J_GEMM, J_MV_F16, J_MV_Q8, J_MV_Q4, J_WKV6, J_WKV7, J_LN, J_MIX7, J_PREP7,
                 J_OUT7, J_TOKEN, J_GRAPH };
 struct job {
     enum job_kind kind;
@@ -220,6 +220,8 @@ run_job(const struct job *j)
         return gpu_matmul_f16(G, j->a, j->rows, j->cols, j->b, j->t, j->y, &E);
     case J_MV_Q8:
         return gpu_matmul_q8(G, j->a, j->c, j->rows, j->cols, j->b, j->t, j->y, &E);
+    case J_MV_Q4:
+        return gpu_matmul_q4(G, j->a, j->c, j->rows, j->cols, j->b, j->t, j->y, &E);
     case J_WKV6:
         return gpu_wkv5(G, j->t, j->h, j->n, j->a, j->b, j->c, j->d, j->e, j->f, 1, 1, j->y,
                         &E);
@@ -279,14 +281,73 @@ time_job(const struct job *j)
     return dt / iters;
 }
 
+/*
+** Products at the 1.5B shapes: cuBLAS fp16 GEMM (T = 1, 256) and our fp16 /
+** Q8 / Q4 kernels (T = 1, 8) in weight GB/s, then per weight format one
+** layer's decode matvecs (r, k, v, o: 4 x 2048^2, ffn key and value; the
+** small LoRAs are extra).  Q4 codes and block words are zeros (d = m = 0):
+** the speed does not depend on the values.
+*/
+static void
+bench_products(void)
+{
+    static const int SH[3][2] = { { 2048, 2048 }, { 8192, 2048 }, { 2048, 8192 } };
+    static const char *const MV_NAME[3] = { "f16", "q8", "q4" };
+    static const enum job_kind MV_KIND[3] = { J_MV_F16, J_MV_Q8, J_MV_Q4 };
+    static const double MV_BYTES[3] = { 2.0, 1.125, 0.625 };   /* per weight */
+    double layer[3] = { 0 }, layer_bytes[3] = { 0 }, s;
+    struct job j;
+
+    for (int si = 0; si < 3; si++) {
+        int R = SH[si][0], K = SH[si][1];
+        size_t nw = (size_t)R * K;
+        float *x = drand((size_t)256 * K, -1, 1);
+        void *xh = dalloc((size_t)256 * K * 2), *wh = dalloc(nw * 2), *wq = dalloc(nw);
+        float *wf = drand(nw, -1, 1), *sc = drand(nw / 32, 0.001f, 0.01f);
+        void *dm = dalloc(nw / 32 * 4);
+        float *y = dalloc((size_t)256 * R * 4);
+
+        if (gpu_convert(G, x, GPU_F16, xh, (size_t)256 * K, &E) != RWKV_OK ||
+            gpu_convert(G, wf, GPU_F16, wh, nw, &E) != RWKV_OK)
+            die("convert");
+        gpu_free(G, wf);
+        for (int ti = 0; ti < 2; ti++) {
+            int T = ti ? 256 : 1;
+            memset(&j, 0, sizeof j);
+            j.kind = J_GEMM, j.rows = R, j.cols = K, j.t = T, j.a = wh, j.b = xh, j.y = y;
+            s = time_job(&j);
+            printf("bench cublas_f16_gemm_%dx%d_T%d %.2f TFLOP/s (%.1f us, weights %.1f GB/s)\n",
+                   R, K, T, 2.0 * nw * T / s / 1e12, s * 1e6, nw * 2.0 / s / 1e9);
+        }
+        for (int ti = 0; ti < 2; ti++)
+            for (int f = 0; f < 3; f++) {
+                int T = ti ? 8 : 1;
+                memset(&j, 0, sizeof j);
+                j.kind = MV_KIND[f], j.rows = R, j.cols = K, j.t = T, j.b = x, j.y = y;
+                j.a = f == 0 ? wh : wq;   /* Q4 codes: the first half of Q8's */
+                j.c = f == 1 ? (void *)sc : dm;
+                s = time_job(&j);
+                printf("bench matmul_%s_%dx%d_T%d %.1f GB/s (%.1f us)\n", MV_NAME[f], R, K, T,
+                       nw * MV_BYTES[f] / s / 1e9, s * 1e6);
+                if (T == 1) {
+                    layer[f] += s * (si == 0 ? 4 : 1);
+                    layer_bytes[f] += nw * MV_BYTES[f] * (si == 0 ? 4 : 1);
+                }
+            }
+        gpu_free(G, x), gpu_free(G, xh), gpu_free(G, wh), gpu_free(G, wq), gpu_free(G, sc);
+        gpu_free(G, dm), gpu_free(G, y);
+    }
+    for (int f = 0; f < 3; f++)
+        printf("bench layer_1.5b_matvec_%s %.1f us (%.1f GB/s over %.1f MB)\n", MV_NAME[f],
+               layer[f] * 1e6, layer_bytes[f] / layer[f] / 1e9, layer_bytes[f] / 1e6);
+}
+
 int
 main(int argc, char **argv)
 {
-    static const int SH[3][2] = { { 2048, 2048 }, { 8192, 2048 }, { 2048, 8192 } };
     gpu_device_info info;
     struct job j;
-    double s, layer_f16 = 0, layer_q8 = 0, layer_bytes_f16 = 0, layer_bytes_q8 = 0;
-    double copy_bw = 0;
+    double s, copy_bw = 0;
     int n = 0;
 
     if (argc > 1 && strcmp(argv[1], "--quick") == 0)
@@ -313,55 +374,7 @@ main(int argc, char **argv)
     gpu_free(G, j.a);
     gpu_free(G, j.y);
 
-    /* matrix products at the 1.5B shapes */
-    for (int si = 0; si < 3; si++) {
-        int R = SH[si][0], K = SH[si][1];
-        size_t nw = (size_t)R * K;
-        float *x = drand((size_t)256 * K, -1, 1);
-        void *xh = dalloc((size_t)256 * K * 2), *wh = dalloc(nw * 2), *wq = dalloc(nw);
-        float *wf = drand(nw, -1, 1), *sc = drand(nw / 32, 0.001f, 0.01f);
-        float *y = dalloc((size_t)256 * R * 4);
-
-        if (gpu_convert(G, x, GPU_F16, xh, (size_t)256 * K, &E) != RWKV_OK ||
-            gpu_convert(G, wf, GPU_F16, wh, nw, &E) != RWKV_OK)
-            die("convert");
-        gpu_free(G, wf);
-        for (int ti = 0; ti < 2; ti++) {
-            int T = ti ? 256 : 1;
-            memset(&j, 0, sizeof j);
-            j.kind = J_GEMM, j.rows = R, j.cols = K, j.t = T, j.a = wh, j.b = xh, j.y = y;
-            s = time_job(&j);
-            printf("bench cublas_f16_gemm_%dx%d_T%d %.2f TFLOP/s (%.1f us, weights %.1f GB/s)\n",
-                   R, K, T, 2.0 * nw * T / s / 1e12, s * 1e6, nw * 2.0 / s / 1e9);
-        }
-        for (int ti = 0; ti < 2; ti++) {
-            int T = ti ? 8 : 1;
-            memset(&j, 0, sizeof j);
-            j.kind = J_MV_F16, j.rows = R, j.cols = K, j.t = T, j.a = wh, j.b = x, j.y = y;
-            s = time_job(&j);
-            printf("bench matmul_f16_%dx%d_T%d %.1f GB/s (%.1f us)\n", R, K, T,
-                   nw * 2.0 / s / 1e9, s * 1e6);
-            if (T == 1) {
-                layer_f16 += s * (si == 0 ? 4 : 1);
-                layer_bytes_f16 += nw * 2.0 * (si == 0 ? 4 : 1);
-            }
-            j.kind = J_MV_Q8, j.a = wq, j.c = sc;
-            s = time_job(&j);
-            printf("bench matmul_q8_%dx%d_T%d %.1f GB/s (%.1f us)\n", R, K, T,
-                   nw * 1.125 / s / 1e9, s * 1e6);
-            if (T == 1) {
-                layer_q8 += s * (si == 0 ? 4 : 1);
-                layer_bytes_q8 += nw * 1.125 * (si == 0 ? 4 : 1);
-            }
-        }
-        gpu_free(G, x), gpu_free(G, xh), gpu_free(G, wh), gpu_free(G, wq), gpu_free(G, sc);
-        gpu_free(G, y);
-    }
-    /* r, k, v, o (4 x 2048^2) + ffn key + value; the small LoRAs are extra */
-    printf("bench layer_1.5b_matvec_f16 %.1f us (%.1f GB/s over %.1f MB)\n", layer_f16 * 1e6,
-           layer_bytes_f16 / layer_f16 / 1e9, layer_bytes_f16 / 1e6);
-    printf("bench layer_1.5b_matvec_q8 %.1f us (%.1f GB/s over %.1f MB)\n", layer_q8 * 1e6,
-           layer_bytes_q8 / layer_q8 / 1e9, layer_bytes_q8 / 1e6);
+    bench_products();
 
     /* WKV and the per-token kernels, H = 32, N = 64 (C = 2048) */
     for (int ti = 0; ti < 2; ti++) {

@@ -9,9 +9,12 @@
 **   norms, mixes, element-wise, v7 prep/out   1e-5  (same formulas; expf and
 **                                              tree sums differ by ulps)
 **   WKV (state and y after 17 tokens)         1e-4  (fp32, N-term sums per token)
-**   q8 / f16 matmul, cuBLAS gemm              1e-4  (fp32 sums of up to 8192
+**   q8 / q4 / f16 matmul, cuBLAS gemm         1e-4  (fp32 sums of up to 8192
 **                                              terms against double sums)
-**   f16 / bf16 conversion, Q8 -> f16          bit-exact
+**   f16 / bf16 conversion, Q8 / Q4 -> f16     bit-exact
+** Q4 matrices come from core's quantizer (simd_q4_quantize: the bytes a
+** cpu fp32i4 model holds) and the reference weights from core's
+** simd_q4_dequantize_row, so GPU and CPU read the very same Q4 bytes.
 ** Without a device: "skipped: no CUDA device (...)", "0 passed, 0 failed",
 ** exit 0.  In a build without CUDA: checks that the stub refuses.
 */
@@ -391,10 +394,66 @@ test_v7_prep_out(void)
 }
 
 /* (rows, cols) of the product tests: fixture sizes, an odd one (scalar
- * paths, partial Q8 block), and the 1.5B model's attention / FFN shapes. */
+ * paths, partial Q8 / Q4 block), and the 1.5B model's attention / FFN shapes. */
 static const int MM[][2] = { { 64, 64 }, { 96, 100 }, { 256, 768 }, { 2048, 2048 },
                              { 8192, 2048 }, { 2048, 8192 } };
 #define NMM (sizeof MM / sizeof MM[0])
+
+/* DY [T][R] from the device against the double-sum product of the
+ * weights DEQ [R][K] with X [T][K]. */
+static void
+check_product(const char *what, const float *dy, const float *deq, int R, int K,
+              const float *x, int T)
+{
+    size_t ny = (size_t)T * R;
+    float *y = malloc(ny * 4), *gy;
+    double e;
+
+    ref_matmul(deq, R, K, x, T, y);
+    gy = fget(dy, ny);
+    e = ref_rel_err(gy, y, ny);
+    TEST_CONDF(e <= TOL_SUM, "%s %dx%d T %d: rel err %.3g", what, R, K, T, e);
+    free(y), free(gy);
+}
+
+/* DH (device f16 [N]) must be DEQ rounded to nearest even, bit for bit. */
+static void
+check_dequant_f16(const char *what, const void *dh, const float *deq, int R, int K)
+{
+    size_t n = (size_t)R * K, bad = 0;
+    uint16_t *gh = malloc(n * 2);
+
+    call_ok(gpu_download(G, gh, dh, n * 2, &E), "download");
+    for (size_t i = 0; i < n; i++)
+        bad += gh[i] != ref_f32_to_f16(deq[i]);
+    TEST_CONDF(bad == 0, "%s %dx%d: %zu of %zu differ", what, R, K, bad, n);
+    free(gh);
+}
+
+/* Q4 from core's own quantizer (the bytes a cpu fp32i4 model holds) and
+ * core's dequantizer for the reference weights. */
+static void
+test_matmul_q4(int R, int K, const float *w, const float *dx, const float *x, int T, float *dy,
+               int with_dequant)
+{
+    size_t nw = (size_t)R * K, nb = (size_t)simd_q4_nblocks(K);
+    uint8_t *q = malloc((size_t)R * nb * 16);
+    uint32_t *dm = malloc((size_t)R * nb * 4);
+    float *deq = malloc(nw * 4);
+    void *dq, *ddm;
+
+    ref_q4_quantize(w, R, K, q, dm, deq);
+    dq = dput(q, (size_t)R * nb * 16);
+    ddm = dput(dm, (size_t)R * nb * 4);
+    call_ok(gpu_matmul_q4(G, dq, ddm, R, K, dx, T, dy, &E), "matmul_q4");
+    check_product("matmul_q4", dy, deq, R, K, x, T);
+    if (with_dequant) {
+        void *dh = dput(NULL, nw * 2);
+        call_ok(gpu_dequant_q4(G, dq, ddm, R, K, GPU_F16, dh, &E), "dequant_q4");
+        check_dequant_f16("dequant_q4", dh, deq, R, K);
+    }
+    free(q), free(dm), free(deq);
+}
 
 static void
 test_matmul(void)
@@ -405,12 +464,10 @@ test_matmul(void)
             size_t nw = (size_t)R * K, nb = (size_t)(K + 31) / 32;
             float *w = ref_vec(&seed, nw, -1, 1), *x = ref_vec(&seed, (size_t)T * K, -1, 1);
             float *deq = malloc(nw * 4), *sc = malloc((size_t)R * nb * 4);
-            float *y = malloc((size_t)T * R * 4), *gy;
             int8_t *q = malloc(nw);
             uint16_t *h = malloc(nw * 2);
             float *dx = fput(x, (size_t)T * K), *dy = fput(NULL, (size_t)T * R), *dsc;
             void *dq;
-            double e;
 
             if (T == 17 && nw > 4u << 20)   /* keep the CPU reference quick */
                 T = 9;
@@ -419,35 +476,22 @@ test_matmul(void)
             dq = dput(q, nw);
             dsc = fput(sc, (size_t)R * nb);
             call_ok(gpu_matmul_q8(G, dq, dsc, R, K, dx, T, dy, &E), "matmul_q8");
-            ref_matmul(deq, R, K, x, T, y);
-            gy = fget(dy, (size_t)T * R);
-            e = ref_rel_err(gy, y, (size_t)T * R);
-            TEST_CONDF(e <= TOL_SUM, "matmul_q8 %dx%d T %d: rel err %.3g", R, K, T, e);
-            free(gy);
+            check_product("matmul_q8", dy, deq, R, K, x, T);
             /* dequantized to f16 (bit-exact: one fp32 product, then RNE) */
             if (ti == 0) {
-                uint16_t *gh = malloc(nw * 2);
                 void *dh = dput(NULL, nw * 2);
-                size_t bad = 0;
                 call_ok(gpu_dequant_q8(G, dq, dsc, R, K, GPU_F16, dh, &E), "dequant_q8");
-                call_ok(gpu_download(G, gh, dh, nw * 2, &E), "download");
-                for (size_t i = 0; i < nw; i++)
-                    bad += gh[i] != ref_f32_to_f16((float)q[i] * sc[i / K * nb + i % K / 32]);
-                TEST_CONDF(bad == 0, "dequant_q8 %dx%d: %zu of %zu differ", R, K, bad, nw);
-                free(gh);
+                check_dequant_f16("dequant_q8", dh, deq, R, K);
             }
+            test_matmul_q4(R, K, w, dx, x, T, dy, ti == 0);
             /* F16 (deq reused for the rounded weights) */
             for (size_t i = 0; i < nw; i++) {
                 h[i] = ref_f32_to_f16(w[i]);
                 deq[i] = ref_f16_to_f32(h[i]);
             }
             call_ok(gpu_matmul_f16(G, dput(h, nw * 2), R, K, dx, T, dy, &E), "matmul_f16");
-            ref_matmul(deq, R, K, x, T, y);
-            gy = fget(dy, (size_t)T * R);
-            e = ref_rel_err(gy, y, (size_t)T * R);
-            TEST_CONDF(e <= TOL_SUM, "matmul_f16 %dx%d T %d: rel err %.3g", R, K, T, e);
-            free(gy);
-            free(w), free(x), free(deq), free(sc), free(y), free(q), free(h);
+            check_product("matmul_f16", dy, deq, R, K, x, T);
+            free(w), free(x), free(deq), free(sc), free(q), free(h);
             dfree_all();
         }
 }

@@ -35,6 +35,8 @@ test_placement(void)
         { "cuda fp16 *2 -> cpu fp32", 4, "00111", "00000" },
         { "cuda:0 fp16 *2 -> cuda:1 fp16", 4, "00111", "00000" },
         { "cuda fp16 *1 -> cuda fp16i8 *1+ -> cpu fp32 *1", 4, "01112", "00110" },
+        { "cuda fp16i4 *2 -> cpu fp32i4", 4, "00111", "00000" },
+        { "cuda fp16i4 *2+", 4, "00000", "00110" },
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -21,7 +21,8 @@
 **    logit error within a bound measured once, 1.5x), bf16i4 / fp16i4 the
 **    same weights, mixed plans ("cpu fp32i4 *1 -> cpu fp32" between the two,
 **    "cpu fp32i4 *1 -> cpu fp32i8" parsed and planned), weight bytes
-**    i4 < i8 < fp32; "cuda fp16i4" refused in one line.  Without the
+**    i4 < i8 < fp32; "cuda fp16i4" refused in one line where it cannot run
+**    (CPU-only build, no device; tests/gpu/ runs it on a GPU).  Without the
 **    fixtures the demo model stands in (the fixture checks are counted as
 **    skipped).
 */
@@ -635,7 +636,7 @@ test_strategy(void)
 {
     strat s;
     rwkv_err err;
-    int slot[25];
+    int slot[25], st;
 
     TEST_COND("'cpu fp32i4 *20 -> cpu fp32i8' parses",
               strat_check("cpu fp32i4 *20 -> cpu fp32i8", 1, &s, &err) == RWKV_OK &&
@@ -652,14 +653,24 @@ test_strategy(void)
     TEST_COND("'cpu fp32 *4 -> cpu bf16i4 *4 -> cpu fp32i8' parses",
               strat_check("cpu fp32 *4 -> cpu bf16i4 *4 -> cpu fp32i8", 1, &s, &err) == RWKV_OK &&
                   s.n_stages == 3 && s.stages[1].quant == 4);
-    /* cuda i4: refused in one line in every build (CPU-only: no CUDA; CUDA
-    ** build: no 4-bit GPU kernels, said before looking for a device) */
+    /* cuda i4 (gpu/'s 4-bit kernels): a CPU-only build refuses it ("without
+    ** CUDA"), a CUDA build runs it where there is a device and otherwise
+    ** says it needs a GPU -- one line either way */
     gpu_backend_register();
-    TEST_CONDF(strat_check("cuda fp16i4", 1, &s, &err) == RWKV_ENOTSUP &&
-                   strchr(err.msg, '\n') == NULL &&
-                   (strstr(err.msg, "without CUDA") != NULL || strstr(err.msg, "4-bit") != NULL),
-               "'cuda fp16i4': %s", err.msg);
-    TEST_INFO("'cuda fp16i4' is refused: %s", err.msg);
+    st = strat_check("cuda fp16i4", 1, &s, &err);
+    TEST_CONDF(gpu_compiled() ? st == RWKV_OK || (st == RWKV_ENOTSUP && strstr(err.msg, "needs a GPU"))
+                              : st == RWKV_ENOTSUP && strstr(err.msg, "without CUDA") != NULL,
+               "'cuda fp16i4': status %d '%s'", st, err.msg);
+    TEST_COND("'cuda fp16i4' message is one line", st == RWKV_OK || strchr(err.msg, '\n') == NULL);
+    TEST_INFO("'cuda fp16i4': %s", st == RWKV_OK ? "accepted (a CUDA device is here)" : err.msg);
+    TEST_COND("'cuda fp16i4 *20 -> cpu fp32i4' parses: 20 layers cuda 4-bit, the rest cpu 4-bit",
+              strat_parse("cuda fp16i4 *20 -> cpu fp32i4", &s, &err) == RWKV_OK &&
+                  s.n_stages == 2 && s.stages[0].device == STRAT_CUDA &&
+                  s.stages[0].quant == 4 && s.stages[0].dtype == STRAT_FP16 &&
+                  s.stages[1].device == STRAT_CPU && s.stages[1].quant == 4);
+    TEST_COND("'cuda fp16i4 *10+' parses as streamed",
+              strat_parse("cuda fp16i4 *10+", &s, &err) == RWKV_OK && s.stages[0].quant == 4 &&
+                  s.stages[0].stream);
     TEST_COND("'cpu fp32i5' is refused in one line",
               strat_check("cpu fp32i5", 1, &s, &err) != RWKV_OK && strchr(err.msg, '\n') == NULL);
 }
