@@ -1132,18 +1132,52 @@ key_dispatch(struct app *a, int key, int is_fkey)
 /* ---- reading keys: ESC prefixes, bracketed paste -------------------------- */
 
 static int
-read_raw(int wait_ms, int *is_fkey)
+read_byte(int wait_ms, int *is_fkey)
 {
-    wint_t ch;
-    int r;
+    int c;
 
     timeout(wait_ms);
-    r = get_wch(&ch);
+    c = getch();
     timeout(0);
-    if (r == ERR)
+    if (c == ERR)
         return -1;
-    *is_fkey = r == KEY_CODE_YES;
-    return (int)ch;
+    *is_fkey = c >= KEY_MIN;
+    return c;
+}
+
+/* One key: a function key (*IS_FKEY set) or a character.  UTF-8 is decoded
+** here, not by get_wch, which answers ERR to an ill-formed byte and drops
+** the bytes after it (the rest of a paste): an ill-formed sequence is one
+** U+FFFD and the byte that ended it is read again. */
+static int
+read_raw(int wait_ms, int *is_fkey)
+{
+    unsigned char b[UTF8_MAX];
+    size_t n = 0;
+    uint32_t cp;
+    int c = read_byte(wait_ms, is_fkey);
+
+    if (c < 0x80 || *is_fkey)
+        return c;
+    b[n++] = (unsigned char)c;
+    for (;;) {
+        int f = 0, r = utf8_decode(b, n, &cp);
+        if (r > 0)
+            return (int)cp;
+        if (r < 0) {
+            if ((size_t)-r < n)
+                ungetch(b[n - 1]);
+            return 0xFFFD;
+        }
+        c = read_byte(TUI_ESC_WAIT_MS, &f);
+        if (c < 0)
+            return 0xFFFD;      /* cut short */
+        if (f) {
+            ungetch(c);
+            return 0xFFFD;
+        }
+        b[n++] = (unsigned char)c;
+    }
 }
 
 /* Read one logical key after the first raw one (K, FKEY).  Returns the key
@@ -1195,8 +1229,10 @@ cook_key(int k, int *is_fkey)
                 return K_PASTE_END;
             return -1;
         }
-        if (k2 == 27)
+        if (k2 == 27) {
+            ungetch(27);         /* Esc Esc x: Esc, then Esc x (Alt-x) */
             return K_ESC;
+        }
         return CFG_KEY_ALT(k2);
     }
     return k;
