@@ -2,6 +2,7 @@
 # tests/tui/sessions_io.sh -- F2: export the selected session (C-e: Markdown,
 # or JSON for a .json name, the same bytes as `rwkv-tui sessions export`),
 # import a session file (C-o, as `sessions import`; a bad file is one line),
+# an existing file replaced only after a second Enter (Esc keeps it),
 # and the list filtered by model: C-t cycles through the models present, a
 # typed "model:NAME" word does the same.
 . "$(dirname "$0")/tmuxlib.sh"
@@ -33,6 +34,23 @@ check "exported (JSON)" 'exported to .*s1\.json \(JSON\)'
 grep -q '"format": "rwkv-tui-session"' "$TMP/s1.json" && ok || fail "not a JSON export"
 "$RWKV_TUI" sessions export 1 --format json --db "$DB" >"$TMP/cli.json" 2>/dev/null
 if cmp -s "$TMP/s1.json" "$TMP/cli.json"; then ok; else fail "F2 JSON export differs from the CLI's"; fi
+
+# an existing file is replaced only after a second Enter; Esc keeps it
+echo "my notes" >"$TMP/notes.md"
+keys F2 C-e C-u
+type_text "$TMP/notes.md"
+keys Enter
+check "an existing file: asks first" 'file exists: Enter replaces it, Esc keeps it: .*notes\.md'
+keys Escape
+check_not "Esc: the question goes" 'file exists'
+[ "$(cat "$TMP/notes.md")" = "my notes" ] && ok || fail "Esc: notes.md was replaced"
+keys F2 C-e C-u
+type_text "$TMP/notes.md"
+keys Enter
+check "asked again after Esc" 'file exists: Enter replaces it'
+keys Enter
+check "second Enter: replaced" 'session 1 exported to .*notes\.md \(Markdown\)'
+cmp -s "$TMP/notes.md" "$TMP/cli.md" && ok || fail "notes.md not the export"
 
 # a file that cannot be written: one line, nothing else changes
 keys F2 C-e C-u
