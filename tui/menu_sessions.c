@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "../core/fileio.h"
@@ -227,10 +226,6 @@ next_model(struct app *a, const tui_menu_item *it, int key)
     tui_notice(a, 0, next ? "sessions of %s (C-t: the next model)" : "%sall models", next ? next : "");
 }
 
-/* The export path the user was told exists: a second Enter on it replaces
-** it (one prompt at a time, so one name is enough). */
-static char export_replace[1200];
-
 /* C-e: export the selected session to a file (the name asked). */
 static void
 export_ask(struct app *a, const tui_menu_item *it, int key)
@@ -241,7 +236,7 @@ export_ask(struct app *a, const tui_menu_item *it, int key)
     if (it == NULL)
         return;
     a->prompt_target = it->id;
-    export_replace[0] = '\0';
+    tui_replace_forget();
     snprintf(init, sizeof init, "rwkv-session-%lld.md", (long long)it->id);
     tui_prompt_open(a, TUI_PROMPT_EXPORT, "export to (.md Markdown, .json JSON): ", init);
 }
@@ -339,21 +334,6 @@ write_file(const char *path, const char *buf, size_t len, rwkv_err *err)
     return rwkv_atomic_commit(at, err) == RWKV_OK ? 0 : -1;
 }
 
-
-/* 1 when PATH exists and was not confirmed yet: the prompt asks again. */
-static int
-export_ask_replace(struct app *a, const char *path, const char *text)
-{
-    struct stat st;
-
-    if (lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) ||
-        strcmp(path, export_replace) == 0)
-        return 0;               /* new, or refused by the create (a FIFO...) */
-    snprintf(export_replace, sizeof export_replace, "%s", path);
-    tui_prompt_open(a, TUI_PROMPT_EXPORT, "file exists: Enter replaces it, Esc keeps it: ", text);
-    return 1;
-}
-
 /* Enter in the export prompt: write the session as `sessions export` does. */
 static void
 accept_export(struct app *a, const char *text)
@@ -367,9 +347,8 @@ accept_export(struct app *a, const char *text)
         tui_notice(a, 1, "no file name: nothing exported");
         return;
     }
-    if (export_ask_replace(a, path, text))
+    if (tui_replace_ask(a, TUI_PROMPT_EXPORT, path, text))
         return;
-    export_replace[0] = '\0';
     json = tui_has_suffix(path, ".json");
     if (store_export_ex(a->st, a->prompt_target, json ? STORE_FMT_JSON : STORE_FMT_MD, &buf,
                         &len, note, sizeof note, &err) != RWKV_OK ||

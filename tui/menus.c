@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <ncursesw/curses.h>
 
@@ -357,6 +358,31 @@ tui_expand_path(const char *in, char *out, size_t cap)
     else
         snprintf(out, cap, "%s", in);
     return 0;
+}
+
+/* The path the user was told exists: Enter on it again replaces it (one
+** prompt at a time, so one name is enough). */
+static char replace_ok[1200];
+
+void
+tui_replace_forget(void)
+{
+    replace_ok[0] = '\0';
+}
+
+int
+tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) ||
+        strcmp(path, replace_ok) == 0) {
+        tui_replace_forget();
+        return 0;               /* new, or refused by the create (a FIFO...) */
+    }
+    snprintf(replace_ok, sizeof replace_ok, "%s", path);
+    tui_prompt_open(a, kind, "file exists: Enter replaces it, Esc keeps it: ", text);
+    return 1;
 }
 
 /* ---- the one-line prompt ------------------------------------------------------ */
