@@ -207,6 +207,8 @@ on_end(struct app *a, const tui_event *e)
                  t->stats.decode_tps, t->stop == CHAT_STOP_MAX_TOKENS ? ", max tokens" : "");
         a->last_stats = t->stats;
         tui_tr_finish(&a->tr, a->reply_turn, t->interrupted ? TUI_TURN_INTERRUPTED : 0);
+        if (t->interrupted)     /* replaces "cancelling..." */
+            tui_notice(a, 0, "reply interrupted: kept as far as it went (C-r regenerates)");
     }
     if (a->job_sid != 0 && sess_id(a->sess) != a->job_sid)
         tui_session_rebuild(a);       /* saved again as another session */

@@ -59,6 +59,8 @@ check "generating on" 'generating ([4-9][0-9]{3}|[0-9]{5,}) tok' 60
 keys Escape
 check "cancelled reply marked at its end" '^  \[interrupted\]' 10
 wait_idle || fail "still busy after cancel"
+check "the footer says it was interrupted" 'reply interrupted: kept as far as it went'
+check_not "no stale 'cancelling...'" 'cancelling\.\.\.' 2
 check "still responsive after cancel" 'F1 help'
 
 # scrollback: the long reply fills more than a screen; PgUp shows the rows
