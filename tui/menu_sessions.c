@@ -375,6 +375,8 @@ accept_import(struct app *a, const char *text)
 
     if (tui_expand_path(text, path, sizeof path) != 0)
         return;
+    tui_notice(a, 0, "importing %s...", path);
+    tui_view_draw(a);           /* said before the wait: a large file takes seconds */
     if (tui_session_read_file(path, TUI_SESSION_IMPORT_MAX, &buf, &len, &err) != 0 ||
         store_import(a->st, buf, len, path, &id, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);

@@ -2,7 +2,8 @@
 # tests/tui/sessions_io.sh -- F2: export the selected session (C-e: Markdown,
 # or JSON for a .json name, the same bytes as `rwkv-tui sessions export`),
 # import a session file (C-o, as `sessions import`; a bad file is one line),
-# an existing file replaced only after a second Enter (Esc keeps it),
+# an existing file replaced only after a second Enter (Esc keeps it), a
+# notice before an import's wait,
 # and the list filtered by model: C-t cycles through the models present, a
 # typed "model:NAME" word does the same.
 . "$(dirname "$0")/tmuxlib.sh"
@@ -113,6 +114,12 @@ check_not "help closed again" 'Help: every key'
 keys F1
 type_text "click"
 check "help lists clicks" 'Menus: click +select a row'
+keys Escape
+check_not "help closed a third time" 'Help: every key'
+# the import said what it was doing before the wait (a large file takes
+# seconds), as the message log keeps
+keys M-l
+check "log: importing, said first" 'importing .*other\.json\.\.\.'
 keys Escape
 tui_quit
 tui_finish
