@@ -174,6 +174,11 @@ delete_ask(struct app *a, const tui_menu_item *it, int key)
     (void)key;
     if (it == NULL)
         return;
+    if (a->busy && it->id == a->sid) {
+        /* the reply being written belongs to it (F6's delete waits too) */
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return;
+    }
     a->prompt_target = it->id;
     snprintf(label, sizeof label, "delete '%.100s'? (y/n) ", it->label);
     tui_prompt_open(a, TUI_PROMPT_DELETE, label, "");

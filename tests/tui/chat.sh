@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/tui/chat.sh -- send a message with --demo and see it answered; F1
-# help lists the keys; Esc cancels a long reply (kept, marked interrupted);
+# help lists the keys; Esc cancels a long reply (kept, marked interrupted;
+# F2 will not delete the session it is written to);
 # the DEMO label; quit cleanly.
 . "$(dirname "$0")/tmuxlib.sh"
 
@@ -56,6 +57,15 @@ keys Enter
 check "generating" 'generating' 5
 # let it run past a screenful (4000 tokens) so that scrollback has rows
 check "generating on" 'generating ([4-9][0-9]{3}|[0-9]{5,}) tok' 60
+# F2 C-d on the session being written: refused, as F6's delete is (it was
+# deleted under the reply, which went on streaming into nothing)
+keys F2
+check "sessions menu while streaming" 'Enter resume'
+keys C-d
+check "deleting the open session while it streams: refused" 'wait for the model to finish'
+check_not "no question asked" 'delete .*\(y/n\)' 1
+keys Escape
+check_not "menu closed" 'Enter resume'
 keys Escape
 check "cancelled reply marked at its end" '^  \[interrupted\]' 10
 wait_idle || fail "still busy after cancel"
