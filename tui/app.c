@@ -32,6 +32,7 @@
 #define TUI_POLL_MS       250    /* idle poll timeout: nothing else needs ticks */
 #define TUI_ESC_WAIT_MS   30     /* a key after ESC within this is Alt+key */
 #define TUI_PASTE_MAX     (1u << 20)
+#define TUI_PASTE_QUERY_MAX 512  /* characters of a paste into a search */
 
 #define K_ENTER      TUI_K_ENTER
 #define K_ALT_ENTER  TUI_K_ALT_ENTER
@@ -1269,6 +1270,13 @@ read_paste(struct app *a)
             k = ' ';
         if (k < 0x20 && k != '\n')
             continue;
+        if (a->focus == TUI_FOCUS_MENU || a->focus == TUI_FOCUS_SEARCH) {
+            /* the menu's search or the search line: typed there, one line
+            ** (it went to the hidden message box) */
+            if (got++ < TUI_PASTE_QUERY_MAX)
+                overlay_key(a, k == '\n' ? ' ' : k, 0);
+            continue;
+        }
         if (in == &a->prompt && k == '\n')
             continue;
         n = utf8_encode((uint32_t)k, u);
