@@ -1246,7 +1246,7 @@ static void
 read_paste(struct app *a)
 {
     tui_input *in = a->focus == TUI_FOCUS_PROMPT ? &a->prompt : &a->in;
-    size_t got = 0;
+    size_t got = 0, cut = 0;
 
     for (;;) {
         int f = 0;
@@ -1275,6 +1275,8 @@ read_paste(struct app *a)
             ** (it went to the hidden message box) */
             if (got++ < TUI_PASTE_QUERY_MAX)
                 overlay_key(a, k == '\n' ? ' ' : k, 0);
+            else
+                cut++;
             continue;
         }
         if (in == &a->prompt && k == '\n')
@@ -1282,11 +1284,15 @@ read_paste(struct app *a)
         n = utf8_encode((uint32_t)k, u);
         if (n > 0 && in == &a->prompt && !prompt_room(a, (size_t)n))
             continue;
-        if (n > 0 && got < TUI_PASTE_MAX) {
+        if (n > 0 && got < TUI_PASTE_MAX && in->len + (size_t)n <= TUI_INPUT_MAX) {
             tui_input_insert(in, (const char *)u, (size_t)n);
             got += (size_t)n;
+        } else if (n > 0) {
+            cut++;              /* whole characters only, and said below */
         }
     }
+    if (cut > 0)
+        tui_notice(a, 1, "the paste was too long: its last %zu characters were dropped", cut);
     a->dirty = 1;
 }
 

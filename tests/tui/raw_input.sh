@@ -3,7 +3,8 @@
 # Latin-1 terminal's typing) with ill-formed UTF-8 keeps everything, each
 # bad sequence shown as U+FFFD (curses' get_wch dropped the rest of the
 # paste silently); Esc followed at once by an Alt key (bytes ESC ESC x, an
-# Esc storm) is Esc, then Alt-x -- the letter is not typed into the box.
+# Esc storm) is Esc, then Alt-x -- the letter is not typed into the box; a
+# paste over the message limit keeps whole characters and says what it cut.
 . "$(dirname "$0")/tmuxlib.sh"
 
 W=80 H=24 tui_start --max-tokens 3 --seed 5
@@ -31,5 +32,17 @@ keys Escape Escape Escape M-m
 check "an Esc storm, then M-m" 'mouse reporting off'
 check_not "nothing typed" '^> m' 2
 keys M-m
+
+# a paste over the message limit (1 MiB): whole characters kept, the cut said
+python3 -c "import sys; sys.stdout.write(('abcdefghi ' * 99 + 'abcdefgé\n') * 1049 + 'x' * 576)" \
+    >"$TMP/big"
+[ "$(wc -c <"$TMP/big")" = $((1048576 + 1000)) ] && ok || fail "big paste: $(wc -c <"$TMP/big") bytes"
+tmx load-buffer "$TMP/big"
+tmx paste-buffer -p
+check "the cut is said, in characters" 'the paste was too long: its last 999 characters were dropped' 60
+keys M-l
+check "in the log too" 'the paste was too long'
+keys Escape
+keys C-u
 tui_quit
 tui_finish
