@@ -6,8 +6,8 @@
 **
 ** In every list: Up/Down/PgUp/PgDn/Home/End and the wheel move, a click
 ** selects (a click on the selected row acts like Enter), typing filters
-** (search), Backspace edits the filter, Esc closes.  The other keys are the
-** open menu's table (shown in its bottom line and in F1).
+** (search), Backspace edits the filter, C-u clears it, Esc closes.  The
+** other keys are the open menu's table (shown in its bottom line and in F1).
 */
 #define NCURSES_WIDECHAR 1
 #include "menus.h"
@@ -254,12 +254,17 @@ class_key(struct app *a, int key, int is_fkey)
     return 0;
 }
 
-/* Typing searches; Backspace edits the search. */
+/* Typing searches; Backspace edits the search, C-u clears it (as in the
+** message box). */
 static void
 filter_key(struct app *a, int key, int is_fkey)
 {
     char f[TUI_MENU_FILTER];
 
+    if (!is_fkey && key == CFG_KEY_CTRL('u')) {
+        set_filter(a, "");
+        return;
+    }
     snprintf(f, sizeof f, "%s", a->menu.filter);
     if ((is_fkey && key == KEY_BACKSPACE) || (!is_fkey && (key == 127 || key == 8))) {
         size_t n = strlen(f);

@@ -99,6 +99,11 @@ check "typed model filter" '#2 +other-7'
 check_not "typed: the demo's hidden" '#1 +\(demo\)'
 # the bottom line keeps "Esc close" when the hints do not fit; F1 lists them all
 check "hint: more in F1, Esc close kept" 'F1 more  Esc close'
+# C-u clears a menu's search, as it clears the message box
+keys C-u
+check_not "C-u: the search is gone" 'search: model:other'
+check "C-u: every session again" '#1 +\(demo\)'
+check "the menu stays open" 'F1 more  Esc close'
 keys F1
 type_text "Sessions: C-"
 check "help lists C-e" 'Sessions: C-e +export'
