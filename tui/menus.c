@@ -365,8 +365,8 @@ tui_expand_path(const char *in, char *out, size_t cap)
     return 0;
 }
 
-/* The path the user was told exists: Enter on it again replaces it (one
-** prompt at a time, so one name is enough). */
+/* The name (a path, a preset) the user was told exists: Enter on it again
+** replaces it (one prompt at a time, so one name is enough). */
 static char replace_ok[1200];
 
 void
@@ -376,18 +376,31 @@ tui_replace_forget(void)
 }
 
 int
+tui_replace_ask_name(struct app *a, int kind, const char *name, const char *text,
+                     const char *what)
+{
+    char label[96];
+
+    if (strcmp(name, replace_ok) == 0) {
+        tui_replace_forget();
+        return 0;
+    }
+    snprintf(replace_ok, sizeof replace_ok, "%s", name);
+    snprintf(label, sizeof label, "%s exists: Enter replaces it, Esc keeps it: ", what);
+    tui_prompt_open(a, kind, label, text);
+    return 1;
+}
+
+int
 tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
 {
     struct stat st;
 
-    if (lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) ||
-        strcmp(path, replace_ok) == 0) {
+    if (lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
         tui_replace_forget();
         return 0;               /* new, or refused by the create (a FIFO...) */
     }
-    snprintf(replace_ok, sizeof replace_ok, "%s", path);
-    tui_prompt_open(a, kind, "file exists: Enter replaces it, Esc keeps it: ", text);
-    return 1;
+    return tui_replace_ask_name(a, kind, path, text, "file");
 }
 
 /* ---- the one-line prompt ------------------------------------------------------ */
