@@ -483,18 +483,24 @@ external_editor(struct app *a)
     reset_prog_mode();
     f = fopen(path, "rb");
     if (f) {
-        tui_buf b;
+        tui_buf b, text;
         char chunk[4096];
         size_t n;
         tui_buf_init(&b);
+        tui_buf_init(&text);
         tui_buf_add(&b, "", 0);
+        tui_buf_add(&text, "", 0);
         while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < TUI_INPUT_MAX)
             tui_buf_add(&b, chunk, n);
         fclose(f);
-        while (b.len > 0 && b.p[b.len - 1] == '\n')
-            b.p[--b.len] = '\0';
-        tui_input_set(&a->in, b.p);
+        /* as typed or pasted text: no escape codes, controls or ill-formed
+        ** UTF-8 (they went into the box, and the message, raw) */
+        tui_sanitize(b.p, b.len, &text);
+        while (text.len > 0 && text.p[text.len - 1] == '\n')
+            text.p[--text.len] = '\0';
+        tui_input_set(&a->in, text.p);
         tui_buf_fini(&b);
+        tui_buf_fini(&text);
     }
     unlink(path);
     clearok(curscr, TRUE);

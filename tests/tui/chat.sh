@@ -108,5 +108,21 @@ chmod +x "$TMP/ed.sh"
 TUI_ENV="EDITOR=$TMP/ed.sh VISUAL=" tui_start --max-tokens 5
 keys C-x
 check "editor text in the input box" '^> written in the editor'
+keys C-u
+tui_quit
+# ... cleaned as a paste is: no escape codes or controls, ill-formed UTF-8
+# as U+FFFD (they went raw into the box and into the stored message)
+cat > "$TMP/ed.sh" <<'SH'
+#!/bin/sh
+printf 'edited \377 bad \033[31mred\033[0m \001ctl end\n' > "$1"
+SH
+TUI_ENV="EDITOR=$TMP/ed.sh VISUAL=" tui_start --max-tokens 5
+keys C-x
+check "editor text cleaned in the box" '^> edited � bad red ctl end *$'
+keys Enter
+wait_idle
+t=$(sqlite3 "$DB" "select hex(text) from turns where role = 1 order by id desc limit 1" 2>&1)
+[ "$t" = "$(printf 'edited \357\277\275 bad red ctl end' | od -An -tx1 | tr -d ' \n' |
+             tr a-f A-F)" ] && ok || fail "stored message not clean: $t"
 tui_quit
 tui_finish
