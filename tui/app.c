@@ -32,6 +32,7 @@
 #define TUI_POLL_MS       250    /* idle poll timeout: nothing else needs ticks */
 #define TUI_ESC_WAIT_MS   30     /* a key after ESC within this is Alt+key */
 #define TUI_PASTE_MAX     (1u << 20)
+#define TUI_PASTE_QUERY_MAX 512  /* characters of a paste into a search */
 
 #define K_ENTER      TUI_K_ENTER
 #define K_ALT_ENTER  TUI_K_ALT_ENTER
@@ -170,6 +171,8 @@ on_end(struct app *a, const tui_event *e)
                  t->stats.decode_tps, t->stop == CHAT_STOP_MAX_TOKENS ? ", max tokens" : "");
         a->last_stats = t->stats;
         tui_tr_finish(&a->tr, a->reply_turn, t->interrupted ? TUI_TURN_INTERRUPTED : 0);
+        if (t->interrupted)     /* replaces "cancelling..." */
+            tui_notice(a, 0, "reply interrupted: kept as far as it went (C-r regenerates)");
     }
     if (a->job_sid != 0 && sess_id(a->sess) != a->job_sid)
         tui_session_rebuild(a);       /* saved again as another session */
@@ -406,18 +409,24 @@ external_editor(struct app *a)
     reset_prog_mode();
     f = fopen(path, "rb");
     if (f) {
-        tui_buf b;
+        tui_buf b, text;
         char chunk[4096];
         size_t n;
         tui_buf_init(&b);
+        tui_buf_init(&text);
         tui_buf_add(&b, "", 0);
+        tui_buf_add(&text, "", 0);
         while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < TUI_INPUT_MAX)
             tui_buf_add(&b, chunk, n);
         fclose(f);
-        while (b.len > 0 && b.p[b.len - 1] == '\n')
-            b.p[--b.len] = '\0';
-        tui_input_set(&a->in, b.p);
+        /* as typed or pasted text: no escape codes, controls or ill-formed
+        ** UTF-8 (they went into the box, and the message, raw) */
+        tui_sanitize(b.p, b.len, &text);
+        while (text.len > 0 && text.p[text.len - 1] == '\n')
+            text.p[--text.len] = '\0';
+        tui_input_set(&a->in, text.p);
         tui_buf_fini(&b);
+        tui_buf_fini(&text);
     }
     unlink(path);
     clearok(curscr, TRUE);
@@ -1058,18 +1067,52 @@ key_dispatch(struct app *a, int key, int is_fkey)
 /* ---- reading keys: ESC prefixes, bracketed paste -------------------------- */
 
 static int
-read_raw(int wait_ms, int *is_fkey)
+read_byte(int wait_ms, int *is_fkey)
 {
-    wint_t ch;
-    int r;
+    int c;
 
     timeout(wait_ms);
-    r = get_wch(&ch);
+    c = getch();
     timeout(0);
-    if (r == ERR)
+    if (c == ERR)
         return -1;
-    *is_fkey = r == KEY_CODE_YES;
-    return (int)ch;
+    *is_fkey = c >= KEY_MIN;
+    return c;
+}
+
+/* One key: a function key (*IS_FKEY set) or a character.  UTF-8 is decoded
+** here, not by get_wch, which answers ERR to an ill-formed byte and drops
+** the bytes after it (the rest of a paste): an ill-formed sequence is one
+** U+FFFD and the byte that ended it is read again. */
+static int
+read_raw(int wait_ms, int *is_fkey)
+{
+    unsigned char b[UTF8_MAX];
+    size_t n = 0;
+    uint32_t cp;
+    int c = read_byte(wait_ms, is_fkey);
+
+    if (c < 0x80 || *is_fkey)
+        return c;
+    b[n++] = (unsigned char)c;
+    for (;;) {
+        int f = 0, r = utf8_decode(b, n, &cp);
+        if (r > 0)
+            return (int)cp;
+        if (r < 0) {
+            if ((size_t)-r < n)
+                ungetch(b[n - 1]);
+            return 0xFFFD;
+        }
+        c = read_byte(TUI_ESC_WAIT_MS, &f);
+        if (c < 0)
+            return 0xFFFD;      /* cut short */
+        if (f) {
+            ungetch(c);
+            return 0xFFFD;
+        }
+        b[n++] = (unsigned char)c;
+    }
 }
 
 /* Read one logical key after the first raw one (K, FKEY).  Returns the key
@@ -1121,8 +1164,10 @@ cook_key(int k, int *is_fkey)
                 return K_PASTE_END;
             return -1;
         }
-        if (k2 == 27)
+        if (k2 == 27) {
+            ungetch(27);         /* Esc Esc x: Esc, then Esc x (Alt-x) */
             return K_ESC;
+        }
         return CFG_KEY_ALT(k2);
     }
     return k;
@@ -1133,7 +1178,7 @@ static void
 read_paste(struct app *a)
 {
     tui_input *in = a->focus == TUI_FOCUS_PROMPT ? &a->prompt : &a->in;
-    size_t got = 0;
+    size_t got = 0, cut = 0;
 
     for (;;) {
         int f = 0;
@@ -1157,16 +1202,29 @@ read_paste(struct app *a)
             k = ' ';
         if (k < 0x20 && k != '\n')
             continue;
+        if (a->focus == TUI_FOCUS_MENU || a->focus == TUI_FOCUS_SEARCH) {
+            /* the menu's search or the search line: typed there, one line
+            ** (it went to the hidden message box) */
+            if (got++ < TUI_PASTE_QUERY_MAX)
+                overlay_key(a, k == '\n' ? ' ' : k, 0);
+            else
+                cut++;
+            continue;
+        }
         if (in == &a->prompt && k == '\n')
             continue;
         n = utf8_encode((uint32_t)k, u);
         if (n > 0 && in == &a->prompt && !prompt_room(a, (size_t)n))
             continue;
-        if (n > 0 && got < TUI_PASTE_MAX) {
+        if (n > 0 && got < TUI_PASTE_MAX && in->len + (size_t)n <= TUI_INPUT_MAX) {
             tui_input_insert(in, (const char *)u, (size_t)n);
             got += (size_t)n;
+        } else if (n > 0) {
+            cut++;              /* whole characters only, and said below */
         }
     }
+    if (cut > 0)
+        tui_notice(a, 1, "the paste was too long: its last %zu characters were dropped", cut);
     a->dirty = 1;
 }
 

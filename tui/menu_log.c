@@ -5,48 +5,46 @@
 #include "menus.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
 
-/* Add message M over as many rows of W columns as it needs (cut on
-** character boundaries), the rows after the first indented. */
+/* Every entry starts with the "HH:MM:SS  " of app.c's log_add. */
+#define LOG_STAMP_COLS 10
+
+/* Add entry S (stamp, then the message) over as many rows of W columns as
+** it needs: the message wrapped at spaces where it can, as the transcript
+** is, in W - LOG_STAMP_COLS columns, the rows after the first indented by
+** as much (they were W wide after the indent, so the box cut their end). */
 static void
 add_wrapped(tui_menu *m, const char *s, int w)
 {
-    size_t len = strlen(s);
-    int first = 1;
+    size_t n = strlen(s) > LOG_STAMP_COLS ? LOG_STAMP_COLS : strlen(s);
+    tui_span *sp;
+    size_t k = tui_wrap(s + n, strlen(s + n), w - LOG_STAMP_COLS, &sp);
 
-    while (len > 0) {
-        char row[1024];
-        size_t take = len;
-        if (tui_str_width(s, take) > w || take >= sizeof row - 4) {
-            take = 0;
-            while (take < len && take < sizeof row - 8) {
-                size_t nx = take + 1;
-                while (nx < len && ((unsigned char)s[nx] & 0xC0) == 0x80)
-                    nx++;
-                if (tui_str_width(s, nx) > w)
-                    break;
-                take = nx;
-            }
-            if (take == 0)
-                take = len;
-        }
-        snprintf(row, sizeof row, "%s%.*s", first ? "" : "          ", (int)take, s);
+    for (size_t i = 0; i < k; i++) {
+        size_t cap = sp[i].len + LOG_STAMP_COLS + 1;
+        char *row = tui_xmalloc(cap);
+        snprintf(row, cap, "%.*s%.*s", (int)n, i ? "                " : s, (int)sp[i].len,
+                 s + n + sp[i].off);
         tui_menu_add(m, row, NULL, NULL, -1);
-        s += take;
-        len -= take;
-        first = 0;
+        free(row);
     }
+    free(sp);
 }
 
 static void
 fill_log(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
-    int w = a->cols > 24 ? a->cols - 12 : 12;
+    /* the menu box's row width (view.c's draw_menu: at most 76 wide, a
+    ** border and a margin each side) */
+    int w = a->cols - 8 < 72 ? a->cols - 8 : 72;
 
     (void)msg;
+    if (w < LOG_STAMP_COLS + 8)
+        w = LOG_STAMP_COLS + 8;
     if (a->log_n == 0)
         tui_menu_add(m, "(no messages yet)", NULL, NULL, -1);
     for (int k = 0; k < a->log_n; k++)

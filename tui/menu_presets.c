@@ -63,6 +63,7 @@ save_ask(struct app *a, const tui_menu_item *it, int key)
     (void)it;
     (void)key;
     tui_menu_close(a);
+    tui_replace_forget();
     tui_prompt_open(a, TUI_PROMPT_PRESET_SAVE, "save preset as: ", "");
 }
 
@@ -81,9 +82,13 @@ const tui_menu_class tui_menu_presets_class = {
 static void
 accept_save(struct app *a, const char *text)
 {
+    rwkv_sampling old;
     rwkv_err err;
 
     if (text[0] == '\0')
+        return;
+    if (store_preset_get(a->st, text, &old, NULL, &err) == RWKV_OK &&
+        tui_replace_ask_name(a, TUI_PROMPT_PRESET_SAVE, text, text, "preset"))
         return;
     if (store_preset_put(a->st, text, &a->samp, NULL, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);

@@ -174,6 +174,11 @@ delete_ask(struct app *a, const tui_menu_item *it, int key)
     (void)key;
     if (it == NULL)
         return;
+    if (a->busy && it->id == a->sid) {
+        /* the reply being written belongs to it (F6's delete waits too) */
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return;
+    }
     a->prompt_target = it->id;
     snprintf(label, sizeof label, "delete '%.100s'? (y/n) ", it->label);
     tui_prompt_open(a, TUI_PROMPT_DELETE, label, "");
@@ -236,6 +241,7 @@ export_ask(struct app *a, const tui_menu_item *it, int key)
     if (it == NULL)
         return;
     a->prompt_target = it->id;
+    tui_replace_forget();
     snprintf(init, sizeof init, "rwkv-session-%lld.md", (long long)it->id);
     tui_prompt_open(a, TUI_PROMPT_EXPORT, "export to (.md Markdown, .json JSON): ", init);
 }
@@ -346,6 +352,8 @@ accept_export(struct app *a, const char *text)
         tui_notice(a, 1, "no file name: nothing exported");
         return;
     }
+    if (tui_replace_ask(a, TUI_PROMPT_EXPORT, path, text))
+        return;
     json = tui_has_suffix(path, ".json");
     if (store_export_ex(a->st, a->prompt_target, json ? STORE_FMT_JSON : STORE_FMT_MD, &buf,
                         &len, note, sizeof note, &err) != RWKV_OK ||
@@ -372,6 +380,8 @@ accept_import(struct app *a, const char *text)
 
     if (tui_expand_path(text, path, sizeof path) != 0)
         return;
+    tui_notice(a, 0, "importing %s...", path);
+    tui_view_draw(a);           /* said before the wait: a large file takes seconds */
     if (tui_session_read_file(path, TUI_SESSION_IMPORT_MAX, &buf, &len, &err) != 0 ||
         store_import(a->st, buf, len, path, &id, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);

@@ -6,8 +6,8 @@
 **
 ** In every list: Up/Down/PgUp/PgDn/Home/End and the wheel move, a click
 ** selects (a click on the selected row acts like Enter), typing filters
-** (search), Backspace edits the filter, Esc closes.  The other keys are the
-** open menu's table (shown in its bottom line and in F1).
+** (search), Backspace edits the filter, C-u clears it, Esc closes.  The
+** other keys are the open menu's table (shown in its bottom line and in F1).
 */
 #define NCURSES_WIDECHAR 1
 #include "menus.h"
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <ncursesw/curses.h>
 
@@ -253,12 +254,17 @@ class_key(struct app *a, int key, int is_fkey)
     return 0;
 }
 
-/* Typing searches; Backspace edits the search. */
+/* Typing searches; Backspace edits the search, C-u clears it (as in the
+** message box). */
 static void
 filter_key(struct app *a, int key, int is_fkey)
 {
     char f[TUI_MENU_FILTER];
 
+    if (!is_fkey && key == CFG_KEY_CTRL('u')) {
+        set_filter(a, "");
+        return;
+    }
     snprintf(f, sizeof f, "%s", a->menu.filter);
     if ((is_fkey && key == KEY_BACKSPACE) || (!is_fkey && (key == 127 || key == 8))) {
         size_t n = strlen(f);
@@ -357,6 +363,44 @@ tui_expand_path(const char *in, char *out, size_t cap)
     else
         snprintf(out, cap, "%s", in);
     return 0;
+}
+
+/* The name (a path, a preset) the user was told exists: Enter on it again
+** replaces it (one prompt at a time, so one name is enough). */
+static char replace_ok[1200];
+
+void
+tui_replace_forget(void)
+{
+    replace_ok[0] = '\0';
+}
+
+int
+tui_replace_ask_name(struct app *a, int kind, const char *name, const char *text,
+                     const char *what)
+{
+    char label[96];
+
+    if (strcmp(name, replace_ok) == 0) {
+        tui_replace_forget();
+        return 0;
+    }
+    snprintf(replace_ok, sizeof replace_ok, "%s", name);
+    snprintf(label, sizeof label, "%s exists: Enter replaces it, Esc keeps it: ", what);
+    tui_prompt_open(a, kind, label, text);
+    return 1;
+}
+
+int
+tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+        tui_replace_forget();
+        return 0;               /* new, or refused by the create (a FIFO...) */
+    }
+    return tui_replace_ask_name(a, kind, path, text, "file");
 }
 
 /* ---- the one-line prompt ------------------------------------------------------ */

@@ -98,6 +98,15 @@ int    tui_has_suffix(const char *s, const char *suf);
 /* A typed path: leading blanks skipped, "~/" as $HOME/.  -1 when empty. */
 int    tui_expand_path(const char *in, char *out, size_t cap);
 int    tui_cmp_names(const void *x, const void *y);   /* qsort of char * */
+/* Before writing PATH (typed as TEXT in prompt KIND): 1 when it is an
+** existing file not confirmed yet -- the prompt is opened again asking,
+** and a second Enter on the same name replaces it (returns 0).
+** tui_replace_forget: a new prompt asks again. */
+int    tui_replace_ask(struct app *a, int kind, const char *path, const char *text);
+/* The same for NAME, known to exist (WHAT: "preset"). */
+int    tui_replace_ask_name(struct app *a, int kind, const char *name, const char *text,
+                            const char *what);
+void   tui_replace_forget(void);
 /* The checkpoint-like files (.pth, .safetensors) of DIR, sorted by name:
 ** *N names, owned by the caller (tui_free_names).  NULL when DIR cannot be
 ** read. */

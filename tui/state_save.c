@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "menus.h"
 
 /* Longest name taken from a session title. */
 #define SAVE_NAME_MAX 40
@@ -102,6 +103,7 @@ tui_state_save_ask(struct app *a)
     for (int i = 2; i < 100 && stat(path, &sb) == 0; i++)
         snprintf(path, sizeof path, "%s/%s-%d.pth", dir, stem, i);
     tui_menu_close(a);
+    tui_replace_forget();
     tui_prompt_open(a, TUI_PROMPT_SAVE_STATE, "save the current state as: ", path);
 }
 
@@ -127,6 +129,8 @@ tui_state_save(struct app *a, const char *path_in)
         snprintf(path, sizeof path, "%s%s", home, path_in + 1);
     else
         snprintf(path, sizeof path, "%s", path_in);
+    if (tui_replace_ask(a, TUI_PROMPT_SAVE_STATE, path, path_in))
+        return -1;
     /* the default folder is ours to create; any other must exist */
     if (tui_state_dir(dir, sizeof dir) == 0 && (dl = strlen(dir)) > 0 &&
         strncmp(path, dir, dl) == 0 && path[dl] == '/' && strchr(path + dl + 1, '/') == NULL &&

@@ -643,6 +643,52 @@ draw_input(struct app *a, int top, int h, int *cy, int *cx)
     *cx = 2 + (cc < w ? cc : w - 1);
 }
 
+/* One-line input IN at (Y, X) in ROOM columns, whole characters at its
+** start skipped so that the cursor stays in sight (a long query or path:
+** its end shows).  Returns the cursor's screen column. */
+static int
+put_line_input(int y, int x, const tui_input *in, int room, int attr)
+{
+    size_t off = 0;
+    int cr, cc, skip = 0, skipped = 0;
+
+    tui_input_layout(in, 100000, &cr, &cc);
+    if (cc > room - 1)
+        skip = cc - (room - 1);
+    while (off < in->len && skipped < skip) {
+        size_t k = tui_char_len(in->buf + off, in->len - off);
+        skipped += tui_str_width(in->buf + off, k);
+        off += k;
+    }
+    put(y, x, in->buf + off, in->len - off, room, attr);
+    return x + cc - skipped;
+}
+
+/* The prompt's label, cut (with an ellipsis) to leave the typed text a
+** third of the line; a y/n question keeps its "(y/n)" in sight.  Returns
+** the column after it. */
+static int
+put_prompt_label(struct app *a, int y, int attr)
+{
+    const char *l = a->prompt_label, *ell = MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...";
+    const char *tail = tui_prompt_yesno(a->prompt_kind) ? strstr(l, "(y/n)") : NULL;
+    int max = tail ? a->cols - 1 : a->cols - 1 - a->cols / 3;
+    int x;
+
+    if (tui_str_width(l, strlen(l)) <= max)
+        return puts_(y, 0, l, a->cols - 1, attr);
+    if (tail == NULL)
+        tail = "";
+    x = puts_(y, 0, l, max - tui_str_width(ell, strlen(ell)) - tui_str_width(tail, strlen(tail)),
+              attr);
+    x += puts_(y, x, ell, max - x, attr);
+    if (*tail) {
+        x += puts_(y, x, " ", max - x, attr);
+        x += puts_(y, x, tail, max - x, attr);
+    }
+    return x;
+}
+
 /* The footer while searching: "search: QUERY" then "n/m" (or "no match")
 ** and, where there is room, the keys. */
 static void
@@ -652,7 +698,7 @@ draw_search_line(struct app *a, int y, int *cy, int *cx)
     int fa = tui_role_attr(a, THEME_ROLE_FOOTER);
     char count[64];
     const char *keys = "  Enter/Down next  Up prev  Esc close";
-    int lw, cw, kw = (int)strlen(keys), room, cr, cc, qx = 0;
+    int lw, cw, kw = (int)strlen(keys), room, qx;
 
     if (s->q.len == 0)
         count[0] = '\0';
@@ -665,28 +711,14 @@ draw_search_line(struct app *a, int y, int *cy, int *cx)
     room = a->cols - lw - 1 - cw - (a->cols >= 60 ? kw : 0);
     if (room < 4)
         room = 4;
-    tui_input_layout(&s->q, 100000, &cr, &cc);
-    if (cc > room - 1)                 /* a long query: keep its end in sight */
-        qx = cc - (room - 1);
-    {
-        /* skip the query's first QX columns, by whole characters */
-        size_t off = 0;
-        int skipped = 0;
-        while (off < s->q.len && skipped < qx) {
-            size_t k = tui_char_len(s->q.buf + off, s->q.len - off);
-            skipped += tui_str_width(s->q.buf + off, k);
-            off += k;
-        }
-        qx = skipped;
-        put(y, lw, s->q.buf + off, s->q.len - off, room, fa);
-    }
+    qx = put_line_input(y, lw, &s->q, room, fa);
     if (cw && lw + room < a->cols)
         puts_(y, lw + room, count, a->cols - (lw + room),
               s->n ? tui_role_attr(a, THEME_ROLE_STATS) : tui_role_attr(a, THEME_ROLE_ERROR));
     if (a->cols >= 60)
         puts_(y, lw + room + cw, keys, a->cols - (lw + room + cw), tui_role_attr(a, THEME_ROLE_STATS));
     *cy = y;
-    *cx = lw + cc - qx < a->cols - 1 ? lw + cc - qx : a->cols - 1;
+    *cx = qx < a->cols - 1 ? qx : a->cols - 1;
 }
 
 static void
@@ -703,12 +735,10 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
 
     fill(y, 0, a->cols, fa);
     if (a->focus == TUI_FOCUS_PROMPT) {
-        int lw = puts_(y, 0, a->prompt_label, a->cols - 1, ka);
-        int cr, cc;
-        put(y, lw, a->prompt.buf, a->prompt.len, a->cols - lw - 1, fa);
-        tui_input_layout(&a->prompt, 100000, &cr, &cc);
+        int lw = put_prompt_label(a, y, ka);
+        int px = put_line_input(y, lw, &a->prompt, a->cols - lw - 1, fa);
         *cy = y;
-        *cx = lw + cc < a->cols - 1 ? lw + cc : a->cols - 1;
+        *cx = px < a->cols - 1 ? px : a->cols - 1;
         return;
     }
     if (a->focus == TUI_FOCUS_SEARCH) {

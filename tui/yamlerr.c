@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/io/fileio.h"
 #include "text.h"
 
 static void
@@ -152,17 +153,19 @@ tui_yaml_message(const tui_yaml_log *log, const char *path, const char *text,
 char *
 tui_read_file(const char *path, size_t max, size_t *len, char *msg, size_t cap)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f;
     struct stat st;
     char *buf;
     size_t n;
+    rwkv_err err;
 
-    if (f == NULL) {
-        snprintf(msg, cap, "%s: %s", path, strerror(errno));
+    /* never fopen a FIFO or a device: that blocks (or reads forever) */
+    if (rwkv_fopen_regular(path, &f, &err) != RWKV_OK) {
+        snprintf(msg, cap, "%s", err.msg);
         return NULL;
     }
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(msg, cap, "%s: not a regular file", path);
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(msg, cap, "%s: %s", path, strerror(errno));
         fclose(f);
         return NULL;
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/tui/chat.sh -- send a message with --demo and see it answered; F1
-# help lists the keys; Esc cancels a long reply (kept, marked interrupted);
+# help lists the keys; Esc cancels a long reply (kept, marked interrupted;
+# F2 will not delete the session it is written to);
 # the DEMO label; quit cleanly.
 . "$(dirname "$0")/tmuxlib.sh"
 
@@ -56,9 +57,20 @@ keys Enter
 check "generating" 'generating' 5
 # let it run past a screenful (4000 tokens) so that scrollback has rows
 check "generating on" 'generating ([4-9][0-9]{3}|[0-9]{5,}) tok' 60
+# F2 C-d on the session being written: refused, as F6's delete is (it was
+# deleted under the reply, which went on streaming into nothing)
+keys F2
+check "sessions menu while streaming" 'Enter resume'
+keys C-d
+check "deleting the open session while it streams: refused" 'wait for the model to finish'
+check_not "no question asked" 'delete .*\(y/n\)' 1
+keys Escape
+check_not "menu closed" 'Enter resume'
 keys Escape
 check "cancelled reply marked at its end" '^  \[interrupted\]' 10
 wait_idle || fail "still busy after cancel"
+check "the footer says it was interrupted" 'reply interrupted: kept as far as it went'
+check_not "no stale 'cancelling...'" 'cancelling\.\.\.' 2
 check "still responsive after cancel" 'F1 help'
 
 # scrollback: the long reply fills more than a screen; PgUp shows the rows
@@ -96,5 +108,21 @@ chmod +x "$TMP/ed.sh"
 TUI_ENV="EDITOR=$TMP/ed.sh VISUAL=" tui_start --max-tokens 5
 keys C-x
 check "editor text in the input box" '^> written in the editor'
+keys C-u
+tui_quit
+# ... cleaned as a paste is: no escape codes or controls, ill-formed UTF-8
+# as U+FFFD (they went raw into the box and into the stored message)
+cat > "$TMP/ed.sh" <<'SH'
+#!/bin/sh
+printf 'edited \377 bad \033[31mred\033[0m \001ctl end\n' > "$1"
+SH
+TUI_ENV="EDITOR=$TMP/ed.sh VISUAL=" tui_start --max-tokens 5
+keys C-x
+check "editor text cleaned in the box" '^> edited � bad red ctl end *$'
+keys Enter
+wait_idle
+t=$(sqlite3 "$DB" "select hex(text) from turns where role = 1 order by id desc limit 1" 2>&1)
+[ "$t" = "$(printf 'edited \357\277\275 bad red ctl end' | od -An -tx1 | tr -d ' \n' |
+             tr a-f A-F)" ] && ok || fail "stored message not clean: $t"
 tui_quit
 tui_finish

@@ -3,9 +3,9 @@
 # error longer than the footer opens a dialog with the whole text wrapped
 # (the box cleared whole: no transcript beside it), the next key closes it
 # (Enter and Esc only close it; other keys also act, so typing goes on);
-# the footer says "… (M-l: log)" and the log (M-l)
-# has the message whole.  A long notice that is not an error stays in the
-# footer, cut with the same pointer to the log.
+# the footer says "… (M-l: log)" and the log (M-l) has the message whole,
+# wrapped at spaces, no row cut by the box.  A long notice that is not an
+# error stays in the footer, cut with the same pointer to the log.
 . "$(dirname "$0")/tmuxlib.sh"
 
 bad="cuda:7 fp16 *3 -> cpu fp32i8 -> nonsense-device-name-that-is-long bf16"
@@ -33,6 +33,13 @@ check "footer back" 'F1 help'
 keys M-l
 check "log open" 'Messages'
 check "the log has it whole (wrapped)" "cpu fp32'\\)"
+# every word of it: the rows joined again (the continuation rows, indented,
+# were as wide as the first and lost their end to the box; words were cut)
+logtext=$(screen | sed -n '/Messages (newest first)/,/Esc close/p' | sed 's/^ *│ *//; s/ *│.*$//' |
+          tr -s ' \n' '  ')
+for part in "nonsense-device-name-that-is-long bf16'" "'cuda fp16 *10 -> cpu fp32')"; do
+    case $logtext in *"$part"*) ok ;; *) fail "log lacks: $part"; echo "    | $logtext" ;; esac
+done
 keys Escape
 
 # 20x6: the dialog cannot hold it all: it says so

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/tui/params.sh -- the parameter sidebar: step values within their
 # bounds, type one in, refuse one out of bounds; a reply obeys max tokens;
-# the sidebar can be hidden.
+# the sidebar can be hidden; a preset is replaced only after a second Enter.
 . "$(dirname "$0")/tmuxlib.sh"
 mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
 
@@ -88,4 +88,26 @@ tui_start --max-tokens 9
 check "command line wins over the preset" 'max-tokens +9'
 tui_quit
 rm -f "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+# saving over an existing preset asks first: Esc keeps it, a second Enter
+# replaces it
+tui_start --max-tokens 55
+keys F4 C-s
+type_text "calm77"
+keys Enter
+check "an existing preset: asks first" 'preset exists: Enter replaces it, Esc keeps it: calm77'
+keys Escape
+check_not "Esc: no question" 'preset exists'
+keys F4
+check "Esc kept it" 'calm77 +temp 0\.5 +top-p 0\.3 +max 77'
+keys C-s
+type_text "calm77"
+keys Enter
+check "asked again" 'preset exists: Enter replaces it'
+keys Enter
+check "second Enter: saved over it" "preset 'calm77' saved"
+keys F4
+check "replaced" 'calm77 +temp [0-9.]+ +top-p [0-9.]+ +max 55'
+keys Escape
+check_not "menu closed" 'Presets'
+tui_quit
 tui_finish

@@ -4,7 +4,8 @@
 # underlined), the footer says "n/m", Enter/C-f/Down go to the next match,
 # Up/S-Tab to the previous one (wrapping), the transcript scrolls to the
 # match, the search is case-insensitive and finds CJK text inside a
-# sentence; Esc closes it and the highlights go.
+# sentence; Esc closes it and the highlights go; a paste goes into it (and
+# into a menu's search), not into the hidden message box.
 . "$(dirname "$0")/tmuxlib.sh"
 SGR="python3 $(dirname "$0")/sgr.py"
 st() { tmx capture-pane -p -e | $SGR "$1"; }
@@ -74,6 +75,24 @@ keys C-u
 keys C-f
 check "last query kept" 'search: FILLER MESSAGE NUMBER +[1-6]/6'
 keys Escape
+
+# a paste goes into the search line (it went to the hidden message box),
+# and into a menu's search; a newline there is a space
+keys C-f C-u
+tmx set-buffer "zebrafish"
+tmx paste-buffer -p
+check "pasted into the search line" 'search: zebrafish +[12]/2'
+keys Escape
+check_not "search closed" '^search: '
+check "the message box got nothing" '^> Type a message'
+keys F2
+check "sessions menu" 'Enter resume'
+tmx set-buffer "$(printf 'last\nzebrafish')"
+tmx paste-buffer -p
+check "pasted into the menu's search" 'search: last zebrafish'
+keys Escape
+check_not "menu closed" 'Enter resume'
+check "the message box still empty" '^> Type a message'
 
 # the help lists the search key
 keys F1

@@ -2,6 +2,8 @@
 # tests/tui/sessions_io.sh -- F2: export the selected session (C-e: Markdown,
 # or JSON for a .json name, the same bytes as `rwkv-tui sessions export`),
 # import a session file (C-o, as `sessions import`; a bad file is one line),
+# an existing file replaced only after a second Enter (Esc keeps it), a
+# notice before an import's wait,
 # and the list filtered by model: C-t cycles through the models present, a
 # typed "model:NAME" word does the same.
 . "$(dirname "$0")/tmuxlib.sh"
@@ -33,6 +35,23 @@ check "exported (JSON)" 'exported to .*s1\.json \(JSON\)'
 grep -q '"format": "rwkv-tui-session"' "$TMP/s1.json" && ok || fail "not a JSON export"
 "$RWKV_TUI" sessions export 1 --format json --db "$DB" >"$TMP/cli.json" 2>/dev/null
 if cmp -s "$TMP/s1.json" "$TMP/cli.json"; then ok; else fail "F2 JSON export differs from the CLI's"; fi
+
+# an existing file is replaced only after a second Enter; Esc keeps it
+echo "my notes" >"$TMP/notes.md"
+keys F2 C-e C-u
+type_text "$TMP/notes.md"
+keys Enter
+check "an existing file: asks first" 'file exists: Enter replaces it, Esc keeps it: .*notes\.md'
+keys Escape
+check_not "Esc: the question goes" 'file exists'
+[ "$(cat "$TMP/notes.md")" = "my notes" ] && ok || fail "Esc: notes.md was replaced"
+keys F2 C-e C-u
+type_text "$TMP/notes.md"
+keys Enter
+check "asked again after Esc" 'file exists: Enter replaces it'
+keys Enter
+check "second Enter: replaced" 'session 1 exported to .*notes\.md \(Markdown\)'
+cmp -s "$TMP/notes.md" "$TMP/cli.md" && ok || fail "notes.md not the export"
 
 # a file that cannot be written: one line, nothing else changes
 keys F2 C-e C-u
@@ -80,6 +99,11 @@ check "typed model filter" '#2 +other-7'
 check_not "typed: the demo's hidden" '#1 +\(demo\)'
 # the bottom line keeps "Esc close" when the hints do not fit; F1 lists them all
 check "hint: more in F1, Esc close kept" 'F1 more  Esc close'
+# C-u clears a menu's search, as it clears the message box
+keys C-u
+check_not "C-u: the search is gone" 'search: model:other'
+check "C-u: every session again" '#1 +\(demo\)'
+check "the menu stays open" 'F1 more  Esc close'
 keys F1
 type_text "Sessions: C-"
 check "help lists C-e" 'Sessions: C-e +export'
@@ -95,6 +119,12 @@ check_not "help closed again" 'Help: every key'
 keys F1
 type_text "click"
 check "help lists clicks" 'Menus: click +select a row'
+keys Escape
+check_not "help closed a third time" 'Help: every key'
+# the import said what it was doing before the wait (a large file takes
+# seconds), as the message log keeps
+keys M-l
+check "log: importing, said first" 'importing .*other\.json\.\.\.'
 keys Escape
 tui_quit
 tui_finish

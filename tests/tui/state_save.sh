@@ -5,7 +5,8 @@
 # folder is created, the file is listed in F3 and starts a session from
 # there, it loads with `eval --state` (the same logits as a second save made
 # from it: the reload is exact) and `chat --state`; a path in a missing
-# folder is refused with its message and nothing is written.
+# folder is refused with its message and nothing is written; a typed name
+# of an existing file is replaced only after a second Enter (Esc keeps it).
 . "$(dirname "$0")/tmuxlib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 export XDG_DATA_HOME=$TMP/data
@@ -36,6 +37,22 @@ type_text "$TMP/no/such/dir/x.pth"
 keys Enter
 check "missing folder refused" 'no/such/dir/x\.pth: '
 [ ! -e "$TMP/no" ] && ok || fail "a folder was created for a path outside the default one"
+# a typed name of an existing file: asked first; Esc keeps it, a second
+# Enter replaces it
+cp "$SDIR/persona-test.pth" "$TMP/keep.pth"
+keys F3 C-w C-u
+type_text "$SDIR/persona-test.pth"
+keys Enter
+check "an existing file: asks first" 'file exists: Enter replaces it, Esc keeps it: .*persona-test\.pth'
+keys Escape
+check_not "Esc: the question goes" 'file exists'
+cmp -s "$SDIR/persona-test.pth" "$TMP/keep.pth" && ok || fail "Esc: persona-test.pth was replaced"
+keys F3 C-w C-u
+type_text "$SDIR/persona-test.pth"
+keys Enter
+check "asked again" 'file exists: Enter replaces it'
+keys Enter
+check "second Enter: saved over it" 'state saved to .*persona-test\.pth'
 # start from the saved state (F3 Enter, new session)
 keys F3
 type_text "persona-test.pth"

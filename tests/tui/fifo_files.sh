@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# tests/tui/fifo_files.sh -- a FIFO given (or found) where the client reads
+# a file -- --config, --theme, the default config.yaml -- is refused with
+# one line in the UI, the client starting with the defaults; it never
+# blocks in open(2) waiting for a writer (it did for the config and theme).
+. "$(dirname "$0")/tmuxlib.sh"
+
+mkfifo "$TMP/fifo"
+W=160 H=24 tui_start --config "$TMP/fifo"
+check "--config FIFO: refused in one line" 'fifo: not a regular file \(a FIFO\)'
+check "and the client is up" 'F1 help'
+tui_quit
+
+W=160 H=24 tui_start --theme "$TMP/fifo"
+check "--theme FIFO: refused, default theme" 'fifo: not a regular file \(a FIFO\); using the'
+tui_quit
+
+mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
+mkfifo "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+W=160 H=24 tui_start
+check "a FIFO as the default config.yaml: refused" 'config.yaml: not a regular file \(a FIFO\)'
+tui_quit
+rm -f "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+tui_finish
