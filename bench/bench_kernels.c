@@ -427,52 +427,185 @@ struct shape {
     int lora;    /* a small fp32 LoRA factor: matmul only, f32 formats only */
 };
 
+static const struct shape shapes[] = {
+    {"att  [2048,2048]", 2048, 2048, 1, 0},
+    {"ffn-k[8192,2048]", 8192, 2048, 1, 0},
+    {"ffn-v[2048,8192]", 2048, 8192, 1, 0},
+    {"head[65536,2048]", 65536, 2048, 0, 0},
+    /* RWKV-7 1.5B LoRA factors (D = 96, 64, 256 against C = 2048) */
+    {"lora [96,2048]", 96, 2048, 1, 1},
+    {"lora [2048,96]", 2048, 96, 1, 1},
+    {"lora [256,2048]", 256, 2048, 1, 1},
+    {"lora [2048,256]", 2048, 256, 1, 1},
+    {"lora [64,2048]", 64, 2048, 1, 1},
+    {"lora [2048,64]", 2048, 64, 1, 1},
+};
+
+struct variant {
+    const char *label;
+    int isa; /* enum simd_isa, or the two extra tables below */
+    unsigned flags;
+    enum simd_dtype dt;
+};
+
+static const struct variant variants[] = {
+    /* isa SIMD_NISA + 1: the avx512 table with the earlier dot-product
+    ** matmuls (simd_avx512_dot_matmul), to compare in the same run */
+    {"f32 (old dot)", SIMD_NISA + 1, 0, SIMD_F32},
+    {"bf16 (old dot)", SIMD_NISA + 1, 0, SIMD_BF16},
+    {"q8 (old dot)", SIMD_NISA + 1, 0, SIMD_Q8},
+    {"f32", SIMD_ISA_AVX512, 0, SIMD_F32},
+    {"bf16 (dpbf16)", SIMD_ISA_AVX512, 0, SIMD_BF16},
+    {"bf16 (exact)", SIMD_ISA_AVX512, SIMD_EXACT, SIMD_BF16},
+    {"f16", SIMD_ISA_AVX512, 0, SIMD_F16},
+    {"q8 (bf16 dp)", SIMD_ISA_AVX512, 0, SIMD_Q8},
+    {"q8 (vnni)", SIMD_NISA, 0, SIMD_Q8},
+    {"q8 (exact)", SIMD_ISA_AVX512, SIMD_EXACT, SIMD_Q8},
+    {"q4", SIMD_ISA_AVX512, 0, SIMD_Q4},
+    {"f32 avx2", SIMD_ISA_AVX2, 0, SIMD_F32},
+    {"bf16 avx2", SIMD_ISA_AVX2, 0, SIMD_BF16},
+    {"q8 avx2", SIMD_ISA_AVX2, 0, SIMD_Q8},
+    {"f16 avx2", SIMD_ISA_AVX2, 0, SIMD_F16},
+    {"q4 avx2", SIMD_ISA_AVX2, 0, SIMD_Q4},
+    /* isa SIMD_NISA + 2: the avx2 table with its earlier dot-product
+    ** matmuls (simd_avx2_dot_matmul) */
+    {"f32 avx2 (old)", SIMD_NISA + 2, 0, SIMD_F32},
+    {"bf16 avx2 (old)", SIMD_NISA + 2, 0, SIMD_BF16},
+    {"q8 avx2 (old)", SIMD_NISA + 2, 0, SIMD_Q8},
+};
+
+/* One weight format VR on shape SH: matvec (and matmul at T rows for a
+** prefill shape) with 1..MAX_THREADS threads, a row each.  0, or 1 when out
+** of memory. */
+static int
+bench_variant(const struct shape *sh, const struct variant *vr, const float *w, float *x,
+              float *y, int T, int mm_only)
+{
+    size_t n = (size_t)sh->rows * (size_t)sh->cols;
+    const simd_kernels *k = (int)vr->isa == SIMD_NISA + 2 ? old_avx2_kernels()
+        : (int)vr->isa > SIMD_NISA ? old_dot_kernels()
+        : vr->isa == SIMD_NISA
+        ? (simd_kernels_get(SIMD_ISA_AVX512, 0) ? &simd_kernels_avx512_vnni : NULL)
+        : simd_kernels_get(vr->isa, vr->flags);
+    struct mat mats[MAX_COPIES];
+    simd_matrix views[MAX_COPIES];
+    int ncopies;
+    size_t wb, db;
+    void *ws;
+    simd_act a;
+
+    if (k == NULL)
+        return 0;
+    if (mat_make(&mats[0], vr->dt, w, sh->rows, sh->cols, k) != 0) {
+        fprintf(stderr, "bench_kernels: out of memory\n");
+        return 1;
+    }
+    wb = mat_bytes(&mats[0].m);
+    ncopies = mm_only ? 1 : (int)((COLD_BYTES + wb - 1) / wb);
+    if (ncopies > MAX_COPIES)
+        ncopies = MAX_COPIES;
+    for (int c = 1; c < ncopies; c++) {
+        mats[c] = mats[0];
+        mats[c].data = mem_alloc(wb);
+        mats[c].scales = NULL;
+        if (mats[c].data == NULL) {
+            ncopies = c;
+            break;
+        }
+        db = (size_t)simd_data_bytes(vr->dt, sh->rows, sh->cols);
+        memcpy(mats[c].data, mats[0].data, db);
+        mats[c].m.data = mats[c].data;
+        if (vr->dt == SIMD_Q8 || vr->dt == SIMD_Q4) {
+            /* the scales go to the tail of the same block (the data
+            ** bytes are a multiple of 64, so they stay aligned) */
+            mats[c].m.scales = (const float *)((const char *)mats[c].data + db);
+            memcpy((char *)mats[c].data + db, mats[0].scales, wb - db);
+        }
+    }
+    for (int c = 0; c < ncopies; c++)
+        views[c] = mats[c].m;
+    ws = mem_alloc(simd_act_bytes(k, vr->dt, T, sh->cols));
+    for (int nt = 1; nt <= MAX_THREADS; nt++) {
+        struct pool p;
+        double tv, tm = 0, tv_cpu, tm_cpu = 0;
+
+        memset(&p, 0, sizeof p);
+        p.job = (struct job){.k = k, .w = views, .ncopies = ncopies,
+                             .x = x, .y = y, .ldy = sh->rows, .T = 1};
+        pool_start(&p, nt);
+        tv = mm_only ? 0 : pool_time(&p);
+        tv_cpu = last_cpu;
+        if (sh->prefill) {
+            /* activation prep is part of a matmul call's cost */
+            double t0 = mono_now_s();
+            simd_act_prepare(k, vr->dt, x, T, sh->cols, ws, &a);
+            double tprep = mono_now_s() - t0;
+            p.job.a = &a;
+            p.job.T = T;
+            p.job.ncopies = 1;
+            tm = pool_time(&p) + tprep;
+            tm_cpu = last_cpu + tprep;
+        }
+        pool_stop(&p);
+        if (mm_only)
+            printf("%-17s %-14s %d  %33s", sh->name, vr->label, nt, "");
+        else
+            printf("%-17s %-14s %d  %6.1f [%6.1f] (%3.0f%%) %6.1f", sh->name,
+                   vr->label, nt, (double)wb / tv / 1e9, (double)wb / tv_cpu / 1e9,
+                   100.0 * (double)wb / tv / 1e9 / readbw[nt],
+                   2.0 * (double)n / tv / 1e9);
+        if (sh->prefill) {
+            double g = 2.0 * (double)n * T / tm_cpu / 1e9;
+            int bf = k->act[vr->dt] == SIMD_ACT_BF16;
+            int pk = k->isa == SIMD_ISA_AVX2 ? 2 : bf;
+            printf(" | %6.1f [%6.1f] %3.0f%% of %s peak", 2.0 * (double)n * T / tm / 1e9,
+                   g, 100.0 * g / peak_cpu[pk][nt],
+                   pk == 2 ? "avx2" : bf ? "bf16" : "fp32");
+        }
+        printf("\n");
+    }
+    mem_free(ws);
+    for (int c = 1; c < ncopies; c++)
+        mem_free(mats[c].data);
+    mat_free(&mats[0]);
+    return 0;
+}
+
+#ifdef BENCH_OPENBLAS
+/* OpenBLAS sgemm on a prefill shape, for comparison. */
+static void
+bench_openblas(const struct shape *sh, const float *w, const float *x, float *y, int T,
+               const char *only)
+{
+    size_t n = (size_t)sh->rows * (size_t)sh->cols;
+
+    if (sh->prefill && (!only || strstr("openblas", only))) {
+        for (int nt = 1; nt <= MAX_THREADS; nt++) {
+            double t[REPS], tc[REPS];
+            openblas_set_num_threads(nt);
+            /* warm-up */
+            cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, T, (int)sh->rows,
+                        (int)sh->cols, 1.0f, x, (int)sh->cols, w, (int)sh->cols, 0.0f,
+                        y, (int)sh->rows);
+            for (int r = 0; r < REPS; r++) {
+                double t0 = mono_now_s(), c0 = cpu_now();
+                cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, T,
+                            (int)sh->rows, (int)sh->cols, 1.0f, x, (int)sh->cols, w,
+                            (int)sh->cols, 0.0f, y, (int)sh->rows);
+                t[r] = mono_now_s() - t0;
+                tc[r] = (cpu_now() - c0) / nt;
+            }
+            printf("%-17s %-14s %d  %33s | %6.1f [%6.1f]\n", sh->name, "openblas sgemm", nt,
+                   "", 2.0 * (double)n * T / mono_median(t, REPS) / 1e9,
+                   2.0 * (double)n * T / mono_median(tc, REPS) / 1e9);
+        }
+    }
+}
+#endif
+
 int
 main(int argc, char **argv)
 {
-    static const struct shape shapes[] = {
-        {"att  [2048,2048]", 2048, 2048, 1, 0},
-        {"ffn-k[8192,2048]", 8192, 2048, 1, 0},
-        {"ffn-v[2048,8192]", 2048, 8192, 1, 0},
-        {"head[65536,2048]", 65536, 2048, 0, 0},
-        /* RWKV-7 1.5B LoRA factors (D = 96, 64, 256 against C = 2048) */
-        {"lora [96,2048]", 96, 2048, 1, 1},
-        {"lora [2048,96]", 2048, 96, 1, 1},
-        {"lora [256,2048]", 256, 2048, 1, 1},
-        {"lora [2048,256]", 2048, 256, 1, 1},
-        {"lora [64,2048]", 64, 2048, 1, 1},
-        {"lora [2048,64]", 2048, 64, 1, 1},
-    };
-    struct variant {
-        const char *label;
-        int isa; /* enum simd_isa, or the two extra tables below */
-        unsigned flags;
-        enum simd_dtype dt;
-    } variants[] = {
-        /* isa SIMD_NISA + 1: the avx512 table with the earlier dot-product
-        ** matmuls (simd_avx512_dot_matmul), to compare in the same run */
-        {"f32 (old dot)", SIMD_NISA + 1, 0, SIMD_F32},
-        {"bf16 (old dot)", SIMD_NISA + 1, 0, SIMD_BF16},
-        {"q8 (old dot)", SIMD_NISA + 1, 0, SIMD_Q8},
-        {"f32", SIMD_ISA_AVX512, 0, SIMD_F32},
-        {"bf16 (dpbf16)", SIMD_ISA_AVX512, 0, SIMD_BF16},
-        {"bf16 (exact)", SIMD_ISA_AVX512, SIMD_EXACT, SIMD_BF16},
-        {"f16", SIMD_ISA_AVX512, 0, SIMD_F16},
-        {"q8 (bf16 dp)", SIMD_ISA_AVX512, 0, SIMD_Q8},
-        {"q8 (vnni)", SIMD_NISA, 0, SIMD_Q8},
-        {"q8 (exact)", SIMD_ISA_AVX512, SIMD_EXACT, SIMD_Q8},
-        {"q4", SIMD_ISA_AVX512, 0, SIMD_Q4},
-        {"f32 avx2", SIMD_ISA_AVX2, 0, SIMD_F32},
-        {"bf16 avx2", SIMD_ISA_AVX2, 0, SIMD_BF16},
-        {"q8 avx2", SIMD_ISA_AVX2, 0, SIMD_Q8},
-        {"f16 avx2", SIMD_ISA_AVX2, 0, SIMD_F16},
-        {"q4 avx2", SIMD_ISA_AVX2, 0, SIMD_Q4},
-        /* isa SIMD_NISA + 2: the avx2 table with its earlier dot-product
-        ** matmuls (simd_avx2_dot_matmul) */
-        {"f32 avx2 (old)", SIMD_NISA + 2, 0, SIMD_F32},
-        {"bf16 avx2 (old)", SIMD_NISA + 2, 0, SIMD_BF16},
-        {"q8 avx2 (old)", SIMD_NISA + 2, 0, SIMD_Q8},
-    };
     const int T = 256;
     int quick = 0, mm_only = 0;
     const char *only = NULL, *only_shape = NULL;
@@ -503,14 +636,13 @@ main(int argc, char **argv)
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         const struct shape *sh = &shapes[s];
         size_t n = (size_t)sh->rows * (size_t)sh->cols;
-        float *w, *x;
+        float *w, *x, *y;
 
         if ((only_shape && !strstr(sh->name, only_shape)) || (mm_only && !sh->prefill))
             continue;
         w = mem_alloc(n * sizeof(float));
         x = mem_alloc((size_t)T * (size_t)sh->cols * sizeof(float));
-        float *y = mem_alloc((size_t)T * (size_t)sh->rows * sizeof(float));
-
+        y = mem_alloc((size_t)T * (size_t)sh->rows * sizeof(float));
         if (!w || !x || !y) {
             fprintf(stderr, "bench_kernels: out of memory for %s\n", sh->name);
             return 1;
@@ -519,119 +651,15 @@ main(int argc, char **argv)
         fill_random(x, (size_t)T * (size_t)sh->cols, 1.0f);
         for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
             const struct variant *vr = &variants[v];
-            const simd_kernels *k = (int)vr->isa == SIMD_NISA + 2 ? old_avx2_kernels()
-                : (int)vr->isa > SIMD_NISA ? old_dot_kernels()
-                : vr->isa == SIMD_NISA
-                ? (simd_kernels_get(SIMD_ISA_AVX512, 0) ? &simd_kernels_avx512_vnni : NULL)
-                : simd_kernels_get(vr->isa, vr->flags);
-            struct mat mats[MAX_COPIES];
-            simd_matrix views[MAX_COPIES];
-            int ncopies;
-            size_t wb, db;
-            void *ws;
-            simd_act a;
-
-            if (k == NULL || (only && !strstr(vr->label, only)))
+            if ((only && !strstr(vr->label, only)) ||
+                (quick && (vr->isa == (int)SIMD_ISA_AVX2 || vr->isa == SIMD_NISA + 2)) ||
+                (sh->lora && vr->dt != SIMD_F32))
                 continue;
-            if (quick && (vr->isa == (int)SIMD_ISA_AVX2 || vr->isa == SIMD_NISA + 2))
-                continue;
-            if (sh->lora && vr->dt != SIMD_F32)
-                continue;
-            if (mat_make(&mats[0], vr->dt, w, sh->rows, sh->cols, k) != 0) {
-                fprintf(stderr, "bench_kernels: out of memory\n");
+            if (bench_variant(sh, vr, w, x, y, T, mm_only) != 0)
                 return 1;
-            }
-            wb = mat_bytes(&mats[0].m);
-            ncopies = mm_only ? 1 : (int)((COLD_BYTES + wb - 1) / wb);
-            if (ncopies > MAX_COPIES)
-                ncopies = MAX_COPIES;
-            for (int c = 1; c < ncopies; c++) {
-                mats[c] = mats[0];
-                mats[c].data = mem_alloc(wb);
-                mats[c].scales = NULL;
-                if (mats[c].data == NULL) {
-                    ncopies = c;
-                    break;
-                }
-                db = (size_t)simd_data_bytes(vr->dt, sh->rows, sh->cols);
-                memcpy(mats[c].data, mats[0].data, db);
-                mats[c].m.data = mats[c].data;
-                if (vr->dt == SIMD_Q8 || vr->dt == SIMD_Q4) {
-                    /* the scales go to the tail of the same block (the data
-                    ** bytes are a multiple of 64, so they stay aligned) */
-                    mats[c].m.scales = (const float *)((const char *)mats[c].data + db);
-                    memcpy((char *)mats[c].data + db, mats[0].scales, wb - db);
-                }
-            }
-            for (int c = 0; c < ncopies; c++)
-                views[c] = mats[c].m;
-            ws = mem_alloc(simd_act_bytes(k, vr->dt, T, sh->cols));
-            for (int nt = 1; nt <= MAX_THREADS; nt++) {
-                struct pool p;
-                double tv, tm = 0, tv_cpu, tm_cpu = 0;
-
-                memset(&p, 0, sizeof p);
-                p.job = (struct job){.k = k, .w = views, .ncopies = ncopies,
-                                     .x = x, .y = y, .ldy = sh->rows, .T = 1};
-                pool_start(&p, nt);
-                tv = mm_only ? 0 : pool_time(&p);
-                tv_cpu = last_cpu;
-                if (sh->prefill) {
-                    /* activation prep is part of a matmul call's cost */
-                    double t0 = mono_now_s();
-                    simd_act_prepare(k, vr->dt, x, T, sh->cols, ws, &a);
-                    double tprep = mono_now_s() - t0;
-                    p.job.a = &a;
-                    p.job.T = T;
-                    p.job.ncopies = 1;
-                    tm = pool_time(&p) + tprep;
-                    tm_cpu = last_cpu + tprep;
-                }
-                pool_stop(&p);
-                if (mm_only)
-                    printf("%-17s %-14s %d  %33s", sh->name, vr->label, nt, "");
-                else
-                    printf("%-17s %-14s %d  %6.1f [%6.1f] (%3.0f%%) %6.1f", sh->name,
-                           vr->label, nt, (double)wb / tv / 1e9, (double)wb / tv_cpu / 1e9,
-                           100.0 * (double)wb / tv / 1e9 / readbw[nt],
-                           2.0 * (double)n / tv / 1e9);
-                if (sh->prefill) {
-                    double g = 2.0 * (double)n * T / tm_cpu / 1e9;
-                    int bf = k->act[vr->dt] == SIMD_ACT_BF16;
-                    int pk = k->isa == SIMD_ISA_AVX2 ? 2 : bf;
-                    printf(" | %6.1f [%6.1f] %3.0f%% of %s peak", 2.0 * (double)n * T / tm / 1e9,
-                           g, 100.0 * g / peak_cpu[pk][nt],
-                           pk == 2 ? "avx2" : bf ? "bf16" : "fp32");
-                }
-                printf("\n");
-            }
-            mem_free(ws);
-            for (int c = 1; c < ncopies; c++)
-                mem_free(mats[c].data);
-            mat_free(&mats[0]);
         }
 #ifdef BENCH_OPENBLAS
-        if (sh->prefill && (!only || strstr("openblas", only))) {
-            for (int nt = 1; nt <= MAX_THREADS; nt++) {
-                double t[REPS], tc[REPS];
-                openblas_set_num_threads(nt);
-                /* warm-up */
-                cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, T, (int)sh->rows,
-                            (int)sh->cols, 1.0f, x, (int)sh->cols, w, (int)sh->cols, 0.0f,
-                            y, (int)sh->rows);
-                for (int r = 0; r < REPS; r++) {
-                    double t0 = mono_now_s(), c0 = cpu_now();
-                    cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, T,
-                                (int)sh->rows, (int)sh->cols, 1.0f, x, (int)sh->cols, w,
-                                (int)sh->cols, 0.0f, y, (int)sh->rows);
-                    t[r] = mono_now_s() - t0;
-                    tc[r] = (cpu_now() - c0) / nt;
-                }
-                printf("%-17s %-14s %d  %33s | %6.1f [%6.1f]\n", sh->name, "openblas sgemm", nt,
-                       "", 2.0 * (double)n * T / mono_median(t, REPS) / 1e9,
-                       2.0 * (double)n * T / mono_median(tc, REPS) / 1e9);
-            }
-        }
+        bench_openblas(sh, w, x, y, T, only);
 #endif
         mem_free(w);
         mem_free(x);
