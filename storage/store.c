@@ -522,6 +522,14 @@ store_open(const char *path, store **out, rwkv_err *err)
     }
     sqlite3_extended_result_codes(s->db, 0);
     sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+    /* SQLite opens a file it may not write read-only without a word; the
+    ** store writes at open (WAL mode, migrations), so say why here */
+    if (sqlite3_db_readonly(s->db, "main") == 1) {
+        rc = rwkv_errf(err, RWKV_EIO, "%s: the session database is read-only (no write "
+                       "permission, or a read-only file system): use a writable --db, or "
+                       "--no-db to save nothing", path);
+        goto fail;
+    }
 
     /* The first read tells a non-database or corrupt file apart. */
     if (sqlite3_exec(s->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {

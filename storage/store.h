@@ -75,7 +75,8 @@ int         store_role_parse(const char *name);
 ** Open (creating if absent, mode 0600) the database at PATH, or at the
 ** default path when PATH is NULL.  Only the default path gets its missing
 ** directories created; an explicit PATH in a directory that does not exist
-** is refused with one line.  An existing empty file is made 0600.  Migrates an older schema
+** is refused with one line, as is a file it may not write (pointing to
+** --no-db).  An existing empty file is made 0600.  Migrates an older schema
 ** forward inside one transaction; refuses a newer one, a non-database and a
 ** corrupt file with one clear message naming PATH.  *OUT is owned by the
 ** caller: close with store_close.

@@ -176,4 +176,26 @@ expect_quick_fail "prompt and prompt-file" "exactly one of --prompt" \
     "$T" generate --model "$M" --prompt hi --prompt-file "$TMP/p.txt"
 expect_quick_fail "prompt file a directory" "/: cannot read: Is a directory" \
     "$T" generate --model "$M" --prompt-file "$TMP/" --max-tokens 2
+# a database we may not write: one line pointing to --no-db, nothing written
+# (root writes anyway, so as root the binary runs as nobody)
+ro=$TMP/ro
+mkdir -p "$ro" && chmod 755 "$TMP" "$ro"
+"$RWKV_TUI" sessions --db "$ro/s.db" list >/dev/null 2>&1
+chmod 644 "$ro/s.db"
+as_other=()
+if is_root; then
+    as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    "${as_other[@]}" "$RWKV_TUI" --version >/dev/null 2>&1 || as_other=(none)
+else
+    chmod 555 "$ro"
+fi
+if [ "${as_other[0]:-}" = none ]; then
+    skip 2 "(2) cannot run the binary as another user to make the database read-only"
+else
+    before=$(cksum <"$ro/s.db")
+    expect_fail "read-only database" 'read-only.*--no-db' \
+        "${as_other[@]}" "$RWKV_TUI" chat --demo --db "$ro/s.db"
+    [ "$(cksum <"$ro/s.db")" = "$before" ] && ok || fail "the read-only database changed"
+fi
+chmod 755 "$ro"
 finish
