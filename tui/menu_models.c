@@ -15,18 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* 1 when PATH is a regular file we may read (a FIFO, a device, a folder or
-** a dangling link is left out, as the loader would refuse it). */
-static int
-usable(const char *path)
-{
-    struct stat sb;
-
-    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, R_OK) == 0;
-}
 
 /* 1 when M already lists PATH, or it is the model in use. */
 static int
@@ -59,7 +47,7 @@ list_folder(tui_menu *m, const struct app *a, tui_menu_msg *msg, const char *giv
     }
     for (size_t k = 0; k < n; k++) {
         snprintf(path, sizeof path, "%s/%.255s", dir, names[k]);
-        if (usable(path) && !listed(m, a, path))
+        if (!listed(m, a, path))
             tui_menu_add(m, names[k], dir, path, id);
     }
     tui_free_names(names, n);
@@ -78,7 +66,7 @@ list_known(tui_menu *m, const struct app *a)
     for (size_t i = 0; i < n; i++) {
         char detail[96];
         const char *slash = strrchr(v[i].path, '/');
-        if (v[i].path[0] != '/' || !usable(v[i].path) || listed(m, a, v[i].path))
+        if (v[i].path[0] != '/' || !tui_file_usable(v[i].path) || listed(m, a, v[i].path))
             continue;
         snprintf(detail, sizeof detail, "used before: v%s, %d layers x %d", v[i].version,
                  v[i].n_layer, v[i].n_embd);

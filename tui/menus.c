@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <ncursesw/curses.h>
 
@@ -319,6 +320,14 @@ tui_cmp_names(const void *x, const void *y)
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
+int
+tui_file_usable(const char *path)
+{
+    struct stat sb;
+
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, R_OK) == 0;
+}
+
 char **
 tui_dir_names(const char *dir, size_t *n)
 {
@@ -331,8 +340,12 @@ tui_dir_names(const char *dir, size_t *n)
         return NULL;
     v = tui_xmalloc(TUI_MENU_MAX_FILES * sizeof *v);
     while ((de = readdir(d)) != NULL && *n < TUI_MENU_MAX_FILES) {
+        char path[1300];
         if (de->d_name[0] == '.' ||
             !(tui_has_suffix(de->d_name, ".pth") || tui_has_suffix(de->d_name, ".safetensors")))
+            continue;
+        snprintf(path, sizeof path, "%.1024s/%.255s", dir, de->d_name);
+        if (!tui_file_usable(path))    /* a folder, a FIFO, a dangling link, unreadable */
             continue;
         v[(*n)++] = tui_xstrdup(de->d_name);
     }

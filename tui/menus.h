@@ -107,7 +107,11 @@ int    tui_replace_ask(struct app *a, int kind, const char *path, const char *te
 int    tui_replace_ask_name(struct app *a, int kind, const char *name, const char *text,
                             const char *what);
 void   tui_replace_forget(void);
-/* The checkpoint-like files (.pth, .safetensors) of DIR, sorted by name:
+/* 1 when PATH is a regular file we may read (what the loaders accept: not
+** a folder, a FIFO, a device or a dangling link). */
+int    tui_file_usable(const char *path);
+/* The checkpoint-like files (.pth, .safetensors) of DIR that are usable
+** (tui_file_usable), sorted by name:
 ** *N names, owned by the caller (tui_free_names).  NULL when DIR cannot be
 ** read. */
 char **tui_dir_names(const char *dir, size_t *n);

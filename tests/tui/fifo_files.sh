@@ -2,7 +2,8 @@
 # tests/tui/fifo_files.sh -- a FIFO given (or found) where the client reads
 # a file -- --config, --theme, the default config.yaml -- is refused with
 # one line in the UI, the client starting with the defaults; it never
-# blocks in open(2) waiting for a writer (it did for the config and theme).
+# blocks in open(2) waiting for a writer (it did for the config and theme);
+# F3 leaves out a FIFO or a folder named like a state file.
 . "$(dirname "$0")/tmuxlib.sh"
 
 mkfifo "$TMP/fifo"
@@ -21,4 +22,18 @@ W=160 H=24 tui_start
 check "a FIFO as the default config.yaml: refused" 'config.yaml: not a regular file \(a FIFO\)'
 tui_quit
 rm -f "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+
+# F3 lists only what can be loaded: a FIFO or a folder named like a state
+# file is left out ($RWKV_TUI_STATES)
+mkdir -p "$TMP/st/folder.pth"
+mkfifo "$TMP/st/pipe.pth"
+python3 "$(dirname "$0")/mkstate.py" "$TMP/st/real.safetensors" 2 7 13 >/dev/null 2>&1 ||
+    : >"$TMP/st/real.safetensors"
+TUI_ENV="RWKV_TUI_STATES=$TMP/st" W=160 H=24 tui_start
+keys F3
+check "F3 lists the state file" 'real\.safetensors'
+check_not "no folder named .pth" 'folder\.pth'
+check_not "no FIFO" 'pipe\.pth'
+keys Escape
+tui_quit
 tui_finish
