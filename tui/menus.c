@@ -172,7 +172,8 @@ tui_menu_hint(const struct app *a, int width)
 static int class_key(struct app *a, int key, int is_fkey);
 
 /* The mouse in a menu: the wheel moves the selection; a click selects a
-** row, a click on the selected row acts as Enter. */
+** row, a click on the selected row acts as Enter, a click outside the box
+** closes it. */
 static void
 menu_mouse(struct app *a)
 {
@@ -193,6 +194,10 @@ menu_mouse(struct app *a)
             class_key(a, TUI_K_ENTER, 0);
         else
             m->sel = (size_t)row;
+    } else if ((me.bstate & BUTTON1_PRESSED) &&
+               (me.y < m->list_y - 1 || me.y > m->list_y + m->list_h + 1 ||
+                me.x < m->list_x - 1 || me.x > m->list_x + m->list_w)) {
+        tui_menu_close(a);        /* a click outside the box, as Esc */
     }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/tui/mouse.sh -- the mouse wheel scrolls the transcript (3 rows a
 # step) and moves the selection in a menu; a click selects a menu row and a
-# click on the selected row acts (as Enter); a click on a sidebar parameter
+# click on the selected row acts (as Enter), a click outside closes it; a click on a sidebar parameter
 # selects it (the sidebar takes the keys), a second click asks for a value,
 # a click elsewhere gives the keys back to the input box.  The wheel is sent as the bytes
 # a terminal (or tmux, for a pane that enabled mouse reporting) writes: the
@@ -68,6 +68,11 @@ click 30 "$r"
 check "a click on the selected row resumes it" "resumed 'first talk'"
 check "its transcript" '^  first talk'
 check_not "the menu closed" 'C-f fork'
+# a click outside a menu's box closes it (as Esc)
+keys F2
+check "sessions again" 'first talk +[0-9]+ turns'
+click 1 1
+check_not "a click outside closed the menu" 'second talk +[0-9]+ turns'
 
 # clicks on the sidebar
 r=$(row_of '^.*│ top-p ')
