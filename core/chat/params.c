@@ -75,9 +75,17 @@ params_set(rwkv_sampling *s, int i, const char *text, rwkv_err *err)
         *(uint64_t *)(void *)p = (uint64_t)v;
         return RWKV_OK;
     }
+    /* decimal only (strtod would take "0x10" and "0x1p3"); blanks around
+    ** the number are fine; -0 is 0 */
+    while (*text == ' ' || *text == '\t')
+        text++;
     double v = strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !isfinite(v))
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || strpbrk(text, "xX") != NULL)
         return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not a number", e->cli, text);
+    if (v == 0)
+        v = 0;                       /* not -0 */
     if (e->type == PARAMS_INT && v != floor(v))
         return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not an integer", e->cli, text);
     if (v < e->min || v > e->max)

@@ -101,6 +101,16 @@ main(void)
     TEST_COND("out of range", params_set(&s, params_find("top-p"), "1.5", &err) == RWKV_EINVAL);
     TEST_COND("not a number", params_set(&s, params_find("temperature"), "abc", &err) == RWKV_EINVAL);
     TEST_COND("int must be int", params_set(&s, params_find("top-k"), "2.5", &err) == RWKV_EINVAL);
+    TEST_COND("hex refused", params_set(&s, params_find("temperature"), "0x1", &err) == RWKV_EINVAL &&
+                             params_set(&s, params_find("top-k"), "0x10", &err) == RWKV_EINVAL);
+    TEST_COND("blanks around a number", params_set(&s, params_find("top-p"), " 0.25 ", &err) ==
+                                            RWKV_OK && s.top_p == 0.25f);
+    {
+        char b[32];
+        TEST_COND("-0 is 0", params_set(&s, params_find("presence"), "-0", &err) == RWKV_OK);
+        params_format(&s, params_find("presence"), b, sizeof b);
+        TEST_CONDF(strcmp(b, "0") == 0, "-0 shown as '%s'", b);
+    }
     params_defaults(&s);
     params_apply_state_defaults(&s, PARAMS_BIT(params_find("presence")));
     TEST_COND("state defaults respect user", s.top_p == 0.2f && s.presence == 0.5f && s.frequency == 0.3f);
