@@ -48,6 +48,16 @@ now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the whole process (all its threads), seconds. */
+static double
+cpu_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -365,7 +375,8 @@ usage(FILE *f)
                "the arithmetic bound (peak / (2 x matrix elements per token); the bf16 dot\n"
                "peak for bf16 and int8 strategies, the FMA peak for fp32 and fp16).\n"
                "It prints the kernel set that ran (RWKV_KERNELS=portable|avx2|avx512 forces\n"
-               "one) and the CPU's features.\n\n"
+               "one) and the CPU's features, and the cores each phase got (process CPU\n"
+               "time / wall time: below --threads, other programs held the rest).\n\n"
                "--busy N starts N processes that spin on a core each for the whole run and\n"
                "kills them at the end: the speed when other programs hold cores (with\n"
                "--busy 1 on a 2-core machine, 2 threads should not fall below 1 thread).\n"
@@ -578,10 +589,14 @@ cmd_bench(int argc, char **argv)
     for (long i = 0; i < prompt_n; i++)
         toks[i] = (int32_t)(1 + (uint32_t)(i * 2654435761u) % (uint32_t)(info->n_vocab - 1));
 
+    /* the cores the runs got: process CPU time / wall time (on a shared
+    ** machine, how much of the THREADS cores other programs left us) */
+    double p_cpu = 0, p_wall = 0, d_cpu = 0, d_wall = 0;
     for (long r = 0; r < repeat; r++) {
-        double t0;
+        double t0, c0;
         rwkv_state_reset(m, s);
         t0 = now_s();
+        c0 = cpu_s();
         for (long at = 0; at < prompt_n; at += chunk) {
             size_t n = (size_t)(prompt_n - at < chunk ? prompt_n - at : chunk);
             if (rwkv_eval(m, toks + at, n, s, logits, &err) != RWKV_OK) {
@@ -590,7 +605,10 @@ cmd_bench(int argc, char **argv)
             }
         }
         tp[r] = (double)prompt_n / (now_s() - t0);
+        p_wall += now_s() - t0;
+        p_cpu += cpu_s() - c0;
         t0 = now_s();
+        c0 = cpu_s();
         for (long g = 0; g < gen_n; g++) {
             int32_t t = argmax(logits, info->n_vocab);
             if (rwkv_eval(m, &t, 1, s, logits, &err) != RWKV_OK) {
@@ -599,6 +617,8 @@ cmd_bench(int argc, char **argv)
             }
         }
         td[r] = gen_n > 0 ? (double)gen_n / (now_s() - t0) : 0;
+        d_wall += now_s() - t0;
+        d_cpu += cpu_s() - c0;
     }
 
     /* memory before the baselines allocate their own buffers */
@@ -643,7 +663,8 @@ cmd_bench(int argc, char **argv)
                "\"peak_fma_gflop_s\": %.1f, \"peak_bf16dot_gflop_s\": %.1f, "
                "\"prefill_peak\": \"%s\", \"prefill_gflop_per_tok\": %.4f, "
                "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
-               "\"weight_cache\": \"%s\", \"rss_mib\": %.1f}\n",
+               "\"weight_cache\": \"%s\", \"rss_mib\": %.1f, "
+               "\"prefill_cores\": %.2f, \"decode_cores\": %.2f}\n",
                mname, info->version, info->strategy, info->n_threads, simd_kernels_name(kk),
                features, n_busy, (unsigned long long)info->n_params, (unsigned long long)info->mat_params,
                (unsigned long long)info->file_size, t_load, rss_load, rss_peak, ratio,
@@ -652,7 +673,8 @@ cmd_bench(int argc, char **argv)
                decode, bw / 1e9, bw0 / 1e9, bw1 / 1e9, bound, bound > 0 ? decode / bound : 0,
                peak_fma / 1e9,
                peak_dot / 1e9, on_gpu ? "gpu" : use_dot ? "bf16dot" : "fma", fpt / 1e9, pbound,
-               pbound > 0 ? prefill / pbound : 0, info->weight_cache, rss_now);
+               pbound > 0 ? prefill / pbound : 0, info->weight_cache, rss_now,
+               p_wall > 0 ? p_cpu / p_wall : 0, d_wall > 0 ? d_cpu / d_wall : 0);
     } else {
         printf("model      %s%s (RWKV v%s, %d layers, %d embd, %llu params, %.1f MB of weights "
                "per token)\n", mname, info->is_demo ? " (random weights)" : "", info->version,
@@ -678,13 +700,14 @@ cmd_bench(int argc, char **argv)
                    prompt_n, chunk, repeat, fpt / 1e9, prefill * fpt / 1e12);
         else
             printf("prefill    %.2f tok/s (%ld tokens, chunk %ld, median of %ld); %.2f GFLOP/token "
-                   "-> bound %.1f tok/s at the %s peak; prefill at %.0f%%\n", prefill,
-                   prompt_n, chunk, repeat, fpt / 1e9, pbound, use_dot ? "bf16 dot" : "fp32 FMA",
-                   pbound > 0 ? 100.0 * prefill / pbound : 0.0);
+                   "-> bound %.1f tok/s at the %s peak; prefill at %.0f%% (on %.2f cores)\n",
+                   prefill, prompt_n, chunk, repeat, fpt / 1e9, pbound,
+                   use_dot ? "bf16 dot" : "fp32 FMA", pbound > 0 ? 100.0 * prefill / pbound : 0.0,
+                   p_wall > 0 ? p_cpu / p_wall : 0);
         if (gen_n > 0)
             printf("decode     %.2f tok/s (%ld tokens, median of %ld); bound %.2f tok/s; "
-                   "decode at %.0f%%\n", decode, gen_n, repeat, bound,
-                   bound > 0 ? 100.0 * decode / bound : 0.0);
+                   "decode at %.0f%% (on %.2f cores)\n", decode, gen_n, repeat, bound,
+                   bound > 0 ? 100.0 * decode / bound : 0.0, d_wall > 0 ? d_cpu / d_wall : 0);
         printf("baseline   read bandwidth %.2f GB/s (before / after the runs %.2f / %.2f); peak "
                "fp32 FMA %.1f GFLOP/s, bf16 dot %.1f GFLOP/s (%d threads; the higher of before "
                "and after)\n", bw / 1e9, bw0 / 1e9, bw1 / 1e9, peak_fma / 1e9, peak_dot / 1e9,
