@@ -90,11 +90,11 @@ hsum8(__m256 v)
 
 /*
 ** The sums of 4 vectors at once, [sum v0, sum v1, sum v2, sum v3]: three
-** vhaddps and one add instead of four separate horizontal sums (matvec of
-** short rows, the LoRA factors: the reduction was a fifth of the work at
-** in = 96).  Every row's sum is ((e0 + e1) + (e2 + e3)) + ((e4 + e5) +
-** (e6 + e7)) whichever slot it is in, so mv_put1 gives a single row the
-** same value as the 4-row form.
+** vhaddps and one add instead of four separate horizontal sums (fewer
+** instructions per row block for the short LoRA rows; no speed change was
+** measurable, those are bound by memory).  Every row's sum is ((e0 + e1) +
+** (e2 + e3)) + ((e4 + e5) + (e6 + e7)) whichever slot it is in, so mv_put
+** gives a single row the same value as the 4-row form.
 */
 AI __m128
 hsum4x8(__m256 v0, __m256 v1, __m256 v2, __m256 v3)
@@ -293,7 +293,7 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
     int64_t r = r0;
 
     for (; r + NR_MV <= r1; r += NR_MV) {
-        /* the row block AHEAD rows on, if it is full (f32 needs no help) */
+        /* the row block AHEAD rows on, if it is full */
         const char *next = r + ahead + NR_MV <= r1
                                ? row_ptr(w, r + ahead) : NULL;
         if (f == FMT_Q8)
