@@ -190,15 +190,6 @@ pool_stop(struct pool *p)
 */
 static double last_cpu;
 
-static double
-cpu_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Seconds per call of p->job: median of REPS measurements. */
 static double
 pool_time(struct pool *p)
@@ -223,7 +214,7 @@ pool_time(struct pool *p)
         iters = dt <= 0 ? iters * 16 : (int)(iters * MIN_SECONDS * 1.2 / dt) + 1;
     }
     for (int r = 0; r < REPS; r++) {
-        double t0 = mono_now_s(), c0 = cpu_now();
+        double t0 = mono_now_s(), c0 = proc_cpu_s();
         p->iters = iters;
         if (p->n > 1)
             pthread_barrier_wait(&p->bar);
@@ -233,7 +224,7 @@ pool_time(struct pool *p)
                 pthread_barrier_wait(&p->bar);
         }
         t[r] = (mono_now_s() - t0) / iters;
-        tc[r] = (cpu_now() - c0) / iters / p->n;
+        tc[r] = (proc_cpu_s() - c0) / iters / p->n;
     }
     last_cpu = mono_median(tc, REPS);
     return mono_median(t, REPS);
@@ -588,12 +579,12 @@ bench_openblas(const struct shape *sh, const float *w, const float *x, float *y,
                         (int)sh->cols, 1.0f, x, (int)sh->cols, w, (int)sh->cols, 0.0f,
                         y, (int)sh->rows);
             for (int r = 0; r < REPS; r++) {
-                double t0 = mono_now_s(), c0 = cpu_now();
+                double t0 = mono_now_s(), c0 = proc_cpu_s();
                 cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, T,
                             (int)sh->rows, (int)sh->cols, 1.0f, x, (int)sh->cols, w,
                             (int)sh->cols, 0.0f, y, (int)sh->rows);
                 t[r] = mono_now_s() - t0;
-                tc[r] = (cpu_now() - c0) / nt;
+                tc[r] = (proc_cpu_s() - c0) / nt;
             }
             printf("%-17s %-14s %d  %33s | %6.1f [%6.1f]\n", sh->name, "openblas sgemm", nt,
                    "", 2.0 * (double)n * T / mono_median(t, REPS) / 1e9,

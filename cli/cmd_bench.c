@@ -342,7 +342,8 @@ usage(FILE *f)
                "the arithmetic bound (peak / (2 x matrix elements per token); the bf16 dot\n"
                "peak for bf16, int8 and 4-bit strategies, the FMA peak for fp32 and fp16).\n"
                "It prints the kernel set that ran (RWKV_KERNELS=portable|avx2|avx512 forces\n"
-               "one) and the CPU's features.\n\n"
+               "one) and the CPU's features, and the cores each phase got (process CPU\n"
+               "time / wall time: below --threads, other programs held the rest).\n\n"
                "--busy N starts N processes that spin on a core each for the whole run and\n"
                "kills them at the end: the speed when other programs hold cores (with\n"
                "--busy 1 on a 2-core machine, 2 threads should not fall below 1 thread).\n"
@@ -438,6 +439,9 @@ struct bench_report {
     int         n_busy, on_gpu, use_dot;
     double      t_load, rss_load, rss_peak, rss_now;
     double      prefill, decode;   /* medians, tokens per second */
+    /* the cores each phase got: process CPU time / wall time (on a shared
+    ** machine, how much of the threads' cores other programs left us) */
+    double      prefill_cores, decode_cores;
     double      wbytes, fpt;       /* weight bytes, flops per prefill token */
     double      peak, pbound, bound, fsize, ratio;
 };
@@ -576,24 +580,33 @@ bench_runs(rwkv_model *m, const struct bench_args *a, struct bench_bufs *b,
     for (long i = 0; i < a->prompt_n; i++)
         b->toks[i] = (int32_t)(1 + (uint32_t)(i * 2654435761u) % (uint32_t)(info->n_vocab - 1));
 
+    double p_cpu = 0, p_wall = 0, d_cpu = 0, d_wall = 0;
     for (long r = 0; r < a->repeat; r++) {
-        double t0;
+        double t0, c0;
         rwkv_state_reset(m, b->s);
         t0 = mono_now_s();
+        c0 = proc_cpu_s();
         for (long at = 0; at < a->prompt_n; at += a->chunk) {
             size_t n = (size_t)(a->prompt_n - at < a->chunk ? a->prompt_n - at : a->chunk);
             if (rwkv_eval(m, b->toks + at, n, b->s, b->logits, &err) != RWKV_OK)
                 return cli_fail(&err);
         }
+        p_wall += mono_now_s() - t0;
+        p_cpu += proc_cpu_s() - c0;
         b->tp[r] = (double)a->prompt_n / (mono_now_s() - t0);
         t0 = mono_now_s();
+        c0 = proc_cpu_s();
         for (long g = 0; g < a->gen_n; g++) {
             int32_t t = argmax(b->logits, info->n_vocab);
             if (rwkv_eval(m, &t, 1, b->s, b->logits, &err) != RWKV_OK)
                 return cli_fail(&err);
         }
+        d_wall += mono_now_s() - t0;
+        d_cpu += proc_cpu_s() - c0;
         b->td[r] = a->gen_n > 0 ? (double)a->gen_n / (mono_now_s() - t0) : 0;
     }
+    rep->prefill_cores = p_wall > 0 ? p_cpu / p_wall : 0;
+    rep->decode_cores = d_wall > 0 ? d_cpu / d_wall : 0;
     rep->prefill = mono_median(b->tp, (size_t)a->repeat);
     rep->decode = mono_median(b->td, (size_t)a->repeat);
     return 0;
@@ -653,7 +666,8 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            "\"peak_fma_gflop_s\": %.1f, \"peak_bf16dot_gflop_s\": %.1f, "
            "\"prefill_peak\": \"%s\", \"prefill_gflop_per_tok\": %.4f, "
            "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
-           "\"weight_cache\": \"%s\", \"rss_mib\": %.1f}\n",
+           "\"weight_cache\": \"%s\", \"rss_mib\": %.1f, "
+           "\"prefill_cores\": %.2f, \"decode_cores\": %.2f}\n",
            info->version, info->strategy, info->n_threads, simd_kernels_name(lim->kk),
            r->features, r->n_busy, (unsigned long long)info->n_params,
            (unsigned long long)info->mat_params,
@@ -664,7 +678,8 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            r->bound > 0 ? r->decode / r->bound : 0,
            lim->peak_fma / 1e9,
            lim->peak_dot / 1e9, r->on_gpu ? "gpu" : r->use_dot ? "bf16dot" : "fma", r->fpt / 1e9,
-           r->pbound, r->pbound > 0 ? r->prefill / r->pbound : 0, info->weight_cache, r->rss_now);
+           r->pbound, r->pbound > 0 ? r->prefill / r->pbound : 0, info->weight_cache, r->rss_now,
+           r->prefill_cores, r->decode_cores);
 }
 
 static void
@@ -695,14 +710,14 @@ bench_print_text(const rwkv_info *info, const struct bench_args *a,
                a->prompt_n, a->chunk, a->repeat, r->fpt / 1e9, r->prefill * r->fpt / 1e12);
     else
         printf("prefill    %.2f tok/s (%ld tokens, chunk %ld, median of %ld); %.2f GFLOP/token "
-               "-> bound %.1f tok/s at the %s peak; prefill at %.0f%%\n", r->prefill,
-               a->prompt_n, a->chunk, a->repeat, r->fpt / 1e9, r->pbound,
+               "-> bound %.1f tok/s at the %s peak; prefill at %.0f%% (on %.2f cores)\n",
+               r->prefill, a->prompt_n, a->chunk, a->repeat, r->fpt / 1e9, r->pbound,
                r->use_dot ? "bf16 dot" : "fp32 FMA",
-               r->pbound > 0 ? 100.0 * r->prefill / r->pbound : 0.0);
+               r->pbound > 0 ? 100.0 * r->prefill / r->pbound : 0.0, r->prefill_cores);
     if (a->gen_n > 0)
         printf("decode     %.2f tok/s (%ld tokens, median of %ld); bound %.2f tok/s; "
-               "decode at %.0f%%\n", r->decode, a->gen_n, a->repeat, r->bound,
-               r->bound > 0 ? 100.0 * r->decode / r->bound : 0.0);
+               "decode at %.0f%% (on %.2f cores)\n", r->decode, a->gen_n, a->repeat, r->bound,
+               r->bound > 0 ? 100.0 * r->decode / r->bound : 0.0, r->decode_cores);
     printf("baseline   read bandwidth %.2f GB/s (before / after the runs %.2f / %.2f); peak "
            "fp32 FMA %.1f GFLOP/s, bf16 dot %.1f GFLOP/s (%d threads; the higher of before "
            "and after)\n", lim->bw / 1e9, lim->bw0 / 1e9, lim->bw1 / 1e9, lim->peak_fma / 1e9,

@@ -12,6 +12,9 @@
 /* Seconds / nanoseconds on CLOCK_MONOTONIC (an arbitrary origin). */
 double  mono_now_s(void);
 int64_t mono_now_ns(void);
+/* CPU time of the whole process (all its threads), seconds: with a wall
+** interval, how many cores a run got. */
+double  proc_cpu_s(void);
 /* The median of V[N] (N >= 1; V is sorted in place): the middle value, the
 ** mean of the two middle values when N is even. */
 double  mono_median(double *v, size_t n);

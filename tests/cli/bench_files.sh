@@ -50,7 +50,8 @@ out=$("$RWKV_TUI" bench --model "$TMP/v6.pth" --strategy "cpu bf16" --threads 2 
       --gen-tokens 2 --repeat 1 --json 2>&1) || fail "bench file: $out"
 for k in file_bytes load_s rss_load_mib peak_rss_mib rss_file_ratio prefill_tok_s decode_tok_s \
          read_bandwidth_gb_s decode_share_of_bound peak_fma_gflop_s peak_bf16dot_gflop_s \
-         prefill_gflop_per_tok prefill_bound_tok_s prefill_share_of_bound; do
+         prefill_gflop_per_tok prefill_bound_tok_s prefill_share_of_bound \
+         prefill_cores decode_cores; do
     printf '%s\n' "$out" | grep -Eq "\"$k\": [0-9.]+[,}]" || { fail "bench json lacks $k: $out"; k=; break; }
 done
 [ -n "$k" ] && ok
