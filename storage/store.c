@@ -368,6 +368,15 @@ pragma_int(store *s, const char *sql, int64_t *out, rwkv_err *err)
 }
 
 /* A clearer message for the errors a bad --db gives. */
+/* A database (or its folder, where the journal goes) we may not write. */
+static int
+readonly_error(const char *path, rwkv_err *err)
+{
+    return rwkv_errf(err, RWKV_EIO, "%s: the session database is read-only (no write permission "
+                     "on it or its folder, or a read-only file system): use a writable --db, or "
+                     "--no-db to save nothing", path);
+}
+
 static int
 open_fail(store *s, rwkv_err *err)
 {
@@ -378,7 +387,9 @@ open_fail(store *s, rwkv_err *err)
     if (c == SQLITE_CORRUPT)
         return rwkv_errf(err, RWKV_EDB, "%s: the session database is corrupt (%s)", s->path,
                          sqlite3_errmsg(s->db));
-    if (c == SQLITE_CANTOPEN || c == SQLITE_READONLY || c == SQLITE_PERM)
+    if (c == SQLITE_READONLY)
+        return readonly_error(s->path, err);
+    if (c == SQLITE_CANTOPEN || c == SQLITE_PERM)
         return rwkv_errf(err, RWKV_EDB, "%s: cannot open the session database: %s", s->path,
                          sqlite3_errmsg(s->db));
     return store_dberr(s, err, "open");
@@ -525,9 +536,7 @@ store_open(const char *path, store **out, rwkv_err *err)
     /* SQLite opens a file it may not write read-only without a word; the
     ** store writes at open (WAL mode, migrations), so say why here */
     if (sqlite3_db_readonly(s->db, "main") == 1) {
-        rc = rwkv_errf(err, RWKV_EIO, "%s: the session database is read-only (no write "
-                       "permission, or a read-only file system): use a writable --db, or "
-                       "--no-db to save nothing", path);
+        rc = readonly_error(path, err);
         goto fail;
     }
 

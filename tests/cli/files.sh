@@ -187,6 +187,7 @@ if is_root; then
     as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
     "${as_other[@]}" "$RWKV_TUI" --version >/dev/null 2>&1 || as_other=(none)
 else
+    chmod 444 "$ro/s.db"
     chmod 555 "$ro"
 fi
 if [ "${as_other[0]:-}" = none ]; then
@@ -198,4 +199,13 @@ else
     [ "$(cksum <"$ro/s.db")" = "$before" ] && ok || fail "the read-only database changed"
 fi
 chmod 755 "$ro"
+chmod 644 "$ro/s.db" 2>/dev/null
+# the same when only its folder is read-only (the journal cannot be made)
+if ! is_root; then
+    chmod 555 "$ro"
+    expect_fail "read-only folder" 'read-only.*--no-db' "$RWKV_TUI" chat --demo --db "$ro/s.db"
+    chmod 755 "$ro"
+else
+    skip 1 "(1) a read-only folder does not stop root"
+fi
 finish
