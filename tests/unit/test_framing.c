@@ -10,7 +10,6 @@
 */
 #include "../harness.h"
 
-#include <sqlite3.h>
 #include <stdint.h>
 
 #include "../../core/chat/chat.h"
@@ -19,29 +18,7 @@
 #include "../../storage/framing.h"
 #include "../../storage/session.h"
 #include "../../storage/store.h"
-
-static char tmpdir[256];
-static char last_note[1024];
-
-static void
-on_note(void *ud, int is_err, const char *msg)
-{
-    (void)ud;
-    (void)is_err;
-    snprintf(last_note, sizeof last_note, "%s", msg);
-}
-
-static void
-sql(const char *db, const char *q)
-{
-    sqlite3 *h;
-    char *e = NULL;
-
-    if (sqlite3_open(db, &h) == SQLITE_OK && sqlite3_exec(h, q, NULL, NULL, &e) != SQLITE_OK)
-        printf("     sql: %s\n", e ? e : "?");
-    sqlite3_free(e);
-    sqlite3_close(h);
-}
+#include "session_test.h"
 
 /* ---- core: names, prompt and greeting ------------------------------------ */
 
@@ -191,37 +168,11 @@ static sess *
 mk(rwkv_model *m, const tok *t, const char *db, const framing *fr)
 {
     sess_config sc;
-    sess *s = NULL;
-    rwkv_err err;
 
-    memset(&sc, 0, sizeof sc);
-    sc.db_path = db;
-    sc.model = m;
-    sc.tok = t;
-    chat_config_init(&sc.chat);
-    sc.chat.samp.max_tokens = 6;
-    sc.chat.samp.seed = 7;
-    sc.chat.samp_set = PARAMS_BIT(params_find("seed")) | PARAMS_BIT(params_find("max_tokens"));
+    sess_test_config(&sc, m, t, db, 7, 6);
     if (fr)
         framing_to_config(fr, &sc.chat);
-    sc.note = on_note;
-    if (sess_create(&sc, &s, &err) != RWKV_OK) {
-        printf("FAIL sess_create: %s\n", err.msg);
-        return NULL;
-    }
-    return s;
-}
-
-static int
-say(sess *s, const char *msg)
-{
-    rwkv_err err;
-
-    if (sess_submit(s, msg, strlen(msg), &err) != RWKV_OK || sess_run(s, &err) != RWKV_OK) {
-        printf("     say: %s\n", err.msg);
-        return -1;
-    }
-    return 0;
+    return sess_test_create(&sc);
 }
 
 /* The text of the last prompt fed in S. */
@@ -244,7 +195,7 @@ test_session(rwkv_model *m, const tok *t)
     int lf;
     store *st = NULL;
 
-    snprintf(db, sizeof db, "%s/s.db", tmpdir);
+    test_tmp_path(db, sizeof db, "s.db");
     framing_init(&bob);
     framing_init(&got);
     framing_init(&stop2);
@@ -389,7 +340,7 @@ test_migration(rwkv_model *m, const tok *t)
     rwkv_err err;
     int64_t sid;
 
-    snprintf(db, sizeof db, "%s/v3.db", tmpdir);
+    test_tmp_path(db, sizeof db, "v3.db");
     framing_init(&f);
     framing_init(&bob);
     framing_set_user(&bob, "Bob", &err);
@@ -399,7 +350,7 @@ test_migration(rwkv_model *m, const tok *t)
     sid = sess_id(s);
     sess_destroy(s);
     /* a damaged framing row: the session still opens, with the defaults, said */
-    sql(db, "UPDATE sessions SET framing='{\"user\": 7' WHERE id=1");
+    q_exec(db, "UPDATE sessions SET framing='{\"user\": 7' WHERE id=1");
     if ((s = mk(m, t, db, NULL)) != NULL) {
         last_note[0] = '\0';
         TEST_COND("damaged framing: opens", sess_open(s, sid, -1, &err) == RWKV_OK);
@@ -408,25 +359,14 @@ test_migration(rwkv_model *m, const tok *t)
         sess_destroy(s);
     }
     /* make it the v3 schema again */
-    sql(db, "ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;"
+    q_exec(db, "ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;"
             " ALTER TABLE snapshots DROP COLUMN digest; PRAGMA user_version=3;");
     TEST_COND("open migrates", store_open(db, &st, &err) == RWKV_OK);
     TEST_COND("old session: defaults", store_session_framing(st, sid, &f, &err) == RWKV_OK &&
                                        f.user[0] == '\0' && f.greeting == NULL && f.n_stop == 0);
     store_close(st);
-    {
-        sqlite3 *h;
-        sqlite3_stmt *q;
-        int v = -1;
-        if (sqlite3_open(db, &h) == SQLITE_OK &&
-            sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK) {
-            if (sqlite3_step(q) == SQLITE_ROW)
-                v = sqlite3_column_int(q, 0);
-            sqlite3_finalize(q);
-        }
-        sqlite3_close(h);
-        TEST_COND("schema v4 and on", v == STORE_SCHEMA_VERSION && v >= 4);
-    }
+    TEST_COND("schema v4 and on", q_int(db, "PRAGMA user_version") == STORE_SCHEMA_VERSION &&
+                                      STORE_SCHEMA_VERSION >= 4);
     /* resumed: the old session continues with today's defaults */
     if ((s = mk(m, t, db, NULL)) != NULL) {
         char *p;
@@ -448,10 +388,8 @@ main(void)
     rwkv_model *m = NULL;
     tok *t = NULL;
     rwkv_err err;
-    char cmd[400];
 
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/rwkv-test-framing-XXXXXX");
-    if (mkdtemp(tmpdir) == NULL)
+    if (test_tmpdir("rwkv-test-framing") == NULL)
         return 1;
     memset(&o, 0, sizeof o);
     o.n_threads = 2;
@@ -466,8 +404,6 @@ main(void)
     }
     rwkv_model_close(m);
     tok_close(t);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        printf("     could not remove %s\n", tmpdir);
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

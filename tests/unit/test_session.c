@@ -10,7 +10,6 @@
 */
 #include "../harness.h"
 
-#include <sqlite3.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -20,24 +19,10 @@
 #include "../../core/text/tokenizer.h"
 #include "../../storage/session.h"
 #include "../../storage/store.h"
+#include "session_test.h"
 
 #define N_MSG 3
 static const char *const msgs[N_MSG] = { "hello there", "what is two and two?", "tell me more" };
-
-static char tmpdir[256];
-static char last_note[1024];
-static char all_notes[4096];        /* every note since it was emptied */
-
-static void
-on_note(void *ud, int is_err, const char *msg)
-{
-    size_t k = strlen(all_notes);
-
-    (void)ud;
-    (void)is_err;
-    snprintf(last_note, sizeof last_note, "%s", msg);
-    snprintf(all_notes + k, sizeof all_notes - k, "%s\n", msg);
-}
 
 static const char *model_path;      /* of the model under test, NULL = demo */
 
@@ -58,41 +43,15 @@ static sess *
 mk(rwkv_model *m, const tok *t, const char *db, const char *state)
 {
     sess_config sc;
-    sess *s = NULL;
-    rwkv_err err;
 
-    memset(&sc, 0, sizeof sc);
-    sc.db_path = db;
-    sc.model = m;
-    sc.tok = t;
+    sess_test_config(&sc, m, t, db, 42, 12);
     sc.model_path = model_path;
-    chat_config_init(&sc.chat);
-    sc.chat.samp.max_tokens = 12;
-    sc.chat.samp.seed = 42;
     sc.chat.samp.temperature = 1.0f;
-    sc.chat.samp_set = PARAMS_BIT(params_find("seed")) | PARAMS_BIT(params_find("max_tokens"));
     sc.chat.samp.chunk = 5;            /* several chunks per prompt */
     sc.chat.samp_set |= PARAMS_BIT(params_find("chunk"));
     sc.chat.state_path = state;
-    sc.note = on_note;
     sc.progress = on_progress;
-    if (sess_create(&sc, &s, &err) != RWKV_OK) {
-        printf("FAIL sess_create: %s\n", err.msg);
-        return NULL;
-    }
-    return s;
-}
-
-static int
-say(sess *s, const char *msg)
-{
-    rwkv_err err;
-
-    if (sess_submit(s, msg, strlen(msg), &err) != RWKV_OK || sess_run(s, &err) != RWKV_OK) {
-        printf("     say: %s\n", err.msg);
-        return -1;
-    }
-    return 0;
+    return sess_test_create(&sc);
 }
 
 static float *
@@ -111,16 +70,6 @@ same_state(sess *s, const float *want)
 {
     const rwkv_state *st = chat_state(sess_chat(s));
     return memcmp(rwkv_state_cdata(st), want, rwkv_state_len(st) * sizeof(float)) == 0;
-}
-
-static void
-sql(const char *db, const char *q)
-{
-    sqlite3 *h;
-
-    if (sqlite3_open(db, &h) == SQLITE_OK)
-        sqlite3_exec(h, q, NULL, NULL, NULL);
-    sqlite3_close(h);
 }
 
 /* Feed IDS by the replay rule into ST. */
@@ -172,7 +121,7 @@ resume_run(rwkv_model *m, const tok *t, const char *name, const char *dbB, const
             say(s, msgs[i]);
         sess_destroy(s);
         if (k)
-            sql(db, "DELETE FROM snapshots");
+            q_exec(db, "DELETE FROM snapshots");
         s = mk(m, t, db, NULL);
         last_note[0] = '\0';
         fed_sum = fed_last = 0;
@@ -381,14 +330,14 @@ deleted_run(rwkv_model *m, const tok *t, const char *name, const char *dbA)
 static void
 run(rwkv_model *m, const tok *t, const char *name, const char *state)
 {
-    char dbA[400], dbB[400], dbC[400];
+    char dbA[600], dbB[600], dbC[600];
     float *after[N_MSG] = { NULL };
     char ref_reply[4096];
     sess *s;
 
-    snprintf(dbA, sizeof dbA, "%s/%s-A.db", tmpdir, name);
-    snprintf(dbB, sizeof dbB, "%s/%s-B.db", tmpdir, name);
-    snprintf(dbC, sizeof dbC, "%s/%s-C.db", tmpdir, name);
+    snprintf(dbA, sizeof dbA, "%s/%s-A.db", test_tmp_dir(), name);
+    snprintf(dbB, sizeof dbB, "%s/%s-B.db", test_tmp_dir(), name);
+    snprintf(dbC, sizeof dbC, "%s/%s-C.db", test_tmp_dir(), name);
     if (ref_run(m, t, name, dbA, after, ref_reply, sizeof ref_reply) != 0)
         return;
     resume_run(m, t, name, dbB, dbC, after, ref_reply);
@@ -408,7 +357,7 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
 static void
 replaced_model(const tok *t)
 {
-    char path[400], db[400];
+    char path[600], db[600];
     mgen_opts go = { CK_F32, 1, 2, NULL, NULL };
     rwkv_open_opts o;
     rwkv_model *m = NULL;
@@ -419,8 +368,8 @@ replaced_model(const tok *t)
     float *v;
     sess *s;
 
-    snprintf(path, sizeof path, "%s/same.pth", tmpdir);
-    snprintf(db, sizeof db, "%s/replaced.db", tmpdir);
+    test_tmp_path(path, sizeof path, "same.pth");
+    test_tmp_path(db, sizeof db, "replaced.db");
     memset(&o, 0, sizeof o);
     o.n_threads = 2;
     model_path = path;
@@ -457,7 +406,7 @@ replaced_model(const tok *t)
     v = state_copy(s);
     sess_destroy(s);
     /* the same, every state from the tokens */
-    sql(db, "DELETE FROM snapshots");
+    q_exec(db, "DELETE FROM snapshots");
     s = mk(m, t, db, NULL);
     TEST_COND("replaced: open by replay", sess_open(s, 1, -1, &err) == RWKV_OK);
     TEST_COND("replaced: state = a replay under the new model", same_state(s, v));
@@ -473,7 +422,7 @@ replaced_model(const tok *t)
 static void
 damaged_import(rwkv_model *m, const tok *t)
 {
-    char db[400], note[512];
+    char db[600], note[512];
     float *after1;
     sess *s;
     rwkv_err err;
@@ -482,14 +431,14 @@ damaged_import(rwkv_model *m, const tok *t)
     int64_t imp = 0, *ids = NULL;
     store_session ss;
 
-    snprintf(db, sizeof db, "%s/damaged.db", tmpdir);
+    test_tmp_path(db, sizeof db, "damaged.db");
     s = mk(m, t, db, NULL);
     say(s, msgs[0]);
     after1 = state_copy(s);
     say(s, msgs[1]);
     sess_destroy(s);
     /* turns: 1 system, 2 user, 3 reply, 4 user, 5 reply; 5's tokens damaged */
-    sql(db, "UPDATE turns SET tokens=x'0102030405' WHERE id=5");
+    q_exec(db, "UPDATE turns SET tokens=x'0102030405' WHERE id=5");
     s = mk(m, t, db, NULL);
     TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_EFORMAT, "damaged: original refused (%s)",
                err.msg);
@@ -534,8 +483,7 @@ main(void)
     };
 
     setenv("RWKV_WEIGHT_CACHE", "0", 1);       /* never write next to the fixtures */
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/rwkv-test-session-XXXXXX");
-    if (mkdtemp(tmpdir) == NULL)
+    if (test_tmpdir("rwkv-test-session") == NULL)
         return 1;
     memset(&o, 0, sizeof o);
     o.n_threads = 2;
@@ -564,9 +512,9 @@ main(void)
             run(m, t, fx[i].name, test_fixture_exists(fx[i].state) ? spath : NULL);
         if (i == 0) {
             /* the demo model's session under this model (another shape): refused */
-            char db[400];
+            char db[600];
             sess *s;
-            snprintf(db, sizeof db, "%s/demo-B.db", tmpdir);
+            test_tmp_path(db, sizeof db, "demo-B.db");
             s = mk(m, t, db, NULL);
             TEST_CONDF(s != NULL && sess_open(s, 1, -1, &err) == RWKV_ESHAPE &&
                            strstr(err.msg, "was made with (demo)") != NULL,
@@ -576,11 +524,6 @@ main(void)
         rwkv_model_close(m);
     }
     tok_close(t);
-    {
-        char cmd[400];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            TEST_INFO("could not remove %s", tmpdir);
-    }
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

@@ -1,0 +1,79 @@
+/*
+** session_test.h -- shared by the session-runtime tests (test_session.c,
+** test_framing.c): a runtime (storage/session.h) on a database file in the
+** test's temp dir with its notes kept, and one message said and answered.
+** Direct SQL on the file comes from store_test.h (included here).  Include
+** after tests/harness.h, core/chat/chat.h, storage/session.h and
+** storage/store.h.
+*/
+#ifndef RWKV_TEST_SESSION_TEST_H
+#define RWKV_TEST_SESSION_TEST_H
+
+#include <stdint.h>
+
+#include "store_test.h"
+
+/* The last note of the runtime, and every note since all_notes was emptied
+** (the tests empty either before the call whose note they check). */
+static char last_note[1024];
+static char all_notes[4096];
+
+/* The runtime's note callback: keeps MSG in last_note and all_notes. */
+static inline void
+on_note(void *ud, int is_err, const char *msg)
+{
+    size_t k = strlen(all_notes);
+
+    (void)ud;
+    (void)is_err;
+    snprintf(last_note, sizeof last_note, "%s", msg);
+    snprintf(all_notes + k, sizeof all_notes - k, "%s\n", msg);
+}
+
+/* SC for a runtime on DB (NULL: nothing saved) with model M and tokenizer
+** T (both borrowed, as by the runtime): the demo model's path (none), notes
+** to on_note, the seed SEED and at most MAX_TOKENS tokens a reply, both as
+** if given at launch.  The caller sets the rest before sess_test_create. */
+static inline void
+sess_test_config(sess_config *sc, rwkv_model *m, const tok *t, const char *db, uint64_t seed,
+                 int max_tokens)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->db_path = db;
+    sc->model = m;
+    sc->tok = t;
+    chat_config_init(&sc->chat);
+    sc->chat.samp.max_tokens = max_tokens;
+    sc->chat.samp.seed = seed;
+    sc->chat.samp_set = PARAMS_BIT(params_find("seed")) | PARAMS_BIT(params_find("max_tokens"));
+    sc->note = on_note;
+}
+
+/* The runtime of SC (sess_destroy it), or NULL with the error printed. */
+static inline sess *
+sess_test_create(const sess_config *sc)
+{
+    sess *s = NULL;
+    rwkv_err err;
+
+    if (sess_create(sc, &s, &err) != RWKV_OK) {
+        printf("FAIL sess_create: %s\n", err.msg);
+        return NULL;
+    }
+    return s;
+}
+
+/* Submit MSG in S and run the reply: 0, or -1 with the error printed. */
+static inline int
+say(sess *s, const char *msg)
+{
+    rwkv_err err;
+
+    if (sess_submit(s, msg, strlen(msg), &err) != RWKV_OK || sess_run(s, &err) != RWKV_OK) {
+        printf("     say: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+#endif
