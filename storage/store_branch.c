@@ -1,5 +1,5 @@
 /*
-** store_branch.c -- reads that the session runtime (storage/session.c) and
+** store_branch.c -- reads that the session runtime (storage/session_db.c) and
 ** the `sessions` commands need in one call: a whole branch, and how many
 ** replies a session holds.
 */

@@ -1,0 +1,933 @@
+/*
+** session_db.c -- the session runtime's persistence (session.h,
+** session_int.h): the session row created and the turns saved as a reply
+** runs (the user turn with the state before the reply, the begun reply,
+** its partial text, the reply completed with the state after it), a
+** session deleted elsewhere saved again; a branch read back into the chat
+** with its state rebuilt by the replay rule (nearest snapshot + stored
+** tokens); the checks on a stored session (its model, its tokens), and
+** open / lookup / reset / fork / sibling steps on the turn tree.
+*/
+#include "session_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/clock.h"
+
+void
+sess_save_fail(sess *s, const char *what, const rwkv_err *err)
+{
+    sess_notef(s, 1, "saving %s: %s (the chat goes on)", what, err->msg);
+}
+
+/* ---- the start of a session in the store ---------------------------------------------- */
+
+/* The library row of START (adding a referenced file's row), 0 = none. */
+static int64_t
+start_row(sess *s)
+{
+    store_statefile f;
+    int64_t id = 0;
+    rwkv_err err;
+
+    if (s->start.lib_id != 0)
+        return s->start.lib_id;
+    if (s->start.path[0] == '\0')
+        return 0;
+    store_statefile_from_path(&f, s->start.path);
+    if (store_statefile_add(s->st, &f, &id, &err) != RWKV_OK) {
+        sess_save_fail(s, "the state file row", &err);
+        return 0;
+    }
+    return id;
+}
+
+/* START of the session row SS into *OUT. */
+static int
+session_start(sess *s, const store_session *ss, sess_start *out, rwkv_err *err)
+{
+    store_statefile f;
+    void *data = NULL;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (ss->state_file_id == 0)
+        return RWKV_OK;
+    if ((rc = store_statefile_get(s->st, ss->state_file_id, &f, &data, err)) != RWKV_OK)
+        return rc;
+    if (data != NULL) {                  /* imported: the row is the identity */
+        free(data);
+        out->lib_id = f.id;
+        snprintf(out->label, sizeof out->label, "%s", f.name);
+        return RWKV_OK;
+    }
+    if (f.path[0] == '\0')
+        return rwkv_errf(err, RWKV_EINVAL,
+                         "session %lld starts from the state file '%s', which is not on disk",
+                         (long long)ss->id, f.name);
+    snprintf(out->path, sizeof out->path, "%s", f.path);
+    snprintf(out->label, sizeof out->label, "%s", f.path);
+    return RWKV_OK;
+}
+
+static int
+same_start(const sess_start *a, const sess_start *b)
+{
+    return a->lib_id == b->lib_id && strcmp(a->path, b->path) == 0;
+}
+
+/* ---- the model row and checks -------------------------------------------------- */
+
+int
+sess_model_row(sess *s, rwkv_err *err)
+{
+    store_model m;
+
+    store_meta_from_info(&s->meta, rwkv_model_info(s->m));
+    if (s->st == NULL)
+        return RWKV_OK;
+    store_model_from_info(&m, s->model_path, rwkv_model_info(s->m));
+    snprintf(m.vocab, sizeof m.vocab, "%s", s->vocab_path);
+    return store_model_upsert(s->st, &m, &s->model_id, err);
+}
+
+/*
+** Session SS must have been made by a model of this shape.  *CHANGED (OUT):
+** it was made with another file at this model's path (a model written over
+** it): the user is told, and only states known to be made with this file
+** are used (the others are rebuilt by replay).
+*/
+static int
+check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
+{
+    const rwkv_info *inf = rwkv_model_info(s->m);
+    store_model sm;
+    int rc;
+
+    *changed = 0;
+    if (ss->model_id == 0 || ss->model_id == s->model_id)
+        return RWKV_OK;
+    if ((rc = store_model_get(s->st, ss->model_id, &sm, err)) != RWKV_OK)
+        return rc;
+    if (sm.fingerprint != inf->fingerprint &&
+        (strcmp(sm.version, inf->version) != 0 || sm.n_layer != inf->n_layer ||
+         sm.n_embd != inf->n_embd || sm.n_head != inf->n_head || sm.head_size != inf->head_size))
+        return rwkv_errf(err, RWKV_ESHAPE,
+                         "session %lld was made with %s (RWKV-%s, %d layers, %d embd), not this "
+                         "model (RWKV-%s, %d layers, %d embd): use that model or --new",
+                         (long long)ss->id, sm.path, sm.version, sm.n_layer, sm.n_embd,
+                         inf->version, inf->n_layer, inf->n_embd);
+    if (!inf->is_demo && strcmp(sm.path, s->model_path) == 0) {
+        /* another row of the same path: another file content (store.h) */
+        *changed = 1;
+        sess_notef(s, 0, "the model at %s changed since this session was saved: the states saved "
+                    "with the old file are not used, they are rebuilt by replay", sm.path);
+    }
+    return RWKV_OK;
+}
+
+/* Every token of TURNS must be in this model's vocabulary, and every turn
+** with text must have its tokens (store_turn_read: a damaged turn exported
+** and imported has lost them; replaying without them is a wrong state). */
+static int
+check_tokens(sess *s, int64_t sid, const store_turn *turns, size_t n, rwkv_err *err)
+{
+    int32_t nv = rwkv_model_info(s->m)->n_vocab;
+
+    for (size_t i = 0; i < n; i++) {
+        if (turns[i].n_tokens == 0 && turns[i].text[0] != '\0')
+            return rwkv_errf(err, RWKV_EFORMAT,
+                             "session %lld: turn %lld has its text but not its tokens (a damaged "
+                             "row, exported and imported): its state cannot be rebuilt; continue "
+                             "from the turn before it (`sessions show %lld`)",
+                             (long long)sid, (long long)turns[i].id, (long long)sid);
+        for (size_t k = 0; k < turns[i].n_tokens; k++)
+            if (turns[i].tokens[k] < 0 || turns[i].tokens[k] >= nv)
+                return rwkv_errf(err, RWKV_ESHAPE,
+                                 "session %lld: turn %lld holds token id %d, outside this "
+                                 "model's vocabulary of %d: it was made with another model or "
+                                 "vocabulary",
+                                 (long long)sid, (long long)turns[i].id, (int)turns[i].tokens[k],
+                                 (int)nv);
+    }
+    return RWKV_OK;
+}
+
+/* ---- the replay rule ------------------------------------------------------------ */
+
+/* Feed segment IDS[N] of ROLE into OUT by the replay rule; *DONE counts. */
+int
+sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, uint64_t *done,
+         uint64_t total, rwkv_err *err)
+{
+    const rwkv_sampling *samp = chat_sampling(s->c);
+    size_t chunk = samp->chunk > 0 ? (size_t)samp->chunk : 256;
+    size_t step = role == STORE_ROLE_ASSISTANT ? 1 : chunk;
+
+    for (size_t i = 0; i < n; i += step) {
+        size_t k = n - i < step ? n - i : step;
+        int rc;
+        if (atomic_load(&s->cancel))
+            return rwkv_errf(err, RWKV_ECANCEL, "replay cancelled");
+        rc = rwkv_eval(s->m, ids + i, k, out, NULL, err);
+        if (rc != RWKV_OK)
+            return rc;
+        *done += k;
+        if (s->progress && (k > 1 || *done % 16 == 0 || *done == total))
+            s->progress(s->cb.ud, *done, total);
+    }
+    return RWKV_OK;
+}
+
+/* A state wanted on the way of a replay: the one after turn TURN (0 = the
+** session's start) into OUT; GOT (OUT) says whether the replay passed it. */
+typedef struct replay_mid {
+    int64_t     turn;
+    rwkv_state *out;
+    int         got;
+} replay_mid;
+
+static void
+mid_take(replay_mid *mid, int64_t at, const rwkv_state *st)
+{
+    if (mid != NULL && !mid->got && mid->turn == at) {
+        rwkv_state_copy(mid->out, st);
+        mid->got = 1;
+    }
+}
+
+/* sess_replay for the session whose start is START; MID (may be NULL) a
+** state to take on the way, so that one replay gives both. */
+static int
+replay_at(sess *s, const sess_start *start, int64_t turn, rwkv_state *out, size_t *replayed,
+          int64_t *base, char *note, size_t note_cap, replay_mid *mid, rwkv_err *err)
+{
+    store_plan plan;
+    uint64_t done = 0;
+    int rc = RWKV_OK;
+
+    memset(&plan, 0, sizeof plan);
+    *replayed = 0;
+    if (base)
+        *base = 0;
+    if (note && note_cap)
+        note[0] = '\0';
+    if (turn != 0 && s->st != NULL &&
+        (rc = store_state_restore(s->st, turn, &s->meta, rwkv_state_data(out),
+                                  rwkv_state_len(out), &plan, err)) != RWKV_OK)
+        goto out;
+    if (note && note_cap)
+        snprintf(note, note_cap, "%s", plan.note);
+    if (plan.base_turn == 0 && (rc = sess_load_start(s, start, out, err)) != RWKV_OK)
+        goto out;
+    mid_take(mid, plan.base_turn, out);
+    for (size_t g = 0; g < plan.n_segs && rc == RWKV_OK; g++) {
+        rc = sess_feed_seg(s, plan.tokens + plan.segs[g].off, plan.segs[g].len, plan.segs[g].role, out,
+                      &done, plan.n_tokens, err);
+        if (rc == RWKV_OK)
+            mid_take(mid, plan.segs[g].turn_id, out);
+    }
+    *replayed = plan.n_tokens;
+    if (base)
+        *base = plan.base_turn;
+out:
+    store_plan_fini(&plan);
+    return rc;
+}
+
+int
+sess_replay(sess *s, int64_t turn, rwkv_state *out, size_t *replayed, char *note,
+            size_t note_cap, rwkv_err *err)
+{
+    atomic_store(&s->cancel, 0);
+    return replay_at(s, &s->start, turn, out, replayed, NULL, note, note_cap, NULL, err);
+}
+
+/* ---- loading a branch into the chat --------------------------------------------------- */
+
+/*
+** Make the chat continue after turn HEAD of session SID whose start is START:
+** its turns become the chat's records, its state the current one.  A user
+** turn without its reply as HEAD is replaced by its parent.  Everything is
+** computed before the chat changes: on failure nothing changed.
+*/
+int
+sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rwkv_err *err)
+{
+    store_turn *turns = NULL;
+    size_t n = 0, replayed = 0;
+    rwkv_state *cur = NULL, *prev = NULL;
+    int64_t base = 0, last_user = 0, last_user_parent = -1;
+    replay_mid mid;
+    char note[300];
+    int rc, need_sep = 0;
+
+    atomic_store(&s->cancel, 0);
+    if (head != 0) {
+        store_turn h;
+        if ((rc = store_turn_get(s->st, head, &h, err)) != RWKV_OK)
+            return rc;
+        if (h.session_id != sid) {
+            store_turn_fini(&h);
+            return rwkv_errf(err, RWKV_EINVAL, "turn %lld is not in session %lld",
+                             (long long)head, (long long)sid);
+        }
+        if (h.role == STORE_ROLE_USER) {
+            sess_notef(s, 0, "(turn %lld is a message without its reply: continuing before it)",
+                  (long long)head);
+            head = h.parent_id;
+        }
+        store_turn_fini(&h);
+    }
+    if ((rc = store_branch_read(s->st, head, &turns, &n, err)) != RWKV_OK)
+        return rc;
+    if ((rc = check_tokens(s, sid, turns, n, err)) != RWKV_OK)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        if (turns[i].role == STORE_ROLE_USER) {
+            last_user = turns[i].id;
+            last_user_parent = turns[i].parent_id;
+        }
+    if ((rc = rwkv_state_create(s->m, &cur, err)) != RWKV_OK ||
+        (rc = rwkv_state_create(s->m, &prev, err)) != RWKV_OK)
+        goto out;
+    /* the state before the last message too, so that a regeneration works at
+    ** once: taken on the way when the replay passes it, else replayed alone
+    ** (from its own snapshot: the head's was nearer) */
+    mid.turn = last_user_parent;
+    mid.out = prev;
+    mid.got = 0;
+    if ((rc = replay_at(s, start, head, cur, &replayed, &base, note, sizeof note,
+                        last_user_parent >= 0 ? &mid : NULL, err)) != RWKV_OK)
+        goto out;
+    if (last_user_parent >= 0 && !mid.got) {
+        size_t r2;
+        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, NULL, NULL, 0, NULL, err)) !=
+            RWKV_OK)
+            goto out;
+    }
+    /* commit: the chat's start, records and state */
+    if (!same_start(start, &s->start) ||
+        chat_has_state_file(s->c) != (start->path[0] != '\0' || start->lib_id != 0)) {
+        if ((rc = sess_chat_start_from(s, start, err)) != RWKV_OK)
+            goto out;
+        s->start = *start;
+    }
+    chat_reset(s->c);
+    for (size_t i = 0; i < n; i++) {
+        store_turn *t = &turns[i];
+        chat_turn ct;
+
+        if (t->role != STORE_ROLE_USER)
+            continue;
+        memset(&ct, 0, sizeof ct);
+        ct.user = (char *)t->text;
+        ct.user_len = strlen(t->text);
+        ct.prompt_ids = (int32_t *)t->tokens;
+        ct.n_prompt = t->n_tokens;
+        ct.samp = *chat_sampling(s->c);
+        if (i + 1 < n && turns[i + 1].role == STORE_ROLE_ASSISTANT) {
+            store_turn *a = &turns[i + 1];
+            ct.reply = (char *)a->text;
+            ct.reply_len = strlen(a->text);
+            ct.reply_ids = (int32_t *)a->tokens;
+            ct.n_reply = a->n_tokens;
+            if (a->has_sampling)
+                ct.samp = a->sampling;
+            ct.interrupted = a->interrupted;   /* chat_push_turn works out ct.stop */
+        }
+        if ((rc = chat_push_turn(s->c, &ct, err)) != RWKV_OK) {
+            chat_reset(s->c);
+            goto out;
+        }
+    }
+    if (n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT && chat_n_turns(s->c) > 0)
+        need_sep = chat_turn_at(s->c, chat_n_turns(s->c) - 1)->stop != CHAT_STOP_STRING;
+    chat_restore_state(s->c, cur, need_sep);
+    if (last_user_parent >= 0)
+        chat_set_turn_start(s->c, prev);
+    if (s->sid != sid || s->head != head) {
+        rwkv_err e2;
+        if (store_session_set_head(s->st, sid, head, &e2) != RWKV_OK)
+            sess_save_fail(s, "the branch position", &e2);
+    }
+    s->sid = sid;
+    s->head = head;
+    s->last_user = last_user;
+    s->last_reply = n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT ? turns[n - 1].id : 0;
+    s->reply_id = 0;
+    if (replayed > 0 || note[0]) {
+        char why[320];
+        if (note[0])
+            snprintf(why, sizeof why, "%s", note);
+        else
+            snprintf(why, sizeof why, "no saved state for turn %lld", (long long)head);
+        if (base != 0)
+            sess_notef(s, 0, "(%s: replayed %zu tokens from the state saved with turn %lld)", why,
+                  replayed, (long long)base);
+        else
+            sess_notef(s, 0, "(%s: replayed %zu tokens from the start of the session)", why, replayed);
+    }
+    rc = RWKV_OK;
+out:
+    rwkv_state_destroy(cur);
+    rwkv_state_destroy(prev);
+    store_branch_free(turns, n);
+    return rc;
+}
+
+/* ---- saving ----------------------------------------------------------------------------- */
+
+/*
+** Create the session row (title TITLE, or the first line of MSG) and, when
+** the greeting was fed, its system turn with the post-greeting state.
+*/
+static int
+session_create(sess *s, const char *title, const char *msg)
+{
+    store_session ss;
+    rwkv_err err;
+    size_t n = 0;
+    const int32_t *gids = chat_greeting_ids(s->c, &n);
+
+    memset(&ss, 0, sizeof ss);
+    if (title != NULL) {
+        snprintf(ss.title, sizeof ss.title, "%s", title);
+    } else {
+        size_t len = strcspn(msg, "\n");
+        if (len > SESS_AUTO_TITLE_MAX) {
+            len = SESS_AUTO_TITLE_MAX;
+            while (len > 0 && ((unsigned char)msg[len] & 0xC0) == 0x80)
+                len--;
+        }
+        snprintf(ss.title, sizeof ss.title, "%.*s", (int)len, msg);
+    }
+    ss.model_id = s->model_id;
+    ss.state_file_id = start_row(s);
+    s->meta.digest_required = 0;        /* every state of it is made here */
+    snprintf(ss.strategy, sizeof ss.strategy, "%s", rwkv_model_info(s->m)->strategy);
+    if (store_session_new(s->st, &ss, &s->sid, &err) != RWKV_OK) {
+        sess_save_fail(s, "the new session", &err);
+        s->sid = 0;
+        return -1;
+    }
+    snprintf(s->title, sizeof s->title, "%s", ss.title);
+    s->head = 0;
+    s->last_user = 0;
+    s->last_reply = 0;
+    s->launch_state = 0;
+    s->launch_frame = 0;
+    if (store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
+        sess_save_fail(s, "the framing", &err);
+    sess_notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
+    if (chat_greeting_fed(s->c) && n > 0) {
+        store_turn t;
+        const rwkv_state *st0 = chat_state_start(s->c);
+
+        memset(&t, 0, sizeof t);
+        t.session_id = s->sid;
+        t.role = STORE_ROLE_SYSTEM;
+        t.text = chat_greeting(s->c);
+        t.tokens = gids;
+        t.n_tokens = n;
+        if (store_turn_append(s->st, &t, rwkv_state_cdata(st0), rwkv_state_len(st0), &s->meta,
+                              &err) != RWKV_OK) {
+            sess_save_fail(s, "the greeting", &err);
+            return -1;
+        }
+        s->head = t.id;
+    }
+    return 0;
+}
+
+/* The store row of chat turn CT's message (parent: the head). */
+static void
+user_row(const sess *s, const chat_turn *ct, store_turn *u)
+{
+    memset(u, 0, sizeof *u);
+    u->session_id = s->sid;
+    u->parent_id = s->head;
+    u->role = STORE_ROLE_USER;
+    u->text = ct->user;
+    u->tokens = ct->prompt_ids;
+    u->n_tokens = ct->n_prompt;
+}
+
+/* The store row of chat turn CT's reply, under user turn PARENT. */
+static void
+reply_row(const sess *s, const chat_turn *ct, int64_t parent, store_turn *r)
+{
+    memset(r, 0, sizeof *r);
+    r->session_id = s->sid;
+    r->parent_id = parent;
+    r->role = STORE_ROLE_ASSISTANT;
+    r->text = ct->reply ? ct->reply : "";
+    r->tokens = ct->reply_ids;
+    r->n_tokens = ct->n_reply;
+    r->has_sampling = 1;
+    r->sampling = ct->samp;
+    r->prefill_tps = ct->stats.prefill_tps;
+    r->decode_tps = ct->stats.decode_tps;
+    r->interrupted = ct->interrupted || ct->stop == CHAT_STOP_CANCEL || ct->stop == CHAT_STOP_ERROR;
+}
+
+/*
+** Save the chat's records [0, N) under the head of a new session titled from
+** the first message (LAST: the state after the last one, NULL = none).
+*/
+int
+sess_save_records(sess *s, size_t n, const rwkv_state *last)
+{
+    rwkv_err err;
+
+    if (n == 0)
+        return 0;
+    if (s->sid == 0 && session_create(s, NULL, chat_turn_at(s->c, 0)->user) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const chat_turn *ct = chat_turn_at(s->c, i);
+        int at_end = i + 1 == n && last != NULL;
+        store_turn u, r;
+
+        user_row(s, ct, &u);
+        if (store_turn_append(s->st, &u, NULL, 0, &s->meta, &err) != RWKV_OK)
+            goto fail;
+        s->head = s->last_user = u.id;
+        reply_row(s, ct, u.id, &r);
+        if (store_turn_append(s->st, &r, at_end ? rwkv_state_cdata(last) : NULL,
+                              at_end ? rwkv_state_len(last) : 0, &s->meta, &err) != RWKV_OK)
+            goto fail;
+        s->head = s->last_reply = r.id;
+    }
+    return 0;
+fail:
+    sess_save_fail(s, "the conversation", &err);
+    return -1;
+}
+
+/* The current session still exists (another window may have deleted it);
+** if not, the conversation so far goes on in a new session. */
+static void
+check_alive(sess *s, size_t n_done)
+{
+    store_session ss;
+    rwkv_err err;
+    int64_t old = s->sid;
+
+    if (s->sid == 0 || store_session_get(s->st, s->sid, &ss, &err) == RWKV_OK)
+        return;
+    if (err.code != RWKV_EINVAL) {
+        sess_save_fail(s, "the session", &err);
+        return;
+    }
+    s->sid = 0;
+    s->head = s->last_user = s->last_reply = 0;
+    if (n_done > 0)
+        sess_save_records(s, n_done, NULL);
+    if (s->sid != 0)
+        sess_notef(s, 1, "session %lld was deleted elsewhere: this conversation goes on as session %lld",
+              (long long)old, (long long)s->sid);
+}
+
+/* Generation started: the user turn (unless a regeneration) and the begun reply. */
+void
+sess_save_begin(sess *s)
+{
+    size_t n = chat_n_turns(s->c);
+    const chat_turn *ct = n ? chat_turn_at(s->c, n - 1) : NULL;
+    store_turn u, a;
+    rwkv_err err;
+
+    s->reply_id = 0;
+    if (s->seeded) {
+        s->seeds = s->seeds_after;   /* the queued seed was taken */
+        sess_queue_seed(s);
+    }
+    if (s->st == NULL || ct == NULL)
+        return;
+    check_alive(s, n - 1);
+    if (s->sid == 0) {
+        if (n > 1 && sess_save_records(s, n - 1, NULL) != 0)
+            return;
+        if (s->sid == 0 && session_create(s, NULL, ct->user) != 0)
+            return;
+    }
+    if (!s->regen) {
+        const rwkv_state *before = chat_state_before_reply(s->c);
+        user_row(s, ct, &u);
+        if (store_turn_append(s->st, &u, before ? rwkv_state_cdata(before) : NULL,
+                              before ? rwkv_state_len(before) : 0, &s->meta, &err) != RWKV_OK) {
+            sess_save_fail(s, "your message", &err);
+            s->last_user = 0;
+            return;
+        }
+        s->last_user = s->head = u.id;
+    }
+    if (s->last_user == 0)
+        return;
+    memset(&a, 0, sizeof a);
+    a.session_id = s->sid;
+    a.parent_id = s->last_user;
+    a.role = STORE_ROLE_ASSISTANT;
+    a.text = "";
+    a.has_sampling = 1;
+    a.sampling = ct->samp;
+    a.interrupted = 1;
+    if (store_turn_begin(s->st, &a, &err) != RWKV_OK) {
+        sess_save_fail(s, "the reply", &err);
+        return;
+    }
+    s->reply_id = s->head = a.id;
+    s->last_save = mono_now_s();
+    s->progress_failed = 0;
+}
+
+/* The partial reply now and then, so a crash keeps it. */
+void
+sess_save_progress(sess *s)
+{
+    const chat_turn *ct;
+    rwkv_err err;
+    double now;
+
+    if (s->reply_id == 0 || s->progress_failed)
+        return;
+    now = mono_now_s();
+    if (now - s->last_save < SESS_SAVE_EVERY_S)
+        return;
+    s->last_save = now;
+    ct = chat_turn_at(s->c, chat_n_turns(s->c) - 1);
+    if (store_turn_progress(s->st, s->reply_id, ct->reply ? ct->reply : "", ct->reply_ids,
+                            ct->n_reply, &err) != RWKV_OK) {
+        sess_save_fail(s, "the partial reply", &err);
+        s->progress_failed = 1;
+    }
+}
+
+/* The reply ended: complete its row with the state after it. */
+void
+sess_save_finish(sess *s, const chat_turn *t)
+{
+    store_turn a;
+    rwkv_err err;
+    const rwkv_state *after = chat_state(s->c);
+
+    if (s->reply_id == 0)
+        return;
+    reply_row(s, t, s->last_user, &a);
+    a.id = s->reply_id;
+    if (store_turn_finish(s->st, &a, rwkv_state_cdata(after), rwkv_state_len(after), &s->meta,
+                          &err) != RWKV_OK)
+        sess_save_fail(s, "the reply", &err);
+    s->last_reply = s->reply_id;
+    s->reply_id = 0;
+}
+
+/* ---- opening, and moving in the turn tree ---------------------------------------------- */
+
+int
+sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err)
+{
+    char defpath[STORE_PATH_MAX];
+    store *st = NULL;
+    store_session ss;
+    store_model sm;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (db == NULL) {
+        if ((rc = store_default_path(defpath, sizeof defpath, err)) != RWKV_OK)
+            return rc;
+        db = defpath;
+    }
+    if (access(db, F_OK) != 0) {
+        if (sid == 0)
+            return rwkv_errf(err, RWKV_EINVAL, "--resume: no saved sessions (%s does not exist)",
+                             db);
+        return rwkv_errf(err, RWKV_EINVAL, "--session %lld: no saved sessions (%s does not exist)",
+                         (long long)sid, db);
+    }
+    if ((rc = store_open(db, &st, err)) != RWKV_OK)
+        return rc;
+    if (sid == 0 && store_session_latest(st, &sid, err) != RWKV_OK) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "--resume: no saved sessions in %s", db);
+        goto out;
+    }
+    if ((rc = store_session_get(st, sid, &ss, err)) != RWKV_OK)
+        goto out;
+    out->id = ss.id;
+    out->head_turn = ss.head_turn;
+    snprintf(out->title, sizeof out->title, "%s", ss.title);
+    snprintf(out->strategy, sizeof out->strategy, "%s", ss.strategy);
+    if (ss.model_id != 0 && store_model_get(st, ss.model_id, &sm, err) == RWKV_OK) {
+        snprintf(out->model_path, sizeof out->model_path, "%s", sm.path);
+        snprintf(out->vocab_path, sizeof out->vocab_path, "%s", sm.vocab);
+    }
+    rc = RWKV_OK;
+out:
+    store_close(st);
+    return rc;
+}
+
+/* The sampling values of the last reply on the branch to HEAD, with the
+** values the user set at launch winning; the chat's seed stays. */
+static int
+session_sampling(sess *s, int64_t head, rwkv_err *err)
+{
+    store_turn *turns = NULL;
+    size_t n = 0;
+    int seed_i = params_find("seed"), rc;
+
+    if ((rc = store_branch_read(s->st, head, &turns, &n, err)) != RWKV_OK)
+        return rc;
+    for (size_t i = n; i-- > 0;) {
+        if (turns[i].role == STORE_ROLE_ASSISTANT && turns[i].has_sampling) {
+            rwkv_sampling v = turns[i].sampling;
+            unsigned set = chat_sampling_set(s->c);
+            for (int k = 0; params_table[k].name != NULL; k++) {
+                const params_entry *e = &params_table[k];
+                if (k == seed_i)
+                    continue;
+                if (s->cli_set & PARAMS_BIT(k))
+                    memcpy((char *)&v + e->offset, (const char *)&s->cli_samp + e->offset,
+                           e->type == PARAMS_U64 ? sizeof(uint64_t)
+                           : e->type == PARAMS_INT ? sizeof(int) : sizeof(float));
+                set |= PARAMS_BIT(k);
+            }
+            v.seed = chat_sampling(s->c)->seed;
+            chat_set_sampling(s->c, &v, set);
+            break;
+        }
+    }
+    store_branch_free(turns, n);
+    return RWKV_OK;
+}
+
+/*
+** The framing session SID is continued with, into *OUT: its own (the
+** defaults, said in a note, when its row is damaged); at the
+** first open after launch, stop strings and bans given at launch win (they
+** change no past turn), and a greeting or role names given that differ are
+** named in a note (the session keeps its own: its turns were written so).
+*/
+static int
+open_framing(sess *s, int64_t sid, framing *out, rwkv_err *err)
+{
+    const framing *l = &s->launch_fr;
+    int rc;
+
+    rc = store_session_framing(s->st, sid, out, err);
+    if (rc == RWKV_EFORMAT) {         /* a damaged row: said, and the defaults */
+        sess_notef(s, 1, "%s (the default framing is used)", err->msg);
+        framing_fini(out);
+        rc = RWKV_OK;
+    }
+    if (rc != RWKV_OK || !s->launch_frame ||
+        (rc = framing_merge(out, l, FRAMING_STOP | FRAMING_BAN, err)) != RWKV_OK)
+        return rc;
+    if ((l->greeting || l->user[0] || l->bot[0]) && !framing_same_prompt(l, out))
+        sess_notef(s, 0, "(session %lld keeps its own greeting and names: %s / %s; the ones given "
+              "apply to new sessions)", (long long)sid, framing_user(out), framing_bot(out));
+    return RWKV_OK;
+}
+
+/* sess_load_branch under the session's framing FR (a new chat when it is not the
+** one in use); on failure nothing changes.  Takes FR's contents. */
+static int
+load_framed(sess *s, int64_t sid, const sess_start *start, int64_t head, framing *fr,
+            rwkv_err *err)
+{
+    chat *old = s->c, *nc = NULL;
+    int rc;
+
+    if (!framing_equal(fr, &s->fr)) {
+        if ((rc = sess_chat_with_framing(s, fr, &nc, err)) != RWKV_OK)
+            return rc;
+        s->c = nc;
+    }
+    if ((rc = sess_load_branch(s, sid, start, head, err)) != RWKV_OK) {
+        if (nc != NULL) {
+            s->c = old;
+            chat_destroy(nc);
+        }
+        return rc;
+    }
+    if (nc != NULL) {
+        chat_destroy(old);
+        framing_fini(&s->fr);
+        s->fr = *fr;
+        framing_init(fr);
+    }
+    return RWKV_OK;
+}
+
+int
+sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
+{
+    store_session ss;
+    sess_start start;
+    int rc, changed, was_required = s->meta.digest_required;
+
+    if (s->st == NULL)
+        return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved: no session to open");
+    if (chat_phase(s->c) != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
+    if ((rc = store_session_get(s->st, sid, &ss, err)) != RWKV_OK)
+        return rc;
+    if ((rc = check_model(s, &ss, &changed, err)) != RWKV_OK)
+        return rc;
+    if ((rc = session_start(s, &ss, &start, err)) != RWKV_OK)
+        return rc;
+    if (s->launch_state) {
+        /* --state given at launch: it must be the session's own */
+        if (start.lib_id == 0 && start.path[0] == '\0')
+            return rwkv_errf(err, RWKV_EINVAL,
+                             "session %lld has no state file: leave out --state (or start a "
+                             "--new session)", (long long)sid);
+        if (!same_start(&start, &s->start))
+            return rwkv_errf(err, RWKV_EINVAL,
+                             "session %lld starts from the state file %s: leave out --state (or "
+                             "start a --new session)", (long long)sid, start.label);
+    }
+    if (head < 0)
+        head = ss.head_turn;
+    {
+        framing fr;
+        framing_init(&fr);
+        s->meta.digest_required = changed;
+        if ((rc = open_framing(s, sid, &fr, err)) == RWKV_OK)
+            rc = load_framed(s, sid, &start, head, &fr, err);
+        framing_fini(&fr);
+        if (rc != RWKV_OK) {
+            s->meta.digest_required = was_required;
+            return rc;
+        }
+    }
+    if (s->launch_frame) {       /* stops/bans given at launch are the session's now */
+        rwkv_err e2;
+        s->launch_frame = 0;
+        if (store_session_set_framing(s->st, sid, &s->fr, &e2) != RWKV_OK)
+            sess_save_fail(s, "the framing", &e2);
+    }
+    s->launch_state = 0;
+    snprintf(s->title, sizeof s->title, "%s", ss.title);
+    if ((rc = session_sampling(s, s->head, err)) != RWKV_OK)
+        return rc;
+    if (s->seeded) {
+        uint64_t used = 0;
+        if ((rc = store_session_reply_count(s->st, sid, &used, err)) != RWKV_OK)
+            return rc;
+        rng_seed(&s->seeds, chat_seed(s->c, NULL));
+        for (uint64_t i = 0; i < used; i++)
+            rng_next(&s->seeds);
+        sess_queue_seed(s);
+    }
+    return RWKV_OK;
+}
+
+int
+sess_begin(sess *s, const char *title, rwkv_err *err)
+{
+    if (s->st == NULL)
+        return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved");
+    if (session_create(s, title, NULL) != 0)
+        return rwkv_errf(err, RWKV_EDB, "could not create the session '%s'", title);
+    return RWKV_OK;
+}
+
+int
+sess_reset(sess *s, rwkv_err *err)
+{
+    store_turn *turns = NULL;
+    size_t n = 0;
+    int64_t root = 0;
+    int rc;
+
+    if (s->st == NULL || s->sid == 0) {
+        chat_reset(s->c);
+        s->head = s->last_user = s->last_reply = 0;
+        return RWKV_OK;
+    }
+    if ((rc = store_branch_read(s->st, s->head, &turns, &n, err)) != RWKV_OK)
+        return rc;
+    if (n > 0 && turns[0].role == STORE_ROLE_SYSTEM)
+        root = turns[0].id;
+    store_branch_free(turns, n);
+    {
+        sess_start start = s->start;
+        return sess_load_branch(s, s->sid, &start, root, err);
+    }
+}
+
+int
+sess_fork_point(store *st, int64_t turn, int64_t *at, rwkv_err *err)
+{
+    store_turn t;
+    int rc;
+
+    if ((rc = store_turn_get(st, turn, &t, err)) != RWKV_OK)
+        return rc;
+    *at = t.role == STORE_ROLE_USER ? t.parent_id : turn;
+    store_turn_fini(&t);
+    return RWKV_OK;
+}
+
+int
+sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
+{
+    store_turn t;
+    int64_t to;
+    int rc;
+
+    if (s->st == NULL)
+        return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved");
+    if ((rc = store_turn_get(s->st, turn, &t, err)) != RWKV_OK)
+        return rc;
+    if (t.session_id != s->sid) {
+        store_turn_fini(&t);
+        return rwkv_errf(err, RWKV_EINVAL, "turn %lld is not in session %lld", (long long)turn,
+                         (long long)s->sid);
+    }
+    store_turn_fini(&t);
+    if ((rc = sess_fork_point(s->st, turn, &to, err)) != RWKV_OK)
+        return rc;
+    {
+        sess_start start = s->start;
+        if ((rc = sess_load_branch(s, s->sid, &start, to, err)) != RWKV_OK)
+            return rc;
+    }
+    if (at)
+        *at = to;
+    return RWKV_OK;
+}
+
+int
+sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err)
+{
+    store_turn t;
+    int64_t *ids = NULL, leaf = 0;
+    size_t n = 0;
+    long pos = -1;
+    int rc;
+
+    if (s->st == NULL)
+        return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved");
+    if ((rc = store_turn_get(s->st, turn, &t, err)) != RWKV_OK)
+        return rc;
+    rc = store_turn_children(s->st, t.session_id, t.parent_id, &ids, &n, err);
+    if (rc == RWKV_OK) {
+        for (size_t i = 0; i < n; i++)
+            if (ids[i] == turn)
+                pos = (long)i;
+        if (pos < 0 || pos + dir < 0 || pos + dir >= (long)n)
+            rc = rwkv_errf(err, RWKV_EINVAL, "no %s sibling", dir < 0 ? "previous" : "next");
+        else if ((rc = store_branch_leaf(s->st, ids[pos + dir], &leaf, err)) == RWKV_OK)
+            rc = sess_open(s, t.session_id, leaf, err);
+    }
+    free(ids);
+    store_turn_fini(&t);
+    return rc;
+}

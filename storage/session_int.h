@@ -1,0 +1,127 @@
+/*
+** session_int.h -- internals shared by the two halves of the session runtime
+** (not a public API; see session.h for that):
+**
+**   session.c     the runtime around the chat: its config and callbacks, the
+**                 start of a conversation (state files), framing, sampling,
+**                 state-file and model switches, submit / run / cancel;
+**   session_db.c  its persistence: the session row and the turns saved as a
+**                 reply runs, a branch read back and its state rebuilt
+**                 (snapshot + the replay rule), the checks on a stored
+**                 session, open / lookup / fork / sibling steps.
+**
+** Both take a sess as the caller gives it (one thread at a time); nothing
+** here allocates on behalf of the caller unless it says so.
+*/
+#ifndef RWKV_SESSION_INT_H
+#define RWKV_SESSION_INT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../core/chat/rng.h"
+#include "framing.h"
+#include "session.h"
+
+/* Where a conversation starts: a state file by path, a library row, or
+** none (zeros + the greeting). */
+typedef struct sess_start {
+    char    path[STORE_PATH_MAX];      /* referenced state file, "" = none */
+    int64_t lib_id;                    /* library row (imported bytes or a path) */
+    char    label[STORE_PATH_MAX];     /* what the user is shown */
+} sess_start;
+
+struct sess {
+    rwkv_model      *m;                /* borrowed */
+    const tok       *t;                /* borrowed */
+    chat            *c;                /* owned */
+    /* the config, kept to create the chat again (sess_set_model) */
+    framing          fr;               /* the framing in use (the session's) */
+    framing          launch_fr;        /* as given at launch: its stops and bans win
+                                          at the first sess_open */
+    int              launch_frame;     /* no session opened or created yet */
+    int              no_stop;
+    rwkv_sampling    cli_samp;         /* values given at launch ... */
+    unsigned         cli_set;          /* ... and which (they win over stored ones) */
+    chat_callbacks   cb;               /* the front end's */
+    void           (*note)(void *ud, int is_err, const char *msg);
+    void           (*progress)(void *ud, uint64_t done, uint64_t total);
+
+    /* saving; st == NULL: nothing is saved */
+    store           *st;               /* owned connection */
+    store_state_meta meta;
+    char             model_path[STORE_PATH_MAX];
+    char             vocab_path[STORE_PATH_MAX];
+    int64_t          model_id;
+    int64_t          sid;              /* 0 = created at the first reply */
+    char             title[STORE_TITLE_MAX];
+    int64_t          head;             /* last saved turn of the branch */
+    int64_t          last_user;        /* user turn of the last exchange */
+    int64_t          reply_id;         /* the begun reply row, 0 = none */
+    int64_t          last_reply;       /* the last finished reply row */
+    int              regen;            /* the running reply is a regeneration */
+    int              started;          /* the running reply reached generation */
+    double           last_save;
+    int              progress_failed;
+
+    sess_start       start;            /* the state file in use */
+    int              launch_state;     /* start is the expect_state of the config:
+                                          the first sess_open must match it */
+
+    /* explicit seed: the per-reply seed sequence, mirrored so a resumed
+    ** session goes on with it */
+    int              seeded;
+    rng              seeds, seeds_after;
+
+    atomic_int       cancel;           /* replay cancel (sess_cancel) */
+};
+
+
+/* ---- session.c ---------------------------------------------------------------------------- */
+
+/* A line for the user through cfg.note (nothing when there is none). */
+void sess_notef(sess *s, int is_err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* The next reply's seed from the mirrored sequence (explicit seed only). */
+void sess_queue_seed(sess *s);
+/* The start state of START (zeros, or its state file) into OUT. */
+int  sess_load_start(sess *s, const sess_start *start, rwkv_state *out, rwkv_err *err);
+/* Make the chat start from START (its state file, or the greeting). */
+int  sess_chat_start_from(sess *s, const sess_start *start, rwkv_err *err);
+/* A chat like the current one (sampling, the start in use) with framing FR:
+** *OUT owned by caller (chat_destroy). */
+int  sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *err);
+
+/* ---- session_db.c ------------------------------------------------------------------------- */
+
+/* "saving WHAT: <err>" as an error note: the chat goes on. */
+void sess_save_fail(sess *s, const char *what, const rwkv_err *err);
+/* The model's metadata for snapshots, and its row in the store (when saving). */
+int  sess_model_row(sess *s, rwkv_err *err);
+/* Feed segment IDS[N] of ROLE into OUT by the replay rule; *DONE counts up
+** to TOTAL for the progress callback. */
+int  sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out,
+                   uint64_t *done, uint64_t total, rwkv_err *err);
+/*
+** Make the chat continue after turn HEAD of session SID whose start is START:
+** its turns become the chat's records, its state the current one.  A user
+** turn without its reply as HEAD is replaced by its parent.  Everything is
+** computed before the chat changes: on failure nothing changed.
+*/
+int  sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head,
+                      rwkv_err *err);
+/* Save the chat's records [0, N) under the head (a new session titled from
+** the first message when there is none; LAST: the state after the last
+** one, NULL = none): 0, or -1 after a note. */
+int  sess_save_records(sess *s, size_t n, const rwkv_state *last);
+/* The chat's callbacks' persistence: generation started (the user turn and
+** the begun reply), text streamed (the partial reply now and then), the
+** reply ended (completed with the state after it).  Failures are notes. */
+void sess_save_begin(sess *s);
+void sess_save_progress(sess *s);
+void sess_save_finish(sess *s, const chat_turn *t);
+
+#endif
