@@ -415,6 +415,7 @@ session_create(sess *s, const char *title, const char *msg)
         return -1;
     }
     snprintf(s->title, sizeof s->title, "%s", ss.title);
+    s->created_ms = store_session_get(s->st, s->sid, &ss, &err) == RWKV_OK ? ss.created_ms : -1;
     s->head = 0;
     s->last_user = 0;
     s->last_reply = 0;
@@ -508,28 +509,75 @@ fail:
     return -1;
 }
 
-/* The current session still exists (another window may have deleted it);
-** if not, the conversation so far goes on in a new session. */
+/*
+** The store's file is still the one it opened (store_check_file), else the
+** runtime goes on as with --no-db: one line says what happened to which
+** file, the store is closed (leaving the path as it is now) and nothing more
+** is saved; the chat and its turns stay in memory.  1 when it was lost.
+*/
+static int
+file_lost(sess *s)
+{
+    rwkv_err err;
+
+    if (store_check_file(s->st, &err) == RWKV_OK)
+        return 0;
+    sess_notef(s, 1, "%s: this chat goes on without saving, as with --no-db (its turns stay "
+                     "in memory until you quit)", err.msg);
+    store_close(s->st);
+    s->st = NULL;
+    s->sid = 0;
+    s->head = s->last_user = s->last_reply = s->reply_id = 0;
+    return 1;
+}
+
+/* A save of WHAT failed with ERR: said, unless the file went away (then
+** file_lost says that, once). */
+static void
+save_failed(sess *s, const char *what, const rwkv_err *err)
+{
+    if (!file_lost(s))
+        sess_save_fail(s, what, err);
+}
+
+/* The current session still exists (another window may have deleted it),
+** and is still this conversation (same id and creation time: the file may
+** have been overwritten with another database, or the id taken again); if
+** not, the conversation so far goes on in a new session. */
 static void
 check_alive(sess *s, size_t n_done)
 {
     store_session ss;
     rwkv_err err;
     int64_t old = s->sid;
+    int rc;
 
-    if (s->sid == 0 || store_session_get(s->st, s->sid, &ss, &err) == RWKV_OK)
+    if (s->sid == 0)
         return;
-    if (err.code != RWKV_EINVAL) {
+    rc = store_session_get(s->st, s->sid, &ss, &err);
+    if (rc == RWKV_OK && (ss.created_ms == s->created_ms || s->created_ms < 0))
+        return;
+    if (rc != RWKV_OK && err.code != RWKV_EINVAL) {
         sess_save_fail(s, "the session", &err);
         return;
     }
     s->sid = 0;
     s->head = s->last_user = s->last_reply = 0;
+    if (sess_model_row(s, &err) != RWKV_OK) {   /* another file may not have it */
+        sess_save_fail(s, "the model row", &err);
+        return;
+    }
     if (n_done > 0)
         sess_save_records(s, n_done, NULL);
-    if (s->sid != 0)
-        sess_notef(s, 1, "session %lld was deleted elsewhere: this conversation goes on as session %lld",
-              (long long)old, (long long)s->sid);
+    if (s->sid == 0)
+        return;
+    if (rc == RWKV_OK)
+        sess_notef(s, 1, "session %lld of %s is another conversation now (the file was replaced, "
+                         "or the session deleted elsewhere): this conversation goes on as "
+                         "session %lld", (long long)old, store_path(s->st), (long long)s->sid);
+    else
+        sess_notef(s, 1, "session %lld was deleted elsewhere: this conversation goes on as "
+                         "session %lld", (long long)old, (long long)s->sid);
 }
 
 /* Generation started: the user turn (unless a regeneration) and the begun reply. */
@@ -546,7 +594,7 @@ sess_save_begin(sess *s)
         s->seeds = s->seeds_after;   /* the queued seed was taken */
         sess_queue_seed(s);
     }
-    if (s->st == NULL || ct == NULL)
+    if (s->st == NULL || ct == NULL || file_lost(s))
         return;
     check_alive(s, n - 1);
     if (s->sid == 0) {
@@ -560,7 +608,7 @@ sess_save_begin(sess *s)
         user_row(s, ct, &u);
         if (store_turn_append(s->st, &u, before ? rwkv_state_cdata(before) : NULL,
                               before ? rwkv_state_len(before) : 0, &s->meta, &err) != RWKV_OK) {
-            sess_save_fail(s, "your message", &err);
+            save_failed(s, "your message", &err);
             s->last_user = 0;
             return;
         }
@@ -577,7 +625,7 @@ sess_save_begin(sess *s)
     a.sampling = ct->samp;
     a.interrupted = 1;
     if (store_turn_begin(s->st, &a, &err) != RWKV_OK) {
-        sess_save_fail(s, "the reply", &err);
+        save_failed(s, "the reply", &err);
         return;
     }
     s->reply_id = s->head = a.id;
@@ -596,13 +644,13 @@ sess_save_progress(sess *s)
     if (s->reply_id == 0 || s->progress_failed)
         return;
     now = mono_now_s();
-    if (now - s->last_save < SESS_SAVE_EVERY_S)
+    if (now - s->last_save < SESS_SAVE_EVERY_S || file_lost(s))
         return;
     s->last_save = now;
     ct = chat_turn_at(s->c, chat_n_turns(s->c) - 1);
     if (store_turn_progress(s->st, s->reply_id, ct->reply ? ct->reply : "", ct->reply_ids,
                             ct->n_reply, &err) != RWKV_OK) {
-        sess_save_fail(s, "the partial reply", &err);
+        save_failed(s, "the partial reply", &err);
         s->progress_failed = 1;
     }
 }
@@ -615,13 +663,13 @@ sess_save_finish(sess *s, const chat_turn *t)
     rwkv_err err;
     const rwkv_state *after = chat_state(s->c);
 
-    if (s->reply_id == 0)
+    if (s->reply_id == 0 || file_lost(s))
         return;
     reply_row(s, t, s->last_user, &a);
     a.id = s->reply_id;
     if (store_turn_finish(s->st, &a, rwkv_state_cdata(after), rwkv_state_len(after), &s->meta,
                           &err) != RWKV_OK)
-        sess_save_fail(s, "the reply", &err);
+        save_failed(s, "the reply", &err);
     s->last_reply = s->reply_id;
     s->reply_id = 0;
 }
@@ -814,6 +862,7 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     }
     s->launch_state = 0;
     snprintf(s->title, sizeof s->title, "%s", ss.title);
+    s->created_ms = ss.created_ms;
     if ((rc = session_sampling(s, s->head, err)) != RWKV_OK)
         return rc;
     if (s->seeded) {

@@ -54,6 +54,8 @@ struct sess {
     char             vocab_path[STORE_PATH_MAX];
     int64_t          model_id;
     int64_t          sid;              /* 0 = created at the first reply */
+    int64_t          created_ms;       /* of session sid: with the id, its identity
+                                          (-1 = unknown: not checked) */
     char             title[STORE_TITLE_MAX];
     int64_t          head;             /* last saved turn of the branch */
     int64_t          last_user;        /* user turn of the last exchange */

@@ -588,6 +588,7 @@ store_open(const char *path, store **out, rwkv_err *err)
         goto fail;
     if (uv < STORE_SCHEMA_VERSION && (rc = migrate(s, err)) != RWKV_OK)
         goto fail;
+    store_file_opened(s);
     *out = s;
     return RWKV_OK;
 fail:
@@ -600,7 +601,7 @@ store_close(store *s)
 {
     if (s == NULL)
         return;
-    sqlite3_close_v2(s->db);
+    store_file_close(s);
     free(s->path);
     free(s);
 }

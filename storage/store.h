@@ -88,6 +88,27 @@ int  store_default_path(char *buf, size_t cap, rwkv_err *err);
 /* The path the store was opened with (borrowed, valid until store_close). */
 const char *store_path(const store *s);
 
+/*
+** The file under a running store (store_file.c).  SQLite does not notice a
+** database file deleted, renamed over, truncated or overwritten while it is
+** open: writes go on into the unlinked file, or fail with "file is not a
+** database" once pages must be read back from the file, and closing the
+** connection would checkpoint its WAL into whatever the path holds now.
+**
+** store_check_file: RWKV_OK while the file at the path is the one opened
+** (same device and inode, a database header); else RWKV_EDB with one line
+** naming the path and what happened (deleted, replaced by another file,
+** truncated or overwritten), and the store is marked lost.  A stat() and a
+** 16-byte read: cheap enough before every save.
+** store_is_lost: whether a check (or the close) found it so.  A lost store
+** stays usable (reads and writes go where SQLite sends them), but
+** store_close then leaves the file at the path as it is: no checkpoint of
+** this connection's WAL into it, and the WAL and shared-memory files beside
+** it (this store's, its file gone) are removed.
+*/
+int  store_check_file(store *s, rwkv_err *err);
+int  store_is_lost(const store *s);
+
 /* Retention of snapshots (see the life cycle above). */
 typedef struct store_retention {
     int keep_last;   /* keep the last N turns of every branch (>= 1) */

@@ -12,6 +12,10 @@ struct store {
     sqlite3        *db;
     char           *path;        /* owned */
     store_retention ret;
+    /* the file opened (store_file.c): device and inode at open; lost once
+    ** the path no longer holds it */
+    uint64_t        dev, ino;
+    int             lost;
 };
 
 /* Application id in the database header: 'RWKV'. */
@@ -71,6 +75,10 @@ void sb_put(struct sbuf *b, const char *s, size_t n);
 void sb_puts(struct sbuf *b, const char *s);
 /* S as a JSON string literal (UTF-8 passed through, controls escaped). */
 void sb_json_str(struct sbuf *b, const char *s);
+/* store_file.c: remember the file just opened (at the end of store_open);
+** close S's connection, leaving a lost file's path alone (store_close). */
+void store_file_opened(store *s);
+void store_file_close(store *s);
 /* Copy the framing of session FROM to session TO (store_framing.c; inside
 ** the caller's transaction). */
 int  store_framing_copy_tx(store *s, int64_t from, int64_t to, rwkv_err *err);

@@ -2,7 +2,8 @@
 ** store_test.h -- shared by the session-store tests (test_store.c,
 ** test_store_damage.c, test_store_crash.c): direct SQL on a database file
 ** through a connection of its own (foreign keys off), as a checker or a
-** tamperer would have it beside the store under test, and a new session.
+** tamperer would have it beside the store under test, a new session and a
+** new turn.
 ** Include after tests/harness.h and storage/store.h.
 */
 #ifndef RWKV_TEST_STORE_TEST_H
@@ -73,6 +74,31 @@ new_session(store *st, const char *title)
     if (store_session_new(st, &s, &id, &err) != RWKV_OK)
         printf("session_new: %s\n", err.msg);
     return id;
+}
+
+/* A turn of ROLE with TEXT and the ids IDS[NT] under PARENT (0 = a root)
+** in session SID, with the state STATE[N] tagged META (NULL = none): its
+** id, or 0 with the error in *ERR (ERR NULL: printed). */
+static inline int64_t
+add_turn(store *st, int64_t sid, int64_t parent, int role, const char *text, const int32_t *ids,
+         size_t nt, const float *state, size_t n, const store_state_meta *meta, rwkv_err *err)
+{
+    store_turn t;
+    rwkv_err e;
+
+    memset(&t, 0, sizeof t);
+    t.session_id = sid;
+    t.parent_id = parent;
+    t.role = role;
+    t.text = text;
+    t.tokens = ids;
+    t.n_tokens = nt;
+    if (store_turn_append(st, &t, state, n, meta, err ? err : &e) != RWKV_OK) {
+        if (err == NULL)
+            printf("append failed: %s\n", e.msg);
+        return 0;
+    }
+    return t.id;
 }
 
 #endif

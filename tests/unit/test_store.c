@@ -35,21 +35,7 @@ static int64_t
 append(store *st, int64_t sess, int64_t parent, int role, const char *text, const int32_t *tok,
        size_t nt, const float *state, size_t n)
 {
-    store_turn t;
-    rwkv_err err;
-
-    memset(&t, 0, sizeof t);
-    t.session_id = sess;
-    t.parent_id = parent;
-    t.role = role;
-    t.text = text;
-    t.tokens = tok;
-    t.n_tokens = nt;
-    if (store_turn_append(st, &t, state, n, state ? &META : NULL, &err) != RWKV_OK) {
-        printf("append failed: %s\n", err.msg);
-        return 0;
-    }
-    return t.id;
+    return add_turn(st, sess, parent, role, text, tok, nt, state, n, state ? &META : NULL, NULL);
 }
 
 static void

@@ -32,24 +32,13 @@ static const store_state_meta META = { 0x0123456789abcdefull, "7.0", 2, 8, 1, 8,
 static int64_t
 append(store *st, int64_t sid, int64_t parent, int role, const char *text, int with_state)
 {
-    store_turn t;
-    rwkv_err err;
-    const int32_t tok[] = { 1, 2, 3 };
+    static const int32_t ids[] = { 1, 2, 3 };
     float state[8 * 2 * 3];
 
-    memset(&t, 0, sizeof t);
-    t.session_id = sid;
-    t.parent_id = parent;
-    t.role = role;
-    t.text = text;
-    t.tokens = tok;
-    t.n_tokens = 3;
     for (size_t i = 0; i < sizeof state / sizeof state[0]; i++)
         state[i] = (float)i;
-    if (store_turn_append(st, &t, with_state ? state : NULL, sizeof state / sizeof state[0], &META, &err) !=
-        RWKV_OK)
-        printf("append: %s\n", err.msg);
-    return t.id;
+    return add_turn(st, sid, parent, role, text, ids, 3, with_state ? state : NULL,
+                    sizeof state / sizeof state[0], &META, NULL);
 }
 
 static int

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# tests/cli/chat_db_lost.sh -- the session database taken away under a
+# running line chat (`rwkv-tui chat --demo --db F`): truncated (: > F),
+# deleted, renamed over by another database (mv), overwritten in place
+# (cp notes.txt F).  (Another database copied over it in place is told by
+# the session's identity when SQLite reads the copy: test_store_file.c.)  The chat answers every message; at the next save one
+# line says what happened to which file and that the chat goes on without
+# saving, as with --no-db; the file is left as the user made it.  Real files
+# in a temp dir, the real binary; the messages go through a FIFO so that
+# the file changes between two of them.
+. "$(dirname "$0")/lib.sh"
+T=$RWKV_TUI
+
+# run_lost NAME ACTION: chat on $TMP/NAME.db; after the first reply is saved,
+# run ACTION (with $D the database), then two more messages and /history.
+# Leaves $TMP/NAME.out, $TMP/NAME.err and the exit status in $TMP/NAME.rc.
+run_lost() {
+    local name=$1 action=$2 pid i
+    D=$TMP/$name.db
+    mkfifo "$TMP/$name.in"
+    "$T" chat --demo --db "$D" --new "$name" --seed 1 --max-tokens 8 \
+        <"$TMP/$name.in" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    pid=$!
+    exec 3>"$TMP/$name.in"
+    printf 'hi\n' >&3
+    # wait for the first reply to be saved with its state (not a timed
+    # check: at most ~60 s, then the checks below fail)
+    for i in $(seq 600); do
+        "$T" sessions --db "$D" show 1 2>/dev/null | grep -q '#3 assistant \[state\]' && break
+        sleep 0.1
+    done
+    eval "$action"
+    printf 'again\nthird\n/history\n' >&3
+    exec 3>&-
+    wait $pid
+    echo $? >"$TMP/$name.rc"
+}
+
+# check_lost NAME WHAT: one clean run, and the one line naming $D and WHAT.
+check_lost() {
+    local name=$1 what=$2 err
+    err=$(cat "$TMP/$name.err")
+    [ "$(cat "$TMP/$name.rc")" = 0 ] && ok || fail "$name: exit $(cat "$TMP/$name.rc"): $err"
+    [ "$(grep -c '^Assistant:' "$TMP/$name.out")" = 3 ] && ok \
+        || fail "$name: replies: $(cat "$TMP/$name.out")"
+    [ "$(printf '%s\n' "$err" | grep -c 'without saving')" = 1 ] && ok || fail "$name: stderr: $err"
+    printf '%s\n' "$err" | grep -qxF "rwkv-tui: $D: while in use, the session database was $what: this chat goes on without saving, as with --no-db (its turns stay in memory until you quit)" \
+        && ok || fail "$name: the line: $err"
+    # afterwards the chat is as with --no-db
+    printf '%s\n' "$err" | grep -q '^rwkv-tui: /history: this chat is not saved' && ok \
+        || fail "$name: /history after: $err"
+    [ ! -e "$D-wal" ] && [ ! -e "$D-shm" ] && ok || fail "$name: WAL or shm left beside $D"
+}
+
+# --- truncated ------------------------------------------------------------------------
+run_lost trunc ': > "$D"'
+check_lost trunc truncated
+[ -e "$D" ] && [ ! -s "$D" ] && ok || fail "trunc: the file is not left empty ($(stat -c %s "$D"))"
+out=$("$T" sessions --db "$D" list 2>&1) && ok || fail "trunc: the empty file does not open: $out"
+
+# --- deleted --------------------------------------------------------------------------
+run_lost rm 'rm "$D"'
+check_lost rm deleted
+[ ! -e "$D" ] && ok || fail "rm: something made at $D"
+
+# --- renamed over by another database -------------------------------------------------
+"$T" sessions --db "$TMP/other.db" list >/dev/null 2>&1
+run_lost mv 'mv "$TMP/other.db" "$D"'
+check_lost mv "replaced by another file"
+out=$("$T" sessions --db "$D" list 2>&1)
+case $out in *hi*) fail "mv: this chat written into the other file: $out" ;; *) ok ;; esac
+
+# --- something else copied over it in place (cp keeps the file) -------------------------
+printf 'my notes\n' >"$TMP/notes.txt"
+run_lost cp 'cp "$TMP/notes.txt" "$D"'
+check_lost cp "overwritten (it is no longer a database)"
+cmp -s "$TMP/notes.txt" "$D" && ok || fail "cp: the copy was written over"
+finish
