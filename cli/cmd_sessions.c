@@ -39,7 +39,10 @@ usage(FILE *f)
             "  rm ID                         delete a session and its saved states\n"
             "  search TEXT                   search titles and messages: every word (3+\n"
             "                                characters use the index; \"a phrase\" is one\n"
-            "                                word) must appear as a substring, any script\n\n"
+            "                                word) must appear as a substring, any script\n"
+            "  vacuum                        give the space of deleted rows back to the\n"
+            "                                file system (rm and deleting a branch do it\n"
+            "                                themselves); prints the size before and after\n\n"
             "Options:\n"
             "  --db PATH   session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db)\n");
 }
@@ -422,6 +425,26 @@ do_search(store *st, const char *text)
     return 0;
 }
 
+/* sessions vacuum: the file's size before and after. */
+static int
+do_vacuum(store *st)
+{
+    store_vacuum_info v;
+    rwkv_err err;
+
+    if (store_vacuum(st, &v, &err) != RWKV_OK)
+        return cli_fail(&err);
+    put_clean(store_path(st));
+    printf(": %.1f MB -> %.1f MB (%lld free pages given back)\n", (double)v.bytes_before / 1e6,
+           (double)v.bytes_after / 1e6, (long long)v.free_pages);
+    if (v.full)
+        printf("(a full VACUUM: the file was made without incremental auto-vacuum; it has it "
+               "now)\n");
+    if (v.busy)
+        printf("(another process has the file open: the rest comes back when it closes)\n");
+    return 0;
+}
+
 int
 cmd_sessions(int argc, char **argv)
 {
@@ -470,7 +493,8 @@ cmd_sessions(int argc, char **argv)
         pos[npos++] = argv[i++];
     }
     if (npos == 0) {
-        cli_errorf("sessions: which command? (list, show, export, import, fork, rename, rm, search)");
+        cli_errorf("sessions: which command? (list, show, export, import, fork, rename, rm, search, "
+                   "vacuum)");
         return 2;
     }
     static const struct {
@@ -480,7 +504,7 @@ cmd_sessions(int argc, char **argv)
     } cmds[] = {
         { "list", 0, "" }, { "show", 1, " ID" }, { "export", 1, " ID" }, { "import", 1, " FILE" },
         { "fork", 2, " ID TURN" }, { "rename", 2, " ID TITLE" }, { "rm", 1, " ID" },
-        { "search", 1, " TEXT" },
+        { "search", 1, " TEXT" }, { "vacuum", 0, "" },
     };
     size_t k;
     for (k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
@@ -541,6 +565,8 @@ cmd_sessions(int argc, char **argv)
         rc = store_session_delete(st, id, &err) != RWKV_OK ? cli_fail(&err) : 0;
         if (rc == 0)
             printf("deleted session %lld\n", (long long)id);
+    } else if (strcmp(pos[0], "vacuum") == 0) {
+        rc = do_vacuum(st);
     } else {
         rc = do_search(st, pos[1]);
     }

@@ -345,8 +345,8 @@ create_private(const char *path, rwkv_err *err)
 
 /* ---- open --------------------------------------------------------------- */
 
-static int
-pragma_int(store *s, const char *sql, int64_t *out, rwkv_err *err)
+int
+store_pragma_int(store *s, const char *sql, int64_t *out, rwkv_err *err)
 {
     sqlite3_stmt *st;
     int rc = store_prep(s, sql, &st, err);
@@ -405,7 +405,7 @@ migrate_tx(store *s, int64_t *uvp, rwkv_err *err)
     *uvp = 0;
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         return rc;
-    if ((rc = pragma_int(s, "PRAGMA user_version", &uv, err)) != RWKV_OK)
+    if ((rc = store_pragma_int(s, "PRAGMA user_version", &uv, err)) != RWKV_OK)
         goto fail;
     *uvp = uv;
     if (uv >= STORE_SCHEMA_VERSION) {   /* another process did it meanwhile */
@@ -413,8 +413,8 @@ migrate_tx(store *s, int64_t *uvp, rwkv_err *err)
         return RWKV_OK;
     }
     if (uv == 0) {
-        if ((rc = pragma_int(s, "PRAGMA application_id", &app, err)) != RWKV_OK ||
-            (rc = pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables, err)) != RWKV_OK)
+        if ((rc = store_pragma_int(s, "PRAGMA application_id", &app, err)) != RWKV_OK ||
+            (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables, err)) != RWKV_OK)
             goto fail;
         if (tables > 0 && app != STORE_APP_ID) {
             rc = rwkv_errf(err, RWKV_EDB, "%s: an SQLite database of another program, not a rwkv-tui session database", s->path);
@@ -545,7 +545,7 @@ store_open(const char *path, store **out, rwkv_err *err)
         rc = open_fail(s, err);
         goto fail;
     }
-    if ((rc = pragma_int(s, "PRAGMA user_version", &uv, err)) != RWKV_OK)
+    if ((rc = store_pragma_int(s, "PRAGMA user_version", &uv, err)) != RWKV_OK)
         goto fail;
     if (uv > STORE_SCHEMA_VERSION) {
         rc = rwkv_errf(err, RWKV_EDB,
@@ -553,11 +553,11 @@ store_open(const char *path, store **out, rwkv_err *err)
                        path, (int)uv, STORE_SCHEMA_VERSION);
         goto fail;
     }
-    if ((rc = pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables, err)) != RWKV_OK)
+    if ((rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables, err)) != RWKV_OK)
         goto fail;
     if (uv == 0 && tables > 0) {     /* refuse before changing anything */
         int64_t app;
-        if ((rc = pragma_int(s, "PRAGMA application_id", &app, err)) != RWKV_OK)
+        if ((rc = store_pragma_int(s, "PRAGMA application_id", &app, err)) != RWKV_OK)
             goto fail;
         if (app != STORE_APP_ID) {
             rc = rwkv_errf(err, RWKV_EDB, "%s: an SQLite database of another program, not a rwkv-tui session database", path);

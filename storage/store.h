@@ -213,7 +213,7 @@ int store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err)
 int store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
 /*
 ** Delete the session with its turns and snapshots, then give the space back
-** (incremental vacuum + WAL checkpoint).  EINVAL when absent.  Any length
+** (store_vacuum).  EINVAL when absent.  Any length
 ** (no cascade recursion: the parent links are cut before the rows go).
 */
 int store_session_delete(store *s, int64_t id, rwkv_err *err);
@@ -360,8 +360,29 @@ typedef struct store_prune {
 int store_turn_prune_plan(store *s, int64_t turn, store_prune *out, rwkv_err *err);
 /* Delete TURN with every turn below it, their snapshots and search entries,
 ** and move the head as planned, in one transaction; *OUT (may be NULL) the
-** plan carried out. */
+** plan carried out.  Then the space is given back (store_vacuum). */
 int store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err);
+
+/* ---- giving space back (store_vacuum.c) ----------------------------------- */
+
+/* What store_vacuum did. */
+typedef struct store_vacuum_info {
+    uint64_t bytes_before, bytes_after;  /* the file with its -wal */
+    int64_t  free_pages;                 /* free pages there were */
+    int      full;       /* a full VACUUM: the file had no incremental
+                            auto-vacuum (made so from now on) */
+    int      busy;       /* another connection kept the WAL from being cut
+                            back: the file shrinks when the last one closes */
+} store_vacuum_info;
+/*
+** Give the free pages back to the file system: an incremental vacuum (a
+** file made without auto_vacuum=INCREMENTAL gets it and one full VACUUM),
+** then a checkpoint that truncates the WAL.  Deleting a session or a branch
+** calls it; `sessions vacuum` too, for the pages other deletes left (the
+** snapshots that retention drops are reused by new ones, not given back).
+** *OUT may be NULL.
+*/
+int store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err);
 
 /* ---- snapshots and replay ------------------------------------------------ */
 

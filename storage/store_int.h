@@ -33,6 +33,8 @@ int store_prep(store *s, const char *sql, sqlite3_stmt **st, rwkv_err *err);
 int  store_tx_begin(store *s, rwkv_err *err);
 int  store_tx_commit(store *s, rwkv_err *err);
 void store_tx_rollback(store *s);
+/* The first column of the first row of SQL (0 when there is no row). */
+int store_pragma_int(store *s, const char *sql, int64_t *out, rwkv_err *err);
 /* Copy at most CAP-1 bytes of column I (text) into BUF. */
 void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t cap);
 /* Shortest "%g" text of V that reads back as the same float. */

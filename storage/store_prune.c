@@ -1,7 +1,7 @@
 /*
 ** store_prune.c -- a session's whole turn tree in one read (the full-screen
 ** client's branches menu draws it), and deleting a branch: a turn with
-** every turn below it.  See store.h.
+** every turn below it, its space given back (store_vacuum).  See store.h.
 **
 ** Deleting follows store_session_delete: the parent links of the doomed
 ** turns are cut first, so the ON DELETE CASCADE of turns.parent_id never
@@ -358,5 +358,6 @@ store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
         return rc;
     if (out)
         *out = p;
-    return RWKV_OK;
+    /* give the space back: the pages of the deleted snapshots */
+    return store_vacuum(s, NULL, err);
 }

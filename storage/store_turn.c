@@ -272,8 +272,6 @@ exec_id(store *s, const char *sql, int64_t id, rwkv_err *err)
 int
 store_session_delete(store *s, int64_t id, rwkv_err *err)
 {
-    int64_t av = 0;
-    sqlite3_stmt *st;
     int rc;
 
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
@@ -292,15 +290,7 @@ store_session_delete(store *s, int64_t id, rwkv_err *err)
     if ((rc = store_tx_commit(s, err)) != RWKV_OK)
         return rc;
     /* Give the space back: the pages of the deleted snapshots. */
-    if (store_prep(s, "PRAGMA auto_vacuum", &st, err) == RWKV_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            av = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    rc = store_exec(s, av == 2 ? "PRAGMA incremental_vacuum" : "VACUUM", err);
-    if (rc == RWKV_OK)
-        rc = store_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)", err);
-    return rc;
+    return store_vacuum(s, NULL, err);
 }
 
 /* ---- turns -------------------------------------------------------------- */

@@ -125,4 +125,30 @@ out=$("$T" sessions --db "$FDB" show 2)
 case $out in *"Where do pangolins sleep?"*"In burrows."*) ok ;; *) fail "fork before message: $out" ;; esac
 case $out in *"what do they eat"*) fail "the message forked at was copied" ;; *) ok ;; esac
 expect_fail "fork before the first message" 'nothing comes before it' "$T" sessions --db "$FDB" fork 1 1
+
+# vacuum: the space of deleted rows given back, sizes before and after
+expect_fail "vacuum takes no argument" "usage: rwkv-tui sessions vacuum$" "$T" sessions --db "$FDB" vacuum 1
+out=$("$T" sessions --db "$FDB" vacuum) && printf '%s\n' "$out" | grep -Eqx "$FDB: [0-9.]+ MB -> [0-9.]+ MB \([0-9]+ free pages given back\)" \
+    && ok || fail "vacuum: $out"
+if command -v sqlite3 >/dev/null; then
+    # 8 MB of free pages, as deleted rows leave them
+    sqlite3 "$FDB" 'CREATE TABLE junk(b); INSERT INTO junk VALUES (zeroblob(8000000)); DROP TABLE junk'
+    before=$(stat -c %s "$FDB")
+    out=$("$T" sessions --db "$FDB" vacuum) && ok || fail "vacuum: $out"
+    after=$(stat -c %s "$FDB")
+    [ $((before - after)) -gt 7000000 ] && ok || fail "vacuum: the file went $before -> $after bytes"
+    printf '%s\n' "$out" | grep -Eq '^.*: (9|8)\.[0-9] MB -> [0-9.]+ MB \(1[0-9]{2} free pages given back\)$' \
+        && ok || fail "vacuum said: $out"
+    [ "$(sqlite3 "$FDB" 'PRAGMA integrity_check')" = ok ] && "$T" sessions --db "$FDB" show 2 >/dev/null \
+        && ok || fail "vacuum: the file is not intact"
+    # a file made without incremental auto-vacuum gets it, with one full VACUUM
+    sqlite3 "$FDB" 'PRAGMA auto_vacuum=NONE; VACUUM; CREATE TABLE junk(b); INSERT INTO junk VALUES (zeroblob(8000000)); DROP TABLE junk'
+    out=$("$T" sessions --db "$FDB" vacuum)
+    case $out in *"(a full VACUUM: the file was made without incremental auto-vacuum; it has it now)"*) ok ;;
+        *) fail "vacuum of an old file: $out" ;; esac
+    [ "$(sqlite3 "$FDB" 'PRAGMA auto_vacuum')" = 2 ] && [ "$(stat -c %s "$FDB")" -lt 3000000 ] && ok \
+        || fail "old file: auto_vacuum $(sqlite3 "$FDB" 'PRAGMA auto_vacuum'), $(stat -c %s "$FDB") bytes"
+else
+    echo "note: sqlite3 CLI not installed: vacuum shrinking covered by test_store_prune only"
+fi
 finish

@@ -2,8 +2,8 @@
 ** store_test.h -- shared by the session-store tests (test_store.c,
 ** test_store_damage.c, test_store_crash.c): direct SQL on a database file
 ** through a connection of its own (foreign keys off), as a checker or a
-** tamperer would have it beside the store under test, a new session and a
-** new turn.
+** tamperer would have it beside the store under test, a file's size, a new
+** session and a new turn.
 ** Include after tests/harness.h and storage/store.h.
 */
 #ifndef RWKV_TEST_STORE_TEST_H
@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* The first column of the first row of SQL on DB; -1 when there is none
 ** or DB cannot be opened. */
@@ -57,6 +58,14 @@ static inline int
 q_integrity_ok(const char *db)
 {
     return q_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check='ok'") == 1;
+}
+
+/* The size of file P in bytes, -1 when there is none. */
+static inline long
+file_size(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 ? (long)sb.st_size : -1;
 }
 
 /* A new session titled TITLE (strategy "cpu fp32") in ST: its id, or 0

@@ -812,13 +812,6 @@ test_search(store *st)
 
 /* ---- delete --------------------------------------------------------------- */
 
-static long
-file_size(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0 ? (long)sb.st_size : -1;
-}
-
 static void
 test_delete(store *st, const char *db)
 {

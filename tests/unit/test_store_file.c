@@ -22,13 +22,6 @@
 #include "../../storage/store.h"
 #include "session_test.h"
 
-static long
-size_of(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0 ? (long)sb.st_size : -1;
-}
-
 /* A user turn TEXT under PARENT in session SID: its id, or 0 (ERR). */
 static int64_t
 user_turn(store *st, int64_t sid, int64_t parent, const char *text, rwkv_err *err)
@@ -93,8 +86,8 @@ test_truncated(void)
     TEST_CONDF(user_turn(st, sid, t1, "two", &err) > 0, "SQLite writes on (%s)", err.msg);
     check_says(st, db, "while in use, the session database was truncated", "truncated");
     store_close(st);
-    TEST_CONDF(size_of(db) == 0 && !beside(db, "-wal") && !beside(db, "-shm"),
-               "close leaves the truncated file as it is (%ld bytes)", size_of(db));
+    TEST_CONDF(file_size(db) == 0 && !beside(db, "-wal") && !beside(db, "-shm"),
+               "close leaves the truncated file as it is (%ld bytes)", file_size(db));
     TEST_COND("reopened: a new database", store_open(db, &st, &err) == RWKV_OK &&
                                               q_int(db, "SELECT count(*) FROM sessions") == 0);
     store_close(st);
@@ -109,7 +102,7 @@ test_truncated(void)
                "SQLite after a checkpoint: '%s'", err.msg);
     check_says(st, db, "while in use, the session database was truncated", "truncated after a checkpoint");
     store_close(st);
-    TEST_COND("close leaves it empty", size_of(db) == 0 && !beside(db, "-wal"));
+    TEST_COND("close leaves it empty", file_size(db) == 0 && !beside(db, "-wal"));
 
     /* not checked before close (the client's browsing connection): the
     ** close itself finds it and writes nothing back */
@@ -118,7 +111,7 @@ test_truncated(void)
         return;
     TEST_COND("truncate 3", truncate(db, 0) == 0);
     store_close(st);
-    TEST_COND("unchecked close leaves it empty", size_of(db) == 0 && !beside(db, "-wal"));
+    TEST_COND("unchecked close leaves it empty", file_size(db) == 0 && !beside(db, "-wal"));
 }
 
 /* Deleted, renamed over, overwritten in place. */
@@ -263,7 +256,7 @@ test_chat(void)
                    "goes on quietly: '%s'", all_notes);
         TEST_COND("open refused as with --no-db", sess_open(s, 1, -1, &err) == RWKV_EINVAL);
         sess_destroy(s);
-        TEST_COND("the file stays as the user left it", size_of(db) == 0 && !beside(db, "-wal"));
+        TEST_COND("the file stays as the user left it", file_size(db) == 0 && !beside(db, "-wal"));
     }
     chat_copied_over(m, t);
     rwkv_model_close(m);

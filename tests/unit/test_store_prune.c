@@ -5,6 +5,10 @@
 ** current branch (head to the sibling's leaf), the root (session empty),
 ** snapshots and search entries gone with the turns, other sessions
 ** untouched, a missing turn refused, a parent loop in a tampered file.
+** Giving space back (storage/store_vacuum.c): deleting a branch shrinks the
+** file; store_vacuum (`sessions vacuum`) on free pages left by others, on a
+** file made without incremental auto-vacuum, and with a reader holding the
+** WAL.
 */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -19,22 +23,11 @@ static const store_state_meta META = { 0x42, "7.0", 2, 4, 1, 4, STORE_PREC_FP32,
 static int64_t
 append(store *st, int64_t sess, int64_t parent, int role, const char *text)
 {
-    store_turn t;
-    rwkv_err err;
     float state[16];
 
     for (int i = 0; i < 16; i++)
         state[i] = (float)i;
-    memset(&t, 0, sizeof t);
-    t.session_id = sess;
-    t.parent_id = parent;
-    t.role = role;
-    t.text = text;
-    if (store_turn_append(st, &t, state, 16, &META, &err) != RWKV_OK) {
-        printf("append failed: %s\n", err.msg);
-        return 0;
-    }
-    return t.id;
+    return add_turn(st, sess, parent, role, text, NULL, 0, state, 16, &META, NULL);
 }
 
 static int64_t
@@ -167,6 +160,104 @@ test_loop(store *st, const char *db)
     TEST_COND("loop: prune ends", store_turn_prune(st, a, &p, &err) == RWKV_OK && p.n_turns >= 1);
 }
 
+/* Deleting a branch of 20 large snapshots gives their pages back. */
+static void
+test_prune_reclaims(store *st, const char *db)
+{
+    const size_t n = 50688;               /* ~200 KB a state */
+    store_retention keep = { 1000, 1 }, def = { STORE_KEEP_LAST_DEFAULT, STORE_EVERY_DEFAULT };
+    float *v = calloc(n, sizeof *v);
+    int64_t s = new_session(st, "big"), root, br, at;
+    store_prune p;
+    rwkv_err err;
+    long before, after;
+
+    if (v == NULL)
+        return;
+    store_set_retention(st, &keep);
+    root = add_turn(st, s, 0, STORE_ROLE_USER, "root", NULL, 0, v, n, &META, NULL);
+    br = at = add_turn(st, s, root, STORE_ROLE_ASSISTANT, "branch", NULL, 0, v, n, &META, NULL);
+    for (int i = 0; i < 19; i++) {
+        v[0] = (float)i;
+        at = add_turn(st, s, at, i % 2 ? STORE_ROLE_ASSISTANT : STORE_ROLE_USER, "more", NULL, 0,
+                      v, n, &META, NULL);
+    }
+    store_set_retention(st, &def);
+    TEST_COND("big branch made", at > 0 && q_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)") == 0);
+    before = file_size(db);
+    TEST_COND("prune the big branch", store_turn_prune(st, br, &p, &err) == RWKV_OK &&
+                                          p.n_turns == 20);
+    after = file_size(db);
+    TEST_CONDF(before - after > 15 * (long)(n * 4), "branch delete: the file shrank: %ld -> %ld",
+               before, after);
+    TEST_COND("branch delete: no free pages left", q_int(db, "PRAGMA freelist_count") == 0);
+    TEST_COND("branch delete: the root kept", q_int(db, "SELECT count(*) FROM snapshots") >= 1);
+    free(v);
+}
+
+/* 8 MB of free pages left in DB by another connection (a table dropped). */
+static void
+free_pages(const char *db)
+{
+    TEST_COND("free pages made", q_exec(db, "CREATE TABLE junk(b); INSERT INTO junk VALUES "
+                                            "(zeroblob(8000000)); DROP TABLE junk") == 0 &&
+                                     q_int(db, "PRAGMA freelist_count") > 100);
+}
+
+/* store_vacuum: incremental, full on an old file, and with a reader. */
+static void
+test_vacuum(const char *db)
+{
+    store *st = NULL;
+    store_vacuum_info v;
+    rwkv_err err;
+    sqlite3 *h = NULL;
+    sqlite3_stmt *q = NULL;
+
+    if (store_open(db, &st, &err) != RWKV_OK)
+        return;
+    free_pages(db);
+    TEST_CONDF(store_vacuum(st, &v, &err) == RWKV_OK && !v.full && !v.busy &&
+                   v.free_pages > 100 && v.bytes_before - v.bytes_after > 7000000 &&
+                   (long)v.bytes_after == file_size(db),
+               "vacuum: %llu -> %llu bytes, %lld pages", (unsigned long long)v.bytes_before,
+               (unsigned long long)v.bytes_after, (long long)v.free_pages);
+    TEST_COND("vacuum: nothing free, intact", q_int(db, "PRAGMA freelist_count") == 0 &&
+                                                  q_integrity_ok(db) &&
+                                                  q_int(db, "SELECT count(*) FROM sessions") == 4);
+    TEST_COND("vacuum again: nothing to do", store_vacuum(st, &v, &err) == RWKV_OK &&
+                                                 v.free_pages == 0 && !v.full);
+    store_close(st);
+
+    /* a file made without incremental auto-vacuum: one full VACUUM */
+    TEST_COND("no auto-vacuum", q_exec(db, "PRAGMA auto_vacuum=NONE; VACUUM") == 0 &&
+                                    q_int(db, "PRAGMA auto_vacuum") == 0);
+    free_pages(db);
+    if (store_open(db, &st, &err) != RWKV_OK)
+        return;
+    TEST_COND("old file: full vacuum", store_vacuum(st, &v, &err) == RWKV_OK && v.full &&
+                                           v.bytes_before - v.bytes_after > 7000000);
+    TEST_COND("old file: incremental from now on", q_int(db, "PRAGMA auto_vacuum") == 2 &&
+                                                       q_integrity_ok(db));
+
+    /* a reader holds the WAL: the pages are freed, the cut waits for it */
+    free_pages(db);
+    TEST_COND("reader", sqlite3_open(db, &h) == SQLITE_OK &&
+                            sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+                            sqlite3_prepare_v2(h, "SELECT count(*) FROM turns", -1, &q, NULL) ==
+                                SQLITE_OK &&
+                            sqlite3_step(q) == SQLITE_ROW);
+    TEST_CONDF(store_vacuum(st, &v, &err) == RWKV_OK && v.busy && !v.full,
+               "with a reader: busy said (%s)", v.busy ? "busy" : err.msg);
+    sqlite3_finalize(q);
+    sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
+    sqlite3_close(h);
+    TEST_COND("reader gone: the next vacuum cuts the file",
+              store_vacuum(st, &v, &err) == RWKV_OK && !v.busy &&
+                  v.bytes_after < 2000000 && q_int(db, "PRAGMA freelist_count") == 0);
+    store_close(st);
+}
+
 int
 main(void)
 {
@@ -181,7 +272,9 @@ main(void)
     if (st) {
         test_tree_and_prune(st, db);
         test_loop(st, db);
+        test_prune_reclaims(st, db);
         store_close(st);
+        test_vacuum(db);
     }
     test_tmpdir_remove();
     return TEST_REPORT();

@@ -1,0 +1,82 @@
+/*
+** store_vacuum.c -- giving the space of deleted rows back to the file
+** system (store.h, store_vacuum).
+**
+** SQLite keeps the pages of deleted rows in the file as free pages, reused
+** by later writes; the file never shrinks by itself.  A new database gets
+** auto_vacuum=INCREMENTAL before its first table (store.c), so
+** `PRAGMA incremental_vacuum` can move the free pages to the end and cut
+** them off without rewriting the file; a file made before that (or by hand)
+** needs one full VACUUM, which also sets the mode for the next time.  In WAL
+** mode the cut reaches the file at a checkpoint: TRUNCATE also empties the
+** WAL, unless another connection is reading (then the last one to close
+** does it).
+*/
+#include "store_int.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+
+/* The size of PATH plus that of PATH-wal (0 for a missing one). */
+static uint64_t
+file_bytes(const char *path)
+{
+    char wal[STORE_PATH_MAX + 8];
+    struct stat sb;
+    uint64_t n = 0;
+
+    if (stat(path, &sb) == 0)
+        n += (uint64_t)sb.st_size;
+    if (snprintf(wal, sizeof wal, "%s-wal", path) < (int)sizeof wal && stat(wal, &sb) == 0)
+        n += (uint64_t)sb.st_size;
+    return n;
+}
+
+/* PRAGMA wal_checkpoint(TRUNCATE); *BUSY: it could not finish (a reader). */
+static int
+checkpoint(store *s, int *busy, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc, r;
+
+    *busy = 0;
+    if ((rc = store_prep(s, "PRAGMA wal_checkpoint(TRUNCATE)", &st, err)) != RWKV_OK)
+        return rc;
+    r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        *busy = sqlite3_column_int(st, 0) != 0;
+    else if (r == SQLITE_BUSY || r == SQLITE_LOCKED)
+        *busy = 1;
+    else if (r != SQLITE_DONE)
+        rc = store_dberr(s, err, "checkpoint");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err)
+{
+    store_vacuum_info v;
+    int64_t av = 0;
+    int rc;
+
+    v.bytes_before = file_bytes(s->path);
+    v.bytes_after = 0;
+    v.full = 0;
+    v.busy = 0;
+    if ((rc = store_pragma_int(s, "PRAGMA freelist_count", &v.free_pages, err)) != RWKV_OK ||
+        (rc = store_pragma_int(s, "PRAGMA auto_vacuum", &av, err)) != RWKV_OK)
+        return rc;
+    if (av == 2) {
+        rc = store_exec(s, "PRAGMA incremental_vacuum", err);
+    } else {
+        v.full = 1;
+        rc = store_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; VACUUM", err);
+    }
+    if (rc != RWKV_OK || (rc = checkpoint(s, &v.busy, err)) != RWKV_OK)
+        return rc;
+    v.bytes_after = file_bytes(s->path);
+    if (out)
+        *out = v;
+    return RWKV_OK;
+}
