@@ -18,14 +18,14 @@
 ** next file made at that path.
 **
 ** So: the device and inode are taken at open; store_check_file compares
-** them, the size and the header's magic with what the path holds now; a
+** them with what the path holds now, and reads the size and the header's
+** magic (through SQLite's own handle: nothing here opens the file); a
 ** store found lost is closed without a checkpoint and its WAL and shared-
 ** memory files are removed, leaving the path as the user made it.
 */
 #include "store_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,31 +45,35 @@ store_file_opened(store *s)
     }
 }
 
-/* Whether the file at PATH starts with the SQLite magic: 1, 0 (it does
-** not, or is shorter), -1 when it cannot be read (not a verdict). */
+/*
+** Whether the file SQLite has open starts with the SQLite magic: 1, 0 (it
+** does not, or is shorter), -1 when it cannot be read (not a verdict).
+** Read through SQLite's own handle: opening and closing another descriptor
+** of the file would drop the process's POSIX locks on it, SQLite's included
+** (another process could then take the WAL away from under this one).
+*/
 static int
-has_magic(const char *path)
+has_magic(store *s)
 {
+    sqlite3_file *f = NULL;
     char buf[sizeof sqlite_magic];
-    ssize_t n;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int rc;
 
-    if (fd < 0)
+    if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK ||
+        f == NULL || f->pMethods == NULL)
         return -1;
-    do
-        n = read(fd, buf, sizeof buf);
-    while (n < 0 && errno == EINTR);
-    close(fd);
-    if (n < 0)
+    memset(buf, 0, sizeof buf);
+    rc = f->pMethods->xRead(f, buf, (int)sizeof buf, 0);
+    if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ)
         return -1;
-    return n == (ssize_t)sizeof buf && memcmp(buf, sqlite_magic, sizeof buf) == 0;
+    return memcmp(buf, sqlite_magic, sizeof buf) == 0;
 }
 
 /* What happened to the file, NULL when it is still the one opened.  Only
 ** certain findings count: a stat or read that fails for another reason
 ** than a missing file says nothing. */
 static const char *
-what_happened(const store *s)
+what_happened(store *s)
 {
     struct stat sb;
 
@@ -81,7 +85,7 @@ what_happened(const store *s)
         return "replaced by another file";
     if (sb.st_size == 0)
         return "truncated";
-    if (has_magic(s->path) == 0)
+    if (has_magic(s) == 0)
         return "overwritten (it is no longer a database)";
     return NULL;
 }
