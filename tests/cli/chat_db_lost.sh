@@ -29,6 +29,9 @@ run_lost() {
         "$T" sessions --db "$D" show 1 2>/dev/null | grep -q '#3 assistant \[state\]' && break
         sleep 0.1
     done
+    # the chat's checks never drop SQLite's locks: another process's reads
+    # (the loop above) leave its WAL where it is
+    [ -e "$D-wal" ] && ok || fail "$name: the WAL was taken away under the running chat"
     eval "$action"
     printf 'again\nthird\n/history\n' >&3
     exec 3>&-
