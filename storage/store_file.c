@@ -81,7 +81,7 @@ what_happened(store *s)
         return errno == ENOENT ? "deleted" : NULL;
     if (s->ino == 0)
         return NULL;
-    if (((uint64_t)sb.st_dev != s->dev || (uint64_t)sb.st_ino != s->ino))
+    if ((uint64_t)sb.st_dev != s->dev || (uint64_t)sb.st_ino != s->ino)
         return "replaced by another file";
     if (sb.st_size == 0)
         return "truncated";
@@ -108,7 +108,7 @@ store_is_lost(const store *s)
     return s->lost;
 }
 
-/* PATH with SUFFIX removed, if there. */
+/* Remove the file PATH + SUFFIX, if there. */
 static void
 unlink_beside(const char *path, const char *suffix)
 {
