@@ -34,7 +34,7 @@ static const char *const fixed_keys[][2] = {
     { "Sidebar: Left/Right, -/+", "change it by one step (PgUp/PgDn: 10)" },
     { "Sidebar: Enter or a digit", "type a value" },
     { "Sidebar: click", "choose that parameter (the sidebar takes the keys)" },
-    { "Menus: type", "search (C-u clears it); Enter acts, Esc closes" },
+    { "Menus: type", "search (C-u clears it; C-f there says so); Enter acts, Esc closes" },
     { "Menus: click", "select a row; a click on the selected row acts (as Enter); a click "
                       "outside the box closes it" },
     { "Sessions: type", "search titles and messages (words match as prefixes); "
