@@ -123,6 +123,8 @@ on_end(struct app *a, const tui_event *e)
 {
     int job = a->w.job, started = a->w.started;
     const chat_turn *t;
+    const tui_menu_item *sel = tui_menu_selected(&a->menu);
+    int64_t old_head = a->head, sel_id = sel ? sel->id : old_head;
 
     tui_worker_join(&a->w);
     a->busy = 0;
@@ -160,6 +162,7 @@ on_end(struct app *a, const tui_event *e)
     }
     if (!started) {
         on_not_started(a, e, job);
+        tui_branches_follow(a, old_head, sel_id);
         return;
     }
     t = chat_n_turns(a->chat) ? chat_turn_at(a->chat, chat_n_turns(a->chat) - 1) : NULL;
@@ -182,6 +185,7 @@ on_end(struct app *a, const tui_event *e)
         tui_notice(a, 1, "%s", e->err.msg);
     a->reply_turn = -1;
     a->dirty = 1;
+    tui_branches_follow(a, old_head, sel_id);
 }
 
 /* Append the text gathered in B to the streaming turn, once. */

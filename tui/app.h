@@ -311,6 +311,12 @@ void tui_prompt_accept(struct app *a);
 /* 1 when prompt KIND is a confirmation (y accepts, n cancels). */
 int  tui_prompt_yesno(int kind);
 
+/* menu_branches.c: after a reply or regeneration ended (the worker owned the
+** runtime, so F6 opened meanwhile could not mark its turns): F6, when open,
+** is filled again; the selection stays on turn SEL, or follows the head when
+** SEL was the head OLD_HEAD before the reply. */
+void tui_branches_follow(struct app *a, int64_t old_head, int64_t sel);
+
 /* menu_framing.c: the chat's framing (F8 menu, launch, presets) */
 /* The launch framing: config keys, the config preset's, the options.  0 or
 ** 1 (printed). */
