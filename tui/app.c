@@ -177,6 +177,7 @@ on_end(struct app *a, const tui_event *e)
         if (t->interrupted)     /* replaces "cancelling..." */
             tui_notice(a, 0, "reply interrupted: kept as far as it went (C-r regenerates)");
     }
+    tui_session_note_saved(a);        /* a note of the message follows its turn */
     if (a->job_sid != 0 && sess_id(a->sess) != a->job_sid)
         tui_session_rebuild(a);       /* saved again as another session */
     else
@@ -300,7 +301,7 @@ tui_send(struct app *a, const char *text)
         static const char note[] = "blank lines joined: in the chat format a blank line ends "
                                    "a turn (ChatRWKV's rule), so paragraphs go as lines";
         a->blank_noted = 1;
-        tui_tr_add(&a->tr, TUI_TURN_INFO, note, strlen(note));
+        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_PENDING, note, strlen(note));
         tui_notice(a, 0, "%s", note);
     }
     tui_tr_add(&a->tr, TUI_TURN_USER, shown, shown_len);
@@ -1351,7 +1352,7 @@ open_store(struct app *a)
             char line[RWKV_ERR_MSG + 160];
             snprintf(line, sizeof line, "preset '%.100s' from the config: %s", a->cfg.preset,
                      err.msg);
-            tui_tr_add(&a->tr, TUI_TURN_ERROR, line, strlen(line));
+            tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, line, strlen(line));
         } else {
             for (int i = 0; params_table[i].name != NULL; i++) {
                 size_t off = params_table[i].offset, sz = params_table[i].type == PARAMS_U64
@@ -1387,6 +1388,7 @@ app_fini(struct app *a)
     free(a->queued);
     for (int i = 0; i < TUI_LOG_MAX; i++)
         free(a->log[i]);
+    tui_session_notes_fini(a);
 }
 
 static void
@@ -1537,12 +1539,12 @@ load_config(struct app *a)
         return 2;
     }
     if (cfg_load(launch->config, &a->cfg, msg, sizeof msg) != 0)
-        tui_tr_add(&a->tr, TUI_TURN_ERROR, msg, strlen(msg));
+        tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, msg, strlen(msg));
     theme_name = launch->theme ? launch->theme : (a->cfg.theme[0] ? a->cfg.theme : "default");
     if (theme_load(theme_name, &a->th, msg, sizeof msg) != 0) {
         char line[THEME_MSG + 64];
         snprintf(line, sizeof line, "%s; using the default theme", msg);
-        tui_tr_add(&a->tr, TUI_TURN_ERROR, line, strlen(line));
+        tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, line, strlen(line));
     }
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
         theme_strip_colors(&a->th);
@@ -1569,7 +1571,7 @@ show_captured(struct app *a, FILE *cap, int rc)
     if (b.len > 0 && rc != 0)
         fprintf(stderr, "%s\n", b.p);
     else if (b.len > 0)
-        tui_tr_add(&a->tr, TUI_TURN_INFO, b.p, b.len);
+        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_RUN, b.p, b.len);
     tui_buf_fini(&b);
 }
 
@@ -1678,7 +1680,7 @@ tui_run(const tui_launch *launch)
         static const char demo_note[] =
             "Demo model: random weights, so the replies are noise. It shows the interface, "
             "sessions and branches; give --model for a real one. F1 lists every key.";
-        tui_tr_add(&a->tr, TUI_TURN_INFO, demo_note, sizeof demo_note - 1);
+        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_DEMO, demo_note, sizeof demo_note - 1);
     }
     install_signals();
     raw();
