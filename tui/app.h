@@ -211,6 +211,8 @@ struct app {
     int             copy_turn;     /* M-k: the reply whose code block was copied last */
     size_t          copy_block;    /*   and that block's index (M-k again: the next) */
     int             mouse_off;     /* M-m: mouse reporting off (the terminal selects) */
+    int             pasting;       /* inside a bracketed paste (until ESC[201~) */
+    size_t          paste_got, paste_cut; /* its characters taken / dropped */
 
     /* store */
     store          *st;            /* the UI thread's connection (menus, transcript) */

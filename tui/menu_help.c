@@ -28,6 +28,8 @@ static const char *const fixed_keys[][2] = {
     { "Esc, C-c", "cancel the running reply (kept, marked interrupted), the prefill "
                   "(the message goes back to the box) or a replay (nothing changes)" },
     { "Esc, C-u (editing)", "leave edit mode: the next message continues the branch" },
+    { "Esc (pasting...)", "end a paste whose end the terminal never sent (until then a paste "
+                          "is text, its Enter a new line)" },
     { "C-d (empty box), C-q", "quit" },
     { "C-z", "suspend (the shell's fg resumes)" },
     { "Sidebar: Up/Down", "choose a parameter" },

@@ -787,6 +787,12 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
         draw_search_line(a, y, cy, cx);
         return;
     }
+    if (a->pasting) {
+        /* a paste arriving in parts: its text goes in until it ends */
+        puts_(y, 0, "pasting... (Esc ends the paste)", a->cols,
+              tui_role_attr(a, THEME_ROLE_INFO));
+        return;
+    }
     if (a->notice[0]) {
         int na = a->notice_err ? tui_role_attr(a, THEME_ROLE_ERROR)
                                : tui_role_attr(a, THEME_ROLE_INFO);
@@ -795,8 +801,7 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
             char more[48], key[16];
             int mw;
             cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
-            snprintf(more, sizeof more, "%s (%s: log)", MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...",
-                     key);
+            snprintf(more, sizeof more, "%s (%s: log)", ellipsis(), key);
             mw = tui_str_width(more, strlen(more));
             x = puts_(y, 0, a->notice, a->cols - mw > 0 ? a->cols - mw : 0, na);
             puts_(y, x, more, a->cols - x, ka);
