@@ -366,8 +366,9 @@ draw_status(struct app *a)
         if (rw + 16 <= room) {
             put(0, x, left, strlen(left), room - rw, st);
             put(0, a->cols - rw, right, strlen(right), rw, st);
-        } else if (a->loading || (a->busy && a->phase == CHAT_PREFILL)) {
-            /* narrow: the bar matters more than the labels */
+        } else if (a->loading || a->busy) {
+            /* narrow (80 columns beside the demo label): the bar or
+            ** "generating" matters more than the labels */
             put(0, x, right, strlen(right), room, st);
         } else {
             put(0, x, left, strlen(left), room, st);
