@@ -281,10 +281,13 @@ tui_send(struct app *a, const char *text)
         ** rule: a user turn continues from its parent) */
         fork_at = a->fork_turn;
         a->fork_pending = 0;
-        /* the screen shows the branch up to before the edited message */
+        /* the screen shows the branch up to before the edited message (and
+        ** its note, which stays with it on its own branch) */
         for (int i = 0; i < a->tr.nturns; i++)
             if (a->tr.turns[i].store_id == fork_at) {
-                tui_tr_truncate(&a->tr, i);
+                int note = i > 0 && a->tr.turns[i - 1].role == TUI_TURN_INFO &&
+                           tui_session_has_note(a, fork_at);
+                tui_tr_truncate(&a->tr, i - note);
                 break;
             }
     }

@@ -306,6 +306,8 @@ int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const c
 void tui_session_note(struct app *a, int role, int64_t turn, const char *text, size_t len);
 /* A message was saved: its pending notes now stand before its user turn. */
 void tui_session_note_saved(struct app *a);
+/* 1 when a kept note stands before saved turn TURN. */
+int  tui_session_has_note(const struct app *a, int64_t turn);
 void tui_session_notes_fini(struct app *a);
 
 /* The app's copies (sid, head, title, state label, sampling) from the runtime. */

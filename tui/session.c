@@ -6,9 +6,9 @@
 ** progress bar and a cancel.  Here, on the UI thread and never while a job
 ** runs: the transcript rebuilt from the saved branch (with the notes kept
 ** for it: the run's at the top, a message's before its turn), sibling
-** positions, and the library import of a state file.  Also where the UI starts a runtime
-** job on the worker thread (tui_session_job) and hands it the sidebar's
-** sampling values.
+** positions, and the library import of a state file.  Also where the UI
+** starts a runtime job on the worker thread (tui_session_job) and hands it
+** the sidebar's sampling values.
 */
 #include "app.h"
 
@@ -78,7 +78,7 @@ tui_session_note(struct app *a, int role, int64_t turn, const char *text, size_t
 
     tui_tr_add(&a->tr, role, text, len);
     if (a->n_notes >= TUI_NOTES_MAX)
-        return;                       /* shown, not kept (one per kind is the rule) */
+        return;                       /* shown, not kept (a run has a few) */
     n = &a->notes[a->n_notes++];
     n->role = role;
     n->turn = turn;
@@ -97,6 +97,15 @@ tui_session_note_saved(struct app *a)
     for (int i = 0; i < a->n_notes; i++)
         if (a->notes[i].turn == TUI_NOTE_PENDING && user > 0)
             a->notes[i].turn = user;
+}
+
+int
+tui_session_has_note(const struct app *a, int64_t turn)
+{
+    for (int i = 0; i < a->n_notes; i++)
+        if (a->notes[i].turn == turn)
+            return 1;
+    return 0;
 }
 
 void

@@ -58,6 +58,24 @@ keys Enter
 check "back to it" "resumed 'para one"
 keys Home
 note_placed "back from a new session"
+
+# editing that message starts a branch without it: the note stays with the
+# old branch, and comes back with it
+keys F6
+type_text "para one"
+keys Enter
+check "editing" 'edit and send'
+type_text " edited"
+keys Enter
+wait_idle
+check "the edit sent" '^  para two edited'
+check_not "the edit's branch has no note" 'blank lines joined'
+keys F6
+type_text "plain"
+keys Enter
+check "back on the old branch" '^  plain'
+keys Home
+note_placed "the old branch again"
 tui_quit
 
 # a new run: --resume keeps the run's notes; the message note cannot come back
