@@ -6,10 +6,15 @@
 # tokens) so that F6 opens while it streams.
 . "$(dirname "$0")/tmuxlib.sh"
 
-TUI_ENV="TERM=screen" W=80 H=24 tui_start --max-tokens 150000 --seed 3
+TUI_ENV="TERM=screen" W=80 H=24 tui_start --max-tokens 3 --seed 3
 type_text "first one"
 keys Enter
-wait_idle 900
+wait_idle
+# the second reply long: max-tokens typed in the sidebar
+keys Tab Down Down Down Down Down Down Enter C-u
+type_text "150000"
+keys Enter Tab
+check "max-tokens set" 'max-tokens +150000'
 type_text "second one"
 keys Enter
 check "the reply streams" 'generating' 20
