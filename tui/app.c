@@ -31,6 +31,8 @@
 
 #define TUI_POLL_MS       250    /* idle poll timeout: nothing else needs ticks */
 #define TUI_ESC_WAIT_MS   30     /* a key after ESC within this is Alt+key */
+#define TUI_PASTE_WAIT_MS 1000   /* in a paste: the rest of a sequence or a character
+                                    split by a slow link (SSH) */
 #define TUI_PASTE_MAX     (1u << 20)
 #define TUI_PASTE_QUERY_MAX 512  /* characters of a paste into a search */
 
@@ -123,6 +125,8 @@ on_end(struct app *a, const tui_event *e)
 {
     int job = a->w.job, started = a->w.started;
     const chat_turn *t;
+    const tui_menu_item *sel = tui_menu_selected(&a->menu);
+    int64_t old_head = a->head, sel_id = sel ? sel->id : old_head;
 
     tui_worker_join(&a->w);
     a->busy = 0;
@@ -160,6 +164,7 @@ on_end(struct app *a, const tui_event *e)
     }
     if (!started) {
         on_not_started(a, e, job);
+        tui_branches_follow(a, old_head, sel_id);
         return;
     }
     t = chat_n_turns(a->chat) ? chat_turn_at(a->chat, chat_n_turns(a->chat) - 1) : NULL;
@@ -174,6 +179,7 @@ on_end(struct app *a, const tui_event *e)
         if (t->interrupted)     /* replaces "cancelling..." */
             tui_notice(a, 0, "reply interrupted: kept as far as it went (C-r regenerates)");
     }
+    tui_session_note_saved(a);        /* a note of the message follows its turn */
     if (a->job_sid != 0 && sess_id(a->sess) != a->job_sid)
         tui_session_rebuild(a);       /* saved again as another session */
     else
@@ -182,6 +188,7 @@ on_end(struct app *a, const tui_event *e)
         tui_notice(a, 1, "%s", e->err.msg);
     a->reply_turn = -1;
     a->dirty = 1;
+    tui_branches_follow(a, old_head, sel_id);
 }
 
 /* Append the text gathered in B to the streaming turn, once. */
@@ -274,10 +281,13 @@ tui_send(struct app *a, const char *text)
         ** rule: a user turn continues from its parent) */
         fork_at = a->fork_turn;
         a->fork_pending = 0;
-        /* the screen shows the branch up to before the edited message */
+        /* the screen shows the branch up to before the edited message (and
+        ** its note, which stays with it on its own branch) */
         for (int i = 0; i < a->tr.nturns; i++)
             if (a->tr.turns[i].store_id == fork_at) {
-                tui_tr_truncate(&a->tr, i);
+                int note = i > 0 && a->tr.turns[i - 1].role == TUI_TURN_INFO &&
+                           tui_session_has_note(a, fork_at);
+                tui_tr_truncate(&a->tr, i - note);
                 break;
             }
     }
@@ -296,7 +306,7 @@ tui_send(struct app *a, const char *text)
         static const char note[] = "blank lines joined: in the chat format a blank line ends "
                                    "a turn (ChatRWKV's rule), so paragraphs go as lines";
         a->blank_noted = 1;
-        tui_tr_add(&a->tr, TUI_TURN_INFO, note, strlen(note));
+        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_PENDING, note, strlen(note));
         tui_notice(a, 0, "%s", note);
     }
     tui_tr_add(&a->tr, TUI_TURN_USER, shown, shown_len);
@@ -1085,7 +1095,7 @@ read_byte(int wait_ms, int *is_fkey)
 ** the bytes after it (the rest of a paste): an ill-formed sequence is one
 ** U+FFFD and the byte that ended it is read again. */
 static int
-read_raw(int wait_ms, int *is_fkey)
+read_raw_wait(int wait_ms, int cont_ms, int *is_fkey)
 {
     unsigned char b[UTF8_MAX];
     size_t n = 0;
@@ -1104,7 +1114,7 @@ read_raw(int wait_ms, int *is_fkey)
                 ungetch(b[n - 1]);
             return 0xFFFD;
         }
-        c = read_byte(TUI_ESC_WAIT_MS, &f);
+        c = read_byte(cont_ms, &f);
         if (c < 0)
             return 0xFFFD;      /* cut short */
         if (f) {
@@ -1113,6 +1123,32 @@ read_raw(int wait_ms, int *is_fkey)
         }
         b[n++] = (unsigned char)c;
     }
+}
+
+/* A key, the bytes of a character at most TUI_ESC_WAIT_MS apart. */
+static int
+read_raw(int wait_ms, int *is_fkey)
+{
+    return read_raw_wait(wait_ms, TUI_ESC_WAIT_MS, is_fkey);
+}
+
+/* The rest of a CSI after "ESC [" (each byte within WAIT_MS) into SEQ, up to
+** its final byte: "200~" for a paste's start. */
+static void
+read_csi(char *seq, size_t cap, int wait_ms)
+{
+    size_t n = 0;
+
+    for (;;) {
+        int f = 0, k = read_raw(wait_ms, &f);
+        if (k < 0 || f)
+            break;
+        if (n + 1 < cap)
+            seq[n++] = (char)k;
+        if (k >= 0x40 && k <= 0x7e)
+            break;
+    }
+    seq[n] = '\0';
 }
 
 /* Read one logical key after the first raw one (K, FKEY).  Returns the key
@@ -1147,17 +1183,7 @@ cook_key(int k, int *is_fkey)
         if (k2 == '[') {
             /* a CSI the terminfo did not know: bracketed paste or ignore */
             char seq[16];
-            size_t n = 0;
-            for (;;) {
-                int f3 = 0, k3 = read_raw(TUI_ESC_WAIT_MS, &f3);
-                if (k3 < 0 || f3)
-                    break;
-                if (n + 1 < sizeof seq)
-                    seq[n++] = (char)k3;
-                if (k3 >= 0x40 && k3 <= 0x7e)
-                    break;
-            }
-            seq[n] = '\0';
+            read_csi(seq, sizeof seq, TUI_ESC_WAIT_MS);
             if (strcmp(seq, "200~") == 0)
                 return K_PASTE_BEG;
             if (strcmp(seq, "201~") == 0)
@@ -1173,59 +1199,86 @@ cook_key(int k, int *is_fkey)
     return k;
 }
 
-/* Inside a bracketed paste: everything is text, newlines included. */
+/*
+** Bracketed paste as a mode: from ESC[200~ everything is text, newlines
+** included, until ESC[201~ -- however long the paste takes to arrive (a
+** slow link delivers it in parts, seconds apart), so no part of it acts as
+** a key and Enter never sends half a message.  The screen and the worker
+** go on between the parts.  A lone Esc ends a paste whose end never comes.
+*/
 static void
-read_paste(struct app *a)
+paste_end(struct app *a)
+{
+    a->pasting = 0;
+    if (a->paste_cut > 0)
+        tui_notice(a, 1, "the paste was too long: its last %zu characters were dropped",
+                   a->paste_cut);
+    a->dirty = 1;
+}
+
+/* ESC inside a paste: 1 when it ends the paste (its end marker, its parts
+** up to TUI_PASTE_WAIT_MS apart, or a lone Esc); another sequence is dropped. */
+static int
+paste_escape(struct app *a)
+{
+    char seq[16];
+    int f = 0, k = read_raw_wait(TUI_PASTE_WAIT_MS, TUI_PASTE_WAIT_MS, &f);
+
+    if (k < 0) {
+        tui_notice(a, 0, "paste ended by Esc (the terminal did not end it)");
+        return 1;
+    }
+    if (f || k != '[')
+        return 0;
+    read_csi(seq, sizeof seq, TUI_PASTE_WAIT_MS);
+    return strcmp(seq, "201~") == 0;
+}
+
+/* One key K (a function key when F) inside a paste. */
+static void
+paste_key(struct app *a, int k, int f)
 {
     tui_input *in = a->focus == TUI_FOCUS_PROMPT ? &a->prompt : &a->in;
-    size_t got = 0, cut = 0;
+    unsigned char u[8];
+    int n;
 
-    for (;;) {
-        int f = 0;
-        int k = read_raw(200, &f);
-        unsigned char u[8];
-        int n;
-
-        if (k < 0)
-            break;
-        if (f)
-            continue;
-        if (k == 27) {
-            int k2 = cook_key(k, &f);
-            if (k2 == K_PASTE_END)
-                break;
-            continue;
-        }
-        if (k == '\r')
-            k = '\n';
-        if (k == '\t')
-            k = ' ';
-        if (k < 0x20 && k != '\n')
-            continue;
-        if (a->focus == TUI_FOCUS_MENU || a->focus == TUI_FOCUS_SEARCH) {
-            /* the menu's search or the search line: typed there, one line
-            ** (it went to the hidden message box) */
-            if (got++ < TUI_PASTE_QUERY_MAX)
-                overlay_key(a, k == '\n' ? ' ' : k, 0);
-            else
-                cut++;
-            continue;
-        }
-        if (in == &a->prompt && k == '\n')
-            continue;
-        n = utf8_encode((uint32_t)k, u);
-        if (n > 0 && in == &a->prompt && !prompt_room(a, (size_t)n))
-            continue;
-        if (n > 0 && got < TUI_PASTE_MAX && in->len + (size_t)n <= TUI_INPUT_MAX) {
-            tui_input_insert(in, (const char *)u, (size_t)n);
-            got += (size_t)n;
-        } else if (n > 0) {
-            cut++;              /* whole characters only, and said below */
-        }
+    if (f) {
+        if (k == KEY_RESIZE)
+            key_dispatch(a, k, f);       /* a resize still lays out again */
+        return;
     }
-    if (cut > 0)
-        tui_notice(a, 1, "the paste was too long: its last %zu characters were dropped", cut);
+    if (k == 27) {
+        if (paste_escape(a))
+            paste_end(a);
+        return;
+    }
     a->dirty = 1;
+    if (k == '\r')
+        k = '\n';
+    if (k == '\t')
+        k = ' ';
+    if (k < 0x20 && k != '\n')
+        return;
+    if (a->focus == TUI_FOCUS_MENU || a->focus == TUI_FOCUS_SEARCH) {
+        /* the menu's search or the search line: typed there, one line
+        ** (it went to the hidden message box) */
+        if (a->paste_got++ < TUI_PASTE_QUERY_MAX)
+            overlay_key(a, k == '\n' ? ' ' : k, 0);
+        else
+            a->paste_cut++;
+        return;
+    }
+    if (in == &a->prompt && k == '\n')
+        return;
+    n = utf8_encode((uint32_t)k, u);
+    if (n > 0 && in == &a->prompt && !prompt_room(a, (size_t)n))
+        return;
+    if (n > 0 && a->paste_got < TUI_PASTE_MAX && in->len + (size_t)n <= TUI_INPUT_MAX) {
+        tui_input_insert(in, (const char *)u, (size_t)n);
+        a->paste_got += (size_t)n;
+    } else if (n > 0) {
+        a->paste_cut++;          /* whole characters only, said at the end */
+    }
 }
 
 static void
@@ -1233,14 +1286,20 @@ read_keys(struct app *a)
 {
     for (;;) {
         int f = 0;
-        int k = read_raw(0, &f);
+        int k = read_raw_wait(0, a->pasting ? TUI_PASTE_WAIT_MS : TUI_ESC_WAIT_MS, &f);
         if (k < 0)
             break;
+        if (a->pasting) {
+            paste_key(a, k, f);
+            continue;
+        }
         k = cook_key(k, &f);
         if (k < 0)
             continue;
         if (!f && k == K_PASTE_BEG) {
-            read_paste(a);
+            a->pasting = 1;
+            a->paste_got = a->paste_cut = 0;
+            a->dirty = 1;
             continue;
         }
         if (!f && k == K_PASTE_END)
@@ -1347,7 +1406,7 @@ open_store(struct app *a)
             char line[RWKV_ERR_MSG + 160];
             snprintf(line, sizeof line, "preset '%.100s' from the config: %s", a->cfg.preset,
                      err.msg);
-            tui_tr_add(&a->tr, TUI_TURN_ERROR, line, strlen(line));
+            tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, line, strlen(line));
         } else {
             for (int i = 0; params_table[i].name != NULL; i++) {
                 size_t off = params_table[i].offset, sz = params_table[i].type == PARAMS_U64
@@ -1383,6 +1442,7 @@ app_fini(struct app *a)
     free(a->queued);
     for (int i = 0; i < TUI_LOG_MAX; i++)
         free(a->log[i]);
+    tui_session_notes_fini(a);
 }
 
 static void
@@ -1533,12 +1593,12 @@ load_config(struct app *a)
         return 2;
     }
     if (cfg_load(launch->config, &a->cfg, msg, sizeof msg) != 0)
-        tui_tr_add(&a->tr, TUI_TURN_ERROR, msg, strlen(msg));
+        tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, msg, strlen(msg));
     theme_name = launch->theme ? launch->theme : (a->cfg.theme[0] ? a->cfg.theme : "default");
     if (theme_load(theme_name, &a->th, msg, sizeof msg) != 0) {
         char line[THEME_MSG + 64];
         snprintf(line, sizeof line, "%s; using the default theme", msg);
-        tui_tr_add(&a->tr, TUI_TURN_ERROR, line, strlen(line));
+        tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, line, strlen(line));
     }
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
         theme_strip_colors(&a->th);
@@ -1565,7 +1625,7 @@ show_captured(struct app *a, FILE *cap, int rc)
     if (b.len > 0 && rc != 0)
         fprintf(stderr, "%s\n", b.p);
     else if (b.len > 0)
-        tui_tr_add(&a->tr, TUI_TURN_INFO, b.p, b.len);
+        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_RUN, b.p, b.len);
     tui_buf_fini(&b);
 }
 
@@ -1674,7 +1734,7 @@ tui_run(const tui_launch *launch)
         static const char demo_note[] =
             "Demo model: random weights, so the replies are noise. It shows the interface, "
             "sessions and branches; give --model for a real one. F1 lists every key.";
-        tui_tr_add(&a->tr, TUI_TURN_INFO, demo_note, sizeof demo_note - 1);
+        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_DEMO, demo_note, sizeof demo_note - 1);
     }
     install_signals();
     raw();

@@ -57,6 +57,7 @@
 #define TUI_INPUT_MAX_ROWS 8     /* the input box grows up to this many rows */
 #define TUI_NOTICE 512
 #define TUI_LOG_MAX 200          /* messages kept for the log (M-l) */
+#define TUI_NOTES_MAX 16         /* transcript notes kept over a rebuild */
 #define TUI_WHEEL_ROWS 3         /* rows (menu items) one wheel step scrolls */
 #define TUI_STATE_IMPORT_MAX (256ul << 20)  /* largest state file imported */
 #define TUI_STATE_NONE_ID    (-2)           /* the state menu's "(none)" item */
@@ -114,6 +115,17 @@ enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE,
                        TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT, TUI_PROMPT_FRAMING };
 
+/* A transcript note a rebuild puts back (tui_session_note says where). */
+#define TUI_NOTE_RUN      0
+#define TUI_NOTE_PENDING  (-1)
+#define TUI_NOTE_DEMO     (-2)
+typedef struct tui_note {
+    int     role;            /* TUI_TURN_INFO or TUI_TURN_ERROR */
+    int64_t turn;            /* TUI_NOTE_* or a saved user turn's id */
+    char   *text;            /* owned */
+    size_t  len;
+} tui_note;
+
 enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END,
                    TUI_EV_NOTE };
 
@@ -167,6 +179,10 @@ struct app {
                                             sets it; the next key closes it) */
     /* every notice, newest last (a ring of TUI_LOG_MAX; M-l shows them whole) */
     char           *log[TUI_LOG_MAX];    /* owned: "HH:MM:SS  text" */
+    /* the transcript's notes that a rebuild (resume, branch switch) puts
+    ** back, oldest first (tui_session_note) */
+    tui_note        notes[TUI_NOTES_MAX];
+    int             n_notes;
     int             log_n, log_next;
 
     /* engine */
@@ -195,6 +211,8 @@ struct app {
     int             copy_turn;     /* M-k: the reply whose code block was copied last */
     size_t          copy_block;    /*   and that block's index (M-k again: the next) */
     int             mouse_off;     /* M-m: mouse reporting off (the terminal selects) */
+    int             pasting;       /* inside a bracketed paste (until ESC[201~) */
+    size_t          paste_got, paste_cut; /* its characters taken / dropped */
 
     /* store */
     store          *st;            /* the UI thread's connection (menus, transcript) */
@@ -277,6 +295,21 @@ void tui_apply_sampling(struct app *a);
 ** PATH (SWITCH) is copied.  0, or -1 with a notice (busy). */
 int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path);
 
+/*
+** A note in the transcript (ROLE TUI_TURN_INFO or TUI_TURN_ERROR), kept so
+** that a rebuild puts it back: TURN is TUI_NOTE_RUN (a note of this run: a
+** config error; at the top), TUI_NOTE_DEMO (the demo model's note: at the
+** top while it runs), TUI_NOTE_PENDING (about the message being sent: it
+** follows the message's saved turn, or goes when the message is not saved),
+** or the saved user turn it stands before.  TEXT (LEN bytes) is copied.
+*/
+void tui_session_note(struct app *a, int role, int64_t turn, const char *text, size_t len);
+/* A message was saved: its pending notes now stand before its user turn. */
+void tui_session_note_saved(struct app *a);
+/* 1 when a kept note stands before saved turn TURN. */
+int  tui_session_has_note(const struct app *a, int64_t turn);
+void tui_session_notes_fini(struct app *a);
+
 /* The app's copies (sid, head, title, state label, sampling) from the runtime. */
 void tui_session_sync(struct app *a);
 /* a->ctx_tokens from the chat: the greeting's tokens (once fed) and every
@@ -310,6 +343,12 @@ void tui_prompt_open(struct app *a, int kind, const char *label, const char *ini
 void tui_prompt_accept(struct app *a);
 /* 1 when prompt KIND is a confirmation (y accepts, n cancels). */
 int  tui_prompt_yesno(int kind);
+
+/* menu_branches.c: after a reply or regeneration ended (the worker owned the
+** runtime, so F6 opened meanwhile could not mark its turns): F6, when open,
+** is filled again; the selection stays on turn SEL, or follows the head when
+** SEL was the head OLD_HEAD before the reply. */
+void tui_branches_follow(struct app *a, int64_t old_head, int64_t sel);
 
 /* menu_framing.c: the chat's framing (F8 menu, launch, presets) */
 /* The launch framing: config keys, the config preset's, the options.  0 or

@@ -129,6 +129,17 @@ fill_branches(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     add_tree(m, t, n, path, np);
     free(path);
     free(t);
+    if (a->busy && (a->w.job == TUI_JOB_SUBMIT || a->w.job == TUI_JOB_REGEN))
+        tui_menu_say(msg, 0, "a reply is being written: its turns are marked when it ends");
+}
+
+void
+tui_branches_follow(struct app *a, int64_t old_head, int64_t sel)
+{
+    if (a->menu.kind != TUI_MENU_BRANCHES)
+        return;
+    a->menu_sel_keep = 0;
+    tui_menu_refill(a, sel == old_head ? a->head : sel);
 }
 
 /* The selection: the turn stepped to its sibling (a->menu_sel_keep, its

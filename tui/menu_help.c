@@ -28,13 +28,15 @@ static const char *const fixed_keys[][2] = {
     { "Esc, C-c", "cancel the running reply (kept, marked interrupted), the prefill "
                   "(the message goes back to the box) or a replay (nothing changes)" },
     { "Esc, C-u (editing)", "leave edit mode: the next message continues the branch" },
+    { "Esc (pasting...)", "end a paste whose end the terminal never sent (until then a paste "
+                          "is text, its Enter a new line)" },
     { "C-d (empty box), C-q", "quit" },
     { "C-z", "suspend (the shell's fg resumes)" },
     { "Sidebar: Up/Down", "choose a parameter" },
     { "Sidebar: Left/Right, -/+", "change it by one step (PgUp/PgDn: 10)" },
     { "Sidebar: Enter or a digit", "type a value" },
     { "Sidebar: click", "choose that parameter (the sidebar takes the keys)" },
-    { "Menus: type", "search (C-u clears it); Enter acts, Esc closes" },
+    { "Menus: type", "search (C-u clears it; C-f there says so); Enter acts, Esc closes" },
     { "Menus: click", "select a row; a click on the selected row acts (as Enter); a click "
                       "outside the box closes it" },
     { "Sessions: type", "search titles and messages (words match as prefixes); "

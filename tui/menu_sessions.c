@@ -263,7 +263,9 @@ static const tui_menu_keydef session_keys[] = {
     { CFG_KEY_CTRL('r'), 0, "C-r", "rename", "rename the selected session", rename_ask },
     { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", "delete",
       "delete the selected session (asks first; also Delete)", delete_ask },
-    { CFG_KEY_CTRL('f'), 0, "C-f", "fork", "fork it as a new session", fork_session },
+    /* C-y ("yank a copy"): C-f searches everywhere, in this list too */
+    { CFG_KEY_CTRL('y'), 0, "C-y", "fork", "fork it as a new session (a copy to go on from)",
+      fork_session },
     { CFG_KEY_CTRL('e'), 0, "C-e", "export",
       "export it to a file: Markdown (the branch), or JSON (the whole tree) for a .json name",
       export_ask },

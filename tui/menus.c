@@ -6,7 +6,8 @@
 **
 ** In every list: Up/Down/PgUp/PgDn/Home/End and the wheel move, a click
 ** selects (a click on the selected row acts like Enter), typing filters
-** (search), Backspace edits the filter, C-u clears it, Esc closes.  The
+** (search; the search key, C-f, says so), Backspace edits the filter, C-u
+** clears it, Esc closes.  The
 ** other keys are the open menu's table (shown in its bottom line and in F1).
 */
 #define NCURSES_WIDECHAR 1
@@ -293,6 +294,20 @@ filter_key(struct app *a, int key, int is_fkey)
     }
 }
 
+/* The search action's key (C-f) in a list: it searches there as everywhere,
+** and typing already does, so it says so (and does nothing else).  1 if used. */
+static int
+search_key(struct app *a, int key, int is_fkey)
+{
+    char name[32];
+
+    if (is_fkey || key != a->cfg.keys[CFG_ACT_SEARCH] || (key >= 0x20 && key < 0x110000))
+        return 0;               /* a search key that is a character: typed */
+    cfg_key_name(key, name, sizeof name);
+    tui_notice(a, 0, "%s: type to search this list (C-u clears the search)", name);
+    return 1;
+}
+
 int
 tui_menu_key(struct app *a, int key, int is_fkey)
 {
@@ -301,7 +316,7 @@ tui_menu_key(struct app *a, int key, int is_fkey)
         return 1;
     }
     if (nav_key(a, key, is_fkey) || (is_fkey && menu_fkey(a, key)) ||
-        class_key(a, key, is_fkey))
+        class_key(a, key, is_fkey) || search_key(a, key, is_fkey))
         return 1;
     if (a->focus == TUI_FOCUS_MENU && !(!is_fkey && key == TUI_K_ENTER))
         filter_key(a, key, is_fkey);

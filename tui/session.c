@@ -4,10 +4,11 @@
 ** regenerate, fork, sibling steps and state-file switches are the runtime's;
 ** the ones that may replay run on the worker thread (worker.c) with a
 ** progress bar and a cancel.  Here, on the UI thread and never while a job
-** runs: the transcript rebuilt from the saved branch, sibling positions, and
-** the library import of a state file.  Also where the UI starts a runtime
-** job on the worker thread (tui_session_job) and hands it the sidebar's
-** sampling values.
+** runs: the transcript rebuilt from the saved branch (with the notes kept
+** for it: the run's at the top, a message's before its turn), sibling
+** positions, and the library import of a state file.  Also where the UI
+** starts a runtime job on the worker thread (tui_session_job) and hands it
+** the sidebar's sampling values.
 */
 #include "app.h"
 
@@ -66,6 +67,84 @@ tui_session_siblings(struct app *a, int64_t turn, int *index, int *count)
     }
     free(ids);
     store_turn_fini(&t);
+}
+
+/* ---- notes kept over a rebuild ------------------------------------------- */
+
+void
+tui_session_note(struct app *a, int role, int64_t turn, const char *text, size_t len)
+{
+    tui_note *n;
+
+    tui_tr_add(&a->tr, role, text, len);
+    if (a->n_notes >= TUI_NOTES_MAX)
+        return;                       /* shown, not kept (a run has a few) */
+    n = &a->notes[a->n_notes++];
+    n->role = role;
+    n->turn = turn;
+    n->text = tui_xmalloc(len + 1);
+    memcpy(n->text, text, len);
+    n->text[len] = '\0';
+    n->len = len;
+}
+
+void
+tui_session_note_saved(struct app *a)
+{
+    int64_t user = 0, reply = 0;
+
+    sess_last_ids(a->sess, &user, &reply);
+    for (int i = 0; i < a->n_notes; i++)
+        if (a->notes[i].turn == TUI_NOTE_PENDING && user > 0)
+            a->notes[i].turn = user;
+}
+
+int
+tui_session_has_note(const struct app *a, int64_t turn)
+{
+    for (int i = 0; i < a->n_notes; i++)
+        if (a->notes[i].turn == turn)
+            return 1;
+    return 0;
+}
+
+void
+tui_session_notes_fini(struct app *a)
+{
+    for (int i = 0; i < a->n_notes; i++)
+        free(a->notes[i].text);
+    a->n_notes = 0;
+}
+
+/* The notes of a message that was not saved go (its blank-line note may be
+** said again: the message is back in the input box). */
+static void
+drop_pending(struct app *a)
+{
+    int k = 0;
+
+    for (int i = 0; i < a->n_notes; i++) {
+        if (a->notes[i].turn == TUI_NOTE_PENDING) {
+            free(a->notes[i].text);
+            a->blank_noted = 0;
+        } else {
+            a->notes[k++] = a->notes[i];
+        }
+    }
+    a->n_notes = k;
+}
+
+/* Into the transcript: the kept notes that stand before saved turn TURN
+** (TUI_NOTE_RUN: the notes at the top, the demo model's among them). */
+static void
+put_notes(struct app *a, int64_t turn)
+{
+    for (int i = 0; i < a->n_notes; i++) {
+        const tui_note *n = &a->notes[i];
+        if (n->turn == turn || (turn == TUI_NOTE_RUN && n->turn == TUI_NOTE_DEMO &&
+                                a->launch.demo))
+            tui_tr_add(&a->tr, n->role, n->text, n->len);
+    }
 }
 
 /* Refresh the sibling position shown on every saved turn's header. */
@@ -134,6 +213,8 @@ tui_session_rebuild(struct app *a)
 
     tui_session_sync(a);
     tui_tr_clear(&a->tr);
+    drop_pending(a);
+    put_notes(a, TUI_NOTE_RUN);
     if (a->st == NULL || a->sid == 0 || a->head == 0) {
         rebuild_from_chat(a);
     } else if (store_branch_read(a->st, a->head, &turns, &n, &err) != RWKV_OK) {
@@ -145,6 +226,7 @@ tui_session_rebuild(struct app *a)
             int k;
             if (t->role == STORE_ROLE_SYSTEM)
                 continue;
+            put_notes(a, t->id);
             k = tui_tr_add(&a->tr, t->role == STORE_ROLE_USER ? TUI_TURN_USER : TUI_TURN_ASSISTANT,
                            t->text, strlen(t->text));
             a->tr.turns[k].store_id = t->id;
@@ -187,6 +269,8 @@ tui_session_new(struct app *a)
 {
     sess_new(a->sess);
     tui_tr_clear(&a->tr);
+    drop_pending(a);
+    put_notes(a, TUI_NOTE_RUN);
     a->fork_pending = 0;
     tui_session_sync(a);
     tui_notice(a, 0, "new session");

@@ -366,8 +366,9 @@ draw_status(struct app *a)
         if (rw + 16 <= room) {
             put(0, x, left, strlen(left), room - rw, st);
             put(0, a->cols - rw, right, strlen(right), rw, st);
-        } else if (a->loading || (a->busy && a->phase == CHAT_PREFILL)) {
-            /* narrow: the bar matters more than the labels */
+        } else if (a->loading || a->busy) {
+            /* narrow (80 columns beside the demo label): the bar or
+            ** "generating" matters more than the labels */
             put(0, x, right, strlen(right), room, st);
         } else {
             put(0, x, left, strlen(left), room, st);
@@ -550,6 +551,51 @@ draw_transcript(struct app *a, int top, int h, int w)
     }
 }
 
+/* The ellipsis of a cut text: one cell in a UTF-8 locale, else "...". */
+static const char *
+ellipsis(void)
+{
+    return MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...";
+}
+
+/* A parameter's value VAL (ASCII, as params_format writes it) in at most
+** ROOM columns: a longer one (a 64-bit seed beside its label) keeps its
+** head and tail around an ellipsis, so it reads as cut.  Returns its width. */
+static int
+fit_value(char *val, size_t cap, int room)
+{
+    const char *ell = ellipsis();
+    size_t el = strlen(ell), len = strlen(val), head, tail;
+    int ew = MB_CUR_MAX > 1 ? 1 : 3;
+
+    if ((int)len <= room)
+        return (int)len;
+    if (room <= ew)
+        room = ew + 2;              /* a sliver: the ends still show */
+    head = (size_t)(room - ew + 1) / 2;
+    tail = (size_t)(room - ew) - head;
+    if (head + el + tail >= cap)
+        return (int)len;
+    memmove(val + head + el, val + len - tail, tail + 1);
+    memcpy(val + head, ell, el);
+    return room;
+}
+
+/* Below the keys of a focused sidebar, from row Y (before END): the
+** selected parameter's whole value when its row had to cut it.  Returns the
+** row after. */
+static int
+sidebar_whole_value(struct app *a, int y, int end, int x0, int w, int attr)
+{
+    char val[48];
+
+    params_format(&a->samp, a->param_sel, val, sizeof val);
+    if ((int)strlen(val) <= w - 3 - (int)strlen(params_table[a->param_sel].cli) || y >= end)
+        return y;
+    puts_(y, x0 + 1, val, w - 2, attr);
+    return y + 1;
+}
+
 static void
 draw_sidebar(struct app *a, int top, int h, int x0)
 {
@@ -575,12 +621,9 @@ draw_sidebar(struct app *a, int top, int h, int x0)
         params_format(&a->samp, i, val, sizeof val);
         if (sel)
             fill(y, x0, w, tui_role_attr(a, THEME_ROLE_SIDEBAR_SELECTED));
-        vw = tui_str_width(val, strlen(val));
-        if (vw > w - 3) {            /* a long value (a seed): keep its tail */
-            memmove(val, val + (vw - (w - 3)), strlen(val) - (size_t)(vw - (w - 3)) + 1);
-            val[0] = '~';
-            vw = w - 3;
-        }
+        /* the label whole, a blank, the value (cut in the middle: the
+        ** selected row's whole value shows below, and Enter types it) */
+        vw = fit_value(val, sizeof val, w - 3 - (int)strlen(params_table[i].cli));
         puts_(y, x0 + 1, params_table[i].cli, w - 3 - vw,
               sel ? tui_role_attr(a, THEME_ROLE_SIDEBAR_SELECTED)
                   : tui_role_attr(a, THEME_ROLE_SIDEBAR_LABEL));
@@ -599,12 +642,12 @@ draw_sidebar(struct app *a, int top, int h, int x0)
         } else {
             for (int i = 0; i < 3 && y < top + h; i++, y++)
                 puts_(y, x0 + 1, focused[i], w - 2, la);
+            y = sidebar_whole_value(a, y + 1, top + h, x0, w, la);
             /* the selected parameter's help, wrapped */
             {
                 const char *help = params_table[a->param_sel].help;
                 tui_span *sp;
                 size_t k = tui_wrap(help, strlen(help), w - 2, &sp);
-                y++;
                 for (size_t i = 0; i < k && y < top + h; i++, y++)
                     put(y, x0 + 1, help + sp[i].off, sp[i].len, w - 2, la);
                 free(sp);
@@ -670,7 +713,7 @@ put_line_input(int y, int x, const tui_input *in, int room, int attr)
 static int
 put_prompt_label(struct app *a, int y, int attr)
 {
-    const char *l = a->prompt_label, *ell = MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...";
+    const char *l = a->prompt_label, *ell = ellipsis();
     const char *tail = tui_prompt_yesno(a->prompt_kind) ? strstr(l, "(y/n)") : NULL;
     int max = tail ? a->cols - 1 : a->cols - 1 - a->cols / 3;
     int x;
@@ -745,6 +788,12 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
         draw_search_line(a, y, cy, cx);
         return;
     }
+    if (a->pasting) {
+        /* a paste arriving in parts: its text goes in until it ends */
+        puts_(y, 0, "pasting... (Esc ends the paste)", a->cols,
+              tui_role_attr(a, THEME_ROLE_INFO));
+        return;
+    }
     if (a->notice[0]) {
         int na = a->notice_err ? tui_role_attr(a, THEME_ROLE_ERROR)
                                : tui_role_attr(a, THEME_ROLE_INFO);
@@ -753,8 +802,7 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
             char more[48], key[16];
             int mw;
             cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
-            snprintf(more, sizeof more, "%s (%s: log)", MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...",
-                     key);
+            snprintf(more, sizeof more, "%s (%s: log)", ellipsis(), key);
             mw = tui_str_width(more, strlen(more));
             x = puts_(y, 0, a->notice, a->cols - mw > 0 ? a->cols - mw : 0, na);
             puts_(y, x, more, a->cols - x, ka);

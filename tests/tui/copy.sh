@@ -46,6 +46,8 @@ check "wraps to block 1" 'copied code block 1 of 2'
 
 # scrolled back to the first reply: that one is copied
 keys Home
+# (the demo model's note stands at the top: a few lines down to the reply)
+keys S-Down S-Down S-Down S-Down S-Down
 check "top of the transcript" 'First reply, no code'
 keys M-c
 check "copied the first reply" 'copied the reply \(28 bytes\)'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/tui/footer.sh -- the footer at 80x24 and narrower keeps "F1 help"
 # and "F10 quit" and drops the less needed hints first; the status line's
-# speeds carry their unit and there is no decode speed before a decode.
+# speeds carry their unit and there is no decode speed before a decode; at
+# 80 columns beside the demo label a running reply's "generating" shows.
 . "$(dirname "$0")/tmuxlib.sh"
 
 footer() { screen | tail -1; }
@@ -42,6 +43,16 @@ for w in 40 24 20; do
        [ "${#f}" -le $w ]; then ok; else fail "${w} columns: footer '$f'"; fi
 done
 tmx resize-window -x 80 -y 24
+tui_quit
+
+# 80x24 beside the demo label: a long reply's "generating" is in sight (it
+# matters more than the labels), so wait_idle can see it end
+TUI_ENV="TERM=screen" W=80 H=24 tui_start --max-tokens 150000 --seed 3
+type_text "long one"
+keys Enter
+check "80x24: generating in the status line" '^ DEMO MODEL \(random weights\) +generating [0-9]+ tok\.\.\.' 20
+wait_idle 900
+check "80x24: the labels again after it" '^ DEMO MODEL \(random weights\) +demo \| cpu'
 tui_quit
 
 # a rebound quit key is what the footer keeps

@@ -67,7 +67,7 @@ check "nothing resumed yet" 'session: second'
 click 30 "$r"
 check "a click on the selected row resumes it" "resumed 'first talk'"
 check "its transcript" '^  first talk'
-check_not "the menu closed" 'C-f fork'
+check_not "the menu closed" 'C-y fork'
 # a click outside a menu's box closes it (as Esc)
 keys F2
 check "sessions again" 'first talk +[0-9]+ turns'

@@ -64,7 +64,7 @@ check_not "no search error" 'syntax error|fts5'
 keys BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace
 check "cleared again" 'Renamed chat +[0-9]+ turns'
 # fork the session as a new one
-keys C-f
+keys C-y
 check "fork loaded" 'session: Renamed chat \(fork\)'
 check "fork has the transcript" '^  second message'
 keys F2

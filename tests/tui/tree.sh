@@ -72,7 +72,7 @@ check_not "alpha gone" '^  alpha'
 keys F2
 check "the session is kept, empty" 'alpha +0 turns'
 keys Escape
-check_not "sessions closed" 'C-f fork'
+check_not "sessions closed" 'C-y fork'
 # and it goes on: a new message in the emptied session
 type_text "gamma"
 keys Enter
