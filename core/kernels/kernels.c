@@ -99,6 +99,7 @@ struct kern_job {
     float              *y;
     int                 nthreads; /* matmul: the pool's threads */
     void               *ws;       /* matmul: scratch for the prepared X */
+    const void         *prep;     /* matvec: X prepared (simd_mv_prepare) or NULL */
 };
 
 static void
@@ -109,7 +110,7 @@ kern_job_run(void *ctx, int i, int n)
 
     if (j->t == 1) {
         simd_split_rows(j->m.rows, n, i, &r0, &r1);
-        simd_matvec(j->k, &j->m, j->x, j->y, r0, r1);
+        simd_matvec_prep(j->k, &j->m, j->x, j->prep, j->y, r0, r1);
     } else {
         /* row bands, or token ranges for small matrices (simd.h) */
         int64_t t0, t1;
@@ -131,6 +132,30 @@ kern_prep_run(void *ctx, int i, int n)
 
     simd_act_prepare_rows(j->k, j->m.dtype, j->x, t, j->m.cols, j->ws, t * i / n,
                           t * (i + 1) / n);
+}
+
+size_t
+kern_mv_ws_bytes(const kern_mat *w)
+{
+    return KERN_MV_MAX * simd_mv_prep_bytes((enum simd_dtype)w->dtype, w->cols);
+}
+
+/* X prepared for one-token products by M in slot SLOT (< KERN_MV_MAX) of
+** CTX's scratch, or NULL when M's format needs nothing or the scratch is
+** short (then every share prepares its own: the same numbers). */
+static const void *
+kern_mv_prep(const kern_ctx *ctx, const simd_kernels *k, const simd_matrix *m, const float *x,
+             int slot)
+{
+    size_t need = simd_mv_prep_bytes(m->dtype, m->cols);
+    char *ws;
+
+    if (need == 0 || ctx == NULL || ctx->mv_ws == NULL ||
+        need * (size_t)(slot + 1) > ctx->mv_bytes)
+        return NULL;
+    ws = (char *)ctx->mv_ws + need * (size_t)slot;
+    simd_mv_prepare(k, m->dtype, x, m->cols, ws);
+    return ws;
 }
 
 void
@@ -171,10 +196,13 @@ kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t, fl
                                   (int64_t)t);
         simd_act_view(job.k, job.m.dtype, x, (int64_t)t, w->cols, ctx->act_ws, &job.a);
     }
-    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS)
+    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS) {
         kern_job_run(&job, 0, 1);
-    else
-        tpool_run(pool, kern_job_run, &job);
+        return;
+    }
+    if (t == 1)
+        job.prep = kern_mv_prep(ctx, job.k, &job.m, x, 0);
+    tpool_run(pool, kern_job_run, &job);
 }
 
 /* ---- batched one-token products (kern_matvec_multi) ---------------------- */
@@ -184,6 +212,7 @@ struct kern_mv_job {
     int                 n;
     simd_matrix         m[KERN_MV_MAX];
     const kern_mv      *mv;
+    const void         *prep[KERN_MV_MAX];        /* X prepared, or NULL */
     double              unit_bytes[KERN_MV_MAX];  /* bytes of SIMD_ROW_ALIGN rows */
     double              start[KERN_MV_MAX];       /* byte offset of product i */
     double              total;
@@ -244,8 +273,28 @@ kern_mv_job_run(void *ctx, int i, int n)
         r1 = u1 * SIMD_ROW_ALIGN < j->m[p].rows ? u1 * SIMD_ROW_ALIGN : j->m[p].rows;
         if (r0 >= r1)
             continue;
-        simd_matvec(j->k, &j->m[p], j->mv[p].x, j->mv[p].y, r0, r1);
+        simd_matvec_prep(j->k, &j->m[p], j->mv[p].x, j->prep[p], j->mv[p].y, r0, r1);
         kern_mv_act(j->mv[p].act, j->mv[p].y, r0, r1);
+    }
+}
+
+/* X of each product prepared once (an X shared by products of the same
+** format and width, once for all of them). */
+static void
+kern_mv_job_prep(const kern_ctx *ctx, struct kern_mv_job *j)
+{
+    int slot = 0;
+
+    for (int p = 0; p < j->n; p++) {
+        int q = 0;
+        while (q < p && !(j->prep[q] != NULL && j->mv[q].x == j->mv[p].x &&
+                          j->m[q].dtype == j->m[p].dtype && j->m[q].cols == j->m[p].cols))
+            q++;
+        if (q < p)
+            j->prep[p] = j->prep[q];
+        else if (j->m[p].rows > 0 && (j->prep[p] = kern_mv_prep(ctx, j->k, &j->m[p],
+                                                                j->mv[p].x, slot)) != NULL)
+            slot++;
     }
 }
 
@@ -270,6 +319,7 @@ kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
     for (int p = 0; p < n; p++) {
         const kern_mat *w = list[p].w;
         kern_view(w, &job.m[p]);
+        job.prep[p] = NULL;
         if (w->cols == 0) {   /* empty sums: no bytes to share */
             memset(list[p].y, 0, (size_t)w->rows * sizeof(float));
             kern_mv_act(list[p].act, list[p].y, 0, w->rows);
@@ -288,10 +338,12 @@ kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
     job.n = n;
     if (job.total <= 0)
         return;
-    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS)
+    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS) {
         kern_mv_job_run(&job, 0, 1);
-    else
-        tpool_run(pool, kern_mv_job_run, &job);
+        return;
+    }
+    kern_mv_job_prep(ctx, &job);
+    tpool_run(pool, kern_mv_job_run, &job);
 }
 
 /*

@@ -186,6 +186,8 @@ static const struct simd_kernels simd_kernels_portable = {
     .f16_to_f32 = port_f16_to_f32,
     .q8_quantize = simd_q8_quantize_portable,
     .peak = port_peak,
+    .q4_act = simd_q4_act,
+    .q4_rows = simd_q4_rows_portable,
 };
 
 /* ---- dispatch ------------------------------------------------------------ */
@@ -284,6 +286,43 @@ simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
 {
     if (r0 < r1)
         k->matvec[w->dtype](w, x, y, r0, r1);
+}
+
+size_t
+simd_mv_prep_bytes(enum simd_dtype dt, int64_t cols)
+{
+    if (dt != SIMD_Q4 || cols <= 0)
+        return 0;
+    return (size_t)((cols + SIMD_Q4_XCOLS - 1) / SIMD_Q4_XCOLS) * sizeof(simd_q4_x);
+}
+
+void
+simd_mv_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x, int64_t cols,
+                void *ws)
+{
+    simd_q4_x *q = ws;
+
+    if (dt != SIMD_Q4)
+        return;
+    for (int64_t c0 = 0; c0 < cols; c0 += SIMD_Q4_XCOLS, q++)
+        k->q4_act(x + c0, cols - c0 < SIMD_Q4_XCOLS ? cols - c0 : SIMD_Q4_XCOLS, q);
+}
+
+void
+simd_matvec_prep(const simd_kernels *k, const simd_matrix *w, const float *x, const void *ws,
+                 float *y, int64_t r0, int64_t r1)
+{
+    const simd_q4_x *q = ws;
+
+    if (ws == NULL || w->dtype != SIMD_Q4) {
+        simd_matvec(k, w, x, y, r0, r1);
+        return;
+    }
+    /* the passes of simd_q4_matvec, X already quantized */
+    for (int64_t c0 = 0; r0 < r1 && c0 < w->cols; c0 += SIMD_Q4_XCOLS, q++) {
+        int64_t n = w->cols - c0 < SIMD_Q4_XCOLS ? w->cols - c0 : SIMD_Q4_XCOLS;
+        k->q4_rows(w, q, simd_q4_nblocks(n), y, r0, r1, c0 / SIMD_Q4_BLOCK, c0 > 0);
+    }
 }
 
 void

@@ -198,6 +198,20 @@ uint64_t simd_scale_bytes(enum simd_dtype dt, int64_t rows, int64_t cols);
 */
 void simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
                  float *y, int64_t r0, int64_t r1);
+/*
+** simd_matvec with X prepared once for several row ranges (the threads of
+** one product): a Q4 matvec quantizes X first, and without this every range
+** would quantize all of it again.  simd_mv_prep_bytes: scratch bytes for DT
+** and COLS (0: DT's matvec reads X as it is, every format but Q4);
+** simd_mv_prepare fills WS (64-byte aligned) from X; simd_matvec_prep then
+** runs any row range with it (WS NULL: simd_matvec).  Bit for bit the
+** results of simd_matvec.
+*/
+size_t simd_mv_prep_bytes(enum simd_dtype dt, int64_t cols);
+void simd_mv_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x,
+                     int64_t cols, void *ws);
+void simd_matvec_prep(const simd_kernels *k, const simd_matrix *w, const float *x,
+                      const void *ws, float *y, int64_t r0, int64_t r1);
 
 /*
 ** The row range [*R0, *R1) of part I of N (0 <= I < N) of a matrix with ROWS

@@ -556,6 +556,8 @@ const struct simd_kernels simd_kernels_avx2 = {
     .f16_to_f32 = avx2_f16_to_f32,
     .q8_quantize = simd_q8_quantize_portable,
     .peak = avx2_peak,
+    .q4_act = simd_q4_act_avx2,
+    .q4_rows = simd_q4_rows_avx2,
 };
 
 #endif /* __x86_64__ */

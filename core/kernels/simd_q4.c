@@ -266,9 +266,9 @@ simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0, int64
 }
 
 /* Rows [r0, r1): NBLK blocks from block B0, block by block. */
-static void
-q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r0,
-                 int64_t r1, int64_t b0, int add)
+void
+simd_q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
+                      int64_t r0, int64_t r1, int64_t b0, int add)
 {
     const int64_t nb = simd_q4_nblocks(w->cols);
 
@@ -288,5 +288,5 @@ q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *
 void
 simd_q4_mv_portable(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    simd_q4_matvec(w, x, y, r0, r1, simd_q4_act, q4_rows_portable);
+    simd_q4_matvec(w, x, y, r0, r1, simd_q4_act, simd_q4_rows_portable);
 }
