@@ -40,15 +40,17 @@ kern_choose(void)
     static const struct {
         const char   *name;
         enum simd_isa isa;
+        unsigned      flags;
     } names[] = {
-        { "portable", SIMD_ISA_PORTABLE }, { "avx2", SIMD_ISA_AVX2 }, { "avx512", SIMD_ISA_AVX512 },
+        { "portable", SIMD_ISA_PORTABLE, 0 }, { "avx2", SIMD_ISA_AVX2, 0 },
+        { "avx2-vnni", SIMD_ISA_AVX2, SIMD_AVX_VNNI }, { "avx512", SIMD_ISA_AVX512, 0 },
     };
     const char *e = getenv("RWKV_KERNELS");
 
     if (e != NULL)
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
             if (strcmp(e, names[i].name) == 0) {
-                const simd_kernels *k = simd_kernels_get(names[i].isa, 0);
+                const simd_kernels *k = simd_kernels_get(names[i].isa, names[i].flags);
                 if (k != NULL)
                     return k;
             }

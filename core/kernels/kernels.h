@@ -56,8 +56,8 @@ typedef struct kern_ctx {
 } kern_ctx;
 
 /* The kernel table to use: simd_kernels_best(0), or the one named by the
-** environment variable RWKV_KERNELS ("portable", "avx2", "avx512") when the
-** CPU has it (for comparisons). */
+** environment variable RWKV_KERNELS ("portable", "avx2", "avx2-vnni",
+** "avx512") when the CPU has it (for comparisons). */
 const simd_kernels *kern_default_kernels(void);
 
 /*

@@ -203,8 +203,11 @@ simd_kernels_get(enum simd_isa isa, unsigned flags)
         return &simd_kernels_portable;
     case SIMD_ISA_AVX2:
         f = cpuid_features();
-        return (f & CPUID_LEVEL_AVX2) == CPUID_LEVEL_AVX2 ? &simd_kernels_avx2
-                                                          : NULL;
+        if ((f & CPUID_LEVEL_AVX2) != CPUID_LEVEL_AVX2)
+            return NULL;
+        if (flags & SIMD_AVX_VNNI)
+            return (f & CPUID_AVX_VNNI) ? &simd_kernels_avx2_vnni : NULL;
+        return &simd_kernels_avx2;
     case SIMD_ISA_AVX512:
         f = cpuid_features();
         if ((f & CPUID_LEVEL_AVX512) != CPUID_LEVEL_AVX512)
@@ -225,7 +228,9 @@ const simd_kernels *
 simd_kernels_best(unsigned flags)
 {
     for (int isa = SIMD_NISA - 1; isa > SIMD_ISA_PORTABLE; isa--) {
-        const simd_kernels *k = simd_kernels_get((enum simd_isa)isa, flags);
+        const simd_kernels *k = simd_kernels_get((enum simd_isa)isa, flags | SIMD_AVX_VNNI);
+        if (k == NULL)
+            k = simd_kernels_get((enum simd_isa)isa, flags & ~(unsigned)SIMD_AVX_VNNI);
         if (k)
             return k;
     }

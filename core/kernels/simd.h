@@ -91,7 +91,11 @@ enum simd_flags {
     ** weights dequantized to fp32 in every kernel (slower prefill on
     ** AVX-512, bit-for-bit the same decode; Q4 decode still quantizes x,
     ** see simd_matvec). */
-    SIMD_EXACT = 1
+    SIMD_EXACT = 1,
+    /* SIMD_ISA_AVX2 only: the "avx2-vnni" table (4-bit decode by AVX-VNNI's
+    ** vpdpbusd, the same results), NULL without AVX-VNNI; without the flag
+    ** the plain "avx2" table, what AVX2 CPUs before it run. */
+    SIMD_AVX_VNNI = 2
 };
 
 /*
@@ -147,7 +151,7 @@ typedef struct simd_kernels simd_kernels;
 const simd_kernels *simd_kernels_get(enum simd_isa isa, unsigned flags);
 /* The fastest table the CPU supports. */
 const simd_kernels *simd_kernels_best(unsigned flags);
-/* "portable", "avx2", "avx512", "avx512-exact". */
+/* "portable", "avx2", "avx2-vnni", "avx512", "avx512-exact". */
 const char *simd_kernels_name(const simd_kernels *k);
 enum simd_isa simd_kernels_isa(const simd_kernels *k);
 /* "f32", "bf16", "f16", "q8". */

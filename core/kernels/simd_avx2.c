@@ -542,22 +542,24 @@ avx2_peak(int dot_bf16, int64_t iters)
 
 const simd_matmul_fn simd_avx2_dot_matmul[SIMD_NDTYPE] = {mm_f32, mm_bf16, mm_f16, mm_q8};
 
-const struct simd_kernels simd_kernels_avx2 = {
-    .name = "avx2",
-    .isa = SIMD_ISA_AVX2,
-    .flags = SIMD_EXACT,
-    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, simd_mv_avx2_q4},
-    .matmul = {simd_mm_avx2_f32, simd_mm_avx2_bf16, simd_mm_avx2_f16, simd_mm_avx2_q8,
-               simd_mm_avx2_q4},
-    .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
-    .f32_to_bf16 = avx2_f32_to_bf16,
-    .f32_to_f16 = avx2_f32_to_f16,
-    .bf16_to_f32 = avx2_bf16_to_f32,
-    .f16_to_f32 = avx2_f16_to_f32,
-    .q8_quantize = simd_q8_quantize_portable,
-    .peak = avx2_peak,
-    .q4_act = simd_q4_act_avx2,
-    .q4_rows = simd_q4_rows_avx2,
-};
+/* The AVX2 tables: NAME, with the Q4 matvec MV_Q4 and its row half ROWS_Q4
+** (vpmaddubsw, or AVX-VNNI's vpdpbusd where cpuid has it). */
+#define AVX2_TABLE(NAME, MV_Q4, ROWS_Q4)                                                    \
+    {                                                                                     \
+        .name = NAME, .isa = SIMD_ISA_AVX2, .flags = SIMD_EXACT,                          \
+        .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, MV_Q4},                                \
+        .matmul = {simd_mm_avx2_f32, simd_mm_avx2_bf16, simd_mm_avx2_f16, simd_mm_avx2_q8, \
+                   simd_mm_avx2_q4},                                                      \
+        .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},    \
+        .f32_to_bf16 = avx2_f32_to_bf16, .f32_to_f16 = avx2_f32_to_f16,                   \
+        .bf16_to_f32 = avx2_bf16_to_f32, .f16_to_f32 = avx2_f16_to_f32,                   \
+        .q8_quantize = simd_q8_quantize_portable, .peak = avx2_peak,                      \
+        .q4_act = simd_q4_act_avx2, .q4_rows = ROWS_Q4,                                   \
+    }
+
+const struct simd_kernels simd_kernels_avx2 =
+    AVX2_TABLE("avx2", simd_mv_avx2_q4, simd_q4_rows_avx2);
+const struct simd_kernels simd_kernels_avx2_vnni =
+    AVX2_TABLE("avx2-vnni", simd_mv_avxvnni_q4, simd_q4_rows_avxvnni);
 
 #endif /* __x86_64__ */

@@ -48,6 +48,8 @@ struct simd_kernels {
 
 /* Tables defined by the ISA files; only used after a cpuid check. */
 extern const struct simd_kernels simd_kernels_avx2;
+/* avx2 with the AVX-VNNI Q4 decode (simd_q4_avxvnni.c) */
+extern const struct simd_kernels simd_kernels_avx2_vnni;
 extern const struct simd_kernels simd_kernels_avx512;
 extern const struct simd_kernels simd_kernels_avx512_exact;
 /* avx512 with the VNNI Q8 matmul instead of the bf16-panel one (for the
@@ -154,6 +156,10 @@ void simd_q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nbl
                            int64_t r0, int64_t r1, int64_t b0, int add);
 void simd_q4_rows_avx2(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
                        int64_t r0, int64_t r1, int64_t b0, int add);
+void simd_q4_rows_avxvnni(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
+                          int64_t r0, int64_t r1, int64_t b0, int add);
+void simd_mv_avxvnni_q4(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                        int64_t r1);
 void simd_q4_rows_avx512(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
                          int64_t r0, int64_t r1, int64_t b0, int add);
 /* The AVX2 matvec / packed-panel matmul (the exact and VNNI AVX-512 tables

@@ -80,6 +80,8 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include <stdio.h>
+static long st_wsleep, st_csleep, st_quiet, st_pre, st_spinok, st_spinfail; static int64_t quiet_ns = 200000000;
 
 /* Upper bound on threads; more than this is clamped. */
 #define TPOOL_MAX_THREADS 256
@@ -276,16 +278,23 @@ tpool_spin(struct tpool *p, int (*cond)(struct tpool *, uint32_t), uint32_t arg,
         return 0;
     t0 = tpool_now_ns();
     if (tpool_was_preempted(preempted)) {
+        __atomic_add_fetch(&st_pre, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&p->last_preempt, t0, __ATOMIC_RELAXED);
         return 0;
     }
-    if (t0 - __atomic_load_n(&p->last_preempt, __ATOMIC_RELAXED) < TPOOL_QUIET_NS)
+    if (t0 - __atomic_load_n(&p->last_preempt, __ATOMIC_RELAXED) < quiet_ns) {
+        __atomic_add_fetch(&st_quiet, 1, __ATOMIC_RELAXED);
         return 0;
+    }
     for (int i = 1;; i++) {
-        if (cond(p, arg))
+        if (cond(p, arg)) {
+            __atomic_add_fetch(&st_spinok, 1, __ATOMIC_RELAXED);
             return 1;
-        if (i % TPOOL_SPIN_POLLS == 0 && tpool_now_ns() - t0 >= limit)
+        }
+        if (i % TPOOL_SPIN_POLLS == 0 && tpool_now_ns() - t0 >= limit) {
+            __atomic_add_fetch(&st_spinfail, 1, __ATOMIC_RELAXED);
             return 0;
+        }
         tpool_pause();
     }
 }
@@ -341,6 +350,7 @@ tpool_main(void *arg)
             pthread_mutex_lock(&p->mu);
             /* seq_cst: the caller stores generation, then reads n_asleep */
             __atomic_add_fetch(&p->n_asleep, 1, __ATOMIC_SEQ_CST);
+            __atomic_add_fetch(&st_wsleep, 1, __ATOMIC_RELAXED);
             while (!tpool_has_job(p, seen))
                 pthread_cond_wait(&p->wake, &p->mu);
             __atomic_sub_fetch(&p->n_asleep, 1, __ATOMIC_SEQ_CST);
@@ -383,6 +393,8 @@ tpool_create(int n_threads, tpool **out, rwkv_err *err)
     if (p->spin_ns > TPOOL_SPIN_MAX_NS)
         p->spin_ns = TPOOL_SPIN_MAX_NS;
     p->spin_cur = p->spin_ns;
+    if ((env = getenv("RWKV_TPOOL_QUIET_MS")) != NULL)
+        quiet_ns = (int64_t)(strtod(env, NULL) * 1e6);
     p->solo_ns = TPOOL_SOLO_NS;
     if ((env = getenv("RWKV_TPOOL_SOLO_MS")) != NULL && *env != '\0')
         p->solo_ns = (int64_t)(strtod(env, NULL) * 1e6);
@@ -422,6 +434,9 @@ tpool_destroy(tpool *p)
 {
     if (p == NULL)
         return;
+    if (getenv("RWKV_TPOOL_STATS"))
+        fprintf(stderr, "tpool: wsleep %ld csleep %ld quiet %ld preempt %ld spinok %ld spinfail %ld solo %llu spin_cur %lld\n",
+                st_wsleep, st_csleep, st_quiet, st_pre, st_spinok, st_spinfail, (unsigned long long)p->n_solo_jobs, (long long)p->spin_cur);
     pthread_mutex_lock(&p->mu);
     __atomic_store_n(&p->quit, 1, __ATOMIC_SEQ_CST);
     pthread_cond_broadcast(&p->wake);
@@ -557,6 +572,7 @@ tpool_run(tpool *p, tpool_fn fn, void *ctx)
         tpool_adapt(p, 0);
         pthread_mutex_lock(&p->mu);
         __atomic_store_n(&p->caller_asleep, 1, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&st_csleep, 1, __ATOMIC_RELAXED);
         while (!tpool_all_done(p, (uint32_t)n_chunks))
             pthread_cond_wait(&p->done, &p->mu);
         __atomic_store_n(&p->caller_asleep, 0, __ATOMIC_RELAXED);

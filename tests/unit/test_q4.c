@@ -273,8 +273,8 @@ static void
 test_kernels_shape(int64_t rows, int64_t cols)
 {
     static const struct { enum simd_isa isa; unsigned flags; } tabs[] = {
-        { SIMD_ISA_PORTABLE, 0 }, { SIMD_ISA_AVX2, 0 }, { SIMD_ISA_AVX512, 0 },
-        { SIMD_ISA_AVX512, SIMD_EXACT } };
+        { SIMD_ISA_PORTABLE, 0 }, { SIMD_ISA_AVX2, 0 }, { SIMD_ISA_AVX2, SIMD_AVX_VNNI },
+        { SIMD_ISA_AVX512, 0 }, { SIMD_ISA_AVX512, SIMD_EXACT } };
     enum { T = 9 };
     const simd_kernels *port = simd_kernels_get(SIMD_ISA_PORTABLE, 0);
     float *w = malloc((size_t)(rows * cols) * sizeof(float));
@@ -486,20 +486,22 @@ child_logits(const char *model, const char *file)
 static void
 test_kernel_sets(const char *model, const char *self)
 {
-    static const struct { const char *name; enum simd_isa isa; } sets[] = {
-        { "portable", SIMD_ISA_PORTABLE }, { "avx2", SIMD_ISA_AVX2 }, { "avx512", SIMD_ISA_AVX512 } };
-    char file[3][64];
-    float *l[3] = { NULL, NULL, NULL };
-    size_t n[3] = { 0, 0, 0 };
+    static const struct { const char *name; enum simd_isa isa; unsigned flags; } sets[] = {
+        { "portable", SIMD_ISA_PORTABLE, 0 }, { "avx2", SIMD_ISA_AVX2, 0 },
+        { "avx2-vnni", SIMD_ISA_AVX2, SIMD_AVX_VNNI }, { "avx512", SIMD_ISA_AVX512, 0 } };
+    enum { NSETS = sizeof sets / sizeof sets[0] };
+    char file[NSETS][64];
+    float *l[NSETS] = { NULL };
+    size_t n[NSETS] = { 0 };
     double e_max = 0, e_rms = 0;   /* cpu fp32i4 (portable) against cpu fp32 */
     rwkv_model *ref;
 
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < NSETS; k++) {
         pid_t pid;
         int st = -1;
         float *buf;
         snprintf(file[k], sizeof file[k], "/tmp/rwkv-q4-%d-%d.bin", (int)getpid(), k);
-        if (simd_kernels_get(sets[k].isa, 0) == NULL) {
+        if (simd_kernels_get(sets[k].isa, sets[k].flags) == NULL) {
             TEST_INFO("kernel set %s: not supported by this CPU", sets[k].name);
             continue;
         }
@@ -522,7 +524,7 @@ test_kernel_sets(const char *model, const char *self)
             e_max = diff_stats(l[0] + 4, lb, n[0] - 4, &e_rms);
         rwkv_model_close(ref);
     }
-    for (int k = 1; k < 3; k++)
+    for (int k = 1; k < NSETS; k++)
         if (l[0] != NULL && l[k] != NULL) {
             double rms = INFINITY, d = n[0] == n[k] ? diff_stats(l[0] + 4, l[k] + 4, n[0] - 4, &rms)
                                                     : INFINITY;
@@ -533,7 +535,7 @@ test_kernel_sets(const char *model, const char *self)
                       "(%.0f%%, %.0f%% of i4's error)", model, sets[k].name, d, rms,
                       100 * d / e_max, 100 * rms / e_rms);
         }
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < NSETS; k++)
         free(l[k]);
 }
 
