@@ -19,17 +19,6 @@
 
 #include "simd_q4_rows.h"
 
-void
-simd_q4_rows_avxvnni(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
-                     int64_t r0, int64_t r1, int64_t b0, int add)
-{
-    q4_rows_drive(w, q, nblk, y, r0, r1, b0, add);
-}
-
-void
-simd_mv_avxvnni_q4(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
-{
-    simd_q4_matvec(w, x, y, r0, r1, simd_q4_act_avx2, q4_rows_drive);
-}
+Q4_ENTRY_POINTS(simd_q4_rows_avxvnni, simd_mv_avxvnni_q4)
 
 #endif /* __x86_64__ */
