@@ -355,6 +355,9 @@ kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
 ** block's squared error for those codes (it is never worse than max/127).
 ** Same format as simd.h's (codes in [-127, 127], one fp32 scale per block).
 */
+/* Blocks refitted side by side (kern_q8_quantize). */
+#define KERN_Q8_FIT 8
+
 void
 kern_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t *q,
                  float *scales)
@@ -362,8 +365,26 @@ kern_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t 
     int64_t nb = simd_q8_nblocks(cols);
 
     simd_q8_quantize(kern_default_kernels(), src, cols, r0, r1, q, scales);
-    for (int64_t r = r0; r < r1; r++)
-        for (int64_t b = 0; b < nb; b++) {
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t b = 0;
+        /* KERN_Q8_FIT blocks side by side: their sums are independent
+        ** chains (each in its own order, the same as one block at a time),
+        ** not one chain of 64 dependent adds a block */
+        for (; b + KERN_Q8_FIT <= cols / SIMD_Q8_BLOCK; b += KERN_Q8_FIT) {
+            const float *w = src + r * cols + b * SIMD_Q8_BLOCK;
+            const int8_t *qb = q + r * cols + b * SIMD_Q8_BLOCK;
+            float swq[KERN_Q8_FIT] = { 0 }, sqq[KERN_Q8_FIT] = { 0 };
+            for (int i = 0; i < SIMD_Q8_BLOCK; i++)
+                for (int j = 0; j < KERN_Q8_FIT; j++) {
+                    float c = (float)qb[j * SIMD_Q8_BLOCK + i];
+                    swq[j] += w[j * SIMD_Q8_BLOCK + i] * c;
+                    sqq[j] += c * c;
+                }
+            for (int j = 0; j < KERN_Q8_FIT; j++)
+                if (sqq[j] > 0)
+                    scales[r * nb + b + j] = swq[j] / sqq[j];
+        }
+        for (; b < nb; b++) {
             const float *w = src + r * cols + b * SIMD_Q8_BLOCK;
             const int8_t *qb = q + r * cols + b * SIMD_Q8_BLOCK;
             int64_t n = cols - b * SIMD_Q8_BLOCK < SIMD_Q8_BLOCK ? cols - b * SIMD_Q8_BLOCK
@@ -376,6 +397,7 @@ kern_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t 
             if (sqq > 0)
                 scales[r * nb + b] = swq / sqq;
         }
+    }
 }
 
 /*

@@ -629,30 +629,34 @@ simd_q8_quantize(const simd_kernels *k, const float *src, int64_t cols,
 }
 
 void
+simd_q8_quantize_block(const float *x, int64_t len, int8_t *q, float *scale)
+{
+    float amax = 0, d;
+
+    for (int64_t i = 0; i < len; i++)
+        amax = fmaxf(amax, fabsf(x[i]));
+    d = amax / 127.0f;
+    *scale = d;
+    for (int64_t i = 0; i < len; i++) {
+        /* Divide (not multiply by 1/d) so a weight equal to the
+        ** block max maps to exactly +-127. */
+        int v = d > 0 ? (int)lrintf(x[i] / d) : 0;
+        v = v < -127 ? -127 : v > 127 ? 127 : v;
+        q[i] = (int8_t)v;
+    }
+}
+
+void
 simd_q8_quantize_portable(const float *src, int64_t cols, int64_t r0,
                           int64_t r1, int8_t *q, float *scales)
 {
     int64_t nb = simd_q8_nblocks(cols);
 
-    for (int64_t r = r0; r < r1; r++) {
-        const float *row = src + r * cols;
-
+    for (int64_t r = r0; r < r1; r++)
         for (int64_t b = 0; b < nb; b++) {
             int64_t c0 = b * SIMD_Q8_BLOCK;
-            int64_t len = cols - c0 < SIMD_Q8_BLOCK ? cols - c0 : SIMD_Q8_BLOCK;
-            float amax = 0, d;
-
-            for (int64_t i = 0; i < len; i++)
-                amax = fmaxf(amax, fabsf(row[c0 + i]));
-            d = amax / 127.0f;
-            scales[r * nb + b] = d;
-            for (int64_t i = 0; i < len; i++) {
-                /* Divide (not multiply by 1/d) so a weight equal to the
-                ** block max maps to exactly +-127. */
-                int v = d > 0 ? (int)lrintf(row[c0 + i] / d) : 0;
-                v = v < -127 ? -127 : v > 127 ? 127 : v;
-                q[r * cols + c0 + i] = (int8_t)v;
-            }
+            simd_q8_quantize_block(src + r * cols + c0,
+                                   cols - c0 < SIMD_Q8_BLOCK ? cols - c0 : SIMD_Q8_BLOCK,
+                                   q + r * cols + c0, scales + r * nb + b);
         }
-    }
 }

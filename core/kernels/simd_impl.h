@@ -105,6 +105,8 @@ simd_q8u_ldq(int64_t cols)
 /* Portable pieces the ISA tables reuse. */
 void simd_q8_quantize_portable(const float *src, int64_t cols, int64_t r0,
                                int64_t r1, int8_t *q, float *scales);
+/* One block of LEN (1..SIMD_Q8_BLOCK) weights X: codes into Q, *SCALE. */
+void simd_q8_quantize_block(const float *x, int64_t len, int8_t *q, float *scale);
 void simd_act_q8u_portable(const float *x, int64_t T, int64_t cols,
                            int64_t ldq, uint8_t *xq, float *xs);
 
