@@ -971,6 +971,8 @@ mdl_wc_open(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts
         return RWKV_OK;
     if ((plan = malloc((size_t)m->n_layer + 1)) == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    /* the slot dtypes and, in bit 7, bf16 LoRA factors (4-bit layers): a
+    ** plan whose prepared bytes differ gets another file */
     for (int l = 0; l <= m->n_layer; l++)
         plan[l] = (uint8_t)(m->slot_dt[l] | (m->lora_dt[l] == KERN_BF16 ? 0x80 : 0));
     memset(&key, 0, sizeof key);

@@ -76,7 +76,7 @@
 
 /* Bump when the bytes of a prepared buffer change for the same input
 ** (quantization scheme, ln0 folding, conversion rounding, layout). */
-#define WC_PREP_VERSION 2
+#define WC_PREP_VERSION 1
 
 typedef struct wc_cache wc_cache;
 
