@@ -28,8 +28,10 @@
 ** (measured on the 2-core box with a CPU hog beside a 2-thread decode:
 ** yielding the core while spinning was 2-4x slower than sleeping, and a
 ** fixed 50 us spin no better than none).  So nobody spins for
-** TPOOL_QUIET_NS after any pool thread was preempted (getrusage's
-** involuntary context switches, read when a thread is about to spin), and
+** TPOOL_QUIET_NS once pool threads were preempted often (a burst of
+** getrusage's involuntary context switches, read when a thread is about to
+** spin: other processes want the cores; a lone one is the system's own
+** short task and changes nothing), and
 ** every other wasted spin -- a worker that arrived after the caller had
 ** done the whole job, or a caller whose wait outlasted the spin -- divides
 ** the bound by TPOOL_SPIN_CUT; every useful one raises it by a
@@ -80,8 +82,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include <stdio.h>
-static long st_wsleep, st_csleep, st_quiet, st_pre, st_spinok, st_spinfail; static int64_t quiet_ns = 200000000;
 
 /* Upper bound on threads; more than this is clamped. */
 #define TPOOL_MAX_THREADS 256
@@ -104,10 +104,19 @@ static long st_wsleep, st_csleep, st_quiet, st_pre, st_spinok, st_spinfail; stat
 ** the maximum. */
 #define TPOOL_SPIN_CUT 4
 #define TPOOL_SPIN_STEPS 16
-/* No spinning for this long after any pool thread was preempted: on an
-** oversubscribed machine preemptions come every few milliseconds, so the
-** pool then sleeps as a plain condition-variable pool does. */
+/* No spinning for this long once pool threads were preempted
+** TPOOL_QUIET_BURST times within TPOOL_QUIET_WINDOW_NS: the pool then sleeps
+** as a plain condition-variable pool does.  A core that another busy
+** process shares preempts a thread of ours every time slice (measured on
+** the 2-core VM, 2-thread decode beside `bench --busy 1`: ~1000 a second),
+** while on a quiet machine the system's own short tasks do now and then
+** (20-30 a second).  Going quiet after every single one, as the pool first
+** did, kept a quiet machine's pool sleeping between products nearly all
+** the time (1.5B 4-bit decode, avx2: 31-33 tok/s on 1.76-1.83 cores, against
+** 37-39 on 1.92-1.96 with the burst rule; --busy 1 still goes quiet). */
 #define TPOOL_QUIET_NS 200000000
+#define TPOOL_QUIET_BURST 4
+#define TPOOL_QUIET_WINDOW_NS 20000000
 /* Polls between two clock reads while spinning. */
 #define TPOOL_SPIN_POLLS 32
 /* Solo runs (see the top): the first period after a lost job, the longest
@@ -186,7 +195,9 @@ struct tpool {
     int64_t              spin_ns;    /* TPOOL_SPIN_NS or $RWKV_TPOOL_SPIN_US */
     int64_t              spin_cur;   /* atomic: the adapted bound, 0..spin_ns */
     long                 preempted;  /* the caller's, as tpool_worker's */
-    int64_t              last_preempt; /* atomic: when a thread last saw one (ns) */
+    int64_t              win_start;  /* atomic: the current preemption window (ns) */
+    long                 win_count;  /* atomic: preemptions counted in it */
+    int64_t              quiet_until; /* atomic: no spinning before this (ns) */
     /* solo runs (caller only, one caller at a time: plain fields) */
     int64_t              solo_ns;    /* first period; 0 = never solo */
     int64_t              solo_cur;   /* the next period */
@@ -207,15 +218,16 @@ struct tpool {
 ** *SEEN.  On Linux from getrusage(RUSAGE_THREAD) (well under a microsecond);
 ** elsewhere never.
 */
-static int
+static long
 tpool_was_preempted(long *seen)
 {
 #ifdef RUSAGE_THREAD
     struct rusage ru;
 
     if (getrusage(RUSAGE_THREAD, &ru) == 0 && ru.ru_nivcsw != *seen) {
+        long n = ru.ru_nivcsw - *seen;
         *seen = ru.ru_nivcsw;
-        return 1;
+        return n > 0 ? n : 1;
     }
 #else
     (void)seen;
@@ -259,42 +271,55 @@ tpool_work(struct tpool *p, uint32_t gen, tpool_fn fn, void *ctx, int n_chunks)
     return ran;
 }
 
+/* Count N preemptions of a pool thread seen at T into the window of
+** TPOOL_QUIET_WINDOW_NS they fall in; at TPOOL_QUIET_BURST in one window
+** nobody spins for TPOOL_QUIET_NS.  (Two threads racing here may lose a
+** count or restart a window: that only delays the quiet period a little,
+** and a busy machine preempts plenty.) */
+static void
+tpool_preempted_at(struct tpool *p, int64_t t, long n)
+{
+    long c;
+
+    if (t - __atomic_load_n(&p->win_start, __ATOMIC_RELAXED) >= TPOOL_QUIET_WINDOW_NS) {
+        __atomic_store_n(&p->win_start, t, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->win_count, 0, __ATOMIC_RELAXED);
+    }
+    c = __atomic_add_fetch(&p->win_count, n, __ATOMIC_RELAXED);
+    if (c >= TPOOL_QUIET_BURST)
+        __atomic_store_n(&p->quiet_until, t + TPOOL_QUIET_NS, __ATOMIC_RELAXED);
+}
+
 /*
 ** Wait until COND(P, ARG) holds, polling with pause instructions for at most
 ** the current spin bound; whether it holds.  Nobody spins within
-** TPOOL_QUIET_NS of a preemption of any pool thread (a thread checks its
-** own, *PREEMPTED, see tpool_was_preempted, when it is about to spin): the
-** cores are oversubscribed.
+** TPOOL_QUIET_NS of a burst of preemptions of pool threads (a thread counts
+** its own, *PREEMPTED, see tpool_was_preempted, when it is about to spin,
+** into tpool_preempted_at): the cores are oversubscribed.
 */
 static int
 tpool_spin(struct tpool *p, int (*cond)(struct tpool *, uint32_t), uint32_t arg,
            long *preempted)
 {
     int64_t limit = __atomic_load_n(&p->spin_cur, __ATOMIC_RELAXED), t0;
+    long n;
 
     if (cond(p, arg))
         return 1;
     if (limit <= 0)
         return 0;
     t0 = tpool_now_ns();
-    if (tpool_was_preempted(preempted)) {
-        __atomic_add_fetch(&st_pre, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&p->last_preempt, t0, __ATOMIC_RELAXED);
+    if ((n = tpool_was_preempted(preempted)) > 0) {
+        tpool_preempted_at(p, t0, n);
         return 0;
     }
-    if (t0 - __atomic_load_n(&p->last_preempt, __ATOMIC_RELAXED) < quiet_ns) {
-        __atomic_add_fetch(&st_quiet, 1, __ATOMIC_RELAXED);
+    if (t0 < __atomic_load_n(&p->quiet_until, __ATOMIC_RELAXED))
         return 0;
-    }
     for (int i = 1;; i++) {
-        if (cond(p, arg)) {
-            __atomic_add_fetch(&st_spinok, 1, __ATOMIC_RELAXED);
+        if (cond(p, arg))
             return 1;
-        }
-        if (i % TPOOL_SPIN_POLLS == 0 && tpool_now_ns() - t0 >= limit) {
-            __atomic_add_fetch(&st_spinfail, 1, __ATOMIC_RELAXED);
+        if (i % TPOOL_SPIN_POLLS == 0 && tpool_now_ns() - t0 >= limit)
             return 0;
-        }
         tpool_pause();
     }
 }
@@ -350,7 +375,6 @@ tpool_main(void *arg)
             pthread_mutex_lock(&p->mu);
             /* seq_cst: the caller stores generation, then reads n_asleep */
             __atomic_add_fetch(&p->n_asleep, 1, __ATOMIC_SEQ_CST);
-            __atomic_add_fetch(&st_wsleep, 1, __ATOMIC_RELAXED);
             while (!tpool_has_job(p, seen))
                 pthread_cond_wait(&p->wake, &p->mu);
             __atomic_sub_fetch(&p->n_asleep, 1, __ATOMIC_SEQ_CST);
@@ -393,8 +417,6 @@ tpool_create(int n_threads, tpool **out, rwkv_err *err)
     if (p->spin_ns > TPOOL_SPIN_MAX_NS)
         p->spin_ns = TPOOL_SPIN_MAX_NS;
     p->spin_cur = p->spin_ns;
-    if ((env = getenv("RWKV_TPOOL_QUIET_MS")) != NULL)
-        quiet_ns = (int64_t)(strtod(env, NULL) * 1e6);
     p->solo_ns = TPOOL_SOLO_NS;
     if ((env = getenv("RWKV_TPOOL_SOLO_MS")) != NULL && *env != '\0')
         p->solo_ns = (int64_t)(strtod(env, NULL) * 1e6);
@@ -434,9 +456,6 @@ tpool_destroy(tpool *p)
 {
     if (p == NULL)
         return;
-    if (getenv("RWKV_TPOOL_STATS"))
-        fprintf(stderr, "tpool: wsleep %ld csleep %ld quiet %ld preempt %ld spinok %ld spinfail %ld solo %llu spin_cur %lld\n",
-                st_wsleep, st_csleep, st_quiet, st_pre, st_spinok, st_spinfail, (unsigned long long)p->n_solo_jobs, (long long)p->spin_cur);
     pthread_mutex_lock(&p->mu);
     __atomic_store_n(&p->quit, 1, __ATOMIC_SEQ_CST);
     pthread_cond_broadcast(&p->wake);
@@ -572,7 +591,6 @@ tpool_run(tpool *p, tpool_fn fn, void *ctx)
         tpool_adapt(p, 0);
         pthread_mutex_lock(&p->mu);
         __atomic_store_n(&p->caller_asleep, 1, __ATOMIC_SEQ_CST);
-        __atomic_add_fetch(&st_csleep, 1, __ATOMIC_RELAXED);
         while (!tpool_all_done(p, (uint32_t)n_chunks))
             pthread_cond_wait(&p->done, &p->mu);
         __atomic_store_n(&p->caller_asleep, 0, __ATOMIC_RELAXED);
