@@ -33,6 +33,7 @@ FIXTURES ?= $(or $(RWKV_FIXTURES),../shared/fixtures)
 # Per-file SIMD flags: kernels named *_avx2.c / *_avx512.c are compiled for
 # that ISA and only called after a run-time CPU check.
 AVX2_FLAGS   = -mavx2 -mfma -mf16c
+AVXVNNI_FLAGS = $(AVX2_FLAGS) -mavxvnni
 AVX512_FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mfma -mf16c
 
 CORE_SRC    := $(wildcard core/*.c core/*/*.c)
@@ -103,6 +104,10 @@ $(BUILD)/%.o: %.c
 $(BUILD)/%_avx2.o: %_avx2.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(AVX2_FLAGS) -c $< -o $@
+
+$(BUILD)/%_avxvnni.o: %_avxvnni.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(AVXVNNI_FLAGS) -c $< -o $@
 
 $(BUILD)/%_avx512.o: %_avx512.c
 	@mkdir -p $(dir $@)

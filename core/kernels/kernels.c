@@ -40,15 +40,17 @@ kern_choose(void)
     static const struct {
         const char   *name;
         enum simd_isa isa;
+        unsigned      flags;
     } names[] = {
-        { "portable", SIMD_ISA_PORTABLE }, { "avx2", SIMD_ISA_AVX2 }, { "avx512", SIMD_ISA_AVX512 },
+        { "portable", SIMD_ISA_PORTABLE, 0 }, { "avx2", SIMD_ISA_AVX2, 0 },
+        { "avx2-vnni", SIMD_ISA_AVX2, SIMD_AVX_VNNI }, { "avx512", SIMD_ISA_AVX512, 0 },
     };
     const char *e = getenv("RWKV_KERNELS");
 
     if (e != NULL)
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
             if (strcmp(e, names[i].name) == 0) {
-                const simd_kernels *k = simd_kernels_get(names[i].isa, 0);
+                const simd_kernels *k = simd_kernels_get(names[i].isa, names[i].flags);
                 if (k != NULL)
                     return k;
             }
@@ -99,6 +101,7 @@ struct kern_job {
     float              *y;
     int                 nthreads; /* matmul: the pool's threads */
     void               *ws;       /* matmul: scratch for the prepared X */
+    const void         *prep;     /* matvec: X prepared (simd_mv_prepare) or NULL */
 };
 
 static void
@@ -109,7 +112,7 @@ kern_job_run(void *ctx, int i, int n)
 
     if (j->t == 1) {
         simd_split_rows(j->m.rows, n, i, &r0, &r1);
-        simd_matvec(j->k, &j->m, j->x, j->y, r0, r1);
+        simd_matvec_prep(j->k, &j->m, j->x, j->prep, j->y, r0, r1);
     } else {
         /* row bands, or token ranges for small matrices (simd.h) */
         int64_t t0, t1;
@@ -131,6 +134,30 @@ kern_prep_run(void *ctx, int i, int n)
 
     simd_act_prepare_rows(j->k, j->m.dtype, j->x, t, j->m.cols, j->ws, t * i / n,
                           t * (i + 1) / n);
+}
+
+size_t
+kern_mv_ws_bytes(const kern_mat *w)
+{
+    return KERN_MV_MAX * simd_mv_prep_bytes((enum simd_dtype)w->dtype, w->cols);
+}
+
+/* X prepared for one-token products by M in slot SLOT (< KERN_MV_MAX) of
+** CTX's scratch, or NULL when M's format needs nothing or the scratch is
+** short (then every share prepares its own: the same numbers). */
+static const void *
+kern_mv_prep(const kern_ctx *ctx, const simd_kernels *k, const simd_matrix *m, const float *x,
+             int slot)
+{
+    size_t need = simd_mv_prep_bytes(m->dtype, m->cols);
+    char *ws;
+
+    if (need == 0 || ctx == NULL || ctx->mv_ws == NULL ||
+        need * (size_t)(slot + 1) > ctx->mv_bytes)
+        return NULL;
+    ws = (char *)ctx->mv_ws + need * (size_t)slot;
+    simd_mv_prepare(k, m->dtype, x, m->cols, ws);
+    return ws;
 }
 
 void
@@ -171,10 +198,13 @@ kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t, fl
                                   (int64_t)t);
         simd_act_view(job.k, job.m.dtype, x, (int64_t)t, w->cols, ctx->act_ws, &job.a);
     }
-    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS)
+    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS) {
         kern_job_run(&job, 0, 1);
-    else
-        tpool_run(pool, kern_job_run, &job);
+        return;
+    }
+    if (t == 1)
+        job.prep = kern_mv_prep(ctx, job.k, &job.m, x, 0);
+    tpool_run(pool, kern_job_run, &job);
 }
 
 /* ---- batched one-token products (kern_matvec_multi) ---------------------- */
@@ -184,6 +214,7 @@ struct kern_mv_job {
     int                 n;
     simd_matrix         m[KERN_MV_MAX];
     const kern_mv      *mv;
+    const void         *prep[KERN_MV_MAX];        /* X prepared, or NULL */
     double              unit_bytes[KERN_MV_MAX];  /* bytes of SIMD_ROW_ALIGN rows */
     double              start[KERN_MV_MAX];       /* byte offset of product i */
     double              total;
@@ -244,8 +275,28 @@ kern_mv_job_run(void *ctx, int i, int n)
         r1 = u1 * SIMD_ROW_ALIGN < j->m[p].rows ? u1 * SIMD_ROW_ALIGN : j->m[p].rows;
         if (r0 >= r1)
             continue;
-        simd_matvec(j->k, &j->m[p], j->mv[p].x, j->mv[p].y, r0, r1);
+        simd_matvec_prep(j->k, &j->m[p], j->mv[p].x, j->prep[p], j->mv[p].y, r0, r1);
         kern_mv_act(j->mv[p].act, j->mv[p].y, r0, r1);
+    }
+}
+
+/* X of each product prepared once (an X shared by products of the same
+** format and width, once for all of them). */
+static void
+kern_mv_job_prep(const kern_ctx *ctx, struct kern_mv_job *j)
+{
+    int slot = 0;
+
+    for (int p = 0; p < j->n; p++) {
+        int q = 0;
+        while (q < p && !(j->prep[q] != NULL && j->mv[q].x == j->mv[p].x &&
+                          j->m[q].dtype == j->m[p].dtype && j->m[q].cols == j->m[p].cols))
+            q++;
+        if (q < p)
+            j->prep[p] = j->prep[q];
+        else if (j->m[p].rows > 0 && (j->prep[p] = kern_mv_prep(ctx, j->k, &j->m[p],
+                                                                j->mv[p].x, slot)) != NULL)
+            slot++;
     }
 }
 
@@ -270,6 +321,7 @@ kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
     for (int p = 0; p < n; p++) {
         const kern_mat *w = list[p].w;
         kern_view(w, &job.m[p]);
+        job.prep[p] = NULL;
         if (w->cols == 0) {   /* empty sums: no bytes to share */
             memset(list[p].y, 0, (size_t)w->rows * sizeof(float));
             kern_mv_act(list[p].act, list[p].y, 0, w->rows);
@@ -288,10 +340,12 @@ kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
     job.n = n;
     if (job.total <= 0)
         return;
-    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS)
+    if (pool == NULL || tpool_size(pool) <= 1 || flops < KERN_PAR_MIN_FLOPS) {
         kern_mv_job_run(&job, 0, 1);
-    else
-        tpool_run(pool, kern_mv_job_run, &job);
+        return;
+    }
+    kern_mv_job_prep(ctx, &job);
+    tpool_run(pool, kern_mv_job_run, &job);
 }
 
 /*
@@ -301,6 +355,9 @@ kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
 ** block's squared error for those codes (it is never worse than max/127).
 ** Same format as simd.h's (codes in [-127, 127], one fp32 scale per block).
 */
+/* Blocks refitted side by side (kern_q8_quantize). */
+#define KERN_Q8_FIT 8
+
 void
 kern_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t *q,
                  float *scales)
@@ -308,8 +365,26 @@ kern_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t 
     int64_t nb = simd_q8_nblocks(cols);
 
     simd_q8_quantize(kern_default_kernels(), src, cols, r0, r1, q, scales);
-    for (int64_t r = r0; r < r1; r++)
-        for (int64_t b = 0; b < nb; b++) {
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t b = 0;
+        /* KERN_Q8_FIT blocks side by side: their sums are independent
+        ** chains (each in its own order, the same as one block at a time),
+        ** not one chain of 64 dependent adds a block */
+        for (; b + KERN_Q8_FIT <= cols / SIMD_Q8_BLOCK; b += KERN_Q8_FIT) {
+            const float *w = src + r * cols + b * SIMD_Q8_BLOCK;
+            const int8_t *qb = q + r * cols + b * SIMD_Q8_BLOCK;
+            float swq[KERN_Q8_FIT] = { 0 }, sqq[KERN_Q8_FIT] = { 0 };
+            for (int i = 0; i < SIMD_Q8_BLOCK; i++)
+                for (int j = 0; j < KERN_Q8_FIT; j++) {
+                    float c = (float)qb[j * SIMD_Q8_BLOCK + i];
+                    swq[j] += w[j * SIMD_Q8_BLOCK + i] * c;
+                    sqq[j] += c * c;
+                }
+            for (int j = 0; j < KERN_Q8_FIT; j++)
+                if (sqq[j] > 0)
+                    scales[r * nb + b + j] = swq[j] / sqq[j];
+        }
+        for (; b < nb; b++) {
             const float *w = src + r * cols + b * SIMD_Q8_BLOCK;
             const int8_t *qb = q + r * cols + b * SIMD_Q8_BLOCK;
             int64_t n = cols - b * SIMD_Q8_BLOCK < SIMD_Q8_BLOCK ? cols - b * SIMD_Q8_BLOCK
@@ -322,6 +397,7 @@ kern_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t 
             if (sqq > 0)
                 scales[r * nb + b] = swq / sqq;
         }
+    }
 }
 
 /*

@@ -42,19 +42,22 @@ typedef struct kern_mat {
 /*
 ** What a product runs with: the pool (may be NULL), the kernel table and a
 ** scratch area for prepared activations (simd_act_bytes for the widest
-** matrix and the longest pass; owned by whoever made the context).  Plain
-** data, filled in by the model at open.
+** matrix and the longest pass; owned by whoever made the context) and one
+** for the one-token products' (kern_mv_ws_bytes, the largest over the
+** matrices; 64-byte aligned).  Plain data, filled in by the model at open.
 */
 typedef struct kern_ctx {
     tpool              *pool;
     const simd_kernels *k;
     void               *act_ws;
     size_t              act_bytes;
+    void               *mv_ws;
+    size_t              mv_bytes;
 } kern_ctx;
 
 /* The kernel table to use: simd_kernels_best(0), or the one named by the
-** environment variable RWKV_KERNELS ("portable", "avx2", "avx512") when the
-** CPU has it (for comparisons). */
+** environment variable RWKV_KERNELS ("portable", "avx2", "avx2-vnni",
+** "avx512") when the CPU has it (for comparisons). */
 const simd_kernels *kern_default_kernels(void);
 
 /*
@@ -95,6 +98,14 @@ typedef struct kern_mv {
 ** the act) bit for bit, for any thread count.  CTX NULL: single-threaded.
 */
 void kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n);
+
+/*
+** Scratch bytes (kern_ctx.mv_ws) with which one-token products by W run
+** with X prepared once per product rather than once per thread's share
+** (simd_mv_prep_bytes: 4-bit matrices quantize X); 0 for most formats.
+** Without it they still run, each share preparing its own.
+*/
+size_t kern_mv_ws_bytes(const kern_mat *w);
 
 /*
 ** Quantize rows [r0, r1) of SRC [rows][cols] to simd.h's Q8 format (codes

@@ -186,6 +186,8 @@ static const struct simd_kernels simd_kernels_portable = {
     .f16_to_f32 = port_f16_to_f32,
     .q8_quantize = simd_q8_quantize_portable,
     .peak = port_peak,
+    .q4_act = simd_q4_act,
+    .q4_rows = simd_q4_rows_portable,
 };
 
 /* ---- dispatch ------------------------------------------------------------ */
@@ -201,8 +203,11 @@ simd_kernels_get(enum simd_isa isa, unsigned flags)
         return &simd_kernels_portable;
     case SIMD_ISA_AVX2:
         f = cpuid_features();
-        return (f & CPUID_LEVEL_AVX2) == CPUID_LEVEL_AVX2 ? &simd_kernels_avx2
-                                                          : NULL;
+        if ((f & CPUID_LEVEL_AVX2) != CPUID_LEVEL_AVX2)
+            return NULL;
+        if (flags & SIMD_AVX_VNNI)
+            return (f & CPUID_AVX_VNNI) ? &simd_kernels_avx2_vnni : NULL;
+        return &simd_kernels_avx2;
     case SIMD_ISA_AVX512:
         f = cpuid_features();
         if ((f & CPUID_LEVEL_AVX512) != CPUID_LEVEL_AVX512)
@@ -223,7 +228,9 @@ const simd_kernels *
 simd_kernels_best(unsigned flags)
 {
     for (int isa = SIMD_NISA - 1; isa > SIMD_ISA_PORTABLE; isa--) {
-        const simd_kernels *k = simd_kernels_get((enum simd_isa)isa, flags);
+        const simd_kernels *k = simd_kernels_get((enum simd_isa)isa, flags | SIMD_AVX_VNNI);
+        if (k == NULL)
+            k = simd_kernels_get((enum simd_isa)isa, flags & ~(unsigned)SIMD_AVX_VNNI);
         if (k)
             return k;
     }
@@ -284,6 +291,43 @@ simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
 {
     if (r0 < r1)
         k->matvec[w->dtype](w, x, y, r0, r1);
+}
+
+size_t
+simd_mv_prep_bytes(enum simd_dtype dt, int64_t cols)
+{
+    if (dt != SIMD_Q4 || cols <= 0)
+        return 0;
+    return (size_t)((cols + SIMD_Q4_XCOLS - 1) / SIMD_Q4_XCOLS) * sizeof(simd_q4_x);
+}
+
+void
+simd_mv_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x, int64_t cols,
+                void *ws)
+{
+    simd_q4_x *q = ws;
+
+    if (dt != SIMD_Q4)
+        return;
+    for (int64_t c0 = 0; c0 < cols; c0 += SIMD_Q4_XCOLS, q++)
+        k->q4_act(x + c0, cols - c0 < SIMD_Q4_XCOLS ? cols - c0 : SIMD_Q4_XCOLS, q);
+}
+
+void
+simd_matvec_prep(const simd_kernels *k, const simd_matrix *w, const float *x, const void *ws,
+                 float *y, int64_t r0, int64_t r1)
+{
+    const simd_q4_x *q = ws;
+
+    if (ws == NULL || w->dtype != SIMD_Q4) {
+        simd_matvec(k, w, x, y, r0, r1);
+        return;
+    }
+    /* the passes of simd_q4_matvec, X already quantized */
+    for (int64_t c0 = 0; r0 < r1 && c0 < w->cols; c0 += SIMD_Q4_XCOLS, q++) {
+        int64_t n = w->cols - c0 < SIMD_Q4_XCOLS ? w->cols - c0 : SIMD_Q4_XCOLS;
+        k->q4_rows(w, q, simd_q4_nblocks(n), y, r0, r1, c0 / SIMD_Q4_BLOCK, c0 > 0);
+    }
 }
 
 void
@@ -585,30 +629,34 @@ simd_q8_quantize(const simd_kernels *k, const float *src, int64_t cols,
 }
 
 void
+simd_q8_quantize_block(const float *x, int64_t len, int8_t *q, float *scale)
+{
+    float amax = 0, d;
+
+    for (int64_t i = 0; i < len; i++)
+        amax = fmaxf(amax, fabsf(x[i]));
+    d = amax / 127.0f;
+    *scale = d;
+    for (int64_t i = 0; i < len; i++) {
+        /* Divide (not multiply by 1/d) so a weight equal to the
+        ** block max maps to exactly +-127. */
+        int v = d > 0 ? (int)lrintf(x[i] / d) : 0;
+        v = v < -127 ? -127 : v > 127 ? 127 : v;
+        q[i] = (int8_t)v;
+    }
+}
+
+void
 simd_q8_quantize_portable(const float *src, int64_t cols, int64_t r0,
                           int64_t r1, int8_t *q, float *scales)
 {
     int64_t nb = simd_q8_nblocks(cols);
 
-    for (int64_t r = r0; r < r1; r++) {
-        const float *row = src + r * cols;
-
+    for (int64_t r = r0; r < r1; r++)
         for (int64_t b = 0; b < nb; b++) {
             int64_t c0 = b * SIMD_Q8_BLOCK;
-            int64_t len = cols - c0 < SIMD_Q8_BLOCK ? cols - c0 : SIMD_Q8_BLOCK;
-            float amax = 0, d;
-
-            for (int64_t i = 0; i < len; i++)
-                amax = fmaxf(amax, fabsf(row[c0 + i]));
-            d = amax / 127.0f;
-            scales[r * nb + b] = d;
-            for (int64_t i = 0; i < len; i++) {
-                /* Divide (not multiply by 1/d) so a weight equal to the
-                ** block max maps to exactly +-127. */
-                int v = d > 0 ? (int)lrintf(row[c0 + i] / d) : 0;
-                v = v < -127 ? -127 : v > 127 ? 127 : v;
-                q[r * cols + c0 + i] = (int8_t)v;
-            }
+            simd_q8_quantize_block(src + r * cols + c0,
+                                   cols - c0 < SIMD_Q8_BLOCK ? cols - c0 : SIMD_Q8_BLOCK,
+                                   q + r * cols + c0, scales + r * nb + b);
         }
-    }
 }

@@ -91,7 +91,11 @@ enum simd_flags {
     ** weights dequantized to fp32 in every kernel (slower prefill on
     ** AVX-512, bit-for-bit the same decode; Q4 decode still quantizes x,
     ** see simd_matvec). */
-    SIMD_EXACT = 1
+    SIMD_EXACT = 1,
+    /* SIMD_ISA_AVX2 only: the "avx2-vnni" table (4-bit decode by AVX-VNNI's
+    ** vpdpbusd, the same results), NULL without AVX-VNNI; without the flag
+    ** the plain "avx2" table, what AVX2 CPUs before it run. */
+    SIMD_AVX_VNNI = 2
 };
 
 /*
@@ -147,7 +151,7 @@ typedef struct simd_kernels simd_kernels;
 const simd_kernels *simd_kernels_get(enum simd_isa isa, unsigned flags);
 /* The fastest table the CPU supports. */
 const simd_kernels *simd_kernels_best(unsigned flags);
-/* "portable", "avx2", "avx512", "avx512-exact". */
+/* "portable", "avx2", "avx2-vnni", "avx512", "avx512-exact". */
 const char *simd_kernels_name(const simd_kernels *k);
 enum simd_isa simd_kernels_isa(const simd_kernels *k);
 /* "f32", "bf16", "f16", "q8". */
@@ -198,6 +202,20 @@ uint64_t simd_scale_bytes(enum simd_dtype dt, int64_t rows, int64_t cols);
 */
 void simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
                  float *y, int64_t r0, int64_t r1);
+/*
+** simd_matvec with X prepared once for several row ranges (the threads of
+** one product): a Q4 matvec quantizes X first, and without this every range
+** would quantize all of it again.  simd_mv_prep_bytes: scratch bytes for DT
+** and COLS (0: DT's matvec reads X as it is, every format but Q4);
+** simd_mv_prepare fills WS (64-byte aligned) from X; simd_matvec_prep then
+** runs any row range with it (WS NULL: simd_matvec).  Bit for bit the
+** results of simd_matvec.
+*/
+size_t simd_mv_prep_bytes(enum simd_dtype dt, int64_t cols);
+void simd_mv_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x,
+                     int64_t cols, void *ws);
+void simd_matvec_prep(const simd_kernels *k, const simd_matrix *w, const float *x,
+                      const void *ws, float *y, int64_t r0, int64_t r1);
 
 /*
 ** The row range [*R0, *R1) of part I of N (0 <= I < N) of a matrix with ROWS

@@ -78,6 +78,17 @@ ldw1(enum fmt f, const void *p, int64_t i)
     return 0;
 }
 
+/* The largest of the 8 lanes of V. */
+AI float
+hmax8(__m256 v)
+{
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
 AI float
 hsum8(__m256 v)
 {
@@ -542,20 +553,72 @@ avx2_peak(int dot_bf16, int64_t iters)
 
 const simd_matmul_fn simd_avx2_dot_matmul[SIMD_NDTYPE] = {mm_f32, mm_bf16, mm_f16, mm_q8};
 
-const struct simd_kernels simd_kernels_avx2 = {
-    .name = "avx2",
-    .isa = SIMD_ISA_AVX2,
-    .flags = SIMD_EXACT,
-    .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, simd_mv_avx2_q4},
-    .matmul = {simd_mm_avx2_f32, simd_mm_avx2_bf16, simd_mm_avx2_f16, simd_mm_avx2_q8,
-               simd_mm_avx2_q4},
-    .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
-    .f32_to_bf16 = avx2_f32_to_bf16,
-    .f32_to_f16 = avx2_f32_to_f16,
-    .bf16_to_f32 = avx2_bf16_to_f32,
-    .f16_to_f32 = avx2_f16_to_f32,
-    .q8_quantize = simd_q8_quantize_portable,
-    .peak = avx2_peak,
-};
+/*
+** simd_q8_quantize_portable's bytes 32 weights at a time: the block's |w|
+** maximum by vmaxps (exact), codes by a division and vcvtps2dq (round to
+** nearest even, as lrintf), clamped to +-127 and packed; the last, partial
+** block by the portable one.  At load this was most of an int8 model's
+** conversion time with fmaxf and lrintf as calls.
+*/
+static void
+avx2_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t *q,
+                 float *scales)
+{
+    const int64_t nb = simd_q8_nblocks(cols), full = cols / SIMD_Q8_BLOCK;
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256i lim = _mm256_set1_epi32(127), nlim = _mm256_set1_epi32(-127);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+
+    for (int64_t r = r0; r < r1; r++) {
+        const float *row = src + r * cols;
+        int8_t *qr = q + r * cols;
+        int64_t b = 0;
+
+        for (; b < full; b++) {
+            const float *x = row + b * SIMD_Q8_BLOCK;
+            __m256 v[4], m = _mm256_setzero_ps();
+            __m256i c[4], packed;
+            float d;
+
+            for (int k = 0; k < 4; k++) {
+                v[k] = _mm256_loadu_ps(x + 8 * k);
+                m = _mm256_max_ps(m, _mm256_andnot_ps(sign, v[k]));
+            }
+            d = hmax8(m) / 127.0f;
+            scales[r * nb + b] = d;
+            for (int k = 0; k < 4; k++)
+                c[k] = d > 0 ? _mm256_max_epi32(nlim, _mm256_min_epi32(lim, _mm256_cvtps_epi32(
+                                   _mm256_div_ps(v[k], _mm256_set1_ps(d)))))
+                             : _mm256_setzero_si256();
+            packed = _mm256_packs_epi16(_mm256_packs_epi32(c[0], c[1]),
+                                        _mm256_packs_epi32(c[2], c[3]));
+            _mm256_storeu_si256((__m256i *)(void *)(qr + b * SIMD_Q8_BLOCK),
+                                _mm256_permutevar8x32_epi32(packed, order));
+        }
+        for (; b < nb; b++)
+            simd_q8_quantize_block(row + b * SIMD_Q8_BLOCK, cols - b * SIMD_Q8_BLOCK,
+                                   qr + b * SIMD_Q8_BLOCK, scales + r * nb + b);
+    }
+}
+
+/* The AVX2 tables: NAME, with the Q4 matvec MV_Q4 and its row half ROWS_Q4
+** (vpmaddubsw, or AVX-VNNI's vpdpbusd where cpuid has it). */
+#define AVX2_TABLE(NAME, MV_Q4, ROWS_Q4)                                                    \
+    {                                                                                     \
+        .name = NAME, .isa = SIMD_ISA_AVX2, .flags = SIMD_EXACT,                          \
+        .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, MV_Q4},                                \
+        .matmul = {simd_mm_avx2_f32, simd_mm_avx2_bf16, simd_mm_avx2_f16, simd_mm_avx2_q8, \
+                   simd_mm_avx2_q4},                                                      \
+        .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},    \
+        .f32_to_bf16 = avx2_f32_to_bf16, .f32_to_f16 = avx2_f32_to_f16,                   \
+        .bf16_to_f32 = avx2_bf16_to_f32, .f16_to_f32 = avx2_f16_to_f32,                   \
+        .q8_quantize = avx2_q8_quantize, .peak = avx2_peak,                               \
+        .q4_act = simd_q4_act_avx2, .q4_rows = ROWS_Q4,                                   \
+    }
+
+const struct simd_kernels simd_kernels_avx2 =
+    AVX2_TABLE("avx2", simd_mv_avx2_q4, simd_q4_rows_avx2);
+const struct simd_kernels simd_kernels_avx2_vnni =
+    AVX2_TABLE("avx2-vnni", simd_mv_avxvnni_q4, simd_q4_rows_avxvnni);
 
 #endif /* __x86_64__ */

@@ -868,6 +868,8 @@ const struct simd_kernels simd_kernels_avx512 = {
     .f16_to_f32 = avx512_f16_to_f32,
     .q8_quantize = avx512_q8_quantize,
     .peak = avx512_peak,
+    .q4_act = simd_q4_act_avx2,
+    .q4_rows = simd_q4_rows_avx512,
 };
 
 /* The default table with the VNNI int8 matmul (int8 activations), kept for
@@ -886,6 +888,8 @@ const struct simd_kernels simd_kernels_avx512_vnni = {
     .f16_to_f32 = avx512_f16_to_f32,
     .q8_quantize = avx512_q8_quantize,
     .peak = avx512_peak,
+    .q4_act = simd_q4_act_avx2,
+    .q4_rows = simd_q4_rows_avx512,
 };
 
 const struct simd_kernels simd_kernels_avx512_exact = {
@@ -902,6 +906,8 @@ const struct simd_kernels simd_kernels_avx512_exact = {
     .f16_to_f32 = avx512_f16_to_f32,
     .q8_quantize = avx512_q8_quantize,
     .peak = avx512_peak,
+    .q4_act = simd_q4_act_avx2,
+    .q4_rows = simd_q4_rows_avx512,
 };
 
 #endif /* __x86_64__ */

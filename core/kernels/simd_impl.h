@@ -27,6 +27,8 @@ typedef void (*simd_cvt_up_fn)(const uint16_t *src, float *dst, size_t n);
 typedef void (*simd_q8_fn)(const float *src, int64_t cols, int64_t r0,
                            int64_t r1, int8_t *q, float *scales);
 
+struct simd_q4_x;
+
 struct simd_kernels {
     const char *name;
     enum simd_isa isa;
@@ -38,10 +40,16 @@ struct simd_kernels {
     simd_cvt_up_fn bf16_to_f32, f16_to_f32;
     simd_q8_fn q8_quantize;
     double (*peak)(int dot_bf16, int64_t iters); /* see simd_peak_probe */
+    /* the Q4 matvec's two halves (simd_q4_matvec), for prepared X */
+    void (*q4_act)(const float *x, int64_t n, struct simd_q4_x *q);
+    void (*q4_rows)(const struct simd_matrix *w, const struct simd_q4_x *q, int64_t nblk,
+                    float *y, int64_t r0, int64_t r1, int64_t b0, int add);
 };
 
 /* Tables defined by the ISA files; only used after a cpuid check. */
 extern const struct simd_kernels simd_kernels_avx2;
+/* avx2 with the AVX-VNNI Q4 decode (simd_q4_avxvnni.c) */
+extern const struct simd_kernels simd_kernels_avx2_vnni;
 extern const struct simd_kernels simd_kernels_avx512;
 extern const struct simd_kernels simd_kernels_avx512_exact;
 /* avx512 with the VNNI Q8 matmul instead of the bf16-panel one (for the
@@ -97,6 +105,8 @@ simd_q8u_ldq(int64_t cols)
 /* Portable pieces the ISA tables reuse. */
 void simd_q8_quantize_portable(const float *src, int64_t cols, int64_t r0,
                                int64_t r1, int8_t *q, float *scales);
+/* One block of LEN (1..SIMD_Q8_BLOCK) weights X: codes into Q, *SCALE. */
+void simd_q8_quantize_block(const float *x, int64_t len, int8_t *q, float *scale);
 void simd_act_q8u_portable(const float *x, int64_t T, int64_t cols,
                            int64_t ldq, uint8_t *xq, float *xs);
 
@@ -143,6 +153,17 @@ void simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0,
 void simd_q4_mv_portable(const simd_matrix *w, const float *x, float *y, int64_t r0,
                          int64_t r1);
 float simd_q4_dot_portable(const simd_matrix *w, int64_t r, const float *x);
+/* The row halves of the portable, AVX2 and AVX-512 Q4 matvecs. */
+void simd_q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
+                           int64_t r0, int64_t r1, int64_t b0, int add);
+void simd_q4_rows_avx2(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
+                       int64_t r0, int64_t r1, int64_t b0, int add);
+void simd_q4_rows_avxvnni(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
+                          int64_t r0, int64_t r1, int64_t b0, int add);
+void simd_mv_avxvnni_q4(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                        int64_t r1);
+void simd_q4_rows_avx512(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
+                         int64_t r0, int64_t r1, int64_t b0, int add);
 /* The AVX2 matvec / packed-panel matmul (the exact and VNNI AVX-512 tables
 ** take this matmul too: exact fp32) and the AVX-512 VNNI matvec. */
 void simd_mv_avx2_q4(const simd_matrix *w, const float *x, float *y, int64_t r0,

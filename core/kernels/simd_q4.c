@@ -51,6 +51,7 @@ q4_rne(float v)
 ** NEON on arm64), so the code loops run without branches. */
 typedef float q4_v4 __attribute__((vector_size(16)));
 typedef int32_t q4_i4 __attribute__((vector_size(16)));
+typedef uint8_t q4_u4 __attribute__((vector_size(4)));
 
 /* Nearest codes of the N weights W for the pair (D > 0, M), by the
 ** reciprocal (a tie may go the other way than by division, no matter):
@@ -74,26 +75,45 @@ q4_codes(const float *w, int n, float d, float m, uint8_t *codes)
         t = (q4_v4)(((q4_i4)t & ~lo & ~hi) | ((q4_i4)top & hi));
         t = (t + 12582912.0f) - 12582912.0f;
         v = __builtin_convertvector(t, q4_i4);
-        for (int k = 0; k < 4 && i + k < n; k++)
-            codes[i + k] = (uint8_t)v[k];
+        if (i + 4 <= n) {   /* 0..15: the four codes as bytes in one store */
+            q4_u4 b = __builtin_convertvector(v, q4_u4);
+            memcpy(codes + i, &b, sizeof b);
+        } else {
+            for (int k = 0; i + k < n; k++)
+                codes[i + k] = (uint8_t)v[k];
+        }
     }
 }
 
 /* Least-squares (D, M) for the codes; 0 when they do not determine one
-** with D > 0 (all codes equal).  Float sums in 4 lanes (D and M end up in
-** bf16: 8 bits). */
+** with D > 0 (all codes equal).  Float sums in 4 lanes, lane k taking
+** elements k, k + 4, ... in order (D and M end up in bf16: 8 bits); the
+** lanes are vectors for whole quads, the same additions as one by one. */
 static inline int
 q4_fit(const float *w, int n, const uint8_t *codes, float *d, float *m)
 {
-    float sw[4] = {0}, swq[4] = {0}, nd, sumw, sumwq;
-    int sq = 0, sqq = 0, det;
+    q4_v4 sw = {0, 0, 0, 0}, swq = {0, 0, 0, 0};
+    q4_i4 sq4 = {0, 0, 0, 0}, sqq4 = {0, 0, 0, 0};
+    float nd, sumw, sumwq;
+    int sq, sqq, det, i = 0;
 
-    for (int i = 0; i < n; i++) {
-        sq += codes[i];
-        sqq += codes[i] * codes[i];
+    for (; i + 4 <= n; i += 4) {
+        q4_v4 w4;
+        q4_i4 c4 = {codes[i], codes[i + 1], codes[i + 2], codes[i + 3]};
+        memcpy(&w4, w + i, sizeof w4);
+        sq4 += c4;
+        sqq4 += c4 * c4;
+        sw += w4;
+        swq += w4 * __builtin_convertvector(c4, q4_v4);
+    }
+    for (; i < n; i++) {
+        sq4[i & 3] += codes[i];
+        sqq4[i & 3] += codes[i] * codes[i];
         sw[i & 3] += w[i];
         swq[i & 3] += w[i] * (float)codes[i];
     }
+    sq = sq4[0] + sq4[1] + sq4[2] + sq4[3];
+    sqq = sqq4[0] + sqq4[1] + sqq4[2] + sqq4[3];
     sumw = (sw[0] + sw[1]) + (sw[2] + sw[3]);
     sumwq = (swq[0] + swq[1]) + (swq[2] + swq[3]);
     det = n * sqq - sq * sq;   /* <= 32 * 32 * 225: no overflow */
@@ -107,6 +127,42 @@ q4_fit(const float *w, int n, const uint8_t *codes, float *d, float *m)
     return 1;
 }
 
+/* Min and max of the 32 weights W as the loop in q4_block finds them
+** (the first of equal values), by 4-lane masks: the same values, and when
+** the minimum is a zero (-0 and +0 compare equal, and which one comes first
+** decides the offset's sign) the plain loop decides. */
+static inline void
+q4_minmax(const float *w, float *mn, float *mx)
+{
+    q4_v4 lo, hi;
+    float a, b;
+
+    memcpy(&lo, w, sizeof lo);
+    hi = lo;
+    for (int i = 4; i < SIMD_Q4_BLOCK; i += 4) {
+        q4_v4 v;
+        q4_i4 l, h;
+        memcpy(&v, w + i, sizeof v);
+        l = v < lo;
+        h = v > hi;
+        lo = (q4_v4)(((q4_i4)v & l) | ((q4_i4)lo & ~l));
+        hi = (q4_v4)(((q4_i4)v & h) | ((q4_i4)hi & ~h));
+    }
+    a = lo[0] < lo[1] ? lo[0] : lo[1];
+    b = lo[2] < lo[3] ? lo[2] : lo[3];
+    *mn = a < b ? a : b;
+    a = hi[0] > hi[1] ? hi[0] : hi[1];
+    b = hi[2] > hi[3] ? hi[2] : hi[3];
+    *mx = a > b ? a : b;
+    if (*mn == 0) {
+        *mn = *mx = w[0];
+        for (int i = 1; i < SIMD_Q4_BLOCK; i++) {
+            *mn = w[i] < *mn ? w[i] : *mn;
+            *mx = w[i] > *mx ? w[i] : *mx;
+        }
+    }
+}
+
 /* One block of N (1..32) weights: codes into CODES [32] (zero past N) and
 ** the block word. */
 static inline __attribute__((always_inline)) uint32_t
@@ -116,10 +172,13 @@ q4_block(const float *w, int n, uint8_t *codes)
     uint16_t db, mb;
 
     memset(codes, 0, SIMD_Q4_BLOCK);
-    for (int i = 1; i < n; i++) {
-        mn = w[i] < mn ? w[i] : mn;
-        mx = w[i] > mx ? w[i] : mx;
-    }
+    if (n == SIMD_Q4_BLOCK)
+        q4_minmax(w, &mn, &mx);
+    else
+        for (int i = 1; i < n; i++) {
+            mn = w[i] < mn ? w[i] : mn;
+            mx = w[i] > mx ? w[i] : mx;
+        }
     d = (mx - mn) / 15.0f;
     m = mn;
     if (!(d > 0))   /* a constant block: the offset alone */
@@ -266,9 +325,9 @@ simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0, int64
 }
 
 /* Rows [r0, r1): NBLK blocks from block B0, block by block. */
-static void
-q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r0,
-                 int64_t r1, int64_t b0, int add)
+void
+simd_q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
+                      int64_t r0, int64_t r1, int64_t b0, int add)
 {
     const int64_t nb = simd_q4_nblocks(w->cols);
 
@@ -288,5 +347,5 @@ q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *
 void
 simd_q4_mv_portable(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    simd_q4_matvec(w, x, y, r0, r1, simd_q4_act, q4_rows_portable);
+    simd_q4_matvec(w, x, y, r0, r1, simd_q4_act, simd_q4_rows_portable);
 }

@@ -26,11 +26,7 @@
 
 #include "simd_q4_rows.h"
 
-void
-simd_mv_avx2_q4(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
-{
-    simd_q4_matvec(w, x, y, r0, r1, simd_q4_act_avx2, q4_rows_drive);
-}
+Q4_ENTRY_POINTS(simd_q4_rows_avx2, simd_mv_avx2_q4)
 
 /*
 ** simd_q4_act with whole blocks in registers, the same bytes as the plain

@@ -22,10 +22,6 @@
 
 #include "simd_q4_rows.h"
 
-void
-simd_mv_avx512_q4(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
-{
-    simd_q4_matvec(w, x, y, r0, r1, simd_q4_act_avx2, q4_rows_drive);
-}
+Q4_ENTRY_POINTS(simd_q4_rows_avx512, simd_mv_avx512_q4)
 
 #endif /* __x86_64__ */

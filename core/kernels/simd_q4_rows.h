@@ -121,4 +121,18 @@ q4_rows_drive(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, 
         q4_rows(1, w, q, nblk, y, r, b0, add, NULL);
 }
 
+/* The includer's two entry points (simd_impl.h): the row half ROWS and the
+** whole matvec MV (activations by the AVX2 quantizer, the same bytes as
+** every table's). */
+#define Q4_ENTRY_POINTS(ROWS, MV)                                                           \
+    void ROWS(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r0, \
+              int64_t r1, int64_t b0, int add)                                              \
+    {                                                                                       \
+        q4_rows_drive(w, q, nblk, y, r0, r1, b0, add);                                      \
+    }                                                                                       \
+    void MV(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)         \
+    {                                                                                       \
+        simd_q4_matvec(w, x, y, r0, r1, simd_q4_act_avx2, q4_rows_drive);                   \
+    }
+
 #endif

@@ -28,8 +28,10 @@
 ** (measured on the 2-core box with a CPU hog beside a 2-thread decode:
 ** yielding the core while spinning was 2-4x slower than sleeping, and a
 ** fixed 50 us spin no better than none).  So nobody spins for
-** TPOOL_QUIET_NS after any pool thread was preempted (getrusage's
-** involuntary context switches, read when a thread is about to spin), and
+** TPOOL_QUIET_NS once pool threads were preempted often (a burst of
+** getrusage's involuntary context switches, read when a thread is about to
+** spin: other processes want the cores; a lone one is the system's own
+** short task and changes nothing), and
 ** every other wasted spin -- a worker that arrived after the caller had
 ** done the whole job, or a caller whose wait outlasted the spin -- divides
 ** the bound by TPOOL_SPIN_CUT; every useful one raises it by a
@@ -102,10 +104,19 @@
 ** the maximum. */
 #define TPOOL_SPIN_CUT 4
 #define TPOOL_SPIN_STEPS 16
-/* No spinning for this long after any pool thread was preempted: on an
-** oversubscribed machine preemptions come every few milliseconds, so the
-** pool then sleeps as a plain condition-variable pool does. */
+/* No spinning for this long once pool threads were preempted
+** TPOOL_QUIET_BURST times within TPOOL_QUIET_WINDOW_NS: the pool then sleeps
+** as a plain condition-variable pool does.  A core that another busy
+** process shares preempts a thread of ours every time slice (measured on
+** the 2-core VM, 2-thread decode beside `bench --busy 1`: ~1000 a second),
+** while on a quiet machine the system's own short tasks do now and then
+** (20-30 a second).  Going quiet after every single one, as the pool first
+** did, kept a quiet machine's pool sleeping between products nearly all
+** the time (1.5B 4-bit decode, avx2: 31-33 tok/s on 1.76-1.83 cores, against
+** 37-39 on 1.92-1.96 with the burst rule; --busy 1 still goes quiet). */
 #define TPOOL_QUIET_NS 200000000
+#define TPOOL_QUIET_BURST 4
+#define TPOOL_QUIET_WINDOW_NS 20000000
 /* Polls between two clock reads while spinning. */
 #define TPOOL_SPIN_POLLS 32
 /* Solo runs (see the top): the first period after a lost job, the longest
@@ -184,7 +195,9 @@ struct tpool {
     int64_t              spin_ns;    /* TPOOL_SPIN_NS or $RWKV_TPOOL_SPIN_US */
     int64_t              spin_cur;   /* atomic: the adapted bound, 0..spin_ns */
     long                 preempted;  /* the caller's, as tpool_worker's */
-    int64_t              last_preempt; /* atomic: when a thread last saw one (ns) */
+    int64_t              win_start;  /* atomic: the current preemption window (ns) */
+    long                 win_count;  /* atomic: preemptions counted in it */
+    int64_t              quiet_until; /* atomic: no spinning before this (ns) */
     /* solo runs (caller only, one caller at a time: plain fields) */
     int64_t              solo_ns;    /* first period; 0 = never solo */
     int64_t              solo_cur;   /* the next period */
@@ -205,15 +218,16 @@ struct tpool {
 ** *SEEN.  On Linux from getrusage(RUSAGE_THREAD) (well under a microsecond);
 ** elsewhere never.
 */
-static int
+static long
 tpool_was_preempted(long *seen)
 {
 #ifdef RUSAGE_THREAD
     struct rusage ru;
 
     if (getrusage(RUSAGE_THREAD, &ru) == 0 && ru.ru_nivcsw != *seen) {
+        long n = ru.ru_nivcsw - *seen;
         *seen = ru.ru_nivcsw;
-        return 1;
+        return n > 0 ? n : 1;
     }
 #else
     (void)seen;
@@ -257,29 +271,49 @@ tpool_work(struct tpool *p, uint32_t gen, tpool_fn fn, void *ctx, int n_chunks)
     return ran;
 }
 
+/* Count N preemptions of a pool thread seen at T into the window of
+** TPOOL_QUIET_WINDOW_NS they fall in; at TPOOL_QUIET_BURST in one window
+** nobody spins for TPOOL_QUIET_NS.  (Two threads racing here may lose a
+** count or restart a window: that only delays the quiet period a little,
+** and a busy machine preempts plenty.) */
+static void
+tpool_preempted_at(struct tpool *p, int64_t t, long n)
+{
+    long c;
+
+    if (t - __atomic_load_n(&p->win_start, __ATOMIC_RELAXED) >= TPOOL_QUIET_WINDOW_NS) {
+        __atomic_store_n(&p->win_start, t, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->win_count, 0, __ATOMIC_RELAXED);
+    }
+    c = __atomic_add_fetch(&p->win_count, n, __ATOMIC_RELAXED);
+    if (c >= TPOOL_QUIET_BURST)
+        __atomic_store_n(&p->quiet_until, t + TPOOL_QUIET_NS, __ATOMIC_RELAXED);
+}
+
 /*
 ** Wait until COND(P, ARG) holds, polling with pause instructions for at most
 ** the current spin bound; whether it holds.  Nobody spins within
-** TPOOL_QUIET_NS of a preemption of any pool thread (a thread checks its
-** own, *PREEMPTED, see tpool_was_preempted, when it is about to spin): the
-** cores are oversubscribed.
+** TPOOL_QUIET_NS of a burst of preemptions of pool threads (a thread counts
+** its own, *PREEMPTED, see tpool_was_preempted, when it is about to spin,
+** into tpool_preempted_at): the cores are oversubscribed.
 */
 static int
 tpool_spin(struct tpool *p, int (*cond)(struct tpool *, uint32_t), uint32_t arg,
            long *preempted)
 {
     int64_t limit = __atomic_load_n(&p->spin_cur, __ATOMIC_RELAXED), t0;
+    long n;
 
     if (cond(p, arg))
         return 1;
     if (limit <= 0)
         return 0;
     t0 = tpool_now_ns();
-    if (tpool_was_preempted(preempted)) {
-        __atomic_store_n(&p->last_preempt, t0, __ATOMIC_RELAXED);
+    if ((n = tpool_was_preempted(preempted)) > 0) {
+        tpool_preempted_at(p, t0, n);
         return 0;
     }
-    if (t0 - __atomic_load_n(&p->last_preempt, __ATOMIC_RELAXED) < TPOOL_QUIET_NS)
+    if (t0 < __atomic_load_n(&p->quiet_until, __ATOMIC_RELAXED))
         return 0;
     for (int i = 1;; i++) {
         if (cond(p, arg))

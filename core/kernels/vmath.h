@@ -2,7 +2,7 @@
 ** vmath.h -- vectorized element-wise math and the WKV recurrences of the
 ** block math (RWKV-4/5/6/7), in a portable version and AVX2 / AVX-512
 ** versions chosen at run time (the same ISA as kern_default_kernels(), so
-** RWKV_KERNELS=portable|avx2|avx512 switches both).
+** RWKV_KERNELS=portable|avx2|avx2-vnni|avx512 switches both).
 **
 ** One source (vmath_impl.h, GCC vector extensions) is compiled three times
 ** with vectors of 4 (vmath.c, baseline x86-64 / any CPU), 8 (vmath_avx2.c)

@@ -489,30 +489,34 @@ mdl_mat(rwkv_model *m, const ckpt_tensor *t, enum kern_dtype dt, kern_mat *km, r
     return RWKV_OK;
 }
 
-/* Transposed float32 copy of a [R][C] tensor (as a [C][R] kern_mat). */
+/* Transposed copy of a [R][C] tensor (as a [C][R] kern_mat) in DT: float32,
+** or bf16 (rounded from the float32 values). */
 static int
 mdl_f32_t(rwkv_model *m, const ckpt_tensor *t, int64_t r, int64_t c, const float *src_f32,
-          kern_mat *out, rwkv_err *err)
+          enum kern_dtype dt, kern_mat *out, rwkv_err *err)
 {
     float *tmp = NULL, *p;
     const float *s = src_f32;
+    size_t n = (size_t)(r * c);
 
-    out->dtype = KERN_F32;
+    out->dtype = dt;
     out->rows = (int)c;
     out->cols = (int)r;
     out->scales = NULL;
-    if (wc_get(m->wc, t->name, WC_TRANS, KERN_F32, c, r, &out->data, NULL))
+    if (wc_get(m->wc, t->name, WC_TRANS, dt, c, r, &out->data, NULL))
         return RWKV_OK;   /* weight cache */
-    p = mdl_own(m, (uint64_t)r * (uint64_t)c * sizeof(float));
+    p = dt == KERN_F32 ? mdl_own(m, (uint64_t)n * sizeof(float)) : malloc(n * sizeof(float));
     if (p == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
     if (s == NULL) {
-        tmp = malloc((size_t)(r * c) * sizeof(float));
-        if (tmp == NULL)
-            return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
-        if (mdl_to_f32(t, tmp, err) != RWKV_OK) {
+        int rc = (tmp = malloc(n * sizeof(float))) == NULL
+                     ? rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name)
+                     : mdl_to_f32(t, tmp, err);
+        if (rc != RWKV_OK) {
             free(tmp);
-            return err ? err->code : RWKV_EFORMAT;
+            if (dt != KERN_F32)
+                free(p);
+            return rc;
         }
         s = tmp;
     }
@@ -524,8 +528,18 @@ mdl_f32_t(rwkv_model *m, const ckpt_tensor *t, int64_t r, int64_t c, const float
                 for (int64_t i = i0; i < r && i < i0 + MDL_TBLK; i++)
                     p[j * r + i] = s[i * c + j];
     free(tmp);
-    out->data = p;
-    wc_put(m->wc, t->name, WC_TRANS, KERN_F32, c, r, p, NULL, 0);
+    if (dt != KERN_F32) {
+        uint16_t *h = mdl_own(m, (uint64_t)n * sizeof(uint16_t));
+        if (h != NULL)
+            simd_f32_to_bf16(m->kc.k, p, h, n);
+        free(p);
+        if (h == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
+        out->data = h;
+    } else {
+        out->data = p;
+    }
+    wc_put(m->wc, t->name, WC_TRANS, dt, c, r, out->data, NULL, 0);
     return RWKV_OK;
 }
 
@@ -567,7 +581,7 @@ mdl_load_spec(rwkv_model *m, const struct mdl_src *src, int l, const struct mdl_
     case K_MAT:
         return mdl_mat(m, t, m->slot_dt[l], (kern_mat *)(void *)(base + sp->off), err);
     case K_MATT:
-        return mdl_f32_t(m, t, t->shape[0], t->shape[1], NULL,
+        return mdl_f32_t(m, t, t->shape[0], t->shape[1], NULL, m->lora_dt[l],
                          (kern_mat *)(void *)(base + sp->off), err);
     case K_MAAW2: {
         kern_mat *km = (kern_mat *)(void *)(base + sp->off);
@@ -577,7 +591,7 @@ mdl_load_spec(rwkv_model *m, const struct mdl_src *src, int l, const struct mdl_
         if (rc != RWKV_OK)
             return rc;
         for (int s = 0; s < 5; s++) {
-            rc = mdl_f32_t(m, t, dm, c, all + s * dm * c, &km[s], err);
+            rc = mdl_f32_t(m, t, dm, c, all + s * dm * c, m->lora_dt[l], &km[s], err);
             if (rc != RWKV_OK)
                 return rc;
         }
@@ -796,6 +810,7 @@ struct mdl_actsz {
     const simd_kernels *k;
     int64_t             t;
     size_t              need;
+    size_t              need_mv;   /* kern_mv_ws_bytes */
 };
 
 static int
@@ -830,13 +845,16 @@ mdl_ws_alloc(rwkv_model *m, size_t cap_t, rwkv_err *err)
 #undef RUP
     ws->cap_t = cap_t;
     {
-        struct mdl_actsz a = { m->kc.k, (int64_t)cap_t, 0 };
+        struct mdl_actsz a = { m->kc.k, (int64_t)cap_t, 0, 0 };
         mdl_each_mat(m, mdl_actsz_add, &a);
-        if (a.need > 0 && (m->act_ws = mem_alloc(a.need)) == NULL)
+        if ((a.need > 0 && (m->act_ws = mem_alloc(a.need)) == NULL) ||
+            (a.need_mv > 0 && (m->mv_ws = mem_alloc(a.need_mv)) == NULL))
             return rwkv_errf(err, RWKV_ENOMEM, "out of memory for the workspace (%zu bytes)",
-                             a.need);
+                             a.need + a.need_mv);
         m->kc.act_ws = m->act_ws;
         m->kc.act_bytes = m->act_ws ? a.need : 0;
+        m->kc.mv_ws = m->mv_ws;
+        m->kc.mv_bytes = m->mv_ws ? a.need_mv : 0;
     }
     return RWKV_OK;
 }
@@ -857,7 +875,8 @@ mdl_plan(rwkv_model *m, rwkv_err *err)
     int *stage = malloc(((size_t)m->n_layer + 1) * sizeof *stage);
 
     m->slot_dt = calloc((size_t)m->n_layer + 1, sizeof *m->slot_dt);
-    if (stage == NULL || m->slot_dt == NULL) {
+    m->lora_dt = calloc((size_t)m->n_layer + 1, sizeof *m->lora_dt);
+    if (stage == NULL || m->slot_dt == NULL || m->lora_dt == NULL) {
         free(stage);
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
     }
@@ -869,6 +888,7 @@ mdl_plan(rwkv_model *m, rwkv_err *err)
         m->slot_dt[l] = st->quant == 8 ? KERN_Q8 : st->quant == 4 ? KERN_Q4
                       : st->dtype == STRAT_BF16 ? KERN_BF16
                       : st->dtype == STRAT_FP16 ? KERN_F16 : KERN_F32;
+        m->lora_dt[l] = st->quant == 4 && st->device == STRAT_CPU ? KERN_BF16 : KERN_F32;
     }
     free(stage);
     return RWKV_OK;
@@ -929,9 +949,12 @@ mdl_actsz_add(void *ud, const kern_mat *w)
 {
     struct mdl_actsz *a = ud;
     size_t n = simd_act_bytes(a->k, (enum simd_dtype)w->dtype, a->t, w->cols);
+    size_t n_mv = kern_mv_ws_bytes(w);
 
     if (n > a->need)
         a->need = n;
+    if (n_mv > a->need_mv)
+        a->need_mv = n_mv;
 }
 
 /* The weight cache for a checkpoint's plan (core/model/wcache.h); none for the
@@ -948,8 +971,10 @@ mdl_wc_open(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts
         return RWKV_OK;
     if ((plan = malloc((size_t)m->n_layer + 1)) == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    /* the slot dtypes and, in bit 7, bf16 LoRA factors (4-bit layers): a
+    ** plan whose prepared bytes differ gets another file */
     for (int l = 0; l <= m->n_layer; l++)
-        plan[l] = (uint8_t)m->slot_dt[l];
+        plan[l] = (uint8_t)(m->slot_dt[l] | (m->lora_dt[l] == KERN_BF16 ? 0x80 : 0));
     memset(&key, 0, sizeof key);
     key.model_path = ckpt_path(src->ck);
     key.fingerprint = m->info.fingerprint;
@@ -1265,7 +1290,9 @@ rwkv_model_close(rwkv_model *m)
     wc_close(m->wc);        /* after every user of cached weights */
     mem_free(m->ws.block);
     mem_free(m->act_ws);
+    mem_free(m->mv_ws);
     free(m->slot_dt);
+    free(m->lora_dt);
     for (size_t i = 0; i < m->n_allocs; i++)
         mem_free(m->allocs[i]);
     free(m->allocs);

@@ -105,12 +105,17 @@ struct rwkv_model {
     /* weight dtype of the linears of each slot (n_layer + 1: the last is the
      * head), from the strategy */
     enum kern_dtype  *slot_dt;
+    /* dtype of each layer's LoRA factors: float32, bf16 in 4-bit CPU layers
+     * (a one-token pass reads them too: in float32 they were ~11% of a 4-bit
+     * layer's bytes, ~16% of its decode time) */
+    enum kern_dtype  *lora_dt;
     struct mdl_layer *layers;
     void            **allocs;      /* prepared copies, freed at close */
     size_t            n_allocs, cap_allocs;
     tpool            *pool;
     kern_ctx          kc;          /* pool + kernels + activation scratch */
     void             *act_ws;      /* kc.act_ws (mem_alloc) */
+    void             *mv_ws;       /* kc.mv_ws (mem_alloc) */
     struct mdl_ws     ws;
     strat             strategy;
     wc_cache         *wc;          /* weight cache (NULL = off); its mapping

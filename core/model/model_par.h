@@ -51,4 +51,26 @@ mdl_par_run(tpool *pool, size_t t, size_t n, mdl_range_fn fn, void *ctx)
         fn(ctx, 0, n);
 }
 
+/* A layer's WKV state (heads x N x N floats) from which even one token's
+** recurrence goes over the heads on the pool: reading and writing the
+** state (from memory: the weights streamed through the caches since the
+** layer last ran) costs tens of microseconds there, more than a dispatch
+** to a waiting thread (1.5B: 32 x 64 x 64; the 0.1B's 12 heads stay on the
+** caller). */
+#define MDL_PAR_MIN_STATE 65536
+
+/* The WKV stage over H heads of N x N state each: mdl_par_run over the
+** heads, and for fewer than MDL_PAR_MIN tokens too once the state reaches
+** MDL_PAR_MIN_STATE floats.  Heads are independent: the same numbers. */
+static inline void
+mdl_par_run_heads(tpool *pool, size_t t, size_t h, size_t n, mdl_range_fn fn, void *ctx)
+{
+    struct mdl_par j = { fn, ctx, h };
+
+    if (t < MDL_PAR_MIN && h >= 2 && h * n * n >= MDL_PAR_MIN_STATE && tpool_size(pool) > 1)
+        tpool_run(pool, mdl_par_task, &j);
+    else
+        mdl_par_run(pool, t, h, fn, ctx);
+}
+
 #endif

@@ -84,7 +84,10 @@ static void
 v5_run(struct v5_job *j, enum v5_op op)
 {
     j->op = op;
-    mdl_par_run(j->m->pool, j->t, op == V5_WKV ? (size_t)j->m->H : j->t, v5_range, j);
+    if (op == V5_WKV)   /* heads; one token too when the state is big (model_par.h) */
+        mdl_par_run_heads(j->m->pool, j->t, (size_t)j->m->H, (size_t)j->m->N, v5_range, j);
+    else
+        mdl_par_run(j->m->pool, j->t, j->t, v5_range, j);
 }
 
 void

@@ -124,7 +124,10 @@ static void
 v6_run(struct v6_job *j, enum v6_op op)
 {
     j->op = op;
-    mdl_par_run(j->m->pool, j->t, op == V6_WKV ? (size_t)j->m->H : j->t, v6_range, j);
+    if (op == V6_WKV)   /* heads; one token too when the state is big (model_par.h) */
+        mdl_par_run_heads(j->m->pool, j->t, (size_t)j->m->H, (size_t)j->m->N, v6_range, j);
+    else
+        mdl_par_run(j->m->pool, j->t, j->t, v6_range, j);
 }
 
 void

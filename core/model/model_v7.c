@@ -220,7 +220,10 @@ static void
 v7_run(struct v7_job *j, enum v7_op op)
 {
     j->op = op;
-    mdl_par_run(j->m->pool, j->t, op == V7_WKV ? (size_t)j->m->H : j->t, v7_range, j);
+    if (op == V7_WKV)   /* heads; one token too when the state is big (model_par.h) */
+        mdl_par_run_heads(j->m->pool, j->t, (size_t)j->m->H, (size_t)j->m->N, v7_range, j);
+    else
+        mdl_par_run(j->m->pool, j->t, j->t, v7_range, j);
 }
 
 void

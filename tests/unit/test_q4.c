@@ -234,6 +234,119 @@ test_quantizer_bounds(void)
     free(w);
 }
 
+/*
+** The quantizer's scheme (core/kernels/simd_q4.c) written one weight at a
+** time, as plainly as it reads: the bytes the vectorized quantizer must
+** give (the weight cache and every kernel table rely on them).  Min-max
+** start, nearest codes by the reciprocal, clamped, ties to even; two rounds
+** of a least-squares refit (float sums in 4 lanes, lane k taking elements
+** k, k + 4, ...) and new codes; d and m to bf16, codes once more.
+*/
+static void
+ref_codes(const float *w, int n, float d, float m, uint8_t *codes)
+{
+    float id = 1.0f / d;
+
+    for (int i = 0; i < n; i++) {
+        float t = (w[i] - m) * id;
+        t = t < 0 ? 0 : t > 15 ? 15 : t;
+        codes[i] = (uint8_t)nearbyintf(t);
+    }
+}
+
+static int
+ref_fit(const float *w, int n, const uint8_t *codes, float *d, float *m)
+{
+    float sw[4] = { 0, 0, 0, 0 }, swq[4] = { 0, 0, 0, 0 }, nd, sumw, sumwq;
+    int sq = 0, sqq = 0, det;
+
+    for (int i = 0; i < n; i++) {
+        sq += codes[i];
+        sqq += codes[i] * codes[i];
+        sw[i % 4] += w[i];
+        swq[i % 4] += w[i] * (float)codes[i];
+    }
+    sumw = (sw[0] + sw[1]) + (sw[2] + sw[3]);
+    sumwq = (swq[0] + swq[1]) + (swq[2] + swq[3]);
+    det = n * sqq - sq * sq;
+    if (det <= 0)
+        return 0;
+    nd = ((float)n * sumwq - (float)sq * sumw) / (float)det;
+    if (!(nd > 0))
+        return 0;
+    *d = nd;
+    *m = (sumw - nd * (float)sq) / (float)n;
+    return 1;
+}
+
+static uint32_t
+ref_block(const float *w, int n, uint8_t *codes)
+{
+    float mn = w[0], mx = w[0], d, m;
+    uint16_t db, mb;
+
+    memset(codes, 0, 32);
+    for (int i = 1; i < n; i++) {
+        mn = w[i] < mn ? w[i] : mn;
+        mx = w[i] > mx ? w[i] : mx;
+    }
+    d = (mx - mn) / 15.0f;
+    m = mn;
+    if (!(d > 0))
+        return (uint32_t)dtype_f32_to_bf16(mn) << 16;
+    ref_codes(w, n, d, m, codes);
+    for (int it = 0; it < 2 && ref_fit(w, n, codes, &d, &m); it++)
+        ref_codes(w, n, d, m, codes);
+    db = dtype_f32_to_bf16(d);
+    mb = dtype_f32_to_bf16(m);
+    d = dtype_bf16_to_f32(db);
+    if (!(d > 0))
+        return (uint32_t)dtype_f32_to_bf16(mn + (mx - mn) / 2) << 16;
+    ref_codes(w, n, d, dtype_bf16_to_f32(mb), codes);
+    return (uint32_t)db | (uint32_t)mb << 16;
+}
+
+static void
+test_quantizer_reference(void)
+{
+    enum { R = 48, C = 32 * 9 + 13 };   /* a partial last block */
+    float *w = malloc(R * C * sizeof(float));
+    struct q4m o;
+    int64_t nb = simd_q4_nblocks(C);
+    long bad = 0;
+
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++) {
+            float v = (float)(rnd_gauss() * 0.02 * (1 + r % 5));
+            switch (r % 8) {   /* signed zeros, constants, tiny and one-sided rows */
+            case 1: v = c % 3 == 0 ? -0.0f : c % 3 == 1 ? 0.0f : fabsf(v); break;
+            case 2: v = r % 16 == 2 ? -0.0f : 0.0f; break;
+            case 3: v *= 1e-37f; break;
+            case 4: v = c % 5 == 0 ? 0.0f : -fabsf(v); break;
+            case 5: v = c % 32 == 7 ? 3.0f : v; break;
+            case 6: v = 0.375f; break;
+            case 7: v = (c + r / 8) % 2 ? 0.0f : -0.0f; break;   /* mixed zeros alone */
+            }
+            w[r * C + c] = v;
+        }
+    q4m_make(&o, w, R, C);
+    for (int r = 0; r < R; r++)
+        for (int64_t b = 0; b < nb; b++) {
+            uint8_t codes[32], packed[16];
+            int n = (int)(C - b * 32 < 32 ? C - b * 32 : 32);
+            uint32_t word = ref_block(w + r * C + b * 32, n, codes), got;
+            for (int j = 0; j < 16; j++)
+                packed[j] = (uint8_t)(codes[j] | codes[j + 16] << 4);
+            memcpy(&got, (const char *)o.s + (r * nb + b) * 4, 4);
+            bad += got != word || memcmp(o.q + (r * nb + b) * 16, packed, 16) != 0;
+        }
+    TEST_CONDF(bad == 0, "Q4 quantizer: %ld of %lld blocks differ from the scheme done one weight "
+               "at a time (signed zeros, constant, tiny, one-sided, partial blocks)", bad,
+               (long long)(R * nb));
+    q4m_free(&o);
+    free(w);
+}
+
 /* The format's measurement: offset (min) form vs symmetric at equal bytes. */
 static void
 test_offset_vs_symmetric(void)
@@ -273,8 +386,8 @@ static void
 test_kernels_shape(int64_t rows, int64_t cols)
 {
     static const struct { enum simd_isa isa; unsigned flags; } tabs[] = {
-        { SIMD_ISA_PORTABLE, 0 }, { SIMD_ISA_AVX2, 0 }, { SIMD_ISA_AVX512, 0 },
-        { SIMD_ISA_AVX512, SIMD_EXACT } };
+        { SIMD_ISA_PORTABLE, 0 }, { SIMD_ISA_AVX2, 0 }, { SIMD_ISA_AVX2, SIMD_AVX_VNNI },
+        { SIMD_ISA_AVX512, 0 }, { SIMD_ISA_AVX512, SIMD_EXACT } };
     enum { T = 9 };
     const simd_kernels *port = simd_kernels_get(SIMD_ISA_PORTABLE, 0);
     float *w = malloc((size_t)(rows * cols) * sizeof(float));
@@ -486,20 +599,22 @@ child_logits(const char *model, const char *file)
 static void
 test_kernel_sets(const char *model, const char *self)
 {
-    static const struct { const char *name; enum simd_isa isa; } sets[] = {
-        { "portable", SIMD_ISA_PORTABLE }, { "avx2", SIMD_ISA_AVX2 }, { "avx512", SIMD_ISA_AVX512 } };
-    char file[3][64];
-    float *l[3] = { NULL, NULL, NULL };
-    size_t n[3] = { 0, 0, 0 };
+    static const struct { const char *name; enum simd_isa isa; unsigned flags; } sets[] = {
+        { "portable", SIMD_ISA_PORTABLE, 0 }, { "avx2", SIMD_ISA_AVX2, 0 },
+        { "avx2-vnni", SIMD_ISA_AVX2, SIMD_AVX_VNNI }, { "avx512", SIMD_ISA_AVX512, 0 } };
+    enum { NSETS = sizeof sets / sizeof sets[0] };
+    char file[NSETS][64];
+    float *l[NSETS] = { NULL };
+    size_t n[NSETS] = { 0 };
     double e_max = 0, e_rms = 0;   /* cpu fp32i4 (portable) against cpu fp32 */
     rwkv_model *ref;
 
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < NSETS; k++) {
         pid_t pid;
         int st = -1;
         float *buf;
         snprintf(file[k], sizeof file[k], "/tmp/rwkv-q4-%d-%d.bin", (int)getpid(), k);
-        if (simd_kernels_get(sets[k].isa, 0) == NULL) {
+        if (simd_kernels_get(sets[k].isa, sets[k].flags) == NULL) {
             TEST_INFO("kernel set %s: not supported by this CPU", sets[k].name);
             continue;
         }
@@ -522,7 +637,7 @@ test_kernel_sets(const char *model, const char *self)
             e_max = diff_stats(l[0] + 4, lb, n[0] - 4, &e_rms);
         rwkv_model_close(ref);
     }
-    for (int k = 1; k < 3; k++)
+    for (int k = 1; k < NSETS; k++)
         if (l[0] != NULL && l[k] != NULL) {
             double rms = INFINITY, d = n[0] == n[k] ? diff_stats(l[0] + 4, l[k] + 4, n[0] - 4, &rms)
                                                     : INFINITY;
@@ -533,7 +648,7 @@ test_kernel_sets(const char *model, const char *self)
                       "(%.0f%%, %.0f%% of i4's error)", model, sets[k].name, d, rms,
                       100 * d / e_max, 100 * rms / e_rms);
         }
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < NSETS; k++)
         free(l[k]);
 }
 
@@ -683,6 +798,7 @@ main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "--logits") == 0)
         return child_logits(argv[2], argv[3]);
     test_quantizer_bounds();
+    test_quantizer_reference();
     test_offset_vs_symmetric();
     test_kernels_shape(67, 2048 + 32 + 5);
     test_kernels_shape(5, 16384 + 100);   /* two passes of the matvec (SIMD_Q4_XCOLS) */

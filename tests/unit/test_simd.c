@@ -799,7 +799,7 @@ int
 main(void)
 {
     static const struct { enum simd_isa isa; unsigned flags; } tables[] = {
-        {SIMD_ISA_PORTABLE, 0}, {SIMD_ISA_AVX2, 0},
+        {SIMD_ISA_PORTABLE, 0}, {SIMD_ISA_AVX2, 0}, {SIMD_ISA_AVX2, SIMD_AVX_VNNI},
         {SIMD_ISA_AVX512, SIMD_EXACT}, {SIMD_ISA_AVX512, 0},
         {SIMD_NISA, 0} /* avx512-vnni */};
 

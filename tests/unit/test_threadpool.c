@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../../core/mem.h"
 #include "../../core/kernels/kernels.h"
 #include "../../core/kernels/threadpool.h"
 #include "../../core/kernels/vmath.h"
@@ -279,10 +280,13 @@ ref_act(enum kern_act a, float *y, size_t n)
     }
 }
 
-/* N products of random dtypes and shapes (some odd, some empty) on T threads
-** (0 = NULL context); whether every output matches kern_matmul bit for bit. */
+/* N products of random dtypes and shapes (some odd, some empty; every
+** sixth shares the X of the one before) on T threads (0 = NULL context),
+** with the scratch for prepared X when PREP; whether every output matches
+** kern_matmul's (single-threaded) bit for bit, as does kern_matmul on the
+** context for one token. */
 static int
-check_multi(int n, int threads, int big)
+check_multi(int n, int threads, int big, int prep)
 {
     static const enum kern_dtype dts[] = { KERN_F32, KERN_BF16, KERN_F16, KERN_Q8, KERN_Q4 };
     struct owned *o = calloc((size_t)n, sizeof *o);
@@ -302,8 +306,12 @@ check_multi(int n, int threads, int big)
     for (int i = 0; i < n; i++) {
         int rows = (int)(rng >> 33) % (big ? 700 : 40) + (i % 5 == 4 ? 0 : 1);
         int cols = (int)(rng >> 45) % (big ? 900 : 70) + (i % 7 == 6 ? 0 : 1);
+        int share = i % 6 == 5;
         frand();
-        make_mat(&o[i], dts[(size_t)i % (sizeof dts / sizeof dts[0])], rows, cols);
+        if (share)
+            cols = o[i - 1].m.cols;
+        make_mat(&o[i], dts[(size_t)(share ? i - 1 : i) % (sizeof dts / sizeof dts[0])], rows,
+                 cols);
         x[i] = malloc(sizeof(float) * ((size_t)cols + 1));
         y[i] = malloc(sizeof(float) * ((size_t)rows + 1));
         ref[i] = malloc(sizeof(float) * ((size_t)rows + 1));
@@ -311,12 +319,29 @@ check_multi(int n, int threads, int big)
             x[i][c] = frand();
         for (int r = 0; r < rows; r++)
             y[i][r] = NAN;
-        list[i] = (kern_mv){ &o[i].m, x[i], y[i], (enum kern_act)(i % 4) };
-        kern_matmul(NULL, &o[i].m, x[i], 1, ref[i]);
+        list[i] = (kern_mv){ &o[i].m, share ? x[i - 1] : x[i], y[i], (enum kern_act)(i % 4) };
+        kern_matmul(NULL, &o[i].m, list[i].x, 1, ref[i]);
         if (cols == 0)
             for (int r = 0; r < rows; r++)
                 ref[i][r] = 0;
-        ref_act(list[i].act, ref[i], (size_t)rows);
+        if (prep && kern_mv_ws_bytes(&o[i].m) > kc.mv_bytes)
+            kc.mv_bytes = kern_mv_ws_bytes(&o[i].m);
+    }
+    if (kc.mv_bytes > 0 && (kc.mv_ws = mem_alloc(kc.mv_bytes)) == NULL)
+        kc.mv_bytes = 0;
+    for (int i = 0; i < n; i++) {   /* kern_matmul on the context, one token */
+        if (o[i].m.rows > 0 && o[i].m.cols > 0) {
+            kern_matmul(threads > 0 ? &kc : NULL, &o[i].m, list[i].x, 1, y[i]);
+            if (memcmp(y[i], ref[i], sizeof(float) * (size_t)o[i].m.rows) != 0) {
+                TEST_INFO("kern_matmul T=1, product %d (%s %dx%d) differs", i,
+                          simd_dtype_name((enum simd_dtype)o[i].m.dtype), o[i].m.rows,
+                          o[i].m.cols);
+                ok = 0;
+            }
+        }
+        ref_act(list[i].act, ref[i], (size_t)o[i].m.rows);
+        for (int r = 0; r < o[i].m.rows; r++)
+            y[i][r] = NAN;
     }
     kern_matvec_multi(threads > 0 ? &kc : NULL, list, n);
     for (int i = 0; i < n; i++)
@@ -340,6 +365,7 @@ check_multi(int n, int threads, int big)
     free(x);
     free(y);
     free(ref);
+    mem_free(kc.mv_ws);
     tpool_destroy(p);
     return ok;
 }
@@ -352,9 +378,11 @@ test_multi(void)
     for (int threads = 0; threads <= 4; threads++)
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
             for (int big = 0; big <= 1; big++)
-                TEST_CONDF(check_multi(counts[c], threads, big),
-                           "kern_matvec_multi: %d products (%s), %d threads: differs from "
-                           "kern_matmul", counts[c], big ? "large" : "small", threads);
+                for (int prep = 0; prep <= 1; prep++)
+                    TEST_CONDF(check_multi(counts[c], threads, big, prep),
+                               "kern_matvec_multi: %d products (%s), %d threads%s: differs "
+                               "from kern_matmul", counts[c], big ? "large" : "small", threads,
+                               prep ? ", X prepared once" : "");
     kern_matvec_multi(NULL, NULL, 0);   /* nothing to do */
     TEST_COND("no products", 1);
 }
