@@ -238,7 +238,7 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
 /* y[r..r+NR) for Q8 rows: per 32-block, (q . x) * scale. */
 AI void
 mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
-           const char *next)
+           const char *next, const float *next_s)
 {
     const int64_t n = w->cols, nb = simd_q8_nblocks(n);
     const char *p[NR_MV];
@@ -259,6 +259,8 @@ mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
         __m256 x2 = _mm256_loadu_ps(x + c + 16), x3 = _mm256_loadu_ps(x + c + 24);
 
         mv_prefetch(next, c * NR, NR * 32);
+        if (next_s != NULL)   /* the next block's scales, at the same pace */
+            _mm_prefetch((const char *)(next_s + c / SIMD_Q8_BLOCK * NR), _MM_HINT_T0);
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {
             __m256 t = _mm256_mul_ps(ldw(FMT_Q8, p[i], c), x0);
@@ -308,13 +310,14 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
         const char *next = r + ahead + NR_MV <= r1
                                ? row_ptr(w, r + ahead) : NULL;
         if (f == FMT_Q8)
-            mv_rows_q8(NR_MV, w, x, y, r, next);
+            mv_rows_q8(NR_MV, w, x, y, r, next,
+                       next ? w->scales + (r + ahead) * simd_q8_nblocks(w->cols) : NULL);
         else
             mv_rows(f, NR_MV, w, x, y, r, next);
     }
     for (; r < r1; r++) {
         if (f == FMT_Q8)
-            mv_rows_q8(1, w, x, y, r, NULL);
+            mv_rows_q8(1, w, x, y, r, NULL, NULL);
         else
             mv_rows(f, 1, w, x, y, r, NULL);
     }

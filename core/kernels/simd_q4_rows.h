@@ -40,7 +40,7 @@ q4_pair_idx(int pr)
 ** or NULL. */
 AI void
 q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r,
-        int64_t b0, int add, const char *next)
+        int64_t b0, int add, const char *next, const char *next_s)
 {
     const int64_t nb = simd_q4_nblocks(w->cols);
     const __m256i m4 = _mm256_set1_epi8(15);
@@ -62,9 +62,12 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
         const int8_t *xq = q->xq + (k / SIMD_Q4_QUAD) * 128;
         const __m256 xd = _mm256_loadu_ps(q->xd + k), xs = _mm256_loadu_ps(q->xs + k);
 
-        if (next != NULL)
+        if (next != NULL) {
             for (int u = 0; u < NR * 128; u += 64)
                 _mm_prefetch(next + (b0 + k) * 16 * NR + u, _MM_HINT_T0);
+            for (int u = 0; u < NR * 32; u += 64)   /* their block words */
+                _mm_prefetch(next_s + (b0 + k) * 4 * NR + u, _MM_HINT_T0);
+        }
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {
             const __m256i wd = _mm256_loadu_si256((const __m256i *)(const void *)(s[i] + k * 4));
@@ -115,10 +118,11 @@ q4_rows_drive(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, 
         const char *next = r + ahead + NR_Q4 <= r1
                                ? (const char *)w->data + (size_t)(r + ahead) * (size_t)(blk / NR_Q4)
                                : NULL;
-        q4_rows(NR_Q4, w, q, nblk, y, r, b0, add, next);
+        const char *next_s = (const char *)w->scales + (size_t)(r + ahead) * (size_t)(blk / NR_Q4 / 4);
+        q4_rows(NR_Q4, w, q, nblk, y, r, b0, add, next, next_s);
     }
     for (; r < r1; r++)
-        q4_rows(1, w, q, nblk, y, r, b0, add, NULL);
+        q4_rows(1, w, q, nblk, y, r, b0, add, NULL, NULL);
 }
 
 /* The includer's two entry points (simd_impl.h): the row half ROWS and the
