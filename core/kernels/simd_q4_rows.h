@@ -9,8 +9,10 @@
 ** Per 8 blocks and row: the 8 block words (d, m) in one load, m * sum(x)
 ** in one FMA; per pair one 32-byte load of codes, the nibble split,
 ** Q4_PAIR_ISUM, one vcvtdq2ps and one FMA by d * dx permuted per block.
-** NR_Q4 rows per step share the activation loads; a later row block is
-** prefetched at the pace the rows are read (as the Q8 kernel does).  The
+** NR_Q4 rows per step share the activation loads; a later row block's
+** codes and block words are prefetched at the pace the rows are read (as
+** the Q8 kernel does; without the block words, a stream of their own that
+** the hardware prefetcher left behind, 2-thread decode ran 13-50% slower).  The
 ** last blocks short of 8 go through simd_q4_isum.
 */
 #ifndef RWKV_SIMD_Q4_ROWS_H
@@ -36,8 +38,8 @@ q4_pair_idx(int pr)
                              2 * pr + 1);
 }
 
-/* y[r..r+NR) (+)= the NBLK blocks from B0; NEXT: the row block to prefetch,
-** or NULL. */
+/* y[r..r+NR) (+)= the NBLK blocks from B0; NEXT, NEXT_S: the codes and
+** the block words of the row block to prefetch, or NULL. */
 AI void
 q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r,
         int64_t b0, int add, const char *next, const char *next_s)
@@ -118,7 +120,9 @@ q4_rows_drive(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, 
         const char *next = r + ahead + NR_Q4 <= r1
                                ? (const char *)w->data + (size_t)(r + ahead) * (size_t)(blk / NR_Q4)
                                : NULL;
-        const char *next_s = (const char *)w->scales + (size_t)(r + ahead) * (size_t)(blk / NR_Q4 / 4);
+        const char *next_s = next != NULL ? (const char *)w->scales +
+                                                (size_t)(r + ahead) * (size_t)(blk / NR_Q4 / 4)
+                                          : NULL;
         q4_rows(NR_Q4, w, q, nblk, y, r, b0, add, next, next_s);
     }
     for (; r < r1; r++)
