@@ -142,20 +142,22 @@ kern_mv_ws_bytes(const kern_mat *w)
     return KERN_MV_MAX * simd_mv_prep_bytes((enum simd_dtype)w->dtype, w->cols);
 }
 
-/* X prepared for one-token products by M in slot SLOT (< KERN_MV_MAX) of
-** CTX's scratch, or NULL when M's format needs nothing or the scratch is
-** short (then every share prepares its own: the same numbers). */
+/* X prepared for one-token products by M at byte *OFF of CTX's scratch
+** (*OFF advanced past it), or NULL when M's format needs nothing or the
+** scratch is short (then every share prepares its own: the same numbers).
+** At most KERN_MV_MAX preparations share the scratch, so kern_mv_ws_bytes
+** of the widest matrix holds them. */
 static const void *
 kern_mv_prep(const kern_ctx *ctx, const simd_kernels *k, const simd_matrix *m, const float *x,
-             int slot)
+             size_t *off)
 {
     size_t need = simd_mv_prep_bytes(m->dtype, m->cols);
     char *ws;
 
-    if (need == 0 || ctx == NULL || ctx->mv_ws == NULL ||
-        need * (size_t)(slot + 1) > ctx->mv_bytes)
+    if (need == 0 || ctx == NULL || ctx->mv_ws == NULL || *off + need > ctx->mv_bytes)
         return NULL;
-    ws = (char *)ctx->mv_ws + need * (size_t)slot;
+    ws = (char *)ctx->mv_ws + *off;
+    *off += need;
     simd_mv_prepare(k, m->dtype, x, m->cols, ws);
     return ws;
 }
@@ -202,8 +204,10 @@ kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t, fl
         kern_job_run(&job, 0, 1);
         return;
     }
-    if (t == 1)
-        job.prep = kern_mv_prep(ctx, job.k, &job.m, x, 0);
+    if (t == 1) {
+        size_t off = 0;
+        job.prep = kern_mv_prep(ctx, job.k, &job.m, x, &off);
+    }
     tpool_run(pool, kern_job_run, &job);
 }
 
@@ -285,7 +289,7 @@ kern_mv_job_run(void *ctx, int i, int n)
 static void
 kern_mv_job_prep(const kern_ctx *ctx, struct kern_mv_job *j)
 {
-    int slot = 0;
+    size_t off = 0;
 
     for (int p = 0; p < j->n; p++) {
         int q = 0;
@@ -294,9 +298,8 @@ kern_mv_job_prep(const kern_ctx *ctx, struct kern_mv_job *j)
             q++;
         if (q < p)
             j->prep[p] = j->prep[q];
-        else if (j->m[p].rows > 0 && (j->prep[p] = kern_mv_prep(ctx, j->k, &j->m[p],
-                                                                j->mv[p].x, slot)) != NULL)
-            slot++;
+        else if (j->m[p].rows > 0)
+            j->prep[p] = kern_mv_prep(ctx, j->k, &j->m[p], j->mv[p].x, &off);
     }
 }
 

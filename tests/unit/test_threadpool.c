@@ -370,6 +370,56 @@ check_multi(int n, int threads, int big, int prep)
     return ok;
 }
 
+/* 4-bit products of different widths in one batch, the first two passes
+** of the matvec wide (cols > SIMD_Q4_XCOLS): their prepared inputs, of
+** different sizes, must not overlap in the scratch. */
+static int
+check_multi_wide(void)
+{
+    static const int shape[3][2] = { { 16, 16384 + 100 }, { 64, 300 }, { 64, 2000 } };
+    struct owned o[3];
+    kern_mv list[3];
+    float *x[3], *y[3], *ref[3];
+    tpool *p = NULL;
+    kern_ctx kc;
+    rwkv_err err;
+    int ok = tpool_create(2, &p, &err) == RWKV_OK;
+
+    memset(&kc, 0, sizeof kc);
+    kc.pool = p;
+    kc.k = kern_default_kernels();
+    for (int i = 0; i < 3; i++) {
+        make_mat(&o[i], KERN_Q4, shape[i][0], shape[i][1]);
+        x[i] = malloc(sizeof(float) * (size_t)shape[i][1]);
+        y[i] = malloc(sizeof(float) * (size_t)shape[i][0]);
+        ref[i] = malloc(sizeof(float) * (size_t)shape[i][0]);
+        for (int c = 0; c < shape[i][1]; c++)
+            x[i][c] = frand();
+        kern_matmul(NULL, &o[i].m, x[i], 1, ref[i]);
+        list[i] = (kern_mv){ &o[i].m, x[i], y[i], KERN_ACT_NONE };
+        if (kern_mv_ws_bytes(&o[i].m) > kc.mv_bytes)
+            kc.mv_bytes = kern_mv_ws_bytes(&o[i].m);
+    }
+    kc.mv_ws = mem_alloc(kc.mv_bytes);
+    if (ok && kc.mv_ws != NULL) {
+        kern_matvec_multi(&kc, list, 3);
+        for (int i = 0; i < 3; i++)
+            ok &= memcmp(y[i], ref[i], sizeof(float) * (size_t)shape[i][0]) == 0;
+    } else {
+        ok = 0;
+    }
+    for (int i = 0; i < 3; i++) {
+        free(o[i].data);
+        free(o[i].scales);
+        free(x[i]);
+        free(y[i]);
+        free(ref[i]);
+    }
+    mem_free(kc.mv_ws);
+    tpool_destroy(p);
+    return ok;
+}
+
 static void
 test_multi(void)
 {
@@ -383,6 +433,8 @@ test_multi(void)
                                "kern_matvec_multi: %d products (%s), %d threads%s: differs "
                                "from kern_matmul", counts[c], big ? "large" : "small", threads,
                                prep ? ", X prepared once" : "");
+    TEST_COND("kern_matvec_multi: 4-bit products of two widths (one over SIMD_Q4_XCOLS), X "
+              "prepared once each: the same as kern_matmul", check_multi_wide());
     kern_matvec_multi(NULL, NULL, 0);   /* nothing to do */
     TEST_COND("no products", 1);
 }
