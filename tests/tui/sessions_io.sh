@@ -38,19 +38,7 @@ if cmp -s "$TMP/s1.json" "$TMP/cli.json"; then ok; else fail "F2 JSON export dif
 
 # an existing file is replaced only after a second Enter; Esc keeps it
 echo "my notes" >"$TMP/notes.md"
-keys F2 C-e C-u
-type_text "$TMP/notes.md"
-keys Enter
-check "an existing file: asks first" 'file exists: Enter replaces it, Esc keeps it: .*notes\.md'
-keys Escape
-check_not "Esc: the question goes" 'file exists'
-[ "$(cat "$TMP/notes.md")" = "my notes" ] && ok || fail "Esc: notes.md was replaced"
-keys F2 C-e C-u
-type_text "$TMP/notes.md"
-keys Enter
-check "asked again after Esc" 'file exists: Enter replaces it'
-keys Enter
-check "second Enter: replaced" 'session 1 exported to .*notes\.md \(Markdown\)'
+check_overwrite "F2 C-e" "$TMP/notes.md" 'session 1 exported to .*notes\.md \(Markdown\)'
 cmp -s "$TMP/notes.md" "$TMP/cli.md" && ok || fail "notes.md not the export"
 
 # a file that cannot be written: one line, nothing else changes

@@ -39,20 +39,7 @@ check "missing folder refused" 'no/such/dir/x\.pth: '
 [ ! -e "$TMP/no" ] && ok || fail "a folder was created for a path outside the default one"
 # a typed name of an existing file: asked first; Esc keeps it, a second
 # Enter replaces it
-cp "$SDIR/persona-test.pth" "$TMP/keep.pth"
-keys F3 C-w C-u
-type_text "$SDIR/persona-test.pth"
-keys Enter
-check "an existing file: asks first" 'file exists: Enter replaces it, Esc keeps it: .*persona-test\.pth'
-keys Escape
-check_not "Esc: the question goes" 'file exists'
-cmp -s "$SDIR/persona-test.pth" "$TMP/keep.pth" && ok || fail "Esc: persona-test.pth was replaced"
-keys F3 C-w C-u
-type_text "$SDIR/persona-test.pth"
-keys Enter
-check "asked again" 'file exists: Enter replaces it'
-keys Enter
-check "second Enter: saved over it" 'state saved to .*persona-test\.pth'
+check_overwrite "F3 C-w" "$SDIR/persona-test.pth" 'state saved to .*persona-test\.pth'
 # start from the saved state (F3 Enter, new session)
 keys F3
 type_text "persona-test.pth"

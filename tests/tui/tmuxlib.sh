@@ -86,6 +86,30 @@ check_not() {
     fail "$1: /$2/ is on screen"; screen | sed 's/^/    | /'
 }
 
+# check_overwrite OPEN PATH DONE: a prompt that writes the existing file
+# PATH (OPEN: the keys that open it, its text cleared with C-u) asks first;
+# Esc keeps the file as it was, the question comes again, and a second
+# Enter writes it (DONE: the notice's pattern).
+check_overwrite() {
+    local name kept="$TMP/.overwrite-kept"
+    name=$(basename "$2" | sed 's/\./\\./g')
+    cp "$2" "$kept"
+    keys $1 C-u
+    type_text "$2"
+    keys Enter
+    check "an existing file: asks first" "file exists: Enter replaces it, Esc keeps it: .*$name"
+    keys Escape
+    check_not "Esc: the question goes" 'file exists'
+    cmp -s "$2" "$kept" && ok || fail "Esc: $2 was replaced"
+    keys $1 C-u
+    type_text "$2"
+    keys Enter
+    check "asked again after Esc" 'file exists: Enter replaces it'
+    keys Enter
+    check "second Enter: written" "$3"
+    rm -f "$kept"
+}
+
 # Wait until the reply in progress has finished (status shows no activity).
 wait_idle() {
     local i=0
