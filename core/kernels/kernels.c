@@ -208,7 +208,8 @@ kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t, fl
         size_t off = 0;
         job.prep = kern_mv_prep(ctx, job.k, &job.m, x, &off);
     }
-    tpool_run(pool, kern_job_run, &job);
+    /* one token: a product that streams its weights; more: arithmetic */
+    tpool_run_kind(pool, kern_job_run, &job, t == 1 ? TPOOL_STREAM : TPOOL_COMPUTE);
 }
 
 /* ---- batched one-token products (kern_matvec_multi) ---------------------- */
@@ -348,7 +349,7 @@ kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
         return;
     }
     kern_mv_job_prep(ctx, &job);
-    tpool_run(pool, kern_mv_job_run, &job);
+    tpool_run_kind(pool, kern_mv_job_run, &job, TPOOL_STREAM);
 }
 
 /*

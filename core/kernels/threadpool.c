@@ -62,11 +62,40 @@
 ** caller alone would have (plus 1/TPOOL_SOLO_SLACK_DIV and
 ** TPOOL_SOLO_SLACK_NS per job), it runs the following jobs alone -- every
 ** chunk in order on the caller's thread, so the results are the same --
-** for solo_cur nanoseconds, then tries the pool again.  Each lost window
-** right after a solo period doubles the period (up to TPOOL_SOLO_MAX_NS), a
-** won one resets it to TPOOL_SOLO_NS.  On a quiet machine parallel jobs win
-** and nothing changes; on a busy one the pool degrades to one thread, not
-** below it.  $RWKV_TPOOL_SOLO_MS sets the first period (0: never run solo).
+** for solo_cur nanoseconds of their own time, then tries the pool again.
+** Each lost window right after a solo period doubles the period (up to
+** TPOOL_SOLO_MAX_NS), a won one resets it to TPOOL_SOLO_NS.  On a quiet
+** machine parallel jobs win and nothing changes; on a busy one the pool
+** degrades to one thread, not below it.  $RWKV_TPOOL_SOLO_MS sets the first
+** period (0: never run solo).
+**
+** Jobs are judged by class (struct tpool_class): their work function and
+** the kind of job the caller says it is (tpool_run_kind).  With one core
+** busy elsewhere, prefill's matrix products (chunks of a millisecond) still
+** gain from the second thread while decode's (tens of microseconds) lose,
+** and one verdict for both made each phase start with the other's.
+**
+** Streaming jobs.  The caller's CPU time is a fair estimate of a job alone
+** only when its chunks run as fast beside a worker as alone.  Decode's
+** products read their weights from memory once: beside a worker each chunk
+** takes longer (they share the bandwidth), so the estimate comes out high,
+** and jobs slower than the caller alone still looked won (1.5B 4-bit
+** decode, avx2, beside `bench --busy 1`: every product on two threads, 5-9%
+** slower than one thread).  Nor can a worker that only takes turns on a
+** core with another program add bandwidth worth its wake-ups and waits.
+** So jobs the caller marks TPOOL_STREAM (one-token matrix products, one
+** token's WKV over the heads) run alone while no core is free for a worker
+** (measured as above: 2-thread decode 0.91-1.06x one thread over 4 rounds,
+** the VM's noise; level on the median): every TPOOL_LOAD_EVERY_NS the caller reads the system's CPU
+** time (/proc/stat's first line, ~10 us) and its own; what the other
+** programs used of the cores over the interval, in cores, is their demand,
+** and when it leaves fewer than TPOOL_LOAD_FREE_MIN of the process's cores
+** the sample counts as full.  Niced programs' time does not count (a
+** worker takes their core at once) unless this process is niced itself.
+** A decayed score of the samples decides (TPOOL_LOAD_KEEP), so a short
+** burst of another program's work changes little.  A process held to some
+** of the cores (taskset) cannot tell which are free from system-wide
+** counts: there the judging above decides alone.
 **
 ** The claim counter holds the job's generation in its high 32 bits, so a
 ** late worker can never claim a chunk of a newer job with an old snapshot;
@@ -76,7 +105,10 @@
 #define _GNU_SOURCE   /* RUSAGE_THREAD */
 #include "threadpool.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -137,6 +169,20 @@
 ** against 48 without solo runs). */
 #define TPOOL_JUDGE_NS 50000000
 #define TPOOL_JUDGE_JOBS 4
+/* Work functions judged apart (more share the last slot). */
+#define TPOOL_CLASSES 8
+/* The caller's CPU time is read for one solo job in this many (the clock
+** is a system call, ~0.4 us; decode runs hundreds of jobs a token). */
+#define TPOOL_SOLO_CPU_EVERY 8
+/* Load samples for streaming jobs: one per TPOOL_LOAD_EVERY_NS at most
+** (the system's times are counted in 10 ms ticks); full when the other
+** programs leave fewer than TPOOL_LOAD_FREE_MIN (x 1/1024) cores; the score
+** keeps (TPOOL_LOAD_KEEP - 1) / TPOOL_LOAD_KEEP of its value per sample and
+** is full over half of TPOOL_LOAD_ONE. */
+#define TPOOL_LOAD_EVERY_NS 50000000
+#define TPOOL_LOAD_FREE_MIN 1536
+#define TPOOL_LOAD_KEEP 2
+#define TPOOL_LOAD_ONE 1024
 
 static inline void
 tpool_pause(void)
@@ -167,6 +213,20 @@ tpool_cpu_ns(void)
         return 0;
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+/* The judging state of one class of jobs (see "Solo runs" above). */
+struct tpool_class {
+    tpool_fn fn;          /* NULL: a free slot */
+    int      kind;        /* with FN, the key */
+    int64_t  solo_cur;    /* the next solo period (ns of this class's jobs) */
+    int64_t  solo_left;   /* > 0: run its jobs alone for that much more of their time */
+    int      solo_last;   /* its last window was lost */
+    int64_t  win_wall;    /* this window's parallel jobs: wall time */
+    int64_t  win_alone;   /* ... the caller-alone estimates */
+    int64_t  win_slack;   /* ... and the margins they may exceed them by */
+    int      win_jobs;    /* ... and their number */
+    int64_t  ev_wall, ev_alone, ev_slack; /* decayed sums of windows */
+};
 
 struct tpool_worker {
     struct tpool *pool;
@@ -200,16 +260,18 @@ struct tpool {
     int64_t              quiet_until; /* atomic: no spinning before this (ns) */
     /* solo runs (caller only, one caller at a time: plain fields) */
     int64_t              solo_ns;    /* first period; 0 = never solo */
-    int64_t              solo_cur;   /* the next period */
-    int64_t              solo_until; /* run jobs alone until then (ns) */
-    int                  solo_last;  /* the last window was lost */
-    int64_t              win_wall;   /* this window's parallel jobs: wall time */
-    int64_t              win_alone;  /* ... and the caller-alone estimates */
-    int                  win_jobs;   /* ... and their number */
-    int64_t              ev_wall, ev_alone, ev_slack; /* decayed sums of windows */
-    int64_t              solo_cpu, solo_wall; /* the caller's, over the last solo period */
+    struct tpool_class   cls[TPOOL_CLASSES];
+    int64_t              solo_cpu, solo_wall; /* the caller's, over sampled solo jobs */
     int                  solo_eff;   /* its share of a core then, 1/1024 (64..1024) */
     uint64_t             n_solo_jobs; /* jobs run solo so far (tests) */
+    int                  load_fd;    /* /proc/stat, or -1: no load samples */
+    int                  load_cpus;  /* the cores online */
+    int64_t              load_tick;  /* ns per tick of /proc/stat */
+    int64_t              load_at;    /* when the last sample was taken (ns), 0: none */
+    int64_t              load_sys;   /* the system's busy time then (ns, see tpool_load_read) */
+    int64_t              load_nice;  /* ... of niced programs */
+    int64_t              load_ours;  /* this process's CPU time then */
+    int                  load_score; /* decayed full samples, 0..TPOOL_LOAD_ONE */
 };
 
 /*
@@ -424,8 +486,21 @@ tpool_create(int n_threads, tpool **out, rwkv_err *err)
         p->solo_ns = 0;
     if (p->solo_ns > TPOOL_SOLO_MAX_NS)
         p->solo_ns = TPOOL_SOLO_MAX_NS;
-    p->solo_cur = p->solo_ns;
     p->solo_eff = 1024;
+    p->load_fd = -1;
+#ifdef __linux__
+    {
+        cpu_set_t set;
+        long on = sysconf(_SC_NPROCESSORS_ONLN);
+        /* a system-wide count says whether a core is free only to a
+        ** process that may run on every core */
+        if (p->solo_ns > 0 && on > 1 && sched_getaffinity(0, sizeof set, &set) == 0 &&
+            CPU_COUNT(&set) == on)
+            p->load_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+        p->load_cpus = (int)on;
+        p->load_tick = 1000000000 / (sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100);
+    }
+#endif
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -462,6 +537,8 @@ tpool_destroy(tpool *p)
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->n_started; i++)
         pthread_join(p->workers[i].thread, NULL);
+    if (p->load_fd >= 0)
+        close(p->load_fd);
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->mu);
@@ -482,57 +559,163 @@ tpool_solo_jobs(const tpool *p)
 }
 
 /*
-** Count a parallel job that started at T0 and whose last chunk ended at
-** T_END, in which the caller ran MINE chunks of N_CHUNKS in C_MINE ns of
-** CPU time, into the window; when the window is full, judge it: lost when
-** its jobs took longer than the caller alone would have at its own pace
-** and its share of a core when alone (solo_eff).
+** Count a parallel job of class C that started at T0 and whose last chunk
+** ended at T_END, in which the caller ran MINE chunks of N_CHUNKS in C_MINE
+** ns of CPU time, into the class's window; when the window is full, judge
+** it: lost when its jobs took longer than the caller alone would have at
+** its own pace and its share of a core when alone (solo_eff).
 */
 static void
-tpool_judge(struct tpool *p, int64_t t0, int64_t c_mine, int64_t t_end, int mine,
-            int n_chunks)
+tpool_judge(struct tpool *p, struct tpool_class *c, int64_t t0, int64_t c_mine, int64_t t_end,
+            int mine, int n_chunks)
 {
     int64_t wall, alone;
 
-    if (p->solo_ns <= 0)
-        return;
     /* MINE == 0: the workers did it all; the caller would have taken as long */
-    p->win_wall += t_end - t0;
-    p->win_alone += mine > 0 && c_mine > 0
+    c->win_wall += t_end - t0;
+    c->win_alone += mine > 0 && c_mine > 0
                         ? c_mine * n_chunks / mine * 1024 / p->solo_eff
                         : t_end - t0;
-    p->win_jobs++;
-    if (p->win_wall < TPOOL_JUDGE_NS || p->win_jobs < TPOOL_JUDGE_JOBS)
+    c->win_jobs++;
+    if (c->win_wall < TPOOL_JUDGE_NS || c->win_jobs < TPOOL_JUDGE_JOBS)
         return;
     /* the evidence of earlier windows counts half as much per window:
     ** windows that alternate between won and lost go by their average */
-    p->ev_wall = p->ev_wall / 2 + p->win_wall;
-    p->ev_alone = p->ev_alone / 2 + p->win_alone;
-    p->ev_slack = p->ev_slack / 2 + TPOOL_SOLO_SLACK_NS * (int64_t)p->win_jobs;
-    wall = p->ev_wall;
-    alone = p->ev_alone;
-    if (wall > alone + alone / TPOOL_SOLO_SLACK_DIV + p->ev_slack) {
-        if (p->solo_last) {
-            p->solo_cur *= 2;
-            if (p->solo_cur > TPOOL_SOLO_MAX_NS)
-                p->solo_cur = TPOOL_SOLO_MAX_NS;
+    c->ev_wall = c->ev_wall / 2 + c->win_wall;
+    c->ev_alone = c->ev_alone / 2 + c->win_alone;
+    c->ev_slack = c->ev_slack / 2 + TPOOL_SOLO_SLACK_NS * (int64_t)c->win_jobs;
+    wall = c->ev_wall;
+    alone = c->ev_alone;
+    if (wall > alone + alone / TPOOL_SOLO_SLACK_DIV + c->ev_slack) {
+        if (c->solo_last) {
+            c->solo_cur *= 2;
+            if (c->solo_cur > TPOOL_SOLO_MAX_NS)
+                c->solo_cur = TPOOL_SOLO_MAX_NS;
         }
-        p->solo_until = t_end + p->solo_cur;
-        p->solo_last = 1;
+        c->solo_left = c->solo_cur;
+        c->solo_last = 1;
     } else {
-        p->solo_cur = p->solo_ns;
-        p->solo_last = 0;
+        c->solo_cur = p->solo_ns;
+        c->solo_last = 0;
     }
-    p->win_wall = p->win_alone = 0;
-    p->win_jobs = 0;
+    c->win_wall = c->win_alone = 0;
+    c->win_jobs = 0;
+}
+
+/* The system's busy time from /proc/stat's "cpu" line, in ns: *SYS all but
+** niced user time (user, system, irq, softirq, steal), *NICE niced user
+** time.  0, or -1 when it cannot be read. */
+static int
+tpool_load_read(const struct tpool *p, int64_t *sys, int64_t *nice)
+{
+    char buf[256];
+    long long v[8];
+    ssize_t got = pread(p->load_fd, buf, sizeof buf - 1, 0);
+
+    if (got <= 0)
+        return -1;
+    buf[got] = '\0';
+    /* cpu  user nice system idle iowait irq softirq steal ... */
+    if (sscanf(buf, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3],
+               &v[4], &v[5], &v[6], &v[7]) != 8)
+        return -1;
+    *sys = (v[0] + v[2] + v[5] + v[6] + v[7]) * p->load_tick;
+    *nice = v[1] * p->load_tick;
+    return 0;
+}
+
+/*
+** Whether no core is free for a worker (see "Streaming jobs" above), by the
+** score of load samples, taking one when TPOOL_LOAD_EVERY_NS has passed
+** since the last (at time NOW).  0 without samples.
+*/
+static int
+tpool_cores_taken(struct tpool *p, int64_t now)
+{
+    int64_t sys, nice, ours, others, wall;
+    struct timespec ts;
+
+    if (p->load_fd < 0 || now - p->load_at < TPOOL_LOAD_EVERY_NS)
+        return 2 * p->load_score > TPOOL_LOAD_ONE;
+    if (tpool_load_read(p, &sys, &nice) != 0 ||
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 2 * p->load_score > TPOOL_LOAD_ONE;
+    ours = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    if (p->load_at > 0) {
+        wall = now - p->load_at;
+        /* our own time is in SYS, or in NICE when we are niced: then the
+        ** niced programs compete with us on equal terms */
+        others = sys - p->load_sys;
+        if (getpriority(PRIO_PROCESS, 0) > 0)
+            others += nice - p->load_nice;
+        others -= ours - p->load_ours;
+        p->load_score -= p->load_score / TPOOL_LOAD_KEEP;
+        if ((int64_t)p->load_cpus * 1024 - (others > 0 ? others * 1024 / wall : 0) <
+            TPOOL_LOAD_FREE_MIN)
+            p->load_score += TPOOL_LOAD_ONE / TPOOL_LOAD_KEEP;
+    }
+    p->load_at = now;
+    p->load_sys = sys;
+    p->load_nice = nice;
+    p->load_ours = ours;
+    return 2 * p->load_score > TPOOL_LOAD_ONE;
+}
+
+/* The judging state of FN's jobs of KIND (the last slot when all are taken). */
+static struct tpool_class *
+tpool_class_of(struct tpool *p, tpool_fn fn, int kind)
+{
+    int i;
+
+    for (i = 0; i < TPOOL_CLASSES - 1; i++) {
+        if (p->cls[i].fn == fn && p->cls[i].kind == kind)
+            return &p->cls[i];
+        if (p->cls[i].fn == NULL)
+            break;
+    }
+    if (p->cls[i].fn == NULL) {
+        p->cls[i].fn = fn;
+        p->cls[i].kind = kind;
+        p->cls[i].solo_cur = p->solo_ns;
+    }
+    return &p->cls[i];
+}
+
+/* Run job FN on the caller alone: every chunk in order, so the results are
+** the same as on the pool; C (or NULL) is the class whose solo period it
+** counts against. */
+static void
+tpool_run_solo(struct tpool *p, struct tpool_class *c, tpool_fn fn, void *ctx, int n_chunks,
+               int64_t t0)
+{
+    int sample = p->n_solo_jobs % TPOOL_SOLO_CPU_EVERY == 0;
+    int64_t c0 = sample ? tpool_cpu_ns() : 0, t1;
+
+    for (int i = 0; i < n_chunks; i++)
+        fn(ctx, i, n_chunks);
+    t1 = tpool_now_ns();
+    p->n_solo_jobs++;
+    if (sample) {
+        p->solo_cpu += tpool_cpu_ns() - c0;
+        p->solo_wall += t1 - t0;
+    }
+    if (c != NULL)
+        c->solo_left -= t1 - t0;
 }
 
 void
 tpool_run(tpool *p, tpool_fn fn, void *ctx)
 {
+    tpool_run_kind(p, fn, ctx, TPOOL_OTHER);
+}
+
+void
+tpool_run_kind(tpool *p, tpool_fn fn, void *ctx, enum tpool_kind kind)
+{
     uint32_t gen;
     int n_chunks, mine;
     int64_t t0 = 0, c0 = 0, c_mine = 0;
+    struct tpool_class *cls = NULL;
 
     if (p == NULL || p->n <= 1) {
         fn(ctx, 0, 1);
@@ -540,20 +723,20 @@ tpool_run(tpool *p, tpool_fn fn, void *ctx)
     }
     n_chunks = p->n * TPOOL_CHUNKS;
     if (p->solo_ns > 0) {
+        cls = tpool_class_of(p, fn, (int)kind);
         t0 = tpool_now_ns();
-        c0 = tpool_cpu_ns();
-        if (t0 < p->solo_until) {
-            /* the same chunks, in order, on this thread: the same results */
-            for (int i = 0; i < n_chunks; i++)
-                fn(ctx, i, n_chunks);
-            p->n_solo_jobs++;
-            p->solo_cpu += tpool_cpu_ns() - c0;
-            p->solo_wall += tpool_now_ns() - t0;
+        if (cls->solo_left > 0) {
+            tpool_run_solo(p, cls, fn, ctx, n_chunks, t0);
             return;
         }
+        if (kind == TPOOL_STREAM && tpool_cores_taken(p, t0)) {
+            tpool_run_solo(p, NULL, fn, ctx, n_chunks, t0);
+            return;
+        }
+        c0 = tpool_cpu_ns();
         if (p->solo_wall > 0) {
-            /* a solo period ended: the share of a core the caller got in it,
-            ** averaged with the earlier ones */
+            /* back on the pool: the share of a core the caller got in the
+            ** solo jobs sampled, averaged with the earlier ones */
             int64_t eff = p->solo_cpu * 1024 / p->solo_wall;
             eff = eff < 64 ? 64 : eff > 1024 ? 1024 : eff;
             p->solo_eff = (int)((p->solo_eff + eff) / 2);
@@ -582,7 +765,7 @@ tpool_run(tpool *p, tpool_fn fn, void *ctx)
 
     if (tpool_all_done(p, (uint32_t)n_chunks)) {
         if (p->solo_ns > 0)
-            tpool_judge(p, t0, c_mine, tpool_now_ns(), mine, n_chunks);
+            tpool_judge(p, cls, t0, c_mine, tpool_now_ns(), mine, n_chunks);
         return;
     }
     if (tpool_spin(p, tpool_all_done, (uint32_t)n_chunks, &p->preempted)) {
@@ -597,5 +780,5 @@ tpool_run(tpool *p, tpool_fn fn, void *ctx)
         pthread_mutex_unlock(&p->mu);
     }
     if (p->solo_ns > 0)
-        tpool_judge(p, t0, c_mine, tpool_now_ns(), mine, n_chunks);
+        tpool_judge(p, cls, t0, c_mine, tpool_now_ns(), mine, n_chunks);
 }

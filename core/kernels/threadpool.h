@@ -15,14 +15,15 @@
 ** of microseconds) start without a wake-up system call, and an idle pool
 ** or a core wanted by another process costs nothing.
 **
-** When the jobs of the last 50 ms (4 jobs at least) took longer than the
-** caller alone would have needed (workers preempted by other processes
-** while they held a chunk), the caller runs the next jobs alone for a while
-** (20 ms, doubling while it keeps losing, up to 0.64 s), then tries the
-** pool again: on a machine whose cores are busy with other programs the
-** pool is not slower than one thread.  Solo runs call FN for every chunk
-** in order, so results are the same.  RWKV_TPOOL_SOLO_MS sets the first
-** period (0: never).
+** When the jobs of one class (work function and kind) over the last 50 ms
+** (4 jobs at least) took longer than the caller alone would have needed
+** (workers preempted by other processes while they held a chunk), the
+** caller runs that class's next jobs alone for a while (20 ms of them,
+** doubling while it keeps losing, up to 0.64 s), then tries the pool again:
+** on a machine whose cores are busy with other programs the pool is not
+** slower than one thread.  Solo runs call FN for every chunk in order, so
+** results are the same.  RWKV_TPOOL_SOLO_MS sets the first period (0:
+** never).
 */
 #ifndef RWKV_THREADPOOL_H
 #define RWKV_THREADPOOL_H
@@ -46,6 +47,15 @@ int  tpool_size(const tpool *p);               /* 1 for a NULL pool */
 /* Run FN(CTX, i, n) for every i in [0, n) in parallel; a NULL pool runs it
 ** inline with n = 1. */
 void tpool_run(tpool *p, tpool_fn fn, void *ctx);
+/* What a job is, as far as the pool's judging goes (see threadpool.c). */
+enum tpool_kind {
+    TPOOL_OTHER,    /* tpool_run's */
+    TPOOL_STREAM,   /* reads its data from memory once (one-token products):
+                    ** alone while other programs leave no core free */
+    TPOOL_COMPUTE   /* arithmetic-bound (prefill's products) */
+};
+/* tpool_run for a job of KIND; jobs are judged by FN and KIND together. */
+void tpool_run_kind(tpool *p, tpool_fn fn, void *ctx, enum tpool_kind kind);
 /* How many jobs P ran on the caller alone so far (0 for NULL). */
 unsigned long long tpool_solo_jobs(const tpool *p);
 

@@ -61,14 +61,15 @@ mdl_par_run(tpool *pool, size_t t, size_t n, mdl_range_fn fn, void *ctx)
 
 /* The WKV stage over H heads of N x N state each: mdl_par_run over the
 ** heads, and for fewer than MDL_PAR_MIN tokens too once the state reaches
-** MDL_PAR_MIN_STATE floats.  Heads are independent: the same numbers. */
+** MDL_PAR_MIN_STATE floats -- a job that streams the state, judged as
+** such (threadpool.h).  Heads are independent: the same numbers. */
 static inline void
 mdl_par_run_heads(tpool *pool, size_t t, size_t h, size_t n, mdl_range_fn fn, void *ctx)
 {
     struct mdl_par j = { fn, ctx, h };
 
     if (t < MDL_PAR_MIN && h >= 2 && h * n * n >= MDL_PAR_MIN_STATE && tpool_size(pool) > 1)
-        tpool_run(pool, mdl_par_task, &j);
+        tpool_run_kind(pool, mdl_par_task, &j, TPOOL_STREAM);
     else
         mdl_par_run(pool, t, h, fn, ctx);
 }

@@ -8,17 +8,23 @@
 ** is destroyed cleanly while its workers spin or sleep.  Solo runs: after
 ** a job that a stalled worker made slower than the caller alone, the next
 ** jobs run every chunk on the caller (same chunks, same n), and
-** RWKV_TPOOL_SOLO_MS=0 turns that off.
+** RWKV_TPOOL_SOLO_MS=0 turns that off.  Jobs are judged by work function
+** and kind; streaming jobs run alone while other programs take the cores.
 ** Batched products: bit-for-bit what kern_matmul gives product by product
 ** (plus vmath's element-wise function over the whole output), for every
 ** dtype, odd shapes, empty matrices, 1..4 threads and more products than
 ** one batch holds.
 */
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
 #include "../harness.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../core/mem.h"
 #include "../../core/kernels/kernels.h"
@@ -35,6 +41,21 @@ sleep_ns(long ns)
     struct timespec ts = { ns / 1000000000, ns % 1000000000 };
     nanosleep(&ts, NULL);
 }
+
+/* Busy for NS nanoseconds (CPU time, as real work). */
+static void
+spin_ns(long ns)
+{
+    struct timespec a, b;
+
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+/* count_fn's work: spinning (1) or sleeping (0, the default). */
+static int count_spins;
 
 struct count_job {
     int       hits[MAX_CHUNKS];   /* atomic */
@@ -62,7 +83,9 @@ count_fn(void *ctx, int i, int n)
         expect != n)
         __atomic_add_fetch(&j->bad_n, 1, __ATOMIC_RELAXED);
     j->who[i] = pthread_self();
-    if (j->work_ns > 0)
+    if (j->work_ns > 0 && count_spins)
+        spin_ns(j->work_ns);
+    else if (j->work_ns > 0)
         sleep_ns(j->work_ns);
     if (j->stall_ns > 0 && !pthread_equal(pthread_self(), j->caller) &&
         __atomic_exchange_n(&j->stalled, 1, __ATOMIC_RELAXED) == 0)
@@ -156,6 +179,182 @@ test_solo(void)
     TEST_CONDF(tpool_solo_jobs(p) == 0, "solo off: %llu solo jobs", tpool_solo_jobs(p));
     tpool_destroy(p);
     TEST_COND("NULL pool: no solo jobs", tpool_solo_jobs(NULL) == 0);
+}
+
+/* count_fn under another address: a second work function, judged apart. */
+static void
+count_fn2(void *ctx, int i, int n)
+{
+    count_fn(ctx, i, n);
+}
+
+/* Run one job of FN / KIND (tpool_run_kind) with WORK_NS per chunk
+** and STALL_NS as in run_count_stall; whether every chunk ran once. */
+static int
+run_class(tpool *p, tpool_fn fn, enum tpool_kind kind, long work_ns, long stall_ns, int *threads)
+{
+    static struct count_job j;
+    int ok = 1, n;
+
+    memset(&j, 0, sizeof j);
+    j.work_ns = work_ns;
+    j.stall_ns = stall_ns;
+    j.caller = pthread_self();
+    tpool_run_kind(p, fn, &j, kind);
+    n = j.n_seen;
+    if (n < 1 || j.bad_n != 0)
+        return 0;
+    for (int i = 0; i < MAX_CHUNKS; i++)
+        if (j.hits[i] != (i < n ? 1 : 0))
+            ok = 0;
+    *threads = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int q = 0; q < i; q++)
+            if (pthread_equal(j.who[q], j.who[i]))
+                seen = 1;
+        *threads += !seen;
+    }
+    return ok;
+}
+
+/*
+** Classes: a work function whose jobs lost (a stalled worker) runs alone;
+** another function, and the same function's jobs of another kind, still
+** run on the pool's threads meanwhile.
+*/
+static void
+test_classes(void)
+{
+    rwkv_err err;
+    tpool *p = NULL;
+    int ok = 1, threads = 0, pooled_fn = 0, pooled_kind = 0;
+
+    unsetenv("RWKV_TPOOL_SOLO_MS");
+    TEST_COND("create for classes", tpool_create(2, &p, &err) == RWKV_OK && p != NULL);
+    if (p == NULL)
+        return;
+    for (int r = 0; r < 100 && tpool_solo_jobs(p) == 0; r++)
+        ok &= run_class(p, count_fn, TPOOL_OTHER, 20000, 20000000, &threads);
+    TEST_CONDF(tpool_solo_jobs(p) > 0, "count_fn/0 lost: %llu solo jobs", tpool_solo_jobs(p));
+    /* 50 tries: the worker may be asleep when one starts */
+    for (int r = 0; r < 50 && !(pooled_fn && pooled_kind); r++) {
+        ok &= run_class(p, count_fn2, TPOOL_OTHER, 50000, 0, &threads);
+        pooled_fn |= threads > 1;
+        ok &= run_class(p, count_fn, TPOOL_COMPUTE, 50000, 0, &threads);
+        pooled_kind |= threads > 1;
+    }
+    ok &= run_class(p, count_fn, TPOOL_OTHER, 0, 0, &threads);
+    TEST_COND("count_fn/0 still alone (its period is not over)", threads == 1);
+    TEST_COND("another work function runs on the pool meanwhile", pooled_fn);
+    TEST_COND("the same function's jobs of another kind run on the pool meanwhile", pooled_kind);
+    TEST_COND("classes: every chunk once", ok);
+    tpool_destroy(p);
+}
+
+/* N processes spinning on a core each until killed; their pids into PIDS. */
+static int
+spinners_start(int n, pid_t *pids)
+{
+    int started = 0;
+
+    for (int i = 0; i < n; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            for (;;)
+                __asm__ __volatile__("" ::: "memory");
+        }
+        if (pid > 0)
+            pids[started++] = pid;
+    }
+    return started;
+}
+
+static void
+spinners_stop(int n, const pid_t *pids)
+{
+    for (int i = 0; i < n; i++) {
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], NULL, 0);
+    }
+}
+
+/* Of N stream jobs (16 chunks of 20 us), how many ran alone, and how many
+** ran on more than one thread. */
+static void
+stream_jobs(tpool *p, int n, int *alone, int *spread)
+{
+    int threads = 0;
+
+    *alone = *spread = 0;
+    for (int r = 0; r < n; r++) {
+        unsigned long long was = tpool_solo_jobs(p);
+        run_class(p, count_fn, TPOOL_STREAM, 20000, 0, &threads);
+        *alone += tpool_solo_jobs(p) > was;
+        *spread += threads > 1;
+    }
+}
+
+/* Stream jobs for 0.4 s: several load samples (one per 50 ms). */
+static void
+stream_warm(tpool *p)
+{
+    struct timespec a, b;
+    int alone, spread;
+
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do {
+        stream_jobs(p, 10, &alone, &spread);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    } while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 400000000L);
+}
+
+/*
+** Streaming jobs run alone while other programs take every core but one
+** (real spinning processes, one per core but ours), and on the pool again
+** once they are gone (niced programs, as the other engineers' builds here
+** may be, do not count).  A process held to some of the cores (taskset) does
+** not look at the load: skipped there.
+*/
+static void
+test_stream(void)
+{
+    rwkv_err err;
+    tpool *p = NULL;
+    cpu_set_t set;
+    long on = sysconf(_SC_NPROCESSORS_ONLN);
+    pid_t pids[64];
+    int n_spin, alone = 0, spread = 0;
+
+    if (on < 2 || on > 64 || sched_getaffinity(0, sizeof set, &set) != 0 ||
+        CPU_COUNT(&set) != on) {
+        TEST_SKIP(3, "stream jobs: needs 2-64 cores, all of them this process's (%ld online)",
+                  on);
+        return;
+    }
+    unsetenv("RWKV_TPOOL_SOLO_MS");
+    TEST_COND("create for stream jobs", tpool_create(2, &p, &err) == RWKV_OK && p != NULL);
+    if (p == NULL)
+        return;
+    count_spins = 1;   /* the pool judges CPU time: work that uses some */
+    n_spin = spinners_start((int)on - 1, pids);
+    stream_warm(p);   /* the load score builds up */
+    stream_jobs(p, 200, &alone, &spread);
+    spinners_stop(n_spin, pids);
+    TEST_CONDF(n_spin == on - 1 && alone >= 180,
+               "%d other programs spinning on %ld cores: %d of 200 stream jobs ran alone",
+               n_spin, on, alone);
+    /* the score decays; up to 3 tries, in case another program (or the
+    ** hypervisor) takes a core for a while meanwhile */
+    for (int tries = 0; tries < 3 && (tries == 0 || spread == 0 || alone >= 100); tries++) {
+        stream_warm(p);
+        stream_jobs(p, 200, &alone, &spread);
+    }
+    TEST_CONDF(spread > 0, "cores free again: %d of 200 stream jobs ran on the pool's threads",
+               spread);
+    TEST_CONDF(alone < 100, "cores free again: %d of 200 stream jobs ran alone", alone);
+    count_spins = 0;
+    tpool_destroy(p);
 }
 
 static void
@@ -444,6 +643,8 @@ main(void)
 {
     test_pool();
     test_solo();
+    test_classes();
+    test_stream();
     test_multi();
     return TEST_REPORT();
 }
