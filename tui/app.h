@@ -314,6 +314,11 @@ void tui_session_note(struct app *a, int role, int64_t turn, const char *text, s
 void tui_session_model_note(struct app *a, const char *text, size_t len);
 /* A message was saved: its pending notes now stand before its user turn. */
 void tui_session_note_saved(struct app *a);
+/* Session NEW_SID was made as a copy of the branch root..TURN
+** (store_session_fork, C-y in F2): the notes kept for those turns are kept
+** for the copy's turns too, so its transcript says what the original's
+** does. */
+void tui_session_notes_fork(struct app *a, int64_t turn, int64_t new_sid);
 /* 1 when a kept note stands before saved turn TURN. */
 int  tui_session_has_note(const struct app *a, int64_t turn);
 void tui_session_notes_fini(struct app *a);

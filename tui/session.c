@@ -151,6 +151,28 @@ tui_session_notes_fini(struct app *a)
     a->n_notes = 0;
 }
 
+void
+tui_session_notes_fork(struct app *a, int64_t turn, int64_t new_sid)
+{
+    store_session ns;
+    int64_t *src = NULL, *dst = NULL;
+    size_t n_src = 0, n_dst = 0;
+    rwkv_err err;
+    int n0 = a->n_notes;
+
+    /* the copy holds the turns root..TURN in order (store_session_fork):
+    ** its path and the original's pair up one for one */
+    if (a->st != NULL && turn != 0 && store_session_get(a->st, new_sid, &ns, &err) == RWKV_OK &&
+        ns.head_turn != 0 && store_turn_path(a->st, turn, &src, &n_src, &err) == RWKV_OK &&
+        store_turn_path(a->st, ns.head_turn, &dst, &n_dst, &err) == RWKV_OK && n_src == n_dst)
+        for (size_t i = 0; i < n_src; i++)
+            for (int k = 0; k < n0; k++)
+                if (a->notes[k].turn == src[i])
+                    keep_note(a, a->notes[k].role, dst[i], a->notes[k].text, a->notes[k].len);
+    free(src);
+    free(dst);
+}
+
 /* Into the transcript: the kept notes that stand before saved turn TURN
 ** (TUI_NOTE_RUN: the notes at the top, the model's and the demo model's
 ** among them). */
