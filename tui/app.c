@@ -1605,36 +1605,39 @@ load_config(struct app *a)
     return 0;
 }
 
-/* What the loader and the store printed on stderr while the screen was up
-** (CAP, closed here): on stderr after a failure (RC != 0), else in the
-** transcript. */
+/* What the loader, the store and the session printed on stderr while the
+** screen was up (CAP, closed here): on stderr after a failure (RC != 0),
+** else in the transcript, the model's part (up to MODEL_END) as its note
+** (F5 replaces it), the rest as the run's. */
 static void
-show_captured(struct app *a, FILE *cap, int rc)
+show_captured(struct app *a, tui_capture *cap, long model_end, int rc)
 {
-    char buf[1024];
-    size_t n;
     tui_buf b;
 
     tui_buf_init(&b);
-    rewind(cap);
-    while ((n = fread(buf, 1, sizeof buf, cap)) > 0)
-        tui_buf_add(&b, buf, n);
-    fclose(cap);
-    while (b.len > 0 && b.p[b.len - 1] == '\n')
-        b.p[--b.len] = '\0';
-    if (b.len > 0 && rc != 0)
-        fprintf(stderr, "%s\n", b.p);
-    else if (b.len > 0)
-        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_RUN, b.p, b.len);
+    if (rc != 0) {
+        tui_capture_text(cap, 0, -1, &b);
+        if (b.len > 0)
+            fprintf(stderr, "%s\n", b.p);
+    } else {
+        tui_capture_text(cap, 0, model_end, &b);
+        if (b.len > 0)
+            tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_MODEL, b.p, b.len);
+        tui_capture_text(cap, model_end, -1, &b);
+        if (b.len > 0)
+            tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_RUN, b.p, b.len);
+    }
     tui_buf_fini(&b);
+    tui_capture_close(cap);
 }
 
 int
 tui_run(const tui_launch *launch)
 {
     struct app *a = tui_xmalloc(sizeof *a);
-    int rc, tty, saved_err = -1;
-    FILE *cap = NULL;
+    int rc, tty;
+    tui_capture cap = { NULL, -1 };
+    long model_end;
 
     memset(a, 0, sizeof *a);
     a->copy_turn = -1;
@@ -1680,15 +1683,12 @@ tui_run(const tui_launch *launch)
             free(a);
             return 1;
         }
-        fflush(stderr);
-        cap = tmpfile();
-        saved_err = cap ? dup(2) : -1;
-        if (saved_err >= 0)
-            dup2(fileno(cap), 2);
-        tui_load_stderr = saved_err;
+        tui_capture_begin(&cap);
+        tui_load_stderr = cap.saved;
     }
     a->load_progress = progress_cb;
     rc = tui_model_open(a);
+    model_end = tui_capture_mark(&cap);
     if (rc == 0)
         rc = open_store(a);
     if (rc == 0)
@@ -1700,19 +1700,13 @@ tui_run(const tui_launch *launch)
         rc = 130;
         if (a->screen)
             screen_end(a);
-        if (saved_err >= 0)
-            dup2(saved_err, 2);
+        tui_capture_end(&cap);
         fprintf(stderr, PROG_NAME_TUI ": interrupted while loading the model\n");
     }
-    if (saved_err >= 0) {
-        fflush(stderr);
-        dup2(saved_err, 2);
-        close(saved_err);
-    }
+    tui_capture_end(&cap);
     if (rc != 0 && a->screen)
         screen_end(a);
-    if (cap)
-        show_captured(a, cap, rc);
+    show_captured(a, &cap, model_end, rc);
     if (rc != 0) {
         app_fini(a);
         free(a);

@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "../core/chat/chat.h"
@@ -119,6 +120,7 @@ enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
 #define TUI_NOTE_RUN      0
 #define TUI_NOTE_PENDING  (-1)
 #define TUI_NOTE_DEMO     (-2)
+#define TUI_NOTE_MODEL    (-3)
 typedef struct tui_note {
     int     role;            /* TUI_TURN_INFO or TUI_TURN_ERROR */
     int64_t turn;            /* TUI_NOTE_* or a saved user turn's id */
@@ -299,13 +301,24 @@ int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const c
 ** A note in the transcript (ROLE TUI_TURN_INFO or TUI_TURN_ERROR), kept so
 ** that a rebuild puts it back: TURN is TUI_NOTE_RUN (a note of this run: a
 ** config error; at the top), TUI_NOTE_DEMO (the demo model's note: at the
-** top while it runs), TUI_NOTE_PENDING (about the message being sent: it
+** top while it runs), TUI_NOTE_MODEL (what the loader of the model in use
+** printed: at the top until another model is loaded, see
+** tui_session_model_note), TUI_NOTE_PENDING (about the message being sent: it
 ** follows the message's saved turn, or goes when the message is not saved),
 ** or the saved user turn it stands before.  TEXT (LEN bytes) is copied.
 */
 void tui_session_note(struct app *a, int role, int64_t turn, const char *text, size_t len);
+/* A model was loaded: what its loader printed (TEXT, LEN bytes, copied;
+** LEN 0: nothing) replaces the last model's TUI_NOTE_MODEL note.  Kept, not
+** shown: tui_session_fresh or a rebuild shows it. */
+void tui_session_model_note(struct app *a, const char *text, size_t len);
 /* A message was saved: its pending notes now stand before its user turn. */
 void tui_session_note_saved(struct app *a);
+/* Session NEW_SID was made as a copy of the branch root..TURN
+** (store_session_fork, C-y in F2): the notes kept for those turns are kept
+** for the copy's turns too, so its transcript says what the original's
+** does. */
+void tui_session_notes_fork(struct app *a, int64_t turn, int64_t new_sid);
 /* 1 when a kept note stands before saved turn TURN. */
 int  tui_session_has_note(const struct app *a, int64_t turn);
 void tui_session_notes_fini(struct app *a);
@@ -319,7 +332,11 @@ void tui_session_tokens(struct app *a);
 void tui_session_rebuild(struct app *a);
 /* After a reply: store ids on the streamed turns, sibling positions. */
 void tui_session_mark_reply(struct app *a);
+/* C-n: a new session (the runtime's), its transcript as tui_session_fresh. */
 void tui_session_new(struct app *a);
+/* The runtime has started a new session (tui_session_new, a model switch):
+** the transcript holds the notes at the top only; the app's copies synced. */
+void tui_session_fresh(struct app *a);
 void tui_session_siblings(struct app *a, int64_t turn, int *index, int *count);
 /* Import the state file PATH into the library (its bytes kept in the
 ** database) after checking that it fits the model; *ID the new row.  0, or
@@ -384,6 +401,25 @@ void tui_send(struct app *a, const char *text);
 
 /* session.c: free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
 void tui_free_gen(struct app *a, const char *prompt);
+
+/*
+** model_load.c: stderr caught while a model loads under the screen (what a
+** loader or a library prints there would land on the curses screen), to be
+** shown in the transcript.  begin: fd 2 goes to a temporary file (when none
+** can be made, nothing is caught and stderr stays); mark: the bytes caught
+** so far; end: fd 2 back (again: nothing); text: the bytes FROM..TO (TO -1:
+** all) into OUT, cleared first, its trailing newlines dropped; close: end,
+** and the file goes.
+*/
+typedef struct tui_capture {
+    FILE *f;                 /* the temporary file (owned); NULL: not caught */
+    int   saved;             /* the real stderr (a dup, owned); -1: none */
+} tui_capture;
+void tui_capture_begin(tui_capture *c);
+long tui_capture_mark(const tui_capture *c);
+void tui_capture_end(tui_capture *c);
+void tui_capture_text(const tui_capture *c, long from, long to, tui_buf *out);
+void tui_capture_close(tui_capture *c);
 
 /* model_load.c: load the checkpoint PATH (NULL = the current one) with STRATEGY (NULL =
 ** the current one) and start a new session on it; on failure nothing

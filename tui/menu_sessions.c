@@ -200,6 +200,7 @@ fork_session(struct app *a, const tui_menu_item *it, int key)
         tui_notice(a, 1, "%s", err.msg);
         return;
     }
+    tui_session_notes_fork(a, at, nid);    /* the copy's turns are new rows */
     tui_menu_close(a);
     tui_session_job(a, TUI_JOB_OPEN, nid, -1, NULL);
 }

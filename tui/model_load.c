@@ -5,13 +5,94 @@
 ** vocab:, then the launch's finder ($RWKV_VOCAB, the model's folder, the
 ** data folder; cli_vocab_lookup).  The loader's progress goes to
 ** a->load_progress (app.c draws the bar and handles Ctrl-C while loading).
-** UI thread only.
+** What is printed on stderr meanwhile is caught (tui_capture_*: it would
+** land on the curses screen) and shown in the transcript: the model's lines
+** as its note at the top (tui_session_model_note), replaced by the next
+** model's.  UI thread only.
 */
 #include "app.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
+
+/* ---- stderr caught while a model loads ----------------------------------- */
+
+void
+tui_capture_begin(tui_capture *c)
+{
+    fflush(stderr);
+    c->f = tmpfile();
+    c->saved = c->f ? dup(2) : -1;
+    if (c->saved < 0 || dup2(fileno(c->f), 2) < 0) {
+        if (c->saved >= 0)
+            close(c->saved);
+        if (c->f)
+            fclose(c->f);
+        c->f = NULL;
+        c->saved = -1;
+    }
+}
+
+long
+tui_capture_mark(const tui_capture *c)
+{
+    off_t at;
+
+    if (c->f == NULL)
+        return 0;
+    fflush(stderr);
+    /* fd 2 is a dup of the file's descriptor: they share the offset */
+    at = lseek(fileno(c->f), 0, SEEK_CUR);
+    return at < 0 ? 0 : (long)at;
+}
+
+void
+tui_capture_end(tui_capture *c)
+{
+    if (c->saved < 0)
+        return;
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    c->saved = -1;
+}
+
+void
+tui_capture_text(const tui_capture *c, long from, long to, tui_buf *out)
+{
+    char buf[1024];
+    off_t at = from;
+    ssize_t n;
+
+    tui_buf_clear(out);
+    if (c->f == NULL)
+        return;
+    fflush(stderr);
+    if (to < 0)
+        to = (long)lseek(fileno(c->f), 0, SEEK_END);
+    while (at < to) {
+        size_t want = (size_t)(to - at) < sizeof buf ? (size_t)(to - at) : sizeof buf;
+        if ((n = pread(fileno(c->f), buf, want, at)) <= 0)
+            break;
+        tui_buf_add(out, buf, (size_t)n);
+        at += n;
+    }
+    while (out->len > 0 && out->p[out->len - 1] == '\n')
+        out->p[--out->len] = '\0';
+}
+
+void
+tui_capture_close(tui_capture *c)
+{
+    tui_capture_end(c);
+    if (c->f)
+        fclose(c->f);
+    c->f = NULL;
+}
+
+/* ---- opening a model ------------------------------------------------------ */
 
 /* Start showing a load of PATH (NULL: the demo model) in the status line. */
 static void
@@ -130,7 +211,10 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     rwkv_err err;
     rwkv_model *m = NULL;
     tok *t = NULL;
+    tui_capture cap;
+    tui_buf said;
     char vocab[sizeof a->vocab_path];
+    int rc;
     const char *p = path ? path : (a->model_path[0] ? a->model_path : NULL);  /* NULL: demo */
 
     if (a->busy) {
@@ -146,18 +230,28 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     oo.progress = a->load_progress;
     oo.progress_ud = a;
     load_begin(a, p);
-    if ((p == NULL ? rwkv_model_open_demo(1, &oo, &m, &err) : rwkv_model_open(p, &oo, &m, &err)) !=
-            RWKV_OK ||
-        open_tokenizer(a, m, p, &t, vocab, sizeof vocab, &err) != RWKV_OK ||
-        /* the runtime records the model really used from now on */
-        sess_set_model(a->sess, m, t, p, vocab[0] ? vocab : NULL, &err) != RWKV_OK) {
-        a->loading = 0;
+    tui_capture_begin(&cap);
+    rc = (p == NULL ? rwkv_model_open_demo(1, &oo, &m, &err) : rwkv_model_open(p, &oo, &m, &err));
+    if (rc == RWKV_OK)
+        rc = open_tokenizer(a, m, p, &t, vocab, sizeof vocab, &err);
+    if (rc == RWKV_OK)   /* the runtime records the model really used from now on */
+        rc = sess_set_model(a->sess, m, t, p, vocab[0] ? vocab : NULL, &err);
+    a->loading = 0;
+    tui_capture_end(&cap);
+    tui_buf_init(&said);
+    tui_capture_text(&cap, 0, -1, &said);
+    tui_capture_close(&cap);
+    if (rc != RWKV_OK) {
+        /* the model in use and its note stay; what the failed load
+        ** printed is the run's (a note at the top, as a config error) */
+        if (said.len > 0)
+            tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_RUN, said.p, said.len);
+        tui_buf_fini(&said);
         tok_close(t);
         rwkv_model_close(m);
         tui_notice(a, 1, "%s", err.msg);
         return -1;
     }
-    a->loading = 0;
     fgen_destroy(a->w.gen);          /* made on the old model */
     a->w.gen = NULL;
     tok_close(a->tok);
@@ -169,9 +263,11 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
         set_names(a, path);
         a->launch.demo = 0;
     }
-    tui_tr_clear(&a->tr);
-    a->fork_pending = 0;
-    tui_session_sync(a);
+    /* the new model's lines replace the old one's, on the screen at once
+    ** as after any later rebuild */
+    tui_session_model_note(a, said.p, said.len);
+    tui_buf_fini(&said);
+    tui_session_fresh(a);
     tui_notice(a, 0, "model %s (%s); new session", a->model_label, rwkv_model_info(m)->strategy);
     if (!chat_greeting_fed(a->chat) && chat_greeting(a->chat)[0] != '\0') {
         a->busy = 1;

@@ -5,7 +5,8 @@
 ** the ones that may replay run on the worker thread (worker.c) with a
 ** progress bar and a cancel.  Here, on the UI thread and never while a job
 ** runs: the transcript rebuilt from the saved branch (with the notes kept
-** for it: the run's at the top, a message's before its turn), sibling
+** for it: the run's and the model's at the top, a message's before its
+** turn), sibling
 ** positions, and the library import of a state file.  Also where the UI
 ** starts a runtime job on the worker thread (tui_session_job) and hands it
 ** the sidebar's sampling values.
@@ -71,12 +72,12 @@ tui_session_siblings(struct app *a, int64_t turn, int *index, int *count)
 
 /* ---- notes kept over a rebuild ------------------------------------------- */
 
-void
-tui_session_note(struct app *a, int role, int64_t turn, const char *text, size_t len)
+/* Keep a note (not shown here): TEXT (LEN bytes) copied. */
+static void
+keep_note(struct app *a, int role, int64_t turn, const char *text, size_t len)
 {
     tui_note *n;
 
-    tui_tr_add(&a->tr, role, text, len);
     if (a->n_notes >= TUI_NOTES_MAX)
         return;                       /* shown, not kept (a run has a few) */
     n = &a->notes[a->n_notes++];
@@ -86,6 +87,40 @@ tui_session_note(struct app *a, int role, int64_t turn, const char *text, size_t
     memcpy(n->text, text, len);
     n->text[len] = '\0';
     n->len = len;
+}
+
+/* The kept notes of TURN go (the pending ones: a blank-line note may be
+** said again, the message is back in the input box). */
+static void
+drop_notes(struct app *a, int64_t turn)
+{
+    int k = 0;
+
+    for (int i = 0; i < a->n_notes; i++) {
+        if (a->notes[i].turn == turn) {
+            free(a->notes[i].text);
+            if (turn == TUI_NOTE_PENDING)
+                a->blank_noted = 0;
+        } else {
+            a->notes[k++] = a->notes[i];
+        }
+    }
+    a->n_notes = k;
+}
+
+void
+tui_session_note(struct app *a, int role, int64_t turn, const char *text, size_t len)
+{
+    tui_tr_add(&a->tr, role, text, len);
+    keep_note(a, role, turn, text, len);
+}
+
+void
+tui_session_model_note(struct app *a, const char *text, size_t len)
+{
+    drop_notes(a, TUI_NOTE_MODEL);
+    if (len > 0)
+        keep_note(a, TUI_TURN_INFO, TUI_NOTE_MODEL, text, len);
 }
 
 void
@@ -116,35 +151,51 @@ tui_session_notes_fini(struct app *a)
     a->n_notes = 0;
 }
 
-/* The notes of a message that was not saved go (its blank-line note may be
-** said again: the message is back in the input box). */
-static void
-drop_pending(struct app *a)
+void
+tui_session_notes_fork(struct app *a, int64_t turn, int64_t new_sid)
 {
-    int k = 0;
+    store_session ns;
+    int64_t *src = NULL, *dst = NULL;
+    size_t n_src = 0, n_dst = 0;
+    rwkv_err err;
+    int n0 = a->n_notes;
 
-    for (int i = 0; i < a->n_notes; i++) {
-        if (a->notes[i].turn == TUI_NOTE_PENDING) {
-            free(a->notes[i].text);
-            a->blank_noted = 0;
-        } else {
-            a->notes[k++] = a->notes[i];
-        }
-    }
-    a->n_notes = k;
+    /* the copy holds the turns root..TURN in order (store_session_fork):
+    ** its path and the original's pair up one for one */
+    if (a->st != NULL && turn != 0 && store_session_get(a->st, new_sid, &ns, &err) == RWKV_OK &&
+        ns.head_turn != 0 && store_turn_path(a->st, turn, &src, &n_src, &err) == RWKV_OK &&
+        store_turn_path(a->st, ns.head_turn, &dst, &n_dst, &err) == RWKV_OK && n_src == n_dst)
+        for (size_t i = 0; i < n_src; i++)
+            for (int k = 0; k < n0; k++)
+                if (a->notes[k].turn == src[i])
+                    keep_note(a, a->notes[k].role, dst[i], a->notes[k].text, a->notes[k].len);
+    free(src);
+    free(dst);
 }
 
 /* Into the transcript: the kept notes that stand before saved turn TURN
-** (TUI_NOTE_RUN: the notes at the top, the demo model's among them). */
+** (TUI_NOTE_RUN: the notes at the top, the model's and the demo model's
+** among them). */
 static void
 put_notes(struct app *a, int64_t turn)
 {
     for (int i = 0; i < a->n_notes; i++) {
         const tui_note *n = &a->notes[i];
-        if (n->turn == turn || (turn == TUI_NOTE_RUN && n->turn == TUI_NOTE_DEMO &&
-                                a->launch.demo))
+        if (n->turn == turn ||
+            (turn == TUI_NOTE_RUN && (n->turn == TUI_NOTE_MODEL ||
+                                      (n->turn == TUI_NOTE_DEMO && a->launch.demo))))
             tui_tr_add(&a->tr, n->role, n->text, n->len);
     }
+}
+
+/* An empty transcript but for the notes at the top (a message not saved
+** loses its notes). */
+static void
+transcript_top(struct app *a)
+{
+    tui_tr_clear(&a->tr);
+    drop_notes(a, TUI_NOTE_PENDING);
+    put_notes(a, TUI_NOTE_RUN);
 }
 
 /* Refresh the sibling position shown on every saved turn's header. */
@@ -212,9 +263,7 @@ tui_session_rebuild(struct app *a)
     rwkv_err err;
 
     tui_session_sync(a);
-    tui_tr_clear(&a->tr);
-    drop_pending(a);
-    put_notes(a, TUI_NOTE_RUN);
+    transcript_top(a);
     if (a->st == NULL || a->sid == 0 || a->head == 0) {
         rebuild_from_chat(a);
     } else if (store_branch_read(a->st, a->head, &turns, &n, &err) != RWKV_OK) {
@@ -265,14 +314,18 @@ tui_session_mark_reply(struct app *a)
 }
 
 void
+tui_session_fresh(struct app *a)
+{
+    transcript_top(a);
+    a->fork_pending = 0;
+    tui_session_sync(a);
+}
+
+void
 tui_session_new(struct app *a)
 {
     sess_new(a->sess);
-    tui_tr_clear(&a->tr);
-    drop_pending(a);
-    put_notes(a, TUI_NOTE_RUN);
-    a->fork_pending = 0;
-    tui_session_sync(a);
+    tui_session_fresh(a);
     tui_notice(a, 0, "new session");
 }
 
