@@ -93,10 +93,11 @@ count_fn(void *ctx, int i, int n)
     __atomic_add_fetch(&j->hits[i], 1, __ATOMIC_RELAXED);
 }
 
-/* Run one job on P; whether every chunk ran once; *THREADS: distinct threads.
-** STALL_NS > 0: the first chunk a worker runs sleeps that long. */
+/* Run one job of FN / KIND (tpool_run_kind) on P with WORK_NS per chunk;
+** whether every chunk ran once; *THREADS: distinct threads.  STALL_NS > 0:
+** the first chunk a worker runs sleeps that long. */
 static int
-run_count_stall(tpool *p, long work_ns, long stall_ns, int *threads)
+run_class(tpool *p, tpool_fn fn, enum tpool_kind kind, long work_ns, long stall_ns, int *threads)
 {
     static struct count_job j;
     int ok = 1, n;
@@ -105,7 +106,7 @@ run_count_stall(tpool *p, long work_ns, long stall_ns, int *threads)
     j.work_ns = work_ns;
     j.stall_ns = stall_ns;
     j.caller = pthread_self();
-    tpool_run(p, count_fn, &j);
+    tpool_run_kind(p, fn, &j, kind);
     n = j.n_seen;
     if (n < 1 || j.bad_n != 0)
         return 0;
@@ -121,6 +122,12 @@ run_count_stall(tpool *p, long work_ns, long stall_ns, int *threads)
         *threads += !seen;
     }
     return ok;
+}
+
+static int
+run_count_stall(tpool *p, long work_ns, long stall_ns, int *threads)
+{
+    return run_class(p, count_fn, TPOOL_OTHER, work_ns, stall_ns, threads);
 }
 
 static int
@@ -186,36 +193,6 @@ static void
 count_fn2(void *ctx, int i, int n)
 {
     count_fn(ctx, i, n);
-}
-
-/* Run one job of FN / KIND (tpool_run_kind) with WORK_NS per chunk
-** and STALL_NS as in run_count_stall; whether every chunk ran once. */
-static int
-run_class(tpool *p, tpool_fn fn, enum tpool_kind kind, long work_ns, long stall_ns, int *threads)
-{
-    static struct count_job j;
-    int ok = 1, n;
-
-    memset(&j, 0, sizeof j);
-    j.work_ns = work_ns;
-    j.stall_ns = stall_ns;
-    j.caller = pthread_self();
-    tpool_run_kind(p, fn, &j, kind);
-    n = j.n_seen;
-    if (n < 1 || j.bad_n != 0)
-        return 0;
-    for (int i = 0; i < MAX_CHUNKS; i++)
-        if (j.hits[i] != (i < n ? 1 : 0))
-            ok = 0;
-    *threads = 0;
-    for (int i = 0; i < n; i++) {
-        int seen = 0;
-        for (int q = 0; q < i; q++)
-            if (pthread_equal(j.who[q], j.who[i]))
-                seen = 1;
-        *threads += !seen;
-    }
-    return ok;
 }
 
 /*
