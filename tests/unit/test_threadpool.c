@@ -22,6 +22,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -229,17 +230,20 @@ test_classes(void)
     tpool_destroy(p);
 }
 
-/* N processes spinning on a core each until killed; their pids into PIDS. */
+/* N processes spinning on a core each until killed (or until this process
+** is gone: a test that dies leaves none behind); their pids into PIDS. */
 static int
 spinners_start(int n, pid_t *pids)
 {
+    pid_t self = getpid();
     int started = 0;
 
     for (int i = 0; i < n; i++) {
         pid_t pid = fork();
         if (pid == 0) {
-            for (;;)
-                __asm__ __volatile__("" ::: "memory");
+            while (getppid() == self)
+                ;
+            _exit(0);
         }
         if (pid > 0)
             pids[started++] = pid;
@@ -272,6 +276,33 @@ stream_jobs(tpool *p, int n, int *alone, int *spread)
     }
 }
 
+/* Now (*T, s) and the CPU time other programs have used so far (*O, s:
+** the system's busy time from /proc/stat less this process's; niced
+** programs' only when this process is niced, as the pool counts them). */
+static int
+other_cpu(double *t, double *o)
+{
+    long long v[8];
+    struct timespec now, mine;
+    FILE *f = fopen("/proc/stat", "r");
+    int got = f ? fscanf(f, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1],
+                         &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])
+                : 0;
+
+    if (f)
+        fclose(f);
+    if (got != 8)
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mine);
+    *t = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+    *o = (double)(v[0] + v[2] + v[5] + v[6] + v[7] +
+                  (getpriority(PRIO_PROCESS, 0) > 0 ? v[1] : 0)) /
+             (double)sysconf(_SC_CLK_TCK) -
+         ((double)mine.tv_sec + (double)mine.tv_nsec * 1e-9);
+    return 1;
+}
+
 /* Stream jobs for 0.4 s: several load samples (one per 50 ms). */
 static void
 stream_warm(tpool *p)
@@ -290,7 +321,8 @@ stream_warm(tpool *p)
 ** Streaming jobs run alone while other programs take every core but one
 ** (real spinning processes, one per core but ours), and on the pool again
 ** once they are gone (niced programs, as the other engineers' builds here
-** may be, do not count).  A process held to some of the cores (taskset) does
+** may be, do not count) -- judged over a stretch that the other programs
+** really left free, measured here as the pool measures it.  A process held to some of the cores (taskset) does
 ** not look at the load: skipped there.
 */
 static void
@@ -302,6 +334,7 @@ test_stream(void)
     long on = sysconf(_SC_NPROCESSORS_ONLN);
     pid_t pids[64];
     int n_spin, alone = 0, spread = 0;
+    double others = 1;
 
     if (on < 2 || on > 64 || sched_getaffinity(0, sizeof set, &set) != 0 ||
         CPU_COUNT(&set) != on) {
@@ -321,15 +354,29 @@ test_stream(void)
     TEST_CONDF(n_spin == on - 1 && alone >= 180,
                "%d other programs spinning on %ld cores: %d of 200 stream jobs ran alone",
                n_spin, on, alone);
-    /* the score decays; up to 3 tries, in case another program (or the
-    ** hypervisor) takes a core for a while meanwhile */
-    for (int tries = 0; tries < 3 && (tries == 0 || spread == 0 || alone >= 100); tries++) {
+    /* the score decays; judged only over a stretch in which the other
+    ** programs left the cores free (up to 5 tries: this machine may be
+    ** busy with something else, or the hypervisor take a core) */
+    for (int tries = 0; tries < 5; tries++) {
+        double t0, t1, o0, o1;
+        if (!other_cpu(&t0, &o0))
+            break;
         stream_warm(p);
         stream_jobs(p, 200, &alone, &spread);
+        if (!other_cpu(&t1, &o1))
+            break;
+        others = (o1 - o0) / (t1 - t0);
+        if (others < 0.3)
+            break;
     }
-    TEST_CONDF(spread > 0, "cores free again: %d of 200 stream jobs ran on the pool's threads",
-               spread);
-    TEST_CONDF(alone < 100, "cores free again: %d of 200 stream jobs ran alone", alone);
+    if (others < 0.3) {
+        TEST_CONDF(spread > 0, "cores free again: %d of 200 stream jobs ran on the pool's "
+                   "threads", spread);
+        TEST_CONDF(alone < 100, "cores free again: %d of 200 stream jobs ran alone", alone);
+    } else {
+        TEST_INFO("other programs kept %.1f cores busy: stream jobs on free cores not judged",
+                  others);
+    }
     count_spins = 0;
     tpool_destroy(p);
 }
