@@ -22,8 +22,10 @@
 #                    the set most CPUs get; 0 skips it
 #   BENCH_BUSY       strategies measured with one core busy (bench --busy 1:
 #                    a spinning process beside the run), 2 threads and 1 thread,
-#                    on the LAST shape, for each kernel set (default "cpu bf16";
-#                    "none" skips it)
+#                    on the LAST shape, for each kernel set (default
+#                    "cpu bf16,cpu fp32i4"; "none" skips it)
+#   BENCH_BUSY_PAIRS (3) 2-thread/1-thread pairs per busy strategy, the order
+#                    alternating; the table gives medians
 #   RWKV_WEIGHT_CACHE is set to "off" unless already set, so converting
 #   strategies are measured converting (and no GB-sized caches are written).
 set -eu
@@ -35,7 +37,8 @@ prompt=${BENCH_PROMPT:-512}
 gen=${BENCH_GEN:-32}
 repeat=${BENCH_REPEAT:-1}
 scaling=${BENCH_SCALING:-$strategies}
-busy_strats=${BENCH_BUSY:-cpu bf16}
+busy_strats=${BENCH_BUSY:-cpu bf16,cpu fp32i4}
+busy_pairs=${BENCH_BUSY_PAIRS:-3}
 dir=${RWKV_BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rwkv-tui/bench}
 RWKV_WEIGHT_CACHE=${RWKV_WEIGHT_CACHE:-off}
 export RWKV_WEIGHT_CACHE
@@ -112,28 +115,43 @@ table() {
         done
         IFS=$old_ifs
     done
-    # one core busy: 2 threads against 1 thread, both beside a spinning process
+    # one core busy: 2 threads against 1 thread, both beside a spinning
+    # process, in pairs whose order alternates (2 then 1, 1 then 2, ...):
+    # which run of a pair goes first moves the figures on a shared machine
+    # as much as anything measured here, so each column is a median over the
+    # pairs and each ratio the median of the pairs' own ratios
     [ "$busy_strats" = none ] && return 0
-    echo "one core busy (bench --busy 1), shape $shape:"
+    echo "one core busy (bench --busy 1), shape $shape, median of $busy_pairs pairs (order alternating):"
     printf '%-8s %-11s %11s %11s %6s %10s %10s %6s\n' shape strategy "prefill 2t" "prefill 1t" "2v1" \
         "decode 2t" "decode 1t" "2v1"
     old_ifs=$IFS
     IFS=,
     for s in $busy_strats; do
         IFS=$old_ifs
-        j2=$("$bin" bench "$@" --strategy "$s" --threads 2 --busy 1 \
-             --prompt-tokens "$prompt" --gen-tokens "$gen" --repeat "$repeat" --json)
-        j1=$("$bin" bench "$@" --strategy "$s" --threads 1 --busy 1 \
-             --prompt-tokens "$prompt" --gen-tokens "$gen" --repeat "$repeat" --json)
-        if [ -n "${BENCH_JSON:-}" ]; then
-            echo "$j2" >> "$BENCH_JSON"
-            echo "$j1" >> "$BENCH_JSON"
-        fi
-        awk -v shape="$shape" -v strat="$s" \
-            -v p2="$(echo "$j2" | num prefill_tok_s)" -v p1="$(echo "$j1" | num prefill_tok_s)" \
-            -v d2="$(echo "$j2" | num decode_tok_s)" -v d1="$(echo "$j1" | num decode_tok_s)" 'BEGIN {
-            printf "%-8s %-11s %11.1f %11.1f %6.2f %10.2f %10.2f %6.2f\n", shape, strat,
-                   p2, p1, (p1 > 0 ? p2 / p1 : 0), d2, d1, (d1 > 0 ? d2 / d1 : 0) }'
+        rows=""
+        i=0
+        while [ "$i" -lt "$busy_pairs" ]; do
+            if [ $((i % 2)) = 0 ]; then order="2 1"; else order="1 2"; fi
+            for t in $order; do
+                j=$("$bin" bench "$@" --strategy "$s" --threads "$t" --busy 1 \
+                    --prompt-tokens "$prompt" --gen-tokens "$gen" --repeat "$repeat" --json)
+                [ -n "${BENCH_JSON:-}" ] && echo "$j" >> "$BENCH_JSON"
+                if [ "$t" = 2 ]; then j2=$j; else j1=$j; fi
+            done
+            rows="$rows$(echo "$j2" | num prefill_tok_s) $(echo "$j1" | num prefill_tok_s)"
+            rows="$rows $(echo "$j2" | num decode_tok_s) $(echo "$j1" | num decode_tok_s)
+"
+            i=$((i + 1))
+        done
+        printf '%s' "$rows" | awk -v shape="$shape" -v strat="$s" '
+            function med(v, n,   i, j, t) {
+                for (i = 2; i <= n; i++)
+                    for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+                return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+            { n++; p2[n] = $1; p1[n] = $2; d2[n] = $3; d1[n] = $4
+              pr[n] = $2 > 0 ? $1 / $2 : 0; dr[n] = $4 > 0 ? $3 / $4 : 0 }
+            END { printf "%-8s %-11s %11.1f %11.1f %6.2f %10.2f %10.2f %6.2f\n", shape, strat,
+                         med(p2, n), med(p1, n), med(pr, n), med(d2, n), med(d1, n), med(dr, n) }'
         IFS=,
     done
     IFS=$old_ifs
