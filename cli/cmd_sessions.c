@@ -334,24 +334,32 @@ do_show(store *st, const struct sessions_args *a)
     return bad ? 1 : 0;
 }
 
+/* BUF to PATH, or to stdout when PATH is NULL (a failed write to stdout is
+** reported by cli_stdout_close).  0, or 1 with one line printed. */
 static int
 write_all(const char *path, const char *buf, size_t len)
 {
-    FILE *f = path ? fopen(path, "wb") : stdout;
+    FILE *f;
+    int bad, e;
 
-    if (path == NULL) {   /* a failed write is reported by cli_stdout_close */
+    if (path == NULL) {
         fwrite(buf, 1, len, stdout);
         return 0;
     }
-
-    if (f == NULL) {
+    if ((f = fopen(path, "wb")) == NULL) {
         cli_errorf("%s: cannot write: %s", path, strerror(errno));
         return 1;
     }
-    if (fwrite(buf, 1, len, f) != len || (path ? fclose(f) : fflush(f)) != 0) {
-        cli_errorf("%s: write failed: %s", path ? path : "stdout", strerror(errno));
-        if (path)
-            fclose(f);
+    /* fclose releases F even when it fails (the last buffered bytes did not
+    ** fit): it is called exactly once, and the first error is the one named. */
+    bad = fwrite(buf, 1, len, f) != len;
+    e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        cli_errorf("%s: write failed: %s", path, strerror(e));
         return 1;
     }
     return 0;
