@@ -314,15 +314,24 @@ show_tail(struct repl *r)
 
 /* ---- commands ------------------------------------------------------------------- */
 
-/* 0 when the chat is saved to a session, else -1 (printed). */
+/* 0 when the chat has a session database, else -1 (printed for /CMD). */
 static int
-need_session(struct repl *r, const char *cmd)
+need_store(struct repl *r, const char *cmd)
 {
     if (sess_store(r->s) == NULL) {
         cli_errorf("/%s: this chat is not saved (start it with --new TITLE, --session ID, "
                    "--resume or --db)", cmd);
         return -1;
     }
+    return 0;
+}
+
+/* 0 when the chat is saved to a session, else -1 (printed). */
+static int
+need_session(struct repl *r, const char *cmd)
+{
+    if (need_store(r, cmd) != 0)
+        return -1;
     if (sess_id(r->s) == 0) {
         cli_errorf("/%s: nothing saved yet (the session starts with the first message)", cmd);
         return -1;
@@ -508,11 +517,8 @@ cmd_sessions_list(struct repl *r, char *args)
     rwkv_err err;
 
     (void)args;
-    if (sess_store(r->s) == NULL) {
-        cli_errorf("/sessions: this chat is not saved (start it with --new TITLE, --session ID, "
-                   "--resume or --db)");
+    if (need_store(r, "sessions") != 0)
         return 0;
-    }
     if (store_session_list(sess_store(r->s), &ss, &n, &err) != RWKV_OK) {
         cli_fail(&err);
         return 0;

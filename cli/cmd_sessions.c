@@ -19,6 +19,15 @@
 /* Most search hits printed. */
 #define SESSIONS_SEARCH_MAX 50
 
+/* One `sessions` command line, parsed (the strings are borrowed from argv). */
+struct sessions_args {
+    const char *pos[4];   /* the command, then its positional arguments */
+    int         npos;
+    const char *db, *format, *out, *title;   /* --db, --format, --out, --title */
+    int         json;                        /* --json */
+    int64_t     id, turn;   /* session ID and TURN, for the commands that take them */
+};
+
 static void
 usage(FILE *f)
 {
@@ -185,12 +194,14 @@ do_list_json(store *st)
 }
 
 static int
-do_list(store *st)
+do_list(store *st, const struct sessions_args *a)
 {
     store_session *v;
     size_t n;
     rwkv_err err;
 
+    if (a->json)
+        return do_list_json(st);
     if (store_session_list(st, &v, &n, &err) != RWKV_OK)
         return cli_fail(&err);
     if (n == 0)
@@ -252,7 +263,7 @@ show_framing(store *st, int64_t id)
 }
 
 static int
-do_show(store *st, int64_t id)
+do_show(store *st, const struct sessions_args *a)
 {
     store_session ss;
     int64_t *path = NULL;
@@ -263,8 +274,8 @@ do_show(store *st, int64_t id)
     rwkv_err err;
     int bad = 0;
 
-    if (store_session_get(st, id, &ss, &err) != RWKV_OK ||
-        store_snapshot_usage(st, id, &bytes, &nsnap, &err) != RWKV_OK ||
+    if (store_session_get(st, a->id, &ss, &err) != RWKV_OK ||
+        store_snapshot_usage(st, a->id, &bytes, &nsnap, &err) != RWKV_OK ||
         (ss.head_turn > 0 && store_turn_path(st, ss.head_turn, &path, &n, &err) != RWKV_OK))
         return cli_fail(&err);
     fmt_ms(ss.created_ms, 0, c, sizeof c);
@@ -292,7 +303,7 @@ do_show(store *st, int64_t id)
         put_clean(ss.strategy);
         putchar('\n');
     }
-    show_framing(st, id);
+    show_framing(st, a->id);
     printf("saved states: %lld (%.1f MB)\n\n", (long long)nsnap, (double)bytes / 1e6);
     /* A damaged row is shown as far as it can be read and named on stderr;
     ** the rest of the branch is still printed (exit 1 at the end). */
@@ -323,32 +334,41 @@ do_show(store *st, int64_t id)
     return bad ? 1 : 0;
 }
 
+/* BUF to PATH, or to stdout when PATH is NULL (a failed write to stdout is
+** reported by cli_stdout_close).  0, or 1 with one line printed. */
 static int
 write_all(const char *path, const char *buf, size_t len)
 {
-    FILE *f = path ? fopen(path, "wb") : stdout;
+    FILE *f;
+    int bad, e;
 
-    if (path == NULL) {   /* a failed write is reported by cli_stdout_close */
+    if (path == NULL) {
         fwrite(buf, 1, len, stdout);
         return 0;
     }
-
-    if (f == NULL) {
+    if ((f = fopen(path, "wb")) == NULL) {
         cli_errorf("%s: cannot write: %s", path, strerror(errno));
         return 1;
     }
-    if (fwrite(buf, 1, len, f) != len || (path ? fclose(f) : fflush(f)) != 0) {
-        cli_errorf("%s: write failed: %s", path ? path : "stdout", strerror(errno));
-        if (path)
-            fclose(f);
+    /* fclose releases F even when it fails (the last buffered bytes did not
+    ** fit): it is called exactly once, and the first error is the one named. */
+    bad = fwrite(buf, 1, len, f) != len;
+    e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        cli_errorf("%s: write failed: %s", path, strerror(e));
         return 1;
     }
     return 0;
 }
 
 static int
-do_export(store *st, int64_t id, const char *format, const char *out)
+do_export(store *st, const struct sessions_args *a)
 {
+    const char *format = a->format;
     enum store_format fmt;
     char *buf, note[RWKV_ERR_MSG];
     size_t len;
@@ -363,9 +383,9 @@ do_export(store *st, int64_t id, const char *format, const char *out)
         cli_errorf("sessions export: --format '%s' is not md or json", format);
         return 2;
     }
-    if (store_export_ex(st, id, fmt, &buf, &len, note, sizeof note, &err) != RWKV_OK)
+    if (store_export_ex(st, a->id, fmt, &buf, &len, note, sizeof note, &err) != RWKV_OK)
         return cli_fail(&err);
-    rc = write_all(out, buf, len);
+    rc = write_all(a->out, buf, len);
     free(buf);
     if (rc == 0 && note[0]) {   /* written, but not all of it was readable */
         cli_errorf("sessions export: damaged rows exported in part: %s", note);
@@ -375,8 +395,9 @@ do_export(store *st, int64_t id, const char *format, const char *out)
 }
 
 static int
-do_import(store *st, const char *file)
+do_import(store *st, const struct sessions_args *a)
 {
+    const char *file = a->pos[1];
     /* A regular file only: a FIFO or a device named by mistake must not
     ** hang the import (core/io/fileio.h). */
     FILE *f = NULL;
@@ -402,8 +423,9 @@ do_import(store *st, const char *file)
 }
 
 static int
-do_search(store *st, const char *text)
+do_search(store *st, const struct sessions_args *a)
 {
+    const char *text = a->pos[1];
     store_hit *h;
     size_t n;
     rwkv_err err;
@@ -427,11 +449,12 @@ do_search(store *st, const char *text)
 
 /* sessions vacuum: the file's size before and after. */
 static int
-do_vacuum(store *st)
+do_vacuum(store *st, const struct sessions_args *a)
 {
     store_vacuum_info v;
     rwkv_err err;
 
+    (void)a;
     if (store_vacuum(st, &v, &err) != RWKV_OK)
         return cli_fail(&err);
     put_clean(store_path(st));
@@ -445,21 +468,86 @@ do_vacuum(store *st)
     return 0;
 }
 
-int
-cmd_sessions(int argc, char **argv)
+/* sessions fork: the fork rule of the session runtime (sess_fork_point): at
+** a user turn, the new session ends before that message (to be written
+** again). */
+static int
+do_fork(store *st, const struct sessions_args *a)
 {
-    const char *db = NULL, *format = NULL, *out = NULL, *title = NULL;
-    const char *pos[4];
-    int npos = 0, rc, opts_done = 0, json = 0;
-    store *st;
+    int64_t nid, at = 0;
     rwkv_err err;
-    int64_t id = 0, turn = 0;
+
+    if (sess_fork_point(st, a->turn, &at, &err) != RWKV_OK)
+        return cli_fail(&err);
+    if (at == 0) {
+        cli_errorf("sessions fork: turn %lld is the first message: nothing comes before it",
+                   (long long)a->turn);
+        return 1;
+    }
+    if (store_session_fork(st, a->id, at, a->title, &nid, &err) != RWKV_OK)
+        return cli_fail(&err);
+    if (at != a->turn)
+        printf("forked session %lld before message %lld (at turn %lld) as session %lld\n",
+               (long long)a->id, (long long)a->turn, (long long)at, (long long)nid);
+    else
+        printf("forked session %lld at turn %lld as session %lld\n", (long long)a->id,
+               (long long)a->turn, (long long)nid);
+    return 0;
+}
+
+static int
+do_rename(store *st, const struct sessions_args *a)
+{
+    rwkv_err err;
+
+    return store_session_rename(st, a->id, a->pos[2], &err) != RWKV_OK ? cli_fail(&err) : 0;
+}
+
+static int
+do_rm(store *st, const struct sessions_args *a)
+{
+    rwkv_err err;
+
+    if (store_session_delete(st, a->id, &err) != RWKV_OK)
+        return cli_fail(&err);
+    printf("deleted session %lld\n", (long long)a->id);
+    return 0;
+}
+
+/* The subcommands (house style G11), in the order the messages list them.
+** NARGS positional arguments follow the name (ARGS spells them for the usage
+** line); the first NIDS of them are ids: the session, then a turn. */
+static const struct sessions_cmd {
+    const char *name;
+    int       (*run)(store *st, const struct sessions_args *a);
+    int         nargs, nids;
+    const char *args;
+} sessions_cmds[] = {
+    { "list", do_list, 0, 0, "" },
+    { "show", do_show, 1, 1, " ID" },
+    { "export", do_export, 1, 1, " ID" },
+    { "import", do_import, 1, 0, " FILE" },
+    { "fork", do_fork, 2, 2, " ID TURN" },
+    { "rename", do_rename, 2, 1, " ID TITLE" },
+    { "rm", do_rm, 1, 1, " ID" },
+    { "search", do_search, 1, 0, " TEXT" },
+    { "vacuum", do_vacuum, 0, 0, "" },
+    { NULL, NULL, 0, 0, NULL },
+};
+
+/* The options, anywhere on the line, and the positional arguments into A
+** ("--" ends the options).  CLI_ARGS_GO, or the exit status to return: 0
+** after the usage for --help, 2 after one line for an error. */
+static int
+parse_args(int argc, char **argv, struct sessions_args *a)
+{
+    int opts_done = 0;
     const struct cli_opt tab[] = {
-        { "json", CLI_OPT_FLAG, &json, 0, 0 },
-        { "db", CLI_OPT_STR, &db, 0, 0 },
-        { "format", CLI_OPT_STR, &format, 0, 0 },
-        { "out", CLI_OPT_STR, &out, 0, 0 },
-        { "title", CLI_OPT_STR, &title, 0, 0 },
+        { "json", CLI_OPT_FLAG, &a->json, 0, 0 },
+        { "db", CLI_OPT_STR, &a->db, 0, 0 },
+        { "format", CLI_OPT_STR, &a->format, 0, 0 },
+        { "out", CLI_OPT_STR, &a->out, 0, 0 },
+        { "title", CLI_OPT_STR, &a->title, 0, 0 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
     };
 
@@ -470,106 +558,82 @@ cmd_sessions(int argc, char **argv)
             i++;
             continue;
         }
-        if (opts_done)
-            goto positional;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if ((r = cli_take_opt(tab, argc, argv, &i)) != 0) {
-            if (r < 0)
+        if (!opts_done) {
+            if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+                usage(stdout);
+                return 0;
+            }
+            if ((r = cli_take_opt(tab, argc, argv, &i)) != 0) {
+                if (r < 0)
+                    return 2;
+                continue;
+            }
+            if (argv[i][0] == '-' && argv[i][1] == '-') {
+                cli_errorf("sessions: unknown option '%s' (see '" PROG " sessions --help')",
+                           argv[i]);
                 return 2;
-            continue;
+            }
         }
-        if (argv[i][0] == '-' && argv[i][1] == '-') {
-            cli_errorf("sessions: unknown option '%s' (see '" PROG " sessions --help')", argv[i]);
-            return 2;
-        }
-    positional:
-        if (npos == 4) {
+        if (a->npos == 4) {
             cli_errorf("sessions: too many arguments ('%s')", argv[i]);
             return 2;
         }
-        pos[npos++] = argv[i++];
+        a->pos[a->npos++] = argv[i++];
     }
-    if (npos == 0) {
+    return CLI_ARGS_GO;
+}
+
+/* The table entry of A's command, its arguments checked and its ids parsed
+** into A; NULL after one line (exit status 2). */
+static const struct sessions_cmd *
+find_command(struct sessions_args *a)
+{
+    const struct sessions_cmd *c;
+
+    if (a->npos == 0) {
         cli_errorf("sessions: which command? (list, show, export, import, fork, rename, rm, search, "
                    "vacuum)");
-        return 2;
+        return NULL;
     }
-    static const struct {
-        const char *name;
-        int         nargs;   /* positional arguments after the command */
-        const char *args;
-    } cmds[] = {
-        { "list", 0, "" }, { "show", 1, " ID" }, { "export", 1, " ID" }, { "import", 1, " FILE" },
-        { "fork", 2, " ID TURN" }, { "rename", 2, " ID TITLE" }, { "rm", 1, " ID" },
-        { "search", 1, " TEXT" }, { "vacuum", 0, "" },
-    };
-    size_t k;
-    for (k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
-        if (strcmp(pos[0], cmds[k].name) == 0)
+    for (c = sessions_cmds; c->name != NULL; c++)
+        if (strcmp(a->pos[0], c->name) == 0)
             break;
-    if (k == sizeof cmds / sizeof cmds[0]) {
-        cli_errorf("sessions: unknown command '%s' (see '" PROG " sessions --help')", pos[0]);
-        return 2;
+    if (c->name == NULL) {
+        cli_errorf("sessions: unknown command '%s' (see '" PROG " sessions --help')", a->pos[0]);
+        return NULL;
     }
-    if (npos - 1 != cmds[k].nargs) {
-        cli_errorf("sessions %s: usage: " PROG " sessions %s%s", cmds[k].name, cmds[k].name,
-                   cmds[k].args);
-        return 2;
+    if (a->npos - 1 != c->nargs) {
+        cli_errorf("sessions %s: usage: " PROG " sessions %s%s", c->name, c->name, c->args);
+        return NULL;
     }
-    if ((strcmp(pos[0], "show") == 0 || strcmp(pos[0], "export") == 0 || strcmp(pos[0], "fork") == 0 ||
-         strcmp(pos[0], "rename") == 0 || strcmp(pos[0], "rm") == 0) &&
-        parse_id("session", pos[1], &id) < 0)
-        return 2;
-    if (strcmp(pos[0], "fork") == 0 && parse_id("turn", pos[2], &turn) < 0)
-        return 2;
-
-    if (json && strcmp(pos[0], "list") != 0) {
+    if ((c->nids >= 1 && parse_id("session", a->pos[1], &a->id) < 0) ||
+        (c->nids >= 2 && parse_id("turn", a->pos[2], &a->turn) < 0))
+        return NULL;
+    if (a->json && c->run != do_list) {
         cli_errorf("sessions %s: --json is an option of 'sessions list' (export: --format json)",
-                   pos[0]);
+                   c->name);
+        return NULL;
+    }
+    return c;
+}
+
+int
+cmd_sessions(int argc, char **argv)
+{
+    struct sessions_args a;
+    const struct sessions_cmd *c;
+    store *st;
+    rwkv_err err;
+    int rc;
+
+    memset(&a, 0, sizeof a);
+    if ((rc = parse_args(argc, argv, &a)) != CLI_ARGS_GO)
+        return rc;
+    if ((c = find_command(&a)) == NULL)
         return 2;
-    }
-    if (store_open(db, &st, &err) != RWKV_OK)
+    if (store_open(a.db, &st, &err) != RWKV_OK)
         return cli_fail(&err);
-    if (strcmp(pos[0], "list") == 0) {
-        rc = json ? do_list_json(st) : do_list(st);
-    } else if (strcmp(pos[0], "show") == 0) {
-        rc = do_show(st, id);
-    } else if (strcmp(pos[0], "export") == 0) {
-        rc = do_export(st, id, format, out);
-    } else if (strcmp(pos[0], "import") == 0) {
-        rc = do_import(st, pos[1]);
-    } else if (strcmp(pos[0], "fork") == 0) {
-        /* the fork rule of the session runtime: at a user turn, the new
-        ** session ends before that message (to be written again) */
-        int64_t nid, at = 0;
-        if (sess_fork_point(st, turn, &at, &err) != RWKV_OK)
-            rc = cli_fail(&err);
-        else if (at == 0) {
-            cli_errorf("sessions fork: turn %lld is the first message: nothing comes before it",
-                       (long long)turn);
-            rc = 1;
-        } else
-            rc = store_session_fork(st, id, at, title, &nid, &err) != RWKV_OK ? cli_fail(&err) : 0;
-        if (rc == 0 && at != turn)
-            printf("forked session %lld before message %lld (at turn %lld) as session %lld\n",
-                   (long long)id, (long long)turn, (long long)at, (long long)nid);
-        else if (rc == 0)
-            printf("forked session %lld at turn %lld as session %lld\n", (long long)id,
-                   (long long)turn, (long long)nid);
-    } else if (strcmp(pos[0], "rename") == 0) {
-        rc = store_session_rename(st, id, pos[2], &err) != RWKV_OK ? cli_fail(&err) : 0;
-    } else if (strcmp(pos[0], "rm") == 0) {
-        rc = store_session_delete(st, id, &err) != RWKV_OK ? cli_fail(&err) : 0;
-        if (rc == 0)
-            printf("deleted session %lld\n", (long long)id);
-    } else if (strcmp(pos[0], "vacuum") == 0) {
-        rc = do_vacuum(st);
-    } else {
-        rc = do_search(st, pos[1]);
-    }
+    rc = c->run(st, &a);
     store_close(st);
     /* output that did not reach stdout (a full disk) is an error */
     return cli_stdout_close(rc);

@@ -11,12 +11,19 @@ rwkv_errf(rwkv_err *err, int code, const char *fmt, ...)
 {
     va_list ap;
 
+    va_start(ap, fmt);
+    rwkv_verrf(err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int
+rwkv_verrf(rwkv_err *err, int code, const char *fmt, va_list ap)
+{
     if (err == NULL)
         return code;
     err->code = code;
-    va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
     return code;
 }
 

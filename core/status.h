@@ -10,6 +10,8 @@
 #ifndef RWKV_STATUS_H
 #define RWKV_STATUS_H
 
+#include <stdarg.h>
+
 enum rwkv_status {
     RWKV_OK = 0,
     RWKV_EIO,        /* a file could not be opened, read or mapped */
@@ -38,6 +40,14 @@ typedef struct rwkv_err {
 int rwkv_errf(rwkv_err *err, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* rwkv_errf with the arguments as a va_list, for functions that take a
+** message format of their own. */
+int rwkv_verrf(rwkv_err *err, int code, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 0)))
 #endif
     ;
 

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,23 @@ store_prep(store *s, const char *sql, sqlite3_stmt **st, rwkv_err *err)
         return store_dberr(s, err, "query");
     }
     return RWKV_OK;
+}
+
+int
+store_step_one(store *s, sqlite3_stmt *st, const char *what, rwkv_err *err, const char *absent,
+               ...)
+{
+    int rc = sqlite3_step(st);
+    va_list ap;
+
+    if (rc == SQLITE_ROW)
+        return RWKV_OK;
+    if (rc != SQLITE_DONE)
+        return store_dberr(s, err, what);
+    va_start(ap, absent);
+    rwkv_verrf(err, RWKV_EINVAL, absent, ap);
+    va_end(ap);
+    return RWKV_EINVAL;
 }
 
 int
@@ -768,8 +786,8 @@ store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
                             " vocab, digest FROM models WHERE id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    rc = store_step_one(s, st, "reading model", err, "%s: no model %lld", s->path, (long long)id);
+    if (rc == RWKV_OK) {
         out->id = id;
         store_col_text(st, 0, out->path, sizeof out->path);
         out->size = (uint64_t)sqlite3_column_int64(st, 1);
@@ -782,11 +800,6 @@ store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
         out->head_size = sqlite3_column_int(st, 8);
         store_col_text(st, 9, out->vocab, sizeof out->vocab);
         out->digest = (uint64_t)sqlite3_column_int64(st, 10);
-        rc = RWKV_OK;
-    } else if (rc == SQLITE_DONE) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no model %lld", s->path, (long long)id);
-    } else {
-        rc = store_dberr(s, err, "reading model");
     }
     sqlite3_finalize(st);
     return rc;
@@ -811,16 +824,11 @@ store_preset_put(store *s, const char *name, const rwkv_sampling *samp, int64_t 
         return rc;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, txt, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        if (id)
-            *id = sqlite3_column_int64(st, 0);
-        rc = RWKV_OK;
-    } else if (rc == SQLITE_DONE) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "preset '%s' is built in and cannot be changed", name);
-    } else {
-        rc = store_dberr(s, err, "saving preset");
-    }
+    /* no row: the upsert's WHERE refused a built-in preset */
+    rc = store_step_one(s, st, "saving preset", err,
+                        "preset '%s' is built in and cannot be changed", name);
+    if (rc == RWKV_OK && id)
+        *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return rc;
 }
@@ -834,16 +842,12 @@ store_preset_get(store *s, const char *name, rwkv_sampling *out, int64_t *id, rw
     if ((rc = store_prep(s, "SELECT id, sampling FROM presets WHERE name=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    rc = store_step_one(s, st, "reading preset", err, "no preset '%s'", name);
+    if (rc == RWKV_OK) {
         if (id)
             *id = sqlite3_column_int64(st, 0);
         params_defaults(out);
         rc = store_sampling_parse((const char *)sqlite3_column_text(st, 1), out, err);
-    } else if (rc == SQLITE_DONE) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "no preset '%s'", name);
-    } else {
-        rc = store_dberr(s, err, "reading preset");
     }
     sqlite3_finalize(st);
     return rc;
@@ -1007,8 +1011,9 @@ store_statefile_get(store *s, int64_t id, store_statefile *out, void **data, rwk
                             " head_size, sampling FROM state_files WHERE id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    rc = store_step_one(s, st, "reading state file", err, "%s: no state file %lld", s->path,
+                        (long long)id);
+    if (rc == RWKV_OK) {
         out->id = id;
         store_col_text(st, 0, out->name, sizeof out->name);
         store_col_text(st, 1, out->path, sizeof out->path);
@@ -1030,10 +1035,6 @@ store_statefile_get(store *s, int64_t id, store_statefile *out, void **data, rwk
                 *data = p;
             }
         }
-    } else if (rc == SQLITE_DONE) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no state file %lld", s->path, (long long)id);
-    } else {
-        rc = store_dberr(s, err, "reading state file");
     }
     sqlite3_finalize(st);
     return rc;

@@ -224,6 +224,19 @@ add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, si
     return 0;
 }
 
+/* add_hit for every row of ST: RWKV_OK, RWKV_ENOMEM or RWKV_EDB (ERR set). */
+static int
+add_hits(store *s, sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt,
+         size_t *cap, rwkv_err *err)
+{
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (add_hit(st, w, nw, v, cnt, cap) < 0)
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    return rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "search");
+}
+
 int
 store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n, rwkv_err *err)
 {
@@ -279,13 +292,8 @@ store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n
     for (int k = 0; k < nw; k++)
         sqlite3_bind_text(st, k + 1, pat[k], -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, nw + 1, lim);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (add_hit(st, w, nw, &v, &cnt, &cap) < 0)
-            goto oom;
-    if (rc != SQLITE_DONE) {
-        rc = store_dberr(s, err, "search");
+    if ((rc = add_hits(s, st, w, nw, &v, &cnt, &cap, err)) != RWKV_OK)
         goto out;
-    }
     sqlite3_finalize(st);
     st = NULL;
     /* 2. turns whose text holds every word, newest first */
@@ -308,16 +316,7 @@ store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n
                 sqlite3_bind_text(st, b++, pat[k], -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, b, lim < 0 ? -1 : lim - (int64_t)cnt);
     }
-    if (lim < 0 || (int64_t)cnt < lim) {
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            if (add_hit(st, w, nw, &v, &cnt, &cap) < 0)
-                goto oom;
-        if (rc != SQLITE_DONE) {
-            rc = store_dberr(s, err, "search");
-            goto out;
-        }
-    }
-    rc = RWKV_OK;
+    rc = lim < 0 || (int64_t)cnt < lim ? add_hits(s, st, w, nw, &v, &cnt, &cap, err) : RWKV_OK;
     goto out;
 oom:
     rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");

@@ -17,20 +17,15 @@ static int
 read_framing(store *s, sqlite3_stmt *st, const char *what, framing *out, int *has,
              rwkv_err *err)
 {
-    int rc = sqlite3_step(st);
+    int rc = store_step_one(s, st, what, err, "no %s", what);
 
     *has = 0;
-    if (rc == SQLITE_ROW) {
+    if (rc == RWKV_OK) {
         const char *text = (const char *)sqlite3_column_text(st, 0);
-        rc = RWKV_OK;
         if (text != NULL) {
             *has = 1;
             rc = framing_decode(text, strlen(text), what, out, err);
         }
-    } else if (rc == SQLITE_DONE) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "no %s", what);
-    } else {
-        rc = store_dberr(s, err, what);
     }
     sqlite3_finalize(st);
     return rc;

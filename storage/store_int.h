@@ -29,6 +29,18 @@ int store_dberr(store *s, rwkv_err *err, const char *what);
 int store_exec(store *s, const char *sql, rwkv_err *err);
 /* Prepare SQL into *ST; RWKV_EDB on failure. */
 int store_prep(store *s, const char *sql, sqlite3_stmt **st, rwkv_err *err);
+/*
+** Step ST, a query for at most one row.  RWKV_OK with ST on that row (read
+** it, then finalize ST as always); else ERR is filled: RWKV_EINVAL with the
+** printf-style message ABSENT when there is no row, RWKV_EDB "PATH: WHAT:
+** ..." (store_dberr) when the step failed.  ST is left for the caller.
+*/
+int store_step_one(store *s, sqlite3_stmt *st, const char *what, rwkv_err *err, const char *absent,
+                   ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK (rollback never fails loudly). */
 int  store_tx_begin(store *s, rwkv_err *err);
 int  store_tx_commit(store *s, rwkv_err *err);

@@ -213,7 +213,7 @@ static int
 subtree(store *s, int64_t turn, store_prune *p, int64_t **ids, size_t *n, rwkv_err *err)
 {
     sqlite3_stmt *st;
-    int rc, r;
+    int rc;
 
     *ids = NULL;
     *n = 0;
@@ -221,16 +221,14 @@ subtree(store *s, int64_t turn, store_prune *p, int64_t **ids, size_t *n, rwkv_e
         RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, turn);
-    r = sqlite3_step(st);
-    if (r == SQLITE_ROW) {
+    rc = store_step_one(s, st, "reading a turn", err, "%s: no turn %lld", s->path, (long long)turn);
+    if (rc == RWKV_OK) {
         p->session = sqlite3_column_int64(st, 0);
         p->parent = sqlite3_column_int64(st, 1);
     }
     sqlite3_finalize(st);
-    if (r == SQLITE_DONE)
-        return rwkv_errf(err, RWKV_EINVAL, "%s: no turn %lld", s->path, (long long)turn);
-    if (r != SQLITE_ROW)
-        return store_dberr(s, err, "reading a turn");
+    if (rc != RWKV_OK)
+        return rc;
     if ((rc = store_prep(s, "WITH RECURSIVE sub(id, depth) AS ("
                             " SELECT id, depth FROM turns WHERE id=?1"
                             " UNION ALL SELECT t.id, t.depth FROM turns t JOIN sub"

@@ -149,15 +149,9 @@ store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *
     if ((rc = store_prep(s, "SELECT blob, digest FROM snapshots WHERE turn_id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, turn);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "turn %lld has no saved state", (long long)turn);
+    if ((rc = store_step_one(s, st, "reading snapshot", err, "turn %lld has no saved state",
+                             (long long)turn)) != RWKV_OK)
         goto out;
-    }
-    if (rc != SQLITE_ROW) {
-        rc = store_dberr(s, err, "reading snapshot");
-        goto out;
-    }
     {
         const unsigned char *b = sqlite3_column_blob(st, 0);
         size_t len = (size_t)sqlite3_column_bytes(st, 0);

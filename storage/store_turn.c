@@ -108,15 +108,9 @@ store_session_get(store *s, int64_t id, store_session *out, rwkv_err *err)
     if ((rc = store_prep(s, "SELECT " SESSION_COLS " FROM sessions s WHERE s.id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    rc = store_step_one(s, st, "reading session", err, "%s: no session %lld", s->path, (long long)id);
+    if (rc == RWKV_OK)
         session_row(st, out);
-        rc = RWKV_OK;
-    } else if (rc == SQLITE_DONE) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no session %lld", s->path, (long long)id);
-    } else {
-        rc = store_dberr(s, err, "reading session");
-    }
     sqlite3_finalize(st);
     return rc;
 }
@@ -167,15 +161,9 @@ store_session_latest(store *s, int64_t *id, rwkv_err *err)
     if ((rc = store_prep(s, "SELECT id FROM sessions ORDER BY updated_ms DESC, id DESC LIMIT 1",
                          &st, err)) != RWKV_OK)
         return rc;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    rc = store_step_one(s, st, "reading sessions", err, "%s: no saved sessions yet", s->path);
+    if (rc == RWKV_OK)
         *id = sqlite3_column_int64(st, 0);
-        rc = RWKV_OK;
-    } else if (rc == SQLITE_DONE) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no saved sessions yet", s->path);
-    } else {
-        rc = store_dberr(s, err, "reading sessions");
-    }
     sqlite3_finalize(st);
     return rc;
 }
@@ -323,12 +311,10 @@ check_turn(store *s, const store_turn *t, int *depth, rwkv_err *err)
         if (rc != RWKV_OK)
             return rc;
         sqlite3_bind_int64(st, 1, t->session_id);
-        r = sqlite3_step(st);
+        rc = store_step_one(s, st, "reading session", err, "%s: no session %lld", s->path,
+                            (long long)t->session_id);
         sqlite3_finalize(st);
-        if (r == SQLITE_DONE)
-            return rwkv_errf(err, RWKV_EINVAL, "%s: no session %lld", s->path, (long long)t->session_id);
-        if (r != SQLITE_ROW)
-            return store_dberr(s, err, "reading session");
+        return rc;
     }
     return RWKV_OK;
 }
@@ -511,15 +497,9 @@ turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_er
                             " FROM turns WHERE id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no turn %lld", s->path, (long long)id);
+    if ((rc = store_step_one(s, st, "reading turn", err, "%s: no turn %lld", s->path,
+                             (long long)id)) != RWKV_OK)
         goto out;
-    }
-    if (rc != SQLITE_ROW) {
-        rc = store_dberr(s, err, "reading turn");
-        goto out;
-    }
     {
         size_t tl = (size_t)sqlite3_column_bytes(st, 3);
         const void *tb = sqlite3_column_blob(st, 4);

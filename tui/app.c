@@ -265,6 +265,25 @@ has_inner_blank_line(const char *text)
     return 0;
 }
 
+/* Add the assistant turn the reply streams into and start JOB (MSG, owned
+** by the worker from here, and FORK_AT as tui_worker_start takes them);
+** PHASE is what the status line shows until the worker reports. */
+static void
+start_reply(struct app *a, int phase, int job, char *msg, int64_t fork_at)
+{
+    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
+    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
+    tui_tr_scroll_end(&a->tr);
+    tui_apply_sampling(a);   /* before busy is set: it applies only when idle */
+    a->busy = 1;
+    a->job_sid = a->sid;
+    a->phase = phase;
+    if (tui_worker_start(&a->w, a->sess, job, msg, fork_at, 0) != 0) {
+        a->busy = 0;
+        tui_notice(a, 1, "could not start the generation thread");
+    }
+}
+
 void
 tui_send(struct app *a, const char *text)
 {
@@ -311,17 +330,7 @@ tui_send(struct app *a, const char *text)
     }
     tui_tr_add(&a->tr, TUI_TURN_USER, shown, shown_len);
     free(shown);
-    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
-    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
-    tui_tr_scroll_end(&a->tr);
-    tui_apply_sampling(a);
-    a->busy = 1;
-    a->job_sid = a->sid;
-    a->phase = CHAT_PREFILL;
-    if (tui_worker_start(&a->w, a->sess, TUI_JOB_SUBMIT, msg, fork_at, 0) != 0) {
-        a->busy = 0;
-        tui_notice(a, 1, "could not start the generation thread");
-    }
+    start_reply(a, CHAT_PREFILL, TUI_JOB_SUBMIT, msg, fork_at);
     a->dirty = 1;
 }
 
@@ -339,17 +348,7 @@ regen(struct app *a)
         return;
     }
     tui_tr_truncate(&a->tr, last);
-    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
-    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
-    tui_tr_scroll_end(&a->tr);
-    tui_apply_sampling(a);
-    a->busy = 1;
-    a->job_sid = a->sid;
-    a->phase = CHAT_GENERATING;
-    if (tui_worker_start(&a->w, a->sess, TUI_JOB_REGEN, NULL, 0, 0) != 0) {
-        a->busy = 0;
-        tui_notice(a, 1, "could not start the generation thread");
-    }
+    start_reply(a, CHAT_GENERATING, TUI_JOB_REGEN, NULL, 0);
 }
 
 static void

@@ -334,7 +334,9 @@ tui_wrap(const char *text, size_t n, int width, tui_span **out)
         size_t k = tui_cluster(text + i, n - i, &w, &d);
 
         tui_next_cp(text + i, n - i, &cp);
-        if (cp == '\n') {
+        /* a newline, or a space where the row is full: the row ends here and
+        ** the character is dropped */
+        if (cp == '\n' || (cp == ' ' && cols + w > width && i > row)) {
             spans_add(&sp, row, i - row, cols);
             i += k;
             row = i;
@@ -343,14 +345,6 @@ tui_wrap(const char *text, size_t n, int width, tui_span **out)
             continue;
         }
         if (cols + w > width && i > row) {
-            if (cp == ' ') {                  /* break at this space, drop it */
-                spans_add(&sp, row, i - row, cols);
-                i += k;
-                row = i;
-                cols = 0;
-                have_brk = 0;
-                continue;
-            }
             if (have_brk && brk_end > row) {
                 spans_add(&sp, row, brk_end - row, brk_cols);
                 row = brk_next;

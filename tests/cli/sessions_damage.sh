@@ -100,6 +100,9 @@ expect_fail "--db a FIFO" "fifo: not a regular file" timeout 20 "$T" sessions --
 if [ -w /dev/full ]; then
     expect_fail "list > /dev/full" "stdout: No space left on device" sh -c "'$T' sessions --db '$DB' list >/dev/full"
     expect_fail "export > /dev/full" "stdout: No space left on device" sh -c "'$T' sessions --db '$DB' export $id >/dev/full"
+    # the file is closed once: a failed fclose is one line and exit 1, not a double free
+    expect_fail "export --out /dev/full" "^rwkv-tui: /dev/full: write failed: No space left on device$" \
+        "$T" sessions --db "$DB" export $id --out /dev/full
 fi
 
 # --- the model travels ----------------------------------------------------------------
