@@ -1,6 +1,7 @@
 /*
 ** cmd_sessions.c -- `rwkv-tui sessions ...`: list, show, export, import,
-** fork, rename, remove and search the saved conversations (storage/store.h).
+** fork, rename, remove, search and vacuum the saved conversations
+** (storage/store.h).
 */
 #include "cli.h"
 
