@@ -1265,8 +1265,8 @@ paste_key(struct app *a, int k, int f)
         k = '\n';
     if (k == '\t')
         k = ' ';
-    if (k < 0x20 && k != '\n')
-        return;
+    if ((k < 0x20 && k != '\n') || k == 0x7f || (k >= 0x80 && k < 0xa0))
+        return;                  /* controls (C0, DEL, C1), as input_key drops them */
     if (a->focus == TUI_FOCUS_MENU || a->focus == TUI_FOCUS_SEARCH) {
         /* the menu's search or the search line: typed there, one line
         ** (it went to the hidden message box) */

@@ -13,6 +13,8 @@
 
 # the user turns stored, in order, each as one line (newlines as |)
 user_turns() { sqlite3 "$DB" "select replace(text, char(10), '|') from turns where role = 1 order by id" 2>&1; }
+# raw TEXT: TEXT's bytes (printf escapes allowed) to the client as they are
+raw() { tmx send-keys -H $(printf "$1" | od -An -tx1); }
 nothing_sent() { sleep 0.5; check_not "$1" '^You'; }
 
 TUI_ENV="TERM=screen" W=80 H=24 tui_start --max-tokens 3 --seed 3
@@ -119,6 +121,14 @@ check "prompt: one line, still open" 'save preset as: mypreset'
 keys Escape
 check_not "prompt closed" 'save preset as'
 check_not "nothing saved" "preset '.*' saved" 1
+# controls in a paste are dropped (C1 too: U+0085), with markers or without
+raw 'del\rx\001y\302\205z'
+check "controls dropped: the box" '^  xyz *$'
+raw '\033[200~\rb\001r\302\205k\033[201~'
+keys Enter
+wait_idle
+t=$(user_turns | tail -1)
+[ "$t" = "del|xyz|brk" ] && ok || fail "stored: '$(printf '%s' "$t" | od -c | head -3)'"
 tui_quit
 
 # typing ahead while a reply runs: a paste stays in the box, whole
