@@ -35,6 +35,14 @@
                                     split by a slow link (SSH) */
 #define TUI_PASTE_MAX     (1u << 20)
 #define TUI_PASTE_QUERY_MAX 512  /* characters of a paste into a search */
+#define TUI_PLAIN_PASTE_MS 10    /* text this soon after Enter: a paste without
+                                    markers (plain_paste_begins).  The fastest
+                                    typist's next key comes tens of ms after
+                                    Enter; a terminal writes a paste at once,
+                                    and a link that splits it sends the parts
+                                    back to back.  Short, as Enter waits it out */
+#define TUI_PLAIN_PASTE_TABS 8   /* tabs after such an Enter looked past for text
+                                    (an indented line); more are text anyway */
 
 #define K_ENTER      TUI_K_ENTER
 #define K_ALT_ENTER  TUI_K_ALT_ENTER
@@ -1073,7 +1081,7 @@ key_dispatch(struct app *a, int key, int is_fkey)
     a->dirty = 1;
 }
 
-/* ---- reading keys: ESC prefixes, bracketed paste -------------------------- */
+/* ---- reading keys: ESC prefixes, pastes with and without markers ---------- */
 
 static int
 read_byte(int wait_ms, int *is_fkey)
@@ -1256,8 +1264,8 @@ paste_key(struct app *a, int k, int f)
         k = '\n';
     if (k == '\t')
         k = ' ';
-    if (k < 0x20 && k != '\n')
-        return;
+    if ((k < 0x20 && k != '\n') || k == 0x7f || (k >= 0x80 && k < 0xa0))
+        return;                  /* controls (C0, DEL, C1), as input_key drops them */
     if (a->focus == TUI_FOCUS_MENU || a->focus == TUI_FOCUS_SEARCH) {
         /* the menu's search or the search line: typed there, one line
         ** (it went to the hidden message box) */
@@ -1280,12 +1288,73 @@ paste_key(struct app *a, int k, int f)
     }
 }
 
+/*
+** Pastes without markers.  A terminal without bracketed paste (GNU screen,
+** the Linux console, some serial and SSH clients) sends a paste as keys,
+** each newline a CR: Enter.  Nobody presses Enter and another key within
+** TUI_PLAIN_PASTE_MS; a terminal writing a paste does.  So an Enter that
+** text follows that soon is a newline of a paste, and what follows is
+** pasted text, through paste_key as in a bracketed paste, until a pause
+** that long: no line of it is sent on its own, and its last newline stays
+** in the box too (as a bracketed paste's would), so the message goes when
+** you press Enter.  An Enter with nothing after it acts at once; so does
+** one followed by a control or function key or Esc (a script's "text Enter
+** C-f"): only text makes a paste.  Tabs right after the Enter are text
+** only when text comes after them (an indented line), else keys (Tab
+** moves to the sidebar).  Where Enter is no newline or search text (the
+** sidebar, a yes/no question, the error dialog) it always acts.
+**
+** After reading Enter: 1 when a paste begins (its newline and first keys
+** are in), else 0 with the keys read meanwhile put back.
+*/
+static int
+plain_paste_begins(struct app *a)
+{
+    int f = 0, k, tabs = 0;
+
+    if (a->notice_popup || a->focus == TUI_FOCUS_SIDEBAR ||
+        (a->focus == TUI_FOCUS_PROMPT && tui_prompt_yesno(a->prompt_kind)))
+        return 0;
+    while ((k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f)) == '\t' &&
+           tabs < TUI_PLAIN_PASTE_TABS)
+        tabs++;
+    if (k >= 0 && !f && (k == '\t' || k == '\r' || k == '\n' || (k >= 0x20 && k != 0x7f))) {
+        a->paste_got = a->paste_cut = 0;
+        paste_key(a, '\r', 0);
+        while (tabs-- > 0)
+            paste_key(a, '\t', 0);
+        paste_key(a, k, 0);
+        return 1;
+    }
+    if (k >= 0)
+        ungetch(k);              /* a key: a control (one byte), Esc or a KEY_ code */
+    while (tabs-- > 0)
+        ungetch('\t');          /* in front of it: read first */
+    return 0;
+}
+
 static void
 read_keys(struct app *a)
 {
+    int plain = 0;               /* in a paste without markers */
+
     for (;;) {
-        int f = 0;
-        int k = read_raw_wait(0, a->pasting ? TUI_PASTE_WAIT_MS : TUI_ESC_WAIT_MS, &f);
+        int f = 0, k;
+
+        if (plain) {
+            /* its keys until a pause; Esc or a function key ends it and acts */
+            k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
+            if (k >= 0 && !f && k != 27) {
+                paste_key(a, k, 0);
+                continue;
+            }
+            if (k >= 0)
+                ungetch(k);
+            plain = 0;
+            paste_end(a);
+            continue;
+        }
+        k = read_raw_wait(0, a->pasting ? TUI_PASTE_WAIT_MS : TUI_ESC_WAIT_MS, &f);
         if (k < 0)
             break;
         if (a->pasting) {
@@ -1303,6 +1372,10 @@ read_keys(struct app *a)
         }
         if (!f && k == K_PASTE_END)
             continue;
+        if (!f && k == K_ENTER && plain_paste_begins(a)) {
+            plain = 1;
+            continue;
+        }
         key_dispatch(a, k, f);
         if (a->quit)
             break;

@@ -11,7 +11,8 @@
 
 /* The editing keys that are not in the config's action table. */
 static const char *const fixed_keys[][2] = {
-    { "Enter", "send the message" },
+    { "Enter", "send the message (text right after it, as in a paste without "
+               "markers: a new line)" },
     { "Alt-Enter, C-j", "new line in the message" },
     { "Left/Right, C-b", "move by character (C-f searches the transcript)" },
     { "M-b / M-f", "move to the start / end of a word (CJK: a run of one script)" },

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# tests/tui/paste_plain.sh -- a paste from a terminal without bracketed paste
+# (GNU screen, the Linux console) comes as keys, each newline a CR.  Text
+# right after an Enter (within a few ms: no person types that fast) makes
+# it a paste: its Enters are new lines, nothing is sent until Enter is
+# pressed, and the message goes whole (one user turn), as the same block
+# pasted with markers would; its last newline too stays in the box.  An
+# Enter with nothing after it, or with a control key, a function key or
+# Tab after it (a script's "text Enter C-f"), still sends.  In the search
+# line, a menu's search and a prompt the paste stays one line.  send-keys -l
+# writes the text in one write, without markers: an unbracketed paste.
+. "$(dirname "$0")/tmuxlib.sh"
+
+# the user turns stored, in order, each as one line (newlines as |)
+user_turns() { sqlite3 "$DB" "select replace(text, char(10), '|') from turns where role = 1 order by id" 2>&1; }
+# raw TEXT: TEXT's bytes (printf escapes allowed) to the client as they are
+raw() { tmx send-keys -H $(printf "$1" | od -An -tx1); }
+nothing_sent() { sleep 0.5; check_not "$1" '^You'; }
+
+TUI_ENV="TERM=screen" W=80 H=24 tui_start --max-tokens 3 --seed 3
+# a three-line paste: three lines in the box, nothing sent
+type_text $'line one\rline two\rline three'
+check "paste: first line in the box" '^> line one *$'
+check "paste: second line" '^  line two *$'
+check "paste: third line" '^  line three *$'
+nothing_sent "paste: nothing sent"
+check_not "paste: no 'still running' notice" 'still running' 1
+keys Enter
+wait_idle
+check "sent: the box empty" '^> Type a message'
+check "sent whole: first line" '^  line one'
+check "sent whole: third line" '^  line three'
+n=$(screen | grep -c '^You')
+[ "$n" = 1 ] && ok || fail "one user turn expected on screen, $n"
+t=$(user_turns)
+[ "$t" = "line one|line two|line three" ] && ok || fail "stored user turns: '$t'"
+
+# a paste ending in a newline: kept in the box too (the message goes when
+# Enter is pressed), as a bracketed paste's would
+keys C-n
+check_not "new session" '^You' 5
+type_text $'alpha\rbeta\r'
+check "trailing newline: both lines in the box" '^  beta *$'
+nothing_sent "trailing newline: nothing sent"
+keys Enter
+wait_idle
+check "sent: the box empty" '^> Type a message'
+check "sent: alpha" '^  alpha'
+check "sent: beta" '^  beta'
+t=$(user_turns | tail -1)
+[ "$t" = "alpha|beta" ] && ok || fail "stored: '$t'"
+
+# a tab-indented line and a blank line: the tab a space, the blank line
+# joined when sent (the rule for any pasted message)
+keys C-n
+check_not "new session" '^You' 5
+type_text $'code:\r\tindented\r\rend'
+check "tab after Enter: text (a space)" '^   indented *$'
+check "the line after the blank one" '^  end *$'
+nothing_sent "indented paste: nothing sent"
+keys Enter
+wait_idle
+check "blank lines joined: the note" 'blank lines joined'
+t=$(user_turns | tail -1)
+[ "$t" = "code:| indented|end" ] && ok || fail "stored: '$t'"
+
+# typed text and Enter still sends; so does "text" Enter in one send-keys
+keys C-n
+check_not "new session" '^You' 5
+type_text "typed message"
+keys Enter
+check "typed + Enter: sent" '^  typed message'
+wait_idle
+keys "quick one" Enter
+check "one send-keys: sent" '^  quick one'
+wait_idle
+
+# Enter followed at once by a control key, a function key or Tab: the
+# Enter sends and the key acts
+type_text "then search"
+keys Enter C-f
+check "Enter C-f: sent" '^  then search'
+check "Enter C-f: the search line opened" '^search: '
+keys Escape
+check_not "search closed" '^search: '
+wait_idle
+type_text "then help"
+keys Enter F1
+check "Enter F1: help opened" 'Help: every key'
+keys Escape
+check_not "help closed" 'Help: every key'
+check "Enter F1: sent" '^  then help'
+wait_idle
+type_text "then sidebar"
+keys Enter Tab
+check "Enter Tab: sent" '^  then sidebar'
+check "Enter Tab: the sidebar has the focus" 'Enter +type a value'
+keys Tab
+wait_idle
+
+# the search line and a menu's search: one line, Enter no action
+keys C-f
+check "search line" '^search: '
+type_text $'then\rsearch'
+check "search: the paste on one line" '^search: then search'
+keys Escape
+check_not "search closed" '^search: '
+check "the message box got nothing" '^> Type a message'
+keys F2
+check "sessions menu" 'Enter resume'
+type_text $'quick\rone'
+check "menu search: one line" 'search: quick one'
+check "the menu still open" 'Enter resume'
+keys Escape
+check_not "menu closed" 'Enter resume'
+# a prompt: one line, not accepted
+keys F4 C-s
+check "preset name prompt" 'save preset as: '
+type_text $'my\rpreset'
+check "prompt: one line, still open" 'save preset as: mypreset'
+keys Escape
+check_not "prompt closed" 'save preset as'
+check_not "nothing saved" "preset '.*' saved" 1
+# controls in a paste are dropped (C1 too: U+0085), with markers or without
+raw 'del\rx\001y\302\205z'
+check "controls dropped: the box" '^  xyz *$'
+raw '\033[200~\rb\001r\302\205k\033[201~'
+keys Enter
+wait_idle
+t=$(user_turns | tail -1)
+[ "$t" = "del|xyz|brk" ] && ok || fail "stored: '$(printf '%s' "$t" | od -c | head -3)'"
+tui_quit
+
+# typing ahead while a reply runs: a paste stays in the box, whole
+tui_start --max-tokens 1000000 --seed 3
+type_text "go on"
+keys Enter
+check "generating" 'generating' 10
+type_text $'ahead one\rahead two'
+check "while generating: the paste in the box" '^  ahead two *$'
+check "its first line too" '^> ahead one *$'
+check_not "no 'still running' notice" 'still running' 1
+keys Escape
+wait_idle
+check "cancelled: the paste still in the box" '^> ahead one *$'
+keys Enter
+check "sent after the reply: the box empty" '^> Type a message'
+check "sent whole: in the transcript" '^  ahead one'
+keys Escape
+wait_idle
+t=$(user_turns | tail -1)
+[ "$t" = "ahead one|ahead two" ] && ok || fail "stored: '$t'"
+tui_quit
+tui_finish
