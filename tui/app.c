@@ -1260,6 +1260,12 @@ paste_key(struct app *a, int k, int f)
         return;
     }
     a->dirty = 1;
+    /* CR, LF and CR LF (text copied from Windows) are each one newline */
+    if (k == '\n' && a->paste_cr) {
+        a->paste_cr = 0;
+        return;
+    }
+    a->paste_cr = k == '\r';
     if (k == '\r')
         k = '\n';
     if (k == '\t')
@@ -1301,7 +1307,9 @@ paste_key(struct app *a, int k, int f)
 ** one followed by a control or function key or Esc (a script's "text Enter
 ** C-f"): only text makes a paste.  Tabs right after the Enter are text
 ** only when text comes after them (an indented line), else keys (Tab
-** moves to the sidebar).  Where Enter is no newline or search text (the
+** moves to the sidebar).  An LF right after the Enter is part of it (CR
+** LF: a terminal in newline mode; text copied from Windows, whose CR LF
+** paste_key takes as one newline).  Where Enter is no newline or search text (the
 ** sidebar, a yes/no question, the error dialog) it always acts.
 **
 ** After reading Enter: 1 when a paste begins (its newline and first keys
@@ -1315,9 +1323,13 @@ plain_paste_begins(struct app *a)
     if (a->notice_popup || a->focus == TUI_FOCUS_SIDEBAR ||
         (a->focus == TUI_FOCUS_PROMPT && tui_prompt_yesno(a->prompt_kind)))
         return 0;
-    while ((k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f)) == '\t' &&
-           tabs < TUI_PLAIN_PASTE_TABS)
+    k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
+    if (k == '\n' && !f)   /* CR LF: one Enter (a terminal in newline mode) */
+        k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
+    while (k == '\t' && !f && tabs < TUI_PLAIN_PASTE_TABS) {
         tabs++;
+        k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
+    }
     if (k >= 0 && !f && (k == '\t' || k == '\r' || k == '\n' || (k >= 0x20 && k != 0x7f))) {
         a->paste_got = a->paste_cut = 0;
         paste_key(a, '\r', 0);
@@ -1367,6 +1379,7 @@ read_keys(struct app *a)
         if (!f && k == K_PASTE_BEG) {
             a->pasting = 1;
             a->paste_got = a->paste_cut = 0;
+            a->paste_cr = 0;
             a->dirty = 1;
             continue;
         }

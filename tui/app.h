@@ -215,6 +215,7 @@ struct app {
     int             mouse_off;     /* M-m: mouse reporting off (the terminal selects) */
     int             pasting;       /* inside a bracketed paste (until ESC[201~) */
     size_t          paste_got, paste_cut; /* its characters taken / dropped */
+    int             paste_cr;      /* its last key was CR (a CR LF is one newline) */
 
     /* store */
     store          *st;            /* the UI thread's connection (menus, transcript) */

@@ -129,6 +129,31 @@ keys Enter
 wait_idle
 t=$(user_turns | tail -1)
 [ "$t" = "del|xyz|brk" ] && ok || fail "stored: '$(printf '%s' "$t" | od -c | head -3)'"
+# CR LF (text copied from Windows) is one newline, with markers or without:
+# no blank lines between the lines, in the box or stored
+keys C-n
+check_not "new session" '^You' 5
+raw 'win one\r\nwin two\r\nwin three'
+check "CR LF: the lines in the box" '^  win two *$'
+l=$(screen | grep -A1 '^> win one' | tail -1)
+case "$l" in "  win two"*) ok ;; *) fail "CR LF: a blank line after the first: '$l'" ;; esac
+nothing_sent "CR LF: nothing sent"
+keys Enter
+wait_idle
+t=$(user_turns | tail -1)
+[ "$t" = "win one|win two|win three" ] && ok || fail "CR LF stored: '$t'"
+raw '\033[200~mark one\r\nmark two\033[201~'
+keys Enter
+wait_idle
+t=$(user_turns | tail -1)
+[ "$t" = "mark one|mark two" ] && ok || fail "CR LF bracketed, stored: '$t'"
+# a terminal in newline mode sends CR LF for Enter: one Enter, sent, and
+# no stray newline left in the box
+raw 'newline mode\r\n'
+wait_idle
+t=$(user_turns | tail -1)
+[ "$t" = "newline mode" ] && ok || fail "CR LF Enter, stored: '$t'"
+check "CR LF Enter: the box empty" '^> Type a message'
 tui_quit
 
 # typing ahead while a reply runs: a paste stays in the box, whole
