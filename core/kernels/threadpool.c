@@ -60,9 +60,10 @@
 ** (one job or window decides nothing: a stall among many won jobs is no
 ** reason to give up the second core), when the jobs took longer than the
 ** caller alone would have (plus 1/TPOOL_SOLO_SLACK_DIV and
-** TPOOL_SOLO_SLACK_NS per job), it runs the following jobs alone -- every
-** chunk in order on the caller's thread, so the results are the same --
-** for solo_cur nanoseconds of their own time, then tries the pool again.
+** TPOOL_SOLO_SLACK_NS per job), it runs the following jobs alone -- on
+** the caller's thread as one chunk, as a pool of one thread does, so the
+** results are the same -- for solo_cur nanoseconds of their own time, then
+** tries the pool again.
 ** Each lost window right after a solo period doubles the period (up to
 ** TPOOL_SOLO_MAX_NS), a won one resets it to TPOOL_SOLO_NS.  On a quiet
 ** machine parallel jobs win and nothing changes; on a busy one the pool
@@ -681,18 +682,18 @@ tpool_class_of(struct tpool *p, tpool_fn fn, int kind)
     return &p->cls[i];
 }
 
-/* Run job FN on the caller alone: every chunk in order, so the results are
-** the same as on the pool; C (or NULL) is the class whose solo period it
-** counts against. */
+/* Run job FN on the caller alone, as one chunk: what a pool of one thread
+** runs (every job's results are the same for any split), and a streaming
+** kernel's prefetch runs on where a chunk of the pool's would end (cut in
+** 32 chunks, 4-bit decode beside a busy core ran ~3% below 1 thread).  C
+** (or NULL) is the class whose solo period it counts against. */
 static void
-tpool_run_solo(struct tpool *p, struct tpool_class *c, tpool_fn fn, void *ctx, int n_chunks,
-               int64_t t0)
+tpool_run_solo(struct tpool *p, struct tpool_class *c, tpool_fn fn, void *ctx, int64_t t0)
 {
     int sample = p->n_solo_jobs % TPOOL_SOLO_CPU_EVERY == 0;
     int64_t c0 = sample ? tpool_cpu_ns() : 0, t1;
 
-    for (int i = 0; i < n_chunks; i++)
-        fn(ctx, i, n_chunks);
+    fn(ctx, 0, 1);
     t1 = tpool_now_ns();
     p->n_solo_jobs++;
     if (sample) {
@@ -726,11 +727,11 @@ tpool_run_kind(tpool *p, tpool_fn fn, void *ctx, enum tpool_kind kind)
         cls = tpool_class_of(p, fn, (int)kind);
         t0 = tpool_now_ns();
         if (cls->solo_left > 0) {
-            tpool_run_solo(p, cls, fn, ctx, n_chunks, t0);
+            tpool_run_solo(p, cls, fn, ctx, t0);
             return;
         }
         if (kind == TPOOL_STREAM && tpool_cores_taken(p, t0)) {
-            tpool_run_solo(p, NULL, fn, ctx, n_chunks, t0);
+            tpool_run_solo(p, NULL, fn, ctx, t0);
             return;
         }
         c0 = tpool_cpu_ns();

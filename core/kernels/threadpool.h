@@ -21,9 +21,9 @@
 ** caller runs that class's next jobs alone for a while (20 ms of them,
 ** doubling while it keeps losing, up to 0.64 s), then tries the pool again:
 ** on a machine whose cores are busy with other programs the pool is not
-** slower than one thread.  Solo runs call FN for every chunk in order, so
-** results are the same.  RWKV_TPOOL_SOLO_MS sets the first period (0:
-** never).
+** slower than one thread.  Solo runs call FN once with n = 1, as a pool
+** of one thread does, so results are the same.  RWKV_TPOOL_SOLO_MS sets the
+** first period (0: never).
 */
 #ifndef RWKV_THREADPOOL_H
 #define RWKV_THREADPOOL_H

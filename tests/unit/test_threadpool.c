@@ -97,6 +97,8 @@ count_fn(void *ctx, int i, int n)
 /* Run one job of FN / KIND (tpool_run_kind) on P with WORK_NS per chunk;
 ** whether every chunk ran once; *THREADS: distinct threads.  STALL_NS > 0:
 ** the first chunk a worker runs sleeps that long. */
+static int last_chunks;   /* the n of run_class's last job */
+
 static int
 run_class(tpool *p, tpool_fn fn, enum tpool_kind kind, long work_ns, long stall_ns, int *threads)
 {
@@ -108,7 +110,7 @@ run_class(tpool *p, tpool_fn fn, enum tpool_kind kind, long work_ns, long stall_
     j.stall_ns = stall_ns;
     j.caller = pthread_self();
     tpool_run_kind(p, fn, &j, kind);
-    n = j.n_seen;
+    n = last_chunks = j.n_seen;
     if (n < 1 || j.bad_n != 0)
         return 0;
     for (int i = 0; i < MAX_CHUNKS; i++)
@@ -224,6 +226,8 @@ test_classes(void)
     }
     ok &= run_class(p, count_fn, TPOOL_OTHER, 0, 0, &threads);
     TEST_COND("count_fn/0 still alone (its period is not over)", threads == 1);
+    TEST_CONDF(last_chunks == 1, "alone as one chunk, as a pool of one thread runs it (n = %d)",
+               last_chunks);
     TEST_COND("another work function runs on the pool meanwhile", pooled_fn);
     TEST_COND("the same function's jobs of another kind run on the pool meanwhile", pooled_kind);
     TEST_COND("classes: every chunk once", ok);
