@@ -685,7 +685,7 @@ tpool_class_of(struct tpool *p, tpool_fn fn, int kind)
 /* Run job FN on the caller alone, as one chunk: what a pool of one thread
 ** runs (every job's results are the same for any split), and a streaming
 ** kernel's prefetch runs on where a chunk of the pool's would end (cut in
-** 32 chunks, 4-bit decode beside a busy core ran ~3% below 1 thread).  C
+** 16 chunks, 4-bit decode beside a busy core ran ~2% slower).  C
 ** (or NULL) is the class whose solo period it counts against. */
 static void
 tpool_run_solo(struct tpool *p, struct tpool_class *c, tpool_fn fn, void *ctx, int64_t t0)
