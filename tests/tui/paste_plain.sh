@@ -170,9 +170,10 @@ wait_idle
 check "cancelled: the paste still in the box" '^> ahead one *$'
 keys Enter
 check "sent after the reply: the box empty" '^> Type a message'
-check "sent whole: in the transcript" '^  ahead one'
 keys Escape
 wait_idle
+# whole, as one turn (the database: the long reply may have scrolled the
+# message off the screen already)
 t=$(user_turns | tail -1)
 [ "$t" = "ahead one|ahead two" ] && ok || fail "stored: '$t'"
 tui_quit
