@@ -1294,6 +1294,14 @@ paste_key(struct app *a, int k, int f)
     }
 }
 
+/* A paste (with markers or without) starts: nothing taken or dropped yet. */
+static void
+paste_start(struct app *a)
+{
+    a->paste_got = a->paste_cut = 0;
+    a->paste_cr = 0;
+}
+
 /*
 ** Pastes without markers.  A terminal without bracketed paste (GNU screen,
 ** the Linux console, some serial and SSH clients) sends a paste as keys,
@@ -1309,8 +1317,8 @@ paste_key(struct app *a, int k, int f)
 ** only when text comes after them (an indented line), else keys (Tab
 ** moves to the sidebar).  An LF right after the Enter is part of it (CR
 ** LF: a terminal in newline mode; text copied from Windows, whose CR LF
-** paste_key takes as one newline).  Where Enter is no newline or search text (the
-** sidebar, a yes/no question, the error dialog) it always acts.
+** paste_key takes as one newline).  Where Enter is no newline or search
+** text (the sidebar, a yes/no question, the error dialog) it always acts.
 **
 ** After reading Enter: 1 when a paste begins (its newline and first keys
 ** are in), else 0 with the keys read meanwhile put back.
@@ -1331,7 +1339,7 @@ plain_paste_begins(struct app *a)
         k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
     }
     if (k >= 0 && !f && (k == '\t' || k == '\r' || k == '\n' || (k >= 0x20 && k != 0x7f))) {
-        a->paste_got = a->paste_cut = 0;
+        paste_start(a);
         paste_key(a, '\r', 0);
         while (tabs-- > 0)
             paste_key(a, '\t', 0);
@@ -1378,8 +1386,7 @@ read_keys(struct app *a)
             continue;
         if (!f && k == K_PASTE_BEG) {
             a->pasting = 1;
-            a->paste_got = a->paste_cut = 0;
-            a->paste_cr = 0;
+            paste_start(a);
             a->dirty = 1;
             continue;
         }
