@@ -36,6 +36,7 @@ tui_menu_clear(tui_menu *m)
         free(m->items[i].data);
     }
     m->n = m->nvis = m->sel = m->top = 0;
+    m->widest = 0;
 }
 
 void
@@ -90,6 +91,14 @@ refilter(tui_menu *m)
         m->top = m->sel;
 }
 
+int
+tui_menu_item_width(const tui_menu_item *it)
+{
+    int w = tui_str_width(it->label, strlen(it->label));
+
+    return it->detail ? w + 2 + tui_str_width(it->detail, strlen(it->detail)) : w;
+}
+
 void
 tui_menu_add(tui_menu *m, const char *label, const char *detail,
              const char *data, int64_t id)
@@ -105,6 +114,8 @@ tui_menu_add(tui_menu *m, const char *label, const char *detail,
     it->detail = detail ? tui_xstrdup(detail) : NULL;
     it->data = data ? tui_xstrdup(data) : NULL;
     it->id = id;
+    if (tui_menu_item_width(it) > m->widest)
+        m->widest = tui_menu_item_width(it);
     refilter(m);
 }
 

@@ -34,6 +34,7 @@ typedef struct tui_menu {
     size_t         sel;       /* index into vis */
     size_t         top;       /* first visible index into vis */
     size_t         page;      /* rows of the last view (tui_menu_fit), 0 = none yet */
+    int            widest;    /* cells of the widest item: label, two blanks, detail */
     char           filter[TUI_MENU_FILTER];  /* the search as typed (shown) */
     char           match[TUI_MENU_FILTER];   /* the part of it matched against the items */
     /* where the list was last drawn (the view sets it; clicks read it) */
@@ -43,6 +44,8 @@ typedef struct tui_menu {
 void tui_menu_init(tui_menu *m, int kind, const char *title);
 void tui_menu_fini(tui_menu *m);
 void tui_menu_clear(tui_menu *m);
+/* Cells of IT as a row shows it whole: the label, two blanks, the detail. */
+int  tui_menu_item_width(const tui_menu_item *it);
 /* Add an item (strings copied; DETAIL and DATA may be NULL). */
 void tui_menu_add(tui_menu *m, const char *label, const char *detail,
                   const char *data, int64_t id);

@@ -558,6 +558,19 @@ ellipsis(void)
     return MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...";
 }
 
+/* S in at most MAXW cells at (Y, X), its end an ellipsis when it is cut.
+** Returns the cells written. */
+static int
+puts_cut(int y, int x, const char *s, int maxw, int attr)
+{
+    int ew = MB_CUR_MAX > 1 ? 1 : 3, w;
+
+    if (maxw <= ew || tui_str_width(s, strlen(s)) <= maxw)
+        return puts_(y, x, s, maxw, attr);
+    w = puts_(y, x, s, maxw - ew, attr);
+    return w + puts_(y, x + w, ellipsis(), ew, attr);
+}
+
 /* A parameter's value VAL (ASCII, as params_format writes it) in at most
 ** ROOM columns: a longer one (a 64-bit seed beside its label) keeps its
 ** head and tail around an ellipsis, so it reads as cut.  Returns its width. */
@@ -932,25 +945,101 @@ draw_menu_marks(struct app *a, const tui_menu *m, int x0, int w, int y0, int lis
     }
 }
 
+/* A menu box is TUI_MENU_W columns (an 80-column terminal less margins),
+** wider where an item needs it and the terminal has room, up to
+** TUI_MENU_MAX_W.  When its rows still cut an item, the selected one is
+** shown whole under the list (wrapped, at most TUI_MENU_WHOLE_ROWS lines):
+** the help's descriptions, a long session title or path. */
+#define TUI_MENU_W 76
+#define TUI_MENU_MAX_W 120
+#define TUI_MENU_WHOLE_ROWS 3
+
+/* Rows under the list for the selected item whole, in a list TEXT_W cells
+** wide: a rule and as many as the widest item needs (0 when every one
+** fits), so the box keeps its size while the selection moves. */
+static int
+menu_whole_rows(const tui_menu *m, int text_w)
+{
+    int n;
+
+    if (text_w < 1 || m->widest <= text_w)
+        return 0;
+    n = (m->widest + text_w - 1) / text_w;
+    return 1 + (n > TUI_MENU_WHOLE_ROWS ? TUI_MENU_WHOLE_ROWS : n);
+}
+
+/* IT whole in ROWS rows from (Y, X), TEXT_W cells wide (its row cut it);
+** the last row ends in an ellipsis when even that is not enough.  Lines
+** after the first hang under what follows the first two blanks (the help's
+** description beside its key) when that is in the left half. */
+static void
+draw_menu_whole(struct app *a, const tui_menu_item *it, int y, int x, int text_w, int rows)
+{
+    int attr = tui_role_attr(a, THEME_ROLE_MENU_DETAIL), hang = 0;
+    size_t ll = strlen(it->label), dl = it->detail ? strlen(it->detail) : 0, n;
+    const char *gap, *rest;
+    char *full;
+    tui_span *sp;
+
+    if (rows <= 0)
+        return;
+    full = tui_xmalloc(ll + dl + 3);
+    memcpy(full, it->label, ll + 1);
+    if (it->detail) {
+        memcpy(full + ll, "  ", 2);
+        memcpy(full + ll + 2, it->detail, dl + 1);
+    }
+    if ((gap = strstr(full, "  ")) != NULL) {
+        gap += strspn(gap, " ");
+        hang = tui_str_width(full, (size_t)(gap - full));
+        if (hang > text_w / 2)
+            hang = 0;
+    }
+    /* the first line at the full width, the rest hanging */
+    n = tui_wrap(full, strlen(full), text_w, &sp);
+    if (n > 0)
+        put(y, x, full + sp[0].off, sp[0].len, text_w, attr);
+    rest = n > 1 ? full + sp[1].off : NULL;
+    free(sp);
+    if (rest != NULL) {
+        n = tui_wrap(rest, strlen(rest), text_w - hang, &sp);
+        for (int i = 1; i < rows && (size_t)i <= n; i++) {
+            if (i == rows - 1 && (size_t)i < n)
+                puts_cut(y + i, x + hang, rest + sp[i - 1].off, text_w - hang, attr);
+            else
+                put(y + i, x + hang, rest + sp[i - 1].off, sp[i - 1].len, text_w - hang, attr);
+        }
+        free(sp);
+    }
+    free(full);
+}
+
 static void
 draw_menu(struct app *a, int top, int h)
 {
     tui_menu *m = &a->menu;
-    int w = a->cols - 4 < 76 ? a->cols - 4 : 76;
-    int bh = (int)m->nvis + 4;
-    int x0, y0, list_h;
+    int w = m->widest + 4 > TUI_MENU_W ? m->widest + 4 : TUI_MENU_W;
+    int bh, x0, y0, list_h, whole;
     int body = tui_role_attr(a, THEME_ROLE_MENU);
     char line[160];
 
+    if (w > TUI_MENU_MAX_W)
+        w = TUI_MENU_MAX_W;
+    if (w > a->cols - 4)
+        w = a->cols - 4;
     if (w < 10)
         w = a->cols;
+    whole = menu_whole_rows(m, w - 4);
+    bh = (int)m->nvis + 4 + whole;
     if (bh > h)
         bh = h;
     if (bh < 4)
         bh = h < 4 ? h : 4;
     x0 = (a->cols - w) / 2;
     y0 = top + (h - bh) / 2;
-    list_h = bh - 3;
+    if (bh - 3 - whole < 1)           /* the list comes first */
+        whole = bh - 4 > 1 ? bh - 4 : 0;
+    list_h = bh - 3 - whole;
     if (list_h < 1)
         list_h = 1;
     draw_box(a, x0, y0, w, bh, body);
@@ -976,10 +1065,15 @@ draw_menu(struct app *a, int top, int h)
 
         if (sel)
             fill(y, x0, w, attr);
-        lw = puts_(y, x0 + 2, it->label, w - 4, attr);
+        lw = puts_cut(y, x0 + 2, it->label, w - 4, attr);
         if (it->detail && lw + 4 < w - 4)
-            puts_(y, x0 + 2 + lw + 2, it->detail, w - 4 - lw - 2,
-                  sel ? attr : tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
+            puts_cut(y, x0 + 2 + lw + 2, it->detail, w - 4 - lw - 2,
+                     sel ? attr : tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
+        if (sel && whole > 0 && tui_menu_item_width(it) > w - 4) {
+            attrset(tui_role_attr(a, THEME_ROLE_BORDER));
+            mvhline(y0 + 1 + list_h, x0, ACS_HLINE, w);
+            draw_menu_whole(a, it, y0 + 2 + list_h, x0 + 2, w - 4, whole - 1);
+        }
     }
     draw_menu_marks(a, m, x0, w, y0 + 1, list_h);
     if (m->nvis == 0 && bh > 2)

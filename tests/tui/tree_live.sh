@@ -22,8 +22,11 @@ keys F6
 check "tree menu" 'Branches: the whole tree'
 wait_idle 900
 check "the new message marked" '\* You: +second one'
-n=$(screen | grep -Ec '\* RWKV: ')
+# the list's rows: above the rule of the pane that shows the selected
+# (long) reply whole
+n=$(screen | sed '/│─────/,$d' | grep -Ec '\* RWKV: ')
 if [ "$n" = 2 ]; then ok; else fail "want both replies marked, got $n"; screen | sed 's/^/    | /'; fi
+check "the selected reply whole under the list" '│─────'
 check_not "no unmarked turn" '│ +(You|RWKV): '
 # the selection followed the head: C-d on it says the chat is on it
 keys C-d
