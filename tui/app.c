@@ -778,6 +778,18 @@ range_bound(const params_entry *p, double v, char *buf, size_t cap)
         snprintf(buf, cap, "%g", v);
 }
 
+/* Whether KEY in the focused sidebar is typing meant for the message box:
+** a printable character that is not one of the sidebar's own (a digit or
+** '.' starts a value, '-' '+' '=' step it).  It goes there, with the focus,
+** rather than being lost (or changing a value) after a stray Tab. */
+static int
+sidebar_typing(int key, int is_fkey)
+{
+    if (is_fkey || key < 0x20 || key == 0x7f || key >= 0x110000)   /* not a character */
+        return 0;
+    return key >= 0x80 || !((key >= '0' && key <= '9') || strchr(".-+=", key) != NULL);
+}
+
 static void
 sidebar_key(struct app *a, int key, int is_fkey)
 {
@@ -794,16 +806,10 @@ sidebar_key(struct app *a, int key, int is_fkey)
         case KEY_NPAGE: dir = -10; break;
         default: return;
         }
-    } else if (key == '-' || key == 'h') {
+    } else if (key == '-') {
         dir = -1;
-    } else if (key == '+' || key == '=' || key == 'l') {
+    } else if (key == '+' || key == '=') {
         dir = +1;
-    } else if (key == 'k') {
-        a->param_sel = a->param_sel > 0 ? a->param_sel - 1 : 0;
-        return;
-    } else if (key == 'j') {
-        a->param_sel = a->param_sel < n - 1 ? a->param_sel + 1 : n - 1;
-        return;
     } else if (key == K_ENTER || (key >= '0' && key <= '9') || key == '.') {
         char init[64] = "";
         if (key != K_ENTER)
@@ -1045,6 +1051,8 @@ key_dispatch(struct app *a, int key, int is_fkey)
         a->dirty = 1;
         return;
     }
+    if (a->focus == TUI_FOCUS_SIDEBAR && sidebar_typing(key, is_fkey))
+        a->focus = TUI_FOCUS_INPUT;   /* and the key is typed there, below */
     if (a->focus == TUI_FOCUS_SIDEBAR) {
         sidebar_key(a, key, is_fkey);
         a->dirty = 1;

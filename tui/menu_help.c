@@ -36,6 +36,7 @@ static const char *const fixed_keys[][2] = {
     { "Sidebar: Up/Down", "choose a parameter" },
     { "Sidebar: Left/Right, -/+", "change it by one step (PgUp/PgDn: 10)" },
     { "Sidebar: Enter or a digit", "type a value" },
+    { "Sidebar: other text", "goes to the message box, with the focus" },
     { "Sidebar: click", "choose that parameter (the sidebar takes the keys)" },
     { "Menus: type", "search (C-u clears it; C-f there says so); Enter acts, Esc closes" },
     { "Menus: click", "select a row; a click on the selected row acts (as Enter); a click "
