@@ -10,6 +10,7 @@
 */
 #include "session_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +382,34 @@ out:
 
 /* ---- saving ----------------------------------------------------------------------------- */
 
+/* The title of a session from its first message MSG: the first line, at
+** most SESS_AUTO_TITLE_MAX bytes; a longer one is cut after a whole word
+** (or, with no blank in its second half, after a whole character), and
+** an ellipsis (U+2026) says so. */
+static void
+auto_title(const char *msg, char *out, size_t cap)
+{
+    size_t len = strcspn(msg, "\n"), cut;
+
+    while (len > 0 && isspace((unsigned char)msg[len - 1]))
+        len--;
+    if (len <= SESS_AUTO_TITLE_MAX) {
+        snprintf(out, cap, "%.*s", (int)len, msg);
+        return;
+    }
+    cut = SESS_AUTO_TITLE_MAX;
+    while (cut > SESS_AUTO_TITLE_MAX / 2 && msg[cut] != ' ')
+        cut--;
+    if (msg[cut] != ' ') {           /* one long word: a character boundary */
+        cut = SESS_AUTO_TITLE_MAX;
+        while (cut > 0 && ((unsigned char)msg[cut] & 0xC0) == 0x80)
+            cut--;
+    }
+    while (cut > 0 && isspace((unsigned char)msg[cut - 1]))
+        cut--;
+    snprintf(out, cap, "%.*s\xe2\x80\xa6", (int)cut, msg);
+}
+
 /*
 ** Create the session row (title TITLE, or the first line of MSG) and, when
 ** the greeting was fed, its system turn with the post-greeting state.
@@ -397,13 +426,7 @@ session_create(sess *s, const char *title, const char *msg)
     if (title != NULL) {
         snprintf(ss.title, sizeof ss.title, "%s", title);
     } else {
-        size_t len = strcspn(msg, "\n");
-        if (len > SESS_AUTO_TITLE_MAX) {
-            len = SESS_AUTO_TITLE_MAX;
-            while (len > 0 && ((unsigned char)msg[len] & 0xC0) == 0x80)
-                len--;
-        }
-        snprintf(ss.title, sizeof ss.title, "%.*s", (int)len, msg);
+        auto_title(msg, ss.title, sizeof ss.title);
     }
     ss.model_id = s->model_id;
     ss.state_file_id = start_row(s);

@@ -228,6 +228,17 @@ printf '/history\n/fork 1\n/sessions\n' | "$T" chat $TINY --seed 1 2>"$TMP/e.err
 # --db alone: a new session titled by the first message
 printf 'pangolins?\n' | "$T" chat $TINY --db "$TMP/auto.db" --seed 1 --max-tokens 5 >/dev/null 2>"$TMP/a.err"
 grep -qx 'new session 1: pangolins?' "$TMP/a.err" && ok || fail "--db alone: $(cat "$TMP/a.err")"
+# a long first line: cut after a whole word, ending in an ellipsis; one long
+# word: after a whole character
+printf 'the pangolin is a scaly mammal that rolls into a ball when it is afraid of things
+' |
+    "$T" chat $TINY --db "$TMP/auto.db" --seed 1 --max-tokens 2 >/dev/null 2>"$TMP/a.err"
+grep -qx 'new session 2: the pangolin is a scaly mammal that rolls into a ball when…' "$TMP/a.err" \
+    && ok || fail "long title: $(cat "$TMP/a.err")"
+printf '%s\n' "$(printf 'é%.0s' $(seq 40))" |
+    "$T" chat $TINY --db "$TMP/auto.db" --seed 1 --max-tokens 2 >/dev/null 2>"$TMP/a.err"
+grep -qx "new session 3: $(printf 'é%.0s' $(seq 30))…" "$TMP/a.err" \
+    && ok || fail "one long word: $(cat "$TMP/a.err")"
 
 # a session resumes from any directory (model and state paths are absolute)
 if [ $HAVE_STATE = 1 ]; then
