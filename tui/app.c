@@ -388,7 +388,7 @@ edit_last(struct app *a)
             a->fork_pending = 1;
             tui_input_set(&a->in, t->text.p);
             tui_notice(a, 0, "editing an earlier message: sending it starts a new branch "
-                             "(Esc or C-u cancels)");
+                             "(Esc cancels)");
             return;
         }
     }
@@ -1080,10 +1080,6 @@ key_dispatch(struct app *a, int key, int is_fkey)
     if (!is_fkey && key == CFG_KEY_CTRL('d') && a->in.len == 0) {
         a->quit = 1;
         return;
-    }
-    if (!is_fkey && key == CFG_KEY_CTRL('u') && a->fork_pending) {
-        a->fork_pending = 0;       /* C-u clears the line and leaves edit mode */
-        tui_notice(a, 0, "edit cancelled");
     }
     input_key(a, &a->in, key, is_fkey, 0);
     a->dirty = 1;

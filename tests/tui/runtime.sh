@@ -71,6 +71,18 @@ wait_idle
 # not a fork: the follow-up is a child of the first reply (turn 3)
 [ "$(q "$TMP/esc.db" "select parent_id from turns where text='a follow-up'")" = 3 ] && ok \
     || fail "Esc did not leave edit mode: $(q "$TMP/esc.db" 'select id,parent_id,role,substr(text,1,20) from turns')"
+# --- C-u in edit mode clears the text and stays there: a rewrite forks ----------------
+keys M-e
+check "edit mode again" '^\* a follow-up'
+keys C-u
+check "C-u cleared the text, still editing" '^\* (Type a message.*)? *$'
+check_not "C-u did not cancel" 'edit cancelled' 1
+type_text "rewritten"
+keys Enter
+wait_idle
+# a fork at the edited message's parent (the first reply, turn 3), beside it
+[ "$(q "$TMP/esc.db" "select parent_id from turns where text='rewritten'")" = 3 ] && ok \
+    || fail "C-u left edit mode: $(q "$TMP/esc.db" 'select id,parent_id,role,substr(text,1,20) from turns')"
 tui_quit
 
 # --- a replay shows progress, can be cancelled, and then finishes ---------------------
