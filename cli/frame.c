@@ -92,9 +92,10 @@ cli_frame_help(FILE *f)
             "                      \"NAME: MSG\\n\\nBOT:\")\n"
             "  --bot NAME          the bot's role name (default \"Assistant\")\n"
             "  --think MODE        think mode of G1 (reasoning) models: off (default: the\n"
-            "                      prompt above), on (\"BOT: <think\"), short (\"MSG think a\n"
-            "                      bit\"), long (\"MSG think a lot\"), skip (\"BOT: <think>\n"
-            "                      \\n</think\": no reasoning); the reply starts with it\n"
+            "                      prompt above), on (\"BOT: <think\"), short (also \"MSG\n"
+            "                      think a bit\"), long (\"MSG think a lot\"), skip\n"
+            "                      (\"BOT: <think>\\n</think\": no reasoning); the reply\n"
+            "                      starts with what follows \"BOT:\"\n"
             "  --stop S            stop string (repeatable, default \"\\n\\n\" as the demo,\n"
             "                      whatever the names; \\n escapes)\n"
             "  --ban IDS           comma-separated token ids never to sample\n");

@@ -8,7 +8,8 @@
 # imported and opened: the block is drawn in the theme's think style
 # (capture-pane -e), the tags as written, the answer's Markdown rendered;
 # M-z folds it to one line "thought (N lines)" and back; M-c copies the
-# reply as stored.
+# reply as stored.  The config's think: key sets the mode at start (a bad
+# value is reported with its line).
 . "$(dirname "$0")/tmuxlib.sh"
 SGR="python3 $(dirname "$0")/sgr.py"
 
@@ -120,6 +121,19 @@ keys M-z
 check "unfolded" '^  The user says hi\.'
 check_not "no fold line" 'thought \('
 tui_quit
+
+# the config's think: key; a bad value is one problem with its place
+mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
+printf 'think: long\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+tui_start
+check "config think" '\| think: long \|'
+tui_quit
+printf 'think: hard\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+tui_start
+check "config: a bad think" "config.yaml:1:8: field 'think': think: 'hard'"
+check_not "config: off" '\| think:'
+tui_quit
+rm "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 
 # NO_COLOR: the reasoning stays dim
 TUI_ENV="NO_COLOR=1" tui_start --session "$sid"
