@@ -617,7 +617,8 @@ cmd_think(struct repl *r, char *args)
         sess_set_framing(r->s, &f, &left, &err) != RWKV_OK)
         cli_errorf("/think: %s", strncmp(err.msg, "think: ", 7) == 0 ? err.msg + 7 : err.msg);
     else if (r->interactive)
-        fprintf(stderr, "think = %s (from the next message on)\n", chat_think_name(framing_think(&f)));
+        fprintf(stderr, "think = %s (from the next message on)\n",
+                chat_think_name(framing_think(&f)));
     framing_fini(&f);
     return 0;
 }

@@ -15,8 +15,9 @@
 ** else is text.  A reply that starts with a reasoning block ("<think>" up
 ** to "</think>", or to the end while it is not closed: a reply being
 ** streamed; G1 models' think mode) has it as lines of its own, kept as
-** written (tags too, no Markdown), before the rest.  The source is never changed: the rendering is a new
-** buffer plus one style byte per byte of it.
+** written (tags too, no Markdown), before the rest.  The source is never
+** changed: the rendering is a new buffer plus one style byte per byte of
+** it.
 */
 #ifndef RWKV_TUI_MARKDOWN_H
 #define RWKV_TUI_MARKDOWN_H

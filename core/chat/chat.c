@@ -506,7 +506,8 @@ prompt_head(const chat *c, const chat_turn *t)
     char *text = NULL;
     size_t len = 0, bl = strlen(c->bot);
 
-    if (k == 0 || tok_decode(c->t, t->prompt_ids + t->n_prompt - k, k, &text, &len, NULL) != RWKV_OK)
+    if (k == 0 ||
+        tok_decode(c->t, t->prompt_ids + t->n_prompt - k, k, &text, &len, NULL) != RWKV_OK)
         return best;
     for (int i = 0; i < CHAT_THINK_COUNT; i++) {
         const char *h = think_modes[i].head;
