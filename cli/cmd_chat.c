@@ -97,7 +97,7 @@ usage(FILE *f)
 
 struct chat_cli {
     struct cli_opts  o;
-    struct cli_frame fr;            /* --greeting, --no-greeting, --stop, --ban */
+    struct cli_frame fr;            /* --greeting, --no-greeting, --think, --stop, --ban */
     int              stats;
     /* saved sessions: --session ID, --resume, --new TITLE (see the top) */
     int64_t          session_id;    /* --session ID, 0 = none */
@@ -588,12 +588,38 @@ cmd_framing(struct repl *r, char *args)
     framing_escape(g, esc, cap, 0);
     printf("greeting  %s%s\n", f->greeting ? "" : "(the demo's) ", esc[0] ? esc : "(none)");
     printf("user      %s\nbot       %s\n", framing_user(f), framing_bot(f));
+    printf("think     %s\n", chat_think_name(framing_think(f)));
     framing_stops_text(f, buf, sizeof buf);
     printf("stop      %s\n", f->n_stop ? buf : "\\n\\n (the demo's)");
     framing_ban_text(f, buf, sizeof buf);
     printf("ban       %s\n", f->n_ban ? buf : "(none)");
     free(g);
     free(esc);
+    return 0;
+}
+
+/* /think [MODE]: the think mode in use, or another from the next message on
+** (the conversation is kept, as with other stop strings). */
+static int
+cmd_think(struct repl *r, char *args)
+{
+    framing f;
+    rwkv_err err;
+    int left = 0;
+
+    if (*args == '\0') {
+        printf("think     %s\n", chat_think_name(framing_think(sess_framing(r->s))));
+        return 0;
+    }
+    framing_init(&f);
+    if (framing_copy(&f, sess_framing(r->s), &err) != RWKV_OK ||
+        framing_set_think(&f, args, &err) != RWKV_OK ||
+        sess_set_framing(r->s, &f, &left, &err) != RWKV_OK)
+        cli_errorf("/think: %s", strncmp(err.msg, "think: ", 7) == 0 ? err.msg + 7 : err.msg);
+    else if (r->interactive)
+        fprintf(stderr, "think = %s (from the next message on)\n",
+                chat_think_name(framing_think(&f)));
+    framing_fini(&f);
     return 0;
 }
 
@@ -609,8 +635,10 @@ static const struct chat_command {
       " session the new reply is saved beside the old", cmd_regen },
     { "set", NULL, "NAME VALUE", "change a sampling value (see /show; next reply on)", cmd_set },
     { "show", NULL, "", "show the sampling values and the seed", cmd_show },
-    { "framing", NULL, "", "show the framing in use: greeting, role names, stop strings, bans (a"
-      " saved session keeps its own)", cmd_framing },
+    { "framing", NULL, "", "show the framing in use: greeting, role names, think mode, stop "
+      "strings, bans (a saved session keeps its own)", cmd_framing },
+    { "think", NULL, "[MODE]", "show the think mode, or use MODE (off, on, short, long, skip) "
+      "from the next message on; the conversation is kept", cmd_think },
     { "state", NULL, "FILE", "start over from a state-tuning file (saved sessions: the next "
       "message starts a new session)", cmd_state },
     { "save", NULL, "FILE", "save the current state as a state file (.pth, the pip package's "

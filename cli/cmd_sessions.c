@@ -248,6 +248,8 @@ show_framing(store *st, int64_t id)
     put_clean(framing_user(&f));
     fputs(", bot ", stdout);
     put_clean(framing_bot(&f));
+    if (framing_think(&f) != CHAT_THINK_OFF)
+        printf("; think %s", chat_think_name(framing_think(&f)));
     framing_stops_text(&f, buf, sizeof buf);
     fputs("; stop ", stdout);
     if (buf[0])

@@ -1,7 +1,7 @@
 /*
 ** frame.c -- the chat's framing options, shared by `chat` and the
-** full-screen client: --greeting, --no-greeting, --user, --bot, --stop,
-** --ban.  The framing value, its checks and escapes are storage/framing.h's.
+** full-screen client: --greeting, --no-greeting, --user, --bot, --think,
+** --stop, --ban.  The framing value, its checks and escapes are storage/framing.h's.
 */
 #include "cli.h"
 
@@ -58,6 +58,8 @@ cli_frame_parse(struct cli_frame *f, int argc, char **argv, int *i)
     if ((r = cli_take(argc, argv, i, "bot", &v)) != 0)
         return r < 0 ? -1 : took(v[0] ? framing_set_bot(&f->fr, v, &err)
                                        : chat_name_check("bot name", v, &err), "bot", &err);
+    if ((r = cli_take(argc, argv, i, "think", &v)) != 0)
+        return r < 0 ? -1 : took(framing_set_think(&f->fr, v, &err), "think", &err);
     if ((r = cli_take(argc, argv, i, "stop", &v)) != 0)
         return r < 0 ? -1 : add_stop(f, v);
     if ((r = cli_take(argc, argv, i, "ban", &v)) != 0)
@@ -89,6 +91,11 @@ cli_frame_help(FILE *f)
             "  --user NAME         the user's role name in the prompt (default \"User\":\n"
             "                      \"NAME: MSG\\n\\nBOT:\")\n"
             "  --bot NAME          the bot's role name (default \"Assistant\")\n"
+            "  --think MODE        think mode of G1 (reasoning) models: off (default: the\n"
+            "                      prompt above), on (\"BOT: <think\"), short (also \"MSG\n"
+            "                      think a bit\"), long (\"MSG think a lot\"), skip\n"
+            "                      (\"BOT: <think>\\n</think\": no reasoning); the reply\n"
+            "                      starts with what follows \"BOT:\"\n"
             "  --stop S            stop string (repeatable, default \"\\n\\n\" as the demo,\n"
             "                      whatever the names; \\n escapes)\n"
             "  --ban IDS           comma-separated token ids never to sample\n");

@@ -63,7 +63,8 @@ framing_same_prompt(const framing *a, const framing *b)
 int
 framing_equal(const framing *a, const framing *b)
 {
-    if (!framing_same_prompt(a, b) || a->n_stop != b->n_stop || a->n_ban != b->n_ban)
+    if (!framing_same_prompt(a, b) || framing_think(a) != framing_think(b) ||
+        a->n_stop != b->n_stop || a->n_ban != b->n_ban)
         return 0;
     for (size_t i = 0; i < a->n_stop; i++)
         if (strcmp(a->stop[i], b->stop[i]) != 0)
@@ -87,6 +88,8 @@ framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err)
         memcpy(t.user, over->user, sizeof t.user);
     if ((mask & FRAMING_NAMES) && over->bot[0])
         memcpy(t.bot, over->bot, sizeof t.bot);
+    if ((mask & FRAMING_THINK) && over->think[0])
+        memcpy(t.think, over->think, sizeof t.think);
     if ((mask & FRAMING_STOP) && over->n_stop > 0) {
         memcpy(t.stop, over->stop, sizeof t.stop);
         t.n_stop = over->n_stop;
@@ -120,6 +123,16 @@ const char *
 framing_bot(const framing *f)
 {
     return f->bot[0] ? f->bot : CHAT_DEFAULT_BOT;
+}
+
+int
+framing_think(const framing *f)
+{
+    int mode = CHAT_THINK_OFF;
+
+    if (f->think[0])
+        chat_think_parse(f->think, &mode, NULL);
+    return mode;
 }
 
 char *
@@ -175,6 +188,21 @@ int
 framing_set_bot(framing *f, const char *name, rwkv_err *err)
 {
     return set_name(f->bot, "bot name", name, err);
+}
+
+int
+framing_set_think(framing *f, const char *name, rwkv_err *err)
+{
+    int mode, rc;
+
+    if (name == NULL || name[0] == '\0') {
+        f->think[0] = '\0';
+        return RWKV_OK;
+    }
+    if ((rc = chat_think_parse(name, &mode, err)) != RWKV_OK)
+        return rc;
+    snprintf(f->think, sizeof f->think, "%s", chat_think_name(mode));
+    return RWKV_OK;
 }
 
 int
@@ -362,6 +390,7 @@ framing_to_config(const framing *f, chat_config *cfg)
     cfg->greeting = f->greeting;
     cfg->user_name = f->user[0] ? f->user : NULL;
     cfg->bot_name = f->bot[0] ? f->bot : NULL;
+    cfg->think = f->think[0] ? f->think : NULL;
     for (size_t i = 0; i < f->n_stop; i++)
         cfg->stop[i] = f->stop[i];
     cfg->n_stop = f->n_stop;
@@ -378,7 +407,8 @@ framing_from_config(framing *f, const chat_config *cfg, rwkv_err *err)
     framing_init(&t);
     if ((rc = framing_set_greeting(&t, cfg->greeting, err)) != RWKV_OK ||
         (rc = framing_set_user(&t, cfg->user_name, err)) != RWKV_OK ||
-        (rc = framing_set_bot(&t, cfg->bot_name, err)) != RWKV_OK)
+        (rc = framing_set_bot(&t, cfg->bot_name, err)) != RWKV_OK ||
+        (rc = framing_set_think(&t, cfg->think, err)) != RWKV_OK)
         goto fail;
     for (size_t i = 0; i < cfg->n_stop; i++)
         if ((rc = framing_add_stop(&t, cfg->stop[i], err)) != RWKV_OK)
@@ -427,7 +457,12 @@ framing_encode(const framing *f)
         snprintf(num, sizeof num, "%s%ld", i ? ", " : "", (long)f->ban[i]);
         sb_puts(&b, num);
     }
-    sb_puts(&b, "]}");
+    sb_puts(&b, "]");
+    if (framing_think(f) != CHAT_THINK_OFF) {
+        sb_puts(&b, ", \"think\": ");
+        sb_json_str(&b, chat_think_name(framing_think(f)));
+    }
+    sb_puts(&b, "}");
     if (b.oom) {
         free(b.p);
         return NULL;
@@ -501,7 +536,7 @@ int
 framing_from_json(const json_value *v, const char *what, framing *f, rwkv_err *err)
 {
     framing t;
-    const char *g, *u, *b;
+    const char *g, *u, *b, *th;
     int rc;
 
     if (v == NULL || v->type == JSON_NULL) {
@@ -513,11 +548,13 @@ framing_from_json(const json_value *v, const char *what, framing *f, rwkv_err *e
     framing_init(&t);
     if ((rc = str_member(v, "greeting", what, &g, err)) != RWKV_OK ||
         (rc = str_member(v, "user", what, &u, err)) != RWKV_OK ||
-        (rc = str_member(v, "bot", what, &b, err)) != RWKV_OK)
+        (rc = str_member(v, "bot", what, &b, err)) != RWKV_OK ||
+        (rc = str_member(v, "think", what, &th, err)) != RWKV_OK)
         return rc;
     if ((rc = framing_set_greeting(&t, g, err)) != RWKV_OK ||
         (rc = framing_set_user(&t, u, err)) != RWKV_OK ||
-        (rc = framing_set_bot(&t, b, err)) != RWKV_OK) {
+        (rc = framing_set_bot(&t, b, err)) != RWKV_OK ||
+        (rc = framing_set_think(&t, th, err)) != RWKV_OK) {
         rc = in_what(err, what);
         goto fail;
     }
@@ -526,6 +563,8 @@ framing_from_json(const json_value *v, const char *what, framing *f, rwkv_err *e
         t.user[0] = '\0';
     if (strcmp(t.bot, CHAT_DEFAULT_BOT) == 0)
         t.bot[0] = '\0';
+    if (framing_think(&t) == CHAT_THINK_OFF)
+        t.think[0] = '\0';
     if ((rc = lists_from_json(v, what, &t, err)) != RWKV_OK)
         goto fail;
     framing_fini(f);

@@ -1,20 +1,27 @@
 /*
 ** framing.h -- the chat's framing as one value, kept with every session and
 ** preset: the greeting (the demo's, another text, or none), the role names
-** of the prompt format ("{user}: {msg}\n\n{bot}:"), the stop strings and
-** the banned tokens.  Owned by storage/: the line chat (cli/frame.c), the
+** of the prompt format ("{user}: {msg}\n\n{bot}:"), the think mode of G1
+** models (core/chat/chat.h: how each new message's prompt ends), the stop
+** strings and the banned tokens.  Owned by storage/: the line chat (cli/frame.c), the
 ** full-screen client (tui/framing.c) and the session runtime (session.c)
 ** parse, show, save and compare it through these functions only.
 **
 ** Defaults are the chat demo's, byte for byte: the demo greeting, "User" and
-** "Assistant", the stop string "\n\n", nothing banned.  A default field is
+** "Assistant", think off, the stop string "\n\n", nothing banned.  A default field is
 ** kept as "unset" (greeting NULL, name "", no stop), so the demo greeting
 ** follows the names: "{user}: hi\n\n{bot}: Hi. I am your assistant ...".
 **
 ** In the database (schema v4) and in a JSON export it is one JSON object
-**     {"greeting": null | S, "user": S, "bot": S, "stop": [S...], "ban": [N...]}
-** with every member optional (absent = the default); sessions.framing NULL
-** (a database made before v4) reads as the defaults.
+**     {"greeting": null | S, "user": S, "bot": S, "stop": [S...], "ban": [N...],
+**      "think": "on" | "short" | "long" | "skip"}
+** with every member optional (absent = the default; "think" is written only
+** when it is not off, so a framing without it reads as before);
+** sessions.framing NULL (a database made before v4) reads as the defaults.
+**
+** The think mode, like the stop strings and bans, applies to a conversation
+** in place: it changes how the next message's prompt is written, never a
+** turn already written, so it is not part of framing_same_prompt.
 */
 #ifndef RWKV_FRAMING_H
 #define RWKV_FRAMING_H
@@ -34,6 +41,7 @@ typedef struct framing {
     char    *greeting;                   /* owned; NULL = the demo's, "" = none */
     char     user[CHAT_MAX_NAME + 1];    /* "" = CHAT_DEFAULT_USER */
     char     bot[CHAT_MAX_NAME + 1];     /* "" = CHAT_DEFAULT_BOT */
+    char     think[8];                   /* a think mode's name; "" = off */
     char     stop[CHAT_MAX_STOP][CHAT_MAX_STOP_LEN + 1];
     size_t   n_stop;                     /* 0 = CHAT_DEFAULT_STOP */
     int32_t *ban;                        /* owned */
@@ -55,13 +63,14 @@ int  framing_same_prompt(const framing *a, const framing *b);
 ** config under the command line, the session's under the launch options).
 ** On failure DST is unchanged. */
 enum { FRAMING_GREETING = 1, FRAMING_NAMES = 2, FRAMING_STOP = 4, FRAMING_BAN = 8,
-       FRAMING_ALL = 15 };
+       FRAMING_THINK = 16, FRAMING_ALL = 31 };
 int  framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err);
 
 /* The effective values: the names ("User"), the greeting (malloc'ed; the
 ** demo's with the names when unset; "" = none; NULL when out of memory). */
 const char *framing_user(const framing *f);
 const char *framing_bot(const framing *f);
+int         framing_think(const framing *f);      /* enum chat_think */
 char       *framing_greeting_text(const framing *f);
 
 /* Setters, each checked (one clear line; on failure F is unchanged).
@@ -69,6 +78,9 @@ char       *framing_greeting_text(const framing *f);
 int framing_set_greeting(framing *f, const char *text, rwkv_err *err);
 int framing_set_user(framing *f, const char *name, rwkv_err *err);
 int framing_set_bot(framing *f, const char *name, rwkv_err *err);
+/* NAME: "off", "on", "short", "long" or "skip" ("off" given is kept as
+** given, so it wins in framing_merge); NULL or "" = unset. */
+int framing_set_think(framing *f, const char *name, rwkv_err *err);
 /* Append one stop string (taken as is: 1..CHAT_MAX_STOP_LEN bytes). */
 int framing_add_stop(framing *f, const char *s, rwkv_err *err);
 /* Append the ids of "1,2,3" (the --ban syntax). */
@@ -86,10 +98,10 @@ int  framing_set_ban_text(framing *f, const char *text, rwkv_err *err);
 void framing_unescape(char *s, int comma);
 void framing_escape(const char *s, char *out, size_t cap, int comma);
 
-/* Point CFG's greeting, names, stops and bans at F (borrowed: F must
+/* Point CFG's greeting, names, think mode, stops and bans at F (borrowed: F must
 ** outlive CFG's use). */
 void framing_to_config(const framing *f, chat_config *cfg);
-/* F from CFG's greeting, names, stops and bans (checked). */
+/* F from CFG's greeting, names, think mode, stops and bans (checked). */
 int  framing_from_config(framing *f, const chat_config *cfg, rwkv_err *err);
 
 /* The JSON object (see the top): malloc'ed, NULL when out of memory. */

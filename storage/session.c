@@ -387,6 +387,8 @@ sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err)
         if ((rc = chat_set_banned(s->c, t.ban, t.n_ban, err)) == RWKV_OK &&
             (rc = chat_set_stops(s->c, stops, t.n_stop, s->no_stop, err)) != RWKV_OK)
             chat_set_banned(s->c, s->fr.ban, s->fr.n_ban, NULL);
+        if (rc == RWKV_OK)
+            chat_set_think(s->c, framing_think(&t));
     }
     if (rc != RWKV_OK) {
         framing_fini(&t);

@@ -161,15 +161,16 @@ int  sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rw
 ** The chat's framing (storage/framing.h) is the session's: saved with it
 ** when it is created, used again when it is opened (a session saved before
 ** the framing was kept has the defaults), and kept by a new session.  At
-** the first sess_open the stop strings and bans of the config win; a
-** greeting or names given there that differ are named in a note.
+** the first sess_open the stop strings, bans and think mode of the config
+** win; a greeting or names given there that differ are named in a note.
 */
 const framing *sess_framing(const sess *s);   /* borrowed */
 /*
-** Use framing F (copied) from the next message on.  Other stop strings or
-** bans keep the conversation (and are saved with the session); another
-** greeting or other names leave it -- the next message starts a new session
-** -- and *LEFT is 1 when there was a conversation to leave.  IDLE only; on
+** Use framing F (copied) from the next message on.  Other stop strings,
+** bans or another think mode keep the conversation (and are saved with the
+** session); another greeting or other names leave it -- the next message
+** starts a new session -- and *LEFT is 1 when there was a conversation to
+** leave.  IDLE only; on
 ** failure nothing changes.
 */
 int  sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err);

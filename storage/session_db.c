@@ -780,9 +780,10 @@ session_sampling(sess *s, int64_t head, rwkv_err *err)
 /*
 ** The framing session SID is continued with, into *OUT: its own (the
 ** defaults, said in a note, when its row is damaged); at the
-** first open after launch, stop strings and bans given at launch win (they
-** change no past turn), and a greeting or role names given that differ are
-** named in a note (the session keeps its own: its turns were written so).
+** first open after launch, stop strings, bans and a think mode given at
+** launch win (they change no past turn), and a greeting or role names
+** given that differ are named in a note (the session keeps its own: its
+** turns were written so).
 */
 static int
 open_framing(sess *s, int64_t sid, framing *out, rwkv_err *err)
@@ -797,7 +798,7 @@ open_framing(sess *s, int64_t sid, framing *out, rwkv_err *err)
         rc = RWKV_OK;
     }
     if (rc != RWKV_OK || !s->launch_frame ||
-        (rc = framing_merge(out, l, FRAMING_STOP | FRAMING_BAN, err)) != RWKV_OK)
+        (rc = framing_merge(out, l, FRAMING_STOP | FRAMING_BAN | FRAMING_THINK, err)) != RWKV_OK)
         return rc;
     if ((l->greeting || l->user[0] || l->bot[0]) && !framing_same_prompt(l, out))
         sess_notef(s, 0, "(session %lld keeps its own greeting and names: %s / %s; the ones given "
@@ -877,7 +878,7 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
             return rc;
         }
     }
-    if (s->launch_frame) {       /* stops/bans given at launch are the session's now */
+    if (s->launch_frame) {       /* stops/bans/think given at launch are the session's now */
         rwkv_err e2;
         s->launch_frame = 0;
         if (store_session_set_framing(s->st, sid, &s->fr, &e2) != RWKV_OK)

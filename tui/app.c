@@ -690,6 +690,12 @@ do_action(struct app *a, int act)
     case CFG_ACT_SEARCH:    search_open(a); break;
     case CFG_ACT_COPY:      copy_reply(a); break;
     case CFG_ACT_COPY_CODE: copy_code(a); break;
+    case CFG_ACT_THINK:     tui_framing_next_think(a); break;
+    case CFG_ACT_FOLD:
+        tui_tr_set_fold(&a->tr, !a->tr.fold_think);
+        tui_notice(a, 0, a->tr.fold_think ? "reasoning folded to one line per reply"
+                                          : "reasoning shown in full");
+        break;
     case CFG_ACT_MOUSE:
         set_mouse(a, a->mouse_off);
         tui_notice(a, 0, a->mouse_off ? "mouse reporting off: select text with the mouse; "

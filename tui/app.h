@@ -374,6 +374,8 @@ void tui_branches_follow(struct app *a, int64_t old_head, int64_t sel);
 int  tui_framing_launch(struct app *a, framing *out);
 /* After preset NAME was saved / loaded: its framing too. */
 void tui_framing_preset_save(struct app *a, const char *name);
+/* The think key: the session's think mode steps to the next one. */
+void tui_framing_next_think(struct app *a);
 void tui_framing_preset_load(struct app *a, const char *name);
 
 /* termcheck.c: 1 if curses can drive the terminal on FD ($TERM known) */

@@ -135,7 +135,7 @@ cfg_default_path(char *buf, size_t cap)
 **                  clipboard -> "osc52" (the default) or "off"
 **                  keys -> mapping of action name -> key name
 **                  model_dir stop -> a string or a list of strings
-**                  greeting user bot ban -> strings (ban: or a list of ids),
+**                  greeting user bot think ban -> strings (ban: or a list of ids),
 **                  each checked by storage/framing.h's rules
 ** A YAML syntax error ends the walk; the settings read before it are kept.
 */
@@ -409,7 +409,8 @@ check_conflicts(loader *l, tui_config *c, const binding *bound)
 }
 
 /* The settings besides str_fields and keys: lists and the framing. */
-static const char *const extra_fields[] = { "model_dir", "greeting", "user", "bot", "stop", "ban" };
+static const char *const extra_fields[] = { "model_dir", "greeting", "user", "bot", "think", "stop",
+                                            "ban" };
 #define N_EXTRA (sizeof extra_fields / sizeof extra_fields[0])
 
 /* A string, or a list of strings, into OUT[0..*N) (at most MAX). */
@@ -455,6 +456,9 @@ check_framing(loader *l, const yaml_mark_t *m, const char *key, tui_config *c)
         char *v = key[0] == 'u' ? c->user : c->bot;
         if (v[0] && (rc = chat_name_check(key, v, &err)) != RWKV_OK)
             v[0] = '\0';
+    } else if (strcmp(key, "think") == 0) {
+        if ((rc = framing_set_think(&f, c->think, &err)) != RWKV_OK)
+            c->think[0] = '\0';
     } else if (strcmp(key, "ban") == 0) {
         if ((rc = framing_set_ban_text(&f, c->ban, &err)) != RWKV_OK)
             c->ban[0] = '\0';
@@ -497,7 +501,8 @@ load_extra(loader *l, const char *key, tui_config *c)
             snprintf(c->ban + strlen(c->ban), CFG_PATH - strlen(c->ban), "%s%s", i ? "," : "",
                      tmp[i]);
     } else {
-        char *dst = key[0] == 'g' ? c->greeting : key[0] == 'u' ? c->user : c->bot;
+        char *dst = key[0] == 'g' ? c->greeting : key[0] == 'u' ? c->user
+                  : key[0] == 't' ? c->think : c->bot;
         const char *v = scalar(l, key, NULL);
         if (v == NULL)
             return;

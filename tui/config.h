@@ -15,6 +15,7 @@
 **     greeting: ""                       # the chat's framing ("" = no greeting)
 **     user: Bob
 **     bot: Alice
+**     think: on                          # off, on, short, long, skip
 **     stop: ["\n\n"]                      # or one string; \n escapes as --stop
 **     ban: 0,11                          # or a list of token ids
 **     keys:
@@ -44,7 +45,7 @@
     X(MODELS,    "models",    CFG_KEY_F(5),          "models: switch model or strategy") \
     X(BRANCHES,  "branches",  CFG_KEY_F(6),          "branches: the whole turn tree (switch, edit, delete)") \
     X(SIDEBAR,   "sidebar",   CFG_KEY_F(7),          "show or hide the parameter sidebar") \
-    X(FRAMING,   "framing",   CFG_KEY_F(8),          "framing: greeting, role names, stop strings, bans") \
+    X(FRAMING,   "framing",   CFG_KEY_F(8),          "framing: greeting, role names, think mode, stop strings, bans") \
     X(LOG,       "messages",  CFG_KEY_ALT('l'),      "messages: every notice and error, in full") \
     X(PARAMS,    "params",    '\t',                  "move focus to the sidebar and back") \
     X(STATS,     "stats",     CFG_KEY_F(9),          "show or hide per-turn stats")  \
@@ -61,7 +62,9 @@
     X(SEARCH,    "search",    CFG_KEY_CTRL('f'),     "search the transcript (Enter/Down next, Up previous, Esc closes)") \
     X(COPY,      "copy",      CFG_KEY_ALT('c'),      "copy the reply (the last, or the one scrolled to) to the clipboard (OSC 52)") \
     X(COPY_CODE, "copy_code", CFG_KEY_ALT('k'),      "copy a code block of that reply (again: the next block)") \
-    X(MOUSE,     "mouse",     CFG_KEY_ALT('m'),      "mouse reporting off/on (off: select text with the mouse)")
+    X(MOUSE,     "mouse",     CFG_KEY_ALT('m'),      "mouse reporting off/on (off: select text with the mouse)") \
+    X(THINK,     "think",     CFG_KEY_ALT('t'),      "think mode of G1 models: off, on, short, long, skip (the next message on)") \
+    X(FOLD,      "fold_think", CFG_KEY_ALT('z'),     "fold the reasoning of replies (<think>...</think>) to one line, or unfold")
 
 enum cfg_action {
 #define CFG_ENUM_(e, k, d, h) CFG_ACT_##e,
@@ -88,6 +91,7 @@ typedef struct tui_config {
     char greeting[CFG_PATH];
     int  has_greeting;         /* greeting: given ("" = no greeting) */
     char user[CFG_PATH], bot[CFG_PATH];
+    char think[CFG_PATH];      /* a think mode's name */
     char stop[CFG_MAX_LIST][CFG_PATH];   /* as written: \n escapes */
     int  n_stop;
     char ban[CFG_PATH];        /* "1,2,3" */

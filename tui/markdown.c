@@ -282,10 +282,44 @@ hash_lang(const char *lang)
     return 0;
 }
 
+size_t
+tui_md_think_len(const char *src, size_t n)
+{
+    static const char open[] = "<think", close[] = "</think>";
+    const size_t no = sizeof open - 1, nc = sizeof close - 1;
+
+    if (n < no || memcmp(src, open, no) != 0)
+        return 0;
+    for (size_t i = no; i + nc <= n; i++)
+        if (memcmp(src + i, close, nc) == 0)
+            return i + nc;
+    return n;
+}
+
+/* The N bytes of a reasoning block at SRC, as written, one THINK line per
+** line. */
+static void
+think_lines(tui_md *m, const char *src, size_t n)
+{
+    size_t i = 0;
+
+    for (;;) {
+        size_t e = i;
+        while (e < n && src[e] != '\n')
+            e++;
+        begin_line(m, TUI_MD_THINK);
+        emit(m, src + i, e - i, 0);
+        end_line(m);
+        if (e >= n)
+            break;
+        i = e + 1;
+    }
+}
+
 void
 tui_md_render(tui_md *m, const char *src, size_t n, int utf8)
 {
-    size_t i = 0;
+    size_t i = 0, think = tui_md_think_len(src, n);
     int in_code = 0, hash = 0;
     char fch = 0;
     size_t flen = 0;
@@ -293,6 +327,16 @@ tui_md_render(tui_md *m, const char *src, size_t n, int utf8)
     tui_buf_clear(&m->text);
     tui_buf_add(&m->text, "", 0);
     m->nlines = 0;
+    if (think > 0) {
+        /* the reasoning, then the answer from its first visible character */
+        think_lines(m, src, think);
+        while (think < n && (src[think] == ' ' || src[think] == '\n'))
+            think++;
+        if (think == n)
+            return;
+        src += think;
+        n -= think;
+    }
     for (;;) {
         size_t e = i, k;
         const char *l;

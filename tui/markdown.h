@@ -12,8 +12,12 @@
 **                          wrapped lines hang under the item's text
 **   **strong** __strong__  *em* _em_ (not inside words)  `code`
 ** Markers that are not closed on their line are shown as typed.  Anything
-** else is text.  The source is never changed: the rendering is a new
-** buffer plus one style byte per byte of it.
+** else is text.  A reply that starts with a reasoning block ("<think>" up
+** to "</think>", or to the end while it is not closed: a reply being
+** streamed; G1 models' think mode) has it as lines of its own, kept as
+** written (tags too, no Markdown), before the rest.  The source is never
+** changed: the rendering is a new buffer plus one style byte per byte of
+** it.
 */
 #ifndef RWKV_TUI_MARKDOWN_H
 #define RWKV_TUI_MARKDOWN_H
@@ -32,7 +36,7 @@
 #define TUI_MD_STRING  64u
 #define TUI_MD_COMMENT 128u
 
-enum tui_md_line { TUI_MD_TEXT, TUI_MD_HEAD, TUI_MD_ITEM, TUI_MD_CODELINE };
+enum tui_md_line { TUI_MD_TEXT, TUI_MD_HEAD, TUI_MD_ITEM, TUI_MD_CODELINE, TUI_MD_THINK };
 
 /* One rendered line: bytes [off, off+len) of the rendered text. */
 typedef struct tui_md_line_info {
@@ -57,6 +61,11 @@ void tui_md_fini(tui_md *m);
 ** UTF8: bullets may be U+2022.
 */
 void tui_md_render(tui_md *m, const char *src, size_t n, int utf8);
+
+/* Bytes of the reasoning block N bytes of SRC start with: from "<think"
+** to the end of "</think>", all N when it is not closed; 0 when SRC does
+** not start with "<think". */
+size_t tui_md_think_len(const char *src, size_t n);
 
 /* A fenced code block's content in the source: bytes [off, off+len), the
 ** lines between the fences (no fence, no final newline). */

@@ -2,15 +2,16 @@
 ** menu_framing.c -- F8 and the chat's framing in the full-screen client
 ** (storage/framing.h holds the value and its rules; the session runtime
 ** keeps it with each session):
-**   - at launch: the config's keys (greeting, user, bot, stop, ban), then the
+**   - at launch: the config's keys (greeting, user, bot, think, stop, ban), then the
 **     framing saved with the config's preset, then the command line's
 **     options, each field from the last that sets it;
 **   - the Framing menu (F8): one row per field showing its value; Enter
 **     edits it in the one-line prompt (\n is a newline, stop strings are
 **     separated by ","), "Defaults" puts the demo's back.  Another greeting
 **     or other names on a conversation start a new session (the turns so far
-**     were written with the old ones); stop strings and bans apply to the
-**     conversation in place;
+**     were written with the old ones); the think mode, stop strings and bans
+**     apply to the conversation in place;
+**   - the think key (M-t) steps the think mode to the next one;
 **   - presets: saving one (F4, C-s) saves the framing in use with it;
 **     loading one that carries a framing uses it.
 */
@@ -22,7 +23,7 @@
 
 #include "../storage/framing.h"
 
-enum { FR_GREETING = 1, FR_USER, FR_BOT, FR_STOP, FR_BAN, FR_DEFAULTS };
+enum { FR_GREETING = 1, FR_USER, FR_BOT, FR_STOP, FR_BAN, FR_DEFAULTS, FR_THINK };
 
 /* The config's framing keys into F (they were checked when the config was
 ** read; a value that still fails is skipped with a line on stderr). */
@@ -34,7 +35,8 @@ from_config(const tui_config *c, framing *f)
 
     if ((c->has_greeting && framing_set_greeting(f, c->greeting, &err) != RWKV_OK) ||
         framing_set_user(f, c->user, &err) != RWKV_OK ||
-        framing_set_bot(f, c->bot, &err) != RWKV_OK)
+        framing_set_bot(f, c->bot, &err) != RWKV_OK ||
+        framing_set_think(f, c->think, &err) != RWKV_OK)
         fprintf(stderr, PROG_NAME_TUI ": config: %s\n", err.msg);
     for (int i = 0; i < c->n_stop; i++) {
         snprintf(buf, sizeof buf, "%s", c->stop[i]);
@@ -77,6 +79,20 @@ shown(const char *text, char *out, size_t cap)
     snprintf(out, cap, "%.80s%s", esc, strlen(esc) > 80 ? "..." : "");
 }
 
+/* The think mode MODE as F8 shows it: its name and what it writes. */
+static const char *
+think_value(int mode)
+{
+    static const char *const shown[CHAT_THINK_COUNT] = {
+        [CHAT_THINK_OFF]   = "off",
+        [CHAT_THINK_ON]    = "on (BOT: <think)",
+        [CHAT_THINK_SHORT] = "short (MSG think a bit, BOT: <think)",
+        [CHAT_THINK_LONG]  = "long (MSG think a lot, BOT: <think)",
+        [CHAT_THINK_SKIP]  = "skip (BOT: <think>\\n</think: no reasoning)",
+    };
+    return mode >= 0 && mode < CHAT_THINK_COUNT ? shown[mode] : "?";
+}
+
 static void
 fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
@@ -104,13 +120,15 @@ fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     tui_menu_add(m, "stop", f->n_stop ? t : "\\n\\n (the demo's)", NULL, FR_STOP);
     framing_ban_text(f, t, sizeof t);
     tui_menu_add(m, "ban", f->n_ban ? t : "(none)", NULL, FR_BAN);
-    tui_menu_add(m, "Defaults", "the demo's greeting, User / Assistant, \\n\\n", NULL,
+    tui_menu_add(m, "think", think_value(framing_think(f)), NULL, FR_THINK);
+    tui_menu_add(m, "Defaults", "the demo's greeting, User / Assistant, think off, \\n\\n", NULL,
                  FR_DEFAULTS);
 }
 
-/* Use framing F; a notice says what happened. */
+/* Use framing F; a notice says what happened (WHAT when it is given and
+** the conversation is kept). */
 static void
-apply(struct app *a, const framing *f)
+apply(struct app *a, const framing *f, const char *what)
 {
     rwkv_err err;
     int left = 0;
@@ -128,9 +146,41 @@ apply(struct app *a, const framing *f)
         a->fork_pending = 0;
     }
     tui_session_sync(a);
-    tui_notice(a, 0, left ? "framing changed: the next message starts a new session (the "
-                            "conversation so far used the old greeting or names)"
-                          : "framing changed");
+    if (left)
+        tui_notice(a, 0, "framing changed: the next message starts a new session (the "
+                         "conversation so far used the old greeting or names)");
+    else
+        tui_notice(a, 0, "%s", what ? what : "framing changed");
+}
+
+/* The framing in use with think mode NAME; a notice says what happened. */
+static void
+set_think(struct app *a, const char *name)
+{
+    framing f;
+    rwkv_err err;
+    char what[96];
+
+    framing_init(&f);
+    if (framing_copy(&f, sess_framing(a->sess), &err) != RWKV_OK ||
+        framing_set_think(&f, name, &err) != RWKV_OK) {
+        tui_notice(a, 1, "framing: %s", err.msg);
+    } else {
+        snprintf(what, sizeof what, "think: %s (from the next message on)",
+                 chat_think_name(framing_think(&f)));
+        apply(a, &f, what);
+    }
+    framing_fini(&f);
+}
+
+void
+tui_framing_next_think(struct app *a)
+{
+    if (a->sess == NULL) {
+        tui_notice(a, 1, "no model loaded yet");
+        return;
+    }
+    set_think(a, chat_think_name((framing_think(sess_framing(a->sess)) + 1) % CHAT_THINK_COUNT));
 }
 
 static void
@@ -141,7 +191,8 @@ pick(struct app *a, const tui_menu_item *it, int key)
                                           "user name (empty = User): ",
                                           "bot name (empty = Assistant): ",
                                           "stop strings (\\n escapes, ',' between): ",
-                                          "banned token ids (1,2,3): " };
+                                          "banned token ids (1,2,3): ", "",
+                                          "think (off, on, short, long, skip): " };
     char init[FRAMING_MAX_BAN * 12 > 8192 ? 8192 : FRAMING_MAX_BAN * 12];
     char *g;
 
@@ -152,7 +203,7 @@ pick(struct app *a, const tui_menu_item *it, int key)
         framing d;
         framing_init(&d);
         tui_menu_close(a);
-        apply(a, &d);
+        apply(a, &d, NULL);
         return;
     }
     init[0] = '\0';
@@ -166,6 +217,7 @@ pick(struct app *a, const tui_menu_item *it, int key)
     case FR_BOT:  snprintf(init, sizeof init, "%s", f->bot); break;
     case FR_STOP: framing_stops_text(f, init, sizeof init); break;
     case FR_BAN:  framing_ban_text(f, init, sizeof init); break;
+    case FR_THINK: snprintf(init, sizeof init, "%s", chat_think_name(framing_think(f))); break;
     default: return;
     }
     a->prompt_target = it->id;          /* IT dies with the menu */
@@ -196,10 +248,11 @@ accept_field(struct app *a, const char *text)
     case FR_BOT:  rc = framing_set_bot(&f, buf, &err); break;
     case FR_STOP: rc = framing_set_stops_text(&f, buf, &err); break;
     case FR_BAN:  rc = framing_set_ban_text(&f, buf, &err); break;
+    case FR_THINK: rc = framing_set_think(&f, buf, &err); break;
     default: break;
     }
     if (rc == RWKV_OK)
-        apply(a, &f);
+        apply(a, &f, NULL);
     else
         tui_notice(a, 1, "framing: %s", err.msg);
     framing_fini(&f);
@@ -226,13 +279,14 @@ tui_framing_preset_load(struct app *a, const char *name)
     if (store_preset_framing(a->st, name, &f, &has, &err) != RWKV_OK)
         tui_notice(a, 1, "preset '%s': %s", name, err.msg);
     else if (has && !framing_equal(&f, sess_framing(a->sess)))
-        apply(a, &f);
+        apply(a, &f, NULL);
     framing_fini(&f);
 }
 
 static const tui_menu_keydef framing_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", "edit", "edit the greeting, a role name, the stop strings (\\n "
-      "escapes, ',' between) or bans; a new greeting or names start a new session", pick },
+    { TUI_K_ENTER, 0, "Enter", "edit", "edit the greeting, a role name, the think mode, the stop "
+      "strings (\\n escapes, ',' between) or bans; a new greeting or names start a new session",
+      pick },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 

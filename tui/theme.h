@@ -56,7 +56,8 @@
     X(CODE,             "code",              3, -1, 0)                         \
     X(CODE_KEYWORD,     "code_keyword",      4, -1, THEME_BOLD)                \
     X(CODE_STRING,      "code_string",       2, -1, 0)                         \
-    X(CODE_COMMENT,     "code_comment",      8, -1, 0)
+    X(CODE_COMMENT,     "code_comment",      8, -1, 0)                         \
+    X(THINK,            "think",             8, -1, THEME_DIM)
 
 #define THEME_BOLD      1u
 #define THEME_UNDERLINE 2u

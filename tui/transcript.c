@@ -70,6 +70,7 @@ row_add(tui_transcript *t, int turn, int kind, size_t off, size_t len)
     t->rows[t->nrows].len = len;
     t->rows[t->nrows].indent = 0;
     t->rows[t->nrows].code = 0;
+    t->rows[t->nrows].think = 0;
     t->nrows++;
 }
 
@@ -90,6 +91,32 @@ rows_wrapped(tui_transcript *t, int turn, const char *text, size_t off, size_t n
     free(sp);
 }
 
+/* The rows of the reasoning lines of turn I's rendering from line K on,
+** wrapped to W columns, or one FOLD row for them all.  Returns the line
+** after them. */
+static size_t
+layout_think(tui_transcript *t, int i, size_t k, int w)
+{
+    const tui_md *m = &t->turns[i].md;
+    size_t e = k;
+
+    while (e < m->nlines && m->lines[e].kind == TUI_MD_THINK)
+        e++;
+    if (t->fold_think) {
+        const tui_md_line_info *last = &m->lines[e - 1];
+        row_add(t, i, TUI_ROW_FOLD, m->lines[k].off, last->off + last->len - m->lines[k].off);
+        t->rows[t->nrows - 1].think = (int)(e - k);
+        return e;
+    }
+    for (size_t j = k; j < e; j++) {
+        size_t from = t->nrows;
+        rows_wrapped(t, i, m->text.p, m->lines[j].off, m->lines[j].len, w, 0, 0, 0);
+        for (size_t r = from; r < t->nrows; r++)
+            t->rows[r].think = 1;
+    }
+    return e;
+}
+
 /* The rows of a reply: its Markdown rendered, then wrapped line by line. */
 static void
 layout_md(tui_transcript *t, int i, size_t skip, int w)
@@ -101,7 +128,9 @@ layout_md(tui_transcript *t, int i, size_t skip, int w)
     tui_md_render(m, tu->text.p ? tu->text.p + skip : "", tu->text.len - skip, MB_CUR_MAX > 1);
     for (size_t k = 0; k < m->nlines; k++) {
         const tui_md_line_info *l = &m->lines[k];
-        if (l->kind == TUI_MD_CODELINE) {
+        if (l->kind == TUI_MD_THINK) {
+            k = layout_think(t, i, k, prose) - 1;
+        } else if (l->kind == TUI_MD_CODELINE) {
             rows_wrapped(t, i, m->text.p, l->off, l->len, w - TUI_TR_CODE_INSET,
                          TUI_TR_CODE_INSET, TUI_TR_CODE_INSET, 1);
         } else if (l->kind == TUI_MD_ITEM && l->hang > 0 && l->hang < prose / 2) {
@@ -240,6 +269,13 @@ tui_tr_layout(tui_transcript *t, int width)
         layout_turn(t, i);
 }
 
+void
+tui_tr_set_fold(tui_transcript *t, int fold)
+{
+    t->fold_think = fold != 0;
+    tui_tr_layout(t, t->width);
+}
+
 static size_t
 max_scroll(const tui_transcript *t, int h)
 {
@@ -293,7 +329,7 @@ tui_tr_row_of(const tui_transcript *t, int turn, size_t off)
 
     for (size_t r = 0; r < t->nrows; r++) {
         const tui_row *row = &t->rows[r];
-        if (row->turn != turn || row->kind != TUI_ROW_TEXT)
+        if (row->turn != turn || (row->kind != TUI_ROW_TEXT && row->kind != TUI_ROW_FOLD))
             continue;
         if (row->off > off || off < row->off + row->len)
             return r;            /* holds OFF, or follows the space dropped there */

@@ -9,7 +9,10 @@
 ** A reply's Markdown is rendered (tui/markdown.c): its rows index the
 ** rendered text (tui_tr_shown), prose wraps at most TUI_TR_MAX_TEXT columns
 ** wide, list items hang under their text, code-block rows are inset by
-** TUI_TR_CODE_INSET and hard-wrapped at the pane's width.
+** TUI_TR_CODE_INSET and hard-wrapped at the pane's width.  The reasoning
+** block a reply starts with (G1 models' "<think>...</think>") has rows of
+** its own (tui_row.think), or one TUI_ROW_FOLD row when the transcript's
+** fold_think is set (a view setting: the text is not changed).
 */
 #ifndef RWKV_TUI_TRANSCRIPT_H
 #define RWKV_TUI_TRANSCRIPT_H
@@ -46,14 +49,16 @@ typedef struct tui_turn {
     tui_md        md;          /* ASSISTANT: the text's Markdown rendered */
 } tui_turn;
 
-enum tui_row_kind { TUI_ROW_HEADER, TUI_ROW_TEXT, TUI_ROW_BLANK };
+enum tui_row_kind { TUI_ROW_HEADER, TUI_ROW_TEXT, TUI_ROW_BLANK, TUI_ROW_FOLD };
 
 typedef struct tui_row {
     int    turn;      /* index into turns */
     int    kind;      /* enum tui_row_kind */
-    size_t off, len;  /* TEXT rows: bytes of tui_tr_shown(turn) */
+    size_t off, len;  /* TEXT rows: bytes of tui_tr_shown(turn); FOLD: the
+                         bytes of the folded reasoning block */
     int    indent;    /* TEXT rows: columns after TUI_TR_INDENT */
     int    code;      /* TEXT rows: a code-block row */
+    int    think;     /* TEXT rows: 1 in a reasoning block; FOLD: its lines */
 } tui_row;
 
 typedef struct tui_transcript {
@@ -64,6 +69,7 @@ typedef struct tui_transcript {
     int       width;     /* text width the rows were wrapped for */
     size_t    scroll;    /* rows hidden below the view; 0 = follow the end */
     unsigned long gen;   /* counts changes of rows[] (a turn laid out) */
+    int       fold_think;  /* reasoning blocks as one TUI_ROW_FOLD row each */
 } tui_transcript;
 
 /* The text the rows of TU index: the rendered Markdown of a reply, else
@@ -87,6 +93,8 @@ void tui_tr_truncate(tui_transcript *t, int i);
 
 /* Re-wrap every turn for a pane WIDTH columns wide. */
 void tui_tr_layout(tui_transcript *t, int width);
+/* Fold (FOLD 1) or unfold every reasoning block, streamed ones too. */
+void tui_tr_set_fold(tui_transcript *t, int fold);
 
 /*
 ** Scrolling for a view H rows high.  DELTA > 0 scrolls back (up).  The
@@ -99,7 +107,8 @@ void   tui_tr_scroll_end(tui_transcript *t);
 /* First row index shown in a view H rows high. */
 size_t tui_tr_first_row(const tui_transcript *t, int h);
 /* The row of turn TURN that shows byte OFF of tui_tr_shown (the next row
-** when OFF is a space dropped at a wrap); (size_t)-1 when TURN has none. */
+** when OFF is a space dropped at a wrap; the FOLD row of a folded block);
+** (size_t)-1 when TURN has none. */
 size_t tui_tr_row_of(const tui_transcript *t, int turn, size_t off);
 /* Scroll a view H rows high so that ROW is shown (centred when it was
 ** out of view). */

@@ -318,11 +318,24 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
     }
 }
 
+/* "think: on | " into BUF for the status line when the session's think
+** mode is not off, else "".  Returns BUF. */
+static const char *
+think_label(const struct app *a, char *buf, size_t cap)
+{
+    int mode = a->sess ? framing_think(sess_framing(a->sess)) : CHAT_THINK_OFF;
+
+    buf[0] = '\0';
+    if (mode != CHAT_THINK_OFF)
+        snprintf(buf, cap, "think: %s | ", chat_think_name(mode));
+    return buf;
+}
+
 static void
 draw_status(struct app *a)
 {
     int st = tui_role_attr(a, THEME_ROLE_STATUS);
-    char left[1600], full[400], mid[400], shrt[400], title[STORE_TITLE_MAX];
+    char left[1600], full[400], mid[400], shrt[400], title[STORE_TITLE_MAX], think[32];
     const char *state = a->state_path[0] ? strrchr(a->state_path, '/') : NULL;
     int x = 0, room, lw;
     const char *right;
@@ -341,9 +354,10 @@ draw_status(struct app *a)
         free(sp);
     }
     if (a->model)
-        snprintf(left, sizeof left, " %s | %s | state: %.200s | session: %s | %llu tok",
-                 a->model_label, rwkv_model_info(a->model)->strategy, state, title,
-                 (unsigned long long)a->ctx_tokens);
+        snprintf(left, sizeof left, " %s | %s | %sstate: %.200s | session: %s | %llu tok",
+                 a->model_label, rwkv_model_info(a->model)->strategy,
+                 think_label(a, think, sizeof think), state,
+                 title, (unsigned long long)a->ctx_tokens);
     else
         snprintf(left, sizeof left, " %s", a->load_name);
     status_right(a, full, mid, shrt, sizeof full);
@@ -483,6 +497,17 @@ draw_matches(struct app *a, const tui_row *row, int y, int x0, int w, int text_r
     }
 }
 
+/* A folded reasoning block (ROW) at Y: one line saying how long it is. */
+static void
+draw_fold(struct app *a, const tui_row *row, int y, int w)
+{
+    char line[64];
+
+    snprintf(line, sizeof line, "%s thought (%d line%s)", MB_CUR_MAX > 1 ? "\xe2\x96\xb8" : ">",
+             row->think, row->think == 1 ? "" : "s");
+    puts_(y, TUI_TR_INDENT, line, w - TUI_TR_INDENT, tui_role_attr(a, THEME_ROLE_THINK));
+}
+
 static void
 draw_transcript(struct app *a, int top, int h, int w)
 {
@@ -536,9 +561,13 @@ draw_transcript(struct app *a, int top, int h, int w)
         } else if (row->kind == TUI_ROW_BLANK && (t->flags & TUI_TURN_INTERRUPTED)) {
             puts_(y, TUI_TR_INDENT, "[interrupted]", w - TUI_TR_INDENT,
                   tui_role_attr(a, THEME_ROLE_INTERRUPTED));
+        } else if (row->kind == TUI_ROW_FOLD) {
+            draw_fold(a, row, y, w);
         } else if (row->kind == TUI_ROW_TEXT) {
-            const unsigned char *st = tui_tr_styles(t);
+            const unsigned char *st = row->think ? NULL : tui_tr_styles(t);
             int x0 = TUI_TR_INDENT + row->indent;
+            if (row->think)
+                text_role = THEME_ROLE_THINK;
             if (st == NULL)
                 put(y, x0, tui_tr_shown(t) + row->off, row->len, w - x0,
                     tui_role_attr(a, text_role));

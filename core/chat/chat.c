@@ -320,6 +320,7 @@ struct chat {
     int            have_next_seed;
     uint64_t       next_seed;
 
+    int            think;          /* enum chat_think of the next message */
     char           user[CHAT_MAX_NAME + 1];  /* role names of the prompt format */
     char           bot[CHAT_MAX_NAME + 1];
     char          *greeting;       /* owned, "" when none */
@@ -450,6 +451,76 @@ open_stream(const char *const *stop, size_t n, int no_stop, chat_stream **out, r
     return chat_stream_create(def_stop, 1, out, err);
 }
 
+/* The think modes (chat.h): the tail of the user's message and the head of
+** the reply that each writes into the prompt. */
+static const struct {
+    const char *name, *tail, *head;
+} think_modes[CHAT_THINK_COUNT] = {
+    [CHAT_THINK_OFF]   = { "off",   "",             "" },
+    [CHAT_THINK_ON]    = { "on",    "",             " <think" },
+    [CHAT_THINK_SHORT] = { "short", " think a bit", " <think" },
+    [CHAT_THINK_LONG]  = { "long",  " think a lot", " <think" },
+    [CHAT_THINK_SKIP]  = { "skip",  "",             " <think>\n</think" },
+};
+
+const char *
+chat_think_name(int mode)
+{
+    return mode >= 0 && mode < CHAT_THINK_COUNT ? think_modes[mode].name : "?";
+}
+
+int
+chat_think_parse(const char *name, int *mode, rwkv_err *err)
+{
+    for (int i = 0; i < CHAT_THINK_COUNT; i++)
+        if (strcmp(name, think_modes[i].name) == 0) {
+            *mode = i;
+            return RWKV_OK;
+        }
+    return rwkv_errf(err, RWKV_EINVAL, "think: '%.40s' is not off, on, short, long or skip", name);
+}
+
+void
+chat_set_think(chat *c, int mode)
+{
+    if (mode >= 0 && mode < CHAT_THINK_COUNT)
+        c->think = mode;
+}
+
+int
+chat_think(const chat *c)
+{
+    return c->think;
+}
+
+/*
+** The head of turn T's reply, from its prompt: the longest head of a think
+** mode that the prompt's text ends with, right after "{bot}:" (a prompt
+** written in another mode ends with "{bot}:" itself).
+*/
+static const char *
+prompt_head(const chat *c, const chat_turn *t)
+{
+    size_t k = t->n_prompt < 2 * CHAT_MAX_NAME ? t->n_prompt : 2 * CHAT_MAX_NAME;
+    const char *best = "";
+    char *text = NULL;
+    size_t len = 0, bl = strlen(c->bot);
+
+    if (k == 0 ||
+        tok_decode(c->t, t->prompt_ids + t->n_prompt - k, k, &text, &len, NULL) != RWKV_OK)
+        return best;
+    for (int i = 0; i < CHAT_THINK_COUNT; i++) {
+        const char *h = think_modes[i].head;
+        size_t hl = strlen(h);
+        if (hl > strlen(best) && len >= bl + 1 + hl &&
+            memcmp(text + len - hl - 1 - bl, c->bot, bl) == 0 && text[len - hl - 1] == ':' &&
+            memcmp(text + len - hl, h, hl) == 0)
+            best = h;
+    }
+    free(text);
+    return best;
+}
+
 int
 chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_callbacks *cb,
             chat **out, rwkv_err *err)
@@ -503,6 +574,8 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
                               err)) != RWKV_OK ||
         (rc = chat_name_check("bot name", cfg->bot_name ? cfg->bot_name : CHAT_DEFAULT_BOT,
                               err)) != RWKV_OK)
+        goto fail;
+    if (cfg->think && (rc = chat_think_parse(cfg->think, &c->think, err)) != RWKV_OK)
         goto fail;
     snprintf(c->user, sizeof c->user, "%s", cfg->user_name ? cfg->user_name : CHAT_DEFAULT_USER);
     snprintf(c->bot, sizeof c->bot, "%s", cfg->bot_name ? cfg->bot_name : CHAT_DEFAULT_BOT);
@@ -655,8 +728,9 @@ begin_reply(chat *c, rwkv_err *err)
     t->reply_ids = malloc(64 * sizeof(int32_t));
     if (t->reply == NULL || t->reply_ids == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
-    t->reply[0] = '\0';
-    t->reply_len = 0;
+    /* the reply starts with what the prompt wrote of it (a head is short) */
+    t->reply_len = strlen(t->head);
+    memcpy(t->reply, t->head, t->reply_len + 1);
     t->n_reply = 0;
     c->reply_cap = 64;
     c->ids_cap = 64;
@@ -676,13 +750,17 @@ begin_reply(chat *c, rwkv_err *err)
     c->cur_stats.gen_tokens = 0;
     c->cur_stats.gen_s = 0;
     set_phase(c, CHAT_GENERATING);
+    if (t->reply_len > 0 && c->cb.text)
+        c->cb.text(c->cb.ud, t->reply, t->reply_len);
     return RWKV_OK;
 }
 
 /* Record a new turn (taking ownership of NORM) whose prompt is TEXT
-** (TLEN bytes, fed verbatim), and queue its prefill. */
+** (TLEN bytes, fed verbatim) and whose reply starts with HEAD (a constant),
+** and queue its prefill. */
 static int
-start_turn(chat *c, char *norm, size_t nlen, const char *text, size_t tlen, rwkv_err *err)
+start_turn(chat *c, char *norm, size_t nlen, const char *text, size_t tlen, const char *head,
+           rwkv_err *err)
 {
     chat_turn *t;
     int rc;
@@ -695,6 +773,7 @@ start_turn(chat *c, char *norm, size_t nlen, const char *text, size_t tlen, rwkv
     t = &c->turns[c->n_turns - 1];
     t->user = norm;
     t->user_len = nlen;
+    t->head = head;
     rc = tok_encode(c->t, text, tlen, &t->prompt_ids, &t->n_prompt, err);
     if (rc != RWKV_OK) {
         turn_free(t);
@@ -733,6 +812,7 @@ start_turn(chat *c, char *norm, size_t nlen, const char *text, size_t tlen, rwkv
 int
 chat_submit(chat *c, const char *msg, size_t len, rwkv_err *err)
 {
+    const char *tail, *head;
     char *norm, *text;
     size_t nlen, tlen;
     int rc;
@@ -749,16 +829,20 @@ chat_submit(chat *c, const char *msg, size_t len, rwkv_err *err)
         free(norm);
         return rwkv_errf(err, RWKV_EINVAL, "please say something");
     }
-    /* "{user}: {msg}\n\n{bot}:" -- "User: ...\n\nAssistant:" by default */
-    tlen = strlen(CHAT_TURN_SEP) + strlen(c->user) + 2 + nlen + 2 + strlen(c->bot) + 1;
+    /* "{user}: {msg}{tail}\n\n{bot}:{head}" -- "User: ...\n\nAssistant:" by
+    ** default; the think mode's tail and head (chat.h) otherwise */
+    tail = think_modes[c->think].tail;
+    head = think_modes[c->think].head;
+    tlen = strlen(CHAT_TURN_SEP) + strlen(c->user) + 2 + nlen + strlen(tail) + 2 +
+           strlen(c->bot) + 1 + strlen(head);
     text = malloc(tlen + 1);
     if (text == NULL) {
         free(norm);
         return rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
     }
-    snprintf(text, tlen + 1, "%s%s: %s\n\n%s:", c->need_sep ? CHAT_TURN_SEP : "", c->user,
-             norm, c->bot);
-    rc = start_turn(c, norm, nlen, text, strlen(text), err);
+    snprintf(text, tlen + 1, "%s%s: %s%s\n\n%s:%s", c->need_sep ? CHAT_TURN_SEP : "", c->user,
+             norm, tail, c->bot, head);
+    rc = start_turn(c, norm, nlen, text, strlen(text), head, err);
     free(text);
     return rc;
 }
@@ -792,7 +876,7 @@ chat_submit_raw(chat *c, const char *text, size_t len, rwkv_err *err)
         }
     }
     shown[o] = '\0';
-    return start_turn(c, shown, o, text, len, err);
+    return start_turn(c, shown, o, text, len, "", err);
 }
 
 /* Cancel or failure during prefill: drop the turn, restore the state. */
@@ -950,8 +1034,8 @@ fail:
     rwkv_state_copy(c->cur, c->before_reply);
     memcpy(c->logits, c->logits_before, c->n_vocab * sizeof(float));
     t->n_reply = 0;
-    t->reply_len = 0;
-    t->reply[0] = '\0';
+    t->reply_len = strlen(t->head);
+    memcpy(t->reply, t->head, t->reply_len + 1);
     c->stop = CHAT_STOP_ERROR;
     set_phase(c, CHAT_STOPPING);
     return rc;
@@ -1398,6 +1482,7 @@ chat_push_turn(chat *c, const chat_turn *src, rwkv_err *err)
     }
     if (t->stop == CHAT_STOP_NONE && (t->n_reply > 0 || t->interrupted))
         t->stop = saved_stop(c, t);
+    t->head = prompt_head(c, t);
     c->have_turn_start = 0;
     c->have_before_reply = 0;
     return RWKV_OK;

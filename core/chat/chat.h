@@ -68,6 +68,29 @@
 #define CHAT_DEFAULT_BOT      "Assistant"
 #define CHAT_MAX_NAME         64     /* bytes of a role name */
 #define CHAT_TURN_SEP         "\n\n"
+
+/*
+** Think mode of RWKV-7 "G1" (reasoning) models, chosen by the prompt alone
+** (the model card's formats):
+**   off    "{user}: MSG\n\n{bot}:"                      the demo's, byte for byte
+**   on     "{user}: MSG\n\n{bot}: <think"               the model reasons first
+**   short  "{user}: MSG think a bit\n\n{bot}: <think"   less reasoning (newer G1)
+**   long   "{user}: MSG think a lot\n\n{bot}: <think"   more reasoning (newer G1)
+**   skip   "{user}: MSG\n\n{bot}: <think>\n</think"     no reasoning ("fake think")
+** What the prompt writes after "{bot}:" is the start of the reply: a turn's
+** reply text begins with it (" <think", then the generated ">..."), as the
+** space a model writes after "{bot}:" begins every reply.  Stop strings see
+** the generated text only.  The mode applies to each new message; a turn
+** already written keeps its prompt (a regenerated reply too).
+*/
+enum chat_think {
+    CHAT_THINK_OFF = 0,
+    CHAT_THINK_ON,
+    CHAT_THINK_SHORT,
+    CHAT_THINK_LONG,
+    CHAT_THINK_SKIP,
+    CHAT_THINK_COUNT
+};
 #define CHAT_DEFAULT_STOP     "\n\n"
 
 /* Stop strings: at most this many, each at most this long (bytes); the
@@ -118,8 +141,8 @@ typedef struct chat_turn {
     size_t         user_len;
     int32_t       *prompt_ids;  /* tokens fed for "User: ...\n\nAssistant:" */
     size_t         n_prompt;    /*   (with a leading "\n\n" if needed, see top) */
-    char          *reply;       /* reply text as shown: valid UTF-8, stop string */
-    size_t         reply_len;   /*   excluded, NUL terminated */
+    char          *reply;       /* reply text as shown: head + the generated text, */
+    size_t         reply_len;   /*   valid UTF-8, stop string excluded, NUL terminated */
     int32_t       *reply_ids;   /* tokens generated and fed (stop tokens included) */
     size_t         n_reply;
     rwkv_sampling  samp;        /* the values this reply was sampled with; */
@@ -128,6 +151,10 @@ typedef struct chat_turn {
     int            stop;        /* enum chat_stop */
     int            interrupted; /* 1 when stop == CHAT_STOP_CANCEL */
     int            n_regen;     /* how many times this reply was regenerated */
+    const char    *head;        /* what the prompt wrote after "{bot}:" and the
+                                   reply starts with (" <think"; "" none): a
+                                   constant, worked out from prompt_ids by
+                                   chat_push_turn */
 } chat_turn;
 
 /*
@@ -161,6 +188,7 @@ typedef struct chat_config {
                                     names), "" = none; borrowed (copied) */
     const char   *user_name;     /* NULL = CHAT_DEFAULT_USER; borrowed (copied) */
     const char   *bot_name;      /* NULL = CHAT_DEFAULT_BOT; borrowed (copied) */
+    const char   *think;         /* think mode by name ("on"); NULL = off */
     const char   *state_path;    /* NULL = none; else loaded at create: greeting
                                     skipped, params_apply_state_defaults() */
     const rwkv_state *init_state;/* NULL = none; copied at create, treated like a
@@ -296,6 +324,16 @@ int  chat_name_check(const char *what, const char *name, rwkv_err *err);
 ** changes.  IDLE only. */
 int  chat_set_stops(chat *c, const char *const *stop, size_t n, int no_stop, rwkv_err *err);
 int  chat_set_banned(chat *c, const int32_t *ids, size_t n, rwkv_err *err);
+
+/* The think mode's name ("off", "on", "short", "long", "skip"; "?" for
+** another value) and the mode named NAME (RWKV_EINVAL naming the choices). */
+const char *chat_think_name(int mode);
+int  chat_think_parse(const char *name, int *mode, rwkv_err *err);
+/* The think mode of the next message on (the conversation is kept; a turn
+** already written keeps its prompt).  Like chat_set_sampling: from the
+** thread that steps the chat, or while no thread does. */
+void chat_set_think(chat *c, int mode);
+int  chat_think(const chat *c);
 
 /* The greeting text and its token ids (empty with a state file), borrowed. */
 const char    *chat_greeting(const chat *c);

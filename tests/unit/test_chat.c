@@ -9,7 +9,12 @@
 **     user tokens, 32 greedy steps, printed pieces;
 **   - cancellation keeps state == before-reply state + kept tokens fed;
 **     regen restores and resamples (same seed -> same reply); cancel in
-**     prefill rolls back; a state file for another model is refused.
+**     prefill rolls back; a state file for another model is refused;
+**   - think modes (World tokenizer): each mode's prompt tokens equal the
+**     tokens of the model card's text, the reply starts with what the
+**     prompt wrote of it, stop strings see only the generated text, a mode
+**     change leaves a written turn's regen alone, a pushed turn gets its
+**     head back from its prompt.
 */
 #include <stdint.h>
 
@@ -743,6 +748,142 @@ test_resume(void)
     rwkv_model_close(m);
 }
 
+/* ---- think modes ------------------------------------------------------------- */
+
+/* 1 when turn T's prompt tokens are the tokens of WANT (encoded alone). */
+static int
+prompt_is(const tok *t, const chat_turn *tu, const char *want)
+{
+    int32_t *ids = NULL;
+    size_t n = 0;
+    int ok;
+
+    if (tok_encode(t, want, strlen(want), &ids, &n, NULL) != RWKV_OK)
+        return 0;
+    ok = n == tu->n_prompt && memcmp(ids, tu->prompt_ids, n * sizeof *ids) == 0;
+    free(ids);
+    return ok;
+}
+
+static void
+think_prompts(chat *ch, const tok *wt)
+{
+    static const struct {
+        int mode;
+        const char *prompt, *head;
+    } cases[] = {
+        { CHAT_THINK_OFF,   "User: hi\n\nAssistant:", "" },
+        { CHAT_THINK_ON,    "User: hi\n\nAssistant: <think", " <think" },
+        { CHAT_THINK_SHORT, "User: hi think a bit\n\nAssistant: <think", " <think" },
+        { CHAT_THINK_LONG,  "User: hi think a lot\n\nAssistant: <think", " <think" },
+        { CHAT_THINK_SKIP,  "User: hi\n\nAssistant: <think>\n</think", " <think>\n</think" },
+    };
+    rwkv_err err;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const chat_turn *t;
+        chat_reset(ch);
+        chat_set_think(ch, cases[i].mode);
+        TEST_CONDF(chat_submit(ch, "hi", 2, &err) == RWKV_OK && chat_run(ch, &err) == RWKV_OK,
+                   "think %s: reply: %s", chat_think_name(cases[i].mode), err.msg);
+        t = chat_turn_at(ch, 0);
+        if (t == NULL)
+            continue;
+        TEST_CONDF(prompt_is(wt, t, cases[i].prompt), "think %s: prompt tokens",
+                   chat_think_name(cases[i].mode));
+        TEST_CONDF(strcmp(t->head, cases[i].head) == 0 &&
+                       strncmp(t->reply, cases[i].head, strlen(cases[i].head)) == 0,
+                   "think %s: reply '%.40s' starts with the head",
+                   chat_think_name(cases[i].mode), t->reply);
+        TEST_CONDF(t->stop == CHAT_STOP_MAX_TOKENS && t->n_reply == 3,
+                   "think %s: the stop string \"think\" is looked for in generated text only "
+                   "(stop %d after %zu tokens)", chat_think_name(cases[i].mode), t->stop,
+                   t->n_reply);
+    }
+}
+
+static void
+test_think(void)
+{
+    char vpath[1024];
+    tok *wt = NULL;
+    rwkv_model *m;
+    rwkv_err err;
+    chat_config cfg;
+    chat *ch = NULL, *b = NULL;
+    struct sink *s = calloc(1, sizeof *s);
+    chat_callbacks cb = { .text = on_text, .ud = s };
+    const chat_turn *t;
+    int mode = -1;
+
+    TEST_COND("think names", strcmp(chat_think_name(CHAT_THINK_SHORT), "short") == 0 &&
+                                 chat_think_parse("skip", &mode, &err) == RWKV_OK &&
+                                 mode == CHAT_THINK_SKIP &&
+                                 chat_think_parse("deep", &mode, &err) == RWKV_EINVAL &&
+                                 strstr(err.msg, "short") != NULL);
+    if (!test_have_fixture("models/world-7v0-rand-bf16.pth", 8) ||
+        tok_open_world(test_fixture_path(vpath, sizeof vpath, "rwkv_vocab_v20230424.txt"), &wt,
+                       &err) != RWKV_OK) {
+        free(s);
+        return;
+    }
+    m = open_model("models/world-7v0-rand-bf16.pth");
+    chat_config_init(&cfg);
+    cfg.samp.max_tokens = 3;
+    cfg.samp.seed = 7;
+    cfg.samp_set = PARAMS_BIT(params_find("seed"));
+    /* "think" is a stop string the heads hold: only generated text is seen */
+    cfg.stop[0] = "think";
+    cfg.stop[1] = "\n\n";
+    cfg.n_stop = 2;
+    cfg.think = "sometimes";
+    TEST_COND("think: a bad mode is refused", m && chat_create(m, wt, &cfg, &cb, &ch, &err) ==
+                                                      RWKV_EINVAL);
+    cfg.think = "on";
+    if (m == NULL || chat_create(m, wt, &cfg, &cb, &ch, &err) != RWKV_OK) {
+        TEST_CONDF(0, "think chat_create: %s", m ? err.msg : "no model");
+        goto out;
+    }
+    TEST_COND("think: config's mode", chat_think(ch) == CHAT_THINK_ON);
+    think_prompts(ch, wt);
+
+    /* the head streams like the reply; a mode change keeps a written
+    ** turn's prompt, so regen writes the same head */
+    chat_reset(ch);
+    chat_set_think(ch, CHAT_THINK_ON);
+    sink_reset(s);
+    TEST_COND("think: reply", run_reply(ch, "hello", &err) == RWKV_OK);
+    t = chat_turn_at(ch, 0);
+    TEST_COND("think: streamed text = reply", t && strcmp(s->buf, t->reply) == 0 &&
+                                                  strncmp(s->buf, " <think", 7) == 0);
+    chat_set_think(ch, CHAT_THINK_OFF);
+    TEST_COND("think: regen", chat_regen(ch, &err) == RWKV_OK && chat_run(ch, &err) == RWKV_OK);
+    t = chat_turn_at(ch, 0);
+    TEST_COND("think: regen keeps the head", t && strncmp(t->reply, " <think", 7) == 0);
+
+    /* a restored turn: the head comes back from the prompt tokens */
+    cfg.think = NULL;
+    if (chat_create(m, wt, &cfg, NULL, &b, &err) == RWKV_OK && t) {
+        chat_turn u = *t;
+        u.head = NULL;
+        u.stop = CHAT_STOP_NONE;
+        TEST_COND("think: push turn", chat_push_turn(b, &u, &err) == RWKV_OK);
+        TEST_COND("think: pushed head", strcmp(chat_turn_at(b, 0)->head, " <think") == 0);
+        chat_reset(b);
+        TEST_COND("think: off reply", run_reply(b, "hello", &err) == RWKV_OK);
+        u = *chat_turn_at(b, 0);
+        u.head = NULL;
+        TEST_COND("think: push off turn", chat_push_turn(b, &u, &err) == RWKV_OK &&
+                                              strcmp(chat_turn_at(b, 1)->head, "") == 0);
+    }
+    chat_destroy(b);
+    chat_destroy(ch);
+out:
+    rwkv_model_close(m);
+    tok_close(wt);
+    free(s);
+}
+
 int
 main(void)
 {
@@ -752,5 +893,6 @@ main(void)
     test_world_flow();
     test_control();
     test_resume();
+    test_think();
     return TEST_REPORT();
 }

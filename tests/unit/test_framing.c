@@ -162,6 +162,64 @@ test_value(void)
     framing_fini(&g);
 }
 
+/* The think mode in the value: default off (not written), set, round trip,
+** merge (an "off" given wins over a mode). */
+static void
+test_think_value(void)
+{
+    framing f, g, off;
+    rwkv_err err;
+    chat_config cfg;
+    char *j;
+
+    framing_init(&f);
+    framing_init(&g);
+    framing_init(&off);
+    TEST_COND("think default off", framing_think(&f) == CHAT_THINK_OFF);
+    j = framing_encode(&f);
+    TEST_CONDF(j && strstr(j, "think") == NULL, "default not written: %s", j ? j : "?");
+    free(j);
+    TEST_COND("think bad refused", framing_set_think(&f, "deep", &err) == RWKV_EINVAL &&
+                                   f.think[0] == '\0' && strstr(err.msg, "deep") != NULL);
+    TEST_COND("think set", framing_set_think(&f, "short", &err) == RWKV_OK &&
+                           framing_think(&f) == CHAT_THINK_SHORT);
+    TEST_COND("think differs, same prompt", !framing_equal(&f, &g) && framing_same_prompt(&f, &g));
+    j = framing_encode(&f);
+    TEST_CONDF(j && strstr(j, ", \"think\": \"short\"}") != NULL, "written: %s", j ? j : "?");
+    TEST_COND("think decode", j && framing_decode(j, strlen(j), "t", &g, &err) == RWKV_OK &&
+                              framing_equal(&f, &g) && framing_think(&g) == CHAT_THINK_SHORT);
+    free(j);
+    {
+        static const char oj[] = "{\"think\": \"off\"}";
+        static const char bj[] = "{\"think\": \"maybe\"}";
+        static const char nj[] = "{\"think\": 1}";
+        TEST_COND("think off read as unset", framing_decode(oj, strlen(oj), "t", &g, &err) ==
+                                                 RWKV_OK && g.think[0] == '\0');
+        TEST_CONDF(framing_decode(bj, strlen(bj), "t", &g, &err) == RWKV_EFORMAT &&
+                       strstr(err.msg, "maybe") != NULL, "bad think: %s", err.msg);
+        TEST_COND("think not a string", framing_decode(nj, strlen(nj), "t", &g, &err) ==
+                                            RWKV_EFORMAT);
+    }
+    /* through a chat config and back (the launch path) */
+    chat_config_init(&cfg);
+    framing_to_config(&f, &cfg);
+    TEST_COND("think to config", cfg.think && strcmp(cfg.think, "short") == 0);
+    TEST_COND("think from config", framing_from_config(&g, &cfg, &err) == RWKV_OK &&
+                                   framing_think(&g) == CHAT_THINK_SHORT);
+    /* merge: unset keeps, a mode replaces, "off" given wins */
+    framing_fini(&g);
+    TEST_COND("merge unset keeps", framing_merge(&f, &g, FRAMING_ALL, &err) == RWKV_OK &&
+                                   framing_think(&f) == CHAT_THINK_SHORT);
+    framing_set_think(&off, "off", &err);
+    TEST_COND("merge off outside mask", framing_merge(&f, &off, FRAMING_STOP, &err) == RWKV_OK &&
+                                        framing_think(&f) == CHAT_THINK_SHORT);
+    TEST_COND("merge off wins", framing_merge(&f, &off, FRAMING_THINK, &err) == RWKV_OK &&
+                                framing_think(&f) == CHAT_THINK_OFF);
+    framing_fini(&f);
+    framing_fini(&g);
+    framing_fini(&off);
+}
+
 /* ---- sessions -------------------------------------------------------------- */
 
 static sess *
@@ -329,6 +387,75 @@ test_session(rwkv_model *m, const tok *t)
     framing_fini(&stop2);
 }
 
+/* The think mode in a session: in place (no new session), saved, the next
+** prompt written by it, a launch mode winning on resume, exports. */
+static void
+test_think_session(rwkv_model *m, const tok *t)
+{
+    char db[400], *p, *buf = NULL;
+    framing on, got;
+    sess *s;
+    rwkv_err err;
+    int64_t sid, nid = 0;
+    size_t len = 0;
+    int lf = -1;
+    store *st = NULL;
+
+    test_tmp_path(db, sizeof db, "think.db");
+    framing_init(&on);
+    framing_init(&got);
+    if ((s = mk(m, t, db, NULL)) == NULL)
+        return;
+    TEST_COND("think: say", say(s, "hello") == 0);
+    sid = sess_id(s);
+    framing_set_think(&on, "long", &err);
+    TEST_COND("think: in place", sess_set_framing(s, &on, &lf, &err) == RWKV_OK && lf == 0 &&
+                                 sess_id(s) == sid && chat_n_turns(sess_chat(s)) == 1 &&
+                                 chat_think(sess_chat(s)) == CHAT_THINK_LONG);
+    TEST_COND("think: say 2", say(s, "again") == 0 && sess_id(s) == sid);
+    p = last_prompt(s, t);
+    TEST_CONDF(p && strstr(p, "User: again think a lot\n\nAssistant: <think") != NULL &&
+                   strcmp(p + strlen(p) - 7, " <think") == 0, "think prompt %s", p ? p : "?");
+    free(p);
+    {
+        const chat_turn *ct = chat_turn_at(sess_chat(s), 1);
+        TEST_COND("think: reply starts with the head", ct && strncmp(ct->reply, " <think", 7) == 0);
+        ct = chat_turn_at(sess_chat(s), 0);
+        TEST_COND("think: the first turn keeps its prompt", ct && ct->head[0] == '\0');
+    }
+    sess_destroy(s);
+    TEST_COND("think: store", store_open(db, &st, &err) == RWKV_OK);
+    TEST_COND("think: saved", store_session_framing(st, sid, &got, &err) == RWKV_OK &&
+                              framing_think(&got) == CHAT_THINK_LONG);
+    TEST_COND("think: export", store_export(st, sid, STORE_FMT_JSON, &buf, &len, &err) == RWKV_OK &&
+                               strstr(buf, "\"think\": \"long\"") != NULL &&
+                               strstr(buf, "\"text\": \" <think") != NULL);
+    TEST_COND("think: import", buf && store_import(st, buf, len, "x", &nid, &err) == RWKV_OK &&
+                               store_session_framing(st, nid, &got, &err) == RWKV_OK &&
+                               framing_think(&got) == CHAT_THINK_LONG);
+    free(buf);
+    store_close(st);
+
+    /* resumed: its own mode; a mode given at launch ("off" too) wins */
+    if ((s = mk(m, t, db, NULL)) != NULL) {
+        TEST_COND("think: resumed", sess_open(s, sid, -1, &err) == RWKV_OK &&
+                                    chat_think(sess_chat(s)) == CHAT_THINK_LONG);
+        TEST_COND("think: regen keeps the head", sess_regen(s, &err) == RWKV_OK &&
+                  strncmp(chat_turn_at(sess_chat(s), 1)->reply, " <think", 7) == 0);
+        sess_destroy(s);
+    }
+    framing_fini(&on);
+    framing_set_think(&on, "off", &err);
+    if ((s = mk(m, t, db, &on)) != NULL) {
+        TEST_COND("think: launch off wins", sess_open(s, sid, -1, &err) == RWKV_OK &&
+                                            chat_think(sess_chat(s)) == CHAT_THINK_OFF &&
+                                            framing_think(sess_framing(s)) == CHAT_THINK_OFF);
+        sess_destroy(s);
+    }
+    framing_fini(&on);
+    framing_fini(&got);
+}
+
 /* A v3 database (before the framing was kept): migrated, read as defaults. */
 static void
 test_migration(rwkv_model *m, const tok *t)
@@ -395,11 +522,13 @@ main(void)
     o.n_threads = 2;
     test_names();
     test_value();
+    test_think_value();
     tok_create_bytes(&t, &err);
     TEST_COND("demo model", rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK);
     if (m != NULL) {
         test_prompt(m, t);
         test_session(m, t);
+        test_think_session(m, t);
         test_migration(m, t);
     }
     rwkv_model_close(m);

@@ -3,7 +3,9 @@
 ** in the transcript (tui/transcript.c): markers taken out and turned into
 ** styles, headings, bullets with hanging rows, fenced code blocks with
 ** highlighting (also unclosed, while streaming), the readable maximum
-** width on wide panes.
+** width on wide panes; a reply's reasoning block (<think>...</think>) kept
+** as written on rows of its own, folded to one row and back, also while
+** it streams.
 */
 #include <locale.h>
 #include <stdlib.h>
@@ -162,6 +164,51 @@ test_rows(void)
     tui_tr_fini(&t);
 }
 
+static void
+test_think(void)
+{
+    static const char src[] = "<think>\n**a** b\nc\n</think>\nThe *end*";
+    tui_md m;
+    tui_transcript t;
+    int a;
+
+    TEST_COND("think len", tui_md_think_len(src, strlen(src)) == 26 &&
+                           tui_md_think_len("<think>\nopen", 12) == 12 &&
+                           tui_md_think_len("x <think></think>", 17) == 0 &&
+                           tui_md_think_len("<thin", 5) == 0);
+    tui_md_init(&m);
+    TEST_COND("think: as written, then Markdown",
+              rendered_is(&m, src, "<think>\n**a** b\nc\n</think>\nThe end"));
+    TEST_COND("think: line kinds", m.nlines == 5 && m.lines[0].kind == TUI_MD_THINK &&
+                                   m.lines[3].kind == TUI_MD_THINK &&
+                                   m.lines[4].kind == TUI_MD_TEXT && style_of(&m, "**a**") == 0);
+    TEST_COND("think: answer on the same line",
+              rendered_is(&m, "<think>x</think> y", "<think>x</think>\ny"));
+    TEST_COND("think: nothing after", rendered_is(&m, "<think>x</think>\n", "<think>x</think>") &&
+                                      m.nlines == 1);
+    TEST_COND("think: only at the start", rendered_is(&m, "a <think>*b*</think>",
+                                                      "a <think>b</think>"));
+    tui_md_fini(&m);
+
+    tui_tr_init(&t);
+    tui_tr_layout(&t, 40);
+    a = tui_tr_add(&t, TUI_TURN_ASSISTANT, " ", 1);
+    tui_tr_append(&t, a, "<think>\none\ntwo", 15);
+    TEST_CONDF(t.nrows == 5 && t.rows[1].think && t.rows[3].think && t.rows[3].len == 3,
+               "streaming reasoning: %zu rows", t.nrows);
+    tui_tr_set_fold(&t, 1);
+    TEST_CONDF(t.nrows == 3 && t.rows[1].kind == TUI_ROW_FOLD && t.rows[1].think == 3 &&
+                   tui_tr_row_of(&t, a, 9) == 1,
+               "folded while streaming: %zu rows", t.nrows);
+    tui_tr_append(&t, a, "\n</think>\nanswer", 16);
+    TEST_CONDF(t.nrows == 4 && t.rows[1].think == 4 && t.rows[2].kind == TUI_ROW_TEXT &&
+                   !t.rows[2].think,
+               "folded, answered: %zu rows", t.nrows);
+    tui_tr_set_fold(&t, 0);
+    TEST_CONDF(t.nrows == 7 && t.rows[4].think && !t.rows[5].think, "unfolded: %zu rows", t.nrows);
+    tui_tr_fini(&t);
+}
+
 /* Random inputs made of the characters Markdown cares about: the
  * rendering's invariants hold and nothing reads or writes out of bounds
  * (run under `make asan`).  A fixed seed: the same inputs every run. */
@@ -213,6 +260,7 @@ main(void)
         setlocale(LC_ALL, "en_US.UTF-8");
     test_render();
     test_rows();
+    test_think();
     test_random();
     return TEST_REPORT();
 }
