@@ -391,6 +391,10 @@ test_pool(void)
     static const int sizes[] = { 1, 2, 3, 4, 8 };
     rwkv_err err;
 
+    /* never solo: on a busy machine the pool may judge the slow jobs below
+    ** lost and run them alone for up to TPOOL_SOLO_MAX_NS, so no worker
+    ** would take a chunk (solo runs: test_solo) */
+    setenv("RWKV_TPOOL_SOLO_MS", "0", 1);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         tpool *p = NULL;
         int ok = 1, threads = 0, max_threads = 0;
@@ -423,6 +427,7 @@ test_pool(void)
                    "%d threads: chunks ran on %d threads", sizes[s], max_threads);
         tpool_destroy(p);   /* workers spinning right after a job */
     }
+    unsetenv("RWKV_TPOOL_SOLO_MS");
     {
         tpool *p = NULL;
         int threads;
