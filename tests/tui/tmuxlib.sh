@@ -111,6 +111,9 @@ check_overwrite() {
 }
 
 # Wait until the reply in progress has finished (status shows no activity).
+# Right after a key that starts one use `send` (or wait for what the key
+# shows first): on a busy machine the client may not have read the key yet
+# when wait_idle looks, and then it returns at once.
 wait_idle() {
     local i=0
     sleep 0.2
@@ -120,6 +123,15 @@ wait_idle() {
         i=$((i + 1))
     done
     return 1
+}
+
+# send [N]: Enter sends the message in the input box; wait until the client
+# has taken it (the box shows its placeholder again: the reply has started)
+# and then until the reply has finished (wait_idle N).
+send() {
+    keys Enter
+    wait_for '^> Type a message' 10 || fail "the message was not sent: $(screen | tail -3 | tr '\n' '|')"
+    wait_idle "$@"
 }
 
 tui_quit() {
