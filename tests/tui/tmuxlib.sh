@@ -15,7 +15,9 @@ export XDG_CONFIG_HOME=$TMP/config
 mkdir -p "$XDG_CONFIG_HOME"
 DB=$TMP/sessions.db
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
-unset NO_COLOR
+# (what a developer's shell may set that the client reads: the tests set
+# their own where they need one)
+unset NO_COLOR COLORTERM RWKV_TUI_MODELS RWKV_TUI_STATES
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 
 if ! command -v tmux >/dev/null 2>&1; then
