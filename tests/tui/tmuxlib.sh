@@ -6,6 +6,8 @@
 #   wait_for PATTERN [S]  poll the screen until an extended regex matches
 #   screen                the screen as text
 #   keys KEYS...          tmux send-keys
+#   send [N]              Enter, wait until the client took the message, then
+#                         until the reply is done (wait_idle N)
 #   tui_quit              F10, then wait for the process to exit 0
 #   tui_finish            sanitizer/crash check of every run, then `finish`
 . "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
@@ -132,7 +134,8 @@ wait_idle() {
 # and then until the reply has finished (wait_idle N).
 send() {
     keys Enter
-    wait_for '^> Type a message' 10 || fail "the message was not sent: $(screen | tail -3 | tr '\n' '|')"
+    wait_for '^> Type a message' 10 ||
+        fail "send at ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: the message was not sent: $(screen | tail -3 | tr '\n' '|')"
     wait_idle "$@"
 }
 
