@@ -126,7 +126,9 @@ mkfifo "$TMP/in"
 pid=$!
 exec 7>"$TMP/in"
 printf 'go on forever\n' >&7
-sleep 1
+# until the reply streams (a fixed pause could end before it started on a
+# busy machine: the Ctrl-C then hit the prompt); at most ~20 s
+for _ in $(seq 200); do [ "$(wc -c <"$TMP/i")" -gt 1000 ] && break; sleep 0.1; done
 kill -INT $pid
 sleep 0.3
 printf '/set max_tokens 3\nshort\n' >&7
@@ -137,10 +139,13 @@ rc=$?
 grep -q 'reply interrupted' "$TMP/i.err" && ok || fail "Ctrl-C in reply: $(cat "$TMP/i.err")"
 [ "$(count_replies "$TMP/i")" = 2 ] && ok || fail "Ctrl-C in reply: $(count_replies "$TMP/i") replies, want 2"
 
-"$RWKV_TUI" chat --demo --seed 1 <"$TMP/in" >/dev/null 2>&1 &
+"$RWKV_TUI" chat --demo --seed 1 <"$TMP/in" >"$TMP/p" 2>&1 &
 pid=$!
 exec 7>"$TMP/in"
-sleep 0.5
+# at the prompt: a command answered (not a fixed pause: the chat may still be
+# starting, its handler not yet in place); at most ~20 s
+printf '/show\n' >&7
+for _ in $(seq 200); do grep -q 'seed' "$TMP/p" && break; sleep 0.1; done
 kill -INT $pid
 wait $pid
 rc=$?

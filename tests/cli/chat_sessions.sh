@@ -152,9 +152,17 @@ D6=$TMP/kill.db
 printf 'hi\n' | "$T" chat $TINY --db "$D6" --new k --seed 1 --max-tokens 20 >/dev/null 2>&1
 before=$("$T" sessions --db "$D6" export 1 --format json | grep -v '"updated_ms"\|"head"')
 ( printf 'tell me a long story\n'; sleep 6 ) 2>/dev/null |
-    "$T" chat $TINY --db "$D6" --session 1 --max-tokens 100000 --stop QQQZZZ >"$TMP/k.out" 2>"$TMP/k.err" &
+    "$T" chat $TINY --db "$D6" --session 1 --max-tokens 1000000 --stop QQQZZZ >"$TMP/k.out" 2>"$TMP/k.err" &
 pid=$!
-sleep 2.5
+# until the streaming reply has been saved with more than 100 tokens (saved
+# at most every second: a fixed pause could come first on a busy machine,
+# and 100000 tokens could all be done first on a fast one); at most ~30 s
+for _ in $(seq 300); do
+    [ $HAVE_SQLITE = 1 ] || { sleep 2.5; break; }
+    n=$(q "$D6" 'select length(tokens)/4 from turns where id=5 and interrupted=1' 2>/dev/null)
+    [ -n "$n" ] && [ "$n" -gt 100 ] && break
+    sleep 0.1
+done
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 [ -s "$TMP/k.out" ] && ok || fail "no reply before the kill: $(cat "$TMP/k.err")"
@@ -177,9 +185,11 @@ rc=$?
 # --- Ctrl-C mid-reply: partial reply saved, marked, with the state of its tokens -------------
 D7=$TMP/int.db
 ( printf 'tell me a long story\n'; sleep 3 ) 2>/dev/null |
-    "$T" chat $TINY --db "$D7" --new c --seed 2 --max-tokens 100000 --stop QQQZZZ >"$TMP/c.out" 2>"$TMP/c.err" &
+    "$T" chat $TINY --db "$D7" --new c --seed 2 --max-tokens 1000000 --stop QQQZZZ >"$TMP/c.out" 2>"$TMP/c.err" &
 pid=$!
-sleep 1.2
+# until the reply streams (not a fixed pause: on a busy machine the Ctrl-C
+# could come before the reply, on a fast one after its end); at most ~20 s
+for _ in $(seq 200); do [ "$(wc -c <"$TMP/c.out")" -gt 1000 ] && break; sleep 0.1; done
 kill -INT $pid
 wait $pid
 rc=$?

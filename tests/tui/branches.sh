@@ -6,16 +6,14 @@
 
 tui_start --max-tokens 8 --seed 9
 type_text "alpha"
-keys Enter
-wait_idle
+send
 type_text "beta"
-keys Enter
-wait_idle
+send
 check "two exchanges" '^  beta'
 
 keys C-r
-wait_idle
 check "regenerated reply is sibling 2 of 2" '^RWKV  < 2/2 >'
+wait_idle
 keys M-,
 check "previous sibling" '^RWKV  < 1/2 >'
 keys M-.
@@ -30,8 +28,7 @@ keys Enter
 check "editing notice" 'new branch'
 check "message in the input box" '^\* alpha'
 type_text " two"
-keys Enter
-wait_idle
+send
 check "new branch shown" '^  alpha two'
 check "user turn is sibling 2 of 2" '^You  < 2/2 >'
 check_not "the old branch's later turn is gone" '^  beta'
@@ -57,8 +54,8 @@ keys Right Escape
 check "second branch after restart" '^  alpha two'
 # regenerate right after a resume: a third... here a second reply sibling
 keys C-r
-wait_idle
 check "regenerate after resume" '^RWKV  < 2/2 >'
+wait_idle
 check_not "no error" '^Error|failed'
 tui_quit
 tui_finish

@@ -119,8 +119,7 @@ SH
 TUI_ENV="EDITOR=$TMP/ed.sh VISUAL=" tui_start --max-tokens 5
 keys C-x
 check "editor text cleaned in the box" '^> edited � bad red ctl end *$'
-keys Enter
-wait_idle
+send
 t=$(sqlite3 "$DB" "select hex(text) from turns where role = 1 order by id desc limit 1" 2>&1)
 [ "$t" = "$(printf 'edited \357\277\275 bad red ctl end' | od -An -tx1 | tr -d ' \n' |
              tr a-f A-F)" ] && ok || fail "stored message not clean: $t"

@@ -73,8 +73,7 @@ type_text "alpha"
 keys Enter
 check "state in use" 'state: alpha\.safetensors'
 type_text "hello there"
-keys Enter
-wait_idle
+send
 keys F2
 check "F2 row: model, state file and id" 'hello there +[0-9]+ turns +#1 +\(demo\) +state alpha\.safetensors'
 # --- rename --------------------------------------------------------------------

@@ -28,19 +28,18 @@ s=$(status)
 if printf '%s' "$s" | grep -q 'decode'; then fail "wide: decode speed before any decode: $s"; else ok; fi
 
 type_text "hello"
-keys Enter
-wait_idle
+send
 check "after a reply: decode speed labelled" '^ DEMO.*prefill [0-9]+ tok/s +decode [0-9.]+ tok/s'
 tmx resize-window -x 80 -y 24
 check "80x24 after a reply: decode speed" '^ DEMO.*decode [0-9.]+ tok/s'
 
-# narrower: help and quit stay to the end
+# narrower: help and quit stay to the end (polled until the client has
+# redrawn at the new size: tmux cuts the old footer at once)
+fits() { printf '%s' "$f" | grep -q 'F1 help' && printf '%s' "$f" | grep -q 'F10 quit' && [ "${#f}" -le $1 ]; }
 for w in 40 24 20; do
     tmx resize-window -x $w -y 12
-    sleep 0.3
-    f=$(footer)
-    if printf '%s' "$f" | grep -q 'F1 help' && printf '%s' "$f" | grep -q 'F10 quit' &&
-       [ "${#f}" -le $w ]; then ok; else fail "${w} columns: footer '$f'"; fi
+    for i in $(seq 100); do f=$(footer); fits $w && break; sleep 0.1; done
+    if fits $w; then ok; else fail "${w} columns: footer '$f'"; fi
 done
 tmx resize-window -x 80 -y 24
 tui_quit

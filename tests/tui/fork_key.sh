@@ -7,8 +7,7 @@
 
 TUI_ENV="TERM=screen" W=80 H=24 tui_start --max-tokens 4 --seed 3
 type_text "only talk"
-keys Enter
-wait_idle
+send
 check "saved" 'new session [0-9]+: only talk'
 keys F2
 check "sessions menu" ' Sessions '
@@ -29,6 +28,7 @@ keys C-y
 check "C-y forked" "resumed 'only talk \(fork\)'"
 check "the fork has the transcript" '^  only talk'
 keys F2
+check "the fork listed" 'only talk \(fork\) +[0-9]+ turns'
 n=$(screen | grep -Ec 'only talk( \(fork\))? +[0-9]+ turns')
 if [ "$n" = 2 ]; then ok; else fail "after C-y: want two sessions, got $n"; screen | sed 's/^/    | /'; fi
 keys Escape

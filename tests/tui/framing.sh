@@ -30,8 +30,7 @@ check "greeting follows the names" "greeting +\(the demo's\) Bob: hi.n.nAlice: H
 check "default stop" "stop +.n.n \(the demo's\)"
 close_menu "launch"
 type_text "hello there"
-keys Enter
-wait_idle
+send
 check "session created" 'session: hello there'
 check "the header names the user" '^Bob( |$)'
 check "the header names the bot" '^Alice( |$)'

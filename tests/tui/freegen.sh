@@ -17,8 +17,7 @@ sleep 0.3              # (an Esc and then M-g at once would read as one key)
 keys M-g
 check "prompt" 'generate from:'
 type_text "Once upon a time"
-keys Enter
-wait_idle
+send
 check "shown, marked not saved" 'free generation \(not saved\): Once upon a time'
 check "done notice" 'M-\+ continues it'
 keys M-+

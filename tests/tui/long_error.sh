@@ -11,8 +11,7 @@
 bad="cuda:7 fp16 *3 -> cpu fp32i8 -> nonsense-device-name-that-is-long bf16"
 W=80 H=24 tui_start --max-tokens 3 --seed 5
 type_text "BESIDETEXT BESIDETEXT BESIDETEXT BESIDETEXT BESIDETEXT BESIDETEXT BESIDETEXT"
-keys Enter
-wait_idle
+send
 keys F5
 check "models menu" 'Models'
 keys C-s

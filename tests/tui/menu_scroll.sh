@@ -8,8 +8,7 @@
 
 W=80 H=24 tui_start --max-tokens 3 --seed 5
 type_text "TRANSCRIPTTEXT TRANSCRIPTTEXT TRANSCRIPTTEXT TRANSCRIPTTEXT TRANSCRIPTTEXT"
-keys Enter
-wait_idle
+send
 keys F1
 check "help open" 'Help: every key'
 check "80x24: more below" '↓ [0-9]+ more below'

@@ -15,8 +15,7 @@ NODEMO=1 tui_start --model "$M/tiny-7v0-fp32.pth" --db "$DB" --max-tokens 24 --s
 check "model name in the status line" 'tiny-7v0-fp32\.pth \| cpu fp32'
 check_not "no demo label" 'DEMO MODEL'
 type_text "Hello"
-keys Enter
-wait_idle
+send
 check "reply from the checkpoint" '^RWKV'
 check "speeds" 'decode [0-9.]+ tok/s'
 
@@ -30,8 +29,7 @@ check "switched model" 'tiny-6v0-fp32\.pth \| cpu fp32'
 check "new session after a switch" 'session: new'
 wait_idle
 type_text "Hello again"
-keys Enter
-wait_idle
+send
 check "reply from the new model" '^RWKV'
 keys F5 C-s
 check "strategy prompt" 'strategy: cpu fp32'
@@ -52,8 +50,7 @@ NODEMO=1 tui_start --model "$M/tiny-7v0-fp32.pth" --state "$FX/states/state-7v0-
 check "state file in the status line" 'state: state-7v0-A\.pth'
 check "state defaults (top-p 0.2)" 'top-p +0\.2'
 type_text "Hi"
-keys Enter
-wait_idle
+send
 check "reply under the state" '^RWKV'
 tui_quit
 

@@ -62,8 +62,7 @@ TUI_ENV="LD_PRELOAD='$TMP/shim.so' ASAN_OPTIONS='${ASAN_OPTIONS:+$ASAN_OPTIONS:}
     NODEMO=1 tui_start --model "$TMP/models/alpha.pth" --db "$DB" --max-tokens 3 --seed 2
 check "start: the loader's line at the top" '^  loader says: reading alpha\.pth'
 type_text "on alpha"
-keys Enter
-wait_idle
+send
 check "a message on alpha" '^  on alpha'
 
 # F5 to beta: its line replaces alpha's, on the screen at once
@@ -80,9 +79,9 @@ else fail "F5: beta's line not once on the screen"; screen | sed 's/^/    | /'; 
 
 # a branch switch rebuilds the transcript
 type_text "on beta"
-keys Enter
-wait_idle
+send
 keys C-r
+check "regenerated" '< 2/2 >'
 wait_idle
 keys M-,
 check "switched to the first reply" '< 1/2 >'

@@ -24,8 +24,7 @@ wheel_down() { tmx send-keys -l $'\e[Ma**'; sleep 0.15; }
 
 W=100 H=30 tui_start --max-tokens 3000 --seed 4
 type_text "a long one"
-keys Enter
-wait_idle 300 || fail "reply did not finish"
+send 300 || fail "reply did not finish"
 check_not "at the end" 'more below'
 wheel_up
 check "wheel up scrolls 3 rows" '── 3 more below \(End\)'
@@ -52,12 +51,10 @@ tui_quit
 # clicks in a menu: two sessions, the open one selected
 W=100 H=30 tui_start --max-tokens 4 --seed 4
 type_text "first talk"
-keys Enter
-wait_idle
+send
 keys C-n
 type_text "second talk"
-keys Enter
-wait_idle
+send
 keys F2
 check "sessions" 'first talk +[0-9]+ turns'
 r=$(row_of 'first talk +[0-9]+ turns')

@@ -33,8 +33,7 @@ keys Enter
 check "max tokens set to 5" 'max-tokens +5 *$'
 keys Tab
 type_text "count to ten"
-keys Enter
-wait_idle
+send
 keys F9
 check "reply obeyed max tokens" '5 tok, prefill [0-9]+ tok/s, decode [0-9.]+ tok/s, max tokens'
 keys F9
@@ -46,8 +45,7 @@ keys 1 2 Enter
 check "typed 12" 'max-tokens +12 *$'
 keys Tab
 type_text "again"
-keys Enter
-wait_idle
+send
 keys F9
 check "second reply obeyed 12" '12 tok, prefill'
 keys F9

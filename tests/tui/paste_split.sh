@@ -26,8 +26,7 @@ check "both parts in the box" '^> slow part one'
 check "the second line" '^  part twoand more'
 check_not "still nothing sent" '^You '
 # typing after the paste: keys again; Enter sends the whole message
-keys Enter
-wait_idle
+send
 check "sent whole: first line" '^  slow part one'
 check "sent whole: second line" '^  part twoand more'
 

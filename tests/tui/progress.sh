@@ -18,14 +18,19 @@ NAME=${MF##*/}
 NAME_RE=${NAME//./\\.}
 
 # ---- model load: record everything the program writes to the terminal
+# (the program starts once the pipe is in place: $TMP/go; a fixed pause
+# could end first on a busy machine)
 RUNS=$((RUNS + 1))
 tmx_fresh \
-    "sleep 1; env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+    "while [ ! -e '$TMP/go' ]; do sleep 0.1; done; \
+     env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 \
      '$RWKV_TUI' --model '$MF' --db '$DB' 2>'$TMP/stderr.$RUNS'; \
      echo EXIT=\$?; sleep 600"
 tmx pipe-pane -o "cat >> '$TMP/raw'"
+: > "$TMP/go"
 wait_for 'F1 help' 10 || fail "client did not start"
-sleep 0.3
+# the pipe's cat may write the last frames a little after the screen shows them
+for i in $(seq 50); do grep -aq 'preparing weights' "$TMP/raw" && grep -aq '100%' "$TMP/raw" && break; sleep 0.1; done
 if grep -aq "Loading $NAME_RE" "$TMP/raw"; then ok; else
     fail "no loading frame in the terminal output"; head -c 600 "$TMP/raw" | od -c | head; fi
 if grep -aq 'loading \[' "$TMP/raw"; then ok; else fail "no loading bar in the status line"; fi

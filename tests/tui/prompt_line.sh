@@ -8,8 +8,7 @@
 
 W=80 H=24 tui_start --max-tokens 3 --seed 5
 type_text "hello"
-keys Enter
-wait_idle
+send
 
 keys F2 C-e C-u
 type_text "$TMP/some/deep/folder/for/the/exports/session-2026-12-03-final-ABC.md"

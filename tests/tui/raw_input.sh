@@ -13,8 +13,7 @@ paste_bytes() { printf "$1" >"$TMP/paste"; tmx load-buffer "$TMP/paste"; tmx pas
 paste_bytes 'bad \xff\xfe mid \xe4\xb8 cut \xf0\x9f\x98 end\nSECOND LINE'
 check "text after an ill-formed byte is kept" '^> bad �� mid � cut � end'
 check "the next line of the paste too" '^  SECOND LINE'
-keys Enter
-wait_idle
+send
 check "sent whole" 'SECOND LINE'
 check "the message box is empty again" '^> Type a message'
 

@@ -14,8 +14,7 @@ frame_ok() {
 
 tui_start --max-tokens 20 --seed 5
 type_text "resize me please"
-keys Enter
-wait_idle
+send
 check "120x40: sidebar" 'Parameters'
 check "120x40: message" 'resize me please'
 

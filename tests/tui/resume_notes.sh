@@ -10,25 +10,27 @@
 
 # the line of the screen matching PATTERN (first), or 0
 line_of() { screen | grep -nE -- "$1" | head -1 | cut -d: -f1; }
-# the blank-line note stands right above "You" and "para one"
+# the blank-line note stands right above "You" and "para one" (polled for
+# up to 10 s: the key before it, e.g. Home, may not be drawn yet)
 note_placed() {
-    local n y p
-    n=$(line_of '^  blank lines joined: in the chat format'); p=$(line_of '^  para one')
-    if [ "${n:-0}" -gt 0 ] && [ "${p:-0}" -gt "$n" ]; then ok
-    else fail "$1: note at line ${n:-none}, message at ${p:-none}"; screen | sed 's/^/    | /'; fi
+    local n p i
+    for i in $(seq 100); do
+        n=$(line_of '^  blank lines joined: in the chat format'); p=$(line_of '^  para one')
+        if [ "${n:-0}" -gt 0 ] && [ "${p:-0}" -gt "$n" ]; then ok; return; fi
+        sleep 0.1
+    done
+    fail "$1: note at line ${n:-none}, message at ${p:-none}"; screen | sed 's/^/    | /'
 }
 
 mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
 printf 'clipboard: maybe\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 TUI_ENV="TERM=screen" W=80 H=24 tui_start --max-tokens 3 --seed 3
 type_text $'para one\n\npara two'
-keys Enter
-wait_idle
+send
 check "the note is shown" '^  blank lines joined: in the chat format'
 note_placed "before the resume"
 type_text "plain"
-keys Enter
-wait_idle
+send
 check "second exchange" '^  plain'
 
 # resume the session from F2: both kinds of notes are back
@@ -41,6 +43,7 @@ note_placed "after F2"
 
 # a branch switch rebuilds the transcript too
 keys End C-r
+check "regenerated" '< 2/2 >'
 wait_idle
 keys M-,
 check "switched to the first reply" '< 1/2 >'
@@ -66,8 +69,7 @@ type_text "para one"
 keys Enter
 check "editing" 'edit and send'
 type_text " edited"
-keys Enter
-wait_idle
+send
 check "the edit sent" '^  para two edited'
 check_not "the edit's branch has no note" 'blank lines joined'
 keys F6

@@ -20,7 +20,13 @@ tui_start --max-tokens 1000000 --seed 5
 type_text "first words of a new chat"
 keys Enter
 check "generating" 'generating'
-sleep 2.5
+# until the streamed part has been saved (at most every second: a fixed
+# pause was too short on a busy machine); then kill
+for i in $(seq 200); do
+    n=$(q "$DB" "select length(text) from turns where role=2 and interrupted=1")
+    [ -n "$n" ] && [ "$n" -gt 20 ] && break
+    sleep 0.1
+done
 pid=$(tui_pid)
 [ -n "$pid" ] && kill -9 "$pid" && ok || fail "no process to kill"
 wait_for 'EXIT=137' 10 && ok || fail "not killed: $(screen | tail -3)"
@@ -55,8 +61,7 @@ wait_idle
 # sending it again works (the session is titled from it, not from a later one)
 keys C-u
 type_text "a real message"
-keys Enter
-wait_idle
+send
 [ "$(q "$TMP/esc.db" 'select title from sessions')" = "a real message" ] && ok \
     || fail "title: $(q "$TMP/esc.db" 'select title from sessions')"
 # --- edit mode is left with Esc ---------------------------------------------------------
@@ -66,8 +71,7 @@ check "edit prompt" '^\* a real message'
 keys Escape
 check "edit cancelled" 'edit cancelled'
 type_text "a follow-up"
-keys Enter
-wait_idle
+send
 # not a fork: the follow-up is a child of the first reply (turn 3)
 [ "$(q "$TMP/esc.db" "select parent_id from turns where text='a follow-up'")" = 3 ] && ok \
     || fail "Esc did not leave edit mode: $(q "$TMP/esc.db" 'select id,parent_id,role,substr(text,1,20) from turns')"
@@ -113,8 +117,7 @@ fi
 # --- the chat's framing options (as the line chat's): --no-greeting, --stop -------------
 tui_start --no-greeting --stop '"QQQ"' --max-tokens 6 --db "$TMP/frame.db"
 type_text "no greeting here"
-keys Enter
-wait_idle
+send
 tui_quit
 [ "$(q "$TMP/frame.db" 'select count(*) from turns where role=0')" = 0 ] && ok \
     || fail "--no-greeting: a greeting turn was saved"
@@ -139,8 +142,7 @@ if have_fixture models/tiny-6v0-fp32.pth 9 && have_fixture states/state-7v0-A.pt
     check "switched model" 'tiny-6v0-fp32\.pth \| cpu fp32'
     wait_idle
     type_text "after the switch"
-    keys Enter
-    wait_idle
+    send
     tui_quit
     p=$(q "$MDB" "select m.path from sessions s join models m on m.id=s.model_id where s.title='after the switch'")
     case $p in *tiny-6v0-fp32.pth) ok ;; *) fail "model recorded after F5: '$p'" ;; esac
@@ -168,8 +170,7 @@ if have_fixture models/tiny-6v0-fp32.pth 9 && have_fixture states/state-7v0-A.pt
     check "label: none" 'state: none'
     keys C-n
     type_text "fresh"
-    keys Enter
-    wait_idle
+    send
     tui_quit
     [ "$(q "$TMP/st.db" "select ifnull(state_file_id,0) from sessions where title='fresh'")" = 0 ] \
         && ok || fail "the new chat used the stale state file"

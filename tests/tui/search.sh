@@ -12,7 +12,7 @@ st() { tmx capture-pane -p -e | $SGR "$1"; }
 footer() { screen | tail -1; }
 
 W=80 H=24 tui_start --max-tokens 3 --seed 5
-say() { type_text "$1"; keys Enter; wait_idle; }
+say() { type_text "$1"; send; }
 say "first Zebrafish line"
 say "我们今天去东京看樱花了"
 # enough turns that the first ones scroll out of an 80x24 view

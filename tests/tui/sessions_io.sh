@@ -10,8 +10,7 @@
 
 tui_start --max-tokens 6 --seed 2
 type_text "apples are red"
-keys Enter
-wait_idle
+send
 check "saved" 'session: apples are red'
 
 # export as Markdown (the default name is offered)

@@ -26,8 +26,7 @@ keys Enter
 check "new session from the state" 'state: calm\.safetensors'
 check "state defaults applied (top-p 0.2)" 'top-p +0\.2'
 type_text "hello state"
-keys Enter
-wait_idle
+send
 check "reply under the state" '^RWKV'
 keys F10
 check "quit" '^EXIT=0'
@@ -35,8 +34,7 @@ check "quit" '^EXIT=0'
 # switch again with a conversation: the question shows the replay cost
 tui_start --max-tokens 6 --seed 5
 type_text "first"
-keys Enter
-wait_idle
+send
 keys F3
 type_text "calm"
 keys Enter
@@ -47,8 +45,7 @@ check "replayed" 'replayed [0-9]+ tokens under state'
 check "transcript kept" '^  first'
 check "status shows the state" 'state: calm\.safetensors'
 type_text "after replay"
-keys Enter
-wait_idle
+send
 check "chat continues" '^  after replay'
 # the replayed conversation is a saved session
 keys F2

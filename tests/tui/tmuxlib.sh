@@ -6,6 +6,8 @@
 #   wait_for PATTERN [S]  poll the screen until an extended regex matches
 #   screen                the screen as text
 #   keys KEYS...          tmux send-keys
+#   send [N]              Enter, wait until the client took the message, then
+#                         until the reply is done (wait_idle N)
 #   tui_quit              F10, then wait for the process to exit 0
 #   tui_finish            sanitizer/crash check of every run, then `finish`
 . "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
@@ -15,7 +17,9 @@ export XDG_CONFIG_HOME=$TMP/config
 mkdir -p "$XDG_CONFIG_HOME"
 DB=$TMP/sessions.db
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
-unset NO_COLOR
+# (what a developer's shell may set that the client reads: the tests set
+# their own where they need one)
+unset NO_COLOR COLORTERM RWKV_TUI_MODELS RWKV_TUI_STATES
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 
 if ! command -v tmux >/dev/null 2>&1; then
@@ -111,6 +115,9 @@ check_overwrite() {
 }
 
 # Wait until the reply in progress has finished (status shows no activity).
+# Right after a key that starts one use `send` (or wait for what the key
+# shows first): on a busy machine the client may not have read the key yet
+# when wait_idle looks, and then it returns at once.
 wait_idle() {
     local i=0
     sleep 0.2
@@ -120,6 +127,16 @@ wait_idle() {
         i=$((i + 1))
     done
     return 1
+}
+
+# send [N]: Enter sends the message in the input box; wait until the client
+# has taken it (the box shows its placeholder again: the reply has started)
+# and then until the reply has finished (wait_idle N).
+send() {
+    keys Enter
+    wait_for '^> Type a message' 10 ||
+        fail "send at ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: the message was not sent: $(screen | tail -3 | tr '\n' '|')"
+    wait_idle "$@"
 }
 
 tui_quit() {

@@ -15,8 +15,7 @@ tui_start --max-tokens 5 --seed 5
 g=$(total)
 [ -n "$g" ] && [ "$g" -gt 0 ] && ok || fail "greeting tokens in the status line: '$(screen | head -1)'"
 type_text "hello"
-keys Enter
-wait_idle
+send
 check "header counts" '^You .* [0-9]+ tok'
 u1=$(tok_of You 1); r1=$(tok_of RWKV 1)
 # "User: hello\n\nAssistant:" = 6 + 5 + 12 bytes
@@ -25,8 +24,7 @@ u1=$(tok_of You 1); r1=$(tok_of RWKV 1)
 t1=$(total)
 [ "$t1" = $((g + u1 + r1)) ] && ok || fail "total $t1 != greeting $g + $u1 + $r1"
 type_text "again"
-keys Enter
-wait_idle
+send
 u2=$(tok_of You 2); r2=$(tok_of RWKV 2)
 # after a reply cut by max-tokens the next prompt starts with "\n\n"
 want=23

@@ -8,14 +8,12 @@
 
 tui_start --max-tokens 6 --seed 3
 type_text "alpha"
-keys Enter
-wait_idle
+send
 type_text "beta"
-keys Enter
-wait_idle
+send
 keys C-r
-wait_idle
 check "two replies to beta" '^RWKV  < 2/2 >'
+wait_idle
 
 keys F6
 check "tree menu" 'Branches: the whole tree'
@@ -75,8 +73,7 @@ keys Escape
 check_not "sessions closed" 'C-y fork'
 # and it goes on: a new message in the emptied session
 type_text "gamma"
-keys Enter
-wait_idle
+send
 check "a message after the delete" '^  gamma'
 check_not "no error" 'Error|failed'
 keys F6
@@ -88,9 +85,9 @@ tui_quit
 rm -f "$DB"
 TUI_ENV="LC_ALL=C LANG=C" tui_start --max-tokens 4 --seed 3
 type_text "one"
-keys Enter
-wait_idle
+send
 keys C-r
+check "regenerated" '^RWKV  < 2/2 >'
 wait_idle
 keys F6
 check "ASCII tee" '\|- RWKV:'

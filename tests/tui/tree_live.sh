@@ -8,8 +8,7 @@
 
 TUI_ENV="TERM=screen" W=80 H=24 tui_start --max-tokens 3 --seed 3
 type_text "first one"
-keys Enter
-wait_idle
+send
 # the second reply long: max-tokens typed in the sidebar
 keys Tab Down Down Down Down Down Down Enter C-u
 type_text "150000"

@@ -37,8 +37,7 @@ keys C-e C-u
 # a pasted message with a blank line
 tmx set-buffer "$(printf 'para one\n\npara two')"
 tmx paste-buffer -p
-keys Enter
-wait_idle
+send
 check "a note in the transcript: blank lines joined" '^  blank lines joined: in the chat format'
 check "sent as two lines, no blank row between" '^  para one'
 if screen | grep -A1 '^  para one' | tail -1 | grep -q '^  para two'; then ok; else
@@ -46,8 +45,7 @@ if screen | grep -A1 '^  para one' | tail -1 | grep -q '^  para two'; then ok; e
 # the second time: no notice
 tmx set-buffer "$(printf 'para three\n\n\npara four')"
 tmx paste-buffer -p
-keys Enter
-wait_idle
+send
 check "second paste sent" '^  para four'
 n=$(screen | grep -c 'blank lines joined')
 [ "$n" = 1 ] && ok || fail "the note shown $n times (once expected)"
