@@ -9,8 +9,7 @@
 LONG="a rather long first message that names the session and goes on past the box"
 TUI_ENV="TERM=screen" W=80 H=24 tui_start --max-tokens 3 --seed 5
 type_text "$LONG"
-keys Enter
-wait_idle
+send
 
 keys F1
 check "help open" 'Help: every key'

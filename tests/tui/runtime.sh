@@ -82,8 +82,7 @@ keys C-u
 check "C-u cleared the text, still editing" '^\* (Type a message.*)? *$'
 check_not "C-u did not cancel" 'edit cancelled' 1
 type_text "rewritten"
-keys Enter
-wait_idle
+send
 # a fork at the edited message's parent (the first reply, turn 3), beside it
 [ "$(q "$TMP/esc.db" "select parent_id from turns where text='rewritten'")" = 3 ] && ok \
     || fail "C-u left edit mode: $(q "$TMP/esc.db" 'select id,parent_id,role,substr(text,1,20) from turns')"

@@ -28,8 +28,7 @@ keys Escape
 check_not "help closed" ' Help: every key'
 check_not "off: not on the status line" 'think:'
 type_text "first"
-keys Enter
-wait_idle
+send
 check "a session" 'session: first'
 keys M-t
 check "M-t: on" 'think: on \(from the next message on\)'
@@ -42,8 +41,7 @@ check "F8 think row" 'think +short \(MSG think a bit, BOT: <think\)'
 keys Escape
 check_not "F8 closed" ' Framing of this session'
 type_text "why"
-keys Enter
-wait_idle
+send
 check "same session" 'session: first'
 check "the reply starts with the tag" '^  <think'
 tui_quit
