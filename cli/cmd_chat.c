@@ -977,7 +977,7 @@ cmd_chat(int argc, char **argv)
     } else {
         /* the greeting, fed up front so the first reply's stats are its own */
         sig_in_prime = 1;
-        if (chat_prime(r.c, &err) != RWKV_OK) {
+        if (sess_prime(r.s, NULL, &err) != RWKV_OK) {
             sig_in_prime = 0;
             if (err.code != RWKV_ECANCEL)
                 rc = cli_fail(&err);

@@ -548,10 +548,21 @@ out:
 }
 
 int
+sess_prime(sess *s, int *saved, rwkv_err *err)
+{
+    int got = sess_greeting_saved(s) == 0;
+
+    if (saved)
+        *saved = got;
+    return got ? RWKV_OK : chat_prime(s->c, err);
+}
+
+int
 sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
 {
     s->started = 0;
     s->regen = 0;
+    sess_greeting_saved(s);            /* a greeting still pending: saved, if it was */
     return chat_submit(s->c, msg, len, err);
 }
 

@@ -178,6 +178,15 @@ int  sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err);
 /* Tokens a replay under another state would feed (IDLE). */
 uint64_t sess_replay_cost(sess *s);
 
+/*
+** Feed the greeting now (chat_prime), or take the state it leaves from the
+** database without a prefill: the greeting turn of a saved session that fed
+** the same tokens to this model file under the same strategy string gives
+** the same numbers (a long greeting or a slow model starts at once).
+** *SAVED (may be NULL): 1 when it came from there.  sess_submit does the
+** same for a greeting still pending.
+*/
+int  sess_prime(sess *s, int *saved, rwkv_err *err);
 /* A message (chat_submit) / a regenerated last reply (chat_regen), then
 ** sess_run until the reply ends. */
 int  sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err);

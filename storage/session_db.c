@@ -411,6 +411,38 @@ auto_title(const char *msg, char *out, size_t cap)
 }
 
 /*
+** The state after the greeting from the greeting turn of a saved session
+** that fed the same tokens to this model file (fingerprint and checksum
+** digest) under the same strategy string: the numbers a prefill would give.
+*/
+int
+sess_greeting_saved(sess *s)
+{
+    size_t n = 0;
+    const int32_t *ids = chat_greeting_ids(s->c, &n);
+    store_state_meta want = s->meta;
+    rwkv_state *st = NULL;
+    int64_t turn = 0;
+    rwkv_err err;
+    int ok;
+
+    want.digest_required = 1;          /* only states known made with this file */
+    if (s->st == NULL || n == 0 || chat_greeting_fed(s->c) ||
+        store_greeting_find(s->st, ids, n, rwkv_model_info(s->m)->strategy, &want, &turn,
+                            &err) != RWKV_OK ||
+        turn == 0 || rwkv_state_create(s->m, &st, &err) != RWKV_OK)
+        return -1;
+    ok = store_snapshot_get(s->st, turn, &want, rwkv_state_data(st), rwkv_state_len(st), NULL,
+                            &err) == RWKV_OK &&
+         chat_prime_from(s->c, st, &err) == RWKV_OK;
+    rwkv_state_destroy(st);
+    if (ok)
+        sess_notef(s, 0, "greeting: its state saved before (same model file and strategy), "
+                         "no prefill");
+    return ok ? 0 : -1;
+}
+
+/*
 ** Create the session row (title TITLE, or the first line of MSG) and, when
 ** the greeting was fed, its system turn with the post-greeting state.
 */

@@ -91,6 +91,9 @@ void sess_notef(sess *s, int is_err, const char *fmt, ...)
 void sess_queue_seed(sess *s);
 /* The start state of START (zeros, or its state file) into OUT. */
 int  sess_load_start(sess *s, const sess_start *start, rwkv_state *out, rwkv_err *err);
+/* The greeting taken as fed from the database (see sess_prime): 0 when the
+** chat took a saved state after it, -1 when none fits (nothing changed). */
+int  sess_greeting_saved(sess *s);
 /* Make the chat start from START (its state file, or the greeting). */
 int  sess_chat_start_from(sess *s, const sess_start *start, rwkv_err *err);
 /* A chat like the current one (sampling, the start in use) with framing FR:

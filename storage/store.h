@@ -401,6 +401,12 @@ int store_snapshot_put(store *s, int64_t turn, const float *state, size_t n,
 */
 int store_snapshot_get(store *s, int64_t turn, const store_state_meta *want,
                        float *out, size_t n, enum store_snap *st, rwkv_err *err);
+/* The newest greeting turn (a session's first turn, a system one) whose
+** tokens are IDS (N of them) and that has a snapshot made by a model of
+** WANT's fingerprint, in a session run with STRATEGY: *TURN, 0 when none
+** (store_snapshot_get then checks the rest of WANT). */
+int store_greeting_find(store *s, const int32_t *ids, size_t n, const char *strategy,
+                        const store_state_meta *want, int64_t *turn, rwkv_err *err);
 /* Bytes taken by the snapshots of SESSION (0 = all) and their count. */
 int store_snapshot_usage(store *s, int64_t session, uint64_t *bytes, int64_t *count,
                          rwkv_err *err);

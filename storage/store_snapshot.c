@@ -183,6 +183,38 @@ out:
 }
 
 int
+store_greeting_find(store *s, const int32_t *ids, size_t n, const char *strategy,
+                    const store_state_meta *want, int64_t *turn, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    *turn = 0;
+    if (n == 0 || n > (size_t)INT32_MAX / 4)
+        return RWKV_OK;
+    /* token blobs are little-endian int32 (store_turn.c) */
+    if ((rc = store_prep(s, "SELECT t.id FROM turns t JOIN sessions e ON e.id=t.session_id"
+                            " JOIN snapshots n ON n.turn_id=t.id"
+                            " WHERE t.parent_id IS NULL AND t.role=? AND t.tokens=?"
+                            " AND e.strategy=? AND n.fingerprint=? ORDER BY t.id DESC LIMIT 1",
+                         &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int(st, 1, STORE_ROLE_SYSTEM);
+    sqlite3_bind_blob64(st, 2, ids, (sqlite3_uint64)n * 4, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, strategy, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, (int64_t)want->fingerprint);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *turn = sqlite3_column_int64(st, 0);
+        rc = RWKV_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "looking up a saved greeting");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
 store_snapshot_usage(store *s, int64_t session, uint64_t *bytes, int64_t *count, rwkv_err *err)
 {
     sqlite3_stmt *st;

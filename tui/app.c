@@ -239,6 +239,12 @@ handle_events(struct app *a)
             on_end(a, e);
             break;
         case TUI_EV_NOTE:
+            /* the greeting's notes at start go to the log: the footer's
+            ** keys matter more on the first screen */
+            if (a->w.job == TUI_JOB_PRIME && !e->phase) {
+                tui_log_only(a, e->text);
+                break;
+            }
             tui_notice(a, e->phase, "%s", e->text);
             a->job_noted = 1;
             break;

@@ -392,7 +392,9 @@ void tui_view_bar_text(char *out, size_t cap, const char *label, double frac, in
                        const char *detail);
 int  tui_role_attr(const struct app *a, int role);
 
-/* notice.c: a notice (IS_ERR: an error) in the footer and the message log. */
+/* notice.c: MSG into the message log (M-l) only, the footer keeping what it
+** shows; a notice (IS_ERR: an error) in the footer and the message log. */
+void tui_log_only(struct app *a, const char *msg);
 void tui_notice(struct app *a, int is_err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

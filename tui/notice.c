@@ -2,7 +2,8 @@
 ** notice.c -- the footer's notice and the message log (M-l): every notice
 ** and error goes through tui_notice, which shows it in the footer (a long
 ** error opens the dialog when drawn: view.c) and keeps it, stamped with the
-** time, in the log's ring of TUI_LOG_MAX messages.  UI thread only.
+** time, in the log's ring of TUI_LOG_MAX messages; tui_log_only keeps one
+** without showing it.  UI thread only.
 */
 #include "app.h"
 
@@ -34,6 +35,12 @@ log_add(struct app *a, int is_err, const char *msg)
     a->log_next = (a->log_next + 1) % TUI_LOG_MAX;
     if (a->log_n < TUI_LOG_MAX)
         a->log_n++;
+}
+
+void
+tui_log_only(struct app *a, const char *msg)
+{
+    log_add(a, 0, msg);
 }
 
 void

@@ -230,7 +230,7 @@ worker_main(void *arg)
             rc = sess_run(s, &end->err);
         break;
     case TUI_JOB_PRIME:
-        rc = chat_prime(sess_chat(s), &end->err);
+        rc = sess_prime(s, NULL, &end->err);
         break;
     case TUI_JOB_GEN:
     case TUI_JOB_GEN_MORE:

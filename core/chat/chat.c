@@ -700,6 +700,20 @@ chat_prime(chat *c, rwkv_err *err)
     return rc;
 }
 
+int
+chat_prime_from(chat *c, const rwkv_state *after, rwkv_err *err)
+{
+    if (c->phase != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "chat: busy");
+    if (c->greet_fed)
+        return RWKV_OK;
+    rwkv_state_copy(c->start, after);
+    rwkv_state_copy(c->cur, after);
+    c->greet_fed = 1;
+    c->start_greeted = 1;
+    return RWKV_OK;
+}
+
 static int
 push_turn_slot(chat *c, rwkv_err *err)
 {

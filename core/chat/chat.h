@@ -221,6 +221,10 @@ void chat_destroy(chat *c);                          /* NULL is fine */
 ** the state back and returns RWKV_ECANCEL).  Optional: chat_submit() does
 ** it otherwise.  IDLE only. */
 int  chat_prime(chat *c, rwkv_err *err);
+/* The greeting taken as fed, AFTER the state it leaves (one saved before
+** from the same tokens, model and strategy): chat_prime without the
+** prefill.  Nothing changes when it was fed already.  IDLE only. */
+int  chat_prime_from(chat *c, const rwkv_state *after, rwkv_err *err);
 
 /*
 ** IDLE -> PREFILL with the user message MSG (LEN bytes, any bytes).  The
