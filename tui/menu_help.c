@@ -28,7 +28,8 @@ static const char *const fixed_keys[][2] = {
     { "Shift-Up/Down", "scroll one line" },
     { "Esc, C-c", "cancel the running reply (kept, marked interrupted), the prefill "
                   "(the message goes back to the box) or a replay (nothing changes)" },
-    { "Esc, C-u (editing)", "leave edit mode: the next message continues the branch" },
+    { "Esc (editing)", "leave edit mode: the next message continues the branch (C-u only "
+                        "clears the text, to rewrite it)" },
     { "Esc (pasting...)", "end a paste whose end the terminal never sent (until then a paste "
                           "is text, its Enter a new line)" },
     { "C-d (empty box), C-q", "quit" },
