@@ -237,7 +237,8 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     s->cli_set = cfg->chat.samp_set & ~cfg->config_set;   /* launch values win */
     s->no_stop = cfg->chat.no_stop;
     if ((rc = framing_from_config(&s->fr, &cfg->chat, err)) != RWKV_OK ||
-        (rc = framing_copy(&s->launch_fr, &s->fr, err)) != RWKV_OK)
+        (rc = framing_copy(&s->launch_fr, cfg->launch_frame ? cfg->launch_frame : &s->fr,
+                           err)) != RWKV_OK)
         goto fail;
     s->launch_frame = 1;
     if (cfg->model_path && cfg->model_path[0])

@@ -76,6 +76,13 @@ typedef struct sess_config {
                                     preset): they hold for a new chat but do not
                                     win over a resumed session's own values, as
                                     those given on the command line do */
+    const framing *launch_frame; /* of chat's framing, what the command line gave:
+                                    its stops, bans and think mode win over a
+                                    resumed session's own at its first open, its
+                                    greeting and names are named in a note; the
+                                    rest (a config file's keys and preset) holds
+                                    for new chats only.  NULL: all of it was
+                                    given (the line chat) */
     const char    *expect_state; /* resuming: the state file the user named (not
                                     loaded; sess_open refuses a session that does
                                     not start from it) */

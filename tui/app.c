@@ -1462,10 +1462,11 @@ open_session(struct app *a)
 {
     sess_config sc;
     rwkv_err err;
-    framing fr;
+    framing fr, none;
     int rc;
 
     framing_init(&fr);
+    framing_init(&none);
     if (tui_framing_launch(a, &fr) != 0)
         return 1;
     memset(&sc, 0, sizeof sc);
@@ -1481,6 +1482,9 @@ open_session(struct app *a)
                                            resumed session's values (session.h) */
     sc.chat.state_path = a->launch.state;
     framing_to_config(&fr, &sc.chat);
+    sc.launch_frame = a->launch.frame ? a->launch.frame : &none;   /* the config's
+                                           framing does not override a resumed
+                                           session's own either */
     sc.cb = tui_worker_callbacks_proto;
     sc.cb.ud = &a->w;
     sc.note = tui_worker_note;

@@ -369,8 +369,9 @@ int  tui_prompt_yesno(int kind);
 void tui_branches_follow(struct app *a, int64_t old_head, int64_t sel);
 
 /* menu_framing.c: the chat's framing (F8 menu, launch, presets) */
-/* The launch framing: config keys, the config preset's, the options.  0 or
-** 1 (printed). */
+/* The framing of a new chat at launch: the config keys, replaced by the
+** config preset's when it has one, the options over them.  0 or 1 (printed).
+** Only the options' (launch.frame) win over a resumed session's own. */
 int  tui_framing_launch(struct app *a, framing *out);
 /* After preset NAME was saved / loaded: its framing too. */
 void tui_framing_preset_save(struct app *a, const char *name);

@@ -59,7 +59,8 @@ tui_framing_launch(struct app *a, framing *out)
     framing_init(&p);
     if (a->st && a->cfg.preset[0] &&
         store_preset_framing(a->st, a->cfg.preset, &p, &has, &err) == RWKV_OK && has &&
-        framing_merge(out, &p, FRAMING_ALL, &err) != RWKV_OK)
+        framing_copy(out, &p, &err) != RWKV_OK)      /* a preset's framing is whole: its
+                                                        think off and default stop too */
         fprintf(stderr, PROG_NAME_TUI ": preset '%s': %s\n", a->cfg.preset, err.msg);
     framing_fini(&p);
     if (a->launch.frame && framing_merge(out, a->launch.frame, FRAMING_ALL, &err) != RWKV_OK) {
