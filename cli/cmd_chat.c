@@ -873,7 +873,7 @@ open_engine(struct chat_cli *a, rwkv_model **m, tok **t, char *vocab, size_t cap
 
     oo.strategy = a->o.strategy;
     oo.n_threads = a->o.threads;
-    if ((a->o.demo ? rwkv_model_open_demo(0, &oo, m, &err)
+    if ((a->o.demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, m, &err)
                    : rwkv_model_open(a->o.model, &oo, m, &err)) != RWKV_OK)
         return cli_fail(&err);
     if (rwkv_model_info(*m)->n_vocab != 256) {

@@ -187,7 +187,7 @@ cmd_eval(int argc, char **argv)
     memset(&oo, 0, sizeof oo);
     oo.strategy = o.strategy;
     oo.n_threads = o.threads;
-    if ((o.demo ? rwkv_model_open_demo(0, &oo, &m, &err)
+    if ((o.demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, &m, &err)
                 : rwkv_model_open(o.model, &oo, &m, &err)) != RWKV_OK) {
         cli_fail(&err);
         goto done;

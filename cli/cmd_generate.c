@@ -159,7 +159,7 @@ cmd_generate(int argc, char **argv)
     }
     oo.strategy = o.strategy;
     oo.n_threads = o.threads;
-    if ((o.demo ? rwkv_model_open_demo(0, &oo, &m, &err) : rwkv_model_open(o.model, &oo, &m, &err)) !=
+    if ((o.demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, &m, &err) : rwkv_model_open(o.model, &oo, &m, &err)) !=
         RWKV_OK) {
         rc = cli_fail(&err);
         goto out;

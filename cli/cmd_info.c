@@ -48,7 +48,7 @@ cmd_info(int argc, char **argv)
     memset(&oo, 0, sizeof oo);
     oo.strategy = o.strategy;
     oo.n_threads = o.threads;
-    if ((o.demo ? rwkv_model_open_demo(0, &oo, &m, &err)
+    if ((o.demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, &m, &err)
                 : rwkv_model_open(o.model, &oo, &m, &err)) != RWKV_OK)
         return cli_fail(&err);
     in = rwkv_model_info(m);

@@ -84,8 +84,11 @@ int  rwkv_model_open(const char *path, const rwkv_open_opts *opts,
 /*
 ** A tiny random-weight RWKV-7 model built in memory (vocab 256, byte
 ** tokenizer), deterministic for a given SEED: for trying the interface
-** without downloading a model.  info->is_demo is 1.
+** without downloading a model.  info->is_demo is 1.  Every command's
+** --demo is the model of RWKV_DEMO_SEED (one model: a session made with one
+** front end resumes in the other from its saved states).
 */
+#define RWKV_DEMO_SEED 0
 int  rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts,
                           rwkv_model **out, rwkv_err *err);
 /*

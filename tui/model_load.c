@@ -189,7 +189,7 @@ tui_model_open(struct app *a)
         oo.progress = a->load_progress;
     if (a->screen)
         load_begin(a, l->demo ? NULL : model);
-    rc = l->demo ? rwkv_model_open_demo(1, &oo, &a->model, &err)
+    rc = l->demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, &a->model, &err)
                  : rwkv_model_open(model, &oo, &a->model, &err);
     if (oo.progress && a->screen == NULL)
         fputs(rc == RWKV_OK ? "\r\033[K" : "\n", stderr);
@@ -231,7 +231,7 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     oo.progress_ud = a;
     load_begin(a, p);
     tui_capture_begin(&cap);
-    rc = (p == NULL ? rwkv_model_open_demo(1, &oo, &m, &err) : rwkv_model_open(p, &oo, &m, &err));
+    rc = (p == NULL ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, &m, &err) : rwkv_model_open(p, &oo, &m, &err));
     if (rc == RWKV_OK)
         rc = open_tokenizer(a, m, p, &t, vocab, sizeof vocab, &err);
     if (rc == RWKV_OK)   /* the runtime records the model really used from now on */
