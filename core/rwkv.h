@@ -84,10 +84,10 @@ int  rwkv_model_open(const char *path, const rwkv_open_opts *opts,
 /*
 ** A tiny random-weight RWKV-7 model built in memory (vocab 256, byte
 ** tokenizer), deterministic for a given SEED: for trying the interface
-** without downloading a model.  info->is_demo is 1.
+** without downloading a model.  info->is_demo is 1.  Every command's
+** --demo is the model of RWKV_DEMO_SEED (one model: a session made with one
+** front end resumes in the other from its saved states).
 */
-/* The seed of `--demo` in every command and in the full-screen client: one
-** model, so a demo session made in one resumes in the other from its states. */
 #define RWKV_DEMO_SEED 0
 int  rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts,
                           rwkv_model **out, rwkv_err *err);

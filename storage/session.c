@@ -228,6 +228,7 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     if (s == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "session: out of memory");
     atomic_init(&s->cancel, 0);
+    atomic_init(&s->keep, 0);
     s->m = cfg->model;
     s->t = cfg->tok;
     s->cb = cfg->cb;
@@ -561,10 +562,16 @@ sess_prime(sess *s, int *saved, rwkv_err *err)
 int
 sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
 {
+    int rc;
+
     s->started = 0;
     s->regen = 0;
+    atomic_store(&s->keep, 0);
     sess_greeting_saved(s);            /* a greeting still pending: saved, if it was */
-    return chat_submit(s->c, msg, len, err);
+    rc = chat_submit(s->c, msg, len, err);
+    if (rc == RWKV_OK)
+        sess_save_submit(s);
+    return rc;
 }
 
 int
@@ -585,6 +592,8 @@ sess_run(sess *s, rwkv_err *err)
 {
     int rc = chat_run(s->c, err);
 
+    if (s->early && !s->started)
+        sess_save_unsent(s);
     if (s->regen && !s->started && s->st != NULL && s->sid != 0) {
         /* a regeneration cancelled while its prompt was fed again dropped
         ** the exchange from the chat: take the saved branch back */
@@ -602,6 +611,13 @@ sess_cancel(sess *s)
 {
     atomic_store(&s->cancel, 1);
     chat_cancel(s->c);
+}
+
+void
+sess_abandon(sess *s)
+{
+    atomic_store(&s->keep, 1);
+    sess_cancel(s);
 }
 
 void

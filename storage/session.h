@@ -21,13 +21,18 @@
 **
 ** Persistence of a reply (all automatic, inside sess_run through the chat's
 ** callbacks, on the thread that runs it):
-**   generation starts  -> the user turn (state before the reply) and a begun
-**                         reply row marked interrupted;
+**   the message is sent -> the user turn and a begun reply row marked
+**                         interrupted (once the greeting is fed: else at
+**                         generation start), so a crash during a long
+**                         prefill keeps the message; a cancel before the
+**                         reply starts removes them again (not sess_abandon);
+**   generation starts  -> the state before the reply on the user turn (the
+**                         rows written now if not yet);
 **   text streams       -> the partial reply, at most every SESS_SAVE_EVERY_S;
 **   the reply ends     -> the reply completed with the state after it.
 ** So kill -9 at any moment of a reply keeps the message and the streamed part
 ** (marked interrupted), the first message of a new session included: the
-** session row is created when the first reply starts.
+** session row is created with the first message's rows.
 **
 ** The fork rule (one rule everywhere: /fork, the TUI's edit, `sessions
 ** fork`): forking at a USER turn continues from its parent (the message is
@@ -111,7 +116,8 @@ const char *sess_state_label(const sess *s);
 /* Its library row when it came from the library, else 0. */
 int64_t     sess_state_lib(const sess *s);
 /* 1 when the last sess_run reached generation (0: cancelled or refused
-** while the message was fed; nothing of it was saved). */
+** while the message was fed; nothing of it was saved, but after
+** sess_abandon). */
 int         sess_started(const sess *s);
 /* Store ids of the last exchange (0 = none/not saved). */
 void        sess_last_ids(const sess *s, int64_t *user_turn, int64_t *reply_turn);
@@ -203,6 +209,10 @@ int  sess_regen(sess *s, rwkv_err *err);
 int  sess_run(sess *s, rwkv_err *err);
 /* Stop the reply, prefill or replay in flight (async-signal-safe). */
 void sess_cancel(sess *s);
+/* Stop as sess_cancel, for leaving (a quit, a hang-up): a message whose
+** prefill is cut stays saved with an empty interrupted reply, as after a
+** crash, instead of going (async-signal-safe). */
+void sess_abandon(sess *s);
 
 /* New sampling values (chat_set_sampling); an explicitly set seed starts
 ** the saved session's per-reply seed sequence again from it. */

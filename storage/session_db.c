@@ -635,42 +635,38 @@ check_alive(sess *s, size_t n_done)
                          "session %lld", (long long)old, (long long)s->sid);
 }
 
-/* Generation started: the user turn (unless a regeneration) and the begun reply. */
-void
-sess_save_begin(sess *s)
+/*
+** The rows of the last chat turn CT (N turns in the chat): its user turn
+** (unless WITH_USER is 0: a regeneration) with BEFORE, the state before the
+** reply (NULL: none yet), then the begun reply row, marked interrupted, the
+** head on it.  The session is made first when there is none.  0 when both
+** were written; -1 after a note.
+*/
+static int
+begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_state *before)
 {
-    size_t n = chat_n_turns(s->c);
-    const chat_turn *ct = n ? chat_turn_at(s->c, n - 1) : NULL;
     store_turn u, a;
     rwkv_err err;
 
-    s->reply_id = 0;
-    if (s->seeded) {
-        s->seeds = s->seeds_after;   /* the queued seed was taken */
-        sess_queue_seed(s);
-    }
-    if (s->st == NULL || ct == NULL || file_lost(s))
-        return;
     check_alive(s, n - 1);
     if (s->sid == 0) {
         if (n > 1 && sess_save_records(s, n - 1, NULL) != 0)
-            return;
+            return -1;
         if (s->sid == 0 && session_create(s, NULL, ct->user) != 0)
-            return;
+            return -1;
     }
-    if (!s->regen) {
-        const rwkv_state *before = chat_state_before_reply(s->c);
+    if (with_user) {
         user_row(s, ct, &u);
         if (store_turn_append(s->st, &u, before ? rwkv_state_cdata(before) : NULL,
                               before ? rwkv_state_len(before) : 0, &s->meta, &err) != RWKV_OK) {
             save_failed(s, "your message", &err);
             s->last_user = 0;
-            return;
+            return -1;
         }
         s->last_user = s->head = u.id;
     }
     if (s->last_user == 0)
-        return;
+        return -1;
     memset(&a, 0, sizeof a);
     a.session_id = s->sid;
     a.parent_id = s->last_user;
@@ -681,11 +677,106 @@ sess_save_begin(sess *s)
     a.interrupted = 1;
     if (store_turn_begin(s->st, &a, &err) != RWKV_OK) {
         save_failed(s, "the reply", &err);
-        return;
+        return -1;
     }
     s->reply_id = s->head = a.id;
     s->last_save = mono_now_s();
     s->progress_failed = 0;
+    return 0;
+}
+
+void
+sess_save_submit(sess *s)
+{
+    size_t n = chat_n_turns(s->c);
+
+    s->early = 0;
+    s->reply_id = 0;
+    if (s->st == NULL || n == 0 || !chat_greeting_fed(s->c) || file_lost(s))
+        return;
+    s->undo_sid = s->sid;
+    s->undo_head = s->head;
+    s->undo_user = s->last_user;
+    s->undo_reply = s->last_reply;
+    if (begin_rows(s, chat_turn_at(s->c, n - 1), n, 1, NULL) == 0)
+        s->early = 1;
+}
+
+/* Generation of CT began on rows saved at submit: the state before the
+** reply goes to the user turn, the reply's sampling (its seed is drawn
+** now) to its row. */
+static void
+early_begin(sess *s, const chat_turn *ct)
+{
+    const rwkv_state *before = chat_state_before_reply(s->c);
+    store_turn a;
+    rwkv_err err;
+
+    if (s->st == NULL || s->reply_id == 0 || file_lost(s))
+        return;
+    if (before != NULL &&
+        store_snapshot_put(s->st, s->last_user, rwkv_state_cdata(before), rwkv_state_len(before),
+                           &s->meta, &err) != RWKV_OK) {
+        save_failed(s, "your message", &err);
+        if (s->st == NULL)
+            return;
+    }
+    reply_row(s, ct, s->last_user, &a);
+    a.id = s->reply_id;
+    a.interrupted = 1;                 /* begun: sess_save_progress still takes it */
+    if (store_turn_finish(s->st, &a, NULL, 0, &s->meta, &err) != RWKV_OK)
+        save_failed(s, "the reply", &err);
+    s->last_save = mono_now_s();
+}
+
+void
+sess_save_unsent(sess *s)
+{
+    rwkv_err err;
+    int rc;
+
+    s->early = 0;
+    if (s->st == NULL || atomic_load(&s->keep) || s->last_user == 0)
+        return;
+    if (s->sid != s->undo_sid) {       /* the session was made for this message */
+        rc = store_session_delete(s->st, s->sid, &err);
+        s->sid = 0;
+        s->head = s->last_user = s->last_reply = 0;
+    } else {
+        rc = store_turn_prune(s->st, s->last_user, NULL, &err);
+        if (rc == RWKV_OK)
+            rc = store_session_set_head(s->st, s->sid, s->undo_head, &err);
+        s->head = s->undo_head;
+        s->last_user = s->undo_user;
+        s->last_reply = s->undo_reply;
+    }
+    s->reply_id = 0;
+    if (rc != RWKV_OK)
+        save_failed(s, "the cancelled message", &err);
+}
+
+/* Generation started: the user turn (unless a regeneration) and the begun
+** reply, or their state and seed when they were saved at submit. */
+void
+sess_save_begin(sess *s)
+{
+    size_t n = chat_n_turns(s->c);
+    const chat_turn *ct = n ? chat_turn_at(s->c, n - 1) : NULL;
+
+    if (s->seeded) {
+        s->seeds = s->seeds_after;   /* the queued seed was taken */
+        sess_queue_seed(s);
+    }
+    if (s->early) {
+        s->early = 0;
+        if (ct != NULL)
+            early_begin(s, ct);
+        return;
+    }
+    s->reply_id = 0;
+    if (s->st == NULL || ct == NULL || file_lost(s))
+        return;
+    begin_rows(s, ct, n, !s->regen, s->regen ? NULL : chat_state_before_reply(s->c));
 }
 
 /* The partial reply now and then, so a crash keeps it. */

@@ -76,6 +76,13 @@ struct sess {
     rng              seeds, seeds_after;
 
     atomic_int       cancel;           /* replay cancel (sess_cancel) */
+
+    /* the message being sent was saved at submit (sess_save_submit): its
+    ** rows stay until the reply starts (or the process dies), and go again
+    ** when it is cancelled first, unless KEEP (sess_abandon) */
+    int              early;
+    int64_t          undo_sid, undo_head, undo_user, undo_reply;
+    atomic_int       keep;
 };
 
 
@@ -128,5 +135,15 @@ int  sess_save_records(sess *s, size_t n, const rwkv_state *last);
 void sess_save_begin(sess *s);
 void sess_save_progress(sess *s);
 void sess_save_finish(sess *s, const chat_turn *t);
+/* A message just submitted (before its prefill): the user turn without its
+** state and the begun reply, so that a crash, kill -9 or a hang-up during
+** a long prefill keeps what was sent; sess_save_begin completes them.  Only
+** once the greeting is fed (a new session's greeting turn needs its state;
+** until then the rows wait for the reply as before). */
+void sess_save_submit(sess *s);
+/* The reply of a message saved at submit never started (cancelled, or an
+** error in its prefill): its rows go (the session too when it was made for
+** it), as if it had not been sent -- unless sess_abandon asked to keep them. */
+void sess_save_unsent(sess *s);
 
 #endif

@@ -1539,7 +1539,7 @@ static void
 app_fini(struct app *a)
 {
     if (a->busy && a->sess)
-        sess_cancel(a->sess);
+        sess_abandon(a->sess);
     tui_worker_fini(&a->w);
     sess_destroy(a->sess);
     tok_close(a->tok);
@@ -1592,8 +1592,9 @@ main_loop(struct app *a)
             a->dirty = 1;          /* a bounded run counts loop turns, so it
                                       ends even when nothing else happens */
     }
-    if (a->busy) {                 /* quit while generating: keep what we have */
-        sess_cancel(a->sess);
+    if (a->busy) {                 /* quit while generating: keep what we have
+                                      (a message still in its prefill too) */
+        sess_abandon(a->sess);
         tui_worker_join(&a->w);
         {
             tui_event *list = tui_worker_drain(&a->w);

@@ -42,7 +42,7 @@ static const char *const fixed_keys[][2] = {
     { "Menus: type", "search (C-u clears it; C-f there says so); Enter acts, Esc closes" },
     { "Menus: click", "select a row; a click on the selected row acts (as Enter); a click "
                       "outside the box closes it" },
-    { "Sessions: type", "search titles and messages (words match as prefixes); "
+    { "Sessions: type", "search titles and messages (every word, anywhere in them); "
                         "model:NAME keeps that model's sessions" },
     { "State files: (none)", "back to no state file (the greeting)" },
 };

@@ -299,6 +299,55 @@ defaults_run(rwkv_model *m, const tok *t, const char *name, const char *state)
     }
 }
 
+/* The turns of session 1 of OTHER (another connection), -1 when none. */
+static int64_t
+turns_of(store *other, int64_t *head)
+{
+    store_session ss;
+    rwkv_err err;
+
+    if (store_session_get(other, 1, &ss, &err) != RWKV_OK)
+        return -1;
+    if (head)
+        *head = ss.head_turn;
+    return ss.n_turns;
+}
+
+/* A message is saved when sent, before its prefill (what kill -9 or a
+** crash during a long prefill leaves); a cancel before the reply starts
+** takes it back, the head where it was; sess_abandon (a quit) keeps it. */
+static void
+sent_run(rwkv_model *m, const tok *t, const char *name, const char *db)
+{
+    store *other = NULL;
+    int64_t head0 = 0, head = 0, n0;
+    rwkv_err err;
+    sess *s = mk(m, t, db, NULL);
+
+    if (s == NULL)
+        return;
+    TEST_CONDF(sess_prime(s, NULL, &err) == RWKV_OK && say(s, msgs[0]) == 0, "%s: first", name);
+    TEST_CONDF(store_open(db, &other, &err) == RWKV_OK, "%s: open: %s", name, err.msg);
+    n0 = turns_of(other, &head0);
+    TEST_CONDF(sess_submit(s, msgs[1], strlen(msgs[1]), &err) == RWKV_OK &&
+                   turns_of(other, NULL) == n0 + 2,
+               "%s: saved when sent (%lld turns, was %lld)", name,
+               (long long)turns_of(other, NULL), (long long)n0);
+    sess_cancel(s);
+    sess_run(s, &err);
+    TEST_CONDF(!sess_started(s) && turns_of(other, &head) == n0 && head == head0,
+               "%s: cancelled before the reply: taken back (%lld turns, head %lld)", name,
+               (long long)turns_of(other, NULL), (long long)head);
+    TEST_CONDF(sess_submit(s, msgs[1], strlen(msgs[1]), &err) == RWKV_OK, "%s: again", name);
+    sess_abandon(s);
+    sess_run(s, &err);
+    TEST_CONDF(turns_of(other, NULL) == n0 + 2, "%s: abandoned in the prefill: kept", name);
+    TEST_CONDF(say(s, msgs[2]) == 0 && turns_of(other, NULL) == n0 + 4,
+               "%s: the next message saves as ever", name);
+    store_close(other);
+    sess_destroy(s);
+}
+
 static void
 deleted_run(rwkv_model *m, const tok *t, const char *name, const char *dbA)
 {
@@ -347,6 +396,8 @@ run(rwkv_model *m, const tok *t, const char *name, const char *state)
     sess_destroy(s);
     defaults_run(m, t, name, state);
     deleted_run(m, t, name, dbA);
+    snprintf(dbA, sizeof dbA, "%s/%s-sent.db", test_tmp_dir(), name);
+    sent_run(m, t, name, dbA);
     for (int i = 0; i < N_MSG; i++)
         free(after[i]);
 }
