@@ -208,7 +208,15 @@ int store_session_get(store *s, int64_t id, store_session *out, rwkv_err *err);
 int store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err);
 /* The most recently updated session (for --resume); EINVAL if none. */
 int store_session_latest(store *s, int64_t *id, rwkv_err *err);
+/* RWKV_EINVAL when TITLE is blank or too long; stored cleaned (store_title_clean). */
 int store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err);
+/*
+** TITLE (NULL = "") as a session title into OUT (CAP bytes, NUL-terminated):
+** one line, safe to show -- line breaks and tabs become spaces, other control
+** characters and invalid UTF-8 U+FFFD (store_text_clean's rule); cut before
+** a character that does not fit.  Titles are stored and read back so.
+*/
+void store_title_clean(const char *title, char *out, size_t cap);
 /* Switch branch / fork in place: TURN must belong to the session (0 = empty). */
 int store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
 /*

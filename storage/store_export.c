@@ -199,7 +199,6 @@ static int
 add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, size_t *cap)
 {
     store_hit *h;
-    char *t;
 
     if (*cnt == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
@@ -214,12 +213,7 @@ add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, si
     h->session_id = sqlite3_column_int64(st, 0);
     h->turn_id = sqlite3_column_int64(st, 1);
     h->role = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
-    t = store_text_clean((const char *)sqlite3_column_text(st, 3),
-                         (size_t)sqlite3_column_bytes(st, 3), NULL);
-    if (t == NULL)
-        return -1;
-    snprintf(h->title, sizeof h->title, "%s", t);
-    free(t);
+    store_title_clean((const char *)sqlite3_column_text(st, 3), h->title, sizeof h->title);
     make_snippet((const char *)sqlite3_column_text(st, 4), w, nw, h->snippet, sizeof h->snippet);
     return 0;
 }
