@@ -812,7 +812,11 @@ repl_loop(struct repl *r)
             continue;
         }
         if (line[0] == '/' && line[1] != '/') {
-            if (command(r, line))
+            int quit = command(r, line);
+            /* its answer now, not at the next reply: a program that reads
+            ** the chat through a pipe waits for it */
+            cli_stdout_flush();
+            if (quit)
                 break;
             continue;
         }

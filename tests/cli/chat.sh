@@ -172,4 +172,18 @@ printf 'hi\n' | "$RWKV_TUI" chat --demo --seed 1 --max-tokens 3 >/dev/full 2>"$T
 [ $? = 1 ] && grep -q 'stdout: No space left on device' "$TMP/full.err" && ok \
     || fail "chat >/dev/full: $(cat "$TMP/full.err")"
 
+# a command's answer reaches a pipe at once (a program reading the chat
+# through a pipe waits for it before it sends more): each command, then its
+# answer awaited with the input still open (at most ~20 s, then it fails)
+"$RWKV_TUI" chat --demo --seed 1 --max-tokens 3 <"$TMP/in" >"$TMP/cmd" 2>"$TMP/cmd.err" &
+pid=$!
+exec 7>"$TMP/in"
+for c in '/framing:^greeting ' '/think:^think  *off$' '/show:^  seed ' '/help:^  /quit '; do
+    printf '%s\n' "${c%%:*}" >&7
+    for _ in $(seq 200); do grep -q "${c#*:}" "$TMP/cmd" && break; sleep 0.1; done
+    grep -q "${c#*:}" "$TMP/cmd" && ok || fail "${c%%:*}: its answer did not reach the pipe: $(cat "$TMP/cmd")"
+done
+exec 7>&-
+wait $pid
+
 finish
