@@ -198,7 +198,9 @@ typedef struct store_session {
     char    strategy[128];
     int64_t created_ms, updated_ms;    /* OUT (unix ms) */
     int64_t head_turn;                 /* OUT: current branch leaf, 0 = empty */
-    int64_t n_turns;                   /* OUT: turns in the whole tree */
+    int64_t n_turns;                   /* OUT: messages (user and assistant
+                                          turns) in the whole tree; a greeting's
+                                          system turn is not counted */
 } store_session;
 
 int store_session_new(store *s, const store_session *in, int64_t *id, rwkv_err *err);
@@ -321,6 +323,9 @@ int  store_turn_read(store *s, int64_t id, store_turn *out, char *note, size_t c
 void store_turn_fini(store_turn *t);                  /* NULL is fine */
 /* Ids from the root down to TURN (inclusive).  *IDS owned by caller: free(). */
 int store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *err);
+/* The messages (user and assistant turns, as store_session.n_turns counts)
+** from the root down to HEAD into *N (0 when HEAD is 0). */
+int store_branch_messages(store *s, int64_t head, int64_t *n, rwkv_err *err);
 /* Children of TURN in creation order; TURN = 0 with SESSION lists the roots. */
 int store_turn_children(store *s, int64_t session, int64_t turn, int64_t **ids,
                         size_t *n, rwkv_err *err);

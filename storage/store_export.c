@@ -534,7 +534,7 @@ static int
 export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t cap, int *bad,
           rwkv_err *err)
 {
-    int64_t *path = NULL;
+    int64_t *path = NULL, on_branch = 0;
     size_t n = 0;
     char when[64];
     framing fr;
@@ -564,7 +564,13 @@ export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t 
         framing_fini(&fr);
         return rc;
     }
-    sb_printf(b, "- current branch: %zu turns (%lld in the whole tree)\n", n, (long long)ss->n_turns);
+    if ((rc = store_branch_messages(s, ss->head_turn, &on_branch, err)) != RWKV_OK) {
+        free(path);
+        framing_fini(&fr);
+        return rc;
+    }
+    sb_printf(b, "- current branch: %lld turns (%lld in the whole tree)%s\n", (long long)on_branch,
+              (long long)ss->n_turns, (int64_t)n > on_branch ? ", after the greeting" : "");
     for (size_t i = 0; i < n; i++) {
         store_turn t;
         char why[200];

@@ -119,7 +119,8 @@ store_session_new(store *s, const store_session *in, int64_t *id, rwkv_err *err)
 
 #define SESSION_COLS \
     "s.id, s.title, s.model_id, s.state_file_id, s.preset_id, s.strategy, s.created_ms," \
-    " s.updated_ms, s.head_turn, (SELECT count(*) FROM turns t WHERE t.session_id=s.id)"
+    " s.updated_ms, s.head_turn," \
+    " (SELECT count(*) FROM turns t WHERE t.session_id=s.id AND t.role<>0)"
 
 static void
 session_row(sqlite3_stmt *st, store_session *o)
@@ -720,6 +721,27 @@ store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *err)
         *ids = NULL;
         *n = 0;
     }
+    return rc;
+}
+
+int
+store_branch_messages(store *s, int64_t head, int64_t *n, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    *n = 0;
+    if (head <= 0)
+        return RWKV_OK;
+    if ((rc = store_prep(s, STORE_PATH_CTE " SELECT count(*) FROM p JOIN turns t ON t.id=p.id"
+                            " WHERE t.role<>0", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, head);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *n = sqlite3_column_int64(st, 0);
+    else
+        rc = store_dberr(s, err, "counting the turns of a branch");
+    sqlite3_finalize(st);
     return rc;
 }
 
