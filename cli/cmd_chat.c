@@ -405,7 +405,11 @@ cmd_show(struct repl *r, char *args)
             continue;
         }
         params_format(s, i, buf, sizeof buf);
-        printf("  %-12s %-10s%s\n", params_table[i].name, buf, (set & PARAMS_BIT(i)) ? " (set)" : "");
+        /* the value padded only when a note follows it: no trailing blanks */
+        if (set & PARAMS_BIT(i))
+            printf("  %-12s %-10s (set)\n", params_table[i].name, buf);
+        else
+            printf("  %-12s %s\n", params_table[i].name, buf);
     }
     fflush(stdout);
     return 0;

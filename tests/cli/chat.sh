@@ -43,8 +43,13 @@ printf '/show\n' | "$RWKV_TUI" chat $TINY --state "$STATE" --seed 1 --presence 0
 grep -Eq 'top_p +0\.2' "$TMP/show" && grep -Eq 'presence +0\.7' "$TMP/show" &&
     grep -Eq 'frequency +0\.3' "$TMP/show" && ok || fail "state defaults: $(cat "$TMP/show")"
 fi
-printf '/show\n' | "$RWKV_TUI" chat $BYTE --seed 1 >"$TMP/show0" 2>&1
+printf '/show\n' | "$RWKV_TUI" chat $BYTE --seed 1 --top-k 5 >"$TMP/show0" 2>&1
 grep -Eq 'top_p +0\.3' "$TMP/show0" && grep -Eq 'seed +1' "$TMP/show0" && ok || fail "demo defaults: $(cat "$TMP/show0")"
+# no trailing blanks; the value is padded only before a "(set)"
+grep -q ' $' "$TMP/show0" && fail "/show: trailing blanks: $(cat -A "$TMP/show0")" || ok
+grep -qx '  temperature  1' "$TMP/show0" && grep -qx '  seed         1' "$TMP/show0" &&
+    grep -Eqx '  top_k +5 +\(set\)' "$TMP/show0" && ok ||
+    fail "/show rows: $(cat -A "$TMP/show0")"
 
 # --- greedy chat reproduces the reference (fixtures/generation gen-5v2-nopen) ---
 if have_fixture models/tiny-5v2-fp32.pth 1; then
