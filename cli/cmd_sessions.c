@@ -43,7 +43,8 @@ usage(FILE *f)
             "  show ID                       the current branch of session ID, with turn ids\n"
             "  export ID [--format md|json] [--out FILE]\n"
             "                                Markdown of the current branch (default) or\n"
-            "                                JSON of the whole tree (to stdout or FILE)\n"
+            "                                JSON of the whole tree (to stdout or FILE;\n"
+            "                                never over the database or another SQLite file)\n"
             "  import FILE                   a JSON export, as a new session\n"
             "  fork ID TURN [--title T]      a new session with the turns up to TURN; at a\n"
             "                                user turn, up to before that message (as /fork)\n"
@@ -391,6 +392,10 @@ do_export(store *st, const struct sessions_args *a)
         fmt = STORE_FMT_JSON;
     else {
         cli_errorf("sessions export: --format '%s' is not md or json", format);
+        return 2;
+    }
+    if (a->out != NULL && store_export_target_check(st, a->out, &err) != RWKV_OK) {
+        cli_errorf("sessions export: --out %s", err.msg);
         return 2;
     }
     if (store_export_ex(st, a->id, fmt, &buf, &len, note, sizeof note, &err) != RWKV_OK)

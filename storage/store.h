@@ -108,6 +108,13 @@ const char *store_path(const store *s);
 */
 int  store_check_file(store *s, rwkv_err *err);
 int  store_is_lost(const store *s);
+/*
+** Whether PATH may be written with an export: RWKV_EINVAL (one line) when it
+** is this store's database file or its -wal, -shm or -journal file (told by
+** device and inode, never opened), or any other SQLite database; RWKV_OK
+** for anything else, a missing file included.
+*/
+int  store_export_target_check(store *s, const char *path, rwkv_err *err);
 
 /* Retention of snapshots (see the life cycle above). */
 typedef struct store_retention {

@@ -79,6 +79,19 @@ out=$("$T" sessions --db "$DB" search termites)
 out=$("$T" sessions --db "$DB" search 'zebra') && case $out in *"no matches"*) ok ;; *) fail "search none: $out" ;; esac
 "$T" sessions --db "$DB" search '"AND (* NEAR' >/dev/null && ok || fail "search with FTS syntax"
 
+# export --out never writes over the database (nor its WAL, nor another
+# SQLite file): the sessions are all still there
+cp "$DB" "$TMP/keep.db"
+expect_fail "export over the database" "--out $DB is the session database: not written over" \
+    "$T" sessions --db "$DB" export 1 --out "$DB"
+expect_fail "export over its WAL" "is the session database's -wal file: not written over" \
+    "$T" sessions --db "$DB" export 1 --out "$DB-wal"
+expect_fail "export over another database" "keep.db is an SQLite database: not written over" \
+    "$T" sessions --db "$DB" export 1 --out "$TMP/keep.db"
+"$T" sessions --db "$DB" show 1 >/dev/null && ok || fail "the database was written over"
+"$T" sessions --db "$DB" export 1 --out "$TMP/e.md" && "$T" sessions --db "$DB" export 1 --out "$TMP/e.md" &&
+    grep -q '^# Pangolin facts$' "$TMP/e.md" && ok || fail "export over an earlier export"
+
 # fork, rename, rm
 out=$("$T" sessions --db "$DB" fork 1 2) && [ "$out" = "forked session 1 at turn 2 as session 3" ] && ok || fail "fork: $out"
 out=$("$T" sessions --db "$DB" show 3)
