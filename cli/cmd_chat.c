@@ -563,6 +563,9 @@ cmd_save(struct repl *r, char *args)
 
     if (*args == '\0') {
         cli_errorf("usage: /save FILE");
+    } else if (sess_store(r->s) != NULL &&
+               store_export_target_check(sess_store(r->s), args, &err) != RWKV_OK) {
+        cli_errorf("/save: %s", err.msg);      /* never over the session database */
     } else if (rwkv_state_save_file(r->m, chat_state(sess_chat(r->s)), args, &err) != RWKV_OK) {
         cli_errorf("/save: %s", err.msg);
     } else {
