@@ -405,7 +405,11 @@ cmd_show(struct repl *r, char *args)
             continue;
         }
         params_format(s, i, buf, sizeof buf);
-        printf("  %-12s %-10s%s\n", params_table[i].name, buf, (set & PARAMS_BIT(i)) ? " (set)" : "");
+        /* the value padded only when a note follows it: no trailing blanks */
+        if (set & PARAMS_BIT(i))
+            printf("  %-12s %-10s (set)\n", params_table[i].name, buf);
+        else
+            printf("  %-12s %s\n", params_table[i].name, buf);
     }
     fflush(stdout);
     return 0;
@@ -559,6 +563,9 @@ cmd_save(struct repl *r, char *args)
 
     if (*args == '\0') {
         cli_errorf("usage: /save FILE");
+    } else if (sess_store(r->s) != NULL &&
+               store_export_target_check(sess_store(r->s), args, &err) != RWKV_OK) {
+        cli_errorf("/save: %s", err.msg);      /* never over the session database */
     } else if (rwkv_state_save_file(r->m, chat_state(sess_chat(r->s)), args, &err) != RWKV_OK) {
         cli_errorf("/save: %s", err.msg);
     } else {
@@ -812,7 +819,11 @@ repl_loop(struct repl *r)
             continue;
         }
         if (line[0] == '/' && line[1] != '/') {
-            if (command(r, line))
+            int quit = command(r, line);
+            /* its answer now, not at the next reply: a program that reads
+            ** the chat through a pipe waits for it */
+            cli_stdout_flush();
+            if (quit)
                 break;
             continue;
         }

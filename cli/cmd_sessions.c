@@ -37,15 +37,19 @@ usage(FILE *f)
             "Commands:\n"
             "  list [--json]                 saved sessions, most recent first (--json: an\n"
             "                                array of id, title, model, state_file,\n"
-            "                                strategy, turns, head_turn, created, updated)\n"
+            "                                strategy, turns, head_turn, created, updated);\n"
+            "                                turns: the messages (user and assistant turns),\n"
+            "                                the greeting not counted\n"
             "  show ID                       the current branch of session ID, with turn ids\n"
             "  export ID [--format md|json] [--out FILE]\n"
             "                                Markdown of the current branch (default) or\n"
-            "                                JSON of the whole tree (to stdout or FILE)\n"
+            "                                JSON of the whole tree (to stdout or FILE;\n"
+            "                                never over the database or another SQLite file)\n"
             "  import FILE                   a JSON export, as a new session\n"
             "  fork ID TURN [--title T]      a new session with the turns up to TURN; at a\n"
             "                                user turn, up to before that message (as /fork)\n"
-            "  rename ID TITLE               change a session's title\n"
+            "  rename ID TITLE               change a session's title (not empty; one\n"
+            "                                line: line breaks and tabs become spaces)\n"
             "  rm ID                         delete a session and its saved states\n"
             "  search TEXT                   search titles and messages: every word (3+\n"
             "                                characters use the index; \"a phrase\" is one\n"
@@ -272,22 +276,26 @@ do_show(store *st, const struct sessions_args *a)
     int64_t *path = NULL;
     size_t n = 0;
     uint64_t bytes = 0;
-    int64_t nsnap = 0;
+    int64_t nsnap = 0, on_branch = 0;
     char c[32], u[32];
     rwkv_err err;
     int bad = 0;
 
     if (store_session_get(st, a->id, &ss, &err) != RWKV_OK ||
         store_snapshot_usage(st, a->id, &bytes, &nsnap, &err) != RWKV_OK ||
-        (ss.head_turn > 0 && store_turn_path(st, ss.head_turn, &path, &n, &err) != RWKV_OK))
+        (ss.head_turn > 0 && store_turn_path(st, ss.head_turn, &path, &n, &err) != RWKV_OK) ||
+        store_branch_messages(st, ss.head_turn, &on_branch, &err) != RWKV_OK) {
+        free(path);
         return cli_fail(&err);
+    }
     fmt_ms(ss.created_ms, 0, c, sizeof c);
     fmt_ms(ss.updated_ms, 0, u, sizeof u);
     printf("session %lld: ", (long long)ss.id);
     put_clean(ss.title);
     putchar('\n');
-    printf("created %s, updated %s; %lld turns in the tree, %zu on this branch\n", c, u,
-           (long long)ss.n_turns, n);
+    printf("created %s, updated %s; %lld turns in the tree, %lld on this branch%s\n", c, u,
+           (long long)ss.n_turns, (long long)on_branch,
+           (int64_t)n > on_branch ? " (and the greeting)" : "");
     if (ss.model_id > 0) {
         store_model m;
         if (store_model_get(st, ss.model_id, &m, &err) == RWKV_OK) {
@@ -384,6 +392,10 @@ do_export(store *st, const struct sessions_args *a)
         fmt = STORE_FMT_JSON;
     else {
         cli_errorf("sessions export: --format '%s' is not md or json", format);
+        return 2;
+    }
+    if (a->out != NULL && store_export_target_check(st, a->out, &err) != RWKV_OK) {
+        cli_errorf("sessions export: --out %s", err.msg);
         return 2;
     }
     if (store_export_ex(st, a->id, fmt, &buf, &len, note, sizeof note, &err) != RWKV_OK)

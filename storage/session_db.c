@@ -443,8 +443,10 @@ sess_greeting_saved(sess *s)
 }
 
 /*
-** Create the session row (title TITLE, or the first line of MSG) and, when
-** the greeting was fed, its system turn with the post-greeting state.
+** Create the session row (title TITLE; NULL: the conversation's own title
+** when it has one -- a session deleted elsewhere is saved again under its
+** name -- else the first line of MSG) and, when the greeting was fed, its
+** system turn with the post-greeting state.
 */
 static int
 session_create(sess *s, const char *title, const char *msg)
@@ -455,6 +457,8 @@ session_create(sess *s, const char *title, const char *msg)
     const int32_t *gids = chat_greeting_ids(s->c, &n);
 
     memset(&ss, 0, sizeof ss);
+    if (title == NULL && s->title[0] != '\0')
+        title = s->title;
     if (title != NULL) {
         snprintf(ss.title, sizeof ss.title, "%s", title);
     } else {

@@ -108,6 +108,13 @@ const char *store_path(const store *s);
 */
 int  store_check_file(store *s, rwkv_err *err);
 int  store_is_lost(const store *s);
+/*
+** Whether PATH may be written with an export: RWKV_EINVAL (one line) when it
+** is this store's database file or its -wal, -shm or -journal file (told by
+** device and inode, never opened), or any other SQLite database; RWKV_OK
+** for anything else, a missing file included.
+*/
+int  store_export_target_check(store *s, const char *path, rwkv_err *err);
 
 /* Retention of snapshots (see the life cycle above). */
 typedef struct store_retention {
@@ -198,7 +205,9 @@ typedef struct store_session {
     char    strategy[128];
     int64_t created_ms, updated_ms;    /* OUT (unix ms) */
     int64_t head_turn;                 /* OUT: current branch leaf, 0 = empty */
-    int64_t n_turns;                   /* OUT: turns in the whole tree */
+    int64_t n_turns;                   /* OUT: messages (user and assistant
+                                          turns) in the whole tree; a greeting's
+                                          system turn is not counted */
 } store_session;
 
 int store_session_new(store *s, const store_session *in, int64_t *id, rwkv_err *err);
@@ -208,7 +217,15 @@ int store_session_get(store *s, int64_t id, store_session *out, rwkv_err *err);
 int store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err);
 /* The most recently updated session (for --resume); EINVAL if none. */
 int store_session_latest(store *s, int64_t *id, rwkv_err *err);
+/* RWKV_EINVAL when TITLE is blank or too long; stored cleaned (store_title_clean). */
 int store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err);
+/*
+** TITLE (NULL = "") as a session title into OUT (CAP bytes, NUL-terminated):
+** one line, safe to show -- line breaks and tabs become spaces, other control
+** characters and invalid UTF-8 U+FFFD (store_text_clean's rule); cut before
+** a character that does not fit.  Titles are stored and read back so.
+*/
+void store_title_clean(const char *title, char *out, size_t cap);
 /* Switch branch / fork in place: TURN must belong to the session (0 = empty). */
 int store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
 /*
@@ -313,6 +330,9 @@ int  store_turn_read(store *s, int64_t id, store_turn *out, char *note, size_t c
 void store_turn_fini(store_turn *t);                  /* NULL is fine */
 /* Ids from the root down to TURN (inclusive).  *IDS owned by caller: free(). */
 int store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *err);
+/* The messages (user and assistant turns, as store_session.n_turns counts)
+** from the root down to HEAD into *N (0 when HEAD is 0). */
+int store_branch_messages(store *s, int64_t head, int64_t *n, rwkv_err *err);
 /* Children of TURN in creation order; TURN = 0 with SESSION lists the roots. */
 int store_turn_children(store *s, int64_t session, int64_t turn, int64_t **ids,
                         size_t *n, rwkv_err *err);

@@ -199,7 +199,6 @@ static int
 add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, size_t *cap)
 {
     store_hit *h;
-    char *t;
 
     if (*cnt == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
@@ -214,12 +213,7 @@ add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, si
     h->session_id = sqlite3_column_int64(st, 0);
     h->turn_id = sqlite3_column_int64(st, 1);
     h->role = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
-    t = store_text_clean((const char *)sqlite3_column_text(st, 3),
-                         (size_t)sqlite3_column_bytes(st, 3), NULL);
-    if (t == NULL)
-        return -1;
-    snprintf(h->title, sizeof h->title, "%s", t);
-    free(t);
+    store_title_clean((const char *)sqlite3_column_text(st, 3), h->title, sizeof h->title);
     make_snippet((const char *)sqlite3_column_text(st, 4), w, nw, h->snippet, sizeof h->snippet);
     return 0;
 }
@@ -540,7 +534,7 @@ static int
 export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t cap, int *bad,
           rwkv_err *err)
 {
-    int64_t *path = NULL;
+    int64_t *path = NULL, on_branch = 0;
     size_t n = 0;
     char when[64];
     framing fr;
@@ -570,7 +564,13 @@ export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t 
         framing_fini(&fr);
         return rc;
     }
-    sb_printf(b, "- current branch: %zu turns (%lld in the whole tree)\n", n, (long long)ss->n_turns);
+    if ((rc = store_branch_messages(s, ss->head_turn, &on_branch, err)) != RWKV_OK) {
+        free(path);
+        framing_fini(&fr);
+        return rc;
+    }
+    sb_printf(b, "- current branch: %lld turns (%lld in the whole tree)%s\n", (long long)on_branch,
+              (long long)ss->n_turns, (int64_t)n > on_branch ? ", after the greeting" : "");
     for (size_t i = 0; i < n; i++) {
         store_turn t;
         char why[200];

@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -135,4 +136,39 @@ store_file_close(store *s)
     sqlite3_close_v2(s->db);
     unlink_beside(s->path, "-wal");
     unlink_beside(s->path, "-shm");
+}
+
+int
+store_export_target_check(store *s, const char *path, rwkv_err *err)
+{
+    static const char *const part[] = { "", "-wal", "-shm", "-journal" };
+    struct stat t, o;
+    char magic[sizeof sqlite_magic];
+    FILE *f;
+    size_t got;
+
+    if (stat(path, &t) != 0 || !S_ISREG(t.st_mode))
+        return RWKV_OK;             /* a new file, or fopen will say what is wrong */
+    /* by device and inode only: opening a file of the open database would
+    ** drop this process's locks on it (has_magic) */
+    for (size_t i = 0; i < sizeof part / sizeof part[0]; i++) {
+        char *p = NULL;
+        size_t n = strlen(s->path) + strlen(part[i]) + 1;
+        int same;
+        if ((p = malloc(n)) == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+        snprintf(p, n, "%s%s", s->path, part[i]);
+        same = stat(p, &o) == 0 && o.st_dev == t.st_dev && o.st_ino == t.st_ino;
+        free(p);
+        if (same)
+            return rwkv_errf(err, RWKV_EINVAL, "%s is the session database%s%s%s: not written over",
+                             path, i ? "'s " : "", part[i], i ? " file" : "");
+    }
+    if ((f = fopen(path, "rb")) == NULL)
+        return RWKV_OK;
+    got = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    if (got == sizeof magic && memcmp(magic, sqlite_magic, sizeof magic) == 0)
+        return rwkv_errf(err, RWKV_EINVAL, "%s is an SQLite database: not written over", path);
+    return RWKV_OK;
 }

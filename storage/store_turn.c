@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/text/utf8.h"
+
 /* Snapshots of the last turns copied by store_session_fork (see there). */
 #define STORE_FORK_SNAPSHOTS 2
 
@@ -38,12 +40,47 @@ bind_id_or_null(sqlite3_stmt *st, int i, int64_t id)
         sqlite3_bind_null(st, i);
 }
 
+void
+store_title_clean(const char *title, char *out, size_t cap)
+{
+    const unsigned char *u = (const unsigned char *)title;
+    size_t len = title ? strlen(title) : 0, i = 0, k = 0;
+
+    if (cap == 0)
+        return;
+    while (i < len) {
+        uint32_t cp = 0;
+        int r = utf8_decode(u + i, len - i, &cp);
+        const char *put = (const char *)u + i;
+        size_t n = (size_t)r;
+
+        if (r > 0 && (cp == '\n' || cp == '\r' || cp == '\t')) {
+            put = " ";
+        } else if (r <= 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+            put = UTF8_REPL;
+            n = UTF8_REPL_LEN;
+        }
+        if (k + n >= cap)
+            break;                  /* cut before a whole character */
+        memcpy(out + k, put, n);
+        k += n;
+        i += r > 0 ? (size_t)r : r < 0 ? (size_t)-r : len - i;
+    }
+    out[k] = '\0';
+}
+
+/* TITLE checked and cleaned into OUT (STORE_TITLE_MAX bytes): at most
+** STORE_TITLE_MAX - 1 bytes as given; when RENAME, not blank (a new session
+** may be untitled until its first message names it). */
 static int
-check_title(const char *title, rwkv_err *err)
+check_title(const char *title, int rename, char *out, rwkv_err *err)
 {
     if (title == NULL || strlen(title) >= STORE_TITLE_MAX)
         return rwkv_errf(err, RWKV_EINVAL, "session title must be at most %d bytes",
                          STORE_TITLE_MAX - 1);
+    store_title_clean(title, out, STORE_TITLE_MAX);
+    if (rename && out[strspn(out, " ")] == '\0')
+        return rwkv_errf(err, RWKV_EINVAL, "a session title cannot be empty");
     return RWKV_OK;
 }
 
@@ -75,20 +112,23 @@ session_insert(store *s, const store_session *in, const char *title, int64_t *id
 int
 store_session_new(store *s, const store_session *in, int64_t *id, rwkv_err *err)
 {
-    int rc = check_title(in->title, err);
-    return rc != RWKV_OK ? rc : session_insert(s, in, in->title, id, err);
+    char t[STORE_TITLE_MAX];
+    int rc = check_title(in->title, 0, t, err);
+    return rc != RWKV_OK ? rc : session_insert(s, in, t, id, err);
 }
 
 #define SESSION_COLS \
     "s.id, s.title, s.model_id, s.state_file_id, s.preset_id, s.strategy, s.created_ms," \
-    " s.updated_ms, s.head_turn, (SELECT count(*) FROM turns t WHERE t.session_id=s.id)"
+    " s.updated_ms, s.head_turn," \
+    " (SELECT count(*) FROM turns t WHERE t.session_id=s.id AND t.role<>0)"
 
 static void
 session_row(sqlite3_stmt *st, store_session *o)
 {
     memset(o, 0, sizeof *o);
     o->id = sqlite3_column_int64(st, 0);
-    store_col_text(st, 1, o->title, sizeof o->title);
+    /* one line, safe to show, whatever the file holds (store_title_clean) */
+    store_title_clean((const char *)sqlite3_column_text(st, 1), o->title, sizeof o->title);
     o->model_id = sqlite3_column_int64(st, 2);
     o->state_file_id = sqlite3_column_int64(st, 3);
     o->preset_id = sqlite3_column_int64(st, 4);
@@ -195,10 +235,11 @@ session_change(store *s, const char *sql, int64_t id, const char *text, int64_t 
 int
 store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err)
 {
-    int rc = check_title(title, err);
+    char t[STORE_TITLE_MAX];
+    int rc = check_title(title, 1, t, err);
     if (rc != RWKV_OK)
         return rc;
-    return session_change(s, "UPDATE sessions SET title=?2, updated_ms=?3 WHERE id=?1", id, title, 0, err);
+    return session_change(s, "UPDATE sessions SET title=?2, updated_ms=?3 WHERE id=?1", id, t, 0, err);
 }
 
 /* 1 if TURN is a turn of SESSION, 0 if not, -1 on a database error. */
@@ -684,6 +725,27 @@ store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *err)
 }
 
 int
+store_branch_messages(store *s, int64_t head, int64_t *n, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    *n = 0;
+    if (head <= 0)
+        return RWKV_OK;
+    if ((rc = store_prep(s, STORE_PATH_CTE " SELECT count(*) FROM p JOIN turns t ON t.id=p.id"
+                            " WHERE t.role<>0", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, head);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *n = sqlite3_column_int64(st, 0);
+    else
+        rc = store_dberr(s, err, "counting the turns of a branch");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
 store_turn_children(store *s, int64_t session, int64_t turn, int64_t **ids, size_t *n,
                     rwkv_err *err)
 {
@@ -748,8 +810,9 @@ store_branch_leaf(store *s, int64_t turn, int64_t *leaf, rwkv_err *err)
 int
 store_session_insert_tx(store *s, const store_session *in, int64_t *id, rwkv_err *err)
 {
-    int rc = check_title(in->title, err);
-    return rc != RWKV_OK ? rc : session_insert(s, in, in->title, id, err);
+    char t[STORE_TITLE_MAX];
+    int rc = check_title(in->title, 0, t, err);
+    return rc != RWKV_OK ? rc : session_insert(s, in, t, id, err);
 }
 
 int
@@ -787,8 +850,10 @@ store_session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_
         /* "<old> (fork)", cut to fit */
         snprintf(t2, sizeof t2, "%.*s (fork)", (int)(sizeof t2 - 8), old.title);
         title = t2;
-    } else if ((rc = check_title(title, err)) != RWKV_OK) {
+    } else if ((rc = check_title(title, 1, t2, err)) != RWKV_OK) {
         return rc;
+    } else {
+        title = t2;
     }
     if ((rc = store_turn_path(s, turn, &path, &n, err)) != RWKV_OK)
         return rc;

@@ -43,8 +43,13 @@ printf '/show\n' | "$RWKV_TUI" chat $TINY --state "$STATE" --seed 1 --presence 0
 grep -Eq 'top_p +0\.2' "$TMP/show" && grep -Eq 'presence +0\.7' "$TMP/show" &&
     grep -Eq 'frequency +0\.3' "$TMP/show" && ok || fail "state defaults: $(cat "$TMP/show")"
 fi
-printf '/show\n' | "$RWKV_TUI" chat $BYTE --seed 1 >"$TMP/show0" 2>&1
+printf '/show\n' | "$RWKV_TUI" chat $BYTE --seed 1 --top-k 5 >"$TMP/show0" 2>&1
 grep -Eq 'top_p +0\.3' "$TMP/show0" && grep -Eq 'seed +1' "$TMP/show0" && ok || fail "demo defaults: $(cat "$TMP/show0")"
+# no trailing blanks; the value is padded only before a "(set)"
+grep -q ' $' "$TMP/show0" && fail "/show: trailing blanks: $(cat -A "$TMP/show0")" || ok
+grep -qx '  temperature  1' "$TMP/show0" && grep -qx '  seed         1' "$TMP/show0" &&
+    grep -Eqx '  top_k +5 +\(set\)' "$TMP/show0" && ok ||
+    fail "/show rows: $(cat -A "$TMP/show0")"
 
 # --- greedy chat reproduces the reference (fixtures/generation gen-5v2-nopen) ---
 if have_fixture models/tiny-5v2-fp32.pth 1; then
@@ -171,5 +176,19 @@ printf 'hel\0lo\nhi\n' | "$RWKV_TUI" chat --demo --seed 1 --max-tokens 3 >"$TMP/
 printf 'hi\n' | "$RWKV_TUI" chat --demo --seed 1 --max-tokens 3 >/dev/full 2>"$TMP/full.err"
 [ $? = 1 ] && grep -q 'stdout: No space left on device' "$TMP/full.err" && ok \
     || fail "chat >/dev/full: $(cat "$TMP/full.err")"
+
+# a command's answer reaches a pipe at once (a program reading the chat
+# through a pipe waits for it before it sends more): each command, then its
+# answer awaited with the input still open (at most ~20 s, then it fails)
+"$RWKV_TUI" chat --demo --seed 1 --max-tokens 3 <"$TMP/in" >"$TMP/cmd" 2>"$TMP/cmd.err" &
+pid=$!
+exec 7>"$TMP/in"
+for c in '/framing:^greeting ' '/think:^think  *off$' '/show:^  seed ' '/help:^  /quit '; do
+    printf '%s\n' "${c%%:*}" >&7
+    for _ in $(seq 200); do grep -q "${c#*:}" "$TMP/cmd" && break; sleep 0.1; done
+    grep -q "${c#*:}" "$TMP/cmd" && ok || fail "${c%%:*}: its answer did not reach the pipe: $(cat "$TMP/cmd")"
+done
+exec 7>&-
+wait $pid
 
 finish

@@ -35,12 +35,22 @@ rc=$?
 [ "$(cat "$TMP/n1.err")" = "new session 1: t1" ] && ok || fail "--new stderr: $(cat "$TMP/n1.err")"
 [ "$(grep -c '^Assistant:' "$TMP/n1")" = 2 ] && ok || fail "--new: replies: $(cat "$TMP/n1")"
 out=$("$T" sessions --db "$D1" list)
-printf '%s\n' "$out" | grep -Eq '^ +1 .* 5  t1$' && ok || fail "sessions list: $out"
+# TURNS: the messages (2 + 2), the greeting not counted
+printf '%s\n' "$out" | grep -Eq '^ +1 .* 4  t1$' && ok || fail "sessions list: $out"
 out=$("$T" sessions --db "$D1" show 1)
 case $out in *"#1 system [state]"*"#2 user [state]:"*"hi"*"#3 assistant [state]:"*"#4 user [state]:"*"what is 2+2?"*"#5 assistant [state]:"*) ok ;;
     *) fail "sessions show: $out" ;; esac
+# the same count everywhere: 4 messages, the greeting apart
+case $out in *"; 4 turns in the tree, 4 on this branch (and the greeting)"*) ok ;;
+    *) fail "show's count: $out" ;; esac
 # the replies stored are the replies printed
 "$T" sessions --db "$D1" export 1 >"$TMP/n1.md"
+grep -qx -- '- current branch: 4 turns (4 in the whole tree), after the greeting' "$TMP/n1.md" && ok ||
+    fail "export's count: $(head -8 "$TMP/n1.md")"
+[ "$("$T" sessions --db "$D1" list --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["turns"])')" = 4 ] \
+    && ok || fail "list --json's count"
+printf '' | "$T" chat $TINY --db "$D1" --session 1 >/dev/null 2>"$TMP/n1r.err"
+grep -q '^resumed session 1: t1 (4 turns)$' "$TMP/n1r.err" && ok || fail "resume's count: $(cat "$TMP/n1r.err")"
 r1=$(sed -n 's/^Assistant:\(.*\)$/\1/p' "$TMP/n1" | head -1)
 "$T" sessions --db "$D1" export 1 --format json | python3 -c 'import json,re,sys; r=re.sub("[\x00-\x08\x0b-\x1f\x7f-\x9f]", "\ufffd", sys.argv[1]); sys.exit(0 if any(r in t["text"] for t in json.load(sys.stdin)["turns"]) else 1)' "$r1" && ok || fail "first reply not in the export"
 if [ $HAVE_SQLITE = 1 ]; then
@@ -220,7 +230,7 @@ printf 'hi\n/regen\n/history\n/fork 2\nanother\n/history\n/sessions\n/fork 99\n/
 grep -Eq '^  #2 +user +hi \[2 branches\]$' "$TMP/m.out" && ok || fail "/history after /regen: $(cat "$TMP/m.out")"
 grep -q '^(branched before message 2: the next message starts a new branch)$' "$TMP/m.err" && ok || fail "/fork: $(cat "$TMP/m.err")"
 grep -Eq '^  #5 +user +another$' "$TMP/m.out" && ok || fail "/history after /fork"
-grep -Eq '^\* +1 +6 turns +cmds$' "$TMP/m.out" && ok || fail "/sessions: $(cat "$TMP/m.out")"
+grep -Eq '^\* +1 +5 turns +cmds$' "$TMP/m.out" && ok || fail "/sessions: $(cat "$TMP/m.out")"
 grep -q '/fork: .*no turn 99' "$TMP/m.err" && ok || fail "/fork 99: $(cat "$TMP/m.err")"
 grep -q 'the next message starts a new branch of session 1' "$TMP/m.err" && ok || fail "/reset"
 out=$("$T" sessions --db "$D8" show 1)

@@ -74,4 +74,12 @@ grep -Eq 'seed +1' "$TMP/o4" && ok || fail "chat did not go on after the errors"
 printf '/help\n' | "$RWKV_TUI" chat --demo --seed 1 2>/dev/null | grep -q '/save FILE' && ok ||
     fail "/help does not list /save"
 
+# /save never writes over the session database in use: the chat goes on saving
+D=$TMP/save.db
+printf '/save %s\nhi\n' "$D" | "$RWKV_TUI" chat --demo --db "$D" --new keep --seed 1 --max-tokens 2 \
+    >/dev/null 2>"$TMP/save.err"
+grep -q "^rwkv-tui: /save: $D is the session database: not written over$" "$TMP/save.err" && ok ||
+    fail "/save over the database: $(cat "$TMP/save.err")"
+"$RWKV_TUI" sessions --db "$D" list 2>&1 | grep -q ' 2  keep$' && ok || fail "the database after /save over it"
+
 finish

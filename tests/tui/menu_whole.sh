@@ -30,7 +30,7 @@ keys F2
 check "sessions open" 'Sessions'
 # the title (the message's first words) and its details are cut on the row,
 # whole under it
-check "the session's row is cut" 'names the session and goes… +3 turns +…  │'
+check "the session's row is cut" 'names the session and goes… +2 turns +…  │'
 check "the selected session whole under the list" '^ │  #1  \(demo\)  [0-9-]+ [0-9:]+  \(open\) +│$'
 keys Escape
 check_not "sessions closed" '^ │  Sessions'

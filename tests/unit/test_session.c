@@ -360,9 +360,10 @@ deleted_run(rwkv_model *m, const tok *t, const char *name, const char *dbA)
         int64_t sid;
         store_session ss;
 
+        store_open(dbA, &other, &err);
+        TEST_COND("rename A", store_session_rename(other, 1, "kept title", &err) == RWKV_OK);
         s = mk(m, t, dbA, NULL);
         TEST_COND("open A", sess_open(s, 1, -1, &err) == RWKV_OK);
-        store_open(dbA, &other, &err);
         TEST_COND("deleted elsewhere", store_session_delete(other, 1, &err) == RWKV_OK);
         last_note[0] = '\0';
         say(s, "still there?");
@@ -371,6 +372,9 @@ deleted_run(rwkv_model *m, const tok *t, const char *name, const char *dbA)
                    "%s: saved as session %lld ('%s')", name, (long long)sid, last_note);
         TEST_CONDF(store_session_get(other, sid, &ss, &err) == RWKV_OK && ss.n_turns >= 8,
                    "%s: every turn saved again (%lld)", name, (long long)ss.n_turns);
+        /* under its own title, not one made from its first message */
+        TEST_CONDF(strcmp(ss.title, "kept title") == 0 && strcmp(sess_title(s), "kept title") == 0,
+                   "%s: saved again as '%s'", name, ss.title);
         store_close(other);
         sess_destroy(s);
     }
