@@ -115,13 +115,21 @@ $(BUILD)/%_avx512.o: %_avx512.c
 
 $(LIBCORE): $(call obj,$(CORE_SRC))
 $(LIBSTORAGE): $(call obj,$(STORAGE_SRC))
-$(LIBTUI): $(call obj,$(TUI_SRC))
+$(LIBTUI): $(call obj,$(TUI_SRC)) $(BUILD)/gen/i18n_zh.o
 $(LIBCLI): $(call obj,$(CLI_SRC))
 $(LIBGPU): $(GPU_OBJ) $(GPU_STAMP)
 $(LIBS):
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $(filter %.o,$^)
+
+# The Chinese interface strings (tui/i18n.h): po/zh_CN.po as a sorted C
+# table; po2c.py refuses a translation whose printf conversions differ.
+$(BUILD)/gen/i18n_zh.c: po/zh_CN.po po/po2c.py
+	@mkdir -p $(dir $@)
+	python3 po/po2c.py po/zh_CN.po $@
+$(BUILD)/gen/i18n_zh.o: $(BUILD)/gen/i18n_zh.c tui/i18n.h
+	$(CC) $(CPPFLAGS) -I. $(WARN) $(CFLAGS) -c $< -o $@
 
 # strategy.c's message about cuda stages depends on the kind of build.
 $(BUILD)/core/model/strategy.o: $(GPU_STAMP)

@@ -15,7 +15,11 @@ KEY_COL = 28          # --help-ui's description column (cli_help_row)
 
 
 def rows(binary):
-    out = subprocess.run([binary, '--help-ui'], capture_output=True, text=True, check=True).stdout
+    # in English whatever the desktop's language (the page is English)
+    env = {k: v for k, v in os.environ.items() if k not in ('LANGUAGE', 'LC_MESSAGES')}
+    env['LANGUAGE'] = 'en'
+    out = subprocess.run([binary, '--help-ui'], capture_output=True, text=True, check=True,
+                         env=env).stdout
     lines = out.split('\n')
     start = next(i for i, l in enumerate(lines) if l.startswith('Keys of the full-screen client'))
     body = lines[start + 2:]

@@ -94,13 +94,13 @@ on_session_end(struct app *a, const tui_event *e, int job)
             tui_notice(a, 0, "resumed '%s'", a->session_title);
         else if (job == TUI_JOB_SWITCH && !a->job_noted)
             tui_notice(a, 0, "new session from state %s",
-                       a->state_path[0] ? a->state_path : "(none)");
+                       a->state_path[0] ? a->state_path : TR("(none)"));
     } else if (e->rc == RWKV_ECANCEL) {
         tui_session_sync(a);
         tui_notice(a, 0, "cancelled: nothing changed");
     } else {
         tui_session_sync(a);
-        tui_notice(a, 1, "%s", e->err.msg[0] ? e->err.msg : rwkv_strerror(e->rc));
+        tui_notice(a, 1, "%s", e->err.msg[0] ? TR(e->err.msg) : rwkv_strerror(e->rc));
     }
 }
 
@@ -113,15 +113,16 @@ on_not_started(struct app *a, const tui_event *e, int job)
     char msg[RWKV_ERR_MSG + 64];
 
     if (e->rc == RWKV_OK || e->rc == RWKV_ECANCEL)
-        snprintf(msg, sizeof msg, "cancelled before the reply started");
+        snprintf(msg, sizeof msg, "%s", TR("cancelled before the reply started"));
     else
-        snprintf(msg, sizeof msg, "%s", e->err.msg[0] ? e->err.msg : rwkv_strerror(e->rc));
+        snprintf(msg, sizeof msg, "%s", e->err.msg[0] ? TR(e->err.msg) : rwkv_strerror(e->rc));
     if (job == TUI_JOB_SUBMIT && a->reply_turn >= 1 &&
         a->tr.turns[a->reply_turn - 1].role == TUI_TURN_USER) {
         if (a->in.len == 0 && e->rc != RWKV_EINVAL)
             tui_input_set(&a->in, a->tr.turns[a->reply_turn - 1].text.p);
         if (a->in.len > 0 && e->rc != RWKV_EINVAL)
-            snprintf(msg + strlen(msg), sizeof msg - strlen(msg), ": your message is back in the input box");
+            snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s",
+                     TR(": your message is back in the input box"));
     }
     a->reply_turn = -1;
     tui_session_rebuild(a);
@@ -161,7 +162,7 @@ on_end(struct app *a, const tui_event *e)
         if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns)
             tui_tr_finish(&a->tr, a->reply_turn, 0);
         if (e->rc != RWKV_OK && e->rc != RWKV_ECANCEL)
-            tui_notice(a, 1, "%s", e->err.msg);
+            tui_notice(a, 1, "%s", TR(e->err.msg));
         else if (a->w.gen_cancel || e->rc == RWKV_ECANCEL)
             tui_notice(a, 0, "generation stopped; M-+ continues it");
         else
@@ -179,9 +180,9 @@ on_end(struct app *a, const tui_event *e)
     if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns && t != NULL) {
         tui_turn *tu = &a->tr.turns[a->reply_turn];
         snprintf(tu->stats, sizeof tu->stats,
-                 "%llu tok, prefill %.0f tok/s, decode %.1f tok/s%s",
+                 TR("%llu tok, prefill %.0f tok/s, decode %.1f tok/s%s"),
                  (unsigned long long)t->stats.gen_tokens, t->stats.prefill_tps,
-                 t->stats.decode_tps, t->stop == CHAT_STOP_MAX_TOKENS ? ", max tokens" : "");
+                 t->stats.decode_tps, t->stop == CHAT_STOP_MAX_TOKENS ? TR(", max tokens") : "");
         a->last_stats = t->stats;
         tui_tr_finish(&a->tr, a->reply_turn, t->interrupted ? TUI_TURN_INTERRUPTED : 0);
         if (t->interrupted)     /* replaces "cancelling..." */
@@ -193,7 +194,7 @@ on_end(struct app *a, const tui_event *e)
     else
         tui_session_mark_reply(a);
     if (e->rc != RWKV_OK)
-        tui_notice(a, 1, "%s", e->err.msg);
+        tui_notice(a, 1, "%s", TR(e->err.msg));
     a->reply_turn = -1;
     a->dirty = 1;
     tui_branches_follow(a, old_head, sel_id);
@@ -336,8 +337,8 @@ tui_send(struct app *a, const char *text)
     if (!a->blank_noted && has_inner_blank_line(text)) {
         /* in the transcript (a footer notice would be overwritten at once
         ** by the session's own) and in the log */
-        static const char note[] = "blank lines joined: in the chat format a blank line ends "
-                                   "a turn (ChatRWKV's rule), so paragraphs go as lines";
+        const char *note = TR("blank lines joined: in the chat format a blank line ends "
+                              "a turn (ChatRWKV's rule), so paragraphs go as lines");
         a->blank_noted = 1;
         tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_PENDING, note, strlen(note));
         tui_notice(a, 0, "%s", note);
@@ -530,7 +531,7 @@ copy_reply(struct app *a)
     }
     b = &a->tr.turns[t].text;
     skip = b->len > 0 && b->p[0] == ' ';    /* the space after "Assistant:" */
-    if (copy_text(a, b->p ? b->p + skip : "", b->len - skip, "the reply") == 0)
+    if (copy_text(a, b->p ? b->p + skip : "", b->len - skip, TR("the reply")) == 0)
         tui_notice(a, 0, "copied the reply (%zu bytes) to the clipboard", b->len - skip);
 }
 
@@ -556,11 +557,11 @@ copy_code(struct app *a)
     k = t == a->copy_turn ? (a->copy_block + 1) % nb : 0;
     for (size_t i = 0; i < bl[k].len; i++)
         lines += b->p[bl[k].off + i] == '\n';
-    if (copy_text(a, b->p + bl[k].off, bl[k].len, "the code block") == 0) {
+    if (copy_text(a, b->p + bl[k].off, bl[k].len, TR("the code block")) == 0) {
         a->copy_turn = t;
         a->copy_block = k;
         tui_notice(a, 0, "copied code block %zu of %zu (%zu lines)%s", k + 1, nb, lines,
-                   nb > 1 ? "; again: the next" : "");
+                   nb > 1 ? TR("; again: the next") : "");
     }
     free(bl);
 }
@@ -699,15 +700,15 @@ do_action(struct app *a, int act)
     case CFG_ACT_THINK:     tui_framing_next_think(a); break;
     case CFG_ACT_FOLD:
         tui_tr_set_fold(&a->tr, !a->tr.fold_think);
-        tui_notice(a, 0, a->tr.fold_think ? "reasoning folded to one line per reply"
-                                          : "reasoning shown in full");
+        tui_notice(a, 0, "%s", a->tr.fold_think ? TR("reasoning folded to one line per reply")
+                                                : TR("reasoning shown in full"));
         break;
     case CFG_ACT_MOUSE:
         set_mouse(a, a->mouse_off);
-        tui_notice(a, 0, a->mouse_off ? "mouse reporting off: select text with the mouse; "
-                                        "M-m turns it back on"
-                                      : "mouse reporting on: the wheel scrolls, clicks choose "
-                                        "(Shift-drag selects text)");
+        tui_notice(a, 0, "%s", a->mouse_off ? TR("mouse reporting off: select text with the mouse; "
+                                                 "M-m turns it back on")
+                                              : TR("mouse reporting on: the wheel scrolls, clicks choose "
+                                                 "(Shift-drag selects text)"));
         break;
     default:
         if (!tui_menu_open_action(a, act))    /* the menus' table */
@@ -857,7 +858,7 @@ prompt_room(struct app *a, size_t n)
     if (a->prompt_kind != TUI_PROMPT_RENAME || a->prompt.len + n <= STORE_TITLE_MAX - 1)
         return 1;
     /* the footer is the prompt's line: the label says it */
-    snprintf(a->prompt_label, sizeof a->prompt_label, "a title holds at most %d bytes: ",
+    snprintf(a->prompt_label, sizeof a->prompt_label, TR("a title holds at most %d bytes: "),
              STORE_TITLE_MAX - 1);
     a->dirty = 1;
     return 0;
@@ -1776,6 +1777,7 @@ tui_run(const tui_launch *launch)
         free(a);
         return rc;
     }
+    tui_lang_set(tui_lang_pick(a->cfg.language, MB_CUR_MAX > 1));
     if ((launch->resume || launch->session_id) && (rc = resume_lookup(a)) != 0) {
         app_fini(a);
         free(a);
@@ -1838,10 +1840,10 @@ tui_run(const tui_launch *launch)
         return 1;
     }
     if (a->launch.demo) {
-        static const char demo_note[] =
-            "Demo model: random weights, so the replies are noise. It shows the interface, "
-            "sessions and branches; give --model for a real one. F1 lists every key.";
-        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_DEMO, demo_note, sizeof demo_note - 1);
+        const char *demo_note =
+            TR("Demo model: random weights, so the replies are noise. It shows the interface, "
+               "sessions and branches; give --model for a real one. F1 lists every key.");
+        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_DEMO, demo_note, strlen(demo_note));
     }
     install_signals();
     raw();

@@ -43,6 +43,7 @@
 #include "../storage/session.h"
 #include "../storage/store.h"
 #include "config.h"
+#include "i18n.h"
 #include "input.h"
 #include "menu.h"
 #include "search.h"
@@ -238,7 +239,7 @@ struct app {
     int             prev_focus;
     int             prompt_kind;   /* enum tui_prompt_kind */
     tui_input       prompt;        /* one-line prompt (rename, preset name, value) */
-    char            prompt_label[128];
+    char            prompt_label[384];  /* in the interface language */
     int64_t         prompt_target; /* session id for rename/delete */
     int             param_sel;     /* sidebar row */
     tui_sidebar_geom side;         /* where its rows were drawn (clicks) */
@@ -357,6 +358,7 @@ int  tui_menu_key(struct app *a, int key, int is_fkey);
 /* The open menu's bottom line (its keys) for WIDTH columns, borrowed until
 ** the next call. */
 const char *tui_menu_hint(const struct app *a, int width);
+/* LABEL is a message id (i18n.h): shown in the interface language. */
 void tui_prompt_open(struct app *a, int kind, const char *label, const char *init);
 void tui_prompt_accept(struct app *a);
 /* 1 when prompt KIND is a confirmation (y accepts, n cancels). */

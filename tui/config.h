@@ -11,6 +11,7 @@
 **     theme: dark
 **     db: ~/chats.db
 **     clipboard: osc52        (or off: the copy keys do not write OSC 52)
+**     language: auto          (or en, zh: the full-screen client's language)
 **     model_dir: [~/models, /srv/rwkv]   # or one folder: F5 lists their checkpoints
 **     greeting: ""                       # the chat's framing ("" = no greeting)
 **     user: Bob
@@ -27,6 +28,8 @@
 
 #include <stddef.h>
 
+#include "i18n.h"
+
 #define CFG_MAX_BYTES (256u << 10)   /* a config larger than this is refused */
 #define CFG_PATH 1024                /* longest path/string value kept */
 #define CFG_MAX_LIST 8               /* items of a list setting (model_dir, stop) */
@@ -38,33 +41,33 @@
 
 /* X(enum suffix, YAML key, default key, help) */
 #define CFG_ACTIONS(X)                                                               \
-    X(HELP,      "help",      CFG_KEY_F(1),          "help: every key")              \
-    X(SESSIONS,  "sessions",  CFG_KEY_F(2),          "sessions: resume, fork, rename, delete, search") \
-    X(STATES,    "states",    CFG_KEY_F(3),          "state files: switch the start state") \
-    X(PRESETS,   "presets",   CFG_KEY_F(4),          "presets: load or save sampling values") \
-    X(MODELS,    "models",    CFG_KEY_F(5),          "models: switch model or strategy") \
-    X(BRANCHES,  "branches",  CFG_KEY_F(6),          "branches: the whole turn tree (switch, edit, delete)") \
-    X(SIDEBAR,   "sidebar",   CFG_KEY_F(7),          "show or hide the parameter sidebar") \
-    X(FRAMING,   "framing",   CFG_KEY_F(8),          "framing: greeting, role names, think mode, stop strings, bans") \
-    X(LOG,       "messages",  CFG_KEY_ALT('l'),      "messages: every notice and error, in full") \
-    X(PARAMS,    "params",    '\t',                  "move focus to the sidebar and back") \
-    X(STATS,     "stats",     CFG_KEY_F(9),          "show or hide per-turn stats")  \
-    X(QUIT,      "quit",      CFG_KEY_F(10),         "quit")                         \
-    X(REGEN,     "regen",     CFG_KEY_CTRL('r'),     "regenerate the last reply (a new branch)") \
-    X(NEW,       "new",       CFG_KEY_CTRL('n'),     "new session")                  \
-    X(PREV_SIB,  "prev_branch", CFG_KEY_ALT(','),    "previous sibling of the last reply") \
-    X(NEXT_SIB,  "next_branch", CFG_KEY_ALT('.'),    "next sibling of the last reply") \
-    X(EDIT_LAST, "edit_last", CFG_KEY_ALT('e'),      "edit the last message (forks)") \
-    X(GEN,       "free_gen",  CFG_KEY_ALT('g'),      "free generation from a prompt (not saved)") \
-    X(GEN_MORE,  "free_gen_more", CFG_KEY_ALT('+'),  "continue the free generation") \
-    X(EDITOR,    "editor",    CFG_KEY_CTRL('x'),     "write the message in $EDITOR") \
-    X(REDRAW,    "redraw",    CFG_KEY_CTRL('l'),     "redraw the screen") \
-    X(SEARCH,    "search",    CFG_KEY_CTRL('f'),     "search the transcript (Enter/Down next, Up previous, Esc closes)") \
-    X(COPY,      "copy",      CFG_KEY_ALT('c'),      "copy the reply (the last, or the one scrolled to) to the clipboard (OSC 52)") \
-    X(COPY_CODE, "copy_code", CFG_KEY_ALT('k'),      "copy a code block of that reply (again: the next block)") \
-    X(MOUSE,     "mouse",     CFG_KEY_ALT('m'),      "mouse reporting off/on (off: select text with the mouse)") \
-    X(THINK,     "think",     CFG_KEY_ALT('t'),      "think mode of G1 models: off, on, short, long, skip (the next message on)") \
-    X(FOLD,      "fold_think", CFG_KEY_ALT('z'),     "fold the reasoning of replies (<think>...</think>) to one line, or unfold")
+    X(HELP,      "help",      CFG_KEY_F(1),          TR_NOOP("help: every key"))              \
+    X(SESSIONS,  "sessions",  CFG_KEY_F(2),          TR_NOOP("sessions: resume, fork, rename, delete, search")) \
+    X(STATES,    "states",    CFG_KEY_F(3),          TR_NOOP("state files: switch the start state")) \
+    X(PRESETS,   "presets",   CFG_KEY_F(4),          TR_NOOP("presets: load or save sampling values")) \
+    X(MODELS,    "models",    CFG_KEY_F(5),          TR_NOOP("models: switch model or strategy")) \
+    X(BRANCHES,  "branches",  CFG_KEY_F(6),          TR_NOOP("branches: the whole turn tree (switch, edit, delete)")) \
+    X(SIDEBAR,   "sidebar",   CFG_KEY_F(7),          TR_NOOP("show or hide the parameter sidebar")) \
+    X(FRAMING,   "framing",   CFG_KEY_F(8),          TR_NOOP("framing: greeting, role names, think mode, stop strings, bans")) \
+    X(LOG,       "messages",  CFG_KEY_ALT('l'),      TR_NOOP("messages: every notice and error, in full")) \
+    X(PARAMS,    "params",    '\t',                  TR_NOOP("move focus to the sidebar and back")) \
+    X(STATS,     "stats",     CFG_KEY_F(9),          TR_NOOP("show or hide per-turn stats"))  \
+    X(QUIT,      "quit",      CFG_KEY_F(10),         TR_NOOP("quit"))                         \
+    X(REGEN,     "regen",     CFG_KEY_CTRL('r'),     TR_NOOP("regenerate the last reply (a new branch)")) \
+    X(NEW,       "new",       CFG_KEY_CTRL('n'),     TR_NOOP("new session"))                  \
+    X(PREV_SIB,  "prev_branch", CFG_KEY_ALT(','),    TR_NOOP("previous sibling of the last reply")) \
+    X(NEXT_SIB,  "next_branch", CFG_KEY_ALT('.'),    TR_NOOP("next sibling of the last reply")) \
+    X(EDIT_LAST, "edit_last", CFG_KEY_ALT('e'),      TR_NOOP("edit the last message (forks)")) \
+    X(GEN,       "free_gen",  CFG_KEY_ALT('g'),      TR_NOOP("free generation from a prompt (not saved)")) \
+    X(GEN_MORE,  "free_gen_more", CFG_KEY_ALT('+'),  TR_NOOP("continue the free generation")) \
+    X(EDITOR,    "editor",    CFG_KEY_CTRL('x'),     TR_NOOP("write the message in $EDITOR")) \
+    X(REDRAW,    "redraw",    CFG_KEY_CTRL('l'),     TR_NOOP("redraw the screen")) \
+    X(SEARCH,    "search",    CFG_KEY_CTRL('f'),     TR_NOOP("search the transcript (Enter/Down next, Up previous, Esc closes)")) \
+    X(COPY,      "copy",      CFG_KEY_ALT('c'),      TR_NOOP("copy the reply (the last, or the one scrolled to) to the clipboard (OSC 52)")) \
+    X(COPY_CODE, "copy_code", CFG_KEY_ALT('k'),      TR_NOOP("copy a code block of that reply (again: the next block)")) \
+    X(MOUSE,     "mouse",     CFG_KEY_ALT('m'),      TR_NOOP("mouse reporting off/on (off: select text with the mouse)")) \
+    X(THINK,     "think",     CFG_KEY_ALT('t'),      TR_NOOP("think mode of G1 models: off, on, short, long, skip (the next message on)")) \
+    X(FOLD,      "fold_think", CFG_KEY_ALT('z'),     TR_NOOP("fold the reasoning of replies (<think>...</think>) to one line, or unfold"))
 
 enum cfg_action {
 #define CFG_ENUM_(e, k, d, h) CFG_ACT_##e,
@@ -82,6 +85,7 @@ typedef struct tui_config {
     char theme[CFG_PATH];
     char db[CFG_PATH];
     char clipboard[CFG_PATH];  /* "osc52" or "" (copy keys write OSC 52), "off" */
+    char language[CFG_PATH];   /* "auto" or "" (the environment), "en", "zh" (i18n.h) */
     int  keys[CFG_ACT_COUNT];  /* key code per action */
     /* F5's folders of checkpoints (model_dir: one or a list) */
     char model_dir[CFG_MAX_LIST][CFG_PATH];

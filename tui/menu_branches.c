@@ -52,8 +52,8 @@ static void
 add_node(tui_menu *m, const store_tree_node *t, const char *prefix, int mark, int sib, int nsib)
 {
     char label[400], detail[32] = "";
-    const char *who = t->role == STORE_ROLE_USER ? "You: " :
-                      t->role == STORE_ROLE_ASSISTANT ? "RWKV:" : "Start:";
+    const char *who = t->role == STORE_ROLE_USER ? TR("You: ") :
+                      t->role == STORE_ROLE_ASSISTANT ? "RWKV:" : TR("Start:");
     size_t len = strcspn(t->text, "\n");
 
     if (len > 80) {
@@ -215,7 +215,7 @@ prune_ask(struct app *a, const tui_menu_item *it, int key)
 {
     store_prune p;
     rwkv_err err;
-    char label[200];
+    char label[320];
     size_t below;
 
     (void)key;
@@ -231,14 +231,14 @@ prune_ask(struct app *a, const tui_menu_item *it, int key)
     }
     below = p.n_turns - 1;
     if (p.has_head && p.head == 0)
-        snprintf(label, sizeof label, "delete the whole conversation (%zu turns)? the session "
-                 "stays, empty (y/n) ", p.n_turns);
+        snprintf(label, sizeof label, TR("delete the whole conversation (%zu turns)? the session "
+                 "stays, empty (y/n) "), p.n_turns);
     else if (p.has_head)
-        snprintf(label, sizeof label, "delete this turn and %zu below it? you are on it: the "
-                 "chat moves to the %s (y/n) ", below, p.head == p.parent ? "turn above" :
-                 "branch beside it");
+        snprintf(label, sizeof label, TR("delete this turn and %zu below it? you are on it: the "
+                 "chat moves to the %s (y/n) "), below, p.head == p.parent ? TR("turn above") :
+                 TR("branch beside it"));
     else
-        snprintf(label, sizeof label, "delete this turn and %zu below it? (y/n) ", below);
+        snprintf(label, sizeof label, TR("delete this turn and %zu below it? (y/n) "), below);
     a->prompt_target = it->id;
     tui_prompt_open(a, TUI_PROMPT_PRUNE, label, "");
 }
@@ -258,7 +258,10 @@ accept_prune(struct app *a, const char *text)
         tui_notice(a, 1, "%s", err.msg);
         return;
     }
-    tui_notice(a, 0, "deleted %zu turn%s", p.n_turns, p.n_turns == 1 ? "" : "s");
+    if (p.n_turns == 1)
+        tui_notice(a, 0, "deleted 1 turn");
+    else
+        tui_notice(a, 0, "deleted %zu turns", p.n_turns);
     if (p.has_head) {
         /* the conversation changes: the session is opened at its new head */
         tui_menu_close(a);
@@ -273,18 +276,18 @@ accept_prune(struct app *a, const char *text)
 const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune };
 
 static const tui_menu_keydef branch_keys[] = {
-    { TUI_MK_FKEY(KEY_LEFT), TUI_MK_FKEY(KEY_RIGHT), "Left/Right", "sibling",
-      "previous/next sibling of the selected turn", sibling },
-    { TUI_K_ENTER, 0, "Enter", "edit/switch",
-      "on your message in this branch: edit it (starts a branch); elsewhere: switch to "
-      "that branch", enter },
-    { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", "delete",
-      "delete the selected turn and every turn below it (asks first, saying where the chat "
-      "goes; also Delete)", prune_ask },
+    { TUI_MK_FKEY(KEY_LEFT), TUI_MK_FKEY(KEY_RIGHT), "Left/Right", TR_NOOP("sibling"),
+      TR_NOOP("previous/next sibling of the selected turn"), sibling },
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("edit/switch"),
+      TR_NOOP("on your message in this branch: edit it (starts a branch); elsewhere: switch to "
+      "that branch"), enter },
+    { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", TR_NOOP("delete"),
+      TR_NOOP("delete the selected turn and every turn below it (asks first, saying where the chat "
+      "goes; also Delete)"), prune_ask },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 
 const tui_menu_class tui_menu_branches_class = {
-    TUI_MENU_BRANCHES, CFG_ACT_BRANCHES, "Branches", "Branches: the whole tree (* = this branch)",
+    TUI_MENU_BRANCHES, CFG_ACT_BRANCHES, TR_NOOP("Branches"), TR_NOOP("Branches: the whole tree (* = this branch)"),
     fill_branches, select_current, NULL, branch_keys
 };

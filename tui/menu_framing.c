@@ -85,13 +85,13 @@ static const char *
 think_value(int mode)
 {
     static const char *const shown[CHAT_THINK_COUNT] = {
-        [CHAT_THINK_OFF]   = "off",
-        [CHAT_THINK_ON]    = "on (BOT: <think)",
-        [CHAT_THINK_SHORT] = "short (MSG think a bit, BOT: <think)",
-        [CHAT_THINK_LONG]  = "long (MSG think a lot, BOT: <think)",
-        [CHAT_THINK_SKIP]  = "skip (BOT: <think>\\n</think: no reasoning)",
+        [CHAT_THINK_OFF]   = TR_NOOP("off"),
+        [CHAT_THINK_ON]    = TR_NOOP("on (BOT: <think)"),
+        [CHAT_THINK_SHORT] = TR_NOOP("short (MSG think a bit, BOT: <think)"),
+        [CHAT_THINK_LONG]  = TR_NOOP("long (MSG think a lot, BOT: <think)"),
+        [CHAT_THINK_SKIP]  = TR_NOOP("skip (BOT: <think>\\n</think: no reasoning)"),
     };
-    return mode >= 0 && mode < CHAT_THINK_COUNT ? shown[mode] : "?";
+    return mode >= 0 && mode < CHAT_THINK_COUNT ? TR(shown[mode]) : "?";
 }
 
 static void
@@ -104,25 +104,25 @@ fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     (void)msg;
 
     if (!f->greeting)
-        snprintf(v, sizeof v, "(the demo's) ");
+        snprintf(v, sizeof v, "%s", TR("(the demo's) "));
     else
         v[0] = '\0';
     if (g && g[0])
         shown(g, v + strlen(v), sizeof v - strlen(v));
     else
-        snprintf(v, sizeof v, "(none)");
+        snprintf(v, sizeof v, "%s", TR("(none)"));
     free(g);
     if (chat_has_state_file(a->chat))
-        snprintf(v, sizeof v, "(not fed: a state file is in use)");
-    tui_menu_add(m, "greeting", v, NULL, FR_GREETING);
-    tui_menu_add(m, "user name", framing_user(f), NULL, FR_USER);
-    tui_menu_add(m, "bot name", framing_bot(f), NULL, FR_BOT);
+        snprintf(v, sizeof v, "%s", TR("(not fed: a state file is in use)"));
+    tui_menu_add(m, TR("greeting"), v, NULL, FR_GREETING);
+    tui_menu_add(m, TR("user name"), framing_user(f), NULL, FR_USER);
+    tui_menu_add(m, TR("bot name"), framing_bot(f), NULL, FR_BOT);
     framing_stops_text(f, t, sizeof t);
-    tui_menu_add(m, "stop", f->n_stop ? t : "\\n\\n (the demo's)", NULL, FR_STOP);
+    tui_menu_add(m, TR("stop"), f->n_stop ? t : TR("\\n\\n (the demo's)"), NULL, FR_STOP);
     framing_ban_text(f, t, sizeof t);
-    tui_menu_add(m, "ban", f->n_ban ? t : "(none)", NULL, FR_BAN);
-    tui_menu_add(m, "think", think_value(framing_think(f)), NULL, FR_THINK);
-    tui_menu_add(m, "Defaults", "the demo's greeting, User / Assistant, think off, \\n\\n", NULL,
+    tui_menu_add(m, TR("ban"), f->n_ban ? t : TR("(none)"), NULL, FR_BAN);
+    tui_menu_add(m, TR("think"), think_value(framing_think(f)), NULL, FR_THINK);
+    tui_menu_add(m, TR("Defaults"), TR("the demo's greeting, User / Assistant, think off, \\n\\n"), NULL,
                  FR_DEFAULTS);
 }
 
@@ -160,14 +160,14 @@ set_think(struct app *a, const char *name)
 {
     framing f;
     rwkv_err err;
-    char what[96];
+    char what[192];
 
     framing_init(&f);
     if (framing_copy(&f, sess_framing(a->sess), &err) != RWKV_OK ||
         framing_set_think(&f, name, &err) != RWKV_OK) {
         tui_notice(a, 1, "framing: %s", err.msg);
     } else {
-        snprintf(what, sizeof what, "think: %s (from the next message on)",
+        snprintf(what, sizeof what, TR("think: %s (from the next message on)"),
                  chat_think_name(framing_think(&f)));
         apply(a, &f, what);
     }
@@ -188,12 +188,12 @@ static void
 pick(struct app *a, const tui_menu_item *it, int key)
 {
     const framing *f = sess_framing(a->sess);
-    static const char *const labels[] = { "", "greeting (\\n = newline, empty = none): ",
-                                          "user name (empty = User): ",
-                                          "bot name (empty = Assistant): ",
-                                          "stop strings (\\n escapes, ',' between): ",
-                                          "banned token ids (1,2,3): ", "",
-                                          "think (off, on, short, long, skip): " };
+    static const char *const labels[] = { "", TR_NOOP("greeting (\\n = newline, empty = none): "),
+                                          TR_NOOP("user name (empty = User): "),
+                                          TR_NOOP("bot name (empty = Assistant): "),
+                                          TR_NOOP("stop strings (\\n escapes, ',' between): "),
+                                          TR_NOOP("banned token ids (1,2,3): "), "",
+                                          TR_NOOP("think (off, on, short, long, skip): ") };
     char init[FRAMING_MAX_BAN * 12 > 8192 ? 8192 : FRAMING_MAX_BAN * 12];
     char *g;
 
@@ -285,14 +285,14 @@ tui_framing_preset_load(struct app *a, const char *name)
 }
 
 static const tui_menu_keydef framing_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", "edit", "edit the greeting, a role name, the think mode, the stop "
-      "strings (\\n escapes, ',' between) or bans; a new greeting or names start a new session",
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("edit"), TR_NOOP("edit the greeting, a role name, the think mode, the stop "
+      "strings (\\n escapes, ',' between) or bans; a new greeting or names start a new session"),
       pick },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 
 const tui_menu_class tui_menu_framing_class = {
-    TUI_MENU_FRAMING, CFG_ACT_FRAMING, "Framing", "Framing of this session", fill_framing, NULL,
+    TUI_MENU_FRAMING, CFG_ACT_FRAMING, TR_NOOP("Framing"), TR_NOOP("Framing of this session"), fill_framing, NULL,
     NULL, framing_keys
 };
 

@@ -9,68 +9,78 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 /* The editing keys that are not in the config's action table. */
 static const char *const fixed_keys[][2] = {
-    { "Enter", "send the message (text right after it, as in a paste without "
-               "markers: a new line)" },
-    { "Alt-Enter, C-j", "new line in the message" },
-    { "Left/Right, C-b", "move by character (C-f searches the transcript)" },
-    { "M-b / M-f", "move to the start / end of a word (CJK: a run of one script)" },
-    { "M-d / M-Backspace", "delete to the end / start of a word" },
-    { "Search: Enter/Down/C-f", "next match; Up, S-Tab: previous; Esc closes" },
-    { "Shift-drag", "select text with the mouse while mouse reporting is on (most "
-                    "terminals; or M-m turns reporting off)" },
-    { "Up/Down", "move by line; history on the first/last line" },
-    { "Home/End, C-a/C-e", "start/end of line (empty box: top/end of transcript)" },
-    { "C-k / C-u / C-w", "delete to end of line / to start / word before" },
-    { "Backspace/Delete", "delete a whole character" },
-    { "PgUp/PgDn, wheel", "scroll the transcript (in a menu the wheel moves)" },
-    { "Shift-Up/Down", "scroll one line" },
-    { "Esc, C-c", "cancel the running reply (kept, marked interrupted), the prefill "
-                  "(the message goes back to the box) or a replay (nothing changes)" },
-    { "Esc (editing)", "leave edit mode: the next message continues the branch (C-u only "
-                        "clears the text, to rewrite it)" },
-    { "Esc (pasting...)", "end a paste whose end the terminal never sent (until then a paste "
-                          "is text, its Enter a new line)" },
-    { "C-d (empty box), C-q", "quit" },
-    { "C-z", "suspend (the shell's fg resumes)" },
-    { "Sidebar: Up/Down", "choose a parameter" },
-    { "Sidebar: Left/Right, -/+", "change it by one step (PgUp/PgDn: 10)" },
-    { "Sidebar: Enter or a digit", "type a value" },
-    { "Sidebar: other text", "goes to the message box, with the focus" },
-    { "Sidebar: click", "choose that parameter (the sidebar takes the keys)" },
-    { "Menus: type", "search (C-u clears it; C-f there says so); Enter acts, Esc closes" },
-    { "Menus: click", "select a row; a click on the selected row acts (as Enter); a click "
-                      "outside the box closes it" },
-    { "Sessions: type", "search titles and messages (every word, anywhere in them); "
-                        "model:NAME keeps that model's sessions" },
-    { "State files: (none)", "back to no state file (the greeting)" },
+    { TR_NOOP("Enter"), TR_NOOP("send the message (text right after it, as in a paste without "
+               "markers: a new line)") },
+    { TR_NOOP("Alt-Enter, C-j"), TR_NOOP("new line in the message") },
+    { TR_NOOP("Left/Right, C-b"), TR_NOOP("move by character (C-f searches the transcript)") },
+    { TR_NOOP("M-b / M-f"), TR_NOOP("move to the start / end of a word (CJK: a run of one script)") },
+    { TR_NOOP("M-d / M-Backspace"), TR_NOOP("delete to the end / start of a word") },
+    { TR_NOOP("Search: Enter/Down/C-f"), TR_NOOP("next match; Up, S-Tab: previous; Esc closes") },
+    { TR_NOOP("Shift-drag"), TR_NOOP("select text with the mouse while mouse reporting is on (most "
+                    "terminals; or M-m turns reporting off)") },
+    { TR_NOOP("Up/Down"), TR_NOOP("move by line; history on the first/last line") },
+    { TR_NOOP("Home/End, C-a/C-e"), TR_NOOP("start/end of line (empty box: top/end of transcript)") },
+    { TR_NOOP("C-k / C-u / C-w"), TR_NOOP("delete to end of line / to start / word before") },
+    { TR_NOOP("Backspace/Delete"), TR_NOOP("delete a whole character") },
+    { TR_NOOP("PgUp/PgDn, wheel"), TR_NOOP("scroll the transcript (in a menu the wheel moves)") },
+    { TR_NOOP("Shift-Up/Down"), TR_NOOP("scroll one line") },
+    { TR_NOOP("Esc, C-c"), TR_NOOP("cancel the running reply (kept, marked interrupted), the prefill "
+                  "(the message goes back to the box) or a replay (nothing changes)") },
+    { TR_NOOP("Esc (editing)"), TR_NOOP("leave edit mode: the next message continues the branch (C-u only "
+                        "clears the text, to rewrite it)") },
+    { TR_NOOP("Esc (pasting...)"), TR_NOOP("end a paste whose end the terminal never sent (until then a paste "
+                          "is text, its Enter a new line)") },
+    { TR_NOOP("C-d (empty box), C-q"), TR_NOOP("quit") },
+    { TR_NOOP("C-z"), TR_NOOP("suspend (the shell's fg resumes)") },
+    { TR_NOOP("Sidebar: Up/Down"), TR_NOOP("choose a parameter") },
+    { TR_NOOP("Sidebar: Left/Right, -/+"), TR_NOOP("change it by one step (PgUp/PgDn: 10)") },
+    { TR_NOOP("Sidebar: Enter or a digit"), TR_NOOP("type a value") },
+    { TR_NOOP("Sidebar: other text"), TR_NOOP("goes to the message box, with the focus") },
+    { TR_NOOP("Sidebar: click"), TR_NOOP("choose that parameter (the sidebar takes the keys)") },
+    { TR_NOOP("Menus: type"), TR_NOOP("search (C-u clears it; C-f there says so); Enter acts, Esc closes") },
+    { TR_NOOP("Menus: click"), TR_NOOP("select a row; a click on the selected row acts (as Enter); a click "
+                      "outside the box closes it") },
+    { TR_NOOP("Sessions: type"), TR_NOOP("search titles and messages (every word, anywhere in them); "
+                        "model:NAME keeps that model's sessions") },
+    { TR_NOOP("State files: (none)"), TR_NOOP("back to no state file (the greeting)") },
 };
+
+static const char *
+help_en(const char *s)
+{
+    return s;
+}
 
 /*
 ** Every row of the help, in order: the actions with their keys from CFG,
 ** the fixed editing keys, then each menu's own keys.  FN gets the key
-** column and the description.
+** column and the description, in the interface language when LOCAL (F1),
+** else in English (--help-ui, the man page).
 */
 void
-tui_help_rows(const tui_config *cfg, tui_help_row_fn fn, void *ud)
+tui_help_rows(const tui_config *cfg, int local, tui_help_row_fn fn, void *ud)
 {
+    const char *(*tr)(const char *) = local ? tui_tr : help_en;
     char key[32];
 
     for (int i = 0; i < CFG_ACT_COUNT; i++) {
         cfg_key_name(cfg->keys[i], key, sizeof key);
-        fn(ud, key, cfg_action_help(i));
+        fn(ud, key, tr(cfg_action_help(i)));
     }
     for (size_t i = 0; i < sizeof fixed_keys / sizeof fixed_keys[0]; i++)
-        fn(ud, fixed_keys[i][0], fixed_keys[i][1]);
+        fn(ud, tr(fixed_keys[i][0]), tr(fixed_keys[i][1]));
     for (int c = 0; tui_menu_classes[c] != NULL; c++) {
         const tui_menu_class *mc = tui_menu_classes[c];
         for (const tui_menu_keydef *k = mc->keys; k && k->name; k++) {
-            char name[64];
+            char name[96];
             if (k->help == NULL)
                 continue;
-            snprintf(name, sizeof name, "%s: %s", mc->name, k->name);
-            fn(ud, name, k->help);
+            snprintf(name, sizeof name, "%s: %s", tr(mc->name), k->name);
+            fn(ud, name, tr(k->help));
         }
     }
 }
@@ -85,7 +95,7 @@ static void
 help_measure(void *ud, const char *key, const char *what)
 {
     struct help_fill *h = ud;
-    int w = (int)strlen(key);
+    int w = tui_str_width(key, strlen(key));
 
     (void)what;
     if (w > h->width)
@@ -96,9 +106,11 @@ static void
 help_add(void *ud, const char *key, const char *what)
 {
     struct help_fill *h = ud;
-    char label[256];
+    char label[512];
+    int pad = h->width - tui_str_width(key, strlen(key));
 
-    snprintf(label, sizeof label, "%-*s  %s", h->width, key, what);
+    /* padded to the column in cells (a CJK key name is 2 a character) */
+    snprintf(label, sizeof label, "%s%*s  %s", key, pad > 0 ? pad : 0, "", what);
     /* the actions come first: their ids are the action numbers */
     tui_menu_add(h->m, label, NULL, NULL, h->n < CFG_ACT_COUNT ? h->n : -1);
     h->n++;
@@ -110,8 +122,8 @@ fill_help(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     struct help_fill h = { m, 0, 0 };
 
     (void)msg;
-    tui_help_rows(&a->cfg, help_measure, &h);
-    tui_help_rows(&a->cfg, help_add, &h);
+    tui_help_rows(&a->cfg, 1, help_measure, &h);
+    tui_help_rows(&a->cfg, 1, help_add, &h);
 }
 
 void
@@ -120,7 +132,7 @@ tui_help_keys(tui_help_row_fn fn, void *ud)
     static tui_config cfg;   /* static: the config holds large tables */
 
     cfg_defaults(&cfg);
-    tui_help_rows(&cfg, fn, ud);
+    tui_help_rows(&cfg, 0, fn, ud);
 }
 
 static void
@@ -137,5 +149,5 @@ static const tui_menu_keydef help_keys[] = {
 };
 
 const tui_menu_class tui_menu_help_class = {
-    TUI_MENU_HELP, CFG_ACT_HELP, "Help", "Help: every key", fill_help, NULL, NULL, help_keys
+    TUI_MENU_HELP, CFG_ACT_HELP, TR_NOOP("Help"), TR_NOOP("Help: every key"), fill_help, NULL, NULL, help_keys
 };

@@ -46,17 +46,17 @@ fill_log(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     if (w < LOG_STAMP_COLS + 8)
         w = LOG_STAMP_COLS + 8;
     if (a->log_n == 0)
-        tui_menu_add(m, "(no messages yet)", NULL, NULL, -1);
+        tui_menu_add(m, TR("(no messages yet)"), NULL, NULL, -1);
     for (int k = 0; k < a->log_n; k++)
         add_wrapped(m, a->log[(a->log_next - 1 - k + TUI_LOG_MAX) % TUI_LOG_MAX], w);
 }
 
 static const tui_menu_keydef log_keys[] = {
-    { TUI_MK_FKEY(KEY_PPAGE), TUI_MK_FKEY(KEY_NPAGE), "PgUp/PgDn", "scroll", NULL, NULL },
+    { TUI_MK_FKEY(KEY_PPAGE), TUI_MK_FKEY(KEY_NPAGE), "PgUp/PgDn", TR_NOOP("scroll"), NULL, NULL },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 
 const tui_menu_class tui_menu_log_class = {
-    TUI_MENU_LOG, CFG_ACT_LOG, "Messages", "Messages (newest first)", fill_log, NULL, NULL,
+    TUI_MENU_LOG, CFG_ACT_LOG, TR_NOOP("Messages"), TR_NOOP("Messages (newest first)"), fill_log, NULL, NULL,
     log_keys
 };

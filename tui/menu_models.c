@@ -68,7 +68,7 @@ list_known(tui_menu *m, const struct app *a)
         const char *slash = strrchr(v[i].path, '/');
         if (v[i].path[0] != '/' || !tui_file_usable(v[i].path) || listed(m, a, v[i].path))
             continue;
-        snprintf(detail, sizeof detail, "used before: v%s, %d layers x %d", v[i].version,
+        snprintf(detail, sizeof detail, TR("used before: v%s, %d layers x %d"), v[i].version,
                  v[i].n_layer, v[i].n_embd);
         tui_menu_add(m, slash ? slash + 1 : v[i].path, detail, v[i].path, 4);
     }
@@ -82,12 +82,12 @@ fill_models(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     const char *env = getenv("RWKV_TUI_MODELS");
     char label[256], detail[160];
 
-    snprintf(label, sizeof label, "%s (in use)", a->model_label);
-    snprintf(detail, sizeof detail, "v%s  %d layers  %d embd  %s", inf->version, inf->n_layer,
+    snprintf(label, sizeof label, TR("%s (in use)"), a->model_label);
+    snprintf(detail, sizeof detail, TR("v%s  %d layers  %d embd  %s"), inf->version, inf->n_layer,
              inf->n_embd, inf->strategy);
     tui_menu_add(m, label, detail, NULL, 0);
     if (a->cfg.model[0] && strcmp(a->cfg.model, a->model_path) != 0)
-        tui_menu_add(m, a->cfg.model, "from the config file", a->cfg.model, 1);
+        tui_menu_add(m, a->cfg.model, TR("from the config file"), a->cfg.model, 1);
     /* other checkpoints next to the one in use */
     if (a->model_path[0]) {
         const char *slash = strrchr(a->model_path, '/');
@@ -130,15 +130,15 @@ strategy_ask(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef model_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", "switch model", "switch to the selected model (new session)",
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("switch model"), TR_NOOP("switch to the selected model (new session)"),
       switch_model },
-    { CFG_KEY_CTRL('s'), 0, "C-s", "change strategy", "change the strategy (new session)",
+    { CFG_KEY_CTRL('s'), 0, "C-s", TR_NOOP("change strategy"), TR_NOOP("change the strategy (new session)"),
       strategy_ask },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 
 const tui_menu_class tui_menu_models_class = {
-    TUI_MENU_MODELS, CFG_ACT_MODELS, "Models", "Models", fill_models, NULL, NULL, model_keys
+    TUI_MENU_MODELS, CFG_ACT_MODELS, TR_NOOP("Models"), TR_NOOP("Models"), fill_models, NULL, NULL, model_keys
 };
 
 static void

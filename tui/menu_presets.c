@@ -68,14 +68,14 @@ save_ask(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef preset_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", "load", "load the selected preset", load },
-    { CFG_KEY_CTRL('s'), 0, "C-s", "save current", "save the current values as a preset",
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("load"), TR_NOOP("load the selected preset"), load },
+    { CFG_KEY_CTRL('s'), 0, "C-s", TR_NOOP("save current"), TR_NOOP("save the current values as a preset"),
       save_ask },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 
 const tui_menu_class tui_menu_presets_class = {
-    TUI_MENU_PRESETS, CFG_ACT_PRESETS, "Presets", "Presets", fill_presets, NULL, NULL,
+    TUI_MENU_PRESETS, CFG_ACT_PRESETS, TR_NOOP("Presets"), TR_NOOP("Presets"), fill_presets, NULL, NULL,
     preset_keys
 };
 
@@ -88,7 +88,7 @@ accept_save(struct app *a, const char *text)
     if (text[0] == '\0')
         return;
     if (store_preset_get(a->st, text, &old, NULL, &err) == RWKV_OK &&
-        tui_replace_ask_name(a, TUI_PROMPT_PRESET_SAVE, text, text, "preset"))
+        tui_replace_ask_name(a, TUI_PROMPT_PRESET_SAVE, text, text, TR_NOOP("preset")))
         return;
     if (store_preset_put(a->st, text, &a->samp, NULL, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);

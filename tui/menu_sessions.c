@@ -50,11 +50,11 @@ add_session(tui_menu *m, const struct app *a, const store_session *ss)
         snprintf(model, sizeof model, "%.79s", base_name(mo.path));
     if (ss->state_file_id != 0 &&
         store_statefile_get(a->st, ss->state_file_id, &sf, NULL, &err) == RWKV_OK)
-        snprintf(state, sizeof state, "  state %.70s", sf.path[0] ? base_name(sf.path) : sf.name);
-    snprintf(detail, sizeof detail, "%lld turns  #%lld  %s%s  %s%s", (long long)ss->n_turns,
-             (long long)ss->id, model, state, when, ss->id == a->sid ? "  (open)" : "");
+        snprintf(state, sizeof state, TR("  state %.70s"), sf.path[0] ? base_name(sf.path) : sf.name);
+    snprintf(detail, sizeof detail, TR("%lld turns  #%lld  %s%s  %s%s"), (long long)ss->n_turns,
+             (long long)ss->id, model, state, when, ss->id == a->sid ? TR("  (open)") : "");
     snprintf(flagged, sizeof flagged, " %s", model);
-    tui_menu_add(m, ss->title[0] ? ss->title : "(untitled)", detail, flagged, ss->id);
+    tui_menu_add(m, ss->title[0] ? ss->title : TR("(untitled)"), detail, flagged, ss->id);
 }
 
 static void
@@ -169,7 +169,7 @@ rename_ask(struct app *a, const tui_menu_item *it, int key)
 static void
 delete_ask(struct app *a, const tui_menu_item *it, int key)
 {
-    char label[160];
+    char label[256];
 
     (void)key;
     if (it == NULL)
@@ -180,7 +180,7 @@ delete_ask(struct app *a, const tui_menu_item *it, int key)
         return;
     }
     a->prompt_target = it->id;
-    snprintf(label, sizeof label, "delete '%.100s'? (y/n) ", it->label);
+    snprintf(label, sizeof label, TR("delete '%.100s'? (y/n) "), it->label);
     tui_prompt_open(a, TUI_PROMPT_DELETE, label, "");
 }
 
@@ -260,25 +260,25 @@ import_ask(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef session_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", "resume", "resume the selected session", resume },
-    { CFG_KEY_CTRL('r'), 0, "C-r", "rename", "rename the selected session", rename_ask },
-    { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", "delete",
-      "delete the selected session (asks first; also Delete)", delete_ask },
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("resume"), TR_NOOP("resume the selected session"), resume },
+    { CFG_KEY_CTRL('r'), 0, "C-r", TR_NOOP("rename"), TR_NOOP("rename the selected session"), rename_ask },
+    { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", TR_NOOP("delete"),
+      TR_NOOP("delete the selected session (asks first; also Delete)"), delete_ask },
     /* C-y ("yank a copy"): C-f searches everywhere, in this list too */
-    { CFG_KEY_CTRL('y'), 0, "C-y", "fork", "fork it as a new session (a copy to go on from)",
+    { CFG_KEY_CTRL('y'), 0, "C-y", TR_NOOP("fork"), TR_NOOP("fork it as a new session (a copy to go on from)"),
       fork_session },
-    { CFG_KEY_CTRL('e'), 0, "C-e", "export",
-      "export it to a file: Markdown (the branch), or JSON (the whole tree) for a .json name",
+    { CFG_KEY_CTRL('e'), 0, "C-e", TR_NOOP("export"),
+      TR_NOOP("export it to a file: Markdown (the branch), or JSON (the whole tree) for a .json name"),
       export_ask },
-    { CFG_KEY_CTRL('o'), 0, "C-o", "import",
-      "import a session file (a JSON export) as a new session", import_ask },
-    { CFG_KEY_CTRL('t'), 0, "C-t", "model",
-      "show only the sessions of the next model present (then all again)", next_model },
+    { CFG_KEY_CTRL('o'), 0, "C-o", TR_NOOP("import"),
+      TR_NOOP("import a session file (a JSON export) as a new session"), import_ask },
+    { CFG_KEY_CTRL('t'), 0, "C-t", TR_NOOP("model"),
+      TR_NOOP("show only the sessions of the next model present (then all again)"), next_model },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 
 const tui_menu_class tui_menu_sessions_class = {
-    TUI_MENU_SESSIONS, CFG_ACT_SESSIONS, "Sessions", "Sessions", fill_sessions, select_open,
+    TUI_MENU_SESSIONS, CFG_ACT_SESSIONS, TR_NOOP("Sessions"), TR_NOOP("Sessions"), fill_sessions, select_open,
     filter_sessions, session_keys
 };
 

@@ -33,7 +33,7 @@ list_dir(tui_menu *m, const struct app *a, const char *dir)
         for (size_t i = 0; i < m->n && !dup; i++)
             dup = m->items[i].data && strcmp(m->items[i].data, path) == 0;
         if (!dup)
-            tui_menu_add(m, name, strcmp(path, a->state_path) == 0 ? "(in use)" : dir, path, 0);
+            tui_menu_add(m, name, strcmp(path, a->state_path) == 0 ? TR("(in use)") : dir, path, 0);
     }
     tui_free_names(names, nn);
 }
@@ -64,14 +64,14 @@ list_library(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         int other = f->n_embd != 0 && (f->n_embd != inf->n_embd || f->n_layer != inf->n_layer);
 
         if (in_use)
-            snprintf(detail, sizeof detail, "(in use) library%s", imported ? ", imported" : "");
+            snprintf(detail, sizeof detail, TR("(in use) library%s"), imported ? TR(", imported") : "");
         else if (other)
-            snprintf(detail, sizeof detail, "library: for another model (%d layers x %d)",
+            snprintf(detail, sizeof detail, TR("library: for another model (%d layers x %d)"),
                      f->n_layer, f->n_embd);
         else if (imported)
-            snprintf(detail, sizeof detail, "library, imported, %zu KiB", (f->size + 1023) / 1024);
+            snprintf(detail, sizeof detail, TR("library, imported, %zu KiB"), (f->size + 1023) / 1024);
         else
-            snprintf(detail, sizeof detail, "library: %.250s", f->path);
+            snprintf(detail, sizeof detail, TR("library: %.250s"), f->path);
         tui_menu_add(m, f->name, detail, imported ? "" : f->path, f->id);
     }
     free(v);
@@ -83,8 +83,8 @@ fill_states(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     char dir[1024];
     const char *env = getenv("RWKV_TUI_STATES");
 
-    tui_menu_add(m, "(none)",
-                 a->state_path[0] ? "no state file: the greeting" : "(in use) no state file",
+    tui_menu_add(m, TR("(none)"),
+                 a->state_path[0] ? TR("no state file: the greeting") : TR("(in use) no state file"),
                  "", TUI_STATE_NONE_ID);
     list_library(m, a, msg);
     if (a->cfg.state_dir[0])
@@ -202,7 +202,7 @@ save_ask(struct app *a, const tui_menu_item *it, int key)
 static void
 choose(struct app *a, const tui_menu_item *it, int key)
 {
-    char label[160], name[256];
+    char label[256], name[256];
     long cost;
 
     (void)key;
@@ -224,24 +224,24 @@ choose(struct app *a, const tui_menu_item *it, int key)
     snprintf(name, sizeof name, "%s", it->label);   /* IT dies with the menu */
     tui_menu_fini(&a->menu);
     tui_menu_init(&a->menu, TUI_MENU_STATE_ASK, tui_menu_state_ask_class.title);
-    tui_menu_add(&a->menu, "New session from this state", name, NULL, 1);
-    snprintf(label, sizeof label, "Replay this conversation under it (cost: %ld tokens)", cost);
+    tui_menu_add(&a->menu, TR("New session from this state"), name, NULL, 1);
+    snprintf(label, sizeof label, TR("Replay this conversation under it (cost: %ld tokens)"), cost);
     tui_menu_add(&a->menu, label, NULL, NULL, 2);
-    tui_menu_add(&a->menu, "Cancel", NULL, NULL, 0);
+    tui_menu_add(&a->menu, TR("Cancel"), NULL, NULL, 0);
 }
 
 static const tui_menu_keydef state_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", "switch", "start from the selected state file (asks: new session or replay)", choose },
-    { CFG_KEY_CTRL('s'), 0, "C-s", "import into the library",
-      "import the file into the library (the database)", import_state },
-    { CFG_KEY_CTRL('w'), 0, "C-w", "save the state",
-      "save the current state as a state file (a persona made from the conversation; "
-      "default folder $XDG_DATA_HOME/rwkv-tui/states)", save_ask },
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("switch"), TR_NOOP("start from the selected state file (asks: new session or replay)"), choose },
+    { CFG_KEY_CTRL('s'), 0, "C-s", TR_NOOP("import into the library"),
+      TR_NOOP("import the file into the library (the database)"), import_state },
+    { CFG_KEY_CTRL('w'), 0, "C-w", TR_NOOP("save the state"),
+      TR_NOOP("save the current state as a state file (a persona made from the conversation; "
+      "default folder $XDG_DATA_HOME/rwkv-tui/states)"), save_ask },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 
 const tui_menu_class tui_menu_states_class = {
-    TUI_MENU_STATES, CFG_ACT_STATES, "State files", "State files", fill_states, NULL, NULL,
+    TUI_MENU_STATES, CFG_ACT_STATES, TR_NOOP("State files"), TR_NOOP("State files"), fill_states, NULL, NULL,
     state_keys
 };
 
@@ -264,10 +264,10 @@ answer(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef ask_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", "choose", NULL, answer },
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("choose"), NULL, answer },
     { 0, 0, NULL, NULL, NULL, NULL }
 };
 
 const tui_menu_class tui_menu_state_ask_class = {
-    TUI_MENU_STATE_ASK, -1, "Switch state file", "Switch state file", NULL, NULL, NULL, ask_keys
+    TUI_MENU_STATE_ASK, -1, TR_NOOP("Switch state file"), TR_NOOP("Switch state file"), NULL, NULL, NULL, ask_keys
 };

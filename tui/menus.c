@@ -50,7 +50,7 @@ tui_menu_say(tui_menu_msg *msg, int is_err, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(msg->text, sizeof msg->text, fmt, ap);
+    vsnprintf(msg->text, sizeof msg->text, tui_tr(fmt), ap);
     va_end(ap);
     msg->set = 1;
     msg->is_err = is_err;
@@ -74,7 +74,7 @@ tui_menu_open(struct app *a, int kind)
     const tui_menu_class *c = class_of(kind);
 
     tui_menu_fini(&a->menu);
-    tui_menu_init(&a->menu, c ? kind : TUI_MENU_NONE, c ? c->title : "");
+    tui_menu_init(&a->menu, c ? kind : TUI_MENU_NONE, c ? TR(c->title) : "");
     if (c == NULL)
         return;
     fill(a, c);
@@ -144,28 +144,31 @@ tui_menu_refill(struct app *a, int64_t id)
 const char *
 tui_menu_hint(const struct app *a, int width)
 {
-    static char buf[320];
-    static const char tail[] = "Esc close", more[] = "F1 more  ";
+    static char buf[480];
+    const char *tail = TR("Esc close"), *more = TR("F1 more  ");
     const tui_menu_class *c = class_of(a->menu.kind);
-    size_t n = 0, full = 0;
+    size_t n = 0, full = 0, w = 0;     /* bytes and cells of BUF */
+    size_t tail_w = (size_t)tui_str_width(tail, strlen(tail));
+    size_t more_w = (size_t)tui_str_width(more, strlen(more));
 
     for (const tui_menu_keydef *k = c ? c->keys : NULL; k && k->name; k++)
         if (k->hint)
-            full += strlen(k->name) + strlen(k->hint) + 3;
+            full += strlen(k->name) + (size_t)tui_str_width(TR(k->hint), strlen(TR(k->hint))) + 3;
     buf[0] = '\0';
     for (const tui_menu_keydef *k = c ? c->keys : NULL; k && k->name; k++) {
-        size_t len = k->hint ? strlen(k->name) + strlen(k->hint) + 3 : 0;
+        const char *h = k->hint ? TR(k->hint) : NULL;
+        size_t len = h ? strlen(k->name) + (size_t)tui_str_width(h, strlen(h)) + 3 : 0;
         if (len == 0)
             continue;
-        if (full + sizeof tail - 1 > (size_t)width &&
-            n + len + sizeof more - 1 + sizeof tail - 1 > (size_t)width) {
+        if (full + tail_w > (size_t)width && w + len + more_w + tail_w > (size_t)width) {
             n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", more);
             break;
         }
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s  ", k->name, k->hint);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s  ", k->name, h);
+        w += len;
     }
     if (n == 0)
-        n += (size_t)snprintf(buf, sizeof buf, "type to search  ");
+        n += (size_t)snprintf(buf, sizeof buf, "%s", TR("type to search  "));
     snprintf(buf + n, sizeof buf - n, "%s", tail);
     return buf;
 }
@@ -412,14 +415,14 @@ int
 tui_replace_ask_name(struct app *a, int kind, const char *name, const char *text,
                      const char *what)
 {
-    char label[96];
+    char label[192];
 
     if (strcmp(name, replace_ok) == 0) {
         tui_replace_forget();
         return 0;
     }
     snprintf(replace_ok, sizeof replace_ok, "%s", name);
-    snprintf(label, sizeof label, "%s exists: Enter replaces it, Esc keeps it: ", what);
+    snprintf(label, sizeof label, TR("%s exists: Enter replaces it, Esc keeps it: "), TR(what));
     tui_prompt_open(a, kind, label, text);
     return 1;
 }
@@ -433,7 +436,7 @@ tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
         tui_replace_forget();
         return 0;               /* new, or refused by the create (a FIFO...) */
     }
-    return tui_replace_ask_name(a, kind, path, text, "file");
+    return tui_replace_ask_name(a, kind, path, text, TR_NOOP("file"));
 }
 
 /* ---- the one-line prompt ------------------------------------------------------ */
@@ -495,7 +498,7 @@ void
 tui_prompt_open(struct app *a, int kind, const char *label, const char *init)
 {
     a->prompt_kind = kind;
-    snprintf(a->prompt_label, sizeof a->prompt_label, "%.120s", label);
+    snprintf(a->prompt_label, sizeof a->prompt_label, "%s", tui_tr(label));
     tui_input_set(&a->prompt, init ? init : "");
     if (a->focus != TUI_FOCUS_PROMPT)
         a->prev_focus = a->focus;

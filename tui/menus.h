@@ -75,7 +75,7 @@ extern const tui_menu_class *const tui_menu_classes[];
 /* The F1 help's rows (menu_help.c): the configurable actions with CFG's
 ** keys, the fixed editing keys, every menu's keys; and the same list with
 ** the default keys by tui_help_keys (app.h). */
-void tui_help_rows(const tui_config *cfg, tui_help_row_fn fn, void *ud);
+void tui_help_rows(const tui_config *cfg, int local, tui_help_row_fn fn, void *ud);
 void tui_menu_refill(struct app *a, int64_t id);
 
 /* ---- prompts ---------------------------------------------------------------- */

@@ -103,9 +103,9 @@ load_begin(struct app *a, const char *path)
     a->loading = 1;
     a->load_frac = 0;
     a->load_pct = -1;
-    snprintf(a->load_what, sizeof a->load_what, "opening");
+    snprintf(a->load_what, sizeof a->load_what, "%s", TR("opening"));
     snprintf(a->load_name, sizeof a->load_name, "%.120s",
-             path ? (slash ? slash + 1 : path) : "demo model (random weights)");
+             path ? (slash ? slash + 1 : path) : TR("demo model (random weights)"));
     if (a->screen)
         tui_view_draw_loading(a);
 }

@@ -3,7 +3,8 @@
 ** and error goes through tui_notice, which shows it in the footer (a long
 ** error opens the dialog when drawn: view.c) and keeps it, stamped with the
 ** time, in the log's ring of TUI_LOG_MAX messages; tui_log_only keeps one
-** without showing it.  UI thread only.
+** without showing it.  UI thread only.  The format is a message id
+** (i18n.h): shown in the interface language.
 */
 #include "app.h"
 
@@ -29,7 +30,7 @@ log_add(struct app *a, int is_err, const char *msg)
     strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
     n = strlen(stamp) + strlen(msg) + 16;
     e = tui_xmalloc(n);
-    snprintf(e, n, "%s  %s%s", stamp, is_err ? "error: " : "", msg);
+    snprintf(e, n, "%s  %s%s", stamp, is_err ? TR("error: ") : "", msg);
     free(a->log[a->log_next]);
     a->log[a->log_next] = e;
     a->log_next = (a->log_next + 1) % TUI_LOG_MAX;
@@ -49,7 +50,7 @@ tui_notice(struct app *a, int is_err, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(a->notice, sizeof a->notice, fmt, ap);
+    vsnprintf(a->notice, sizeof a->notice, tui_tr(fmt), ap);
     va_end(ap);
     a->notice_err = is_err;
     a->dirty = 1;

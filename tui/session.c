@@ -284,7 +284,7 @@ tui_session_rebuild(struct app *a)
                 a->tr.turns[k].flags |= TUI_TURN_INTERRUPTED;
             if (t->role == STORE_ROLE_ASSISTANT && t->decode_tps > 0)
                 snprintf(a->tr.turns[k].stats, sizeof a->tr.turns[k].stats,
-                         "%zu tok, prefill %.0f tok/s, decode %.1f tok/s", t->n_tokens,
+                         TR("%zu tok, prefill %.0f tok/s, decode %.1f tok/s"), t->n_tokens,
                          t->prefill_tps, t->decode_tps);
         }
         store_branch_free(turns, n);
@@ -406,7 +406,8 @@ tui_session_import_state(struct app *a, const char *path, int64_t *id)
 void
 tui_free_gen(struct app *a, const char *prompt)
 {
-    static const char head[] = "free generation (not saved): ";
+    const char *head = TR("free generation (not saved): ");
+    size_t hl = strlen(head);
 
     if (a->busy) {
         tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
@@ -417,13 +418,14 @@ tui_free_gen(struct app *a, const char *prompt)
         return;
     }
     if (prompt != NULL) {
-        char *t = tui_xmalloc(sizeof head + strlen(prompt));
-        memcpy(t, head, sizeof head - 1);
-        strcpy(t + sizeof head - 1, prompt);
+        char *t = tui_xmalloc(hl + strlen(prompt) + 1);
+        memcpy(t, head, hl);
+        strcpy(t + hl, prompt);
         a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_INFO, t, strlen(t));
         free(t);
     } else {
-        a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_INFO, "(continued) ", 12);
+        const char *cont = TR("(continued) ");
+        a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_INFO, cont, strlen(cont));
     }
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     tui_tr_scroll_end(&a->tr);

@@ -263,13 +263,13 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
     const char *busy = "";
     /* a session job (resume, sibling, state switch) feeds a stored
     ** conversation again: "replaying"; else a prompt: "prefilling" */
-    const char *what = a->busy && a->w.job >= TUI_JOB_OPEN ? "replaying" : "prefilling";
+    const char *what = a->busy && a->w.job >= TUI_JOB_OPEN ? TR("replaying") : TR("prefilling");
     char busybuf[64];
 
     if (a->loading) {
         double f = a->load_frac;
-        tui_view_bar_text(full, cap, "loading", f, 20, a->load_what);
-        tui_view_bar_text(mid, cap, "loading", f, 12, "");
+        tui_view_bar_text(full, cap, TR("loading"), f, 20, a->load_what);
+        tui_view_bar_text(mid, cap, TR("loading"), f, 12, "");
         tui_view_bar_text(shrt, cap, "", f, 6, "");
         return;
     }
@@ -282,7 +282,7 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
             char t[24];
             fmt_eta(t, sizeof t, (double)(ls->prefill_total - ls->prefill_tokens) /
                                      ls->prefill_tps);
-            snprintf(eta, sizeof eta, "  %s left", t);
+            snprintf(eta, sizeof eta, TR("  %s left"), t);
         }
         snprintf(det, sizeof det, "%llu/%llu tok  %.0f tok/s%s",
                  (unsigned long long)ls->prefill_tokens,
@@ -299,7 +299,7 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
                  (unsigned long long)ls->prefill_tokens);
         busy = busybuf;
     } else if (a->busy) {
-        snprintf(busybuf, sizeof busybuf, "generating %llu tok... ",
+        snprintf(busybuf, sizeof busybuf, TR("generating %llu tok... "),
                  (unsigned long long)ls->gen_tokens);
         busy = busybuf;
     }
@@ -308,9 +308,9 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
     {
         char pf[64] = "", dc[64] = "";
         if (ls->prefill_tps > 0 && ls->prefill_tokens > 0)
-            snprintf(pf, sizeof pf, "prefill %.0f tok/s", ls->prefill_tps);
+            snprintf(pf, sizeof pf, TR("prefill %.0f tok/s"), ls->prefill_tps);
         if (ls->decode_tps > 0 && ls->gen_tokens > 0)
-            snprintf(dc, sizeof dc, "decode %.1f tok/s", ls->decode_tps);
+            snprintf(dc, sizeof dc, TR("decode %.1f tok/s"), ls->decode_tps);
         snprintf(full, cap, " %s%s%s%s%s%ld MiB ", busy, pf, pf[0] ? "  " : "", dc,
                  dc[0] ? "  " : "", rss_mib());
         snprintf(mid, cap, " %s%s%s%s ", busy, pf, pf[0] && dc[0] ? "  " : "", dc);
@@ -327,7 +327,7 @@ think_label(const struct app *a, char *buf, size_t cap)
 
     buf[0] = '\0';
     if (mode != CHAT_THINK_OFF)
-        snprintf(buf, cap, "think: %s | ", chat_think_name(mode));
+        snprintf(buf, cap, TR("think: %s | "), chat_think_name(mode));
     return buf;
 }
 
@@ -342,19 +342,20 @@ draw_status(struct app *a)
 
     fill(0, 0, a->cols, st);
     if (a->launch.demo)
-        x += puts_(0, 0, " DEMO MODEL (random weights) ", a->cols,
+        x += puts_(0, 0, TR(" DEMO MODEL (random weights) "), a->cols,
                    tui_role_attr(a, THEME_ROLE_STATUS_DEMO));
-    state = state ? state + 1 : (a->state_path[0] ? a->state_path : "none");
+    state = state ? state + 1 : (a->state_path[0] ? a->state_path : TR("none"));
     /* the session title, at most 24 columns */
     {
-        const char *t = a->sid ? (a->session_title[0] ? a->session_title : "(untitled)") : "new";
+        const char *t = a->sid ? (a->session_title[0] ? a->session_title : TR("(untitled)"))
+                               : TR("new");
         tui_span *sp;
         tui_wrap(t, strlen(t), 24, &sp);
         snprintf(title, sizeof title, "%.*s%s", (int)sp[0].len, t, sp[0].len < strlen(t) ? "~" : "");
         free(sp);
     }
     if (a->model)
-        snprintf(left, sizeof left, " %s | %s | %sstate: %.200s | session: %s | %llu tok",
+        snprintf(left, sizeof left, TR(" %s | %s | %sstate: %.200s | session: %s | %llu tok"),
                  a->model_label, rwkv_model_info(a->model)->strategy,
                  think_label(a, think, sizeof think), state,
                  title, (unsigned long long)a->ctx_tokens);
@@ -408,7 +409,7 @@ tui_view_draw_loading(struct app *a)
     }
     draw_status(a);
     y = a->rows / 2 - 1;
-    snprintf(line, sizeof line, "Loading %s", a->load_name);
+    snprintf(line, sizeof line, TR("Loading %s"), a->load_name);
     w = tui_str_width(line, strlen(line));
     put(y, w < a->cols ? (a->cols - w) / 2 : 0, line, strlen(line), a->cols, A_BOLD);
     {
@@ -503,8 +504,9 @@ draw_fold(struct app *a, const tui_row *row, int y, int w)
 {
     char line[64];
 
-    snprintf(line, sizeof line, "%s thought (%d line%s)", MB_CUR_MAX > 1 ? "\xe2\x96\xb8" : ">",
-             row->think, row->think == 1 ? "" : "s");
+    snprintf(line, sizeof line,
+             row->think == 1 ? TR("%s thought (%d line)") : TR("%s thought (%d lines)"),
+             MB_CUR_MAX > 1 ? "\xe2\x96\xb8" : ">", row->think);
     puts_(y, TUI_TR_INDENT, line, w - TUI_TR_INDENT, tui_role_attr(a, THEME_ROLE_THINK));
 }
 
@@ -516,7 +518,7 @@ draw_transcript(struct app *a, int top, int h, int w)
     /* the headers: the session's role names when it has its own (F8,
     ** --user/--bot), else "You" and "RWKV" */
     const framing *fr = a->sess ? sess_framing(a->sess) : NULL;
-    const char *user = fr && fr->user[0] ? fr->user : "You";
+    const char *user = fr && fr->user[0] ? fr->user : TR("You");
     const char *bot = fr && fr->bot[0] ? fr->bot : "RWKV";
 
     if (a->search.open)
@@ -532,7 +534,7 @@ draw_transcript(struct app *a, int top, int h, int w)
         if (row->kind == TUI_ROW_HEADER) {
             const char *label = t->role == TUI_TURN_USER ? user
                               : t->role == TUI_TURN_ASSISTANT ? bot
-                              : t->role == TUI_TURN_ERROR ? "Error" : "Note";
+                              : t->role == TUI_TURN_ERROR ? TR("Error") : TR("Note");
             int hrole = t->role == TUI_TURN_USER ? THEME_ROLE_USER_HEADER
                       : t->role == TUI_TURN_ASSISTANT ? THEME_ROLE_ASSISTANT_HEADER
                       : text_role;
@@ -543,7 +545,7 @@ draw_transcript(struct app *a, int top, int h, int w)
                 x += puts_(y, x, extra, w - x, tui_role_attr(a, THEME_ROLE_STATS));
             }
             if (t->flags & TUI_TURN_INTERRUPTED)
-                x += puts_(y, x, "  [interrupted]", w - x, tui_role_attr(a, THEME_ROLE_INTERRUPTED));
+                x += puts_(y, x, TR("  [interrupted]"), w - x, tui_role_attr(a, THEME_ROLE_INTERRUPTED));
             if (t->flags & TUI_TURN_STREAMING)
                 x += puts_(y, x, "  ...", w - x, tui_role_attr(a, THEME_ROLE_STATS));
             if (a->show_stats && t->stats[0]) {
@@ -559,7 +561,7 @@ draw_transcript(struct app *a, int top, int h, int w)
                     puts_(y, w - 1 - ew, extra, ew, tui_role_attr(a, THEME_ROLE_STATS));
             }
         } else if (row->kind == TUI_ROW_BLANK && (t->flags & TUI_TURN_INTERRUPTED)) {
-            puts_(y, TUI_TR_INDENT, "[interrupted]", w - TUI_TR_INDENT,
+            puts_(y, TUI_TR_INDENT, TR("[interrupted]"), w - TUI_TR_INDENT,
                   tui_role_attr(a, THEME_ROLE_INTERRUPTED));
         } else if (row->kind == TUI_ROW_FOLD) {
             draw_fold(a, row, y, w);
@@ -650,7 +652,7 @@ draw_sidebar(struct app *a, int top, int h, int x0)
         mvaddch(y, x0 - 1, ACS_VLINE);
         fill(y, x0, w, tui_role_attr(a, THEME_ROLE_SIDEBAR));
     }
-    puts_(top, x0 + 1, "Parameters", w - 1, tui_role_attr(a, THEME_ROLE_SIDEBAR_TITLE));
+    puts_(top, x0 + 1, TR("Parameters"), w - 1, tui_role_attr(a, THEME_ROLE_SIDEBAR_TITLE));
     a->side.top = top + 1;            /* for clicks (tui_sidebar_row_at) */
     a->side.x = x0;
     a->side.rows = n < h - 1 ? n : h - 1;
@@ -675,19 +677,20 @@ draw_sidebar(struct app *a, int top, int h, int x0)
                       : tui_role_attr(a, THEME_ROLE_SIDEBAR_VALUE));
     }
     if (n + 2 < h) {
-        static const char *const focused[] = { "<- ->  change", "Enter  type a value",
-                                               "Tab    back to input" };
+        static const char *const focused[] = { TR_NOOP("<- ->  change"),
+                                               TR_NOOP("Enter  type a value"),
+                                               TR_NOOP("Tab    back to input") };
         int la = tui_role_attr(a, THEME_ROLE_SIDEBAR_LABEL);
         int y = top + n + 2;
         if (a->focus != TUI_FOCUS_SIDEBAR) {
-            puts_(y, x0 + 1, "Tab: edit values", w - 2, la);
+            puts_(y, x0 + 1, TR("Tab: edit values"), w - 2, la);
         } else {
             for (int i = 0; i < 3 && y < top + h; i++, y++)
-                puts_(y, x0 + 1, focused[i], w - 2, la);
+                puts_(y, x0 + 1, TR(focused[i]), w - 2, la);
             y = sidebar_whole_value(a, y + 1, top + h, x0, w, la);
             /* the selected parameter's help, wrapped */
             {
-                const char *help = params_table[a->param_sel].help;
+                const char *help = TR(params_table[a->param_sel].help);  /* core's */
                 tui_span *sp;
                 size_t k = tui_wrap(help, strlen(help), w - 2, &sp);
                 for (size_t i = 0; i < k && y < top + h; i++, y++)
@@ -711,7 +714,7 @@ draw_input(struct app *a, int top, int h, int *cy, int *cx)
         fill(y, 0, a->cols, attr);
     puts_(top, 0, a->fork_pending ? "*" : ">", 1, tui_role_attr(a, THEME_ROLE_USER_HEADER));
     if (a->in.len == 0) {
-        puts_(top, 2, "Type a message. Enter sends, Alt-Enter new line, F1 help", w,
+        puts_(top, 2, TR("Type a message. Enter sends, Alt-Enter new line, F1 help"), w,
               tui_role_attr(a, THEME_ROLE_STATS));
         *cy = top;
         *cx = 2;
@@ -782,17 +785,17 @@ draw_search_line(struct app *a, int y, int *cy, int *cx)
     const tui_search *s = &a->search;
     int fa = tui_role_attr(a, THEME_ROLE_FOOTER);
     char count[64];
-    const char *keys = "  Enter/Down next  Up prev  Esc close";
-    int lw, cw, kw = (int)strlen(keys), room, qx;
+    const char *keys = TR("  Enter/Down next  Up prev  Esc close");
+    int lw, cw, kw = tui_str_width(keys, strlen(keys)), room, qx;
 
     if (s->q.len == 0)
         count[0] = '\0';
     else if (s->n == 0)
-        snprintf(count, sizeof count, "  no match");
+        snprintf(count, sizeof count, "%s", TR("  no match"));
     else
         snprintf(count, sizeof count, "  %zu/%zu", s->cur + 1, s->n);
-    cw = (int)strlen(count);
-    lw = puts_(y, 0, "search: ", a->cols - 1, tui_role_attr(a, THEME_ROLE_FOOTER_KEY));
+    cw = tui_str_width(count, strlen(count));
+    lw = puts_(y, 0, TR("search: "), a->cols - 1, tui_role_attr(a, THEME_ROLE_FOOTER_KEY));
     room = a->cols - lw - 1 - cw - (a->cols >= 60 ? kw : 0);
     if (room < 4)
         room = 4;
@@ -815,8 +818,10 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
     static const int shown[] = { CFG_ACT_HELP, CFG_ACT_SESSIONS, CFG_ACT_STATES,
                                  CFG_ACT_PRESETS, CFG_ACT_BRANCHES, CFG_ACT_SIDEBAR,
                                  CFG_ACT_PARAMS, CFG_ACT_REGEN, CFG_ACT_QUIT };
-    static const char *const names[] = { "help", "sessions", "states", "presets",
-                                         "branches", "sidebar", "params", "regen", "quit" };
+    static const char *const names[] = { TR_NOOP("help"), TR_NOOP("sessions"),
+                                         TR_NOOP("states"), TR_NOOP("presets"),
+                                         TR_NOOP("branches"), TR_NOOP("sidebar"),
+                                         TR_NOOP("params"), TR_NOOP("regen"), TR_NOOP("quit") };
 
     fill(y, 0, a->cols, fa);
     if (a->focus == TUI_FOCUS_PROMPT) {
@@ -832,7 +837,7 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
     }
     if (a->pasting) {
         /* a paste arriving in parts: its text goes in until it ends */
-        puts_(y, 0, "pasting... (Esc ends the paste)", a->cols,
+        puts_(y, 0, TR("pasting... (Esc ends the paste)"), a->cols,
               tui_role_attr(a, THEME_ROLE_INFO));
         return;
     }
@@ -844,7 +849,7 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
             char more[48], key[16];
             int mw;
             cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
-            snprintf(more, sizeof more, "%s (%s: log)", ellipsis(), key);
+            snprintf(more, sizeof more, TR("%s (%s: log)"), ellipsis(), key);
             mw = tui_str_width(more, strlen(more));
             x = puts_(y, 0, a->notice, a->cols - mw > 0 ? a->cols - mw : 0, na);
             puts_(y, x, more, a->cols - x, ka);
@@ -864,7 +869,7 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
             /* the terminal selects text now: say so, and how to go back */
             char off[48], mk[16];
             cfg_key_name(a->cfg.keys[CFG_ACT_MOUSE], mk, sizeof mk);
-            snprintf(off, sizeof off, "mouse off (%s)", mk);
+            snprintf(off, sizeof off, TR("mouse off (%s)"), mk);
             x = puts_(y, 0, off, a->cols, tui_role_attr(a, THEME_ROLE_INTERRUPTED)) + 2;
             width = x;
         }
@@ -874,7 +879,7 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
                 if (rank[i] != r)
                     continue;
                 cfg_key_name(a->cfg.keys[shown[i]], key[i], sizeof key[i]);
-                iw = (int)strlen(key[i]) + 1 + (int)strlen(names[i]);
+                iw = (int)strlen(key[i]) + 1 + tui_str_width(TR(names[i]), strlen(TR(names[i])));
                 if (width + (width ? 2 : 0) + iw <= a->cols) {
                     use[i] = 1;
                     width += (width ? 2 : 0) + iw;
@@ -884,7 +889,7 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
             if (!use[i])
                 continue;
             x += puts_(y, x, key[i], (int)strlen(key[i]), ka);
-            x += puts_(y, x + 1, names[i], (int)strlen(names[i]), fa) + 1;
+            x += puts_(y, x + 1, TR(names[i]), a->cols - x - 1, fa) + 1;
             x += 2;
         }
     }
@@ -930,13 +935,13 @@ draw_notice_popup(struct app *a, int top, int h)
     y0 = top + (h - bh) / 2;
     rows = bh - 2 > 0 ? bh - 2 : 0;
     draw_box(a, x0, y0, w, bh, body);
-    puts_(y0, x0 + 1, " Error ", w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
+    puts_(y0, x0 + 1, TR(" Error "), w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
     for (int i = 0; i < rows && (size_t)i < n; i++)
         put(y0 + 1 + i, x0 + 2, a->notice + sp[i].off, sp[i].len, w - 4,
             tui_role_attr(a, THEME_ROLE_ERROR));
     cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
-    snprintf(hint, sizeof hint, "%s any key closes  %s: all messages",
-             (size_t)rows < n ? "(more in the log)" : "", key);
+    snprintf(hint, sizeof hint, TR("%s any key closes  %s: all messages"),
+             (size_t)rows < n ? TR("(more in the log)") : "", key);
     if (bh >= 2)
         puts_(y0 + bh - 1, x0 + 1, hint[0] == ' ' ? hint + 1 : hint, w - 2,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
@@ -956,8 +961,8 @@ draw_menu_marks(struct app *a, const tui_menu *m, int x0, int w, int y0, int lis
     int attr = tui_role_attr(a, THEME_ROLE_MENU_TITLE);
     char mk[2][64];
 
-    snprintf(mk[0], sizeof mk[0], wide ? " %s %zu more above " : " %s%zu ", up, above);
-    snprintf(mk[1], sizeof mk[1], wide ? " %s %zu more below " : " %s%zu ", down, below);
+    snprintf(mk[0], sizeof mk[0], wide ? TR(" %s %zu more above ") : " %s%zu ", up, above);
+    snprintf(mk[1], sizeof mk[1], wide ? TR(" %s %zu more below ") : " %s%zu ", down, below);
     if (list_h == 1 && above && below) {
         char both[128];
         snprintf(both, sizeof both, "%s%s", mk[0], mk[1] + 1);
@@ -1075,7 +1080,7 @@ draw_menu(struct app *a, int top, int h)
     snprintf(line, sizeof line, " %s ", m->title);
     puts_(y0, x0 + 1, line, w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
     if (m->filter[0]) {
-        snprintf(line, sizeof line, " search: %s ", m->filter);
+        snprintf(line, sizeof line, TR(" search: %s "), m->filter);
         int fw = tui_str_width(line, strlen(line));
         if (fw < w - 2)
             puts_(y0, x0 + w - 1 - fw, line, fw, tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
@@ -1106,7 +1111,7 @@ draw_menu(struct app *a, int top, int h)
     }
     draw_menu_marks(a, m, x0, w, y0 + 1, list_h);
     if (m->nvis == 0 && bh > 2)
-        puts_(y0 + 1, x0 + 2, m->n ? "(no match)" : "(empty)", w - 4,
+        puts_(y0 + 1, x0 + 2, m->n ? TR("(no match)") : TR("(empty)"), w - 4,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
     if (bh >= 3)
         puts_(y0 + bh - 1, x0 + 1, tui_menu_hint(a, w - 2), w - 2,
@@ -1122,10 +1127,10 @@ tui_view_draw(struct app *a)
     getmaxyx(stdscr, a->rows, a->cols);
     erase();
     if (a->cols < TUI_MIN_COLS || a->rows < TUI_MIN_ROWS) {
-        char msg[64];
+        char msg[128];
         tui_span *sp;
         size_t k;
-        snprintf(msg, sizeof msg, "terminal too small (%dx%d, need %dx%d)", a->cols, a->rows,
+        snprintf(msg, sizeof msg, TR("terminal too small (%dx%d, need %dx%d)"), a->cols, a->rows,
                  TUI_MIN_COLS, TUI_MIN_ROWS);
         k = tui_wrap(msg, strlen(msg), a->cols > 0 ? a->cols : 1, &sp);
         for (size_t i = 0; i < k && (int)i < a->rows; i++)
@@ -1162,7 +1167,7 @@ tui_view_draw(struct app *a)
             mvaddch(sep, x, ACS_HLINE);
         if (a->tr.scroll > 0) {
             char more[48];
-            snprintf(more, sizeof more, " %zu more below (End) ", a->tr.scroll);
+            snprintf(more, sizeof more, TR(" %zu more below (End) "), a->tr.scroll);
             puts_(sep, 2, more, a->cols - 4, b);
         }
     }

@@ -5,6 +5,9 @@
 # counted as skipped -- or failed when CI is set (see docs/testing.md).
 set -u
 RWKV_TUI=${RWKV_TUI:-$PWD/rwkv-tui}
+# the binary's English (the full-screen client follows LANGUAGE, which
+# would win over the tests' own LC_ALL): a developer's Chinese desktop passes
+unset LANGUAGE LC_MESSAGES
 FX=${RWKV_FIXTURES:-../shared/fixtures}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rwkv-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

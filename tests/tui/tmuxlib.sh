@@ -17,6 +17,9 @@ export XDG_CONFIG_HOME=$TMP/config
 mkdir -p "$XDG_CONFIG_HOME"
 DB=$TMP/sessions.db
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
+# English, whatever the developer's desktop language (LANGUAGE would win
+# over LC_ALL); a test of the Chinese interface sets its own in TUI_ENV
+unset LANGUAGE LC_MESSAGES
 # (what a developer's shell may set that the client reads: the tests set
 # their own where they need one)
 unset NO_COLOR COLORTERM RWKV_TUI_MODELS RWKV_TUI_STATES
@@ -53,7 +56,7 @@ tui_start() {
     tmx_fresh "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${TUI_ENV:-} \
              '$RWKV_TUI' $extra $* 2>'$TMP/stderr.$RUNS'; echo EXIT=\$?; sleep 600"
     tmx set-option -g window-size manual >/dev/null 2>&1
-    wait_for 'F1 help|terminal too small|EXIT=' 10
+    wait_for 'F1 help|F1 帮助|terminal too small|终端太小|EXIT=' 10
     # the greeting is prefilled at start (NOWAIT=1: a test that watches the
     # start itself, e.g. a replay's progress)
     [ "${NOWAIT:-0}" = 1 ] || wait_idle 100
@@ -122,7 +125,7 @@ wait_idle() {
     local i=0
     sleep 0.2
     while [ $i -lt ${1:-300} ]; do
-        if ! screen | head -1 | grep -Eq 'prefilling|generating|replaying'; then return 0; fi
+        if ! screen | head -1 | grep -Eq 'prefilling|generating|replaying|预填充中|生成中|重放中'; then return 0; fi
         sleep 0.1
         i=$((i + 1))
     done
@@ -134,7 +137,7 @@ wait_idle() {
 # and then until the reply has finished (wait_idle N).
 send() {
     keys Enter
-    wait_for '^> Type a message' 10 ||
+    wait_for '^> (Type a message|输入消息)' 10 ||
         fail "send at ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: the message was not sent: $(screen | tail -3 | tr '\n' '|')"
     wait_idle "$@"
 }
