@@ -431,7 +431,13 @@ int
 tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
 {
     struct stat st;
+    rwkv_err err;
 
+    if (a->st != NULL && store_export_target_check(a->st, path, &err) != RWKV_OK) {
+        tui_replace_forget();           /* the database: never written over */
+        tui_notice(a, 1, "%s", err.msg);
+        return 1;
+    }
     if (lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
         tui_replace_forget();
         return 0;               /* new, or refused by the create (a FIFO...) */

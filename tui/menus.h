@@ -100,7 +100,9 @@ int    tui_expand_path(const char *in, char *out, size_t cap);
 int    tui_cmp_names(const void *x, const void *y);   /* qsort of char * */
 /* Before writing PATH (typed as TEXT in prompt KIND): 1 when it is an
 ** existing file not confirmed yet -- the prompt is opened again asking,
-** and a second Enter on the same name replaces it (returns 0).
+** and a second Enter on the same name replaces it (returns 0).  1 too,
+** after a notice, when PATH is the session database, one of its files or
+** another SQLite database: never written over (store_export_target_check).
 ** tui_replace_forget: a new prompt asks again. */
 int    tui_replace_ask(struct app *a, int kind, const char *path, const char *text);
 /* The same for NAME, known to exist (WHAT: "preset"). */

@@ -40,6 +40,19 @@ echo "my notes" >"$TMP/notes.md"
 check_overwrite "F2 C-e" "$TMP/notes.md" 'session 1 exported to .*notes\.md \(Markdown\)'
 cmp -s "$TMP/notes.md" "$TMP/cli.md" && ok || fail "notes.md not the export"
 
+# the session database itself (or one of its files): refused, never written
+# over, however many times Enter is pressed (it replaced the open database)
+keys F2 C-e C-u
+type_text "$DB"
+keys Enter
+check "the database: refused" 'is the session database: not written over'
+keys F2 C-e C-u
+type_text "$DB"
+keys Enter
+check_not "no replace question" 'exists: Enter replaces it'
+[ "$(head -c 15 "$DB")" = "SQLite format 3" ] && ok || fail "F2 C-e wrote over the database"
+"$RWKV_TUI" sessions list --db "$DB" >/dev/null 2>&1 && ok || fail "the database no longer opens"
+
 # a file that cannot be written: one line, nothing else changes
 keys F2 C-e C-u
 type_text "$TMP/no/such/dir/x.md"

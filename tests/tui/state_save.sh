@@ -39,6 +39,12 @@ check "missing folder refused" 'no/such/dir/x\.pth: '
 # a typed name of an existing file: asked first; Esc keeps it, a second
 # Enter replaces it
 check_overwrite "F3 C-w" "$SDIR/persona-test.pth" 'state saved to .*persona-test\.pth'
+# the session database: never written over (a state file replaced it)
+keys F3 C-w C-u
+type_text "$DB"
+keys Enter
+check "the database: refused" 'is the session database: not written over'
+[ "$(head -c 15 "$DB")" = "SQLite format 3" ] && ok || fail "F3 C-w wrote over the database"
 # start from the saved state (F3 Enter, new session)
 keys F3
 type_text "persona-test.pth"
