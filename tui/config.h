@@ -51,6 +51,7 @@
     X(STATS,     "stats",     CFG_KEY_F(9),          "show or hide per-turn stats")  \
     X(QUIT,      "quit",      CFG_KEY_F(10),         "quit")                         \
     X(REGEN,     "regen",     CFG_KEY_CTRL('r'),     "regenerate the last reply (a new branch)") \
+    X(CONTINUE,  "continue",  CFG_KEY_ALT('r'),      "continue the last reply where it stopped (max tokens, Esc, a crash), as if never cut") \
     X(NEW,       "new",       CFG_KEY_CTRL('n'),     "new session")                  \
     X(PREV_SIB,  "prev_branch", CFG_KEY_ALT(','),    "previous sibling of the last reply") \
     X(NEXT_SIB,  "next_branch", CFG_KEY_ALT('.'),    "next sibling of the last reply") \
