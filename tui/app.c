@@ -186,7 +186,9 @@ on_end(struct app *a, const tui_event *e)
                  t->stats.decode_tps, t->stop == CHAT_STOP_MAX_TOKENS ? ", max tokens" : "");
         a->last_stats = t->stats;
         tui_tr_finish(&a->tr, a->reply_turn, t->interrupted ? TUI_TURN_INTERRUPTED : 0);
-        if (t->interrupted || t->stop == CHAT_STOP_MAX_TOKENS) {   /* replaces "cancelling..." */
+        /* the interrupted notice replaces "cancelling..."; the max-tokens one
+        ** gives way to the session's notes (a new session's number) */
+        if (t->interrupted || (t->stop == CHAT_STOP_MAX_TOKENS && !a->job_noted)) {
             char k[16];
             cfg_key_name(a->cfg.keys[CFG_ACT_CONTINUE], k, sizeof k);
             if (t->interrupted)
@@ -319,6 +321,7 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t fork_at)
     tui_tr_scroll_end(&a->tr);
     tui_apply_sampling(a);   /* before busy is set: it applies only when idle */
     a->busy = 1;
+    a->job_noted = 0;
     a->job_sid = a->sid;
     a->phase = phase;
     if (tui_worker_start(&a->w, a->sess, job, msg, fork_at, 0) != 0) {

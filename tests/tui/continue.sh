@@ -35,7 +35,6 @@ DB=$DB0
 tui_start --max-tokens 5 --seed 3
 type_text "hello"
 send
-check "max tokens: the key is named" 'max tokens: M-r continues it'
 [ "$(q "$DB" "select length(tokens) from turns where role=2")" = 20 ] && ok || fail "cut reply: $(q "$DB" 'select length(tokens) from turns')"
 keys M-r
 db_wait "select length(tokens) || interrupted from turns where role=2" '^400$' &&
@@ -45,6 +44,7 @@ wait_idle
 [ "$(q "$DB" "select hex(text) || ' ' || hex(tokens) from turns where role=2")" = "$uncut" ] &&
     ok || fail "continued reply differs from the uncut one"
 check "the longer reply's stats" '10 tok'
+check "max tokens: the key is named" 'max tokens: M-r continues it'
 tui_quit
 
 # --- kill -9 during a continuation: nothing lost, continuable again --------------------
