@@ -275,9 +275,10 @@ reply_done(void *ud, const chat_turn *t)
         print_stats(&t->stats);
 }
 
-/* Run the queued reply with SIGINT routed to cancel.  0, or 1 (printed). */
+/* Run the queued reply with SIGINT routed to cancel; NOT_STARTED is said
+** when it was cancelled before generating.  0, or 1 (printed). */
 static int
-run_reply(struct repl *r)
+run_reply_as(struct repl *r, const char *not_started)
 {
     rwkv_err err;
     int rc;
@@ -289,8 +290,14 @@ run_reply(struct repl *r)
     if (rc != RWKV_OK)
         cli_fail(&err);
     else if (!r->started)
-        fprintf(stderr, "(cancelled before the reply started; message dropped)\n");
+        fprintf(stderr, "%s\n", not_started);
     return rc != RWKV_OK;
+}
+
+static int
+run_reply(struct repl *r)
+{
+    return run_reply_as(r, "(cancelled before the reply started; message dropped)");
 }
 
 /* On a terminal, the end of the conversation (after a resume). */
@@ -385,6 +392,24 @@ cmd_regen(struct repl *r, char *args)
         cli_errorf("/regen: %s", err.msg);
     else
         run_reply(r);
+    return 0;
+}
+
+/* /continue: the last reply goes on (sess_continue).  It is printed again
+** whole: an uncut run would have held back text at its end (a "\n" before
+** the "\n\n" stop string), which goes back into play, so the new block is
+** the reply exactly as uncut -- the one printed before stays as it was. */
+static int
+cmd_continue(struct repl *r, char *args)
+{
+    rwkv_err err;
+
+    (void)args;
+    r->started = 0;
+    if (sess_continue(r->s, &err) != RWKV_OK)
+        cli_errorf("/continue: %s", err.msg);
+    else
+        run_reply_as(r, "(cancelled before the reply went on: it is as it was)");
     return 0;
 }
 
@@ -640,6 +665,9 @@ static const struct chat_command {
       "session the next message starts a new branch", cmd_reset },
     { "regen", NULL, "", "sample the last reply again (state restored, no prefill); in a saved"
       " session the new reply is saved beside the old", cmd_regen },
+    { "continue", NULL, "", "let the last reply go on where it stopped (max-tokens, Ctrl-C, a "
+      "crash), at most max-tokens more, as if never cut; printed again whole; saved in its "
+      "place", cmd_continue },
     { "set", NULL, "NAME VALUE", "change a sampling value (see /show; next reply on)", cmd_set },
     { "show", NULL, "", "show the sampling values and the seed", cmd_show },
     { "framing", NULL, "", "show the framing in use: greeting, role names, think mode, stop "

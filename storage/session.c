@@ -567,6 +567,7 @@ sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
     s->started = 0;
     s->regen = 0;
     atomic_store(&s->keep, 0);
+    s->cont = 0;
     sess_greeting_saved(s);            /* a greeting still pending: saved, if it was */
     rc = chat_submit(s->c, msg, len, err);
     if (rc == RWKV_OK)
@@ -581,9 +582,28 @@ sess_regen(sess *s, rwkv_err *err)
 
     s->started = 0;
     s->regen = 1;
+    s->cont = 0;
     rc = chat_regen(s->c, err);
     if (rc != RWKV_OK)
         s->regen = 0;
+    return rc;
+}
+
+int
+sess_continue(sess *s, rwkv_err *err)
+{
+    int rc;
+
+    if (chat_phase(s->c) != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
+    if ((rc = sess_reply_is_last(s, err)) != RWKV_OK)
+        return rc;
+    s->started = 0;
+    s->regen = 0;
+    s->cont = 1;
+    rc = chat_continue(s->c, err);
+    if (rc != RWKV_OK)
+        s->cont = 0;
     return rc;
 }
 
@@ -603,6 +623,7 @@ sess_run(sess *s, rwkv_err *err)
             sess_notef(s, 1, "%s", e2.msg);
     }
     s->regen = 0;
+    s->cont = 0;
     return rc;
 }
 

@@ -29,7 +29,8 @@
 **   generation starts  -> the state before the reply on the user turn (the
 **                         rows written now if not yet);
 **   text streams       -> the partial reply, at most every SESS_SAVE_EVERY_S;
-**   the reply ends     -> the reply completed with the state after it.
+**   the reply ends     -> the reply completed with the state after it;
+**   a continuation     -> the same reply row begun again (sess_continue).
 ** So kill -9 at any moment of a reply keeps the message and the streamed part
 ** (marked interrupted), the first message of a new session included: the
 ** session row is created with the first message's rows.
@@ -204,6 +205,16 @@ int  sess_prime(sess *s, int *saved, rwkv_err *err);
 ** sess_run until the reply ends. */
 int  sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err);
 int  sess_regen(sess *s, rwkv_err *err);
+/*
+** The last reply goes on (chat_continue: as if it had never been cut).  The
+** same reply row is extended, not a new turn: marked interrupted (begun)
+** again with its snapshot dropped when the continuation starts, its text
+** and tokens saved as they stream, completed with the state after it -- so
+** kill -9 keeps the old text plus what streamed, continuable again.  A
+** reply with turns after it in the tree is refused (they were written after
+** its old end).  Then sess_run.
+*/
+int  sess_continue(sess *s, rwkv_err *err);
 /* chat_run, saving as described at the top.  A cancelled regeneration whose
 ** prompt was being fed again takes the saved branch back. */
 int  sess_run(sess *s, rwkv_err *err);

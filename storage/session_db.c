@@ -639,6 +639,48 @@ check_alive(sess *s, size_t n_done)
                          "session %lld", (long long)old, (long long)s->sid);
 }
 
+int
+sess_reply_is_last(sess *s, rwkv_err *err)
+{
+    store_turn t;
+    int n;
+
+    if (s->st == NULL || s->sid == 0 || s->last_reply == 0 ||
+        store_turn_get(s->st, s->last_reply, &t, err) != RWKV_OK)
+        return RWKV_OK;      /* nothing saved of it: nothing after it either */
+    n = t.n_children;
+    store_turn_fini(&t);
+    if (n > 0)
+        return rwkv_errf(err, RWKV_EINVAL,
+                         "this reply (turn %lld) has turns after it in another branch: only the "
+                         "last reply of a branch goes on; regenerate it for a new one, or go to "
+                         "the end of that branch", (long long)s->last_reply);
+    return RWKV_OK;
+}
+
+/* A continuation started: the reply's row begun again (sess_continue). */
+static void
+save_reopen(sess *s)
+{
+    size_t n = chat_n_turns(s->c);
+    rwkv_err err;
+
+    if (s->st == NULL || n == 0 || file_lost(s))
+        return;
+    check_alive(s, n);
+    if (s->sid == 0 && sess_save_records(s, n, NULL) != 0)
+        return;
+    if (s->last_reply == 0)
+        return;
+    if (store_turn_reopen(s->st, s->last_reply, &err) != RWKV_OK) {
+        save_failed(s, "the reply", &err);
+        return;
+    }
+    s->reply_id = s->head = s->last_reply;
+    s->last_save = mono_now_s();
+    s->progress_failed = 0;
+}
+
 /*
 ** The rows of the last chat turn CT (N turns in the chat): its user turn
 ** (unless WITH_USER is 0: a regeneration) with BEFORE, the state before the
@@ -767,6 +809,11 @@ sess_save_begin(sess *s)
     size_t n = chat_n_turns(s->c);
     const chat_turn *ct = n ? chat_turn_at(s->c, n - 1) : NULL;
 
+    if (s->cont) {               /* a continuation: no new seed taken, no new row */
+        s->reply_id = 0;
+        save_reopen(s);
+        return;
+    }
     if (s->seeded) {
         s->seeds = s->seeds_after;   /* the queued seed was taken */
         sess_queue_seed(s);

@@ -62,6 +62,7 @@ struct sess {
     int64_t          reply_id;         /* the begun reply row, 0 = none */
     int64_t          last_reply;       /* the last finished reply row */
     int              regen;            /* the running reply is a regeneration */
+    int              cont;             /* ... a continuation (sess_continue) */
     int              started;          /* the running reply reached generation */
     double           last_save;
     int              progress_failed;
@@ -133,6 +134,9 @@ int  sess_save_records(sess *s, size_t n, const rwkv_state *last);
 ** the begun reply), text streamed (the partial reply now and then), the
 ** reply ended (completed with the state after it).  Failures are notes. */
 void sess_save_begin(sess *s);
+/* RWKV_OK when the last reply of the chat is the end of its branch in the
+** store (no turns after it), else EINVAL saying what to do instead. */
+int  sess_reply_is_last(sess *s, rwkv_err *err);
 void sess_save_progress(sess *s);
 void sess_save_finish(sess *s, const chat_turn *t);
 /* A message just submitted (before its prefill): the user turn without its

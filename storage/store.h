@@ -307,6 +307,11 @@ int store_turn_append(store *s, store_turn *t, const float *state, size_t n,
                       const store_state_meta *meta, rwkv_err *err);
 /* Start a reply: a row marked interrupted (T->id OUT), head moves to it. */
 int store_turn_begin(store *s, store_turn *t, rwkv_err *err);
+/* Reply ID goes on (a continued reply): marked interrupted again (begun),
+** its snapshot dropped (the state after it changes), head moves to it.
+** A reply with turns after it is refused (EINVAL): they were written after
+** its old end. */
+int store_turn_reopen(store *s, int64_t id, rwkv_err *err);
 /* Save the partial reply so far (optional; a crash keeps it).  Only a turn
 ** still marked interrupted (begun, not finished) is changed; EINVAL else. */
 int store_turn_progress(store *s, int64_t id, const char *text,

@@ -464,6 +464,35 @@ store_turn_begin(store *s, store_turn *t, rwkv_err *err)
 }
 
 int
+store_turn_reopen(store *s, int64_t id, rwkv_err *err)
+{
+    store_turn t;
+    int64_t sid;
+    int rc;
+
+    if ((rc = store_turn_get(s, id, &t, err)) != RWKV_OK)
+        return rc;
+    sid = t.session_id;
+    if (t.role != STORE_ROLE_ASSISTANT)
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: turn %lld is not a reply", s->path, (long long)id);
+    else if (t.n_children > 0)
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: reply %lld has turns after it", s->path,
+                       (long long)id);
+    store_turn_fini(&t);
+    if (rc != RWKV_OK || (rc = store_tx_begin(s, err)) != RWKV_OK)
+        return rc;
+    /* its snapshot is the state after the old end: gone, the replay rule
+    ** rebuilds the state from the one above until the reply is finished */
+    if ((rc = exec_id(s, "DELETE FROM snapshots WHERE turn_id=?", id, err)) != RWKV_OK ||
+        (rc = exec_id(s, "UPDATE turns SET interrupted=1 WHERE id=?", id, err)) != RWKV_OK ||
+        (rc = set_head(s, sid, id, err)) != RWKV_OK) {
+        store_tx_rollback(s);
+        return rc;
+    }
+    return store_tx_commit(s, err);
+}
+
+int
 store_turn_progress(store *s, int64_t id, const char *text, const int32_t *tokens,
                     size_t n_tokens, rwkv_err *err)
 {

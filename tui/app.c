@@ -112,7 +112,9 @@ on_not_started(struct app *a, const tui_event *e, int job)
 {
     char msg[RWKV_ERR_MSG + 64];
 
-    if (e->rc == RWKV_OK || e->rc == RWKV_ECANCEL)
+    if ((e->rc == RWKV_OK || e->rc == RWKV_ECANCEL) && job == TUI_JOB_CONTINUE)
+        snprintf(msg, sizeof msg, "%s", TR("cancelled before the reply went on: it is as it was"));
+    else if (e->rc == RWKV_OK || e->rc == RWKV_ECANCEL)
         snprintf(msg, sizeof msg, "%s", TR("cancelled before the reply started"));
     else
         snprintf(msg, sizeof msg, "%s", e->err.msg[0] ? TR(e->err.msg) : rwkv_strerror(e->rc));
@@ -185,8 +187,17 @@ on_end(struct app *a, const tui_event *e)
                  t->stats.decode_tps, t->stop == CHAT_STOP_MAX_TOKENS ? TR(", max tokens") : "");
         a->last_stats = t->stats;
         tui_tr_finish(&a->tr, a->reply_turn, t->interrupted ? TUI_TURN_INTERRUPTED : 0);
-        if (t->interrupted)     /* replaces "cancelling..." */
-            tui_notice(a, 0, "reply interrupted: kept as far as it went (C-r regenerates)");
+        /* the interrupted notice replaces "cancelling..."; the max-tokens one
+        ** gives way to the session's notes (a new session's number) */
+        if (t->interrupted || (t->stop == CHAT_STOP_MAX_TOKENS && !a->job_noted)) {
+            char k[16];
+            cfg_key_name(a->cfg.keys[CFG_ACT_CONTINUE], k, sizeof k);
+            if (t->interrupted)
+                tui_notice(a, 0, "reply interrupted: kept as far as it went (C-r regenerates, "
+                                 "%s continues it)", k);
+            else
+                tui_notice(a, 0, "reply stopped at max tokens: %s continues it", k);
+        }
     }
     tui_session_note_saved(a);        /* a note of the message follows its turn */
     if (a->job_sid != 0 && sess_id(a->sess) != a->job_sid)
@@ -198,6 +209,25 @@ on_end(struct app *a, const tui_event *e)
     a->reply_turn = -1;
     a->dirty = 1;
     tui_branches_follow(a, old_head, sel_id);
+}
+
+/* Generation of a continued reply started: the chat sends its text again,
+** whole (cut back to what an uncut run would have shown: a held-back "\n",
+** or the text before a stop string completed across the cut), so its turn
+** starts empty again. */
+static void
+continue_shown(struct app *a)
+{
+    int64_t id;
+
+    if (a->reply_turn < 0 || a->reply_turn >= a->tr.nturns)
+        return;
+    id = a->tr.turns[a->reply_turn].store_id;
+    tui_tr_truncate(&a->tr, a->reply_turn);
+    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
+    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
+    a->tr.turns[a->reply_turn].store_id = id;
+    tui_tr_scroll_end(&a->tr);
 }
 
 /* Append the text gathered in B to the streaming turn, once. */
@@ -232,6 +262,8 @@ handle_events(struct app *a)
         switch (e->type) {
         case TUI_EV_PHASE:
             a->phase = e->phase;
+            if (e->phase == CHAT_GENERATING && a->w.job == TUI_JOB_CONTINUE)
+                continue_shown(a);
             break;
         case TUI_EV_DONE:
             a->last_stats = e->stats;
@@ -280,23 +312,31 @@ has_inner_blank_line(const char *text)
     return 0;
 }
 
-/* Add the assistant turn the reply streams into and start JOB (MSG, owned
-** by the worker from here, and FORK_AT as tui_worker_start takes them);
-** PHASE is what the status line shows until the worker reports. */
+/* Start JOB (MSG, owned by the worker from here, and FORK_AT as
+** tui_worker_start takes them) streaming into turn a->reply_turn; PHASE is
+** what the status line shows until the worker reports. */
 static void
-start_reply(struct app *a, int phase, int job, char *msg, int64_t fork_at)
+start_job(struct app *a, int phase, int job, char *msg, int64_t fork_at)
 {
-    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     tui_tr_scroll_end(&a->tr);
     tui_apply_sampling(a);   /* before busy is set: it applies only when idle */
     a->busy = 1;
+    a->job_noted = 0;
     a->job_sid = a->sid;
     a->phase = phase;
     if (tui_worker_start(&a->w, a->sess, job, msg, fork_at, 0) != 0) {
         a->busy = 0;
         tui_notice(a, 1, "could not start the generation thread");
     }
+}
+
+/* Add the assistant turn the reply streams into and start JOB (start_job). */
+static void
+start_reply(struct app *a, int phase, int job, char *msg, int64_t fork_at)
+{
+    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
+    start_job(a, phase, job, msg, fork_at);
 }
 
 void
@@ -364,6 +404,26 @@ regen(struct app *a)
     }
     tui_tr_truncate(&a->tr, last);
     start_reply(a, CHAT_GENERATING, TUI_JOB_REGEN, NULL, 0);
+}
+
+/* The last reply goes on (sess_continue) in its own turn of the transcript:
+** the text stays until generation starts (a rebuild of the logits after a
+** resume comes first; Esc then leaves it as it was), then continue_shown. */
+static void
+continue_reply(struct app *a)
+{
+    int last = a->tr.nturns - 1;
+
+    if (a->busy) {
+        tui_notice(a, 1, "a reply is still running");
+        return;
+    }
+    if (last < 0 || a->tr.turns[last].role != TUI_TURN_ASSISTANT || chat_n_turns(a->chat) == 0) {
+        tui_notice(a, 1, "no reply to continue");
+        return;
+    }
+    a->reply_turn = last;
+    start_job(a, CHAT_PREFILL, TUI_JOB_CONTINUE, NULL, 0);
 }
 
 static void
@@ -681,6 +741,7 @@ do_action(struct app *a, int act)
     case CFG_ACT_STATS:     a->show_stats = !a->show_stats; break;
     case CFG_ACT_QUIT:      a->quit = 1; break;
     case CFG_ACT_REGEN:     regen(a); break;
+    case CFG_ACT_CONTINUE:  continue_reply(a); break;
     case CFG_ACT_NEW:
         if (a->busy)
             tui_notice(a, 1, "a reply is still running");

@@ -147,7 +147,7 @@ typedef struct tui_event {
 /* Jobs of the worker thread.  OPEN, SIBLING and SWITCH are session-runtime
 ** calls that may replay a conversation (progress bar, Esc cancels). */
 enum tui_job { TUI_JOB_SUBMIT, TUI_JOB_REGEN, TUI_JOB_PRIME, TUI_JOB_GEN, TUI_JOB_GEN_MORE,
-               TUI_JOB_OPEN, TUI_JOB_SIBLING, TUI_JOB_SWITCH };
+               TUI_JOB_OPEN, TUI_JOB_SIBLING, TUI_JOB_SWITCH, TUI_JOB_CONTINUE };
 
 typedef struct tui_worker {
     pthread_t       thread;

@@ -129,7 +129,8 @@ fill_branches(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     add_tree(m, t, n, path, np);
     free(path);
     free(t);
-    if (a->busy && (a->w.job == TUI_JOB_SUBMIT || a->w.job == TUI_JOB_REGEN))
+    if (a->busy && (a->w.job == TUI_JOB_SUBMIT || a->w.job == TUI_JOB_REGEN ||
+                    a->w.job == TUI_JOB_CONTINUE))
         tui_menu_say(msg, 0, "a reply is being written: its turns are marked when it ends");
 }
 

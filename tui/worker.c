@@ -4,6 +4,7 @@
 ** One job at a time runs on its own thread, through the session runtime
 ** (storage/session.h, which saves as the reply goes): SUBMIT (sess_submit +
 ** sess_run, after a sess_fork when editing), REGEN (sess_regen + sess_run),
+** CONTINUE (sess_continue + sess_run),
 ** PRIME (chat_prime), OPEN / SIBLING / SWITCH (sess_open, sess_step_sibling,
 ** sess_switch_state: they may replay, with progress).  The chat's callbacks run
 ** on that thread and only append events to a mutex-protected list and write
@@ -226,6 +227,11 @@ worker_main(void *arg)
         break;
     case TUI_JOB_REGEN:
         rc = sess_regen(s, &end->err);
+        if (rc == RWKV_OK)
+            rc = sess_run(s, &end->err);
+        break;
+    case TUI_JOB_CONTINUE:
+        rc = sess_continue(s, &end->err);
         if (rc == RWKV_OK)
             rc = sess_run(s, &end->err);
         break;

@@ -16,6 +16,7 @@
 */
 #include "chat.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,6 +341,7 @@ struct chat {
                                         while a new prompt is prefilled (its snapshot
                                         is only overwritten when that prefill ends) */
     float         *logits;         /* (n_vocab) after the last eval */
+    int            logits_valid;   /* LOGITS go with CUR (not after a restore) */
     float         *logits_before;  /* (n_vocab) with before_reply */
     float         *work;           /* (n_vocab) penalised copy for sampling */
 
@@ -363,11 +365,19 @@ struct chat {
     const int32_t *seg_ids[2];
     size_t         seg_n[2];
     int            seg_is_greeting[2];
+    int            seg_one[2];     /* fed one token at a time (a reply's tokens) */
     int            n_seg, si;
     size_t         pos;
     int            greet_in_queue; /* greeting fed in this prefill */
 
     chat_stats     cur_stats, last_stats;
+
+    /* chat_continue: the running reply goes on from the last turn's */
+    int            cont;           /* the running reply (or its rebuild) is one */
+    rwkv_state    *cont_state;     /* the state after the reply as it was */
+    char          *cont_text;      /* its text as it was (owned), for a failure */
+    size_t         cont_n;         /* its token count as it was */
+    chat_stats     cont_stats;     /* its stats, added to */
 };
 
 static void
@@ -410,6 +420,7 @@ clear_turns(chat *c)
     for (size_t i = 0; i < c->n_turns; i++)
         turn_free(&c->turns[i]);
     c->n_turns = 0;
+    c->logits_valid = 0;
     c->have_turn_start = 0;
     c->have_before_reply = 0;
     c->need_sep = 0;
@@ -567,7 +578,8 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
     if ((rc = rwkv_state_create(m, &c->cur, err)) != RWKV_OK ||
         (rc = rwkv_state_create(m, &c->start, err)) != RWKV_OK ||
         (rc = rwkv_state_create(m, &c->turn_start, err)) != RWKV_OK ||
-        (rc = rwkv_state_create(m, &c->before_reply, err)) != RWKV_OK)
+        (rc = rwkv_state_create(m, &c->before_reply, err)) != RWKV_OK ||
+        (rc = rwkv_state_create(m, &c->cont_state, err)) != RWKV_OK)
         goto fail;
 
     if ((rc = chat_name_check("user name", cfg->user_name ? cfg->user_name : CHAT_DEFAULT_USER,
@@ -641,6 +653,8 @@ chat_destroy(chat *c)
     rwkv_state_destroy(c->start);
     rwkv_state_destroy(c->turn_start);
     rwkv_state_destroy(c->before_reply);
+    rwkv_state_destroy(c->cont_state);
+    free(c->cont_text);
     free(c->logits);
     free(c->logits_before);
     free(c->work);
@@ -687,6 +701,7 @@ chat_prime(chat *c, rwkv_err *err)
     memset(&c->cur_stats, 0, sizeof c->cur_stats);
     c->cur_stats.prefill_total = c->n_greet;
     set_phase(c, CHAT_PREFILL);
+    c->logits_valid = 0;
     rc = feed_chunked(c, c->greet_ids, c->n_greet, NULL, err);
     if (rc == RWKV_OK) {
         rwkv_state_copy(c->start, c->cur);
@@ -709,6 +724,7 @@ chat_prime_from(chat *c, const rwkv_state *after, rwkv_err *err)
         return RWKV_OK;
     rwkv_state_copy(c->start, after);
     rwkv_state_copy(c->cur, after);
+    c->logits_valid = 0;
     c->greet_fed = 1;
     c->start_greeted = 1;
     return RWKV_OK;
@@ -728,6 +744,17 @@ push_turn_slot(chat *c, rwkv_err *err)
     memset(&c->turns[c->n_turns], 0, sizeof c->turns[0]);
     c->n_turns++;
     return RWKV_OK;
+}
+
+/* The running reply's sampling values as the demo's doubles. */
+static void
+take_sampling(chat *c, const rwkv_sampling *s)
+{
+    c->d_temp = samp_f2d(s->temperature);
+    c->d_top_p = samp_f2d(s->top_p);
+    c->d_presence = samp_f2d(s->presence);
+    c->d_frequency = samp_f2d(s->frequency);
+    c->d_decay = samp_f2d(s->decay);
 }
 
 /* Start the reply of the last turn from c->cur / c->logits. */
@@ -753,16 +780,14 @@ begin_reply(chat *c, rwkv_err *err)
     t->samp = c->samp;
     t->samp.seed = next_reply_seed(c);
     rng_seed(&c->reply_rng, t->samp.seed);
-    c->d_temp = samp_f2d(t->samp.temperature);
-    c->d_top_p = samp_f2d(t->samp.top_p);
-    c->d_presence = samp_f2d(t->samp.presence);
-    c->d_frequency = samp_f2d(t->samp.frequency);
-    c->d_decay = samp_f2d(t->samp.decay);
+    take_sampling(c, &t->samp);
     samp_reset_penalties(c->sp);
     chat_stream_reset(c->stream);
     c->stop = CHAT_STOP_NONE;
     c->cur_stats.gen_tokens = 0;
     c->cur_stats.gen_s = 0;
+    c->cont = 0;
+    c->logits_valid = 1;
     set_phase(c, CHAT_GENERATING);
     if (t->reply_len > 0 && c->cb.text)
         c->cb.text(c->cb.ud, t->reply, t->reply_len);
@@ -797,6 +822,8 @@ start_turn(chat *c, char *norm, size_t nlen, const char *text, size_t tlen, cons
     t->samp = c->samp;
 
     memset(&c->cur_stats, 0, sizeof c->cur_stats);
+    memset(c->seg_one, 0, sizeof c->seg_one);
+    c->cont = 0;
     c->n_seg = 0;
     c->si = 0;
     c->pos = 0;
@@ -910,28 +937,47 @@ prefill_rollback(chat *c)
     set_phase(c, CHAT_IDLE);
 }
 
+static int begin_continue(chat *c, rwkv_err *err);
+static void cont_rollback(chat *c);
+
+/* A prefill cancelled or failed: a new prompt's or a continue's rebuild. */
+static void
+rollback(chat *c)
+{
+    if (c->cont)
+        cont_rollback(c);
+    else
+        prefill_rollback(c);
+}
+
 static int
 step_prefill(chat *c, rwkv_err *err)
 {
     size_t chunk = c->samp.chunk > 0 ? (size_t)c->samp.chunk : 256;
     size_t n, k;
-    int last, rc;
+    int want, rc;
     double t0;
 
     if (atomic_load(&c->cancel)) {
-        prefill_rollback(c);
+        rollback(c);
         return RWKV_OK;
     }
+    if (c->seg_one[c->si])
+        chunk = 1;
     n = c->seg_n[c->si];
     k = n - c->pos < chunk ? n - c->pos : chunk;
-    last = c->si == c->n_seg - 1 && c->pos + k == n;
+    /* the logits after the last chunk; a continue's rebuild also wants them
+    ** after the prompt (the before-reply snapshot) */
+    want = c->pos + k == n && (c->si == c->n_seg - 1 || c->cont);
+    if (want)
+        c->logits_valid = 0;
     t0 = mono_now_s();
-    rc = k > 0 ? rwkv_eval(c->m, c->seg_ids[c->si] + c->pos, k, c->cur, last ? c->logits : NULL,
+    rc = k > 0 ? rwkv_eval(c->m, c->seg_ids[c->si] + c->pos, k, c->cur, want ? c->logits : NULL,
                            err)
                : RWKV_OK;
     c->cur_stats.prefill_s += mono_now_s() - t0;
     if (rc != RWKV_OK) {
-        prefill_rollback(c);
+        rollback(c);
         return rc;
     }
     c->cur_stats.prefill_tokens += k;
@@ -946,17 +992,19 @@ step_prefill(chat *c, rwkv_err *err)
         rwkv_state_copy(c->turn_start, c->cur);
         c->have_turn_start = 1;
     }
+    if (!c->seg_is_greeting[c->si] && !c->seg_one[c->si]) {
+        /* prompt fed: snapshot for regen */
+        rwkv_state_copy(c->before_reply, c->cur);
+        memcpy(c->logits_before, c->logits, c->n_vocab * sizeof(float));
+        c->have_before_reply = 1;
+    }
     c->si++;
     c->pos = 0;
     if (c->si < c->n_seg)
         return RWKV_OK;
-    /* prompt fed: snapshot for regen, start the reply */
-    rwkv_state_copy(c->before_reply, c->cur);
-    memcpy(c->logits_before, c->logits, c->n_vocab * sizeof(float));
-    c->have_before_reply = 1;
-    rc = begin_reply(c, err);
+    rc = c->cont ? begin_continue(c, err) : begin_reply(c, err);
     if (rc != RWKV_OK)
-        prefill_rollback(c);
+        rollback(c);
     return rc;
 }
 
@@ -1044,6 +1092,19 @@ step_generate(chat *c, rwkv_err *err)
     }
     return RWKV_OK;
 fail:
+    if (c->cont) {
+        /* a continuation: back to the reply as it was */
+        rwkv_state_copy(c->cur, c->cont_state);
+        c->logits_valid = 0;
+        t->n_reply = c->cont_n;
+        if (grow(&t->reply, &c->reply_cap, strlen(c->cont_text) + 1) == 0) {
+            t->reply_len = strlen(c->cont_text);
+            memcpy(t->reply, c->cont_text, t->reply_len + 1);
+        }
+        c->stop = CHAT_STOP_ERROR;
+        set_phase(c, CHAT_STOPPING);
+        return rc;
+    }
     /* the state may be half-updated: go back to before the reply */
     rwkv_state_copy(c->cur, c->before_reply);
     memcpy(c->logits, c->logits_before, c->n_vocab * sizeof(float));
@@ -1073,6 +1134,9 @@ step_stopping(chat *c, rwkv_err *err)
     finish_stats(&c->cur_stats);
     t->stats = c->cur_stats;
     c->last_stats = c->cur_stats;
+    c->cont = 0;
+    free(c->cont_text);
+    c->cont_text = NULL;
     atomic_store(&c->cancel, 0);
     set_phase(c, CHAT_IDLE);
     if (c->cb.done)
@@ -1119,6 +1183,7 @@ chat_regen(chat *c, rwkv_err *err)
     if (c->have_before_reply) {
         rwkv_state_copy(c->cur, c->before_reply);
         memcpy(c->logits, c->logits_before, c->n_vocab * sizeof(float));
+        c->logits_valid = 1;
         t->n_regen++;
         return begin_reply(c, err);
     }
@@ -1129,6 +1194,8 @@ chat_regen(chat *c, rwkv_err *err)
     rwkv_state_copy(c->cur, c->turn_start);
     c->prev_have_before = 0;
     t->n_regen++;
+    memset(c->seg_one, 0, sizeof c->seg_one);
+    c->cont = 0;
     c->n_seg = 1;
     c->si = 0;
     c->pos = 0;
@@ -1139,6 +1206,208 @@ chat_regen(chat *c, rwkv_err *err)
     c->cur_stats.prefill_total = t->n_prompt;
     set_phase(c, CHAT_PREFILL);
     return RWKV_OK;
+}
+
+/* ---- continue ---------------------------------------------------------- */
+
+/* Growable text for the stream's replay. */
+struct text_acc {
+    char  *p;
+    size_t len, cap;
+    int    oom;
+};
+
+static void
+acc_emit(void *ud, const char *text, size_t len)
+{
+    struct text_acc *a = ud;
+
+    if (grow(&a->p, &a->cap, a->len + len + 1) < 0) {
+        a->oom = 1;
+        return;
+    }
+    memcpy(a->p + a->len, text, len);
+    a->len += len;
+    a->p[a->len] = '\0';
+}
+
+/*
+** Push T's reply tokens through the stream again, as the uncut run did:
+** the stream then holds back what that run would still hold (a proper
+** prefix of a stop string, an incomplete character) and *ACC gets T's head
+** plus the text that run had emitted (owned by caller, free ACC->p).
+** Returns 0, 1 when a stop string is in the reply (stop strings changed
+** since it was written), -1 when out of memory.
+*/
+static int
+stream_replay(chat *c, const chat_turn *t, struct text_acc *acc)
+{
+    int r = 0;
+
+    memset(acc, 0, sizeof *acc);
+    acc_emit(acc, t->head, strlen(t->head));
+    chat_stream_reset(c->stream);
+    for (size_t i = 0; i < t->n_reply && r == 0; i++) {
+        const char *piece;
+        size_t plen;
+        if (tok_piece(c->t, t->reply_ids[i], &piece, &plen) != RWKV_OK) {
+            piece = "";
+            plen = 0;
+        }
+        r = chat_stream_push(c->stream, piece, plen, acc_emit, acc);
+    }
+    return acc->oom || r < 0 ? -1 : r;
+}
+
+/*
+** The reply goes on (phase GENERATING): the RNG at the place the uncut run
+** would be (seeded from the turn's seed, one uniform per token drawn), the
+** penalty counts rebuilt from its tokens, the stream holding what it would
+** hold, and the text cut back to what it would have shown (the text
+** callback gets it again).  c->cur / c->logits are the state after the
+** reply.
+*/
+static int
+begin_continue(chat *c, rwkv_err *err)
+{
+    chat_turn *t = &c->turns[c->n_turns - 1];
+    struct text_acc acc;
+    size_t icap = t->n_reply < 32 ? 64 : t->n_reply * 2;
+    int32_t *ids;
+    int more = c->samp.max_tokens;
+
+    if (stream_replay(c, t, &acc) != 0 ||
+        (c->cont_text = strndup(t->reply ? t->reply : "", t->reply_len)) == NULL ||
+        (ids = realloc(t->reply_ids, icap * sizeof *ids)) == NULL) {
+        free(acc.p);
+        free(c->cont_text);
+        c->cont_text = NULL;
+        chat_stream_reset(c->stream);
+        return rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
+    }
+    t->reply_ids = ids;
+    c->ids_cap = icap;
+    free(t->reply);
+    t->reply = acc.p;
+    t->reply_len = acc.len;
+    c->reply_cap = acc.cap;
+    c->cont_n = t->n_reply;
+    rwkv_state_copy(c->cont_state, c->cur);
+    rng_seed(&c->reply_rng, t->samp.seed);
+    for (size_t i = 0; i < t->n_reply; i++)
+        (void)rng_uniform(&c->reply_rng);     /* samp_sample draws one per token */
+    take_sampling(c, &t->samp);
+    samp_reset_penalties(c->sp);
+    for (size_t i = 0; i < t->n_reply; i++)
+        samp_update_penalties(c->sp, t->reply_ids[i], c->d_decay);
+    /* at most max_tokens more; the turn records the total, so its values
+    ** and seed give the whole reply again */
+    if (more > 0)
+        t->samp.max_tokens = t->n_reply > (size_t)(INT_MAX - more) ? INT_MAX
+                                                                      : (int)t->n_reply + more;
+    else
+        t->samp.max_tokens = 0;
+    t->stop = CHAT_STOP_NONE;
+    t->interrupted = 0;
+    c->stop = CHAT_STOP_NONE;
+    c->cur_stats = c->cont_stats;
+    c->cur_stats.prefill_total = 0;
+    c->logits_valid = 1;
+    set_phase(c, CHAT_GENERATING);
+    if (t->reply_len > 0 && c->cb.text)
+        c->cb.text(c->cb.ud, t->reply, t->reply_len);
+    return RWKV_OK;
+}
+
+/* A continue's rebuild cancelled or failed: the reply as it was. */
+static void
+cont_rollback(chat *c)
+{
+    rwkv_state_copy(c->cur, c->cont_state);
+    c->logits_valid = 0;
+    c->cont = 0;
+    atomic_store(&c->cancel, 0);
+    set_phase(c, CHAT_IDLE);
+}
+
+/* Queue the rebuild of the logits after the last reply (the state was
+** restored without them): from the before-reply snapshot its tokens one
+** at a time, or from the turn start its prompt in chunks first. */
+static int
+queue_rebuild(chat *c, const chat_turn *t, rwkv_err *err)
+{
+    c->n_seg = 0;
+    c->si = 0;
+    c->pos = 0;
+    c->greet_in_queue = 0;
+    memset(c->seg_one, 0, sizeof c->seg_one);
+    memset(c->seg_is_greeting, 0, sizeof c->seg_is_greeting);
+    if (c->have_before_reply) {
+        rwkv_state_copy(c->cur, c->before_reply);
+        memcpy(c->logits, c->logits_before, c->n_vocab * sizeof(float));
+    } else if (c->have_turn_start && t->n_prompt > 0) {
+        rwkv_state_copy(c->cur, c->turn_start);
+        c->seg_ids[0] = t->prompt_ids;
+        c->seg_n[0] = t->n_prompt;
+        c->n_seg = 1;
+    } else {
+        return rwkv_errf(err, RWKV_EINVAL,
+                         "no state from before the last reply to rebuild it from");
+    }
+    if (t->n_reply > 0) {
+        c->seg_ids[c->n_seg] = t->reply_ids;
+        c->seg_n[c->n_seg] = t->n_reply;
+        c->seg_one[c->n_seg] = 1;
+        c->n_seg++;
+    }
+    for (int i = 0; i < c->n_seg; i++)
+        c->cur_stats.prefill_total += c->seg_n[i];
+    return RWKV_OK;
+}
+
+int
+chat_continue(chat *c, rwkv_err *err)
+{
+    const chat_turn *t;
+    struct text_acc acc;
+    int r, rc;
+
+    if (c->phase != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
+    if (c->n_turns == 0)
+        return rwkv_errf(err, RWKV_EINVAL, "no reply to continue yet");
+    t = &c->turns[c->n_turns - 1];
+    if (t->stop == CHAT_STOP_STRING)
+        return rwkv_errf(err, RWKV_EINVAL, "the reply is complete (it ended at its stop "
+                                           "string); regenerate it to draw another");
+    r = stream_replay(c, t, &acc);
+    free(acc.p);
+    chat_stream_reset(c->stream);
+    if (r < 0)
+        return rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
+    if (r > 0)
+        return rwkv_errf(err, RWKV_EINVAL, "the reply holds one of the stop strings now in "
+                                           "use: it is complete; regenerate it to draw another");
+    atomic_store(&c->cancel, 0);    /* a cancel sent while IDLE is void */
+    memset(&c->cur_stats, 0, sizeof c->cur_stats);
+    c->cont_stats = t->stats;
+    c->cont = 1;
+    rwkv_state_copy(c->cont_state, c->cur);
+    c->n_seg = 0;
+    if (!c->logits_valid && (rc = queue_rebuild(c, t, err)) != RWKV_OK) {
+        c->cont = 0;
+        return rc;
+    }
+    if (c->n_seg > 0) {
+        set_phase(c, CHAT_PREFILL);
+        return RWKV_OK;
+    }
+    /* the logits are there (or the before-reply ones, for no tokens) */
+    if ((rc = begin_continue(c, err)) != RWKV_OK) {
+        rwkv_state_copy(c->cur, c->cont_state);
+        c->cont = 0;
+    }
+    return rc;
 }
 
 void
@@ -1422,6 +1691,7 @@ chat_restore_state(chat *c, const rwkv_state *s, int need_sep)
     if (c->phase != CHAT_IDLE)
         return;
     rwkv_state_copy(c->cur, s);
+    c->logits_valid = 0;
     c->greet_fed = 1;
     c->have_turn_start = 0;
     c->have_before_reply = 0;
@@ -1499,6 +1769,7 @@ chat_push_turn(chat *c, const chat_turn *src, rwkv_err *err)
     t->head = prompt_head(c, t);
     c->have_turn_start = 0;
     c->have_before_reply = 0;
+    c->logits_valid = 0;
     return RWKV_OK;
 }
 

@@ -20,7 +20,9 @@
 **      | +------------------------------+     chat_regen()        GENERATING
 **      |     state rolled back to the         (IDLE -> GENERATING,  |  (one token per
 **      |     turn start, no turn kept)        state_before_reply    |   chat_step())
-**      |                                      restored, no prefill) |
+**      |                                      restored, no prefill; |
+**      |                                      chat_continue(): the  |
+**      |                                      last reply goes on)   |
 **      |                                                            | stop string seen,
 **      |           chat_step(): flush text, record the turn,        | max_tokens reached,
 **      +----------------- fire done(), clear cancel --------  STOPPING  chat_cancel()
@@ -247,6 +249,33 @@ int  chat_submit_raw(chat *c, const char *text, size_t len, rwkv_err *err);
 ** and a new seed.  No prefill.  RWKV_EINVAL when there is no reply to redo.
 */
 int  chat_regen(chat *c, rwkv_err *err);
+
+/*
+** IDLE -> GENERATING on the last turn, keeping its reply: the reply goes on
+** as if it had never been cut (by max_tokens, a cancel, a crash before a
+** resume).  With the turn's own sampling values and seed (not the current
+** ones): the RNG advanced one uniform per token it has, the penalty counts
+** rebuilt from its tokens, and the stream holding what the uncut run would
+** hold -- text at its end that is a proper prefix of a stop string, or an
+** incomplete character, takes part again, so a stop string completed
+** across the cut ends the reply before it.  So the turn's text is first cut
+** back to what the uncut run would have shown, and the text callback gets
+** it again, whole, right after the phase callback (GENERATING): a front end
+** shows the reply anew from there.  At most the CURRENT max_tokens more
+** tokens are generated and samp.max_tokens records the new total, so that
+** value and the seed give the whole reply again.  Stats add up.
+**
+** After chat_restore_state the logits after the reply are rebuilt first
+** (phase PREFILL, progress in chat_stats.prefill_*): from the before-reply
+** snapshot its tokens one at a time, or from chat_set_turn_start's state
+** its prompt in chunks first -- the replay rule, so bit-exact with the
+** process that wrote it.  A cancel then leaves everything as it was; a
+** cancel while generating keeps what was generated (interrupted again,
+** continuable again).  Refused (RWKV_EINVAL, nothing changed): no turn; a
+** reply that ended at a stop string (or holds one of the stop strings in
+** use now); no state to rebuild from; a reply running.
+*/
+int  chat_continue(chat *c, rwkv_err *err);
 
 /*
 ** Do one unit of work (see the diagram).  Returns RWKV_OK, or the error of
