@@ -744,6 +744,9 @@ sess_save_submit(sess *s)
     s->undo_head = s->head;
     s->undo_user = s->last_user;
     s->undo_reply = s->last_reply;
+    memcpy(s->undo_title, s->title, sizeof s->title);
+    s->undo_launch_state = s->launch_state;
+    s->undo_launch_frame = s->launch_frame;
     if (begin_rows(s, chat_turn_at(s->c, n - 1), n, 1, NULL) == 0)
         s->early = 1;
 }
@@ -788,6 +791,9 @@ sess_save_unsent(sess *s)
         rc = store_session_delete(s->st, s->sid, &err);
         s->sid = 0;
         s->head = s->last_user = s->last_reply = 0;
+        memcpy(s->title, s->undo_title, sizeof s->title);   /* the next message titles it */
+        s->launch_state = s->undo_launch_state;
+        s->launch_frame = s->undo_launch_frame;
     } else {
         rc = store_turn_prune(s->st, s->last_user, NULL, &err);
         if (rc == RWKV_OK)

@@ -83,6 +83,8 @@ struct sess {
     ** when it is cancelled first, unless KEEP (sess_abandon) */
     int              early;
     int64_t          undo_sid, undo_head, undo_user, undo_reply;
+    char             undo_title[STORE_TITLE_MAX];   /* what a session made for */
+    int              undo_launch_state, undo_launch_frame;  /* it changed */
     atomic_int       keep;
 };
 
