@@ -55,6 +55,12 @@ else
     skip 2 "python3 not found"
 fi
 
+# --greeting reads \n, \t and \\ as --stop, F8 and the config do
+printf 'hi\n' | "$T" chat --demo --db "$TMP/g.db" --greeting 'Bob: hi\n\nAlice: yes\t\\n' --seed 1 \
+    --max-tokens 3 >/dev/null 2>"$TMP/eg" && ok || fail "--greeting with escapes: $(cat "$TMP/eg")"
+"$T" sessions --db "$TMP/g.db" export 1 --format json | grep -qF '"greeting": "Bob: hi\n\nAlice: yes\t\\n"' && ok ||
+    fail "--greeting escapes: $("$T" sessions --db "$TMP/g.db" export 1 --format json | grep greeting)"
+
 # --- resume: the session's framing ----------------------------------------------------
 printf 'more\n/framing\n' | "$T" chat --db "$D" --resume --seed 1 --max-tokens 3 >"$TMP/o2" 2>"$TMP/e2" \
     && ok || fail "resume: $(cat "$TMP/e2")"
