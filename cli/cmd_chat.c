@@ -720,10 +720,17 @@ command(struct repl *r, char *line)
         *args++ = '\0';
     while (*args == ' ' || *args == '\t')
         args++;
-    for (const struct chat_command *c = chat_commands; c->name != NULL; c++)
-        if (strcmp(cmd, c->name) == 0 || (c->alias && strcmp(cmd, c->alias) == 0) ||
-            (c->fn == cmd_quit && strcmp(cmd, "q") == 0))
-            return c->fn(r, args);
+    for (const struct chat_command *c = chat_commands; c->name != NULL; c++) {
+        if (strcmp(cmd, c->name) != 0 && (c->alias == NULL || strcmp(cmd, c->alias) != 0) &&
+            (c->fn != cmd_quit || strcmp(cmd, "q") != 0))
+            continue;
+        /* a word after a command without arguments is a mistake: nothing done */
+        if (c->args[0] == '\0' && *args != '\0') {
+            cli_errorf("/%s takes no argument", cmd);
+            return 0;
+        }
+        return c->fn(r, args);
+    }
     cli_errorf("unknown command '/%s' (try /help)", cmd);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "../core/io/fileio.h"
@@ -58,7 +59,8 @@ usage(FILE *f)
             "                                file system (rm and deleting a branch do it\n"
             "                                themselves); prints the size before and after\n\n"
             "Options:\n"
-            "  --db PATH   session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db)\n");
+            "  --db PATH   session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db);\n"
+            "              only import creates it where no file is\n");
 }
 
 static int
@@ -530,19 +532,20 @@ do_rm(store *st, const struct sessions_args *a)
 }
 
 /* The subcommands (house style G11), in the order the messages list them.
-** NARGS positional arguments follow the name (ARGS spells them for the usage
-** line); the first NIDS of them are ids: the session, then a turn. */
+** NARGS positional arguments follow the name (ARGS spells them and the
+** options for the usage line); the first NIDS of them are ids: the
+** session, then a turn.  Only import creates a database that is not there. */
 static const struct sessions_cmd {
     const char *name;
     int       (*run)(store *st, const struct sessions_args *a);
     int         nargs, nids;
     const char *args;
 } sessions_cmds[] = {
-    { "list", do_list, 0, 0, "" },
+    { "list", do_list, 0, 0, " [--json]" },
     { "show", do_show, 1, 1, " ID" },
-    { "export", do_export, 1, 1, " ID" },
+    { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE]" },
     { "import", do_import, 1, 0, " FILE" },
-    { "fork", do_fork, 2, 2, " ID TURN" },
+    { "fork", do_fork, 2, 2, " ID TURN [--title T]" },
     { "rename", do_rename, 2, 1, " ID TITLE" },
     { "rm", do_rm, 1, 1, " ID" },
     { "search", do_search, 1, 0, " TEXT" },
@@ -632,6 +635,35 @@ find_command(struct sessions_args *a)
     return c;
 }
 
+/*
+** A command other than import on a path where no file is: it creates
+** nothing.  The exit status after one line (0 for `list` on the default
+** database: no session saved yet, as a user who never chatted expects), or
+** -1 to go on (a file is there, or the path cannot be told: store_open says).
+*/
+static int
+no_database(const struct sessions_args *a)
+{
+    char def[STORE_PATH_MAX];
+    const char *path = a->db;
+    struct stat sb;
+    rwkv_err err;
+
+    if (path == NULL && store_default_path(def, sizeof def, &err) == RWKV_OK)
+        path = def;
+    if (path == NULL || path[0] == '\0' || stat(path, &sb) == 0 || errno != ENOENT)
+        return -1;
+    if (a->db == NULL && strcmp(a->pos[0], "list") == 0) {
+        if (a->json)
+            printf("[]\n");
+        else
+            printf("no saved sessions yet (no database at %s)\n", path);
+        return 0;
+    }
+    cli_errorf("%s: no session database here (nothing created)", path);
+    return 1;
+}
+
 int
 cmd_sessions(int argc, char **argv)
 {
@@ -646,6 +678,8 @@ cmd_sessions(int argc, char **argv)
         return rc;
     if ((c = find_command(&a)) == NULL)
         return 2;
+    if (c->run != do_import && (rc = no_database(&a)) >= 0)
+        return rc;
     if (store_open(a.db, &st, &err) != RWKV_OK)
         return cli_fail(&err);
     rc = c->run(st, &a);

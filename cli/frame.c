@@ -23,19 +23,21 @@ took(int rc, const char *opt, const rwkv_err *err)
     return -1;
 }
 
+/* --OPT V (greeting, stop) with its \n, \t and \\ escapes, given to SET. */
 static int
-add_stop(struct cli_frame *f, const char *v)
+set_unescaped(struct cli_frame *f, const char *opt, const char *v,
+              int (*set)(framing *fr, const char *text, rwkv_err *err))
 {
     rwkv_err err;
     char *s = strdup(v);
     int rc;
 
     if (s == NULL)
-        return took(rwkv_errf(&err, RWKV_ENOMEM, "out of memory"), "stop", &err);
+        return took(rwkv_errf(&err, RWKV_ENOMEM, "out of memory"), opt, &err);
     framing_unescape(s, 0);
-    rc = framing_add_stop(&f->fr, s, &err);
+    rc = set(&f->fr, s, &err);
     free(s);
-    return took(rc, "stop", &err);
+    return took(rc, opt, &err);
 }
 
 int
@@ -50,7 +52,7 @@ cli_frame_parse(struct cli_frame *f, int argc, char **argv, int *i)
         return took(framing_set_greeting(&f->fr, "", &err), "no-greeting", &err);
     }
     if ((r = cli_take(argc, argv, i, "greeting", &v)) != 0)
-        return r < 0 ? -1 : took(framing_set_greeting(&f->fr, v, &err), "greeting", &err);
+        return r < 0 ? -1 : set_unescaped(f, "greeting", v, framing_set_greeting);
     /* an empty name is "the default" in the UI and config, an error here */
     if ((r = cli_take(argc, argv, i, "user", &v)) != 0)
         return r < 0 ? -1 : took(v[0] ? framing_set_user(&f->fr, v, &err)
@@ -61,7 +63,7 @@ cli_frame_parse(struct cli_frame *f, int argc, char **argv, int *i)
     if ((r = cli_take(argc, argv, i, "think", &v)) != 0)
         return r < 0 ? -1 : took(framing_set_think(&f->fr, v, &err), "think", &err);
     if ((r = cli_take(argc, argv, i, "stop", &v)) != 0)
-        return r < 0 ? -1 : add_stop(f, v);
+        return r < 0 ? -1 : set_unescaped(f, "stop", v, framing_add_stop);
     if ((r = cli_take(argc, argv, i, "ban", &v)) != 0)
         return r < 0 ? -1 : took(framing_add_ban(&f->fr, v, &err), "ban", &err);
     return 0;
@@ -84,9 +86,9 @@ cli_frame_help(FILE *f)
 {
     fprintf(f,
             "Chat framing (a saved session keeps its own; see the man page):\n"
-            "  --greeting TEXT     text fed before the first message (default: the demo's\n"
-            "                      \"User: hi ... Assistant: Hi. I am your assistant ...\",\n"
-            "                      with the names of --user and --bot)\n"
+            "  --greeting TEXT     text fed before the first message, \\n escapes (default:\n"
+            "                      the demo's \"User: hi ... Assistant: Hi. I am your\n"
+            "                      assistant ...\", with the names of --user and --bot)\n"
             "  --no-greeting       feed no greeting\n"
             "  --user NAME         the user's role name in the prompt (default \"User\":\n"
             "                      \"NAME: MSG\\n\\nBOT:\")\n"

@@ -599,12 +599,41 @@ save_failed(sess *s, const char *what, const rwkv_err *err)
         sess_save_fail(s, what, err);
 }
 
+/*
+** Another process (a second window on the session) wrote since this one:
+** the session's head in the file, HEAD, is not the one this process left
+** there (every move of s->head here also moves the file's).  The new row
+** still goes under PARENT (s->head, or the user turn of a regeneration) --
+** nothing is lost or reordered -- and one line says where it lands: a new
+** branch when PARENT already has a child (the other window wrote under the
+** same turn), else on this window's branch beside the other's.  A branch
+** chosen in this process is not told.
+*/
+static void
+note_moved(sess *s, int64_t head, int64_t parent)
+{
+    store_turn t;
+    rwkv_err err;
+    int forks;
+
+    if (head == s->head || parent == 0 || store_turn_get(s->st, parent, &t, &err) != RWKV_OK)
+        return;
+    forks = t.n_children > 0;
+    store_turn_fini(&t);
+    sess_notef(s, 0, "session %lld was changed in another window: this message %s "
+                     "(F6 / /history shows both)", (long long)s->sid,
+               forks ? "starts a new branch beside it"
+                     : "goes on this window's branch, beside the other one");
+}
+
 /* The current session still exists (another window may have deleted it),
 ** and is still this conversation (same id and creation time: the file may
 ** have been overwritten with another database, or the id taken again); if
-** not, the conversation so far goes on in a new session. */
+** not, the conversation so far goes on in a new session.  When it is, a
+** head moved by another window is told (note_moved; PARENT: where the new
+** row goes). */
 static void
-check_alive(sess *s, size_t n_done)
+check_alive(sess *s, size_t n_done, int64_t parent)
 {
     store_session ss;
     rwkv_err err;
@@ -614,8 +643,10 @@ check_alive(sess *s, size_t n_done)
     if (s->sid == 0)
         return;
     rc = store_session_get(s->st, s->sid, &ss, &err);
-    if (rc == RWKV_OK && (ss.created_ms == s->created_ms || s->created_ms < 0))
+    if (rc == RWKV_OK && (ss.created_ms == s->created_ms || s->created_ms < 0)) {
+        note_moved(s, ss.head_turn, parent);
         return;
+    }
     if (rc != RWKV_OK && err.code != RWKV_EINVAL) {
         sess_save_fail(s, "the session", &err);
         return;
@@ -667,7 +698,7 @@ save_reopen(sess *s)
 
     if (s->st == NULL || n == 0 || file_lost(s))
         return;
-    check_alive(s, n);
+    check_alive(s, n, 0);        /* no new row: nothing to place */
     if (s->sid == 0 && sess_save_records(s, n, NULL) != 0)
         return;
     if (s->last_reply == 0)
@@ -694,7 +725,7 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
     store_turn u, a;
     rwkv_err err;
 
-    check_alive(s, n - 1);
+    check_alive(s, n - 1, with_user ? s->head : s->last_user);
     if (s->sid == 0) {
         if (n > 1 && sess_save_records(s, n - 1, NULL) != 0)
             return -1;

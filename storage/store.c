@@ -148,8 +148,28 @@ static const char schema_v5[] =
     "ALTER TABLE models_v5 RENAME TO models;"
     "ALTER TABLE snapshots ADD COLUMN digest INTEGER NOT NULL DEFAULT 0;";
 
+/*
+** Version 6: session and turn ids are never used twice (a script or a note
+** holding "session 12" must not reach another conversation after an rm):
+** id_seq holds the highest id each table ever had, kept by triggers, and
+** the inserts take the next id from it (STORE_NEXT_ID in store_int.h), as
+** SQLite's AUTOINCREMENT does with sqlite_sequence.  AUTOINCREMENT itself
+** needs a rebuild of sessions and turns (copying every turn, its tokens and
+** the whole search index) inside the opening transaction; this needs two
+** rows, whatever the size of the file.  Ids freed before v6 are unknown:
+** the mark starts at the highest id present.
+*/
+static const char schema_v6[] =
+    "CREATE TABLE id_seq(name TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;"
+    "INSERT INTO id_seq SELECT 'sessions', coalesce(max(id), 0) FROM sessions;"
+    "INSERT INTO id_seq SELECT 'turns', coalesce(max(id), 0) FROM turns;"
+    "CREATE TRIGGER sessions_seq AFTER INSERT ON sessions BEGIN"
+    " UPDATE id_seq SET seq=new.id WHERE name='sessions' AND seq<new.id; END;"
+    "CREATE TRIGGER turns_seq AFTER INSERT ON turns BEGIN"
+    " UPDATE id_seq SET seq=new.id WHERE name='turns' AND seq<new.id; END;";
+
 static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, schema_v2, schema_v3, schema_v4, schema_v5,
+    NULL, schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6,
 };
 
 /* ---- small helpers shared by the storage files --------------------------- */

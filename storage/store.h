@@ -52,7 +52,7 @@
 typedef struct store store;    /* opaque: store_open / store_close */
 
 /* Schema version written to PRAGMA user_version by this build. */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 /* Longest session title / preset name (bytes), longer ones are refused. */
 #define STORE_TITLE_MAX 256
 /* Longest path kept for a model or a state file. */

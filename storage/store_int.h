@@ -21,6 +21,16 @@ struct store {
 /* Application id in the database header: 'RWKV'. */
 #define STORE_APP_ID 0x52574B56
 
+/*
+** The id a new row of TABLE ("sessions" or "turns") must take, as an SQL
+** expression: one above the highest id the table ever had (schema v6's
+** id_seq), so an id freed by a delete is never given to another row.  Every
+** INSERT into those tables names its id with it.
+*/
+#define STORE_NEXT_ID(table) \
+    "(SELECT max(seq, coalesce((SELECT max(id) FROM " table "), 0)) + 1" \
+    " FROM id_seq WHERE name='" table "')"
+
 /* Unix time in milliseconds. */
 int64_t store_now_ms(void);
 /* Fill ERR from the connection's last error: "PATH: WHAT: sqlite message". */

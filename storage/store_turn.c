@@ -92,8 +92,9 @@ session_insert(store *s, const store_session *in, const char *title, int64_t *id
     int64_t now = store_now_ms();
     int rc;
 
-    if ((rc = store_prep(s, "INSERT INTO sessions(title, model_id, strategy, created_ms, updated_ms,"
-                            " preset_id, state_file_id) VALUES (?,?,?,?,?,?,?)", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "INSERT INTO sessions(id, title, model_id, strategy, created_ms, updated_ms,"
+                            " preset_id, state_file_id) VALUES (" STORE_NEXT_ID("sessions") ","
+                            " ?,?,?,?,?,?,?)", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_text(st, 1, title, -1, SQLITE_STATIC);
     bind_id_or_null(st, 2, in->model_id);
@@ -399,8 +400,9 @@ turn_insert(store *s, store_turn *t, int depth, int interrupted, rwkv_err *err)
     sqlite3_stmt *st;
     int rc;
 
-    if ((rc = store_prep(s, "INSERT INTO turns(session_id, parent_id, depth, role, text, tokens, sampling,"
-                            " prefill_tps, decode_tps, time_ms, interrupted) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+    if ((rc = store_prep(s, "INSERT INTO turns(id, session_id, parent_id, depth, role, text, tokens, sampling,"
+                            " prefill_tps, decode_tps, time_ms, interrupted) VALUES ("
+                            STORE_NEXT_ID("turns") ", ?,?,?,?,?,?,?,?,?,?,?)",
                          &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, t->session_id);
@@ -892,8 +894,9 @@ store_session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_
     if ((rc = session_insert(s, &old, title, new_id, err)) != RWKV_OK ||
         (rc = store_framing_copy_tx(s, id, *new_id, err)) != RWKV_OK)
         goto fail;
-    if ((rc = store_prep(s, "INSERT INTO turns(session_id, parent_id, depth, role, text, tokens, sampling,"
-                            " prefill_tps, decode_tps, time_ms, interrupted) SELECT ?, ?, depth, role, text,"
+    if ((rc = store_prep(s, "INSERT INTO turns(id, session_id, parent_id, depth, role, text, tokens, sampling,"
+                            " prefill_tps, decode_tps, time_ms, interrupted) SELECT "
+                            STORE_NEXT_ID("turns") ", ?, ?, depth, role, text,"
                             " tokens, sampling, prefill_tps, decode_tps, time_ms, interrupted FROM turns"
                             " WHERE id=?", &cp, err)) != RWKV_OK ||
         (rc = store_prep(s, "INSERT INTO snapshots(turn_id, fingerprint, version, n_layer, n_embd, n_head,"

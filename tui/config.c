@@ -513,6 +513,8 @@ load_extra(loader *l, const char *key, tui_config *c)
             return;
         }
         snprintf(dst, CFG_PATH, "%s", v);
+        if (key[0] == 'g')       /* \n, \t, \\ as in --greeting, stop and F8 */
+            framing_unescape(dst, 0);
         c->has_greeting |= key[0] == 'g';
     }
     check_framing(l, &m, key, c);

@@ -89,7 +89,7 @@ params_set(rwkv_sampling *s, int i, const char *text, rwkv_err *err)
     if (e->type == PARAMS_INT && v != floor(v))
         return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not an integer", e->cli, text);
     if (v < e->min || v > e->max)
-        return rwkv_errf(err, RWKV_EINVAL, "%s: %s is out of range [%g, %g]", e->cli, text,
+        return rwkv_errf(err, RWKV_EINVAL, "%s: %s is out of range [%.10g, %.10g]", e->cli, text,
                          e->min, e->max);
     if (e->type == PARAMS_FLOAT)
         *(float *)(void *)p = (float)v;

@@ -104,6 +104,18 @@ fi
 last=$(grep '^Assistant:' "$TMP/c" | tail -n 1)
 [ ${#last} -le $((10 + 5 * 3)) ] && ok || fail "max_tokens via /set not applied: '$last'"
 
+# --- a word after a command without arguments: one line, nothing done ----------
+printf '%s\n' '/quit now' '/exit now' '/reset now' '/show x' '/history x' '/set max-tokens 99999999999' \
+    'hello' | "$RWKV_TUI" chat --demo --seed 1 --max-tokens 3 >"$TMP/na" 2>"$TMP/na.err"
+rc=$?
+[ $rc = 0 ] && [ "$(count_replies "$TMP/na")" = 1 ] && ok || fail "'/quit now' quit or no reply: exit $rc, $(cat "$TMP/na.err")"
+for c in quit exit reset show history; do
+    grep -qx "rwkv-tui: /$c takes no argument" "$TMP/na.err" && ok || fail "/$c WORD: $(cat "$TMP/na.err")"
+done
+grep -q '^ *top_p' "$TMP/na" && fail "'/show x' showed" || ok
+grep -qx 'rwkv-tui: /set max-tokens: 99999999999 is out of range \[1, 1000000\]' "$TMP/na.err" && ok ||
+    fail "an integer range: $(grep range "$TMP/na.err")"
+
 # --- /quit stops reading; EOF exits 0 ----------------------------------------
 printf '/quit\nhello\n' | "$RWKV_TUI" chat $BYTE --seed 1 >"$TMP/q" 2>&1
 rc=$?

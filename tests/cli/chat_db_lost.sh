@@ -67,7 +67,8 @@ check_lost rm deleted
 [ ! -e "$D" ] && ok || fail "rm: something made at $D"
 
 # --- renamed over by another database -------------------------------------------------
-"$T" sessions --db "$TMP/other.db" list >/dev/null 2>&1
+printf 'elsewhere\n' | "$T" chat --demo --db "$TMP/other.db" --new other --max-tokens 2 >/dev/null 2>&1
+[ -s "$TMP/other.db" ] && ok || fail "mv: no other database made"
 run_lost mv 'mv "$TMP/other.db" "$D"'
 check_lost mv "replaced by another file"
 out=$("$T" sessions --db "$D" list 2>&1)

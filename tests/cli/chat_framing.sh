@@ -55,6 +55,12 @@ else
     skip 2 "python3 not found"
 fi
 
+# --greeting reads \n, \t and \\ as --stop, F8 and the config do
+printf 'hi\n' | "$T" chat --demo --db "$TMP/g.db" --greeting 'Bob: hi\n\nAlice: yes\t\\n' --seed 1 \
+    --max-tokens 3 >/dev/null 2>"$TMP/eg" && ok || fail "--greeting with escapes: $(cat "$TMP/eg")"
+"$T" sessions --db "$TMP/g.db" export 1 --format json | grep -qF '"greeting": "Bob: hi\n\nAlice: yes\t\\n"' && ok ||
+    fail "--greeting escapes: $("$T" sessions --db "$TMP/g.db" export 1 --format json | grep greeting)"
+
 # --- resume: the session's framing ----------------------------------------------------
 printf 'more\n/framing\n' | "$T" chat --db "$D" --resume --seed 1 --max-tokens 3 >"$TMP/o2" 2>"$TMP/e2" \
     && ok || fail "resume: $(cat "$TMP/e2")"
@@ -98,13 +104,14 @@ if [ $HAVE_SQLITE = 1 ]; then
     D3=$TMP/old.db
     printf 'hi\n' | "$T" chat --demo --db "$D3" --seed 1 --max-tokens 3 >/dev/null 2>&1
     sqlite3 "$D3" 'ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;
-                   ALTER TABLE snapshots DROP COLUMN digest; PRAGMA user_version=3;' &&
+                   ALTER TABLE snapshots DROP COLUMN digest; DROP TRIGGER sessions_seq;
+                   DROP TRIGGER turns_seq; DROP TABLE id_seq; PRAGMA user_version=3;' &&
         ok || fail "downgrade"
     printf 'again\n/framing\n' | "$T" chat --db "$D3" --resume --seed 1 --max-tokens 3 \
         >"$TMP/o6" 2>"$TMP/e6" && ok || fail "old database: $(cat "$TMP/e6")"
     grep -q '^user      User$' "$TMP/o6" && grep -q '^Assistant:' "$TMP/o6" && ok \
         || fail "old session defaults: $(cat "$TMP/o6")"
-    [ "$(sqlite3 "$D3" 'PRAGMA user_version')" = 5 ] && ok || fail "migrated to v5"
+    [ "$(sqlite3 "$D3" 'PRAGMA user_version')" = 6 ] && ok || fail "migrated to the current schema (v6)"
 else
     skip 4 "sqlite3 not found"
 fi

@@ -181,7 +181,7 @@ expect_quick_fail "prompt file a directory" "/: cannot read: Is a directory" \
 # root the binary runs as nobody (setpriv, util-linux).
 ro=$TMP/ro
 mkdir -p "$ro" && chmod 755 "$TMP" "$ro"
-"$RWKV_TUI" sessions --db "$ro/s.db" list >/dev/null 2>&1
+printf 'hi\n' | "$RWKV_TUI" chat --demo --db "$ro/s.db" --max-tokens 2 >/dev/null 2>&1
 as_other=()
 if is_root; then
     as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)

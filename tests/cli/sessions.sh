@@ -33,19 +33,37 @@ expect_fail "db needs value" "needs a value" "$T" sessions list --db
 
 # an explicit --db in a missing directory: one line, no directory made
 expect_fail "--db in a missing dir" "s.db: cannot create the session database: directory .*/db: No such file" \
-    "$T" sessions --db "$DB" list
+    "$T" sessions --db "$DB" import "$TMP/chat.json"
 [ -e "$TMP/db" ] && fail "--db made its directory" || ok
 mkdir "$TMP/db"
-# empty database: created mode 0600
-out=$("$T" sessions --db "$DB" list) && case $out in *"no saved sessions"*) ok ;; *) fail "empty list: $out" ;; esac
-[ "$(stat -c %a "$DB")" = 600 ] && ok || fail "db mode $(stat -c %a "$DB")"
+# every command but import on a path with no file: one line, nothing created
+for c in list "show 1" "export 1" "search x" "rename 1 t" "rm 1" "fork 1 2" vacuum; do
+    # shellcheck disable=SC2086   # $c is the command and its words
+    expect_fail "$c: no database" "^rwkv-tui: $TMP/typo.db: no session database here \(nothing created\)$" \
+        "$T" sessions --db "$TMP/typo.db" $c
+done
+[ -e "$TMP/typo.db" ] && fail "a read-only command created a database" || ok
+# on the default path (nothing saved yet), list says so and creates nothing
+out=$(XDG_DATA_HOME=$TMP/xdg "$T" sessions list) && [ "$out" = "no saved sessions yet (no database at $TMP/xdg/rwkv-tui/rwkv-tui.db)" ] \
+    && ok || fail "list, no default db: $out"
+out=$(XDG_DATA_HOME=$TMP/xdg "$T" sessions list --json) && [ "$out" = "[]" ] && ok || fail "list --json, no default db: $out"
+expect_fail "show, no default db" "xdg/rwkv-tui/rwkv-tui.db: no session database here" \
+    env XDG_DATA_HOME="$TMP/xdg" "$T" sessions show 1
+[ -e "$TMP/xdg" ] && fail "list made the default database or its folder" || ok
+# empty database (made by a first import of a session, then its rm):
+# created mode 0600
+E=$TMP/db/e.db
+"$T" sessions --db "$E" import "$TMP/chat.json" >/dev/null && "$T" sessions --db "$E" rm 1 >/dev/null && ok \
+    || fail "import to make the database"
+out=$("$T" sessions --db "$E" list) && case $out in *"no saved sessions in"*) ok ;; *) fail "empty list: $out" ;; esac
+[ "$(stat -c %a "$E")" = 600 ] && ok || fail "db mode $(stat -c %a "$E")"
 # a pre-existing empty file (umask 022) ends up 0600
 ( umask 022; : > "$TMP/empty.db" )
 "$T" sessions --db "$TMP/empty.db" list >/dev/null && [ "$(stat -c %a "$TMP/empty.db")" = 600 ] && ok \
     || fail "empty db mode $(stat -c %a "$TMP/empty.db")"
 
-# default location from $XDG_DATA_HOME
-XDG_DATA_HOME=$TMP/xdg "$T" sessions list >/dev/null && [ -f "$TMP/xdg/rwkv-tui/rwkv-tui.db" ] && ok \
+# default location from $XDG_DATA_HOME (import creates it)
+XDG_DATA_HOME=$TMP/xdg "$T" sessions import "$TMP/chat.json" >/dev/null && [ -f "$TMP/xdg/rwkv-tui/rwkv-tui.db" ] && ok \
     || fail "default db not under XDG_DATA_HOME"
 
 # import, list, show
@@ -121,6 +139,13 @@ fi
 out=$("$T" sessions --db "$DB" rm 2) && [ "$out" = "deleted session 2" ] && ok || fail "rm: $out"
 expect_fail "rm twice" "no session 2" "$T" sessions --db "$DB" rm 2
 [ "$("$T" sessions --db "$DB" list | grep -c 'Pangolin facts$')" = 1 ] && ok || fail "list after rm"
+# an id is never given twice: after rm of the newest session, the next one
+# gets a new id (a script holding "session 4" must not reach another chat)
+"$T" sessions --db "$DB" import "$TMP/chat.json" >/dev/null
+out=$("$T" sessions --db "$DB" rm 4) && [ "$out" = "deleted session 4" ] && ok || fail "rm newest: $out"
+out=$("$T" sessions --db "$DB" import "$TMP/chat.json") && [ "$out" = "imported $TMP/chat.json as session 5" ] && ok \
+    || fail "the id of a deleted session given again: $out"
+"$T" sessions --db "$DB" rm 5 >/dev/null
 
 # bad input: one line, non-zero exit, nothing else changed
 before=$("$T" sessions --db "$DB" list)

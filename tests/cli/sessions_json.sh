@@ -10,7 +10,9 @@ DB=$TMP/s.db
 python3 "$(dirname "$0")/../tui/mkstate.py" "$TMP/calm.safetensors" 2 7 13 ||
     { echo "python3 needed"; echo "0 passed, 1 failed"; exit 1; }
 
-out=$("$RWKV_TUI" sessions --db "$DB" list --json 2>&1)
+# an empty database (an empty file is one; a missing one is an error)
+: >"$TMP/empty.db"
+out=$("$RWKV_TUI" sessions --db "$TMP/empty.db" list --json 2>&1)
 [ "$out" = "[]" ] && ok || fail "empty: '$out'"
 
 printf 'hi\n' | "$RWKV_TUI" chat --demo --db "$DB" --new 'quote " back \ tab	end' --seed 1 \

@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+/* SQL taking schema v6's additions (id_seq and its triggers) out of a
+** current file: with user_version=5 it is a file of schema v5. */
+#define DROP_V6 "DROP TRIGGER sessions_seq; DROP TRIGGER turns_seq; DROP TABLE id_seq;"
+
 /* The first column of the first row of SQL on DB; -1 when there is none
 ** or DB cannot be opened. */
 static inline int64_t

@@ -487,7 +487,7 @@ test_migration(rwkv_model *m, const tok *t)
     }
     /* make it the v3 schema again */
     q_exec(db, "ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;"
-            " ALTER TABLE snapshots DROP COLUMN digest; PRAGMA user_version=3;");
+            " ALTER TABLE snapshots DROP COLUMN digest; " DROP_V6 "PRAGMA user_version=3;");
     TEST_COND("open migrates", store_open(db, &st, &err) == RWKV_OK);
     TEST_COND("old session: defaults", store_session_framing(st, sid, &f, &err) == RWKV_OK &&
                                        f.user[0] == '\0' && f.greeting == NULL && f.n_stop == 0);

@@ -99,6 +99,9 @@ main(void)
     TEST_COND("find by cli name", params_find("top-p") == params_find("top_p") && params_find("top-p") >= 0);
     TEST_COND("set ok", params_set(&s, params_find("top-p"), "0.7", &err) == RWKV_OK && s.top_p == 0.7f);
     TEST_COND("out of range", params_set(&s, params_find("top-p"), "1.5", &err) == RWKV_EINVAL);
+    TEST_CONDF(params_set(&s, params_find("max-tokens"), "99999999999", &err) == RWKV_EINVAL &&
+                   strcmp(err.msg, "max-tokens: 99999999999 is out of range [1, 1000000]") == 0,
+               "an integer range printed as integers: %s", err.msg);
     TEST_COND("not a number", params_set(&s, params_find("temperature"), "abc", &err) == RWKV_EINVAL);
     TEST_COND("int must be int", params_set(&s, params_find("top-k"), "2.5", &err) == RWKV_EINVAL);
     TEST_COND("hex refused", params_set(&s, params_find("temperature"), "0x1", &err) == RWKV_EINVAL &&

@@ -297,10 +297,72 @@ test_migration(void)
         free(h);
         TEST_COND("presets added", store_preset_get(st, "demo", &samp, NULL, &err) == RWKV_OK);
         TEST_COND("append after migration",
-                  append(st, 7, 11, STORE_ROLE_USER, "more walrus", NULL, 0, NULL, 0) > 0);
+                  append(st, 7, 11, STORE_ROLE_USER, "more walrus", NULL, 0, NULL, 0) == 12);
+        /* the ids of the file's rows are never given again (schema v6) */
+        TEST_COND("rm the only session", store_session_delete(st, 7, &err) == RWKV_OK);
+        int64_t sid = new_session(st, "after rm");
+        TEST_CONDF(sid == 8, "next session id %lld, want 8", (long long)sid);
+        int64_t tid = append(st, sid, 0, STORE_ROLE_USER, "first", NULL, 0, NULL, 0);
+        TEST_CONDF(tid == 13, "next turn id %lld, want 13", (long long)tid);
     }
     store_close(st);
     TEST_COND("integrity", q_int(p, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check='ok'") == 1);
+}
+
+/*
+** A file of schema v5 (a current file less what v6 added) with sessions 1-3,
+** turns 1-6: the migration keeps every row and id, and from then on an id
+** freed by an rm (of the newest session) or a branch delete (of the newest
+** turns) is never given to a new row.
+*/
+static void
+test_ids_never_reused(void)
+{
+    char p[512];
+    store *st = NULL;
+    rwkv_err err;
+    store_prune pr;
+    int64_t sid[3], tid[6], id;
+
+    test_tmp_path(p, sizeof p, "v5.db");
+    if (store_open(p, &st, &err) != RWKV_OK) {
+        TEST_COND("open", 0);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        sid[i] = new_session(st, "chat");
+        tid[2 * i] = append(st, sid[i], 0, STORE_ROLE_USER, "a question", NULL, 0, NULL, 0);
+        tid[2 * i + 1] = append(st, sid[i], tid[2 * i], STORE_ROLE_ASSISTANT, "an answer", NULL, 0,
+                                NULL, 0);
+    }
+    store_close(st);
+    TEST_COND("made a v5 file", q_exec(p, DROP_V6 "PRAGMA user_version=5") == SQLITE_OK);
+    TEST_COND("v5 open migrates", store_open(p, &st, &err) == RWKV_OK &&
+                                      q_int(p, "PRAGMA user_version") == STORE_SCHEMA_VERSION);
+    if (st == NULL)
+        return;
+    TEST_COND("rows and ids kept", q_int(p, "SELECT count(*) FROM sessions") == 3 &&
+                                       q_int(p, "SELECT max(id) FROM sessions") == sid[2] &&
+                                       q_int(p, "SELECT count(*) FROM turns") == 6 &&
+                                       q_int(p, "SELECT sum(id) FROM turns") ==
+                                           tid[0] + tid[1] + tid[2] + tid[3] + tid[4] + tid[5]);
+    TEST_COND("rm newest", store_session_delete(st, sid[2], &err) == RWKV_OK);
+    id = new_session(st, "new");
+    TEST_CONDF(id == sid[2] + 1, "session after rm of the newest: %lld, want %lld", (long long)id,
+               (long long)sid[2] + 1);
+    /* the freed turn ids too (a /fork TURN must not reach another turn) */
+    id = append(st, id, 0, STORE_ROLE_USER, "q", NULL, 0, NULL, 0);
+    TEST_CONDF(id == tid[5] + 1, "turn after rm: %lld, want %lld", (long long)id, (long long)tid[5] + 1);
+    TEST_COND("delete the newest branch", store_turn_prune(st, id, &pr, &err) == RWKV_OK);
+    int64_t again = append(st, sid[1], tid[3], STORE_ROLE_USER, "q", NULL, 0, NULL, 0);
+    TEST_CONDF(again == id + 1, "turn after a branch delete: %lld, want %lld", (long long)again,
+               (long long)id + 1);
+    /* a fork copies turns: new ids above every old one */
+    TEST_COND("fork", store_session_fork(st, sid[0], tid[1], NULL, &id, &err) == RWKV_OK &&
+                          q_int(p, "SELECT min(id) FROM turns WHERE session_id=(SELECT max(id) FROM sessions)") ==
+                              again + 1);
+    store_close(st);
+    TEST_COND("integrity", q_integrity_ok(p));
 }
 
 /* ---- tree ---------------------------------------------------------------- */
@@ -859,6 +921,7 @@ main(void)
     test_open();
     test_bad_files();
     test_migration();
+    test_ids_never_reused();
     test_tmp_path(db, sizeof db, "main.db");
     TEST_COND("open main", store_open(db, &st, &err) == RWKV_OK);
     if (st) {

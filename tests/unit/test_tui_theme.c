@@ -128,6 +128,10 @@ test_config_framing(void)
                            strcmp(c.stop[1], "END") == 0);
     TEST_COND("ban list joined", strcmp(c.ban, "0,11") == 0);
     TEST_COND("one model_dir", c.n_model_dir == 1 && strcmp(c.model_dir[0], "/m") == 0);
+    /* a single-quoted YAML scalar keeps backslashes: \n, \t, \\ read as in --greeting */
+    p = write_tmp("fr3.yaml", "greeting: 'Bob: hi\\n\\nAlice: yes\\t\\\\n'\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "greeting escapes: %s", msg);
+    TEST_CONDF(strcmp(c.greeting, "Bob: hi\n\nAlice: yes\t\\n") == 0, "greeting: '%s'", c.greeting);
     p = write_tmp("fr2.yaml", "model_dir: [/a, /b]\nuser: \"a:b\"\nbot: Ann\nban: 1,x\n"
                               "stop: [\"\"]\nusr: Bob\n");
     TEST_COND("bad framing keys reported", cfg_load(p, &c, msg, sizeof msg) != 0);
