@@ -26,6 +26,7 @@
 
 #include "../core/text/utf8.h"
 #include "clip.h"
+#include "history.h"
 #include "sidebar.h"
 #include "text.h"
 
@@ -1610,6 +1611,43 @@ main_loop(struct app *a)
     }
 }
 
+/* The input history from its file (history.h), unless `history: off`; a
+** draft left at the last quit is said once. */
+static void
+history_open(struct app *a)
+{
+    char path[1024], line[RWKV_ERR_MSG + 128];
+    rwkv_err err;
+    int rc;
+
+    if (strcmp(a->cfg.history, "off") == 0 || tui_history_path(path, sizeof path) != 0)
+        return;
+    rc = tui_history_load(&a->in, path, &err);
+    if (rc < 0) {
+        snprintf(line, sizeof line, TR("input history not loaded, the file is replaced at quit: %s"),
+                 err.msg);
+        tui_log_only(a, line);
+    } else if (rc == 1) {
+        tui_notice(a, 0, "your unsent draft is kept: Up brings it back");
+    }
+}
+
+/* At quit: the history and the unsent draft to the file (not with
+** `history: off` or --no-db, which saves nothing); a failure is one line
+** on stderr, the screen gone. */
+static void
+history_close(struct app *a)
+{
+    char path[1024];
+    rwkv_err err;
+
+    if (strcmp(a->cfg.history, "off") == 0 || a->launch.no_db ||
+        tui_history_path(path, sizeof path) != 0)
+        return;
+    if (tui_history_save(&a->in, tui_input_unsent(&a->in), path, &err) != 0)
+        fprintf(stderr, PROG_NAME_TUI ": the input history was not saved: %s\n", err.msg);
+}
+
 /* newterm and the terminal modes (cbreak: Ctrl-C still works while the
 ** model loads; raw() comes after).  0, or 1 with a line on stderr. */
 static int
@@ -1858,9 +1896,11 @@ tui_run(const tui_launch *launch)
         a->phase = CHAT_PREFILL;
         tui_worker_start(&a->w, a->sess, TUI_JOB_PRIME, NULL, 0, 0);
     }
+    history_open(a);
     main_loop(a);
 
     screen_end(a);
+    history_close(a);
     app_fini(a);
     free(a);
     return 0;

@@ -134,6 +134,7 @@ cfg_default_path(char *buf, size_t cap)
 **   root mapping:  model strategy vocab state_dir preset theme db  -> strings
 **                  clipboard -> "osc52" (the default) or "off"
 **                  language -> "auto" (the default), "en" or "zh"
+**                  history -> "on" (the default) or "off"
 **                  keys -> mapping of action name -> key name
 **                  model_dir stop -> a string or a list of strings
 **                  greeting user bot think ban -> strings (ban: or a list of ids),
@@ -154,6 +155,7 @@ static const struct {
     { "db", offsetof(tui_config, db) },
     { "clipboard", offsetof(tui_config, clipboard) },
     { "language", offsetof(tui_config, language) },
+    { "history", offsetof(tui_config, history) },
 };
 #define N_STR_FIELDS (sizeof str_fields / sizeof str_fields[0])
 
@@ -606,6 +608,9 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                     else if (v && str_fields[f].off == offsetof(tui_config, language) &&
                              strcmp(v, "auto") != 0 && strcmp(v, "en") != 0 && strcmp(v, "zh") != 0)
                         report(&l, &l.ev.start_mark, "field 'language': '%.40s' is not auto, en or zh", v);
+                    else if (v && str_fields[f].off == offsetof(tui_config, history) &&
+                             strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+                        report(&l, &l.ev.start_mark, "field 'history': '%.40s' is not on or off", v);
                     else if (v)
                         snprintf((char *)out + str_fields[f].off, CFG_PATH, "%s", v);
                 }

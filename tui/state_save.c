@@ -33,9 +33,8 @@ tui_state_dir(char *buf, size_t cap)
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
-/* mkdir -p DIR (0700 for what is created).  0 or -1 (errno). */
-static int
-make_dirs(const char *dir)
+int
+tui_make_dirs(const char *dir)
 {
     char p[1024];
     size_t n = strlen(dir);
@@ -134,7 +133,7 @@ tui_state_save(struct app *a, const char *path_in)
     /* the default folder is ours to create; any other must exist */
     if (tui_state_dir(dir, sizeof dir) == 0 && (dl = strlen(dir)) > 0 &&
         strncmp(path, dir, dl) == 0 && path[dl] == '/' && strchr(path + dl + 1, '/') == NULL &&
-        make_dirs(dir) != 0) {
+        tui_make_dirs(dir) != 0) {
         tui_notice(a, 1, "%s: cannot create the folder: %s", dir, strerror(errno));
         return -1;
     }
