@@ -1517,9 +1517,9 @@ open_store(struct app *a)
         /* the config's default preset, under the values given on the command line */
         rwkv_sampling p;
         if (store_preset_get(a->st, a->cfg.preset, &p, NULL, &err) != RWKV_OK) {
-            char line[RWKV_ERR_MSG + 160];
-            snprintf(line, sizeof line, "preset '%.100s' from the config: %s", a->cfg.preset,
-                     err.msg);
+            char line[RWKV_ERR_MSG + 160], name[112];
+            snprintf(line, sizeof line, "preset '%s' from the config: %s",
+                     tui_cut(name, sizeof name, a->cfg.preset, 100), err.msg);
             tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, line, strlen(line));
         } else {
             for (int i = 0; params_table[i].name != NULL; i++) {

@@ -55,14 +55,13 @@ add_node(tui_menu *m, const store_tree_node *t, const char *prefix, int mark, in
     const char *who = t->role == STORE_ROLE_USER ? TR("You: ") :
                       t->role == STORE_ROLE_ASSISTANT ? "RWKV:" : TR("Start:");
     size_t len = strcspn(t->text, "\n");
+    char first[100], cut[100];
 
-    if (len > 80) {
-        len = 80;
-        while (len > 0 && ((unsigned char)t->text[len] & 0xC0) == 0x80)
-            len--;
-    }
-    snprintf(label, sizeof label, "%c %s%s %.*s", mark ? '*' : ' ', prefix, who, (int)len,
+    /* the first line, its first 80 bytes: more than any row shows */
+    snprintf(first, sizeof first, "%.*s", (int)(len < sizeof first ? len : sizeof first - 1),
              t->text);
+    snprintf(label, sizeof label, "%c %s%s %s", mark ? '*' : ' ', prefix, who,
+             tui_cut(cut, sizeof cut, first, 80));
     if (nsib > 1)
         snprintf(detail, sizeof detail, "< %d/%d >", sib, nsib);
     tui_menu_add(m, label, detail[0] ? detail : NULL, mark ? "*" : NULL, t->id);

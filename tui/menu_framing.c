@@ -77,7 +77,7 @@ shown(const char *text, char *out, size_t cap)
     char esc[400];
 
     framing_escape(text, esc, sizeof esc, 0);
-    snprintf(out, cap, "%.80s%s", esc, strlen(esc) > 80 ? "..." : "");
+    tui_cut(out, cap, esc, 80);
 }
 
 /* The think mode MODE as F8 shows it: its name and what it writes. */

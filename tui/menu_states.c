@@ -56,7 +56,7 @@ list_library(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        char detail[300];
+        char detail[300], cut[256];
         const store_statefile *f = &v[i];
         int imported = f->path[0] == '\0';
         int in_use = imported ? a->state_lib_id == f->id
@@ -71,7 +71,7 @@ list_library(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         else if (imported)
             snprintf(detail, sizeof detail, TR("library, imported, %zu KiB"), (f->size + 1023) / 1024);
         else
-            snprintf(detail, sizeof detail, TR("library: %.250s"), f->path);
+            snprintf(detail, sizeof detail, TR("library: %s"), tui_cut(cut, sizeof cut, f->path, 250));
         tui_menu_add(m, f->name, detail, imported ? "" : f->path, f->id);
     }
     free(v);

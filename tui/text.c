@@ -258,6 +258,41 @@ tui_char_len(const char *s, size_t n)
     return tui_cluster(s, n, &w, &d);
 }
 
+const char *
+tui_ellipsis(void)
+{
+    return MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...";
+}
+
+char *
+tui_cut(char *out, size_t cap, const char *s, size_t max)
+{
+    const char *ell = tui_ellipsis();
+    size_t n = strlen(s), el = strlen(ell), k = 0;
+
+    if (cap == 0)
+        return out;
+    if (n <= max && n < cap) {
+        memcpy(out, s, n + 1);
+        return out;
+    }
+    if (cap <= el + 1) {              /* no room for even the ellipsis */
+        out[0] = '\0';
+        return out;
+    }
+    if (max > cap - el - 1)
+        max = cap - el - 1;
+    while (k < n) {
+        size_t c = tui_char_len(s + k, n - k);
+        if (k + c > max)
+            break;
+        k += c;
+    }
+    memcpy(out, s, k);
+    memcpy(out + k, ell, el + 1);
+    return out;
+}
+
 /* A cluster starts at every code point that can join nothing before it:
 ** not Extend, not a regional indicator, not a pictograph.  Stepping back
 ** to one of those bounds the forward segmentation tui_char_prev needs;

@@ -68,6 +68,19 @@ int tui_str_width(const char *s, size_t n);
 size_t tui_char_len(const char *s, size_t n);
 size_t tui_char_prev(const char *s, size_t pos);
 
+/* The ellipsis that ends a cut text: "\u2026" (one cell) in a UTF-8 locale,
+** else "...".  Static string. */
+const char *tui_ellipsis(void);
+
+/*
+** The one rule for shortening text into a message or a row: at most MAX
+** bytes of S, cut after a whole character (never inside a UTF-8 sequence
+** nor between a character and its combining marks), then tui_ellipsis()
+** when anything was cut; into OUT (CAP bytes, which also bounds it).
+** Returns OUT.
+*/
+char *tui_cut(char *out, size_t cap, const char *s, size_t max);
+
 /* One wrapped row: bytes [off, off+len) of the text, COLS display columns. */
 typedef struct tui_span {
     size_t off, len;

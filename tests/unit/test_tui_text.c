@@ -284,6 +284,32 @@ test_transcript_rows(void)
     }
 }
 
+/* tui_cut: the one rule for a shortened text (whole characters, "…") */
+static void
+test_cut(void)
+{
+    char out[64], tiny[5];
+    /* 40 CJK characters, 120 bytes */
+    const char *title = "一二三四五六七八九十一二三四五六七八九十"
+                        "一二三四五六七八九十一二三四五六七八九十";
+
+    TEST_COND("short text as it is", strcmp(tui_cut(out, sizeof out, "abc", 10), "abc") == 0);
+    TEST_COND("exactly MAX: not cut", strcmp(tui_cut(out, sizeof out, "abcd", 4), "abcd") == 0);
+    TEST_COND("ASCII cut with an ellipsis",
+              strcmp(tui_cut(out, sizeof out, "abcdef", 4), "abcd\xe2\x80\xa6") == 0);
+    TEST_CONDF(strcmp(tui_cut(out, sizeof out, title, 10), "一二三\xe2\x80\xa6") == 0,
+               "CJK: 10 bytes -> 3 whole characters and the ellipsis (got '%s')", out);
+    TEST_COND("the output's size bounds it too",
+              strcmp(tui_cut(out, 16, title, 100), "一二三四\xe2\x80\xa6") == 0);
+    TEST_COND("e + acute kept whole",
+              strcmp(tui_cut(out, sizeof out, "ae\xcc\x81z", 2), "a\xe2\x80\xa6") == 0);
+    TEST_COND("no room for the ellipsis: empty", tui_cut(tiny, 3, "abcdef", 2)[0] == '\0');
+    setlocale(LC_ALL, "C");
+    TEST_COND("without UTF-8: \"...\"", strcmp(tui_cut(out, sizeof out, "abcdef", 3), "abc...") == 0);
+    if (setlocale(LC_ALL, "C.UTF-8") == NULL)
+        setlocale(LC_ALL, "en_US.UTF-8");
+}
+
 int
 main(void)
 {
@@ -296,5 +322,6 @@ main(void)
     test_wrapping();
     test_sanitiser();
     test_transcript_rows();
+    test_cut();
     return TEST_REPORT();
 }
