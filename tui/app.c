@@ -385,6 +385,22 @@ step_sibling(struct app *a, int dir)
     tui_session_job(a, TUI_JOB_SIBLING, a->tr.turns[last].store_id, dir, NULL);
 }
 
+static int tr_view_rows(const struct app *a);
+
+void
+tui_edit_turn(struct app *a, int turn)
+{
+    const tui_turn *t = &a->tr.turns[turn];
+    size_t row = tui_tr_row_of(&a->tr, turn, 0);
+
+    a->fork_turn = t->store_id;
+    a->fork_pending = 1;
+    tui_input_set(&a->in, t->text.p);
+    if (row != (size_t)-1)
+        tui_tr_show_row(&a->tr, row > 0 ? row - 1 : row, tr_view_rows(a));  /* with its header */
+    a->dirty = 1;
+}
+
 /* Edit the last user message: the next send forks at its parent. */
 static void
 edit_last(struct app *a)
@@ -392,9 +408,7 @@ edit_last(struct app *a)
     for (int i = a->tr.nturns - 1; i >= 0; i--) {
         tui_turn *t = &a->tr.turns[i];
         if (t->role == TUI_TURN_USER && t->store_id != 0) {
-            a->fork_turn = t->store_id;
-            a->fork_pending = 1;
-            tui_input_set(&a->in, t->text.p);
+            tui_edit_turn(a, i);
             tui_notice(a, 0, "editing an earlier message: sending it starts a new branch "
                              "(Esc cancels)");
             return;
@@ -475,7 +489,6 @@ cancel_or_close(struct app *a)
 
 /* ---- copy (OSC 52) and mouse reporting ----------------------------------- */
 
-static int tr_view_rows(const struct app *a);
 
 /* The reply the copy keys take: the last one, or when the transcript is
 ** scrolled back the last one that starts above the view's bottom; -1. */

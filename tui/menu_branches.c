@@ -192,9 +192,7 @@ enter(struct app *a, const tui_menu_item *it, int key)
             tui_turn *t = &a->tr.turns[i];
             if (t->store_id != it->id || t->role != TUI_TURN_USER)
                 continue;
-            a->fork_turn = t->store_id;
-            a->fork_pending = 1;
-            tui_input_set(&a->in, t->text.p);
+            tui_edit_turn(a, i);
             tui_notice(a, 0, "edit and send: the message starts a new branch there");
         }
         tui_menu_close(a);
