@@ -90,7 +90,9 @@ typedef struct tui_span {
 /*
 ** Wrap N bytes of TEXT to WIDTH columns (WIDTH >= 1): '\n' ends a row; rows
 ** break after a space or before/after a wide (CJK) character where possible,
-** else at any character.  A space at a break is not shown.  Every row fits
+** else at any character.  Kinsoku: a row does not start with closing
+** punctuation (、。，）」...) nor end with opening punctuation (（「...); the
+** character before comes down with it instead.  A space at a break is not shown.  Every row fits
 ** in WIDTH except a single wide character when WIDTH is 1.  Returns the row
 ** count (>= 1: empty text is one empty row); *OUT is malloc'ed, owned by
 ** the caller (free()).

@@ -188,6 +188,28 @@ test_wrapping(void)
     TEST_COND("wide char in width 1", wrap_is("\xe4\xb8\x80x", 1, "\xe4\xb8\x80|x"));
 }
 
+/* Kinsoku: no row starts with closing punctuation or ends with opening
+** punctuation; the character before is pulled down instead. */
+static void
+test_kinsoku(void)
+{
+    TEST_COND("、 does not start a row: 三 comes down with it",
+              wrap_is("一二三、四", 6, "一二|三、四"));
+    TEST_COND("。 likewise", wrap_is("一二三。", 6, "一二|三。"));
+    TEST_COND("，） likewise", wrap_is("一二三，四五六）七", 6, "一二|三，四|五六）|七"));
+    TEST_COND("」 likewise", wrap_is("「一二」", 6, "「一|二」"));
+    TEST_COND("「 does not end a row", wrap_is("一二「三」", 6, "一二|「三」"));
+    TEST_COND("（ likewise", wrap_is("一二（三）", 6, "一二|（三）"));
+    TEST_COND("ASCII comma after CJK", wrap_is("一二,三", 4, "一|二,|三"));
+    TEST_COND("the demo note: 、 stays on its line",
+              wrap_is("它展示界面、会话和分支", 10, "它展示界|面、会话和|分支"));
+    TEST_COND("only punctuation: broken anywhere (widths kept)",
+              wrap_is("、、、、、", 4, "、、|、、|、"));
+    TEST_COND("fits: nothing moves", wrap_is("一二、", 6, "一二、"));
+    TEST_COND("no break possible but the rule: kept at width",
+              wrap_is("一、二、三、", 4, "一、|二、|三、"));
+}
+
 static void
 test_sanitiser(void)
 {
@@ -320,6 +342,7 @@ main(void)
     test_clusters();
     test_cluster_walk();
     test_wrapping();
+    test_kinsoku();
     test_sanitiser();
     test_transcript_rows();
     test_cut();
