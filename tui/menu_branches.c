@@ -274,14 +274,14 @@ const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune };
 
 static const tui_menu_keydef branch_keys[] = {
     { TUI_MK_FKEY(KEY_LEFT), TUI_MK_FKEY(KEY_RIGHT), "Left/Right", TR_NOOP("sibling"),
-      TR_NOOP("previous/next sibling of the selected turn"), sibling },
+      TR_NOOP("previous/next sibling of the selected turn"), sibling, 1 },
     { TUI_K_ENTER, 0, "Enter", TR_NOOP("edit/switch"),
       TR_NOOP("on your message in this branch: edit it (starts a branch); elsewhere: switch to "
-      "that branch"), enter },
+      "that branch"), enter, 1 },
     { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", TR_NOOP("delete"),
       TR_NOOP("delete the selected turn and every turn below it (asks first, saying where the chat "
-      "goes; also Delete)"), prune_ask },
-    { 0, 0, NULL, NULL, NULL, NULL }
+      "goes; also Delete)"), prune_ask, 1 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_branches_class = {

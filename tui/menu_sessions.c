@@ -262,21 +262,21 @@ import_ask(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef session_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", TR_NOOP("resume"), TR_NOOP("resume the selected session"), resume },
-    { CFG_KEY_CTRL('r'), 0, "C-r", TR_NOOP("rename"), TR_NOOP("rename the selected session"), rename_ask },
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("resume"), TR_NOOP("resume the selected session"), resume, 1 },
+    { CFG_KEY_CTRL('r'), 0, "C-r", TR_NOOP("rename"), TR_NOOP("rename the selected session"), rename_ask, 1 },
     { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", TR_NOOP("delete"),
-      TR_NOOP("delete the selected session (asks first; also Delete)"), delete_ask },
+      TR_NOOP("delete the selected session (asks first; also Delete)"), delete_ask, 1 },
     /* C-y ("yank a copy"): C-f searches everywhere, in this list too */
     { CFG_KEY_CTRL('y'), 0, "C-y", TR_NOOP("fork"), TR_NOOP("fork it as a new session (a copy to go on from)"),
-      fork_session },
+      fork_session, 1 },
     { CFG_KEY_CTRL('e'), 0, "C-e", TR_NOOP("export"),
       TR_NOOP("export it to a file: Markdown (the branch), or JSON (the whole tree) for a .json name"),
-      export_ask },
+      export_ask, 1 },
     { CFG_KEY_CTRL('o'), 0, "C-o", TR_NOOP("import"),
-      TR_NOOP("import a session file (a JSON export) as a new session"), import_ask },
+      TR_NOOP("import a session file (a JSON export) as a new session"), import_ask, 0 },
     { CFG_KEY_CTRL('t'), 0, "C-t", TR_NOOP("model"),
-      TR_NOOP("show only the sessions of the next model present (then all again)"), next_model },
-    { 0, 0, NULL, NULL, NULL, NULL }
+      TR_NOOP("show only the sessions of the next model present (then all again)"), next_model, 0 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_sessions_class = {

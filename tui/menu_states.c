@@ -231,13 +231,13 @@ choose(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef state_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", TR_NOOP("switch"), TR_NOOP("start from the selected state file (asks: new session or replay)"), choose },
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("switch"), TR_NOOP("start from the selected state file (asks: new session or replay)"), choose, 1 },
     { CFG_KEY_CTRL('s'), 0, "C-s", TR_NOOP("import into the library"),
-      TR_NOOP("import the file into the library (the database)"), import_state },
+      TR_NOOP("import the file into the library (the database)"), import_state, 1 },
     { CFG_KEY_CTRL('w'), 0, "C-w", TR_NOOP("save the state"),
       TR_NOOP("save the current state as a state file (a persona made from the conversation; "
-      "default folder $XDG_DATA_HOME/rwkv-tui/states)"), save_ask },
-    { 0, 0, NULL, NULL, NULL, NULL }
+      "default folder $XDG_DATA_HOME/rwkv-tui/states)"), save_ask, 0 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_states_class = {
@@ -264,8 +264,8 @@ answer(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef ask_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", TR_NOOP("choose"), NULL, answer },
-    { 0, 0, NULL, NULL, NULL, NULL }
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("choose"), NULL, answer, 0 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_state_ask_class = {

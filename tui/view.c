@@ -976,30 +976,49 @@ draw_notice_popup(struct app *a, int top, int h)
     a->notice_popup = 1;
 }
 
-/* "more above" / "more below" marks at the right end of the first and
-** last list rows (Y0, LIST_H rows) when the list is cut; one row: both. */
+/* The "more above" / "more below" marks of a list cut to LIST_H rows in a
+** box W wide: MK[0] for its first row, MK[1] for its last ("" = none; one
+** row: both in MK[0]). */
 static void
-draw_menu_marks(struct app *a, const tui_menu *m, int x0, int w, int y0, int list_h)
+menu_marks(const tui_menu *m, int w, int list_h, char mk[2][128])
 {
     size_t above = m->top;
     size_t below = m->nvis > m->top + (size_t)list_h ? m->nvis - m->top - (size_t)list_h : 0;
     int utf8 = MB_CUR_MAX > 1, wide = w >= 40;
     const char *up = utf8 ? "\xe2\x86\x91" : "^", *down = utf8 ? "\xe2\x86\x93" : "v";
-    int attr = tui_role_attr(a, THEME_ROLE_MENU_TITLE);
-    char mk[2][64];
 
-    snprintf(mk[0], sizeof mk[0], wide ? TR(" %s %zu more above ") : " %s%zu ", up, above);
-    snprintf(mk[1], sizeof mk[1], wide ? TR(" %s %zu more below ") : " %s%zu ", down, below);
+    mk[0][0] = mk[1][0] = '\0';
+    if (above)
+        snprintf(mk[0], 64, wide ? TR(" %s %zu more above ") : " %s%zu ", up, above);
+    if (below)
+        snprintf(mk[1], 64, wide ? TR(" %s %zu more below ") : " %s%zu ", down, below);
     if (list_h == 1 && above && below) {
-        char both[128];
-        snprintf(both, sizeof both, "%s%s", mk[0], mk[1] + 1);
-        int bw = tui_str_width(both, strlen(both));
-        puts_(y0, x0 + w - bw > x0 ? x0 + w - bw : x0, both, w, attr);
-        return;
+        size_t n = strlen(mk[0]);
+        snprintf(mk[0] + n, 128 - n, "%s", mk[1] + 1);
+        mk[1][0] = '\0';
     }
+}
+
+/* Columns the mark on list row ROW takes (its text gives way to it). */
+static int
+menu_mark_w(char mk[2][128], int row, int list_h)
+{
+    const char *s = row == 0 ? mk[0] : row == list_h - 1 ? mk[1] : "";
+
+    if (row == 0 && row == list_h - 1 && mk[1][0])
+        s = mk[1];
+    return tui_str_width(s, strlen(s));
+}
+
+/* The marks at the right end of the first and last list rows (Y0). */
+static void
+draw_menu_marks(struct app *a, char mk[2][128], int x0, int w, int y0, int list_h)
+{
+    int attr = tui_role_attr(a, THEME_ROLE_MENU_TITLE);
+
     for (int k = 0; k < 2; k++) {
         int mw = tui_str_width(mk[k], strlen(mk[k]));
-        if (k == 0 ? above == 0 : below == 0)
+        if (mw == 0)
             continue;
         puts_(k == 0 ? y0 : y0 + list_h - 1, x0 + w - mw > x0 ? x0 + w - mw : x0, mk[k], w,
               attr);
@@ -1082,7 +1101,7 @@ draw_menu(struct app *a, int top, int h)
     int w = m->widest + 4 > TUI_MENU_W ? m->widest + 4 : TUI_MENU_W;
     int bh, x0, y0, list_h, whole;
     int body = tui_role_attr(a, THEME_ROLE_MENU);
-    char line[160];
+    char line[160], mk[2][128];
 
     if (w > TUI_MENU_MAX_W)
         w = TUI_MENU_MAX_W;
@@ -1117,18 +1136,21 @@ draw_menu(struct app *a, int top, int h)
     m->list_x = x0;
     m->list_w = w;
     m->list_h = list_h;
+    menu_marks(m, w, list_h, mk);
     for (int i = 0; i < list_h && m->top + (size_t)i < m->nvis; i++) {
         const tui_menu_item *it = &m->items[m->vis[m->top + (size_t)i]];
         int y = y0 + 1 + i;
         int sel = m->top + (size_t)i == m->sel;
         int attr = sel ? tui_role_attr(a, THEME_ROLE_MENU_SELECTED) : body;
+        int mw = menu_mark_w(mk, i, list_h);
+        int tw = mw ? w - 2 - mw : w - 4;  /* a row with a mark ends before it */
         int lw;
 
         if (sel)
             fill(y, x0, w, attr);
-        lw = puts_cut(y, x0 + 2, it->label, w - 4, attr);
-        if (it->detail && lw + 4 < w - 4)
-            puts_cut(y, x0 + 2 + lw + 2, it->detail, w - 4 - lw - 2,
+        lw = puts_cut(y, x0 + 2, it->label, tw, attr);
+        if (it->detail && lw + 4 < tw)
+            puts_cut(y, x0 + 2 + lw + 2, it->detail, tw - lw - 2,
                      sel ? attr : tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
         if (sel && whole > 0 && tui_menu_item_width(it) > w - 4) {
             attrset(tui_role_attr(a, THEME_ROLE_BORDER));
@@ -1136,7 +1158,7 @@ draw_menu(struct app *a, int top, int h)
             draw_menu_whole(a, it, y0 + 2 + list_h, x0 + 2, w - 4, whole - 1);
         }
     }
-    draw_menu_marks(a, m, x0, w, y0 + 1, list_h);
+    draw_menu_marks(a, mk, x0, w, y0 + 1, list_h);
     if (m->nvis == 0 && bh > 2)
         puts_(y0 + 1, x0 + 2, m->n ? TR("(no match)") : TR("(empty)"), w - 4,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
