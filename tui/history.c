@@ -22,16 +22,7 @@
 int
 tui_history_path(char *buf, size_t cap)
 {
-    const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    int n;
-
-    if (x != NULL && x[0] == '/')
-        n = snprintf(buf, cap, "%s/rwkv-tui/history", x);
-    else if (home != NULL && home[0] != '\0')
-        n = snprintf(buf, cap, "%s/.local/state/rwkv-tui/history", home);
-    else
-        return -1;
-    return n > 0 && (size_t)n < cap ? 0 : -1;
+    return tui_xdg_path(buf, cap, "XDG_STATE_HOME", ".local/state", "history");
 }
 
 /* Decode the escaped TEXT (N bytes) in place; its new length, or -1 for an

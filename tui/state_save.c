@@ -19,18 +19,24 @@
 #define SAVE_NAME_MAX 40
 
 int
-tui_state_dir(char *buf, size_t cap)
+tui_xdg_path(char *buf, size_t cap, const char *var, const char *home_dir, const char *leaf)
 {
-    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    const char *x = getenv(var), *home = getenv("HOME");
     int n;
 
     if (x != NULL && x[0] == '/')
-        n = snprintf(buf, cap, "%s/rwkv-tui/states", x);
+        n = snprintf(buf, cap, "%s/rwkv-tui/%s", x, leaf);
     else if (home != NULL && home[0] != '\0')
-        n = snprintf(buf, cap, "%s/.local/share/rwkv-tui/states", home);
+        n = snprintf(buf, cap, "%s/%s/rwkv-tui/%s", home, home_dir, leaf);
     else
         return -1;
     return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+int
+tui_state_dir(char *buf, size_t cap)
+{
+    return tui_xdg_path(buf, cap, "XDG_DATA_HOME", ".local/share", "states");
 }
 
 int

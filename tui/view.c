@@ -241,7 +241,7 @@ tui_view_bar_text(char *out, size_t cap, const char *label, double frac, int bar
 
 #define TUI_STATUS_LEFT_MIN 24   /* columns of model/state kept beside a bar */
 #define TUI_STATUS_TITLE_MAX 24  /* columns of the session title in the status line */
-#define TUI_STATUS_TITLE_MIN 6   /* ... when it gives way to the speeds */
+#define TUI_STATUS_TITLE_MIN 12  /* ... when it gives way to the speeds */
 
 /* Seconds as "7s", "3m05s", "2h10m". */
 static void
