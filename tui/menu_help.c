@@ -22,7 +22,7 @@ static const char *const fixed_keys[][2] = {
     { TR_NOOP("Search: Enter/Down/C-f"), TR_NOOP("next match; Up, S-Tab: previous; Esc closes") },
     { TR_NOOP("Shift-drag"), TR_NOOP("select text with the mouse while mouse reporting is on (most "
                     "terminals; or M-m turns reporting off)") },
-    { TR_NOOP("Up/Down"), TR_NOOP("move by line; history on the first/last line") },
+    { TR_NOOP("Up/Down"), TR_NOOP("move by line; on the first/last line the history (kept across runs)") },
     { TR_NOOP("Home/End, C-a/C-e"), TR_NOOP("start/end of line (empty box: top/end of transcript)") },
     { TR_NOOP("C-k / C-u / C-w"), TR_NOOP("delete to end of line / to start / word before") },
     { TR_NOOP("Backspace/Delete"), TR_NOOP("delete a whole character") },

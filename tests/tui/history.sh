@@ -81,6 +81,13 @@ send
 type_text 'draft never kept'
 tui_quit
 [ -e "$HF" ] && fail "history: off wrote $HF" || ok
+# a wrong value: one line saying so, the history kept as by default
+printf 'history: maybe\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+tui_start --max-tokens 2 --seed 3
+check "history: maybe refused" "field 'history': 'maybe' is not on or"
+type_text 'kept by default'
+tui_quit
+grep -qx 'd kept by default' "$HF" && ok || fail "default after a bad value: $(cat "$HF" 2>&1)"
 rm -f "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 
 tui_finish
