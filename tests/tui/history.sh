@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/tui/history.sh -- the input history outlives the client: what was
-# sent and the draft left in the box at quit (F10, C-q) are in
+# sent and the draft left in the box at quit (F10, C-q, SIGHUP) are in
 # $XDG_STATE_HOME/rwkv-tui/history (mode 0600); at the next start a notice
 # says the draft is kept and Up brings it back (multi-line, backslashes
 # intact), then the messages sent before.  A damaged file is one line in the
@@ -70,6 +70,15 @@ check "junk: in the message log" 'rwkv-tui/history: not an rwkv-tui'
 keys Escape
 check_not "the log closed" 'Messages \(newest first\)'
 tui_quit
+
+# a closed terminal (SIGHUP) keeps the draft too
+tui_start --max-tokens 2 --seed 3
+type_text 'draft at hangup'
+check "typed" '^> draft at hangup'
+pid=$(pgrep -P "$(tmx display-message -p '#{pane_pid}')" | head -1)
+[ -n "$pid" ] && kill -HUP "$pid" && ok || fail "no process to hang up"
+wait_for '^EXIT=' 10 && ok || fail "SIGHUP: no exit"
+grep -qx 'd draft at hangup' "$HF" && ok || fail "SIGHUP: draft not kept: $(cat "$HF")"
 
 # history: off -- nothing written
 rm -f "$HF"
