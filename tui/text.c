@@ -288,6 +288,8 @@ tui_cut(char *out, size_t cap, const char *s, size_t max)
             break;
         k += c;
     }
+    while (k > 0 && s[k - 1] == ' ')   /* "word…", not "word …" */
+        k--;
     memcpy(out, s, k);
     memcpy(out + k, ell, el + 1);
     return out;

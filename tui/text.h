@@ -75,8 +75,8 @@ const char *tui_ellipsis(void);
 /*
 ** The one rule for shortening text into a message or a row: at most MAX
 ** bytes of S, cut after a whole character (never inside a UTF-8 sequence
-** nor between a character and its combining marks), then tui_ellipsis()
-** when anything was cut; into OUT (CAP bytes, which also bounds it).
+** nor between a character and its combining marks; spaces before the cut
+** dropped), then tui_ellipsis() when anything was cut; into OUT (CAP bytes, which also bounds it).
 ** Returns OUT.
 */
 char *tui_cut(char *out, size_t cap, const char *s, size_t max);

@@ -325,6 +325,8 @@ test_cut(void)
               strcmp(tui_cut(out, 16, title, 100), "一二三四\xe2\x80\xa6") == 0);
     TEST_COND("e + acute kept whole",
               strcmp(tui_cut(out, sizeof out, "ae\xcc\x81z", 2), "a\xe2\x80\xa6") == 0);
+    TEST_COND("no space before the ellipsis",
+              strcmp(tui_cut(out, sizeof out, "word word", 5), "word\xe2\x80\xa6") == 0);
     TEST_COND("no room for the ellipsis: empty", tui_cut(tiny, 3, "abcdef", 2)[0] == '\0');
     setlocale(LC_ALL, "C");
     TEST_COND("without UTF-8: \"...\"", strcmp(tui_cut(out, sizeof out, "abcdef", 3), "abc...") == 0);
