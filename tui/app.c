@@ -489,7 +489,6 @@ cancel_or_close(struct app *a)
 
 /* ---- copy (OSC 52) and mouse reporting ----------------------------------- */
 
-
 /* The reply the copy keys take: the last one, or when the transcript is
 ** scrolled back the last one that starts above the view's bottom; -1. */
 static int
