@@ -26,6 +26,7 @@
 
 #include "../core/text/utf8.h"
 #include "clip.h"
+#include "history.h"
 #include "sidebar.h"
 #include "text.h"
 
@@ -444,6 +445,22 @@ step_sibling(struct app *a, int dir)
     tui_session_job(a, TUI_JOB_SIBLING, a->tr.turns[last].store_id, dir, NULL);
 }
 
+static int tr_view_rows(const struct app *a);
+
+void
+tui_edit_turn(struct app *a, int turn)
+{
+    const tui_turn *t = &a->tr.turns[turn];
+    size_t row = tui_tr_row_of(&a->tr, turn, 0);
+
+    a->fork_turn = t->store_id;
+    a->fork_pending = 1;
+    tui_input_set(&a->in, t->text.p);
+    if (row != (size_t)-1)
+        tui_tr_show_row(&a->tr, row > 0 ? row - 1 : row, tr_view_rows(a));  /* with its header */
+    a->dirty = 1;
+}
+
 /* Edit the last user message: the next send forks at its parent. */
 static void
 edit_last(struct app *a)
@@ -451,9 +468,7 @@ edit_last(struct app *a)
     for (int i = a->tr.nturns - 1; i >= 0; i--) {
         tui_turn *t = &a->tr.turns[i];
         if (t->role == TUI_TURN_USER && t->store_id != 0) {
-            a->fork_turn = t->store_id;
-            a->fork_pending = 1;
-            tui_input_set(&a->in, t->text.p);
+            tui_edit_turn(a, i);
             tui_notice(a, 0, "editing an earlier message: sending it starts a new branch "
                              "(Esc cancels)");
             return;
@@ -533,8 +548,6 @@ cancel_or_close(struct app *a)
 }
 
 /* ---- copy (OSC 52) and mouse reporting ----------------------------------- */
-
-static int tr_view_rows(const struct app *a);
 
 /* The reply the copy keys take: the last one, or when the transcript is
 ** scrolled back the last one that starts above the view's bottom; -1. */
@@ -1577,9 +1590,9 @@ open_store(struct app *a)
         /* the config's default preset, under the values given on the command line */
         rwkv_sampling p;
         if (store_preset_get(a->st, a->cfg.preset, &p, NULL, &err) != RWKV_OK) {
-            char line[RWKV_ERR_MSG + 160];
-            snprintf(line, sizeof line, "preset '%.100s' from the config: %s", a->cfg.preset,
-                     err.msg);
+            char line[RWKV_ERR_MSG + 160], name[112];
+            snprintf(line, sizeof line, "preset '%s' from the config: %s",
+                     tui_cut(name, sizeof name, a->cfg.preset, 100), err.msg);
             tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, line, strlen(line));
         } else {
             for (int i = 0; params_table[i].name != NULL; i++) {
@@ -1669,6 +1682,43 @@ main_loop(struct app *a)
             tui_event_free(list);
         }
     }
+}
+
+/* The input history from its file (history.h), unless `history: off`; a
+** draft left at the last quit is said once. */
+static void
+history_open(struct app *a)
+{
+    char path[1024], line[RWKV_ERR_MSG + 128];
+    rwkv_err err;
+    int rc;
+
+    if (strcmp(a->cfg.history, "off") == 0 || tui_history_path(path, sizeof path) != 0)
+        return;
+    rc = tui_history_load(&a->in, path, &err);
+    if (rc < 0) {
+        snprintf(line, sizeof line, TR("input history not loaded, the file is replaced at quit: %s"),
+                 err.msg);
+        tui_log_only(a, line);
+    } else if (rc == 1) {
+        tui_notice(a, 0, "your unsent draft is kept: Up brings it back");
+    }
+}
+
+/* At quit: the history and the unsent draft to the file (not with
+** `history: off` or --no-db, which saves nothing); a failure is one line
+** on stderr, the screen gone. */
+static void
+history_close(struct app *a)
+{
+    char path[1024];
+    rwkv_err err;
+
+    if (strcmp(a->cfg.history, "off") == 0 || a->launch.no_db ||
+        tui_history_path(path, sizeof path) != 0)
+        return;
+    if (tui_history_save(&a->in, tui_input_unsent(&a->in), path, &err) != 0)
+        fprintf(stderr, PROG_NAME_TUI ": the input history was not saved: %s\n", err.msg);
 }
 
 /* newterm and the terminal modes (cbreak: Ctrl-C still works while the
@@ -1919,9 +1969,11 @@ tui_run(const tui_launch *launch)
         a->phase = CHAT_PREFILL;
         tui_worker_start(&a->w, a->sess, TUI_JOB_PRIME, NULL, 0, 0);
     }
+    history_open(a);
     main_loop(a);
 
     screen_end(a);
+    history_close(a);
     app_fini(a);
     free(a);
     return 0;

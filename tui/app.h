@@ -406,6 +406,10 @@ void tui_notice(struct app *a, int is_err, const char *fmt, ...)
 
 /* app.c */
 void tui_send(struct app *a, const char *text);
+/* Edit the saved user message at transcript index TURN (M-e, Enter in F6):
+** its text in the input box, the next send forks at it, and the
+** transcript scrolled to show it. */
+void tui_edit_turn(struct app *a, int turn);
 
 /* session.c: free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
 void tui_free_gen(struct app *a, const char *prompt);

@@ -134,6 +134,7 @@ cfg_default_path(char *buf, size_t cap)
 **   root mapping:  model strategy vocab state_dir preset theme db  -> strings
 **                  clipboard -> "osc52" (the default) or "off"
 **                  language -> "auto" (the default), "en" or "zh"
+**                  history -> "on" (the default) or "off"
 **                  keys -> mapping of action name -> key name
 **                  model_dir stop -> a string or a list of strings
 **                  greeting user bot think ban -> strings (ban: or a list of ids),
@@ -142,6 +143,8 @@ cfg_default_path(char *buf, size_t cap)
 */
 
 #define CFG_MAX_ERRORS 32    /* problems listed; more are counted */
+/* a value of the file quoted in a problem: at most 40 bytes (tui_cut) */
+#define CUT(v) tui_cut((char[48]){ 0 }, 48, (v), 40)
 #define CFG_MAX_DEPTH  64    /* nesting skipped over in an unknown value */
 
 static const struct {
@@ -154,6 +157,7 @@ static const struct {
     { "db", offsetof(tui_config, db) },
     { "clipboard", offsetof(tui_config, clipboard) },
     { "language", offsetof(tui_config, language) },
+    { "history", offsetof(tui_config, history) },
 };
 #define N_STR_FIELDS (sizeof str_fields / sizeof str_fields[0])
 
@@ -346,7 +350,7 @@ load_keys(loader *l, tui_config *c, binding *bound)
             return;
         if (act < 0) {
             suggest(name, names, CFG_ACT_COUNT, hint, sizeof hint);
-            report(l, &km, "in 'keys': unknown action '%.40s'%s", name, hint);
+            report(l, &km, "in 'keys': unknown action '%s'%s", CUT(name), hint);
             if (!skip_node(l))
                 return;
             continue;
@@ -357,8 +361,8 @@ load_keys(loader *l, tui_config *c, binding *bound)
         code = cfg_key_parse(v);
         if (code < 0) {
             report(l, &l->ev.start_mark,
-                   "field '%s' in 'keys': unknown key '%.32s' (F1-F12, C-x, M-x, Tab or one character)",
-                   name, v);
+                   "field '%s' in 'keys': unknown key '%s' (F1-F12, C-x, M-x, Tab or one character)",
+                   name, CUT(v));
             continue;
         }
         if (bound[act].set)
@@ -586,7 +590,7 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                     break;
                 if (f < 0) {
                     suggest(key, names, N_STR_FIELDS + 1 + N_EXTRA, hint, sizeof hint);
-                    report(&l, &km, "unknown field '%.40s'%s", key, hint);
+                    report(&l, &km, "unknown field '%s'%s", CUT(key), hint);
                     if (!skip_node(&l))
                         break;
                     continue;
@@ -604,10 +608,13 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                                CFG_PATH - 1);
                     else if (v && str_fields[f].off == offsetof(tui_config, clipboard) &&
                              strcmp(v, "osc52") != 0 && strcmp(v, "off") != 0)
-                        report(&l, &l.ev.start_mark, "field 'clipboard': '%.40s' is not osc52 or off", v);
+                        report(&l, &l.ev.start_mark, "field 'clipboard': '%s' is not osc52 or off", CUT(v));
                     else if (v && str_fields[f].off == offsetof(tui_config, language) &&
                              strcmp(v, "auto") != 0 && strcmp(v, "en") != 0 && strcmp(v, "zh") != 0)
-                        report(&l, &l.ev.start_mark, "field 'language': '%.40s' is not auto, en or zh", v);
+                        report(&l, &l.ev.start_mark, "field 'language': '%s' is not auto, en or zh", CUT(v));
+                    else if (v && str_fields[f].off == offsetof(tui_config, history) &&
+                             strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+                        report(&l, &l.ev.start_mark, "field 'history': '%s' is not on or off", CUT(v));
                     else if (v)
                         snprintf((char *)out + str_fields[f].off, CFG_PATH, "%s", v);
                 }

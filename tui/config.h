@@ -12,6 +12,7 @@
 **     db: ~/chats.db
 **     clipboard: osc52        (or off: the copy keys do not write OSC 52)
 **     language: auto          (or en, zh: the full-screen client's language)
+**     history: on             (or off: the input history is not kept in a file)
 **     model_dir: [~/models, /srv/rwkv]   # or one folder: F5 lists their checkpoints
 **     greeting: ""                       # the chat's framing ("" = no greeting)
 **     user: Bob
@@ -87,6 +88,7 @@ typedef struct tui_config {
     char db[CFG_PATH];
     char clipboard[CFG_PATH];  /* "osc52" or "" (copy keys write OSC 52), "off" */
     char language[CFG_PATH];   /* "auto" or "" (the environment), "en", "zh" (i18n.h) */
+    char history[CFG_PATH];    /* "on" or "" (history.h), "off" */
     int  keys[CFG_ACT_COUNT];  /* key code per action */
     /* F5's folders of checkpoints (model_dir: one or a list) */
     char model_dir[CFG_MAX_LIST][CFG_PATH];

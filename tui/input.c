@@ -333,26 +333,59 @@ tui_input_kill_word_prev(tui_input *in)
     erase(in, word_start(in, in->cur), in->cur);
 }
 
+static int
+is_blank(const char *s)
+{
+    while (*s && is_space(*s))
+        s++;
+    return *s == '\0';
+}
+
+/* S onto the history unless blank or a repeat of the last entry; 1 if added. */
+static int
+hist_add(tui_input *in, const char *s)
+{
+    if (is_blank(s) || (in->nhist > 0 && strcmp(in->hist[in->nhist - 1], s) == 0))
+        return 0;
+    if (in->nhist == TUI_INPUT_HISTORY) {
+        free(in->hist[0]);
+        memmove(in->hist, in->hist + 1, (in->nhist - 1) * sizeof *in->hist);
+        in->nhist--;
+    }
+    in->hist = tui_xrealloc(in->hist, (in->nhist + 1) * sizeof *in->hist);
+    in->hist[in->nhist++] = tui_xstrdup(s);
+    in->hpos = in->nhist;
+    return 1;
+}
+
+void
+tui_input_remember(tui_input *in, const char *s)
+{
+    hist_add(in, s);
+    if (in->nnew > in->nhist)
+        in->nnew = in->nhist;
+}
+
+const char *
+tui_input_unsent(const tui_input *in)
+{
+    const char *s = in->buf;
+
+    if (in->hpos < in->nhist && strcmp(in->buf, in->hist[in->hpos]) == 0)
+        s = in->draft ? in->draft : "";
+    return is_blank(s) ? NULL : s;
+}
+
 char *
 tui_input_take(tui_input *in)
 {
     char *s;
-    size_t i;
 
-    for (i = 0; i < in->len && is_space(in->buf[i]); i++)
-        ;
-    if (i == in->len)
+    if (is_blank(in->buf))
         return NULL;
     s = tui_xstrdup(in->buf);
-    if (in->nhist == 0 || strcmp(in->hist[in->nhist - 1], s) != 0) {
-        if (in->nhist == TUI_INPUT_HISTORY) {
-            free(in->hist[0]);
-            memmove(in->hist, in->hist + 1, (in->nhist - 1) * sizeof *in->hist);
-            in->nhist--;
-        }
-        in->hist = tui_xrealloc(in->hist, (in->nhist + 1) * sizeof *in->hist);
-        in->hist[in->nhist++] = tui_xstrdup(s);
-    }
+    if (hist_add(in, s) && in->nnew < in->nhist)
+        in->nnew++;
     in->hpos = in->nhist;
     free(in->draft);
     in->draft = NULL;

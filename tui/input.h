@@ -9,7 +9,8 @@
 
 #include <stddef.h>
 
-#define TUI_INPUT_HISTORY 200          /* messages kept for Up/Down */
+#define TUI_INPUT_HISTORY 1000         /* messages kept for Up/Down (and in
+                                          the history file, history.h) */
 #define TUI_INPUT_MAX     (1u << 20)   /* bytes accepted in the box (paste cap) */
 
 typedef struct tui_input {
@@ -20,6 +21,8 @@ typedef struct tui_input {
     size_t  nhist;
     size_t  hpos;         /* == nhist when editing the draft */
     char   *draft;        /* the unsent text while browsing history, owned */
+    size_t  nnew;         /* the newest NNEW entries were added by tui_input_take
+                             (sent in this run: history.c saves them) */
 } tui_input;
 
 void tui_input_init(tui_input *in);
@@ -59,6 +62,13 @@ void tui_input_kill_word_prev(tui_input *in);  /* M-Backspace: to the start of t
 ** it to the history unless empty or equal to the last entry, and clears the
 ** box.  Returns NULL if the box holds only whitespace (nothing is changed). */
 char *tui_input_take(tui_input *in);
+/* Add a copy of S to the history (not counted in NNEW) unless it is blank
+** or equal to the last entry; the oldest entry goes when it is full. */
+void tui_input_remember(tui_input *in, const char *s);
+/* The text not sent: the box's unless it is a history entry recalled
+** unchanged, else the draft kept while browsing the history.  NULL when
+** that is blank.  Borrowed: valid until the next change to IN. */
+const char *tui_input_unsent(const tui_input *in);
 
 /*
 ** Layout for a box WIDTH columns wide (wrapped like the transcript): returns

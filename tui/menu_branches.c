@@ -55,14 +55,13 @@ add_node(tui_menu *m, const store_tree_node *t, const char *prefix, int mark, in
     const char *who = t->role == STORE_ROLE_USER ? TR("You: ") :
                       t->role == STORE_ROLE_ASSISTANT ? "RWKV:" : TR("Start:");
     size_t len = strcspn(t->text, "\n");
+    char first[100], cut[100];
 
-    if (len > 80) {
-        len = 80;
-        while (len > 0 && ((unsigned char)t->text[len] & 0xC0) == 0x80)
-            len--;
-    }
-    snprintf(label, sizeof label, "%c %s%s %.*s", mark ? '*' : ' ', prefix, who, (int)len,
+    /* the first line, its first 80 bytes: more than any row shows */
+    snprintf(first, sizeof first, "%.*s", (int)(len < sizeof first ? len : sizeof first - 1),
              t->text);
+    snprintf(label, sizeof label, "%c %s%s %s", mark ? '*' : ' ', prefix, who,
+             tui_cut(cut, sizeof cut, first, 80));
     if (nsib > 1)
         snprintf(detail, sizeof detail, "< %d/%d >", sib, nsib);
     tui_menu_add(m, label, detail[0] ? detail : NULL, mark ? "*" : NULL, t->id);
@@ -194,9 +193,7 @@ enter(struct app *a, const tui_menu_item *it, int key)
             tui_turn *t = &a->tr.turns[i];
             if (t->store_id != it->id || t->role != TUI_TURN_USER)
                 continue;
-            a->fork_turn = t->store_id;
-            a->fork_pending = 1;
-            tui_input_set(&a->in, t->text.p);
+            tui_edit_turn(a, i);
             tui_notice(a, 0, "edit and send: the message starts a new branch there");
         }
         tui_menu_close(a);
@@ -278,14 +275,14 @@ const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune };
 
 static const tui_menu_keydef branch_keys[] = {
     { TUI_MK_FKEY(KEY_LEFT), TUI_MK_FKEY(KEY_RIGHT), "Left/Right", TR_NOOP("sibling"),
-      TR_NOOP("previous/next sibling of the selected turn"), sibling },
+      TR_NOOP("previous/next sibling of the selected turn"), sibling, 1 },
     { TUI_K_ENTER, 0, "Enter", TR_NOOP("edit/switch"),
       TR_NOOP("on your message in this branch: edit it (starts a branch); elsewhere: switch to "
-      "that branch"), enter },
+      "that branch"), enter, 1 },
     { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", TR_NOOP("delete"),
       TR_NOOP("delete the selected turn and every turn below it (asks first, saying where the chat "
-      "goes; also Delete)"), prune_ask },
-    { 0, 0, NULL, NULL, NULL, NULL }
+      "goes; also Delete)"), prune_ask, 1 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_branches_class = {

@@ -77,7 +77,7 @@ shown(const char *text, char *out, size_t cap)
     char esc[400];
 
     framing_escape(text, esc, sizeof esc, 0);
-    snprintf(out, cap, "%.80s%s", esc, strlen(esc) > 80 ? "..." : "");
+    tui_cut(out, cap, esc, 80);
 }
 
 /* The think mode MODE as F8 shows it: its name and what it writes. */
@@ -287,8 +287,8 @@ tui_framing_preset_load(struct app *a, const char *name)
 static const tui_menu_keydef framing_keys[] = {
     { TUI_K_ENTER, 0, "Enter", TR_NOOP("edit"), TR_NOOP("edit the greeting, a role name, the think mode, the stop "
       "strings (\\n escapes, ',' between) or bans; a new greeting or names start a new session"),
-      pick },
-    { 0, 0, NULL, NULL, NULL, NULL }
+      pick, 1 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_framing_class = {

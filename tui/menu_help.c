@@ -22,7 +22,7 @@ static const char *const fixed_keys[][2] = {
     { TR_NOOP("Search: Enter/Down/C-f"), TR_NOOP("next match; Up, S-Tab: previous; Esc closes") },
     { TR_NOOP("Shift-drag"), TR_NOOP("select text with the mouse while mouse reporting is on (most "
                     "terminals; or M-m turns reporting off)") },
-    { TR_NOOP("Up/Down"), TR_NOOP("move by line; history on the first/last line") },
+    { TR_NOOP("Up/Down"), TR_NOOP("move by line; on the first/last line the history (kept across runs)") },
     { TR_NOOP("Home/End, C-a/C-e"), TR_NOOP("start/end of line (empty box: top/end of transcript)") },
     { TR_NOOP("C-k / C-u / C-w"), TR_NOOP("delete to end of line / to start / word before") },
     { TR_NOOP("Backspace/Delete"), TR_NOOP("delete a whole character") },
@@ -49,6 +49,23 @@ static const char *const fixed_keys[][2] = {
     { TR_NOOP("State files: (none)"), TR_NOOP("back to no state file (the greeting)") },
 };
 
+#define N_FIXED (sizeof fixed_keys / sizeof fixed_keys[0])
+
+/* The menu whose keys fixed row I belongs to ("Sessions: type" is the
+** Sessions menu's: F1 lists it with that menu's rows), or NULL. */
+static const tui_menu_class *
+fixed_menu(size_t i)
+{
+    const char *key = fixed_keys[i][0];
+
+    for (int c = 0; tui_menu_classes[c] != NULL; c++) {
+        size_t n = strlen(tui_menu_classes[c]->name);
+        if (strncmp(key, tui_menu_classes[c]->name, n) == 0 && key[n] == ':')
+            return tui_menu_classes[c];
+    }
+    return NULL;
+}
+
 static const char *
 help_en(const char *s)
 {
@@ -71,10 +88,14 @@ tui_help_rows(const tui_config *cfg, int local, tui_help_row_fn fn, void *ud)
         cfg_key_name(cfg->keys[i], key, sizeof key);
         fn(ud, key, tr(cfg_action_help(i)));
     }
-    for (size_t i = 0; i < sizeof fixed_keys / sizeof fixed_keys[0]; i++)
-        fn(ud, tr(fixed_keys[i][0]), tr(fixed_keys[i][1]));
+    for (size_t i = 0; i < N_FIXED; i++)
+        if (fixed_menu(i) == NULL)
+            fn(ud, tr(fixed_keys[i][0]), tr(fixed_keys[i][1]));
     for (int c = 0; tui_menu_classes[c] != NULL; c++) {
         const tui_menu_class *mc = tui_menu_classes[c];
+        for (size_t i = 0; i < N_FIXED; i++)      /* its rows of the list above first */
+            if (fixed_menu(i) == mc)
+                fn(ud, tr(fixed_keys[i][0]), tr(fixed_keys[i][1]));
         for (const tui_menu_keydef *k = mc->keys; k && k->name; k++) {
             char name[96];
             if (k->help == NULL)
@@ -144,8 +165,8 @@ help_close(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef help_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", NULL, NULL, help_close },
-    { 0, 0, NULL, NULL, NULL, NULL }
+    { TUI_K_ENTER, 0, "Enter", NULL, NULL, help_close, 0 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_help_class = {

@@ -52,8 +52,8 @@ fill_log(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 }
 
 static const tui_menu_keydef log_keys[] = {
-    { TUI_MK_FKEY(KEY_PPAGE), TUI_MK_FKEY(KEY_NPAGE), "PgUp/PgDn", TR_NOOP("scroll"), NULL, NULL },
-    { 0, 0, NULL, NULL, NULL, NULL }
+    { TUI_MK_FKEY(KEY_PPAGE), TUI_MK_FKEY(KEY_NPAGE), "PgUp/PgDn", TR_NOOP("scroll"), NULL, NULL, 0 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_log_class = {

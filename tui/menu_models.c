@@ -131,10 +131,10 @@ strategy_ask(struct app *a, const tui_menu_item *it, int key)
 
 static const tui_menu_keydef model_keys[] = {
     { TUI_K_ENTER, 0, "Enter", TR_NOOP("switch model"), TR_NOOP("switch to the selected model (new session)"),
-      switch_model },
+      switch_model, 1 },
     { CFG_KEY_CTRL('s'), 0, "C-s", TR_NOOP("change strategy"), TR_NOOP("change the strategy (new session)"),
-      strategy_ask },
-    { 0, 0, NULL, NULL, NULL, NULL }
+      strategy_ask, 0 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_models_class = {

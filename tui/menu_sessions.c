@@ -35,7 +35,7 @@ base_name(const char *path)
 static void
 add_session(tui_menu *m, const struct app *a, const store_session *ss)
 {
-    char detail[400], when[32], model[80] = "-", state[80] = "", flagged[84];
+    char detail[400], when[32], model[80] = "-", state[100] = "", flagged[84], cut[80];
     time_t t = (time_t)(ss->updated_ms / 1000);
     struct tm tm;
     store_model mo;
@@ -47,10 +47,11 @@ add_session(tui_menu *m, const struct app *a, const store_session *ss)
     /* model and state file by their file names (the id is what
     ** `--session ID` and `sessions` take) */
     if (ss->model_id != 0 && store_model_get(a->st, ss->model_id, &mo, &err) == RWKV_OK)
-        snprintf(model, sizeof model, "%.79s", base_name(mo.path));
+        tui_cut(model, sizeof model, base_name(mo.path), 76);
     if (ss->state_file_id != 0 &&
         store_statefile_get(a->st, ss->state_file_id, &sf, NULL, &err) == RWKV_OK)
-        snprintf(state, sizeof state, TR("  state %.70s"), sf.path[0] ? base_name(sf.path) : sf.name);
+        snprintf(state, sizeof state, TR("  state %s"),
+                 tui_cut(cut, sizeof cut, sf.path[0] ? base_name(sf.path) : sf.name, 70));
     snprintf(detail, sizeof detail, TR("%lld turns  #%lld  %s%s  %s%s"), (long long)ss->n_turns,
              (long long)ss->id, model, state, when, ss->id == a->sid ? TR("  (open)") : "");
     snprintf(flagged, sizeof flagged, " %s", model);
@@ -169,7 +170,7 @@ rename_ask(struct app *a, const tui_menu_item *it, int key)
 static void
 delete_ask(struct app *a, const tui_menu_item *it, int key)
 {
-    char label[256];
+    char label[256], title[112];
 
     (void)key;
     if (it == NULL)
@@ -180,7 +181,8 @@ delete_ask(struct app *a, const tui_menu_item *it, int key)
         return;
     }
     a->prompt_target = it->id;
-    snprintf(label, sizeof label, TR("delete '%.100s'? (y/n) "), it->label);
+    snprintf(label, sizeof label, TR("delete '%s'? (y/n) "),
+             tui_cut(title, sizeof title, it->label, 100));
     tui_prompt_open(a, TUI_PROMPT_DELETE, label, "");
 }
 
@@ -260,21 +262,21 @@ import_ask(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef session_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", TR_NOOP("resume"), TR_NOOP("resume the selected session"), resume },
-    { CFG_KEY_CTRL('r'), 0, "C-r", TR_NOOP("rename"), TR_NOOP("rename the selected session"), rename_ask },
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("resume"), TR_NOOP("resume the selected session"), resume, 1 },
+    { CFG_KEY_CTRL('r'), 0, "C-r", TR_NOOP("rename"), TR_NOOP("rename the selected session"), rename_ask, 1 },
     { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", TR_NOOP("delete"),
-      TR_NOOP("delete the selected session (asks first; also Delete)"), delete_ask },
+      TR_NOOP("delete the selected session (asks first; also Delete)"), delete_ask, 1 },
     /* C-y ("yank a copy"): C-f searches everywhere, in this list too */
     { CFG_KEY_CTRL('y'), 0, "C-y", TR_NOOP("fork"), TR_NOOP("fork it as a new session (a copy to go on from)"),
-      fork_session },
+      fork_session, 1 },
     { CFG_KEY_CTRL('e'), 0, "C-e", TR_NOOP("export"),
       TR_NOOP("export it to a file: Markdown (the branch), or JSON (the whole tree) for a .json name"),
-      export_ask },
+      export_ask, 1 },
     { CFG_KEY_CTRL('o'), 0, "C-o", TR_NOOP("import"),
-      TR_NOOP("import a session file (a JSON export) as a new session"), import_ask },
+      TR_NOOP("import a session file (a JSON export) as a new session"), import_ask, 0 },
     { CFG_KEY_CTRL('t'), 0, "C-t", TR_NOOP("model"),
-      TR_NOOP("show only the sessions of the next model present (then all again)"), next_model },
-    { 0, 0, NULL, NULL, NULL, NULL }
+      TR_NOOP("show only the sessions of the next model present (then all again)"), next_model, 0 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_sessions_class = {

@@ -56,7 +56,7 @@ list_library(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        char detail[300];
+        char detail[300], cut[256];
         const store_statefile *f = &v[i];
         int imported = f->path[0] == '\0';
         int in_use = imported ? a->state_lib_id == f->id
@@ -71,7 +71,7 @@ list_library(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         else if (imported)
             snprintf(detail, sizeof detail, TR("library, imported, %zu KiB"), (f->size + 1023) / 1024);
         else
-            snprintf(detail, sizeof detail, TR("library: %.250s"), f->path);
+            snprintf(detail, sizeof detail, TR("library: %s"), tui_cut(cut, sizeof cut, f->path, 250));
         tui_menu_add(m, f->name, detail, imported ? "" : f->path, f->id);
     }
     free(v);
@@ -231,13 +231,13 @@ choose(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef state_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", TR_NOOP("switch"), TR_NOOP("start from the selected state file (asks: new session or replay)"), choose },
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("switch"), TR_NOOP("start from the selected state file (asks: new session or replay)"), choose, 1 },
     { CFG_KEY_CTRL('s'), 0, "C-s", TR_NOOP("import into the library"),
-      TR_NOOP("import the file into the library (the database)"), import_state },
+      TR_NOOP("import the file into the library (the database)"), import_state, 1 },
     { CFG_KEY_CTRL('w'), 0, "C-w", TR_NOOP("save the state"),
       TR_NOOP("save the current state as a state file (a persona made from the conversation; "
-      "default folder $XDG_DATA_HOME/rwkv-tui/states)"), save_ask },
-    { 0, 0, NULL, NULL, NULL, NULL }
+      "default folder $XDG_DATA_HOME/rwkv-tui/states)"), save_ask, 0 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_states_class = {
@@ -264,8 +264,8 @@ answer(struct app *a, const tui_menu_item *it, int key)
 }
 
 static const tui_menu_keydef ask_keys[] = {
-    { TUI_K_ENTER, 0, "Enter", TR_NOOP("choose"), NULL, answer },
-    { 0, 0, NULL, NULL, NULL, NULL }
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("choose"), NULL, answer, 0 },
+    { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 
 const tui_menu_class tui_menu_state_ask_class = {

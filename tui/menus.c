@@ -138,38 +138,57 @@ tui_menu_refill(struct app *a, int64_t id)
     a->dirty = 1;
 }
 
+/* Display columns of S. */
+static int
+str_w(const char *s)
+{
+    return tui_str_width(s, strlen(s));
+}
+
+/* Columns of key K's hint in the bottom line: "NAME HINT  ". */
+static int
+hint_width(const tui_menu_keydef *k)
+{
+    return (int)strlen(k->name) + str_w(TR(k->hint)) + 3;
+}
+
 /* The open menu's bottom line in WIDTH columns: its keys' hints, then
 ** "Esc close"; the hints that do not fit give way to "F1 more" (F1 lists
-** every menu's keys). */
+** every menu's keys), and nothing is cut inside a word: what does not fit
+** whole is left out. */
 const char *
 tui_menu_hint(const struct app *a, int width)
 {
     static char buf[480];
-    const char *tail = TR("Esc close"), *more = TR("F1 more  ");
+    const char *tail = TR("Esc close"), *more = TR("F1 more  "), *search = TR("type to search  ");
     const tui_menu_class *c = class_of(a->menu.kind);
-    size_t n = 0, full = 0, w = 0;     /* bytes and cells of BUF */
-    size_t tail_w = (size_t)tui_str_width(tail, strlen(tail));
-    size_t more_w = (size_t)tui_str_width(more, strlen(more));
+    int has_item = tui_menu_selected(&a->menu) != NULL;
+    int full = 0, room = width;
+    size_t n = 0;
 
+    /* whole hints only: "Esc close" first, then (when not all fit) "F1
+    ** more", then the keys in order, each that fits */
     for (const tui_menu_keydef *k = c ? c->keys : NULL; k && k->name; k++)
-        if (k->hint)
-            full += strlen(k->name) + (size_t)tui_str_width(TR(k->hint), strlen(TR(k->hint))) + 3;
+        if (k->hint && (has_item || !k->item))
+            full += hint_width(k);
+    if (str_w(tail) <= room)
+        room -= str_w(tail);
+    else
+        tail = "";
+    if (full > room && str_w(more) <= room)
+        room -= str_w(more);
+    else
+        more = "";
     buf[0] = '\0';
     for (const tui_menu_keydef *k = c ? c->keys : NULL; k && k->name; k++) {
-        const char *h = k->hint ? TR(k->hint) : NULL;
-        size_t len = h ? strlen(k->name) + (size_t)tui_str_width(h, strlen(h)) + 3 : 0;
-        if (len == 0)
+        if (!k->hint || (!has_item && k->item) || hint_width(k) > room)
             continue;
-        if (full + tail_w > (size_t)width && w + len + more_w + tail_w > (size_t)width) {
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", more);
-            break;
-        }
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s  ", k->name, h);
-        w += len;
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s  ", k->name, TR(k->hint));
+        room -= hint_width(k);
     }
-    if (n == 0)
-        n += (size_t)snprintf(buf, sizeof buf, "%s", TR("type to search  "));
-    snprintf(buf + n, sizeof buf - n, "%s", tail);
+    if (full == 0 && str_w(search) <= room)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", search);
+    snprintf(buf + n, sizeof buf - n, "%s%s", more, tail);
     return buf;
 }
 

@@ -46,6 +46,8 @@ typedef struct tui_menu_keydef {
     const char *help;       /* in F1 */
     /* IT: the selected item (NULL when nothing matches); KEY: which code */
     void      (*act)(struct app *a, const tui_menu_item *it, int key);
+    int         item;       /* 1: acts on the selected item, so its hint shows
+                               only while one is selected (not on "(empty)") */
 } tui_menu_keydef;
 
 typedef struct tui_menu_class {

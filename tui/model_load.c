@@ -104,8 +104,8 @@ load_begin(struct app *a, const char *path)
     a->load_frac = 0;
     a->load_pct = -1;
     snprintf(a->load_what, sizeof a->load_what, "%s", TR("opening"));
-    snprintf(a->load_name, sizeof a->load_name, "%.120s",
-             path ? (slash ? slash + 1 : path) : TR("demo model (random weights)"));
+    tui_cut(a->load_name, sizeof a->load_name,
+            path ? (slash ? slash + 1 : path) : TR("demo model (random weights)"), 120);
     if (a->screen)
         tui_view_draw_loading(a);
 }
@@ -120,7 +120,8 @@ find_vocab(const struct app *a, const char *model, char *out, size_t cap, char *
 
     if (v != NULL) {
         if (strlen(v) >= cap) {
-            snprintf(why, why_cap, "vocabulary path too long: %.60s...", v);
+            char cut[64];
+            snprintf(why, why_cap, "vocabulary path too long: %s", tui_cut(cut, sizeof cut, v, 60));
             return 1;
         }
         strcpy(out, v);
@@ -162,7 +163,7 @@ set_names(struct app *a, const char *path)
         return;
     }
     snprintf(a->model_path, sizeof a->model_path, "%s", path);
-    snprintf(a->model_label, sizeof a->model_label, "%.120s", slash ? slash + 1 : path);
+    tui_cut(a->model_label, sizeof a->model_label, slash ? slash + 1 : path, 120);
 }
 
 int

@@ -19,23 +19,28 @@
 #define SAVE_NAME_MAX 40
 
 int
-tui_state_dir(char *buf, size_t cap)
+tui_xdg_path(char *buf, size_t cap, const char *var, const char *home_dir, const char *leaf)
 {
-    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    const char *x = getenv(var), *home = getenv("HOME");
     int n;
 
     if (x != NULL && x[0] == '/')
-        n = snprintf(buf, cap, "%s/rwkv-tui/states", x);
+        n = snprintf(buf, cap, "%s/rwkv-tui/%s", x, leaf);
     else if (home != NULL && home[0] != '\0')
-        n = snprintf(buf, cap, "%s/.local/share/rwkv-tui/states", home);
+        n = snprintf(buf, cap, "%s/%s/rwkv-tui/%s", home, home_dir, leaf);
     else
         return -1;
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
-/* mkdir -p DIR (0700 for what is created).  0 or -1 (errno). */
-static int
-make_dirs(const char *dir)
+int
+tui_state_dir(char *buf, size_t cap)
+{
+    return tui_xdg_path(buf, cap, "XDG_DATA_HOME", ".local/share", "states");
+}
+
+int
+tui_make_dirs(const char *dir)
 {
     char p[1024];
     size_t n = strlen(dir);
@@ -134,7 +139,7 @@ tui_state_save(struct app *a, const char *path_in)
     /* the default folder is ours to create; any other must exist */
     if (tui_state_dir(dir, sizeof dir) == 0 && (dl = strlen(dir)) > 0 &&
         strncmp(path, dir, dl) == 0 && path[dl] == '/' && strchr(path + dl + 1, '/') == NULL &&
-        make_dirs(dir) != 0) {
+        tui_make_dirs(dir) != 0) {
         tui_notice(a, 1, "%s: cannot create the folder: %s", dir, strerror(errno));
         return -1;
     }

@@ -19,6 +19,12 @@ struct app;
 ** $XDG_DATA_HOME/rwkv-tui/states (~/.local/share/rwkv-tui/states) into BUF.
 ** 0, or -1 when neither XDG_DATA_HOME nor HOME is set. */
 int  tui_state_dir(char *buf, size_t cap);
+/* $VAR/rwkv-tui/LEAF (VAR an XDG base directory variable, used when it is
+** an absolute path), else $HOME/HOME_DIR/rwkv-tui/LEAF, into BUF.  0, or -1
+** when neither is set (or BUF is too small). */
+int  tui_xdg_path(char *buf, size_t cap, const char *var, const char *home_dir, const char *leaf);
+/* mkdir -p DIR (0700 for what is created).  0 or -1 (errno). */
+int  tui_make_dirs(const char *dir);
 /* C-w in F3: the path prompt, pre-filled with DIR/NAME.pth (NAME from the
 ** session title, else the date; a name not yet taken).  A notice instead
 ** while a job runs. */

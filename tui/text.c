@@ -258,6 +258,43 @@ tui_char_len(const char *s, size_t n)
     return tui_cluster(s, n, &w, &d);
 }
 
+const char *
+tui_ellipsis(void)
+{
+    return MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...";
+}
+
+char *
+tui_cut(char *out, size_t cap, const char *s, size_t max)
+{
+    const char *ell = tui_ellipsis();
+    size_t n = strlen(s), el = strlen(ell), k = 0;
+
+    if (cap == 0)
+        return out;
+    if (n <= max && n < cap) {
+        memcpy(out, s, n + 1);
+        return out;
+    }
+    if (cap <= el + 1) {              /* no room for even the ellipsis */
+        out[0] = '\0';
+        return out;
+    }
+    if (max > cap - el - 1)
+        max = cap - el - 1;
+    while (k < n) {
+        size_t c = tui_char_len(s + k, n - k);
+        if (k + c > max)
+            break;
+        k += c;
+    }
+    while (k > 0 && s[k - 1] == ' ')   /* "word…", not "word …" */
+        k--;
+    memcpy(out, s, k);
+    memcpy(out + k, ell, el + 1);
+    return out;
+}
+
 /* A cluster starts at every code point that can join nothing before it:
 ** not Extend, not a regional indicator, not a pictograph.  Stepping back
 ** to one of those bounds the forward segmentation tui_char_prev needs;
@@ -314,6 +351,56 @@ spans_add(spans *sp, size_t off, size_t len, int cols)
     sp->n++;
 }
 
+/*
+** Kinsoku, the basic rule of CJK line breaking: a row does not start with
+** closing punctuation (、。，）」 and the like, ASCII ones after CJK too) nor
+** end with opening punctuation (（「 ...).  tui_wrap then breaks before the
+** character in front instead, pulling it down with the punctuation.
+*/
+static const char no_start_chars[] =
+    "!),.:;?]}\xc2\xa2\xc2\xb0\xc2\xbb"                 /* ¢ ° » */
+    "\xe2\x80\x99\xe2\x80\x9d\xe2\x80\xa6\xe2\x80\xa5\xe2\x80\xb0" /* ’ ” … ‥ ‰ */
+    "、。〃〉》」』】〕〗〙〛〞〟々ゝゞ・ーヽヾ"
+    "！％），．：；？］｝～｡｣､";
+static const char no_end_chars[] =
+    "([{\xc2\xab\xe2\x80\x98\xe2\x80\x9c"               /* « ‘ “ */
+    "〈《「『【〔〖〘〚〝（［｛｢＄￥";
+
+/* 1 when CP is one of the UTF-8 characters in SET. */
+static int
+cp_in(uint32_t cp, const char *set)
+{
+    size_t n = strlen(set);
+
+    for (size_t i = 0; i < n;) {
+        uint32_t c;
+        i += tui_next_cp(set + i, n - i, &c);
+        if (c == cp)
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when a row may end after BEFORE and the next start with AFTER. */
+static int
+kinsoku_ok(uint32_t before, uint32_t after)
+{
+    /* the common case at once: ideographs, kana and letters are neither */
+    if ((before >= 0x4e00 && before <= 0x9fff) && (after >= 0x4e00 && after <= 0x9fff))
+        return 1;
+    return !cp_in(after, no_start_chars) && !cp_in(before, no_end_chars);
+}
+
+/* The code point at S (N > 0 bytes). */
+static uint32_t
+next_cp(const char *s, size_t n)
+{
+    uint32_t cp;
+
+    tui_next_cp(s, n, &cp);
+    return cp;
+}
+
 size_t
 tui_wrap(const char *text, size_t n, int width, tui_span **out)
 {
@@ -324,6 +411,7 @@ tui_wrap(const char *text, size_t n, int width, tui_span **out)
      * (bytes) with BRK_COLS columns and the next row start at BRK_NEXT. */
     size_t brk_end = 0, brk_next = 0;
     int brk_cols = 0, have_brk = 0;
+    uint32_t prev = 0;                         /* the character before I */
 
     if (width < 1)
         width = 1;
@@ -357,7 +445,7 @@ tui_wrap(const char *text, size_t n, int width, tui_span **out)
             have_brk = 0;
             continue;                          /* re-examine this character */
         }
-        if (w == 2 && i > row) {              /* may break before a wide char */
+        if (w == 2 && i > row && kinsoku_ok(prev, cp)) {   /* may break before a wide char */
             brk_end = i;
             brk_next = i;
             brk_cols = cols;
@@ -371,12 +459,13 @@ tui_wrap(const char *text, size_t n, int width, tui_span **out)
             have_brk = 1;
         }
         cols += w;
-        if (w == 2) {                          /* and after a wide char */
+        if (w == 2 && (i >= n || kinsoku_ok(cp, next_cp(text + i, n - i)))) {   /* and after one */
             brk_end = i;
             brk_next = i;
             brk_cols = cols;
             have_brk = 1;
         }
+        prev = cp;
     }
     spans_add(&sp, row, n - row, cols);
     *out = sp.v;

@@ -68,6 +68,19 @@ int tui_str_width(const char *s, size_t n);
 size_t tui_char_len(const char *s, size_t n);
 size_t tui_char_prev(const char *s, size_t pos);
 
+/* The ellipsis that ends a cut text: "\u2026" (one cell) in a UTF-8 locale,
+** else "...".  Static string. */
+const char *tui_ellipsis(void);
+
+/*
+** The one rule for shortening text into a message or a row: at most MAX
+** bytes of S, cut after a whole character (never inside a UTF-8 sequence
+** nor between a character and its combining marks; spaces before the cut
+** dropped), then tui_ellipsis() when anything was cut; into OUT (CAP bytes, which also bounds it).
+** Returns OUT.
+*/
+char *tui_cut(char *out, size_t cap, const char *s, size_t max);
+
 /* One wrapped row: bytes [off, off+len) of the text, COLS display columns. */
 typedef struct tui_span {
     size_t off, len;
@@ -77,7 +90,9 @@ typedef struct tui_span {
 /*
 ** Wrap N bytes of TEXT to WIDTH columns (WIDTH >= 1): '\n' ends a row; rows
 ** break after a space or before/after a wide (CJK) character where possible,
-** else at any character.  A space at a break is not shown.  Every row fits
+** else at any character.  Kinsoku: a row does not start with closing
+** punctuation (、。，）」...) nor end with opening punctuation (（「...); the
+** character before comes down with it instead.  A space at a break is not shown.  Every row fits
 ** in WIDTH except a single wide character when WIDTH is 1.  Returns the row
 ** count (>= 1: empty text is one empty row); *OUT is malloc'ed, owned by
 ** the caller (free()).

@@ -423,16 +423,17 @@ theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap)
             for (int k = 0; k < 2; k++) {
                 const char *v = k == 0 ? s->fg : s->bg;
                 const char *f = k == 0 ? "fg" : "bg";
+                char cut[48];
                 int c;
                 if (v == NULL)
                     continue;
                 c = theme_parse_color(v);
                 if (c == -2) {
                     snprintf(msg, msg_cap,
-                             "%s:%ld: field '%s' in '%s': unknown colour '%.40s' "
+                             "%s:%ld: field '%s' in '%s': unknown colour '%s' "
                              "(a name like 'cyan', a number 0-255 or #rrggbb)",
                              path, find_line(text, role_table[i].key, f), f,
-                             role_table[i].key, v);
+                             role_table[i].key, tui_cut(cut, sizeof cut, v, 40));
                     goto out;
                 }
                 if (k == 0)

@@ -239,9 +239,11 @@ tui_view_bar_text(char *out, size_t cap, const char *label, double frac, int bar
              (int)(frac * 100), detail && detail[0] ? " " : "", detail ? detail : "");
 }
 
-/* Seconds as "7s", "3m05s", "2h10m". */
 #define TUI_STATUS_LEFT_MIN 24   /* columns of model/state kept beside a bar */
+#define TUI_STATUS_TITLE_MAX 24  /* columns of the session title in the status line */
+#define TUI_STATUS_TITLE_MIN 12  /* ... when it gives way to the speeds */
 
+/* Seconds as "7s", "3m05s", "2h10m". */
 static void
 fmt_eta(char *out, size_t cap, double s)
 {
@@ -331,36 +333,62 @@ think_label(const struct app *a, char *buf, size_t cap)
     return buf;
 }
 
+/* The session title for the status line, in at most MAXW columns (whole
+** characters, then the ellipsis) into OUT.  Returns its width. */
+static int
+status_title(const struct app *a, int maxw, char *out, size_t cap)
+{
+    const char *t = a->sid ? (a->session_title[0] ? a->session_title : TR("(untitled)"))
+                           : TR("new");
+    int ew = tui_str_width(tui_ellipsis(), strlen(tui_ellipsis()));
+    tui_span *sp;
+
+    if (tui_str_width(t, strlen(t)) <= maxw || maxw <= ew) {
+        snprintf(out, cap, "%s", t);
+    } else {
+        tui_wrap(t, strlen(t), maxw - ew, &sp);
+        snprintf(out, cap, "%.*s%s", (int)sp[0].len, t, tui_ellipsis());
+        free(sp);
+    }
+    return tui_str_width(out, strlen(out));
+}
+
+/* The status line's left part (model, strategy, think mode, state, the
+** session title in at most TITLE_W columns, tokens) into LEFT.  Returns
+** the title's width. */
+static int
+status_left(const struct app *a, int title_w, char *left, size_t cap)
+{
+    char title[STORE_TITLE_MAX], think[32], cut[208];
+    const char *state = a->state_path[0] ? strrchr(a->state_path, '/') : NULL;
+    int tw = status_title(a, title_w, title, sizeof title);
+
+    state = state ? state + 1 : (a->state_path[0] ? a->state_path : TR("none"));
+    if (a->model)
+        snprintf(left, cap, TR(" %s | %s | %sstate: %s | session: %s | %llu tok"),
+                 a->model_label, rwkv_model_info(a->model)->strategy,
+                 think_label(a, think, sizeof think), tui_cut(cut, sizeof cut, state, 200),
+                 title, (unsigned long long)a->ctx_tokens);
+    else
+        snprintf(left, cap, " %s", a->load_name);
+    return tw;
+}
+
+static int puts_cut(int y, int x, const char *s, int maxw, int attr);
+
 static void
 draw_status(struct app *a)
 {
     int st = tui_role_attr(a, THEME_ROLE_STATUS);
-    char left[1600], full[400], mid[400], shrt[400], title[STORE_TITLE_MAX], think[32];
-    const char *state = a->state_path[0] ? strrchr(a->state_path, '/') : NULL;
-    int x = 0, room, lw;
+    char left[1600], full[400], mid[400], shrt[400];
+    int x = 0, room, lw, tw;
     const char *right;
 
     fill(0, 0, a->cols, st);
     if (a->launch.demo)
         x += puts_(0, 0, TR(" DEMO MODEL (random weights) "), a->cols,
                    tui_role_attr(a, THEME_ROLE_STATUS_DEMO));
-    state = state ? state + 1 : (a->state_path[0] ? a->state_path : TR("none"));
-    /* the session title, at most 24 columns */
-    {
-        const char *t = a->sid ? (a->session_title[0] ? a->session_title : TR("(untitled)"))
-                               : TR("new");
-        tui_span *sp;
-        tui_wrap(t, strlen(t), 24, &sp);
-        snprintf(title, sizeof title, "%.*s%s", (int)sp[0].len, t, sp[0].len < strlen(t) ? "~" : "");
-        free(sp);
-    }
-    if (a->model)
-        snprintf(left, sizeof left, TR(" %s | %s | %sstate: %.200s | session: %s | %llu tok"),
-                 a->model_label, rwkv_model_info(a->model)->strategy,
-                 think_label(a, think, sizeof think), state,
-                 title, (unsigned long long)a->ctx_tokens);
-    else
-        snprintf(left, sizeof left, " %s", a->load_name);
+    tw = status_left(a, TUI_STATUS_TITLE_MAX, left, sizeof left);
     status_right(a, full, mid, shrt, sizeof full);
     room = a->cols - x;
     lw = tui_str_width(left, strlen(left));
@@ -378,15 +406,21 @@ draw_status(struct app *a)
         right = shrt;
     {
         int rw = tui_str_width(right, strlen(right));
+        int over = tui_str_width(left, strlen(left)) - (room - rw);
         if (rw + 16 <= room) {
-            put(0, x, left, strlen(left), room - rw, st);
+            /* too long beside the speeds: the title gives way first (its
+            ** head and an ellipsis), so the token count stays */
+            if (over > 0 && a->model && !a->loading)
+                status_left(a, tw - over > TUI_STATUS_TITLE_MIN ? tw - over : TUI_STATUS_TITLE_MIN,
+                            left, sizeof left);
+            puts_cut(0, x, left, room - rw, st);
             put(0, a->cols - rw, right, strlen(right), rw, st);
         } else if (a->loading || a->busy) {
             /* narrow (80 columns beside the demo label): the bar or
             ** "generating" matters more than the labels */
             put(0, x, right, strlen(right), room, st);
         } else {
-            put(0, x, left, strlen(left), room, st);
+            puts_cut(0, x, left, room, st);
         }
     }
 }
@@ -582,13 +616,6 @@ draw_transcript(struct app *a, int top, int h, int w)
     }
 }
 
-/* The ellipsis of a cut text: one cell in a UTF-8 locale, else "...". */
-static const char *
-ellipsis(void)
-{
-    return MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "...";
-}
-
 /* S in at most MAXW cells at (Y, X), its end an ellipsis when it is cut.
 ** Returns the cells written. */
 static int
@@ -599,7 +626,7 @@ puts_cut(int y, int x, const char *s, int maxw, int attr)
     if (maxw <= ew || tui_str_width(s, strlen(s)) <= maxw)
         return puts_(y, x, s, maxw, attr);
     w = puts_(y, x, s, maxw - ew, attr);
-    return w + puts_(y, x + w, ellipsis(), ew, attr);
+    return w + puts_(y, x + w, tui_ellipsis(), ew, attr);
 }
 
 /* A parameter's value VAL (ASCII, as params_format writes it) in at most
@@ -608,7 +635,7 @@ puts_cut(int y, int x, const char *s, int maxw, int attr)
 static int
 fit_value(char *val, size_t cap, int room)
 {
-    const char *ell = ellipsis();
+    const char *ell = tui_ellipsis();
     size_t el = strlen(ell), len = strlen(val), head, tail;
     int ew = MB_CUR_MAX > 1 ? 1 : 3;
 
@@ -758,7 +785,7 @@ put_line_input(int y, int x, const tui_input *in, int room, int attr)
 static int
 put_prompt_label(struct app *a, int y, int attr)
 {
-    const char *l = a->prompt_label, *ell = ellipsis();
+    const char *l = a->prompt_label, *ell = tui_ellipsis();
     const char *tail = tui_prompt_yesno(a->prompt_kind) ? strstr(l, "(y/n)") : NULL;
     int max = tail ? a->cols - 1 : a->cols - 1 - a->cols / 3;
     int x;
@@ -849,7 +876,7 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
             char more[48], key[16];
             int mw;
             cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
-            snprintf(more, sizeof more, TR("%s (%s: log)"), ellipsis(), key);
+            snprintf(more, sizeof more, TR("%s (%s: log)"), tui_ellipsis(), key);
             mw = tui_str_width(more, strlen(more));
             x = puts_(y, 0, a->notice, a->cols - mw > 0 ? a->cols - mw : 0, na);
             puts_(y, x, more, a->cols - x, ka);
@@ -949,30 +976,49 @@ draw_notice_popup(struct app *a, int top, int h)
     a->notice_popup = 1;
 }
 
-/* "more above" / "more below" marks at the right end of the first and
-** last list rows (Y0, LIST_H rows) when the list is cut; one row: both. */
+/* The "more above" / "more below" marks of a list cut to LIST_H rows in a
+** box W wide: MK[0] for its first row, MK[1] for its last ("" = none; one
+** row: both in MK[0]). */
 static void
-draw_menu_marks(struct app *a, const tui_menu *m, int x0, int w, int y0, int list_h)
+menu_marks(const tui_menu *m, int w, int list_h, char mk[2][128])
 {
     size_t above = m->top;
     size_t below = m->nvis > m->top + (size_t)list_h ? m->nvis - m->top - (size_t)list_h : 0;
     int utf8 = MB_CUR_MAX > 1, wide = w >= 40;
     const char *up = utf8 ? "\xe2\x86\x91" : "^", *down = utf8 ? "\xe2\x86\x93" : "v";
-    int attr = tui_role_attr(a, THEME_ROLE_MENU_TITLE);
-    char mk[2][64];
 
-    snprintf(mk[0], sizeof mk[0], wide ? TR(" %s %zu more above ") : " %s%zu ", up, above);
-    snprintf(mk[1], sizeof mk[1], wide ? TR(" %s %zu more below ") : " %s%zu ", down, below);
+    mk[0][0] = mk[1][0] = '\0';
+    if (above)
+        snprintf(mk[0], 64, wide ? TR(" %s %zu more above ") : " %s%zu ", up, above);
+    if (below)
+        snprintf(mk[1], 64, wide ? TR(" %s %zu more below ") : " %s%zu ", down, below);
     if (list_h == 1 && above && below) {
-        char both[128];
-        snprintf(both, sizeof both, "%s%s", mk[0], mk[1] + 1);
-        int bw = tui_str_width(both, strlen(both));
-        puts_(y0, x0 + w - bw > x0 ? x0 + w - bw : x0, both, w, attr);
-        return;
+        size_t n = strlen(mk[0]);
+        snprintf(mk[0] + n, 128 - n, "%s", mk[1] + 1);
+        mk[1][0] = '\0';
     }
+}
+
+/* Columns the mark on list row ROW takes (its text gives way to it). */
+static int
+menu_mark_w(char mk[2][128], int row, int list_h)
+{
+    const char *s = row == 0 ? mk[0] : row == list_h - 1 ? mk[1] : "";
+
+    if (row == 0 && row == list_h - 1 && mk[1][0])
+        s = mk[1];
+    return tui_str_width(s, strlen(s));
+}
+
+/* The marks at the right end of the first and last list rows (Y0). */
+static void
+draw_menu_marks(struct app *a, char mk[2][128], int x0, int w, int y0, int list_h)
+{
+    int attr = tui_role_attr(a, THEME_ROLE_MENU_TITLE);
+
     for (int k = 0; k < 2; k++) {
         int mw = tui_str_width(mk[k], strlen(mk[k]));
-        if (k == 0 ? above == 0 : below == 0)
+        if (mw == 0)
             continue;
         puts_(k == 0 ? y0 : y0 + list_h - 1, x0 + w - mw > x0 ? x0 + w - mw : x0, mk[k], w,
               attr);
@@ -1055,7 +1101,7 @@ draw_menu(struct app *a, int top, int h)
     int w = m->widest + 4 > TUI_MENU_W ? m->widest + 4 : TUI_MENU_W;
     int bh, x0, y0, list_h, whole;
     int body = tui_role_attr(a, THEME_ROLE_MENU);
-    char line[160];
+    char line[160], mk[2][128];
 
     if (w > TUI_MENU_MAX_W)
         w = TUI_MENU_MAX_W;
@@ -1090,18 +1136,21 @@ draw_menu(struct app *a, int top, int h)
     m->list_x = x0;
     m->list_w = w;
     m->list_h = list_h;
+    menu_marks(m, w, list_h, mk);
     for (int i = 0; i < list_h && m->top + (size_t)i < m->nvis; i++) {
         const tui_menu_item *it = &m->items[m->vis[m->top + (size_t)i]];
         int y = y0 + 1 + i;
         int sel = m->top + (size_t)i == m->sel;
         int attr = sel ? tui_role_attr(a, THEME_ROLE_MENU_SELECTED) : body;
+        int mw = menu_mark_w(mk, i, list_h);
+        int tw = mw ? w - 2 - mw : w - 4;  /* a row with a mark ends before it */
         int lw;
 
         if (sel)
             fill(y, x0, w, attr);
-        lw = puts_cut(y, x0 + 2, it->label, w - 4, attr);
-        if (it->detail && lw + 4 < w - 4)
-            puts_cut(y, x0 + 2 + lw + 2, it->detail, w - 4 - lw - 2,
+        lw = puts_cut(y, x0 + 2, it->label, tw, attr);
+        if (it->detail && lw + 4 < tw)
+            puts_cut(y, x0 + 2 + lw + 2, it->detail, tw - lw - 2,
                      sel ? attr : tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
         if (sel && whole > 0 && tui_menu_item_width(it) > w - 4) {
             attrset(tui_role_attr(a, THEME_ROLE_BORDER));
@@ -1109,7 +1158,7 @@ draw_menu(struct app *a, int top, int h)
             draw_menu_whole(a, it, y0 + 2 + list_h, x0 + 2, w - 4, whole - 1);
         }
     }
-    draw_menu_marks(a, m, x0, w, y0 + 1, list_h);
+    draw_menu_marks(a, mk, x0, w, y0 + 1, list_h);
     if (m->nvis == 0 && bh > 2)
         puts_(y0 + 1, x0 + 2, m->n ? TR("(no match)") : TR("(empty)"), w - 4,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));

@@ -124,13 +124,13 @@ tui_yaml_message(const tui_yaml_log *log, const char *path, const char *text,
         /* the key's own line: first "KEY:" at or after the mapping's line */
         char key[64];
         long l = key_line(text, what + 16, line);
-        snprintf(key, sizeof key, "%.63s", what + 16);
+        tui_cut(key, sizeof key, what + 16, 60);
         if (l > 0)
             line = l;
         if (field[0])
-            snprintf(what, sizeof what, "unknown field '%.63s' in '%.63s'", key, field);
+            snprintf(what, sizeof what, "unknown field '%s' in '%s'", key, field);
         else
-            snprintf(what, sizeof what, "unknown field '%.63s'", key);
+            snprintf(what, sizeof what, "unknown field '%s'", key);
         field[0] = parent[0] = '\0';
     }
     if (strncmp(what, "libyaml: ", 9) == 0)

@@ -2,7 +2,8 @@
 # ends in lib.sh so tests/run.sh does not run it as a test).
 #
 #   tui_start [args...]   start the real binary in a private tmux server
-#                         (120x40, --demo, a temp --db and XDG_CONFIG_HOME)
+#                         (120x40, --demo, a temp --db, XDG_CONFIG_HOME and
+#                         XDG_STATE_HOME: the input history's file)
 #   wait_for PATTERN [S]  poll the screen until an extended regex matches
 #   screen                the screen as text
 #   keys KEYS...          tmux send-keys
@@ -15,6 +16,8 @@ SOCK=rwkvtest-$$
 RUNS=0
 export XDG_CONFIG_HOME=$TMP/config
 mkdir -p "$XDG_CONFIG_HOME"
+# the input history file goes here, never to the developer's own
+export XDG_STATE_HOME=$TMP/state
 DB=$TMP/sessions.db
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 # English, whatever the developer's desktop language (LANGUAGE would win
@@ -53,7 +56,7 @@ tui_start() {
     RUNS=$((RUNS + 1))
     local extra="--demo --db $DB"
     [ "${NODEMO:-0}" = 1 ] && extra=""
-    tmx_fresh "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${TUI_ENV:-} \
+    tmx_fresh "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${TUI_ENV:-} \
              '$RWKV_TUI' $extra $* 2>'$TMP/stderr.$RUNS'; echo EXIT=\$?; sleep 600"
     tmx set-option -g window-size manual >/dev/null 2>&1
     wait_for 'F1 help|F1 帮助|terminal too small|终端太小|EXIT=' 10

@@ -188,6 +188,28 @@ test_wrapping(void)
     TEST_COND("wide char in width 1", wrap_is("\xe4\xb8\x80x", 1, "\xe4\xb8\x80|x"));
 }
 
+/* Kinsoku: no row starts with closing punctuation or ends with opening
+** punctuation; the character before is pulled down instead. */
+static void
+test_kinsoku(void)
+{
+    TEST_COND("、 does not start a row: 三 comes down with it",
+              wrap_is("一二三、四", 6, "一二|三、四"));
+    TEST_COND("。 likewise", wrap_is("一二三。", 6, "一二|三。"));
+    TEST_COND("，） likewise", wrap_is("一二三，四五六）七", 6, "一二|三，四|五六）|七"));
+    TEST_COND("」 likewise", wrap_is("「一二」", 6, "「一|二」"));
+    TEST_COND("「 does not end a row", wrap_is("一二「三」", 6, "一二|「三」"));
+    TEST_COND("（ likewise", wrap_is("一二（三）", 6, "一二|（三）"));
+    TEST_COND("ASCII comma after CJK", wrap_is("一二,三", 4, "一|二,|三"));
+    TEST_COND("the demo note: 、 stays on its line",
+              wrap_is("它展示界面、会话和分支", 10, "它展示界|面、会话和|分支"));
+    TEST_COND("only punctuation: broken anywhere (widths kept)",
+              wrap_is("、、、、、", 4, "、、|、、|、"));
+    TEST_COND("fits: nothing moves", wrap_is("一二、", 6, "一二、"));
+    TEST_COND("no break possible but the rule: kept at width",
+              wrap_is("一、二、三、", 4, "一、|二、|三、"));
+}
+
 static void
 test_sanitiser(void)
 {
@@ -284,6 +306,34 @@ test_transcript_rows(void)
     }
 }
 
+/* tui_cut: the one rule for a shortened text (whole characters, "…") */
+static void
+test_cut(void)
+{
+    char out[64], tiny[5];
+    /* 40 CJK characters, 120 bytes */
+    const char *title = "一二三四五六七八九十一二三四五六七八九十"
+                        "一二三四五六七八九十一二三四五六七八九十";
+
+    TEST_COND("short text as it is", strcmp(tui_cut(out, sizeof out, "abc", 10), "abc") == 0);
+    TEST_COND("exactly MAX: not cut", strcmp(tui_cut(out, sizeof out, "abcd", 4), "abcd") == 0);
+    TEST_COND("ASCII cut with an ellipsis",
+              strcmp(tui_cut(out, sizeof out, "abcdef", 4), "abcd\xe2\x80\xa6") == 0);
+    TEST_CONDF(strcmp(tui_cut(out, sizeof out, title, 10), "一二三\xe2\x80\xa6") == 0,
+               "CJK: 10 bytes -> 3 whole characters and the ellipsis (got '%s')", out);
+    TEST_COND("the output's size bounds it too",
+              strcmp(tui_cut(out, 16, title, 100), "一二三四\xe2\x80\xa6") == 0);
+    TEST_COND("e + acute kept whole",
+              strcmp(tui_cut(out, sizeof out, "ae\xcc\x81z", 2), "a\xe2\x80\xa6") == 0);
+    TEST_COND("no space before the ellipsis",
+              strcmp(tui_cut(out, sizeof out, "word word", 5), "word\xe2\x80\xa6") == 0);
+    TEST_COND("no room for the ellipsis: empty", tui_cut(tiny, 3, "abcdef", 2)[0] == '\0');
+    setlocale(LC_ALL, "C");
+    TEST_COND("without UTF-8: \"...\"", strcmp(tui_cut(out, sizeof out, "abcdef", 3), "abc...") == 0);
+    if (setlocale(LC_ALL, "C.UTF-8") == NULL)
+        setlocale(LC_ALL, "en_US.UTF-8");
+}
+
 int
 main(void)
 {
@@ -294,7 +344,9 @@ main(void)
     test_clusters();
     test_cluster_walk();
     test_wrapping();
+    test_kinsoku();
     test_sanitiser();
     test_transcript_rows();
+    test_cut();
     return TEST_REPORT();
 }

@@ -1,0 +1,50 @@
+/*
+** history.h -- the input box's history kept across runs: what was sent,
+** and the draft left in the box at quit, in one small file,
+** $XDG_STATE_HOME/rwkv-tui/history (~/.local/state/rwkv-tui/history), mode
+** 0600, written atomically (core/io/fileio.h).
+**
+** One history for the user, not one per session database: like a shell's,
+** it records what was typed at this keyboard, and Up already reaches across
+** sessions within a run.  `history: off` in the config (or --no-db, which
+** saves nothing) keeps it from being written.
+**
+** Format: the line "rwkv-tui history 1", then one entry a line, oldest
+** first: "s TEXT" (sent) or "d TEXT" (the draft left at quit; at most one,
+** the last line).  TEXT escapes '\\' as "\\\\", newline as "\\n" and CR as
+** "\\r"; every other byte is itself, so any text round-trips.  At most
+** TUI_INPUT_HISTORY entries, each cut to TUI_HISTORY_ENTRY_MAX bytes on a
+** whole character.
+*/
+#ifndef RWKV_TUI_HISTORY_H
+#define RWKV_TUI_HISTORY_H
+
+#include <stddef.h>
+
+#include "../core/status.h"
+#include "input.h"
+
+#define TUI_HISTORY_ENTRY_MAX (16u << 10)   /* bytes kept of one entry */
+
+/* The history file's path into BUF.  0, or -1 when neither XDG_STATE_HOME
+** (absolute) nor HOME is set. */
+int tui_history_path(char *buf, size_t cap);
+
+/*
+** Load PATH into IN's history (its entries replaced, the draft the last
+** one).  A missing file is an empty history.  Returns 0, 1 when the file
+** held a draft (the first Up brings it back), or -1 with ERR one line
+** (unreadable, damaged: IN's history is then left empty).
+*/
+int tui_history_load(tui_input *in, const char *path, rwkv_err *err);
+
+/*
+** Save IN's history and DRAFT (NULL or blank: none) to PATH, its folder
+** created when missing.  The file is read again first, so the entries
+** another client saved meanwhile are kept: the file's entries, then the
+** ones sent in this run (IN->nnew), then the draft, the newest
+** TUI_INPUT_HISTORY kept.  0, or -1 with ERR one line.
+*/
+int tui_history_save(const tui_input *in, const char *draft, const char *path, rwkv_err *err);
+
+#endif
