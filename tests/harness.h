@@ -249,6 +249,25 @@ test_rm_rf(const char *path)
     return rmdir(path) != 0 ? -1 : rc;
 }
 
+/* Text a callback streams (chat text, JSON writers), kept while it fits in
+** BUF, NUL-terminated: test_text_put is the callback, UD a test_text. */
+typedef struct test_text {
+    char   buf[16384];
+    size_t len;
+} test_text;
+
+static inline void
+test_text_put(void *ud, const char *text, size_t len)
+{
+    test_text *s = ud;
+
+    if (s->len + len < sizeof s->buf) {
+        memcpy(s->buf + s->len, text, len);
+        s->len += len;
+        s->buf[s->len] = '\0';
+    }
+}
+
 /* Remove the temporary directory and all in it (kept when KEEP_TMP is set,
 ** to look at). */
 static inline void

@@ -25,23 +25,6 @@
 
 #define N_MAX 64          /* the uncut run's max_tokens */
 
-struct sink {
-    char   buf[16384];
-    size_t len;
-};
-
-static void
-on_text(void *ud, const char *text, size_t len)
-{
-    struct sink *s = ud;
-
-    if (s->len + len < sizeof s->buf) {
-        memcpy(s->buf + s->len, text, len);
-        s->len += len;
-        s->buf[s->len] = 0;
-    }
-}
-
 /* A reply's record, copied. */
 struct rec {
     int32_t ids[4 * N_MAX];
@@ -93,10 +76,10 @@ open_model(void)
 static const char *stop_str;
 
 static chat *
-new_chat(rwkv_model *m, const tok *bt, uint64_t seed, int max_tokens, struct sink *s)
+new_chat(rwkv_model *m, const tok *bt, uint64_t seed, int max_tokens, test_text *s)
 {
     chat_config cfg;
-    chat_callbacks cb = { .text = on_text, .ud = s };
+    chat_callbacks cb = { .text = test_text_put, .ud = s };
     chat *ch = NULL;
     rwkv_err err;
 
@@ -148,7 +131,7 @@ cut_reply(chat *ch, size_t k, int by_cancel, rwkv_err *err)
 ** the turn start.  NULL on failure.
 */
 static chat *
-resumed(rwkv_model *m, const tok *bt, chat *ch, uint64_t seed, struct sink *s, int turn_start)
+resumed(rwkv_model *m, const tok *bt, chat *ch, uint64_t seed, test_text *s, int turn_start)
 {
     chat *r = new_chat(m, bt, seed, N_MAX, s);
     const chat_turn *t = chat_turn_at(ch, 0);
@@ -169,7 +152,7 @@ static int
 check_cut(rwkv_model *m, const tok *bt, uint64_t seed, const struct rec *u, size_t k,
           int by_cancel)
 {
-    struct sink s = { .len = 0 };
+    test_text s = { .len = 0 };
     chat *ch = new_chat(m, bt, seed, by_cancel ? N_MAX : (int)k, &s), *r;
     const chat_turn *t;
     rwkv_err err;
@@ -204,7 +187,7 @@ check_cut(rwkv_model *m, const tok *bt, uint64_t seed, const struct rec *u, size
 static int
 uncut(rwkv_model *m, const tok *bt, uint64_t seed, struct rec *u)
 {
-    struct sink s = { .len = 0 };
+    test_text s = { .len = 0 };
     chat *ch = new_chat(m, bt, seed, N_MAX, &s);
     rwkv_err err;
     int ok = ch != NULL && chat_submit(ch, msg, strlen(msg), &err) == RWKV_OK &&
@@ -277,7 +260,7 @@ test_bit_exact(rwkv_model *m, const tok *bt, int across_mode, int n_seeds)
 static void
 test_regen_total(rwkv_model *m, const tok *bt)
 {
-    struct sink s = { .len = 0 };
+    test_text s = { .len = 0 };
     chat *ch = new_chat(m, bt, 7, 6, &s);
     const chat_turn *t;
     struct rec c;
@@ -302,7 +285,7 @@ test_regen_total(rwkv_model *m, const tok *bt)
 static void
 test_refusals(rwkv_model *m, const tok *bt)
 {
-    struct sink s = { .len = 0 };
+    test_text s = { .len = 0 };
     chat *ch = new_chat(m, bt, 3, 8, &s), *r = NULL;
     const chat_turn *t;
     struct rec before;

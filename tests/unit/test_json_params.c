@@ -16,44 +16,28 @@ parses(const char *s)
     return rc == RWKV_OK;
 }
 
-struct wbuf {
-    char   s[256];
-    size_t n;
-};
-
-static void
-wput(void *ud, const char *p, size_t n)
-{
-    struct wbuf *b = ud;
-    if (b->n + n < sizeof b->s) {
-        memcpy(b->s + b->n, p, n);
-        b->n += n;
-        b->s[b->n] = '\0';
-    }
-}
-
 /* The escaper: the documented escapes, and what it writes parses back to
 ** the input. */
 static void
 test_write_string(void)
 {
     static const char in[] = "q\" b\\ n\n r\r t\t bell\a esc\x1b del\x7f \xc3\xa9 nul";
-    struct wbuf b = { "", 0 };
+    test_text b = { "", 0 };
     char doc[300];
     json_doc *d = NULL;
     rwkv_err err;
 
-    json_write_string(in, sizeof in - 1, wput, &b);
-    TEST_CONDF(strcmp(b.s, "\"q\\\" b\\\\ n\\n r\\r t\\t bell\\u0007 esc\\u001b del\\u007f "
+    json_write_string(in, sizeof in - 1, test_text_put, &b);
+    TEST_CONDF(strcmp(b.buf, "\"q\\\" b\\\\ n\\n r\\r t\\t bell\\u0007 esc\\u001b del\\u007f "
                            "\xc3\xa9 nul\"") == 0,
-               "escapes: %s", b.s);
-    snprintf(doc, sizeof doc, "[%s]", b.s);
+               "escapes: %s", b.buf);
+    snprintf(doc, sizeof doc, "[%s]", b.buf);
     TEST_COND("round trip", json_parse(doc, strlen(doc), "t", &d, &err) == RWKV_OK &&
                                 strcmp(json_at(json_root(d), 0)->str, in) == 0);
     json_free(d);
-    b.n = 0;
-    json_write_string("a\0b", 3, wput, &b);
-    TEST_CONDF(strcmp(b.s, "\"a\\u0000b\"") == 0, "NUL: %s", b.s);
+    b.len = 0;
+    json_write_string("a\0b", 3, test_text_put, &b);
+    TEST_CONDF(strcmp(b.buf, "\"a\\u0000b\"") == 0, "NUL: %s", b.buf);
 }
 
 int

@@ -132,10 +132,9 @@ test_sample_logits_cases(void)
 /* ---- 2. penalties, greedy, printed pieces ----------------------------- */
 
 struct pieces {
-    char   buf[8192];
-    size_t len;
-    size_t n;
-    char   piece[256][64];
+    test_text all;          /* first: the text as one string */
+    size_t    n;
+    char      piece[256][64];
 };
 
 static void
@@ -143,11 +142,7 @@ collect(void *ud, const char *text, size_t len)
 {
     struct pieces *p = ud;
 
-    if (p->len + len < sizeof p->buf) {
-        memcpy(p->buf + p->len, text, len);
-        p->len += len;
-        p->buf[p->len] = 0;
-    }
+    test_text_put(&p->all, text, len);
     if (p->n < 256 && len < 64) {
         memcpy(p->piece[p->n], text, len);
         p->piece[p->n][len] = 0;
@@ -296,7 +291,7 @@ test_generation_cases(void)
             TEST_CONDF(match, "%s: printed pieces differ from the demo's", id);
             /* after the last demo piece we may only have printed U+FFFD-bearing text */
             if (got->n > n_ref)
-                TEST_CONDF(strstr(got->buf + rl, UTF8_REPL) != NULL,
+                TEST_CONDF(strstr(got->all.buf + rl, UTF8_REPL) != NULL,
                            "%s: printed more than the demo without an invalid byte", id);
         }
         free(raw);
