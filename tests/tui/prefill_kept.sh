@@ -31,7 +31,9 @@ wait_for 'EXIT=137' 10 && ok || fail "not killed: $(screen | tail -3)"
     || fail "no interrupted reply row: $(q "$DB" 'select id, role, interrupted from turns')"
 # the session opens again with it (the state before the reply is replayed)
 tui_start --resume --max-tokens 4
-check "the message is back on screen" '^  x{40}'
+# shown once its 200,000 tokens are replayed, one at a time as first fed
+# (--chunk 1): seconds here, minutes under the sanitizers
+check "the message is back on screen" '^  x{40}' 600
 check "its reply marked interrupted" 'interrupted'
 tui_quit
 
