@@ -23,7 +23,7 @@ test_write_string(void)
 {
     static const char in[] = "q\" b\\ n\n r\r t\t bell\a esc\x1b del\x7f \xc3\xa9 nul";
     test_text b = { "", 0 };
-    char doc[300];
+    char doc[sizeof b.buf + 2];
     json_doc *d = NULL;
     rwkv_err err;
 
