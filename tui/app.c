@@ -390,19 +390,31 @@ tui_send(struct app *a, const char *text)
     a->dirty = 1;
 }
 
-static void
-regen(struct app *a)
+/* The transcript's last turn when it is a reply that can be acted on (no
+** reply running), else -1 after a notice (NONE: there is no reply). */
+static int
+last_reply(struct app *a, const char *none)
 {
     int last = a->tr.nturns - 1;
 
     if (a->busy) {
         tui_notice(a, 1, "a reply is still running");
-        return;
+        return -1;
     }
     if (last < 0 || a->tr.turns[last].role != TUI_TURN_ASSISTANT || chat_n_turns(a->chat) == 0) {
-        tui_notice(a, 1, "no reply to regenerate");
-        return;
+        tui_notice(a, 1, "%s", TR(none));
+        return -1;
     }
+    return last;
+}
+
+static void
+regen(struct app *a)
+{
+    int last = last_reply(a, TR_NOOP("no reply to regenerate"));
+
+    if (last < 0)
+        return;
     tui_tr_truncate(&a->tr, last);
     start_reply(a, CHAT_GENERATING, TUI_JOB_REGEN, NULL, 0);
 }
@@ -413,16 +425,10 @@ regen(struct app *a)
 static void
 continue_reply(struct app *a)
 {
-    int last = a->tr.nturns - 1;
+    int last = last_reply(a, TR_NOOP("no reply to continue"));
 
-    if (a->busy) {
-        tui_notice(a, 1, "a reply is still running");
+    if (last < 0)
         return;
-    }
-    if (last < 0 || a->tr.turns[last].role != TUI_TURN_ASSISTANT || chat_n_turns(a->chat) == 0) {
-        tui_notice(a, 1, "no reply to continue");
-        return;
-    }
     a->reply_turn = last;
     start_job(a, CHAT_PREFILL, TUI_JOB_CONTINUE, NULL, 0);
 }
