@@ -18,6 +18,7 @@
 #include "../core/status.h"
 #include "../core/text/tokenizer.h"
 #include "../storage/framing.h"
+#include "../storage/store.h"
 
 #define PROG "rwkv-tui"
 
@@ -204,5 +205,8 @@ int cmd_tokenize(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_sessions(int argc, char **argv);
+/* `sessions state ID TURN [--vs TURN2] [--json]` (cmd_sessions_state.c):
+** the exit status, after one line on an error. */
+int sessions_state(store *st, int64_t session, int64_t turn, int64_t vs, int json);
 
 #endif

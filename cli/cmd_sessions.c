@@ -26,8 +26,10 @@ struct sessions_args {
     const char *pos[4];   /* the command, then its positional arguments */
     int         npos;
     const char *db, *format, *out, *title;   /* --db, --format, --out, --title */
+    const char *vs;                          /* --vs */
     int         json;                        /* --json */
     int64_t     id, turn;   /* session ID and TURN, for the commands that take them */
+    int64_t     vs_turn;    /* --vs, parsed */
 };
 
 static void
@@ -57,7 +59,12 @@ usage(FILE *f)
             "                                word) must appear as a substring, any script\n"
             "  vacuum                        give the space of deleted rows back to the\n"
             "                                file system (rm and deleting a branch do it\n"
-            "                                themselves); prints the size before and after\n\n"
+            "                                themselves); prints the size before and after\n"
+            "  state ID TURN [--vs TURN2] [--json]\n"
+            "                                the saved state after TURN, per layer: L2 norms\n"
+            "                                of the token shifts and the WKV state; --vs:\n"
+            "                                how far it moved from TURN2's (|a-b|/|b|, and\n"
+            "                                the cosine); no model needed\n\n"
             "Options:\n"
             "  --db PATH   session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db);\n"
             "              only import creates it where no file is\n");
@@ -531,6 +538,12 @@ do_rm(store *st, const struct sessions_args *a)
     return 0;
 }
 
+static int
+do_state(store *st, const struct sessions_args *a)
+{
+    return sessions_state(st, a->id, a->turn, a->vs_turn, a->json);
+}
+
 /* The subcommands (house style G11), in the order the messages list them.
 ** NARGS positional arguments follow the name (ARGS spells them and the
 ** options for the usage line); the first NIDS of them are ids: the
@@ -550,6 +563,7 @@ static const struct sessions_cmd {
     { "rm", do_rm, 1, 1, " ID" },
     { "search", do_search, 1, 0, " TEXT" },
     { "vacuum", do_vacuum, 0, 0, "" },
+    { "state", do_state, 2, 2, " ID TURN [--vs TURN2] [--json]" },
     { NULL, NULL, 0, 0, NULL },
 };
 
@@ -566,6 +580,7 @@ parse_args(int argc, char **argv, struct sessions_args *a)
         { "format", CLI_OPT_STR, &a->format, 0, 0 },
         { "out", CLI_OPT_STR, &a->out, 0, 0 },
         { "title", CLI_OPT_STR, &a->title, 0, 0 },
+        { "vs", CLI_OPT_STR, &a->vs, 0, 0 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
     };
 
@@ -610,7 +625,7 @@ find_command(struct sessions_args *a)
 
     if (a->npos == 0) {
         cli_errorf("sessions: which command? (list, show, export, import, fork, rename, rm, search, "
-                   "vacuum)");
+                   "vacuum, state)");
         return NULL;
     }
     for (c = sessions_cmds; c->name != NULL; c++)
@@ -627,9 +642,14 @@ find_command(struct sessions_args *a)
     if ((c->nids >= 1 && parse_id("session", a->pos[1], &a->id) < 0) ||
         (c->nids >= 2 && parse_id("turn", a->pos[2], &a->turn) < 0))
         return NULL;
-    if (a->json && c->run != do_list) {
-        cli_errorf("sessions %s: --json is an option of 'sessions list' (export: --format json)",
-                   c->name);
+    if (a->json && c->run != do_list && c->run != do_state) {
+        cli_errorf("sessions %s: --json is an option of 'sessions list' and 'sessions state' "
+                   "(export: --format json)", c->name);
+        return NULL;
+    }
+    if (a->vs != NULL && (c->run != do_state || parse_id("turn", a->vs, &a->vs_turn) < 0)) {
+        if (c->run != do_state)
+            cli_errorf("sessions %s: --vs is an option of 'sessions state'", c->name);
         return NULL;
     }
     return c;

@@ -122,6 +122,23 @@ float *rwkv_state_data(rwkv_state *s);                /* borrowed, len floats */
 const float *rwkv_state_cdata(const rwkv_state *s);
 
 /*
+** Where one layer's parts lie in a state of a model of VERSION (rwkv_info.
+** version) with N_EMBD channels and N_HEAD heads of HEAD_SIZE (0 and 0 for
+** v4): offsets and lengths in floats from the layer's start.  The layout
+** above, for code that holds a state without its model (a saved state's
+** inspector).  RWKV_EINVAL for an unknown version or impossible sizes.
+*/
+typedef struct rwkv_state_parts {
+    size_t layer;              /* floats a layer; n_layer of them make a state */
+    size_t att_shift;          /* the attention's x_prev: offset 0, n_embd long */
+    size_t wkv, wkv_len;       /* the recurrence: v5+ kv (H*N*N); v4 aa and bb
+                                  (2C: pp, a running exponent, after them) */
+    size_t ffn_shift;          /* the FFN's x_prev: n_embd long */
+} rwkv_state_parts;
+int rwkv_state_parts_of(const char *version, int n_embd, int n_head, int head_size,
+                        rwkv_state_parts *out, rwkv_err *err);
+
+/*
 ** Load a state-tuning file (keys blocks.N.att.time_state, [H,N,N], fp32 or
 ** bf16/fp16) into S as the chat demo does: kv = time_state.transpose(1,2),
 ** x_prev entries zero -- or, in a file rwkv_state_save_file wrote, the saved

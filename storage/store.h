@@ -426,6 +426,13 @@ int store_snapshot_put(store *s, int64_t turn, const float *state, size_t n,
 */
 int store_snapshot_get(store *s, int64_t turn, const store_state_meta *want,
                        float *out, size_t n, enum store_snap *st, rwkv_err *err);
+/* The metadata of TURN's snapshot, whatever model made it, and its length
+** in floats (*N), for store_snapshot_get with META as WANT.  RWKV_EINVAL
+** when TURN has none, RWKV_EFORMAT for an unusable blob. */
+int store_snapshot_meta(store *s, int64_t turn, store_state_meta *meta, size_t *n,
+                        rwkv_err *err);
+/* "fp32", "bf16", "fp16" ("?" for another value). */
+const char *store_precision_name(int precision);
 /* The newest greeting turn (a session's first turn, a system one) whose
 ** tokens are IDS (N of them) and that has a snapshot made by a model of
 ** WANT's fingerprint, in a session run with STRATEGY: *TURN, 0 when none

@@ -99,8 +99,8 @@ store_snapshot_put(store *s, int64_t turn, const float *state, size_t n,
     return store_tx_commit(s, err);
 }
 
-static const char *
-prec_name(int p)
+const char *
+store_precision_name(int p)
 {
     return p == STORE_PREC_FP32 ? "fp32" : p == STORE_PREC_BF16 ? "bf16" : p == STORE_PREC_FP16 ? "fp16" : "?";
 }
@@ -124,8 +124,8 @@ meta_match(const store_state_meta *have, size_t n_have, const store_state_meta *
                  have->version, have->n_layer, have->n_embd, have->n_head, have->head_size,
                  want->version, want->n_layer, want->n_embd, want->n_head, want->head_size);
     else if (have->precision != want->precision)
-        snprintf(why, cap, "made with %s, the strategy computes in %s", prec_name(have->precision),
-                 prec_name(want->precision));
+        snprintf(why, cap, "made with %s, the strategy computes in %s", store_precision_name(have->precision),
+                 store_precision_name(want->precision));
     else if (n_want != 0 && n_have != n_want)
         snprintf(why, cap, "holds %zu floats, the model's state has %zu", n_have, n_want);
     else
@@ -178,6 +178,31 @@ store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *
         rc = RWKV_OK;
     }
 out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_snapshot_meta(store *s, int64_t turn, store_state_meta *meta, size_t *n, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, "SELECT blob, digest FROM snapshots WHERE turn_id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, turn);
+    if ((rc = store_step_one(s, st, "reading snapshot", err, "turn %lld has no saved state",
+                             (long long)turn)) == RWKV_OK) {
+        rwkv_err e2;
+        if (sqlite3_column_type(st, 0) != SQLITE_BLOB ||
+            store_blob_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
+                              meta, n, NULL, 0, &e2) != RWKV_OK)
+            rc = rwkv_errf(err, RWKV_EFORMAT, "saved state of turn %lld is unusable: %s",
+                           (long long)turn,
+                           sqlite3_column_type(st, 0) != SQLITE_BLOB ? "not a blob" : e2.msg);
+        else
+            meta->digest = (uint64_t)sqlite3_column_int64(st, 1);
+    }
     sqlite3_finalize(st);
     return rc;
 }

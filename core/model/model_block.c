@@ -12,12 +12,38 @@
 #include "model_par.h"
 #include "../kernels/vmath.h"
 
+int
+rwkv_state_parts_of(const char *version, int n_embd, int n_head, int head_size,
+                    rwkv_state_parts *out, rwkv_err *err)
+{
+    int v4 = version != NULL && strcmp(version, "4") == 0;
+    size_t C = (size_t)n_embd, H = (size_t)n_head, N = (size_t)head_size;
+
+    memset(out, 0, sizeof *out);
+    if (version == NULL || (!v4 && strchr("567", version[0]) == NULL) || version[0] == '\0')
+        return rwkv_errf(err, RWKV_EINVAL, "unknown model version '%s'", version ? version : "");
+    /* each size under 2^20 keeps every product below in range */
+    if (n_embd <= 0 || n_embd >= 1 << 20 ||
+        (!v4 && (n_head <= 0 || n_head >= 1 << 20 || head_size <= 0 || head_size >= 1 << 20)))
+        return rwkv_errf(err, RWKV_EINVAL, "impossible state sizes (%d channels, %d heads of %d)",
+                         n_embd, n_head, head_size);
+    out->att_shift = 0;
+    out->wkv = C;
+    out->wkv_len = v4 ? 2 * C : H * N * N;
+    out->ffn_shift = v4 ? 4 * C : C + H * N * N;
+    out->layer = out->ffn_shift + C;
+    return RWKV_OK;
+}
+
 size_t
 mdl_layer_state_len(const rwkv_model *m)
 {
-    if (m->ver == MDL_V4)
-        return 5 * (size_t)m->C;
-    return 2 * (size_t)m->C + (size_t)m->H * (size_t)m->N * (size_t)m->N;
+    rwkv_state_parts p;
+
+    /* the model's own sizes always pass */
+    if (rwkv_state_parts_of(m->info.version, m->C, m->H, m->N, &p, NULL) != RWKV_OK)
+        return 0;
+    return p.layer;
 }
 
 void
