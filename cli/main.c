@@ -20,7 +20,7 @@ static const struct cmd_entry {
     { "tokenize", cmd_tokenize, "text to token ids and back" },
     { "info", cmd_info, "describe a checkpoint" },
     { "bench", cmd_bench, "measure prefill and decode speed" },
-    { "sessions", cmd_sessions, "list, show, export, import, fork, remove, vacuum saved chats" },
+    { "sessions", cmd_sessions, "saved chats: list, show, search, export, import, fork, rm, state" },
     { NULL, NULL, NULL },
 };
 
