@@ -31,6 +31,11 @@ struct store {
     "(SELECT max(seq, coalesce((SELECT max(id) FROM " table "), 0)) + 1" \
     " FROM id_seq WHERE name='" table "')"
 
+/*
+** The SQL that takes a file of schema VERSION-1 to VERSION (1: an empty file
+** to the first schema), static text; NULL outside 1..STORE_SCHEMA_VERSION.
+*/
+const char *store_schema_step(int version);
 /* Unix time in milliseconds. */
 int64_t store_now_ms(void);
 /* Fill ERR from the connection's last error: "PATH: WHAT: sqlite message". */
