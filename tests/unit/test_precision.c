@@ -29,6 +29,7 @@
 #include "../../core/io/json.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
+#include "fixture_json.h"
 
 #define MAX_VOCAB 65536
 
@@ -365,17 +366,13 @@ test_model_file(const char *rel, const int32_t *tok, size_t n)
 static void
 test_manifest(const char *rel)
 {
-    char path[1024];
     json_doc *doc;
-    rwkv_err err;
     const json_value *root, *runs, *files;
     int32_t *tok = NULL;
     size_t n = 0;
 
-    if (json_parse_file(test_fixture_path(path, sizeof path, rel), &doc, &err) != RWKV_OK) {
-        TEST_CONDF(0, "%s: %s", rel, err.msg);
+    if ((doc = test_fixture_json(rel)) == NULL)
         return;
-    }
     root = json_root(doc);
     runs = json_get(root, "runs");
     files = json_get(root, "model_files");
@@ -399,18 +396,13 @@ test_manifest(const char *rel)
 static void
 test_world(void)
 {
-    char path[1024];
     json_doc *doc;
-    rwkv_err err;
     const json_value *root, *cases;
     int32_t *tok = NULL;
     size_t n = 0;
 
-    if (json_parse_file(test_fixture_path(path, sizeof path, "world/world-7v0.json"), &doc, &err) !=
-        RWKV_OK) {
-        TEST_CONDF(0, "world: %s", err.msg);
+    if ((doc = test_fixture_json("world/world-7v0.json")) == NULL)
         return;
-    }
     root = json_root(doc);
     cases = json_get(root, "cases");
     for (size_t i = 0; cases && i < cases->len && tok == NULL; i++)

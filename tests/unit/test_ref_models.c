@@ -15,6 +15,7 @@
 #include "../../core/io/json.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
+#include "fixture_json.h"
 
 #define MAX_VOCAB 65536
 
@@ -241,10 +242,8 @@ test_manifest(const char *rel)
     w[0].logits_bf16b = w[1].logits_bf16b = -1;
     memset(&ob, 0, sizeof ob);
     ob.strategy = "cpu bf16";
-    if (json_parse_file(test_fixture_path(path, sizeof path, rel), &doc, &err) != RWKV_OK) {
-        TEST_CONDF(0, "%s: %s", rel, err.msg);
+    if ((doc = test_fixture_json(rel)) == NULL)
         return;
-    }
     root = json_root(doc);
     runs = json_get(root, "runs");
     files = json_get(root, "model_files");
@@ -427,10 +426,8 @@ test_world(void)
 
     memset(&w, 0, sizeof w);
     w.logits_bf16 = w.logits_bf16b = -1;
-    if (json_parse_file(test_fixture_path(path, sizeof path, "world/world-7v0.json"), &doc, &err) != RWKV_OK) {
-        TEST_CONDF(0, "world: %s", err.msg);
+    if ((doc = test_fixture_json("world/world-7v0.json")) == NULL)
         return;
-    }
     root = json_root(doc);
     cases = json_get(root, "cases");
     layout = json_get(root, "state_layout");

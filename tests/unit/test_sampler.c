@@ -20,21 +20,7 @@
 #include "../../core/chat/sampler.h"
 #include "../../core/text/utf8.h"
 #include "../harness.h"
-
-static json_doc *
-load_json(const char *rel)
-{
-    char path[1024];
-    json_doc *d = NULL;
-    rwkv_err err;
-
-    test_fixture_path(path, sizeof path, rel);
-    if (json_parse_file(path, &d, &err) != RWKV_OK) {
-        printf("cannot read %s: %s\n", path, err.msg);
-        return NULL;
-    }
-    return d;
-}
+#include "fixture_json.h"
 
 static float *
 load_bin(const char *rel, size_t *n)
@@ -50,11 +36,10 @@ load_bin(const char *rel, size_t *n)
 static void
 test_sample_logits_cases(void)
 {
-    json_doc *d = load_json("sampling/sample_logits_cases.json");
+    json_doc *d = test_fixture_json("sampling/sample_logits_cases.json");
     const json_value *root, *vectors, *cases;
     size_t n_checked = 0, n_fragile = 0;
 
-    TEST_COND("sample_logits_cases.json readable", d != NULL);
     if (d == NULL)
         return;
     root = json_root(d);
@@ -186,10 +171,9 @@ occ_matches(const samp *s, const json_value *obj, size_t n_vocab, char *why, siz
 static void
 test_generation_cases(void)
 {
-    json_doc *d = load_json("generation/chat_generation_cases.json");
+    json_doc *d = test_fixture_json("generation/chat_generation_cases.json");
     const json_value *cases;
 
-    TEST_COND("chat_generation_cases.json readable", d != NULL);
     if (d == NULL)
         return;
     cases = json_get(json_root(d), "cases");
