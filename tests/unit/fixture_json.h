@@ -1,6 +1,7 @@
 /*
-** fixture_json.h -- a JSON fixture (a manifest, a case file) read for a test:
-** shared by the unit tests that check against the reference fixtures.
+** fixture_json.h -- a JSON fixture (a manifest, a case file) read for a test,
+** and the tiny models' manifests run in turn: shared by the unit tests that
+** check against the reference fixtures.
 ** Include after tests/harness.h and core/io/json.h.
 */
 #ifndef RWKV_TEST_FIXTURE_JSON_H
@@ -21,6 +22,33 @@ test_fixture_json(const char *rel)
         return NULL;
     }
     return doc;
+}
+
+/* The manifests of the tiny reference models, in the order tests run them. */
+#define TEST_N_TINY 8
+static const char *const test_tiny_manifests[TEST_N_TINY] = {
+    "tiny/tiny-7v0.json", "tiny/rand7h2.json", "tiny/tiny-5v2.json", "tiny/tiny-6v0.json",
+    "tiny/tiny-4v0.json", "tiny/randv4.json", "tiny/tiny-5v1.json", "tiny/randv51.json",
+};
+
+/* NAME is chosen by FILTER (a test's first argument): NULL takes all, else
+** the names holding it. */
+static inline int
+test_picked(const char *filter, const char *name)
+{
+    return filter == NULL || strstr(name, filter) != NULL;
+}
+
+/* FN(manifest) for each tiny manifest FILTER picks whose fixture is there;
+** NCHECKS[i], the checks manifest i makes, are counted as skipped without
+** it. */
+static inline void
+test_each_tiny(const char *filter, const int nchecks[TEST_N_TINY], void (*fn)(const char *rel))
+{
+    for (int i = 0; i < TEST_N_TINY; i++)
+        if (test_picked(filter, test_tiny_manifests[i]) &&
+            test_have_fixture(test_tiny_manifests[i], nchecks[i]))
+            fn(test_tiny_manifests[i]);
 }
 
 #endif
