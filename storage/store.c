@@ -181,6 +181,20 @@ store_schema_step(int version)
 
 /* ---- small helpers shared by the storage files --------------------------- */
 
+void *
+store_grow(void *p, size_t *cap, size_t n, size_t size, size_t first)
+{
+    size_t nc = *cap ? *cap * 2 : first;
+    void *q;
+
+    if (n < *cap)
+        return p;
+    if (nc < *cap || nc > SIZE_MAX / size || (q = realloc(p, nc * size)) == NULL)
+        return NULL;
+    *cap = nc;
+    return q;
+}
+
 int64_t
 store_now_ms(void)
 {
@@ -997,16 +1011,12 @@ store_statefile_list(store *s, store_statefile **out, size_t *n, rwkv_err *err)
     if ((rc = store_prep(s, "SELECT id FROM state_files ORDER BY name, id", &st, err)) != RWKV_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            size_t nc = cap ? cap * 2 : 8;
-            store_statefile *t = realloc(v, nc * sizeof *v);
-            if (t == NULL) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            v = t;
-            cap = nc;
+        store_statefile *t = store_grow(v, &cap, cnt, sizeof *v, 8);
+        if (t == NULL) {
+            rc = SQLITE_NOMEM;
+            break;
         }
+        v = t;
         if (store_statefile_get(s, sqlite3_column_int64(st, 0), &v[cnt], NULL, err) != RWKV_OK) {
             sqlite3_finalize(st);
             free(v);

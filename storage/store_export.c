@@ -200,14 +200,9 @@ add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, si
 {
     store_hit *h;
 
-    if (*cnt == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        store_hit *x = realloc(*v, nc * sizeof *x);
-        if (x == NULL)
-            return -1;
-        *v = x;
-        *cap = nc;
-    }
+    if ((h = store_grow(*v, cap, *cnt, sizeof *h, 16)) == NULL)
+        return -1;
+    *v = h;
     h = &(*v)[(*cnt)++];
     memset(h, 0, sizeof *h);
     h->session_id = sqlite3_column_int64(st, 0);
@@ -768,15 +763,13 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
             r2 = bad_parent(s, &t, err);
             store_turn_fini(&t);
         }
-        if (r2 == RWKV_OK && ndone == capdone) {
-            size_t nc = capdone ? capdone * 2 : 256;
-            int64_t *x = realloc(done, nc * sizeof *x);
+        if (r2 == RWKV_OK) {
+            int64_t *x = store_grow(done, &capdone, ndone, sizeof *x, 256);
             if (x == NULL) {
                 store_turn_fini(&t);
                 r2 = rwkv_errf(err, RWKV_ENOMEM, "export: out of memory");
             } else {
                 done = x;
-                capdone = nc;
             }
         }
         if (r2 != RWKV_OK) {
@@ -1268,16 +1261,11 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
 static int
 import_map_room(struct idmap **map, size_t *cap, size_t nt, rwkv_err *err)
 {
-    size_t nc;
-    struct idmap *x;
+    struct idmap *x = store_grow(*map, cap, nt, sizeof *x, 1024);
 
-    if (nt < *cap)
-        return RWKV_OK;
-    nc = *cap ? *cap * 2 : 1024;
-    if ((x = realloc(*map, nc * sizeof *x)) == NULL)
+    if (x == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
     *map = x;
-    *cap = nc;
     return RWKV_OK;
 }
 
