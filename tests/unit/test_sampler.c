@@ -399,14 +399,25 @@ test_rng_and_draws(void)
     TEST_COND("vocab 0 refused", samp_create(0, &s, &err) == RWKV_EINVAL);
 }
 
+static void
+test_argmax(void)
+{
+    static const float l[] = { -1.0f, 2.5f, 0.0f, 2.5f, -INFINITY, 2.0f };
+
+    TEST_COND("argmax: the first of equal maxima", samp_argmax(l, 6) == 1);
+    TEST_COND("argmax: the last element", samp_argmax(l + 2, 2) == 1);
+    TEST_COND("argmax: one logit", samp_argmax(l + 4, 1) == 0);
+}
+
 int
 main(void)
 {
     /* the reference fixtures (counts: the checks each makes) */
-    if (test_have_fixture("sampling/sample_logits_cases.json", 195))
+    if (test_have_fixture("sampling/sample_logits_cases.json", 194))
         test_sample_logits_cases();
-    if (test_have_fixture("generation/chat_generation_cases.json", 23))
+    if (test_have_fixture("generation/chat_generation_cases.json", 22))
         test_generation_cases();
     test_rng_and_draws();
+    test_argmax();
     return TEST_REPORT();
 }
