@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/chat/sampler.h"
 #include "../core/rwkv.h"
 
 #define MAX_STRATS 8
@@ -75,17 +76,6 @@ bq_lse(const float *l, size_t n)
     return mx + log(s);
 }
 
-static size_t
-bq_argmax(const float *l, size_t n)
-{
-    size_t k = 0;
-
-    for (size_t i = 1; i < n; i++)
-        if (l[i] > l[k])
-            k = i;
-    return k;
-}
-
 /* One position: reference logits A against B. */
 static void
 bq_add(struct bq_stat *st, const float *a, const float *b, size_t n)
@@ -103,7 +93,7 @@ bq_add(struct bq_stat *st, const float *a, const float *b, size_t n)
     st->kl_max = kl > st->kl_max ? kl : st->kl_max;
     st->n_logits += (long)n;
     st->n_pos++;
-    st->top1_same += bq_argmax(a, n) == bq_argmax(b, n);
+    st->top1_same += samp_argmax(a, n) == samp_argmax(b, n);
 }
 
 /* Prompt TOK [n] through REF and Q: token by token, then in one call. */

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/chat/sampler.h"
 #include "../core/io/ckpt.h"
 #include "../core/clock.h"
 #include "../core/kernels/cpuid.h"
@@ -301,17 +302,6 @@ bench_busy_stop(int n, pid_t *pids)
         kill(pids[i], SIGKILL);
     for (int i = 0; i < n; i++)
         waitpid(pids[i], NULL, 0);
-}
-
-static int32_t
-argmax(const float *v, int n)
-{
-    int32_t best = 0;
-
-    for (int i = 1; i < n; i++)
-        if (v[i] > v[best])
-            best = i;
-    return best;
 }
 
 static void
@@ -598,7 +588,7 @@ bench_runs(rwkv_model *m, const struct bench_args *a, struct bench_bufs *b,
         t0 = mono_now_s();
         c0 = proc_cpu_s();
         for (long g = 0; g < a->gen_n; g++) {
-            int32_t t = argmax(b->logits, info->n_vocab);
+            int32_t t = (int32_t)samp_argmax(b->logits, (size_t)info->n_vocab);
             if (rwkv_eval(m, &t, 1, b->s, b->logits, &err) != RWKV_OK)
                 return cli_fail(&err);
         }

@@ -39,8 +39,9 @@
 
 /*
 ** Version 1: the first schema (models, sessions, the turn tree, snapshots).
-** tests/unit/test_store.c carries its own copy of this text to build a v1
-** file by hand: change neither.
+** Each version's text below is history: files of every version exist and are
+** taken through the steps after their own, so a shipped step never changes
+** (tests/unit/test_store.c holds a hash of each); a change is a new version.
 */
 static const char schema_v1[] =
     "CREATE TABLE models("
@@ -70,6 +71,20 @@ static const char schema_v1[] =
     " precision INTEGER NOT NULL, n_floats INTEGER NOT NULL, created_ms INTEGER NOT NULL,"
     " blob BLOB NOT NULL);";
 
+/*
+** The triggers keeping turns_fts in step with turns, then the index rebuilt
+** from turns: the end of v2 and of v3, which recreate turns_fts.
+*/
+#define FTS_SYNC_SQL \
+    "CREATE TRIGGER turns_fts_ai AFTER INSERT ON turns BEGIN" \
+    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;" \
+    "CREATE TRIGGER turns_fts_ad AFTER DELETE ON turns BEGIN" \
+    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text); END;" \
+    "CREATE TRIGGER turns_fts_au AFTER UPDATE OF text ON turns BEGIN" \
+    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text);" \
+    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;" \
+    "INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');"
+
 /* Version 2: presets, state files, sessions' preset/state file, FTS5. */
 static const char schema_v2[] =
     "CREATE TABLE presets("
@@ -85,14 +100,7 @@ static const char schema_v2[] =
     "ALTER TABLE sessions ADD COLUMN state_file_id INTEGER"
     " REFERENCES state_files(id) ON DELETE SET NULL;"
     "CREATE VIRTUAL TABLE turns_fts USING fts5(text, content='turns', content_rowid='id');"
-    "CREATE TRIGGER turns_fts_ai AFTER INSERT ON turns BEGIN"
-    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
-    "CREATE TRIGGER turns_fts_ad AFTER DELETE ON turns BEGIN"
-    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text); END;"
-    "CREATE TRIGGER turns_fts_au AFTER UPDATE OF text ON turns BEGIN"
-    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text);"
-    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
-    "INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');";
+    FTS_SYNC_SQL;
 
 /*
 ** Version 3: the models' vocabulary path, and search by substring.  turns_fts
@@ -109,14 +117,7 @@ static const char schema_v3[] =
     "DROP TABLE IF EXISTS turns_fts;"
     "CREATE VIRTUAL TABLE turns_fts USING fts5(text, content='turns', content_rowid='id',"
     " tokenize='trigram');"
-    "CREATE TRIGGER turns_fts_ai AFTER INSERT ON turns BEGIN"
-    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
-    "CREATE TRIGGER turns_fts_ad AFTER DELETE ON turns BEGIN"
-    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text); END;"
-    "CREATE TRIGGER turns_fts_au AFTER UPDATE OF text ON turns BEGIN"
-    " INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text);"
-    " INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;"
-    "INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');";
+    FTS_SYNC_SQL;
 
 /* Version 4: the chat's framing (storage/framing.h) of sessions and
 ** presets, as JSON; NULL = the defaults (a session) / none (a preset). */
@@ -172,7 +173,27 @@ static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
     NULL, schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6,
 };
 
+const char *
+store_schema_step(int version)
+{
+    return version >= 1 && version <= STORE_SCHEMA_VERSION ? migrations[version] : NULL;
+}
+
 /* ---- small helpers shared by the storage files --------------------------- */
+
+void *
+store_grow(void *p, size_t *cap, size_t n, size_t size, size_t first)
+{
+    size_t nc = *cap ? *cap * 2 : first;
+    void *q;
+
+    if (n < *cap)
+        return p;
+    if (nc < *cap || nc > SIZE_MAX / size || (q = realloc(p, nc * size)) == NULL)
+        return NULL;
+    *cap = nc;
+    return q;
+}
 
 int64_t
 store_now_ms(void)
@@ -990,16 +1011,12 @@ store_statefile_list(store *s, store_statefile **out, size_t *n, rwkv_err *err)
     if ((rc = store_prep(s, "SELECT id FROM state_files ORDER BY name, id", &st, err)) != RWKV_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            size_t nc = cap ? cap * 2 : 8;
-            store_statefile *t = realloc(v, nc * sizeof *v);
-            if (t == NULL) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            v = t;
-            cap = nc;
+        store_statefile *t = store_grow(v, &cap, cnt, sizeof *v, 8);
+        if (t == NULL) {
+            rc = SQLITE_NOMEM;
+            break;
         }
+        v = t;
         if (store_statefile_get(s, sqlite3_column_int64(st, 0), &v[cnt], NULL, err) != RWKV_OK) {
             sqlite3_finalize(st);
             free(v);

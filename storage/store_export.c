@@ -200,14 +200,9 @@ add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, si
 {
     store_hit *h;
 
-    if (*cnt == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        store_hit *x = realloc(*v, nc * sizeof *x);
-        if (x == NULL)
-            return -1;
-        *v = x;
-        *cap = nc;
-    }
+    if ((h = store_grow(*v, cap, *cnt, sizeof *h, 16)) == NULL)
+        return -1;
+    *v = h;
     h = &(*v)[(*cnt)++];
     memset(h, 0, sizeof *h);
     h->session_id = sqlite3_column_int64(st, 0);
@@ -231,107 +226,164 @@ add_hits(store *s, sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size
     return rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "search");
 }
 
+/*
+** A search's words: W[NW] (pointers into BLK), PAT[k] the LIKE pattern of
+** word k, Q the FTS5 query of the NLONG words of 3+ characters, SQL room for
+** either statement.  All owned; search_q_free frees them.
+*/
+struct search_q {
+    char **w, *blk, **pat, *q, *sql;
+    int    nw, nlong;
+};
+
+static void
+search_q_free(struct search_q *sq)
+{
+    if (sq->pat)
+        for (int k = 0; k < sq->nw; k++)
+            free(sq->pat[k]);
+    free(sq->pat);
+    free(sq->sql);
+    free(sq->q);
+    free(sq->w);
+    free(sq->blk);
+}
+
+/* Append word W to the FTS5 query Q (QN bytes so far) as a quoted phrase,
+** quotes doubled: never FTS5 syntax.  Returns the new length. */
+static size_t
+fts_phrase_add(char *q, size_t qn, const char *w)
+{
+    if (qn)
+        q[qn++] = ' ';
+    q[qn++] = '"';
+    for (const char *c = w; *c; c++) {
+        if (*c == '"')
+            q[qn++] = '"';
+        q[qn++] = *c;
+    }
+    q[qn++] = '"';
+    q[qn] = '\0';
+    return qn;
+}
+
+/*
+** Split TEXT into *SQ.  Words of 3+ characters go to the trigram index (Q);
+** shorter ones, which a trigram index cannot answer, are LIKE conditions (a
+** scan of the turns).  On failure *SQ is freed.
+*/
+static int
+search_q_build(const char *text, struct search_q *sq, rwkv_err *err)
+{
+    size_t qn = 0;
+
+    memset(sq, 0, sizeof *sq);
+    if ((sq->nw = split_words(text, &sq->w, &sq->blk)) < 0) {
+        sq->nw = 0;
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    }
+    if (sq->nw == 0) {
+        search_q_free(sq);
+        return rwkv_errf(err, RWKV_EINVAL, "search: empty text");
+    }
+    sq->q = malloc(strlen(text) * 2 + 4 * (size_t)sq->nw + 1);
+    sq->pat = calloc((size_t)sq->nw, sizeof *sq->pat);
+    sq->sql = malloc(400 + 40 * (size_t)sq->nw);
+    if (sq->q == NULL || sq->pat == NULL || sq->sql == NULL)
+        goto oom;
+    sq->q[0] = '\0';
+    for (int k = 0; k < sq->nw; k++) {
+        if ((sq->pat[k] = like_pattern(sq->w[k])) == NULL)
+            goto oom;
+        if (n_chars(sq->w[k]) < 3)
+            continue;
+        qn = fts_phrase_add(sq->q, qn, sq->w[k]);
+        sq->nlong++;
+    }
+    return RWKV_OK;
+oom:
+    search_q_free(sq);
+    return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+}
+
+/* Step 1: sessions whose title holds every word (turn_id 0), at most LIM
+** (-1: all), appended to the hits *V. */
+static int
+search_titles(store *s, struct search_q *sq, int64_t lim, store_hit **v, size_t *cnt,
+              size_t *cap, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    strcpy(sq->sql, "SELECT s.id, 0, NULL, s.title, s.title FROM sessions s WHERE 1");
+    for (int k = 0; k < sq->nw; k++)
+        strcat(sq->sql, " AND s.title LIKE ? ESCAPE '\\'");
+    strcat(sq->sql, " ORDER BY s.updated_ms DESC, s.id DESC LIMIT ?");
+    if ((rc = store_prep(s, sq->sql, &st, err)) != RWKV_OK)
+        return rc;
+    for (int k = 0; k < sq->nw; k++)
+        sqlite3_bind_text(st, k + 1, sq->pat[k], -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, sq->nw + 1, lim);
+    rc = add_hits(s, st, sq->w, sq->nw, v, cnt, cap, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Step 2: turns whose text holds every word, newest first, while fewer than
+** LIM (-1: no limit) hits are in *V. */
+static int
+search_turns(store *s, struct search_q *sq, int64_t lim, store_hit **v, size_t *cnt,
+             size_t *cap, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc, b = 1;
+
+    if (lim >= 0 && (int64_t)*cnt >= lim)
+        return RWKV_OK;
+    strcpy(sq->sql, "SELECT t.session_id, t.id, t.role, s.title, t.text FROM turns t"
+                    " JOIN sessions s ON s.id=t.session_id WHERE 1");
+    if (sq->nlong)
+        strcat(sq->sql, " AND t.id IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?)");
+    for (int k = 0; k < sq->nw; k++)
+        if (n_chars(sq->w[k]) < 3)
+            strcat(sq->sql, " AND t.text LIKE ? ESCAPE '\\'");
+    strcat(sq->sql, " ORDER BY t.time_ms DESC, t.id DESC LIMIT ?");
+    if ((rc = store_prep(s, sq->sql, &st, err)) != RWKV_OK)
+        return rc;
+    if (sq->nlong)
+        sqlite3_bind_text(st, b++, sq->q, -1, SQLITE_STATIC);
+    for (int k = 0; k < sq->nw; k++)
+        if (n_chars(sq->w[k]) < 3)
+            sqlite3_bind_text(st, b++, sq->pat[k], -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, b, lim < 0 ? -1 : lim - (int64_t)*cnt);
+    rc = add_hits(s, st, sq->w, sq->nw, v, cnt, cap, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int
 store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n, rwkv_err *err)
 {
-    sqlite3_stmt *st = NULL;
+    struct search_q sq;
     store_hit *v = NULL;
-    size_t cnt = 0, cap = 0, qn = 0;
-    char **w = NULL, *blk = NULL, *q = NULL, *sql = NULL;
-    char **pat = NULL;
-    int nw, nlong = 0, rc = RWKV_OK;
+    size_t cnt = 0, cap = 0;
     int64_t lim = max > 0 && max < INT64_MAX ? (int64_t)max : -1;
+    int rc;
 
     *hits = NULL;
     *n = 0;
-    if ((nw = split_words(text, &w, &blk)) < 0)
-        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-    if (nw == 0) {
-        rc = rwkv_errf(err, RWKV_EINVAL, "search: empty text");
-        goto out;
-    }
-    /* Words of 3+ characters go to the trigram index as quoted phrases
-    ** (quotes doubled: never FTS5 syntax); shorter ones, which a trigram
-    ** index cannot answer, are LIKE conditions (a scan of the turns). */
-    q = malloc(strlen(text) * 2 + 4 * (size_t)nw + 1);
-    pat = calloc((size_t)nw, sizeof *pat);
-    sql = malloc(400 + 40 * (size_t)nw);
-    if (q == NULL || pat == NULL || sql == NULL)
-        goto oom;
-    q[0] = '\0';
-    for (int k = 0; k < nw; k++) {
-        if ((pat[k] = like_pattern(w[k])) == NULL)
-            goto oom;
-        if (n_chars(w[k]) < 3)
-            continue;
-        if (qn)
-            q[qn++] = ' ';
-        q[qn++] = '"';
-        for (const char *c = w[k]; *c; c++) {
-            if (*c == '"')
-                q[qn++] = '"';
-            q[qn++] = *c;
-        }
-        q[qn++] = '"';
-        q[qn] = '\0';
-        nlong++;
-    }
-    /* 1. sessions whose title holds every word (turn_id 0) */
-    strcpy(sql, "SELECT s.id, 0, NULL, s.title, s.title FROM sessions s WHERE 1");
-    for (int k = 0; k < nw; k++)
-        strcat(sql, " AND s.title LIKE ? ESCAPE '\\'");
-    strcat(sql, " ORDER BY s.updated_ms DESC, s.id DESC LIMIT ?");
-    if ((rc = store_prep(s, sql, &st, err)) != RWKV_OK)
-        goto out;
-    for (int k = 0; k < nw; k++)
-        sqlite3_bind_text(st, k + 1, pat[k], -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, nw + 1, lim);
-    if ((rc = add_hits(s, st, w, nw, &v, &cnt, &cap, err)) != RWKV_OK)
-        goto out;
-    sqlite3_finalize(st);
-    st = NULL;
-    /* 2. turns whose text holds every word, newest first */
-    strcpy(sql, "SELECT t.session_id, t.id, t.role, s.title, t.text FROM turns t"
-                " JOIN sessions s ON s.id=t.session_id WHERE 1");
-    if (nlong)
-        strcat(sql, " AND t.id IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?)");
-    for (int k = 0; k < nw; k++)
-        if (n_chars(w[k]) < 3)
-            strcat(sql, " AND t.text LIKE ? ESCAPE '\\'");
-    strcat(sql, " ORDER BY t.time_ms DESC, t.id DESC LIMIT ?");
-    if ((rc = store_prep(s, sql, &st, err)) != RWKV_OK)
-        goto out;
-    {
-        int b = 1;
-        if (nlong)
-            sqlite3_bind_text(st, b++, q, -1, SQLITE_STATIC);
-        for (int k = 0; k < nw; k++)
-            if (n_chars(w[k]) < 3)
-                sqlite3_bind_text(st, b++, pat[k], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, b, lim < 0 ? -1 : lim - (int64_t)cnt);
-    }
-    rc = lim < 0 || (int64_t)cnt < lim ? add_hits(s, st, w, nw, &v, &cnt, &cap, err) : RWKV_OK;
-    goto out;
-oom:
-    rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-out:
-    sqlite3_finalize(st);
+    if ((rc = search_q_build(text, &sq, err)) != RWKV_OK)
+        return rc;
+    if ((rc = search_titles(s, &sq, lim, &v, &cnt, &cap, err)) == RWKV_OK)
+        rc = search_turns(s, &sq, lim, &v, &cnt, &cap, err);
+    search_q_free(&sq);
     if (rc != RWKV_OK) {
         free(v);
-        v = NULL;
-        cnt = 0;
+        return rc;
     }
-    if (pat)
-        for (int k = 0; k < nw; k++)
-            free(pat[k]);
-    free(pat);
-    free(sql);
-    free(q);
-    free(w);
-    free(blk);
     *hits = v;
     *n = cnt;
-    return rc;
+    return RWKV_OK;
 }
 
 /* ---- cleaning ----------------------------------------------------------- */
@@ -711,15 +763,13 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
             r2 = bad_parent(s, &t, err);
             store_turn_fini(&t);
         }
-        if (r2 == RWKV_OK && ndone == capdone) {
-            size_t nc = capdone ? capdone * 2 : 256;
-            int64_t *x = realloc(done, nc * sizeof *x);
+        if (r2 == RWKV_OK) {
+            int64_t *x = store_grow(done, &capdone, ndone, sizeof *x, 256);
             if (x == NULL) {
                 store_turn_fini(&t);
                 r2 = rwkv_errf(err, RWKV_ENOMEM, "export: out of memory");
             } else {
                 done = x;
-                capdone = nc;
             }
         }
         if (r2 != RWKV_OK) {
@@ -1211,16 +1261,11 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
 static int
 import_map_room(struct idmap **map, size_t *cap, size_t nt, rwkv_err *err)
 {
-    size_t nc;
-    struct idmap *x;
+    struct idmap *x = store_grow(*map, cap, nt, sizeof *x, 1024);
 
-    if (nt < *cap)
-        return RWKV_OK;
-    nc = *cap ? *cap * 2 : 1024;
-    if ((x = realloc(*map, nc * sizeof *x)) == NULL)
+    if (x == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
     *map = x;
-    *cap = nc;
     return RWKV_OK;
 }
 

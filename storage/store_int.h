@@ -31,6 +31,18 @@ struct store {
     "(SELECT max(seq, coalesce((SELECT max(id) FROM " table "), 0)) + 1" \
     " FROM id_seq WHERE name='" table "')"
 
+/*
+** The SQL that takes a file of schema VERSION-1 to VERSION (1: an empty file
+** to the first schema), static text; NULL outside 1..STORE_SCHEMA_VERSION.
+*/
+const char *store_schema_step(int version);
+/*
+** The array P (owned by the caller; NULL when empty) of *CAP elements of SIZE
+** bytes, N of them in use, with room for one more: doubled when full (FIRST
+** elements the first time), *CAP updated.  Returns the array, perhaps moved;
+** NULL when out of memory, P then unchanged and still the caller's.
+*/
+void *store_grow(void *p, size_t *cap, size_t n, size_t size, size_t first);
 /* Unix time in milliseconds. */
 int64_t store_now_ms(void);
 /* Fill ERR from the connection's last error: "PATH: WHAT: sqlite message". */

@@ -19,14 +19,12 @@ store_model_list(store *s, store_model **out, size_t *n, rwkv_err *err)
     if ((rc = store_prep(s, "SELECT max(id) FROM models GROUP BY path ORDER BY path", &st, err)) != RWKV_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            store_model *x = realloc(v, (cap = cap ? cap * 2 : 8) * sizeof *v);
-            if (x == NULL) {
-                rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-                goto fail;
-            }
-            v = x;
+        store_model *x = store_grow(v, &cap, *n, sizeof *v, 8);
+        if (x == NULL) {
+            rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            goto fail;
         }
+        v = x;
         if ((rc = store_model_get(s, sqlite3_column_int64(st, 0), &v[*n], err)) != RWKV_OK)
             goto fail;
         (*n)++;

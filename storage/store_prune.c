@@ -42,15 +42,11 @@ read_rows(store *s, int64_t session, tree_row **rows, size_t *n, rwkv_err *err)
         tree_row *t;
         const char *text;
         char *clean;
-        if (*n == cap) {
-            tree_row *nr = realloc(*rows, (cap = cap ? cap * 2 : 64) * sizeof **rows);
-            if (nr == NULL) {
-                sqlite3_finalize(st);
-                return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory reading a turn tree",
-                                 s->path);
-            }
-            *rows = nr;
+        if ((t = store_grow(*rows, &cap, *n, sizeof *t, 64)) == NULL) {
+            sqlite3_finalize(st);
+            return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory reading a turn tree", s->path);
         }
+        *rows = t;
         t = &(*rows)[(*n)++];
         memset(t, 0, sizeof *t);
         t->node.id = sqlite3_column_int64(st, 0);
@@ -197,12 +193,10 @@ read_ids(store *s, sqlite3_stmt *st, int64_t **ids, size_t *n, rwkv_err *err)
     *ids = NULL;
     *n = 0;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            int64_t *ni = realloc(*ids, (cap = cap ? cap * 2 : 64) * sizeof **ids);
-            if (ni == NULL)
-                return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", s->path);
-            *ids = ni;
-        }
+        int64_t *ni = store_grow(*ids, &cap, *n, sizeof *ni, 64);
+        if (ni == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", s->path);
+        *ids = ni;
         (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
     }
     return r == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading turns");

@@ -302,16 +302,12 @@ store_retain(store *s, int64_t session, rwkv_err *err)
         return rc;
     sqlite3_bind_int64(st, 1, session);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            struct rnode *t = realloc(v, nc * sizeof *v);
-            if (t == NULL) {
-                rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-                goto out;
-            }
-            v = t;
-            cap = nc;
+        struct rnode *t = store_grow(v, &cap, n, sizeof *v, 64);
+        if (t == NULL) {
+            rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            goto out;
         }
+        v = t;
         memset(&v[n], 0, sizeof v[n]);
         v[n].id = sqlite3_column_int64(st, 0);
         v[n].parent = sqlite3_column_int64(st, 1);
@@ -401,14 +397,10 @@ load_path(store *s, int64_t turn, struct pnode **pv, size_t *pn, int32_t **tok, 
     sqlite3_bind_int64(st, 1, turn);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         size_t nb = (size_t)sqlite3_column_bytes(st, 2), k = nb / 4;
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            struct pnode *x = realloc(v, nc * sizeof *v);
-            if (x == NULL)
-                goto oom;
-            v = x;
-            cap = nc;
-        }
+        struct pnode *nv = store_grow(v, &cap, n, sizeof *v, 64);
+        if (nv == NULL)
+            goto oom;
+        v = nv;
         if (nt + k > tcap) {
             size_t nc = (nt + k) * 2 + 256;
             int32_t *x = realloc(t, nc * sizeof *t);

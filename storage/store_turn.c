@@ -170,17 +170,13 @@ store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err)
                          &st, err)) != RWKV_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            store_session *t = realloc(v, nc * sizeof *v);
-            if (t == NULL) {
-                free(v);
-                sqlite3_finalize(st);
-                return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-            }
-            v = t;
-            cap = nc;
+        store_session *t = store_grow(v, &cap, cnt, sizeof *v, 16);
+        if (t == NULL) {
+            free(v);
+            sqlite3_finalize(st);
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
         }
+        v = t;
         session_row(st, &v[cnt++]);
     }
     sqlite3_finalize(st);
@@ -680,16 +676,12 @@ collect_ids(store *s, sqlite3_stmt *st, int64_t **ids, size_t *n, rwkv_err *err)
     int rc;
 
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            size_t nc = cap ? cap * 2 : 32;
-            int64_t *t = realloc(v, nc * sizeof *v);
-            if (t == NULL) {
-                free(v);
-                return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-            }
-            v = t;
-            cap = nc;
+        int64_t *t = store_grow(v, &cap, cnt, sizeof *v, 32);
+        if (t == NULL) {
+            free(v);
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
         }
+        v = t;
         v[cnt++] = sqlite3_column_int64(st, 0);
     }
     if (rc != SQLITE_DONE) {

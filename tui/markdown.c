@@ -55,10 +55,7 @@ begin_line(tui_md *m, int kind)
 
     if (m->nlines > 0)
         emit(m, "\n", 1, 0);
-    if (m->nlines == m->lines_cap) {
-        m->lines_cap = m->lines_cap ? m->lines_cap * 2 : 16;
-        m->lines = tui_xrealloc(m->lines, m->lines_cap * sizeof *m->lines);
-    }
+    m->lines = tui_xgrow(m->lines, &m->lines_cap, m->nlines, sizeof *m->lines, 16);
     l = &m->lines[m->nlines++];
     l->off = m->text.len;
     l->len = 0;
@@ -440,10 +437,7 @@ tui_md_code_blocks(const char *src, size_t n, tui_md_block **out)
             b[nb - 1].len = i > b[nb - 1].off ? i - 1 - b[nb - 1].off : 0;
         } else if (!in_code && (flen = open_fence(src + i, e - i, &fch)) > 0) {
             in_code = 1;
-            if (nb == cap) {
-                cap = cap ? cap * 2 : 4;
-                b = tui_xrealloc(b, cap * sizeof *b);
-            }
+            b = tui_xgrow(b, &cap, nb, sizeof *b, 4);
             b[nb].off = e < n ? e + 1 : e;
             b[nb].len = 0;
             nb++;

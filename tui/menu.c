@@ -105,10 +105,7 @@ tui_menu_add(tui_menu *m, const char *label, const char *detail,
 {
     tui_menu_item *it;
 
-    if (m->n == m->cap) {
-        m->cap = m->cap ? m->cap * 2 : 16;
-        m->items = tui_xrealloc(m->items, m->cap * sizeof *m->items);
-    }
+    m->items = tui_xgrow(m->items, &m->cap, m->n, sizeof *m->items, 16);
     it = &m->items[m->n++];
     it->label = tui_xstrdup(label ? label : "");
     it->detail = detail ? tui_xstrdup(detail) : NULL;

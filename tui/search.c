@@ -78,10 +78,7 @@ tui_find_ci(const char *hay, size_t n, const char *needle, size_t nn, size_t fro
 static void
 add(tui_search *s, int turn, size_t off, size_t len)
 {
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 64;
-        s->m = tui_xrealloc(s->m, s->cap * sizeof *s->m);
-    }
+    s->m = tui_xgrow(s->m, &s->cap, s->n, sizeof *s->m, 64);
     s->m[s->n].turn = turn;
     s->m[s->n].off = off;
     s->m[s->n].len = len;

@@ -39,6 +39,15 @@ tui_xrealloc(void *p, size_t n)
     return q;
 }
 
+void *
+tui_xgrow(void *p, size_t *cap, size_t n, size_t size, size_t first)
+{
+    if (n < *cap)
+        return p;
+    *cap = *cap ? *cap * 2 : first;
+    return tui_xrealloc(p, *cap * size);
+}
+
 char *
 tui_xstrndup(const char *s, size_t n)
 {
@@ -341,10 +350,7 @@ typedef struct spans {
 static void
 spans_add(spans *sp, size_t off, size_t len, int cols)
 {
-    if (sp->n == sp->cap) {
-        sp->cap = sp->cap ? sp->cap * 2 : 16;
-        sp->v = tui_xrealloc(sp->v, sp->cap * sizeof *sp->v);
-    }
+    sp->v = tui_xgrow(sp->v, &sp->cap, sp->n, sizeof *sp->v, 16);
     sp->v[sp->n].off = off;
     sp->v[sp->n].len = len;
     sp->v[sp->n].cols = cols;

@@ -19,6 +19,12 @@ void *tui_xmalloc(size_t n);
 void *tui_xrealloc(void *p, size_t n);
 char *tui_xstrdup(const char *s);
 char *tui_xstrndup(const char *s, size_t n);
+/*
+** The array P (owned; NULL when empty) of *CAP elements of SIZE bytes, N of
+** them in use, with room for one more: doubled when full (FIRST elements the
+** first time), *CAP updated.  Returns the array, perhaps moved.
+*/
+void *tui_xgrow(void *p, size_t *cap, size_t n, size_t size, size_t first);
 
 /* A growable byte string, always NUL terminated once anything was added. */
 typedef struct tui_buf {

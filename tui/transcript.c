@@ -60,10 +60,7 @@ tui_tr_fini(tui_transcript *t)
 static void
 row_add(tui_transcript *t, int turn, int kind, size_t off, size_t len)
 {
-    if (t->nrows == t->rcap) {
-        t->rcap = t->rcap ? t->rcap * 2 : 64;
-        t->rows = tui_xrealloc(t->rows, t->rcap * sizeof *t->rows);
-    }
+    t->rows = tui_xgrow(t->rows, &t->rcap, t->nrows, sizeof *t->rows, 64);
     t->rows[t->nrows].turn = turn;
     t->rows[t->nrows].kind = kind;
     t->rows[t->nrows].off = off;
@@ -202,10 +199,7 @@ tui_tr_add(tui_transcript *t, int role, const char *text, size_t n)
 {
     tui_turn *tu;
 
-    if (t->nturns == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 16;
-        t->turns = tui_xrealloc(t->turns, (size_t)t->cap * sizeof *t->turns);
-    }
+    t->turns = tui_xgrow(t->turns, &t->cap, (size_t)t->nturns, sizeof *t->turns, 16);
     tu = &t->turns[t->nturns++];
     memset(tu, 0, sizeof *tu);
     tu->role = role;

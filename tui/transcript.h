@@ -63,7 +63,8 @@ typedef struct tui_row {
 
 typedef struct tui_transcript {
     tui_turn *turns;
-    int       nturns, cap;
+    int       nturns;
+    size_t    cap;
     tui_row  *rows;
     size_t    nrows, rcap;
     int       width;     /* text width the rows were wrapped for */

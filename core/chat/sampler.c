@@ -359,6 +359,17 @@ distribution(samp *s, const float *logits, double temperature, double top_p, int
 }
 
 size_t
+samp_argmax(const float *logits, size_t n)
+{
+    size_t best = 0;
+
+    for (size_t i = 1; i < n; i++)
+        if (logits[i] > logits[best])
+            best = i;
+    return best;
+}
+
+size_t
 samp_distribution(samp *s, const float *logits, double temperature, double top_p,
                   int top_k, float *probs)
 {

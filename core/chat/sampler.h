@@ -72,6 +72,10 @@ size_t samp_distribution(samp *s, const float *logits, double temperature,
 int32_t samp_sample(samp *s, const float *logits, double temperature,
                     double top_p, int top_k, rng *r);
 
+/* The index of the largest of the N >= 1 LOGITS (the first of equals): the
+** greedy pick, as the benchmarks count agreement. */
+size_t samp_argmax(const float *logits, size_t n);
+
 /*
 ** The double a user meant by float F: the shortest decimal that round-trips
 ** to F, read back as double (0.3f -> 0.3, not 0.30000001192...).  The

@@ -22,6 +22,7 @@
 #include "../../core/io/json.h"
 #include "../../core/text/utf8.h"
 #include "../harness.h"
+#include "fixture_json.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -88,21 +89,6 @@ static void
 sink_reset(struct sink *s)
 {
     memset(s, 0, sizeof *s);
-}
-
-static json_doc *
-load_json(const char *rel)
-{
-    char path[1024];
-    json_doc *d = NULL;
-    rwkv_err err;
-
-    test_fixture_path(path, sizeof path, rel);
-    if (json_parse_file(path, &d, &err) != RWKV_OK) {
-        printf("cannot read %s: %s\n", path, err.msg);
-        return NULL;
-    }
-    return d;
 }
 
 static int
@@ -267,11 +253,8 @@ test_generation_e2e(void)
 
     if (!test_have_fixture("generation/chat_generation_cases.json", 34))
         return;
-    d = load_json("generation/chat_generation_cases.json");
-    if (d == NULL) {
-        TEST_COND("chat_generation_cases.json", 0);
+    if ((d = test_fixture_json("generation/chat_generation_cases.json")) == NULL)
         return;
-    }
     TEST_COND("byte tokenizer", tok_create_bytes(&bt, &err) == RWKV_OK);
     cases = json_get(json_root(d), "cases");
     for (size_t ci = 0; cases && ci < cases->len; ci++) {
@@ -377,9 +360,7 @@ test_world_flow(void)
         free(s);
         return;
     }
-    d = load_json("world/world-7v0.json");
-    if (d == NULL) {
-        TEST_COND("world-7v0.json", 0);
+    if ((d = test_fixture_json("world/world-7v0.json")) == NULL) {
         free(s);
         return;
     }

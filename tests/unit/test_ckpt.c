@@ -15,6 +15,7 @@
 #include "../../core/kernels/dtype.h"
 #include "../../core/io/json.h"
 #include "../harness.h"
+#include "fixture_json.h"
 #include "test_ckpt_build.h"
 
 /* Independent fp32 -> bf16 round-to-nearest-even (not dtype.c's). */
@@ -152,10 +153,8 @@ test_arch_models(void)
         ckpt *ck;
         rwkv_err err;
 
-        if (json_parse_file(test_fixture_path(path, sizeof path, cases[c].manifest), &doc, &err)) {
-            TEST_CONDF(0, "%s: %s", cases[c].manifest, err.msg);
+        if ((doc = test_fixture_json(cases[c].manifest)) == NULL)
             continue;
-        }
         const json_value *arch = json_get(json_root(doc), "arch");
         int64_t V = (int64_t)json_num(arch, "vocab_size", -1), C = (int64_t)json_num(arch, "n_embd", -1);
         int L = (int)json_num(arch, "n_layer", -1);

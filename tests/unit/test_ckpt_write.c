@@ -28,6 +28,7 @@
 #include "../../core/kernels/simd.h"
 #include "../../core/io/zipr.h"
 #include "../harness.h"
+#include "fixture_json.h"
 
 static char tmpdir[256];
 
@@ -219,10 +220,8 @@ test_roundtrip(const char *tag)
     int nruns = 0;
 
     snprintf(rel, sizeof rel, "tiny/%s.json", tag);
-    if (json_parse_file(test_fixture_path(path, sizeof path, rel), &doc, &err) != RWKV_OK) {
-        TEST_CONDF(0, "%s: %s", rel, err.msg);
+    if ((doc = test_fixture_json(rel)) == NULL)
         return;
-    }
     root = json_root(doc);
     runs = json_get(root, "runs");
     files = json_get(root, "model_files");

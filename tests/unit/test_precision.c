@@ -29,6 +29,7 @@
 #include "../../core/io/json.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
+#include "fixture_json.h"
 
 #define MAX_VOCAB 65536
 
@@ -365,17 +366,13 @@ test_model_file(const char *rel, const int32_t *tok, size_t n)
 static void
 test_manifest(const char *rel)
 {
-    char path[1024];
     json_doc *doc;
-    rwkv_err err;
     const json_value *root, *runs, *files;
     int32_t *tok = NULL;
     size_t n = 0;
 
-    if (json_parse_file(test_fixture_path(path, sizeof path, rel), &doc, &err) != RWKV_OK) {
-        TEST_CONDF(0, "%s: %s", rel, err.msg);
+    if ((doc = test_fixture_json(rel)) == NULL)
         return;
-    }
     root = json_root(doc);
     runs = json_get(root, "runs");
     files = json_get(root, "model_files");
@@ -399,18 +396,13 @@ test_manifest(const char *rel)
 static void
 test_world(void)
 {
-    char path[1024];
     json_doc *doc;
-    rwkv_err err;
     const json_value *root, *cases;
     int32_t *tok = NULL;
     size_t n = 0;
 
-    if (json_parse_file(test_fixture_path(path, sizeof path, "world/world-7v0.json"), &doc, &err) !=
-        RWKV_OK) {
-        TEST_CONDF(0, "world: %s", err.msg);
+    if ((doc = test_fixture_json("world/world-7v0.json")) == NULL)
         return;
-    }
     root = json_root(doc);
     cases = json_get(root, "cases");
     for (size_t i = 0; cases && i < cases->len && tok == NULL; i++)
@@ -460,22 +452,14 @@ test_bf16_same_weights(void)
 int
 main(int argc, char **argv)
 {
-    static const char *manifests[] = {
-        "tiny/tiny-7v0.json", "tiny/rand7h2.json", "tiny/tiny-5v2.json", "tiny/tiny-6v0.json",
-        "tiny/tiny-4v0.json", "tiny/randv4.json", "tiny/tiny-5v1.json", "tiny/randv51.json",
-    };
-
     /* the checks each manifest makes (counted as skipped without it) */
-    static const int nchecks[] = { 15, 8, 15, 15, 15, 8, 15, 8 };
+    static const int nchecks[TEST_N_TINY] = { 15, 8, 15, 15, 15, 8, 15, 8 };
+    const char *filter = argc < 2 ? NULL : argv[1];
 
     la = malloc(MAX_VOCAB * sizeof(float));
     lb = malloc(MAX_VOCAB * sizeof(float));
-    for (size_t i = 0; i < sizeof manifests / sizeof manifests[0]; i++)
-        if ((argc < 2 || strstr(manifests[i], argv[1]) != NULL) &&
-            test_have_fixture(manifests[i], nchecks[i]))
-            test_manifest(manifests[i]);
-    if ((argc < 2 || strstr("world", argv[1]) != NULL) &&
-        test_have_fixture("world/world-7v0.json", 8))
+    test_each_tiny(filter, nchecks, test_manifest);
+    if (test_picked(filter, "world") && test_have_fixture("world/world-7v0.json", 8))
         test_world();
     if (test_have_fixture("models/tiny-7v0-bf16.pth", 2))
         test_bf16_same_weights();

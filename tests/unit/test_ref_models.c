@@ -15,6 +15,7 @@
 #include "../../core/io/json.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
+#include "fixture_json.h"
 
 #define MAX_VOCAB 65536
 
@@ -241,10 +242,8 @@ test_manifest(const char *rel)
     w[0].logits_bf16b = w[1].logits_bf16b = -1;
     memset(&ob, 0, sizeof ob);
     ob.strategy = "cpu bf16";
-    if (json_parse_file(test_fixture_path(path, sizeof path, rel), &doc, &err) != RWKV_OK) {
-        TEST_CONDF(0, "%s: %s", rel, err.msg);
+    if ((doc = test_fixture_json(rel)) == NULL)
         return;
-    }
     root = json_root(doc);
     runs = json_get(root, "runs");
     files = json_get(root, "model_files");
@@ -427,10 +426,8 @@ test_world(void)
 
     memset(&w, 0, sizeof w);
     w.logits_bf16 = w.logits_bf16b = -1;
-    if (json_parse_file(test_fixture_path(path, sizeof path, "world/world-7v0.json"), &doc, &err) != RWKV_OK) {
-        TEST_CONDF(0, "world: %s", err.msg);
+    if ((doc = test_fixture_json("world/world-7v0.json")) == NULL)
         return;
-    }
     root = json_root(doc);
     cases = json_get(root, "cases");
     layout = json_get(root, "state_layout");
@@ -505,20 +502,13 @@ test_world(void)
 int
 main(int argc, char **argv)
 {
-    static const char *manifests[] = {
-        "tiny/tiny-7v0.json", "tiny/rand7h2.json", "tiny/tiny-5v2.json", "tiny/tiny-6v0.json",
-        "tiny/tiny-4v0.json", "tiny/randv4.json", "tiny/tiny-5v1.json", "tiny/randv51.json",
-    };
     /* the checks each manifest makes (counted as skipped without it) */
-    static const int nchecks[] = { 1116, 536, 1116, 1116, 926, 398, 926, 398 };
+    static const int nchecks[TEST_N_TINY] = { 1116, 536, 1116, 1116, 926, 398, 926, 398 };
+    const char *filter = argc < 2 ? NULL : argv[1];
 
     logits_buf = malloc(MAX_VOCAB * sizeof(float));
-    for (size_t i = 0; i < sizeof manifests / sizeof manifests[0]; i++)
-        if ((argc < 2 || strstr(manifests[i], argv[1]) != NULL) &&
-            test_have_fixture(manifests[i], nchecks[i]))
-            test_manifest(manifests[i]);
-    if ((argc < 2 || strstr("world", argv[1]) != NULL) &&
-        test_have_fixture("world/world-7v0.json", 49))
+    test_each_tiny(filter, nchecks, test_manifest);
+    if (test_picked(filter, "world") && test_have_fixture("world/world-7v0.json", 49))
         test_world();
     free(logits_buf);
     return TEST_REPORT();

@@ -20,21 +20,7 @@
 #include "../../core/chat/sampler.h"
 #include "../../core/text/utf8.h"
 #include "../harness.h"
-
-static json_doc *
-load_json(const char *rel)
-{
-    char path[1024];
-    json_doc *d = NULL;
-    rwkv_err err;
-
-    test_fixture_path(path, sizeof path, rel);
-    if (json_parse_file(path, &d, &err) != RWKV_OK) {
-        printf("cannot read %s: %s\n", path, err.msg);
-        return NULL;
-    }
-    return d;
-}
+#include "fixture_json.h"
 
 static float *
 load_bin(const char *rel, size_t *n)
@@ -50,11 +36,10 @@ load_bin(const char *rel, size_t *n)
 static void
 test_sample_logits_cases(void)
 {
-    json_doc *d = load_json("sampling/sample_logits_cases.json");
+    json_doc *d = test_fixture_json("sampling/sample_logits_cases.json");
     const json_value *root, *vectors, *cases;
     size_t n_checked = 0, n_fragile = 0;
 
-    TEST_COND("sample_logits_cases.json readable", d != NULL);
     if (d == NULL)
         return;
     root = json_root(d);
@@ -186,10 +171,9 @@ occ_matches(const samp *s, const json_value *obj, size_t n_vocab, char *why, siz
 static void
 test_generation_cases(void)
 {
-    json_doc *d = load_json("generation/chat_generation_cases.json");
+    json_doc *d = test_fixture_json("generation/chat_generation_cases.json");
     const json_value *cases;
 
-    TEST_COND("chat_generation_cases.json readable", d != NULL);
     if (d == NULL)
         return;
     cases = json_get(json_root(d), "cases");
@@ -415,14 +399,25 @@ test_rng_and_draws(void)
     TEST_COND("vocab 0 refused", samp_create(0, &s, &err) == RWKV_EINVAL);
 }
 
+static void
+test_argmax(void)
+{
+    static const float l[] = { -1.0f, 2.5f, 0.0f, 2.5f, -INFINITY, 2.0f };
+
+    TEST_COND("argmax: the first of equal maxima", samp_argmax(l, 6) == 1);
+    TEST_COND("argmax: the last element", samp_argmax(l + 2, 2) == 1);
+    TEST_COND("argmax: one logit", samp_argmax(l + 4, 1) == 0);
+}
+
 int
 main(void)
 {
     /* the reference fixtures (counts: the checks each makes) */
-    if (test_have_fixture("sampling/sample_logits_cases.json", 195))
+    if (test_have_fixture("sampling/sample_logits_cases.json", 194))
         test_sample_logits_cases();
-    if (test_have_fixture("generation/chat_generation_cases.json", 23))
+    if (test_have_fixture("generation/chat_generation_cases.json", 22))
         test_generation_cases();
     test_rng_and_draws();
+    test_argmax();
     return TEST_REPORT();
 }

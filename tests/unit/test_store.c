@@ -1,6 +1,6 @@
 /*
 ** test_store.c -- the session database on real SQLite files in a temp dir:
-** open/PRAGMAs, migration from a hand-written v1 file, refusal of newer /
+** open/PRAGMAs, the shipped schema steps unchanged, migration from a v1 file, refusal of newer /
 ** foreign / corrupt files, the turn tree (regenerate, edit, switch, fork),
 ** snapshots (bit-exact round trip of a real state, mismatch and corruption
 ** -> replay plan), retention, export -> import, search, delete reclaims.
@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../storage/store.h"
+#include "../../core/hash.h"
+#include "../../storage/store_int.h"
 #include "../harness.h"
 #include "store_test.h"
 
@@ -232,39 +233,47 @@ test_bad_files(void)
 
 /* ---- migration ----------------------------------------------------------- */
 
-/* The v1 schema as shipped (a copy, on purpose: it must not follow edits). */
-static const char v1_sql[] =
-    "PRAGMA application_id=1381452630;"
-    "CREATE TABLE models("
-    " id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,"
-    " mtime INTEGER NOT NULL, fingerprint INTEGER NOT NULL, version TEXT NOT NULL DEFAULT '',"
-    " n_layer INTEGER NOT NULL DEFAULT 0, n_embd INTEGER NOT NULL DEFAULT 0,"
-    " n_head INTEGER NOT NULL DEFAULT 0, head_size INTEGER NOT NULL DEFAULT 0);"
-    "CREATE TABLE sessions("
-    " id INTEGER PRIMARY KEY, title TEXT NOT NULL,"
-    " model_id INTEGER REFERENCES models(id) ON DELETE SET NULL,"
-    " strategy TEXT NOT NULL DEFAULT '', created_ms INTEGER NOT NULL,"
-    " updated_ms INTEGER NOT NULL, head_turn INTEGER);"
-    "CREATE TABLE turns("
-    " id INTEGER PRIMARY KEY,"
-    " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
-    " parent_id INTEGER REFERENCES turns(id) ON DELETE CASCADE,"
-    " depth INTEGER NOT NULL, role INTEGER NOT NULL CHECK(role BETWEEN 0 AND 2),"
-    " text TEXT NOT NULL, tokens BLOB, sampling TEXT,"
-    " prefill_tps REAL NOT NULL DEFAULT 0, decode_tps REAL NOT NULL DEFAULT 0,"
-    " time_ms INTEGER NOT NULL, interrupted INTEGER NOT NULL DEFAULT 0);"
-    "CREATE INDEX turns_parent ON turns(parent_id);"
-    "CREATE INDEX turns_session ON turns(session_id, id);"
-    "CREATE TABLE snapshots("
-    " turn_id INTEGER PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,"
-    " fingerprint INTEGER NOT NULL, version TEXT NOT NULL, n_layer INTEGER NOT NULL,"
-    " n_embd INTEGER NOT NULL, n_head INTEGER NOT NULL, head_size INTEGER NOT NULL,"
-    " precision INTEGER NOT NULL, n_floats INTEGER NOT NULL, created_ms INTEGER NOT NULL,"
-    " blob BLOB NOT NULL);"
-    "INSERT INTO sessions VALUES (7, 'old chat', NULL, 'cpu fp32', 1000, 2000, 11);"
-    "INSERT INTO turns VALUES (10, 7, NULL, 0, 1, 'an ancient walrus question', x'01000000', NULL, 0, 0, 1000, 0);"
-    "INSERT INTO turns VALUES (11, 7, 10, 1, 2, 'the walrus answers', x'0200000003000000', NULL, 0, 0, 1001, 0);"
-    "PRAGMA user_version=1;";
+/*
+** FNV-1a of each schema step (store_schema_step) as shipped.  Files of every
+** version exist and migrate through the steps after their own, so a step's
+** text must never change: a change to the schema is a new version (and a new
+** line here).
+*/
+static const uint64_t shipped_step_fnv[STORE_SCHEMA_VERSION + 1] = {
+    0,
+    0x078317383cdf3551ull, 0xd9a2faf21733bf8full, 0xea6137829f9a0505ull,
+    0x0eba3f189308349eull, 0x9e73b71d57667291ull, 0xcb98bb6592261946ull,
+};
+
+static void
+test_shipped_steps(void)
+{
+    for (int v = 1; v <= STORE_SCHEMA_VERSION; v++) {
+        const char *sql = store_schema_step(v);
+        uint64_t h = sql ? hash_fnv1a(HASH_FNV_OFFSET, sql, strlen(sql)) : 0;
+        TEST_CONDF(h == shipped_step_fnv[v],
+                   "schema step v%d hashes to %016llx, shipped %016llx: a shipped step is"
+                   " never edited, add a version", v, (unsigned long long)h,
+                   (unsigned long long)shipped_step_fnv[v]);
+    }
+    TEST_COND("no step 0 or past the last",
+              store_schema_step(0) == NULL && store_schema_step(STORE_SCHEMA_VERSION + 1) == NULL);
+}
+
+/* A file of schema v1 (its step as shipped, test_shipped_steps) with
+** session 7 of turns 10 and 11. */
+static int
+make_v1(const char *p)
+{
+    return q_exec(p, "PRAGMA application_id=1381452630;") == SQLITE_OK &&
+           q_exec(p, store_schema_step(1)) == SQLITE_OK &&
+           q_exec(p, "INSERT INTO sessions VALUES (7, 'old chat', NULL, 'cpu fp32', 1000, 2000, 11);"
+                     "INSERT INTO turns VALUES (10, 7, NULL, 0, 1, 'an ancient walrus question',"
+                     " x'01000000', NULL, 0, 0, 1000, 0);"
+                     "INSERT INTO turns VALUES (11, 7, 10, 1, 2, 'the walrus answers',"
+                     " x'0200000003000000', NULL, 0, 0, 1001, 0);"
+                     "PRAGMA user_version=1;") == SQLITE_OK;
+}
 
 static void
 test_migration(void)
@@ -274,7 +283,7 @@ test_migration(void)
     rwkv_err err;
 
     test_tmp_path(p, sizeof p, "v1.db");
-    TEST_COND("v1 file by hand", q_exec(p, v1_sql) == SQLITE_OK);
+    TEST_COND("v1 file", make_v1(p));
     TEST_COND("open migrates", store_open(p, &st, &err) == RWKV_OK);
     if (st == NULL) {
         printf("  %s\n", err.msg);
@@ -920,6 +929,7 @@ main(void)
         return 1;
     test_open();
     test_bad_files();
+    test_shipped_steps();
     test_migration();
     test_ids_never_reused();
     test_tmp_path(db, sizeof db, "main.db");
