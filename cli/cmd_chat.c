@@ -189,6 +189,7 @@ struct repl {
     int              started;      /* the running reply printed "Assistant:" */
     int64_t          alt_ids[SESS_MAX_ALTS];   /* /regen N: the saved alternatives */
     int              n_alt_ids;
+    int              alt_k, alt_n; /* the header the next reply prints (alt_n > 1) */
 };
 
 /* Print TEXT on one line: at most CHAT_EXCERPT_MAX bytes (on a character
@@ -241,6 +242,9 @@ reply_phase(void *ud, int phase)
 
     if (phase == CHAT_GENERATING) {
         r->started = 1;
+        if (r->alt_n > 1)
+            printf("-- alternative %d/%d --\n", r->alt_k, r->alt_n);
+        r->alt_n = 0;
         printf("%s:", chat_bot_name(sess_chat(r->s)));
         cli_stdout_flush();
     }
@@ -395,7 +399,8 @@ alt_take_id(struct repl *r)
         r->alt_ids[r->n_alt_ids++] = reply;
 }
 
-/* sess_regen_n's callback: alternative K of N begins (a header when N > 1). */
+/* sess_regen_n's callback: alternative K of N begins (its header, when
+** N > 1, goes before its "Assistant:": not at all when it is refused). */
 static void
 alt_begin(void *ud, int k, int n)
 {
@@ -404,10 +409,8 @@ alt_begin(void *ud, int k, int n)
     if (k > 1)
         alt_take_id(r);
     r->started = 0;     /* a regeneration enters GENERATING at once */
-    if (n > 1) {
-        printf("-- alternative %d/%d --\n", k, n);
-        cli_stdout_flush();
-    }
+    r->alt_k = k;
+    r->alt_n = n;
 }
 
 /* After /regen N (N > 1): how many were made, and their turns. */
@@ -417,6 +420,11 @@ alt_summary(struct repl *r, int n, int done)
     alt_take_id(r);
     if (done < n)
         fprintf(stderr, "(alternatives stopped: %d of %d made)\n", done, n);
+    if (sess_store(r->s) == NULL) {
+        fprintf(stderr, "(this chat is not saved: it goes on from the last alternative, the "
+                        "others were only printed)\n");
+        return;
+    }
     if (r->n_alt_ids == 0)
         return;
     fprintf(stderr, "(saved beside the first reply as turns");
@@ -450,11 +458,12 @@ cmd_regen(struct repl *r, char *args)
     sig_in_reply = 1;
     rc = sess_regen_n(r->s, (int)n, alt_begin, &done, &err);
     sig_in_reply = 0;
+    r->alt_n = 0;
     if (rc != RWKV_OK)
         cli_errorf("/regen: %s", err.msg);
     else if (!r->started)
         fprintf(stderr, "(cancelled before the reply started; nothing changed)\n");
-    if (n > 1)
+    if (n > 1 && done > 0)
         alt_summary(r, (int)n, done);
     return 0;
 }

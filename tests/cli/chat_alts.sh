@@ -43,10 +43,15 @@ printf 'hi\n/regen\n/regen\n/regen\n' |
     "$T" chat --demo --db "$TMP/c.db" --new alts --seed 4 --max-tokens 10 >"$TMP/c.out" 2>/dev/null
 diff <(grep -v '^-- alternative' "$TMP/b.out") "$TMP/c.out" >/dev/null && ok ||
     fail "/regen 3 differs from three /regen: $(cat "$TMP/b.out" "$TMP/c.out")"
-# unsaved: the same headers, no summary of turns
+# unsaved: the same headers, no turns to name (and it says so)
 printf 'hi\n/regen 2\n' | "$T" chat --demo --seed 4 --max-tokens 10 >"$TMP/u.out" 2>"$TMP/u.err"
-[ "$(grep -c '^-- alternative' "$TMP/u.out")" = 2 ] && ! grep -q 'saved beside' "$TMP/u.err" && ok ||
+[ "$(grep -c '^-- alternative' "$TMP/u.out")" = 2 ] && ! grep -q 'saved beside' "$TMP/u.err" &&
+    grep -q 'not saved: it goes on from the last alternative' "$TMP/u.err" && ok ||
     fail "unsaved /regen 2: $(cat "$TMP/u.out" "$TMP/u.err")"
+# nothing to regenerate: one line, no summary
+printf '/regen 3\n' | "$T" chat --demo --seed 4 --max-tokens 10 >/dev/null 2>"$TMP/n.err"
+[ "$(wc -l <"$TMP/n.err")" -le 2 ] && grep -q '/regen: nothing to regenerate yet' "$TMP/n.err" &&
+    ! grep -q 'alternatives stopped' "$TMP/n.err" && ok || fail "/regen 3 first: $(cat "$TMP/n.err")"
 
 # --- a bad N: one line, nothing done -----------------------------------------------
 printf 'hi\n/regen 0\n/regen 17\n/regen x\n/regen 2 3\n' |
