@@ -133,7 +133,7 @@ on_not_started(struct app *a, const tui_event *e, int job)
 }
 
 /* The end of a batch of alternatives (a->alt_k of a->alt_n begun; CUT: the
-** last one was cut by Esc). */
+** last one was cut by Esc; an Esc between two stops it with none cut). */
 static void
 alternatives_notice(struct app *a, int cut)
 {
@@ -144,6 +144,9 @@ alternatives_notice(struct app *a, int cut)
         cfg_key_name(a->cfg.keys[CFG_ACT_CONTINUE], k, sizeof k);
         tui_notice(a, 0, "alternatives stopped at %d of %d: all kept as branches (%s; %s "
                          "continues the cut one)", a->alt_k, a->alt_n, br, k);
+    } else if (a->alt_k < a->alt_n) {
+        tui_notice(a, 0, "alternatives stopped after %d of %d: all kept as branches (%s)",
+                   a->alt_k, a->alt_n, br);
     } else {
         cfg_key_name(a->cfg.keys[CFG_ACT_PREV_SIB], prev, sizeof prev);
         cfg_key_name(a->cfg.keys[CFG_ACT_NEXT_SIB], next, sizeof next);
@@ -472,7 +475,6 @@ ask_alternatives(struct app *a)
     snprintf(init, sizeof init, "%d", TUI_ALTS_DEFAULT);
     tui_prompt_open(a, TUI_PROMPT_ALTS, "alternatives (1-16): ", init);
 }
-
 
 /* The last reply goes on (sess_continue) in its own turn of the transcript:
 ** the text stays until generation starts (a rebuild of the logits after a
