@@ -187,6 +187,9 @@ struct repl {
     chat            *c;            /* sess_chat(s) */
     int              interactive;  /* stdin is a terminal */
     int              started;      /* the running reply printed "Assistant:" */
+    int64_t          alt_ids[SESS_MAX_ALTS];   /* /regen N: the saved alternatives */
+    int              n_alt_ids;
+    int              alt_k, alt_n; /* the header the next reply prints (alt_n > 1) */
 };
 
 /* Print TEXT on one line: at most CHAT_EXCERPT_MAX bytes (on a character
@@ -239,6 +242,9 @@ reply_phase(void *ud, int phase)
 
     if (phase == CHAT_GENERATING) {
         r->started = 1;
+        if (r->alt_n > 1)
+            printf("-- alternative %d/%d --\n", r->alt_k, r->alt_n);
+        r->alt_n = 0;
         printf("%s:", chat_bot_name(sess_chat(r->s)));
         cli_stdout_flush();
     }
@@ -381,17 +387,84 @@ cmd_reset(struct repl *r, char *args)
     return 0;
 }
 
+/* The saved row of the alternative just finished (0 = not saved). */
+static void
+alt_take_id(struct repl *r)
+{
+    int64_t user, reply;
+
+    sess_last_ids(r->s, &user, &reply);
+    if (reply != 0 && r->n_alt_ids < SESS_MAX_ALTS &&
+        (r->n_alt_ids == 0 || r->alt_ids[r->n_alt_ids - 1] != reply))
+        r->alt_ids[r->n_alt_ids++] = reply;
+}
+
+/* sess_regen_n's callback: alternative K of N begins (its header, when
+** N > 1, goes before its "Assistant:": not at all when it is refused). */
+static void
+alt_begin(void *ud, int k, int n)
+{
+    struct repl *r = ud;
+
+    if (k > 1)
+        alt_take_id(r);
+    r->started = 0;     /* a regeneration enters GENERATING at once */
+    r->alt_k = k;
+    r->alt_n = n;
+}
+
+/* After /regen N (N > 1): how many were made, and their turns. */
+static void
+alt_summary(struct repl *r, int n, int done)
+{
+    alt_take_id(r);
+    if (done < n)
+        fprintf(stderr, "(alternatives stopped: %d of %d made)\n", done, n);
+    if (sess_store(r->s) == NULL) {
+        fprintf(stderr, "(this chat is not saved: it goes on from the last alternative, the "
+                        "others were only printed)\n");
+        return;
+    }
+    if (r->n_alt_ids == 0)
+        return;
+    fprintf(stderr, "(saved beside the first reply as turns");
+    for (int i = 0; i < r->n_alt_ids; i++)
+        fprintf(stderr, " #%lld", (long long)r->alt_ids[i]);
+    fprintf(stderr, "; the chat goes on from the last: /fork TURN goes on from another)\n");
+}
+
+/* /regen [N]: N alternative replies (sess_regen_n), 1 when not given. */
 static int
 cmd_regen(struct repl *r, char *args)
 {
     rwkv_err err;
+    char *end;
+    long n = 1;
+    int done = 0, rc;
 
-    (void)args;
-    r->started = 0;     /* a regeneration enters GENERATING at once */
-    if (sess_regen(r->s, &err) != RWKV_OK)
+    if (*args != '\0') {
+        errno = 0;
+        n = strtol(args, &end, 10);
+        while (*end == ' ' || *end == '\t')
+            end++;
+        if (errno || end == args || *end != '\0' || n < 1 || n > SESS_MAX_ALTS) {
+            cli_errorf("usage: /regen [N] (N alternatives, 1..%d; got '%s')", SESS_MAX_ALTS,
+                       args);
+            return 0;
+        }
+    }
+    r->n_alt_ids = 0;
+    sig_sess = r->s;
+    sig_in_reply = 1;
+    rc = sess_regen_n(r->s, (int)n, alt_begin, &done, &err);
+    sig_in_reply = 0;
+    r->alt_n = 0;
+    if (rc != RWKV_OK)
         cli_errorf("/regen: %s", err.msg);
-    else
-        run_reply(r);
+    else if (!r->started)
+        fprintf(stderr, "(cancelled before the reply started; nothing changed)\n");
+    if (n > 1 && done > 0)
+        alt_summary(r, (int)n, done);
     return 0;
 }
 
@@ -663,8 +736,9 @@ static const struct chat_command {
     { "help", "?", "", "this list", cmd_help },
     { "reset", NULL, "", "forget the conversation (back to the greeting/state); in a saved "
       "session the next message starts a new branch", cmd_reset },
-    { "regen", NULL, "", "sample the last reply again (state restored, no prefill); in a saved"
-      " session the new reply is saved beside the old", cmd_regen },
+    { "regen", NULL, "[N]", "sample the last reply again (state restored, no prefill), or N "
+      "alternatives (up to 16) one after another, each with its own seed; in a saved session "
+      "each new reply is saved beside the old; the chat goes on from the last", cmd_regen },
     { "continue", NULL, "", "let the last reply go on where it stopped (max-tokens, Ctrl-C, a "
       "crash), at most max-tokens more, as if never cut; printed again whole; saved in its "
       "place", cmd_continue },

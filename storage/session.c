@@ -589,6 +589,49 @@ sess_regen(sess *s, rwkv_err *err)
     return rc;
 }
 
+/* 1 when the batch of sess_regen_n goes on after a reply: it reached
+** generation and was neither cancelled nor stopped by an error. */
+static int
+batch_goes_on(sess *s)
+{
+    size_t n = chat_n_turns(s->c);
+
+    if (!s->started || atomic_load(&s->cancel) || n == 0)
+        return 0;
+    return chat_turn_at(s->c, n - 1)->stop != CHAT_STOP_CANCEL;
+}
+
+int
+sess_regen_n(sess *s, int n, void (*each)(void *ud, int k, int n), int *done, rwkv_err *err)
+{
+    int rc = RWKV_OK, k;
+
+    if (done)
+        *done = 0;
+    if (n < 1 || n > SESS_MAX_ALTS)
+        return rwkv_errf(err, RWKV_EINVAL, "alternatives: %d is not in 1..%d", n,
+                         SESS_MAX_ALTS);
+    atomic_store(&s->cancel, 0);
+    for (k = 1; k <= n; k++) {
+        if (k > 1 && !batch_goes_on(s))
+            break;
+        if (each)
+            each(s->cb.ud, k, n);
+        if ((rc = sess_regen(s, err)) != RWKV_OK)
+            break;
+        /* chat_regen clears a cancel sent while the chat was idle (since
+        ** batch_goes_on looked): the runtime's flag keeps it */
+        if (atomic_load(&s->cancel))
+            chat_cancel(s->c);
+        rc = sess_run(s, err);
+        if (done && s->started)
+            (*done)++;
+        if (rc != RWKV_OK)
+            break;
+    }
+    return rc;
+}
+
 int
 sess_continue(sess *s, rwkv_err *err)
 {

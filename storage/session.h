@@ -205,6 +205,25 @@ int  sess_prime(sess *s, int *saved, rwkv_err *err);
 ** sess_run until the reply ends. */
 int  sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err);
 int  sess_regen(sess *s, rwkv_err *err);
+/* Most alternatives one sess_regen_n makes (a batch of the peers' size:
+** RWKV_APP and loom offer a handful; each costs a whole reply of time). */
+#define SESS_MAX_ALTS 16
+/*
+** N (1..SESS_MAX_ALTS) alternative replies to the last message, one after
+** another from the state before the reply (no prefill but, after a resume
+** without that snapshot, the first one's): each is sess_regen + sess_run,
+** so each is a sibling reply saved as it streams, with its own seed -- the
+** next of the chat's per-reply seeds, recorded on its row: with a fixed
+** seed, the same seeds as N regenerations one by one, so the same command
+** in the same conversation gives the same N replies.  EACH (may be NULL)
+** is called (cb.ud, K, N) on this thread before alternative K (1-based)
+** starts.  sess_cancel / sess_abandon stop the batch: the finished
+** alternatives and the cut one stay (the cut one interrupted, continuable).
+** *DONE (may be NULL): the alternatives that reached generation.  The chat
+** is left on the last one.  N out of range: RWKV_EINVAL, nothing done.
+*/
+int  sess_regen_n(sess *s, int n, void (*each)(void *ud, int k, int n), int *done,
+                  rwkv_err *err);
 /*
 ** The last reply goes on (chat_continue: as if it had never been cut).  The
 ** same reply row is extended, not a new turn: marked interrupted (begun)

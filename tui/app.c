@@ -132,6 +132,29 @@ on_not_started(struct app *a, const tui_event *e, int job)
     tui_notice(a, e->rc != RWKV_OK && e->rc != RWKV_ECANCEL, "%s", msg);
 }
 
+/* The end of a batch of alternatives (a->alt_k of a->alt_n begun; CUT: the
+** last one was cut by Esc; an Esc between two stops it with none cut). */
+static void
+alternatives_notice(struct app *a, int cut)
+{
+    char br[16], k[16], prev[16], next[16];
+
+    cfg_key_name(a->cfg.keys[CFG_ACT_BRANCHES], br, sizeof br);
+    if (cut) {
+        cfg_key_name(a->cfg.keys[CFG_ACT_CONTINUE], k, sizeof k);
+        tui_notice(a, 0, "alternatives stopped at %d of %d: all kept as branches (%s; %s "
+                         "continues the cut one)", a->alt_k, a->alt_n, br, k);
+    } else if (a->alt_k < a->alt_n) {
+        tui_notice(a, 0, "alternatives stopped after %d of %d: all kept as branches (%s)",
+                   a->alt_k, a->alt_n, br);
+    } else {
+        cfg_key_name(a->cfg.keys[CFG_ACT_PREV_SIB], prev, sizeof prev);
+        cfg_key_name(a->cfg.keys[CFG_ACT_NEXT_SIB], next, sizeof next);
+        tui_notice(a, 0, "%d alternatives made, each a branch: %s or %s / %s show the others",
+                   a->alt_n, br, prev, next);
+    }
+}
+
 static void
 on_end(struct app *a, const tui_event *e)
 {
@@ -190,7 +213,9 @@ on_end(struct app *a, const tui_event *e)
         tui_tr_finish(&a->tr, a->reply_turn, t->interrupted ? TUI_TURN_INTERRUPTED : 0);
         /* the interrupted notice replaces "cancelling..."; the max-tokens one
         ** gives way to the session's notes (a new session's number) */
-        if (t->interrupted || (t->stop == CHAT_STOP_MAX_TOKENS && !a->job_noted)) {
+        if (a->alt_n > 1)
+            alternatives_notice(a, t->interrupted);
+        else if (t->interrupted || (t->stop == CHAT_STOP_MAX_TOKENS && !a->job_noted)) {
             char k[16];
             cfg_key_name(a->cfg.keys[CFG_ACT_CONTINUE], k, sizeof k);
             if (t->interrupted)
@@ -228,6 +253,21 @@ continue_shown(struct app *a)
     a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     a->tr.turns[a->reply_turn].store_id = id;
+    tui_tr_scroll_end(&a->tr);
+}
+
+/* Alternative K of a batch of N begins: the one before it (a sibling, kept
+** in the tree) leaves the screen, the new one streams in its place. */
+static void
+next_alternative(struct app *a, int k, int n)
+{
+    a->alt_k = k;
+    a->alt_n = n;
+    if (k == 1 || a->reply_turn < 0 || a->reply_turn >= a->tr.nturns)
+        return;
+    tui_tr_truncate(&a->tr, a->reply_turn);
+    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
+    a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     tui_tr_scroll_end(&a->tr);
 }
 
@@ -272,6 +312,9 @@ handle_events(struct app *a)
         case TUI_EV_END:
             on_end(a, e);
             break;
+        case TUI_EV_ALT:
+            next_alternative(a, e->phase, e->n_alt);
+            break;
         case TUI_EV_NOTE:
             /* the greeting's notes at start go to the log: the footer's
             ** keys matter more on the first screen */
@@ -313,11 +356,12 @@ has_inner_blank_line(const char *text)
     return 0;
 }
 
-/* Start JOB (MSG, owned by the worker from here, and FORK_AT as
-** tui_worker_start takes them) streaming into turn a->reply_turn; PHASE is
-** what the status line shows until the worker reports. */
+/* Start JOB (MSG, owned by the worker from here, and ARG1 as
+** tui_worker_start takes them: SUBMIT's fork point, REGEN's count)
+** streaming into turn a->reply_turn; PHASE is what the status line shows
+** until the worker reports. */
 static void
-start_job(struct app *a, int phase, int job, char *msg, int64_t fork_at)
+start_job(struct app *a, int phase, int job, char *msg, int64_t arg1)
 {
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     tui_tr_scroll_end(&a->tr);
@@ -326,7 +370,8 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t fork_at)
     a->job_noted = 0;
     a->job_sid = a->sid;
     a->phase = phase;
-    if (tui_worker_start(&a->w, a->sess, job, msg, fork_at, 0) != 0) {
+    a->alt_k = a->alt_n = 0;
+    if (tui_worker_start(&a->w, a->sess, job, msg, arg1, 0) != 0) {
         a->busy = 0;
         tui_notice(a, 1, "could not start the generation thread");
     }
@@ -334,10 +379,10 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t fork_at)
 
 /* Add the assistant turn the reply streams into and start JOB (start_job). */
 static void
-start_reply(struct app *a, int phase, int job, char *msg, int64_t fork_at)
+start_reply(struct app *a, int phase, int job, char *msg, int64_t arg1)
 {
     a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
-    start_job(a, phase, job, msg, fork_at);
+    start_job(a, phase, job, msg, arg1);
 }
 
 void
@@ -408,15 +453,27 @@ last_reply(struct app *a, const char *none)
     return last;
 }
 
-static void
-regen(struct app *a)
+void
+tui_regen(struct app *a, int n)
 {
     int last = last_reply(a, TR_NOOP("no reply to regenerate"));
 
     if (last < 0)
         return;
     tui_tr_truncate(&a->tr, last);
-    start_reply(a, CHAT_GENERATING, TUI_JOB_REGEN, NULL, 0);
+    start_reply(a, CHAT_GENERATING, TUI_JOB_REGEN, NULL, n);
+}
+
+/* M-R: how many alternatives (the prompt's accept calls tui_regen). */
+static void
+ask_alternatives(struct app *a)
+{
+    char init[8];
+
+    if (last_reply(a, TR_NOOP("no reply to regenerate")) < 0)
+        return;
+    snprintf(init, sizeof init, "%d", TUI_ALTS_DEFAULT);
+    tui_prompt_open(a, TUI_PROMPT_ALTS, "alternatives (1-16): ", init);
 }
 
 /* The last reply goes on (sess_continue) in its own turn of the transcript:
@@ -759,7 +816,8 @@ do_action(struct app *a, int act)
         break;
     case CFG_ACT_STATS:     a->show_stats = !a->show_stats; break;
     case CFG_ACT_QUIT:      a->quit = 1; break;
-    case CFG_ACT_REGEN:     regen(a); break;
+    case CFG_ACT_REGEN:     tui_regen(a, 1); break;
+    case CFG_ACT_ALTS:      ask_alternatives(a); break;
     case CFG_ACT_CONTINUE:  continue_reply(a); break;
     case CFG_ACT_NEW:
         if (a->busy)

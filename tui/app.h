@@ -115,7 +115,8 @@ enum tui_menu_kind {
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY,
                        TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE,
-                       TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT, TUI_PROMPT_FRAMING };
+                       TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT, TUI_PROMPT_FRAMING,
+                       TUI_PROMPT_ALTS };
 
 /* A transcript note a rebuild puts back (tui_session_note says where). */
 #define TUI_NOTE_RUN      0
@@ -130,14 +131,15 @@ typedef struct tui_note {
 } tui_note;
 
 enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END,
-                   TUI_EV_NOTE };
+                   TUI_EV_NOTE, TUI_EV_ALT };
 
 typedef struct tui_event {
     struct tui_event *next;
     int               type;
     char             *text;      /* TEXT: owned by the event */
     size_t            len;
-    int               phase;     /* PHASE; NOTE: 1 = an error */
+    int               phase;     /* PHASE; NOTE: 1 = an error; ALT: alternative K */
+    int               n_alt;     /* ALT: of N (sess_regen_n) */
     chat_stats        stats;     /* DONE, STATS */
     int               stop;      /* DONE: enum chat_stop */
     int               rc;        /* END: status of the job */
@@ -156,7 +158,8 @@ typedef struct tui_worker {
     char           *msg;          /* SUBMIT: the message, owned; SWITCH: the path or NULL */
     int64_t         arg1, arg2;   /* SUBMIT: arg1 > 0 = fork at that turn first;
                                      OPEN: session, head (-1 its own); SIBLING: turn, dir;
-                                     SWITCH: arg1 = library row, arg2 = replay */
+                                     SWITCH: arg1 = library row, arg2 = replay;
+                                     REGEN: arg1 = how many alternatives */
     int             started;      /* SUBMIT: generation began (set at END) */
     sess           *sess;         /* the runtime the job drives (borrowed) */
     /* free generation (GEN: msg = the prompt; GEN_MORE continues it), outside
@@ -206,6 +209,8 @@ struct app {
     int64_t         job_sid;       /* the session when a reply job started */
     int             phase;         /* chat phase reported by the worker */
     int             reply_turn;    /* transcript index of the streaming reply */
+    int             alt_k, alt_n;  /* a batch of alternatives (M-R): the one
+                                      streaming, of how many; alt_n 0 = none */
     chat_stats      last_stats;
     uint64_t        ctx_tokens;    /* tokens in the conversation's context
                                       (greeting + every turn), at the last sync */
@@ -410,6 +415,11 @@ void tui_send(struct app *a, const char *text);
 ** its text in the input box, the next send forks at it, and the
 ** transcript scrolled to show it. */
 void tui_edit_turn(struct app *a, int turn);
+/* M-R's prompt offers this many alternatives. */
+#define TUI_ALTS_DEFAULT 3
+/* N alternatives of the last reply (1 = C-r's regeneration; M-R asks N):
+** each streams in the reply's place and is saved as its sibling. */
+void tui_regen(struct app *a, int n);
 
 /* session.c: free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
 void tui_free_gen(struct app *a, const char *prompt);

@@ -55,6 +55,7 @@
     X(STATS,     "stats",     CFG_KEY_F(9),          TR_NOOP("show or hide per-turn stats"))  \
     X(QUIT,      "quit",      CFG_KEY_F(10),         TR_NOOP("quit"))                         \
     X(REGEN,     "regen",     CFG_KEY_CTRL('r'),     TR_NOOP("regenerate the last reply (a new branch)")) \
+    X(ALTS,      "alternatives", CFG_KEY_ALT('R'),   TR_NOOP("alternatives: regenerate the last reply N times (asks N, 1-16), each a new branch")) \
     X(CONTINUE,  "continue",  CFG_KEY_ALT('r'),      TR_NOOP("continue the last reply where it stopped (max tokens, Esc, a crash), as if never cut")) \
     X(NEW,       "new",       CFG_KEY_CTRL('n'),     TR_NOOP("new session"))                  \
     X(PREV_SIB,  "prev_branch", CFG_KEY_ALT(','),    TR_NOOP("previous sibling of the last reply")) \

@@ -14,6 +14,7 @@
 #include "menus.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -492,7 +493,26 @@ accept_save_state(struct app *a, const char *text)
     tui_state_save(a, text);
 }
 
+/* M-R's count: a whole number 1..SESS_MAX_ALTS, else one line saying so. */
+static void
+accept_alts(struct app *a, const char *text)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(text, &end, 10);
+    while (*end == ' ')
+        end++;
+    if (errno || end == text || *end != '\0' || n < 1 || n > SESS_MAX_ALTS) {
+        tui_notice(a, 1, "alternatives: '%s' is not a number from 1 to %d", text, SESS_MAX_ALTS);
+        return;
+    }
+    tui_regen(a, (int)n);
+}
+
 static const tui_prompt_class prompt_param = { TUI_PROMPT_PARAM, 0, accept_param };
+static const tui_prompt_class prompt_alts = { TUI_PROMPT_ALTS, 0, accept_alts };
 static const tui_prompt_class prompt_gen = { TUI_PROMPT_GEN, 0, accept_gen };
 static const tui_prompt_class prompt_save_state = { TUI_PROMPT_SAVE_STATE, 0,
                                                      accept_save_state };
@@ -500,7 +520,7 @@ static const tui_prompt_class prompt_save_state = { TUI_PROMPT_SAVE_STATE, 0,
 static const tui_prompt_class *const prompt_classes[] = {
     &tui_prompt_rename, &tui_prompt_delete, &tui_prompt_preset_save, &tui_prompt_strategy,
     &tui_prompt_prune, &tui_prompt_export, &tui_prompt_import, &tui_prompt_framing,
-    &prompt_param, &prompt_gen, &prompt_save_state, NULL
+    &prompt_param, &prompt_gen, &prompt_save_state, &prompt_alts, NULL
 };
 
 static const tui_prompt_class *

@@ -300,6 +300,10 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
         snprintf(busybuf, sizeof busybuf, "%s %llu tok... ", what,
                  (unsigned long long)ls->prefill_tokens);
         busy = busybuf;
+    } else if (a->busy && a->alt_n > 1) {
+        snprintf(busybuf, sizeof busybuf, TR("alternative %d/%d: generating %llu tok... "),
+                 a->alt_k, a->alt_n, (unsigned long long)ls->gen_tokens);
+        busy = busybuf;
     } else if (a->busy) {
         snprintf(busybuf, sizeof busybuf, TR("generating %llu tok... "),
                  (unsigned long long)ls->gen_tokens);

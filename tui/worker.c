@@ -3,7 +3,8 @@
 **
 ** One job at a time runs on its own thread, through the session runtime
 ** (storage/session.h, which saves as the reply goes): SUBMIT (sess_submit +
-** sess_run, after a sess_fork when editing), REGEN (sess_regen + sess_run),
+** sess_run, after a sess_fork when editing), REGEN (sess_regen_n: one or more
+** alternatives),
 ** CONTINUE (sess_continue + sess_run),
 ** PRIME (chat_prime), OPEN / SIBLING / SWITCH (sess_open, sess_step_sibling,
 ** sess_switch_state: they may replay, with progress).  The chat's callbacks run
@@ -155,6 +156,17 @@ cb_stats(void *ud, const chat_stats *st)
     post(ud, e);
 }
 
+/* sess_regen_n: alternative K of N begins. */
+static void
+cb_alt(void *ud, int k, int n)
+{
+    tui_event *e = ev_new(TUI_EV_ALT);
+
+    e->phase = k;
+    e->n_alt = n;
+    post(ud, e);
+}
+
 /* The callbacks table the chat is created with (app.c); ud = the tui_worker. */
 const chat_callbacks tui_worker_callbacks_proto = {
     .text = cb_text, .phase = cb_phase, .done = cb_done, .ud = NULL, .stats = cb_stats,
@@ -226,9 +238,7 @@ worker_main(void *arg)
             rc = sess_run(s, &end->err);
         break;
     case TUI_JOB_REGEN:
-        rc = sess_regen(s, &end->err);
-        if (rc == RWKV_OK)
-            rc = sess_run(s, &end->err);
+        rc = sess_regen_n(s, w->arg1 > 0 ? (int)w->arg1 : 1, cb_alt, NULL, &end->err);
         break;
     case TUI_JOB_CONTINUE:
         rc = sess_continue(s, &end->err);
