@@ -64,8 +64,10 @@ tui_view_init_colors(struct app *a)
     int settable = ct && (strcmp(ct, "truecolor") == 0 || strcmp(ct, "24bit") == 0) &&
                    COLORS >= 256 && COLORS < THEME_RGB_FLAG && can_change_color();
 
-    if (!a->has_colors)
+    if (!a->has_colors) {           /* vt100, vt220: as NO_COLOR */
+        theme_strip_colors(&a->th);
         return;
+    }
     light = theme_is_light(&a->th);
     for (int i = 0; i < THEME_ROLE_COUNT && i + 1 < COLOR_PAIRS; i++) {
         theme_style st = a->th.role[i];
@@ -164,15 +166,27 @@ has_zwj(const char *s, size_t k)
     return 0;
 }
 
+/* 1 when the K bytes at S are all ASCII. */
+static int
+is_ascii(const char *s, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
 /* Put N bytes of UTF-8 text at (Y, X), at most MAXW columns; returns the
 ** columns used.  Characters that would cross MAXW are left out.  Drawn by
 ** grapheme cluster (tui_cluster), so curses' idea of the columns is the
-** same as the terminal's for combining marks, emoji sequences and flags. */
+** same as the terminal's for combining marks, emoji sequences and flags.
+** Outside a UTF-8 locale (LANG=C) curses cannot draw the rest of Unicode:
+** a cluster that is not ASCII is a '?' per column it was counted. */
 static int
 put(int y, int x, const char *s, size_t n, int maxw, int attr)
 {
     size_t i = 0;
-    int w = 0, flags = 0;
+    int w = 0, flags = 0, utf8 = MB_CUR_MAX > 1;
 
     if (maxw <= 0)
         return 0;
@@ -184,7 +198,9 @@ put(int y, int x, const char *s, size_t n, int maxw, int attr)
         size_t k = tui_cluster(s + i, n - i, &cw, &d);
         if (w + cw > maxw)
             break;
-        if (d < k && has_zwj(s + i, k) && put_cell(s + i, k) == 0)
+        if (!utf8 && !is_ascii(s + i, k))
+            addnstr("??", cw);
+        else if (d < k && has_zwj(s + i, k) && put_cell(s + i, k) == 0)
             ;                           /* a ZWJ sequence in one cell */
         else if (d > 0)
             addnstr(s + i, (int)d);     /* else what keeps its width */
