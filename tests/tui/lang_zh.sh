@@ -51,6 +51,9 @@ check_not "zh: F2 closed" '│  \(空\) +│'
 # a reply: the header and the status line after it
 type_text "你好"
 send
+# a note with variable parts (storage's, through the catalog) is Chinese too
+check "zh: the new session's note" '新会话 1：你好'
+check_not "zh: no English note" 'new session 1'
 tmx resize-window -x 120 -y 24
 check "zh: the title in the status line" '状态：无 \| 会话：你好 \|'
 tmx resize-window -x 80 -y 24
