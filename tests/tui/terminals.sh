@@ -27,7 +27,7 @@ tui_quit
 
 # ---- vt220: no colours, the status bar in reverse video ----
 TUI_ENV="TERM=vt220" W=80 H=24 tui_start
-expect "vt220: the status line is a reverse bar" 'demo |' 'rev=1'
+expect "vt220: the status line is a reverse bar" 'cpu fp32 |' 'rev=1'
 expect "vt220: the demo label too, bold" 'DEMO MODEL' 'bold=1 .*rev=1'
 tui_quit
 
