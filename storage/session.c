@@ -18,6 +18,12 @@
 
 /* ---- small helpers ----------------------------------------------------------- */
 
+const char *
+sess_tr(const sess *s, const char *msgid)
+{
+    return s->tr ? s->tr(msgid) : msgid;
+}
+
 void
 sess_notef(sess *s, int is_err, const char *fmt, ...)
 {
@@ -27,7 +33,7 @@ sess_notef(sess *s, int is_err, const char *fmt, ...)
     if (s->note == NULL)
         return;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vsnprintf(buf, sizeof buf, sess_tr(s, fmt), ap);
     va_end(ap);
     s->note(s->cb.ud, is_err, buf);
 }
@@ -233,6 +239,7 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     s->t = cfg->tok;
     s->cb = cfg->cb;
     s->note = cfg->note;
+    s->tr = cfg->tr;
     s->progress = cfg->progress;
     s->cli_samp = cfg->chat.samp;
     s->cli_set = cfg->chat.samp_set & ~cfg->config_set;   /* launch values win */
@@ -540,7 +547,7 @@ sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_er
         if (s->st != NULL)
             sess_save_records(s, n, st);
         sess_notef(s, 0, "replayed %llu tokens under state %s", (unsigned long long)total,
-              start.label[0] ? start.label : "no state file");
+              start.label[0] ? start.label : sess_tr(s, "no state file"));
     }
     rc = RWKV_OK;
 out:

@@ -97,6 +97,10 @@ typedef struct sess_config {
     ** that the chat survives); replay progress (tokens fed, of TOTAL). */
     void         (*note)(void *ud, int is_err, const char *msg);
     void         (*progress)(void *ud, uint64_t done, uint64_t total);
+    /* Optional: the notes' English format strings (and the words put into
+    ** them) in the front end's language, with the same conversions in the
+    ** same order; returns MSGID itself or a static string.  NULL: English. */
+    const char  *(*tr)(const char *msgid);
 } sess_config;
 
 /*

@@ -365,7 +365,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         if (note[0])
             snprintf(why, sizeof why, "%s", note);
         else
-            snprintf(why, sizeof why, "no saved state for turn %lld", (long long)head);
+            snprintf(why, sizeof why, sess_tr(s, "no saved state for turn %lld"), (long long)head);
         if (base != 0)
             sess_notef(s, 0, "(%s: replayed %zu tokens from the state saved with turn %lld)", why,
                   replayed, (long long)base);
@@ -622,8 +622,8 @@ note_moved(sess *s, int64_t head, int64_t parent)
     store_turn_fini(&t);
     sess_notef(s, 0, "session %lld was changed in another window: this message %s "
                      "(F6 / /history shows both)", (long long)s->sid,
-               forks ? "starts a new branch beside it"
-                     : "goes on this window's branch, beside the other one");
+               forks ? sess_tr(s, "starts a new branch beside it")
+                     : sess_tr(s, "goes on this window's branch, beside the other one"));
 }
 
 /* The current session still exists (another window may have deleted it),

@@ -45,6 +45,7 @@ struct sess {
     unsigned         cli_set;          /* ... and which (they win over stored ones) */
     chat_callbacks   cb;               /* the front end's */
     void           (*note)(void *ud, int is_err, const char *msg);
+    const char    *(*tr)(const char *msgid);       /* cfg.tr, NULL = English */
     void           (*progress)(void *ud, uint64_t done, uint64_t total);
 
     /* saving; st == NULL: nothing is saved */
@@ -91,7 +92,14 @@ struct sess {
 
 /* ---- session.c ---------------------------------------------------------------------------- */
 
-/* A line for the user through cfg.note (nothing when there is none). */
+/* MSGID (a note's format or a word for it) through cfg.tr. */
+const char *sess_tr(const sess *s, const char *msgid)
+#if defined(__GNUC__)
+    __attribute__((format_arg(2)))
+#endif
+    ;
+/* A line for the user through cfg.note (nothing when there is none), its
+** format in the front end's language (sess_tr). */
 void sess_notef(sess *s, int is_err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -1627,6 +1627,7 @@ open_session(struct app *a)
     sc.cb = tui_worker_callbacks_proto;
     sc.cb.ud = &a->w;
     sc.note = tui_worker_note;
+    sc.tr = tui_tr;             /* the notes in the interface's language */
     sc.progress = tui_worker_progress;
     rc = sess_create(&sc, &a->sess, &err);
     framing_fini(&fr);

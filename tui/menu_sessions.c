@@ -275,7 +275,8 @@ static const tui_menu_keydef session_keys[] = {
     { CFG_KEY_CTRL('o'), 0, "C-o", TR_NOOP("import"),
       TR_NOOP("import a session file (a JSON export) as a new session"), import_ask, 0 },
     { CFG_KEY_CTRL('t'), 0, "C-t", TR_NOOP("model"),
-      TR_NOOP("show only the sessions of the next model present (then all again)"), next_model, 0 },
+      TR_NOOP("show only the sessions of the next model present (then all again)"), next_model,
+      TUI_MK_LIST },
     { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 

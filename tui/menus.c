@@ -153,6 +153,18 @@ hint_width(const tui_menu_keydef *k)
     return (int)strlen(k->name) + str_w(TR(k->hint)) + 3;
 }
 
+/* 1 when key K does something in the open menu now (HAS_ITEM: an item is
+** selected), so its hint is worth showing. */
+static int
+key_live(const struct app *a, const tui_menu_keydef *k, int has_item)
+{
+    if (k->item == TUI_MK_ITEM)
+        return has_item;
+    if (k->item == TUI_MK_LIST)
+        return a->menu.n > 0;
+    return 1;
+}
+
 /* The open menu's bottom line in WIDTH columns: its keys' hints, then
 ** "Esc close"; the hints that do not fit give way to "F1 more" (F1 lists
 ** every menu's keys), and nothing is cut inside a word: what does not fit
@@ -170,7 +182,7 @@ tui_menu_hint(const struct app *a, int width)
     /* whole hints only: "Esc close" first, then (when not all fit) "F1
     ** more", then the keys in order, each that fits */
     for (const tui_menu_keydef *k = c ? c->keys : NULL; k && k->name; k++)
-        if (k->hint && (has_item || !k->item))
+        if (k->hint && key_live(a, k, has_item))
             full += hint_width(k);
     if (str_w(tail) <= room)
         room -= str_w(tail);
@@ -182,7 +194,7 @@ tui_menu_hint(const struct app *a, int width)
         more = "";
     buf[0] = '\0';
     for (const tui_menu_keydef *k = c ? c->keys : NULL; k && k->name; k++) {
-        if (!k->hint || (!has_item && k->item) || hint_width(k) > room)
+        if (!k->hint || !key_live(a, k, has_item) || hint_width(k) > room)
             continue;
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s  ", k->name, TR(k->hint));
         room -= hint_width(k);

@@ -39,6 +39,8 @@ void tui_menu_say(tui_menu_msg *msg, int is_err, const char *fmt, ...)
 #endif
     ;
 
+enum { TUI_MK_ITEM = 1, TUI_MK_LIST = 2 };
+
 typedef struct tui_menu_keydef {
     int         key, key2;  /* codes (TUI_MK_FKEY for curses keys); key2 0 = none */
     const char *name;       /* as shown: "C-r", "Left/Right" */
@@ -46,8 +48,11 @@ typedef struct tui_menu_keydef {
     const char *help;       /* in F1 */
     /* IT: the selected item (NULL when nothing matches); KEY: which code */
     void      (*act)(struct app *a, const tui_menu_item *it, int key);
-    int         item;       /* 1: acts on the selected item, so its hint shows
-                               only while one is selected (not on "(empty)") */
+    int         item;       /* TUI_MK_ITEM: acts on the selected item, so its
+                               hint shows only while one is selected (not on
+                               "(empty)"); TUI_MK_LIST: acts on the list's
+                               entries, its hint only while there are some
+                               (those the search hides count); 0: always */
 } tui_menu_keydef;
 
 typedef struct tui_menu_class {

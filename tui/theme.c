@@ -45,10 +45,15 @@ theme_default(theme *t)
 void
 theme_strip_colors(theme *t)
 {
+    int panel = t->role[THEME_ROLE_MENU].bg;
+
     for (int i = 0; i < THEME_ROLE_COUNT; i++) {
-        /* keep roles distinguishable without colour */
-        if (t->role[i].bg >= 0 && t->role[i].attrs == 0)
-            t->role[i].attrs = THEME_REVERSE;
+        /* a background of its own (the status bar, a selected row) is
+        ** reverse video; the menu's background is the panel's, and what
+        ** is drawn on it in that background stays plain, so the selected
+        ** row still stands out */
+        if (t->role[i].bg >= 0 && t->role[i].bg != panel)
+            t->role[i].attrs |= THEME_REVERSE;
         t->role[i].fg = t->role[i].bg = -1;
     }
 }

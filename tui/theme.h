@@ -89,7 +89,9 @@ typedef struct theme {
 const char *theme_role_name(int role);
 /* The built-in default theme. */
 void theme_default(theme *t);
-/* NO_COLOR: every colour becomes the terminal default, attributes kept. */
+/* NO_COLOR and terminals without colours: every colour becomes the terminal
+** default, attributes kept; a background of its own becomes reverse video
+** (not the menu's panel background, so a selected row stands out). */
 void theme_strip_colors(theme *t);
 
 /*

@@ -64,8 +64,10 @@ tui_view_init_colors(struct app *a)
     int settable = ct && (strcmp(ct, "truecolor") == 0 || strcmp(ct, "24bit") == 0) &&
                    COLORS >= 256 && COLORS < THEME_RGB_FLAG && can_change_color();
 
-    if (!a->has_colors)
+    if (!a->has_colors) {           /* vt100, vt220: as NO_COLOR */
+        theme_strip_colors(&a->th);
         return;
+    }
     light = theme_is_light(&a->th);
     for (int i = 0; i < THEME_ROLE_COUNT && i + 1 < COLOR_PAIRS; i++) {
         theme_style st = a->th.role[i];
@@ -164,15 +166,27 @@ has_zwj(const char *s, size_t k)
     return 0;
 }
 
+/* 1 when the K bytes at S are all ASCII. */
+static int
+is_ascii(const char *s, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
 /* Put N bytes of UTF-8 text at (Y, X), at most MAXW columns; returns the
 ** columns used.  Characters that would cross MAXW are left out.  Drawn by
 ** grapheme cluster (tui_cluster), so curses' idea of the columns is the
-** same as the terminal's for combining marks, emoji sequences and flags. */
+** same as the terminal's for combining marks, emoji sequences and flags.
+** Outside a UTF-8 locale (LANG=C) curses cannot draw the rest of Unicode:
+** a cluster that is not ASCII is a '?' per column it was counted. */
 static int
 put(int y, int x, const char *s, size_t n, int maxw, int attr)
 {
     size_t i = 0;
-    int w = 0, flags = 0;
+    int w = 0, flags = 0, utf8 = MB_CUR_MAX > 1;
 
     if (maxw <= 0)
         return 0;
@@ -184,7 +198,9 @@ put(int y, int x, const char *s, size_t n, int maxw, int attr)
         size_t k = tui_cluster(s + i, n - i, &cw, &d);
         if (w + cw > maxw)
             break;
-        if (d < k && has_zwj(s + i, k) && put_cell(s + i, k) == 0)
+        if (!utf8 && !is_ascii(s + i, k))
+            addnstr("??", cw);
+        else if (d < k && has_zwj(s + i, k) && put_cell(s + i, k) == 0)
             ;                           /* a ZWJ sequence in one cell */
         else if (d > 0)
             addnstr(s + i, (int)d);     /* else what keeps its width */
@@ -357,25 +373,59 @@ status_title(const struct app *a, int maxw, char *out, size_t cap)
     return tui_str_width(out, strlen(out));
 }
 
-/* The status line's left part (model, strategy, think mode, state, the
-** session title in at most TITLE_W columns, tokens) into LEFT.  Returns
-** the title's width. */
+/* How much of the left part the status line shows when it is short of
+** room, so that the session title keeps the room there is: everything,
+** then without what the screen says elsewhere (the model label beside the
+** DEMO label, "state: none"), then the title and the token count, then
+** those without the word "session". */
+enum { ST_ALL, ST_LEAN, ST_TITLE, ST_BARE, ST_LEVELS };
+
+/* The status line's left part at LEVEL (ST_*: model, strategy, think mode,
+** state, the session title in at most TITLE_W columns, tokens) into LEFT.
+** Returns the title's width. */
 static int
-status_left(const struct app *a, int title_w, char *left, size_t cap)
+status_left(const struct app *a, int level, int title_w, char *left, size_t cap)
 {
-    char title[STORE_TITLE_MAX], think[32], cut[208];
-    const char *state = a->state_path[0] ? strrchr(a->state_path, '/') : NULL;
+    char title[STORE_TITLE_MAX], think[32], cut[208], model[400] = "", state[240] = "";
+    const char *sp = a->state_path[0] ? strrchr(a->state_path, '/') : NULL;
     int tw = status_title(a, title_w, title, sizeof title);
 
-    state = state ? state + 1 : (a->state_path[0] ? a->state_path : TR("none"));
-    if (a->model)
-        snprintf(left, cap, TR(" %s | %s | %sstate: %s | session: %s | %llu tok"),
-                 a->model_label, rwkv_model_info(a->model)->strategy,
-                 think_label(a, think, sizeof think), tui_cut(cut, sizeof cut, state, 200),
+    if (!a->model) {
+        snprintf(left, cap, " %s", a->load_name);
+        return tw;
+    }
+    sp = sp ? sp + 1 : (a->state_path[0] ? a->state_path : NULL);
+    if (level == ST_ALL || (level == ST_LEAN && !a->launch.demo))
+        snprintf(model, sizeof model, "%s | ", a->model_label);
+    if (level == ST_ALL || (level == ST_LEAN && sp))
+        snprintf(state, sizeof state, TR("state: %s | "),
+                 sp ? tui_cut(cut, sizeof cut, sp, 200) : TR("none"));
+    if (level >= ST_TITLE)
+        snprintf(left, cap, level == ST_TITLE ? TR(" session: %s | %llu tok") : TR(" %s | %llu tok"),
                  title, (unsigned long long)a->ctx_tokens);
     else
-        snprintf(left, cap, " %s", a->load_name);
+        snprintf(left, cap, TR(" %s%s | %s%ssession: %s | %llu tok"), model,
+                 rwkv_model_info(a->model)->strategy, think_label(a, think, sizeof think),
+                 state, title, (unsigned long long)a->ctx_tokens);
     return tw;
+}
+
+/* The left part that fits ROOM columns (the least detail that lets the
+** whole title fit, else the title cut with … to what is left, at least
+** TUI_STATUS_TITLE_MIN) into LEFT. */
+static void
+status_left_fit(const struct app *a, int room, char *left, size_t cap)
+{
+    int level, tw = 0, lw = 0;
+
+    for (level = ST_ALL; level < ST_LEVELS; level++) {
+        tw = status_left(a, level, TUI_STATUS_TITLE_MAX, left, cap);
+        lw = tui_str_width(left, strlen(left));
+        if (lw <= room || !a->model || a->loading)
+            return;
+    }
+    tw -= lw - room;
+    status_left(a, ST_BARE, tw > TUI_STATUS_TITLE_MIN ? tw : TUI_STATUS_TITLE_MIN, left, cap);
 }
 
 static int puts_cut(int y, int x, const char *s, int maxw, int attr);
@@ -385,14 +435,14 @@ draw_status(struct app *a)
 {
     int st = tui_role_attr(a, THEME_ROLE_STATUS);
     char left[1600], full[400], mid[400], shrt[400];
-    int x = 0, room, lw, tw;
+    int x = 0, room, lw;
     const char *right;
 
     fill(0, 0, a->cols, st);
     if (a->launch.demo)
         x += puts_(0, 0, TR(" DEMO MODEL (random weights) "), a->cols,
                    tui_role_attr(a, THEME_ROLE_STATUS_DEMO));
-    tw = status_left(a, TUI_STATUS_TITLE_MAX, left, sizeof left);
+    status_left(a, ST_ALL, TUI_STATUS_TITLE_MAX, left, sizeof left);
     status_right(a, full, mid, shrt, sizeof full);
     room = a->cols - x;
     lw = tui_str_width(left, strlen(left));
@@ -410,13 +460,10 @@ draw_status(struct app *a)
         right = shrt;
     {
         int rw = tui_str_width(right, strlen(right));
-        int over = tui_str_width(left, strlen(left)) - (room - rw);
         if (rw + 16 <= room) {
-            /* too long beside the speeds: the title gives way first (its
-            ** head and an ellipsis), so the token count stays */
-            if (over > 0 && a->model && !a->loading)
-                status_left(a, tw - over > TUI_STATUS_TITLE_MIN ? tw - over : TUI_STATUS_TITLE_MIN,
-                            left, sizeof left);
+            /* too long beside the speeds: the labels give way first, then
+            ** the title (its head and an ellipsis); the token count stays */
+            status_left_fit(a, room - rw, left, sizeof left);
             puts_cut(0, x, left, room - rw, st);
             put(0, a->cols - rw, right, strlen(right), rw, st);
         } else if (a->loading || a->busy) {
@@ -424,6 +471,7 @@ draw_status(struct app *a)
             ** "generating" matters more than the labels */
             put(0, x, right, strlen(right), room, st);
         } else {
+            status_left_fit(a, room, left, sizeof left);
             puts_cut(0, x, left, room, st);
         }
     }

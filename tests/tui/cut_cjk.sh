@@ -31,9 +31,10 @@ keys Escape
 # the title gives way to the speeds: its head and …, the token count kept
 check "the status line: the title cut with …" "session: 一二三[^ |]*… \| [0-9]+ tok +decode"
 tmx resize-window -x 80 -y 24
-# (beside the demo label 28 columns are left: the line ends in … where
-# the speeds begin, nothing overwritten)
-check "80 columns: the labels end in … before the speeds" '^ DEMO MODEL .*… +decode [0-9.]+ tok/s $'
+# (beside the demo label the labels give way to the title: its head, …,
+# the token count and the speeds, nothing overwritten)
+check "80 columns: the title cut with … before the speeds" \
+    '^ DEMO MODEL \(random weights\) +一二三[^ |]*… \| [0-9]+ tok +decode [0-9.]+ tok/s $'
 
 tui_quit
 tui_finish

@@ -51,7 +51,10 @@ type_text "long one"
 keys Enter
 check "80x24: generating in the status line" '^ DEMO MODEL \(random weights\) +generating [0-9]+ tok\.\.\.' 20
 wait_idle 900
-check "80x24: the labels again after it" '^ DEMO MODEL \(random weights\) +demo \| cpu'
+# (after it the session title has the room beside the demo label: the
+# labels it repeats give way)
+check "80x24: the title again after it" '^ DEMO MODEL \(random weights\) +long one \| [0-9]+ tok +decode'
+check_not "80x24: no model label beside the demo label" '^ DEMO MODEL \(random weights\) +demo \|'
 tui_quit
 
 # a rebound quit key is what the footer keeps

@@ -19,7 +19,8 @@ print(-1 if i < 0 else sum(2 if u.east_asian_width(c) in "WF" else 1 for c in l[
 TUI_ENV="LANGUAGE=zh_CN" W=80 H=24 tui_start
 check "80x24 zh: footer help" '^F1 帮助 .*F10 退出 *$'
 check "80x24 zh: footer sessions, regen" 'F2 会话 .*C-r 重新生成'
-check "zh: status line labels" '^ 演示模型（随机权重） .*状态：无 \| 会话：'
+# (at 80 columns the labels that repeat the screen give way to the title)
+check "zh: status line labels" '^ 演示模型（随机权重） .*cpu fp32 \| 会话：新建 \| [0-9]+ tok'
 check "zh: input placeholder" '^> 输入消息。Enter 发送'
 check "zh: the demo note" '^提示'
 keys C-c
@@ -43,13 +44,16 @@ c2=$(col_of "$line" '退出')
 keys Escape F2
 check "zh: F2 title" '^ *│  会话 +│'
 # (an empty list: only the keys that do not act on a session)
-check "zh: F2 key bar" '│ C-o 导入  C-t 模型  Esc 关闭 +│'
+check "zh: F2 key bar" '│ C-o 导入  Esc 关闭 +│'
 check "zh: F2 empty" '│  \(空\) +│'
 keys Escape
 check_not "zh: F2 closed" '│  \(空\) +│'
 # a reply: the header and the status line after it
 type_text "你好"
 send
+# a note with variable parts (storage's, through the catalog) is Chinese too
+check "zh: the new session's note" '新会话 1：你好'
+check_not "zh: no English note" 'new session 1'
 tmx resize-window -x 120 -y 24
 check "zh: the title in the status line" '状态：无 \| 会话：你好 \|'
 tmx resize-window -x 80 -y 24

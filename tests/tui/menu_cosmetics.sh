@@ -26,8 +26,8 @@ W=60 H=20 tui_start
 # F2 on an empty database: only the keys that apply
 keys F2
 check "empty list" '\(empty\)'
-check "import and Esc shown" 'C-o import +C-t model +Esc close'
-check_not "no keys for a session that is not there" 'C-r rename|C-d delete|C-y fork|Enter resume'
+check "import and Esc shown" 'C-o import +Esc close'
+check_not "no keys for a session that is not there" 'C-r rename|C-d delete|C-y fork|Enter resume|C-t model'
 keys Escape
 check_not "F2 closed" '\(empty\)'
 

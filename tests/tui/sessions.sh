@@ -5,6 +5,14 @@
 . "$(dirname "$0")/tmuxlib.sh"
 
 tui_start --max-tokens 12 --seed 4
+# an empty database: F2's key bar names only the keys that do something
+# (no C-t: no model's sessions to step through)
+keys F2
+check "empty list" '│  \(empty\) +│'
+check "empty: import and close in the key bar" '│ C-o import  Esc close +│'
+check_not "empty: no C-t model" 'C-t model'
+keys Escape
+check_not "closed" '\(empty\)'
 type_text "first session message"
 send
 check "session created on the first turn" 'session: first session'
