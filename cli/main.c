@@ -4,7 +4,10 @@
 */
 #include "cli.h"
 
+#include <ctype.h>
+#include <langinfo.h>
 #include <locale.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../gpu/gpu.h"
@@ -36,12 +39,62 @@ usage(FILE *f)
                PROG " --help-ui lists its options and keys.\n");
 }
 
+/* The first of LC_ALL, LC_CTYPE, LANG that is set and not empty: the name
+** the C library takes LC_CTYPE from (NULL: none). */
+static const char *
+ctype_name(void)
+{
+    static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && *v != '\0')
+            return v;
+    }
+    return NULL;
+}
+
+/* 1 if the locale NAME asks for UTF-8 ("zh_CN.UTF-8", "en_US.utf8"). */
+static int
+says_utf8(const char *name)
+{
+    char low[64];
+    size_t i;
+
+    for (i = 0; name[i] != '\0' && i + 1 < sizeof low; i++)
+        low[i] = (char)tolower((unsigned char)name[i]);
+    low[i] = '\0';
+    return strstr(low, "utf-8") != NULL || strstr(low, "utf8") != NULL;
+}
+
+/*
+** A locale named with UTF-8 (LANG=zh_CN.UTF-8) that is not installed -- the
+** usual case in a container -- leaves the C locale: no wide characters, so
+** the client would draw CJK as '?' and fall back to English and ASCII.  The
+** user asked for UTF-8: take the characters from C.UTF-8 (every glibc since
+** 2.35 has it built in; Debian always had it).  Messages and numbers are not
+** affected (the client's language follows LANGUAGE/LC_MESSAGES/LANG by name).
+*/
+static void
+ctype_utf8_fallback(void)
+{
+    const char *name = ctype_name(), *cs = nl_langinfo(CODESET);
+
+    if (name == NULL || (cs != NULL && strcmp(cs, "UTF-8") == 0))
+        return;
+    if (!says_utf8(name))
+        return;
+    if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+        setlocale(LC_CTYPE, "C.utf8");
+}
+
 int
 main(int argc, char **argv)
 {
     gpu_backend_register();   /* cuda strategies (a no-op in a CPU-only build) */
     cli_guard_mapped_files(NULL);   /* a mapped model truncated in use: one line, exit 1 */
     setlocale(LC_ALL, "");
+    ctype_utf8_fallback();
     /* Numbers on the command line, in config files and in the database are
     ** always written with a decimal point, whatever the user's locale. */
     setlocale(LC_NUMERIC, "C");

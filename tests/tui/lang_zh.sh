@@ -89,6 +89,14 @@ tui_quit
 TUI_ENV="LANG=C LC_ALL=C LANGUAGE=zh_CN" W=80 H=24 tui_start
 check "no UTF-8 locale: English" '^F1 help .*F10 quit *$'
 tui_quit
+# a UTF-8 locale that is named but not installed (a container's
+# LANG=zh_CN.UTF-8): the characters come from C.UTF-8, so the client speaks
+# Chinese and draws CJK (it was English, with '?' for the message)
+TUI_ENV="LC_ALL= LANG=zh_CN.UTF-8" W=80 H=24 tui_start
+check "zh_CN.UTF-8 not installed: Chinese" '^F1 帮助 .*F10 退出 *$'
+type_text "你好"
+check "zh_CN.UTF-8 not installed: CJK drawn" '你好'
+tui_quit
 
 # 20x6: drawn, the footer keeps help and quit, menus and a resize below the
 # minimum do not crash, F10 quits cleanly
