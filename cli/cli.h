@@ -208,5 +208,8 @@ int cmd_sessions(int argc, char **argv);
 /* `sessions state ID TURN [--vs TURN2] [--json]` (cmd_sessions_state.c):
 ** the exit status, after one line on an error. */
 int sessions_state(store *st, int64_t session, int64_t turn, int64_t vs, int json);
+/* `sessions budget [SIZE|off]` (cmd_sessions_state.c): ARG NULL prints the
+** budget and the states' size. */
+int sessions_budget(store *st, const char *arg);
 
 #endif

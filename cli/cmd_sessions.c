@@ -64,7 +64,12 @@ usage(FILE *f)
             "                                the saved state after TURN, per layer: L2 norms\n"
             "                                of the token shifts and the WKV state; --vs:\n"
             "                                how far it moved from TURN2's (|a-b|/|b|, and\n"
-            "                                the cosine); no model needed\n\n"
+            "                                the cosine); no model needed\n"
+            "  budget [SIZE|off]             a disk budget for the saved states of every\n"
+            "                                session (500MB, 2GB, 1.5GiB): over it, other\n"
+            "                                sessions' states go first, oldest first (their\n"
+            "                                tokens rebuild them); no SIZE: the budget and\n"
+            "                                the states' size\n\n"
             "Options:\n"
             "  --db PATH   session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db);\n"
             "              only import creates it where no file is\n");
@@ -539,6 +544,12 @@ do_rm(store *st, const struct sessions_args *a)
 }
 
 static int
+do_budget(store *st, const struct sessions_args *a)
+{
+    return sessions_budget(st, a->npos > 1 ? a->pos[1] : NULL);
+}
+
+static int
 do_state(store *st, const struct sessions_args *a)
 {
     return sessions_state(st, a->id, a->turn, a->vs_turn, a->json);
@@ -553,18 +564,20 @@ static const struct sessions_cmd {
     int       (*run)(store *st, const struct sessions_args *a);
     int         nargs, nids;
     const char *args;
+    int         nopt;    /* of the NARGS, how many may be left out (the last) */
 } sessions_cmds[] = {
-    { "list", do_list, 0, 0, " [--json]" },
-    { "show", do_show, 1, 1, " ID" },
-    { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE]" },
-    { "import", do_import, 1, 0, " FILE" },
-    { "fork", do_fork, 2, 2, " ID TURN [--title T]" },
-    { "rename", do_rename, 2, 1, " ID TITLE" },
-    { "rm", do_rm, 1, 1, " ID" },
-    { "search", do_search, 1, 0, " TEXT" },
-    { "vacuum", do_vacuum, 0, 0, "" },
-    { "state", do_state, 2, 2, " ID TURN [--vs TURN2] [--json]" },
-    { NULL, NULL, 0, 0, NULL },
+    { "list", do_list, 0, 0, " [--json]", 0 },
+    { "show", do_show, 1, 1, " ID", 0 },
+    { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE]", 0 },
+    { "import", do_import, 1, 0, " FILE", 0 },
+    { "fork", do_fork, 2, 2, " ID TURN [--title T]", 0 },
+    { "rename", do_rename, 2, 1, " ID TITLE", 0 },
+    { "rm", do_rm, 1, 1, " ID", 0 },
+    { "search", do_search, 1, 0, " TEXT", 0 },
+    { "vacuum", do_vacuum, 0, 0, "", 0 },
+    { "state", do_state, 2, 2, " ID TURN [--vs TURN2] [--json]", 0 },
+    { "budget", do_budget, 1, 0, " [SIZE|off]", 1 },
+    { NULL, NULL, 0, 0, NULL, 0 },
 };
 
 /* The options, anywhere on the line, and the positional arguments into A
@@ -625,7 +638,7 @@ find_command(struct sessions_args *a)
 
     if (a->npos == 0) {
         cli_errorf("sessions: which command? (list, show, export, import, fork, rename, rm, search, "
-                   "vacuum, state)");
+                   "vacuum, state, budget)");
         return NULL;
     }
     for (c = sessions_cmds; c->name != NULL; c++)
@@ -635,7 +648,7 @@ find_command(struct sessions_args *a)
         cli_errorf("sessions: unknown command '%s' (see '" PROG " sessions --help')", a->pos[0]);
         return NULL;
     }
-    if (a->npos - 1 != c->nargs) {
+    if (a->npos - 1 > c->nargs || a->npos - 1 < c->nargs - c->nopt) {
         cli_errorf("sessions %s: usage: " PROG " sessions %s%s", c->name, c->name, c->args);
         return NULL;
     }

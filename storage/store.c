@@ -169,8 +169,13 @@ static const char schema_v6[] =
     "CREATE TRIGGER turns_seq AFTER INSERT ON turns BEGIN"
     " UPDATE id_seq SET seq=new.id WHERE name='turns' AND seq<new.id; END;";
 
+/* Version 7: settings of the database itself (store_budget.c: the saved
+** states' disk budget), one row a key. */
+static const char schema_v7[] =
+    "CREATE TABLE settings(key TEXT PRIMARY KEY, value NOT NULL) WITHOUT ROWID;";
+
 static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6,
+    NULL, schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6, schema_v7,
 };
 
 const char *

@@ -52,7 +52,7 @@
 typedef struct store store;    /* opaque: store_open / store_close */
 
 /* Schema version written to PRAGMA user_version by this build. */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 /* Longest session title / preset name (bytes), longer ones are refused. */
 #define STORE_TITLE_MAX 256
 /* Longest path kept for a model or a state file. */
@@ -442,6 +442,25 @@ int store_greeting_find(store *s, const int32_t *ids, size_t n, const char *stra
 /* Bytes taken by the snapshots of SESSION (0 = all) and their count. */
 int store_snapshot_usage(store *s, int64_t session, uint64_t *bytes, int64_t *count,
                          rwkv_err *err);
+
+/*
+** A disk budget for the saved states of the whole database (store_budget.c):
+** over it, states are dropped -- other sessions' first, the least recently
+** updated first, chain states before a session's last ones; never the head
+** of the session being written -- and rebuilt by replay when needed.
+*/
+typedef struct store_budget_info {
+    uint64_t budget;                /* bytes, 0 = none */
+    uint64_t before, after;         /* bytes of saved states */
+    int64_t  states;                /* saved states after */
+    int64_t  dropped;               /* states dropped */
+    uint64_t dropped_bytes;
+} store_budget_info;
+/* The budget in bytes (*BYTES 0: none). */
+int store_budget_get(store *s, uint64_t *bytes, rwkv_err *err);
+/* Set the budget (0: none), apply it at once in one transaction and give
+** the space dropped back to the file system (store_vacuum). */
+int store_budget_set(store *s, uint64_t bytes, store_budget_info *info, rwkv_err *err);
 
 /* One turn's share of a replay. */
 typedef struct store_plan_seg {

@@ -75,6 +75,9 @@ void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t cap);
 void store_fmt_float(double v, char *buf, size_t cap);
 /* Apply the retention policy to SESSION (inside a transaction). */
 int store_retain(store *s, int64_t session, rwkv_err *err);
+/* The budget applied in the open transaction, SESSION's head spared (0:
+** none is); INFO filled (zeros when no budget is set). */
+int store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err *err);
 /* Insert/replace a snapshot (inside a transaction). */
 int store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
                           const store_state_meta *meta, rwkv_err *err);

@@ -16,7 +16,8 @@
 **                                 fork near the end of a branch are instant)
 **     at a depth that is a multiple of `every`  (bounds any rebuild to at
 **                                 most every-1 turns of tokens)
-** and drop the others.  Sizes with the defaults (keep_last 6, every 8), for
+** and drop the others; then, when the database has a disk budget for its
+** states, drop more by its order (store_budget.c).  Sizes with the defaults (keep_last 6, every 8), for
 ** a 1.5B RWKV-7 (24 layers, C 2048, 32 heads of 64: 3,244,032 floats =
 ** 12.98 MB a snapshot, stored raw -- see store_blob.c for why raw): a
 ** 100-exchange (200-turn) linear conversation keeps 25 (depth 0, 8, ...,
@@ -345,7 +346,10 @@ store_retain(store *s, int64_t session, rwkv_err *err)
             goto out;
         }
     }
-    rc = RWKV_OK;
+    {
+        store_budget_info bi;
+        rc = store_budget_apply(s, session, &bi, err);
+    }
 out:
     sqlite3_finalize(st);
     sqlite3_finalize(del);

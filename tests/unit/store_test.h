@@ -13,9 +13,12 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* SQL taking schema v6's additions (id_seq and its triggers) out of a
-** current file: with user_version=5 it is a file of schema v5. */
-#define DROP_V6 "DROP TRIGGER sessions_seq; DROP TRIGGER turns_seq; DROP TABLE id_seq;"
+/* SQL taking schema v7's addition (settings) out of a current file: with
+** user_version=6 it is a file of schema v6. */
+#define DROP_V7 "DROP TABLE settings;"
+/* The same for v6's additions (id_seq and its triggers) and v7's: with
+** user_version=5 it is a file of schema v5. */
+#define DROP_V6 DROP_V7 "DROP TRIGGER sessions_seq; DROP TRIGGER turns_seq; DROP TABLE id_seq;"
 
 /* The first column of the first row of SQL on DB; -1 when there is none
 ** or DB cannot be opened. */

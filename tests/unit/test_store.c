@@ -243,6 +243,7 @@ static const uint64_t shipped_step_fnv[STORE_SCHEMA_VERSION + 1] = {
     0,
     0x078317383cdf3551ull, 0xd9a2faf21733bf8full, 0xea6137829f9a0505ull,
     0x0eba3f189308349eull, 0x9e73b71d57667291ull, 0xcb98bb6592261946ull,
+    0xb1b75fec39a25bcdull,
 };
 
 static void

@@ -1,0 +1,203 @@
+/*
+** store_budget.c -- a disk budget for the saved states of the whole
+** database (schema v7: the settings row 'state_budget', bytes; none = no
+** budget).
+**
+** A saved state is derived data: the turns' tokens rebuild it (the replay
+** plan), so dropping one loses no text, only the time of a replay.  Over
+** the budget, states are dropped in this order until the total fits:
+**     1. other sessions' states of turns inside a chain (one child): the
+**        least recently updated session first, its oldest turns first;
+**     2. other sessions' leaves and branch points, in the same order (a
+**        session's last state -- its instant resume -- goes last);
+**     3. this session's chain states, oldest first;
+**     4. this session's other leaves and branch points, oldest first.
+** The session's head (the state the chat goes on from) is never dropped:
+** a budget smaller than it is simply exceeded by that one state.
+** It runs in the transaction that adds a turn (store_retain), and when a
+** budget is set (store_budget_set, which then gives the space back).
+*/
+#include "store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BUDGET_KEY "state_budget"
+
+/* One saved state, as the budget weighs it. */
+struct bstate {
+    int64_t  turn;
+    int      cls;        /* the order above, 1..4; 0 = never (the head) */
+    int64_t  updated;    /* its session's updated_ms */
+    int      depth;
+    uint64_t bytes;
+};
+
+int
+store_budget_get(store *s, uint64_t *bytes, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    *bytes = 0;
+    if ((rc = store_prep(s, "SELECT value FROM settings WHERE key='" BUDGET_KEY "'", &st,
+                         err)) != RWKV_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        sqlite3_int64 v = sqlite3_column_int64(st, 0);
+        *bytes = v > 0 ? (uint64_t)v : 0;
+        rc = RWKV_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading the state budget");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int
+budget_write(store *s, uint64_t bytes, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (bytes == 0)
+        rc = store_prep(s, "DELETE FROM settings WHERE key='" BUDGET_KEY "'", &st, err);
+    else
+        rc = store_prep(s, "INSERT OR REPLACE INTO settings(key, value) VALUES('" BUDGET_KEY
+                           "', ?)", &st, err);
+    if (rc != RWKV_OK)
+        return rc;
+    if (bytes != 0)
+        sqlite3_bind_int64(st, 1, bytes > INT64_MAX ? INT64_MAX : (sqlite3_int64)bytes);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "writing the state budget");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int
+bstate_cmp(const void *pa, const void *pb)
+{
+    const struct bstate *a = pa, *b = pb;
+
+    if (a->cls != b->cls)
+        return a->cls < b->cls ? -1 : 1;
+    if (a->updated != b->updated)
+        return a->updated < b->updated ? -1 : 1;
+    if (a->depth != b->depth)
+        return a->depth < b->depth ? -1 : 1;
+    return a->turn < b->turn ? -1 : a->turn > b->turn;
+}
+
+/* Every saved state, weighed for SESSION (0: none is "this" one), into *OUT
+** (*N of them, *TOTAL bytes). */
+static int
+budget_read(store *s, int64_t session, struct bstate **out, size_t *n, uint64_t *total,
+            rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    struct bstate *v = NULL;
+    size_t cap = 0;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    *total = 0;
+    if ((rc = store_prep(s, "SELECT n.turn_id, t.session_id, e.updated_ms, t.depth,"
+                            " length(n.blob), e.head_turn IS t.id,"
+                            " (SELECT count(*) FROM turns c WHERE c.parent_id=t.id)"
+                            " FROM snapshots n JOIN turns t ON t.id=n.turn_id"
+                            " JOIN sessions e ON e.id=t.session_id", &st, err)) != RWKV_OK)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct bstate *t = store_grow(v, &cap, *n, sizeof *v, 64);
+        int mine = sqlite3_column_int64(st, 1) == session, chain = sqlite3_column_int(st, 6) == 1;
+        if (t == NULL) {
+            rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            goto fail;
+        }
+        v = t;
+        v[*n].turn = sqlite3_column_int64(st, 0);
+        v[*n].updated = sqlite3_column_int64(st, 2);
+        v[*n].depth = sqlite3_column_int(st, 3);
+        v[*n].bytes = (uint64_t)sqlite3_column_int64(st, 4);
+        v[*n].cls = mine ? (sqlite3_column_int(st, 5) ? 0 : chain ? 3 : 4) : chain ? 1 : 2;
+        *total += v[*n].bytes;
+        (*n)++;
+    }
+    if (rc != SQLITE_DONE) {
+        rc = store_dberr(s, err, "reading the saved states");
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    *out = v;
+    return RWKV_OK;
+fail:
+    sqlite3_finalize(st);
+    free(v);
+    *n = 0;
+    return rc;
+}
+
+int
+store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err *err)
+{
+    struct bstate *v = NULL;
+    sqlite3_stmt *del = NULL;
+    uint64_t budget, total;
+    size_t n;
+    int rc;
+
+    memset(info, 0, sizeof *info);
+    if ((rc = store_budget_get(s, &budget, err)) != RWKV_OK || budget == 0)
+        return rc;
+    info->budget = budget;
+    if ((rc = budget_read(s, session, &v, &n, &total, err)) != RWKV_OK)
+        return rc;
+    info->before = info->after = total;
+    info->states = (int64_t)n;
+    if (total <= budget)
+        goto out;
+    qsort(v, n, sizeof *v, bstate_cmp);
+    if ((rc = store_prep(s, "DELETE FROM snapshots WHERE turn_id=?", &del, err)) != RWKV_OK)
+        goto out;
+    for (size_t i = 0; i < n && total > budget; i++) {
+        if (v[i].cls == 0)
+            continue;
+        sqlite3_reset(del);
+        sqlite3_bind_int64(del, 1, v[i].turn);
+        if (sqlite3_step(del) != SQLITE_DONE) {
+            rc = store_dberr(s, err, "dropping a saved state over the budget");
+            goto out;
+        }
+        total -= v[i].bytes;
+        info->dropped++;
+        info->dropped_bytes += v[i].bytes;
+    }
+    info->after = total;
+    info->states = (int64_t)n - info->dropped;
+out:
+    sqlite3_finalize(del);
+    free(v);
+    return rc;
+}
+
+int
+store_budget_set(store *s, uint64_t bytes, store_budget_info *info, rwkv_err *err)
+{
+    int rc;
+
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
+        return rc;
+    if ((rc = budget_write(s, bytes, err)) != RWKV_OK ||
+        (rc = store_budget_apply(s, 0, info, err)) != RWKV_OK) {
+        store_tx_rollback(s);
+        return rc;
+    }
+    if ((rc = store_tx_commit(s, err)) != RWKV_OK)
+        return rc;
+    info->budget = bytes;
+    if (info->dropped > 0)
+        return store_vacuum(s, NULL, err);   /* the file shrinks now */
+    return RWKV_OK;
+}
