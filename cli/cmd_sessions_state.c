@@ -313,21 +313,6 @@ parse_size(const char *text, uint64_t *out)
     return -1;
 }
 
-/* BYTES for a person: kB under a megabyte, MB under a gigabyte, GB. */
-static const char *
-human_size(uint64_t bytes, char *buf, size_t cap)
-{
-    double b = (double)bytes;
-
-    if (b < 1e6)
-        snprintf(buf, cap, "%.0f kB", b / 1e3);
-    else if (b < 1e9)
-        snprintf(buf, cap, "%.1f MB", b / 1e6);
-    else
-        snprintf(buf, cap, "%.2f GB", b / 1e9);
-    return buf;
-}
-
 int
 sessions_budget(store *st, const char *arg)
 {
@@ -341,12 +326,12 @@ sessions_budget(store *st, const char *arg)
         if (store_budget_get(st, &budget, &err) != RWKV_OK ||
             store_snapshot_usage(st, 0, &bytes, &count, &err) != RWKV_OK)
             return cli_fail(&err);
-        printf("saved states: %s in %lld states; budget: ", human_size(bytes, h1, sizeof h1),
+        printf("saved states: %s in %lld states; budget: ", store_size_str(bytes, h1, sizeof h1),
                (long long)count);
         if (budget == 0)
             printf("none (the retention policy alone decides)\n");
         else
-            printf("%s\n", human_size(budget, h2, sizeof h2));
+            printf("%s\n", store_size_str(budget, h2, sizeof h2));
         return 0;
     }
     if (parse_size(arg, &budget) < 0) {
@@ -364,14 +349,14 @@ sessions_budget(store *st, const char *arg)
         printf("budget: none (the retention policy alone decides)\n");
         return 0;
     }
-    printf("budget %s: ", human_size(budget, h1, sizeof h1));
+    printf("budget %s: ", store_size_str(budget, h1, sizeof h1));
     if (bi.dropped == 0)
-        printf("the saved states fit (%s in %lld states)\n", human_size(bi.after, h2, sizeof h2),
+        printf("the saved states fit (%s in %lld states)\n", store_size_str(bi.after, h2, sizeof h2),
                (long long)bi.states);
     else
         printf("dropped %lld saved states (%s; their turns' tokens rebuild them when needed), "
                "%s in %lld states now\n", (long long)bi.dropped,
-               human_size(bi.dropped_bytes, h2, sizeof h2), human_size(bi.after, h3, sizeof h3),
+               store_size_str(bi.dropped_bytes, h2, sizeof h2), store_size_str(bi.after, h3, sizeof h3),
                (long long)bi.states);
     return 0;
 }

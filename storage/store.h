@@ -456,6 +456,9 @@ typedef struct store_budget_info {
     int64_t  dropped;               /* states dropped */
     uint64_t dropped_bytes;
 } store_budget_info;
+/* BYTES for a person into BUF: "340 kB", "12.9 MB", "2.35 GB" (powers of
+** 1000, as `sessions` prints sizes).  Returns BUF. */
+const char *store_size_str(uint64_t bytes, char *buf, size_t cap);
 /* The budget in bytes (*BYTES 0: none). */
 int store_budget_get(store *s, uint64_t *bytes, rwkv_err *err);
 /* Set the budget (0: none), apply it at once in one transaction and give

@@ -19,6 +19,7 @@
 */
 #include "store_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,20 @@ struct bstate {
     int      depth;
     uint64_t bytes;
 };
+
+const char *
+store_size_str(uint64_t bytes, char *buf, size_t cap)
+{
+    double b = (double)bytes;
+
+    if (b < 1e6)
+        snprintf(buf, cap, "%.0f kB", b / 1e3);
+    else if (b < 1e9)
+        snprintf(buf, cap, "%.1f MB", b / 1e6);
+    else
+        snprintf(buf, cap, "%.2f GB", b / 1e9);
+    return buf;
+}
 
 int
 store_budget_get(store *s, uint64_t *bytes, rwkv_err *err)

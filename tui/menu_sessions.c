@@ -58,6 +58,27 @@ add_session(tui_menu *m, const struct app *a, const store_session *ss)
     tui_menu_add(m, ss->title[0] ? ss->title : TR("(untitled)"), detail, flagged, ss->id);
 }
 
+/* The title says what the saved states take, and the budget when one is set
+** (`sessions budget`): the disk a long chat with a big model fills. */
+static void
+title_usage(tui_menu *m, const struct app *a)
+{
+    uint64_t bytes, budget;
+    int64_t count;
+    char used[32], cap[32];
+    rwkv_err err;
+
+    if (store_snapshot_usage(a->st, 0, &bytes, &count, &err) != RWKV_OK ||
+        store_budget_get(a->st, &budget, &err) != RWKV_OK)
+        return;
+    store_size_str(bytes, used, sizeof used);
+    if (budget == 0)
+        snprintf(m->title, sizeof m->title, TR("%s  (saved states: %s)"), TR("Sessions"), used);
+    else
+        snprintf(m->title, sizeof m->title, TR("%s  (saved states: %s of %s)"), TR("Sessions"),
+                 used, store_size_str(budget, cap, sizeof cap));
+}
+
 static void
 fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
@@ -76,6 +97,7 @@ fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     for (size_t i = 0; i < n; i++)
         add_session(m, a, &ss[i]);
     free(ss);
+    title_usage(m, a);
 }
 
 static void

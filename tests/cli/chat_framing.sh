@@ -105,13 +105,14 @@ if [ $HAVE_SQLITE = 1 ]; then
     printf 'hi\n' | "$T" chat --demo --db "$D3" --seed 1 --max-tokens 3 >/dev/null 2>&1
     sqlite3 "$D3" 'ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;
                    ALTER TABLE snapshots DROP COLUMN digest; DROP TRIGGER sessions_seq;
-                   DROP TRIGGER turns_seq; DROP TABLE id_seq; PRAGMA user_version=3;' &&
+                   DROP TRIGGER turns_seq; DROP TABLE id_seq; DROP TABLE settings;
+                   PRAGMA user_version=3;' &&
         ok || fail "downgrade"
     printf 'again\n/framing\n' | "$T" chat --db "$D3" --resume --seed 1 --max-tokens 3 \
         >"$TMP/o6" 2>"$TMP/e6" && ok || fail "old database: $(cat "$TMP/e6")"
     grep -q '^user      User$' "$TMP/o6" && grep -q '^Assistant:' "$TMP/o6" && ok \
         || fail "old session defaults: $(cat "$TMP/o6")"
-    [ "$(sqlite3 "$D3" 'PRAGMA user_version')" = 6 ] && ok || fail "migrated to the current schema (v6)"
+    [ "$(sqlite3 "$D3" 'PRAGMA user_version')" = 7 ] && ok || fail "migrated to the current schema (v7)"
 else
     skip 4 "sqlite3 not found"
 fi

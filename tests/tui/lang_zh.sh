@@ -42,7 +42,7 @@ line=$(screen | grep 'C-d (输入框为空), C-q')
 c2=$(col_of "$line" '退出')
 [ "$c1" -gt 0 ] && [ "$c1" = "$c2" ] && ok || fail "F1 description columns differ: $c1 vs $c2"
 keys Escape F2
-check "zh: F2 title" '^ *│  会话 +│'
+check "zh: F2 title" '^ *│  会话（已保存的状态：[0-9.]+ [kMG]B） +│'
 # (an empty list: only the keys that do not act on a session)
 check "zh: F2 key bar" '│ C-o 导入  Esc 关闭 +│'
 check "zh: F2 empty" '│  \(空\) +│'
@@ -71,7 +71,7 @@ printf 'language: en\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 TUI_ENV="LANGUAGE=zh_CN" W=80 H=24 tui_start
 check "language: en over LANGUAGE=zh_CN" '^F1 help .*F10 quit *$'
 keys F2
-check "language: en: F2 title" '^ *│  Sessions +│'
+check "language: en: F2 title" '^ *│  Sessions  \(saved states: [0-9.]+ [kMG]B\) +│'
 keys Escape
 tui_quit
 # a bad value: one line naming the file, the rest of the config kept

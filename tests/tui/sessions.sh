@@ -113,6 +113,19 @@ check "interrupted reply resumed" '^  never ending'
 check "marked interrupted" '^RWKV +\[interrupted\]'
 tui_quit
 
+# F2's title says what the saved states take, and the budget once one is set
+tui_start
+keys F2
+check "F2: states in the title" '│  Sessions  \(saved states: [0-9.]+ [kMG]B\) +│'
+keys Escape
+tui_quit
+"$RWKV_TUI" sessions --db "$DB" budget 50MB >/dev/null && ok || fail "budget 50MB"
+tui_start
+keys F2
+check "F2: the budget in the title" '│  Sessions  \(saved states: [0-9.]+ [kMG]B of 50\.0 MB\) +│'
+keys Escape
+tui_quit
+
 # a database that is not one: one clear line, non-zero exit, no crash
 echo "not a database" > "$TMP/bad.db"
 expect_fail "bad --db" "bad\.db" "$RWKV_TUI" --demo --db "$TMP/bad.db"
