@@ -290,7 +290,7 @@ fuzz-run: fuzz
 
 # Quantized-strategy accuracy (bench/bench_quant.c): max / RMS logit error,
 # KL and top-1 agreement of cpu fp32i8 and cpu fp32i4 against cpu fp32 on
-# every fixture model (the README's accuracy table).
+# every fixture model (the accuracy table of docs/differences.md).
 .PHONY: bench-quant
 $(BUILD)/bench_quant: bench/bench_quant.c $(LIBCORE)
 	@mkdir -p $(dir $@)

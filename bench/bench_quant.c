@@ -9,7 +9,7 @@
 ** counted as one more position).  Per model and strategy it prints the
 ** largest absolute logit error, the RMS logit error, the mean and largest
 ** KL(p_fp32 || p_quant) of the softmax distributions (nats), and how often
-** the arg-max token agrees -- a markdown table (README, docs/differences.md).
+** the arg-max token agrees -- a markdown table (docs/differences.md).
 ** Tokens are the prompts' bytes (+ 1 for World-vocabulary models, whose ids
 ** 1..256 are the single bytes).
 **
