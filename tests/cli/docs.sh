@@ -3,7 +3,8 @@
 # any --help prints (the full-screen client's --help-ui and each command's
 # --help) is described in rwkv-tui(1) and every key in its KEYS section,
 # every help fits 79 columns, and every configurable action of the
-# full-screen client (the F1/--help-ui rows) is in rwkv-tui-config(5).
+# full-screen client (the F1/--help-ui rows) is in rwkv-tui-config(5); and
+# every option README.md and docs/full-screen.md name exists.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 MAN1=$SRC/man/rwkv-tui.1
@@ -19,6 +20,17 @@ for cmd in "" chat generate eval tokenize info bench sessions; do
         grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$MAN1" && ok ||
             fail "${cmd:-client} $o: not in man/rwkv-tui.1"
     done
+done
+# the other way: every option README.md and docs/full-screen.md name is one
+# the program has (some --help prints it), or another program's (named here)
+helps=$( { "$RWKV_TUI" --help; "$RWKV_TUI" --help-ui
+           for c in chat generate eval tokenize info bench sessions; do "$RWKV_TUI" $c --help; done; } 2>&1)
+others=" --remove-destination "   # cp(1)
+for o in $(cat "$SRC/README.md" "$SRC/docs/full-screen.md" | grep -oE -- '(^|[ `(])--[a-z][a-z0-9-]+' |
+           grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+    case $others in *" $o "*) ok; continue ;; esac
+    printf '%s\n' "$helps" | grep -qE -- "(^|[^a-z0-9-])$o([^a-z0-9-]|$)" && ok ||
+        fail "README/docs name $o, which no --help has"
 done
 # every action the config's keys: section can rebind (tui/config.h's table)
 names=$(grep -oE '^ *X\([A-Z_]+, *"[a-z_]+"' "$SRC/tui/config.h" | sed -E 's/.*"([a-z_]+)"/\1/')
