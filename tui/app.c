@@ -82,11 +82,41 @@ install_signals(void)
 
 /* ---- worker events -------------------------------------------------------- */
 
+static void step_sibling(struct app *a, int dir);
+
+/* The next of the sibling steps pressed while one ran (a->sib_pending): from
+** the turn now at the stepped one's place on the path (F6 open or not). */
+static void
+next_sibling_step(struct app *a)
+{
+    int dir = a->sib_pending > 0 ? 1 : -1;
+    int64_t *path = NULL;
+    size_t np = 0;
+    rwkv_err err;
+
+    if (a->sib_pending == 0)
+        return;
+    a->sib_pending -= dir;
+    if (a->sib_depth == 0) {
+        step_sibling(a, dir);
+        return;
+    }
+    if (a->head > 0 && store_turn_path(a->st, a->head, &path, &np, &err) == RWKV_OK &&
+        a->sib_depth <= np)
+        tui_branches_step(a, path[a->sib_depth - 1], dir);
+    else
+        a->sib_pending = 0;
+    free(path);
+}
+
 /* A runtime job (OPEN, SIBLING, SWITCH) ended: the transcript follows the
-** runtime; a failure or a cancel changed nothing. */
+** runtime; a failure or a cancel changed nothing (and drops the sibling steps
+** still pressed). */
 static void
 on_session_end(struct app *a, const tui_event *e, int job)
 {
+    if (e->rc != RWKV_OK)
+        a->sib_pending = 0;
     if (e->rc == RWKV_OK) {
         tui_session_rebuild(a);
         if (job == TUI_JOB_SIBLING && a->menu.kind == TUI_MENU_BRANCHES)
@@ -182,6 +212,8 @@ on_end(struct app *a, const tui_event *e)
     }
     if (job == TUI_JOB_OPEN || job == TUI_JOB_SIBLING || job == TUI_JOB_SWITCH) {
         on_session_end(a, e, job);
+        if (job == TUI_JOB_SIBLING)
+            next_sibling_step(a);
         return;
     }
     if (job == TUI_JOB_GEN || job == TUI_JOB_GEN_MORE) {
@@ -495,6 +527,11 @@ step_sibling(struct app *a, int dir)
 {
     int last = a->tr.nturns - 1;
 
+    if (a->busy && a->w.job == TUI_JOB_SIBLING) {   /* taken when this one ends */
+        a->sib_pending += dir;
+        a->sib_depth = 0;
+        return;
+    }
     if (a->busy) {
         tui_notice(a, 1, "a reply is still running");
         return;

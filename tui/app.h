@@ -253,6 +253,10 @@ struct app {
     int             menu_filtering;/* typing goes to the menu filter */
     size_t          menu_sel_keep; /* branches menu: the stepped turn's depth + 1 (0 = none),
                                       kept over a sibling switch */
+    int             sib_pending;   /* sibling steps (+1/-1 each) pressed while one ran: taken
+                                      one by one as each ends (a replay can take seconds) */
+    size_t          sib_depth;     /* ... of the turn at this position + 1 on the path
+                                      (F6's selection); 0: of the last turn (M-, / M-.) */
     char            pending_state[1024];
     /* state files from the library (the database's state_files rows) */
     int64_t         state_lib_id;  /* row of the state in use when it was loaded
@@ -374,6 +378,9 @@ int  tui_prompt_yesno(int kind);
 ** is filled again; the selection stays on turn SEL, or follows the head when
 ** SEL was the head OLD_HEAD before the reply. */
 void tui_branches_follow(struct app *a, int64_t old_head, int64_t sel);
+/* Step turn TURN to its sibling DIR (-1/+1), F6 following it; while a step
+** runs, queued (a->sib_pending) and taken when it ends. */
+void tui_branches_step(struct app *a, int64_t turn, int dir);
 
 /* menu_framing.c: the chat's framing (F8 menu, launch, presets) */
 /* The framing of a new chat at launch: the config keys, replaced by the

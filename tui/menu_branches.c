@@ -160,21 +160,35 @@ select_current(tui_menu *m, const struct app *a)
 
 /* ---- keys ------------------------------------------------------------------- */
 
-static void
-sibling(struct app *a, const tui_menu_item *it, int key)
+void
+tui_branches_step(struct app *a, int64_t turn, int dir)
 {
     int64_t *up = NULL;
     size_t k = 0;
     rwkv_err err;
 
-    if (it == NULL || a->st == NULL)
+    if (a->st == NULL)
         return;
     /* after the step the sibling sits at the same depth of the new path */
-    if (store_turn_path(a->st, it->id, &up, &k, &err) == RWKV_OK)
-        a->menu_sel_keep = k;
+    if (store_turn_path(a->st, turn, &up, &k, &err) != RWKV_OK)
+        k = 0;
     free(up);
+    if (a->busy && a->w.job == TUI_JOB_SIBLING) {   /* taken when this one ends */
+        a->sib_pending += dir;
+        a->sib_depth = k;
+        return;
+    }
+    if (a->menu.kind == TUI_MENU_BRANCHES)
+        a->menu_sel_keep = k;
     /* the menu stays; it is filled again when the switch is done */
-    tui_session_job(a, TUI_JOB_SIBLING, it->id, key == TUI_MK_FKEY(KEY_LEFT) ? -1 : +1, NULL);
+    tui_session_job(a, TUI_JOB_SIBLING, turn, dir, NULL);
+}
+
+static void
+sibling(struct app *a, const tui_menu_item *it, int key)
+{
+    if (it != NULL)
+        tui_branches_step(a, it->id, key == TUI_MK_FKEY(KEY_LEFT) ? -1 : +1);
 }
 
 /* Enter: edit your message on the current path, else switch to the branch

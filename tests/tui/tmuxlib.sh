@@ -144,10 +144,10 @@ send() {
         fail "send at ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: the message was not sent: $(screen | tail -3 | tr '\n' '|')"
     wait_idle "$@"
 }
-
+# (30 s: under the sanitizers on a loaded machine the leak check at exit takes a while)
 tui_quit() {
     keys F10
-    if wait_for '^EXIT=0' 10; then ok; else fail "quit: no clean exit"; screen | tail -5; fi
+    if wait_for '^EXIT=0' 30; then ok; else fail "quit: no clean exit"; screen | tail -5; fi
 }
 
 tui_finish() {
