@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <locale.h>
+#include <signal.h>
 #include <string.h>
 
 #include "../gpu/gpu.h"
@@ -41,6 +42,10 @@ main(int argc, char **argv)
 {
     gpu_backend_register();   /* cuda strategies (a no-op in a CPU-only build) */
     cli_guard_mapped_files(NULL);   /* a mapped model truncated in use: one line, exit 1 */
+    /* Over the file-size limit (`ulimit -f`) a write fails with EFBIG and
+    ** is reported (storage/store.c names the limit), instead of SIGXFSZ
+    ** killing the process without a word in the middle of a save. */
+    signal(SIGXFSZ, SIG_IGN);
     setlocale(LC_ALL, "");
     /* Numbers on the command line, in config files and in the database are
     ** always written with a decimal point, whatever the user's locale. */
