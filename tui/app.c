@@ -89,8 +89,10 @@ on_session_end(struct app *a, const tui_event *e, int job)
 {
     if (e->rc == RWKV_OK) {
         tui_session_rebuild(a);
-        if (job == TUI_JOB_SIBLING && a->menu.kind == TUI_MENU_BRANCHES)
-            tui_menu_open(a, TUI_MENU_BRANCHES);   /* selects the turn stepped to */
+        /* F6 open: the tree of the session now open (one opened while it
+        ** loaded had none yet), the turn stepped to or the head selected */
+        if (a->menu.kind == TUI_MENU_BRANCHES)
+            tui_menu_open(a, TUI_MENU_BRANCHES);
         if (job == TUI_JOB_OPEN && !a->job_noted)
             tui_notice(a, 0, "resumed '%s'", a->session_title);
         else if (job == TUI_JOB_SWITCH && !a->job_noted)
