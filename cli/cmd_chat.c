@@ -13,7 +13,11 @@
 ** Ctrl-C: during a reply, SIGINT cancels it (sess_cancel is async-signal-
 ** safe) and the reply stops at the next token, keeping what was generated;
 ** at the prompt, SIGINT (installed without SA_RESTART) makes getline()
-** fail and the command exits 0, as EOF does.
+** fail and the command exits 0, as EOF does.  SIGTERM and SIGHUP (the
+** terminal closed) stop a reply the same way, keep it as far as it
+** streamed (and a message whose reply had not started), end the chat
+** cleanly, and are raised again at the end: the exit status is the
+** signal's, nothing streamed is lost (it was up to a second's worth).
 **
 ** Saved sessions (only with --db, --new, --session or --resume -- plain
 ** `chat` touches no database): what is saved when, the fork rule and the
@@ -43,6 +47,19 @@ static volatile sig_atomic_t  sig_in_prime;   /* Ctrl-C while the greeting is fe
 static volatile sig_atomic_t  sig_quit;
 static volatile sig_atomic_t  sig_in_gen;     /* Ctrl-C stops a +gen / +++ / ++ */
 static volatile sig_atomic_t  sig_gen_cancel;
+static volatile sig_atomic_t  sig_end;        /* SIGTERM or SIGHUP seen: its number */
+
+/* SIGTERM / SIGHUP: the reply (or greeting, or free generation) stops,
+** kept as saved so far; the loop ends at its next turn. */
+static void
+on_sigend(int sig)
+{
+    sig_end = sig;
+    sig_quit = 1;
+    sig_gen_cancel = 1;
+    if (sig_sess != NULL)
+        sess_abandon(sig_sess);
+}
 
 static void
 on_sigint(int sig)
@@ -703,7 +720,8 @@ commands_help(FILE *f)
     cli_help_row(f, 21, "+++", "continue that generation where it stopped");
     cli_help_row(f, 21, "++", "generate it again from its prompt (a new draw)");
     fprintf(f,
-            "Ctrl-C during a reply stops that reply and keeps what was generated.\n"
+            "Ctrl-C during a reply stops that reply and keeps what was generated;\n"
+            "SIGTERM or SIGHUP (a closed terminal) does too, then ends the chat.\n"
             "With a state file (--state or /state) no greeting is fed and the demo's\n"
             "state defaults apply unless set: top-p 0.2, presence 0.3, frequency 0.3.\n");
 }
@@ -938,7 +956,7 @@ cmd_chat(int argc, char **argv)
     tok *t = NULL;
     struct repl r;
     rwkv_err err;
-    struct sigaction sa, old_sa;
+    struct sigaction sa, old_sa, old_term, old_hup;
     int rc = 0, was_random, resuming, saving;
     sess_info info;
     sess_config sc;
@@ -999,6 +1017,9 @@ cmd_chat(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;   /* no SA_RESTART: Ctrl-C at the prompt interrupts getline */
     sigaction(SIGINT, &sa, &old_sa);
+    sa.sa_handler = on_sigend;
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     sig_sess = r.s;
 
     if (resuming && sess_open(r.s, info.id, -1, &err) != RWKV_OK) {
@@ -1045,6 +1066,8 @@ cmd_chat(int argc, char **argv)
 out_sig:
     sigaction(SIGINT, &old_sa, NULL);
     sig_sess = NULL;
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
 out:
     fgen_destroy(r.gen);
     sess_destroy(r.s);
@@ -1052,5 +1075,10 @@ out:
     rwkv_model_close(m);
     cli_frame_fini(&a->fr);
     free(a);
-    return cli_stdout_close(rc);
+    rc = cli_stdout_close(rc);
+    if (sig_end != 0) {            /* everything saved and closed: end as the signal asked */
+        signal(sig_end, SIG_DFL);
+        raise(sig_end);
+    }
+    return rc;
 }
