@@ -12,22 +12,12 @@
 T=$RWKV_TUI
 D=$TMP/s.db
 
-# wait_for CMD...: poll CMD (at most ~60 s; the checks after it fail then)
-wait_for() {
-    local i
-    for i in $(seq 600); do "$@" && return 0; sleep 0.1; done
-    return 1
-}
 replies() { grep -c '^Assistant:' "$TMP/out"; }
 
 # --- the write lock held by another program while a message is sent ------------------
-mkfifo "$TMP/in"
-"$T" chat --demo --db "$D" --new retry --seed 1 --max-tokens 6 \
-    <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &
-pid=$!
-exec 3>"$TMP/in"
+chat_bg --demo --db "$D" --new retry --seed 1 --max-tokens 6
 printf 'one\n' >&3
-wait_for sh -c "'$T' sessions --db '$D' show 1 2>/dev/null | grep -q '#3 assistant \[state\]'" \
+poll sh -c "'$T' sessions --db '$D' show 1 2>/dev/null | grep -q '#3 assistant \[state\]'" \
     && ok || fail "the first reply was not saved: $(cat "$TMP/err")"
 # the lock: held until $TMP/release exists
 python3 - "$D" "$TMP" <<'EOF' &
@@ -40,9 +30,9 @@ while not os.path.exists(os.path.join(sys.argv[2], "release")):
 db.execute("ROLLBACK")
 EOF
 lock=$!
-wait_for test -e "$TMP/locked" && ok || fail "no lock taken"
+poll test -e "$TMP/locked" && ok || fail "no lock taken"
 printf 'two\n' >&3
-wait_for sh -c "[ \$(grep -c '^Assistant:' '$TMP/out') -ge 2 ]" && ok \
+poll sh -c "[ \$(grep -c '^Assistant:' '$TMP/out') -ge 2 ]" && ok \
     || fail "no reply to the second message: $(cat "$TMP/out")"
 touch "$TMP/release"
 wait $lock

@@ -6,28 +6,16 @@
 # exit status is the signal's.  At the prompt the chat ends the same way.
 # Real files in a temp dir, the real binary.
 . "$(dirname "$0")/lib.sh"
-T=$RWKV_TUI
 
-# wait_for CMD...: poll CMD (at most ~60 s; the checks after it fail then)
-wait_for() {
-    local i
-    for i in $(seq 600); do "$@" && return 0; sleep 0.1; done
-    return 1
-}
 streamed() { [ "$(wc -c <"$TMP/out")" -gt 4000 ]; }
 q() { sqlite3 "$1" "$2" 2>/dev/null; }
 
 # during_reply SIG CODE: kill -SIG while a long reply streams
 during_reply() {
-    local sig=$1 code=$2 D=$TMP/$1.db pid rc saved shown
-    rm -f "$TMP/in"
-    mkfifo "$TMP/in"
-    "$T" chat --demo --db "$D" --new "$sig" --seed 1 --max-tokens 1000000 \
-        <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &
-    pid=$!
-    exec 3>"$TMP/in"
+    local sig=$1 code=$2 D=$TMP/$1.db rc saved shown
+    chat_bg --demo --db "$D" --new "$sig" --seed 1 --max-tokens 1000000
     printf 'tell me everything\n' >&3
-    wait_for streamed && ok || fail "$sig: the reply does not stream"
+    poll streamed && ok || fail "$sig: the reply does not stream"
     kill -"$sig" $pid
     wait $pid
     rc=$?
@@ -51,14 +39,9 @@ during_reply TERM 143
 during_reply HUP 129
 
 # at the prompt: the chat ends, what was said is kept
-rm -f "$TMP/in"
-mkfifo "$TMP/in"
-"$T" chat --demo --db "$TMP/p.db" --new prompt --seed 1 --max-tokens 4 \
-    <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &
-pid=$!
-exec 3>"$TMP/in"
+chat_bg --demo --db "$TMP/p.db" --new prompt --seed 1 --max-tokens 4
 printf 'hi\n' >&3
-wait_for sh -c "[ \"\$(sqlite3 '$TMP/p.db' 'select count(*) from snapshots' 2>/dev/null)\" = 3 ]" \
+poll sh -c "[ \"\$(sqlite3 '$TMP/p.db' 'select count(*) from snapshots' 2>/dev/null)\" = 3 ]" \
     && ok || fail "the first reply was not saved"
 kill -TERM $pid
 wait $pid
