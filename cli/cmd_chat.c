@@ -911,26 +911,21 @@ resume_target(struct chat_cli *a, sess_info *info)
         cli_errorf("chat: %s", err.msg);
         return 1;
     }
+    sess_info_launch(info, &a->o.model, &a->o.demo, &a->o.strategy, &a->o.vocab);
     if (a->o.model == NULL && !a->o.demo) {
-        if (info->model_path[0] == '\0') {
-            cli_errorf("chat: session %lld has no model on record: give --model PATH",
-                       (long long)info->id);
-            return 1;
-        }
-        if (strcmp(info->model_path, "(demo)") == 0)
-            a->o.demo = 1;
-        else
-            a->o.model = info->model_path;
+        cli_errorf("chat: session %lld has no model on record: give --model PATH",
+                   (long long)info->id);
+        return 1;
     }
-    if (a->o.vocab == NULL && info->vocab_path[0])
-        a->o.vocab = info->vocab_path;
     return 0;
 }
 
 /* The model and its tokenizer; VOCAB (CAP) gets the World vocabulary used
-** ("" = byte-level).  0, or 1 (printed). */
+** ("" = byte-level); INFO: the session resumed (NULL: none).  0, or 1
+** (printed). */
 static int
-open_engine(struct chat_cli *a, rwkv_model **m, tok **t, char *vocab, size_t cap)
+open_engine(struct chat_cli *a, const sess_info *info, rwkv_model **m, tok **t, char *vocab,
+            size_t cap)
 {
     rwkv_open_opts oo = { 0 };
     rwkv_err err;
@@ -938,8 +933,10 @@ open_engine(struct chat_cli *a, rwkv_model **m, tok **t, char *vocab, size_t cap
     oo.strategy = a->o.strategy;
     oo.n_threads = a->o.threads;
     if ((a->o.demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, m, &err)
-                   : rwkv_model_open(a->o.model, &oo, m, &err)) != RWKV_OK)
+                   : rwkv_model_open(a->o.model, &oo, m, &err)) != RWKV_OK) {
+        sess_info_strategy_hint(info, a->o.strategy, &err);
         return cli_fail(&err);
+    }
     if (rwkv_model_info(*m)->n_vocab != 256) {
         if (cli_find_vocab(a->o.vocab, a->o.model, vocab, cap) != 0)
             return 1;
@@ -980,7 +977,7 @@ cmd_chat(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    if (open_engine(a, &m, &t, vocab, sizeof vocab) != 0) {
+    if (open_engine(a, resuming ? &info : NULL, &m, &t, vocab, sizeof vocab) != 0) {
         rc = 1;
         goto out;
     }

@@ -1063,6 +1063,34 @@ out:
     return rc;
 }
 
+void
+sess_info_launch(const sess_info *info, const char **model, int *demo, const char **strategy,
+                 const char **vocab)
+{
+    if (*model == NULL && !*demo) {
+        if (strcmp(info->model_path, "(demo)") == 0)
+            *demo = 1;
+        else if (info->model_path[0] != '\0')
+            *model = info->model_path;
+        if ((*model != NULL || *demo) && *strategy == NULL && info->strategy[0] != '\0')
+            *strategy = info->strategy;
+    }
+    if (*vocab == NULL && info->vocab_path[0] != '\0')
+        *vocab = info->vocab_path;
+}
+
+void
+sess_info_strategy_hint(const sess_info *info, const char *strategy, rwkv_err *err)
+{
+    size_t n = strlen(err->msg);
+
+    if (info == NULL || strategy != info->strategy || n >= sizeof err->msg - 1)
+        return;
+    snprintf(err->msg + n, sizeof err->msg - n,
+             " (the strategy session %lld was saved with: --strategy S resumes it with another)",
+             (long long)info->id);
+}
+
 /* The sampling values of the last reply on the branch to HEAD, with the
 ** values the user set at launch winning; the chat's seed stays. */
 static int

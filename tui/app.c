@@ -1797,17 +1797,7 @@ resume_lookup(struct app *a)
         return 1;
     }
     l->resume_id = a->resume.id;
-    if (l->model == NULL && !l->demo) {
-        if (strcmp(a->resume.model_path, "(demo)") == 0) {
-            l->demo = 1;
-        } else if (a->resume.model_path[0] != '\0') {
-            l->model = a->resume.model_path;
-            if (l->strategy == NULL && a->resume.strategy[0])
-                l->strategy = a->resume.strategy;
-        }
-    }
-    if (l->vocab == NULL && a->resume.vocab_path[0] != '\0')
-        l->vocab = a->resume.vocab_path;
+    sess_info_launch(&a->resume, &l->model, &l->demo, &l->strategy, &l->vocab);
     return 0;
 }
 

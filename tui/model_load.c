@@ -198,6 +198,7 @@ tui_model_open(struct app *a)
         rc = open_tokenizer(a, a->model, l->demo ? NULL : model, &a->tok, a->vocab_path,
                             sizeof a->vocab_path, &err);
     if (rc != RWKV_OK) {
+        sess_info_strategy_hint(l->resume_id ? &a->resume : NULL, strategy, &err);
         fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
         return 1;
     }
