@@ -825,7 +825,7 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
     store_turn u, a;
     rwkv_err err;
 
-    if (s->unsaved == n && s->unsaved_user == 0)
+    if (s->unsaved != 0 && (s->unsaved < n || s->unsaved_user == 0))
         with_user = 1;                 /* a regeneration of a message that was not saved */
     if (catch_up(s, n - 1) != 0)
         return -1;
