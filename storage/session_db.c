@@ -747,7 +747,7 @@ check_alive(sess *s, size_t n_done, int64_t parent)
         return;
     }
     if (rc != RWKV_OK && err.code != RWKV_EINVAL) {
-        sess_save_fail(s, "the session", &err);
+        save_failed(s, "the session", &err);
         return;
     }
     s->sid = 0;
@@ -827,9 +827,10 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
 
     if (s->unsaved != 0 && (s->unsaved < n || s->unsaved_user == 0))
         with_user = 1;                 /* a regeneration of a message that was not saved */
+    /* first: a session deleted elsewhere gets every turn in a new one */
+    check_alive(s, n - 1, with_user ? s->head : s->last_user);
     if (catch_up(s, n - 1) != 0)
         return -1;
-    check_alive(s, n - 1, with_user ? s->head : s->last_user);
     if (s->sid == 0) {
         if (n > 1 && sess_save_records(s, n - 1, NULL) != 0)
             return -1;
