@@ -934,7 +934,7 @@ open_engine(struct chat_cli *a, const sess_info *info, rwkv_model **m, tok **t, 
     oo.n_threads = a->o.threads;
     if ((a->o.demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, m, &err)
                    : rwkv_model_open(a->o.model, &oo, m, &err)) != RWKV_OK) {
-        sess_info_strategy_hint(info, a->o.strategy, &err);
+        sess_info_load_hint(info, a->o.model, a->o.strategy, &err);
         return cli_fail(&err);
     }
     if (rwkv_model_info(*m)->n_vocab != 256) {

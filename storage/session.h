@@ -146,10 +146,11 @@ int  sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err);
 */
 void sess_info_launch(const sess_info *info, const char **model, int *demo,
                       const char **strategy, const char **vocab);
-/* A model that failed to load (ERR) with STRATEGY: when that is INFO's, as
-** sess_info_launch took it (INFO NULL: no resume), ERR's line says where it
-** came from and how to give another. */
-void sess_info_strategy_hint(const sess_info *info, const char *strategy, rwkv_err *err);
+/* A model that failed to load (ERR), MODEL with STRATEGY: when either is
+** INFO's, as sess_info_launch took it (INFO NULL: no resume), ERR's line
+** says where it came from and which option gives another. */
+void sess_info_load_hint(const sess_info *info, const char *model, const char *strategy,
+                         rwkv_err *err);
 
 /*
 ** Continue session SID after turn HEAD (-1 = its current head): the model is

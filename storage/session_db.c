@@ -1081,15 +1081,21 @@ sess_info_launch(const sess_info *info, const char **model, int *demo, const cha
 }
 
 void
-sess_info_strategy_hint(const sess_info *info, const char *strategy, rwkv_err *err)
+sess_info_load_hint(const sess_info *info, const char *model, const char *strategy,
+                    rwkv_err *err)
 {
     size_t n = strlen(err->msg);
 
-    if (info == NULL || strategy != info->strategy || n >= sizeof err->msg - 1)
+    if (info == NULL || n >= sizeof err->msg - 1)
         return;
-    snprintf(err->msg + n, sizeof err->msg - n,
-             " (the strategy session %lld was saved with: --strategy S resumes it with another)",
-             (long long)info->id);
+    if (model == info->model_path)
+        snprintf(err->msg + n, sizeof err->msg - n,
+                 " (the model session %lld was saved with: --model PATH resumes it with a copy "
+                 "of it elsewhere)", (long long)info->id);
+    else if (strategy == info->strategy)
+        snprintf(err->msg + n, sizeof err->msg - n,
+                 " (the strategy session %lld was saved with: --strategy S resumes it with "
+                 "another)", (long long)info->id);
 }
 
 /* The sampling values of the last reply on the branch to HEAD, with the

@@ -192,13 +192,14 @@ tui_model_open(struct app *a)
         load_begin(a, l->demo ? NULL : model);
     rc = l->demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, &a->model, &err)
                  : rwkv_model_open(model, &oo, &a->model, &err);
+    if (rc != RWKV_OK)
+        sess_info_load_hint(l->resume_id ? &a->resume : NULL, model, strategy, &err);
     if (oo.progress && a->screen == NULL)
         fputs(rc == RWKV_OK ? "\r\033[K" : "\n", stderr);
     if (rc == RWKV_OK)
         rc = open_tokenizer(a, a->model, l->demo ? NULL : model, &a->tok, a->vocab_path,
                             sizeof a->vocab_path, &err);
     if (rc != RWKV_OK) {
-        sess_info_strategy_hint(l->resume_id ? &a->resume : NULL, strategy, &err);
         fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
         return 1;
     }

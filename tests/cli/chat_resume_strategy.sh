@@ -4,8 +4,8 @@
 # (one rule: sess_info_launch).  Before, the line chat resumed a `cpu bf16`
 # session under the default `cpu fp32`: every saved state was refused as
 # made with another precision and the whole conversation replayed from the
-# start, then continued under another precision.  A strategy given wins; one
-# taken from the session that cannot load says where it came from.
+# start, then continued under another precision.  A strategy given wins; a
+# strategy or model taken from the session that cannot load says so.
 # Real files in a temp dir, the real binary.
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
@@ -35,5 +35,15 @@ if command -v sqlite3 >/dev/null 2>&1; then
     fi
 else
     skip 1 "sqlite3 not found"
+fi
+# the session's model, gone: the line says it was the session's
+if have_fixture models/tiny-7v0-fp32.pth 2; then
+    cp "$FX/models/tiny-7v0-fp32.pth" "$TMP/m.pth"
+    printf 'hello\n' | "$T" chat --model "$TMP/m.pth" --db "$TMP/m.db" --new m --max-tokens 3 \
+        >/dev/null 2>&1 && ok || fail "chat with a copied model"
+    rm "$TMP/m.pth"
+    expect_fail "the session's model gone" \
+        "m.pth: .*No such file.* \(the model session 1 was saved with: --model PATH resumes it with a copy of it elsewhere\)" \
+        "$T" chat --db "$TMP/m.db" --resume
 fi
 finish
