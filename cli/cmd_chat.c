@@ -13,7 +13,11 @@
 ** Ctrl-C: during a reply, SIGINT cancels it (sess_cancel is async-signal-
 ** safe) and the reply stops at the next token, keeping what was generated;
 ** at the prompt, SIGINT (installed without SA_RESTART) makes getline()
-** fail and the command exits 0, as EOF does.
+** fail and the command exits 0, as EOF does.  SIGTERM and SIGHUP (the
+** terminal closed) stop a reply the same way, keep it as far as it
+** streamed (and a message whose reply had not started), end the chat
+** cleanly, and are raised again at the end: the exit status is the
+** signal's, nothing streamed is lost (it was up to a second's worth).
 **
 ** Saved sessions (only with --db, --new, --session or --resume -- plain
 ** `chat` touches no database): what is saved when, the fork rule and the
@@ -43,6 +47,19 @@ static volatile sig_atomic_t  sig_in_prime;   /* Ctrl-C while the greeting is fe
 static volatile sig_atomic_t  sig_quit;
 static volatile sig_atomic_t  sig_in_gen;     /* Ctrl-C stops a +gen / +++ / ++ */
 static volatile sig_atomic_t  sig_gen_cancel;
+static volatile sig_atomic_t  sig_end;        /* SIGTERM or SIGHUP seen: its number */
+
+/* SIGTERM / SIGHUP: the reply (or greeting, or free generation) stops,
+** kept as saved so far; the loop ends at its next turn. */
+static void
+on_sigend(int sig)
+{
+    sig_end = sig;
+    sig_quit = 1;
+    sig_gen_cancel = 1;
+    if (sig_sess != NULL)
+        sess_abandon(sig_sess);
+}
 
 static void
 on_sigint(int sig)
@@ -777,7 +794,8 @@ commands_help(FILE *f)
     cli_help_row(f, 21, "+++", "continue that generation where it stopped");
     cli_help_row(f, 21, "++", "generate it again from its prompt (a new draw)");
     fprintf(f,
-            "Ctrl-C during a reply stops that reply and keeps what was generated.\n"
+            "Ctrl-C during a reply stops that reply and keeps what was generated;\n"
+            "SIGTERM or SIGHUP (a closed terminal) does too, then ends the chat.\n"
             "With a state file (--state or /state) no greeting is fed and the demo's\n"
             "state defaults apply unless set: top-p 0.2, presence 0.3, frequency 0.3.\n");
 }
@@ -967,26 +985,21 @@ resume_target(struct chat_cli *a, sess_info *info)
         cli_errorf("chat: %s", err.msg);
         return 1;
     }
+    sess_info_launch(info, &a->o.model, &a->o.demo, &a->o.strategy, &a->o.vocab);
     if (a->o.model == NULL && !a->o.demo) {
-        if (info->model_path[0] == '\0') {
-            cli_errorf("chat: session %lld has no model on record: give --model PATH",
-                       (long long)info->id);
-            return 1;
-        }
-        if (strcmp(info->model_path, "(demo)") == 0)
-            a->o.demo = 1;
-        else
-            a->o.model = info->model_path;
+        cli_errorf("chat: session %lld has no model on record: give --model PATH",
+                   (long long)info->id);
+        return 1;
     }
-    if (a->o.vocab == NULL && info->vocab_path[0])
-        a->o.vocab = info->vocab_path;
     return 0;
 }
 
 /* The model and its tokenizer; VOCAB (CAP) gets the World vocabulary used
-** ("" = byte-level).  0, or 1 (printed). */
+** ("" = byte-level); INFO: the session resumed (NULL: none).  0, or 1
+** (printed). */
 static int
-open_engine(struct chat_cli *a, rwkv_model **m, tok **t, char *vocab, size_t cap)
+open_engine(struct chat_cli *a, const sess_info *info, rwkv_model **m, tok **t, char *vocab,
+            size_t cap)
 {
     rwkv_open_opts oo = { 0 };
     rwkv_err err;
@@ -994,8 +1007,10 @@ open_engine(struct chat_cli *a, rwkv_model **m, tok **t, char *vocab, size_t cap
     oo.strategy = a->o.strategy;
     oo.n_threads = a->o.threads;
     if ((a->o.demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, m, &err)
-                   : rwkv_model_open(a->o.model, &oo, m, &err)) != RWKV_OK)
+                   : rwkv_model_open(a->o.model, &oo, m, &err)) != RWKV_OK) {
+        sess_info_load_hint(info, a->o.model, a->o.strategy, &err);
         return cli_fail(&err);
+    }
     if (rwkv_model_info(*m)->n_vocab != 256) {
         if (cli_find_vocab(a->o.vocab, a->o.model, vocab, cap) != 0)
             return 1;
@@ -1012,7 +1027,7 @@ cmd_chat(int argc, char **argv)
     tok *t = NULL;
     struct repl r;
     rwkv_err err;
-    struct sigaction sa, old_sa;
+    struct sigaction sa, old_sa, old_term, old_hup;
     int rc = 0, was_random, resuming, saving;
     sess_info info;
     sess_config sc;
@@ -1036,7 +1051,7 @@ cmd_chat(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    if (open_engine(a, &m, &t, vocab, sizeof vocab) != 0) {
+    if (open_engine(a, resuming ? &info : NULL, &m, &t, vocab, sizeof vocab) != 0) {
         rc = 1;
         goto out;
     }
@@ -1073,6 +1088,9 @@ cmd_chat(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;   /* no SA_RESTART: Ctrl-C at the prompt interrupts getline */
     sigaction(SIGINT, &sa, &old_sa);
+    sa.sa_handler = on_sigend;
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     sig_sess = r.s;
 
     if (resuming && sess_open(r.s, info.id, -1, &err) != RWKV_OK) {
@@ -1119,6 +1137,8 @@ cmd_chat(int argc, char **argv)
 out_sig:
     sigaction(SIGINT, &old_sa, NULL);
     sig_sess = NULL;
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
 out:
     fgen_destroy(r.gen);
     sess_destroy(r.s);
@@ -1126,5 +1146,10 @@ out:
     rwkv_model_close(m);
     cli_frame_fini(&a->fr);
     free(a);
-    return cli_stdout_close(rc);
+    rc = cli_stdout_close(rc);
+    if (sig_end != 0) {            /* everything saved and closed: end as the signal asked */
+        signal(sig_end, SIG_DFL);
+        raise(sig_end);
+    }
+    return rc;
 }

@@ -47,7 +47,8 @@ usage(FILE *f)
             "  export ID [--format md|json] [--out FILE]\n"
             "                                Markdown of the current branch (default) or\n"
             "                                JSON of the whole tree (to stdout or FILE;\n"
-            "                                never over the database or another SQLite file)\n"
+            "                                never over the database or another SQLite file;\n"
+            "                                JSON for a FILE named *.json, unless --format)\n"
             "  import FILE                   a JSON export, as a new session\n"
             "  fork ID TURN [--title T]      a new session with the turns up to TURN; at a\n"
             "                                user turn, up to before that message (as /fork)\n"
@@ -400,7 +401,9 @@ do_export(store *st, const struct sessions_args *a)
     rwkv_err err;
     int rc;
 
-    if (format == NULL || strcmp(format, "md") == 0 || strcmp(format, "markdown") == 0)
+    if (format == NULL)
+        fmt = a->out != NULL ? store_format_for_name(a->out) : STORE_FMT_MD;
+    else if (strcmp(format, "md") == 0 || strcmp(format, "markdown") == 0)
         fmt = STORE_FMT_MD;
     else if (strcmp(format, "json") == 0)
         fmt = STORE_FMT_JSON;

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,10 @@ main(int argc, char **argv)
 {
     gpu_backend_register();   /* cuda strategies (a no-op in a CPU-only build) */
     cli_guard_mapped_files(NULL);   /* a mapped model truncated in use: one line, exit 1 */
+    /* Over the file-size limit (`ulimit -f`) a write fails with EFBIG and
+    ** is reported (storage/store.c names the limit), instead of SIGXFSZ
+    ** killing the process without a word in the middle of a save. */
+    signal(SIGXFSZ, SIG_IGN);
     setlocale(LC_ALL, "");
     ctype_utf8_fallback();
     /* Numbers on the command line, in config files and in the database are

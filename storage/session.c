@@ -424,6 +424,7 @@ sess_new(sess *s)
     chat_reset(s->c);
     s->sid = 0;
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
+    sess_unsaved_clear(s);
     s->title[0] = '\0';
     s->launch_state = 0;
 }
@@ -535,6 +536,7 @@ sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_er
     s->launch_state = 0;
     s->sid = 0;
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
+    sess_unsaved_clear(s);
     s->title[0] = '\0';
     if (rec != NULL) {
         for (size_t i = 0; i < n; i++) {
@@ -664,6 +666,8 @@ sess_run(sess *s, rwkv_err *err)
 
     if (s->early && !s->started)
         sess_save_unsent(s);
+    if (!s->started)
+        sess_unsaved_dropped(s);
     if (s->regen && !s->started && s->st != NULL && s->sid != 0) {
         /* a regeneration cancelled while its prompt was fed again dropped
         ** the exchange from the chat: take the saved branch back */

@@ -139,6 +139,22 @@ typedef struct sess_info {
 /* Session SID (0 = the most recently used) of the database DB (NULL = the
 ** default path); RWKV_EINVAL "no saved sessions ..." when there is none. */
 int  sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err);
+/*
+** What a resume of INFO launches with where the command line said nothing
+** (the one rule of both front ends): unless *MODEL or *DEMO is set, the
+** session's checkpoint (or the demo; *MODEL stays NULL when none is on
+** record) -- and with it, unless *STRATEGY is set, the session's strategy,
+** so its states are used as saved instead of replayed under another
+** precision; unless *VOCAB is set, its vocabulary.  Pointers into INFO
+** (borrowed: valid while INFO is).
+*/
+void sess_info_launch(const sess_info *info, const char **model, int *demo,
+                      const char **strategy, const char **vocab);
+/* A model that failed to load (ERR), MODEL with STRATEGY: when either is
+** INFO's, as sess_info_launch took it (INFO NULL: no resume), ERR's line
+** says where it came from and which option gives another. */
+void sess_info_load_hint(const sess_info *info, const char *model, const char *strategy,
+                         rwkv_err *err);
 
 /*
 ** Continue session SID after turn HEAD (-1 = its current head): the model is

@@ -357,6 +357,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     }
     s->sid = sid;
     s->head = head;
+    sess_unsaved_clear(s);
     s->last_user = last_user;
     s->last_reply = n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT ? turns[n - 1].id : 0;
     s->reply_id = 0;
@@ -478,6 +479,7 @@ session_create(sess *s, const char *title, const char *msg)
     s->head = 0;
     s->last_user = 0;
     s->last_reply = 0;
+    sess_unsaved_clear(s);
     s->launch_state = 0;
     s->launch_frame = 0;
     if (store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
@@ -534,6 +536,9 @@ reply_row(const sess *s, const chat_turn *ct, int64_t parent, store_turn *r)
     r->interrupted = ct->interrupted || ct->stop == CHAT_STOP_CANCEL || ct->stop == CHAT_STOP_ERROR;
 }
 
+static void save_gap(sess *s, const char *what, const rwkv_err *err, size_t i, int64_t user,
+                     int64_t reply);
+
 /*
 ** Save the chat's records [0, N) under the head of a new session titled from
 ** the first message (LAST: the state after the last one, NULL = none).
@@ -553,19 +558,22 @@ sess_save_records(sess *s, size_t n, const rwkv_state *last)
         store_turn u, r;
 
         user_row(s, ct, &u);
-        if (store_turn_append(s->st, &u, NULL, 0, &s->meta, &err) != RWKV_OK)
-            goto fail;
+        if (store_turn_append(s->st, &u, NULL, 0, &s->meta, &err) != RWKV_OK) {
+            save_gap(s, "the conversation", &err, i, 0, 0);
+            return -1;
+        }
         s->head = s->last_user = u.id;
         reply_row(s, ct, u.id, &r);
         if (store_turn_append(s->st, &r, at_end ? rwkv_state_cdata(last) : NULL,
-                              at_end ? rwkv_state_len(last) : 0, &s->meta, &err) != RWKV_OK)
-            goto fail;
+                              at_end ? rwkv_state_len(last) : 0, &s->meta, &err) != RWKV_OK) {
+            save_gap(s, "the conversation", &err, i, u.id, 0);
+            return -1;
+        }
         s->head = s->last_reply = r.id;
     }
+    if (s->unsaved != 0 && s->unsaved - 1 < n)
+        sess_unsaved_clear(s);
     return 0;
-fail:
-    sess_save_fail(s, "the conversation", &err);
-    return -1;
 }
 
 /*
@@ -587,16 +595,107 @@ file_lost(sess *s)
     s->st = NULL;
     s->sid = 0;
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
+    sess_unsaved_clear(s);
     return 1;
 }
 
 /* A save of WHAT failed with ERR: said, unless the file went away (then
-** file_lost says that, once). */
+** file_lost says that, once) or a failure was said since the last save
+** that worked (a full disk fails every save after it: one line). */
 static void
 save_failed(sess *s, const char *what, const rwkv_err *err)
 {
-    if (!file_lost(s))
-        sess_save_fail(s, what, err);
+    if (file_lost(s) || s->fail_said)
+        return;
+    sess_notef(s, 1, "saving %s: %s (the chat goes on; what is not saved is tried again with "
+                     "your next message)", what, err->msg);
+    s->fail_said = 1;
+}
+
+/* ---- a save that failed part-way ---------------------------------------------------------
+**
+** A full disk, the file-size limit or a lock held past the busy timeout can
+** fail the rows of a turn while the chat goes on.  Saving the next turns
+** under the last saved one would skip the failed ones: a transcript with a
+** hole, and states after it that its tokens do not give.  So the first
+** failure is said once (not again while turns stay out), turns [I, n) are
+** marked (save_gap), and each later save first writes them, in order, as
+** they are in memory (catch_up: rows without states, which a resume
+** rebuilds by replay); it says so when it worked.
+*/
+
+void
+sess_unsaved_clear(sess *s)
+{
+    s->fail_said = 0;
+    s->unsaved = 0;
+    s->unsaved_user = s->unsaved_reply = 0;
+}
+
+/* Saving turn I of the chat failed with ERR (WHAT: what was being saved;
+** USER, REPLY: its rows already written, 0 = none). */
+static void
+save_gap(sess *s, const char *what, const rwkv_err *err, size_t i, int64_t user, int64_t reply)
+{
+    save_failed(s, what, err);
+    if (s->st == NULL || s->unsaved != 0)
+        return;
+    s->unsaved = i + 1;
+    s->unsaved_user = user;
+    s->unsaved_reply = reply;
+}
+
+/* The unsaved turns before UPTO written under the head: 0 when every one
+** is in the store now, -1 when saving still fails (not said again). */
+static int
+catch_up(sess *s, size_t upto)
+{
+    size_t from = s->unsaved - 1, i;
+    rwkv_err err;
+    int rc;
+
+    if (s->unsaved == 0 || s->st == NULL || s->sid == 0)  /* a new session saves them all */
+        return 0;
+    if (upto > chat_n_turns(s->c))
+        upto = chat_n_turns(s->c);
+    if (from >= upto)                  /* only the turn being saved now (begin_rows) */
+        return 0;
+    for (i = from; i < upto; i++) {
+        const chat_turn *ct = chat_turn_at(s->c, i);
+        store_turn u, r;
+
+        if (s->unsaved_user == 0) {
+            user_row(s, ct, &u);
+            if (store_turn_append(s->st, &u, NULL, 0, &s->meta, &err) != RWKV_OK)
+                return -1;
+            s->unsaved_user = u.id;
+        }
+        s->head = s->last_user = s->unsaved_user;
+        reply_row(s, ct, s->last_user, &r);
+        r.id = s->unsaved_reply;
+        rc = r.id != 0 ? store_turn_finish(s->st, &r, NULL, 0, &s->meta, &err)
+                       : store_turn_append(s->st, &r, NULL, 0, &s->meta, &err);
+        if (rc != RWKV_OK)
+            return -1;
+        s->head = s->last_reply = r.id;
+        s->unsaved = i + 2;
+        s->unsaved_user = s->unsaved_reply = 0;
+    }
+    sess_unsaved_clear(s);
+    sess_notef(s, 0, "saving works again: the %zu earlier exchange%s not saved %s in session "
+                     "%lld now", upto - from, upto - from == 1 ? "" : "s",
+               upto - from == 1 ? "is" : "are", (long long)s->sid);
+    return 0;
+}
+
+void
+sess_unsaved_dropped(sess *s)
+{
+    if (s->unsaved == 0 || s->unsaved - 1 < chat_n_turns(s->c))
+        return;
+    if (s->unsaved_user != 0 && s->unsaved_user == s->last_user)
+        sess_save_unsent(s);           /* its half-written rows go, the head back */
+    sess_unsaved_clear(s);
 }
 
 /*
@@ -648,11 +747,12 @@ check_alive(sess *s, size_t n_done, int64_t parent)
         return;
     }
     if (rc != RWKV_OK && err.code != RWKV_EINVAL) {
-        sess_save_fail(s, "the session", &err);
+        save_failed(s, "the session", &err);
         return;
     }
     s->sid = 0;
     s->head = s->last_user = s->last_reply = 0;
+    sess_unsaved_clear(s);             /* the records below are all of them */
     if (sess_model_row(s, &err) != RWKV_OK) {   /* another file may not have it */
         sess_save_fail(s, "the model row", &err);
         return;
@@ -701,10 +801,10 @@ save_reopen(sess *s)
     check_alive(s, n, 0);        /* no new row: nothing to place */
     if (s->sid == 0 && sess_save_records(s, n, NULL) != 0)
         return;
-    if (s->last_reply == 0)
+    if (catch_up(s, n) != 0 || s->last_reply == 0)
         return;
     if (store_turn_reopen(s->st, s->last_reply, &err) != RWKV_OK) {
-        save_failed(s, "the reply", &err);
+        save_gap(s, "the reply", &err, n - 1, s->last_user, s->last_reply);
         return;
     }
     s->reply_id = s->head = s->last_reply;
@@ -725,7 +825,12 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
     store_turn u, a;
     rwkv_err err;
 
+    if (s->unsaved != 0 && (s->unsaved < n || s->unsaved_user == 0))
+        with_user = 1;                 /* a regeneration of a message that was not saved */
+    /* first: a session deleted elsewhere gets every turn in a new one */
     check_alive(s, n - 1, with_user ? s->head : s->last_user);
+    if (catch_up(s, n - 1) != 0)
+        return -1;
     if (s->sid == 0) {
         if (n > 1 && sess_save_records(s, n - 1, NULL) != 0)
             return -1;
@@ -736,7 +841,7 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
         user_row(s, ct, &u);
         if (store_turn_append(s->st, &u, before ? rwkv_state_cdata(before) : NULL,
                               before ? rwkv_state_len(before) : 0, &s->meta, &err) != RWKV_OK) {
-            save_failed(s, "your message", &err);
+            save_gap(s, "your message", &err, n - 1, 0, 0);
             s->last_user = 0;
             return -1;
         }
@@ -753,12 +858,14 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
     a.sampling = ct->samp;
     a.interrupted = 1;
     if (store_turn_begin(s->st, &a, &err) != RWKV_OK) {
-        save_failed(s, "the reply", &err);
+        save_gap(s, "the reply", &err, n - 1, s->last_user, 0);
         return -1;
     }
     s->reply_id = s->head = a.id;
     s->last_save = mono_now_s();
     s->progress_failed = 0;
+    if (s->unsaved != 0 && s->unsaved >= n)   /* the unsaved turn was this one */
+        sess_unsaved_clear(s);
     return 0;
 }
 
@@ -771,6 +878,7 @@ sess_save_submit(sess *s)
     s->reply_id = 0;
     if (s->st == NULL || n == 0 || !chat_greeting_fed(s->c) || file_lost(s))
         return;
+    catch_up(s, n - 1);                /* before the undo point: a cancel keeps them */
     s->undo_sid = s->sid;
     s->undo_head = s->head;
     s->undo_user = s->last_user;
@@ -903,7 +1011,9 @@ sess_save_finish(sess *s, const chat_turn *t)
     a.id = s->reply_id;
     if (store_turn_finish(s->st, &a, rwkv_state_cdata(after), rwkv_state_len(after), &s->meta,
                           &err) != RWKV_OK)
-        save_failed(s, "the reply", &err);
+        save_gap(s, "the reply", &err, chat_n_turns(s->c) - 1, s->last_user, s->reply_id);
+    else if (s->unsaved == 0)
+        s->fail_said = 0;              /* saving works: the next failure is said */
     s->last_reply = s->reply_id;
     s->reply_id = 0;
 }
@@ -952,6 +1062,40 @@ sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err)
 out:
     store_close(st);
     return rc;
+}
+
+void
+sess_info_launch(const sess_info *info, const char **model, int *demo, const char **strategy,
+                 const char **vocab)
+{
+    if (*model == NULL && !*demo) {
+        if (strcmp(info->model_path, "(demo)") == 0)
+            *demo = 1;
+        else if (info->model_path[0] != '\0')
+            *model = info->model_path;
+        if ((*model != NULL || *demo) && *strategy == NULL && info->strategy[0] != '\0')
+            *strategy = info->strategy;
+    }
+    if (*vocab == NULL && info->vocab_path[0] != '\0')
+        *vocab = info->vocab_path;
+}
+
+void
+sess_info_load_hint(const sess_info *info, const char *model, const char *strategy,
+                    rwkv_err *err)
+{
+    size_t n = strlen(err->msg);
+
+    if (info == NULL || n >= sizeof err->msg - 1)
+        return;
+    if (model == info->model_path)
+        snprintf(err->msg + n, sizeof err->msg - n,
+                 " (the model session %lld was saved with: --model PATH resumes it with a copy "
+                 "of it elsewhere)", (long long)info->id);
+    else if (strategy == info->strategy)
+        snprintf(err->msg + n, sizeof err->msg - n,
+                 " (the strategy session %lld was saved with: --strategy S resumes it with "
+                 "another)", (long long)info->id);
 }
 
 /* The sampling values of the last reply on the branch to HEAD, with the
@@ -1133,6 +1277,7 @@ sess_reset(sess *s, rwkv_err *err)
     if (s->st == NULL || s->sid == 0) {
         chat_reset(s->c);
         s->head = s->last_user = s->last_reply = 0;
+        sess_unsaved_clear(s);
         return RWKV_OK;
     }
     if ((rc = store_branch_read(s->st, s->head, &turns, &n, err)) != RWKV_OK)

@@ -87,6 +87,15 @@ struct sess {
     char             undo_title[STORE_TITLE_MAX];   /* what a session made for */
     int              undo_launch_state, undo_launch_frame;  /* it changed */
     atomic_int       keep;
+
+    /* a save that failed part-way (a full disk, the file-size limit, a lock
+    ** held past the busy timeout): chat turns [unsaved - 1, n) are not in
+    ** the store, the first of them maybe half (its user row UNSAVED_USER,
+    ** its begun reply row UNSAVED_REPLY); 0 = every turn saved.  The next
+    ** saves write them first (session_db.c, catch_up). */
+    size_t           unsaved;
+    int64_t          unsaved_user, unsaved_reply;
+    int              fail_said;        /* a failed save was said since one worked */
 };
 
 
@@ -140,6 +149,12 @@ int  sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t hea
 ** the first message when there is none; LAST: the state after the last
 ** one, NULL = none): 0, or -1 after a note. */
 int  sess_save_records(sess *s, size_t n, const rwkv_state *last);
+/* Every turn of the chat counts as saved (it was just read from, or
+** written whole to, the store; or the chat was reset). */
+void sess_unsaved_clear(sess *s);
+/* The reply of a message never started and the chat dropped it: a failed
+** save's bookkeeping for it goes (its half-written rows too). */
+void sess_unsaved_dropped(sess *s);
 /* The chat's callbacks' persistence: generation started (the user turn and
 ** the begun reply), text streamed (the partial reply now and then), the
 ** reply ended (completed with the state after it).  Failures are notes. */

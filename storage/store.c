@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -209,13 +210,48 @@ store_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The database or its -wal file is at the process's file-size limit
+** (`ulimit -f`): a write there failed with EFBIG (SIGXFSZ is ignored,
+** cli/main.c, so it fails instead of killing the process). */
+static int
+at_size_limit(const store *s)
+{
+    static const char *const sfx[] = { "", "-wal" };
+    struct rlimit rl;
+    char p[STORE_PATH_MAX + 8];
+    struct stat sb;
+
+    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+        snprintf(p, sizeof p, "%s%s", s->path, sfx[i]);
+        /* a failed write stops within one page (and its WAL frame header) */
+        if (stat(p, &sb) == 0 && (uint64_t)sb.st_size + 65536 + 24 >= (uint64_t)rl.rlim_cur)
+            return 1;
+    }
+    return 0;
+}
+
+/* What a failed write ran into, else NULL: a full disk, or the file-size
+** limit -- which SQLite calls a plain "disk I/O error", and whose errno it
+** does not keep. */
+static const char *
+write_limit(const store *s)
+{
+    if (sqlite3_errcode(s->db) == SQLITE_FULL)
+        return "disk full (nothing was saved)";
+    if (sqlite3_errcode(s->db) == SQLITE_IOERR && at_size_limit(s))
+        return "the file reached the file-size limit (ulimit -f): nothing was saved";
+    return NULL;
+}
+
 int
 store_dberr(store *s, rwkv_err *err, const char *what)
 {
-    int rc = sqlite3_errcode(s->db);
+    const char *lim = write_limit(s);
 
-    if (rc == SQLITE_FULL)
-        return rwkv_errf(err, RWKV_EDB, "%s: %s: disk full (nothing was saved)", s->path, what);
+    if (lim != NULL)
+        return rwkv_errf(err, RWKV_EDB, "%s: %s: %s", s->path, what, lim);
     return rwkv_errf(err, RWKV_EDB, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
@@ -225,9 +261,9 @@ store_exec(store *s, const char *sql, rwkv_err *err)
     char *msg = NULL;
 
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int full = sqlite3_errcode(s->db) == SQLITE_FULL;
+        const char *lim = write_limit(s);
         rwkv_errf(err, RWKV_EDB, "%s: %s", s->path,
-                  full ? "disk full (nothing was saved)" : msg ? msg : "sqlite error");
+                  lim ? lim : msg ? msg : "sqlite error");
         sqlite3_free(msg);
         return RWKV_EDB;
     }

@@ -523,6 +523,10 @@ int store_search(store *s, const char *text, size_t max, store_hit **hits,
                  size_t *n, rwkv_err *err);
 
 enum store_format { STORE_FMT_MD, STORE_FMT_JSON };
+/* The format of an export to a file named PATH when none is asked for:
+** JSON for a ".json" name (any case), else Markdown -- the one rule of
+** `sessions export --out` and the full-screen client's F2 C-e. */
+enum store_format store_format_for_name(const char *path);
 /*
 ** Export session ID: Markdown of the current branch, or JSON of the whole
 ** tree (format "rwkv-tui-session" v1; snapshots are not exported: an

@@ -23,12 +23,14 @@
 */
 #include "store_int.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "../core/io/json.h"
@@ -1362,6 +1364,25 @@ import_framing(const json_value *r, const char *what, framing *fr, rwkv_err *err
     return RWKV_OK;
 }
 
+enum store_format
+store_format_for_name(const char *path)
+{
+    size_t n = strlen(path);
+
+    return n >= 5 && strcasecmp(path + n - 5, ".json") == 0 ? STORE_FMT_JSON : STORE_FMT_MD;
+}
+
+/* A Markdown export starts with its "# title" line (after blanks). */
+static int
+is_markdown_export(const char *text, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len && isspace((unsigned char)text[i]))
+        i++;
+    return i + 2 <= len && text[i] == '#' && text[i + 1] == ' ';
+}
+
 int
 store_import(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
 {
@@ -1378,6 +1399,10 @@ store_import(store *s, const char *text, size_t len, const char *what, int64_t *
 
     *id = 0;
     framing_init(&fr);
+    if (is_markdown_export(text, len))
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: a Markdown export, which cannot be imported "
+                                            "(export with --format json, or to a .json name)",
+                         what);
     if ((rc = import_parse_head(text, len, what, &ta, &tb, &doc, &head_text, err)) != RWKV_OK)
         goto out;
     r = json_root(doc);

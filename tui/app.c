@@ -119,8 +119,10 @@ on_session_end(struct app *a, const tui_event *e, int job)
         a->sib_pending = 0;
     if (e->rc == RWKV_OK) {
         tui_session_rebuild(a);
-        if (job == TUI_JOB_SIBLING && a->menu.kind == TUI_MENU_BRANCHES)
-            tui_menu_open(a, TUI_MENU_BRANCHES);   /* selects the turn stepped to */
+        /* F6 open: the tree of the session now open (one opened while it
+        ** loaded had none yet), the turn stepped to or the head selected */
+        if (a->menu.kind == TUI_MENU_BRANCHES)
+            tui_menu_open(a, TUI_MENU_BRANCHES);
         if (job == TUI_JOB_OPEN && !a->job_noted)
             tui_notice(a, 0, "resumed '%s'", a->session_title);
         else if (job == TUI_JOB_SWITCH && !a->job_noted)
@@ -1891,17 +1893,7 @@ resume_lookup(struct app *a)
         return 1;
     }
     l->resume_id = a->resume.id;
-    if (l->model == NULL && !l->demo) {
-        if (strcmp(a->resume.model_path, "(demo)") == 0) {
-            l->demo = 1;
-        } else if (a->resume.model_path[0] != '\0') {
-            l->model = a->resume.model_path;
-            if (l->strategy == NULL && a->resume.strategy[0])
-                l->strategy = a->resume.strategy;
-        }
-    }
-    if (l->vocab == NULL && a->resume.vocab_path[0] != '\0')
-        l->vocab = a->resume.vocab_path;
+    sess_info_launch(&a->resume, &l->model, &l->demo, &l->strategy, &l->vocab);
     return 0;
 }
 

@@ -116,6 +116,11 @@ fill_branches(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     int64_t *path;
     rwkv_err err;
 
+    if (a->busy && (a->w.job == TUI_JOB_OPEN || a->w.job == TUI_JOB_SWITCH)) {
+        /* a->sid is still the session before it (0 at a start with --session) */
+        tui_menu_say(msg, 0, "a session is being opened: its tree comes when it is open");
+        return;
+    }
     if (a->st == NULL || a->sid == 0) {
         tui_menu_say(msg, 0, "nothing saved yet: the tree starts with the first message");
         return;

@@ -382,7 +382,7 @@ accept_export(struct app *a, const char *text)
     }
     if (tui_replace_ask(a, TUI_PROMPT_EXPORT, path, text))
         return;
-    json = tui_has_suffix(path, ".json");
+    json = store_format_for_name(path) == STORE_FMT_JSON;
     if (store_export_ex(a->st, a->prompt_target, json ? STORE_FMT_JSON : STORE_FMT_MD, &buf,
                         &len, note, sizeof note, &err) != RWKV_OK ||
         write_file(path, buf, len, &err) != 0) {

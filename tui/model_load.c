@@ -192,6 +192,8 @@ tui_model_open(struct app *a)
         load_begin(a, l->demo ? NULL : model);
     rc = l->demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, &a->model, &err)
                  : rwkv_model_open(model, &oo, &a->model, &err);
+    if (rc != RWKV_OK)
+        sess_info_load_hint(l->resume_id ? &a->resume : NULL, model, strategy, &err);
     if (oo.progress && a->screen == NULL)
         fputs(rc == RWKV_OK ? "\r\033[K" : "\n", stderr);
     if (rc == RWKV_OK)

@@ -46,6 +46,23 @@ expect_fail() {
     if ! printf '%s' "$err" | grep -Eq -- "$pat"; then fail "$desc: stderr '$err' !~ /$pat/"; return; fi
     ok
 }
+# poll CMD...: run CMD every 0.1 s until it succeeds (0) or ~60 s pass (1):
+# a condition waited for, never a fixed pause.
+poll() {
+    local i
+    for i in $(seq 600); do "$@" && return 0; sleep 0.1; done
+    return 1
+}
+# chat_bg ARGS...: `rwkv-tui chat ARGS` in the background, its stdin the FIFO
+# $TMP/in (written through fd 3; exec 3>&- is its EOF), its output in
+# $TMP/out and $TMP/err; $pid is its process id.
+chat_bg() {
+    rm -f "$TMP/in"
+    mkfifo "$TMP/in"
+    "$RWKV_TUI" chat "$@" <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &
+    pid=$!
+    exec 3>"$TMP/in"
+}
 finish() {
     if [ $_skip -gt 0 ]; then echo "$_pass passed, $_fail failed, $_skip skipped"
     else echo "$_pass passed, $_fail failed"; fi

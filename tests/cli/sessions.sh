@@ -89,6 +89,15 @@ norm() { sed -E 's/"(id|parent|head)": [0-9]+/"\1": N/g' "$1"; }
 if diff <(norm "$TMP/e1.json") <(norm "$TMP/e2.json") >/dev/null; then ok; else fail "json round trip differs: $(diff <(norm "$TMP/e1.json") <(norm "$TMP/e2.json") | head -5)"; fi
 grep -q '"seed": "12345"' "$TMP/e1.json" && grep -q '"top_p": 0.3,' "$TMP/e1.json" && ok || fail "sampling in export"
 expect_fail "bad format" "--format 'xml' is not md or json" "$T" sessions --db "$DB" export 1 --format xml
+# without --format, a .json name gets JSON (any case; as F2's C-e): before, a
+# backup made with --out s.json was Markdown, and importing it failed with
+# "JSON bad number at byte 0"; an explicit --format wins; a Markdown export
+# is refused by import with one line saying so
+"$T" sessions --db "$DB" export 1 --out "$TMP/e3.JSON" && head -c 1 "$TMP/e3.JSON" | grep -q '{'     && grep -q '"format": "rwkv-tui-session"' "$TMP/e3.JSON" && ok || fail "--out .JSON: $(head -3 "$TMP/e3.JSON")"
+"$T" sessions --db "$DB" export 1 --format md --out "$TMP/m.json" && grep -q '^# Pangolin facts$' "$TMP/m.json" \
+    && ok || fail "--format md wins over the name: $(head -3 "$TMP/m.json")"
+expect_fail "import of a Markdown export" "m.json: a Markdown export, which cannot be imported \(export with --format json, or to a .json name\)" \
+    "$T" sessions --db "$DB" import "$TMP/m.json"
 
 # search
 out=$("$T" sessions --db "$DB" search termites)

@@ -76,7 +76,7 @@ check "the first one too" '#1 +\(demo\)'
 keys C-o
 type_text "$TMP/s1.md"
 keys Enter
-check "bad file: one line" 's1\.md: JSON'
+check "bad file: one line" 's1\.md: a Markdown export, which cannot be imported'
 check "still two sessions" '#2 +other-7\.pth'
 
 # C-t: one model, the next, then all again
