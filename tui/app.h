@@ -190,6 +190,7 @@ struct app {
     tui_note        notes[TUI_NOTES_MAX];
     int             n_notes;
     int             log_n, log_next;
+    long            log_dropped;         /* oldest entries the ring let go */
 
     /* engine */
     rwkv_model     *model;
@@ -401,8 +402,10 @@ void tui_view_bar_text(char *out, size_t cap, const char *label, double frac, in
 int  tui_role_attr(const struct app *a, int role);
 
 /* notice.c: MSG into the message log (M-l) only, the footer keeping what it
-** shows; a notice (IS_ERR: an error) in the footer and the message log. */
+** shows (IS_ERR: an error); a notice (IS_ERR: an error) in the footer (cut
+** to TUI_NOTICE bytes) and whole in the message log. */
 void tui_log_only(struct app *a, const char *msg);
+void tui_log_add(struct app *a, int is_err, const char *msg);
 void tui_notice(struct app *a, int is_err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
