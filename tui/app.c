@@ -1009,12 +1009,12 @@ input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
         switch (key) {
         case KEY_LEFT:  tui_input_left(in); break;
         case KEY_RIGHT: tui_input_right(in); break;
-        case KEY_UP:
-            if (!oneline)
+        case KEY_UP:              /* a one-line prompt: its history, if any */
+            if (!oneline || in->nhist > 0)
                 tui_input_up(in);
             break;
         case KEY_DOWN:
-            if (!oneline)
+            if (!oneline || in->nhist > 0)
                 tui_input_down(in);
             break;
         case KEY_HOME:
@@ -1688,6 +1688,8 @@ app_fini(struct app *a)
     tui_tr_fini(&a->tr);
     tui_input_fini(&a->in);
     tui_input_fini(&a->prompt);
+    for (int i = 0; i < TUI_PHIST_N; i++)
+        tui_input_fini(&a->phist[i]);
     tui_search_fini(&a->search);
     tui_menu_fini(&a->menu);
     tui_menu_fini(&a->ask);
@@ -1768,11 +1770,20 @@ history_open(struct app *a)
     } else if (rc == 1) {
         tui_notice(a, 0, "your unsent draft is kept: Up brings it back");
     }
+    for (int k = TUI_PHIST_NONE + 1; k < TUI_PHIST_N; k++) {
+        if (tui_history_prompt_path(k, path, sizeof path) != 0 ||
+            tui_history_load(&a->phist[k], path, &err) >= 0)
+            continue;
+        snprintf(line, sizeof line, TR("prompt history not loaded, the file is replaced when the prompt "
+                                       "is used: %s"), err.msg);
+        tui_log_only(a, line);
+    }
 }
 
-/* At quit: the history and the unsent draft to the file (not with
-** `history: off` or --no-db, which saves nothing); a failure is one line
-** on stderr, the screen gone. */
+/* At quit: the history and the unsent draft to the file, and the history
+** of each prompt used in this run to its own (not with `history: off` or
+** --no-db, which saves nothing); a failure is one line on stderr, the
+** screen gone. */
 static void
 history_close(struct app *a)
 {
@@ -1784,6 +1795,10 @@ history_close(struct app *a)
         return;
     if (tui_history_save(&a->in, tui_input_unsent(&a->in), path, &err) != 0)
         fprintf(stderr, PROG_NAME_TUI ": the input history was not saved: %s\n", err.msg);
+    for (int k = TUI_PHIST_NONE + 1; k < TUI_PHIST_N; k++)
+        if (a->phist[k].nnew > 0 && tui_history_prompt_path(k, path, sizeof path) == 0 &&
+            tui_history_save(&a->phist[k], NULL, path, &err) != 0)
+            fprintf(stderr, PROG_NAME_TUI ": a prompt's history was not saved: %s\n", err.msg);
 }
 
 /* newterm and the terminal modes (cbreak: Ctrl-C still works while the
@@ -1940,6 +1955,8 @@ tui_run(const tui_launch *launch)
     tui_tr_init(&a->tr);
     tui_input_init(&a->in);
     tui_input_init(&a->prompt);
+    for (int i = 0; i < TUI_PHIST_N; i++)
+        tui_input_init(&a->phist[i]);
     tui_search_init(&a->search);
     tui_menu_init(&a->menu, TUI_MENU_NONE, "");
     tui_menu_init(&a->ask, TUI_MENU_NONE, "");

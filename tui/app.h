@@ -47,6 +47,7 @@
 #include "input.h"
 #include "menu.h"
 #include "search.h"
+#include "history.h"
 #include "sidebar.h"
 #include "theme.h"
 #include "transcript.h"
@@ -244,7 +245,10 @@ struct app {
     int             focus;         /* enum tui_focus */
     int             prev_focus;
     int             prompt_kind;   /* enum tui_prompt_kind */
-    tui_input       prompt;        /* one-line prompt (rename, preset name, value) */
+    tui_input       prompt;        /* one-line prompt (rename, preset name, value);
+                                      its history a copy of phist[its class's] */
+    tui_input       phist[TUI_PHIST_N];  /* the prompts' histories (history.h):
+                                            only their entries are used */
     char            prompt_label[384];  /* in the interface language */
     int64_t         prompt_target; /* session id for rename/delete */
     int             param_sel;     /* sidebar row */

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# tests/tui/prompt_history.sh -- the one-line prompts' histories
+# (tui/history.h): M-g's prompts, the paths typed to save or read a file
+# (F3 C-w, F2 C-e / C-o share one) and F5 C-s's strategies each outlive the
+# client in their own file beside the message box's history (0600, same
+# format), Up/Down step through them, a rename keeps none, a prompt not
+# used writes nothing, and `history: off` writes none of them.
+. "$(dirname "$0")/tmuxlib.sh"
+
+SD=$XDG_STATE_HOME/rwkv-tui
+
+tui_start --max-tokens 2 --seed 3
+keys M-g
+check "M-g prompt" '^generate from: '
+type_text 'tell a story'
+keys Enter
+check "generated" 'free generation \(not saved\): tell a story'
+wait_idle
+keys M-g
+check "M-g prompt again" '^generate from: *$'
+keys Up
+check "Up: the last prompt" '^generate from: tell a story'
+keys Down
+check "Down: empty again" '^generate from: *$'
+keys Escape
+check_not "prompt closed" '^generate from: '
+# a message, then its export: the path goes into the files' history
+type_text 'hello there'
+send
+wait_idle
+keys F2
+check "sessions" 'Sessions'
+keys C-e
+check "export prompt" '^export to'
+keys C-u
+type_text "$TMP/out one.md"
+keys Enter
+check "exported" 'exported to'
+tui_quit
+hf=$SD/history-generate
+[ "$(stat -c %a "$hf" 2>/dev/null)" = 600 ] && ok || fail "no 0600 $hf"
+[ "$(head -1 "$hf")" = 'rwkv-tui history 1' ] && grep -qx 's tell a story' "$hf" && ok ||
+    fail "history-generate: $(cat "$hf" 2>&1)"
+grep -qx "s $TMP/out one.md" "$SD/history-files" && ok || fail "history-files: $(cat "$SD/history-files" 2>&1)"
+[ -e "$SD/history-strategy" ] && fail "an unused prompt wrote its history" || ok
+
+# the next run: M-g's prompt and the path are there; F3 C-w offers the
+# path typed for the export
+tui_start --max-tokens 2 --seed 3
+keys M-g Up
+check "next run: M-g's history" '^generate from: tell a story'
+keys Escape
+check_not "prompt closed" '^generate from: '
+keys F3
+check "states" 'State files'
+keys C-w
+check "save-as prompt" '^save the current state as: '
+keys Up
+check "Up: the export's path" "^save the current state as: $TMP/out one.md"
+keys Escape
+check_not "save-as closed" '^save the current state as: '
+keys Escape F2
+check "sessions again" 'Sessions'
+keys C-r
+check "rename prompt" '^new title: hello there'
+keys Up
+check "a rename has no history" '^new title: hello there'
+keys Escape Escape
+tui_quit
+
+# history: off -- no prompt history is written
+rm -f "$SD"/history-*
+mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
+printf 'history: off\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+tui_start --max-tokens 2 --seed 3
+keys M-g
+type_text 'not kept'
+keys Enter
+check "generated" 'free generation \(not saved\): not kept'
+wait_idle
+tui_quit
+ls "$SD"/history-* >/dev/null 2>&1 && fail "history: off wrote $(ls "$SD")" || ok
+rm -f "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
+tui_finish
