@@ -155,6 +155,28 @@ alternatives_notice(struct app *a, int cut)
     }
 }
 
+/* The reply's turn in the transcript begun again with TEXT (LEN bytes),
+** keeping its saved row's id; a->reply_turn must be a turn. */
+static void
+reply_restart(struct app *a, const char *text, size_t len)
+{
+    int64_t id = a->tr.turns[a->reply_turn].store_id;
+
+    tui_tr_truncate(&a->tr, a->reply_turn);
+    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, text, len);
+    a->tr.turns[a->reply_turn].store_id = id;
+}
+
+/* A continuation the engine failed (a device error): the chat took back what
+** it made, so the reply and its row are as they were, and the turn shows
+** that text again rather than what streamed before the failure. */
+static void
+continue_undone(struct app *a, const chat_turn *t)
+{
+    if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns)
+        reply_restart(a, t->reply ? t->reply : "", t->reply ? t->reply_len : 0);
+}
+
 static void
 on_end(struct app *a, const tui_event *e)
 {
@@ -203,6 +225,8 @@ on_end(struct app *a, const tui_event *e)
         return;
     }
     t = chat_n_turns(a->chat) ? chat_turn_at(a->chat, chat_n_turns(a->chat) - 1) : NULL;
+    if (job == TUI_JOB_CONTINUE && e->rc != RWKV_OK && e->rc != RWKV_ECANCEL && t != NULL)
+        continue_undone(a, t);
     if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns && t != NULL) {
         tui_turn *tu = &a->tr.turns[a->reply_turn];
         snprintf(tu->stats, sizeof tu->stats,
@@ -244,15 +268,10 @@ on_end(struct app *a, const tui_event *e)
 static void
 continue_shown(struct app *a)
 {
-    int64_t id;
-
     if (a->reply_turn < 0 || a->reply_turn >= a->tr.nturns)
         return;
-    id = a->tr.turns[a->reply_turn].store_id;
-    tui_tr_truncate(&a->tr, a->reply_turn);
-    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
+    reply_restart(a, "", 0);
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
-    a->tr.turns[a->reply_turn].store_id = id;
     tui_tr_scroll_end(&a->tr);
 }
 
