@@ -222,21 +222,13 @@ engine_error(rwkv_model *m, const tok *t)
 int
 main(void)
 {
-    rwkv_open_opts o;
     rwkv_model *m = NULL;
     tok *t = NULL;
-    rwkv_err err;
 
     if (test_tmpdir("rwkv-test-session-continue") == NULL)
         return 1;
     rwkv_backend_register(&test_device);
-    memset(&o, 0, sizeof o);
-    o.n_threads = 2;
-    o.strategy = "cuda fp32";
-    tok_create_bytes(&t, &err);
-    TEST_CONDF(rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK, "demo model on the test's device: %s",
-               err.msg);
-    if (m != NULL)
+    if (sess_test_demo("cuda fp32", &m, &t) == 0)     /* on the test's device */
         engine_error(m, t);
     rwkv_model_close(m);
     rwkv_backend_register(NULL);

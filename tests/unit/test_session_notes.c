@@ -77,7 +77,6 @@ static void
 replay_note(rwkv_model *m, const tok *t)
 {
     char db[600];
-    rwkv_open_opts o;
     rwkv_model *m16 = NULL;
     rwkv_err err;
     sess *s;
@@ -88,10 +87,7 @@ replay_note(rwkv_model *m, const tok *t)
         return;
     TEST_COND("one exchange in fp32", say(s, "hello there") == 0 && say(s, "more") == 0);
     sess_destroy(s);
-    memset(&o, 0, sizeof o);
-    o.strategy = "cpu bf16";
-    TEST_CONDF(rwkv_model_open_demo(1, &o, &m16, &err) == RWKV_OK, "demo in bf16: %s", err.msg);
-    if (m16 == NULL)
+    if (sess_test_demo("cpu bf16", &m16, NULL) != 0)
         return;
     s = mk(m16, t, db, 1);
     if (s != NULL) {
@@ -109,17 +105,12 @@ replay_note(rwkv_model *m, const tok *t)
 int
 main(void)
 {
-    rwkv_open_opts o;
     rwkv_model *m = NULL;
     tok *t = NULL;
-    rwkv_err err;
 
     if (test_tmpdir("rwkv-test-session-notes") == NULL)
         return 1;
-    memset(&o, 0, sizeof o);
-    tok_create_bytes(&t, &err);
-    TEST_CONDF(rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK, "demo model: %s", err.msg);
-    if (m != NULL) {
+    if (sess_test_demo(NULL, &m, &t) == 0) {
         save_failure(m, t);
         replay_note(m, t);
     }
