@@ -777,6 +777,12 @@ search_open(struct app *a)
 static void
 search_close(struct app *a)
 {
+    char *q = tui_input_take(&a->search.q);   /* into its history ... */
+
+    if (q != NULL) {                             /* ... and still the query */
+        tui_input_set(&a->search.q, q);
+        free(q);
+    }
     a->search.open = 0;
     a->focus = a->prev_focus == TUI_FOCUS_SIDEBAR ? TUI_FOCUS_SIDEBAR : TUI_FOCUS_INPUT;
 }
@@ -808,7 +814,14 @@ search_key(struct app *a, int key, int is_fkey)
     }
     if (scroll_key(a, key, is_fkey))
         return;
-    input_key(a, &s->q, key, is_fkey, 1);
+    if (!is_fkey && (key == CFG_KEY_CTRL('p') || key == CFG_KEY_CTRL('n'))) {
+        if (key == CFG_KEY_CTRL('p'))      /* earlier / later searches */
+            tui_input_up(&s->q);
+        else
+            tui_input_down(&s->q);
+    } else {
+        input_key(a, &s->q, key, is_fkey, 1);
+    }
     search_refresh(a);
 }
 
@@ -1770,6 +1783,14 @@ main_loop(struct app *a)
     }
 }
 
+/* The input whose entries are prompt history K (history.h): the search
+** line's own query box, or the store the prompts copy from. */
+static tui_input *
+phist_of(struct app *a, int k)
+{
+    return k == TUI_PHIST_SEARCH ? &a->search.q : &a->phist[k];
+}
+
 /* The input history from its file (history.h), unless `history: off`; a
 ** draft left at the last quit is said once. */
 static void
@@ -1791,7 +1812,7 @@ history_open(struct app *a)
     }
     for (int k = TUI_PHIST_NONE + 1; k < TUI_PHIST_N; k++) {
         if (tui_history_prompt_path(k, path, sizeof path) != 0 ||
-            tui_history_load(&a->phist[k], path, &err) >= 0)
+            tui_history_load(phist_of(a, k), path, &err) >= 0)
             continue;
         snprintf(line, sizeof line, TR("prompt history not loaded, the file is replaced when the prompt "
                                        "is used: %s"), err.msg);
@@ -1815,8 +1836,8 @@ history_close(struct app *a)
     if (tui_history_save(&a->in, tui_input_unsent(&a->in), path, &err) != 0)
         fprintf(stderr, PROG_NAME_TUI ": the input history was not saved: %s\n", err.msg);
     for (int k = TUI_PHIST_NONE + 1; k < TUI_PHIST_N; k++)
-        if (a->phist[k].nnew > 0 && tui_history_prompt_path(k, path, sizeof path) == 0 &&
-            tui_history_save(&a->phist[k], NULL, path, &err) != 0)
+        if (phist_of(a, k)->nnew > 0 && tui_history_prompt_path(k, path, sizeof path) == 0 &&
+            tui_history_save(phist_of(a, k), NULL, path, &err) != 0)
             fprintf(stderr, PROG_NAME_TUI ": a prompt's history was not saved: %s\n", err.msg);
 }
 

@@ -248,7 +248,8 @@ struct app {
     tui_input       prompt;        /* one-line prompt (rename, preset name, value);
                                       its history a copy of phist[its class's] */
     tui_input       phist[TUI_PHIST_N];  /* the prompts' histories (history.h):
-                                            only their entries are used */
+                                            only their entries are used; the
+                                            search's is search.q's own */
     char            prompt_label[384];  /* in the interface language */
     int64_t         prompt_target; /* session id for rename/delete */
     int             param_sel;     /* sidebar row */

@@ -29,7 +29,7 @@ int
 tui_history_prompt_path(int which, char *buf, size_t cap)
 {
     static const char *const leaf[TUI_PHIST_N] = {
-        NULL, "history-generate", "history-files", "history-strategy"
+        NULL, "history-generate", "history-files", "history-strategy", "history-search"
     };
 
     if (which <= TUI_PHIST_NONE || which >= TUI_PHIST_N)

@@ -36,10 +36,13 @@
 **   history-files     the paths typed to save or read a file (F3 C-w save
 **                     the state, F2 C-e export, F2 C-o import)
 **   history-strategy  F5 C-s's strategy strings
+**   history-search    C-f's queries (kept when the search line closes)
 ** A rename, a preset's name, a value or a yes/no keeps none: what it is
-** asked for differs each time.  Up/Down in the prompt step through it.
+** asked for differs each time.  Up/Down in a prompt step through its
+** history; in the search line, where they move between matches, C-p/C-n.
 */
-enum tui_phist { TUI_PHIST_NONE, TUI_PHIST_GEN, TUI_PHIST_FILES, TUI_PHIST_STRATEGY, TUI_PHIST_N };
+enum tui_phist { TUI_PHIST_NONE, TUI_PHIST_GEN, TUI_PHIST_FILES, TUI_PHIST_STRATEGY,
+                 TUI_PHIST_SEARCH, TUI_PHIST_N };
 
 /* The history file's path into BUF.  0, or -1 when neither XDG_STATE_HOME
 ** (absolute) nor HOME is set. */

@@ -3,7 +3,8 @@
 # (tui/history.h): M-g's prompts, the paths typed to save or read a file
 # (F3 C-w, F2 C-e / C-o share one) and F5 C-s's strategies each outlive the
 # client in their own file beside the message box's history (0600, same
-# format), Up/Down step through them, a rename keeps none, a prompt not
+# format), Up/Down step through them, C-f's queries too (C-p/C-n in the
+# search line, where Up/Down move between matches), a rename keeps none, a prompt not
 # used writes nothing, and `history: off` writes none of them.
 . "$(dirname "$0")/tmuxlib.sh"
 
@@ -36,7 +37,17 @@ keys C-u
 type_text "$TMP/out one.md"
 keys Enter
 check "exported" 'exported to'
+keys Escape
+check_not "sessions closed" 'Sessions'
+# C-f: the query is kept when the search line closes
+keys C-f
+check "search line" '^search: '
+type_text "there"
+check "found" '^search: there +1/1'
+keys Escape
+check_not "search closed" '^search: '
 tui_quit
+grep -qx 's there' "$SD/history-search" && ok || fail "history-search: $(cat "$SD/history-search" 2>&1)"
 hf=$SD/history-generate
 [ "$(stat -c %a "$hf" 2>/dev/null)" = 600 ] && ok || fail "no 0600 $hf"
 [ "$(head -1 "$hf")" = 'rwkv-tui history 1' ] && grep -qx 's tell a story' "$hf" && ok ||
@@ -51,6 +62,16 @@ keys M-g Up
 check "next run: M-g's history" '^generate from: tell a story'
 keys Escape
 check_not "prompt closed" '^generate from: '
+# the search line: C-p brings the last run's query back (Up is the previous match)
+sleep 0.3              # (an Esc and then C-f at once would read as one key)
+keys C-f
+check "search line, empty" '^search: +Enter/Down next'
+keys C-p
+check "C-p: the last search" '^search: there'
+keys C-n
+check "C-n: empty again" '^search: +Enter/Down next'
+keys Escape
+check_not "search closed" '^search: '
 keys F3
 check "states" 'State files'
 keys C-w
