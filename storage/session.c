@@ -266,6 +266,8 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
         goto fail;
     if (cfg->db_path != NULL && (rc = store_open(cfg->db_path, &s->st, err)) != RWKV_OK)
         goto fail;
+    if (s->st != NULL)
+        store_set_tr(s->st, cfg->tr);       /* its replay notes in the same language */
     if ((rc = sess_model_row(s, err)) != RWKV_OK)
         goto fail;
     if (s->st != NULL && (cfg->chat.samp_set & PARAMS_BIT(params_find("seed")))) {

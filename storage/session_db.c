@@ -21,7 +21,7 @@
 void
 sess_save_fail(sess *s, const char *what, const rwkv_err *err)
 {
-    sess_notef(s, 1, "saving %s: %s (the chat goes on)", what, err->msg);
+    sess_notef(s, 1, "saving %s: %s (the chat goes on)", sess_tr(s, what), err->msg);
 }
 
 /* ---- the start of a session in the store ---------------------------------------------- */

@@ -129,7 +129,8 @@ int  sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *er
 
 /* ---- session_db.c ------------------------------------------------------------------------- */
 
-/* "saving WHAT: <err>" as an error note: the chat goes on. */
+/* "saving WHAT: <err>" as an error note: the chat goes on.  WHAT (a literal,
+** "the reply") goes through cfg.tr as the format does. */
 void sess_save_fail(sess *s, const char *what, const rwkv_err *err);
 /* The model's metadata for snapshots, and its row in the store (when saving). */
 int  sess_model_row(sess *s, rwkv_err *err);

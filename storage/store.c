@@ -713,6 +713,18 @@ store_path(const store *s)
 }
 
 void
+store_set_tr(store *s, const char *(*tr)(const char *msgid))
+{
+    s->tr = tr;
+}
+
+const char *
+store_tr(const store *s, const char *msgid)
+{
+    return s != NULL && s->tr != NULL ? s->tr(msgid) : msgid;
+}
+
+void
 store_set_retention(store *s, const store_retention *r)
 {
     s->ret = *r;

@@ -87,6 +87,15 @@ void store_close(store *s);                           /* NULL is fine */
 int  store_default_path(char *buf, size_t cap, rwkv_err *err);
 /* The path the store was opened with (borrowed, valid until store_close). */
 const char *store_path(const store *s);
+/*
+** A replay plan's note (store_plan.note: why saved states were not used)
+** in the front end's language: TR returns the translation of an English
+** format string (same conversions, same order; a static string) or MSGID
+** itself.  NULL (the default): English.  Error messages (rwkv_err) and the
+** damaged-row notes of store_turn_read and store_export_ex stay English:
+** the latter are written into export files too.
+*/
+void store_set_tr(store *s, const char *(*tr)(const char *msgid));
 
 /*
 ** The file under a running store (store_file.c).  SQLite does not notice a

@@ -16,7 +16,17 @@ struct store {
     ** the path no longer holds it */
     uint64_t        dev, ino;
     int             lost;
+    /* store_set_tr: the notes' formats in the front end's language */
+    const char   *(*tr)(const char *msgid);
 };
+
+/* MSGID (a note's format or a word for it) through the store's tr hook;
+** MSGID itself without one (English). */
+const char *store_tr(const store *s, const char *msgid)
+#if defined(__GNUC__)
+    __attribute__((format_arg(2)))
+#endif
+    ;
 
 /* Application id in the database header: 'RWKV'. */
 #define STORE_APP_ID 0x52574B56

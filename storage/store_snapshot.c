@@ -107,28 +107,31 @@ store_precision_name(int p)
 }
 
 /* 1 if HAVE (N_HAVE floats) may be used for WANT (N_WANT floats, 0 = any);
-** else 0 with the difference in WHY. */
+** else 0 with the difference in WHY, worded through LANG's tr hook (a note;
+** NULL: English, for an error message). */
 static int
 meta_match(const store_state_meta *have, size_t n_have, const store_state_meta *want,
-           size_t n_want, char *why, size_t cap)
+           size_t n_want, const store *lang, char *why, size_t cap)
 {
     if (have->fingerprint != want->fingerprint)
-        snprintf(why, cap, "made with another model (fingerprint %016llx, loaded %016llx)",
+        snprintf(why, cap, store_tr(lang, "made with another model (fingerprint %016llx, loaded %016llx)"),
                  (unsigned long long)have->fingerprint, (unsigned long long)want->fingerprint);
     else if (have->digest != want->digest && (have->digest != 0 || want->digest_required))
-        snprintf(why, cap, "made with another model file (checksum digest %016llx, loaded %016llx)",
+        snprintf(why, cap,
+                 store_tr(lang, "made with another model file (checksum digest %016llx, loaded %016llx)"),
                  (unsigned long long)have->digest, (unsigned long long)want->digest);
     else if (strncmp(have->version, want->version, sizeof have->version) != 0 ||
              have->n_layer != want->n_layer || have->n_embd != want->n_embd ||
              have->n_head != want->n_head || have->head_size != want->head_size)
-        snprintf(why, cap, "made for v%.8s %dx%d (%d heads of %d), loaded v%.8s %dx%d (%d heads of %d)",
+        snprintf(why, cap,
+                 store_tr(lang, "made for v%.8s %dx%d (%d heads of %d), loaded v%.8s %dx%d (%d heads of %d)"),
                  have->version, have->n_layer, have->n_embd, have->n_head, have->head_size,
                  want->version, want->n_layer, want->n_embd, want->n_head, want->head_size);
     else if (have->precision != want->precision)
-        snprintf(why, cap, "made with %s, the strategy computes in %s", store_precision_name(have->precision),
-                 store_precision_name(want->precision));
+        snprintf(why, cap, store_tr(lang, "made with %s, the strategy computes in %s"),
+                 store_precision_name(have->precision), store_precision_name(want->precision));
     else if (n_want != 0 && n_have != n_want)
-        snprintf(why, cap, "holds %zu floats, the model's state has %zu", n_have, n_want);
+        snprintf(why, cap, store_tr(lang, "holds %zu floats, the model's state has %zu"), n_have, n_want);
     else
         return 1;
     return 0;
@@ -165,7 +168,7 @@ store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *
             goto out;
         }
         have.digest = (uint64_t)sqlite3_column_int64(st, 1);   /* not in the blob (v5) */
-        if (!meta_match(&have, nf, want, n, why, sizeof why)) {
+        if (!meta_match(&have, nf, want, n, NULL, why, sizeof why)) {
             *so = STORE_SNAP_MISMATCH;
             rc = rwkv_errf(err, RWKV_ESHAPE, "saved state of turn %lld was %s", (long long)turn, why);
             goto out;
@@ -511,9 +514,9 @@ plan_build(store *s, int64_t turn, const store_state_meta *want, float *out, siz
         rwkv_err e2;
         if (!v[i].has_snap)
             continue;
-        if (!meta_match(&v[i].m, v[i].n_floats, want, out ? n_out : 0, why, sizeof why)) {
+        if (!meta_match(&v[i].m, v[i].n_floats, want, out ? n_out : 0, s, why, sizeof why)) {
             if (skipped++ == 0)
-                snprintf(plan->note, sizeof plan->note, "saved state of turn %lld not used: %s",
+                snprintf(plan->note, sizeof plan->note, store_tr(s, "saved state of turn %lld not used: %s"),
                          (long long)v[i].id, why);
             continue;
         }
@@ -536,7 +539,7 @@ plan_build(store *s, int64_t turn, const store_state_meta *want, float *out, siz
     }
     if (skipped > 1) {
         size_t l = strlen(plan->note);
-        snprintf(plan->note + l, sizeof plan->note - l, " (and %d more)", skipped - 1);
+        snprintf(plan->note + l, sizeof plan->note - l, store_tr(s, " (and %d more)"), skipped - 1);
     }
     rc = fill_plan(plan, v, n, from, tok, err);
 done:

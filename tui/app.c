@@ -187,6 +187,28 @@ alternatives_notice(struct app *a, int cut)
     }
 }
 
+/* The reply's turn in the transcript begun again with TEXT (LEN bytes),
+** keeping its saved row's id; a->reply_turn must be a turn. */
+static void
+reply_restart(struct app *a, const char *text, size_t len)
+{
+    int64_t id = a->tr.turns[a->reply_turn].store_id;
+
+    tui_tr_truncate(&a->tr, a->reply_turn);
+    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, text, len);
+    a->tr.turns[a->reply_turn].store_id = id;
+}
+
+/* A continuation the engine failed (a device error): the chat took back what
+** it made, so the reply and its row are as they were, and the turn shows
+** that text again rather than what streamed before the failure. */
+static void
+continue_undone(struct app *a, const chat_turn *t)
+{
+    if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns)
+        reply_restart(a, t->reply ? t->reply : "", t->reply ? t->reply_len : 0);
+}
+
 static void
 on_end(struct app *a, const tui_event *e)
 {
@@ -237,6 +259,8 @@ on_end(struct app *a, const tui_event *e)
         return;
     }
     t = chat_n_turns(a->chat) ? chat_turn_at(a->chat, chat_n_turns(a->chat) - 1) : NULL;
+    if (job == TUI_JOB_CONTINUE && e->rc != RWKV_OK && e->rc != RWKV_ECANCEL && t != NULL)
+        continue_undone(a, t);
     if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns && t != NULL) {
         tui_turn *tu = &a->tr.turns[a->reply_turn];
         snprintf(tu->stats, sizeof tu->stats,
@@ -278,15 +302,10 @@ on_end(struct app *a, const tui_event *e)
 static void
 continue_shown(struct app *a)
 {
-    int64_t id;
-
     if (a->reply_turn < 0 || a->reply_turn >= a->tr.nturns)
         return;
-    id = a->tr.turns[a->reply_turn].store_id;
-    tui_tr_truncate(&a->tr, a->reply_turn);
-    a->reply_turn = tui_tr_add(&a->tr, TUI_TURN_ASSISTANT, "", 0);
+    reply_restart(a, "", 0);
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
-    a->tr.turns[a->reply_turn].store_id = id;
     tui_tr_scroll_end(&a->tr);
 }
 
@@ -797,6 +816,12 @@ search_open(struct app *a)
 static void
 search_close(struct app *a)
 {
+    char *q = tui_input_take(&a->search.q);   /* into its history ... */
+
+    if (q != NULL) {                             /* ... and still the query */
+        tui_input_set(&a->search.q, q);
+        free(q);
+    }
     a->search.open = 0;
     a->focus = a->prev_focus == TUI_FOCUS_SIDEBAR ? TUI_FOCUS_SIDEBAR : TUI_FOCUS_INPUT;
 }
@@ -828,7 +853,14 @@ search_key(struct app *a, int key, int is_fkey)
     }
     if (scroll_key(a, key, is_fkey))
         return;
-    input_key(a, &s->q, key, is_fkey, 1);
+    if (!is_fkey && (key == CFG_KEY_CTRL('p') || key == CFG_KEY_CTRL('n'))) {
+        if (key == CFG_KEY_CTRL('p'))      /* earlier / later searches */
+            tui_input_up(&s->q);
+        else
+            tui_input_down(&s->q);
+    } else {
+        input_key(a, &s->q, key, is_fkey, 1);
+    }
     search_refresh(a);
 }
 
@@ -1048,12 +1080,12 @@ input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
         switch (key) {
         case KEY_LEFT:  tui_input_left(in); break;
         case KEY_RIGHT: tui_input_right(in); break;
-        case KEY_UP:
-            if (!oneline)
+        case KEY_UP:              /* a one-line prompt: its history, if any */
+            if (!oneline || in->nhist > 0)
                 tui_input_up(in);
             break;
         case KEY_DOWN:
-            if (!oneline)
+            if (!oneline || in->nhist > 0)
                 tui_input_down(in);
             break;
         case KEY_HOME:
@@ -1727,6 +1759,8 @@ app_fini(struct app *a)
     tui_tr_fini(&a->tr);
     tui_input_fini(&a->in);
     tui_input_fini(&a->prompt);
+    for (int i = 0; i < TUI_PHIST_N; i++)
+        tui_input_fini(&a->phist[i]);
     tui_search_fini(&a->search);
     tui_menu_fini(&a->menu);
     tui_menu_fini(&a->ask);
@@ -1788,6 +1822,14 @@ main_loop(struct app *a)
     }
 }
 
+/* The input whose entries are prompt history K (history.h): the search
+** line's own query box, or the store the prompts copy from. */
+static tui_input *
+phist_of(struct app *a, int k)
+{
+    return k == TUI_PHIST_SEARCH ? &a->search.q : &a->phist[k];
+}
+
 /* The input history from its file (history.h), unless `history: off`; a
 ** draft left at the last quit is said once. */
 static void
@@ -1807,11 +1849,20 @@ history_open(struct app *a)
     } else if (rc == 1) {
         tui_notice(a, 0, "your unsent draft is kept: Up brings it back");
     }
+    for (int k = TUI_PHIST_NONE + 1; k < TUI_PHIST_N; k++) {
+        if (tui_history_prompt_path(k, path, sizeof path) != 0 ||
+            tui_history_load(phist_of(a, k), path, &err) >= 0)
+            continue;
+        snprintf(line, sizeof line, TR("prompt history not loaded, the file is replaced when the prompt "
+                                       "is used: %s"), err.msg);
+        tui_log_only(a, line);
+    }
 }
 
-/* At quit: the history and the unsent draft to the file (not with
-** `history: off` or --no-db, which saves nothing); a failure is one line
-** on stderr, the screen gone. */
+/* At quit: the history and the unsent draft to the file, and the history
+** of each prompt used in this run to its own (not with `history: off` or
+** --no-db, which saves nothing); a failure is one line on stderr, the
+** screen gone. */
 static void
 history_close(struct app *a)
 {
@@ -1823,6 +1874,10 @@ history_close(struct app *a)
         return;
     if (tui_history_save(&a->in, tui_input_unsent(&a->in), path, &err) != 0)
         fprintf(stderr, PROG_NAME_TUI ": the input history was not saved: %s\n", err.msg);
+    for (int k = TUI_PHIST_NONE + 1; k < TUI_PHIST_N; k++)
+        if (phist_of(a, k)->nnew > 0 && tui_history_prompt_path(k, path, sizeof path) == 0 &&
+            tui_history_save(phist_of(a, k), NULL, path, &err) != 0)
+            fprintf(stderr, PROG_NAME_TUI ": a prompt's history was not saved: %s\n", err.msg);
 }
 
 /* newterm and the terminal modes (cbreak: Ctrl-C still works while the
@@ -1969,6 +2024,8 @@ tui_run(const tui_launch *launch)
     tui_tr_init(&a->tr);
     tui_input_init(&a->in);
     tui_input_init(&a->prompt);
+    for (int i = 0; i < TUI_PHIST_N; i++)
+        tui_input_init(&a->phist[i]);
     tui_search_init(&a->search);
     tui_menu_init(&a->menu, TUI_MENU_NONE, "");
     tui_menu_init(&a->ask, TUI_MENU_NONE, "");

@@ -47,6 +47,7 @@
 #include "input.h"
 #include "menu.h"
 #include "search.h"
+#include "history.h"
 #include "sidebar.h"
 #include "theme.h"
 #include "transcript.h"
@@ -190,6 +191,7 @@ struct app {
     tui_note        notes[TUI_NOTES_MAX];
     int             n_notes;
     int             log_n, log_next;
+    long            log_dropped;         /* oldest entries the ring let go */
 
     /* engine */
     rwkv_model     *model;
@@ -243,7 +245,11 @@ struct app {
     int             focus;         /* enum tui_focus */
     int             prev_focus;
     int             prompt_kind;   /* enum tui_prompt_kind */
-    tui_input       prompt;        /* one-line prompt (rename, preset name, value) */
+    tui_input       prompt;        /* one-line prompt (rename, preset name, value);
+                                      its history a copy of phist[its class's] */
+    tui_input       phist[TUI_PHIST_N];  /* the prompts' histories (history.h):
+                                            only their entries are used; the
+                                            search's is search.q's own */
     char            prompt_label[384];  /* in the interface language */
     int64_t         prompt_target; /* session id for rename/delete */
     int             param_sel;     /* sidebar row */
@@ -408,8 +414,10 @@ void tui_view_bar_text(char *out, size_t cap, const char *label, double frac, in
 int  tui_role_attr(const struct app *a, int role);
 
 /* notice.c: MSG into the message log (M-l) only, the footer keeping what it
-** shows; a notice (IS_ERR: an error) in the footer and the message log. */
+** shows (IS_ERR: an error); a notice (IS_ERR: an error) in the footer (cut
+** to TUI_NOTICE bytes) and whole in the message log. */
 void tui_log_only(struct app *a, const char *msg);
+void tui_log_add(struct app *a, int is_err, const char *msg);
 void tui_notice(struct app *a, int is_err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -25,6 +25,18 @@ tui_history_path(char *buf, size_t cap)
     return tui_xdg_path(buf, cap, "XDG_STATE_HOME", ".local/state", "history");
 }
 
+int
+tui_history_prompt_path(int which, char *buf, size_t cap)
+{
+    static const char *const leaf[TUI_PHIST_N] = {
+        NULL, "history-generate", "history-files", "history-strategy", "history-search"
+    };
+
+    if (which <= TUI_PHIST_NONE || which >= TUI_PHIST_N)
+        return -1;
+    return tui_xdg_path(buf, cap, "XDG_STATE_HOME", ".local/state", leaf[which]);
+}
+
 /* Decode the escaped TEXT (N bytes) in place; its new length, or -1 for an
 ** unknown escape. */
 static long

@@ -26,9 +26,29 @@
 
 #define TUI_HISTORY_ENTRY_MAX (16u << 10)   /* bytes kept of one entry */
 
+/*
+** The one-line prompts that keep a history of their own, as a shell keeps
+** one per purpose (tui_prompt_class.hist): what was typed there, not the
+** messages.  A file each beside the message box's, in the same format and
+** under the same rules (0600, atomic, `history: off`, nothing with --no-db),
+** written at quit only when the prompt was used:
+**   history-generate  M-g's free-generation prompts
+**   history-files     the paths typed to save or read a file (F3 C-w save
+**                     the state, F2 C-e export, F2 C-o import)
+**   history-strategy  F5 C-s's strategy strings
+**   history-search    C-f's queries (kept when the search line closes)
+** A rename, a preset's name, a value or a yes/no keeps none: what it is
+** asked for differs each time.  Up/Down in a prompt step through its
+** history; in the search line, where they move between matches, C-p/C-n.
+*/
+enum tui_phist { TUI_PHIST_NONE, TUI_PHIST_GEN, TUI_PHIST_FILES, TUI_PHIST_STRATEGY,
+                 TUI_PHIST_SEARCH, TUI_PHIST_N };
+
 /* The history file's path into BUF.  0, or -1 when neither XDG_STATE_HOME
 ** (absolute) nor HOME is set. */
 int tui_history_path(char *buf, size_t cap);
+/* The same for prompt history WHICH (enum tui_phist, not NONE). */
+int tui_history_prompt_path(int which, char *buf, size_t cap);
 
 /*
 ** Load PATH into IN's history (its entries replaced, the draft the last

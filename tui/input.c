@@ -366,6 +366,19 @@ tui_input_remember(tui_input *in, const char *s)
         in->nnew = in->nhist;
 }
 
+void
+tui_input_history_from(tui_input *in, const tui_input *src)
+{
+    for (size_t i = 0; i < in->nhist; i++)
+        free(in->hist[i]);
+    in->nhist = in->nnew = 0;
+    for (size_t i = 0; i < src->nhist; i++)
+        hist_add(in, src->hist[i]);
+    in->hpos = in->nhist;
+    free(in->draft);
+    in->draft = NULL;
+}
+
 const char *
 tui_input_unsent(const tui_input *in)
 {

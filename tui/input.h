@@ -65,6 +65,9 @@ char *tui_input_take(tui_input *in);
 /* Add a copy of S to the history (not counted in NNEW) unless it is blank
 ** or equal to the last entry; the oldest entry goes when it is full. */
 void tui_input_remember(tui_input *in, const char *s);
+/* IN's history replaced by a copy of SRC's entries (none of them new to
+** this run), browsing reset: a prompt opened with its kind's history. */
+void tui_input_history_from(tui_input *in, const tui_input *src);
 /* The text not sent: the box's unless it is a history entry recalled
 ** unchanged, else the draft kept while browsing the history.  NULL when
 ** that is blank.  Borrowed: valid until the next change to IN. */

@@ -290,7 +290,7 @@ accept_prune(struct app *a, const char *text)
     tui_menu_refill(a, p.parent);
 }
 
-const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune };
+const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune, TUI_PHIST_NONE };
 
 static const tui_menu_keydef branch_keys[] = {
     { TUI_MK_FKEY(KEY_LEFT), TUI_MK_FKEY(KEY_RIGHT), "Left/Right", TR_NOOP("sibling"),

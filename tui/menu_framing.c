@@ -296,4 +296,5 @@ const tui_menu_class tui_menu_framing_class = {
     NULL, framing_keys
 };
 
-const tui_prompt_class tui_prompt_framing = { TUI_PROMPT_FRAMING, 0, accept_field };
+const tui_prompt_class tui_prompt_framing = { TUI_PROMPT_FRAMING, 0, accept_field,
+                                               TUI_PHIST_NONE };

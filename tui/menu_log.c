@@ -1,6 +1,7 @@
 /*
 ** menu_log.c -- M-l: every notice and error of this run, newest first, in
-** full (the footer shows one line; a long message is wrapped here).
+** full (the footer shows one line; a long message is wrapped here); the
+** last TUI_LOG_MAX of them, and a line saying how many older ones went.
 */
 #include "menus.h"
 
@@ -10,7 +11,7 @@
 
 #include "text.h"
 
-/* Every entry starts with the "HH:MM:SS  " of app.c's log_add. */
+/* Every entry starts with the "HH:MM:SS  " of notice.c's tui_log_add. */
 #define LOG_STAMP_COLS 10
 
 /* Add entry S (stamp, then the message) over as many rows of W columns as
@@ -49,6 +50,12 @@ fill_log(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         tui_menu_add(m, TR("(no messages yet)"), NULL, NULL, -1);
     for (int k = 0; k < a->log_n; k++)
         add_wrapped(m, a->log[(a->log_next - 1 - k + TUI_LOG_MAX) % TUI_LOG_MAX], w);
+    if (a->log_dropped > 0) {
+        char line[160];
+        snprintf(line, sizeof line, TR("(%ld older messages not kept: the log holds the last %d)"),
+                 a->log_dropped, TUI_LOG_MAX);
+        tui_menu_add(m, line, NULL, NULL, -1);
+    }
 }
 
 static const tui_menu_keydef log_keys[] = {

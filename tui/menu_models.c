@@ -148,4 +148,5 @@ accept_strategy(struct app *a, const char *text)
         tui_switch_model(a, NULL, text);
 }
 
-const tui_prompt_class tui_prompt_strategy = { TUI_PROMPT_STRATEGY, 0, accept_strategy };
+const tui_prompt_class tui_prompt_strategy = { TUI_PROMPT_STRATEGY, 0, accept_strategy,
+                                                TUI_PHIST_STRATEGY };

@@ -98,4 +98,5 @@ accept_save(struct app *a, const char *text)
     }
 }
 
-const tui_prompt_class tui_prompt_preset_save = { TUI_PROMPT_PRESET_SAVE, 0, accept_save };
+const tui_prompt_class tui_prompt_preset_save = { TUI_PROMPT_PRESET_SAVE, 0, accept_save,
+                                                   TUI_PHIST_NONE };

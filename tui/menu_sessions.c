@@ -347,8 +347,8 @@ accept_delete(struct app *a, const char *text)
     tui_notice(a, 0, "session deleted");
 }
 
-const tui_prompt_class tui_prompt_rename = { TUI_PROMPT_RENAME, 0, accept_rename };
-const tui_prompt_class tui_prompt_delete = { TUI_PROMPT_DELETE, 1, accept_delete };
+const tui_prompt_class tui_prompt_rename = { TUI_PROMPT_RENAME, 0, accept_rename, TUI_PHIST_NONE };
+const tui_prompt_class tui_prompt_delete = { TUI_PROMPT_DELETE, 1, accept_delete, TUI_PHIST_NONE };
 
 /* BUF as the file PATH (replaced whole or not at all). */
 static int
@@ -422,5 +422,5 @@ accept_import(struct app *a, const char *text)
         tui_menu_refill(a, id);
 }
 
-const tui_prompt_class tui_prompt_export = { TUI_PROMPT_EXPORT, 0, accept_export };
-const tui_prompt_class tui_prompt_import = { TUI_PROMPT_IMPORT, 0, accept_import };
+const tui_prompt_class tui_prompt_export = { TUI_PROMPT_EXPORT, 0, accept_export, TUI_PHIST_FILES };
+const tui_prompt_class tui_prompt_import = { TUI_PROMPT_IMPORT, 0, accept_import, TUI_PHIST_FILES };

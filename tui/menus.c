@@ -523,11 +523,11 @@ accept_alts(struct app *a, const char *text)
     tui_regen(a, (int)n);
 }
 
-static const tui_prompt_class prompt_param = { TUI_PROMPT_PARAM, 0, accept_param };
-static const tui_prompt_class prompt_alts = { TUI_PROMPT_ALTS, 0, accept_alts };
-static const tui_prompt_class prompt_gen = { TUI_PROMPT_GEN, 0, accept_gen };
+static const tui_prompt_class prompt_param = { TUI_PROMPT_PARAM, 0, accept_param, TUI_PHIST_NONE };
+static const tui_prompt_class prompt_alts = { TUI_PROMPT_ALTS, 0, accept_alts, TUI_PHIST_NONE };
+static const tui_prompt_class prompt_gen = { TUI_PROMPT_GEN, 0, accept_gen, TUI_PHIST_GEN };
 static const tui_prompt_class prompt_save_state = { TUI_PROMPT_SAVE_STATE, 0,
-                                                     accept_save_state };
+                                                     accept_save_state, TUI_PHIST_FILES };
 
 static const tui_prompt_class *const prompt_classes[] = {
     &tui_prompt_rename, &tui_prompt_delete, &tui_prompt_preset_save, &tui_prompt_strategy,
@@ -554,9 +554,13 @@ tui_prompt_yesno(int kind)
 void
 tui_prompt_open(struct app *a, int kind, const char *label, const char *init)
 {
+    const tui_prompt_class *p = prompt_of(kind);
+    static const tui_input none;
+
     a->prompt_kind = kind;
     snprintf(a->prompt_label, sizeof a->prompt_label, "%s", tui_tr(label));
     tui_input_set(&a->prompt, init ? init : "");
+    tui_input_history_from(&a->prompt, p != NULL && p->hist != TUI_PHIST_NONE ? &a->phist[p->hist] : &none);
     if (a->focus != TUI_FOCUS_PROMPT)
         a->prev_focus = a->focus;
     a->focus = TUI_FOCUS_PROMPT;
@@ -571,6 +575,10 @@ tui_prompt_accept(struct app *a)
 
     a->prompt_kind = TUI_PROMPT_NONE;
     a->focus = a->prev_focus;
+    if (p != NULL && p->hist != TUI_PHIST_NONE) {     /* kept for Up, and saved at quit */
+        tui_input_set(&a->phist[p->hist], text);
+        free(tui_input_take(&a->phist[p->hist]));
+    }
     if (p != NULL)
         p->accept(a, text);
     free(text);

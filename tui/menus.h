@@ -92,6 +92,8 @@ typedef struct tui_prompt_class {
     int   yesno;            /* y accepts, n cancels (a confirmation) */
     /* Enter (or y): TEXT is what was typed. */
     void (*accept)(struct app *a, const char *text);
+    int   hist;             /* enum tui_phist: the history Up/Down step
+                               through, what Enter adds to (NONE: none) */
 } tui_prompt_class;
 
 /* The prompts the menus own (menu_*.c); menus.c registers them. */

@@ -8,7 +8,8 @@
 ** What is printed on stderr meanwhile is caught (tui_capture_*: it would
 ** land on the curses screen) and shown in the transcript: the model's lines
 ** as its note at the top (tui_session_model_note), replaced by the next
-** model's.  UI thread only.
+** model's; a failed F5 load's in the message log only (load_failed).  UI
+** thread only.
 */
 #include "app.h"
 
@@ -207,6 +208,37 @@ tui_model_open(struct app *a)
     return 0;
 }
 
+/*
+** What a failed F5 load says: one line in the footer (and the log) naming
+** the file P (NULL: the demo model) and the reason, and that the model in
+** use stays.  What the load printed on stderr (SAID: a library's own words,
+** raw) goes to the message log only, before that line, for whoever wants
+** the detail: the transcript is no place for it.
+*/
+static void
+load_failed(struct app *a, const char *p, const rwkv_err *err, const tui_buf *said)
+{
+    const char *what = p ? p : "demo";
+
+    if (said->len > 0) {
+        tui_buf line;
+        size_t n = said->len;
+        while (n > 0 && (said->p[n - 1] == '\n' || said->p[n - 1] == '\r'))
+            n--;
+        tui_buf_init(&line);
+        tui_buf_adds(&line, TR("printed while loading "));
+        tui_buf_adds(&line, what);
+        tui_buf_adds(&line, ": ");
+        tui_buf_add(&line, said->p, n);
+        tui_log_only(a, line.p);
+        tui_buf_fini(&line);
+    }
+    if (p != NULL && strstr(err->msg, p) != NULL)       /* it names the file already */
+        tui_notice(a, 1, "%s; %s stays in use", err->msg, a->model_label);
+    else
+        tui_notice(a, 1, "%s: %s; %s stays in use", what, err->msg, a->model_label);
+}
+
 int
 tui_switch_model(struct app *a, const char *path, const char *strategy)
 {
@@ -245,15 +277,11 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     tui_buf_init(&said);
     tui_capture_text(&cap, 0, -1, &said);
     tui_capture_close(&cap);
-    if (rc != RWKV_OK) {
-        /* the model in use and its note stay; what the failed load
-        ** printed is the run's (a note at the top, as a config error) */
-        if (said.len > 0)
-            tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_RUN, said.p, said.len);
+    if (rc != RWKV_OK) {             /* the model in use and its note stay */
+        load_failed(a, p, &err, &said);
         tui_buf_fini(&said);
         tok_close(t);
         rwkv_model_close(m);
-        tui_notice(a, 1, "%s", err.msg);
         return -1;
     }
     fgen_destroy(a->w.gen);          /* made on the old model */

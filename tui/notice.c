@@ -2,9 +2,11 @@
 ** notice.c -- the footer's notice and the message log (M-l): every notice
 ** and error goes through tui_notice, which shows it in the footer (a long
 ** error opens the dialog when drawn: view.c) and keeps it, stamped with the
-** time, in the log's ring of TUI_LOG_MAX messages; tui_log_only keeps one
-** without showing it.  UI thread only.  The format is a message id
-** (i18n.h): shown in the interface language.
+** time, in the log's ring of TUI_LOG_MAX messages (the oldest let go when
+** it is full, counted in log_dropped: M-l says how many); tui_log_only
+** keeps one without showing it.  The log keeps a message whole, however
+** long; the footer's copy is cut to TUI_NOTICE bytes.  UI thread only.
+** The format is a message id (i18n.h): shown in the interface language.
 */
 #include "app.h"
 
@@ -15,8 +17,8 @@
 #include <time.h>
 
 /* Keep MSG in the message log, stamped with the time. */
-static void
-log_add(struct app *a, int is_err, const char *msg)
+void
+tui_log_add(struct app *a, int is_err, const char *msg)
 {
     char stamp[16];
     time_t now = time(NULL);
@@ -36,23 +38,37 @@ log_add(struct app *a, int is_err, const char *msg)
     a->log_next = (a->log_next + 1) % TUI_LOG_MAX;
     if (a->log_n < TUI_LOG_MAX)
         a->log_n++;
+    else
+        a->log_dropped++;
 }
 
 void
 tui_log_only(struct app *a, const char *msg)
 {
-    log_add(a, 0, msg);
+    tui_log_add(a, 0, msg);
 }
 
 void
 tui_notice(struct app *a, int is_err, const char *fmt, ...)
 {
-    va_list ap;
+    va_list ap, again;
+    int n;
+    char *whole;
 
     va_start(ap, fmt);
-    vsnprintf(a->notice, sizeof a->notice, tui_tr(fmt), ap);
+    va_copy(again, ap);
+    n = vsnprintf(a->notice, sizeof a->notice, tui_tr(fmt), ap);
     va_end(ap);
     a->notice_err = is_err;
     a->dirty = 1;
-    log_add(a, is_err, a->notice);
+    if (n < (int)sizeof a->notice) {
+        va_end(again);
+        tui_log_add(a, is_err, a->notice);
+        return;
+    }
+    whole = tui_xmalloc((size_t)n + 1);       /* the log keeps it whole */
+    vsnprintf(whole, (size_t)n + 1, tui_tr(fmt), again);
+    va_end(again);
+    tui_log_add(a, is_err, whole);
+    free(whole);
 }

@@ -113,6 +113,13 @@ tui_session_note(struct app *a, int role, int64_t turn, const char *text, size_t
 {
     tui_tr_add(&a->tr, role, text, len);
     keep_note(a, role, turn, text, len);
+    if (role == TUI_TURN_ERROR) {         /* an error is in the log too (M-l) */
+        char *s = tui_xmalloc(len + 1);
+        memcpy(s, text, len);
+        s[len] = '\0';
+        tui_log_add(a, 1, s);
+        free(s);
+    }
 }
 
 void

@@ -378,6 +378,11 @@ struct chat {
     char          *cont_text;      /* its text as it was (owned), for a failure */
     size_t         cont_n;         /* its token count as it was */
     chat_stats     cont_stats;     /* its stats, added to */
+    rwkv_sampling  cont_samp;      /* its values as they were (max_tokens grows) */
+    int            cont_stop;      /* its ending as it was (enum chat_stop) */
+    int            cont_interrupted;
+    int            cont_failed;    /* the engine failed while it generated: the
+                                      reply goes back whole, ending included */
 };
 
 static void
@@ -1101,6 +1106,7 @@ fail:
             t->reply_len = strlen(c->cont_text);
             memcpy(t->reply, c->cont_text, t->reply_len + 1);
         }
+        c->cont_failed = 1;            /* step_stopping restores its ending */
         c->stop = CHAT_STOP_ERROR;
         set_phase(c, CHAT_STOPPING);
         return rc;
@@ -1134,6 +1140,16 @@ step_stopping(chat *c, rwkv_err *err)
     finish_stats(&c->cur_stats);
     t->stats = c->cur_stats;
     c->last_stats = c->cur_stats;
+    if (c->cont && c->cont_failed) {
+        /* not interrupted, nor ended by the error: the reply it was (the
+        ** caller has the error), which a save then writes back as it was */
+        t->stop = c->cont_stop;
+        t->interrupted = c->cont_interrupted;
+        t->samp = c->cont_samp;
+        t->stats = c->cont_stats;
+        c->need_sep = t->stop != CHAT_STOP_STRING;
+    }
+    c->cont_failed = 0;
     c->cont = 0;
     free(c->cont_text);
     c->cont_text = NULL;
@@ -1292,6 +1308,10 @@ begin_continue(chat *c, rwkv_err *err)
     t->reply_len = acc.len;
     c->reply_cap = acc.cap;
     c->cont_n = t->n_reply;
+    c->cont_samp = t->samp;
+    c->cont_stop = t->stop;
+    c->cont_interrupted = t->interrupted;
+    c->cont_failed = 0;
     rwkv_state_copy(c->cont_state, c->cur);
     rng_seed(&c->reply_rng, t->samp.seed);
     for (size_t i = 0; i < t->n_reply; i++)

@@ -162,9 +162,10 @@ strat_check(const char *s, int v7, strat *out, rwkv_err *err)
         if ((rc = b->check(out, err)) != RWKV_OK)
             return rc;
     }
+    /* cuda stages passed the backend's check above; mps and dml have none */
     for (int i = 0; i < out->n_stages; i++) {
         const strat_stage *st = &out->stages[i];
-        if (st->device != STRAT_CPU)
+        if (st->device == STRAT_MPS || st->device == STRAT_DML)
             return rwkv_errf(err, RWKV_ENOTSUP,
                              "strategy '%s': device '%s' (stage %d) is not supported (only cpu "
                              "and, in a CUDA build, cuda)", s,

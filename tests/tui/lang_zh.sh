@@ -59,6 +59,12 @@ check "zh: the title in the status line" '状态：无 \| 会话：你好 \|'
 tmx resize-window -x 80 -y 24
 check "zh: decode speed" '^ 演示.*解码 [0-9.]+ tok/s'
 tui_quit
+# storage's replay note (store_snapshot.c): resumed under another precision,
+# the saved state is not used and the reason is Chinese too
+TUI_ENV="LANGUAGE=zh_CN" W=200 H=24 tui_start --session 1 --strategy "'cpu bf16'"
+check "zh: the replay note" '第 [0-9]+ 轮保存的状态未使用：以 fp32 生成，当前策略以 bf16 计算'
+check_not "zh: no English replay note" 'not used|made with'
+tui_quit
 
 # the config's language: zh in an English environment
 mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"

@@ -102,6 +102,24 @@ wait_idle
 keys Home
 check "resume: the new model's line" '^  loader says: reading beta\.pth'
 check_not "resume: not the old model's" 'reading alpha\.pth'
+
+# F5 to a damaged file: one line naming it and the reason, the model in use
+# kept; what the loader printed is in the message log, not the transcript
+head -c 3000 "$TMP/models/beta.pth" > "$TMP/models/alpha.pth"
+keys F5
+check "models menu again" 'Models'
+type_text "alpha"
+keys Enter
+check "failed load: the file and the reason" 'alpha\.pth: not a zip archive or truncated'
+check "failed load: the model in use stays" 'beta\.pth stays in use'
+check_not "failed load: no raw output in the transcript" '^  loader says: reading alpha\.pth'
+check "still on beta" 'beta\.pth \| cpu fp32'
+keys Escape
+sleep 0.3              # (an Esc and then M-l at once would read as one key)
+keys M-l
+check "failed load: its output in the log" 'printed while loading .*alpha\.pth'
+check "failed load: the loader's words in the log" 'loader says: reading alpha\.pth'
+keys Escape
 tui_quit
 if grep -q 'loader says' "$TMP/stderr.$RUNS"; then
     fail "a loader line reached stderr after the screen"; cat "$TMP/stderr.$RUNS"; else ok; fi

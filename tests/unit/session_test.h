@@ -1,7 +1,8 @@
 /*
 ** session_test.h -- shared by the session-runtime tests (test_session.c,
 ** test_framing.c): a runtime (storage/session.h) on a database file in the
-** test's temp dir with its notes kept, and one message said and answered.
+** test's temp dir with its notes kept, the demo model (on a strategy), and
+** one message said and answered.
 ** Direct SQL on the file comes from store_test.h (included here).  Include
 ** after tests/harness.h, core/chat/chat.h, storage/session.h and
 ** storage/store.h.
@@ -61,6 +62,30 @@ sess_test_create(const sess_config *sc)
         return NULL;
     }
     return s;
+}
+
+/* The demo model under STRATEGY (NULL: cpu fp32) on 2 threads into *M
+** (rwkv_model_close), and, when T is not NULL, the byte tokenizer into *T
+** (tok_close).  0, or -1 with a failed check. */
+static inline int
+sess_test_demo(const char *strategy, rwkv_model **m, tok **t)
+{
+    rwkv_open_opts o;
+    rwkv_err err;
+
+    memset(&o, 0, sizeof o);
+    o.n_threads = 2;
+    o.strategy = strategy;
+    *m = NULL;
+    if (t != NULL && tok_create_bytes(t, &err) != RWKV_OK) {
+        TEST_CONDF(0, "byte tokenizer: %s", err.msg);
+        return -1;
+    }
+    if (rwkv_model_open_demo(1, &o, m, &err) != RWKV_OK) {
+        TEST_CONDF(0, "demo model (%s): %s", strategy ? strategy : "cpu fp32", err.msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* Submit MSG in S and run the reply: 0, or -1 with the error printed. */

@@ -126,6 +126,39 @@ test_refusals(void)
     rwkv_backend_register(NULL);
 }
 
+/* A backend whose check passes (a machine with the device): its stages are
+** accepted, mps and dml still refused by name. */
+static int
+yes_check(const strat *s, rwkv_err *err)
+{
+    (void)s;
+    (void)err;
+    return RWKV_OK;
+}
+
+static void
+test_accepted(void)
+{
+    static const rwkv_backend yes = { "yes", yes_check, NULL, NULL, NULL };
+    strat st;
+    rwkv_err err;
+    int rc;
+
+    rwkv_backend_register(&yes);
+    rwkv_err_clear(&err);
+    rc = strat_check("cuda fp16", 0, &st, &err);
+    TEST_CONDF(rc == RWKV_OK, "a device the backend can run: accepted (%d '%s')", rc, err.msg);
+    rc = strat_check("cuda fp16i8 *2 -> cpu fp32", 0, &st, &err);
+    TEST_CONDF(rc == RWKV_OK, "cuda then cpu: accepted (%d '%s')", rc, err.msg);
+    rc = strat_check("mps fp32", 0, &st, &err);
+    TEST_CONDF(rc == RWKV_ENOTSUP && strstr(err.msg, "device 'mps' (stage 1)") != NULL,
+               "mps: refused by name ('%s')", err.msg);
+    rc = strat_check("cuda fp16 *1 -> dml fp32", 0, &st, &err);
+    TEST_CONDF(rc == RWKV_ENOTSUP && strstr(err.msg, "device 'dml' (stage 2)") != NULL,
+               "dml: refused by name ('%s')", err.msg);
+    rwkv_backend_register(NULL);
+}
+
 static void
 test_state_flags(void)
 {
@@ -246,6 +279,7 @@ main(void)
 {
     test_placement();
     test_refusals();
+    test_accepted();
     test_state_flags();
     test_cpu_ranges(NULL, 0);
     test_cpu_ranges("models/tiny-5v1-fp32.pth", 3);

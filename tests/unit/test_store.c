@@ -32,6 +32,18 @@ fake_state(float *v, size_t n, int i)
     }
 }
 
+/* A stand-in front end's language: every msgid it is asked for, marked
+** "[T] " (ring of static copies: the hook's strings must outlive the call). */
+static const char *
+shout_tr(const char *msgid)
+{
+    static char ring[8][320];
+    static int next;
+    char *b = ring[next++ % 8];
+    snprintf(b, sizeof ring[0], "[T] %s", msgid);
+    return b;
+}
+
 static int64_t
 append(store *st, int64_t sess, int64_t parent, int role, const char *text, const int32_t *tok,
        size_t nt, const float *state, size_t n)
@@ -594,6 +606,18 @@ test_snapshots(store *st, const char *dbpath)
                   store_replay_plan(st, a2, &m, &p, &err) == RWKV_OK && p.base_turn == 0 && p.n_tokens == 10 &&
                       p.n_segs == 4 && p.tokens[0] == 10 && p.tokens[9] == 43 &&
                       strstr(p.note, "another model") != NULL);
+        store_plan_fini(&p);
+        /* the note's words through the front end's tr hook, then English again */
+        store_set_tr(st, shout_tr);
+        TEST_COND("plan note through store_set_tr",
+                  store_replay_plan(st, a2, &m, &p, &err) == RWKV_OK &&
+                      strncmp(p.note, "[T] saved state of turn", 23) == 0 &&
+                      strstr(p.note, ": [T] made with another model") != NULL &&
+                      strstr(p.note, "[T]  (and 1 more)") != NULL);
+        store_plan_fini(&p);
+        store_set_tr(st, NULL);
+        TEST_COND("plan note without a hook: English",
+                  store_replay_plan(st, a2, &m, &p, &err) == RWKV_OK && strstr(p.note, "[T]") == NULL);
         store_plan_fini(&p);
     }
     /* restore: exact, then with the nearest blob truncated / flipped */

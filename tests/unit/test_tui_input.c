@@ -344,6 +344,40 @@ test_input_words(void)
     tui_input_fini(&in);
 }
 
+/* A prompt's history (tui_input_history_from): a copy, none of it new,
+** Up/Down through it on one line, the source unchanged. */
+static void
+test_input_history_from(void)
+{
+    tui_input src, p;
+    const tui_input none = { 0 };
+
+    tui_input_init(&src);
+    tui_input_init(&p);
+    tui_input_set(&src, "one");
+    free(tui_input_take(&src));
+    tui_input_set(&src, "two");
+    free(tui_input_take(&src));
+    tui_input_set(&p, "old");
+    free(tui_input_take(&p));
+    tui_input_set(&p, "");
+    tui_input_history_from(&p, &src);
+    TEST_COND("history copied, nothing new", p.nhist == 2 && p.nnew == 0 && p.hpos == 2 &&
+                  strcmp(p.hist[0], "one") == 0 && src.nhist == 2);
+    tui_input_up(&p);
+    TEST_COND("Up: the newest", IS(&p, "two", 3));
+    tui_input_up(&p);
+    TEST_COND("Up again: the one before", IS(&p, "one", 3));
+    tui_input_down(&p);
+    tui_input_down(&p);
+    TEST_COND("Down twice: the empty line", IS(&p, "", 0));
+    tui_input_history_from(&p, &none);
+    TEST_COND("no history: emptied", p.nhist == 0 && p.hpos == 0 && p.draft == NULL);
+    TEST_COND("Up without one: nothing moves", tui_input_up(&p) == 0 && IS(&p, "", 0));
+    tui_input_fini(&p);
+    tui_input_fini(&src);
+}
+
 int
 main(void)
 {
@@ -352,6 +386,7 @@ main(void)
     test_input();
     test_input_clusters();
     test_input_words();
+    test_input_history_from();
     test_menu();
     test_params();
     return TEST_REPORT();
