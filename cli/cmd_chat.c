@@ -461,8 +461,11 @@ cmd_regen(struct repl *r, char *args)
     r->alt_n = 0;
     if (rc != RWKV_OK)
         cli_errorf("/regen: %s", err.msg);
-    else if (!r->started)
+    else if (!sess_started(r->s) && done == 0)
         fprintf(stderr, "(cancelled before the reply started; nothing changed)\n");
+    else if (!sess_started(r->s))
+        fprintf(stderr, "(alternative %d cancelled before its first token: not kept)\n",
+                done + 1);
     if (n > 1 && done > 0)
         alt_summary(r, (int)n, done);
     return 0;

@@ -838,6 +838,27 @@ sess_save_unsent(sess *s)
         save_failed(s, "the cancelled message", &err);
 }
 
+int
+sess_drop_empty_regen(sess *s)
+{
+    rwkv_err err;
+    int64_t row = s->head;
+
+    if (s->st == NULL || s->sid == 0 || row == 0 || s->regen_head == 0 ||
+        row == s->regen_head || file_lost(s))
+        return -1;
+    if (store_turn_prune(s->st, row, NULL, &err) != RWKV_OK ||
+        store_session_set_head(s->st, s->sid, s->regen_head, &err) != RWKV_OK) {
+        save_failed(s, "the cancelled reply", &err);
+        return -1;
+    }
+    s->head = s->regen_head;
+    if (s->last_reply == row)
+        s->last_reply = 0;
+    s->reply_id = 0;
+    return 0;
+}
+
 /* Generation started: the user turn (unless a regeneration) and the begun
 ** reply, or their state and seed when they were saved at submit. */
 void

@@ -106,8 +106,9 @@ on_session_end(struct app *a, const tui_event *e, int job)
 }
 
 /* A message or a regeneration ended before its reply started (Esc during
-** the prefill, a refusal): nothing of it was saved, so it leaves the screen
-** and a sent message goes back to the input box. */
+** the prefill, or before a regeneration's first token; a refusal): nothing
+** of it was saved, so it leaves the screen and a sent message goes back to
+** the input box. */
 static void
 on_not_started(struct app *a, const tui_event *e, int job)
 {
@@ -198,7 +199,15 @@ on_end(struct app *a, const tui_event *e)
         return;
     }
     if (!started) {
-        on_not_started(a, e, job);
+        if (job == TUI_JOB_REGEN && a->alt_n > 1 && a->alt_k > 1 && e->rc == RWKV_OK) {
+            /* alternative k cut before its first token is not kept */
+            a->alt_k--;
+            a->reply_turn = -1;
+            tui_session_rebuild(a);
+            alternatives_notice(a, 0);
+        } else {
+            on_not_started(a, e, job);
+        }
         tui_branches_follow(a, old_head, sel_id);
         return;
     }
