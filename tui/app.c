@@ -1142,13 +1142,15 @@ key_dispatch(struct app *a, int key, int is_fkey)
 
     if (popup_key(a, key, is_fkey))
         return;
-    a->notice[0] = '\0';
     if (is_fkey && key == KEY_RESIZE) {
+        /* no key the user pressed: the footer's notice stays (as the
+        ** error dialog does) */
         if (a->focus == TUI_FOCUS_SIDEBAR && COLS < TUI_SIDEBAR_MIN_COLS)
             a->focus = TUI_FOCUS_INPUT;      /* the sidebar went out of sight */
         a->dirty = 1;
         return;
     }
+    a->notice[0] = '\0';
     if (!is_fkey && key == CFG_KEY_CTRL('z') && cfg_action_for_key(&a->cfg, key) < 0) {
         suspend(a);
         return;
