@@ -38,8 +38,8 @@ no_state(const store_turn *t)
 {
     if (t->interrupted)
         cli_errorf("sessions state: turn %lld has no saved state: it was cut before its state "
-                   "was saved (a crash or kill during it); a resume of session %lld rebuilds it "
-                   "by replay, a continuation of it (/continue, M-r) saves it",
+                   "was saved (a crash or kill during it); resuming session %lld rebuilds it "
+                   "(a replay of its tokens) and saves it",
                    (long long)t->id, (long long)t->session_id);
     else
         cli_errorf("sessions state: turn %lld has no saved state (kept: leaves, branch points, "

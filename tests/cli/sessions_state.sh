@@ -98,7 +98,8 @@ if [ -n "$t" ]; then
         "$T" sessions --db "$DB" state 1 "$last" --vs "$t"
 fi
 # a reply cut by kill -9 before its state was saved (its partial text is
-# saved every second): said so, not the retention's rule (leaves are kept)
+# saved every second): said so, not the retention's rule (leaves are kept);
+# the first resume rebuilds the state and keeps it
 printf 'go on\n' |
     "$T" chat --demo --db "$DB" --new cut --max-tokens 1000000 --stop QQQQQQQQQQ >/dev/null 2>&1 &
 cpid=$!
@@ -111,6 +112,14 @@ ct=${row%%|*} cid=${row##*|}
 if [ -n "$row" ]; then
     expect_fail "a cut reply" "turn $ct has no saved state: it was cut before its state was saved .*session $cid rebuilds it" \
         "$T" sessions --db "$DB" state "$cid" "$ct"
+    # a resume replays the cut reply once and keeps the state it rebuilt
+    "$T" chat --demo --db "$DB" --session "$cid" </dev/null >/dev/null 2>"$TMP/r1.err"
+    grep -q "no saved state for turn $ct: replayed" "$TMP/r1.err" && ok ||
+        fail "first resume: no replay: $(cat "$TMP/r1.err")"
+    "$T" sessions --db "$DB" state "$cid" "$ct" >/dev/null 2>&1 && ok ||
+        fail "the rebuilt state was not saved"
+    "$T" chat --demo --db "$DB" --session "$cid" </dev/null >/dev/null 2>"$TMP/r2.err"
+    ! grep -q "replayed" "$TMP/r2.err" && ok || fail "second resume replayed: $(cat "$TMP/r2.err")"
 else
     fail "no partial reply saved within 30 s"
 fi
