@@ -838,7 +838,9 @@ do_action(struct app *a, int act)
     case CFG_ACT_NEXT_SIB:  step_sibling(a, +1); break;
     case CFG_ACT_EDIT_LAST: edit_last(a); break;
     case CFG_ACT_EDITOR:    external_editor(a); break;
-    case CFG_ACT_GEN:       tui_prompt_open(a, TUI_PROMPT_GEN, "generate from: ", ""); break;
+    case CFG_ACT_GEN:
+        tui_prompt_open(a, TUI_PROMPT_GEN, "generate from (\\n = newline): ", "");
+        break;
     case CFG_ACT_GEN_MORE:  tui_free_gen(a, NULL); break;
     case CFG_ACT_REDRAW:    clearok(curscr, TRUE); break;
     case CFG_ACT_SEARCH:    search_open(a); break;
@@ -1407,6 +1409,29 @@ paste_escape(struct app *a)
     return strcmp(seq, "201~") == 0;
 }
 
+/* 1 when the one-line prompt open takes "\n" escapes for newlines (M-g's
+** prompt, as +gen; F8's greeting and stop strings). */
+static int
+prompt_escapes(const struct app *a)
+{
+    return a->prompt_kind == TUI_PROMPT_GEN || tui_framing_field_escapes(a);
+}
+
+/* Pasted text T (N bytes: one character, or an escape) into IN, or counted
+** as cut when there is no room. */
+static void
+paste_text(struct app *a, tui_input *in, const char *t, size_t n)
+{
+    if (in == &a->prompt && !prompt_room(a, n))
+        return;
+    if (a->paste_got < TUI_PASTE_MAX && in->len + n <= TUI_INPUT_MAX) {
+        tui_input_insert(in, t, n);
+        a->paste_got += n;
+    } else {
+        a->paste_cut++;          /* whole characters only, said at the end */
+    }
+}
+
 /* One key K (a function key when F) inside a paste. */
 static void
 paste_key(struct app *a, int k, int f)
@@ -1447,17 +1472,15 @@ paste_key(struct app *a, int k, int f)
             a->paste_cut++;
         return;
     }
-    if (in == &a->prompt && k == '\n')
+    if (in == &a->prompt && k == '\n') {
+        /* one line: a newline goes, unless the prompt writes it "\n" */
+        if (prompt_escapes(a))
+            paste_text(a, in, "\\n", 2);
         return;
-    n = utf8_encode((uint32_t)k, u);
-    if (n > 0 && in == &a->prompt && !prompt_room(a, (size_t)n))
-        return;
-    if (n > 0 && a->paste_got < TUI_PASTE_MAX && in->len + (size_t)n <= TUI_INPUT_MAX) {
-        tui_input_insert(in, (const char *)u, (size_t)n);
-        a->paste_got += (size_t)n;
-    } else if (n > 0) {
-        a->paste_cut++;          /* whole characters only, said at the end */
     }
+    n = utf8_encode((uint32_t)k, u);
+    if (n > 0)
+        paste_text(a, in, (const char *)u, (size_t)n);
 }
 
 /* A paste (with markers or without) starts: nothing taken or dropped yet. */

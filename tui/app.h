@@ -385,6 +385,9 @@ void tui_framing_preset_save(struct app *a, const char *name);
 /* The think key: the session's think mode steps to the next one. */
 void tui_framing_next_think(struct app *a);
 void tui_framing_preset_load(struct app *a, const char *name);
+/* 1 when the F8 field being edited takes "\n" escapes (the greeting, the
+** stop strings): a newline pasted into it is written as one. */
+int  tui_framing_field_escapes(const struct app *a);
 
 /* termcheck.c: 1 if curses can drive the terminal on FD ($TERM known) */
 int  tui_term_usable(int fd);
