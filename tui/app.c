@@ -1432,6 +1432,27 @@ paste_text(struct app *a, tui_input *in, const char *t, size_t n)
     }
 }
 
+/* ESC inside a paste without markers: 1 when a byte follows at once, so
+** it starts a sequence of the pasted text, dropped with it as in a
+** bracketed paste (a key code right after it is put back: it ends the
+** paste and acts); 0 for a lone Esc, which ends the paste and acts.
+** Without this an ESC in pasted junk ended the paste, and the controls
+** after it acted as keys (C-q quit). */
+static int
+plain_paste_escape(void)
+{
+    char seq[16];
+    int f = 0, k = read_raw_wait(TUI_ESC_WAIT_MS, TUI_ESC_WAIT_MS, &f);
+
+    if (k < 0)
+        return 0;
+    if (f)
+        ungetch(k);
+    else if (k == '[')
+        read_csi(seq, sizeof seq, TUI_ESC_WAIT_MS);
+    return 1;
+}
+
 /* One key K (a function key when F) inside a paste. */
 static void
 paste_key(struct app *a, int k, int f)
@@ -1551,8 +1572,11 @@ read_keys(struct app *a)
         int f = 0, k;
 
         if (plain) {
-            /* its keys until a pause; Esc or a function key ends it and acts */
+            /* its keys until a pause; a lone Esc or a function key ends it
+            ** and acts */
             k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
+            if (k == 27 && !f && plain_paste_escape())
+                continue;
             if (k >= 0 && !f && k != 27) {
                 paste_key(a, k, 0);
                 continue;

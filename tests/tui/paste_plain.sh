@@ -172,4 +172,15 @@ wait_idle
 t=$(user_turns | tail -1)
 [ "$t" = "ahead one|ahead two" ] && ok || fail "stored: '$t'"
 tui_quit
+
+# an ESC inside pasted junk starts a sequence of the text: dropped with it,
+# the paste goes on (it ended, and the C-q after it quit the client)
+tui_start --max-tokens 8 --seed 3
+printf 'first\nsecond \033x third \021 fourth' > "$TMP/junk"
+tmx load-buffer "$TMP/junk"
+tmx paste-buffer
+check "junk: the paste goes on after its ESC" '^  second +third +fourth'
+check "junk: first line" '^> first'
+check_not "junk: the client did not quit" '^EXIT=' 1
+tui_quit
 tui_finish
