@@ -284,7 +284,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         store_turn h;
         if ((rc = store_turn_get(s->st, head, &h, err)) != RWKV_OK)
             return rc;
-        bare_leaf = !h.has_snapshot && h.n_children == 0;
+        bare_leaf = !h.has_snapshot && h.n_children == 0 && h.role != STORE_ROLE_USER;
         if (h.session_id != sid) {
             store_turn_fini(&h);
             return rwkv_errf(err, RWKV_EINVAL, "turn %lld is not in session %lld",
