@@ -147,7 +147,9 @@ int  sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err);
 ** model), the session's state file loaded (or none), its sampling values
 ** taken (those set at launch win: cfg->chat.samp_set less cfg->config_set;
 ** the seed sequence continues),
-** the chat's records and state rebuilt (sess_replay).  A user turn without
+** the chat's records and state rebuilt (sess_replay); a reply or greeting
+** head without a saved state (a reply cut by a crash or kill -9) keeps the
+** state its replay rebuilt, so the next open takes it.  A user turn without
 ** its reply as HEAD continues before it.  On failure nothing changes.
 */
 int  sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err);
