@@ -1494,10 +1494,18 @@ paste_key(struct app *a, int k, int f)
         return;
     }
     if (in == &a->prompt && k == '\n') {
-        /* one line: a newline goes, unless the prompt writes it "\n" */
+        /* one line: a newline is written "\n" where the prompt takes that,
+        ** else a space between two lines (none at the ends: a pasted
+        ** path's last newline goes) */
         if (prompt_escapes(a))
             paste_text(a, in, "\\n", 2);
+        else
+            a->paste_nl = in->len > 0;
         return;
+    }
+    if (in == &a->prompt && a->paste_nl) {
+        a->paste_nl = 0;
+        paste_text(a, in, " ", 1);
     }
     n = utf8_encode((uint32_t)k, u);
     if (n > 0)
@@ -1509,7 +1517,7 @@ static void
 paste_start(struct app *a)
 {
     a->paste_got = a->paste_cut = 0;
-    a->paste_cr = 0;
+    a->paste_cr = a->paste_nl = 0;
 }
 
 /*

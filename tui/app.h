@@ -222,6 +222,8 @@ struct app {
     int             pasting;       /* inside a bracketed paste (until ESC[201~) */
     size_t          paste_got, paste_cut; /* its characters taken / dropped */
     int             paste_cr;      /* its last key was CR (a CR LF is one newline) */
+    int             paste_nl;      /* a newline pasted into a one-line prompt: a
+                                      space if more text follows */
 
     /* store */
     store          *st;            /* the UI thread's connection (menus, transcript) */

@@ -110,11 +110,11 @@ check "menu search: one line" 'search: quick one'
 check "the menu still open" 'Enter resume'
 keys Escape
 check_not "menu closed" 'Enter resume'
-# a prompt: one line, not accepted
+# a prompt: one line (a space between the lines), not accepted
 keys F4 C-s
 check "preset name prompt" 'save preset as: '
 type_text $'my\rpreset'
-check "prompt: one line, still open" 'save preset as: mypreset'
+check "prompt: one line, still open" 'save preset as: my preset'
 keys Escape
 check_not "prompt closed" 'save preset as'
 check_not "nothing saved" "preset '.*' saved" 1
