@@ -478,8 +478,11 @@ cmd_regen(struct repl *r, char *args)
     r->alt_n = 0;
     if (rc != RWKV_OK)
         cli_errorf("/regen: %s", err.msg);
-    else if (!r->started)
+    else if (!sess_started(r->s) && done == 0)
         fprintf(stderr, "(cancelled before the reply started; nothing changed)\n");
+    else if (!sess_started(r->s))
+        fprintf(stderr, "(alternative %d cancelled before its first token: not kept)\n",
+                done + 1);
     if (n > 1 && done > 0)
         alt_summary(r, (int)n, done);
     return 0;
@@ -870,7 +873,7 @@ free_gen(struct repl *r, const char *line)
     if (line[1] == 'g') {
         /* a new generation from the start: zeros, or the state file in use */
         size_t n = 0;
-        char *p = malloc(strlen(line) + 1);
+        char *p = strdup(line + 5), *text;
         fgen_destroy(r->gen);
         r->gen = NULL;
         if (p == NULL) {
@@ -878,21 +881,12 @@ free_gen(struct repl *r, const char *line)
             cli_errorf("+gen: out of memory");
             return 1;
         }
-        for (const char *q = line + 5; *q; q++) {
-            if (q[0] == '\\' && q[1] == 'n') {
-                p[n++] = '\n';
-                q++;
-            } else {
-                p[n++] = *q;
-            }
-        }
-        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
+        text = fgen_prompt_text(p, &n);
         rc = fgen_create(r->m, r->t, chat_has_state_file(c) ? chat_state_start(c) : NULL,
                          &r->gen, &err);
         if (rc == RWKV_OK)
-            rc = fgen_start(r->gen, p + strspn(p, " \t"), n - strspn(p, " \t"), sp, seed,
-                            gen_text, r, &sig_gen_cancel, &made, &err);
+            rc = fgen_start(r->gen, text, n, sp, seed, gen_text, r, &sig_gen_cancel, &made,
+                            &err);
         free(p);
     } else if (r->gen == NULL) {
         rc = rwkv_errf(&err, RWKV_EINVAL, "%s: nothing to %s: start with +gen TEXT", line,

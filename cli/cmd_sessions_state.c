@@ -33,6 +33,24 @@ struct saved {
     size_t           n;
 };
 
+/* The line for turn T without a saved state: cut before its state was
+** saved (interrupted: a crash or kill during it), or one the retention
+** policy dropped. */
+static void
+no_state(const store_turn *t)
+{
+    if (t->interrupted)
+        cli_errorf("sessions state: turn %lld has no saved state: it was cut before its state "
+                   "was saved (a crash or kill during it); resuming session %lld rebuilds it "
+                   "(a replay of its tokens) and saves it",
+                   (long long)t->id, (long long)t->session_id);
+    else
+        cli_errorf("sessions state: turn %lld has no saved state (kept: leaves, branch points, "
+                   "the last %d turns of a branch, every %dth; 'sessions show %lld' marks them "
+                   "[state])", (long long)t->id, STORE_KEEP_LAST_DEFAULT, STORE_EVERY_DEFAULT,
+                   (long long)t->session_id);
+}
+
 /* Turn TURN (of SESSION, unless 0) and its saved state into *S; 1 after
 ** one line. */
 static int
@@ -53,9 +71,7 @@ saved_load(store *st, int64_t session, int64_t turn, struct saved *s)
         return 1;
     }
     if (!t.has_snapshot) {
-        cli_errorf("sessions state: turn %lld has no saved state (kept: leaves, branch points, "
-                   "the last 6 turns of a branch, every 8th; 'sessions show %lld' marks them "
-                   "[state])", (long long)turn, (long long)session);
+        no_state(&t);
         store_turn_fini(&t);
         return 1;
     }

@@ -593,6 +593,7 @@ sess_regen(sess *s, rwkv_err *err)
 
     s->started = 0;
     s->regen = 1;
+    s->regen_head = s->head;
     s->cont = 0;
     rc = chat_regen(s->c, err);
     if (rc != RWKV_OK)
@@ -661,6 +662,17 @@ sess_continue(sess *s, rwkv_err *err)
     return rc;
 }
 
+/* 1 when the regeneration just run was cancelled before its first token
+** (a sibling with nothing in it: not kept, see sess_run). */
+static int
+regen_made_nothing(sess *s)
+{
+    size_t n = chat_n_turns(s->c);
+    const chat_turn *t = n ? chat_turn_at(s->c, n - 1) : NULL;
+
+    return t != NULL && t->stop == CHAT_STOP_CANCEL && t->n_reply == 0;
+}
+
 int
 sess_run(sess *s, rwkv_err *err)
 {
@@ -668,11 +680,14 @@ sess_run(sess *s, rwkv_err *err)
 
     if (s->early && !s->started)
         sess_save_unsent(s);
+    if (s->regen && s->started && regen_made_nothing(s) && sess_drop_empty_regen(s) == 0)
+        s->started = 0;        /* as if cut before it started: nothing changed */
     if (!s->started)
         sess_unsaved_dropped(s);
     if (s->regen && !s->started && s->st != NULL && s->sid != 0) {
         /* a regeneration cancelled while its prompt was fed again dropped
-        ** the exchange from the chat: take the saved branch back */
+        ** the exchange from the chat, one cut before its first token left
+        ** an empty reply there: take the saved branch back */
         rwkv_err e2;
         sess_start start = s->start;
         if (sess_load_branch(s, s->sid, &start, s->head, &e2) != RWKV_OK)

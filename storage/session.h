@@ -122,7 +122,8 @@ const char *sess_state_label(const sess *s);
 int64_t     sess_state_lib(const sess *s);
 /* 1 when the last sess_run reached generation (0: cancelled or refused
 ** while the message was fed; nothing of it was saved, but after
-** sess_abandon). */
+** sess_abandon; or a regeneration in a saved session cancelled before its
+** first token: its empty row went again, the reply before it is back). */
 int         sess_started(const sess *s);
 /* Store ids of the last exchange (0 = none/not saved). */
 void        sess_last_ids(const sess *s, int64_t *user_turn, int64_t *reply_turn);
@@ -162,7 +163,9 @@ void sess_info_load_hint(const sess_info *info, const char *model, const char *s
 ** model), the session's state file loaded (or none), its sampling values
 ** taken (those set at launch win: cfg->chat.samp_set less cfg->config_set;
 ** the seed sequence continues),
-** the chat's records and state rebuilt (sess_replay).  A user turn without
+** the chat's records and state rebuilt (sess_replay); a reply or greeting
+** head without a saved state (a reply cut by a crash or kill -9) keeps the
+** state its replay rebuilt, so the next open takes it.  A user turn without
 ** its reply as HEAD continues before it.  On failure nothing changes.
 */
 int  sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err);
@@ -238,7 +241,9 @@ int  sess_regen(sess *s, rwkv_err *err);
 ** in the same conversation gives the same N replies.  EACH (may be NULL)
 ** is called (cb.ud, K, N) on this thread before alternative K (1-based)
 ** starts.  sess_cancel / sess_abandon stop the batch: the finished
-** alternatives and the cut one stay (the cut one interrupted, continuable).
+** alternatives and the cut one stay (the cut one interrupted, continuable)
+** -- unless it was cut before its first token: a reply with nothing in it
+** is not kept (sess_run), the chat is left on the one before.
 ** *DONE (may be NULL): the alternatives that reached generation.  The chat
 ** is left on the last one.  N out of range: RWKV_EINVAL, nothing done.
 */
@@ -255,7 +260,9 @@ int  sess_regen_n(sess *s, int n, void (*each)(void *ud, int k, int n), int *don
 */
 int  sess_continue(sess *s, rwkv_err *err);
 /* chat_run, saving as described at the top.  A cancelled regeneration whose
-** prompt was being fed again takes the saved branch back. */
+** prompt was being fed again, or that was cut before its first token (its
+** empty row goes), takes the saved branch back: nothing changed, as
+** sess_started says.  (Not saving, the chat keeps the empty reply.) */
 int  sess_run(sess *s, rwkv_err *err);
 /* Stop the reply, prefill or replay in flight (async-signal-safe). */
 void sess_cancel(sess *s);

@@ -249,6 +249,19 @@ sess_replay(sess *s, int64_t turn, rwkv_state *out, size_t *replayed, char *note
 
 /* ---- loading a branch into the chat --------------------------------------------------- */
 
+/* The state a replay rebuilt for HEAD, a leaf saved without one (a reply
+** cut by a crash or kill before its state was saved): saved now, so the
+** next resume takes it instead of replaying the reply again. */
+static void
+keep_replayed(sess *s, int64_t head, const rwkv_state *st)
+{
+    rwkv_err err;
+
+    if (store_snapshot_put(s->st, head, rwkv_state_cdata(st), rwkv_state_len(st), &s->meta,
+                           &err) != RWKV_OK)
+        sess_save_fail(s, "the rebuilt state", &err);
+}
+
 /*
 ** Make the chat continue after turn HEAD of session SID whose start is START:
 ** its turns become the chat's records, its state the current one.  A user
@@ -264,13 +277,14 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     int64_t base = 0, last_user = 0, last_user_parent = -1;
     replay_mid mid;
     char note[300];
-    int rc, need_sep = 0;
+    int rc, need_sep = 0, bare_leaf = 0;
 
     atomic_store(&s->cancel, 0);
     if (head != 0) {
         store_turn h;
         if ((rc = store_turn_get(s->st, head, &h, err)) != RWKV_OK)
             return rc;
+        bare_leaf = !h.has_snapshot && h.n_children == 0 && h.role != STORE_ROLE_USER;
         if (h.session_id != sid) {
             store_turn_fini(&h);
             return rwkv_errf(err, RWKV_EINVAL, "turn %lld is not in session %lld",
@@ -355,6 +369,8 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         if (store_session_set_head(s->st, sid, head, &e2) != RWKV_OK)
             sess_save_fail(s, "the branch position", &e2);
     }
+    if (replayed > 0 && bare_leaf)
+        keep_replayed(s, head, cur);
     s->sid = sid;
     s->head = head;
     sess_unsaved_clear(s);
@@ -944,6 +960,27 @@ sess_save_unsent(sess *s)
     s->reply_id = 0;
     if (rc != RWKV_OK)
         save_failed(s, "the cancelled message", &err);
+}
+
+int
+sess_drop_empty_regen(sess *s)
+{
+    rwkv_err err;
+    int64_t row = s->head;
+
+    if (s->st == NULL || s->sid == 0 || row == 0 || s->regen_head == 0 ||
+        row == s->regen_head || file_lost(s))
+        return -1;
+    if (store_turn_prune(s->st, row, NULL, &err) != RWKV_OK ||
+        store_session_set_head(s->st, s->sid, s->regen_head, &err) != RWKV_OK) {
+        save_failed(s, "the cancelled reply", &err);
+        return -1;
+    }
+    s->head = s->regen_head;
+    if (s->last_reply == row)
+        s->last_reply = 0;
+    s->reply_id = 0;
+    return 0;
 }
 
 /* Generation started: the user turn (unless a regeneration) and the begun

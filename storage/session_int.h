@@ -63,6 +63,8 @@ struct sess {
     int64_t          reply_id;         /* the begun reply row, 0 = none */
     int64_t          last_reply;       /* the last finished reply row */
     int              regen;            /* the running reply is a regeneration */
+    int64_t          regen_head;       /* ... and the head before it (its row goes
+                                          again when it makes no token) */
     int              cont;             /* ... a continuation (sess_continue) */
     int              started;          /* the running reply reached generation */
     double           last_save;
@@ -175,5 +177,9 @@ void sess_save_submit(sess *s);
 ** error in its prefill): its rows go (the session too when it was made for
 ** it), as if it had not been sent -- unless sess_abandon asked to keep them. */
 void sess_save_unsent(sess *s);
+/* A regeneration cut before its first token made nothing: its begun row
+** goes and the head is back where it was (regen_head).  The chat is not
+** touched (sess_run takes the branch back).  0 when the row went. */
+int  sess_drop_empty_regen(sess *s);
 
 #endif

@@ -1238,7 +1238,8 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
         return rwkv_errf(err, RWKV_EFORMAT, "%s: session export version is not 1", what);
     memset(ss, 0, sizeof *ss);
     v = json_get(r, "title");
-    ct = v && v->type == JSON_STRING && strlen(v->str) == v->len ? store_text_clean(v->str, v->len, &hl) : NULL;
+    /* a NUL (\u0000) in it is cleaned as in any text, not taken for its end */
+    ct = v && v->type == JSON_STRING ? store_text_clean(v->str, v->len, &hl) : NULL;
     if (ct == NULL || hl >= STORE_TITLE_MAX) {
         free(ct);
         return rwkv_errf(err, RWKV_EFORMAT, "%s: \"title\" must be a string of at most %d bytes", what,

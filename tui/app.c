@@ -138,8 +138,9 @@ on_session_end(struct app *a, const tui_event *e, int job)
 }
 
 /* A message or a regeneration ended before its reply started (Esc during
-** the prefill, a refusal): nothing of it was saved, so it leaves the screen
-** and a sent message goes back to the input box. */
+** the prefill, or before a regeneration's first token; a refusal): nothing
+** of it was saved, so it leaves the screen and a sent message goes back to
+** the input box. */
 static void
 on_not_started(struct app *a, const tui_event *e, int job)
 {
@@ -254,7 +255,15 @@ on_end(struct app *a, const tui_event *e)
         return;
     }
     if (!started) {
-        on_not_started(a, e, job);
+        if (job == TUI_JOB_REGEN && a->alt_n > 1 && a->alt_k > 1 && e->rc == RWKV_OK) {
+            /* alternative k cut before its first token is not kept */
+            a->alt_k--;
+            a->reply_turn = -1;
+            tui_session_rebuild(a);
+            alternatives_notice(a, 0);
+        } else {
+            on_not_started(a, e, job);
+        }
         tui_branches_follow(a, old_head, sel_id);
         return;
     }
@@ -900,7 +909,9 @@ do_action(struct app *a, int act)
     case CFG_ACT_NEXT_SIB:  step_sibling(a, +1); break;
     case CFG_ACT_EDIT_LAST: edit_last(a); break;
     case CFG_ACT_EDITOR:    external_editor(a); break;
-    case CFG_ACT_GEN:       tui_prompt_open(a, TUI_PROMPT_GEN, "generate from: ", ""); break;
+    case CFG_ACT_GEN:
+        tui_prompt_open(a, TUI_PROMPT_GEN, "generate from (\\n = newline): ", "");
+        break;
     case CFG_ACT_GEN_MORE:  tui_free_gen(a, NULL); break;
     case CFG_ACT_REDRAW:    clearok(curscr, TRUE); break;
     case CFG_ACT_SEARCH:    search_open(a); break;
@@ -1204,13 +1215,15 @@ key_dispatch(struct app *a, int key, int is_fkey)
 
     if (popup_key(a, key, is_fkey))
         return;
-    a->notice[0] = '\0';
     if (is_fkey && key == KEY_RESIZE) {
+        /* no key the user pressed: the footer's notice stays (as the
+        ** error dialog does) */
         if (a->focus == TUI_FOCUS_SIDEBAR && COLS < TUI_SIDEBAR_MIN_COLS)
             a->focus = TUI_FOCUS_INPUT;      /* the sidebar went out of sight */
         a->dirty = 1;
         return;
     }
+    a->notice[0] = '\0';
     if (!is_fkey && key == CFG_KEY_CTRL('z') && cfg_action_for_key(&a->cfg, key) < 0) {
         suspend(a);
         return;
@@ -1467,6 +1480,50 @@ paste_escape(struct app *a)
     return strcmp(seq, "201~") == 0;
 }
 
+/* 1 when the one-line prompt open takes "\n" escapes for newlines (M-g's
+** prompt, as +gen; F8's greeting and stop strings). */
+static int
+prompt_escapes(const struct app *a)
+{
+    return a->prompt_kind == TUI_PROMPT_GEN || tui_framing_field_escapes(a);
+}
+
+/* Pasted text T (N bytes: one character, or an escape) into IN, or counted
+** as cut when there is no room. */
+static void
+paste_text(struct app *a, tui_input *in, const char *t, size_t n)
+{
+    if (in == &a->prompt && !prompt_room(a, n))
+        return;
+    if (a->paste_got < TUI_PASTE_MAX && in->len + n <= TUI_INPUT_MAX) {
+        tui_input_insert(in, t, n);
+        a->paste_got += n;
+    } else {
+        a->paste_cut++;          /* whole characters only, said at the end */
+    }
+}
+
+/* ESC inside a paste without markers: 1 when a byte follows at once, so
+** it starts a sequence of the pasted text, dropped with it as in a
+** bracketed paste (a key code right after it is put back: it ends the
+** paste and acts); 0 for a lone Esc, which ends the paste and acts.
+** Without this an ESC in pasted junk ended the paste, and the controls
+** after it acted as keys (C-q quit). */
+static int
+plain_paste_escape(void)
+{
+    char seq[16];
+    int f = 0, k = read_raw_wait(TUI_ESC_WAIT_MS, TUI_ESC_WAIT_MS, &f);
+
+    if (k < 0)
+        return 0;
+    if (f)
+        ungetch(k);
+    else if (k == '[')
+        read_csi(seq, sizeof seq, TUI_ESC_WAIT_MS);
+    return 1;
+}
+
 /* One key K (a function key when F) inside a paste. */
 static void
 paste_key(struct app *a, int k, int f)
@@ -1507,17 +1564,23 @@ paste_key(struct app *a, int k, int f)
             a->paste_cut++;
         return;
     }
-    if (in == &a->prompt && k == '\n')
+    if (in == &a->prompt && k == '\n') {
+        /* one line: a newline is written "\n" where the prompt takes that,
+        ** else a space between two lines (none at the ends: a pasted
+        ** path's last newline goes) */
+        if (prompt_escapes(a))
+            paste_text(a, in, "\\n", 2);
+        else
+            a->paste_nl = in->len > 0;
         return;
-    n = utf8_encode((uint32_t)k, u);
-    if (n > 0 && in == &a->prompt && !prompt_room(a, (size_t)n))
-        return;
-    if (n > 0 && a->paste_got < TUI_PASTE_MAX && in->len + (size_t)n <= TUI_INPUT_MAX) {
-        tui_input_insert(in, (const char *)u, (size_t)n);
-        a->paste_got += (size_t)n;
-    } else if (n > 0) {
-        a->paste_cut++;          /* whole characters only, said at the end */
     }
+    if (in == &a->prompt && a->paste_nl) {
+        a->paste_nl = 0;
+        paste_text(a, in, " ", 1);
+    }
+    n = utf8_encode((uint32_t)k, u);
+    if (n > 0)
+        paste_text(a, in, (const char *)u, (size_t)n);
 }
 
 /* A paste (with markers or without) starts: nothing taken or dropped yet. */
@@ -1525,7 +1588,7 @@ static void
 paste_start(struct app *a)
 {
     a->paste_got = a->paste_cut = 0;
-    a->paste_cr = 0;
+    a->paste_cr = a->paste_nl = 0;
 }
 
 /*
@@ -1588,8 +1651,11 @@ read_keys(struct app *a)
         int f = 0, k;
 
         if (plain) {
-            /* its keys until a pause; Esc or a function key ends it and acts */
+            /* its keys until a pause; a lone Esc or a function key ends it
+            ** and acts */
             k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
+            if (k == 27 && !f && plain_paste_escape())
+                continue;
             if (k >= 0 && !f && k != 27) {
                 paste_key(a, k, 0);
                 continue;

@@ -224,6 +224,8 @@ struct app {
     int             pasting;       /* inside a bracketed paste (until ESC[201~) */
     size_t          paste_got, paste_cut; /* its characters taken / dropped */
     int             paste_cr;      /* its last key was CR (a CR LF is one newline) */
+    int             paste_nl;      /* a newline pasted into a one-line prompt: a
+                                      space if more text follows */
 
     /* store */
     store          *st;            /* the UI thread's connection (menus, transcript) */
@@ -398,6 +400,9 @@ void tui_framing_preset_save(struct app *a, const char *name);
 /* The think key: the session's think mode steps to the next one. */
 void tui_framing_next_think(struct app *a);
 void tui_framing_preset_load(struct app *a, const char *name);
+/* 1 when the F8 field being edited takes "\n" escapes (the greeting, the
+** stop strings): a newline pasted into it is written as one. */
+int  tui_framing_field_escapes(const struct app *a);
 
 /* termcheck.c: 1 if curses can drive the terminal on FD ($TERM known) */
 int  tui_term_usable(int fd);

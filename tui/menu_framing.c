@@ -226,6 +226,13 @@ pick(struct app *a, const tui_menu_item *it, int key)
     tui_prompt_open(a, TUI_PROMPT_FRAMING, labels[a->prompt_target], init);
 }
 
+int
+tui_framing_field_escapes(const struct app *a)
+{
+    return a->prompt_kind == TUI_PROMPT_FRAMING &&
+           (a->prompt_target == FR_GREETING || a->prompt_target == FR_STOP);
+}
+
 static void
 accept_field(struct app *a, const char *text)
 {

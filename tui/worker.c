@@ -214,9 +214,11 @@ free_gen(tui_worker *w, rwkv_err *err)
     w->gen = NULL;
     rc = fgen_create(w->gen_model, w->gen_tok, chat_has_state_file(c) ? chat_state_start(c) : NULL,
                      &w->gen, err);
-    if (rc == RWKV_OK)
-        rc = fgen_start(w->gen, w->msg, strlen(w->msg), sp, seed, cb_text, w, &w->gen_cancel,
-                        NULL, err);
+    if (rc == RWKV_OK) {
+        size_t n;
+        const char *text = fgen_prompt_text(w->msg, &n);   /* "\n" escapes, as +gen */
+        rc = fgen_start(w->gen, text, n, sp, seed, cb_text, w, &w->gen_cancel, NULL, err);
+    }
     return rc;
 }
 

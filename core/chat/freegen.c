@@ -113,6 +113,26 @@ fgen_run(fgen *g, const rwkv_sampling *sp, fgen_emit emit, void *ud,
     return rc;
 }
 
+char *
+fgen_prompt_text(char *s, size_t *len)
+{
+    size_t n = 0;
+
+    for (const char *q = s; *q; q++) {
+        if (q[0] == '\\' && q[1] == 'n') {
+            s[n++] = '\n';
+            q++;
+        } else {
+            s[n++] = *q;
+        }
+    }
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    s[n] = '\0';
+    *len = n - strspn(s, " \t");
+    return s + strspn(s, " \t");
+}
+
 int
 fgen_start(fgen *g, const char *prompt, size_t len, const rwkv_sampling *sp, uint64_t seed,
            fgen_emit emit, void *ud, volatile sig_atomic_t *cancel, size_t *n_out,

@@ -40,6 +40,14 @@ int  fgen_create(rwkv_model *m, const tok *t, const rwkv_state *start, fgen **ou
                  rwkv_err *err);
 void fgen_destroy(fgen *g);                       /* NULL is fine */
 
+/*
+** The prompt of a +gen as the user wrote it, made what fgen_start takes, in
+** place (ChatRWKV's rule, one for both front ends): "\n" (backslash, n) is
+** a newline; spaces and tabs at either end go.  Returns the prompt's start
+** within S (borrowed from S), its length in *LEN.
+*/
+char *fgen_prompt_text(char *s, size_t *len);
+
 /* +gen: PROMPT (LEN bytes) as "\n" + PROMPT from the start state, then
 ** generate.  *CANCEL (may be NULL) set by a signal handler stops it (the
 ** text so far stays; +++ continues).  *N_OUT (may be NULL): tokens made. */

@@ -90,6 +90,11 @@ LC_ALL=C grep -q "$(printf '\033')" "$TMP/esc.list" && fail "list: escape printe
 "$T" sessions --db "$DB" export "$id" >"$TMP/esc.md"
 grep -qx '\\# heading?  ' "$TMP/esc.md" && grep -q '^\\`\\`\\`' "$TMP/esc.md" && ok || fail "md not escaped: $(cat "$TMP/esc.md")"
 grep -q '^# esc' "$TMP/esc.md" && ok || fail "md title: $(head -1 "$TMP/esc.md")"
+# a NUL in the title is cleaned as in a text (it was refused as too long)
+sed 's/"esc/"nul\\u0000/' "$TMP/esc.json" >"$TMP/nul.json"
+out=$("$T" sessions --db "$DB" import "$TMP/nul.json" 2>&1) && id=${out##* } && ok || fail "import nul: $out"
+"$T" sessions --db "$DB" show "$id" 2>/dev/null | head -1 | grep -q "^session $id: nul.*]0;pwned" && ok ||
+    fail "nul title: $("$T" sessions --db "$DB" show "$id" 2>&1 | head -1)"
 
 # --- a FIFO is refused, not waited on ---------------------------------------------------
 mkfifo "$TMP/fifo"

@@ -92,6 +92,37 @@ if [ -n "$t" ]; then
 else
     fail "no turn without a state in a 40-message chat"
 fi
+# ... named by --vs: the session in the hint is the turn's own
+if [ -n "$t" ]; then
+    expect_fail "dropped state by --vs" "turn $t has no saved state .*last 6 turns .*every 8th; 'sessions show $sid'" \
+        "$T" sessions --db "$DB" state 1 "$last" --vs "$t"
+fi
+# a reply cut by kill -9 before its state was saved (its partial text is
+# saved every second): said so, not the retention's rule (leaves are kept);
+# the first resume rebuilds the state and keeps it
+printf 'go on\n' |
+    "$T" chat --demo --db "$DB" --new cut --max-tokens 1000000 --stop QQQQQQQQQQ >/dev/null 2>&1 &
+cpid=$!
+q="select t.id, t.session_id from turns t join sessions s on s.id=t.session_id where s.title='cut'
+   and t.role=2 and length(t.tokens) > 0"
+for _ in $(seq 300); do row=$(sqlite3 "$DB" "$q" 2>/dev/null); [ -n "$row" ] && break; sleep 0.1; done
+kill -9 $cpid 2>/dev/null
+wait $cpid 2>/dev/null
+ct=${row%%|*} cid=${row##*|}
+if [ -n "$row" ]; then
+    expect_fail "a cut reply" "turn $ct has no saved state: it was cut before its state was saved .*session $cid rebuilds it" \
+        "$T" sessions --db "$DB" state "$cid" "$ct"
+    # a resume replays the cut reply once and keeps the state it rebuilt
+    "$T" chat --demo --db "$DB" --session "$cid" </dev/null >/dev/null 2>"$TMP/r1.err"
+    grep -q "no saved state for turn $ct: replayed" "$TMP/r1.err" && ok ||
+        fail "first resume: no replay: $(cat "$TMP/r1.err")"
+    "$T" sessions --db "$DB" state "$cid" "$ct" >/dev/null 2>&1 && ok ||
+        fail "the rebuilt state was not saved"
+    "$T" chat --demo --db "$DB" --session "$cid" </dev/null >/dev/null 2>"$TMP/r2.err"
+    ! grep -q "replayed" "$TMP/r2.err" && ok || fail "second resume replayed: $(cat "$TMP/r2.err")"
+else
+    fail "no partial reply saved within 30 s"
+fi
 # a damaged blob: one line
 sqlite3 "$DB" "update snapshots set blob=x'00' where turn_id=$prev" 2>/dev/null
 expect_fail "damaged blob" "saved state of turn $prev is unusable" \

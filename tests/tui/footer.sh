@@ -36,6 +36,10 @@ check "80x24 after a reply: decode speed" '^ DEMO.*decode [0-9.]+ tok/s'
 # narrower: help and quit stay to the end (polled until the client has
 # redrawn at the new size: tmux cuts the old footer at once)
 fits() { printf '%s' "$f" | grep -q 'F1 help' && printf '%s' "$f" | grep -q 'F10 quit' && [ "${#f}" -le $1 ]; }
+# (the reply's notice stays through a resize: a key clears it)
+type_text "x"
+keys BSpace
+check "the notice cleared by a key" 'F1 help.*F10 quit'
 for w in 40 24 20; do
     tmx resize-window -x $w -y 12
     for i in $(seq 100); do f=$(footer); fits $w && break; sleep 0.1; done

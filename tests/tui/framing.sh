@@ -167,6 +167,24 @@ close_menu "bad config"
 tui_quit
 rm -f "$CONF"
 
+# a two-line greeting pasted into its one-line field keeps its newline
+# (written \n, as the field takes it)
+tui_start --seed 4
+keys F8
+check "F8 for the paste" 'greeting +'
+keys Enter
+check "greeting prompt" 'greeting \(\\n = newline'
+keys C-u
+printf 'Carol: hi\nDave: hello' > "$TMP/greeting"
+tmx load-buffer "$TMP/greeting"
+tmx paste-buffer -p -r
+check "pasted: the newline written \\n" 'newline, empty = none\): Carol: hi\\nDave: hello'
+keys Enter
+keys F8
+check "the greeting has two lines" 'greeting +Carol: hi\\nDave: hello'
+close_menu "pasted greeting"
+tui_quit
+
 # bad options: one line, exit 2
 expect_fail "--user with a colon" "option --user: .*no ':'" "$RWKV_TUI" --demo --no-db --user 'a:b'
 expect_fail "--bot empty" "option --bot: .*1\.\.64 bytes" "$RWKV_TUI" --demo --no-db --bot ''

@@ -110,11 +110,11 @@ check "menu search: one line" 'search: quick one'
 check "the menu still open" 'Enter resume'
 keys Escape
 check_not "menu closed" 'Enter resume'
-# a prompt: one line, not accepted
+# a prompt: one line (a space between the lines), not accepted
 keys F4 C-s
 check "preset name prompt" 'save preset as: '
 type_text $'my\rpreset'
-check "prompt: one line, still open" 'save preset as: mypreset'
+check "prompt: one line, still open" 'save preset as: my preset'
 keys Escape
 check_not "prompt closed" 'save preset as'
 check_not "nothing saved" "preset '.*' saved" 1
@@ -171,5 +171,16 @@ wait_idle
 # message off the screen already)
 t=$(user_turns | tail -1)
 [ "$t" = "ahead one|ahead two" ] && ok || fail "stored: '$t'"
+tui_quit
+
+# an ESC inside pasted junk starts a sequence of the text: dropped with it,
+# the paste goes on (it ended, and the C-q after it quit the client)
+tui_start --max-tokens 8 --seed 3
+printf 'first\nsecond \033x third \021 fourth' > "$TMP/junk"
+tmx load-buffer "$TMP/junk"
+tmx paste-buffer
+check "junk: the paste goes on after its ESC" '^  second +third +fourth'
+check "junk: first line" '^> first'
+check_not "junk: the client did not quit" '^EXIT=' 1
 tui_quit
 tui_finish

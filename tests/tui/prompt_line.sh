@@ -42,4 +42,23 @@ check_not "closed" 'tuvwxyz *$'
 keys Escape
 check_not "menu closed" 'Sessions'
 tui_quit
+
+# a two-line paste into the rename prompt: the lines joined by a space (they
+# were glued: "line oneline two"), the last newline gone (a pasted path's)
+tui_start --max-tokens 3 --seed 5
+type_text "hello"
+send
+keys F2
+check "sessions for the rename" ' Sessions '
+keys C-r
+check "rename prompt" 'new title:'
+keys C-u
+printf 'line one\nline two\n' > "$TMP/two"
+tmx load-buffer "$TMP/two"
+tmx paste-buffer -p -r
+check "pasted: one line, a space between" 'new title: line one line two *$'
+keys Enter
+check "renamed" 'line one line two +[0-9]+ turns'
+keys Escape
+tui_quit
 tui_finish

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/tui/resize.sh -- resize 120x40 -> 40x12 -> (too small) -> 20x6 ->
-# 120x40 with a correct redraw at every size.
+# 120x40 with a correct redraw at every size; the footer's notice stays
+# through a resize (a key, not a resize, clears it).
 . "$(dirname "$0")/tmuxlib.sh"
 
 # every screen row fits the window and the frame is complete
@@ -18,8 +19,14 @@ send
 check "120x40: sidebar" 'Parameters'
 check "120x40: message" 'resize me please'
 
+check "120x40: the new session's notice" '^new session 1: resize me please'
+
 tmx resize-window -x 40 -y 12
 check "40x12: status line" '^ DEMO MODEL'
+# a resize is no key pressed: the notice stays until one is
+check "40x12: the notice stays" '^new session 1: resize'
+type_text "x"
+keys BSpace
 check "40x12: footer" '^F1 help'
 check "40x12: input prompt" '^> '
 check_not "40x12: sidebar hidden when narrow" 'Parameters'

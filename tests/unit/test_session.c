@@ -125,19 +125,29 @@ resume_run(rwkv_model *m, const tok *t, const char *name, const char *dbB, const
         s = mk(m, t, db, NULL);
         last_note[0] = '\0';
         fed_sum = fed_last = 0;
-        TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_OK, "%s: open: %s", name, err.msg);
-        if (k) {
-            /* one replay gives the head's state and the one before the last
-            ** message: every stored token fed once */
-            store_plan plan;
+        {
+            /* by replay: one replay gives the head's state and the one
+            ** before the last message (every stored token fed once), and
+            ** the head's state is kept (the next open takes it) */
+            store_plan plan, again;
             store_state_meta meta;
+            store_session ss;
             store_meta_from_info(&meta, rwkv_model_info(m));
             memset(&plan, 0, sizeof plan);
-            store_replay_plan(sess_store(s), sess_head(s), &meta, &plan, &err);
-            TEST_CONDF(plan.n_tokens > 0 && fed_sum == plan.n_tokens,
-                       "%s: open by replay feeds each token once (%llu fed, %zu stored)", name,
-                       (unsigned long long)fed_sum, plan.n_tokens);
+            memset(&again, 0, sizeof again);
+            if (k && store_session_get(sess_store(s), 1, &ss, &err) == RWKV_OK)
+                store_replay_plan(sess_store(s), ss.head_turn, &meta, &plan, &err);
+            TEST_CONDF(sess_open(s, 1, -1, &err) == RWKV_OK, "%s: open: %s", name, err.msg);
+            if (k) {
+                TEST_CONDF(plan.n_tokens > 0 && fed_sum == plan.n_tokens,
+                           "%s: open by replay feeds each token once (%llu fed, %zu stored)",
+                           name, (unsigned long long)fed_sum, plan.n_tokens);
+                store_replay_plan(sess_store(s), sess_head(s), &meta, &again, &err);
+                TEST_CONDF(again.n_tokens == 0, "%s: the replayed head's state kept (%zu to feed)",
+                           name, again.n_tokens);
+            }
             store_plan_fini(&plan);
+            store_plan_fini(&again);
         }
         TEST_CONDF(same_state(s, after[N_MSG - 2]), "%s: state after resume (%s)", name,
                    k ? "replay" : "snapshot");

@@ -4,7 +4,8 @@
 ** sibling replies of the message, each with its own recorded seed that
 ** gives its reply again; the same seed and command give the same N
 ** replies; a cancel keeps the finished ones and the cut one (continuable)
-** and starts no more; a count out of range is refused.
+** and starts no more -- one cut before its first token is not kept; a
+** count out of range is refused.
 */
 #include "../harness.h"
 
@@ -76,6 +77,31 @@ replies(sess *s, size_t *n)
     if (store_turn_children(sess_store(s), sess_id(s), u, &kids, n, &err) != RWKV_OK)
         printf("     children: %s\n", err.msg);
     return kids;
+}
+
+/* A test that S's head, in the runtime and in the store, is reply row ID
+** and that the chat's last reply is that row's text. */
+static void
+head_on(sess *s, int64_t id, const char *what)
+{
+    store_session ss;
+    store_turn row;
+    rwkv_err err;
+    const chat_turn *ct;
+    int64_t u, r;
+    int ok = 0;
+
+    sess_last_ids(s, &u, &r);
+    if (chat_n_turns(sess_chat(s)) > 0 &&
+        store_session_get(sess_store(s), sess_id(s), &ss, &err) == RWKV_OK &&
+        store_turn_get(sess_store(s), id, &row, &err) == RWKV_OK) {
+        ct = chat_turn_at(sess_chat(s), chat_n_turns(sess_chat(s)) - 1);
+        ok = sess_head(s) == id && ss.head_turn == id && r == id && ct->n_reply > 0 &&
+             strcmp(ct->reply, row.text) == 0;
+        store_turn_fini(&row);
+    }
+    TEST_CONDF(ok, "%s (head %lld, reply %lld, turn %lld)", what, (long long)sess_head(s),
+               (long long)r, (long long)id);
 }
 
 /* 1 when reply row ID of ST is the reply an unsaved chat on M/T gives to
@@ -207,28 +233,37 @@ batch(rwkv_model *m, const tok *t)
     free(ids);
 
     /* a cancel sent between two alternatives (at the announcement of the
-    ** 2nd: the chat is idle then) still stops the batch */
+    ** 2nd: the chat is idle then) still stops the batch; the 2nd, cut
+    ** before its first token, has nothing in it: not kept, the chat and
+    ** the session's head stay on the 1st (as the line chat's "nothing
+    ** changed" says) */
     n_begun = 0;
     cancel_at_each = 2;
-    TEST_CONDF(sess_regen_n(s, 3, on_each, &done, &err) == RWKV_OK && n_begun == 2,
-               "a cancel between alternatives stops the batch (%d begun)", n_begun);
+    TEST_CONDF(sess_regen_n(s, 3, on_each, &done, &err) == RWKV_OK && n_begun == 2 && done == 1,
+               "a cancel between alternatives stops the batch (%d begun, %d made)", n_begun,
+               done);
+    cancel_at_each = 0;
+    TEST_COND("the one cut at once did not start", !sess_started(s));
+    ids = replies(s, &n);
+    TEST_CONDF(n == 7, "the one before kept, the one cut at once not (%zu)", n);
+    if (n == 7)
+        head_on(s, ids[6], "the chat goes on from the one before");
+    free(ids);
+    /* the same for a single regeneration: nothing changed */
+    cancel_at_each = 1;
+    TEST_COND("a regeneration cut at once", sess_regen_n(s, 1, on_each, &done, &err) == RWKV_OK &&
+              done == 0 && !sess_started(s));
     cancel_at_each = 0;
     ids = replies(s, &n);
-    TEST_CONDF(n == 8, "the one before and the one cut at once kept (%zu)", n);
-    if (n == 8) {
-        store_turn row;
-        int cut = store_turn_get(sess_store(s), ids[7], &row, &err) == RWKV_OK &&
-                  row.interrupted;
-        if (cut)
-            store_turn_fini(&row);
-        TEST_COND("the one cut at once is interrupted", cut);
-    }
+    TEST_CONDF(n == 7, "... left no row (%zu)", n);
+    if (n == 7)
+        head_on(s, ids[6], "... and the chat on the reply it had");
     free(ids);
     TEST_COND("1..16 only", sess_regen_n(s, 0, NULL, NULL, &err) == RWKV_EINVAL &&
               sess_regen_n(s, SESS_MAX_ALTS + 1, NULL, NULL, &err) == RWKV_EINVAL &&
               strstr(err.msg, "1..16") != NULL);
     ids = replies(s, &n);
-    TEST_CONDF(n == 8, "a refused count made nothing (%zu)", n);
+    TEST_CONDF(n == 7, "a refused count made nothing (%zu)", n);
     free(ids);
 out:
     sess_destroy(s);
