@@ -624,7 +624,7 @@ save_failed(sess *s, const char *what, const rwkv_err *err)
     if (file_lost(s) || s->fail_said)
         return;
     sess_notef(s, 1, "saving %s: %s (the chat goes on; what is not saved is tried again with "
-                     "your next message)", what, err->msg);
+                     "your next message)", sess_tr(s, what), err->msg);
     s->fail_said = 1;
 }
 
@@ -698,9 +698,12 @@ catch_up(sess *s, size_t upto)
         s->unsaved_user = s->unsaved_reply = 0;
     }
     sess_unsaved_clear(s);
-    sess_notef(s, 0, "saving works again: the %zu earlier exchange%s not saved %s in session "
-                     "%lld now", upto - from, upto - from == 1 ? "" : "s",
-               upto - from == 1 ? "is" : "are", (long long)s->sid);
+    if (upto - from == 1)
+        sess_notef(s, 0, "saving works again: the earlier exchange not saved is in session %lld now",
+                   (long long)s->sid);
+    else
+        sess_notef(s, 0, "saving works again: the %zu earlier exchanges not saved are in session "
+                         "%lld now", upto - from, (long long)s->sid);
     return 0;
 }
 

@@ -45,7 +45,7 @@ err=$(cat "$TMP/err")
     || fail "not one line for the failed saves: $err"
 printf '%s\n' "$err" | grep -q "^rwkv-tui: saving your message: $D: .*database is locked.*tried again with your next message" \
     && ok || fail "the failure line: $err"
-printf '%s\n' "$err" | grep -qxF "saving works again: the 1 earlier exchange not saved is in session 1 now" \
+printf '%s\n' "$err" | grep -qxF "saving works again: the earlier exchange not saved is in session 1 now" \
     && ok || fail "no line when saving worked again: $err"
 # every message, in order, on one branch (nothing lost, nothing out of place)
 out=$("$T" sessions --db "$D" show 1 2>&1)
