@@ -12,19 +12,19 @@ SD=$XDG_STATE_HOME/rwkv-tui
 
 tui_start --max-tokens 2 --seed 3
 keys M-g
-check "M-g prompt" '^generate from: '
+check "M-g prompt" '^generate from \(\\n = newline\): '
 type_text 'tell a story'
 keys Enter
 check "generated" 'free generation \(not saved\): tell a story'
 wait_idle
 keys M-g
-check "M-g prompt again" '^generate from: *$'
+check "M-g prompt again" '^generate from \(\\n = newline\): *$'
 keys Up
-check "Up: the last prompt" '^generate from: tell a story'
+check "Up: the last prompt" '^generate from \(\\n = newline\): tell a story'
 keys Down
-check "Down: empty again" '^generate from: *$'
+check "Down: empty again" '^generate from \(\\n = newline\): *$'
 keys Escape
-check_not "prompt closed" '^generate from: '
+check_not "prompt closed" '^generate from \(\\n = newline\): '
 # a message, then its export: the path goes into the files' history
 type_text 'hello there'
 send
@@ -59,9 +59,9 @@ grep -qx "s $TMP/out one.md" "$SD/history-files" && ok || fail "history-files: $
 # path typed for the export
 tui_start --max-tokens 2 --seed 3
 keys M-g Up
-check "next run: M-g's history" '^generate from: tell a story'
+check "next run: M-g's history" '^generate from \(\\n = newline\): tell a story'
 keys Escape
-check_not "prompt closed" '^generate from: '
+check_not "prompt closed" '^generate from \(\\n = newline\): '
 # the search line: C-p brings the last run's query back (Up is the previous match)
 sleep 0.3              # (an Esc and then C-f at once would read as one key)
 keys C-f
