@@ -273,18 +273,12 @@ out:
 int
 main(void)
 {
-    rwkv_open_opts o;
     rwkv_model *m = NULL;
     tok *t = NULL;
-    rwkv_err err;
 
     if (test_tmpdir("rwkv-test-session-alts") == NULL)
         return 1;
-    memset(&o, 0, sizeof o);
-    o.n_threads = 2;
-    tok_create_bytes(&t, &err);
-    TEST_COND("demo model", rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK);
-    if (m != NULL)
+    if (sess_test_demo(NULL, &m, &t) == 0)
         batch(m, t);
     rwkv_model_close(m);
     tok_close(t);
