@@ -29,7 +29,7 @@ for how in F6 F6-closed keys; do
         keys Left Left Left
         wait_for 'replaying' 5
         wait_idle 600
-        check "F6: three steps back" '< 1/4 > \*|\* .*< 1/4 >' 60
+        check "F6: three steps back" '< 1/4 > \*|\* .*< 1/4 >' 120
         keys Escape
     elif [ $how = F6-closed ]; then
         # F6 closed before the steps are done: they are still taken
