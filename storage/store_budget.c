@@ -167,6 +167,12 @@ store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err 
     if ((rc = store_budget_get(s, &budget, err)) != RWKV_OK || budget == 0)
         return rc;
     info->budget = budget;
+    /* under it (every turn, usually): one sum, not the weighing of each state */
+    if ((rc = store_snapshot_usage(s, 0, &total, &info->states, err)) != RWKV_OK)
+        return rc;
+    info->before = info->after = total;
+    if (total <= budget)
+        return RWKV_OK;
     if ((rc = budget_read(s, session, &v, &n, &total, err)) != RWKV_OK)
         return rc;
     info->before = info->after = total;
