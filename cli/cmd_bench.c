@@ -332,9 +332,10 @@ usage(FILE *f)
                "the arithmetic bound (peak / (2 x matrix elements per token); the bf16 dot\n"
                "peak for bf16, int8 and 4-bit strategies, the FMA peak for fp32 and fp16).\n"
                "It prints the kernel set that ran (RWKV_KERNELS=portable|avx2|avx2-vnni|\n"
-               "avx512 forces one; avx2-vnni: 4-bit decode by AVX-VNNI) and the CPU's\n"
-               "features, and the cores each phase got (process CPU time / wall time:\n"
-               "below --threads, other programs held the rest).\n\n"
+               "avx512|avx512-exact forces one; avx2-vnni: 4-bit decode by AVX-VNNI;\n"
+               "avx512-exact: fp32 prefill, chosen where the bf16 dot product is slow) and\n"
+               "the CPU's features, and the cores each phase got (process CPU time / wall\n"
+               "time: below --threads, other programs held the rest).\n\n"
                "--busy N starts N processes that spin on a core each for the whole run and\n"
                "kills them at the end: the speed when other programs hold cores (with\n"
                "--busy 1 on a 2-core machine, 2 threads should not fall below 1 thread).\n"
@@ -624,7 +625,8 @@ bench_bounds(const rwkv_info *info, const struct bench_args *a, struct bench_lim
     }
     lim->peak_fma = maxd(lim->fma0, arith_peak(lim->kk, SIMD_F32, info->n_threads));
     lim->peak_dot = maxd(lim->dot0, arith_peak(lim->kk, SIMD_BF16, info->n_threads));
-    rep->use_dot = strategy_uses_bf16_dot(info->strategy, info->n_layer);
+    rep->use_dot = strategy_uses_bf16_dot(info->strategy, info->n_layer) &&
+                   simd_uses_bf16_dot(lim->kk, SIMD_BF16);
     rep->peak = rep->use_dot ? lim->peak_dot : lim->peak_fma;
     /* Weight bytes read per decoded token: every prepared weight in the
     ** dtype the strategy stores it in, except the embedding table (one row
@@ -677,6 +679,8 @@ static void
 bench_print_text(const rwkv_info *info, const struct bench_args *a,
                  const struct bench_limits *lim, const struct bench_report *r)
 {
+    char dot[96];
+
     printf("model      %s%s (RWKV v%s, %d layers, %d embd, %llu params, %.1f MB of weights "
            "per token)\n", r->mname, info->is_demo ? " (random weights)" : "", info->version,
            info->n_layer, info->n_embd, (unsigned long long)info->n_params, r->wbytes / 1e6);
@@ -709,10 +713,14 @@ bench_print_text(const rwkv_info *info, const struct bench_args *a,
         printf("decode     %.2f tok/s (%ld tokens, median of %ld); bound %.2f tok/s; "
                "decode at %.0f%% (on %.2f cores)\n", r->decode, a->gen_n, a->repeat, r->bound,
                r->bound > 0 ? 100.0 * r->decode / r->bound : 0.0, r->decode_cores);
+    if (simd_uses_bf16_dot(lim->kk, SIMD_BF16))
+        snprintf(dot, sizeof dot, "bf16 dot %.1f GFLOP/s", lim->peak_dot / 1e9);
+    else   /* avx2, avx512-exact, portable: every prefill on FMA */
+        snprintf(dot, sizeof dot, "no bf16 dot kernel in %s", simd_kernels_name(lim->kk));
     printf("baseline   read bandwidth %.2f GB/s (before / after the runs %.2f / %.2f); peak "
-           "fp32 FMA %.1f GFLOP/s, bf16 dot %.1f GFLOP/s (%d threads; the higher of before "
-           "and after)\n", lim->bw / 1e9, lim->bw0 / 1e9, lim->bw1 / 1e9, lim->peak_fma / 1e9,
-           lim->peak_dot / 1e9, info->n_threads);
+           "fp32 FMA %.1f GFLOP/s, %s (%d threads; the higher of before and after)\n",
+           lim->bw / 1e9, lim->bw0 / 1e9, lim->bw1 / 1e9, lim->peak_fma / 1e9, dot,
+           info->n_threads);
 }
 
 int

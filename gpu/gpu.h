@@ -225,9 +225,15 @@ typedef struct gpu_mix {
     float       *out[GPU_MIX_MAX];     /* [T][C] each                  */
     float       *delta;                /* optional [T][C]: sx - xx     */
 } gpu_mix;
-/* All mixes of MX from XN [T][C] in one pass; updates PREV [C]. */
+/* All mixes of MX from XN [T][C] in one pass; updates PREV [C].  The outputs
+ * (and delta) must not overlap XN or PREV: tokens run in parallel. */
 int gpu_token_mix(gpu_ctx *g, const float *xn, float *prev, int t, int c,
                   const gpu_mix *mx, rwkv_err *err);
+/* gpu_layer_norm of X into XN, then gpu_token_mix of XN: one launch for one
+ * token (decode; XN is written as well), the two calls otherwise.  XN must
+ * not be NULL when T > 1. */
+int gpu_ln_mix(gpu_ctx *g, const float *x, const float *w, const float *b, float *xn,
+               float *prev, int t, int c, float eps, const gpu_mix *mx, rwkv_err *err);
 /* v6 second stage: OUT[t][c] = XN + DELTA * (MAA[c] + ADD[t][c]). */
 int gpu_mix_add(gpu_ctx *g, const float *xn, const float *delta, const float *maa,
                 const float *add, float *out, int t, int c, rwkv_err *err);
@@ -247,6 +253,30 @@ enum gpu_op {
 };
 int gpu_ewise(gpu_ctx *g, enum gpu_op op, size_t n, int period, const float *a,
               const float *b, const float *c, float *y, rwkv_err *err);
+
+/*
+** Several products in one launch (decode: a layer's products that share no
+** data run together; the activation and the residual add fused into each):
+**     Y [T][rows] (+)= ACT(W X),  X [T][ldx] (ldx 0: cols).
+** ACT: GPU_NOP, GPU_OP_TANH, GPU_OP_SIGMOID, GPU_OP_SILU or GPU_OP_RELU_SQ;
+** ACCUMULATE 1 adds to Y.  No job's Y may overlap any job's X or another
+** job's Y.  Weights as for the calls above (GPU_W_BF16: bfloat16 bits,
+** GPU_W_F32: floats [rows][cols]); one warp per output row, T tokens in
+** passes of 8.
+*/
+enum gpu_wtype { GPU_W_F32 = 0, GPU_W_F16, GPU_W_BF16, GPU_W_Q8, GPU_W_Q4 };
+#define GPU_MMB_MAX 8
+typedef struct gpu_mm_job {
+    enum gpu_wtype wt;
+    const void    *w;            /* weights (Q8 / Q4: the codes)          */
+    const void    *scales;       /* Q8 scales / Q4 block words, else NULL  */
+    int            rows, cols, ldx;
+    const float   *x;
+    float         *y;
+    enum gpu_op    act;
+    int            accumulate;
+} gpu_mm_job;
+int gpu_matmul_batch(gpu_ctx *g, const gpu_mm_job *jobs, int n, int t, rwkv_err *err);
 
 /*
 ** WKV of v5.x and v6, T tokens sequentially, state S [H][N][N] (key i,

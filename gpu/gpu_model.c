@@ -350,6 +350,63 @@ gm_lora(struct gm_dev *d, const kern_mat *a, const kern_mat *b, enum gpu_op act,
             return rc;                     \
     } while (0)
 
+/*
+** A layer's products queued to run as one gpu_matmul_batch launch (passes of
+** up to GM_SMALL_T tokens: decode), each with its activation and residual add
+** fused in; longer passes run each product at once (cuBLAS), then the
+** activation and the add as element-wise passes, as before batching.
+*/
+struct gm_batch {
+    struct gm_dev *d;
+    int            t, n, on;
+    gpu_mm_job     j[GPU_MMB_MAX];
+};
+
+static void
+gm_batch_begin(struct gm_batch *b, struct gm_dev *d, int t)
+{
+    b->d = d, b->t = t, b->n = 0, b->on = t <= GM_SMALL_T;
+}
+
+static int
+gm_batch_run(struct gm_batch *b, rwkv_err *err)
+{
+    int n = b->n;
+
+    b->n = 0;
+    return n > 0 ? gpu_matmul_batch(b->d->g, b->j, n, b->t, err) : RWKV_OK;
+}
+
+/* Y [T][rows] (+= when ACC) ACT(W X), X [T][cols]: queued in B, or now. */
+static int
+gm_bmm(struct gm_batch *b, const kern_mat *w, const float *x, float *y, enum gpu_op act,
+       int acc, rwkv_err *err)
+{
+    struct gm_dev *d = b->d;
+    size_t n = (size_t)b->t * (size_t)w->rows;
+    float *dst = acc ? d->o : y;
+    int rc;
+
+    if (b->on) {
+        gpu_mm_job *j;
+        if (b->n == GPU_MMB_MAX)
+            TRY(gm_batch_run(b, err));
+        j = &b->j[b->n++];
+        memset(j, 0, sizeof *j);
+        j->wt = w->dtype == KERN_F16 ? GPU_W_F16 : w->dtype == KERN_BF16 ? GPU_W_BF16
+              : w->dtype == KERN_Q8 ? GPU_W_Q8 : w->dtype == KERN_Q4 ? GPU_W_Q4 : GPU_W_F32;
+        j->w = w->data, j->scales = w->scales;
+        j->rows = w->rows, j->cols = w->cols;
+        j->x = x, j->y = y, j->act = act, j->accumulate = acc;
+        return RWKV_OK;
+    }
+    TRY(gm_mm(d, w, x, b->t, dst, err));
+    if (act != GPU_NOP)
+        TRY(gm_ew(d, act, n, dst, NULL, NULL, dst, err));
+    return acc ? gm_ew(d, GPU_OP_ADD, n, y, dst, NULL, y, err) : RWKV_OK;
+}
+
+
 /* v4/v5/v6 FFN: x += sigmoid(r) * V relu(K kx)^2; LERP for v6, else V5 mix. */
 static int
 gm_ffn_rkv(const rwkv_model *m, struct gm_dev *d, const struct mdl_layer *ly, int t,
@@ -358,16 +415,17 @@ gm_ffn_rkv(const rwkv_model *m, struct gm_dev *d, const struct mdl_layer *ly, in
     int C = m->C, rc;
     size_t TC = (size_t)t * (size_t)C;
     gpu_mix mx;
+    struct gm_batch b;
 
-    TRY(gpu_layer_norm(d->g, d->x, ly->ln2_w, ly->ln2_b, d->xn, t, C, MDL_LN_EPS, err));
     memset(&mx, 0, sizeof mx);
     mx.form = form, mx.n = 2;
     mx.mix[0] = ly->fmix_k, mx.out[0] = d->mx[0];
     mx.mix[1] = ly->fmix_r, mx.out[1] = d->mx[1];
-    TRY(gpu_token_mix(d->g, d->xn, prev, t, C, &mx, err));
-    TRY(gm_mm(d, &ly->ffn_r, d->mx[1], t, d->r, err));
-    TRY(gm_mm(d, &ly->ffn_k, d->mx[0], t, d->f, err));
-    TRY(gm_ew(d, GPU_OP_RELU_SQ, (size_t)t * (size_t)m->F, d->f, NULL, NULL, d->f, err));
+    TRY(gpu_ln_mix(d->g, d->x, ly->ln2_w, ly->ln2_b, d->xn, prev, t, C, MDL_LN_EPS, &mx, err));
+    gm_batch_begin(&b, d, t);
+    TRY(gm_bmm(&b, &ly->ffn_r, d->mx[1], d->r, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->ffn_k, d->mx[0], d->f, GPU_OP_RELU_SQ, 0, err));
+    TRY(gm_batch_run(&b, err));
     TRY(gm_mm(d, &ly->ffn_v, d->f, t, d->o, err));
     return gm_ew(d, GPU_OP_SIGMUL_ADD, TC, d->x, d->r, d->o, d->x, err);
 }
@@ -378,31 +436,31 @@ gm_layer_v5(const rwkv_model *m, struct gm_dev *d, const struct mdl_layer *ly, i
 {
     int C = m->C, H = m->H, N = m->N, rc;
     int gate = m->ver >= MDL_V51, chan = m->ver == MDL_V52;
-    size_t TC = (size_t)t * (size_t)C;
     float *att_prev = st, *kv = st + C, *ffn_prev = kv + (size_t)H * N * N;
     gpu_mix mx;
+    struct gm_batch b;
 
-    TRY(gpu_layer_norm(d->g, d->x, ly->ln1_w, ly->ln1_b, d->xn, t, C, MDL_LN_EPS, err));
     memset(&mx, 0, sizeof mx);
     mx.form = GPU_MIX_V5, mx.n = gate ? 4 : 3;
     mx.mix[0] = ly->mix_k, mx.out[0] = d->mx[0];
     mx.mix[1] = ly->mix_v, mx.out[1] = d->mx[1];
     mx.mix[2] = ly->mix_r, mx.out[2] = d->mx[2];
     mx.mix[3] = ly->mix_g, mx.out[3] = d->mx[3];
-    TRY(gpu_token_mix(d->g, d->xn, att_prev, t, C, &mx, err));
-    TRY(gm_mm(d, &ly->att_r, d->mx[2], t, d->r, err));
-    TRY(gm_mm(d, &ly->att_k, d->mx[0], t, d->k, err));
-    TRY(gm_mm(d, &ly->att_v, d->mx[1], t, d->v, err));
-    if (gate) {
-        TRY(gm_mm(d, &ly->att_g, d->mx[3], t, d->gt, err));
-        TRY(gm_ew(d, GPU_OP_SILU, TC, d->gt, NULL, NULL, d->gt, err));
-    }
+    TRY(gpu_ln_mix(d->g, d->x, ly->ln1_w, ly->ln1_b, d->xn, att_prev, t, C, MDL_LN_EPS, &mx,
+                   err));
+    gm_batch_begin(&b, d, t);
+    TRY(gm_bmm(&b, &ly->att_r, d->mx[2], d->r, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->att_k, d->mx[0], d->k, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->att_v, d->mx[1], d->v, GPU_NOP, 0, err));
+    if (gate)
+        TRY(gm_bmm(&b, &ly->att_g, d->mx[3], d->gt, GPU_OP_SILU, 0, err));
+    TRY(gm_batch_run(&b, err));
     TRY(gpu_wkv5(d->g, t, H, N, kv, d->r, d->k, d->v, ly->decay, ly->first, 0, chan, d->y,
                  err));
     TRY(gpu_group_norm(d->g, d->y, ly->lnx_w, ly->lnx_b, gate ? d->gt : NULL, d->y, t, H, N,
                        MDL_GN_EPS, err));
-    TRY(gm_mm(d, &ly->att_o, d->y, t, d->o, err));
-    TRY(gm_ew(d, GPU_OP_ADD, TC, d->x, d->o, NULL, d->x, err));
+    TRY(gm_bmm(&b, &ly->att_o, d->y, d->x, GPU_NOP, 1, err));
+    TRY(gm_batch_run(&b, err));
     return gm_ffn_rkv(m, d, ly, t, ffn_prev, GPU_MIX_V5, err);
 }
 
@@ -417,33 +475,35 @@ gm_layer_v6(const rwkv_model *m, struct gm_dev *d, const struct mdl_layer *ly, i
     /* mixed inputs w, k, v, r, g (model_v6.c's order); mx[0] holds xxx */
     float *mix[5] = { d->mx[1], d->mx[2], d->mx[3], d->mx[4], d->mx[5] };
     gpu_mix mx;
+    struct gm_batch b;
 
-    TRY(gpu_layer_norm(d->g, d->x, ly->ln1_w, ly->ln1_b, d->xn, t, C, MDL_LN_EPS, err));
     /* sx := sx - xx (delta), xxx = xx + delta * maa_x */
     memset(&mx, 0, sizeof mx);
     mx.form = GPU_MIX_LERP, mx.n = 1;
     mx.mix[0] = ly->maa_x, mx.out[0] = d->mx[0];
     mx.delta = d->sx;
-    TRY(gpu_token_mix(d->g, d->xn, att_prev, t, C, &mx, err));
+    TRY(gpu_ln_mix(d->g, d->x, ly->ln1_w, ly->ln1_b, d->xn, att_prev, t, C, MDL_LN_EPS, &mx,
+                   err));
     TRY(gm_mm(d, &ly->maa_w1, d->mx[0], t, d->lo, err));          /* [T][5*Dm] */
     TRY(gm_ew(d, GPU_OP_TANH, (size_t)t * 5 * (size_t)dm, d->lo, NULL, NULL, d->lo, err));
     for (int s = 0; s < 5; s++) {
         TRY(gm_mm_ld(d, &ly->maa_w2[s], d->lo + (size_t)s * dm, 5 * dm, t, d->o, err));
         TRY(gpu_mix_add(d->g, d->xn, d->sx, maa[s], d->o, mix[s], t, C, err));
     }
-    TRY(gm_mm(d, &ly->att_r, mix[3], t, d->r, err));
-    TRY(gm_mm(d, &ly->att_k, mix[1], t, d->k, err));
-    TRY(gm_mm(d, &ly->att_v, mix[2], t, d->v, err));
-    TRY(gm_mm(d, &ly->att_g, mix[4], t, d->gt, err));
-    TRY(gm_ew(d, GPU_OP_SILU, TC, d->gt, NULL, NULL, d->gt, err));
+    gm_batch_begin(&b, d, t);
+    TRY(gm_bmm(&b, &ly->att_r, mix[3], d->r, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->att_k, mix[1], d->k, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->att_v, mix[2], d->v, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->att_g, mix[4], d->gt, GPU_OP_SILU, 0, err));
+    TRY(gm_batch_run(&b, err));
     /* decay w = exp(-exp(time_decay + LoRA(xw))) per token and channel */
     TRY(gm_lora(d, &ly->decay_w1, &ly->decay_w2, GPU_OP_TANH, mix[0], t, d->w, err));
     TRY(gpu_ewise(d->g, GPU_OP_V6_DECAY, TC, C, d->w, ly->decay, NULL, d->w, err));
     TRY(gpu_wkv5(d->g, t, H, N, kv, d->r, d->k, d->v, d->w, ly->first, 1, 1, d->y, err));
     TRY(gpu_group_norm(d->g, d->y, ly->lnx_w, ly->lnx_b, d->gt, d->y, t, H, N, MDL_GN_EPS,
                        err));
-    TRY(gm_mm(d, &ly->att_o, d->y, t, d->o, err));
-    TRY(gm_ew(d, GPU_OP_ADD, TC, d->x, d->o, NULL, d->x, err));
+    TRY(gm_bmm(&b, &ly->att_o, d->y, d->x, GPU_NOP, 1, err));
+    TRY(gm_batch_run(&b, err));
     return gm_ffn_rkv(m, d, ly, t, ffn_prev, GPU_MIX_LERP, err);
 }
 
@@ -455,28 +515,42 @@ gm_layer_v7(const rwkv_model *m, struct gm_dev *d, const struct mdl_layer *ly, i
     int C = m->C, H = m->H, N = m->N, rc;
     size_t TC = (size_t)t * (size_t)C;
     float *att_prev = st, *kv = st + C, *ffn_prev = kv + (size_t)H * N * N;
+    float *lw, *la, *lg, *lv;
     gpu_mix mx;
     gpu_v7_prep_args p;
+    struct gm_batch b;
 
     /* time mix */
-    TRY(gpu_layer_norm(d->g, d->x, ly->ln1_w, ly->ln1_b, d->xn, t, C, MDL_LN_EPS, err));
     memset(&mx, 0, sizeof mx);
     mx.form = GPU_MIX_LERP, mx.n = 6;
     mx.mix[0] = ly->x_r, mx.mix[1] = ly->x_w, mx.mix[2] = ly->x_k;
     mx.mix[3] = ly->x_v, mx.mix[4] = ly->x_a, mx.mix[5] = ly->x_g;
     for (int i = 0; i < 6; i++)
         mx.out[i] = d->mx[i];
-    TRY(gpu_token_mix(d->g, d->xn, att_prev, t, C, &mx, err));
-    TRY(gm_mm(d, &ly->att_r, d->mx[0], t, d->r, err));
-    TRY(gm_lora(d, &ly->w1, &ly->w2, GPU_OP_TANH, d->mx[1], t, d->w, err));
-    TRY(gm_mm(d, &ly->att_k, d->mx[2], t, d->k, err));
-    TRY(gm_mm(d, &ly->att_v, d->mx[3], t, d->v, err));
-    TRY(gm_lora(d, &ly->a1, &ly->a2, GPU_NOP, d->mx[4], t, d->a, err));
-    TRY(gm_lora(d, &ly->g1, &ly->g2, GPU_OP_SIGMOID, d->mx[5], t, d->gt, err));
+    TRY(gpu_ln_mix(d->g, d->x, ly->ln1_w, ly->ln1_b, d->xn, att_prev, t, C, MDL_LN_EPS, &mx,
+                   err));
+    /* the products of the six mixes and the LoRAs' first halves, then their
+     * second halves (hidden [T][D] of w, a, g, v one after another in lo) */
+    lw = d->lo, la = lw + (size_t)t * ly->w1.rows, lg = la + (size_t)t * ly->a1.rows;
+    lv = lg + (size_t)t * ly->g1.rows;
+    gm_batch_begin(&b, d, t);
+    TRY(gm_bmm(&b, &ly->att_r, d->mx[0], d->r, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->w1, d->mx[1], lw, GPU_OP_TANH, 0, err));
+    TRY(gm_bmm(&b, &ly->att_k, d->mx[2], d->k, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->att_v, d->mx[3], d->v, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->a1, d->mx[4], la, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->g1, d->mx[5], lg, GPU_OP_SIGMOID, 0, err));
+    if (l > 0)
+        TRY(gm_bmm(&b, &ly->v1, d->mx[3], lv, GPU_NOP, 0, err));
+    TRY(gm_batch_run(&b, err));
+    TRY(gm_bmm(&b, &ly->w2, lw, d->w, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->a2, la, d->a, GPU_NOP, 0, err));
+    TRY(gm_bmm(&b, &ly->g2, lg, d->gt, GPU_NOP, 0, err));
+    if (l > 0)
+        TRY(gm_bmm(&b, &ly->v2, lv, d->vg, GPU_NOP, 0, err));
+    TRY(gm_batch_run(&b, err));
     if (l == 0)
         TRY(gpu_copy(d->g, d->vf, d->v, TC * sizeof(float), err));
-    else
-        TRY(gm_lora(d, &ly->v1, &ly->v2, GPU_NOP, d->mx[3], t, d->vg, err));
     memset(&p, 0, sizeof p);
     p.k = d->k, p.a = d->a, p.kk = d->kk, p.w = d->w, p.v = d->v;
     p.vf = l ? d->vf : NULL, p.vg = l ? d->vg : NULL;
@@ -485,17 +559,17 @@ gm_layer_v7(const rwkv_model *m, struct gm_dev *d, const struct mdl_layer *ly, i
     TRY(gpu_wkv7(d->g, t, H, N, kv, d->r, d->w, d->k, d->v, d->kk, d->a, d->y, err));
     TRY(gpu_v7_out(d->g, t, H, N, d->y, d->r, d->k, d->v, d->gt, ly->lnx_w, ly->lnx_b,
                    ly->r_k, MDL_GN_EPS, err));
-    TRY(gm_mm(d, &ly->att_o, d->y, t, d->o, err));
-    TRY(gm_ew(d, GPU_OP_ADD, TC, d->x, d->o, NULL, d->x, err));
+    TRY(gm_bmm(&b, &ly->att_o, d->y, d->x, GPU_NOP, 1, err));
+    TRY(gm_batch_run(&b, err));
     /* channel mix */
-    TRY(gpu_layer_norm(d->g, d->x, ly->ln2_w, ly->ln2_b, d->xn, t, C, MDL_LN_EPS, err));
     memset(&mx, 0, sizeof mx);
     mx.form = GPU_MIX_LERP, mx.n = 1, mx.mix[0] = ly->fmix_k, mx.out[0] = d->mx[0];
-    TRY(gpu_token_mix(d->g, d->xn, ffn_prev, t, C, &mx, err));
-    TRY(gm_mm(d, &ly->ffn_k, d->mx[0], t, d->f, err));
-    TRY(gm_ew(d, GPU_OP_RELU_SQ, (size_t)t * (size_t)m->F, d->f, NULL, NULL, d->f, err));
-    TRY(gm_mm(d, &ly->ffn_v, d->f, t, d->o, err));
-    return gm_ew(d, GPU_OP_ADD, TC, d->x, d->o, NULL, d->x, err);
+    TRY(gpu_ln_mix(d->g, d->x, ly->ln2_w, ly->ln2_b, d->xn, ffn_prev, t, C, MDL_LN_EPS, &mx,
+                   err));
+    TRY(gm_bmm(&b, &ly->ffn_k, d->mx[0], d->f, GPU_OP_RELU_SQ, 0, err));
+    TRY(gm_batch_run(&b, err));
+    TRY(gm_bmm(&b, &ly->ffn_v, d->f, d->x, GPU_NOP, 1, err));
+    return gm_batch_run(&b, err);
 }
 
 static int
@@ -838,6 +912,9 @@ gm_dev_init(const rwkv_model *m, struct gm_dev *d, int streams, size_t slot_byte
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if ((size_t)dims[i] > lo)
             lo = (size_t)dims[i];
+    /* v7 keeps the four LoRAs' hidden vectors side by side (gm_layer_v7) */
+    if ((size_t)(m->d_w + m->d_a + m->d_v + m->d_g) > lo)
+        lo = (size_t)(m->d_w + m->d_a + m->d_v + m->d_g);
     wide = C > (size_t)m->F ? C : (size_t)m->F;
     for (size_t i = 0; i < sizeof tc / sizeof tc[0]; i++)
         TRY(gm_falloc(d, TC, tc[i], err));

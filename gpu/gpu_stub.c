@@ -152,6 +152,13 @@ gpu_dequant_q4(gpu_ctx *g, const uint8_t *q, const uint32_t *dm, int rows, int c
 }
 
 int
+gpu_matmul_batch(gpu_ctx *g, const gpu_mm_job *jobs, int n, int t, rwkv_err *err)
+{
+    (void)g, (void)jobs, (void)n, (void)t;
+    return gpu_stub(err);
+}
+
+int
 gpu_matmul_q8(gpu_ctx *g, const int8_t *q, const float *scales, int rows, int cols,
               const float *x, int t, float *y, rwkv_err *err)
 {
@@ -189,6 +196,15 @@ gpu_group_norm(gpu_ctx *g, const float *x, const float *w, const float *b, const
 {
     (void)g, (void)x, (void)w, (void)b, (void)gate, (void)y, (void)t, (void)h, (void)n;
     (void)eps;
+    return gpu_stub(err);
+}
+
+int
+gpu_ln_mix(gpu_ctx *g, const float *x, const float *w, const float *b, float *xn,
+           float *prev, int t, int c, float eps, const gpu_mix *mx, rwkv_err *err)
+{
+    (void)g, (void)x, (void)w, (void)b, (void)xn, (void)prev, (void)t, (void)c, (void)eps;
+    (void)mx;
     return gpu_stub(err);
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/check_size.sh [ROOT] -- no function longer than 150 lines (the house
 # style, docs/testing.md): every function defined in the
-# .c/.cu files of core/ gpu/ storage/ tui/ cli/ bench/ tests/ is measured
+# .c/.cu/.cuh/.cpp files of core/ gpu/ storage/ tui/ cli/ bench/ tests/ is measured
 # from the line that names it to its closing brace, as ctags counts.
 #
 # The few that are longer on purpose, or that belong to a piece someone else
@@ -100,7 +100,7 @@ measure() {
     ' "$@"
 }
 
-files=$(find core gpu storage tui cli bench tests -type f \( -name '*.c' -o -name '*.cu' \) 2>/dev/null | sort)
+files=$(find core gpu storage tui cli bench tests -type f \( -name '*.c' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' \) 2>/dev/null | sort)
 [ -n "$files" ] || { echo "check-size: no sources under $(pwd)"; exit 2; }
 allow=""
 # "NAME FUNCTION" per entry: a file is known by its name, not its folder, so

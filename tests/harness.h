@@ -152,7 +152,7 @@ test_slurp(const char *path, size_t *n)
     if (f == NULL)
         return NULL;
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-        (p = malloc((size_t)st.st_size + 1)) != NULL &&
+        (p = (unsigned char *)malloc((size_t)st.st_size + 1)) != NULL &&
         fread(p, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
         free(p);
         p = NULL;
@@ -259,7 +259,7 @@ typedef struct test_text {
 static inline void
 test_text_put(void *ud, const char *text, size_t len)
 {
-    test_text *s = ud;
+    test_text *s = (test_text *)ud;
 
     if (s->len + len < sizeof s->buf) {
         memcpy(s->buf + s->len, text, len);

@@ -4,6 +4,7 @@
 */
 #include "kernels.h"
 #include "vmath.h"
+#include "../clock.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +17,9 @@
 ** by the pool too (measured, 1.5B prefill on 1 thread: the conversion is
 ** 3.4% of the bf16 product time, so ~7% of a 2-thread product if serial). */
 #define KERN_PAR_MIN_PREP_BYTES 65536
+/* Iterations of each run of the dot-product probe (kern_dot_slow): 10 M
+** flops of fp32 multiply-add, ~70 us on one core. */
+#define KERN_PEAK_ITERS 20000
 
 /* The choice, made once (cpuid may trap to the hypervisor: slow). */
 static const simd_kernels *kern_chosen;
@@ -34,6 +38,28 @@ kern_default_kernels(void)
     return k;
 }
 
+/*
+** Does K's bf16 dot product (its bf16 / Q8 / Q4 prefill kernel) do less than
+** 1.25x the flops of its fp32 multiply-add on this core?  (It does 2x on Zen
+** 4 / 5, half on some Xeons.)  The best of three short register-only runs of
+** each, once per process: about a millisecond.
+*/
+static int
+kern_dot_slow(const simd_kernels *k)
+{
+    double best[2] = { 0, 0 };
+
+    for (int rep = 0; rep < 3; rep++)
+        for (int dot = 0; dot < 2; dot++) {
+            double t0 = mono_now_s(), fl, dt;
+            fl = simd_peak_probe(k, dot ? SIMD_BF16 : SIMD_F32, KERN_PEAK_ITERS);
+            dt = mono_now_s() - t0;
+            if (dt > 0 && fl / dt > best[dot])
+                best[dot] = fl / dt;
+        }
+    return best[1] < 1.25 * best[0];
+}
+
 static const simd_kernels *
 kern_choose(void)
 {
@@ -44,17 +70,26 @@ kern_choose(void)
     } names[] = {
         { "portable", SIMD_ISA_PORTABLE, 0 }, { "avx2", SIMD_ISA_AVX2, 0 },
         { "avx2-vnni", SIMD_ISA_AVX2, SIMD_AVX_VNNI }, { "avx512", SIMD_ISA_AVX512, 0 },
+        { "avx512-exact", SIMD_ISA_AVX512, SIMD_EXACT },
     };
     const char *e = getenv("RWKV_KERNELS");
+    const simd_kernels *k;
 
     if (e != NULL)
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (strcmp(e, names[i].name) == 0) {
-                const simd_kernels *k = simd_kernels_get(names[i].isa, names[i].flags);
-                if (k != NULL)
-                    return k;
-            }
-    return simd_kernels_best(0);
+            if (strcmp(e, names[i].name) == 0 &&
+                (k = simd_kernels_get(names[i].isa, names[i].flags)) != NULL)
+                return k;
+    k = simd_kernels_best(0);
+    /* AVX-512 with a bf16 dot product no faster than its fp32 multiply-add
+     * (measured on a Xeon: half the rate) prefills faster, and exactly, on
+     * the fp32 kernels: the same table with fp32 panels and activations */
+    if (simd_kernels_isa(k) == SIMD_ISA_AVX512 && kern_dot_slow(k)) {
+        const simd_kernels *x = simd_kernels_get(SIMD_ISA_AVX512, SIMD_EXACT);
+        if (x != NULL)
+            k = x;
+    }
+    return k;
 }
 
 size_t

@@ -599,7 +599,13 @@ simd_f16_to_f32(const simd_kernels *k, const uint16_t *src, float *dst,
 double
 simd_peak_probe(const simd_kernels *k, enum simd_dtype dt, int64_t iters)
 {
-    return k->peak(k->act[dt] == SIMD_ACT_BF16, iters);
+    return k->peak(simd_uses_bf16_dot(k, dt), iters);
+}
+
+int
+simd_uses_bf16_dot(const simd_kernels *k, enum simd_dtype dt)
+{
+    return (unsigned)dt < SIMD_NDTYPE && k->act[dt] == SIMD_ACT_BF16;
 }
 
 /* 8 independent multiply-add chains in plain C. */

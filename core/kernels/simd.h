@@ -291,6 +291,8 @@ void simd_matmul(const simd_kernels *k, const simd_matrix *w,
 ** it to get the machine's arithmetic peak in the same run.
 */
 double simd_peak_probe(const simd_kernels *k, enum simd_dtype dt, int64_t iters);
+/* Does K's matmul for DT run on the bf16 dot product (bf16 activations)? */
+int simd_uses_bf16_dot(const simd_kernels *k, enum simd_dtype dt);
 
 /* Conversions (bulk, any alignment of SRC/DST). */
 /* f32 -> bf16, round to nearest even; NaN stays a quiet NaN. */

@@ -24,7 +24,8 @@
 **   f32, f16, bf16 (exact)   vfmadd231ps on widened weights
 **   bf16 (default)           vdpbf16ps, activations rounded to bf16 once
 **                            (simd_act_prepare)
-**   Q8 (exact)               codes widened to fp32, scaled per block, FMA
+**   Q8, Q4 (exact)           codes widened to fp32, scaled (Q4: + offset) per
+**                            block into the fp32 panel, FMA
 **   Q8 (default)             vpdpbusd: activations as u8 = code + 128, so
 **                            sum (x + 128) w - 128 sum w = sum x w; the
 **                            correction -128 sum w is computed per W slice
@@ -854,7 +855,8 @@ avx512_peak(int dot_bf16, int64_t iters)
 }
 
 /* Q4 decode (core/kernels/simd_q4_avx512.c); the Q4 matmul of the default table is
-** the bf16 panel one (as Q8's), the other tables take the AVX2 fp32 one. */
+** the bf16 panel one (as Q8's), the exact table's the fp32 panel one, the VNNI
+** table's the AVX2 fp32 one. */
 #define SIMD_MV_AVX512_Q4 simd_mv_avx512_q4
 
 const struct simd_kernels simd_kernels_avx512 = {
@@ -901,7 +903,7 @@ const struct simd_kernels simd_kernels_avx512_exact = {
     .flags = SIMD_EXACT,
     .matvec = {mv_f32, mv_bf16, mv_f16, mv_q8, SIMD_MV_AVX512_Q4},
     .matmul = {simd_mm_avx512_f32, simd_mm_avx512_bf16_exact, simd_mm_avx512_f16,
-               simd_mm_avx512_q8_exact, simd_mm_avx2_q4},
+               simd_mm_avx512_q8_exact, simd_mm_avx512_q4_exact},
     .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},
     .f32_to_bf16 = avx512_f32_to_bf16,
     .f32_to_f16 = avx512_f32_to_f16,

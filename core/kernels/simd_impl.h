@@ -176,5 +176,7 @@ void simd_mv_avx512_q4(const simd_matrix *w, const float *x, float *y, int64_t r
 ** simd_mm_avx512_q8 (core/kernels/simd_mm_avx512.c). */
 void simd_mm_avx512_q4(const simd_matrix *w, const simd_act *a, float *y,
                        int64_t ldy, int64_t r0, int64_t r1);
+void simd_mm_avx512_q4_exact(const simd_matrix *w, const simd_act *a, float *y,
+                             int64_t ldy, int64_t r0, int64_t r1);
 
 #endif

@@ -19,7 +19,7 @@
 ** of the caller's row range, the band's weights are read once from their
 ** row-major storage (the mmap'd checkpoint), converted (bf16 / f16 -> fp32
 ** for the fp32 kernel; Q8 -> code * scale in fp32 -> fp32, or -> bf16 for
-** the bf16 kernel) and transposed 16 x 16 into the panel (32 KiB, stays in
+** the bf16 kernel; Q4 -> code * d + m likewise) and transposed 16 x 16 into the panel (32 KiB, stays in
 ** L1) that every token tile of the call then reuses: conversion costs once
 ** per weight per call, not per token.  The column block of X (T x MM_KC_*,
 ** 128 KiB at T = 256) stays in L2 across all bands of a row group, and the
@@ -78,6 +78,7 @@ enum mm_pack {
     PK_BF16_F32,  /* bf16 widened -> fp32 (exact)          */
     PK_F16_F32,   /* f16 widened -> fp32                   */
     PK_Q8_F32,    /* code * scale in fp32 -> fp32 (exact)  */
+    PK_Q4_F32,    /* code * d + m in fp32 -> fp32 (exact)  */
     PK_BF16_BF16, /* bf16 pairs as they are                */
     PK_Q8_BF16,   /* bf16(code * scale) pairs              */
     PK_Q4_BF16    /* bf16(code * d + m) pairs (core/kernels/simd_q4.c) */
@@ -110,7 +111,8 @@ pk_esize(enum mm_pack pk)
         return 2;
     case PK_Q8_F32:
     case PK_Q8_BF16:
-    case PK_Q4_BF16:   /* (half a byte: mm_prefetch_rows) */
+    case PK_Q4_F32:    /* (half a byte: mm_prefetch_rows) */
+    case PK_Q4_BF16:
         return 1;
     }
     return 1;
@@ -203,6 +205,23 @@ pk_chunk(enum mm_pack pk, const simd_matrix *w, int64_t r, int64_t c, int64_t le
         /* round to nearest even, like the earlier 4-row panel did (only
         ** subnormal products, |q * s| < 1.2e-38, are flushed) */
         return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+    }
+    case PK_Q4_F32: {
+        /* 16 columns are half a 32-block: the low nibbles of its 16 code
+        ** bytes (c % 32 == 0) or the high ones; code * d is exact, so the
+        ** fused multiply-add is simd_q4_dequantize_row's value */
+        const int64_t nb = simd_q4_nblocks(n), b = c / SIMD_Q4_BLOCK;
+        const uint8_t *q = (const uint8_t *)w->data + ((size_t)r * (size_t)nb + (size_t)b) * 16;
+        uint32_t u;
+        __m512i codes = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)q));
+        __m512 d, m;
+        memcpy(&u, (const uint32_t *)(const void *)w->scales + r * nb + b, 4);
+        d = _mm512_castsi512_ps(_mm512_set1_epi32((int)(u << 16)));
+        m = _mm512_castsi512_ps(_mm512_set1_epi32((int)(u & 0xffff0000u)));
+        codes = (c % SIMD_Q4_BLOCK) ? _mm512_srli_epi32(codes, 4)
+                                    : _mm512_and_si512(codes, _mm512_set1_epi32(15));
+        return _mm512_castps_si512(
+            _mm512_maskz_fmadd_ps(mm_mask16(left), _mm512_cvtepi32_ps(codes), d, m));
     }
     case PK_Q4_BF16:
         return simd_q4_avx512_chunk(w, r, c, left);
@@ -365,10 +384,11 @@ AI void
 mm_prefetch_rows(enum mm_pack pk, const simd_matrix *w, int64_t r, int64_t i0, int64_t i1,
                  int64_t k0, int64_t kn)
 {
-    const int64_t es = pk_esize(pk), bytes = pk == PK_Q4_BF16 ? kn / 2 : kn * es;
+    const int q4 = pk == PK_Q4_BF16 || pk == PK_Q4_F32;
+    const int64_t es = pk_esize(pk), bytes = q4 ? kn / 2 : kn * es;
 
     for (int64_t i = i0; i < i1; i++) {
-        const char *p = pk == PK_Q4_BF16
+        const char *p = q4
                             ? (const char *)w->data +
                                   (size_t)((r + i) * simd_q4_nblocks(w->cols)) * 16 + k0 / 2
                             : (const char *)w->data + ((size_t)(r + i) * (size_t)w->cols + (size_t)k0) * (size_t)es;
@@ -491,6 +511,13 @@ simd_mm_avx512_q4(const simd_matrix *w, const simd_act *a, float *y, int64_t ldy
                   int64_t r0, int64_t r1)
 {
     mm_run(PK_Q4_BF16, w, a, y, ldy, r0, r1);
+}
+
+void
+simd_mm_avx512_q4_exact(const simd_matrix *w, const simd_act *a, float *y, int64_t ldy,
+                        int64_t r0, int64_t r1)
+{
+    mm_run(PK_Q4_F32, w, a, y, ldy, r0, r1);
 }
 
 #endif /* __x86_64__ */

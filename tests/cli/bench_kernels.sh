@@ -11,7 +11,7 @@ field() { sed -n "s/.*\"$1\": \"\\{0,1\\}\\([^\",]*\\)\"\\{0,1\\}[,}].*/\\1/p"; 
 out=$(run --json) || fail "bench --json: $out"
 kern=$(printf '%s\n' "$out" | field kernels)
 feat=$(printf '%s\n' "$out" | field cpu_features)
-case $kern in portable|avx2|avx512) ok ;; *) fail "kernels '$kern': $out" ;; esac
+case $kern in portable|avx2|avx2-vnni|avx512|avx512-exact) ok ;; *) fail "kernels '$kern': $out" ;; esac
 if [ -n "$feat" ]; then ok; else fail "no cpu_features: $out"; fi
 if [ "$(printf '%s\n' "$out" | field busy)" = 0 ]; then ok; else fail "busy without --busy: $out"; fi
 
@@ -33,6 +33,21 @@ if has avx2 && has fma && has f16c; then
     else fail "text report does not say RWKV_KERNELS was set: $out"; fi
 else
     skip 2 "(2) the CPU has no AVX2+FMA+F16C ($feat)"
+fi
+# AVX-512: the default is avx512 or, where the bf16 dot product measured no faster
+# than FMA, avx512-exact; each can be forced, and only avx512 bounds bf16 prefill
+# by the bf16 dot peak
+if has avx512f && has bf16; then
+    case $kern in avx512|avx512-exact) ok ;; *) fail "AVX-512 CPU ran '$kern' by default" ;; esac
+    for k in avx512 avx512-exact; do
+        out=$(RWKV_KERNELS=$k run --json --strategy "cpu bf16") || fail "RWKV_KERNELS=$k: $out"
+        case $k in avx512) want=bf16dot ;; *) want=fma ;; esac
+        if [ "$(printf '%s\n' "$out" | field kernels)" = $k ] &&
+           [ "$(printf '%s\n' "$out" | field prefill_peak)" = $want ]; then ok
+        else fail "RWKV_KERNELS=$k: want kernels $k, prefill peak $want: $out"; fi
+    done
+else
+    skip 3 "(3) the CPU has no AVX-512 BF16 ($feat)"
 fi
 out=$(RWKV_KERNELS=portable run --json) || fail "RWKV_KERNELS=portable: $out"
 if [ "$(printf '%s\n' "$out" | field kernels)" = portable ]; then ok

@@ -7,18 +7,20 @@
 # the 0.1b and 1.5b shapes in every cuda strategy (fp16, fp16i8, fp16i4, bf16,
 # a mixed cuda -> cpu plan, streamed *N+ plans) with decode as a share of the
 # copy bandwidth and prefill as a share of cuBLAS's fp16 GEMM rate.
-# Everything goes under $OUT (default ./device-check-out); summary.txt holds
-# the lines to read first.  Every step runs under `timeout`, bounded so the
-# whole script ends within TOTAL = 420 s (7 minutes) even when steps hang.
+# summary.txt (the lines to read first) goes to $OUT (default
+# ./device-check-out), every other log into details.tgz there: a device
+# machine sends back 8 files at most.  Every step runs under `timeout`,
+# bounded so the whole script ends within TOTAL (default 420 s) even when
+# steps hang.  The first run, on an H200 with PREBUILT, took 161 s.
 #
 #   bash tests/gpu/device_check.sh            # from the repository root
-#   JOBS=16 OUT=/tmp/out bash tests/gpu/device_check.sh
+#   PREBUILT=build-devcarry RWKV_FIXTURES=$PWD/build-fixtures TOTAL=390 \
+#       bash tests/gpu/device_check.sh        # what a lent machine runs
 #
 # Fixture models: $RWKV_FIXTURES, else ../shared/fixtures, else
-# build-fixtures (an ignored folder to `carry` to a device machine, ~38 MB):
-#   mkdir -p build-fixtures/models && cp /work/shared/fixtures/models/{tiny-5v1-fp32,\
-#     rand-v5.1-fp32,tiny-5v2-fp32,tiny-6v0-bf16,tiny-7v0-fp32,rand-7v0-h2-bf16,\
-#     world-7v0-rand-bf16,tiny-4v0-fp32}.pth build-fixtures/models/
+# build-fixtures.  PREBUILT: binaries built elsewhere (and the shared
+# libraries the device image lacks); gpu/README.md ("Tests and the device
+# check") says how to prepare both for `carry`.
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-check-out}
@@ -27,6 +29,13 @@ B=${B:-build-devcheck}
 mkdir -p "$OUT"
 SUM=$OUT/summary.txt
 : > "$SUM"
+# A device machine sends back at most 8 files: every log goes to $D and is
+# packed into $OUT/details.tgz when the script ends (or is stopped);
+# summary.txt is written to $OUT directly.
+D=$(mktemp -d "${TMPDIR:-/tmp}/devcheck.XXXXXX")
+pack() { tar czf "$OUT/details.tgz" -C "$D" . 2> /dev/null; }
+trap 'pack' EXIT
+trap 'note "device_check: stopped by a signal after $(elapsed) s"; exit 130' TERM INT
 start=$(date +%s)
 note() { echo "$*" | tee -a "$SUM"; }
 elapsed() { echo $(( $(date +%s) - start )); }
@@ -50,10 +59,10 @@ export RWKV_FIXTURES=${RWKV_FIXTURES:-$PWD/build-fixtures}
 # CUDA_ARCH=... in the environment).
 CUDA_ARCH=${CUDA_ARCH:--gencode arch=compute_90,code=sm_90}
 export CUDA_ARCH
-note "device_check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
-{ timeout 10 nvidia-smi; timeout 10 nvidia-smi -q -d CLOCK,MEMORY; } > "$OUT/nvidia-smi.txt" 2>&1
-nvcc --version > "$OUT/nvcc.txt" 2>&1
-note "gpu: $(timeout 10 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -n 1)"
+note "device_check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), fixtures $RWKV_FIXTURES ($(ls "$RWKV_FIXTURES/models" 2> /dev/null | wc -l) files)"
+{ timeout 10 nvidia-smi; timeout 10 nvidia-smi -q -d CLOCK,MEMORY; } > "$D/nvidia-smi.txt" 2>&1
+nvcc --version > "$D/nvcc.txt" 2>&1
+note "gpu: $(timeout 10 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -n 1); $(grep -o 'release [0-9.]*' "$D/nvcc.txt"); $(nproc) cpus"
 
 # 1. Build.  The full build (rwkv-tui + tests) needs sqlite/ncurses/cyaml;
 #    if those are missing here, fall back to building core/ + gpu/ by hand
@@ -65,40 +74,57 @@ CU=${CUDA_HOME:-/usr/local/cuda}
 CFL="-std=c11 -O2 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
 CULIBS="-L$CU/lib64 -Wl,-rpath,$CU/lib64 -lcudart -lstdc++ -lpthread -lm -ldl"
 t0=$(date +%s)
-: > "$OUT/build.log"
-# (FORCE_MIN=1 skips the full build, to try the fallback)
-if [ -z "${FORCE_MIN:-}" ] && timeout "$(lim 200)" make -j"$JOBS" WERROR=1 CUDA=1 "CUDA_ARCH=$CUDA_ARCH" BUILD=$B BIN=$B/rwkv-tui $B/rwkv-tui \
+: > "$D/build.log"
+# PREBUILT=DIR: binaries built elsewhere with the same layout as a build dir
+# (DIR/rwkv-tui, DIR/tests/test_gpu_*, gpu_bench, gpu_model_bench) and
+# DIR/lib holding the shared libraries that machine lacks (sqlite, cyaml,
+# yaml, ncursesw): a device machine without the -dev packages then runs the
+# whole program too.  Used when DIR/rwkv-tui and the tests start here.
+PRE_OK=
+if [ -n "${PREBUILT:-}" ]; then
+    [ -d "$PREBUILT/lib" ] && export LD_LIBRARY_PATH=$PWD/$PREBUILT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    have_tests() { local t; for t in $TESTS gpu_bench gpu_model_bench; do [ -x "$1/tests/$t" ] || return 1; done; }
+    if "$PREBUILT/rwkv-tui" --version > "$D/prebuilt.txt" 2>&1 && have_tests "$PREBUILT"; then
+        B=$PREBUILT; PRE_OK=1
+        note "build: prebuilt binaries in $PREBUILT ($(head -n 1 "$D/prebuilt.txt"); $(cat "$PREBUILT/BUILT" 2> /dev/null))"
+    else
+        note "build: the prebuilt binaries in $PREBUILT do not run here ($(tail -n 1 "$D/prebuilt.txt")); building"
+    fi
+fi
+# The full build needs the -dev packages' headers; without them go straight
+# to the minimal build (FORCE_MIN=1 forces it, to try the fallback).
+HDRS_OK=1
+printf '#include <sqlite3.h>\n#include <cyaml/cyaml.h>\n#include <ncursesw/curses.h>\n' |
+    cc -E -x c - > /dev/null 2>> "$D/build.log" || HDRS_OK=
+if [ -n "$PRE_OK" ]; then
+    :
+elif [ -z "${FORCE_MIN:-}" ] && [ -n "$HDRS_OK" ] && timeout "$(lim 200)" make -j"$JOBS" WERROR=1 CUDA=1 "CUDA_ARCH=$CUDA_ARCH" BUILD=$B BIN=$B/rwkv-tui $B/rwkv-tui \
         $(for t in $TESTS; do echo "$B/tests/$t"; done) $B/tests/gpu_bench \
-        > "$OUT/build.log" 2>&1; then
+        > "$D/build.log" 2>&1; then
     note "build: make CUDA=1 ok ($(( $(date +%s) - t0 )) s)"
     cc $CFL -o $B/tests/gpu_model_bench tests/gpu/gpu_model_bench.c $B/libgpu.a $B/libcore.a \
-        $CULIBS >> "$OUT/build.log" 2>&1 || note "build: gpu_model_bench FAILED (see build.log)"
+        $CULIBS >> "$D/build.log" 2>&1 || note "build: gpu_model_bench FAILED (see build.log)"
 else
-    note "build: make CUDA=1 FAILED (see build.log, last lines below); trying the minimal build"
-    tail -n 15 "$OUT/build.log" | tee -a "$SUM"
+    if [ -n "$HDRS_OK" ] && [ -z "${FORCE_MIN:-}" ]; then
+        note "build: make CUDA=1 FAILED (see build.log, last lines below); trying the minimal build"
+        tail -n 15 "$D/build.log" | tee -a "$SUM"
+    else
+        note "build: no sqlite/cyaml/ncursesw headers here (or FORCE_MIN): the minimal build"
+    fi
     rm -f "$B/rwkv-tui"
-    M=$B/min; mkdir -p $M $B/tests
+    # core/ and gpu/ need no -dev package: the Makefile builds their
+    # libraries (with each kernel file's own ISA flags), the GPU programs are
+    # linked against those two alone.
+    mkdir -p $B/tests
     if timeout "$(lim 150)" bash -c "
         set -e
-        nvcc -O3 -std=c++17 $CUDA_ARCH -c gpu/gpu_kernels.cu -o $M/k.o &
-        for f in gpu/gpu_device.c gpu/gpu_blas.c gpu/gpu_model.c core/*.c core/*/*.c; do
-            x=''
-            case \$f in
-            *_avx512.c) x='-mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mfma -mf16c' ;;
-            *_avx2.c) x='-mavx2 -mfma -mf16c' ;;
-            core/model/strategy.c) x='-DRWKV_CUDA_BUILD' ;;
-            esac
-            cc $CFL \$x -isystem $CU/include -c \$f -o $M/\$(echo \$f | tr / _ | sed 's/\\.c\$/.o/') &
-            while [ \$(jobs -r | wc -l) -ge $JOBS ]; do sleep 0.2; done
-        done
-        wait
-        rm -f $M/libmin.a; ar rcs $M/libmin.a $M/*.o
+        make -j$JOBS CUDA=1 'CUDA_ARCH=$CUDA_ARCH' BUILD=$B $B/libcore.a $B/libgpu.a
         for p in $TESTS gpu_bench gpu_model_bench; do
-            cc $CFL -o $B/tests/\$p tests/gpu/\$p.c $M/libmin.a $CULIBS
-        done" >> "$OUT/build.log" 2>&1; then
+            cc $CFL -o $B/tests/\$p tests/gpu/\$p.c $B/libgpu.a $B/libcore.a $CULIBS
+        done" >> "$D/build.log" 2>&1; then
         note "build: minimal build ok (no rwkv-tui: benches use gpu_model_bench)"
     else
-        note "build: minimal build FAILED too"; tail -n 15 "$OUT/build.log" | tee -a "$SUM"
+        note "build: minimal build FAILED too"; tail -n 15 "$D/build.log" | tee -a "$SUM"
         note "device_check: done in $(elapsed) s (nothing ran)"; exit 1
     fi
 fi
@@ -110,49 +136,62 @@ fi
 #    and with graphs off (RWKV_CUDA_GRAPHS=0), so both paths are checked.
 for t in $TESTS; do
     t0=$(date +%s)
-    timeout "$(lim 120)" "$B/tests/$t" > "$OUT/$t.txt" 2>&1
+    timeout "$(lim 120)" "$B/tests/$t" > "$D/$t.txt" 2>&1
     rc=$?
-    note "$t: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/$t.txt" | tail -n 1) (exit $rc, $(( $(date +%s) - t0 )) s)"
-    grep -E '^(FAIL|skipped|case)|device 0' "$OUT/$t.txt" | head -n 120 | tee -a "$SUM"
+    note "$t: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$D/$t.txt" | tail -n 1) (exit $rc, $(( $(date +%s) - t0 )) s)"
+    grep -E '^(FAIL|skipped|case)|device 0' "$D/$t.txt" | head -n 120 | tee -a "$SUM"
 done
 if [ -x "$B/tests/test_gpu_model" ]; then
     t0=$(date +%s)
     RWKV_CUDA_GRAPHS=0 RWKV_GPU_MODEL_FILTER=7v0 timeout "$(lim 60)" "$B/tests/test_gpu_model" \
-        > "$OUT/test_gpu_model_nograph.txt" 2>&1
+        > "$D/test_gpu_model_nograph.txt" 2>&1
     rc=$?
-    note "test_gpu_model (graphs off, v7 models): $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/test_gpu_model_nograph.txt" | tail -n 1) (exit $rc, $(( $(date +%s) - t0 )) s)"
-    grep -E '^FAIL' "$OUT/test_gpu_model_nograph.txt" | head -n 20 | tee -a "$SUM"
+    note "test_gpu_model (graphs off, v7 models): $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$D/test_gpu_model_nograph.txt" | tail -n 1) (exit $rc, $(( $(date +%s) - t0 )) s)"
+    grep -E '^FAIL' "$D/test_gpu_model_nograph.txt" | head -n 20 | tee -a "$SUM"
 fi
-# The command line end to end: eval on cuda vs cpu (fp32: bound 1e-4).
-if [ -x "$B/rwkv-tui" ] && [ -f "$RWKV_FIXTURES/models/tiny-7v0-fp32.pth" ]; then
-    M7=$RWKV_FIXTURES/models/tiny-7v0-fp32.pth
-    timeout "$(lim 30)" "$B/rwkv-tui" eval --model "$M7" --strategy "cuda fp32" --text "Hello there" \
-        --out "$OUT/eval_cuda.bin" > "$OUT/eval_cli.txt" 2>&1
-    rc1=$?
-    timeout "$(lim 30)" "$B/rwkv-tui" eval --model "$M7" --strategy "cpu fp32" --text "Hello there" \
-        --out "$OUT/eval_cpu.bin" >> "$OUT/eval_cli.txt" 2>&1
-    rc2=$?
-    if [ $rc1 = 0 ] && [ $rc2 = 0 ] && command -v python3 > /dev/null; then
-        note "cli eval cuda fp32 vs cpu fp32: $(python3 -c '
+# The command line end to end: eval on cuda vs cpu, logits and the final
+# state (fp32: bound 1e-4); then a saved chat on the GPU that goes on on the
+# CPU (the snapshot blobs are the same whatever device made them).
+relerr() {   # A.bin B.bin: max |a-b| / max |b| of two float32 files
+    python3 -c '
 import struct,sys
 a=open(sys.argv[1],"rb").read(); b=open(sys.argv[2],"rb").read()
 x=struct.unpack("<%df"%(len(a)//4),a); y=struct.unpack("<%df"%(len(b)//4),b)
 e=max(abs(p-q) for p,q in zip(x,y))/max(max(abs(q) for q in y),1e-6)
-print("rel err %.3g %s" % (e, "ok" if e <= 1e-4 and len(a)==len(b) else "FAIL (bound 1e-4)"))' \
-            "$OUT/eval_cuda.bin" "$OUT/eval_cpu.bin")"
+print("rel err %.3g over %d values %s" % (e, len(y), "ok" if e <= 1e-4 and len(a)==len(b) else "FAIL (bound 1e-4)"))' "$1" "$2"
+}
+if [ -x "$B/rwkv-tui" ] && [ -f "$RWKV_FIXTURES/models/tiny-7v0-fp32.pth" ]; then
+    M7=$RWKV_FIXTURES/models/tiny-7v0-fp32.pth
+    for dev in cuda cpu; do
+        timeout "$(lim 30)" "$B/rwkv-tui" eval --model "$M7" --strategy "$dev fp32" --text "Hello there, GPU" \
+            --out "$D/eval_$dev.bin" --state-out "$D/state_$dev.bin" >> "$D/eval_cli.txt" 2>&1
+        eval "rc_$dev=\$?"
+    done
+    if [ "$rc_cuda" = 0 ] && [ "$rc_cpu" = 0 ] && command -v python3 > /dev/null; then
+        note "cli eval cuda fp32 vs cpu fp32: logits $(relerr "$D/eval_cuda.bin" "$D/eval_cpu.bin"); state $(relerr "$D/state_cuda.bin" "$D/state_cpu.bin")"
     else
-        note "cli eval: exit $rc1 (cuda) / $rc2 (cpu): $(tail -n 2 "$OUT/eval_cli.txt" | tr '\n' ' ')"
+        note "cli eval: exit $rc_cuda (cuda) / $rc_cpu (cpu): $(tail -n 2 "$D/eval_cli.txt" | tr '\n' ' ')"
     fi
+    S=$D/chat.db
+    printf 'Hello\n' | timeout "$(lim 30)" "$B/rwkv-tui" chat --model "$M7" --strategy "cuda fp16" \
+        --db "$S" --new gpu --seed 7 --max-tokens 12 > "$D/chat_gpu.txt" 2>&1
+    rc1=$?
+    printf 'And more\n' | timeout "$(lim 30)" "$B/rwkv-tui" chat --model "$M7" --strategy "cpu fp32" \
+        --db "$S" --resume --max-tokens 12 > "$D/chat_cpu.txt" 2>&1
+    rc2=$?
+    timeout 10 "$B/rwkv-tui" sessions --db "$S" show 1 > "$D/chat_show.txt" 2>&1
+    note "cli chat: saved on 'cuda fp16' (exit $rc1), resumed on 'cpu fp32' (exit $rc2): $(grep -c '\[state\]' "$D/chat_show.txt") turns with a state; $(grep -m1 'turns in the tree' "$D/chat_show.txt")"
+    [ $rc1 = 0 ] && [ $rc2 = 0 ] || { tail -n 3 "$D/chat_gpu.txt" "$D/chat_cpu.txt" | tee -a "$SUM"; }
 fi
 
 # 3. Bandwidth, cuBLAS rate, kernel speeds.
 t0=$(date +%s)
-timeout "$(lim 120)" "$B/tests/gpu_bench" > "$OUT/gpu_bench.txt" 2>&1
+timeout "$(lim 120)" "$B/tests/gpu_bench" > "$D/gpu_bench.txt" 2>&1
 note "bench: exit $? ($(( $(date +%s) - t0 )) s)"
-grep -E '^(bench|device|skipped)' "$OUT/gpu_bench.txt" | tee -a "$SUM"
+grep -E '^(bench|device|skipped)' "$D/gpu_bench.txt" | tee -a "$SUM"
 # yardsticks for the model benches below
-COPY_GBS=$(sed -n 's/^bench d2d_copy .*read+write \([0-9.]*\) GB\/s.*/\1/p' "$OUT/gpu_bench.txt" | head -n 1)
-GEMM_TFS=$(awk '/^bench cublas_f16_gemm_.*_T256 / { s += $3; n++ } END { if (n) printf "%.2f", s / n }' "$OUT/gpu_bench.txt")
+COPY_GBS=$(sed -n 's/^bench d2d_copy .*read+write \([0-9.]*\) GB\/s.*/\1/p' "$D/gpu_bench.txt" | head -n 1)
+GEMM_TFS=$(awk '/^bench cublas_f16_gemm_.*_T256 / { s += $3; n++ } END { if (n) printf "%.2f", s / n }' "$D/gpu_bench.txt")
 note "yardsticks: d2d copy read+write ${COPY_GBS:-?} GB/s; cuBLAS fp16 GEMM at the 1.5B shapes, T 256, mean ${GEMM_TFS:-?} TFLOP/s"
 
 # 3b. Whole models: rwkv-tui bench on random-weight models of real shapes in
@@ -164,7 +203,7 @@ note "yardsticks: d2d copy read+write ${COPY_GBS:-?} GB/s; cuBLAS fp16 GEMM at t
 jnum() { sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" "$2" | head -n 1; }
 bench_one() {   # shape strategy limit prompt-tokens gen-tokens repeat
     local shape=$1 strat=$2 limit=$3; shift 3
-    local f="$OUT/bench_${shape}_$(echo "$strat" | tr -c 'A-Za-z0-9' '_').json"
+    local f="$D/bench_${shape}_$(echo "$strat" | tr -c 'A-Za-z0-9' '_').json"
     local t0; t0=$(date +%s)
     if [ "$(elapsed)" -ge $(( TOTAL - 15 )) ]; then
         note "bench $shape '$strat': skipped (time budget spent)"; return
@@ -194,17 +233,19 @@ bench_one() {   # shape strategy limit prompt-tokens gen-tokens repeat
         printf "  [%d s]", secs }')"
 }
 if [ -x "$B/rwkv-tui" ] || [ -x "$B/tests/gpu_model_bench" ]; then
+    # the issue's targets first (1.5b fp16, int8, a mixed and a *N+ plan),
+    # then 4-bit, bf16 and the small model
+    bench_one 1.5b "cuda fp16" 70 512 128 3
+    bench_one 1.5b "cuda fp16i8" 60 512 128 3
+    bench_one 1.5b "cuda fp16 *20 -> cpu fp32" 60 64 16 2
+    bench_one 1.5b "cuda fp16i8 *12+" 60 256 32 2
+    bench_one 1.5b "cuda fp16i4" 60 512 128 3
+    bench_one 1.5b "cuda bf16" 60 512 64 2
+    bench_one 1.5b "cuda fp16i4 *20 -> cpu fp32i4" 45 64 16 2
     for st in "cuda fp16" "cuda fp16i8" "cuda fp16i4" "cuda bf16" "cuda fp16 *8 -> cpu fp32" \
               "cuda fp16i8 *6+" "cuda fp16i4 *6+"; do
         bench_one 0.1b "$st" 30 512 64 3
     done
-    bench_one 1.5b "cuda fp16" 70 512 128 3
-    bench_one 1.5b "cuda fp16i8" 60 512 128 3
-    bench_one 1.5b "cuda fp16i4" 60 512 128 3
-    bench_one 1.5b "cuda fp16i8 *12+" 60 256 32 2
-    bench_one 1.5b "cuda fp16 *20 -> cpu fp32" 60 64 16 2
-    bench_one 1.5b "cuda fp16i4 *20 -> cpu fp32i4" 45 64 16 2
-    bench_one 1.5b "cuda bf16" 60 512 64 2
     if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
         bench_one 1.5b "cuda:0 fp16 *12 -> cuda:1 fp16" 60 256 64 2
     fi
@@ -215,8 +256,8 @@ fi
 if command -v compute-sanitizer > /dev/null && [ "$(elapsed)" -lt $(( TOTAL - 90 )) ]; then
     t0=$(date +%s)
     timeout "$(lim 80)" compute-sanitizer --tool memcheck --print-limit 20 \
-        "$B/tests/test_gpu_block" > "$OUT/memcheck.txt" 2>&1
-    note "memcheck: exit $? ($(( $(date +%s) - t0 )) s): $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -n 1)"
+        "$B/tests/test_gpu_block" > "$D/memcheck.txt" 2>&1
+    note "memcheck: exit $? ($(( $(date +%s) - t0 )) s): $(grep -E 'ERROR SUMMARY' "$D/memcheck.txt" | tail -n 1)"
 fi
 
 note "device_check: done in $(elapsed) s"

@@ -31,7 +31,7 @@ ref_rand(uint64_t *s, float lo, float hi)
 static inline float *
 ref_vec(uint64_t *s, size_t n, float lo, float hi)
 {
-    float *p = malloc((n ? n : 1) * sizeof *p);
+    float *p = (float *)malloc((n ? n : 1) * sizeof *p);   /* (cast: C++ includes this too) */
 
     if (p != NULL)
         for (size_t i = 0; i < n; i++)
@@ -335,6 +335,78 @@ ref_q4_quantize(const float *w, size_t rows, size_t cols, uint8_t *q, uint32_t *
     simd_q4_quantize(w, (int64_t)cols, 0, (int64_t)rows, q, (float *)(void *)dm);
     for (size_t r = 0; r < rows; r++)
         simd_q4_dequantize_row(&m, (int64_t)r, deq + r * cols);
+}
+
+/* ---- products of gpu_matmul_batch ---- */
+
+/* The epilogue activation OP (gpu.h's gpu_mm_job.act) of Z. */
+static inline float
+ref_act(enum gpu_op op, float z)
+{
+    switch (op) {
+    case GPU_OP_TANH:    return tanhf(z);
+    case GPU_OP_SIGMOID: return ref_sigmoid(z);
+    case GPU_OP_SILU:    return z * ref_sigmoid(z);
+    case GPU_OP_RELU_SQ: return z > 0 ? z * z : 0.0f;
+    default:             return z;
+    }
+}
+
+/* The host bytes of W [R][K] in format WT: *DATA (DATA_BYTES) and, for Q8 /
+ * Q4, *SCALES (SCALE_BYTES; else NULL, 0), malloc'ed (16-byte aligned); DEQ
+ * gets the weights those bytes stand for. */
+static inline void
+ref_mm_weights(enum gpu_wtype wt, const float *w, size_t R, size_t K, void **data,
+               size_t *data_bytes, void **scales, size_t *scale_bytes, float *deq)
+{
+    size_t nw = R * K, nb = (K + 31) / 32;
+
+    *scales = NULL, *scale_bytes = 0;
+    switch (wt) {
+    case GPU_W_Q8:
+        *data_bytes = nw, *scale_bytes = R * nb * 4;
+        *data = aligned_alloc(16, (*data_bytes + 15) / 16 * 16);
+        *scales = aligned_alloc(16, (*scale_bytes + 15) / 16 * 16);
+        ref_q8_quantize(w, R, K, (int8_t *)*data, (float *)*scales, deq);
+        break;
+    case GPU_W_Q4:
+        *data_bytes = R * nb * 16, *scale_bytes = R * nb * 4;
+        *data = aligned_alloc(16, *data_bytes);
+        *scales = aligned_alloc(16, (*scale_bytes + 15) / 16 * 16);
+        ref_q4_quantize(w, R, K, (uint8_t *)*data, (uint32_t *)*scales, deq);
+        break;
+    case GPU_W_F16:
+    case GPU_W_BF16: {
+        uint16_t *h = (uint16_t *)aligned_alloc(16, (nw * 2 + 15) / 16 * 16);
+        for (size_t e = 0; e < nw; e++) {
+            h[e] = wt == GPU_W_BF16 ? ref_f32_to_bf16(w[e]) : ref_f32_to_f16(w[e]);
+            deq[e] = wt == GPU_W_BF16 ? ref_bf16_to_f32(h[e]) : ref_f16_to_f32(h[e]);
+        }
+        *data = h, *data_bytes = nw * 2;
+        break;
+    }
+    default:
+        *data_bytes = nw * 4;
+        *data = aligned_alloc(16, (*data_bytes + 15) / 16 * 16);
+        memcpy(*data, w, nw * 4);
+        memcpy(deq, w, nw * 4);
+        break;
+    }
+}
+
+/* WANT [T][R] = (ACC ? Y0 : 0) + act(DEQ X), X [T][ldx] (the first K of a row). */
+static inline void
+ref_mm_job(const float *deq, size_t R, size_t K, const float *x, size_t ldx, size_t T,
+           enum gpu_op act, int acc, const float *y0, float *want)
+{
+    float *xc = (float *)malloc(T * K * sizeof(float));
+
+    for (size_t t = 0; t < T; t++)
+        memcpy(xc + t * K, x + t * ldx, K * sizeof(float));
+    ref_matmul(deq, R, K, xc, T, want);
+    for (size_t e = 0; e < T * R; e++)
+        want[e] = (acc ? y0[e] : 0.0f) + ref_act(act, want[e]);
+    free(xc);
 }
 
 /* ---- device helpers: NULL on failure (the test counts it) ---- */

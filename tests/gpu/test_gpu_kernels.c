@@ -150,6 +150,39 @@ test_group_norm(void)
         }
 }
 
+/* MX with NM random mixes [C] (host copies in MIX) into fresh device outputs
+ * [n] (host references to fill in OUT), delta into DDELTA. */
+static void
+mix_setup(gpu_mix *mx, int lerp, int nm, int C, size_t n, float *ddelta, float **mix,
+          float **out)
+{
+    memset(mx, 0, sizeof *mx);
+    mx->form = lerp ? GPU_MIX_LERP : GPU_MIX_V5;
+    mx->n = nm;
+    mx->delta = ddelta;
+    for (int q = 0; q < nm; q++) {
+        mix[q] = ref_vec(&seed, C, 0, 1);
+        out[q] = malloc(n * sizeof(float));
+        mx->mix[q] = fput(mix[q], C);
+        mx->out[q] = fput(NULL, n);
+    }
+}
+
+/* The largest relative error of MX's NM device outputs against OUT. */
+static double
+mix_err(const gpu_mix *mx, float **out, int nm, size_t n)
+{
+    double e = 0;
+
+    for (int q = 0; q < nm; q++) {
+        float *go = fget(mx->out[q], n);
+        double eq = ref_rel_err(go, out[q], n);
+        e = eq > e ? eq : e;
+        free(go);
+    }
+    return e;
+}
+
 static void
 test_token_mix(void)
 {
@@ -164,26 +197,12 @@ test_token_mix(void)
                 float *mix[GPU_MIX_MAX], *out[GPU_MIX_MAX], *delta = malloc(n * 4);
                 float *dxn = fput(xn, n), *dprev = fput(prev, C), *ddelta = fput(NULL, n);
                 gpu_mix mx;
-                double e = 0;
+                double e;
 
-                memset(&mx, 0, sizeof mx);
-                mx.form = lerp ? GPU_MIX_LERP : GPU_MIX_V5;
-                mx.n = nm;
-                mx.delta = ddelta;
-                for (int s = 0; s < nm; s++) {
-                    mix[s] = ref_vec(&seed, C, 0, 1);
-                    out[s] = malloc(n * sizeof(float));
-                    mx.mix[s] = fput(mix[s], C);
-                    mx.out[s] = fput(NULL, n);
-                }
+                mix_setup(&mx, lerp, nm, C, n, ddelta, mix, out);
                 call_ok(gpu_token_mix(G, dxn, dprev, T, C, &mx, &E), "token_mix");
                 ref_token_mix(xn, prev, T, C, lerp, nm, (const float *const *)mix, out, delta);
-                for (int s = 0; s < nm; s++) {
-                    float *go = fget(mx.out[s], n);
-                    double es = ref_rel_err(go, out[s], n);
-                    e = es > e ? es : e;
-                    free(go);
-                }
+                e = mix_err(&mx, out, nm, n);
                 TEST_CONDF(e <= TOL_EW, "token_mix form %d C %d T %d: rel err %.3g", lerp, C,
                            T, e);
                 {
@@ -424,8 +443,11 @@ check_dequant_f16(const char *what, const void *dh, const float *deq, int R, int
     uint16_t *gh = malloc(n * 2);
 
     call_ok(gpu_download(G, gh, dh, n * 2, &E), "download");
-    for (size_t i = 0; i < n; i++)
-        bad += gh[i] != ref_f32_to_f16(deq[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (gh[i] != ref_f32_to_f16(deq[i]) && bad++ == 0)   /* the first, for the log */
+            printf("%s %dx%d: weight %zu = %a: device f16 0x%04x, expected 0x%04x\n", what, R,
+                   K, i, (double)deq[i], gh[i], ref_f32_to_f16(deq[i]));
+    }
     TEST_CONDF(bad == 0, "%s %dx%d: %zu of %zu differ", what, R, K, bad, n);
     free(gh);
 }
@@ -494,6 +516,123 @@ test_matmul(void)
             free(w), free(x), free(deq), free(sc), free(q), free(h);
             dfree_all();
         }
+}
+
+/* gpu_ln_mix (one launch for one token, the two calls otherwise) against
+ * kern_layer_norm and the token-mix reference: xn, every mix, delta, prev. */
+static void
+test_ln_mix(void)
+{
+    static const int CS[] = { 64, 2048, 2560 }, LT[] = { 1, 3 };
+
+    for (int ci = 0; ci < 3; ci++)
+        for (int ti = 0; ti < 2; ti++)
+            for (int lerp = 0; lerp < 2; lerp++) {
+                int C = CS[ci], T = LT[ti], nm = lerp ? 6 : 2;
+                size_t n = (size_t)T * C;
+                float *x = ref_vec(&seed, n, -2, 3), *w = ref_vec(&seed, C, 0.5f, 1.5f);
+                float *b = ref_vec(&seed, C, -0.5f, 0.5f), *prev = ref_vec(&seed, C, -2, 2);
+                float *xn = malloc(n * 4), *delta = malloc(n * 4);
+                float *mix[GPU_MIX_MAX], *out[GPU_MIX_MAX];
+                float *dxn = fput(NULL, n), *dprev = fput(prev, C), *ddelta = fput(NULL, n);
+                gpu_mix mx;
+                double e;
+
+                mix_setup(&mx, lerp, nm, C, n, ddelta, mix, out);
+                call_ok(gpu_ln_mix(G, fput(x, n), fput(w, C), fput(b, C), dxn, dprev, T, C, 1e-5f,
+                                   &mx, &E), "ln_mix");
+                for (int p = 0; p < T; p++)
+                    kern_layer_norm(x + (size_t)p * C, w, b, xn + (size_t)p * C, C, 1e-5f);
+                ref_token_mix(xn, prev, T, C, lerp, nm, (const float *const *)mix, out, delta);
+                e = mix_err(&mx, out, nm, n);
+                {
+                    float *gx = fget(dxn, n), *gp = fget(dprev, C), *gd = fget(ddelta, n);
+                    double ex = ref_rel_err(gx, xn, n), ep = ref_rel_err(gp, prev, C);
+                    double ed = ref_rel_err(gd, delta, n);
+                    TEST_CONDF(e <= TOL_EW && ex <= TOL_EW && ep <= TOL_EW && ed <= TOL_EW,
+                               "ln_mix form %d C %d T %d: rel err mixes %.3g xn %.3g prev %.3g "
+                               "delta %.3g", lerp, C, T, e, ex, ep, ed);
+                    free(gx), free(gp), free(gd);
+                }
+                for (int q = 0; q < nm; q++)
+                    free(mix[q]), free(out[q]);
+                free(x), free(w), free(b), free(prev), free(xn), free(delta);
+                dfree_all();
+            }
+}
+
+/*
+** gpu_matmul_batch: one launch of products in every weight format, each
+** with its activation, some added to Y, one with a strided input (ldx), a
+** row length off the vector paths; T from 1 (decode) past the 8-token pass.
+*/
+static void
+test_matmul_batch(void)
+{
+    static const struct {
+        enum gpu_wtype wt;
+        int rows, cols, ldx;
+        enum gpu_op act;
+        int acc;
+    } J[] = {
+        { GPU_W_F32, 64, 100, 0, GPU_OP_TANH, 0 },
+        { GPU_W_F16, 256, 768, 0, GPU_NOP, 1 },
+        { GPU_W_BF16, 96, 128, 0, GPU_OP_SIGMOID, 0 },
+        { GPU_W_Q8, 2048, 2048, 0, GPU_OP_RELU_SQ, 0 },
+        { GPU_W_Q4, 128, 256, 0, GPU_OP_SILU, 1 },
+        { GPU_W_F32, 200, 256, 320, GPU_NOP, 1 },
+        { GPU_W_F16, 33, 98, 0, GPU_OP_TANH, 0 },
+    };
+    enum { NJ = sizeof J / sizeof J[0] };
+    static const int TB[] = { 1, 3, 8, 19 };
+
+    for (size_t ti = 0; ti < sizeof TB / sizeof TB[0]; ti++) {
+        int T = TB[ti];
+        gpu_mm_job jobs[NJ];
+        float *want[NJ];
+
+        memset(jobs, 0, sizeof jobs);
+        for (int i = 0; i < NJ; i++) {
+            int R = J[i].rows, K = J[i].cols, ldx = J[i].ldx ? J[i].ldx : K;
+            size_t nw = (size_t)R * K, db, sb;
+            float *w = ref_vec(&seed, nw, -1, 1), *x = ref_vec(&seed, (size_t)T * ldx, -1, 1);
+            float *y0 = ref_vec(&seed, (size_t)T * R, -1, 1), *deq = malloc(nw * 4);
+            void *data, *scales;
+
+            ref_mm_weights(J[i].wt, w, R, K, &data, &db, &scales, &sb, deq);
+            jobs[i].wt = J[i].wt;
+            jobs[i].w = dput(data, db);
+            jobs[i].scales = scales ? dput(scales, sb) : NULL;
+            jobs[i].rows = R, jobs[i].cols = K, jobs[i].ldx = J[i].ldx;
+            jobs[i].x = fput(x, (size_t)T * ldx);
+            jobs[i].y = fput(y0, (size_t)T * R);
+            jobs[i].act = J[i].act, jobs[i].accumulate = J[i].acc;
+            want[i] = malloc((size_t)T * R * 4);
+            ref_mm_job(deq, R, K, x, ldx, T, J[i].act, J[i].acc, y0, want[i]);
+            free(w), free(x), free(y0), free(deq), free(data), free(scales);
+        }
+        call_ok(gpu_matmul_batch(G, jobs, NJ, T, &E), "matmul_batch");
+        for (int i = 0; i < NJ; i++) {
+            size_t ny = (size_t)T * J[i].rows;
+            float *gy = fget(jobs[i].y, ny);
+            double e = ref_rel_err(gy, want[i], ny);
+            TEST_CONDF(e <= TOL_SUM, "matmul_batch job %d (type %d, %dx%d, act %d, acc %d) "
+                       "T %d: rel err %.3g", i, (int)J[i].wt, J[i].rows, J[i].cols,
+                       (int)J[i].act, J[i].acc, T, e);
+            free(gy), free(want[i]);
+        }
+        dfree_all();
+    }
+    /* bad jobs are refused, nothing launched */
+    {
+        gpu_mm_job j;
+        memset(&j, 0, sizeof j);
+        j.rows = 4, j.cols = 4;
+        TEST_CONDF(gpu_matmul_batch(G, &j, 1, 1, &E) == RWKV_EINVAL,
+                   "matmul_batch took a job without weights");
+        TEST_CONDF(gpu_matmul_batch(G, &j, GPU_MMB_MAX + 1, 1, &E) == RWKV_EINVAL,
+                   "matmul_batch took %d jobs", GPU_MMB_MAX + 1);
+    }
 }
 
 /* gpu_convert (bit-exact) and cuBLAS gemm in f16 and bf16. */
@@ -673,11 +812,13 @@ main(void)
     test_layer_norm();
     test_group_norm();
     test_token_mix();
+    test_ln_mix();
     test_ewise();
     test_wkv5();
     test_wkv7();
     test_v7_prep_out();
     test_matmul();
+    test_matmul_batch();
     test_convert();
     test_gemm();
     test_graph();
