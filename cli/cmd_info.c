@@ -1,20 +1,59 @@
 /*
 ** cmd_info.c -- `rwkv-tui info`: describe a checkpoint (version, sizes,
-** parameter count, stored dtypes, file size, format).
+** parameter count, stored dtypes, file size, format) and what runs it (the
+** CPU kernel set, the CUDA devices).
 */
 #include "cli.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/io/ckpt_verify.h"
+#include "../core/kernels/cpuid.h"
+#include "../core/kernels/kernels.h"
 #include "../core/rwkv.h"
+#include "../gpu/gpu.h"
+
+/* The machine's side: the CPU kernel set that runs the cpu layers and the
+ * CUDA devices this build sees (for "is my GPU used?"). */
+static void
+info_machine(void)
+{
+    char feat[160];
+    rwkv_err err;
+    int n = 0;
+
+    cpuid_feature_names(cpuid_features(), feat, sizeof feat);
+    printf("kernels:     %s%s (cpu: %s)\n", simd_kernels_name(kern_default_kernels()),
+           getenv("RWKV_KERNELS") ? ", RWKV_KERNELS set" : "", feat[0] ? feat : "-");
+    rwkv_err_clear(&err);
+    if (!gpu_compiled()) {
+        printf("cuda:        not in this build (make CUDA=1 where nvcc is installed)\n");
+        return;
+    }
+    if (gpu_device_count(&n, &err) != RWKV_OK || n == 0) {
+        printf("cuda:        %s\n", err.msg[0] ? err.msg : "no CUDA device found");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        gpu_device_info d;
+        if (gpu_device_query(i, &d, &err) != RWKV_OK)
+            printf("cuda:%-7d %s\n", i, err.msg);
+        else
+            printf("cuda:%-7d %s, sm_%d%d, %d SMs, %.1f GiB (%.1f free)\n", i, d.name,
+                   d.cc_major, d.cc_minor, d.sm_count, (double)d.total_bytes / (1u << 30),
+                   (double)d.free_bytes / (1u << 30));
+    }
+}
 
 static void
 info_help(FILE *f)
 {
     fprintf(f, "usage: " PROG " info (--model PATH | --demo) [--strategy S] [--verify]\n\n"
-               "Load the checkpoint, validate every tensor and describe the model.\n"
+               "Load the checkpoint, validate every tensor and describe the model, then\n"
+               "what runs it: the CPU kernel set (RWKV_KERNELS) and the CUDA devices this\n"
+               "build sees, or why there are none.\n"
                "  --verify   read the whole file and check the CRC-32 of every entry of a\n"
                "             .pth (a load checks only what it reads); names a damaged tensor\n\n");
     cli_opts_help(f, 0);
@@ -80,6 +119,7 @@ cmd_info(int argc, char **argv)
         printf("weight cache: %s (%s)\n", in->weight_cache, in->weight_cache_path);
     else
         printf("weight cache: %s\n", in->weight_cache[0] ? in->weight_cache : "off");
+    info_machine();
     rwkv_model_close(m);
     return cli_stdout_close(0);
 }

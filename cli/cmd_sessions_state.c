@@ -282,57 +282,10 @@ sessions_state(store *st, int64_t session, int64_t turn, int64_t vs, int json)
 
 /* ---- sessions budget --------------------------------------------------- */
 
-/* Units of a size, their names compared without case. */
-static const struct {
-    const char *name;
-    double      mul;
-} size_units[] = {
-    { "", 1 }, { "b", 1 },
-    { "k", 1e3 }, { "kb", 1e3 }, { "m", 1e6 }, { "mb", 1e6 },
-    { "g", 1e9 }, { "gb", 1e9 }, { "t", 1e12 }, { "tb", 1e12 },
-    { "kib", 1024.0 }, { "mib", 1048576.0 }, { "gib", 1073741824.0 },
-    { "tib", 1099511627776.0 },
-};
-
-/* TEXT as bytes: "off"/"none" (0), or a number with a unit (500MB, 2GB,
-** 1.5GiB; K/M/G/T are powers of 1000, KiB/MiB/... of 1024); -1 if neither. */
-static int
-parse_size(const char *text, uint64_t *out)
-{
-    char *end, unit[8];
-    double v;
-    size_t n = 0;
-
-    if (strcmp(text, "off") == 0 || strcmp(text, "none") == 0) {
-        *out = 0;
-        return 0;
-    }
-    if (!isdigit((unsigned char)text[0]))
-        return -1;
-    v = strtod(text, &end);
-    while (end[n] != '\0' && n + 1 < sizeof unit) {
-        unit[n] = (char)tolower((unsigned char)end[n]);
-        n++;
-    }
-    unit[n] = '\0';
-    if (end[n] != '\0' || !isfinite(v))
-        return -1;
-    for (size_t i = 0; i < sizeof size_units / sizeof *size_units; i++) {
-        if (strcmp(unit, size_units[i].name) == 0) {
-            v *= size_units[i].mul;
-            if (v >= 9.2e18)
-                return -1;
-            *out = (uint64_t)v;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 int
 sessions_budget(store *st, const char *arg)
 {
-    char h1[32], h2[32], h3[32];
+    char h1[32], h2[32], line[256];
     store_budget_info bi;
     uint64_t bytes, budget;
     int64_t count;
@@ -350,29 +303,12 @@ sessions_budget(store *st, const char *arg)
             printf("%s\n", store_size_str(budget, h2, sizeof h2));
         return 0;
     }
-    if (parse_size(arg, &budget) < 0) {
-        cli_errorf("sessions budget: '%s' is not a size (500MB, 2GB, 1.5GiB, or off)", arg);
-        return 2;
-    }
-    if (budget == 0 && strcmp(arg, "off") != 0 && strcmp(arg, "none") != 0) {
-        cli_errorf("sessions budget: a budget of 0 bytes would drop every state: say 'off' for "
-                   "none");
+    if (store_budget_parse(st, arg, &budget, &err) != RWKV_OK) {
+        cli_errorf("sessions %s", err.msg);
         return 2;
     }
     if (store_budget_set(st, budget, &bi, &err) != RWKV_OK)
         return cli_fail(&err);
-    if (budget == 0) {
-        printf("budget: none (the retention policy alone decides)\n");
-        return 0;
-    }
-    printf("budget %s: ", store_size_str(budget, h1, sizeof h1));
-    if (bi.dropped == 0)
-        printf("the saved states fit (%s in %lld states)\n", store_size_str(bi.after, h2, sizeof h2),
-               (long long)bi.states);
-    else
-        printf("dropped %lld saved states (%s; their turns' tokens rebuild them when needed), "
-               "%s in %lld states now\n", (long long)bi.dropped,
-               store_size_str(bi.dropped_bytes, h2, sizeof h2), store_size_str(bi.after, h3, sizeof h3),
-               (long long)bi.states);
+    printf("%s\n", store_budget_say(st, &bi, line, sizeof line));
     return 0;
 }

@@ -468,6 +468,16 @@ typedef struct store_budget_info {
 /* BYTES for a person into BUF: "340 kB", "12.9 MB", "2.35 GB" (powers of
 ** 1000, as `sessions` prints sizes).  Returns BUF. */
 const char *store_size_str(uint64_t bytes, char *buf, size_t cap);
+/* TEXT as bytes: "off"/"none" (0), or a number with a unit (500MB, 2GB,
+** 1.5GiB; K/M/G/T are powers of 1000, KiB/MiB/... of 1024); -1 if neither. */
+int store_size_parse(const char *text, uint64_t *out);
+/* TEXT as a budget (store_size_parse, and 0 only as "off"/"none"), or
+** RWKV_EINVAL with the line to show (in S's language, store_set_tr). */
+int store_budget_parse(const store *s, const char *text, uint64_t *bytes, rwkv_err *err);
+/* What setting a budget did, as one line ("budget 500.0 MB: dropped 12 saved
+** states (...)") in S's language: both front ends say it.  Returns BUF. */
+const char *store_budget_say(const store *s, const store_budget_info *bi, char *buf,
+                             size_t cap);
 /* The budget in bytes (*BYTES 0: none). */
 int store_budget_get(store *s, uint64_t *bytes, rwkv_err *err);
 /* Set the budget (0: none), apply it at once in one transaction and give

@@ -19,6 +19,8 @@
 */
 #include "store_int.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,84 @@ store_size_str(uint64_t bytes, char *buf, size_t cap)
         snprintf(buf, cap, "%.1f MB", b / 1e6);
     else
         snprintf(buf, cap, "%.2f GB", b / 1e9);
+    return buf;
+}
+
+/* Units of a size, their names compared without case. */
+static const struct {
+    const char *name;
+    double      mul;
+} size_units[] = {
+    { "", 1 }, { "b", 1 },
+    { "k", 1e3 }, { "kb", 1e3 }, { "m", 1e6 }, { "mb", 1e6 },
+    { "g", 1e9 }, { "gb", 1e9 }, { "t", 1e12 }, { "tb", 1e12 },
+    { "kib", 1024.0 }, { "mib", 1048576.0 }, { "gib", 1073741824.0 },
+    { "tib", 1099511627776.0 },
+};
+
+int
+store_size_parse(const char *text, uint64_t *out)
+{
+    char *end, unit[8];
+    double v;
+    size_t n = 0;
+
+    if (strcmp(text, "off") == 0 || strcmp(text, "none") == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (!isdigit((unsigned char)text[0]))
+        return -1;
+    v = strtod(text, &end);
+    while (end[n] != '\0' && n + 1 < sizeof unit) {
+        unit[n] = (char)tolower((unsigned char)end[n]);
+        n++;
+    }
+    unit[n] = '\0';
+    if (end[n] != '\0' || !isfinite(v))
+        return -1;
+    for (size_t i = 0; i < sizeof size_units / sizeof *size_units; i++) {
+        if (strcmp(unit, size_units[i].name) == 0) {
+            v *= size_units[i].mul;
+            if (v >= 9.2e18)
+                return -1;
+            *out = (uint64_t)v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int
+store_budget_parse(const store *s, const char *text, uint64_t *bytes, rwkv_err *err)
+{
+    if (store_size_parse(text, bytes) < 0)
+        return rwkv_errf(err, RWKV_EINVAL,
+                         store_tr(s, "budget: '%s' is not a size (500MB, 2GB, 1.5GiB, or off)"),
+                         text);
+    if (*bytes == 0 && strcmp(text, "off") != 0 && strcmp(text, "none") != 0)
+        return rwkv_errf(err, RWKV_EINVAL, "%s", store_tr(s, "budget: a budget of 0 bytes "
+                         "would drop every state: say 'off' for none"));
+    return RWKV_OK;
+}
+
+const char *
+store_budget_say(const store *s, const store_budget_info *bi, char *buf, size_t cap)
+{
+    char h1[32], h2[32], h3[32];
+
+    if (bi->budget == 0)
+        snprintf(buf, cap, "%s", store_tr(s, "budget: none (the retention policy alone decides)"));
+    else if (bi->dropped == 0)
+        snprintf(buf, cap, store_tr(s, "budget %s: the saved states fit (%s in %lld states)"),
+                 store_size_str(bi->budget, h1, sizeof h1),
+                 store_size_str(bi->after, h2, sizeof h2), (long long)bi->states);
+    else
+        snprintf(buf, cap, store_tr(s, "budget %s: dropped %lld saved states (%s; their turns' "
+                                       "tokens rebuild them when needed), %s in %lld states now"),
+                 store_size_str(bi->budget, h1, sizeof h1), (long long)bi->dropped,
+                 store_size_str(bi->dropped_bytes, h2, sizeof h2),
+                 store_size_str(bi->after, h3, sizeof h3), (long long)bi->states);
     return buf;
 }
 

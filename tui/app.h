@@ -117,7 +117,7 @@ enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY,
                        TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE,
                        TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT, TUI_PROMPT_FRAMING,
-                       TUI_PROMPT_ALTS };
+                       TUI_PROMPT_ALTS, TUI_PROMPT_BUDGET };
 
 /* A transcript note a rebuild puts back (tui_session_note says where). */
 #define TUI_NOTE_RUN      0

@@ -2,7 +2,8 @@
 ** menu_sessions.c -- F2: the saved sessions, most recent first, each with
 ** its model, state file and id; resume, rename, delete, fork, export (as
 ** `rwkv-tui sessions export`: Markdown, or JSON for a .json file name) and
-** import (a JSON export, as `sessions import`).  Typing searches the titles
+** import (a JSON export, as `sessions import`), the saved states' disk
+** budget (as `sessions budget`).  Typing searches the titles
 ** and, through the store's full-text index, what was said in them; a
 ** "model:NAME" word keeps the sessions of the models whose file name starts
 ** with NAME, and C-t cycles through the models present.
@@ -283,6 +284,41 @@ import_ask(struct app *a, const tui_menu_item *it, int key)
     tui_prompt_open(a, TUI_PROMPT_IMPORT, "import the session file (a JSON export): ", "");
 }
 
+/* C-b: the disk budget of every session's saved states (`sessions budget`),
+** asked with what the states take now. */
+static void
+budget_ask(struct app *a, const tui_menu_item *it, int key)
+{
+    char label[160], used[32], cap[32];
+    uint64_t bytes = 0, budget = 0;
+    int64_t count = 0;
+    rwkv_err err;
+
+    (void)it;
+    (void)key;
+    if (a->st == NULL) {
+        tui_notice(a, 1, "no session database (--no-db): no saved states to budget");
+        return;
+    }
+    if (a->busy) {   /* the reply being written saves a state */
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return;
+    }
+    if (store_snapshot_usage(a->st, 0, &bytes, &count, &err) != RWKV_OK ||
+        store_budget_get(a->st, &budget, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    store_size_str(bytes, used, sizeof used);
+    if (budget == 0)
+        snprintf(label, sizeof label, TR("saved states: %s, no budget; budget (500MB, 2GB, off): "),
+                 used);
+    else
+        snprintf(label, sizeof label, TR("saved states: %s of %s; budget (500MB, 2GB, off): "),
+                 used, store_size_str(budget, cap, sizeof cap));
+    tui_prompt_open(a, TUI_PROMPT_BUDGET, label, "");
+}
+
 static const tui_menu_keydef session_keys[] = {
     { TUI_K_ENTER, 0, "Enter", TR_NOOP("resume"), TR_NOOP("resume the selected session"), resume, 1 },
     { CFG_KEY_CTRL('r'), 0, "C-r", TR_NOOP("rename"), TR_NOOP("rename the selected session"), rename_ask, 1 },
@@ -296,6 +332,9 @@ static const tui_menu_keydef session_keys[] = {
       export_ask, 1 },
     { CFG_KEY_CTRL('o'), 0, "C-o", TR_NOOP("import"),
       TR_NOOP("import a session file (a JSON export) as a new session"), import_ask, 0 },
+    { CFG_KEY_CTRL('b'), 0, "C-b", TR_NOOP("budget"),
+      TR_NOOP("a disk budget for every session's saved states (older states give way "
+              "first; their tokens rebuild them)"), budget_ask, 0 },
     { CFG_KEY_CTRL('t'), 0, "C-t", TR_NOOP("model"),
       TR_NOOP("show only the sessions of the next model present (then all again)"), next_model,
       TUI_MK_LIST },
@@ -422,5 +461,37 @@ accept_import(struct app *a, const char *text)
         tui_menu_refill(a, id);
 }
 
+/* Enter in the budget prompt: set it and apply it at once, as `sessions
+** budget` does, said in the same words. */
+static void
+accept_budget(struct app *a, const char *text)
+{
+    char line[256];
+    store_budget_info bi;
+    uint64_t bytes;
+    rwkv_err err;
+
+    if (text[0] == '\0') {
+        tui_notice(a, 0, "budget unchanged");
+        return;
+    }
+    if (store_budget_parse(a->st, text, &bytes, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    tui_notice(a, 0, "applying the budget...");
+    tui_view_draw(a);           /* said before the wait: dropping and vacuuming take a while */
+    if (store_budget_set(a->st, bytes, &bi, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    tui_notice(a, 0, "%s", store_budget_say(a->st, &bi, line, sizeof line));
+    if (a->menu.kind == TUI_MENU_SESSIONS) {   /* the title shows the new sizes */
+        const tui_menu_item *sel = tui_menu_selected(&a->menu);
+        tui_menu_refill(a, sel ? sel->id : 0);
+    }
+}
+
+const tui_prompt_class tui_prompt_budget = { TUI_PROMPT_BUDGET, 0, accept_budget, TUI_PHIST_NONE };
 const tui_prompt_class tui_prompt_export = { TUI_PROMPT_EXPORT, 0, accept_export, TUI_PHIST_FILES };
 const tui_prompt_class tui_prompt_import = { TUI_PROMPT_IMPORT, 0, accept_import, TUI_PHIST_FILES };

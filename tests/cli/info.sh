@@ -27,6 +27,16 @@ check_info "$FX/models/rand-7v0-h2-bf16.pth" "heads: +2 x 64" "layers: +3" "ffn:
 check_info "$FX/models/world-7v0-rand-bf16.pth" "vocab: +65536"
 fi
 if "$RWKV_TUI" info --demo | grep -q "format: *demo"; then ok; else fail "info --demo"; fi
+# what runs it: the kernel set (and RWKV_KERNELS said when set), and the CUDA
+# devices or why there are none, in one line each
+out=$("$RWKV_TUI" info --demo 2>&1)
+printf '%s\n' "$out" | grep -Eq "^kernels: +(portable|avx2|avx2-vnni|avx512|avx512-exact) \(cpu: " \
+    && ok || fail "info: no kernels line: $out"
+printf '%s\n' "$out" | grep -Eq "^cuda(: +not in this build|: +no CUDA device|:[0-9]+ +.*, sm_[0-9]+, [0-9]+ SMs)" \
+    && [ "$(printf '%s\n' "$out" | grep -c '^cuda')" -ge 1 ] && ok || fail "info: no cuda line: $out"
+out=$(RWKV_KERNELS=portable "$RWKV_TUI" info --demo 2>&1)
+printf '%s\n' "$out" | grep -q "^kernels: *portable, RWKV_KERNELS set" && ok \
+    || fail "info with RWKV_KERNELS=portable: $out"
 # weight bytes per token: fp32 = 4 bytes x (parameters - embedding); other
 # strategies store the linears smaller
 if have_fixture models/tiny-7v0-fp32.pth 3; then
