@@ -406,7 +406,6 @@ gm_bmm(struct gm_batch *b, const kern_mat *w, const float *x, float *y, enum gpu
     return acc ? gm_ew(d, GPU_OP_ADD, n, y, dst, NULL, y, err) : RWKV_OK;
 }
 
-
 /* v4/v5/v6 FFN: x += sigmoid(r) * V relu(K kx)^2; LERP for v6, else V5 mix. */
 static int
 gm_ffn_rkv(const rwkv_model *m, struct gm_dev *d, const struct mdl_layer *ly, int t,
