@@ -334,7 +334,7 @@ static const tui_menu_keydef session_keys[] = {
       TR_NOOP("import a session file (a JSON export) as a new session"), import_ask, 0 },
     { CFG_KEY_CTRL('b'), 0, "C-b", TR_NOOP("budget"),
       TR_NOOP("a disk budget for every session's saved states (older states give way "
-              "first; their tokens rebuild them)"), budget_ask, 0 },
+              "first; their tokens rebuild them)"), budget_ask, TUI_MK_LIST },
     { CFG_KEY_CTRL('t'), 0, "C-t", TR_NOOP("model"),
       TR_NOOP("show only the sessions of the next model present (then all again)"), next_model,
       TUI_MK_LIST },
