@@ -195,7 +195,7 @@ debug:
 	$(MAKE) BUILD=build-debug BIN=build-debug/rwkv-tui CFLAGS="-O0 -g3"
 
 # Debian packages needed to build and test (CI runs this first).
-DEB_PKGS = build-essential pkg-config libsqlite3-dev sqlite3 libncurses-dev libcyaml-dev libyaml-dev tmux python3 gettext
+DEB_PKGS = build-essential pkg-config libsqlite3-dev sqlite3 libncurses-dev libcyaml-dev libyaml-dev tmux python3 gettext gdb
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get update -qq && \

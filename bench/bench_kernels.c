@@ -6,7 +6,8 @@
 ** threads splitting the output rows; every weight format and kernel
 ** variant.  Each figure is the median of 5 measurements; a measurement
 ** repeats the call until >= MIN_SECONDS passed.  The same run measures the
-** memcpy bandwidth (the decode limit) and, if built with OpenBLAS
+** memcpy bandwidth, the read bandwidth (simd_read_probe: the decode limit)
+** and, if built with OpenBLAS
 ** (-DBENCH_OPENBLAS), cblas_sgemm on the fp32 matmul shapes.
 **
 ** Matvec rotates over enough copies of W to exceed the 32 MiB L3, so its
@@ -71,26 +72,11 @@ struct job {
     char *dst;
     const char *src;
     size_t bytes;
-    float *sink;
+    uint64_t *sink;
     /* peak probe job (peak_iters > 0) */
     int64_t peak_iters;
     enum simd_dtype peak_dt;
 };
-
-/* Sum of N floats with 16 partial sums: a streaming read at the baseline
-** ISA (fast enough to saturate DRAM from one core). */
-static float
-read_sum(const float *p, size_t n)
-{
-    float s[16] = {0};
-
-    for (size_t i = 0; i + 16 <= n; i += 16)
-        for (int l = 0; l < 16; l++)
-            s[l] += p[i + l];
-    for (int l = 1; l < 16; l++)
-        s[0] += s[l];
-    return s[0];
-}
 
 struct worker {
     pthread_t th;
@@ -114,7 +100,7 @@ run_part(const struct job *j, int id, int n, int iter)
         if (j->dst)
             memcpy(j->dst + off, j->src + off, part);
         else
-            j->sink[id] = read_sum((const float *)(j->src + off), part / sizeof(float));
+            j->sink[id] = simd_read_probe(j->k, j->src + off, part);
         return;
     }
     {
@@ -342,7 +328,7 @@ bench_peak(void)
 }
 
 static void
-bench_memcpy(void)
+bench_memcpy(const simd_kernels *k)
 {
     size_t bytes = 512u << 20;
     char *a = mem_alloc(bytes), *b = mem_alloc(bytes);
@@ -363,14 +349,14 @@ bench_memcpy(void)
     }
     for (int n = 1; n <= MAX_THREADS; n++) {
         double t;
-        float sink[MAX_THREADS];
+        uint64_t sink[MAX_THREADS];
         memset(&p, 0, sizeof p);
-        p.job = (struct job){.src = a, .bytes = bytes, .sink = sink};
+        p.job = (struct job){.k = k, .src = a, .bytes = bytes, .sink = sink};
         pool_start(&p, n);
         t = pool_time(&p);
         pool_stop(&p);
         readbw[n] = (double)bytes / t / 1e9;
-        printf("read (sum)        %d thr  %7.1f GB/s [cpu %.1f]\n", n, readbw[n],
+        printf("read (probe)      %d thr  %7.1f GB/s [cpu %.1f]\n", n, readbw[n],
                (double)bytes / last_cpu / 1e9);
     }
     mem_free(a);
@@ -620,7 +606,7 @@ main(int argc, char **argv)
     printf("kernels: best = %s; medians of %d; T = %d for matmul\n",
            simd_kernels_name(simd_kernels_best(0)), REPS, T);
     if (!mm_only)
-        bench_memcpy();
+        bench_memcpy(simd_kernels_best(0));
     bench_peak();
     printf("%-17s %-14s %s\n", "shape", "format", "thr  matvec GB/s [cpu] (%read) GFLOP/s | matmul GFLOP/s [cpu]");
 

@@ -12,9 +12,9 @@
 **
 ** Ctrl-C: during a reply, SIGINT cancels it (sess_cancel is async-signal-
 ** safe) and the reply stops at the next token, keeping what was generated;
-** at the prompt, SIGINT (installed without SA_RESTART) makes getline()
-** fail and the command exits 0, as EOF does.  SIGTERM and SIGHUP (the
-** terminal closed) stop a reply the same way, keep it as far as it
+** at the prompt, SIGINT (without SA_RESTART there: sigint_restart) makes
+** getline() fail and the command exits 0, as EOF does.  SIGTERM and SIGHUP
+** (the terminal closed) stop a reply the same way, keep it as far as it
 ** streamed (and a message whose reply had not started), end the chat
 ** cleanly, and are raised again at the end: the exit status is the
 ** signal's, nothing streamed is lost (it was up to a second's worth).
@@ -71,6 +71,26 @@ on_sigint(int sig)
         sig_gen_cancel = 1;
     else if (!sig_in_reply)
         sig_quit = 1;
+}
+
+/*
+** Ctrl-C interrupts the read at the prompt (RESTART 0: no SA_RESTART, so
+** getline fails and the loop looks at the flags), but not a write (RESTART
+** 1): a reply's text blocked by a stopped terminal (C-s) or a slow link goes
+** out when it can, where EINTR lost it and ended the chat with "stdout:
+** Interrupted system call" and exit 1.  (SIGTERM and SIGHUP never restart:
+** they end the chat, a blocked write included.)
+*/
+static void
+sigint_restart(int restart)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = restart ? SA_RESTART : 0;
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
 }
 
 static void commands_help(FILE *f);
@@ -926,7 +946,9 @@ repl_loop(struct repl *r)
             fflush(stdout);
         }
         errno = 0;
+        sigint_restart(0);
         n = sig_quit ? -1 : getline(&line, &cap, stdin);
+        sigint_restart(1);
         if (n < 0 || sig_quit) {
             if (r->interactive)
                 fputc('\n', stdout);
@@ -1080,8 +1102,9 @@ cmd_chat(int argc, char **argv)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0;   /* no SA_RESTART: Ctrl-C at the prompt interrupts getline */
+    sa.sa_flags = SA_RESTART;   /* but not at the prompt: sigint_restart */
     sigaction(SIGINT, &sa, &old_sa);
+    sa.sa_flags = 0;            /* SIGTERM, SIGHUP: no SA_RESTART, ever */
     sa.sa_handler = on_sigend;
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);

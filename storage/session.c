@@ -282,11 +282,14 @@ fail:
     return rc;
 }
 
+static void keep_drop(sess *s);
+
 void
 sess_destroy(sess *s)
 {
     if (s == NULL)
         return;
+    keep_drop(s);
     chat_destroy(s->c);
     store_close(s->st);
     framing_fini(&s->fr);
@@ -443,30 +446,55 @@ sess_replay_cost(sess *s)
     return cost;
 }
 
-/* Deep copies of the chat's records (chat_load_state_file drops them). */
-static chat_turn *
-copy_records(sess *s, size_t *n_out)
+/* A deep copy of turn T into *DST (free with turn_free): 0, or -1 when out
+** of memory (nothing left to free). */
+static int
+turn_copy(chat_turn *dst, const chat_turn *t)
 {
-    size_t n = chat_n_turns(s->c);
+    *dst = *t;
+    dst->user = strndup(t->user, t->user_len);
+    dst->reply = strndup(t->reply ? t->reply : "", t->reply_len);
+    dst->prompt_ids = malloc((t->n_prompt + 1) * sizeof(int32_t));
+    dst->reply_ids = malloc((t->n_reply + 1) * sizeof(int32_t));
+    if (!dst->user || !dst->reply || !dst->prompt_ids || !dst->reply_ids) {
+        free(dst->user);
+        free(dst->reply);
+        free(dst->prompt_ids);
+        free(dst->reply_ids);
+        return -1;
+    }
+    memcpy(dst->prompt_ids, t->prompt_ids, t->n_prompt * sizeof(int32_t));
+    memcpy(dst->reply_ids, t->reply_ids, t->n_reply * sizeof(int32_t));
+    return 0;
+}
+
+static void
+turn_free(chat_turn *t)
+{
+    free(t->user);
+    free(t->reply);
+    free(t->prompt_ids);
+    free(t->reply_ids);
+}
+
+/* Deep copies of the chat's first N records (chat_load_state_file and
+** chat_reset drop them): free with free_records(v, N).  NULL when out of
+** memory. */
+static chat_turn *
+copy_records(sess *s, size_t n)
+{
     chat_turn *v = calloc(n ? n : 1, sizeof *v);
 
     if (v == NULL)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        const chat_turn *t = chat_turn_at(s->c, i);
-        v[i] = *t;
-        v[i].user = strndup(t->user, t->user_len);
-        v[i].reply = strndup(t->reply ? t->reply : "", t->reply_len);
-        v[i].prompt_ids = malloc((t->n_prompt + 1) * sizeof(int32_t));
-        v[i].reply_ids = malloc((t->n_reply + 1) * sizeof(int32_t));
-        if (!v[i].user || !v[i].reply || !v[i].prompt_ids || !v[i].reply_ids) {
-            *n_out = i + 1;
-            return v;       /* the caller frees; n_out marks it incomplete by NULLs */
+        if (turn_copy(&v[i], chat_turn_at(s->c, i)) != 0) {
+            while (i-- > 0)
+                turn_free(&v[i]);
+            free(v);
+            return NULL;
         }
-        memcpy(v[i].prompt_ids, t->prompt_ids, t->n_prompt * sizeof(int32_t));
-        memcpy(v[i].reply_ids, t->reply_ids, t->n_reply * sizeof(int32_t));
     }
-    *n_out = n;
     return v;
 }
 
@@ -475,12 +503,8 @@ free_records(chat_turn *v, size_t n)
 {
     if (v == NULL)
         return;
-    for (size_t i = 0; i < n; i++) {
-        free(v[i].user);
-        free(v[i].reply);
-        free(v[i].prompt_ids);
-        free(v[i].reply_ids);
-    }
+    for (size_t i = 0; i < n; i++)
+        turn_free(&v[i]);
     free(v);
 }
 
@@ -516,11 +540,11 @@ sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_er
     if ((rc = sess_load_start(s, &start, st, err)) != RWKV_OK)
         goto out;
     if (replay && chat_n_turns(s->c) > 0) {
-        rec = copy_records(s, &n);
-        if (rec == NULL || n != chat_n_turns(s->c) || rec[n - 1].reply_ids == NULL) {
+        if ((rec = copy_records(s, chat_n_turns(s->c))) == NULL) {
             rc = rwkv_errf(err, RWKV_ENOMEM, "replay: out of memory");
             goto out;
         }
+        n = chat_n_turns(s->c);
         for (size_t i = 0; i < n && rc == RWKV_OK; i++) {
             rc = sess_feed_seg(s, rec[i].prompt_ids, rec[i].n_prompt, STORE_ROLE_USER, st, &done,
                           total, err);
@@ -570,11 +594,22 @@ sess_prime(sess *s, int *saved, rwkv_err *err)
     return got ? RWKV_OK : chat_prime(s->c, err);
 }
 
+/* A reply is about to be sent (a message, a regeneration, a continuation):
+** its saves wait for another program's lock once at most (store_busy_once;
+** sess_run ends it). */
+static void
+reply_busy_once(sess *s)
+{
+    if (s->st != NULL)
+        store_busy_once(s->st, 1);
+}
+
 int
 sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
 {
     int rc;
 
+    reply_busy_once(s);
     s->started = 0;
     s->regen = 0;
     atomic_store(&s->keep, 0);
@@ -586,18 +621,119 @@ sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
     return rc;
 }
 
+/*
+** What a regeneration replaces, so that one cut before its first token (or
+** while its prompt is fed again) can put it back where no saved branch can
+** -- no database (--no-db, the line chat without one) or nothing saved yet:
+** the chat's last turn, the state after it and the state before its
+** prompt.  Taken by sess_regen, dropped by sess_run.  A saved session
+** takes its branch back from the store instead (two fewer states to copy
+** for every regeneration of a large model).
+*/
+struct sess_regen_keep {
+    size_t      at;               /* the turn's index in the chat */
+    chat_turn   turn;             /* deep copy (turn_copy) */
+    rwkv_state *after;            /* the state after its reply */
+    rwkv_state *before;           /* before its prompt; NULL: the chat had none */
+};
+
+static void
+keep_drop(sess *s)
+{
+    struct sess_regen_keep *k = s->kept;
+
+    if (k == NULL)
+        return;
+    turn_free(&k->turn);
+    rwkv_state_destroy(k->after);
+    rwkv_state_destroy(k->before);
+    free(k);
+    s->kept = NULL;
+}
+
+/* Keep the chat's last turn before a regeneration replaces it, where no
+** saved session can give it back; out of memory nothing is kept (a cut
+** regeneration then stays, empty). */
+static void
+keep_take(sess *s)
+{
+    size_t n = chat_n_turns(s->c);
+    const rwkv_state *before = chat_state_turn_start(s->c);
+    struct sess_regen_keep *k;
+    rwkv_err err;
+
+    keep_drop(s);
+    if ((s->st != NULL && s->sid != 0) || n == 0 || (k = calloc(1, sizeof *k)) == NULL)
+        return;
+    if (turn_copy(&k->turn, chat_turn_at(s->c, n - 1)) != 0) {
+        free(k);
+        return;
+    }
+    s->kept = k;
+    k->at = n - 1;
+    if (rwkv_state_create(s->m, &k->after, &err) != RWKV_OK ||
+        (before != NULL && rwkv_state_create(s->m, &k->before, &err) != RWKV_OK)) {
+        keep_drop(s);
+        return;
+    }
+    rwkv_state_copy(k->after, chat_state(s->c));
+    if (before != NULL)
+        rwkv_state_copy(k->before, before);
+}
+
+/*
+** Put back what the regeneration replaced: the turns before it, the kept
+** turn and the state after it.  With the state before its prompt, the next
+** regeneration feeds that prompt again (as after a resume: the state right
+** after it is not kept).  0, or -1 (nothing kept, out of memory: a note).
+*/
+static int
+keep_put_back(sess *s)
+{
+    struct sess_regen_keep *k = s->kept;
+    chat_turn *rec;
+    rwkv_err err;
+    int rc = RWKV_OK;
+
+    if (k == NULL || chat_n_turns(s->c) < k->at)
+        return -1;
+    if ((rec = copy_records(s, k->at)) == NULL) {
+        sess_notef(s, 1, "the reply before the regeneration could not be put back: out of memory");
+        return -1;
+    }
+    chat_reset(s->c);
+    for (size_t i = 0; i < k->at && rc == RWKV_OK; i++)
+        rc = chat_push_turn(s->c, &rec[i], &err);
+    if (rc == RWKV_OK)
+        rc = chat_push_turn(s->c, &k->turn, &err);
+    free_records(rec, k->at);
+    if (rc != RWKV_OK) {
+        chat_reset(s->c);
+        sess_notef(s, 1, "%s", err.msg);
+        return -1;
+    }
+    chat_restore_state(s->c, k->after, k->turn.stop != CHAT_STOP_STRING);
+    if (k->before != NULL)
+        chat_set_turn_start(s->c, k->before);
+    return 0;
+}
+
 int
 sess_regen(sess *s, rwkv_err *err)
 {
     int rc;
 
+    reply_busy_once(s);
     s->started = 0;
     s->regen = 1;
     s->regen_head = s->head;
     s->cont = 0;
+    keep_take(s);
     rc = chat_regen(s->c, err);
-    if (rc != RWKV_OK)
+    if (rc != RWKV_OK) {
         s->regen = 0;
+        keep_drop(s);
+    }
     return rc;
 }
 
@@ -653,6 +789,7 @@ sess_continue(sess *s, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
     if ((rc = sess_reply_is_last(s, err)) != RWKV_OK)
         return rc;
+    reply_busy_once(s);
     s->started = 0;
     s->regen = 0;
     s->cont = 1;
@@ -680,21 +817,32 @@ sess_run(sess *s, rwkv_err *err)
 
     if (s->early && !s->started)
         sess_save_unsent(s);
-    if (s->regen && s->started && regen_made_nothing(s) && sess_drop_empty_regen(s) == 0)
+    /* a regeneration cut before its first token: its empty row goes (none
+    ** where nothing is saved) */
+    if (s->regen && s->started && regen_made_nothing(s) &&
+        (sess_drop_empty_regen(s) == 0 || ((s->st == NULL || s->sid == 0) && s->kept)))
         s->started = 0;        /* as if cut before it started: nothing changed */
     if (!s->started)
         sess_unsaved_dropped(s);
-    if (s->regen && !s->started && s->st != NULL && s->sid != 0) {
+    if (s->regen && !s->started) {
         /* a regeneration cancelled while its prompt was fed again dropped
         ** the exchange from the chat, one cut before its first token left
-        ** an empty reply there: take the saved branch back */
+        ** an empty reply there: the saved branch comes back, or what was
+        ** kept where nothing is saved (--no-db: the same rule) */
         rwkv_err e2;
         sess_start start = s->start;
-        if (sess_load_branch(s, s->sid, &start, s->head, &e2) != RWKV_OK)
+        if (s->st == NULL || s->sid == 0) {
+            keep_put_back(s);
+        } else if (sess_load_branch(s, s->sid, &start, s->head, &e2) != RWKV_OK) {
             sess_notef(s, 1, "%s", e2.msg);
+            keep_put_back(s);
+        }
     }
+    keep_drop(s);
     s->regen = 0;
     s->cont = 0;
+    if (s->st != NULL)
+        store_busy_once(s->st, 0);     /* other work waits its full time again */
     return rc;
 }
 

@@ -31,6 +31,10 @@
 **   text streams       -> the partial reply, at most every SESS_SAVE_EVERY_S;
 **   the reply ends     -> the reply completed with the state after it;
 **   a continuation     -> the same reply row begun again (sess_continue).
+** A write lock another program holds past the busy time is waited for once
+** a reply (store_busy_once, from sess_submit / sess_regen / sess_continue to
+** the end of sess_run): the rows that then fail are kept out and written
+** first, in order, with the next message.
 ** So kill -9 at any moment of a reply keeps the message and the streamed part
 ** (marked interrupted), the first message of a new session included: the
 ** session row is created with the first message's rows.

@@ -601,10 +601,14 @@ sess_save_records(sess *s, size_t n, const rwkv_state *last)
 static int
 file_lost(sess *s)
 {
+    char note[RWKV_ERR_MSG];
     rwkv_err err;
 
-    if (store_check_file(s->st, &err) == RWKV_OK)
+    if (store_check_file(s->st, &err) == RWKV_OK) {
+        if (store_file_note(s->st, note, sizeof note))   /* a -wal deleted: mended */
+            sess_notef(s, 1, "%s", note);
         return 0;
+    }
     sess_notef(s, 1, "%s: this chat goes on without saving, as with --no-db (its turns stay "
                      "in memory until you quit)", err.msg);
     store_close(s->st);
@@ -1056,6 +1060,8 @@ sess_save_finish(sess *s, const chat_turn *t)
         s->fail_said = 0;              /* saving works: the next failure is said */
     s->last_reply = s->reply_id;
     s->reply_id = 0;
+    if (s->st != NULL)
+        file_lost(s);                  /* what the commit found beside the file, said now */
 }
 
 /* ---- opening, and moving in the turn tree ---------------------------------------------- */

@@ -65,6 +65,8 @@ struct sess {
     int              regen;            /* the running reply is a regeneration */
     int64_t          regen_head;       /* ... and the head before it (its row goes
                                           again when it makes no token) */
+    struct sess_regen_keep *kept;      /* ... and what it replaces in the chat, put
+                                          back when it makes nothing (session.c) */
     int              cont;             /* ... a continuation (sess_continue) */
     int              started;          /* the running reply reached generation */
     double           last_save;

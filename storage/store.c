@@ -15,6 +15,8 @@
 */
 #include "store_int.h"
 
+#include "../core/clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -271,6 +273,27 @@ store_exec(store *s, const char *sql, rwkv_err *err)
 }
 
 int
+store_exec_ids(store *s, const char *sql, const int64_t *ids, size_t n, const char *what,
+               rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (n == 0)
+        return RWKV_OK;
+    if ((rc = store_prep(s, sql, &st, err)) != RWKV_OK)
+        return rc;
+    for (size_t i = 0; i < n && rc == RWKV_OK; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, ids[i]);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = store_dberr(s, err, what);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
 store_prep(store *s, const char *sql, sqlite3_stmt **st, rwkv_err *err)
 {
     if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
@@ -441,6 +464,65 @@ create_private(const char *path, rwkv_err *err)
     }
     close(fd);
     return RWKV_OK;
+}
+
+/* ---- lock waits --------------------------------------------------------- */
+
+/*
+** The busy handler of every store connection: SQLite calls it while another
+** connection holds a lock this one needs (N: the calls so far for this
+** lock, 0 the first).  It sleeps in steps, as SQLite's own busy timeout
+** does, for at most busy_ms in all; then the statement fails with "database
+** is locked".  In busy_once mode (store_busy_once: one message of the
+** session runtime) a wait that ran out makes every later one give up at
+** once, so that the rows of one message do not wait again, each in turn,
+** for a lock held far longer.
+*/
+static int
+busy_wait(void *ud, int n)
+{
+    static const int step_ms[] = { 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 };
+    store *s = ud;
+    int64_t now = mono_now_ns() / 1000000, left;
+    struct timespec ts;
+    int ms;
+
+    if (s->busy_once && s->busy_spent)
+        return 0;
+    if (n == 0)
+        s->busy_since = now;
+    left = s->busy_since + s->busy_ms - now;
+    if (left <= 0) {
+        s->busy_timeouts++;
+        s->busy_spent = s->busy_once;
+        return 0;
+    }
+    ms = n < (int)(sizeof step_ms / sizeof step_ms[0]) ? step_ms[n] : 100;
+    if (ms > left)
+        ms = (int)left;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (long)(ms % 1000) * 1000000;
+    nanosleep(&ts, NULL);
+    return 1;
+}
+
+void
+store_set_busy_ms(store *s, int ms)
+{
+    s->busy_ms = ms < 0 ? 0 : ms;
+}
+
+void
+store_busy_once(store *s, int on)
+{
+    s->busy_once = on != 0;
+    s->busy_spent = 0;
+}
+
+uint64_t
+store_busy_timeouts(const store *s)
+{
+    return s->busy_timeouts;
 }
 
 /* ---- open --------------------------------------------------------------- */
@@ -632,7 +714,8 @@ store_open(const char *path, store **out, rwkv_err *err)
         goto fail;
     }
     sqlite3_extended_result_codes(s->db, 0);
-    sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+    s->busy_ms = STORE_BUSY_MS;
+    sqlite3_busy_handler(s->db, busy_wait, s);
     /* SQLite opens a file it may not write read-only without a word; the
     ** store writes at open (WAL mode, migrations), so say why here */
     if (sqlite3_db_readonly(s->db, "main") == 1) {
@@ -680,12 +763,13 @@ store_open(const char *path, store **out, rwkv_err *err)
         sqlite3_finalize(st);
     }
     /* FULL: a turn reported saved survives a power cut too, not only a
-    ** crash.  The WAL is checkpointed every 256 pages (16 MB) and cut back
-    ** to 32 MB, so snapshot traffic does not leave a large -wal file. */
+    ** crash.  The WAL is checkpointed every 256 pages (16 MB: the hook,
+    ** STORE_WAL_AUTOCHECKPOINT) and cut back to 32 MB, so snapshot traffic
+    ** does not leave a large -wal file. */
     if ((rc = store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;"
-                            " PRAGMA wal_autocheckpoint=256; PRAGMA journal_size_limit=33554432",
-                         err)) != RWKV_OK)
+                            " PRAGMA journal_size_limit=33554432", err)) != RWKV_OK)
         goto fail;
+    sqlite3_wal_hook(s->db, store_file_wal_hook, s);
     if (uv < STORE_SCHEMA_VERSION && (rc = migrate(s, err)) != RWKV_OK)
         goto fail;
     store_file_opened(s);

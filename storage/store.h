@@ -118,6 +118,40 @@ void store_set_tr(store *s, const char *(*tr)(const char *msgid));
 int  store_check_file(store *s, rwkv_err *err);
 int  store_is_lost(const store *s);
 /*
+** The -wal and -shm files beside the database (store_file.c).  SQLite keeps
+** writing into a -wal file deleted under it (rm, a cleanup tool), and what
+** it holds since the last checkpoint goes with the process: a crash or kill
+** loses it, and a program opening the database meanwhile does not see it.
+** So after every commit (the connection's WAL hook) and in store_check_file
+** the store compares the files at the path with the ones SQLite opened
+** (two stat() calls).  When one was deleted, or is a new empty file (a
+** reader made it), the open WAL is checkpointed into the database at once
+** and after every later commit, and store_check_file makes a fresh WAL
+** (journal_mode DELETE, then WAL again) as soon as no other connection has
+** the file open: nothing is lost and saving goes on.  When another program
+** has written through files of its own since (a non-empty -wal that is not
+** SQLite's, or a new -shm beside the open -wal), the two cannot both be
+** kept safely: store_check_file says so as for a lost file (RWKV_EDB, the
+** store marked lost; its close leaves those files alone).
+** store_file_note: the line to tell the user, once, in S's language
+** (store_set_tr): 1 with it in BUF (CAP bytes), 0 when there is none.
+*/
+int  store_file_note(store *s, char *buf, size_t cap);
+/*
+** Lock waits (store.c).  A statement that meets another connection's lock
+** waits for it up to STORE_BUSY_MS (store_set_busy_ms: another bound, for
+** tests and tools; 0 never waits), then fails with "database is locked".
+** store_busy_once(S, 1) starts a job that waits at most once: after a wait
+** that ran out, every later statement gives up at once while the lock is
+** still held (a free lock is taken as always), until store_busy_once is
+** called again; (S, 0) ends it.  The session runtime makes each message
+** such a job, so a lock held for minutes costs one message one wait, not
+** one per row.  store_busy_timeouts: the waits that ran out so far.
+*/
+void     store_set_busy_ms(store *s, int ms);
+void     store_busy_once(store *s, int on);
+uint64_t store_busy_timeouts(const store *s);
+/*
 ** Whether PATH may be written with an export: RWKV_EINVAL (one line) when it
 ** is this store's database file or its -wal, -shm or -journal file (told by
 ** device and inode, never opened), or any other SQLite database; RWKV_OK

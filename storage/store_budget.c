@@ -238,9 +238,9 @@ int
 store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err *err)
 {
     struct bstate *v = NULL;
-    sqlite3_stmt *del = NULL;
+    int64_t *drop = NULL;
     uint64_t budget, total;
-    size_t n;
+    size_t n, n_drop = 0;
     int rc;
 
     memset(info, 0, sizeof *info);
@@ -260,25 +260,25 @@ store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err 
     if (total <= budget)
         goto out;
     qsort(v, n, sizeof *v, bstate_cmp);
-    if ((rc = store_prep(s, "DELETE FROM snapshots WHERE turn_id=?", &del, err)) != RWKV_OK)
+    if ((drop = malloc(n * sizeof *drop)) == NULL) {
+        rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
         goto out;
+    }
     for (size_t i = 0; i < n && total > budget; i++) {
         if (v[i].cls == 0)
             continue;
-        sqlite3_reset(del);
-        sqlite3_bind_int64(del, 1, v[i].turn);
-        if (sqlite3_step(del) != SQLITE_DONE) {
-            rc = store_dberr(s, err, "dropping a saved state over the budget");
-            goto out;
-        }
+        drop[n_drop++] = v[i].turn;
         total -= v[i].bytes;
         info->dropped++;
         info->dropped_bytes += v[i].bytes;
     }
+    if ((rc = store_snapshot_drop_tx(s, drop, n_drop, "dropping a saved state over the budget",
+                                     err)) != RWKV_OK)
+        goto out;
     info->after = total;
     info->states = (int64_t)n - info->dropped;
 out:
-    sqlite3_finalize(del);
+    free(drop);
     free(v);
     return rc;
 }

@@ -22,6 +22,33 @@
 ** magic (through SQLite's own handle: nothing here opens the file); a
 ** store found lost is closed without a checkpoint and its WAL and shared-
 ** memory files are removed, leaving the path as the user made it.
+**
+** The -wal and -shm files beside it (tried the same way): deleted under an
+** open connection, the -wal goes on taking every commit, unlinked -- what
+** it holds since the last checkpoint dies with the process (a crash, a
+** kill), and a program that opens the database meanwhile makes a new empty
+** -wal and reads the file without those commits.  A checkpoint still
+** copies them from the open, unlinked WAL into the database.  So their
+** device and inode are taken at open too, and after every commit (the WAL
+** hook) and in store_check_file:
+**
+**      OK --a file missing, or a new empty -wal (a reader's)--> GONE
+**         the open WAL is checkpointed after every commit (wal_copy);
+**         store_check_file makes a fresh WAL (wal_renew: journal_mode
+**         DELETE, which SQLite grants only when no other connection has the
+**         file open, then WAL) -> OK; one note for the user (store_file_note)
+**      OK, GONE --a non-empty -wal not SQLite's, or a new -shm beside the
+**         open -wal--> FOREIGN (final): another program wrote through files
+**         this connection cannot see, and its pages and this connection's
+**         would be mixed: the store is lost (store_check_file), closed
+**         without a checkpoint, those files left alone.
+**
+** What no check can undo: another program that writes between the
+** deletion and the next look.  Its pages go to a -wal this connection cannot
+** see, indexed in the -shm both share, and this connection's pages since
+** the last checkpoint can no longer be copied safely (SQLite's "how to
+** corrupt" hazard: never delete the -wal or -shm of a database in use).
+** The WAL hook's autocheckpoint (every 256 frames) bounds what is at stake.
 */
 #include "store_int.h"
 
@@ -35,15 +62,150 @@
 /* The first 16 bytes of every SQLite database file. */
 static const char sqlite_magic[16] = "SQLite format 3";
 
+/* PATH + SUFFIX into BUF (STORE_PATH_MAX + 8 bytes): 0, -1 when too long. */
+static int
+path_beside(const char *path, const char *suffix, char *buf)
+{
+    return snprintf(buf, STORE_PATH_MAX + 8, "%s%s", path, suffix) < STORE_PATH_MAX + 8 ? 0 : -1;
+}
+
+/* The device and inode of the file PATH + SUFFIX into *DEV, *INO (0: none). */
+static void
+stat_beside(const char *path, const char *suffix, uint64_t *dev, uint64_t *ino)
+{
+    char p[STORE_PATH_MAX + 8];
+    struct stat sb;
+
+    *dev = *ino = 0;
+    if (path_beside(path, suffix, p) == 0 && stat(p, &sb) == 0) {
+        *dev = (uint64_t)sb.st_dev;
+        *ino = (uint64_t)sb.st_ino;
+    }
+}
+
+/* The -wal and -shm files at the path are SQLite's (just opened). */
+static void
+wal_opened(store *s)
+{
+    stat_beside(s->path, "-wal", &s->wal_dev, &s->wal_ino);
+    stat_beside(s->path, "-shm", &s->shm_dev, &s->shm_ino);
+    s->wal_state = STORE_WAL_OK;
+}
+
 void
 store_file_opened(store *s)
 {
+    stat_beside(s->path, "", &s->dev, &s->ino);
+    wal_opened(s);
+}
+
+/* What the path + SUFFIX holds against the file SQLite opened (DEV, INO). */
+enum beside { BESIDE_OURS, BESIDE_GONE, BESIDE_NEW_EMPTY, BESIDE_OTHER };
+
+static enum beside
+beside(const store *s, const char *suffix, uint64_t dev, uint64_t ino)
+{
+    char p[STORE_PATH_MAX + 8];
     struct stat sb;
 
-    if (stat(s->path, &sb) == 0) {
-        s->dev = (uint64_t)sb.st_dev;
-        s->ino = (uint64_t)sb.st_ino;
+    if (ino == 0 || path_beside(s->path, suffix, p) != 0)
+        return BESIDE_OURS;             /* not known: no verdict */
+    if (stat(p, &sb) != 0)
+        return errno == ENOENT ? BESIDE_GONE : BESIDE_OURS;
+    if ((uint64_t)sb.st_dev == dev && (uint64_t)sb.st_ino == ino)
+        return BESIDE_OURS;
+    return sb.st_size == 0 ? BESIDE_NEW_EMPTY : BESIDE_OTHER;
+}
+
+/* Look at the files beside the database: wal_state moves as the diagram at
+** the top says (FOREIGN stays), wal_what names the file, a note is due on
+** the way to GONE. */
+static void
+wal_notice(store *s)
+{
+    enum beside w, m;
+    int st;
+
+    if (s->wal_state == STORE_WAL_FOREIGN)
+        return;
+    w = beside(s, "-wal", s->wal_dev, s->wal_ino);
+    m = beside(s, "-shm", s->shm_dev, s->shm_ino);
+    if (w == BESIDE_OTHER || (w == BESIDE_OURS && (m == BESIDE_OTHER || m == BESIDE_NEW_EMPTY)))
+        st = STORE_WAL_FOREIGN;
+    else if (w != BESIDE_OURS || m != BESIDE_OURS)
+        st = STORE_WAL_GONE;
+    else
+        return;
+    if (s->wal_state == STORE_WAL_OK) {
+        s->wal_what = w != BESIDE_OURS ? "-wal" : "-shm";
+        s->wal_note = st == STORE_WAL_GONE;
     }
+    s->wal_state = st;
+}
+
+/* Copy the open WAL into the database (PASSIVE: never waits; a reader of
+** an older snapshot may keep some frames back until the next time). */
+static void
+wal_copy(store *s)
+{
+    sqlite3_wal_checkpoint_v2(s->db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
+/* PRAGMA journal_mode=MODE on S: 1 when SQLite answers WANT. */
+static int
+journal_mode(store *s, const char *sql, const char *want)
+{
+    sqlite3_stmt *st;
+    int ok = 0;
+
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        ok = sqlite3_column_text(st, 0) != NULL &&
+             strcmp((const char *)sqlite3_column_text(st, 0), want) == 0;
+    sqlite3_finalize(st);
+    return ok;
+}
+
+/* A fresh WAL at the path: out of WAL mode (SQLite checkpoints the open
+** WAL and lets it go: granted only when no other connection has the file
+** open, else SQLITE_BUSY at once) and back; the files it then makes are
+** taken as SQLite's (wal_state OK again).  Should WAL mode fail to come
+** back, the file stays in rollback-journal mode: every commit in the file,
+** safe too. */
+static void
+wal_renew(store *s)
+{
+    if (!sqlite3_get_autocommit(s->db) ||
+        !journal_mode(s, "PRAGMA journal_mode=DELETE", "delete"))
+        return;
+    if (journal_mode(s, "PRAGMA journal_mode=WAL", "wal"))
+        sqlite3_exec(s->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    wal_opened(s);                      /* the new files (none out of WAL mode) */
+}
+
+int
+store_file_wal_hook(void *ud, sqlite3 *db, const char *name, int frames)
+{
+    store *s = ud;
+
+    wal_notice(s);
+    if (s->wal_state == STORE_WAL_GONE ||
+        (s->wal_state == STORE_WAL_OK && frames >= STORE_WAL_AUTOCHECKPOINT))
+        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    return SQLITE_OK;
+}
+
+int
+store_file_note(store *s, char *buf, size_t cap)
+{
+    if (!s->wal_note || s->wal_state == STORE_WAL_FOREIGN || cap == 0)
+        return 0;
+    s->wal_note = 0;
+    snprintf(buf, cap, store_tr(s, "%s: its %s file was deleted while in use: nothing is lost "
+                                   "(what it held was copied into the database) and saving goes on"),
+             s->path, s->wal_what);
+    return 1;
 }
 
 /*
@@ -96,8 +258,18 @@ store_check_file(store *s, rwkv_err *err)
 {
     const char *what = what_happened(s);
 
-    if (what == NULL)
-        return RWKV_OK;
+    if (what == NULL) {
+        wal_notice(s);
+        if (s->wal_state == STORE_WAL_GONE) {
+            wal_copy(s);
+            wal_renew(s);
+        }
+        if (s->wal_state != STORE_WAL_FOREIGN)
+            return RWKV_OK;
+        s->lost = 1;
+        return rwkv_errf(err, RWKV_EDB, "%s: while in use, its %s file was deleted or replaced and "
+                         "another program has written to the database since", s->path, s->wal_what);
+    }
     s->lost = 1;
     return rwkv_errf(err, RWKV_EDB, "%s: while in use, the session database was %s", s->path,
                      what);
@@ -115,7 +287,7 @@ unlink_beside(const char *path, const char *suffix)
 {
     char buf[STORE_PATH_MAX + 8];
 
-    if (snprintf(buf, sizeof buf, "%s%s", path, suffix) < (int)sizeof buf)
+    if (path_beside(path, suffix, buf) == 0)
         unlink(buf);
 }
 
@@ -126,7 +298,8 @@ store_file_close(store *s)
         sqlite3_close_v2(s->db);
         return;
     }
-    if (!s->lost && what_happened(s) != NULL)
+    wal_notice(s);
+    if (!s->lost && (what_happened(s) != NULL || s->wal_state == STORE_WAL_FOREIGN))
         s->lost = 1;
     if (!s->lost) {
         sqlite3_close_v2(s->db);
@@ -134,6 +307,8 @@ store_file_close(store *s)
     }
     sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
     sqlite3_close_v2(s->db);
+    if (s->wal_state == STORE_WAL_FOREIGN)
+        return;                        /* the files beside it are another program's */
     unlink_beside(s->path, "-wal");
     unlink_beside(s->path, "-shm");
 }

@@ -8,6 +8,13 @@
 
 #include "store.h"
 
+/* The files beside the database, as store_file.c finds them (store.wal_state). */
+enum store_wal {
+    STORE_WAL_OK = 0,     /* the -wal and -shm at the path are the ones SQLite has open */
+    STORE_WAL_GONE,       /* one was deleted, nobody wrote through another: mendable */
+    STORE_WAL_FOREIGN     /* another program wrote through files this connection cannot see */
+};
+
 struct store {
     sqlite3        *db;
     char           *path;        /* owned */
@@ -16,6 +23,23 @@ struct store {
     ** the path no longer holds it */
     uint64_t        dev, ino;
     int             lost;
+    /* the -wal and -shm files SQLite opened beside it (store_file.c):
+    ** device and inode (0: not known); WAL_GONE once the path no longer
+    ** holds one of them while nobody else wrote (every commit is then
+    ** checkpointed until a fresh WAL is made); WAL_FOREIGN when another
+    ** program has written through files this connection cannot see;
+    ** wal_note: a line for the user is pending (store_file_note) */
+    uint64_t        wal_dev, wal_ino, shm_dev, shm_ino;
+    int             wal_state;
+    int             wal_note;
+    const char     *wal_what;    /* "-wal" or "-shm": the file found gone */
+    /* lock waits (store.c, busy_wait): the most a wait lasts (ms); with
+    ** busy_once, a wait that ran out makes the later ones give up at once
+    ** (busy_spent) until store_busy_once is called again */
+    int             busy_ms;
+    int             busy_once, busy_spent;
+    int64_t         busy_since;  /* ms, mono clock: start of the current wait */
+    uint64_t        busy_timeouts;
     /* store_set_tr: the notes' formats in the front end's language */
     const char   *(*tr)(const char *msgid);
 };
@@ -27,6 +51,13 @@ const char *store_tr(const store *s, const char *msgid)
     __attribute__((format_arg(2)))
 #endif
     ;
+
+/*
+** The WAL is checkpointed once it holds this many frames (16 MB of 64 KB
+** pages), as PRAGMA wal_autocheckpoint=256 did: the store's own WAL hook
+** (store_file_wal_hook) takes the place of SQLite's, so it does it.
+*/
+#define STORE_WAL_AUTOCHECKPOINT 256
 
 /* Application id in the database header: 'RWKV'. */
 #define STORE_APP_ID 0x52574B56
@@ -59,6 +90,11 @@ int64_t store_now_ms(void);
 int store_dberr(store *s, rwkv_err *err, const char *what);
 /* Run SQL without results; RWKV_EDB with a message on failure. */
 int store_exec(store *s, const char *sql, rwkv_err *err);
+/* Run SQL, a statement of one parameter, once for each of the N ids IDS,
+** in order (inside the caller's transaction); a failure is RWKV_EDB "PATH:
+** WHAT: ...", the rest not run. */
+int store_exec_ids(store *s, const char *sql, const int64_t *ids, size_t n, const char *what,
+                   rwkv_err *err);
 /* Prepare SQL into *ST; RWKV_EDB on failure. */
 int store_prep(store *s, const char *sql, sqlite3_stmt **st, rwkv_err *err);
 /*
@@ -88,6 +124,11 @@ int store_retain(store *s, int64_t session, rwkv_err *err);
 /* The budget applied in the open transaction, SESSION's head spared (0:
 ** none is); INFO filled (zeros when no budget is set). */
 int store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err *err);
+/* Drop the saved states of the N turns TURNS, in order (inside a
+** transaction; a turn without one is no error): the one way states go --
+** retention, the budget, a deleted branch.  WHAT names the work in an error. */
+int store_snapshot_drop_tx(store *s, const int64_t *turns, size_t n, const char *what,
+                           rwkv_err *err);
 /* Insert/replace a snapshot (inside a transaction). */
 int store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
                           const store_state_meta *meta, rwkv_err *err);
@@ -128,6 +169,11 @@ void sb_json_str(struct sbuf *b, const char *s);
 ** close S's connection, leaving a lost file's path alone (store_close). */
 void store_file_opened(store *s);
 void store_file_close(store *s);
+/* The WAL hook of S's connection (store_open): after every commit, the
+** files beside the database are looked at (store_file.c) and the WAL is
+** checkpointed when they are not SQLite's, or past STORE_WAL_AUTOCHECKPOINT
+** frames (the hook replaces SQLite's own autocheckpoint). */
+int  store_file_wal_hook(void *ud, sqlite3 *db, const char *name, int frames);
 /* Copy the framing of session FROM to session TO (store_framing.c; inside
 ** the caller's transaction). */
 int  store_framing_copy_tx(store *s, int64_t from, int64_t to, rwkv_err *err);

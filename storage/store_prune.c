@@ -286,25 +286,6 @@ store_turn_prune_plan(store *s, int64_t turn, store_prune *out, rwkv_err *err)
     return rc;
 }
 
-/* Run SQL once per id of IDS (one parameter). */
-static int
-each_id(store *s, const char *sql, const int64_t *ids, size_t n, rwkv_err *err)
-{
-    sqlite3_stmt *st;
-    int rc;
-
-    if ((rc = store_prep(s, sql, &st, err)) != RWKV_OK)
-        return rc;
-    for (size_t i = 0; i < n && rc == RWKV_OK; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, ids[i]);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = store_dberr(s, err, "deleting a branch");
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 static int
 set_head(store *s, const store_prune *p, rwkv_err *err)
 {
@@ -335,11 +316,11 @@ store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         return rc;
     if ((rc = plan(s, turn, &p, &ids, err)) != RWKV_OK ||
-        (rc = each_id(s, "DELETE FROM snapshots WHERE turn_id=?", ids, p.n_turns, err)) !=
-            RWKV_OK ||
-        (rc = each_id(s, "UPDATE turns SET parent_id=NULL WHERE id=?", ids, p.n_turns, err)) !=
-            RWKV_OK ||
-        (rc = each_id(s, "DELETE FROM turns WHERE id=?", ids, p.n_turns, err)) != RWKV_OK ||
+        (rc = store_snapshot_drop_tx(s, ids, p.n_turns, "deleting a branch", err)) != RWKV_OK ||
+        (rc = store_exec_ids(s, "UPDATE turns SET parent_id=NULL WHERE id=?", ids, p.n_turns,
+                             "deleting a branch", err)) != RWKV_OK ||
+        (rc = store_exec_ids(s, "DELETE FROM turns WHERE id=?", ids, p.n_turns,
+                             "deleting a branch", err)) != RWKV_OK ||
         (rc = set_head(s, &p, err)) != RWKV_OK) {
         free(ids);
         store_tx_rollback(s);

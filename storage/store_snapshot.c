@@ -293,11 +293,19 @@ find_node(const struct rnode *v, size_t n, int64_t id)
 }
 
 int
+store_snapshot_drop_tx(store *s, const int64_t *turns, size_t n, const char *what,
+                       rwkv_err *err)
+{
+    return store_exec_ids(s, "DELETE FROM snapshots WHERE turn_id=?", turns, n, what, err);
+}
+
+int
 store_retain(store *s, int64_t session, rwkv_err *err)
 {
-    sqlite3_stmt *st, *del = NULL;
+    sqlite3_stmt *st;
     struct rnode *v = NULL;
-    size_t n = 0, cap = 0;
+    int64_t *drop = NULL;
+    size_t n = 0, cap = 0, n_drop = 0;
     int rc;
 
     if ((rc = store_prep(s, "SELECT t.id, coalesce(t.parent_id, 0), t.depth,"
@@ -337,25 +345,20 @@ store_retain(store *s, int64_t session, rwkv_err *err)
                 v[j].keep = 1;
         }
     }
-    if ((rc = store_prep(s, "DELETE FROM snapshots WHERE turn_id=?", &del, err)) != RWKV_OK)
+    if ((drop = malloc((n ? n : 1) * sizeof *drop)) == NULL) {
+        rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
         goto out;
-    for (size_t i = 0; i < n; i++) {
-        if (!v[i].has_snap || v[i].keep)
-            continue;
-        sqlite3_reset(del);
-        sqlite3_bind_int64(del, 1, v[i].id);
-        if (sqlite3_step(del) != SQLITE_DONE) {
-            rc = store_dberr(s, err, "pruning snapshots");
-            goto out;
-        }
     }
-    {
+    for (size_t i = 0; i < n; i++)
+        if (v[i].has_snap && !v[i].keep)
+            drop[n_drop++] = v[i].id;
+    if ((rc = store_snapshot_drop_tx(s, drop, n_drop, "pruning snapshots", err)) == RWKV_OK) {
         store_budget_info bi;
         rc = store_budget_apply(s, session, &bi, err);
     }
 out:
     sqlite3_finalize(st);
-    sqlite3_finalize(del);
+    free(drop);
     free(v);
     return rc;
 }

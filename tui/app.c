@@ -24,6 +24,7 @@
 
 #include <ncursesw/curses.h>
 
+#include "../core/clock.h"
 #include "../core/text/utf8.h"
 #include "clip.h"
 #include "history.h"
@@ -1459,25 +1460,50 @@ paste_end(struct app *a)
     if (a->paste_cut > 0)
         tui_notice(a, 1, "the paste was too long: its last %zu characters were dropped",
                    a->paste_cut);
+    a->paste_cut = 0;            /* a part after a pause says its own */
     a->dirty = 1;
 }
 
-/* ESC inside a paste: 1 when it ends the paste (its end marker, its parts
-** up to TUI_PASTE_WAIT_MS apart, or a lone Esc); another sequence is dropped. */
+/*
+** After an ESC inside a paste (the bytes of its sequence WAIT_MS apart at
+** most): the sequence it starts is read and dropped -- a CSI ("ESC [ ...",
+** an arrow or F-key the terminfo did not know, a nested start marker), or
+** the one character after it (Alt-x).  A function key or a second ESC right
+** after it is put back: the next key, dropped in turn.  Returns 1 for
+** ESC[201~ (a bracketed paste's end), -1 when nothing followed (a lone
+** Esc), else 0.
+*/
+static int
+paste_sequence(int wait_ms)
+{
+    char seq[16];
+    int f = 0, k = read_raw_wait(wait_ms, wait_ms, &f);
+
+    if (k < 0)
+        return -1;
+    if (f || k == 27) {
+        ungetch(k);
+        return 0;
+    }
+    if (k != '[')
+        return 0;
+    read_csi(seq, sizeof seq, wait_ms);
+    return strcmp(seq, "201~") == 0;
+}
+
+/* ESC inside a bracketed paste: 1 when it ends the paste (its end marker,
+** its parts up to TUI_PASTE_WAIT_MS apart), 2 for a lone Esc (which ends a
+** paste whose end never comes), 0 when it was dropped with its sequence. */
 static int
 paste_escape(struct app *a)
 {
-    char seq[16];
-    int f = 0, k = read_raw_wait(TUI_PASTE_WAIT_MS, TUI_PASTE_WAIT_MS, &f);
+    int r = paste_sequence(TUI_PASTE_WAIT_MS);
 
-    if (k < 0) {
+    if (r < 0) {
         tui_notice(a, 0, "paste ended by Esc (the terminal did not end it)");
-        return 1;
+        return 2;
     }
-    if (f || k != '[')
-        return 0;
-    read_csi(seq, sizeof seq, TUI_PASTE_WAIT_MS);
-    return strcmp(seq, "201~") == 0;
+    return r;
 }
 
 /* 1 when the one-line prompt open takes "\n" escapes for newlines (M-g's
@@ -1503,28 +1529,9 @@ paste_text(struct app *a, tui_input *in, const char *t, size_t n)
     }
 }
 
-/* ESC inside a paste without markers: 1 when a byte follows at once, so
-** it starts a sequence of the pasted text, dropped with it as in a
-** bracketed paste (a key code right after it is put back: it ends the
-** paste and acts); 0 for a lone Esc, which ends the paste and acts.
-** Without this an ESC in pasted junk ended the paste, and the controls
-** after it acted as keys (C-q quit). */
-static int
-plain_paste_escape(void)
-{
-    char seq[16];
-    int f = 0, k = read_raw_wait(TUI_ESC_WAIT_MS, TUI_ESC_WAIT_MS, &f);
-
-    if (k < 0)
-        return 0;
-    if (f)
-        ungetch(k);
-    else if (k == '[')
-        read_csi(seq, sizeof seq, TUI_ESC_WAIT_MS);
-    return 1;
-}
-
-/* One key K (a function key when F) inside a paste. */
+/* One key K (a function key when F; ESC is the caller's) inside a paste:
+** text goes in; a control (C0, DEL, C1) or a function key is dropped, never
+** acted on -- a pasted F10 must not quit. */
 static void
 paste_key(struct app *a, int k, int f)
 {
@@ -1535,11 +1542,6 @@ paste_key(struct app *a, int k, int f)
     if (f) {
         if (k == KEY_RESIZE)
             key_dispatch(a, k, f);       /* a resize still lays out again */
-        return;
-    }
-    if (k == 27) {
-        if (paste_escape(a))
-            paste_end(a);
         return;
     }
     a->dirty = 1;
@@ -1583,6 +1585,22 @@ paste_key(struct app *a, int k, int f)
         paste_text(a, in, (const char *)u, (size_t)n);
 }
 
+/* 1 while a paste without markers paused less than TUI_PASTE_WAIT_MS ago. */
+static int
+paste_tail_on(const struct app *a)
+{
+    return a->paste_tail > 0 && mono_now_s() - a->paste_tail < TUI_PASTE_WAIT_MS / 1000.0;
+}
+
+/* 1 where Enter may be a pasted newline or search text: not in the sidebar,
+** a yes/no question or the error dialog, where it always acts. */
+static int
+plain_paste_here(const struct app *a)
+{
+    return !a->notice_popup && a->focus != TUI_FOCUS_SIDEBAR &&
+           !(a->focus == TUI_FOCUS_PROMPT && tui_prompt_yesno(a->prompt_kind));
+}
+
 /* A paste (with markers or without) starts: nothing taken or dropped yet. */
 static void
 paste_start(struct app *a)
@@ -1617,8 +1635,7 @@ plain_paste_begins(struct app *a)
 {
     int f = 0, k, tabs = 0;
 
-    if (a->notice_popup || a->focus == TUI_FOCUS_SIDEBAR ||
-        (a->focus == TUI_FOCUS_PROMPT && tui_prompt_yesno(a->prompt_kind)))
+    if (!plain_paste_here(a))
         return 0;
     k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
     if (k == '\n' && !f)   /* CR LF: one Enter (a terminal in newline mode) */
@@ -1628,7 +1645,8 @@ plain_paste_begins(struct app *a)
         k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
     }
     if (k >= 0 && !f && (k == '\t' || k == '\r' || k == '\n' || (k >= 0x20 && k != 0x7f))) {
-        paste_start(a);
+        if (!paste_tail_on(a))
+            paste_start(a);      /* else the paste that paused goes on */
         paste_key(a, '\r', 0);
         while (tabs-- > 0)
             paste_key(a, '\t', 0);
@@ -1642,6 +1660,86 @@ plain_paste_begins(struct app *a)
     return 0;
 }
 
+/* One key of a paste without markers (raw: K, a function key when F). */
+static void
+plain_key(struct app *a, int k, int f)
+{
+    if (!f && k == 27)
+        paste_sequence(TUI_ESC_WAIT_MS);  /* dropped with its sequence, a lone
+                                             one too: it came within the paste */
+    else
+        paste_key(a, k, f);
+}
+
+/* One cooked key K (cook_key's codes) of a paste without markers. */
+static void
+plain_cooked_key(struct app *a, int k, int f)
+{
+    if (!f && (k == K_ENTER || k == K_ALT_ENTER))
+        paste_key(a, '\r', 0);
+    else if (f || (k >= 0 && k < CFG_KEY_ALT(0)))
+        paste_key(a, k, f);              /* text in; a function key dropped */
+    /* Alt-x, Esc: a sequence of the pasted text, dropped */
+}
+
+/*
+** A bracketed paste just ended at its end marker.  Keys already there with
+** the marker (the same write: nobody types, nor does a script's next
+** command arrive, in no time) are more of the pasted text -- text that held
+** an ESC[201~ of its own, ending the paste early -- so it goes on as a paste
+** without markers: whatever keys it holds are text or dropped.  The one
+** exception is an Enter with nothing after it, which acts (a paste, then
+** Enter to send it).  1 when the paste goes on (the keys read are in).
+*/
+static int
+paste_after_end(struct app *a)
+{
+    int f = 0, f2 = 0, k = read_raw_wait(0, TUI_ESC_WAIT_MS, &f), k2;
+
+    if (k < 0)
+        return 0;
+    if (k == '\r' && !f) {
+        k2 = read_raw_wait(0, TUI_ESC_WAIT_MS, &f2);
+        if (k2 == '\n' && !f2)          /* CR LF: one Enter */
+            k2 = read_raw_wait(0, TUI_ESC_WAIT_MS, &f2);
+        if (k2 < 0) {
+            ungetch('\r');
+            return 0;
+        }
+        paste_key(a, '\r', 0);
+        plain_key(a, k2, f2);
+        return 1;
+    }
+    plain_key(a, k, f);
+    return 1;
+}
+
+/*
+** A key K (cooked) while a paste without markers paused less than
+** TUI_PASTE_WAIT_MS ago: when another key comes with it (within
+** TUI_PLAIN_PASTE_MS) it is the paste's next part -- a slow link (SSH)
+** delivers a paste in parts tens or hundreds of ms apart, and a part may
+** begin with a newline or an escape sequence -- so the paste goes on with
+** both keys.  A key alone is typed: it acts (the Enter that sends, Esc),
+** and a person's keys are never that close (key repeat is about 30 a
+** second at most).  A mouse event or a resize always acts, and so does
+** every key where Enter does (plain_paste_here).  1 when the paste went on.
+*/
+static int
+paste_resumes(struct app *a, int k, int f)
+{
+    int f2 = 0, k2;
+
+    if (!paste_tail_on(a) || !plain_paste_here(a) || (f && (k == KEY_MOUSE || k == KEY_RESIZE)))
+        return 0;
+    k2 = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f2);
+    if (k2 < 0)
+        return 0;
+    plain_cooked_key(a, k, f);
+    plain_key(a, k2, f2);
+    return 1;
+}
+
 static void
 read_keys(struct app *a)
 {
@@ -1651,26 +1749,30 @@ read_keys(struct app *a)
         int f = 0, k;
 
         if (plain) {
-            /* its keys until a pause; a lone Esc or a function key ends it
-            ** and acts */
+            /* every key until a pause is the paste's: text, or dropped */
             k = read_raw_wait(TUI_PLAIN_PASTE_MS, TUI_ESC_WAIT_MS, &f);
-            if (k == 27 && !f && plain_paste_escape())
-                continue;
-            if (k >= 0 && !f && k != 27) {
-                paste_key(a, k, 0);
+            if (k >= 0) {
+                plain_key(a, k, f);
                 continue;
             }
-            if (k >= 0)
-                ungetch(k);
             plain = 0;
             paste_end(a);
+            a->paste_tail = mono_now_s();
             continue;
         }
         k = read_raw_wait(0, a->pasting ? TUI_PASTE_WAIT_MS : TUI_ESC_WAIT_MS, &f);
         if (k < 0)
             break;
         if (a->pasting) {
-            paste_key(a, k, f);
+            int end = !f && k == 27 ? paste_escape(a) : 0;
+            if (end > 0)
+                paste_end(a);
+            if (end == 1)
+                plain = paste_after_end(a);
+            else if (!f && k == 27)
+                continue;
+            else
+                paste_key(a, k, f);
             continue;
         }
         k = cook_key(k, &f);
@@ -1678,16 +1780,18 @@ read_keys(struct app *a)
             continue;
         if (!f && k == K_PASTE_BEG) {
             a->pasting = 1;
+            a->paste_tail = 0;
             paste_start(a);
             a->dirty = 1;
             continue;
         }
         if (!f && k == K_PASTE_END)
             continue;
-        if (!f && k == K_ENTER && plain_paste_begins(a)) {
+        if ((!f && k == K_ENTER && plain_paste_begins(a)) || paste_resumes(a, k, f)) {
             plain = 1;
             continue;
         }
+        a->paste_tail = 0;
         key_dispatch(a, k, f);
         if (a->quit)
             break;

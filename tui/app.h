@@ -226,6 +226,9 @@ struct app {
     int             paste_cr;      /* its last key was CR (a CR LF is one newline) */
     int             paste_nl;      /* a newline pasted into a one-line prompt: a
                                       space if more text follows */
+    double          paste_tail;    /* when a paste without markers last paused
+                                      (mono_now_s), 0 = none: a burst of keys
+                                      soon after is its next part */
 
     /* store */
     store          *st;            /* the UI thread's connection (menus, transcript) */

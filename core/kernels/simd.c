@@ -172,6 +172,7 @@ port_f16_to_f32(const uint16_t *src, float *dst, size_t n)
 }
 
 static double port_peak(int dot_bf16, int64_t iters);
+static uint64_t port_read(const void *p, size_t bytes);
 
 static const struct simd_kernels simd_kernels_portable = {
     .name = "portable",
@@ -186,6 +187,7 @@ static const struct simd_kernels simd_kernels_portable = {
     .f16_to_f32 = port_f16_to_f32,
     .q8_quantize = simd_q8_quantize_portable,
     .peak = port_peak,
+    .read = port_read,
     .q4_act = simd_q4_act,
     .q4_rows = simd_q4_rows_portable,
 };
@@ -602,6 +604,12 @@ simd_peak_probe(const simd_kernels *k, enum simd_dtype dt, int64_t iters)
     return k->peak(simd_uses_bf16_dot(k, dt), iters);
 }
 
+uint64_t
+simd_read_probe(const simd_kernels *k, const void *p, size_t bytes)
+{
+    return k->read(p, bytes);
+}
+
 int
 simd_uses_bf16_dot(const simd_kernels *k, enum simd_dtype dt)
 {
@@ -625,6 +633,42 @@ port_peak(int dot_bf16, int64_t iters)
         sum += a[l];
     seed = sum;
     return 2.0 * 8 * (double)iters;
+}
+
+/* The read probe's streams and prefetch distance (simd.h). */
+#define READ_STREAMS 8
+#define READ_AHEAD 2048
+
+/* Sum of the 64-bit words at P..P+BYTES (any alignment; a tail under 8
+** bytes is one word, zero-padded). */
+static uint64_t
+read_words(const unsigned char *p, size_t bytes)
+{
+    uint64_t s = 0, w;
+
+    for (size_t i = 0; i < bytes; i += 8) {
+        w = 0;
+        memcpy(&w, p + i, bytes - i < 8 ? bytes - i : 8);
+        s += w;
+    }
+    return s;
+}
+
+static uint64_t
+port_read(const void *p, size_t bytes)
+{
+    const unsigned char *b = p;
+    const size_t q = bytes / READ_STREAMS / 64 * 64; /* bytes per stream */
+    uint64_t s[READ_STREAMS] = { 0 }, sum = 0;
+
+    for (size_t i = 0; i < q; i += 64)
+        for (int k = 0; k < READ_STREAMS; k++) {
+            __builtin_prefetch(b + (size_t)k * q + i + READ_AHEAD);
+            s[k] += read_words(b + (size_t)k * q + i, 64);
+        }
+    for (int k = 0; k < READ_STREAMS; k++)
+        sum += s[k];
+    return sum + read_words(b + READ_STREAMS * q, bytes - READ_STREAMS * q);
 }
 
 void

@@ -150,8 +150,9 @@ q8_scale(enum fmt f, const float *s, int64_t c)
 ** load and widened in place (even elements: shift; odd: mask) against x
 ** split into its even / odd elements once per step for all rows; f16 rows
 ** 8 per vcvtph2ps; Q8 rows 32 codes per block, summed unscaled and scaled
-** once per block.  Every kernel prefetches a later row block
-** (MV_PF_MIN_BYTES ahead) at the pace it reads, as the AVX-512 ones do --
+** once per block.  Every kernel prefetches each row MV_PF_ROW bytes ahead
+** (simd_impl.h), rows shorter than that a later row block (MV_PF_MIN_BYTES
+** ahead) at the pace it reads, as the AVX-512 ones do --
 ** fp32 too: without it the fp32 LoRA factors (rows of 64 - 256 weights,
 ** a tenth of a bf16 token's decode time) streamed at 20-21 GB/s per CPU
 ** second against 26-27 with it, and the big fp32 matrices gained ~10%
@@ -171,9 +172,9 @@ mv_prefetch(const char *next, int64_t off, int bytes)
 /* y[r..r+NR) for f32 / bf16 / f16 rows; Q8 in mv_rows_q8. */
 AI void
 mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
-        int64_t r, const char *next)
+        int64_t r, const char *next, int rowpf)
 {
-    const int64_t n = w->cols;
+    const int64_t n = w->cols, rb = n * (int64_t)fmt_size[f];
     const char *p[NR_MV];
     __m256 a0[NR_MV], a1[NR_MV];
     float tail[NR_MV];
@@ -200,6 +201,8 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
                 _MM_SHUFFLE(3, 1, 2, 0)));
 
             mv_prefetch(next, c * NR * 2, NR * 32);
+            if (rowpf && (c & 31) == 0)
+                simd_mv_prefetch_rows(p, NR, c * 2, rb, rowpf > 1);
 #pragma GCC unroll 4
             for (int i = 0; i < NR; i++) {
                 __m256i v = _mm256_loadu_si256((const __m256i *)((const uint16_t *)p[i] + c));
@@ -214,6 +217,8 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
         __m256 x0 = _mm256_loadu_ps(x + c), x1 = _mm256_loadu_ps(x + c + 8);
 
         mv_prefetch(next, c * NR * (int64_t)fmt_size[f], NR * 16 * (int)fmt_size[f]);
+        if (rowpf && (f == FMT_F32 || (c & 31) == 0))
+            simd_mv_prefetch_rows(p, NR, c * (int64_t)fmt_size[f], rb, rowpf > 1);
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {
             a0[i] = _mm256_fmadd_ps(ldw(f, p[i], c), x0, a0[i]);
@@ -238,7 +243,7 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
 /* y[r..r+NR) for Q8 rows: per 32-block, (q . x) * scale. */
 AI void
 mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
-           const char *next, const float *next_s)
+           const char *next, const float *next_s, int rowpf)
 {
     const int64_t n = w->cols, nb = simd_q8_nblocks(n);
     const char *p[NR_MV];
@@ -259,6 +264,8 @@ mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
         __m256 x2 = _mm256_loadu_ps(x + c + 16), x3 = _mm256_loadu_ps(x + c + 24);
 
         mv_prefetch(next, c * NR, NR * 32);
+        if (rowpf && (c & 63) == 0)
+            simd_mv_prefetch_rows(p, NR, c, n, rowpf > 1);
         if (next_s != NULL)   /* the next block's scales, at the same pace */
             _mm_prefetch((const char *)(next_s + c / SIMD_Q8_BLOCK * NR), _MM_HINT_T0);
 #pragma GCC unroll 4
@@ -300,26 +307,33 @@ AI void
 mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
          int64_t r0, int64_t r1)
 {
-    const int64_t blk = NR_MV * w->cols * (int64_t)fmt_size[f]; /* bytes per row block */
+    const int64_t rb = w->cols * (int64_t)fmt_size[f];   /* bytes per row */
+    const int64_t blk = NR_MV * rb;                        /* per row block */
+    /* rows of at least MV_PF_ROW bytes: each row prefetches its own bytes
+    ** ahead; shorter rows (LoRA factors): a whole later row block, as before */
+    const int rowpf = MV_PF_ROW > 0 && rb >= MV_PF_ROW;
     const int64_t ahead =
         NR_MV * (blk >= MV_PF_MIN_BYTES || blk == 0 ? 1 : (MV_PF_MIN_BYTES + blk - 1) / blk);
     int64_t r = r0;
 
     for (; r + NR_MV <= r1; r += NR_MV) {
         /* the row block AHEAD rows on, if it is full */
-        const char *next = r + ahead + NR_MV <= r1
+        const int more = r + 2 * NR_MV <= r1;
+        const char *next = !rowpf && r + ahead + NR_MV <= r1
                                ? row_ptr(w, r + ahead) : NULL;
+        const int64_t sr = rowpf ? r + NR_MV : r + ahead;   /* the scales' block */
         if (f == FMT_Q8)
             mv_rows_q8(NR_MV, w, x, y, r, next,
-                       next ? w->scales + (r + ahead) * simd_q8_nblocks(w->cols) : NULL);
+                       sr + NR_MV <= r1 ? w->scales + sr * simd_q8_nblocks(w->cols) : NULL,
+                       rowpf ? 1 + more : 0);
         else
-            mv_rows(f, NR_MV, w, x, y, r, next);
+            mv_rows(f, NR_MV, w, x, y, r, next, rowpf ? 1 + more : 0);
     }
     for (; r < r1; r++) {
         if (f == FMT_Q8)
-            mv_rows_q8(1, w, x, y, r, NULL, NULL);
+            mv_rows_q8(1, w, x, y, r, NULL, NULL, 0);
         else
-            mv_rows(f, 1, w, x, y, r, NULL);
+            mv_rows(f, 1, w, x, y, r, NULL, 0);
     }
 }
 
@@ -554,6 +568,40 @@ avx2_peak(int dot_bf16, int64_t iters)
     return 2.0 * 8 * 12 * (double)iters;
 }
 
+/* simd_read_probe: 8 streams of two 32-byte loads a cache line, each
+** prefetched 2 KiB ahead; the tail beyond 8 whole streams word by word. */
+uint64_t
+simd_read_avx2(const void *p, size_t bytes)
+{
+    const char *b = p;
+    const size_t q = bytes / 8 / 64 * 64;
+    __m256i s[8];
+    uint64_t out[4], sum = 0, w;
+
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++)
+        s[k] = _mm256_setzero_si256();
+    for (size_t i = 0; i < q; i += 64)
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++) {
+            const char *r = b + (size_t)k * q + i;
+            _mm_prefetch(r + 2048, _MM_HINT_T0);
+            s[k] = _mm256_add_epi64(s[k], _mm256_add_epi64(
+                                              _mm256_loadu_si256((const __m256i *)r),
+                                              _mm256_loadu_si256((const __m256i *)(r + 32))));
+        }
+    for (int k = 1; k < 8; k++)
+        s[0] = _mm256_add_epi64(s[0], s[k]);
+    _mm256_storeu_si256((__m256i *)out, s[0]);
+    sum = out[0] + out[1] + out[2] + out[3];
+    for (size_t i = 8 * q; i < bytes; i += 8) {
+        w = 0;
+        memcpy(&w, b + i, bytes - i < 8 ? bytes - i : 8);
+        sum += w;
+    }
+    return sum;
+}
+
 const simd_matmul_fn simd_avx2_dot_matmul[SIMD_NDTYPE] = {mm_f32, mm_bf16, mm_f16, mm_q8};
 
 /*
@@ -615,7 +663,7 @@ avx2_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t 
         .act = {SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32, SIMD_ACT_F32},    \
         .f32_to_bf16 = avx2_f32_to_bf16, .f32_to_f16 = avx2_f32_to_f16,                   \
         .bf16_to_f32 = avx2_bf16_to_f32, .f16_to_f32 = avx2_f16_to_f32,                   \
-        .q8_quantize = avx2_q8_quantize, .peak = avx2_peak,                               \
+        .q8_quantize = avx2_q8_quantize, .peak = avx2_peak, .read = simd_read_avx2,       \
         .q4_act = simd_q4_act_avx2, .q4_rows = ROWS_Q4,                                   \
     }
 

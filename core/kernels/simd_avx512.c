@@ -5,9 +5,10 @@
 **
 ** Matvec (decode) is bound by weight bytes: each row block streams NR_MV
 ** rows at once (NR_MV_PF for bf16/f16/int8), widening bf16/f16/int8 to fp32 in
-** registers (activations stay fp32), while a later row block is prefetched
-** (MV_PF_MIN_BYTES ahead) so that the slower-per-byte 16- and 8-bit kernels
-** still keep enough cache misses in flight to reach DRAM bandwidth.
+** registers (activations stay fp32), while each row is prefetched MV_PF_ROW
+** bytes ahead (short rows: a later row block, MV_PF_MIN_BYTES ahead) so that
+** the slower-per-byte 16- and 8-bit kernels still keep enough cache misses
+** in flight to reach DRAM bandwidth.
 **
 ** Matmul (prefill): the tables use core/kernels/simd_mm_avx512.c's outer-product
 ** kernels (6 tokens x 64 rows register tiles on a per-call packed W panel;
@@ -154,9 +155,9 @@ mv_prefetch(const char *next, int64_t off, int bytes)
 /* y[r..r+NR) for f32 / bf16 / f16 rows. */
 AI void
 mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
-             float *y, int64_t r, const char *next)
+             float *y, int64_t r, const char *next, int rowpf)
 {
-    const int64_t n = w->cols;
+    const int64_t n = w->cols, rb = n * (int64_t)fmt_size[f];
     const char *p[NR_MV];
     __m512 a0[NR_MV], a1[NR_MV];
     int64_t c = 0;
@@ -181,6 +182,8 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
             __m512 xo = _mm512_permutex2var_ps(x0, io, x1);
 
             mv_prefetch(next, c * NR * 2, NR * 64);
+            if (rowpf)
+                simd_mv_prefetch_rows(p, NR, c * 2, rb, rowpf > 1);
 #pragma GCC unroll 8
             for (int i = 0; i < NR; i++) {
                 __m512i v = _mm512_loadu_si512((const uint16_t *)p[i] + c);
@@ -196,6 +199,8 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
 
         if (f == FMT_F16)
             mv_prefetch(next, c * NR * 2, NR * 64);
+        if (rowpf)   /* (f16: 64 bytes a step) */
+            simd_mv_prefetch_rows(p, NR, c * 2, rb, rowpf > 1);
 #pragma GCC unroll 8
         for (int i = 0; i < NR; i++) {
             a0[i] = _mm512_fmadd_ps(ldw(f, p[i], c), x0, a0[i]);
@@ -217,7 +222,7 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
 /* y[r..r+NR) for Q8 rows: per 32-block, (q . x) * scale. */
 AI void
 mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
-           const char *next, const float *next_s)
+           const char *next, const float *next_s, int rowpf)
 {
     const int64_t n = w->cols, nb = simd_q8_nblocks(n);
     const char *p[NR_MV];
@@ -235,6 +240,8 @@ mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
         __m512 x0 = _mm512_loadu_ps(x + c), x1 = _mm512_loadu_ps(x + c + 16);
 
         mv_prefetch(next, c * NR, NR * 32);
+        if (rowpf && (c & 63) == 0)
+            simd_mv_prefetch_rows(p, NR, c, n, rowpf > 1);
         if (next_s != NULL)   /* the next block's scales, at the same pace */
             _mm_prefetch((const char *)(next_s + c / SIMD_Q8_BLOCK * NR), _MM_HINT_T0);
 #pragma GCC unroll 8
@@ -264,30 +271,44 @@ AI void
 mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
          int64_t r0, int64_t r1)
 {
-    const int64_t nr = f == FMT_F32 ? NR_MV : NR_MV_PF;
-    const int64_t blk = nr * w->cols * (int64_t)fmt_size[f]; /* bytes per row block */
+    const int64_t rb = w->cols * (int64_t)fmt_size[f];   /* bytes per row */
+    /* bf16, f16 and Q8 rows of at least MV_PF_ROW bytes: each row
+    ** prefetches its own bytes ahead; shorter rows (LoRA factors): a whole
+    ** later row block; f32 (8 rows at once) reads as fast without help */
+    const int rowpf = MV_PF_ROW > 0 && f != FMT_F32 && rb >= MV_PF_ROW;
+    const int64_t nr = rowpf ? NR_MV_PF : f == FMT_F32 ? NR_MV : NR_MV_PF;
+    const int64_t blk = nr * rb;                               /* bytes per row block */
     const int64_t ahead =
         nr * (blk >= MV_PF_MIN_BYTES || blk == 0 ? 1 : (MV_PF_MIN_BYTES + blk - 1) / blk);
     int64_t r = r0;
 
     for (; r + nr <= r1; r += nr) {
         /* the row block AHEAD rows on, if it is full (f32 needs no help) */
-        const char *next = f != FMT_F32 && r + ahead + nr <= r1
+        const int pf = rowpf ? 1 + (r + 2 * nr <= r1) : 0;
+        const char *next = !rowpf && f != FMT_F32 && r + ahead + nr <= r1
                                ? row_ptr(w, r + ahead) : NULL;
+        const int64_t sr = rowpf ? r + nr : r + ahead;   /* the scales' block */
 
-        if (f == FMT_Q8)
-            mv_rows_q8(NR_MV_PF, w, x, y, r, next,
-                       next ? w->scales + (r + ahead) * simd_q8_nblocks(w->cols) : NULL);
+        const float *ns = (rowpf || next) && sr + nr <= r1
+                              ? w->scales + sr * simd_q8_nblocks(w->cols) : NULL;
+
+        /* (NR a constant at each call, for the unrolled row loops) */
+        if (f == FMT_Q8 && rowpf)
+            mv_rows_q8(NR_MV_PF, w, x, y, r, NULL, ns, pf);
+        else if (f == FMT_Q8)
+            mv_rows_q8(NR_MV_PF, w, x, y, r, next, ns, 0);
+        else if (rowpf)
+            mv_rows_wide(f, NR_MV_PF, w, x, y, r, NULL, pf);
         else if (f == FMT_F32)
-            mv_rows_wide(f, NR_MV, w, x, y, r, NULL);
+            mv_rows_wide(f, NR_MV, w, x, y, r, NULL, 0);
         else
-            mv_rows_wide(f, NR_MV_PF, w, x, y, r, next);
+            mv_rows_wide(f, NR_MV_PF, w, x, y, r, next, 0);
     }
     for (; r < r1; r++) {
         if (f == FMT_Q8)
-            mv_rows_q8(1, w, x, y, r, NULL, NULL);
+            mv_rows_q8(1, w, x, y, r, NULL, NULL, 0);
         else
-            mv_rows_wide(f, 1, w, x, y, r, NULL);
+            mv_rows_wide(f, 1, w, x, y, r, NULL, 0);
     }
 }
 
@@ -873,6 +894,7 @@ const struct simd_kernels simd_kernels_avx512 = {
     .f16_to_f32 = avx512_f16_to_f32,
     .q8_quantize = avx512_q8_quantize,
     .peak = avx512_peak,
+    .read = simd_read_avx2,
     .q4_act = simd_q4_act_avx2,
     .q4_rows = simd_q4_rows_avx512,
 };
@@ -893,6 +915,7 @@ const struct simd_kernels simd_kernels_avx512_vnni = {
     .f16_to_f32 = avx512_f16_to_f32,
     .q8_quantize = avx512_q8_quantize,
     .peak = avx512_peak,
+    .read = simd_read_avx2,
     .q4_act = simd_q4_act_avx2,
     .q4_rows = simd_q4_rows_avx512,
 };
@@ -911,6 +934,7 @@ const struct simd_kernels simd_kernels_avx512_exact = {
     .f16_to_f32 = avx512_f16_to_f32,
     .q8_quantize = avx512_q8_quantize,
     .peak = avx512_peak,
+    .read = simd_read_avx2,
     .q4_act = simd_q4_act_avx2,
     .q4_rows = simd_q4_rows_avx512,
 };

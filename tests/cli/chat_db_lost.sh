@@ -2,7 +2,8 @@
 # tests/cli/chat_db_lost.sh -- the session database taken away under a
 # running line chat (`rwkv-tui chat --demo --db F`): truncated (: > F),
 # deleted, renamed over by another database (mv), overwritten in place
-# (cp notes.txt F).  (Another database copied over it in place is told by
+# (cp notes.txt F); and its -wal deleted, which is mended instead (nothing
+# lost, saving goes on).  (Another database copied over it in place is told by
 # the session's identity when SQLite reads the copy: test_store_file.c.)  The chat answers every message; at the next save one
 # line says what happened to which file and that the chat goes on without
 # saving, as with --no-db; the file is left as the user made it.  Real files
@@ -79,4 +80,20 @@ printf 'my notes\n' >"$TMP/notes.txt"
 run_lost cp 'cp "$TMP/notes.txt" "$D"'
 check_lost cp "overwritten (it is no longer a database)"
 cmp -s "$TMP/notes.txt" "$D" && ok || fail "cp: the copy was written over"
+
+# --- its -wal deleted (rm, a cleanup tool): not lost -- mended -------------------------
+# SQLite would go on writing into the unlinked -wal (lost with the process);
+# the store copies it into the file, makes a fresh one and says so once.
+run_lost wal 'rm "$D-wal"'
+err=$(cat "$TMP/wal.err")
+[ "$(cat "$TMP/wal.rc")" = 0 ] && ok || fail "wal: exit $(cat "$TMP/wal.rc"): $err"
+[ "$(grep -c '^Assistant:' "$TMP/wal.out")" = 3 ] && ok || fail "wal: replies: $(cat "$TMP/wal.out")"
+[ "$(printf '%s\n' "$err" | grep -c 'its -wal file')" = 1 ] && ok || fail "wal: not one line: $err"
+printf '%s\n' "$err" | grep -qxF "rwkv-tui: $D: its -wal file was deleted while in use: nothing is lost (what it held was copied into the database) and saving goes on" \
+    && ok || fail "wal: the line: $err"
+printf '%s\n' "$err" | grep -q 'without saving\|/history: this chat is not saved' \
+    && fail "wal: saving stopped: $err" || ok
+out=$("$T" sessions --db "$D" show 1 2>&1)
+users=$(printf '%s\n' "$out" | grep -A1 '^#[0-9]* user' | grep -v '^#\|^--' | tr '\n' ' ')
+[ "$users" = "hi again third " ] && ok || fail "wal: saved messages: '$users': $out"
 finish

@@ -692,6 +692,43 @@ out:
     free(y1);
 }
 
+/* simd_read_probe reads every byte once: the sum of the buffer's 64-bit
+** little-endian words (a short tail zero-padded), at sizes around its
+** 8 x 64-byte stream split and at odd offsets. */
+static void
+test_read_probe(const simd_kernels *k)
+{
+    static const size_t sizes[] = { 0, 1, 7, 8, 63, 64, 511, 512, 513, 4096 + 24, 65536 + 5 };
+    unsigned char *buf = malloc(65536 + 64);
+    uint32_t h = 12345;   /* its own numbers: the other tests' stay as they were */
+    int bad = 0;
+
+    if (buf == NULL) {
+        TEST_CONDF(0, "read probe: out of memory");
+        return;
+    }
+    for (size_t i = 0; i < 65536 + 64; i++) {
+        h = h * 1664525u + 1013904223u;
+        buf[i] = (unsigned char)(h >> 24);
+    }
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t off = 0; off < 3; off++) {
+            uint64_t want = 0, w;
+            for (size_t i = 0; i < sizes[si]; i += 8) {
+                w = 0;
+                for (size_t b = 0; b < 8 && i + b < sizes[si]; b++)
+                    w |= (uint64_t)buf[off + i + b] << (8 * b);
+                want += w;
+            }
+            if (simd_read_probe(k, buf + off, sizes[si]) != want && bad++ == 0)
+                TEST_INFO("%s: read probe of %zu bytes at +%zu: wrong sum",
+                          simd_kernels_name(k), sizes[si], off);
+        }
+    TEST_CONDF(bad == 0, "%s: read probe sums every word once (%d wrong)",
+               simd_kernels_name(k), bad);
+    free(buf);
+}
+
 static void
 test_split(void)
 {
@@ -836,6 +873,7 @@ main(void)
         test_q8_quantize(k);
         TEST_CONDF(simd_peak_probe(k, SIMD_F32, 10) > 0 && simd_peak_probe(k, SIMD_BF16, 10) > 0,
                    "%s: peak probe", simd_kernels_name(k));
+        test_read_probe(k);
     }
     test_split();
     test_split_matmul();
