@@ -276,7 +276,7 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
     ** prefetches its own bytes ahead; shorter rows (LoRA factors): a whole
     ** later row block; f32 (8 rows at once) reads as fast without help */
     const int rowpf = MV_PF_ROW > 0 && f != FMT_F32 && rb >= MV_PF_ROW;
-    const int64_t nr = rowpf ? NR_MV_PF : f == FMT_F32 ? NR_MV : NR_MV_PF;
+    const int64_t nr = f == FMT_F32 ? NR_MV : NR_MV_PF;
     const int64_t blk = nr * rb;                               /* bytes per row block */
     const int64_t ahead =
         nr * (blk >= MV_PF_MIN_BYTES || blk == 0 ? 1 : (MV_PF_MIN_BYTES + blk - 1) / blk);
@@ -288,7 +288,6 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
         const char *next = !rowpf && f != FMT_F32 && r + ahead + nr <= r1
                                ? row_ptr(w, r + ahead) : NULL;
         const int64_t sr = rowpf ? r + nr : r + ahead;   /* the scales' block */
-
         const float *ns = (rowpf || next) && sr + nr <= r1
                               ? w->scales + sr * simd_q8_nblocks(w->cols) : NULL;
 
