@@ -322,6 +322,16 @@ int gpu_v7_out(gpu_ctx *g, int t, int h, int n, float *y, const float *r, const 
                const float *v, const float *gate, const float *lnx_w, const float *lnx_b,
                const float *r_k, float eps, rwkv_err *err);
 
+/*
+** One token of v7's attention after the products, in one launch:
+** gpu_v7_prep (P's vectors read, not written), gpu_wkv7 (STATE in place)
+** and gpu_v7_out into Y [C] (Y may not be P's k or v), with the same
+** results.  Decode's path; T > 1 takes the three calls.
+*/
+int gpu_v7_att1(gpu_ctx *g, int h, int n, float *state, const gpu_v7_prep_args *p,
+                const float *r, const float *gate, const float *lnx_w, const float *lnx_b,
+                const float *r_k, float eps, float *y, rwkv_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -266,7 +266,8 @@ gpu_ln_mix(gpu_ctx *g, const float *x, const float *w, const float *b, float *xn
     if ((st = mix_args_of(mx, t, c, "ln_mix", &a, err)) != RWKV_OK ||
         (st = gpu_enter(g, err)) != RWKV_OK)
         return st;
-    k_ln_mix1<<<1, 1024, 0, g->stream>>>(x, w, b, xn, prev, c, eps, a);
+    k_ln_mix1<<<(unsigned)((c + LNM_THREADS - 1) / LNM_THREADS), LNM_THREADS, 0, g->stream>>>(
+        x, w, b, xn, prev, c, eps, a);
     return launched(g, "launching ln_mix", err);
 }
 
@@ -358,6 +359,18 @@ gpu_wkv7(gpu_ctx *g, int t, int h, int n, float *state, const float *r, const fl
     return launched(g, "launching wkv7", err);
 }
 
+/* P as the kernels' v7_prep_args (RWKV_EINVAL, reported, when malformed). */
+static int
+prep_args_of(const gpu_v7_prep_args *p, const char *what, v7_prep_args *a, rwkv_err *err)
+{
+    if ((p->vf == NULL) != (p->vg == NULL))
+        return rwkv_errf(err, RWKV_EINVAL, "cuda: %s: vf and vg go together", what);
+    a->k = p->k, a->a = p->a, a->kk = p->kk, a->w = p->w, a->v = p->v;
+    a->vf = p->vf, a->vg = p->vg;
+    a->a0 = p->a0, a->k_k = p->k_k, a->k_a = p->k_a, a->w0 = p->w0, a->v0 = p->v0;
+    return RWKV_OK;
+}
+
 int
 gpu_v7_prep(gpu_ctx *g, int t, int h, int n, const gpu_v7_prep_args *p, rwkv_err *err)
 {
@@ -367,11 +380,8 @@ gpu_v7_prep(gpu_ctx *g, int t, int h, int n, const gpu_v7_prep_args *p, rwkv_err
     if ((st = check_heads(t, h, n, "v7_prep", err)) != RWKV_OK ||
         (st = gpu_enter(g, err)) != RWKV_OK)
         return st;
-    if ((p->vf == NULL) != (p->vg == NULL))
-        return rwkv_errf(err, RWKV_EINVAL, "cuda: v7_prep: vf and vg go together");
-    a.k = p->k, a.a = p->a, a.kk = p->kk, a.w = p->w, a.v = p->v;
-    a.vf = p->vf, a.vg = p->vg;
-    a.a0 = p->a0, a.k_k = p->k_k, a.k_a = p->k_a, a.w0 = p->w0, a.v0 = p->v0;
+    if ((st = prep_args_of(p, "v7_prep", &a, err)) != RWKV_OK)
+        return st;
     k_v7_prep<<<dim3((unsigned)h, (unsigned)t), pad32(n), 0, g->stream>>>(n, h * n, a);
     return launched(g, "launching v7_prep", err);
 }
@@ -389,6 +399,34 @@ gpu_v7_out(gpu_ctx *g, int t, int h, int n, float *y, const float *r, const floa
     k_v7_out<<<dim3((unsigned)h, (unsigned)t), pad32(n), 0, g->stream>>>(
         n, h * n, y, r, k, v, gate, lnx_w, lnx_b, r_k, eps);
     return launched(g, "launching v7_out", err);
+}
+
+int
+gpu_v7_att1(gpu_ctx *g, int h, int n, float *state, const gpu_v7_prep_args *p,
+            const float *r, const float *gate, const float *lnx_w, const float *lnx_b,
+            const float *r_k, float eps, float *y, rwkv_err *err)
+{
+    v7_prep_args pa;
+    v7_att1_args a;
+    int st;
+
+    if ((st = check_heads(1, h, n, "v7_att1", err)) != RWKV_OK ||
+        (st = prep_args_of(p, "v7_att1", &pa, err)) != RWKV_OK ||
+        (st = gpu_enter(g, err)) != RWKV_OK)
+        return st;
+    a.r = r, a.g = gate, a.lw = lnx_w, a.lb = lnx_b, a.r_k = r_k, a.y = y, a.eps = eps;
+    switch (n) {
+#define X(NN)                                                                            \
+    case NN:                                                                             \
+        k_v7_att1<NN><<<(unsigned)h, NN * WKV7_P, 0, g->stream>>>(state, pa, a);        \
+        break;
+        WKV_SIZES(X)
+#undef X
+    default:
+        return rwkv_errf(err, RWKV_ENOTSUP, "cuda: v7_att1: head size %d not supported "
+                         "(8, 16, 32, 64, 128)", n);
+    }
+    return launched(g, "launching v7_att1", err);
 }
 
 } /* extern "C" */

@@ -609,36 +609,51 @@ k_token_mix(const float *__restrict__ xn, float *__restrict__ prev, int T, int C
         prev[c] = xn[(size_t)(T - 1) * C + c];
 }
 
-/* One token (decode): the layer norm of X's row (one block, sums in double
- * as k_layer_norm) and every token-shift mix of it in one launch; XN gets the
- * normed row when not NULL, PREV the new shift state. */
-__global__ void __launch_bounds__(1024)
+/* Threads per block of k_ln_mix1 (each block LNM_THREADS channels). */
+#define LNM_THREADS 256
+
+/*
+** One token (decode): the layer norm of X's row and every token-shift mix
+** of it in one launch, grid ceil(C / LNM_THREADS): each block takes the
+** row's mean and variance (X whole, sums in double as k_layer_norm) and
+** mixes its own channels, whose per-channel loads are issued before the
+** sums.  XN gets the normed row when not NULL, PREV the new shift state;
+** X must not overlap XN, PREV or the outputs (other blocks still read it).
+*/
+__global__ void __launch_bounds__(LNM_THREADS)
 k_ln_mix1(const float *__restrict__ x, const float *__restrict__ w,
           const float *__restrict__ b, float *__restrict__ xn, float *__restrict__ prev, int C,
           float eps, mix_args a)
 {
     __shared__ double sh[32];
-    float m, rstd;
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    bool on = c < C;
+    float m, rstd, xc = 0, wc = 0, bc = 0, sx = 0, mq[GPU_MIX_MAX];
 
-    row_ln_stats(x, C, eps, sh, &m, &rstd);
-    for (int c = threadIdx.x; c < C; c += blockDim.x) {
-        float xx = (x[c] - m) * rstd * w[c] + b[c], sx = prev[c], d = sx - xx;
-        if (xn != NULL)
-            xn[c] = xx;
-        if (a.delta != NULL)
-            a.delta[c] = d;
+    if (on) {
+        xc = x[c], wc = w[c], bc = b[c], sx = prev[c];
 #pragma unroll
-        for (int q = 0; q < GPU_MIX_MAX; q++) {
-            if (q < a.n) {
-                float mq = a.mix[q][c];
-                if (a.form == GPU_MIX_V5)
-                    a.out[q][c] = xx * mq + sx * (1 - mq);
-                else
-                    a.out[q][c] = xx + d * mq;
-            }
-        }
-        prev[c] = xx;
+        for (int q = 0; q < GPU_MIX_MAX; q++)
+            mq[q] = q < a.n ? a.mix[q][c] : 0.0f;
     }
+    row_ln_stats(x, C, eps, sh, &m, &rstd);
+    if (!on)
+        return;
+    float xx = (xc - m) * rstd * wc + bc, d = sx - xx;
+    if (xn != NULL)
+        xn[c] = xx;
+    if (a.delta != NULL)
+        a.delta[c] = d;
+#pragma unroll
+    for (int q = 0; q < GPU_MIX_MAX; q++) {
+        if (q < a.n) {
+            if (a.form == GPU_MIX_V5)
+                a.out[q][c] = xx * mq[q] + sx * (1 - mq[q]);
+            else
+                a.out[q][c] = xx + d * mq[q];
+        }
+    }
+    prev[c] = xx;
 }
 
 __global__ void
@@ -741,17 +756,52 @@ k_wkv5(int T, int C, float *__restrict__ state, const float *__restrict__ r,
 }
 
 /* v7: threads per state row, and rows per block (a head takes NN / RB
- * blocks: more of the GPU at work than one block per head). */
+ * blocks: more of the GPU at work than one block per head).  Two rows a
+ * thread (sharing the loads of the token's vectors) measured 23% slower on
+ * an H200 at 256 tokens. */
 #define WKV7_P 4
 #define WKV7_RB(NN) ((NN) < 32 ? (NN) : 32)
 
 /*
-** v7, grid (H, NN / RB), block RB * WKV7_P.  Row i of a head's state
-** (value i: S[i][j], j < NN) is independent of the other rows; WKV7_P
-** adjacent lanes share it, lane q holding columns j = q + P jj in registers
-** (partial sums joined by shuffles).  Per token:
+** One token of v7's recurrence for the state row a thread shares with its
+** WKV7_P - 1 neighbours: columns j = Q + WKV7_P jj in S[jj], VI the row's
+** value; the token's vectors R, W, K, KK, KKA (N values each) are read from
+** shared memory.  Returns y_i (to every lane of the row's group):
 **     sa = -sum_j S_ij kk_j;  S_ij = S_ij w_j + sa kka_j + v_i k_j;
 **     y_i = sum_j S_ij r_j.
+** k_wkv7 and k_v7_att1 both take their steps here, so they agree.
+*/
+template <int CPT>
+static __device__ __forceinline__ float
+wkv7_step(float (&s)[CPT], int q, const float *r, const float *w, const float *k,
+          const float *kk, const float *kka, float vi)
+{
+    constexpr int P = WKV7_P;
+    float sa = 0, acc = 0;
+
+#pragma unroll
+    for (int jj = 0; jj < CPT; jj++)
+        sa -= s[jj] * kk[q + P * jj];
+#pragma unroll
+    for (int o = 1; o < P; o <<= 1)
+        sa += __shfl_xor_sync(0xffffffffu, sa, o);
+#pragma unroll
+    for (int jj = 0; jj < CPT; jj++) {
+        int j = q + P * jj;
+        s[jj] = s[jj] * w[j] + sa * kka[j] + vi * k[j];
+        acc += s[jj] * r[j];
+    }
+#pragma unroll
+    for (int o = 1; o < P; o <<= 1)
+        acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    return acc;
+}
+
+/*
+** v7, grid (H, NN / RB), block RB * WKV7_P.  Row i of a head's state
+** (value i: S[i][j], j < NN) is independent of the other rows; WKV7_P
+** adjacent lanes share it (wkv7_step).  The tokens' vectors are staged
+** WKV_CH tokens at a time.
 */
 template <int NN>
 __global__ void __launch_bounds__(WKV7_RB(NN) * WKV7_P)
@@ -787,22 +837,7 @@ k_wkv7(int T, int C, float *__restrict__ state, const float *__restrict__ r,
             sv[x / RB][x % RB] = v[(size_t)(t0 + x / RB) * C + hb + r0 + x % RB];
         __syncthreads();
         for (int tt = 0; tt < tn; tt++) {
-            float sa = 0, acc = 0, vi = sv[tt][il];
-#pragma unroll
-            for (int jj = 0; jj < CPT; jj++)
-                sa -= s[jj] * skk[tt][q + P * jj];
-#pragma unroll
-            for (int o = 1; o < P; o <<= 1)
-                sa += __shfl_xor_sync(0xffffffffu, sa, o);
-#pragma unroll
-            for (int jj = 0; jj < CPT; jj++) {
-                int j = q + P * jj;
-                s[jj] = s[jj] * sw[tt][j] + sa * ska[tt][j] + vi * sk[tt][j];
-                acc += s[jj] * sr[tt][j];
-            }
-#pragma unroll
-            for (int o = 1; o < P; o <<= 1)
-                acc += __shfl_xor_sync(0xffffffffu, acc, o);
+            float acc = wkv7_step<CPT>(s, q, sr[tt], sw[tt], sk[tt], skk[tt], ska[tt], sv[tt][il]);
             if (q == 0)
                 sy[tt][il] = acc;
         }
@@ -823,15 +858,17 @@ struct v7_prep_args {
     const float *a0, *k_k, *k_a, *w0, *v0;
 };
 
-/* grid (H, T), block pad32(N). */
-__global__ void
-k_v7_prep(int N, int C, v7_prep_args p)
+/* k_v7_prep's values for channel C of token row O (ON: the thread has a
+ * channel, j < N): every thread of the block calls it (the kk norm is a
+ * block sum; SH has 32 slots). */
+struct v7_prepped {
+    float k, kk, kka, w, v;
+};
+static __device__ __forceinline__ v7_prepped
+v7_prep_one(const v7_prep_args &p, size_t o, int c, bool on, float *sh)
 {
-    __shared__ float sh[32];
-    int j = threadIdx.x, c = blockIdx.x * N + j;
-    bool on = j < N;
-    size_t o = (size_t)blockIdx.y * C + c;
     float a = 0, kk = 0, k = 0, nrm;
+    v7_prepped e = { 0, 0, 0, 0, 0 };
 
     if (on) {
         k = p.k[o];
@@ -842,16 +879,48 @@ k_v7_prep(int N, int C, v7_prep_args p)
     if (nrm < V7_NORM_EPS)
         nrm = V7_NORM_EPS;
     if (!on)
-        return;
+        return e;
     kk /= nrm;
-    p.kk[o] = kk;
-    p.k[o] = k * (1 + (a - 1) * p.k_a[c]);
-    p.a[o] = kk * a;
-    p.w[o] = expf(-V7_DECAY_SCALE * sigmoidf_(p.w0[c] + p.w[o]));
-    if (p.vf != NULL) {
-        float vv = p.v[o];
-        p.v[o] = vv + (p.vf[o] - vv) * sigmoidf_(p.v0[c] + p.vg[o]);
-    }
+    e.kk = kk;
+    e.k = k * (1 + (a - 1) * p.k_a[c]);
+    e.kka = kk * a;
+    e.w = expf(-V7_DECAY_SCALE * sigmoidf_(p.w0[c] + p.w[o]));
+    e.v = p.v[o];
+    if (p.vf != NULL)
+        e.v += (p.vf[o] - e.v) * sigmoidf_(p.v0[c] + p.vg[o]);
+    return e;
+}
+
+/* grid (H, T), block pad32(N). */
+__global__ void
+k_v7_prep(int N, int C, v7_prep_args p)
+{
+    __shared__ float sh[32];
+    int j = threadIdx.x, c = blockIdx.x * N + j;
+    bool on = j < N;
+    size_t o = (size_t)blockIdx.y * C + c;
+    v7_prepped e = v7_prep_one(p, o, c, on, sh);
+
+    if (!on)
+        return;
+    p.kk[o] = e.kk;
+    p.k[o] = e.k;
+    p.a[o] = e.kka;
+    p.w[o] = e.w;
+    p.v[o] = e.v;
+}
+
+/* k_v7_out's value for channel C (before the gate) from the WKV output XV:
+ * GN(y) + (sum r k r_k) v over the head; every thread of the block calls it. */
+static __device__ __forceinline__ float
+v7_out_one(float xv, bool on, int N, int c, float r, float k, float v,
+           const float *__restrict__ lw, const float *__restrict__ lb,
+           const float *__restrict__ r_k, float eps, double *shd, float *shf)
+{
+    float gn = head_norm(xv, on, N, lw, lb, c, eps, shd);
+    float bonus = block_sum(on ? r * k * r_k[c] : 0.0f, shf);
+
+    return gn + bonus * v;
 }
 
 /* grid (H, T), block pad32(N): y = (GN(y) + (sum r k r_k) v) * g. */
@@ -866,12 +935,60 @@ k_v7_out(int N, int C, float *y, const float *__restrict__ r, const float *__res
     int j = threadIdx.x, c = blockIdx.x * N + j;
     bool on = j < N;
     size_t o = (size_t)blockIdx.y * C + c;
-    float xv = on ? y[o] : 0.0f, gn, bonus;
+    float z = v7_out_one(on ? y[o] : 0.0f, on, N, c, on ? r[o] : 0.0f, on ? k[o] : 0.0f,
+                         on ? v[o] : 0.0f, lw, lb, r_k, eps, shd, shf);
 
-    gn = head_norm(xv, on, N, lw, lb, c, eps, shd);
-    bonus = block_sum(on ? r[o] * k[o] * r_k[c] : 0.0f, shf);
     if (on)
-        y[o] = (gn + bonus * v[o]) * g[o];
+        y[o] = z * g[o];
+}
+
+/* k_v7_att1's outputs and per-channel vectors besides the prep's. */
+struct v7_att1_args {
+    const float *r, *g, *lw, *lb, *r_k;
+    float       *y;
+    float        eps;
+};
+
+/*
+** One token (decode): k_v7_prep, k_wkv7 and k_v7_out of a head in one
+** block (grid H, block NN * WKV7_P: a head's state rows one per four lanes,
+** its channels on the first NN threads).  The prepared vectors stay in
+** shared memory (P's k, a, kk, w, v are read, not written); the state is
+** updated in place and A.y written.  Bit for bit the three kernels' result:
+** the same sums in the same order (the extra warps add zeros).
+*/
+template <int NN>
+__global__ void __launch_bounds__(NN * WKV7_P)
+k_v7_att1(float *__restrict__ state, v7_prep_args p, v7_att1_args a)
+{
+    constexpr int P = WKV7_P, CPT = NN / WKV7_P;
+    __shared__ float sr[NN], sw[NN], sk[NN], skk[NN], ska[NN], sv[NN], sy[NN], shf[32];
+    __shared__ double shd[32];
+    int h = blockIdx.x, tid = threadIdx.x, il = tid / P, q = tid % P, c = h * NN + tid;
+    bool on = tid < NN;
+    float *S = state + ((size_t)h * NN + il) * NN;
+    float s[CPT], acc, z;
+    v7_prepped e = v7_prep_one(p, (size_t)c, c, on, shf);
+
+    if (on) {
+        sr[tid] = a.r[c], sw[tid] = e.w, sk[tid] = e.k;
+        skk[tid] = e.kk, ska[tid] = e.kka, sv[tid] = e.v;
+    }
+#pragma unroll
+    for (int jj = 0; jj < CPT; jj++)
+        s[jj] = S[q + P * jj];
+    __syncthreads();
+    acc = wkv7_step<CPT>(s, q, sr, sw, sk, skk, ska, sv[il]);
+#pragma unroll
+    for (int jj = 0; jj < CPT; jj++)
+        S[q + P * jj] = s[jj];
+    if (q == 0)
+        sy[il] = acc;
+    __syncthreads();
+    z = v7_out_one(on ? sy[tid] : 0.0f, on, NN, c, on ? sr[tid] : 0.0f, on ? sk[tid] : 0.0f,
+                   on ? sv[tid] : 0.0f, a.lw, a.lb, a.r_k, a.eps, shd, shf);
+    if (on)
+        a.y[c] = z * a.g[c];
 }
 
 #endif

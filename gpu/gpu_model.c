@@ -197,6 +197,7 @@ struct gm_dev {
     void      *allocs[GM_DEV_ALLOCS];
     int        n_allocs;
     int        used;           /* work enqueued in this call */
+    int        fuse;           /* decode's v7 attention in one launch (RWKV_CUDA_FUSE=0: three) */
 };
 
 struct gm_seg {
@@ -554,10 +555,15 @@ gm_layer_v7(const rwkv_model *m, struct gm_dev *d, const struct mdl_layer *ly, i
     p.k = d->k, p.a = d->a, p.kk = d->kk, p.w = d->w, p.v = d->v;
     p.vf = l ? d->vf : NULL, p.vg = l ? d->vg : NULL;
     p.a0 = ly->a0, p.k_k = ly->k_k, p.k_a = ly->k_a, p.w0 = ly->w0, p.v0 = ly->v0;
-    TRY(gpu_v7_prep(d->g, t, H, N, &p, err));
-    TRY(gpu_wkv7(d->g, t, H, N, kv, d->r, d->w, d->k, d->v, d->kk, d->a, d->y, err));
-    TRY(gpu_v7_out(d->g, t, H, N, d->y, d->r, d->k, d->v, d->gt, ly->lnx_w, ly->lnx_b,
-                   ly->r_k, MDL_GN_EPS, err));
+    if (t == 1 && d->fuse) {
+        TRY(gpu_v7_att1(d->g, H, N, kv, &p, d->r, d->gt, ly->lnx_w, ly->lnx_b, ly->r_k,
+                        MDL_GN_EPS, d->y, err));
+    } else {
+        TRY(gpu_v7_prep(d->g, t, H, N, &p, err));
+        TRY(gpu_wkv7(d->g, t, H, N, kv, d->r, d->w, d->k, d->v, d->kk, d->a, d->y, err));
+        TRY(gpu_v7_out(d->g, t, H, N, d->y, d->r, d->k, d->v, d->gt, ly->lnx_w, ly->lnx_b,
+                       ly->r_k, MDL_GN_EPS, err));
+    }
     TRY(gm_bmm(&b, &ly->att_o, d->y, d->x, GPU_NOP, 1, err));
     TRY(gm_batch_run(&b, err));
     /* channel mix */
@@ -905,9 +911,12 @@ gm_dev_init(const rwkv_model *m, struct gm_dev *d, int streams, size_t slot_byte
                      &d->mx[4], &d->mx[5], &d->r, &d->k, &d->v, &d->w, &d->a, &d->gt,
                      &d->kk, &d->y, &d->o, &d->vg, &d->vf };
     int dims[] = { m->d_w, m->d_a, m->d_v, m->d_g, 5 * m->d_mix, m->d_decay };
+    const char *fuse;
     int rc;
 
     TRY(gpu_ctx_create(d->index, &d->g, err));
+    fuse = getenv("RWKV_CUDA_FUSE");
+    d->fuse = fuse == NULL || strcmp(fuse, "0") != 0;
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if ((size_t)dims[i] > lo)
             lo = (size_t)dims[i];

@@ -270,6 +270,16 @@ gpu_v7_out(gpu_ctx *g, int t, int h, int n, float *y, const float *r, const floa
 }
 
 int
+gpu_v7_att1(gpu_ctx *g, int h, int n, float *state, const gpu_v7_prep_args *p,
+            const float *r, const float *gate, const float *lnx_w, const float *lnx_b,
+            const float *r_k, float eps, float *y, rwkv_err *err)
+{
+    (void)g, (void)h, (void)n, (void)state, (void)p, (void)r, (void)gate, (void)lnx_w;
+    (void)lnx_b, (void)r_k, (void)eps, (void)y;
+    return gpu_stub(err);
+}
+
+int
 gpu_gemm_ldx(gpu_ctx *g, enum gpu_dtype dt, const void *w, int rows, int cols, const void *x,
              int ldx, int t, float *y, int ldy, float beta, rwkv_err *err)
 {

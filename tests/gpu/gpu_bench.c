@@ -61,7 +61,7 @@ drand(size_t n, float lo, float hi)
 
 /* What one timed call does. */
 enum job_kind { J_COPY, J_GEMM, J_MV_F16, J_MV_Q8, J_MV_Q4, J_WKV6, J_WKV7, J_LN, J_MIX7, J_PREP7,
-                J_OUT7, J_TOKEN, J_GRAPH };
+                J_OUT7, J_ATT1, J_TOKEN, J_GRAPH };
 struct job {
     enum job_kind kind;
     int rows, cols, t, h, n;
@@ -251,6 +251,14 @@ run_job(const struct job *j)
     case J_OUT7:
         return gpu_v7_out(G, j->t, j->h, j->n, j->y, j->a, j->b, j->c, j->d, j->e, j->f, j->g,
                           64e-5f, &E);
+    case J_ATT1: {   /* prep's vectors as J_PREP7's, the WKV's state in A, Y the output */
+        gpu_v7_prep_args p;
+        p.k = j->b, p.a = j->c, p.kk = NULL, p.w = j->d, p.v = j->e;
+        p.vf = j->f, p.vg = j->f;
+        p.a0 = p.k_k = p.k_a = p.w0 = p.v0 = j->g;
+        return gpu_v7_att1(G, j->h, j->n, j->a, &p, j->f, j->g, j->g, j->g, j->g, 64e-5f, j->y,
+                           &E);
+    }
     }
     return RWKV_EINVAL;
 }
@@ -405,6 +413,12 @@ main(int argc, char **argv)
         j.kind = J_OUT7, j.a = r, j.b = k, j.c = v, j.d = w, j.e = vec, j.f = vec, j.g = vec;
         s = time_job(&j);
         printf("bench v7_out_C2048_T%d %.1f us\n", T, s * 1e6);
+        if (T == 1) {   /* the three above (wkv7 included) in one launch */
+            j.kind = J_ATT1, j.a = st, j.b = k, j.c = kk, j.d = w, j.e = v, j.f = r, j.g = vec;
+            s = time_job(&j);
+            printf("bench v7_att1_C2048_T1 %.1f us (prep + wkv7 + out in one launch)\n",
+                   s * 1e6);
+        }
         gpu_free(G, st), gpu_free(G, r), gpu_free(G, k), gpu_free(G, v), gpu_free(G, w);
         gpu_free(G, kk), gpu_free(G, kka), gpu_free(G, y), gpu_free(G, vec);
     }

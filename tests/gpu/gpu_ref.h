@@ -316,7 +316,8 @@ ref_q8_quantize(const float *w, size_t rows, size_t cols, int8_t *q, float *scal
                 float z = d > 0 ? roundf(w[r * cols + c0 + i] / d) : 0;
                 z = z > 127 ? 127 : z < -127 ? -127 : z;
                 q[r * cols + c0 + i] = (int8_t)z;
-                deq[r * cols + c0 + i] = z * d;
+                /* from the stored code: roundf(-0.3) is -0, the int8 code 0 */
+                deq[r * cols + c0 + i] = (float)q[r * cols + c0 + i] * d;
             }
         }
 }

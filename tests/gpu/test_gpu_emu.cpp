@@ -69,6 +69,76 @@ wkv7(int H, int N, int T)
     free(r), free(k), free(v), free(w), free(kk), free(kka), free(s), free(s2), free(y), free(y2);
 }
 
+/*
+** k_v7_att1 (one token: prep, WKV and out in one block per head) against
+** the three kernels it replaces, run here too, and against gpu_ref.h's
+** loops.  LATER: a layer after the first (v mixed with v_first).
+*/
+static void
+att1(int H, int N, int later)
+{
+    int C = H * N;
+    size_t ns = (size_t)H * N * N;
+    float *k = vec(C, -1, 1), *a = vec(C, -2, 2), *w = vec(C, -2, 2), *v = vec(C, -1, 1);
+    float *vf = vec(C, -1, 1), *vg = vec(C, -1, 1), *a0 = vec(C, -1, 1);
+    float *k_k = vec(C, 0.5f, 1.5f), *k_a = vec(C, 0, 1), *w0 = vec(C, -2, 1);
+    float *v0 = vec(C, -1, 1), *r = vec(C, -1, 1), *g = vec(C, 0, 1);
+    float *lw = vec(C, 0.5f, 1.5f), *lb = vec(C, -0.5f, 0.5f), *rk = vec(C, -1, 1);
+    float *s = vec(ns, -1, 1), *s3 = dup(s, ns), *sr = dup(s, ns);
+    float *k3 = dup(k, C), *a3 = dup(a, C), *w3 = dup(w, C), *v3 = dup(v, C);
+    float *kk3 = (float *)calloc(C, 4), *y = (float *)calloc(C, 4), *y3 = (float *)calloc(C, 4);
+    float *kr = dup(k, C), *ar = dup(a, C), *wr = dup(w, C), *vr = dup(v, C);
+    float *kkr = (float *)calloc(C, 4), *yr = (float *)calloc(C, 4);
+    float *k0 = dup(k, C), *a0c = dup(a, C), *w0c = dup(w, C), *v0c = dup(v, C);
+    v7_prep_args p = { k, a, NULL, w, v, later ? vf : NULL, later ? vg : NULL,
+                       a0, k_k, k_a, w0, v0 };
+    v7_prep_args p3 = { k3, a3, kk3, w3, v3, p.vf, p.vg, a0, k_k, k_a, w0, v0 };
+    v7_att1_args o = { r, g, lw, lb, rk, y, 64e-5f };
+    double e1, e2, e3, e4;
+
+    switch (N) {
+#define X(NN)                                                                                 \
+    case NN:                                                                                  \
+        emu_launch({ (unsigned)H, 1, 1 }, NN * WKV7_P, k_v7_att1<NN>, s, p, o);               \
+        break;
+        X(8) X(16) X(32) X(64) X(128)
+#undef X
+    }
+    /* the three kernels */
+    emu_launch({ (unsigned)H, 1, 1 }, (unsigned)((N + 31) / 32 * 32), k_v7_prep, N, C, p3);
+    switch (N) {
+#define X(NN)                                                                                 \
+    case NN:                                                                                  \
+        emu_launch({ (unsigned)H, NN / WKV7_RB(NN), 1 }, WKV7_RB(NN) * WKV7_P, k_wkv7<NN>,      \
+                   1, C, s3, (const float *)r, (const float *)w3, (const float *)k3,          \
+                   (const float *)v3, (const float *)kk3, (const float *)a3, y3);             \
+        break;
+        X(8) X(16) X(32) X(64) X(128)
+#undef X
+    }
+    emu_launch({ (unsigned)H, 1, 1 }, (unsigned)((N + 31) / 32 * 32), k_v7_out, N, C, y3,
+               (const float *)r, (const float *)k3, (const float *)v3, (const float *)g,
+               (const float *)lw, (const float *)lb, (const float *)rk, 64e-5f);
+    e1 = ref_rel_err(y, y3, C);
+    e2 = ref_rel_err(s, s3, ns);
+    /* gpu_ref.h's loops */
+    ref_v7_prep(1, H, N, kr, ar, kkr, wr, vr, later ? vf : NULL, vg, a0, k_k, k_a, w0, v0);
+    ref_wkv7(1, H, N, sr, r, wr, kr, vr, kkr, ar, yr);
+    ref_v7_out(1, H, N, yr, r, kr, vr, g, lw, lb, rk, 64e-5f);
+    e3 = ref_rel_err(y, yr, C);
+    e4 = ref_rel_err(s, sr, ns);
+    TEST_CONDF(e1 <= 1e-6 && e2 <= 1e-6 && e3 <= 1e-4 && e4 <= 1e-4, "v7_att1 H %d N %d later "
+               "%d: rel err vs the three kernels y %.3g state %.3g, vs the loops y %.3g state "
+               "%.3g", H, N, later, e1, e2, e3, e4);
+    /* P's vectors are read, not written */
+    TEST_CONDF(memcmp(k, k0, C * 4) == 0 && memcmp(a, a0c, C * 4) == 0 &&
+               memcmp(w, w0c, C * 4) == 0 && memcmp(v, v0c, C * 4) == 0,
+               "v7_att1 H %d N %d: P's vectors are read, not written", H, N);
+    for (float *q : { k, a, w, v, vf, vg, a0, k_k, k_a, w0, v0, r, g, lw, lb, rk, s, s3, sr, k3,
+                      a3, w3, v3, kk3, y, y3, kr, ar, wr, vr, kkr, yr, k0, a0c, w0c, v0c })
+        free(q);
+}
+
 static void
 wkv5(int H, int N, int T, int w_tok, int chan)
 {
@@ -122,8 +192,9 @@ mix(int C, int T, int lerp, int fused)
     for (int p = 0; p < T; p++)
         kern_layer_norm(x + (size_t)p * C, lw, lb, xn + (size_t)p * C, C, 1e-5f);
     if (fused) {
-        emu_launch({ 1, 1, 1 }, 1024, k_ln_mix1, (const float *)x, (const float *)lw,
-                   (const float *)lb, xn2, prev2, C, 1e-5f, a);
+        emu_launch({ (unsigned)((C + LNM_THREADS - 1) / LNM_THREADS), 1, 1 }, LNM_THREADS,
+                   k_ln_mix1, (const float *)x, (const float *)lw, (const float *)lb, xn2,
+                   prev2, C, 1e-5f, a);
     } else {
         memcpy(xn2, xn, n * 4);
         emu_launch({ (unsigned)((C + 127) / 128), (unsigned)T, 1 }, 128, k_token_mix,
@@ -226,6 +297,13 @@ main(void)
         mix(2048, 1, lerp, 1);
         mix(2560, 1, lerp, 1);
         mix(64, 1, lerp, 1);
+    }
+    for (int later = 0; later < 2; later++) {
+        att1(2, 64, later);
+        att1(3, 8, later);
+        att1(1, 128, later);
+        att1(2, 16, later);
+        att1(1, 32, later);
     }
     batch(1);
     batch(3);

@@ -412,6 +412,54 @@ test_v7_prep_out(void)
         }
 }
 
+/* gpu_v7_att1 (decode's prep + WKV + out in one launch) against the loops,
+ * for a first layer and a later one, at every head shape. */
+static void
+test_v7_att1(void)
+{
+    for (size_t hi = 0; hi < NHN; hi++)
+        for (int later = 0; later < 2; later++) {
+            int H = HN[hi][0], N = HN[hi][1], C = H * N;
+            size_t ns = (size_t)H * N * N;
+            float *k = ref_vec(&seed, C, -1, 1), *a = ref_vec(&seed, C, -2, 2);
+            float *w = ref_vec(&seed, C, -2, 2), *v = ref_vec(&seed, C, -1, 1);
+            float *vf = ref_vec(&seed, C, -1, 1), *vg = ref_vec(&seed, C, -1, 1);
+            float *a0 = ref_vec(&seed, C, -1, 1), *k_k = ref_vec(&seed, C, 0.5f, 1.5f);
+            float *k_a = ref_vec(&seed, C, 0, 1), *w0 = ref_vec(&seed, C, -2, 1);
+            float *v0 = ref_vec(&seed, C, -1, 1), *r = ref_vec(&seed, C, -1, 1);
+            float *g = ref_vec(&seed, C, 0, 1), *lw = ref_vec(&seed, C, 0.5f, 1.5f);
+            float *lb = ref_vec(&seed, C, -0.5f, 0.5f), *rk = ref_vec(&seed, C, -1, 1);
+            float *s = ref_vec(&seed, ns, -1, 1), *kk = malloc(C * 4), *y = malloc(C * 4);
+            float *ds = fput(s, ns), *dy = fput(NULL, C), *gy, *gs, *gk;
+            gpu_v7_prep_args p;
+            double e1, e2, e3;
+
+            p.k = fput(k, C), p.a = fput(a, C), p.kk = NULL, p.w = fput(w, C);
+            p.v = fput(v, C);
+            p.vf = later ? fput(vf, C) : NULL, p.vg = later ? fput(vg, C) : NULL;
+            p.a0 = fput(a0, C), p.k_k = fput(k_k, C), p.k_a = fput(k_a, C);
+            p.w0 = fput(w0, C), p.v0 = fput(v0, C);
+            call_ok(gpu_v7_att1(G, H, N, ds, &p, fput(r, C), fput(g, C), fput(lw, C),
+                                fput(lb, C), fput(rk, C), 64e-5f, dy, &E), "v7_att1");
+            gk = fget(p.k, C);   /* read, not written */
+            e3 = ref_rel_err(gk, k, C);
+            ref_v7_prep(1, H, N, k, a, kk, w, v, later ? vf : NULL, vg, a0, k_k, k_a, w0, v0);
+            ref_wkv7(1, H, N, s, r, w, k, v, kk, a, y);
+            ref_v7_out(1, H, N, y, r, k, v, g, lw, lb, rk, 64e-5f);
+            gy = fget(dy, C);
+            gs = fget(ds, ns);
+            e1 = ref_rel_err(gy, y, C);
+            e2 = ref_rel_err(gs, s, ns);
+            TEST_CONDF(e1 <= TOL_SUM && e2 <= TOL_SUM && e3 == 0,
+                       "v7_att1 H %d N %d later %d: rel err y %.3g state %.3g, k changed %.3g",
+                       H, N, later, e1, e2, e3);
+            free(k), free(a), free(w), free(v), free(vf), free(vg), free(a0), free(k_k);
+            free(k_a), free(w0), free(v0), free(r), free(g), free(lw), free(lb), free(rk);
+            free(s), free(kk), free(y), free(gy), free(gs), free(gk);
+            dfree_all();
+        }
+}
+
 /* (rows, cols) of the product tests: fixture sizes, an odd one (scalar
  * paths, partial Q8 / Q4 block), and the 1.5B model's attention / FFN shapes. */
 static const int MM[][2] = { { 64, 64 }, { 96, 100 }, { 256, 768 }, { 2048, 2048 },
@@ -817,6 +865,7 @@ main(void)
     test_wkv5();
     test_wkv7();
     test_v7_prep_out();
+    test_v7_att1();
     test_matmul();
     test_matmul_batch();
     test_convert();
