@@ -11,13 +11,16 @@
 ** replies.  Messages about problems go to stderr and the chat goes on.
 **
 ** Ctrl-C: during a reply, SIGINT cancels it (sess_cancel is async-signal-
-** safe) and the reply stops at the next token, keeping what was generated;
-** at the prompt, SIGINT (without SA_RESTART there: sigint_restart) makes
-** getline() fail and the command exits 0, as EOF does.  SIGTERM and SIGHUP
-** (the terminal closed) stop a reply the same way, keep it as far as it
-** streamed (and a message whose reply had not started), end the chat
-** cleanly, and are raised again at the end: the exit status is the
-** signal's, nothing streamed is lost (it was up to a second's worth).
+** safe) and the reply stops at the next token, keeping what was generated
+** -- from the moment the line asking for it (a message, /regen, /continue)
+** is taken, before the reply starts too (the runtime's cancel rule,
+** sess_expect_reply: then as at its first step); at the prompt, SIGINT
+** (without SA_RESTART there: sigint_restart) makes getline() fail and the
+** command exits 0, as EOF does.  SIGTERM and SIGHUP (the terminal closed)
+** stop a reply the same way, keep it as far as it streamed (and a message
+** whose reply had not started), end the chat cleanly, and are raised again
+** at the end: the exit status is the signal's, nothing streamed is lost (it
+** was up to a second's worth).
 **
 ** Saved sessions (only with --db, --new, --session or --resume -- plain
 ** `chat` touches no database): what is saved when, the fork rule and the
@@ -318,6 +321,26 @@ reply_done(void *ud, const chat_turn *t)
         print_stats(&t->stats);
 }
 
+/*
+** The line just taken asks for a reply: from here Ctrl-C cancels it (the
+** runtime's cancel rule, sess_expect_reply, keeps a cancel that lands
+** before the reply starts), not the chat.  One that landed since the line
+** was taken, seen as one at the prompt (sig_quit), is that cancel.
+*/
+static void
+expect_reply(struct repl *r)
+{
+    sig_sess = r->s;
+    sess_expect_reply(r->s);
+    sig_in_reply = 1;
+    if (sig_quit && !sig_end) {
+        sig_quit = 0;
+        if (sig_end)            /* a SIGTERM / SIGHUP just now: still leave */
+            sig_quit = 1;
+        sess_cancel(r->s);
+    }
+}
+
 /* Run the queued reply with SIGINT routed to cancel; NOT_STARTED is said
 ** when it was cancelled before generating.  0, or 1 (printed). */
 static int
@@ -491,8 +514,7 @@ cmd_regen(struct repl *r, char *args)
         }
     }
     r->n_alt_ids = 0;
-    sig_sess = r->s;
-    sig_in_reply = 1;
+    expect_reply(r);
     rc = sess_regen_n(r->s, (int)n, alt_begin, &done, &err);
     sig_in_reply = 0;
     r->alt_n = 0;
@@ -519,9 +541,11 @@ cmd_continue(struct repl *r, char *args)
 
     (void)args;
     r->started = 0;
-    if (sess_continue(r->s, &err) != RWKV_OK)
+    expect_reply(r);
+    if (sess_continue(r->s, &err) != RWKV_OK) {
+        sig_in_reply = 0;
         cli_errorf("/continue: %s", err.msg);
-    else
+    } else
         run_reply_as(r, "(cancelled before the reply went on: it is as it was)");
     return 0;
 }
@@ -975,7 +999,9 @@ repl_loop(struct repl *r)
         msg = line[0] == '/' ? line + 1 : line;
         len = (size_t)n - (size_t)(msg - line);
         r->started = 0;
+        expect_reply(r);
         if (sess_submit(r->s, msg, len, &err) != RWKV_OK) {
+            sig_in_reply = 0;
             if (err.code == RWKV_EINVAL && strstr(err.msg, "say something"))
                 fprintf(stderr, "!!! Error: please say something !!!\n");
             else

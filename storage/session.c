@@ -235,6 +235,7 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
         return rwkv_errf(err, RWKV_ENOMEM, "session: out of memory");
     atomic_init(&s->cancel, 0);
     atomic_init(&s->keep, 0);
+    atomic_init(&s->expect, 0);
     s->m = cfg->model;
     s->t = cfg->tok;
     s->cb = cfg->cb;
@@ -604,21 +605,63 @@ reply_busy_once(sess *s)
         store_busy_once(s->st, 1);
 }
 
+/* ---- the cancel rule (session.h) ------------------------------------------------
+**
+**   idle --sess_expect_reply--> EXPECTED --sess_submit/regen/continue--> RUNNING
+**    ^     (or the reply's start:           (CANCEL, KEEP kept; the chat   |
+**    |      CANCEL, KEEP voided             armed with CANCEL: reply_arm)  |
+**    |      when nothing was expected)                                     |
+**    +---------- reply_leave: sess_run / the batch ends, or a start fails -+
+**
+** CANCEL is never cleared at the end: a cancel after it is void at the next
+** start instead (as one while idle), so nothing ends the rule early. */
+
+void
+sess_expect_reply(sess *s)
+{
+    if (atomic_load(&s->expect))
+        return;                 /* already on its way: a cancel since then holds */
+    atomic_store(&s->keep, 0);
+    atomic_store(&s->cancel, 0);
+    atomic_store(&s->expect, 1);
+}
+
+/* The expected reply ended, or will not come (its start failed). */
+static void
+reply_leave(sess *s)
+{
+    atomic_store(&s->expect, 0);
+}
+
+/* The chat took the reply (chat_submit, chat_regen and chat_continue void a
+** cancel sent while it was idle): a cancel sent for it since it was
+** expected stops it at its first step, as one sent during it would. */
+static void
+reply_arm(sess *s)
+{
+    if (atomic_load(&s->cancel))
+        chat_cancel(s->c);
+}
+
 int
 sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
 {
     int rc;
 
+    sess_expect_reply(s);
     reply_busy_once(s);
     s->started = 0;
     s->regen = 0;
-    atomic_store(&s->keep, 0);
     s->cont = 0;
     sess_greeting_saved(s);            /* a greeting still pending: saved, if it was */
     rc = chat_submit(s->c, msg, len, err);
-    if (rc == RWKV_OK)
-        sess_save_submit(s);
-    return rc;
+    if (rc != RWKV_OK) {
+        reply_leave(s);
+        return rc;
+    }
+    sess_save_submit(s);
+    reply_arm(s);
+    return RWKV_OK;
 }
 
 /*
@@ -718,8 +761,9 @@ keep_put_back(sess *s)
     return 0;
 }
 
-int
-sess_regen(sess *s, rwkv_err *err)
+/* sess_regen within the expected reply (a batch's alternative). */
+static int
+regen_one(sess *s, rwkv_err *err)
 {
     int rc;
 
@@ -733,7 +777,20 @@ sess_regen(sess *s, rwkv_err *err)
     if (rc != RWKV_OK) {
         s->regen = 0;
         keep_drop(s);
+        return rc;
     }
+    reply_arm(s);
+    return RWKV_OK;
+}
+
+int
+sess_regen(sess *s, rwkv_err *err)
+{
+    int rc;
+
+    sess_expect_reply(s);
+    if ((rc = regen_one(s, err)) != RWKV_OK)
+        reply_leave(s);
     return rc;
 }
 
@@ -749,6 +806,8 @@ batch_goes_on(sess *s)
     return chat_turn_at(s->c, n - 1)->stop != CHAT_STOP_CANCEL;
 }
 
+static int run_one(sess *s, rwkv_err *err);
+
 int
 sess_regen_n(sess *s, int n, void (*each)(void *ud, int k, int n), int *done, rwkv_err *err)
 {
@@ -756,27 +815,29 @@ sess_regen_n(sess *s, int n, void (*each)(void *ud, int k, int n), int *done, rw
 
     if (done)
         *done = 0;
-    if (n < 1 || n > SESS_MAX_ALTS)
+    if (n < 1 || n > SESS_MAX_ALTS) {
+        reply_leave(s);
         return rwkv_errf(err, RWKV_EINVAL, "alternatives: %d is not in 1..%d", n,
                          SESS_MAX_ALTS);
-    atomic_store(&s->cancel, 0);
+    }
+    /* one expected reply for the whole batch: a cancel between two
+    ** alternatives (since batch_goes_on looked) is the next one's, armed
+    ** by regen_one */
+    sess_expect_reply(s);
     for (k = 1; k <= n; k++) {
         if (k > 1 && !batch_goes_on(s))
             break;
         if (each)
             each(s->cb.ud, k, n);
-        if ((rc = sess_regen(s, err)) != RWKV_OK)
+        if ((rc = regen_one(s, err)) != RWKV_OK)
             break;
-        /* chat_regen clears a cancel sent while the chat was idle (since
-        ** batch_goes_on looked): the runtime's flag keeps it */
-        if (atomic_load(&s->cancel))
-            chat_cancel(s->c);
-        rc = sess_run(s, err);
+        rc = run_one(s, err);
         if (done && s->started)
             (*done)++;
         if (rc != RWKV_OK)
             break;
     }
+    reply_leave(s);
     return rc;
 }
 
@@ -787,16 +848,23 @@ sess_continue(sess *s, rwkv_err *err)
 
     if (chat_phase(s->c) != CHAT_IDLE)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
-    if ((rc = sess_reply_is_last(s, err)) != RWKV_OK)
+    sess_expect_reply(s);
+    if ((rc = sess_reply_is_last(s, err)) != RWKV_OK) {
+        reply_leave(s);
         return rc;
+    }
     reply_busy_once(s);
     s->started = 0;
     s->regen = 0;
     s->cont = 1;
     rc = chat_continue(s->c, err);
-    if (rc != RWKV_OK)
+    if (rc != RWKV_OK) {
         s->cont = 0;
-    return rc;
+        reply_leave(s);
+        return rc;
+    }
+    reply_arm(s);
+    return RWKV_OK;
 }
 
 /* 1 when the regeneration just run was cancelled before its first token
@@ -810,8 +878,9 @@ regen_made_nothing(sess *s)
     return t != NULL && t->stop == CHAT_STOP_CANCEL && t->n_reply == 0;
 }
 
-int
-sess_run(sess *s, rwkv_err *err)
+/* sess_run within the expected reply (a batch's alternative). */
+static int
+run_one(sess *s, rwkv_err *err)
 {
     int rc = chat_run(s->c, err);
 
@@ -831,6 +900,7 @@ sess_run(sess *s, rwkv_err *err)
         ** kept where nothing is saved (--no-db: the same rule) */
         rwkv_err e2;
         sess_start start = s->start;
+        atomic_store(&s->cancel, 0);   /* the cancel that cut it is spent: no replay cut */
         if (s->st == NULL || s->sid == 0) {
             keep_put_back(s);
         } else if (sess_load_branch(s, s->sid, &start, s->head, &e2) != RWKV_OK) {
@@ -843,6 +913,15 @@ sess_run(sess *s, rwkv_err *err)
     s->cont = 0;
     if (s->st != NULL)
         store_busy_once(s->st, 0);     /* other work waits its full time again */
+    return rc;
+}
+
+int
+sess_run(sess *s, rwkv_err *err)
+{
+    int rc = run_one(s, err);
+
+    reply_leave(s);
     return rc;
 }
 

@@ -49,9 +49,23 @@
 ** `chunk`, each segment on its own; assistant segments one token at a time.
 ** So a resume by replay continues bit for bit like one uninterrupted process.
 **
+** The cancel rule (the only one; both front ends call sess_expect_reply
+** where the user sends and sess_cancel where the user cancels): a reply is
+** expected from the moment the user sends a message or asks for a
+** regeneration or continuation (sess_expect_reply, or else the reply's own
+** start: sess_submit, sess_regen, sess_regen_n, sess_continue) until it
+** ends (sess_run returns; a batch, sess_regen_n; or its start fails).  A
+** cancel at any moment of that -- queued behind a job that runs first (the
+** greeting), not started yet by the worker, or running -- stops that reply:
+** one before it starts stops it at its first step, with the same result as
+** one sent then (a message's prefill cut: message dropped, or with
+** sess_abandon kept; a regeneration with nothing in it: nothing changed; a
+** continuation: as it was).  A cancel while nothing is expected or running
+** is void: it never carries over to the next reply.
+**
 ** Threads: one thread at a time calls the sess_* functions of one sess
-** (sess_cancel excepted: any thread or a signal handler).  Callbacks run on
-** that thread.
+** (sess_cancel and sess_expect_reply excepted: any thread or a signal
+** handler).  Callbacks run on that thread.
 */
 #ifndef RWKV_SESSION_H
 #define RWKV_SESSION_H
@@ -268,7 +282,18 @@ int  sess_continue(sess *s, rwkv_err *err);
 ** empty row goes), takes the saved branch back: nothing changed, as
 ** sess_started says.  (Not saving, the chat keeps the empty reply.) */
 int  sess_run(sess *s, rwkv_err *err);
-/* Stop the reply, prefill or replay in flight (async-signal-safe). */
+/*
+** The user sent: a message, a regeneration or a continuation is on its way
+** to sess_submit / sess_regen / sess_regen_n / sess_continue (the cancel
+** rule above) -- call it where the job is queued, before the thread that
+** runs it starts (in the line chat, before that call).  A cancel before it
+** is void; one from it on stops that reply.  Called again before the reply
+** ends it changes nothing (a message queued behind the greeting is then
+** sent).  Async-signal-safe.
+*/
+void sess_expect_reply(sess *s);
+/* Stop the reply (expected or in flight: the cancel rule above), prefill
+** or replay (async-signal-safe). */
 void sess_cancel(sess *s);
 /* Stop as sess_cancel, for leaving (a quit, a hang-up): a message whose
 ** prefill is cut stays saved with an empty interrupted reply, as after a

@@ -279,7 +279,10 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     char note[300];
     int rc, need_sep = 0, bare_leaf = 0;
 
-    atomic_store(&s->cancel, 0);
+    /* a cancel sent while idle is void; one for a reply on its way (the
+    ** client's edited message forks first: sess_fork) cuts this replay */
+    if (!atomic_load(&s->expect))
+        atomic_store(&s->cancel, 0);
     if (head != 0) {
         store_turn h;
         if ((rc = store_turn_get(s->st, head, &h, err)) != RWKV_OK)
@@ -1350,8 +1353,8 @@ sess_fork_point(store *st, int64_t turn, int64_t *at, rwkv_err *err)
     return RWKV_OK;
 }
 
-int
-sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
+static int
+fork_to(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
 {
     store_turn t;
     int64_t to;
@@ -1377,6 +1380,16 @@ sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
     if (at)
         *at = to;
     return RWKV_OK;
+}
+
+int
+sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
+{
+    int rc = fork_to(s, turn, at, err);
+
+    if (rc != RWKV_OK)
+        atomic_store(&s->expect, 0);   /* a reply expected after it will not come */
+    return rc;
 }
 
 int

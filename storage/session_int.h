@@ -81,7 +81,10 @@ struct sess {
     int              seeded;
     rng              seeds, seeds_after;
 
-    atomic_int       cancel;           /* replay cancel (sess_cancel) */
+    atomic_int       cancel;           /* sess_cancel: stop the reply or replay */
+    atomic_int       expect;           /* a reply is on its way or running (the
+                                          cancel rule, session.h): its start keeps
+                                          CANCEL and KEEP instead of voiding them */
 
     /* the message being sent was saved at submit (sess_save_submit): its
     ** rows stay until the reply starts (or the process dies), and go again

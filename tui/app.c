@@ -429,6 +429,9 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t arg1)
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     tui_tr_scroll_end(&a->tr);
     tui_apply_sampling(a);   /* before busy is set: it applies only when idle */
+    /* the cancel rule (storage/session.h): Esc from now on stops this
+    ** reply, even before the worker takes it */
+    sess_expect_reply(a->sess);
     a->busy = 1;
     a->job_noted = 0;
     a->job_sid = a->sid;
@@ -1302,7 +1305,9 @@ key_dispatch(struct app *a, int key, int is_fkey)
         }
         s = tui_input_take(&a->in);
         if (s && a->busy) {
-            /* still preparing the greeting: send when it is done */
+            /* still preparing the greeting: send when it is done (an Esc
+            ** from now on stops that reply: sess_expect_reply) */
+            sess_expect_reply(a->sess);
             free(a->queued);
             a->queued = s;
             tui_notice(a, 0, "preparing the model; your message goes out next");
