@@ -20,7 +20,9 @@
 ** stop a reply the same way, keep it as far as it streamed (and a message
 ** whose reply had not started), end the chat cleanly, and are raised again
 ** at the end: the exit status is the signal's, nothing streamed is lost (it
-** was up to a second's worth).
+** was up to a second's worth).  On every way out, exchanges a failed save
+** kept out are written once more; any still not saved are one line on
+** stderr, and exit status 1 (leave_saved).
 **
 ** Saved sessions (only with --db, --new, --session or --resume -- plain
 ** `chat` touches no database): what is saved when, the fork rule and the
@@ -127,7 +129,10 @@ usage(FILE *f)
             "  given on the command line win).  A saved state made by other weights or\n"
             "  another precision is not used: the conversation's tokens are replayed and\n"
             "  stderr says how many.  A model of another shape is refused.  Pass the\n"
-            "  session's --seed again to continue its sampling sequence exactly.\n\n");
+            "  session's --seed again to continue its sampling sequence exactly.\n"
+            "  A save that fails (a full disk, a lock held by another program) is tried\n"
+            "  again with the next message and once more when the chat ends; what is\n"
+            "  still not saved then is one line on stderr, and the exit status is 1.\n\n");
     commands_help(f);
     fputc('\n', f);
     cli_opts_help(f, 1);
@@ -1014,6 +1019,30 @@ repl_loop(struct repl *r)
 }
 
 /*
+** On the way out (/quit, EOF, Ctrl-C at the prompt, SIGTERM, SIGHUP): the
+** exchanges a failed save kept out are written once more (sess_flush: as
+** the next message would, one bounded wait for a lock) -- a line says so
+** when it worked; what still fails is one line on stderr naming how many
+** and why, and exit status 1 (a signal's own status wins: the caller
+** raises it).  Nothing kept out: nothing done, as before.  RC: the status
+** so far.
+*/
+static int
+leave_saved(struct repl *r, int rc)
+{
+    char why[RWKV_ERR_MSG];
+    size_t left;
+
+    if (sess_unsaved(r->s) == 0)
+        return rc;
+    if ((left = sess_flush(r->s, why, sizeof why)) == 0)
+        return rc;
+    cli_errorf("leaving with %zu exchange%s not saved (%s): %s not in the session", left,
+               left == 1 ? "" : "s", why, left == 1 ? "it is" : "they are");
+    return 1;
+}
+
+/*
 ** --session ID / --resume: find the session (*INFO) and, when no --model or
 ** --vocab was given, take the session's (A's options then point into INFO).
 ** 0, or 1 (printed).
@@ -1177,6 +1206,7 @@ cmd_chat(int argc, char **argv)
         }
     }
     repl_loop(&r);
+    rc = leave_saved(&r, rc);
 out_sig:
     sigaction(SIGINT, &old_sa, NULL);
     sig_sess = NULL;

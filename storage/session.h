@@ -34,7 +34,9 @@
 ** A write lock another program holds past the busy time is waited for once
 ** a reply (store_busy_once, from sess_submit / sess_regen / sess_continue to
 ** the end of sess_run): the rows that then fail are kept out and written
-** first, in order, with the next message.
+** first, in order, with the next message -- or, leaving, by sess_flush,
+** which both front ends call on their way out (what then still fails is
+** counted, for the front end to ask or say: nothing is lost silently).
 ** So kill -9 at any moment of a reply keeps the message and the streamed part
 ** (marked interrupted), the first message of a new session included: the
 ** session row is created with the first message's rows.
@@ -61,7 +63,12 @@
 ** one sent then (a message's prefill cut: message dropped, or with
 ** sess_abandon kept; a regeneration with nothing in it: nothing changed; a
 ** continuation: as it was).  A cancel while nothing is expected or running
-** is void: it never carries over to the next reply.
+** is void: it never carries over to the next reply.  Opening a session or
+** stepping to a sibling (sess_open, sess_step_sibling) is expected the same
+** way, from sess_expect_reply until it returns: a cancel before it starts
+** cuts its replay at the first step (RWKV_ECANCEL: nothing changed), and
+** one that needs no replay opens.  (sess_switch_state is not covered: a
+** cancel before it is void.)
 **
 ** Threads: one thread at a time calls the sess_* functions of one sess
 ** (sess_cancel and sess_expect_reply excepted: any thread or a signal
@@ -184,7 +191,9 @@ void sess_info_load_hint(const sess_info *info, const char *model, const char *s
 ** the chat's records and state rebuilt (sess_replay); a reply or greeting
 ** head without a saved state (a reply cut by a crash or kill -9) keeps the
 ** state its replay rebuilt, so the next open takes it.  A user turn without
-** its reply as HEAD continues before it.  On failure nothing changes.
+** its reply as HEAD continues before it.  On failure nothing changes; a
+** cancel (sess_cancel: during it, or since sess_expect_reply -- the cancel
+** rule above) cuts its replay: RWKV_ECANCEL.  It ends the expectation.
 */
 int  sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err);
 /* Leave the session: the next message starts a new one (from the current
@@ -202,7 +211,8 @@ int  sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err);
 /* The turn a fork at TURN continues from (the rule above), for callers
 ** that copy (`sessions fork`).  *AT 0 = the session's start. */
 int  sess_fork_point(store *st, int64_t turn, int64_t *at, rwkv_err *err);
-/* The previous (DIR -1) / next (+1) sibling of TURN, down to its newest leaf. */
+/* The previous (DIR -1) / next (+1) sibling of TURN, down to its newest leaf
+** (sess_open: a cancel as there). */
 int  sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err);
 
 /*
@@ -284,8 +294,9 @@ int  sess_continue(sess *s, rwkv_err *err);
 int  sess_run(sess *s, rwkv_err *err);
 /*
 ** The user sent: a message, a regeneration or a continuation is on its way
-** to sess_submit / sess_regen / sess_regen_n / sess_continue (the cancel
-** rule above) -- call it where the job is queued, before the thread that
+** to sess_submit / sess_regen / sess_regen_n / sess_continue, or asked to
+** open a session or step to a sibling (sess_open, sess_step_sibling; the
+** cancel rule above) -- call it where the job is queued, before the thread that
 ** runs it starts (in the line chat, before that call).  A cancel before it
 ** is void; one from it on stops that reply.  Called again before the reply
 ** ends it changes nothing (a message queued behind the greeting is then
@@ -299,6 +310,33 @@ void sess_cancel(sess *s);
 ** prefill is cut stays saved with an empty interrupted reply, as after a
 ** crash, instead of going (async-signal-safe). */
 void sess_abandon(sess *s);
+
+/*
+** Leaving (a quit, EOF, a hang-up; no reply running): the exchanges a
+** failed save kept out (top) are written now, as the next message would
+** write them -- in order, on the same branch, rows without states -- with
+** that message's one wait for another program's lock (store_busy_once),
+** and a note says so when it worked ("saving works again: ...").  Returns
+** the exchanges still not saved (0: all in the store, or nothing kept out:
+** then nothing is done, no I/O; or nothing saved: no database, or its file
+** lost, which a note said); WHY (CAP bytes, may be NULL) then gets the
+** failure's line ("PATH: disk full (nothing was saved)").  Called again,
+** it tries again; nothing is ever written twice.  The front end asks or
+** says what becomes of the rest: a quit never loses them silently.
+*/
+size_t sess_flush(sess *s, char *why, size_t cap);
+/* The exchanges kept out now: what sess_flush would write (no I/O). */
+size_t sess_unsaved(const sess *s);
+/*
+** The conversation as it is in memory -- its greeting and every exchange,
+** the ones kept out included -- in the bytes `sessions export` writes for
+** a saved session (FMT: Markdown, or JSON that `sessions import` takes
+** back as a new session, its states rebuilt by replay): the front ends'
+** "save elsewhere" when saving fails.  *BUF (*LEN bytes) owned by caller
+** (free).
+*/
+int    sess_export(const sess *s, enum store_format fmt, char **buf, size_t *len,
+                   rwkv_err *err);
 
 /* New sampling values (chat_set_sampling); an explicitly set seed starts
 ** the saved session's per-reply seed sequence again from it. */

@@ -21,6 +21,7 @@
 void
 sess_save_fail(sess *s, const char *what, const rwkv_err *err)
 {
+    snprintf(s->fail_why, sizeof s->fail_why, "%s", err->msg);
     sess_notef(s, 1, "saving %s: %s (the chat goes on)", sess_tr(s, what), err->msg);
 }
 
@@ -280,7 +281,8 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     int rc, need_sep = 0, bare_leaf = 0;
 
     /* a cancel sent while idle is void; one for a reply on its way (the
-    ** client's edited message forks first: sess_fork) cuts this replay */
+    ** client's edited message forks first: sess_fork) or for the open or
+    ** sibling step asked for (sess_open) cuts this replay */
     if (!atomic_load(&s->expect))
         atomic_store(&s->cancel, 0);
     if (head != 0) {
@@ -406,8 +408,8 @@ out:
 ** most SESS_AUTO_TITLE_MAX bytes; a longer one is cut after a whole word
 ** (or, with no blank in its second half, after a whole character), and
 ** an ellipsis (U+2026) says so. */
-static void
-auto_title(const char *msg, char *out, size_t cap)
+void
+sess_auto_title(const char *msg, char *out, size_t cap)
 {
     size_t len = strcspn(msg, "\n"), cut;
 
@@ -482,7 +484,7 @@ session_create(sess *s, const char *title, const char *msg)
     if (title != NULL) {
         snprintf(ss.title, sizeof ss.title, "%s", title);
     } else {
-        auto_title(msg, ss.title, sizeof ss.title);
+        sess_auto_title(msg, ss.title, sizeof ss.title);
     }
     ss.model_id = s->model_id;
     ss.state_file_id = start_row(s);
@@ -516,7 +518,14 @@ session_create(sess *s, const char *title, const char *msg)
         t.n_tokens = n;
         if (store_turn_append(s->st, &t, rwkv_state_cdata(st0), rwkv_state_len(st0), &s->meta,
                               &err) != RWKV_OK) {
+            /* a session is nothing without its start: it goes again (as far
+            ** as it can: a row left behind is an empty session), and the
+            ** conversation is kept out as when the session's row failed */
+            rwkv_err e2;
             sess_save_fail(s, "the greeting", &err);
+            store_session_delete(s->st, s->sid, &e2);
+            s->sid = 0;
+            s->head = 0;
             return -1;
         }
         s->head = t.id;
@@ -628,6 +637,7 @@ file_lost(sess *s)
 static void
 save_failed(sess *s, const char *what, const rwkv_err *err)
 {
+    snprintf(s->fail_why, sizeof s->fail_why, "%s", err->msg);
     if (file_lost(s) || s->fail_said)
         return;
     sess_notef(s, 1, "saving %s: %s (the chat goes on; what is not saved is tried again with "
@@ -668,6 +678,26 @@ save_gap(sess *s, const char *what, const rwkv_err *err, size_t i, int64_t user,
     s->unsaved_reply = reply;
 }
 
+/* Saving still fails with ERR (not said again): kept for sess_flush. */
+static int
+still_failing(sess *s, const rwkv_err *err)
+{
+    snprintf(s->fail_why, sizeof s->fail_why, "%s", err->msg);
+    return -1;
+}
+
+/* "saving works again": the N exchanges kept out are in the store now. */
+static void
+said_saved(sess *s, size_t n)
+{
+    if (n == 1)
+        sess_notef(s, 0, "saving works again: the earlier exchange not saved is in session %lld now",
+                   (long long)s->sid);
+    else
+        sess_notef(s, 0, "saving works again: the %zu earlier exchanges not saved are in session "
+                         "%lld now", n, (long long)s->sid);
+}
+
 /* The unsaved turns before UPTO written under the head: 0 when every one
 ** is in the store now, -1 when saving still fails (not said again). */
 static int
@@ -690,7 +720,7 @@ catch_up(sess *s, size_t upto)
         if (s->unsaved_user == 0) {
             user_row(s, ct, &u);
             if (store_turn_append(s->st, &u, NULL, 0, &s->meta, &err) != RWKV_OK)
-                return -1;
+                return still_failing(s, &err);
             s->unsaved_user = u.id;
         }
         s->head = s->last_user = s->unsaved_user;
@@ -699,18 +729,13 @@ catch_up(sess *s, size_t upto)
         rc = r.id != 0 ? store_turn_finish(s->st, &r, NULL, 0, &s->meta, &err)
                        : store_turn_append(s->st, &r, NULL, 0, &s->meta, &err);
         if (rc != RWKV_OK)
-            return -1;
+            return still_failing(s, &err);
         s->head = s->last_reply = r.id;
         s->unsaved = i + 2;
         s->unsaved_user = s->unsaved_reply = 0;
     }
     sess_unsaved_clear(s);
-    if (upto - from == 1)
-        sess_notef(s, 0, "saving works again: the earlier exchange not saved is in session %lld now",
-                   (long long)s->sid);
-    else
-        sess_notef(s, 0, "saving works again: the %zu earlier exchanges not saved are in session "
-                         "%lld now", upto - from, (long long)s->sid);
+    said_saved(s, upto - from);
     return 0;
 }
 
@@ -794,6 +819,52 @@ check_alive(sess *s, size_t n_done, int64_t parent)
     else
         sess_notef(s, 1, "session %lld was deleted elsewhere: this conversation goes on as "
                          "session %lld", (long long)old, (long long)s->sid);
+}
+
+size_t
+sess_unsaved(const sess *s)
+{
+    size_t n = chat_n_turns(s->c);
+
+    if (s->st == NULL || n == 0)
+        return 0;
+    if (s->sid == 0)                   /* the session's row failed: all of it */
+        return n;
+    if (s->unsaved == 0 || s->unsaved - 1 >= n)
+        return 0;
+    return n - (s->unsaved - 1);
+}
+
+/*
+** Leaving: the next message's write of what was kept out (check_alive,
+** then catch_up, or the whole conversation in a new session when its row
+** failed), with the message's one bounded wait for another program's lock.
+*/
+size_t
+sess_flush(sess *s, char *why, size_t cap)
+{
+    size_t n = chat_n_turns(s->c), kept = sess_unsaved(s), left;
+
+    if (why != NULL && cap > 0)
+        why[0] = '\0';
+    if (kept == 0 || file_lost(s))     /* nothing kept out; or, said, nothing saved now */
+        return 0;
+    s->fail_why[0] = '\0';
+    store_busy_once(s->st, 1);
+    if (s->sid == 0) {
+        if (sess_save_records(s, n, NULL) == 0)
+            said_saved(s, kept);
+    } else {
+        check_alive(s, n, 0);          /* deleted elsewhere: all of it in a new session */
+        if (s->st != NULL && s->sid != 0)
+            catch_up(s, n);
+    }
+    if (s->st != NULL)
+        store_busy_once(s->st, 0);
+    left = sess_unsaved(s);
+    if (left > 0 && why != NULL && cap > 0)
+        snprintf(why, cap, "%s", s->fail_why[0] ? s->fail_why : "saving failed");
+    return left;
 }
 
 int
@@ -1240,8 +1311,9 @@ load_framed(sess *s, int64_t sid, const sess_start *start, int64_t head, framing
     return RWKV_OK;
 }
 
-int
-sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
+/* sess_open within the expected job (the cancel rule, session.h). */
+static int
+open_branch(sess *s, int64_t sid, int64_t head, rwkv_err *err)
 {
     store_session ss;
     sess_start start;
@@ -1303,6 +1375,22 @@ sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
         sess_queue_seed(s);
     }
     return RWKV_OK;
+}
+
+/* The open or sibling step asked for ended: so did its expectation, as
+** sess_run ends a reply's (a cancel after it is void at the next start).
+** Returns RC. */
+static int
+open_leave(sess *s, int rc)
+{
+    atomic_store(&s->expect, 0);
+    return rc;
+}
+
+int
+sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err)
+{
+    return open_leave(s, open_branch(s, sid, head, err));
 }
 
 int
@@ -1392,8 +1480,8 @@ sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
     return rc;
 }
 
-int
-sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err)
+static int
+step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err)
 {
     store_turn t;
     int64_t *ids = NULL, leaf = 0;
@@ -1413,9 +1501,15 @@ sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err)
         if (pos < 0 || pos + dir < 0 || pos + dir >= (long)n)
             rc = rwkv_errf(err, RWKV_EINVAL, "no %s sibling", dir < 0 ? "previous" : "next");
         else if ((rc = store_branch_leaf(s->st, ids[pos + dir], &leaf, err)) == RWKV_OK)
-            rc = sess_open(s, t.session_id, leaf, err);
+            rc = open_branch(s, t.session_id, leaf, err);
     }
     free(ids);
     store_turn_fini(&t);
     return rc;
+}
+
+int
+sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err)
+{
+    return open_leave(s, step_sibling(s, turn, dir, err));
 }

@@ -103,6 +103,7 @@ struct sess {
     size_t           unsaved;
     int64_t          unsaved_user, unsaved_reply;
     int              fail_said;        /* a failed save was said since one worked */
+    char             fail_why[RWKV_ERR_MSG];   /* the last failure's line (sess_flush) */
 };
 
 
@@ -139,6 +140,9 @@ int  sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *er
 /* "saving WHAT: <err>" as an error note: the chat goes on.  WHAT (a literal,
 ** "the reply") goes through cfg.tr as the format does. */
 void sess_save_fail(sess *s, const char *what, const rwkv_err *err);
+/* The title of a session from its first message MSG (at most
+** SESS_AUTO_TITLE_MAX bytes, into OUT, CAP bytes). */
+void sess_auto_title(const char *msg, char *out, size_t cap);
 /* The model's metadata for snapshots, and its row in the store (when saving). */
 int  sess_model_row(sess *s, rwkv_err *err);
 /* Feed segment IDS[N] of ROLE into OUT by the replay rule; *DONE counts up

@@ -450,10 +450,7 @@ sb_puts(struct sbuf *b, const char *s)
     sb_put(b, s, strlen(s));
 }
 
-static void
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
+void
 sb_printf(struct sbuf *b, const char *fmt, ...)
 {
     char tmp[512];
@@ -487,8 +484,7 @@ sb_json_num(struct sbuf *b, double v)
     sb_printf(b, "%.17g", v);
 }
 
-/* Cleaned S (store_text_clean) as a JSON string literal. */
-static void
+void
 sb_json_clean(struct sbuf *b, const char *s)
 {
     char *c = store_text_clean(s, strlen(s), NULL);
@@ -508,7 +504,7 @@ sb_json_clean(struct sbuf *b, const char *s)
 ** that would make a code block become &nbsp;, and line breaks are kept as
 ** hard breaks.  So a message's "# x" or "```" never becomes structure.
 */
-static void
+void
 sb_md(struct sbuf *b, const char *s)
 {
     char *c = store_text_clean(s, strlen(s), NULL);
@@ -718,6 +714,79 @@ export_framing(store *s, int64_t sid, struct sbuf *b, rwkv_err *err)
     return RWKV_OK;
 }
 
+/* The JSON export's opening, up to and including "model" (M NULL: null). */
+void
+sb_json_session(struct sbuf *b, const char *title, int64_t created_ms, const char *strategy,
+                const store_model *m)
+{
+    sb_puts(b, "{\n  \"format\": \"rwkv-tui-session\",\n  \"version\": 1,\n  \"title\": ");
+    sb_json_clean(b, title);
+    sb_printf(b, ",\n  \"created_ms\": %lld,\n  \"strategy\": ", (long long)created_ms);
+    sb_json_clean(b, strategy);
+    sb_puts(b, ",\n  \"model\": ");
+    if (m == NULL) {
+        sb_puts(b, "null");
+        return;
+    }
+    sb_puts(b, "{\"path\": ");
+    sb_json_clean(b, m->path);
+    sb_printf(b, ", \"fingerprint\": \"%016llx\", \"version\": ", (unsigned long long)m->fingerprint);
+    sb_json_clean(b, m->version);
+    sb_puts(b, ", \"vocab\": ");
+    sb_json_clean(b, m->vocab);
+    sb_printf(b, ", \"size\": %llu, \"mtime\": %lld, \"n_layer\": %d, \"n_embd\": %d, \"n_head\": %d,"
+                 " \"head_size\": %d}", (unsigned long long)m->size, (long long)m->mtime, m->n_layer,
+              m->n_embd, m->n_head, m->head_size);
+}
+
+/* One turn of the JSON export's "turns" (FIRST: no comma before it;
+** DAMAGED, when not empty: what a damaged row lost). */
+void
+sb_json_turn(struct sbuf *b, const store_turn *t, int first, const char *damaged)
+{
+    sb_printf(b, "%s\n    {\"id\": %lld, \"parent\": ", first ? "" : ",", (long long)t->id);
+    if (t->parent_id > 0)
+        sb_printf(b, "%lld", (long long)t->parent_id);
+    else
+        sb_puts(b, "null");
+    sb_printf(b, ", \"role\": \"%s\", \"text\": ", store_role_name(t->role));
+    sb_json_clean(b, t->text);
+    if (damaged != NULL && damaged[0]) {
+        sb_puts(b, ", \"damaged\": ");
+        sb_json_clean(b, damaged);
+    }
+    sb_puts(b, ",\n     \"tokens\": [");
+    for (size_t i = 0; i < t->n_tokens; i++)
+        sb_printf(b, "%s%" PRId32, i ? "," : "", t->tokens[i]);
+    sb_puts(b, "],\n     \"sampling\": ");
+    if (t->has_sampling) {
+        sb_puts(b, "{");
+        for (int k = 0; params_table[k].name != NULL; k++) {
+            sb_printf(b, "%s\"%s\": ", k ? ", " : "", params_table[k].name);
+            if (params_table[k].type == PARAMS_U64) {
+                char v[32];
+                params_format(&t->sampling, k, v, sizeof v);
+                sb_printf(b, "\"%s\"", v);
+            } else if (params_table[k].type == PARAMS_INT) {
+                sb_printf(b, "%.0f", params_get(&t->sampling, k));
+            } else {
+                char v[32];
+                store_fmt_float(params_get(&t->sampling, k), v, sizeof v);
+                sb_puts(b, v);
+            }
+        }
+        sb_puts(b, "}");
+    } else {
+        sb_puts(b, "null");
+    }
+    sb_puts(b, ", \"prefill_tps\": ");
+    sb_json_num(b, t->prefill_tps);
+    sb_puts(b, ", \"decode_tps\": ");
+    sb_json_num(b, t->decode_tps);
+    sb_printf(b, ", \"time_ms\": %lld, \"interrupted\": %s}", (long long)t->time_ms,
+              t->interrupted ? "true" : "false");
+}
+
 static int
 export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_t cap, int *bad,
             rwkv_err *err)
@@ -726,28 +795,14 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
     int64_t *done = NULL;
     size_t ndone = 0, capdone = 0;
     int rc, first = 1;
+    store_model m, *mp = NULL;
 
-    sb_puts(b, "{\n  \"format\": \"rwkv-tui-session\",\n  \"version\": 1,\n  \"title\": ");
-    sb_json_clean(b, ss->title);
-    sb_printf(b, ",\n  \"created_ms\": %lld,\n  \"strategy\": ", (long long)ss->created_ms);
-    sb_json_clean(b, ss->strategy);
-    sb_puts(b, ",\n  \"model\": ");
     if (ss->model_id > 0) {
-        store_model m;
         if ((rc = store_model_get(s, ss->model_id, &m, err)) != RWKV_OK)
             return rc;
-        sb_puts(b, "{\"path\": ");
-        sb_json_clean(b, m.path);
-        sb_printf(b, ", \"fingerprint\": \"%016llx\", \"version\": ", (unsigned long long)m.fingerprint);
-        sb_json_clean(b, m.version);
-        sb_puts(b, ", \"vocab\": ");
-        sb_json_clean(b, m.vocab);
-        sb_printf(b, ", \"size\": %llu, \"mtime\": %lld, \"n_layer\": %d, \"n_embd\": %d, \"n_head\": %d,"
-                     " \"head_size\": %d}", (unsigned long long)m.size, (long long)m.mtime, m.n_layer,
-                  m.n_embd, m.n_head, m.head_size);
-    } else {
-        sb_puts(b, "null");
+        mp = &m;
     }
+    sb_json_session(b, ss->title, ss->created_ms, ss->strategy, mp);
     if ((rc = export_framing(s, ss->id, b, err)) != RWKV_OK)
         return rc;
     if (ss->head_turn > 0)
@@ -780,49 +835,10 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
             return r2;
         }
         done[ndone++] = t.id;
-        sb_printf(b, "%s\n    {\"id\": %lld, \"parent\": ", first ? "" : ",", (long long)t.id);
-        first = 0;
-        if (t.parent_id > 0)
-            sb_printf(b, "%lld", (long long)t.parent_id);
-        else
-            sb_puts(b, "null");
-        sb_printf(b, ", \"role\": \"%s\", \"text\": ", store_role_name(t.role));
-        sb_json_clean(b, t.text);
-        if (why[0]) {
-            sb_puts(b, ", \"damaged\": ");
-            sb_json_clean(b, why);
+        if (why[0])
             note_add(note, cap, bad, t.id, why);
-        }
-        sb_puts(b, ",\n     \"tokens\": [");
-        for (size_t i = 0; i < t.n_tokens; i++)
-            sb_printf(b, "%s%" PRId32, i ? "," : "", t.tokens[i]);
-        sb_puts(b, "],\n     \"sampling\": ");
-        if (t.has_sampling) {
-            sb_puts(b, "{");
-            for (int k = 0; params_table[k].name != NULL; k++) {
-                sb_printf(b, "%s\"%s\": ", k ? ", " : "", params_table[k].name);
-                if (params_table[k].type == PARAMS_U64) {
-                    char v[32];
-                    params_format(&t.sampling, k, v, sizeof v);
-                    sb_printf(b, "\"%s\"", v);
-                } else if (params_table[k].type == PARAMS_INT) {
-                    sb_printf(b, "%.0f", params_get(&t.sampling, k));
-                } else {
-                    char v[32];
-                    store_fmt_float(params_get(&t.sampling, k), v, sizeof v);
-                    sb_puts(b, v);
-                }
-            }
-            sb_puts(b, "}");
-        } else {
-            sb_puts(b, "null");
-        }
-        sb_puts(b, ", \"prefill_tps\": ");
-        sb_json_num(b, t.prefill_tps);
-        sb_puts(b, ", \"decode_tps\": ");
-        sb_json_num(b, t.decode_tps);
-        sb_printf(b, ", \"time_ms\": %lld, \"interrupted\": %s}", (long long)t.time_ms,
-                  t.interrupted ? "true" : "false");
+        sb_json_turn(b, &t, first, why);
+        first = 0;
         store_turn_fini(&t);
     }
     sqlite3_finalize(st);

@@ -163,8 +163,25 @@ struct sbuf {
 };
 void sb_put(struct sbuf *b, const char *s, size_t n);
 void sb_puts(struct sbuf *b, const char *s);
+void sb_printf(struct sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* S as a JSON string literal (UTF-8 passed through, controls escaped). */
 void sb_json_str(struct sbuf *b, const char *s);
+/* S cleaned (store_text_clean) as a JSON string literal. */
+void sb_json_clean(struct sbuf *b, const char *s);
+/* The JSON export's writers (store_export.c's format comment), for a saved
+** session and for the chat in memory (session_export.c): the opening up to
+** "model" (M NULL: null), and one turn ("damaged" when DAMAGED is not
+** empty; FIRST: no comma before it). */
+void sb_json_session(struct sbuf *b, const char *title, int64_t created_ms,
+                     const char *strategy, const store_model *m);
+void sb_json_turn(struct sbuf *b, const store_turn *t, int first, const char *damaged);
+/* S cleaned (store_text_clean) as Markdown text that stays text: what a
+** Markdown export writes for a message (session_export.c too). */
+void sb_md(struct sbuf *b, const char *s);
 /* store_file.c: remember the file just opened (at the end of store_open);
 ** close S's connection, leaving a lost file's path alone (store_close). */
 void store_file_opened(store *s);

@@ -247,7 +247,9 @@ on_end(struct app *a, const tui_event *e)
             tui_tr_finish(&a->tr, a->reply_turn, 0);
         if (e->rc != RWKV_OK && e->rc != RWKV_ECANCEL)
             tui_notice(a, 1, "%s", TR(e->err.msg));
-        else if (a->w.gen_cancel || e->rc == RWKV_ECANCEL)
+        else if (e->rc == RWKV_ECANCEL)     /* cut in its prompt: none to continue */
+            tui_notice(a, 0, "generation cancelled before it began");
+        else if (a->w.gen_cancel)
             tui_notice(a, 0, "generation stopped; M-+ continues it");
         else
             tui_notice(a, 0, "free generation done (not saved); M-+ continues it");
@@ -1239,6 +1241,8 @@ key_dispatch(struct app *a, int key, int is_fkey)
         cancel_or_close(a);
         return;
     }
+    if (tui_quit_key(a, key, is_fkey))      /* the quit question (quit.c) */
+        return;
     if (a->focus == TUI_FOCUS_PROMPT) {
         if (!is_fkey && key == K_ENTER) {
             tui_prompt_accept(a);
@@ -1948,6 +1952,7 @@ app_fini(struct app *a)
 static void
 main_loop(struct app *a)
 {
+again:
     while (!a->quit) {
         struct pollfd pf[2];
         int r;
@@ -1994,6 +1999,12 @@ main_loop(struct app *a)
             }
             tui_event_free(list);
         }
+    }
+    /* what a failed save kept out: tried once more; when some still fails
+    ** and the user quit with a key, asked (quit.c) -- the loop goes on */
+    if (tui_quit_flush(a, a->quit && !tui_stop_signal, a->quit || tui_stop_signal)) {
+        a->quit = 0;
+        goto again;
     }
 }
 
@@ -2300,7 +2311,8 @@ tui_run(const tui_launch *launch)
 
     screen_end(a);
     history_close(a);
+    rc = tui_quit_report(a);       /* exchanges saved at the end, or not */
     app_fini(a);
     free(a);
-    return 0;
+    return rc;
 }

@@ -14,6 +14,8 @@
 **              menu_help.c), each a class built on tui/menu.c
 **   model_load.c  opening the model and tokenizer (start-up, F5)
 **   notice.c   the footer's notice and the message log
+**   quit.c     quitting with exchanges a failed save kept out: one more
+**              try, the question (r retry, e export, q quit anyway), stderr
 **   search.c   search within the transcript (C-f): matches, the current one
 **   clip.c     the OSC 52 clipboard sequences (M-c, M-k)
 ** Calls go down from app.c, never back into it: the menus, the session
@@ -117,7 +119,8 @@ enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_PRESET_SAVE, TUI_PROMPT_PARAM, TUI_PROMPT_STRATEGY,
                        TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE,
                        TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT, TUI_PROMPT_FRAMING,
-                       TUI_PROMPT_ALTS, TUI_PROMPT_BUDGET };
+                       TUI_PROMPT_ALTS, TUI_PROMPT_BUDGET,
+                       TUI_PROMPT_UNSAVED, TUI_PROMPT_UNSAVED_EXPORT };
 
 /* A transcript note a rebuild puts back (tui_session_note says where). */
 #define TUI_NOTE_RUN      0
@@ -169,7 +172,10 @@ typedef struct tui_worker {
     rwkv_model     *gen_model;    /* borrowed, set by the UI before a GEN */
     const tok      *gen_tok;
     uint64_t        n_gen;        /* generations so far (their seeds) */
-    volatile sig_atomic_t gen_cancel;
+    volatile sig_atomic_t gen_cancel; /* the client's cancel of the job queued last
+                                     (Esc, C-c: set by the UI, cleared by
+                                     tui_worker_start): GEN/GEN_MORE poll it, SWITCH
+                                     looks at it first */
     pthread_mutex_t lock;         /* guards head/tail */
     tui_event      *head, *tail;
     int             pipe_r, pipe_w;   /* wake-up pipe (non-blocking) */
@@ -282,6 +288,12 @@ struct app {
     int             has_colors;
     long            frames;
     int             quit;
+    /* quitting with exchanges a failed save kept out (quit.c) */
+    size_t          unsaved;       /* still not saved at the last try */
+    char            unsaved_why[RWKV_ERR_MSG];  /* ... and why */
+    char            unsaved_said[1024];  /* the runtime's lines at the last try */
+    int             quit_anyway;   /* the question was answered q, or e (exported) */
+    char            quit_export[1200];   /* the file they went to, "" = none */
     int             dirty;
     tui_worker      w;
 
@@ -300,7 +312,9 @@ extern const chat_callbacks tui_worker_callbacks_proto;  /* ud = the tui_worker 
 int  tui_worker_init(tui_worker *w);
 void tui_worker_fini(tui_worker *w);
 /* Start JOB of runtime S on a new thread (takes ownership of MSG; ARG1/ARG2
-** as in tui_worker).  0 or -1. */
+** as in tui_worker), on the UI thread: a cancel from here on is this job's,
+** one from before is void (gen_cancel cleared; OPEN, SIBLING: the runtime's
+** sess_expect_reply).  0 or -1. */
 int  tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64_t arg2);
 /* The session runtime's note and progress callbacks (ud = the tui_worker):
 ** they post NOTE / STATS events. */
@@ -367,6 +381,11 @@ int  tui_session_import_state(struct app *a, const char *path, int64_t *id);
 /* The whole regular file PATH (at most MAX bytes) into *OUT (owned by the
 ** caller, NUL-terminated), *LEN its length.  0, or -1 with ERR one line. */
 int  tui_session_read_file(const char *path, size_t max, char **out, size_t *len, rwkv_err *err);
+/* BUF [LEN] as the file PATH, replaced whole or not at all (rwkv_atomic,
+** MODE, FLAGS: RWKV_ATOMIC_SYNC for a file that may be the only copy);
+** 0 or -1 with ERR (menu_sessions.c: the exports). */
+int  tui_write_file(const char *path, const char *buf, size_t len, int mode, int flags,
+                    rwkv_err *err);
 
 /* menus.c (each menu is a class in its own menu_*.c file, menus.h) */
 void tui_menu_open(struct app *a, int kind);
@@ -443,6 +462,22 @@ void tui_edit_turn(struct app *a, int turn);
 /* N alternatives of the last reply (1 = C-r's regeneration; M-R asks N):
 ** each streams in the reply's place and is saved as its sibling. */
 void tui_regen(struct app *a, int n);
+
+/*
+** quit.c: leaving with exchanges a failed save kept out (storage/session.h,
+** sess_flush).  On the way out (the worker idle) tui_quit_flush tries once
+** more to save them -- "saving ..." drawn first when DRAW -- and, when some
+** still fail and ASK (the user quit with a key: someone to ask), opens the
+** question (r retry, e export, q quit anyway, Esc back): 1, the loop goes
+** on; else 0, leave.  Nothing kept out: 0 at once, nothing done.
+** tui_quit_key takes the question's keys (and Esc in its export prompt):
+** 1 when taken.  tui_quit_report, the screen gone: the lines on stderr
+** (saved at the end; exported; not saved: how many and why) and the exit
+** status, 1 when exchanges were left unsaved, else 0.
+*/
+int  tui_quit_flush(struct app *a, int ask, int draw);
+int  tui_quit_key(struct app *a, int key, int is_fkey);
+int  tui_quit_report(struct app *a);
 
 /* session.c: free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
 void tui_free_gen(struct app *a, const char *prompt);

@@ -389,14 +389,14 @@ accept_delete(struct app *a, const char *text)
 const tui_prompt_class tui_prompt_rename = { TUI_PROMPT_RENAME, 0, accept_rename, TUI_PHIST_NONE };
 const tui_prompt_class tui_prompt_delete = { TUI_PROMPT_DELETE, 1, accept_delete, TUI_PHIST_NONE };
 
-/* BUF as the file PATH (replaced whole or not at all). */
-static int
-write_file(const char *path, const char *buf, size_t len, rwkv_err *err)
+int
+tui_write_file(const char *path, const char *buf, size_t len, int mode, int flags,
+               rwkv_err *err)
 {
     rwkv_atomic *at;
     FILE *f;
 
-    if (rwkv_atomic_create(path, 0644, 0, &at, err) != RWKV_OK)
+    if (rwkv_atomic_create(path, mode, flags, &at, err) != RWKV_OK)
         return -1;
     if ((f = rwkv_atomic_stream(at, err)) == NULL) {
         rwkv_atomic_abort(at);
@@ -424,7 +424,7 @@ accept_export(struct app *a, const char *text)
     json = store_format_for_name(path) == STORE_FMT_JSON;
     if (store_export_ex(a->st, a->prompt_target, json ? STORE_FMT_JSON : STORE_FMT_MD, &buf,
                         &len, note, sizeof note, &err) != RWKV_OK ||
-        write_file(path, buf, len, &err) != 0) {
+        tui_write_file(path, buf, len, 0644, 0, &err) != 0) {
         tui_notice(a, 1, "%s", err.msg);
         free(buf);
         return;

@@ -832,14 +832,15 @@ put_line_input(int y, int x, const tui_input *in, int room, int attr)
 }
 
 /* The prompt's label, cut (with an ellipsis) to leave the typed text a
-** third of the line; a y/n question keeps its "(y/n)" in sight.  Returns
-** the column after it. */
+** third of the line; a question (nothing typed) has the whole line, and a
+** y/n one keeps its "(y/n)" in sight.  Returns the column after it. */
 static int
 put_prompt_label(struct app *a, int y, int attr)
 {
     const char *l = a->prompt_label, *ell = tui_ellipsis();
-    const char *tail = tui_prompt_yesno(a->prompt_kind) ? strstr(l, "(y/n)") : NULL;
-    int max = tail ? a->cols - 1 : a->cols - 1 - a->cols / 3;
+    int yesno = tui_prompt_yesno(a->prompt_kind);
+    const char *tail = yesno ? strstr(l, "(y/n)") : NULL;
+    int max = yesno ? a->cols - 1 : a->cols - 1 - a->cols / 3;
     int x;
 
     if (tui_str_width(l, strlen(l)) <= max)

@@ -7,7 +7,10 @@
 ** alternatives),
 ** CONTINUE (sess_continue + sess_run),
 ** PRIME (chat_prime), OPEN / SIBLING / SWITCH (sess_open, sess_step_sibling,
-** sess_switch_state: they may replay, with progress).  The chat's callbacks run
+** sess_switch_state: they may replay, with progress).  A cancel counts from
+** where the job is queued (tui_worker_start), before its thread begins: the
+** runtime's cancel rule (storage/session.h) or the client's own flag
+** (gen_cancel) keeps it until the job takes it.  The chat's callbacks run
 ** on that thread and only append events to a mutex-protected list and write
 ** one byte to a non-blocking pipe; the UI thread poll()s the pipe together
 ** with stdin, drains the list and draws.  The worker never calls curses,
@@ -194,7 +197,9 @@ tui_worker_progress(void *ud, uint64_t done, uint64_t total)
 }
 
 /* GEN / GEN_MORE: ChatRWKV's +gen and +++ (core/chat/freegen.h), from the start
-** state in use (zeros or the state file), never saved. */
+** state in use (zeros or the state file), never saved.  Stopped by the
+** client's cancel, from the moment the job was queued (tui_worker_start):
+** one before this thread began stops it at its first step. */
 static int
 free_gen(tui_worker *w, rwkv_err *err)
 {
@@ -203,7 +208,6 @@ free_gen(tui_worker *w, rwkv_err *err)
     uint64_t seed = rng_mix(chat_seed(c, NULL) ^ rng_mix(++w->n_gen));
     int rc;
 
-    w->gen_cancel = 0;
     if (w->job == TUI_JOB_GEN_MORE) {
         if (w->gen == NULL)
             return rwkv_errf(err, RWKV_EINVAL,
@@ -219,7 +223,26 @@ free_gen(tui_worker *w, rwkv_err *err)
         const char *text = fgen_prompt_text(w->msg, &n);   /* "\n" escapes, as +gen */
         rc = fgen_start(w->gen, text, n, sp, seed, cb_text, w, &w->gen_cancel, NULL, err);
     }
+    if (rc == RWKV_ECANCEL) {   /* cut while its prompt was fed: nothing to go on from */
+        fgen_destroy(w->gen);
+        w->gen = NULL;
+    }
     return rc;
+}
+
+/* SWITCH: sess_switch_state voids a cancel sent before it begins (it is no
+** job the runtime's cancel rule covers), so the client's cancel since the
+** job was queued is taken here: a switch that would replay is not begun,
+** ending as one cut at its replay's first step (RWKV_ECANCEL, nothing
+** changed); one that replays nothing goes on, as it would. */
+static int
+switch_state(tui_worker *w, rwkv_err *err)
+{
+    sess *s = w->sess;
+
+    if (w->gen_cancel && w->arg2 && chat_n_turns(sess_chat(s)) > 0)
+        return rwkv_errf(err, RWKV_ECANCEL, "replay cancelled");
+    return sess_switch_state(s, w->msg, w->arg1, (int)w->arg2, err);
 }
 
 static void *
@@ -261,7 +284,7 @@ worker_main(void *arg)
         rc = sess_step_sibling(s, w->arg1, (int)w->arg2, &end->err);
         break;
     case TUI_JOB_SWITCH:
-        rc = sess_switch_state(s, w->msg, w->arg1, (int)w->arg2, &end->err);
+        rc = switch_state(w, &end->err);
         break;
     default:
         break;
@@ -284,6 +307,14 @@ tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64
     w->arg1 = arg1;
     w->arg2 = arg2;
     w->started = 0;
+    /* a cancel counts from here, before the thread begins, and one from
+    ** before (sent while idle, or to the last job) is void: the client's
+    ** (free generation, a state switch) and, for the replays the runtime
+    ** runs, its own (the cancel rule, storage/session.h; a reply's is set
+    ** where it is sent: app.c, start_job) */
+    w->gen_cancel = 0;
+    if (job == TUI_JOB_OPEN || job == TUI_JOB_SIBLING)
+        sess_expect_reply(s);
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
         return -1;
     w->running = 1;

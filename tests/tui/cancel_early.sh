@@ -6,78 +6,24 @@
 # reply started", back in the input box, no row saved -- and a regeneration
 # changes nothing; the next message is not touched by it and runs whole.
 #
-# A person hits that instant by chance, so gdb makes it: the worker thread
-# is stopped where it begins (worker_main, before its first call into the
-# runtime) while the UI thread alone runs and takes the key, then everything
-# goes on.  Without gdb, or where it may not attach, the checks are skipped;
+# gdb makes that instant (tests/tui/holdlib.sh: the worker held where it
+# begins while the UI thread alone takes the key).  Without gdb, or where it
+# may not attach, the checks are skipped;
 # tests/unit/test_session_cancel_early.c holds the worker the same way
 # without gdb.  The tiny RWKV-7 fixture model (the demo model without the
 # fixtures), greedy, a saved session.
 . "$(dirname "$0")/tmuxlib.sh"
+. "$(dirname "$0")/holdlib.sh"
 
 N_CHECKS=11
 BYTE="--model $FX/models/tiny-7v0-fp32.pth"
 [ -e "$FX/models/tiny-7v0-fp32.pth" ] || [ -n "${CI:-}" ] || BYTE=--demo
 have_fixture models/tiny-7v0-fp32.pth 0 || true
-if ! command -v gdb >/dev/null 2>&1; then
-    skip $N_CHECKS "gdb not found: the cancel before the job starts is not driven in the client"
-    finish
-    exit
-fi
+hold_gdb $N_CHECKS "the cancel before the job starts"
 
 # the text of the last reply on the screen; the rows holding TEXT
 reply_text() { screen | grep -A1 '^RWKV ' | tail -1 | sed 's/│.*//; s/ *$//'; }
 rows() { sqlite3 "$DB" "SELECT count(*) FROM turns WHERE text = '$1'"; }
-
-cat >"$TMP/hold.gdb" <<'EOF'
-set pagination off
-set confirm off
-python
-import gdb, os
-tmp = os.environ["HOLD_TMP"]
-def touch(name):
-    open(os.path.join(tmp, name), "w").close()
-try:
-    gdb.execute("attach " + os.environ["HOLD_PID"])
-except gdb.error:
-    touch("noattach")
-    raise
-gdb.execute("break worker_main")
-touch("ready")
-gdb.execute("continue")                 # the job is queued, its thread begins: all stop
-touch("hit")
-gdb.execute("set scheduler-locking on")
-gdb.execute("thread 1")                 # the UI thread alone ...
-gdb.execute("tbreak sess_cancel")
-gdb.execute("continue")                 # ... until it takes the cancel
-gdb.execute("finish")
-gdb.execute("set scheduler-locking off")
-gdb.execute("delete")
-gdb.execute("detach")                   # the worker begins the job, cancelled
-end
-EOF
-
-# held KEYS CANCEL: gdb holds the next job's worker; KEYS start the job,
-# CANCEL is pressed while it is held.  1 when gdb could not attach.
-held() {
-    local pid i
-    rm -f "$TMP/ready" "$TMP/hit" "$TMP/noattach"
-    pid=$(pgrep -P "$(tmx display -p '#{pane_pid}')" | head -1)
-    HOLD_TMP=$TMP HOLD_PID=$pid timeout 120 gdb -nx -batch -x "$TMP/hold.gdb" >"$TMP/gdb.log" 2>&1 &
-    for i in $(seq 300); do
-        [ -e "$TMP/ready" ] || [ -e "$TMP/noattach" ] && break
-        sleep 0.1
-    done
-    if [ ! -e "$TMP/ready" ]; then
-        wait
-        return 1
-    fi
-    keys $1
-    poll test -e "$TMP/hit" || fail "the worker never began the job"
-    keys $2
-    wait
-    return 0
-}
 
 NODEMO=1 W=80 H=24 tui_start $BYTE --db "$DB" --max-tokens 8 --seed 3 --temperature 0 \
     --stop QQQQQQ --ban 10,13
@@ -89,7 +35,7 @@ OLD=$(reply_text)
 # a message, Esc before its job began
 type_text second
 if ! held Enter Escape; then
-    skip $((N_CHECKS - 1)) "gdb could not attach: $(grep -m1 -iE 'ptrace|error|python' "$TMP/gdb.log")"
+    skip $((N_CHECKS - 1)) "gdb could not attach: $(hold_why)"
     tui_quit
     tui_finish
     exit

@@ -1,8 +1,8 @@
 /*
 ** session_test.h -- shared by the session-runtime tests (test_session.c,
 ** test_framing.c): a runtime (storage/session.h) on a database file in the
-** test's temp dir with its notes kept, the demo model (on a strategy), and
-** one message said and answered.
+** test's temp dir with its notes kept, the demo model (on a strategy), one
+** message said and answered, and a hash of the chat's state.
 ** Direct SQL on the file comes from store_test.h (included here).  Include
 ** after tests/harness.h, core/chat/chat.h, storage/session.h and
 ** storage/store.h.
@@ -86,6 +86,21 @@ sess_test_demo(const char *strategy, rwkv_model **m, tok **t)
         return -1;
     }
     return 0;
+}
+
+/* A 64-bit FNV-1a hash of the chat's state in S (two states told apart in a
+** log line). */
+static inline uint64_t
+sess_test_state_hash(sess *s)
+{
+    const rwkv_state *st = chat_state(sess_chat(s));
+    const unsigned char *b = (const unsigned char *)rwkv_state_cdata(st);
+    size_t n = rwkv_state_len(st) * sizeof(float);
+    uint64_t h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
 }
 
 /* Submit MSG in S and run the reply: 0, or -1 with the error printed. */

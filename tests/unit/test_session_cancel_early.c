@@ -199,24 +199,11 @@ db_rows(const char *db, char *out, size_t cap)
     snprintf(out + k, cap - k, " || heads %s", heads);
 }
 
-/* 64-bit FNV-1a of N bytes at P. */
-static uint64_t
-fnv(const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    uint64_t h = 1469598103934665603ull;
-
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The chat of S: its turns (reply tokens, interrupted, text) and its state. */
 static void
 chat_summary(sess *s, char *out, size_t cap)
 {
     chat *c = sess_chat(s);
-    const rwkv_state *st = chat_state(c);
     size_t k;
 
     snprintf(out, cap, "%zu turns", chat_n_turns(c));
@@ -227,8 +214,7 @@ chat_summary(sess *s, char *out, size_t cap)
                  t->reply ? t->reply : "");
     }
     k = strlen(out);
-    snprintf(out + k, cap - k, " || state %016llx",
-             (unsigned long long)fnv(rwkv_state_cdata(st), rwkv_state_len(st) * sizeof(float)));
+    snprintf(out + k, cap - k, " || state %016llx", (unsigned long long)sess_test_state_hash(s));
 }
 
 /* The log of one run: a line per step (the job's outcome, the chat, the rows). */
