@@ -509,8 +509,9 @@ free_records(chat_turn *v, size_t n)
     free(v);
 }
 
-int
-sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *err)
+/* sess_switch_state within the expected job (the cancel rule, session.h). */
+static int
+switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *err)
 {
     sess_start start;
     chat_turn *rec = NULL;
@@ -534,7 +535,8 @@ sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_er
         abs_path(path, start.path, sizeof start.path);
         snprintf(start.label, sizeof start.label, "%s", start.path);
     }
-    atomic_store(&s->cancel, 0);
+    if (!atomic_load(&s->expect))       /* void while idle; kept when asked for */
+        atomic_store(&s->cancel, 0);
     if ((rc = rwkv_state_create(s->m, &st, err)) != RWKV_OK)
         return rc;
     /* the new start must load before anything changes */
@@ -582,6 +584,15 @@ sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_er
 out:
     free_records(rec, n);
     rwkv_state_destroy(st);
+    return rc;
+}
+
+int
+sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *err)
+{
+    int rc = switch_state(s, path, lib_id, replay, err);
+
+    atomic_store(&s->expect, 0);        /* its expectation ends, as sess_open's */
     return rc;
 }
 

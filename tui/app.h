@@ -174,8 +174,7 @@ typedef struct tui_worker {
     uint64_t        n_gen;        /* generations so far (their seeds) */
     volatile sig_atomic_t gen_cancel; /* the client's cancel of the job queued last
                                      (Esc, C-c: set by the UI, cleared by
-                                     tui_worker_start): GEN/GEN_MORE poll it, SWITCH
-                                     looks at it first */
+                                     tui_worker_start): GEN/GEN_MORE poll it */
     pthread_mutex_t lock;         /* guards head/tail */
     tui_event      *head, *tail;
     int             pipe_r, pipe_w;   /* wake-up pipe (non-blocking) */
@@ -313,8 +312,8 @@ int  tui_worker_init(tui_worker *w);
 void tui_worker_fini(tui_worker *w);
 /* Start JOB of runtime S on a new thread (takes ownership of MSG; ARG1/ARG2
 ** as in tui_worker), on the UI thread: a cancel from here on is this job's,
-** one from before is void (gen_cancel cleared; OPEN, SIBLING: the runtime's
-** sess_expect_reply).  0 or -1. */
+** one from before is void (gen_cancel cleared; OPEN, SIBLING, SWITCH: the
+** runtime's sess_expect_reply).  0 or -1. */
 int  tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64_t arg2);
 /* The session runtime's note and progress callbacks (ud = the tui_worker):
 ** they post NOTE / STATS events. */

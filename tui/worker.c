@@ -230,21 +230,6 @@ free_gen(tui_worker *w, rwkv_err *err)
     return rc;
 }
 
-/* SWITCH: sess_switch_state voids a cancel sent before it begins (it is no
-** job the runtime's cancel rule covers), so the client's cancel since the
-** job was queued is taken here: a switch that would replay is not begun,
-** ending as one cut at its replay's first step (RWKV_ECANCEL, nothing
-** changed); one that replays nothing goes on, as it would. */
-static int
-switch_state(tui_worker *w, rwkv_err *err)
-{
-    sess *s = w->sess;
-
-    if (w->gen_cancel && w->arg2 && chat_n_turns(sess_chat(s)) > 0)
-        return rwkv_errf(err, RWKV_ECANCEL, "replay cancelled");
-    return sess_switch_state(s, w->msg, w->arg1, (int)w->arg2, err);
-}
-
 static void *
 worker_main(void *arg)
 {
@@ -284,7 +269,7 @@ worker_main(void *arg)
         rc = sess_step_sibling(s, w->arg1, (int)w->arg2, &end->err);
         break;
     case TUI_JOB_SWITCH:
-        rc = switch_state(w, &end->err);
+        rc = sess_switch_state(s, w->msg, w->arg1, (int)w->arg2, &end->err);
         break;
     default:
         break;
@@ -309,11 +294,11 @@ tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64
     w->started = 0;
     /* a cancel counts from here, before the thread begins, and one from
     ** before (sent while idle, or to the last job) is void: the client's
-    ** (free generation, a state switch) and, for the replays the runtime
-    ** runs, its own (the cancel rule, storage/session.h; a reply's is set
-    ** where it is sent: app.c, start_job) */
+    ** (free generation) and, for the replays the runtime runs, its own
+    ** (the cancel rule, storage/session.h; a reply's is set where it is
+    ** sent: app.c, start_job) */
     w->gen_cancel = 0;
-    if (job == TUI_JOB_OPEN || job == TUI_JOB_SIBLING)
+    if (job == TUI_JOB_OPEN || job == TUI_JOB_SIBLING || job == TUI_JOB_SWITCH)
         sess_expect_reply(s);
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
         return -1;
