@@ -63,12 +63,12 @@
 ** one sent then (a message's prefill cut: message dropped, or with
 ** sess_abandon kept; a regeneration with nothing in it: nothing changed; a
 ** continuation: as it was).  A cancel while nothing is expected or running
-** is void: it never carries over to the next reply.  Opening a session or
-** stepping to a sibling (sess_open, sess_step_sibling) is expected the same
-** way, from sess_expect_reply until it returns: a cancel before it starts
-** cuts its replay at the first step (RWKV_ECANCEL: nothing changed), and
-** one that needs no replay opens.  (sess_switch_state is not covered: a
-** cancel before it is void.)
+** is void: it never carries over to the next reply.  Opening a session,
+** stepping to a sibling or switching the state file (sess_open,
+** sess_step_sibling, sess_switch_state) is expected the same way, from
+** sess_expect_reply until it returns: a cancel before it starts cuts its
+** replay at the first step (RWKV_ECANCEL: nothing changed), and one that
+** needs no replay goes on.
 **
 ** Threads: one thread at a time calls the sess_* functions of one sess
 ** (sess_cancel and sess_expect_reply excepted: any thread or a signal
