@@ -166,15 +166,5 @@ sess_export(const sess *s, enum store_format fmt, char **buf, size_t *len, rwkv_
         rc = export_json(s, &b, err);
     else
         export_md(s, &b);
-    if (rc == RWKV_OK && b.oom)
-        rc = rwkv_errf(err, RWKV_ENOMEM, "export: out of memory");
-    if (rc != RWKV_OK) {
-        free(b.p);
-        return rc;
-    }
-    if (b.p == NULL)
-        sb_puts(&b, "");
-    *buf = b.p;
-    *len = b.n;
-    return RWKV_OK;
+    return sb_take(&b, rc, buf, len, err);
 }

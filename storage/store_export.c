@@ -470,6 +470,22 @@ sb_put_cb(void *ud, const char *s, size_t n)
     sb_put(ud, s, n);
 }
 
+int
+sb_take(struct sbuf *b, int rc, char **buf, size_t *len, rwkv_err *err)
+{
+    if (rc == RWKV_OK && b->oom)
+        rc = rwkv_errf(err, RWKV_ENOMEM, "export: out of memory");
+    if (rc != RWKV_OK) {
+        free(b->p);
+        return rc;
+    }
+    if (b->p == NULL)
+        sb_puts(b, "");
+    *buf = b->p;
+    *len = b->n;
+    return RWKV_OK;
+}
+
 void
 sb_json_str(struct sbuf *b, const char *s)
 {
@@ -869,17 +885,7 @@ store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, size_t 
     rc = fmt == STORE_FMT_JSON ? export_json(s, &ss, &b, note, note_cap, &bad, err)
                                : export_md(s, &ss, &b, note, note_cap, &bad, err);
     store_tx_rollback(s);
-    if (rc == RWKV_OK && b.oom)
-        rc = rwkv_errf(err, RWKV_ENOMEM, "export: out of memory");
-    if (rc != RWKV_OK) {
-        free(b.p);
-        return rc;
-    }
-    if (b.p == NULL)
-        sb_puts(&b, "");
-    *buf = b.p;
-    *len = b.n;
-    return RWKV_OK;
+    return sb_take(&b, rc, buf, len, err);
 }
 
 int

@@ -163,6 +163,9 @@ struct sbuf {
 };
 void sb_put(struct sbuf *b, const char *s, size_t n);
 void sb_puts(struct sbuf *b, const char *s);
+/* The export's end: RC (RWKV_ENOMEM when B ran out of memory) and B's text
+** into *BUF / *LEN (owned by the caller), or B freed. */
+int  sb_take(struct sbuf *b, int rc, char **buf, size_t *len, rwkv_err *err);
 void sb_printf(struct sbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -31,28 +31,6 @@
 
 #define BUSY_MS 200
 
-/* A connection to DB holding its write lock (BEGIN IMMEDIATE), or NULL. */
-static sqlite3 *
-lock_take(const char *db)
-{
-    sqlite3 *h = NULL;
-
-    if (sqlite3_open(db, &h) != SQLITE_OK ||
-        sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        printf("     cannot take the lock of %s: %s\n", db, h ? sqlite3_errmsg(h) : "?");
-        sqlite3_close(h);
-        return NULL;
-    }
-    return h;
-}
-
-static void
-lock_release(sqlite3 *h)
-{
-    sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_close(h);
-}
-
 /* How many times NEEDLE is in HAY. */
 static int
 count_of(const char *hay, const char *needle)
