@@ -7,75 +7,40 @@
 # that Ctrl-C was taken as one at the prompt: the reply ran in full and the
 # chat then ended).
 #
-# gdb makes the instant: the chat is stopped on entering sess_submit,
-# SIGINT is sent, and it goes on.  Without gdb, or where it may not attach,
-# the checks are skipped; tests/unit/test_session_cancel_early.c covers the
-# rule without gdb.  The tiny RWKV-7 fixture model (the demo model without
-# the fixtures), greedy, a saved session, stdin a FIFO.
+# gdb makes the instant (holdlib.sh): the chat is stopped on entering
+# sess_submit, SIGINT is sent, and it goes on.  Without gdb, or where it may
+# not attach, the checks are skipped; tests/unit/test_session_cancel_early.c
+# covers the rule without gdb.  The tiny RWKV-7 fixture model (the demo
+# model without the fixtures), greedy, a saved session, stdin a FIFO.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/holdlib.sh"
 
 N_CHECKS=6
 BYTE="--model $FX/models/tiny-7v0-fp32.pth"
 [ -e "$FX/models/tiny-7v0-fp32.pth" ] || [ -n "${CI:-}" ] || BYTE=--demo
 have_fixture models/tiny-7v0-fp32.pth 0 || true
-if ! command -v gdb >/dev/null 2>&1 || ! command -v sqlite3 >/dev/null 2>&1; then
-    skip $N_CHECKS "gdb or sqlite3 not found: the early Ctrl-C is not driven"
-    finish
-    exit
-fi
+hold_gdb $N_CHECKS "the early Ctrl-C" sqlite3
 
 D=$TMP/c.db
 replies() { grep -c '^Assistant:' "$TMP/out"; }
 replied() { [ "$(replies)" -ge "$1" ]; }
 rows() { sqlite3 "$D" "SELECT count(*) FROM turns WHERE text = '$1'"; }
 
-cat >"$TMP/hold.gdb" <<'EOF'
-set pagination off
-set confirm off
-python
-import gdb, os, time
-tmp = os.environ["HOLD_TMP"]
-def touch(name):
-    open(os.path.join(tmp, name), "w").close()
-try:
-    gdb.execute("attach " + os.environ["HOLD_PID"])
-except gdb.error:
-    touch("noattach")
-    raise
-gdb.execute("handle SIGINT nostop noprint pass")
-gdb.execute("break sess_submit")
-touch("ready")
-gdb.execute("continue")                 # the line is read: its reply is on its way
-touch("hit")
-for i in range(600):                    # the test sends SIGINT meanwhile
-    if os.path.exists(os.path.join(tmp, "sent")):
-        break
-    time.sleep(0.1)
-gdb.execute("delete")
-gdb.execute("detach")                   # the chat goes on, the signal pending
-end
-EOF
-
 chat_bg $BYTE --db "$D" --new early --max-tokens 8 --seed 3 --temperature 0 \
     --stop QQQQQQ --ban 10,13
 printf 'hello\n' >&3
 poll replied 1 || fail "no reply to hello: $(cat "$TMP/err")"
-HOLD_TMP=$TMP HOLD_PID=$pid timeout 120 gdb -nx -batch -x "$TMP/hold.gdb" >"$TMP/gdb.log" 2>&1 &
-gdbpid=$!
-poll test -e "$TMP/ready" -o -e "$TMP/noattach"
-if [ ! -e "$TMP/ready" ]; then
-    wait $gdbpid
+if ! hold_start $pid sess_submit; then
     exec 3>&-
     wait $pid
-    skip $N_CHECKS "gdb could not attach: $(grep -m1 -iE 'ptrace|error|python' "$TMP/gdb.log")"
+    skip $N_CHECKS "gdb could not attach: $(hold_why)"
     finish
     exit
 fi
 printf 'second\n' >&3
-poll test -e "$TMP/hit" || fail "the chat never began sending the message"
+hold_hit || fail "the chat never began sending the message"
 kill -INT $pid
-touch "$TMP/sent"
-wait $gdbpid
+hold_end
 poll grep -q 'cancelled before the reply started; message dropped' "$TMP/err" && ok ||
     fail "the message cut before its reply began: $(cat "$TMP/err")"
 [ "$(replies)" = 1 ] && ok || fail "a reply to the cancelled message was printed: $(cat "$TMP/out")"

@@ -19,23 +19,6 @@ if ! command -v sqlite3 >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1;
     exit
 fi
 
-# lock DB: another program holds DB's write lock until $TMP/release exists
-lock() {
-    rm -f "$TMP/locked" "$TMP/release"
-    # (fd 3 and 4 closed: the chat's stdin gets its EOF when the test closes them)
-    python3 - "$1" "$TMP" 3>&- 4>&- <<'EOF' &
-import os, sqlite3, sys, time
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN EXCLUSIVE")
-open(os.path.join(sys.argv[2], "locked"), "w").close()
-while not os.path.exists(os.path.join(sys.argv[2], "release")):
-    time.sleep(0.05)
-db.execute("ROLLBACK")
-EOF
-    locker=$!
-    poll test -e "$TMP/locked" || fail "no lock taken on $1"
-}
-release() { touch "$TMP/release"; wait $locker; }
 replies() { [ "$(grep -c '^Assistant:' "$TMP/out")" -ge "$1" ]; }
 # saved DB: the messages of session 1 in order, one line
 saved() { q "$1" "select group_concat(text, ' ') from (select text from turns where role=1 order by depth)"; }
@@ -46,13 +29,13 @@ chat_bg --demo --db "$D" --new held --seed 1 --max-tokens 6
 printf 'one\n' >&3
 poll sh -c "[ \"\$(sqlite3 '$D' 'select count(*) from turns where role=2 and interrupted=0' 2>/dev/null)\" = 1 ]" \
     && ok || fail "the first reply was not saved: $(cat "$TMP/err")"
-lock "$D"
+hold_lock "$D" || fail "no lock taken on $D"
 printf 'two\n' >&3
 poll replies 2 && ok || fail "no reply to the second message: $(cat "$TMP/out")"
 exec 3>&-                               # EOF with the lock still held
 wait $pid
 rc=$?
-release
+release_lock
 err=$(cat "$TMP/err")
 [ $rc = 1 ] && ok || fail "EOF with an exchange not saved: exit $rc, want 1: $err"
 printf '%s\n' "$err" | grep -qx "rwkv-tui: leaving with 1 exchange not saved ($D: .*database is locked.*): it is not in the session" \
@@ -67,10 +50,10 @@ chat_bg --demo --db "$D" --new freed --seed 1 --max-tokens 6
 printf 'one\n' >&3
 poll sh -c "[ \"\$(sqlite3 '$D' 'select count(*) from turns where role=2 and interrupted=0' 2>/dev/null)\" = 1 ]" \
     && ok || fail "the first reply was not saved: $(cat "$TMP/err")"
-lock "$D"
+hold_lock "$D" || fail "no lock taken on $D"
 printf 'two\n' >&3
 poll replies 2 && ok || fail "no reply to the second message: $(cat "$TMP/out")"
-release
+release_lock
 printf '/quit\n' >&3
 wait $pid
 rc=$?

@@ -19,23 +19,11 @@ chat_bg --demo --db "$D" --new retry --seed 1 --max-tokens 6
 printf 'one\n' >&3
 poll sh -c "'$T' sessions --db '$D' show 1 2>/dev/null | grep -q '#3 assistant \[state\]'" \
     && ok || fail "the first reply was not saved: $(cat "$TMP/err")"
-# the lock: held until $TMP/release exists
-python3 - "$D" "$TMP" <<'EOF' &
-import os, sqlite3, sys, time
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN EXCLUSIVE")
-open(os.path.join(sys.argv[2], "locked"), "w").close()
-while not os.path.exists(os.path.join(sys.argv[2], "release")):
-    time.sleep(0.05)
-db.execute("ROLLBACK")
-EOF
-lock=$!
-poll test -e "$TMP/locked" && ok || fail "no lock taken"
+hold_lock "$D" && ok || fail "no lock taken"
 printf 'two\n' >&3
 poll sh -c "[ \$(grep -c '^Assistant:' '$TMP/out') -ge 2 ]" && ok \
     || fail "no reply to the second message: $(cat "$TMP/out")"
-touch "$TMP/release"
-wait $lock
+release_lock
 printf 'three\n' >&3
 exec 3>&-
 wait $pid && ok || fail "chat exit $?: $(cat "$TMP/err")"

@@ -63,6 +63,27 @@ chat_bg() {
     pid=$!
     exec 3>"$TMP/in"
 }
+# hold_lock DB: another program (python3's sqlite3) takes DB's write lock
+# (BEGIN EXCLUSIVE) and holds it, so the binary's saves wait out their busy
+# time and fail, until release_lock; 0 once it is held, 1 when it was not
+# taken (~60 s).  It has no fd 3 or 4: a chat's stdin FIFO written through
+# them still gets its EOF when the test closes them.
+hold_lock() {
+    rm -f "$TMP/locked" "$TMP/release"
+    python3 - "$1" "$TMP" 3>&- 4>&- <<'EOF' &
+import os, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+open(os.path.join(sys.argv[2], "locked"), "w").close()
+while not os.path.exists(os.path.join(sys.argv[2], "release")):
+    time.sleep(0.05)
+db.execute("ROLLBACK")
+EOF
+    _locker=$!
+    poll test -e "$TMP/locked"
+}
+# release_lock: the lock hold_lock took is let go; returns once it is.
+release_lock() { touch "$TMP/release"; wait $_locker; }
 finish() {
     if [ $_skip -gt 0 ]; then echo "$_pass passed, $_fail failed, $_skip skipped"
     else echo "$_pass passed, $_fail failed"; fi

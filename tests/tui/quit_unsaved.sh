@@ -28,18 +28,7 @@ tui_start --seed 1 --max-tokens 6
 type_text "one"
 send
 [ "$(saved "$DB")" = "one" ] && ok || fail "the first message was not saved"
-rm -f "$TMP/locked" "$TMP/release"
-python3 - "$DB" "$TMP" <<'EOF' &
-import os, sqlite3, sys, time
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN EXCLUSIVE")
-open(os.path.join(sys.argv[2], "locked"), "w").close()
-while not os.path.exists(os.path.join(sys.argv[2], "release")):
-    time.sleep(0.05)
-db.execute("ROLLBACK")
-EOF
-locker=$!
-poll test -e "$TMP/locked" && ok || fail "no lock taken"
+hold_lock "$DB" && ok || fail "no lock taken"
 type_text "two"
 keys Enter
 check "the message waits for the lock, then fails to save" 'saving your message: .*database is locked' 40
@@ -48,8 +37,7 @@ keys F10
 check "F10 with the lock still held: asked" \
     '1 exchange is not saved: r retry, e export, q quit anyway, Esc back \(.*database is locked' 40
 screen | grep -q '^EXIT=' && fail "quit without asking" || ok
-touch "$TMP/release"
-wait $locker
+release_lock
 keys r
 wait_for '^EXIT=0' 40 && ok || fail "r once the lock is gone: no clean exit: $(screen | tail -3)"
 grep -qxF "saving works again: the earlier exchange not saved is in session 1 now" "$TMP/stderr.$RUNS" \

@@ -6,82 +6,39 @@
 #
 # A person lands that Esc/C-c in a window of microseconds (between the
 # worker starting the regeneration and its first token), so gdb makes the
-# window: the worker is held where the reply begins (chat_run) while the UI
-# thread alone runs and takes C-c, then everything goes on.  Without gdb, or
-# where it may not attach (ptrace not allowed), the checks are skipped, and
-# tests/cli/chat_regen_cut.sh still covers the runtime's rule through the
-# line chat.  The tiny RWKV-7 fixture model (the demo model without the
+# window (holdlib.sh): the worker is held where the reply begins (chat_run)
+# while the UI thread alone runs and takes C-c, then everything goes on.
+# Without gdb, or where it may not attach (ptrace not allowed), the checks
+# are skipped, and tests/cli/chat_regen_cut.sh still covers the runtime's
+# rule through the line chat.  The tiny RWKV-7 fixture model (the demo model without the
 # fixtures), greedy.
 . "$(dirname "$0")/tmuxlib.sh"
+. "$(dirname "$0")/holdlib.sh"
 
 N_CASE=6
 BYTE="--model $FX/models/tiny-7v0-fp32.pth"
 [ -e "$FX/models/tiny-7v0-fp32.pth" ] || [ -n "${CI:-}" ] || BYTE=--demo
 have_fixture models/tiny-7v0-fp32.pth 0 || true
-if ! command -v gdb >/dev/null 2>&1; then
-    skip $((2 * N_CASE + 1)) "gdb not found: the regeneration cut at once is not driven in the client"
-    finish
-    exit
-fi
+hold_gdb $((2 * N_CASE + 1)) "the regeneration cut at once"
 
 # the text of the last reply on the screen, and its header
 reply_text() { screen | grep -A1 '^RWKV ' | tail -1 | sed 's/│.*//; s/ *$//'; }
 reply_head() { screen | grep '^RWKV ' | tail -1 | sed 's/│.*//; s/ *$//'; }
 
-cat >"$TMP/cut.gdb" <<'EOF'
-set pagination off
-set confirm off
-python
-import gdb, os
-tmp = os.environ["CUT_TMP"]
-def touch(name):
-    open(os.path.join(tmp, name), "w").close()
-try:
-    gdb.execute("attach " + os.environ["CUT_PID"])
-except gdb.error:
-    touch("noattach")
-    raise
-gdb.execute("break chat_run")
-touch("ready")
-gdb.execute("continue")                 # the worker begins the reply: all stop
-touch("hit")
-gdb.execute("set scheduler-locking on")
-gdb.execute("thread 1")                 # the UI thread alone ...
-gdb.execute("tbreak sess_cancel")
-gdb.execute("continue")                 # ... until it takes C-c
-gdb.execute("finish")
-gdb.execute("set scheduler-locking off")
-gdb.execute("delete")
-gdb.execute("detach")                   # the worker goes on, cancelled
-end
-EOF
-
 # run_case LABEL ARGS...: a reply, C-r cut at once, M-r; sets OLD (the
 # reply) and NEW (after M-r); 1 when gdb could not drive it (skipped)
 run_case() {
-    local label=$1 pid i
+    local label=$1
     shift
-    rm -f "$TMP/ready" "$TMP/hit" "$TMP/noattach"
     NODEMO=1 W=80 H=24 tui_start $BYTE "$@" --max-tokens 8 --seed 3 --temperature 0 \
         --stop QQQQQQ --ban 10,13
     type_text hello
     send
     OLD=$(reply_text)
-    pid=$(pgrep -P "$(tmx display -p '#{pane_pid}')" | head -1)
-    CUT_TMP=$TMP CUT_PID=$pid timeout 120 gdb -nx -batch -x "$TMP/cut.gdb" >"$TMP/gdb.log" 2>&1 &
-    for i in $(seq 300); do
-        [ -e "$TMP/ready" ] || [ -e "$TMP/noattach" ] && break
-        sleep 0.1
-    done
-    if [ ! -e "$TMP/ready" ]; then
-        wait
-        skip $N_CASE "$label: gdb could not attach: $(grep -m1 -iE 'ptrace|error|python' "$TMP/gdb.log")"
+    if ! held C-r C-c chat_run sess_cancel; then
+        skip $N_CASE "$label: gdb could not attach: $(hold_why)"
         return 1
     fi
-    keys C-r
-    poll test -e "$TMP/hit" || fail "$label: the worker never began the reply"
-    keys C-c
-    wait
     check "$label: said" 'cancelled before the reply started'
     [ "$(reply_text)" = "$OLD" ] && ok || fail "$label: the reply was '$OLD', now '$(reply_text)'"
     case $(reply_head) in *interrupted*) fail "$label: an empty reply: $(reply_head)" ;; *) ok ;; esac

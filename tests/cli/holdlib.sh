@@ -1,0 +1,90 @@
+# tests/cli/holdlib.sh -- an instant a person hits only by chance, made on
+# purpose: gdb attaches to the real binary and stops it where a thread
+# enters a function (sourced after lib.sh or tmuxlib.sh; the name ends in
+# lib.sh so tests/run.sh does not run it).  tests/tui/holdlib.sh drives it
+# from the full-screen client's keys.
+#
+#   hold_gdb N WHAT [TOOL...]  no gdb (or no TOOL): N checks skipped (WHAT is
+#                       not driven), finish, exit
+#   hold_start PID BREAK [UNTIL...]
+#                       gdb attaches to PID and breaks on the function
+#                       BREAK; 0 once the break point is set (PID runs on),
+#                       1 when gdb could not attach (hold_why says why).
+#                       When a thread enters BREAK every thread stops; then
+#                       with UNTIL (functions) the UI thread (thread 1) alone
+#                       runs until it has entered each in turn and returned
+#                       from the last, and everything goes on; without UNTIL
+#                       everything stays stopped until hold_end (a signal
+#                       sent meanwhile is delivered after)
+#   hold_hit            0 once a thread stopped at BREAK, 1 when none did (~60 s)
+#   hold_end            let everything go on; returns once gdb has detached
+#   hold_why            gdb's line saying why it could not attach
+
+hold_gdb() {
+    local n=$1 what=$2 t
+    shift 2
+    set -- gdb "$@"
+    for t in "$@"; do
+        command -v "$t" >/dev/null 2>&1 && continue
+        t="$*"
+        skip "$n" "${t// / or } not found: $what is not driven"
+        finish
+        exit
+    done
+}
+
+hold_why() { grep -m1 -iE 'ptrace|error|python' "$TMP/gdb.log"; }
+
+cat >"$TMP/hold.gdb" <<'EOF'
+set pagination off
+set confirm off
+python
+import gdb, os, time
+tmp = os.environ["HOLD_TMP"]
+until = os.environ["HOLD_UNTIL"].split()
+def touch(name):
+    open(os.path.join(tmp, name), "w").close()
+try:
+    gdb.execute("attach " + os.environ["HOLD_PID"])
+except gdb.error:
+    touch("noattach")
+    raise
+gdb.execute("handle SIGINT nostop noprint pass")    # a test's kill -INT is the program's
+gdb.execute("break " + os.environ["HOLD_BREAK"])
+touch("ready")
+gdb.execute("continue")                 # a thread enters BREAK: all stop
+touch("hit")
+if until:
+    gdb.execute("set scheduler-locking on")
+    gdb.execute("thread 1")             # the UI thread alone ...
+    for fn in until:
+        gdb.execute("tbreak " + fn)
+        gdb.execute("continue")         # ... until it has entered each ...
+    gdb.execute("finish")               # ... and returned from the last
+    gdb.execute("set scheduler-locking off")
+else:
+    for i in range(600):                # the test acts meanwhile (hold_end)
+        if os.path.exists(os.path.join(tmp, "go")):
+            break
+        time.sleep(0.1)
+gdb.execute("delete")
+gdb.execute("detach")                   # everything goes on
+end
+EOF
+
+hold_start() {
+    local pid=$1 brk=$2
+    shift 2
+    rm -f "$TMP/ready" "$TMP/hit" "$TMP/noattach" "$TMP/go"
+    HOLD_TMP=$TMP HOLD_PID=$pid HOLD_BREAK=$brk HOLD_UNTIL="$*" \
+        timeout 120 gdb -nx -batch -x "$TMP/hold.gdb" >"$TMP/gdb.log" 2>&1 &
+    _hold_gdb=$!
+    poll test -e "$TMP/ready" -o -e "$TMP/noattach"
+    [ -e "$TMP/ready" ] && return 0
+    wait $_hold_gdb
+    return 1
+}
+
+hold_hit() { poll test -e "$TMP/hit"; }
+
+hold_end() { touch "$TMP/go"; wait $_hold_gdb; }
