@@ -353,6 +353,19 @@ sess_started(const sess *s)
     return s->started;
 }
 
+/* The conversation left (the leaving rule, session.h: checked by the
+** caller): the next message starts a new session from the current start. */
+static void
+start_over(sess *s)
+{
+    chat_reset(s->c);
+    s->sid = 0;
+    s->head = s->last_user = s->last_reply = s->reply_id = 0;
+    sess_unsaved_clear(s);
+    s->title[0] = '\0';
+    s->launch_state = 0;
+}
+
 /* A chat like the current one (sampling, the start in use) with framing FR. */
 int
 sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *err)
@@ -388,10 +401,12 @@ sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
     if (framing_equal(f, &s->fr))
         return RWKV_OK;
+    leave = !framing_same_prompt(f, &s->fr);
+    if (leave && (rc = sess_leave_check(s, err)) != RWKV_OK)
+        return rc;
     framing_init(&t);
     if ((rc = framing_copy(&t, f, err)) != RWKV_OK)
         return rc;
-    leave = !framing_same_prompt(f, &s->fr);
     if (leave) {
         /* another greeting or names: the turns so far were written otherwise */
         rc = sess_chat_with_framing(s, &t, &nc, err);
@@ -415,7 +430,7 @@ sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err)
         *left = s->sid != 0 || chat_n_turns(s->c) > 0;
         chat_destroy(s->c);
         s->c = nc;
-        sess_new(s);
+        start_over(s);
     } else if (s->st != NULL && s->sid != 0) {
         rwkv_err e2;
         if (store_session_set_framing(s->st, s->sid, &s->fr, &e2) != RWKV_OK)
@@ -424,15 +439,15 @@ sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err)
     return RWKV_OK;
 }
 
-void
-sess_new(sess *s)
+int
+sess_new(sess *s, rwkv_err *err)
 {
-    chat_reset(s->c);
-    s->sid = 0;
-    s->head = s->last_user = s->last_reply = s->reply_id = 0;
-    sess_unsaved_clear(s);
-    s->title[0] = '\0';
-    s->launch_state = 0;
+    int rc;
+
+    if ((rc = sess_leave_check(s, err)) != RWKV_OK)
+        return rc;
+    start_over(s);
+    return RWKV_OK;
 }
 
 uint64_t
@@ -541,6 +556,10 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
         return rc;
     /* the new start must load before anything changes */
     if ((rc = sess_load_start(s, &start, st, err)) != RWKV_OK)
+        goto out;
+    /* without a replay the conversation is left (a replay saves all of it,
+    ** what was kept out included, as the new session) */
+    if (!(replay && chat_n_turns(s->c) > 0) && (rc = sess_leave_check(s, err)) != RWKV_OK)
         goto out;
     if (replay && chat_n_turns(s->c) > 0) {
         if ((rec = copy_records(s, chat_n_turns(s->c))) == NULL) {
@@ -976,6 +995,9 @@ sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path, const cha
     int is_tmp = 0, rc;
     int has_state = s->start.path[0] || s->start.lib_id;
 
+    /* the leaving rule first: what was kept out is the old model's */
+    if ((rc = sess_leave_check(s, err)) != RWKV_OK)
+        return rc;
     s->m = m;                         /* start_file/new_chat use the new model */
     if (has_state && start_file(s, &s->start, file, sizeof file, &is_tmp, err) != RWKV_OK)
         has_state = 0;
@@ -1006,6 +1028,6 @@ sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path, const cha
     if (sess_model_row(s, err) != RWKV_OK)
         sess_save_fail(s, "the model row", err);
     chat_destroy(old);
-    sess_new(s);
+    start_over(s);
     return RWKV_OK;
 }

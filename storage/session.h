@@ -34,12 +34,26 @@
 ** A write lock another program holds past the busy time is waited for once
 ** a reply (store_busy_once, from sess_submit / sess_regen / sess_continue to
 ** the end of sess_run): the rows that then fail are kept out and written
-** first, in order, with the next message -- or, leaving, by sess_flush,
+** first, in order, with the next message -- or, quitting, by sess_flush,
 ** which both front ends call on their way out (what then still fails is
-** counted, for the front end to ask or say: nothing is lost silently).
+** counted, for the front end to ask or say: nothing is lost silently) --
+** and nothing else drops them (the leaving rule below).
 ** So kill -9 at any moment of a reply keeps the message and the streamed part
 ** (marked interrupted), the first message of a new session included: the
 ** session row is created with the first message's rows.
+**
+** The leaving rule (the only one): whatever leaves the conversation
+** without quitting -- a new session (sess_new), an open or a sibling step
+** (sess_open, sess_step_sibling), a fork, a reset, a state-file switch
+** without replay, a model switch, another greeting or role names
+** (sess_set_framing) -- first writes what a failed save kept out, as
+** sess_flush does (its one bounded wait for a lock).  When some of it is
+** still not saved the step does not happen: RWKV_EDB, its line saying how
+** many and why ("2 exchanges are not saved, so this chat stays: try again,
+** or quit (PATH: database is locked)"), the conversation as it was; asked
+** again, it tries again.  (A switch with replay saves the whole
+** conversation, those exchanges included, as the new session.)  Nothing
+** kept out: nothing is done, no wait.
 **
 ** The fork rule (one rule everywhere: /fork, the TUI's edit, `sessions
 ** fork`): forking at a USER turn continues from its parent (the message is
@@ -194,32 +208,36 @@ void sess_info_load_hint(const sess_info *info, const char *model, const char *s
 ** its reply as HEAD continues before it.  On failure nothing changes; a
 ** cancel (sess_cancel: during it, or since sess_expect_reply -- the cancel
 ** rule above) cuts its replay: RWKV_ECANCEL.  It ends the expectation.
+** It leaves the conversation (the leaving rule above).
 */
 int  sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err);
 /* Leave the session: the next message starts a new one (from the current
-** start: the greeting or the state file in use).  Never fails. */
-void sess_new(sess *s);
+** start: the greeting or the state file in use).  Fails only by the
+** leaving rule above (RWKV_EDB: nothing changed). */
+int  sess_new(sess *s, rwkv_err *err);
 /* Create the session row TITLE now (the line chat's --new), with the
 ** greeting's turn when it was fed. */
 int  sess_begin(sess *s, const char *title, rwkv_err *err);
 /* Back to the start of the conversation; in a saved session the next message
-** starts a new branch of it. */
+** starts a new branch of it.  The leaving rule above. */
 int  sess_reset(sess *s, rwkv_err *err);
 /* The fork rule above: continue session's TURN (a turn of the current
-** session).  *AT (may be NULL): the turn continued from. */
+** session).  *AT (may be NULL): the turn continued from.  The leaving
+** rule above. */
 int  sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err);
 /* The turn a fork at TURN continues from (the rule above), for callers
 ** that copy (`sessions fork`).  *AT 0 = the session's start. */
 int  sess_fork_point(store *st, int64_t turn, int64_t *at, rwkv_err *err);
 /* The previous (DIR -1) / next (+1) sibling of TURN, down to its newest leaf
-** (sess_open: a cancel as there). */
+** (sess_open: a cancel and the leaving rule as there). */
 int  sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err);
 
 /*
 ** Start from another state file: PATH, or library row LIB_ID (imported bytes
 ** or a referenced path), or none (PATH NULL, LIB_ID 0: the greeting).  With
 ** REPLAY the conversation so far is fed again under the new start and saved
-** as a new session; else the next message starts a new session.
+** as a new session; else the next message starts a new session (the
+** leaving rule above).
 */
 int  sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *err);
 /*
@@ -234,9 +252,9 @@ const framing *sess_framing(const sess *s);   /* borrowed */
 ** Use framing F (copied) from the next message on.  Other stop strings,
 ** bans or another think mode keep the conversation (and are saved with the
 ** session); another greeting or other names leave it -- the next message
-** starts a new session -- and *LEFT is 1 when there was a conversation to
-** leave.  IDLE only; on
-** failure nothing changes.
+** starts a new session: the leaving rule above -- and *LEFT is 1 when
+** there was a conversation to leave.  IDLE only; on failure nothing
+** changes.
 */
 int  sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err);
 
@@ -322,7 +340,9 @@ void sess_abandon(sess *s);
 ** lost, which a note said); WHY (CAP bytes, may be NULL) then gets the
 ** failure's line ("PATH: disk full (nothing was saved)").  Called again,
 ** it tries again; nothing is ever written twice.  The front end asks or
-** says what becomes of the rest: a quit never loses them silently.
+** says what becomes of the rest: a quit never loses them silently.  (The
+** runtime's own ways of leaving make the same try first: the leaving rule
+** above.)
 */
 size_t sess_flush(sess *s, char *why, size_t cap);
 /* The exchanges kept out now: what sess_flush would write (no I/O). */
@@ -345,7 +365,8 @@ void sess_set_sampling(sess *s, const rwkv_sampling *samp, unsigned samp_set);
 /*
 ** Another model (the TUI's F5): a new chat on M/T with the same config and
 ** sampling, the model's row under PATH; the session is left (the next
-** message starts a new one).  On failure nothing changes.
+** message starts a new one: the leaving rule above, checked before
+** anything changes).  On failure nothing changes.
 */
 int  sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path,
                     const char *vocab_path, rwkv_err *err);

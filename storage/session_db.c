@@ -867,6 +867,29 @@ sess_flush(sess *s, char *why, size_t cap)
     return left;
 }
 
+/*
+** The leaving rule (session.h): the conversation is about to be left, so
+** what a failed save kept out is written first, as sess_flush writes it.
+** RWKV_EDB when some of it still is not: the caller then changes nothing.
+*/
+int
+sess_leave_check(sess *s, rwkv_err *err)
+{
+    char why[RWKV_ERR_MSG];
+    size_t left;
+
+    if (sess_unsaved(s) == 0 || (left = sess_flush(s, why, sizeof why)) == 0)
+        return RWKV_OK;
+    /* what to do first, the reason last: a narrow status line cuts the end */
+    if (left == 1)
+        return rwkv_errf(err, RWKV_EDB,
+                         sess_tr(s, "1 exchange is not saved, so this chat stays: try again, or "
+                                    "quit (%s)"), why);
+    return rwkv_errf(err, RWKV_EDB,
+                     sess_tr(s, "%zu exchanges are not saved, so this chat stays: try again, or "
+                                "quit (%s)"), left, why);
+}
+
 int
 sess_reply_is_last(sess *s, rwkv_err *err)
 {
@@ -1323,6 +1346,8 @@ open_branch(sess *s, int64_t sid, int64_t head, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved: no session to open");
     if (chat_phase(s->c) != CHAT_IDLE)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
+    if ((rc = sess_leave_check(s, err)) != RWKV_OK)
+        return rc;
     if ((rc = store_session_get(s->st, sid, &ss, err)) != RWKV_OK)
         return rc;
     if ((rc = check_model(s, &ss, &changed, err)) != RWKV_OK)
@@ -1411,6 +1436,8 @@ sess_reset(sess *s, rwkv_err *err)
     int64_t root = 0;
     int rc;
 
+    if ((rc = sess_leave_check(s, err)) != RWKV_OK)
+        return rc;
     if (s->st == NULL || s->sid == 0) {
         chat_reset(s->c);
         s->head = s->last_user = s->last_reply = 0;
@@ -1450,6 +1477,8 @@ fork_to(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
 
     if (s->st == NULL)
         return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved");
+    if ((rc = sess_leave_check(s, err)) != RWKV_OK)
+        return rc;
     if ((rc = store_turn_get(s->st, turn, &t, err)) != RWKV_OK)
         return rc;
     if (t.session_id != s->sid) {

@@ -137,6 +137,11 @@ int  sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *er
 
 /* ---- session_db.c ------------------------------------------------------------------------- */
 
+/* The leaving rule (session.h): before the conversation is left, what a
+** failed save kept out is written (sess_flush: one bounded wait for a
+** lock); RWKV_EDB, saying how many and why, when some still is not -- the
+** caller then leaves nothing.  No I/O when nothing is kept out. */
+int  sess_leave_check(sess *s, rwkv_err *err);
 /* "saving WHAT: <err>" as an error note: the chat goes on.  WHAT (a literal,
 ** "the reply") goes through cfg.tr as the format does. */
 void sess_save_fail(sess *s, const char *what, const rwkv_err *err);

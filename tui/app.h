@@ -367,7 +367,9 @@ void tui_session_tokens(struct app *a);
 void tui_session_rebuild(struct app *a);
 /* After a reply: store ids on the streamed turns, sibling positions. */
 void tui_session_mark_reply(struct app *a);
-/* C-n: a new session (the runtime's), its transcript as tui_session_fresh. */
+/* C-n: a new session (the runtime's), its transcript as tui_session_fresh;
+** refused, with the runtime's line, while exchanges a failed save kept out
+** still cannot be written (the leaving rule, storage/session.h). */
 void tui_session_new(struct app *a);
 /* The runtime has started a new session (tui_session_new, a model switch):
 ** the transcript holds the notes at the top only; the app's copies synced. */
@@ -473,7 +475,12 @@ void tui_regen(struct app *a, int n);
 ** 1 when taken.  tui_quit_report, the screen gone: the lines on stderr
 ** (saved at the end; exported; not saved: how many and why) and the exit
 ** status, 1 when exchanges were left unsaved, else 0.
+** tui_unsaved_saving: "saving ..." drawn now when exchanges are kept out,
+** before a call that tries them and may wait for a lock (sess_flush, or
+** one of the runtime's ways of leaving the conversation: the leaving rule,
+** storage/session.h).
 */
+void tui_unsaved_saving(struct app *a);
 int  tui_quit_flush(struct app *a, int ask, int draw);
 int  tui_quit_key(struct app *a, int key, int is_fkey);
 int  tui_quit_report(struct app *a);

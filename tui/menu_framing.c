@@ -138,6 +138,8 @@ apply(struct app *a, const framing *f, const char *what)
         tui_notice(a, 1, "wait for the reply to finish (Esc cancels it)");
         return;
     }
+    if (!framing_same_prompt(f, sess_framing(a->sess)))
+        tui_unsaved_saving(a);        /* leaving: its try may wait for a lock */
     if (sess_set_framing(a->sess, f, &left, &err) != RWKV_OK) {
         tui_notice(a, 1, "framing: %s", err.msg);
         return;

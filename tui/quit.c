@@ -47,20 +47,27 @@ take_notes(struct app *a)
     tui_event_free(list);
 }
 
+void
+tui_unsaved_saving(struct app *a)
+{
+    size_t n = a->sess ? sess_unsaved(a->sess) : 0;
+
+    if (n == 0 || a->screen == NULL)
+        return;
+    if (n == 1)
+        tui_notice(a, 0, "saving the exchange not saved yet...");
+    else
+        tui_notice(a, 0, "saving the %zu exchanges not saved yet...", n);
+    tui_view_draw(a);
+}
+
 /* One try of the runtime's (sess_flush), "saving ..." on the screen first
 ** when DRAW: it may wait for a lock (10 s at most). */
 static void
 try_save(struct app *a, int draw)
 {
-    size_t n = sess_unsaved(a->sess);
-
-    if (draw && a->screen != NULL) {
-        if (n == 1)
-            tui_notice(a, 0, "saving the exchange not saved yet...");
-        else
-            tui_notice(a, 0, "saving the %zu exchanges not saved yet...", n);
-        tui_view_draw(a);
-    }
+    if (draw)
+        tui_unsaved_saving(a);
     a->unsaved = sess_flush(a->sess, a->unsaved_why, sizeof a->unsaved_why);
     take_notes(a);
     a->notice[0] = '\0';

@@ -331,7 +331,14 @@ tui_session_fresh(struct app *a)
 void
 tui_session_new(struct app *a)
 {
-    sess_new(a->sess);
+    rwkv_err err;
+
+    tui_unsaved_saving(a);            /* its try may wait for a lock */
+    if (sess_new(a->sess, &err) != RWKV_OK) {
+        /* queued after the runtime's notes of that try: the last word */
+        tui_worker_note(&a->w, 1, err.msg);
+        return;
+    }
     tui_session_fresh(a);
     tui_notice(a, 0, "new session");
 }

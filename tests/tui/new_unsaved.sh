@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# tests/tui/new_unsaved.sh -- C-n (a new session) in the full-screen client
+# while an exchange a failed save kept out still cannot be written (the
+# leaving rule, storage/session.h).  C-n tries to write it first ("saving
+# ..."; one wait for the lock); when that fails the chat stays as it was and
+# the message line says how many and why.  Once the lock is gone C-n
+# writes it, says so, and starts the new session.  Before, C-n dropped the
+# exchange without a word: the message sent under the lock was in no
+# session.  The real binary under tmux, a real file; another program
+# (python3's sqlite3) holds the database's write lock past the busy time
+# (10 s).
+. "$(dirname "$0")/tmuxlib.sh"
+
+q() { sqlite3 "$1" "$2" 2>/dev/null; }
+saved() { q "$1" "select group_concat(text, ' ') from (select text from turns where role=1 order by depth)"; }
+
+if ! command -v sqlite3 >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+    skip 10 "sqlite3 or python3 not found"
+    finish
+    exit
+fi
+
+tui_start --seed 1 --max-tokens 6
+type_text "first words"
+send
+[ "$(saved "$DB")" = "first words" ] && ok || fail "the first message was not saved"
+hold_lock "$DB" || fail "no lock taken"
+type_text "kept words"
+keys Enter
+check "the message waits for the lock, then fails to save" 'saving your message: .*database is locked' 40
+wait_idle 300
+
+# C-n under the lock: refused, said; the conversation stays on the screen
+keys C-n
+check "C-n: what it waits for is said" 'saving the exchange not saved yet' 8
+check "C-n under the lock: refused, how many and why" \
+    '1 exchange is not saved, so this chat stays: try again, or quit' 40
+screen | grep -q 'kept words' && screen | grep -q 'first words' && ok \
+    || fail "the conversation left the screen: $(screen)"
+[ "$(saved "$DB")" = "first words" ] && ok || fail "saved under the lock: '$(saved "$DB")'"
+
+# the lock gone: C-n writes it first, then the new session
+release_lock
+keys C-n
+check "C-n again: written, said" 'saving works again: the earlier exchange not saved is in session 1' 40
+check_not "C-n again: the conversation left" 'kept words'
+[ "$(saved "$DB")" = "first words kept words" ] && ok || fail "saved: '$(saved "$DB")'"
+tui_quit
+tui_finish
