@@ -174,7 +174,7 @@ kern_prep_run(void *ctx, int i, int n)
 size_t
 kern_mv_ws_bytes(const kern_mat *w)
 {
-    return KERN_MV_MAX * simd_mv_prep_bytes((enum simd_dtype)w->dtype, w->cols);
+    return KERN_MV_MAX * simd_mv_prep_bytes(NULL, (enum simd_dtype)w->dtype, w->cols);
 }
 
 /* X prepared for one-token products by M at byte *OFF of CTX's scratch
@@ -186,7 +186,7 @@ static const void *
 kern_mv_prep(const kern_ctx *ctx, const simd_kernels *k, const simd_matrix *m, const float *x,
              size_t *off)
 {
-    size_t need = simd_mv_prep_bytes(m->dtype, m->cols);
+    size_t need = simd_mv_prep_bytes(k, m->dtype, m->cols);
     char *ws;
 
     if (need == 0 || ctx == NULL || ctx->mv_ws == NULL || *off + need > ctx->mv_bytes)

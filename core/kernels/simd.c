@@ -295,11 +295,21 @@ simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
         k->matvec[w->dtype](w, x, y, r0, r1);
 }
 
-size_t
-simd_mv_prep_bytes(enum simd_dtype dt, int64_t cols)
+/* Does K's matvec for DT quantize X (Q4 always; Q8 where it takes 16-bit
+** activations)?  K NULL: might any table's. */
+static int
+mv_quantizes(const simd_kernels *k, enum simd_dtype dt)
 {
-    if (dt != SIMD_Q4 || cols <= 0)
+    return dt == SIMD_Q4 || (dt == SIMD_Q8 && (k == NULL || k->q8_rows != NULL));
+}
+
+size_t
+simd_mv_prep_bytes(const simd_kernels *k, enum simd_dtype dt, int64_t cols)
+{
+    if (cols <= 0 || !mv_quantizes(k, dt))
         return 0;
+    if (dt == SIMD_Q8)
+        return (size_t)((cols + SIMD_Q8_XCOLS - 1) / SIMD_Q8_XCOLS) * sizeof(simd_q8_x);
     return (size_t)((cols + SIMD_Q4_XCOLS - 1) / SIMD_Q4_XCOLS) * sizeof(simd_q4_x);
 }
 
@@ -308,9 +318,15 @@ simd_mv_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x, int64
                 void *ws)
 {
     simd_q4_x *q = ws;
+    simd_q8_x *q8 = ws;
 
-    if (dt != SIMD_Q4)
+    if (!mv_quantizes(k, dt))
         return;
+    if (dt == SIMD_Q8) {
+        for (int64_t c0 = 0; c0 < cols; c0 += SIMD_Q8_XCOLS, q8++)
+            k->q8_act(x + c0, cols - c0 < SIMD_Q8_XCOLS ? cols - c0 : SIMD_Q8_XCOLS, q8);
+        return;
+    }
     for (int64_t c0 = 0; c0 < cols; c0 += SIMD_Q4_XCOLS, q++)
         k->q4_act(x + c0, cols - c0 < SIMD_Q4_XCOLS ? cols - c0 : SIMD_Q4_XCOLS, q);
 }
@@ -320,15 +336,64 @@ simd_matvec_prep(const simd_kernels *k, const simd_matrix *w, const float *x, co
                  float *y, int64_t r0, int64_t r1)
 {
     const simd_q4_x *q = ws;
+    const simd_q8_x *q8 = ws;
 
-    if (ws == NULL || w->dtype != SIMD_Q4) {
+    if (ws == NULL || !mv_quantizes(k, w->dtype)) {
         simd_matvec(k, w, x, y, r0, r1);
         return;
     }
-    /* the passes of simd_q4_matvec, X already quantized */
+    /* the passes of simd_q8x_matvec / simd_q4_matvec, X already quantized */
+    if (w->dtype == SIMD_Q8) {
+        for (int64_t c0 = 0; r0 < r1 && c0 < w->cols; c0 += SIMD_Q8_XCOLS, q8++) {
+            int64_t n = w->cols - c0 < SIMD_Q8_XCOLS ? w->cols - c0 : SIMD_Q8_XCOLS;
+            k->q8_rows(w, q8, simd_q8_nblocks(n), y, r0, r1, c0 / SIMD_Q8_BLOCK, c0 > 0);
+        }
+        return;
+    }
     for (int64_t c0 = 0; r0 < r1 && c0 < w->cols; c0 += SIMD_Q4_XCOLS, q++) {
         int64_t n = w->cols - c0 < SIMD_Q4_XCOLS ? w->cols - c0 : SIMD_Q4_XCOLS;
         k->q4_rows(w, q, simd_q4_nblocks(n), y, r0, r1, c0 / SIMD_Q4_BLOCK, c0 > 0);
+    }
+}
+
+/* ---- Q8 matvec with 16-bit activations (simd_impl.h) ------------------- */
+
+void
+simd_q8x_act_block(const float *x, int len, simd_q8_x *q, int64_t b)
+{
+    int16_t *c = q->xq + b * SIMD_Q8_BLOCK;
+    float amax = 0, inv;
+
+    for (int j = 0; j < len; j++)
+        amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+    inv = amax > 0 ? 32767.0f / amax : 0;
+    q->xd[b] = amax / 32767.0f;
+    for (int j = 0; j < SIMD_Q8_BLOCK; j++) {
+        /* round to nearest even, as vcvtps2dq; |x * inv| <= 32767 + rounding */
+        float v = j < len ? nearbyintf(x[j] * inv) : 0;
+        c[j] = (int16_t)(v > 32767 ? 32767 : v < -32767 ? -32767 : v);
+    }
+}
+
+void
+simd_q8x_act(const float *x, int64_t n, simd_q8_x *q)
+{
+    for (int64_t b = 0; b * SIMD_Q8_BLOCK < n; b++) {
+        int64_t c0 = b * SIMD_Q8_BLOCK;
+        simd_q8x_act_block(x + c0, (int)(n - c0 < SIMD_Q8_BLOCK ? n - c0 : SIMD_Q8_BLOCK), q, b);
+    }
+}
+
+void
+simd_q8x_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1,
+                simd_q8x_act_fn act, simd_q8x_rows_fn rows)
+{
+    simd_q8_x q;
+
+    for (int64_t c0 = 0; c0 < w->cols; c0 += SIMD_Q8_XCOLS) {
+        int64_t n = w->cols - c0 < SIMD_Q8_XCOLS ? w->cols - c0 : SIMD_Q8_XCOLS;
+        act(x + c0, n, &q);
+        rows(w, &q, simd_q8_nblocks(n), y, r0, r1, c0 / SIMD_Q8_BLOCK, c0 > 0);
     }
 }
 

@@ -87,10 +87,10 @@ enum simd_isa {
 
 /* Flags for simd_kernels_get. */
 enum simd_flags {
-    /* Never round activations: bf16 weights are widened to fp32 and Q8
-    ** weights dequantized to fp32 in every kernel (slower prefill on
-    ** AVX-512, bit-for-bit the same decode; Q4 decode still quantizes x,
-    ** see simd_matvec). */
+    /* Never round prefill's activations: bf16 weights are widened to fp32
+    ** and Q8 weights dequantized to fp32 in every matmul (slower prefill
+    ** on AVX-512).  Decode is the same with or without it: the x86 tables'
+    ** Q8 and every table's Q4 matvec quantize x, see simd_matvec. */
     SIMD_EXACT = 1,
     /* SIMD_ISA_AVX2 only: the "avx2-vnni" table (4-bit decode by AVX-VNNI's
     ** vpdpbusd, the same results), NULL without AVX-VNNI; without the flag
@@ -194,24 +194,29 @@ uint64_t simd_scale_bytes(enum simd_dtype dt, int64_t rows, int64_t cols);
 /*
 ** y[r] = sum_c W[r, c] * x[c] for r in [r0, r1).  x [cols] fp32, y [rows]
 ** (only y[r0..r1) is written).  0 <= r0 <= r1 <= rows.  Activations stay
-** fp32 in every table (decode is bound by weight bytes, not arithmetic),
-** except for Q4: there x is quantized per 32-block to int8 in every table
-** (simd_impl.h; at 0.625 bytes a weight widening every code to fp32 was
-** slower than Q8), which adds ~5e-3 relative to y against the ~0.1 of the
-** 4-bit weights themselves.
+** fp32 (decode is bound by weight bytes, not arithmetic), except:
+**   Q4  x is quantized per 32-block to int8 in every table (simd_impl.h; at
+**       0.625 bytes a weight widening every code to fp32 was slower than
+**       Q8), which adds ~5e-3 relative to y against the ~0.1 of the 4-bit
+**       weights themselves;
+**   Q8  the AVX2 and AVX-512 tables quantize x per 32-block to int16
+**       (simd_impl.h: widening every code to fp32 bound their decode below
+**       the memory's speed), which adds ~1e-5 relative to y against the
+**       ~5e-3 of the int8 weights; the portable table keeps fp32 x.
 */
 void simd_matvec(const simd_kernels *k, const simd_matrix *w, const float *x,
                  float *y, int64_t r0, int64_t r1);
 /*
 ** simd_matvec with X prepared once for several row ranges (the threads of
-** one product): a Q4 matvec quantizes X first, and without this every range
-** would quantize all of it again.  simd_mv_prep_bytes: scratch bytes for DT
-** and COLS (0: DT's matvec reads X as it is, every format but Q4);
+** one product): a Q4 matvec (and an x86 Q8 one) quantizes X first, and
+** without this every range would quantize all of it again.
+** simd_mv_prep_bytes: scratch bytes for DT and COLS in table K (NULL: the
+** most any table needs; 0: DT's matvec reads X as it is);
 ** simd_mv_prepare fills WS (64-byte aligned) from X; simd_matvec_prep then
 ** runs any row range with it (WS NULL: simd_matvec).  Bit for bit the
 ** results of simd_matvec.
 */
-size_t simd_mv_prep_bytes(enum simd_dtype dt, int64_t cols);
+size_t simd_mv_prep_bytes(const simd_kernels *k, enum simd_dtype dt, int64_t cols);
 void simd_mv_prepare(const simd_kernels *k, enum simd_dtype dt, const float *x,
                      int64_t cols, void *ws);
 void simd_matvec_prep(const simd_kernels *k, const simd_matrix *w, const float *x,

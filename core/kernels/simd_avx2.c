@@ -9,10 +9,9 @@
 ** 4 rows x 2 tokens dot-product tile with TB x KB cache blocking, widening
 ** every weight again per token pair -- stays as simd_avx2_dot_matmul for
 ** bench_kernels' same-run comparison and the tests.  AVX2 has no masked
-** 16-bit loads, so the last cols % 8 columns are summed in scalar code.  All
-** activations stay fp32 (no VNNI / BF16 here: an int8 dot product would
-** need quantized activations, which the matvec contract in simd.h rules
-** out).
+** 16-bit loads, so the last cols % 8 columns are summed in scalar code.
+** Activations stay fp32 but in the Q8 matvec, which takes them as int16 per
+** 32-block (simd_impl.h's simd_q8_x; the Q4 one, simd_q4_avx2.c, as int8).
 */
 #if defined(__x86_64__)
 
@@ -240,72 +239,94 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
     mv_put(NR, a0, tail, y + r);
 }
 
-/* y[r..r+NR) for Q8 rows: per 32-block, (q . x) * scale. */
+/*
+** y[r..r+NR) (+)= NBLK blocks from block B0 of Q8 rows against the int16
+** activation codes Q (simd_impl.h): per block two 16-code vpmovsxbw loads,
+** two vpmaddwd against the block's codes (8 exact int32 sums), one
+** vcvtdq2ps and one FMA by s * dx -- 4 arithmetic uops per 32 weights on
+** ports 0/1 where widening every code to fp32 took 9.  A last, partial
+** block of the row is summed in scalar code (its loads would cross the
+** row's end).  Prefetching as mv_rows (NEXT_S: the scales of the row block
+** whose codes are prefetched, at the same pace).
+*/
 AI void
-mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
-           const char *next, const float *next_s, int rowpf)
+mv_rows_q8x(int NR, const simd_matrix *w, const simd_q8_x *q, int64_t nblk, float *y,
+            int64_t r, int64_t b0, int add, const char *next, const float *next_s, int rowpf)
 {
     const int64_t n = w->cols, nb = simd_q8_nblocks(n);
+    const int64_t nfull = (b0 + nblk) * SIMD_Q8_BLOCK > n ? nblk - 1 : nblk;
     const char *p[NR_MV];
     const float *s[NR_MV];
     __m256 acc[NR_MV];
-    float tail[NR_MV];
-    int64_t c = 0;
+    float tail[NR_MV], v[NR_MV];
+    int64_t k = 0;
 
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++) {
         p[i] = row_ptr(w, r + i);
-        s[i] = w->scales + (r + i) * nb;
+        s[i] = w->scales + (r + i) * nb + b0;
         acc[i] = _mm256_setzero_ps();
         tail[i] = 0;
     }
-    for (; c + 32 <= n; c += 32) {
-        __m256 x0 = _mm256_loadu_ps(x + c), x1 = _mm256_loadu_ps(x + c + 8);
-        __m256 x2 = _mm256_loadu_ps(x + c + 16), x3 = _mm256_loadu_ps(x + c + 24);
+    while (k < nfull) {
+        /* up to 8 blocks: their s * dx for every row in one multiply */
+        const int64_t kn = nfull - k < 8 ? nfull - k : 8;
+        float dd[NR_MV][8] __attribute__((aligned(32)));
 
-        mv_prefetch(next, c * NR, NR * 32);
-        if (rowpf && (c & 63) == 0)
-            simd_mv_prefetch_rows(p, NR, c, n, rowpf > 1);
-        if (next_s != NULL)   /* the next block's scales, at the same pace */
-            _mm_prefetch((const char *)(next_s + c / SIMD_Q8_BLOCK * NR), _MM_HINT_T0);
-#pragma GCC unroll 4
-        for (int i = 0; i < NR; i++) {
-            __m256 t = _mm256_mul_ps(ldw(FMT_Q8, p[i], c), x0);
-            t = _mm256_fmadd_ps(ldw(FMT_Q8, p[i], c + 8), x1, t);
-            t = _mm256_fmadd_ps(ldw(FMT_Q8, p[i], c + 16), x2, t);
-            t = _mm256_fmadd_ps(ldw(FMT_Q8, p[i], c + 24), x3, t);
-            acc[i] = _mm256_fmadd_ps(t, _mm256_set1_ps(s[i][c / SIMD_Q8_BLOCK]), acc[i]);
-        }
-    }
-    if (c < n) {
-        /* the last, partial block: whole vectors, then single codes */
-        __m256 t[NR_MV];
-        int64_t c0 = c;
-#pragma GCC unroll 4
-        for (int i = 0; i < NR; i++)
-            t[i] = _mm256_setzero_ps();
-        for (; c + 8 <= n; c += 8) {
-            __m256 xv = _mm256_loadu_ps(x + c);
+        if (kn == 8) {
+            const __m256 xd = _mm256_loadu_ps(q->xd + k);
 #pragma GCC unroll 4
             for (int i = 0; i < NR; i++)
-                t[i] = _mm256_fmadd_ps(ldw(FMT_Q8, p[i], c), xv, t[i]);
-        }
-        for (; c < n; c++)
+                _mm256_store_ps(dd[i], _mm256_mul_ps(_mm256_loadu_ps(s[i] + k), xd));
+        } else {
             for (int i = 0; i < NR; i++)
-                tail[i] += ldw1(FMT_Q8, p[i], c) * x[c];
+                for (int64_t j = 0; j < kn; j++)
+                    dd[i][j] = s[i][k + j] * q->xd[k + j];
+        }
+        for (int64_t j = 0; j < kn; j++, k++) {
+            const int64_t c = (b0 + k) * SIMD_Q8_BLOCK;
+            const __m256i xa =
+                _mm256_load_si256((const __m256i *)(const void *)(q->xq + k * 32));
+            const __m256i xb =
+                _mm256_load_si256((const __m256i *)(const void *)(q->xq + k * 32 + 16));
+
+            mv_prefetch(next, c * NR, NR * 32);
+            if (rowpf && (c & 63) == 0)
+                simd_mv_prefetch_rows(p, NR, c, n, rowpf > 1);
+            if (next_s != NULL && (c & 127) == 0)   /* the scales, at the same pace */
+                _mm_prefetch((const char *)(next_s + (c / SIMD_Q8_BLOCK) * NR), _MM_HINT_T0);
 #pragma GCC unroll 4
-        for (int i = 0; i < NR; i++) {
-            const float sc = s[i][c0 / SIMD_Q8_BLOCK];
-            acc[i] = _mm256_fmadd_ps(t[i], _mm256_set1_ps(sc), acc[i]);
-            tail[i] *= sc;
+            for (int i = 0; i < NR; i++) {
+                __m256i lo = _mm256_cvtepi8_epi16(
+                    _mm_loadu_si128((const __m128i *)(const void *)(p[i] + c)));
+                __m256i hi = _mm256_cvtepi8_epi16(
+                    _mm_loadu_si128((const __m128i *)(const void *)(p[i] + c + 16)));
+                __m256i si =
+                    _mm256_add_epi32(_mm256_madd_epi16(lo, xa), _mm256_madd_epi16(hi, xb));
+                acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(si), _mm256_broadcast_ss(&dd[i][j]),
+                                         acc[i]);
+            }
         }
     }
-    mv_put(NR, acc, tail, y + r);
+    if (k < nblk) {
+        const int64_t c = (b0 + k) * SIMD_Q8_BLOCK;
+        for (int i = 0; i < NR; i++) {
+            int32_t is = 0;
+            for (int64_t j = 0; c + j < n; j++)
+                is += (int32_t)((const int8_t *)p[i])[c + j] * q->xq[k * 32 + j];
+            tail[i] = s[i][k] * q->xd[k] * (float)is;
+        }
+    }
+    mv_put(NR, acc, tail, v);
+    for (int i = 0; i < NR; i++)
+        y[r + i] = add ? y[r + i] + v[i] : v[i];
 }
 
+/* The rows of a matvec, prefetching ahead (Q8: the Q pass of NBLK blocks
+** from B0, X unused; the other formats read X, whole rows). */
 AI void
-mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
-         int64_t r0, int64_t r1)
+mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1,
+         const simd_q8_x *q, int64_t nblk, int64_t b0, int add)
 {
     const int64_t rb = w->cols * (int64_t)fmt_size[f];   /* bytes per row */
     const int64_t blk = NR_MV * rb;                        /* per row block */
@@ -323,15 +344,15 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
                                ? row_ptr(w, r + ahead) : NULL;
         const int64_t sr = rowpf ? r + NR_MV : r + ahead;   /* the scales' block */
         if (f == FMT_Q8)
-            mv_rows_q8(NR_MV, w, x, y, r, next,
-                       sr + NR_MV <= r1 ? w->scales + sr * simd_q8_nblocks(w->cols) : NULL,
-                       rowpf ? 1 + more : 0);
+            mv_rows_q8x(NR_MV, w, q, nblk, y, r, b0, add, next,
+                        sr + NR_MV <= r1 ? w->scales + sr * simd_q8_nblocks(w->cols) : NULL,
+                        rowpf ? 1 + more : 0);
         else
             mv_rows(f, NR_MV, w, x, y, r, next, rowpf ? 1 + more : 0);
     }
     for (; r < r1; r++) {
         if (f == FMT_Q8)
-            mv_rows_q8(1, w, x, y, r, NULL, NULL, 0);
+            mv_rows_q8x(1, w, q, nblk, y, r, b0, add, NULL, NULL, 0);
         else
             mv_rows(f, 1, w, x, y, r, NULL, 0);
     }
@@ -340,25 +361,65 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
 static void
 mv_f32(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    mv_drive(FMT_F32, w, x, y, r0, r1);
+    mv_drive(FMT_F32, w, x, y, r0, r1, NULL, 0, 0, 0);
 }
 
 static void
 mv_bf16(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    mv_drive(FMT_BF16, w, x, y, r0, r1);
+    mv_drive(FMT_BF16, w, x, y, r0, r1, NULL, 0, 0, 0);
 }
 
 static void
 mv_f16(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    mv_drive(FMT_F16, w, x, y, r0, r1);
+    mv_drive(FMT_F16, w, x, y, r0, r1, NULL, 0, 0, 0);
+}
+
+static void
+q8x_rows(const simd_matrix *w, const simd_q8_x *q, int64_t nblk, float *y, int64_t r0,
+         int64_t r1, int64_t b0, int add)
+{
+    mv_drive(FMT_Q8, w, NULL, y, r0, r1, q, nblk, b0, add);
+}
+
+/* simd_q8x_act_block's bytes for whole blocks in registers: |x| maximum,
+** codes by vcvtps2dq (round to nearest even) of x * (32767 / max). */
+void
+simd_q8x_act_avx2(const float *x, int64_t n, simd_q8_x *q)
+{
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    int64_t b = 0;
+
+    for (; (b + 1) * SIMD_Q8_BLOCK <= n; b++) {
+        const float *xb = x + b * SIMD_Q8_BLOCK;
+        __m256 v[4], m;
+        float amax, inv;
+
+        for (int u = 0; u < 4; u++)
+            v[u] = _mm256_loadu_ps(xb + 8 * u);
+        m = _mm256_max_ps(_mm256_max_ps(_mm256_and_ps(v[0], absm), _mm256_and_ps(v[1], absm)),
+                          _mm256_max_ps(_mm256_and_ps(v[2], absm), _mm256_and_ps(v[3], absm)));
+        amax = hmax8(m);
+        inv = amax > 0 ? 32767.0f / amax : 0;
+        q->xd[b] = amax / 32767.0f;
+        for (int u = 0; u < 4; u += 2) {
+            __m256i c0 = _mm256_cvtps_epi32(_mm256_mul_ps(v[u], _mm256_set1_ps(inv)));
+            __m256i c1 = _mm256_cvtps_epi32(_mm256_mul_ps(v[u + 1], _mm256_set1_ps(inv)));
+            /* packs works per 128-bit lane: [c0 lo, c1 lo, c0 hi, c1 hi] -> in order */
+            __m256i pk = _mm256_permute4x64_epi64(_mm256_packs_epi32(c0, c1),
+                                                  _MM_SHUFFLE(3, 1, 2, 0));
+            _mm256_store_si256((__m256i *)(void *)(q->xq + b * SIMD_Q8_BLOCK + 8 * u), pk);
+        }
+    }
+    if (b * SIMD_Q8_BLOCK < n)
+        simd_q8x_act_block(x + b * SIMD_Q8_BLOCK, (int)(n - b * SIMD_Q8_BLOCK), q, b);
 }
 
 static void
 mv_q8(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    mv_drive(FMT_Q8, w, x, y, r0, r1);
+    simd_q8x_matvec(w, x, y, r0, r1, simd_q8x_act_avx2, q8x_rows);
 }
 
 /* ---- matmul ------------------------------------------------------------------- */
@@ -665,6 +726,7 @@ avx2_q8_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, int8_t 
         .bf16_to_f32 = avx2_bf16_to_f32, .f16_to_f32 = avx2_f16_to_f32,                   \
         .q8_quantize = avx2_q8_quantize, .peak = avx2_peak, .read = simd_read_avx2,       \
         .q4_act = simd_q4_act_avx2, .q4_rows = ROWS_Q4,                                   \
+        .q8_act = simd_q8x_act_avx2, .q8_rows = q8x_rows,                                          \
     }
 
 const struct simd_kernels simd_kernels_avx2 =

@@ -32,6 +32,8 @@
 **                            correction -128 sum w is computed per W slice
 **                            by a second vpdpbusd; each 32-block is scaled
 **                            by s_w * s_x in fp32.
+** The Q8 matvec (both tables) takes x as int16 per 32-block (simd_impl.h's
+** simd_q8_x) and sums with vpdpwssd, exact in int32.
 */
 #if defined(__x86_64__)
 
@@ -219,57 +221,72 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
         y[r + i] = _mm512_reduce_add_ps(_mm512_add_ps(a0[i], a1[i]));
 }
 
-/* y[r..r+NR) for Q8 rows: per 32-block, (q . x) * scale. */
+/*
+** y[r..r+NR) (+)= NBLK blocks from block B0 of Q8 rows against the int16
+** activation codes Q (simd_impl.h): per block one 32-code vpmovsxbw load
+** (masked for a row's last, partial block), one vpdpwssd against the
+** block's codes (16 exact int32 sums), one vcvtdq2ps and one FMA by
+** s * dx (the products of 16 blocks at once) -- 3 arithmetic uops per 32
+** weights where widening every code to fp32 took 5 and 2 shuffles.
+*/
 AI void
-mv_rows_q8(int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
-           const char *next, const float *next_s, int rowpf)
+mv_rows_q8x(int NR, const simd_matrix *w, const simd_q8_x *q, int64_t nblk, float *y,
+            int64_t r, int64_t b0, int add, const char *next, const float *next_s, int rowpf)
 {
     const int64_t n = w->cols, nb = simd_q8_nblocks(n);
     const char *p[NR_MV];
     const float *s[NR_MV];
     __m512 acc[NR_MV];
-    int64_t c = 0;
+    int64_t k = 0;
 
 #pragma GCC unroll 8
     for (int i = 0; i < NR; i++) {
         p[i] = row_ptr(w, r + i);
-        s[i] = w->scales + (r + i) * nb;
+        s[i] = w->scales + (r + i) * nb + b0;
         acc[i] = _mm512_setzero_ps();
     }
-    for (; c + 32 <= n; c += 32) {
-        __m512 x0 = _mm512_loadu_ps(x + c), x1 = _mm512_loadu_ps(x + c + 16);
+    while (k < nblk) {
+        /* up to 16 blocks: their s * dx for every row in one multiply */
+        const int64_t kn = nblk - k < 16 ? nblk - k : 16;
+        const __mmask16 mk = mask16(kn);
+        const __m512 xd = _mm512_maskz_loadu_ps(mk, q->xd + k);
+        float dd[NR_MV][16] __attribute__((aligned(64)));
 
-        mv_prefetch(next, c * NR, NR * 32);
-        if (rowpf && (c & 63) == 0)
-            simd_mv_prefetch_rows(p, NR, c, n, rowpf > 1);
-        if (next_s != NULL)   /* the next block's scales, at the same pace */
-            _mm_prefetch((const char *)(next_s + c / SIMD_Q8_BLOCK * NR), _MM_HINT_T0);
 #pragma GCC unroll 8
-        for (int i = 0; i < NR; i++) {
-            __m512 t = _mm512_mul_ps(ldw(FMT_Q8, p[i], c), x0);
-            t = _mm512_fmadd_ps(ldw(FMT_Q8, p[i], c + 16), x1, t);
-            acc[i] = _mm512_fmadd_ps(t, _mm512_set1_ps(s[i][c / 32]), acc[i]);
+        for (int i = 0; i < NR; i++)
+            _mm512_store_ps(dd[i], _mm512_mul_ps(_mm512_maskz_loadu_ps(mk, s[i] + k), xd));
+        for (int64_t j = 0; j < kn; j++, k++) {
+            const int64_t c = (b0 + k) * SIMD_Q8_BLOCK;
+            const __m512i xv = _mm512_load_si512((const void *)(q->xq + k * 32));
+            const __mmask32 mw = n - c >= 32 ? (__mmask32)0xffffffffu
+                                             : (__mmask32)((1u << (n - c)) - 1);
+
+            mv_prefetch(next, c * NR, NR * 32);
+            if (rowpf && (c & 63) == 0)
+                simd_mv_prefetch_rows(p, NR, c, n, rowpf > 1);
+            if (next_s != NULL && (c & 127) == 0)   /* the scales, at the same pace */
+                _mm_prefetch((const char *)(next_s + (c / SIMD_Q8_BLOCK) * NR), _MM_HINT_T0);
+#pragma GCC unroll 8
+            for (int i = 0; i < NR; i++) {
+                __m512i wv = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(mw, p[i] + c));
+                __m512i si = _mm512_dpwssd_epi32(_mm512_setzero_si512(), wv, xv);
+                acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(si), _mm512_set1_ps(dd[i][j]),
+                                         acc[i]);
+            }
         }
     }
-    if (c < n) {
-        __mmask16 m0 = mask16(n - c), m1 = mask16(n - c - 16 > 0 ? n - c - 16 : 0);
-        __m512 x0 = _mm512_maskz_loadu_ps(m0, x + c);
-        __m512 x1 = _mm512_maskz_loadu_ps(m1, x + c + 16);
 #pragma GCC unroll 8
-        for (int i = 0; i < NR; i++) {
-            __m512 t = _mm512_mul_ps(ldw_m(FMT_Q8, p[i], c, m0), x0);
-            t = _mm512_fmadd_ps(ldw_m(FMT_Q8, p[i], c + 16, m1), x1, t);
-            acc[i] = _mm512_fmadd_ps(t, _mm512_set1_ps(s[i][c / 32]), acc[i]);
-        }
+    for (int i = 0; i < NR; i++) {
+        float v = _mm512_reduce_add_ps(acc[i]);
+        y[r + i] = add ? y[r + i] + v : v;
     }
-#pragma GCC unroll 8
-    for (int i = 0; i < NR; i++)
-        y[r + i] = _mm512_reduce_add_ps(acc[i]);
 }
 
+/* The rows of a matvec, prefetching ahead (Q8: the Q pass of NBLK blocks
+** from B0, X unused; the other formats read X, whole rows). */
 AI void
-mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
-         int64_t r0, int64_t r1)
+mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1,
+         const simd_q8_x *q, int64_t nblk, int64_t b0, int add)
 {
     const int64_t rb = w->cols * (int64_t)fmt_size[f];   /* bytes per row */
     /* bf16, f16 and Q8 rows of at least MV_PF_ROW bytes: each row
@@ -293,9 +310,9 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
 
         /* (NR a constant at each call, for the unrolled row loops) */
         if (f == FMT_Q8 && rowpf)
-            mv_rows_q8(NR_MV_PF, w, x, y, r, NULL, ns, pf);
+            mv_rows_q8x(NR_MV_PF, w, q, nblk, y, r, b0, add, NULL, ns, pf);
         else if (f == FMT_Q8)
-            mv_rows_q8(NR_MV_PF, w, x, y, r, next, ns, 0);
+            mv_rows_q8x(NR_MV_PF, w, q, nblk, y, r, b0, add, next, ns, 0);
         else if (rowpf)
             mv_rows_wide(f, NR_MV_PF, w, x, y, r, NULL, pf);
         else if (f == FMT_F32)
@@ -305,7 +322,7 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
     }
     for (; r < r1; r++) {
         if (f == FMT_Q8)
-            mv_rows_q8(1, w, x, y, r, NULL, NULL, 0);
+            mv_rows_q8x(1, w, q, nblk, y, r, b0, add, NULL, NULL, 0);
         else
             mv_rows_wide(f, 1, w, x, y, r, NULL, 0);
     }
@@ -314,25 +331,32 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y,
 static void
 mv_f32(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    mv_drive(FMT_F32, w, x, y, r0, r1);
+    mv_drive(FMT_F32, w, x, y, r0, r1, NULL, 0, 0, 0);
 }
 
 static void
 mv_bf16(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    mv_drive(FMT_BF16, w, x, y, r0, r1);
+    mv_drive(FMT_BF16, w, x, y, r0, r1, NULL, 0, 0, 0);
 }
 
 static void
 mv_f16(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    mv_drive(FMT_F16, w, x, y, r0, r1);
+    mv_drive(FMT_F16, w, x, y, r0, r1, NULL, 0, 0, 0);
+}
+
+static void
+q8x_rows(const simd_matrix *w, const simd_q8_x *q, int64_t nblk, float *y, int64_t r0,
+         int64_t r1, int64_t b0, int add)
+{
+    mv_drive(FMT_Q8, w, NULL, y, r0, r1, q, nblk, b0, add);
 }
 
 static void
 mv_q8(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1)
 {
-    mv_drive(FMT_Q8, w, x, y, r0, r1);
+    simd_q8x_matvec(w, x, y, r0, r1, simd_q8x_act_avx2, q8x_rows);
 }
 
 /* ---- matmul tiles ------------------------------------------------------- */
@@ -896,6 +920,8 @@ const struct simd_kernels simd_kernels_avx512 = {
     .read = simd_read_avx2,
     .q4_act = simd_q4_act_avx2,
     .q4_rows = simd_q4_rows_avx512,
+    .q8_act = simd_q8x_act_avx2,
+    .q8_rows = q8x_rows,
 };
 
 /* The default table with the VNNI int8 matmul (int8 activations), kept for
@@ -917,6 +943,8 @@ const struct simd_kernels simd_kernels_avx512_vnni = {
     .read = simd_read_avx2,
     .q4_act = simd_q4_act_avx2,
     .q4_rows = simd_q4_rows_avx512,
+    .q8_act = simd_q8x_act_avx2,
+    .q8_rows = q8x_rows,
 };
 
 const struct simd_kernels simd_kernels_avx512_exact = {
@@ -936,6 +964,8 @@ const struct simd_kernels simd_kernels_avx512_exact = {
     .read = simd_read_avx2,
     .q4_act = simd_q4_act_avx2,
     .q4_rows = simd_q4_rows_avx512,
+    .q8_act = simd_q8x_act_avx2,
+    .q8_rows = q8x_rows,
 };
 
 #endif /* __x86_64__ */

@@ -28,6 +28,7 @@ typedef void (*simd_q8_fn)(const float *src, int64_t cols, int64_t r0,
                            int64_t r1, int8_t *q, float *scales);
 
 struct simd_q4_x;
+struct simd_q8_x;
 
 struct simd_kernels {
     const char *name;
@@ -44,6 +45,11 @@ struct simd_kernels {
     /* the Q4 matvec's two halves (simd_q4_matvec), for prepared X */
     void (*q4_act)(const float *x, int64_t n, struct simd_q4_x *q);
     void (*q4_rows)(const struct simd_matrix *w, const struct simd_q4_x *q, int64_t nblk,
+                    float *y, int64_t r0, int64_t r1, int64_t b0, int add);
+    /* the Q8 matvec's two halves where it takes 16-bit activations
+    ** (simd_q8x_matvec); NULL where it reads fp32 X */
+    void (*q8_act)(const float *x, int64_t n, struct simd_q8_x *q);
+    void (*q8_rows)(const struct simd_matrix *w, const struct simd_q8_x *q, int64_t nblk,
                     float *y, int64_t r0, int64_t r1, int64_t b0, int add);
 };
 
@@ -190,6 +196,41 @@ typedef void (*simd_q4_rows_fn)(const simd_matrix *w, const simd_q4_x *q, int64_
                                 float *y, int64_t r0, int64_t r1, int64_t b0, int add);
 void simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0,
                     int64_t r1, simd_q4_act_fn act, simd_q4_rows_fn rows);
+/*
+** Q8 decode with 16-bit activations (the AVX2 and AVX-512 tables' matvec).  Widening
+** every int8 code to fp32 (vpmovsxbd, vcvtdq2ps, one FMA per 8 weights)
+** made the matvec bound by that arithmetic on Intel cores, below the
+** memory's speed (README, issue 15).  So these matvecs quantize x per
+** 32-block to int16 once per call (simd_q8x_act: code = round(x / dx),
+** dx = max|x| / 32767, the code of a block's largest |x| +-32767) and take
+** exact integer dot products with the weight codes (vpmovsxbw, then
+** vpmaddwd or vpdpwssd: an int32 lane sums at most 4 products of |q| <= 127
+** and |code| <= 32767, below 2^24, so exact in fp32 too): block value =
+** (s * dx) * sum(q * code).  The
+** rounding of x is at most half a step, 2^-16 of the block's largest |x|:
+** ~1e-5 relative to y against the ~5e-3 of the int8 weights themselves
+** (test_simd measures both).  Columns go in passes of SIMD_Q8_XCOLS.
+*/
+#define SIMD_Q8_XCOLS 8192
+typedef struct simd_q8_x {
+    int16_t xq[SIMD_Q8_XCOLS] __attribute__((aligned(64)));  /* codes, 0-padded */
+    float   xd[SIMD_Q8_XCOLS / SIMD_Q8_BLOCK];                 /* dx per block */
+} simd_q8_x;
+/* Quantize X [n] (n <= SIMD_Q8_XCOLS, finite) into *Q (the last block
+** padded with code 0).  The AVX2 version (every x86 table's) gives the
+** same bytes. */
+typedef void (*simd_q8x_act_fn)(const float *x, int64_t n, simd_q8_x *q);
+void simd_q8x_act(const float *x, int64_t n, simd_q8_x *q);
+void simd_q8x_act_avx2(const float *x, int64_t n, simd_q8_x *q);
+/* The driver of such a matvec: for each pass of columns, ACT, then ROWS(w,
+** q, nblk, y, r0, r1, b0, add) as for Q4. */
+typedef void (*simd_q8x_rows_fn)(const simd_matrix *w, const simd_q8_x *q, int64_t nblk,
+                                 float *y, int64_t r0, int64_t r1, int64_t b0, int add);
+void simd_q8x_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0,
+                     int64_t r1, simd_q8x_act_fn act, simd_q8x_rows_fn rows);
+/* Block B of *Q alone from its LEN (0..32) values at X (simd_q8x_act's). */
+void simd_q8x_act_block(const float *x, int len, simd_q8_x *q, int64_t b);
+
 /* The plain-C Q4 kernels: matvec, and the dot product of row R with fp32 X
 ** (the portable matmul's). */
 void simd_q4_mv_portable(const simd_matrix *w, const float *x, float *y, int64_t r0,

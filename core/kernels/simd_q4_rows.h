@@ -28,7 +28,12 @@
 #define NR_Q4 4
 /* Prefetch distance: at least this many bytes ahead (one row block of a
 ** narrow matrix is less). */
+#ifndef Q4_PF_MIN_BYTES
 #define Q4_PF_MIN_BYTES 16384
+#endif
+#ifndef Q4_PF_HINT
+#define Q4_PF_HINT _MM_HINT_T0
+#endif
 
 /* Permutation indices: lanes 0-3 <- lane 2P, lanes 4-7 <- lane 2P + 1. */
 AI __m256i
@@ -66,9 +71,9 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
 
         if (next != NULL) {
             for (int u = 0; u < NR * 128; u += 64)
-                _mm_prefetch(next + (b0 + k) * 16 * NR + u, _MM_HINT_T0);
+                _mm_prefetch(next + (b0 + k) * 16 * NR + u, Q4_PF_HINT);
             for (int u = 0; u < NR * 32; u += 64)   /* their block words */
-                _mm_prefetch(next_s + (b0 + k) * 4 * NR + u, _MM_HINT_T0);
+                _mm_prefetch(next_s + (b0 + k) * 4 * NR + u, Q4_PF_HINT);
         }
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {

@@ -126,8 +126,12 @@ w_at(const simd_matrix *m, int64_t r, int64_t c)
     return NAN;
 }
 
+/* The AVX2 Q8 matvec's activations (simd_impl.h's simd_q8_x). */
+#define ACT_Q16 100
+
 /* X as the kernel sees it: KIND SIMD_ACT_BF16 rounds, SIMD_ACT_Q8U quantizes
-** per 32-block (the test's own copy of the rule in simd.h). */
+** per 32-block, ACT_Q16 per 32-block to int16 (the test's own copies of the
+** rules in simd.h and simd_impl.h). */
 static void
 act_view(int kind, const float *x, int64_t T, int64_t n, double *xv)
 {
@@ -151,6 +155,16 @@ act_view(int kind, const float *x, int64_t T, int64_t n, double *xv)
                     q = q < -127 ? -127 : q > 127 ? 127 : q;
                     vt[c0 + i] = (double)q * (double)d;
                 }
+            }
+        } else if (kind == ACT_Q16) {
+            for (int64_t c0 = 0; c0 < n; c0 += 32) {
+                int64_t len = n - c0 < 32 ? n - c0 : 32;
+                float amax = 0, inv;
+                for (int64_t i = 0; i < len; i++)
+                    amax = fmaxf(amax, fabsf(xt[c0 + i]));
+                inv = amax > 0 ? 32767.0f / amax : 0.0f;
+                for (int64_t i = 0; i < len; i++)
+                    vt[c0 + i] = (double)lrintf(xt[c0 + i] * inv) * (double)(amax / 32767.0f);
             }
         } else {
             for (int64_t c = 0; c < n; c++)
@@ -227,7 +241,10 @@ check_shape(const simd_kernels *k, enum simd_dtype dt, int64_t in,
     make_matrix(dt, w, out, in, &m, &data, &scales);
     /* the Q4 matvec quantizes x per 32-block as SIMD_ACT_Q8U does (but
     ** adds m * sum(x) with fp32 x: q4_split) */
-    act_view(dt == SIMD_Q4 && T == 1 ? SIMD_ACT_Q8U : kind, x, T, in, xv);
+    act_view(dt == SIMD_Q4 && T == 1                         ? SIMD_ACT_Q8U
+             : dt == SIMD_Q8 && T == 1 && k->q8_rows != NULL ? ACT_Q16
+                                                             : kind,
+             x, T, in, xv);
     for (int64_t i = 0; i < T * ldy; i++)
         y[i] = NAN;
 
@@ -832,6 +849,70 @@ test_split_matmul(void)
     free(cover);
 }
 
+/*
+** The Q8 matvec with int16 activations (the x86 tables, simd_impl.h): the
+** AVX2 quantizer gives the plain-C bytes; on a row longer than one pass of
+** SIMD_Q8_XCOLS with a partial last block, y is within 1e-5 S of the
+** float64 product with the quantized x, and with X prepared once
+** (simd_mv_prepare) every row range gives simd_matvec's values bit for bit.
+*/
+static void
+test_q8x(const simd_kernels *k)
+{
+    enum { IN = SIMD_Q8_XCOLS + 40, OUT = 13 };
+    static const int64_t ns[] = {1, 31, 32, 33, 100, 2048, 2085};
+    static simd_q8_x a, b;
+    float *x = malloc(IN * sizeof(float)), *y0 = malloc(OUT * sizeof(float));
+    float *y1 = malloc(OUT * sizeof(float)), *w = malloc((size_t)OUT * IN * sizeof(float));
+    void *data, *ws;
+    float *scales;
+    simd_matrix m;
+    double loose, e;
+    int same = 1;
+
+    if (k->q8_rows == NULL) {
+        free(x), free(y0), free(y1), free(w);
+        return;
+    }
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        for (int64_t c = 0; c < ns[i]; c++)   /* zero blocks, ties, -0, small */
+            x[c] = c % 97 < 32 && i == 4 ? 0.0f : c % 41 == 0 ? -0.0f
+                 : c % 53 == 0 ? 0.5f : (float)(rnd_gauss() * (c % 3 == 0 ? 1e-3 : 2.0));
+        memset(&a, 0x55, sizeof a);
+        memset(&b, 0x55, sizeof b);
+        simd_q8x_act(x, ns[i], &a);
+        k->q8_act(x, ns[i], &b);
+        same &= memcmp(a.xq, b.xq, (size_t)((ns[i] + 31) / 32 * 32) * sizeof(int16_t)) == 0 &&
+                memcmp(a.xd, b.xd, (size_t)((ns[i] + 31) / 32) * sizeof(float)) == 0;
+    }
+    TEST_CONDF(same, "%s: Q8 int16 activations: the table's quantizer gives the plain-C bytes",
+               simd_kernels_name(k));
+
+    e = check_shape(k, SIMD_Q8, IN, OUT, 1, &loose);
+    TEST_CONDF(e <= TOL_EXACT, "%s q8 in=%d (two passes): error %.3g S > %.1g S",
+               simd_kernels_name(k), (int)IN, e, TOL_EXACT);
+    TEST_CONDF(loose <= 1e-4, "%s q8 in=%d: %.3g S from fp32 activations",
+               simd_kernels_name(k), (int)IN, loose);
+
+    for (int64_t i = 0; i < (int64_t)OUT * IN; i++)
+        w[i] = (float)(rnd_u() * 2 - 1);
+    for (int64_t c = 0; c < IN; c++)
+        x[c] = (float)rnd_gauss();
+    make_matrix(SIMD_Q8, w, OUT, IN, &m, &data, &scales);
+    ws = mem_alloc(simd_mv_prep_bytes(k, SIMD_Q8, IN));
+    TEST_CONDF(simd_mv_prep_bytes(k, SIMD_Q8, IN) == 2 * sizeof(simd_q8_x) &&
+                   simd_mv_prep_bytes(NULL, SIMD_Q8, IN) == 2 * sizeof(simd_q8_x),
+               "%s: Q8 prepared X takes two passes' bytes", simd_kernels_name(k));
+    simd_matvec(k, &m, x, y0, 0, OUT);
+    simd_mv_prepare(k, SIMD_Q8, x, IN, ws);
+    simd_matvec_prep(k, &m, x, ws, y1, 5, OUT);
+    simd_matvec_prep(k, &m, x, ws, y1, 0, 5);
+    TEST_CONDF(memcmp(y0, y1, OUT * sizeof(float)) == 0,
+               "%s: Q8 matvec with X prepared once = without, bit for bit", simd_kernels_name(k));
+    mem_free(ws);
+    free(data), free(scales), free(x), free(y0), free(y1), free(w);
+}
+
 int
 main(void)
 {
@@ -871,6 +952,7 @@ main(void)
         }
         test_conversions(k);
         test_q8_quantize(k);
+        test_q8x(k);
         TEST_CONDF(simd_peak_probe(k, SIMD_F32, 10) > 0 && simd_peak_probe(k, SIMD_BF16, 10) > 0,
                    "%s: peak probe", simd_kernels_name(k));
         test_read_probe(k);
