@@ -949,9 +949,15 @@ free_gen(struct repl *r, const char *line)
     if (made > 0 || rc == RWKV_OK)
         fputs("\n\n", stdout);
     cli_stdout_flush();
-    if (rc != RWKV_OK && rc != RWKV_ECANCEL)
+    if (rc == RWKV_ECANCEL) {
+        /* cut while its prompt was fed: nothing made, nothing to go on from
+        ** (the full-screen client's words) */
+        fgen_destroy(r->gen);
+        r->gen = NULL;
+        fprintf(stderr, "(generation cancelled before it began)\n");
+    } else if (rc != RWKV_OK)
         cli_errorf("%s", err.msg);
-    else if (sig_gen_cancel || rc == RWKV_ECANCEL)
+    else if (sig_gen_cancel)
         fprintf(stderr, "(generation stopped after %zu tokens; +++ continues it)\n", made);
     sig_gen_cancel = 0;
     return 1;

@@ -218,6 +218,7 @@ new_chat(sess *s, rwkv_model *m, const tok *t, const framing *fr, const rwkv_sam
     framing_to_config(fr, &cfg);
     cfg.state_path = state_path;
     cfg.no_stop = s->no_stop;
+    cfg.cancel = &s->chat_cancel;
     return chat_create(m, t, &cfg, &cb, out, err);
 }
 
@@ -234,6 +235,7 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     if (s == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "session: out of memory");
     atomic_init(&s->cancel, 0);
+    atomic_init(&s->chat_cancel, 0);
     atomic_init(&s->keep, 0);
     atomic_init(&s->expect, 0);
     s->m = cfg->model;
@@ -611,7 +613,7 @@ sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_er
 {
     int rc = switch_state(s, path, lib_id, replay, err);
 
-    atomic_store(&s->expect, 0);        /* its expectation ends, as sess_open's */
+    sess_expect_clear(s);               /* its expectation ends, as sess_open's */
     return rc;
 }
 
@@ -641,7 +643,7 @@ reply_busy_once(sess *s)
 **    ^     (or the reply's start:           (CANCEL, KEEP kept; the chat   |
 **    |      CANCEL, KEEP voided             armed with CANCEL: reply_arm)  |
 **    |      when nothing was expected)                                     |
-**    +---------- reply_leave: sess_run / the batch ends, or a start fails -+
+**    +---- sess_expect_clear: sess_run / the batch ends, or a start fails -+
 **
 ** CANCEL is never cleared at the end: a cancel after it is void at the next
 ** start instead (as one while idle), so nothing ends the rule early. */
@@ -656,9 +658,11 @@ sess_expect_reply(sess *s)
     atomic_store(&s->expect, 1);
 }
 
-/* The expected reply ended, or will not come (its start failed). */
-static void
-reply_leave(sess *s)
+/* The expected reply (or open, sibling step, switch) ended, or will not
+** come: its start failed -- in the runtime, or in the front end that could
+** not start the job (session.h). */
+void
+sess_expect_clear(sess *s)
 {
     atomic_store(&s->expect, 0);
 }
@@ -686,7 +690,7 @@ sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
     sess_greeting_saved(s);            /* a greeting still pending: saved, if it was */
     rc = chat_submit(s->c, msg, len, err);
     if (rc != RWKV_OK) {
-        reply_leave(s);
+        sess_expect_clear(s);
         return rc;
     }
     sess_save_submit(s);
@@ -820,7 +824,7 @@ sess_regen(sess *s, rwkv_err *err)
 
     sess_expect_reply(s);
     if ((rc = regen_one(s, err)) != RWKV_OK)
-        reply_leave(s);
+        sess_expect_clear(s);
     return rc;
 }
 
@@ -846,7 +850,7 @@ sess_regen_n(sess *s, int n, void (*each)(void *ud, int k, int n), int *done, rw
     if (done)
         *done = 0;
     if (n < 1 || n > SESS_MAX_ALTS) {
-        reply_leave(s);
+        sess_expect_clear(s);
         return rwkv_errf(err, RWKV_EINVAL, "alternatives: %d is not in 1..%d", n,
                          SESS_MAX_ALTS);
     }
@@ -867,7 +871,7 @@ sess_regen_n(sess *s, int n, void (*each)(void *ud, int k, int n), int *done, rw
         if (rc != RWKV_OK)
             break;
     }
-    reply_leave(s);
+    sess_expect_clear(s);
     return rc;
 }
 
@@ -880,7 +884,7 @@ sess_continue(sess *s, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
     sess_expect_reply(s);
     if ((rc = sess_reply_is_last(s, err)) != RWKV_OK) {
-        reply_leave(s);
+        sess_expect_clear(s);
         return rc;
     }
     reply_busy_once(s);
@@ -890,7 +894,7 @@ sess_continue(sess *s, rwkv_err *err)
     rc = chat_continue(s->c, err);
     if (rc != RWKV_OK) {
         s->cont = 0;
-        reply_leave(s);
+        sess_expect_clear(s);
         return rc;
     }
     reply_arm(s);
@@ -951,7 +955,7 @@ sess_run(sess *s, rwkv_err *err)
 {
     int rc = run_one(s, err);
 
-    reply_leave(s);
+    sess_expect_clear(s);
     return rc;
 }
 
@@ -959,7 +963,7 @@ void
 sess_cancel(sess *s)
 {
     atomic_store(&s->cancel, 1);
-    chat_cancel(s->c);
+    atomic_store(&s->chat_cancel, 1);   /* chat_cancel of whichever chat runs */
 }
 
 void

@@ -70,7 +70,8 @@
 ** expected from the moment the user sends a message or asks for a
 ** regeneration or continuation (sess_expect_reply, or else the reply's own
 ** start: sess_submit, sess_regen, sess_regen_n, sess_continue) until it
-** ends (sess_run returns; a batch, sess_regen_n; or its start fails).  A
+** ends (sess_run returns; a batch, sess_regen_n; or its start fails, the
+** front end's included: sess_expect_clear).  A
 ** cancel at any moment of that -- queued behind a job that runs first (the
 ** greeting), not started yet by the worker, or running -- stops that reply:
 ** one before it starts stops it at its first step, with the same result as
@@ -82,11 +83,15 @@
 ** sess_step_sibling, sess_switch_state) is expected the same way, from
 ** sess_expect_reply until it returns: a cancel before it starts cuts its
 ** replay at the first step (RWKV_ECANCEL: nothing changed), and one that
-** needs no replay goes on.
+** needs no replay goes on.  The cancel is the sess's, not a chat's: one
+** that lands while the thread running the sess swaps its chat for another
+** (an open or a sibling step under other framing, a framing or model
+** switch) holds for the chat that runs next and never touches the one
+** being destroyed.
 **
 ** Threads: one thread at a time calls the sess_* functions of one sess
-** (sess_cancel and sess_expect_reply excepted: any thread or a signal
-** handler).  Callbacks run on that thread.
+** (sess_cancel, sess_abandon, sess_expect_reply and sess_expect_clear
+** excepted: any thread or a signal handler).  Callbacks run on that thread.
 */
 #ifndef RWKV_SESSION_H
 #define RWKV_SESSION_H
@@ -321,8 +326,14 @@ int  sess_run(sess *s, rwkv_err *err);
 ** sent).  Async-signal-safe.
 */
 void sess_expect_reply(sess *s);
+/* The job expected will not run: the front end could not start it (no
+** thread).  The expectation ends as at the end of a reply, so a cancel sent
+** for it, or later while idle, is void at the next start, never carried over
+** to it.  Async-signal-safe. */
+void sess_expect_clear(sess *s);
 /* Stop the reply (expected or in flight: the cancel rule above), prefill
-** or replay (async-signal-safe). */
+** or replay (async-signal-safe; it reads no chat, so it is safe while the
+** worker thread swaps sess_chat for another). */
 void sess_cancel(sess *s);
 /* Stop as sess_cancel, for leaving (a quit, a hang-up): a message whose
 ** prefill is cut stays saved with an empty interrupted reply, as after a

@@ -1408,7 +1408,7 @@ open_branch(sess *s, int64_t sid, int64_t head, rwkv_err *err)
 static int
 open_leave(sess *s, int rc)
 {
-    atomic_store(&s->expect, 0);
+    sess_expect_clear(s);
     return rc;
 }
 
@@ -1505,7 +1505,7 @@ sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
     int rc = fork_to(s, turn, at, err);
 
     if (rc != RWKV_OK)
-        atomic_store(&s->expect, 0);   /* a reply expected after it will not come */
+        sess_expect_clear(s);          /* a reply expected after it will not come */
     return rc;
 }
 

@@ -82,6 +82,12 @@ struct sess {
     rng              seeds, seeds_after;
 
     atomic_int       cancel;           /* sess_cancel: stop the reply or replay */
+    atomic_int       chat_cancel;      /* the cancel flag of every chat of the sess
+                                          (chat_config.cancel): sess_cancel sets it
+                                          and never reads C, which the worker
+                                          thread may be swapping for another chat
+                                          (sess_open, a sibling step, a framing or
+                                          model switch) and destroying */
     atomic_int       expect;           /* a reply is on its way or running (the
                                           cancel rule, session.h): its start keeps
                                           CANCEL and KEEP instead of voiding them */

@@ -674,6 +674,7 @@ cancel_or_close(struct app *a)
     if (a->busy) {
         sess_cancel(a->sess);
         a->w.gen_cancel = 1;
+        a->sib_pending = 0;      /* Esc stops the sibling steps queued behind it too */
         tui_notice(a, 0, "cancelling...");
         return;
     }

@@ -270,7 +270,8 @@ struct app {
     size_t          menu_sel_keep; /* branches menu: the stepped turn's depth + 1 (0 = none),
                                       kept over a sibling switch */
     int             sib_pending;   /* sibling steps (+1/-1 each) pressed while one ran: taken
-                                      one by one as each ends (a replay can take seconds) */
+                                      one by one as each ends (a replay can take seconds);
+                                      Esc (cancel_or_close) drops them with the one running */
     size_t          sib_depth;     /* ... of the turn at this position + 1 on the path
                                       (F6's selection); 0: of the last turn (M-, / M-.) */
     char            pending_state[1024];
@@ -313,7 +314,9 @@ void tui_worker_fini(tui_worker *w);
 /* Start JOB of runtime S on a new thread (takes ownership of MSG; ARG1/ARG2
 ** as in tui_worker), on the UI thread: a cancel from here on is this job's,
 ** one from before is void (gen_cancel cleared; OPEN, SIBLING, SWITCH: the
-** runtime's sess_expect_reply).  0 or -1. */
+** runtime's sess_expect_reply).  0, or -1 when no thread could be started:
+** the runtime then expects nothing (sess_expect_clear), the caller's
+** expectation included. */
 int  tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64_t arg2);
 /* The session runtime's note and progress callbacks (ud = the tui_worker):
 ** they post NOTE / STATS events. */

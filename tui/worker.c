@@ -300,8 +300,12 @@ tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64
     w->gen_cancel = 0;
     if (job == TUI_JOB_OPEN || job == TUI_JOB_SIBLING || job == TUI_JOB_SWITCH)
         sess_expect_reply(s);
-    if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        /* the job will not run: its expectation (here, or the caller's:
+        ** app.c, start_job) ends, or it held a cancel over the next one */
+        sess_expect_clear(s);
         return -1;
+    }
     w->running = 1;
     return 0;
 }

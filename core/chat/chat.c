@@ -353,7 +353,8 @@ struct chat {
     size_t         reply_cap, ids_cap;   /* capacities of the last turn's buffers */
 
     int            phase;
-    atomic_int     cancel;
+    atomic_int     own_cancel;     /* the cancel flag when cfg.cancel is NULL */
+    atomic_int    *cancel;         /* the one in use: own_cancel or cfg.cancel */
     int            need_sep;       /* next prompt needs CHAT_TURN_SEP */
     int            stop;           /* enum chat_stop of the running reply */
 
@@ -564,7 +565,8 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
         c->cb = *cb;
     c->samp = cfg->samp;
     c->samp_set = cfg->samp_set;
-    atomic_init(&c->cancel, 0);
+    atomic_init(&c->own_cancel, 0);
+    c->cancel = cfg->cancel ? cfg->cancel : &c->own_cancel;   /* a borrowed one kept as is */
 
     rc = samp_create(c->n_vocab, &c->sp, err);
     if (rc != RWKV_OK)
@@ -679,7 +681,7 @@ feed_chunked(chat *c, const int32_t *ids, size_t n, float *logits, rwkv_err *err
         size_t k = n - pos < chunk ? n - pos : chunk;
         int rc;
         double t0;
-        if (atomic_load(&c->cancel))
+        if (atomic_load(c->cancel))
             return rwkv_errf(err, RWKV_ECANCEL, "cancelled");
         t0 = mono_now_s();
         rc = rwkv_eval(c->m, ids + pos, k, c->cur, pos + k == n ? logits : NULL, err);
@@ -702,7 +704,7 @@ chat_prime(chat *c, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "chat: busy");
     if (c->greet_fed)
         return RWKV_OK;
-    atomic_store(&c->cancel, 0);    /* a cancel sent while IDLE is void */
+    atomic_store(c->cancel, 0);    /* a cancel sent while IDLE is void */
     memset(&c->cur_stats, 0, sizeof c->cur_stats);
     c->cur_stats.prefill_total = c->n_greet;
     set_phase(c, CHAT_PREFILL);
@@ -715,7 +717,7 @@ chat_prime(chat *c, rwkv_err *err)
     } else {
         rwkv_state_copy(c->cur, c->start);
     }
-    atomic_store(&c->cancel, 0);
+    atomic_store(c->cancel, 0);
     set_phase(c, CHAT_IDLE);
     return rc;
 }
@@ -809,7 +811,7 @@ start_turn(chat *c, char *norm, size_t nlen, const char *text, size_t tlen, cons
     chat_turn *t;
     int rc;
 
-    atomic_store(&c->cancel, 0);    /* a cancel sent while IDLE is void */
+    atomic_store(c->cancel, 0);    /* a cancel sent while IDLE is void */
     if ((rc = push_turn_slot(c, err)) != RWKV_OK) {
         free(norm);
         return rc;
@@ -938,7 +940,7 @@ prefill_rollback(chat *c)
     c->have_turn_start = 0;
     c->have_before_reply = c->prev_have_before;   /* the previous reply can still be redone */
     c->prev_have_before = 0;
-    atomic_store(&c->cancel, 0);
+    atomic_store(c->cancel, 0);
     set_phase(c, CHAT_IDLE);
 }
 
@@ -963,7 +965,7 @@ step_prefill(chat *c, rwkv_err *err)
     int want, rc;
     double t0;
 
-    if (atomic_load(&c->cancel)) {
+    if (atomic_load(c->cancel)) {
         rollback(c);
         return RWKV_OK;
     }
@@ -1041,7 +1043,7 @@ step_generate(chat *c, rwkv_err *err)
     double t0;
     int rc, r;
 
-    if (atomic_load(&c->cancel)) {
+    if (atomic_load(c->cancel)) {
         c->stop = CHAT_STOP_CANCEL;
         set_phase(c, CHAT_STOPPING);
         return RWKV_OK;
@@ -1153,7 +1155,7 @@ step_stopping(chat *c, rwkv_err *err)
     c->cont = 0;
     free(c->cont_text);
     c->cont_text = NULL;
-    atomic_store(&c->cancel, 0);
+    atomic_store(c->cancel, 0);
     set_phase(c, CHAT_IDLE);
     if (c->cb.done)
         c->cb.done(c->cb.ud, t);
@@ -1195,7 +1197,7 @@ chat_regen(chat *c, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "nothing to regenerate yet");
     t = &c->turns[c->n_turns - 1];
     memset(&c->cur_stats, 0, sizeof c->cur_stats);
-    atomic_store(&c->cancel, 0);    /* a cancel sent while IDLE is void */
+    atomic_store(c->cancel, 0);    /* a cancel sent while IDLE is void */
     if (c->have_before_reply) {
         rwkv_state_copy(c->cur, c->before_reply);
         memcpy(c->logits, c->logits_before, c->n_vocab * sizeof(float));
@@ -1346,7 +1348,7 @@ cont_rollback(chat *c)
     rwkv_state_copy(c->cur, c->cont_state);
     c->logits_valid = 0;
     c->cont = 0;
-    atomic_store(&c->cancel, 0);
+    atomic_store(c->cancel, 0);
     set_phase(c, CHAT_IDLE);
 }
 
@@ -1408,7 +1410,7 @@ chat_continue(chat *c, rwkv_err *err)
     if (r > 0)
         return rwkv_errf(err, RWKV_EINVAL, "the reply holds one of the stop strings now in "
                                            "use: it is complete; regenerate it to draw another");
-    atomic_store(&c->cancel, 0);    /* a cancel sent while IDLE is void */
+    atomic_store(c->cancel, 0);    /* a cancel sent while IDLE is void */
     memset(&c->cur_stats, 0, sizeof c->cur_stats);
     c->cont_stats = t->stats;
     c->cont = 1;
@@ -1433,7 +1435,7 @@ chat_continue(chat *c, rwkv_err *err)
 void
 chat_cancel(chat *c)
 {
-    atomic_store(&c->cancel, 1);
+    atomic_store(c->cancel, 1);
 }
 
 int
@@ -1453,7 +1455,7 @@ chat_reset(chat *c)
     ** START is still fresh: the greeting is then fed again on the next
     ** message. */
     c->greet_fed = c->start_greeted;
-    atomic_store(&c->cancel, 0);
+    atomic_store(c->cancel, 0);
 }
 
 int
@@ -1520,7 +1522,7 @@ chat_use_greeting(chat *c, rwkv_err *err)
     c->from_file = 0;
     clear_turns(c);
     params_apply_demo_defaults(&c->samp, c->samp_set);
-    atomic_store(&c->cancel, 0);
+    atomic_store(c->cancel, 0);
     return RWKV_OK;
 }
 

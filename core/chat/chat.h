@@ -47,6 +47,7 @@
 #ifndef RWKV_CHAT_H
 #define RWKV_CHAT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -201,6 +202,13 @@ typedef struct chat_config {
     size_t        n_banned;
     int           no_stop;       /* 1 = no stop strings at all (plain completion:
                                     replies end at max_tokens or cancel) */
+    atomic_int   *cancel;        /* the chat's cancel flag, NULL = one of its
+                                    own; else borrowed (it outlives the chat):
+                                    the chat reads and clears it as its own,
+                                    and storing 1 in it is chat_cancel.
+                                    Chats may share one: the session runtime's
+                                    cancel reaches the chat it runs without
+                                    touching one it swaps out and destroys */
 } chat_config;
 
 /* Fill CFG with the demo's behaviour: params_defaults, demo greeting,

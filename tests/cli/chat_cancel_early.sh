@@ -30,17 +30,7 @@ chat_bg $BYTE --db "$D" --new early --max-tokens 8 --seed 3 --temperature 0 \
     --stop QQQQQQ --ban 10,13
 printf 'hello\n' >&3
 poll replied 1 || fail "no reply to hello: $(cat "$TMP/err")"
-if ! hold_start $pid sess_submit; then
-    exec 3>&-
-    wait $pid
-    skip $N_CHECKS "gdb could not attach: $(hold_why)"
-    finish
-    exit
-fi
-printf 'second\n' >&3
-hold_hit || fail "the chat never began sending the message"
-kill -INT $pid
-hold_end
+hold_int sess_submit second $N_CHECKS
 poll grep -q 'cancelled before the reply started; message dropped' "$TMP/err" && ok ||
     fail "the message cut before its reply began: $(cat "$TMP/err")"
 [ "$(replies)" = 1 ] && ok || fail "a reply to the cancelled message was printed: $(cat "$TMP/out")"

@@ -19,6 +19,19 @@
 #   hold_hit            0 once a thread stopped at BREAK, 1 when none did (~60 s)
 #   hold_end            let everything go on; returns once gdb has detached
 #   hold_why            gdb's line saying why it could not attach
+#   hold_script FILE    a script of a test's own into FILE: gdb attaches, passes
+#                       SIGINT on, runs the Python read from stdin (at the left
+#                       margin; touch(NAME) makes $TMP/NAME, and "ready" must
+#                       be touched once its break points are set), then
+#                       deletes them and detaches
+#   hold_run PID FILE   run that script on PID in the background; 0 once it
+#                       is ready, 1 when gdb could not attach (hold_why);
+#                       hold_wait waits for its end
+#   hold_int BREAK LINE N
+#                       the line chat of chat_bg ($pid, its input on fd 3):
+#                       LINE is sent, the chat held where it enters BREAK,
+#                       SIGINT sent, and everything goes on; when gdb could
+#                       not attach, N checks skipped, finish, exit
 
 hold_gdb() {
     local n=$1 what=$2 t
@@ -35,13 +48,14 @@ hold_gdb() {
 
 hold_why() { grep -m1 -iE 'ptrace|error|python' "$TMP/gdb.log"; }
 
-cat >"$TMP/hold.gdb" <<'EOF'
+hold_script() {
+    {
+        cat <<'EOF'
 set pagination off
 set confirm off
 python
 import gdb, os, time
 tmp = os.environ["HOLD_TMP"]
-until = os.environ["HOLD_UNTIL"].split()
 def touch(name):
     open(os.path.join(tmp, name), "w").close()
 try:
@@ -50,6 +64,15 @@ except gdb.error:
     touch("noattach")
     raise
 gdb.execute("handle SIGINT nostop noprint pass")    # a test's kill -INT is the program's
+EOF
+        cat
+        printf '%s\n' 'gdb.execute("delete")' \
+            'gdb.execute("detach")                   # everything goes on' end
+    } >"$1"
+}
+
+hold_script "$TMP/hold.gdb" <<'EOF'
+until = os.environ["HOLD_UNTIL"].split()
 gdb.execute("break " + os.environ["HOLD_BREAK"])
 touch("ready")
 gdb.execute("continue")                 # a thread enters BREAK: all stop
@@ -67,17 +90,12 @@ else:
         if os.path.exists(os.path.join(tmp, "go")):
             break
         time.sleep(0.1)
-gdb.execute("delete")
-gdb.execute("detach")                   # everything goes on
-end
 EOF
 
-hold_start() {
-    local pid=$1 brk=$2
-    shift 2
+hold_run() {
     rm -f "$TMP/ready" "$TMP/hit" "$TMP/noattach" "$TMP/go"
-    HOLD_TMP=$TMP HOLD_PID=$pid HOLD_BREAK=$brk HOLD_UNTIL="$*" \
-        timeout 120 gdb -nx -batch -x "$TMP/hold.gdb" >"$TMP/gdb.log" 2>&1 &
+    HOLD_TMP=$TMP HOLD_PID=$1 HOLD_BREAK=${HOLD_BREAK:-} HOLD_UNTIL=${HOLD_UNTIL:-} \
+        timeout 120 gdb -nx -batch -x "$2" >"$TMP/gdb.log" 2>&1 &
     _hold_gdb=$!
     poll test -e "$TMP/ready" -o -e "$TMP/noattach"
     [ -e "$TMP/ready" ] && return 0
@@ -85,6 +103,28 @@ hold_start() {
     return 1
 }
 
+hold_wait() { wait $_hold_gdb; }
+
+hold_start() {
+    local pid=$1 brk=$2
+    shift 2
+    HOLD_BREAK=$brk HOLD_UNTIL="$*" hold_run "$pid" "$TMP/hold.gdb"
+}
+
 hold_hit() { poll test -e "$TMP/hit"; }
 
-hold_end() { touch "$TMP/go"; wait $_hold_gdb; }
+hold_end() { touch "$TMP/go"; hold_wait; }
+
+hold_int() {
+    if ! hold_start $pid "$1"; then
+        exec 3>&-
+        wait $pid
+        skip "$3" "gdb could not attach: $(hold_why)"
+        finish
+        exit
+    fi
+    printf '%s\n' "$2" >&3
+    hold_hit || fail "the chat never entered $1"
+    kill -INT $pid
+    hold_end
+}

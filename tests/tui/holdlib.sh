@@ -15,13 +15,16 @@
 #                       worker_main, sess_cancel then tui_notice).  1 when
 #                       gdb could not attach (hold_why says why)
 #   hold_why            gdb's line saying why it could not attach
+#   tui_pid             the client's process id (for hold_run)
 . "$(dirname "${BASH_SOURCE[0]}")/../cli/holdlib.sh"
+
+tui_pid() { pgrep -P "$(tmx display -p '#{pane_pid}')" | head -1; }
 
 held() {
     local start=$1 cancel=$2
     shift 2
     [ $# -gt 0 ] || set -- worker_main sess_cancel tui_notice
-    hold_start "$(pgrep -P "$(tmx display -p '#{pane_pid}')" | head -1)" "$@" || return 1
+    hold_start "$(tui_pid)" "$@" || return 1
     keys $start
     hold_hit || fail "$start: the worker never reached $1"
     keys $cancel

@@ -106,7 +106,8 @@ job_main(void *arg)
 
 /* Queue job KIND as the client does: a reply is expected from now
 ** (sess_expect_reply; the greeting is no reply), then the thread starts --
-** held at its gate.  0, or -1 (no thread). */
+** held at its gate.  0, or -1 (no thread: then nothing is expected,
+** sess_expect_clear). */
 static int
 job_queue(job *j, sess *s, int kind, const char *msg, int64_t arg)
 {
@@ -120,6 +121,7 @@ job_queue(job *j, sess *s, int kind, const char *msg, int64_t arg)
     if (kind != JOB_PRIME)
         sess_expect_reply(s);
     if (pthread_create(&j->th, NULL, job_main, j) != 0) {
+        sess_expect_clear(s);
         TEST_COND("worker thread", 0);
         return -1;
     }
@@ -401,6 +403,16 @@ void_cancels(rwkv_model *m, const tok *t)
     run_job(&j, s, JOB_SUBMIT, "after a refusal", 0, CUT_NONE, 0);
     TEST_CONDF(full_reply(&j, s), "a cancel after a refused start is void (started %d)",
                j.started);
+    /* so does a job the client could not start (no thread: tui/worker.c
+    ** calls sess_expect_clear), and a cancel after it -- Esc of the next
+    ** job, a free generation the runtime does not expect -- is void: the
+    ** message after that runs whole (it was cut at its first step) */
+    sess_expect_reply(s);               /* Enter: the reply is expected ... */
+    sess_expect_clear(s);               /* ... but its thread did not start */
+    sess_cancel(s);                     /* Esc of another job */
+    run_job(&j, s, JOB_SUBMIT, "after a job not started", 0, CUT_NONE, 0);
+    TEST_CONDF(full_reply(&j, s), "a cancel after a job that never started is void "
+               "(started %d)", j.started);
     /* the calls made directly (no sess_expect_reply) keep the same rule */
     sess_cancel(s);
     TEST_COND("sess_submit alone voids a cancel sent while idle",
