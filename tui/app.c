@@ -440,8 +440,19 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t arg1)
     a->phase = phase;
     a->alt_k = a->alt_n = 0;
     if (tui_worker_start(&a->w, a->sess, job, msg, arg1, 0) != 0) {
+        /* nothing ran and the runtime recorded nothing (the worker submits):
+        ** as a reply cut before it started, the transcript is the runtime's
+        ** again and a message goes back to the input box, an edit still
+        ** forking at its turn */
+        tui_event e;
+
+        memset(&e, 0, sizeof e);
+        e.rc = rwkv_errf(&e.err, RWKV_EIO, "could not start the generation thread");
         a->busy = 0;
-        tui_notice(a, 1, "could not start the generation thread");
+        a->phase = CHAT_IDLE;
+        on_not_started(a, &e, job);
+        if (job == TUI_JOB_SUBMIT && arg1 > 0)
+            a->fork_pending = 1;
     }
 }
 
@@ -2302,10 +2313,8 @@ tui_run(const tui_launch *launch)
         /* --resume / --session ID: the saved session, replayed off the UI
         ** thread when its states cannot be used */
         tui_session_job(a, TUI_JOB_OPEN, a->launch.resume_id, -1, NULL);
-    } else if (chat_greeting_fed(a->chat) == 0 && chat_greeting(a->chat)[0] != '\0') {
-        a->busy = 1;
-        a->phase = CHAT_PREFILL;
-        tui_worker_start(&a->w, a->sess, TUI_JOB_PRIME, NULL, 0, 0);
+    } else {
+        tui_session_prime(a);
     }
     history_open(a);
     main_loop(a);

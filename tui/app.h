@@ -334,6 +334,14 @@ void tui_apply_sampling(struct app *a);
 /* Run a session-runtime JOB (OPEN, SIBLING, SWITCH) on the worker thread;
 ** PATH (SWITCH) is copied.  0, or -1 with a notice (busy). */
 int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path);
+/* Feed the greeting on the worker thread when it is still pending (busy
+** meanwhile); when the thread cannot start, a notice says so and the
+** runtime feeds it with the first message. */
+void tui_session_prime(struct app *a);
+/* 1 after a notice when the job running (OPEN, SIBLING, SWITCH) may make the
+** session a new chat and framing, freeing the ones in use (sess_open): what
+** reads a->chat or sess_framing on the UI thread waits for it; else 0. */
+int  tui_session_swapping(struct app *a);
 
 /*
 ** A note in the transcript (ROLE TUI_TURN_INFO or TUI_TURN_ERROR), kept so

@@ -306,5 +306,5 @@ static const tui_menu_keydef branch_keys[] = {
 
 const tui_menu_class tui_menu_branches_class = {
     TUI_MENU_BRANCHES, CFG_ACT_BRANCHES, TR_NOOP("Branches"), TR_NOOP("Branches: the whole tree (* = this branch)"),
-    fill_branches, select_current, NULL, branch_keys
+    fill_branches, select_current, NULL, branch_keys, 0
 };

@@ -183,6 +183,8 @@ tui_framing_next_think(struct app *a)
         tui_notice(a, 1, "no model loaded yet");
         return;
     }
+    if (tui_session_swapping(a))
+        return;
     set_think(a, chat_think_name((framing_think(sess_framing(a->sess)) + 1) % CHAT_THINK_COUNT));
 }
 
@@ -302,7 +304,7 @@ static const tui_menu_keydef framing_keys[] = {
 
 const tui_menu_class tui_menu_framing_class = {
     TUI_MENU_FRAMING, CFG_ACT_FRAMING, TR_NOOP("Framing"), TR_NOOP("Framing of this session"), fill_framing, NULL,
-    NULL, framing_keys
+    NULL, framing_keys, 1
 };
 
 const tui_prompt_class tui_prompt_framing = { TUI_PROMPT_FRAMING, 0, accept_field,

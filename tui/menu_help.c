@@ -173,5 +173,5 @@ static const tui_menu_keydef help_keys[] = {
 };
 
 const tui_menu_class tui_menu_help_class = {
-    TUI_MENU_HELP, CFG_ACT_HELP, TR_NOOP("Help"), TR_NOOP("Help: every key"), fill_help, NULL, NULL, help_keys
+    TUI_MENU_HELP, CFG_ACT_HELP, TR_NOOP("Help"), TR_NOOP("Help: every key"), fill_help, NULL, NULL, help_keys, 0
 };

@@ -65,5 +65,5 @@ static const tui_menu_keydef log_keys[] = {
 
 const tui_menu_class tui_menu_log_class = {
     TUI_MENU_LOG, CFG_ACT_LOG, TR_NOOP("Messages"), TR_NOOP("Messages (newest first)"), fill_log, NULL, NULL,
-    log_keys
+    log_keys, 0
 };

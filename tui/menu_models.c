@@ -138,7 +138,7 @@ static const tui_menu_keydef model_keys[] = {
 };
 
 const tui_menu_class tui_menu_models_class = {
-    TUI_MENU_MODELS, CFG_ACT_MODELS, TR_NOOP("Models"), TR_NOOP("Models"), fill_models, NULL, NULL, model_keys
+    TUI_MENU_MODELS, CFG_ACT_MODELS, TR_NOOP("Models"), TR_NOOP("Models"), fill_models, NULL, NULL, model_keys, 0
 };
 
 static void

@@ -76,7 +76,7 @@ static const tui_menu_keydef preset_keys[] = {
 
 const tui_menu_class tui_menu_presets_class = {
     TUI_MENU_PRESETS, CFG_ACT_PRESETS, TR_NOOP("Presets"), TR_NOOP("Presets"), fill_presets, NULL, NULL,
-    preset_keys
+    preset_keys, 1   /* Enter and C-s read the framing (menu_framing.c) */
 };
 
 static void

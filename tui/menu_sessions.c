@@ -343,7 +343,7 @@ static const tui_menu_keydef session_keys[] = {
 
 const tui_menu_class tui_menu_sessions_class = {
     TUI_MENU_SESSIONS, CFG_ACT_SESSIONS, TR_NOOP("Sessions"), TR_NOOP("Sessions"), fill_sessions, select_open,
-    filter_sessions, session_keys
+    filter_sessions, session_keys, 0
 };
 
 /* ---- prompts ---------------------------------------------------------------- */

@@ -242,7 +242,7 @@ static const tui_menu_keydef state_keys[] = {
 
 const tui_menu_class tui_menu_states_class = {
     TUI_MENU_STATES, CFG_ACT_STATES, TR_NOOP("State files"), TR_NOOP("State files"), fill_states, NULL, NULL,
-    state_keys
+    state_keys, 0
 };
 
 /* ---- the question after Enter: new session, replay, or cancel ---------------- */
@@ -269,5 +269,5 @@ static const tui_menu_keydef ask_keys[] = {
 };
 
 const tui_menu_class tui_menu_state_ask_class = {
-    TUI_MENU_STATE_ASK, -1, TR_NOOP("Switch state file"), TR_NOOP("Switch state file"), NULL, NULL, NULL, ask_keys
+    TUI_MENU_STATE_ASK, -1, TR_NOOP("Switch state file"), TR_NOOP("Switch state file"), NULL, NULL, NULL, ask_keys, 0
 };

@@ -74,6 +74,8 @@ tui_menu_open(struct app *a, int kind)
 {
     const tui_menu_class *c = class_of(kind);
 
+    if (c && c->reads_chat && tui_session_swapping(a))
+        return;
     tui_menu_fini(&a->menu);
     tui_menu_init(&a->menu, c ? kind : TUI_MENU_NONE, c ? TR(c->title) : "");
     if (c == NULL)

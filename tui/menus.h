@@ -67,6 +67,9 @@ typedef struct tui_menu_class {
     /* The search text changed (NULL = tui_menu_set_filter). */
     void      (*filter)(tui_menu *m, const struct app *a, const char *text);
     const tui_menu_keydef *keys;   /* ends with a NULL name */
+    int         reads_chat; /* the fill or the keys read a->chat or the framing:
+                               not opened while a job may swap them
+                               (tui_session_swapping) */
 } tui_menu_class;
 
 extern const tui_menu_class tui_menu_help_class, tui_menu_log_class,

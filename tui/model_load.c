@@ -301,10 +301,6 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     tui_buf_fini(&said);
     tui_session_fresh(a);
     tui_notice(a, 0, "model %s (%s); new session", a->model_label, rwkv_model_info(m)->strategy);
-    if (!chat_greeting_fed(a->chat) && chat_greeting(a->chat)[0] != '\0') {
-        a->busy = 1;
-        a->phase = CHAT_PREFILL;
-        tui_worker_start(&a->w, a->sess, TUI_JOB_PRIME, NULL, 0, 0);
-    }
+    tui_session_prime(a);
     return 0;
 }

@@ -8,8 +8,8 @@
 ** for it: the run's and the model's at the top, a message's before its
 ** turn), sibling
 ** positions, and the library import of a state file.  Also where the UI
-** starts a runtime job on the worker thread (tui_session_job) and hands it
-** the sidebar's sampling values.
+** starts a runtime job on the worker thread (tui_session_job, and the
+** greeting's: tui_session_prime) and hands it the sidebar's sampling values.
 */
 #include "app.h"
 
@@ -47,6 +47,32 @@ tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *
     }
     a->dirty = 1;
     return 0;
+}
+
+void
+tui_session_prime(struct app *a)
+{
+    if (chat_greeting_fed(a->chat) || chat_greeting(a->chat)[0] == '\0')
+        return;
+    a->busy = 1;
+    a->phase = CHAT_PREFILL;
+    if (tui_worker_start(&a->w, a->sess, TUI_JOB_PRIME, NULL, 0, 0) != 0) {
+        /* the runtime feeds a greeting still pending with the first message */
+        a->busy = 0;
+        a->phase = CHAT_IDLE;
+        tui_notice(a, 1, "could not start the worker thread: the greeting goes with the first "
+                         "message");
+    }
+}
+
+int
+tui_session_swapping(struct app *a)
+{
+    if (!a->busy ||
+        (a->w.job != TUI_JOB_OPEN && a->w.job != TUI_JOB_SIBLING && a->w.job != TUI_JOB_SWITCH))
+        return 0;
+    tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+    return 1;
 }
 
 void

@@ -16,6 +16,9 @@
 #                       gdb could not attach (hold_why says why)
 #   hold_why            gdb's line saying why it could not attach
 #   tui_pid             the client's process id (for hold_run)
+#   hold_nothread FILE  a script (hold_run) making the next pthread_create
+#                       called by tui_worker_start fail with EAGAIN, as when
+#                       the process is out of threads ($TMP/failed once done)
 . "$(dirname "${BASH_SOURCE[0]}")/../cli/holdlib.sh"
 
 tui_pid() { pgrep -P "$(tmx display -p '#{pane_pid}')" | head -1; }
@@ -30,4 +33,18 @@ held() {
     keys $cancel
     hold_end
     return 0
+}
+
+hold_nothread() {
+    hold_script "$1" <<'EOF'
+gdb.execute("break pthread_create")
+touch("ready")
+while True:
+    gdb.execute("continue")
+    up = gdb.selected_frame().older()
+    if up is not None and up.name() == "tui_worker_start":
+        break
+gdb.execute("return (int) 11")
+touch("failed")
+EOF
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tests/tui/worker_start_fail.sh -- a reply whose worker thread could not be
-# started ("could not start the generation thread") is not left expected:
+# started ("could not start the generation thread") leaves nothing behind:
+# the transcript keeps no message nor empty reply (the runtime recorded
+# none) and the text is back in the input box.  It is not left expected:
 # an Esc after it -- here of a free generation, which the runtime does not
 # expect -- is void for the next message, which is answered (it was cut at
 # its first step, "cancelled before the reply started", by an Esc sent
@@ -12,21 +14,10 @@
 . "$(dirname "$0")/tmuxlib.sh"
 . "$(dirname "$0")/holdlib.sh"
 
-N_CHECKS=6
+N_CHECKS=10
 hold_gdb $N_CHECKS "a worker thread that does not start"
 
-# gdb: the next pthread_create called by tui_worker_start returns EAGAIN
-hold_script "$TMP/nothread.gdb" <<'EOF'
-gdb.execute("break pthread_create")
-touch("ready")
-while True:
-    gdb.execute("continue")
-    up = gdb.selected_frame().older()
-    if up is not None and up.name() == "tui_worker_start":
-        break
-gdb.execute("return (int) 11")
-touch("failed")
-EOF
+hold_nothread "$TMP/nothread.gdb"
 
 tui_start --max-tokens 6 --seed 3
 if ! hold_run "$(tui_pid)" "$TMP/nothread.gdb"; then
@@ -40,6 +31,14 @@ keys Enter
 check "the worker did not start" 'could not start the generation thread'
 hold_wait
 [ -e "$TMP/failed" ] && ok || fail "gdb: $(tail -3 "$TMP/gdb.log")"
+# nothing was sent or saved: the transcript has no such turns, the text is
+# back in the input box (and goes out with the next Enter)
+check "the message is back" 'your message is back in the input box'
+screen | grep -q '^> hello' && ok || fail "the text is not in the input box: $(screen | tail -4)"
+screen | grep -qE '^(You|RWKV)( |$)' && fail "turns left in the transcript: $(screen | head -12)" || ok
+[ -z "$("$RWKV_TUI" sessions --db "$DB" list 2>/dev/null | grep hello)" ] && ok ||
+    fail "saved: $("$RWKV_TUI" sessions --db "$DB" list)"
+keys C-u
 
 # Esc of a free generation, before its worker began (it is cut in its prompt)
 keys M-g
