@@ -11,7 +11,7 @@
 . "$(dirname "$0")/tmuxlib.sh"
 . "$(dirname "$0")/holdlib.sh"
 
-N_CHECKS=12
+N_CHECKS=11
 hold_gdb $N_CHECKS "the cancel before a free generation starts"
 
 # the last transcript line starting with TEXT, as shown (the sidebar cut off)

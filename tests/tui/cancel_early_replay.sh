@@ -12,7 +12,7 @@
 . "$(dirname "$0")/tmuxlib.sh"
 . "$(dirname "$0")/holdlib.sh"
 
-N_CHECKS=20
+N_CHECKS=19
 hold_gdb $N_CHECKS "the cancel before a replay starts"
 
 mkdir -p "$TMP/states" "$XDG_CONFIG_HOME/rwkv-tui"
