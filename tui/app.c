@@ -154,12 +154,24 @@ on_not_started(struct app *a, const tui_event *e, int job)
     else
         snprintf(msg, sizeof msg, "%s", e->err.msg[0] ? TR(e->err.msg) : rwkv_strerror(e->rc));
     if (job == TUI_JOB_SUBMIT && a->reply_turn >= 1 &&
-        a->tr.turns[a->reply_turn - 1].role == TUI_TURN_USER) {
-        if (a->in.len == 0 && e->rc != RWKV_EINVAL)
-            tui_input_set(&a->in, a->tr.turns[a->reply_turn - 1].text.p);
-        if (a->in.len > 0 && e->rc != RWKV_EINVAL)
+        a->tr.turns[a->reply_turn - 1].role == TUI_TURN_USER && e->rc != RWKV_EINVAL) {
+        /* back in the box, above what was typed since (a message queued
+        ** behind the greeting while more was typed): nothing is lost */
+        const char *sent = a->tr.turns[a->reply_turn - 1].text.p;
+        tui_buf both;
+
+        tui_buf_init(&both);
+        tui_buf_add(&both, sent, strlen(sent));
+        if (a->in.len > 0) {
+            tui_buf_add(&both, "\n", 1);
+            tui_buf_add(&both, a->in.buf, a->in.len);
+        }
+        if (both.len > 0) {
+            tui_input_set(&a->in, both.p);
             snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s",
                      TR(": your message is back in the input box"));
+        }
+        tui_buf_fini(&both);
     }
     a->reply_turn = -1;
     tui_session_rebuild(a);
