@@ -85,22 +85,20 @@ limited() {   # limited NAME: a chat whose saves fail at once, its stdin the FIF
     poll sh -c "[ \$(grep -c '^Assistant:' '$TMP/out2') -ge 2 ]" && ok \
         || fail "$1: no replies: $(cat "$TMP/err2")"
 }
-limited term
-kill -TERM $pid
-wait $pid
-rc=$?
-exec 4>&-
-err=$(cat "$TMP/err2")
-[ $rc = 143 ] && ok || fail "SIGTERM: exit $rc, want 143: $err"
-printf '%s\n' "$err" | grep -Eq "^rwkv-tui: leaving with [12] exchanges? not saved \(.*file-size limit.*\): (it is|they are) not in the session$" \
-    && ok || fail "SIGTERM: no line for what was not saved: $err"
-limited int
-kill -INT $pid
-wait $pid
-rc=$?
-exec 4>&-
-err=$(cat "$TMP/err2")
-[ $rc = 1 ] && ok || fail "Ctrl-C at the prompt: exit $rc, want 1: $err"
-printf '%s\n' "$err" | grep -Eq "^rwkv-tui: leaving with [12] exchanges? not saved" \
-    && ok || fail "Ctrl-C at the prompt: no line for what was not saved: $err"
+# signal_leaves NAME SIG RC WHAT PATTERN: SIG to the limited chat NAME ends it
+# with exit status RC and a line on stderr matching PATTERN
+signal_leaves() {
+    local err rc
+    limited "$1"
+    kill "-$2" $pid
+    wait $pid
+    rc=$?
+    exec 4>&-
+    err=$(cat "$TMP/err2")
+    [ $rc = "$3" ] && ok || fail "$4: exit $rc, want $3: $err"
+    printf '%s\n' "$err" | grep -Eq "$5" && ok || fail "$4: no line for what was not saved: $err"
+}
+signal_leaves term TERM 143 SIGTERM \
+    "^rwkv-tui: leaving with [12] exchanges? not saved \(.*file-size limit.*\): (it is|they are) not in the session$"
+signal_leaves int INT 1 "Ctrl-C at the prompt" "^rwkv-tui: leaving with [12] exchanges? not saved"
 finish
