@@ -148,40 +148,34 @@ q8_scale(enum fmt f, const float *s, int64_t c)
 ** window holds many cache misses: bf16 rows are read 16 weights per 32-byte
 ** load and widened in place (even elements: shift; odd: mask) against x
 ** split into its even / odd elements once per step for all rows; f16 rows
-** 8 per vcvtph2ps; Q8 rows 32 codes per block, summed unscaled and scaled
-** once per block.  Every kernel prefetches each row MV_PF_ROW bytes ahead
-** (simd_impl.h), rows shorter than that a later row block (MV_PF_MIN_BYTES
-** ahead) at the pace it reads, as the AVX-512 ones do --
-** fp32 too: without it the fp32 LoRA factors (rows of 64 - 256 weights,
-** a tenth of a bf16 token's decode time) streamed at 20-21 GB/s per CPU
-** second against 26-27 with it, and the big fp32 matrices gained ~10%
-** (Zen 5, 1 thread, cold copies, interleaved).
+** 8 per vcvtph2ps; Q8 rows as int16 products per block (mv_rows_q8x).
+**
+** The NR_MV rows of a step come from NR_MV equal runs of the thread's rows
+** (rows r, r + run, r + 2 run, ...), so the kernel reads NR_MV long
+** sequential streams, each prefetched MV_PF_ROW bytes ahead of itself
+** (simd_impl.h's simd_mv_prefetch_runs) -- the read probe's pattern, for
+** every row length: the short LoRA rows too, and Q8 / Q4 with their block
+** scales as streams of their own.  Adjacent rows (the earlier scheme) made
+** every row a new short stream for the hardware prefetcher, and rows
+** shorter than MV_PF_ROW needed a prefetch of their own.  The rows left
+** over (fewer than NR_MV) go one at a time.
 */
-#define MV_PF_MIN_BYTES 16384
 
-/* Prefetch BYTES (a multiple of 64) at NEXT + OFF; nothing if NEXT is NULL. */
+/* y[r + i RS], i < NR, for f32 / bf16 / f16 rows; Q8 in mv_rows_q8x.  PF:
+** prefetch each row's stream ahead. */
 AI void
-mv_prefetch(const char *next, int64_t off, int bytes)
-{
-    if (next != NULL)
-        for (int u = 0; u < bytes; u += 64)
-            _mm_prefetch(next + off + u, _MM_HINT_T0);
-}
-
-/* y[r..r+NR) for f32 / bf16 / f16 rows; Q8 in mv_rows_q8. */
-AI void
-mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
-        int64_t r, const char *next, int rowpf)
+mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
+        int64_t rs, int pf)
 {
     const int64_t n = w->cols, rb = n * (int64_t)fmt_size[f];
     const char *p[NR_MV];
     __m256 a0[NR_MV], a1[NR_MV];
-    float tail[NR_MV];
+    float tail[NR_MV], v[NR_MV];
     int64_t c = 0;
 
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++) {
-        p[i] = row_ptr(w, r + i);
+        p[i] = row_ptr(w, r + i * rs);
         a0[i] = _mm256_setzero_ps();
         a1[i] = _mm256_setzero_ps();
         tail[i] = 0;
@@ -199,15 +193,14 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
                 _mm256_castps_pd(_mm256_shuffle_ps(x0, x1, _MM_SHUFFLE(3, 1, 3, 1))),
                 _MM_SHUFFLE(3, 1, 2, 0)));
 
-            mv_prefetch(next, c * NR * 2, NR * 32);
-            if (rowpf && (c & 31) == 0)
-                simd_mv_prefetch_rows(p, NR, c * 2, rb, rowpf > 1);
+            if (pf && (c & 31) == 0)
+                simd_mv_prefetch_runs(p, NR, c * 2, MV_PF_ROW, rb, rb);
 #pragma GCC unroll 4
             for (int i = 0; i < NR; i++) {
-                __m256i v = _mm256_loadu_si256((const __m256i *)((const uint16_t *)p[i] + c));
-                a0[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)), xe,
+                __m256i u = _mm256_loadu_si256((const __m256i *)((const uint16_t *)p[i] + c));
+                a0[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(u, 16)), xe,
                                         a0[i]);
-                a1[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(v, hi)), xo,
+                a1[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(u, hi)), xo,
                                         a1[i]);
             }
         }
@@ -215,9 +208,8 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
     for (; c + 16 <= n; c += 16) {
         __m256 x0 = _mm256_loadu_ps(x + c), x1 = _mm256_loadu_ps(x + c + 8);
 
-        mv_prefetch(next, c * NR * (int64_t)fmt_size[f], NR * 16 * (int)fmt_size[f]);
-        if (rowpf && (f == FMT_F32 || (c & 31) == 0))
-            simd_mv_prefetch_rows(p, NR, c * (int64_t)fmt_size[f], rb, rowpf > 1);
+        if (pf && (f == FMT_F32 || (c & 31) == 0))
+            simd_mv_prefetch_runs(p, NR, c * (int64_t)fmt_size[f], MV_PF_ROW, rb, rb);
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {
             a0[i] = _mm256_fmadd_ps(ldw(f, p[i], c), x0, a0[i]);
@@ -236,26 +228,30 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y,
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++)
         a0[i] = _mm256_add_ps(a0[i], a1[i]);
-    mv_put(NR, a0, tail, y + r);
+    mv_put(NR, a0, tail, v);
+    for (int i = 0; i < NR; i++)
+        y[r + i * rs] = v[i];
 }
 
 /*
-** y[r..r+NR) (+)= NBLK blocks from block B0 of Q8 rows against the int16
-** activation codes Q (simd_impl.h): per block two 16-code vpmovsxbw loads,
-** two vpmaddwd against the block's codes (8 exact int32 sums), one
-** vcvtdq2ps and one FMA by s * dx -- 4 arithmetic uops per 32 weights on
-** ports 0/1 where widening every code to fp32 took 9.  A last, partial
-** block of the row is summed in scalar code (its loads would cross the
-** row's end).  Prefetching as mv_rows (NEXT_S: the scales of the row block
-** whose codes are prefetched, at the same pace).
+** y[r + i RS], i < NR, (+)= NBLK blocks from block B0 of Q8 rows against
+** the int16 activation codes Q (simd_impl.h): per block two 16-code
+** vpmovsxbw loads, two vpmaddwd against the block's codes (8 exact int32
+** sums), one vcvtdq2ps and one FMA by s * dx -- 4 arithmetic uops per 32
+** weights on ports 0/1 where widening every code to fp32 took 9.  A last,
+** partial block of the row is summed in scalar code (its loads would cross
+** the row's end).  PF: each row's codes prefetched ahead as mv_rows does,
+** its scales (a stream of their own) as far ahead in blocks.
 */
 AI void
 mv_rows_q8x(int NR, const simd_matrix *w, const simd_q8_x *q, int64_t nblk, float *y,
-            int64_t r, int64_t b0, int add, const char *next, const float *next_s, int rowpf)
+            int64_t r, int64_t rs, int64_t b0, int add, int pf)
 {
     const int64_t n = w->cols, nb = simd_q8_nblocks(n);
     const int64_t nfull = (b0 + nblk) * SIMD_Q8_BLOCK > n ? nblk - 1 : nblk;
-    const char *p[NR_MV];
+    const int64_t len = (b0 + nblk) * SIMD_Q8_BLOCK < n ? nblk * SIMD_Q8_BLOCK
+                                                       : n - b0 * SIMD_Q8_BLOCK;
+    const char *p[NR_MV], *ps[NR_MV];
     const float *s[NR_MV];
     __m256 acc[NR_MV];
     float tail[NR_MV], v[NR_MV];
@@ -263,8 +259,9 @@ mv_rows_q8x(int NR, const simd_matrix *w, const simd_q8_x *q, int64_t nblk, floa
 
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++) {
-        p[i] = row_ptr(w, r + i);
-        s[i] = w->scales + (r + i) * nb + b0;
+        p[i] = row_ptr(w, r + i * rs) + b0 * SIMD_Q8_BLOCK;
+        s[i] = w->scales + (r + i * rs) * nb + b0;
+        ps[i] = (const char *)s[i];
         acc[i] = _mm256_setzero_ps();
         tail[i] = 0;
     }
@@ -284,17 +281,17 @@ mv_rows_q8x(int NR, const simd_matrix *w, const simd_q8_x *q, int64_t nblk, floa
                     dd[i][j] = s[i][k + j] * q->xd[k + j];
         }
         for (int64_t j = 0; j < kn; j++, k++) {
-            const int64_t c = (b0 + k) * SIMD_Q8_BLOCK;
+            const int64_t c = k * SIMD_Q8_BLOCK;   /* from the pass's first column */
             const __m256i xa =
                 _mm256_load_si256((const __m256i *)(const void *)(q->xq + k * 32));
             const __m256i xb =
                 _mm256_load_si256((const __m256i *)(const void *)(q->xq + k * 32 + 16));
 
-            mv_prefetch(next, c * NR, NR * 32);
-            if (rowpf && (c & 63) == 0)
-                simd_mv_prefetch_rows(p, NR, c, n, rowpf > 1);
-            if (next_s != NULL && (c & 127) == 0)   /* the scales, at the same pace */
-                _mm_prefetch((const char *)(next_s + (c / SIMD_Q8_BLOCK) * NR), _MM_HINT_T0);
+            if (pf && (c & 63) == 0)
+                simd_mv_prefetch_runs(p, NR, c, MV_PF_ROW, len, n);
+            if (pf && (c & 511) == 0)   /* the scales: 16 blocks a line */
+                simd_mv_prefetch_runs(ps, NR, k * 4, MV_PF_ROW / SIMD_Q8_BLOCK * 4, nblk * 4,
+                                      nb * 4);
 #pragma GCC unroll 4
             for (int i = 0; i < NR; i++) {
                 __m256i lo = _mm256_cvtepi8_epi16(
@@ -309,52 +306,39 @@ mv_rows_q8x(int NR, const simd_matrix *w, const simd_q8_x *q, int64_t nblk, floa
         }
     }
     if (k < nblk) {
-        const int64_t c = (b0 + k) * SIMD_Q8_BLOCK;
+        const int64_t c = k * SIMD_Q8_BLOCK;
         for (int i = 0; i < NR; i++) {
             int32_t is = 0;
-            for (int64_t j = 0; c + j < n; j++)
+            for (int64_t j = 0; b0 * SIMD_Q8_BLOCK + c + j < n; j++)
                 is += (int32_t)((const int8_t *)p[i])[c + j] * q->xq[k * 32 + j];
             tail[i] = s[i][k] * q->xd[k] * (float)is;
         }
     }
     mv_put(NR, acc, tail, v);
     for (int i = 0; i < NR; i++)
-        y[r + i] = add ? y[r + i] + v[i] : v[i];
+        y[r + i * rs] = add ? y[r + i * rs] + v[i] : v[i];
 }
 
-/* The rows of a matvec, prefetching ahead (Q8: the Q pass of NBLK blocks
-** from B0, X unused; the other formats read X, whole rows). */
+/* The rows of a matvec (Q8: the Q pass of NBLK blocks from B0, X unused;
+** the other formats read X, whole rows): NR_MV runs, then the rest. */
 AI void
 mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1,
          const simd_q8_x *q, int64_t nblk, int64_t b0, int add)
 {
-    const int64_t rb = w->cols * (int64_t)fmt_size[f];   /* bytes per row */
-    const int64_t blk = NR_MV * rb;                        /* per row block */
-    /* rows of at least MV_PF_ROW bytes: each row prefetches its own bytes
-    ** ahead; shorter rows (LoRA factors): a whole later row block, as before */
-    const int rowpf = MV_PF_ROW > 0 && rb >= MV_PF_ROW;
-    const int64_t ahead =
-        NR_MV * (blk >= MV_PF_MIN_BYTES || blk == 0 ? 1 : (MV_PF_MIN_BYTES + blk - 1) / blk);
-    int64_t r = r0;
+    const int64_t run = (r1 - r0) / NR_MV;
+    int64_t r;
 
-    for (; r + NR_MV <= r1; r += NR_MV) {
-        /* the row block AHEAD rows on, if it is full */
-        const int more = r + 2 * NR_MV <= r1;
-        const char *next = !rowpf && r + ahead + NR_MV <= r1
-                               ? row_ptr(w, r + ahead) : NULL;
-        const int64_t sr = rowpf ? r + NR_MV : r + ahead;   /* the scales' block */
+    for (r = r0; r < r0 + run; r++) {
         if (f == FMT_Q8)
-            mv_rows_q8x(NR_MV, w, q, nblk, y, r, b0, add, next,
-                        sr + NR_MV <= r1 ? w->scales + sr * simd_q8_nblocks(w->cols) : NULL,
-                        rowpf ? 1 + more : 0);
+            mv_rows_q8x(NR_MV, w, q, nblk, y, r, run, b0, add, MV_PF_ROW > 0);
         else
-            mv_rows(f, NR_MV, w, x, y, r, next, rowpf ? 1 + more : 0);
+            mv_rows(f, NR_MV, w, x, y, r, run, MV_PF_ROW > 0);
     }
-    for (; r < r1; r++) {
+    for (r = r0 + NR_MV * run; r < r1; r++) {
         if (f == FMT_Q8)
-            mv_rows_q8x(1, w, q, nblk, y, r, b0, add, NULL, NULL, 0);
+            mv_rows_q8x(1, w, q, nblk, y, r, 1, b0, add, 0);
         else
-            mv_rows(f, 1, w, x, y, r, NULL, 0);
+            mv_rows(f, 1, w, x, y, r, 1, 0);
     }
 }
 

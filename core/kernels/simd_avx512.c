@@ -3,12 +3,12 @@
 ** the Makefile's AVX512_FLAGS and entered only through the tables below
 ** after simd_kernels_get() checked the CPU.
 **
-** Matvec (decode) is bound by weight bytes: each row block streams NR_MV
-** rows at once (NR_MV_PF for bf16/f16/int8), widening bf16/f16/int8 to fp32 in
-** registers (activations stay fp32), while each row is prefetched MV_PF_ROW
-** bytes ahead (short rows: a later row block, MV_PF_MIN_BYTES ahead) so that
-** the slower-per-byte 16- and 8-bit kernels still keep enough cache misses
-** in flight to reach DRAM bandwidth.
+** Matvec (decode) is bound by weight bytes: each step streams NR_MV rows
+** at once (NR_MV_PF for bf16/f16/int8, each from its own run of the rows:
+** NR_MV_PF long sequential streams, each prefetched MV_PF_ROW bytes ahead
+** of itself, so that the slower-per-byte 16- and 8-bit kernels still keep
+** enough cache misses in flight to reach DRAM bandwidth), widening
+** bf16/f16/int8 to fp32 in registers (activations stay fp32; int8: int16).
 **
 ** Matmul (prefill): the tables use core/kernels/simd_mm_avx512.c's outer-product
 ** kernels (6 tokens x 64 rows register tiles on a per-call packed W panel;
@@ -49,26 +49,13 @@
 #ifndef NR_MV
 #define NR_MV 8
 #endif
-/*
-** Matvec software prefetch (bf16, f16, Q8): while a row block runs, a
-** later one (its rows are contiguous in memory) is prefetched at the same
-** pace, so it is in cache when its turn comes.  These kernels spend many
-** more instructions per byte than fp32, so their out-of-order window holds
-** too few outstanding cache misses to reach DRAM bandwidth on their own
-** (measured, 2 threads, Q8 [8192, 2048]: ~20 -> ~30 GB/s; the kernel runs
-** at ~45 GB/s per thread from L2, so it was never arithmetic-bound).
-*/
-#define MV_PF_HINT _MM_HINT_T0
-/* Prefetch at least this many bytes ahead: small rows (0.1B: 768 columns,
-** 6 KiB per int8 row block) prefetch a later row block than the next. */
-#ifndef MV_PF_MIN_BYTES
-#define MV_PF_MIN_BYTES 16384
-#endif
-
 /* Rows streamed at once by the prefetched (bf16, f16, Q8) matvecs: 4 rows
 ** (4 + 4 streams with the prefetch) reach more DRAM bandwidth than 8
 ** (measured, 2 threads, [8192, 2048]: Q8 median ~36 vs ~31 GB/s, bf16 ~38
-** vs ~35; without the prefetch 30 and 21). */
+** vs ~35; without the prefetch 30 and 21).  These kernels spend more
+** instructions per byte than fp32, so their out-of-order window holds too
+** few cache misses to reach DRAM bandwidth on their own: each row's stream
+** is prefetched MV_PF_ROW bytes ahead (simd_impl.h). */
 #ifndef NR_MV_PF
 #define NR_MV_PF 4
 #endif
@@ -145,19 +132,11 @@ row_ptr(const simd_matrix *w, int64_t r)
 
 /* ---- matvec --------------------------------------------------------------- */
 
-/* Prefetch BYTES (a multiple of 64) at NEXT + OFF; nothing if NEXT is NULL. */
-AI void
-mv_prefetch(const char *next, int64_t off, int bytes)
-{
-    if (next != NULL)
-        for (int u = 0; u < bytes; u += 64)
-            _mm_prefetch(next + off + u, MV_PF_HINT);
-}
-
-/* y[r..r+NR) for f32 / bf16 / f16 rows. */
+/* y[r + i RS], i < NR, for f32 / bf16 / f16 rows; PF: prefetch each row's
+** stream ahead (simd_mv_prefetch_runs). */
 AI void
 mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
-             float *y, int64_t r, const char *next, int rowpf)
+             float *y, int64_t r, int64_t rs, int pf)
 {
     const int64_t n = w->cols, rb = n * (int64_t)fmt_size[f];
     const char *p[NR_MV];
@@ -166,7 +145,7 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
 
 #pragma GCC unroll 8
     for (int i = 0; i < NR; i++) {
-        p[i] = row_ptr(w, r + i);
+        p[i] = row_ptr(w, r + i * rs);
         a0[i] = _mm512_setzero_ps();
         a1[i] = _mm512_setzero_ps();
     }
@@ -183,9 +162,8 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
             __m512 xe = _mm512_permutex2var_ps(x0, ie, x1);
             __m512 xo = _mm512_permutex2var_ps(x0, io, x1);
 
-            mv_prefetch(next, c * NR * 2, NR * 64);
-            if (rowpf)
-                simd_mv_prefetch_rows(p, NR, c * 2, rb, rowpf > 1);
+            if (pf)
+                simd_mv_prefetch_runs(p, NR, c * 2, MV_PF_ROW, rb, rb);
 #pragma GCC unroll 8
             for (int i = 0; i < NR; i++) {
                 __m512i v = _mm512_loadu_si512((const uint16_t *)p[i] + c);
@@ -199,10 +177,8 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
     for (; c + 32 <= n; c += 32) {
         __m512 x0 = _mm512_loadu_ps(x + c), x1 = _mm512_loadu_ps(x + c + 16);
 
-        if (f == FMT_F16)
-            mv_prefetch(next, c * NR * 2, NR * 64);
-        if (rowpf)   /* (f16: 64 bytes a step) */
-            simd_mv_prefetch_rows(p, NR, c * 2, rb, rowpf > 1);
+        if (pf)   /* (f16: 64 bytes a step) */
+            simd_mv_prefetch_runs(p, NR, c * 2, MV_PF_ROW, rb, rb);
 #pragma GCC unroll 8
         for (int i = 0; i < NR; i++) {
             a0[i] = _mm512_fmadd_ps(ldw(f, p[i], c), x0, a0[i]);
@@ -218,31 +194,37 @@ mv_rows_wide(enum fmt f, int NR, const simd_matrix *w, const float *x,
     }
 #pragma GCC unroll 8
     for (int i = 0; i < NR; i++)
-        y[r + i] = _mm512_reduce_add_ps(_mm512_add_ps(a0[i], a1[i]));
+        y[r + i * rs] = _mm512_reduce_add_ps(_mm512_add_ps(a0[i], a1[i]));
 }
 
 /*
-** y[r..r+NR) (+)= NBLK blocks from block B0 of Q8 rows against the int16
+** y[r + i RS], i < NR, (+)= NBLK blocks from block B0 of Q8 rows against the int16
 ** activation codes Q (simd_impl.h): per block one 32-code vpmovsxbw load
 ** (masked for a row's last, partial block), one vpdpwssd against the
 ** block's codes (16 exact int32 sums), one vcvtdq2ps and one FMA by
 ** s * dx (the products of 16 blocks at once) -- 3 arithmetic uops per 32
-** weights where widening every code to fp32 took 5 and 2 shuffles.
+** weights where widening every code to fp32 took 5 and 2 shuffles.  PF:
+** each row's codes prefetched ahead as mv_rows_wide does, its scales (a
+** stream of their own) as far ahead in blocks.
 */
 AI void
 mv_rows_q8x(int NR, const simd_matrix *w, const simd_q8_x *q, int64_t nblk, float *y,
-            int64_t r, int64_t b0, int add, const char *next, const float *next_s, int rowpf)
+            int64_t r, int64_t rs, int64_t b0, int add, int pf)
 {
     const int64_t n = w->cols, nb = simd_q8_nblocks(n);
-    const char *p[NR_MV];
+    const int64_t len = (b0 + nblk) * SIMD_Q8_BLOCK < n ? nblk * SIMD_Q8_BLOCK
+                                                       : n - b0 * SIMD_Q8_BLOCK;
+    const char *p[NR_MV], *pc[NR_MV], *ps[NR_MV];
     const float *s[NR_MV];
     __m512 acc[NR_MV];
     int64_t k = 0;
 
 #pragma GCC unroll 8
     for (int i = 0; i < NR; i++) {
-        p[i] = row_ptr(w, r + i);
-        s[i] = w->scales + (r + i) * nb + b0;
+        p[i] = row_ptr(w, r + i * rs);
+        pc[i] = p[i] + b0 * SIMD_Q8_BLOCK;
+        s[i] = w->scales + (r + i * rs) * nb + b0;
+        ps[i] = (const char *)s[i];
         acc[i] = _mm512_setzero_ps();
     }
     while (k < nblk) {
@@ -261,11 +243,11 @@ mv_rows_q8x(int NR, const simd_matrix *w, const simd_q8_x *q, int64_t nblk, floa
             const __mmask32 mw = n - c >= 32 ? (__mmask32)0xffffffffu
                                              : (__mmask32)((1u << (n - c)) - 1);
 
-            mv_prefetch(next, c * NR, NR * 32);
-            if (rowpf && (c & 63) == 0)
-                simd_mv_prefetch_rows(p, NR, c, n, rowpf > 1);
-            if (next_s != NULL && (c & 127) == 0)   /* the scales, at the same pace */
-                _mm_prefetch((const char *)(next_s + (c / SIMD_Q8_BLOCK) * NR), _MM_HINT_T0);
+            if (pf && (k & 1) == 0)   /* 64 bytes of codes, 64 of scales per 16 blocks */
+                simd_mv_prefetch_runs(pc, NR, k * SIMD_Q8_BLOCK, MV_PF_ROW, len, n);
+            if (pf && (k & 15) == 0)
+                simd_mv_prefetch_runs(ps, NR, k * 4, MV_PF_ROW / SIMD_Q8_BLOCK * 4, nblk * 4,
+                                      nb * 4);
 #pragma GCC unroll 8
             for (int i = 0; i < NR; i++) {
                 __m512i wv = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(mw, p[i] + c));
@@ -278,53 +260,38 @@ mv_rows_q8x(int NR, const simd_matrix *w, const simd_q8_x *q, int64_t nblk, floa
 #pragma GCC unroll 8
     for (int i = 0; i < NR; i++) {
         float v = _mm512_reduce_add_ps(acc[i]);
-        y[r + i] = add ? y[r + i] + v : v;
+        y[r + i * rs] = add ? y[r + i * rs] + v : v;
     }
 }
 
-/* The rows of a matvec, prefetching ahead (Q8: the Q pass of NBLK blocks
-** from B0, X unused; the other formats read X, whole rows). */
+/* The rows of a matvec (Q8: the Q pass of NBLK blocks from B0, X unused;
+** the other formats read X, whole rows).  bf16, f16 and Q8: NR_MV_PF runs
+** of the rows, each row of a step from its own run (a stream prefetched
+** ahead of itself, as simd_avx2.c's), then the rest one at a time; f32
+** reads as fast without help: NR_MV adjacent rows a step. */
 AI void
 mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1,
          const simd_q8_x *q, int64_t nblk, int64_t b0, int add)
 {
-    const int64_t rb = w->cols * (int64_t)fmt_size[f];   /* bytes per row */
-    /* bf16, f16 and Q8 rows of at least MV_PF_ROW bytes: each row
-    ** prefetches its own bytes ahead; shorter rows (LoRA factors): a whole
-    ** later row block; f32 (8 rows at once) reads as fast without help */
-    const int rowpf = MV_PF_ROW > 0 && f != FMT_F32 && rb >= MV_PF_ROW;
-    const int64_t nr = f == FMT_F32 ? NR_MV : NR_MV_PF;
-    const int64_t blk = nr * rb;                               /* bytes per row block */
-    const int64_t ahead =
-        nr * (blk >= MV_PF_MIN_BYTES || blk == 0 ? 1 : (MV_PF_MIN_BYTES + blk - 1) / blk);
-    int64_t r = r0;
+    const int64_t run = f == FMT_F32 ? 0 : (r1 - r0) / NR_MV_PF;
+    int64_t r;
 
-    for (; r + nr <= r1; r += nr) {
-        /* the row block AHEAD rows on, if it is full (f32 needs no help) */
-        const int pf = rowpf ? 1 + (r + 2 * nr <= r1) : 0;
-        const char *next = !rowpf && f != FMT_F32 && r + ahead + nr <= r1
-                               ? row_ptr(w, r + ahead) : NULL;
-        const int64_t sr = rowpf ? r + nr : r + ahead;   /* the scales' block */
-        const float *ns = (rowpf || next) && sr + nr <= r1
-                              ? w->scales + sr * simd_q8_nblocks(w->cols) : NULL;
-
-        /* (NR a constant at each call, for the unrolled row loops) */
-        if (f == FMT_Q8 && rowpf)
-            mv_rows_q8x(NR_MV_PF, w, q, nblk, y, r, b0, add, NULL, ns, pf);
-        else if (f == FMT_Q8)
-            mv_rows_q8x(NR_MV_PF, w, q, nblk, y, r, b0, add, next, ns, 0);
-        else if (rowpf)
-            mv_rows_wide(f, NR_MV_PF, w, x, y, r, NULL, pf);
-        else if (f == FMT_F32)
-            mv_rows_wide(f, NR_MV, w, x, y, r, NULL, 0);
+    /* (NR a constant at each call, for the unrolled row loops) */
+    for (r = r0; r < r0 + run; r++) {
+        if (f == FMT_Q8)
+            mv_rows_q8x(NR_MV_PF, w, q, nblk, y, r, run, b0, add, MV_PF_ROW > 0);
         else
-            mv_rows_wide(f, NR_MV_PF, w, x, y, r, next, 0);
+            mv_rows_wide(f, NR_MV_PF, w, x, y, r, run, MV_PF_ROW > 0);
     }
+    r = r0 + NR_MV_PF * run;
+    if (f == FMT_F32)
+        for (; r + NR_MV <= r1; r += NR_MV)
+            mv_rows_wide(f, NR_MV, w, x, y, r, 1, 0);
     for (; r < r1; r++) {
         if (f == FMT_Q8)
-            mv_rows_q8x(1, w, q, nblk, y, r, b0, add, NULL, NULL, 0);
+            mv_rows_q8x(1, w, q, nblk, y, r, 1, b0, add, 0);
         else
-            mv_rows_wide(f, 1, w, x, y, r, NULL, 0);
+            mv_rows_wide(f, 1, w, x, y, r, 1, 0);
     }
 }
 

@@ -9,11 +9,16 @@
 ** Per 8 blocks and row: the 8 block words (d, m) in one load, m * sum(x)
 ** in one FMA; per pair one 32-byte load of codes, the nibble split,
 ** Q4_PAIR_ISUM, one vcvtdq2ps and one FMA by d * dx permuted per block.
-** NR_Q4 rows per step share the activation loads; a later row block's
-** codes and block words are prefetched at the pace the rows are read (as
-** the Q8 kernel does; without the block words, a stream of their own that
-** the hardware prefetcher left behind, 2-thread decode ran 13-50% slower).  The
-** last blocks short of 8 go through simd_q4_isum.
+** NR_Q4 rows per step share the activation loads.  They come from NR_Q4
+** equal runs of the thread's rows, so the kernel reads NR_Q4 long
+** sequential streams of codes and NR_Q4 of block words, each prefetched
+** ahead of itself (as simd_avx2.c's matvecs).  Adjacent rows, with a later
+** row block prefetched as one stream (the earlier scheme), ran 10-13%
+** slower a thread (bench_kernels, cold [8192, 2048] and [2048, 8192], AVX2,
+** Intel Xeon): the 1 KiB rows each began a new short stream, and the one
+** prefetched stream's misses filled the line fill buffers (perf: a third of
+** the samples on its prefetch instructions).  The last blocks short of 8
+** go through simd_q4_isum.
 */
 #ifndef RWKV_SIMD_Q4_ROWS_H
 #define RWKV_SIMD_Q4_ROWS_H
@@ -26,13 +31,9 @@
 #define AI static inline __attribute__((always_inline))
 
 #define NR_Q4 4
-/* Prefetch distance: at least this many bytes ahead (one row block of a
-** narrow matrix is less). */
-#ifndef Q4_PF_MIN_BYTES
-#define Q4_PF_MIN_BYTES 16384
-#endif
-#ifndef Q4_PF_HINT
-#define Q4_PF_HINT _MM_HINT_T0
+/* Prefetch distance of each row's stream, in code bytes (0: none). */
+#ifndef Q4_PF_ROW
+#define Q4_PF_ROW 2048
 #endif
 
 /* Permutation indices: lanes 0-3 <- lane 2P, lanes 4-7 <- lane 2P + 1. */
@@ -43,11 +44,12 @@ q4_pair_idx(int pr)
                              2 * pr + 1);
 }
 
-/* y[r..r+NR) (+)= the NBLK blocks from B0; NEXT, NEXT_S: the codes and
-** the block words of the row block to prefetch, or NULL. */
+/* y[r + i RS], i < NR, (+)= the NBLK blocks from B0; PF: prefetch each
+** row's stream of codes Q4_PF_ROW bytes ahead and its stream of block words
+** as many blocks ahead (simd_mv_prefetch_runs). */
 AI void
 q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r,
-        int64_t b0, int add, const char *next, const char *next_s)
+        int64_t rs, int64_t b0, int add, int pf)
 {
     const int64_t nb = simd_q4_nblocks(w->cols);
     const __m256i m4 = _mm256_set1_epi8(15);
@@ -60,8 +62,8 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
 
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++) {
-        p[i] = (const uint8_t *)w->data + (size_t)((r + i) * nb + b0) * 16;
-        s[i] = (const char *)w->scales + (size_t)((r + i) * nb + b0) * 4;
+        p[i] = (const uint8_t *)w->data + (size_t)((r + i * rs) * nb + b0) * 16;
+        s[i] = (const char *)w->scales + (size_t)((r + i * rs) * nb + b0) * 4;
         acc[i] = _mm256_setzero_ps();
         tail[i] = 0;
     }
@@ -69,11 +71,13 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
         const int8_t *xq = q->xq + (k / SIMD_Q4_QUAD) * 128;
         const __m256 xd = _mm256_loadu_ps(q->xd + k), xs = _mm256_loadu_ps(q->xs + k);
 
-        if (next != NULL) {
-            for (int u = 0; u < NR * 128; u += 64)
-                _mm_prefetch(next + (b0 + k) * 16 * NR + u, Q4_PF_HINT);
-            for (int u = 0; u < NR * 32; u += 64)   /* their block words */
-                _mm_prefetch(next_s + (b0 + k) * 4 * NR + u, Q4_PF_HINT);
+        if (pf) {   /* 128 bytes of codes a row, 64 of block words per 16 blocks */
+            simd_mv_prefetch_runs((const char *const *)p, NR, k * 16, Q4_PF_ROW, nblk * 16,
+                                  nb * 16);
+            simd_mv_prefetch_runs((const char *const *)p, NR, k * 16 + 64, Q4_PF_ROW, nblk * 16,
+                                  nb * 16);
+            if ((k & 8) == 0)
+                simd_mv_prefetch_runs(s, NR, k * 4, Q4_PF_ROW / 4, nblk * 4, nb * 4);
         }
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {
@@ -99,7 +103,7 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {
             float d, m;
-            simd_q4_dm(w->scales, (r + i) * nb + b0 + k, &d, &m);
+            simd_q4_dm(w->scales, (r + i * rs) * nb + b0 + k, &d, &m);
             tail[i] += d * q->xd[k] * (float)simd_q4_isum(p[i] + k * 16, q, k) + m * q->xs[k];
         }
 #pragma GCC unroll 4
@@ -108,30 +112,23 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
         float v;
         t = _mm_add_ps(t, _mm_movehl_ps(t, t));
         v = _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t))) + tail[i];
-        y[r + i] = add ? y[r + i] + v : v;
+        y[r + i * rs] = add ? y[r + i * rs] + v : v;
     }
 }
 
+/* NR_Q4 runs of the rows (each row of a step from its own run, a stream
+** of its own), then the rest one at a time. */
 static void
 q4_rows_drive(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r0,
              int64_t r1, int64_t b0, int add)
 {
-    const int64_t blk = NR_Q4 * simd_q4_nblocks(w->cols) * 16; /* bytes per row block */
-    const int64_t ahead =
-        NR_Q4 * (blk >= Q4_PF_MIN_BYTES || blk == 0 ? 1 : (Q4_PF_MIN_BYTES + blk - 1) / blk);
-    int64_t r = r0;
+    const int64_t run = (r1 - r0) / NR_Q4;
+    int64_t r;
 
-    for (; r + NR_Q4 <= r1; r += NR_Q4) {
-        const char *next = r + ahead + NR_Q4 <= r1
-                               ? (const char *)w->data + (size_t)(r + ahead) * (size_t)(blk / NR_Q4)
-                               : NULL;
-        const char *next_s = next != NULL ? (const char *)w->scales +
-                                                (size_t)(r + ahead) * (size_t)(blk / NR_Q4 / 4)
-                                          : NULL;
-        q4_rows(NR_Q4, w, q, nblk, y, r, b0, add, next, next_s);
-    }
-    for (; r < r1; r++)
-        q4_rows(1, w, q, nblk, y, r, b0, add, NULL, NULL);
+    for (r = r0; r < r0 + run; r++)
+        q4_rows(NR_Q4, w, q, nblk, y, r, run, b0, add, Q4_PF_ROW > 0);
+    for (r = r0 + NR_Q4 * run; r < r1; r++)
+        q4_rows(1, w, q, nblk, y, r, 1, b0, add, 0);
 }
 
 /* The includer's two entry points (simd_impl.h): the row half ROWS and the
