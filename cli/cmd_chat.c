@@ -1152,6 +1152,7 @@ cmd_chat(int argc, char **argv)
     sc.cb = (chat_callbacks){ .text = reply_text, .phase = reply_phase, .done = reply_done,
                               .ud = &r };
     sc.note = on_note;
+    sc.quit_key = "/quit";             /* the leaving rule's refusal names it */
     if (sess_create(&sc, &r.s, &err) != RWKV_OK) {
         rc = cli_fail(&err);
         goto out;

@@ -244,6 +244,12 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     s->note = cfg->note;
     s->tr = cfg->tr;
     s->progress = cfg->progress;
+    if (cfg->quit_key != NULL &&
+        snprintf(s->quit_key, sizeof s->quit_key, "%s", cfg->quit_key) >= (int)sizeof s->quit_key) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "session: quit key name '%.40s' longer than %d bytes",
+                       cfg->quit_key, SESS_QUIT_KEY_MAX - 1);
+        goto fail;
+    }
     s->cli_samp = cfg->chat.samp;
     s->cli_set = cfg->chat.samp_set & ~cfg->config_set;   /* launch values win */
     s->no_stop = cfg->chat.no_stop;

@@ -49,11 +49,13 @@
 ** (sess_set_framing) -- first writes what a failed save kept out, as
 ** sess_flush does (its one bounded wait for a lock).  When some of it is
 ** still not saved the step does not happen: RWKV_EDB, its line saying how
-** many and why ("2 exchanges are not saved, so this chat stays: try again,
-** or quit (PATH: database is locked)"), the conversation as it was; asked
-** again, it tries again.  (A switch with replay saves the whole
-** conversation, those exchanges included, as the new session.)  Nothing
-** kept out: nothing is done, no wait.
+** many, how to quit (cfg->quit_key) and why ("2 exchanges are not saved,
+** so this chat stays: try again, or quit with F10 (PATH: database is
+** locked)"), the conversation as it was; asked again, it tries again.  (A
+** switch with replay saves the whole conversation, those exchanges
+** included, as the new session.)  Nothing kept out: nothing is done, no
+** wait.  The check comes before anything costly: a model switch makes it
+** before the new model is loaded (sess_leave_check, sess_set_model).
 **
 ** The fork rule (one rule everywhere: /fork, the TUI's edit, `sessions
 ** fork`): forking at a USER turn continues from its parent (the message is
@@ -110,6 +112,9 @@ typedef struct sess sess;      /* opaque: sess_create / sess_destroy */
 
 /* Seconds between saves of a running reply's partial text. */
 #define SESS_SAVE_EVERY_S 1.0
+/* Longest name of the quit key or command (sess_config.quit_key) kept,
+** with its NUL: a key name ("F10", "C-q") or a command is a few bytes. */
+#define SESS_QUIT_KEY_MAX 32
 /* Longest session title taken from a first message (bytes). */
 #define SESS_AUTO_TITLE_MAX 60
 
@@ -145,6 +150,11 @@ typedef struct sess_config {
     ** them) in the front end's language, with the same conversions in the
     ** same order; returns MSGID itself or a static string.  NULL: English. */
     const char  *(*tr)(const char *msgid);
+    /* Optional: how the user quits, as the front end names it (the
+    ** client's quit key, "F10"; the line chat's "/quit"): the leaving
+    ** rule's refusal says it.  Copied; longer than SESS_QUIT_KEY_MAX - 1
+    ** bytes: sess_create fails (RWKV_EINVAL).  NULL: "quit" alone. */
+    const char    *quit_key;
 } sess_config;
 
 /*
@@ -374,10 +384,23 @@ int    sess_export(const sess *s, enum store_format fmt, char **buf, size_t *len
 void sess_set_sampling(sess *s, const rwkv_sampling *samp, unsigned samp_set);
 
 /*
+** The leaving rule (above) on its own: what a failed save kept out is
+** written now (sess_flush's one bounded wait for a lock, its notes), and
+** RWKV_EDB with the refusal line when some of it still is not -- then
+** leave nothing.  Nothing kept out: RWKV_OK, no I/O.  The runtime's ways of
+** leaving make it first; a front end makes it itself before a costly step
+** of its own that comes before the runtime's call: a model switch before
+** it loads the new model (sess_set_model), so a refused one loads nothing.
+*/
+int  sess_leave_check(sess *s, rwkv_err *err);
+
+/*
 ** Another model (the TUI's F5): a new chat on M/T with the same config and
 ** sampling, the model's row under PATH; the session is left (the next
-** message starts a new one: the leaving rule above, checked before
-** anything changes).  On failure nothing changes.
+** message starts a new one: the leaving rule above, checked again before
+** anything changes).  Call sess_leave_check before loading M: a switch
+** refused by the rule then costs no load (here, it finds nothing kept
+** out: no I/O).  On failure nothing changes.
 */
 int  sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path,
                     const char *vocab_path, rwkv_err *err);

@@ -871,20 +871,31 @@ sess_flush(sess *s, char *why, size_t cap)
 ** The leaving rule (session.h): the conversation is about to be left, so
 ** what a failed save kept out is written first, as sess_flush writes it.
 ** RWKV_EDB when some of it still is not: the caller then changes nothing.
+** The refusal's one line for both front ends: what to do first, with the
+** front end's own quit key or command (cfg.quit_key), the reason last --
+** a narrow status line cuts the end.
 */
 int
 sess_leave_check(sess *s, rwkv_err *err)
 {
     char why[RWKV_ERR_MSG];
+    const char *k = s->quit_key;
     size_t left;
 
     if (sess_unsaved(s) == 0 || (left = sess_flush(s, why, sizeof why)) == 0)
         return RWKV_OK;
-    /* what to do first, the reason last: a narrow status line cuts the end */
+    if (left == 1 && k[0])
+        return rwkv_errf(err, RWKV_EDB,
+                         sess_tr(s, "1 exchange is not saved, so this chat stays: try again, or "
+                                    "quit with %s (%s)"), k, why);
     if (left == 1)
         return rwkv_errf(err, RWKV_EDB,
                          sess_tr(s, "1 exchange is not saved, so this chat stays: try again, or "
                                     "quit (%s)"), why);
+    if (k[0])
+        return rwkv_errf(err, RWKV_EDB,
+                         sess_tr(s, "%zu exchanges are not saved, so this chat stays: try again, "
+                                    "or quit with %s (%s)"), left, k, why);
     return rwkv_errf(err, RWKV_EDB,
                      sess_tr(s, "%zu exchanges are not saved, so this chat stays: try again, or "
                                 "quit (%s)"), left, why);

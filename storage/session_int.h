@@ -46,6 +46,7 @@ struct sess {
     chat_callbacks   cb;               /* the front end's */
     void           (*note)(void *ud, int is_err, const char *msg);
     const char    *(*tr)(const char *msgid);       /* cfg.tr, NULL = English */
+    char             quit_key[SESS_QUIT_KEY_MAX];   /* cfg.quit_key, "" = not named */
     void           (*progress)(void *ud, uint64_t done, uint64_t total);
 
     /* saving; st == NULL: nothing is saved */
@@ -143,11 +144,6 @@ int  sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *er
 
 /* ---- session_db.c ------------------------------------------------------------------------- */
 
-/* The leaving rule (session.h): before the conversation is left, what a
-** failed save kept out is written (sess_flush: one bounded wait for a
-** lock); RWKV_EDB, saying how many and why, when some still is not -- the
-** caller then leaves nothing.  No I/O when nothing is kept out. */
-int  sess_leave_check(sess *s, rwkv_err *err);
 /* "saving WHAT: <err>" as an error note: the chat goes on.  WHAT (a literal,
 ** "the reply") goes through cfg.tr as the format does. */
 void sess_save_fail(sess *s, const char *what, const rwkv_err *err);

@@ -226,12 +226,12 @@ continue_undone(struct app *a, const chat_turn *t)
 static void
 on_end(struct app *a, const tui_event *e)
 {
-    int job = a->w.job, started = a->w.started;
+    int job, started = a->w.started;
     const chat_turn *t;
     const tui_menu_item *sel = tui_menu_selected(&a->menu);
     int64_t old_head = a->head, sel_id = sel ? sel->id : old_head;
 
-    tui_worker_join(&a->w);
+    job = tui_worker_end(&a->w);      /* no job from here: a->w.job is NONE */
     a->busy = 0;
     a->phase = CHAT_IDLE;
     if (job == TUI_JOB_PRIME) {
@@ -394,13 +394,17 @@ handle_events(struct app *a)
             break;
         case TUI_EV_NOTE:
             /* the greeting's notes at start go to the log: the footer's
-            ** keys matter more on the first screen */
-            if (a->w.job == TUI_JOB_PRIME && !e->phase) {
+            ** keys matter more on the first screen.  The job the note was
+            ** posted in, not the one running now: a note of a runtime call
+            ** made while idle (a save retried by F5, which then starts the
+            ** greeting) is the user's to see */
+            if (e->job == TUI_JOB_PRIME && !e->phase) {
                 tui_log_only(a, e->text);
                 break;
             }
             tui_notice(a, e->phase, "%s", e->text);
-            a->job_noted = 1;
+            if (e->job != TUI_JOB_NONE)
+                a->job_noted = 1;
             break;
         default:
             break;
@@ -1876,6 +1880,7 @@ open_session(struct app *a)
     sess_config sc;
     rwkv_err err;
     framing fr, none;
+    char quit[16];
     int rc;
 
     framing_init(&fr);
@@ -1902,6 +1907,8 @@ open_session(struct app *a)
     sc.cb.ud = &a->w;
     sc.note = tui_worker_note;
     sc.tr = tui_tr;             /* the notes in the interface's language */
+    cfg_key_name(a->cfg.keys[CFG_ACT_QUIT], quit, sizeof quit);
+    sc.quit_key = quit;         /* the leaving rule's refusal names it, as the footer does */
     sc.progress = tui_worker_progress;
     rc = sess_create(&sc, &a->sess, &err);
     framing_fini(&fr);

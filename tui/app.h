@@ -143,6 +143,10 @@ typedef struct tui_event {
     char             *text;      /* TEXT: owned by the event */
     size_t            len;
     int               phase;     /* PHASE; NOTE: 1 = an error; ALT: alternative K */
+    int               job;       /* NOTE: the worker's job when it was posted
+                                    (enum tui_job); TUI_JOB_NONE: posted by a
+                                    runtime call of the UI thread while no job
+                                    ran (a save retried on C-n, F5, F8) */
     int               n_alt;     /* ALT: of N (sess_regen_n) */
     chat_stats        stats;     /* DONE, STATS */
     int               stop;      /* DONE: enum chat_stop */
@@ -151,14 +155,21 @@ typedef struct tui_event {
 } tui_event;
 
 /* Jobs of the worker thread.  OPEN, SIBLING and SWITCH are session-runtime
-** calls that may replay a conversation (progress bar, Esc cancels). */
-enum tui_job { TUI_JOB_SUBMIT, TUI_JOB_REGEN, TUI_JOB_PRIME, TUI_JOB_GEN, TUI_JOB_GEN_MORE,
-               TUI_JOB_OPEN, TUI_JOB_SIBLING, TUI_JOB_SWITCH, TUI_JOB_CONTINUE };
+** calls that may replay a conversation (progress bar, Esc cancels).  NONE:
+** no job (before the first, after one's END was taken, a job that could
+** not start). */
+enum tui_job { TUI_JOB_NONE = -1, TUI_JOB_SUBMIT, TUI_JOB_REGEN, TUI_JOB_PRIME, TUI_JOB_GEN,
+               TUI_JOB_GEN_MORE, TUI_JOB_OPEN, TUI_JOB_SIBLING, TUI_JOB_SWITCH,
+               TUI_JOB_CONTINUE };
 
 typedef struct tui_worker {
     pthread_t       thread;
     int             running;      /* a thread was started and not yet joined */
-    int             job;          /* enum tui_job */
+    int             job;          /* enum tui_job: the job started last, from
+                                     tui_worker_start until its END is taken
+                                     (tui_worker_end); else TUI_JOB_NONE.
+                                     Written by the UI thread only while no
+                                     thread runs */
     char           *msg;          /* SUBMIT: the message, owned; SWITCH: the path or NULL */
     int64_t         arg1, arg2;   /* SUBMIT: arg1 > 0 = fork at that turn first;
                                      OPEN: session, head (-1 its own); SIBLING: turn, dir;
@@ -245,6 +256,13 @@ struct app {
                                       (the next message forks at it) */
     int             fork_pending;
     char            session_title[STORE_TITLE_MAX];
+    /* the framing's role names ("" = unset) and think mode as the screen
+    ** shows them: the UI thread's copies (tui_session_sync), since an open,
+    ** a sibling step or a state switch replaces the runtime's framing on the
+    ** worker thread while the screen redraws (tui_session_swapping) */
+    char            fr_user[CHAT_MAX_NAME + 1];
+    char            fr_bot[CHAT_MAX_NAME + 1];
+    int             fr_think;      /* enum chat_think */
 
     /* UI models */
     tui_transcript  tr;
@@ -327,6 +345,9 @@ tui_event *tui_worker_drain(tui_worker *w);
 void tui_event_free(tui_event *e);
 /* Join a finished thread. */
 void tui_worker_join(tui_worker *w);
+/* The job's END was taken (UI thread): its thread joined, and no job from
+** here (w->job TUI_JOB_NONE).  Returns the job that ended. */
+int  tui_worker_end(tui_worker *w);
 
 /* session.c (UI thread, no job running) */
 /* The sidebar's values to the runtime (not while a job runs). */
@@ -340,7 +361,8 @@ int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const c
 void tui_session_prime(struct app *a);
 /* 1 after a notice when the job running (OPEN, SIBLING, SWITCH) may make the
 ** session a new chat and framing, freeing the ones in use (sess_open): what
-** reads a->chat or sess_framing on the UI thread waits for it; else 0. */
+** reads a->chat or sess_framing on the UI thread waits for it; else 0.
+** Drawing cannot wait: it reads the copies tui_session_sync takes. */
 int  tui_session_swapping(struct app *a);
 
 /*
@@ -369,7 +391,8 @@ void tui_session_notes_fork(struct app *a, int64_t turn, int64_t new_sid);
 int  tui_session_has_note(const struct app *a, int64_t turn);
 void tui_session_notes_fini(struct app *a);
 
-/* The app's copies (sid, head, title, state label, sampling) from the runtime. */
+/* The app's copies (sid, head, title, state label, the framing's names and
+** think mode, sampling) from the runtime; while no job runs. */
 void tui_session_sync(struct app *a);
 /* a->ctx_tokens from the chat: the greeting's tokens (once fed) and every
 ** turn's prompt and reply tokens. */

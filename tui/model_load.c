@@ -8,8 +8,9 @@
 ** What is printed on stderr meanwhile is caught (tui_capture_*: it would
 ** land on the curses screen) and shown in the transcript: the model's lines
 ** as its note at the top (tui_session_model_note), replaced by the next
-** model's; a failed F5 load's in the message log only (load_failed).  UI
-** thread only.
+** model's; a failed F5 load's in the message log only (load_failed).  F5
+** keeps the leaving rule (storage/session.h) before it loads anything: a
+** switch refused for exchanges not saved costs no load.  UI thread only.
 */
 #include "app.h"
 
@@ -258,6 +259,14 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     }
     if (p == NULL && !a->launch.demo)
         return -1;
+    /* the leaving rule before the load (seconds, gigabytes): a switch it
+    ** refuses loads nothing; sess_set_model then finds nothing kept out */
+    tui_unsaved_saving(a);            /* its try may wait for a lock */
+    if (sess_leave_check(a->sess, &err) != RWKV_OK) {
+        /* queued after the runtime's notes of that try: the last word */
+        tui_worker_note(&a->w, 1, err.msg);
+        return -1;
+    }
     memset(&oo, 0, sizeof oo);
     oo.strategy = strategy ? strategy : rwkv_model_info(a->model)->strategy;
     oo.n_threads = a->launch.threads;

@@ -243,16 +243,23 @@ refresh_siblings(struct app *a)
     tui_tr_layout(&a->tr, a->tr.width);
 }
 
-/* The app's copies of the runtime's session, state and sampling. */
+/* The app's copies of the runtime's session, state, framing and sampling:
+** what the screen shows of them is read here, while no job runs, never at a
+** redraw -- a job may be replacing them then (tui_session_swapping). */
 void
 tui_session_sync(struct app *a)
 {
+    const framing *fr = sess_framing(a->sess);
+
     a->chat = sess_chat(a->sess);
     a->sid = sess_id(a->sess);
     a->head = sess_head(a->sess);
     snprintf(a->session_title, sizeof a->session_title, "%s", sess_title(a->sess));
     snprintf(a->state_path, sizeof a->state_path, "%s", sess_state_label(a->sess));
     a->state_lib_id = sess_state_lib(a->sess);
+    snprintf(a->fr_user, sizeof a->fr_user, "%s", fr->user);
+    snprintf(a->fr_bot, sizeof a->fr_bot, "%s", fr->bot);
+    a->fr_think = framing_think(fr);
     a->samp = *chat_sampling(a->chat);
     a->samp_set = chat_sampling_set(a->chat);
     tui_session_tokens(a);

@@ -1,7 +1,9 @@
 /*
 ** view.c -- drawing.  Reads the app's models (transcript rows, input
 ** layout, menu, sampling values) and paints them; changes nothing but the
-** transcript's wrap width and the remembered view height.
+** transcript's wrap width and the remembered view height.  Of the session
+** runtime it reads only the app's copies (tui_session_sync): a redraw comes
+** while a worker job may be replacing the runtime's chat and framing.
 **
 **   row 0          status line (model, strategy, state, session, speeds;
 **                  a progress bar while a model loads or a prompt is prefilled)
@@ -341,11 +343,12 @@ status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
 }
 
 /* "think: on | " into BUF for the status line when the session's think
-** mode is not off, else "".  Returns BUF. */
+** mode is not off, else "".  Returns BUF.  The UI thread's copy of the mode
+** (tui_session_sync): a job may be replacing the runtime's framing. */
 static const char *
 think_label(const struct app *a, char *buf, size_t cap)
 {
-    int mode = a->sess ? framing_think(sess_framing(a->sess)) : CHAT_THINK_OFF;
+    int mode = a->fr_think;
 
     buf[0] = '\0';
     if (mode != CHAT_THINK_OFF)
@@ -602,10 +605,11 @@ draw_transcript(struct app *a, int top, int h, int w)
     size_t first = tui_tr_first_row(&a->tr, h);
     int y = top;
     /* the headers: the session's role names when it has its own (F8,
-    ** --user/--bot), else "You" and "RWKV" */
-    const framing *fr = a->sess ? sess_framing(a->sess) : NULL;
-    const char *user = fr && fr->user[0] ? fr->user : TR("You");
-    const char *bot = fr && fr->bot[0] ? fr->bot : "RWKV";
+    ** --user/--bot), else "You" and "RWKV"; the UI thread's copies
+    ** (tui_session_sync), as the transcript is: a job may be replacing the
+    ** runtime's framing while this draws */
+    const char *user = a->fr_user[0] ? a->fr_user : TR("You");
+    const char *bot = a->fr_bot[0] ? a->fr_bot : "RWKV";
 
     if (a->search.open)
         tui_search_update(&a->search, &a->tr);   /* a reply may have grown */

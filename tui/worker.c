@@ -16,7 +16,8 @@
 ** with stdin, drains the list and draws.  The worker never calls curses,
 ** never touches the transcript or the UI's store connection (the runtime
 ** writes through its own).  END is always the last event
-** of a job; after it the UI thread joins the thread.
+** of a job; after it the UI thread joins the thread, and the worker has no
+** job (TUI_JOB_NONE: tui_worker_end) until the next one starts.
 */
 #include "app.h"
 
@@ -35,6 +36,7 @@ tui_worker_init(tui_worker *w)
     int fds[2];
 
     memset(w, 0, sizeof *w);
+    w->job = TUI_JOB_NONE;
     w->pipe_r = w->pipe_w = -1;
     if (pipe(fds) != 0)
         return -1;
@@ -175,15 +177,21 @@ const chat_callbacks tui_worker_callbacks_proto = {
     .text = cb_text, .phase = cb_phase, .done = cb_done, .ud = NULL, .stats = cb_stats,
 };
 
+/* The runtime's note, on the worker thread during a job or on the UI thread
+** in a runtime call while none runs (C-n, F5 and F8 retry a failed save):
+** tagged with the job then, read where it is posted -- the UI thread may
+** start another job before it drains this one (F5 starts the greeting's). */
 void
 tui_worker_note(void *ud, int is_err, const char *msg)
 {
+    tui_worker *w = ud;
     tui_event *e = ev_new(TUI_EV_NOTE);
 
     e->text = tui_xstrdup(msg);
     e->len = strlen(msg);
     e->phase = is_err;
-    post(ud, e);
+    e->job = w->job;
+    post(w, e);
 }
 
 void
@@ -304,6 +312,7 @@ tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64
         /* the job will not run: its expectation (here, or the caller's:
         ** app.c, start_job) ends, or it held a cancel over the next one */
         sess_expect_clear(s);
+        w->job = TUI_JOB_NONE;
         return -1;
     }
     w->running = 1;
@@ -317,4 +326,14 @@ tui_worker_join(tui_worker *w)
         pthread_join(w->thread, NULL);
         w->running = 0;
     }
+}
+
+int
+tui_worker_end(tui_worker *w)
+{
+    int job = w->job;
+
+    tui_worker_join(w);
+    w->job = TUI_JOB_NONE;
+    return job;
 }

@@ -3,10 +3,11 @@
 # an exchange a failed save kept out still cannot be written (the leaving
 # rule, storage/session.h).  The command tries to write it first (one wait
 # for the lock); when that fails it does nothing: one line says how many
-# exchanges and why, and the chat goes on as it was.  Once the lock is gone
-# the same command writes the exchange and does what it was asked.  Before,
-# /reset and /fork dropped the exchange without a word: the message sent
-# under the lock was in no session.  The real binary, real files; another
+# exchanges, how to quit (/quit) and why, and the chat goes on as it was.
+# Once the lock is gone the same command writes the exchange and does what
+# it was asked.  Before, /reset and /fork dropped the exchange without a
+# word: the message sent under the lock was in no session; then the line
+# said "or quit" without how.  The real binary, real files; another
 # program (python3's sqlite3) holds the database's write lock past the busy
 # time (10 s).
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +22,8 @@ fi
 D=$TMP/leave.db
 replies() { [ "$(grep -c '^Assistant:' "$TMP/out")" -ge "$1" ]; }
 said() { grep -c "$1" "$TMP/err"; }
-refused='^rwkv-tui: (/fork: )?1 exchange is not saved, so this chat stays: try again, or quit \('"$D"': .*database is locked.*\)$'
+# (how to quit named: the line chat's command)
+refused='^rwkv-tui: (/fork: )?1 exchange is not saved, so this chat stays: try again, or quit with /quit \('"$D"': .*database is locked.*\)$'
 
 chat_bg --demo --db "$D" --new leave --seed 1 --max-tokens 6
 printf 'one\n' >&3

@@ -3,10 +3,11 @@
 # while an exchange a failed save kept out still cannot be written (the
 # leaving rule, storage/session.h).  C-n tries to write it first ("saving
 # ..."; one wait for the lock); when that fails the chat stays as it was and
-# the message line says how many and why.  Once the lock is gone C-n
-# writes it, says so, and starts the new session.  Before, C-n dropped the
-# exchange without a word: the message sent under the lock was in no
-# session.  The real binary under tmux, a real file; another program
+# the message line says how many, the quit key (as the footer names it)
+# and why.  Once the lock is gone C-n writes it, says so, and starts the
+# new session.  Before, C-n dropped the exchange without a word: the
+# message sent under the lock was in no session; then the line said "or
+# quit" without how.  The real binary under tmux, a real file; another program
 # (python3's sqlite3) holds the database's write lock past the busy time
 # (10 s).
 . "$(dirname "$0")/tmuxlib.sh"
@@ -15,7 +16,7 @@ q() { sqlite3 "$1" "$2" 2>/dev/null; }
 saved() { q "$1" "select group_concat(text, ' ') from (select text from turns where role=1 order by depth)"; }
 
 if ! command -v sqlite3 >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-    skip 10 "sqlite3 or python3 not found"
+    skip 12 "sqlite3 or python3 not found"
     finish
     exit
 fi
@@ -33,8 +34,11 @@ wait_idle 300
 # C-n under the lock: refused, said; the conversation stays on the screen
 keys C-n
 check "C-n: what it waits for is said" 'saving the exchange not saved yet' 8
-check "C-n under the lock: refused, how many and why" \
-    '1 exchange is not saved, so this chat stays: try again, or quit' 40
+check "C-n under the lock: refused, how many, the quit key" \
+    '1 exchange is not saved, so this chat stays: try again, or quit with F10' 40
+check "... and why (longer than the footer: the error dialog)" 'sessions\.db: database is locked\)'
+keys Escape
+check_not "the dialog closed" '│ +Error +│'
 screen | grep -q 'kept words' && screen | grep -q 'first words' && ok \
     || fail "the conversation left the screen: $(screen)"
 [ "$(saved "$DB")" = "first words" ] && ok || fail "saved under the lock: '$(saved "$DB")'"

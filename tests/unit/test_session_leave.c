@@ -6,7 +6,11 @@
 ** save kept out (sess_flush's one bounded wait for a lock) and, when it
 ** still cannot, does not happen: RWKV_EDB, the line says how many and why,
 ** the conversation and the count stay as they were.  Once the lock is gone
-** the same call writes them and goes on.
+** the same call writes them and goes on.  The refusal names the front
+** end's quit key or command (sess_config.quit_key), or says "quit" alone
+** without one.  sess_leave_check is the rule on its own: what a model
+** switch makes before it loads the new model, so a refused one loads
+** nothing (tests/tui/model_unsaved.sh: the client's F5).
 **
 ** Before, each of these cleared the kept-out exchanges (sess_unsaved_clear)
 ** without a word: the message sent under the lock was in no session.
@@ -102,6 +106,14 @@ step_model(sess *s, struct leave_ctx *c, rwkv_err *err)
     return sess_set_model(s, c->m2, c->t2, NULL, NULL, err);
 }
 
+/* The check alone, as the client's F5 makes it before loading a model. */
+static int
+step_check(sess *s, struct leave_ctx *c, rwkv_err *err)
+{
+    (void)c;
+    return sess_leave_check(s, err);
+}
+
 static int
 step_names(sess *s, struct leave_ctx *c, rwkv_err *err)
 {
@@ -140,6 +152,14 @@ left_reply1(sess *s, const struct leave_ctx *c)
     return sess_id(s) == 1 && sess_head(s) == c->reply1 && chat_n_turns(sess_chat(s)) == 1;
 }
 
+/* Nothing left: the check alone, the conversation goes on (saved now). */
+static int
+left_stays(sess *s, const struct leave_ctx *c)
+{
+    (void)c;
+    return sess_id(s) == 1 && chat_n_turns(sess_chat(s)) == 2;
+}
+
 /* Back at the start of session 1. */
 static int
 left_reset(sess *s, const struct leave_ctx *c)
@@ -156,18 +176,21 @@ static const struct leave_case cases[] = {
     { "reset", 0, step_reset, left_reset },
     { "state switch", 0, step_state, left_new },
     { "model switch", 0, step_model, left_new },
+    { "leave check", 0, step_check, left_stays },
     { "other names", 0, step_names, left_new },
 };
 
-/* A runtime on DB (a new file NAME in the temp dir) with the busy time cut. */
+/* A runtime on DB (a new file NAME in the temp dir) with the busy time cut;
+** QUIT: how its front end quits (NULL: not named). */
 static sess *
-open_sess(rwkv_model *m, const tok *t, char *db, size_t cap, const char *name)
+open_sess(rwkv_model *m, const tok *t, char *db, size_t cap, const char *name, const char *quit)
 {
     sess_config sc;
     sess *s;
 
     test_tmp_path(db, cap, name);
     sess_test_config(&sc, m, t, db, 3, 6);
+    sc.quit_key = quit;
     if ((s = sess_test_create(&sc)) != NULL)
         store_set_busy_ms(sess_store(s), BUSY_MS);
     return s;
@@ -192,7 +215,7 @@ leave_one(rwkv_model *m, const tok *t, struct leave_ctx *ctx, const struct leave
     int rc;
 
     snprintf(file, sizeof file, "leave%d.db", k);
-    if ((s = open_sess(m, t, db, sizeof db, file)) == NULL)
+    if ((s = open_sess(m, t, db, sizeof db, file, "/quit")) == NULL)
         return;
     TEST_CONDF(say(s, "one") == 0 && sess_id(s) == 1, "%s: the first message saved", c->name);
     sess_last_ids(s, &ctx->user1, &ctx->reply1);
@@ -222,7 +245,7 @@ leave_one(rwkv_model *m, const tok *t, struct leave_ctx *ctx, const struct leave
     rc = c->step(s, ctx, &err);
     TEST_CONDF(rc == RWKV_EDB &&
                    strstr(err.msg, "1 exchange is not saved, so this chat stays: try again, or "
-                                   "quit (") == err.msg &&
+                                   "quit with /quit (") == err.msg &&
                    strstr(err.msg, db) && strstr(err.msg, "database is locked"),
                "%s: refused under the lock (%d: '%s')", c->name, rc, err.msg);
     TEST_CONDF(store_busy_timeouts(sess_store(s)) - waits == 1, "%s: one bounded wait (%llu)",
@@ -256,13 +279,14 @@ leave_one(rwkv_model *m, const tok *t, struct leave_ctx *ctx, const struct leave
 /*
 ** The first message of a new chat under the lock: not even the session row
 ** was written, so all of the conversation is kept out.  A reset or a new
-** session is refused; the lock gone, the reset writes it as session 1.
+** session is refused (no quit key given: "quit" alone; a second message
+** kept out: counted); the lock gone, the reset writes both as session 1.
 */
 static void
 leave_unsaved_session(rwkv_model *m, const tok *t)
 {
     char db[600];
-    sess *s = open_sess(m, t, db, sizeof db, "first.db");
+    sess *s = open_sess(m, t, db, sizeof db, "first.db", NULL);
     sqlite3 *h;
     rwkv_err err;
 
@@ -274,16 +298,25 @@ leave_unsaved_session(rwkv_model *m, const tok *t)
     }
     TEST_COND("first: answered under the lock",
               say(s, "first") == 0 && sess_id(s) == 0 && sess_unsaved(s) == 1);
-    TEST_CONDF(sess_reset(s, &err) == RWKV_EDB && strstr(err.msg, "1 exchange is not saved"),
+    TEST_CONDF(sess_reset(s, &err) == RWKV_EDB &&
+                   strstr(err.msg, "1 exchange is not saved, so this chat stays: try again, or "
+                                   "quit (") == err.msg,
                "first: reset refused ('%s')", err.msg);
     TEST_CONDF(sess_new(s, &err) == RWKV_EDB && chat_n_turns(sess_chat(s)) == 1 &&
                    sess_unsaved(s) == 1,
                "first: new session refused, the message kept ('%s')", err.msg);
+    TEST_COND("first: a second message kept out",
+              say(s, "second") == 0 && sess_id(s) == 0 && sess_unsaved(s) == 2);
+    TEST_CONDF(sess_leave_check(s, &err) == RWKV_EDB &&
+                   strstr(err.msg, "2 exchanges are not saved, so this chat stays: try again, "
+                                   "or quit (") == err.msg &&
+                   strstr(err.msg, "database is locked"),
+               "first: two counted ('%s')", err.msg);
     lock_release(h);
     TEST_CONDF(sess_reset(s, &err) == RWKV_OK && sess_unsaved(s) == 0 &&
                    chat_n_turns(sess_chat(s)) == 0 && sess_id(s) == 1,
                "first: the lock gone, written and reset (%s)", err.msg);
-    TEST_COND("first: in session 1", n_msg(db, "first") == 1 &&
+    TEST_COND("first: in session 1", n_msg(db, "first") == 1 && n_msg(db, "second") == 1 &&
                                      q_int(db, "SELECT count(*) FROM sessions") == 1);
     sess_destroy(s);
 }
@@ -298,7 +331,7 @@ static void
 replay_keeps(rwkv_model *m, const tok *t)
 {
     char db[600], why[RWKV_ERR_MSG];
-    sess *s = open_sess(m, t, db, sizeof db, "replay.db");
+    sess *s = open_sess(m, t, db, sizeof db, "replay.db", "/quit");
     sqlite3 *h;
     rwkv_err err;
 
@@ -321,6 +354,31 @@ replay_keeps(rwkv_model *m, const tok *t)
     sess_destroy(s);
 }
 
+/* A quit key name that would not fit is refused, not cut: a cut name
+** would tell the user a wrong key. */
+static void
+quit_key_limit(rwkv_model *m, const tok *t)
+{
+    char db[600], name[SESS_QUIT_KEY_MAX + 1];
+    sess_config sc;
+    sess *s = NULL;
+    rwkv_err err;
+
+    test_tmp_path(db, sizeof db, "key.db");
+    sess_test_config(&sc, m, t, db, 3, 6);
+    memset(name, 'k', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    sc.quit_key = name;
+    TEST_CONDF(sess_create(&sc, &s, &err) == RWKV_EINVAL && s == NULL &&
+                   strstr(err.msg, "quit key"),
+               "quit key: %d bytes refused ('%s')", SESS_QUIT_KEY_MAX, err.msg);
+    sess_destroy(s);
+    name[SESS_QUIT_KEY_MAX - 1] = '\0';
+    TEST_CONDF(sess_create(&sc, &s, &err) == RWKV_OK, "quit key: %d bytes taken (%s)",
+               SESS_QUIT_KEY_MAX - 1, err.msg);
+    sess_destroy(s);
+}
+
 int
 main(void)
 {
@@ -337,6 +395,7 @@ main(void)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
             leave_one(m, t, &ctx, &cases[k], (int)k);
         leave_unsaved_session(m, t);
+        quit_key_limit(m, t);
         replay_keeps(m, t);
     }
     rwkv_model_close(m);
