@@ -15,8 +15,7 @@
 # (10 s).
 . "$(dirname "$0")/tmuxlib.sh"
 
-q() { sqlite3 "$1" "$2" 2>/dev/null; }
-saved() { q "$1" "select group_concat(text, ' ') from (select text from turns where role=1 order by depth)"; }
+saved() { saved_user_text "$1"; }
 M=$FX/models
 # (longer than the footer: the error dialog shows it whole, wrapped)
 refused='1 exchange is not saved, so this chat stays: try again, or quit with F10'
@@ -33,14 +32,7 @@ if ! { have_fixture models/tiny-7v0-fp32.pth 25 && have_fixture models/tiny-6v0-
 fi
 
 NODEMO=1 tui_start --model "$M/tiny-7v0-fp32.pth" --db "$DB" --max-tokens 6 --seed 1
-type_text "first words"
-send
-[ "$(saved "$DB")" = "first words" ] && ok || fail "the first message was not saved"
-hold_lock "$DB" || fail "no lock taken"
-type_text "kept words"
-keys Enter
-check "the message waits for the lock, then fails to save" 'saving your message: .*database is locked' 40
-wait_idle 300
+keep_one_out "$DB"
 
 # F5, another checkpoint, under the lock: refused before any load
 keys F5

@@ -15,8 +15,7 @@
 # database's write lock past the busy time (10 s).  The demo model.
 . "$(dirname "$0")/tmuxlib.sh"
 
-q() { sqlite3 "$1" "$2" 2>/dev/null; }
-saved() { q "$1" "select group_concat(text, ' ') from (select text from turns where role=1 order by depth)"; }
+saved() { saved_user_text "$1"; }
 
 if ! command -v sqlite3 >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
     skip 7 "sqlite3 or python3 not found"
@@ -25,14 +24,7 @@ if ! command -v sqlite3 >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1;
 fi
 
 tui_start --seed 1 --max-tokens 6
-type_text "first words"
-send
-[ "$(saved "$DB")" = "first words" ] && ok || fail "the first message was not saved"
-hold_lock "$DB" || fail "no lock taken"
-type_text "kept words"
-keys Enter
-check "the message waits for the lock, then fails to save" 'saving your message: .*database is locked' 40
-wait_idle 300
+keep_one_out "$DB"
 release_lock
 
 # F5, the same demo model again (a strategy change): the exchange kept out

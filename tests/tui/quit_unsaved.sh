@@ -13,9 +13,8 @@
 . "$(dirname "$0")/tmuxlib.sh"
 
 T=$RWKV_TUI
-q() { sqlite3 "$1" "$2" 2>/dev/null; }
 tui_pid() { pgrep -P "$(tmx display-message -p '#{pane_pid}')" | head -1; }
-saved() { q "$1" "select group_concat(text, ' ') from (select text from turns where role=1 order by depth)"; }
+saved() { saved_user_text "$1"; }
 
 if ! command -v sqlite3 >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
     skip 20 "sqlite3 or python3 not found"

@@ -162,3 +162,23 @@ tui_finish() {
     tmx kill-server 2>/dev/null
     finish
 }
+
+# saved_user_text DB: the user turns saved in DB, in order, joined by spaces.
+saved_user_text() {
+    sqlite3 "$1" "select group_concat(text, ' ') from (select text from turns where role=1 order by depth)" 2>/dev/null
+}
+
+# keep_one_out DB: in the running client, "first words" is sent and saved,
+# then another program holds DB's write lock (hold_lock; release_lock lets
+# it go) and "kept words" is sent: its exchange fails to save and is kept
+# out, the client idle again.  Two checks.
+keep_one_out() {
+    type_text "first words"
+    send
+    [ "$(saved_user_text "$1")" = "first words" ] && ok || fail "the first message was not saved"
+    hold_lock "$1" || fail "no lock taken"
+    type_text "kept words"
+    keys Enter
+    check "the message waits for the lock, then fails to save" 'saving your message: .*database is locked' 40
+    wait_idle 300
+}
