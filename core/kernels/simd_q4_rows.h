@@ -55,6 +55,7 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
     const __m256i m4 = _mm256_set1_epi8(15);
     const __m256i hi16 = _mm256_set1_epi32((int)0xffff0000u);
     const uint8_t *p[NR_Q4];
+    const char *pc[NR_Q4];   /* the same, for the prefetch */
     const char *s[NR_Q4];
     __m256 acc[NR_Q4];
     float tail[NR_Q4];
@@ -63,6 +64,7 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
 #pragma GCC unroll 4
     for (int i = 0; i < NR; i++) {
         p[i] = (const uint8_t *)w->data + (size_t)((r + i * rs) * nb + b0) * 16;
+        pc[i] = (const char *)p[i];
         s[i] = (const char *)w->scales + (size_t)((r + i * rs) * nb + b0) * 4;
         acc[i] = _mm256_setzero_ps();
         tail[i] = 0;
@@ -72,10 +74,8 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
         const __m256 xd = _mm256_loadu_ps(q->xd + k), xs = _mm256_loadu_ps(q->xs + k);
 
         if (pf) {   /* 128 bytes of codes a row, 64 of block words per 16 blocks */
-            simd_mv_prefetch_runs((const char *const *)p, NR, k * 16, Q4_PF_ROW, nblk * 16,
-                                  nb * 16);
-            simd_mv_prefetch_runs((const char *const *)p, NR, k * 16 + 64, Q4_PF_ROW, nblk * 16,
-                                  nb * 16);
+            simd_mv_prefetch_runs(pc, NR, k * 16, Q4_PF_ROW, nblk * 16, nb * 16);
+            simd_mv_prefetch_runs(pc, NR, k * 16 + 64, Q4_PF_ROW, nblk * 16, nb * 16);
             if ((k & 8) == 0)
                 simd_mv_prefetch_runs(s, NR, k * 4, Q4_PF_ROW / 4, nblk * 4, nb * 4);
         }
