@@ -9,6 +9,10 @@
 **     with the user_version update, so a crash leaves the old or the new
 **     schema, never half of one; two processes opening an old file at once
 **     migrate once (the version is re-read inside the transaction).
+**   - Opening waits for another connection's locks within STORE_BUSY_MS,
+**     also where SQLite answers SQLITE_BUSY without calling the busy
+**     handler (setup_step: the switch to WAL mode), so processes opening or
+**     creating one file at once all succeed.
 **   - A new file is created 0600 before SQLite opens it (the -wal and -shm
 **     files inherit that mode) and gets auto_vacuum=INCREMENTAL before its
 **     first table, so deleting a session can give the space back.
@@ -468,6 +472,28 @@ create_private(const char *path, rwkv_err *err)
 
 /* ---- lock waits --------------------------------------------------------- */
 
+/* Milliseconds on the monotonic clock. */
+static int64_t
+now_ms(void)
+{
+    return mono_now_ns() / 1000000;
+}
+
+/* Sleep step N (0 the first) of a lock wait, LEFT ms at most (LEFT > 0). */
+static void
+busy_nap(int n, int64_t left)
+{
+    static const int step_ms[] = { 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 };
+    struct timespec ts;
+    int ms = n < (int)(sizeof step_ms / sizeof step_ms[0]) ? step_ms[n] : 100;
+
+    if (ms > left)
+        ms = (int)left;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (long)(ms % 1000) * 1000000;
+    nanosleep(&ts, NULL);
+}
+
 /*
 ** The busy handler of every store connection: SQLite calls it while another
 ** connection holds a lock this one needs (N: the calls so far for this
@@ -481,11 +507,8 @@ create_private(const char *path, rwkv_err *err)
 static int
 busy_wait(void *ud, int n)
 {
-    static const int step_ms[] = { 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 };
     store *s = ud;
-    int64_t now = mono_now_ns() / 1000000, left;
-    struct timespec ts;
-    int ms;
+    int64_t now = now_ms(), left;
 
     if (s->busy_once && s->busy_spent)
         return 0;
@@ -497,12 +520,7 @@ busy_wait(void *ud, int n)
         s->busy_spent = s->busy_once;
         return 0;
     }
-    ms = n < (int)(sizeof step_ms / sizeof step_ms[0]) ? step_ms[n] : 100;
-    if (ms > left)
-        ms = (int)left;
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (long)(ms % 1000) * 1000000;
-    nanosleep(&ts, NULL);
+    busy_nap(n, left);
     return 1;
 }
 
@@ -549,7 +567,41 @@ store_pragma_int(store *s, const char *sql, int64_t *out, rwkv_err *err)
     return rc;
 }
 
-/* A clearer message for the errors a bad --db gives. */
+/*
+** Step ST, a statement of store_open's setup, to its first row or its end:
+** its SQLite code.  Where waiting could deadlock, SQLite answers SQLITE_BUSY
+** at once, without calling the busy handler: PRAGMA journal_mode=WAL on a
+** file still in rollback-journal mode reads the header (a read lock), then
+** wants the write lock to put WAL mode into it (sqlite3BtreeSetVersion), and
+** gives up at once when another connection holds that lock -- which may be
+** waiting for this one's read lock to go.  Clients creating a new database
+** together switch it at about the same moment, and one that read the header
+** while another was switching it failed ("database is locked"); so did
+** opening a file left in rollback mode (store_file.c, wal_renew) while
+** another process wrote to it.  The failed statement has let go of its
+** locks (autocommit), so it is stepped again after a nap, within
+** busy_wait's bound: s->busy_ms (STORE_BUSY_MS at open) in all, the
+** handler's waits inside the later tries included.  A later try finds the
+** file in WAL mode (the other connection's switch) or takes the lock itself.
+*/
+static int
+setup_step(store *s, sqlite3_stmt *st)
+{
+    int64_t until = now_ms() + s->busy_ms, left;
+    int busy_ms = s->busy_ms, rc;
+
+    for (int n = 0; (rc = sqlite3_step(st)) == SQLITE_BUSY; n++) {
+        if ((left = until - now_ms()) <= 0)
+            break;
+        sqlite3_reset(st);
+        busy_nap(n, left);
+        left = until - now_ms();
+        s->busy_ms = left > 0 ? (int)left : 0;
+    }
+    s->busy_ms = busy_ms;
+    return rc;
+}
+
 /* A database (or its folder, where the journal goes) we may not write. */
 static int
 readonly_error(const char *path, rwkv_err *err)
@@ -755,7 +807,7 @@ store_open(const char *path, store **out, rwkv_err *err)
         sqlite3_stmt *st;
         if ((rc = store_prep(s, "PRAGMA journal_mode=WAL", &st, err)) != RWKV_OK)
             goto fail;
-        if (sqlite3_step(st) != SQLITE_ROW) {
+        if (setup_step(s, st) != SQLITE_ROW) {
             rc = open_fail(s, err);
             sqlite3_finalize(st);
             goto fail;
