@@ -1975,6 +1975,7 @@ app_fini(struct app *a)
     tui_menu_fini(&a->menu);
     tui_menu_fini(&a->ask);
     free(a->queued);
+    tui_buf_fini(&a->quit_said);
     for (int i = 0; i < TUI_LOG_MAX; i++)
         free(a->log[i]);
     tui_session_notes_fini(a);
@@ -1988,6 +1989,7 @@ again:
         struct pollfd pf[2];
         int r;
 
+        tui_quit_back(a);          /* back in the chat: a quit's lines are the log's */
         if (a->dirty) {
             tui_view_draw(a);
             a->dirty = 0;
@@ -2016,21 +2018,21 @@ again:
             a->dirty = 1;          /* a bounded run counts loop turns, so it
                                       ends even when nothing else happens */
     }
-    if (a->busy) {                 /* quit while generating: keep what we have
-                                      (a message still in its prefill too) */
+    /* quit while a job runs: the job is stopped, keeping what it made (a
+    ** message still in its prefill too), and its last events are taken as
+    ** any others are -- the reply's text, its end, the runtime's notes (a
+    ** save that failed meanwhile) -- an error among them also kept for
+    ** stderr, the screen being about to go (a->quitting: notice.c).  The
+    ** end of one job may start the next (a message sent while the greeting
+    ** was made ready): stopped the same way, before the flush below uses
+    ** the sess on this thread. */
+    a->quitting = 1;
+    while (a->busy && a->w.running) {
         sess_abandon(a->sess);
         tui_worker_join(&a->w);
-        {
-            tui_event *list = tui_worker_drain(&a->w);
-            for (tui_event *e = list; e; e = e->next) {
-                if (e->type == TUI_EV_TEXT && a->reply_turn >= 0)
-                    tui_tr_append(&a->tr, a->reply_turn, e->text, e->len);
-                else if (e->type == TUI_EV_END)
-                    on_end(a, e);
-            }
-            tui_event_free(list);
-        }
+        handle_events(a);
     }
+    a->quitting = 0;
     /* what a failed save kept out: tried once more; when some still fails
     ** and the user quit with a key, asked (quit.c) -- the loop goes on */
     if (tui_quit_flush(a, a->quit && !tui_stop_signal, a->quit || tui_stop_signal)) {
@@ -2244,6 +2246,7 @@ tui_run(const tui_launch *launch)
     for (int i = 0; i < TUI_PHIST_N; i++)
         tui_input_init(&a->phist[i]);
     tui_search_init(&a->search);
+    tui_buf_init(&a->quit_said);
     tui_menu_init(&a->menu, TUI_MENU_NONE, "");
     tui_menu_init(&a->ask, TUI_MENU_NONE, "");
     if (tui_worker_init(&a->w) != 0) {

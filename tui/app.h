@@ -51,6 +51,7 @@
 #include "search.h"
 #include "history.h"
 #include "sidebar.h"
+#include "text.h"
 #include "theme.h"
 #include "transcript.h"
 
@@ -197,6 +198,9 @@ struct app {
     theme           th;
     char            notice[TUI_NOTICE];  /* one-line message in the footer */
     int             notice_err;
+    int             notice_cut;          /* the notice holds only the start of the
+                                            message (TUI_NOTICE bytes): the log
+                                            has it whole */
     int             notice_popup;        /* the notice, an error too long for the
                                             footer, is shown in a dialog (view.c
                                             sets it; the next key closes it) */
@@ -309,7 +313,12 @@ struct app {
     /* quitting with exchanges a failed save kept out (quit.c) */
     size_t          unsaved;       /* still not saved at the last try */
     char            unsaved_why[RWKV_ERR_MSG];  /* ... and why */
-    char            unsaved_said[1024];  /* the runtime's lines at the last try */
+    /* what was said while quitting that the screen may not have shown: the
+    ** errors of the job a quit stopped (taken with a->quitting set) and the
+    ** runtime's lines at each try; on stderr once the screen is gone, or
+    ** the message log's alone when the chat goes on (tui_quit_back) */
+    tui_buf         quit_said;
+    int             quitting;      /* the job a quit stopped is being taken */
     int             quit_anyway;   /* the question was answered q, or e (exported) */
     char            quit_export[1200];   /* the file they went to, "" = none */
     int             dirty;
@@ -507,8 +516,13 @@ void tui_regen(struct app *a, int n);
 ** on; else 0, leave.  Nothing kept out: 0 at once, nothing done.
 ** tui_quit_key takes the question's keys (and Esc in its export prompt):
 ** 1 when taken.  tui_quit_report, the screen gone: the lines on stderr
-** (saved at the end; exported; not saved: how many and why) and the exit
-** status, 1 when exchanges were left unsaved, else 0.
+** (what was said while quitting, a->quit_said; saved at the end; exported;
+** not saved: how many and why) and the exit status, 1 when exchanges were
+** left unsaved, else 0.
+** tui_quit_keep: MSG (IS_ERR: an error, "rwkv-tui: " before it, as the
+** line chat prints one) kept for stderr in a->quit_said.  tui_quit_back,
+** each turn of the loop: once the question is gone and the chat goes on,
+** what was kept is the message log's alone (a later quit starts afresh).
 ** tui_unsaved_saving: "saving ..." drawn now when exchanges are kept out,
 ** before a call that tries them and may wait for a lock (sess_flush, or
 ** one of the runtime's ways of leaving the conversation: the leaving rule,
@@ -518,6 +532,8 @@ void tui_unsaved_saving(struct app *a);
 int  tui_quit_flush(struct app *a, int ask, int draw);
 int  tui_quit_key(struct app *a, int key, int is_fkey);
 int  tui_quit_report(struct app *a);
+void tui_quit_keep(struct app *a, int is_err, const char *msg);
+void tui_quit_back(struct app *a);
 
 /* session.c: free generation (M-g: from PROMPT; PROMPT NULL = M-+ continue it). */
 void tui_free_gen(struct app *a, const char *prompt);

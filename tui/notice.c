@@ -5,7 +5,10 @@
 ** time, in the log's ring of TUI_LOG_MAX messages (the oldest let go when
 ** it is full, counted in log_dropped: M-l says how many); tui_log_only
 ** keeps one without showing it.  The log keeps a message whole, however
-** long; the footer's copy is cut to TUI_NOTICE bytes.  UI thread only.
+** long; the footer's copy is cut to TUI_NOTICE bytes (notice_cut says so).
+** While a quit takes the job it stopped (a->quitting), an error is also kept
+** for stderr (quit.c): the screen may be gone before it is drawn.  UI
+** thread only.
 ** The format is a message id (i18n.h): shown in the interface language.
 */
 #include "app.h"
@@ -15,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "../core/text/utf8.h"
 
 /* Keep MSG in the message log, stamped with the time. */
 void
@@ -48,6 +53,29 @@ tui_log_only(struct app *a, const char *msg)
     tui_log_add(a, 0, msg);
 }
 
+/* MSG, the whole of the notice just set: into the log; an error said while
+** a quit takes the job it stopped is also kept for stderr (quit.c), the
+** screen being about to go. */
+static void
+keep(struct app *a, int is_err, const char *msg)
+{
+    tui_log_add(a, is_err, msg);
+    if (is_err && a->quitting)
+        tui_quit_keep(a, 1, msg);
+}
+
+/* A cut copy ends on a whole character: a sequence the cut broke goes. */
+static void
+cut_whole(char *s)
+{
+    size_t n = strlen(s), i = n;
+
+    while (i > 0 && n - i < 4 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i > 0 && utf8_decode((const unsigned char *)s + i - 1, n - i + 1, NULL) == 0)
+        s[i - 1] = '\0';
+}
+
 void
 tui_notice(struct app *a, int is_err, const char *fmt, ...)
 {
@@ -60,15 +88,17 @@ tui_notice(struct app *a, int is_err, const char *fmt, ...)
     n = vsnprintf(a->notice, sizeof a->notice, tui_tr(fmt), ap);
     va_end(ap);
     a->notice_err = is_err;
+    a->notice_cut = n >= (int)sizeof a->notice;
     a->dirty = 1;
-    if (n < (int)sizeof a->notice) {
+    if (!a->notice_cut) {
         va_end(again);
-        tui_log_add(a, is_err, a->notice);
+        keep(a, is_err, a->notice);
         return;
     }
+    cut_whole(a->notice);
     whole = tui_xmalloc((size_t)n + 1);       /* the log keeps it whole */
     vsnprintf(whole, (size_t)n + 1, tui_tr(fmt), again);
     va_end(again);
-    tui_log_add(a, is_err, whole);
+    keep(a, is_err, whole);
     free(whole);
 }

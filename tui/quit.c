@@ -14,8 +14,10 @@
 ** F2's C-e writes a session) and quits, q quits without them, Esc (C-c)
 ** goes back to the chat, where the next message or the next quit tries
 ** again.  A signal or a closed terminal has no one to ask: one try, then
-** the line on stderr.  After the screen: that line (how many and why), or
-** the runtime's "saving works again" line, and the exit status.
+** the line on stderr.  After the screen: what was said while quitting
+** (the errors of a reply the quit stopped, the runtime's lines at each
+** try: "saving works again"), that line (how many and why), and the exit
+** status.  Back in the chat, what was said is the message log's alone.
 ** Nothing kept out: nothing of this runs, a quit is what it always was.
 */
 #include "app.h"
@@ -27,22 +29,37 @@
 
 #include "../core/io/fileio.h"
 
+void
+tui_quit_keep(struct app *a, int is_err, const char *msg)
+{
+    if (is_err)
+        tui_buf_adds(&a->quit_said, PROG_NAME_TUI ": ");
+    tui_buf_adds(&a->quit_said, msg);
+    tui_buf_adds(&a->quit_said, "\n");
+}
+
+void
+tui_quit_back(struct app *a)
+{
+    if (a->quit_said.len > 0 && !(a->focus == TUI_FOCUS_PROMPT &&
+                                  (a->prompt_kind == TUI_PROMPT_UNSAVED ||
+                                   a->prompt_kind == TUI_PROMPT_UNSAVED_EXPORT)))
+        tui_buf_clear(&a->quit_said);
+}
+
 /* The runtime's notes of a try (posted to the worker's queue: the worker is
 ** idle, so they are the only events): into the message log, and kept for
-** stderr when the client ends now. */
+** stderr when the client ends now (its question hides the footer). */
 static void
 take_notes(struct app *a)
 {
     tui_event *list = tui_worker_drain(&a->w);
-    size_t k;
 
-    a->unsaved_said[0] = '\0';
     for (tui_event *e = list; e; e = e->next) {
         if (e->type != TUI_EV_NOTE)
             continue;
         tui_log_add(a, e->phase, e->text);
-        k = strlen(a->unsaved_said);
-        snprintf(a->unsaved_said + k, sizeof a->unsaved_said - k, "%s\n", e->text);
+        tui_quit_keep(a, e->phase, e->text);
     }
     tui_event_free(list);
 }
@@ -236,7 +253,8 @@ tui_quit_report(struct app *a)
 {
     size_t n = a->sess ? sess_unsaved(a->sess) : 0;
 
-    fputs(a->unsaved_said, stderr);
+    if (a->quit_said.len > 0)
+        fputs(a->quit_said.p, stderr);
     if (n == 0)
         return 0;
     if (a->quit_export[0]) {

@@ -861,6 +861,45 @@ put_prompt_label(struct app *a, int y, int attr)
     return x;
 }
 
+/*
+** The footer's form of the notice: the session database's folder left out
+** wherever its path is named ("…/sessions.db"), so a message about the
+** database is as wide in a deep folder as in a short one -- the footer
+** shows this form, and whether an error needs the dialog is decided on
+** it; the dialog and the log (M-l) have the message whole.  OUT has CAP
+** bytes (TUI_NOTICE: the form is never longer than the notice).  Returns 1
+** when the form is not the whole message (a folder left out, or the
+** notice cut: notice_cut).
+*/
+static int
+notice_form(const struct app *a, char *out, size_t cap)
+{
+    const char *path = a->st ? store_path(a->st) : NULL;
+    const char *name = path ? strrchr(path, '/') : NULL, *s = a->notice, *hit;
+    const char *ell = tui_ellipsis();
+    size_t o = 0, pl = path ? strlen(path) : 0, el = strlen(ell), nl = name ? strlen(name) : 0;
+    int part = a->notice_cut;
+
+    if (cap == 0)
+        return part;
+    /* (a path without a folder, or one as short as its form: kept) */
+    if (name == NULL || el + nl >= pl) {
+        snprintf(out, cap, "%s", a->notice);
+        return part;
+    }
+    while ((hit = strstr(s, path)) != NULL && o + (size_t)(hit - s) + el + nl < cap) {
+        memcpy(out + o, s, (size_t)(hit - s));
+        o += (size_t)(hit - s);
+        memcpy(out + o, ell, el);
+        memcpy(out + o + el, name, nl);
+        o += el + nl;
+        s = hit + pl;
+        part = 1;
+    }
+    snprintf(out + o, cap - o, "%s", s);
+    return part;
+}
+
 /* The footer while searching: "search: QUERY" then "n/m" (or "no match")
 ** and, where there is room, the keys. */
 static void
@@ -928,17 +967,22 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
     if (a->notice[0]) {
         int na = a->notice_err ? tui_role_attr(a, THEME_ROLE_ERROR)
                                : tui_role_attr(a, THEME_ROLE_INFO);
-        if (tui_str_width(a->notice, strlen(a->notice)) > a->cols) {
+        char form[TUI_NOTICE], more[48], key[16];
+        int part = notice_form(a, form, sizeof form), mw;
+
+        cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
+        if (tui_str_width(form, strlen(form)) > a->cols) {
             /* cut: the footer says where the whole message is */
-            char more[48], key[16];
-            int mw;
-            cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
             snprintf(more, sizeof more, TR("%s (%s: log)"), tui_ellipsis(), key);
             mw = tui_str_width(more, strlen(more));
-            x = puts_(y, 0, a->notice, a->cols - mw > 0 ? a->cols - mw : 0, na);
+            x = puts_(y, 0, form, a->cols - mw > 0 ? a->cols - mw : 0, na);
             puts_(y, x, more, a->cols - x, ka);
         } else {
-            puts_(y, 0, a->notice, a->cols, na);
+            x = puts_(y, 0, form, a->cols, na);
+            /* a folder left out: so is where the whole is, when it fits */
+            snprintf(more, sizeof more, TR("%s (%s: log)"), "", key);
+            if (part && x + tui_str_width(more, strlen(more)) <= a->cols)
+                puts_(y, x, more, a->cols - x, ka);
         }
         return;
     }
@@ -1025,7 +1069,7 @@ draw_notice_popup(struct app *a, int top, int h)
             tui_role_attr(a, THEME_ROLE_ERROR));
     cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
     snprintf(hint, sizeof hint, TR("%s any key closes  %s: all messages"),
-             (size_t)rows < n ? TR("(more in the log)") : "", key);
+             (size_t)rows < n || a->notice_cut ? TR("(more in the log)") : "", key);
     if (bh >= 2)
         puts_(y0 + bh - 1, x0 + 1, hint[0] == ' ' ? hint + 1 : hint, w - 2,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
@@ -1282,9 +1326,12 @@ tui_view_draw(struct app *a)
     if (a->focus == TUI_FOCUS_MENU && a->menu.kind != TUI_MENU_NONE)
         draw_menu(a, tr_top, tr_h + 1);
     a->notice_popup = 0;
-    if (a->notice[0] && a->notice_err && a->focus != TUI_FOCUS_PROMPT &&
-        tui_str_width(a->notice, strlen(a->notice)) > a->cols)
-        draw_notice_popup(a, tr_top, tr_h + 1);
+    if (a->notice[0] && a->notice_err && a->focus != TUI_FOCUS_PROMPT) {
+        char form[TUI_NOTICE];
+        notice_form(a, form, sizeof form);
+        if (tui_str_width(form, strlen(form)) > a->cols)
+            draw_notice_popup(a, tr_top, tr_h + 1);
+    }
     attrset(A_NORMAL);
     if (a->focus == TUI_FOCUS_INPUT || a->focus == TUI_FOCUS_PROMPT ||
         a->focus == TUI_FOCUS_SEARCH) {

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# tests/tui/quit_busy_note.sh -- quitting the full-screen client while a
+# reply runs loses nothing the runtime said.  The quit stops the job and
+# takes its last events; it took only the reply's text and its end, so a
+# note among them -- a save that failed under another program's lock while
+# the quit waited for the job -- was dropped: in no footer, no message log,
+# not on stderr.  Now they are taken as any others are (app.c,
+# handle_events).  When the client ends, the note is on stderr after the
+# screen, as the line chat prints one ("rwkv-tui: ..."), before the quit's
+# own lines ("saving works again"); when it asks instead (an exchange is
+# still not saved) and the user goes back to the chat, the note is in the
+# message log like any other, and a later exit does not print it again.
+# The real binary under tmux, a real file; another program (python3's
+# sqlite3) holds the database's write lock past the busy time (10 s), and
+# F10 comes while a save waits for it: the note is made after the quit
+# began, every time.  Where a reply's row is to fail, gdb holds the client
+# while the lock is taken (holdlib.sh); without gdb those checks are skipped.
+. "$(dirname "$0")/tmuxlib.sh"
+. "$(dirname "$0")/holdlib.sh"
+
+if ! command -v sqlite3 >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+    skip 23 "sqlite3 or python3 not found"
+    finish
+    exit
+fi
+
+locked=': database is locked \(the chat goes on'
+again='saving works again: the earlier exchange not saved is in session 1 now'
+errors() { cat "$TMP/stderr.$RUNS"; }
+
+# first_words: "first words" sent and saved.  One check.
+first_words() {
+    type_text "first words"
+    send
+    [ "$(saved_user_text "$DB")" = "first words" ] && ok || fail "the first message was not saved"
+}
+
+# --- the message's save fails while the quit waits: the client ends, the note on stderr ------
+# (the runtime drops a message that a quit cuts before its reply began, so
+# nothing is left to ask about: the note is all the user gets)
+tui_start --seed 1 --max-tokens 6
+first_words
+hold_lock "$DB" && ok || fail "no lock taken"
+type_text "kept words"
+keys Enter
+wait_for '^> Type a message' 10 && ok || fail "the message was not taken: $(screen | tail -3)"
+keys F10
+wait_for '^EXIT=0' 40 && ok || fail "F10: no clean exit: $(screen | tail -3)"
+release_lock
+grep -Eq "^rwkv-tui: saving your message: .*$locked" "$TMP/stderr.$RUNS" && ok \
+    || fail "the note made while quitting was lost: '$(errors)'"
+
+# --- a reply's row fails while the quit waits: asked, and the note in the log ---------------
+# busy_quit DB: "kept words" sent; the client held (gdb) where the reply's
+# row is first written, the lock taken meanwhile; then F10 while that write
+# waits for the lock.  Three checks; 1 when gdb could not attach.
+busy_quit() {
+    type_text "kept words"
+    hold_start "$(tui_pid)" store_turn_finish || return 1
+    keys Enter
+    hold_hit && ok || fail "the reply's row was never written"
+    hold_lock "$1" && ok || fail "no lock taken"
+    hold_end
+    keys F10
+    check "F10 while the reply's save waited: asked, the exchange not saved" \
+        '1 exchange is not saved: r retry, e export, q quit anyway, Esc back' 60
+}
+held_skip() {
+    skip "$1" "gdb could not attach: $(hold_why)"
+    tmx kill-server 2>/dev/null
+    tui_finish
+    exit
+}
+
+if ! command -v gdb >/dev/null 2>&1; then
+    skip 18 "gdb not found: a quit while a reply's save waits is not driven"
+    tui_finish
+    exit
+fi
+
+DB=$TMP/asked.db
+tui_start --seed 1 --max-tokens 6
+first_words
+busy_quit "$DB" || held_skip 17
+keys Escape
+check "Esc: back to the chat" 'not quit: what is not saved is tried again'
+keys M-l
+check "the note made while quitting is in the message log" \
+    '[0-9:]{8}  error: saving the reply: ' 10
+keys Escape
+check_not "log closed" 'Messages \(newest first\)'
+release_lock
+tui_quit
+grep -qxF "$again" "$TMP/stderr.$RUNS" && ok || fail "no line saying it was saved: '$(errors)'"
+grep -q 'saving the reply' "$TMP/stderr.$RUNS" \
+    && fail "the note the log had was printed again at a later exit: '$(errors)'" || ok
+
+# --- ... the client ends from the question: the note on stderr, before the try's line -------
+DB=$TMP/ends.db
+tui_start --seed 1 --max-tokens 6
+first_words
+busy_quit "$DB" || held_skip 7
+release_lock
+keys r
+wait_for '^EXIT=0' 40 && ok || fail "r once the lock was gone: no clean exit: $(screen | tail -3)"
+note=$(grep -nE "^rwkv-tui: saving the reply: .*$locked" "$TMP/stderr.$RUNS" | cut -d: -f1)
+said=$(grep -nxF "$again" "$TMP/stderr.$RUNS" | cut -d: -f1)
+[ -n "$note" ] && ok || fail "the note made while quitting was lost: '$(errors)'"
+[ -n "$note" ] && [ -n "$said" ] && [ "$note" -lt "$said" ] && ok \
+    || fail "not both, in the order said: '$(errors)'"
+[ "$(saved_user_text "$DB")" = "first words kept words" ] && ok \
+    || fail "saved: '$(saved_user_text "$DB")'"
+tui_finish
