@@ -177,6 +177,7 @@ cb_phase(void *ud, int phase)
 
     if (phase == CHAT_GENERATING) {
         s->started = 1;
+        s->unfed = 0;                  /* a kept message's prompt was fed again */
         sess_save_begin(s);
     }
     if (s->cb.phase)
@@ -292,6 +293,7 @@ fail:
 }
 
 static void keep_drop(sess *s);
+static void sent_drop(sess *s);
 
 void
 sess_destroy(sess *s)
@@ -299,6 +301,7 @@ sess_destroy(sess *s)
     if (s == NULL)
         return;
     keep_drop(s);
+    sent_drop(s);
     chat_destroy(s->c);
     store_close(s->st);
     framing_fini(&s->fr);
@@ -367,6 +370,7 @@ static void
 start_over(sess *s)
 {
     chat_reset(s->c);
+    s->unfed = 0;
     s->sid = 0;
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
@@ -487,8 +491,10 @@ turn_copy(chat_turn *dst, const chat_turn *t)
         free(dst->reply_ids);
         return -1;
     }
-    memcpy(dst->prompt_ids, t->prompt_ids, t->n_prompt * sizeof(int32_t));
-    memcpy(dst->reply_ids, t->reply_ids, t->n_reply * sizeof(int32_t));
+    if (t->n_prompt > 0)   /* (a turn just sent has no reply ids: NULL) */
+        memcpy(dst->prompt_ids, t->prompt_ids, t->n_prompt * sizeof(int32_t));
+    if (t->n_reply > 0)
+        memcpy(dst->reply_ids, t->reply_ids, t->n_reply * sizeof(int32_t));
     return 0;
 }
 
@@ -590,6 +596,7 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
         goto out;
     s->start = start;
     s->launch_state = 0;
+    s->unfed = 0;                      /* the records' tokens are all fed again */
     s->sid = 0;
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
@@ -683,6 +690,138 @@ reply_arm(sess *s)
         chat_cancel(s->c);
 }
 
+/* ---- a message not saved, cut by sess_abandon before its reply ----------------------------
+**
+** The chat drops a message whose prefill is cut (chat.h: as if never sent).
+** A cancel wants that; sess_abandon (a quit, a hang-up) wants the message
+** kept, as a crash keeps it.  When its rows were written at submit they
+** stay (sess_save_unsent); when they were not -- their save failed (a lock
+** held past the busy time, a full disk), or the greeting was still to be
+** fed -- the memory is all there is of it, so it goes back into the chat:
+**
+**   sess_submit: no rows --sent_take--> SENT (a copy of the chat's turn)
+**   sess_run: the prefill cut, keep --keep_unsent--> the message in the
+**             chat again with an empty interrupted reply, kept out
+**             (sess_unsaved: the quit's sess_flush writes it), UNFED
+**   next message --feed_kept(whole)--> its prompt fed first, then the
+**             message's own; a regeneration or a continuation feeds it
+**             itself (feed_kept: the state before it, the turn start)
+**
+** UNFED because the state stays the one before the message: its prefill
+** was what the quit cut short.  Fed later by the replay rule, the numbers
+** are the ones a resume of the saved tokens gives.
+*/
+
+/* The copy of the message being sent (sent_take) goes. */
+static void
+sent_drop(sess *s)
+{
+    if (!s->has_sent)
+        return;
+    turn_free(&s->sent);
+    s->has_sent = 0;
+}
+
+/* The message just submitted was not saved: a copy of its turn, for
+** keep_unsent.  Out of memory: none (an abandon then drops it, as before). */
+static void
+sent_take(sess *s)
+{
+    size_t n = chat_n_turns(s->c);
+
+    sent_drop(s);
+    if (s->st == NULL || s->early || n == 0 || turn_copy(&s->sent, chat_turn_at(s->c, n - 1)) != 0)
+        return;
+    s->sent_at = n - 1;
+    s->has_sent = 1;
+}
+
+/*
+** sess_abandon cut the prefill of the message copied by sent_take, and the
+** chat dropped it: back into the chat with an empty interrupted reply (a
+** reply cut at its first token), counted as kept out from there.  0 when
+** kept.
+*/
+static int
+keep_unsent(sess *s)
+{
+    chat_turn ct = s->sent;
+    rwkv_err err;
+
+    if (chat_n_turns(s->c) != s->sent_at)
+        return -1;                     /* not dropped */
+    ct.reply = (char *)(ct.head ? ct.head : "");   /* as a reply begins */
+    ct.reply_len = strlen(ct.reply);
+    ct.n_reply = 0;
+    ct.stop = CHAT_STOP_CANCEL;
+    ct.interrupted = 1;
+    if (chat_push_turn(s->c, &ct, &err) != RWKV_OK) {
+        sess_notef(s, 1, "your message could not be kept: %s", err.msg);
+        return -1;
+    }
+    s->unfed = 1;
+    /* kept out: a failed save marked it (session_db.c, save_gap); one never
+    ** tried (the greeting was to be fed) is marked now -- in a new session
+    ** every turn counts anyway */
+    if (s->sid != 0 && s->unsaved == 0) {
+        s->unsaved = s->sent_at + 1;
+        s->unsaved_user = s->unsaved_reply = 0;
+    }
+    return 0;
+}
+
+/*
+** A kept message (s->unfed) fed now by the replay rule -- the greeting first
+** when that was still to be fed too: WHOLE, its prompt too (a message
+** follows it); else up to the state before it, made the chat's turn start,
+** from which a regeneration or a continuation feeds the prompt itself.
+** Cancellable (sess_cancel: RWKV_ECANCEL, the chat as it was but for a
+** greeting fed).  Nothing kept: RWKV_OK, nothing done.
+*/
+static int
+feed_kept(sess *s, int whole, rwkv_err *err)
+{
+    size_t n = chat_n_turns(s->c), ng = 0;
+    const int32_t *g = chat_greeting_ids(s->c, &ng);
+    const chat_turn *t;
+    rwkv_state *before = NULL, *after = NULL;
+    uint64_t done = 0, total;
+    int rc;
+
+    if (!s->unfed)
+        return RWKV_OK;
+    if (n == 0) {
+        s->unfed = 0;
+        return RWKV_OK;
+    }
+    t = chat_turn_at(s->c, n - 1);
+    total = (chat_greeting_fed(s->c) ? 0 : ng) + (whole ? t->n_prompt : 0);
+    if ((rc = rwkv_state_create(s->m, &before, err)) != RWKV_OK ||
+        (whole && (rc = rwkv_state_create(s->m, &after, err)) != RWKV_OK))
+        goto out;
+    rwkv_state_copy(before, chat_state(s->c));
+    if (!chat_greeting_fed(s->c)) {
+        if ((rc = sess_feed_seg(s, g, ng, STORE_ROLE_SYSTEM, before, &done, total, err)) !=
+                RWKV_OK ||
+            (rc = chat_prime_from(s->c, before, err)) != RWKV_OK)
+            goto out;
+    }
+    if (whole) {
+        rwkv_state_copy(after, before);
+        if ((rc = sess_feed_seg(s, t->prompt_ids, t->n_prompt, STORE_ROLE_USER, after, &done,
+                                total, err)) != RWKV_OK)
+            goto out;
+        /* after an interrupted reply the next prompt starts with "\n\n" */
+        chat_restore_state(s->c, after, 1);
+        s->unfed = 0;
+    }
+    chat_set_turn_start(s->c, before);
+out:
+    rwkv_state_destroy(before);
+    rwkv_state_destroy(after);
+    return rc;
+}
+
 int
 sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
 {
@@ -694,12 +833,14 @@ sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
     s->regen = 0;
     s->cont = 0;
     sess_greeting_saved(s);            /* a greeting still pending: saved, if it was */
-    rc = chat_submit(s->c, msg, len, err);
+    if ((rc = feed_kept(s, 1, err)) == RWKV_OK)     /* a kept message before it */
+        rc = chat_submit(s->c, msg, len, err);
     if (rc != RWKV_OK) {
         sess_expect_clear(s);
         return rc;
     }
     sess_save_submit(s);
+    sent_take(s);
     reply_arm(s);
     return RWKV_OK;
 }
@@ -746,7 +887,8 @@ keep_take(sess *s)
     rwkv_err err;
 
     keep_drop(s);
-    if ((s->st != NULL && s->sid != 0) || n == 0 || (k = calloc(1, sizeof *k)) == NULL)
+    if ((s->st != NULL && s->sid != 0 && sess_unsaved(s) == 0) || n == 0 ||
+        (k = calloc(1, sizeof *k)) == NULL)
         return;
     if (turn_copy(&k->turn, chat_turn_at(s->c, n - 1)) != 0) {
         free(k);
@@ -812,6 +954,10 @@ regen_one(sess *s, rwkv_err *err)
     s->regen = 1;
     s->regen_head = s->head;
     s->cont = 0;
+    if ((rc = feed_kept(s, 0, err)) != RWKV_OK) {
+        s->regen = 0;
+        return rc;
+    }
     keep_take(s);
     rc = chat_regen(s->c, err);
     if (rc != RWKV_OK) {
@@ -897,7 +1043,8 @@ sess_continue(sess *s, rwkv_err *err)
     s->started = 0;
     s->regen = 0;
     s->cont = 1;
-    rc = chat_continue(s->c, err);
+    if ((rc = feed_kept(s, 0, err)) == RWKV_OK)
+        rc = chat_continue(s->c, err);
     if (rc != RWKV_OK) {
         s->cont = 0;
         sess_expect_clear(s);
@@ -923,15 +1070,20 @@ static int
 run_one(sess *s, rwkv_err *err)
 {
     int rc = chat_run(s->c, err);
+    int fed = s->started;
 
     if (s->early && !s->started)
-        sess_save_unsent(s);
+        sess_save_unsent(s);   /* a cancel: its rows go; sess_abandon: they stay */
+    /* sess_abandon: a message not saved is kept in the chat instead */
+    if (s->has_sent && !s->started && atomic_load(&s->keep) && keep_unsent(s) == 0)
+        s->started = 1;        /* as a reply cut at its first token */
+    sent_drop(s);
     /* a regeneration cut before its first token: its empty row goes (none
     ** where nothing is saved) */
     if (s->regen && s->started && regen_made_nothing(s) &&
         (sess_drop_empty_regen(s) == 0 || ((s->st == NULL || s->sid == 0) && s->kept)))
         s->started = 0;        /* as if cut before it started: nothing changed */
-    if (!s->started)
+    if (!s->started && !s->regen)   /* (a regeneration's message comes back below) */
         sess_unsaved_dropped(s);
     if (s->regen && !s->started) {
         /* a regeneration cancelled while its prompt was fed again dropped
@@ -941,7 +1093,9 @@ run_one(sess *s, rwkv_err *err)
         rwkv_err e2;
         sess_start start = s->start;
         atomic_store(&s->cancel, 0);   /* the cancel that cut it is spent: no replay cut */
-        if (s->st == NULL || s->sid == 0) {
+        if (s->st == NULL || s->sid == 0 || (!fed && s->kept != NULL)) {
+            /* (or an exchange kept out, not in the store, whose prompt
+            ** was fed again: keep_take kept it) */
             keep_put_back(s);
         } else if (sess_load_branch(s, s->sid, &start, s->head, &e2) != RWKV_OK) {
             sess_notef(s, 1, "%s", e2.msg);

@@ -25,7 +25,8 @@
 **                         interrupted (once the greeting is fed: else at
 **                         generation start), so a crash during a long
 **                         prefill keeps the message; a cancel before the
-**                         reply starts removes them again (not sess_abandon);
+**                         reply starts removes them again (not sess_abandon:
+**                         the abandon rule below);
 **   generation starts  -> the state before the reply on the user turn (the
 **                         rows written now if not yet);
 **   text streams       -> the partial reply, at most every SESS_SAVE_EVERY_S;
@@ -41,6 +42,23 @@
 ** So kill -9 at any moment of a reply keeps the message and the streamed part
 ** (marked interrupted), the first message of a new session included: the
 ** session row is created with the first message's rows.
+**
+** The abandon rule (sess_abandon: a quit, a hang-up, stopping a reply to
+** leave): nothing sent is lost.  A reply cut after it began stays as far as
+** it went (interrupted, continuable), as after a cancel.  A message cut
+** before its reply began stays too, with an empty interrupted reply, as
+** after a crash: when its rows were written at submit they stay in the
+** store (the chat drops it, sess_started 0: as before); when they were not
+** -- their save failed (the lock above, a full disk), or the greeting was
+** still to be fed -- the memory is all there is of it, so it stays in the
+** chat, as a reply cut at its first token (sess_started 1), and counts as
+** kept out: the quit's sess_flush writes it (a new session's greeting turn
+** first, stateless when the greeting was never fed), sess_unsaved counts it
+** for the front end's question, sess_export has it.  Its prompt was not fed
+** (the abandon cut that): when the chat goes on after all (the front end's
+** "back to the chat"), the next message feeds it first, a regeneration or
+** continuation of it feeds it as a resume would, so the states match the
+** saved tokens (the replay rule).
 **
 ** The leaving rule (the only one): whatever leaves the conversation
 ** without quitting -- a new session (sess_new), an open or a sibling step
@@ -177,7 +195,10 @@ int64_t     sess_state_lib(const sess *s);
 /* 1 when the last sess_run reached generation (0: cancelled or refused
 ** while the message was fed; nothing of it was saved, but after
 ** sess_abandon; or a regeneration in a saved session cancelled before its
-** first token: its empty row went again, the reply before it is back). */
+** first token: its empty row went again, the reply before it is back).
+** Also 1 for a message sess_abandon cut before its reply whose rows were
+** not saved: kept in the chat with an empty interrupted reply (the abandon
+** rule above), as one cut at its first token. */
 int         sess_started(const sess *s);
 /* Store ids of the last exchange (0 = none/not saved). */
 void        sess_last_ids(const sess *s, int64_t *user_turn, int64_t *reply_turn);
@@ -346,8 +367,9 @@ void sess_expect_clear(sess *s);
 ** worker thread swaps sess_chat for another). */
 void sess_cancel(sess *s);
 /* Stop as sess_cancel, for leaving (a quit, a hang-up): a message whose
-** prefill is cut stays saved with an empty interrupted reply, as after a
-** crash, instead of going (async-signal-safe). */
+** prefill is cut stays with an empty interrupted reply, as after a crash,
+** instead of going -- saved, or kept out for sess_flush when its save
+** failed (the abandon rule above).  Async-signal-safe. */
 void sess_abandon(sess *s);
 
 /*
@@ -360,13 +382,15 @@ void sess_abandon(sess *s);
 ** then nothing is done, no I/O; or nothing saved: no database, or its file
 ** lost, which a note said); WHY (CAP bytes, may be NULL) then gets the
 ** failure's line ("PATH: disk full (nothing was saved)").  Called again,
-** it tries again; nothing is ever written twice.  The front end asks or
-** says what becomes of the rest: a quit never loses them silently.  (The
-** runtime's own ways of leaving make the same try first: the leaving rule
-** above.)
+** it tries again; nothing is ever written twice.  A message sess_abandon
+** kept unsaved is one of them (the abandon rule above).  The front end
+** asks or says what becomes of the rest: a quit never loses them silently.
+** (The runtime's own ways of leaving make the same try first: the leaving
+** rule above.)
 */
 size_t sess_flush(sess *s, char *why, size_t cap);
-/* The exchanges kept out now: what sess_flush would write (no I/O). */
+/* The exchanges kept out now: what sess_flush would write (no I/O); a
+** message sess_abandon kept before its reply counts. */
 size_t sess_unsaved(const sess *s);
 /*
 ** The conversation as it is in memory -- its greeting and every exchange,

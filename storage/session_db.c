@@ -367,6 +367,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     if (n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT && chat_n_turns(s->c) > 0)
         need_sep = chat_turn_at(s->c, chat_n_turns(s->c) - 1)->stop != CHAT_STOP_STRING;
     chat_restore_state(s->c, cur, need_sep);
+    s->unfed = 0;
     if (last_user_parent >= 0)
         chat_set_turn_start(s->c, prev);
     if (s->sid != sid || s->head != head) {
@@ -468,7 +469,10 @@ sess_greeting_saved(sess *s)
 ** Create the session row (title TITLE; NULL: the conversation's own title
 ** when it has one -- a session deleted elsewhere is saved again under its
 ** name -- else the first line of MSG) and, when the greeting was fed, its
-** system turn with the post-greeting state.
+** system turn with the post-greeting state.  A conversation whose greeting
+** was never fed (a first message kept by sess_abandon while the greeting
+** was still to be fed before it: session.c, keep_unsent) still starts with
+** it: the system turn without a state, which a replay feeds.
 */
 static int
 session_create(sess *s, const char *title, const char *msg)
@@ -506,9 +510,9 @@ session_create(sess *s, const char *title, const char *msg)
     if (store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
         sess_save_fail(s, "the framing", &err);
     sess_notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
-    if (chat_greeting_fed(s->c) && n > 0) {
+    if (n > 0 && (chat_greeting_fed(s->c) || chat_n_turns(s->c) > 0)) {
         store_turn t;
-        const rwkv_state *st0 = chat_state_start(s->c);
+        const rwkv_state *st0 = chat_greeting_fed(s->c) ? chat_state_start(s->c) : NULL;
 
         memset(&t, 0, sizeof t);
         t.session_id = s->sid;
@@ -516,8 +520,8 @@ session_create(sess *s, const char *title, const char *msg)
         t.text = chat_greeting(s->c);
         t.tokens = gids;
         t.n_tokens = n;
-        if (store_turn_append(s->st, &t, rwkv_state_cdata(st0), rwkv_state_len(st0), &s->meta,
-                              &err) != RWKV_OK) {
+        if (store_turn_append(s->st, &t, st0 ? rwkv_state_cdata(st0) : NULL,
+                              st0 ? rwkv_state_len(st0) : 0, &s->meta, &err) != RWKV_OK) {
             /* a session is nothing without its start: it goes again (as far
             ** as it can: a row left behind is an empty session), and the
             ** conversation is kept out as when the session's row failed */
@@ -839,11 +843,15 @@ sess_unsaved(const sess *s)
 ** Leaving: the next message's write of what was kept out (check_alive,
 ** then catch_up, or the whole conversation in a new session when its row
 ** failed), with the message's one bounded wait for another program's lock.
+** (A new session whose first message sess_abandon kept before any save was
+** tried -- its greeting was still to be fed -- is written here too, with
+** no "saving works again": nothing failed.)
 */
 size_t
 sess_flush(sess *s, char *why, size_t cap)
 {
     size_t n = chat_n_turns(s->c), kept = sess_unsaved(s), left;
+    int failed = s->fail_why[0] != '\0';
 
     if (why != NULL && cap > 0)
         why[0] = '\0';
@@ -852,7 +860,7 @@ sess_flush(sess *s, char *why, size_t cap)
     s->fail_why[0] = '\0';
     store_busy_once(s->st, 1);
     if (s->sid == 0) {
-        if (sess_save_records(s, n, NULL) == 0)
+        if (sess_save_records(s, n, NULL) == 0 && failed)
             said_saved(s, kept);
     } else {
         check_alive(s, n, 0);          /* deleted elsewhere: all of it in a new session */
@@ -955,6 +963,7 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
 {
     store_turn u, a;
     rwkv_err err;
+    int64_t sid0 = s->sid;
 
     if (s->unsaved != 0 && (s->unsaved < n || s->unsaved_user == 0))
         with_user = 1;                 /* a regeneration of a message that was not saved */
@@ -962,6 +971,8 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
     check_alive(s, n - 1, with_user ? s->head : s->last_user);
     if (catch_up(s, n - 1) != 0)
         return -1;
+    if (s->sid == 0 || s->sid != sid0)
+        with_user = 1;                 /* a session made now has not got the message */
     if (s->sid == 0) {
         if (n > 1 && sess_save_records(s, n - 1, NULL) != 0)
             return -1;
@@ -1451,6 +1462,7 @@ sess_reset(sess *s, rwkv_err *err)
         return rc;
     if (s->st == NULL || s->sid == 0) {
         chat_reset(s->c);
+        s->unfed = 0;
         s->head = s->last_user = s->last_reply = 0;
         sess_unsaved_clear(s);
         return RWKV_OK;

@@ -7,7 +7,8 @@
 ** only, so an export from the store would leave them out.
 **
 ** The turns are the branch the chat holds: the greeting (when it was fed,
-** as a saved session has it) and each exchange, one user and one assistant
+** or is to be fed before a message kept unfed, as a saved session has it:
+** session_db.c, session_create) and each exchange, one user and one assistant
 ** turn, ids counted from 1 in that order.  No states: an import rebuilds
 ** them by replay, as for any imported session.
 */
@@ -60,7 +61,7 @@ export_md(const sess *s, struct sbuf *b)
           (unsigned long long)inf->fingerprint);
     sb_md(b, inf->strategy);
     sb_printf(b, "\n- current branch: %zu turns\n", 2 * n);
-    if (chat_greeting_fed(s->c) && chat_greeting_ids(s->c, &ng) != NULL && ng > 0) {
+    if ((chat_greeting_fed(s->c) || n > 0) && chat_greeting_ids(s->c, &ng) != NULL && ng > 0) {
         sb_puts(b, "\n## System\n\n");
         sb_md(b, chat_greeting(s->c));
         sb_puts(b, "\n");
@@ -113,7 +114,7 @@ export_json(const sess *s, struct sbuf *b, rwkv_err *err)
     size_t n = chat_n_turns(s->c), ng = 0;
     const int32_t *gids = chat_greeting_ids(s->c, &ng);
     int64_t now = store_now_ms(), id = 0, parent = 0, head;
-    int greet = chat_greeting_fed(s->c) && gids != NULL && ng > 0;
+    int greet = (chat_greeting_fed(s->c) || n > 0) && gids != NULL && ng > 0;
     char title[STORE_TITLE_MAX], *fr;
     framing f = s->fr;
     store_model m;

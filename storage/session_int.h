@@ -102,6 +102,21 @@ struct sess {
     int              undo_launch_state, undo_launch_frame;  /* it changed */
     atomic_int       keep;
 
+    /* the message being sent was NOT saved at submit (its save failed, or
+    ** the greeting was still to be fed): a copy of its chat turn, so that
+    ** sess_abandon cutting its prefill keeps it (session.c, keep_unsent)
+    ** instead of the chat dropping it; taken by sess_submit, dropped by
+    ** sess_run.  HAS_SENT: SENT holds one (at index SENT_AT of the chat). */
+    chat_turn        sent;
+    size_t           sent_at;
+    int              has_sent;
+    /* the chat's last turn is a message kept that way, with an empty
+    ** interrupted reply, whose prompt was never fed (nor the greeting before
+    ** it, when chat_greeting_fed says so): the chat's state is the one
+    ** before it.  Fed before anything goes on from there (session.c,
+    ** feed_kept); a replay, a reset, or a generation that fed it ends it. */
+    int              unfed;
+
     /* a save that failed part-way (a full disk, the file-size limit, a lock
     ** held past the busy timeout): chat turns [unsaved - 1, n) are not in
     ** the store, the first of them maybe half (its user row UNSAVED_USER,

@@ -10,6 +10,11 @@
 # own lines ("saving works again"); when it asks instead (an exchange is
 # still not saved) and the user goes back to the chat, the note is in the
 # message log like any other, and a later exit does not print it again.
+# A message whose save fails while the quit waits is not lost with its cut
+# prefill either (storage/session.h, sess_abandon): kept with an empty
+# interrupted reply, it is what the quit then asks about -- and writes, once
+# the lock is gone.  (Before, the runtime dropped it: the client quit, the
+# note said it "is tried again with your next message", and it never was.)
 # The real binary under tmux, a real file; another program (python3's
 # sqlite3) holds the database's write lock past the busy time (10 s), and
 # F10 comes while a save waits for it: the note is made after the quit
@@ -19,7 +24,7 @@
 . "$(dirname "$0")/holdlib.sh"
 
 if ! command -v sqlite3 >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-    skip 23 "sqlite3 or python3 not found"
+    skip 39 "sqlite3 or python3 not found"
     finish
     exit
 fi
@@ -35,20 +40,62 @@ first_words() {
     [ "$(saved_user_text "$DB")" = "first words" ] && ok || fail "the first message was not saved"
 }
 
-# --- the message's save fails while the quit waits: the client ends, the note on stderr ------
-# (the runtime drops a message that a quit cuts before its reply began, so
-# nothing is left to ask about: the note is all the user gets)
+# kept_reply DB: the reply under "kept words" in DB is one row, empty and
+# marked interrupted.  One check.
+kept_reply() {
+    [ "$(sqlite3 "$1" "select r.interrupted || ',' || r.text from turns u join turns r on r.parent_id=u.id where u.role=1 and u.text='kept words'" 2>/dev/null)" = "1," ] \
+        && ok || fail "no empty interrupted reply under it: $(sqlite3 "$1" 'select id, parent_id, role, interrupted, text from turns' 2>/dev/null)"
+}
+# message_quit: "kept words" sent under the lock, F10 while its save waits
+# (its reply has not begun).  One check.
+message_quit() {
+    type_text "kept words"
+    keys Enter
+    wait_for '^> Type a message' 10 && ok || fail "the message was not taken: $(screen | tail -3)"
+    keys F10
+}
+
+# --- the message's save fails while the quit waits, the lock still held: asked -------------
+# (the message is kept, so the quit's retry has it: asked with its count;
+# Esc goes back to the chat, which shows it, with its reply cut before it
+# began; once the lock is gone the next quit writes it)
 tui_start --seed 1 --max-tokens 6
 first_words
 hold_lock "$DB" && ok || fail "no lock taken"
-type_text "kept words"
-keys Enter
-wait_for '^> Type a message' 10 && ok || fail "the message was not taken: $(screen | tail -3)"
+message_quit
+check "F10 while the message's save waited: asked, the message not saved" \
+    '1 exchange is not saved: r retry, e export, q quit anyway, Esc back' 60
+screen | grep -q '^EXIT=' && fail "quit without asking: the message was dropped" || ok
+keys Escape
+check "Esc: back to the chat" 'not quit: what is not saved is tried again'
+check "the message is still in the chat" '^  kept words'
+check "its reply marked interrupted" '\[interrupted\]'
 keys F10
-wait_for '^EXIT=0' 40 && ok || fail "F10: no clean exit: $(screen | tail -3)"
+check "F10 again, the lock still held: asked again" '1 exchange is not saved: r retry' 40
 release_lock
-grep -Eq "^rwkv-tui: saving your message: .*$locked" "$TMP/stderr.$RUNS" && ok \
-    || fail "the note made while quitting was lost: '$(errors)'"
+keys r
+wait_for '^EXIT=0' 40 && ok || fail "r once the lock was gone: no clean exit: $(screen | tail -3)"
+grep -qxF "$again" "$TMP/stderr.$RUNS" && ok || fail "no line saying it was saved: '$(errors)'"
+[ "$(saved_user_text "$DB")" = "first words kept words" ] && ok \
+    || fail "the message was lost: saved '$(saved_user_text "$DB")'"
+kept_reply "$DB"
+
+# --- ... the lock gone while the quit's retry waits: written, the client ends ---------------
+DB=$TMP/freed.db
+tui_start --seed 1 --max-tokens 6
+first_words
+hold_lock "$DB" && ok || fail "no lock taken"
+message_quit
+check "the quit's retry of the kept message" 'saving the exchange not saved yet' 60
+release_lock
+wait_for '^EXIT=0' 40 && ok || fail "F10: no clean exit: $(screen | tail -3)"
+note=$(grep -nE "^rwkv-tui: saving your message: .*$locked" "$TMP/stderr.$RUNS" | cut -d: -f1)
+said=$(grep -nxF "$again" "$TMP/stderr.$RUNS" | cut -d: -f1)
+[ -n "$note" ] && [ -n "$said" ] && [ "$note" -lt "$said" ] && ok \
+    || fail "not the note, then the line saying it was saved: '$(errors)'"
+[ "$(saved_user_text "$DB")" = "first words kept words" ] && ok \
+    || fail "the message was lost: saved '$(saved_user_text "$DB")'"
+kept_reply "$DB"
 
 # --- a reply's row fails while the quit waits: asked, and the note in the log ---------------
 # busy_quit DB: "kept words" sent; the client held (gdb) where the reply's
