@@ -360,8 +360,8 @@ run_reply_as(struct repl *r, const char *not_started)
     sig_in_reply = 0;
     if (rc != RWKV_OK)
         cli_fail(&err);
-    else if (!r->started && !sess_started(r->s))   /* (started: a message SIGTERM kept) */
-        fprintf(stderr, "%s\n", not_started);
+    else if (!r->started && !sess_started(r->s) && !sig_end)
+        fprintf(stderr, "%s\n", not_started);   /* (a SIGTERM / SIGHUP: sess_abandon kept it) */
     return rc != RWKV_OK;
 }
 

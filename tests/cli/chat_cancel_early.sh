@@ -5,7 +5,8 @@
 # runtime's cancel rule, storage/session.h): "message dropped", no row
 # saved, and the chat goes on -- the next message is answered whole (before,
 # that Ctrl-C was taken as one at the prompt: the reply ran in full and the
-# chat then ended).
+# chat then ended).  A SIGTERM at that instant leaves: the message is kept
+# with an empty interrupted reply and nothing says "dropped" (it did).
 #
 # gdb makes the instant (holdlib.sh): the chat is stopped on entering
 # sess_submit, SIGINT is sent, and it goes on.  Without gdb, or where it may
@@ -15,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/holdlib.sh"
 
-N_CHECKS=6
+N_CHECKS=10
 BYTE="--model $FX/models/tiny-7v0-fp32.pth"
 [ -e "$FX/models/tiny-7v0-fp32.pth" ] || [ -n "${CI:-}" ] || BYTE=--demo
 have_fixture models/tiny-7v0-fp32.pth 0 || true
@@ -49,4 +50,33 @@ rc=$?
 [ "$(sqlite3 "$D" "SELECT interrupted FROM turns WHERE parent_id = \
      (SELECT id FROM turns WHERE text = 'third')")" = 0 ] && ok ||
     fail "the next reply was saved interrupted"
+
+# SIGTERM at the same instant: the chat leaves (the signal's status), the
+# message stays in the session with an empty interrupted reply (the abandon
+# rule, storage/session.h), and nothing says it was dropped
+D=$TMP/t.db
+chat_bg $BYTE --db "$D" --new term --max-tokens 8 --seed 3 --temperature 0 \
+    --stop QQQQQQ --ban 10,13
+printf 'hello\n' >&3
+poll replied 1 || fail "no reply to hello: $(cat "$TMP/err")"
+if ! hold_start $pid sess_submit; then
+    exec 3>&-
+    wait $pid
+    skip 4 "gdb could not attach: $(hold_why)"
+    finish
+    exit
+fi
+printf 'second\n' >&3
+hold_hit || fail "the chat never entered sess_submit"
+kill -TERM $pid
+hold_end
+wait $pid
+rc=$?
+exec 3>&-
+[ $rc = 143 ] && ok || fail "SIGTERM: exit $rc, want 143: $(cat "$TMP/err")"
+[ "$(rows second)" = 1 ] && ok || fail "the message cut by SIGTERM was not kept: $(rows second) rows"
+[ "$(sqlite3 "$D" "SELECT interrupted || ',' || length(text) FROM turns WHERE parent_id = \
+     (SELECT id FROM turns WHERE text = 'second')")" = "1,0" ] && ok ||
+    fail "its reply is not one empty interrupted row"
+grep -q 'message dropped' "$TMP/err" && fail "said dropped, but kept: $(cat "$TMP/err")" || ok
 finish
