@@ -313,10 +313,17 @@ print_stats(const chat_stats *st)
             (unsigned long long)st->gen_tokens, st->gen_s, st->decode_tps);
 }
 
+/* The reply's generation has ended (its save follows, slow when it fails
+** or waits for a lock): a Ctrl-C from here on has no reply to stop, so it
+** is one at the prompt -- the chat ends once the save is done, where a
+** cancel would find nothing and the key would be lost.  (Between two
+** alternatives of /regen N, alt_begin makes it the next one's cancel.) */
 static void
 reply_done(void *ud, const chat_turn *t)
 {
     struct repl *r = ud;
+
+    sig_in_reply = 0;
 
     fputs("\n\n", stdout);
     cli_stdout_flush();
@@ -326,17 +333,11 @@ reply_done(void *ud, const chat_turn *t)
         print_stats(&t->stats);
 }
 
-/*
-** The line just taken asks for a reply: from here Ctrl-C cancels it (the
-** runtime's cancel rule, sess_expect_reply, keeps a cancel that lands
-** before the reply starts), not the chat.  One that landed since the line
-** was taken, seen as one at the prompt (sig_quit), is that cancel.
-*/
+/* From here Ctrl-C cancels the reply, not the chat; one that landed just
+** before, seen as one at the prompt (sig_quit), is that cancel. */
 static void
-expect_reply(struct repl *r)
+int_cancels(struct repl *r)
 {
-    sig_sess = r->s;
-    sess_expect_reply(r->s);
     sig_in_reply = 1;
     if (sig_quit && !sig_end) {
         sig_quit = 0;
@@ -344,6 +345,19 @@ expect_reply(struct repl *r)
             sig_quit = 1;
         sess_cancel(r->s);
     }
+}
+
+/*
+** The line just taken asks for a reply: from here Ctrl-C cancels it (the
+** runtime's cancel rule, sess_expect_reply, keeps a cancel that lands
+** before the reply starts), not the chat.
+*/
+static void
+expect_reply(struct repl *r)
+{
+    sig_sess = r->s;
+    sess_expect_reply(r->s);
+    int_cancels(r);
 }
 
 /* Run the queued reply with SIGINT routed to cancel; NOT_STARTED is said
@@ -473,6 +487,9 @@ alt_begin(void *ud, int k, int n)
 
     if (k > 1)
         alt_take_id(r);
+    /* a Ctrl-C since the last alternative's end (reply_done) stops the
+    ** batch here, as one during that alternative would have */
+    int_cancels(r);
     r->started = 0;     /* a regeneration enters GENERATING at once */
     r->alt_k = k;
     r->alt_n = n;
