@@ -1942,11 +1942,8 @@ open_store(struct app *a)
             tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, line, strlen(line));
         } else {
             for (int i = 0; params_table[i].name != NULL; i++) {
-                size_t off = params_table[i].offset, sz = params_table[i].type == PARAMS_U64
-                    ? sizeof(uint64_t) : params_table[i].type == PARAMS_INT ? sizeof(int)
-                                                                            : sizeof(float);
                 if (!(a->samp_set & PARAMS_BIT(i)) && params_table[i].type != PARAMS_U64) {
-                    memcpy((char *)&a->samp + off, (const char *)&p + off, sz);
+                    params_copy(&a->samp, &p, i);
                     a->samp_set |= PARAMS_BIT(i);
                     a->samp_config |= PARAMS_BIT(i);
                 }

@@ -494,6 +494,18 @@ void tui_notice(struct app *a, int is_err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* notice.c: before a write to the session database that the UI thread makes
+** itself (F2's fork, rename and delete, F6's delete), which may wait up to
+** STORE_BUSY_MS for a lock another program holds: the footer says at once
+** what is being done (FMT, a message id, "...": TR_NOOP at the call) and
+** the screen is drawn, so a wait shows what it waits on instead of the menu
+** or question of the key before, frozen.  Not kept in the log: the outcome
+** (a notice, or the error naming the same action) is. */
+void tui_notice_now(struct app *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* app.c */
 void tui_send(struct app *a, const char *text);

@@ -271,8 +271,10 @@ accept_prune(struct app *a, const char *text)
         tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
         return;
     }
+    tui_notice_now(a, TR_NOOP("deleting turn %lld and the turns below it..."),
+                   (long long)a->prompt_target);
     if (store_turn_prune(a->st, a->prompt_target, &p, &err) != RWKV_OK) {
-        tui_notice(a, 1, "%s", err.msg);
+        tui_notice(a, 1, "deleting turn %lld: %s", (long long)a->prompt_target, err.msg);
         return;
     }
     if (p.n_turns == 1)

@@ -38,19 +38,27 @@ fill_presets(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 static void
 load(struct app *a, const tui_menu_item *it, int key)
 {
+    rwkv_sampling p;
     rwkv_err err;
+    int seed_i = params_find("seed");
 
     (void)key;
     if (it == NULL)
         return;
-    if (store_preset_get(a->st, it->data, &a->samp, NULL, &err) != RWKV_OK) {
+    if (store_preset_get(a->st, it->data, &p, NULL, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
         return;
     }
-    for (int i = 0; params_table[i].name != NULL; i++)
+    /* every value but the seed, as the config's preset: the chat's seed
+    ** (random, or the one the user set) and its sequence go on, and the
+    ** sidebar keeps showing it -- not the seed the preset was saved with
+    ** (0 in the built-ins), which would not be the one in use */
+    for (int i = 0; params_table[i].name != NULL; i++) {
+        if (i == seed_i)
+            continue;
+        params_copy(&a->samp, &p, i);
         a->samp_set |= PARAMS_BIT(i);
-    if (params_find("seed") >= 0)
-        a->samp_set &= ~PARAMS_BIT(params_find("seed"));
+    }
     tui_apply_sampling(a);
     tui_notice(a, 0, "preset '%s' loaded", it->label);
     tui_framing_preset_load(a, it->data);     /* and its framing, if it has one */

@@ -219,10 +219,11 @@ fork_session(struct app *a, const tui_menu_item *it, int key)
     (void)key;
     if (it == NULL)
         return;
+    tui_notice_now(a, TR_NOOP("forking session %lld..."), (long long)it->id);
     if (store_session_get(a->st, it->id, &s, &err) != RWKV_OK ||
         (s.head_turn != 0 && sess_fork_point(a->st, s.head_turn, &at, &err) != RWKV_OK) ||
         store_session_fork(a->st, it->id, at, NULL, &nid, &err) != RWKV_OK) {
-        tui_notice(a, 1, "%s", err.msg);
+        tui_notice(a, 1, "forking session %lld: %s", (long long)it->id, err.msg);
         return;
     }
     tui_session_notes_fork(a, at, nid);    /* the copy's turns are new rows */
@@ -360,10 +361,12 @@ accept_rename(struct app *a, const char *text)
                         "a title cannot be empty (Esc keeps the old one); new title: ", "");
         return;
     }
+    tui_notice_now(a, TR_NOOP("renaming session %lld..."), (long long)a->prompt_target);
     if (store_session_rename(a->st, a->prompt_target, text, &err) != RWKV_OK) {
-        tui_notice(a, 1, "%s", err.msg);
+        tui_notice(a, 1, "renaming session %lld: %s", (long long)a->prompt_target, err.msg);
         return;
     }
+    a->notice[0] = '\0';                  /* said: the menu shows the new title */
     if (a->prompt_target == a->sid)
         snprintf(a->session_title, sizeof a->session_title, "%s", text);
     tui_menu_open(a, TUI_MENU_SESSIONS);
@@ -376,8 +379,9 @@ accept_delete(struct app *a, const char *text)
     rwkv_err err;
 
     (void)text;
+    tui_notice_now(a, TR_NOOP("deleting session %lld..."), (long long)a->prompt_target);
     if (store_session_delete(a->st, a->prompt_target, &err) != RWKV_OK) {
-        tui_notice(a, 1, "%s", err.msg);
+        tui_notice(a, 1, "deleting session %lld: %s", (long long)a->prompt_target, err.msg);
         return;
     }
     if (a->prompt_target == a->sid)

@@ -4,8 +4,10 @@
 ** error opens the dialog when drawn: view.c) and keeps it, stamped with the
 ** time, in the log's ring of TUI_LOG_MAX messages (the oldest let go when
 ** it is full, counted in log_dropped: M-l says how many); tui_log_only
-** keeps one without showing it.  The log keeps a message whole, however
-** long; the footer's copy is cut to TUI_NOTICE bytes (notice_cut says so).
+** keeps one without showing it, and tui_notice_now shows one at once
+** without keeping it (what a UI-thread database write is doing while it may
+** wait).  The log keeps a message whole, however long; the footer's copy is
+** cut to TUI_NOTICE bytes (notice_cut says so).
 ** While a quit takes the job it stopped (a->quitting), an error is also kept
 ** for stderr (quit.c): the screen may be gone before it is drawn.  UI
 ** thread only.
@@ -101,4 +103,20 @@ tui_notice(struct app *a, int is_err, const char *fmt, ...)
     va_end(again);
     keep(a, is_err, whole);
     free(whole);
+}
+
+void
+tui_notice_now(struct app *a, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(a->notice, sizeof a->notice, tui_tr(fmt), ap);
+    va_end(ap);
+    if (n >= (int)sizeof a->notice)
+        cut_whole(a->notice);
+    a->notice_err = 0;
+    a->notice_cut = n >= (int)sizeof a->notice;
+    tui_view_draw(a);
 }

@@ -113,6 +113,16 @@ params_get(const rwkv_sampling *s, int i)
 }
 
 void
+params_copy(rwkv_sampling *dst, const rwkv_sampling *src, int i)
+{
+    const params_entry *e = &params_table[i];
+    size_t sz = e->type == PARAMS_U64 ? sizeof(uint64_t)
+              : e->type == PARAMS_INT ? sizeof(int) : sizeof(float);
+
+    memcpy((char *)dst + e->offset, (const char *)src + e->offset, sz);
+}
+
+void
 params_format(const rwkv_sampling *s, int i, char *buf, size_t cap)
 {
     const params_entry *e = &params_table[i];

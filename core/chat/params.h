@@ -50,6 +50,8 @@ int  params_find(const char *name);
 int  params_set(rwkv_sampling *s, int i, const char *text, rwkv_err *err);
 /* Value of entry I as double. */
 double params_get(const rwkv_sampling *s, int i);
+/* Entry I of SRC into DST, the other entries untouched. */
+void params_copy(rwkv_sampling *dst, const rwkv_sampling *src, int i);
 /* Format entry I's value into BUF ("0.3", "256"). */
 void params_format(const rwkv_sampling *s, int i, char *buf, size_t cap);
 
