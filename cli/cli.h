@@ -89,7 +89,8 @@ int cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i);
 ** were taken; else the exit status to return: 0 after USAGE(stdout) for
 ** --help (stdout closed), or 2 after one line: a bad value, or "CMD: unknown
 ** option 'X' (see 'rwkv-tui CMD --help')" (CMD NULL: the full-screen client,
-** "unknown option 'X' (see rwkv-tui --help)").
+** "unknown option 'X' (see rwkv-tui --help)"), or "CMD: --model and --demo
+** exclude each other" (a subcommand given both).
 */
 struct cli_frame;
 int cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
@@ -133,6 +134,16 @@ int cli_read_stream(FILE *f, const char *name, size_t max, const char *what, cha
 /* The same for PATH ("-" = stdin, named "stdin"); "cannot open" when it
 ** cannot be opened. */
 int cli_read_input(const char *path, size_t max, const char *what, char **buf, size_t *len);
+/*
+** An output must never replace an input of the same command (eval --out
+** naming the model, /save naming the model in use, --out and --state-out
+** naming one file).  1 when writing OUT would replace the file IN names:
+** OUT is IN itself (device and inode; a symlink at OUT is replaced, not
+** followed, so only OUT's own inode or its target's when it is IN's
+** counts), or neither exists yet and both name one entry of one
+** directory.  0 otherwise, "-" (stdout) and NULL included.  Both borrowed.
+*/
+int cli_same_file(const char *out, const char *in);
 /* fflush(stdout) for streaming output, remembering the errno of the first
 ** failure for cli_stdout_close.  Returns 0 or -1. */
 int cli_stdout_flush(void);

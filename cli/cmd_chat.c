@@ -40,6 +40,7 @@
 #include <time.h>
 
 #include "../core/chat/chat.h"
+#include "../core/io/ckpt.h"
 #include "../core/chat/rng.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
@@ -205,6 +206,10 @@ parse_args(struct chat_cli *a, int argc, char **argv)
     }
     if ((a->session_id != 0) + a->resume + (a->new_title != NULL) > 1) {
         cli_errorf("chat: use one of --session ID, --resume and --new TITLE");
+        return 2;
+    }
+    if (a->o.demo && a->o.model != NULL) {
+        cli_errorf("chat: --model and --demo exclude each other");
         return 2;
     }
     /* a resumed session knows its model */
@@ -744,9 +749,14 @@ static int
 cmd_save(struct repl *r, char *args)
 {
     rwkv_err err;
+    char buf[STORE_PATH_MAX + 8];
+    const char *model = r->a->o.demo || r->a->o.model == NULL
+                            ? NULL : ckpt_file_name(r->a->o.model, buf, sizeof buf);
 
     if (*args == '\0') {
         cli_errorf("usage: /save FILE");
+    } else if (cli_same_file(args, model)) {
+        cli_errorf("/save: %s is the model in use: not written over", args);
     } else if (sess_store(r->s) != NULL &&
                store_export_target_check(sess_store(r->s), args, &err) != RWKV_OK) {
         cli_errorf("/save: %s", err.msg);      /* never over the session database */

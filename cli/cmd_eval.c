@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../core/io/ckpt.h"
 #include "../core/io/fileio.h"
 #include "../core/rwkv.h"
 #include "../core/text/tokenizer.h"
@@ -129,6 +131,41 @@ eval_write(const char *path, const float *v, size_t n)
     return 0;
 }
 
+/* --out and --state-out never replace an input (the model, the --state
+** file) or each other: 0, or -1 after one line. */
+static int
+eval_check_outputs(const struct cli_opts *o, const char *out, const char *state_out)
+{
+    const char *outs[2] = { out, state_out }, *names[2] = { "--out", "--state-out" };
+    char buf[4096];
+    const char *model = o->demo || o->model == NULL
+                            ? NULL : ckpt_file_name(o->model, buf, sizeof buf);
+    /* an input that is not there is the loader's error to report, not this */
+    const char *state = o->state != NULL && access(o->state, F_OK) == 0 ? o->state : NULL;
+
+    if (model != NULL && access(model, F_OK) != 0)
+        model = NULL;
+    for (int k = 0; k < 2; k++) {
+        if (cli_same_file(outs[k], model)) {
+            cli_errorf("eval: %s %s is the model (--model %s): not written over", names[k],
+                       outs[k], o->model);
+            return -1;
+        }
+        if (cli_same_file(outs[k], state)) {
+            cli_errorf("eval: %s %s is the state file (--state %s): not written over",
+                       names[k], outs[k], o->state);
+            return -1;
+        }
+    }
+    if (cli_same_file(state_out, out) || (state_out != NULL && strcmp(out, "-") != 0 &&
+                                          strcmp(state_out, out) == 0)) {
+        cli_errorf("eval: --state-out %s is the same file as --out %s: give two files",
+                   state_out, out);
+        return -1;
+    }
+    return 0;
+}
+
 int
 cmd_eval(int argc, char **argv)
 {
@@ -181,6 +218,8 @@ cmd_eval(int argc, char **argv)
         cli_errorf("eval: --model PATH (or --demo) is required");
         return 2;
     }
+    if (eval_check_outputs(&o, out, state_out) != 0)
+        return 2;
     if (tokens_s != NULL && eval_parse_tokens(tokens_s, &ids, &n) < 0)
         return 2;
 

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libgen.h>
+#include <sys/stat.h>
+
 #include "../core/io/json.h"
 #include "../core/io/mapfile.h"
 #include "../storage/store.h"
@@ -261,6 +264,12 @@ cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
             cli_errorf("unknown option '%s' (see " PROG " --help)", argv[i]);
         return 2;
     }
+    /* two models asked for: the demo must not silently win (a script's
+     * numbers would come from random weights) */
+    if (cmd != NULL && o != NULL && o->demo && o->model != NULL) {
+        cli_errorf("%s: --model and --demo exclude each other", cmd);
+        return 2;
+    }
     return CLI_ARGS_GO;
 }
 
@@ -473,4 +482,46 @@ cli_json_str(FILE *f, const char *text)
 
     json_write_string(c ? c : "", c ? strlen(c) : 0, put_file, f);
     free(c);
+}
+
+/* Device and inode of the directory PATH lies in, and its last component
+** (at most CAP bytes with the NUL, into NAME).  0, or -1. */
+static int
+dir_entry(const char *path, struct stat *dir, char *name, size_t cap)
+{
+    char *a = strdup(path), *b = strdup(path);
+    int rc = -1;
+
+    if (a != NULL && b != NULL && stat(dirname(a), dir) == 0 &&
+        (size_t)snprintf(name, cap, "%s", basename(b)) < cap)
+        rc = 0;
+    free(a);
+    free(b);
+    return rc;
+}
+
+int
+cli_same_file(const char *out, const char *in)
+{
+    struct stat o, lo, i, li;
+    char on[PATH_MAX], inn[PATH_MAX];
+
+    if (out == NULL || in == NULL || strcmp(out, "-") == 0 || strcmp(in, "-") == 0)
+        return 0;
+    if (lstat(out, &lo) == 0) {
+        /* what a write to OUT replaces: OUT itself (a symlink there is
+         * replaced, its target untouched) */
+        if (lstat(in, &li) == 0 && li.st_dev == lo.st_dev && li.st_ino == lo.st_ino)
+            return 1;
+        if (stat(in, &i) == 0 && i.st_dev == lo.st_dev && i.st_ino == lo.st_ino)
+            return 1;
+        return 0;
+    }
+    /* OUT does not exist: IN is the same only if it is not there either
+     * and names the same directory entry */
+    if (lstat(in, &li) == 0)
+        return 0;
+    if (dir_entry(out, &o, on, sizeof on) != 0 || dir_entry(in, &i, inn, sizeof inn) != 0)
+        return 0;
+    return o.st_dev == i.st_dev && o.st_ino == i.st_ino && strcmp(on, inn) == 0;
 }

@@ -18,8 +18,10 @@
 */
 #include "ckpt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ckpt_internal.h"
 #include "ckpt_verify.h"
@@ -337,6 +339,19 @@ open_common(const uint8_t *buf, uint64_t len, const char *name, const ckpt_limit
     }
     *out = ck;
     return RWKV_OK;
+}
+
+const char *
+ckpt_file_name(const char *path, char *buf, size_t cap)
+{
+    struct stat st;
+    size_t n = strlen(path);
+
+    if (stat(path, &st) == 0 || (n >= 4 && strcmp(path + n - 4, ".pth") == 0))
+        return path;
+    if ((size_t)snprintf(buf, cap, "%s.pth", path) >= cap)
+        return NULL;
+    return buf;
 }
 
 int

@@ -43,6 +43,13 @@ typedef struct ckpt_limits {          /* 0 = default (see ckpt.c for the values 
 typedef struct ckpt ckpt;
 
 /*
+** The file a model path names, as the reference finds it: PATH, or PATH
+** ".pth" when PATH does not exist and does not end in ".pth" (into BUF,
+** CAP bytes).  Returns PATH or BUF; NULL when BUF is too small.
+*/
+const char *ckpt_file_name(const char *path, char *buf, size_t cap);
+
+/*
 ** Open PATH (format sniffed from content).  LIM may be NULL.  On success *OUT
 ** is owned by the caller; close with ckpt_close.  Errors name PATH and the
 ** problem in one line (e.g. "m.pth: pickle refers to global 'os.system', refused").

@@ -145,17 +145,13 @@ ckpt_verify_file(const char *path, int n_threads, uint64_t *n_checked, rwkv_err 
     ckpt *ck = NULL;
     tpool *pool = NULL;
     char *alt = NULL;
-    struct stat st;
     int rc;
 
     if (n_checked != NULL)
         *n_checked = 0;
-    if (stat(path, &st) != 0 && (alt = malloc(strlen(path) + 5)) != NULL) {
-        memcpy(alt, path, strlen(path));
-        memcpy(alt + strlen(path), ".pth", 5);
-        if (stat(alt, &st) == 0)
-            path = alt;
-    }
+    if ((alt = malloc(strlen(path) + 5)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    path = ckpt_file_name(path, alt, strlen(path) + 5);
     rc = ckpt_open(path, NULL, &ck, err);
     if (rc == RWKV_OK)
         rc = tpool_create(n_threads, &pool, err);

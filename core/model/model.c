@@ -1229,7 +1229,6 @@ rwkv_model_open(const char *path, const rwkv_open_opts *opts, rwkv_model **out, 
 {
     rwkv_model *m;
     struct mdl_src src;
-    struct stat st;
     char *p2 = NULL;
     const char *use = path, *meta;
     size_t n;
@@ -1238,16 +1237,11 @@ rwkv_model_open(const char *path, const rwkv_open_opts *opts, rwkv_model **out, 
     *out = NULL;
     if (path == NULL || *path == '\0')
         return rwkv_errf(err, RWKV_EINVAL, "no model path given");
-    n = strlen(path);
     /* like the reference: "x" -> "x.pth" (only when "x" itself is not there) */
-    if (stat(path, &st) != 0 && (n < 4 || strcmp(path + n - 4, ".pth") != 0)) {
-        p2 = malloc(n + 5);
-        if (p2 == NULL)
-            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-        memcpy(p2, path, n);
-        memcpy(p2 + n, ".pth", 5);
-        use = p2;
-    }
+    n = strlen(path) + 5;
+    if ((p2 = malloc(n)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    use = ckpt_file_name(path, p2, n);
     m = calloc(1, sizeof *m);
     if (m == NULL) {
         free(p2);
