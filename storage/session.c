@@ -641,13 +641,25 @@ sess_prime(sess *s, int *saved, rwkv_err *err)
 }
 
 /* A reply is about to be sent (a message, a regeneration, a continuation):
-** its saves wait for another program's lock once at most (store_busy_once;
-** sess_run ends it). */
+** its saves wait for another program's lock once at most (store_busy_once)
+** -- from before its first row (a regeneration's and a continuation's are
+** written inside chat_regen / chat_continue) until reply_busy_end: the end
+** of sess_run, or its start failing (refused, or a kept message's feed
+** cancelled), when no reply will run to end it. */
 static void
 reply_busy_once(sess *s)
 {
     if (s->st != NULL)
         store_busy_once(s->st, 1);
+}
+
+/* The reply of reply_busy_once ended or will not run: other store work (a
+** rename, an export, the model row) waits its full time again. */
+static void
+reply_busy_end(sess *s)
+{
+    if (s->st != NULL)
+        store_busy_once(s->st, 0);
 }
 
 /* ---- the cancel rule (session.h) ------------------------------------------------
@@ -823,6 +835,27 @@ out:
 }
 
 int
+sess_state_save(sess *s, const char *path, rwkv_err *err)
+{
+    rwkv_err e2;
+    int rc;
+
+    if (chat_phase(s->c) != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "a reply is still running: save the state when it ends");
+    if (s->st != NULL && (rc = store_export_target_check(s->st, path, err)) != RWKV_OK)
+        return rc;
+    if (!atomic_load(&s->expect))       /* a cancel sent while idle is void */
+        atomic_store(&s->cancel, 0);
+    /* the state of the conversation shown: a kept message in it is fed
+    ** first, as the next message would feed it (and then does not again) */
+    if ((rc = feed_kept(s, 1, &e2)) != RWKV_OK)
+        return rwkv_errf(err, rc, "%s: the state was not saved: %s", path,
+                         rc == RWKV_ECANCEL ? "cancelled while your last message was read"
+                                            : e2.msg);
+    return rwkv_state_save_file(s->m, chat_state(s->c), path, err);
+}
+
+int
 sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
 {
     int rc;
@@ -836,6 +869,7 @@ sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
     if ((rc = feed_kept(s, 1, err)) == RWKV_OK)     /* a kept message before it */
         rc = chat_submit(s->c, msg, len, err);
     if (rc != RWKV_OK) {
+        reply_busy_end(s);
         sess_expect_clear(s);
         return rc;
     }
@@ -952,10 +986,11 @@ regen_one(sess *s, rwkv_err *err)
     reply_busy_once(s);
     s->started = 0;
     s->regen = 1;
-    s->regen_head = s->head;
+    sess_regen_mark(s);
     s->cont = 0;
     if ((rc = feed_kept(s, 0, err)) != RWKV_OK) {
         s->regen = 0;
+        reply_busy_end(s);
         return rc;
     }
     keep_take(s);
@@ -963,6 +998,7 @@ regen_one(sess *s, rwkv_err *err)
     if (rc != RWKV_OK) {
         s->regen = 0;
         keep_drop(s);
+        reply_busy_end(s);
         return rc;
     }
     reply_arm(s);
@@ -1047,6 +1083,7 @@ sess_continue(sess *s, rwkv_err *err)
         rc = chat_continue(s->c, err);
     if (rc != RWKV_OK) {
         s->cont = 0;
+        reply_busy_end(s);
         sess_expect_clear(s);
         return rc;
     }
@@ -1070,7 +1107,6 @@ static int
 run_one(sess *s, rwkv_err *err)
 {
     int rc = chat_run(s->c, err);
-    int fed = s->started;
 
     if (s->early && !s->started)
         sess_save_unsent(s);   /* a cancel: its rows go; sess_abandon: they stay */
@@ -1093,9 +1129,10 @@ run_one(sess *s, rwkv_err *err)
         rwkv_err e2;
         sess_start start = s->start;
         atomic_store(&s->cancel, 0);   /* the cancel that cut it is spent: no replay cut */
-        if (s->st == NULL || s->sid == 0 || (!fed && s->kept != NULL)) {
-            /* (or an exchange kept out, not in the store, whose prompt
-            ** was fed again: keep_take kept it) */
+        if (s->st == NULL || s->sid == 0 || s->kept != NULL) {
+            /* (or an exchange kept out, not in the store: keep_take kept
+            ** it -- the store's branch has not got it, whether its prompt
+            ** was being fed again or its empty rows just went) */
             keep_put_back(s);
         } else if (sess_load_branch(s, s->sid, &start, s->head, &e2) != RWKV_OK) {
             sess_notef(s, 1, "%s", e2.msg);
@@ -1105,8 +1142,7 @@ run_one(sess *s, rwkv_err *err)
     keep_drop(s);
     s->regen = 0;
     s->cont = 0;
-    if (s->st != NULL)
-        store_busy_once(s->st, 0);     /* other work waits its full time again */
+    reply_busy_end(s);
     return rc;
 }
 

@@ -34,7 +34,8 @@
 **   a continuation     -> the same reply row begun again (sess_continue).
 ** A write lock another program holds past the busy time is waited for once
 ** a reply (store_busy_once, from sess_submit / sess_regen / sess_continue to
-** the end of sess_run): the rows that then fail are kept out and written
+** the end of sess_run, or to their own failure: no reply, no wait-once
+** mode left behind): the rows that then fail are kept out and written
 ** first, in order, with the next message -- or, quitting, by sess_flush,
 ** which both front ends call on their way out (what then still fails is
 ** counted, for the front end to ask or say: nothing is lost silently) --
@@ -344,7 +345,10 @@ int  sess_continue(sess *s, rwkv_err *err);
 /* chat_run, saving as described at the top.  A cancelled regeneration whose
 ** prompt was being fed again, or that was cut before its first token (its
 ** empty row goes), takes the saved branch back: nothing changed, as
-** sess_started says.  (Not saving, the chat keeps the empty reply.) */
+** sess_started says.  Where what it replaced was kept out by a failed save,
+** the rows it wrote go (its message's too, when it wrote that) and the
+** exchange is back as it was, still kept out.  (Not saving, the chat keeps
+** the empty reply.) */
 int  sess_run(sess *s, rwkv_err *err);
 /*
 ** The user sent: a message, a regeneration or a continuation is on its way
@@ -402,6 +406,22 @@ size_t sess_unsaved(const sess *s);
 */
 int    sess_export(const sess *s, enum store_format fmt, char **buf, size_t *len,
                    rwkv_err *err);
+
+/*
+** The current state as a state file at PATH (rwkv_state_save_file: what
+** the pip package loads, plus what makes a reload exact): the front ends'
+** state save (the client's C-w in the state-files menu, the line chat's
+** /save).  It is the state of the conversation as shown: a message
+** sess_abandon kept before its prompt was fed (the abandon rule above) is
+** fed first, as the next message would feed it (that one then does not) --
+** the greeting too when it was still to be fed -- so the file holds the
+** state its saved tokens give, as a resume's replay would.  Cancellable
+** while it feeds (sess_cancel: RWKV_ECANCEL, nothing written, the chat as
+** it was but for a greeting fed).  Refused while a reply runs, and over
+** the session database or its files (store_export_target_check); a failed
+** write leaves PATH as it was.  On the thread that runs the sess.
+*/
+int  sess_state_save(sess *s, const char *path, rwkv_err *err);
 
 /* New sampling values (chat_set_sampling); an explicitly set seed starts
 ** the saved session's per-reply seed sequence again from it. */

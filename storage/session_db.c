@@ -965,8 +965,20 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
     rwkv_err err;
     int64_t sid0 = s->sid;
 
-    if (s->unsaved != 0 && (s->unsaved < n || s->unsaved_user == 0))
+    if (s->unsaved != 0 && (s->unsaved < n || s->unsaved_user == 0)) {
         with_user = 1;                 /* a regeneration of a message that was not saved */
+    } else if (s->unsaved == n && s->unsaved_user != 0) {
+        /* the message row is in (its reply's failed: saved at submit, or
+        ** before a regeneration): the reply goes under it, not a second one */
+        with_user = 0;
+        s->last_user = s->unsaved_user;
+        if (before != NULL &&
+            store_snapshot_put(s->st, s->last_user, rwkv_state_cdata(before),
+                               rwkv_state_len(before), &s->meta, &err) != RWKV_OK)
+            save_failed(s, "your message", &err);
+        if (s->st == NULL)
+            return -1;
+    }
     /* first: a session deleted elsewhere gets every turn in a new one */
     check_alive(s, n - 1, with_user ? s->head : s->last_user);
     if (catch_up(s, n - 1) != 0)
@@ -979,6 +991,8 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
         if (s->sid == 0 && session_create(s, NULL, ct->user) != 0)
             return -1;
     }
+    if (s->regen)
+        sess_regen_mark(s);            /* what the rows below change */
     if (with_user) {
         user_row(s, ct, &u);
         if (store_turn_append(s->st, &u, before ? rwkv_state_cdata(before) : NULL,
@@ -988,6 +1002,10 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
             return -1;
         }
         s->last_user = s->head = u.id;
+        if (s->regen)
+            s->regen_undo.user = u.id;   /* it goes with an empty regeneration */
+        if (s->unsaved == n)
+            s->unsaved_user = u.id;      /* the kept-out message's row is in now */
     }
     if (s->last_user == 0)
         return -1;
@@ -1088,23 +1106,44 @@ sess_save_unsent(sess *s)
         save_failed(s, "the cancelled message", &err);
 }
 
+void
+sess_regen_mark(sess *s)
+{
+    sess_regen_undo *u = &s->regen_undo;
+
+    u->head = s->head;
+    u->user = 0;
+    u->last_user = s->last_user;
+    u->last_reply = s->last_reply;
+    u->unsaved = s->unsaved;
+    u->unsaved_user = s->unsaved_user;
+    u->unsaved_reply = s->unsaved_reply;
+}
+
 int
 sess_drop_empty_regen(sess *s)
 {
+    const sess_regen_undo *u = &s->regen_undo;
     rwkv_err err;
-    int64_t row = s->head;
+    /* the message row it wrote takes its reply with it (store_turn_prune):
+    ** left alone, it would be a message without a reply, and the exchange,
+    ** no longer kept out, never written whole */
+    int64_t row = u->user != 0 ? u->user : s->head;
 
-    if (s->st == NULL || s->sid == 0 || row == 0 || s->regen_head == 0 ||
-        row == s->regen_head || file_lost(s))
+    if (s->st == NULL || s->sid == 0 || s->head == 0 || u->head == 0 || s->head == u->head ||
+        file_lost(s))
         return -1;
     if (store_turn_prune(s->st, row, NULL, &err) != RWKV_OK ||
-        store_session_set_head(s->st, s->sid, s->regen_head, &err) != RWKV_OK) {
+        store_session_set_head(s->st, s->sid, u->head, &err) != RWKV_OK) {
         save_failed(s, "the cancelled reply", &err);
         return -1;
     }
-    s->head = s->regen_head;
-    if (s->last_reply == row)
-        s->last_reply = 0;
+    s->head = u->head;
+    s->last_user = u->last_user;
+    s->last_reply = u->last_reply;
+    s->unsaved = u->unsaved;           /* kept out again, as before it */
+    s->unsaved_user = u->unsaved_user;
+    s->unsaved_reply = u->unsaved_reply;
     s->reply_id = 0;
     return 0;
 }
@@ -1279,13 +1318,10 @@ session_sampling(sess *s, int64_t head, rwkv_err *err)
             rwkv_sampling v = turns[i].sampling;
             unsigned set = chat_sampling_set(s->c);
             for (int k = 0; params_table[k].name != NULL; k++) {
-                const params_entry *e = &params_table[k];
                 if (k == seed_i)
                     continue;
                 if (s->cli_set & PARAMS_BIT(k))
-                    memcpy((char *)&v + e->offset, (const char *)&s->cli_samp + e->offset,
-                           e->type == PARAMS_U64 ? sizeof(uint64_t)
-                           : e->type == PARAMS_INT ? sizeof(int) : sizeof(float));
+                    params_copy(&v, &s->cli_samp, k);
                 set |= PARAMS_BIT(k);
             }
             v.seed = chat_sampling(s->c)->seed;

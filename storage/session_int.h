@@ -31,6 +31,22 @@ typedef struct sess_start {
     char    label[STORE_PATH_MAX];     /* what the user is shown */
 } sess_start;
 
+/*
+** The save bookkeeping of a regeneration just before it writes its rows:
+** taken by regen_one (session.c), again by begin_rows (session_db.c) once
+** what was kept out before the regenerated exchange is written, so that a
+** regeneration that makes nothing takes back exactly its own rows -- the
+** begun reply, and the message row it wrote itself when that message had
+** been kept out (a failed save) -- and what is kept out is as it was.
+*/
+typedef struct sess_regen_undo {
+    int64_t head;                 /* the head: its rows went under it */
+    int64_t user;                 /* the message row it wrote, 0 = none */
+    int64_t last_user, last_reply;
+    size_t  unsaved;              /* sess.unsaved, unsaved_user, unsaved_reply */
+    int64_t unsaved_user, unsaved_reply;
+} sess_regen_undo;
+
 struct sess {
     rwkv_model      *m;                /* borrowed */
     const tok       *t;                /* borrowed */
@@ -64,8 +80,9 @@ struct sess {
     int64_t          reply_id;         /* the begun reply row, 0 = none */
     int64_t          last_reply;       /* the last finished reply row */
     int              regen;            /* the running reply is a regeneration */
-    int64_t          regen_head;       /* ... and the head before it (its row goes
-                                          again when it makes no token) */
+    sess_regen_undo  regen_undo;       /* ... and the save bookkeeping before its
+                                          rows: what goes back when it makes no
+                                          token (sess_drop_empty_regen) */
     struct sess_regen_keep *kept;      /* ... and what it replaces in the chat, put
                                           back when it makes nothing (session.c) */
     int              cont;             /* ... a continuation (sess_continue) */
@@ -208,9 +225,14 @@ void sess_save_submit(sess *s);
 ** error in its prefill): its rows go (the session too when it was made for
 ** it), as if it had not been sent -- unless sess_abandon asked to keep them. */
 void sess_save_unsent(sess *s);
-/* A regeneration cut before its first token made nothing: its begun row
-** goes and the head is back where it was (regen_head).  The chat is not
-** touched (sess_run takes the branch back).  0 when the row went. */
+/* A regeneration about to write its rows: the bookkeeping as it is now
+** goes to regen_undo (nothing written by it yet). */
+void sess_regen_mark(sess *s);
+/* A regeneration cut before its first token made nothing: the rows it
+** wrote go (its begun reply; the message row too when it wrote that) and
+** the head and what is kept out are as they were (regen_undo).  The chat is
+** not touched (sess_run takes the branch back, or what keep_take kept).  0
+** when the rows went. */
 int  sess_drop_empty_regen(sess *s);
 
 #endif

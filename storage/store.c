@@ -13,6 +13,9 @@
 **     also where SQLite answers SQLITE_BUSY without calling the busy
 **     handler (setup_step: the switch to WAL mode), so processes opening or
 **     creating one file at once all succeed.
+**   - The journal is WAL, or where SQLite cannot use WAL for the file a
+**     rollback journal (as safe in a crash: a note says so); never one
+**     that loses a commit in a crash (journal_check).
 **   - A new file is created 0600 before SQLite opens it (the -wal and -shm
 **     files inherit that mode) and gets auto_vacuum=INCREMENTAL before its
 **     first table, so deleting a session can give the space back.
@@ -602,6 +605,39 @@ setup_step(store *s, sqlite3_stmt *st)
     return rc;
 }
 
+/*
+** SQLite's answer MODE to PRAGMA journal_mode=WAL.  Where WAL cannot be
+** used -- a VFS without the shared memory its index needs (some network
+** and lock-less file systems), a build without WAL -- SQLite keeps the
+** rollback journal it had ("delete"; "truncate" or "persist" where so
+** built).  With synchronous=FULL a commit is in the file when it returns
+** then too, and a crash mid-write is rolled back from the journal: nothing
+** saved is lost, so the store goes on, and one note (store_file_note) says
+** what changes -- a save waits while another connection reads, and a
+** reader while a save commits.  Any other answer keeps nothing through a
+** crash -- "memory": the database is not a file at all (--db :memory:);
+** "off": no journal, a crash mid-write corrupts the file -- so the open
+** fails with one line naming the file and the mode.
+*/
+static int
+journal_check(store *s, const char *mode, rwkv_err *err)
+{
+    static const char *const rollback[] = { "delete", "truncate", "persist" };
+
+    if (strcmp(mode, "wal") == 0)
+        return RWKV_OK;
+    for (size_t i = 0; i < sizeof rollback / sizeof rollback[0]; i++) {
+        if (strcmp(mode, rollback[i]) == 0) {
+            snprintf(s->journal, sizeof s->journal, "%s", mode);
+            s->journal_note = 1;
+            return RWKV_OK;
+        }
+    }
+    return rwkv_errf(err, RWKV_EDB, "%s: SQLite keeps this database in journal mode '%s', not "
+                     "WAL: a crash would lose what is saved (use another --db, or --no-db to "
+                     "save nothing)", s->path, mode[0] ? mode : "?");
+}
+
 /* A database (or its folder, where the journal goes) we may not write. */
 static int
 readonly_error(const char *path, rwkv_err *err)
@@ -745,6 +781,12 @@ store_open(const char *path, store **out, rwkv_err *err)
     }
     if (path[0] == '\0')
         return rwkv_errf(err, RWKV_EINVAL, "--db: empty path");
+    /* SQLite's name for a database in memory: nothing of it outlives the
+    ** program (journal_check would refuse it, after the file was made) */
+    if (strcmp(path, ":memory:") == 0)
+        return rwkv_errf(err, RWKV_EDB, "%s: SQLite keeps this database in journal mode "
+                         "'memory', not a file: nothing saved would outlive the program (use a "
+                         "file, e.g. ./:memory:, or --no-db to save nothing)", path);
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return rwkv_errf(err, RWKV_EINVAL, "%s: is a directory, not a session database", path);
     /* a FIFO or a device would block SQLite's first read forever */
@@ -805,6 +847,7 @@ store_open(const char *path, store **out, rwkv_err *err)
         goto fail;
     {
         sqlite3_stmt *st;
+        char mode[16];
         if ((rc = store_prep(s, "PRAGMA journal_mode=WAL", &st, err)) != RWKV_OK)
             goto fail;
         if (setup_step(s, st) != SQLITE_ROW) {
@@ -812,7 +855,10 @@ store_open(const char *path, store **out, rwkv_err *err)
             sqlite3_finalize(st);
             goto fail;
         }
+        store_col_text(st, 0, mode, sizeof mode);
         sqlite3_finalize(st);
+        if ((rc = journal_check(s, mode, err)) != RWKV_OK)
+            goto fail;
     }
     /* FULL: a turn reported saved survives a power cut too, not only a
     ** crash.  The WAL is checkpointed every 256 pages (16 MB: the hook,

@@ -78,8 +78,13 @@ int         store_role_parse(const char *name);
 ** is refused with one line, as is a file it may not write (pointing to
 ** --no-db).  An existing empty file is made 0600.  Migrates an older schema
 ** forward inside one transaction; refuses a newer one, a non-database and a
-** corrupt file with one clear message naming PATH.  *OUT is owned by the
-** caller: close with store_close.
+** corrupt file with one clear message naming PATH.  Journal: WAL; where
+** SQLite cannot use WAL for the file it keeps a rollback journal, which
+** loses nothing saved in a crash either: the store opens, and
+** store_file_note has a line saying so; any other journal mode (an
+** in-memory database, --db :memory:; no journal) would lose saved turns in
+** a crash: refused with one line naming PATH and the mode (store.c,
+** journal_check).  *OUT is owned by the caller: close with store_close.
 */
 int  store_open(const char *path, store **out, rwkv_err *err);
 void store_close(store *s);                           /* NULL is fine */
@@ -134,7 +139,8 @@ int  store_is_lost(const store *s);
 ** kept safely: store_check_file says so as for a lost file (RWKV_EDB, the
 ** store marked lost; its close leaves those files alone).
 ** store_file_note: the line to tell the user, once, in S's language
-** (store_set_tr): 1 with it in BUF (CAP bytes), 0 when there is none.
+** (store_set_tr): 1 with it in BUF (CAP bytes), 0 when there is none.  (It
+** also has the line of a store opened without WAL: store_open.)
 */
 int  store_file_note(store *s, char *buf, size_t cap);
 /*

@@ -199,7 +199,18 @@ store_file_wal_hook(void *ud, sqlite3 *db, const char *name, int frames)
 int
 store_file_note(store *s, char *buf, size_t cap)
 {
-    if (!s->wal_note || s->wal_state == STORE_WAL_FOREIGN || cap == 0)
+    if (cap == 0)
+        return 0;
+    if (s->journal_note) {              /* store.c, journal_check: once */
+        s->journal_note = 0;
+        snprintf(buf, cap, store_tr(s, "%s: SQLite cannot use WAL mode for this file (journal "
+                                       "mode '%s'): saving goes on with a rollback journal -- a "
+                                       "crash still loses nothing saved, but a save waits while "
+                                       "another window reads the database"),
+                 s->path, s->journal);
+        return 1;
+    }
+    if (!s->wal_note || s->wal_state == STORE_WAL_FOREIGN)
         return 0;
     s->wal_note = 0;
     snprintf(buf, cap, store_tr(s, "%s: its %s file was deleted while in use: nothing is lost "

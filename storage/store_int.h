@@ -33,6 +33,10 @@ struct store {
     int             wal_state;
     int             wal_note;
     const char     *wal_what;    /* "-wal" or "-shm": the file found gone */
+    /* the journal mode SQLite gave instead of WAL, "" = WAL (store.c,
+    ** journal_check); journal_note: its line is pending (store_file_note) */
+    char            journal[16];
+    int             journal_note;
     /* lock waits (store.c, busy_wait): the most a wait lasts (ms); with
     ** busy_once, a wait that ran out makes the later ones give up at once
     ** (busy_spent) until store_busy_once is called again */

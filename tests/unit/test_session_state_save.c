@@ -1,0 +1,240 @@
+/*
+** test_session_state_save.c -- saving the state as a state file
+** (sess_state_save, storage/session.h: the client's state-save key and the
+** line chat's /save) after a message sess_abandon kept before its prompt
+** was fed, on real database files in a temp dir.
+**
+** A quit that cut a message's prefill while its save failed (the lock of
+** another program) or before the greeting was fed keeps the message in the
+** chat with an empty interrupted reply, its prompt not fed (s->unfed): the
+** chat's state is still the one before it, and the next message feeds it
+** first (session.c, feed_kept).  After "Esc back" from the quit question the
+** user sees that message in the transcript; both front ends saved
+** chat_state() as it was -- the state from before that message, a file
+** that goes on as if it had never been sent.  Now sess_state_save feeds the
+** kept message first, as the next message would (which then does not feed
+** it again): the file holds the state the saved tokens give, the same
+** numbers a resume's replay of the session gives.
+**
+** Also: without a kept message the file is the chat's state as it was; the
+** session database is never written over.
+*/
+#include "../harness.h"
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../core/chat/chat.h"
+#include "../../core/rwkv.h"
+#include "../../core/text/tokenizer.h"
+#include "../../storage/session.h"
+#include "../../storage/store.h"
+#include "session_test.h"
+
+#define BUSY_MS 200
+#define MAX_TOK 6
+
+static sess *cut_sess;
+static int abandon_next;
+
+/* sess_abandon at the next phase callback: the message's PREFILL (a quit
+** while it is fed and its save waits). */
+static void
+on_phase(void *ud, int phase)
+{
+    (void)ud;
+    (void)phase;
+    if (abandon_next) {
+        abandon_next = 0;
+        sess_abandon(cut_sess);
+    }
+}
+
+/* A 64-bit FNV-1a hash of state ST. */
+static uint64_t
+state_hash(const rwkv_state *st)
+{
+    const unsigned char *b = (const unsigned char *)rwkv_state_cdata(st);
+    size_t n = rwkv_state_len(st) * sizeof(float);
+    uint64_t h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The state in state file PATH, loaded for M: its hash, 0 when it failed. */
+static uint64_t
+file_hash(rwkv_model *m, const char *path)
+{
+    rwkv_state *st = NULL;
+    rwkv_err err = { 0 };
+    uint64_t h = 0;
+
+    if (rwkv_state_create(m, &st, &err) == RWKV_OK &&
+        rwkv_state_load_file(m, path, st, &err) == RWKV_OK)
+        h = state_hash(st);
+    else
+        printf("     load %s: %s\n", path, err.msg);
+    rwkv_state_destroy(st);
+    return h;
+}
+
+/* The state of session 1 of DB at its head rebuilt by the replay rule from
+** the start (every snapshot deleted), in a new runtime: its hash, 0 when
+** it failed. */
+static uint64_t
+replayed_hash(rwkv_model *m, const tok *t, const char *db)
+{
+    sess_config sc;
+    sess *s2;
+    rwkv_err err = { 0 };
+    uint64_t h = 0;
+
+    if (q_exec(db, "DELETE FROM snapshots") != SQLITE_OK)
+        return 0;
+    sess_test_config(&sc, m, t, db, 7, MAX_TOK);
+    sc.chat.no_stop = 1;
+    if ((s2 = sess_test_create(&sc)) == NULL)
+        return 0;
+    if (sess_open(s2, 1, -1, &err) == RWKV_OK)
+        h = sess_test_state_hash(s2);
+    else
+        printf("     sess_open: %s\n", err.msg);
+    sess_destroy(s2);
+    return h;
+}
+
+static sess *
+open_sess(rwkv_model *m, const tok *t, char *db, size_t cap, const char *name)
+{
+    sess_config sc;
+    sess *s;
+
+    test_tmp_path(db, cap, name);
+    sess_test_config(&sc, m, t, db, 7, MAX_TOK);
+    sc.chat.no_stop = 1;
+    sc.cb.phase = on_phase;
+    if ((s = sess_test_create(&sc)) != NULL)
+        store_set_busy_ms(sess_store(s), BUSY_MS);
+    cut_sess = s;
+    return s;
+}
+
+/* MSG sent in S and abandoned at its first step: 0, or -1 (printed). */
+static int
+say_abandoned(sess *s, const char *msg)
+{
+    rwkv_err err = { 0 };
+    int rc;
+
+    abandon_next = 1;
+    sess_expect_reply(s);
+    rc = sess_submit(s, msg, strlen(msg), &err);
+    if (rc == RWKV_OK)
+        rc = sess_run(s, &err);
+    abandon_next = 0;
+    if (rc != RWKV_OK)
+        printf("     say_abandoned: %s\n", err.msg);
+    return rc == RWKV_OK ? 0 : -1;
+}
+
+/*
+** FIRST 0: "one" saved, then "two" kept under another program's lock; 1:
+** "two" the first message, kept before the greeting was fed.  The state
+** saved after "Esc back" is the one the saved tokens give; a message after
+** it goes on from there without feeding "two" again.
+*/
+static void
+kept(rwkv_model *m, const tok *t, int first)
+{
+    const char *nm = first ? "first" : "lock";
+    char db[600], file[640], name[32], why[RWKV_ERR_MSG];
+    sess *s;
+    sqlite3 *h = NULL;
+    rwkv_err err = { 0 };
+    uint64_t saved, live, replay;
+    int rc;
+
+    snprintf(name, sizeof name, "kept-%d.db", first);
+    if ((s = open_sess(m, t, db, sizeof db, name)) == NULL)
+        return;
+    snprintf(file, sizeof file, "%s.state.pth", db);
+    if (!first && (say(s, "one") != 0 || (h = lock_take(db)) == NULL)) {
+        TEST_COND("set up", 0);
+        sess_destroy(s);
+        return;
+    }
+    TEST_CONDF(say_abandoned(s, "two") == 0 && sess_started(s) && sess_unsaved(s) == 1,
+               "%s: \"two\" kept (%zu out)", nm, sess_unsaved(s));
+    if (h != NULL)
+        lock_release(h);
+
+    /* Esc back from the quit question, then the state saved */
+    rc = sess_state_save(s, file, &err);
+    TEST_CONDF(rc == RWKV_OK, "%s: saved (%s)", nm, rc == RWKV_OK ? "" : err.msg);
+    saved = file_hash(m, file);
+    live = sess_test_state_hash(s);
+    TEST_CONDF(saved != 0 && saved == live, "%s: the file holds the chat's state now", nm);
+    TEST_CONDF(sess_flush(s, why, sizeof why) == 0, "%s: \"two\" written ('%s')", nm, why);
+    replay = replayed_hash(m, t, db);
+    TEST_CONDF(replay != 0 && saved == replay,
+               "%s: the file's state includes \"two\": the one its saved tokens give "
+               "(%016llx, replayed %016llx)", nm, (unsigned long long)saved,
+               (unsigned long long)replay);
+
+    /* the next message does not feed "two" a second time */
+    TEST_CONDF(say(s, "three") == 0 && sess_flush(s, why, sizeof why) == 0,
+               "%s: a next message", nm);
+    live = sess_test_state_hash(s);
+    sess_destroy(s);
+    replay = replayed_hash(m, t, db);
+    TEST_CONDF(replay != 0 && live == replay,
+               "%s: then the state is the one its saved tokens give (%016llx, replayed %016llx)",
+               nm, (unsigned long long)live, (unsigned long long)replay);
+}
+
+/* Nothing kept: the file is the chat's state as it was; never over the
+** session database. */
+static void
+plain(rwkv_model *m, const tok *t)
+{
+    char db[600], file[640];
+    sess *s = open_sess(m, t, db, sizeof db, "plain.db");
+    rwkv_err err = { 0 };
+    uint64_t live;
+
+    if (s == NULL)
+        return;
+    snprintf(file, sizeof file, "%s.state.pth", db);
+    TEST_COND("plain: a message", say(s, "one") == 0);
+    live = sess_test_state_hash(s);
+    TEST_CONDF(sess_state_save(s, file, &err) == RWKV_OK && file_hash(m, file) == live &&
+                   sess_test_state_hash(s) == live,
+               "plain: the chat's state, unchanged");
+    TEST_CONDF(sess_state_save(s, db, &err) == RWKV_EINVAL &&
+                   strstr(err.msg, "is the session database") && q_integrity_ok(db) &&
+                   q_int(db, "SELECT count(*) FROM turns WHERE text='one'") == 1,
+               "plain: not over the session database (%s)", err.msg);
+    sess_destroy(s);
+}
+
+int
+main(void)
+{
+    rwkv_model *m = NULL;
+    tok *t = NULL;
+
+    if (test_tmpdir("rwkv-test-session-state-save") == NULL)
+        return 1;
+    if (sess_test_demo(NULL, &m, &t) == 0) {
+        kept(m, t, 0);
+        kept(m, t, 1);
+        plain(m, t);
+    }
+    rwkv_model_close(m);
+    tok_close(t);
+    test_tmpdir_remove();
+    return TEST_REPORT();
+}
