@@ -49,6 +49,8 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i);
 
 /* Help text for the common options, printed by each command's --help. */
 void cli_opts_help(FILE *f, int with_sampling);
+/* The subcommands' lines for --config and --theme (cli_opts_check). */
+void cli_opts_help_client(FILE *f);
 /* One row of a help text: "  NAME" padded to column COL, then TEXT wrapped
 ** at 79 columns under it (NAME too long for its column gets a line of its
 ** own). */
@@ -60,8 +62,23 @@ void cli_help_row(FILE *f, int col, const char *name, const char *text);
 ** --NAME without a value return -1 (message printed); else 0.
 */
 int cli_take(int argc, char **argv, int *i, const char *name, const char **val);
-/* Parse a non-negative int option value; -1 (printed) on error. */
+/* Parse an int option value in [MIN, MAX] (cli_parse_ll); -1 after "option
+** --OPT: 'S' is not an integer in [MIN, MAX]" on error. */
 int cli_int(const char *opt, const char *s, long min, long max, long *out);
+
+/*
+** The one reader of the numbers and ids of the command line (options,
+** `sessions` ids, the line chat's /regen N and /fork TURN, eval --tokens):
+** strtoll in base 10, except that S must start with a digit or a sign
+** followed by a digit -- strtoll skips leading blanks, so " 1" would pass
+** where "1x" is refused.  cli_strtoll: the number at the start of S into
+** *OUT, *END (OUT) just after it; 0, or -1 (no number there, or out of
+** long long's range).  Nothing printed.
+*/
+int cli_strtoll(const char *s, long long *out, const char **end);
+/* All of S is one such number in [MIN, MAX]: 0 with *OUT set, or -1
+** (nothing printed: the caller names the option). */
+int cli_parse_ll(const char *s, long long min, long long max, long long *out);
 
 /* A command's own options as a table (NULL name ends it), so that the
 ** parsing, the value checks and the messages are the same everywhere. */
@@ -90,11 +107,24 @@ int cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i);
 ** --help (stdout closed), or 2 after one line: a bad value, or "CMD: unknown
 ** option 'X' (see 'rwkv-tui CMD --help')" (CMD NULL: the full-screen client,
 ** "unknown option 'X' (see rwkv-tui --help)"), or "CMD: --model and --demo
-** exclude each other" (a subcommand given both).
+** exclude each other" (a subcommand given both), or what cli_opts_check
+** (below) says for a subcommand.
 */
 struct cli_frame;
 int cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
                    const struct cli_opt *tab, struct cli_frame *fr, struct cli_opts *o);
+/*
+** The client's options a subcommand CMD takes but does not use, checked so
+** that none is silently ignored (cli_parse_args calls it for generate,
+** eval, info and bench; chat calls it itself).  --config: the file must be
+** one the full-screen client would read (there, readable, a regular file,
+** at most CFG_MAX_BYTES); its settings are the client's and are not
+** applied.  --theme: loaded by the client's loader (theme_load: a name or a
+** file).  (--db, a common option of the command-line contract, is taken by
+** every command; those without sessions open nothing.)  CLI_ARGS_GO, or 2
+** after one line "CMD: --config PATH: what is wrong".
+*/
+int cli_opts_check(const struct cli_opts *o, const char *cmd);
 
 /* Print "rwkv-tui: MSG" on stderr (one line). */
 void cli_errorf(const char *fmt, ...)
@@ -134,16 +164,6 @@ int cli_read_stream(FILE *f, const char *name, size_t max, const char *what, cha
 /* The same for PATH ("-" = stdin, named "stdin"); "cannot open" when it
 ** cannot be opened. */
 int cli_read_input(const char *path, size_t max, const char *what, char **buf, size_t *len);
-/*
-** An output must never replace an input of the same command (eval --out
-** naming the model, /save naming the model in use, --out and --state-out
-** naming one file).  1 when writing OUT would replace the file IN names:
-** OUT is IN itself (device and inode; a symlink at OUT is replaced, not
-** followed, so only OUT's own inode or its target's when it is IN's
-** counts), or neither exists yet and both name one entry of one
-** directory.  0 otherwise, "-" (stdout) and NULL included.  Both borrowed.
-*/
-int cli_same_file(const char *out, const char *in);
 /* fflush(stdout) for streaming output, remembering the errno of the first
 ** failure for cli_stdout_close.  Returns 0 or -1. */
 int cli_stdout_flush(void);

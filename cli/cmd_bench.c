@@ -334,6 +334,7 @@ usage(FILE *f)
                "--busy 1 on a 2-core machine, 2 threads should not fall below 1 thread).\n"
                "The limits are then measured with the spinners running too.\n\n");
     cli_opts_help(f, 0);
+    cli_opts_help_client(f);
 }
 
 /* Progress of --save on a terminal: "\rwriting weights  42%". */

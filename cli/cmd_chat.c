@@ -41,6 +41,7 @@
 
 #include "../core/chat/chat.h"
 #include "../core/io/ckpt.h"
+#include "../core/io/fileio.h"
 #include "../core/chat/rng.h"
 #include "../storage/session.h"
 #include "../storage/store.h"
@@ -137,6 +138,7 @@ usage(FILE *f)
     commands_help(f);
     fputc('\n', f);
     cli_opts_help(f, 1);
+    cli_opts_help_client(f);
 }
 
 /* ---- options --------------------------------------------------------------- */
@@ -180,13 +182,10 @@ parse_args(struct chat_cli *a, int argc, char **argv)
             a->resume = 1;
             i++;
         } else if ((r = cli_take(argc, argv, &i, "session", &v)) != 0) {
-            char *end;
             long long id;
             if (r < 0)
                 return 2;
-            errno = 0;
-            id = strtoll(v, &end, 10);
-            if (errno || end == v || *end != '\0' || id <= 0) {
+            if (cli_parse_ll(v, 1, INT64_MAX, &id) != 0) {
                 cli_errorf("option --session: '%s' is not a session id (a positive number)", v);
                 return 2;
             }
@@ -212,6 +211,9 @@ parse_args(struct chat_cli *a, int argc, char **argv)
         cli_errorf("chat: --model and --demo exclude each other");
         return 2;
     }
+    /* --config and --theme are the full-screen client's: checked, not used */
+    if (cli_opts_check(&a->o, "chat") != CLI_ARGS_GO)
+        return 2;
     /* a resumed session knows its model */
     if (!a->o.demo && a->o.model == NULL && a->session_id == 0 && !a->resume) {
         cli_errorf("chat: --model PATH (or --demo) is required");
@@ -525,16 +527,15 @@ static int
 cmd_regen(struct repl *r, char *args)
 {
     rwkv_err err;
-    char *end;
-    long n = 1;
+    const char *end = args;
+    long long n = 1;
     int done = 0, rc;
 
     if (*args != '\0') {
-        errno = 0;
-        n = strtol(args, &end, 10);
+        int bad = cli_strtoll(args, &n, &end) != 0;
         while (*end == ' ' || *end == '\t')
             end++;
-        if (errno || end == args || *end != '\0' || n < 1 || n > SESS_MAX_ALTS) {
+        if (bad || *end != '\0' || n < 1 || n > SESS_MAX_ALTS) {
             cli_errorf("usage: /regen [N] (N alternatives, 1..%d; got '%s')", SESS_MAX_ALTS,
                        args);
             return 0;
@@ -675,16 +676,15 @@ cmd_history(struct repl *r, char *args)
 static int
 cmd_fork(struct repl *r, char *args)
 {
-    char *end;
-    long long turn;
+    const char *end = args;
+    long long turn = 0;
     int64_t at;
     rwkv_err err;
+    int bad = cli_strtoll(args, &turn, &end) != 0;
 
-    errno = 0;
-    turn = strtoll(args, &end, 10);
     while (*end == ' ' || *end == '\t')
         end++;
-    if (errno || end == args || *end != '\0' || turn <= 0) {
+    if (bad || *end != '\0' || turn <= 0) {
         cli_errorf("usage: /fork TURN (a turn id from /history)");
         return 0;
     }
@@ -755,7 +755,7 @@ cmd_save(struct repl *r, char *args)
 
     if (*args == '\0') {
         cli_errorf("usage: /save FILE");
-    } else if (cli_same_file(args, model)) {
+    } else if (rwkv_same_file(args, model)) {
         cli_errorf("/save: %s is the model in use: not written over", args);
     } else if (sess_store(r->s) != NULL &&
                store_export_target_check(sess_store(r->s), args, &err) != RWKV_OK) {

@@ -7,7 +7,6 @@
 */
 #include "cli.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +42,7 @@ eval_help(FILE *f)
             "                      order; '-' = stdout)\n",
             EVAL_DEFAULT_CHUNK);
     cli_opts_help(f, 0);
+    cli_opts_help_client(f);
 }
 
 /* Parse "1,2,3" into *OUT (malloc'ed); -1 with a message on error. */
@@ -58,13 +58,11 @@ eval_parse_tokens(const char *s, int32_t **out, size_t *n)
         return -1;
     }
     for (;;) {
-        char *end;
-        long x;
+        const char *end;
+        long long x;
         while (*p == ' ')
             p++;
-        errno = 0;
-        x = strtol(p, &end, 10);
-        if (end == p || errno != 0 || x < 0 || x > INT32_MAX) {
+        if (cli_strtoll(p, &x, &end) != 0 || x < 0 || x > INT32_MAX) {
             cli_errorf("option --tokens: '%s' is not a comma-separated list of token ids "
                        "(bad entry at position %d)", s, (int)(p - s) + 1);
             free(v);
@@ -146,18 +144,18 @@ eval_check_outputs(const struct cli_opts *o, const char *out, const char *state_
     if (model != NULL && access(model, F_OK) != 0)
         model = NULL;
     for (int k = 0; k < 2; k++) {
-        if (cli_same_file(outs[k], model)) {
+        if (rwkv_same_file(outs[k], model)) {
             cli_errorf("eval: %s %s is the model (--model %s): not written over", names[k],
                        outs[k], o->model);
             return -1;
         }
-        if (cli_same_file(outs[k], state)) {
+        if (rwkv_same_file(outs[k], state)) {
             cli_errorf("eval: %s %s is the state file (--state %s): not written over",
                        names[k], outs[k], o->state);
             return -1;
         }
     }
-    if (cli_same_file(state_out, out) || (state_out != NULL && strcmp(out, "-") != 0 &&
+    if (rwkv_same_file(state_out, out) || (state_out != NULL && strcmp(out, "-") != 0 &&
                                           strcmp(state_out, out) == 0)) {
         cli_errorf("eval: --state-out %s is the same file as --out %s: give two files",
                    state_out, out);

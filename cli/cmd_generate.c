@@ -57,6 +57,7 @@ usage(FILE *f)
             "  --no-greeting       with --chat: feed no greeting\n"
             "  --stats             print prefill/decode speed on stderr\n\n");
     cli_opts_help(f, 1);
+    cli_opts_help_client(f);
 }
 
 /* Model text to F; on a terminal through the model-text sanitiser
@@ -139,6 +140,12 @@ cmd_generate(int argc, char **argv)
     rc = 0;
     if (!o.demo && o.model == NULL) {
         cli_errorf("generate: --model PATH (or --demo) is required");
+        return 2;
+    }
+    if (no_greeting && !chat_mode) {
+        /* plain mode feeds no greeting anyway: the user meant --chat */
+        cli_errorf("generate: --no-greeting is an option of --chat (plain generate feeds no "
+                   "greeting)");
         return 2;
     }
     if ((prompt == NULL) == (prompt_file == NULL)) {

@@ -57,6 +57,7 @@ info_help(FILE *f)
                "  --verify   read the whole file and check the CRC-32 of every entry of a\n"
                "             .pth (a load checks only what it reads); names a damaged tensor\n\n");
     cli_opts_help(f, 0);
+    cli_opts_help_client(f);
 }
 
 int

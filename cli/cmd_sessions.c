@@ -49,7 +49,7 @@ usage(FILE *f)
             "                                JSON of the whole tree (to stdout or FILE;\n"
             "                                never over the database or another SQLite file;\n"
             "                                JSON for a FILE named *.json, unless --format)\n"
-            "  import FILE                   a JSON export, as a new session\n"
+            "  import FILE                   a JSON export, as a new session ('-' = stdin)\n"
             "  fork ID TURN [--title T]      a new session with the turns up to TURN; at a\n"
             "                                user turn, up to before that message (as /fork)\n"
             "  rename ID TITLE               change a session's title (not empty; one\n"
@@ -79,12 +79,9 @@ usage(FILE *f)
 static int
 parse_id(const char *what, const char *s, int64_t *out)
 {
-    char *end;
     long long v;
 
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v <= 0) {
+    if (cli_parse_ll(s, 1, INT64_MAX, &v) != 0) {
         cli_errorf("sessions: '%s' is not a %s id (a positive number)", s, what);
         return -1;
     }
@@ -426,23 +423,31 @@ do_export(store *st, const struct sessions_args *a)
     return rc;
 }
 
+/* sessions import FILE: "-" reads stdin (as --prompt-file - and tokenize
+** --file - do: `sessions export 3 --format json | ... | sessions import -`),
+** named "stdin" in the messages. */
 static int
 do_import(store *st, const struct sessions_args *a)
 {
     const char *file = a->pos[1];
-    /* A regular file only: a FIFO or a device named by mistake must not
-    ** hang the import (core/io/fileio.h). */
-    FILE *f = NULL;
+    FILE *f = stdin;
     char *buf = NULL;
     size_t len = 0;
     int64_t id;
     rwkv_err err;
     int rc;
 
-    if (rwkv_fopen_regular(file, &f, &err) != RWKV_OK)
+    if (strcmp(file, "-") == 0) {
+        file = "stdin";
+    } else if (rwkv_fopen_regular(file, &f, &err) != RWKV_OK) {
+        /* a regular file only: a FIFO or a device named by mistake must
+        ** not hang the import (core/io/fileio.h); stdin is what the user
+        ** gave, a pipe included */
         return cli_fail(&err);
+    }
     rc = cli_read_stream(f, file, SESSIONS_IMPORT_MAX, "a session export", &buf, &len);
-    fclose(f);
+    if (f != stdin)
+        fclose(f);
     if (rc != 0)
         return 1;
     if (store_import(st, buf, len, file, &id, &err) != RWKV_OK) {

@@ -16,12 +16,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <libgen.h>
 #include <sys/stat.h>
 
 #include "../core/io/json.h"
 #include "../core/io/mapfile.h"
 #include "../storage/store.h"
+#include "../tui/config.h"
+#include "../tui/theme.h"
+#include "../tui/yamlerr.h"
 
 /* errno of the first failed cli_stdout_flush (0: none); stdout closed. */
 static int stdout_errno, stdout_closed;
@@ -190,18 +192,46 @@ cli_take(int argc, char **argv, int *i, const char *name, const char **val)
 }
 
 int
+cli_strtoll(const char *s, long long *out, const char **end)
+{
+    char *e;
+    long long v;
+
+    /* strtoll would skip leading blanks (" 1" read as 1 while "1x" is
+    ** refused): a number starts with its sign or first digit */
+    if (!(*s >= '0' && *s <= '9') && !((*s == '-' || *s == '+') && s[1] >= '0' && s[1] <= '9'))
+        return -1;
+    errno = 0;
+    v = strtoll(s, &e, 10);
+    if (errno != 0)
+        return -1;
+    *out = v;
+    *end = e;
+    return 0;
+}
+
+int
+cli_parse_ll(const char *s, long long min, long long max, long long *out)
+{
+    const char *end;
+    long long v;
+
+    if (cli_strtoll(s, &v, &end) != 0 || *end != '\0' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int
 cli_int(const char *opt, const char *s, long min, long max, long *out)
 {
-    char *end;
-    long v;
+    long long v;
 
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < min || v > max) {
+    if (cli_parse_ll(s, min, max, &v) != 0) {
         cli_errorf("option --%s: '%s' is not an integer in [%ld, %ld]", opt, s, min, max);
         return -1;
     }
-    *out = v;
+    *out = (long)v;
     return 0;
 }
 
@@ -269,6 +299,40 @@ cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
     if (cmd != NULL && o != NULL && o->demo && o->model != NULL) {
         cli_errorf("%s: --model and --demo exclude each other", cmd);
         return 2;
+    }
+    /* the commands parsed here (generate, eval, info, bench): chat and the
+    ** full-screen client check their own options */
+    if (cmd != NULL && o != NULL)
+        return cli_opts_check(o, cmd);
+    return CLI_ARGS_GO;
+}
+
+int
+cli_opts_check(const struct cli_opts *o, const char *cmd)
+{
+    char msg[THEME_MSG];
+
+    if (o->config != NULL) {
+        /* cfg_load's own reader (tui/yamlerr.h): a file that is not
+        ** there or cannot be read (which the client, too, refuses before
+        ** it starts), is not a regular file or is too large; the settings
+        ** themselves are the client's (rwkv-tui-config(5)) */
+        size_t len;
+        char *text;
+        if ((text = tui_read_file(o->config, CFG_MAX_BYTES, &len, msg, sizeof msg)) == NULL) {
+            cli_errorf("%s: --config %s", cmd, msg);
+            return 2;
+        }
+        free(text);
+    }
+    if (o->theme != NULL) {
+        /* the client's loader, names included; where the client falls back
+        ** to the default theme there is nothing here to fall back for */
+        theme th;
+        if (theme_load(o->theme, &th, msg, sizeof msg) != 0) {
+            cli_errorf("%s: --theme %s", cmd, msg);
+            return 2;
+        }
     }
     return CLI_ARGS_GO;
 }
@@ -373,6 +437,17 @@ cli_opts_help(FILE *f, int with_sampling)
                  k == params_find("seed") ? "random" : def);
         cli_help_row(f, 22, opt, text);
     }
+}
+
+void
+cli_opts_help_client(FILE *f)
+{
+    fprintf(f,
+            "The full-screen client's options, checked here but not used (a file that is\n"
+            "missing, unreadable or not a regular file, or a theme that does not load, is\n"
+            "an error):\n"
+            "  --config PATH       config file (rwkv-tui-config(5))\n"
+            "  --theme NAME|PATH   colour theme\n");
 }
 
 void
@@ -482,46 +557,4 @@ cli_json_str(FILE *f, const char *text)
 
     json_write_string(c ? c : "", c ? strlen(c) : 0, put_file, f);
     free(c);
-}
-
-/* Device and inode of the directory PATH lies in, and its last component
-** (at most CAP bytes with the NUL, into NAME).  0, or -1. */
-static int
-dir_entry(const char *path, struct stat *dir, char *name, size_t cap)
-{
-    char *a = strdup(path), *b = strdup(path);
-    int rc = -1;
-
-    if (a != NULL && b != NULL && stat(dirname(a), dir) == 0 &&
-        (size_t)snprintf(name, cap, "%s", basename(b)) < cap)
-        rc = 0;
-    free(a);
-    free(b);
-    return rc;
-}
-
-int
-cli_same_file(const char *out, const char *in)
-{
-    struct stat o, lo, i, li;
-    char on[PATH_MAX], inn[PATH_MAX];
-
-    if (out == NULL || in == NULL || strcmp(out, "-") == 0 || strcmp(in, "-") == 0)
-        return 0;
-    if (lstat(out, &lo) == 0) {
-        /* what a write to OUT replaces: OUT itself (a symlink there is
-         * replaced, its target untouched) */
-        if (lstat(in, &li) == 0 && li.st_dev == lo.st_dev && li.st_ino == lo.st_ino)
-            return 1;
-        if (stat(in, &i) == 0 && i.st_dev == lo.st_dev && i.st_ino == lo.st_ino)
-            return 1;
-        return 0;
-    }
-    /* OUT does not exist: IN is the same only if it is not there either
-     * and names the same directory entry */
-    if (lstat(in, &li) == 0)
-        return 0;
-    if (dir_entry(out, &o, on, sizeof on) != 0 || dir_entry(in, &i, inn, sizeof inn) != 0)
-        return 0;
-    return o.st_dev == i.st_dev && o.st_ino == i.st_ino && strcmp(on, inn) == 0;
 }

@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,4 +310,46 @@ rwkv_atomic_abort(rwkv_atomic *a)
     if (a->tmp != NULL)
         unlink(a->tmp);
     fio_free(a);
+}
+
+/* Device and inode of the directory PATH lies in, and its last component
+** (at most CAP bytes with the NUL, into NAME).  0, or -1. */
+static int
+dir_entry(const char *path, struct stat *dir, char *name, size_t cap)
+{
+    char *a = strdup(path), *b = strdup(path);
+    int rc = -1;
+
+    if (a != NULL && b != NULL && stat(dirname(a), dir) == 0 &&
+        (size_t)snprintf(name, cap, "%s", basename(b)) < cap)
+        rc = 0;
+    free(a);
+    free(b);
+    return rc;
+}
+
+int
+rwkv_same_file(const char *out, const char *in)
+{
+    struct stat o, lo, i, li;
+    char on[4096], inn[4096];
+
+    if (out == NULL || in == NULL || strcmp(out, "-") == 0 || strcmp(in, "-") == 0)
+        return 0;
+    if (lstat(out, &lo) == 0) {
+        /* what a write to OUT replaces: OUT itself (a symlink there is
+         * replaced, its target untouched) */
+        if (lstat(in, &li) == 0 && li.st_dev == lo.st_dev && li.st_ino == lo.st_ino)
+            return 1;
+        if (stat(in, &i) == 0 && i.st_dev == lo.st_dev && i.st_ino == lo.st_ino)
+            return 1;
+        return 0;
+    }
+    /* OUT does not exist: IN is the same only if it is not there either
+     * and names the same directory entry */
+    if (lstat(in, &li) == 0)
+        return 0;
+    if (dir_entry(out, &o, on, sizeof on) != 0 || dir_entry(in, &i, inn, sizeof inn) != 0)
+        return 0;
+    return o.st_dev == i.st_dev && o.st_ino == i.st_ino && strcmp(on, inn) == 0;
 }

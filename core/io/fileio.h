@@ -56,6 +56,17 @@ int rwkv_fopen_regular(const char *path, FILE **out, rwkv_err *err);
 ** not a regular file; "a regular file" for one.  Static string. */
 const char *rwkv_file_kind(mode_t mode);
 
+/*
+** An output must never replace an input of the same command (eval --out
+** naming the model, /save naming the model in use, --out and --state-out
+** naming one file).  1 when writing OUT would replace the file IN names:
+** OUT is IN itself (device and inode; a symlink at OUT is replaced, not
+** followed, so only OUT's own inode or its target's when it is IN's
+** counts), or neither exists yet and both name one entry of one
+** directory.  0 otherwise, "-" (stdout) and NULL included.  Both borrowed.
+*/
+int rwkv_same_file(const char *out, const char *in);
+
 typedef struct rwkv_atomic rwkv_atomic;
 
 /* fsync the file before the rename and the directory after it (for data

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# tests/cli/cli_opts.sh -- options that used to be accepted and silently
+# ignored: --config/--theme given to commands that do not use them,
+# `sessions import -` (stdin), ids and numbers with leading blanks, and
+# generate --no-greeting without --chat.  All on the demo model.
+. "$(dirname "$0")/lib.sh"
+T=$RWKV_TUI
+# nothing here may touch the user's own files
+export XDG_DATA_HOME=$TMP/data XDG_CONFIG_HOME=$TMP/config HOME=$TMP/home
+mkdir -p "$TMP/home" "$TMP/db"
+
+# one valid run of each command, the option under test appended ("$@");
+# under a timeout: a FIFO given as a file must never be waited on
+TO="timeout 60"
+run_generate() { $TO "$T" generate --demo --prompt hi --seed 1 --max-tokens 2 "$@"; }
+run_eval()     { $TO "$T" eval --demo --tokens 1,2 --out "$TMP/o.f32" "$@"; }
+run_info()     { $TO "$T" info --demo "$@"; }
+run_bench()    { $TO "$T" bench --demo --prompt-tokens 4 --gen-tokens 2 "$@"; }
+run_chat()     { $TO "$T" chat --demo --seed 1 --max-tokens 2 "$@" </dev/null; }
+CMDS="generate eval info bench chat"
+
+# --- 1. --config and --theme: checked as the full-screen client reads them ---
+mkfifo "$TMP/fifo"
+mkdir "$TMP/dir.yaml"
+printf 'name: broken\nroles:\n  user: { fg: purple }\n' >"$TMP/bad-theme.yaml"
+for c in $CMDS; do
+    expect_fail "$c --config missing" "^rwkv-tui: $c: --config $TMP/nope\.yaml: cannot open: No such file" \
+        run_$c --config "$TMP/nope.yaml"
+    # a FIFO is refused at once, never waited on
+    expect_fail "$c --config FIFO" "^rwkv-tui: $c: --config $TMP/fifo: not a regular file \(a FIFO\)$" \
+        run_$c --config "$TMP/fifo"
+    expect_fail "$c --theme missing name" "^rwkv-tui: $c: --theme theme 'nosuch' not found" \
+        run_$c --theme nosuch
+done
+expect_fail "generate --config directory" "dir\.yaml: not a regular file \(a directory\)" \
+    run_generate --config "$TMP/dir.yaml"
+expect_fail "chat --theme FIFO" "--theme $TMP/fifo: not a regular file \(a FIFO\)" \
+    run_chat --theme "$TMP/fifo"
+expect_fail "generate --theme bad file" "bad-theme\.yaml:3" run_generate --theme "$TMP/bad-theme.yaml"
+if ! is_root; then
+    printf 'model: x\n' >"$TMP/noread.yaml"
+    chmod 000 "$TMP/noread.yaml"
+    expect_fail "eval --config unreadable" "noread\.yaml: cannot open: Permission denied" \
+        run_eval --config "$TMP/noread.yaml"
+else
+    skip 1 "(1) running as root: an unreadable file cannot be made"
+fi
+
+# a readable config and a theme file are accepted; the config's settings are
+# the full-screen client's: a db there is not opened or created by chat
+printf 'db: %s\nmodel: %s\ntheme: nosuch\n' "$TMP/from-config.db" "$TMP/nomodel.pth" >"$TMP/c.yaml"
+printf 'name: ok\nroles:\n  user: { fg: cyan }\n' >"$TMP/good-theme.yaml"
+run_generate --config "$TMP/c.yaml" --theme "$TMP/good-theme.yaml" >/dev/null 2>"$TMP/e" && ok \
+    || fail "generate with a valid config and theme: $(cat "$TMP/e")"
+run_chat --config "$TMP/c.yaml" --theme "$TMP/good-theme.yaml" >/dev/null 2>"$TMP/e" && ok \
+    || fail "chat with a valid config and theme: $(cat "$TMP/e")"
+[ -e "$TMP/from-config.db" ] && fail "chat opened the config's db" || ok
+# the default config.yaml (not named) is not read by the commands either
+mkdir -p "$TMP/config/rwkv-tui" && cp "$TMP/c.yaml" "$TMP/config/rwkv-tui/config.yaml"
+run_chat >/dev/null 2>"$TMP/e" && [ ! -e "$TMP/from-config.db" ] && ok \
+    || fail "chat with a default config.yaml: $(cat "$TMP/e")"
+
+# --db (a common option of the command-line contract) given to a command
+# without sessions: taken, and nothing is created
+for c in generate eval info bench; do
+    run_$c --db "$TMP/db/$c.db" >/dev/null 2>"$TMP/e" && ok || fail "$c --db: $(cat "$TMP/e")"
+done
+[ -n "$(ls -A "$TMP/db")" ] && fail "--db made a file: $(ls "$TMP/db")" || ok
+
+# --- 2. sessions import - reads stdin ---------------------------------------
+cat >"$TMP/s.json" <<'JSON'
+{"format": "rwkv-tui-session", "version": 1, "title": "From a pipe",
+ "created_ms": 1700000000000, "strategy": "cpu fp32", "model": null, "head": 2,
+ "turns": [
+  {"id": 1, "parent": null, "role": "user", "text": "hello", "tokens": [104], "time_ms": 1700000000001},
+  {"id": 2, "parent": 1, "role": "assistant", "text": " hi", "tokens": [105], "time_ms": 1700000000002}
+ ]}
+JSON
+DB=$TMP/db/s.db
+out=$("$T" sessions --db "$DB" import - <"$TMP/s.json" 2>&1) && [ "$out" = "imported stdin as session 1" ] && ok \
+    || fail "import - : $out"
+out=$(cat "$TMP/s.json" | "$T" sessions --db "$DB" import - 2>&1) && [ "$out" = "imported stdin as session 2" ] && ok \
+    || fail "import - from a pipe: $out"
+out=$("$T" sessions --db "$DB" show 1 2>&1)
+case $out in *"From a pipe"*hello*) ok ;; *) fail "show after import -: $out" ;; esac
+# the round trip the help promises: export | import -
+out=$("$T" sessions --db "$DB" export 1 --format json | "$T" sessions --db "$DB" import - 2>&1) \
+    && [ "$out" = "imported stdin as session 3" ] && ok || fail "export | import -: $out"
+expect_fail "import - of bad JSON names stdin" "stdin" sh -c "echo '{' | '$T' sessions --db '$DB' import -"
+expect_fail "import of a FIFO still refused" "fifo: not a regular file \(a FIFO\)" \
+    $TO "$T" sessions --db "$DB" import "$TMP/fifo"
+
+# --- 3. ids and numbers: no leading blanks (as no trailing junk) ------------
+DB=$TMP/db/ids.db
+"$T" sessions --db "$DB" import "$TMP/s.json" >/dev/null && ok || fail "import for the id checks"
+for id in " 1" "	1" "1x" "+ 1" ""; do
+    expect_fail "sessions show '$id'" "'${id/+/\\+}' is not a session id" "$T" sessions --db "$DB" show "$id"
+done
+expect_fail "sessions fork turn ' 2'" "' 2' is not a turn id" "$T" sessions --db "$DB" fork 1 " 2"
+expect_fail "sessions state --vs ' 1'" "' 1' is not a turn id" "$T" sessions --db "$DB" state 1 2 --vs " 1"
+expect_fail "chat --session ' 1'" "option --session: ' 1' is not a session id" \
+    $TO "$T" chat --db "$DB" --session " 1" </dev/null
+expect_fail "--threads ' 2'" "option --threads: ' 2' is not an integer" run_generate --threads " 2"
+expect_fail "bench --gen-tokens ' 2'" "option --gen-tokens: ' 2' is not an integer" \
+    "$T" bench --demo --prompt-tokens 4 --gen-tokens " 2"
+expect_fail "eval --tokens with a tab" "option --tokens: .* is not a comma-separated list" \
+    "$T" eval --demo --tokens "1,	2" --out "$TMP/o.f32"
+# what was fine stays fine
+"$T" sessions --db "$DB" show 1 >/dev/null 2>&1 && ok || fail "show 1"
+"$T" eval --demo --tokens "1, 2" --out "$TMP/o.f32" 2>/dev/null && ok || fail "eval --tokens '1, 2'"
+run_generate --threads 2 >/dev/null 2>&1 && ok || fail "--threads 2"
+
+# --- 4. generate --no-greeting without --chat --------------------------------
+expect_fail "generate --no-greeting alone" "^rwkv-tui: generate: --no-greeting is an option of --chat" \
+    run_generate --no-greeting
+run_generate --chat --no-greeting >/dev/null 2>&1 && ok || fail "generate --chat --no-greeting"
+
+finish
