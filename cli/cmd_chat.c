@@ -749,19 +749,11 @@ static int
 cmd_save(struct repl *r, char *args)
 {
     rwkv_err err;
-    char buf[STORE_PATH_MAX + 8];
-    const char *model = r->a->o.demo || r->a->o.model == NULL
-                            ? NULL : ckpt_file_name(r->a->o.model, buf, sizeof buf);
 
     if (*args == '\0') {
         cli_errorf("usage: /save FILE");
-    } else if (rwkv_same_file(args, model)) {
-        cli_errorf("/save: %s is the model in use: not written over", args);
-    } else if (sess_store(r->s) != NULL &&
-               store_export_target_check(sess_store(r->s), args, &err) != RWKV_OK) {
-        cli_errorf("/save: %s", err.msg);      /* never over the session database */
-    } else if (rwkv_state_save_file(r->m, chat_state(sess_chat(r->s)), args, &err) != RWKV_OK) {
-        cli_errorf("/save: %s", err.msg);
+    } else if (sess_state_save(r->s, args, &err) != RWKV_OK) {
+        cli_errorf("/save: %s", err.msg);   /* never over the model or the database */
     } else {
         fprintf(stderr, "(state saved to %s: load it with --state %s)\n", args, args);
     }

@@ -521,8 +521,10 @@ do_fork(store *st, const struct sessions_args *a)
                    (long long)a->turn);
         return 1;
     }
-    if (store_session_fork(st, a->id, at, a->title, &nid, &err) != RWKV_OK)
-        return cli_fail(&err);
+    if (store_session_fork(st, a->id, at, a->title, &nid, &err) != RWKV_OK) {
+        cli_errorf("forking session %lld: %s", (long long)a->id, err.msg);   /* as the client */
+        return 1;
+    }
     if (at != a->turn)
         printf("forked session %lld before message %lld (at turn %lld) as session %lld\n",
                (long long)a->id, (long long)a->turn, (long long)at, (long long)nid);
@@ -537,7 +539,11 @@ do_rename(store *st, const struct sessions_args *a)
 {
     rwkv_err err;
 
-    return store_session_rename(st, a->id, a->pos[2], &err) != RWKV_OK ? cli_fail(&err) : 0;
+    if (store_session_rename(st, a->id, a->pos[2], &err) != RWKV_OK) {
+        cli_errorf("renaming session %lld: %s", (long long)a->id, err.msg);
+        return 1;
+    }
+    return 0;
 }
 
 static int
@@ -545,8 +551,10 @@ do_rm(store *st, const struct sessions_args *a)
 {
     rwkv_err err;
 
-    if (store_session_delete(st, a->id, &err) != RWKV_OK)
-        return cli_fail(&err);
+    if (store_session_delete(st, a->id, &err) != RWKV_OK) {
+        cli_errorf("deleting session %lld: %s", (long long)a->id, err.msg);
+        return 1;
+    }
     printf("deleted session %lld\n", (long long)a->id);
     return 0;
 }

@@ -9,6 +9,9 @@
 */
 #include "session_int.h"
 
+#include "../core/io/ckpt.h"
+#include "../core/io/fileio.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -840,8 +843,14 @@ sess_state_save(sess *s, const char *path, rwkv_err *err)
     rwkv_err e2;
     int rc;
 
+    char mf[STORE_PATH_MAX + 8];
+    const char *model = s->model_path[0] == '/' ? ckpt_file_name(s->model_path, mf, sizeof mf)
+                                                : NULL;   /* not "(demo)" */
+
     if (chat_phase(s->c) != CHAT_IDLE)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running: save the state when it ends");
+    if (rwkv_same_file(path, model))    /* an output never replaces an input */
+        return rwkv_errf(err, RWKV_EINVAL, "%s is the model in use: not written over", path);
     if (s->st != NULL && (rc = store_export_target_check(s->st, path, err)) != RWKV_OK)
         return rc;
     if (!atomic_load(&s->expect))       /* a cancel sent while idle is void */

@@ -417,9 +417,10 @@ int    sess_export(const sess *s, enum store_format fmt, char **buf, size_t *len
 ** the greeting too when it was still to be fed -- so the file holds the
 ** state its saved tokens give, as a resume's replay would.  Cancellable
 ** while it feeds (sess_cancel: RWKV_ECANCEL, nothing written, the chat as
-** it was but for a greeting fed).  Refused while a reply runs, and over
-** the session database or its files (store_export_target_check); a failed
-** write leaves PATH as it was.  On the thread that runs the sess.
+** it was but for a greeting fed).  Refused while a reply runs, over the
+** model in use (rwkv_same_file) and over the session database or its files
+** (store_export_target_check); a failed write leaves PATH as it was.  On
+** the thread that runs the sess.
 */
 int  sess_state_save(sess *s, const char *path, rwkv_err *err);
 

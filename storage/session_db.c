@@ -570,6 +570,7 @@ reply_row(const sess *s, const chat_turn *ct, int64_t parent, store_turn *r)
 
 static void save_gap(sess *s, const char *what, const rwkv_err *err, size_t i, int64_t user,
                      int64_t reply);
+static void note_moved(sess *s);
 
 /*
 ** Save the chat's records [0, N) under the head of a new session titled from
@@ -726,6 +727,7 @@ catch_up(sess *s, size_t upto)
             if (store_turn_append(s->st, &u, NULL, 0, &s->meta, &err) != RWKV_OK)
                 return still_failing(s, &err);
             s->unsaved_user = u.id;
+            note_moved(s);
         }
         s->head = s->last_user = s->unsaved_user;
         reply_row(s, ct, s->last_user, &r);
@@ -735,6 +737,7 @@ catch_up(sess *s, size_t upto)
         if (rc != RWKV_OK)
             return still_failing(s, &err);
         s->head = s->last_reply = r.id;
+        note_moved(s);
         s->unsaved = i + 2;
         s->unsaved_user = s->unsaved_reply = 0;
     }
@@ -755,39 +758,44 @@ sess_unsaved_dropped(sess *s)
 
 /*
 ** Another process (a second window on the session) wrote since this one:
-** the session's head in the file, HEAD, is not the one this process left
-** there (every move of s->head here also moves the file's).  The new row
-** still goes under PARENT (s->head, or the user turn of a regeneration) --
-** nothing is lost or reordered -- and one line says where it lands: a new
-** branch when PARENT already has a child (the other window wrote under the
+** the session's head in the file was not the one this process left there
+** (every move of s->head here also moves the file's) when the first row of
+** this message was written.  That head is read inside the row's own write
+** transaction (store_turn_head_before), so of two windows sending at the
+** same moment exactly one goes on in place and the other is told -- a
+** check before the write let both pass.  The row still went under its
+** parent (s->head, or the user turn of a regeneration) -- nothing is lost
+** or reordered -- and one line says where it landed: a new branch when
+** the parent already had another child (the other window wrote under the
 ** same turn), else on this window's branch beside the other's.  A branch
-** chosen in this process is not told.
+** chosen in this process is not told.  Called after every row write of
+** begin_rows and catch_up; only the first one checks (head_watch).
 */
 static void
-note_moved(sess *s, int64_t head, int64_t parent)
+note_moved(sess *s)
 {
-    store_turn t;
-    rwkv_err err;
-    int forks;
+    int64_t head;
+    int siblings = 0;
 
-    if (head == s->head || parent == 0 || store_turn_get(s->st, parent, &t, &err) != RWKV_OK)
+    if (!s->head_watch || s->st == NULL)
         return;
-    forks = t.n_children > 0;
-    store_turn_fini(&t);
+    s->head_watch = 0;
+    head = store_turn_head_before(s->st, &siblings);
+    if (head == s->watch_head)
+        return;
     sess_notef(s, 0, "session %lld was changed in another window: this message %s "
                      "(F6 / /history shows both)", (long long)s->sid,
-               forks ? sess_tr(s, "starts a new branch beside it")
-                     : sess_tr(s, "goes on this window's branch, beside the other one"));
+               siblings > 0 ? sess_tr(s, "starts a new branch beside it")
+                            : sess_tr(s, "goes on this window's branch, beside the other one"));
 }
 
 /* The current session still exists (another window may have deleted it),
 ** and is still this conversation (same id and creation time: the file may
 ** have been overwritten with another database, or the id taken again); if
-** not, the conversation so far goes on in a new session.  When it is, a
-** head moved by another window is told (note_moved; PARENT: where the new
-** row goes). */
+** not, the conversation so far goes on in a new session.  (A head moved by
+** another window is told by the write itself: note_moved.) */
 static void
-check_alive(sess *s, size_t n_done, int64_t parent)
+check_alive(sess *s, size_t n_done)
 {
     store_session ss;
     rwkv_err err;
@@ -797,10 +805,8 @@ check_alive(sess *s, size_t n_done, int64_t parent)
     if (s->sid == 0)
         return;
     rc = store_session_get(s->st, s->sid, &ss, &err);
-    if (rc == RWKV_OK && (ss.created_ms == s->created_ms || s->created_ms < 0)) {
-        note_moved(s, ss.head_turn, parent);
+    if (rc == RWKV_OK && (ss.created_ms == s->created_ms || s->created_ms < 0))
         return;
-    }
     if (rc != RWKV_OK && err.code != RWKV_EINVAL) {
         save_failed(s, "the session", &err);
         return;
@@ -863,7 +869,7 @@ sess_flush(sess *s, char *why, size_t cap)
         if (sess_save_records(s, n, NULL) == 0 && failed)
             said_saved(s, kept);
     } else {
-        check_alive(s, n, 0);          /* deleted elsewhere: all of it in a new session */
+        check_alive(s, n);             /* deleted elsewhere: all of it in a new session */
         if (s->st != NULL && s->sid != 0)
             catch_up(s, n);
     }
@@ -937,7 +943,7 @@ save_reopen(sess *s)
 
     if (s->st == NULL || n == 0 || file_lost(s))
         return;
-    check_alive(s, n, 0);        /* no new row: nothing to place */
+    check_alive(s, n);           /* no new row: nothing to place */
     if (s->sid == 0 && sess_save_records(s, n, NULL) != 0)
         return;
     if (catch_up(s, n) != 0 || s->last_reply == 0)
@@ -951,36 +957,14 @@ save_reopen(sess *s)
     s->progress_failed = 0;
 }
 
-/*
-** The rows of the last chat turn CT (N turns in the chat): its user turn
-** (unless WITH_USER is 0: a regeneration) with BEFORE, the state before the
-** reply (NULL: none yet), then the begun reply row, marked interrupted, the
-** head on it.  The session is made first when there is none.  0 when both
-** were written; -1 after a note.
-*/
+/* begin_rows after its checks: catch-up, the message row, the reply row. */
 static int
-begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_state *before)
+begin_rows_write(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_state *before,
+                 int64_t sid0)
 {
     store_turn u, a;
     rwkv_err err;
-    int64_t sid0 = s->sid;
 
-    if (s->unsaved != 0 && (s->unsaved < n || s->unsaved_user == 0)) {
-        with_user = 1;                 /* a regeneration of a message that was not saved */
-    } else if (s->unsaved == n && s->unsaved_user != 0) {
-        /* the message row is in (its reply's failed: saved at submit, or
-        ** before a regeneration): the reply goes under it, not a second one */
-        with_user = 0;
-        s->last_user = s->unsaved_user;
-        if (before != NULL &&
-            store_snapshot_put(s->st, s->last_user, rwkv_state_cdata(before),
-                               rwkv_state_len(before), &s->meta, &err) != RWKV_OK)
-            save_failed(s, "your message", &err);
-        if (s->st == NULL)
-            return -1;
-    }
-    /* first: a session deleted elsewhere gets every turn in a new one */
-    check_alive(s, n - 1, with_user ? s->head : s->last_user);
     if (catch_up(s, n - 1) != 0)
         return -1;
     if (s->sid == 0 || s->sid != sid0)
@@ -1002,6 +986,7 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
             return -1;
         }
         s->last_user = s->head = u.id;
+        note_moved(s);
         if (s->regen)
             s->regen_undo.user = u.id;   /* it goes with an empty regeneration */
         if (s->unsaved == n)
@@ -1022,11 +1007,51 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
         return -1;
     }
     s->reply_id = s->head = a.id;
+    note_moved(s);
     s->last_save = mono_now_s();
     s->progress_failed = 0;
     if (s->unsaved != 0 && s->unsaved >= n)   /* the unsaved turn was this one */
         sess_unsaved_clear(s);
     return 0;
+}
+
+/*
+** The rows of the last chat turn CT (N turns in the chat): its user turn
+** (unless WITH_USER is 0: a regeneration) with BEFORE, the state before the
+** reply (NULL: none yet), then the begun reply row, marked interrupted, the
+** head on it.  The session is made first when there is none.  0 when both
+** were written; -1 after a note.
+*/
+static int
+begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_state *before)
+{
+    rwkv_err err;
+    int64_t sid0 = s->sid;
+    int rc;
+
+    if (s->unsaved != 0 && (s->unsaved < n || s->unsaved_user == 0)) {
+        with_user = 1;                 /* a regeneration of a message that was not saved */
+    } else if (s->unsaved == n && s->unsaved_user != 0) {
+        /* the message row is in (its reply's failed: saved at submit, or
+        ** before a regeneration): the reply goes under it, not a second one */
+        with_user = 0;
+        s->last_user = s->unsaved_user;
+        if (before != NULL &&
+            store_snapshot_put(s->st, s->last_user, rwkv_state_cdata(before),
+                               rwkv_state_len(before), &s->meta, &err) != RWKV_OK)
+            save_failed(s, "your message", &err);
+        if (s->st == NULL)
+            return -1;
+    }
+    /* first: a session deleted elsewhere gets every turn in a new one */
+    check_alive(s, n - 1);
+    /* the first row written below says whether another window moved the
+    ** head (note_moved); not in a session made now, nor under no parent */
+    s->head_watch = s->sid != 0 && s->sid == sid0 && (with_user ? s->head : s->last_user) != 0;
+    s->watch_head = s->head;
+    rc = begin_rows_write(s, ct, n, with_user, before, sid0);
+    s->head_watch = 0;
+    return rc;
 }
 
 void

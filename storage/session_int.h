@@ -76,6 +76,12 @@ struct sess {
                                           (-1 = unknown: not checked) */
     char             title[STORE_TITLE_MAX];
     int64_t          head;             /* last saved turn of the branch */
+    /* a message's rows watch the head (begin_rows): while HEAD_WATCH is
+    ** set, the first of them written compares the head it replaced in the
+    ** file (store_turn_head_before) with WATCH_HEAD, the head this process
+    ** left there (note_moved) */
+    int              head_watch;
+    int64_t          watch_head;
     int64_t          last_user;        /* user turn of the last exchange */
     int64_t          reply_id;         /* the begun reply row, 0 = none */
     int64_t          last_reply;       /* the last finished reply row */

@@ -259,6 +259,8 @@ store_dberr(store *s, rwkv_err *err, const char *what)
 {
     const char *lim = write_limit(s);
 
+    if (s->plain_errors)
+        return rwkv_errf(err, RWKV_EDB, "%s: %s", s->path, lim ? lim : sqlite3_errmsg(s->db));
     if (lim != NULL)
         return rwkv_errf(err, RWKV_EDB, "%s: %s: %s", s->path, what, lim);
     return rwkv_errf(err, RWKV_EDB, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));

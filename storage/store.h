@@ -266,6 +266,16 @@ int store_session_get(store *s, int64_t id, store_session *out, rwkv_err *err);
 int store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err);
 /* The most recently updated session (for --resume); EINVAL if none. */
 int store_session_latest(store *s, int64_t *id, rwkv_err *err);
+/*
+** The writes a user asks for by name -- store_session_rename, _delete, _fork
+** and store_turn_prune -- fail with one form of message: the file and why,
+** "PATH: database is locked" (another program held the write lock past the
+** busy time), "PATH: disk full (nothing was saved)", "PATH: no session 3",
+** never the action itself, on a lock wait that ran out as on any other
+** failure: the caller names the action once ("deleting session 3: PATH:
+** database is locked"; the line chat's `sessions` commands and the client's
+** menus).  Nothing was changed then.
+*/
 /* RWKV_EINVAL when TITLE is blank or too long; stored cleaned (store_title_clean). */
 int store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err);
 /*
@@ -279,7 +289,9 @@ void store_title_clean(const char *title, char *out, size_t cap);
 int store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
 /*
 ** Delete the session with its turns and snapshots, then give the space back
-** (store_vacuum).  EINVAL when absent.  Any length
+** (store_vacuum: when that fails -- another program took the lock after the
+** delete -- the delete still succeeded; the pages are given back later).
+** EINVAL when absent.  Any length
 ** (no cascade recursion: the parent links are cut before the rows go).
 */
 int store_session_delete(store *s, int64_t id, rwkv_err *err);
@@ -368,6 +380,18 @@ int store_turn_progress(store *s, int64_t id, const char *text,
 /* Complete the row T->id with T's fields (+ snapshot as in append). */
 int store_turn_finish(store *s, const store_turn *t, const float *state, size_t n,
                       const store_state_meta *meta, rwkv_err *err);
+/*
+** The session head that the last turn write on S which committed
+** (store_turn_append, _begin, _finish or _reopen) replaced, and in
+** *SIBLINGS (may be NULL) how many other turns its turn's parent had then
+** (roots, for a first turn).  Both are read inside that write's
+** transaction, under its write lock: of two programs that write under the
+** head they both left at once, the first finds that head and the second
+** the first one's row -- a check made before the write could not tell them
+** apart (session_db.c says "changed in another window" from this).  0 and
+** 0 before any write.
+*/
+int64_t store_turn_head_before(const store *s, int *siblings);
 /* Read turn ID into *OUT (release with store_turn_fini).  A damaged row
 ** (token blob of a wrong length, sampling text that does not parse) is
 ** RWKV_EFORMAT naming the turn. */
@@ -434,7 +458,9 @@ typedef struct store_prune {
 int store_turn_prune_plan(store *s, int64_t turn, store_prune *out, rwkv_err *err);
 /* Delete TURN with every turn below it, their snapshots and search entries,
 ** and move the head as planned, in one transaction; *OUT (may be NULL) the
-** plan carried out.  Then the space is given back (store_vacuum). */
+** plan carried out.  Then the space is given back (store_vacuum; as for
+** store_session_delete, its failure is not the delete's).  Errors in the
+** form of store_session_rename's. */
 int store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err);
 
 /* ---- giving space back (store_vacuum.c) ----------------------------------- */

@@ -1206,6 +1206,31 @@ out:
 }
 
 /*
+** ERR from E2, the JSON parser's error about a part of the file WHAT
+** ("WHAT: JSON why at byte N", N counted in that part), in the one form of
+** every import error: the file first, then WHERE ("turn 3: ", or ""), then
+** why, the byte counted in the whole file -- N, plus SHIFT when N is at or
+** past SPLIT (the part's text maps to the file's from there on).  Out of
+** memory stays RWKV_ENOMEM.
+*/
+static int
+import_json_err(rwkv_err *err, const rwkv_err *e2, const char *what, const char *where,
+                long split, long shift)
+{
+    const char *m = e2->msg, *at;
+    size_t wl = strlen(what);
+    int code = e2->code == RWKV_ENOMEM ? RWKV_ENOMEM : RWKV_EFORMAT;
+    long b;
+
+    if (strncmp(m, what, wl) == 0 && m[wl] == ':' && m[wl + 1] == ' ')
+        m += wl + 2;                   /* the parser named the file: named once, first */
+    if ((at = strstr(m, " at byte ")) != NULL && sscanf(at, " at byte %ld", &b) == 1 && b >= 0)
+        return rwkv_errf(err, code, "%s: %s%.*s at byte %ld", what, where, (int)(at - m), m,
+                         b >= split ? b + shift : b);
+    return rwkv_errf(err, code, "%s: %s%s", what, where, m);
+}
+
+/*
 ** Import step 1: parse the document without its turns ("turns": [], so the
 ** tree stays small whatever the file's size).  *TA..*TB: the turns array's
 ** text (*TA NULL when the file has none); *DOC and *HEAD_TEXT (the copy it
@@ -1217,6 +1242,7 @@ import_parse_head(const char *text, size_t len, const char *what, const char **t
 {
     const char *e = text + len;
     size_t hl;
+    rwkv_err e2;
     int rc;
 
     if (find_turns(text, len, ta, tb) != 0) {
@@ -1239,7 +1265,12 @@ import_parse_head(const char *text, size_t len, const char *what, const char **t
     memcpy(*head_text + (*ta - text), "[]", 2);
     memcpy(*head_text + (*ta - text) + 2, *tb, (size_t)(e - *tb));
     (*head_text)[hl] = '\0';
-    return json_parse(*head_text, hl, what, doc, err) == RWKV_OK ? RWKV_OK : RWKV_EFORMAT;
+    if (json_parse(*head_text, hl, what, doc, &e2) == RWKV_OK)
+        return RWKV_OK;
+    /* a byte after the "[]" that stands for the turns is that many bytes
+    ** further on in the file */
+    import_json_err(err, &e2, what, "", (long)(*ta - text) + 2, (long)(*tb - *ta) - 2);
+    return RWKV_EFORMAT;
 }
 
 /* Import step 2: the session's own fields from root R into SS (zeroed
@@ -1295,13 +1326,13 @@ import_map_room(struct idmap **map, size_t *cap, size_t nt, rwkv_err *err)
 }
 
 /*
-** Import step 3: the turns array TA..TB, one object at a time (each parsed
-** on its own), into session SID.  *MAP (the caller frees it, also on
+** Import step 3: the turns array TA..TB of the file TEXT, one object at a
+** time (each parsed on its own), into session SID.  *MAP (the caller frees it, also on
 ** failure) gets the old and new ids of the *NT turns.
 */
 static int
-import_turns(store *s, const char *ta, const char *tb, const char *what, int64_t sid,
-             struct idmap **map, size_t *nt, rwkv_err *err)
+import_turns(store *s, const char *text, const char *ta, const char *tb, const char *what,
+             int64_t sid, struct idmap **map, size_t *nt, rwkv_err *err)
 {
     const char *p = scan_ws(ta + 1, tb);
     size_t cap = 0;
@@ -1313,6 +1344,7 @@ import_turns(store *s, const char *ta, const char *tb, const char *what, int64_t
         for (;;) {
             const char *te = scan_value(p, tb);
             json_doc *td = NULL;
+            char where[32];
             rwkv_err e2;
             if (te == NULL)
                 return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: malformed JSON", what, *nt);
@@ -1321,8 +1353,11 @@ import_turns(store *s, const char *ta, const char *tb, const char *what, int64_t
                                  STORE_IMPORT_MAX_TURNS);
             if ((rc = import_map_room(map, &cap, *nt, err)) != RWKV_OK)
                 return rc;
-            if (json_parse(p, (size_t)(te - p), what, &td, &e2) != RWKV_OK)
-                return rwkv_errf(err, RWKV_EFORMAT, "turn %zu: %s", *nt, e2.msg);
+            if (json_parse(p, (size_t)(te - p), what, &td, &e2) != RWKV_OK) {
+                /* parsed on its own: its bytes count from the turn's start */
+                snprintf(where, sizeof where, "turn %zu: ", *nt);
+                return import_json_err(err, &e2, what, where, 0, (long)(p - text));
+            }
             rc = import_turn(s, json_root(td), *nt, sid, *map, what, err);
             json_free(td);
             if (rc != RWKV_OK)
@@ -1443,7 +1478,7 @@ store_import(store *s, const char *text, size_t len, const char *what, int64_t *
     if ((v && v->type == JSON_OBJECT && (rc = import_model(s, v, &ss.model_id, err)) != RWKV_OK) ||
         (rc = store_session_insert_tx(s, &ss, id, err)) != RWKV_OK ||
         (rc = store_session_set_framing(s, *id, &fr, err)) != RWKV_OK ||
-        (rc = import_turns(s, ta, tb, what, *id, &map, &nt, err)) != RWKV_OK ||
+        (rc = import_turns(s, text, ta, tb, what, *id, &map, &nt, err)) != RWKV_OK ||
         (rc = import_set_head(s, *id, map, nt, head, what, err)) != RWKV_OK) {
         store_tx_rollback(s);
         *id = 0;

@@ -44,6 +44,15 @@ struct store {
     int             busy_once, busy_spent;
     int64_t         busy_since;  /* ms, mono clock: start of the current wait */
     uint64_t        busy_timeouts;
+    /* the last turn write that moved a session's head (store_turn.c,
+    ** store_turn_head_before): the head it replaced and the other children
+    ** its turn's parent had, both read inside its transaction */
+    int64_t         head_before;
+    int             head_siblings;
+    /* set while a user-level write (rename, fork, delete, prune) runs: its
+    ** database errors are "PATH: why" (store_dberr leaves out its WHAT),
+    ** the caller naming the action once */
+    int             plain_errors;
     /* store_set_tr: the notes' formats in the front end's language */
     const char   *(*tr)(const char *msgid);
 };
@@ -90,7 +99,8 @@ const char *store_schema_step(int version);
 void *store_grow(void *p, size_t *cap, size_t n, size_t size, size_t first);
 /* Unix time in milliseconds. */
 int64_t store_now_ms(void);
-/* Fill ERR from the connection's last error: "PATH: WHAT: sqlite message". */
+/* Fill ERR from the connection's last error: "PATH: WHAT: sqlite message"
+** ("PATH: sqlite message" while S->plain_errors is set). */
 int store_dberr(store *s, rwkv_err *err, const char *what);
 /* Run SQL without results; RWKV_EDB with a message on failure. */
 int store_exec(store *s, const char *sql, rwkv_err *err);

@@ -306,8 +306,8 @@ set_head(store *s, const store_prune *p, rwkv_err *err)
     return rc;
 }
 
-int
-store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
+static int
+prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
 {
     store_prune p;
     int64_t *ids = NULL;
@@ -331,6 +331,23 @@ store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
         return rc;
     if (out)
         *out = p;
-    /* give the space back: the pages of the deleted snapshots */
-    return store_vacuum(s, NULL, err);
+    return RWKV_OK;
+}
+
+int
+store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
+{
+    rwkv_err e2;
+    int rc;
+
+    s->plain_errors++;                 /* the caller names the action (store.h) */
+    rc = prune(s, turn, out, err);
+    s->plain_errors--;
+    /* give the space back: the pages of the deleted snapshots -- the
+    ** branch is gone whether or not that works now (another program's
+    ** lock): the pages stay free, reused by later writes and given back by
+    ** the next delete or `sessions vacuum` */
+    if (rc == RWKV_OK)
+        (void)store_vacuum(s, NULL, &e2);
+    return rc;
 }

@@ -236,7 +236,10 @@ store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err)
     int rc = check_title(title, 1, t, err);
     if (rc != RWKV_OK)
         return rc;
-    return session_change(s, "UPDATE sessions SET title=?2, updated_ms=?3 WHERE id=?1", id, t, 0, err);
+    s->plain_errors++;                 /* the caller names the action (store.h) */
+    rc = session_change(s, "UPDATE sessions SET title=?2, updated_ms=?3 WHERE id=?1", id, t, 0, err);
+    s->plain_errors--;
+    return rc;
 }
 
 /* 1 if TURN is a turn of SESSION, 0 if not, -1 on a database error. */
@@ -295,8 +298,35 @@ exec_id(store *s, const char *sql, int64_t id, rwkv_err *err)
     return rc;
 }
 
+/* The space of deleted rows given back after a delete that committed: a
+** vacuum that fails (another program took the lock meanwhile) leaves them
+** free pages, reused by later writes and given back by the next delete or
+** `sessions vacuum` -- no failure of the delete, which is done. */
+static void
+vacuum_after_delete(store *s)
+{
+    rwkv_err e2;
+
+    (void)store_vacuum(s, NULL, &e2);
+}
+
+static int session_delete(store *s, int64_t id, rwkv_err *err);
+
 int
 store_session_delete(store *s, int64_t id, rwkv_err *err)
+{
+    int rc;
+
+    s->plain_errors++;                 /* the caller names the action (store.h) */
+    rc = session_delete(s, id, err);
+    s->plain_errors--;
+    if (rc == RWKV_OK)
+        vacuum_after_delete(s);        /* the pages of the deleted snapshots */
+    return rc;
+}
+
+static int
+session_delete(store *s, int64_t id, rwkv_err *err)
 {
     int rc;
 
@@ -313,10 +343,7 @@ store_session_delete(store *s, int64_t id, rwkv_err *err)
         store_tx_rollback(s);
         return rc;
     }
-    if ((rc = store_tx_commit(s, err)) != RWKV_OK)
-        return rc;
-    /* Give the space back: the pages of the deleted snapshots. */
-    return store_vacuum(s, NULL, err);
+    return store_tx_commit(s, err);
 }
 
 /* ---- turns -------------------------------------------------------------- */
@@ -389,6 +416,61 @@ set_head(store *s, int64_t session, int64_t turn, rwkv_err *err)
                           session, NULL, turn, err);
 }
 
+/*
+** Inside a turn write's transaction, before the head moves to TURN (already
+** written): the session's head and the number of other children of TURN's
+** parent (roots for a first turn), as they are now, in *W -- handed to
+** store_turn_head_before only when the write commits (head_done).  Read
+** under the write lock, so two programs writing under one head at once
+** never both find the head they left: the second finds the first's row.
+*/
+struct head_seen {
+    int64_t head;
+    int     siblings;
+};
+
+static int
+head_read(store *s, int64_t session, int64_t turn, struct head_seen *w, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, "SELECT (SELECT head_turn FROM sessions WHERE id=?1),"
+                            " (SELECT count(*) FROM turns WHERE session_id=?1 AND id<>?2 AND"
+                            " parent_id IS (SELECT parent_id FROM turns WHERE id=?2))",
+                         &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, session);
+    sqlite3_bind_int64(st, 2, turn);
+    rc = store_step_one(s, st, "reading session", err, "%s: no session %lld", s->path,
+                        (long long)session);
+    if (rc == RWKV_OK) {
+        w->head = sqlite3_column_int64(st, 0);
+        w->siblings = sqlite3_column_int(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The write that read W committed (RC): W is what store_turn_head_before says. */
+static int
+head_done(store *s, const struct head_seen *w, int rc)
+{
+    if (rc == RWKV_OK) {
+        s->head_before = w->head;
+        s->head_siblings = w->siblings;
+    }
+    return rc;
+}
+
+int64_t
+store_turn_head_before(const store *s, int *siblings)
+{
+    if (siblings != NULL)
+        *siblings = s->head_siblings;
+    return s->head_before;
+}
+
 /* Insert T (no transaction of its own); T->id OUT. */
 static int
 turn_insert(store *s, store_turn *t, int depth, int interrupted, rwkv_err *err)
@@ -423,6 +505,7 @@ int
 store_turn_append(store *s, store_turn *t, const float *state, size_t n,
                   const store_state_meta *meta, rwkv_err *err)
 {
+    struct head_seen w;
     int depth, rc;
 
     if (state && meta == NULL)
@@ -432,13 +515,14 @@ store_turn_append(store *s, store_turn *t, const float *state, size_t n,
     if ((rc = check_turn(s, t, &depth, err)) != RWKV_OK ||
         (rc = turn_insert(s, t, depth, t->interrupted, err)) != RWKV_OK ||
         (state && (rc = store_snapshot_put_tx(s, t->id, state, n, meta, err)) != RWKV_OK) ||
+        (rc = head_read(s, t->session_id, t->id, &w, err)) != RWKV_OK ||
         (rc = set_head(s, t->session_id, t->id, err)) != RWKV_OK ||
         (rc = store_retain(s, t->session_id, err)) != RWKV_OK) {
         store_tx_rollback(s);
         t->id = 0;
         return rc;
     }
-    rc = store_tx_commit(s, err);
+    rc = head_done(s, &w, store_tx_commit(s, err));
     if (rc != RWKV_OK)
         t->id = 0;
     return rc;
@@ -447,23 +531,26 @@ store_turn_append(store *s, store_turn *t, const float *state, size_t n,
 int
 store_turn_begin(store *s, store_turn *t, rwkv_err *err)
 {
+    struct head_seen w;
     int depth, rc;
 
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         return rc;
     if ((rc = check_turn(s, t, &depth, err)) != RWKV_OK ||
         (rc = turn_insert(s, t, depth, 1, err)) != RWKV_OK ||
+        (rc = head_read(s, t->session_id, t->id, &w, err)) != RWKV_OK ||
         (rc = set_head(s, t->session_id, t->id, err)) != RWKV_OK) {
         store_tx_rollback(s);
         t->id = 0;
         return rc;
     }
-    return store_tx_commit(s, err);
+    return head_done(s, &w, store_tx_commit(s, err));
 }
 
 int
 store_turn_reopen(store *s, int64_t id, rwkv_err *err)
 {
+    struct head_seen w;
     store_turn t;
     int64_t sid;
     int rc;
@@ -483,11 +570,12 @@ store_turn_reopen(store *s, int64_t id, rwkv_err *err)
     ** rebuilds the state from the one above until the reply is finished */
     if ((rc = exec_id(s, "DELETE FROM snapshots WHERE turn_id=?", id, err)) != RWKV_OK ||
         (rc = exec_id(s, "UPDATE turns SET interrupted=1 WHERE id=?", id, err)) != RWKV_OK ||
+        (rc = head_read(s, sid, id, &w, err)) != RWKV_OK ||
         (rc = set_head(s, sid, id, err)) != RWKV_OK) {
         store_tx_rollback(s);
         return rc;
     }
-    return store_tx_commit(s, err);
+    return head_done(s, &w, store_tx_commit(s, err));
 }
 
 int
@@ -513,6 +601,7 @@ int
 store_turn_finish(store *s, const store_turn *t, const float *state, size_t n,
                   const store_state_meta *meta, rwkv_err *err)
 {
+    struct head_seen w;
     sqlite3_stmt *st;
     int rc;
 
@@ -539,10 +628,11 @@ store_turn_finish(store *s, const store_turn *t, const float *state, size_t n,
                        (long long)t->id, (long long)t->session_id);
     if (rc != RWKV_OK ||
         (state && (rc = store_snapshot_put_tx(s, t->id, state, n, meta, err)) != RWKV_OK) ||
+        (rc = head_read(s, t->session_id, t->id, &w, err)) != RWKV_OK ||
         (rc = set_head(s, t->session_id, t->id, err)) != RWKV_OK ||
         (rc = store_retain(s, t->session_id, err)) != RWKV_OK)
         goto fail;
-    return store_tx_commit(s, err);
+    return head_done(s, &w, store_tx_commit(s, err));
 fail:
     store_tx_rollback(s);
     return rc;
@@ -850,9 +940,24 @@ store_turn_insert_tx(store *s, store_turn *t, rwkv_err *err)
 
 /* ---- fork into a new session ------------------------------------------- */
 
+static int session_fork(store *s, int64_t id, int64_t turn, const char *title,
+                        int64_t *new_id, rwkv_err *err);
+
 int
 store_session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_t *new_id,
                    rwkv_err *err)
+{
+    int rc;
+
+    s->plain_errors++;                 /* the caller names the action (store.h) */
+    rc = session_fork(s, id, turn, title, new_id, err);
+    s->plain_errors--;
+    return rc;
+}
+
+static int
+session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_t *new_id,
+             rwkv_err *err)
 {
     store_session old;
     char t2[STORE_TITLE_MAX];

@@ -1276,12 +1276,14 @@ key_dispatch(struct app *a, int key, int is_fkey)
             tui_prompt_accept(a);
         } else if (!is_fkey && (key == K_ESC || key == CFG_KEY_CTRL('c'))) {
             a->prompt_kind = TUI_PROMPT_NONE;
+            a->prompt_retry = 0;          /* given up: the log has the error */
             a->focus = a->prev_focus;
         } else if (tui_prompt_yesno(a->prompt_kind)) {
             if (!is_fkey && (key == 'y' || key == 'Y'))
                 tui_prompt_accept(a);
             else if (!is_fkey && (key == 'n' || key == 'N')) {
                 a->prompt_kind = TUI_PROMPT_NONE;
+                a->prompt_retry = 0;
                 a->focus = a->prev_focus;
             }
         } else {

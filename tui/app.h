@@ -284,6 +284,11 @@ struct app {
                                             search's is search.q's own */
     char            prompt_label[384];  /* in the interface language */
     int64_t         prompt_target; /* session id for rename/delete */
+    /* The prompt open again after its Enter failed (tui_prompt_accept):
+    ** the error it said, shown in a dialog above it until Enter or Esc. */
+    int             prompt_retry;
+    char            prompt_error[TUI_NOTICE];
+    int             prompt_error_cut;   /* only its start (the log has it whole) */
     int             param_sel;     /* sidebar row */
     tui_sidebar_geom side;         /* where its rows were drawn (clicks) */
     int             show_sidebar;
@@ -443,6 +448,8 @@ int  tui_menu_key(struct app *a, int key, int is_fkey);
 const char *tui_menu_hint(const struct app *a, int width);
 /* LABEL is a message id (i18n.h): shown in the interface language. */
 void tui_prompt_open(struct app *a, int kind, const char *label, const char *init);
+/* Enter (or y): the prompt closes and its class's accept runs; one that
+** failed after the typing opens again holding the text (menus.h). */
 void tui_prompt_accept(struct app *a);
 /* 1 when prompt KIND is a confirmation (y accepts, n cancels). */
 int  tui_prompt_yesno(int kind);

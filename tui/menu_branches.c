@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/text/utf8.h"
 #include "text.h"
 
 #define TREE_MAX_LEVELS 12        /* indentation stops growing here */
@@ -48,20 +49,46 @@ on_path(const int64_t *path, size_t n, int64_t id)
     return 0;
 }
 
+/*
+** The start of turn T's text as the transcript shows it (tui_label: the
+** first line, its first 80 bytes, more than any row shows) into OUT.  The
+** tree's text comes cleaned by the store's rule (store_text_clean: each
+** control character a U+FFFD), the transcript's by the sanitiser (controls
+** and escape sequences dropped); the two differ only where the store put a
+** U+FFFD, so such a turn is read again whole and cleaned here.  *REREAD
+** goes 0 after a read fails (the database busy): the rest keep the tree's
+** text rather than each wait.
+*/
 static void
-add_node(tui_menu *m, const store_tree_node *t, const char *prefix, int mark, int sib, int nsib)
+node_text(const struct app *a, const store_tree_node *t, int *reread, char *out, size_t cap)
+{
+    store_turn raw;
+    rwkv_err err;
+
+    if (*reread && strstr(t->text, UTF8_REPL) != NULL) {
+        memset(&raw, 0, sizeof raw);
+        if (store_turn_read(a->st, t->id, &raw, NULL, 0, &err) == RWKV_OK && raw.text != NULL) {
+            tui_label(out, cap, raw.text, strlen(raw.text), 80);
+            store_turn_fini(&raw);
+            return;
+        }
+        store_turn_fini(&raw);
+        *reread = 0;
+    }
+    tui_label(out, cap, t->text, strlen(t->text), 80);
+}
+
+static void
+add_node(tui_menu *m, const struct app *a, const store_tree_node *t, const char *prefix,
+         int mark, int sib, int nsib, int *reread)
 {
     char label[400], detail[32] = "";
     const char *who = t->role == STORE_ROLE_USER ? TR("You: ") :
                       t->role == STORE_ROLE_ASSISTANT ? "RWKV:" : TR("Start:");
-    size_t len = strcspn(t->text, "\n");
-    char first[100], cut[100];
+    char cut[100];
 
-    /* the first line, its first 80 bytes: more than any row shows */
-    snprintf(first, sizeof first, "%.*s", (int)(len < sizeof first ? len : sizeof first - 1),
-             t->text);
-    snprintf(label, sizeof label, "%c %s%s %s", mark ? '*' : ' ', prefix, who,
-             tui_cut(cut, sizeof cut, first, 80));
+    node_text(a, t, reread, cut, sizeof cut);
+    snprintf(label, sizeof label, "%c %s%s %s", mark ? '*' : ' ', prefix, who, cut);
     if (nsib > 1)
         snprintf(detail, sizeof detail, "< %d/%d >", sib, nsib);
     tui_menu_add(m, label, detail[0] ? detail : NULL, mark ? "*" : NULL, t->id);
@@ -83,10 +110,12 @@ typedef struct tree_level {
 ** depth d is the last turn seen at depth d - 1.
 */
 static void
-add_tree(tui_menu *m, const store_tree_node *t, size_t n, const int64_t *path, size_t np)
+add_tree(tui_menu *m, const struct app *a, const store_tree_node *t, size_t n,
+         const int64_t *path, size_t np)
 {
     const char *const *g = MB_CUR_MAX > 1 ? glyphs_utf8 : glyphs_ascii;
     tree_level *lv = tui_xmalloc((n + 2) * sizeof *lv);
+    int reread = 1;
 
     memset(&lv[0], 0, sizeof lv[0]);
     for (size_t i = 0; i < n; i++)
@@ -103,7 +132,7 @@ add_tree(tui_menu *m, const store_tree_node *t, size_t n, const int64_t *path, s
         me->indent = up->indent + fork;
         me->kids = t[i].n_children;
         me->seen = 0;
-        add_node(m, &t[i], prefix, on_path(path, np, t[i].id), up->seen, up->kids);
+        add_node(m, a, &t[i], prefix, on_path(path, np, t[i].id), up->seen, up->kids, &reread);
     }
     free(lv);
 }
@@ -130,7 +159,7 @@ fill_branches(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         return;
     }
     path = current_path(a, &np);
-    add_tree(m, t, n, path, np);
+    add_tree(m, a, t, n, path, np);
     free(path);
     free(t);
     if (a->busy && (a->w.job == TUI_JOB_SUBMIT || a->w.job == TUI_JOB_REGEN ||
@@ -260,7 +289,8 @@ prune_ask(struct app *a, const tui_menu_item *it, int key)
     tui_prompt_open(a, TUI_PROMPT_PRUNE, label, "");
 }
 
-static void
+/* (a y/n question: nothing typed to keep) */
+static int
 accept_prune(struct app *a, const char *text)
 {
     store_prune p;
@@ -269,13 +299,13 @@ accept_prune(struct app *a, const char *text)
     (void)text;
     if (a->busy) {
         tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
-        return;
+        return TUI_PROMPT_DONE;
     }
     tui_notice_now(a, TR_NOOP("deleting turn %lld and the turns below it..."),
                    (long long)a->prompt_target);
     if (store_turn_prune(a->st, a->prompt_target, &p, &err) != RWKV_OK) {
         tui_notice(a, 1, "deleting turn %lld: %s", (long long)a->prompt_target, err.msg);
-        return;
+        return TUI_PROMPT_DONE;
     }
     if (p.n_turns == 1)
         tui_notice(a, 0, "deleted 1 turn");
@@ -285,11 +315,12 @@ accept_prune(struct app *a, const char *text)
         /* the conversation changes: the session is opened at its new head */
         tui_menu_close(a);
         tui_session_job(a, TUI_JOB_OPEN, a->sid, -1, NULL);
-        return;
+        return TUI_PROMPT_DONE;
     }
     tui_session_rebuild(a);               /* sibling positions */
     a->menu_sel_keep = 0;
     tui_menu_refill(a, p.parent);
+    return TUI_PROMPT_DONE;
 }
 
 const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune, TUI_PHIST_NONE };

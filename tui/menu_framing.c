@@ -237,7 +237,8 @@ tui_framing_field_escapes(const struct app *a)
            (a->prompt_target == FR_GREETING || a->prompt_target == FR_STOP);
 }
 
-static void
+/* (a value refused is said and the prompt closes, as a parameter's) */
+static int
 accept_field(struct app *a, const char *text)
 {
     framing f;
@@ -249,7 +250,7 @@ accept_field(struct app *a, const char *text)
     if (buf == NULL || framing_copy(&f, sess_framing(a->sess), &err) != RWKV_OK) {
         free(buf);
         tui_notice(a, 1, "framing: out of memory");
-        return;
+        return TUI_PROMPT_DONE;
     }
     switch (a->prompt_target) {
     case FR_GREETING:
@@ -269,6 +270,7 @@ accept_field(struct app *a, const char *text)
         tui_notice(a, 1, "framing: %s", err.msg);
     framing_fini(&f);
     free(buf);
+    return TUI_PROMPT_DONE;
 }
 
 void

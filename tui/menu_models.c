@@ -141,11 +141,14 @@ const tui_menu_class tui_menu_models_class = {
     TUI_MENU_MODELS, CFG_ACT_MODELS, TR_NOOP("Models"), TR_NOOP("Models"), fill_models, NULL, NULL, model_keys, 0
 };
 
-static void
+/* (a strategy refused is said when the load fails, on the worker's time:
+** the prompt's history (Up) has it) */
+static int
 accept_strategy(struct app *a, const char *text)
 {
     if (text[0])
         tui_switch_model(a, NULL, text);
+    return TUI_PROMPT_DONE;
 }
 
 const tui_prompt_class tui_prompt_strategy = { TUI_PROMPT_STRATEGY, 0, accept_strategy,

@@ -87,23 +87,26 @@ const tui_menu_class tui_menu_presets_class = {
     preset_keys, 1   /* Enter and C-s read the framing (menu_framing.c) */
 };
 
-static void
+/* A preset not saved (a name refused, the database's lock held by another
+** program): the name typed is kept for Enter again. */
+static int
 accept_save(struct app *a, const char *text)
 {
     rwkv_sampling old;
     rwkv_err err;
 
     if (text[0] == '\0')
-        return;
+        return TUI_PROMPT_DONE;
     if (store_preset_get(a->st, text, &old, NULL, &err) == RWKV_OK &&
         tui_replace_ask_name(a, TUI_PROMPT_PRESET_SAVE, text, text, TR_NOOP("preset")))
-        return;
+        return TUI_PROMPT_DONE;       /* asked first */
     if (store_preset_put(a->st, text, &a->samp, NULL, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
-    } else {
-        tui_notice(a, 0, "preset '%s' saved", text);
-        tui_framing_preset_save(a, text);     /* the framing in use goes with it */
+        return TUI_PROMPT_AGAIN;
     }
+    tui_notice(a, 0, "preset '%s' saved", text);
+    tui_framing_preset_save(a, text);     /* the framing in use goes with it */
+    return TUI_PROMPT_DONE;
 }
 
 const tui_prompt_class tui_prompt_preset_save = { TUI_PROMPT_PRESET_SAVE, 0, accept_save,

@@ -37,6 +37,7 @@ static void
 add_session(tui_menu *m, const struct app *a, const store_session *ss)
 {
     char detail[400], when[32], model[80] = "-", state[100] = "", flagged[84], cut[80];
+    char title[STORE_TITLE_MAX + 8];
     time_t t = (time_t)(ss->updated_ms / 1000);
     struct tm tm;
     store_model mo;
@@ -56,7 +57,10 @@ add_session(tui_menu *m, const struct app *a, const store_session *ss)
     snprintf(detail, sizeof detail, TR("%lld turns  #%lld  %s%s  %s%s"), (long long)ss->n_turns,
              (long long)ss->id, model, state, when, ss->id == a->sid ? TR("  (open)") : "");
     snprintf(flagged, sizeof flagged, " %s", model);
-    tui_menu_add(m, ss->title[0] ? ss->title : TR("(untitled)"), detail, flagged, ss->id);
+    /* the title as the transcript would show it (stored cleaned, but a row
+    ** another program wrote may hold anything) */
+    tui_label(title, sizeof title, ss->title, strlen(ss->title), STORE_TITLE_MAX - 1);
+    tui_menu_add(m, title[0] ? title : TR("(untitled)"), detail, flagged, ss->id);
 }
 
 /* The title says what the saved states take, and the budget when one is set
@@ -349,7 +353,7 @@ const tui_menu_class tui_menu_sessions_class = {
 
 /* ---- prompts ---------------------------------------------------------------- */
 
-static void
+static int
 accept_rename(struct app *a, const char *text)
 {
     rwkv_err err;
@@ -359,21 +363,25 @@ accept_rename(struct app *a, const char *text)
         ** footer is the prompt's line, so the label tells) */
         tui_prompt_open(a, TUI_PROMPT_RENAME,
                         "a title cannot be empty (Esc keeps the old one); new title: ", "");
-        return;
+        return TUI_PROMPT_DONE;
     }
     tui_notice_now(a, TR_NOOP("renaming session %lld..."), (long long)a->prompt_target);
     if (store_session_rename(a->st, a->prompt_target, text, &err) != RWKV_OK) {
+        /* (the lock of another program, a full disk): the title typed is
+        ** kept for Enter again */
         tui_notice(a, 1, "renaming session %lld: %s", (long long)a->prompt_target, err.msg);
-        return;
+        return TUI_PROMPT_AGAIN;
     }
     a->notice[0] = '\0';                  /* said: the menu shows the new title */
     if (a->prompt_target == a->sid)
         snprintf(a->session_title, sizeof a->session_title, "%s", text);
     tui_menu_open(a, TUI_MENU_SESSIONS);
     tui_menu_select_id(&a->menu, a->prompt_target);
+    return TUI_PROMPT_DONE;
 }
 
-static void
+/* (a y/n question: nothing typed to keep) */
+static int
 accept_delete(struct app *a, const char *text)
 {
     rwkv_err err;
@@ -382,12 +390,13 @@ accept_delete(struct app *a, const char *text)
     tui_notice_now(a, TR_NOOP("deleting session %lld..."), (long long)a->prompt_target);
     if (store_session_delete(a->st, a->prompt_target, &err) != RWKV_OK) {
         tui_notice(a, 1, "deleting session %lld: %s", (long long)a->prompt_target, err.msg);
-        return;
+        return TUI_PROMPT_DONE;
     }
     if (a->prompt_target == a->sid)
         tui_session_new(a);
     tui_menu_open(a, TUI_MENU_SESSIONS);
     tui_notice(a, 0, "session deleted");
+    return TUI_PROMPT_DONE;
 }
 
 const tui_prompt_class tui_prompt_rename = { TUI_PROMPT_RENAME, 0, accept_rename, TUI_PHIST_NONE };
@@ -410,8 +419,9 @@ tui_write_file(const char *path, const char *buf, size_t len, int mode, int flag
     return rwkv_atomic_commit(at, err) == RWKV_OK ? 0 : -1;
 }
 
-/* Enter in the export prompt: write the session as `sessions export` does. */
-static void
+/* Enter in the export prompt: write the session as `sessions export` does.
+** A path refused or not written is kept for Enter again. */
+static int
 accept_export(struct app *a, const char *text)
 {
     char path[1200], note[RWKV_ERR_MSG], *buf = NULL;
@@ -421,17 +431,17 @@ accept_export(struct app *a, const char *text)
 
     if (tui_expand_path(text, path, sizeof path) != 0) {
         tui_notice(a, 1, "no file name: nothing exported");
-        return;
+        return TUI_PROMPT_DONE;
     }
     if (tui_replace_ask(a, TUI_PROMPT_EXPORT, path, text))
-        return;
+        return TUI_PROMPT_AGAIN;      /* asked (a prompt is open), or refused */
     json = store_format_for_name(path) == STORE_FMT_JSON;
     if (store_export_ex(a->st, a->prompt_target, json ? STORE_FMT_JSON : STORE_FMT_MD, &buf,
                         &len, note, sizeof note, &err) != RWKV_OK ||
         tui_write_file(path, buf, len, 0644, 0, &err) != 0) {
         tui_notice(a, 1, "%s", err.msg);
         free(buf);
-        return;
+        return TUI_PROMPT_AGAIN;
     }
     free(buf);
     if (note[0])
@@ -439,9 +449,12 @@ accept_export(struct app *a, const char *text)
     else
         tui_notice(a, 0, "session %lld exported to %s (%s)", (long long)a->prompt_target, path,
                    json ? "JSON" : "Markdown");
+    return TUI_PROMPT_DONE;
 }
 
-static void
+/* A file that cannot be read or imported: its path is kept for Enter again
+** (a typo is mended, not typed anew). */
+static int
 accept_import(struct app *a, const char *text)
 {
     char path[1200], *buf = NULL;
@@ -450,24 +463,26 @@ accept_import(struct app *a, const char *text)
     rwkv_err err;
 
     if (tui_expand_path(text, path, sizeof path) != 0)
-        return;
+        return TUI_PROMPT_DONE;
     tui_notice(a, 0, "importing %s...", path);
     tui_view_draw(a);           /* said before the wait: a large file takes seconds */
     if (tui_session_read_file(path, TUI_SESSION_IMPORT_MAX, &buf, &len, &err) != 0 ||
         store_import(a->st, buf, len, path, &id, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
         free(buf);
-        return;
+        return TUI_PROMPT_AGAIN;
     }
     free(buf);
     tui_notice(a, 0, "imported %s as session %lld (Enter resumes it)", path, (long long)id);
     if (a->menu.kind == TUI_MENU_SESSIONS)
         tui_menu_refill(a, id);
+    return TUI_PROMPT_DONE;
 }
 
 /* Enter in the budget prompt: set it and apply it at once, as `sessions
-** budget` does, said in the same words. */
-static void
+** budget` does, said in the same words.  A size refused is said and the
+** prompt closes (as a value's); a write that failed keeps it for Enter again. */
+static int
 accept_budget(struct app *a, const char *text)
 {
     char line[256];
@@ -477,23 +492,24 @@ accept_budget(struct app *a, const char *text)
 
     if (text[0] == '\0') {
         tui_notice(a, 0, "budget unchanged");
-        return;
+        return TUI_PROMPT_DONE;
     }
     if (store_budget_parse(a->st, text, &bytes, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
-        return;
+        return TUI_PROMPT_DONE;
     }
     tui_notice(a, 0, "applying the budget...");
     tui_view_draw(a);           /* said before the wait: dropping and vacuuming take a while */
     if (store_budget_set(a->st, bytes, &bi, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
-        return;
+        return TUI_PROMPT_AGAIN;
     }
     tui_notice(a, 0, "%s", store_budget_say(a->st, &bi, line, sizeof line));
     if (a->menu.kind == TUI_MENU_SESSIONS) {   /* the title shows the new sizes */
         const tui_menu_item *sel = tui_menu_selected(&a->menu);
         tui_menu_refill(a, sel ? sel->id : 0);
     }
+    return TUI_PROMPT_DONE;
 }
 
 const tui_prompt_class tui_prompt_budget = { TUI_PROMPT_BUDGET, 0, accept_budget, TUI_PHIST_NONE };

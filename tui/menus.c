@@ -481,34 +481,40 @@ tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
 
 /* ---- the one-line prompt ------------------------------------------------------ */
 
-static void
+/* (a value refused is said; the prompt closes: its number is short to type
+** again, and nothing was written) */
+static int
 accept_param(struct app *a, const char *text)
 {
     rwkv_err err;
 
     if (tui_param_set_text(&a->samp, a->param_sel, text, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
-        return;
+        return TUI_PROMPT_DONE;
     }
     a->samp_set |= PARAMS_BIT(a->param_sel);
     tui_apply_sampling(a);
+    return TUI_PROMPT_DONE;
 }
 
-static void
+static int
 accept_gen(struct app *a, const char *text)
 {
     if (text[0])
         tui_free_gen(a, text);
+    return TUI_PROMPT_DONE;
 }
 
-static void
+/* A state not saved (a job running, a folder or file that cannot be
+** written, the database's name): the path typed is kept for Enter again. */
+static int
 accept_save_state(struct app *a, const char *text)
 {
-    tui_state_save(a, text);
+    return tui_state_save(a, text) == 0 ? TUI_PROMPT_DONE : TUI_PROMPT_AGAIN;
 }
 
 /* M-R's count: a whole number 1..SESS_MAX_ALTS, else one line saying so. */
-static void
+static int
 accept_alts(struct app *a, const char *text)
 {
     char *end;
@@ -520,9 +526,10 @@ accept_alts(struct app *a, const char *text)
         end++;
     if (errno || end == text || *end != '\0' || n < 1 || n > SESS_MAX_ALTS) {
         tui_notice(a, 1, "alternatives: '%s' is not a number from 1 to %d", text, SESS_MAX_ALTS);
-        return;
+        return TUI_PROMPT_DONE;
     }
     tui_regen(a, (int)n);
+    return TUI_PROMPT_DONE;
 }
 
 static const tui_prompt_class prompt_param = { TUI_PROMPT_PARAM, 0, accept_param, TUI_PHIST_NONE };
@@ -561,6 +568,7 @@ tui_prompt_open(struct app *a, int kind, const char *label, const char *init)
     static const tui_input none;
 
     a->prompt_kind = kind;
+    a->prompt_retry = 0;
     snprintf(a->prompt_label, sizeof a->prompt_label, "%s", tui_tr(label));
     tui_input_set(&a->prompt, init ? init : "");
     tui_input_history_from(&a->prompt, p != NULL && p->hist != TUI_PHIST_NONE ? &a->phist[p->hist] : &none);
@@ -570,20 +578,37 @@ tui_prompt_open(struct app *a, int kind, const char *label, const char *init)
     a->dirty = 1;
 }
 
+/* The prompt KIND (its LABEL as shown) open again holding TEXT after its
+** accept failed, the error it said kept for the dialog above it. */
+static void
+prompt_again(struct app *a, int kind, const char *label, const char *text)
+{
+    tui_prompt_open(a, kind, "", text);
+    snprintf(a->prompt_label, sizeof a->prompt_label, "%s", label);
+    a->prompt_retry = 1;
+    snprintf(a->prompt_error, sizeof a->prompt_error, "%s", a->notice_err ? a->notice : "");
+    a->prompt_error_cut = a->notice_err && a->notice_cut;
+}
+
 void
 tui_prompt_accept(struct app *a)
 {
     const tui_prompt_class *p = prompt_of(a->prompt_kind);
     char *text = tui_xstrdup(a->prompt.buf);   /* the accept may open another prompt */
+    char *label = tui_xstrdup(a->prompt_label);
+    int kind = a->prompt_kind;
 
     a->prompt_kind = TUI_PROMPT_NONE;
+    a->prompt_retry = 0;
     a->focus = a->prev_focus;
     if (p != NULL && p->hist != TUI_PHIST_NONE) {     /* kept for Up, and saved at quit */
         tui_input_set(&a->phist[p->hist], text);
         free(tui_input_take(&a->phist[p->hist]));
     }
-    if (p != NULL)
-        p->accept(a, text);
+    if (p != NULL && p->accept(a, text) == TUI_PROMPT_AGAIN &&
+        a->prompt_kind == TUI_PROMPT_NONE && text[strspn(text, " ")] != '\0')
+        prompt_again(a, kind, label, text);
+    free(label);
     free(text);
     a->dirty = 1;
 }

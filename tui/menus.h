@@ -90,11 +90,22 @@ void tui_menu_refill(struct app *a, int64_t id);
 
 /* ---- prompts ---------------------------------------------------------------- */
 
+/*
+** What an accept answers.  AGAIN: it failed after the typing (a write the
+** database or the file system refused, a file that would not import) and
+** said why in an error notice; tui_prompt_accept then opens the same prompt
+** again holding TEXT, with its label, so Enter tries again and Esc gives up,
+** the error in sight above it meanwhile (view.c) -- the typed text is never
+** lost to a failure it did not cause.  Not when the accept opened a prompt
+** itself (a "file exists" question) or nothing but blanks was typed.
+*/
+enum { TUI_PROMPT_DONE = 0, TUI_PROMPT_AGAIN = 1 };
+
 typedef struct tui_prompt_class {
     int   kind;             /* enum tui_prompt_kind */
     int   yesno;            /* y accepts, n cancels (a confirmation) */
-    /* Enter (or y): TEXT is what was typed. */
-    void (*accept)(struct app *a, const char *text);
+    /* Enter (or y): TEXT is what was typed.  TUI_PROMPT_DONE or _AGAIN. */
+    int  (*accept)(struct app *a, const char *text);
     int   hist;             /* enum tui_phist: the history Up/Down step
                                through, what Enter adds to (NONE: none) */
 } tui_prompt_class;

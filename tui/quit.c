@@ -127,6 +127,7 @@ static void
 ask_close(struct app *a)
 {
     a->prompt_kind = TUI_PROMPT_NONE;
+    a->prompt_retry = 0;
     a->focus = a->prev_focus;
 }
 
@@ -207,8 +208,9 @@ tui_quit_key(struct app *a, int key, int is_fkey)
 }
 
 /* Enter in the export prompt: the conversation from memory (sess_export),
-** then quit; a failure goes back to the chat, saying why. */
-static void
+** then quit; a failure says why and keeps the path for Enter again (Esc:
+** back to the question). */
+static int
 accept_export(struct app *a, const char *text)
 {
     char path[sizeof a->quit_export], *buf = NULL;
@@ -217,30 +219,32 @@ accept_export(struct app *a, const char *text)
 
     if (tui_expand_path(text, path, sizeof path) != 0) {
         ask_open(a);
-        return;
+        return TUI_PROMPT_DONE;
     }
     if (tui_replace_ask(a, TUI_PROMPT_UNSAVED_EXPORT, path, text))
-        return;
+        return TUI_PROMPT_AGAIN;      /* asked (a prompt is open), or refused */
     if (sess_export(a->sess, store_format_for_name(path), &buf, &len, &err) != RWKV_OK ||
         /* synced, 0600 as the database: it may be the only copy */
         tui_write_file(path, buf, len, 0600, RWKV_ATOMIC_SYNC, &err) != 0) {
         free(buf);
         tui_notice(a, 1, "not exported, not quit: %s", err.msg);
-        return;
+        return TUI_PROMPT_AGAIN;
     }
     free(buf);
     snprintf(a->quit_export, sizeof a->quit_export, "%s", path);
     a->quit_anyway = 1;
     a->quit = 1;
+    return TUI_PROMPT_DONE;
 }
 
 /* Enter on the question itself is taken by tui_quit_key (r); this is never
 ** called, but a class needs its accept. */
-static void
+static int
 accept_unsaved(struct app *a, const char *text)
 {
     (void)text;
     ask_open(a);
+    return TUI_PROMPT_DONE;
 }
 
 const tui_prompt_class tui_prompt_unsaved = { TUI_PROMPT_UNSAVED, 1, accept_unsaved,

@@ -143,7 +143,14 @@ tui_state_save(struct app *a, const char *path_in)
         tui_notice(a, 1, "%s: cannot create the folder: %s", dir, strerror(errno));
         return -1;
     }
-    if (rwkv_state_save_file(a->model, chat_state(a->chat), path, &err) != RWKV_OK) {
+    /* the runtime's save: the state as shown (a kept message fed first),
+    ** never over the model or the session database */
+    if (a->sess == NULL) {
+        tui_notice(a, 1, "no model loaded: the state was not saved");
+        return -1;
+    }
+    tui_notice_now(a, TR_NOOP("saving the state to %s..."), path);
+    if (sess_state_save(a->sess, path, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
         return -1;
     }

@@ -602,6 +602,34 @@ tui_sanitize(const char *in, size_t n, tui_buf *out)
     tui_san_flush(&s, out);
 }
 
+/* Bytes of TEXT fed to the sanitiser at a time by tui_label: it stops once
+** the first line is longer than the label can show, so a label of a
+** megabyte reply reads one chunk or two. */
+#define TUI_LABEL_CHUNK 256
+
+char *
+tui_label(char *out, size_t cap, const char *text, size_t n, size_t max)
+{
+    tui_sanitizer s;
+    tui_buf b;
+    size_t i = 0;
+
+    tui_san_init(&s);
+    tui_buf_init(&b);
+    tui_buf_add(&b, "", 0);
+    while (i < n && b.len <= max && memchr(b.p, '\n', b.len) == NULL) {
+        size_t k = n - i < TUI_LABEL_CHUNK ? n - i : TUI_LABEL_CHUNK;
+        tui_san_push(&s, text + i, k, &b);
+        i += k;
+    }
+    if (i == n)                   /* the end: a cut character is U+FFFD */
+        tui_san_flush(&s, &b);
+    b.p[strcspn(b.p, "\n")] = '\0';
+    tui_cut(out, cap, b.p, max);
+    tui_buf_fini(&b);
+    return out;
+}
+
 size_t
 tui_progress_bar(char *out, size_t cap, double frac, int width, int utf8)
 {

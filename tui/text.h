@@ -128,6 +128,14 @@ void tui_san_push(tui_sanitizer *s, const char *in, size_t n, tui_buf *out);
 void tui_san_flush(tui_sanitizer *s, tui_buf *out);
 /* One-shot: sanitise N bytes of IN into OUT. */
 void tui_sanitize(const char *in, size_t n, tui_buf *out);
+/*
+** A one-line label from N bytes of TEXT (a turn's text, a title): cleaned as
+** the transcript shows it (the sanitiser above), its first line, cut to at
+** most MAX bytes (tui_cut) into OUT (CAP bytes, NUL-terminated).  Every
+** label built from turn text goes through here, so a reply looks the same
+** in the F6 tree, F2 and the transcript.  Returns OUT.
+*/
+char *tui_label(char *out, size_t cap, const char *text, size_t n, size_t max);
 
 /*
 ** A progress bar of WIDTH cells (>= 1) for FRAC (clamped to [0,1]) written

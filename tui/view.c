@@ -862,29 +862,30 @@ put_prompt_label(struct app *a, int y, int attr)
 }
 
 /*
-** The footer's form of the notice: the session database's folder left out
-** wherever its path is named ("…/sessions.db"), so a message about the
-** database is as wide in a deep folder as in a short one -- the footer
-** shows this form, and whether an error needs the dialog is decided on
-** it; the dialog and the log (M-l) have the message whole.  OUT has CAP
-** bytes (TUI_NOTICE: the form is never longer than the notice).  Returns 1
-** when the form is not the whole message (a folder left out, or the
-** notice cut: notice_cut).
+** The footer's form of a message TEXT (CUT: only its start): the session
+** database's folder left out wherever its path is named ("…/sessions.db"),
+** so a message about the database is as wide in a deep folder as in a short
+** one -- the footer shows this form of the notice, and whether an error
+** needs the dialog is decided on it; the dialog and the log (M-l) have the
+** message whole.  A prompt's error (prompt_error) is shown in this form
+** too.  OUT has CAP bytes (TUI_NOTICE: the form is never longer than the
+** message).  Returns 1 when the form is not the whole message (a folder
+** left out, or the message cut).
 */
 static int
-notice_form(const struct app *a, char *out, size_t cap)
+text_form(const struct app *a, const char *text, int cut, char *out, size_t cap)
 {
     const char *path = a->st ? store_path(a->st) : NULL;
-    const char *name = path ? strrchr(path, '/') : NULL, *s = a->notice, *hit;
+    const char *name = path ? strrchr(path, '/') : NULL, *s = text, *hit;
     const char *ell = tui_ellipsis();
     size_t o = 0, pl = path ? strlen(path) : 0, el = strlen(ell), nl = name ? strlen(name) : 0;
-    int part = a->notice_cut;
+    int part = cut;
 
     if (cap == 0)
         return part;
     /* (a path without a folder, or one as short as its form: kept) */
     if (name == NULL || el + nl >= pl) {
-        snprintf(out, cap, "%s", a->notice);
+        snprintf(out, cap, "%s", text);
         return part;
     }
     while ((hit = strstr(s, path)) != NULL && o + (size_t)(hit - s) + el + nl < cap) {
@@ -898,6 +899,12 @@ notice_form(const struct app *a, char *out, size_t cap)
     }
     snprintf(out + o, cap - o, "%s", s);
     return part;
+}
+
+static int
+notice_form(const struct app *a, char *out, size_t cap)
+{
+    return text_form(a, a->notice, a->notice_cut, out, cap);
 }
 
 /* The footer while searching: "search: QUERY" then "n/m" (or "no match")
@@ -1041,23 +1048,26 @@ draw_box(struct app *a, int x0, int y0, int w, int bh, int attr)
 }
 
 /*
-** An error too long for the footer, wrapped in a dialog over the
-** transcript (rows TOP..TOP+H-1): the title, the text, and how to close it
-** and where every message is kept.  When even the dialog cannot hold it
-** all, its last row says so and the log (M-l) has it whole.
+** An error TEXT (CUT: only its start) wrapped in a dialog over the
+** transcript (rows TOP..TOP+H-1): the title, the text, and what the keys do
+** -- RETRY: under a prompt opened again after it failed (Enter tries again,
+** Esc gives up: the footer is the prompt's), else any key closes it -- and
+** where every message is kept.  When even the dialog cannot hold it all,
+** its last row says so and the log (M-l) has it whole.
 */
 static void
-draw_notice_popup(struct app *a, int top, int h)
+draw_error_box(struct app *a, int top, int h, const char *text, int cut, int retry)
 {
     int w = a->cols - 4 < 76 ? a->cols - 4 : 76, body = tui_role_attr(a, THEME_ROLE_MENU);
     int bh, x0, y0, rows;
-    char hint[96], key[16];
+    char hint[160], key[16];
+    const char *more;
     tui_span *sp;
     size_t n;
 
     if (w < 10)
         w = a->cols;
-    n = tui_wrap(a->notice, strlen(a->notice), w - 4 > 1 ? w - 4 : 1, &sp);
+    n = tui_wrap(text, strlen(text), w - 4 > 1 ? w - 4 : 1, &sp);
     bh = (int)n + 3 > h ? h : (int)n + 3;
     x0 = (a->cols - w) / 2;
     y0 = top + (h - bh) / 2;
@@ -1065,15 +1075,25 @@ draw_notice_popup(struct app *a, int top, int h)
     draw_box(a, x0, y0, w, bh, body);
     puts_(y0, x0 + 1, TR(" Error "), w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
     for (int i = 0; i < rows && (size_t)i < n; i++)
-        put(y0 + 1 + i, x0 + 2, a->notice + sp[i].off, sp[i].len, w - 4,
+        put(y0 + 1 + i, x0 + 2, text + sp[i].off, sp[i].len, w - 4,
             tui_role_attr(a, THEME_ROLE_ERROR));
     cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
-    snprintf(hint, sizeof hint, TR("%s any key closes  %s: all messages"),
-             (size_t)rows < n || a->notice_cut ? TR("(more in the log)") : "", key);
+    more = (size_t)rows < n || cut ? TR("(more in the log)") : "";
+    if (retry)
+        snprintf(hint, sizeof hint, TR("%s Enter tries again  Esc gives up"), more);
+    else
+        snprintf(hint, sizeof hint, TR("%s any key closes  %s: all messages"), more, key);
     if (bh >= 2)
         puts_(y0 + bh - 1, x0 + 1, hint[0] == ' ' ? hint + 1 : hint, w - 2,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
     free(sp);
+}
+
+/* An error too long for the footer: the dialog, closed by the next key. */
+static void
+draw_notice_popup(struct app *a, int top, int h)
+{
+    draw_error_box(a, top, h, a->notice, a->notice_cut, 0);
     a->notice_popup = 1;
 }
 
@@ -1331,6 +1351,14 @@ tui_view_draw(struct app *a)
         notice_form(a, form, sizeof form);
         if (tui_str_width(form, strlen(form)) > a->cols)
             draw_notice_popup(a, tr_top, tr_h + 1);
+    }
+    /* a prompt open again after it failed: its error stays in sight until
+    ** Enter or Esc, whatever is typed (the footer is the prompt's), in the
+    ** footer's form (the prompt takes the keys: the log is out of reach) */
+    if (a->focus == TUI_FOCUS_PROMPT && a->prompt_retry && a->prompt_error[0]) {
+        char form[TUI_NOTICE];
+        int part = text_form(a, a->prompt_error, a->prompt_error_cut, form, sizeof form);
+        draw_error_box(a, tr_top, tr_h + 1, form, part, 1);
     }
     attrset(A_NORMAL);
     if (a->focus == TUI_FOCUS_INPUT || a->focus == TUI_FOCUS_PROMPT ||

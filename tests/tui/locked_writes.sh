@@ -4,7 +4,8 @@
 # fork, rename and delete, F6's delete) wait up to the busy timeout (10 s)
 # and fail: meanwhile the footer says at once what is being done (not the
 # menu or y/n question of the key before, frozen), and the error names the
-# action.  Once the lock goes, the same keys work.
+# action (a rename's prompt opens again holding the title).  Once the lock
+# goes, the same keys work.
 . "$(dirname "$0")/tmuxlib.sh"
 
 tui_start --max-tokens 5
@@ -29,6 +30,11 @@ type_text "a new title"
 keys Enter
 check "rename: the footer says it while it waits" '^renaming session 1\.\.\.' 4
 check "rename: the error names it" 'renaming session 1: .*database is locked' 30
+# the title typed is kept: the prompt is open again (prompt_retry.sh); Esc
+# gives up, back in the menu
+check "rename: the prompt holds the title" '^new title: a new title *$' 2
+keys Escape
+check_not "rename: Esc closes it" '^new title:'
 
 # F2 C-d: delete
 keys Escape F2

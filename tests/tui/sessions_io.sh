@@ -46,10 +46,13 @@ keys F2 C-e C-u
 type_text "$DB"
 keys Enter
 check "the database: refused" 'is the session database: not written over'
-keys F2 C-e C-u
-type_text "$DB"
+# the path typed is kept (prompt_retry.sh): Enter again, refused again
+check "the prompt is open again, holding it" "^export to .*sessions\.db *\$" 2
 keys Enter
+check "refused again" 'is the session database: not written over'
 check_not "no replace question" 'exists: Enter replaces it'
+keys Escape
+check_not "Esc: the prompt goes" '^export to'
 [ "$(head -c 15 "$DB")" = "SQLite format 3" ] && ok || fail "F2 C-e wrote over the database"
 "$RWKV_TUI" sessions list --db "$DB" >/dev/null 2>&1 && ok || fail "the database no longer opens"
 
@@ -59,6 +62,9 @@ type_text "$TMP/no/such/dir/x.md"
 keys Enter
 check "unwritable path: one line" 'no/such/dir/x\.md: '
 check_not "no crash" 'EXIT='
+check "the path kept for Enter again" '^export to .*no/such/dir/x\.md *$' 2
+keys Escape
+check_not "Esc: the prompt goes" '^export to'
 
 # import the same conversation as another model's session
 sed -E 's|"path": "\(demo\)", "fingerprint": "[0-9a-f]+"|"path": "/models/other-7.pth", "fingerprint": "00000000000000ff"|' \
@@ -77,6 +83,8 @@ keys C-o
 type_text "$TMP/s1.md"
 keys Enter
 check "bad file: one line" 's1\.md: a Markdown export, which cannot be imported'
+check "the path kept for Enter again" '^import the session file.*s1\.md *$' 2
+keys Escape
 check "still two sessions" '#2 +other-7\.pth'
 
 # C-t: one model, the next, then all again

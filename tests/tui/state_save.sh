@@ -5,8 +5,9 @@
 # folder is created, the file is listed in F3 and starts a session from
 # there, it loads with `eval --state` (the same logits as a second save made
 # from it: the reload is exact) and `chat --state`; a path in a missing
-# folder is refused with its message and nothing is written; a typed name
-# of an existing file is replaced only after a second Enter (Esc keeps it).
+# folder is refused with its message and nothing is written (the prompt
+# opens again holding the path); a typed name of an existing file is
+# replaced only after a second Enter (Esc keeps it).
 . "$(dirname "$0")/tmuxlib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 export XDG_DATA_HOME=$TMP/data
@@ -36,6 +37,10 @@ type_text "$TMP/no/such/dir/x.pth"
 keys Enter
 check "missing folder refused" 'no/such/dir/x\.pth: '
 [ ! -e "$TMP/no" ] && ok || fail "a folder was created for a path outside the default one"
+# the path typed is kept for Enter again (prompt_retry.sh); Esc gives up
+check "the prompt holds the path" '^save the current state as: .*no/such/dir/x\.pth *$' 2
+keys Escape
+check_not "Esc: the prompt goes" '^save the current state as:'
 # a typed name of an existing file: asked first; Esc keeps it, a second
 # Enter replaces it
 check_overwrite "F3 C-w" "$SDIR/persona-test.pth" 'state saved to .*persona-test\.pth'
@@ -45,6 +50,9 @@ type_text "$DB"
 keys Enter
 check "the database: refused" 'is the session database: not written over'
 [ "$(head -c 15 "$DB")" = "SQLite format 3" ] && ok || fail "F3 C-w wrote over the database"
+check "... the name kept for Enter again" '^save the current state as: .*sessions\.db *$' 2
+keys Escape
+check_not "Esc: the prompt goes" '^save the current state as:'
 # start from the saved state (F3 Enter, new session)
 keys F3
 type_text "persona-test.pth"
