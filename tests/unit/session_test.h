@@ -116,26 +116,31 @@ say(sess *s, const char *msg)
     return 0;
 }
 
-/* A connection to DB holding its write lock (BEGIN IMMEDIATE), or NULL. */
-static inline sqlite3 *
-lock_take(const char *db)
+/*
+** The replay of session 1 of DB from its start (every snapshot deleted): a
+** new runtime (seed 7, replies of MAX_TOK, no stop string) opened at its
+** head.  Its state's hash, 0 when it failed.
+*/
+static inline uint64_t
+sess_test_replayed(rwkv_model *m, const tok *t, const char *db, int max_tok)
 {
-    sqlite3 *h = NULL;
+    sess_config sc;
+    sess *s2;
+    rwkv_err err = { 0 };
+    uint64_t h = 0;
 
-    if (sqlite3_open(db, &h) != SQLITE_OK ||
-        sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        printf("     cannot take the lock of %s: %s\n", db, h ? sqlite3_errmsg(h) : "?");
-        sqlite3_close(h);
-        return NULL;
-    }
+    if (q_exec(db, "DELETE FROM snapshots") != SQLITE_OK)
+        return 0;
+    sess_test_config(&sc, m, t, db, 7, max_tok);
+    sc.chat.no_stop = 1;
+    if ((s2 = sess_test_create(&sc)) == NULL)
+        return 0;
+    if (sess_open(s2, 1, -1, &err) == RWKV_OK)
+        h = sess_test_state_hash(s2);
+    else
+        printf("     sess_open: %s\n", err.msg);
+    sess_destroy(s2);
     return h;
-}
-
-static inline void
-lock_release(sqlite3 *h)
-{
-    sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_close(h);
 }
 
 #endif

@@ -10,6 +10,7 @@
 #define RWKV_TEST_STORE_TEST_H
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -115,6 +116,28 @@ add_turn(store *st, int64_t sid, int64_t parent, int role, const char *text, con
         return 0;
     }
     return t.id;
+}
+
+/* A connection to DB holding its write lock (BEGIN IMMEDIATE), or NULL. */
+static inline sqlite3 *
+lock_take(const char *db)
+{
+    sqlite3 *h = NULL;
+
+    if (sqlite3_open(db, &h) != SQLITE_OK ||
+        sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        printf("     cannot take the lock of %s: %s\n", db, h ? sqlite3_errmsg(h) : "?");
+        sqlite3_close(h);
+        return NULL;
+    }
+    return h;
+}
+
+static inline void
+lock_release(sqlite3 *h)
+{
+    sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(h);
 }
 
 #endif

@@ -325,32 +325,6 @@ regen_cut_keeps(rwkv_model *m, const tok *t)
 }
 
 /*
-** The replay of session 1 of DB from its start (every snapshot deleted): a
-** new runtime opened at its head.  Its state's hash, 0 when it failed.
-*/
-static uint64_t
-replayed_hash(rwkv_model *m, const tok *t, const char *db)
-{
-    sess_config sc;
-    sess *s2;
-    rwkv_err err;
-    uint64_t h = 0;
-
-    if (q_exec(db, "DELETE FROM snapshots") != SQLITE_OK)
-        return 0;
-    sess_test_config(&sc, m, t, db, 7, MAX_TOK);
-    sc.chat.no_stop = 1;
-    if ((s2 = sess_test_create(&sc)) == NULL)
-        return 0;
-    if (sess_open(s2, 1, -1, &err) == RWKV_OK)
-        h = sess_test_state_hash(s2);
-    else
-        printf("     sess_open: %s\n", err.msg);
-    sess_destroy(s2);
-    return h;
-}
-
-/*
 ** The chat goes on after a keep (the client's Esc back from its question):
 ** KIND 0 a next message, 1 a continuation, 2 a regeneration of the kept
 ** one.  The kept message's prompt is fed first (or by the continuation's or
@@ -399,7 +373,7 @@ goes_on(rwkv_model *m, const tok *t, int kind, int first)
                "on (%s): each message once", names[kind]);
     live = sess_test_state_hash(s);
     sess_destroy(s);
-    replay = replayed_hash(m, t, db);
+    replay = sess_test_replayed(m, t, db, MAX_TOK);
     TEST_CONDF(replay != 0 && live == replay,
                "on (%s): the state is the one its saved tokens give (%016llx, replayed %016llx)",
                names[kind], (unsigned long long)live, (unsigned long long)replay);

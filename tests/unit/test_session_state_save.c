@@ -81,31 +81,6 @@ file_hash(rwkv_model *m, const char *path)
     return h;
 }
 
-/* The state of session 1 of DB at its head rebuilt by the replay rule from
-** the start (every snapshot deleted), in a new runtime: its hash, 0 when
-** it failed. */
-static uint64_t
-replayed_hash(rwkv_model *m, const tok *t, const char *db)
-{
-    sess_config sc;
-    sess *s2;
-    rwkv_err err = { 0 };
-    uint64_t h = 0;
-
-    if (q_exec(db, "DELETE FROM snapshots") != SQLITE_OK)
-        return 0;
-    sess_test_config(&sc, m, t, db, 7, MAX_TOK);
-    sc.chat.no_stop = 1;
-    if ((s2 = sess_test_create(&sc)) == NULL)
-        return 0;
-    if (sess_open(s2, 1, -1, &err) == RWKV_OK)
-        h = sess_test_state_hash(s2);
-    else
-        printf("     sess_open: %s\n", err.msg);
-    sess_destroy(s2);
-    return h;
-}
-
 static sess *
 open_sess(rwkv_model *m, const tok *t, char *db, size_t cap, const char *name)
 {
@@ -178,7 +153,7 @@ kept(rwkv_model *m, const tok *t, int first)
     live = sess_test_state_hash(s);
     TEST_CONDF(saved != 0 && saved == live, "%s: the file holds the chat's state now", nm);
     TEST_CONDF(sess_flush(s, why, sizeof why) == 0, "%s: \"two\" written ('%s')", nm, why);
-    replay = replayed_hash(m, t, db);
+    replay = sess_test_replayed(m, t, db, MAX_TOK);
     TEST_CONDF(replay != 0 && saved == replay,
                "%s: the file's state includes \"two\": the one its saved tokens give "
                "(%016llx, replayed %016llx)", nm, (unsigned long long)saved,
@@ -189,7 +164,7 @@ kept(rwkv_model *m, const tok *t, int first)
                "%s: a next message", nm);
     live = sess_test_state_hash(s);
     sess_destroy(s);
-    replay = replayed_hash(m, t, db);
+    replay = sess_test_replayed(m, t, db, MAX_TOK);
     TEST_CONDF(replay != 0 && live == replay,
                "%s: then the state is the one its saved tokens give (%016llx, replayed %016llx)",
                nm, (unsigned long long)live, (unsigned long long)replay);
