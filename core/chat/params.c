@@ -65,20 +65,23 @@ params_set(rwkv_sampling *s, int i, const char *text, rwkv_err *err)
     char *end;
 
     errno = 0;
+    /* blanks around a number are fine, as in a prompt typed by hand */
+    while (*text == ' ' || *text == '\t')
+        text++;
     if (e->type == PARAMS_U64) {
         unsigned long long v;
-        if (text[0] == '-')
+        /* digits only: strtoull takes "-5" as 2^64 - 5, and "+5" */
+        if (!(*text >= '0' && *text <= '9'))
             return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not a non-negative integer", e->cli, text);
         v = strtoull(text, &end, 10);
-        if (errno != 0 || end == text || *end != '\0')
+        while (*end == ' ' || *end == '\t')
+            end++;
+        if (errno != 0 || *end != '\0')
             return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not a non-negative integer", e->cli, text);
         *(uint64_t *)(void *)p = (uint64_t)v;
         return RWKV_OK;
     }
-    /* decimal only (strtod would take "0x10" and "0x1p3"); blanks around
-    ** the number are fine; -0 is 0 */
-    while (*text == ' ' || *text == '\t')
-        text++;
+    /* decimal only (strtod would take "0x10" and "0x1p3"); -0 is 0 */
     double v = strtod(text, &end);
     while (*end == ' ' || *end == '\t')
         end++;

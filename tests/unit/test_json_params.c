@@ -92,6 +92,20 @@ main(void)
                              params_set(&s, params_find("top-k"), "0x10", &err) == RWKV_EINVAL);
     TEST_COND("blanks around a number", params_set(&s, params_find("top-p"), " 0.25 ", &err) ==
                                             RWKV_OK && s.top_p == 0.25f);
+    /* the seed: digits only (strtoull read " -5" as 2^64 - 5), blanks around */
+    {
+        int si = params_find("seed");
+        static const char *const bad[] = { "-5", " -5", "+5", " +5", "", " ", "5x", "0x10",
+                                           "18446744073709551616" };
+        s.seed = 3;
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+            TEST_CONDF(params_set(&s, si, bad[k], &err) == RWKV_EINVAL && s.seed == 3,
+                       "seed '%s' refused (seed now %llu)", bad[k], (unsigned long long)s.seed);
+        TEST_COND("seed with blanks around", params_set(&s, si, " 42 ", &err) == RWKV_OK &&
+                                                 s.seed == 42);
+        TEST_COND("largest seed", params_set(&s, si, "18446744073709551615", &err) == RWKV_OK &&
+                                      s.seed == UINT64_MAX);
+    }
     {
         char b[32];
         TEST_COND("-0 is 0", params_set(&s, params_find("presence"), "-0", &err) == RWKV_OK);
