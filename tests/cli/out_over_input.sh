@@ -3,11 +3,12 @@
 # the same command: `eval --out/--state-out` naming the model (with or
 # without .pth, through another path or a symlink), the --state file or each
 # other, and the line chat's `/save FILE` naming the model in use, are
-# refused with one line, the file untouched (cli_same_file).  Before, the
+# refused with one line, the file untouched (rwkv_same_file).  Before, the
 # model was renamed over by 1 kB of logits (or a state file), and
 # `--out F --state-out F` kept only the state, all with exit 0.
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
+case $FX in /*) ;; *) FX=$PWD/$FX ;; esac   # the checks below run in $TMP
 
 if have_fixture models/tiny-7v0-fp32.pth 26 && have_fixture states/state-7v0-A.pth 26; then
     # fresh: each case starts from the model whole (a failure stays its own)
