@@ -254,10 +254,23 @@ write_limit(const store *s)
     return NULL;
 }
 
+/* A statement that failed because its busy hook gave up the wait
+** (store_set_busy_hook), else NULL. */
+static const char *
+gave_up(const store *s)
+{
+    if (s->busy_gave_up && sqlite3_errcode(s->db) == SQLITE_BUSY)
+        return "database is locked (gave up waiting)";
+    return NULL;
+}
+
 int
 store_dberr(store *s, rwkv_err *err, const char *what)
 {
     const char *lim = write_limit(s);
+
+    if (lim == NULL)
+        lim = gave_up(s);
 
     if (s->plain_errors)
         return rwkv_errf(err, RWKV_EDB, "%s: %s", s->path, lim ? lim : sqlite3_errmsg(s->db));
@@ -273,6 +286,8 @@ store_exec(store *s, const char *sql, rwkv_err *err)
 
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
         const char *lim = write_limit(s);
+        if (lim == NULL)
+            lim = gave_up(s);
         rwkv_errf(err, RWKV_EDB, "%s: %s", s->path,
                   lim ? lim : msg ? msg : "sqlite error");
         sqlite3_free(msg);
@@ -507,7 +522,9 @@ busy_nap(int n, int64_t left)
 ** is locked".  In busy_once mode (store_busy_once: one message of the
 ** session runtime) a wait that ran out makes every later one give up at
 ** once, so that the rows of one message do not wait again, each in turn,
-** for a lock held far longer.
+** for a lock held far longer.  A busy hook (store_set_busy_hook) is called
+** before each nap and may end the wait at once (busy_gave_up: the error
+** says so); a give-up in busy_once mode counts as a wait that ran out.
 */
 static int
 busy_wait(void *ud, int n)
@@ -515,7 +532,9 @@ busy_wait(void *ud, int n)
     store *s = ud;
     int64_t now = now_ms(), left;
 
-    if (s->busy_once && s->busy_spent)
+    if (n == 0)
+        s->busy_gave_up = 0;
+    if (s->busy_never || (s->busy_once && s->busy_spent))
         return 0;
     if (n == 0)
         s->busy_since = now;
@@ -525,8 +544,22 @@ busy_wait(void *ud, int n)
         s->busy_spent = s->busy_once;
         return 0;
     }
+    /* the front end's hook (store_set_busy_hook): before every nap, so
+    ** that a give-up is heard within one (100 ms at most) */
+    if (s->busy_hook != NULL && s->busy_hook(s->busy_hook_ud, (int)(now - s->busy_since)) != 0) {
+        s->busy_gave_up = 1;
+        s->busy_spent = s->busy_once;
+        return 0;
+    }
     busy_nap(n, left);
     return 1;
+}
+
+void
+store_set_busy_hook(store *s, int (*fn)(void *ud, int waited_ms), void *ud)
+{
+    s->busy_hook = fn;
+    s->busy_hook_ud = fn != NULL ? ud : NULL;
 }
 
 void

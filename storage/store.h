@@ -158,6 +158,28 @@ void     store_set_busy_ms(store *s, int ms);
 void     store_busy_once(store *s, int on);
 uint64_t store_busy_timeouts(const store *s);
 /*
+** A hook into S's lock waits, so that a front end can say that it waits
+** (and keep its screen drawn) exactly while it does, and let the user stop
+** waiting.  FN(UD, WAITED_MS) is called while a statement of S waits for
+** another connection's lock: when the wait begins (WAITED_MS 0, before the
+** first nap) and then before every later nap -- at most about 100 ms apart
+** -- with the milliseconds waited so far; never when the lock is free, nor
+** after the wait ends (taken, or out of time).  FN returns 0 to go on
+** waiting (within the bound above), nonzero to give up now: the statement
+** then fails as one whose wait ran out would (RWKV_EDB; the caller rolls
+** back what it began), its message "PATH: ...: database is locked (gave up
+** waiting)"; in a store_busy_once job the later statements then give up at
+** once too, as after a wait that ran out.  A give-up is not counted in
+** store_busy_timeouts.
+** FN runs on the thread whose statement waits -- a connection used from two
+** threads calls it on either -- inside SQLite's busy handler: it must not
+** use S (nor any statement of S) in any way; it may draw, read the
+** keyboard, sleep briefly.  UD is borrowed: it must stay valid until the
+** hook is replaced; FN NULL removes it.  Set it while no statement of S
+** runs on another thread.
+*/
+void     store_set_busy_hook(store *s, int (*fn)(void *ud, int waited_ms), void *ud);
+/*
 ** Whether PATH may be written with an export: RWKV_EINVAL (one line) when it
 ** is this store's database file or its -wal, -shm or -journal file (told by
 ** device and inode, never opened), or any other SQLite database; RWKV_OK
@@ -280,9 +302,14 @@ int store_session_latest(store *s, int64_t *id, rwkv_err *err);
 int store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err);
 /*
 ** TITLE (NULL = "") as a session title into OUT (CAP bytes, NUL-terminated):
-** one line, safe to show -- line breaks and tabs become spaces, other control
-** characters and invalid UTF-8 U+FFFD (store_text_clean's rule); cut before
-** a character that does not fit.  Titles are stored and read back so.
+** one line, shown as the transcript shows text -- the terminal rule
+** (core/text/utf8.h utf8_sanitize_for_terminal: escape sequences and
+** control characters dropped, a tab spaces, invalid UTF-8 U+FFFD), then
+** each line break a space; cut before a character that does not fit.
+** Titles are stored and read back so: a title is a label, not replayed
+** text, and every reader (F2, the status line, `sessions list`, an export)
+** gets one line that is safe to show.  The rule is idempotent, so a title
+** cleaned again is unchanged.
 */
 void store_title_clean(const char *title, char *out, size_t cap);
 /* Switch branch / fork in place: TURN must belong to the session (0 = empty). */
@@ -432,7 +459,11 @@ typedef struct store_tree_node {
     int     role;                  /* enum store_role */
     int     n_children;
     int     last;                  /* the last (newest) child of its parent */
-    char    text[256];             /* the start of the text, cleaned (store_text_clean) */
+    /* The start of the text as saved, not cleaned (it may hold control
+    ** bytes, escape sequences, invalid UTF-8: clean it for display, as
+    ** tui_label does): at most 255 bytes, cut on a character boundary,
+    ** NUL-terminated (a NUL in the text ends it). */
+    char    text[256];
 } store_tree_node;
 /*
 ** Every turn of SESSION in tree order (depth first, children in creation

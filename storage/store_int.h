@@ -44,6 +44,16 @@ struct store {
     int             busy_once, busy_spent;
     int64_t         busy_since;  /* ms, mono clock: start of the current wait */
     uint64_t        busy_timeouts;
+    /* store_set_busy_hook: called on the waiting statement's thread before
+    ** each nap of a wait; busy_gave_up: it asked to stop (set at that, cleared
+    ** when the next wait begins), so the statement's SQLITE_BUSY is told as
+    ** given up (store_dberr, store_exec) */
+    int           (*busy_hook)(void *ud, int waited_ms);
+    void           *busy_hook_ud;
+    int             busy_gave_up;
+    /* set while a statement must not wait at all (store_vacuum_after_delete):
+    ** busy_wait gives up at once, not counted as a wait that ran out */
+    int             busy_never;
     /* the last turn write that moved a session's head (store_turn.c,
     ** store_turn_head_before): the head it replaced and the other children
     ** its turn's parent had, both read inside its transaction */
@@ -211,5 +221,12 @@ int  store_file_wal_hook(void *ud, sqlite3 *db, const char *name, int frames);
 /* Copy the framing of session FROM to session TO (store_framing.c; inside
 ** the caller's transaction). */
 int  store_framing_copy_tx(store *s, int64_t from, int64_t to, rwkv_err *err);
+/* store_vacuum.c: the vacuum after a delete that committed (store_session_delete,
+** store_turn_prune): store_vacuum tried once, without waiting for another
+** connection's lock -- its failure is harmless (the pages stay free, reused
+** by later writes, given back by the next delete or `sessions vacuum`), so
+** the delete that is done never waits the busy time for it.  Its error is
+** dropped. */
+void store_vacuum_after_delete(store *s);
 
 #endif

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/text/utf8.h"
+
 /* ---- the tree ---------------------------------------------------------------- */
 
 typedef struct tree_row {
@@ -23,6 +25,40 @@ typedef struct tree_row {
     size_t          first, count;  /* children: kids[first .. first+count) */
     int             seen;
 } tree_row;
+
+/*
+** The start of a turn's text as saved -- not cleaned: the display cleans it
+** (the terminal rule, as the transcript does), so a label shows what the
+** transcript shows -- into OUT (CAP bytes, NUL-terminated).  P holds the
+** first N bytes of the text, N == CAP when it goes on: then it is cut on a
+** character boundary to fit (a character the cut would split is left out;
+** an ill-formed byte is a character of its own).  A NUL ends it.
+*/
+static void
+text_start(const void *p, size_t n, char *out, size_t cap)
+{
+    const unsigned char *u = p, *nul = u ? memchr(u, '\0', n) : NULL;
+    size_t k = 0;
+
+    if (u == NULL)
+        n = 0;
+    else if (nul != NULL)
+        n = (size_t)(nul - u);
+    if (n < cap) {
+        k = n;
+    } else {
+        while (k < n) {
+            int r = utf8_decode(u + k, n - k, NULL);
+            size_t m = r > 0 ? (size_t)r : r < 0 ? (size_t)-r : n - k;
+            if (k + m > cap - 1)
+                break;
+            k += m;
+        }
+    }
+    if (k > 0)
+        memcpy(out, u, k);
+    out[k] = '\0';
+}
 
 /* Read the session's turns, ordered by id (creation order). */
 static int
@@ -34,14 +70,14 @@ read_rows(store *s, int64_t session, tree_row **rows, size_t *n, rwkv_err *err)
 
     *rows = NULL;
     *n = 0;
-    if ((rc = store_prep(s, "SELECT id, parent_id, role, substr(text, 1, 200) FROM turns"
+    if ((rc = store_prep(s, "SELECT id, parent_id, role, substr(CAST(text AS BLOB), 1, ?) FROM turns"
                             " WHERE session_id=? ORDER BY id", &st, err)) != RWKV_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, session);
+    /* one byte more than a node holds tells whether the text goes on */
+    sqlite3_bind_int(st, 1, (int)sizeof (*rows)->node.text);
+    sqlite3_bind_int64(st, 2, session);
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         tree_row *t;
-        const char *text;
-        char *clean;
         if ((t = store_grow(*rows, &cap, *n, sizeof *t, 64)) == NULL) {
             sqlite3_finalize(st);
             return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory reading a turn tree", s->path);
@@ -52,19 +88,8 @@ read_rows(store *s, int64_t session, tree_row **rows, size_t *n, rwkv_err *err)
         t->node.id = sqlite3_column_int64(st, 0);
         t->node.parent_id = sqlite3_column_int64(st, 1);
         t->node.role = sqlite3_column_int(st, 2);
-        text = (const char *)sqlite3_column_text(st, 3);
-        clean = store_text_clean(text ? text : "", (size_t)sqlite3_column_bytes(st, 3), NULL);
-        if (clean) {
-            size_t k = strlen(clean);
-            if (k >= sizeof t->node.text) {       /* cut on a character boundary */
-                k = sizeof t->node.text - 1;
-                while (k > 0 && ((unsigned char)clean[k] & 0xC0) == 0x80)
-                    k--;
-            }
-            memcpy(t->node.text, clean, k);
-            t->node.text[k] = '\0';
-            free(clean);
-        }
+        text_start(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3),
+                   t->node.text, sizeof t->node.text);
     }
     rc = r == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading turns");
     sqlite3_finalize(st);
@@ -337,7 +362,6 @@ prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
 int
 store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
 {
-    rwkv_err e2;
     int rc;
 
     s->plain_errors++;                 /* the caller names the action (store.h) */
@@ -348,6 +372,6 @@ store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
     ** lock): the pages stay free, reused by later writes and given back by
     ** the next delete or `sessions vacuum` */
     if (rc == RWKV_OK)
-        (void)store_vacuum(s, NULL, &e2);
+        store_vacuum_after_delete(s);  /* tried once: no wait for a lock */
     return rc;
 }

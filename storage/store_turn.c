@@ -40,31 +40,47 @@ bind_id_or_null(sqlite3_stmt *st, int i, int64_t id)
         sqlite3_bind_null(st, i);
 }
 
+/* Bytes of a title cleaned at a time (a title read from a tampered file
+** may be of any length; the clean one stops at CAP). */
+#define STORE_TITLE_CHUNK 256
+
+/* Append the clean text BUF (N bytes, well-formed UTF-8) to OUT at *K, '\n'
+** a space; 1 when a character did not fit in CAP (OUT is full). */
+static int
+title_put(const char *buf, size_t n, char *out, size_t cap, size_t *k)
+{
+    for (size_t i = 0; i < n;) {
+        int r = utf8_decode((const unsigned char *)buf + i, n - i, NULL);
+        size_t m = r > 0 ? (size_t)r : 1;
+        if (*k + m >= cap)
+            return 1;                   /* cut before a whole character */
+        if (buf[i] == '\n')
+            out[*k] = ' ';
+        else
+            memcpy(out + *k, buf + i, m);
+        *k += m;
+        i += m;
+    }
+    return 0;
+}
+
 void
 store_title_clean(const char *title, char *out, size_t cap)
 {
-    const unsigned char *u = (const unsigned char *)title;
-    size_t len = title ? strlen(title) : 0, i = 0, k = 0;
+    char buf[UTF8_SANITIZE_MAX(STORE_TITLE_CHUNK)];
+    size_t len = title ? strlen(title) : 0, k = 0;
+    utf8_san san;
 
     if (cap == 0)
         return;
-    while (i < len) {
-        uint32_t cp = 0;
-        int r = utf8_decode(u + i, len - i, &cp);
-        const char *put = (const char *)u + i;
-        size_t n = (size_t)r;
-
-        if (r > 0 && (cp == '\n' || cp == '\r' || cp == '\t')) {
-            put = " ";
-        } else if (r <= 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
-            put = UTF8_REPL;
-            n = UTF8_REPL_LEN;
-        }
-        if (k + n >= cap)
-            break;                  /* cut before a whole character */
-        memcpy(out + k, put, n);
-        k += n;
-        i += r > 0 ? (size_t)r : r < 0 ? (size_t)-r : len - i;
+    utf8_san_init(&san);
+    for (size_t i = 0;;) {
+        size_t m = len - i < STORE_TITLE_CHUNK ? len - i : STORE_TITLE_CHUNK;
+        size_t w = m > 0 ? utf8_sanitize_for_terminal(&san, title + i, m, buf)
+                         : utf8_san_flush(&san, buf);
+        if (title_put(buf, w, out, cap, &k) || m == 0)
+            break;
+        i += m;
     }
     out[k] = '\0';
 }
@@ -305,9 +321,7 @@ exec_id(store *s, const char *sql, int64_t id, rwkv_err *err)
 static void
 vacuum_after_delete(store *s)
 {
-    rwkv_err e2;
-
-    (void)store_vacuum(s, NULL, &e2);
+    store_vacuum_after_delete(s);     /* tried once: no wait for a lock */
 }
 
 static int session_delete(store *s, int64_t id, rwkv_err *err);

@@ -11,6 +11,9 @@
 ** mode the cut reaches the file at a checkpoint: TRUNCATE also empties the
 ** WAL, unless another connection is reading (then the last one to close
 ** does it).
+** After a delete (store_vacuum_after_delete) the vacuum is tried once,
+** without waiting for another program's lock: the delete is done, and the
+** space comes back at the next delete or `sessions vacuum` if not now.
 */
 #include "store_int.h"
 
@@ -79,4 +82,14 @@ store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err)
     if (out)
         *out = v;
     return RWKV_OK;
+}
+
+void
+store_vacuum_after_delete(store *s)
+{
+    rwkv_err e2;
+
+    s->busy_never++;            /* nested uses restore it in turn */
+    (void)store_vacuum(s, NULL, &e2);
+    s->busy_never--;
 }

@@ -1362,6 +1362,8 @@ key_dispatch(struct app *a, int key, int is_fkey)
 
 /* ---- reading keys: ESC prefixes, pastes with and without markers ---------- */
 
+static void lock_over(struct app *a);
+
 static int
 read_byte(int wait_ms, int *is_fkey)
 {
@@ -1832,9 +1834,153 @@ read_keys(struct app *a)
         }
         a->paste_tail = 0;
         key_dispatch(a, k, f);
+        lock_over(a);            /* the keys typed during a lock wait: next */
         if (a->quit)
             break;
     }
+}
+
+/* ---- lock waits of the UI thread's writes --------------------------------- */
+
+/*
+** The store's busy hook (store_set_busy_hook) on both connections -- the
+** client's own (a->st) and the runtime's (sess_store), which the UI thread
+** uses too between jobs (C-n, F8, F5's model row, a quit's flush).  On the
+** worker thread it does nothing: those waits are the runtime's (one a
+** message, store_busy_once), and curses is the UI thread's.
+**
+** On the UI thread it runs inside a key's (or an event's) action, in the
+** middle of a write; it touches nothing of the app but the footer's notice
+** and the fields below, and draws (the view only reads the app).  A wait
+** that lasts TUI_LOCK_SHOW_MS is said in the footer, the seconds counted
+** from the first; Esc gives it up (the write fails, its caller says so as
+** it says any failed write: a prompt opens again holding its text), and
+** the key's later waits give up at once (lock_over ends that).  Other keys
+** typed meanwhile are held (TUI_LOCK_KEYS at most; after that they wait in
+** the terminal, as before, and Esc is not seen) and given back in order
+** once the action is over.  Polled before every nap of the wait (100 ms
+** apart at most), so Esc is heard within about that.
+*/
+#define TUI_LOCK_SHOW_MS 100     /* a shorter wait is not said: another
+                                    client's commit takes milliseconds, and
+                                    a line flashing up for it says nothing */
+
+/* Hold key C for lock_over. */
+static void
+lock_hold(struct app *a, int c)
+{
+    if (a->lock_nkeys < TUI_LOCK_KEYS)
+        a->lock_keys[a->lock_nkeys++] = c;
+}
+
+/* The keys typed since the last look: 1 at a lone Esc (the keys before it
+** held, one after it -- an Esc or Alt sequence's start -- held too). */
+static int
+lock_esc(struct app *a)
+{
+    int c, c2, esc = 0;
+
+    while (!esc && a->lock_nkeys + 2 <= TUI_LOCK_KEYS) {
+        timeout(0);
+        c = getch();
+        if (c == ERR)
+            break;
+        if (c != 27) {
+            lock_hold(a, c);
+            continue;
+        }
+        timeout(TUI_ESC_WAIT_MS);
+        c2 = getch();
+        if (c2 == ERR) {
+            esc = 1;                     /* a lone Esc */
+        } else if (c2 == 27) {
+            esc = 1;                     /* Esc, then Esc or Esc x: held */
+            lock_hold(a, c2);
+        } else {
+            lock_hold(a, c);             /* Alt-x and the like */
+            lock_hold(a, c2);
+        }
+    }
+    timeout(0);
+    return esc;
+}
+
+static int
+lock_hook(void *ud, int waited_ms)
+{
+    struct app *a = ud;
+    char line[TUI_NOTICE];
+    int secs = waited_ms / 1000;
+
+    if (!pthread_equal(pthread_self(), a->ui_thread) || a->screen == NULL)
+        return 0;
+    if (a->lock_gave_up || lock_esc(a)) {
+        a->lock_gave_up = 1;
+        return 1;
+    }
+    if (waited_ms < TUI_LOCK_SHOW_MS || (a->lock_line[0] && secs == a->lock_secs &&
+                                         strcmp(a->notice, a->lock_line) == 0))
+        return 0;
+    if (secs == 0)
+        snprintf(line, sizeof line,
+                 TR("waiting for the lock another program holds on %s (Esc gives up)..."),
+                 store_path(a->st));
+    else
+        snprintf(line, sizeof line,
+                 TR("waiting for the lock another program holds on %s (Esc gives up)... %d s"),
+                 store_path(a->st), secs);
+    if (a->lock_line[0] == '\0' || strcmp(a->notice, a->lock_line) != 0) {
+        memcpy(a->lock_prev, a->notice, sizeof a->lock_prev);   /* the line it covers */
+        a->lock_prev_err = a->notice_err;
+        a->lock_prev_cut = a->notice_cut;
+    }
+    snprintf(a->notice, sizeof a->notice, "%s", line);
+    snprintf(a->lock_line, sizeof a->lock_line, "%s", a->notice);
+    a->notice_err = 0;
+    a->notice_cut = 0;
+    a->lock_secs = secs;
+    tui_view_draw(a);
+    return 0;
+}
+
+/*
+** After a key's or an event's action (and at every loop turn): a wait it
+** made is over.  The waiting line goes -- the notice it covered back,
+** unless the action said something of its own -- a give-up ends, and the
+** keys held are given back to curses, read next in the order typed
+** (ungetch pushes in front: the last first).
+*/
+static void
+lock_over(struct app *a)
+{
+    if (a->lock_line[0]) {
+        if (strcmp(a->notice, a->lock_line) == 0) {
+            memcpy(a->notice, a->lock_prev, sizeof a->notice);
+            a->notice_err = a->lock_prev_err;
+            a->notice_cut = a->lock_prev_cut;
+        }
+        a->lock_line[0] = '\0';
+        a->dirty = 1;
+    }
+    a->lock_gave_up = 0;
+    while (a->lock_nkeys > 0)
+        ungetch(a->lock_keys[--a->lock_nkeys]);
+}
+
+/* The hook on both connections, from the UI thread, while no job runs
+** (ON 0: off, before the screen goes). */
+static void
+lock_hook_set(struct app *a, int on)
+{
+    store *rs = a->sess ? sess_store(a->sess) : NULL;
+
+    if (a->st == NULL || on == a->lock_hooked)
+        return;
+    a->ui_thread = pthread_self();
+    store_set_busy_hook(a->st, on ? lock_hook : NULL, a);
+    if (rs != NULL)
+        store_set_busy_hook(rs, on ? lock_hook : NULL, a);
+    a->lock_hooked = on;
 }
 
 /* ---- setup ---------------------------------------------------------------- */
@@ -1989,6 +2135,7 @@ again:
         int r;
 
         tui_quit_back(a);          /* back in the chat: a quit's lines are the log's */
+        lock_over(a);              /* (a wait of an event's action, a quit's flush) */
         if (a->dirty) {
             tui_view_draw(a);
             a->dirty = 0;
@@ -2008,8 +2155,10 @@ again:
         if (r > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) &&
             !(pf[0].revents & POLLIN))
             break;                 /* the terminal went away */
-        if (r > 0 && (pf[1].revents & POLLIN))
+        if (r > 0 && (pf[1].revents & POLLIN)) {
             handle_events(a);
+            lock_over(a);          /* keys typed during its wait: before newer ones */
+        }
         read_keys(a);              /* also picks up KEY_RESIZE after SIGWINCH */
         if (a->busy)
             a->dirty = 1;          /* status line shows live progress */
@@ -2329,6 +2478,7 @@ tui_run(const tui_launch *launch)
     install_signals();
     raw();
     a->dirty = 1;
+    lock_hook_set(a, 1);           /* before the first job: the worker reads it */
 
     if (a->launch.resume_id != 0) {
         /* --resume / --session ID: the saved session, replayed off the UI
@@ -2340,6 +2490,7 @@ tui_run(const tui_launch *launch)
     history_open(a);
     main_loop(a);
 
+    lock_hook_set(a, 0);           /* (no job runs: main_loop joined it) */
     screen_end(a);
     history_close(a);
     rc = tui_quit_report(a);       /* exchanges saved at the end, or not */

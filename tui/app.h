@@ -62,6 +62,10 @@
 #define TUI_SIDEBAR_MIN_COLS 60  /* sidebar hidden automatically below this */
 #define TUI_INPUT_MAX_ROWS 8     /* the input box grows up to this many rows */
 #define TUI_NOTICE 512
+#define TUI_LOCK_KEYS 32         /* keys typed during a lock wait, held back
+                                    (app.c, lock_hook) and given back to
+                                    curses' input queue (ungetch) after it:
+                                    well within that queue (137 in ncurses) */
 #define TUI_LOG_MAX 200          /* messages kept for the log (M-l) */
 #define TUI_NOTES_MAX 16         /* transcript notes kept over a rebuild */
 #define TUI_WHEEL_ROWS 3         /* rows (menu items) one wheel step scrolls */
@@ -204,6 +208,23 @@ struct app {
     int             notice_popup;        /* the notice, an error too long for the
                                             footer, is shown in a dialog (view.c
                                             sets it; the next key closes it) */
+    /* a lock wait of a write the UI thread makes (app.c, lock_hook, the
+    ** store's busy hook on both connections): ui_thread, the one thread it
+    ** acts on; lock_line, the waiting line it put in the footer ("" none),
+    ** lock_secs its seconds; lock_prev*, the notice it covered, put back
+    ** once the write is over unless another notice took its place;
+    ** lock_gave_up: Esc gave the wait up, the key's later waits give up at
+    ** once; lock_keys, the keys typed meanwhile, given back in order after.
+    ** UI thread only (the hook returns at once on another thread) */
+    pthread_t       ui_thread;
+    int             lock_hooked;
+    char            lock_line[TUI_NOTICE];
+    int             lock_secs;
+    char            lock_prev[TUI_NOTICE];
+    int             lock_prev_err, lock_prev_cut;
+    int             lock_gave_up;
+    int             lock_keys[TUI_LOCK_KEYS];
+    int             lock_nkeys;
     /* every notice, newest last (a ring of TUI_LOG_MAX; M-l shows them whole) */
     char           *log[TUI_LOG_MAX];    /* owned: "HH:MM:SS  text" */
     /* the transcript's notes that a rebuild (resume, branch switch) puts
@@ -501,13 +522,14 @@ void tui_notice(struct app *a, int is_err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* notice.c: before a write to the session database that the UI thread makes
-** itself (F2's fork, rename and delete, F6's delete), which may wait up to
-** STORE_BUSY_MS for a lock another program holds: the footer says at once
-** what is being done (FMT, a message id, "...": TR_NOOP at the call) and
-** the screen is drawn, so a wait shows what it waits on instead of the menu
-** or question of the key before, frozen.  Not kept in the log: the outcome
-** (a notice, or the error naming the same action) is. */
+/* notice.c: before work on the UI thread that takes a visible while by
+** itself (F2's fork and delete, F6's delete: megabytes of snapshots copied
+** or dropped and given back; a state file written): the footer says at
+** once what is being done (FMT, a message id, "...": TR_NOOP at the call)
+** and the screen is drawn, instead of the menu or question of the key
+** before, frozen.  A wait for another program's lock is said by the lock
+** hook (app.c) when it happens, not here.  Not kept in the log: the
+** outcome (a notice, or the error naming the same action) is. */
 void tui_notice_now(struct app *a, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/text/utf8.h"
 #include "text.h"
 
 #define TREE_MAX_LEVELS 12        /* indentation stops growing here */
@@ -51,43 +50,26 @@ on_path(const int64_t *path, size_t n, int64_t id)
 
 /*
 ** The start of turn T's text as the transcript shows it (tui_label: the
-** first line, its first 80 bytes, more than any row shows) into OUT.  The
-** tree's text comes cleaned by the store's rule (store_text_clean: each
-** control character a U+FFFD), the transcript's by the sanitiser (controls
-** and escape sequences dropped); the two differ only where the store put a
-** U+FFFD, so such a turn is read again whole and cleaned here.  *REREAD
-** goes 0 after a read fails (the database busy): the rest keep the tree's
-** text rather than each wait.
+** terminal rule, the first line, its first 80 bytes, more than any row
+** shows) into OUT.  The tree holds the text's first bytes as saved, so the
+** one rule cleans them here as it cleans the transcript.
 */
 static void
-node_text(const struct app *a, const store_tree_node *t, int *reread, char *out, size_t cap)
+node_text(const store_tree_node *t, char *out, size_t cap)
 {
-    store_turn raw;
-    rwkv_err err;
-
-    if (*reread && strstr(t->text, UTF8_REPL) != NULL) {
-        memset(&raw, 0, sizeof raw);
-        if (store_turn_read(a->st, t->id, &raw, NULL, 0, &err) == RWKV_OK && raw.text != NULL) {
-            tui_label(out, cap, raw.text, strlen(raw.text), 80);
-            store_turn_fini(&raw);
-            return;
-        }
-        store_turn_fini(&raw);
-        *reread = 0;
-    }
     tui_label(out, cap, t->text, strlen(t->text), 80);
 }
 
 static void
-add_node(tui_menu *m, const struct app *a, const store_tree_node *t, const char *prefix,
-         int mark, int sib, int nsib, int *reread)
+add_node(tui_menu *m, const store_tree_node *t, const char *prefix, int mark, int sib,
+         int nsib)
 {
     char label[400], detail[32] = "";
     const char *who = t->role == STORE_ROLE_USER ? TR("You: ") :
                       t->role == STORE_ROLE_ASSISTANT ? "RWKV:" : TR("Start:");
     char cut[100];
 
-    node_text(a, t, reread, cut, sizeof cut);
+    node_text(t, cut, sizeof cut);
     snprintf(label, sizeof label, "%c %s%s %s", mark ? '*' : ' ', prefix, who, cut);
     if (nsib > 1)
         snprintf(detail, sizeof detail, "< %d/%d >", sib, nsib);
@@ -110,12 +92,10 @@ typedef struct tree_level {
 ** depth d is the last turn seen at depth d - 1.
 */
 static void
-add_tree(tui_menu *m, const struct app *a, const store_tree_node *t, size_t n,
-         const int64_t *path, size_t np)
+add_tree(tui_menu *m, const store_tree_node *t, size_t n, const int64_t *path, size_t np)
 {
     const char *const *g = MB_CUR_MAX > 1 ? glyphs_utf8 : glyphs_ascii;
     tree_level *lv = tui_xmalloc((n + 2) * sizeof *lv);
-    int reread = 1;
 
     memset(&lv[0], 0, sizeof lv[0]);
     for (size_t i = 0; i < n; i++)
@@ -132,7 +112,7 @@ add_tree(tui_menu *m, const struct app *a, const store_tree_node *t, size_t n,
         me->indent = up->indent + fork;
         me->kids = t[i].n_children;
         me->seen = 0;
-        add_node(m, a, &t[i], prefix, on_path(path, np, t[i].id), up->seen, up->kids, &reread);
+        add_node(m, &t[i], prefix, on_path(path, np, t[i].id), up->seen, up->kids);
     }
     free(lv);
 }
@@ -159,7 +139,7 @@ fill_branches(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         return;
     }
     path = current_path(a, &np);
-    add_tree(m, a, t, n, path, np);
+    add_tree(m, t, n, path, np);
     free(path);
     free(t);
     if (a->busy && (a->w.job == TUI_JOB_SUBMIT || a->w.job == TUI_JOB_REGEN ||

@@ -365,7 +365,6 @@ accept_rename(struct app *a, const char *text)
                         "a title cannot be empty (Esc keeps the old one); new title: ", "");
         return TUI_PROMPT_DONE;
     }
-    tui_notice_now(a, TR_NOOP("renaming session %lld..."), (long long)a->prompt_target);
     if (store_session_rename(a->st, a->prompt_target, text, &err) != RWKV_OK) {
         /* (the lock of another program, a full disk): the title typed is
         ** kept for Enter again */

@@ -13,9 +13,6 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "../core/text/utf8.h"
-
-#define TUI_TAB_COLS 4   /* a tab in model output becomes this many spaces */
 
 void *
 tui_xmalloc(size_t n)
@@ -478,118 +475,34 @@ tui_wrap(const char *text, size_t n, int width, tui_span **out)
     return sp.n;
 }
 
-/* ---- sanitiser --------------------------------------------------------- */
+/* ---- sanitiser: the terminal rule of core/text/utf8.h ------------------ */
 
-enum { SAN_TEXT, SAN_ESC, SAN_CSI, SAN_STR, SAN_STR_ESC };
+/* Bytes cleaned at a time into a stack buffer, then appended. */
+#define TUI_SAN_CHUNK 256
 
 void
 tui_san_init(tui_sanitizer *s)
 {
-    memset(s, 0, sizeof *s);
-}
-
-static void
-san_emit_cp(uint32_t cp, const unsigned char *bytes, size_t len, tui_buf *out)
-{
-    if (cp >= 0x80 && cp < 0xA0)    /* C1 controls: CSI/OSC in 8-bit form */
-        return;
-    if (cp == 0xFFFD) {
-        tui_buf_add(out, UTF8_REPL, UTF8_REPL_LEN);
-        return;
-    }
-    tui_buf_add(out, (const char *)bytes, len);
-}
-
-/* Feed the pending UTF-8 bytes: emit every complete character. */
-static void
-san_drain(tui_sanitizer *s, tui_buf *out, int final)
-{
-    size_t i = 0;
-
-    while (i < s->npend) {
-        uint32_t cp;
-        int r = utf8_decode(s->pend + i, s->npend - i, &cp);
-        if (r > 0) {
-            san_emit_cp(cp, s->pend + i, (size_t)r, out);
-            i += (size_t)r;
-        } else if (r == 0) {
-            if (!final)
-                break;
-            tui_buf_add(out, UTF8_REPL, UTF8_REPL_LEN);
-            i = s->npend;
-        } else {
-            tui_buf_add(out, UTF8_REPL, UTF8_REPL_LEN);
-            i += (size_t)-r;
-        }
-    }
-    memmove(s->pend, s->pend + i, s->npend - i);
-    s->npend -= i;
+    utf8_san_init(&s->u);
 }
 
 void
 tui_san_push(tui_sanitizer *s, const char *in, size_t n, tui_buf *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)in[i];
+    char buf[UTF8_SANITIZE_MAX(TUI_SAN_CHUNK)];
 
-        switch (s->state) {
-        case SAN_ESC:
-            if (c == '[') {
-                s->state = SAN_CSI;
-            } else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_') {
-                s->state = SAN_STR;
-            } else if (c >= 0x20 && c <= 0x2F) {
-                /* intermediate byte: stay */
-            } else {
-                s->state = SAN_TEXT;
-            }
-            s->seqlen++;
-            continue;
-        case SAN_CSI:
-            s->seqlen++;
-            if ((c >= 0x40 && c <= 0x7E) || c < 0x20 || s->seqlen > TUI_SAN_MAX_SEQ)
-                s->state = SAN_TEXT;
-            continue;
-        case SAN_STR:
-            s->seqlen++;
-            if (c == 0x07 || s->seqlen > TUI_SAN_MAX_SEQ)
-                s->state = SAN_TEXT;
-            else if (c == 0x1B)
-                s->state = SAN_STR_ESC;
-            continue;
-        case SAN_STR_ESC:
-            s->seqlen++;
-            s->state = (c == '\\' || s->seqlen > TUI_SAN_MAX_SEQ) ? SAN_TEXT : SAN_STR;
-            continue;
-        default:
-            break;
-        }
-        if (c < 0x80) {
-            san_drain(s, out, 1);    /* an ASCII byte ends any partial char */
-            if (c == 0x1B) {
-                s->state = SAN_ESC;
-                s->seqlen = 0;
-            } else if (c == '\n') {
-                tui_buf_add(out, "\n", 1);
-            } else if (c == '\t') {
-                tui_buf_add(out, "    ", TUI_TAB_COLS);
-            } else if (c >= 0x20 && c != 0x7F) {
-                tui_buf_add(out, (const char *)&c, 1);
-            }
-            continue;
-        }
-        if (s->npend == sizeof s->pend)
-            san_drain(s, out, 1);
-        s->pend[s->npend++] = c;
-        san_drain(s, out, 0);
+    for (size_t i = 0; i < n; i += TUI_SAN_CHUNK) {
+        size_t m = n - i < TUI_SAN_CHUNK ? n - i : TUI_SAN_CHUNK;
+        tui_buf_add(out, buf, utf8_sanitize_for_terminal(&s->u, in + i, m, buf));
     }
 }
 
 void
 tui_san_flush(tui_sanitizer *s, tui_buf *out)
 {
-    san_drain(s, out, 1);
-    s->state = SAN_TEXT;
+    char buf[UTF8_REPL_LEN];
+
+    tui_buf_add(out, buf, utf8_san_flush(&s->u, buf));
 }
 
 void

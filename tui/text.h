@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/text/utf8.h"
+
 void *tui_xmalloc(size_t n);
 void *tui_xrealloc(void *p, size_t n);
 char *tui_xstrdup(const char *s);
@@ -106,19 +108,17 @@ typedef struct tui_span {
 size_t tui_wrap(const char *text, size_t n, int width, tui_span **out);
 
 /*
-** The sanitiser: a streaming filter from model bytes to text that is safe to
-** give to the terminal.  Drops ESC sequences (CSI, OSC, DCS/SOS/PM/APC,
-** two-byte ESC x), C0 controls except '\n', DEL and C1 controls; expands '\t'
-** to spaces, drops '\r'; ill-formed UTF-8 becomes U+FFFD.  A sequence or a
-** character cut at a chunk end waits for the next chunk.
+** The sanitiser: the terminal rule (core/text/utf8.h, utf8_sanitize_for_
+** terminal: escape sequences dropped whole, controls but '\n' dropped,
+** '\t' spaces, bidi controls and invisible format characters dropped,
+** ill-formed UTF-8 U+FFFD) as a stream appending to a tui_buf.  Every text
+** the TUI shows from a model, a user or a file goes through it (directly,
+** or by tui_label), so a text looks the same wherever it is shown.  A
+** sequence or a character cut at a chunk end waits for the next chunk.
 */
-#define TUI_SAN_MAX_SEQ 512   /* an escape string longer than this is given up
-                                 on, so an unterminated OSC cannot eat a reply */
+#define TUI_SAN_MAX_SEQ UTF8_SAN_MAX_SEQ
 typedef struct tui_sanitizer {
-    int           state;
-    size_t        seqlen;
-    unsigned char pend[8];
-    size_t        npend;
+    utf8_san u;
 } tui_sanitizer;
 
 void tui_san_init(tui_sanitizer *s);

@@ -110,7 +110,26 @@ utf8_encode(uint32_t cp, unsigned char *out)
     return 4;
 }
 
-/* ---- the model-text sanitiser (see utf8.h) ------------------------------- */
+/* ---- the terminal rule (see utf8.h) ------------------------------------ */
+
+/*
+** A byte-driven state machine (the subset of the VT500 parser that tells
+** where a sequence ends):
+**
+**   TEXT --ESC--> ESC --'['--> CSI --final 0x40..0x7E--> TEXT
+**                  |  --']' 'P' 'X' '^' '_'--> STR --BEL, CAN, SUB--> TEXT
+**                  |  --0x20..0x2F: stay; other 0x30..0x7E--> TEXT
+**   TEXT --U+009B--> CSI;  U+0090/0098/009D/009E/009F --> STR
+**   STR --ESC--> STR_ESC --'\'--> TEXT (ST); else --> ESC with that byte
+**   STR --0xC2--> STR_C2 --0x9C--> TEXT (8-bit ST); else --> STR with it
+**   ESC or CSI on a C0 control or a byte >= 0x7F: back to TEXT, and the
+**   byte is taken as text there (a terminal executes it).
+** Only TEXT decodes UTF-8: its pending bytes (PEND) are a valid prefix, and
+** a character that changes the state is always the last pending byte, so
+** PEND is empty whenever the state is not TEXT.
+*/
+enum { UTF8_SAN_TEXT, UTF8_SAN_ESC, UTF8_SAN_CSI, UTF8_SAN_STR, UTF8_SAN_STR_ESC,
+       UTF8_SAN_STR_C2 };
 
 void
 utf8_san_init(utf8_san *san)
@@ -118,96 +137,176 @@ utf8_san_init(utf8_san *san)
     memset(san, 0, sizeof *san);
 }
 
-/* Code points that must not reach a terminal as they are. */
+/* 1 for a code point the rule drops (utf8.h): C0 but '\n' (a tab is
+** expanded before this), DEL, C1, the bidi controls and the invisible
+** format characters. */
 static int
-utf8_is_control(uint32_t cp)
+utf8_san_drops(uint32_t cp)
 {
-    return (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f);
+    if (cp < 0xa0)
+        return (cp < 0x20 && cp != '\n') || cp >= 0x7f;
+    if (cp < 0x61c)
+        return 0;
+    return cp == 0x61c ||                               /* ALM */
+           cp == 0x180e ||                              /* Mongolian vowel separator */
+           cp == 0x200b || cp == 0x200e || cp == 0x200f || /* ZWSP, LRM, RLM */
+           (cp >= 0x202a && cp <= 0x202e) ||            /* LRE RLE PDF LRO RLO */
+           (cp >= 0x2060 && cp <= 0x206f) ||            /* WJ, invisible ops, LRI..PDI, ... */
+           cp == 0xfeff ||                              /* BOM / ZWNBSP */
+           (cp >= 0xfff9 && cp <= 0xfffb);              /* interlinear annotation */
 }
 
-/* Clean S[0..N) into OUT, returning the bytes written.  FINAL: a character
-** cut by the end is replaced; otherwise it is left, and *USED (the bytes
-** consumed) stops before it. */
+/* The complete character CP (its LEN bytes at B) in text: into OUT by the
+** rule, or the start of a sequence.  Returns the bytes written. */
 static size_t
-utf8_san_run(const unsigned char *s, size_t n, int final, char *out, size_t *used)
+utf8_san_char(utf8_san *s, uint32_t cp, const unsigned char *b, size_t len, char *out)
+{
+    switch (cp) {
+    case 0x1b:
+        s->state = UTF8_SAN_ESC;
+        s->seqlen = 0;
+        return 0;
+    case 0x9b:                                  /* 8-bit CSI */
+        s->state = UTF8_SAN_CSI;
+        s->seqlen = 0;
+        return 0;
+    case 0x90: case 0x98: case 0x9d: case 0x9e: case 0x9f:   /* DCS SOS OSC PM APC */
+        s->state = UTF8_SAN_STR;
+        s->seqlen = 0;
+        return 0;
+    case '\t':
+        memset(out, ' ', UTF8_SAN_TAB);
+        return UTF8_SAN_TAB;
+    case 0x2028: case 0x2029:                   /* line / paragraph separator */
+        out[0] = '\n';
+        return 1;
+    default:
+        break;
+    }
+    if (utf8_san_drops(cp))
+        return 0;
+    memcpy(out, b, len);
+    return len;
+}
+
+/* Byte C inside a sequence: 1 when the sequence takes it, 0 when the
+** sequence ended before it (the state is TEXT then; C is text). */
+static int
+utf8_san_seq(utf8_san *s, unsigned char c)
+{
+    switch (s->state) {
+    case UTF8_SAN_ESC:
+        if (c == 0x1b) {                        /* ESC ESC: the second starts anew */
+            s->seqlen = 0;
+            return 1;
+        }
+        if (c < 0x20 || c >= 0x7f) {
+            s->state = UTF8_SAN_TEXT;
+            return 0;
+        }
+        if (c == '[')
+            s->state = UTF8_SAN_CSI;
+        else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_')
+            s->state = UTF8_SAN_STR;
+        else if (c >= 0x30)                     /* a final byte; 0x20..0x2F stay */
+            s->state = UTF8_SAN_TEXT;
+        return 1;
+    case UTF8_SAN_CSI:
+        if (c >= 0x20 && c < 0x40)              /* parameters, intermediates */
+            return 1;
+        s->state = UTF8_SAN_TEXT;
+        return c >= 0x40 && c <= 0x7e;          /* the final byte */
+    case UTF8_SAN_STR_C2:
+        s->state = UTF8_SAN_STR;
+        if (c == 0x9c) {                        /* U+009C ST */
+            s->state = UTF8_SAN_TEXT;
+            return 1;
+        }
+        return utf8_san_seq(s, c);
+    case UTF8_SAN_STR_ESC:
+        if (c == '\\') {                        /* ESC \ = ST */
+            s->state = UTF8_SAN_TEXT;
+            return 1;
+        }
+        s->state = UTF8_SAN_ESC;                /* ESC ended the string, starts a sequence */
+        s->seqlen = 0;
+        return utf8_san_seq(s, c);
+    default:                                    /* UTF8_SAN_STR */
+        if (c == 0x07 || c == 0x18 || c == 0x1a)    /* BEL ends it; CAN, SUB cancel */
+            s->state = UTF8_SAN_TEXT;
+        else if (c == 0x1b)
+            s->state = UTF8_SAN_STR_ESC;
+        else if (c == 0xc2)
+            s->state = UTF8_SAN_STR_C2;
+        return 1;
+    }
+}
+
+/* Clean the pending bytes into OUT, returning the bytes written.  FINAL: a
+** character cut by the end is U+FFFD; otherwise it stays pending. */
+static size_t
+utf8_san_drain(utf8_san *s, int final, char *out)
 {
     size_t i = 0, k = 0;
 
-    while (i < n) {
+    while (i < s->npend && s->state == UTF8_SAN_TEXT) {
         uint32_t cp = 0;
-        int r = utf8_decode(s + i, n - i, &cp);
+        int r = utf8_decode(s->pend + i, s->npend - i, &cp);
         if (r == 0 && !final)
-            break;                                  /* wait for the rest */
-        if (r > 0 && !utf8_is_control(cp)) {
-            memcpy(out + k, s + i, (size_t)r);
-            k += (size_t)r;
+            break;                              /* wait for the rest */
+        if (r > 0) {
+            k += utf8_san_char(s, cp, s->pend + i, (size_t)r, out + k);
+            i += (size_t)r;
         } else {
             memcpy(out + k, UTF8_REPL, UTF8_REPL_LEN);
             k += UTF8_REPL_LEN;
+            i += r < 0 ? (size_t)-r : s->npend - i;
         }
-        i += r > 0 ? (size_t)r : r < 0 ? (size_t)-r : n - i;
     }
-    *used = i;
+    if (s->state != UTF8_SAN_TEXT)              /* never: see the state machine */
+        i = s->npend;
+    memmove(s->pend, s->pend + i, s->npend - i);
+    s->npend -= i;
     return k;
 }
 
 size_t
 utf8_sanitize_for_terminal(utf8_san *san, const void *in, size_t n, char *out)
 {
-    const unsigned char *s = in;
-    size_t k = 0, used;
+    const unsigned char *p = in;
+    utf8_san one;
+    size_t k = 0;
 
-    if (san == NULL)
-        return utf8_san_run(s, n, 1, out, &used);
-    /* first the character the last piece cut: complete it with the first
-     * bytes of IN, one character at a time */
-    while (san->npend > 0 && n > 0) {
-        unsigned char buf[UTF8_MAX];
-        size_t take = UTF8_MAX - san->npend < n ? UTF8_MAX - san->npend : n, r_used;
-        uint32_t cp = 0;
-        int r;
-
-        memcpy(buf, san->pend, san->npend);
-        memcpy(buf + san->npend, s, take);
-        r = utf8_decode(buf, san->npend + take, &cp);
-        if (r == 0) {
-            /* still a prefix: then TAKE == N (UTF8_MAX bytes are never
-             * a prefix), so all of IN joins the pending bytes */
-            memcpy(san->pend + san->npend, s, take);
-            san->npend += take;
-            return k;
-        }
-        if (r > 0 && !utf8_is_control(cp)) {
-            memcpy(out + k, buf, (size_t)r);
-            k += (size_t)r;
-        } else {
-            memcpy(out + k, UTF8_REPL, UTF8_REPL_LEN);
-            k += UTF8_REPL_LEN;
-        }
-        r_used = r > 0 ? (size_t)r : (size_t)-r;
-        if (r_used >= san->npend) {          /* it ended inside IN */
-            s += r_used - san->npend;
-            n -= r_used - san->npend;
-            san->npend = 0;
-        } else {                             /* an ill-formed part of the pending bytes */
-            memmove(san->pend, san->pend + r_used, san->npend - r_used);
-            san->npend -= r_used;
-        }
+    if (san == NULL) {
+        utf8_san_init(&one);
+        k = utf8_sanitize_for_terminal(&one, in, n, out);
+        return k + utf8_san_flush(&one, out + k);
     }
-    if (san->npend > 0)                      /* N == 0: keep waiting */
-        return k;
-    k += utf8_san_run(s, n, 0, out + k, &used);
-    memcpy(san->pend, s + used, n - used);   /* a cut character: < UTF8_MAX bytes */
-    san->npend = n - used;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = p[i];
+
+        if (san->state != UTF8_SAN_TEXT) {
+            if (++san->seqlen > UTF8_SAN_MAX_SEQ)
+                san->state = UTF8_SAN_TEXT;     /* given up on: the rest is text */
+            else if (utf8_san_seq(san, c))
+                continue;
+        }
+        /* PEND holds a valid prefix (< UTF8_MAX bytes): room for C */
+        san->pend[san->npend++] = c;
+        k += utf8_san_drain(san, 0, out + k);
+    }
     return k;
 }
 
 size_t
 utf8_san_flush(utf8_san *san, char *out)
 {
-    if (san == NULL || san->npend == 0)
+    size_t k = 0;
+
+    if (san == NULL)
         return 0;
-    san->npend = 0;
-    memcpy(out, UTF8_REPL, UTF8_REPL_LEN);
-    return UTF8_REPL_LEN;
+    if (san->state == UTF8_SAN_TEXT)
+        k = utf8_san_drain(san, 1, out);
+    utf8_san_init(san);
+    return k;
 }

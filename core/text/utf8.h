@@ -37,34 +37,68 @@ int utf8_valid(const void *s, size_t n);
 int utf8_encode(uint32_t cp, unsigned char *out);
 
 /*
-** The model-text sanitiser: makes text from a model (or any outside source)
-** safe to print on a terminal, so that it cannot send escape sequences or
-** other control codes.  Each of these becomes one U+FFFD:
-**   - a C0 control character other than '\n' and '\t' (ESC among them),
-**   - DEL (U+007F) and the C1 controls U+0080..U+009F (8-bit CSI, OSC, ...),
-**   - every maximal ill-formed subpart of invalid UTF-8 (as utf8_decode).
-** Everything else is copied byte for byte.
+** The terminal rule: the one rule for what a terminal is shown of text that
+** came from a model, a user or a file (a reply, a turn's label, a session
+** title).  Nothing it lets through can move the cursor (but '\n'), change
+** colours or modes, set a title or the clipboard, or make a terminal and a
+** width table disagree:
+**   - escape sequences go whole: ESC [ ... final (CSI), ESC ] / P / X / ^ / _
+**     ... BEL or ST (OSC, DCS, SOS, PM, APC), ESC (intermediates) final, and
+**     their 8-bit forms U+009B, U+009D, U+0090, U+0098, U+009E, U+009F; a
+**     C0 control or a non-ASCII byte inside a CSI ends it and is taken as
+**     text (terminals execute it there), ESC inside a string ends the
+**     string and starts a new sequence; one longer than UTF8_SAN_MAX_SEQ
+**     is given up on and the rest shown as text;
+**   - C0 controls but '\n' (CR, BS, BEL, ...), DEL and the other C1
+**     controls are dropped;
+**   - '\t' becomes UTF8_SAN_TAB spaces (its width depends on tab stops no
+**     width count can know);
+**   - U+2028 / U+2029 (line / paragraph separator) become '\n';
+**   - the bidi controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI: they reorder
+**     what a bidi terminal draws, the "Trojan Source" trick) and the
+**     invisible format characters ZWSP, WJ, the invisible operators, the
+**     deprecated format characters, BOM/ZWNBSP, MVS and the interlinear
+**     annotation marks are dropped; ZWJ, ZWNJ, variation selectors, emoji
+**     modifiers, tags and combining marks stay (emoji and scripts need
+**     them);
+**   - each maximal ill-formed subpart of invalid UTF-8 (as utf8_decode)
+**     becomes one U+FFFD (the user sees that something was there);
+**   - everything else is copied byte for byte.
+** The output is well-formed UTF-8 whose only control is '\n', and the rule
+** is idempotent (cleaning clean text changes nothing).  It is for display
+** only: what is saved is the exact text (a reply is replayed token-exact).
 **
 ** It works on a stream split anywhere: a UTF8_SAN handle keeps a character
-** cut by the end of one piece until the next call (initialise it with
-** utf8_san_init; plain data, nothing to free).  With SAN == NULL the call is
-** one-shot: a character cut by the end of IN becomes U+FFFD.
+** or a sequence cut by the end of one piece until the next call (initialise
+** it with utf8_san_init; plain data, nothing to free).  With SAN == NULL
+** the call is one-shot: a character cut by the end of IN becomes U+FFFD.
 **
-** OUT needs room for UTF8_SANITIZE_MAX(N) bytes (a pending character from the
-** previous call may come out with this call's bytes).  Returns the bytes
-** written to OUT; nothing is NUL-terminated.  Pure: no allocation, no I/O.
+** OUT needs room for UTF8_SANITIZE_MAX(N) bytes (a pending character from
+** the previous call may come out with this call's bytes).  Returns the
+** bytes written to OUT; nothing is NUL-terminated.  Pure: no allocation, no
+** I/O.
 */
+#define UTF8_SAN_TAB     4     /* spaces for a tab: the transcript's indent step */
+#define UTF8_SAN_MAX_SEQ 512   /* an escape sequence longer than this is given up
+                                  on, so an unterminated OSC cannot eat a reply */
 typedef struct utf8_san {
     unsigned char pend[UTF8_MAX];   /* start of a character cut by the last piece */
     size_t        npend;            /* 0..UTF8_MAX-1 */
+    int           state;            /* in an escape sequence (utf8.c UTF8_SAN_*) */
+    size_t        seqlen;           /* its bytes so far */
 } utf8_san;
 
-#define UTF8_SANITIZE_MAX(n) (UTF8_REPL_LEN * ((size_t)(n) + UTF8_MAX))
+/* Each input byte gives at most UTF8_SAN_TAB (a tab) or UTF8_REPL_LEN bytes;
+** a pending character's bytes come out with the next call's. */
+#define UTF8_SANITIZE_MAX(n) \
+    ((UTF8_SAN_TAB > UTF8_REPL_LEN ? UTF8_SAN_TAB : UTF8_REPL_LEN) * ((size_t)(n) + UTF8_MAX))
 
 void   utf8_san_init(utf8_san *san);
 size_t utf8_sanitize_for_terminal(utf8_san *san, const void *in, size_t n, char *out);
-/* End of the stream: a pending cut character becomes U+FFFD.  OUT needs room
-** for UTF8_REPL_LEN bytes; returns the bytes written (0 or UTF8_REPL_LEN). */
+/* End of the stream: a pending cut character becomes U+FFFD (an escape
+** sequence left open is dropped).  OUT needs room for UTF8_REPL_LEN bytes;
+** returns the bytes written (0 or UTF8_REPL_LEN); SAN is ready for a new
+** stream. */
 size_t utf8_san_flush(utf8_san *san, char *out);
 
 #endif

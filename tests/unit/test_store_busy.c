@@ -16,6 +16,11 @@
 **
 ** The lock holder is a connection of this process (SQLite keeps the locks
 ** of two connections of one process apart as it does for two processes).
+**
+** The busy hook (store_set_busy_hook): a front end is told when a wait
+** begins and every nap after, and can give the wait up -- the write fails
+** at once with an error saying so.  And the vacuum after a delete that
+** committed (store_vacuum_after_delete) does not wait for a lock at all.
 */
 #include "../harness.h"
 
@@ -27,7 +32,10 @@
 #include "../../core/text/tokenizer.h"
 #include "../../storage/session.h"
 #include "../../storage/store.h"
+#include "../../storage/store_int.h"
 #include "session_test.h"
+
+#include <time.h>
 
 #define BUSY_MS 200
 
@@ -98,6 +106,149 @@ test_store(void)
     }
     TEST_CONDF(q_int(db, "SELECT count(*) FROM sessions WHERE title='f'") == 1,
                "the file holds the write that got the lock");
+    store_close(st);
+}
+
+/* Milliseconds on the monotonic clock. */
+static int64_t
+ms_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What the hook saw; it gives up once the wait reached stop_ms (0: never). */
+struct hook_log {
+    int calls;
+    int first;           /* waited_ms of the first call */
+    int last;            /* of the last */
+    int max_gap;         /* the most ms between two calls, on the clock */
+    int backwards;       /* a waited_ms below the one before (one wait) */
+    int64_t at;          /* the clock at the last call */
+    int stop_ms;
+};
+
+static int
+hook(void *ud, int waited_ms)
+{
+    struct hook_log *h = ud;
+    int64_t now = ms_now();
+
+    if (h->calls == 0) {
+        h->first = waited_ms;
+    } else {
+        if (now - h->at > h->max_gap)
+            h->max_gap = (int)(now - h->at);
+        if (waited_ms < h->last)
+            h->backwards = 1;
+    }
+    h->calls++;
+    h->last = waited_ms;
+    h->at = now;
+    return h->stop_ms > 0 && waited_ms >= h->stop_ms;
+}
+
+/* The hook: called when a wait begins and before every nap after (100 ms
+** apart at most), never without a wait; nonzero gives the wait up at once,
+** the error saying so; gone once removed. */
+static void
+test_hook(void)
+{
+    char db[600];
+    store *st;
+    rwkv_err err;
+    sqlite3 *h;
+    int64_t sid, t0, took;
+    uint64_t before;
+    struct hook_log log;
+
+    test_tmp_path(db, sizeof db, "hook.db");
+    if (store_open(db, &st, &err) != RWKV_OK) {
+        TEST_CONDF(0, "open: %s", err.msg);
+        return;
+    }
+    sid = new_session(st, "mine");
+    memset(&log, 0, sizeof log);
+    store_set_busy_hook(st, hook, &log);
+    TEST_CONDF(store_session_rename(st, sid, "free", &err) == RWKV_OK && log.calls == 0,
+               "hook: a free lock, no call (%d)", log.calls);
+    if ((h = lock_take(db)) == NULL) {
+        TEST_COND("lock", 0);
+        store_close(st);
+        return;
+    }
+
+    /* going on waiting: the wait runs out as before */
+    store_set_busy_ms(st, 400);
+    before = store_busy_timeouts(st);
+    TEST_CONDF(store_session_rename(st, sid, "a", &err) == RWKV_EDB &&
+                   strstr(err.msg, "database is locked") && !strstr(err.msg, "gave up") &&
+                   store_busy_timeouts(st) - before == 1,
+               "hook returning 0: the wait runs out as before (%s)", err.msg);
+    TEST_CONDF(log.calls >= 4 && log.first == 0 && !log.backwards && log.last >= 250 &&
+                   log.max_gap <= 150,
+               "hook: from the wait's start (%d ms), every nap (%d calls, up to %d ms waited, "
+               "%d ms apart at most)", log.first, log.calls, log.last, log.max_gap);
+
+    /* giving up: at once, the error says so, not counted as run out */
+    store_set_busy_ms(st, 5000);
+    memset(&log, 0, sizeof log);
+    log.stop_ms = 200;
+    before = store_busy_timeouts(st);
+    t0 = ms_now();
+    TEST_CONDF(store_session_rename(st, sid, "b", &err) == RWKV_EDB &&
+                   strstr(err.msg, "database is locked (gave up waiting)"),
+               "hook giving up: the write fails, saying so (%s)", err.msg);
+    took = ms_now() - t0;
+    TEST_CONDF(took >= 190 && took < 1500 && store_busy_timeouts(st) == before,
+               "hook giving up: the wait ends then (%lld ms of 5000), not counted as run out",
+               (long long)took);
+
+    /* the next write waits again (no job: store_busy_once off) */
+    memset(&log, 0, sizeof log);
+    log.stop_ms = 50;
+    TEST_CONDF(store_session_rename(st, sid, "c", &err) == RWKV_EDB && log.calls >= 2 &&
+                   log.first == 0,
+               "hook: the next write's wait is told from its start (%d calls)", log.calls);
+
+    /* in a store_busy_once job, a give-up is the job's one wait */
+    store_busy_once(st, 1);
+    memset(&log, 0, sizeof log);
+    log.stop_ms = 50;
+    TEST_CONDF(store_session_rename(st, sid, "d", &err) == RWKV_EDB && log.calls >= 2,
+               "in a job: the first wait given up");
+    log.calls = 0;
+    t0 = ms_now();
+    TEST_CONDF(store_session_rename(st, sid, "e", &err) == RWKV_EDB && log.calls == 0 &&
+                   ms_now() - t0 < 100,
+               "in a job: the later ones give up at once, no call (%d)", log.calls);
+    store_busy_once(st, 0);
+
+    /* removed: no call, the wait as before */
+    store_set_busy_ms(st, 150);
+    store_set_busy_hook(st, NULL, NULL);
+    memset(&log, 0, sizeof log);
+    TEST_CONDF(store_session_rename(st, sid, "f", &err) == RWKV_EDB &&
+                   !strstr(err.msg, "gave up") && log.calls == 0,
+               "hook removed: no call (%d): %s", log.calls, err.msg);
+
+    /* the vacuum after a delete: tried once, no wait, no wait counted */
+    store_set_busy_ms(st, 5000);
+    store_set_busy_hook(st, hook, &log);
+    before = store_busy_timeouts(st);
+    t0 = ms_now();
+    store_vacuum_after_delete(st);
+    took = ms_now() - t0;
+    TEST_CONDF(took < 1000 && log.calls == 0 && store_busy_timeouts(st) == before,
+               "the vacuum after a delete does not wait for the lock (%lld ms, %d calls)",
+               (long long)took, log.calls);
+    lock_release(h);
+    TEST_CONDF(store_session_rename(st, sid, "g", &err) == RWKV_OK && log.calls == 0,
+               "the lock gone: the write is done, no call (%s)", err.msg);
+    TEST_CONDF(q_int(db, "SELECT count(*) FROM sessions WHERE title='g'") == 1,
+               "hook: the file holds the write that got the lock");
     store_close(st);
 }
 
@@ -229,6 +380,7 @@ main(void)
     if (test_tmpdir("rwkv-test-store-busy") == NULL)
         return 1;
     test_store();
+    test_hook();
     test_chat();
     test_tmpdir_remove();
     return TEST_REPORT();

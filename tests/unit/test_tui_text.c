@@ -9,6 +9,7 @@
 #include "../harness.h"
 #include "../../tui/text.h"
 #include "../../tui/transcript.h"
+#include "../../storage/store.h"
 
 /* Wrap S to W and compare the rows against the '|'-separated EXPECT. */
 static int
@@ -220,7 +221,9 @@ test_sanitiser(void)
     TEST_COND("OSC dropped (ST)", san_is("x\x1b]8;;http://a\x1b\\y", 18, "xy"));
     TEST_COND("C0 dropped, newline kept", san_is("a\x01\x08\rb\nc\x7f", 8, "ab\nc"));
     TEST_COND("tab expanded", san_is("a\tb", 3, "a    b"));
-    TEST_COND("C1 CSI (U+009B) dropped", san_is("a\xc2\x9b" "31mb", 7, "a31mb"));
+    TEST_COND("C1 CSI (U+009B) dropped whole", san_is("a\xc2\x9b" "31mb", 7, "ab"));
+    TEST_COND("bidi override dropped", san_is("a\xe2\x80\xae" "bc", 6, "abc"));
+    TEST_COND("ESC then newline: the newline stays", san_is("a\x1b\nb", 4, "a\nb"));
     TEST_COND("invalid UTF-8 -> U+FFFD", san_is("a\xffz", 3, "a\xef\xbf\xbdz"));
     TEST_COND("CJK kept", san_is("\xe4\xb8\xad", 3, "\xe4\xb8\xad"));
     {
@@ -250,6 +253,51 @@ test_sanitiser(void)
         tui_sanitize(big, sizeof big, &b);
         TEST_COND("unterminated OSC does not eat everything", b.len > 0 && b.len < 64);
         tui_buf_fini(&b);
+    }
+}
+
+/*
+** One rule wherever text is shown: a turn's label (F6), a session title
+** (stored by store_title_clean, shown by tui_label in F2) and the
+** transcript (the sanitiser) show the same hostile text the same way.
+*/
+static void
+test_one_rule(void)
+{
+    static const char *const ins[] = {
+        "a\x01" "b\x1b[31mred\x1b[0m\x7f",
+        "x\x1b]0;pwned\x07y\xc2\x9b" "2Jz\xff!",
+        "\xe2\x80\xae" "evil\xe2\x80\xac\r ok\x08",
+        "tab\there\x1b]8;;http://a\x1b\\link",
+    };
+    int label_ok = 1, title_ok = 1;
+
+    for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+        char label[256], title[STORE_TITLE_MAX], shown[256];
+        tui_buf b;
+
+        tui_buf_init(&b);
+        tui_buf_add(&b, "", 0);
+        tui_sanitize(ins[i], strlen(ins[i]), &b);
+        tui_label(label, sizeof label, ins[i], strlen(ins[i]), 200);
+        store_title_clean(ins[i], title, sizeof title);
+        tui_label(shown, sizeof shown, title, strlen(title), 200);
+        if (strcmp(label, b.p) != 0) {
+            label_ok = 0;
+            printf("     label '%s', transcript '%s'\n", label, b.p);
+        }
+        if (strcmp(shown, b.p) != 0 || strcmp(title, b.p) != 0) {
+            title_ok = 0;
+            printf("     title '%s' shown '%s', transcript '%s'\n", title, shown, b.p);
+        }
+        tui_buf_fini(&b);
+    }
+    TEST_COND("a label shows text as the transcript does", label_ok);
+    TEST_COND("a title is stored and shown as the transcript shows it", title_ok);
+    {
+        char title[STORE_TITLE_MAX];
+        store_title_clean("one\r\ntwo\nthree", title, sizeof title);
+        TEST_CONDF(strcmp(title, "one two three") == 0, "title: line breaks spaces ('%s')", title);
     }
 }
 
@@ -346,6 +394,7 @@ main(void)
     test_wrapping();
     test_kinsoku();
     test_sanitiser();
+    test_one_rule();
     test_transcript_rows();
     test_cut();
     return TEST_REPORT();

@@ -1,8 +1,11 @@
 /*
-** test_utf8_sanitize.c -- the model-text sanitiser (core/text/utf8.h,
-** utf8_sanitize_for_terminal): which bytes become U+FFFD, that a stream
-** split anywhere gives the same text as one call, that the output is always
-** well-formed UTF-8 without control characters, and the output bound.
+** test_utf8_sanitize.c -- the terminal rule (core/text/utf8.h,
+** utf8_sanitize_for_terminal), the one rule for what a terminal is shown:
+** hostile input (escape sequences in 7- and 8-bit form, C0/C1 controls,
+** DEL, CR, tabs, bidi and invisible format characters, invalid UTF-8), that
+** a stream split anywhere gives the same text as one call, that the output
+** is always well-formed UTF-8 whose only control is '\n', that the rule is
+** idempotent, and the output bound.
 */
 #include <stdint.h>
 
@@ -44,7 +47,8 @@ clean_pieces(const unsigned char *in, size_t len, const size_t *cuts, size_t ncu
     return k;
 }
 
-/* Well-formed, and no code point the sanitiser must remove. */
+/* Well-formed, '\n' the only control, no ESC/CSI, bidi or invisible
+** format character. */
 static int
 terminal_safe(const char *s, size_t n)
 {
@@ -53,7 +57,10 @@ terminal_safe(const char *s, size_t n)
     while (i < n) {
         uint32_t cp;
         int r = utf8_decode((const unsigned char *)s + i, n - i, &cp);
-        if (r <= 0 || (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f))
+        if (r <= 0 || (cp < 0x20 && cp != '\n') || (cp >= 0x7f && cp <= 0x9f) ||
+            cp == 0x61c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+            (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200b || cp == 0xfeff ||
+            cp == 0x2028 || cp == 0x2029)
             return 0;
         i += (size_t)r;
     }
@@ -69,22 +76,49 @@ test_cases(void)
         const char *want;
     } cases[] = {
         { "plain text", 0, "plain text" },
-        { "lines\nand\ttabs", 0, "lines\nand\ttabs" },
-        { "\x1b[31mred\x1b[0m", 0, R "[31mred" R "[0m" },           /* ESC */
-        { "\x1b]0;title\x07", 0, R "]0;title" R },                  /* OSC + BEL */
-        { "cr\r\nlf", 0, "cr" R "\nlf" },
-        { "del\x7f", 0, "del" R },
-        { "\xc2\x9b" "2J", 0, R "2J" },                             /* C1 CSI, U+009B */
-        { "\xc2\x85", 0, R },                                       /* C1 NEL */
-        { "\xc2\xa0nbsp", 0, "\xc2\xa0nbsp" },                      /* U+00A0 stays */
-        { "\xe4\xbd\xa0\xe5\xa5\xbd", 0, "\xe4\xbd\xa0\xe5\xa5\xbd" }, /* CJK */
-        { "\xf0\x9f\x98\x80", 0, "\xf0\x9f\x98\x80" },              /* emoji */
+        { "lines\nand\ttabs", 0, "lines\nand    tabs" },                 /* tab: 4 spaces */
+        { "\x1b[31mred\x1b[0m", 0, "red" },                               /* CSI SGR */
+        { "a\x1b[2J\x1b[H\x1b[?1049hb", 0, "ab" },                         /* clear, home, alt screen */
+        { "a\x1b[10;20Hb\x1b[5Ac", 0, "abc" },                              /* cursor moves */
+        { "\x1b]0;title\x07ok", 0, "ok" },                                 /* OSC + BEL */
+        { "\x1b]52;c;cHduZWQ=\x1b\\ok", 0, "ok" },                        /* OSC 52 clipboard, ST */
+        { "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", 0, "link" },          /* hyperlink */
+        { "\x1bPq#0;2;0;0;0\x1b\\x", 0, "x" },                              /* DCS (sixel) */
+        { "\x1b_apc\x1b\\\x1b^pm\x07\x1bXsos\x07y", 0, "y" },                /* APC, PM, SOS */
+        { "\x1b]0;t\x1b[1mhi", 0, "hi" },                                 /* ESC ends a string */
+        { "\x1b(0q\x1b(B", 0, "q" },                                      /* charset: ESC ( 0 */
+        { "\x1b" "7\x1b" "8\x1b" "c\x1bMz", 0, "z" },                               /* DECSC/RC, RIS, RI */
+        { "a\x1b\nb", 0, "a\nb" },                                        /* ESC then a control */
+        { "a\x1b[3\n1mb", 0, "a\n1mb" },                                   /* C0 ends a CSI */
+        { "\xc2\x9b" "2J" "ok", 0, "ok" },                                  /* C1 CSI, U+009B */
+        { "\xc2\x9d" "0;x\x07ok", 0, "ok" },                                /* C1 OSC + BEL */
+        { "\xc2\x9d" "0;x\xc2\x9cok", 0, "ok" },                            /* C1 OSC + C1 ST */
+        { "\xc2\x85" "a\xc2\x9c", 0, "a" },                                /* NEL, lone ST */
+        { "cr\r\nlf", 0, "cr\nlf" },
+        { "over\rwrite", 0, "overwrite" },                                /* CR cannot overwrite */
+        { "a\x01\x07\x08\x0b\x0c\x0e\x0f\x18\x1a\x7f" "b", 0, "ab" },      /* C0, DEL */
+        { "\xc2\xa0nbsp", 0, "\xc2\xa0nbsp" },                             /* U+00A0 stays */
+        { "\xe4\xbd\xa0\xe5\xa5\xbd", 0, "\xe4\xbd\xa0\xe5\xa5\xbd" },        /* CJK */
+        { "\xf0\x9f\x98\x80", 0, "\xf0\x9f\x98\x80" },                     /* emoji */
+        { "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x92\xbb", 0,               /* ZWJ sequence */
+          "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x92\xbb" },
+        { "e\xcc\x81", 0, "e\xcc\x81" },                                    /* combining mark */
+        { "a\xe2\x80\xae" "bc\xe2\x80\xac", 0, "abc" },                        /* RLO .. PDF */
+        { "a\xe2\x81\xa6" "b\xe2\x81\xa9", 0, "ab" },                        /* LRI .. PDI */
+        { "\xe2\x80\x8e\xe2\x80\x8f\xd8\x9cx", 0, "x" },                    /* LRM RLM ALM */
+        { "a\xe2\x80\x8b" "b\xe2\x81\xa0" "c\xef\xbb\xbf" "d", 0, "abcd" }, /* ZWSP WJ BOM */
+        { "a\xe2\x80\xa8" "b\xe2\x80\xa9" "c", 0, "a\nb\nc" },               /* LS, PS */
         { "\xff", 0, R },
-        { "a\xc3\x28", 0, "a" R "(" },                              /* bad continuation */
-        { "\xc0\xaf", 0, R R },                                     /* overlong: two subparts */
-        { "\xed\xa0\x80", 0, R R R },                               /* surrogate */
-        { "\xe4\xbd", 0, R },                                       /* cut at the end */
-        { "nul\0byte", 8, "nul" R "byte" },
+        { "a\xc3\x28", 0, "a" R "(" },                                    /* bad continuation */
+        { "\xc0\xaf", 0, R R },                                           /* overlong: two subparts */
+        { "\xed\xa0\x80", 0, R R R },                                     /* surrogate */
+        { "\xe4\xbd", 0, R },                                              /* cut at the end */
+        { "\xc2", 0, R },                                                  /* a cut C1 is no C1 */
+        { "\x9b" "31m", 0, R "31m" },                                      /* a raw 0x9B is no CSI */
+        { "\xe4\x1b[1mx", 0, R "x" },                                      /* cut char, then ESC */
+        { "nul\0byte", 8, "nulbyte" },
+        { "\x1b", 0, "" },                                                 /* open at the end */
+        { "\x1b[", 0, "" },
         { "", 0, "" },
     };
 
@@ -96,6 +130,47 @@ test_cases(void)
     }
 }
 
+/* An escape sequence never open for good: past UTF8_SAN_MAX_SEQ bytes the
+** rest is text, so an unterminated OSC or CSI cannot eat a whole reply. */
+static void
+test_long_sequences(void)
+{
+    static char in[UTF8_SAN_MAX_SEQ + 100], out[UTF8_SANITIZE_MAX(sizeof in)];
+    size_t n;
+
+    memset(in, 'z', sizeof in);
+    in[0] = 0x1b;
+    in[1] = ']';
+    n = utf8_sanitize_for_terminal(NULL, in, sizeof in, out);
+    TEST_CONDF(n > 0 && n < 100, "unterminated OSC: %zu bytes shown", n);
+    memset(in, ';', sizeof in);
+    in[0] = 0x1b;
+    in[1] = '[';
+    in[sizeof in - 1] = 'x';
+    n = utf8_sanitize_for_terminal(NULL, in, sizeof in, out);
+    TEST_CONDF(n > 0 && n < 100 && out[n - 1] == 'x', "endless CSI: %zu bytes shown", n);
+}
+
+/* Clean text cleaned again is unchanged (titles are stored clean and
+** cleaned again on display). */
+static void
+test_idempotent(void)
+{
+    static const char *const ins[] = {
+        "a\x1b[31mb\tc\r\nd\xff\xe2\x80\xae" "e\xe2\x80\xa8" "f\xc2\x9b" "1mg",
+        "\xe4\xbd\xa0\x01\xf0\x9f\x98\x80\x7f\xed\xa0\x80",
+    };
+    int same = 1;
+
+    for (size_t t = 0; t < sizeof ins / sizeof ins[0]; t++) {
+        char once[UTF8_SANITIZE_MAX(64)], twice[UTF8_SANITIZE_MAX(UTF8_SANITIZE_MAX(64))];
+        size_t n1 = utf8_sanitize_for_terminal(NULL, ins[t], strlen(ins[t]), once);
+        size_t n2 = utf8_sanitize_for_terminal(NULL, once, n1, twice);
+        same &= n1 == n2 && memcmp(once, twice, n1) == 0;
+    }
+    TEST_COND("cleaning clean text changes nothing", same);
+}
+
 /* Every split of each string into two pieces, and into 1-byte pieces, gives
 ** the one-shot result. */
 static void
@@ -103,6 +178,8 @@ test_splits(void)
 {
     static const char *const ins[] = {
         "\xe4\xbd\xa0\xe5\xa5\xbd\x1b[1m\xf0\x9f\x98\x80!",
+        "a\x1b]0;\xe4\xbd\xa0\x1b\\b\xc2\x9d" "x\xc2\x9c" "c\xc2\x9b" "2Jd\x1b(Be",
+        "t\tab\r\n\xe2\x80\xae" "x\xe2\x80\xa8" "y\x1b]8;;u\x07z",
         "\xf0\x9f\x98",                 /* a cut emoji at the very end */
         "\xe4\xbd\xff\xc2\x9b\xc2\xa0x",
         "\xf0\x9f\x41\xe4\x80\xc2",
@@ -150,7 +227,7 @@ test_random(void)
             case 0: in[i] = (unsigned char)(x >> 8); break;                  /* any byte */
             case 1: in[i] = (unsigned char)(0x80 | ((x >> 8) & 0x3f)); break; /* continuation */
             case 2: in[i] = (unsigned char)(0xc2 + (x >> 8) % 0x33); break;  /* a lead byte */
-            default: in[i] = (unsigned char)(0x20 + (x >> 8) % 0x5f); break; /* ASCII */
+            default: in[i] = (unsigned char)((x >> 8) % 0x80); break;        /* ASCII, ESC */
             }
         }
         for (size_t c = 0; c < 7; c++) {
@@ -164,7 +241,7 @@ test_random(void)
         bound &= na <= UTF8_SANITIZE_MAX(len);
     }
     TEST_COND("random input in random pieces: same text as one call", same);
-    TEST_COND("random input: the output is well-formed and control-free", safe);
+    TEST_COND("random input: well-formed, '\\n' the only control", safe);
     TEST_COND("random input: within UTF8_SANITIZE_MAX", bound);
 }
 
@@ -201,6 +278,8 @@ int
 main(void)
 {
     test_cases();
+    test_long_sequences();
+    test_idempotent();
     test_splits();
     test_random();
     test_handle();
