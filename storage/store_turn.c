@@ -67,7 +67,7 @@ title_put(const char *buf, size_t n, char *out, size_t cap, size_t *k)
 void
 store_title_clean(const char *title, char *out, size_t cap)
 {
-    char buf[UTF8_SANITIZE_MAX(STORE_TITLE_CHUNK)];
+    char buf[UTF8_SANITIZE_MAX(STORE_TITLE_CHUNK)], in[STORE_TITLE_CHUNK];
     size_t len = title ? strlen(title) : 0, k = 0;
     utf8_san san;
 
@@ -76,8 +76,12 @@ store_title_clean(const char *title, char *out, size_t cap)
     utf8_san_init(&san);
     for (size_t i = 0;;) {
         size_t m = len - i < STORE_TITLE_CHUNK ? len - i : STORE_TITLE_CHUNK;
-        size_t w = m > 0 ? utf8_sanitize_for_terminal(&san, title + i, m, buf)
-                         : utf8_san_flush(&san, buf);
+        size_t w;
+        /* a tab is one space in a one-line title (the display rule would
+        ** make it four) */
+        for (size_t j = 0; j < m; j++)
+            in[j] = title[i + j] == '\t' ? ' ' : title[i + j];
+        w = m > 0 ? utf8_sanitize_for_terminal(&san, in, m, buf) : utf8_san_flush(&san, buf);
         if (title_put(buf, w, out, cap, &k) || m == 0)
             break;
         i += m;

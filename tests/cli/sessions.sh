@@ -135,7 +135,7 @@ expect_fail "fork titled empty" "a session title cannot be empty" "$T" sessions 
 "$T" sessions --db "$DB" list | grep -q 'Ants only$' && ok || fail "a refused rename changed the title"
 "$T" sessions --db "$DB" rename 3 "$(printf 'Ants\nonly\tnow \033[31mred')" && ok || fail "rename with a newline"
 out=$("$T" sessions --db "$DB" list)
-printf '%s\n' "$out" | grep -qx " *3 .* Ants only    now red" && ok || fail "title in list: $out"
+printf '%s\n' "$out" | grep -qx " *3 .* Ants only now red" && ok || fail "title in list: $out"
 printf '%s\n' "$out" | grep -q '^only' && fail "list is not one line a session: $out" || ok
 out=$("$T" sessions --db "$DB" search Ants)
 printf '%s\n' "$out" | grep -q "$(printf '\033')" && fail "search prints an escape: $out" || ok
