@@ -88,12 +88,10 @@ sess_test_demo(const char *strategy, rwkv_model **m, tok **t)
     return 0;
 }
 
-/* A 64-bit FNV-1a hash of the chat's state in S (two states told apart in a
-** log line). */
+/* A 64-bit FNV-1a hash of state ST (two states told apart in a log line). */
 static inline uint64_t
-sess_test_state_hash(sess *s)
+test_state_hash(const rwkv_state *st)
 {
-    const rwkv_state *st = chat_state(sess_chat(s));
     const unsigned char *b = (const unsigned char *)rwkv_state_cdata(st);
     size_t n = rwkv_state_len(st) * sizeof(float);
     uint64_t h = 1469598103934665603ull;
@@ -101,6 +99,13 @@ sess_test_state_hash(sess *s)
     for (size_t i = 0; i < n; i++)
         h = (h ^ b[i]) * 1099511628211ull;
     return h;
+}
+
+/* The same of the chat's state in S. */
+static inline uint64_t
+sess_test_state_hash(sess *s)
+{
+    return test_state_hash(chat_state(sess_chat(s)));
 }
 
 /* Submit MSG in S and run the reply: 0, or -1 with the error printed. */

@@ -51,19 +51,6 @@ on_phase(void *ud, int phase)
     }
 }
 
-/* A 64-bit FNV-1a hash of state ST. */
-static uint64_t
-state_hash(const rwkv_state *st)
-{
-    const unsigned char *b = (const unsigned char *)rwkv_state_cdata(st);
-    size_t n = rwkv_state_len(st) * sizeof(float);
-    uint64_t h = 1469598103934665603ull;
-
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The state in state file PATH, loaded for M: its hash, 0 when it failed. */
 static uint64_t
 file_hash(rwkv_model *m, const char *path)
@@ -74,7 +61,7 @@ file_hash(rwkv_model *m, const char *path)
 
     if (rwkv_state_create(m, &st, &err) == RWKV_OK &&
         rwkv_state_load_file(m, path, st, &err) == RWKV_OK)
-        h = state_hash(st);
+        h = test_state_hash(st);
     else
         printf("     load %s: %s\n", path, err.msg);
     rwkv_state_destroy(st);
