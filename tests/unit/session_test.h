@@ -1,11 +1,11 @@
 /*
-** session_test.h -- shared by the session-runtime tests (test_session.c,
-** test_framing.c): a runtime (storage/session.h) on a database file in the
-** test's temp dir with its notes kept, the demo model (on a strategy), one
-** message said and answered, and a hash of the chat's state.
-** Direct SQL on the file comes from store_test.h (included here).  Include
-** after tests/harness.h, core/chat/chat.h, storage/session.h and
-** storage/store.h.
+** session_test.h -- shared by the session-runtime tests: a runtime
+** (storage/session.h) on a database file in the test's temp dir with its
+** notes kept, the demo model (on a strategy), one message said and
+** answered, a job cut at its first phase report (a quit or a cancel), and
+** a hash of the chat's state.  Direct SQL on the file comes from
+** store_test.h (included here).  Include after tests/harness.h,
+** core/chat/chat.h, storage/session.h and storage/store.h.
 */
 #ifndef RWKV_TEST_SESSION_TEST_H
 #define RWKV_TEST_SESSION_TEST_H
@@ -119,6 +119,80 @@ say(sess *s, const char *msg)
         return -1;
     }
     return 0;
+}
+
+/*
+** The cut hook, on a runtime's phase callback (sess_test_cut_phase): armed
+** by sess_cut.next, the next phase report of sess_cut.s -- a message's
+** prefill, from chat_submit inside sess_submit, before its save; a
+** regeneration's, from chat_regen -- disarms it and cuts the job there:
+** sess_abandon (a quit) or, with sess_cut.cancel, sess_cancel.
+*/
+static struct {
+    sess *s;
+    int   next, cancel;
+} sess_cut;
+
+static inline void
+sess_test_cut_phase(void *ud, int phase)
+{
+    (void)ud;
+    (void)phase;
+    if (sess_cut.next) {
+        sess_cut.next = 0;
+        if (sess_cut.cancel)
+            sess_cancel(sess_cut.s);
+        else
+            sess_abandon(sess_cut.s);
+    }
+}
+
+/*
+** A runtime on a new file NAME in the temp dir (its path into DB[CAP]):
+** seed 7, replies of MAX_TOK tokens with no stop string, the store's busy
+** wait cut to BUSY_MS, the cut hook on its phase callback and sess_cut.s
+** set to it.  PROGRESS (may be NULL) on its replay progress.
+*/
+static inline sess *
+sess_test_open_cut(rwkv_model *m, const tok *t, char *db, size_t cap, const char *name,
+                   int max_tok, int busy_ms,
+                   void (*progress)(void *ud, uint64_t done, uint64_t total))
+{
+    sess_config sc;
+    sess *s;
+
+    test_tmp_path(db, cap, name);
+    sess_test_config(&sc, m, t, db, 7, max_tok);
+    sc.chat.no_stop = 1;
+    sc.cb.phase = sess_test_cut_phase;
+    sc.progress = progress;
+    if ((s = sess_test_create(&sc)) != NULL)
+        store_set_busy_ms(sess_store(s), busy_ms);
+    sess_cut.s = s;
+    return s;
+}
+
+/*
+** MSG sent in S (after an Enter, as the front ends do) and cut at its
+** first phase report (sess_cut.cancel says how): sess_run's status, the
+** error printed.
+*/
+static inline int
+sess_test_say_cut(sess *s, const char *msg)
+{
+    rwkv_err err = { 0 };
+    int rc;
+
+    sess_cut.s = s;
+    sess_cut.next = 1;
+    sess_expect_reply(s);
+    rc = sess_submit(s, msg, strlen(msg), &err);
+    if (rc == RWKV_OK)
+        rc = sess_run(s, &err);
+    sess_cut.next = 0;
+    if (rc != RWKV_OK)
+        printf("     say_cut: %s\n", err.msg);
+    return rc;
 }
 
 /*

@@ -39,26 +39,6 @@
 #define BUSY_MS 200
 #define MAX_TOK 6
 
-/* sess_abandon (or, CUT_CANCEL, sess_cancel) of CUT_SESS at the next phase
-** callback: a message's PREFILL, from chat_submit inside sess_submit,
-** before its save; a regeneration's, from chat_regen. */
-static sess *cut_sess;
-static int cut_next, cut_cancel;
-
-static void
-on_phase(void *ud, int phase)
-{
-    (void)ud;
-    (void)phase;
-    if (cut_next) {
-        cut_next = 0;
-        if (cut_cancel)
-            sess_cancel(cut_sess);
-        else
-            sess_abandon(cut_sess);
-    }
-}
-
 /* Rows of message TEXT in DB. */
 static int64_t
 n_msg(const char *db, const char *text)
@@ -84,42 +64,20 @@ empty_interrupted_reply(const char *db, const char *text)
     return q_int(db, sql) == 1;
 }
 
-/* A runtime on DB (a new file NAME in the temp dir), busy time cut, the
-** abandon hook on its phase callback. */
+/* A runtime on a new file NAME (its path into DB): sess_test_open_cut. */
 static sess *
 open_sess(rwkv_model *m, const tok *t, char *db, size_t cap, const char *name)
 {
-    sess_config sc;
-    sess *s;
-
-    test_tmp_path(db, cap, name);
-    sess_test_config(&sc, m, t, db, 7, MAX_TOK);
-    sc.chat.no_stop = 1;              /* every reply runs to MAX_TOK */
-    sc.cb.phase = on_phase;
-    if ((s = sess_test_create(&sc)) != NULL)
-        store_set_busy_ms(sess_store(s), BUSY_MS);
-    return s;
+    return sess_test_open_cut(m, t, db, cap, name, MAX_TOK, BUSY_MS, NULL);
 }
 
 /* MSG sent in S and abandoned at its first step (a quit while its save
-** waits): sess_submit + sess_run's status. */
+** waits). */
 static int
 say_abandoned(sess *s, const char *msg)
 {
-    rwkv_err err;
-    int rc;
-
-    cut_sess = s;
-    cut_next = 1;
-    cut_cancel = 0;
-    sess_expect_reply(s);              /* Enter, as the front ends do */
-    rc = sess_submit(s, msg, strlen(msg), &err);
-    if (rc == RWKV_OK)
-        rc = sess_run(s, &err);
-    cut_next = 0;
-    if (rc != RWKV_OK)
-        printf("     say_abandoned: %s\n", err.msg);
-    return rc;
+    sess_cut.cancel = 0;
+    return sess_test_say_cut(s, msg);
 }
 
 /* The last turn of S's chat: MSG with an empty, interrupted reply. */
@@ -305,14 +263,13 @@ regen_cut_keeps(rwkv_model *m, const tok *t)
     }
     TEST_COND("regen cut: kept under the lock", say_abandoned(s, "two") == RWKV_OK &&
               chat_kept(s, "two"));
-    cut_sess = s;
-    cut_next = 1;
-    cut_cancel = 1;
+    sess_cut.next = 1;
+    sess_cut.cancel = 1;
     sess_expect_reply(s);
     rc = sess_regen(s, &err);
     if (rc == RWKV_OK)
         rc = sess_run(s, &err);
-    cut_next = 0;
+    sess_cut.next = 0;
     TEST_CONDF(rc == RWKV_OK && !sess_started(s) && chat_n_turns(sess_chat(s)) == 2 &&
                    chat_kept(s, "two") && sess_unsaved(s) == 1,
                "regen cut: the kept message as it was, still kept out (rc %d, %zu turns, %zu "

@@ -32,22 +32,9 @@
 #define BUSY_MS 200
 #define MAX_TOK 4
 
-/* sess_abandon of CUT_SESS at the next phase callback (a quit while the
-** message's prefill runs); sess_cancel at the next progress report of a
-** feed (CANCEL_FEED). */
-static sess *cut_sess;
-static int abandon_next, cancel_feed;
-
-static void
-on_phase(void *ud, int phase)
-{
-    (void)ud;
-    (void)phase;
-    if (abandon_next) {
-        abandon_next = 0;
-        sess_abandon(cut_sess);
-    }
-}
+/* sess_cancel of sess_cut.s at the next progress report of a feed
+** (CANCEL_FEED); the abandon is session_test.h's cut hook. */
+static int cancel_feed;
 
 static void
 on_progress(void *ud, uint64_t done, uint64_t total)
@@ -57,7 +44,7 @@ on_progress(void *ud, uint64_t done, uint64_t total)
     (void)total;
     if (cancel_feed) {
         cancel_feed = 0;
-        sess_cancel(cut_sess);
+        sess_cancel(sess_cut.s);
     }
 }
 
@@ -85,23 +72,12 @@ two_full_waits(sess *s, const char *db, int64_t sid, const char *what)
     return 1;
 }
 
-/* A runtime on a new file NAME in the temp dir into *S (busy time cut, the
-** hooks above on its callbacks): its path in DB. */
+/* A runtime on a new file NAME (its path into DB): sess_test_open_cut, the
+** feed's cancel on its progress. */
 static sess *
 open_sess(rwkv_model *m, const tok *t, char *db, size_t cap, const char *name)
 {
-    sess_config sc;
-    sess *s;
-
-    test_tmp_path(db, cap, name);
-    sess_test_config(&sc, m, t, db, 7, MAX_TOK);
-    sc.chat.no_stop = 1;
-    sc.cb.phase = on_phase;
-    sc.progress = on_progress;
-    if ((s = sess_test_create(&sc)) != NULL)
-        store_set_busy_ms(sess_store(s), BUSY_MS);
-    cut_sess = s;
-    return s;
+    return sess_test_open_cut(m, t, db, cap, name, MAX_TOK, BUSY_MS, on_progress);
 }
 
 /* The starts refused by the chat: nothing to regenerate or continue yet, a
@@ -160,12 +136,8 @@ feed_cancelled(rwkv_model *m, const tok *t)
     if (s == NULL)
         return;
     sid = new_session(sess_store(s), "other work");
-    abandon_next = 1;
-    sess_expect_reply(s);
-    rc = sess_submit(s, "first", 5, &err);
-    if (rc == RWKV_OK)
-        rc = sess_run(s, &err);
-    abandon_next = 0;
+    sess_cut.cancel = 0;
+    rc = sess_test_say_cut(s, "first");
     TEST_CONDF(rc == RWKV_OK && sess_unsaved(s) == 1 && !chat_greeting_fed(sess_chat(s)),
                "kept before the greeting (rc %d, %zu out)", rc, sess_unsaved(s));
     cancel_feed = 1;

@@ -33,25 +33,6 @@
 enum { JOB_SUBMIT, JOB_EDIT, JOB_REGEN, JOB_CONTINUE, JOB_PRIME };
 enum { CUT_NONE, CUT_EARLY, CUT_DURING };
 
-/* A cancel (or, ABANDON, sess_abandon) of CUT_SESS at the next phase
-** callback (the DURING runs). */
-static sess *cut_sess;
-static int cut_at_phase, cut_abandon;
-
-static void
-on_phase(void *ud, int phase)
-{
-    (void)ud;
-    (void)phase;
-    if (cut_at_phase) {
-        cut_at_phase = 0;
-        if (cut_abandon)
-            sess_abandon(cut_sess);
-        else
-            sess_cancel(cut_sess);
-    }
-}
-
 /* ---- a worker held at its gate ------------------------------------------------ */
 
 typedef struct job {
@@ -147,9 +128,9 @@ job_release(job *j)
 static void
 run_job(job *j, sess *s, int kind, const char *msg, int64_t arg, int cut, int abandon)
 {
-    cut_sess = s;
-    cut_abandon = abandon;
-    cut_at_phase = cut == CUT_DURING;
+    sess_cut.s = s;
+    sess_cut.cancel = !abandon;
+    sess_cut.next = cut == CUT_DURING;
     if (job_queue(j, s, kind, msg, arg) != 0)
         return;
     if (cut == CUT_EARLY) {
@@ -159,7 +140,7 @@ run_job(job *j, sess *s, int kind, const char *msg, int64_t arg, int cut, int ab
             sess_cancel(s);
     }
     job_release(j);
-    cut_at_phase = 0;
+    sess_cut.next = 0;
 }
 
 /* ---- what a run leaves ------------------------------------------------------------- */
@@ -244,7 +225,7 @@ mk(rwkv_model *m, const tok *t, const char *db)
     sess_test_config(&sc, m, t, db, 42, MAX_TOK);
     sc.chat.samp.temperature = 1.0f;
     sc.chat.no_stop = 1;
-    sc.cb.phase = on_phase;
+    sc.cb.phase = sess_test_cut_phase;
     return sess_test_create(&sc);
 }
 

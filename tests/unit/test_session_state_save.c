@@ -35,22 +35,6 @@
 #define BUSY_MS 200
 #define MAX_TOK 6
 
-static sess *cut_sess;
-static int abandon_next;
-
-/* sess_abandon at the next phase callback: the message's PREFILL (a quit
-** while it is fed and its save waits). */
-static void
-on_phase(void *ud, int phase)
-{
-    (void)ud;
-    (void)phase;
-    if (abandon_next) {
-        abandon_next = 0;
-        sess_abandon(cut_sess);
-    }
-}
-
 /* The state in state file PATH, loaded for M: its hash, 0 when it failed. */
 static uint64_t
 file_hash(rwkv_model *m, const char *path)
@@ -71,35 +55,15 @@ file_hash(rwkv_model *m, const char *path)
 static sess *
 open_sess(rwkv_model *m, const tok *t, char *db, size_t cap, const char *name)
 {
-    sess_config sc;
-    sess *s;
-
-    test_tmp_path(db, cap, name);
-    sess_test_config(&sc, m, t, db, 7, MAX_TOK);
-    sc.chat.no_stop = 1;
-    sc.cb.phase = on_phase;
-    if ((s = sess_test_create(&sc)) != NULL)
-        store_set_busy_ms(sess_store(s), BUSY_MS);
-    cut_sess = s;
-    return s;
+    return sess_test_open_cut(m, t, db, cap, name, MAX_TOK, BUSY_MS, NULL);
 }
 
 /* MSG sent in S and abandoned at its first step: 0, or -1 (printed). */
 static int
 say_abandoned(sess *s, const char *msg)
 {
-    rwkv_err err = { 0 };
-    int rc;
-
-    abandon_next = 1;
-    sess_expect_reply(s);
-    rc = sess_submit(s, msg, strlen(msg), &err);
-    if (rc == RWKV_OK)
-        rc = sess_run(s, &err);
-    abandon_next = 0;
-    if (rc != RWKV_OK)
-        printf("     say_abandoned: %s\n", err.msg);
-    return rc == RWKV_OK ? 0 : -1;
+    sess_cut.cancel = 0;
+    return sess_test_say_cut(s, msg) == RWKV_OK ? 0 : -1;
 }
 
 /*
