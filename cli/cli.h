@@ -145,13 +145,24 @@ int cli_fail(const rwkv_err *err);
 ** through cli_stdout_flush keeps its errno for the message.
 */
 int cli_stdout_close(int rc);
-/* Model text to F: on a terminal through the model-text sanitiser
-** (utf8_sanitize_for_terminal: no escape sequences, control characters or
-** invalid UTF-8 from a model reach the terminal); a pipe gets the bytes. */
+/* Text of any origin (a model's reply, a saved session) to F: on a
+** terminal through the display rule (utf8_sanitize_for_terminal: no escape
+** sequences, control characters or invalid UTF-8 reach the terminal); a
+** pipe or a file gets the bytes. */
 void cli_write_text(FILE *f, const char *text, size_t len);
-/* TEXT to F as a JSON string literal: cleaned to valid UTF-8 without
-** control characters but \n and \t (store_text_clean), then escaped by the
-** one escaper (core/io/json.h json_write_string). */
+/*
+** TEXT (LEN bytes) to F as a JSON string literal holding the text's real
+** content, escaped so that the line shown on a terminal moves nothing:
+** \" \\ \n \r \t, \u00XX for the other C0 controls, DEL and the C1
+** controls (U+0080..U+009F: 8-bit CSI and OSC), \uXXXX for U+2028/U+2029 and
+** for the bidi controls and invisible format characters the display rule
+** drops (core/text/utf8.h utf8_san_drops); every other character as it is.
+** Only ill-formed UTF-8, which a JSON string cannot hold, changes: each
+** maximal ill-formed subpart becomes one U+FFFD.  The output is valid JSON
+** and valid UTF-8.
+*/
+void cli_json_text(FILE *f, const char *text, size_t len);
+/* cli_json_text of the NUL-terminated TEXT. */
 void cli_json_str(FILE *f, const char *text);
 /*
 ** Read all of F into *BUF (malloc'ed, NUL-terminated after its *LEN bytes),

@@ -116,21 +116,26 @@ one_line(const char *text, char *buf, size_t max)
     buf[n] = '\0';
 }
 
-/* Print TEXT made safe for a terminal (store_text_clean). */
+/*
+** Every text of a session that `list`, `show`, `search` and `vacuum` print
+** (titles, turns, names, paths, snippets, the words searched for) goes out
+** here: on a terminal by the display rule the client's transcript and F6
+** use (cli_write_text: utf8_sanitize_for_terminal), so a title or a message
+** reads the same in both; to a pipe or a file as saved (as git log and
+** sqlite3 print text), so `show 3 > f` holds the conversation itself.
+*/
 static void
-put_clean(const char *text)
+put_text(const char *text)
 {
-    char *c = store_text_clean(text, strlen(text), NULL);
-
-    fputs(c ? c : "?", stdout);
-    free(c);
+    cli_write_text(stdout, text, strlen(text));
 }
 
-/* TEXT as a JSON string (cli_json_str). */
+/* TEXT as a JSON string holding its real content (cli_json_text: controls
+** escaped, never raw). */
 static void
 put_json_str(const char *text)
 {
-    cli_json_str(stdout, text);
+    cli_json_text(stdout, text, strlen(text));
 }
 
 /* The framing of session ID into *F (initialised); 1 when it is not the
@@ -229,7 +234,7 @@ do_list(store *st, const struct sessions_args *a)
         char when[32];
         fmt_ms(v[i].updated_ms, 0, when, sizeof when);
         printf("%6lld  %-16s  %6lld  ", (long long)v[i].id, when, (long long)v[i].n_turns);
-        put_clean(v[i].title);
+        put_text(v[i].title);
         putchar('\n');
     }
     free(v);
@@ -257,19 +262,19 @@ show_framing(store *st, int64_t id)
     } else {
         one_line(f.greeting, buf, 60);
         putchar('"');
-        put_clean(buf);
+        put_text(buf);
         printf("\" (%zu bytes)", strlen(f.greeting));
     }
     fputs("; user ", stdout);
-    put_clean(framing_user(&f));
+    put_text(framing_user(&f));
     fputs(", bot ", stdout);
-    put_clean(framing_bot(&f));
+    put_text(framing_bot(&f));
     if (framing_think(&f) != CHAT_THINK_OFF)
         printf("; think %s", chat_think_name(framing_think(&f)));
     framing_stops_text(&f, buf, sizeof buf);
     fputs("; stop ", stdout);
     if (buf[0])
-        put_clean(buf);
+        put_text(buf);
     else
         fputs("the default (\\n\\n)", stdout);
     framing_ban_text(&f, buf, sizeof buf);
@@ -303,7 +308,7 @@ do_show(store *st, const struct sessions_args *a)
     fmt_ms(ss.created_ms, 0, c, sizeof c);
     fmt_ms(ss.updated_ms, 0, u, sizeof u);
     printf("session %lld: ", (long long)ss.id);
-    put_clean(ss.title);
+    put_text(ss.title);
     putchar('\n');
     printf("created %s, updated %s; %lld turns in the tree, %lld on this branch%s\n", c, u,
            (long long)ss.n_turns, (long long)on_branch,
@@ -312,18 +317,18 @@ do_show(store *st, const struct sessions_args *a)
         store_model m;
         if (store_model_get(st, ss.model_id, &m, &err) == RWKV_OK) {
             fputs("model ", stdout);
-            put_clean(m.path);
+            put_text(m.path);
             printf(" (v%s, fingerprint %016llx)\n", m.version, (unsigned long long)m.fingerprint);
             if (m.vocab[0]) {
                 fputs("vocabulary ", stdout);
-                put_clean(m.vocab);
+                put_text(m.vocab);
                 putchar('\n');
             }
         }
     }
     if (ss.strategy[0]) {
         fputs("strategy ", stdout);
-        put_clean(ss.strategy);
+        put_text(ss.strategy);
         putchar('\n');
     }
     show_framing(st, a->id);
@@ -349,7 +354,7 @@ do_show(store *st, const struct sessions_args *a)
             bad++;
         }
         fputs(":\n", stdout);
-        put_clean(t.text);
+        put_text(t.text);
         fputs("\n\n", stdout);
         store_turn_fini(&t);
     }
@@ -469,16 +474,24 @@ do_search(store *st, const struct sessions_args *a)
 
     if (store_search(st, text, SESSIONS_SEARCH_MAX, &h, &n, &err) != RWKV_OK)
         return cli_fail(&err);
-    if (n == 0)
-        printf("no matches for '%s'\n", text);
+    if (n == 0) {
+        fputs("no matches for '", stdout);
+        put_text(text);
+        fputs("'\n", stdout);
+    }
     for (size_t i = 0; i < n; i++) {
         char line[300];
         one_line(h[i].snippet, line, sizeof line);
-        if (h[i].turn_id == 0)
-            printf("session %lld (title): %s\n", (long long)h[i].session_id, line);
-        else
-            printf("session %lld turn %lld (%s) %s: %s\n", (long long)h[i].session_id,
-                   (long long)h[i].turn_id, store_role_name(h[i].role), h[i].title, line);
+        if (h[i].turn_id == 0) {
+            printf("session %lld (title): ", (long long)h[i].session_id);
+        } else {
+            printf("session %lld turn %lld (%s) ", (long long)h[i].session_id,
+                   (long long)h[i].turn_id, store_role_name(h[i].role));
+            put_text(h[i].title);
+            fputs(": ", stdout);
+        }
+        put_text(line);
+        putchar('\n');
     }
     free(h);
     return 0;
@@ -494,7 +507,7 @@ do_vacuum(store *st, const struct sessions_args *a)
     (void)a;
     if (store_vacuum(st, &v, &err) != RWKV_OK)
         return cli_fail(&err);
-    put_clean(store_path(st));
+    put_text(store_path(st));
     printf(": %.1f MB -> %.1f MB (%lld free pages given back)\n", (double)v.bytes_before / 1e6,
            (double)v.bytes_after / 1e6, (long long)v.free_pages);
     if (v.full)

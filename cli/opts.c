@@ -18,9 +18,7 @@
 
 #include <sys/stat.h>
 
-#include "../core/io/json.h"
 #include "../core/io/mapfile.h"
-#include "../storage/store.h"
 #include "../tui/config.h"
 #include "../tui/theme.h"
 #include "../tui/yamlerr.h"
@@ -544,17 +542,47 @@ cli_read_input(const char *path, size_t max, const char *what, char **buf, size_
     return rc;
 }
 
-static void
-put_file(void *ud, const char *s, size_t n)
-{
-    fwrite(s, 1, n, ud);
-}
-
 void
 cli_json_str(FILE *f, const char *text)
 {
-    char *c = store_text_clean(text, strlen(text), NULL);
+    cli_json_text(f, text, strlen(text));
+}
 
-    json_write_string(c ? c : "", c ? strlen(c) : 0, put_file, f);
-    free(c);
+void
+cli_json_text(FILE *f, const char *text, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)text;
+    size_t i = 0, run = 0;          /* RUN bytes before I go out as they are */
+
+    fputc('"', f);
+    while (i < len) {
+        uint32_t cp = 0;
+        int r = utf8_decode(u + i, len - i, &cp);
+        const char *esc;
+        char e[16];
+
+        if (r > 0 && cp >= 0x20 && cp != '"' && cp != '\\' && cp != 0x2028 && cp != 0x2029 &&
+            !utf8_san_drops(cp)) {
+            run += (size_t)r;
+            i += (size_t)r;
+            continue;
+        }
+        fwrite(u + i - run, 1, run, f);
+        run = 0;
+        if (r <= 0) {               /* ill-formed (or cut by the end): one U+FFFD */
+            esc = UTF8_REPL;
+            i += r < 0 ? (size_t)-r : len - i;
+        } else {
+            esc = cp == '"' ? "\\\"" : cp == '\\' ? "\\\\" : cp == '\n' ? "\\n"
+                : cp == '\r' ? "\\r" : cp == '\t' ? "\\t" : NULL;
+            if (esc == NULL) {
+                snprintf(e, sizeof e, "\\u%04x", (unsigned)cp);
+                esc = e;
+            }
+            i += (size_t)r;
+        }
+        fputs(esc, f);
+    }
+    fwrite(u + i - run, 1, run, f);
+    fputc('"', f);
 }

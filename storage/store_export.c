@@ -19,7 +19,10 @@
 ** transaction, so a bad file changes nothing.  The model object also has
 ** "vocab", "size", "mtime", "n_layer", "n_embd", "n_head", "head_size"; a
 ** turn read from a damaged row has "damaged": "what was dropped".
-** Text is cleaned (store_text_clean) on import and on every export.
+** Text is cleaned (store_text_clean) on import and on every export; an
+** imported title is made as the client makes one (utf8_san_line, the rule
+** of store_title_clean), and a search snippet is cleaned by the display
+** rule (utf8_sanitize_for_terminal), as the client shows text.
 */
 #include "store_int.h"
 
@@ -136,18 +139,34 @@ match_at(const char *p, const char *w)
     return i;
 }
 
-/* Cleaned SRC with every match of a word in [ ], cut to a window of one
-** line around the first match, into OUT (CAP bytes). */
+/* SRC as a terminal shows it (the display rule, utf8_sanitize_for_terminal:
+** a snippet is a view of the text, shown as the client shows text) into a
+** new string (*N its length); NULL when out of memory. */
+static char *
+snippet_text(const char *src, size_t *n)
+{
+    size_t len = src ? strlen(src) : 0;
+    char *t;
+
+    if (len > SIZE_MAX / 8 || (t = malloc(UTF8_SANITIZE_MAX(len) + 1)) == NULL)
+        return NULL;
+    *n = utf8_sanitize_for_terminal(NULL, src ? src : "", len, t);
+    t[*n] = '\0';
+    return t;
+}
+
+/* SRC by the display rule with every match of a word in [ ], cut to a
+** window of one line around the first match, into OUT (CAP bytes). */
 static void
 make_snippet(const char *src, char *const *w, int nw, char *out, size_t cap)
 {
-    size_t n, first = SIZE_MAX, start, o = 0;
-    char *text = store_text_clean(src, strlen(src), &n);
+    size_t n = 0, first = SIZE_MAX, start, o = 0;
+    char *text;
 
     if (cap == 0)
         return;
     out[0] = '\0';
-    if (text == NULL)
+    if ((text = snippet_text(src, &n)) == NULL)
         return;
     for (size_t i = 0; i < n && first == SIZE_MAX; i++)
         for (int k = 0; k < nw; k++)
@@ -1291,15 +1310,15 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
         return rwkv_errf(err, RWKV_EFORMAT, "%s: session export version is not 1", what);
     memset(ss, 0, sizeof *ss);
     v = json_get(r, "title");
-    /* a NUL (\u0000) in it is cleaned as in any text, not taken for its end */
-    ct = v && v->type == JSON_STRING ? store_text_clean(v->str, v->len, &hl) : NULL;
-    if (ct == NULL || hl >= STORE_TITLE_MAX) {
-        free(ct);
+    /* The title as the client makes one from the same text (store_title_clean:
+    ** the terminal rule on one line, so an escape sequence goes whole rather
+    ** than leaving a U+FFFD and its tail), held to the client's limit on the
+    ** text as given; a NUL (\u0000) in it is a control like any other, not
+    ** its end. */
+    if (v == NULL || v->type != JSON_STRING || v->len >= STORE_TITLE_MAX)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: \"title\" must be a string of at most %d bytes", what,
                          STORE_TITLE_MAX - 1);
-    }
-    memcpy(ss->title, ct, hl + 1);
-    free(ct);
+    utf8_san_line(v->str, v->len, ss->title, sizeof ss->title);
     v = json_get(r, "strategy");
     if (v && v->type == JSON_STRING && (ct = store_text_clean(v->str, v->len, &hl)) != NULL) {
         if (hl < sizeof ss->strategy)

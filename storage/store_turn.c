@@ -40,53 +40,13 @@ bind_id_or_null(sqlite3_stmt *st, int i, int64_t id)
         sqlite3_bind_null(st, i);
 }
 
-/* Bytes of a title cleaned at a time (a title read from a tampered file
-** may be of any length; the clean one stops at CAP). */
-#define STORE_TITLE_CHUNK 256
-
-/* Append the clean text BUF (N bytes, well-formed UTF-8) to OUT at *K, '\n'
-** a space; 1 when a character did not fit in CAP (OUT is full). */
-static int
-title_put(const char *buf, size_t n, char *out, size_t cap, size_t *k)
-{
-    for (size_t i = 0; i < n;) {
-        int r = utf8_decode((const unsigned char *)buf + i, n - i, NULL);
-        size_t m = r > 0 ? (size_t)r : 1;
-        if (*k + m >= cap)
-            return 1;                   /* cut before a whole character */
-        if (buf[i] == '\n')
-            out[*k] = ' ';
-        else
-            memcpy(out + *k, buf + i, m);
-        *k += m;
-        i += m;
-    }
-    return 0;
-}
-
+/* One line by the terminal rule (utf8_san_line: a tab and a line break one
+** space each); it reads a title of any length (a tampered file) in pieces
+** and stops at CAP. */
 void
 store_title_clean(const char *title, char *out, size_t cap)
 {
-    char buf[UTF8_SANITIZE_MAX(STORE_TITLE_CHUNK)], in[STORE_TITLE_CHUNK];
-    size_t len = title ? strlen(title) : 0, k = 0;
-    utf8_san san;
-
-    if (cap == 0)
-        return;
-    utf8_san_init(&san);
-    for (size_t i = 0;;) {
-        size_t m = len - i < STORE_TITLE_CHUNK ? len - i : STORE_TITLE_CHUNK;
-        size_t w;
-        /* a tab is one space in a one-line title (the display rule would
-        ** make it four) */
-        for (size_t j = 0; j < m; j++)
-            in[j] = title[i + j] == '\t' ? ' ' : title[i + j];
-        w = m > 0 ? utf8_sanitize_for_terminal(&san, in, m, buf) : utf8_san_flush(&san, buf);
-        if (title_put(buf, w, out, cap, &k) || m == 0)
-            break;
-        i += m;
-    }
-    out[k] = '\0';
+    utf8_san_line(title, title ? strlen(title) : 0, out, cap);
 }
 
 /* TITLE checked and cleaned into OUT (STORE_TITLE_MAX bytes): at most

@@ -137,14 +137,11 @@ utf8_san_init(utf8_san *san)
     memset(san, 0, sizeof *san);
 }
 
-/* 1 for a code point the rule drops (utf8.h): C0 but '\n' (a tab is
-** expanded before this), DEL, C1, the bidi controls and the invisible
-** format characters. */
-static int
+int
 utf8_san_drops(uint32_t cp)
 {
     if (cp < 0xa0)
-        return (cp < 0x20 && cp != '\n') || cp >= 0x7f;
+        return (cp < 0x20 && cp != '\n' && cp != '\t') || cp >= 0x7f;
     if (cp < 0x61c)
         return 0;
     return cp == 0x61c ||                               /* ALM */
@@ -309,4 +306,105 @@ utf8_san_flush(utf8_san *san, char *out)
         k = utf8_san_drain(san, 1, out);
     utf8_san_init(san);
     return k;
+}
+
+/* ---- one line, a label (see utf8.h) ------------------------------------- */
+
+/* Bytes of input cleaned at a time by utf8_san_line and utf8_san_label:
+** both stop once their output is full, so a megabyte text reads a piece or
+** two. */
+#define UTF8_SAN_CHUNK 256
+
+/* Where utf8_san_into writes. */
+struct utf8_san_out {
+    char  *out;
+    size_t cap, k;   /* OUT holds K bytes, room for CAP with the NUL */
+    int    line;     /* utf8_san_line: '\t' and line breaks one space */
+    int    lead;     /* utf8_san_label: no visible character yet */
+};
+
+/* Append the clean text B (N bytes, well-formed UTF-8) to O by whole
+** characters; 1 when one did not fit (O is full). */
+static int
+utf8_san_put(struct utf8_san_out *o, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        int r = utf8_decode((const unsigned char *)b + i, n - i, NULL);
+        size_t m = r > 0 ? (size_t)r : 1;
+
+        if (o->lead) {
+            if (b[i] == '\n') {            /* a blank line before the text: left out */
+                o->k = 0;
+                i++;
+                continue;
+            }
+            if (b[i] != ' ')
+                o->lead = 0;
+            else if (o->k + 1 >= o->cap) {  /* blanks past the room: not the text yet */
+                i++;
+                continue;
+            }
+        }
+        if (o->k + m >= o->cap)
+            return 1;                       /* cut before a whole character */
+        if (o->line && b[i] == '\n')
+            o->out[o->k] = ' ';
+        else
+            memcpy(o->out + o->k, b + i, m);
+        o->k += m;
+        i += m;
+    }
+    return 0;
+}
+
+/* IN (N bytes) by the rule into O, in pieces, until O is full; MORE: a
+** character cut by the end of IN is left out.  Returns O's length. */
+static size_t
+utf8_san_into(const void *in, size_t n, int more, struct utf8_san_out *o)
+{
+    char buf[UTF8_SANITIZE_MAX(UTF8_SAN_CHUNK)];
+    unsigned char tab[UTF8_SAN_CHUNK];
+    const unsigned char *p = in;
+    utf8_san san;
+    size_t w;
+
+    if (o->cap == 0)
+        return 0;
+    utf8_san_init(&san);
+    for (size_t i = 0; i < n;) {
+        size_t m = n - i < UTF8_SAN_CHUNK ? n - i : UTF8_SAN_CHUNK;
+        const unsigned char *q = p + i;
+        if (o->line) {                      /* a tab is one space in a line */
+            for (size_t j = 0; j < m; j++)
+                tab[j] = q[j] == '\t' ? ' ' : q[j];
+            q = tab;
+        }
+        w = utf8_sanitize_for_terminal(&san, q, m, buf);
+        if (utf8_san_put(o, buf, w))
+            goto full;
+        i += m;
+    }
+    if (!more) {
+        w = utf8_san_flush(&san, buf);
+        utf8_san_put(o, buf, w);
+    }
+full:
+    o->out[o->k] = '\0';
+    return o->k;
+}
+
+size_t
+utf8_san_line(const void *in, size_t n, char *out, size_t cap)
+{
+    struct utf8_san_out o = { out, cap, 0, 1, 0 };
+
+    return utf8_san_into(in, in ? n : 0, 0, &o);
+}
+
+size_t
+utf8_san_label(const void *in, size_t n, int more, char *out, size_t cap)
+{
+    struct utf8_san_out o = { out, cap, 0, 0, 1 };
+
+    return utf8_san_into(in, in ? n : 0, more, &o);
 }

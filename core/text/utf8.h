@@ -101,4 +101,35 @@ size_t utf8_sanitize_for_terminal(utf8_san *san, const void *in, size_t n, char 
 ** stream. */
 size_t utf8_san_flush(utf8_san *san, char *out);
 
+/* 1 for a code point the rule drops (C0 controls but '\n' and '\t', DEL,
+** C1, the bidi controls and the invisible format characters above): what
+** is never shown as itself.  A writer that must keep such a character
+** (a JSON string) escapes it instead. */
+int utf8_san_drops(uint32_t cp);
+
+/*
+** The rule for one line (a session title): IN (N bytes; a NUL is a control
+** like any other) cleaned by the terminal rule with each '\t' one space
+** (not UTF8_SAN_TAB: a title is one line, not indented text) and each line
+** break a space, into OUT (CAP >= 1 bytes, NUL-terminated), cut before a
+** character that does not fit.  A character cut by the end of IN is one
+** U+FFFD.  Idempotent.  Reads IN in bounded pieces and stops once OUT is
+** full.  Returns the bytes written (without the NUL).
+*/
+size_t utf8_san_line(const void *in, size_t n, char *out, size_t cap);
+
+/*
+** The start of a text for a label (a turn in the F6 tree): IN (N bytes; a
+** NUL is a control like any other) cleaned by the terminal rule, with the
+** blank lines before the first visible character left out -- so a text
+** opening with escape sequences, controls or empty lines is labelled by
+** its first visible text -- into OUT (CAP >= 1 bytes, NUL-terminated), cut
+** before a character that does not fit; the lines after the first are
+** kept (the label takes the first).  MORE: IN is a prefix of a longer text,
+** so a character cut by its end is left out (not U+FFFD).  Bounded: reads at
+** most N bytes, in pieces, and stops once OUT is full.  The result is
+** clean (cleaning it again changes nothing).  Returns the bytes written.
+*/
+size_t utf8_san_label(const void *in, size_t n, int more, char *out, size_t cap);
+
 #endif
