@@ -126,7 +126,8 @@ int cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *)
 */
 int cli_opts_check(const struct cli_opts *o, const char *cmd);
 
-/* Print "rwkv-tui: MSG" on stderr (one line). */
+/* Print "rwkv-tui: MSG" on stderr (one line; on a terminal by the display
+** rule, cli_write_text: a path or a title in MSG may hold anything). */
 void cli_errorf(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

@@ -15,14 +15,16 @@
 ** -- from the moment the line asking for it (a message, /regen, /continue)
 ** is taken, before the reply starts too (the runtime's cancel rule,
 ** sess_expect_reply: then as at its first step); at the prompt, SIGINT
-** (without SA_RESTART there: sigint_restart) makes getline() fail and the
-** command exits 0, as EOF does.  SIGTERM and SIGHUP (the terminal closed)
-** stop a reply the same way, keep it as far as it streamed (and a message
-** whose reply had not started), end the chat cleanly, and are raised again
-** at the end: the exit status is the signal's, nothing streamed is lost (it
-** was up to a second's worth).  On every way out, exchanges a failed save
-** kept out are written once more; any still not saved are one line on
-** stderr, and exit status 1 (leave_saved).
+** (without SA_RESTART there: sigint_restart) makes the read (read_line)
+** fail and the command exits 0, as EOF does; a read that fails otherwise
+** (stdin closed, EIO) is one line and exit status 1.  SIGTERM and SIGHUP
+** (the terminal closed) stop a reply the same way, keep it as far as it
+** streamed (and a message whose reply had not started), end the chat
+** cleanly, and are raised again at the end: the exit status is the
+** signal's, nothing streamed is lost (it was up to a second's worth).  On
+** every way out, exchanges a failed save kept out are written once more;
+** any still not saved are one line on stderr, and exit status 1
+** (leave_saved).  A failed write to stdout ends the chat too (out_flush).
 **
 ** Saved sessions (only with --db, --new, --session or --resume -- plain
 ** `chat` touches no database): what is saved when, the fork rule and the
@@ -82,7 +84,7 @@ on_sigint(int sig)
 
 /*
 ** Ctrl-C interrupts the read at the prompt (RESTART 0: no SA_RESTART, so
-** getline fails and the loop looks at the flags), but not a write (RESTART
+** the read fails and the loop looks at the flags), but not a write (RESTART
 ** 1): a reply's text blocked by a stopped terminal (C-s) or a slow link goes
 ** out when it can, where EINTR lost it and ended the chat with "stdout:
 ** Interrupted system call" and exit 1.  (SIGTERM and SIGHUP never restart:
@@ -110,7 +112,9 @@ usage(FILE *f)
             "       " PROG " chat [--model PATH] (--session ID | --resume) [options]\n"
             "Line-mode chat on stdin/stdout, the chat demo's behaviour: each line is a\n"
             "message, framed as \"User: MSG\\n\\nAssistant:\"; the reply streams to stdout\n"
-            "and ends at a blank line (\"\\n\\n\") or --max-tokens.  Works in a pipe.\n\n"
+            "and ends at a blank line (\"\\n\\n\") or --max-tokens.  Works in a pipe;\n"
+            "stdout that cannot be written or stdin that cannot be read ends it (one line,\n"
+            "exit status 1).\n\n"
             "Chat options:\n"
             "  --stats             after each reply print prefill/decode speed on stderr\n");
     cli_frame_help(f);
@@ -228,6 +232,9 @@ parse_args(struct chat_cli *a, int argc, char **argv)
 #define CHAT_EXCERPT_MAX 72
 /* Exchanges of a resumed session shown on a terminal. */
 #define CHAT_RESUME_SHOW 3
+/* Longest input line kept (bytes): the longest message and its line end
+** ("\r\n"); a longer line is refused whole (read_line). */
+#define CHAT_LINE_MAX ((size_t)CHAT_MAX_MESSAGE + 2)
 
 struct repl {
     struct chat_cli *a;
@@ -242,14 +249,29 @@ struct repl {
     int64_t          alt_ids[SESS_MAX_ALTS];   /* /regen N: the saved alternatives */
     int              n_alt_ids;
     int              alt_k, alt_n; /* the header the next reply prints (alt_n > 1) */
+    int              out_failed;   /* a write to stdout failed: the chat ends (out_flush) */
 };
 
+/*
+** Text that comes from a session -- titles, messages, model and vocabulary
+** paths, read from a database or an imported file -- goes to a terminal by
+** the display rule (cli_write_text: an escape sequence in it never reaches
+** the terminal), to a pipe as it is (cli_errorf's lines are too).
+*/
+static void
+put_text(FILE *f, const char *text)
+{
+    cli_write_text(f, text, strlen(text));
+}
+
 /* Print TEXT on one line: at most CHAT_EXCERPT_MAX bytes (on a character
-** boundary), line breaks as spaces, other control characters as U+FFFD. */
+** boundary), line breaks as spaces, other control characters as U+FFFD;
+** by the display rule on a terminal (put_text). */
 static void
 print_excerpt(FILE *f, const char *text)
 {
-    size_t len = strlen(text);
+    char out[4 * CHAT_EXCERPT_MAX + 8];
+    size_t len = strlen(text), o = 0;
     int more = 0;
 
     while (*text == '\n' || *text == ' ') {
@@ -264,27 +286,52 @@ print_excerpt(FILE *f, const char *text)
     }
     for (size_t i = 0; i < len; i++) {
         unsigned char ch = (unsigned char)text[i];
-        if (ch == '\n' || ch == '\t' || ch == '\r')
-            fputc(' ', f);
-        else if (ch < 0x20 || ch == 0x7f)
-            fputs("\xef\xbf\xbd", f);
-        else
-            fputc(ch, f);
+        if (ch == '\n' || ch == '\t' || ch == '\r') {
+            out[o++] = ' ';
+        } else if (ch < 0x20 || ch == 0x7f) {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+        } else {
+            out[o++] = (char)ch;
+        }
     }
-    if (more)
-        fputs(" ...", f);
+    if (more) {
+        memcpy(out + o, " ...", 4);
+        o += 4;
+    }
+    out[o] = '\0';
+    put_text(f, out);
 }
 
 /* ---- the runtime's and the chat's callbacks ---------------------------------------- */
+
+/*
+** Flush stdout.  The first failed write (a full disk, EIO; a closed pipe
+** ends the process by SIGPIPE) stops the reply or free generation at its
+** next token, as Ctrl-C does (a saved session keeps it, interrupted), and
+** the loop ends there: nobody reads the rest, so no more replies are made
+** to be lost.  cli_stdout_close says why at the end, with exit status 1.
+*/
+static void
+out_flush(struct repl *r)
+{
+    if (cli_stdout_flush() == 0 || r->out_failed)
+        return;
+    r->out_failed = 1;
+    sess_cancel(r->s);
+    sig_gen_cancel = 1;
+}
 
 static void
 on_note(void *ud, int is_err, const char *msg)
 {
     (void)ud;
-    if (is_err)
+    if (is_err) {
         cli_errorf("%s", msg);
-    else
-        fprintf(stderr, "%s\n", msg);
+    } else {
+        put_text(stderr, msg);
+        fputc('\n', stderr);
+    }
 }
 
 static void
@@ -298,16 +345,15 @@ reply_phase(void *ud, int phase)
             printf("-- alternative %d/%d --\n", r->alt_k, r->alt_n);
         r->alt_n = 0;
         printf("%s:", chat_bot_name(sess_chat(r->s)));
-        cli_stdout_flush();
+        out_flush(r);
     }
 }
 
 static void
 reply_text(void *ud, const char *text, size_t len)
 {
-    (void)ud;
     cli_write_text(stdout, text, len);
-    fflush(stdout);
+    out_flush(ud);
 }
 
 static void
@@ -333,8 +379,8 @@ reply_done(void *ud, const chat_turn *t)
     sig_in_reply = 0;
 
     fputs("\n\n", stdout);
-    cli_stdout_flush();
-    if (t->stop == CHAT_STOP_CANCEL)
+    out_flush(r);
+    if (t->stop == CHAT_STOP_CANCEL && !r->out_failed)
         fprintf(stderr, "(reply interrupted after %zu tokens)\n", t->n_reply);
     if (r->a->stats)
         print_stats(&t->stats);
@@ -404,11 +450,13 @@ show_tail(struct repl *r)
         printf("(%zu earlier exchanges: /history lists them)\n\n", from);
     for (size_t i = from; i < nt; i++) {
         const chat_turn *ct = chat_turn_at(r->c, i);
-        printf("%s: %s\n\n%s:", chat_user_name(r->c), ct->user, chat_bot_name(r->c));
+        printf("%s: ", chat_user_name(r->c));
+        put_text(stdout, ct->user);
+        printf("\n\n%s:", chat_bot_name(r->c));
         cli_write_text(stdout, ct->reply ? ct->reply : "", ct->reply_len);
         printf("%s\n\n", ct->interrupted ? " [interrupted]" : "");
     }
-    fflush(stdout);
+    cli_stdout_flush();
 }
 
 /* ---- commands ------------------------------------------------------------------- */
@@ -444,7 +492,7 @@ cmd_help(struct repl *r, char *args)
     (void)r;
     (void)args;
     commands_help(stdout);
-    fflush(stdout);
+    cli_stdout_flush();
     return 0;
 }
 
@@ -495,8 +543,11 @@ alt_begin(void *ud, int k, int n)
     if (k > 1)
         alt_take_id(r);
     /* a Ctrl-C since the last alternative's end (reply_done) stops the
-    ** batch here, as one during that alternative would have */
+    ** batch here, as one during that alternative would have; so does a
+    ** failed write of its end (out_flush) */
     int_cancels(r);
+    if (r->out_failed)
+        sess_cancel(r->s);
     r->started = 0;     /* a regeneration enters GENERATING at once */
     r->alt_k = k;
     r->alt_n = n;
@@ -601,7 +652,7 @@ cmd_show(struct repl *r, char *args)
         else
             printf("  %-12s %s\n", params_table[i].name, buf);
     }
-    fflush(stdout);
+    cli_stdout_flush();
     return 0;
 }
 
@@ -646,15 +697,19 @@ cmd_history(struct repl *r, char *args)
     if (need_session(r, "history") != 0)
         return 0;
     if (sess_head(r->s) == 0) {
-        printf("session %lld: %s -- no turns yet\n", (long long)sess_id(r->s), sess_title(r->s));
-        fflush(stdout);
+        printf("session %lld: ", (long long)sess_id(r->s));
+        put_text(stdout, sess_title(r->s));
+        printf(" -- no turns yet\n");
+        cli_stdout_flush();
         return 0;
     }
     if (store_branch_read(sess_store(r->s), sess_head(r->s), &turns, &n, &err) != RWKV_OK) {
         cli_fail(&err);
         return 0;
     }
-    printf("session %lld: %s\n", (long long)sess_id(r->s), sess_title(r->s));
+    printf("session %lld: ", (long long)sess_id(r->s));
+    put_text(stdout, sess_title(r->s));
+    putchar('\n');
     for (size_t i = 0; i < n; i++) {
         const store_turn *t = &turns[i];
         printf("  #%-6lld %-9s ", (long long)t->id, store_role_name(t->role));
@@ -668,7 +723,7 @@ cmd_history(struct repl *r, char *args)
             printf(" [%d branches]", t->n_children);
         putchar('\n');
     }
-    fflush(stdout);
+    cli_stdout_flush();
     store_branch_free(turns, n);
     return 0;
 }
@@ -718,10 +773,13 @@ cmd_sessions_list(struct repl *r, char *args)
     }
     if (n == 0)
         printf("no saved sessions\n");
-    for (size_t i = 0; i < n; i++)
-        printf("%c %5lld  %4lld turns  %s\n", ss[i].id == sess_id(r->s) ? '*' : ' ',
-               (long long)ss[i].id, (long long)ss[i].n_turns, ss[i].title);
-    fflush(stdout);
+    for (size_t i = 0; i < n; i++) {
+        printf("%c %5lld  %4lld turns  ", ss[i].id == sess_id(r->s) ? '*' : ' ',
+               (long long)ss[i].id, (long long)ss[i].n_turns);
+        put_text(stdout, ss[i].title);
+        putchar('\n');
+    }
+    cli_stdout_flush();
     free(ss);
     return 0;
 }
@@ -876,13 +934,19 @@ static int
 command(struct repl *r, char *line)
 {
     char *cmd = line + 1, *args = cmd;
+    size_t n;
 
     while (*args && *args != ' ' && *args != '\t')
         args++;
     if (*args)
         *args++ = '\0';
+    /* blanks around the arguments are not part of them: "/save x.pth " saves
+    ** x.pth, not "x.pth " (a name that ends in a blank cannot be given) */
     while (*args == ' ' || *args == '\t')
         args++;
+    n = strlen(args);
+    while (n > 0 && (args[n - 1] == ' ' || args[n - 1] == '\t'))
+        args[--n] = '\0';
     for (const struct chat_command *c = chat_commands; c->name != NULL; c++) {
         if (strcmp(cmd, c->name) != 0 && (c->alias == NULL || strcmp(cmd, c->alias) != 0) &&
             (c->fn != cmd_quit || strcmp(cmd, "q") != 0))
@@ -914,9 +978,8 @@ chat_config_from(const struct chat_cli *a, chat_config *cfg)
 static void
 gen_text(void *ud, const char *text, size_t len)
 {
-    (void)ud;
     cli_write_text(stdout, text, len);
-    fflush(stdout);
+    out_flush(ud);
 }
 
 /*
@@ -967,8 +1030,10 @@ free_gen(struct repl *r, const char *line)
     sig_in_gen = 0;
     if (made > 0 || rc == RWKV_OK)
         fputs("\n\n", stdout);
-    cli_stdout_flush();
-    if (rc == RWKV_ECANCEL) {
+    out_flush(r);
+    if (r->out_failed) {
+        /* stopped for stdout: said at the end */
+    } else if (rc == RWKV_ECANCEL) {
         /* cut while its prompt was fed: nothing made, nothing to go on from
         ** (the full-screen client's words) */
         fgen_destroy(r->gen);
@@ -982,31 +1047,96 @@ free_gen(struct repl *r, const char *line)
     return 1;
 }
 
-/* The loop: one line, one message or command. */
-static void
+/*
+** One line of F into *BUF (grown as needed, *CAP its size; NUL-terminated),
+** like getline(), but at most CHAT_LINE_MAX bytes of it are kept: the rest
+** is read past to its newline and counted in *MORE (a line longer than any
+** message is refused whole, and `chat < /dev/zero` does not take all the
+** memory).  Its length, or -1 at EOF with nothing read, on a read error
+** (errno set; EINTR at the prompt), when out of memory (ENOMEM) or once
+** sig_quit is set.
+*/
+static ssize_t
+read_line(FILE *f, char **buf, size_t *cap, size_t *more)
+{
+    size_t n = 0;
+    int c = EOF;
+
+    *more = 0;
+    flockfile(f);
+    /* sig_quit: Ctrl-C, SIGTERM or SIGHUP end a line that never ends (a
+    ** read that does not block is not interrupted) */
+    while (!sig_quit && (c = getc_unlocked(f)) != EOF) {
+        if (n >= CHAT_LINE_MAX) {
+            (*more)++;
+        } else {
+            if (n + 2 > *cap) {
+                size_t nc = *cap < 256 ? 256 : 2 * *cap;
+                char *nb;
+                if (nc > CHAT_LINE_MAX + 1)
+                    nc = CHAT_LINE_MAX + 1;
+                if ((nb = realloc(*buf, nc)) == NULL) {
+                    funlockfile(f);
+                    errno = ENOMEM;
+                    return -1;
+                }
+                *buf = nb;
+                *cap = nc;
+            }
+            (*buf)[n++] = (char)c;
+        }
+        if (c == '\n')
+            break;
+    }
+    funlockfile(f);
+    if (sig_quit || (c == EOF && ferror(f)) || (n == 0 && *more == 0))
+        return -1;
+    (*buf)[n] = '\0';
+    return (ssize_t)n;
+}
+
+/* The loop: one line, one message or command.  0, or 1 when stdin could
+** not be read (printed: a read error is not the end of the input). */
+static int
 repl_loop(struct repl *r)
 {
     char *line = NULL;
     size_t cap = 0;
     rwkv_err err;
+    int rc = 0;
 
     for (;;) {
         ssize_t n;
         const char *msg;
-        size_t len;
+        size_t len, more;
+        int e;
 
+        if (r->out_failed)       /* nobody reads the replies (out_flush) */
+            break;
         if (r->interactive) {
             printf("%s: ", chat_user_name(sess_chat(r->s)));
-            fflush(stdout);
+            cli_stdout_flush();
         }
         errno = 0;
         sigint_restart(0);
-        n = sig_quit ? -1 : getline(&line, &cap, stdin);
+        n = sig_quit ? -1 : read_line(stdin, &line, &cap, &more);
+        e = errno;
         sigint_restart(1);
         if (n < 0 || sig_quit) {
             if (r->interactive)
                 fputc('\n', stdout);
+            /* EOF and Ctrl-C at the prompt end the chat well; a failed read
+            ** (stdin closed, EIO, no memory) is said, and the status is 1 */
+            if (n < 0 && !sig_quit && e != 0 && e != EINTR && (ferror(stdin) || e == ENOMEM)) {
+                cli_errorf("stdin: cannot read: %s", strerror(e));
+                rc = 1;
+            }
             break;
+        }
+        if (more > 0) {
+            cli_errorf("this line is longer than %u MiB (%zu bytes): not sent",
+                       (unsigned)(CHAT_MAX_MESSAGE >> 20), (size_t)n + more);
+            continue;
         }
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             line[--n] = '\0';
@@ -1019,8 +1149,8 @@ repl_loop(struct repl *r)
             int quit = command(r, line);
             /* its answer now, not at the next reply: a program that reads
             ** the chat through a pipe waits for it */
-            cli_stdout_flush();
-            if (quit)
+            out_flush(r);
+            if (quit || r->out_failed)
                 break;
             continue;
         }
@@ -1041,6 +1171,7 @@ repl_loop(struct repl *r)
         run_reply(r);   /* a failed reply is printed; the chat goes on */
     }
     free(line);
+    return rc;
 }
 
 /*
@@ -1108,6 +1239,15 @@ open_engine(struct chat_cli *a, const sess_info *info, rwkv_model **m, tok **t, 
         return cli_fail(&err);
     }
     if (rwkv_model_info(*m)->n_vocab != 256) {
+        struct stat sb;
+        /* the session's vocabulary, moved or deleted since: say where the
+        ** path came from and which option gives another (as for its model) */
+        if (info != NULL && a->o.vocab == info->vocab_path && stat(a->o.vocab, &sb) != 0) {
+            cli_errorf("%s: cannot open vocabulary: %s (the vocabulary session %lld was saved "
+                       "with: --vocab PATH resumes it with a copy of it elsewhere)",
+                       a->o.vocab, strerror(errno), (long long)info->id);
+            return 1;
+        }
         if (cli_find_vocab(a->o.vocab, a->o.model, vocab, cap) != 0)
             return 1;
         a->o.vocab = vocab;
@@ -1205,8 +1345,9 @@ cmd_chat(int argc, char **argv)
         size_t shown = 0;
         for (size_t i = 0; i < chat_n_turns(r.c); i++)
             shown += 1 + (chat_turn_at(r.c, i)->reply != NULL);
-        fprintf(stderr, "resumed session %lld: %s (%zu turns)\n", (long long)sess_id(r.s),
-                sess_title(r.s), shown);
+        fprintf(stderr, "resumed session %lld: ", (long long)sess_id(r.s));
+        put_text(stderr, sess_title(r.s));
+        fprintf(stderr, " (%zu turns)\n", shown);
         show_tail(&r);
         if (r.interactive)
             fprintf(stderr, "(/help lists the commands; Ctrl-C stops a reply; /quit or Ctrl-D leaves)\n");
@@ -1231,7 +1372,7 @@ cmd_chat(int argc, char **argv)
             fprintf(stderr, "(/help lists the commands; Ctrl-C stops a reply; /quit or Ctrl-D leaves)\n");
         }
     }
-    repl_loop(&r);
+    rc = repl_loop(&r);
     rc = leave_saved(&r, rc);
 out_sig:
     sigaction(SIGINT, &old_sa, NULL);

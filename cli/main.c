@@ -5,11 +5,14 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../gpu/gpu.h"
 
@@ -37,7 +40,8 @@ usage(FILE *f)
     for (const struct cmd_entry *c = cmds; c->name != NULL; c++)
         fprintf(f, "  %-10s %s\n", c->name, c->summary);
     fprintf(f, "\nRun without a command (or with options only) for the full-screen UI;\n"
-               PROG " --help-ui lists its options and keys.\n");
+               PROG " --help-ui lists its options and keys; " PROG " --version prints\n"
+               "the version.\n");
 }
 
 /* The first of LC_ALL, LC_CTYPE, LANG that is set and not empty: the name
@@ -89,9 +93,36 @@ ctype_utf8_fallback(void)
         setlocale(LC_CTYPE, "C.utf8");
 }
 
+/*
+** Standard descriptors the caller left closed (`<&-`, `>&-`, a daemon's
+** spawn) get a placeholder before anything opens a file: else the next
+** open() takes the number, and stdin reads a file of ours -- the thread
+** pool keeps /proc/stat open, and `chat <&-` took its lines as messages --
+** or stdout and stderr write into one.  The placeholder is /dev/null opened
+** the wrong way round (stdin write-only, stdout and stderr read-only), so
+** every read or write on it still fails with EBADF, as on the closed
+** descriptor: the commands report that as before.
+*/
+static void
+hold_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        int nfd;
+
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        nfd = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+        if (nfd >= 0 && nfd != fd) {   /* the lowest free number is FD: not expected */
+            dup2(nfd, fd);
+            close(nfd);
+        }
+    }
+}
+
 int
 main(int argc, char **argv)
 {
+    hold_std_fds();
     gpu_backend_register();   /* cuda strategies (a no-op in a CPU-only build) */
     cli_guard_mapped_files(NULL);   /* a mapped model truncated in use: one line, exit 1 */
     /* Over the file-size limit (`ulimit -f`) a write fails with EFBIG and
@@ -106,11 +137,11 @@ main(int argc, char **argv)
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
                       strcmp(argv[1], "help") == 0)) {
         usage(stdout);
-        return 0;
+        return cli_stdout_close(0);   /* `--help >/dev/full`: one line, exit 1 */
     }
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf(PROG " 0.1.0\n");
-        return 0;
+        return cli_stdout_close(0);
     }
     if (argc >= 2 && argv[1][0] != '-') {
         for (const struct cmd_entry *c = cmds; c->name != NULL; c++)

@@ -142,12 +142,17 @@ cli_guard_mapped_files(void (*cleanup)(void))
 void
 cli_errorf(const char *fmt, ...)
 {
+    char buf[8 * RWKV_ERR_MSG];
     va_list ap;
+    int n;
 
-    fprintf(stderr, PROG ": ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    fputs(PROG ": ", stderr);
+    /* a path or a title in it may hold anything: by the display rule on a
+    ** terminal (cli_write_text) */
+    cli_write_text(stderr, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
     fputc('\n', stderr);
 }
 

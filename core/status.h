@@ -36,6 +36,10 @@ typedef struct rwkv_err {
 /*
 ** Fill ERR (which may be NULL) with CODE and a printf-style message; returns
 ** CODE so that `return rwkv_errf(err, RWKV_EFORMAT, "...")` reads naturally.
+** A message longer than the buffer keeps its end (the reason): the middle
+** of its longest words (a long path) becomes "...", and the shortened
+** message leaves room for a hint appended after it (status.c).  An argument
+** may be ERR->msg itself ("%s (while ...)", err->msg).
 */
 int rwkv_errf(rwkv_err *err, int code, const char *fmt, ...)
 #if defined(__GNUC__)

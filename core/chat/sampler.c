@@ -13,6 +13,7 @@
 */
 #include "sampler.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,7 +334,24 @@ distribution(samp *s, const float *logits, double temperature, double top_p, int
         kept = (size_t)top_k;
     /* temperature on the kept probabilities, then normalise */
     sum = 0;
-    if (temperature != 1.0) {
+    if (temperature != 1.0 && !(powf(s->p[s->ord[0]], (float)(1.0 / temperature)) >= FLT_MIN)) {
+        /*
+        ** A small temperature (0.0001: p ** 10000) takes even the largest
+        ** p ** (1/T) under float32's range, and the reference's float32
+        ** powers are all 0 (its numpy draw then fails on NaN): the same
+        ** distribution, scaled by 1 / pmax ** (1/T) before the powers, so
+        ** the largest is 1.  (Above FLT_MIN the reference's powers below
+        ** are used unchanged: the fixtures' numbers.)
+        */
+        double ex = 1.0 / temperature, lmax = log((double)s->p[s->ord[0]]);
+        for (size_t k = 0; k < kept; k++) {
+            uint32_t id = s->ord[k];
+            s->dist[id] = s->p[id] == s->p[s->ord[0]]
+                              ? 1.0f
+                              : (float)exp(ex * (log((double)s->p[id]) - lmax));
+            sum += s->dist[id];
+        }
+    } else if (temperature != 1.0) {
         float ex = (float)(1.0 / temperature);
         for (size_t k = 0; k < kept; k++) {
             uint32_t id = s->ord[k];

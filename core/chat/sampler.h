@@ -61,6 +61,9 @@ const int32_t *samp_touched(const samp *s, size_t *n);
 ** The reference's final distribution for LOGITS (n_vocab floats, not
 ** modified): PROBS (OUT, n_vocab floats) gets the normalised float32
 ** probabilities, zero for every filtered id.  Returns how many are kept.
+** A temperature so small that even the largest p ** (1/T) is under
+** float32's range (0.0001), where the reference's powers are all 0 and its
+** draw fails, gives that same distribution computed without the underflow.
 */
 size_t samp_distribution(samp *s, const float *logits, double temperature,
                          double top_p, int top_k, float *probs);
