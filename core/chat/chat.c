@@ -105,7 +105,12 @@ chat_stream_reset(chat_stream *st)
     st->npend = 0;
 }
 
-/* Emit N bytes of S with every ill-formed or incomplete sequence replaced. */
+/*
+** Emit N bytes of S with every ill-formed or incomplete sequence replaced
+** and NUL bytes left out: the World vocabulary has a token for "\0", and
+** text is a C string everywhere after this (the reply saved, shown,
+** exported), so one would cut it there.  The token ids keep it.
+*/
 static int
 emit_fixed(chat_stream *st, const char *s, size_t n, chat_emit_fn emit, void *ud)
 {
@@ -114,7 +119,7 @@ emit_fixed(chat_stream *st, const char *s, size_t n, chat_emit_fn emit, void *ud
 
     if (n == 0)
         return 0;
-    if (utf8_valid(s, n)) {
+    if (utf8_valid(s, n) && memchr(s, '\0', n) == NULL) {
         if (emit)
             emit(ud, s, n);
         return 0;
@@ -124,8 +129,10 @@ emit_fixed(chat_stream *st, const char *s, size_t n, chat_emit_fn emit, void *ud
     while (i < n) {
         int r = utf8_decode(u + i, n - i, NULL);
         if (r > 0) {
-            memcpy(st->out + o, s + i, (size_t)r);
-            o += (size_t)r;
+            if (u[i] != '\0') {
+                memcpy(st->out + o, s + i, (size_t)r);
+                o += (size_t)r;
+            }
             i += (size_t)r;
         } else {
             memcpy(st->out + o, UTF8_REPL, UTF8_REPL_LEN);
@@ -133,7 +140,7 @@ emit_fixed(chat_stream *st, const char *s, size_t n, chat_emit_fn emit, void *ud
             i += r < 0 ? (size_t)-r : n - i;    /* incomplete at the end: one U+FFFD */
         }
     }
-    if (emit)
+    if (emit && o > 0)
         emit(ud, st->out, o);
     return 0;
 }

@@ -167,7 +167,8 @@ typedef struct chat_turn {
 */
 typedef struct chat_callbacks {
     /* Streamed reply text: complete UTF-8 characters only (invalid bytes
-    ** already replaced by U+FFFD), never any part of a stop string.
+    ** already replaced by U+FFFD, NUL bytes left out), never any part of a
+    ** stop string.
     ** TEXT is borrowed for the duration of the call. */
     void (*text)(void *ud, const char *text, size_t len);
     /* The phase changed (enum chat_phase). */
@@ -431,7 +432,8 @@ char *chat_normalize(const char *msg, size_t len, size_t *out_len);
 ** are pushed in; text comes out through EMIT only when
 **   - it is complete, valid UTF-8 (an incomplete character at the end holds
 **     everything back, as the demo's "no U+FFFD in decode()" rule does;
-**     bytes that can never become valid are replaced by U+FFFD), and
+**     bytes that can never become valid are replaced by U+FFFD) without NUL
+**     bytes (left out: text is a C string from here on), and
 **   - it does not end with a proper prefix of a stop string (the demo holds
 **     text ending in "\n" while the stop string is "\n\n").
 ** When a stop string appears, the text before it is emitted and push
