@@ -611,7 +611,8 @@ static const struct sessions_cmd {
 
 /* The options, anywhere on the line, and the positional arguments into A
 ** ("--" ends the options).  CLI_ARGS_GO, or the exit status to return: 0
-** after the usage for --help, 2 after one line for an error. */
+** after the usage for --help (1 when it could not be written), 2 after one
+** line for an error. */
 static int
 parse_args(int argc, char **argv, struct sessions_args *a)
 {
@@ -636,7 +637,7 @@ parse_args(int argc, char **argv, struct sessions_args *a)
         if (!opts_done) {
             if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
                 usage(stdout);
-                return 0;
+                return cli_stdout_close(0);   /* `--help >/dev/full`: one line, 1 */
             }
             if ((r = cli_take_opt(tab, argc, argv, &i)) != 0) {
                 if (r < 0)

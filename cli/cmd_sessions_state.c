@@ -307,8 +307,10 @@ sessions_budget(store *st, const char *arg)
         cli_errorf("sessions %s", err.msg);
         return 2;
     }
-    if (store_budget_set(st, budget, &bi, &err) != RWKV_OK)
-        return cli_fail(&err);
+    if (store_budget_set(st, budget, &bi, &err) != RWKV_OK) {
+        cli_errorf("sessions budget: %s", err.msg);
+        return 1;
+    }
     printf("%s\n", store_budget_say(st, &bi, line, sizeof line));
     return 0;
 }

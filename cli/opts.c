@@ -294,7 +294,7 @@ cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
         if (cmd != NULL)
             cli_errorf("%s: unknown option '%s' (see '" PROG " %s --help')", cmd, argv[i], cmd);
         else
-            cli_errorf("unknown option '%s' (see " PROG " --help)", argv[i]);
+            cli_errorf("unknown option '%s' (see " PROG " --help-ui)", argv[i]);
         return 2;
     }
     /* two models asked for: the demo must not silently win (a script's

@@ -30,6 +30,7 @@
 #include "history.h"
 #include "sidebar.h"
 #include "text.h"
+#include "yamlerr.h"
 
 #define TUI_POLL_MS       250    /* idle poll timeout: nothing else needs ticks */
 #define TUI_ESC_WAIT_MS   30     /* a key after ESC within this is Alt+key */
@@ -1154,8 +1155,12 @@ input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
     switch (key) {
     case 127:
     case 8:                   tui_input_backspace(in); return;
-    case CFG_KEY_CTRL('a'):   tui_input_home(in); return;
-    case CFG_KEY_CTRL('e'):   tui_input_end(in); return;
+    case CFG_KEY_CTRL('a'):   /* as Home and End (F1: "Home/End, C-a/C-e") */
+        input_key(a, in, KEY_HOME, 1, oneline);
+        return;
+    case CFG_KEY_CTRL('e'):
+        input_key(a, in, KEY_END, 1, oneline);
+        return;
     case CFG_KEY_CTRL('k'):   tui_input_kill_eol(in); return;
     case CFG_KEY_CTRL('u'):   tui_input_kill_bol(in); return;
     case CFG_KEY_CTRL('w'):   tui_input_kill_word(in); return;
@@ -1210,9 +1215,10 @@ suspend(struct app *a)
     a->dirty = 1;
 }
 
-/* With the error dialog shown: any key closes it; Enter and Esc do only
-** that (no message sent, no reply cancelled by the key meant to close it),
-** other keys also act, so typing goes on.  Returns 1 when the key is used. */
+/* With the error dialog shown: any key closes it; Enter, Esc and C-c do
+** only that (no message sent, no reply cancelled by the key meant to close
+** it), other keys also act, so typing goes on.  Returns 1 when the key is
+** used. */
 static int
 popup_key(struct app *a, int key, int is_fkey)
 {
@@ -1221,7 +1227,7 @@ popup_key(struct app *a, int key, int is_fkey)
     a->notice[0] = '\0';
     a->notice_popup = 0;
     a->dirty = 1;
-    return !is_fkey && (key == K_ENTER || key == K_ESC);
+    return !is_fkey && (key == K_ENTER || key == K_ESC || key == CFG_KEY_CTRL('c'));
 }
 
 /* A key for an open menu or the search line; 1 when used. */
@@ -1320,7 +1326,10 @@ key_dispatch(struct app *a, int key, int is_fkey)
         a->dirty = 1;
         return;
     }
-    if (scroll_key(a, key, is_fkey)) {
+    /* (PgUp/PgDn in the focused sidebar step its value by 10, F1 says:
+    ** not the transcript's page) */
+    if (!(a->focus == TUI_FOCUS_SIDEBAR && is_fkey && (key == KEY_PPAGE || key == KEY_NPAGE)) &&
+        scroll_key(a, key, is_fkey)) {
         a->dirty = 1;
         return;
     }
@@ -1469,13 +1478,19 @@ cook_key(int k, int *is_fkey)
         if (k2 == '\r' || k2 == '\n')
             return K_ALT_ENTER;
         if (k2 == '[') {
-            /* a CSI the terminfo did not know: bracketed paste or ignore */
+            /* a CSI the terminfo did not know: bracketed paste, xterm's
+            ** Shift-Up/Down (tmux and GNU screen send them under
+            ** TERM=screen, whose terminfo has no kri/kind), or ignored */
             char seq[16];
             read_csi(seq, sizeof seq, TUI_ESC_WAIT_MS);
             if (strcmp(seq, "200~") == 0)
                 return K_PASTE_BEG;
             if (strcmp(seq, "201~") == 0)
                 return K_PASTE_END;
+            if (strcmp(seq, "1;2A") == 0 || strcmp(seq, "1;2B") == 0) {
+                *is_fkey = 1;
+                return seq[3] == 'A' ? KEY_SR : KEY_SF;
+            }
             return -1;
         }
         if (k2 == 27) {
@@ -1585,6 +1600,9 @@ paste_key(struct app *a, int k, int f)
             key_dispatch(a, k, f);       /* a resize still lays out again */
         return;
     }
+    if (a->focus == TUI_FOCUS_PROMPT && tui_prompt_yesno(a->prompt_kind))
+        return;                  /* a question takes keys (y/n, r/e/q), not text:
+                                    a paste is no answer, nor text after it */
     a->dirty = 1;
     /* CR, LF and CR LF (text copied from Windows) are each one newline */
     if (k == '\n' && a->paste_cr) {
@@ -2319,9 +2337,13 @@ resume_lookup(struct app *a)
     return 0;
 }
 
-/* Config and theme: a named config that is not there is a usage error (2,
-** printed); problems in a config or theme file are shown in the transcript
-** and the valid settings (or the default theme) are used.  0 or 2. */
+/* Config and theme: a named config (--config) that cannot be read -- not
+** there, not readable, not a regular file (a FIFO, a folder, a device),
+** too large -- is a usage error: one line, 2, as every subcommand says it
+** (cli_opts_check, the same reader).  Problems in the settings of a config
+** file (a named one too), or in a theme file, and a default config.yaml
+** that cannot be read, are shown in the transcript and the valid settings
+** (or the default theme) are used.  0 or 2. */
 static int
 load_config(struct app *a)
 {
@@ -2329,9 +2351,14 @@ load_config(struct app *a)
     char msg[THEME_MSG];
     const char *theme_name;
 
-    if (launch->config && access(launch->config, R_OK) != 0) {
-        fprintf(stderr, PROG_NAME_TUI ": %s: %s\n", launch->config, strerror(errno));
-        return 2;
+    if (launch->config) {
+        size_t len;
+        char *text = tui_read_file(launch->config, CFG_MAX_BYTES, &len, msg, sizeof msg);
+        if (text == NULL) {
+            fprintf(stderr, PROG_NAME_TUI ": --config %s\n", msg);
+            return 2;
+        }
+        free(text);
     }
     if (cfg_load(launch->config, &a->cfg, msg, sizeof msg) != 0)
         tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, msg, strlen(msg));

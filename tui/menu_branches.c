@@ -223,8 +223,13 @@ enter(struct app *a, const tui_menu_item *it, int key)
                 continue;
             tui_edit_turn(a, i);
             tui_notice(a, 0, "edit and send: the message starts a new branch there");
+            tui_menu_close(a);
+            return;
         }
-        tui_menu_close(a);
+        /* a reply (or the start) of this branch: nothing to switch to or
+        ** edit -- said, the menu stays (it closed without a word) */
+        tui_notice(a, 0, "already on this branch (Enter on your message edits it; "
+                         "Left/Right: its siblings)");
         return;
     }
     if (store_branch_leaf(a->st, it->id, &leaf, &err) != RWKV_OK) {

@@ -113,11 +113,15 @@ switch_model(struct app *a, const tui_menu_item *it, int key)
     (void)key;
     if (it == NULL)
         return;
-    if (it->data)
-        snprintf(path, sizeof path, "%s", it->data);
+    if (it->data == NULL) {
+        /* the model in use: nothing to switch to; said, the menu stays
+        ** (it closed without a word, as if a switch had begun) */
+        tui_notice(a, 0, "%s is the model in use (C-s changes its strategy)", a->model_label);
+        return;
+    }
+    snprintf(path, sizeof path, "%s", it->data);
     tui_menu_close(a);
-    if (path[0])
-        tui_switch_model(a, path, NULL);
+    tui_switch_model(a, path, NULL);
 }
 
 static void

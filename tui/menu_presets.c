@@ -101,7 +101,7 @@ accept_save(struct app *a, const char *text)
         tui_replace_ask_name(a, TUI_PROMPT_PRESET_SAVE, text, text, TR_NOOP("preset")))
         return TUI_PROMPT_DONE;       /* asked first */
     if (store_preset_put(a->st, text, &a->samp, NULL, &err) != RWKV_OK) {
-        tui_notice(a, 1, "%s", err.msg);
+        tui_notice(a, 1, "saving preset '%s': %s", text, err.msg);
         return TUI_PROMPT_AGAIN;
     }
     tui_notice(a, 0, "preset '%s' saved", text);

@@ -500,7 +500,7 @@ accept_budget(struct app *a, const char *text)
     tui_notice(a, 0, "applying the budget...");
     tui_view_draw(a);           /* said before the wait: dropping and vacuuming take a while */
     if (store_budget_set(a->st, bytes, &bi, &err) != RWKV_OK) {
-        tui_notice(a, 1, "%s", err.msg);
+        tui_notice(a, 1, "setting the budget: %s", err.msg);
         return TUI_PROMPT_AGAIN;
     }
     tui_notice(a, 0, "%s", store_budget_say(a->st, &bi, line, sizeof line));

@@ -436,7 +436,11 @@ tui_expand_path(const char *in, char *out, size_t cap)
 }
 
 /* The name (a path, a preset) the user was told exists: Enter on it again
-** replaces it (one prompt at a time, so one name is enough). */
+** replaces it (one prompt at a time, so one name is enough).  It stays
+** confirmed while that prompt is tried again (a replace whose write failed
+** opens it again holding the name: Enter retries, it does not ask anew);
+** each prompt that writes forgets it when it opens, and another name typed
+** is asked about. */
 static char replace_ok[1200];
 
 void
@@ -451,10 +455,8 @@ tui_replace_ask_name(struct app *a, int kind, const char *name, const char *text
 {
     char label[192];
 
-    if (strcmp(name, replace_ok) == 0) {
-        tui_replace_forget();
+    if (strcmp(name, replace_ok) == 0)
         return 0;
-    }
     snprintf(replace_ok, sizeof replace_ok, "%s", name);
     snprintf(label, sizeof label, TR("%s exists: Enter replaces it, Esc keeps it: "), TR(what));
     tui_prompt_open(a, kind, label, text);

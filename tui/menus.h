@@ -128,7 +128,10 @@ int    tui_cmp_names(const void *x, const void *y);   /* qsort of char * */
 ** and a second Enter on the same name replaces it (returns 0).  1 too,
 ** after a notice, when PATH is the session database, one of its files or
 ** another SQLite database: never written over (store_export_target_check).
-** tui_replace_forget: a new prompt asks again. */
+** A name confirmed stays so while its prompt is tried again (a write that
+** failed after the second Enter: the next Enter retries without asking);
+** tui_replace_forget, called by each prompt that writes as it opens: a new
+** prompt asks again. */
 int    tui_replace_ask(struct app *a, int kind, const char *path, const char *text);
 /* The same for NAME, known to exist (WHAT: "preset"). */
 int    tui_replace_ask_name(struct app *a, int kind, const char *name, const char *text,

@@ -17,7 +17,10 @@
 ** the line on stderr.  After the screen: what was said while quitting
 ** (the errors of a reply the quit stopped, the runtime's lines at each
 ** try: "saving works again"), that line (how many and why), and the exit
-** status.  Back in the chat, what was said is the message log's alone.
+** status.  While the question (or its export prompt) is open, what was
+** said so far is shown in a dialog above it (view.c, draw_quit_said: the
+** question takes every key, the log is out of reach); back in the chat,
+** it is the message log's alone.
 ** Nothing kept out: nothing of this runs, a quit is what it always was.
 */
 #include "app.h"

@@ -439,7 +439,7 @@ tui_session_import_state(struct app *a, const char *path, int64_t *id)
     f.n_head = inf->n_head;
     f.head_size = inf->head_size;
     if (store_statefile_add(a->st, &f, id, &err) != RWKV_OK) {
-        tui_notice(a, 1, "%s", err.msg);
+        tui_notice(a, 1, "importing %s into the library: %s", f.name, err.msg);
         free(data);
         return -1;
     }

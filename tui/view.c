@@ -1047,16 +1047,21 @@ draw_box(struct app *a, int x0, int y0, int w, int bh, int attr)
     }
 }
 
+/* What a dialog over the transcript is for (draw_error_box). */
+enum { BOX_NOTICE, BOX_RETRY, BOX_QUIT };
+
 /*
 ** An error TEXT (CUT: only its start) wrapped in a dialog over the
 ** transcript (rows TOP..TOP+H-1): the title, the text, and what the keys do
-** -- RETRY: under a prompt opened again after it failed (Enter tries again,
-** Esc gives up: the footer is the prompt's), else any key closes it -- and
-** where every message is kept.  When even the dialog cannot hold it all,
-** its last row says so and the log (M-l) has it whole.
+** -- BOX_RETRY: under a prompt opened again after it failed (Enter tries
+** again, Esc gives up: the footer is the prompt's); BOX_QUIT: what was said
+** while quitting, under the unsaved-exchange question (its keys are the
+** footer's); BOX_NOTICE: any key closes it -- and where every message is
+** kept.  When even the dialog cannot hold it all, its last row says so and
+** the log (M-l) has it whole.
 */
 static void
-draw_error_box(struct app *a, int top, int h, const char *text, int cut, int retry)
+draw_error_box(struct app *a, int top, int h, const char *text, int cut, int kind)
 {
     int w = a->cols - 4 < 76 ? a->cols - 4 : 76, body = tui_role_attr(a, THEME_ROLE_MENU);
     int bh, x0, y0, rows;
@@ -1073,13 +1078,16 @@ draw_error_box(struct app *a, int top, int h, const char *text, int cut, int ret
     y0 = top + (h - bh) / 2;
     rows = bh - 2 > 0 ? bh - 2 : 0;
     draw_box(a, x0, y0, w, bh, body);
-    puts_(y0, x0 + 1, TR(" Error "), w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
+    puts_(y0, x0 + 1, kind == BOX_QUIT ? TR(" Said while quitting ") : TR(" Error "), w - 2,
+          tui_role_attr(a, THEME_ROLE_MENU_TITLE));
     for (int i = 0; i < rows && (size_t)i < n; i++)
         put(y0 + 1 + i, x0 + 2, text + sp[i].off, sp[i].len, w - 4,
             tui_role_attr(a, THEME_ROLE_ERROR));
     cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
     more = (size_t)rows < n || cut ? TR("(more in the log)") : "";
-    if (retry)
+    if (kind == BOX_QUIT)
+        snprintf(hint, sizeof hint, "%s", more);
+    else if (kind == BOX_RETRY)
         snprintf(hint, sizeof hint, TR("%s Enter tries again  Esc gives up"), more);
     else
         snprintf(hint, sizeof hint, TR("%s any key closes  %s: all messages"), more, key);
@@ -1089,11 +1097,58 @@ draw_error_box(struct app *a, int top, int h, const char *text, int cut, int ret
     free(sp);
 }
 
+/*
+** The unsaved-exchange question (quit.c) or its export prompt open: what was
+** said while quitting (a->quit_said: the errors of the job the quit stopped
+** -- a save that failed meanwhile --, the runtime's notes at each try) and a
+** notice made since it opened, in a dialog above it.  The footer is the
+** question's and it takes every key, so the log is out of reach until Esc:
+** without this they were seen nowhere before the choice.  Nothing said:
+** nothing drawn.
+*/
+static void
+draw_quit_said(struct app *a, int top, int h)
+{
+    static const char pre[] = PROG_NAME_TUI ": ";
+    const char *s = a->quit_said.len > 0 ? a->quit_said.p : "";
+    tui_buf b;
+    char *form;
+    int part;
+
+    tui_buf_init(&b);
+    while (*s) {                        /* its lines, without stderr's prefix */
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        if (strncmp(s, pre, sizeof pre - 1) == 0 && n >= sizeof pre - 1) {
+            s += sizeof pre - 1;
+            n -= sizeof pre - 1;
+        }
+        if (n > 0) {
+            if (b.len > 0)
+                tui_buf_adds(&b, "\n");
+            tui_buf_add(&b, s, n);
+        }
+        s += n + (nl != NULL);
+    }
+    if (a->notice[0]) {
+        if (b.len > 0)
+            tui_buf_adds(&b, "\n");
+        tui_buf_adds(&b, a->notice);
+    }
+    if (b.len > 0) {
+        form = tui_xmalloc(b.len + 1);
+        part = text_form(a, b.p, a->notice[0] && a->notice_cut, form, b.len + 1);
+        draw_error_box(a, top, h, form, part, BOX_QUIT);
+        free(form);
+    }
+    tui_buf_fini(&b);
+}
+
 /* An error too long for the footer: the dialog, closed by the next key. */
 static void
 draw_notice_popup(struct app *a, int top, int h)
 {
-    draw_error_box(a, top, h, a->notice, a->notice_cut, 0);
+    draw_error_box(a, top, h, a->notice, a->notice_cut, BOX_NOTICE);
     a->notice_popup = 1;
 }
 
@@ -1358,7 +1413,10 @@ tui_view_draw(struct app *a)
     if (a->focus == TUI_FOCUS_PROMPT && a->prompt_retry && a->prompt_error[0]) {
         char form[TUI_NOTICE];
         int part = text_form(a, a->prompt_error, a->prompt_error_cut, form, sizeof form);
-        draw_error_box(a, tr_top, tr_h + 1, form, part, 1);
+        draw_error_box(a, tr_top, tr_h + 1, form, part, BOX_RETRY);
+    } else if (a->focus == TUI_FOCUS_PROMPT && (a->prompt_kind == TUI_PROMPT_UNSAVED ||
+                                                a->prompt_kind == TUI_PROMPT_UNSAVED_EXPORT)) {
+        draw_quit_said(a, tr_top, tr_h + 1);
     }
     attrset(A_NORMAL);
     if (a->focus == TUI_FOCUS_INPUT || a->focus == TUI_FOCUS_PROMPT ||

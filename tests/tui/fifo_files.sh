@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # tests/tui/fifo_files.sh -- a FIFO given (or found) where the client reads
-# a file -- --config, --theme, the default config.yaml -- is refused with
-# one line in the UI, the client starting with the defaults; it never
-# blocks in open(2) waiting for a writer (it did for the config and theme);
-# F3 leaves out a FIFO or a folder named like a state file.
+# a file is refused with one line and never blocks in open(2) waiting for a
+# writer (it did for the config and theme): --config, a usage error (exit 2,
+# the line on stderr, as every subcommand: config_refused.sh); --theme and
+# the default config.yaml, in the UI, the client starting with the
+# defaults; F3 leaves out a FIFO or a folder named like a state file.
 . "$(dirname "$0")/tmuxlib.sh"
 
 mkfifo "$TMP/fifo"
-W=160 H=24 tui_start --config "$TMP/fifo"
-check "--config FIFO: refused in one line" 'fifo: not a regular file \(a FIFO\)'
-check "and the client is up" 'F1 help'
-tui_quit
+NOWAIT=1 W=160 H=24 tui_start --config "$TMP/fifo"
+check "--config FIFO: exit 2" '^EXIT=2'
+grep -q 'fifo: not a regular file (a FIFO)' "$TMP/stderr.$RUNS" && ok ||
+    fail "--config FIFO: stderr: $(cat "$TMP/stderr.$RUNS")"
 
 W=160 H=24 tui_start --theme "$TMP/fifo"
 check "--theme FIFO: refused, default theme" 'fifo: not a regular file \(a FIFO\); using the'
