@@ -93,7 +93,9 @@ sess_model_row(sess *s, rwkv_err *err)
         return RWKV_OK;
     store_model_from_info(&m, s->model_path, rwkv_model_info(s->m));
     snprintf(m.vocab, sizeof m.vocab, "%s", s->vocab_path);
-    return store_model_upsert(s->st, &m, &s->model_id, err);
+    if (store_model_upsert(s->st, &m, &s->model_id, err) != RWKV_OK)
+        return rwkv_errf(err, err->code, "saving the model's row: %s", err->msg);
+    return RWKV_OK;
 }
 
 /*
@@ -499,8 +501,10 @@ session_create(sess *s, const char *title, const char *msg)
         s->sid = 0;
         return -1;
     }
-    snprintf(s->title, sizeof s->title, "%s", ss.title);
+    /* the title as saved (store_title_clean: one line, by the display rule),
+    ** not as given: the front ends show it and the note below says it */
     s->created_ms = store_session_get(s->st, s->sid, &ss, &err) == RWKV_OK ? ss.created_ms : -1;
+    store_title_clean(ss.title, s->title, sizeof s->title);
     s->head = 0;
     s->last_user = 0;
     s->last_reply = 0;
@@ -1245,6 +1249,8 @@ sess_save_finish(sess *s, const chat_turn *t)
     s->reply_id = 0;
     if (s->st != NULL)
         file_lost(s);                  /* what the commit found beside the file, said now */
+    if (s->st != NULL)
+        store_wal_trim(s->st);         /* a quiet point: the -wal cut (store.h) */
 }
 
 /* ---- opening, and moving in the turn tree ---------------------------------------------- */

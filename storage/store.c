@@ -19,6 +19,10 @@
 **   - A new file is created 0600 before SQLite opens it (the -wal and -shm
 **     files inherit that mode) and gets auto_vacuum=INCREMENTAL before its
 **     first table, so deleting a session can give the space back.
+**   - An open that fails leaves the file system as it found it: the file it
+**     created (still empty, the same inode, nobody's -wal or -shm beside
+**     it) is removed, an empty file's mode put back, the directories it
+**     made removed while empty (made_undo).
 */
 #include "store_int.h"
 
@@ -418,9 +422,25 @@ store_default_path(char *buf, size_t cap, rwkv_err *err)
     return RWKV_OK;
 }
 
-/* mkdir -p of the directories above PATH (mode 0700). */
+/*
+** What store_open made on its way to opening PATH, so that an open that
+** fails leaves the file system as it found it (made_undo): the file and the
+** directories it created, the mode it changed.
+*/
+struct made {
+    size_t   dir_len;       /* the shallowest directory created: PATH's first
+                            ** DIR_LEN bytes (0: none); the ones below it
+                            ** were all created too */
+    int      file;          /* the file was created (O_EXCL) ... */
+    int      chmoded;       /* ... or an empty one made private: its mode was */
+    mode_t   mode;
+    uint64_t dev, ino;      /* the file's, either way */
+};
+
+/* mkdir -p of the directories above PATH (mode 0700); the first one
+** created into MADE. */
 static int
-make_parents(const char *path, rwkv_err *err)
+make_parents(const char *path, struct made *made, rwkv_err *err)
 {
     char buf[STORE_PATH_MAX];
     size_t n = strlen(path);
@@ -432,8 +452,12 @@ make_parents(const char *path, rwkv_err *err)
         if (*p != '/')
             continue;
         *p = '\0';
-        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+        if (mkdir(buf, 0700) == 0) {
+            if (made->dir_len == 0)
+                made->dir_len = (size_t)(p - buf);
+        } else if (errno != EEXIST) {
             return rwkv_errf(err, RWKV_EIO, "%s: cannot create directory: %s", buf, strerror(errno));
+        }
         *p = '/';
     }
     return RWKV_OK;
@@ -470,24 +494,83 @@ check_parent(const char *path, rwkv_err *err)
 
 /* Create PATH 0600 if it does not exist yet.  An existing empty regular
 ** file (made by `touch` or a umask-022 shell redirection) is not a database
-** yet: it is made 0600 before SQLite writes anything into it. */
+** yet: it is made 0600 before SQLite writes anything into it.  What was
+** done goes into MADE. */
 static int
-create_private(const char *path, rwkv_err *err)
+create_private(const char *path, struct made *made, rwkv_err *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    struct stat sb;
 
     if (fd < 0) {
-        struct stat sb;
         if (errno != EEXIST)
             return rwkv_errf(err, RWKV_EIO, "%s: cannot create: %s", path, strerror(errno));
         if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0 &&
-            (sb.st_mode & 077) != 0 && chmod(path, 0600) != 0)
-            return rwkv_errf(err, RWKV_EIO, "%s: cannot make it private (mode 0600): %s", path,
-                             strerror(errno));
+            (sb.st_mode & 077) != 0) {
+            if (chmod(path, 0600) != 0)
+                return rwkv_errf(err, RWKV_EIO, "%s: cannot make it private (mode 0600): %s",
+                                 path, strerror(errno));
+            made->chmoded = 1;
+            made->mode = sb.st_mode & 07777;
+            made->dev = (uint64_t)sb.st_dev;
+            made->ino = (uint64_t)sb.st_ino;
+        }
         return RWKV_OK;
+    }
+    if (fstat(fd, &sb) == 0) {
+        made->file = 1;
+        made->dev = (uint64_t)sb.st_dev;
+        made->ino = (uint64_t)sb.st_ino;
     }
     close(fd);
     return RWKV_OK;
+}
+
+/* 1 when PATH + SUFFIX exists (as anything). */
+static int
+exists_beside(const char *path, const char *suffix)
+{
+    char p[STORE_PATH_MAX + 16];
+    struct stat sb;
+
+    return snprintf(p, sizeof p, "%s%s", path, suffix) < (int)sizeof p && lstat(p, &sb) == 0;
+}
+
+/*
+** The open of PATH failed (its connection closed): undo what MADE says this
+** call did, where the file is still as it left it -- the same inode, empty,
+** and no -wal, -shm or -journal beside it (another connection of the file
+** would have made one: its file is not ours to take back).  Then the
+** directories it made, deepest first, each only while empty (rmdir).
+*/
+static void
+made_undo(const char *path, const struct made *made)
+{
+    struct stat sb;
+    char buf[STORE_PATH_MAX];
+    size_t n = strlen(path);
+
+    if ((made->file || made->chmoded) && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        sb.st_size == 0 && (uint64_t)sb.st_dev == made->dev && (uint64_t)sb.st_ino == made->ino &&
+        !exists_beside(path, "-wal") && !exists_beside(path, "-shm") &&
+        !exists_beside(path, "-journal")) {
+        if (made->file)
+            (void)unlink(path);
+        else
+            (void)chmod(path, made->mode);
+    }
+    if (made->dir_len == 0 || n >= sizeof buf)
+        return;
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + n; p > buf + made->dir_len;) {
+        while (p > buf && *--p != '/')
+            ;
+        if (p < buf + made->dir_len)
+            break;
+        *p = '\0';                    /* buf is a directory made here */
+        if (rmdir(buf) != 0)
+            break;
+    }
 }
 
 /* ---- lock waits --------------------------------------------------------- */
@@ -663,8 +746,7 @@ journal_check(store *s, const char *mode, rwkv_err *err)
         return RWKV_OK;
     for (size_t i = 0; i < sizeof rollback / sizeof rollback[0]; i++) {
         if (strcmp(mode, rollback[i]) == 0) {
-            snprintf(s->journal, sizeof s->journal, "%s", mode);
-            s->journal_note = 1;
+            store_journal_fallback(s, mode);
             return RWKV_OK;
         }
     }
@@ -802,8 +884,10 @@ store_open(const char *path, store **out, rwkv_err *err)
     int64_t uv, tables;
     int rc, is_default;
     struct stat sb;
+    struct made made;
 
     *out = NULL;
+    memset(&made, 0, sizeof made);
     if (path == NULL) {
         if ((rc = store_default_path(defpath, sizeof defpath, err)) != RWKV_OK)
             return rc;
@@ -827,13 +911,16 @@ store_open(const char *path, store **out, rwkv_err *err)
     /* a FIFO or a device would block SQLite's first read forever */
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
         return rwkv_errf(err, RWKV_EINVAL, "%s: not a regular file, not a session database", path);
-    if ((rc = is_default ? make_parents(path, err) : check_parent(path, err)) != RWKV_OK ||
-        (rc = create_private(path, err)) != RWKV_OK)
+    if ((rc = is_default ? make_parents(path, &made, err) : check_parent(path, err)) != RWKV_OK ||
+        (rc = create_private(path, &made, err)) != RWKV_OK) {
+        made_undo(path, &made);
         return rc;
+    }
 
     s = calloc(1, sizeof *s);
     if (s == NULL || (s->path = strdup(path)) == NULL) {
         free(s);
+        made_undo(path, &made);
         return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", path);
     }
     s->ret.keep_last = STORE_KEEP_LAST_DEFAULT;
@@ -897,8 +984,9 @@ store_open(const char *path, store **out, rwkv_err *err)
     }
     /* FULL: a turn reported saved survives a power cut too, not only a
     ** crash.  The WAL is checkpointed every 256 pages (16 MB: the hook,
-    ** STORE_WAL_AUTOCHECKPOINT) and cut back to 32 MB, so snapshot traffic
-    ** does not leave a large -wal file. */
+    ** STORE_WAL_AUTOCHECKPOINT), cut back to 32 MB at a rewind, and cut
+    ** to nothing at the quiet points (store_wal_trim, store_close), so
+    ** snapshot traffic does not leave a large -wal file. */
     if ((rc = store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;"
                             " PRAGMA journal_size_limit=33554432", err)) != RWKV_OK)
         goto fail;
@@ -910,6 +998,7 @@ store_open(const char *path, store **out, rwkv_err *err)
     return RWKV_OK;
 fail:
     store_close(s);
+    made_undo(path, &made);    /* path: defpath or the caller's, not s->path (freed) */
     return rc;
 }
 
@@ -1034,8 +1123,8 @@ store_sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err)
 
 /* ---- models ------------------------------------------------------------- */
 
-int
-store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
+static int
+model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
 {
     sqlite3_stmt *st;
     int rc = RWKV_OK;
@@ -1087,6 +1176,17 @@ store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
 }
 
 int
+store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
+{
+    int rc;
+
+    s->plain_errors++;                 /* the caller names the action (store.h) */
+    rc = model_upsert(s, m, id, err);
+    s->plain_errors--;
+    return rc;
+}
+
+int
 store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
 {
     sqlite3_stmt *st;
@@ -1118,9 +1218,8 @@ store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
 
 /* ---- presets ------------------------------------------------------------ */
 
-int
-store_preset_put(store *s, const char *name, const rwkv_sampling *samp, int64_t *id,
-                 rwkv_err *err)
+static int
+preset_put(store *s, const char *name, const rwkv_sampling *samp, int64_t *id, rwkv_err *err)
 {
     sqlite3_stmt *st;
     char txt[512];
@@ -1141,6 +1240,18 @@ store_preset_put(store *s, const char *name, const rwkv_sampling *samp, int64_t 
     if (rc == RWKV_OK && id)
         *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_preset_put(store *s, const char *name, const rwkv_sampling *samp, int64_t *id,
+                 rwkv_err *err)
+{
+    int rc;
+
+    s->plain_errors++;                 /* the caller names the action (store.h) */
+    rc = preset_put(s, name, samp, id, err);
+    s->plain_errors--;
     return rc;
 }
 
@@ -1219,8 +1330,8 @@ store_preset_list(store *s, char ***names, size_t *n, rwkv_err *err)
 
 /* ---- state files -------------------------------------------------------- */
 
-int
-store_statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err)
+static int
+statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err)
 {
     sqlite3_stmt *st;
     char txt[512];
@@ -1265,6 +1376,17 @@ store_statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *e
     sqlite3_finalize(st);
     if (rc == RWKV_OK && id)
         *id = old > 0 ? old : sqlite3_last_insert_rowid(s->db);
+    return rc;
+}
+
+int
+store_statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err)
+{
+    int rc;
+
+    s->plain_errors++;                 /* the caller names the action (store.h) */
+    rc = statefile_add(s, f, id, err);
+    s->plain_errors--;
     return rc;
 }
 

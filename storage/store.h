@@ -140,9 +140,23 @@ int  store_is_lost(const store *s);
 ** store marked lost; its close leaves those files alone).
 ** store_file_note: the line to tell the user, once, in S's language
 ** (store_set_tr): 1 with it in BUF (CAP bytes), 0 when there is none.  (It
-** also has the line of a store opened without WAL: store_open.)
+** also has the line of a store kept without WAL: at store_open, or when
+** the fresh WAL could not be made -- the same line, said once.)
 */
 int  store_file_note(store *s, char *buf, size_t cap);
+/*
+** The size of the -wal file.  SQLite rewinds a WAL after a checkpoint but
+** keeps its size: a long chat's -wal would stay at the autocheckpoint's 16
+** MB (or more, after a large write) while the store is open, and after its
+** close while another window has the database open.  So the WAL is copied
+** into the database and the -wal cut to nothing (a TRUNCATE checkpoint) at
+** store_close and at store_wal_trim -- the front end's quiet point (the
+** session runtime: after a reply is saved).  Each is tried once without
+** waiting: while another connection reads or writes, what can be copied
+** is, the file stays, and the next one cuts it.  Never fails loudly;
+** nothing is lost either way.
+*/
+void store_wal_trim(store *s);                        /* NULL is fine */
 /*
 ** Lock waits (store.c).  A statement that meets another connection's lock
 ** waits for it up to STORE_BUSY_MS (store_set_busy_ms: another bound, for
@@ -290,7 +304,9 @@ int store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err);
 int store_session_latest(store *s, int64_t *id, rwkv_err *err);
 /*
 ** The writes a user asks for by name -- store_session_rename, _delete, _fork
-** and store_turn_prune -- fail with one form of message: the file and why,
+** and store_turn_prune; store_preset_put, store_statefile_add,
+** store_model_upsert, store_snapshot_put and store_budget_set too -- fail
+** with one form of message: the file and why,
 ** "PATH: database is locked" (another program held the write lock past the
 ** busy time), "PATH: disk full (nothing was saved)", "PATH: no session 3",
 ** never the action itself, on a lock wait that ran out as on any other
@@ -459,10 +475,12 @@ typedef struct store_tree_node {
     int     role;                  /* enum store_role */
     int     n_children;
     int     last;                  /* the last (newest) child of its parent */
-    /* The start of the text as saved, not cleaned (it may hold control
-    ** bytes, escape sequences, invalid UTF-8: clean it for display, as
-    ** tui_label does): at most 255 bytes, cut on a character boundary,
-    ** NUL-terminated (a NUL in the text ends it). */
+    /* The start of the text as the terminal rule shows it, from its first
+    ** visible character (core/text/utf8.h utf8_san_label: escape
+    ** sequences, controls -- a NUL too -- and blank lines before it left
+    ** out; at most the text's first 8 KiB read): at most 255 bytes, cut on
+    ** a character boundary, NUL-terminated.  Clean (tui_label's cleaning
+    ** changes nothing); its first line is the label. */
     char    text[256];
 } store_tree_node;
 /*
@@ -578,7 +596,10 @@ const char *store_budget_say(const store *s, const store_budget_info *bi, char *
 /* The budget in bytes (*BYTES 0: none). */
 int store_budget_get(store *s, uint64_t *bytes, rwkv_err *err);
 /* Set the budget (0: none), apply it at once in one transaction and give
-** the space dropped back to the file system (store_vacuum). */
+** the space dropped back to the file system (store_vacuum, tried once
+** without waiting for a lock: when another program holds it the budget is
+** still set -- RWKV_OK -- and the pages are given back later).  Errors are
+** "PATH: why" (the caller names the action, as for the writes below). */
 int store_budget_set(store *s, uint64_t bytes, store_budget_info *info, rwkv_err *err);
 
 /* One turn's share of a replay. */

@@ -283,8 +283,8 @@ out:
     return rc;
 }
 
-int
-store_budget_set(store *s, uint64_t bytes, store_budget_info *info, rwkv_err *err)
+static int
+budget_set(store *s, uint64_t bytes, store_budget_info *info, rwkv_err *err)
 {
     int rc;
 
@@ -298,7 +298,22 @@ store_budget_set(store *s, uint64_t bytes, store_budget_info *info, rwkv_err *er
     if ((rc = store_tx_commit(s, err)) != RWKV_OK)
         return rc;
     info->budget = bytes;
-    if (info->dropped > 0)
-        return store_vacuum(s, NULL, err);   /* the file shrinks now */
     return RWKV_OK;
+}
+
+int
+store_budget_set(store *s, uint64_t bytes, store_budget_info *info, rwkv_err *err)
+{
+    int rc;
+
+    s->plain_errors++;                 /* the caller names the action (store.h) */
+    rc = budget_set(s, bytes, info, err);
+    s->plain_errors--;
+    /* the space of the dropped states back to the file system: the budget
+    ** is set whether or not that works now (another program's lock) -- as
+    ** after a delete, the pages stay free, reused by later writes and given
+    ** back by the next delete or `sessions vacuum` */
+    if (rc == RWKV_OK && info->dropped > 0)
+        store_vacuum_after_delete(s);  /* tried once: no wait for a lock */
+    return rc;
 }

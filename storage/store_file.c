@@ -151,36 +151,47 @@ wal_copy(store *s)
     sqlite3_wal_checkpoint_v2(s->db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 }
 
-/* PRAGMA journal_mode=MODE on S: 1 when SQLite answers WANT. */
-static int
-journal_mode(store *s, const char *sql, const char *want)
+/* SQL, a PRAGMA journal_mode on S: SQLite's answer (the mode it is in
+** afterwards) into MODE (16 bytes); "" when the statement failed. */
+static void
+journal_mode(store *s, const char *sql, char mode[16])
 {
     sqlite3_stmt *st;
-    int ok = 0;
 
+    mode[0] = '\0';
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return 0;
+        return;
     if (sqlite3_step(st) == SQLITE_ROW)
-        ok = sqlite3_column_text(st, 0) != NULL &&
-             strcmp((const char *)sqlite3_column_text(st, 0), want) == 0;
+        store_col_text(st, 0, mode, 16);
     sqlite3_finalize(st);
-    return ok;
 }
 
 /* A fresh WAL at the path: out of WAL mode (SQLite checkpoints the open
 ** WAL and lets it go: granted only when no other connection has the file
 ** open, else SQLITE_BUSY at once) and back; the files it then makes are
-** taken as SQLite's (wal_state OK again).  Should WAL mode fail to come
-** back, the file stays in rollback-journal mode: every commit in the file,
-** safe too. */
+** taken as SQLite's (wal_state OK again).  Should WAL mode not come back
+** (another connection took the write lock in between: SQLITE_BUSY at once;
+** the shared memory cannot be made), the file stays in rollback-journal
+** mode -- every commit in the file, safe too -- and the user is told as at
+** open (store_journal_fallback). */
 static void
 wal_renew(store *s)
 {
-    if (!sqlite3_get_autocommit(s->db) ||
-        !journal_mode(s, "PRAGMA journal_mode=DELETE", "delete"))
+    char mode[16];
+
+    if (!sqlite3_get_autocommit(s->db))
         return;
-    if (journal_mode(s, "PRAGMA journal_mode=WAL", "wal"))
+    journal_mode(s, "PRAGMA journal_mode=DELETE", mode);
+    if (strcmp(mode, "delete") != 0)
+        return;
+    journal_mode(s, "PRAGMA journal_mode=WAL", mode);
+    if (strcmp(mode, "wal") == 0) {
         sqlite3_exec(s->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    } else {
+        if (mode[0] == '\0')           /* refused: the mode it kept */
+            journal_mode(s, "PRAGMA journal_mode", mode);
+        store_journal_fallback(s, mode[0] ? mode : "delete");
+    }
     wal_opened(s);                      /* the new files (none out of WAL mode) */
 }
 
@@ -196,26 +207,62 @@ store_file_wal_hook(void *ud, sqlite3 *db, const char *name, int frames)
     return SQLITE_OK;
 }
 
+/*
+** The -wal at a quiet point (store_wal_trim, store_file_close): the WAL
+** copied into the database and the file cut to nothing (TRUNCATE), without
+** waiting for another connection -- while one reads an older snapshot or
+** writes, SQLite copies what it can (as PASSIVE does) and leaves the file
+** to the next quiet point.  Without it the -wal keeps the largest size it
+** ever reached (16 MB and more: SQLite rewinds it, never shrinks it) for as
+** long as the store is open, and after its close while another window has
+** the database open.
+** Not at the autocheckpoint (the WAL hook): in a run of commits a rewound
+** WAL is written over in place, where a cut one grows again with every
+** commit, each extension a change of the file's size to sync as well.
+*/
+void
+store_wal_trim(store *s)
+{
+    if (s == NULL || s->db == NULL || s->lost || s->journal[0] != '\0' ||
+        !sqlite3_get_autocommit(s->db))
+        return;
+    wal_notice(s);
+    if (s->wal_state != STORE_WAL_OK)
+        return;                         /* the hook copies it after every commit */
+    s->busy_never++;                    /* busy_wait: give up at once */
+    sqlite3_wal_checkpoint_v2(s->db, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    s->busy_never--;
+}
+
+void
+store_journal_fallback(store *s, const char *mode)
+{
+    snprintf(s->journal, sizeof s->journal, "%s", mode);
+    s->journal_note = 1;
+}
+
 int
 store_file_note(store *s, char *buf, size_t cap)
 {
     if (cap == 0)
         return 0;
-    if (s->journal_note) {              /* store.c, journal_check: once */
-        s->journal_note = 0;
-        snprintf(buf, cap, store_tr(s, "%s: SQLite cannot use WAL mode for this file (journal "
-                                       "mode '%s'): saving goes on with a rollback journal -- a "
-                                       "crash still loses nothing saved, but a save waits while "
-                                       "another window reads the database"),
-                 s->path, s->journal);
+    /* a deleted -wal first: the journal note may be what came of it */
+    if (s->wal_note && s->wal_state != STORE_WAL_FOREIGN) {
+        s->wal_note = 0;
+        snprintf(buf, cap, store_tr(s, "%s: its %s file was deleted while in use: nothing is "
+                                       "lost (what it held was copied into the database) and "
+                                       "saving goes on"),
+                 s->path, s->wal_what);
         return 1;
     }
-    if (!s->wal_note || s->wal_state == STORE_WAL_FOREIGN)
+    if (!s->journal_note)               /* store_journal_fallback: once */
         return 0;
-    s->wal_note = 0;
-    snprintf(buf, cap, store_tr(s, "%s: its %s file was deleted while in use: nothing is lost "
-                                   "(what it held was copied into the database) and saving goes on"),
-             s->path, s->wal_what);
+    s->journal_note = 0;
+    snprintf(buf, cap, store_tr(s, "%s: SQLite cannot use WAL mode for this file (journal mode "
+                                   "'%s'): saving goes on with a rollback journal -- a crash "
+                                   "still loses nothing saved, but a save waits while another "
+                                   "window reads the database"),
+             s->path, s->journal);
     return 1;
 }
 
@@ -313,6 +360,10 @@ store_file_close(store *s)
     if (!s->lost && (what_happened(s) != NULL || s->wal_state == STORE_WAL_FOREIGN))
         s->lost = 1;
     if (!s->lost) {
+        /* SQLite's close copies the WAL and deletes it -- when no other
+        ** connection has the file open; with one (another window) the
+        ** -wal file would stay as large as it grew */
+        store_wal_trim(s);
         sqlite3_close_v2(s->db);
         return;
     }

@@ -34,7 +34,8 @@ struct store {
     int             wal_note;
     const char     *wal_what;    /* "-wal" or "-shm": the file found gone */
     /* the journal mode SQLite gave instead of WAL, "" = WAL (store.c,
-    ** journal_check); journal_note: its line is pending (store_file_note) */
+    ** journal_check; store_file.c, wal_renew: store_journal_fallback);
+    ** journal_note: its line is pending (store_file_note) */
     char            journal[16];
     int             journal_note;
     /* lock waits (store.c, busy_wait): the most a wait lasts (ms); with
@@ -51,8 +52,9 @@ struct store {
     int           (*busy_hook)(void *ud, int waited_ms);
     void           *busy_hook_ud;
     int             busy_gave_up;
-    /* set while a statement must not wait at all (store_vacuum_after_delete):
-    ** busy_wait gives up at once, not counted as a wait that ran out */
+    /* set while a statement must not wait at all (store_vacuum_after_delete,
+    ** store_wal_trim): busy_wait gives up at once, not counted as a wait that
+    ** ran out */
     int             busy_never;
     /* the last turn write that moved a session's head (store_turn.c,
     ** store_turn_head_before): the head it replaced and the other children
@@ -213,6 +215,11 @@ void sb_md(struct sbuf *b, const char *s);
 ** close S's connection, leaving a lost file's path alone (store_close). */
 void store_file_opened(store *s);
 void store_file_close(store *s);
+/* SQLite keeps S's file in MODE, a rollback journal, where WAL was asked
+** for -- at open (store.c, journal_check) or when a fresh WAL was to be
+** made (store_file.c, wal_renew): remembered, and one note pending
+** (store_file_note says it once, whichever of the two it was). */
+void store_journal_fallback(store *s, const char *mode);
 /* The WAL hook of S's connection (store_open): after every commit, the
 ** files beside the database are looked at (store_file.c) and the WAL is
 ** checkpointed when they are not SQLite's, or past STORE_WAL_AUTOCHECKPOINT
@@ -222,11 +229,11 @@ int  store_file_wal_hook(void *ud, sqlite3 *db, const char *name, int frames);
 ** the caller's transaction). */
 int  store_framing_copy_tx(store *s, int64_t from, int64_t to, rwkv_err *err);
 /* store_vacuum.c: the vacuum after a delete that committed (store_session_delete,
-** store_turn_prune): store_vacuum tried once, without waiting for another
-** connection's lock -- its failure is harmless (the pages stay free, reused
-** by later writes, given back by the next delete or `sessions vacuum`), so
-** the delete that is done never waits the busy time for it.  Its error is
-** dropped. */
+** store_turn_prune; the states store_budget_set dropped): store_vacuum tried
+** once, without waiting for another connection's lock -- its failure is
+** harmless (the pages stay free, reused by later writes, given back by the
+** next delete or `sessions vacuum`), so the delete that is done never waits
+** the busy time for it.  Its error is dropped. */
 void store_vacuum_after_delete(store *s);
 
 #endif

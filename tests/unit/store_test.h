@@ -140,4 +140,33 @@ lock_release(sqlite3 *h)
     sqlite3_close(h);
 }
 
+/*
+** A lock taken between a change's commit and the vacuum after it: once
+** armed (vac_lock.db the file, vac_lock.armed 1), the first "PRAGMA
+** freelist_count" (store_vacuum's first statement) on a connection traced
+** by vac_lock_trace (sqlite3_trace_v2, SQLITE_TRACE_STMT) makes another
+** connection take the write lock first (lock_take, into vac_lock.locked:
+** lock_release it).
+*/
+static struct {
+    const char *db;
+    int         armed;
+    sqlite3    *locked;
+} vac_lock;
+
+static inline int
+vac_lock_trace(unsigned type, void *ud, void *p, void *x)
+{
+    const char *sql = x;
+
+    (void)ud;
+    (void)p;
+    if (type == SQLITE_TRACE_STMT && vac_lock.armed && sql != NULL &&
+        strstr(sql, "freelist_count") != NULL) {
+        vac_lock.armed = 0;
+        vac_lock.locked = lock_take(vac_lock.db);
+    }
+    return 0;
+}
+
 #endif

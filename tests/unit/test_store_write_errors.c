@@ -138,30 +138,6 @@ locked_and_refused(void)
 
 /* ---- a lock taken between a delete's commit and its vacuum ------------------------- */
 
-/* Once armed, the first "PRAGMA freelist_count" on the store's connection
-** (store_vacuum's first statement, after the delete committed) makes
-** another connection take the write lock first (LOCKED). */
-static struct {
-    const char *db;
-    int         armed;
-    sqlite3    *locked;
-} vac;
-
-static int
-on_trace(unsigned type, void *ud, void *p, void *x)
-{
-    const char *sql = x;
-
-    (void)ud;
-    (void)p;
-    if (type == SQLITE_TRACE_STMT && vac.armed && sql != NULL &&
-        strstr(sql, "freelist_count") != NULL) {
-        vac.armed = 0;
-        vac.locked = lock_take(vac.db);
-    }
-    return 0;
-}
-
 static void
 vacuum_locked(void)
 {
@@ -179,33 +155,33 @@ vacuum_locked(void)
     }
     store_set_busy_ms(st, BUSY_MS);
     sid = four_turns(st, t);
-    sqlite3_trace_v2(st->db, SQLITE_TRACE_STMT, on_trace, NULL);
-    vac.db = db;
+    sqlite3_trace_v2(st->db, SQLITE_TRACE_STMT, vac_lock_trace, NULL);
+    vac_lock.db = db;
 
     /* a branch: the last exchange */
-    vac.armed = 1;
+    vac_lock.armed = 1;
     rc = store_turn_prune(st, t[2], &p, &err);
-    TEST_CONDF(vac.locked != NULL, "the lock was taken after the branch's delete (%d)", vac.armed);
+    TEST_CONDF(vac_lock.locked != NULL, "the lock was taken after the branch's delete (%d)", vac_lock.armed);
     TEST_CONDF(rc == RWKV_OK && p.n_turns == 2,
                "the branch deleted, the vacuum's lock wait no failure: rc %d '%s'", rc,
                rc == RWKV_OK ? "" : err.msg);
     TEST_CONDF(q_int(db, "SELECT count(*) FROM turns") == 2, "two turns left (%lld)",
                (long long)q_int(db, "SELECT count(*) FROM turns"));
-    if (vac.locked)
-        lock_release(vac.locked);
-    vac.locked = NULL;
+    if (vac_lock.locked)
+        lock_release(vac_lock.locked);
+    vac_lock.locked = NULL;
 
     /* the session */
-    vac.armed = 1;
+    vac_lock.armed = 1;
     rc = store_session_delete(st, sid, &err);
-    TEST_CONDF(vac.locked != NULL, "the lock was taken after the session's delete (%d)",
-               vac.armed);
+    TEST_CONDF(vac_lock.locked != NULL, "the lock was taken after the session's delete (%d)",
+               vac_lock.armed);
     TEST_CONDF(rc == RWKV_OK, "the session deleted, the vacuum's lock wait no failure: rc %d '%s'",
                rc, rc == RWKV_OK ? "" : err.msg);
     TEST_COND("the session is gone", q_int(db, "SELECT count(*) FROM sessions") == 0);
-    if (vac.locked)
-        lock_release(vac.locked);
-    vac.locked = NULL;
+    if (vac_lock.locked)
+        lock_release(vac_lock.locked);
+    vac_lock.locked = NULL;
     sqlite3_trace_v2(st->db, 0, NULL, NULL);
 
     /* the pages are given back later, by `sessions vacuum` */
