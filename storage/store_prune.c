@@ -26,39 +26,11 @@ typedef struct tree_row {
     int             seen;
 } tree_row;
 
-/*
-** The start of a turn's text as saved -- not cleaned: the display cleans it
-** (the terminal rule, as the transcript does), so a label shows what the
-** transcript shows -- into OUT (CAP bytes, NUL-terminated).  P holds the
-** first N bytes of the text, N == CAP when it goes on: then it is cut on a
-** character boundary to fit (a character the cut would split is left out;
-** an ill-formed byte is a character of its own).  A NUL ends it.
-*/
-static void
-text_start(const void *p, size_t n, char *out, size_t cap)
-{
-    const unsigned char *u = p, *nul = u ? memchr(u, '\0', n) : NULL;
-    size_t k = 0;
-
-    if (u == NULL)
-        n = 0;
-    else if (nul != NULL)
-        n = (size_t)(nul - u);
-    if (n < cap) {
-        k = n;
-    } else {
-        while (k < n) {
-            int r = utf8_decode(u + k, n - k, NULL);
-            size_t m = r > 0 ? (size_t)r : r < 0 ? (size_t)-r : n - k;
-            if (k + m > cap - 1)
-                break;
-            k += m;
-        }
-    }
-    if (k > 0)
-        memcpy(out, u, k);
-    out[k] = '\0';
-}
+/* Bytes of a turn's text read for its label: the label is the text from its
+** first visible character (utf8_san_label), so a reply opening with escape
+** sequences, controls, NULs or blank lines is read past them -- this far
+** and no further (16 sequences of the longest the rule follows). */
+#define STORE_TREE_SCAN (16 * UTF8_SAN_MAX_SEQ)
 
 /* Read the session's turns, ordered by id (creation order). */
 static int
@@ -73,8 +45,8 @@ read_rows(store *s, int64_t session, tree_row **rows, size_t *n, rwkv_err *err)
     if ((rc = store_prep(s, "SELECT id, parent_id, role, substr(CAST(text AS BLOB), 1, ?) FROM turns"
                             " WHERE session_id=? ORDER BY id", &st, err)) != RWKV_OK)
         return rc;
-    /* one byte more than a node holds tells whether the text goes on */
-    sqlite3_bind_int(st, 1, (int)sizeof (*rows)->node.text);
+    /* one byte more than is scanned tells whether the text goes on */
+    sqlite3_bind_int(st, 1, STORE_TREE_SCAN + 1);
     sqlite3_bind_int64(st, 2, session);
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         tree_row *t;
@@ -88,8 +60,13 @@ read_rows(store *s, int64_t session, tree_row **rows, size_t *n, rwkv_err *err)
         t->node.id = sqlite3_column_int64(st, 0);
         t->node.parent_id = sqlite3_column_int64(st, 1);
         t->node.role = sqlite3_column_int(st, 2);
-        text_start(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3),
-                   t->node.text, sizeof t->node.text);
+        {
+            /* the bytes as saved, a NUL among them a control like any
+            ** other (the rule drops it), not the end */
+            size_t len = (size_t)sqlite3_column_bytes(st, 3);
+            utf8_san_label(sqlite3_column_blob(st, 3), len < STORE_TREE_SCAN ? len : STORE_TREE_SCAN,
+                           len > STORE_TREE_SCAN, t->node.text, sizeof t->node.text);
+        }
     }
     rc = r == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading turns");
     sqlite3_finalize(st);
