@@ -140,6 +140,32 @@ lock_release(sqlite3 *h)
     sqlite3_close(h);
 }
 
+/* N deterministic floats for turn I into V (a state where any will do). */
+static inline void
+test_fake_state(float *v, size_t n, int i)
+{
+    uint32_t x = 88172645u + (uint32_t)i * 2654435761u;
+
+    for (size_t k = 0; k < n; k++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        v[k] = (float)x * 1e-9f;
+    }
+}
+
+/* The journal mode of DB, as a new connection of this process sees it, is
+** MODE. */
+static inline int
+journal_is(const char *db, const char *mode)
+{
+    char sql[128];
+
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='%s'",
+             mode);
+    return q_int(db, sql) == 1;
+}
+
 /*
 ** A lock taken between a change's commit and the vacuum after it: once
 ** armed (vac_lock.db the file, vac_lock.armed 1), the first "PRAGMA

@@ -30,18 +30,6 @@
 
 static const store_state_meta META = { 42, "7.0", 12, 64, 1, 64, STORE_PREC_FP32, 0, 0 };
 
-static void
-fake_state(float *v, size_t n, int i)
-{
-    uint32_t x = 88172645u + (uint32_t)i * 2654435761u;
-    for (size_t k = 0; k < n; k++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        v[k] = (float)x * 1e-9f;
-    }
-}
-
 static int64_t
 make_session(const char *db, const char *title)
 {
@@ -109,7 +97,7 @@ child_append(const char *db, int64_t sess, int fd, int base)
         store_turn t;
         int32_t tok[2] = { i, -i };
         char text[64];
-        fake_state(v, NF, i);
+        test_fake_state(v, NF, i);
         snprintf(text, sizeof text, "turn %d", i);
         memset(&t, 0, sizeof t);
         t.session_id = sess;
@@ -144,7 +132,7 @@ turn_intact(store *st, const struct rec *r, float *want, float *got)
     store_turn_fini(&t);
     if (!ok)
         return 0;
-    fake_state(want, NF, r->i);
+    test_fake_state(want, NF, r->i);
     if (store_snapshot_get(st, r->id, &META, got, NF, NULL, &err) != RWKV_OK)
         return 0;
     return memcmp(want, got, NF * sizeof *got) == 0;
@@ -309,7 +297,7 @@ test_two_writers(void)
                 store_turn t;
                 char text[64];
                 snprintf(text, sizeof text, "writer %d turn %d", p, i);
-                fake_state(v, 1000, p * 1000 + i);
+                test_fake_state(v, 1000, p * 1000 + i);
                 memset(&t, 0, sizeof t);
                 t.session_id = sess;
                 t.parent_id = parent;
@@ -619,7 +607,7 @@ test_full_disk(void)
         store_set_retention(st, &keep);
         for (int i = 0; i < 100; i++) {
             store_turn t;
-            fake_state(v, NF, i);
+            test_fake_state(v, NF, i);
             memset(&t, 0, sizeof t);
             t.session_id = sess;
             t.parent_id = parent;
@@ -641,7 +629,7 @@ test_full_disk(void)
                            s.head_turn == last,
                        "after full disk: %lld turns, want %d", (long long)s.n_turns, n_ok);
             float *g = malloc(NF * sizeof *g);
-            fake_state(v, NF, n_ok - 1);
+            test_fake_state(v, NF, n_ok - 1);
             TEST_COND("last state intact", store_snapshot_get(st, last, &META, g, NF, NULL, &err) == RWKV_OK &&
                                                memcmp(g, v, NF * 4) == 0);
             free(g);

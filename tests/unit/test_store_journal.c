@@ -31,18 +31,6 @@
 #include "../../storage/store.h"
 #include "session_test.h"
 
-/* The journal mode of DB as a new connection of this process sees it is
-** MODE. */
-static int
-journal_is(const char *db, const char *mode)
-{
-    char sql[128];
-
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='%s'",
-             mode);
-    return q_int(db, sql) == 1;
-}
-
 /* A file: WAL, and nothing to say. */
 static void
 wal(void)

@@ -78,18 +78,6 @@ shim_register(void)
     return sqlite3_vfs_register(&shim_vfs, 0) == SQLITE_OK ? 0 : -1;
 }
 
-/* ---- the test ---------------------------------------------------------------- */
-
-static int
-journal_is(const char *db, const char *mode)
-{
-    char sql[128];
-
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='%s'",
-             mode);
-    return q_int(db, sql) == 1;
-}
-
 /* Every pending note of ST, joined with " | " into BUF. */
 static int
 notes(store *st, char *buf, size_t cap)

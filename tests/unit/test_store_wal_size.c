@@ -50,19 +50,6 @@ mono_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static void
-fake_state(float *v, size_t n, int i)
-{
-    uint32_t x = 88172645u + (uint32_t)i * 2654435761u;
-
-    for (size_t k = 0; k < n; k++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        v[k] = (float)x * 1e-9f;
-    }
-}
-
 /* Another window: a connection of its own, one read done, then idle. */
 static sqlite3 *
 other_window(const char *db)
@@ -108,7 +95,7 @@ long_session(void)
         int32_t ids[4] = { i, i + 1, i + 2, i + 3 };
         char text[64];
         snprintf(text, sizeof text, "turn %d: a line of the chat", i);
-        fake_state(v, NF, i);
+        test_fake_state(v, NF, i);
         parent = add_turn(st, sid, parent, i % 2 ? STORE_ROLE_ASSISTANT : STORE_ROLE_USER, text,
                           ids, 4, v, NF, &META, NULL);
         ok = parent != 0;
@@ -146,7 +133,7 @@ long_session(void)
         t0 = mono_ms();
         ok = store_state_restore(st, parent, &META, back, NF, &plan, &err) == RWKV_OK;
         t_state = mono_ms() - t0;
-        fake_state(v, NF, N_TURNS - 1);
+        test_fake_state(v, NF, N_TURNS - 1);
         TEST_CONDF(ok && plan.base_turn == parent && plan.n_tokens == 0 &&
                        memcmp(v, back, NF * sizeof *v) == 0,
                    "resume: the last turn's own state, bit-exact (%s)", ok ? "" : err.msg);
