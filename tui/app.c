@@ -1865,7 +1865,11 @@ read_keys(struct app *a)
 ** client's own (a->st) and the runtime's (sess_store), which the UI thread
 ** uses too between jobs (C-n, F8, F5's model row, a quit's flush).  On the
 ** worker thread it does nothing: those waits are the runtime's (one a
-** message, store_busy_once), and curses is the UI thread's.
+** message, store_busy_once), and curses is the UI thread's -- until a quit
+** stops the job (job_stop): then the job's wait gives up at once, its rows
+** are kept out as any failed save's, and the quit's flush makes the one
+** wait, said on the screen with its seconds, Esc giving it up (before, F10
+** showed nothing for the job's 10 s, then waited 10 s more).
 **
 ** On the UI thread it runs inside a key's (or an event's) action, in the
 ** middle of a write; it touches nothing of the app but the footer's notice
@@ -1930,7 +1934,9 @@ lock_hook(void *ud, int waited_ms)
     char line[TUI_NOTICE];
     int secs = waited_ms / 1000;
 
-    if (!pthread_equal(pthread_self(), a->ui_thread) || a->screen == NULL)
+    if (!pthread_equal(pthread_self(), a->ui_thread))
+        return atomic_load(&a->job_stop);    /* a quit stopped the job */
+    if (a->screen == NULL)
         return 0;
     if (a->lock_gave_up || lock_esc(a)) {
         a->lock_gave_up = 1;
@@ -2193,11 +2199,13 @@ again:
     ** was made ready): stopped the same way, before the flush below uses
     ** the sess on this thread. */
     a->quitting = 1;
+    atomic_store(&a->job_stop, 1);     /* its lock waits give up: the flush waits */
     while (a->busy && a->w.running) {
         sess_abandon(a->sess);
         tui_worker_join(&a->w);
         handle_events(a);
     }
+    atomic_store(&a->job_stop, 0);
     a->quitting = 0;
     /* what a failed save kept out: tried once more; when some still fails
     ** and the user quit with a key, asked (quit.c) -- the loop goes on */

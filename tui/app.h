@@ -32,6 +32,7 @@
 #define RWKV_TUI_APP_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -215,8 +216,12 @@ struct app {
     ** once the write is over unless another notice took its place;
     ** lock_gave_up: Esc gave the wait up, the key's later waits give up at
     ** once; lock_keys, the keys typed meanwhile, given back in order after.
-    ** UI thread only (the hook returns at once on another thread) */
+    ** UI thread only, but for job_stop: set by a quit before it takes the
+    ** job it stopped, read by the hook on the worker's thread, where a
+    ** wait of the job's own then gives up at once (the quit's flush waits
+    ** instead, on the screen, where Esc reaches it) */
     pthread_t       ui_thread;
+    atomic_int      job_stop;
     int             lock_hooked;
     char            lock_line[TUI_NOTICE];
     int             lock_secs;

@@ -25,7 +25,9 @@ keep_one_out "$DB"
 
 # C-n under the lock: refused, said; the conversation stays on the screen
 keys C-n
-check "C-n: what it waits for is said" 'saving the exchange not saved yet' 8
+# (its line, then the lock's waiting line over it after 0.1 s: either)
+check "C-n: what it waits for is said" \
+    'saving the exchange not saved yet|waiting for the lock another program holds on .*sessions\.db' 8
 check "C-n under the lock: refused, how many, the quit key" \
     '1 exchange is not saved, so this chat stays: try again, or quit with F10' 40
 check "... and why (the footer names the database by its file name)" 'sessions\.db: database is locked\)'
