@@ -442,7 +442,7 @@ bench_parse(int argc, char **argv, struct bench_args *a)
         { "prompt-tokens", CLI_OPT_INT, &a->prompt_n, 1, 1 << 20 },
         { "gen-tokens", CLI_OPT_INT, &a->gen_n, 0, 1 << 20 },
         { "shape", CLI_OPT_STR, &a->shape, 0, 0 },
-        { "save", CLI_OPT_STR, &a->save, 0, 0 },
+        { "save", CLI_OPT_PATH, &a->save, 0, 0 },
         { "dtype", CLI_OPT_STR, &a->dtype, 0, 0 },
         { "seed", CLI_OPT_INT, &a->seed, 0, 0x7fffffffL },
         { "busy", CLI_OPT_INT, &a->busy, 0, BENCH_MAX_BUSY },
@@ -653,7 +653,7 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            "\"peak_fma_gflop_s\": %.1f, \"peak_bf16dot_gflop_s\": %.1f, "
            "\"prefill_peak\": \"%s\", \"prefill_gflop_per_tok\": %.4f, "
            "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
-           "\"weight_cache\": \"%s\", \"rss_mib\": %.1f, "
+           "\"weight_cache\": \"%s\", \"weight_cache_read\": %d, \"rss_mib\": %.1f, "
            "\"prefill_cores\": %.2f, \"decode_cores\": %.2f}\n",
            info->version, info->strategy, info->n_threads, simd_kernels_name(lim->kk),
            r->features, r->n_busy, (unsigned long long)info->n_params,
@@ -665,7 +665,8 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            r->bound > 0 ? r->decode / r->bound : 0,
            lim->peak_fma / 1e9,
            lim->peak_dot / 1e9, r->on_gpu ? "gpu" : r->use_dot ? "bf16dot" : "fma", r->fpt / 1e9,
-           r->pbound, r->pbound > 0 ? r->prefill / r->pbound : 0, info->weight_cache, r->rss_now,
+           r->pbound, r->pbound > 0 ? r->prefill / r->pbound : 0, info->weight_cache,
+           info->weight_cache_read, r->rss_now,
            r->prefill_cores, r->decode_cores);
 }
 

@@ -117,7 +117,9 @@ cmd_info(int argc, char **argv)
     printf("threads:     %d\n", in->n_threads);
     printf("fingerprint: %016" PRIx64 "\n", in->fingerprint);
     if (in->weight_cache_path[0] != '\0')
-        printf("weight cache: %s (%s)\n", in->weight_cache, in->weight_cache_path);
+        printf("weight cache: %s (%s%s)\n", in->weight_cache, in->weight_cache_path,
+               strcmp(in->weight_cache, "hit") != 0 ? ""
+               : in->weight_cache_read ? "; read into memory" : "; mapped");
     else
         printf("weight cache: %s\n", in->weight_cache[0] ? in->weight_cache : "off");
     info_machine();

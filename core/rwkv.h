@@ -54,6 +54,8 @@ typedef struct rwkv_info {
                                     caching, or not writable) or "off" */
     char     weight_cache_path[256];  /* its file, "" if none (display only:
                                          a longer path is cut) */
+    int      weight_cache_read;  /* a hit read into memory in huge pages, not
+                                    mapped (wcache.c, wc_want_copy) */
 } rwkv_info;
 
 typedef struct rwkv_open_opts {

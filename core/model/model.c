@@ -619,6 +619,34 @@ mdl_layer_of(const char *name, long *layer)
     return 1;
 }
 
+/*
+** 1 if every tensor of SRC is a state's (blocks.N.att.time_state, and the
+** extras of the state files rwkv-tui writes, state_file.h): a state-tuning
+** file opened as a model, which has no version to find.
+*/
+static int
+mdl_only_state(const struct mdl_src *src)
+{
+    static const char *const suffix[] = { ".att.time_state", ".att.shift_state",
+                                          ".ffn.shift_state", ".att.aa_state",
+                                          ".att.bb_state", ".att.pp_state" };
+    size_t n = src_count(src);
+
+    for (size_t i = 0; i < n; i++) {
+        const char *x = src_at(src, i)->name, *dot;
+        size_t k;
+
+        if (strncmp(x, "blocks.", 7) != 0 || (dot = strchr(x + 7, '.')) == NULL)
+            return 0;
+        for (k = 0; k < sizeof suffix / sizeof suffix[0]; k++)
+            if (strcmp(dot, suffix[k]) == 0)
+                break;
+        if (k == sizeof suffix / sizeof suffix[0])
+            return 0;
+    }
+    return n > 0;
+}
+
 static int
 mdl_detect(rwkv_model *m, const struct mdl_src *src, rwkv_err *err)
 {
@@ -659,6 +687,10 @@ mdl_detect(rwkv_model *m, const struct mdl_src *src, rwkv_err *err)
     }
     if (v7)
         ver = MDL_V70;
+    else if (ver == MDL_V4 && !has_v4_keys && mdl_only_state(src))
+        return rwkv_errf(err, RWKV_EINVAL,
+                         "%s: a state file (blocks.N.att.time_state), not a model: give it "
+                         "as --state, with the model it was made for as --model", src->path);
     else if (ver == MDL_V4 && !has_v4_keys)
         return rwkv_errf(err, RWKV_ENOTSUP,
                          "%s: unknown RWKV version (no RWKV-4/5/6/7 attention keys such as "
@@ -1217,6 +1249,7 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     wc_finish(m->wc);   /* a new cache is written in the background */
     snprintf(m->info.weight_cache, sizeof m->info.weight_cache, "%s", wc_status(m->wc));
     snprintf(m->info.weight_cache_path, sizeof m->info.weight_cache_path, "%s", wc_path(m->wc));
+    m->info.weight_cache_read = wc_read_in(m->wc);
     /* [device hook] upload the device stages' weights (no-op for cpu plans) */
     if ((rc = mdl_backend_open(m, err)) != RWKV_OK)
         return rc;

@@ -140,6 +140,8 @@ struct wc_cache {
                                         * forgotten by wc_finish) */
     int                    rekey;      /* the mapped cache was made for another
                                         * file identity: rewrite it */
+    int                    read_in;    /* map is a copy in anonymous memory
+                                        * (wc_read_huge), not the file's pages */
 };
 
 /* ---- checksum ---- */
@@ -473,13 +475,152 @@ wc_valid(const wc_cache *c, const unsigned char *base, uint64_t size, tpool *poo
     return ident;
 }
 
-/* Map PATH and keep it if it is a valid cache. */
+/* ---- the cache read into huge pages ---- */
+
+/*
+** A valid cache was mapped (MAP_PRIVATE): shared with every other program on
+** the model through the page cache, in 4 KiB pages -- a file mapping gets no
+** huge pages without the kernel's READ_ONLY_THP_FOR_FS, and streaming
+** gigabytes through 4 KiB pages costs TLB misses: two threads' prefill from
+** the mapping ran at 56-60 tok/s against 63-69 from the anonymous huge-page
+** memory a first launch converts into (README, "Measurements").  So where
+** the kernel hands out transparent huge pages on request ([always] or
+** [madvise]) and the file is at most half the memory available, it is read
+** into anonymous memory advised MADV_HUGEPAGE instead, as the first launch
+** holds it: touched first (a huge page per fault; read(2) into untouched
+** memory faulted page by page, seconds for 1.6 GB), then read, both split
+** over the thread pool.  The copy is not shared between two programs on one
+** model; RWKV_WEIGHT_CACHE_LOAD=map keeps the mapping (=copy reads it even
+** without huge pages).  Any failure maps the file as before.
+*/
+#define WC_HUGE ((size_t)2 << 20)
+
+/* 1 when the kernel gives huge pages to MADV_HUGEPAGE memory. */
+static int
+wc_thp_on(void)
+{
+    char buf[128];
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+    size_t n;
+
+    if (f == NULL)
+        return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strstr(buf, "[always]") != NULL || strstr(buf, "[madvise]") != NULL;
+}
+
+/* MemAvailable of /proc/meminfo in bytes, 0 when unknown. */
+static uint64_t
+wc_mem_available(void)
+{
+    char line[128];
+    unsigned long long kb = 0;
+    FILE *f = fopen("/proc/meminfo", "re");
+
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
+/* Read the cache (1), or map it (0): RWKV_WEIGHT_CACHE_LOAD, else the rule above. */
+static int
+wc_want_copy(uint64_t size)
+{
+    const char *s = getenv("RWKV_WEIGHT_CACHE_LOAD");
+
+    if (s != NULL && strcmp(s, "map") == 0)
+        return 0;
+    if (s != NULL && strcmp(s, "copy") == 0)
+        return 1;
+    return size >= 2 * WC_HUGE && wc_thp_on() && size <= wc_mem_available() / 2;
+}
+
+struct wc_fill {
+    int           fd;
+    unsigned char *dst;
+    uint64_t      size;
+    int           bad;
+};
+
+/* Job I of N of wc_fill: its share of the file, in whole huge pages. */
+static void
+wc_fill_part(void *ctx, int i, int n)
+{
+    struct wc_fill *f = ctx;
+    uint64_t pages = (f->size + WC_HUGE - 1) / WC_HUGE;
+    uint64_t off = pages * (uint64_t)i / (uint64_t)n * WC_HUGE;
+    uint64_t end = pages * (uint64_t)(i + 1) / (uint64_t)n * WC_HUGE;
+
+    if (end > f->size)
+        end = f->size;
+    for (uint64_t o = off; o < end; o += WC_PAGE)
+        f->dst[o] = 0;                 /* the fault that brings the huge page */
+    while (off < end && !__atomic_load_n(&f->bad, __ATOMIC_RELAXED)) {
+        size_t len = end - off < WC_IO_MAX ? (size_t)(end - off) : WC_IO_MAX;
+        ssize_t r = pread(f->fd, f->dst + off, len, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            __atomic_store_n(&f->bad, 1, __ATOMIC_RELAXED);
+            break;
+        }
+        off += (uint64_t)r;
+    }
+}
+
+/* FD's SIZE bytes in read-only anonymous memory, in huge pages where the
+** kernel gives them (unmapped with munmap(p, size), as the mapping is);
+** NULL: not read. */
+static void *
+wc_read_huge(int fd, uint64_t size, tpool *pool)
+{
+    size_t len = (size_t)((size + WC_HUGE - 1) / WC_HUGE * WC_HUGE), lead;
+    size_t used = (size_t)((size + WC_PAGE - 1) / WC_PAGE * WC_PAGE);
+    unsigned char *raw, *p;
+    struct wc_fill f;
+
+    if (size > SIZE_MAX - 2 * WC_HUGE)
+        return NULL;
+    raw = mmap(NULL, len + WC_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    /* aligned to a huge page, the slack around it given back */
+    lead = (size_t)(-(uintptr_t)raw & (WC_HUGE - 1));
+    p = raw + lead;
+    if (lead > 0)
+        munmap(raw, lead);
+    if (WC_HUGE - lead > 0)
+        munmap(p + len, WC_HUGE - lead);
+#ifdef MADV_HUGEPAGE
+    madvise(p, len, MADV_HUGEPAGE);
+#endif
+    f.fd = fd;
+    f.dst = p;
+    f.size = size;
+    f.bad = 0;
+    tpool_run(pool, wc_fill_part, &f);
+    if (f.bad || mprotect(p, len, PROT_READ) != 0) {
+        munmap(p, len);
+        return NULL;
+    }
+    if (len > used)
+        munmap(p + used, len - used);  /* past the file's last page */
+    return p;
+}
+
+/* Map PATH (or read it: wc_want_copy) and keep it if it is a valid cache. */
 static int
 wc_try(wc_cache *c, const char *path, tpool *pool)
 {
     struct wc_header h;
     struct stat st;
-    void *p;
+    void *p = NULL;
     int fd, valid;
 
     /* O_NONBLOCK: a FIFO planted in the cache's place must not block the
@@ -492,7 +633,11 @@ wc_try(wc_cache *c, const char *path, tpool *pool)
         close(fd);
         return 0;
     }
-    p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (wc_want_copy((uint64_t)st.st_size))
+        p = wc_read_huge(fd, (uint64_t)st.st_size, pool);
+    c->read_in = p != NULL;
+    if (p == NULL)
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED)
         return 0;
@@ -990,6 +1135,12 @@ wc_status(const wc_cache *c)
     case WC_S_WRITTEN: return "written";
     default: return "none";
     }
+}
+
+int
+wc_read_in(const wc_cache *c)
+{
+    return c != NULL && c->state == WC_S_HIT && c->read_in;
 }
 
 const char *

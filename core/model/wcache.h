@@ -143,6 +143,9 @@ const char *wc_status(const wc_cache *c);
 /* The cache file used or written ("" if none); borrowed, valid until
 ** wc_close. */
 const char *wc_path(const wc_cache *c);
+/* 1 when a hit's file was read into anonymous memory in huge pages rather
+** than mapped (RWKV_WEIGHT_CACHE_LOAD; wcache.c, wc_want_copy). */
+int  wc_read_in(const wc_cache *c);
 /* Waits for a background write, then unmaps the cache: every pointer
 ** wc_get gave becomes invalid. */
 void wc_close(wc_cache *c);                       /* NULL is fine */

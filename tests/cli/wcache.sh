@@ -23,7 +23,7 @@ if [ "$st1" = writing ] || [ "$st1" = written ]; then ok; else fail "first load:
 if [ "$st2" = hit ]; then ok; else fail "second load: '$st2'"; fi
 n=$(ls "$D" 2>/dev/null | grep -c '\.rwkvc$')
 if [ "$n" = 1 ]; then ok; else fail "$n cache files in $D: $(ls -A "$D")"; fi
-if RWKV_WEIGHT_CACHE=1 RWKV_WEIGHT_CACHE_DIR="$D" "$RWKV_TUI" info --model "$M" --strategy "$S" | grep -Eq "^weight cache: hit \($D/${M##*/}\.[0-9a-f]{8}\.[0-9a-f]{8}\.rwkvc\)$"
+if RWKV_WEIGHT_CACHE=1 RWKV_WEIGHT_CACHE_DIR="$D" "$RWKV_TUI" info --model "$M" --strategy "$S" | grep -Eq "^weight cache: hit \($D/${M##*/}\.[0-9a-f]{8}\.[0-9a-f]{8}\.rwkvc; (read into memory|mapped)\)$"
 then ok; else fail "info does not name the cache file"; fi
 
 # off switches
@@ -45,8 +45,29 @@ a=$(RWKV_WEIGHT_CACHE=1 RWKV_WEIGHT_CACHE_DIR="$D" gen)
 b=$(gen --no-weight-cache)
 if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else fail "generate differs: cached '$a' vs uncached '$b'"; fi
 
-# a damaged cache: still loads, rebuilt, then hit
+# a hit read into memory (huge pages) or mapped: RWKV_WEIGHT_CACHE_LOAD
+# picks; the logits are the same bytes either way, and the same as without
+# the cache (wcache.c, wc_read_huge)
+how() { RWKV_WEIGHT_CACHE_LOAD=$1 RWKV_WEIGHT_CACHE=1 RWKV_WEIGHT_CACHE_DIR="$D" "$RWKV_TUI" info \
+        --model "$M" --strategy "$S" | sed -n 's/^weight cache: hit (.*; \(.*\))$/\1/p'; }
+if [ "$(how map)" = mapped ]; then ok; else fail "RWKV_WEIGHT_CACHE_LOAD=map: '$(how map)'"; fi
+if [ "$(how copy)" = "read into memory" ]; then ok; else fail "RWKV_WEIGHT_CACHE_LOAD=copy: '$(how copy)'"; fi
+evl() { RWKV_WEIGHT_CACHE_LOAD=$1 RWKV_WEIGHT_CACHE=$2 RWKV_WEIGHT_CACHE_DIR="$D" "$RWKV_TUI" eval \
+        --model "$M" --strategy "$S" --text "The cache, read or mapped" --all --out "$TMP/ev-$1-$2.bin" \
+        >/dev/null 2>&1; }
+evl map 1 && evl copy 1 && evl map 0 && [ -s "$TMP/ev-map-1.bin" ] && ok || fail "eval through the cache"
+cmp -s "$TMP/ev-map-1.bin" "$TMP/ev-copy-1.bin" && cmp -s "$TMP/ev-map-1.bin" "$TMP/ev-map-0.bin" && ok \
+    || fail "logits differ: mapped, read into memory, no cache"
+a=$(RWKV_WEIGHT_CACHE_LOAD=copy RWKV_WEIGHT_CACHE=1 RWKV_WEIGHT_CACHE_DIR="$D" gen)
+if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else fail "generate differs: read into memory '$a' vs uncached '$b'"; fi
+
+# a damaged cache: still loads, rebuilt, then hit (read into memory: the
+# copy is what is checked)
 f=$(ls "$D"/*.rwkvc | head -n 1)
+sz=$(stat -c %s "$f")
+printf 'garbage' | dd of="$f" bs=1 seek=$((sz - 100)) conv=notrunc 2>/dev/null
+st=$(RWKV_WEIGHT_CACHE_LOAD=copy RWKV_WEIGHT_CACHE=1 RWKV_WEIGHT_CACHE_DIR="$D" "$RWKV_TUI" info --model "$M" --strategy "$S" | field)
+if [ "$st" = writing ] || [ "$st" = written ]; then ok; else fail "damaged data, read into memory: '$st'"; fi
 printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
 st=$(RWKV_WEIGHT_CACHE=1 RWKV_WEIGHT_CACHE_DIR="$D" "$RWKV_TUI" info --model "$M" --strategy "$S" | field)
 if [ "$st" = writing ] || [ "$st" = written ]; then ok; else fail "damaged cache: '$st'"; fi
