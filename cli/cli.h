@@ -85,6 +85,7 @@ int cli_parse_ll(const char *s, long long min, long long max, long long *out);
 enum cli_opt_kind {
     CLI_OPT_FLAG,   /* --NAME: *(int *)dst = 1 */
     CLI_OPT_STR,    /* --NAME V: *(const char **)dst = V (borrowed from argv) */
+    CLI_OPT_PATH,   /* CLI_OPT_STR naming a file: "" is refused (cli_path_arg) */
     CLI_OPT_INT     /* --NAME N: *(long *)dst = N, MIN <= N <= MAX (cli_int) */
 };
 struct cli_opt {
@@ -93,6 +94,14 @@ struct cli_opt {
     void             *dst;
     long              min, max;
 };
+/*
+** The one rule for the paths of the command line (the common options
+** --model --vocab --state --db --config --theme, a command's CLI_OPT_PATH
+** options, `sessions import FILE`): an empty V names no file.  0, or -1
+** after one line "WHAT: empty path" (WHAT as given: "--state"); the caller
+** exits 2 (a usage error).
+*/
+int cli_path_arg(const char *what, const char *v);
 /* argv[*i] against TAB: 1 consumed (*i advanced, the value stored), 0 not
 ** in TAB, -1 error (printed). */
 int cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i);
@@ -143,9 +152,18 @@ int cli_fail(const rwkv_err *err);
 ** and return 1; else return RC unchanged.  Use as `return
 ** cli_stdout_close(rc);` at the very end (nothing may print to stdout
 ** afterwards; a second call just returns RC).  A write error seen earlier
-** through cli_stdout_flush keeps its errno for the message.
+** through cli_write or cli_stdout_flush keeps its errno for the message.
 */
 int cli_stdout_close(int rc);
+/*
+** The one writer of the commands' bytes (logits, decoded text, model text,
+** JSON, exports): fwrite N bytes of P to F.  On stdout a short write keeps
+** the errno of that failing point for cli_stdout_close ("No space left on
+** device"), which a large block written past the buffer would otherwise
+** lose ("Input/output error").  Returns the bytes written (N, or fewer on
+** an error).
+*/
+size_t cli_write(FILE *f, const void *p, size_t n);
 /* Text of any origin (a model's reply, a saved session) to F: on a
 ** terminal through the display rule (utf8_sanitize_for_terminal: no escape
 ** sequences, control characters or invalid UTF-8 reach the terminal); a

@@ -109,7 +109,7 @@ eval_write(const char *path, const float *v, size_t n)
     FILE *f;
 
     if (strcmp(path, "-") == 0) {
-        (void)fwrite(v, sizeof(float), n, stdout);
+        (void)cli_write(stdout, v, n * sizeof(float));
         return 0;
     }
     if (rwkv_atomic_create(path, 0644, 0, &a, &err) != RWKV_OK) {
@@ -184,8 +184,8 @@ cmd_eval(int argc, char **argv)
         { "all", CLI_OPT_FLAG, &all, 0, 0 },
         { "tokens", CLI_OPT_STR, &tokens_s, 0, 0 },
         { "text", CLI_OPT_STR, &text, 0, 0 },
-        { "out", CLI_OPT_STR, &out, 0, 0 },
-        { "state-out", CLI_OPT_STR, &state_out, 0, 0 },
+        { "out", CLI_OPT_PATH, &out, 0, 0 },
+        { "state-out", CLI_OPT_PATH, &state_out, 0, 0 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
     };
 

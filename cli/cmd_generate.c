@@ -130,7 +130,7 @@ cmd_generate(int argc, char **argv)
         { "no-greeting", CLI_OPT_FLAG, &no_greeting, 0, 0 },
         { "stats", CLI_OPT_FLAG, &stats, 0, 0 },
         { "prompt", CLI_OPT_STR, &prompt, 0, 0 },
-        { "prompt-file", CLI_OPT_STR, &prompt_file, 0, 0 },
+        { "prompt-file", CLI_OPT_PATH, &prompt_file, 0, 0 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
     };
 

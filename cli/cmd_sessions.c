@@ -371,7 +371,7 @@ write_all(const char *path, const char *buf, size_t len)
     int bad, e;
 
     if (path == NULL) {
-        fwrite(buf, 1, len, stdout);
+        cli_write(stdout, buf, len);
         return 0;
     }
     if ((f = fopen(path, "wb")) == NULL) {
@@ -619,9 +619,9 @@ parse_args(int argc, char **argv, struct sessions_args *a)
     int opts_done = 0;
     const struct cli_opt tab[] = {
         { "json", CLI_OPT_FLAG, &a->json, 0, 0 },
-        { "db", CLI_OPT_STR, &a->db, 0, 0 },
+        { "db", CLI_OPT_PATH, &a->db, 0, 0 },
         { "format", CLI_OPT_STR, &a->format, 0, 0 },
-        { "out", CLI_OPT_STR, &a->out, 0, 0 },
+        { "out", CLI_OPT_PATH, &a->out, 0, 0 },
         { "title", CLI_OPT_STR, &a->title, 0, 0 },
         { "vs", CLI_OPT_STR, &a->vs, 0, 0 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
@@ -682,6 +682,8 @@ find_command(struct sessions_args *a)
         cli_errorf("sessions %s: usage: " PROG " sessions %s%s", c->name, c->name, c->args);
         return NULL;
     }
+    if (c->run == do_import && cli_path_arg("sessions import", a->pos[1]) < 0)
+        return NULL;
     if ((c->nids >= 1 && parse_id("session", a->pos[1], &a->id) < 0) ||
         (c->nids >= 2 && parse_id("turn", a->pos[2], &a->turn) < 0))
         return NULL;

@@ -89,7 +89,7 @@ decode_ids(const tok *t, const char *what, const char *s, size_t len)
         goto out;
     }
     /* a failed write is reported once, by cli_stdout_close */
-    (void)fwrite(text, 1, tl, stdout);
+    (void)cli_write(stdout, text, tl);
     rc = 0;
 out:
     free(ids);
@@ -128,9 +128,9 @@ cmd_tokenize(int argc, char **argv)
         { "bytes", CLI_OPT_FLAG, &bytes, 0, 0 },
         { "decode", CLI_OPT_FLAG, &decode, 0, 0 },
         { "text", CLI_OPT_STR, &text, 0, 0 },
-        { "file", CLI_OPT_STR, &file, 0, 0 },
-        { "vocab", CLI_OPT_STR, &o.vocab, 0, 0 },
-        { "model", CLI_OPT_STR, &o.model, 0, 0 },
+        { "file", CLI_OPT_PATH, &file, 0, 0 },
+        { "vocab", CLI_OPT_PATH, &o.vocab, 0, 0 },
+        { "model", CLI_OPT_PATH, &o.model, 0, 0 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
     };
 

@@ -19,9 +19,11 @@
 #include <sys/stat.h>
 
 #include "../core/io/mapfile.h"
+#include "../core/kernels/threadpool.h"
 #include "../tui/config.h"
 #include "../tui/theme.h"
 #include "../tui/yamlerr.h"
+
 
 /* errno of the first failed cli_stdout_flush (0: none); stdout closed. */
 static int stdout_errno, stdout_closed;
@@ -37,6 +39,23 @@ cli_stdout_flush(void)
     return -1;
 }
 
+size_t
+cli_write(FILE *f, const void *p, size_t n)
+{
+    size_t k;
+
+    if (n == 0)
+        return 0;
+    errno = 0;
+    k = fwrite(p, 1, n, f);
+    /* the failing write(2)'s errno, before anything else can change it: a
+    ** block fwrite wrote directly leaves nothing buffered, and the fflush at
+    ** the end would find only the error flag ("Input/output error") */
+    if (k < n && f == stdout && stdout_errno == 0)
+        stdout_errno = errno ? errno : EIO;
+    return k;
+}
+
 int
 cli_stdout_close(int rc)
 {
@@ -46,8 +65,10 @@ cli_stdout_close(int rc)
         return rc;
     stdout_closed = 1;
     errno = 0;
+    /* the first failure's errno (cli_write, cli_stdout_flush) wins: it is
+    ** the one the failing write saw */
     if (fflush(stdout) != 0)
-        e = errno ? errno : EIO;
+        e = stdout_errno ? stdout_errno : errno ? errno : EIO;
     else if (ferror(stdout))
         e = stdout_errno ? stdout_errno : EIO;
     if (e == 0) {
@@ -239,6 +260,28 @@ cli_int(const char *opt, const char *s, long min, long max, long *out)
 }
 
 int
+cli_path_arg(const char *what, const char *v)
+{
+    /* "" names no file: open("") fails with a bare ENOENT (": cannot
+    ** open"), a search would skip it, SQLite would open a private temporary
+    ** database -- none of them what was asked */
+    if (v[0] != '\0')
+        return 0;
+    cli_errorf("%s: empty path", what);
+    return -1;
+}
+
+/* cli_path_arg for the option --NAME. */
+static int
+path_opt(const char *name, const char *v)
+{
+    char what[64];
+
+    snprintf(what, sizeof what, "--%s", name);
+    return cli_path_arg(what, v);
+}
+
+int
 cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i)
 {
     for (; tab->name != NULL; tab++) {
@@ -258,7 +301,9 @@ cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i)
             continue;
         if (r < 0)
             return -1;
-        if (tab->kind == CLI_OPT_STR) {
+        if (tab->kind == CLI_OPT_PATH && path_opt(tab->name, v) < 0)
+            return -1;
+        if (tab->kind == CLI_OPT_STR || tab->kind == CLI_OPT_PATH) {
             *(const char **)tab->dst = v;
             return 1;
         }
@@ -346,14 +391,15 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
     static const struct {
         const char *name;
         size_t      off;
+        int         path;   /* a file (--theme: a name or a file): not "" */
     } strs[] = {
-        { "model", offsetof(struct cli_opts, model) },
-        { "strategy", offsetof(struct cli_opts, strategy) },
-        { "vocab", offsetof(struct cli_opts, vocab) },
-        { "state", offsetof(struct cli_opts, state) },
-        { "db", offsetof(struct cli_opts, db) },
-        { "config", offsetof(struct cli_opts, config) },
-        { "theme", offsetof(struct cli_opts, theme) },
+        { "model", offsetof(struct cli_opts, model), 1 },
+        { "strategy", offsetof(struct cli_opts, strategy), 0 },
+        { "vocab", offsetof(struct cli_opts, vocab), 1 },
+        { "state", offsetof(struct cli_opts, state), 1 },
+        { "db", offsetof(struct cli_opts, db), 1 },
+        { "config", offsetof(struct cli_opts, config), 1 },
+        { "theme", offsetof(struct cli_opts, theme), 1 },
     };
     const char *v;
     int r;
@@ -376,6 +422,8 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
     for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
         r = cli_take(argc, argv, i, strs[k].name, &v);
         if (r != 0) {
+            if (r > 0 && strs[k].path && path_opt(strs[k].name, v) < 0)
+                return -1;
             if (r > 0)
                 *(const char **)(void *)((char *)o + strs[k].off) = v;
             return r;
@@ -383,9 +431,14 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
     }
     r = cli_take(argc, argv, i, "threads", &v);
     if (r != 0) {
-        long n;
-        if (r < 0 || cli_int("threads", v, 0, 1024, &n) < 0)
+        long n, cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        if (r < 0 || cli_int("threads", v, 0, TPOOL_MAX_THREADS, &n) < 0)
             return -1;
+        /* allowed (a benchmark may want it), but not silently: threads
+        ** beyond the CPUs take turns on them */
+        if (cpus > 0 && n > cpus)
+            cli_errorf("--threads %ld: more than the %ld CPU%s online (allowed; usually slower)",
+                       n, cpus, cpus == 1 ? "" : "s");
         o->threads = (int)n;
         return 1;
     }
@@ -422,7 +475,8 @@ cli_opts_help(FILE *f, int with_sampling)
             "                      $RWKV_VOCAB, next to the model, or\n"
             "                      $XDG_DATA_HOME/rwkv-tui/rwkv_vocab_v20230424.txt\n"
             "  --state PATH        state-tuning file (blocks.N.att.time_state)\n"
-            "  --threads N         compute threads (default: all cores)\n"
+            "  --threads N         compute threads, 1 to 256 (default, or 0: every CPU\n"
+            "                      online; more than the CPUs runs, with a warning)\n"
             "  --demo              use a tiny random-weight RWKV-7 model built in memory\n"
             "  --no-weight-cache   neither read nor write the cache of converted weights\n"
             "                      (<model>.<hash>.rwkvc; same as RWKV_WEIGHT_CACHE=0)\n");
@@ -483,15 +537,15 @@ cli_write_text(FILE *f, const char *text, size_t len)
     utf8_san san;
 
     if (!isatty(fileno(f))) {
-        fwrite(text, 1, len, f);
+        cli_write(f, text, len);
         return;
     }
     utf8_san_init(&san);
     for (size_t i = 0; i < len; i += 256) {
         size_t m = len - i < 256 ? len - i : 256;
-        fwrite(buf, 1, utf8_sanitize_for_terminal(&san, text + i, m, buf), f);
+        cli_write(f, buf, utf8_sanitize_for_terminal(&san, text + i, m, buf));
     }
-    fwrite(buf, 1, utf8_san_flush(&san, buf), f);
+    cli_write(f, buf, utf8_san_flush(&san, buf));
 }
 
 int
@@ -572,7 +626,7 @@ cli_json_text(FILE *f, const char *text, size_t len)
             i += (size_t)r;
             continue;
         }
-        fwrite(u + i - run, 1, run, f);
+        cli_write(f, u + i - run, run);
         run = 0;
         if (r <= 0) {               /* ill-formed (or cut by the end): one U+FFFD */
             esc = UTF8_REPL;
@@ -586,8 +640,8 @@ cli_json_text(FILE *f, const char *text, size_t len)
             }
             i += (size_t)r;
         }
-        fputs(esc, f);
+        cli_write(f, esc, strlen(esc));
     }
-    fwrite(u + i - run, 1, run, f);
+    cli_write(f, u + i - run, run);
     fputc('"', f);
 }

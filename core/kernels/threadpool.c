@@ -116,8 +116,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Upper bound on threads; more than this is clamped. */
-#define TPOOL_MAX_THREADS 256
 /* Chunks per thread of every job: enough to even out a slow or late thread,
 ** few enough that claiming (one atomic add) stays negligible.  A thread that
 ** starts late makes the other wait for up to one chunk at the job's end:

@@ -37,6 +37,10 @@ typedef struct tpool tpool;
 ** concurrently and must write disjoint data. */
 typedef void (*tpool_fn)(void *ctx, int i, int n);
 
+/* Upper bound on threads; tpool_create clamps a larger count (the command
+** line refuses one: cli/opts.c). */
+#define TPOOL_MAX_THREADS 256
+
 /*
 ** Create a pool of N_THREADS threads in all (the caller counts as one; 0 =
 ** all online cores).  *OUT is owned by the caller: free with tpool_destroy.

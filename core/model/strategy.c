@@ -1,5 +1,13 @@
 /*
 ** strategy.c -- strategy string parsing (see strategy.h).
+**
+** The grammar is the pip package's, case and spacing included (its regex:
+** "cpu fp32" is a strategy, "CPU FP32", "cpu-fp32" and "cpu  fp32" are
+** not), so a string that works here works there.  A bad string is refused
+** with what is wrong and where; when a lenient reading of it (any case,
+** '-' '_' or several spaces between words, the quantisation as its own word,
+** one typo in a device or dtype name) gives exactly one valid strategy, the
+** message suggests it (strat_suggest).
 */
 #include "strategy.h"
 
@@ -23,13 +31,211 @@ static const struct {
     { "fp16", STRAT_FP16 }, { "fp32", STRAT_FP32 }, { "bf16", STRAT_BF16 },
 };
 
+/* Longest word of a strategy the suggestion reads ("bfloat16", "cuda:12"). */
+#define STRAT_WORD_MAX 16
+
+/* Other names for a device or a dtype that users write, and what the
+** reference calls them. */
+static const struct {
+    const char *alias, *name;
+} strat_aliases[] = {
+    { "gpu", "cuda" },     { "float32", "fp32" }, { "f32", "fp32" },
+    { "float16", "fp16" }, { "f16", "fp16" },     { "half", "fp16" },
+    { "bfloat16", "bf16" },
+};
+
+static int strat_parse_as(const char *s, strat *out, rwkv_err *err, int suggest);
+
+/*
+** Edit distance between A and B (at most STRAT_WORD_MAX bytes each),
+** counting a swap of two neighbours as one edit ("fp23" -> "fp32": 1).
+*/
 static int
-strat_bad(rwkv_err *err, const char *s, const char *p, const char *what)
+strat_dist(const char *a, const char *b)
 {
+    int d[STRAT_WORD_MAX + 1][STRAT_WORD_MAX + 1];
+    int na = (int)strlen(a), nb = (int)strlen(b);
+
+    for (int i = 0; i <= na; i++)
+        d[i][0] = i;
+    for (int j = 0; j <= nb; j++)
+        d[0][j] = j;
+    for (int i = 1; i <= na; i++)
+        for (int j = 1; j <= nb; j++) {
+            int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[na][nb];
+}
+
+/*
+** The one name of NAMES (N of them) that W is an alias of, or is one typo
+** away from (or is); NULL when none is, or when two are equally near (no
+** guess between them).
+*/
+static const char *
+strat_closest(const char *w, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    int best_d = 2, tie = 0;
+
+    for (size_t k = 0; k < sizeof strat_aliases / sizeof strat_aliases[0]; k++)
+        if (strcmp(w, strat_aliases[k].alias) == 0)
+            for (size_t i = 0; i < n; i++)
+                if (strcmp(strat_aliases[k].name, names[i]) == 0)
+                    return names[i];
+    for (size_t i = 0; i < n; i++) {
+        int d = strat_dist(w, names[i]);
+        if (d < best_d) {
+            best = names[i];
+            best_d = d;
+            tie = 0;
+        } else if (d == best_d) {
+            tie = 1;
+        }
+    }
+    return tie ? NULL : best;
+}
+
+/*
+** One stage of a strategy read leniently: WORDS (N lower-case words, split
+** at spaces, '-', '_' and ',') as "device[:K] dtype[quant] [*N[+]]" into
+** OUT (capacity CAP).  0, or -1 when it cannot be read so.
+*/
+static int
+strat_fix_stage(char words[][STRAT_WORD_MAX + 1], int n, char *out, size_t cap)
+{
+    static const char *const devs[] = { "cpu", "cuda", "mps", "dml" };
+    static const char *const dts[] = { "fp16", "fp32", "bf16" };
+    char dev[STRAT_WORD_MAX + 1], dt[STRAT_WORD_MAX + 1], quant[3] = "", layers[24] = "";
+    const char *d, *t, *colon;
+    int w = 2;
+    size_t len;
+
+    if (n < 2)
+        return -1;
+    /* the device, with cuda's ":K" */
+    memcpy(dev, words[0], sizeof dev);
+    if ((colon = strchr(dev, ':')) != NULL)
+        dev[colon - dev] = '\0';
+    if ((d = strat_closest(dev, devs, 4)) == NULL ||
+        (colon != NULL && (strcmp(d, "cuda") != 0 || strspn(words[0] + (colon - dev) + 1,
+                                                                 "0123456789") == 0)))
+        return -1;
+    /* the dtype, its quantisation glued on ("fp32i8") or as the next word */
+    memcpy(dt, words[1], sizeof dt);
+    len = strlen(dt);
+    if (len > 2 && dt[len - 2] == 'i' && strchr("843", dt[len - 1]) != NULL) {
+        snprintf(quant, sizeof quant, "%s", dt + len - 2);
+        dt[len - 2] = '\0';
+    }
+    if ((t = strat_closest(dt, dts, 3)) == NULL)
+        return -1;
+    if (quant[0] == '\0' && w < n && words[w][0] == 'i' && words[w][1] != '\0' &&
+        strchr("843", words[w][1]) != NULL && words[w][2] == '\0')
+        snprintf(quant, sizeof quant, "%s", words[w++]);
+    /* the layer count: "*N", "*N+", or "*" and "N" apart */
+    if (w < n && words[w][0] == '*') {
+        const char *num = words[w][1] != '\0' ? words[w] + 1 : w + 1 < n ? words[++w] : "";
+        size_t k = strspn(num, "0123456789");
+        if (k == 0 || (num[k] != '\0' && strcmp(num + k, "+") != 0))
+            return -1;
+        snprintf(layers, sizeof layers, " *%s", num);
+        w++;
+    }
+    if (w != n)
+        return -1;
+    if (colon != NULL)
+        len = (size_t)snprintf(out, cap, "%s%s %s%s%s", d, words[0] + (colon - dev), t, quant,
+                               layers);
+    else
+        len = (size_t)snprintf(out, cap, "%s %s%s%s", d, t, quant, layers);
+    return len < cap ? 0 : -1;
+}
+
+/*
+** A valid strategy that S (not valid) most likely meant, into OUT
+** (capacity CAP): every stage read by strat_fix_stage.  0, or -1 when there
+** is none to suggest.
+*/
+static int
+strat_suggest(const char *s, char *out, size_t cap)
+{
+    char words[8][STRAT_WORD_MAX + 1];
+    size_t len = 0;
+    strat tmp;
+    rwkv_err e;
+
+    out[0] = '\0';
+    for (const char *a = s;;) {
+        const char *b = strstr(a, "->"), *q;
+        char stage[96];
+        int n = 0;
+
+        if (b == NULL)
+            b = a + strlen(a);
+        /* the stage's words, lower case */
+        for (q = a; q < b;) {
+            size_t k = 0;
+            while (q < b && strchr(" \t-_,", *q) != NULL)
+                q++;
+            if (q == b)
+                break;
+            if (n == 8)
+                return -1;
+            while (q < b && strchr(" \t-_,", *q) == NULL) {
+                if (k == STRAT_WORD_MAX)
+                    return -1;
+                words[n][k++] = (char)tolower((unsigned char)*q++);
+            }
+            words[n++][k] = '\0';
+        }
+        if (strat_fix_stage(words, n, stage, sizeof stage) != 0)
+            return -1;
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? " -> " : "", stage);
+        if (len >= cap)
+            return -1;
+        if (*b == '\0')
+            break;
+        a = b + 2;
+    }
+    if (strcmp(out, s) == 0 || strat_parse_as(out, &tmp, &e, 0) != RWKV_OK)
+        return -1;
+    return 0;
+}
+
+/*
+** The refusal of S: WHAT went wrong at P, naming the word found there when
+** WORD is set (and the valid ones, LIST, when not NULL); then the
+** suggestion when SUGGEST and there is one, else an example.
+*/
+static int
+strat_bad(rwkv_err *err, const char *s, const char *p, const char *what, int word,
+          const char *list, int suggest)
+{
+    char fix[128], found[STRAT_WORD_MAX + 8] = "";
+    size_t k = strcspn(p, " -");
+
+    if (word && k > 0)
+        snprintf(found, sizeof found, " '%.*s'", (int)(k > STRAT_WORD_MAX ? STRAT_WORD_MAX : k),
+                 p);
+    if (suggest && strat_suggest(s, fix, sizeof fix) == 0)
+        return rwkv_errf(err, RWKV_EINVAL,
+                         "invalid strategy '%s': %s%s at position %d%s%s%s; did you mean '%s'?",
+                         s, what, found, (int)(p - s) + 1, list ? " (" : "", list ? list : "",
+                         list ? ")" : "", fix);
     return rwkv_errf(err, RWKV_EINVAL,
-                     "invalid strategy '%s': %s at position %d (expected e.g. 'cpu fp32' "
+                     "invalid strategy '%s': %s%s at position %d%s%s%s (expected e.g. 'cpu fp32' "
                      "or 'cuda fp16 *10 -> cpu fp32')",
-                     s, what, (int)(p - s) + 1);
+                     s, what, found, (int)(p - s) + 1, list ? " (" : "", list ? list : "",
+                     list ? ")" : "");
 }
 
 /* Parse a run of digits at *P into *OUT (clamped); 0 if none. */
@@ -54,6 +260,14 @@ strat_digits(const char **p, int *out)
 int
 strat_parse(const char *s, strat *out, rwkv_err *err)
 {
+    return strat_parse_as(s, out, err, 1);
+}
+
+/* strat_parse; SUGGEST 0: no suggestion is looked for (strat_suggest's own
+** check of what it would suggest). */
+static int
+strat_parse_as(const char *s, strat *out, rwkv_err *err, int suggest)
+{
     const char *p = s;
     size_t len;
 
@@ -65,7 +279,7 @@ strat_parse(const char *s, strat *out, rwkv_err *err)
         size_t k, n;
 
         if (out->n_stages == STRAT_MAX_STAGES)
-            return strat_bad(err, s, p, "too many stages");
+            return strat_bad(err, s, p, "too many stages", 0, NULL, suggest);
         st = &out->stages[out->n_stages];
         st->n_layers = -1;
         while (*p == ' ')
@@ -76,16 +290,19 @@ strat_parse(const char *s, strat *out, rwkv_err *err)
                 break;
         }
         if (k == sizeof strat_devices / sizeof strat_devices[0])
-            return strat_bad(err, s, p, "unknown device (cpu, cuda, cuda:N, mps, dml)");
+            return strat_bad(err, s, p, "unknown device", 1,
+                              "cpu, cuda, cuda:N, mps, dml", suggest);
         st->device = strat_devices[k].dev;
         p += n;
         if (st->device == STRAT_CUDA && *p == ':') {
             p++;
             if (!strat_digits(&p, &st->device_index))
-                return strat_bad(err, s, p, "device number expected after 'cuda:'");
+                return strat_bad(err, s, p, "device number expected after 'cuda:'", 0, NULL,
+                                  suggest);
         }
         if (*p != ' ')
-            return strat_bad(err, s, p, "one space expected after the device");
+            return strat_bad(err, s, p, "one space expected after the device", 0, NULL,
+                             suggest);
         p++;
         for (k = 0; k < sizeof strat_dtypes / sizeof strat_dtypes[0]; k++) {
             n = strlen(strat_dtypes[k].name);
@@ -93,7 +310,7 @@ strat_parse(const char *s, strat *out, rwkv_err *err)
                 break;
         }
         if (k == sizeof strat_dtypes / sizeof strat_dtypes[0])
-            return strat_bad(err, s, p, "unknown dtype (fp16, fp32, bf16)");
+            return strat_bad(err, s, p, "unknown dtype", 1, "fp16, fp32, bf16", suggest);
         st->dtype = strat_dtypes[k].dt;
         p += n;
         if (p[0] == 'i' && (p[1] == '8' || p[1] == '4' || p[1] == '3')) {
@@ -103,7 +320,8 @@ strat_parse(const char *s, strat *out, rwkv_err *err)
         if (p[0] == ' ' && p[1] == '*') {
             p += 2;
             if (!strat_digits(&p, &st->n_layers))
-                return strat_bad(err, s, p, "layer count expected after '*'");
+                return strat_bad(err, s, p, "layer count expected after '*'", 0, NULL,
+                                 suggest);
             if (*p == '+') {
                 st->stream = 1;
                 p++;
@@ -115,7 +333,7 @@ strat_parse(const char *s, strat *out, rwkv_err *err)
         if (*p == '\0')
             break;
         if (p[0] != '-' || p[1] != '>')
-            return strat_bad(err, s, p, "'->' or end expected");
+            return strat_bad(err, s, p, "'->' or end expected", 0, NULL, suggest);
         p += 2;
     }
 
