@@ -115,6 +115,9 @@ int  framing_decode(const char *text, size_t len, const char *what, framing *f, 
 
 /* The framing of session SID (the defaults for a session saved before v4). */
 int store_session_framing(store *s, int64_t sid, framing *out, rwkv_err *err);
+/* The two writes below fail as store.h's writes a user names do: "PATH:
+** why" ("PATH: database is locked", "PATH: no session 3"), never the
+** action, which the caller names once ("saving the framing: PATH: ..."). */
 int store_session_set_framing(store *s, int64_t sid, const framing *f, rwkv_err *err);
 /* The framing saved with preset NAME: *HAS 0 when it carries none (OUT then
 ** untouched). */

@@ -27,6 +27,7 @@
 #include "store_int.h"
 
 #include "../core/clock.h"
+#include "../core/text/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -370,19 +371,65 @@ store_tx_rollback(store *s)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+size_t
+store_nul_drop(char *dst, const void *src, size_t n)
+{
+    const char *p = src;
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != '\0')
+            dst[k++] = p[i];
+    dst[k] = '\0';
+    return k;
+}
+
+const char *
+store_col_str(sqlite3_stmt *st, int i, size_t *len, char **own)
+{
+    /* text first, then its length (the order sqlite3_column_bytes asks for) */
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    size_t n = t ? (size_t)sqlite3_column_bytes(st, i) : 0;
+    char *c;
+
+    *own = NULL;
+    if (t == NULL || memchr(t, '\0', n) == NULL) {
+        *len = n;
+        return t ? t : "";
+    }
+    if ((c = malloc(n + 1)) == NULL)
+        return NULL;
+    *len = store_nul_drop(c, t, n);
+    return *own = c;
+}
+
 void
 store_col_text(sqlite3_stmt *st, int i, char *buf, size_t cap)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
-    size_t n = t ? (size_t)sqlite3_column_bytes(st, i) : 0;
+    size_t n = t ? (size_t)sqlite3_column_bytes(st, i) : 0, k = 0;
 
     if (cap == 0)
         return;
-    if (n >= cap)
-        n = cap - 1;
-    if (n)
-        memcpy(buf, t, n);
-    buf[n] = '\0';
+    for (size_t j = 0; j < n && k + 1 < cap; j++)
+        if (t[j] != '\0')
+            buf[k++] = (char)t[j];
+    buf[k] = '\0';
+}
+
+void
+store_col_title(sqlite3_stmt *st, int i, char *out, size_t cap)
+{
+    char *own;
+    size_t n = 0;
+    const char *t = store_col_str(st, i, &n, &own);
+
+    if (t == NULL) {                  /* out of memory: the rule drops a NUL too */
+        t = (const char *)sqlite3_column_text(st, i);
+        n = t ? (size_t)sqlite3_column_bytes(st, i) : 0;
+    }
+    utf8_san_line(t, n, out, cap);
+    free(own);
 }
 
 const char *
@@ -1178,12 +1225,8 @@ model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
 int
 store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
 {
-    int rc;
-
-    s->plain_errors++;                 /* the caller names the action (store.h) */
-    rc = model_upsert(s, m, id, err);
-    s->plain_errors--;
-    return rc;
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, model_upsert(s, m, id, err));
 }
 
 int
@@ -1247,12 +1290,8 @@ int
 store_preset_put(store *s, const char *name, const rwkv_sampling *samp, int64_t *id,
                  rwkv_err *err)
 {
-    int rc;
-
-    s->plain_errors++;                 /* the caller names the action (store.h) */
-    rc = preset_put(s, name, samp, id, err);
-    s->plain_errors--;
-    return rc;
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, preset_put(s, name, samp, id, err));
 }
 
 int
@@ -1288,7 +1327,8 @@ store_preset_list(store *s, char ***names, size_t *n, rwkv_err *err)
     if ((rc = store_prep(s, "SELECT name FROM presets ORDER BY builtin DESC, name", &st, err)) != RWKV_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        size_t l = (size_t)sqlite3_column_bytes(st, 0) + 1;
+        const unsigned char *nm = sqlite3_column_text(st, 0);
+        size_t l = (nm ? (size_t)sqlite3_column_bytes(st, 0) : 0) + 1;
         if (bytes + l > cap) {
             size_t nc = (cap + l) * 2;
             char *t = realloc(text, nc);
@@ -1300,8 +1340,8 @@ store_preset_list(store *s, char ***names, size_t *n, rwkv_err *err)
             text = t;
             cap = nc;
         }
-        memcpy(text + bytes, sqlite3_column_text(st, 0), l);
-        bytes += l;
+        /* NULs dropped (store_nul_drop): one inside a name split it in two */
+        bytes += store_nul_drop(text + bytes, nm, l - 1) + 1;
         count++;
     }
     sqlite3_finalize(st);
@@ -1382,12 +1422,8 @@ statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err)
 int
 store_statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err)
 {
-    int rc;
-
-    s->plain_errors++;                 /* the caller names the action (store.h) */
-    rc = statefile_add(s, f, id, err);
-    s->plain_errors--;
-    return rc;
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, statefile_add(s, f, id, err));
 }
 
 int

@@ -305,7 +305,10 @@ int store_session_latest(store *s, int64_t *id, rwkv_err *err);
 /*
 ** The writes a user asks for by name -- store_session_rename, _delete, _fork
 ** and store_turn_prune; store_preset_put, store_statefile_add,
-** store_model_upsert, store_snapshot_put and store_budget_set too -- fail
+** store_model_upsert, store_snapshot_put and store_budget_set too -- and the
+** chat's own writes (store_session_set_head, the turn writes
+** store_turn_append, _begin, _reopen, _progress and _finish, and
+** framing.h's store_session_set_framing / store_preset_set_framing) fail
 ** with one form of message: the file and why,
 ** "PATH: database is locked" (another program held the write lock past the
 ** busy time), "PATH: disk full (nothing was saved)", "PATH: no session 3",
@@ -360,7 +363,8 @@ typedef struct store_turn {
     int64_t        session_id;
     int64_t        parent_id;      /* 0 = first turn of the session */
     int            role;           /* enum store_role */
-    const char    *text;           /* UTF-8, NUL-terminated */
+    const char    *text;           /* UTF-8, NUL-terminated; read back whole, any NUL
+                                   ** byte in the row dropped (store_int.h) */
     const int32_t *tokens;         /* ids fed for this turn */
     size_t         n_tokens;
     int            has_sampling;   /* sampling + seed below are meaningful */
@@ -690,7 +694,8 @@ int store_import(store *s, const char *text, size_t len, const char *what, int64
 /*
 ** TEXT (LEN bytes) made safe to show: invalid UTF-8 and every control
 ** character other than \n and \t (C0, DEL, C1) become U+FFFD, so no
-** escape sequence reaches a terminal and the result is valid UTF-8.
+** escape sequence reaches a terminal and the result is valid UTF-8; a NUL
+** is dropped (the rule for a NUL in text everywhere: store_int.h).
 ** Returns a NUL-terminated copy owned by the caller (free), *OUT_LEN (may
 ** be NULL) its length; NULL when out of memory.
 */

@@ -306,9 +306,7 @@ store_budget_set(store *s, uint64_t bytes, store_budget_info *info, rwkv_err *er
 {
     int rc;
 
-    s->plain_errors++;                 /* the caller names the action (store.h) */
-    rc = budget_set(s, bytes, info, err);
-    s->plain_errors--;
+    rc = STORE_PLAIN(s, budget_set(s, bytes, info, err));   /* the caller names the action (store.h) */
     /* the space of the dropped states back to the file system: the budget
     ** is set whether or not that works now (another program's lock) -- as
     ** after a delete, the pages stay free, reused by later writes and given

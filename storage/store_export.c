@@ -143,9 +143,8 @@ match_at(const char *p, const char *w)
 ** a snippet is a view of the text, shown as the client shows text) into a
 ** new string (*N its length); NULL when out of memory. */
 static char *
-snippet_text(const char *src, size_t *n)
+snippet_text(const char *src, size_t len, size_t *n)
 {
-    size_t len = src ? strlen(src) : 0;
     char *t;
 
     if (len > SIZE_MAX / 8 || (t = malloc(UTF8_SANITIZE_MAX(len) + 1)) == NULL)
@@ -155,10 +154,10 @@ snippet_text(const char *src, size_t *n)
     return t;
 }
 
-/* SRC by the display rule with every match of a word in [ ], cut to a
-** window of one line around the first match, into OUT (CAP bytes). */
+/* SRC (LEN bytes) by the display rule with every match of a word in [ ],
+** cut to a window of one line around the first match, into OUT (CAP bytes). */
 static void
-make_snippet(const char *src, char *const *w, int nw, char *out, size_t cap)
+make_snippet(const char *src, size_t len, char *const *w, int nw, char *out, size_t cap)
 {
     size_t n = 0, first = SIZE_MAX, start, o = 0;
     char *text;
@@ -166,7 +165,7 @@ make_snippet(const char *src, char *const *w, int nw, char *out, size_t cap)
     if (cap == 0)
         return;
     out[0] = '\0';
-    if ((text = snippet_text(src, &n)) == NULL)
+    if ((text = snippet_text(src, len, &n)) == NULL)
         return;
     for (size_t i = 0; i < n && first == SIZE_MAX; i++)
         for (int k = 0; k < nw; k++)
@@ -220,6 +219,9 @@ static int
 add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, size_t *cap)
 {
     store_hit *h;
+    const char *text;
+    char *own;
+    size_t len = 0;
 
     if ((h = store_grow(*v, cap, *cnt, sizeof *h, 16)) == NULL)
         return -1;
@@ -229,8 +231,11 @@ add_hit(sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size_t *cnt, si
     h->session_id = sqlite3_column_int64(st, 0);
     h->turn_id = sqlite3_column_int64(st, 1);
     h->role = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
-    store_title_clean((const char *)sqlite3_column_text(st, 3), h->title, sizeof h->title);
-    make_snippet((const char *)sqlite3_column_text(st, 4), w, nw, h->snippet, sizeof h->snippet);
+    store_col_title(st, 3, h->title, sizeof h->title);
+    if ((text = store_col_str(st, 4, &len, &own)) == NULL)    /* by length, NULs dropped */
+        return -1;
+    make_snippet(text, len, w, nw, h->snippet, sizeof h->snippet);
+    free(own);
     return 0;
 }
 
@@ -425,7 +430,9 @@ store_text_clean(const char *text, size_t len, size_t *out_len)
     while (i < len) {
         uint32_t cp = 0;
         int r = utf8_decode(u + i, len - i, &cp);
-        if (r > 0 && !((cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f))) {
+        if (r > 0 && cp == 0) {        /* a NUL is dropped (store_nul_drop's rule) */
+            i++;
+        } else if (r > 0 && !((cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f))) {
             memcpy(o + k, u + i, (size_t)r);
             k += (size_t)r;
             i += (size_t)r;
@@ -1172,9 +1179,10 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
     if (x == NULL || x->type != JSON_STRING || (tt.role = store_role_parse(x->str)) < 0)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"role\" must be user, assistant or system", what, i);
     x = json_get(t, "text");
-    if (x == NULL || x->type != JSON_STRING || strlen(x->str) != x->len)
-        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"text\" must be a string without NUL", what, i);
-    /* Escape codes and invalid UTF-8 never enter the database. */
+    if (x == NULL || x->type != JSON_STRING)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"text\" must be a string", what, i);
+    /* Escape codes and invalid UTF-8 never enter the database; a NUL
+    ** (\u0000) is dropped, as everywhere (store_nul_drop). */
     if ((clean = store_text_clean(x->str, x->len, NULL)) == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
     tt.text = clean;

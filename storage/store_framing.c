@@ -20,12 +20,14 @@ read_framing(store *s, sqlite3_stmt *st, const char *what, framing *out, int *ha
     int rc = store_step_one(s, st, what, err, "no %s", what);
 
     *has = 0;
-    if (rc == RWKV_OK) {
-        const char *text = (const char *)sqlite3_column_text(st, 0);
-        if (text != NULL) {
-            *has = 1;
-            rc = framing_decode(text, strlen(text), what, out, err);
-        }
+    if (rc == RWKV_OK && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        char *own;
+        size_t len = 0;
+        const char *text = store_col_str(st, 0, &len, &own);   /* NULs dropped */
+        *has = 1;
+        rc = text != NULL ? framing_decode(text, len, what, out, err)
+                          : rwkv_errf(err, RWKV_ENOMEM, "%s: framing: out of memory", what);
+        free(own);
     }
     sqlite3_finalize(st);
     return rc;
@@ -47,7 +49,9 @@ store_session_framing(store *s, int64_t sid, framing *out, rwkv_err *err)
     return rc;
 }
 
-/* Run SQL binding ?1 = the framing text of F (NULL: SQL NULL), ?2 = KEY. */
+/* Run SQL binding ?1 = the framing text of F (NULL: SQL NULL), ?2 = KEY;
+** a failure says "PATH: why" ("PATH: database is locked", "PATH: no WHAT"),
+** the caller naming the action. */
 static int
 write_framing(store *s, const char *sql, const framing *f, int64_t id, const char *name,
               const char *what, rwkv_err *err)
@@ -58,7 +62,9 @@ write_framing(store *s, const char *sql, const framing *f, int64_t id, const cha
 
     if (f != NULL && (text = framing_encode(f)) == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "framing: out of memory");
+    s->plain_errors++;                 /* the caller names the action (framing.h) */
     if ((rc = store_prep(s, sql, &st, err)) != RWKV_OK) {
+        s->plain_errors--;
         free(text);
         return rc;
     }
@@ -71,8 +77,9 @@ write_framing(store *s, const char *sql, const framing *f, int64_t id, const cha
     else
         sqlite3_bind_int64(st, 2, id);
     rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, what);
+    s->plain_errors--;
     if (rc == RWKV_OK && sqlite3_changes(s->db) == 0)
-        rc = rwkv_errf(err, RWKV_EINVAL, "no %s", what);
+        rc = rwkv_errf(err, RWKV_EINVAL, "%s: no %s", s->path, what);
     sqlite3_finalize(st);
     free(text);
     return rc;

@@ -114,6 +114,16 @@ int64_t store_now_ms(void);
 /* Fill ERR from the connection's last error: "PATH: WHAT: sqlite message"
 ** ("PATH: sqlite message" while S->plain_errors is set). */
 int store_dberr(store *s, rwkv_err *err, const char *what);
+/* S->plain_errors back down, RC passed through (STORE_PLAIN). */
+static inline int
+store_plain_end(store *s, int rc)
+{
+    s->plain_errors--;
+    return rc;
+}
+/* CALL, an int expression, with S's errors in the plain form "PATH: why":
+** for the store's public writes whose callers name the action (store.h). */
+#define STORE_PLAIN(s, call) ((s)->plain_errors++, store_plain_end((s), (call)))
 /* Run SQL without results; RWKV_EDB with a message on failure. */
 int store_exec(store *s, const char *sql, rwkv_err *err);
 /* Run SQL, a statement of one parameter, once for each of the N ids IDS,
@@ -141,8 +151,29 @@ int  store_tx_commit(store *s, rwkv_err *err);
 void store_tx_rollback(store *s);
 /* The first column of the first row of SQL (0 when there is no row). */
 int store_pragma_int(store *s, const char *sql, int64_t *out, rwkv_err *err);
-/* Copy at most CAP-1 bytes of column I (text) into BUF. */
+/*
+** Text read back from the file: a column is read by its length
+** (sqlite3_column_bytes), never as a C string, and every NUL byte in it is
+** dropped, the rest kept -- the one rule for a NUL in a row another program
+** wrote (a text with '\0' in it, a blob).  The chat never writes one: its
+** stream leaves the byte out of a reply's text (README "No NUL in a reply's
+** text"), and store_text_clean drops it on import.  Cutting at the NUL, as
+** reading a C string does, lost the rest of a turn in `sessions show`, an
+** export and a resumed transcript.
+**
+** store_nul_drop: the N bytes at SRC without their NULs into DST (room for
+** N + 1 bytes), NUL-terminated; returns the length written.
+*/
+size_t store_nul_drop(char *dst, const void *src, size_t n);
+/* Column I of ST's row by that rule, *LEN its length (a NULL column: "").
+** Borrowed from ST (valid until it steps or is finalized) when the column
+** holds no NUL; else a copy, also in *OWN, which the caller frees (*OWN is
+** NULL otherwise).  NULL when out of memory. */
+const char *store_col_str(sqlite3_stmt *st, int i, size_t *len, char **own);
+/* At most CAP-1 bytes of column I by that rule into BUF (NUL-terminated). */
 void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t cap);
+/* Column I as a session title (store_title_clean) by that rule into OUT. */
+void store_col_title(sqlite3_stmt *st, int i, char *out, size_t cap);
 /* Shortest "%g" text of V that reads back as the same float. */
 void store_fmt_float(double v, char *buf, size_t cap);
 /* Apply the retention policy to SESSION (inside a transaction). */

@@ -341,9 +341,7 @@ store_turn_prune(store *s, int64_t turn, store_prune *out, rwkv_err *err)
 {
     int rc;
 
-    s->plain_errors++;                 /* the caller names the action (store.h) */
-    rc = prune(s, turn, out, err);
-    s->plain_errors--;
+    rc = STORE_PLAIN(s, prune(s, turn, out, err));   /* the caller names the action (store.h) */
     /* give the space back: the pages of the deleted snapshots -- the
     ** branch is gone whether or not that works now (another program's
     ** lock): the pages stay free, reused by later writes and given back by

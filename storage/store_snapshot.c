@@ -104,12 +104,8 @@ int
 store_snapshot_put(store *s, int64_t turn, const float *state, size_t n,
                    const store_state_meta *meta, rwkv_err *err)
 {
-    int rc;
-
-    s->plain_errors++;                 /* the caller names the action (store.h) */
-    rc = snapshot_put(s, turn, state, n, meta, err);
-    s->plain_errors--;
-    return rc;
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, snapshot_put(s, turn, state, n, meta, err));
 }
 
 const char *

@@ -109,7 +109,7 @@ session_row(sqlite3_stmt *st, store_session *o)
     memset(o, 0, sizeof *o);
     o->id = sqlite3_column_int64(st, 0);
     /* one line, safe to show, whatever the file holds (store_title_clean) */
-    store_title_clean((const char *)sqlite3_column_text(st, 1), o->title, sizeof o->title);
+    store_col_title(st, 1, o->title, sizeof o->title);
     o->model_id = sqlite3_column_int64(st, 2);
     o->state_file_id = sqlite3_column_int64(st, 3);
     o->preset_id = sqlite3_column_int64(st, 4);
@@ -216,10 +216,9 @@ store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err)
     int rc = check_title(title, 1, t, err);
     if (rc != RWKV_OK)
         return rc;
-    s->plain_errors++;                 /* the caller names the action (store.h) */
-    rc = session_change(s, "UPDATE sessions SET title=?2, updated_ms=?3 WHERE id=?1", id, t, 0, err);
-    s->plain_errors--;
-    return rc;
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, session_change(s, "UPDATE sessions SET title=?2, updated_ms=?3 WHERE id=?1",
+                                         id, t, 0, err));
 }
 
 /* 1 if TURN is a turn of SESSION, 0 if not, -1 on a database error. */
@@ -248,8 +247,17 @@ turn_in_session(store *s, int64_t turn, int64_t session, int *depth, rwkv_err *e
     return rc;
 }
 
+static int session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
+
 int
 store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err)
+{
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, session_set_head(s, id, turn, err));
+}
+
+static int
+session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err)
 {
     if (turn > 0) {
         int r = turn_in_session(s, turn, id, NULL, err);
@@ -295,9 +303,7 @@ store_session_delete(store *s, int64_t id, rwkv_err *err)
 {
     int rc;
 
-    s->plain_errors++;                 /* the caller names the action (store.h) */
-    rc = session_delete(s, id, err);
-    s->plain_errors--;
+    rc = STORE_PLAIN(s, session_delete(s, id, err));   /* the caller names the action (store.h) */
     if (rc == RWKV_OK)
         vacuum_after_delete(s);        /* the pages of the deleted snapshots */
     return rc;
@@ -483,9 +489,20 @@ turn_insert(store *s, store_turn *t, int depth, int interrupted, rwkv_err *err)
     return rc;
 }
 
+static int turn_append(store *s, store_turn *t, const float *state, size_t n,
+                       const store_state_meta *meta, rwkv_err *err);
+
 int
 store_turn_append(store *s, store_turn *t, const float *state, size_t n,
                   const store_state_meta *meta, rwkv_err *err)
+{
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, turn_append(s, t, state, n, meta, err));
+}
+
+static int
+turn_append(store *s, store_turn *t, const float *state, size_t n,
+            const store_state_meta *meta, rwkv_err *err)
 {
     struct head_seen w;
     int depth, rc;
@@ -510,8 +527,17 @@ store_turn_append(store *s, store_turn *t, const float *state, size_t n,
     return rc;
 }
 
+static int turn_begin(store *s, store_turn *t, rwkv_err *err);
+
 int
 store_turn_begin(store *s, store_turn *t, rwkv_err *err)
+{
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, turn_begin(s, t, err));
+}
+
+static int
+turn_begin(store *s, store_turn *t, rwkv_err *err)
 {
     struct head_seen w;
     int depth, rc;
@@ -529,8 +555,17 @@ store_turn_begin(store *s, store_turn *t, rwkv_err *err)
     return head_done(s, &w, store_tx_commit(s, err));
 }
 
+static int turn_reopen(store *s, int64_t id, rwkv_err *err);
+
 int
 store_turn_reopen(store *s, int64_t id, rwkv_err *err)
+{
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, turn_reopen(s, id, err));
+}
+
+static int
+turn_reopen(store *s, int64_t id, rwkv_err *err)
 {
     struct head_seen w;
     store_turn t;
@@ -560,9 +595,20 @@ store_turn_reopen(store *s, int64_t id, rwkv_err *err)
     return head_done(s, &w, store_tx_commit(s, err));
 }
 
+static int turn_progress(store *s, int64_t id, const char *text, const int32_t *tokens,
+                         size_t n_tokens, rwkv_err *err);
+
 int
 store_turn_progress(store *s, int64_t id, const char *text, const int32_t *tokens,
                     size_t n_tokens, rwkv_err *err)
+{
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, turn_progress(s, id, text, tokens, n_tokens, err));
+}
+
+static int
+turn_progress(store *s, int64_t id, const char *text, const int32_t *tokens,
+              size_t n_tokens, rwkv_err *err)
 {
     sqlite3_stmt *st;
     int rc;
@@ -579,9 +625,20 @@ store_turn_progress(store *s, int64_t id, const char *text, const int32_t *token
     return rc;
 }
 
+static int turn_finish(store *s, const store_turn *t, const float *state, size_t n,
+                       const store_state_meta *meta, rwkv_err *err);
+
 int
 store_turn_finish(store *s, const store_turn *t, const float *state, size_t n,
                   const store_state_meta *meta, rwkv_err *err)
+{
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, turn_finish(s, t, state, n, meta, err));
+}
+
+static int
+turn_finish(store *s, const store_turn *t, const float *state, size_t n,
+            const store_state_meta *meta, rwkv_err *err)
 {
     struct head_seen w;
     sqlite3_stmt *st;
@@ -641,7 +698,10 @@ turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_er
                              (long long)id)) != RWKV_OK)
         goto out;
     {
-        size_t tl = (size_t)sqlite3_column_bytes(st, 3);
+        /* by its length, NULs dropped (store_nul_drop): a NUL another
+        ** program wrote cut the rest of the turn at it */
+        const void *tt = sqlite3_column_text(st, 3);
+        size_t tl = tt ? (size_t)sqlite3_column_bytes(st, 3) : 0;
         const void *tb = sqlite3_column_blob(st, 4);
         size_t nb = (size_t)sqlite3_column_bytes(st, 4);
         size_t toff = (tl + 1 + 3) & ~(size_t)3;
@@ -659,9 +719,7 @@ turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_er
             rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
             goto out;
         }
-        if (tl)
-            memcpy(blk, sqlite3_column_text(st, 3), tl);
-        blk[tl] = '\0';
+        store_nul_drop(blk, tt, tl);
         if (nb)
             memcpy(blk + toff, tb, nb);
         out->own_ = blk;
@@ -929,12 +987,8 @@ int
 store_session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_t *new_id,
                    rwkv_err *err)
 {
-    int rc;
-
-    s->plain_errors++;                 /* the caller names the action (store.h) */
-    rc = session_fork(s, id, turn, title, new_id, err);
-    s->plain_errors--;
-    return rc;
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, session_fork(s, id, turn, title, new_id, err));
 }
 
 static int

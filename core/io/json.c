@@ -455,30 +455,84 @@ json_str(const json_value *obj, const char *key)
 
 /* ---- writing ---------------------------------------------------------------- */
 
+/*
+** 1 when character CP (U+00A0 or above) is written \uXXXX: U+2028/U+2029
+** (line breaks to JavaScript and to some viewers) and the bidi controls and
+** invisible format characters the display rule drops -- the list of
+** core/text/utf8.c utf8_san_drops, kept here because core/io sits below
+** core/text (tests/unit/test_json_escape.c checks the two agree).
+*/
+static int
+json_escapes_cp(uint32_t cp)
+{
+    return cp == 0x2028 || cp == 0x2029 ||
+           cp == 0x61c ||                               /* ALM */
+           cp == 0x180e ||                              /* Mongolian vowel separator */
+           cp == 0x200b || cp == 0x200e || cp == 0x200f || /* ZWSP, LRM, RLM */
+           (cp >= 0x202a && cp <= 0x202e) ||            /* LRE RLE PDF LRO RLO */
+           (cp >= 0x2060 && cp <= 0x206f) ||            /* WJ, invisible ops, LRI..PDI, ... */
+           cp == 0xfeff ||                              /* BOM / ZWNBSP */
+           (cp >= 0xfff9 && cp <= 0xfffb);              /* interlinear annotation */
+}
+
+/* The character at U (N >= 1 bytes left) when it is one this writer
+** escapes and is not ASCII: *LEN its bytes, returns it; else 0.  Every
+** such character is a well-formed 2- or 3-byte sequence: a lead byte is
+** never a continuation byte, so matching at any byte cannot split one. */
+static uint32_t
+json_escaped_seq(const unsigned char *u, size_t n, size_t *len)
+{
+    uint32_t cp;
+
+    if (u[0] == 0xc2 && n >= 2 && u[1] >= 0x80 && u[1] <= 0x9f) {   /* C1 controls */
+        *len = 2;
+        return u[1];
+    }
+    if (u[0] < 0xd8 || u[0] > 0xef || n < 2 || (u[1] & 0xc0) != 0x80)
+        return 0;
+    if (u[0] < 0xe0) {
+        cp = (uint32_t)(u[0] & 0x1f) << 6 | (u[1] & 0x3f);
+        *len = 2;
+    } else {
+        if (n < 3 || (u[2] & 0xc0) != 0x80)
+            return 0;
+        cp = (uint32_t)(u[0] & 0x0f) << 12 | (uint32_t)(u[1] & 0x3f) << 6 | (u[2] & 0x3f);
+        *len = 3;
+    }
+    return cp >= 0xa0 && json_escapes_cp(cp) ? cp : 0;
+}
+
 void
 json_write_string(const char *s, size_t len, json_put_fn put, void *ud)
 {
+    const unsigned char *u = (const unsigned char *)s;
     size_t run = 0;                      /* bytes copied as they are, pending */
 
     put(ud, "\"", 1);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
+    for (size_t i = 0; i < len;) {
+        unsigned char c = u[i];
         char e[8];
+        size_t n = 1;
+        uint32_t cp = c;
         const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n"
                         : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
 
-        if (esc == NULL && c >= 0x20 && c != 0x7f) {
+        if (esc == NULL && c >= 0x80)
+            cp = json_escaped_seq(u + i, len - i, &n);
+        if (esc == NULL && ((c >= 0x20 && c < 0x7f) || (c >= 0x80 && cp == 0))) {
             run++;
+            i++;
             continue;
         }
         if (run)
             put(ud, s + i - run, run);
         run = 0;
         if (esc == NULL) {
-            snprintf(e, sizeof e, "\\u%04x", c);
+            snprintf(e, sizeof e, "\\u%04x", (unsigned)cp);
             esc = e;
         }
         put(ud, esc, strlen(esc));
+        i += n;
     }
     if (run)
         put(ud, s + len - run, run);

@@ -60,9 +60,13 @@ const char *json_str(const json_value *obj, const char *key);
 ** PUT(UD, bytes, n), the one escaper of the project (exports, `sessions
 ** list --json`, the framing column).  '"' and '\\' and newline, carriage
 ** return and tab get their two-character escapes (\" \\ \n \r \t); every
-** other byte below 0x20, and DEL, is written \u00XX (lower-case hex); all
-** other bytes are copied, so the caller gives valid UTF-8 (storage's
-** store_text_clean makes any text so) and the output is valid JSON.
+** other byte below 0x20, and DEL, is written \u00XX (lower-case hex), and
+** so are, as \uXXXX, the C1 controls (U+0080..U+009F: 8-bit CSI, OSC, which
+** a terminal in 8-bit mode acts on), U+2028/U+2029 and the bidi controls and
+** invisible format characters the display rule drops (U+202E ...), as
+** cli/'s cli_json_text escapes them; all other bytes are copied, so the
+** caller gives valid UTF-8 (storage's store_text_clean makes any text so)
+** and the output is valid JSON that moves nothing on a terminal.
 */
 typedef void (*json_put_fn)(void *ud, const char *bytes, size_t n);
 void json_write_string(const char *s, size_t len, json_put_fn put, void *ud);
