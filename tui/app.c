@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -393,6 +394,13 @@ handle_events(struct app *a)
         case TUI_EV_ALT:
             next_alternative(a, e->phase, e->n_alt);
             break;
+        case TUI_EV_SESSION:
+            /* the session a reply is being saved in (worker.c,
+            ** watch_session): the status line and F2's "(open)" name it
+            ** from now on; the rest is read at END (tui_session_sync) */
+            a->sid = e->sid;
+            snprintf(a->session_title, sizeof a->session_title, "%s", e->text);
+            break;
         case TUI_EV_NOTE:
             /* the greeting's notes at start go to the log: the footer's
             ** keys matter more on the first screen.  The job the note was
@@ -641,6 +649,27 @@ edit_last(struct app *a)
     tui_notice(a, 1, "no saved message to edit");
 }
 
+/* What system() said of the editor ED run through the shell (STATUS): a
+** failure names its reason -- the exit status, the signal, or what the
+** shell's 127 and 126 mean (not found, not executable) -- in the footer. */
+static void
+editor_said(struct app *a, const char *ed, int status)
+{
+    int err = errno;
+
+    if (status == -1)
+        tui_notice(a, 1, "editor '%s' failed: %s", ed, strerror(err));
+    else if (WIFSIGNALED(status))
+        tui_notice(a, 1, "editor '%s' failed: killed by signal %d (%s)", ed, WTERMSIG(status),
+                   strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        tui_notice(a, 1, "editor '%s' failed: not found (exit status 127)", ed);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 126)
+        tui_notice(a, 1, "editor '%s' failed: not executable (exit status 126)", ed);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        tui_notice(a, 1, "editor '%s' failed: exit status %d", ed, WEXITSTATUS(status));
+}
+
 /* Write the message in $EDITOR (curses suspended meanwhile). */
 static void
 external_editor(struct app *a)
@@ -667,8 +696,7 @@ external_editor(struct app *a)
     def_prog_mode();
     endwin();
     snprintf(cmd, sizeof cmd, "%.1000s '%s'", ed, path);
-    if (system(cmd) != 0)
-        tui_notice(a, 1, "editor '%s' failed", ed);
+    editor_said(a, ed, system(cmd));
     reset_prog_mode();
     f = fopen(path, "rb");
     if (f) {
@@ -916,6 +944,14 @@ do_action(struct app *a, int act)
         a->show_sidebar = !a->show_sidebar;
         if (!a->show_sidebar && a->focus == TUI_FOCUS_SIDEBAR)
             a->focus = TUI_FOCUS_INPUT;
+        /* too narrow to show it either way: the toggle says so, or it
+        ** would change nothing in sight (short: the footer is narrow) */
+        if (a->cols < TUI_SIDEBAR_MIN_COLS && a->show_sidebar)
+            tui_notice(a, 0, "sidebar on: shown from %d columns (now %d)",
+                       TUI_SIDEBAR_MIN_COLS, a->cols);
+        else if (a->cols < TUI_SIDEBAR_MIN_COLS)
+            tui_notice(a, 0, "sidebar off (hidden below %d columns anyway)",
+                       TUI_SIDEBAR_MIN_COLS);
         break;
     case CFG_ACT_PARAMS:
         if (a->focus == TUI_FOCUS_SIDEBAR) {
@@ -1281,17 +1317,12 @@ key_dispatch(struct app *a, int key, int is_fkey)
         if (!is_fkey && key == K_ENTER) {
             tui_prompt_accept(a);
         } else if (!is_fkey && (key == K_ESC || key == CFG_KEY_CTRL('c'))) {
-            a->prompt_kind = TUI_PROMPT_NONE;
-            a->prompt_retry = 0;          /* given up: the log has the error */
-            a->focus = a->prev_focus;
+            tui_prompt_cancel(a);
         } else if (tui_prompt_yesno(a->prompt_kind)) {
             if (!is_fkey && (key == 'y' || key == 'Y'))
                 tui_prompt_accept(a);
-            else if (!is_fkey && (key == 'n' || key == 'N')) {
-                a->prompt_kind = TUI_PROMPT_NONE;
-                a->prompt_retry = 0;
-                a->focus = a->prev_focus;
-            }
+            else if (!is_fkey && (key == 'n' || key == 'N'))
+                tui_prompt_cancel(a);
         } else {
             input_key(a, &a->prompt, key, is_fkey, 1);
         }
@@ -2322,7 +2353,10 @@ screen_end(struct app *a)
 /*
 ** --resume / --session ID: find the session before anything loads, and take
 ** its model (and vocabulary, and strategy) when none was given.  0, or 1
-** with one line on stderr.
+** with one line on stderr: no session to open (an empty or missing
+** database, an id not in it) is a runtime failure, as for `chat --resume`
+** and `sessions show ID`; the options themselves were checked first
+** (launch_usage).
 */
 static int
 resume_lookup(struct app *a)
@@ -2331,11 +2365,6 @@ resume_lookup(struct app *a)
     const char *db = l->db ? l->db : (a->cfg.db[0] ? a->cfg.db : NULL);
     rwkv_err err;
 
-    if (l->no_db) {
-        fprintf(stderr, PROG_NAME_TUI ": --%s needs the session database (not --no-db)\n",
-                l->resume ? "resume" : "session");
-        return 2;
-    }
     if (sess_lookup(db, l->session_id, &a->resume, &err) != RWKV_OK) {
         fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
         return 1;
@@ -2407,6 +2436,23 @@ show_captured(struct app *a, tui_capture *cap, long model_end, int rc)
     tui_capture_close(cap);
 }
 
+/*
+** Options that contradict each other are a usage error (2, one line),
+** found before any file is read -- a config, a theme, the database -- as
+** cmd_tui finds --resume with --session: the command line alone decides.
+** (No session to resume is a runtime failure instead: resume_lookup.)
+*/
+static int
+launch_usage(const tui_launch *l)
+{
+    if (l->no_db && (l->resume || l->session_id)) {
+        fprintf(stderr, PROG_NAME_TUI ": --%s needs the session database (not --no-db)\n",
+                l->resume ? "resume" : "session");
+        return 2;
+    }
+    return 0;
+}
+
 int
 tui_run(const tui_launch *launch)
 {
@@ -2415,6 +2461,10 @@ tui_run(const tui_launch *launch)
     tui_capture cap = { NULL, -1 };
     long model_end;
 
+    if ((rc = launch_usage(launch)) != 0) {
+        free(a);
+        return rc;
+    }
     memset(a, 0, sizeof *a);
     a->copy_turn = -1;
     a->launch = *launch;

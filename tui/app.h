@@ -141,12 +141,12 @@ typedef struct tui_note {
 } tui_note;
 
 enum tui_ev_type { TUI_EV_TEXT, TUI_EV_PHASE, TUI_EV_DONE, TUI_EV_STATS, TUI_EV_END,
-                   TUI_EV_NOTE, TUI_EV_ALT };
+                   TUI_EV_NOTE, TUI_EV_ALT, TUI_EV_SESSION };
 
 typedef struct tui_event {
     struct tui_event *next;
     int               type;
-    char             *text;      /* TEXT: owned by the event */
+    char             *text;      /* TEXT; NOTE; SESSION (its title): owned by the event */
     size_t            len;
     int               phase;     /* PHASE; NOTE: 1 = an error; ALT: alternative K */
     int               job;       /* NOTE: the worker's job when it was posted
@@ -154,6 +154,7 @@ typedef struct tui_event {
                                     runtime call of the UI thread while no job
                                     ran (a save retried on C-n, F5, F8) */
     int               n_alt;     /* ALT: of N (sess_regen_n) */
+    int64_t           sid;       /* SESSION: the runtime's session now (0: none) */
     chat_stats        stats;     /* DONE, STATS */
     int               stop;      /* DONE: enum chat_stop */
     int               rc;        /* END: status of the job */
@@ -182,6 +183,8 @@ typedef struct tui_worker {
                                      SWITCH: arg1 = library row, arg2 = replay;
                                      REGEN: arg1 = how many alternatives */
     int             started;      /* SUBMIT: generation began (set at END) */
+    int64_t         seen_sid;     /* the runtime's session as last posted (SESSION):
+                                     set by tui_worker_start, then the job's thread's */
     sess           *sess;         /* the runtime the job drives (borrowed) */
     /* free generation (GEN: msg = the prompt; GEN_MORE continues it), outside
     ** the conversation and never saved (core/chat/freegen.h) */
@@ -310,6 +313,10 @@ struct app {
                                             search's is search.q's own */
     char            prompt_label[384];  /* in the interface language */
     int64_t         prompt_target; /* session id for rename/delete */
+    int             prompt_menu;   /* enum tui_menu_kind: the menu the prompt
+                                      came from when Enter closed it and the
+                                      prompt is open again (asking, or after
+                                      a failure): Esc opens it again */
     /* The prompt open again after its Enter failed (tui_prompt_accept):
     ** the error it said, shown in a dialog above it until Enter or Esc. */
     int             prompt_retry;
@@ -477,6 +484,10 @@ void tui_prompt_open(struct app *a, int kind, const char *label, const char *ini
 /* Enter (or y): the prompt closes and its class's accept runs; one that
 ** failed after the typing opens again holding the text (menus.h). */
 void tui_prompt_accept(struct app *a);
+/* Esc, C-c (or n in a confirmation): the prompt closes without its action;
+** one opened from a menu goes back to that menu (the one rule: F2's and
+** F6's, F3's, F4's, F5's and F8's prompts alike). */
+void tui_prompt_cancel(struct app *a);
 /* 1 when prompt KIND is a confirmation (y accepts, n cancels). */
 int  tui_prompt_yesno(int kind);
 

@@ -308,7 +308,7 @@ accept_prune(struct app *a, const char *text)
     return TUI_PROMPT_DONE;
 }
 
-const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune, TUI_PHIST_NONE };
+const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune, TUI_PHIST_NONE, 0 };
 
 static const tui_menu_keydef branch_keys[] = {
     { TUI_MK_FKEY(KEY_LEFT), TUI_MK_FKEY(KEY_RIGHT), "Left/Right", TR_NOOP("sibling"),

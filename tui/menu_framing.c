@@ -226,7 +226,6 @@ pick(struct app *a, const tui_menu_item *it, int key)
     default: return;
     }
     a->prompt_target = it->id;          /* IT dies with the menu */
-    tui_menu_close(a);
     tui_prompt_open(a, TUI_PROMPT_FRAMING, labels[a->prompt_target], init);
 }
 
@@ -310,4 +309,4 @@ const tui_menu_class tui_menu_framing_class = {
 };
 
 const tui_prompt_class tui_prompt_framing = { TUI_PROMPT_FRAMING, 0, accept_field,
-                                               TUI_PHIST_NONE };
+                                               TUI_PHIST_NONE, 1 };

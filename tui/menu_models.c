@@ -129,7 +129,6 @@ strategy_ask(struct app *a, const tui_menu_item *it, int key)
 {
     (void)it;
     (void)key;
-    tui_menu_close(a);
     tui_prompt_open(a, TUI_PROMPT_STRATEGY, "strategy: ", rwkv_model_info(a->model)->strategy);
 }
 
@@ -156,4 +155,4 @@ accept_strategy(struct app *a, const char *text)
 }
 
 const tui_prompt_class tui_prompt_strategy = { TUI_PROMPT_STRATEGY, 0, accept_strategy,
-                                                TUI_PHIST_STRATEGY };
+                                                TUI_PHIST_STRATEGY, 1 };

@@ -70,7 +70,6 @@ save_ask(struct app *a, const tui_menu_item *it, int key)
 {
     (void)it;
     (void)key;
-    tui_menu_close(a);
     tui_replace_forget();
     tui_prompt_open(a, TUI_PROMPT_PRESET_SAVE, "save preset as: ", "");
 }
@@ -110,4 +109,4 @@ accept_save(struct app *a, const char *text)
 }
 
 const tui_prompt_class tui_prompt_preset_save = { TUI_PROMPT_PRESET_SAVE, 0, accept_save,
-                                                   TUI_PHIST_NONE };
+                                                   TUI_PHIST_NONE, 1 };

@@ -398,8 +398,10 @@ accept_delete(struct app *a, const char *text)
     return TUI_PROMPT_DONE;
 }
 
-const tui_prompt_class tui_prompt_rename = { TUI_PROMPT_RENAME, 0, accept_rename, TUI_PHIST_NONE };
-const tui_prompt_class tui_prompt_delete = { TUI_PROMPT_DELETE, 1, accept_delete, TUI_PHIST_NONE };
+const tui_prompt_class tui_prompt_rename = { TUI_PROMPT_RENAME, 0, accept_rename,
+                                             TUI_PHIST_NONE, 0 };
+const tui_prompt_class tui_prompt_delete = { TUI_PROMPT_DELETE, 1, accept_delete,
+                                             TUI_PHIST_NONE, 0 };
 
 int
 tui_write_file(const char *path, const char *buf, size_t len, int mode, int flags,
@@ -511,6 +513,9 @@ accept_budget(struct app *a, const char *text)
     return TUI_PROMPT_DONE;
 }
 
-const tui_prompt_class tui_prompt_budget = { TUI_PROMPT_BUDGET, 0, accept_budget, TUI_PHIST_NONE };
-const tui_prompt_class tui_prompt_export = { TUI_PROMPT_EXPORT, 0, accept_export, TUI_PHIST_FILES };
-const tui_prompt_class tui_prompt_import = { TUI_PROMPT_IMPORT, 0, accept_import, TUI_PHIST_FILES };
+const tui_prompt_class tui_prompt_budget = { TUI_PROMPT_BUDGET, 0, accept_budget,
+                                             TUI_PHIST_NONE, 0 };
+const tui_prompt_class tui_prompt_export = { TUI_PROMPT_EXPORT, 0, accept_export,
+                                             TUI_PHIST_FILES, 0 };
+const tui_prompt_class tui_prompt_import = { TUI_PROMPT_IMPORT, 0, accept_import,
+                                             TUI_PHIST_FILES, 0 };

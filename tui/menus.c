@@ -534,11 +534,12 @@ accept_alts(struct app *a, const char *text)
     return TUI_PROMPT_DONE;
 }
 
-static const tui_prompt_class prompt_param = { TUI_PROMPT_PARAM, 0, accept_param, TUI_PHIST_NONE };
-static const tui_prompt_class prompt_alts = { TUI_PROMPT_ALTS, 0, accept_alts, TUI_PHIST_NONE };
-static const tui_prompt_class prompt_gen = { TUI_PROMPT_GEN, 0, accept_gen, TUI_PHIST_GEN };
+static const tui_prompt_class prompt_param = { TUI_PROMPT_PARAM, 0, accept_param,
+                                               TUI_PHIST_NONE, 0 };
+static const tui_prompt_class prompt_alts = { TUI_PROMPT_ALTS, 0, accept_alts, TUI_PHIST_NONE, 0 };
+static const tui_prompt_class prompt_gen = { TUI_PROMPT_GEN, 0, accept_gen, TUI_PHIST_GEN, 0 };
 static const tui_prompt_class prompt_save_state = { TUI_PROMPT_SAVE_STATE, 0,
-                                                     accept_save_state, TUI_PHIST_FILES };
+                                                     accept_save_state, TUI_PHIST_FILES, 1 };
 
 static const tui_prompt_class *const prompt_classes[] = {
     &tui_prompt_rename, &tui_prompt_delete, &tui_prompt_preset_save, &tui_prompt_strategy,
@@ -571,12 +572,29 @@ tui_prompt_open(struct app *a, int kind, const char *label, const char *init)
 
     a->prompt_kind = kind;
     a->prompt_retry = 0;
+    a->prompt_menu = TUI_MENU_NONE;   /* a menu under it is the one it came from */
     snprintf(a->prompt_label, sizeof a->prompt_label, "%s", tui_tr(label));
     tui_input_set(&a->prompt, init ? init : "");
     tui_input_history_from(&a->prompt, p != NULL && p->hist != TUI_PHIST_NONE ? &a->phist[p->hist] : &none);
     if (a->focus != TUI_FOCUS_PROMPT)
         a->prev_focus = a->focus;
     a->focus = TUI_FOCUS_PROMPT;
+    a->dirty = 1;
+}
+
+void
+tui_prompt_cancel(struct app *a)
+{
+    int menu = a->prompt_menu;
+
+    a->prompt_kind = TUI_PROMPT_NONE;
+    a->prompt_retry = 0;          /* given up: the log has the error */
+    a->prompt_menu = TUI_MENU_NONE;
+    a->focus = a->prev_focus;     /* a menu still open under it: back there */
+    if (a->focus == TUI_FOCUS_MENU && a->menu.kind == TUI_MENU_NONE)
+        a->focus = TUI_FOCUS_INPUT;
+    if (menu != TUI_MENU_NONE && a->menu.kind == TUI_MENU_NONE)
+        tui_menu_open(a, menu);   /* closed by the Enter before: again */
     a->dirty = 1;
 }
 
@@ -599,10 +617,16 @@ tui_prompt_accept(struct app *a)
     char *text = tui_xstrdup(a->prompt.buf);   /* the accept may open another prompt */
     char *label = tui_xstrdup(a->prompt_label);
     int kind = a->prompt_kind;
+    /* the menu it came from (under it), left before the action runs */
+    int menu = a->prompt_menu != TUI_MENU_NONE ? a->prompt_menu
+               : a->prev_focus == TUI_FOCUS_MENU ? a->menu.kind : TUI_MENU_NONE;
 
     a->prompt_kind = TUI_PROMPT_NONE;
     a->prompt_retry = 0;
+    a->prompt_menu = TUI_MENU_NONE;
     a->focus = a->prev_focus;
+    if (p != NULL && p->leaves_menu && a->menu.kind != TUI_MENU_NONE)
+        tui_menu_close(a);
     if (p != NULL && p->hist != TUI_PHIST_NONE) {     /* kept for Up, and saved at quit */
         tui_input_set(&a->phist[p->hist], text);
         free(tui_input_take(&a->phist[p->hist]));
@@ -610,6 +634,10 @@ tui_prompt_accept(struct app *a)
     if (p != NULL && p->accept(a, text) == TUI_PROMPT_AGAIN &&
         a->prompt_kind == TUI_PROMPT_NONE && text[strspn(text, " ")] != '\0')
         prompt_again(a, kind, label, text);
+    /* open again (asking first, or after a failure): Esc still goes back
+    ** to the menu it came from */
+    if (a->prompt_kind != TUI_PROMPT_NONE && a->menu.kind == TUI_MENU_NONE)
+        a->prompt_menu = menu;
     free(label);
     free(text);
     a->dirty = 1;

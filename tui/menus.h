@@ -108,6 +108,11 @@ typedef struct tui_prompt_class {
     int  (*accept)(struct app *a, const char *text);
     int   hist;             /* enum tui_phist: the history Up/Down step
                                through, what Enter adds to (NONE: none) */
+    int   leaves_menu;      /* opened from a menu (the menu stays open under
+                               it: Esc goes back there, tui_prompt_cancel):
+                               Enter closes it first, its action being done
+                               in the chat (F3's C-w, F4's and F5's C-s, F8's
+                               fields); 0: Enter goes back to it (F2, F6) */
 } tui_prompt_class;
 
 /* The prompts the menus own (menu_*.c); menus.c registers them. */

@@ -251,9 +251,9 @@ accept_unsaved(struct app *a, const char *text)
 }
 
 const tui_prompt_class tui_prompt_unsaved = { TUI_PROMPT_UNSAVED, 1, accept_unsaved,
-                                              TUI_PHIST_NONE };
+                                              TUI_PHIST_NONE, 0 };
 const tui_prompt_class tui_prompt_unsaved_export = { TUI_PROMPT_UNSAVED_EXPORT, 0,
-                                                     accept_export, TUI_PHIST_FILES };
+                                                     accept_export, TUI_PHIST_FILES, 0 };
 
 int
 tui_quit_report(struct app *a)

@@ -107,7 +107,6 @@ tui_state_save_ask(struct app *a)
     snprintf(path, sizeof path, "%s/%s.pth", dir, stem);
     for (int i = 2; i < 100 && stat(path, &sb) == 0; i++)
         snprintf(path, sizeof path, "%s/%s-%d.pth", dir, stem, i);
-    tui_menu_close(a);
     tui_replace_forget();
     tui_prompt_open(a, TUI_PROMPT_SAVE_STATE, "save the current state as: ", path);
 }

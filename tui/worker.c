@@ -123,6 +123,37 @@ ev_new(int type)
     return e;
 }
 
+/*
+** The runtime's session as the job's thread sees it now, posted (SESSION)
+** when it changed: a new session's row is made with its first message's
+** rows (at submit, or at generation start: storage/session.h), a session
+** deleted elsewhere is saved again as another, a cancel before the reply
+** takes a new row away again -- and the runtime posts no event of its own
+** for that, so the status line would say "new" while F2 lists the session.
+** Read at each phase, note and end of a reply (the callbacks run on the
+** thread driving the sess, which may read it); reply jobs only: an open's
+** or a switch's session is taken at its END (tui_session_sync).
+*/
+static void
+watch_session(tui_worker *w)
+{
+    tui_event *e;
+    int64_t id;
+
+    if (w->sess == NULL ||
+        (w->job != TUI_JOB_SUBMIT && w->job != TUI_JOB_REGEN && w->job != TUI_JOB_CONTINUE))
+        return;
+    id = sess_id(w->sess);
+    if (id == w->seen_sid)
+        return;
+    w->seen_sid = id;
+    e = ev_new(TUI_EV_SESSION);
+    e->sid = id;
+    e->text = tui_xstrdup(id != 0 ? sess_title(w->sess) : "");
+    e->len = strlen(e->text);
+    post(w, e);
+}
+
 static void
 cb_text(void *ud, const char *text, size_t len)
 {
@@ -136,8 +167,10 @@ cb_text(void *ud, const char *text, size_t len)
 static void
 cb_phase(void *ud, int phase)
 {
-    tui_event *e = ev_new(TUI_EV_PHASE);
+    tui_event *e;
 
+    watch_session(ud);
+    e = ev_new(TUI_EV_PHASE);
     e->phase = phase;
     post(ud, e);
 }
@@ -145,8 +178,10 @@ cb_phase(void *ud, int phase)
 static void
 cb_done(void *ud, const chat_turn *t)
 {
-    tui_event *e = ev_new(TUI_EV_DONE);
+    tui_event *e;
 
+    watch_session(ud);
+    e = ev_new(TUI_EV_DONE);
     e->stats = t->stats;
     e->stop = t->stop;
     post(ud, e);
@@ -185,8 +220,10 @@ void
 tui_worker_note(void *ud, int is_err, const char *msg)
 {
     tui_worker *w = ud;
-    tui_event *e = ev_new(TUI_EV_NOTE);
+    tui_event *e;
 
+    watch_session(w);     /* (a reply job's thread: the UI's calls come while idle) */
+    e = ev_new(TUI_EV_NOTE);
     e->text = tui_xstrdup(msg);
     e->len = strlen(msg);
     e->phase = is_err;
@@ -282,6 +319,8 @@ worker_main(void *arg)
     default:
         break;
     }
+    if (rc == RWKV_OK)
+        watch_session(w);
     w->started = sess_started(s);
     end->rc = rc;
     post(w, end);
@@ -300,6 +339,7 @@ tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64
     w->arg1 = arg1;
     w->arg2 = arg2;
     w->started = 0;
+    w->seen_sid = sess_id(s);       /* no thread runs: the UI's to read */
     /* a cancel counts from here, before the thread begins, and one from
     ** before (sent while idle, or to the last job) is void: the client's
     ** (free generation) and, for the replays the runtime runs, its own

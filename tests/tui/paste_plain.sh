@@ -117,6 +117,9 @@ type_text $'my\rpreset'
 check "prompt: one line, still open" 'save preset as: my preset'
 keys Escape
 check_not "prompt closed" 'save preset as'
+check "Esc: back in F4, the menu it came from" 'Enter load'
+keys Escape
+check_not "F4 closed" 'Enter load'
 check_not "nothing saved" "preset '.*' saved" 1
 # controls in a paste are dropped (C1 too: U+0085), with markers or without
 raw 'del\rx\001y\302\205z'
