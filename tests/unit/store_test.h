@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 
 /* SQL taking schema v7's addition (settings) out of a current file: with
@@ -193,6 +194,22 @@ vac_lock_trace(unsigned type, void *ud, void *p, void *x)
         vac_lock.locked = lock_take(vac_lock.db);
     }
     return 0;
+}
+
+/* SQL for a temporary trigger NAME that refuses every WHAT ("INSERT ON
+** turns") with the message "refused by the test". */
+#define REFUSE(name, what) \
+    "CREATE TEMP TRIGGER " name " BEFORE " what " BEGIN" \
+    " SELECT RAISE(ABORT, 'refused by the test'); END;"
+
+/* ERR's message is exactly "PATH: WHY" (the store's plain form). */
+static inline int
+plain_err(const rwkv_err *err, const char *path, const char *why)
+{
+    char want[1024];
+
+    snprintf(want, sizeof want, "%s: %s", path, why);
+    return strcmp(err->msg, want) == 0;
 }
 
 #endif

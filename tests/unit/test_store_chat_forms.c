@@ -42,22 +42,6 @@
 
 #define BUSY_MS 100
 
-/* SQL for a temporary trigger NAME that refuses every WHAT ("INSERT ON
-** turns") with the message "refused by the test". */
-#define REFUSE(name, what) \
-    "CREATE TEMP TRIGGER " name " BEFORE " what " BEGIN" \
-    " SELECT RAISE(ABORT, 'refused by the test'); END;"
-
-/* ERR's message is exactly "PATH: WHY". */
-static int
-plain(const rwkv_err *err, const char *path, const char *why)
-{
-    char want[1024];
-
-    snprintf(want, sizeof want, "%s: %s", path, why);
-    return strcmp(err->msg, want) == 0;
-}
-
 /* The file's state the writes below must leave alone. */
 struct seen {
     int64_t turns, head, interrupted, framed, preset_framed, texts;
@@ -100,13 +84,13 @@ eight_fail(store *st, const char *db, const struct rows *w, const char *why, con
     look(db, &before);
     framing_init(&f);
     rc = store_session_set_head(st, w->sid, w->u1, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: set_head: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: set_head: rc %d '%s'", name, rc,
                err.msg);
     rc = store_session_set_framing(st, w->sid, &f, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: session framing: rc %d '%s'", name,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: session framing: rc %d '%s'", name,
                rc, err.msg);
     rc = store_preset_set_framing(st, "mine", &f, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: preset framing: rc %d '%s'", name,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: preset framing: rc %d '%s'", name,
                rc, err.msg);
     memset(&t, 0, sizeof t);
     t.session_id = w->sid;
@@ -116,23 +100,23 @@ eight_fail(store *st, const char *db, const struct rows *w, const char *why, con
     t.tokens = IDS;
     t.n_tokens = 3;
     rc = store_turn_append(st, &t, NULL, 0, NULL, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: append: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: append: rc %d '%s'", name, rc,
                err.msg);
     t.parent_id = w->u2;
     t.role = STORE_ROLE_ASSISTANT;
     rc = store_turn_begin(st, &t, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: begin: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: begin: rc %d '%s'", name, rc,
                err.msg);
     rc = store_turn_reopen(st, w->r2, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: reopen: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: reopen: rc %d '%s'", name, rc,
                err.msg);
     rc = store_turn_progress(st, w->r2, "so far", IDS, 3, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: progress: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: progress: rc %d '%s'", name, rc,
                err.msg);
     t.id = w->r2;
     t.text = "the end";
     rc = store_turn_finish(st, &t, NULL, 0, NULL, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: finish: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: finish: rc %d '%s'", name, rc,
                err.msg);
     look(db, &after);
     TEST_CONDF(same(&before, &after), "%s: nothing changed (%lld turns, head %lld)", name,
@@ -193,13 +177,13 @@ store_forms(void)
     /* no such row: the file and what is missing, as set_head says it */
     framing_init(&f);
     TEST_CONDF(store_session_set_framing(st, 999, &f, &err) == RWKV_EINVAL &&
-                   plain(&err, db, "no session 999"),
+                   plain_err(&err, db, "no session 999"),
                "framing of no session: '%s'", err.msg);
     TEST_CONDF(store_preset_set_framing(st, "nosuch", &f, &err) == RWKV_EINVAL &&
-                   plain(&err, db, "no preset 'nosuch' (or it is built in)"),
+                   plain_err(&err, db, "no preset 'nosuch' (or it is built in)"),
                "framing of no preset: '%s'", err.msg);
     TEST_CONDF(store_session_set_head(st, 999, 0, &err) == RWKV_EINVAL &&
-                   plain(&err, db, "no session 999"),
+                   plain_err(&err, db, "no session 999"),
                "head of no session: '%s'", err.msg);
     TEST_CONDF(store_session_set_framing(st, w.sid, &f, &err) == RWKV_OK &&
                    store_turn_finish(st, &t, NULL, 0, NULL, &err) == RWKV_OK,

@@ -32,12 +32,6 @@
 
 #define BUSY_MS 100
 
-/* SQL for a temporary trigger NAME that refuses every WHAT ("INSERT ON
-** sessions") with the message "refused by the test". */
-#define REFUSE(name, what) \
-    "CREATE TEMP TRIGGER " name " BEFORE " what " BEGIN" \
-    " SELECT RAISE(ABORT, 'refused by the test'); END;"
-
 /* A session of four turns (user, reply, user, reply) in ST: its id; the
 ** turn ids in T[4]. */
 static int64_t
@@ -55,16 +49,6 @@ four_turns(store *st, int64_t t[4])
     return sid;
 }
 
-/* ERR's message is exactly "PATH: WHY". */
-static int
-plain(const rwkv_err *err, const char *path, const char *why)
-{
-    char want[1024];
-
-    snprintf(want, sizeof want, "%s: %s", path, why);
-    return strcmp(err->msg, want) == 0;
-}
-
 /* The four writes on session SID (turns T) of ST fail with "DB: WHY", and
 ** change nothing. */
 static void
@@ -79,16 +63,16 @@ four_fail(store *st, const char *db, int64_t sid, const int64_t t[4], const char
     int rc;
 
     rc = store_session_rename(st, sid, "another title", &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: rename: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: rename: rc %d '%s'", name, rc,
                err.msg);
     rc = store_session_fork(st, sid, t[1], NULL, &nid, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: fork: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: fork: rc %d '%s'", name, rc,
                err.msg);
     rc = store_session_delete(st, sid, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: delete: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: delete: rc %d '%s'", name, rc,
                err.msg);
     rc = store_turn_prune(st, t[2], &p, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: delete a branch: rc %d '%s'", name,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: delete a branch: rc %d '%s'", name,
                rc, err.msg);
     TEST_CONDF(q_int(db, "SELECT count(*) FROM sessions") == sessions &&
                    q_int(db, "SELECT count(*) FROM turns") == turns &&

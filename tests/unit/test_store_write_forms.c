@@ -37,22 +37,6 @@
 
 static const store_state_meta META = { 42, "7.0", 12, 64, 1, 64, STORE_PREC_FP32, 0, 0 };
 
-/* SQL for a temporary trigger NAME that refuses every WHAT ("INSERT ON
-** presets") with the message "refused by the test". */
-#define REFUSE(name, what) \
-    "CREATE TEMP TRIGGER " name " BEFORE " what " BEGIN" \
-    " SELECT RAISE(ABORT, 'refused by the test'); END;"
-
-/* ERR's message is exactly "PATH: WHY". */
-static int
-plain(const rwkv_err *err, const char *path, const char *why)
-{
-    char want[1024];
-
-    snprintf(want, sizeof want, "%s: %s", path, why);
-    return strcmp(err->msg, want) == 0;
-}
-
 static int64_t
 mono_ms(void)
 {
@@ -103,27 +87,27 @@ five_fail(store *st, const char *db, int64_t turn, const char *why, const char *
 
     params_defaults(&samp);
     rc = store_preset_put(st, "mine", &samp, &id, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: preset: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: preset: rc %d '%s'", name, rc,
                err.msg);
     memset(&f, 0, sizeof f);
     snprintf(f.name, sizeof f.name, "a state");
     snprintf(f.path, sizeof f.path, "/nowhere/a.pth");
     params_defaults(&f.defaults);
     rc = store_statefile_add(st, &f, &id, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: state file: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: state file: rc %d '%s'", name, rc,
                err.msg);
     memset(&m, 0, sizeof m);
     snprintf(m.path, sizeof m.path, "/nowhere/m.pth");
     m.size = 1234;
     m.fingerprint = 42;
     rc = store_model_upsert(st, &m, &id, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: model: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: model: rc %d '%s'", name, rc,
                err.msg);
     rc = v != NULL ? store_snapshot_put(st, turn, v, NF, &META, &err) : RWKV_ENOMEM;
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: saved state: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: saved state: rc %d '%s'", name, rc,
                err.msg);
     rc = store_budget_set(st, 1000000, &bi, &err);
-    TEST_CONDF(rc == RWKV_EDB && plain(&err, db, why), "%s: budget: rc %d '%s'", name, rc,
+    TEST_CONDF(rc == RWKV_EDB && plain_err(&err, db, why), "%s: budget: rc %d '%s'", name, rc,
                err.msg);
     TEST_CONDF(q_int(db, "SELECT count(*) FROM presets") == presets &&
                    q_int(db, "SELECT count(*) FROM state_files") == files &&
