@@ -9,7 +9,8 @@
 #
 # usage: bench/run.sh BINARY [SHAPES] [STRATEGIES]
 #   SHAPES      default "0.1b 1.5b 1.6b-v6"  (also 0.4b, 3b; demo, demo-v6 are tiny)
-#   STRATEGIES  default "cpu fp32,cpu bf16,cpu fp32i8,cpu bf16i8,cpu fp32i4" (comma-separated)
+#   STRATEGIES  default "cpu fp32,cpu bf16,cpu fp16,cpu fp32i8,cpu bf16i8,cpu fp32i4"
+#               (comma-separated)
 # env:
 #   RWKV_BENCH_DIR   model files (default ${XDG_CACHE_HOME:-$HOME/.cache}/rwkv-tui/bench)
 #   BENCH_THREADS (2), BENCH_PROMPT (512), BENCH_GEN (32), BENCH_REPEAT (1)
@@ -31,7 +32,7 @@
 set -eu
 bin=${1:?usage: bench/run.sh BINARY [SHAPES] [STRATEGIES]}
 shapes=${2:-0.1b 1.5b 1.6b-v6}
-strategies=${3:-cpu fp32,cpu bf16,cpu fp32i8,cpu bf16i8,cpu fp32i4}
+strategies=${3:-cpu fp32,cpu bf16,cpu fp16,cpu fp32i8,cpu bf16i8,cpu fp32i4}
 threads=${BENCH_THREADS:-2}
 prompt=${BENCH_PROMPT:-512}
 gen=${BENCH_GEN:-32}
