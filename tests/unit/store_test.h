@@ -212,4 +212,22 @@ plain_err(const rwkv_err *err, const char *path, const char *why)
     return strcmp(err->msg, want) == 0;
 }
 
+/* A new store file NAME in the test's folder (its path into DB, CAP
+** bytes), whose waits for another connection's lock last BUSY_MS: the
+** store, or NULL after a failed check. */
+static inline store *
+store_test_open_busy(const char *name, char *db, size_t cap, int busy_ms)
+{
+    store *st = NULL;
+    rwkv_err err;
+
+    test_tmp_path(db, cap, name);
+    if (store_open(db, &st, &err) != RWKV_OK) {
+        TEST_CONDF(0, "open: %s", err.msg);
+        return NULL;
+    }
+    store_set_busy_ms(st, busy_ms);
+    return st;
+}
+
 #endif

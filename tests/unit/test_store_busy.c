@@ -62,12 +62,8 @@ test_store(void)
     sqlite3 *h;
     int64_t sid;
 
-    test_tmp_path(db, sizeof db, "store.db");
-    if (store_open(db, &st, &err) != RWKV_OK) {
-        TEST_CONDF(0, "open: %s", err.msg);
+    if ((st = store_test_open_busy("store.db", db, sizeof db, BUSY_MS)) == NULL)
         return;
-    }
-    store_set_busy_ms(st, BUSY_MS);
     sid = new_session(st, "mine");
     if ((h = lock_take(db)) == NULL) {
         TEST_COND("lock", 0);

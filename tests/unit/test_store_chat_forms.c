@@ -138,12 +138,8 @@ store_forms(void)
     framing f;
     rwkv_err err;
 
-    test_tmp_path(db, sizeof db, "forms.db");
-    if (store_open(db, &st, &err) != RWKV_OK) {
-        TEST_CONDF(0, "open: %s", err.msg);
+    if ((st = store_test_open_busy("forms.db", db, sizeof db, BUSY_MS)) == NULL)
         return;
-    }
-    store_set_busy_ms(st, BUSY_MS);
     params_defaults(&samp);
     w.sid = new_session(st, "forms");
     w.u1 = add_turn(st, w.sid, 0, STORE_ROLE_USER, "one", IDS, 3, NULL, 0, NULL, NULL);

@@ -89,12 +89,8 @@ locked_and_refused(void)
     int64_t t[4] = { 0 }, sid;
     rwkv_err err;
 
-    test_tmp_path(db, sizeof db, "forms.db");
-    if (store_open(db, &st, &err) != RWKV_OK) {
-        TEST_CONDF(0, "open: %s", err.msg);
+    if ((st = store_test_open_busy("forms.db", db, sizeof db, BUSY_MS)) == NULL)
         return;
-    }
-    store_set_busy_ms(st, BUSY_MS);
     sid = four_turns(st, t);
     TEST_COND("a session of four turns", sid != 0 && t[3] != 0);
 
@@ -132,12 +128,8 @@ vacuum_locked(void)
     rwkv_err err;
     int rc;
 
-    test_tmp_path(db, sizeof db, "vacuum.db");
-    if (store_open(db, &st, &err) != RWKV_OK) {
-        TEST_CONDF(0, "open: %s", err.msg);
+    if ((st = store_test_open_busy("vacuum.db", db, sizeof db, BUSY_MS)) == NULL)
         return;
-    }
-    store_set_busy_ms(st, BUSY_MS);
     sid = four_turns(st, t);
     sqlite3_trace_v2(st->db, SQLITE_TRACE_STMT, vac_lock_trace, NULL);
     vac_lock.db = db;

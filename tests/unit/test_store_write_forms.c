@@ -127,12 +127,8 @@ locked_and_refused(void)
     int64_t t[2] = { 0 };
     rwkv_err err;
 
-    test_tmp_path(db, sizeof db, "forms.db");
-    if (store_open(db, &st, &err) != RWKV_OK) {
-        TEST_CONDF(0, "open: %s", err.msg);
+    if ((st = store_test_open_busy("forms.db", db, sizeof db, BUSY_MS)) == NULL)
         return;
-    }
-    store_set_busy_ms(st, BUSY_MS);
     TEST_COND("a session of two turns", turns_with_states(st, 2, t) != 0 && t[1] != 0);
 
     if ((lk = lock_take(db)) != NULL) {
