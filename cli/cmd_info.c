@@ -113,6 +113,9 @@ cmd_info(int argc, char **argv)
     printf("strategy:    %s\n", in->strategy);
     printf("weights:     %" PRIu64 " bytes read per token (embedding excluded)\n",
            in->weight_bytes);
+    if (in->in_place_bytes > 0)
+        printf("in place:    %" PRIu64 " bytes of matrices as the checkpoint stores them (%s)\n",
+               in->in_place_bytes, in->in_place_read ? "read into memory" : "mapped");
     printf("state:       %zu floats\n", in->state_len);
     printf("threads:     %d\n", in->n_threads);
     printf("fingerprint: %016" PRIx64 "\n", in->fingerprint);

@@ -34,7 +34,45 @@ mem_add_ok(uint64_t a, uint64_t b, uint64_t *out)
 void *mem_alloc(uint64_t n);
 /* Same as mem_alloc, zero-filled. */
 void *mem_zalloc(uint64_t n);
-/* Free a buffer from mem_alloc/mem_zalloc. NULL is fine. */
+/* Free a buffer from mem_alloc/mem_zalloc/mem_alloc_huge. NULL is fine. */
 void mem_free(void *p);
+
+/* The transparent huge page size the advice below works in. */
+#define MEM_HUGE_PAGE ((uint64_t)2 << 20)
+
+/*
+** Ask for transparent huge pages (madvise MADV_HUGEPAGE) on the whole
+** MEM_HUGE_PAGE-aligned pages inside [P, P+N).  Big buffers read once per
+** token (prepared weights, the bench's bandwidth probe) take a TLB miss per
+** 4 KiB page without it on kernels set to [madvise] (the read probe read
+** 10-15% less so on a Zen 5 VM), and a page fault per 4 KiB when first
+** written.  Advice only: where the kernel gives none, nothing changes.
+*/
+void mem_advise_huge(void *p, uint64_t n);
+/* mem_alloc, advised as above when N spans two huge pages or more. */
+void *mem_alloc_huge(uint64_t n);
+/*
+** Part I of N of SIZE bytes cut at whole huge pages: [*A, *B), empty when
+** *A >= *B.  Threads filling one buffer each touch their own huge pages.
+*/
+void mem_huge_part(uint64_t size, int i, int n, uint64_t *a, uint64_t *b);
+/*
+** Write a byte in every 4 KiB page of [P, P+N): the faults that bring its
+** pages in, one per huge page where advised, before read(2) fills them
+** (a read into untouched memory faulted page by page: seconds for 1.6 GB).
+*/
+void mem_touch(void *p, uint64_t n);
+
+/*
+** Should SIZE bytes of weights that could be used where a file maps them be
+** read into memory advised huge pages instead (1), or stay mapped (0)?  Only
+** when the environment variable ENV says "copy" and SIZE is at most half of
+** MemAvailable (or that is unknown); else mapped, the default: shared with
+** other programs through the page cache, no load cost.  Reading them into
+** huge pages made no difference to decode on the Zen 5 VM measured once the
+** machine's bandwidth drift was paired out (README, "Measurements"), and
+** cost 2-6 s of load there (a VM backs each new page on first touch).
+*/
+int mem_want_copy(const char *env, uint64_t size);
 
 #endif

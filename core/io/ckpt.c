@@ -408,6 +408,15 @@ ckpt_release(const ckpt *ck, const void *p, uint64_t n)
         mapfile_release(ck->mf, p, n);
 }
 
+int
+ckpt_read(const ckpt *ck, const void *p, uint64_t n, void *dst)
+{
+    if (ck != NULL && ck->mf != NULL)
+        return mapfile_read(ck->mf, p, n, dst);
+    memcpy(dst, p, (size_t)n);
+    return 0;
+}
+
 /* ---- accessors --------------------------------------------------------- */
 
 size_t

@@ -65,6 +65,10 @@ void ckpt_close(ckpt *ck);                       /* NULL is fine */
 ** a mapped file (mapfile_release; the bytes stay the same); no-op for
 ** ckpt_open_mem. */
 void ckpt_release(const ckpt *ck, const void *p, uint64_t n);
+/* Copy the N bytes at P (inside CK's data) into DST: read from the file
+** for a mapped one (mapfile_read), copied for ckpt_open_mem.  0, or -1 when
+** the file could not be read (it shrank since it was opened). */
+int ckpt_read(const ckpt *ck, const void *p, uint64_t n, void *dst);
 
 size_t             ckpt_count(const ckpt *ck);
 const ckpt_tensor *ckpt_at(const ckpt *ck, size_t i);            /* file order */

@@ -78,15 +78,16 @@ crc_of(const uint8_t *p, uint64_t n, tpool *pool)
     return crc;
 }
 
+/* Check unit U, whose bytes are at P (u->p, or a copy of them). */
 static int
-unit_check(const ckpt *ck, struct ckpt_unit *u, tpool *pool, rwkv_err *err)
+unit_check_at(const ckpt *ck, struct ckpt_unit *u, const uint8_t *p, tpool *pool, rwkv_err *err)
 {
     int st = __atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
     char nc[CKPT_CLEAN_CAP];
     const char *what;
 
     if (st == CKPT_U_UNCHECKED) {
-        uint32_t got = crc_of(u->p, u->size, pool);
+        uint32_t got = crc_of(p, u->size, pool);
         u->got = got;
         st = got == u->crc ? CKPT_U_GOOD : CKPT_U_BAD;
         __atomic_store_n(&u->state, st, __ATOMIC_RELEASE);
@@ -100,6 +101,12 @@ unit_check(const ckpt *ck, struct ckpt_unit *u, tpool *pool, rwkv_err *err)
                      (unsigned)u->crc);
 }
 
+static int
+unit_check(const ckpt *ck, struct ckpt_unit *u, tpool *pool, rwkv_err *err)
+{
+    return unit_check_at(ck, u, u->p, pool, err);
+}
+
 int
 ckpt_check_small(const ckpt *ck, uint64_t max, rwkv_err *err)
 {
@@ -111,19 +118,37 @@ ckpt_check_small(const ckpt *ck, uint64_t max, rwkv_err *err)
     return RWKV_OK;
 }
 
-int
-ckpt_check_tensor(const ckpt *ck, const ckpt_tensor *t, tpool *pool, rwkv_err *err)
+/* The unit that stores T, or NULL (none: no checksums, not CK's tensor). */
+static struct ckpt_unit *
+tensor_unit(const ckpt *ck, const ckpt_tensor *t)
 {
-    size_t i;
     uint32_t u;
 
     if (ck == NULL || ck->nunits == 0 || t < ck->t || t >= ck->t + ck->n)
+        return NULL;
+    u = ck->t_unit[(size_t)(t - ck->t)];
+    return u == 0 || u > ck->nunits ? NULL : &ck->units[u - 1];
+}
+
+int
+ckpt_check_tensor(const ckpt *ck, const ckpt_tensor *t, tpool *pool, rwkv_err *err)
+{
+    struct ckpt_unit *u = tensor_unit(ck, t);
+
+    return u == NULL ? RWKV_OK : unit_check(ck, u, pool, err);
+}
+
+int
+ckpt_check_copy(const ckpt *ck, const ckpt_tensor *t, const void *copy, uint64_t n, tpool *pool,
+                rwkv_err *err)
+{
+    struct ckpt_unit *u = tensor_unit(ck, t);
+
+    if (u == NULL)
         return RWKV_OK;
-    i = (size_t)(t - ck->t);
-    u = ck->t_unit[i];
-    if (u == 0 || u > ck->nunits)
-        return RWKV_OK;
-    return unit_check(ck, &ck->units[u - 1], pool, err);
+    if (copy != NULL && u->p == (const uint8_t *)t->data && u->size == n)
+        return unit_check_at(ck, u, copy, pool, err);
+    return unit_check(ck, u, pool, err);
 }
 
 int

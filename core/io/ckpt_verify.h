@@ -9,10 +9,11 @@
 **   - at ckpt_open (a file): every entry of at most CKPT_CRC_EAGER bytes
 **     (vectors, LoRA matrices, state-tuning files: cheap) and data.pkl;
 **   - when a large matrix is converted (its bytes are read then anyway):
-**     ckpt_check_tensor, called by the model loader;
+**     ckpt_check_tensor, called by the model loader; or read into memory
+**     to be used as stored (ckpt_check_copy, on the copy);
 **   - on request, every entry: ckpt_verify / ckpt_verify_file (`rwkv-tui
 **     info --verify`), for loads that use the mapping in place and never
-**     read most bytes (`cpu bf16` of a bf16 file).
+**     read most bytes (`cpu bf16` of a bf16 file, where it stays mapped).
 ** A mismatch is one line naming the tensor:
 **   "m.pth: blocks.3.att.key.weight: checksum mismatch (CRC-32 1a2b3c4d,
 **    expected 5e6f7a8b): the file is damaged"
@@ -52,6 +53,15 @@ uint64_t ckpt_crc_digest(const ckpt *ck);
 ** POOL (may be NULL) splits a large entry over its threads.  CK NULL: OK.
 */
 int ckpt_check_tensor(const ckpt *ck, const ckpt_tensor *t, tpool *pool, rwkv_err *err);
+/*
+** ckpt_check_tensor for a tensor whose N bytes were just copied to COPY
+** (the model loader reads in-place matrices into huge pages): the CRC is
+** computed over the copy when the entry holds exactly those bytes -- what
+** is checked is then what is used, and the mapping is not read again --
+** else over the file's bytes as ckpt_check_tensor does.
+*/
+int ckpt_check_copy(const ckpt *ck, const ckpt_tensor *t, const void *copy, uint64_t n,
+                    tpool *pool, rwkv_err *err);
 
 /* Check every entry of CK (reads the whole file once).  As above. */
 int ckpt_verify(const ckpt *ck, tpool *pool, rwkv_err *err);

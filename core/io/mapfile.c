@@ -23,6 +23,7 @@ struct mapfile {
     void    *data;      /* mapping, or &empty for a 0-byte file */
     uint64_t size;
     int      mapped;
+    int      fd;        /* the mapped file, kept for mapfile_read; -1 if none */
     char    *path;      /* owned; named by the guard table */
 };
 
@@ -126,7 +127,12 @@ mapfile_open(const char *path, mapfile **out, rwkv_err *err)
         m->mapped = 1;
         (void)mapfile_guard_add(m->data, m->size, m->path);
     }
-    close(fd);
+    if (m->mapped) {
+        m->fd = fd;
+    } else {
+        m->fd = -1;
+        close(fd);
+    }
     *out = m;
     return RWKV_OK;
 }
@@ -139,6 +145,7 @@ mapfile_close(mapfile *m)
     if (m->mapped) {
         mapfile_guard_remove(m->data);
         munmap(m->data, (size_t)m->size);
+        close(m->fd);
     }
     free(m->path);
     free(m);
@@ -164,6 +171,36 @@ mapfile_release(const mapfile *m, const void *p, uint64_t n)
     b = b / page * page;
     if (a < b)
         (void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+int
+mapfile_read(const mapfile *m, const void *p, uint64_t n, void *dst)
+{
+    uintptr_t base, a = (uintptr_t)p;
+    uint64_t off;
+    char *d = dst;
+
+    if (n == 0)
+        return 0;
+    if (m == NULL || !m->mapped)
+        return -1;
+    base = (uintptr_t)m->data;
+    if (a < base || a - base > m->size || n > m->size - (uint64_t)(a - base))
+        return -1;
+    off = (uint64_t)(a - base);
+    while (n > 0) {
+        /* at most 1 GiB a call (Linux moves at most ~2 GiB per read) */
+        size_t len = n < ((uint64_t)1 << 30) ? (size_t)n : (size_t)1 << 30;
+        ssize_t r = pread(m->fd, d, len, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        d += r;
+        off += (uint64_t)r;
+        n -= (uint64_t)r;
+    }
+    return 0;
 }
 
 const void *

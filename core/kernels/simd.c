@@ -172,7 +172,7 @@ port_f16_to_f32(const uint16_t *src, float *dst, size_t n)
 }
 
 static double port_peak(int dot_bf16, int64_t iters);
-static uint64_t port_read(const void *p, size_t bytes);
+static uint64_t port_read(const void *p, size_t bytes, int streams);
 
 static const struct simd_kernels simd_kernels_portable = {
     .name = "portable",
@@ -670,9 +670,9 @@ simd_peak_probe(const simd_kernels *k, enum simd_dtype dt, int64_t iters)
 }
 
 uint64_t
-simd_read_probe(const simd_kernels *k, const void *p, size_t bytes)
+simd_read_probe(const simd_kernels *k, const void *p, size_t bytes, int streams)
 {
-    return k->read(p, bytes);
+    return k->read(p, bytes, streams == 4 ? 4 : 8);
 }
 
 int
@@ -700,7 +700,7 @@ port_peak(int dot_bf16, int64_t iters)
     return 2.0 * 8 * (double)iters;
 }
 
-/* The read probe's streams and prefetch distance (simd.h). */
+/* The read probe's most streams and prefetch distance (simd.h). */
 #define READ_STREAMS 8
 #define READ_AHEAD 2048
 
@@ -720,20 +720,20 @@ read_words(const unsigned char *p, size_t bytes)
 }
 
 static uint64_t
-port_read(const void *p, size_t bytes)
+port_read(const void *p, size_t bytes, int streams)
 {
     const unsigned char *b = p;
-    const size_t q = bytes / READ_STREAMS / 64 * 64; /* bytes per stream */
+    const size_t ns = (size_t)streams, q = bytes / ns / 64 * 64; /* bytes per stream */
     uint64_t s[READ_STREAMS] = { 0 }, sum = 0;
 
     for (size_t i = 0; i < q; i += 64)
-        for (int k = 0; k < READ_STREAMS; k++) {
-            __builtin_prefetch(b + (size_t)k * q + i + READ_AHEAD);
-            s[k] += read_words(b + (size_t)k * q + i, 64);
+        for (size_t k = 0; k < ns; k++) {
+            __builtin_prefetch(b + k * q + i + READ_AHEAD);
+            s[k] += read_words(b + k * q + i, 64);
         }
-    for (int k = 0; k < READ_STREAMS; k++)
+    for (size_t k = 0; k < ns; k++)
         sum += s[k];
-    return sum + read_words(b + READ_STREAMS * q, bytes - READ_STREAMS * q);
+    return sum + read_words(b + ns * q, bytes - ns * q);
 }
 
 void

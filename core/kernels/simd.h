@@ -297,15 +297,18 @@ void simd_matmul(const simd_kernels *k, const simd_matrix *w,
 */
 double simd_peak_probe(const simd_kernels *k, enum simd_dtype dt, int64_t iters);
 /*
-** Read-bandwidth probe for benchmarks: read the BYTES at P once, as 8
-** interleaved streams (8 far-apart slices read side by side), each
-** prefetched 2 KiB ahead, in K's widest loads, and return the sum of its
-** 64-bit words (store it, so the reads cannot be elided).  Time it on every
-** thread at once over a buffer much larger than the caches: the memory's
-** read bandwidth as a streaming kernel can get it.  (One plain stream per
-** thread reads 25-45% less on some CPUs than the decode kernels do.)
+** Read-bandwidth probe for benchmarks: read the BYTES at P once, as STREAMS
+** (4 or 8; anything else is 8) interleaved streams (far-apart slices read
+** side by side), each prefetched 2 KiB ahead, in K's widest loads, and
+** return the sum of its 64-bit words (store it, so the reads cannot be
+** elided).  Time it on every thread at once over a buffer much larger than
+** the caches: the memory's read bandwidth as a streaming kernel can get it.
+** Which count reads faster depends on the CPU (a Zen 5 VM: 4 streams ~59
+** GB/s, 8 ~45; the decode kernels stream 4 or 8 rows), so a bound takes the
+** better.  (One plain stream per thread reads 25-45% less on some CPUs than
+** the decode kernels do.)
 */
-uint64_t simd_read_probe(const simd_kernels *k, const void *p, size_t bytes);
+uint64_t simd_read_probe(const simd_kernels *k, const void *p, size_t bytes, int streams);
 /* Does K's matmul for DT run on the bf16 dot product (bf16 activations)? */
 int simd_uses_bf16_dot(const simd_kernels *k, enum simd_dtype dt);
 

@@ -613,38 +613,43 @@ avx2_peak(int dot_bf16, int64_t iters)
     return 2.0 * 8 * 12 * (double)iters;
 }
 
-/* simd_read_probe: 8 streams of two 32-byte loads a cache line, each
-** prefetched 2 KiB ahead; the tail beyond 8 whole streams word by word. */
-uint64_t
-simd_read_avx2(const void *p, size_t bytes)
+/* simd_read_probe: NS streams of two 32-byte loads a cache line, each
+** prefetched 2 KiB ahead; the tail beyond NS whole streams word by word. */
+AI uint64_t
+read_streams(const char *b, size_t bytes, const int NS)
 {
-    const char *b = p;
-    const size_t q = bytes / 8 / 64 * 64;
+    const size_t q = bytes / (size_t)NS / 64 * 64;
     __m256i s[8];
     uint64_t out[4], sum = 0, w;
 
 #pragma GCC unroll 8
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < NS; k++)
         s[k] = _mm256_setzero_si256();
     for (size_t i = 0; i < q; i += 64)
 #pragma GCC unroll 8
-        for (int k = 0; k < 8; k++) {
+        for (int k = 0; k < NS; k++) {
             const char *r = b + (size_t)k * q + i;
             _mm_prefetch(r + 2048, _MM_HINT_T0);
             s[k] = _mm256_add_epi64(s[k], _mm256_add_epi64(
                                               _mm256_loadu_si256((const __m256i *)r),
                                               _mm256_loadu_si256((const __m256i *)(r + 32))));
         }
-    for (int k = 1; k < 8; k++)
+    for (int k = 1; k < NS; k++)
         s[0] = _mm256_add_epi64(s[0], s[k]);
     _mm256_storeu_si256((__m256i *)out, s[0]);
     sum = out[0] + out[1] + out[2] + out[3];
-    for (size_t i = 8 * q; i < bytes; i += 8) {
+    for (size_t i = (size_t)NS * q; i < bytes; i += 8) {
         w = 0;
         memcpy(&w, b + i, bytes - i < 8 ? bytes - i : 8);
         sum += w;
     }
     return sum;
+}
+
+uint64_t
+simd_read_avx2(const void *p, size_t bytes, int streams)
+{
+    return streams == 4 ? read_streams(p, bytes, 4) : read_streams(p, bytes, 8);
 }
 
 const simd_matmul_fn simd_avx2_dot_matmul[SIMD_NDTYPE] = {mm_f32, mm_bf16, mm_f16, mm_q8};

@@ -41,7 +41,7 @@ struct simd_kernels {
     simd_cvt_up_fn bf16_to_f32, f16_to_f32;
     simd_q8_fn q8_quantize;
     double (*peak)(int dot_bf16, int64_t iters); /* see simd_peak_probe */
-    uint64_t (*read)(const void *p, size_t bytes); /* see simd_read_probe */
+    uint64_t (*read)(const void *p, size_t bytes, int streams); /* simd_read_probe */
     /* the Q4 matvec's two halves (simd_q4_matvec), for prepared X */
     void (*q4_act)(const float *x, int64_t n, struct simd_q4_x *q);
     void (*q4_rows)(const struct simd_matrix *w, const struct simd_q4_x *q, int64_t nblk,
@@ -54,7 +54,7 @@ struct simd_kernels {
 };
 
 /* simd_read_probe in ymm loads (the AVX2 and AVX-512 tables'). */
-uint64_t simd_read_avx2(const void *p, size_t bytes);
+uint64_t simd_read_avx2(const void *p, size_t bytes, int streams);
 
 /* Tables defined by the ISA files; only used after a cpuid check. */
 extern const struct simd_kernels simd_kernels_avx2;

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "backend.h"   /* [device hook] */
@@ -21,8 +20,6 @@
 #include "model_block.h"
 #include "wcache.h"
 
-/* Huge page size for madvise(MADV_HUGEPAGE) on big prepared buffers. */
-#define MDL_HUGE_PAGE ((uintptr_t)2 << 20)
 /* Longest tensor name we build. */
 #define MDL_NAME_MAX 96
 /* Layers we accept (a bound on input, far above real models). */
@@ -268,20 +265,12 @@ mdl_own(rwkv_model *m, uint64_t bytes)
         m->allocs = a;
         m->cap_allocs = cap;
     }
-    p = mem_alloc(bytes ? bytes : 1);
-    if (p != NULL)
-        m->allocs[m->n_allocs++] = p;
-#ifdef MADV_HUGEPAGE
     /* Prepared weights are streamed once per token: huge pages cut the
      * page faults at load (seconds for gigabytes on a VM) and the TLB misses
-     * of every pass.  Advice only; failure changes nothing. */
-    if (p != NULL && bytes >= 2 * MDL_HUGE_PAGE) {
-        uintptr_t a = ((uintptr_t)p + MDL_HUGE_PAGE - 1) & ~(uintptr_t)(MDL_HUGE_PAGE - 1);
-        uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(MDL_HUGE_PAGE - 1);
-        if (e > a)
-            madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
-    }
-#endif
+     * of every pass (mem_alloc_huge). */
+    p = mem_alloc_huge(bytes ? bytes : 1);
+    if (p != NULL)
+        m->allocs[m->n_allocs++] = p;
     return p;
 }
 
@@ -425,6 +414,67 @@ mdl_in_place(const ckpt_tensor *t, enum kern_dtype dt)
            (dt == KERN_F16 && t->dtype == CK_F16 && a % 2 == 0);
 }
 
+/*
+** A matrix the checkpoint stores as the strategy wants it is used where the
+** file is mapped (4 KiB pages, shared through the page cache).  Where
+** m->rehome (CPU-only plans, RWKV_CHECKPOINT_LOAD=copy: mem_want_copy) it is
+** read into huge-page memory instead, split over the pool in whole huge
+** pages, each touched first, and the mapping's pages are let go; what was
+** read is checked against the file's CRC-32 (ckpt_check_copy), as a
+** converted matrix is -- left mapped, it is checked on request (`info
+** --verify`).  Reading from the page cache took ~0.3 s for 2.7 GB where
+** copying out of the mapping faulted every 4-64 KiB and took 1.2-1.9 s; on
+** the Zen 5 VM measured decode gained nothing measurable from the copy, and
+** the load took 2-6 s longer (the VM backs each new page on first touch).
+*/
+struct mdl_copy_job {
+    const ckpt *ck;
+    const char *src;
+    char       *dst;
+    uint64_t    bytes;
+    int         failed;
+};
+
+static void
+mdl_copy_part(void *ctx, int i, int n)
+{
+    struct mdl_copy_job *j = ctx;
+    uint64_t a, b;
+
+    mem_huge_part(j->bytes, i, n, &a, &b);
+    if (a >= b)
+        return;
+    mem_touch(j->dst + a, b - a);
+    if (ckpt_read(j->ck, j->src + a, b - a, j->dst + a) != 0)
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+}
+
+static int
+mdl_rehome(rwkv_model *m, const ckpt_tensor *t, kern_mat *km, rwkv_err *err)
+{
+    struct mdl_copy_job job;
+
+    km->data = t->data;
+    job.bytes = kern_data_bytes(km->dtype, km->rows, km->cols);
+    m->info.in_place_bytes += job.bytes;
+    if (!m->rehome)
+        return RWKV_OK;
+    if ((job.dst = mdl_own(m, job.bytes)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
+    job.ck = m->ck;
+    job.src = t->data;
+    job.failed = 0;
+    tpool_run(m->pool, mdl_copy_part, &job);
+    if (job.failed)
+        return rwkv_errf(err, RWKV_EIO, "%s: '%s': cannot read: %s", ckpt_path(m->ck), t->name,
+                         "the file is shorter than when it was opened");
+    if (ckpt_check_copy(m->ck, t, job.dst, job.bytes, m->pool, err) != RWKV_OK)
+        return err ? err->code : RWKV_EFORMAT;
+    ckpt_release(m->ck, t->data, job.bytes);
+    km->data = job.dst;
+    return RWKV_OK;
+}
+
 /* The [rows][cols] tensor T as a kern_mat of dtype DT (in place or converted). */
 static int
 mdl_mat(rwkv_model *m, const ckpt_tensor *t, enum kern_dtype dt, kern_mat *km, rwkv_err *err)
@@ -438,10 +488,8 @@ mdl_mat(rwkv_model *m, const ckpt_tensor *t, enum kern_dtype dt, kern_mat *km, r
     km->rows = (int)rows;
     km->cols = (int)cols;
     km->scales = NULL;
-    if (mdl_in_place(t, dt)) {
-        km->data = t->data;
-        return RWKV_OK;
-    }
+    if (mdl_in_place(t, dt))
+        return mdl_rehome(m, t, km, err);
     if (wc_get(m->wc, t->name, WC_MAT, dt, rows, cols, &km->data, &km->scales))
         return RWKV_OK;   /* prepared by an earlier load (weight cache) */
     memset(&job, 0, sizeof job);
@@ -1021,6 +1069,16 @@ mdl_wc_open(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts
     return rc;
 }
 
+/* Does every stage of the plan run on the CPU? */
+static int
+mdl_cpu_only(const rwkv_model *m)
+{
+    for (int i = 0; i < m->strategy.n_stages; i++)
+        if (m->strategy.stages[i].device != STRAT_CPU)
+            return 0;
+    return 1;
+}
+
 /*
 ** Keep the embedding table T in place (ln0 applied per token by mdl_embed)
 ** instead of a folded float32 copy: for plans that run on the CPU only, when
@@ -1032,10 +1090,7 @@ mdl_wc_open(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts
 static int
 mdl_emb_lazy(const rwkv_model *m, const ckpt_tensor *t)
 {
-    for (int i = 0; i < m->strategy.n_stages; i++)
-        if (m->strategy.stages[i].device != STRAT_CPU)
-            return 0;
-    return t->contiguous && (t->dtype == CK_F32 || t->dtype == CK_BF16 || t->dtype == CK_F16) &&
+    return mdl_cpu_only(m) && t->contiguous && (t->dtype == CK_F32 || t->dtype == CK_BF16 || t->dtype == CK_F16) &&
            (t->dtype != CK_F32 || (uintptr_t)t->data % sizeof(float) == 0);
 }
 
@@ -1063,6 +1118,8 @@ mdl_setup(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     m->info.file_digest = ckpt_crc_digest(src->ck);
     if ((rc = mdl_wc_open(m, src, opts, err)) != RWKV_OK)
         return rc;
+    m->rehome = src->ck != NULL && mdl_cpu_only(m) &&
+                mem_want_copy("RWKV_CHECKPOINT_LOAD", ckpt_file_size(src->ck));
     m->layers = calloc((size_t)m->n_layer, sizeof *m->layers);
     if (m->layers == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
@@ -1250,6 +1307,7 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     snprintf(m->info.weight_cache, sizeof m->info.weight_cache, "%s", wc_status(m->wc));
     snprintf(m->info.weight_cache_path, sizeof m->info.weight_cache_path, "%s", wc_path(m->wc));
     m->info.weight_cache_read = wc_read_in(m->wc);
+    m->info.in_place_read = m->rehome && m->info.in_place_bytes > 0;
     /* [device hook] upload the device stages' weights (no-op for cpu plans) */
     if ((rc = mdl_backend_open(m, err)) != RWKV_OK)
         return rc;

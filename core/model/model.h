@@ -118,6 +118,10 @@ struct rwkv_model {
     void             *mv_ws;       /* kc.mv_ws (mem_alloc) */
     struct mdl_ws     ws;
     strat             strategy;
+    /* matrices the checkpoint stores in their strategy dtype are read
+     * into huge-page memory (1) instead of used where the file is mapped
+     * (model.c, mdl_rehome; RWKV_CHECKPOINT_LOAD=copy) */
+    int               rehome;
     wc_cache         *wc;          /* weight cache (NULL = off); its mapping
                                       backs cached weights until close */
     /* device backend (core/model/backend.h) when the strategy has device stages */

@@ -478,67 +478,27 @@ wc_valid(const wc_cache *c, const unsigned char *base, uint64_t size, tpool *poo
 /* ---- the cache read into huge pages ---- */
 
 /*
-** A valid cache was mapped (MAP_PRIVATE): shared with every other program on
-** the model through the page cache, in 4 KiB pages -- a file mapping gets no
-** huge pages without the kernel's READ_ONLY_THP_FOR_FS, and streaming
-** gigabytes through 4 KiB pages costs TLB misses: two threads' prefill from
-** the mapping ran at 56-60 tok/s against 63-69 from the anonymous huge-page
-** memory a first launch converts into (README, "Measurements").  So where
-** the kernel hands out transparent huge pages on request ([always] or
-** [madvise]) and the file is at most half the memory available, it is read
-** into anonymous memory advised MADV_HUGEPAGE instead, as the first launch
-** holds it: touched first (a huge page per fault; read(2) into untouched
-** memory faulted page by page, seconds for 1.6 GB), then read, both split
-** over the thread pool.  The copy is not shared between two programs on one
-** model; RWKV_WEIGHT_CACHE_LOAD=map keeps the mapping (=copy reads it even
-** without huge pages).  Any failure maps the file as before.
+** A valid cache is mapped (MAP_PRIVATE): shared with every other program on
+** the model through the page cache, in 4 KiB pages (a file mapping gets no
+** huge pages without the kernel's READ_ONLY_THP_FOR_FS).  With
+** RWKV_WEIGHT_CACHE_LOAD=copy (and the file at most half the memory
+** available) it is read into anonymous memory advised MADV_HUGEPAGE instead,
+** as a first launch holds it: touched first (a huge page per fault), then
+** read, both split over the thread pool.  That was the default from
+** 2026-12-05 on raw tok/s (two threads' prefill 56-60 against 63-69, decode
+** 19.5 -> 23.5) until decode was measured against the bandwidth probed
+** beside each run: the same share mapped or read, within the machine's
+** drift, while reading cost 2-4 s of load on that VM (README,
+** "Measurements").  The copy is not shared between two programs on one
+** model.  Any failure maps the file as before.
 */
-#define WC_HUGE ((size_t)2 << 20)
+#define WC_HUGE ((size_t)MEM_HUGE_PAGE)
 
-/* 1 when the kernel gives huge pages to MADV_HUGEPAGE memory. */
-static int
-wc_thp_on(void)
-{
-    char buf[128];
-    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-    size_t n;
-
-    if (f == NULL)
-        return 0;
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return strstr(buf, "[always]") != NULL || strstr(buf, "[madvise]") != NULL;
-}
-
-/* MemAvailable of /proc/meminfo in bytes, 0 when unknown. */
-static uint64_t
-wc_mem_available(void)
-{
-    char line[128];
-    unsigned long long kb = 0;
-    FILE *f = fopen("/proc/meminfo", "re");
-
-    if (f == NULL)
-        return 0;
-    while (fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    fclose(f);
-    return (uint64_t)kb * 1024;
-}
-
-/* Read the cache (1), or map it (0): RWKV_WEIGHT_CACHE_LOAD, else the rule above. */
+/* Read the cache (1), or map it (0, the default): RWKV_WEIGHT_CACHE_LOAD (above). */
 static int
 wc_want_copy(uint64_t size)
 {
-    const char *s = getenv("RWKV_WEIGHT_CACHE_LOAD");
-
-    if (s != NULL && strcmp(s, "map") == 0)
-        return 0;
-    if (s != NULL && strcmp(s, "copy") == 0)
-        return 1;
-    return size >= 2 * WC_HUGE && wc_thp_on() && size <= wc_mem_available() / 2;
+    return mem_want_copy("RWKV_WEIGHT_CACHE_LOAD", size);
 }
 
 struct wc_fill {
@@ -553,14 +513,11 @@ static void
 wc_fill_part(void *ctx, int i, int n)
 {
     struct wc_fill *f = ctx;
-    uint64_t pages = (f->size + WC_HUGE - 1) / WC_HUGE;
-    uint64_t off = pages * (uint64_t)i / (uint64_t)n * WC_HUGE;
-    uint64_t end = pages * (uint64_t)(i + 1) / (uint64_t)n * WC_HUGE;
+    uint64_t off, end;
 
-    if (end > f->size)
-        end = f->size;
-    for (uint64_t o = off; o < end; o += WC_PAGE)
-        f->dst[o] = 0;                 /* the fault that brings the huge page */
+    mem_huge_part(f->size, i, n, &off, &end);
+    if (off < end)
+        mem_touch(f->dst + off, end - off);
     while (off < end && !__atomic_load_n(&f->bad, __ATOMIC_RELAXED)) {
         size_t len = end - off < WC_IO_MAX ? (size_t)(end - off) : WC_IO_MAX;
         ssize_t r = pread(f->fd, f->dst + off, len, (off_t)off);
@@ -597,9 +554,7 @@ wc_read_huge(int fd, uint64_t size, tpool *pool)
         munmap(raw, lead);
     if (WC_HUGE - lead > 0)
         munmap(p + len, WC_HUGE - lead);
-#ifdef MADV_HUGEPAGE
-    madvise(p, len, MADV_HUGEPAGE);
-#endif
+    mem_advise_huge(p, len);
     f.fd = fd;
     f.dst = p;
     f.size = size;

@@ -7,6 +7,23 @@ out=$("$RWKV_TUI" bench --shape demo --strategy "cpu bf16" --threads 2 --prompt-
       --gen-tokens 4 --repeat 1 --json 2>&1) || fail "bench --shape demo: $out"
 if printf '%s\n' "$out" | grep -Eq '"strategy": "cpu bf16".*"weight_bytes": [1-9][0-9]*.*"prefill_tok_s": [0-9.]+, "decode_tok_s": [0-9.]+'; then ok
 else fail "bench --shape demo json: $out"; fi
+# the bandwidth is read after each decode run too (none without decode), and
+# the bound is the best of every probe
+jnum() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p"; }
+out=$("$RWKV_TUI" bench --shape demo --strategy "cpu fp32" --threads 2 --prompt-tokens 8 \
+      --gen-tokens 8 --repeat 3 --json 2>&1) || fail "bench: $out"
+runs=$(jnum "$out" read_bandwidth_runs_gb_s); bw=$(jnum "$out" read_bandwidth_gb_s)
+b0=$(jnum "$out" read_bandwidth_before_gb_s); b1=$(jnum "$out" read_bandwidth_after_gb_s)
+if awk -v r="$runs" -v bw="$bw" -v b0="$b0" -v b1="$b1" \
+    'BEGIN { m = b0 > b1 ? b0 : b1; m = m > r ? m : r; exit !(r > 0 && bw == m) }'; then ok
+else fail "the bound is not the best probe: runs '$runs', before '$b0', after '$b1', bound '$bw'"; fi
+out=$("$RWKV_TUI" bench --shape demo --strategy "cpu fp32" --threads 2 --prompt-tokens 8 \
+      --gen-tokens 0 --repeat 1 --json 2>&1) || fail "bench --gen-tokens 0: $out"
+if [ "$(jnum "$out" read_bandwidth_runs_gb_s)" = "0.00" ]; then ok; else fail "no decode, yet a probe after it: $out"; fi
+out=$("$RWKV_TUI" bench --shape demo --strategy "cpu fp32" --threads 2 --prompt-tokens 8 \
+      --gen-tokens 4 --repeat 1 2>&1) || fail "bench text: $out"
+if printf '%s\n' "$out" | grep -Eq "after the decode runs up to [0-9.]+; the best counts"; then ok
+else fail "the text does not name the probes after the runs: $out"; fi
 out=$("$RWKV_TUI" bench --demo --prompt-tokens 4 --gen-tokens 2 --repeat 1 2>&1) || fail "bench --demo: $out"
 if printf '%s\n' "$out" | grep -q "decode at"; then ok; else fail "bench --demo text: $out"; fi
 expect_fail "bench unknown shape" "unknown model shape 'nope'.*known: demo, 0\.1b" "$RWKV_TUI" bench --shape nope

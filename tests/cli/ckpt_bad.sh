@@ -45,9 +45,9 @@ expect_fail "empty file"        "empty\.pth: .*empty" $I "$TMP/empty.pth"
 expect_fail "text file"         "text\.pth: not a checkpoint" $I "$TMP/text.pth"
 
 # Damaged weight bytes (issue 14): the zip CRC-32 of every entry is checked --
-# small entries when the file is opened, a large one when it is converted,
-# every one with `info --verify` (a `cpu bf16` load maps bf16 matrices in
-# place and never reads most of them).
+# small entries when the file is opened, a large one when it is converted or
+# read into memory to be used as stored, every one with `info --verify` (a
+# `cpu bf16` load that keeps bf16 matrices mapped never reads most of them).
 W="$FX/models/world-7v0-rand-bf16.pth"
 if have_fixture models/world-7v0-rand-bf16.pth 5; then
 python3 - "$W" "$TMP" <<'PY' || fail "python helper (damage) failed"
@@ -68,9 +68,11 @@ for tag, key in (("big", "68"), ("small", "31")):   # head.weight (8 MiB), a 32 
 PY
 out=$($RWKV_TUI info --model "$W" --verify 2>&1) && echo "$out" | grep -Eq "^checksums:   every CRC-32 matches \([0-9]+ entries checked\)" \
     && ok || fail "info --verify of a good file: $out"
-out=$($RWKV_TUI info --model "$TMP/big.pth" --strategy "cpu bf16" 2>&1) && ok \
-    || fail "an in-place load reads no head bytes and should load: $out"
+out=$(RWKV_CHECKPOINT_LOAD=map $RWKV_TUI info --model "$TMP/big.pth" --strategy "cpu bf16" 2>&1) && ok \
+    || fail "a load that keeps the matrices mapped reads no head bytes and should load: $out"
 CRC='checksum mismatch \(CRC-32 [0-9a-f]{8}, expected [0-9a-f]{8}\): the file is damaged'
+expect_fail "damaged large entry, read into memory" "big\.pth: head\.weight: $CRC" \
+    env RWKV_CHECKPOINT_LOAD=copy $I "$TMP/big.pth" --strategy "cpu bf16"
 expect_fail "damaged large entry, --verify" "big\.pth: head\.weight: $CRC" \
     $I "$TMP/big.pth" --strategy "cpu bf16" --verify
 expect_fail "damaged large entry, converted" "big\.pth: head\.weight: $CRC" \

@@ -9,7 +9,8 @@
 ** abort and failed commits leave PATH as it was and no temporary behind; a
 ** symlink planted at PATH.tmp or at PATH is never written through; an
 ** existing FIFO at PATH is refused.  Mapping: mapfile_open enters its range
-** in the guard table and mapfile_close removes it.
+** in the guard table and mapfile_close removes it; mapfile_read reads the
+** mapped file's bytes, refusing a range outside it or past a shrunk end.
 */
 #include <dirent.h>
 #include <errno.h>
@@ -229,6 +230,46 @@ test_atomic(void)
     }
 }
 
+/* mapfile_read: the mapping's bytes read from the file, the same file after
+** its path is replaced; out of range or past a shrunk end is -1, no fault. */
+static void
+test_map_read(void)
+{
+    char p[512], q[512], buf[16];
+    rwkv_err err;
+    mapfile *m = NULL;
+    const char *d;
+
+    test_tmp_path(p, sizeof p, "read.bin");
+    test_tmp_path(q, sizeof q, "read.new");
+    TEST_COND("write", write_file(p, "0123456789abcdef") == 0);
+    TEST_COND("map", mapfile_open(p, &m, &err) == RWKV_OK);
+    if (m == NULL)
+        return;
+    d = mapfile_data(m);
+    memset(buf, 0, sizeof buf);
+    TEST_COND("read a middle", mapfile_read(m, d + 3, 5, buf) == 0 && memcmp(buf, "34567", 5) == 0);
+    TEST_COND("read to the end", mapfile_read(m, d + 10, 6, buf) == 0 &&
+                                     memcmp(buf, "abcdef", 6) == 0);
+    TEST_COND("nothing is fine", mapfile_read(m, d + 16, 0, buf) == 0);
+    TEST_COND("past the end", mapfile_read(m, d + 12, 5, buf) == -1);
+    TEST_COND("before the start", mapfile_read(m, d - 1, 2, buf) == -1);
+    TEST_COND("start past the end", mapfile_read(m, d + 17, 1, buf) == -1);
+    /* the path now names another file: the mapped one is still read */
+    TEST_COND("replace", write_file(q, "ZZZZZZZZZZZZZZZZ") == 0 && rename(q, p) == 0);
+    TEST_COND("read the mapped file", mapfile_read(m, d, 4, buf) == 0 && memcmp(buf, "0123", 4) == 0);
+    mapfile_close(m);
+    /* shrunk under the mapping: the read ends early, -1 (no SIGBUS) */
+    TEST_COND("write again", write_file(p, "0123456789abcdef") == 0);
+    m = NULL;
+    TEST_COND("map again", mapfile_open(p, &m, &err) == RWKV_OK);
+    if (m == NULL)
+        return;
+    TEST_COND("truncate", truncate(p, 4) == 0);
+    TEST_COND("read past the new end", mapfile_read(m, (const char *)mapfile_data(m) + 2, 8, buf) == -1);
+    mapfile_close(m);
+}
+
 static void
 test_guard(void)
 {
@@ -290,6 +331,7 @@ main(void)
     test_open_regular();
     test_atomic();
     test_guard();
+    test_map_read();
     test_tmpdir_remove();
     return TEST_REPORT();
 }

@@ -711,7 +711,7 @@ out:
 
 /* simd_read_probe reads every byte once: the sum of the buffer's 64-bit
 ** little-endian words (a short tail zero-padded), at sizes around its
-** 8 x 64-byte stream split and at odd offsets. */
+** 4 and 8 x 64-byte stream splits and at odd offsets, in 4 and 8 streams. */
 static void
 test_read_probe(const simd_kernels *k)
 {
@@ -737,9 +737,10 @@ test_read_probe(const simd_kernels *k)
                     w |= (uint64_t)buf[off + i + b] << (8 * b);
                 want += w;
             }
-            if (simd_read_probe(k, buf + off, sizes[si]) != want && bad++ == 0)
-                TEST_INFO("%s: read probe of %zu bytes at +%zu: wrong sum",
-                          simd_kernels_name(k), sizes[si], off);
+            for (int ns = 4; ns <= 8; ns += 4)
+                if (simd_read_probe(k, buf + off, sizes[si], ns) != want && bad++ == 0)
+                    TEST_INFO("%s: read probe of %zu bytes at +%zu, %d streams: wrong sum",
+                              simd_kernels_name(k), sizes[si], off, ns);
         }
     TEST_CONDF(bad == 0, "%s: read probe sums every word once (%d wrong)",
                simd_kernels_name(k), bad);
