@@ -25,6 +25,28 @@
 ** something is wrong with the directory). */
 #define FIO_TMP_TRIES 64
 
+int
+rwkv_pread_full(int fd, void *dst, uint64_t n, uint64_t off, const int *stop)
+{
+    char *d = dst;
+
+    while (n > 0) {
+        size_t len = n < ((uint64_t)1 << 30) ? (size_t)n : (size_t)1 << 30;
+        ssize_t r;
+        if (stop != NULL && __atomic_load_n(stop, __ATOMIC_RELAXED))
+            return -1;
+        r = pread(fd, d, len, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        d += r;
+        off += (uint64_t)r;
+        n -= (uint64_t)r;
+    }
+    return 0;
+}
+
 const char *
 rwkv_file_kind(mode_t mode)
 {

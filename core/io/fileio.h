@@ -34,6 +34,7 @@
 #ifndef RWKV_FILEIO_H
 #define RWKV_FILEIO_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -47,6 +48,15 @@
 ** directory, a character device, ...).  *FD is -1 on failure.
 */
 int rwkv_open_regular(const char *path, int *fd, rwkv_err *err);
+
+/*
+** Read N bytes of FD at offset OFF into DST (pread, at most 1 GiB a call --
+** Linux moves at most ~2 GiB per read -- retried on EINTR and on short
+** reads).  0, or -1 when a read fails or the file ends first.  STOP (may be
+** NULL), read between calls: nonzero gives up (-1), for a reader that
+** another thread's failure makes pointless.
+*/
+int rwkv_pread_full(int fd, void *dst, uint64_t n, uint64_t off, const int *stop);
 
 /* The same as a stdio stream opened "rb"; *OUT (OUT) owned by the caller
 ** (fclose). */

@@ -178,7 +178,6 @@ mapfile_read(const mapfile *m, const void *p, uint64_t n, void *dst)
 {
     uintptr_t base, a = (uintptr_t)p;
     uint64_t off;
-    char *d = dst;
 
     if (n == 0)
         return 0;
@@ -188,19 +187,7 @@ mapfile_read(const mapfile *m, const void *p, uint64_t n, void *dst)
     if (a < base || a - base > m->size || n > m->size - (uint64_t)(a - base))
         return -1;
     off = (uint64_t)(a - base);
-    while (n > 0) {
-        /* at most 1 GiB a call (Linux moves at most ~2 GiB per read) */
-        size_t len = n < ((uint64_t)1 << 30) ? (size_t)n : (size_t)1 << 30;
-        ssize_t r = pread(m->fd, d, len, (off_t)off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        d += r;
-        off += (uint64_t)r;
-        n -= (uint64_t)r;
-    }
-    return 0;
+    return rwkv_pread_full(m->fd, dst, n, off, NULL);
 }
 
 const void *

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "../io/ckpt_verify.h"
+#include "../io/fileio.h"
 #include "../mem.h"
 
 #define WC_MAGIC "RWKVWC\r\n"
@@ -516,19 +517,11 @@ wc_fill_part(void *ctx, int i, int n)
     uint64_t off, end;
 
     mem_huge_part(f->size, i, n, &off, &end);
-    if (off < end)
-        mem_touch(f->dst + off, end - off);
-    while (off < end && !__atomic_load_n(&f->bad, __ATOMIC_RELAXED)) {
-        size_t len = end - off < WC_IO_MAX ? (size_t)(end - off) : WC_IO_MAX;
-        ssize_t r = pread(f->fd, f->dst + off, len, (off_t)off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            __atomic_store_n(&f->bad, 1, __ATOMIC_RELAXED);
-            break;
-        }
-        off += (uint64_t)r;
-    }
+    if (off >= end)
+        return;
+    mem_touch(f->dst + off, end - off);
+    if (rwkv_pread_full(f->fd, f->dst + off, end - off, off, &f->bad) != 0)
+        __atomic_store_n(&f->bad, 1, __ATOMIC_RELAXED);
 }
 
 /* FD's SIZE bytes in read-only anonymous memory, in huge pages where the

@@ -259,6 +259,15 @@ test_map_read(void)
     TEST_COND("replace", write_file(q, "ZZZZZZZZZZZZZZZZ") == 0 && rename(q, p) == 0);
     TEST_COND("read the mapped file", mapfile_read(m, d, 4, buf) == 0 && memcmp(buf, "0123", 4) == 0);
     mapfile_close(m);
+    {   /* the read loop under it: whole, past the end, told to stop */
+        int fd = open(p, O_RDONLY), stop = 1;
+        TEST_COND("pread_full", fd >= 0 && rwkv_pread_full(fd, buf, 4, 12, NULL) == 0 &&
+                                    memcmp(buf, "ZZZZ", 4) == 0);
+        TEST_COND("pread_full past the end", rwkv_pread_full(fd, buf, 8, 12, NULL) == -1);
+        TEST_COND("pread_full stopped", rwkv_pread_full(fd, buf, 4, 0, &stop) == -1);
+        if (fd >= 0)
+            close(fd);
+    }
     /* shrunk under the mapping: the read ends early, -1 (no SIGBUS) */
     TEST_COND("write again", write_file(p, "0123456789abcdef") == 0);
     m = NULL;
