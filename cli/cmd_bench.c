@@ -125,52 +125,81 @@ bw_sum(void *arg)
     return NULL;
 }
 
+/* Seconds for THREADS threads to read BYTES of BUF once as STREAMS streams
+** each (every thread its own slice). */
+static double
+bw_pass(const simd_kernels *k, const char *buf, size_t bytes, int threads, int streams)
+{
+    struct bw_job job[64];
+    pthread_t tid[64];
+    int created[64] = { 0 };
+    size_t part = bytes / (size_t)threads / 64 * 64;
+    double t0 = mono_now_s();
+
+    for (int i = 0; i < threads; i++) {
+        job[i].k = k;
+        job[i].streams = streams;
+        job[i].p = buf + part * (size_t)i;
+        job[i].n = i == threads - 1 ? bytes - part * (size_t)i : part;
+        if (i > 0)
+            created[i] = pthread_create(&tid[i], NULL, bw_sum, &job[i]) == 0;
+    }
+    bw_sum(&job[0]);
+    for (int i = 1; i < threads; i++) {
+        if (created[i])
+            pthread_join(tid[i], NULL);
+        else
+            bw_sum(&job[i]);   /* no thread could be made: do it here */
+    }
+    return mono_now_s() - t0;
+}
+
+static int
+bw_threads(int threads)
+{
+    return threads < 1 ? 1 : threads > 64 ? 64 : threads;
+}
+
 /* Bandwidth of THREADS threads reading BUF (BW_BYTES, written) as STREAMS
 ** streams each: one pass not counted, then the median of PASSES (at most
 ** BW_PASSES). */
 static double
 bw_streams(const simd_kernels *k, const char *buf, int threads, int passes, int streams)
 {
-    struct bw_job job[64];
-    pthread_t tid[64];
     double t[BW_PASSES + 1];
 
-    if (threads < 1)
-        threads = 1;
-    if (threads > 64)
-        threads = 64;
     if (passes > BW_PASSES)
         passes = BW_PASSES;
-    for (int r = 0; r <= passes; r++) {   /* pass 0: warm-up */
-        double t0 = mono_now_s();
-        int created[64] = { 0 };
-        for (int i = 0; i < threads; i++) {
-            size_t part = BW_BYTES / (size_t)threads / 64 * 64;
-            job[i].k = k;
-            job[i].streams = streams;
-            job[i].p = buf + part * (size_t)i;
-            job[i].n = i == threads - 1 ? BW_BYTES - part * (size_t)i : part;
-            if (i > 0)
-                created[i] = pthread_create(&tid[i], NULL, bw_sum, &job[i]) == 0;
-        }
-        bw_sum(&job[0]);
-        for (int i = 1; i < threads; i++) {
-            if (created[i])
-                pthread_join(tid[i], NULL);
-            else
-                bw_sum(&job[i]);   /* no thread could be made: do it here */
-        }
-        t[r] = mono_now_s() - t0;
-    }
+    for (int r = 0; r <= passes; r++)   /* pass 0: warm-up */
+        t[r] = bw_pass(k, buf, BW_BYTES, bw_threads(threads), streams);
     return (double)BW_BYTES / mono_median(t + 1, (size_t)passes);
 }
 
-/* The better of 4 and 8 streams (above). */
+/* The better of 4 and 8 streams (above); the better count into *STREAMS
+** when not NULL. */
 static double
-bw_measure(const simd_kernels *k, const char *buf, int threads, int passes)
+bw_measure(const simd_kernels *k, const char *buf, int threads, int passes, int *streams)
 {
-    return maxd(bw_streams(k, buf, threads, passes, 4), bw_streams(k, buf, threads, passes, 8));
+    double b4 = bw_streams(k, buf, threads, passes, 4);
+    double b8 = bw_streams(k, buf, threads, passes, 8);
+
+    if (streams != NULL)
+        *streams = b8 > b4 ? 8 : 4;
+    return maxd(b4, b8);
 }
+
+/*
+** The paired probe.  The bandwidth moves by a quarter between seconds on a
+** shared machine (the 2-vCPU VM: 45-82 GB/s within a minute), so a bound
+** probed before, between or after the runs -- even the best of several --
+** says little about the seconds a decode run had: its shares moved 67-93%
+** between runs of one binary.  So every decoded token is followed by one
+** pass of the probe over its buffer at the stream count that read best
+** before the load: each token's read rate (weight bytes / its time) over
+** the rate read right after it is a share measured in the same conditions,
+** and their median is the paired share (a pass over half the buffer read
+** 3-5% less; the pass is not in the token times).
+*/
 
 /* The probe's buffer, every page really there; NULL when out of memory. */
 static char *
@@ -184,14 +213,16 @@ bw_buffer(void)
 }
 
 static double
-read_bandwidth(const simd_kernels *k, int threads)
+read_bandwidth(const simd_kernels *k, int threads, int *streams)
 {
     char *buf = bw_buffer();
     double bw;
 
+    if (streams != NULL)
+        *streams = 4;
     if (buf == NULL)
         return 0;
-    bw = bw_measure(k, buf, threads, BW_PASSES);
+    bw = bw_measure(k, buf, threads, BW_PASSES, streams);
     mem_free(buf);
     return bw;
 }
@@ -357,14 +388,17 @@ usage(FILE *f)
                "skips decode) speed; medians over --repeat runs (default 3). In the same run\n"
                "it measures the read bandwidth (all threads reading a 512 MiB buffer in huge\n"
                "pages as 4 and as 8 prefetched streams each, the way decode reads weights;\n"
-               "the better counts) before,\n"
-               "after, and right after each decode run (the best of them counts), and the\n"
-               "arithmetic peak (fp32 FMA and bf16 dot product, all threads; the higher of\n"
-               "the before and after figures counts), and reports decode as a share of the\n"
-               "bandwidth bound (read bandwidth / weight bytes per token) and prefill as a\n"
-               "share of\n"
-               "the arithmetic bound (peak / (2 x matrix elements per token); the bf16 dot\n"
-               "peak for bf16, int8 and 4-bit strategies, the FMA peak for fp32 and fp16).\n"
+               "the better counts) before, after, and right after each decode run (the\n"
+               "best of them counts), and the arithmetic peak (fp32 FMA and bf16 dot\n"
+               "product, all threads; the higher of the before and after figures counts),\n"
+               "and reports decode as a share of the\n"
+               "bandwidth bound (read bandwidth / weight bytes per token) -- and, paired,\n"
+               "each decoded token against one pass of the probe read right after it (the\n"
+               "median of those shares: the same seconds, where the bound's best probe may\n"
+               "come from better ones; the passes are not in the token times) -- and\n"
+               "prefill as a share of the arithmetic bound (peak / (2 x matrix elements\n"
+               "per token); the bf16 dot peak for bf16, int8 and 4-bit strategies, the\n"
+               "FMA peak for fp32 and fp16).\n"
                "It prints the kernel set that ran (RWKV_KERNELS=portable|avx2|avx2-vnni|\n"
                "avx512|avx512-exact forces one; avx2-vnni: 4-bit decode by AVX-VNNI;\n"
                "avx512-exact: fp32 prefill, chosen where the bf16 dot product is slow) and\n"
@@ -448,6 +482,7 @@ struct bench_limits {
     const simd_kernels *kk;
     double bw0, fma0, dot0;            /* before */
     double bw1, bw, peak_fma, peak_dot;  /* after; the higher of the two */
+    int    streams;                    /* the stream count that read best before */
 };
 
 /* The buffers of the timed runs (kept until the report: the memory it
@@ -460,6 +495,9 @@ struct bench_bufs {
     double     *bw;        /* read bandwidth right after each decode run
                               (CPU plans; 0 when not measured): more
                               samples of the limit */
+    double     *tt, *tb;   /* each decoded token's seconds and the bandwidth
+                              read right after it (the paired probe) */
+    size_t      n_pairs;
 };
 
 /* What is reported, from the runs and the limits. */
@@ -475,6 +513,8 @@ struct bench_report {
     double      wbytes, fpt;       /* weight bytes, flops per prefill token */
     double      peak, pbound, bound, fsize, ratio;
     double      bw_runs;           /* the best probe after a decode run, 0: none */
+    double      pair_share;        /* median token share of the paired probe, 0: none */
+    double      bw_pair;           /* the paired probe's median bandwidth */
 };
 
 /* Parse ARGV into *A: -1 to go on, else the exit status (usage printed or
@@ -549,7 +589,7 @@ bench_limits_before(struct bench_limits *lim, int threads)
 
     memset(lim, 0, sizeof *lim);
     lim->kk = kern_default_kernels();
-    lim->bw0 = read_bandwidth(lim->kk, nthr);
+    lim->bw0 = read_bandwidth(lim->kk, nthr, &lim->streams);
     lim->fma0 = arith_peak(lim->kk, SIMD_F32, nthr);
     lim->dot0 = arith_peak(lim->kk, SIMD_BF16, nthr);
 }
@@ -585,6 +625,8 @@ bench_bufs_free(struct bench_bufs *b)
     free(b->tp);
     free(b->td);
     free(b->bw);
+    free(b->tt);
+    free(b->tb);
     rwkv_state_destroy(b->s);
 }
 
@@ -596,9 +638,11 @@ bench_runs(rwkv_model *m, const struct bench_args *a, const struct bench_limits 
            struct bench_bufs *b, struct bench_report *rep)
 {
     const rwkv_info *info = rwkv_model_info(m);
-    /* a probe after each decode run: CPU plans that decode (a device
-    ** plan's bound is the device's bandwidth, bench_bounds) */
+    /* a probe after each decode run and after each decoded token: CPU
+    ** plans that decode (a device plan's bound is the device's bandwidth,
+    ** bench_bounds) */
     int probe_after = a->gen_n > 0 && strstr(info->strategy, "cuda") == NULL;
+    size_t n_tok = (size_t)a->repeat * (size_t)a->gen_n;
     char *probe = NULL;
     rwkv_err err;
 
@@ -607,7 +651,10 @@ bench_runs(rwkv_model *m, const struct bench_args *a, const struct bench_limits 
     b->tp = malloc(sizeof *b->tp * (size_t)a->repeat);
     b->td = malloc(sizeof *b->td * (size_t)a->repeat);
     b->bw = calloc((size_t)a->repeat, sizeof *b->bw);
-    if (b->toks == NULL || b->logits == NULL || b->tp == NULL || b->td == NULL || b->bw == NULL) {
+    b->tt = malloc(sizeof *b->tt * (n_tok > 0 ? n_tok : 1));
+    b->tb = malloc(sizeof *b->tb * (n_tok > 0 ? n_tok : 1));
+    if (b->toks == NULL || b->logits == NULL || b->tp == NULL || b->td == NULL ||
+        b->bw == NULL || b->tt == NULL || b->tb == NULL) {
         cli_errorf("bench: out of memory");
         return 1;
     }
@@ -619,7 +666,7 @@ bench_runs(rwkv_model *m, const struct bench_args *a, const struct bench_limits 
 
     double p_cpu = 0, p_wall = 0, d_cpu = 0, d_wall = 0;
     for (long r = 0; r < a->repeat; r++) {
-        double t0, c0;
+        double t0, c0, run = 0;
         rwkv_state_reset(m, b->s);
         t0 = mono_now_s();
         c0 = proc_cpu_s();
@@ -631,25 +678,37 @@ bench_runs(rwkv_model *m, const struct bench_args *a, const struct bench_limits 
         p_wall += mono_now_s() - t0;
         p_cpu += proc_cpu_s() - c0;
         b->tp[r] = (double)a->prompt_n / (mono_now_s() - t0);
-        t0 = mono_now_s();
-        c0 = proc_cpu_s();
-        for (long g = 0; g < a->gen_n; g++) {
-            int32_t t = (int32_t)samp_argmax(b->logits, (size_t)info->n_vocab);
-            if (rwkv_eval(m, &t, 1, b->s, b->logits, &err) != RWKV_OK)
-                return cli_fail(&err);
-        }
-        d_wall += mono_now_s() - t0;
-        d_cpu += proc_cpu_s() - c0;
-        b->td[r] = a->gen_n > 0 ? (double)a->gen_n / (mono_now_s() - t0) : 0;
         if (probe_after && r == 0) {
-            /* the memory reported is the model's and the runs' (a run's
-            ** peak is the first's): taken before the probe adds its own */
+            /* the memory reported is the model's and the runs' (the
+            ** prefill has touched every weight; decode adds nothing):
+            ** taken before the probe adds its own */
             rep->rss_peak = peak_rss_mib();
             rep->rss_now = rss_mib();
             probe = bw_buffer();
+            if (probe != NULL)   /* the first pass after writing is slow */
+                bw_pass(lim->kk, probe, BW_BYTES, bw_threads(info->n_threads), lim->streams);
         }
+        for (long g = 0; g < a->gen_n; g++) {
+            int32_t t = (int32_t)samp_argmax(b->logits, (size_t)info->n_vocab);
+            double dt;
+            t0 = mono_now_s();
+            c0 = proc_cpu_s();
+            if (rwkv_eval(m, &t, 1, b->s, b->logits, &err) != RWKV_OK)
+                return cli_fail(&err);
+            dt = mono_now_s() - t0;
+            run += dt;
+            d_cpu += proc_cpu_s() - c0;
+            if (probe != NULL) {
+                b->tt[b->n_pairs] = dt;
+                b->tb[b->n_pairs++] =
+                    (double)BW_BYTES / bw_pass(lim->kk, probe, BW_BYTES,
+                                               bw_threads(info->n_threads), lim->streams);
+            }
+        }
+        d_wall += run;
+        b->td[r] = a->gen_n > 0 && run > 0 ? (double)a->gen_n / run : 0;
         if (probe != NULL)
-            b->bw[r] = bw_measure(lim->kk, probe, info->n_threads, 3);
+            b->bw[r] = bw_measure(lim->kk, probe, info->n_threads, 3, NULL);
     }
     mem_free(probe);
     rep->prefill_cores = p_wall > 0 ? p_cpu / p_wall : 0;
@@ -662,15 +721,15 @@ bench_runs(rwkv_model *m, const struct bench_args *a, const struct bench_limits 
 /* After the runs: the memory, the limits again, and the bounds. */
 static void
 bench_bounds(const rwkv_info *info, const struct bench_args *a, struct bench_limits *lim,
-             const struct bench_bufs *b, struct bench_report *rep)
+             struct bench_bufs *b, struct bench_report *rep)
 {
-    /* memory before the baselines allocate their own buffers (or before
-    ** the probe after the decode runs, bench_runs) */
+    /* memory before the baselines allocate their own buffers (with
+    ** decode, bench_runs took it before the paired probe's) */
     if (rep->rss_peak == 0) {
         rep->rss_peak = peak_rss_mib();
         rep->rss_now = rss_mib();
     }
-    lim->bw1 = read_bandwidth(lim->kk, info->n_threads);
+    lim->bw1 = read_bandwidth(lim->kk, info->n_threads, NULL);
     /* the bandwidth moves by 25% between seconds on a shared machine: the
     ** best of every probe (before, after, and after each decode run) is the
     ** bound, so a probe caught at a bad moment never inflates a share */
@@ -700,6 +759,14 @@ bench_bounds(const rwkv_info *info, const struct bench_args *a, struct bench_lim
     rep->fpt = 2.0 * ((double)info->mat_params - head + head * calls / (double)a->prompt_n);
     rep->pbound = rep->fpt > 0 && !rep->on_gpu ? rep->peak / rep->fpt : 0;
     rep->bound = rep->wbytes > 0 ? lim->bw / rep->wbytes : 0;
+    if (b->n_pairs > 0 && rep->wbytes > 0) {
+        /* each token's read rate over the rate read right after it (the
+        ** pair arrays are the report's own from here on) */
+        for (size_t i = 0; i < b->n_pairs; i++)
+            b->tt[i] = b->tt[i] > 0 && b->tb[i] > 0 ? rep->wbytes / b->tt[i] / b->tb[i] : 0;
+        rep->pair_share = mono_median(b->tt, b->n_pairs);
+        rep->bw_pair = mono_median(b->tb, b->n_pairs);
+    }
     rep->fsize = (double)info->file_size;
     rep->ratio = rep->fsize > 0 ? rep->rss_peak * 1048576.0 / rep->fsize : 0;
 }
@@ -718,7 +785,8 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            "\"gen_tokens\": %ld, \"repeat\": %ld, \"weight_bytes\": %llu, \"prefill_tok_s\": %.2f, "
            "\"decode_tok_s\": %.2f, \"read_bandwidth_gb_s\": %.2f, "
            "\"read_bandwidth_before_gb_s\": %.2f, \"read_bandwidth_after_gb_s\": %.2f, "
-           "\"read_bandwidth_runs_gb_s\": %.2f, "
+           "\"read_bandwidth_runs_gb_s\": %.2f, \"read_bandwidth_paired_gb_s\": %.2f, "
+           "\"decode_share_paired\": %.3f, "
            "\"decode_bound_tok_s\": %.2f, \"decode_share_of_bound\": %.3f, "
            "\"peak_fma_gflop_s\": %.1f, \"peak_bf16dot_gflop_s\": %.1f, "
            "\"prefill_peak\": \"%s\", \"prefill_gflop_per_tok\": %.4f, "
@@ -732,7 +800,8 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            (unsigned long long)info->file_size, r->t_load, r->rss_load, r->rss_peak, r->ratio,
            a->prompt_n, a->chunk, a->gen_n, a->repeat,
            (unsigned long long)info->weight_bytes, r->prefill,
-           r->decode, lim->bw / 1e9, lim->bw0 / 1e9, lim->bw1 / 1e9, r->bw_runs / 1e9, r->bound,
+           r->decode, lim->bw / 1e9, lim->bw0 / 1e9, lim->bw1 / 1e9, r->bw_runs / 1e9, r->bw_pair / 1e9,
+           r->pair_share, r->bound,
            r->bound > 0 ? r->decode / r->bound : 0,
            lim->peak_fma / 1e9,
            lim->peak_dot / 1e9, r->on_gpu ? "gpu" : r->use_dot ? "bf16dot" : "fma", r->fpt / 1e9,
@@ -778,10 +847,15 @@ bench_print_text(const rwkv_info *info, const struct bench_args *a,
                r->prefill, a->prompt_n, a->chunk, a->repeat, r->fpt / 1e9, r->pbound,
                r->use_dot ? "bf16 dot" : "fp32 FMA",
                r->pbound > 0 ? 100.0 * r->prefill / r->pbound : 0.0, r->prefill_cores);
-    if (a->gen_n > 0)
+    if (a->gen_n > 0) {
         printf("decode     %.2f tok/s (%ld tokens, median of %ld); bound %.2f tok/s; "
-               "decode at %.0f%% (on %.2f cores)\n", r->decode, a->gen_n, a->repeat, r->bound,
-               r->bound > 0 ? 100.0 * r->decode / r->bound : 0.0, r->decode_cores);
+               "decode at %.0f%%", r->decode, a->gen_n, a->repeat, r->bound,
+               r->bound > 0 ? 100.0 * r->decode / r->bound : 0.0);
+        if (r->pair_share > 0)
+            printf(", %.0f%% paired (each token against the %.2f GB/s read after it, "
+                   "median)", 100.0 * r->pair_share, r->bw_pair / 1e9);
+        printf(" (on %.2f cores)\n", r->decode_cores);
+    }
     if (simd_uses_bf16_dot(lim->kk, SIMD_BF16))
         snprintf(dot, sizeof dot, "bf16 dot %.1f GFLOP/s", lim->peak_dot / 1e9);
     else   /* avx2, avx512-exact, portable: every prefill on FMA */

@@ -19,6 +19,15 @@
 ** prefetched stream's misses filled the line fill buffers (perf: a third of
 ** the samples on its prefetch instructions).  The last blocks short of 8
 ** go through simd_q4_isum.
+**
+** The includer may set NR_Q4 (default 4).  Each row is two streams (codes,
+** block words), so 4 rows are 8 streams a thread, and 8 streams read ~25%
+** less than 4 on the Zen 5 VM (bench's probe).  The plain AVX2 kernel, 2
+** rows: whole 1.5B `cpu fp32i4` decode with the two alternating token by
+** token in one process (drift cancels), token time 2 rows / 4 rows 0.90-1.03
+** over six runs, median 0.96; [8192, 2048] alone cold 1.07-1.10.  The VNNI
+** kernels (fewer uops a weight, so more room to wait on memory) gained
+** nothing from 2 rows (0.98-1.08) and keep 4.
 */
 #ifndef RWKV_SIMD_Q4_ROWS_H
 #define RWKV_SIMD_Q4_ROWS_H
@@ -30,7 +39,9 @@
 
 #define AI static inline __attribute__((always_inline))
 
+#ifndef NR_Q4
 #define NR_Q4 4
+#endif
 /* Prefetch distance of each row's stream, in code bytes (0: none). */
 #ifndef Q4_PF_ROW
 #define Q4_PF_ROW 2048

@@ -17,13 +17,27 @@ b0=$(jnum "$out" read_bandwidth_before_gb_s); b1=$(jnum "$out" read_bandwidth_af
 if awk -v r="$runs" -v bw="$bw" -v b0="$b0" -v b1="$b1" \
     'BEGIN { m = b0 > b1 ? b0 : b1; m = m > r ? m : r; exit !(r > 0 && bw == m) }'; then ok
 else fail "the bound is not the best probe: runs '$runs', before '$b0', after '$b1', bound '$bw'"; fi
+# the paired probe: each decoded token against a pass read right after it;
+# the median of those shares agrees with the medians of tok/s and GB/s
+# (within 3x: one is a median of ratios), which fails if the passes' time
+# were counted in the tokens' or the units slipped
+pb=$(jnum "$out" read_bandwidth_paired_gb_s); ps=$(jnum "$out" decode_share_paired)
+dt=$(jnum "$out" decode_tok_s); wb=$(jnum "$out" weight_bytes)
+if awk -v pb="$pb" -v ps="$ps" -v dt="$dt" -v wb="$wb" \
+    'BEGIN { e = dt * wb / 1e9 / pb; exit !(pb > 0 && ps > 0 && ps < 3 * e && e < 3 * ps) }'; then ok
+else fail "paired probe: share '$ps', bandwidth '$pb', decode '$dt' tok/s of '$wb' bytes"; fi
 out=$("$RWKV_TUI" bench --shape demo --strategy "cpu fp32" --threads 2 --prompt-tokens 8 \
       --gen-tokens 0 --repeat 1 --json 2>&1) || fail "bench --gen-tokens 0: $out"
 if [ "$(jnum "$out" read_bandwidth_runs_gb_s)" = "0.00" ]; then ok; else fail "no decode, yet a probe after it: $out"; fi
+if [ "$(jnum "$out" decode_share_paired)" = "0.000" ] &&
+   [ "$(jnum "$out" read_bandwidth_paired_gb_s)" = "0.00" ]; then ok
+else fail "no decode, yet a paired share: $out"; fi
 out=$("$RWKV_TUI" bench --shape demo --strategy "cpu fp32" --threads 2 --prompt-tokens 8 \
       --gen-tokens 4 --repeat 1 2>&1) || fail "bench text: $out"
 if printf '%s\n' "$out" | grep -Eq "after the decode runs up to [0-9.]+; the best counts"; then ok
 else fail "the text does not name the probes after the runs: $out"; fi
+if printf '%s\n' "$out" | grep -Eq "decode at [0-9]+%, [0-9]+% paired \(each token against the [0-9.]+ GB/s read after it, median\)"; then ok
+else fail "the text does not give the paired share: $out"; fi
 out=$("$RWKV_TUI" bench --demo --prompt-tokens 4 --gen-tokens 2 --repeat 1 2>&1) || fail "bench --demo: $out"
 if printf '%s\n' "$out" | grep -q "decode at"; then ok; else fail "bench --demo text: $out"; fi
 expect_fail "bench unknown shape" "unknown model shape 'nope'.*known: demo, 0\.1b" "$RWKV_TUI" bench --shape nope
