@@ -499,8 +499,8 @@ struct bench_bufs {
     double     *bw;        /* read bandwidth right after each decode run
                               (CPU plans; 0 when not measured): more
                               samples of the limit */
-    double     *tt, *tb;   /* each decoded token's seconds and the bandwidth
-                              read right after it (the paired probe) */
+    double     *tt, *tb;   /* a paired token's seconds and the bandwidth read
+                              right after it (every other token) */
     size_t      n_pairs;
 };
 
@@ -643,9 +643,9 @@ bench_runs(rwkv_model *m, const struct bench_args *a, const struct bench_limits 
            struct bench_bufs *b, struct bench_report *rep)
 {
     const rwkv_info *info = rwkv_model_info(m);
-    /* a probe after each decode run and after each decoded token: CPU
-    ** plans that decode (a device plan's bound is the device's bandwidth,
-    ** bench_bounds) */
+    /* a probe after each decode run and after every other decoded token
+    ** (the paired probe, above): CPU plans that decode (a device plan's
+    ** bound is the device's bandwidth, bench_bounds) */
     int probe_after = a->gen_n > 0 && strstr(info->strategy, "cuda") == NULL;
     size_t n_tok = (size_t)a->repeat * (size_t)a->gen_n;
     char *probe = NULL;
