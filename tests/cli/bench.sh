@@ -17,7 +17,7 @@ b0=$(jnum "$out" read_bandwidth_before_gb_s); b1=$(jnum "$out" read_bandwidth_af
 if awk -v r="$runs" -v bw="$bw" -v b0="$b0" -v b1="$b1" \
     'BEGIN { m = b0 > b1 ? b0 : b1; m = m > r ? m : r; exit !(r > 0 && bw == m) }'; then ok
 else fail "the bound is not the best probe: runs '$runs', before '$b0', after '$b1', bound '$bw'"; fi
-# the paired probe: each decoded token against a pass read right after it;
+# the paired probe: every other decoded token against a pass read right after it;
 # the median of those shares agrees with the medians of tok/s and GB/s
 # (within 3x: one is a median of ratios), which fails if the passes' time
 # were counted in the tokens' or the units slipped

@@ -199,7 +199,7 @@ test_wkv7(const vm_ops *o, rng *g)
     static float kk[KT * KN], kka[KT * KN], y[KT * KN], y1[KT * KN];
     static double sd[KN * KN], yd[KT * KN];
 
-    /* 19: rows past the last group of four and keys past the last vector */
+    /* 19: keys past the last vector (the scalar tail; the rows path) */
     static const size_t sizes[] = { 16, 19, KN };
 
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
