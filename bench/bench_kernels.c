@@ -269,10 +269,7 @@ mat_make(struct mat *mt, enum simd_dtype dt, const float *w, int64_t rows,
         simd_q8_quantize(k, w, cols, 0, rows, mt->data, mt->scales);
         break;
     case SIMD_Q4:
-        mt->scales = mem_alloc((size_t)simd_scale_bytes(dt, rows, cols));
-        if (mt->scales == NULL)
-            return -1;
-        simd_q4_quantize(w, cols, 0, rows, mt->data, mt->scales);
+        simd_q4_quantize(w, cols, 0, rows, mt->data);
         break;
     case SIMD_NDTYPE:
         break;
@@ -516,7 +513,7 @@ bench_variant(const struct shape *sh, const struct variant *vr, const float *w, 
         db = (size_t)simd_data_bytes(vr->dt, sh->rows, sh->cols);
         memcpy(mats[c].data, mats[0].data, db);
         mats[c].m.data = mats[c].data;
-        if (vr->dt == SIMD_Q8 || vr->dt == SIMD_Q4) {
+        if (vr->dt == SIMD_Q8) {
             /* the scales go to the tail of the same block (the data
             ** bytes are a multiple of 64, so they stay aligned) */
             mats[c].m.scales = (const float *)((const char *)mats[c].data + db);

@@ -93,20 +93,41 @@ gm_vec_len(const rwkv_model *m, size_t f)
     return (size_t)m->C;
 }
 
-/* Bytes of W's data (Q4: the packed codes) and of its Q8 scales / Q4 block
- * words (0 for the other dtypes). */
+/* Bytes of W's data on the device (Q4: the codes, 16 bytes a block) and of
+ * its Q8 scales / Q4 block words (0 for the other dtypes).  The host's Q4
+ * rows hold codes and words together (simd.h); the device keeps them in two
+ * arrays (gpu/gpu.h), split by gm_put. */
 static size_t
 gm_mat_data_bytes(const kern_mat *w)
 {
+    if (w->dtype == KERN_Q4)
+        return (size_t)w->rows * (size_t)simd_q4_nblocks(w->cols) * 16;
     return (size_t)kern_data_bytes(w->dtype, w->rows, w->cols);
 }
 
 static size_t
 gm_mat_scale_bytes(const kern_mat *w)
 {
+    if (w->dtype == KERN_Q4)
+        return (size_t)w->rows * (size_t)simd_q4_nblocks(w->cols) * 4;
     if (w->scales == NULL)
         return 0;
     return (size_t)kern_scale_bytes(w->dtype, w->rows, w->cols);
+}
+
+/* W's bytes in the device's layout: data into DATA, scales / block words
+ * into SCALES (gm_mat_data_bytes, gm_mat_scale_bytes; host memory). */
+static void
+gm_put(const kern_mat *w, void *data, void *scales)
+{
+    if (w->dtype == KERN_Q4) {
+        simd_matrix sm = { SIMD_Q4, w->rows, w->cols, w->data, NULL };
+        simd_q4_split(&sm, 0, w->rows, data, scales);
+        return;
+    }
+    memcpy(data, w->data, gm_mat_data_bytes(w));
+    if (gm_mat_scale_bytes(w) > 0)
+        memcpy(scales, w->scales, gm_mat_scale_bytes(w));
 }
 
 /* Is W blockwise-quantized (Q8 or Q4: our kernel, or dequantized for cuBLAS)? */
@@ -159,14 +180,12 @@ gm_walk(const rwkv_model *m, const struct mdl_layer *h, enum gm_mode mode, char 
         db = gm_mat_data_bytes(w);
         sb = gm_mat_scale_bytes(w);
         if (mode == GM_PACK)
-            memcpy(base + off, w->data, db);
+            gm_put(w, base + off, sb > 0 ? base + gm_up(off + db) : NULL);
         else if (mode == GM_BIND)
             o->data = base + off;
         off = gm_up(off + db);
         if (sb > 0) {
-            if (mode == GM_PACK)
-                memcpy(base + off, w->scales, sb);
-            else if (mode == GM_BIND)
+            if (mode == GM_BIND)
                 o->scales = (const float *)(const void *)(base + off);
             off = gm_up(off + sb);
         }
@@ -961,6 +980,23 @@ gm_head_init(const rwkv_model *m, struct gm_dev *d, rwkv_err *err)
     TRY(gm_dalloc(d, C * sizeof(float), &p, err));
     TRY(gpu_upload(d->g, p, m->ln_out_b, C * sizeof(float), err));
     d->ln_out_b = p;
+    if (m->head.dtype == KERN_Q4) {   /* split on the host first (gm_put) */
+        uint8_t *h = malloc(db + sb);
+        void *ps;
+        if (h == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "cuda: out of memory splitting the 4-bit head");
+        gm_put(&m->head, h, h + db);
+        rc = gm_dalloc(d, db, &p, err);
+        if (rc == RWKV_OK && (rc = gpu_upload(d->g, p, h, db, err)) == RWKV_OK)
+            d->head.data = p;
+        if (rc == RWKV_OK && (rc = gm_dalloc(d, sb, &ps, err)) == RWKV_OK &&
+            (rc = gpu_upload(d->g, ps, h + db, sb, err)) == RWKV_OK)
+            d->head.scales = ps;
+        if (rc == RWKV_OK)
+            rc = gpu_sync(d->g, err);   /* the upload may read H until here */
+        free(h);
+        return rc;
+    }
     TRY(gm_dalloc(d, db, &p, err));
     TRY(gpu_upload(d->g, p, m->head.data, db, err));
     d->head.data = p;

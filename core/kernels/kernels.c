@@ -124,7 +124,7 @@ kern_view(const kern_mat *w, simd_matrix *m)
     m->rows = w->rows;
     m->cols = w->cols;
     m->data = w->data;
-    m->scales = w->dtype == KERN_Q8 || w->dtype == KERN_Q4 ? w->scales : NULL;
+    m->scales = w->dtype == KERN_Q8 ? w->scales : NULL;
 }
 
 struct kern_job {

@@ -34,9 +34,9 @@ typedef struct kern_mat {
     enum kern_dtype dtype;
     int             rows, cols;   /* out, in */
     const void     *data;         /* borrowed: float / uint16_t / int8_t [rows][cols],
-                                     KERN_Q4: packed codes (simd.h) */
-    const float    *scales;       /* borrowed, KERN_Q8: [rows][simd_q8_nblocks(cols)],
-                                     KERN_Q4: block words (simd.h) */
+                                     KERN_Q4: rows of codes and block words (simd.h) */
+    const float    *scales;       /* borrowed, KERN_Q8: [rows][simd_q8_nblocks(cols)];
+                                     NULL for the others */
 } kern_mat;
 
 /*

@@ -271,7 +271,7 @@ uint64_t
 simd_data_bytes(enum simd_dtype dt, int64_t rows, int64_t cols)
 {
     if (dt == SIMD_Q4)
-        return (uint64_t)rows * (uint64_t)simd_q4_nblocks(cols) * 16;
+        return (uint64_t)rows * (uint64_t)simd_q4_row_bytes(cols);
     return (uint64_t)rows * (uint64_t)cols * simd_dtype_size(dt);
 }
 
@@ -280,9 +280,7 @@ simd_scale_bytes(enum simd_dtype dt, int64_t rows, int64_t cols)
 {
     if (dt == SIMD_Q8)
         return (uint64_t)rows * (uint64_t)simd_q8_nblocks(cols) * sizeof(float);
-    if (dt == SIMD_Q4)
-        return (uint64_t)rows * (uint64_t)simd_q4_nblocks(cols) * 4;
-    return 0;
+    return 0;   /* Q4: the block words are in the rows */
 }
 
 /* ---- kernels through the table -------------------------------------- */

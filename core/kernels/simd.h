@@ -109,14 +109,19 @@ enum simd_flags {
 **              float  scales[rows * simd_q8_nblocks(cols)]; weight (r, c) is
 **              data[r*cols + c] * scales[r*nb + c/32].  The last block of a
 **              row may be partial.
-**   SIMD_Q4:   uint8_t data[rows * nb * 16] (nb = simd_q4_nblocks(cols)):
-**              block b of row r is the 16 bytes at (r*nb + b) * 16; byte j
-**              holds the code of column 32b + j in its low nibble and of
-**              column 32b + j + 16 in its high nibble (padding codes of a
-**              partial last block are 0);  scales[rows * nb] are 32-bit
-**              words (typed float for the common field, never read as
-**              floats), one per block: bf16 bits of d in the low half, of
-**              m in the high half (simd_q4_dm).  Weight = code * d + m.
+**   SIMD_Q4:   uint8_t data[rows * simd_q4_row_bytes(cols)]: row r at
+**              r * simd_q4_row_bytes(cols), nb = simd_q4_nblocks(cols)
+**              blocks of 32 weights, taken SIMD_Q4_GROUP (8) at a time: a
+**              group is its blocks' codes, 16 bytes a block, then their
+**              block words, 4 bytes a block (a row's last group may hold
+**              fewer blocks); simd_q4_codes and simd_q4_dm find them.  In
+**              a block's 16 bytes, byte j holds the code of column 32b + j
+**              in its low nibble and of column 32b + j + 16 in its high
+**              nibble (padding codes of a partial last block are 0).  A
+**              block word holds the bf16 bits of d in its low half and of m
+**              in its high half.  Weight = code * d + m.  scales is NULL:
+**              each row is one stream of bytes, the words beside their
+**              codes (core/kernels/simd_q4_rows.h says why).
 ** Plain data: fill it in directly.
 */
 typedef struct simd_matrix {
@@ -124,7 +129,7 @@ typedef struct simd_matrix {
     int64_t rows;         /* out */
     int64_t cols;         /* in  */
     const void *data;     /* borrowed, see above */
-    const float *scales;  /* borrowed, SIMD_Q8 / SIMD_Q4 only; NULL otherwise */
+    const float *scales;  /* borrowed, SIMD_Q8 only; NULL otherwise */
 } simd_matrix;
 
 /*
@@ -171,17 +176,78 @@ simd_q4_nblocks(int64_t cols)
     return (cols + SIMD_Q4_BLOCK - 1) / SIMD_Q4_BLOCK;
 }
 
-/* The block word of Q4 scales S at index I: *D = scale, *M = offset. */
-static inline void
-simd_q4_dm(const float *s, int64_t i, float *d, float *m)
-{
-    uint32_t u, lo, hi;
+/* Q4 blocks per group (see simd_matrix): codes, then block words. */
+#define SIMD_Q4_GROUP 8
+/* Bytes of a Q4 block: 16 of codes, 4 of block word. */
+#define SIMD_Q4_BLOCK_BYTES 20
 
-    __builtin_memcpy(&u, (const char *)s + i * 4, 4);
-    lo = u << 16;
-    hi = u & 0xffff0000u;
+/* Bytes of a Q4 row of COLS weights. */
+static inline int64_t
+simd_q4_row_bytes(int64_t cols)
+{
+    return simd_q4_nblocks(cols) * SIMD_Q4_BLOCK_BYTES;
+}
+
+/* The 16 code bytes of block B of the Q4 row at ROW (the same place
+** whatever the row's length: only a row's last group is short). */
+static inline const uint8_t *
+simd_q4_codes(const void *row, int64_t b)
+{
+    const uint64_t u = (uint64_t)b;   /* unsigned: shifts and masks */
+
+    return (const uint8_t *)row + u / SIMD_Q4_GROUP * (SIMD_Q4_GROUP * SIMD_Q4_BLOCK_BYTES) +
+           u % SIMD_Q4_GROUP * 16;
+}
+
+/* Offset in a Q4 row of NB blocks of block B's word. */
+static inline int64_t
+simd_q4_word_offset(int64_t nb, int64_t b)
+{
+    const int64_t g = (int64_t)((uint64_t)b & ~(uint64_t)(SIMD_Q4_GROUP - 1));
+    const int64_t n = nb - g < SIMD_Q4_GROUP ? nb - g : SIMD_Q4_GROUP;
+
+    return g * SIMD_Q4_BLOCK_BYTES + n * 16 + (b - g) * 4;
+}
+
+/* The block word W split: *D = scale, *M = offset. */
+static inline void
+simd_q4_word_dm(uint32_t w, float *d, float *m)
+{
+    uint32_t lo = w << 16, hi = w & 0xffff0000u;
+
     __builtin_memcpy(d, &lo, 4);
     __builtin_memcpy(m, &hi, 4);
+}
+
+/* Scale *D and offset *M of block B of the Q4 row at ROW (NB blocks). */
+static inline void
+simd_q4_dm(const void *row, int64_t nb, int64_t b, float *d, float *m)
+{
+    uint32_t u;
+
+    __builtin_memcpy(&u, (const char *)row + simd_q4_word_offset(nb, b), 4);
+    simd_q4_word_dm(u, d, m);
+}
+
+/* Where the bytes of blocks [B0, B1) of the Q4 row at ROW (NB blocks) lie:
+** the whole groups that hold them, *BYTES long (for prefetching). */
+static inline const uint8_t *
+simd_q4_span(const void *row, int64_t nb, int64_t b0, int64_t b1, int64_t *bytes)
+{
+    const int64_t g0 = b0 - b0 % SIMD_Q4_GROUP;
+    int64_t g1 = b1 + (SIMD_Q4_GROUP - b1 % SIMD_Q4_GROUP) % SIMD_Q4_GROUP;
+
+    if (g1 > nb)
+        g1 = nb;
+    *bytes = (g1 - g0) * SIMD_Q4_BLOCK_BYTES;
+    return (const uint8_t *)row + g0 * SIMD_Q4_BLOCK_BYTES;
+}
+
+/* Row R of the Q4 matrix W. */
+static inline const uint8_t *
+simd_q4_row(const struct simd_matrix *w, int64_t r)
+{
+    return (const uint8_t *)w->data + r * simd_q4_row_bytes(w->cols);
 }
 
 /* Bytes per element of DT's data array (Q8: 1, scales not counted; Q4: 0,
@@ -336,16 +402,19 @@ void simd_q8_quantize(const simd_kernels *k, const float *src, int64_t cols,
                       int64_t r0, int64_t r1, int8_t *q, float *scales);
 /*
 ** Quantize rows [r0, r1) of SRC [rows, cols] fp32 to Q4 (layout above):
-** codes into Q (row r at r * simd_q4_nblocks(cols) * 16), block words into
-** SCALES [rows, simd_q4_nblocks(cols)].  Per block: d and m fitted by least
+** row r into DST + r * simd_q4_row_bytes(cols).  Per block: d and m fitted by least
 ** squares to the codes, alternating with nearest codes from the min/max
 ** start, then rounded to bf16 and the codes chosen again for the rounded
 ** pair (core/kernels/simd_q4.c).  One plain-C implementation serves every kernel
 ** table, so the result is the same bit for bit on every CPU.  Disjoint row
 ** ranges may run concurrently.  Non-finite weights are not supported.
 */
-void simd_q4_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1,
-                      uint8_t *q, float *scales);
+void simd_q4_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, uint8_t *dst);
+/* Rows [r0, r1) of Q4 matrix W split into codes CODES (row r's blocks at
+** (r - r0) * nb * 16, 16 bytes each) and block words WORDS ((r - r0) * nb
+** of them): the two arrays the CUDA kernels read (gpu/gpu.h). */
+void simd_q4_split(const simd_matrix *w, int64_t r0, int64_t r1, uint8_t *codes,
+                   uint32_t *words);
 /* Row R of Q4 matrix W widened to fp32 (q * d + m) into DST [cols]. */
 void simd_q4_dequantize_row(const simd_matrix *w, int64_t r, float *dst);
 

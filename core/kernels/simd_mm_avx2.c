@@ -282,11 +282,16 @@ AI void
 m2_prefetch_rows(enum m2_fmt f, const simd_matrix *w, int64_t r, int64_t i0, int64_t i1,
                  int64_t k0, int64_t kn)
 {
-    const int64_t es = m2_esize(f), bytes = f == M2_Q4 ? kn / 2 : kn * es;
+    const int64_t es = m2_esize(f), nb = simd_q4_nblocks(w->cols);
+    int64_t bytes = kn * es;
 
     for (int64_t i = i0; i < i1; i++) {
-        const char *p = f == M2_Q4 ? (const char *)w->data +
-                                         (size_t)((r + i) * simd_q4_nblocks(w->cols)) * 16 + k0 / 2
+        /* Q4: the groups of codes and block words that hold the band */
+        const char *p = f == M2_Q4 ? (const char *)simd_q4_span(simd_q4_row(w, r + i), nb,
+                                                                k0 / SIMD_Q4_BLOCK,
+                                                                (k0 + kn + SIMD_Q4_BLOCK - 1) /
+                                                                    SIMD_Q4_BLOCK,
+                                                                &bytes)
                                    : (const char *)w->data +
                         ((size_t)(r + i) * (size_t)w->cols + (size_t)k0) * (size_t)es;
         for (int64_t b = 0; b < bytes; b += 64)

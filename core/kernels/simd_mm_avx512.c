@@ -211,13 +211,14 @@ pk_chunk(enum mm_pack pk, const simd_matrix *w, int64_t r, int64_t c, int64_t le
         ** bytes (c % 32 == 0) or the high ones; code * d is exact, so the
         ** fused multiply-add is simd_q4_dequantize_row's value */
         const int64_t nb = simd_q4_nblocks(n), b = c / SIMD_Q4_BLOCK;
-        const uint8_t *q = (const uint8_t *)w->data + ((size_t)r * (size_t)nb + (size_t)b) * 16;
-        uint32_t u;
-        __m512i codes = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)q));
+        const uint8_t *row = simd_q4_row(w, r);
+        __m512i codes = _mm512_cvtepu8_epi32(
+            _mm_loadu_si128((const __m128i *)(const void *)simd_q4_codes(row, b)));
         __m512 d, m;
-        memcpy(&u, (const uint32_t *)(const void *)w->scales + r * nb + b, 4);
-        d = _mm512_castsi512_ps(_mm512_set1_epi32((int)(u << 16)));
-        m = _mm512_castsi512_ps(_mm512_set1_epi32((int)(u & 0xffff0000u)));
+        float fd, fm;
+        simd_q4_dm(row, nb, b, &fd, &fm);
+        d = _mm512_set1_ps(fd);
+        m = _mm512_set1_ps(fm);
         codes = (c % SIMD_Q4_BLOCK) ? _mm512_srli_epi32(codes, 4)
                                     : _mm512_and_si512(codes, _mm512_set1_epi32(15));
         return _mm512_castps_si512(
@@ -385,13 +386,15 @@ mm_prefetch_rows(enum mm_pack pk, const simd_matrix *w, int64_t r, int64_t i0, i
                  int64_t k0, int64_t kn)
 {
     const int q4 = pk == PK_Q4_BF16 || pk == PK_Q4_F32;
-    const int64_t es = pk_esize(pk), bytes = q4 ? kn / 2 : kn * es;
+    const int64_t es = pk_esize(pk), nb = simd_q4_nblocks(w->cols);
+    int64_t bytes = kn * es;
 
     for (int64_t i = i0; i < i1; i++) {
-        const char *p = q4
-                            ? (const char *)w->data +
-                                  (size_t)((r + i) * simd_q4_nblocks(w->cols)) * 16 + k0 / 2
-                            : (const char *)w->data + ((size_t)(r + i) * (size_t)w->cols + (size_t)k0) * (size_t)es;
+        /* Q4: the groups of codes and block words that hold the band */
+        const char *p = q4 ? (const char *)simd_q4_span(simd_q4_row(w, r + i), nb, k0 / SIMD_Q4_BLOCK,
+                                                        (k0 + kn + SIMD_Q4_BLOCK - 1) / SIMD_Q4_BLOCK,
+                                                        &bytes)
+                           : (const char *)w->data + ((size_t)(r + i) * (size_t)w->cols + (size_t)k0) * (size_t)es;
         for (int64_t b = 0; b < bytes; b += 64)
             _mm_prefetch(p + b, _MM_HINT_T0);
         _mm_prefetch(p + bytes - 1, _MM_HINT_T0);

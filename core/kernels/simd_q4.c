@@ -1,11 +1,14 @@
 /*
 ** simd_q4.c -- the Q4 weight format (simd.h): the quantizer, row
-** dequantization and the portable dot product the plain-C table uses.
+** dequantization, the split into the CUDA kernels' two arrays and the
+** portable dot product the plain-C table uses.
 **
 ** Format: blocks of SIMD_Q4_BLOCK = 32 weights along `in`, 4-bit codes
 ** q in [0, 15] and per block a scale d and an offset m, w ~= q * d + m,
 ** both stored as bfloat16 in one 32-bit word: 16 + 4 bytes per 32 weights,
-** 0.625 bytes a weight (Q8: 1.125, bf16: 2).
+** 0.625 bytes a weight (Q8: 1.125, bf16: 2).  A row keeps its codes and
+** words together, 8 blocks' codes then their 8 words (simd.h), so decode
+** reads each row as one stream (simd_q4_rows.h has the measurements).
 **
 ** Why an offset: at the same 0.625 bytes a weight, a symmetric 4-bit code
 ** with an fp32 scale (q in [-8, 7], the scale fitted by least squares) was
@@ -196,24 +199,38 @@ q4_block(const float *w, int n, uint8_t *codes)
 }
 
 void
-simd_q4_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, uint8_t *q,
-                 float *scales)
+simd_q4_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, uint8_t *dst)
 {
-    int64_t nb = simd_q4_nblocks(cols);
+    const int64_t nb = simd_q4_nblocks(cols), rb = simd_q4_row_bytes(cols);
 
     for (int64_t r = r0; r < r1; r++)
         for (int64_t b = 0; b < nb; b++) {
             int64_t c0 = b * SIMD_Q4_BLOCK;
             int n = (int)(cols - c0 < SIMD_Q4_BLOCK ? cols - c0 : SIMD_Q4_BLOCK);
-            uint8_t codes[SIMD_Q4_BLOCK], *dst = q + (size_t)(r * nb + b) * 16;
+            uint8_t codes[SIMD_Q4_BLOCK], *row = dst + r * rb,
+                    *q = row + (simd_q4_codes(row, b) - row);
             /* full blocks with a constant count: unrolled and vectorized */
             uint32_t word = n == SIMD_Q4_BLOCK ? q4_block(src + r * cols + c0, SIMD_Q4_BLOCK, codes)
                                                : q4_block(src + r * cols + c0, n, codes);
 
-            memcpy((char *)scales + (size_t)(r * nb + b) * 4, &word, 4);
+            memcpy(row + simd_q4_word_offset(nb, b), &word, 4);
             for (int j = 0; j < 16; j++)
-                dst[j] = (uint8_t)(codes[j] | codes[j + 16] << 4);
+                q[j] = (uint8_t)(codes[j] | codes[j + 16] << 4);
         }
+}
+
+void
+simd_q4_split(const simd_matrix *w, int64_t r0, int64_t r1, uint8_t *codes, uint32_t *words)
+{
+    const int64_t nb = simd_q4_nblocks(w->cols);
+
+    for (int64_t r = r0; r < r1; r++) {
+        const uint8_t *row = simd_q4_row(w, r);
+        for (int64_t b = 0; b < nb; b++) {
+            memcpy(codes + ((r - r0) * nb + b) * 16, simd_q4_codes(row, b), 16);
+            memcpy(words + (r - r0) * nb + b, row + simd_q4_word_offset(nb, b), 4);
+        }
+    }
 }
 
 /* Code of column J (0..31) of the 16-byte block P. */
@@ -227,12 +244,13 @@ void
 simd_q4_dequantize_row(const simd_matrix *w, int64_t r, float *dst)
 {
     int64_t nb = simd_q4_nblocks(w->cols);
-    const uint8_t *row = (const uint8_t *)w->data + (size_t)(r * nb) * 16;
+    const uint8_t *row = simd_q4_row(w, r);
 
     for (int64_t c = 0; c < w->cols; c++) {
         float d, m;
-        simd_q4_dm(w->scales, r * nb + c / SIMD_Q4_BLOCK, &d, &m);
-        dst[c] = (float)q4_code(row + (c / SIMD_Q4_BLOCK) * 16, (int)(c % SIMD_Q4_BLOCK)) * d + m;
+        simd_q4_dm(row, nb, c / SIMD_Q4_BLOCK, &d, &m);
+        dst[c] = (float)q4_code(simd_q4_codes(row, c / SIMD_Q4_BLOCK), (int)(c % SIMD_Q4_BLOCK)) *
+                     d + m;
     }
 }
 
@@ -242,7 +260,7 @@ float
 simd_q4_dot_portable(const simd_matrix *w, int64_t r, const float *x)
 {
     const int64_t n = w->cols, nb = simd_q4_nblocks(n);
-    const uint8_t *row = (const uint8_t *)w->data + (size_t)(r * nb) * 16;
+    const uint8_t *row = simd_q4_row(w, r);
     float total = 0;
 
     for (int64_t b = 0; b < nb; b++) {
@@ -252,10 +270,10 @@ simd_q4_dot_portable(const simd_matrix *w, int64_t r, const float *x)
         float s[8] = {0}, xs[8] = {0}, d, m;
 
         for (int j = 0; j < len; j++) {
-            s[j & 7] += (float)q4_code(row + b * 16, j) * xb[j];
+            s[j & 7] += (float)q4_code(simd_q4_codes(row, b), j) * xb[j];
             xs[j & 7] += xb[j];
         }
-        simd_q4_dm(w->scales, r * nb + b, &d, &m);
+        simd_q4_dm(row, nb, b, &d, &m);
         total += d * (((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]))) +
                  m * (((xs[0] + xs[4]) + (xs[1] + xs[5])) + ((xs[2] + xs[6]) + (xs[3] + xs[7])));
     }
@@ -332,13 +350,14 @@ simd_q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, fl
     const int64_t nb = simd_q4_nblocks(w->cols);
 
     for (int64_t r = r0; r < r1; r++) {
-        const uint8_t *row = (const uint8_t *)w->data + (size_t)(r * nb + b0) * 16;
+        const uint8_t *row = simd_q4_row(w, r);
         float s = 0;
 
         for (int64_t k = 0; k < nblk; k++) {
             float d, m;
-            simd_q4_dm(w->scales, r * nb + b0 + k, &d, &m);
-            s += d * q->xd[k] * (float)simd_q4_isum(row + k * 16, q, k) + m * q->xs[k];
+            simd_q4_dm(row, nb, b0 + k, &d, &m);
+            s += d * q->xd[k] * (float)simd_q4_isum(simd_q4_codes(row, b0 + k), q, k) +
+                 m * q->xs[k];
         }
         y[r] = add ? y[r] + s : s;
     }

@@ -24,8 +24,6 @@
                                        _mm256_maddubs_epi16((hi), (xh))),                   \
                       _mm256_set1_epi16(1))
 
-/* 2 rows a step: 4 streams a thread (simd_q4_rows.h) */
-#define NR_Q4 2
 #include "simd_q4_rows.h"
 
 Q4_ENTRY_POINTS(simd_q4_rows_avx2, simd_mv_avx2_q4)

@@ -18,14 +18,14 @@ simd_q4_avx2_chunk(const simd_matrix *w, int64_t r, int64_t c)
 {
     const int64_t nb = simd_q4_nblocks(w->cols), b = c / SIMD_Q4_BLOCK;
     const int o = (int)(c % SIMD_Q4_BLOCK);
-    const uint8_t *p = (const uint8_t *)w->data + (size_t)(r * nb + b) * 16 + (o & 15);
+    const uint8_t *row = simd_q4_row(w, r), *p = simd_q4_codes(row, b) + (o & 15);
     __m128i v = _mm_loadl_epi64((const __m128i *)(const void *)p);
     float d, m;
 
     if (o >= 16)
         v = _mm_srli_epi16(v, 4);
     v = _mm_and_si128(v, _mm_set1_epi8(15));
-    simd_q4_dm(w->scales, r * nb + b, &d, &m);
+    simd_q4_dm(row, nb, b, &d, &m);
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v)), _mm256_set1_ps(d),
                            _mm256_set1_ps(m));
 }
@@ -36,10 +36,10 @@ simd_q4_w1(const simd_matrix *w, int64_t r, int64_t c)
 {
     const int64_t nb = simd_q4_nblocks(w->cols), b = c / SIMD_Q4_BLOCK;
     const int o = (int)(c % SIMD_Q4_BLOCK);
-    const uint8_t byte = ((const uint8_t *)w->data)[(size_t)(r * nb + b) * 16 + (o & 15)];
+    const uint8_t *row = simd_q4_row(w, r), byte = simd_q4_codes(row, b)[o & 15];
     float d, m;
 
-    simd_q4_dm(w->scales, r * nb + b, &d, &m);
+    simd_q4_dm(row, nb, b, &d, &m);
     return __builtin_fmaf((float)(o < 16 ? byte & 15 : byte >> 4), d, m);
 }
 
@@ -50,13 +50,13 @@ static inline __attribute__((always_inline)) __m512i
 simd_q4_avx512_chunk(const simd_matrix *w, int64_t r, int64_t c, int64_t left)
 {
     const int64_t nb = simd_q4_nblocks(w->cols), b = c / SIMD_Q4_BLOCK;
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)((const uint8_t *)w->data +
-                                                                  (size_t)(r * nb + b) * 16));
+    const uint8_t *row = simd_q4_row(w, r);
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)simd_q4_codes(row, b));
     __m128i m4 = _mm_set1_epi8(15);
     __m512 d, m, lo, hi;
     float fd, fm;
 
-    simd_q4_dm(w->scales, r * nb + b, &fd, &fm);
+    simd_q4_dm(row, nb, b, &fd, &fm);
     d = _mm512_set1_ps(fd);
     m = _mm512_set1_ps(fm);
     lo = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_and_si128(v, m4))), d, m);

@@ -6,28 +6,33 @@
 ** from the low / high nibble codes LO, HI (u8) and the activation codes
 ** XL, XH (s8) -- vpmaddubsw + vpmaddwd on AVX2, vpdpbusd with VNNI.
 **
-** Per 8 blocks and row: the 8 block words (d, m) in one load, m * sum(x)
-** in one FMA; per pair one 32-byte load of codes, the nibble split,
+** Per group of 8 blocks and row (simd.h's layout: 128 bytes of codes, then
+** the 8 block words): the words (d, m) in one load, m * sum(x) in one FMA;
+** per pair of blocks one 32-byte load of codes, the nibble split,
 ** Q4_PAIR_ISUM, one vcvtdq2ps and one FMA by d * dx permuted per block.
-** NR_Q4 rows per step share the activation loads.  They come from NR_Q4
-** equal runs of the thread's rows, so the kernel reads NR_Q4 long
-** sequential streams of codes and NR_Q4 of block words, each prefetched
-** ahead of itself (as simd_avx2.c's matvecs).  Adjacent rows, with a later
-** row block prefetched as one stream (the earlier scheme), ran 10-13%
-** slower a thread (bench_kernels, cold [8192, 2048] and [2048, 8192], AVX2,
-** Intel Xeon): the 1 KiB rows each began a new short stream, and the one
-** prefetched stream's misses filled the line fill buffers (perf: a third of
-** the samples on its prefetch instructions).  The last blocks short of 8
-** go through simd_q4_isum.
+** NR_Q4 (4) rows per step share the activation loads.  They come from
+** NR_Q4 equal runs of the thread's rows, so the kernel reads NR_Q4 long
+** sequential streams, each prefetched ahead of itself (as simd_avx2.c's
+** matvecs).  Adjacent rows, with a later row block prefetched as one
+** stream (the earliest scheme), ran 10-13% slower a thread (bench_kernels,
+** cold [8192, 2048] and [2048, 8192], AVX2, Intel Xeon): the 1 KiB rows
+** each began a new short stream, and the one prefetched stream's misses
+** filled the line fill buffers.  The blocks of a row's last group, short
+** of 8, go through simd_q4_isum.
 **
-** The includer may set NR_Q4 (default 4).  Each row is two streams (codes,
-** block words), so 4 rows are 8 streams a thread, and 8 streams read ~25%
-** less than 4 on the Zen 5 VM (bench's probe).  The plain AVX2 kernel, 2
-** rows: whole 1.5B `cpu fp32i4` decode with the two alternating token by
-** token in one process (drift cancels), token time 2 rows / 4 rows 0.90-1.03
-** over six runs, median 0.96; [8192, 2048] alone cold 1.07-1.10.  The VNNI
-** kernels (fewer uops a weight, so more room to wait on memory) gained
-** nothing from 2 rows (0.98-1.08) and keep 4.
+** Why the words sit in the rows.  With codes and words in two arrays each
+** row was two streams, 8 a thread at 4 rows a step, and 8 streams read
+** ~25% less than 4 on a Zen 5 VM (bench's probe), so the AVX2 kernel went
+** 2 rows a step, giving up half the sharing of activation loads.  Measured
+** in one process, the 1.5B's decode products (24 layers' r/k/v/LoRA/o/FFN
+** batches and the head, through kern_matvec_multi and the pool, 2
+** threads, Zen 5 VM) alternating token by token between the two layouts:
+** one stream a row, 4 rows a step, took 1.08-1.14x less time than two
+** arrays at 2 rows (AVX2, six runs; A/A 1.000-1.006) and 1.08-1.13x less
+** than two arrays at 4 rows with AVX-VNNI (three runs); the same bytes read
+** by the bandwidth probe instead of the kernel were 1.15-1.23x faster than
+** the old layout, so the layout had cost more than the kernel's arithmetic
+** (which, cut to loads and nibble masks, gained 4-6%).
 */
 #ifndef RWKV_SIMD_Q4_ROWS_H
 #define RWKV_SIMD_Q4_ROWS_H
@@ -39,10 +44,9 @@
 
 #define AI static inline __attribute__((always_inline))
 
-#ifndef NR_Q4
+/* Rows a step (the runs read at once). */
 #define NR_Q4 4
-#endif
-/* Prefetch distance of each row's stream, in code bytes (0: none). */
+/* Prefetch distance of each row's stream, in bytes (0: none). */
 #ifndef Q4_PF_ROW
 #define Q4_PF_ROW 2048
 #endif
@@ -55,44 +59,44 @@ q4_pair_idx(int pr)
                              2 * pr + 1);
 }
 
-/* y[r + i RS], i < NR, (+)= the NBLK blocks from B0; PF: prefetch each
-** row's stream of codes Q4_PF_ROW bytes ahead and its stream of block words
-** as many blocks ahead (simd_mv_prefetch_runs). */
+/* y[r + i RS], i < NR, (+)= the NBLK blocks from B0 (a multiple of
+** SIMD_Q4_GROUP: simd_q4_matvec's column passes); PF: prefetch each row's
+** stream Q4_PF_ROW bytes ahead (simd_mv_prefetch_runs: three lines a group
+** of 160 bytes cover every line once the stream is under way). */
 AI void
 q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y, int64_t r,
         int64_t rs, int64_t b0, int add, int pf)
 {
-    const int64_t nb = simd_q4_nblocks(w->cols);
+    const int64_t nb = simd_q4_nblocks(w->cols), rb = simd_q4_row_bytes(w->cols);
     const __m256i m4 = _mm256_set1_epi8(15);
     const __m256i hi16 = _mm256_set1_epi32((int)0xffff0000u);
-    const uint8_t *p[NR_Q4];
-    const char *pc[NR_Q4];   /* the same, for the prefetch */
-    const char *s[NR_Q4];
+    const uint8_t *p[NR_Q4];   /* each row from block B0 */
+    const char *pc[NR_Q4];     /* the same, for the prefetch */
     __m256 acc[NR_Q4];
     float tail[NR_Q4];
     int64_t k = 0;
 
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int i = 0; i < NR; i++) {
-        p[i] = (const uint8_t *)w->data + (size_t)((r + i * rs) * nb + b0) * 16;
+        p[i] = simd_q4_row(w, r + i * rs) + b0 * SIMD_Q4_BLOCK_BYTES;
         pc[i] = (const char *)p[i];
-        s[i] = (const char *)w->scales + (size_t)((r + i * rs) * nb + b0) * 4;
         acc[i] = _mm256_setzero_ps();
         tail[i] = 0;
     }
-    for (; k + 8 <= nblk; k += 8) {
+    for (; k + SIMD_Q4_GROUP <= nblk; k += SIMD_Q4_GROUP) {
         const int8_t *xq = q->xq + (k / SIMD_Q4_QUAD) * 128;
         const __m256 xd = _mm256_loadu_ps(q->xd + k), xs = _mm256_loadu_ps(q->xs + k);
+        const int64_t at = k * SIMD_Q4_BLOCK_BYTES;
 
-        if (pf) {   /* 128 bytes of codes a row, 64 of block words per 16 blocks */
-            simd_mv_prefetch_runs(pc, NR, k * 16, Q4_PF_ROW, nblk * 16, nb * 16);
-            simd_mv_prefetch_runs(pc, NR, k * 16 + 64, Q4_PF_ROW, nblk * 16, nb * 16);
-            if ((k & 8) == 0)
-                simd_mv_prefetch_runs(s, NR, k * 4, Q4_PF_ROW / 4, nblk * 4, nb * 4);
+        if (pf) {
+            simd_mv_prefetch_runs(pc, NR, at, Q4_PF_ROW, nblk * SIMD_Q4_BLOCK_BYTES, rb);
+            simd_mv_prefetch_runs(pc, NR, at + 64, Q4_PF_ROW, nblk * SIMD_Q4_BLOCK_BYTES, rb);
+            simd_mv_prefetch_runs(pc, NR, at + 128, Q4_PF_ROW, nblk * SIMD_Q4_BLOCK_BYTES, rb);
         }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int i = 0; i < NR; i++) {
-            const __m256i wd = _mm256_loadu_si256((const __m256i *)(const void *)(s[i] + k * 4));
+            const uint8_t *g = p[i] + at;   /* 8 blocks' codes, then their words */
+            const __m256i wd = _mm256_loadu_si256((const __m256i *)(const void *)(g + 128));
             const __m256 dd = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(wd, 16)), xd);
 
             acc[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(wd, hi16)), xs, acc[i]);
@@ -100,7 +104,7 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
             for (int pr = 0; pr < 4; pr++) {
                 /* blocks k + 2pr, k + 2pr + 1: quad (k + 2pr) / 4, half pr % 2 */
                 const int8_t *xp = xq + (pr / 2) * 128 + (pr % 2) * 32;
-                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p[i] + (k + 2 * pr) * 16));
+                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(g + pr * 32));
                 __m256i si = Q4_PAIR_ISUM(
                     _mm256_and_si256(v, m4), _mm256_and_si256(_mm256_srli_epi16(v, 4), m4),
                     _mm256_load_si256((const __m256i *)(const void *)xp),
@@ -110,14 +114,16 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
             }
         }
     }
-    for (; k < nblk; k++)
-#pragma GCC unroll 4
+    for (; k < nblk; k++)   /* the row's last group, short of 8 blocks */
+#pragma GCC unroll 8
         for (int i = 0; i < NR; i++) {
+            const uint8_t *row = simd_q4_row(w, r + i * rs);
             float d, m;
-            simd_q4_dm(w->scales, (r + i * rs) * nb + b0 + k, &d, &m);
-            tail[i] += d * q->xd[k] * (float)simd_q4_isum(p[i] + k * 16, q, k) + m * q->xs[k];
+            simd_q4_dm(row, nb, b0 + k, &d, &m);
+            tail[i] += d * q->xd[k] * (float)simd_q4_isum(simd_q4_codes(row, b0 + k), q, k) +
+                       m * q->xs[k];
         }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int i = 0; i < NR; i++) {
         __m128 t = _mm_add_ps(_mm256_castps256_ps128(acc[i]), _mm256_extractf128_ps(acc[i], 1));
         float v;

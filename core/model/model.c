@@ -342,7 +342,7 @@ struct mdl_cvt_job {
     int64_t             rows, cols;
     enum kern_dtype     dt;
     void               *dst;
-    float              *scales;   /* KERN_Q8, KERN_Q4 */
+    float              *scales;   /* KERN_Q8 */
     const simd_kernels *k;
     int                 failed;   /* a worker could not allocate its scratch */
 };
@@ -393,8 +393,7 @@ mdl_cvt_rows(void *ctx, int i, int n)
             break;
         case KERN_Q4:
             simd_q4_quantize(tmp, j->cols, 0, (int64_t)nr,
-                             (uint8_t *)j->dst + (size_t)kern_data_bytes(KERN_Q4, r, j->cols),
-                             j->scales + (size_t)r * (size_t)simd_q4_nblocks(j->cols));
+                             (uint8_t *)j->dst + (size_t)kern_data_bytes(KERN_Q4, r, j->cols));
             break;
         }
     }

@@ -101,7 +101,7 @@ struct wc_entry {
     uint32_t tag, dtype;           /* enum wc_tag, enum kern_dtype */
     int64_t  rows, cols;
     uint64_t data_off, data_bytes; /* absolute in the file */
-    uint64_t scales_off, scales_bytes;   /* KERN_Q8 / KERN_Q4 only, else 0 */
+    uint64_t scales_off, scales_bytes;   /* KERN_Q8 only, else 0 */
 };
 
 _Static_assert(sizeof(struct wc_header) == 216, "wc_header has no padding");
@@ -356,8 +356,8 @@ static uint64_t
 wc_probe_q4(void)
 {
     enum { N = WC_PROBE_ROWS * WC_PROBE_COLS, NB = (WC_PROBE_COLS + SIMD_Q4_BLOCK - 1) / SIMD_Q4_BLOCK };
-    float src[N], words[WC_PROBE_ROWS * NB];
-    uint8_t q[WC_PROBE_ROWS * NB * 16];
+    float src[N];
+    uint8_t q[WC_PROBE_ROWS * NB * SIMD_Q4_BLOCK_BYTES];
     uint64_t z = WC_K1 ^ 4;
 
     for (int i = 0; i < N; i++) {
@@ -366,8 +366,8 @@ wc_probe_q4(void)
                : (float)((double)(int64_t)(z >> 11) / (double)((uint64_t)1 << 52)) *
                  (float)(1u << (z % 12)) / 64.0f;
     }
-    simd_q4_quantize(src, WC_PROBE_COLS, 0, WC_PROBE_ROWS, q, words);
-    return wc_mix(wc_checksum(q, sizeof q) ^ wc_rotl(wc_checksum(words, sizeof words), 17));
+    simd_q4_quantize(src, WC_PROBE_COLS, 0, WC_PROBE_ROWS, q);
+    return wc_mix(wc_checksum(q, sizeof q));
 }
 
 /* ---- reading ---- */

@@ -324,18 +324,25 @@ ref_q8_quantize(const float *w, size_t rows, size_t cols, int8_t *q, float *scal
 
 /*
 ** Q4 by core itself: Q [rows][nb][16] codes and DM [rows][nb] block words
-** from simd_q4_quantize (what a cpu fp32i4 model holds), DEQ [rows][cols]
+** (the device's two arrays, gpu.h) split by simd_q4_split from what
+** simd_q4_quantize writes (what a cpu fp32i4 model holds), DEQ [rows][cols]
 ** the weights simd_q4_dequantize_row reads back from those bytes.
 */
 static inline void
 ref_q4_quantize(const float *w, size_t rows, size_t cols, uint8_t *q, uint32_t *dm,
                 float *deq)
 {
-    simd_matrix m = { SIMD_Q4, (int64_t)rows, (int64_t)cols, q, (const float *)(void *)dm };
+    uint8_t *packed =
+        (uint8_t *)malloc((size_t)simd_data_bytes(SIMD_Q4, (int64_t)rows, (int64_t)cols));
+    simd_matrix m = { SIMD_Q4, (int64_t)rows, (int64_t)cols, packed, NULL };
 
-    simd_q4_quantize(w, (int64_t)cols, 0, (int64_t)rows, q, (float *)(void *)dm);
+    if (packed == NULL)
+        abort();
+    simd_q4_quantize(w, (int64_t)cols, 0, (int64_t)rows, packed);
+    simd_q4_split(&m, 0, (int64_t)rows, q, dm);
     for (size_t r = 0; r < rows; r++)
         simd_q4_dequantize_row(&m, (int64_t)r, deq + r * cols);
+    free(packed);
 }
 
 /* ---- products of gpu_matmul_batch ---- */

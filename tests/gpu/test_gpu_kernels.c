@@ -14,7 +14,8 @@
 **   f16 / bf16 conversion, Q8 / Q4 -> f16     bit-exact
 ** Q4 matrices come from core's quantizer (simd_q4_quantize: the bytes a
 ** cpu fp32i4 model holds) and the reference weights from core's
-** simd_q4_dequantize_row, so GPU and CPU read the very same Q4 bytes.
+** simd_q4_dequantize_row, so GPU and CPU read the very same codes and
+** block words (split from the rows by simd_q4_split, as the model upload does).
 ** Without a device: "skipped: no CUDA device (...)", "0 passed, 0 failed",
 ** exit 0.  In a build without CUDA: checks that the stub refuses.
 */

@@ -61,39 +61,53 @@ rnd_gauss(void)
     return sqrt(-2 * log(u1 > 1e-300 ? u1 : 1e-300)) * cos(6.283185307179586 * u2);
 }
 
-/* A quantized [rows][cols] matrix and its buffers. */
+/* A quantized [rows][cols] matrix and its buffer. */
 struct q4m {
     simd_matrix m;
     uint8_t    *q;
-    float      *s;
 };
 
 static void
 q4m_make(struct q4m *o, const float *w, int64_t rows, int64_t cols)
 {
     o->q = malloc((size_t)simd_data_bytes(SIMD_Q4, rows, cols) + 1);
-    o->s = malloc((size_t)simd_scale_bytes(SIMD_Q4, rows, cols) + 4);
-    simd_q4_quantize(w, cols, 0, rows, o->q, o->s);
-    o->m = (simd_matrix){ SIMD_Q4, rows, cols, o->q, o->s };
+    simd_q4_quantize(w, cols, 0, rows, o->q);
+    o->m = (simd_matrix){ SIMD_Q4, rows, cols, o->q, NULL };
 }
 
 static void
 q4m_free(struct q4m *o)
 {
     free(o->q);
-    free(o->s);
 }
 
-/* Weight (r, c) read from the layout simd.h describes (the test's own). */
+/* Offsets of block B's 16 code bytes and of its word in a row of NB blocks,
+** as simd.h describes the layout (the test's own arithmetic): groups of 8
+** blocks, 160 bytes each, the row's last group holding what is left. */
+static int64_t
+q4_code_off(int64_t b)
+{
+    return b / 8 * 160 + b % 8 * 16;
+}
+
+static int64_t
+q4_word_off(int64_t nb, int64_t b)
+{
+    int64_t g = b / 8 * 8, n = nb - g < 8 ? nb - g : 8;
+    return g * 20 + n * 16 + b % 8 * 4;
+}
+
+/* Weight (r, c) read from the layout simd.h describes. */
 static double
 q4_at(const simd_matrix *m, int64_t r, int64_t c, double *step)
 {
     int64_t nb = simd_q4_nblocks(m->cols), b = c / 32, j = c % 32;
-    uint8_t byte = ((const uint8_t *)m->data)[(r * nb + b) * 16 + j % 16];
+    const uint8_t *row = (const uint8_t *)m->data + r * nb * 20;
+    uint8_t byte = row[q4_code_off(b) + j % 16];
     uint32_t u;
     double d;
 
-    memcpy(&u, (const char *)m->scales + (r * nb + b) * 4, 4);
+    memcpy(&u, row + q4_word_off(nb, b), 4);
     d = dtype_bf16_to_f32((uint16_t)u);
     if (step != NULL)
         *step = d;
@@ -218,16 +232,13 @@ test_quantizer_bounds(void)
     {
         struct q4m o2;
         uint8_t *q = malloc((size_t)simd_data_bytes(SIMD_Q4, R, C));
-        float *s = malloc((size_t)simd_scale_bytes(SIMD_Q4, R, C));
-        simd_q4_quantize(w, C, 40, R, q, s);   /* the rows in two ranges */
-        simd_q4_quantize(w, C, 0, 40, q, s);
+        simd_q4_quantize(w, C, 40, R, q);   /* the rows in two ranges */
+        simd_q4_quantize(w, C, 0, 40, q);
         q4m_make(&o2, w, R, C);
         TEST_COND("Q4 quantizer: deterministic, the same bytes for any row split",
                   memcmp(q, o2.q, (size_t)simd_data_bytes(SIMD_Q4, R, C)) == 0 &&
-                      memcmp(s, o2.s, (size_t)simd_scale_bytes(SIMD_Q4, R, C)) == 0 &&
                       memcmp(q, o.q, (size_t)simd_data_bytes(SIMD_Q4, R, C)) == 0);
         free(q);
-        free(s);
         q4m_free(&o2);
     }
     q4m_free(&o);
@@ -337,12 +348,29 @@ test_quantizer_reference(void)
             uint32_t word = ref_block(w + r * C + b * 32, n, codes), got;
             for (int j = 0; j < 16; j++)
                 packed[j] = (uint8_t)(codes[j] | codes[j + 16] << 4);
-            memcpy(&got, (const char *)o.s + (r * nb + b) * 4, 4);
-            bad += got != word || memcmp(o.q + (r * nb + b) * 16, packed, 16) != 0;
+            memcpy(&got, o.q + r * nb * 20 + q4_word_off(nb, b), 4);
+            bad += got != word || memcmp(o.q + r * nb * 20 + q4_code_off(b), packed, 16) != 0;
         }
     TEST_CONDF(bad == 0, "Q4 quantizer: %ld of %lld blocks differ from the scheme done one weight "
                "at a time (signed zeros, constant, tiny, one-sided, partial blocks)", bad,
                (long long)(R * nb));
+    {   /* the two arrays the CUDA kernels read (gpu/gpu.h), from rows 5.. */
+        uint8_t *codes = malloc((size_t)((R - 5) * nb * 16));
+        uint32_t *words = malloc((size_t)((R - 5) * nb) * sizeof(uint32_t));
+        long diff = 0;
+        simd_q4_split(&o.m, 5, R, codes, words);
+        for (int r = 5; r < R; r++)
+            for (int64_t b = 0; b < nb; b++)
+                diff += memcmp(codes + ((r - 5) * nb + b) * 16, o.q + r * nb * 20 + q4_code_off(b),
+                               16) != 0 ||
+                        memcmp(words + (r - 5) * nb + b, o.q + r * nb * 20 + q4_word_off(nb, b),
+                               4) != 0;
+        TEST_CONDF(diff == 0, "simd_q4_split: rows 5-%d as codes [rows][nb][16] and words "
+                   "[rows][nb] (%lld blocks a row, a short last group): %ld blocks differ",
+                   R - 1, (long long)nb, diff);
+        free(codes);
+        free(words);
+    }
     q4m_free(&o);
     free(w);
 }

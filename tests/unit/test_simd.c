@@ -61,14 +61,28 @@ rnd_gauss(void)
 static double
 w_at(const simd_matrix *m, int64_t r, int64_t c);
 
+/* The block word of the Q4 block holding weight (r, c), and where its
+** codes begin: the test's own reading of simd.h's layout (rows of groups of
+** 8 blocks, 128 bytes of codes then 8 words; a row's last group short). */
+static uint32_t
+q4_word(const simd_matrix *m, int64_t r, int64_t c, const uint8_t **codes)
+{
+    int64_t nb = simd_q4_nblocks(m->cols), b = c / 32, g = b / 8 * 8;
+    int64_t n = nb - g < 8 ? nb - g : 8;
+    const uint8_t *row = (const uint8_t *)m->data + r * nb * 20;
+    uint32_t u;
+
+    memcpy(&u, row + g * 20 + n * 16 + (b - g) * 4, 4);
+    if (codes != NULL)
+        *codes = row + g * 20 + (b - g) * 16;
+    return u;
+}
+
 /* The offset m of the Q4 block holding weight (r, c). */
 static double
 q4_offset(const simd_matrix *m, int64_t r, int64_t c)
 {
-    uint32_t u;
-
-    memcpy(&u, (const char *)m->scales + (r * simd_q4_nblocks(m->cols) + c / 32) * 4, 4);
-    return dtype_bf16_to_f32((uint16_t)(u >> 16));
+    return dtype_bf16_to_f32((uint16_t)(q4_word(m, r, c, NULL) >> 16));
 }
 
 /* Weight (r, c) as the kernel multiplies it: the AVX-512 Q8 matmul with
@@ -84,11 +98,7 @@ w_kernel(const simd_matrix *m, int64_t r, int64_t c, int kind)
     }
     if (m->dtype == SIMD_Q4 && kind == SIMD_ACT_BF16) {   /* bf16(fma(q, d, m)) */
         double off = q4_offset(m, r, c), full = w_at(m, r, c);
-        int64_t nb = simd_q4_nblocks(m->cols);
-        uint32_t u;
-        float d;
-        memcpy(&u, (const char *)m->scales + (r * nb + c / 32) * 4, 4);
-        d = dtype_bf16_to_f32((uint16_t)u);
+        float d = dtype_bf16_to_f32((uint16_t)q4_word(m, r, c, NULL));
         /* q * d + m with one rounding: q = (full - off) / d exactly */
         return dtype_bf16_to_f32(dtype_f32_to_bf16(
             fmaf(d > 0 ? (float)((full - off) / d) : 0.0f, d, (float)off)));
@@ -112,11 +122,11 @@ w_at(const simd_matrix *m, int64_t r, int64_t c)
         return (double)((const int8_t *)m->data)[r * n + c] *
                (double)m->scales[r * simd_q8_nblocks(n) + c / SIMD_Q8_BLOCK];
     case SIMD_Q4: {
-        /* the test's own reading of simd.h's layout: code * d + m */
-        int64_t nb = simd_q4_nblocks(n), b = c / 32, j = c % 32;
-        uint8_t byte = ((const uint8_t *)m->data)[(r * nb + b) * 16 + j % 16];
-        uint32_t u;
-        memcpy(&u, (const char *)m->scales + (r * nb + b) * 4, 4);
+        /* code * d + m */
+        const uint8_t *codes;
+        uint32_t u = q4_word(m, r, c, &codes);
+        int64_t j = c % 32;
+        uint8_t byte = codes[j % 16];
         return (double)(j < 16 ? byte & 15 : byte >> 4) * dtype_bf16_to_f32((uint16_t)u) +
                dtype_bf16_to_f32((uint16_t)(u >> 16));
     }
@@ -198,8 +208,7 @@ make_matrix(enum simd_dtype dt, const float *w, int64_t rows, int64_t cols,
         simd_q8_quantize(port, w, cols, 0, rows, *data, *scales);
         break;
     case SIMD_Q4:
-        *scales = malloc((size_t)simd_scale_bytes(dt, rows, cols) + 1);
-        simd_q4_quantize(w, cols, 0, rows, *data, *scales);
+        simd_q4_quantize(w, cols, 0, rows, *data);
         break;
     case SIMD_NDTYPE:
         break;

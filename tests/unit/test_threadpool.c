@@ -501,8 +501,7 @@ make_mat(struct owned *o, enum kern_dtype dt, int rows, int cols)
         kern_q8_quantize(f, cols, 0, rows, o->data, o->scales);
         break;
     case KERN_Q4:
-        o->scales = malloc((size_t)kern_scale_bytes(dt, rows, cols) + 4);
-        simd_q4_quantize(f, cols, 0, rows, o->data, o->scales);
+        simd_q4_quantize(f, cols, 0, rows, o->data);
         break;
     }
     o->m.data = o->data;
