@@ -69,9 +69,9 @@ table() {
     json=$("$bin" bench --demo --gen-tokens 1 --prompt-tokens 2 --repeat 1 --json)
     echo "kernels: $(echo "$json" | sed -n 's/.*"kernels": "\([^"]*\)".*/\1/p')" \
          "(cpu: $(echo "$json" | sed -n 's/.*"cpu_features": "\([^"]*\)".*/\1/p'))"
-    printf '%-8s %-11s %6s %6s %9s %6s %8s %5s %8s %6s %6s %6s %7s %9s\n' \
-        shape strategy "load s" RSS/f "prefill/s" "pre%" "1thr/s" "2v1" "decode/s" "dec%" "pair%" "GB/s" \
-        "GFLOP/s" "cores p/d"
+    printf '%-8s %-11s %6s %6s %9s %6s %8s %5s %8s %6s %6s %5s %6s %6s %7s %9s\n' \
+        shape strategy "load s" RSS/f "prefill/s" "pre%" "1thr/s" "2v1" "decode/s" "dec%" "pair%" \
+        "mv%" "mvpr%" "GB/s" "GFLOP/s" "cores p/d"
     for shape in $shapes; do
         if [ "${BENCH_INMEM:-0}" = 1 ]; then
             set -- --shape "$shape"
@@ -106,14 +106,18 @@ table() {
                 -v dec="$(echo "$json" | num decode_tok_s)" \
                 -v dsh="$(echo "$json" | num decode_share_of_bound)" \
                 -v qsh="$(echo "$json" | num decode_share_paired)" \
+                -v msh="$(echo "$json" | num decode_products_share)" \
+                -v mpr="$(echo "$json" | num decode_products_paired)" \
                 -v bw="$(echo "$json" | num read_bandwidth_gb_s)" \
                 -v pc="$(echo "$json" | num prefill_cores)" -v dc="$(echo "$json" | num decode_cores)" 'BEGIN {
                 r = ratio > 0 ? sprintf("%.2f", ratio) : "-"
                 o = one > 0 ? sprintf("%.1f", one) : "-"
                 s = one > 0 ? sprintf("%.2f", pre / one) : "-"
                 q = qsh > 0 ? sprintf("%.0f%%", 100 * qsh) : "-"
-                printf "%-8s %-11s %6.2f %6s %9.1f %5.0f%% %8s %5s %8.2f %5.0f%% %6s %6.1f %7.0f %4.2f/%4.2f\n",
-                       shape, strat, load, r, pre, 100 * psh, o, s, dec, 100 * dsh, q, bw, peak, pc, dc }'
+                m = msh > 0 ? sprintf("%.0f%%", 100 * msh) : "-"
+                mp = mpr > 0 ? sprintf("%.0f%%", 100 * mpr) : "-"
+                printf "%-8s %-11s %6.2f %6s %9.1f %5.0f%% %8s %5s %8.2f %5.0f%% %6s %5s %6s %6.1f %7.0f %4.2f/%4.2f\n",
+                       shape, strat, load, r, pre, 100 * psh, o, s, dec, 100 * dsh, q, m, mp, bw, peak, pc, dc }'
             IFS=,
         done
         IFS=$old_ifs

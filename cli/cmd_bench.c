@@ -402,7 +402,10 @@ usage(FILE *f)
                "the token right after a pass is not timed) -- and\n"
                "prefill as a share of the arithmetic bound (peak / (2 x matrix elements\n"
                "per token); the bf16 dot peak for bf16, int8 and 4-bit strategies, the\n"
-               "FMA peak for fp32 and fp16).\n"
+               "FMA peak for fp32 and fp16). For CPU plans it also gives decode's matrix\n"
+               "products apart: their share of a token's time (with their dispatch to the\n"
+               "threads; the rest is the work between them) and their read rate, also\n"
+               "against the paired pass (\"products\" line; decode_products_* in --json).\n"
                "It prints the kernel set that ran (RWKV_KERNELS=portable|avx2|avx2-vnni|\n"
                "avx512|avx512-exact forces one; avx2-vnni: 4-bit decode by AVX-VNNI;\n"
                "avx512-exact: fp32 prefill, chosen where the bf16 dot product is slow) and\n"
@@ -502,6 +505,10 @@ struct bench_bufs {
     double     *tt, *tb;   /* a paired token's seconds and the bandwidth read
                               right after it (every other token) */
     size_t      n_pairs;
+    double     *ps, *pr;   /* a timed token's share of time in its matrix
+                              products, and their read rate (bytes/s) */
+    double     *pp;        /* a paired token's products' rate over the probe's */
+    size_t      n_prod, n_prod_pairs;
 };
 
 /* What is reported, from the runs and the limits. */
@@ -520,6 +527,10 @@ struct bench_report {
     double      pair_share;        /* median token share of the paired probe, 0: none */
     long        timed;             /* decoded tokens a run timed (bench_runs) */
     double      bw_pair;           /* the paired probe's median bandwidth */
+    /* decode's matrix products (rwkv_model_products), medians over the timed
+    ** tokens: share of a token's time, read rate (bytes/s), rate over the
+    ** paired probe's; 0: not measured (no decode, a device plan) */
+    double      prod_share, prod_rate, prod_paired;
 };
 
 /* Parse ARGV into *A: -1 to go on, else the exit status (usage printed or
@@ -632,6 +643,9 @@ bench_bufs_free(struct bench_bufs *b)
     free(b->bw);
     free(b->tt);
     free(b->tb);
+    free(b->ps);
+    free(b->pr);
+    free(b->pp);
     rwkv_state_destroy(b->s);
 }
 
@@ -658,8 +672,12 @@ bench_runs(rwkv_model *m, const struct bench_args *a, const struct bench_limits 
     b->bw = calloc((size_t)a->repeat, sizeof *b->bw);
     b->tt = malloc(sizeof *b->tt * (n_tok > 0 ? n_tok : 1));
     b->tb = malloc(sizeof *b->tb * (n_tok > 0 ? n_tok : 1));
+    b->ps = malloc(sizeof *b->ps * (n_tok > 0 ? n_tok : 1));
+    b->pr = malloc(sizeof *b->pr * (n_tok > 0 ? n_tok : 1));
+    b->pp = malloc(sizeof *b->pp * (n_tok > 0 ? n_tok : 1));
     if (b->toks == NULL || b->logits == NULL || b->tp == NULL || b->td == NULL ||
-        b->bw == NULL || b->tt == NULL || b->tb == NULL) {
+        b->bw == NULL || b->tt == NULL || b->tb == NULL || b->ps == NULL || b->pr == NULL ||
+        b->pp == NULL) {
         cli_errorf("bench: out of memory");
         return 1;
     }
@@ -696,25 +714,35 @@ bench_runs(rwkv_model *m, const struct bench_args *a, const struct bench_limits 
         long timed = 0;
         for (long g = 0; g < a->gen_n; g++) {
             int32_t t = (int32_t)samp_argmax(b->logits, (size_t)info->n_vocab);
-            double dt, dc;
+            double dt, dc, ps0, pb0, ps, pb;
+            rwkv_model_products(m, &ps0, &pb0);
             t0 = mono_now_s();
             c0 = proc_cpu_s();
             if (rwkv_eval(m, &t, 1, b->s, b->logits, &err) != RWKV_OK)
                 return cli_fail(&err);
             dt = mono_now_s() - t0;
             dc = proc_cpu_s() - c0;
+            rwkv_model_products(m, &ps, &pb);
+            ps -= ps0;
+            pb -= pb0;
             /* a token right after a pass of the paired probe is not timed
             ** (it ran 1.5-2% slower: the pool's threads had gone to sleep) */
             if (probe == NULL || g == 0 || g % 2 == 1) {
                 run += dt;
                 d_cpu += dc;
                 timed++;
+                if (ps > 0 && dt > 0) {   /* products on the CPU */
+                    b->ps[b->n_prod] = ps / dt;
+                    b->pr[b->n_prod++] = pb / ps;
+                }
             }
             if (probe != NULL && g % 2 == 1) {
                 b->tt[b->n_pairs] = dt;
                 b->tb[b->n_pairs++] =
                     (double)BW_BYTES / bw_pass(lim->kk, probe, BW_BYTES,
                                                bw_threads(info->n_threads), lim->streams);
+                if (ps > 0 && b->tb[b->n_pairs - 1] > 0)
+                    b->pp[b->n_prod_pairs++] = pb / ps / b->tb[b->n_pairs - 1];
             }
         }
         d_wall += run;
@@ -780,6 +808,12 @@ bench_bounds(const rwkv_info *info, const struct bench_args *a, struct bench_lim
         rep->pair_share = mono_median(b->tt, b->n_pairs);
         rep->bw_pair = mono_median(b->tb, b->n_pairs);
     }
+    if (b->n_prod > 0) {
+        rep->prod_share = mono_median(b->ps, b->n_prod);
+        rep->prod_rate = mono_median(b->pr, b->n_prod);
+    }
+    if (b->n_prod_pairs > 0)
+        rep->prod_paired = mono_median(b->pp, b->n_prod_pairs);
     rep->fsize = (double)info->file_size;
     rep->ratio = rep->fsize > 0 ? rep->rss_peak * 1048576.0 / rep->fsize : 0;
 }
@@ -806,7 +840,9 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            "\"prefill_bound_tok_s\": %.2f, \"prefill_share_of_bound\": %.3f, "
            "\"weight_cache\": \"%s\", \"weight_cache_read\": %d, "
            "\"in_place_bytes\": %llu, \"in_place_read\": %d, \"rss_mib\": %.1f, "
-           "\"prefill_cores\": %.2f, \"decode_cores\": %.2f}\n",
+           "\"prefill_cores\": %.2f, \"decode_cores\": %.2f, "
+           "\"decode_products_share\": %.3f, \"decode_products_gb_s\": %.2f, "
+           "\"decode_products_paired\": %.3f}\n",
            info->version, info->strategy, info->n_threads, simd_kernels_name(lim->kk),
            r->features, r->n_busy, (unsigned long long)info->n_params,
            (unsigned long long)info->mat_params,
@@ -821,7 +857,7 @@ bench_print_json(const rwkv_info *info, const struct bench_args *a,
            r->pbound, r->pbound > 0 ? r->prefill / r->pbound : 0, info->weight_cache,
            info->weight_cache_read, (unsigned long long)info->in_place_bytes,
            info->in_place_read, r->rss_now,
-           r->prefill_cores, r->decode_cores);
+           r->prefill_cores, r->decode_cores, r->prod_share, r->prod_rate / 1e9, r->prod_paired);
 }
 
 static void
@@ -870,6 +906,14 @@ bench_print_text(const rwkv_info *info, const struct bench_args *a,
             printf(", %.0f%% paired (every other token against the %.2f GB/s read after it, "
                    "median)", 100.0 * r->pair_share, r->bw_pair / 1e9);
         printf(" (on %.2f cores)\n", r->decode_cores);
+        if (r->prod_share > 0) {
+            printf("products   %.0f%% of a decoded token's time, reading %.2f GB/s",
+                   100.0 * r->prod_share, r->prod_rate / 1e9);
+            if (r->prod_paired > 0)
+                printf(", %.0f%% paired", 100.0 * r->prod_paired);
+            printf(" (the matrix products with their dispatch to the threads; the rest of a "
+                   "token is the work between them; medians)\n");
+        }
     }
     if (simd_uses_bf16_dot(lim->kk, SIMD_BF16))
         snprintf(dot, sizeof dot, "bf16 dot %.1f GFLOP/s", lim->peak_dot / 1e9);

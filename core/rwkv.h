@@ -111,6 +111,12 @@ int  rwkv_model_open_shape(const char *shape, uint64_t seed, const rwkv_open_opt
 void rwkv_model_close(rwkv_model *m);                 /* NULL is fine */
 /* Borrowed; valid until rwkv_model_close. */
 const rwkv_info *rwkv_model_info(const rwkv_model *m);
+/* Running totals since M was opened: wall seconds spent in the one-token
+** matrix products on the CPU (decode's: every layer's and the head's, with
+** their dispatch to the threads) and the weight bytes they read.  For
+** benchmarks: the difference across a decoded token is its products' share
+** (`rwkv-tui bench`); device layers are not counted. */
+void rwkv_model_products(const rwkv_model *m, double *seconds, double *bytes);
 
 /*
 ** Recurrent state, stored as one float32 array in the reference's list order

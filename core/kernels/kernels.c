@@ -197,8 +197,43 @@ kern_mv_prep(const kern_ctx *ctx, const simd_kernels *k, const simd_matrix *m, c
     return ws;
 }
 
+static void kern_matmul_run(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t,
+                            float *y);
+static void kern_matvec_multi_run(const kern_ctx *ctx, const kern_mv *list, int n);
+
 void
 kern_matmul(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t, float *y)
+{
+    double t0;
+
+    if (ctx == NULL || ctx->tally == NULL || t != 1) {
+        kern_matmul_run(ctx, w, x, t, y);
+        return;
+    }
+    t0 = mono_now_s();
+    kern_matmul_run(ctx, w, x, t, y);
+    ctx->tally->seconds += mono_now_s() - t0;
+    ctx->tally->bytes += (double)kern_mat_bytes(w);
+}
+
+void
+kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
+{
+    double t0;
+
+    if (ctx == NULL || ctx->tally == NULL) {
+        kern_matvec_multi_run(ctx, list, n);
+        return;
+    }
+    t0 = mono_now_s();
+    kern_matvec_multi_run(ctx, list, n);
+    ctx->tally->seconds += mono_now_s() - t0;
+    for (int p = 0; p < n; p++)
+        ctx->tally->bytes += (double)kern_mat_bytes(list[p].w);
+}
+
+static void
+kern_matmul_run(const kern_ctx *ctx, const kern_mat *w, const float *x, size_t t, float *y)
 {
     struct kern_job job;
     double flops = (double)w->rows * (double)w->cols * (double)t;
@@ -339,8 +374,8 @@ kern_mv_job_prep(const kern_ctx *ctx, struct kern_mv_job *j)
     }
 }
 
-void
-kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
+static void
+kern_matvec_multi_run(const kern_ctx *ctx, const kern_mv *list, int n)
 {
     struct kern_mv_job job;
     tpool *pool = ctx ? ctx->pool : NULL;
@@ -349,8 +384,8 @@ kern_matvec_multi(const kern_ctx *ctx, const kern_mv *list, int n)
     if (n <= 0)
         return;
     if (n > KERN_MV_MAX) {   /* more than one job's worth: in batches */
-        kern_matvec_multi(ctx, list, KERN_MV_MAX);
-        kern_matvec_multi(ctx, list + KERN_MV_MAX, n - KERN_MV_MAX);
+        kern_matvec_multi_run(ctx, list, KERN_MV_MAX);
+        kern_matvec_multi_run(ctx, list + KERN_MV_MAX, n - KERN_MV_MAX);
         return;
     }
     job.k = ctx && ctx->k ? ctx->k : kern_default_kernels();

@@ -46,6 +46,15 @@ typedef struct kern_mat {
 ** for the one-token products' (kern_mv_ws_bytes, the largest over the
 ** matrices; 64-byte aligned).  Plain data, filled in by the model at open.
 */
+/* Wall time and weight bytes of one-token products (kern_matmul with T = 1,
+** kern_matvec_multi), added up while a kern_ctx points at one: decode's
+** products, which `rwkv-tui bench` reports apart from the work between
+** them.  Written by the calling thread only. */
+typedef struct kern_tally {
+    double seconds;
+    double bytes;
+} kern_tally;
+
 typedef struct kern_ctx {
     tpool              *pool;
     const simd_kernels *k;
@@ -53,6 +62,7 @@ typedef struct kern_ctx {
     size_t              act_bytes;
     void               *mv_ws;
     size_t              mv_bytes;
+    kern_tally         *tally;      /* NULL: not counted */
 } kern_ctx;
 
 /* The kernel table to use: simd_kernels_best(0), or the one named by the

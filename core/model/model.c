@@ -1113,6 +1113,7 @@ mdl_setup(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
         return rc;
     m->kc.pool = m->pool;
     m->kc.k = kern_default_kernels();
+    m->kc.tally = &m->tally;
     m->info.fingerprint = mdl_fingerprint(src);
     m->info.file_digest = ckpt_crc_digest(src->ck);
     if ((rc = mdl_wc_open(m, src, opts, err)) != RWKV_OK)
@@ -1389,6 +1390,13 @@ const rwkv_info *
 rwkv_model_info(const rwkv_model *m)
 {
     return &m->info;
+}
+
+void
+rwkv_model_products(const rwkv_model *m, double *seconds, double *bytes)
+{
+    *seconds = m->tally.seconds;
+    *bytes = m->tally.bytes;
 }
 
 /* ---- forward ---- */

@@ -114,6 +114,7 @@ struct rwkv_model {
     size_t            n_allocs, cap_allocs;
     tpool            *pool;
     kern_ctx          kc;          /* pool + kernels + activation scratch */
+    kern_tally        tally;       /* kc.tally: decode's products so far */
     void             *act_ws;      /* kc.act_ws (mem_alloc) */
     void             *mv_ws;       /* kc.mv_ws (mem_alloc) */
     struct mdl_ws     ws;

@@ -30,18 +30,33 @@ else fail "paired probe: share '$ps', bandwidth '$pb', decode '$dt' tok/s of '$w
 # follow a pass and are not timed
 if [ "$(printf '%s\n' "$out" | sed -n 's/.*"decode_tokens_timed": \([0-9]*\).*/\1/p')" = 5 ]; then ok
 else fail "the tokens after a probe pass were timed: $out"; fi
+# decode's matrix products (rwkv_model_products): inside the token's time,
+# and their bytes a token agree with the weight bytes (rate x share = bytes
+# x tok/s, within 1.5x: medians of ratios), which fails if the head or a
+# batch were left out or counted twice, or a prefill's products counted
+sh=$(jnum "$out" decode_products_share); pr=$(jnum "$out" decode_products_gb_s)
+pp=$(jnum "$out" decode_products_paired)
+if awk -v sh="$sh" -v pr="$pr" -v pp="$pp" -v dt="$dt" -v wb="$wb" -v pb="$pb" \
+    'BEGIN { e = pr * sh / (dt * wb / 1e9); q = pr / pb;
+             exit !(sh > 0 && sh <= 1 && e > 1 / 1.5 && e < 1.5 && pp > q / 3 && pp < 3 * q) }'; then ok
+else fail "products: share '$sh', '$pr' GB/s, paired '$pp'; decode '$dt' tok/s of '$wb' bytes, probe '$pb' GB/s"; fi
 out=$("$RWKV_TUI" bench --shape demo --strategy "cpu fp32" --threads 2 --prompt-tokens 8 \
       --gen-tokens 0 --repeat 1 --json 2>&1) || fail "bench --gen-tokens 0: $out"
 if [ "$(jnum "$out" read_bandwidth_runs_gb_s)" = "0.00" ]; then ok; else fail "no decode, yet a probe after it: $out"; fi
 if [ "$(jnum "$out" decode_share_paired)" = "0.000" ] &&
    [ "$(jnum "$out" read_bandwidth_paired_gb_s)" = "0.00" ]; then ok
 else fail "no decode, yet a paired share: $out"; fi
+if [ "$(jnum "$out" decode_products_share)" = "0.000" ] &&
+   [ "$(jnum "$out" decode_products_gb_s)" = "0.00" ]; then ok
+else fail "no decode, yet decode's products: $out"; fi
 out=$("$RWKV_TUI" bench --shape demo --strategy "cpu fp32" --threads 2 --prompt-tokens 8 \
       --gen-tokens 4 --repeat 1 2>&1) || fail "bench text: $out"
 if printf '%s\n' "$out" | grep -Eq "after the decode runs up to [0-9.]+; the best counts"; then ok
 else fail "the text does not name the probes after the runs: $out"; fi
 if printf '%s\n' "$out" | grep -Eq "\(4 tokens, 3 timed: none right after a probe pass, median of 1\).*decode at [0-9]+%, [0-9]+% paired \(every other token against the [0-9.]+ GB/s read after it, median\)"; then ok
 else fail "the text does not give the paired share: $out"; fi
+if printf '%s\n' "$out" | grep -Eq "^products +[0-9]+% of a decoded token's time, reading [0-9.]+ GB/s, [0-9]+% paired \(the matrix products"; then ok
+else fail "the text does not give decode's products: $out"; fi
 out=$("$RWKV_TUI" bench --demo --prompt-tokens 4 --gen-tokens 2 --repeat 1 2>&1) || fail "bench --demo: $out"
 if printf '%s\n' "$out" | grep -q "decode at"; then ok; else fail "bench --demo text: $out"; fi
 expect_fail "bench unknown shape" "unknown model shape 'nope'.*known: demo, 0\.1b" "$RWKV_TUI" bench --shape nope

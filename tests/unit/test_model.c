@@ -406,7 +406,7 @@ test_kernels(void)
     TEST_COND("pool", tpool_create(2, &pool, &err) == RWKV_OK);
     for (size_t q = 0; q < sizeof isas / sizeof isas[0]; q++) {
         const simd_kernels *kt = simd_kernels_get(isas[q], 0);
-        kern_ctx c1 = { NULL, kt, ws, wsb, NULL, 0 }, c2 = { pool, kt, ws, wsb, NULL, 0 };
+        kern_ctx c1 = { NULL, kt, ws, wsb, NULL, 0, NULL }, c2 = { pool, kt, ws, wsb, NULL, 0, NULL };
         if (kt == NULL)
             continue;
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
