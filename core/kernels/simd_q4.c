@@ -329,6 +329,10 @@ simd_q4_isum(const uint8_t *p, const simd_q4_x *q, int64_t k)
     return s;
 }
 
+/* Each pass starts a group (simd_q4_rows.h reads whole groups from there). */
+_Static_assert(SIMD_Q4_XCOLS % (SIMD_Q4_BLOCK * SIMD_Q4_GROUP) == 0,
+               "a Q4 column pass must begin a group of blocks");
+
 void
 simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0, int64_t r1,
                simd_q4_act_fn act, simd_q4_rows_fn rows)
