@@ -209,24 +209,17 @@ simd_q4_word_offset(int64_t nb, int64_t b)
     return g * SIMD_Q4_BLOCK_BYTES + n * 16 + (b - g) * 4;
 }
 
-/* The block word W split: *D = scale, *M = offset. */
-static inline void
-simd_q4_word_dm(uint32_t w, float *d, float *m)
-{
-    uint32_t lo = w << 16, hi = w & 0xffff0000u;
-
-    __builtin_memcpy(d, &lo, 4);
-    __builtin_memcpy(m, &hi, 4);
-}
-
 /* Scale *D and offset *M of block B of the Q4 row at ROW (NB blocks). */
 static inline void
 simd_q4_dm(const void *row, int64_t nb, int64_t b, float *d, float *m)
 {
-    uint32_t u;
+    uint32_t u, lo, hi;
 
     __builtin_memcpy(&u, (const char *)row + simd_q4_word_offset(nb, b), 4);
-    simd_q4_word_dm(u, d, m);
+    lo = u << 16;
+    hi = u & 0xffff0000u;
+    __builtin_memcpy(d, &lo, 4);
+    __builtin_memcpy(m, &hi, 4);
 }
 
 /* Where the bytes of blocks [B0, B1) of the Q4 row at ROW (NB blocks) lie:

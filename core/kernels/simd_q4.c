@@ -208,7 +208,7 @@ simd_q4_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, uint8_t
             int64_t c0 = b * SIMD_Q4_BLOCK;
             int n = (int)(cols - c0 < SIMD_Q4_BLOCK ? cols - c0 : SIMD_Q4_BLOCK);
             uint8_t codes[SIMD_Q4_BLOCK], *row = dst + r * rb,
-                    *q = row + (simd_q4_codes(row, b) - row);
+                    *q = (uint8_t *)(uintptr_t)simd_q4_codes(row, b);
             /* full blocks with a constant count: unrolled and vectorized */
             uint32_t word = n == SIMD_Q4_BLOCK ? q4_block(src + r * cols + c0, SIMD_Q4_BLOCK, codes)
                                                : q4_block(src + r * cols + c0, n, codes);
