@@ -144,10 +144,19 @@
 ** (20-30 a second).  Going quiet after every single one, as the pool first
 ** did, kept a quiet machine's pool sleeping between products nearly all
 ** the time (1.5B 4-bit decode, avx2: 31-33 tok/s on 1.76-1.83 cores, against
-** 37-39 on 1.92-1.96 with the burst rule; --busy 1 still goes quiet). */
+** 37-39 on 1.92-1.96 with the burst rule; --busy 1 still goes quiet).  The
+** quiet machine's preemptions come in clumps, though (35-40 a second in
+** 2-thread decode, a few within milliseconds of each other), and a burst
+** of 4 in 20 ms still came often enough that a 300-token 1.5B decode
+** refused 7,000-10,000 spins, each a worker asleep when the next product
+** came: on that VM a sleeping thread wakes 12-50 us after it is signalled,
+** a spinning one in 0.3 us.  16 in 50 ms (320 a second, a third of a
+** shared core's rate) refused none there; old and new binary alternating,
+** `bench --strategy "cpu fp32i4"`'s paired decode share rose 4-9 points in
+** each of six pairs (71-80% -> 75-88%). */
 #define TPOOL_QUIET_NS 200000000
-#define TPOOL_QUIET_BURST 4
-#define TPOOL_QUIET_WINDOW_NS 20000000
+#define TPOOL_QUIET_BURST 16
+#define TPOOL_QUIET_WINDOW_NS 50000000
 /* Polls between two clock reads while spinning. */
 #define TPOOL_SPIN_POLLS 32
 /* Solo runs (see the top): the first period after a lost job, the longest
