@@ -182,6 +182,13 @@
 /* The caller's CPU time is read for one solo job in this many (the clock
 ** is a system call, ~0.4 us; decode runs hundreds of jobs a token). */
 #define TPOOL_SOLO_CPU_EVERY 8
+/* ... and around one parallel job of a class in this many: the window
+** judges those (their wall time against the caller-alone estimate) and
+** closes on the wall time of all.  Read around every job, the two reads
+** (~1.1 us each on a PVM guest, the first one before the job is published)
+** cost a 1.5B token 1.2-1.9% (4-bit and int8, avx2, the two ways
+** alternating token by token in one process). */
+#define TPOOL_JUDGE_CPU_EVERY 4
 /* Load samples for streaming jobs: one per TPOOL_LOAD_EVERY_NS at most
 ** (the system's times are counted in 10 ms ticks); full when the other
 ** programs leave fewer than TPOOL_LOAD_FREE_MIN (x 1/1024) cores; the score
@@ -229,9 +236,10 @@ struct tpool_class {
     int64_t  solo_cur;    /* the next solo period (ns of this class's jobs) */
     int64_t  solo_left;   /* > 0: run its jobs alone for that much more of their time */
     int      solo_last;   /* its last window was lost */
-    int64_t  win_wall;    /* this window's parallel jobs: wall time */
-    int64_t  win_alone;   /* ... the caller-alone estimates */
-    int64_t  win_slack;   /* ... and the margins they may exceed them by */
+    unsigned n_par;       /* its parallel jobs so far (which are sampled) */
+    int64_t  win_span;    /* this window's parallel jobs: wall time */
+    int64_t  win_wall;    /* ... of those sampled (TPOOL_JUDGE_CPU_EVERY) */
+    int64_t  win_alone;   /* ... their caller-alone estimates */
     int      win_jobs;    /* ... and their number */
     int64_t  ev_wall, ev_alone, ev_slack; /* decayed sums of windows */
 };
@@ -568,24 +576,28 @@ tpool_solo_jobs(const tpool *p)
 
 /*
 ** Count a parallel job of class C that started at T0 and whose last chunk
-** ended at T_END, in which the caller ran MINE chunks of N_CHUNKS in C_MINE
-** ns of CPU time, into the class's window; when the window is full, judge
-** it: lost when its jobs took longer than the caller alone would have at
-** its own pace and its share of a core when alone (solo_eff).
+** ended at T_END into the class's window; a SAMPLED one, in which the caller
+** ran MINE chunks of N_CHUNKS in C_MINE ns of CPU time, with its
+** caller-alone estimate.  When the window is full, judge it: lost when its
+** sampled jobs took longer than the caller alone would have at its own
+** pace and its share of a core when alone (solo_eff).
 */
 static void
 tpool_judge(struct tpool *p, struct tpool_class *c, int64_t t0, int64_t c_mine, int64_t t_end,
-            int mine, int n_chunks)
+            int mine, int n_chunks, int sampled)
 {
     int64_t wall, alone;
 
-    /* MINE == 0: the workers did it all; the caller would have taken as long */
-    c->win_wall += t_end - t0;
-    c->win_alone += mine > 0 && c_mine > 0
-                        ? c_mine * n_chunks / mine * 1024 / p->solo_eff
-                        : t_end - t0;
-    c->win_jobs++;
-    if (c->win_wall < TPOOL_JUDGE_NS || c->win_jobs < TPOOL_JUDGE_JOBS)
+    c->win_span += t_end - t0;
+    if (sampled) {
+        /* MINE == 0: the workers did it all; the caller would have taken as long */
+        c->win_wall += t_end - t0;
+        c->win_alone += mine > 0 && c_mine > 0
+                            ? c_mine * n_chunks / mine * 1024 / p->solo_eff
+                            : t_end - t0;
+        c->win_jobs++;
+    }
+    if (c->win_span < TPOOL_JUDGE_NS || c->win_jobs < TPOOL_JUDGE_JOBS)
         return;
     /* the evidence of earlier windows counts half as much per window:
     ** windows that alternate between won and lost go by their average */
@@ -606,7 +618,7 @@ tpool_judge(struct tpool *p, struct tpool_class *c, int64_t t0, int64_t c_mine, 
         c->solo_cur = p->solo_ns;
         c->solo_last = 0;
     }
-    c->win_wall = c->win_alone = 0;
+    c->win_span = c->win_wall = c->win_alone = 0;
     c->win_jobs = 0;
 }
 
@@ -721,7 +733,7 @@ void
 tpool_run_kind(tpool *p, tpool_fn fn, void *ctx, enum tpool_kind kind)
 {
     uint32_t gen;
-    int n_chunks, mine;
+    int n_chunks, mine, sampled = 0;
     int64_t t0 = 0, c0 = 0, c_mine = 0;
     struct tpool_class *cls = NULL;
 
@@ -741,7 +753,9 @@ tpool_run_kind(tpool *p, tpool_fn fn, void *ctx, enum tpool_kind kind)
             tpool_run_solo(p, NULL, fn, ctx, t0);
             return;
         }
-        c0 = tpool_cpu_ns();
+        sampled = cls->n_par++ % TPOOL_JUDGE_CPU_EVERY == 0;
+        if (sampled)
+            c0 = tpool_cpu_ns();
         if (p->solo_wall > 0) {
             /* back on the pool: the share of a core the caller got in the
             ** solo jobs sampled, averaged with the earlier ones */
@@ -768,12 +782,12 @@ tpool_run_kind(tpool *p, tpool_fn fn, void *ctx, enum tpool_kind kind)
     }
 
     mine = tpool_work(p, gen, fn, ctx, n_chunks);
-    if (p->solo_ns > 0)
+    if (sampled)
         c_mine = tpool_cpu_ns() - c0;
 
     if (tpool_all_done(p, (uint32_t)n_chunks)) {
         if (p->solo_ns > 0)
-            tpool_judge(p, cls, t0, c_mine, tpool_now_ns(), mine, n_chunks);
+            tpool_judge(p, cls, t0, c_mine, tpool_now_ns(), mine, n_chunks, sampled);
         return;
     }
     if (tpool_spin(p, tpool_all_done, (uint32_t)n_chunks, &p->preempted)) {
@@ -788,5 +802,5 @@ tpool_run_kind(tpool *p, tpool_fn fn, void *ctx, enum tpool_kind kind)
         pthread_mutex_unlock(&p->mu);
     }
     if (p->solo_ns > 0)
-        tpool_judge(p, cls, t0, c_mine, tpool_now_ns(), mine, n_chunks);
+        tpool_judge(p, cls, t0, c_mine, tpool_now_ns(), mine, n_chunks, sampled);
 }

@@ -16,7 +16,8 @@
 ** or a core wanted by another process costs nothing.
 **
 ** When the jobs of one class (work function and kind) over the last 50 ms
-** (4 jobs at least) took longer than the caller alone would have needed
+** (4 sampled jobs at least: the caller's CPU time is read around one in 4)
+** took longer than the caller alone would have needed
 ** (workers preempted by other processes while they held a chunk), the
 ** caller runs that class's next jobs alone for a while (20 ms of them,
 ** doubling while it keeps losing, up to 0.64 s), then tries the pool again:
