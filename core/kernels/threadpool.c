@@ -180,12 +180,13 @@
 /* Work functions judged apart (more share the last slot). */
 #define TPOOL_CLASSES 8
 /* The caller's CPU time is read for one solo job in this many (the clock
-** is a system call, ~0.4 us; decode runs hundreds of jobs a token). */
+** is a system call: ~0.4 us on an Intel Xeon VM, ~1.1 us on a PVM guest;
+** decode runs hundreds of jobs a token). */
 #define TPOOL_SOLO_CPU_EVERY 8
 /* ... and around one parallel job of a class in this many: the window
 ** judges those (their wall time against the caller-alone estimate) and
 ** closes on the wall time of all.  Read around every job, the two reads
-** (~1.1 us each on a PVM guest, the first one before the job is published)
+** (the first one before the job is published)
 ** cost a 1.5B token 1.2-1.9% (4-bit and int8, avx2, the two ways
 ** alternating token by token in one process). */
 #define TPOOL_JUDGE_CPU_EVERY 4
