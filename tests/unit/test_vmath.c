@@ -199,8 +199,10 @@ test_wkv7(const vm_ops *o, rng *g)
     static float kk[KT * KN], kka[KT * KN], y[KT * KN], y1[KT * KN];
     static double sd[KN * KN], yd[KT * KN];
 
-    /* 19: keys past the last vector (the scalar tail; the rows path) */
-    static const size_t sizes[] = { 16, 19, KN };
+    /* 19: keys past the last vector (the scalar tail; one row at a time);
+    ** 24, 40: whole vectors of 8 but not of 16 (one token: 4 rows at a time
+    ** in the AVX2 table, one at a time in the AVX-512 one) */
+    static const size_t sizes[] = { 16, 19, 24, 40, KN };
 
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         size_t n = sizes[si];
