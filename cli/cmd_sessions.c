@@ -70,7 +70,8 @@ usage(FILE *f)
             "                                session (500MB, 2GB, 1.5GiB): over it, other\n"
             "                                sessions' states go first, oldest first (their\n"
             "                                tokens rebuild them); no SIZE: the budget and\n"
-            "                                the states' size\n\n"
+            "                                the states' size; a bare number is bytes,\n"
+            "                                refused under the smallest state (500B: bytes)\n\n"
             "Options:\n"
             "  --db PATH   session database (default $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db);\n"
             "              only import creates it where no file is\n");

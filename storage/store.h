@@ -590,9 +590,11 @@ const char *store_size_str(uint64_t bytes, char *buf, size_t cap);
 /* TEXT as bytes: "off"/"none" (0), or a number with a unit (500MB, 2GB,
 ** 1.5GiB; K/M/G/T are powers of 1000, KiB/MiB/... of 1024); -1 if neither. */
 int store_size_parse(const char *text, uint64_t *out);
-/* TEXT as a budget (store_size_parse, and 0 only as "off"/"none"), or
-** RWKV_EINVAL with the line to show (in S's language, store_set_tr). */
-int store_budget_parse(const store *s, const char *text, uint64_t *bytes, rwkv_err *err);
+/* TEXT as a budget (store_size_parse, and 0 only as "off"/"none"; a bare
+** number -- bytes -- under the smallest saved state is refused: it would
+** drop them all, and megabytes were likely meant), or RWKV_EINVAL with the
+** line to show (in S's language, store_set_tr). */
+int store_budget_parse(store *s, const char *text, uint64_t *bytes, rwkv_err *err);
 /* What setting a budget did, as one line ("budget 500.0 MB: dropped 12 saved
 ** states (...)") in S's language: both front ends say it.  Returns BUF. */
 const char *store_budget_say(const store *s, const store_budget_info *bi, char *buf,

@@ -95,9 +95,42 @@ store_size_parse(const char *text, uint64_t *out)
     return -1;
 }
 
-int
-store_budget_parse(const store *s, const char *text, uint64_t *bytes, rwkv_err *err)
+/* The smallest saved state's bytes into *OUT (0: none saved). */
+static int
+budget_smallest(store *s, uint64_t *out, rwkv_err *err)
 {
+    sqlite3_stmt *st;
+    int rc;
+
+    *out = 0;
+    if ((rc = store_prep(s, "SELECT min(length(blob)) FROM snapshots", &st, err)) != RWKV_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        sqlite3_int64 v = sqlite3_column_int64(st, 0);   /* NULL (none): 0 */
+        *out = v > 0 ? (uint64_t)v : 0;
+        rc = RWKV_OK;
+    } else {
+        rc = store_dberr(s, err, "reading the saved states' sizes");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/*
+** A bare number is bytes (as `1024B` is), but someone who types
+** `budget 500` most likely meant megabytes, and a budget under the
+** smallest saved state drops every state at once (their turns' tokens
+** rebuild them, slowly).  So a bare number under the smallest state saved
+** is refused with what it means; with a unit it is taken as said.
+*/
+int
+store_budget_parse(store *s, const char *text, uint64_t *bytes, rwkv_err *err)
+{
+    size_t len = strlen(text);
+    uint64_t smallest;
+    int rc;
+
     if (store_size_parse(text, bytes) < 0)
         return rwkv_errf(err, RWKV_EINVAL,
                          store_tr(s, "budget: '%s' is not a size (500MB, 2GB, 1.5GiB, or off)"),
@@ -105,6 +138,17 @@ store_budget_parse(const store *s, const char *text, uint64_t *bytes, rwkv_err *
     if (*bytes == 0 && strcmp(text, "off") != 0 && strcmp(text, "none") != 0)
         return rwkv_errf(err, RWKV_EINVAL, "%s", store_tr(s, "budget: a budget of 0 bytes "
                          "would drop every state: say 'off' for none"));
+    if (*bytes > 0 && len > 0 && (isdigit((unsigned char)text[len - 1]) || text[len - 1] == '.')) {
+        char h[32];
+        if ((rc = budget_smallest(s, &smallest, err)) != RWKV_OK)
+            return rc;
+        if (*bytes < smallest)
+            return rwkv_errf(err, RWKV_EINVAL,
+                             store_tr(s, "budget: '%s' with no unit means bytes, less than "
+                                         "one saved state (the smallest takes %s): give a unit "
+                                         "(500MB, 2GB), or %sB if bytes are meant"),
+                             text, store_size_str(smallest, h, sizeof h), text);
+    }
     return RWKV_OK;
 }
 

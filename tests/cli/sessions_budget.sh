@@ -17,6 +17,7 @@ for i in 1 2 3; do
     sleep 0.01   # distinct updated times
 done
 cp "$DB" "$TMP/ref.db"
+cp "$DB" "$TMP/bare.db"   # for the bare numbers below
 before=$(states "$DB")
 n_before=$(q "$DB" "select count(*) from snapshots")
 
@@ -65,9 +66,33 @@ s1=$(stat -c %s "$TMP/big.db")
 [ "$s1" -lt $((s0 / 2)) ] && ok || fail "file $s0 -> $s1 bytes"
 
 # sizes: units, and one line for what is not one
-for v in 500MB 2GB 1.5GiB 750k 3T 1024; do
+for v in 500MB 2GB 1.5GiB 750k 3T 1024B 5000000000; do
     "$T" sessions --db "$TMP/ref.db" budget "$v" >/dev/null && ok || fail "size $v refused"
 done
+# a bare number is bytes; under the smallest saved state (where it would drop
+# them all, and megabytes were likely meant) it is refused with what it means
+small=$(q "$TMP/bare.db" "select min(length(blob)) from snapshots")
+n_bare=$(q "$TMP/bare.db" "select count(*) from snapshots")
+expect_fail "a bare number under one state" \
+    "budget: '500' with no unit means bytes, less than one saved state \\(the smallest takes [0-9.]+ (kB|MB)\\)" \
+    "$T" sessions --db "$TMP/bare.db" budget 500
+expect_fail "... and how to say bytes" "or 500B if bytes are meant" \
+    "$T" sessions --db "$TMP/bare.db" budget 500
+[ "$(q "$TMP/bare.db" "select count(*) from snapshots")" = "$n_bare" ] && ok ||
+    fail "a refused bare number dropped states"
+"$T" sessions --db "$TMP/bare.db" budget "$small" >/dev/null && ok ||
+    fail "a bare number of the smallest state ($small) refused"
+"$T" sessions --db "$TMP/bare.db" budget off >/dev/null
+"$T" sessions --db "$TMP/bare.db" budget 500B >/dev/null && ok || fail "500B refused"
+[ "$(q "$TMP/bare.db" "select count(*) from snapshots")" -lt "$n_bare" ] && ok ||
+    fail "500B dropped no states"
+# no state saved yet: nothing to compare with, a bare number is taken as bytes
+for s in s1 s2 s3; do "$T" sessions --db "$TMP/bare.db" rm "$s" >/dev/null 2>&1; done
+if [ "$(q "$TMP/bare.db" "select count(*) from snapshots")" = 0 ]; then
+    "$T" sessions --db "$TMP/bare.db" budget 500 >/dev/null && ok || fail "bare 500, no states"
+else
+    fail "sessions rm left states"
+fi
 expect_fail "bad unit" "'2X' is not a size" "$T" sessions --db "$DB" budget 2X
 expect_fail "negative" "'-5' is not a size" "$T" sessions --db "$DB" budget -- -5
 expect_fail "no number" "'MB' is not a size" "$T" sessions --db "$DB" budget MB

@@ -30,6 +30,11 @@ type_text "0"
 keys Enter
 check "0 refused" "a budget of 0 bytes would drop every state: say 'off' for none"
 keys C-b
+type_text "100"
+keys Enter
+check "a bare number under one state: refused, said" "budget: '100' with no unit means bytes, less than one saved state \(the smallest takes [0-9.]+ (kB|MB)\)"
+[ "$(states)" = "$n0" ] && ok || fail "a bare 100 dropped states: $(states) of $n0"
+keys C-b
 type_text "1kB"
 keys Enter
 check "applied and said" 'budget 1 kB: dropped [0-9]+ saved states \([0-9.]+ (kB|MB); their turns'"'"' tokens rebuild them'
