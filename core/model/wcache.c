@@ -350,12 +350,17 @@ wc_probe(const simd_kernels *k)
 /*
 ** The probe's part for Q4 (simd_q4_quantize on the same kind of matrix),
 ** joined to the key only by plans with Q4 slots: a change of the 4-bit
-** scheme makes every i4 cache stale and leaves the others valid.
+** scheme makes every i4 cache stale and leaves the others valid.  Its rows
+** hold a whole group of 8 blocks and a shorter last one (WC_PROBE_Q4_COLS),
+** so a change of either group's layout changes it too.
 */
+#define WC_PROBE_Q4_COLS 300
+
 static uint64_t
 wc_probe_q4(void)
 {
-    enum { N = WC_PROBE_ROWS * WC_PROBE_COLS, NB = (WC_PROBE_COLS + SIMD_Q4_BLOCK - 1) / SIMD_Q4_BLOCK };
+    enum { N = WC_PROBE_ROWS * WC_PROBE_Q4_COLS,
+           NB = (WC_PROBE_Q4_COLS + SIMD_Q4_BLOCK - 1) / SIMD_Q4_BLOCK };
     float src[N];
     uint8_t q[WC_PROBE_ROWS * NB * SIMD_Q4_BLOCK_BYTES];
     uint64_t z = WC_K1 ^ 4;
@@ -366,8 +371,21 @@ wc_probe_q4(void)
                : (float)((double)(int64_t)(z >> 11) / (double)((uint64_t)1 << 52)) *
                  (float)(1u << (z % 12)) / 64.0f;
     }
-    simd_q4_quantize(src, WC_PROBE_COLS, 0, WC_PROBE_ROWS, q);
+    simd_q4_quantize(src, WC_PROBE_Q4_COLS, 0, WC_PROBE_ROWS, q);
     return wc_mix(wc_checksum(q, sizeof q));
+}
+
+/* Whether PLAN (wc_key: a slot's dtype, 0x80 set when its LoRA factors
+** are bf16) has a Q4 slot.  (Until 2026-12-06 the plan was searched for the
+** bare KERN_Q4 byte, which a v7 layer's flagged byte never is: the 4-bit
+** probe joined no 1.5B plan's key.) */
+int
+wc_plan_has_q4(const uint8_t *plan, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((plan[i] & 0x7f) == KERN_Q4)
+            return 1;
+    return 0;
 }
 
 /* ---- reading ---- */
@@ -660,7 +678,7 @@ wc_open(const wc_key *key, int mode, const char *dir, tpool *pool, wc_cache **ou
     c->key.crc_digest = ckpt_crc_digest(key->ck);
     c->ck = key->ck;
     c->key.prep_probe = wc_probe(key->k);
-    if (memchr(key->plan, KERN_Q4, key->n_plan) != NULL)
+    if (wc_plan_has_q4(key->plan, key->n_plan))
         c->key.prep_probe ^= wc_probe_q4();
     c->key.plan_hash = wc_checksum(key->plan, key->n_plan);
     c->key.n_plan = key->n_plan;

@@ -93,7 +93,8 @@ enum { WC_AUTO = 0, WC_ON = 1, WC_OFF = -1 };
 typedef struct wc_key {
     const char    *model_path;   /* the checkpoint as opened */
     uint64_t       fingerprint;  /* the model's content fingerprint */
-    const uint8_t *plan;         /* weight dtype of each slot (enum kern_dtype) */
+    const uint8_t *plan;         /* weight dtype of each slot (enum kern_dtype),
+                                  * 0x80 set where its LoRA factors are bf16 */
     size_t         n_plan;
     const char    *kernels;      /* simd_kernels_name() of the kernel table */
     const simd_kernels *k;       /* that table (NULL: kern_default_kernels()) */
@@ -101,6 +102,10 @@ typedef struct wc_key {
                                   * CRC-32s join the key, and they vouch for a
                                   * cache made for another file identity */
 } wc_key;
+
+/* Whether PLAN (wc_key.plan, N slots) holds a 4-bit slot: then the 4-bit
+** scheme's probe joins the key. */
+int wc_plan_has_q4(const uint8_t *plan, size_t n);
 
 /*
 ** Look for a valid cache of KEY (MODE and DIR from the open options; DIR

@@ -263,6 +263,21 @@ test_i4_plan(void)
     run_free(&again);
 }
 
+/* The 4-bit probe joins a plan's key wherever a slot is 4-bit, with or
+** without the bf16-LoRA flag (a v7 layer's byte has it: the 1.5B's 4-bit
+** caches once outlived a change of the 4-bit layout). */
+static void
+test_plan_q4(void)
+{
+    const uint8_t flagged[] = { KERN_F32 | 0x80, KERN_Q4 | 0x80, KERN_F32 };
+    const uint8_t bare[] = { KERN_Q4 };
+    const uint8_t none[] = { KERN_Q8 | 0x80, KERN_BF16, KERN_F32 | 0x80 };
+
+    TEST_COND("a flagged 4-bit slot counts", wc_plan_has_q4(flagged, sizeof flagged));
+    TEST_COND("a bare 4-bit slot counts", wc_plan_has_q4(bare, sizeof bare));
+    TEST_COND("no 4-bit slot", !wc_plan_has_q4(none, sizeof none));
+}
+
 /* One damaged cache: written over the good one, rejected, rebuilt. */
 static void
 damaged(const char *model, const char *strategy, const char *dir, const char *path,
@@ -873,6 +888,7 @@ main(void)
     }
     test_plans();
     test_i4_plan();
+    test_plan_q4();
     test_damage();
     test_identity();
     test_location();
