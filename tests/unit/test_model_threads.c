@@ -9,12 +9,14 @@
 ** single token and a short call are run with 1, 2 and 3 threads and compared
 ** byte for byte, under cpu fp32 and cpu bf16.  Two models written by the
 ** project's own generator (RWKV-7 and RWKV-6) run the same checks without
-** the fixtures.
+** the fixtures.  And the dealt chunk ranges of one token's WKV
+** (mdl_par_task_dealt) cover every head once, one run a thread.
 */
 #include <stdint.h>
 #include <unistd.h>
 
 #include "../../core/model/model_gen.h"
+#include "../../core/model/model_par.h"
 #include "../../core/rwkv.h"
 #include "../harness.h"
 
@@ -97,6 +99,55 @@ check_model(const char *path, const char *label)
     }
 }
 
+/* mdl_par_task_dealt: the ranges of N chunks over ITEMS items, recorded. */
+struct dealt_rec {
+    size_t lo[64], hi[64];
+    int    k;
+};
+
+static void
+dealt_fn(void *ctx, size_t i0, size_t i1)
+{
+    struct dealt_rec *r = ctx;
+
+    r->lo[r->k] = i0;
+    r->hi[r->k++] = i1;
+}
+
+/* Every item covered once, whatever the chunk count and thread count; with
+** the chunks claimed in turn, each thread's ranges one contiguous run. */
+static void
+test_dealt(void)
+{
+    static const int cases[][3] = {   /* threads, chunks, items */
+        { 2, 16, 32 }, { 2, 16, 12 }, { 3, 24, 32 }, { 4, 32, 40 }, { 3, 16, 32 }, { 2, 1, 32 },
+    };
+
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int p = cases[c][0], n = cases[c][1];
+        size_t items = (size_t)cases[c][2], hits[64] = { 0 };
+        struct dealt_rec rec = { .k = 0 };
+        struct mdl_par j = { dealt_fn, &rec, items, p };
+        int once = 1, runs = 1;
+
+        for (int i = 0; i < n; i++)
+            mdl_par_task_dealt(&j, i, n);
+        for (int i = 0; i < rec.k; i++)
+            for (size_t x = rec.lo[i]; x < rec.hi[i]; x++)
+                hits[x]++;
+        for (size_t x = 0; x < items; x++)
+            once &= hits[x] == 1;
+        /* claimed in turn: chunk i by thread i % p, its ranges back to back */
+        if (n % p == 0)
+            for (int i = p; i < n; i++)
+                runs &= rec.lo[i] == rec.hi[i - p];
+        TEST_CONDF(once, "dealt ranges: %d threads, %d chunks, %zu items: each item once", p, n,
+                   items);
+        TEST_CONDF(runs, "dealt ranges: %d threads, %d chunks, %zu items: a thread's chunks in "
+                   "turn are one run", p, n, items);
+    }
+}
+
 int
 main(void)
 {
@@ -116,6 +167,7 @@ main(void)
         unlink(path);
     }
     rmdir(dir);
+    test_dealt();
     /* the reference fixture models: every version */
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
         if (!test_have_fixture(models[i], 8))
