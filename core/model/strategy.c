@@ -31,6 +31,9 @@ static const struct {
     { "fp16", STRAT_FP16 }, { "fp32", STRAT_FP32 }, { "bf16", STRAT_BF16 },
 };
 
+/* The quantisations a dtype can carry, "i" and one digit ("fp32i8"). */
+#define STRAT_QUANT_DIGITS "843"
+
 /* Longest word of a strategy the suggestion reads ("bfloat16", "cuda:12"). */
 #define STRAT_WORD_MAX 16
 
@@ -112,8 +115,9 @@ strat_closest(const char *w, const char *const *names, size_t n)
 static int
 strat_fix_stage(char words[][STRAT_WORD_MAX + 1], int n, char *out, size_t cap)
 {
-    static const char *const devs[] = { "cpu", "cuda", "mps", "dml" };
-    static const char *const dts[] = { "fp16", "fp32", "bf16" };
+    enum { NDEV = sizeof strat_devices / sizeof strat_devices[0],
+           NDT = sizeof strat_dtypes / sizeof strat_dtypes[0] };
+    const char *devs[NDEV], *dts[NDT];   /* the parser's names */
     char dev[STRAT_WORD_MAX + 1], dt[STRAT_WORD_MAX + 1], quant[3] = "", layers[24] = "";
     const char *d, *t, *colon;
     int w = 2;
@@ -121,25 +125,29 @@ strat_fix_stage(char words[][STRAT_WORD_MAX + 1], int n, char *out, size_t cap)
 
     if (n < 2)
         return -1;
+    for (size_t i = 0; i < NDEV; i++)
+        devs[i] = strat_devices[i].name;
+    for (size_t i = 0; i < NDT; i++)
+        dts[i] = strat_dtypes[i].name;
     /* the device, with cuda's ":K" */
     memcpy(dev, words[0], sizeof dev);
     if ((colon = strchr(dev, ':')) != NULL)
         dev[colon - dev] = '\0';
-    if ((d = strat_closest(dev, devs, 4)) == NULL ||
+    if ((d = strat_closest(dev, devs, NDEV)) == NULL ||
         (colon != NULL && (strcmp(d, "cuda") != 0 || strspn(words[0] + (colon - dev) + 1,
                                                                  "0123456789") == 0)))
         return -1;
     /* the dtype, its quantisation glued on ("fp32i8") or as the next word */
     memcpy(dt, words[1], sizeof dt);
     len = strlen(dt);
-    if (len > 2 && dt[len - 2] == 'i' && strchr("843", dt[len - 1]) != NULL) {
+    if (len > 2 && dt[len - 2] == 'i' && strchr(STRAT_QUANT_DIGITS, dt[len - 1]) != NULL) {
         snprintf(quant, sizeof quant, "%s", dt + len - 2);
         dt[len - 2] = '\0';
     }
-    if ((t = strat_closest(dt, dts, 3)) == NULL)
+    if ((t = strat_closest(dt, dts, NDT)) == NULL)
         return -1;
     if (quant[0] == '\0' && w < n && words[w][0] == 'i' && words[w][1] != '\0' &&
-        strchr("843", words[w][1]) != NULL && words[w][2] == '\0')
+        strchr(STRAT_QUANT_DIGITS, words[w][1]) != NULL && words[w][2] == '\0')
         snprintf(quant, sizeof quant, "%s", words[w++]);
     /* the layer count: "*N", "*N+", or "*" and "N" apart */
     if (w < n && words[w][0] == '*') {
@@ -313,7 +321,7 @@ strat_parse_as(const char *s, strat *out, rwkv_err *err, int suggest)
             return strat_bad(err, s, p, "unknown dtype", 1, "fp16, fp32, bf16", suggest);
         st->dtype = strat_dtypes[k].dt;
         p += n;
-        if (p[0] == 'i' && (p[1] == '8' || p[1] == '4' || p[1] == '3')) {
+        if (p[0] == 'i' && p[1] != '\0' && strchr(STRAT_QUANT_DIGITS, p[1]) != NULL) {
             st->quant = p[1] - '0';
             p += 2;
         }
