@@ -105,6 +105,7 @@
 */
 #define _GNU_SOURCE   /* RUSAGE_THREAD */
 #include "threadpool.h"
+#include "threadpool_quiet.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -135,28 +136,7 @@
 ** the maximum. */
 #define TPOOL_SPIN_CUT 4
 #define TPOOL_SPIN_STEPS 16
-/* No spinning for this long once pool threads were preempted
-** TPOOL_QUIET_BURST times within TPOOL_QUIET_WINDOW_NS: the pool then sleeps
-** as a plain condition-variable pool does.  A core that another busy
-** process shares preempts a thread of ours every time slice (measured on
-** the 2-core VM, 2-thread decode beside `bench --busy 1`: ~1000 a second),
-** while on a quiet machine the system's own short tasks do now and then
-** (20-30 a second).  Going quiet after every single one, as the pool first
-** did, kept a quiet machine's pool sleeping between products nearly all
-** the time (1.5B 4-bit decode, avx2: 31-33 tok/s on 1.76-1.83 cores, against
-** 37-39 on 1.92-1.96 with the burst rule; --busy 1 still goes quiet).  The
-** quiet machine's preemptions come in clumps, though (35-40 a second in
-** 2-thread decode, a few within milliseconds of each other), and a burst
-** of 4 in 20 ms still came often enough that a 300-token 1.5B decode
-** refused 7,000-10,000 spins, each a worker asleep when the next product
-** came: on that VM a sleeping thread wakes 12-50 us after it is signalled,
-** a spinning one in 0.3 us.  16 in 50 ms (320 a second, a third of a
-** shared core's rate) refused none there; old and new binary alternating,
-** `bench --strategy "cpu fp32i4"`'s paired decode share rose 4-9 points in
-** each of six pairs (71-80% -> 75-88%). */
-#define TPOOL_QUIET_NS 200000000
-#define TPOOL_QUIET_BURST 16
-#define TPOOL_QUIET_WINDOW_NS 50000000
+/* The quiet rule (no spinning after a burst of preemptions): threadpool_quiet.h. */
 /* Polls between two clock reads while spinning. */
 #define TPOOL_SPIN_POLLS 32
 /* Solo runs (see the top): the first period after a lost job, the longest
@@ -272,9 +252,7 @@ struct tpool {
     int64_t              spin_ns;    /* TPOOL_SPIN_NS or $RWKV_TPOOL_SPIN_US */
     int64_t              spin_cur;   /* atomic: the adapted bound, 0..spin_ns */
     long                 preempted;  /* the caller's, as tpool_worker's */
-    int64_t              win_start;  /* atomic: the current preemption window (ns) */
-    long                 win_count;  /* atomic: preemptions counted in it */
-    int64_t              quiet_until; /* atomic: no spinning before this (ns) */
+    struct tpool_quiet   quiet;      /* atomic fields: the quiet rule's window */
     /* solo runs (caller only, one caller at a time: plain fields) */
     int64_t              solo_ns;    /* first period; 0 = never solo */
     struct tpool_class   cls[TPOOL_CLASSES];
@@ -350,31 +328,12 @@ tpool_work(struct tpool *p, uint32_t gen, tpool_fn fn, void *ctx, int n_chunks)
     return ran;
 }
 
-/* Count N preemptions of a pool thread seen at T into the window of
-** TPOOL_QUIET_WINDOW_NS they fall in; at TPOOL_QUIET_BURST in one window
-** nobody spins for TPOOL_QUIET_NS.  (Two threads racing here may lose a
-** count or restart a window: that only delays the quiet period a little,
-** and a busy machine preempts plenty.) */
-static void
-tpool_preempted_at(struct tpool *p, int64_t t, long n)
-{
-    long c;
-
-    if (t - __atomic_load_n(&p->win_start, __ATOMIC_RELAXED) >= TPOOL_QUIET_WINDOW_NS) {
-        __atomic_store_n(&p->win_start, t, __ATOMIC_RELAXED);
-        __atomic_store_n(&p->win_count, 0, __ATOMIC_RELAXED);
-    }
-    c = __atomic_add_fetch(&p->win_count, n, __ATOMIC_RELAXED);
-    if (c >= TPOOL_QUIET_BURST)
-        __atomic_store_n(&p->quiet_until, t + TPOOL_QUIET_NS, __ATOMIC_RELAXED);
-}
-
 /*
 ** Wait until COND(P, ARG) holds, polling with pause instructions for at most
 ** the current spin bound; whether it holds.  Nobody spins within
 ** TPOOL_QUIET_NS of a burst of preemptions of pool threads (a thread counts
 ** its own, *PREEMPTED, see tpool_was_preempted, when it is about to spin,
-** into tpool_preempted_at): the cores are oversubscribed.
+** into tpool_quiet_count): the cores are oversubscribed.
 */
 static int
 tpool_spin(struct tpool *p, int (*cond)(struct tpool *, uint32_t), uint32_t arg,
@@ -389,10 +348,10 @@ tpool_spin(struct tpool *p, int (*cond)(struct tpool *, uint32_t), uint32_t arg,
         return 0;
     t0 = tpool_now_ns();
     if ((n = tpool_was_preempted(preempted)) > 0) {
-        tpool_preempted_at(p, t0, n);
+        tpool_quiet_count(&p->quiet, t0, n);
         return 0;
     }
-    if (t0 < __atomic_load_n(&p->quiet_until, __ATOMIC_RELAXED))
+    if (tpool_quiet_now(&p->quiet, t0))
         return 0;
     for (int i = 1;; i++) {
         if (cond(p, arg))

@@ -30,6 +30,7 @@
 #include "../../core/mem.h"
 #include "../../core/kernels/kernels.h"
 #include "../../core/kernels/threadpool.h"
+#include "../../core/kernels/threadpool_quiet.h"
 #include "../../core/kernels/vmath.h"
 
 /* Longer than the pool's spin (TPOOL_SPIN_NS), so workers go to sleep. */
@@ -680,6 +681,40 @@ test_multi(void)
     TEST_COND("no products", 1);
 }
 
+/* The quiet rule: TPOOL_QUIET_BURST preemptions within one window of
+** TPOOL_QUIET_WINDOW_NS stop spinning for TPOOL_QUIET_NS; fewer, or the
+** same number spread over windows, do not (a quiet machine's clumps). */
+static void
+test_quiet(void)
+{
+    const int64_t t0 = (int64_t)1000 * 1000 * 1000 * 1000, w = TPOOL_QUIET_WINDOW_NS;
+    struct tpool_quiet q = { 0 };
+    int64_t t = t0;
+
+    for (int i = 0; i < TPOOL_QUIET_BURST - 1; i++, t += w / TPOOL_QUIET_BURST)
+        tpool_quiet_count(&q, t, 1);
+    TEST_COND("quiet rule: one short of the burst within a window still spins",
+              !tpool_quiet_now(&q, t));
+    tpool_quiet_count(&q, t, 1);
+    TEST_COND("quiet rule: the burst within a window stops spinning", tpool_quiet_now(&q, t));
+    TEST_COND("quiet rule: ... for TPOOL_QUIET_NS",
+              tpool_quiet_now(&q, t + TPOOL_QUIET_NS - 1) && !tpool_quiet_now(&q, t + TPOOL_QUIET_NS));
+
+    memset(&q, 0, sizeof q);   /* half a burst in each of two windows */
+    tpool_quiet_count(&q, t0, TPOOL_QUIET_BURST / 2);
+    tpool_quiet_count(&q, t0 + w, TPOOL_QUIET_BURST / 2);
+    TEST_COND("quiet rule: a burst spread over two windows still spins",
+              !tpool_quiet_now(&q, t0 + w));
+    tpool_quiet_count(&q, t0 + w + w - 1, TPOOL_QUIET_BURST / 2);
+    TEST_COND("quiet rule: ... until the second window holds a whole burst",
+              tpool_quiet_now(&q, t0 + 2 * w - 1));
+
+    memset(&q, 0, sizeof q);   /* preemptions counted several at once */
+    tpool_quiet_count(&q, t0, TPOOL_QUIET_BURST);
+    TEST_COND("quiet rule: a thread's count of a whole burst at once stops spinning",
+              tpool_quiet_now(&q, t0 + 1));
+}
+
 int
 main(void)
 {
@@ -688,5 +723,6 @@ main(void)
     test_classes();
     test_stream();
     test_multi();
+    test_quiet();
     return TEST_REPORT();
 }
