@@ -15,8 +15,10 @@ fill_presets(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     size_t n = 0;
     rwkv_err err;
 
-    if (a->st == NULL)
+    if (a->st == NULL) {
+        tui_menu_say(msg, 1, "no session database (--no-db): no presets to load or save");
         return;
+    }
     if (store_preset_list(a->st, &names, &n, &err) != RWKV_OK) {
         tui_menu_say(msg, 1, "%s", err.msg);
         return;
@@ -70,6 +72,10 @@ save_ask(struct app *a, const tui_menu_item *it, int key)
 {
     (void)it;
     (void)key;
+    if (a->st == NULL) {   /* nowhere to keep it: say so before a name is typed */
+        tui_notice(a, 1, "no session database (--no-db): no presets to load or save");
+        return;
+    }
     tui_replace_forget();
     tui_prompt_open(a, TUI_PROMPT_PRESET_SAVE, "save preset as: ", "");
 }
@@ -96,6 +102,10 @@ accept_save(struct app *a, const char *text)
 
     if (text[0] == '\0')
         return TUI_PROMPT_DONE;
+    if (a->st == NULL) {
+        tui_notice(a, 1, "no session database (--no-db): no presets to load or save");
+        return TUI_PROMPT_DONE;
+    }
     if (store_preset_get(a->st, text, &old, NULL, &err) == RWKV_OK &&
         tui_replace_ask_name(a, TUI_PROMPT_PRESET_SAVE, text, text, TR_NOOP("preset")))
         return TUI_PROMPT_DONE;       /* asked first */
