@@ -16,8 +16,10 @@
 #include "text.h"
 
 #define HIST_MAGIC "rwkv-tui history 1"
-/* the largest file read: every entry at its cap, every byte escaped */
-#define HIST_FILE_MAX ((size_t)TUI_INPUT_HISTORY * (2 * TUI_HISTORY_ENTRY_MAX + 3) + 64)
+/* the largest file read: every entry at its cap, every byte escaped, and
+** the draft the whole box */
+#define HIST_FILE_MAX                                                              \
+    ((size_t)TUI_INPUT_HISTORY * (2 * TUI_HISTORY_ENTRY_MAX + 3) + 2 * TUI_INPUT_MAX + 64)
 
 int
 tui_history_path(char *buf, size_t cap)
@@ -116,15 +118,17 @@ tui_history_load(tui_input *in, const char *path, rwkv_err *err)
     return rc;
 }
 
-/* S escaped (history.h), cut to TUI_HISTORY_ENTRY_MAX bytes on a code
-** point, as one line of F after KIND. */
+/* S escaped (history.h) as one line of F after KIND, cut on a code point
+** to TUI_HISTORY_ENTRY_MAX bytes when sent (the session keeps the whole
+** message), to the box's TUI_INPUT_MAX when the draft (kept nowhere else:
+** a 100 kB paste left unsent came back cut to 16 KiB). */
 static void
 put_entry(FILE *f, char kind, const char *s)
 {
-    size_t n = strlen(s);
+    size_t n = strlen(s), cap = kind == 'd' ? TUI_INPUT_MAX : TUI_HISTORY_ENTRY_MAX;
 
-    if (n > TUI_HISTORY_ENTRY_MAX) {
-        n = TUI_HISTORY_ENTRY_MAX;
+    if (n > cap) {
+        n = cap;
         while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
             n--;
     }

@@ -13,8 +13,9 @@
 ** first: "s TEXT" (sent) or "d TEXT" (the draft left at quit; at most one,
 ** the last line).  TEXT escapes '\\' as "\\\\", newline as "\\n" and CR as
 ** "\\r"; every other byte is itself, so any text round-trips.  At most
-** TUI_INPUT_HISTORY entries, each cut to TUI_HISTORY_ENTRY_MAX bytes on a
-** whole character.
+** TUI_INPUT_HISTORY entries, each sent one cut to TUI_HISTORY_ENTRY_MAX
+** bytes on a whole character (its session keeps it whole); the draft is
+** kept whole (at most the box's TUI_INPUT_MAX).
 */
 #ifndef RWKV_TUI_HISTORY_H
 #define RWKV_TUI_HISTORY_H
@@ -24,7 +25,7 @@
 #include "../core/status.h"
 #include "input.h"
 
-#define TUI_HISTORY_ENTRY_MAX (16u << 10)   /* bytes kept of one entry */
+#define TUI_HISTORY_ENTRY_MAX (16u << 10)   /* bytes kept of one sent entry */
 
 /*
 ** The one-line prompts that keep a history of their own, as a shell keeps

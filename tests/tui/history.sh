@@ -99,4 +99,24 @@ tui_quit
 grep -qx 'd kept by default' "$HF" && ok || fail "default after a bad value: $(cat "$HF" 2>&1)"
 rm -f "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 
+# a 40 kB paste left unsent is kept whole (it was cut to 16 KiB while the
+# notice said it was kept), and comes back whole
+rm -f "$HF"
+tui_start --max-tokens 2 --seed 3
+python3 -c 'import sys; sys.stdout.write("long draft " + "word " * 8000 + "END-OF-DRAFT")' >"$TMP/long"
+tmx load-buffer "$TMP/long"
+tmx paste-buffer -p
+check "the paste in the box" 'END-OF-DRAFT'
+keys C-q
+wait_for '^EXIT=0' 10 && ok || fail "C-q: no clean exit"
+n=$(grep '^d ' "$HF" | wc -c)
+grep -q '^d long draft .*END-OF-DRAFT$' "$HF" && [ "$n" -eq $((2 + $(wc -c <"$TMP/long") + 1)) ] && ok ||
+    fail "the long draft was not kept whole ($n bytes)"
+tui_start --max-tokens 2 --seed 3
+check "said" 'your unsent draft is kept: Up brings it back'
+keys Up
+check "Up: the long draft back, to its end" 'END-OF-DRAFT'
+keys C-u
+tui_quit
+
 tui_finish

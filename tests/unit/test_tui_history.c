@@ -111,6 +111,32 @@ test_bounds(void)
                    strlen(b.hist[1]) % 2 == 0 && strlen(b.hist[1]) > TUI_HISTORY_ENTRY_MAX - 4,
                "a long entry cut to %u bytes on a character (%zu)", TUI_HISTORY_ENTRY_MAX,
                b.nhist == 2 ? strlen(b.hist[1]) : 0);
+    tui_input_fini(&b);
+
+    /* the same text left unsent: the draft is kept whole (it is nowhere
+    ** else), and a draft over the box's limit cut to it on a character */
+    memcpy(big, "ab", 2);   /* not a repeat of the entry sent */
+    unlink(path);
+    TEST_COND("save a long draft", tui_history_save(&a, big, path, &err) == 0);
+    tui_input_init(&b);
+    TEST_COND("... a draft", tui_history_load(&b, path, &err) == 1);
+    TEST_CONDF(b.nhist == 3 && strcmp(b.hist[2], big) == 0,
+               "a %zu-byte draft comes back whole (%zu)", bl,
+               b.nhist == 3 ? strlen(b.hist[2]) : 0);
+    tui_input_fini(&b);
+    free(big);
+    big = malloc(TUI_INPUT_MAX + 3);
+    for (size_t i = 0; i < TUI_INPUT_MAX + 2; i += 2)
+        memcpy(big + i, "\xc3\xa9", 2);
+    big[TUI_INPUT_MAX + 2] = '\0';
+    unlink(path);
+    tui_history_save(&a, big, path, &err);
+    tui_input_init(&b);
+    tui_history_load(&b, path, &err);
+    TEST_CONDF(b.nhist == 3 && strlen(b.hist[2]) <= TUI_INPUT_MAX &&
+                   strlen(b.hist[2]) % 2 == 0 && strlen(b.hist[2]) > TUI_INPUT_MAX - 4,
+               "a draft over the box's %u bytes cut to it on a character (%zu)", TUI_INPUT_MAX,
+               b.nhist == 3 ? strlen(b.hist[2]) : 0);
     free(big);
     tui_input_fini(&a);
     tui_input_fini(&b);
