@@ -533,6 +533,9 @@ int  tui_role_attr(const struct app *a, int role);
 ** to TUI_NOTICE bytes) and whole in the message log. */
 void tui_log_only(struct app *a, const char *msg);
 void tui_log_add(struct app *a, int is_err, const char *msg);
+/* A notice of MSG (translated already) in the footer, into the log only
+** when its newest entry is not the same (a search repeated key by key). */
+void tui_notice_once(struct app *a, int is_err, const char *msg);
 void tui_notice(struct app *a, int is_err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -137,9 +137,11 @@ split_model(const char *f, char *name, size_t ncap, char *rest, size_t rcap)
 }
 
 /* Set the search F: the sessions whose turns contain its text (store_search)
-** stay visible, those of another model than a "model:NAME" word go. */
+** stay visible, those of another model than a "model:NAME" word go.  A
+** search the database fails (a damaged index) is said, not shown as no
+** match. */
 static void
-filter_sessions(tui_menu *m, const struct app *a, const char *f)
+filter_sessions(tui_menu *m, const struct app *a, const char *f, tui_menu_msg *msg)
 {
     store_hit *hits = NULL;
     size_t nh = 0;
@@ -147,8 +149,10 @@ filter_sessions(tui_menu *m, const struct app *a, const char *f)
     char name[TUI_MENU_FILTER], rest[TUI_MENU_FILTER];
 
     split_model(f, name, sizeof name, rest, sizeof rest);
-    if (a->st && strlen(rest) >= 2 && store_search(a->st, rest, 200, &hits, &nh, &err) != RWKV_OK)
+    if (a->st && strlen(rest) >= 2 && store_search(a->st, rest, 200, &hits, &nh, &err) != RWKV_OK) {
+        tui_menu_say(msg, 1, "search: %s", err.msg);
         nh = 0;
+    }
     for (size_t i = 0; i < m->n; i++) {
         char *d = m->items[i].data;
         if (d == NULL)
@@ -243,6 +247,7 @@ next_model(struct app *a, const tui_menu_item *it, int key)
     tui_menu *m = &a->menu;
     char name[TUI_MENU_FILTER], rest[TUI_MENU_FILTER], f[3 * TUI_MENU_FILTER];
     const char *next = NULL;
+    tui_menu_msg msg = { 0, 0, "" };
 
     (void)it;
     (void)key;
@@ -258,8 +263,12 @@ next_model(struct app *a, const tui_menu_item *it, int key)
         snprintf(f, sizeof f, MODEL_WORD "%.100s%s%s", next, rest[0] ? " " : "", rest);
     else
         snprintf(f, sizeof f, "%s", rest);
-    filter_sessions(m, a, f);
-    tui_notice(a, 0, next ? "sessions of %s (C-t: the next model)" : "%sall models", next ? next : "");
+    filter_sessions(m, a, f, &msg);
+    if (msg.set)   /* the search failed: that is the news */
+        tui_notice(a, msg.is_err, "%s", msg.text);
+    else
+        tui_notice(a, 0, next ? "sessions of %s (C-t: the next model)" : "%sall models",
+                   next ? next : "");
 }
 
 /* C-e: export the selected session to a file (the name asked). */

@@ -117,11 +117,15 @@ static void
 set_filter(struct app *a, const char *text)
 {
     const tui_menu_class *c = class_of(a->menu.kind);
+    tui_menu_msg msg = { 0, 0, "" };
 
     if (c && c->filter)
-        c->filter(&a->menu, a, text);
+        c->filter(&a->menu, a, text, &msg);
     else
         tui_menu_set_filter(&a->menu, text);
+    /* each key typed searches again: the same error once in the log */
+    if (msg.set)
+        tui_notice_once(a, msg.is_err, msg.text);
 }
 
 void

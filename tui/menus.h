@@ -64,8 +64,9 @@ typedef struct tui_menu_class {
     void      (*fill)(tui_menu *m, const struct app *a, tui_menu_msg *msg);
     /* After the fill: where the selection starts (NULL = the first item). */
     void      (*select)(tui_menu *m, const struct app *a);
-    /* The search text changed (NULL = tui_menu_set_filter). */
-    void      (*filter)(tui_menu *m, const struct app *a, const char *text);
+    /* The search text changed (NULL = tui_menu_set_filter); a search that
+    ** failed says so in MSG (the footer), as a fill does. */
+    void      (*filter)(tui_menu *m, const struct app *a, const char *text, tui_menu_msg *msg);
     const tui_menu_keydef *keys;   /* ends with a NULL name */
     int         reads_chat; /* the fill or the keys read a->chat or the framing:
                                not opened while a job may swap them

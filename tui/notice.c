@@ -78,6 +78,34 @@ cut_whole(char *s)
         s[i - 1] = '\0';
 }
 
+/* Whether the message log's newest entry is MSG (IS_ERR: as an error). */
+static int
+log_newest_is(const struct app *a, int is_err, const char *msg)
+{
+    const char *e, *pre = is_err ? TR("error: ") : "";
+
+    if (a->log_n == 0)
+        return 0;
+    e = a->log[(a->log_next + TUI_LOG_MAX - 1) % TUI_LOG_MAX];
+    e = e ? strstr(e, "  ") : NULL;   /* past the time stamp */
+    return e != NULL && strncmp(e + 2, pre, strlen(pre)) == 0 &&
+           strcmp(e + 2 + strlen(pre), msg) == 0;
+}
+
+void
+tui_notice_once(struct app *a, int is_err, const char *msg)
+{
+    if (!log_newest_is(a, is_err, msg)) {
+        tui_notice(a, is_err, "%s", msg);
+        return;
+    }
+    snprintf(a->notice, sizeof a->notice, "%s", msg);
+    cut_whole(a->notice);
+    a->notice_err = is_err;
+    a->notice_cut = strlen(msg) >= sizeof a->notice;
+    a->dirty = 1;
+}
+
 void
 tui_notice(struct app *a, int is_err, const char *fmt, ...)
 {
