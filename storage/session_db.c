@@ -121,7 +121,7 @@ check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
          sm.n_embd != inf->n_embd || sm.n_head != inf->n_head || sm.head_size != inf->head_size))
         return rwkv_errf(err, RWKV_ESHAPE,
                          "session %lld was made with %s (RWKV-%s, %d layers, %d embd), not this "
-                         "model (RWKV-%s, %d layers, %d embd): use that model or --new",
+                         "model (RWKV-%s, %d layers, %d embd): open it with that model, or start a new session",
                          (long long)ss->id, sm.path, sm.version, sm.n_layer, sm.n_embd,
                          inf->version, inf->n_layer, inf->n_embd);
     if (!inf->is_demo && strcmp(sm.path, s->model_path) == 0) {
