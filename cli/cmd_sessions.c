@@ -528,8 +528,10 @@ do_fork(store *st, const struct sessions_args *a)
     int64_t nid, at = 0;
     rwkv_err err;
 
-    if (sess_fork_point(st, a->turn, &at, &err) != RWKV_OK)
-        return cli_fail(&err);
+    if (sess_fork_point(st, a->id, a->turn, &at, &err) != RWKV_OK) {
+        cli_errorf("forking session %lld: %s", (long long)a->id, err.msg);   /* as below */
+        return 1;
+    }
     if (at == 0) {
         cli_errorf("sessions fork: turn %lld is the first message: nothing comes before it",
                    (long long)a->turn);

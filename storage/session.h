@@ -262,9 +262,10 @@ int  sess_reset(sess *s, rwkv_err *err);
 ** session).  *AT (may be NULL): the turn continued from.  The leaving
 ** rule above. */
 int  sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err);
-/* The turn a fork at TURN continues from (the rule above), for callers
-** that copy (`sessions fork`).  *AT 0 = the session's start. */
-int  sess_fork_point(store *st, int64_t turn, int64_t *at, rwkv_err *err);
+/* The turn a fork at TURN of session SID continues from (the rule above),
+** for callers that copy (`sessions fork`).  *AT 0 = the session's start.
+** RWKV_EINVAL, naming TURN, when it is not a turn of SID. */
+int  sess_fork_point(store *st, int64_t sid, int64_t turn, int64_t *at, rwkv_err *err);
 /* The previous (DIR -1) / next (+1) sibling of TURN, down to its newest leaf
 ** (sess_open: a cancel and the leaving rule as there). */
 int  sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err);

@@ -1546,13 +1546,18 @@ sess_reset(sess *s, rwkv_err *err)
 }
 
 int
-sess_fork_point(store *st, int64_t turn, int64_t *at, rwkv_err *err)
+sess_fork_point(store *st, int64_t sid, int64_t turn, int64_t *at, rwkv_err *err)
 {
     store_turn t;
     int rc;
 
     if ((rc = store_turn_get(st, turn, &t, err)) != RWKV_OK)
         return rc;
+    if (t.session_id != sid) {   /* before the rule: the turn named is the one asked for */
+        store_turn_fini(&t);
+        return rwkv_errf(err, RWKV_EINVAL, "turn %lld is not in session %lld", (long long)turn,
+                         (long long)sid);
+    }
     *at = t.role == STORE_ROLE_USER ? t.parent_id : turn;
     store_turn_fini(&t);
     return RWKV_OK;
@@ -1561,7 +1566,6 @@ sess_fork_point(store *st, int64_t turn, int64_t *at, rwkv_err *err)
 static int
 fork_to(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
 {
-    store_turn t;
     int64_t to;
     int rc;
 
@@ -1569,15 +1573,7 @@ fork_to(sess *s, int64_t turn, int64_t *at, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved");
     if ((rc = sess_leave_check(s, err)) != RWKV_OK)
         return rc;
-    if ((rc = store_turn_get(s->st, turn, &t, err)) != RWKV_OK)
-        return rc;
-    if (t.session_id != s->sid) {
-        store_turn_fini(&t);
-        return rwkv_errf(err, RWKV_EINVAL, "turn %lld is not in session %lld", (long long)turn,
-                         (long long)s->sid);
-    }
-    store_turn_fini(&t);
-    if ((rc = sess_fork_point(s->st, turn, &to, err)) != RWKV_OK)
+    if ((rc = sess_fork_point(s->st, s->sid, turn, &to, err)) != RWKV_OK)
         return rc;
     {
         sess_start start = s->start;

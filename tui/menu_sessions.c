@@ -229,7 +229,7 @@ fork_session(struct app *a, const tui_menu_item *it, int key)
         return;
     tui_notice_now(a, TR_NOOP("forking session %lld..."), (long long)it->id);
     if (store_session_get(a->st, it->id, &s, &err) != RWKV_OK ||
-        (s.head_turn != 0 && sess_fork_point(a->st, s.head_turn, &at, &err) != RWKV_OK) ||
+        (s.head_turn != 0 && sess_fork_point(a->st, it->id, s.head_turn, &at, &err) != RWKV_OK) ||
         store_session_fork(a->st, it->id, at, NULL, &nid, &err) != RWKV_OK) {
         tui_notice(a, 1, "forking session %lld: %s", (long long)it->id, err.msg);
         return;

@@ -124,6 +124,10 @@ out=$("$T" sessions --db "$DB" fork 1 2) && [ "$out" = "forked session 1 at turn
 out=$("$T" sessions --db "$DB" show 3)
 case $out in *"Pangolin facts (fork)"*"2 turns in the tree"*"In burrows."*) ok ;; *) fail "show fork: $out" ;; esac
 expect_fail "fork foreign turn" "turn 2 is not in session 2" "$T" sessions --db "$DB" fork 2 2
+# a user turn of another session: named as typed (the fork rule moved it to
+# its parent before the check, and the error named that turn)
+uid=$(sqlite3 "$DB" "select max(id) from turns where session_id=1 and role=1")
+expect_fail "fork foreign user turn" "turn $uid is not in session 2" "$T" sessions --db "$DB" fork 2 "$uid"
 "$T" sessions --db "$DB" rename 3 "Ants only" && "$T" sessions --db "$DB" list | grep -q 'Ants only$' && ok || fail rename
 # a title is one line, safe to show: blank refused; line breaks and tabs
 # become spaces, escape sequences go whole (the display rule,

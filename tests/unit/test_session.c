@@ -195,7 +195,11 @@ fork_run(rwkv_model *m, const tok *t, const char *name, const char *dbB, float *
         }
         /* the same rule for callers that copy */
         TEST_COND("sess_fork_point user",
-                  sess_fork_point(sess_store(s), 4, &at, &err) == RWKV_OK && at == 3);
+                  sess_fork_point(sess_store(s), sess_id(s), 4, &at, &err) == RWKV_OK && at == 3);
+        TEST_CONDF(sess_fork_point(sess_store(s), sess_id(s) + 1, 4, &at, &err) == RWKV_EINVAL &&
+                       strstr(err.msg, "turn 4 is not in session") != NULL,
+                   "sess_fork_point: a turn of another session is refused naming it (%s)",
+                   err.msg);
     }
     return s;
 }
