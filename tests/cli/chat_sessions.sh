@@ -277,7 +277,7 @@ fi
 
 # --- 5. bad input: one line, non-zero ----------------------------------------------------------
 if have_fixture models/tiny-6v0-fp32.pth 1; then
-expect_fail "wrong model" 'session 2 was made with .*tiny-7v0-fp32.* not this model.*--new' \
+expect_fail "wrong model" 'session 2 was made with .*tiny-7v0-fp32.* not this model.*start a new session' \
     "$T" chat --model "$FX/models/tiny-6v0-fp32.pth" --db "$D2" --session 2
 fi
 expect_fail "no such session" 'no session 999' "$T" chat $TINY --db "$D2" --session 999
