@@ -1284,11 +1284,30 @@ overlay_key(struct app *a, int key, int is_fkey)
     return 1;
 }
 
+/* Whether KEY still acts while the terminal is too small to show anything
+** (tui_too_small): quitting, a redraw, suspending, and stopping a running
+** reply (which keeps it).  Any other key would act on a box, menu or
+** question out of sight -- a 'y' answered a hidden "delete?" question, an
+** Enter sent the box's text. */
+static int
+too_small_key(const struct app *a, int key, int is_fkey)
+{
+    int act = cfg_action_for_key(&a->cfg, is_fkey ? (key >= KEY_F(1) && key <= KEY_F(12)
+                                                        ? CFG_KEY_F(key - KEY_F(0)) : -1)
+                                                   : key);
+
+    return act == CFG_ACT_QUIT || act == CFG_ACT_REDRAW ||
+           (!is_fkey && (key == CFG_KEY_CTRL('q') || key == CFG_KEY_CTRL('z') ||
+                         ((key == CFG_KEY_CTRL('c') || key == K_ESC) && a->busy)));
+}
+
 static void
 key_dispatch(struct app *a, int key, int is_fkey)
 {
     int act;
 
+    if (!(is_fkey && key == KEY_RESIZE) && tui_too_small(a) && !too_small_key(a, key, is_fkey))
+        return;
     if (popup_key(a, key, is_fkey))
         return;
     if (is_fkey && key == KEY_RESIZE) {
