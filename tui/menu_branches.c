@@ -261,15 +261,21 @@ prune_ask(struct app *a, const tui_menu_item *it, int key)
         return;
     }
     below = p.n_turns - 1;
-    if (p.has_head && p.head == 0)
-        snprintf(label, sizeof label, TR("delete the whole conversation (%zu turns)? the session "
-                 "stays, empty (y/n) "), p.n_turns);
-    else if (p.has_head)
+    if (p.has_head && p.head == 0) {
+        /* the session's messages, as F2 and `sessions list` count them
+        ** (the plan counts the greeting's turn too) */
+        store_session ss;
+        long long n = store_session_get(a->st, p.session, &ss, &err) == RWKV_OK
+                          ? (long long)ss.n_turns : (long long)p.n_turns;
+        snprintf(label, sizeof label, TR("delete the whole conversation (%lld turns)? the session "
+                 "stays, empty (y/n) "), n);
+    } else if (p.has_head) {
         snprintf(label, sizeof label, TR("delete this turn and %zu below it? you are on it: the "
                  "chat moves to the %s (y/n) "), below, p.head == p.parent ? TR("turn above") :
                  TR("branch beside it"));
-    else
+    } else {
         snprintf(label, sizeof label, TR("delete this turn and %zu below it? (y/n) "), below);
+    }
     a->prompt_target = it->id;
     tui_prompt_open(a, TUI_PROMPT_PRUNE, label, "");
 }

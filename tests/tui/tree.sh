@@ -63,8 +63,10 @@ check_not "beta gone" '^  beta'
 check "alpha stays" '^  alpha'
 
 # the whole conversation: the first turn of the path
+n=$("$RWKV_TUI" sessions list --db "$DB" --json 2>/dev/null | grep -o '"turns": [0-9]*' | head -1 | grep -o '[0-9]*$')
 keys F6 Home C-d
 check "says everything goes" 'delete the whole conversation \([0-9]+ turns\)\? the session stays, empty'
+check "... counting the turns as sessions list does ($n)" "delete the whole conversation \\($n turns\\)"
 keys y
 check_not "alpha gone" '^  alpha'
 keys F2
