@@ -278,20 +278,37 @@ max_scroll(const tui_transcript *t, int h)
     return t->nrows > (size_t)h ? t->nrows - (size_t)h : 0;
 }
 
-void
-tui_tr_scroll(tui_transcript *t, long delta, int h)
+/* The one rule for a stored scroll position: no more rows below the view
+** than a view H rows high can have.  Rows re-wrapped wider, a taller view
+** or turns dropped can leave more counted than there are; kept, the count
+** would be shown ("N more below") though the view is drawn clamped. */
+static void
+clamp_scroll(tui_transcript *t, int h)
 {
     size_t m = max_scroll(t, h);
 
     if (t->scroll > m)
         t->scroll = m;
+}
+
+void
+tui_tr_fit(tui_transcript *t, int width, int h)
+{
+    if (width != t->width)
+        tui_tr_layout(t, width);
+    clamp_scroll(t, h);
+}
+
+void
+tui_tr_scroll(tui_transcript *t, long delta, int h)
+{
+    clamp_scroll(t, h);                 /* from the view as it is drawn */
     if (delta < 0) {
         size_t d = (size_t)-delta;
         t->scroll = d > t->scroll ? 0 : t->scroll - d;
     } else {
         t->scroll += (size_t)delta;
-        if (t->scroll > m)
-            t->scroll = m;
+        clamp_scroll(t, h);
     }
 }
 

@@ -68,7 +68,8 @@ typedef struct tui_transcript {
     tui_row  *rows;
     size_t    nrows, rcap;
     int       width;     /* text width the rows were wrapped for */
-    size_t    scroll;    /* rows hidden below the view; 0 = follow the end */
+    size_t    scroll;    /* rows hidden below the view; 0 = follow the end
+                            (clamped to the view drawn: tui_tr_fit) */
     unsigned long gen;   /* counts changes of rows[] (a turn laid out) */
     int       fold_think;  /* reasoning blocks as one TUI_ROW_FOLD row each */
 } tui_transcript;
@@ -94,6 +95,12 @@ void tui_tr_truncate(tui_transcript *t, int i);
 
 /* Re-wrap every turn for a pane WIDTH columns wide. */
 void tui_tr_layout(tui_transcript *t, int width);
+/* Fit the transcript to the view it is drawn in, WIDTH x H: re-wrap when
+** the width changed, and clamp the scroll position to the rows that view
+** can have below it (the height or the rows may have changed since it was
+** set).  Called before each draw, so `scroll` is then exactly the rows the
+** drawn view has below it. */
+void tui_tr_fit(tui_transcript *t, int width, int h);
 /* Fold (FOLD 1) or unfold every reasoning block, streamed ones too. */
 void tui_tr_set_fold(tui_transcript *t, int fold);
 

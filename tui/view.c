@@ -1,7 +1,8 @@
 /*
 ** view.c -- drawing.  Reads the app's models (transcript rows, input
 ** layout, menu, sampling values) and paints them; changes nothing but the
-** transcript's wrap width and the remembered view height.  Of the session
+** transcript's wrap width, its scroll position clamped to the view
+** (tui_tr_fit) and the remembered view height.  Of the session
 ** runtime it reads only the app's copies (tui_session_sync): a redraw comes
 ** while a worker job may be replacing the runtime's chat and framing.
 **
@@ -225,6 +226,9 @@ puts_(int y, int x, const char *s, int maxw, int attr)
 {
     return put(y, x, s, strlen(s), maxw, attr);
 }
+
+/* The cells tui_ellipsis() takes: "…" in a UTF-8 locale, else "...". */
+#define ELLIPSIS_W (MB_CUR_MAX > 1 ? 1 : 3)
 
 static long
 rss_mib(void)
@@ -599,6 +603,74 @@ draw_fold(struct app *a, const tui_row *row, int y, int w)
     puts_(y, TUI_TR_INDENT, line, w - TUI_TR_INDENT, tui_role_attr(a, THEME_ROLE_THINK));
 }
 
+/* S in at most MAXW cells at (Y, X), its end an ellipsis when it is cut.
+** Returns the cells written. */
+static int
+puts_cut(int y, int x, const char *s, int maxw, int attr)
+{
+    int ew = ELLIPSIS_W, w;
+
+    if (maxw <= ew || tui_str_width(s, strlen(s)) <= maxw)
+        return puts_(y, x, s, maxw, attr);
+    w = puts_(y, x, s, maxw - ew, attr);
+    return w + puts_(y, x + w, tui_ellipsis(), ew, attr);
+}
+
+/* A list separator at S (N bytes left): ',' or the full-width '，' of the
+** Chinese messages; its length in bytes, or 0. */
+static size_t
+list_sep(const char *s, size_t n)
+{
+    if (s[0] == ',')
+        return 1;
+    return n >= 3 && memcmp(s, "\xef\xbc\x8c", 3) == 0 ? 3 : 0;
+}
+
+/*
+** A list ("40 tok, prefill 900 tok/s, decode 27.5 tok/s") in at most MAXW
+** cells at (Y, X), as puts_cut, but a cut falls after a whole item when one
+** fits ("40 tok, prefill 900 tok/s…"), else after a whole word, and only
+** then anywhere: a number cut short reads as another number ("decode 2…"
+** for 27.5), and a label without its value says nothing.  Returns the
+** cells written.
+*/
+static int
+puts_cut_list(int y, int x, const char *s, int maxw, int attr)
+{
+    size_t n = strlen(s), i = 0, item = 0, word = 0, end;
+    int w = 0, ew = ELLIPSIS_W;
+
+    if (maxw <= ew || tui_str_width(s, n) <= maxw)
+        return puts_cut(y, x, s, maxw, attr);
+    /* I: the bytes that fit beside the ellipsis; ITEM, WORD: the last cut
+    ** before a separator or a space in them (0: none) */
+    for (;;) {
+        int cw;
+        size_t d, k = i < n ? tui_cluster(s + i, n - i, &cw, &d) : 0;
+        if (i > 0 && list_sep(s + i, n - i))
+            item = i;
+        if (i > 0 && (s[i] == ' ' || list_sep(s + i, n - i)))
+            word = i;
+        if (k == 0 || w + cw > maxw - ew)
+            break;
+        w += cw;
+        i += k;
+    }
+    end = item ? item : word ? word : i;
+    for (;;) {                          /* "a, b" cut after "a, ": "a…" */
+        if (end > 0 && (s[end - 1] == ' ' || s[end - 1] == ','))
+            end--;
+        else if (end >= 3 && list_sep(s + end - 3, 3) == 3)
+            end -= 3;
+        else
+            break;
+    }
+    if (end == 0)
+        end = i;
+    w = put(y, x, s, end, maxw - ew, attr);
+    return w + puts_(y, x + w, tui_ellipsis(), ew, attr);
+}
+
 static void
 draw_transcript(struct app *a, int top, int h, int w)
 {
@@ -638,17 +710,24 @@ draw_transcript(struct app *a, int top, int h, int w)
                 x += puts_(y, x, TR("  [interrupted]"), w - x, tui_role_attr(a, THEME_ROLE_INTERRUPTED));
             if (t->flags & TUI_TURN_STREAMING)
                 x += puts_(y, x, "  ...", w - x, tui_role_attr(a, THEME_ROLE_STATS));
-            if (a->show_stats && t->stats[0]) {
-                snprintf(extra, sizeof extra, "  (%s)", t->stats);
-                x += puts_(y, x, extra, w - x, tui_role_attr(a, THEME_ROLE_STATS));
-            }
+            /* the tokens the turn holds in the context, at the right: short
+            ** and always there, so its room is kept before the stats (F9,
+            ** long) take what is left */
+            int cw = 0, room;
             if (t->ntok > 0 && !(t->flags & TUI_TURN_STREAMING)) {
-                /* the tokens the turn holds in the context, at the right */
-                int ew;
                 snprintf(extra, sizeof extra, "%zu tok", t->ntok);
-                ew = (int)strlen(extra);
-                if (x + 2 + ew <= w - 1)
-                    puts_(y, w - 1 - ew, extra, ew, tui_role_attr(a, THEME_ROLE_STATS));
+                cw = (int)strlen(extra);
+                if (x + 2 + cw <= w - 1)
+                    puts_(y, w - 1 - cw, extra, cw, tui_role_attr(a, THEME_ROLE_STATS));
+                else
+                    cw = 0;
+            }
+            room = cw ? w - 1 - cw - 2 - x : w - x;
+            if (a->show_stats && t->stats[0] && room > 4 + ELLIPSIS_W) {
+                int sa = tui_role_attr(a, THEME_ROLE_STATS);
+                x += puts_(y, x, "  (", 3, sa);
+                x += puts_cut_list(y, x, t->stats, room - 4, sa);
+                x += puts_(y, x, ")", 1, sa);
             }
         } else if (row->kind == TUI_ROW_BLANK && (t->flags & TUI_TURN_INTERRUPTED)) {
             puts_(y, TUI_TR_INDENT, TR("[interrupted]"), w - TUI_TR_INDENT,
@@ -672,19 +751,6 @@ draw_transcript(struct app *a, int top, int h, int w)
     }
 }
 
-/* S in at most MAXW cells at (Y, X), its end an ellipsis when it is cut.
-** Returns the cells written. */
-static int
-puts_cut(int y, int x, const char *s, int maxw, int attr)
-{
-    int ew = MB_CUR_MAX > 1 ? 1 : 3, w;
-
-    if (maxw <= ew || tui_str_width(s, strlen(s)) <= maxw)
-        return puts_(y, x, s, maxw, attr);
-    w = puts_(y, x, s, maxw - ew, attr);
-    return w + puts_(y, x + w, tui_ellipsis(), ew, attr);
-}
-
 /* A parameter's value VAL (ASCII, as params_format writes it) in at most
 ** ROOM columns: a longer one (a 64-bit seed beside its label) keeps its
 ** head and tail around an ellipsis, so it reads as cut.  Returns its width. */
@@ -693,7 +759,7 @@ fit_value(char *val, size_t cap, int room)
 {
     const char *ell = tui_ellipsis();
     size_t el = strlen(ell), len = strlen(val), head, tail;
-    int ew = MB_CUR_MAX > 1 ? 1 : 3;
+    int ew = ELLIPSIS_W;
 
     if ((int)len <= room)
         return (int)len;
@@ -1351,7 +1417,7 @@ tui_view_draw(struct app *a)
 
     getmaxyx(stdscr, a->rows, a->cols);
     erase();
-    if (a->cols < TUI_MIN_COLS || a->rows < TUI_MIN_ROWS) {
+    if (tui_too_small(a)) {
         char msg[128];
         tui_span *sp;
         size_t k;
@@ -1377,8 +1443,9 @@ tui_view_draw(struct app *a)
         side = TUI_SIDEBAR_COLS;
     tr_w = a->cols - (side ? side + 1 : 0);
     a->side.rows = 0;                 /* no sidebar drawn: no clicks on it */
-    if (tr_w != a->tr.width)
-        tui_tr_layout(&a->tr, tr_w);
+    /* the scroll position clamped to this view, so the "more below" count
+    ** is what the drawn view has below it (a resize or F7 changes both) */
+    tui_tr_fit(&a->tr, tr_w, tr_h);
     a->tr_rows = tr_h;
 
     draw_status(a);
