@@ -277,6 +277,10 @@ store_dberr(store *s, rwkv_err *err, const char *what)
     if (lim == NULL)
         lim = gave_up(s);
 
+    /* a page SQLite found damaged: the one message of a damaged file */
+    if (lim == NULL && sqlite3_errcode(s->db) == SQLITE_CORRUPT)
+        return s->plain_errors ? store_corrupt(s, err, "%s", sqlite3_errmsg(s->db))
+                               : store_corrupt(s, err, "%s: %s", what, sqlite3_errmsg(s->db));
     if (s->plain_errors)
         return rwkv_errf(err, RWKV_EDB, "%s: %s", s->path, lim ? lim : sqlite3_errmsg(s->db));
     if (lim != NULL)
@@ -819,8 +823,7 @@ open_fail(store *s, rwkv_err *err)
     if (c == SQLITE_NOTADB)
         return rwkv_errf(err, RWKV_EDB, "%s: not a rwkv-tui session database (not an SQLite file)", s->path);
     if (c == SQLITE_CORRUPT)
-        return rwkv_errf(err, RWKV_EDB, "%s: the session database is corrupt (%s)", s->path,
-                         sqlite3_errmsg(s->db));
+        return store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
     if (c == SQLITE_READONLY)
         return readonly_error(s->path, err);
     if (c == SQLITE_CANTOPEN || c == SQLITE_PERM)
@@ -1229,6 +1232,15 @@ store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
     return STORE_PLAIN(s, model_upsert(s, m, id, err));
 }
 
+/* A models row as store_model_get reads it: every column is NOT NULL. */
+#define MODEL_COLS \
+    "id, path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size, vocab, digest"
+static const store_rowspec model_spec = {
+    "models", "SELECT " MODEL_COLS " FROM models",
+    STORE_COL(1) | STORE_COL(2) | STORE_COL(3) | STORE_COL(4) | STORE_COL(5) | STORE_COL(6) |
+        STORE_COL(7) | STORE_COL(8) | STORE_COL(9) | STORE_COL(10) | STORE_COL(11)
+};
+
 int
 store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
 {
@@ -1236,24 +1248,24 @@ store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = store_prep(s, "SELECT path, size, mtime, fingerprint, version, n_layer, n_embd, n_head, head_size,"
-                            " vocab, digest FROM models WHERE id=?", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "SELECT " MODEL_COLS " FROM models WHERE id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
-    rc = store_step_one(s, st, "reading model", err, "%s: no model %lld", s->path, (long long)id);
+    rc = store_step_row(s, st, &model_spec, "reading model", err, "%s: no model %lld", s->path,
+                        (long long)id);
     if (rc == RWKV_OK) {
         out->id = id;
-        store_col_text(st, 0, out->path, sizeof out->path);
-        out->size = (uint64_t)sqlite3_column_int64(st, 1);
-        out->mtime = sqlite3_column_int64(st, 2);
-        out->fingerprint = (uint64_t)sqlite3_column_int64(st, 3);
-        store_col_text(st, 4, out->version, sizeof out->version);
-        out->n_layer = sqlite3_column_int(st, 5);
-        out->n_embd = sqlite3_column_int(st, 6);
-        out->n_head = sqlite3_column_int(st, 7);
-        out->head_size = sqlite3_column_int(st, 8);
-        store_col_text(st, 9, out->vocab, sizeof out->vocab);
-        out->digest = (uint64_t)sqlite3_column_int64(st, 10);
+        store_col_text(st, 1, out->path, sizeof out->path);
+        out->size = (uint64_t)sqlite3_column_int64(st, 2);
+        out->mtime = sqlite3_column_int64(st, 3);
+        out->fingerprint = (uint64_t)sqlite3_column_int64(st, 4);
+        store_col_text(st, 5, out->version, sizeof out->version);
+        out->n_layer = sqlite3_column_int(st, 6);
+        out->n_embd = sqlite3_column_int(st, 7);
+        out->n_head = sqlite3_column_int(st, 8);
+        out->head_size = sqlite3_column_int(st, 9);
+        store_col_text(st, 10, out->vocab, sizeof out->vocab);
+        out->digest = (uint64_t)sqlite3_column_int64(st, 11);
     }
     sqlite3_finalize(st);
     return rc;
@@ -1294,6 +1306,14 @@ store_preset_put(store *s, const char *name, const rwkv_sampling *samp, int64_t 
     return STORE_PLAIN(s, preset_put(s, name, samp, id, err));
 }
 
+/* A presets row as store_preset_get reads it (store_preset_list: id, name). */
+static const store_rowspec preset_spec = {
+    "presets", "SELECT id, sampling FROM presets", STORE_COL(1)
+};
+static const store_rowspec preset_name_spec = {
+    "presets", NULL, STORE_COL(1)
+};
+
 int
 store_preset_get(store *s, const char *name, rwkv_sampling *out, int64_t *id, rwkv_err *err)
 {
@@ -1303,7 +1323,7 @@ store_preset_get(store *s, const char *name, rwkv_sampling *out, int64_t *id, rw
     if ((rc = store_prep(s, "SELECT id, sampling FROM presets WHERE name=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    rc = store_step_one(s, st, "reading preset", err, "no preset '%s'", name);
+    rc = store_step_row(s, st, &preset_spec, "reading preset", err, "no preset '%s'", name);
     if (rc == RWKV_OK) {
         if (id)
             *id = sqlite3_column_int64(st, 0);
@@ -1324,11 +1344,19 @@ store_preset_list(store *s, char ***names, size_t *n, rwkv_err *err)
 
     *names = NULL;
     *n = 0;
-    if ((rc = store_prep(s, "SELECT name FROM presets ORDER BY builtin DESC, name", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "SELECT id, name FROM presets ORDER BY builtin DESC, name", &st, err)) != RWKV_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const unsigned char *nm = sqlite3_column_text(st, 0);
-        size_t l = (nm ? (size_t)sqlite3_column_bytes(st, 0) : 0) + 1;
+        const unsigned char *nm;
+        size_t l;
+        int bad = store_row_check(s, st, &preset_name_spec, err);
+        if (bad != RWKV_OK) {
+            free(text);
+            sqlite3_finalize(st);
+            return bad;
+        }
+        nm = sqlite3_column_text(st, 1);
+        l = (nm ? (size_t)sqlite3_column_bytes(st, 1) : 0) + 1;
         if (bytes + l > cap) {
             size_t nc = (cap + l) * 2;
             char *t = realloc(text, nc);
@@ -1463,6 +1491,16 @@ store_statefile_list(store *s, store_statefile **out, size_t *n, rwkv_err *err)
     return RWKV_OK;
 }
 
+/* A state_files row as store_statefile_get reads it, DATA in column 3 (the
+** blob, or NULL where it is not wanted); all but data are NOT NULL. */
+#define STATEFILE_COLS(data) \
+    "id, name, path, " #data ", size, fingerprint, n_layer, n_embd, n_head, head_size, sampling"
+static const store_rowspec statefile_spec = {
+    "state_files", "SELECT " STATEFILE_COLS(NULL) " FROM state_files",
+    STORE_COL(1) | STORE_COL(2) | STORE_COL(4) | STORE_COL(5) | STORE_COL(6) | STORE_COL(7) |
+        STORE_COL(8) | STORE_COL(9) | STORE_COL(10)
+};
+
 int
 store_statefile_get(store *s, int64_t id, store_statefile *out, void **data, rwkv_err *err)
 {
@@ -1472,31 +1510,31 @@ store_statefile_get(store *s, int64_t id, store_statefile *out, void **data, rwk
     memset(out, 0, sizeof *out);
     if (data)
         *data = NULL;
-    if ((rc = store_prep(s, "SELECT name, path, data, size, fingerprint, n_layer, n_embd, n_head,"
-                            " head_size, sampling FROM state_files WHERE id=?", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "SELECT " STATEFILE_COLS(data) " FROM state_files WHERE id=?", &st, err))
+        != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
-    rc = store_step_one(s, st, "reading state file", err, "%s: no state file %lld", s->path,
-                        (long long)id);
+    rc = store_step_row(s, st, &statefile_spec, "reading state file", err, "%s: no state file %lld",
+                        s->path, (long long)id);
     if (rc == RWKV_OK) {
         out->id = id;
-        store_col_text(st, 0, out->name, sizeof out->name);
-        store_col_text(st, 1, out->path, sizeof out->path);
-        out->size = (size_t)sqlite3_column_int64(st, 3);
-        out->fingerprint = (uint64_t)sqlite3_column_int64(st, 4);
-        out->n_layer = sqlite3_column_int(st, 5);
-        out->n_embd = sqlite3_column_int(st, 6);
-        out->n_head = sqlite3_column_int(st, 7);
-        out->head_size = sqlite3_column_int(st, 8);
+        store_col_text(st, 1, out->name, sizeof out->name);
+        store_col_text(st, 2, out->path, sizeof out->path);
+        out->size = (size_t)sqlite3_column_int64(st, 4);
+        out->fingerprint = (uint64_t)sqlite3_column_int64(st, 5);
+        out->n_layer = sqlite3_column_int(st, 6);
+        out->n_embd = sqlite3_column_int(st, 7);
+        out->n_head = sqlite3_column_int(st, 8);
+        out->head_size = sqlite3_column_int(st, 9);
         params_defaults(&out->defaults);
-        rc = store_sampling_parse((const char *)sqlite3_column_text(st, 9), &out->defaults, err);
-        if (rc == RWKV_OK && data && sqlite3_column_type(st, 2) == SQLITE_BLOB) {
-            size_t n = (size_t)sqlite3_column_bytes(st, 2);
+        rc = store_sampling_parse((const char *)sqlite3_column_text(st, 10), &out->defaults, err);
+        if (rc == RWKV_OK && data && sqlite3_column_type(st, 3) == SQLITE_BLOB) {
+            size_t n = (size_t)sqlite3_column_bytes(st, 3);
             void *p = malloc(n ? n : 1);
             if (p == NULL)
                 rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
             else {
-                memcpy(p, sqlite3_column_blob(st, 2), n);
+                memcpy(p, sqlite3_column_blob(st, 3), n);
                 *data = p;
             }
         }

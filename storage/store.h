@@ -296,9 +296,13 @@ typedef struct store_session {
 } store_session;
 
 int store_session_new(store *s, const store_session *in, int64_t *id, rwkv_err *err);
-/* RWKV_EINVAL "no session ID" when absent. */
+/* RWKV_EINVAL "no session ID" when absent.  A row read back damaged (an id
+** <= 0, a NULL where the schema says NOT NULL: a damaged table page) is
+** RWKV_EDB "PATH: the session database is corrupt (...)", as in every
+** reader of sessions, turns, models, presets and state files. */
 int store_session_get(store *s, int64_t id, store_session *out, rwkv_err *err);
-/* All sessions, most recently updated first.  *OUT owned by caller: free(). */
+/* All sessions, most recently updated first.  *OUT owned by caller: free().
+** One damaged row fails the whole list (RWKV_EDB, nothing returned). */
 int store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err);
 /* The most recently updated session (for --resume); EINVAL if none. */
 int store_session_latest(store *s, int64_t *id, rwkv_err *err);
@@ -685,7 +689,10 @@ int store_export(store *s, int64_t id, enum store_format fmt, char **buf, size_t
 int store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len,
                     char *note, size_t note_cap, rwkv_err *err);
 /* Import a JSON export (TEXT, LEN bytes; WHAT names it in messages) as a new
-** session, *ID (OUT).  Malformed input changes nothing.  Text is cleaned
+** session, *ID (OUT).  Malformed input changes nothing: a file that is not
+** JSON, or whose turn tree is not one the chat makes (a greeting under a
+** turn, a message under a message, a reply not under a message), is
+** RWKV_EFORMAT with one line naming the turn.  Text is cleaned
 ** (store_text_clean).  The file's model is linked: a models row with the
 ** same path and fingerprint, else the same fingerprint, else a new row when
 ** the path is unknown here (none when the path names another model).

@@ -12,9 +12,12 @@
 **                  "prefill_tps": F, "decode_tps": F, "time_ms": N,
 **                  "interrupted": B } ... ] }
 ** Turn ids are local to the file and strictly increasing; a parent comes
-** before its children.  Snapshots are not exported: an imported session
-** rebuilds its states by replaying the tokens (store_state_restore).
-** Import reads the file one turn at a time (memory: the file, 16 bytes a
+** before its children, and the roles make the tree the chat makes (a system
+** greeting at the root, a user message at the root or under the greeting or
+** a reply, a reply under its message: import_tree_check).  Snapshots are
+** not exported: an imported session rebuilds its states by replaying the
+** tokens (store_state_restore).
+** Import reads the file one turn at a time (memory: the file, 24 bytes a
 ** turn and one turn's tree; time linear in turns) and writes in one
 ** transaction, so a bad file changes nothing.  The model object also has
 ** "vocab", "size", "mtime", "n_layer", "n_embd", "n_head", "head_size"; a
@@ -638,10 +641,16 @@ export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t 
     sb_printf(b, "\n\n- session %lld, created %s\n", (long long)ss->id, when);
     if (ss->model_id > 0) {
         store_model m;
-        if (store_model_get(s, ss->model_id, &m, NULL) == RWKV_OK) {
+        rwkv_err e2;
+        rc = store_model_get(s, ss->model_id, &m, &e2);
+        if (rc == RWKV_OK) {
             sb_puts(b, "- model: ");
             sb_md(b, m.path);
             sb_printf(b, " (v%s, fingerprint %016llx)\n", m.version, (unsigned long long)m.fingerprint);
+        } else if (rc != RWKV_EINVAL) {  /* a damaged models table, not a row gone */
+            if (err)
+                *err = e2;
+            return rc;
         }
     }
     if (ss->strategy[0]) {
@@ -922,12 +931,16 @@ store_export(store *s, int64_t id, enum store_format fmt, char **buf, size_t *le
 
 /* ---- import ------------------------------------------------------------- */
 
+/* An imported turn: its id in the file, its new id, its role (the tree
+** check of its children, import_tree_check). */
 struct idmap {
     int64_t old, new_;
+    int     role;
 };
 
-static int
-map_find(const struct idmap *m, size_t n, int64_t old, int64_t *new_)
+/* The entry of file id OLD among the N turns of M (ids increasing), or NULL. */
+static const struct idmap *
+map_find(const struct idmap *m, size_t n, int64_t old)
 {
     size_t lo = 0, hi = n;
 
@@ -938,11 +951,47 @@ map_find(const struct idmap *m, size_t n, int64_t old, int64_t *new_)
         else
             hi = mid;
     }
-    if (lo < n && m[lo].old == old) {
-        *new_ = m[lo].new_;
-        return 1;
-    }
-    return 0;
+    return lo < n && m[lo].old == old ? &m[lo] : NULL;
+}
+
+/*
+** The tree the chat makes (storage/session_db.c): a session's greeting is a
+** system turn at the root (session_create); a message (user_row) goes under
+** the head -- nothing (a session without a greeting, or an edited first
+** message), the greeting or a reply; a reply (reply_row, begin_rows_write)
+** under its message.  A file of any other shape -- a greeting under a turn,
+** a message under a message, a reply without its message -- is one the
+** client cannot show (a second "Start:" in the middle of a branch) nor
+** resume, so it is refused.
+** tree_ok[role][parent's role + 1], a root's parent role being -1.
+*/
+static const unsigned char tree_ok[3][4] = {
+    /*                    root system user assistant */
+    [STORE_ROLE_SYSTEM]    = { 1,   0,     0,   0 },
+    [STORE_ROLE_USER]      = { 1,   1,     0,   1 },
+    [STORE_ROLE_ASSISTANT] = { 0,   0,     1,   0 },
+};
+
+/* Turn I (role ROLE) under PARENT (NULL: a root), as tree_ok has it:
+** RWKV_OK, else one line naming the turn, its parent's id and the rule. */
+static int
+import_tree_check(int role, const struct idmap *parent, size_t i, const char *what, rwkv_err *err)
+{
+    static const char *const a[] = { "a system", "a user", "an assistant" };
+    static const char *const rule[] = {
+        "the greeting (system) is a first turn only",
+        "a message goes first, or under the greeting or a reply",
+        "a reply goes under its message (a user turn)",
+    };
+    int prole = parent ? parent->role : -1;
+
+    if (tree_ok[role][prole + 1])
+        return RWKV_OK;
+    if (parent == NULL)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: %s turn cannot be a first turn: %s", what,
+                         i, a[role], rule[role]);
+    return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: %s turn cannot be under %s turn (\"parent\": %lld): %s",
+                     what, i, a[role], a[prole], (long long)parent->old, rule[role]);
 }
 
 static int
@@ -1158,6 +1207,7 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
             const char *what, rwkv_err *err)
 {
     const json_value *x;
+    const struct idmap *pm = NULL;
     store_turn tt;
     int32_t *ids = NULL;
     char *clean = NULL;
@@ -1172,12 +1222,15 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
                          (long long)oid, (long long)map[i - 1].old);
     x = json_get(t, "parent");
     if (x && x->type != JSON_NULL) {
-        if (!get_int(t, "parent", &par) || !map_find(map, i, par, &tt.parent_id))
+        if (!get_int(t, "parent", &par) || (pm = map_find(map, i, par)) == NULL)
             return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: parent is not an earlier turn", what, i);
+        tt.parent_id = pm->new_;
     }
     x = json_get(t, "role");
     if (x == NULL || x->type != JSON_STRING || (tt.role = store_role_parse(x->str)) < 0)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"role\" must be user, assistant or system", what, i);
+    if ((rc = import_tree_check(tt.role, pm, i, what, err)) != RWKV_OK)
+        return rc;
     x = json_get(t, "text");
     if (x == NULL || x->type != JSON_STRING)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"text\" must be a string", what, i);
@@ -1226,6 +1279,7 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
         goto out;
     map[i].old = oid;
     map[i].new_ = tt.id;
+    map[i].role = tt.role;
 out:
     free(ids);
     free(clean);
@@ -1416,8 +1470,13 @@ import_set_head(store *s, int64_t sid, const struct idmap *map, size_t nt, int64
     sqlite3_stmt *st;
     int rc;
 
-    if (head > 0 && !map_find(map, nt, head, &head_new))
-        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"head\" %lld is not a turn of the file", what, (long long)head);
+    if (head > 0) {
+        const struct idmap *hm = map_find(map, nt, head);
+        if (hm == NULL)
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: \"head\" %lld is not a turn of the file", what,
+                             (long long)head);
+        head_new = hm->new_;
+    }
     if (head == 0 && nt > 0)
         head_new = map[nt - 1].new_;
     if (head_new <= 0)
@@ -1468,6 +1527,31 @@ is_markdown_export(const char *text, size_t len)
     return i + 2 <= len && text[i] == '#' && text[i + 1] == ' ';
 }
 
+/*
+** A JSON export is an object: a file that does not start with '{' (after
+** blanks) is some other file -- a text, a binary, an empty file -- and is
+** named as such, rather than as the JSON parser's "bad number at byte 0".
+*/
+static int
+import_sniff(const char *text, size_t len, const char *what, rwkv_err *err)
+{
+    size_t i = 0;
+    unsigned char c;
+
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+        i++;
+    if (i == len)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: not a rwkv-tui session export (the file is %s)", what,
+                         len ? "blank" : "empty");
+    if ((c = (unsigned char)text[i]) == '{')
+        return RWKV_OK;
+    if (c > ' ' && c < 0x7f)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: not a rwkv-tui session export (a JSON export starts "
+                                            "with '{', this file with '%c')", what, c);
+    return rwkv_errf(err, RWKV_EFORMAT, "%s: not a rwkv-tui session export (a JSON export starts "
+                                        "with '{', this file with byte 0x%02x)", what, c);
+}
+
 int
 store_import(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
 {
@@ -1488,6 +1572,8 @@ store_import(store *s, const char *text, size_t len, const char *what, int64_t *
         return rwkv_errf(err, RWKV_EFORMAT, "%s: a Markdown export, which cannot be imported "
                                             "(export with --format json, or to a .json name)",
                          what);
+    if ((rc = import_sniff(text, len, what, err)) != RWKV_OK)
+        return rc;
     if ((rc = import_parse_head(text, len, what, &ta, &tb, &doc, &head_text, err)) != RWKV_OK)
         goto out;
     r = json_root(doc);

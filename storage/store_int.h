@@ -145,6 +145,46 @@ int store_step_one(store *s, sqlite3_stmt *st, const char *what, rwkv_err *err, 
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+/*
+** Damaged rows (store_row.c).  A table page whose cells were overwritten
+** reads without an error, as rows of id 0 full of NULLs, and a row it held
+** is not found; so each row reader describes its row and checks it.
+**
+** store_rowspec: TABLE, its name for the message; NOTNULL, STORE_COL(i) of
+** each column of the reader's SELECT that the schema declares NOT NULL
+** (column 0 is always the row's id); ALL (static text, NULL: none), the
+** reader's columns from every row of the table, scanned when a keyed read
+** finds no row -- for the small tables only, never turns.
+*/
+#define STORE_COL(i) (1u << (i))
+typedef struct store_rowspec {
+    const char *table;
+    const char *all;
+    uint32_t    notnull;
+} store_rowspec;
+/* RWKV_EDB "PATH: the session database is corrupt (WHY)": the one message
+** of a damaged file (an open that meets SQLITE_CORRUPT, a damaged row). */
+int store_corrupt(store *s, rwkv_err *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* ST's current row against RS: an id > 0 in column 0, no NULL in a NOTNULL
+** column.  RWKV_OK, or store_corrupt naming the table, row and column.
+** Call it before reading the row (a read may convert a column's type). */
+int store_row_check(store *s, sqlite3_stmt *st, const store_rowspec *rs, rwkv_err *err);
+/*
+** store_step_one for a keyed read of one row of RS's table: the row found
+** is checked (store_row_check); when there is none, RS->all is scanned
+** first, so a row lost in a damaged page is the damaged-database error and
+** only a row truly missing is RWKV_EINVAL with the message ABSENT.
+*/
+int store_step_row(store *s, sqlite3_stmt *st, const store_rowspec *rs, const char *what,
+                   rwkv_err *err, const char *absent, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK (rollback never fails loudly). */
 int  store_tx_begin(store *s, rwkv_err *err);
 int  store_tx_commit(store *s, rwkv_err *err);

@@ -32,6 +32,9 @@ typedef struct tree_row {
 ** and no further (16 sequences of the longest the rule follows). */
 #define STORE_TREE_SCAN (16 * UTF8_SAN_MAX_SEQ)
 
+/* A turn as read_rows reads it: role and text are NOT NULL (store_row_check). */
+static const store_rowspec tree_spec = { "turns", NULL, STORE_COL(2) | STORE_COL(3) };
+
 /* Read the session's turns, ordered by id (creation order). */
 static int
 read_rows(store *s, int64_t session, tree_row **rows, size_t *n, rwkv_err *err)
@@ -50,6 +53,10 @@ read_rows(store *s, int64_t session, tree_row **rows, size_t *n, rwkv_err *err)
     sqlite3_bind_int64(st, 2, session);
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         tree_row *t;
+        if ((rc = store_row_check(s, st, &tree_spec, err)) != RWKV_OK) {
+            sqlite3_finalize(st);
+            return rc;
+        }
         if ((t = store_grow(*rows, &cap, *n, sizeof *t, 64)) == NULL) {
             sqlite3_finalize(st);
             return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory reading a turn tree", s->path);

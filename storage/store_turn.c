@@ -14,6 +14,9 @@
 **     going down, a strictly larger one.  A walk that cannot reach a root
 **     (a parent_id pointing into its own subtree) stops and reports "turn N:
 **     parent loop in the database" (RWKV_EFORMAT) instead of spinning.
+**   - Every row read is checked against the schema first (store_row_check,
+**     store_row.c): an id <= 0 or a NULL in a NOT NULL column is a damaged
+**     page, the damaged-database error -- never a blank session or turn.
 **   - A session is deleted without recursion: SQLite stops a cascade at 1000
 **     levels of trigger recursion, and turns.parent_id ON DELETE CASCADE
 **     recursed once per turn, so the parent links are cut first.
@@ -98,15 +101,28 @@ store_session_new(store *s, const store_session *in, int64_t *id, rwkv_err *err)
     return rc != RWKV_OK ? rc : session_insert(s, in, t, id, err);
 }
 
-#define SESSION_COLS \
+/* A session row: the columns session_row reads, and what the schema
+** promises of them (store_row_check); SESSION_COLS adds the turn count. */
+#define SESSION_ROW_COLS \
     "s.id, s.title, s.model_id, s.state_file_id, s.preset_id, s.strategy, s.created_ms," \
-    " s.updated_ms, s.head_turn," \
-    " (SELECT count(*) FROM turns t WHERE t.session_id=s.id AND t.role<>0)"
+    " s.updated_ms, s.head_turn"
+#define SESSION_COLS \
+    SESSION_ROW_COLS ", (SELECT count(*) FROM turns t WHERE t.session_id=s.id AND t.role<>0)"
 
-static void
-session_row(sqlite3_stmt *st, store_session *o)
+static const store_rowspec session_spec = {
+    "sessions", "SELECT " SESSION_ROW_COLS " FROM sessions s",
+    STORE_COL(1) | STORE_COL(5) | STORE_COL(6) | STORE_COL(7)   /* title, strategy, created, updated */
+};
+
+/* ST's row (SESSION_COLS) into O, checked first: a damaged row is an error. */
+static int
+session_row(store *s, sqlite3_stmt *st, store_session *o, rwkv_err *err)
 {
+    int rc;
+
     memset(o, 0, sizeof *o);
+    if ((rc = store_row_check(s, st, &session_spec, err)) != RWKV_OK)
+        return rc;
     o->id = sqlite3_column_int64(st, 0);
     /* one line, safe to show, whatever the file holds (store_title_clean) */
     store_col_title(st, 1, o->title, sizeof o->title);
@@ -118,6 +134,7 @@ session_row(sqlite3_stmt *st, store_session *o)
     o->updated_ms = sqlite3_column_int64(st, 7);
     o->head_turn = sqlite3_column_int64(st, 8);
     o->n_turns = sqlite3_column_int64(st, 9);
+    return RWKV_OK;
 }
 
 int
@@ -129,9 +146,10 @@ store_session_get(store *s, int64_t id, store_session *out, rwkv_err *err)
     if ((rc = store_prep(s, "SELECT " SESSION_COLS " FROM sessions s WHERE s.id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
-    rc = store_step_one(s, st, "reading session", err, "%s: no session %lld", s->path, (long long)id);
+    rc = store_step_row(s, st, &session_spec, "reading session", err, "%s: no session %lld", s->path,
+                        (long long)id);
     if (rc == RWKV_OK)
-        session_row(st, out);
+        rc = session_row(s, st, out, err);
     sqlite3_finalize(st);
     return rc;
 }
@@ -157,7 +175,11 @@ store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err)
             return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
         }
         v = t;
-        session_row(st, &v[cnt++]);
+        if ((rc = session_row(s, st, &v[cnt++], err)) != RWKV_OK) {
+            free(v);
+            sqlite3_finalize(st);
+            return rc;
+        }
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -175,10 +197,12 @@ store_session_latest(store *s, int64_t *id, rwkv_err *err)
     sqlite3_stmt *st;
     int rc;
 
-    if ((rc = store_prep(s, "SELECT id FROM sessions ORDER BY updated_ms DESC, id DESC LIMIT 1",
-                         &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "SELECT " SESSION_ROW_COLS " FROM sessions s"
+                            " ORDER BY s.updated_ms DESC, s.id DESC LIMIT 1", &st, err)) != RWKV_OK)
         return rc;
     rc = store_step_one(s, st, "reading sessions", err, "%s: no saved sessions yet", s->path);
+    if (rc == RWKV_OK)
+        rc = store_row_check(s, st, &session_spec, err);
     if (rc == RWKV_OK)
         *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -677,6 +701,15 @@ fail:
     return rc;
 }
 
+/* A turn row as turn_read reads it: all but parent, tokens and sampling are
+** NOT NULL in the schema (store_row_check); no scan for a missing turn (the
+** table is the big one). */
+static const store_rowspec turn_spec = {
+    "turns", NULL,
+    STORE_COL(1) | STORE_COL(3) | STORE_COL(4) | STORE_COL(7) | STORE_COL(8) | STORE_COL(9) |
+        STORE_COL(10) | STORE_COL(11)
+};
+
 /* Body of store_turn_get (NOTE == NULL: strict) and store_turn_read. */
 static int
 turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_err *err)
@@ -687,23 +720,23 @@ turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_er
     memset(out, 0, sizeof *out);
     if (note && cap)
         note[0] = '\0';
-    if ((rc = store_prep(s, "SELECT session_id, parent_id, role, text, tokens, sampling, prefill_tps,"
-                            " decode_tps, time_ms, interrupted,"
+    if ((rc = store_prep(s, "SELECT id, session_id, parent_id, role, text, tokens, sampling,"
+                            " prefill_tps, decode_tps, time_ms, interrupted, depth,"
                             " EXISTS(SELECT 1 FROM snapshots WHERE turn_id=turns.id),"
                             " (SELECT count(*) FROM turns c WHERE c.parent_id=turns.id)"
                             " FROM turns WHERE id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, id);
-    if ((rc = store_step_one(s, st, "reading turn", err, "%s: no turn %lld", s->path,
+    if ((rc = store_step_row(s, st, &turn_spec, "reading turn", err, "%s: no turn %lld", s->path,
                              (long long)id)) != RWKV_OK)
         goto out;
     {
         /* by its length, NULs dropped (store_nul_drop): a NUL another
         ** program wrote cut the rest of the turn at it */
-        const void *tt = sqlite3_column_text(st, 3);
-        size_t tl = tt ? (size_t)sqlite3_column_bytes(st, 3) : 0;
-        const void *tb = sqlite3_column_blob(st, 4);
-        size_t nb = (size_t)sqlite3_column_bytes(st, 4);
+        const void *tt = sqlite3_column_text(st, 4);
+        size_t tl = tt ? (size_t)sqlite3_column_bytes(st, 4) : 0;
+        const void *tb = sqlite3_column_blob(st, 5);
+        size_t nb = (size_t)sqlite3_column_bytes(st, 5);
         size_t toff = (tl + 1 + 3) & ~(size_t)3;
         char *blk;
         if (nb % 4 != 0 && note) {
@@ -728,14 +761,14 @@ turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_er
         out->n_tokens = nb / 4;
     }
     out->id = id;
-    out->session_id = sqlite3_column_int64(st, 0);
-    out->parent_id = sqlite3_column_int64(st, 1);
-    out->role = sqlite3_column_int(st, 2);
+    out->session_id = sqlite3_column_int64(st, 1);
+    out->parent_id = sqlite3_column_int64(st, 2);
+    out->role = sqlite3_column_int(st, 3);
     params_defaults(&out->sampling);
-    if (sqlite3_column_type(st, 5) == SQLITE_TEXT) {
+    if (sqlite3_column_type(st, 6) == SQLITE_TEXT) {
         rwkv_err e2;
         out->has_sampling = 1;
-        if (store_sampling_parse((const char *)sqlite3_column_text(st, 5), &out->sampling, &e2)
+        if (store_sampling_parse((const char *)sqlite3_column_text(st, 6), &out->sampling, &e2)
             != RWKV_OK) {
             if (note) {
                 size_t l = strlen(note);
@@ -749,12 +782,12 @@ turn_read(store *s, int64_t id, store_turn *out, char *note, size_t cap, rwkv_er
             }
         }
     }
-    out->prefill_tps = sqlite3_column_double(st, 6);
-    out->decode_tps = sqlite3_column_double(st, 7);
-    out->time_ms = sqlite3_column_int64(st, 8);
-    out->interrupted = sqlite3_column_int(st, 9);
-    out->has_snapshot = sqlite3_column_int(st, 10);
-    out->n_children = sqlite3_column_int(st, 11);
+    out->prefill_tps = sqlite3_column_double(st, 7);
+    out->decode_tps = sqlite3_column_double(st, 8);
+    out->time_ms = sqlite3_column_int64(st, 9);
+    out->interrupted = sqlite3_column_int(st, 10);
+    out->has_snapshot = sqlite3_column_int(st, 12);
+    out->n_children = sqlite3_column_int(st, 13);
     rc = RWKV_OK;
 out:
     sqlite3_finalize(st);

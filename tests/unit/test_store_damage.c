@@ -477,9 +477,12 @@ test_import_many(void)
     }
     len = (size_t)snprintf(js, cap, "{\"format\": \"rwkv-tui-session\", \"version\": 1, \"title\": \"roots\","
                                     " \"head\": 7, \"turns\": [");
-    for (int i = 1; i <= n; i++)   /* half roots, half children of the previous */
-        len += (size_t)snprintf(js + len, cap - len, "%s{\"id\": %d, \"parent\": %s%d%s, \"role\": \"user\", \"text\": \"m%d\", \"tokens\": [%d]}",
-                                i > 1 ? "," : "", i, i % 2 ? "null" : "", i % 2 ? 0 : i - 1, i % 2 ? "" : "", i, i);
+    /* half roots (messages), half children of the previous (their replies:
+    ** a message under a message is refused, store_import's tree check) */
+    for (int i = 1; i <= n; i++)
+        len += (size_t)snprintf(js + len, cap - len, "%s{\"id\": %d, \"parent\": %s%d%s, \"role\": \"%s\", \"text\": \"m%d\", \"tokens\": [%d]}",
+                                i > 1 ? "," : "", i, i % 2 ? "null" : "", i % 2 ? 0 : i - 1, i % 2 ? "" : "",
+                                i % 2 ? "user" : "assistant", i, i);
     /* the parent of an odd turn prints "null0": fix it up */
     for (char *p = js; (p = strstr(p, "null0")) != NULL;)
         memcpy(p, "null ", 5);

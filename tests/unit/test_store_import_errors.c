@@ -10,6 +10,12 @@
 ** turn's start; the document's fields are parsed with the turns array cut
 ** out, so an error after it gave a byte that many bytes too early.  Every
 ** other import error already read "i.json: turn 3: ...".
+**
+** Also in that form: a file that is not JSON at all ("not a rwkv-tui
+** session export (a JSON export starts with '{', this file with 'H')"; it
+** said "JSON bad number at byte 0"), and a turn tree the chat never makes
+** (a greeting under a turn, a message under a message, a reply that is not
+** under a message), which was imported whole.
 */
 #include "../harness.h"
 
@@ -51,6 +57,44 @@ static const struct {
     { "a bad token",
       HEAD T0 ", {\"id\": 2, \"role\": \"user\", \"text\": \"b\", \"tokens\": [1, 2.5]}]}",
       NULL, "turn 1: token 1 is not a token id" },
+    /* a file that is not JSON at all is named so, not "JSON bad number at
+    ** byte 0" (store_import, import_sniff) */
+    { "a plain text file", "Hello, this is not an export.\n",
+      NULL, "not a rwkv-tui session export (a JSON export starts with '{', this file with 'H')" },
+    { "a binary file", "\x89PNG\r\n",
+      NULL, "not a rwkv-tui session export (a JSON export starts with '{', this file with byte 0x89)" },
+    { "an empty file", "", NULL, "not a rwkv-tui session export (the file is empty)" },
+    { "a blank file", " \n\n", NULL, "not a rwkv-tui session export (the file is blank)" },
+    /* a tree the chat never makes (store_export.c, import_tree_check): the
+    ** client showed a second "Start:" in the middle of a branch */
+    { "a greeting under a greeting",
+      HEAD "{\"id\": 1, \"role\": \"system\", \"text\": \"g\"},"
+      " {\"id\": 2, \"parent\": 1, \"role\": \"system\", \"text\": \"g2\"}]}",
+      NULL, "turn 1: a system turn cannot be under a system turn (\"parent\": 1): the greeting (system) is"
+            " a first turn only" },
+    { "a greeting under a reply",
+      HEAD T0 ", {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\"},"
+      " {\"id\": 3, \"parent\": 2, \"role\": \"system\", \"text\": \"g\"}]}",
+      NULL, "turn 2: a system turn cannot be under an assistant turn (\"parent\": 2): the greeting"
+            " (system) is a first turn only" },
+    { "a message under a message",
+      HEAD T0 ", {\"id\": 7, \"parent\": 1, \"role\": \"user\", \"text\": \"b\"}]}",
+      NULL, "turn 1: a user turn cannot be under a user turn (\"parent\": 1): a message goes first, or"
+            " under the greeting or a reply" },
+    { "a reply as a first turn",
+      HEAD "{\"id\": 1, \"role\": \"assistant\", \"text\": \"b\"}]}",
+      NULL, "turn 0: an assistant turn cannot be a first turn: a reply goes under its message (a user"
+            " turn)" },
+    { "a reply under the greeting",
+      HEAD "{\"id\": 1, \"role\": \"system\", \"text\": \"g\"},"
+      " {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\"}]}",
+      NULL, "turn 1: an assistant turn cannot be under a system turn (\"parent\": 1): a reply goes under"
+            " its message (a user turn)" },
+    { "a reply under a reply",
+      HEAD T0 ", {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\"},"
+      " {\"id\": 3, \"parent\": 2, \"role\": \"assistant\", \"text\": \"c\"}]}",
+      NULL, "turn 2: an assistant turn cannot be under an assistant turn (\"parent\": 2): a reply goes"
+            " under its message (a user turn)" },
 };
 
 int
