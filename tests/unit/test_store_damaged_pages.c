@@ -91,24 +91,6 @@ smash_root(const char *db, const char *table)
     return fclose(f) == 0 && ok;
 }
 
-/* The bytes of file P (malloc'ed, *N its size), or NULL. */
-static unsigned char *
-slurp(const char *p, size_t *n)
-{
-    FILE *f = fopen(p, "rb");
-    unsigned char *b = NULL;
-    long sz;
-
-    *n = 0;
-    if (f == NULL)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (b = malloc((size_t)sz + 1)) != NULL && fread(b, 1, (size_t)sz, f) == (size_t)sz)
-        *n = (size_t)sz;
-    fclose(f);
-    return b;
-}
-
 /* ERR is the damaged-database error of DB, WHY inside the parentheses. */
 static int
 is_corrupt(const rwkv_err *err, const char *db, const char *why)
@@ -149,7 +131,7 @@ test_sessions_page(void)
     if (!make_db(db, sizeof db, "sessions-page.db", &model))
         return;
     TEST_COND("damage the sessions page", smash_root(db, "sessions"));
-    before = slurp(db, &before_n);
+    before = test_slurp(db, &before_n);
     TEST_CONDF(store_open(db, &st, &err) == RWKV_OK, "open still works: %s", err.msg);
     if (st == NULL) {
         free(before);
@@ -172,7 +154,7 @@ test_sessions_page(void)
                "export: '%s'", err.msg);
     free(buf);
     store_close(st);
-    after = slurp(db, &after_n);
+    after = test_slurp(db, &after_n);
     TEST_COND("the failed reads changed nothing in the file",
               before && after && before_n == after_n && memcmp(before, after, before_n) == 0);
     free(before);
