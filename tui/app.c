@@ -1284,6 +1284,15 @@ overlay_key(struct app *a, int key, int is_fkey)
     return 1;
 }
 
+/* The configured action of KEY (a curses key when IS_FKEY: F1-F12 only), or -1. */
+static int
+key_action(const struct app *a, int key, int is_fkey)
+{
+    return cfg_action_for_key(&a->cfg, is_fkey ? (key >= KEY_F(1) && key <= KEY_F(12)
+                                                      ? CFG_KEY_F(key - KEY_F(0)) : -1)
+                                                 : key);
+}
+
 /* Whether KEY still acts while the terminal is too small to show anything
 ** (tui_too_small): quitting, a redraw, suspending, and stopping a running
 ** reply (which keeps it).  Any other key would act on a box, menu or
@@ -1292,9 +1301,7 @@ overlay_key(struct app *a, int key, int is_fkey)
 static int
 too_small_key(const struct app *a, int key, int is_fkey)
 {
-    int act = cfg_action_for_key(&a->cfg, is_fkey ? (key >= KEY_F(1) && key <= KEY_F(12)
-                                                        ? CFG_KEY_F(key - KEY_F(0)) : -1)
-                                                   : key);
+    int act = key_action(a, key, is_fkey);
 
     return act == CFG_ACT_QUIT || act == CFG_ACT_REDRAW ||
            (!is_fkey && (key == CFG_KEY_CTRL('q') || key == CFG_KEY_CTRL('z') ||
@@ -1351,9 +1358,7 @@ key_dispatch(struct app *a, int key, int is_fkey)
     if (overlay_key(a, key, is_fkey))
         return;
     /* bound actions */
-    act = cfg_action_for_key(&a->cfg, is_fkey ? (key >= KEY_F(1) && key <= KEY_F(12)
-                                                   ? CFG_KEY_F(key - KEY_F(0)) : -1)
-                                              : key);
+    act = key_action(a, key, is_fkey);
     if (act >= 0 && do_action(a, act))
         return;
     if (!is_fkey && key == CFG_KEY_CTRL('q')) {
