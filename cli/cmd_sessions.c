@@ -170,6 +170,18 @@ do_list_json(store *st)
 
     if (store_session_list(st, &v, &n, &err) != RWKV_OK)
         return cli_fail(&err);
+    /* a damaged models or state-files table fails before any output, so
+    ** what a script reads on exit 0 is a whole array */
+    for (size_t i = 0; i < n; i++) {
+        store_model mo;
+        store_statefile sf;
+
+        if (store_model_ref(st, v[i].model_id, &mo, &err) != RWKV_OK ||
+            store_statefile_ref(st, v[i].state_file_id, &sf, &err) != RWKV_OK) {
+            free(v);
+            return cli_fail(&err);
+        }
+    }
     fputs(n ? "[\n" : "[]\n", stdout);
     for (size_t i = 0; i < n; i++) {
         store_model mo;
@@ -181,13 +193,12 @@ do_list_json(store *st)
         printf("  {\"id\": %lld, \"title\": ", (long long)v[i].id);
         put_json_str(v[i].title);
         fputs(", \"model\": ", stdout);
-        if (v[i].model_id != 0 && store_model_get(st, v[i].model_id, &mo, &err) == RWKV_OK)
+        if (store_model_ref(st, v[i].model_id, &mo, &err) == RWKV_OK && mo.id != 0)
             put_json_str(mo.path);
         else
             fputs("null", stdout);
         fputs(", \"state_file\": ", stdout);
-        if (v[i].state_file_id != 0 &&
-            store_statefile_get(st, v[i].state_file_id, &sf, NULL, &err) == RWKV_OK)
+        if (store_statefile_ref(st, v[i].state_file_id, &sf, &err) == RWKV_OK && sf.id != 0)
             put_json_str(sf.path[0] ? sf.path : sf.name);
         else
             fputs("null", stdout);
@@ -296,10 +307,14 @@ do_show(store *st, const struct sessions_args *a)
     uint64_t bytes = 0;
     int64_t nsnap = 0, on_branch = 0;
     char c[32], u[32];
+    store_model m;
+    store_statefile sf;
     rwkv_err err;
     int bad = 0;
 
     if (store_session_get(st, a->id, &ss, &err) != RWKV_OK ||
+        store_model_ref(st, ss.model_id, &m, &err) != RWKV_OK ||
+        store_statefile_ref(st, ss.state_file_id, &sf, &err) != RWKV_OK ||
         store_snapshot_usage(st, a->id, &bytes, &nsnap, &err) != RWKV_OK ||
         (ss.head_turn > 0 && store_turn_path(st, ss.head_turn, &path, &n, &err) != RWKV_OK) ||
         store_branch_messages(st, ss.head_turn, &on_branch, &err) != RWKV_OK) {
@@ -314,18 +329,20 @@ do_show(store *st, const struct sessions_args *a)
     printf("created %s, updated %s; %lld turns in the tree, %lld on this branch%s\n", c, u,
            (long long)ss.n_turns, (long long)on_branch,
            (int64_t)n > on_branch ? " (and the greeting)" : "");
-    if (ss.model_id > 0) {
-        store_model m;
-        if (store_model_get(st, ss.model_id, &m, &err) == RWKV_OK) {
-            fputs("model ", stdout);
-            put_text(m.path);
-            printf(" (v%s, fingerprint %016llx)\n", m.version, (unsigned long long)m.fingerprint);
-            if (m.vocab[0]) {
-                fputs("vocabulary ", stdout);
-                put_text(m.vocab);
-                putchar('\n');
-            }
+    if (m.id != 0) {
+        fputs("model ", stdout);
+        put_text(m.path);
+        printf(" (v%s, fingerprint %016llx)\n", m.version, (unsigned long long)m.fingerprint);
+        if (m.vocab[0]) {
+            fputs("vocabulary ", stdout);
+            put_text(m.vocab);
+            putchar('\n');
         }
+    }
+    if (sf.id != 0) {
+        fputs("state file ", stdout);
+        put_text(sf.path[0] ? sf.path : sf.name);
+        putchar('\n');
     }
     if (ss.strategy[0]) {
         fputs("strategy ", stdout);

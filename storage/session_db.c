@@ -1289,11 +1289,12 @@ sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err)
     out->head_turn = ss.head_turn;
     snprintf(out->title, sizeof out->title, "%s", ss.title);
     snprintf(out->strategy, sizeof out->strategy, "%s", ss.strategy);
-    if (ss.model_id != 0 && store_model_get(st, ss.model_id, &sm, err) == RWKV_OK) {
+    if ((rc = store_model_ref(st, ss.model_id, &sm, err)) != RWKV_OK)
+        goto out;                       /* a damaged models table, said */
+    if (sm.id != 0) {
         snprintf(out->model_path, sizeof out->model_path, "%s", sm.path);
         snprintf(out->vocab_path, sizeof out->vocab_path, "%s", sm.vocab);
     }
-    rc = RWKV_OK;
 out:
     store_close(st);
     return rc;

@@ -1271,6 +1271,18 @@ store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err)
     return rc;
 }
 
+int
+store_model_ref(store *s, int64_t id, store_model *out, rwkv_err *err)
+{
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (id == 0)
+        return RWKV_OK;
+    rc = store_model_get(s, id, out, err);
+    return rc == RWKV_EINVAL && out->id == 0 ? RWKV_OK : rc;   /* no such row, no damage */
+}
+
 /* ---- presets ------------------------------------------------------------ */
 
 static int
@@ -1541,4 +1553,16 @@ store_statefile_get(store *s, int64_t id, store_statefile *out, void **data, rwk
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+int
+store_statefile_ref(store *s, int64_t id, store_statefile *out, rwkv_err *err)
+{
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (id == 0)
+        return RWKV_OK;
+    rc = store_statefile_get(s, id, out, NULL, err);
+    return rc == RWKV_EINVAL && out->id == 0 ? RWKV_OK : rc;   /* no such row, no damage */
 }

@@ -236,6 +236,10 @@ typedef struct store_model {
 */
 int store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err);
 int store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err);
+/* A session's model reference, for listing it: ID 0, or a row that is gone
+** (ON DELETE SET NULL not applied), leaves *OUT zeroed (out->id 0) and is
+** RWKV_OK; a damaged models table is the error, as store_model_get's. */
+int store_model_ref(store *s, int64_t id, store_model *out, rwkv_err *err);
 /* The newest model row of each path, by path.  *OUT owned by caller: free()
 ** (store_models.c). */
 int store_model_list(store *s, store_model **out, size_t *n, rwkv_err *err);
@@ -278,6 +282,8 @@ int store_statefile_list(store *s, store_statefile **out, size_t *n, rwkv_err *e
 ** bytes (owned by the caller: free) or NULL when only referenced. */
 int store_statefile_get(store *s, int64_t id, store_statefile *out, void **data,
                         rwkv_err *err);
+/* A session's state-file reference, as store_model_ref (data not loaded). */
+int store_statefile_ref(store *s, int64_t id, store_statefile *out, rwkv_err *err);
 
 /* ---- sessions ------------------------------------------------------------ */
 

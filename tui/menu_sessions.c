@@ -33,8 +33,10 @@ base_name(const char *path)
     return b ? b + 1 : path;
 }
 
-static void
-add_session(tui_menu *m, const struct app *a, const store_session *ss)
+/* One session's row; a model or state file that cannot be read (a damaged
+** table) shows as "?" and is *ERR (the rc), the session listed still. */
+static int
+add_session(tui_menu *m, const struct app *a, const store_session *ss, rwkv_err *err)
 {
     char detail[400], when[32], model[80] = "-", state[100] = "", flagged[84], cut[80];
     char title[STORE_TITLE_MAX + 8];
@@ -42,16 +44,20 @@ add_session(tui_menu *m, const struct app *a, const store_session *ss)
     struct tm tm;
     store_model mo;
     store_statefile sf;
-    rwkv_err err;
+    rwkv_err e2;
+    int rc, rs;
 
     localtime_r(&t, &tm);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
     /* model and state file by their file names (the id is what
     ** `--session ID` and `sessions` take) */
-    if (ss->model_id != 0 && store_model_get(a->st, ss->model_id, &mo, &err) == RWKV_OK)
+    if ((rc = store_model_ref(a->st, ss->model_id, &mo, err)) != RWKV_OK)
+        snprintf(model, sizeof model, "?");
+    else if (mo.id != 0)
         tui_cut(model, sizeof model, base_name(mo.path), 76);
-    if (ss->state_file_id != 0 &&
-        store_statefile_get(a->st, ss->state_file_id, &sf, NULL, &err) == RWKV_OK)
+    if ((rs = store_statefile_ref(a->st, ss->state_file_id, &sf, rc ? &e2 : err)) != RWKV_OK)
+        snprintf(state, sizeof state, TR("  state %s"), "?");
+    else if (sf.id != 0)
         snprintf(state, sizeof state, TR("  state %s"),
                  tui_cut(cut, sizeof cut, sf.path[0] ? base_name(sf.path) : sf.name, 70));
     snprintf(detail, sizeof detail, TR("%lld turns  #%lld  %s%s  %s%s"), (long long)ss->n_turns,
@@ -61,6 +67,7 @@ add_session(tui_menu *m, const struct app *a, const store_session *ss)
     ** another program wrote may hold anything) */
     tui_label(title, sizeof title, ss->title, strlen(ss->title), STORE_TITLE_MAX - 1);
     tui_menu_add(m, title[0] ? title : TR("(untitled)"), detail, flagged, ss->id);
+    return rc ? rc : rs;
 }
 
 /* The title says what the saved states take, and the budget when one is set
@@ -89,7 +96,8 @@ fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
     store_session *ss = NULL;
     size_t n = 0;
-    rwkv_err err;
+    rwkv_err err, bad;
+    int rc = RWKV_OK;
 
     if (a->st == NULL) {
         tui_menu_say(msg, 1, "no session database (--no-db)");
@@ -100,9 +108,12 @@ fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         return;
     }
     for (size_t i = 0; i < n; i++)
-        add_session(m, a, &ss[i]);
+        if (add_session(m, a, &ss[i], rc ? &err : &bad) != RWKV_OK)
+            rc = 1;   /* the first error is said */
     free(ss);
     title_usage(m, a);
+    if (rc)
+        tui_menu_say(msg, 1, "%s", bad.msg);
 }
 
 static void

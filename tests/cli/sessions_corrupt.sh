@@ -9,6 +9,8 @@
 #   - the same on the models page: export (JSON and Markdown) says the
 #     database is corrupt -- it said "no model 1" (JSON) or left the model
 #     out in silence (Markdown);
+#   - list --json and show fail the same way before any output (they
+#     printed "model": null / no model line and exited 0);
 #   - the failed commands leave the file as it was;
 #   - import of a text file says it is not a session export (it said "JSON
 #     bad number at byte 0"); a greeting under a greeting, a message under a
@@ -62,6 +64,15 @@ expect_fail "models page: export --out f.json" "^rwkv-tui: $TMP/mp\\.db: ${C}(ta
 [ -e "$TMP/f.json" ] && fail "a failed export wrote f.json" || ok
 expect_fail "models page: export (Markdown)" "^rwkv-tui: $TMP/mp\\.db: ${C}(table models|.*malformed)" \
     "$T" sessions --db "$TMP/mp.db" export 2
+# list --json and show name the damage before printing anything (they
+# printed "model": null and no model line, exit 0)
+for c in "list --json" "show 2"; do
+    # shellcheck disable=SC2086   # $c is the command and its words
+    expect_fail "models page: $c" "^rwkv-tui: $TMP/mp\\.db: ${C}(table models|.*malformed)" \
+        "$T" sessions --db "$TMP/mp.db" $c
+    # shellcheck disable=SC2086
+    [ -z "$("$T" sessions --db "$TMP/mp.db" $c 2>/dev/null)" ] && ok || fail "models page: $c printed"
+done
 # the sessions themselves are whole
 [ "$("$T" sessions --db "$TMP/mp.db" list | grep -c modelled)" = 3 ] && ok || fail "models page: list"
 

@@ -4,7 +4,7 @@
 # head_turn, created, updated (+ _ms); valid JSON whatever the title holds;
 # [] for an empty database; --json elsewhere is a usage error.  The framing
 # (null = the default) is in the JSON and in `sessions show` when it is not
-# the default.
+# the default; show names the state file as the JSON does.
 . "$(dirname "$0")/lib.sh"
 DB=$TMP/s.db
 python3 "$(dirname "$0")/../tui/mkstate.py" "$TMP/calm.safetensors" 2 7 13 ||
@@ -54,6 +54,10 @@ PY
 grep -qx 'framing: greeting none; user Bob, bot Alice; stop END; ban 5,6' "$TMP/s3" && ok ||
     fail "show 3 framing: $(grep -i framing "$TMP/s3")"
 "$RWKV_TUI" sessions --db "$DB" show 1 | grep -q '^framing' && fail "show 1 has a framing line" || ok
+# show: the state file the session started from, as list --json names it
+"$RWKV_TUI" sessions --db "$DB" show 2 | grep -qx "state file $TMP/calm.safetensors" && ok ||
+    fail "show 2 state file: $("$RWKV_TUI" sessions --db "$DB" show 2 | head -6)"
+"$RWKV_TUI" sessions --db "$DB" show 1 | grep -q '^state file' && fail "show 1 has a state file line" || ok
 # the plain list is unchanged
 "$RWKV_TUI" sessions --db "$DB" list | head -1 | grep -Eq '^ *ID +UPDATED +TURNS +TITLE' && ok ||
     fail "plain list header: $("$RWKV_TUI" sessions --db "$DB" list | head -1)"
