@@ -422,9 +422,13 @@ strat_plan(const strat *s, int n_layer, int *slot_stage)
         }
     }
     if (stream_i < 0) {
+        /* the stages without *N share the rest.  The reference tests
+        ** plan[i] == 0, so a "*0" stage took a share and the last stage
+        ** without *N divided by zero (a ZeroDivisionError there); in every
+        ** plan it completes, the two tests pick the same stages */
         if (free_slots > 0 && to_alloc > alloc)
             for (int i = 0; i < n; i++)
-                if (plan[i] == 0) {
+                if (plan[i] == 0 && s->stages[i].n_layers < 0) {
                     plan[i] = (to_alloc - alloc) / free_slots;
                     alloc += plan[i];
                     free_slots--;

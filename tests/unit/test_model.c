@@ -93,6 +93,13 @@ test_strategy(void)
             { "cpu fp32 *1+ -> cpu bf16", 3, "0000" },         /* '+' takes the rest */
             { "cpu fp32 *0+ -> cpu bf16 *1", 3, "0001" },
             { "cpu fp32 *1 -> cpu bf16 *1", 3, "0111" },       /* leftover to the last */
+            /* a "*0" stage before a stage without *N: the reference divides
+             * by zero; here it takes no slot and the free stage the rest */
+            { "cpu fp32 *0 -> cpu bf16", 3, "1111" },
+            { "cpu fp32i8 *0 -> cpu fp32", 3, "1111" },
+            { "cpu fp32 -> cpu bf16 *0 -> cpu fp16", 4, "00222" },
+            { "cpu fp32 *2 -> cpu bf16 *0", 3, "0011" },        /* the last takes the rest */
+            { "cpu fp32 *0", 3, "0000" },
         };
         TEST_COND("v7 takes stage lists (an extension over the reference)",
                   strat_check("cpu fp32 *2 -> cpu fp32", 1, &st, &err) == RWKV_OK);
