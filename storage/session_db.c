@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../core/clock.h"
+#include "../core/model/strategy.h"
 
 void
 sess_save_fail(sess *s, const char *what, const rwkv_err *err)
@@ -1321,17 +1322,22 @@ sess_info_load_hint(const sess_info *info, const char *model, const char *strate
                     rwkv_err *err)
 {
     size_t n = strlen(err->msg);
+    strat st;
+    rwkv_err e2;
 
     if (info == NULL || n >= sizeof err->msg - 1)
         return;
-    if (model == info->model_path)
-        snprintf(err->msg + n, sizeof err->msg - n,
-                 " (the model session %lld was saved with: --model PATH resumes it with a copy "
-                 "of it elsewhere)", (long long)info->id);
-    else if (strategy == info->strategy)
+    /* the session's strategy taken with its model: when it cannot load
+    ** here (a GPU one, a malformed one) the strategy is what failed */
+    if (strategy == info->strategy &&
+        (strat_check(strategy, 0, &st, &e2) != RWKV_OK || model != info->model_path))
         snprintf(err->msg + n, sizeof err->msg - n,
                  " (the strategy session %lld was saved with: --strategy S resumes it with "
                  "another)", (long long)info->id);
+    else if (model == info->model_path)
+        snprintf(err->msg + n, sizeof err->msg - n,
+                 " (the model session %lld was saved with: --model PATH resumes it with a copy "
+                 "of it elsewhere)", (long long)info->id);
 }
 
 /* The sampling values of the last reply on the branch to HEAD, with the

@@ -390,11 +390,23 @@ typedef struct store_turn {
 
 /* Plain data identifying the model a state belongs to. */
 enum store_precision { STORE_PREC_FP32 = 0, STORE_PREC_BF16 = 1, STORE_PREC_FP16 = 2 };
+/*
+** store_state_meta.precision holds the compute precision (enum
+** store_precision) in bits 0-7.  A plan that quantizes weights (`cpu
+** fp32i8`, `cpu fp32i4 *20 -> cpu fp32`) adds STORE_PREC_I8 / STORE_PREC_I4
+** for the kinds it uses and, in bits 10-30, a hash of which slots hold which,
+** so a state is used only under the same weights; an unquantized plan adds
+** nothing (every snapshot saved before quantized plans counted reads as one).
+*/
+#define STORE_PREC_BASE(p) ((p) & 0xff)
+#define STORE_PREC_I8      0x100
+#define STORE_PREC_I4      0x200
+#define STORE_PREC_KINDS(p) ((p) & (STORE_PREC_I8 | STORE_PREC_I4))
 typedef struct store_state_meta {
     uint64_t fingerprint;          /* rwkv_info.fingerprint */
     char     version[8];           /* rwkv_info.version */
     int      n_layer, n_embd, n_head, head_size;
-    int      precision;            /* enum store_precision of the strategy */
+    int      precision;            /* store_precision_of the strategy */
     uint64_t digest;               /* rwkv_info.file_digest; 0 = none, or a
                                       snapshot saved before schema v5 */
     int      digest_required;      /* as WANT: a snapshot of unknown digest is
@@ -404,8 +416,9 @@ typedef struct store_state_meta {
 } store_state_meta;
 
 /* ---- from the engine's description of a loaded model (store_info.c) ------- */
-/* The store_precision of a strategy string ("cpu bf16" -> STORE_PREC_BF16). */
-int  store_precision_of(const char *strategy);
+/* The precision of a strategy string for a model of N_LAYER layers ("cpu
+** bf16" -> STORE_PREC_BF16; quantized weights add their kinds and plan). */
+int  store_precision_of(const char *strategy, int n_layer);
 /* Snapshot metadata of the model INF describes. */
 void store_meta_from_info(store_state_meta *meta, const rwkv_info *inf);
 /* A model row for the checkpoint at PATH (size and mtime from the file,
@@ -569,7 +582,8 @@ int store_snapshot_get(store *s, int64_t turn, const store_state_meta *want,
 ** when TURN has none, RWKV_EFORMAT for an unusable blob. */
 int store_snapshot_meta(store *s, int64_t turn, store_state_meta *meta, size_t *n,
                         rwkv_err *err);
-/* "fp32", "bf16", "fp16" ("?" for another value). */
+/* "fp32", "bf16", "fp16" ("?" for another value), with "with int8
+** weights", "with 4-bit weights" or "with int8 and 4-bit weights". */
 const char *store_precision_name(int precision);
 /* The newest greeting turn (a session's first turn, a system one) whose
 ** tokens are IDS (N of them) and that has a snapshot made by a model of

@@ -5,15 +5,35 @@
 */
 #include "store.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../core/model/strategy.h"
 #include <sys/stat.h>
 
 int
-store_precision_of(const char *strategy)
+store_precision_of(const char *strategy, int n_layer)
 {
-    return strstr(strategy, "bf16") ? STORE_PREC_BF16
-         : strstr(strategy, "fp16") ? STORE_PREC_FP16 : STORE_PREC_FP32;
+    const int base = strstr(strategy, "bf16") ? STORE_PREC_BF16
+                   : strstr(strategy, "fp16") ? STORE_PREC_FP16 : STORE_PREC_FP32;
+    int *slot, kinds = 0;
+    uint32_t h = 2166136261u;   /* FNV-1a over the slots' weight kinds */
+    strat st;
+
+    if (n_layer <= 0 || strat_parse(strategy, &st, NULL) != RWKV_OK ||
+        (slot = malloc(((size_t)n_layer + 1) * sizeof *slot)) == NULL)
+        return base;
+    strat_plan(&st, n_layer, slot);
+    for (int l = 0; l <= n_layer; l++) {
+        const int q = st.stages[slot[l]].quant;   /* i3 is ignored, as the engine does */
+        const int k = q == 8 ? STORE_PREC_I8 : q == 4 ? STORE_PREC_I4 : 0;
+        kinds |= k;
+        h = (h ^ (uint32_t)(k >> 8)) * 16777619u;
+    }
+    free(slot);
+    return kinds ? base | kinds | (int)((h & 0x1fffffu) << 10) : base;
 }
 
 void
@@ -26,7 +46,7 @@ store_meta_from_info(store_state_meta *meta, const rwkv_info *inf)
     meta->n_embd = inf->n_embd;
     meta->n_head = inf->n_head;
     meta->head_size = inf->head_size;
-    meta->precision = store_precision_of(inf->strategy);
+    meta->precision = store_precision_of(inf->strategy, inf->n_layer);
     meta->digest = inf->file_digest;
 }
 

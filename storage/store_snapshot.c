@@ -111,7 +111,17 @@ store_snapshot_put(store *s, int64_t turn, const float *state, size_t n,
 const char *
 store_precision_name(int p)
 {
-    return p == STORE_PREC_FP32 ? "fp32" : p == STORE_PREC_BF16 ? "bf16" : p == STORE_PREC_FP16 ? "fp16" : "?";
+    static const char *const name[3][4] = {
+        { "fp32", "fp32 with int8 weights", "fp32 with 4-bit weights",
+          "fp32 with int8 and 4-bit weights" },
+        { "bf16", "bf16 with int8 weights", "bf16 with 4-bit weights",
+          "bf16 with int8 and 4-bit weights" },
+        { "fp16", "fp16 with int8 weights", "fp16 with 4-bit weights",
+          "fp16 with int8 and 4-bit weights" },
+    };
+    const int b = STORE_PREC_BASE(p);
+
+    return b >= 0 && b < 3 ? name[b][STORE_PREC_KINDS(p) >> 8] : "?";
 }
 
 /* 1 if HAVE (N_HAVE floats) may be used for WANT (N_WANT floats, 0 = any);
@@ -135,6 +145,11 @@ meta_match(const store_state_meta *have, size_t n_have, const store_state_meta *
                  store_tr(lang, "made for v%.8s %dx%d (%d heads of %d), loaded v%.8s %dx%d (%d heads of %d)"),
                  have->version, have->n_layer, have->n_embd, have->n_head, have->head_size,
                  want->version, want->n_layer, want->n_embd, want->n_head, want->head_size);
+    else if (have->precision != want->precision && STORE_PREC_BASE(have->precision) ==
+                                                       STORE_PREC_BASE(want->precision) &&
+             STORE_PREC_KINDS(have->precision) == STORE_PREC_KINDS(want->precision))
+        snprintf(why, cap, store_tr(lang, "made with %s on other layers than the strategy's"),
+                 store_precision_name(have->precision));
     else if (have->precision != want->precision)
         snprintf(why, cap, store_tr(lang, "made with %s, the strategy computes in %s"),
                  store_precision_name(have->precision), store_precision_name(want->precision));
