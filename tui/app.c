@@ -637,6 +637,11 @@ tui_edit_turn(struct app *a, int turn)
 static void
 edit_last(struct app *a)
 {
+    if (a->busy) {   /* the message being answered is not saved yet: the one
+                     ** before it would be taken, and Enter fork from there */
+        tui_notice(a, 1, "a reply is still running");
+        return;
+    }
     for (int i = a->tr.nturns - 1; i >= 0; i--) {
         tui_turn *t = &a->tr.turns[i];
         if (t->role == TUI_TURN_USER && t->store_id != 0) {
