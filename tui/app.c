@@ -1168,12 +1168,12 @@ input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
         case KEY_LEFT:  tui_input_left(in); break;
         case KEY_RIGHT: tui_input_right(in); break;
         case KEY_UP:              /* a one-line prompt: its history, if any */
-            if (!oneline || in->nhist > 0)
-                tui_input_up(in);
+            if (!oneline || in->nhist > 0)   /* the box: by its rows as drawn */
+                tui_input_up_at(in, oneline ? 0 : tui_input_cols(a));
             break;
         case KEY_DOWN:
             if (!oneline || in->nhist > 0)
-                tui_input_down(in);
+                tui_input_down_at(in, oneline ? 0 : tui_input_cols(a));
             break;
         case KEY_HOME:
             if (!oneline && in->len == 0)

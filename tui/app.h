@@ -528,13 +528,17 @@ void tui_view_bar_text(char *out, size_t cap, const char *label, double frac, in
                        const char *detail);
 int  tui_role_attr(const struct app *a, int role);
 
-/* notice.c: MSG into the message log (M-l) only, the footer keeping what it
-** shows (IS_ERR: an error); a notice (IS_ERR: an error) in the footer (cut
-** to TUI_NOTICE bytes) and whole in the message log. */
 /* The screen as last measured is below TUI_MIN_COLS x TUI_MIN_ROWS: only
 ** the "terminal too small" line is drawn (view.c), and the keys that would
 ** act on what is not in sight are dropped (app.c). */
 #define tui_too_small(a) ((a)->cols < TUI_MIN_COLS || (a)->rows < TUI_MIN_ROWS)
+/* Columns the message box wraps its text to (the "> " mark takes two): the
+** drawing and Up/Down's rows are the same rows. */
+#define tui_input_cols(a) ((a)->cols - 2)
+
+/* notice.c: MSG into the message log (M-l) only, the footer keeping what it
+** shows (IS_ERR: an error); a notice (IS_ERR: an error) in the footer (cut
+** to TUI_NOTICE bytes) and whole in the message log. */
 void tui_log_only(struct app *a, const char *msg);
 void tui_log_add(struct app *a, int is_err, const char *msg);
 /* A notice of MSG (translated already) in the footer, into the log only

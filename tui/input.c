@@ -148,12 +148,60 @@ hist_load(tui_input *in, size_t pos)
     free(copy);
 }
 
+/* Move the cursor DIR (-1, +1) rows of IN wrapped to WIDTH columns, keeping
+** its display column; 0 when there is no such row (or WIDTH < 1). */
+static int
+move_row(tui_input *in, int width, int dir)
+{
+    tui_span *sp;
+    size_t n, r = 0, t, p, end;
+    int col, c = 0;
+
+    if (width < 1)
+        return 0;
+    n = tui_wrap(in->buf, in->len, width, &sp);
+    for (size_t i = 0; i < n; i++)   /* the cursor's row, as tui_input_layout */
+        if (sp[i].off <= in->cur)
+            r = i;
+    end = sp[r].off + sp[r].len;
+    col = tui_str_width(in->buf + sp[r].off, (in->cur < end ? in->cur : end) - sp[r].off);
+    if (col >= width) {   /* after a full row: drawn at the start of the next */
+        r++;
+        col = 0;
+    }
+    if ((dir < 0 && r == 0) || (dir > 0 && r + 1 >= n)) {
+        free(sp);
+        return 0;
+    }
+    t = dir < 0 ? r - 1 : r + 1;
+    p = sp[t].off;
+    end = sp[t].off + sp[t].len;
+    /* a row broken inside a word ends where the next begins: stop on its
+    ** last character, or the cursor would show on the next row */
+    if (t + 1 < n && sp[t + 1].off == end && end > p)
+        end = tui_char_prev(in->buf, end);
+    while (p < end) {
+        size_t k = tui_char_len(in->buf + p, end - p);
+        int w = tui_str_width(in->buf + p, k);
+        if (c + w > col)
+            break;
+        c += w;
+        p += k;
+    }
+    in->cur = p;
+    free(sp);
+    return 1;
+}
+
 int
-tui_input_up(tui_input *in)
+tui_input_up_at(tui_input *in, int width)
 {
     size_t ls = line_start(in, in->cur);
 
-    if (ls > 0) {
+    if (width >= 1) {
+        if (move_row(in, width, -1))
+            return 1;
+    } else if (ls > 0) {
         int col = tui_str_width(in->buf + ls, in->cur - ls);
         in->cur = at_column(in, line_start(in, ls - 1), col);
         return 1;
@@ -169,11 +217,14 @@ tui_input_up(tui_input *in)
 }
 
 int
-tui_input_down(tui_input *in)
+tui_input_down_at(tui_input *in, int width)
 {
     size_t le = line_end(in, in->cur);
 
-    if (le < in->len) {
+    if (width >= 1) {
+        if (move_row(in, width, +1))
+            return 1;
+    } else if (le < in->len) {
         size_t ls = line_start(in, in->cur);
         int col = tui_str_width(in->buf + ls, in->cur - ls);
         in->cur = at_column(in, le + 1, col);
@@ -183,6 +234,18 @@ tui_input_down(tui_input *in)
         return 0;
     hist_load(in, in->hpos + 1);
     return 1;
+}
+
+int
+tui_input_up(tui_input *in)
+{
+    return tui_input_up_at(in, 0);
+}
+
+int
+tui_input_down(tui_input *in)
+{
+    return tui_input_down_at(in, 0);
 }
 
 void

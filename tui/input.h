@@ -40,6 +40,10 @@ void tui_input_end(tui_input *in);         /* end of the cursor's line */
 ** line they step through the history instead.  Return 1 if anything moved. */
 int  tui_input_up(tui_input *in);
 int  tui_input_down(tui_input *in);
+/* The same by the rows of IN wrapped to WIDTH columns (tui_input_layout's),
+** so a long paragraph is walked row by row; WIDTH < 1: by lines. */
+int  tui_input_up_at(tui_input *in, int width);
+int  tui_input_down_at(tui_input *in, int width);
 void tui_input_backspace(tui_input *in);
 void tui_input_delete(tui_input *in);
 void tui_input_kill_eol(tui_input *in);    /* Ctrl-K (joins lines at the end) */

@@ -23,7 +23,7 @@ static const char *const fixed_keys[][2] = {
     { TR_NOOP("Search: C-p / C-n"), TR_NOOP("earlier / later searches (kept across runs)") },
     { TR_NOOP("Shift-drag"), TR_NOOP("select text with the mouse while mouse reporting is on (most "
                     "terminals; or M-m turns reporting off)") },
-    { TR_NOOP("Up/Down"), TR_NOOP("move by line; on the first/last line the history (kept across runs)") },
+    { TR_NOOP("Up/Down"), TR_NOOP("move by row, as the box wraps; on the first/last row the history (kept across runs)") },
     { TR_NOOP("Prompt: Up/Down"), TR_NOOP("that prompt's history, kept across runs: M-g's prompts, the file "
                        "paths typed (F3 C-w, F2 C-e / C-o), F5 C-s's strategies") },
     { TR_NOOP("Home/End, C-a/C-e"), TR_NOOP("start/end of line (empty box: top/end of transcript)") },

@@ -853,7 +853,7 @@ draw_sidebar(struct app *a, int top, int h, int x0)
 static void
 draw_input(struct app *a, int top, int h, int *cy, int *cx)
 {
-    int w = a->cols - 2;
+    int w = tui_input_cols(a);
     tui_span *sp;
     size_t n;
     int cr, cc, first = 0;
@@ -1431,7 +1431,7 @@ tui_view_draw(struct app *a)
         refresh();
         return;
     }
-    input_rows = tui_input_layout(&a->in, a->cols - 2, &cr, &cc);
+    input_rows = tui_input_layout(&a->in, tui_input_cols(a), &cr, &cc);
     input_h = input_rows < 1 ? 1 : input_rows;
     if (input_h > TUI_INPUT_MAX_ROWS)
         input_h = TUI_INPUT_MAX_ROWS;

@@ -101,6 +101,39 @@ test_input(void)
     tui_input_down(&in);
     TEST_COND("down -> draft restored", strcmp(in.buf, "draft") == 0);
 
+    /* Up/Down by the rows the box draws: a long paragraph wraps at spaces
+     * ("one two three four" at 8 columns: "one two" / "three" / "four"),
+     * a long word at any character; the first row's Up is the history */
+    tui_input_set(&in, "one two three four");
+    TEST_COND("wrapped: up a row", tui_input_up_at(&in, 8) && in.cur == 12);      /* "thre|e" */
+    TEST_COND("wrapped: up again", tui_input_up_at(&in, 8) && in.cur == 4);       /* col 4: 't' */
+    {
+        int cr, cc;
+        tui_input_layout(&in, 8, &cr, &cc);
+        TEST_CONDF(cr == 0 && cc == 4, "the cursor drawn on row 0 col 4: %d %d", cr, cc);
+    }
+    TEST_COND("wrapped: down keeps the column", tui_input_down_at(&in, 8) && in.cur == 12);
+    TEST_COND("wrapped: down to the last row", tui_input_down_at(&in, 8) && in.cur == 18);
+    tui_input_set(&in, "abcdefghijkl");   /* rows "abcde" "fghij" "kl" at 5 */
+    in.cur = 11;                          /* 'l', column 1 of row 2 */
+    TEST_COND("a word broken: up a row", tui_input_up_at(&in, 5) && in.cur == 6);
+    in.cur = 4;
+    TEST_COND("a word broken: down", tui_input_down_at(&in, 5) && in.cur == 9);
+    TEST_COND("a word broken: down to a short row", tui_input_down_at(&in, 5) && in.cur == 12);
+    in.cur = 9;                           /* 'j': up to column 4 of row 0 */
+    tui_input_up_at(&in, 5);
+    {
+        int cr, cc;
+        tui_input_layout(&in, 5, &cr, &cc);
+        TEST_CONDF(in.cur == 4 && cr == 0, "up stays on row 0 (cur %zu, row %d)", in.cur, cr);
+    }
+    tui_input_set(&in, "abcdefghij");     /* "abcde" "fghij", the cursor after: */
+    TEST_COND("from after a full row: up", tui_input_up_at(&in, 5) && in.cur == 5);   /* drawn below */
+    TEST_COND("then up to row 0", tui_input_up_at(&in, 5) && in.cur == 0);
+    in.cur = 0;
+    TEST_COND("the first row's Up goes to the history",
+              tui_input_up_at(&in, 5) && strcmp(in.buf, "draft") != 0 && strcmp(in.buf, "abcdefghijkl") != 0);
+
     /* layout: cursor row/col for a width */
     tui_input_set(&in, "abcdefgh");
     rows = tui_input_layout(&in, 5, &r, &c);
