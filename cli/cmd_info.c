@@ -25,8 +25,8 @@ info_machine(void)
     int n = 0;
 
     cpuid_feature_names(cpuid_features(), feat, sizeof feat);
-    printf("kernels:     %s%s (cpu: %s)\n", simd_kernels_name(kern_default_kernels()),
-           getenv("RWKV_KERNELS") ? ", RWKV_KERNELS set" : "", feat[0] ? feat : "-");
+    printf("kernels:     %s%s%s (cpu: %s)\n", simd_kernels_name(kern_default_kernels()),
+           *kern_env_state() ? ", " : "", kern_env_state(), feat[0] ? feat : "-");
     rwkv_err_clear(&err);
     if (!gpu_compiled()) {
         printf("cuda:        not in this build (make CUDA=1 where nvcc is installed)\n");

@@ -14,21 +14,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/kernels/kernels.h"
 #include "../gpu/gpu.h"
 
 static const struct cmd_entry {
     const char *name;
     int       (*run)(int argc, char **argv);
     const char *summary;
+    int         kernels;   /* runs a model: says what was wrong with RWKV_KERNELS */
 } cmds[] = {
-    { "chat", cmd_chat, "line-mode chat on stdin/stdout (the chat demo)" },
-    { "generate", cmd_generate, "one completion of --prompt to stdout" },
-    { "eval", cmd_eval, "run the model on tokens, write float32 logits" },
-    { "tokenize", cmd_tokenize, "text to token ids and back" },
-    { "info", cmd_info, "describe a checkpoint" },
-    { "bench", cmd_bench, "measure prefill and decode speed" },
-    { "sessions", cmd_sessions, "saved chats: list, show, search, export, import, fork, rm, state" },
-    { NULL, NULL, NULL },
+    { "chat", cmd_chat, "line-mode chat on stdin/stdout (the chat demo)", 1 },
+    { "generate", cmd_generate, "one completion of --prompt to stdout", 1 },
+    { "eval", cmd_eval, "run the model on tokens, write float32 logits", 1 },
+    { "tokenize", cmd_tokenize, "text to token ids and back", 0 },
+    { "info", cmd_info, "describe a checkpoint", 1 },
+    { "bench", cmd_bench, "measure prefill and decode speed", 1 },
+    { "sessions", cmd_sessions, "saved chats: list, show, search, export, import, fork, rm, state", 0 },
+    { NULL, NULL, NULL, 0 },
 };
 
 static void
@@ -145,8 +147,11 @@ main(int argc, char **argv)
     }
     if (argc >= 2 && argv[1][0] != '-') {
         for (const struct cmd_entry *c = cmds; c->name != NULL; c++)
-            if (strcmp(argv[1], c->name) == 0)
+            if (strcmp(argv[1], c->name) == 0) {
+                if (c->kernels && *kern_env_note())   /* (the client logs it: tui/app.c) */
+                    fprintf(stderr, PROG ": %s\n", kern_env_note());
                 return c->run(argc - 1, argv + 1);
+            }
         cli_errorf("unknown command '%s' (try '" PROG " --help')", argv[1]);
         return 2;
     }

@@ -26,6 +26,7 @@
 #include <ncursesw/curses.h>
 
 #include "../core/clock.h"
+#include "../core/kernels/kernels.h"
 #include "../core/text/utf8.h"
 #include "clip.h"
 #include "history.h"
@@ -2436,6 +2437,9 @@ load_config(struct app *a)
     }
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
         theme_strip_colors(&a->th);
+    if (*kern_env_note())   /* (the line commands print it: cli/main.c) */
+        tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, kern_env_note(),
+                         strlen(kern_env_note()));
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "../clock.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,8 @@
 
 /* The choice, made once (cpuid may trap to the hypervisor: slow). */
 static const simd_kernels *kern_chosen;
+/* What was wrong with RWKV_KERNELS (kern_env_note), made with the choice. */
+static char kern_note[200];
 
 static const simd_kernels *kern_choose(void);
 
@@ -74,12 +77,17 @@ kern_choose(void)
     };
     const char *e = getenv("RWKV_KERNELS");
     const simd_kernels *k;
+    int named = 0;
 
+    if (e != NULL && *e == '\0')   /* set empty: as unset */
+        e = NULL;
     if (e != NULL)
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (strcmp(e, names[i].name) == 0 &&
-                (k = simd_kernels_get(names[i].isa, names[i].flags)) != NULL)
-                return k;
+            if (strcmp(e, names[i].name) == 0) {
+                if ((k = simd_kernels_get(names[i].isa, names[i].flags)) != NULL)
+                    return k;
+                named = 1;
+            }
     k = simd_kernels_best(0);
     /* AVX-512 with a bf16 dot product no faster than its fp32 multiply-add
      * (measured on a Xeon: half the rate) prefills faster, and exactly, on
@@ -89,7 +97,31 @@ kern_choose(void)
         if (x != NULL)
             k = x;
     }
+    if (e != NULL && named)
+        snprintf(kern_note, sizeof kern_note,
+                 "RWKV_KERNELS=%.40s: this CPU cannot run that kernel set; using %s", e,
+                 simd_kernels_name(k));
+    else if (e != NULL)
+        snprintf(kern_note, sizeof kern_note,
+                 "RWKV_KERNELS=%.40s is not a kernel set (portable, avx2, avx2-vnni, avx512, "
+                 "avx512-exact); using %s", e, simd_kernels_name(k));
     return k;
+}
+
+const char *
+kern_env_note(void)
+{
+    kern_default_kernels();
+    return kern_note;
+}
+
+const char *
+kern_env_state(void)
+{
+    const char *e = getenv("RWKV_KERNELS");
+
+    return e == NULL || *e == '\0' ? "" : *kern_env_note() ? "RWKV_KERNELS not followed"
+                                                                  : "RWKV_KERNELS set";
 }
 
 size_t

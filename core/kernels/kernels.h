@@ -67,8 +67,14 @@ typedef struct kern_ctx {
 
 /* The kernel table to use: simd_kernels_best(0), or the one named by the
 ** environment variable RWKV_KERNELS ("portable", "avx2", "avx2-vnni",
-** "avx512") when the CPU has it (for comparisons). */
+** "avx512", "avx512-exact") when the CPU has it (for comparisons). */
 const simd_kernels *kern_default_kernels(void);
+/* "" when RWKV_KERNELS is unset or was followed; else one line saying why
+** it was not (an unknown name, a set this CPU cannot run) and what runs. */
+const char *kern_env_note(void);
+/* For a report of the kernels: "" (unset), "RWKV_KERNELS set" or
+** "RWKV_KERNELS not followed". */
+const char *kern_env_state(void);
 
 /*
 ** Y[t][o] = sum_i W[o][i] * X[t][i] for t < T (X is [T][cols], Y [T][rows]).

@@ -37,6 +37,20 @@ printf '%s\n' "$out" | grep -Eq "^cuda(: +not in this build|: +no CUDA device|:[
 out=$(RWKV_KERNELS=portable "$RWKV_TUI" info --demo 2>&1)
 printf '%s\n' "$out" | grep -q "^kernels: *portable, RWKV_KERNELS set" && ok \
     || fail "info with RWKV_KERNELS=portable: $out"
+printf '%s\n' "$out" | grep -q "not a kernel set" && fail "a known set warned: $out" || ok
+# a name that is not a kernel set is said in one line, not taken as set
+# (it was ignored in silence, info saying "RWKV_KERNELS set"); empty is unset
+for k in bogus AVX2 avx-512; do
+    out=$(RWKV_KERNELS=$k "$RWKV_TUI" info --demo 2>"$TMP/kerr")
+    [ "$(cat "$TMP/kerr")" = "rwkv-tui: RWKV_KERNELS=$k is not a kernel set (portable, avx2, avx2-vnni, avx512, avx512-exact); using $(printf '%s\n' "$out" | sed -n 's/^kernels: *\([a-z0-9-]*\),.*/\1/p')" ] &&
+        ok || fail "RWKV_KERNELS=$k: stderr '$(cat "$TMP/kerr")'"
+    printf '%s\n' "$out" | grep -q "^kernels: .*, RWKV_KERNELS not followed" && ok ||
+        fail "RWKV_KERNELS=$k: info says $(printf '%s\n' "$out" | grep kernels)"
+done
+out=$(RWKV_KERNELS= "$RWKV_TUI" info --demo 2>&1)
+case $out in *RWKV_KERNELS*) fail "empty RWKV_KERNELS: $out" ;; *) ok ;; esac
+RWKV_KERNELS=bogus "$RWKV_TUI" sessions --db "$TMP/none.db" list 2>&1 | grep -q RWKV_KERNELS &&
+    fail "sessions (no model) warned of the kernels" || ok
 # weight bytes per token: fp32 = 4 bytes x (parameters - embedding); other
 # strategies store the linears smaller
 if have_fixture models/tiny-7v0-fp32.pth 3; then

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# tests/tui/kernels_note.sh -- RWKV_KERNELS naming no kernel set is said in
+# the client (the transcript and M-l), as the line commands say it on
+# stderr; it was ignored in silence.
+. "$(dirname "$0")/tmuxlib.sh"
+
+TUI_ENV="RWKV_KERNELS=avx-512" tui_start
+check "said at start" 'RWKV_KERNELS=avx-512 is not a kernel set \(portable, avx2'
+keys M-l
+check "in the log" 'error: RWKV_KERNELS=avx-512 is not a kernel set'
+keys Escape
+tui_quit
+tui_start
+check_not "unset: nothing said" 'RWKV_KERNELS' 1
+tui_quit
+tui_finish
