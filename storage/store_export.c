@@ -972,10 +972,12 @@ static const unsigned char tree_ok[3][4] = {
     [STORE_ROLE_ASSISTANT] = { 0,   0,     1,   0 },
 };
 
-/* Turn I (role ROLE) under PARENT (NULL: a root), as tree_ok has it:
-** RWKV_OK, else one line naming the turn, its parent's id and the rule. */
+/* Turn TN ("turn ID", role ROLE) under PARENT (NULL: a root), as tree_ok
+** has it: RWKV_OK, else one line naming the turn, its parent's id and the
+** rule. */
 static int
-import_tree_check(int role, const struct idmap *parent, size_t i, const char *what, rwkv_err *err)
+import_tree_check(int role, const struct idmap *parent, const char *tn, const char *what,
+                  rwkv_err *err)
 {
     static const char *const a[] = { "a system", "a user", "an assistant" };
     static const char *const rule[] = {
@@ -988,10 +990,10 @@ import_tree_check(int role, const struct idmap *parent, size_t i, const char *wh
     if (tree_ok[role][prole + 1])
         return RWKV_OK;
     if (parent == NULL)
-        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: %s turn cannot be a first turn: %s", what,
-                         i, a[role], rule[role]);
-    return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: %s turn cannot be under %s turn (\"parent\": %lld): %s",
-                     what, i, a[role], a[prole], (long long)parent->old, rule[role]);
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: %s turn cannot be a first turn: %s", what,
+                         tn, a[role], rule[role]);
+    return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: %s turn cannot be under %s turn (\"parent\": %lld): %s",
+                     what, tn, a[role], a[prole], (long long)parent->old, rule[role]);
 }
 
 static int
@@ -1005,7 +1007,8 @@ get_int(const json_value *o, const char *key, int64_t *out)
 }
 
 static int
-parse_sampling(const json_value *o, rwkv_sampling *out, const char *what, size_t ti, rwkv_err *err)
+parse_sampling(const json_value *o, rwkv_sampling *out, const char *what, const char *tn,
+               rwkv_err *err)
 {
     params_defaults(out);
     for (size_t k = 0; k < o->len; k++) {
@@ -1014,7 +1017,7 @@ parse_sampling(const json_value *o, rwkv_sampling *out, const char *what, size_t
         char txt[64];
         rwkv_err e2;
         if (i < 0)
-            return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: unknown sampling value '%.60s'", what, ti,
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: unknown sampling value '%.60s'", what, tn,
                              o->keys[k]);
         if (v->type == JSON_STRING)
             snprintf(txt, sizeof txt, "%s", v->str);
@@ -1023,10 +1026,10 @@ parse_sampling(const json_value *o, rwkv_sampling *out, const char *what, size_t
         else if (v->type == JSON_NUMBER)
             snprintf(txt, sizeof txt, "%.17g", v->num);
         else
-            return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: sampling value '%s' is not a number", what,
-                             ti, o->keys[k]);
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: sampling value '%s' is not a number", what,
+                             tn, o->keys[k]);
         if (params_set(out, i, txt, &e2) != RWKV_OK)
-            return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: %s", what, ti, e2.msg);
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: %s", what, tn, e2.msg);
     }
     return RWKV_OK;
 }
@@ -1212,28 +1215,31 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
     int32_t *ids = NULL;
     char *clean = NULL;
     int64_t oid, par = 0;
+    char tn[40];   /* the turn as the file names it: "turn ID" */
     int rc;
 
     memset(&tt, 0, sizeof tt);
     if (t->type != JSON_OBJECT || !get_int(t, "id", &oid))
-        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: not an object with an integer \"id\"", what, i);
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\"[%zu]: not an object with an integer \"id\"",
+                         what, i);
+    snprintf(tn, sizeof tn, "turn %lld", (long long)oid);
     if (i > 0 && oid <= map[i - 1].old)
-        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: ids must increase (%lld after %lld)", what, i,
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: ids must increase (%lld after %lld)", what, tn,
                          (long long)oid, (long long)map[i - 1].old);
     x = json_get(t, "parent");
     if (x && x->type != JSON_NULL) {
         if (!get_int(t, "parent", &par) || (pm = map_find(map, i, par)) == NULL)
-            return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: parent is not an earlier turn", what, i);
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: parent is not an earlier turn", what, tn);
         tt.parent_id = pm->new_;
     }
     x = json_get(t, "role");
     if (x == NULL || x->type != JSON_STRING || (tt.role = store_role_parse(x->str)) < 0)
-        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"role\" must be user, assistant or system", what, i);
-    if ((rc = import_tree_check(tt.role, pm, i, what, err)) != RWKV_OK)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"role\" must be user, assistant or system", what, tn);
+    if ((rc = import_tree_check(tt.role, pm, tn, what, err)) != RWKV_OK)
         return rc;
     x = json_get(t, "text");
     if (x == NULL || x->type != JSON_STRING)
-        return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"text\" must be a string", what, i);
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"text\" must be a string", what, tn);
     /* Escape codes and invalid UTF-8 never enter the database; a NUL
     ** (\u0000) is dropped, as everywhere (store_nul_drop). */
     if ((clean = store_text_clean(x->str, x->len, NULL)) == NULL)
@@ -1242,7 +1248,7 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
     x = json_get(t, "tokens");
     if (x && x->type != JSON_NULL) {
         if (x->type != JSON_ARRAY || x->len > STORE_IMPORT_MAX_TOKENS) {
-            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"tokens\" must be an array of ids", what, i);
+            rc = rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"tokens\" must be an array of ids", what, tn);
             goto out;
         }
         if ((ids = malloc((x->len ? x->len : 1) * sizeof *ids)) == NULL) {
@@ -1252,7 +1258,7 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
         for (size_t k = 0; k < x->len; k++) {
             const json_value *e = x->items[k];
             if (e->type != JSON_NUMBER || !e->is_int || e->i64 < 0 || e->i64 > INT32_MAX) {
-                rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: token %zu is not a token id", what, i, k);
+                rc = rwkv_errf(err, RWKV_EFORMAT, "%s: %s: token %zu is not a token id", what, tn, k);
                 goto out;
             }
             ids[k] = (int32_t)e->i64;
@@ -1262,11 +1268,11 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
     }
     x = json_get(t, "sampling");
     if (x && x->type == JSON_OBJECT) {
-        if ((rc = parse_sampling(x, &tt.sampling, what, i, err)) != RWKV_OK)
+        if ((rc = parse_sampling(x, &tt.sampling, what, tn, err)) != RWKV_OK)
             goto out;
         tt.has_sampling = 1;
     } else if (x && x->type != JSON_NULL) {
-        rc = rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: \"sampling\" must be an object or null", what, i);
+        rc = rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"sampling\" must be an object or null", what, tn);
         goto out;
     }
     tt.prefill_tps = json_num(t, "prefill_tps", 0);
@@ -1428,7 +1434,7 @@ import_turns(store *s, const char *text, const char *ta, const char *tb, const c
             char where[32];
             rwkv_err e2;
             if (te == NULL)
-                return rwkv_errf(err, RWKV_EFORMAT, "%s: turn %zu: malformed JSON", what, *nt);
+                return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\"[%zu]: malformed JSON", what, *nt);
             if (*nt >= STORE_IMPORT_MAX_TURNS)
                 return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\" must be an array of at most %d turns", what,
                                  STORE_IMPORT_MAX_TURNS);
@@ -1436,7 +1442,7 @@ import_turns(store *s, const char *text, const char *ta, const char *tb, const c
                 return rc;
             if (json_parse(p, (size_t)(te - p), what, &td, &e2) != RWKV_OK) {
                 /* parsed on its own: its bytes count from the turn's start */
-                snprintf(where, sizeof where, "turn %zu: ", *nt);
+                snprintf(where, sizeof where, "\"turns\"[%zu]: ", *nt);
                 return import_json_err(err, &e2, what, where, 0, (long)(p - text));
             }
             rc = import_turn(s, json_root(td), *nt, sid, *map, what, err);
@@ -1453,7 +1459,8 @@ import_turns(store *s, const char *text, const char *ta, const char *tb, const c
                 p++;
                 break;
             }
-            return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\": expected , or ] after turn %zu", what, *nt - 1);
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\": expected , or ] after \"turns\"[%zu]", what,
+                             *nt - 1);
         }
     if (scan_ws(p, tb) != tb)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\": text after the array", what);

@@ -103,13 +103,16 @@ save("reply_root.json", [dict(a, parent=None)])
 PY
 n0=$("$T" sessions --db "$DB" list | grep -c modelled)
 out=$("$T" sessions --db "$DB" import "$TMP/good.json") && ok || fail "a greeted export: $out"
+# (a turn is named by its "id" in the file, not its place in the array)
+uid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["turns"][0]["id"])' "$TMP/e.json")
+aid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["turns"][1]["id"])' "$TMP/e.json")
 expect_fail "a system turn under a system turn" \
     "^rwkv-tui: $TMP/sys_under\\.json: turn 1: a system turn cannot be under a system turn \(\"parent\": 0\)" \
     "$T" sessions --db "$DB" import "$TMP/sys_under.json"
 expect_fail "a user turn under a user turn" \
-    "^rwkv-tui: $TMP/user2\\.json: turn 1: a user turn cannot be under a user turn \(\"parent\": [0-9]+\)" \
+    "^rwkv-tui: $TMP/user2\\.json: turn $((uid + 1)): a user turn cannot be under a user turn \(\"parent\": $uid\)" \
     "$T" sessions --db "$DB" import "$TMP/user2.json"
-expect_fail "a reply at the root" "^rwkv-tui: $TMP/reply_root\\.json: turn 0: an assistant turn cannot be a first turn" \
+expect_fail "a reply at the root" "^rwkv-tui: $TMP/reply_root\\.json: turn $aid: an assistant turn cannot be a first turn" \
     "$T" sessions --db "$DB" import "$TMP/reply_root.json"
 [ "$("$T" sessions --db "$DB" list | grep -c modelled)" = $((n0 + 1)) ] && ok ||
     fail "refused imports wrote a session: $("$T" sessions --db "$DB" list)"

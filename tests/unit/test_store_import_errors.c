@@ -3,13 +3,16 @@
 ** (storage/store_export.c, store_import) names the file first, then where
 ** in it, then why, and a byte offset counts in the whole file:
 **
-**   "i.json: turn 3: JSON bad number at byte 227"
+**   "i.json: \"turns\"[3]: JSON bad number at byte 227"
 **
 ** A turn is parsed on its own, and its parse errors read "turn 3: i.json:
 ** JSON bad number at byte 40" -- the file second, the byte counted from the
 ** turn's start; the document's fields are parsed with the turns array cut
 ** out, so an error after it gave a byte that many bytes too early.  Every
-** other import error already read "i.json: turn 3: ...".
+** other import error reads "i.json: turn 7: ...", the turn named by its
+** "id" in the file (it was its position: a turn of id 105 was "turn 6");
+** one that cannot be parsed, or has no integer id, by its place in the
+** array, "turns"[5].
 **
 ** Also in that form: a file that is not JSON at all ("not a rwkv-tui
 ** session export (a JSON export starts with '{', this file with 'H')"; it
@@ -36,27 +39,27 @@ static const struct {
     { "NaN sampling value",
       HEAD T0 ", {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\","
       " \"sampling\": {\"temperature\": NaN}}]}",
-      "NaN", "turn 1: JSON bad number at byte %ld" },
+      "NaN", "\"turns\"[1]: JSON bad number at byte %ld" },
     { "Infinity sampling value",
       HEAD T0 ", {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\","
       " \"sampling\": {\"top_p\": -Infinity}}]}",
-      "Infinity", "turn 1: JSON bad number at byte %ld" },
+      "Infinity", "\"turns\"[1]: JSON bad number at byte %ld" },
     { "a turn's malformed JSON",
       HEAD T0 ", {\"id\": 2, \"role\": \"user\", \"text\": \"b\",}]}",
-      "}]}", "turn 1: JSON expected object key at byte %ld" },
+      "}]}", "\"turns\"[1]: JSON expected object key at byte %ld" },
     { "a field after the turns",
       HEAD T0 "], \"created_ms\": NaN}",
       "NaN", "JSON bad number at byte %ld" },
     { "an overflowing sampling value",
       HEAD T0 ", {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\","
       " \"sampling\": {\"temperature\": 1e999}}]}",
-      NULL, "turn 1: temperature: 'inf' is not a number" },
+      NULL, "turn 2: temperature: 'inf' is not a number" },
     { "a parent not before",
       HEAD "{\"id\": 1, \"parent\": 7, \"role\": \"user\", \"text\": \"a\"}]}",
-      NULL, "turn 0: parent is not an earlier turn" },
+      NULL, "turn 1: parent is not an earlier turn" },
     { "a bad token",
       HEAD T0 ", {\"id\": 2, \"role\": \"user\", \"text\": \"b\", \"tokens\": [1, 2.5]}]}",
-      NULL, "turn 1: token 1 is not a token id" },
+      NULL, "turn 2: token 1 is not a token id" },
     /* a file that is not JSON at all is named so, not "JSON bad number at
     ** byte 0" (store_import, import_sniff) */
     { "a plain text file", "Hello, this is not an export.\n",
@@ -70,30 +73,30 @@ static const struct {
     { "a greeting under a greeting",
       HEAD "{\"id\": 1, \"role\": \"system\", \"text\": \"g\"},"
       " {\"id\": 2, \"parent\": 1, \"role\": \"system\", \"text\": \"g2\"}]}",
-      NULL, "turn 1: a system turn cannot be under a system turn (\"parent\": 1): the greeting (system) is"
+      NULL, "turn 2: a system turn cannot be under a system turn (\"parent\": 1): the greeting (system) is"
             " a first turn only" },
     { "a greeting under a reply",
       HEAD T0 ", {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\"},"
       " {\"id\": 3, \"parent\": 2, \"role\": \"system\", \"text\": \"g\"}]}",
-      NULL, "turn 2: a system turn cannot be under an assistant turn (\"parent\": 2): the greeting"
+      NULL, "turn 3: a system turn cannot be under an assistant turn (\"parent\": 2): the greeting"
             " (system) is a first turn only" },
     { "a message under a message",
       HEAD T0 ", {\"id\": 7, \"parent\": 1, \"role\": \"user\", \"text\": \"b\"}]}",
-      NULL, "turn 1: a user turn cannot be under a user turn (\"parent\": 1): a message goes first, or"
+      NULL, "turn 7: a user turn cannot be under a user turn (\"parent\": 1): a message goes first, or"
             " under the greeting or a reply" },
     { "a reply as a first turn",
       HEAD "{\"id\": 1, \"role\": \"assistant\", \"text\": \"b\"}]}",
-      NULL, "turn 0: an assistant turn cannot be a first turn: a reply goes under its message (a user"
+      NULL, "turn 1: an assistant turn cannot be a first turn: a reply goes under its message (a user"
             " turn)" },
     { "a reply under the greeting",
       HEAD "{\"id\": 1, \"role\": \"system\", \"text\": \"g\"},"
       " {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\"}]}",
-      NULL, "turn 1: an assistant turn cannot be under a system turn (\"parent\": 1): a reply goes under"
+      NULL, "turn 2: an assistant turn cannot be under a system turn (\"parent\": 1): a reply goes under"
             " its message (a user turn)" },
     { "a reply under a reply",
       HEAD T0 ", {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\"},"
       " {\"id\": 3, \"parent\": 2, \"role\": \"assistant\", \"text\": \"c\"}]}",
-      NULL, "turn 2: an assistant turn cannot be under an assistant turn (\"parent\": 2): a reply goes"
+      NULL, "turn 3: an assistant turn cannot be under an assistant turn (\"parent\": 2): a reply goes"
             " under its message (a user turn)" },
 };
 

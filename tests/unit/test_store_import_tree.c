@@ -125,7 +125,7 @@ refused_late(store *st, const char *db)
     len += (size_t)snprintf(js + len, cap - len, ", {\"id\": %d, \"parent\": %d, \"role\": \"user\","
                             " \"text\": \"x\"}]}", N + 1, N - 1);
     TEST_CONDF(store_import(st, js, len, "long.json", &id, &err) == RWKV_EFORMAT && id == 0 &&
-                   strstr(err.msg, "long.json: turn 2000: a user turn cannot be under a user turn") == err.msg,
+                   strstr(err.msg, "long.json: turn 2001: a user turn cannot be under a user turn") == err.msg,
                "a bad turn at the end of a long file: %s", err.msg);
     TEST_COND("nothing written", q_int(db, "SELECT count(*) FROM sessions") == sessions &&
                                      q_int(db, "SELECT count(*) FROM turns") == turns);
