@@ -2569,6 +2569,10 @@ tui_run(const tui_launch *launch)
     tui_capture_end(&cap);
     if (rc != 0 && a->screen)
         screen_end(a);
+    if (rc != 0)   /* the config's problems and the like, said before the failure */
+        for (int i = 0; i < a->n_notes; i++)
+            if (a->notes[i].role == TUI_TURN_ERROR && a->notes[i].turn == TUI_NOTE_RUN)
+                fprintf(stderr, PROG_NAME_TUI ": %s\n", a->notes[i].text);
     show_captured(a, &cap, model_end, rc);
     if (rc != 0) {
         app_fini(a);

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 
 #include <yaml.h>
 
+#include "../core/model/strategy.h"
+#include "../core/text/utf8.h"
 #include "../storage/framing.h"
 #include "text.h"
 #include "yamlerr.h"
@@ -57,13 +60,39 @@ cfg_action_for_key(const tui_config *c, int key)
     return -1;
 }
 
+/* The one character S holds (UTF-8), or -1 when S is not one whole
+** character. */
+static int
+one_char(const char *s)
+{
+    uint32_t cp;
+    size_t n = strlen(s);
+    int r = n ? utf8_decode((const unsigned char *)s, n, &cp) : -1;
+
+    return r > 0 && (size_t)r == n ? (int)cp : -1;
+}
+
+/* 1 when CP is a character that prints (no C0/C1 control, no DEL). */
+static int
+printable(int cp)
+{
+    return cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0);
+}
+
+int
+cfg_key_types(int key)
+{
+    return key >= 0 && key < 0x110000 && printable(key);
+}
+
 int
 cfg_key_parse(const char *s)
 {
     size_t n = strlen(s);
+    int cp = one_char(s);
 
-    if (n == 1 && (unsigned char)s[0] >= 0x20 && (unsigned char)s[0] < 0x7f)
-        return (unsigned char)s[0];
+    if (cp >= 0)
+        return printable(cp) ? cp : -1;    /* types it: cfg_load refuses it */
     if (strcmp(s, "Tab") == 0 || strcmp(s, "tab") == 0)
         return '\t';
     if ((s[0] == 'F' || s[0] == 'f') && n >= 2 && n <= 3 && isdigit((unsigned char)s[1])) {
@@ -84,12 +113,24 @@ cfg_key_parse(const char *s)
     }
     if (strncmp(s, "M-", 2) == 0 || strncmp(s, "Alt-", 4) == 0 ||
         strncmp(s, "alt-", 4) == 0) {
-        const char *c = s[1] == '-' ? s + 2 : s + 4;
-        if (strlen(c) == 1 && (unsigned char)c[0] > 0x20 && (unsigned char)c[0] < 0x7f)
-            return CFG_KEY_ALT((unsigned char)c[0]);
+        /* Alt and a character arrive as ESC and its UTF-8 (app.c cook_key) */
+        int c = one_char(s[1] == '-' ? s + 2 : s + 4);
+        if (c > 0x20 && c < 0x10000 && printable(c))
+            return CFG_KEY_ALT(c);
         return -1;
     }
     return -1;
+}
+
+/* The character CP (UTF-8) into BUF after PREFIX. */
+static void
+char_name(const char *prefix, int cp, char *buf, size_t cap)
+{
+    unsigned char u[UTF8_MAX + 1];
+    int n = cp >= 0x20 ? utf8_encode((uint32_t)cp, u) : 0;
+
+    u[n > 0 ? n : 0] = '\0';
+    snprintf(buf, cap, "%s%s", prefix, n > 0 ? (const char *)u : "?");
 }
 
 void
@@ -101,10 +142,10 @@ cfg_key_name(int key, char *buf, size_t cap)
         snprintf(buf, cap, "Tab");
     else if (key >= 1 && key < 0x20)
         snprintf(buf, cap, "C-%c", key + 'a' - 1);
-    else if (key >= CFG_KEY_ALT(0) && key < CFG_KEY_ALT(0x100))
-        snprintf(buf, cap, "M-%c", key & 0xff);
-    else if (key >= 0x20 && key < 0x7f)
-        snprintf(buf, cap, "%c", key);
+    else if (key >= CFG_KEY_ALT(0) && key < CFG_KEY_ALT_END)
+        char_name("M-", key - CFG_KEY_ALT(0), buf, cap);
+    else if (cfg_key_types(key))
+        char_name("", key, buf, cap);
     else
         snprintf(buf, cap, "?");
 }
@@ -132,13 +173,17 @@ cfg_default_path(char *buf, size_t cap)
 ** problem becomes one "PATH:LINE:COL: ..." line, and what is valid is kept.
 **
 **   root mapping:  model strategy vocab state_dir preset theme db  -> strings
+**                  (strategy: its syntax checked, strat_parse; where model,
+**                  strategy and vocab were set is kept, *_at)
 **                  clipboard -> "osc52" (the default) or "off"
 **                  language -> "auto" (the default), "en" or "zh"
 **                  history -> "on" (the default) or "off"
-**                  keys -> mapping of action name -> key name
-**                  model_dir stop -> a string or a list of strings
-**                  greeting user bot think ban -> strings (ban: or a list of ids),
-**                  each checked by storage/framing.h's rules
+**                  keys -> mapping of action name -> key name (never a key
+**                  that types a character: cfg_key_types)
+**                  model_dir stop ban -> a string or a list of strings, each
+**                  item checked on its own, in file order (load_list)
+**                  greeting user bot think stop ban -> each checked by
+**                  storage/framing.h's rules
 ** A YAML syntax error ends the walk; the settings read before it are kept.
 */
 
@@ -310,6 +355,9 @@ suggest(const char *bad, const char *const *names, size_t n, char *out, size_t c
         out[0] = '\0';
 }
 
+/* the key names cfg_key_parse takes, for "unknown key" */
+#define KEY_FORMS "F1-F12, Tab, C- with a letter, M- with any character: C-q, M-q, M-\xc3\xbc"
+
 typedef struct binding {
     int         set;         /* the file binds this action */
     yaml_mark_t mark;        /* where its value is */
@@ -360,9 +408,31 @@ load_keys(loader *l, tui_config *c, binding *bound)
             continue;
         code = cfg_key_parse(v);
         if (code < 0) {
+            const char *rest = strncmp(v, "M-", 2) == 0 ? v + 2
+                             : strncmp(v, "Alt-", 4) == 0 || strncmp(v, "alt-", 4) == 0 ? v + 4
+                                                                                        : NULL;
+            report(l, &l->ev.start_mark, "field '%s' in 'keys': unknown key '%s' (%s)", name,
+                   CUT(v), rest && one_char(rest) >= 0x10000
+                               ? "M- takes a character below U+10000" : KEY_FORMS);
+            continue;
+        }
+        if (cfg_key_types(code)) {
+            /* it would act, never be typed: "quit: q" ended the client at
+            ** the first word with a q in it */
+            char alt[16], dn[32], fix[64];
+            if (code > 0x20 && code < 0x10000) {
+                cfg_key_name(CFG_KEY_ALT(code), alt, sizeof alt);
+                if (code < 0x80 && isalpha(code))
+                    snprintf(fix, sizeof fix, "%s, C-%c or an F-key", alt, tolower(code));
+                else
+                    snprintf(fix, sizeof fix, "%s or an F-key", alt);
+            } else {
+                snprintf(fix, sizeof fix, "an F-key, C-x or M-x");
+            }
+            cfg_key_name(action_table[act].def, dn, sizeof dn);
             report(l, &l->ev.start_mark,
-                   "field '%s' in 'keys': unknown key '%s' (F1-F12, C-x, M-x, Tab or one character)",
-                   name, CUT(v));
+                   "field '%s' in 'keys': '%s' types a character: bind %s; '%s' keeps %s", name,
+                   CUT(v), fix, name, dn);
             continue;
         }
         if (bound[act].set)
@@ -419,32 +489,89 @@ static const char *const extra_fields[] = { "model_dir", "greeting", "user", "bo
                                             "ban" };
 #define N_EXTRA (sizeof extra_fields / sizeof extra_fields[0])
 
-/* A string, or a list of strings, into OUT[0..*N) (at most MAX). */
+/*
+** A list setting: a string, or a list of strings, each item handed to ITEM
+** with its place in the file, in file order (an empty string alone is no
+** item: "stop:" with nothing after it).  ITEM keeps the item or reports
+** why not, so every problem is said at its own item, in order.
+*/
+typedef void (*item_fn)(loader *l, const yaml_mark_t *m, const char *v, tui_config *c);
+
 static void
-load_strings(loader *l, const char *key, char (*out)[CFG_PATH], int max, int *n)
+load_list(loader *l, const char *key, item_fn item, tui_config *c)
 {
     const char *v;
 
-    *n = 0;
     if (l->ev.type != YAML_SEQUENCE_START_EVENT) {
-        if ((v = scalar(l, key, NULL)) == NULL || v[0] == '\0')
-            return;
-        if (strlen(v) >= CFG_PATH) {
-            report(l, &l->ev.start_mark, "field '%s': longer than %d bytes", key, CFG_PATH - 1);
-            return;
-        }
-        snprintf(out[(*n)++], CFG_PATH, "%s", v);
+        if ((v = scalar(l, key, NULL)) != NULL && v[0] != '\0')
+            item(l, &l->ev.start_mark, v, c);
         return;
     }
-    while (next(l) && l->ev.type != YAML_SEQUENCE_END_EVENT) {
-        if ((v = scalar(l, key, NULL)) == NULL)
-            continue;
-        if (*n == max || strlen(v) >= CFG_PATH)
-            report(l, &l->ev.start_mark, "field '%s': at most %d items of at most %d bytes", key,
-                   max, CFG_PATH - 1);
-        else
-            snprintf(out[(*n)++], CFG_PATH, "%s", v);
+    while (next(l) && l->ev.type != YAML_SEQUENCE_END_EVENT)
+        if ((v = scalar(l, key, NULL)) != NULL)
+            item(l, &l->ev.start_mark, v, c);
+}
+
+/* model_dir: a folder (a path up to CFG_PATH - 1 bytes), at most CFG_MAX_LIST */
+static void
+model_dir_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
+{
+    if (c->n_model_dir == CFG_MAX_LIST)
+        report(l, m, "field 'model_dir': at most %d folders", CFG_MAX_LIST);
+    else if (strlen(v) >= CFG_PATH)
+        report(l, m, "field 'model_dir': a path longer than %d bytes", CFG_PATH - 1);
+    else
+        snprintf(c->model_dir[c->n_model_dir++], CFG_PATH, "%s", v);
+}
+
+/* stop: one stop string as written (\n escapes), by framing.h's rules: at
+** most CHAT_MAX_STOP of 1..CHAT_MAX_STOP_LEN bytes once unescaped */
+static void
+stop_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
+{
+    framing f;
+    rwkv_err err;
+    char buf[CFG_PATH];
+    int rc;
+
+    framing_init(&f);
+    for (int i = 0; i < c->n_stop; i++) {      /* the ones kept: the count */
+        snprintf(buf, sizeof buf, "%s", c->stop[i]);
+        framing_unescape(buf, 0);
+        framing_add_stop(&f, buf, &err);
     }
+    if (strlen(v) >= sizeof buf) {
+        rc = framing_add_stop(&f, v, &err);   /* refused: too long, or one too many */
+    } else {
+        snprintf(buf, sizeof buf, "%s", v);
+        framing_unescape(buf, 0);
+        rc = framing_add_stop(&f, buf, &err);
+    }
+    if (rc != RWKV_OK)
+        report(l, m, "field 'stop': %s", err.msg);
+    else
+        snprintf(c->stop[c->n_stop++], CFG_PATH, "%s", v);
+    framing_fini(&f);
+}
+
+/* ban: "1,2,3" or one id of a list, joined into c->ban ("1,2,3") */
+static void
+ban_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
+{
+    framing f;
+    rwkv_err err;
+    size_t have = strlen(c->ban);
+
+    framing_init(&f);
+    if (v[0] == '\0')
+        report(l, m, "field 'ban': an empty item (a token id expected)");
+    else if (framing_set_ban_text(&f, v, &err) != RWKV_OK)
+        report(l, m, "field 'ban': %s", err.msg);
+    else if (have + 1 + strlen(v) >= CFG_PATH)
+        report(l, m, "field 'ban': the ids take more than %d bytes", CFG_PATH - 1);
+    else
+        snprintf(c->ban + have, CFG_PATH - have, "%s%s", have ? "," : "", v);
+    framing_fini(&f);
 }
 
 /* Check the framing setting KEY of C (framing.h's rules) at mark M. */
@@ -465,18 +592,6 @@ check_framing(loader *l, const yaml_mark_t *m, const char *key, tui_config *c)
     } else if (strcmp(key, "think") == 0) {
         if ((rc = framing_set_think(&f, c->think, &err)) != RWKV_OK)
             c->think[0] = '\0';
-    } else if (strcmp(key, "ban") == 0) {
-        if ((rc = framing_set_ban_text(&f, c->ban, &err)) != RWKV_OK)
-            c->ban[0] = '\0';
-    } else if (strcmp(key, "stop") == 0) {
-        for (int i = 0; i < c->n_stop && rc == RWKV_OK; i++) {
-            char buf[CFG_PATH];
-            snprintf(buf, sizeof buf, "%s", c->stop[i]);
-            framing_unescape(buf, 0);
-            rc = framing_add_stop(&f, buf, &err);
-        }
-        if (rc != RWKV_OK)
-            c->n_stop = 0;
     }
     if (rc != RWKV_OK) {
         report(l, m, "field '%s': %s", key, err.msg);
@@ -490,38 +605,54 @@ static void
 load_extra(loader *l, const char *key, tui_config *c)
 {
     yaml_mark_t m = l->ev.start_mark;
-    char tmp[CFG_MAX_LIST][CFG_PATH];
-    int n = 0;
+    char *dst;
+    const char *v;
 
+    /* the lists: each item checked, and kept or reported, on its own */
     if (strcmp(key, "model_dir") == 0) {
-        load_strings(l, key, c->model_dir, CFG_MAX_LIST, &c->n_model_dir);
+        c->n_model_dir = 0;
+        load_list(l, key, model_dir_item, c);
         return;
     }
     if (strcmp(key, "stop") == 0) {
-        load_strings(l, key, c->stop, CFG_MAX_LIST, &c->n_stop);
-    } else if (strcmp(key, "ban") == 0) {
-        /* "1,2,3" or a list of ids (joined) */
-        load_strings(l, key, tmp, CFG_MAX_LIST, &n);
-        c->ban[0] = '\0';
-        for (int i = 0; i < n; i++)
-            snprintf(c->ban + strlen(c->ban), CFG_PATH - strlen(c->ban), "%s%s", i ? "," : "",
-                     tmp[i]);
-    } else {
-        char *dst = key[0] == 'g' ? c->greeting : key[0] == 'u' ? c->user
-                  : key[0] == 't' ? c->think : c->bot;
-        const char *v = scalar(l, key, NULL);
-        if (v == NULL)
-            return;
-        if (strlen(v) >= CFG_PATH) {
-            report(l, &m, "field '%s': longer than %d bytes", key, CFG_PATH - 1);
-            return;
-        }
-        snprintf(dst, CFG_PATH, "%s", v);
-        if (key[0] == 'g')       /* \n, \t, \\ as in --greeting, stop and F8 */
-            framing_unescape(dst, 0);
-        c->has_greeting |= key[0] == 'g';
+        c->n_stop = 0;
+        load_list(l, key, stop_item, c);
+        return;
     }
+    if (strcmp(key, "ban") == 0) {
+        c->ban[0] = '\0';
+        load_list(l, key, ban_item, c);
+        return;
+    }
+    dst = key[0] == 'g' ? c->greeting : key[0] == 'u' ? c->user : key[0] == 't' ? c->think
+                                                                               : c->bot;
+    if ((v = scalar(l, key, NULL)) == NULL)
+        return;
+    if (strlen(v) >= CFG_PATH) {
+        report(l, &m, "field '%s': longer than %d bytes", key, CFG_PATH - 1);
+        return;
+    }
+    snprintf(dst, CFG_PATH, "%s", v);
+    if (key[0] == 'g')       /* \n, \t, \\ as in --greeting, stop and F8 */
+        framing_unescape(dst, 0);
+    c->has_greeting |= key[0] == 'g';
     check_framing(l, &m, key, c);
+}
+
+/* The string setting at OFF of C becomes V (the current event), and where
+** the file set it is kept for the ones loaded later (config.h). */
+static void
+set_string(loader *l, tui_config *c, size_t off, const char *v)
+{
+    char *at = off == offsetof(tui_config, model) ? c->model_at
+             : off == offsetof(tui_config, strategy) ? c->strategy_at
+             : off == offsetof(tui_config, vocab) ? c->vocab_at : NULL;
+
+    snprintf((char *)c + off, CFG_PATH, "%s", v);
+    if (at != NULL)
+        snprintf(at, sizeof c->model_at, "%s:%lu:%lu", l->path,
+                 (unsigned long)l->ev.start_mark.line + 1,
+                 (unsigned long)l->ev.start_mark.column + 1);
 }
 
 int
@@ -575,6 +706,8 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                 yaml_mark_t km = l.ev.start_mark;
                 char key[64], hint[80];
                 int f = -1;
+                strat st;
+                rwkv_err err;
 
                 if (l.ev.type != YAML_SCALAR_EVENT) {
                     report(&l, &km, "expected a setting name, found %s", kind_name(l.ev.type));
@@ -615,8 +748,11 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                     else if (v && str_fields[f].off == offsetof(tui_config, history) &&
                              strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
                         report(&l, &l.ev.start_mark, "field 'history': '%s' is not on or off", CUT(v));
+                    else if (v && str_fields[f].off == offsetof(tui_config, strategy) &&
+                             strat_parse(v, &st, &err) != RWKV_OK)
+                        report(&l, &l.ev.start_mark, "field 'strategy': %s", err.msg);
                     else if (v)
-                        snprintf((char *)out + str_fields[f].off, CFG_PATH, "%s", v);
+                        set_string(&l, out, str_fields[f].off, v);
                 }
             }
         }

@@ -38,7 +38,8 @@
 /* Key codes independent of curses: plain characters are themselves. */
 #define CFG_KEY_F(n)    (0x110000 + (n))      /* F1..F12 (beyond Unicode) */
 #define CFG_KEY_CTRL(c) ((c) & 0x1f)          /* C-a .. C-z */
-#define CFG_KEY_ALT(c)  (0x120000 | (c))      /* M-x */
+#define CFG_KEY_ALT(c)  (0x120000 | (c))      /* M-x: x a character below U+10000 */
+#define CFG_KEY_ALT_END CFG_KEY_ALT(0x10000)  /* (0x130000: app.h's own codes start there) */
 
 /* X(enum suffix, YAML key, default key, help) */
 #define CFG_ACTIONS(X)                                                               \
@@ -103,6 +104,11 @@ typedef struct tui_config {
     char stop[CFG_MAX_LIST][CFG_PATH];   /* as written: \n escapes */
     int  n_stop;
     char ban[CFG_PATH];        /* "1,2,3" */
+    /* where the file set model, strategy and vocab: "FILE:LINE:COLUMN", ""
+    ** when not by the file.  A model or vocabulary that cannot be opened,
+    ** or a strategy this build cannot run, is found only when the client
+    ** loads it (model_load.c): its error names this place. */
+    char model_at[CFG_PATH + 48], strategy_at[CFG_PATH + 48], vocab_at[CFG_PATH + 48];
 } tui_config;
 
 const char *cfg_action_name(int act);
@@ -112,10 +118,17 @@ void cfg_defaults(tui_config *c);
 /* The action bound to KEY, or -1. */
 int  cfg_action_for_key(const tui_config *c, int key);
 
-/* Parse "F2", "C-q", "Ctrl-q", "^Q", "M-x", "Alt-x", "Tab" or one
-** character; -1 if invalid. */
+/* Parse "F2", "C-q", "Ctrl-q", "^Q" (C- takes a letter), "M-x", "Alt-x"
+** (M- takes one printable character, ASCII or not -- "M-ü" -- below
+** U+10000, not a space), "Tab", or one printable character (UTF-8: "q",
+** "ü", " "), which is its code point; -1 if invalid.  A key that types a
+** character (cfg_key_types) cannot be bound to an action: cfg_load refuses
+** it. */
 int  cfg_key_parse(const char *s);
-/* "F2", "C-q", "M-x", "Tab": into BUF. */
+/* 1 when KEY, a code of cfg_key_parse, types a character into the message
+** box (a printable character without a modifier, the space included). */
+int  cfg_key_types(int key);
+/* "F2", "C-q", "M-x", "M-ü", "Tab": into BUF (UTF-8). */
 void cfg_key_name(int key, char *buf, size_t cap);
 
 /* The default config path into BUF ("" if neither XDG_CONFIG_HOME nor HOME). */
@@ -128,8 +141,11 @@ void cfg_default_path(char *buf, size_t cap);
 ** the other bindings (after a YAML syntax error, the settings before it are
 ** kept).  Two actions on one key: the later binding in the file, or one
 ** onto another action's default key, is refused and its action keeps its
-** default.  Returns 0, or -1 when anything was wrong: then MSG (MSG_CAP
-** bytes; THEME_MSG is plenty) holds every problem, one line each, as
+** default, and so is a binding of a key that types a character ("q": the
+** letter would never reach the message box).  The strategy's syntax is
+** checked here (strat_parse); a bad one is left out.  Returns 0, or -1
+** when anything was wrong: then MSG (MSG_CAP bytes; THEME_MSG is plenty)
+** holds every problem, one line each, as
 ** "PATH:LINE:COLUMN: what" (at most 32, then "PATH: N more problems").
 ** An unreadable file: -1, *OUT the defaults, one line.
 */

@@ -136,6 +136,20 @@ find_vocab(const struct app *a, const char *model, char *out, size_t cap, char *
     return 1;
 }
 
+/* ERR's message gets " (FIELD: from CONFIG:LINE:COLUMN)" when the value
+** that failed came from the config file (AT: config.h's *_at, "" when
+** not): a user who typed no option must learn where the path was set. */
+static void
+name_origin(rwkv_err *err, const char *field, const char *at)
+{
+    size_t n = strlen(err->msg);
+
+    /* (cut short when the message is long: the line stays one line) */
+    if (at[0] != '\0' && n < sizeof err->msg &&
+        snprintf(err->msg + n, sizeof err->msg - n, " (%s: from %s)", field, at) < 0)
+        err->msg[n] = '\0';
+}
+
 /* The tokenizer for model M loaded from PATH (NULL: the demo): the byte one
 ** for a 256-token vocabulary, else the World vocabulary (its path in VOCAB,
 ** else VOCAB is ""). */
@@ -148,9 +162,14 @@ open_tokenizer(const struct app *a, const rwkv_model *m, const char *path, tok *
     vocab[0] = '\0';
     if (rwkv_model_info(m)->n_vocab <= 256)
         return tok_create_bytes(t, err);
+    int rc;
+
     if (find_vocab(a, path, vocab, cap, why, sizeof why) != 0)
         return rwkv_errf(err, RWKV_EINVAL, "%s", why);
-    return tok_open_world(vocab, t, err);
+    if ((rc = tok_open_world(vocab, t, err)) != RWKV_OK && a->launch.vocab == NULL &&
+        a->cfg.vocab[0] && strcmp(vocab, a->cfg.vocab) == 0)
+        name_origin(err, "vocab", a->cfg.vocab_at);
+    return rc;
 }
 
 /* The model's path and label (NULL PATH: the demo). */
@@ -194,8 +213,20 @@ tui_model_open(struct app *a)
         load_begin(a, l->demo ? NULL : model);
     rc = l->demo ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, &a->model, &err)
                  : rwkv_model_open(model, &oo, &a->model, &err);
-    if (rc != RWKV_OK)
+    if (rc != RWKV_OK) {
+        /* what the file set is named where the line quotes it (a strategy
+        ** refused here names it: "strategy 'cuda fp16': ..."), else the
+        ** model's place */
+        int cfg_model = !l->demo && l->model == NULL;
+        int cfg_strat = l->strategy == NULL && strategy != NULL;
+        char quoted[CFG_PATH + 4];
+        snprintf(quoted, sizeof quoted, "'%s'", strategy ? strategy : "");
         sess_info_load_hint(l->resume_id ? &a->resume : NULL, model, strategy, &err);
+        if (cfg_strat && strstr(err.msg, quoted) != NULL)
+            name_origin(&err, "strategy", a->cfg.strategy_at);
+        else if (cfg_model)
+            name_origin(&err, "model", a->cfg.model_at);
+    }
     if (oo.progress && a->screen == NULL)
         fputs(rc == RWKV_OK ? "\r\033[K" : "\n", stderr);
     if (rc == RWKV_OK)

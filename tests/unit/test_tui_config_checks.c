@@ -1,0 +1,238 @@
+/*
+** test_tui_config_checks.c -- the config file's values checked when it is
+** read (tui/config.c), each problem as FILE:LINE:COLUMN and the default
+** kept:
+**   - a key that types a character ("quit: q", "presets: x", "ü", " ") is
+**     refused (it would never reach the message box: "quit: q" ended the
+**     client at "a quick question"); M- takes any character, "M-ü" too;
+**   - a strategy the parser refuses ("cpu fp23", "12345") is said at its
+**     line, not as an exit 1 after the file was read; where model, vocab and
+**     strategy were set is kept for the errors of a later load;
+**   - stop strings are checked item by item, in file order, with the real
+**     limits (8 strings of 1..64 bytes; it said "1023 bytes"), and a list of
+**     ban ids is not cut at 8.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "../../tui/config.h"
+#include "../../tui/theme.h"
+
+static char tmpdir[] = "/tmp/rwkv-config-checks.XXXXXX";
+
+static const char *
+write_tmp(const char *name, const char *text)
+{
+    static char path[512];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+static int
+count_lines(const char *msg)
+{
+    int n = msg[0] != '\0';
+
+    for (const char *q = msg; *q; q++)
+        n += *q == '\n';
+    return n;
+}
+
+static void
+test_typing_keys(void)
+{
+    tui_config c;
+    char msg[THEME_MSG], buf[32];
+    const char *p;
+
+    /* the parser: one character is its code point, typing; M- any character */
+    TEST_COND("q types", cfg_key_parse("q") == 'q' && cfg_key_types('q'));
+    TEST_COND("space types", cfg_key_parse(" ") == ' ' && cfg_key_types(' '));
+    TEST_COND("u-umlaut is one character", cfg_key_parse("\xc3\xbc") == 0xfc && cfg_key_types(0xfc));
+    TEST_COND("CJK is one character", cfg_key_parse("\xe4\xb8\xad") == 0x4e2d);
+    TEST_COND("two characters: no key", cfg_key_parse("\xc3\xbc\xc3\xbc") == -1 &&
+                                        cfg_key_parse("ab") == -1);
+    TEST_COND("ill-formed UTF-8: no key", cfg_key_parse("\xc3") == -1);
+    TEST_COND("M-u-umlaut", cfg_key_parse("M-\xc3\xbc") == CFG_KEY_ALT(0xfc) &&
+                            cfg_key_parse("Alt-\xc3\xa9") == CFG_KEY_ALT(0xe9));
+    TEST_COND("M- beyond U+FFFF refused", cfg_key_parse("M-\xf0\x9f\x98\x80") == -1);
+    TEST_COND("modified keys do not type", !cfg_key_types(CFG_KEY_ALT('q')) &&
+                                           !cfg_key_types(CFG_KEY_CTRL('q')) &&
+                                           !cfg_key_types('\t') && !cfg_key_types(CFG_KEY_F(2)));
+    cfg_key_name(CFG_KEY_ALT(0xfc), buf, sizeof buf);
+    TEST_CONDF(strcmp(buf, "M-\xc3\xbc") == 0, "name of M-u-umlaut: '%s'", buf);
+    cfg_key_name(CFG_KEY_ALT('R'), buf, sizeof buf);
+    TEST_CONDF(strcmp(buf, "M-R") == 0, "name of M-R: '%s'", buf);
+
+    p = write_tmp("k.yaml", "model: m\n"
+                            "keys:\n"
+                            "  quit: q\n"
+                            "  presets: \"x\"\n"
+                            "  sessions: \"\xc3\xbc\"\n"
+                            "  help: \" \"\n"
+                            "  stats: \"1\"\n"
+                            "  mouse: \"\xf0\x9f\x98\x80\"\n"
+                            "  states: M-\xc3\xbc\n"
+                            "  framing: M-\xf0\x9f\x98\x80\n");
+    TEST_COND("typing keys reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    {
+        static const char *const want[] = {
+            "k.yaml:3:9: field 'quit' in 'keys': 'q' types a character: bind M-q, C-q or an "
+            "F-key; 'quit' keeps F10",
+            "k.yaml:4:12: field 'presets' in 'keys': 'x' types a character: bind M-x, C-x or an "
+            "F-key; 'presets' keeps F4",
+            "k.yaml:5:13: field 'sessions' in 'keys': '\xc3\xbc' types a character: bind "
+            "M-\xc3\xbc or an F-key; 'sessions' keeps F2",
+            "k.yaml:6:9: field 'help' in 'keys': ' ' types a character: bind an F-key, C-x or "
+            "M-x; 'help' keeps F1",
+            "k.yaml:7:10: field 'stats' in 'keys': '1' types a character: bind M-1 or an F-key; "
+            "'stats' keeps F9",
+            "k.yaml:8:10: field 'mouse' in 'keys': '\xf0\x9f\x98\x80' types a character: bind an "
+            "F-key, C-x or M-x; 'mouse' keeps M-m",
+            "k.yaml:10:12: field 'framing' in 'keys': unknown key 'M-\xf0\x9f\x98\x80' (M- takes "
+            "a character below U+10000)",
+        };
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+            TEST_CONDF(strstr(msg, want[i]) != NULL, "missing '%s' in:\n%s", want[i], msg);
+        TEST_CONDF(count_lines(msg) == 7, "%d lines:\n%s", count_lines(msg), msg);
+    }
+    TEST_COND("typing keys: the defaults kept", c.keys[CFG_ACT_QUIT] == CFG_KEY_F(10) &&
+                                                c.keys[CFG_ACT_PRESETS] == CFG_KEY_F(4) &&
+                                                c.keys[CFG_ACT_SESSIONS] == CFG_KEY_F(2) &&
+                                                c.keys[CFG_ACT_HELP] == CFG_KEY_F(1) &&
+                                                c.keys[CFG_ACT_MOUSE] == CFG_KEY_ALT('m'));
+    TEST_COND("typing keys: M-u-umlaut bound", c.keys[CFG_ACT_STATES] == CFG_KEY_ALT(0xfc));
+    TEST_COND("typing keys: the model kept", strcmp(c.model, "m") == 0);
+    TEST_COND("no action on a plain letter", cfg_action_for_key(&c, 'q') < 0 &&
+                                             cfg_action_for_key(&c, 'x') < 0);
+
+    /* the unknown-key hint says which forms there are */
+    p = write_tmp("k2.yaml", "keys:\n  quit: Hyper-q\n");
+    TEST_COND("unknown key reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "k2.yaml:2:9: field 'quit' in 'keys': unknown key 'Hyper-q' (F1-F12, "
+                           "Tab, C- with a letter, M- with any character: C-q, M-q, M-\xc3\xbc)"),
+               "msg: %s", msg);
+}
+
+static void
+test_strategy(void)
+{
+    tui_config c;
+    char msg[THEME_MSG], want[600];
+    const char *p;
+
+    p = write_tmp("s.yaml", "model: /m/x.pth\nvocab: /m/v.txt\nstrategy: cpu fp23\ntheme: dark\n");
+    TEST_COND("bad strategy reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "s.yaml:3:11: field 'strategy': invalid strategy 'cpu fp23': unknown "
+                           "dtype 'fp23'") != NULL && count_lines(msg) == 1, "msg: %s", msg);
+    TEST_COND("bad strategy: the default kept", c.strategy[0] == '\0' && c.strategy_at[0] == '\0');
+    TEST_COND("bad strategy: the rest kept", strcmp(c.model, "/m/x.pth") == 0 &&
+                                             strcmp(c.theme, "dark") == 0);
+    snprintf(want, sizeof want, "%s/s.yaml:1:8", tmpdir);
+    TEST_CONDF(strcmp(c.model_at, want) == 0, "model_at '%s'", c.model_at);
+    snprintf(want, sizeof want, "%s/s.yaml:2:8", tmpdir);
+    TEST_CONDF(strcmp(c.vocab_at, want) == 0, "vocab_at '%s'", c.vocab_at);
+
+    p = write_tmp("s2.yaml", "strategy: 12345\n");
+    TEST_COND("a number for a strategy", cfg_load(p, &c, msg, sizeof msg) != 0 &&
+                                         strstr(msg, "s2.yaml:1:11: field 'strategy': invalid "
+                                                     "strategy '12345'") != NULL);
+    p = write_tmp("s3.yaml", "strategy: cpu bf16 -> cpu fp32 *2\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "good strategy: %s", msg);
+    snprintf(want, sizeof want, "%s/s3.yaml:1:11", tmpdir);
+    TEST_CONDF(strcmp(c.strategy, "cpu bf16 -> cpu fp32 *2") == 0 &&
+               strcmp(c.strategy_at, want) == 0 && c.model_at[0] == '\0',
+               "strategy '%s' at '%s'", c.strategy, c.strategy_at);
+}
+
+static void
+test_stop_limits(void)
+{
+    tui_config c;
+    char msg[THEME_MSG], text[4096];
+    const char *p;
+    int n = 0;
+
+    /* one 2000-byte string: the 64-byte limit, not the path buffer's */
+    n = snprintf(text, sizeof text, "stop: \"");
+    memset(text + n, 'y', 2000);
+    snprintf(text + n + 2000, sizeof text - (size_t)n - 2000, "\"\n");
+    p = write_tmp("st1.yaml", text);
+    TEST_COND("long stop reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "st1.yaml:1:7: field 'stop': stop: a stop string must have 1..64 bytes") &&
+               !strstr(msg, "1023") && count_lines(msg) == 1, "msg: %s", msg);
+    TEST_COND("long stop: the default kept", c.n_stop == 0);
+
+    /* nine items: the ninth said at its place, with the real limit */
+    p = write_tmp("st2.yaml", "stop: [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]\n");
+    TEST_COND("ninth stop reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "st2.yaml:1:40: field 'stop': stop: at most 8 stop strings") &&
+               !strstr(msg, "1023") && count_lines(msg) == 1, "msg: %s", msg);
+    TEST_COND("nine stops: the first eight kept", c.n_stop == 8 && strcmp(c.stop[7], "h") == 0);
+
+    /* a bad item before the surplus ones: reported first (file order) */
+    p = write_tmp("st3.yaml", "stop: [\"a\", \"\", \"c\", \"d\", \"e\", \"f\", \"g\", \"h\", \"i\", "
+                              "\"j\", \"k\"]\n");
+    TEST_COND("stop problems reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    {
+        const char *e = strstr(msg, "st3.yaml:1:13: field 'stop': stop: a stop string must have");
+        const char *s1 = strstr(msg, "st3.yaml:1:52: field 'stop': stop: at most 8 stop strings");
+        const char *s2 = strstr(msg, "st3.yaml:1:57: field 'stop': stop: at most 8 stop strings");
+        TEST_CONDF(e && s1 && s2 && e < s1 && s1 < s2 && count_lines(msg) == 3, "msg: %s", msg);
+    }
+    TEST_COND("stop: the good ones kept", c.n_stop == 8 && strcmp(c.stop[0], "a") == 0 &&
+                                          strcmp(c.stop[1], "c") == 0 &&
+                                          strcmp(c.stop[7], "i") == 0);
+
+    /* escapes count once unescaped: 64 "\n" are 128 bytes written, 64 read */
+    n = snprintf(text, sizeof text, "stop: '");
+    for (int i = 0; i < 64; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "\\n");
+    snprintf(text + n, sizeof text - (size_t)n, "'\n");
+    p = write_tmp("st4.yaml", text);
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0 && c.n_stop == 1, "64 newlines: %s", msg);
+
+    /* ban: a list of more than 8 ids is fine (the list limit was model_dir's) */
+    p = write_tmp("b.yaml", "ban: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0 &&
+               strcmp(c.ban, "1,2,3,4,5,6,7,8,9,10,11") == 0, "ban list: %s / %s", msg, c.ban);
+    p = write_tmp("b2.yaml", "ban: [1, x, 3]\n");
+    TEST_COND("bad ban id reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "b2.yaml:1:10: field 'ban': ban: 'x' is not") != NULL &&
+               strcmp(c.ban, "1,3") == 0, "msg: %s / ban '%s'", msg, c.ban);
+
+    /* model_dir: more than 8 folders says so */
+    p = write_tmp("d.yaml", "model_dir: [a, b, c, d, e, f, g, h, i]\n");
+    TEST_COND("ninth folder reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "d.yaml:1:37: field 'model_dir': at most 8 folders") != NULL &&
+               c.n_model_dir == 8, "msg: %s", msg);
+}
+
+int
+main(void)
+{
+    if (mkdtemp(tmpdir) == NULL) {
+        printf("mkdtemp failed\n");
+        return 1;
+    }
+    test_typing_keys();
+    test_strategy();
+    test_stop_limits();
+    {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0)
+            printf("     could not remove %s\n", tmpdir);
+    }
+    return TEST_REPORT();
+}
