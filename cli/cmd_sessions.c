@@ -707,6 +707,19 @@ find_command(struct sessions_args *a)
     if ((c->nids >= 1 && parse_id("session", a->pos[1], &a->id) < 0) ||
         (c->nids >= 2 && parse_id("turn", a->pos[2], &a->turn) < 0))
         return NULL;
+    /* an empty title or search is what was typed wrong: a usage error */
+    if (c->run == do_rename && a->pos[2][strspn(a->pos[2], " \t")] == '\0') {
+        cli_errorf("sessions rename: a session title cannot be empty");
+        return NULL;
+    }
+    if (a->title != NULL && a->title[strspn(a->title, " \t")] == '\0') {
+        cli_errorf("sessions %s: --title: a session title cannot be empty", c->name);
+        return NULL;
+    }
+    if (c->run == do_search && a->pos[1][strspn(a->pos[1], " \t")] == '\0') {
+        cli_errorf("sessions search: nothing to search for");
+        return NULL;
+    }
     if (a->json && c->run != do_list && c->run != do_state) {
         cli_errorf("sessions %s: --json is an option of 'sessions list' and 'sessions state' "
                    "(export: --format json)", c->name);

@@ -6,6 +6,7 @@
 */
 #include "cli.h"
 
+#include "../core/model/strategy.h"
 #include "../core/text/utf8.h"
 
 #include <errno.h>
@@ -424,6 +425,14 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
         if (r != 0) {
             if (r > 0 && strs[k].path && path_opt(strs[k].name, v) < 0)
                 return -1;
+            if (r > 0 && strs[k].off == offsetof(struct cli_opts, strategy)) {
+                strat st;      /* its grammar: a usage error, before any load */
+                rwkv_err err;
+                if (strat_parse(v, &st, &err) != RWKV_OK) {
+                    cli_errorf("--strategy: %s", err.msg);
+                    return -1;
+                }
+            }
             if (r > 0)
                 *(const char **)(void *)((char *)o + strs[k].off) = v;
             return r;

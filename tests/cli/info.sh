@@ -64,6 +64,15 @@ if "$RWKV_TUI" info --model "$FX/models/tiny-7v0-fp32.pth" --strategy "cpu fp32i
 fi
 expect_fail "info cuda strategy" "built without CUDA|cuda layers are not supported yet|no CUDA device" "$RWKV_TUI" info --model "$TMP/gen.pth" --strategy "cuda fp16"
 expect_fail "info bad strategy" "unknown dtype" "$RWKV_TUI" info --model "$TMP/gen.pth" --strategy "cpu fp64"
+# a --strategy that does not parse is a usage error (exit 2, as the man page
+# says), for every command and the client, before any model is read
+for c in info generate chat eval bench ""; do
+    # shellcheck disable=SC2086   # $c is the command, or none (the client)
+    "$RWKV_TUI" $c --demo --strategy "cpu fp23" </dev/null >/dev/null 2>"$TMP/se"
+    rc=$?
+    [ $rc = 2 ] && grep -q "^rwkv-tui: --strategy: invalid strategy 'cpu fp23': unknown dtype" "$TMP/se" &&
+        ok || fail "'$c --strategy \"cpu fp23\"': exit $rc: $(cat "$TMP/se")"
+done
 if "$RWKV_TUI" info --help | grep -q -- '--model'; then ok; else fail "info --help"; fi
 expect_fail "info missing file" "nonexistent" "$RWKV_TUI" info --model /nonexistent/m.pth
 expect_fail "info no model" "--model" "$RWKV_TUI" info

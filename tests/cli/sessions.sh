@@ -135,6 +135,12 @@ expect_fail "fork foreign user turn" "turn $uid is not in session 2" "$T" sessio
 # written before, or by hand, is shown so too)
 expect_fail "rename to empty" "a session title cannot be empty" "$T" sessions --db "$DB" rename 3 ""
 expect_fail "rename to blanks" "a session title cannot be empty" "$T" sessions --db "$DB" rename 3 "   "
+# an empty title or search is a usage error: exit 2, as the man page says
+for c in "rename 3 ''" "fork 3 1 --title ''" "search ''" "search '  '"; do
+    eval "\"\$T\" sessions --db \"\$DB\" $c" >/dev/null 2>&1
+    rc=$?
+    [ $rc = 2 ] && ok || fail "sessions $c: exit $rc"
+done
 expect_fail "fork titled empty" "a session title cannot be empty" "$T" sessions --db "$DB" fork 1 2 --title ""
 "$T" sessions --db "$DB" list | grep -q 'Ants only$' && ok || fail "a refused rename changed the title"
 "$T" sessions --db "$DB" rename 3 "$(printf 'Ants\nonly\tnow \033[31mred')" && ok || fail "rename with a newline"
@@ -165,7 +171,7 @@ before=$("$T" sessions --db "$DB" list)
 printf '{"format": "rwkv-tui-session", "version": 1, "title": "x", "turns": [' > "$TMP/trunc.json"
 expect_fail "truncated json" "trunc.json" "$T" sessions --db "$DB" import "$TMP/trunc.json"
 printf '{"format": "rwkv-tui-session", "version": 1, "title": "x", "turns": [{"id": 1, "parent": 7, "role": "user", "text": "a"}]}' > "$TMP/orphan.json"
-expect_fail "orphan turn" "orphan.json: turn 0: parent is not an earlier turn" "$T" sessions --db "$DB" import "$TMP/orphan.json"
+expect_fail "orphan turn" "orphan.json: turn 1: parent is not an earlier turn" "$T" sessions --db "$DB" import "$TMP/orphan.json"
 printf '[]' > "$TMP/arr.json"
 expect_fail "not an export" "not a rwkv-tui session export" "$T" sessions --db "$DB" import "$TMP/arr.json"
 expect_fail "missing file" "nope.json: cannot open: No such file" "$T" sessions --db "$DB" import "$TMP/nope.json"

@@ -49,5 +49,5 @@ for q in '"' '*' 'AND' 'NEAR(' '-' '"pango' 'a"b' '(' 'text:pango' '^x' 'OR NOT'
     if out=$("$T" sessions --db "$DB" search "$q" 2>&1); then ok
     else fail "search [$q] failed: $out"; fi
 done
-expect_fail "empty search" "empty text" "$T" sessions --db "$DB" search '   '
+expect_fail "empty search" "nothing to search for" "$T" sessions --db "$DB" search '   '
 finish
