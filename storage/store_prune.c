@@ -45,7 +45,10 @@ read_rows(store *s, int64_t session, tree_row **rows, size_t *n, rwkv_err *err)
 
     *rows = NULL;
     *n = 0;
-    if ((rc = store_prep(s, "SELECT id, parent_id, role, substr(CAST(text AS BLOB), 1, ?) FROM turns"
+    /* (SQLite's substr of an empty blob is NULL: an empty text reads as an
+    ** empty blob, only a NULL one as NULL, the damage the check names) */
+    if ((rc = store_prep(s, "SELECT id, parent_id, role, CASE WHEN text IS NULL THEN NULL ELSE"
+                            " ifnull(substr(CAST(text AS BLOB), 1, ?), x'') END AS text FROM turns"
                             " WHERE session_id=? ORDER BY id", &st, err)) != RWKV_OK)
         return rc;
     /* one byte more than is scanned tells whether the text goes on */

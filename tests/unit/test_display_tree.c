@@ -4,7 +4,8 @@
 ** first 255+ bytes are escape sequences, controls or blank lines is still
 ** labelled by its words; a NUL in a text (a file written by another
 ** program: neither a chat nor an import stores one) is a control like any
-** other, not the end; the work is bounded (STORE_TREE_SCAN bytes read).
+** other, not the end; the work is bounded (STORE_TREE_SCAN bytes read);
+** an empty text is an empty label, not a damaged row.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,20 @@ main(void)
                x ? x->text : "?");
     x = node(v, n, t_big);
     TEST_CONDF(x && strlen(x->text) == 255, "a megabyte text: 255 bytes (%zu)", x ? strlen(x->text) : 0);
+    free(v);
+    v = NULL;
+
+    /* an empty reply (a stop string at once; a reply row as it starts):
+    ** SQLite's substr of an empty blob is NULL, and the tree read it as a
+    ** damaged row, "table turns, row 7: text is NULL" (F6 during a reply) */
+    {
+        int64_t t_empty = add_turn(st, sid, t_big, STORE_ROLE_USER, "", ids, 1, NULL, 0, NULL, NULL);
+        int rc = store_session_tree(st, sid, &v, &n, &err);
+        TEST_CONDF(t_empty && rc == RWKV_OK && n == 7, "a tree with an empty turn: %s",
+                   rc == RWKV_OK ? "" : err.msg);
+        x = rc == RWKV_OK ? node(v, n, t_empty) : NULL;
+        TEST_COND("its label is empty", x && x->text[0] == '\0');
+    }
 
     free(v);
     free(far);
