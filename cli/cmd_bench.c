@@ -571,9 +571,17 @@ bench_parse(int argc, char **argv, struct bench_args *a)
 static int
 bench_check(const struct bench_args *a)
 {
+    rwkv_err err;
+
     if (a->save != NULL) {
         if (a->shape == NULL || a->o.model != NULL || a->o.demo) {
             cli_errorf("bench: --save needs --shape NAME (and no --model / --demo)");
+            return 2;
+        }
+        /* the rule of every output: never a database or its files (it has
+        ** no input file to guard) */
+        if (store_output_check(NULL, a->save, NULL, 0, &err) != RWKV_OK) {
+            cli_errorf("bench: --save %s", err.msg);
             return 2;
         }
         return cli_stdout_close(bench_save(a->shape, a->save, a->dtype, a->seed, a->o.threads,
@@ -874,8 +882,8 @@ bench_print_text(const rwkv_info *info, const struct bench_args *a,
            info->weight_cache,
            info->in_place_bytes == 0 ? "" : "; checkpoint's matrices in place: ",
            info->in_place_bytes == 0 ? "" : info->in_place_read ? "read into memory" : "mapped");
-    printf("cpu        %s%s", r->features,
-           getenv("RWKV_KERNELS") != NULL ? " (RWKV_KERNELS set)" : "");
+    printf("cpu        %s%s%s%s", r->features, *kern_env_state() ? " (" : "", kern_env_state(),
+           *kern_env_state() ? ")" : "");
     if (r->n_busy > 0)
         printf("; %d spinning process%s beside the run (--busy)", r->n_busy,
                r->n_busy == 1 ? "" : "es");

@@ -1363,7 +1363,10 @@ cmd_chat(int argc, char **argv)
         sig_in_prime = 0;
         if (sig_quit)
             goto out_sig;
-        if (a->new_title != NULL && sess_begin(r.s, a->new_title, &err) != RWKV_OK) {
+        /* a failed save was said (a note): the chat goes on, the session is
+        ** made with the first message that saves */
+        if (a->new_title != NULL && sess_begin(r.s, a->new_title, &err) != RWKV_OK &&
+            err.code != RWKV_EDB) {
             rc = cli_fail(&err);
             goto out_sig;
         }

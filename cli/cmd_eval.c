@@ -129,32 +129,50 @@ eval_write(const char *path, const float *v, size_t n)
     return 0;
 }
 
-/* --out and --state-out never replace an input (the model, the --state
-** file) or each other: 0, or -1 after one line. */
+/* An input given as PATH, when it is there (one that is not is the
+** loader's error to report, not this); else NULL. */
+static const char *
+present(const char *path)
+{
+    return path != NULL && access(path, F_OK) == 0 ? path : NULL;
+}
+
+/* --out and --state-out pass store_output_check (never an input -- the
+** model, the --state file, the vocabulary --text reads or --vocab names,
+** the --config file --, the session database or any SQLite file) and are
+** not one file: 0, or -1 after one line. */
 static int
-eval_check_outputs(const struct cli_opts *o, const char *out, const char *state_out)
+eval_check_outputs(const struct cli_opts *o, const char *out, const char *state_out,
+                   int text)
 {
     const char *outs[2] = { out, state_out }, *names[2] = { "--out", "--state-out" };
-    char buf[4096];
+    char buf[4096], vocab[4096], why[1024], wm[4200], ws[4200], wv[4200], wc[4200];
     const char *model = o->demo || o->model == NULL
                             ? NULL : ckpt_file_name(o->model, buf, sizeof buf);
-    /* an input that is not there is the loader's error to report, not this */
-    const char *state = o->state != NULL && access(o->state, F_OK) == 0 ? o->state : NULL;
+    store_input in[4];
+    rwkv_err err;
 
-    if (model != NULL && access(model, F_OK) != 0)
-        model = NULL;
-    for (int k = 0; k < 2; k++) {
-        if (rwkv_same_file(outs[k], model)) {
-            cli_errorf("eval: %s %s is the model (--model %s): not written over", names[k],
-                       outs[k], o->model);
-            return -1;
-        }
-        if (rwkv_same_file(outs[k], state)) {
-            cli_errorf("eval: %s %s is the state file (--state %s): not written over",
-                       names[k], outs[k], o->state);
-            return -1;
-        }
+    snprintf(wm, sizeof wm, "the model (--model %s)", o->model ? o->model : "");
+    snprintf(ws, sizeof ws, "the state file (--state %s)", o->state ? o->state : "");
+    snprintf(wc, sizeof wc, "the config file (--config %s)", o->config ? o->config : "");
+    in[0] = (store_input){ present(model), wm };
+    in[1] = (store_input){ present(o->state), ws };
+    in[2] = (store_input){ present(o->config), wc };
+    in[3] = (store_input){ NULL, "" };
+    /* the vocabulary: the one --text would read, or one named */
+    if ((text || o->vocab != NULL) &&
+        cli_vocab_lookup(o->vocab, o->model, vocab, sizeof vocab, why, sizeof why) == 0) {
+        if (o->vocab != NULL)
+            snprintf(wv, sizeof wv, "the vocabulary (--vocab %s)", o->vocab);
+        else
+            snprintf(wv, sizeof wv, "the vocabulary (%s)", vocab);
+        in[3] = (store_input){ present(vocab), wv };
     }
+    for (int k = 0; k < 2; k++)
+        if (store_output_check(NULL, outs[k], in, 4, &err) != RWKV_OK) {
+            cli_errorf("eval: %s %s", names[k], err.msg);
+            return -1;
+        }
     if (rwkv_same_file(state_out, out) || (state_out != NULL && strcmp(out, "-") != 0 &&
                                           strcmp(state_out, out) == 0)) {
         cli_errorf("eval: --state-out %s is the same file as --out %s: give two files",
@@ -216,7 +234,7 @@ cmd_eval(int argc, char **argv)
         cli_errorf("eval: --model PATH (or --demo) is required");
         return 2;
     }
-    if (eval_check_outputs(&o, out, state_out) != 0)
+    if (eval_check_outputs(&o, out, state_out, text != NULL) != 0)
         return 2;
     if (tokens_s != NULL && eval_parse_tokens(tokens_s, &ids, &n) < 0)
         return 2;

@@ -374,6 +374,7 @@ start_over(sess *s)
 {
     chat_reset(s->c);
     s->unfed = 0;
+    s->root = SESS_ROOT_NEW;
     s->sid = 0;
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
@@ -600,6 +601,10 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
     s->start = start;
     s->launch_state = 0;
     s->unfed = 0;                      /* the records' tokens are all fed again */
+    /* the replay fed the records from the start alone, no greeting: the new
+    ** session's tree says so (no greeting turn), so a replay of it gives
+    ** the same state; without one the next message starts from the greeting */
+    s->root = rec != NULL ? SESS_ROOT_BARE : SESS_ROOT_NEW;
     s->sid = 0;
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
@@ -837,21 +842,39 @@ out:
     return rc;
 }
 
+/* INPUT, when it names a file that is there, else NULL: an input that is
+** gone is nothing a write could replace. */
+static const char *
+present(const char *input)
+{
+    return input != NULL && input[0] != '\0' && access(input, F_OK) == 0 ? input : NULL;
+}
+
+int
+sess_output_check(sess *s, const char *path, rwkv_err *err)
+{
+    char mf[STORE_PATH_MAX + 8];
+    const char *model = s->model_path[0] == '/' ? ckpt_file_name(s->model_path, mf, sizeof mf)
+                                                : NULL;   /* not "(demo)" */
+    const store_input in[] = {
+        { present(model), "the model in use" },
+        { present(s->vocab_path), "the vocabulary in use" },
+        { present(s->start.path), "the state file in use (the conversation starts from it)" },
+    };
+
+    return store_output_check(s->st, path, in, sizeof in / sizeof in[0], err);
+}
+
 int
 sess_state_save(sess *s, const char *path, rwkv_err *err)
 {
     rwkv_err e2;
     int rc;
 
-    char mf[STORE_PATH_MAX + 8];
-    const char *model = s->model_path[0] == '/' ? ckpt_file_name(s->model_path, mf, sizeof mf)
-                                                : NULL;   /* not "(demo)" */
-
     if (chat_phase(s->c) != CHAT_IDLE)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running: save the state when it ends");
-    if (rwkv_same_file(path, model))    /* an output never replaces an input */
-        return rwkv_errf(err, RWKV_EINVAL, "%s is the model in use: not written over", path);
-    if (s->st != NULL && (rc = store_export_target_check(s->st, path, err)) != RWKV_OK)
+    /* an output never replaces an input, the database or any SQLite file */
+    if ((rc = sess_output_check(s, path, err)) != RWKV_OK)
         return rc;
     if (!atomic_load(&s->expect))       /* a cancel sent while idle is void */
         atomic_store(&s->cancel, 0);

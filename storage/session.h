@@ -17,7 +17,13 @@
 **       assistant turn (reply ids; snapshot = state after the reply)
 **         user turn ...
 ** A regenerated reply is a sibling assistant turn; an edited message a
-** sibling user turn.
+** sibling user turn.  The tree holds what the chat fed, so a replay gives
+** the chat's state: a conversation fed after the greeting is under its
+** system turn, one fed without it (a session imported with its first
+** message at the root, a conversation replayed under another start) is
+** not; a session without turns (its whole conversation deleted) goes on as
+** a new one of its framing -- the greeting fed, its turn written with the
+** next message.
 **
 ** Persistence of a reply (all automatic, inside sess_run through the chat's
 ** callbacks, on the thread that runs it):
@@ -253,7 +259,11 @@ int  sess_open(sess *s, int64_t sid, int64_t head, rwkv_err *err);
 ** leaving rule above (RWKV_EDB: nothing changed). */
 int  sess_new(sess *s, rwkv_err *err);
 /* Create the session row TITLE now (the line chat's --new), with the
-** greeting's turn when it was fed. */
+** greeting's turn when it was fed; the note "new session N: TITLE" once
+** it is all there.  A failed save (a full disk, a lock held) is a note,
+** said once, and RWKV_EDB with its reason: the chat goes on as one whose
+** save failed -- TITLE is kept, and the session is made, under it, with
+** the first message that saves. */
 int  sess_begin(sess *s, const char *title, rwkv_err *err);
 /* Back to the start of the conversation; in a saved session the next message
 ** starts a new branch of it.  The leaving rule above. */
@@ -418,12 +428,19 @@ int    sess_export(const sess *s, enum store_format fmt, char **buf, size_t *len
 ** the greeting too when it was still to be fed -- so the file holds the
 ** state its saved tokens give, as a resume's replay would.  Cancellable
 ** while it feeds (sess_cancel: RWKV_ECANCEL, nothing written, the chat as
-** it was but for a greeting fed).  Refused while a reply runs, over the
-** model in use (rwkv_same_file) and over the session database or its files
-** (store_export_target_check); a failed write leaves PATH as it was.  On
-** the thread that runs the sess.
+** it was but for a greeting fed).  Refused while a reply runs and where
+** sess_output_check refuses; a failed write leaves PATH as it was.  On the
+** thread that runs the sess.
 */
 int  sess_state_save(sess *s, const char *path, rwkv_err *err);
+/*
+** Whether a front end may write PATH (a saved state, an export of this
+** conversation): store_output_check with the sess's database (the one it
+** saves to, if any) and its inputs -- the model, the vocabulary and the
+** state file in use.  RWKV_EINVAL with one line ("x.pth is the model in
+** use: not written over"), nothing done; RWKV_OK otherwise.
+*/
+int  sess_output_check(sess *s, const char *path, rwkv_err *err);
 
 /* New sampling values (chat_set_sampling); an explicitly set seed starts
 ** the saved session's per-reply seed sequence again from it. */

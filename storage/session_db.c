@@ -267,6 +267,40 @@ keep_replayed(sess *s, int64_t head, const rwkv_state *st)
 }
 
 /*
+** Where an empty branch of session SID starts (HEAD 0: a reset, a fork
+** before a first message, a session whose conversation was deleted), by
+** what the roots of its tree say: a greeting turn -> *HEAD is it (the
+** newest); messages only (an import may start so) -> the start without the
+** greeting, as they were fed (*ROOT SESS_ROOT_BARE); none (an empty
+** session) -> as a new session of its framing: the greeting, its turn
+** written with the next message (SESS_ROOT_NEW).
+*/
+static int
+empty_root(sess *s, int64_t sid, int64_t *head, int *root, rwkv_err *err)
+{
+    int64_t *roots = NULL;
+    size_t nr = 0;
+    int rc;
+
+    *root = SESS_ROOT_NEW;
+    if ((rc = store_turn_children(s->st, sid, 0, &roots, &nr, err)) != RWKV_OK)
+        return rc;
+    for (size_t i = nr; i-- > 0 && *head == 0;) {
+        store_turn r;
+        rwkv_err e2;
+        if (store_turn_get(s->st, roots[i], &r, &e2) != RWKV_OK)
+            continue;                  /* a damaged row: a root, not a greeting */
+        if (r.role == STORE_ROLE_SYSTEM)
+            *head = r.id;
+        store_turn_fini(&r);
+    }
+    free(roots);
+    if (*head == 0 && nr > 0)
+        *root = SESS_ROOT_BARE;
+    return RWKV_OK;
+}
+
+/*
 ** Make the chat continue after turn HEAD of session SID whose start is START:
 ** its turns become the chat's records, its state the current one.  A user
 ** turn without its reply as HEAD is replaced by its parent.  Everything is
@@ -281,7 +315,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     int64_t base = 0, last_user = 0, last_user_parent = -1;
     replay_mid mid;
     char note[300];
-    int rc, need_sep = 0, bare_leaf = 0;
+    int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW;
 
     /* a cancel sent while idle is void; one for a reply on its way (the
     ** client's edited message forks first: sess_fork) or for the open or
@@ -305,8 +339,12 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         }
         store_turn_fini(&h);
     }
+    if (head == 0 && (rc = empty_root(s, sid, &head, &root, err)) != RWKV_OK)
+        return rc;
     if ((rc = store_branch_read(s->st, head, &turns, &n, err)) != RWKV_OK)
         return rc;
+    if (n > 0)
+        root = turns[0].role == STORE_ROLE_SYSTEM ? SESS_ROOT_GREETING : SESS_ROOT_BARE;
     if ((rc = check_tokens(s, sid, turns, n, err)) != RWKV_OK)
         goto out;
     for (size_t i = 0; i < n; i++)
@@ -369,7 +407,12 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     }
     if (n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT && chat_n_turns(s->c) > 0)
         need_sep = chat_turn_at(s->c, chat_n_turns(s->c) - 1)->stop != CHAT_STOP_STRING;
-    chat_restore_state(s->c, cur, need_sep);
+    /* an empty session starts as a new one: the chat's own start, its
+    ** greeting fed (or still to be fed) and written with the next message
+    ** (greeting_row); anything else is the branch's state, as replayed */
+    if (root != SESS_ROOT_NEW)
+        chat_restore_state(s->c, cur, need_sep);
+    s->root = root;
     s->unfed = 0;
     if (last_user_parent >= 0)
         chat_set_turn_start(s->c, prev);
@@ -469,21 +512,100 @@ sess_greeting_saved(sess *s)
 }
 
 /*
+** The one rule that writes a greeting turn: where the conversation in the
+** chat starts with the greeting (s->root, session_int.h: a new chat, or a
+** session whose conversation was deleted; not a branch restored without
+** one) and the head of session s->sid is still none, its system turn goes
+** first -- the greeting's ids and, when this chat fed it, the state after
+** it (stateless otherwise: a replay feeds it) -- or one already at the
+** session's root with the same ids (a first message cancelled left it) is
+** taken again; the head moves to it, so the next message's row goes under
+** it, as the chat fed it: what the tree says is what the chat fed.  A
+** greeting not fed and no message yet: nothing yet (the first message
+** writes it).  RWKV_OK, or the write's error (nothing changed).
+*/
+static int
+greeting_row(sess *s, rwkv_err *err)
+{
+    size_t n = 0, nr = 0;
+    const int32_t *gids = chat_greeting_ids(s->c, &n);
+    const rwkv_state *st0 = NULL;
+    int64_t *roots = NULL, got = 0;
+    store_turn t;
+    int rc;
+
+    if (s->st == NULL || s->sid == 0 || s->head != 0 || n == 0 || s->root == SESS_ROOT_BARE ||
+        (!chat_greeting_fed(s->c) && chat_n_turns(s->c) == 0))
+        return RWKV_OK;
+    /* the state after the greeting is in memory only when this chat fed it
+    ** (a restored branch's greeting_fed holds without it) */
+    if (s->root == SESS_ROOT_NEW && chat_greeting_fed(s->c))
+        st0 = chat_state_start(s->c);
+    if ((rc = store_turn_children(s->st, s->sid, 0, &roots, &nr, err)) != RWKV_OK)
+        return rc;
+    for (size_t i = nr; i-- > 0 && got == 0;) {
+        store_turn r;
+        rwkv_err e2;
+        if (store_turn_get(s->st, roots[i], &r, &e2) != RWKV_OK)
+            continue;                  /* a damaged row is not taken again */
+        if (r.role == STORE_ROLE_SYSTEM && r.n_tokens == n &&
+            memcmp(r.tokens, gids, n * sizeof *gids) == 0) {
+            got = r.id;
+            if (st0 != NULL && !r.has_snapshot)   /* failing, none: a replay rebuilds it */
+                store_snapshot_put(s->st, got, rwkv_state_cdata(st0), rwkv_state_len(st0),
+                                   &s->meta, &e2);
+        }
+        store_turn_fini(&r);
+    }
+    free(roots);
+    if (got != 0) {
+        s->head = got;
+        return RWKV_OK;
+    }
+    memset(&t, 0, sizeof t);
+    t.session_id = s->sid;
+    t.role = STORE_ROLE_SYSTEM;
+    t.text = chat_greeting(s->c);
+    t.tokens = gids;
+    t.n_tokens = n;
+    rc = store_turn_append(s->st, &t, st0 ? rwkv_state_cdata(st0) : NULL,
+                           st0 ? rwkv_state_len(st0) : 0, &s->meta, err);
+    /* no room for the state (a full disk, the file-size limit): the row
+    ** alone, as catch_up writes rows -- a replay feeds the greeting, nothing
+    ** is lost.  (Not under a lock another program holds: a second wait.) */
+    if (rc != RWKV_OK && st0 != NULL && strstr(err->msg, "locked") == NULL)
+        rc = store_turn_append(s->st, &t, NULL, 0, &s->meta, err);
+    if (rc != RWKV_OK)
+        return rc;
+    s->head = t.id;
+    return RWKV_OK;
+}
+
+static void save_failed(sess *s, const char *what, const rwkv_err *err);
+
+/*
 ** Create the session row (title TITLE; NULL: the conversation's own title
 ** when it has one -- a session deleted elsewhere is saved again under its
-** name -- else the first line of MSG) and, when the greeting was fed, its
-** system turn with the post-greeting state.  A conversation whose greeting
-** was never fed (a first message kept by sess_abandon while the greeting
-** was still to be fed before it: session.c, keep_unsent) still starts with
-** it: the system turn without a state, which a replay feeds.
+** name -- else the first line of MSG), its framing and its greeting turn
+** (greeting_row: with the post-greeting state when this chat fed it).  A
+** conversation whose greeting was never fed (a first message kept by
+** sess_abandon while the greeting was still to be fed before it:
+** session.c, keep_unsent) still starts with it: the system turn without a
+** state, which a replay feeds.  A session is nothing without its start:
+** when the framing or the greeting fails (a full disk), the row goes again
+** and the conversation is kept out as when the row failed; a row whose
+** delete fails too goes before the next try makes one (s->orphan: while
+** the disk stays full, one empty session is left at most).  A failure is a
+** save_failed note (said once until a save works: a full disk fails every
+** message's try); the session is announced only once it is all there.  A
+** TITLE given is kept for the next try.  0, or -1 after a note.
 */
 static int
 session_create(sess *s, const char *title, const char *msg)
 {
     store_session ss;
     rwkv_err err;
-    size_t n = 0;
-    const int32_t *gids = chat_greeting_ids(s->c, &n);
+    const char *what = NULL;
 
     memset(&ss, 0, sizeof ss);
     if (title == NULL && s->title[0] != '\0')
@@ -494,51 +616,51 @@ session_create(sess *s, const char *title, const char *msg)
         sess_auto_title(msg, ss.title, sizeof ss.title);
     }
     ss.model_id = s->model_id;
-    ss.state_file_id = start_row(s);
-    s->meta.digest_required = 0;        /* every state of it is made here */
     snprintf(ss.strategy, sizeof ss.strategy, "%s", rwkv_model_info(s->m)->strategy);
-    if (store_session_new(s->st, &ss, &s->sid, &err) != RWKV_OK) {
-        sess_save_fail(s, "the new session", &err);
-        s->sid = 0;
+    s->head = 0;
+    s->sid = 0;
+    /* the row a failed try left goes first: one left at most, never one a try */
+    if (s->orphan != 0 && store_session_delete(s->st, s->orphan, &err) != RWKV_OK &&
+        err.code != RWKV_EINVAL) {     /* EINVAL: gone already (deleted elsewhere) */
+        if (title != NULL && title != s->title)
+            store_title_clean(title, s->title, sizeof s->title);
+        save_failed(s, "the new session", &err);
         return -1;
     }
+    s->orphan = 0;
+    ss.state_file_id = start_row(s);
+    if (store_session_new(s->st, &ss, &s->sid, &err) != RWKV_OK)
+        what = "the new session";
+    else if (store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
+        what = "the framing";
+    else if (greeting_row(s, &err) != RWKV_OK)
+        what = "the greeting";
+    if (what != NULL) {
+        rwkv_err e2;
+        /* the failed write may have filled the -wal: cut, the delete fits */
+        if (s->sid != 0 && store_session_delete(s->st, s->sid, &e2) != RWKV_OK) {
+            store_wal_trim(s->st);
+            if (store_session_delete(s->st, s->sid, &e2) != RWKV_OK)
+                s->orphan = s->sid;    /* deleted with the next try */
+        }
+        s->sid = 0;
+        s->head = 0;
+        if (title != NULL && title != s->title)
+            store_title_clean(title, s->title, sizeof s->title);
+        save_failed(s, what, &err);
+        return -1;
+    }
+    s->meta.digest_required = 0;        /* every state of it is made here */
     /* the title as saved (store_title_clean: one line, by the display rule),
     ** not as given: the front ends show it and the note below says it */
     s->created_ms = store_session_get(s->st, s->sid, &ss, &err) == RWKV_OK ? ss.created_ms : -1;
     store_title_clean(ss.title, s->title, sizeof s->title);
-    s->head = 0;
     s->last_user = 0;
     s->last_reply = 0;
     sess_unsaved_clear(s);
     s->launch_state = 0;
     s->launch_frame = 0;
-    if (store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
-        sess_save_fail(s, "the framing", &err);
     sess_notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
-    if (n > 0 && (chat_greeting_fed(s->c) || chat_n_turns(s->c) > 0)) {
-        store_turn t;
-        const rwkv_state *st0 = chat_greeting_fed(s->c) ? chat_state_start(s->c) : NULL;
-
-        memset(&t, 0, sizeof t);
-        t.session_id = s->sid;
-        t.role = STORE_ROLE_SYSTEM;
-        t.text = chat_greeting(s->c);
-        t.tokens = gids;
-        t.n_tokens = n;
-        if (store_turn_append(s->st, &t, st0 ? rwkv_state_cdata(st0) : NULL,
-                              st0 ? rwkv_state_len(st0) : 0, &s->meta, &err) != RWKV_OK) {
-            /* a session is nothing without its start: it goes again (as far
-            ** as it can: a row left behind is an empty session), and the
-            ** conversation is kept out as when the session's row failed */
-            rwkv_err e2;
-            sess_save_fail(s, "the greeting", &err);
-            store_session_delete(s->st, s->sid, &e2);
-            s->sid = 0;
-            s->head = 0;
-            return -1;
-        }
-        s->head = t.id;
-    }
     return 0;
 }
 
@@ -728,6 +850,8 @@ catch_up(sess *s, size_t upto)
         store_turn u, r;
 
         if (s->unsaved_user == 0) {
+            if (s->head == 0 && greeting_row(s, &err) != RWKV_OK)
+                return still_failing(s, &err);
             user_row(s, ct, &u);
             if (store_turn_append(s->st, &u, NULL, 0, &s->meta, &err) != RWKV_OK)
                 return still_failing(s, &err);
@@ -975,13 +1099,21 @@ begin_rows_write(sess *s, const chat_turn *ct, size_t n, int with_user, const rw
     if (s->sid == 0 || s->sid != sid0)
         with_user = 1;                 /* a session made now has not got the message */
     if (s->sid == 0) {
+        int failed = s->fail_said;     /* the earlier ones were kept out: said */
         if (n > 1 && sess_save_records(s, n - 1, NULL) != 0)
             return -1;
         if (s->sid == 0 && session_create(s, NULL, ct->user) != 0)
             return -1;
+        if (n > 1 && failed)
+            said_saved(s, n - 1);
     }
     if (s->regen)
         sess_regen_mark(s);            /* what the rows below change */
+    if (with_user && s->head == 0 && greeting_row(s, &err) != RWKV_OK) {
+        save_gap(s, "the greeting", &err, n - 1, 0, 0);   /* an emptied session's */
+        s->last_user = 0;
+        return -1;
+    }
     if (with_user) {
         user_row(s, ct, &u);
         if (store_turn_append(s->st, &u, before ? rwkv_state_cdata(before) : NULL,
@@ -1519,8 +1651,8 @@ sess_begin(sess *s, const char *title, rwkv_err *err)
 {
     if (s->st == NULL)
         return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved");
-    if (session_create(s, title, NULL) != 0)
-        return rwkv_errf(err, RWKV_EDB, "could not create the session '%s'", title);
+    if (session_create(s, title, NULL) != 0)   /* said (a note), the title kept */
+        return rwkv_errf(err, RWKV_EDB, "%s", s->fail_why[0] ? s->fail_why : "saving failed");
     return RWKV_OK;
 }
 

@@ -32,6 +32,24 @@ typedef struct sess_start {
 } sess_start;
 
 /*
+** How the conversation in the chat began -- what the root of its branch in
+** the store is, or is to be (session_db.c, greeting_row: the one rule that
+** writes a greeting turn).  What the chat fed is what the tree says, so a
+** replay rebuilds the same state:
+**   SESS_ROOT_NEW       the chat's own start: its greeting (fed here, so
+**                       chat_state_start is the state after it; or still to
+**                       be fed) -- a new session, or an empty one (its
+**                       conversation deleted): a greeting turn goes first;
+**   SESS_ROOT_GREETING  a saved branch from its greeting turn: the greeting
+**                       was fed, the state after it is not in memory (the
+**                       branch's state was restored whole);
+**   SESS_ROOT_BARE      a saved branch whose first turn is a message (an
+**                       import may have that): no greeting was fed, and a
+**                       session made from it gets no greeting turn.
+*/
+enum sess_root { SESS_ROOT_NEW = 0, SESS_ROOT_GREETING, SESS_ROOT_BARE };
+
+/*
 ** The save bookkeeping of a regeneration just before it writes its rows:
 ** taken by regen_one (session.c), again by begin_rows (session_db.c) once
 ** what was kept out before the regenerated exchange is written, so that a
@@ -72,6 +90,10 @@ struct sess {
     char             vocab_path[STORE_PATH_MAX];
     int64_t          model_id;
     int64_t          sid;              /* 0 = created at the first reply */
+    int64_t          orphan;           /* a session row a failed creation left (its
+                                          delete failed too: a full disk), deleted
+                                          before the next try makes one (session_db.c,
+                                          session_create); 0 = none */
     int64_t          created_ms;       /* of session sid: with the id, its identity
                                           (-1 = unknown: not checked) */
     char             title[STORE_TITLE_MAX];
@@ -96,6 +118,8 @@ struct sess {
     double           last_save;
     int              progress_failed;
 
+    int              root;             /* enum sess_root: how the chat's
+                                          conversation began */
     sess_start       start;            /* the state file in use */
     int              launch_state;     /* start is the expect_state of the config:
                                           the first sess_open must match it */

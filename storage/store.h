@@ -194,11 +194,29 @@ uint64_t store_busy_timeouts(const store *s);
 */
 void     store_set_busy_hook(store *s, int (*fn)(void *ud, int waited_ms), void *ud);
 /*
-** Whether PATH may be written with an export: RWKV_EINVAL (one line) when it
-** is this store's database file or its -wal, -shm or -journal file (told by
-** device and inode, never opened), or any other SQLite database; RWKV_OK
-** for anything else, a missing file included.
+** The one rule for every file a command writes (an export, a saved state,
+** eval --out/--state-out, bench --save): whether PATH may be written.
+** RWKV_EINVAL with one line, "PATH is ...: not written over", when PATH is
+**   - S's database file or its -wal, -shm or -journal file, told by device
+**     and inode (a symlink to one is followed; never opened).  S may be
+**     NULL (a command with no database open);
+**   - the -wal, -shm or -journal name of any SQLite database, there or not
+**     (the default database under --no-db, another window's);
+**   - one of the N_IN inputs IN of the same command (rwkv_same_file: the
+**     file itself under any name or hard link; a symlink at PATH is
+**     replaced by the atomic writers, not followed), named by its WHAT;
+**   - any other existing SQLite database.
+** RWKV_OK for anything else: a new file, "-" (stdout), NULL; a FIFO or a
+** directory is the writer's to refuse.  Inputs with a NULL or "" path are
+** skipped.  IN and its strings are borrowed for the call.
 */
+typedef struct store_input {
+    const char *path;   /* as the command was given it or opened it */
+    const char *what;   /* "the model in use", "the vocabulary (--vocab V)" */
+} store_input;
+int  store_output_check(store *s, const char *path, const store_input *in, size_t n_in,
+                        rwkv_err *err);
+/* store_output_check with no inputs: `sessions export --out`'s check. */
 int  store_export_target_check(store *s, const char *path, rwkv_err *err);
 
 /* Retention of snapshots (see the life cycle above). */

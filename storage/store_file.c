@@ -59,6 +59,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/io/fileio.h"
+
 /* The first 16 bytes of every SQLite database file. */
 static const char sqlite_magic[16] = "SQLite format 3";
 
@@ -375,37 +377,79 @@ store_file_close(store *s)
     unlink_beside(s->path, "-shm");
 }
 
+/* Whether the regular file P (SB: its stat) begins with the SQLite magic.
+** Never called on a file of the open database: opening one and closing it
+** again would drop this process's locks on it (POSIX locks are per process
+** and file, not per descriptor). */
+static int
+is_sqlite_db(const char *p, const struct stat *sb)
+{
+    char magic[sizeof sqlite_magic];
+    size_t got;
+    FILE *f;
+
+    if (!S_ISREG(sb->st_mode) || (f = fopen(p, "rb")) == NULL)
+        return 0;
+    got = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    return got == sizeof magic && memcmp(magic, sqlite_magic, sizeof magic) == 0;
+}
+
+/* Whether P (SB: its stat) is S's database file (device and inode). */
+static int
+is_store_file(const store *s, const struct stat *sb)
+{
+    return s != NULL && s->ino != 0 && (uint64_t)sb->st_dev == s->dev &&
+           (uint64_t)sb->st_ino == s->ino;
+}
+
 int
-store_export_target_check(store *s, const char *path, rwkv_err *err)
+store_output_check(store *s, const char *path, const store_input *in, size_t n_in,
+                   rwkv_err *err)
 {
     static const char *const part[] = { "", "-wal", "-shm", "-journal" };
     struct stat t, o;
-    char magic[sizeof sqlite_magic];
-    FILE *f;
-    size_t got;
+    int exists;
 
-    if (stat(path, &t) != 0 || !S_ISREG(t.st_mode))
-        return RWKV_OK;             /* a new file, or fopen will say what is wrong */
-    /* by device and inode only: opening a file of the open database would
-    ** drop this process's locks on it (has_magic) */
-    for (size_t i = 0; i < sizeof part / sizeof part[0]; i++) {
-        char *p = NULL;
-        size_t n = strlen(s->path) + strlen(part[i]) + 1;
-        int same;
-        if ((p = malloc(n)) == NULL)
-            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-        snprintf(p, n, "%s%s", s->path, part[i]);
-        same = stat(p, &o) == 0 && o.st_dev == t.st_dev && o.st_ino == t.st_ino;
-        free(p);
-        if (same)
+    if (path == NULL || strcmp(path, "-") == 0)
+        return RWKV_OK;               /* stdout */
+    /* the open database's files, by device and inode only (is_sqlite_db);
+    ** followed through a symlink, as `sessions export` writes through one */
+    exists = stat(path, &t) == 0 && S_ISREG(t.st_mode);
+    for (size_t i = 0; exists && s != NULL && i < sizeof part / sizeof part[0]; i++) {
+        char p[STORE_PATH_MAX + 8];
+        if (path_beside(s->path, part[i], p) == 0 && stat(p, &o) == 0 &&
+            o.st_dev == t.st_dev && o.st_ino == t.st_ino)
             return rwkv_errf(err, RWKV_EINVAL, "%s is the session database%s%s%s: not written over",
                              path, i ? "'s " : "", part[i], i ? " file" : "");
     }
-    if ((f = fopen(path, "rb")) == NULL)
-        return RWKV_OK;
-    got = fread(magic, 1, sizeof magic, f);
-    fclose(f);
-    if (got == sizeof magic && memcmp(magic, sqlite_magic, sizeof magic) == 0)
+    /* the -wal, -shm or -journal name of any database -- the default one
+    ** under --no-db, another window's -- there or not: SQLite finds these
+    ** files by name, and what is written there is read as its log */
+    for (size_t i = 1; i < sizeof part / sizeof part[0]; i++) {
+        size_t pl = strlen(path), sl = strlen(part[i]);
+        char base[STORE_PATH_MAX + 8];
+        if (pl <= sl || pl - sl >= sizeof base || strcmp(path + pl - sl, part[i]) != 0)
+            continue;
+        memcpy(base, path, pl - sl);
+        base[pl - sl] = '\0';
+        if (stat(base, &o) == 0 && (is_store_file(s, &o) || is_sqlite_db(base, &o)))
+            return rwkv_errf(err, RWKV_EINVAL, "%s is the %s file of the SQLite database %s: "
+                             "not written over", path, part[i], base);
+    }
+    /* an input of the same command (rwkv_same_file: OUT's own inode, a hard
+    ** link or another path to IN; a symlink at OUT is replaced, not
+    ** followed, by the atomic writers) */
+    for (size_t i = 0; i < n_in; i++)
+        if (in[i].path != NULL && in[i].path[0] != '\0' && rwkv_same_file(path, in[i].path))
+            return rwkv_errf(err, RWKV_EINVAL, "%s is %s: not written over", path, in[i].what);
+    if (exists && !is_store_file(s, &t) && is_sqlite_db(path, &t))
         return rwkv_errf(err, RWKV_EINVAL, "%s is an SQLite database: not written over", path);
     return RWKV_OK;
+}
+
+int
+store_export_target_check(store *s, const char *path, rwkv_err *err)
+{
+    return store_output_check(s, path, NULL, 0, err);
 }

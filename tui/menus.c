@@ -473,8 +473,14 @@ tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
     struct stat st;
     rwkv_err err;
 
-    if (a->st != NULL && store_export_target_check(a->st, path, &err) != RWKV_OK) {
-        tui_replace_forget();           /* the database: never written over */
+    /* the rule of every output (store_output_check): never the database,
+    ** any SQLite file, or the model, vocabulary or state file in use --
+    ** with no database open too (--no-db).  The menus' connection first:
+    ** its files are told by inode, never opened (an open would drop this
+    ** process's locks on them) */
+    if (store_output_check(a->st, path, NULL, 0, &err) != RWKV_OK ||
+        (a->sess != NULL && sess_output_check(a->sess, path, &err) != RWKV_OK)) {
+        tui_replace_forget();
         tui_notice(a, 1, "%s", err.msg);
         return 1;
     }

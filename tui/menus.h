@@ -132,8 +132,9 @@ int    tui_cmp_names(const void *x, const void *y);   /* qsort of char * */
 /* Before writing PATH (typed as TEXT in prompt KIND): 1 when it is an
 ** existing file not confirmed yet -- the prompt is opened again asking,
 ** and a second Enter on the same name replaces it (returns 0).  1 too,
-** after a notice, when PATH is the session database, one of its files or
-** another SQLite database: never written over (store_export_target_check).
+** after a notice, when PATH is the session database, one of its files,
+** another SQLite database or the model, vocabulary or state file in use:
+** never written over (sess_output_check, store_output_check).
 ** A name confirmed stays so while its prompt is tried again (a write that
 ** failed after the second Enter: the next Enter retries without asking);
 ** tui_replace_forget, called by each prompt that writes as it opens: a new
