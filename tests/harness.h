@@ -222,6 +222,22 @@ test_tmp_path(char *buf, size_t cap, const char *name)
     return buf;
 }
 
+/* Write TEXT to NAME inside the temporary directory: its path, in a buffer
+** of its own (valid until the next call); an unwritten file is the
+** caller's test failing on it. */
+static inline const char *
+test_write_tmp(const char *name, const char *text)
+{
+    static char path[512];
+    FILE *f = fopen(test_tmp_path(path, sizeof path, name), "w");
+
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
 /* rm -rf PATH (not following links); 0 or -1. */
 static inline int
 test_rm_rf(const char *path)

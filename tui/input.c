@@ -118,12 +118,11 @@ tui_input_end(tui_input *in)
     in->cur = line_end(in, in->cur);
 }
 
-/* Byte offset in the line starting at START whose column is closest to COL
-** without passing it. */
+/* Byte offset in [P, END) of IN's text, from column 0 at P, whose column is
+** closest to COL without passing it. */
 static size_t
-at_column(const tui_input *in, size_t start, int col)
+col_offset(const tui_input *in, size_t p, size_t end, int col)
 {
-    size_t end = line_end(in, start), p = start;
     int c = 0;
 
     while (p < end) {
@@ -135,6 +134,13 @@ at_column(const tui_input *in, size_t start, int col)
         p += k;
     }
     return p;
+}
+
+/* The same in the line starting at START. */
+static size_t
+at_column(const tui_input *in, size_t start, int col)
+{
+    return col_offset(in, start, line_end(in, start), col);
 }
 
 static void
@@ -155,7 +161,7 @@ move_row(tui_input *in, int width, int dir)
 {
     tui_span *sp;
     size_t n, r = 0, t, p, end;
-    int col, c = 0;
+    int col;
 
     if (width < 1)
         return 0;
@@ -180,15 +186,7 @@ move_row(tui_input *in, int width, int dir)
     ** last character, or the cursor would show on the next row */
     if (t + 1 < n && sp[t + 1].off == end && end > p)
         end = tui_char_prev(in->buf, end);
-    while (p < end) {
-        size_t k = tui_char_len(in->buf + p, end - p);
-        int w = tui_str_width(in->buf + p, k);
-        if (c + w > col)
-            break;
-        c += w;
-        p += k;
-    }
-    in->cur = p;
+    in->cur = col_offset(in, p, end, col);
     free(sp);
     return 1;
 }

@@ -21,23 +21,6 @@
 #include "../../tui/config.h"
 #include "../../tui/theme.h"
 
-static char tmpdir[] = "/tmp/rwkv-config-checks.XXXXXX";
-
-static const char *
-write_tmp(const char *name, const char *text)
-{
-    static char path[512];
-    FILE *f;
-
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-    return path;
-}
-
 static int
 count_lines(const char *msg)
 {
@@ -74,7 +57,7 @@ test_typing_keys(void)
     cfg_key_name(CFG_KEY_ALT('R'), buf, sizeof buf);
     TEST_CONDF(strcmp(buf, "M-R") == 0, "name of M-R: '%s'", buf);
 
-    p = write_tmp("k.yaml", "model: m\n"
+    p = test_write_tmp("k.yaml", "model: m\n"
                             "keys:\n"
                             "  quit: q\n"
                             "  presets: \"x\"\n"
@@ -117,7 +100,7 @@ test_typing_keys(void)
                                              cfg_action_for_key(&c, 'x') < 0);
 
     /* the unknown-key hint says which forms there are */
-    p = write_tmp("k2.yaml", "keys:\n  quit: Hyper-q\n");
+    p = test_write_tmp("k2.yaml", "keys:\n  quit: Hyper-q\n");
     TEST_COND("unknown key reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "k2.yaml:2:9: field 'quit' in 'keys': unknown key 'Hyper-q' (F1-F12, "
                            "Tab, C- with a letter, M- with any character: C-q, M-q, M-\xc3\xbc)"),
@@ -131,25 +114,25 @@ test_strategy(void)
     char msg[THEME_MSG], want[600];
     const char *p;
 
-    p = write_tmp("s.yaml", "model: /m/x.pth\nvocab: /m/v.txt\nstrategy: cpu fp23\ntheme: dark\n");
+    p = test_write_tmp("s.yaml", "model: /m/x.pth\nvocab: /m/v.txt\nstrategy: cpu fp23\ntheme: dark\n");
     TEST_COND("bad strategy reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "s.yaml:3:11: field 'strategy': invalid strategy 'cpu fp23': unknown "
                            "dtype 'fp23'") != NULL && count_lines(msg) == 1, "msg: %s", msg);
     TEST_COND("bad strategy: the default kept", c.strategy[0] == '\0' && c.strategy_at[0] == '\0');
     TEST_COND("bad strategy: the rest kept", strcmp(c.model, "/m/x.pth") == 0 &&
                                              strcmp(c.theme, "dark") == 0);
-    snprintf(want, sizeof want, "%s/s.yaml:1:8", tmpdir);
+    snprintf(want, sizeof want, "%s/s.yaml:1:8", test_tmp_dir());
     TEST_CONDF(strcmp(c.model_at, want) == 0, "model_at '%s'", c.model_at);
-    snprintf(want, sizeof want, "%s/s.yaml:2:8", tmpdir);
+    snprintf(want, sizeof want, "%s/s.yaml:2:8", test_tmp_dir());
     TEST_CONDF(strcmp(c.vocab_at, want) == 0, "vocab_at '%s'", c.vocab_at);
 
-    p = write_tmp("s2.yaml", "strategy: 12345\n");
+    p = test_write_tmp("s2.yaml", "strategy: 12345\n");
     TEST_COND("a number for a strategy", cfg_load(p, &c, msg, sizeof msg) != 0 &&
                                          strstr(msg, "s2.yaml:1:11: field 'strategy': invalid "
                                                      "strategy '12345'") != NULL);
-    p = write_tmp("s3.yaml", "strategy: cpu bf16 -> cpu fp32 *2\n");
+    p = test_write_tmp("s3.yaml", "strategy: cpu bf16 -> cpu fp32 *2\n");
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "good strategy: %s", msg);
-    snprintf(want, sizeof want, "%s/s3.yaml:1:11", tmpdir);
+    snprintf(want, sizeof want, "%s/s3.yaml:1:11", test_tmp_dir());
     TEST_CONDF(strcmp(c.strategy, "cpu bf16 -> cpu fp32 *2") == 0 &&
                strcmp(c.strategy_at, want) == 0 && c.model_at[0] == '\0',
                "strategy '%s' at '%s'", c.strategy, c.strategy_at);
@@ -167,21 +150,21 @@ test_stop_limits(void)
     n = snprintf(text, sizeof text, "stop: \"");
     memset(text + n, 'y', 2000);
     snprintf(text + n + 2000, sizeof text - (size_t)n - 2000, "\"\n");
-    p = write_tmp("st1.yaml", text);
+    p = test_write_tmp("st1.yaml", text);
     TEST_COND("long stop reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "st1.yaml:1:7: field 'stop': stop: a stop string must have 1..64 bytes") &&
                !strstr(msg, "1023") && count_lines(msg) == 1, "msg: %s", msg);
     TEST_COND("long stop: the default kept", c.n_stop == 0);
 
     /* nine items: the ninth said at its place, with the real limit */
-    p = write_tmp("st2.yaml", "stop: [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]\n");
+    p = test_write_tmp("st2.yaml", "stop: [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]\n");
     TEST_COND("ninth stop reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "st2.yaml:1:40: field 'stop': stop: at most 8 stop strings") &&
                !strstr(msg, "1023") && count_lines(msg) == 1, "msg: %s", msg);
     TEST_COND("nine stops: the first eight kept", c.n_stop == 8 && strcmp(c.stop[7], "h") == 0);
 
     /* a bad item before the surplus ones: reported first (file order) */
-    p = write_tmp("st3.yaml", "stop: [\"a\", \"\", \"c\", \"d\", \"e\", \"f\", \"g\", \"h\", \"i\", "
+    p = test_write_tmp("st3.yaml", "stop: [\"a\", \"\", \"c\", \"d\", \"e\", \"f\", \"g\", \"h\", \"i\", "
                               "\"j\", \"k\"]\n");
     TEST_COND("stop problems reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     {
@@ -199,20 +182,20 @@ test_stop_limits(void)
     for (int i = 0; i < 64; i++)
         n += snprintf(text + n, sizeof text - (size_t)n, "\\n");
     snprintf(text + n, sizeof text - (size_t)n, "'\n");
-    p = write_tmp("st4.yaml", text);
+    p = test_write_tmp("st4.yaml", text);
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0 && c.n_stop == 1, "64 newlines: %s", msg);
 
     /* ban: a list of more than 8 ids is fine (the list limit was model_dir's) */
-    p = write_tmp("b.yaml", "ban: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n");
+    p = test_write_tmp("b.yaml", "ban: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n");
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0 &&
                strcmp(c.ban, "1,2,3,4,5,6,7,8,9,10,11") == 0, "ban list: %s / %s", msg, c.ban);
-    p = write_tmp("b2.yaml", "ban: [1, x, 3]\n");
+    p = test_write_tmp("b2.yaml", "ban: [1, x, 3]\n");
     TEST_COND("bad ban id reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "b2.yaml:1:10: field 'ban': ban: 'x' is not") != NULL &&
                strcmp(c.ban, "1,3") == 0, "msg: %s / ban '%s'", msg, c.ban);
 
     /* model_dir: more than 8 folders says so */
-    p = write_tmp("d.yaml", "model_dir: [a, b, c, d, e, f, g, h, i]\n");
+    p = test_write_tmp("d.yaml", "model_dir: [a, b, c, d, e, f, g, h, i]\n");
     TEST_COND("ninth folder reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "d.yaml:1:37: field 'model_dir': at most 8 folders") != NULL &&
                c.n_model_dir == 8, "msg: %s", msg);
@@ -221,18 +204,11 @@ test_stop_limits(void)
 int
 main(void)
 {
-    if (mkdtemp(tmpdir) == NULL) {
-        printf("mkdtemp failed\n");
+    if (test_tmpdir("rwkv-config-checks") == NULL)
         return 1;
-    }
     test_typing_keys();
     test_strategy();
     test_stop_limits();
-    {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            printf("     could not remove %s\n", tmpdir);
-    }
+    test_rm_rf(test_tmp_dir());
     return TEST_REPORT();
 }

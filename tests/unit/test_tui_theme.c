@@ -13,23 +13,6 @@
 #include "../../tui/config.h"
 #include "../../tui/theme.h"
 
-static char tmpdir[] = "/tmp/rwkv-theme-test.XXXXXX";
-
-static const char *
-write_tmp(const char *name, const char *text)
-{
-    static char path[512];
-    FILE *f;
-
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-    return path;
-}
-
 static void
 test_theme(void)
 {
@@ -54,7 +37,7 @@ test_theme(void)
               t.role[THEME_ROLE_STATUS].fg == -1 && t.role[THEME_ROLE_STATUS].bg == -1 &&
               t.role[THEME_ROLE_STATUS].attrs == THEME_REVERSE);
 
-    p = write_tmp("bad_colour.yaml", "name: x\nroles:\n  user:\n    fg: purpel\n");
+    p = test_write_tmp("bad_colour.yaml", "name: x\nroles:\n  user:\n    fg: purpel\n");
     theme_default(&t);
     t.role[0].fg = 5;   /* must stay untouched on failure */
     TEST_COND("unknown colour fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
@@ -62,26 +45,26 @@ test_theme(void)
                strstr(msg, "purpel"), "msg: %s", msg);
     TEST_COND("failed load leaves theme alone", t.role[0].fg == 5);
 
-    p = write_tmp("bad_key.yaml", "name: x\nroles:\n  user:\n    fg: red\n    blink: true\n");
+    p = test_write_tmp("bad_key.yaml", "name: x\nroles:\n  user:\n    fg: red\n    blink: true\n");
     TEST_COND("unknown key fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "blink") && strstr(msg, ":5") && strstr(msg, "'user'"), "msg: %s", msg);
 
-    p = write_tmp("bad_role.yaml", "roles:\n  usr: { fg: red }\n");
+    p = test_write_tmp("bad_role.yaml", "roles:\n  usr: { fg: red }\n");
     TEST_COND("unknown role fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "usr") && strstr(msg, ":2"), "msg: %s", msg);
 
-    p = write_tmp("bad_syntax.yaml", "roles:\n  user: [1\n");
+    p = test_write_tmp("bad_syntax.yaml", "roles:\n  user: [1\n");
     TEST_COND("syntax error fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "bad_syntax.yaml:2") != NULL, "msg: %s", msg);
 
-    p = write_tmp("big_num.yaml", "roles:\n  status: { fg: 300 }\n");
+    p = test_write_tmp("big_num.yaml", "roles:\n  status: { fg: 300 }\n");
     TEST_COND("colour 300 fails", theme_load_file(p, &t, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, ":2:") && strstr(msg, "300"), "msg: %s", msg);
 
-    p = write_tmp("binary.yaml", "\x01\x02garbage: [\n");
+    p = test_write_tmp("binary.yaml", "\x01\x02garbage: [\n");
     TEST_COND("binary junk fails cleanly", theme_load_file(p, &t, msg, sizeof msg) != 0);
 
-    p = write_tmp("empty.yaml", "");
+    p = test_write_tmp("empty.yaml", "");
     TEST_CONDF(theme_load_file(p, &t, msg, sizeof msg) == 0, "empty: %s", msg);
 
     TEST_COND("missing file fails", theme_load_file("/nonexistent/x.yaml", &t, msg, sizeof msg) != 0);
@@ -90,12 +73,12 @@ test_theme(void)
     /* lookup by name in $XDG_CONFIG_HOME/rwkv-tui/themes */
     {
         char dir[600];
-        snprintf(dir, sizeof dir, "%s/rwkv-tui", tmpdir);
+        snprintf(dir, sizeof dir, "%s/rwkv-tui", test_tmp_dir());
         mkdir(dir, 0700);
-        snprintf(dir, sizeof dir, "%s/rwkv-tui/themes", tmpdir);
+        snprintf(dir, sizeof dir, "%s/rwkv-tui/themes", test_tmp_dir());
         mkdir(dir, 0700);
-        write_tmp("rwkv-tui/themes/mine.yaml", "name: mine\nroles:\n  error: { fg: 200 }\n");
-        setenv("XDG_CONFIG_HOME", tmpdir, 1);
+        test_write_tmp("rwkv-tui/themes/mine.yaml", "name: mine\nroles:\n  error: { fg: 200 }\n");
+        setenv("XDG_CONFIG_HOME", test_tmp_dir(), 1);
         TEST_CONDF(theme_load("mine", &t, msg, sizeof msg) == 0 && t.role[THEME_ROLE_ERROR].fg == 200,
                    "user theme: %s", msg);
         TEST_COND("unknown name -> default + message",
@@ -119,7 +102,7 @@ test_config_framing(void)
     char msg[THEME_MSG];
     const char *p;
 
-    p = write_tmp("fr.yaml", "user: Bob\nbot: Alice\ngreeting: \"\"\nstop: [\"\\n\\nBob:\", END]\n"
+    p = test_write_tmp("fr.yaml", "user: Bob\nbot: Alice\ngreeting: \"\"\nstop: [\"\\n\\nBob:\", END]\n"
                              "ban: [0, 11]\nmodel_dir: /m\n");
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "framing config: %s", msg);
     TEST_COND("names", strcmp(c.user, "Bob") == 0 && strcmp(c.bot, "Alice") == 0);
@@ -129,10 +112,10 @@ test_config_framing(void)
     TEST_COND("ban list joined", strcmp(c.ban, "0,11") == 0);
     TEST_COND("one model_dir", c.n_model_dir == 1 && strcmp(c.model_dir[0], "/m") == 0);
     /* a single-quoted YAML scalar keeps backslashes: \n, \t, \\ read as in --greeting */
-    p = write_tmp("fr3.yaml", "greeting: 'Bob: hi\\n\\nAlice: yes\\t\\\\n'\n");
+    p = test_write_tmp("fr3.yaml", "greeting: 'Bob: hi\\n\\nAlice: yes\\t\\\\n'\n");
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "greeting escapes: %s", msg);
     TEST_CONDF(strcmp(c.greeting, "Bob: hi\n\nAlice: yes\t\\n") == 0, "greeting: '%s'", c.greeting);
-    p = write_tmp("fr2.yaml", "model_dir: [/a, /b]\nuser: \"a:b\"\nbot: Ann\nban: 1,x\n"
+    p = test_write_tmp("fr2.yaml", "model_dir: [/a, /b]\nuser: \"a:b\"\nbot: Ann\nban: 1,x\n"
                               "stop: [\"\"]\nusr: Bob\n");
     TEST_COND("bad framing keys reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "fr2.yaml:2:7: field 'user': user: no ':'") != NULL, "msg: %s", msg);
@@ -163,7 +146,7 @@ test_config(void)
     cfg_key_name(CFG_KEY_CTRL('r'), buf, sizeof buf);
     TEST_COND("name C-r", strcmp(buf, "C-r") == 0);
 
-    p = write_tmp("config.yaml", "model: /m/x.pth\nstrategy: cpu bf16\ntheme: dark\n"
+    p = test_write_tmp("config.yaml", "model: /m/x.pth\nstrategy: cpu bf16\ntheme: dark\n"
                                  "state_dir: /states\nkeys:\n  quit: C-q\n  sessions: F11\n");
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "config: %s", msg);
     TEST_COND("config values", strcmp(c.model, "/m/x.pth") == 0 &&
@@ -175,7 +158,7 @@ test_config(void)
     TEST_COND("other keys default", c.keys[CFG_ACT_HELP] == CFG_KEY_F(1));
     TEST_COND("action for key", cfg_action_for_key(&c, 17) == CFG_ACT_QUIT);
     /* one bad binding: reported with line and column, everything else kept */
-    p = write_tmp("bad1.yaml", "model: x\nkeys:\n  quit: Hyper-q\n  help: F12\n");
+    p = test_write_tmp("bad1.yaml", "model: x\nkeys:\n  quit: Hyper-q\n  help: F12\n");
     TEST_COND("bad key reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "bad1.yaml:3:9: field 'quit' in 'keys': unknown key 'Hyper-q'") != NULL,
                "msg: %s", msg);
@@ -183,21 +166,21 @@ test_config(void)
     TEST_COND("bad key: quit keeps its default", c.keys[CFG_ACT_QUIT] == CFG_KEY_F(10));
     TEST_COND("bad key: the other binding is kept", c.keys[CFG_ACT_HELP] == CFG_KEY_F(12));
 
-    p = write_tmp("bad2.yaml", "model: x\nstrategy: cpu bf16\nmodle: y\n");
+    p = test_write_tmp("bad2.yaml", "model: x\nstrategy: cpu bf16\nmodle: y\n");
     TEST_COND("unknown field reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "bad2.yaml:3:1: unknown field 'modle' (did you mean 'model'?)") != NULL,
                "msg: %s", msg);
     TEST_COND("unknown field: the rest kept", strcmp(c.model, "x") == 0 &&
                                               strcmp(c.strategy, "cpu bf16") == 0);
 
-    p = write_tmp("bad3.yaml", "model: [a, b]\ntheme: dark\n");
+    p = test_write_tmp("bad3.yaml", "model: [a, b]\ntheme: dark\n");
     TEST_COND("sequence for a string reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "bad3.yaml:1:8: field 'model': expected a string, found a list") != NULL,
                "msg: %s", msg);
     TEST_COND("sequence: the theme is kept", strcmp(c.theme, "dark") == 0 && c.model[0] == '\0');
 
     /* every problem, each on its own line with file:line:column */
-    p = write_tmp("many.yaml", "model: /m/a.pth\n"
+    p = test_write_tmp("many.yaml", "model: /m/a.pth\n"
                                "modle: x\n"
                                "keys:\n"
                                "  quit: Hyper-q\n"
@@ -232,36 +215,36 @@ test_config(void)
     }
 
     /* two file bindings on one key: the later one gives way */
-    p = write_tmp("conflict.yaml", "keys:\n  quit: F12\n  help: F12\n");
+    p = test_write_tmp("conflict.yaml", "keys:\n  quit: F12\n  help: F12\n");
     TEST_COND("conflict reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "conflict.yaml:3:9: field 'help' in 'keys': F12 is already bound to 'quit'") &&
                !strchr(msg, '\n'), "msg: %s", msg);
     TEST_COND("conflict: first binding kept", c.keys[CFG_ACT_QUIT] == CFG_KEY_F(12) &&
                                              c.keys[CFG_ACT_HELP] == CFG_KEY_F(1));
     /* a swap is no conflict */
-    p = write_tmp("swap.yaml", "keys:\n  quit: F1\n  help: F10\n");
+    p = test_write_tmp("swap.yaml", "keys:\n  quit: F1\n  help: F10\n");
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "swap: %s", msg);
     TEST_COND("swap applied", c.keys[CFG_ACT_QUIT] == CFG_KEY_F(1) && c.keys[CFG_ACT_HELP] == CFG_KEY_F(10));
 
     /* a syntax error: reported with its column; settings before it kept */
-    p = write_tmp("syntax.yaml", "model: /m/b.pth\nkeys:\n  quit: F12\n  help: [F1\n");
+    p = test_write_tmp("syntax.yaml", "model: /m/b.pth\nkeys:\n  quit: F12\n  help: [F1\n");
     TEST_COND("syntax error reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "syntax.yaml:5:1: YAML syntax error") != NULL, "msg: %s", msg);
     TEST_COND("syntax error: earlier settings kept", strcmp(c.model, "/m/b.pth") == 0 &&
                                                     c.keys[CFG_ACT_QUIT] == CFG_KEY_F(12));
 
-    p = write_tmp("twice.yaml", "model: a\nmodel: b\n");
+    p = test_write_tmp("twice.yaml", "model: a\nmodel: b\n");
     TEST_COND("a field given twice is reported", cfg_load(p, &c, msg, sizeof msg) != 0 &&
                                                 strstr(msg, "twice.yaml:2:1: field 'model' given twice"));
     TEST_COND("the last one is used", strcmp(c.model, "b") == 0);
 
-    p = write_tmp("list.yaml", "- a\n- b\n");
+    p = test_write_tmp("list.yaml", "- a\n- b\n");
     TEST_COND("a list for the whole file", cfg_load(p, &c, msg, sizeof msg) != 0 &&
                                           strstr(msg, "list.yaml:1:1: expected a mapping"));
-    p = write_tmp("nokeys.yaml", "model: m\nkeys:\n# quit: C-q\n");
+    p = test_write_tmp("nokeys.yaml", "model: m\nkeys:\n# quit: C-q\n");
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0 && strcmp(c.model, "m") == 0,
                "empty keys: %s", msg);
-    p = write_tmp("empty.yaml", "# nothing\n");
+    p = test_write_tmp("empty.yaml", "# nothing\n");
     TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "comments only: %s", msg);
 
     /* a flood of errors stays within the message buffer, with a count */
@@ -270,7 +253,7 @@ test_config(void)
         size_t bl = 0;
         for (int i = 0; i < 100; i++)
             bl += (size_t)snprintf(big + bl, sizeof big - bl, "bogus%d: 1\n", i);
-        p = write_tmp("flood.yaml", big);
+        p = test_write_tmp("flood.yaml", big);
         TEST_COND("flood reported", cfg_load(p, &c, msg, sizeof msg) != 0);
         TEST_CONDF(strlen(msg) < sizeof msg && strstr(msg, "more problems"), "msg: %s", msg);
     }
@@ -283,18 +266,11 @@ test_config(void)
 int
 main(void)
 {
-    if (mkdtemp(tmpdir) == NULL) {
-        printf("mkdtemp failed\n");
+    if (test_tmpdir("rwkv-theme-test") == NULL)
         return 1;
-    }
     test_theme();
     test_config();
     test_config_framing();
-    {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            printf("     could not remove %s\n", tmpdir);
-    }
+    test_rm_rf(test_tmp_dir());
     return TEST_REPORT();
 }
