@@ -522,6 +522,38 @@ test_tree(store *st)
 
 /* ---- snapshots ------------------------------------------------------------ */
 
+/* Quantized weights are other weights: a plan's kinds and layers are in the
+** snapshot's precision (store_precision_of), and a state made under one is
+** refused under another (turn A2 holds an fp32 one, N floats). */
+static void
+test_precision_plans(store *st, int64_t a2, float *back, size_t n)
+{
+    store_state_meta m;
+    rwkv_err err;
+    enum store_snap why;
+    const int i8 = store_precision_of("cpu fp32i8", 12);
+    const int i4a = store_precision_of("cpu fp32i4 *3 -> cpu fp32", 12);
+    const int i4b = store_precision_of("cpu fp32i4 *4 -> cpu fp32", 12);
+    const int i4c = store_precision_of("cpu fp32i4 *3 -> cpu fp32", 12);
+
+    TEST_COND("fp32 plan", store_precision_of("cpu fp32", 12) == STORE_PREC_FP32 &&
+                               store_precision_of("cpu fp32 *3 -> cpu fp32", 12) == STORE_PREC_FP32 &&
+                               store_precision_of("cpu bf16", 12) == STORE_PREC_BF16);
+    TEST_CONDF(STORE_PREC_BASE(i8) == STORE_PREC_FP32 && STORE_PREC_KINDS(i8) == STORE_PREC_I8 &&
+                   strcmp(store_precision_name(i8), "fp32 with int8 weights") == 0,
+               "int8 plan: %#x %s", i8, store_precision_name(i8));
+    TEST_CONDF(i4a != i4b && i4a == i4c && STORE_PREC_KINDS(i4a) == STORE_PREC_I4 && i4a > 0 && i4b > 0,
+               "4-bit plans: %#x %#x %#x", i4a, i4b, i4c);
+    TEST_COND("mixed kinds named",
+              strcmp(store_precision_name(store_precision_of("cpu bf16i8 *2 -> cpu bf16i4", 12)),
+                     "bf16 with int8 and 4-bit weights") == 0);
+    m = META;
+    m.precision = i8;
+    TEST_COND("int8 weights mismatch",
+              store_snapshot_get(st, a2, &m, back, n, &why, &err) == RWKV_ESHAPE &&
+                  strstr(err.msg, "made with fp32, the strategy computes in fp32 with int8 weights"));
+}
+
 static void
 test_snapshots(store *st, const char *dbpath)
 {
@@ -570,30 +602,7 @@ test_snapshots(store *st, const char *dbpath)
         m = META;
         m.precision = STORE_PREC_BF16;
         TEST_COND("precision mismatch", store_snapshot_get(st, a2, &m, back, n, &why, &err) == RWKV_ESHAPE);
-        /* quantized weights are other weights: the kinds and the layers */
-        TEST_COND("fp32 plan", store_precision_of("cpu fp32", 12) == STORE_PREC_FP32 &&
-                                   store_precision_of("cpu fp32 *3 -> cpu fp32", 12) == STORE_PREC_FP32 &&
-                                   store_precision_of("cpu bf16", 12) == STORE_PREC_BF16);
-        {
-            const int i8 = store_precision_of("cpu fp32i8", 12);
-            const int i4a = store_precision_of("cpu fp32i4 *3 -> cpu fp32", 12);
-            const int i4b = store_precision_of("cpu fp32i4 *4 -> cpu fp32", 12);
-            const int i4c = store_precision_of("cpu fp32i4 *3 -> cpu fp32", 12);
-            TEST_CONDF(STORE_PREC_BASE(i8) == STORE_PREC_FP32 && STORE_PREC_KINDS(i8) == STORE_PREC_I8 &&
-                           strcmp(store_precision_name(i8), "fp32 with int8 weights") == 0,
-                       "int8 plan: %#x %s", i8, store_precision_name(i8));
-            TEST_CONDF(i4a != i4b && i4a == i4c && STORE_PREC_KINDS(i4a) == STORE_PREC_I4 &&
-                           i4a > 0 && i4b > 0,
-                       "4-bit plans: %#x %#x %#x", i4a, i4b, i4c);
-            TEST_COND("mixed kinds named",
-                      strcmp(store_precision_name(store_precision_of("cpu bf16i8 *2 -> cpu bf16i4", 12)),
-                             "bf16 with int8 and 4-bit weights") == 0);
-            m = META;
-            m.precision = i8;
-            TEST_COND("int8 weights mismatch",
-                      store_snapshot_get(st, a2, &m, back, n, &why, &err) == RWKV_ESHAPE &&
-                          strstr(err.msg, "made with fp32, the strategy computes in fp32 with int8 weights"));
-        }
+        test_precision_plans(st, a2, back, n);
         TEST_COND("length mismatch", store_snapshot_get(st, a2, &META, back, n - 1, &why, &err) == RWKV_ESHAPE);
         /* the model file's checksum digest (schema v5): a snapshot of another
         ** file with the same fingerprint is not used; one of unknown digest
