@@ -104,25 +104,13 @@ eval_parse_tokens(const char *s, int32_t **out, size_t *n)
 static int
 eval_write(const char *path, const float *v, size_t n)
 {
-    rwkv_atomic *a;
     rwkv_err err;
-    FILE *f;
 
     if (strcmp(path, "-") == 0) {
         (void)cli_write(stdout, v, n * sizeof(float));
         return 0;
     }
-    if (rwkv_atomic_create(path, 0644, 0, &a, &err) != RWKV_OK) {
-        cli_fail(&err);
-        return -1;
-    }
-    if ((f = rwkv_atomic_stream(a, &err)) == NULL) {
-        rwkv_atomic_abort(a);
-        cli_fail(&err);
-        return -1;
-    }
-    (void)fwrite(v, sizeof(float), n, f);   /* errors surface at commit */
-    if (rwkv_atomic_commit(a, &err) != RWKV_OK) {
+    if (rwkv_write_file(path, v, n * sizeof(float), 0644, 0, &err) != RWKV_OK) {
         cli_fail(&err);
         return -1;
     }

@@ -380,35 +380,19 @@ do_show(store *st, const struct sessions_args *a)
     return bad ? 1 : 0;
 }
 
-/* BUF to PATH, or to stdout when PATH is NULL (a failed write to stdout is
-** reported by cli_stdout_close).  0, or 1 with one line printed. */
+/* BUF to PATH (whole or not at all: rwkv_write_file, as every file written),
+** or to stdout when PATH is NULL (a failed write to stdout is reported by
+** cli_stdout_close).  0, or 1 with one line printed. */
 static int
 write_all(const char *path, const char *buf, size_t len)
 {
-    FILE *f;
-    int bad, e;
+    rwkv_err err;
 
     if (path == NULL) {
         cli_write(stdout, buf, len);
         return 0;
     }
-    if ((f = fopen(path, "wb")) == NULL) {
-        cli_errorf("%s: cannot write: %s", path, strerror(errno));
-        return 1;
-    }
-    /* fclose releases F even when it fails (the last buffered bytes did not
-    ** fit): it is called exactly once, and the first error is the one named. */
-    bad = fwrite(buf, 1, len, f) != len;
-    e = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        cli_errorf("%s: write failed: %s", path, strerror(e));
-        return 1;
-    }
-    return 0;
+    return rwkv_write_file(path, buf, len, 0644, 0, &err) == RWKV_OK ? 0 : cli_fail(&err);
 }
 
 static int

@@ -427,17 +427,7 @@ int
 tui_write_file(const char *path, const char *buf, size_t len, int mode, int flags,
                rwkv_err *err)
 {
-    rwkv_atomic *at;
-    FILE *f;
-
-    if (rwkv_atomic_create(path, mode, flags, &at, err) != RWKV_OK)
-        return -1;
-    if ((f = rwkv_atomic_stream(at, err)) == NULL) {
-        rwkv_atomic_abort(at);
-        return -1;
-    }
-    fwrite(buf, 1, len, f);             /* a write error is the commit's */
-    return rwkv_atomic_commit(at, err) == RWKV_OK ? 0 : -1;
+    return rwkv_write_file(path, buf, len, (unsigned)mode, flags, err) == RWKV_OK ? 0 : -1;
 }
 
 /* Enter in the export prompt: write the session as `sessions export` does.

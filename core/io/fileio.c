@@ -320,6 +320,24 @@ rwkv_atomic_commit(rwkv_atomic *a, rwkv_err *err)
     return RWKV_OK;
 }
 
+int
+rwkv_write_file(const char *path, const void *buf, size_t len, unsigned mode, int flags,
+                rwkv_err *err)
+{
+    rwkv_atomic *a;
+    FILE *f;
+    int rc;
+
+    if ((rc = rwkv_atomic_create(path, mode, flags, &a, err)) != RWKV_OK)
+        return rc;
+    if ((f = rwkv_atomic_stream(a, err)) == NULL) {
+        rwkv_atomic_abort(a);
+        return RWKV_EIO;
+    }
+    (void)fwrite(buf, 1, len, f);   /* a write error is the commit's */
+    return rwkv_atomic_commit(a, err);
+}
+
 void
 rwkv_atomic_abort(rwkv_atomic *a)
 {

@@ -115,5 +115,9 @@ int rwkv_atomic_commit(rwkv_atomic *a, rwkv_err *err);
 void rwkv_atomic_abort(rwkv_atomic *a);
 /* PATH as given to rwkv_atomic_create.  Borrowed; valid until commit/abort. */
 const char *rwkv_atomic_path(const rwkv_atomic *a);
+/* The whole of a file at once: LEN bytes of BUF to PATH through the calls
+** above (MODE, FLAGS as rwkv_atomic_create's): whole or not at all. */
+int rwkv_write_file(const char *path, const void *buf, size_t len, unsigned mode, int flags,
+                    rwkv_err *err);
 
 #endif

@@ -109,9 +109,29 @@ expect_fail "--db a FIFO" "fifo: not a regular file" timeout 20 "$T" sessions --
 if [ -w /dev/full ]; then
     expect_fail "list > /dev/full" "stdout: No space left on device" sh -c "'$T' sessions --db '$DB' list >/dev/full"
     expect_fail "export > /dev/full" "stdout: No space left on device" sh -c "'$T' sessions --db '$DB' export $id >/dev/full"
-    # the file is closed once: a failed fclose is one line and exit 1, not a double free
-    expect_fail "export --out /dev/full" "^rwkv-tui: /dev/full: write failed: No space left on device$" \
+    # --out is a file made whole (rwkv_write_file): a device is refused, as
+    # eval --out refuses one
+    expect_fail "export --out /dev/full" "^rwkv-tui: /dev/full: cannot create: it is a character device$" \
         "$T" sessions --db "$DB" export $id --out /dev/full
+fi
+# an export that cannot be written whole leaves the file it replaces as it
+# was (it was opened "wb": a full disk left it cut, the old one gone); the
+# full disk is a 64 kB tmpfs (root and mount(8), else skipped)
+MNT=$TMP/small
+mkdir -p "$MNT"
+if is_root && mount -t tmpfs -o size=64k tmpfs "$MNT" 2>/dev/null; then
+    python3 -c 'import json; print(json.dumps({"format": "rwkv-tui-session", "version": 1, "title": "long",
+ "turns": [{"id": 1, "parent": None, "role": "user", "text": "x" * 100000, "tokens": [1]}]}))' >"$TMP/long.json"
+    out=$("$T" sessions --db "$DB" import "$TMP/long.json") && lid=${out##* } && ok || fail "import long: $out"
+    printf 'the old export\n' >"$MNT/old.md"
+    err=$("$T" sessions --db "$DB" export "$lid" --out "$MNT/old.md" 2>&1)
+    rc=$?
+    [ $rc = 1 ] && ok || fail "export onto a full disk: exit $rc: $err"
+    [ "$(cat "$MNT/old.md")" = "the old export" ] && ok || fail "the old file was cut: $(head -c 80 "$MNT/old.md")"
+    [ "$(ls -A "$MNT")" = old.md ] && ok || fail "a temporary file left: $(ls -A "$MNT")"
+    umount "$MNT"
+else
+    skip 4 "a full disk needs a tmpfs: not root, or mount failed"
 fi
 
 # --- the model travels ----------------------------------------------------------------
