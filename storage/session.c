@@ -281,8 +281,13 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
         goto fail;
     if (s->st != NULL)
         store_set_tr(s->st, cfg->tr);       /* its replay notes in the same language */
-    if ((rc = sess_model_row(s, err)) != RWKV_OK)
-        goto fail;
+    /* a model row that cannot be saved (a full disk, a lock held) is a
+    ** failed save, not a failed start: the chat goes on, and the row is
+    ** tried again with the session's (session_db.c, session_create) */
+    if (sess_model_row(s, err) != RWKV_OK) {
+        sess_save_failed(s, "the model row", err);
+        s->model_id = 0;
+    }
     if (s->st != NULL && (cfg->chat.samp_set & PARAMS_BIT(params_find("seed")))) {
         s->seeded = 1;
         rng_seed(&s->seeds, chat_seed(s->c, NULL));

@@ -94,9 +94,7 @@ sess_model_row(sess *s, rwkv_err *err)
         return RWKV_OK;
     store_model_from_info(&m, s->model_path, rwkv_model_info(s->m));
     snprintf(m.vocab, sizeof m.vocab, "%s", s->vocab_path);
-    if (store_model_upsert(s->st, &m, &s->model_id, err) != RWKV_OK)
-        return rwkv_errf(err, err->code, "saving the model's row: %s", err->msg);
-    return RWKV_OK;
+    return store_model_upsert(s->st, &m, &s->model_id, err);   /* the caller names it */
 }
 
 /*
@@ -581,7 +579,6 @@ greeting_row(sess *s, rwkv_err *err)
     return RWKV_OK;
 }
 
-static void save_failed(sess *s, const char *what, const rwkv_err *err);
 
 /*
 ** Create the session row (title TITLE; NULL: the conversation's own title
@@ -615,7 +612,6 @@ session_create(sess *s, const char *title, const char *msg)
     } else {
         sess_auto_title(msg, ss.title, sizeof ss.title);
     }
-    ss.model_id = s->model_id;
     snprintf(ss.strategy, sizeof ss.strategy, "%s", rwkv_model_info(s->m)->strategy);
     s->head = 0;
     s->sid = 0;
@@ -624,16 +620,19 @@ session_create(sess *s, const char *title, const char *msg)
         err.code != RWKV_EINVAL) {     /* EINVAL: gone already (deleted elsewhere) */
         if (title != NULL && title != s->title)
             store_title_clean(title, s->title, sizeof s->title);
-        save_failed(s, "the new session", &err);
+        sess_save_failed(s, "the new session", &err);
         return -1;
     }
     s->orphan = 0;
     ss.state_file_id = start_row(s);
-    if (store_session_new(s->st, &ss, &s->sid, &err) != RWKV_OK)
+    if (s->model_id == 0 && sess_model_row(s, &err) != RWKV_OK)
+        what = "the model row";        /* (its save at the start failed too) */
+    ss.model_id = s->model_id;
+    if (what == NULL && store_session_new(s->st, &ss, &s->sid, &err) != RWKV_OK)
         what = "the new session";
-    else if (store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
+    if (what == NULL && store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
         what = "the framing";
-    else if (greeting_row(s, &err) != RWKV_OK)
+    if (what == NULL && greeting_row(s, &err) != RWKV_OK)
         what = "the greeting";
     if (what != NULL) {
         rwkv_err e2;
@@ -647,7 +646,7 @@ session_create(sess *s, const char *title, const char *msg)
         s->head = 0;
         if (title != NULL && title != s->title)
             store_title_clean(title, s->title, sizeof s->title);
-        save_failed(s, what, &err);
+        sess_save_failed(s, what, &err);
         return -1;
     }
     s->meta.digest_required = 0;        /* every state of it is made here */
@@ -766,8 +765,8 @@ file_lost(sess *s)
 /* A save of WHAT failed with ERR: said, unless the file went away (then
 ** file_lost says that, once) or a failure was said since the last save
 ** that worked (a full disk fails every save after it: one line). */
-static void
-save_failed(sess *s, const char *what, const rwkv_err *err)
+void
+sess_save_failed(sess *s, const char *what, const rwkv_err *err)
 {
     snprintf(s->fail_why, sizeof s->fail_why, "%s", err->msg);
     if (file_lost(s) || s->fail_said)
@@ -802,7 +801,7 @@ sess_unsaved_clear(sess *s)
 static void
 save_gap(sess *s, const char *what, const rwkv_err *err, size_t i, int64_t user, int64_t reply)
 {
-    save_failed(s, what, err);
+    sess_save_failed(s, what, err);
     if (s->st == NULL || s->unsaved != 0)
         return;
     s->unsaved = i + 1;
@@ -937,7 +936,7 @@ check_alive(sess *s, size_t n_done)
     if (rc == RWKV_OK && (ss.created_ms == s->created_ms || s->created_ms < 0))
         return;
     if (rc != RWKV_OK && err.code != RWKV_EINVAL) {
-        save_failed(s, "the session", &err);
+        sess_save_failed(s, "the session", &err);
         return;
     }
     s->sid = 0;
@@ -1176,7 +1175,7 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
         if (before != NULL &&
             store_snapshot_put(s->st, s->last_user, rwkv_state_cdata(before),
                                rwkv_state_len(before), &s->meta, &err) != RWKV_OK)
-            save_failed(s, "your message", &err);
+            sess_save_failed(s, "your message", &err);
         if (s->st == NULL)
             return -1;
     }
@@ -1227,7 +1226,7 @@ early_begin(sess *s, const chat_turn *ct)
     if (before != NULL &&
         store_snapshot_put(s->st, s->last_user, rwkv_state_cdata(before), rwkv_state_len(before),
                            &s->meta, &err) != RWKV_OK) {
-        save_failed(s, "your message", &err);
+        sess_save_failed(s, "your message", &err);
         if (s->st == NULL)
             return;
     }
@@ -1235,7 +1234,7 @@ early_begin(sess *s, const chat_turn *ct)
     a.id = s->reply_id;
     a.interrupted = 1;                 /* begun: sess_save_progress still takes it */
     if (store_turn_finish(s->st, &a, NULL, 0, &s->meta, &err) != RWKV_OK)
-        save_failed(s, "the reply", &err);
+        sess_save_failed(s, "the reply", &err);
     s->last_save = mono_now_s();
 }
 
@@ -1265,7 +1264,7 @@ sess_save_unsent(sess *s)
     }
     s->reply_id = 0;
     if (rc != RWKV_OK)
-        save_failed(s, "the cancelled message", &err);
+        sess_save_failed(s, "the cancelled message", &err);
 }
 
 void
@@ -1297,7 +1296,7 @@ sess_drop_empty_regen(sess *s)
         return -1;
     if (store_turn_prune(s->st, row, NULL, &err) != RWKV_OK ||
         store_session_set_head(s->st, s->sid, u->head, &err) != RWKV_OK) {
-        save_failed(s, "the cancelled reply", &err);
+        sess_save_failed(s, "the cancelled reply", &err);
         return -1;
     }
     s->head = u->head;
@@ -1356,7 +1355,7 @@ sess_save_progress(sess *s)
     ct = chat_turn_at(s->c, chat_n_turns(s->c) - 1);
     if (store_turn_progress(s->st, s->reply_id, ct->reply ? ct->reply : "", ct->reply_ids,
                             ct->n_reply, &err) != RWKV_OK) {
-        save_failed(s, "the partial reply", &err);
+        sess_save_failed(s, "the partial reply", &err);
         s->progress_failed = 1;
     }
 }

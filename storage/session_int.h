@@ -209,6 +209,10 @@ int  sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *er
 /* "saving WHAT: <err>" as an error note: the chat goes on.  WHAT (a literal,
 ** "the reply") goes through cfg.tr as the format does. */
 void sess_save_fail(sess *s, const char *what, const rwkv_err *err);
+/* The same for a save the next message tries again: said once until a save
+** works ("... (the chat goes on; what is not saved is tried again with your
+** next message)"), not said when the file went away (file_lost says it). */
+void sess_save_failed(sess *s, const char *what, const rwkv_err *err);
 /* The title of a session from its first message MSG (at most
 ** SESS_AUTO_TITLE_MAX bytes, into OUT, CAP bytes). */
 void sess_auto_title(const char *msg, char *out, size_t cap);

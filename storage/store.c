@@ -354,6 +354,16 @@ store_step_one(store *s, sqlite3_stmt *st, const char *what, rwkv_err *err, cons
 }
 
 int
+store_returning_done(store *s, sqlite3_stmt *st, const char *what, rwkv_err *err)
+{
+    int r;
+
+    while ((r = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    return r == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, what);
+}
+
+int
 store_tx_begin(store *s, rwkv_err *err)
 {
     return store_exec(s, "BEGIN IMMEDIATE", err);
@@ -1216,8 +1226,9 @@ model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
     sqlite3_bind_text(st, 10, m->vocab, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 11, (int64_t)m->digest);
     if (sqlite3_step(st) == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        rc = RWKV_OK;
+        const int64_t got = sqlite3_column_int64(st, 0);
+        if ((rc = store_returning_done(s, st, "saving model", err)) == RWKV_OK)
+            *id = got;                 /* only a row that is there */
     } else {
         rc = store_dberr(s, err, "saving model");
     }
@@ -1304,8 +1315,11 @@ preset_put(store *s, const char *name, const rwkv_sampling *samp, int64_t *id, r
     /* no row: the upsert's WHERE refused a built-in preset */
     rc = store_step_one(s, st, "saving preset", err,
                         "preset '%s' is built in and cannot be changed", name);
-    if (rc == RWKV_OK && id)
-        *id = sqlite3_column_int64(st, 0);
+    if (rc == RWKV_OK) {
+        const int64_t got = sqlite3_column_int64(st, 0);
+        if ((rc = store_returning_done(s, st, "saving preset", err)) == RWKV_OK && id)
+            *id = got;
+    }
     sqlite3_finalize(st);
     return rc;
 }

@@ -131,6 +131,12 @@ int store_exec(store *s, const char *sql, rwkv_err *err);
 ** WHAT: ...", the rest not run. */
 int store_exec_ids(store *s, const char *sql, const int64_t *ids, size_t n, const char *what,
                    rwkv_err *err);
+/* After the row of an INSERT ... RETURNING: run ST to its end, where an
+** autocommit statement commits -- a full disk fails there, and a statement
+** finalized after its row alone reported the row saved when it was not
+** (a session then failed its FOREIGN KEY on a model row that was never
+** there).  RWKV_OK, or RWKV_EDB "PATH: WHAT: ...". */
+int store_returning_done(store *s, sqlite3_stmt *st, const char *what, rwkv_err *err);
 /* Prepare SQL into *ST; RWKV_EDB on failure. */
 int store_prep(store *s, const char *sql, sqlite3_stmt **st, rwkv_err *err);
 /*

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
 MNT=$TMP/mnt
-N_CHECKS=19
+N_CHECKS=22
 
 mkdir -p "$MNT"
 if ! is_root || ! mount -t tmpfs -o size=8m tmpfs "$MNT" 2>/dev/null; then
@@ -93,4 +93,24 @@ printf '%s\n' "$out" | grep -q 'mytitle' && printf '%s\n' "$out" | grep -q '^#[0
     || fail "the session's title or greeting turn: $out"
 [ "$("$T" sessions --db "$D" list 2>/dev/null | grep -c mytitle)" = 1 ] && ok \
     || fail "one session: $("$T" sessions --db "$D" list 2>&1)"
+
+# --- a model not yet in the file, the disk full before the chat starts --------------------
+# Its row is a failed save, not a failed start (it exited 1 before the
+# first message); and a row whose INSERT ... RETURNING was finalized after
+# its row, the commit failing unseen, was taken as saved: every session
+# then failed on "FOREIGN KEY constraint failed".
+if have_fixture models/tiny-7v0-fp32.pth 4; then
+    rm -f "$MNT"/*
+    printf 'zero\n' | "$T" chat --demo --db "$D" --seed 1 --max-tokens 2 >/dev/null 2>&1
+    # room to open the file (its 32 KiB -shm and a -wal page), not to add a row
+    cat /dev/zero >"$MNT/fill" 2>/dev/null
+    truncate -s $(( $(stat -c %s "$MNT/fill") - 36 * 1024 )) "$MNT/fill"
+    printf 'one\ntwo\n' | "$T" chat --model "$FX/models/tiny-7v0-fp32.pth" --db "$D" --seed 1 \
+        --max-tokens 3 >"$TMP/out" 2>"$TMP/err"
+    err=$(cat "$TMP/err")
+    [ "$(replies "$TMP/out")" = 2 ] && ok || fail "model row: not every message answered: $err"
+    [ "$(grep -c '^rwkv-tui: saving' "$TMP/err")" = 1 ] && ok || fail "model row: not one line: $err"
+    grep -q '^rwkv-tui: saving the model row: .*disk full' "$TMP/err" && ok || fail "model row: the line: $err"
+    grep -q 'FOREIGN KEY' "$TMP/err" && fail "model row: a session made on a row not there: $err" || ok
+fi
 finish
