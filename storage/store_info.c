@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../core/model/strategy.h"
-#include <sys/stat.h>
 
 int
 store_precision_of(const char *strategy, int n_layer)
