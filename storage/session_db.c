@@ -264,6 +264,35 @@ keep_replayed(sess *s, int64_t head, const rwkv_state *st)
         sess_save_fail(s, "the rebuilt state", &err);
 }
 
+/* The newest root of session SID that is a greeting (a system turn; with
+** IDS not NULL, of those N tokens) into *R (store_turn_fini it), R->id 0
+** when none; *NROOTS: the roots seen.  A damaged root is not a greeting. */
+static int
+greeting_root(sess *s, int64_t sid, const int32_t *ids, size_t n, store_turn *r,
+              size_t *nroots, rwkv_err *err)
+{
+    int64_t *roots = NULL;
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    if ((rc = store_turn_children(s->st, sid, 0, &roots, nroots, err)) != RWKV_OK)
+        return rc;
+    for (size_t i = *nroots; i-- > 0;) {
+        rwkv_err e2;
+        if (store_turn_get(s->st, roots[i], r, &e2) != RWKV_OK) {
+            memset(r, 0, sizeof *r);
+            continue;
+        }
+        if (r->role == STORE_ROLE_SYSTEM &&
+            (ids == NULL || (r->n_tokens == n && memcmp(r->tokens, ids, n * sizeof *ids) == 0)))
+            break;
+        store_turn_fini(r);
+        memset(r, 0, sizeof *r);
+    }
+    free(roots);
+    return RWKV_OK;
+}
+
 /*
 ** Where an empty branch of session SID starts (HEAD 0: a reset, a fork
 ** before a first message, a session whose conversation was deleted), by
@@ -276,25 +305,15 @@ keep_replayed(sess *s, int64_t head, const rwkv_state *st)
 static int
 empty_root(sess *s, int64_t sid, int64_t *head, int *root, rwkv_err *err)
 {
-    int64_t *roots = NULL;
+    store_turn r;
     size_t nr = 0;
     int rc;
 
-    *root = SESS_ROOT_NEW;
-    if ((rc = store_turn_children(s->st, sid, 0, &roots, &nr, err)) != RWKV_OK)
+    if ((rc = greeting_root(s, sid, NULL, 0, &r, &nr, err)) != RWKV_OK)
         return rc;
-    for (size_t i = nr; i-- > 0 && *head == 0;) {
-        store_turn r;
-        rwkv_err e2;
-        if (store_turn_get(s->st, roots[i], &r, &e2) != RWKV_OK)
-            continue;                  /* a damaged row: a root, not a greeting */
-        if (r.role == STORE_ROLE_SYSTEM)
-            *head = r.id;
-        store_turn_fini(&r);
-    }
-    free(roots);
-    if (*head == 0 && nr > 0)
-        *root = SESS_ROOT_BARE;
+    *head = r.id;
+    *root = r.id == 0 && nr > 0 ? SESS_ROOT_BARE : SESS_ROOT_NEW;
+    store_turn_fini(&r);
     return RWKV_OK;
 }
 
@@ -528,8 +547,8 @@ greeting_row(sess *s, rwkv_err *err)
     size_t n = 0, nr = 0;
     const int32_t *gids = chat_greeting_ids(s->c, &n);
     const rwkv_state *st0 = NULL;
-    int64_t *roots = NULL, got = 0;
-    store_turn t;
+    store_turn t, r;
+    uint64_t waits;
     int rc;
 
     if (s->st == NULL || s->sid == 0 || s->head != 0 || n == 0 || s->root == SESS_ROOT_BARE ||
@@ -539,25 +558,15 @@ greeting_row(sess *s, rwkv_err *err)
     ** (a restored branch's greeting_fed holds without it) */
     if (s->root == SESS_ROOT_NEW && chat_greeting_fed(s->c))
         st0 = chat_state_start(s->c);
-    if ((rc = store_turn_children(s->st, s->sid, 0, &roots, &nr, err)) != RWKV_OK)
+    if ((rc = greeting_root(s, s->sid, gids, n, &r, &nr, err)) != RWKV_OK)
         return rc;
-    for (size_t i = nr; i-- > 0 && got == 0;) {
-        store_turn r;
+    if (r.id != 0) {                   /* one a cancelled first message left */
         rwkv_err e2;
-        if (store_turn_get(s->st, roots[i], &r, &e2) != RWKV_OK)
-            continue;                  /* a damaged row is not taken again */
-        if (r.role == STORE_ROLE_SYSTEM && r.n_tokens == n &&
-            memcmp(r.tokens, gids, n * sizeof *gids) == 0) {
-            got = r.id;
-            if (st0 != NULL && !r.has_snapshot)   /* failing, none: a replay rebuilds it */
-                store_snapshot_put(s->st, got, rwkv_state_cdata(st0), rwkv_state_len(st0),
-                                   &s->meta, &e2);
-        }
+        if (st0 != NULL && !r.has_snapshot)   /* failing, none: a replay rebuilds it */
+            store_snapshot_put(s->st, r.id, rwkv_state_cdata(st0), rwkv_state_len(st0),
+                               &s->meta, &e2);
+        s->head = r.id;
         store_turn_fini(&r);
-    }
-    free(roots);
-    if (got != 0) {
-        s->head = got;
         return RWKV_OK;
     }
     memset(&t, 0, sizeof t);
@@ -566,12 +575,13 @@ greeting_row(sess *s, rwkv_err *err)
     t.text = chat_greeting(s->c);
     t.tokens = gids;
     t.n_tokens = n;
+    waits = store_busy_timeouts(s->st);
     rc = store_turn_append(s->st, &t, st0 ? rwkv_state_cdata(st0) : NULL,
                            st0 ? rwkv_state_len(st0) : 0, &s->meta, err);
     /* no room for the state (a full disk, the file-size limit): the row
     ** alone, as catch_up writes rows -- a replay feeds the greeting, nothing
-    ** is lost.  (Not under a lock another program holds: a second wait.) */
-    if (rc != RWKV_OK && st0 != NULL && strstr(err->msg, "locked") == NULL)
+    ** is lost.  (Not after a lock wait ran out: that would be a second.) */
+    if (rc != RWKV_OK && st0 != NULL && store_busy_timeouts(s->st) == waits)
         rc = store_turn_append(s->st, &t, NULL, 0, &s->meta, err);
     if (rc != RWKV_OK)
         return rc;
