@@ -692,15 +692,16 @@ find_command(struct sessions_args *a)
         (c->nids >= 2 && parse_id("turn", a->pos[2], &a->turn) < 0))
         return NULL;
     /* an empty title or search is what was typed wrong: a usage error */
-    if (c->run == do_rename && a->pos[2][strspn(a->pos[2], " \t")] == '\0') {
+    /* (by the store's own rules: store_title_blank, store_search_blank) */
+    if (c->run == do_rename && store_title_blank(a->pos[2])) {
         cli_errorf("sessions rename: a session title cannot be empty");
         return NULL;
     }
-    if (a->title != NULL && a->title[strspn(a->title, " \t")] == '\0') {
+    if (a->title != NULL && store_title_blank(a->title)) {
         cli_errorf("sessions %s: --title: a session title cannot be empty", c->name);
         return NULL;
     }
-    if (c->run == do_search && a->pos[1][strspn(a->pos[1], " \t")] == '\0') {
+    if (c->run == do_search && store_search_blank(a->pos[1])) {
         cli_errorf("sessions search: nothing to search for");
         return NULL;
     }

@@ -345,8 +345,11 @@ int store_session_latest(store *s, int64_t *id, rwkv_err *err);
 ** database is locked"; the line chat's `sessions` commands and the client's
 ** menus).  Nothing was changed then.
 */
-/* RWKV_EINVAL when TITLE is blank or too long; stored cleaned (store_title_clean). */
+/* RWKV_EINVAL when TITLE is blank (store_title_blank) or too long; stored
+** cleaned (store_title_clean). */
 int store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err);
+/* 1 when TITLE is nothing once cleaned (store_title_clean): no title. */
+int store_title_blank(const char *title);
 /*
 ** TITLE (NULL = "") as a session title into OUT (CAP bytes, NUL-terminated):
 ** one line, shown as the transcript shows text -- the terminal rule
@@ -706,6 +709,8 @@ typedef struct store_hit {
 */
 int store_search(store *s, const char *text, size_t max, store_hit **hits,
                  size_t *n, rwkv_err *err);
+/* 1 when TEXT holds no word to search for (store_search's RWKV_EINVAL). */
+int store_search_blank(const char *text);
 
 enum store_format { STORE_FMT_MD, STORE_FMT_JSON };
 /* The format of an export to a file named PATH when none is asked for:

@@ -265,6 +265,19 @@ struct search_q {
     int    nw, nlong;
 };
 
+int
+store_search_blank(const char *text)
+{
+    char **w = NULL, *blk = NULL;
+    int n = split_words(text, &w, &blk);
+
+    if (n < 0)
+        return 0;                      /* out of memory (freed): the search says so */
+    free(w);
+    free(blk);
+    return n == 0;
+}
+
 static void
 search_q_free(struct search_q *sq)
 {

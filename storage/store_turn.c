@@ -67,6 +67,15 @@ check_title(const char *title, int rename, char *out, rwkv_err *err)
     return RWKV_OK;
 }
 
+int
+store_title_blank(const char *title)
+{
+    char out[STORE_TITLE_MAX];
+    rwkv_err err;
+
+    return title != NULL && strlen(title) < STORE_TITLE_MAX && check_title(title, 1, out, &err) != RWKV_OK;
+}
+
 /* Insert a session row (no transaction of its own). */
 static int
 session_insert(store *s, const store_session *in, const char *title, int64_t *id, rwkv_err *err)

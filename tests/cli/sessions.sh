@@ -136,7 +136,8 @@ expect_fail "fork foreign user turn" "turn $uid is not in session 2" "$T" sessio
 expect_fail "rename to empty" "a session title cannot be empty" "$T" sessions --db "$DB" rename 3 ""
 expect_fail "rename to blanks" "a session title cannot be empty" "$T" sessions --db "$DB" rename 3 "   "
 # an empty title or search is a usage error: exit 2, as the man page says
-for c in "rename 3 ''" "fork 3 1 --title ''" "search ''" "search '  '"; do
+# (by the store's rules: a title of escape codes alone is empty once cleaned)
+for c in "rename 3 ''" "rename 3 \$'\\e[1m'" "fork 3 1 --title ''" "search ''" "search '  '"; do
     eval "\"\$T\" sessions --db \"\$DB\" $c" >/dev/null 2>&1
     rc=$?
     [ $rc = 2 ] && ok || fail "sessions $c: exit $rc"
