@@ -355,6 +355,16 @@ suggest(const char *bad, const char *const *names, size_t n, char *out, size_t c
         out[0] = '\0';
 }
 
+/* What the terminal means by the Ctrl key CODE when it is one of the
+** message box's own (Enter, its newline, Backspace), else NULL. */
+static const char *
+editing_key(int code)
+{
+    return code == CFG_KEY_CTRL('m') ? "Enter"
+         : code == CFG_KEY_CTRL('j') ? "the message box's new line"
+         : code == CFG_KEY_CTRL('h') ? "Backspace" : NULL;
+}
+
 /* the key names cfg_key_parse takes, for "unknown key" */
 #define KEY_FORMS "F1-F12, Tab, C- with a letter, M- with any character: C-q, M-q, M-\xc3\xbc"
 
@@ -433,6 +443,16 @@ load_keys(loader *l, tui_config *c, binding *bound)
             report(l, &l->ev.start_mark,
                    "field '%s' in 'keys': '%s' types a character: bind %s; '%s' keeps %s", name,
                    CUT(v), fix, name, dn);
+            continue;
+        }
+        if (editing_key(code) != NULL) {
+            /* Enter and Backspace arrive as these bytes: the binding would
+            ** never act (C-m) or take the key from the message box */
+            char dn[32];
+            cfg_key_name(action_table[act].def, dn, sizeof dn);
+            report(l, &l->ev.start_mark,
+                   "field '%s' in 'keys': '%s' is %s in terminals: bind another C-x, "
+                   "M-x or an F-key; '%s' keeps %s", name, CUT(v), editing_key(code), name, dn);
             continue;
         }
         if (bound[act].set)

@@ -107,6 +107,43 @@ test_typing_keys(void)
                "msg: %s", msg);
 }
 
+/* Ctrl keys the terminal sends for Enter (C-m), the box's new line (C-j)
+** and Backspace (C-h on many terminals): a binding never acted (C-m) or took
+** the key from the message box; C-i is Tab and fine. */
+static void
+test_editing_keys(void)
+{
+    tui_config c;
+    char msg[THEME_MSG];
+    const char *p;
+
+    p = test_write_tmp("e.yaml", "keys:\n"
+                                 "  quit: C-m\n"
+                                 "  regen: C-j\n"
+                                 "  new: ^h\n");
+    TEST_COND("editing keys reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    {
+        static const char *const want[] = {
+            "e.yaml:2:9: field 'quit' in 'keys': 'C-m' is Enter in terminals: bind another C-x, "
+            "M-x or an F-key; 'quit' keeps F10",
+            "e.yaml:3:10: field 'regen' in 'keys': 'C-j' is the message box's new line in "
+            "terminals: bind another C-x, M-x or an F-key; 'regen' keeps C-r",
+            "e.yaml:4:8: field 'new' in 'keys': '^h' is Backspace in terminals: bind another "
+            "C-x, M-x or an F-key; 'new' keeps C-n",
+        };
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+            TEST_CONDF(strstr(msg, want[i]) != NULL, "missing '%s' in:\n%s", want[i], msg);
+        TEST_CONDF(count_lines(msg) == 3, "%d lines:\n%s", count_lines(msg), msg);
+    }
+    TEST_COND("editing keys: the defaults kept", c.keys[CFG_ACT_QUIT] == CFG_KEY_F(10) &&
+                                                 c.keys[CFG_ACT_REGEN] == CFG_KEY_CTRL('r') &&
+                                                 c.keys[CFG_ACT_NEW] == CFG_KEY_CTRL('n'));
+    TEST_COND("C-i is Tab", cfg_key_parse("C-i") == '\t');
+    TEST_COND("no action on Enter, C-j or C-h", cfg_action_for_key(&c, CFG_KEY_CTRL('m')) < 0 &&
+                                                cfg_action_for_key(&c, CFG_KEY_CTRL('j')) < 0 &&
+                                                cfg_action_for_key(&c, CFG_KEY_CTRL('h')) < 0);
+}
+
 static void
 test_strategy(void)
 {
@@ -207,6 +244,7 @@ main(void)
     if (test_tmpdir("rwkv-config-checks") == NULL)
         return 1;
     test_typing_keys();
+    test_editing_keys();
     test_strategy();
     test_stop_limits();
     test_rm_rf(test_tmp_dir());
