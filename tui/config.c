@@ -21,6 +21,8 @@
 #include "text.h"
 #include "yamlerr.h"
 
+_Static_assert(CFG_GREETING == FRAMING_MAX_GREETING, "the config's greeting is framing's");
+
 static const struct {
     const char *name;
     int         def;
@@ -648,14 +650,31 @@ load_extra(loader *l, const char *key, tui_config *c)
                                                                                : c->bot;
     if ((v = scalar(l, key, NULL)) == NULL)
         return;
+    if (key[0] == 'g') {     /* \n, \t, \\ as in --greeting, stop and F8 */
+        char *g = strdup(v);
+        size_t n = 0;
+        if (g != NULL) {
+            framing_unescape(g, 0);
+            n = strlen(g);
+        }
+        if (g == NULL) {
+            report(l, &m, "field '%s': out of memory", key);
+        } else if (n > FRAMING_MAX_GREETING) {
+            report(l, &m, "field '%s': greeting: %zu bytes (at most %u)", key, n,
+                   FRAMING_MAX_GREETING);
+        } else {
+            memcpy(dst, g, n + 1);
+            c->has_greeting = 1;
+            check_framing(l, &m, key, c);
+        }
+        free(g);
+        return;
+    }
     if (strlen(v) >= CFG_PATH) {
         report(l, &m, "field '%s': longer than %d bytes", key, CFG_PATH - 1);
         return;
     }
     snprintf(dst, CFG_PATH, "%s", v);
-    if (key[0] == 'g')       /* \n, \t, \\ as in --greeting, stop and F8 */
-        framing_unescape(dst, 0);
-    c->has_greeting |= key[0] == 'g';
     check_framing(l, &m, key, c);
 }
 

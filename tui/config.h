@@ -33,6 +33,7 @@
 
 #define CFG_MAX_BYTES (256u << 10)   /* a config larger than this is refused */
 #define CFG_PATH 1024                /* longest path/string value kept */
+#define CFG_GREETING (64u << 10)    /* a greeting's bytes: framing.h's limit */
 #define CFG_MAX_LIST 8               /* items of a list setting (model_dir, stop) */
 
 /* Key codes independent of curses: plain characters are themselves. */
@@ -97,7 +98,7 @@ typedef struct tui_config {
     int  n_model_dir;
     /* the chat's framing (storage/framing.h), each checked when read; the
     ** command line's options win.  "" = not set. */
-    char greeting[CFG_PATH];
+    char greeting[CFG_GREETING + 1];   /* as --greeting and F8 take */
     int  has_greeting;         /* greeting: given ("" = no greeting) */
     char user[CFG_PATH], bot[CFG_PATH];
     char think[CFG_PATH];      /* a think mode's name */

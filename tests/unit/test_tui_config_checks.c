@@ -175,6 +175,50 @@ test_strategy(void)
                "strategy '%s' at '%s'", c.strategy, c.strategy_at);
 }
 
+/* A greeting takes what --greeting and F8 take (64 KiB once its \n escapes
+** are read), not the 1023 bytes of a path. */
+static void
+test_greeting_limit(void)
+{
+    tui_config c;
+    char msg[THEME_MSG];
+    size_t cap = 2 * CFG_GREETING + 64, n;
+    char *text = malloc(cap);
+    const char *p;
+
+    if (text == NULL)
+        return;
+    /* 5000 bytes, plain */
+    n = (size_t)snprintf(text, cap, "greeting: \"");
+    memset(text + n, 'g', 5000);
+    snprintf(text + n + 5000, cap - n - 5000, "\"\n");
+    p = test_write_tmp("g1.yaml", text);
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "5000-byte greeting: %s", msg);
+    TEST_COND("5000-byte greeting kept", c.has_greeting && strlen(c.greeting) == 5000);
+
+    /* 65536 new lines written as \n: 131072 bytes in the file, 64 KiB read */
+    n = (size_t)snprintf(text, cap, "greeting: '");
+    for (size_t i = 0; i < CFG_GREETING; i++, n += 2)
+        memcpy(text + n, "\\n", 2);
+    snprintf(text + n, cap - n, "'\n");
+    p = test_write_tmp("g2.yaml", text);
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "64 KiB greeting: %s", msg);
+    TEST_COND("64 KiB greeting kept", c.has_greeting && strlen(c.greeting) == CFG_GREETING &&
+                                      c.greeting[0] == '\n');
+
+    /* one byte more: said at its line, and no greeting set */
+    n = (size_t)snprintf(text, cap, "user: Bob\ngreeting: \"");
+    memset(text + n, 'g', CFG_GREETING + 1);
+    snprintf(text + n + CFG_GREETING + 1, cap - n - CFG_GREETING - 1, "\"\n");
+    p = test_write_tmp("g3.yaml", text);
+    TEST_COND("long greeting reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "g3.yaml:2:11: field 'greeting': greeting: 65537 bytes (at most 65536)") &&
+               count_lines(msg) == 1, "msg: %s", msg);
+    TEST_COND("long greeting: none set, the rest kept", !c.has_greeting &&
+                                                          strcmp(c.user, "Bob") == 0);
+    free(text);
+}
+
 static void
 test_stop_limits(void)
 {
@@ -245,6 +289,7 @@ main(void)
         return 1;
     test_typing_keys();
     test_editing_keys();
+    test_greeting_limit();
     test_strategy();
     test_stop_limits();
     test_rm_rf(test_tmp_dir());
