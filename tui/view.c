@@ -704,7 +704,7 @@ draw_transcript(struct app *a, int top, int h, int w)
             char extra[160];
             if (t->sib_count > 1) {
                 snprintf(extra, sizeof extra, "  < %d/%d >", t->sib_index, t->sib_count);
-                x += puts_(y, x, extra, w - x, tui_role_attr(a, THEME_ROLE_STATS));
+                x += puts_cut(y, x, extra, w - x, tui_role_attr(a, THEME_ROLE_STATS));
             }
             if (t->flags & TUI_TURN_INTERRUPTED)
                 x += puts_(y, x, TR("  [interrupted]"), w - x, tui_role_attr(a, THEME_ROLE_INTERRUPTED));
@@ -1080,7 +1080,8 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
                 if (rank[i] != r)
                     continue;
                 cfg_key_name(a->cfg.keys[shown[i]], key[i], sizeof key[i]);
-                iw = (int)strlen(key[i]) + 1 + tui_str_width(TR(names[i]), strlen(TR(names[i])));
+                iw = tui_str_width(key[i], strlen(key[i])) + 1 +
+                     tui_str_width(TR(names[i]), strlen(TR(names[i])));
                 if (width + (width ? 2 : 0) + iw <= a->cols) {
                     use[i] = 1;
                     width += (width ? 2 : 0) + iw;
@@ -1089,7 +1090,7 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
         for (int i = 0; i < NSHOWN; i++) {
             if (!use[i])
                 continue;
-            x += puts_(y, x, key[i], (int)strlen(key[i]), ka);
+            x += puts_(y, x, key[i], tui_str_width(key[i], strlen(key[i])), ka);
             x += puts_(y, x + 1, TR(names[i]), a->cols - x - 1, fa) + 1;
             x += 2;
         }

@@ -11,6 +11,8 @@
 #     default used, the client up.  A model path from the file that cannot
 #     be opened stops the client as --model does, its line naming where the
 #     path was set;
+#   - the footer measured a key name in bytes (M-ü: 4), so a hint went
+#     missing at a width where all of them fit;
 #   - a 2000-byte stop string was said to be "longer than 1023 bytes"; the
 #     limit is 64.
 . "$(dirname "$0")/tmuxlib.sh"
@@ -36,6 +38,17 @@ keys M-ü
 check "M-ü opens the states menu" 'State files' 5
 keys Escape
 sleep 0.5
+tui_quit
+
+# the footer measures a key by its cells: M-ü is 3 columns, not 4 bytes, so
+# at the width of the whole footer every hint is there (the last one went)
+W=200 H=40 tui_start --config "$TMP/keys.yaml"
+check "footer: M-ü states" 'M-ü states'
+foot=$(screen | grep 'M-ü states' | tail -1 | sed 's/ *$//')
+fw=$(printf '%s' "$foot" | python3 -c 'import sys; print(len(sys.stdin.read()))')
+tui_quit
+W=$fw H=24 tui_start --config "$TMP/keys.yaml"
+check "footer at its own width ($fw columns): every hint" 'M-ü states .*F7 sidebar.*F10 quit$'
 tui_quit
 
 # a bad strategy: reported at its line, the default used, the client up

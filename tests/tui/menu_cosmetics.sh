@@ -4,7 +4,8 @@
 # key bar leaves out a hint that does not fit whole instead of cutting it
 # ("Esc c"); F1 lists each menu's rows together ("State files: (none)" not
 # between two "Sessions:" rows); a row with a "↓ N more below" mark ends in
-# "…" before it instead of being drawn over; F8 cuts a long value with "…".
+# "…" before it instead of being drawn over; F8 cuts a long value with "…";
+# a header's "< 2/2 >" cut by a narrow terminal ends in "…".
 . "$(dirname "$0")/tmuxlib.sh"
 
 mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
@@ -59,5 +60,19 @@ check "20x6: Esc close whole" '│ Esc close +│'
 check_not "20x6: nothing cut mid-word" 'Esc c │|F1 more  Esc c'
 keys Escape
 tmx resize-window -x 120 -y 40
+tui_quit
+
+# a reply's "< 2/2 >" that does not fit beside a long role name ends in "…"
+# ("< 2/" read as another count)
+W=80 H=20 tui_start --bot AssistantLongName --max-tokens 5
+type_text "hi"
+send
+keys C-r
+check "regenerated: two siblings" 'AssistantLongName  < 2/2 >'
+wait_idle
+tmx resize-window -x 22 -y 12
+check "22 columns" '^─{22}$'
+check "the sibling count cut with …" '^AssistantLongName  < …'
+check_not "no count cut short" '< 2/?$'
 tui_quit
 tui_finish
