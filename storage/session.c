@@ -341,6 +341,12 @@ sess_head(const sess *s)
     return s->head;
 }
 
+int
+sess_holds_greeting(const sess *s)
+{
+    return s->root != SESS_ROOT_BARE && (chat_greeting_fed(s->c) || chat_n_turns(s->c) > 0);
+}
+
 const char *
 sess_title(const sess *s)
 {

@@ -306,6 +306,11 @@ const framing *sess_framing(const sess *s);   /* borrowed */
 */
 int  sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err);
 
+/* 1 when the chat's state holds the greeting's tokens (fed, or fed with
+** the first message), 0 on a branch saved without one (its first message a
+** root: an imported session) or before the greeting is fed. */
+int  sess_holds_greeting(const sess *s);
+
 /* Tokens a replay under another state would feed (IDLE). */
 uint64_t sess_replay_cost(sess *s);
 

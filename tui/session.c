@@ -270,7 +270,7 @@ void
 tui_session_tokens(struct app *a)
 {
     a->ctx_tokens = 0;
-    if (chat_greeting_fed(a->chat) || chat_n_turns(a->chat) > 0) {
+    if (sess_holds_greeting(a->sess)) {
         size_t ng = 0;
         chat_greeting_ids(a->chat, &ng);
         a->ctx_tokens = ng;
