@@ -716,6 +716,7 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
     text = tui_read_file(path, CFG_MAX_BYTES, &len, msg, msg_cap);
     if (text == NULL)
         return -1;
+    snprintf(out->path, sizeof out->path, "%s", path);
     memset(&l, 0, sizeof l);
     memset(bound, 0, sizeof bound);
     memset(seen, 0, sizeof seen);

@@ -110,6 +110,7 @@ typedef struct tui_config {
     ** or a strategy this build cannot run, is found only when the client
     ** loads it (model_load.c): its error names this place. */
     char model_at[CFG_PATH + 48], strategy_at[CFG_PATH + 48], vocab_at[CFG_PATH + 48];
+    char path[CFG_PATH + 64];  /* the file read, "" = none (an output never replaces it) */
 } tui_config;
 
 const char *cfg_action_name(int act);

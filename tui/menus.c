@@ -475,10 +475,15 @@ tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
 
     /* the rule of every output (store_output_check): never the database,
     ** any SQLite file, or the model, vocabulary or state file in use --
-    ** with no database open too (--no-db).  The menus' connection first:
-    ** its files are told by inode, never opened (an open would drop this
-    ** process's locks on them) */
-    if (store_output_check(a->st, path, NULL, 0, &err) != RWKV_OK ||
+    ** with no database open too (--no-db) -- nor the client's config and
+    ** theme files.  The menus' connection first: its files are told by
+    ** inode, never opened (an open would drop this process's locks on them) */
+    const store_input in[] = {
+        { a->cfg.path, "the config file in use" },
+        { a->th.path, "the theme file in use" },
+    };
+
+    if (store_output_check(a->st, path, in, sizeof in / sizeof in[0], &err) != RWKV_OK ||
         (a->sess != NULL && sess_output_check(a->sess, path, &err) != RWKV_OK)) {
         tui_replace_forget();
         tui_notice(a, 1, "%s", err.msg);

@@ -454,6 +454,8 @@ theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap)
     *out = tmp;
     rc = 0;
 out:
+    if (rc == 0)      /* (an output never replaces it: tui_replace_ask) */
+        snprintf(out->path, sizeof out->path, "%s", path);
     if (ty)
         cyaml_free(&cfg, &theme_schema, ty, 0);
     free(text);

@@ -83,6 +83,7 @@ typedef struct theme_style {
 typedef struct theme {
     char        name[64];
     theme_style role[THEME_ROLE_COUNT];
+    char        path[4200];    /* the file read, "" = the built-in default */
 } theme;
 
 /* YAML key of ROLE ("user_header"). */

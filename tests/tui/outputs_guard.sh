@@ -4,7 +4,8 @@
 # session database (--no-db), F3's C-w still refuses an SQLite database
 # (it wrote a state file over one: no database was open to compare with),
 # and with one, the state file the conversation starts from; the path is
-# kept for Enter again and nothing is written.
+# kept for Enter again and nothing is written; nor the client's config and
+# theme files.
 . "$(dirname "$0")/tmuxlib.sh"
 export XDG_DATA_HOME=$TMP/data
 TUI_ENV="XDG_DATA_HOME='$XDG_DATA_HOME'"
@@ -50,5 +51,36 @@ check "... the name kept for Enter again" '^save the current state as: .*s1\.pth
 keys Escape
 wait_for '^save the current state as:' 1 && keys Escape   # the first Esc may only dismiss the notice
 check_not "Esc: the prompt goes" '^save the current state as:'
+tui_quit
+
+# the client's own config and theme files: never written over (an export
+# over config.yaml asked "exists: Enter replaces it" and wrote markdown there)
+printf 'theme: %s/mine.yaml\n' "$TMP" >"$TMP/conf.yaml"
+printf 'name: mine\n' >"$TMP/mine.yaml"
+csum=$(cksum <"$TMP/conf.yaml")
+tsum=$(cksum <"$TMP/mine.yaml")
+tui_start --config "$TMP/conf.yaml" --max-tokens 4 --seed 3
+type_text "hello"
+send
+keys F3 C-w C-u
+type_text "$TMP/conf.yaml"
+keys Enter
+check "the config file: the name kept for Enter again" '^save the current state as: .*conf\.yaml *$' 2
+keys Escape
+wait_for '^save the current state as:' 1 && keys Escape
+keys M-l
+check "the config file: refused" 'conf\.yaml is the config file in'
+keys Escape
+keys F3 C-w C-u
+type_text "$TMP/mine.yaml"
+keys Enter
+check "the theme file: the name kept for Enter again" '^save the current state as: .*mine\.yaml *$' 2
+keys Escape
+wait_for '^save the current state as:' 1 && keys Escape
+keys M-l
+check "the theme file: refused" 'mine\.yaml is the theme file in'
+keys Escape
+[ "$(cksum <"$TMP/conf.yaml")" = "$csum" ] && [ "$(cksum <"$TMP/mine.yaml")" = "$tsum" ] && ok ||
+    fail "the config or theme file was written over"
 tui_quit
 tui_finish
