@@ -363,6 +363,45 @@ test_transcript_rows(void)
     }
 }
 
+/* tui_tr_fit: before each draw, the rows re-wrapped for a new width and the
+** scroll position clamped to the rows the drawn view can have below it (a
+** taller view, a wider one, turns dropped) -- so "N more below" is never
+** more than the view hides. */
+static void
+test_transcript_fit(void)
+{
+    tui_transcript t;
+    size_t rows12;
+
+    tui_tr_init(&t);
+    tui_tr_fit(&t, 12, 3);              /* an empty transcript: laid out, nothing to scroll */
+    TEST_COND("fit: empty", t.width == 12 && t.nrows == 0 && t.scroll == 0);
+    for (int i = 0; i < 4; i++)
+        tui_tr_add(&t, i % 2 ? TUI_TURN_ASSISTANT : TUI_TURN_USER, "0123456789abcdefghij", 20);
+    rows12 = t.nrows;                   /* each turn: header, 2 rows, blank */
+    TEST_CONDF(rows12 == 16, "fit: rows at width 12: %zu", rows12);
+    tui_tr_scroll(&t, 1000, 3);
+    TEST_CONDF(t.scroll == rows12 - 3, "fit: scrolled to the top of a 3-row view: %zu", t.scroll);
+    tui_tr_fit(&t, 12, 3);              /* same view: nothing moves */
+    TEST_CONDF(t.width == 12 && t.nrows == rows12 && t.scroll == rows12 - 3,
+               "fit: same view, same rows and scroll (%zu, %zu)", t.nrows, t.scroll);
+    tui_tr_fit(&t, 12, 10);             /* taller: fewer rows can be below */
+    TEST_CONDF(t.scroll == rows12 - 10 && tui_tr_first_row(&t, 10) == 0,
+               "fit: a taller view clamps the scroll: %zu", t.scroll);
+    tui_tr_fit(&t, 24, 10);             /* wider: one row a turn's text, re-wrapped */
+    TEST_CONDF(t.width == 24 && t.nrows == 12, "fit: re-wrapped for 24 columns: %zu rows", t.nrows);
+    TEST_CONDF(t.scroll == 2 && tui_tr_first_row(&t, 10) == 0,
+               "fit: the scroll clamped to the new rows: %zu", t.scroll);
+    tui_tr_fit(&t, 24, 40);             /* the whole transcript fits: nothing below */
+    TEST_COND("fit: all in view, none below", t.scroll == 0 && tui_tr_first_row(&t, 40) == 0);
+    tui_tr_scroll(&t, 1000, 4);
+    tui_tr_truncate(&t, 1);             /* turns dropped under a scrolled view */
+    tui_tr_fit(&t, 24, 4);
+    TEST_CONDF(t.nrows == 3 && t.scroll == 0, "fit: after a truncate (%zu rows, %zu below)",
+               t.nrows, t.scroll);
+    tui_tr_fini(&t);
+}
+
 /* tui_cut: the one rule for a shortened text (whole characters, "…") */
 static void
 test_cut(void)
@@ -405,6 +444,7 @@ main(void)
     test_sanitiser();
     test_one_rule();
     test_transcript_rows();
+    test_transcript_fit();
     test_cut();
     return TEST_REPORT();
 }
