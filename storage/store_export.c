@@ -1250,6 +1250,12 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
         return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"role\" must be user, assistant or system", what, tn);
     if ((rc = import_tree_check(tt.role, pm, tn, what, err)) != RWKV_OK)
         return rc;
+    /* one greeting a session (a system turn is a root: tree_ok): the chat
+    ** feeds one, and which of two a resume went on from was anyone's guess */
+    for (size_t j = 0; tt.role == STORE_ROLE_SYSTEM && j < i; j++)
+        if (map[j].role == STORE_ROLE_SYSTEM)
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: a second greeting (system) turn; the "
+                             "session's greeting is turn %lld", what, tn, (long long)map[j].old);
     x = json_get(t, "text");
     if (x == NULL || x->type != JSON_STRING)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"text\" must be a string", what, tn);

@@ -75,6 +75,11 @@ static const struct {
       " {\"id\": 2, \"parent\": 1, \"role\": \"system\", \"text\": \"g2\"}]}",
       NULL, "turn 2: a system turn cannot be under a system turn (\"parent\": 1): the greeting (system) is"
             " a first turn only" },
+    { "two greetings",
+      HEAD "{\"id\": 1, \"role\": \"system\", \"text\": \"g\"},"
+      " {\"id\": 2, \"parent\": 1, \"role\": \"user\", \"text\": \"a\"},"
+      " {\"id\": 5, \"role\": \"system\", \"text\": \"g2\"}]}",
+      NULL, "turn 5: a second greeting (system) turn; the session's greeting is turn 1" },
     { "a greeting under a reply",
       HEAD T0 ", {\"id\": 2, \"parent\": 1, \"role\": \"assistant\", \"text\": \"b\"},"
       " {\"id\": 3, \"parent\": 2, \"role\": \"system\", \"text\": \"g\"}]}",
