@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -2072,6 +2073,51 @@ lock_hook_set(struct app *a, int on)
 
 static void screen_end(struct app *a);
 
+/* A load ended by Ctrl-C or SIGTERM: what was typed meanwhile -- a message
+** and its Enter, never read as keys yet -- becomes the history's draft, so
+** the next start's first Up brings it back (as a draft left at quit is);
+** not with `history: off` or --no-db, which keep nothing.  Read while the
+** terminal still sends keys one by one (before screen_end).  1 when kept. */
+static int
+typeahead_keep(struct app *a)
+{
+    char path[1024], *raw, *text;
+    size_t n = 0;
+    struct pollfd p = { .fd = 0, .events = POLLIN };
+    tui_input none;
+    rwkv_err err;
+    int kept = 0;
+
+    if (!isatty(0) || strcmp(a->cfg.history, "off") == 0 || a->launch.no_db ||
+        tui_history_path(path, sizeof path) != 0)
+        return 0;
+    raw = tui_xmalloc(TUI_INPUT_MAX);
+    while (n < TUI_INPUT_MAX && poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+        ssize_t r = read(0, raw + n, TUI_INPUT_MAX - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    text = tui_typeahead_text(raw, n);
+    if (text != NULL) {
+        tui_input_init(&none);
+        kept = tui_history_save(&none, text, path, &err) == 0;
+        tui_input_fini(&none);
+    }
+    free(text);
+    free(raw);
+    return kept;
+}
+
+/* The line a load ended by a signal leaves on stderr (KEPT: typeahead_keep's). */
+static void
+say_interrupted(const char *name, int nl, int kept)
+{
+    fprintf(stderr, "%s" PROG_NAME_TUI ": interrupted while loading %s%s\n", nl ? "\n" : "", name,
+            kept ? "; what you typed is kept: Up brings it back next time" : "");
+    fflush(stderr);
+}
+
 /* rwkv_open_opts.progress: with the screen up, the bar is drawn (at most
 ** once per percent or change of step); else a line on a terminal stderr. */
 static void
@@ -2083,14 +2129,14 @@ progress_cb(void *ud, double frac, const char *what)
     if (tui_stop_signal != 0 && a->sess == NULL) {
         /* Ctrl-C (SIGINT) or SIGTERM/SIGHUP while the startup load runs:
         ** the loader cannot be stopped half-way, so leave now, saying so
-        ** (nothing is saved yet: no session exists before the model) */
+        ** (no session exists before the model: what was typed ahead is
+        ** kept in the history) */
+        int kept = typeahead_keep(a);
         screen_end(a);
         if (tui_load_stderr >= 0)
             dup2(tui_load_stderr, 2);
-        fprintf(stderr, "%s" PROG_NAME_TUI ": interrupted while loading %s\n",
-                a->screen == NULL && isatty(2) ? "\n" : "", a->load_name[0] ? a->load_name
-                                                                      : "the model");
-        fflush(stderr);
+        say_interrupted(a->load_name[0] ? a->load_name : "the model",
+                        a->screen == NULL && isatty(2), kept);
         _exit(130);
     }
     if (a->screen == NULL) {
@@ -2491,6 +2537,7 @@ tui_run(const tui_launch *launch)
 {
     struct app *a = tui_xmalloc(sizeof *a);
     int rc, tty;
+    struct termios tio;
     tui_capture cap = { NULL, -1 };
     long model_end;
 
@@ -2548,6 +2595,13 @@ tui_run(const tui_launch *launch)
         }
         tui_capture_begin(&cap);
         tui_load_stderr = cap.saved;
+        /* the keys typed during the load stay queued through a Ctrl-C
+        ** (the terminal drops them at SIGINT otherwise): typeahead_keep
+        ** reads them.  raw() after the load sets the modes anew */
+        if (tcgetattr(0, &tio) == 0) {
+            tio.c_lflag |= NOFLSH;
+            tcsetattr(0, TCSANOW, &tio);
+        }
     }
     a->load_progress = progress_cb;
     rc = tui_model_open(a);
@@ -2560,11 +2614,12 @@ tui_run(const tui_launch *launch)
     tui_load_stderr = -1;
     if (rc == 0 && tui_stop_signal != 0) {
         /* the signal came after the last progress call */
+        int kept = typeahead_keep(a);
         rc = 130;
         if (a->screen)
             screen_end(a);
         tui_capture_end(&cap);
-        fprintf(stderr, PROG_NAME_TUI ": interrupted while loading the model\n");
+        say_interrupted("the model", 0, kept);
     }
     tui_capture_end(&cap);
     if (rc != 0 && a->screen)

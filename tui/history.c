@@ -198,3 +198,60 @@ out:
     tui_input_fini(&all);
     return rc;
 }
+
+/* The length of the escape sequence at RAW (N bytes, RAW[0] ESC): a CSI
+** up to its final byte, SS3 and its key, or ESC and one character. */
+static size_t
+escape_len(const char *raw, size_t n)
+{
+    size_t i = 2;
+
+    if (n < 2)
+        return n;
+    if (raw[1] == '[') {
+        while (i < n && !((unsigned char)raw[i] >= 0x40 && (unsigned char)raw[i] <= 0x7e))
+            i++;
+        return i < n ? i + 1 : n;
+    }
+    if (raw[1] == 'O')
+        return n < 3 ? n : 3;
+    return 2;
+}
+
+char *
+tui_typeahead_text(const char *raw, size_t n)
+{
+    tui_buf keys, out;
+    size_t i = 0, a = 0, b;
+    char *text = NULL;
+
+    tui_buf_init(&keys);
+    tui_buf_init(&out);
+    while (i < n) {
+        unsigned char c = (unsigned char)raw[i];
+        if (c == 0x1b) {
+            i += escape_len(raw + i, n - i);
+            continue;
+        }
+        if (c == 0x7f || c == 0x08) {             /* Backspace: the character before */
+            if (keys.len > 0)
+                keys.len = tui_char_prev(keys.p, keys.len);
+        } else if (c == '\r' || c == '\n') {
+            tui_buf_add(&keys, "\n", 1);
+        } else if (c >= 0x20 || c == '\t') {
+            tui_buf_add(&keys, raw + i, 1);
+        }
+        i++;
+    }
+    tui_sanitize(keys.p ? keys.p : "", keys.len, &out);
+    b = out.len;
+    while (a < b && (out.p[a] == '\n' || out.p[a] == ' '))
+        a++;
+    while (b > a && (out.p[b - 1] == '\n' || out.p[b - 1] == ' '))
+        b--;
+    if (b > a)
+        text = tui_xstrndup(out.p + a, b - a);
+    tui_buf_fini(&keys);
+    tui_buf_fini(&out);
+    return text;
+}

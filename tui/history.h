@@ -68,4 +68,16 @@ int tui_history_load(tui_input *in, const char *path, rwkv_err *err);
 */
 int tui_history_save(const tui_input *in, const char *draft, const char *path, rwkv_err *err);
 
+/*
+** What was typed ahead while the model loaded and never read as keys (a
+** Ctrl-C or SIGTERM ended the load): RAW, N bytes as the terminal sent
+** them, as the box would have taken them -- Enter (CR or LF) a new line,
+** Backspace (DEL, ^H) taking the character before, escape sequences
+** (arrows, F-keys, Alt-x, the bracketed paste's markers) and other control
+** bytes dropped, the rest sanitised (text.h) and its ends trimmed of new
+** lines.  Malloc'ed, or NULL when nothing is left (kept as the history's
+** draft: app.c, typeahead_keep).
+*/
+char *tui_typeahead_text(const char *raw, size_t n);
+
 #endif

@@ -198,6 +198,58 @@ test_damage(void)
     tui_input_fini(&a);
 }
 
+/* What a load ended by Ctrl-C leaves unread (tui_typeahead_text): the text
+** as the box would have taken it, then a draft that comes back. */
+static void
+test_typeahead(void)
+{
+    static const struct {
+        const char *raw, *want;   /* want NULL: nothing kept */
+    } cases[] = {
+        { "queued then ctrlc\r", "queued then ctrlc" },
+        { "two\rlines\r", "two\nlines" },
+        { "typo\x7f\x7fos\r", "tyos" },
+        { "caf\xc3\xa9\x7f\x7f" "e", "cae" },                     /* Backspace: a character */
+        { "\x1b[Ahi\x1bOP\x1b[15~ there\x1b" "b", "hi there" },      /* Up, F1, F5, Alt-b */
+        { "\x1b[200~pasted\ntext\x1b[201~", "pasted\ntext" },     /* bracketed paste */
+        { "\x01\x02ok\x07", "ok" },                               /* other control bytes */
+        { "\r\r  \r", NULL },
+        { "\x1b[A\x1b[B", NULL },
+        { "", NULL },
+        { "bad \xff byte", "bad \xef\xbf\xbd byte" },               /* sanitised: U+FFFD */
+        { "cut\x1b[1;", "cut" },                                  /* a sequence cut at the end */
+    };
+    tui_input in, back;
+    rwkv_err err;
+    char *t;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        t = tui_typeahead_text(cases[i].raw, strlen(cases[i].raw));
+        TEST_CONDF(cases[i].want ? t && strcmp(t, cases[i].want) == 0 : t == NULL,
+                   "typeahead %zu: '%s' (want '%s')", i, t ? t : "(none)",
+                   cases[i].want ? cases[i].want : "(none)");
+        free(t);
+    }
+    /* kept beside what the file had, as the draft the next start brings back */
+    tui_input_init(&in);
+    sent(&in, "an earlier message");
+    TEST_COND("typeahead: the history saved", tui_history_save(&in, NULL, path, &err) == 0);
+    tui_input_fini(&in);
+    tui_input_init(&in);
+    t = tui_typeahead_text("sent while loading\r", 19);
+    TEST_COND("typeahead: kept as the draft", t && tui_history_save(&in, t, path, &err) == 0);
+    free(t);
+    tui_input_init(&back);
+    TEST_COND("typeahead: the draft comes back", tui_history_load(&back, path, &err) == 1 &&
+                                                 back.nhist >= 2 &&
+                                                 strcmp(back.hist[back.nhist - 1],
+                                                        "sent while loading") == 0 &&
+                                                 strcmp(back.hist[back.nhist - 2],
+                                                        "an earlier message") == 0);
+    tui_input_fini(&back);
+    tui_input_fini(&in);
+}
+
 int
 main(void)
 {
@@ -213,6 +265,7 @@ main(void)
     test_bounds();
     test_merge();
     test_damage();
+    test_typeahead();
     unlink(path);
     {
         char sub[1100];
