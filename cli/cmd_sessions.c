@@ -471,11 +471,34 @@ do_search(store *st, const struct sessions_args *a)
 {
     const char *text = a->pos[1];
     store_hit *h;
-    size_t n;
+    size_t n, n_more = 0;
+    char *more = NULL;
     rwkv_err err;
 
-    if (store_search(st, text, SESSIONS_SEARCH_MAX, &h, &n, &err) != RWKV_OK)
+    if (store_search(st, text, SESSIONS_SEARCH_MAX + 1, &h, &n, &err) != RWKV_OK)
         return cli_fail(&err);
+    if (n > SESSIONS_SEARCH_MAX) {
+        /* cut: the newest hits, then every session with one (a few long
+        ** chats' hits hid the rest) */
+        int64_t *ids;
+        size_t ns;
+        if (store_search_sessions(st, text, &ids, &ns, &err) != RWKV_OK) {
+            free(h);
+            return cli_fail(&err);
+        }
+        if ((more = malloc(ns * 24 + 1)) == NULL) {
+            free(ids);
+            free(h);
+            rwkv_errf(&err, RWKV_ENOMEM, "out of memory");
+            return cli_fail(&err);
+        }
+        more[0] = '\0';
+        for (size_t i = 0, o = 0; i < ns; i++)
+            o += (size_t)sprintf(more + o, "%s%lld", i ? " " : "", (long long)ids[i]);
+        n_more = ns;
+        free(ids);
+        n = SESSIONS_SEARCH_MAX;
+    }
     if (n == 0) {
         fputs("no matches for '", stdout);
         put_text(text);
@@ -495,6 +518,10 @@ do_search(store *st, const struct sessions_args *a)
         put_text(line);
         putchar('\n');
     }
+    if (more != NULL)
+        printf("(the newest %d matches; %zu session%s match%s: %s)\n", SESSIONS_SEARCH_MAX, n_more,
+               n_more == 1 ? "" : "s", n_more == 1 ? "es" : "", more);
+    free(more);
     free(h);
     return 0;
 }

@@ -709,6 +709,10 @@ typedef struct store_hit {
 */
 int store_search(store *s, const char *text, size_t max, store_hit **hits,
                  size_t *n, rwkv_err *err);
+/* Every session store_search would find TEXT in (its title, or a turn),
+** however many hits each has: the ids into *IDS (caller frees), most
+** recently updated first.  RWKV_EINVAL for an empty TEXT. */
+int store_search_sessions(store *s, const char *text, int64_t **ids, size_t *n, rwkv_err *err);
 /* 1 when TEXT holds no word to search for (store_search's RWKV_EINVAL). */
 int store_search_blank(const char *text);
 

@@ -330,7 +330,7 @@ search_q_build(const char *text, struct search_q *sq, rwkv_err *err)
     }
     sq->q = malloc(strlen(text) * 2 + 4 * (size_t)sq->nw + 1);
     sq->pat = calloc((size_t)sq->nw, sizeof *sq->pat);
-    sq->sql = malloc(400 + 40 * (size_t)sq->nw);
+    sq->sql = malloc(800 + 80 * (size_t)sq->nw);
     if (sq->q == NULL || sq->pat == NULL || sq->sql == NULL)
         goto oom;
     sq->q[0] = '\0';
@@ -348,6 +348,48 @@ oom:
     return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
 }
 
+/* The conditions of a title (of sessions s) / a turn's text (turns t)
+** holding every word of SQ, appended to SQ->sql; the bind_ functions bind
+** their values from parameter B on and return the next.  A turn: the long
+** words by the trigram index, the short ones by LIKE (search_q_build). */
+static void
+title_where(struct search_q *sq)
+{
+    strcat(sq->sql, "1");
+    for (int k = 0; k < sq->nw; k++)
+        strcat(sq->sql, " AND s.title LIKE ? ESCAPE '\\'");
+}
+
+static int
+bind_title_words(sqlite3_stmt *st, const struct search_q *sq, int b)
+{
+    for (int k = 0; k < sq->nw; k++)
+        sqlite3_bind_text(st, b++, sq->pat[k], -1, SQLITE_STATIC);
+    return b;
+}
+
+static void
+turn_where(struct search_q *sq)
+{
+    strcat(sq->sql, "1");
+    if (sq->nlong)
+        strcat(sq->sql, " AND t.id IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?)");
+    for (int k = 0; k < sq->nw; k++)
+        if (n_chars(sq->w[k]) < 3)
+            strcat(sq->sql, " AND t.text LIKE ? ESCAPE '\\'");
+}
+
+static int
+bind_turn_words(sqlite3_stmt *st, const struct search_q *sq, int b)
+{
+    if (sq->nlong)
+        sqlite3_bind_text(st, b++, sq->q, -1, SQLITE_STATIC);
+    for (int k = 0; k < sq->nw; k++)
+        if (n_chars(sq->w[k]) < 3)
+            sqlite3_bind_text(st, b++, sq->pat[k], -1, SQLITE_STATIC);
+    return b;
+}
+
 /* Step 1: sessions whose title holds every word (turn_id 0), at most LIM
 ** (-1: all), appended to the hits *V. */
 static int
@@ -357,15 +399,12 @@ search_titles(store *s, struct search_q *sq, int64_t lim, store_hit **v, size_t 
     sqlite3_stmt *st;
     int rc;
 
-    strcpy(sq->sql, "SELECT s.id, 0, NULL, s.title, s.title FROM sessions s WHERE 1");
-    for (int k = 0; k < sq->nw; k++)
-        strcat(sq->sql, " AND s.title LIKE ? ESCAPE '\\'");
+    strcpy(sq->sql, "SELECT s.id, 0, NULL, s.title, s.title FROM sessions s WHERE ");
+    title_where(sq);
     strcat(sq->sql, " ORDER BY s.updated_ms DESC, s.id DESC LIMIT ?");
     if ((rc = store_prep(s, sq->sql, &st, err)) != RWKV_OK)
         return rc;
-    for (int k = 0; k < sq->nw; k++)
-        sqlite3_bind_text(st, k + 1, sq->pat[k], -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, sq->nw + 1, lim);
+    sqlite3_bind_int64(st, bind_title_words(st, sq, 1), lim);
     rc = add_hits(s, st, sq->w, sq->nw, v, cnt, cap, err);
     sqlite3_finalize(st);
     return rc;
@@ -383,20 +422,12 @@ search_turns(store *s, struct search_q *sq, int64_t lim, store_hit **v, size_t *
     if (lim >= 0 && (int64_t)*cnt >= lim)
         return RWKV_OK;
     strcpy(sq->sql, "SELECT t.session_id, t.id, t.role, s.title, t.text FROM turns t"
-                    " JOIN sessions s ON s.id=t.session_id WHERE 1");
-    if (sq->nlong)
-        strcat(sq->sql, " AND t.id IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?)");
-    for (int k = 0; k < sq->nw; k++)
-        if (n_chars(sq->w[k]) < 3)
-            strcat(sq->sql, " AND t.text LIKE ? ESCAPE '\\'");
+                    " JOIN sessions s ON s.id=t.session_id WHERE ");
+    turn_where(sq);
     strcat(sq->sql, " ORDER BY t.time_ms DESC, t.id DESC LIMIT ?");
     if ((rc = store_prep(s, sq->sql, &st, err)) != RWKV_OK)
         return rc;
-    if (sq->nlong)
-        sqlite3_bind_text(st, b++, sq->q, -1, SQLITE_STATIC);
-    for (int k = 0; k < sq->nw; k++)
-        if (n_chars(sq->w[k]) < 3)
-            sqlite3_bind_text(st, b++, sq->pat[k], -1, SQLITE_STATIC);
+    b = bind_turn_words(st, sq, b);
     sqlite3_bind_int64(st, b, lim < 0 ? -1 : lim - (int64_t)*cnt);
     rc = add_hits(s, st, sq->w, sq->nw, v, cnt, cap, err);
     sqlite3_finalize(st);
@@ -424,6 +455,51 @@ store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n
         return rc;
     }
     *hits = v;
+    *n = cnt;
+    return RWKV_OK;
+}
+
+int
+store_search_sessions(store *s, const char *text, int64_t **ids, size_t *n, rwkv_err *err)
+{
+    struct search_q sq;
+    sqlite3_stmt *st;
+    int64_t *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc, step;
+
+    *ids = NULL;
+    *n = 0;
+    if ((rc = search_q_build(text, &sq, err)) != RWKV_OK)
+        return rc;
+    /* store_search's two matches, a title or a turn, for every session */
+    strcpy(sq.sql, "SELECT s.id FROM sessions s WHERE (");
+    title_where(&sq);
+    strcat(sq.sql, ") OR s.id IN (SELECT t.session_id FROM turns t WHERE ");
+    turn_where(&sq);
+    strcat(sq.sql, ") ORDER BY s.updated_ms DESC, s.id DESC");
+    if ((rc = store_prep(s, sq.sql, &st, err)) != RWKV_OK) {
+        search_q_free(&sq);
+        return rc;
+    }
+    bind_turn_words(st, &sq, bind_title_words(st, &sq, 1));
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t *g = store_grow(v, &cap, cnt, sizeof *v, 16);
+        if (g == NULL)
+            break;
+        v = g;
+        v[cnt++] = sqlite3_column_int64(st, 0);
+    }
+    rc = step == SQLITE_DONE ? RWKV_OK
+       : step == SQLITE_ROW ? rwkv_errf(err, RWKV_ENOMEM, "out of memory")
+                            : store_dberr(s, err, "search");
+    sqlite3_finalize(st);
+    search_q_free(&sq);
+    if (rc != RWKV_OK) {
+        free(v);
+        return rc;
+    }
+    *ids = v;
     *n = cnt;
     return RWKV_OK;
 }

@@ -147,20 +147,21 @@ split_model(const char *f, char *name, size_t ncap, char *rest, size_t rcap)
     snprintf(rest, rcap, "%.*s%s%s", (int)bl, f, bl && *after ? " " : "", after);
 }
 
-/* Set the search F: the sessions whose turns contain its text (store_search)
-** stay visible, those of another model than a "model:NAME" word go.  A
-** search the database fails (a damaged index) is said, not shown as no
-** match. */
+/* Set the search F: every session whose title or turns contain its text
+** (store_search_sessions: not the first N hits, which a few long chats
+** filled, hiding the rest) stays visible, those of another model than a
+** "model:NAME" word go.  A search the database fails (a damaged index) is
+** said, not shown as no match. */
 static void
 filter_sessions(tui_menu *m, const struct app *a, const char *f, tui_menu_msg *msg)
 {
-    store_hit *hits = NULL;
+    int64_t *ids = NULL;
     size_t nh = 0;
     rwkv_err err;
     char name[TUI_MENU_FILTER], rest[TUI_MENU_FILTER];
 
     split_model(f, name, sizeof name, rest, sizeof rest);
-    if (a->st && strlen(rest) >= 2 && store_search(a->st, rest, 200, &hits, &nh, &err) != RWKV_OK) {
+    if (a->st && strlen(rest) >= 2 && store_search_sessions(a->st, rest, &ids, &nh, &err) != RWKV_OK) {
         tui_menu_say(msg, 1, "search: %s", err.msg);
         nh = 0;
     }
@@ -170,12 +171,12 @@ filter_sessions(tui_menu *m, const struct app *a, const char *f, tui_menu_msg *m
             continue;
         d[0] = ' ';
         for (size_t h = 0; h < nh; h++)
-            if (hits[h].session_id == m->items[i].id)
+            if (ids[h] == m->items[i].id)
                 d[0] = TUI_MENU_MATCH;
         if (name[0] && strncasecmp(d + 1, name, strlen(name)) != 0)
             d[0] = TUI_MENU_HIDDEN;
     }
-    free(hits);
+    free(ids);
     tui_menu_set_filter_match(m, f, rest);
 }
 

@@ -41,6 +41,84 @@ hits(store *st, const char *text, rwkv_err *err)
     return rc == RWKV_OK ? (long)n : -1;
 }
 
+/* Import a session TITLE of N exchanges ("hello N" and a reply) from
+** TIME_MS on: its id, or 0. */
+static int64_t
+import_chat(store *st, const char *title, int n, int64_t time_ms, const char *word)
+{
+    size_t cap = 400 + (size_t)n * 300, o = 0;
+    char *j = malloc(cap);
+    int64_t id = 0;
+    rwkv_err err;
+
+    if (j == NULL)
+        return 0;
+    o += (size_t)snprintf(j + o, cap - o, "{\"format\": \"rwkv-tui-session\", \"version\": 1, "
+                          "\"title\": \"%s\", \"created_ms\": %lld, \"strategy\": \"cpu fp32\", "
+                          "\"model\": null, \"turns\": [", title, (long long)time_ms);
+    for (int i = 0; i < n; i++)
+        o += (size_t)snprintf(j + o, cap - o,
+                              "%s{\"id\": %d, \"parent\": %s%.0d, \"role\": \"user\", \"text\": "
+                              "\"%s %d\", \"time_ms\": %lld}, {\"id\": %d, \"parent\": %d, \"role\": "
+                              "\"assistant\", \"text\": \"reply %d\", \"time_ms\": %lld}",
+                              i ? ", " : "", 2 * i + 1, i ? "" : "null", i ? 2 * i : 0, word, i,
+                              (long long)(time_ms + 2 * i), 2 * i + 2, 2 * i + 1, i,
+                              (long long)(time_ms + 2 * i + 1));
+    snprintf(j + o, cap - o, "]}");
+    if (store_import(st, j, strlen(j), "c.json", &id, &err) != RWKV_OK)
+        TEST_CONDF(0, "import %s: %s", title, err.msg);
+    free(j);
+    return id;
+}
+
+/* store_search_sessions: every session with a match, however many hits a
+** few long chats have (F2's filter kept the sessions of the first 200 hits:
+** two long chats filled them and hid the rest). */
+static void
+test_sessions(store *st)
+{
+    int64_t a = import_chat(st, "short one", 2, 1800000000000LL, "hello");
+    int64_t b = import_chat(st, "hello in the title", 1, 1800000001000LL, "other");
+    int64_t c = import_chat(st, "no match", 3, 1800000002000LL, "other");
+    int64_t d = import_chat(st, "long one", 150, 1800000003000LL, "hello");
+    int64_t *ids = NULL;
+    store_hit *h = NULL;
+    size_t n = 0, nh = 0;
+    rwkv_err err;
+    int seen_a = 0, seen_b = 0, seen_c = 0, seen_d = 0;
+
+    TEST_COND("sessions: imported", a > 0 && b > 0 && c > 0 && d > 0);
+    TEST_COND("sessions: 100 hits are the long chat's and the title's",
+              store_search(st, "hello", 100, &h, &nh, &err) == RWKV_OK && nh == 100);
+    for (size_t i = 0; i < nh; i++)
+        seen_a |= h[i].session_id == a;
+    TEST_COND("sessions: ... the short chat is not among them", !seen_a);
+    free(h);
+    TEST_COND("sessions: search", store_search_sessions(st, "hello", &ids, &n, &err) == RWKV_OK);
+    for (size_t i = 0; i < n; i++) {
+        seen_a += ids[i] == a;
+        seen_b += ids[i] == b;
+        seen_c += ids[i] == c;
+        seen_d += ids[i] == d;
+    }
+    TEST_CONDF(n == 3 && seen_a == 1 && seen_b == 1 && seen_d == 1 && !seen_c,
+               "sessions: every session with a match, once: %zu (%d %d %d %d)", n, seen_a, seen_b,
+               seen_c, seen_d);
+    free(ids);
+    TEST_COND("sessions: every word in one place", store_search_sessions(st, "hello 149", &ids, &n,
+                                                                         &err) == RWKV_OK &&
+                                                       n == 1 && ids[0] == d);
+    free(ids);
+    TEST_COND("sessions: a short word by LIKE", store_search_sessions(st, "o 1", &ids, &n, &err) ==
+                                                    RWKV_OK && n == 3);
+    free(ids);
+    TEST_COND("sessions: FTS5 syntax is text", store_search_sessions(st, "NEAR( \"", &ids, &n, &err) ==
+                                                   RWKV_OK && n == 0);
+    free(ids);
+    TEST_COND("sessions: empty refused", store_search_sessions(st, " ", &ids, &n, &err) == RWKV_EINVAL &&
+                                             ids == NULL && n == 0);
+}
+
 int
 main(void)
 {
@@ -116,6 +194,7 @@ main(void)
     TEST_COND("a-b as a phrase", hits(st, "a-b", &err) == 1);
     TEST_COND("% and _ are not LIKE wildcards", hits(st, "%", &err) == 0 && hits(st, "_", &err) == 0);
     TEST_COND("empty refused", hits(st, "  \t", &err) == -1);
+    test_sessions(st);
 
     store_close(st);
     test_tmpdir_remove();
