@@ -445,6 +445,14 @@ store_output_check(store *s, const char *path, const store_input *in, size_t n_i
             return rwkv_errf(err, RWKV_EINVAL, "%s is %s: not written over", path, in[i].what);
     if (exists && !is_store_file(s, &t) && is_sqlite_db(path, &t))
         return rwkv_errf(err, RWKV_EINVAL, "%s is an SQLite database: not written over", path);
+    /* a file made read-only: the atomic writers' rename would replace it
+    ** anyway (only the folder's permission counts, and root passes every
+    ** check), where cp or a shell's > refuse it.  The file at PATH itself:
+    ** a symlink there is replaced, its target untouched */
+    if (lstat(path, &o) == 0 && S_ISREG(o.st_mode) &&
+        ((o.st_mode & 0222) == 0 || (access(path, W_OK) != 0 && errno == EACCES)))
+        return rwkv_errf(err, RWKV_EINVAL, "%s is read-only (mode %03o): not written over", path,
+                         (unsigned)(o.st_mode & 0777));
     return RWKV_OK;
 }
 

@@ -10,7 +10,8 @@
 # wrote a state file over the default database ("not a rwkv-tui session
 # database" for every session), /save and eval --out wrote over the
 # --vocab in use, and eval --out/--state-out and bench --save over any
-# database.
+# database.  Nor a file made read-only (mode without write bits, or not
+# writable by this user): the atomic writers' rename replaced it.
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
 case $FX in /*) ;; *) FX=$PWD/$FX ;; esac   # the checks below run in $TMP
@@ -126,4 +127,32 @@ if have_fixture models/tiny-7v0-fp32.pth 4 && have_fixture states/state-7v0-A.pt
     [ "$(cksum <st.pth)" = "$ssum" ] && ok || fail "/save wrote over the state file in use"
     [ -s st2.pth ] && ok || fail "/save st2.pth: $(cat err)"
 fi
+
+# a file made read-only is not replaced (the atomic rename ignored its mode,
+# and root passes every permission check): bench --save over a read-only
+# checkpoint put random weights there; eval --out, export --out and /save
+# replaced read-only files the same way
+"$T" bench --shape demo --save ro.pth >/dev/null 2>&1 && chmod 444 ro.pth && ok ||
+    fail "bench --save ro.pth"
+printf 'keep me\n' >ro.txt && chmod 444 ro.txt
+rsum=$(cksum <ro.pth)
+tsum=$(cksum <ro.txt)
+expect_fail "bench --save over a read-only file" "^rwkv-tui: bench: --save ro\.pth is read-only \(mode 444\): not written over$" \
+    "$T" bench --shape demo --seed 2 --save ro.pth
+"$T" bench --shape demo --seed 2 --save ro.pth >/dev/null 2>&1
+[ $? = 2 ] && ok || fail "bench --save over a read-only file: exit status not 2"
+expect_fail "eval --out over a read-only file" "^rwkv-tui: eval: --out ro\.txt is read-only \(mode 444\): not written over$" \
+    "$T" eval --demo --tokens 1 --out ro.txt
+expect_fail "export --out over a read-only file" "^rwkv-tui: sessions export: --out ro\.txt is read-only \(mode 444\): not written over$" \
+    "$T" sessions export 1 --out ro.txt
+printf 'hi\n/save ro.txt\n' | "$T" chat --demo --seed 1 --max-tokens 2 >out 2>err
+grep -qx 'rwkv-tui: /save: ro.txt is read-only (mode 444): not written over' err && ok ||
+    fail "/save over a read-only file: $(cat err)"
+[ "$(cksum <ro.pth)" = "$rsum" ] && [ "$(cksum <ro.txt)" = "$tsum" ] && ok ||
+    fail "a read-only file was replaced"
+# a symlink at the output is replaced, not followed: its read-only target is untouched
+ln -s ro.txt link.txt
+"$T" eval --demo --tokens 1 --out link.txt 2>err && [ ! -L link.txt ] && ok ||
+    fail "eval --out over a symlink to a read-only file: $(cat err)"
+[ "$(cksum <ro.txt)" = "$tsum" ] && ok || fail "the symlink's read-only target was written"
 finish
