@@ -205,8 +205,10 @@ framing_set_think(framing *f, const char *name, rwkv_err *err)
     return RWKV_OK;
 }
 
-int
-framing_add_stop(framing *f, const char *s, rwkv_err *err)
+/* framing_add_stop; CHECK_UTF8 0 for a stop string read back from a saved
+** framing (one an older version took unchecked must not lock its session). */
+static int
+add_stop(framing *f, const char *s, int check_utf8, rwkv_err *err)
 {
     size_t n = strlen(s);
 
@@ -215,8 +217,18 @@ framing_add_stop(framing *f, const char *s, rwkv_err *err)
     if (n == 0 || n > CHAT_MAX_STOP_LEN)
         return rwkv_errf(err, RWKV_EINVAL, "stop: a stop string must have 1..%d bytes",
                          CHAT_MAX_STOP_LEN);
+    /* as the greeting and the role names: the JSON a session is saved and
+    ** exported in holds UTF-8 only */
+    if (check_utf8 && !utf8_valid(s, n))
+        return rwkv_errf(err, RWKV_EINVAL, "stop: not valid UTF-8");
     memcpy(f->stop[f->n_stop++], s, n + 1);
     return RWKV_OK;
+}
+
+int
+framing_add_stop(framing *f, const char *s, rwkv_err *err)
+{
+    return add_stop(f, s, 1, err);
 }
 
 /* The ids of LIST ("1,2,3") appended to *V (*N of them); F for limits. */
@@ -450,7 +462,7 @@ framing_encode(const framing *f)
     for (size_t i = 0; i < f->n_stop; i++) {
         if (i)
             sb_puts(&b, ", ");
-        sb_json_str(&b, f->stop[i]);
+        sb_json_clean(&b, f->stop[i]);    /* (one saved unchecked: valid JSON all the same) */
     }
     sb_puts(&b, "], \"ban\": [");
     for (size_t i = 0; i < f->n_ban; i++) {
@@ -511,7 +523,7 @@ lists_from_json(const json_value *v, const char *what, framing *t, rwkv_err *err
             if (e->type != JSON_STRING || strlen(e->str) != e->len)
                 return rwkv_errf(err, RWKV_EFORMAT, "%s: framing \"stop\" holds a non-string",
                                  what);
-            if ((rc = framing_add_stop(t, e->str, err)) != RWKV_OK)
+            if ((rc = add_stop(t, e->str, 0, err)) != RWKV_OK)
                 return in_what(err, what);
         }
     }

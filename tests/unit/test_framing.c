@@ -508,6 +508,40 @@ test_migration(rwkv_model *m, const tok *t)
     framing_fini(&bob);
 }
 
+/* A stop string must be UTF-8 as the greeting and the names are (--stop
+** $'\xff' was taken, and the session's JSON, exports and list --json then
+** held a raw 0xff); one an older version saved is still read (its session
+** must open) and written to JSON as U+FFFD. */
+static void
+test_stop_utf8(void)
+{
+    framing f, g;
+    rwkv_err err;
+    char *j;
+    static const char old[] = "{\"greeting\": null, \"user\": \"User\", \"bot\": \"Assistant\","
+                              " \"stop\": [\"ok\", \"a\xff\"], \"ban\": []}";
+
+    framing_init(&f);
+    TEST_COND("stop: ill-formed refused", framing_add_stop(&f, "a\xff", &err) == RWKV_EINVAL &&
+                                          strcmp(err.msg, "stop: not valid UTF-8") == 0 &&
+                                          f.n_stop == 0);
+    TEST_COND("stop: a cut sequence refused", framing_add_stop(&f, "\xe4\xb8", &err) == RWKV_EINVAL);
+    TEST_COND("stop: the text form too", framing_set_stops_text(&f, "x,\xc3", &err) == RWKV_EINVAL &&
+                                         f.n_stop == 0);
+    TEST_COND("stop: UTF-8 taken", framing_add_stop(&f, "\xe4\xb8\xad\n", &err) == RWKV_OK &&
+                                   f.n_stop == 1);
+    framing_fini(&f);
+    framing_init(&g);
+    TEST_CONDF(framing_decode(old, strlen(old), "t", &g, &err) == RWKV_OK && g.n_stop == 2 &&
+                   strcmp(g.stop[1], "a\xff") == 0,
+               "stop: an old saved one is read: %s", err.msg);
+    j = framing_encode(&g);
+    TEST_CONDF(j && strstr(j, "\"a\xef\xbf\xbd\"") && !strchr(j, '\xff'),
+               "stop: written to JSON as U+FFFD: %s", j ? j : "(null)");
+    free(j);
+    framing_fini(&g);
+}
+
 int
 main(void)
 {
@@ -523,6 +557,7 @@ main(void)
     test_names();
     test_value();
     test_think_value();
+    test_stop_utf8();
     tok_create_bytes(&t, &err);
     TEST_COND("demo model", rwkv_model_open_demo(1, &o, &m, &err) == RWKV_OK);
     if (m != NULL) {
