@@ -251,15 +251,17 @@ sess_replay(sess *s, int64_t turn, rwkv_state *out, size_t *replayed, char *note
 
 /* ---- loading a branch into the chat --------------------------------------------------- */
 
-/* The state a replay rebuilt for HEAD, a leaf saved without one (a reply
-** cut by a crash or kill before its state was saved): saved now, so the
-** next resume takes it instead of replaying the reply again. */
+/* The state a replay rebuilt for TURN, saved now so the next open takes
+** it instead of replaying again: a leaf saved without one (a reply cut by a
+** crash or kill before its state was saved), or the state before the last
+** message (an imported session has none: every open replayed the whole
+** conversation for it, silently). */
 static void
-keep_replayed(sess *s, int64_t head, const rwkv_state *st)
+keep_replayed(sess *s, int64_t turn, const rwkv_state *st)
 {
     rwkv_err err;
 
-    if (store_snapshot_put(s->st, head, rwkv_state_cdata(st), rwkv_state_len(st), &s->meta,
+    if (store_snapshot_put(s->st, turn, rwkv_state_cdata(st), rwkv_state_len(st), &s->meta,
                            &err) != RWKV_OK)
         sess_save_fail(s, "the rebuilt state", &err);
 }
@@ -332,7 +334,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     int64_t base = 0, last_user = 0, last_user_parent = -1;
     replay_mid mid;
     char note[300];
-    int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW;
+    int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW, mid_rebuilt = 0;
 
     /* a cancel sent while idle is void; one for a reply on its way (the
     ** client's edited message forks first: sess_fork) or for the open or
@@ -383,9 +385,13 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         goto out;
     if (last_user_parent >= 0 && !mid.got) {
         size_t r2;
-        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, NULL, NULL, 0, NULL, err)) !=
+        int64_t b2 = 0;
+        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, &b2, NULL, 0, NULL, err)) !=
             RWKV_OK)
             goto out;
+        mid_rebuilt = r2 > 0 && b2 != last_user_parent;
+    } else {
+        mid_rebuilt = mid.got && replayed > 0 && base != last_user_parent;
     }
     /* commit: the chat's start, records and state */
     if (!same_start(start, &s->start) ||
@@ -440,6 +446,8 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     }
     if (replayed > 0 && bare_leaf)
         keep_replayed(s, head, cur);
+    if (mid_rebuilt && last_user_parent > 0)
+        keep_replayed(s, last_user_parent, prev);
     s->sid = sid;
     s->head = head;
     sess_unsaved_clear(s);
