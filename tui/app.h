@@ -198,6 +198,11 @@ typedef struct tui_worker {
     pthread_mutex_t lock;         /* guards head/tail */
     tui_event      *head, *tail;
     int             pipe_r, pipe_w;   /* wake-up pipe (non-blocking) */
+    /* a replay's rate (tui_worker_progress, the job's thread): its first
+    ** report's time and count, and the last count (a smaller one: a new
+    ** replay) */
+    double          prog_t0;
+    uint64_t        prog_done0, prog_last;
 } tui_worker;
 
 struct app {

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../core/chat/rng.h"
+#include "../core/clock.h"
 #include "text.h"
 
 int
@@ -234,11 +235,23 @@ tui_worker_note(void *ud, int is_err, const char *msg)
 void
 tui_worker_progress(void *ud, uint64_t done, uint64_t total)
 {
+    tui_worker *w = ud;
     tui_event *e = ev_new(TUI_EV_STATS);
+    double now = mono_now_s();
 
+    /* the rate since this replay's first report (the status line's bar
+    ** says "0 tok/s" and no time left without it: a long replay after a
+    ** crash is when the time left matters) */
+    if (w->prog_t0 <= 0 || done < w->prog_last) {
+        w->prog_t0 = now;
+        w->prog_done0 = done;
+    }
+    w->prog_last = done;
     e->stats.prefill_tokens = done;
     e->stats.prefill_total = total;
-    post(ud, e);
+    if (now - w->prog_t0 >= 0.2 && done > w->prog_done0)
+        e->stats.prefill_tps = (double)(done - w->prog_done0) / (now - w->prog_t0);
+    post(w, e);
 }
 
 /* GEN / GEN_MORE: ChatRWKV's +gen and +++ (core/chat/freegen.h), from the start
@@ -339,6 +352,7 @@ tui_worker_start(tui_worker *w, sess *s, int job, char *msg, int64_t arg1, int64
     w->arg1 = arg1;
     w->arg2 = arg2;
     w->started = 0;
+    w->prog_t0 = 0;              /* a replay's rate counts from its own start */
     w->seen_sid = sess_id(s);       /* no thread runs: the UI's to read */
     /* a cancel counts from here, before the thread begins, and one from
     ** before (sent while idle, or to the last job) is void: the client's
