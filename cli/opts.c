@@ -379,7 +379,7 @@ cli_opts_check(const struct cli_opts *o, const char *cmd)
         ** to the default theme there is nothing here to fall back for */
         theme th;
         if (theme_load(o->theme, &th, msg, sizeof msg) != 0) {
-            cli_errorf("%s: --theme %s", cmd, msg);
+            cli_errorf("%s: --theme: %s", cmd, msg);   /* msg names the theme or its file */
             return 2;
         }
     }

@@ -29,12 +29,12 @@ for c in $CMDS; do
     # a FIFO is refused at once, never waited on
     expect_fail "$c --config FIFO" "^rwkv-tui: $c: --config $TMP/fifo: not a regular file \(a FIFO\)$" \
         run_$c --config "$TMP/fifo"
-    expect_fail "$c --theme missing name" "^rwkv-tui: $c: --theme theme 'nosuch' not found" \
+    expect_fail "$c --theme missing name" "^rwkv-tui: $c: --theme: theme 'nosuch' not found" \
         run_$c --theme nosuch
 done
 expect_fail "generate --config directory" "dir\.yaml: not a regular file \(a directory\)" \
     run_generate --config "$TMP/dir.yaml"
-expect_fail "chat --theme FIFO" "--theme $TMP/fifo: not a regular file \(a FIFO\)" \
+expect_fail "chat --theme FIFO" "--theme: $TMP/fifo: not a regular file \(a FIFO\)" \
     run_chat --theme "$TMP/fifo"
 expect_fail "generate --theme bad file" "bad-theme\.yaml:3" run_generate --theme "$TMP/bad-theme.yaml"
 # (root reads anyway: as root the binary runs as nobody, as files.sh does)
