@@ -60,6 +60,35 @@ info_help(FILE *f)
     cli_opts_help_client(f);
 }
 
+/* --state and --vocab, when given, checked against the model as chat would
+** load them (they were taken and never looked at: `info --state S` read as
+** "S fits" whatever S was).  0, or 1 with the loader's line. */
+static int
+info_inputs(const struct cli_opts *o, rwkv_model *m, const rwkv_info *in)
+{
+    rwkv_state *s = NULL;
+    rwkv_err err;
+    tok *t = NULL;
+    int rc = 0;
+
+    if (o->state != NULL) {
+        if (rwkv_state_create(m, &s, &err) != RWKV_OK ||
+            rwkv_state_load_file(m, o->state, s, &err) != RWKV_OK)
+            rc = cli_fail(&err);
+        else
+            printf("state file:  %s (fits this model)\n", o->state);
+        rwkv_state_destroy(s);
+    }
+    if (rc == 0 && o->vocab != NULL && in->n_vocab == 256) {
+        printf("vocabulary:  %s not used (the model's 256 outputs are bytes)\n", o->vocab);
+    } else if (rc == 0 && o->vocab != NULL) {
+        if ((rc = cli_open_tokenizer(o, in->n_vocab, &t)) == 0)
+            printf("vocabulary:  %s (%zu tokens)\n", o->vocab, tok_vocab_size(t));
+        tok_close(t);
+    }
+    return rc;
+}
+
 int
 cmd_info(int argc, char **argv)
 {
@@ -126,6 +155,7 @@ cmd_info(int argc, char **argv)
     else
         printf("weight cache: %s\n", in->weight_cache[0] ? in->weight_cache : "off");
     info_machine();
+    r = info_inputs(&o, m, in);
     rwkv_model_close(m);
-    return cli_stdout_close(0);
+    return cli_stdout_close(r);
 }

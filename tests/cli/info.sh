@@ -76,4 +76,27 @@ done
 if "$RWKV_TUI" info --help | grep -q -- '--model'; then ok; else fail "info --help"; fi
 expect_fail "info missing file" "nonexistent" "$RWKV_TUI" info --model /nonexistent/m.pth
 expect_fail "info no model" "--model" "$RWKV_TUI" info
+# --state and --vocab are checked against the model (they were taken and
+# never read: a missing file, a FIFO or another model's state said nothing)
+if have_fixture models/tiny-7v0-fp32.pth 4 && have_fixture states/state-7v0-A.pth 4 &&
+   have_fixture states/state-5v2-A.pth 4; then
+    M7=$FX/models/tiny-7v0-fp32.pth
+    expect_fail "info --state missing" "^rwkv-tui: /nonexistent\.pth: cannot open" \
+        "$RWKV_TUI" info --model "$M7" --state /nonexistent.pth
+    expect_fail "info --state of another model" "state-5v2-A\.pth: tensor .* \(a state file for another model\?\)" \
+        "$RWKV_TUI" info --model "$M7" --state "$FX/states/state-5v2-A.pth"
+    mkfifo "$TMP/st.fifo"
+    expect_fail "info --state FIFO" "st\.fifo: not a regular file \(a FIFO\)" \
+        timeout 10 "$RWKV_TUI" info --model "$M7" --state "$TMP/st.fifo"
+    "$RWKV_TUI" info --model "$M7" --state "$FX/states/state-7v0-A.pth" >"$TMP/is" 2>&1 &&
+        grep -q "^state file:  .*state-7v0-A\.pth (fits this model)$" "$TMP/is" && ok ||
+        fail "info --state that fits: $(tail -2 "$TMP/is")"
+fi
+if have_fixture models/world-7v0-rand-bf16.pth 2 && have_fixture rwkv_vocab_v20230424.txt 2; then
+    printf 'not a vocabulary\n' >"$TMP/v.txt"
+    expect_fail "info --vocab not a vocabulary" "v\.txt:1: expected a token id" \
+        "$RWKV_TUI" info --model "$FX/models/world-7v0-rand-bf16.pth" --vocab "$TMP/v.txt"
+    "$RWKV_TUI" info --model "$FX/models/world-7v0-rand-bf16.pth" --vocab "$FX/rwkv_vocab_v20230424.txt" |
+        grep -q "^vocabulary:  .* (65530 tokens)$" && ok || fail "info --vocab: no line"
+fi
 finish
