@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/env.h"
 #include "../core/kernels/kernels.h"
 #include "../gpu/gpu.h"
 
@@ -121,6 +122,22 @@ hold_std_fds(void)
     }
 }
 
+/* The RWKV_* settings not followed (RWKV_KERNELS, the engine's others:
+** core/env.h), a line each on stderr. */
+static void
+env_say(void)
+{
+    const char *n = env_notes();
+
+    if (*kern_env_note())
+        fprintf(stderr, PROG ": %s\n", kern_env_note());
+    while (*n) {
+        size_t k = strcspn(n, "\n");
+        fprintf(stderr, PROG ": %.*s\n", (int)k, n);
+        n += k + (n[k] == '\n');
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -148,8 +165,8 @@ main(int argc, char **argv)
     if (argc >= 2 && argv[1][0] != '-') {
         for (const struct cmd_entry *c = cmds; c->name != NULL; c++)
             if (strcmp(argv[1], c->name) == 0) {
-                if (c->kernels && *kern_env_note())   /* (the client logs it: tui/app.c) */
-                    fprintf(stderr, PROG ": %s\n", kern_env_note());
+                if (c->kernels)               /* (the client logs them: tui/app.c) */
+                    env_say();
                 return c->run(argc - 1, argv + 1);
             }
         cli_errorf("unknown command '%s' (try '" PROG " --help')", argv[1]);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "env.h"
+
 void *
 mem_alloc(uint64_t n)
 {
@@ -105,10 +107,9 @@ mem_available(void)
 int
 mem_want_copy(const char *env, uint64_t size)
 {
-    const char *s = env != NULL ? getenv(env) : NULL;
     uint64_t avail;
 
-    if (s == NULL || strcmp(s, "copy") != 0)
+    if (env == NULL || env_word(env, env_load_words) != 1)   /* "copy" (another word: env_notes) */
         return 0;
     avail = mem_available();
     return avail == 0 || size <= avail / 2;

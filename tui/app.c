@@ -27,6 +27,7 @@
 #include <ncursesw/curses.h>
 
 #include "../core/clock.h"
+#include "../core/env.h"
 #include "../core/kernels/kernels.h"
 #include "../core/text/utf8.h"
 #include "clip.h"
@@ -291,23 +292,36 @@ on_end(struct app *a, const tui_event *e)
         continue_undone(a, t);
     if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns && t != NULL) {
         tui_turn *tu = &a->tr.turns[a->reply_turn];
-        snprintf(tu->stats, sizeof tu->stats,
-                 TR("%llu tok, prefill %.0f tok/s, decode %.1f tok/s%s"),
-                 (unsigned long long)t->stats.gen_tokens, t->stats.prefill_tps,
-                 t->stats.decode_tps, t->stop == CHAT_STOP_MAX_TOKENS ? TR(", max tokens") : "");
+        /* a reply that fed nothing (a regenerated one starts from the
+        ** prompt's saved state) had no prefill: no "prefill 0 tok/s" */
+        if (t->stats.prefill_tokens > 0 && t->stats.prefill_tps > 0)
+            snprintf(tu->stats, sizeof tu->stats,
+                     TR("%llu tok, prefill %.0f tok/s, decode %.1f tok/s%s"),
+                     (unsigned long long)t->stats.gen_tokens, t->stats.prefill_tps,
+                     t->stats.decode_tps,
+                     t->stop == CHAT_STOP_MAX_TOKENS ? TR(", max tokens") : "");
+        else
+            snprintf(tu->stats, sizeof tu->stats, TR("%llu tok, decode %.1f tok/s%s"),
+                     (unsigned long long)t->stats.gen_tokens, t->stats.decode_tps,
+                     t->stop == CHAT_STOP_MAX_TOKENS ? TR(", max tokens") : "");
         a->last_stats = t->stats;
         tui_tr_finish(&a->tr, a->reply_turn, t->interrupted ? TUI_TURN_INTERRUPTED : 0);
         /* the interrupted notice replaces "cancelling..."; the max-tokens one
-        ** gives way to the session's notes (a new session's number) */
+        ** follows the job's own notes in the log (a new session's number,
+        ** said first) and takes the footer from them, since it names a key
+        ** to act on -- except from an error, which stays in view */
         if (a->alt_n > 1)
             alternatives_notice(a, t->interrupted);
-        else if (t->interrupted || (t->stop == CHAT_STOP_MAX_TOKENS && !a->job_noted)) {
-            char k[16];
+        else if (t->interrupted || t->stop == CHAT_STOP_MAX_TOKENS) {
+            char k[16], line[160];
             cfg_key_name(a->cfg.keys[CFG_ACT_CONTINUE], k, sizeof k);
             if (t->interrupted)
                 tui_notice(a, 0, "reply interrupted: kept as far as it went (C-r regenerates, "
                                  "%s continues it)", k);
-            else
+            else if (a->job_noted && a->notice_err) {
+                snprintf(line, sizeof line, TR("reply stopped at max tokens: %s continues it"), k);
+                tui_log_only(a, line);
+            } else
                 tui_notice(a, 0, "reply stopped at max tokens: %s continues it", k);
         }
     }
@@ -2483,9 +2497,14 @@ load_config(struct app *a)
     }
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
         theme_strip_colors(&a->th);
-    if (*kern_env_note())   /* (the line commands print it: cli/main.c) */
+    if (*kern_env_note())   /* (the line commands print them: cli/main.c) */
         tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, kern_env_note(),
                          strlen(kern_env_note()));
+    for (const char *n = env_notes(); *n;) {
+        size_t k = strcspn(n, "\n");
+        tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, n, k);
+        n += k + (n[k] == '\n');
+    }
     return 0;
 }
 

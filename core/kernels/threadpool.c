@@ -117,6 +117,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../env.h"
+
 /* Chunks per thread of every job: enough to even out a slow or late thread,
 ** few enough that claiming (one atomic add) stays negligible.  A thread that
 ** starts late makes the other wait for up to one chunk at the job's end:
@@ -130,7 +132,7 @@
 ** process is given back quickly.  $RWKV_TPOOL_SPIN_US overrides it (0: sleep
 ** at once, as before; at most TPOOL_SPIN_MAX_NS). */
 #define TPOOL_SPIN_NS 50000
-#define TPOOL_SPIN_MAX_NS 1000000
+#define TPOOL_SPIN_MAX_NS (ENV_TPOOL_SPIN_US_MAX * 1000LL)
 /* Adaptation of the spin (see tpool_adapt): a wasted spin divides the
 ** current bound by TPOOL_SPIN_CUT, a useful one adds 1 / TPOOL_SPIN_STEPS of
 ** the maximum. */
@@ -145,7 +147,7 @@
 ** job may exceed the caller's solo estimate by before it counts as lost
 ** (clock reads and wake-ups: noise, not a loss): 1/16 of the job + 20 us. */
 #define TPOOL_SOLO_NS 20000000
-#define TPOOL_SOLO_MAX_NS 640000000
+#define TPOOL_SOLO_MAX_NS (ENV_TPOOL_SOLO_MS_MAX * 1000000LL)
 #define TPOOL_SOLO_SLACK_NS 20000
 #define TPOOL_SOLO_SLACK_DIV 16
 /* Parallel jobs are judged together once their wall time adds up to this
@@ -434,7 +436,7 @@ int
 tpool_create(int n_threads, tpool **out, rwkv_err *err)
 {
     struct tpool *p;
-    const char *env;
+    double v;
 
     *out = NULL;
     if (n_threads <= 0) {
@@ -448,20 +450,13 @@ tpool_create(int n_threads, tpool **out, rwkv_err *err)
         return rwkv_errf(err, RWKV_ENOMEM, "thread pool: out of memory");
     p->n = n_threads;
     p->spin_ns = TPOOL_SPIN_NS;
-    if ((env = getenv("RWKV_TPOOL_SPIN_US")) != NULL && *env != '\0')
-        p->spin_ns = (int64_t)(strtod(env, NULL) * 1000);
-    if (!(p->spin_ns >= 0))
-        p->spin_ns = 0;
-    if (p->spin_ns > TPOOL_SPIN_MAX_NS)
-        p->spin_ns = TPOOL_SPIN_MAX_NS;
+    /* (a value out of range or not a number: the default, said by env_notes) */
+    if (env_number("RWKV_TPOOL_SPIN_US", 0, ENV_TPOOL_SPIN_US_MAX, &v) == 1)
+        p->spin_ns = (int64_t)(v * 1000);
     p->spin_cur = p->spin_ns;
     p->solo_ns = TPOOL_SOLO_NS;
-    if ((env = getenv("RWKV_TPOOL_SOLO_MS")) != NULL && *env != '\0')
-        p->solo_ns = (int64_t)(strtod(env, NULL) * 1e6);
-    if (!(p->solo_ns >= 0))
-        p->solo_ns = 0;
-    if (p->solo_ns > TPOOL_SOLO_MAX_NS)
-        p->solo_ns = TPOOL_SOLO_MAX_NS;
+    if (env_number("RWKV_TPOOL_SOLO_MS", 0, ENV_TPOOL_SOLO_MS_MAX, &v) == 1)
+        p->solo_ns = (int64_t)(v * 1e6);
     p->solo_eff = 1024;
     p->load_fd = -1;
 #ifdef __linux__

@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../env.h"
 #include "../io/ckpt_verify.h"
 #include "../io/fileio.h"
 #include "../mem.h"
@@ -626,21 +627,14 @@ wc_try(wc_cache *c, const char *path, tpool *pool)
     return 1;
 }
 
-/* "0"/"off"/"no"/"false" -> WC_OFF, "1"/"on"/"yes"/"true" -> WC_ON, else auto. */
+/* "0"/"off"/"no"/"false" -> WC_OFF, "1"/"on"/"yes"/"true" -> WC_ON, else auto
+** (env.h's words). */
 static int
 wc_env_mode(void)
 {
-    const char *s = getenv("RWKV_WEIGHT_CACHE");
+    int w = env_word("RWKV_WEIGHT_CACHE", env_cache_words);   /* (another word: env_notes) */
 
-    if (s == NULL || *s == '\0')
-        return WC_AUTO;
-    if (strcmp(s, "0") == 0 || strcmp(s, "off") == 0 || strcmp(s, "no") == 0 ||
-        strcmp(s, "false") == 0)
-        return WC_OFF;
-    if (strcmp(s, "1") == 0 || strcmp(s, "on") == 0 || strcmp(s, "yes") == 0 ||
-        strcmp(s, "true") == 0)
-        return WC_ON;
-    return WC_AUTO;
+    return w >= 0 && w < 4 ? WC_OFF : w >= 4 && w < 8 ? WC_ON : WC_AUTO;
 }
 
 int

@@ -51,6 +51,24 @@ out=$(RWKV_KERNELS= "$RWKV_TUI" info --demo 2>&1)
 case $out in *RWKV_KERNELS*) fail "empty RWKV_KERNELS: $out" ;; *) ok ;; esac
 RWKV_KERNELS=bogus "$RWKV_TUI" sessions --db "$TMP/none.db" list 2>&1 | grep -q RWKV_KERNELS &&
     fail "sessions (no model) warned of the kernels" || ok
+# the engine's other settings: a value it does not follow is said, one line
+# each (RWKV_TPOOL_SPIN_US=abc read as 0, RWKV_WEIGHT_CACHE=maybe as auto, in
+# silence); valid values and empty ones say nothing
+RWKV_TPOOL_SPIN_US=abc RWKV_TPOOL_SOLO_MS=-1 RWKV_WEIGHT_CACHE=maybe RWKV_CHECKPOINT_LOAD=bogus \
+    RWKV_WEIGHT_CACHE_LOAD=mapped "$RWKV_TUI" info --demo >/dev/null 2>"$TMP/eerr"
+for want in "RWKV_TPOOL_SPIN_US=abc is not a number of microseconds, 0 to 1000; using the default" \
+            "RWKV_TPOOL_SOLO_MS=-1 is not a number of milliseconds, 0 to 640; using the default" \
+            "RWKV_WEIGHT_CACHE=maybe is not 0/off/no/false, 1/on/yes/true or auto; using the default" \
+            "RWKV_CHECKPOINT_LOAD=bogus is not map or copy; using the default" \
+            "RWKV_WEIGHT_CACHE_LOAD=mapped is not map or copy; using the default"; do
+    grep -qxF "rwkv-tui: $want" "$TMP/eerr" && ok || fail "not said: $want (stderr: $(cat "$TMP/eerr"))"
+done
+[ "$(grep -c '' "$TMP/eerr")" = 5 ] && ok || fail "env notes: $(cat "$TMP/eerr")"
+RWKV_TPOOL_SPIN_US=0.5 RWKV_TPOOL_SOLO_MS=640 RWKV_WEIGHT_CACHE=off RWKV_CHECKPOINT_LOAD=copy \
+    RWKV_WEIGHT_CACHE_LOAD= "$RWKV_TUI" info --demo >/dev/null 2>"$TMP/eerr"
+[ ! -s "$TMP/eerr" ] && ok || fail "valid settings warned: $(cat "$TMP/eerr")"
+RWKV_TPOOL_SPIN_US=5000 "$RWKV_TUI" info --demo 2>&1 >/dev/null | grep -q 'RWKV_TPOOL_SPIN_US=5000 is not' &&
+    ok || fail "an out-of-range spin was not said"
 # weight bytes per token: fp32 = 4 bytes x (parameters - embedding); other
 # strategies store the linears smaller
 if have_fixture models/tiny-7v0-fp32.pth 3; then
