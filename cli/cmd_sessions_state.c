@@ -182,13 +182,14 @@ static void
 print_text(const struct saved *a, int64_t session, const struct saved *b)
 {
     const store_state_meta *m = &a->meta;
+    char size[32];
 
     printf("turn %lld (%s) of session %lld: v%.8s, %d layers x %d channels", (long long)a->turn,
            store_role_name(a->role), (long long)session, m->version, m->n_layer, m->n_embd);
     if (m->n_head > 0)
         printf(" (%d heads of %d)", m->n_head, m->head_size);
-    printf(", saved in %s, %.1f MB; model fingerprint %016llx\n", store_precision_name(m->precision),
-           (double)a->n * 4 / 1e6, (unsigned long long)m->fingerprint);
+    printf(", saved in %s, %s; model fingerprint %016llx\n", store_precision_name(m->precision),
+           store_size_str((uint64_t)a->n * 4, size, sizeof size), (unsigned long long)m->fingerprint);
     if (b == NULL) {
         printf("L2 norms%s:\n", m->n_head > 0 ? "" : " (v4: wkv = the aa and bb sums)");
         print_table(a, NULL);

@@ -68,6 +68,8 @@ r=$(python3 "$TMP/check.py" "$DB" "$TMP/b.json" "$last" "$prev") && [ "$r" = ok 
 out=$("$T" sessions --db "$DB" state 1 "$last")
 case $out in *"(assistant) of session 1: v7.0, 2 layers x 128 channels (2 heads of 64), saved in fp32"*) ok ;;
     *) fail "header: $out" ;; esac
+# its size as sessions prints sizes (16896 floats: "68 kB", was "0.1 MB")
+case $out in *"saved in fp32, 68 kB; model fingerprint"*) ok ;; *) fail "size: $out" ;; esac
 [ "$(printf '%s\n' "$out" | grep -cE '^ +[0-9]+ +[0-9.e+-]+ +[0-9.e+-]+ +[0-9.e+-]+$')" = 2 ] && ok ||
     fail "layer rows: $out"
 printf '%s\n' "$out" | grep -qE '^ +all ' && ok || fail "no all row: $out"
