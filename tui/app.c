@@ -2692,5 +2692,13 @@ tui_run(const tui_launch *launch)
     rc = tui_quit_report(a);       /* exchanges saved at the end, or not */
     app_fini(a);
     free(a);
+    if (tui_stop_signal != 0) {
+        /* everything saved and closed, the terminal restored: end by the
+        ** signal, as the line chat does, so that whoever sent it (a
+        ** supervisor, a script, the shell) tells it from a quit */
+        fflush(NULL);
+        signal(tui_stop_signal, SIG_DFL);
+        raise(tui_stop_signal);
+    }
     return rc;
 }

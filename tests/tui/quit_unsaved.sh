@@ -86,7 +86,7 @@ grep -Eq "^rwkv-tui: leaving with [0-9]+ exchanges? not saved \(.*file-size limi
 limited_start "$TMP/term.db"
 pid=$(tui_pid)
 [ -n "$pid" ] && kill -TERM "$pid" && ok || fail "no process"
-wait_for '^EXIT=1' 20 && ok || fail "SIGTERM: exit: $(screen | tail -3)"
+wait_for '^EXIT=143' 20 && ok || fail "SIGTERM: exit: $(screen | tail -3)"
 grep -Eq "^rwkv-tui: leaving with [0-9]+ exchanges? not saved" "$TMP/stderr.$RUNS" && ok \
     || fail "SIGTERM: no line: $(cat "$TMP/stderr.$RUNS")"
 
