@@ -292,24 +292,15 @@ on_end(struct app *a, const tui_event *e)
         continue_undone(a, t);
     if (a->reply_turn >= 0 && a->reply_turn < a->tr.nturns && t != NULL) {
         tui_turn *tu = &a->tr.turns[a->reply_turn];
-        /* a reply that fed nothing (a regenerated one starts from the
-        ** prompt's saved state) had no prefill: no "prefill 0 tok/s" */
-        if (t->stats.prefill_tokens > 0 && t->stats.prefill_tps > 0)
-            snprintf(tu->stats, sizeof tu->stats,
-                     TR("%llu tok, prefill %.0f tok/s, decode %.1f tok/s%s"),
-                     (unsigned long long)t->stats.gen_tokens, t->stats.prefill_tps,
-                     t->stats.decode_tps,
-                     t->stop == CHAT_STOP_MAX_TOKENS ? TR(", max tokens") : "");
-        else
-            snprintf(tu->stats, sizeof tu->stats, TR("%llu tok, decode %.1f tok/s%s"),
-                     (unsigned long long)t->stats.gen_tokens, t->stats.decode_tps,
-                     t->stop == CHAT_STOP_MAX_TOKENS ? TR(", max tokens") : "");
+        tui_turn_stats(tu, t->stats.gen_tokens,
+                       t->stats.prefill_tokens > 0 ? t->stats.prefill_tps : 0,
+                       t->stats.decode_tps, t->stop == CHAT_STOP_MAX_TOKENS);
         a->last_stats = t->stats;
         tui_tr_finish(&a->tr, a->reply_turn, t->interrupted ? TUI_TURN_INTERRUPTED : 0);
         /* the interrupted notice replaces "cancelling..."; the max-tokens one
-        ** follows the job's own notes in the log (a new session's number,
-        ** said first) and takes the footer from them, since it names a key
-        ** to act on -- except from an error, which stays in view */
+        ** is always logged, after the job's own notes, but leaves the footer
+        ** to them (a new session's number is said once; an error must stay
+        ** in view): F9's stats and M-l say the reply was cut */
         if (a->alt_n > 1)
             alternatives_notice(a, t->interrupted);
         else if (t->interrupted || t->stop == CHAT_STOP_MAX_TOKENS) {
@@ -318,7 +309,7 @@ on_end(struct app *a, const tui_event *e)
             if (t->interrupted)
                 tui_notice(a, 0, "reply interrupted: kept as far as it went (C-r regenerates, "
                                  "%s continues it)", k);
-            else if (a->job_noted && a->notice_err) {
+            else if (a->job_noted) {
                 snprintf(line, sizeof line, TR("reply stopped at max tokens: %s continues it"), k);
                 tui_log_only(a, line);
             } else
@@ -817,7 +808,7 @@ copy_reply(struct app *a)
         return;
     }
     b = &a->tr.turns[t].text;
-    skip = b->len > 0 && b->p[0] == ' ';    /* the space after "Assistant:" */
+    skip = tui_reply_lead(b->p, b->len);
     if (copy_text(a, b->p ? b->p + skip : "", b->len - skip, TR("the reply")) == 0)
         tui_notice(a, 0, "copied the reply (%zu bytes) to the clipboard", b->len - skip);
 }

@@ -449,6 +449,12 @@ void tui_session_sync(struct app *a);
 /* a->ctx_tokens from the chat: the greeting's tokens (once fed) and every
 ** turn's prompt and reply tokens. */
 void tui_session_tokens(struct app *a);
+/* A reply's F9 stats into TU: its TOKENS, prefill and decode rates and
+** whether MAX_TOKENS cut it; a reply that fed nothing (a regenerated one
+** starts from the prompt's saved state) has no prefill item ("prefill 0
+** tok/s" said nothing true).  One form for live and saved replies. */
+void tui_turn_stats(tui_turn *tu, uint64_t tokens, double prefill_tps, double decode_tps,
+                    int max_tokens);
 /* The transcript again from the saved branch (or the chat's records). */
 void tui_session_rebuild(struct app *a);
 /* After a reply: store ids on the streamed turns, sibling positions. */

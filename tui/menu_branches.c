@@ -52,12 +52,16 @@ on_path(const int64_t *path, size_t n, int64_t id)
 ** The start of turn T's text as the transcript shows it (tui_label: the
 ** terminal rule, the first line, its first 80 bytes, more than any row
 ** shows) into OUT.  The tree holds the text's first bytes as saved, so the
-** one rule cleans them here as it cleans the transcript.
+** one rule cleans them here as it cleans the transcript.  A reply's
+** leading space goes as the transcript drops it (tui_reply_lead): "RWKV: Hi",
+** not "RWKV:  Hi".
 */
 static void
 node_text(const store_tree_node *t, char *out, size_t cap)
 {
-    tui_label(out, cap, t->text, strlen(t->text), 80);
+    size_t skip = t->role == STORE_ROLE_ASSISTANT ? tui_reply_lead(t->text, strlen(t->text)) : 0;
+
+    tui_label(out, cap, t->text + skip, strlen(t->text + skip), 80);
 }
 
 static void

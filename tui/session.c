@@ -267,6 +267,19 @@ tui_session_sync(struct app *a)
 }
 
 void
+tui_turn_stats(tui_turn *tu, uint64_t tokens, double prefill_tps, double decode_tps, int max_tokens)
+{
+    const char *cut = max_tokens ? TR(", max tokens") : "";
+
+    if (prefill_tps > 0)
+        snprintf(tu->stats, sizeof tu->stats, TR("%llu tok, prefill %.0f tok/s, decode %.1f tok/s%s"),
+                 (unsigned long long)tokens, prefill_tps, decode_tps, cut);
+    else
+        snprintf(tu->stats, sizeof tu->stats, TR("%llu tok, decode %.1f tok/s%s"),
+                 (unsigned long long)tokens, decode_tps, cut);
+}
+
+void
 tui_session_tokens(struct app *a)
 {
     a->ctx_tokens = 0;
@@ -323,9 +336,7 @@ tui_session_rebuild(struct app *a)
             if (t->role == STORE_ROLE_ASSISTANT && t->interrupted)
                 a->tr.turns[k].flags |= TUI_TURN_INTERRUPTED;
             if (t->role == STORE_ROLE_ASSISTANT && t->decode_tps > 0)
-                snprintf(a->tr.turns[k].stats, sizeof a->tr.turns[k].stats,
-                         TR("%zu tok, prefill %.0f tok/s, decode %.1f tok/s"), t->n_tokens,
-                         t->prefill_tps, t->decode_tps);
+                tui_turn_stats(&a->tr.turns[k], t->n_tokens, t->prefill_tps, t->decode_tps, 0);
         }
         store_branch_free(turns, n);
     }

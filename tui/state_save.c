@@ -114,10 +114,11 @@ tui_state_save_ask(struct app *a)
 int
 tui_state_save(struct app *a, const char *path_in)
 {
-    char path[1200], dir[1024];
+    char path[1200], dir[1024], k[16];
     const char *home = getenv("HOME");
     size_t dl;
     rwkv_err err;
+    int listed = 0;
 
     while (*path_in == ' ')
         path_in++;
@@ -158,9 +159,18 @@ tui_state_save(struct app *a, const char *path_in)
         const tui_menu_item *it = &a->menu.items[a->menu.vis[i]];
         if (it->data != NULL && strcmp(it->data, path) == 0) {
             a->menu.sel = i;
+            listed = 1;
             break;
         }
     }
-    tui_notice(a, 0, "state saved to %s (Enter starts from it; --state loads it)", path);
+    /* the notice outlives the menu (Esc closes it, the footer keeps the
+    ** line), and a file saved outside the menu's folders is not in it: so
+    ** it names the menu's key, and Enter only where the file is listed */
+    cfg_key_name(a->cfg.keys[CFG_ACT_STATES], k, sizeof k);
+    if (listed)
+        tui_notice(a, 0, "state saved to %s (in %s, Enter starts from it; --state loads it)",
+                   path, k);
+    else
+        tui_notice(a, 0, "state saved to %s (not listed in %s; --state loads it)", path, k);
     return 0;
 }

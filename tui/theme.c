@@ -77,7 +77,9 @@ static const struct {
 
 typedef struct style_y {
     char *fg, *bg;      /* NULL when absent (libcyaml zero-fills) */
-    bool bold, underline, reverse, dim, italic;
+    /* the flags as written: libcyaml's bool took any word but false/no/off
+    ** as true ("bold: banana" was bold), so they are checked here (flag_of) */
+    char *bold, *underline, *reverse, *dim, *italic;
 } style_y;
 
 typedef struct roles_y {
@@ -96,11 +98,14 @@ typedef struct theme_y {
 static const cyaml_schema_field_t style_fields[] = {
     CYAML_FIELD_STRING_PTR("fg", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, fg, 1, 32),
     CYAML_FIELD_STRING_PTR("bg", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, bg, 1, 32),
-    CYAML_FIELD_BOOL("bold", CYAML_FLAG_OPTIONAL, style_y, bold),
-    CYAML_FIELD_BOOL("underline", CYAML_FLAG_OPTIONAL, style_y, underline),
-    CYAML_FIELD_BOOL("reverse", CYAML_FLAG_OPTIONAL, style_y, reverse),
-    CYAML_FIELD_BOOL("dim", CYAML_FLAG_OPTIONAL, style_y, dim),
-    CYAML_FIELD_BOOL("italic", CYAML_FLAG_OPTIONAL, style_y, italic),
+    CYAML_FIELD_STRING_PTR("bold", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, bold, 0, 32),
+    CYAML_FIELD_STRING_PTR("underline", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, underline,
+                           0, 32),
+    CYAML_FIELD_STRING_PTR("reverse", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, reverse,
+                           0, 32),
+    CYAML_FIELD_STRING_PTR("dim", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, dim, 0, 32),
+    CYAML_FIELD_STRING_PTR("italic", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, italic,
+                           0, 32),
     CYAML_FIELD_END
 };
 
@@ -385,6 +390,19 @@ find_line(const char *text, const char *role, const char *key)
     return role_line;
 }
 
+/* A style flag as written (NULL: not given): 1 true, 0 false or not
+** given, -1 anything else.  YAML 1.2's words, as the config's on/off are
+** words of their own. */
+static int
+flag_of(const char *v)
+{
+    if (v == NULL || strcmp(v, "false") == 0 || strcmp(v, "False") == 0 || strcmp(v, "FALSE") == 0)
+        return 0;
+    if (strcmp(v, "true") == 0 || strcmp(v, "True") == 0 || strcmp(v, "TRUE") == 0)
+        return 1;
+    return -1;
+}
+
 int
 theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap)
 {
@@ -446,9 +464,23 @@ theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap)
                 else
                     tmp.role[i].bg = c;
             }
-            tmp.role[i].attrs = (s->bold ? THEME_BOLD : 0) | (s->underline ? THEME_UNDERLINE : 0) |
-                                (s->reverse ? THEME_REVERSE : 0) | (s->dim ? THEME_DIM : 0) |
-                                (s->italic ? THEME_ITALIC : 0);
+            tmp.role[i].attrs = 0;
+            for (int k = 0; k < 5; k++) {
+                static const char *const fname[5] = { "bold", "underline", "reverse", "dim", "italic" };
+                static const unsigned fbit[5] = { THEME_BOLD, THEME_UNDERLINE, THEME_REVERSE,
+                                                  THEME_DIM, THEME_ITALIC };
+                const char *v = k == 0 ? s->bold : k == 1 ? s->underline : k == 2 ? s->reverse
+                              : k == 3 ? s->dim : s->italic;
+                char cut[48];
+                int f = flag_of(v);
+                if (f < 0) {
+                    snprintf(msg, msg_cap, "%s:%ld: field '%s' in '%s': '%s' is not true or false",
+                             path, find_line(text, role_table[i].key, fname[k]), fname[k],
+                             role_table[i].key, tui_cut(cut, sizeof cut, v, 40));
+                    goto out;
+                }
+                tmp.role[i].attrs |= f ? fbit[k] : 0;
+            }
         }
     }
     *out = tmp;

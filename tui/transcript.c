@@ -160,10 +160,8 @@ layout_turn(tui_transcript *t, int i)
 
     t->gen++;
     row_add(t, i, TUI_ROW_HEADER, 0, 0);
-    /* A reply follows "Assistant:", so models start it with one space
-    ** (" Hi."): the text keeps it, the display drops it. */
-    if (tu->role == TUI_TURN_ASSISTANT && tu->text.len > 0 && tu->text.p[0] == ' ')
-        skip = 1;
+    if (tu->role == TUI_TURN_ASSISTANT)
+        skip = tui_reply_lead(tu->text.p, tu->text.len);
     if (tu->role == TUI_TURN_ASSISTANT) {
         layout_md(t, i, skip, w < 1 ? 1 : w);
         row_add(t, i, TUI_ROW_BLANK, 0, 0);

@@ -77,6 +77,15 @@ typedef struct tui_transcript {
 /* The text the rows of TU index: the rendered Markdown of a reply, else
 ** the text itself.  Borrowed, valid until the turn changes. */
 const char *tui_tr_shown(const tui_turn *tu);
+/* The bytes a reply's text TEXT (LEN bytes) starts with that the client
+** never shows: a reply follows "Assistant:", so models start it with one
+** space (" Hi."); the stored text keeps it, the transcript, M-c and F6
+** leave it out.  0 or 1. */
+static inline size_t
+tui_reply_lead(const char *text, size_t len)
+{
+    return len > 0 && text != NULL && text[0] == ' ';
+}
 /* Markdown styles (TUI_MD_*) of those bytes, or NULL (no Markdown). */
 const unsigned char *tui_tr_styles(const tui_turn *tu);
 
