@@ -630,8 +630,11 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
         chat_restore_state(s->c, st, rec[n - 1].stop != CHAT_STOP_STRING);
         if (s->st != NULL)
             sess_save_records(s, n, st);
-        sess_notef(s, 0, "replayed %llu tokens under state %s", (unsigned long long)total,
-              start.label[0] ? start.label : sess_tr(s, "no state file"));
+        if (start.label[0])
+            sess_notef(s, 0, "replayed %llu tokens under state %s", (unsigned long long)total,
+                       start.label);
+        else      /* (not "under state no state file") */
+            sess_notef(s, 0, "replayed %llu tokens with no state file", (unsigned long long)total);
     }
     rc = RWKV_OK;
 out:

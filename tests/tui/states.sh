@@ -60,5 +60,13 @@ check "ask again" 'New session from this state'
 keys Enter
 check "wrong state refused" '3 layers, the model has 2'
 check "still on calm" 'state: calm\.safetensors'
+# back to no state file, replayed: said so (it read "under state no state file")
+keys F3
+type_text "(none)"
+keys Enter
+check "asks again" 'Replay this conversation under it'
+keys Down Enter
+check "replayed with no state file" 'replayed [0-9]+ tokens with no state file'
+check_not "not 'under state no state file'" 'under state no state' 1
 tui_quit
 tui_finish
