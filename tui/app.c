@@ -123,6 +123,16 @@ on_session_end(struct app *a, const tui_event *e, int job)
 {
     if (e->rc != RWKV_OK)
         a->sib_pending = 0;
+    if (job == TUI_JOB_OPEN && a->open_at_start) {
+        a->open_at_start = 0;
+        if (e->rc != RWKV_OK && e->rc != RWKV_ECANCEL) {
+            snprintf(a->start_fail, sizeof a->start_fail, "session %lld: %s",
+                     (long long)a->launch.resume_id,
+                     e->err.msg[0] ? TR(e->err.msg) : rwkv_strerror(e->rc));
+            a->quit = 1;
+            return;
+        }
+    }
     if (e->rc == RWKV_OK) {
         tui_session_rebuild(a);
         /* F6 open: the tree of the session now open (one opened while it
@@ -2670,6 +2680,7 @@ tui_run(const tui_launch *launch)
     if (a->launch.resume_id != 0) {
         /* --resume / --session ID: the saved session, replayed off the UI
         ** thread when its states cannot be used */
+        a->open_at_start = 1;
         tui_session_job(a, TUI_JOB_OPEN, a->launch.resume_id, -1, NULL);
     } else {
         tui_session_prime(a);
@@ -2681,6 +2692,10 @@ tui_run(const tui_launch *launch)
     screen_end(a);
     history_close(a);
     rc = tui_quit_report(a);       /* exchanges saved at the end, or not */
+    if (a->start_fail[0]) {
+        fprintf(stderr, PROG_NAME_TUI ": %s\n", a->start_fail);
+        rc = 1;
+    }
     app_fini(a);
     free(a);
     if (tui_stop_signal != 0) {

@@ -353,6 +353,12 @@ struct app {
     int             has_colors;
     long            frames;
     int             quit;
+    /* --session/--resume: the open at start runs (open_at_start); when it
+    ** fails the client ends with its line (start_fail) and exit status 1, as
+    ** the line chat does -- a blank chat went on, and the next message made
+    ** another session with the defaults */
+    int             open_at_start;
+    char            start_fail[RWKV_ERR_MSG + 64];
     /* quitting with exchanges a failed save kept out (quit.c) */
     size_t          unsaved;       /* still not saved at the last try */
     char            unsaved_why[RWKV_ERR_MSG];  /* ... and why */
