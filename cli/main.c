@@ -30,7 +30,7 @@ static const struct cmd_entry {
     { "tokenize", cmd_tokenize, "text to token ids and back", 0 },
     { "info", cmd_info, "describe a checkpoint", 1 },
     { "bench", cmd_bench, "measure prefill and decode speed", 1 },
-    { "sessions", cmd_sessions, "saved chats: list, show, search, export, import, fork, rename, rm, ...", 0 },
+    { "sessions", cmd_sessions, "saved chats: list, show, search, export, import, fork, rm, ...", 0 },
     { NULL, NULL, NULL, 0 },
 };
 

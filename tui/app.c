@@ -2552,19 +2552,10 @@ launch_usage(const tui_launch *l)
     return 0;
 }
 
-int
-tui_run(const tui_launch *launch)
+/* A fresh app for LAUNCH: its fields as nothing has happened yet. */
+static void
+app_init(struct app *a, const tui_launch *launch)
 {
-    struct app *a = tui_xmalloc(sizeof *a);
-    int rc, tty;
-    struct termios tio;
-    tui_capture cap = { NULL, -1 };
-    long model_end;
-
-    if ((rc = launch_usage(launch)) != 0) {
-        free(a);
-        return rc;
-    }
     memset(a, 0, sizeof *a);
     a->copy_turn = -1;
     a->launch = *launch;
@@ -2582,6 +2573,22 @@ tui_run(const tui_launch *launch)
     tui_buf_init(&a->quit_said);
     tui_menu_init(&a->menu, TUI_MENU_NONE, "");
     tui_menu_init(&a->ask, TUI_MENU_NONE, "");
+}
+
+int
+tui_run(const tui_launch *launch)
+{
+    struct app *a = tui_xmalloc(sizeof *a);
+    int rc, tty;
+    struct termios tio;
+    tui_capture cap = { NULL, -1 };
+    long model_end;
+
+    if ((rc = launch_usage(launch)) != 0) {
+        free(a);
+        return rc;
+    }
+    app_init(a, launch);
     if (tui_worker_init(&a->w) != 0) {
         fprintf(stderr, PROG_NAME_TUI ": cannot create a pipe\n");
         free(a);
