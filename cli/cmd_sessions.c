@@ -30,6 +30,11 @@ struct sessions_args {
     int         json;                        /* --json */
     int64_t     id, turn;   /* session ID and TURN, for the commands that take them */
     int64_t     vs_turn;    /* --vs, parsed */
+    /* import: the file, read and checked before the database is opened
+    ** (import_read), owned; in_what names it ("stdin" for "-") */
+    char       *in_buf;
+    size_t      in_len;
+    const char *in_what;
 };
 
 static void
@@ -38,7 +43,8 @@ usage(FILE *f)
     fprintf(f,
             "usage: " PROG " sessions [--db PATH] COMMAND\n\n"
             "Commands:\n"
-            "  list [--json]                 saved sessions, most recent first (--json: an\n"
+            "  list [--json]                 saved sessions, the last chatted in first\n"
+            "                                (a rename does not move one; --json: an\n"
             "                                array of id, title, model, state_file,\n"
             "                                strategy, turns, head_turn, created, updated);\n"
             "                                turns: the messages (user and assistant turns),\n"
@@ -46,10 +52,13 @@ usage(FILE *f)
             "  show ID                       the current branch of session ID, with turn ids\n"
             "  export ID [--format md|json] [--out FILE]\n"
             "                                Markdown of the current branch (default) or\n"
-            "                                JSON of the whole tree (to stdout or FILE;\n"
-            "                                never over the database or another SQLite file;\n"
-            "                                JSON for a FILE named *.json, unless --format)\n"
-            "  import FILE                   a JSON export, as a new session ('-' = stdin)\n"
+            "                                JSON of the whole tree (to stdout or FILE,\n"
+            "                                '-' = stdout; never over the database, another\n"
+            "                                SQLite file, or the session's model,\n"
+            "                                vocabulary or state file; JSON for a FILE\n"
+            "                                named *.json, unless --format)\n"
+            "  import FILE                   a JSON export, as a new session ('-' = stdin);\n"
+            "                                a file refused creates no database\n"
             "  fork ID TURN [--title T]      a new session with the turns up to TURN; at a\n"
             "                                user turn, up to before that message (as /fork)\n"
             "  rename ID TITLE               change a session's title (not empty; one\n"
@@ -399,6 +408,8 @@ static int
 do_export(store *st, const struct sessions_args *a)
 {
     const char *format = a->format;
+    /* "-" is stdout, as for every other file a command writes or reads */
+    const char *out = a->out != NULL && strcmp(a->out, "-") == 0 ? NULL : a->out;
     enum store_format fmt;
     char *buf, note[RWKV_ERR_MSG];
     size_t len;
@@ -406,7 +417,7 @@ do_export(store *st, const struct sessions_args *a)
     int rc;
 
     if (format == NULL)
-        fmt = a->out != NULL ? store_format_for_name(a->out) : STORE_FMT_MD;
+        fmt = out != NULL ? store_format_for_name(out) : STORE_FMT_MD;
     else if (strcmp(format, "md") == 0 || strcmp(format, "markdown") == 0)
         fmt = STORE_FMT_MD;
     else if (strcmp(format, "json") == 0)
@@ -415,13 +426,15 @@ do_export(store *st, const struct sessions_args *a)
         cli_errorf("sessions export: --format '%s' is not md or json", format);
         return 2;
     }
-    if (a->out != NULL && store_export_target_check(st, a->out, &err) != RWKV_OK) {
+    /* the one output rule, with the files the session names: its model,
+    ** vocabulary and state file are never written over by an export */
+    if (out != NULL && store_export_output_check(st, a->id, out, NULL, 0, &err) != RWKV_OK) {
         cli_errorf("sessions export: --out %s", err.msg);
         return 2;
     }
     if (store_export_ex(st, a->id, fmt, &buf, &len, note, sizeof note, &err) != RWKV_OK)
         return cli_fail(&err);
-    rc = write_all(a->out, buf, len);
+    rc = write_all(out, buf, len);
     free(buf);
     if (rc == 0 && note[0]) {   /* written, but not all of it was readable */
         cli_errorf("sessions export: damaged rows exported in part: %s", note);
@@ -432,15 +445,14 @@ do_export(store *st, const struct sessions_args *a)
 
 /* sessions import FILE: "-" reads stdin (as --prompt-file - and tokenize
 ** --file - do: `sessions export 3 --format json | ... | sessions import -`),
-** named "stdin" in the messages. */
+** named "stdin" in the messages.  Read and checked (store_import_check)
+** before the database is opened: a missing file, or one that is no export,
+** creates no database.  0, or the exit status after one line. */
 static int
-do_import(store *st, const struct sessions_args *a)
+import_read(struct sessions_args *a)
 {
     const char *file = a->pos[1];
     FILE *f = stdin;
-    char *buf = NULL;
-    size_t len = 0;
-    int64_t id;
     rwkv_err err;
     int rc;
 
@@ -452,17 +464,26 @@ do_import(store *st, const struct sessions_args *a)
         ** gave, a pipe included */
         return cli_fail(&err);
     }
-    rc = cli_read_stream(f, file, SESSIONS_IMPORT_MAX, "a session export", &buf, &len);
+    a->in_what = file;
+    rc = cli_read_stream(f, file, SESSIONS_IMPORT_MAX, "a session export", &a->in_buf, &a->in_len);
     if (f != stdin)
         fclose(f);
     if (rc != 0)
         return 1;
-    if (store_import(st, buf, len, file, &id, &err) != RWKV_OK) {
-        free(buf);
+    if (store_import_check(a->in_buf, a->in_len, file, &err) != RWKV_OK)
         return cli_fail(&err);
-    }
-    free(buf);
-    printf("imported %s as session %lld\n", file, (long long)id);
+    return 0;
+}
+
+static int
+do_import(store *st, const struct sessions_args *a)
+{
+    int64_t id;
+    rwkv_err err;
+
+    if (store_import(st, a->in_buf, a->in_len, a->in_what, &id, &err) != RWKV_OK)
+        return cli_fail(&err);
+    printf("imported %s as session %lld\n", a->in_what, (long long)id);
     return 0;
 }
 
@@ -790,10 +811,17 @@ cmd_sessions(int argc, char **argv)
         return 2;
     if (c->run != do_import && (rc = no_database(&a)) >= 0)
         return rc;
-    if (store_open(a.db, &st, &err) != RWKV_OK)
+    if (c->run == do_import && (rc = import_read(&a)) != 0) {
+        free(a.in_buf);
+        return rc;
+    }
+    if (store_open(a.db, &st, &err) != RWKV_OK) {
+        free(a.in_buf);
         return cli_fail(&err);
+    }
     rc = c->run(st, &a);
     store_close(st);
+    free(a.in_buf);
     /* output that did not reach stdout (a full disk) is an error */
     return cli_stdout_close(rc);
 }

@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1136,6 +1137,34 @@ store_sampling_format(const rwkv_sampling *samp, char *buf, size_t cap)
     }
 }
 
+/*
+** A /continue before this version recorded the reply's earlier tokens plus
+** max_tokens as its max_tokens, unheld (up to INT_MAX): past the limit
+** (params_table) a turn saved by the chat itself read back as damaged, and
+** its session could no longer be resumed, shown or exported.  Such a
+** value is read as the limit.  That is the same reply again: the value is
+** the cap the reply ran under, and no reply reaches the limit (a million
+** tokens) -- the chat now records no more (chat_continue).  Every other
+** value out of range is damage, as before.
+*/
+int
+store_sampling_set(rwkv_sampling *out, int i, const char *text, rwkv_err *err)
+{
+    const params_entry *e = &params_table[i];
+    int rc = params_set(out, i, text, err);
+    char *end;
+    long long v;
+
+    if (rc == RWKV_OK || strcmp(e->name, "max_tokens") != 0 || !(*text >= '0' && *text <= '9'))
+        return rc;
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v <= (long long)e->max || v > INT_MAX)
+        return rc;
+    out->max_tokens = (int)e->max;
+    return RWKV_OK;
+}
+
 /* store_sampling_parse without the message cleaning. */
 static int
 sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err)
@@ -1161,7 +1190,7 @@ sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err)
         val[vl] = '\0';
         if ((i = params_find(name)) < 0)
             return rwkv_errf(err, RWKV_EFORMAT, "sampling values: unknown parameter '%s'", name);
-        if (params_set(out, i, val, err) != RWKV_OK)
+        if (store_sampling_set(out, i, val, err) != RWKV_OK)
             return RWKV_EFORMAT;
     }
     return RWKV_OK;

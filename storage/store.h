@@ -218,6 +218,14 @@ int  store_output_check(store *s, const char *path, const store_input *in, size_
                         rwkv_err *err);
 /* store_output_check with no inputs: `sessions export --out`'s check. */
 int  store_export_target_check(store *s, const char *path, rwkv_err *err);
+/* store_output_check for an export of session ID to PATH: the command's
+** inputs IN (N_IN, may be 0) and the files session ID names -- its model,
+** the model's vocabulary, its state file ("the model of session 3") --
+** none of which an export may write over.  A session, model or state-file
+** row that cannot be read adds none (the export then says why).
+** (store_export.c) */
+int  store_export_output_check(store *s, int64_t id, const char *path, const store_input *in,
+                               size_t n_in, rwkv_err *err);
 
 /* Retention of snapshots (see the life cycle above). */
 typedef struct store_retention {
@@ -346,7 +354,8 @@ int store_session_latest(store *s, int64_t *id, rwkv_err *err);
 ** menus).  Nothing was changed then.
 */
 /* RWKV_EINVAL when TITLE is blank (store_title_blank) or too long; stored
-** cleaned (store_title_clean). */
+** cleaned (store_title_clean).  updated_ms is kept: a rename is no use of
+** the session, so it does not become the one --resume opens. */
 int store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err);
 /* 1 when TITLE is nothing once cleaned (store_title_clean): no title. */
 int store_title_blank(const char *title);
@@ -746,6 +755,11 @@ int store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, siz
 ** Linear in the number of turns; memory is the file plus one turn's tree. */
 int store_import(store *s, const char *text, size_t len, const char *what, int64_t *id,
                  rwkv_err *err);
+/* Every check of store_import on TEXT with no database at all: RWKV_OK when
+** store_import would take it (short of a database error), else its
+** message.  So `sessions import` refuses a bad file before it creates a
+** database (only saving -- or an import that saves -- makes one). */
+int store_import_check(const char *text, size_t len, const char *what, rwkv_err *err);
 
 /*
 ** TEXT (LEN bytes) made safe to show: invalid UTF-8 and every control

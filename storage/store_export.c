@@ -990,6 +990,45 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
 }
 
 int
+store_export_output_check(store *s, int64_t id, const char *path, const store_input *in,
+                          size_t n_in, rwkv_err *err)
+{
+    store_session ss;
+    store_model m;
+    store_statefile sf;
+    char wm[64], wv[64], ws[64];
+    store_input all[8];
+    size_t n = 0;
+    rwkv_err e2;
+    int rc;
+
+    /* a Markdown written over the session's own model or state file would
+    ** leave it unable to go on.  Rows that cannot be read name nothing: the
+    ** export itself then says what is wrong, in its own words.  One
+    ** store_output_check with them all, so that the file is named for what
+    ** it is before any other reason (read-only) */
+    if (path != NULL && strcmp(path, "-") != 0 && store_session_get(s, id, &ss, &e2) == RWKV_OK &&
+        store_model_ref(s, ss.model_id, &m, &e2) == RWKV_OK &&
+        store_statefile_ref(s, ss.state_file_id, &sf, &e2) == RWKV_OK) {
+        snprintf(wm, sizeof wm, "the model of session %lld", (long long)id);
+        snprintf(wv, sizeof wv, "the vocabulary of session %lld", (long long)id);
+        snprintf(ws, sizeof ws, "the state file of session %lld", (long long)id);
+        all[n++] = (store_input){ m.path, wm };
+        all[n++] = (store_input){ m.vocab, wv };
+        all[n++] = (store_input){ sf.path, ws };
+    }
+    if (n_in > sizeof all / sizeof all[0] - n) {
+        /* more inputs than fit beside them: those first, on their own */
+        if ((rc = store_output_check(s, path, in, n_in, err)) != RWKV_OK)
+            return rc;
+        n_in = 0;
+    }
+    for (size_t i = 0; i < n_in; i++)
+        all[n++] = in[i];
+    return store_output_check(s, path, all, n, err);
+}
+
+int
 store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len, char *note,
                 size_t note_cap, rwkv_err *err)
 {
@@ -1117,7 +1156,9 @@ parse_sampling(const json_value *o, rwkv_sampling *out, const char *what, const 
         else
             return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: sampling value '%s' is not a number", what,
                              tn, o->keys[k]);
-        if (params_set(out, i, txt, &e2) != RWKV_OK)
+        /* a file exported before the /continue fix may hold its old
+        ** max_tokens past the limit: taken as the database's rows are */
+        if (store_sampling_set(out, i, txt, &e2) != RWKV_OK)
             return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: %s", what, tn, e2.msg);
     }
     return RWKV_OK;
@@ -1293,7 +1334,7 @@ import_model(store *s, const json_value *v, int64_t *model_id, rwkv_err *err)
 }
 
 /* Check turn object T (the I-th) and insert it into session SID; the map
-** gets its old and new ids. */
+** gets its old and new ids.  S NULL: check only (store_import_check). */
 static int
 import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *map,
             const char *what, rwkv_err *err)
@@ -1376,7 +1417,9 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
     x = json_get(t, "interrupted");
     tt.interrupted = x && x->type == JSON_BOOL && x->num != 0;
     tt.session_id = sid;
-    if ((rc = store_turn_insert_tx(s, &tt, err)) != RWKV_OK)
+    if (s == NULL)
+        tt.id = (int64_t)i + 1;      /* store_import_check: no row, an id to map */
+    else if ((rc = store_turn_insert_tx(s, &tt, err)) != RWKV_OK)
         goto out;
     map[i].old = oid;
     map[i].new_ = tt.id;
@@ -1563,7 +1606,7 @@ import_turns(store *s, const char *text, const char *ta, const char *tb, const c
 }
 
 /* Import step 4: session SID's head: the file's HEAD (mapped through MAP),
-** or its last turn when the file has none. */
+** or its last turn when the file has none.  S NULL: HEAD checked only. */
 static int
 import_set_head(store *s, int64_t sid, const struct idmap *map, size_t nt, int64_t head,
                 const char *what, rwkv_err *err)
@@ -1581,7 +1624,7 @@ import_set_head(store *s, int64_t sid, const struct idmap *map, size_t nt, int64
     }
     if (head == 0 && nt > 0)
         head_new = map[nt - 1].new_;
-    if (head_new <= 0)
+    if (head_new <= 0 || s == NULL)
         return RWKV_OK;
     if ((rc = store_prep(s, "UPDATE sessions SET head_turn=? WHERE id=?", &st, err)) != RWKV_OK)
         return rc;
@@ -1654,8 +1697,14 @@ import_sniff(const char *text, size_t len, const char *what, rwkv_err *err)
                                         "with '{', this file with byte 0x%02x)", what, c);
 }
 
-int
-store_import(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
+/*
+** The steps of an import in one order for both callers: the file as a
+** whole, its session fields and framing (into SS, *HEAD, FR), then -- in S's
+** transaction, or with S NULL only checked (store_import_check) -- its
+** model, session, turns and head.  *ID the new session (0 for a check).
+*/
+static int
+import_run(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
 {
     json_doc *doc = NULL;
     const json_value *r, *v;
@@ -1687,6 +1736,11 @@ store_import(store *s, const char *text, size_t len, const char *what, int64_t *
                        STORE_IMPORT_MAX_TURNS);
         goto out;
     }
+    if (s == NULL) {
+        if ((rc = import_turns(NULL, text, ta, tb, what, 0, &map, &nt, err)) == RWKV_OK)
+            rc = import_set_head(NULL, 0, map, nt, head, what, err);
+        goto out;
+    }
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         goto out;
     v = json_get(r, "model");
@@ -1708,4 +1762,18 @@ out:
     free(head_text);
     json_free(doc);
     return rc;
+}
+
+int
+store_import(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
+{
+    return import_run(s, text, len, what, id, err);
+}
+
+int
+store_import_check(const char *text, size_t len, const char *what, rwkv_err *err)
+{
+    int64_t id;
+
+    return import_run(NULL, text, len, what, &id, err);
 }

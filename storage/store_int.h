@@ -222,6 +222,9 @@ void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t cap);
 void store_col_title(sqlite3_stmt *st, int i, char *out, size_t cap);
 /* Shortest "%g" text of V that reads back as the same float. */
 void store_fmt_float(double v, char *buf, size_t cap);
+/* params_set of a stored or imported value TEXT (store.c): the same rule,
+** but for the one value this program itself once wrote out of range. */
+int  store_sampling_set(rwkv_sampling *out, int i, const char *text, rwkv_err *err);
 /* Apply the retention policy to SESSION (inside a transaction). */
 int store_retain(store *s, int64_t session, rwkv_err *err);
 /* The budget applied in the open transaction, SESSION's head spared (0:

@@ -249,8 +249,10 @@ store_session_rename(store *s, int64_t id, const char *title, rwkv_err *err)
     int rc = check_title(title, 1, t, err);
     if (rc != RWKV_OK)
         return rc;
-    /* the caller names the action (store.h) */
-    return STORE_PLAIN(s, session_change(s, "UPDATE sessions SET title=?2, updated_ms=?3 WHERE id=?1",
+    /* the caller names the action (store.h).  updated_ms stays: it is when
+    ** the session was last chatted in, the order of `sessions list` and
+    ** the session --resume opens; a new title is not a use of it */
+    return STORE_PLAIN(s, session_change(s, "UPDATE sessions SET title=?2 WHERE id=?1",
                                          id, t, 0, err));
 }
 

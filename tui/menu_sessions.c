@@ -445,6 +445,13 @@ accept_export(struct app *a, const char *text)
         tui_notice(a, 1, "no file name: nothing exported");
         return TUI_PROMPT_DONE;
     }
+    /* the files the exported session names (its model, vocabulary, state
+    ** file) as `sessions export --out` refuses them; then the client's own */
+    if (store_export_output_check(a->st, a->prompt_target, path, NULL, 0, &err) != RWKV_OK) {
+        tui_replace_forget();
+        tui_notice(a, 1, "%s", err.msg);
+        return TUI_PROMPT_AGAIN;
+    }
     if (tui_replace_ask(a, TUI_PROMPT_EXPORT, path, text))
         return TUI_PROMPT_AGAIN;      /* asked (a prompt is open), or refused */
     json = store_format_for_name(path) == STORE_FMT_JSON;

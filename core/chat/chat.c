@@ -462,6 +462,14 @@ seed_bit(void)
     return params_find("seed");
 }
 
+/* The longest reply there is: max_tokens' limit in params_table (the one
+** every reader of a turn's sampling values holds it to). */
+static size_t
+reply_limit(void)
+{
+    return (size_t)params_table[params_find("max_tokens")].max;
+}
+
 /* The streaming rule for STOP (N 0 = "\n\n"; NO_STOP: none at all). */
 static int
 open_stream(const char *const *stop, size_t n, int no_stop, chat_stream **out, rwkv_err *err)
@@ -1330,10 +1338,15 @@ begin_continue(chat *c, rwkv_err *err)
     for (size_t i = 0; i < t->n_reply; i++)
         samp_update_penalties(c->sp, t->reply_ids[i], c->d_decay);
     /* at most max_tokens more; the turn records the total, so its values
-    ** and seed give the whole reply again */
+    ** and seed give the whole reply again.  The total is held to the
+    ** limit of max_tokens: a value past it is no turn a reader takes
+    ** (store_sampling_parse) -- and the cap the reply runs under
+    ** (chat_step) is this recorded value, so the record stays exact: the
+    ** reply is at most the limit long, as any reply is (chat_continue
+    ** refuses one already there) */
     if (more > 0)
-        t->samp.max_tokens = t->n_reply > (size_t)(INT_MAX - more) ? INT_MAX
-                                                                      : (int)t->n_reply + more;
+        t->samp.max_tokens = (int)(t->n_reply + (size_t)more > reply_limit()
+                                       ? reply_limit() : t->n_reply + (size_t)more);
     else
         t->samp.max_tokens = 0;
     t->stop = CHAT_STOP_NONE;
@@ -1417,6 +1430,9 @@ chat_continue(chat *c, rwkv_err *err)
     if (r > 0)
         return rwkv_errf(err, RWKV_EINVAL, "the reply holds one of the stop strings now in "
                                            "use: it is complete; regenerate it to draw another");
+    if (t->n_reply >= reply_limit())
+        return rwkv_errf(err, RWKV_EINVAL, "the reply is %zu tokens long, the most a reply can be "
+                                           "(max_tokens limit): it cannot go on", t->n_reply);
     atomic_store(c->cancel, 0);    /* a cancel sent while IDLE is void */
     memset(&c->cur_stats, 0, sizeof c->cur_stats);
     c->cont_stats = t->stats;

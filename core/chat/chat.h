@@ -272,7 +272,10 @@ int  chat_regen(chat *c, rwkv_err *err);
 ** it again, whole, right after the phase callback (GENERATING): a front end
 ** shows the reply anew from there.  At most the CURRENT max_tokens more
 ** tokens are generated and samp.max_tokens records the new total, so that
-** value and the seed give the whole reply again.  Stats add up.
+** value and the seed give the whole reply again; the total is held to
+** max_tokens' limit (params_table), the most any reply is, so the record
+** is a value every reader takes and still the cap the reply ran under.
+** Stats add up.
 **
 ** After chat_restore_state the logits after the reply are rebuilt first
 ** (phase PREFILL, progress in chat_stats.prefill_*): from the before-reply
@@ -282,7 +285,8 @@ int  chat_regen(chat *c, rwkv_err *err);
 ** cancel while generating keeps what was generated (interrupted again,
 ** continuable again).  Refused (RWKV_EINVAL, nothing changed): no turn; a
 ** reply that ended at a stop string (or holds one of the stop strings in
-** use now); no state to rebuild from; a reply running.
+** use now); a reply at max_tokens' limit already; no state to rebuild
+** from; a reply running.
 */
 int  chat_continue(chat *c, rwkv_err *err);
 
