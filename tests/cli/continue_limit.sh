@@ -8,6 +8,7 @@
 # limit; other values out of range are still damage.
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
+case $FX in /*) ;; *) FX=$PWD/$FX ;; esac   # the checks below run in $TMP
 TINY="--model $FX/models/tiny-7v0-fp32.pth"
 [ -e "$FX/models/tiny-7v0-fp32.pth" ] || [ -n "${CI:-}" ] || TINY=--demo
 D=$TMP/c.db

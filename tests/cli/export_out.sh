@@ -6,6 +6,7 @@
 # it was.  Copies of the fixture files in a temp dir, real databases.
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
+case $FX in /*) ;; *) FX=$PWD/$FX ;; esac   # the checks below run in $TMP
 D=$TMP/e.db
 cd "$TMP" || exit 1
 have_fixture models/tiny-7v0-fp32.pth 15 || { finish; exit; }
