@@ -216,8 +216,6 @@ typedef struct store_input {
 } store_input;
 int  store_output_check(store *s, const char *path, const store_input *in, size_t n_in,
                         rwkv_err *err);
-/* store_output_check with no inputs: `sessions export --out`'s check. */
-int  store_export_target_check(store *s, const char *path, rwkv_err *err);
 /* store_output_check for an export of session ID to PATH: the command's
 ** inputs IN (N_IN, may be 0) and the files session ID names -- its model,
 ** the model's vocabulary, its state file ("the model of session 3") --

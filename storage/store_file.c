@@ -455,9 +455,3 @@ store_output_check(store *s, const char *path, const store_input *in, size_t n_i
                          (unsigned)(o.st_mode & 0777));
     return RWKV_OK;
 }
-
-int
-store_export_target_check(store *s, const char *path, rwkv_err *err)
-{
-    return store_output_check(s, path, NULL, 0, err);
-}
