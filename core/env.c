@@ -54,8 +54,8 @@ env_notes(void)
         double             lo, hi;
         const char        *want;
     } tab[] = {
-        { "RWKV_TPOOL_SPIN_US", NULL, 0, ENV_TPOOL_SPIN_US_MAX, "a number of microseconds, 0 to 1000" },
-        { "RWKV_TPOOL_SOLO_MS", NULL, 0, ENV_TPOOL_SOLO_MS_MAX, "a number of milliseconds, 0 to 640" },
+        { "RWKV_TPOOL_SPIN_US", NULL, 0, ENV_TPOOL_SPIN_US_MAX, "a number of microseconds" },
+        { "RWKV_TPOOL_SOLO_MS", NULL, 0, ENV_TPOOL_SOLO_MS_MAX, "a number of milliseconds" },
         { "RWKV_WEIGHT_CACHE", env_cache_words, 0, 0, "0/off/no/false, 1/on/yes/true or auto" },
         { "RWKV_CHECKPOINT_LOAD", env_load_words, 0, 0, "map or copy" },
         { "RWKV_WEIGHT_CACHE_LOAD", env_load_words, 0, 0, "map or copy" },
@@ -72,8 +72,13 @@ env_notes(void)
         int n;
         if (!bad)
             continue;
-        n = snprintf(notes + o, sizeof notes - o, "%s%s=%.40s is not %s; using the default",
-                     o ? "\n" : "", tab[i].name, getenv(tab[i].name), tab[i].want);
+        if (tab[i].words)
+            n = snprintf(notes + o, sizeof notes - o, "%s%s=%.40s is not %s; using the default",
+                         o ? "\n" : "", tab[i].name, getenv(tab[i].name), tab[i].want);
+        else         /* the range from the readers' own limits (env.h) */
+            n = snprintf(notes + o, sizeof notes - o,
+                         "%s%s=%.40s is not %s, %g to %g; using the default", o ? "\n" : "",
+                         tab[i].name, getenv(tab[i].name), tab[i].want, tab[i].lo, tab[i].hi);
         if (n < 0 || (size_t)n >= sizeof notes - o)
             break;
         o += (size_t)n;
