@@ -711,6 +711,30 @@ parse_args(int argc, char **argv, struct sessions_args *a)
     return CLI_ARGS_GO;
 }
 
+/* 1 after one line when option --NAME, given (GIVEN), is not one of C's: the
+** options a command takes are those its usage line (the table's ARGS)
+** names, so the usage and this check cannot disagree. */
+static int
+foreign_option(const struct sessions_cmd *c, const char *name, int given)
+{
+    char opt[32], owners[128] = "";
+    size_t n = 0;
+
+    if (!given)
+        return 0;
+    snprintf(opt, sizeof opt, "--%s", name);
+    if (strstr(c->args, opt) != NULL)
+        return 0;
+    for (const struct sessions_cmd *o = sessions_cmds; o->name != NULL; o++)
+        if (strstr(o->args, opt) != NULL && n < sizeof owners)
+            n += (size_t)snprintf(owners + n, sizeof owners - n, "%s'sessions %s'",
+                                  n > 0 ? " and " : "", o->name);
+    cli_errorf("sessions %s: %s is an option of %s%s", c->name, opt, owners,
+               strcmp(name, "json") == 0 && c->run == do_export ? " (export: --format json)"
+                                                                : "");
+    return 1;
+}
+
 /* The table entry of A's command, its arguments checked and its ids parsed
 ** into A; NULL after one line (exit status 2). */
 static const struct sessions_cmd *
@@ -734,6 +758,10 @@ find_command(struct sessions_args *a)
         cli_errorf("sessions %s: usage: " PROG " sessions %s%s", c->name, c->name, c->args);
         return NULL;
     }
+    if (foreign_option(c, "json", a->json) || foreign_option(c, "vs", a->vs != NULL) ||
+        foreign_option(c, "format", a->format != NULL) ||
+        foreign_option(c, "out", a->out != NULL) || foreign_option(c, "title", a->title != NULL))
+        return NULL;
     if (c->run == do_import && cli_path_arg("sessions import", a->pos[1]) < 0)
         return NULL;
     if ((c->nids >= 1 && parse_id("session", a->pos[1], &a->id) < 0) ||
@@ -753,16 +781,8 @@ find_command(struct sessions_args *a)
         cli_errorf("sessions search: nothing to search for");
         return NULL;
     }
-    if (a->json && c->run != do_list && c->run != do_state) {
-        cli_errorf("sessions %s: --json is an option of 'sessions list' and 'sessions state' "
-                   "(export: --format json)", c->name);
+    if (a->vs != NULL && parse_id("turn", a->vs, &a->vs_turn) < 0)
         return NULL;
-    }
-    if (a->vs != NULL && (c->run != do_state || parse_id("turn", a->vs, &a->vs_turn) < 0)) {
-        if (c->run != do_state)
-            cli_errorf("sessions %s: --vs is an option of 'sessions state'", c->name);
-        return NULL;
-    }
     return c;
 }
 

@@ -82,6 +82,16 @@ expect_fail "turn of another session" "turn $last is in session 1, not 2" \
     "$T" sessions --db "$DB" state 2 "$last"
 expect_fail "--vs elsewhere" "--vs is an option of 'sessions state'" \
     "$T" sessions --db "$DB" show 1 --vs 2
+# every option belongs to the commands whose usage names it: none is taken and ignored
+expect_fail "--out on list" "sessions list: --out is an option of 'sessions export'" \
+    "$T" sessions --db "$DB" list --out "$TMP/never.md"
+[ ! -e "$TMP/never.md" ] && ok || fail "list --out wrote a file"
+expect_fail "--format on show" "--format is an option of 'sessions export'" \
+    "$T" sessions --db "$DB" show 1 --format json
+expect_fail "--title on export" "--title is an option of 'sessions fork'" \
+    "$T" sessions --db "$DB" export 1 --title x
+expect_fail "--json on export" "--json is an option of 'sessions list' and 'sessions state' \(export: --format json\)" \
+    "$T" sessions --db "$DB" export 1 --json
 expect_fail "--vs not an id" "'x' is not a turn id" "$T" sessions --db "$DB" state 1 "$last" --vs x
 # a turn whose state the retention dropped (a long chat: the early turns)
 yes 'more' | head -40 | "$T" chat --demo --db "$DB" --new long --max-tokens 2 >/dev/null 2>&1
