@@ -433,7 +433,7 @@ save_progress(void *ud, double frac, const char *what)
 
 /* --save: write the model file and report. */
 static int
-bench_save(const char *shape, const char *path, const char *dtype, long seed, int threads,
+bench_save(const char *shape, const char *path, const char *dtype, uint64_t seed, int threads,
            int json)
 {
     mgen_opts mo;
@@ -453,7 +453,7 @@ bench_save(const char *shape, const char *path, const char *dtype, long seed, in
         cli_errorf("bench: --dtype must be bf16, fp16 or fp32, not '%s'", dtype);
         return 2;
     }
-    mo.seed = (uint64_t)seed;
+    mo.seed = seed;
     mo.n_threads = threads;
     if (isatty(STDERR_FILENO)) {
         mo.progress = save_progress;
@@ -466,19 +466,20 @@ bench_save(const char *shape, const char *path, const char *dtype, long seed, in
     if (json) {
         fputs("{\"saved\": ", stdout);
         cli_json_str(stdout, path);
-        printf(", \"shape\": \"%s\", \"dtype\": \"%s\", \"seed\": %ld, "
+        printf(", \"shape\": \"%s\", \"dtype\": \"%s\", \"seed\": %llu, "
                "\"file_bytes\": %llu, \"seconds\": %.3f}\n", shape,
-               ck_dtype_name(mo.dtype), seed, (unsigned long long)size, t0);
+               ck_dtype_name(mo.dtype), (unsigned long long)seed, (unsigned long long)size, t0);
     } else
-        printf("%s: %s model (%s, seed %ld), %llu bytes (%.1f MB), %.2f s\n", path, shape,
-               ck_dtype_name(mo.dtype), seed, (unsigned long long)size, (double)size / 1e6, t0);
+        printf("%s: %s model (%s, seed %llu), %llu bytes (%.1f MB), %.2f s\n", path, shape,
+               ck_dtype_name(mo.dtype), (unsigned long long)seed, (unsigned long long)size, (double)size / 1e6, t0);
     return 0;
 }
 
 /* What `bench` was asked for. */
 struct bench_args {
     struct cli_opts o;
-    long prompt_n, gen_n, repeat, chunk, seed, busy;
+    long prompt_n, gen_n, repeat, chunk, busy;
+    uint64_t seed;
     int json;
     const char *shape, *save, *dtype;
 };
@@ -545,7 +546,6 @@ bench_parse(int argc, char **argv, struct bench_args *a)
         { "shape", CLI_OPT_STR, &a->shape, 0, 0 },
         { "save", CLI_OPT_PATH, &a->save, 0, 0 },
         { "dtype", CLI_OPT_STR, &a->dtype, 0, 0 },
-        { "seed", CLI_OPT_INT, &a->seed, 0, 0x7fffffffL },
         { "busy", CLI_OPT_INT, &a->busy, 0, BENCH_MAX_BUSY },
         { "repeat", CLI_OPT_INT, &a->repeat, 1, 1000 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
@@ -563,6 +563,9 @@ bench_parse(int argc, char **argv, struct bench_args *a)
         return r;
     if (a->o.samp_set & PARAMS_BIT(params_find("chunk")))
         a->chunk = a->o.samp.chunk;
+    /* the random weights' seed: any 64-bit number, read as chat reads --seed */
+    if (a->o.samp_set & PARAMS_BIT(params_find("seed")))
+        a->seed = a->o.samp.seed;
     return -1;
 }
 
@@ -630,8 +633,8 @@ bench_open(const struct bench_args *a, rwkv_model **m, struct bench_report *rep,
     oo.n_threads = a->o.threads;
     reset_peak_rss();
     rep->t_load = mono_now_s();
-    rc = a->shape ? rwkv_model_open_shape(a->shape, (uint64_t)a->seed, &oo, m, err)
-         : a->o.demo ? rwkv_model_open_demo((uint64_t)a->seed, &oo, m, err)
+    rc = a->shape ? rwkv_model_open_shape(a->shape, a->seed, &oo, m, err)
+         : a->o.demo ? rwkv_model_open_demo(a->seed, &oo, m, err)
                      : rwkv_model_open(a->o.model, &oo, m, err);
     if (rc != RWKV_OK)
         return rc;

@@ -28,6 +28,15 @@ printf '%s\n' "$out" | grep -q "dtypes: *float16" && printf '%s\n' "$out" | grep
 out=$("$RWKV_TUI" bench --shape demo --save "$TMP/j.pth" --dtype fp32 --json 2>&1) || fail "json save: $out"
 printf '%s\n' "$out" | grep -Eq '"saved": ".*j\.pth", "shape": "demo", "dtype": "float32", "seed": 1, "file_bytes": [0-9]+' \
     && ok || fail "json save report: $out"
+# --seed takes any 64-bit number, as chat's --seed does, and it picks the weights
+out=$("$RWKV_TUI" bench --shape demo --save "$TMP/s64.pth" --seed 18446744073709551615 2>&1) &&
+    printf '%s\n' "$out" | grep -q "seed 18446744073709551615)" && ok || fail "64-bit seed: $out"
+"$RWKV_TUI" bench --shape demo --save "$TMP/s1.pth" --seed 1 >/dev/null 2>&1 &&
+    ! cmp -s "$TMP/s64.pth" "$TMP/s1.pth" && ok || fail "seeds 2^64-1 and 1 wrote the same weights"
+expect_fail "seed past 64 bits" "'18446744073709551616' is not a non-negative integer" \
+    "$RWKV_TUI" bench --shape demo --save "$TMP/s65.pth" --seed 18446744073709551616
+expect_fail "negative seed" "'-1' is not a non-negative integer" \
+    "$RWKV_TUI" bench --shape demo --save "$TMP/sneg.pth" --seed -1
 
 # the file loads and evaluates: finite logits, chunked == token by token
 "$RWKV_TUI" eval --model "$TMP/v6.pth" --text "hello world" --out "$TMP/a.bin" >/dev/null 2>&1 \
