@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "../core/chat/chat.h"
+#include "../core/clock.h"
 #include "../core/io/ckpt.h"
 #include "../core/io/fileio.h"
 #include "../core/chat/rng.h"
@@ -1329,6 +1330,7 @@ cmd_chat(int argc, char **argv)
     sa.sa_handler = on_sigend;
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
+    mono_catch_stops();         /* Ctrl-Z's minutes are in no reply's speed */
     sig_sess = r.s;
 
     if (resuming && sess_open(r.s, info.id, -1, &err) != RWKV_OK) {

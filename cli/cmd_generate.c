@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../core/chat/chat.h"
+#include "../core/clock.h"
 #include "../core/text/utf8.h"
 
 /* --prompt-file larger than this is refused (a prompt, not a corpus). */
@@ -203,6 +204,7 @@ cmd_generate(int argc, char **argv)
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_sa);
+    mono_catch_stops();         /* Ctrl-Z's minutes are not in --stats */
     sig_chat = c;
     if (chat_run(c, &err) != RWKV_OK)
         rc = cli_fail(&err);

@@ -12,6 +12,21 @@
 /* Seconds / nanoseconds on CLOCK_MONOTONIC (an arbitrary origin). */
 double  mono_now_s(void);
 int64_t mono_now_ns(void);
+/*
+** Run time: CLOCK_MONOTONIC less the time the process spent stopped by
+** Ctrl-Z (a speed that counted the minutes in the shell would be saved
+** with the turn).  mono_stop_begin / mono_stop_end bracket a stop the
+** program makes itself (the full-screen client's C-z); mono_catch_stops()
+** makes SIGTSTP (the line commands' Ctrl-Z) do the same and then stop as
+** by default.  All three, and the readers, are async-signal-safe and may
+** be called from any thread: a stop's time is left out from its begin,
+** also for a reader that runs after the SIGCONT and before the end.  A
+** SIGSTOP from elsewhere cannot be caught and is counted.
+*/
+double  mono_run_s(void);
+void    mono_stop_begin(void);
+void    mono_stop_end(void);
+void    mono_catch_stops(void);
 /* CPU time of the whole process (all its threads), seconds: with a wall
 ** interval, how many cores a run got. */
 double  proc_cpu_s(void);

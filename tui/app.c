@@ -1264,7 +1264,9 @@ suspend(struct app *a)
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     sigaction(SIGTSTP, &dfl, &old);
+    mono_stop_begin();                 /* the reply's speed leaves the stop out */
     kill(getpid(), SIGTSTP);           /* returns after SIGCONT */
+    mono_stop_end();
     sigaction(SIGTSTP, &old, NULL);
     reset_prog_mode();
     fputs("\033[?2004h", stdout);

@@ -237,7 +237,7 @@ tui_worker_progress(void *ud, uint64_t done, uint64_t total)
 {
     tui_worker *w = ud;
     tui_event *e = ev_new(TUI_EV_STATS);
-    double now = mono_now_s();
+    double now = mono_run_s();
 
     /* the rate since this replay's first report (the status line's bar
     ** says "0 tok/s" and no time left without it: a long replay after a

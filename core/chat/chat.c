@@ -698,12 +698,12 @@ feed_chunked(chat *c, const int32_t *ids, size_t n, float *logits, rwkv_err *err
         double t0;
         if (atomic_load(c->cancel))
             return rwkv_errf(err, RWKV_ECANCEL, "cancelled");
-        t0 = mono_now_s();
+        t0 = mono_run_s();
         rc = rwkv_eval(c->m, ids + pos, k, c->cur, pos + k == n ? logits : NULL, err);
         if (rc != RWKV_OK)
             return rc;
         pos += k;
-        c->cur_stats.prefill_s += mono_now_s() - t0;
+        c->cur_stats.prefill_s += mono_run_s() - t0;
         c->cur_stats.prefill_tokens += k;
         report_stats(c);
     }
@@ -993,11 +993,11 @@ step_prefill(chat *c, rwkv_err *err)
     want = c->pos + k == n && (c->si == c->n_seg - 1 || c->cont);
     if (want)
         c->logits_valid = 0;
-    t0 = mono_now_s();
+    t0 = mono_run_s();
     rc = k > 0 ? rwkv_eval(c->m, c->seg_ids[c->si] + c->pos, k, c->cur, want ? c->logits : NULL,
                            err)
                : RWKV_OK;
-    c->cur_stats.prefill_s += mono_now_s() - t0;
+    c->cur_stats.prefill_s += mono_run_s() - t0;
     if (rc != RWKV_OK) {
         rollback(c);
         return rc;
@@ -1068,7 +1068,7 @@ step_generate(chat *c, rwkv_err *err)
         set_phase(c, CHAT_STOPPING);
         return RWKV_OK;
     }
-    t0 = mono_now_s();
+    t0 = mono_run_s();
     memcpy(c->work, c->logits, c->n_vocab * sizeof(float));
     samp_apply_penalties(c->sp, c->work, c->d_presence, c->d_frequency);
     token = samp_sample(c->sp, c->work, c->d_temp, c->d_top_p, s->top_k, &c->reply_rng);
@@ -1089,7 +1089,7 @@ step_generate(chat *c, rwkv_err *err)
     rc = rwkv_eval(c->m, &token, 1, c->cur, c->logits, err);
     if (rc != RWKV_OK)
         goto fail;
-    c->cur_stats.gen_s += mono_now_s() - t0;
+    c->cur_stats.gen_s += mono_run_s() - t0;
     c->cur_stats.gen_tokens++;
     t->reply_ids[t->n_reply++] = token;
     samp_update_penalties(c->sp, token, c->d_decay);
