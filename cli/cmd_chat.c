@@ -50,6 +50,9 @@
 #include "../storage/store.h"
 #include "../core/chat/freegen.h"
 
+/* chat's way to save nothing (the hint of a database it may not write) */
+#define CHAT_NODB "leave out --db, --new, --session and --resume to chat without saving"
+
 /* The session whose reply SIGINT cancels, and "SIGINT seen at the prompt". */
 static sess *volatile         sig_sess;
 static volatile sig_atomic_t  sig_in_reply;   /* Ctrl-C cancels the reply */
@@ -838,7 +841,12 @@ cmd_framing(struct repl *r, char *args)
         return 0;
     }
     framing_escape(g, esc, cap, 0);
-    printf("greeting  %s%s\n", f->greeting ? "" : "(the demo's) ", esc[0] ? esc : "(none)");
+    /* the greeting the chat feeds: none from a state file (the rule is the
+    ** runtime's, F8 shows the same) */
+    if (!sess_greeting_used(r->s))
+        printf("greeting  %s\n", SESS_GREETING_UNUSED);
+    else
+        printf("greeting  %s%s\n", f->greeting ? "" : "(the demo's) ", esc[0] ? esc : "(none)");
     printf("user      %s\nbot       %s\n", framing_user(f), framing_bot(f));
     printf("think     %s\n", chat_think_name(framing_think(f)));
     framing_stops_text(f, buf, sizeof buf);
@@ -883,7 +891,8 @@ static const struct chat_command {
     { "help", "?", "", "this list", cmd_help },
     { "reset", NULL, "", "forget the conversation (back to the greeting/state); in a saved "
       "session the next message starts a new branch", cmd_reset },
-    { "regen", NULL, "[N]", "sample the last reply again (state restored, no prefill), or N "
+    { "regen", NULL, "[N]", "sample the last reply again (state restored, no prefill; the first after a "
+      "resume feeds the message again), or N "
       "alternatives (up to 16) one after another, each with its own seed; in a saved session "
       "each new reply is saved beside the old; the chat goes on from the last", cmd_regen },
     { "continue", NULL, "", "let the last reply go on where it stopped (max-tokens, Ctrl-C, a "
@@ -918,11 +927,21 @@ commands_help(FILE *f)
         snprintf(left, sizeof left, "/%s%s%s", c->name, c->args[0] ? " " : "", c->args);
         cli_help_row(f, 21, left, c->help);
     }
-    fprintf(f, "Free generation (ChatRWKV's), outside the conversation and not saved:\n");
+    fprintf(f, "ChatRWKV's commands (a '+' and the name, any case): free generation, outside\n"
+               "the conversation and not saved; \\n in TEXT is a newline; max-tokens tokens:\n");
     cli_help_row(f, 21, "+gen TEXT", "complete \"\\n\" + TEXT from a fresh state (or the state "
-                 "file); \\n in TEXT is a newline; max-tokens tokens");
+                 "file)");
+    cli_help_row(f, 21, "+i TEXT", "the same from ChatRWKV's instruction prompt (\"Below is an "
+                 "instruction ... # Instruction: TEXT ... # Response:\")");
+    cli_help_row(f, 21, "+qq TEXT", "the same from \"\\nQ: TEXT\\nA:\"");
+    cli_help_row(f, 21, "+qa TEXT", "a question outside the conversation: \"User: TEXT\\n\\n"
+                 "Assistant:\" right after the greeting (or state file), not stopped at a blank "
+                 "line");
     cli_help_row(f, 21, "+++", "continue that generation where it stopped");
     cli_help_row(f, 21, "++", "generate it again from its prompt (a new draw)");
+    cli_help_row(f, 21, "+", "another reply to the last message: /regen");
+    cli_help_row(f, 21, "+reset", "forget the conversation: /reset");
+    cli_help_row(f, 21, "+prompt FILE", "not supported (--greeting TEXT, /state FILE)");
     fprintf(f,
             "Ctrl-C during a reply stops that reply and keeps what was generated;\n"
             "SIGTERM or SIGHUP (a closed terminal) does too, then ends the chat.\n"
@@ -983,50 +1002,67 @@ gen_text(void *ud, const char *text, size_t len)
     out_flush(ud);
 }
 
-/*
-** ChatRWKV's free generation (freegen.h), outside the conversation:
-** "+gen TEXT" ("\n" in TEXT is a newline), "+++" continue it, "++" again.
-** Returns 1 when LINE was one of them.
-*/
+/* A new free generation's start (freegen.h): zeros or the state file in
+** use, as +gen's; +qa's is the greeting's state (ChatRWKV's chat_init). */
 static int
-free_gen(struct repl *r, const char *line)
+gen_create(struct repl *r, int cmd, rwkv_err *err)
+{
+    chat *c = sess_chat(r->s);
+    rwkv_state *st = NULL;
+    int rc;
+
+    fgen_destroy(r->gen);
+    r->gen = NULL;
+    if (cmd != FGEN_CMD_QA)
+        return fgen_create(r->m, r->t, chat_has_state_file(c) ? chat_state_start(c) : NULL,
+                           &r->gen, err);
+    if ((rc = rwkv_state_create(r->m, &st, err)) == RWKV_OK &&
+        (rc = chat_state_greeted(c, st, err)) == RWKV_OK)
+        rc = fgen_create(r->m, r->t, st, &r->gen, err);
+    rwkv_state_destroy(st);
+    return rc;
+}
+
+/*
+** ChatRWKV's free generation (freegen.h), outside the conversation: CMD
+** (fgen_cmd_parse) with ARG (N bytes): +gen / +i / +qq / +qa TEXT ("\n" in
+** TEXT is a newline) from their prompts, +++ continues, ++ again.
+*/
+static void
+free_gen(struct repl *r, int cmd, const char *arg, size_t n)
 {
     chat *c = sess_chat(r->s);
     const rwkv_sampling *sp = chat_sampling(c);
     uint64_t seed = rng_mix(chat_seed(c, NULL) ^ rng_mix(++r->n_gen));
-    size_t made = 0;
+    size_t made = 0, len = 0;
     rwkv_err err;
     int rc;
 
-    if (strncmp(line, "+gen ", 5) != 0 && strcmp(line, "+++") != 0 && strcmp(line, "++") != 0)
-        return 0;
-    sig_gen_cancel = 0;
-    sig_in_gen = 1;
-    if (line[1] == 'g') {
-        /* a new generation from the start: zeros, or the state file in use */
-        size_t n = 0;
-        char *p = strdup(line + 5), *text;
-        fgen_destroy(r->gen);
-        r->gen = NULL;
-        if (p == NULL) {
-            sig_in_gen = 0;
-            cli_errorf("+gen: out of memory");
-            return 1;
+    if (cmd != FGEN_CMD_MORE && cmd != FGEN_CMD_AGAIN) {
+        char *text = fgen_cmd_prompt(cmd, arg, n, chat_user_name(c), chat_bot_name(c), &len);
+        if (text == NULL) {       /* (blanks around ARG are gone: n > 0 is text) */
+            if (n == 0)
+                cli_errorf("usage: %s TEXT (not sent)", fgen_cmd_name(cmd));
+            else
+                cli_errorf("%s: out of memory", fgen_cmd_name(cmd));
+            return;
         }
-        text = fgen_prompt_text(p, &n);
-        rc = fgen_create(r->m, r->t, chat_has_state_file(c) ? chat_state_start(c) : NULL,
-                         &r->gen, &err);
+        sig_gen_cancel = 0;
+        sig_in_gen = 1;
+        rc = gen_create(r, cmd, &err);
         if (rc == RWKV_OK)
-            rc = fgen_start(r->gen, text, n, sp, seed, gen_text, r, &sig_gen_cancel, &made,
-                            &err);
-        free(p);
+            rc = fgen_start_text(r->gen, text, len, sp, seed, gen_text, r, &sig_gen_cancel,
+                                 &made, &err);
+        free(text);
     } else if (r->gen == NULL) {
-        rc = rwkv_errf(&err, RWKV_EINVAL, "%s: nothing to %s: start with +gen TEXT", line,
-                       line[2] == '+' ? "continue" : "generate again");
-    } else if (line[2] == '+') {
-        rc = fgen_more(r->gen, sp, gen_text, r, &sig_gen_cancel, &made, &err);
+        rc = rwkv_errf(&err, RWKV_EINVAL, "%s: nothing to %s: start with +gen TEXT",
+                       fgen_cmd_name(cmd), cmd == FGEN_CMD_MORE ? "continue" : "generate again");
     } else {
-        rc = fgen_again(r->gen, sp, seed, gen_text, r, &sig_gen_cancel, &made, &err);
+        sig_gen_cancel = 0;
+        sig_in_gen = 1;
+        rc = cmd == FGEN_CMD_MORE
+                 ? fgen_more(r->gen, sp, gen_text, r, &sig_gen_cancel, &made, &err)
+                 : fgen_again(r->gen, sp, seed, gen_text, r, &sig_gen_cancel, &made, &err);
     }
     sig_in_gen = 0;
     if (made > 0 || rc == RWKV_OK)
@@ -1045,7 +1081,42 @@ free_gen(struct repl *r, const char *line)
     else if (sig_gen_cancel)
         fprintf(stderr, "(generation stopped after %zu tokens; +++ continues it)\n", made);
     sig_gen_cancel = 0;
-    return 1;
+}
+
+/*
+** ChatRWKV's "+" commands (fgen_cmd_parse, the one rule of both front
+** ends): the free generations, "+" (/regen), "+reset" (/reset); "+prompt"
+** is said not to be supported.  None goes to the model as a message.
+** Returns 1 when LINE was one of them.
+*/
+static int
+plus_command(struct repl *r, const char *line)
+{
+    char none[1] = "";
+    const char *arg;
+    size_t n;
+    int cmd = fgen_cmd_parse(line, &arg, &n);
+
+    switch (cmd) {
+    case FGEN_CMD_NONE:
+        return 0;
+    case FGEN_CMD_RESET:
+        if (n > 0)
+            cli_errorf("+reset takes no argument (not sent)");
+        else
+            cmd_reset(r, none);
+        return 1;
+    case FGEN_CMD_REGEN:
+        cmd_regen(r, none);
+        return 1;
+    case FGEN_CMD_PROMPT:
+        cli_errorf("+prompt (a ChatRWKV prompt file) is not supported here, not sent: use "
+                   "--greeting TEXT, --user NAME and --bot NAME, or /state FILE");
+        return 1;
+    default:
+        free_gen(r, cmd, arg, n);
+        return 1;
+    }
 }
 
 /*
@@ -1155,7 +1226,7 @@ repl_loop(struct repl *r)
                 break;
             continue;
         }
-        if (line[0] == '+' && free_gen(r, line))
+        if (plus_command(r, line))
             continue;
         msg = line[0] == '/' ? line + 1 : line;
         len = (size_t)n - (size_t)(msg - line);
@@ -1209,7 +1280,7 @@ resume_target(struct chat_cli *a, sess_info *info)
 {
     rwkv_err err;
 
-    if (sess_lookup(a->o.db, a->session_id, info, &err) != RWKV_OK) {
+    if (sess_lookup_ex(a->o.db, a->session_id, CHAT_NODB, info, &err) != RWKV_OK) {
         cli_errorf("chat: %s", err.msg);
         return 1;
     }
@@ -1313,6 +1384,7 @@ cmd_chat(int argc, char **argv)
                               .ud = &r };
     sc.note = on_note;
     sc.quit_key = "/quit";             /* the leaving rule's refusal names it */
+    sc.nodb_hint = CHAT_NODB;          /* a database it may not write: how to go on */
     if (sess_create(&sc, &r.s, &err) != RWKV_OK) {
         rc = cli_fail(&err);
         goto out;

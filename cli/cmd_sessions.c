@@ -646,19 +646,20 @@ static const struct sessions_cmd {
     int         nargs, nids;
     const char *args;
     int         nopt;    /* of the NARGS, how many may be left out (the last) */
+    int         reads;   /* it only reads: a read-only database is read (open_db) */
 } sessions_cmds[] = {
-    { "list", do_list, 0, 0, " [--json]", 0 },
-    { "show", do_show, 1, 1, " ID", 0 },
-    { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE]", 0 },
-    { "import", do_import, 1, 0, " FILE", 0 },
-    { "fork", do_fork, 2, 2, " ID TURN [--title T]", 0 },
-    { "rename", do_rename, 2, 1, " ID TITLE", 0 },
-    { "rm", do_rm, 1, 1, " ID", 0 },
-    { "search", do_search, 1, 0, " TEXT", 0 },
-    { "vacuum", do_vacuum, 0, 0, "", 0 },
-    { "state", do_state, 2, 2, " ID TURN [--vs TURN2] [--json]", 0 },
-    { "budget", do_budget, 1, 0, " [SIZE|off]", 1 },
-    { NULL, NULL, 0, 0, NULL, 0 },
+    { "list", do_list, 0, 0, " [--json]", 0, 1 },
+    { "show", do_show, 1, 1, " ID", 0, 1 },
+    { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE]", 0, 1 },
+    { "import", do_import, 1, 0, " FILE", 0, 0 },
+    { "fork", do_fork, 2, 2, " ID TURN [--title T]", 0, 0 },
+    { "rename", do_rename, 2, 1, " ID TITLE", 0, 0 },
+    { "rm", do_rm, 1, 1, " ID", 0, 0 },
+    { "search", do_search, 1, 0, " TEXT", 0, 1 },
+    { "vacuum", do_vacuum, 0, 0, "", 0, 0 },
+    { "state", do_state, 2, 2, " ID TURN [--vs TURN2] [--json]", 0, 1 },
+    { "budget", do_budget, 1, 0, " [SIZE|off]", 1, 1 },
+    { NULL, NULL, 0, 0, NULL, 0, 0 },
 };
 
 /* The options, anywhere on the line, and the positional arguments into A
@@ -815,6 +816,55 @@ no_database(const struct sessions_args *a)
     return 1;
 }
 
+/* Whether command C (its arguments A) only reads the database: `budget`
+** with no size shows the budget, with one sets it. */
+static int
+reads_only(const struct sessions_cmd *c, const struct sessions_args *a)
+{
+    return c->reads && (c->run != do_budget || a->npos < 2);
+}
+
+/*
+** The database for command C: a command that only reads opens one this
+** process may not write read-only, creating and changing nothing
+** (store.h, store_open_ex); one that writes is refused there with one
+** line naming the file, why, and what still works -- `sessions` has no
+** --no-db.
+*/
+static int
+open_db(const struct sessions_cmd *c, const struct sessions_args *a, store **st, rwkv_err *err)
+{
+    char hint[200];
+    store_open_opts o;
+
+    memset(&o, 0, sizeof o);
+    o.read_ok = reads_only(c, a);
+    snprintf(hint, sizeof hint, "'sessions %s' changes it: make it writable, or use a writable "
+             "--db (list, show, search, export and state read it as it is)", c->name);
+    o.ro_hint = hint;
+    return store_open_ex(a->db, &o, st, err);
+}
+
+/* The busy hook (store_set_busy_hook) of a command's database UD: a wait
+** for another program's lock that lasts SAY_WAIT_MS is said once, up front,
+** with its bound -- a write then waits at most that long before it fails
+** with "database is locked" (another client's commit takes milliseconds,
+** unsaid). */
+#define SAY_WAIT_MS 100
+static int
+say_wait(void *ud, int waited_ms)
+{
+    static int said;
+    const store *st = ud;
+
+    if (waited_ms < SAY_WAIT_MS || said)
+        return 0;
+    said = 1;
+    fprintf(stderr, "waiting up to %d s for the lock another program holds on %s\n",
+            (store_busy_ms(st) + 999) / 1000, store_path(st));
+    return 0;
+}
+
 int
 cmd_sessions(int argc, char **argv)
 {
@@ -835,10 +885,11 @@ cmd_sessions(int argc, char **argv)
         free(a.in_buf);
         return rc;
     }
-    if (store_open(a.db, &st, &err) != RWKV_OK) {
+    if (open_db(c, &a, &st, &err) != RWKV_OK) {
         free(a.in_buf);
         return cli_fail(&err);
     }
+    store_set_busy_hook(st, say_wait, st);
     rc = c->run(st, &a);
     store_close(st);
     free(a.in_buf);

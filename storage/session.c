@@ -228,6 +228,8 @@ new_chat(sess *s, rwkv_model *m, const tok *t, const framing *fr, const rwkv_sam
 
 /* ---- public ----------------------------------------------------------------------------- */
 
+static void note_greeting_unused(sess *s);
+
 int
 sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
 {
@@ -277,8 +279,10 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     if ((rc = new_chat(s, s->m, s->t, &s->fr, &cfg->chat.samp, cfg->chat.samp_set,
                        cfg->chat.state_path, &s->c, err)) != RWKV_OK)
         goto fail;
-    if (cfg->db_path != NULL && (rc = store_open(cfg->db_path, &s->st, err)) != RWKV_OK)
+    if (cfg->db_path != NULL && (rc = sess_open_store(s, cfg, err)) != RWKV_OK)
         goto fail;
+    if (cfg->chat.state_path != NULL)
+        note_greeting_unused(s);
     if (s->st != NULL)
         store_set_tr(s->st, cfg->tr);       /* its replay notes in the same language */
     /* a model row that cannot be saved (a full disk, a lock held) is a
@@ -339,6 +343,22 @@ int64_t
 sess_head(const sess *s)
 {
     return s->head;
+}
+
+int
+sess_greeting_used(const sess *s)
+{
+    return !chat_has_state_file(s->c);
+}
+
+/* A greeting of one's own set, and a state file starting the chat: it is
+** not fed (sess_greeting_used), and the user hears it once, here. */
+static void
+note_greeting_unused(sess *s)
+{
+    if (s->fr.greeting != NULL && s->fr.greeting[0] != '\0' && !sess_greeting_used(s))
+        sess_notef(s, 0, "the greeting is not fed: a chat that starts from a state file "
+                         "starts from the state alone, as the demo does");
 }
 
 int
@@ -649,6 +669,8 @@ sess_switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_er
     int rc = switch_state(s, path, lib_id, replay, err);
 
     sess_expect_clear(s);               /* its expectation ends, as sess_open's */
+    if (rc == RWKV_OK)
+        note_greeting_unused(s);
     return rc;
 }
 
@@ -882,6 +904,7 @@ sess_output_check(sess *s, const char *path, rwkv_err *err)
 int
 sess_state_save(sess *s, const char *path, rwkv_err *err)
 {
+    rwkv_state *next = NULL;
     rwkv_err e2;
     int rc;
 
@@ -898,7 +921,15 @@ sess_state_save(sess *s, const char *path, rwkv_err *err)
         return rwkv_errf(err, rc, "%s: the state was not saved: %s", path,
                          rc == RWKV_ECANCEL ? "cancelled while your last message was read"
                                             : e2.msg);
-    return rwkv_state_save_file(s->m, chat_state(s->c), path, err);
+    /* the state the chat goes on from: after a reply cut by max-tokens or a
+    ** cancel, with the "\n\n" the next message would be fed after, so a
+    ** chat started from the file goes on as this one does */
+    if ((rc = rwkv_state_create(s->m, &next, err)) != RWKV_OK)
+        return rc;
+    if ((rc = chat_state_next(s->c, next, err)) == RWKV_OK)
+        rc = rwkv_state_save_file(s->m, next, path, err);
+    rwkv_state_destroy(next);
+    return rc;
 }
 
 int

@@ -142,6 +142,8 @@ typedef struct sess sess;      /* opaque: sess_create / sess_destroy */
 #define SESS_QUIT_KEY_MAX 32
 /* Longest session title taken from a first message (bytes). */
 #define SESS_AUTO_TITLE_MAX 60
+/* The full-screen client's way to save nothing (sess_config.nodb_hint). */
+#define SESS_NODB_HINT "--no-db to save nothing"
 
 typedef struct sess_config {
     const char    *db_path;      /* NULL = nothing saved (an ephemeral chat) */
@@ -180,6 +182,11 @@ typedef struct sess_config {
     ** rule's refusal says it.  Copied; longer than SESS_QUIT_KEY_MAX - 1
     ** bytes: sess_create fails (RWKV_EINVAL).  NULL: "quit" alone. */
     const char    *quit_key;
+    /* Optional: the front end's way to chat without saving, for the hint
+    ** of the line refusing a database it cannot write (store_open_opts.
+    ** nodb: "use a writable --db, or NODB").  NULL: the full-screen
+    ** client's, "--no-db to save nothing". */
+    const char    *nodb_hint;
 } sess_config;
 
 /*
@@ -220,8 +227,13 @@ typedef struct sess_info {
     int64_t head_turn;
 } sess_info;
 /* Session SID (0 = the most recently used) of the database DB (NULL = the
-** default path); RWKV_EINVAL "no saved sessions ..." when there is none. */
+** default path); RWKV_EINVAL "no saved sessions ..." when there is none.
+** The database is opened as the chat will open it, for writing: one this
+** process may not write is refused here, before a model loads, with
+** NODB's hint (sess_config.nodb_hint; sess_lookup: the client's). */
 int  sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err);
+int  sess_lookup_ex(const char *db, int64_t sid, const char *nodb, sess_info *out,
+                    rwkv_err *err);
 /*
 ** What a resume of INFO launches with where the command line said nothing
 ** (the one rule of both front ends): unless *MODEL or *DEMO is set, the
@@ -305,6 +317,19 @@ const framing *sess_framing(const sess *s);   /* borrowed */
 ** changes.
 */
 int  sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err);
+
+/*
+** The greeting rule with a state file (the demo's: API_DEMO_CHAT.py feeds
+** no greeting when a state is loaded): the framing keeps its greeting, but
+** a chat that starts from a state file does not feed it.  1 when this
+** chat's start feeds the framing's greeting, 0 when a state file replaces
+** it -- what the framing views (/framing, F8) show.  SESS_GREETING_UNUSED
+** is their words for it; sess_create and sess_switch_state say it in a
+** note when a greeting of one's own (--greeting, the config, F8, a preset)
+** is set and a state file starts the chat.
+*/
+int  sess_greeting_used(const sess *s);
+#define SESS_GREETING_UNUSED "(not fed: a state file is in use)"
 
 /* 1 when the chat's state holds the greeting's tokens (fed, or fed with
 ** the first message), 0 on a branch saved without one (its first message a
@@ -431,7 +456,10 @@ int    sess_export(const sess *s, enum store_format fmt, char **buf, size_t *len
 ** sess_abandon kept before its prompt was fed (the abandon rule above) is
 ** fed first, as the next message would feed it (that one then does not) --
 ** the greeting too when it was still to be fed -- so the file holds the
-** state its saved tokens give, as a resume's replay would.  Cancellable
+** state its saved tokens give, as a resume's replay would; after a reply
+** cut by max-tokens or a cancel, with the "\n\n" the next message is fed
+** after (chat_state_next), so `--state FILE` goes on as this chat does.
+** Cancellable
 ** while it feeds (sess_cancel: RWKV_ECANCEL, nothing written, the chat as
 ** it was but for a greeting fed).  Refused while a reply runs and where
 ** sess_output_check refuses; a failed write leaves PATH as it was.  On the

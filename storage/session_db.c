@@ -23,7 +23,40 @@ void
 sess_save_fail(sess *s, const char *what, const rwkv_err *err)
 {
     snprintf(s->fail_why, sizeof s->fail_why, "%s", err->msg);
+    if (s->in_open && s->open_said++ > 0)
+        return;                        /* an open's writes: one line (open_branch) */
     sess_notef(s, 1, "saving %s: %s (the chat goes on)", sess_tr(s, what), err->msg);
+}
+
+/* The store's busy hook (store_set_busy_hook; sess_open_store): called on
+** the waiting thread, it uses no statement of the store -- its path and
+** bound only -- and sends one note per wait once it lasted
+** SESS_LOCK_SAY_MS (another client's commit, milliseconds, is not said). */
+static int
+lock_note(void *ud, int waited_ms)
+{
+    sess *s = ud;
+
+    if (waited_ms == 0)                /* a wait begins */
+        s->lock_said = 0;
+    if (s->lock_said || waited_ms < SESS_LOCK_SAY_MS)
+        return 0;
+    s->lock_said = 1;
+    sess_notef(s, 0, "waiting up to %d s for the lock another program holds on %s",
+               (store_busy_ms(s->st) + 999) / 1000, store_path(s->st));
+    return 0;
+}
+
+int
+sess_open_store(sess *s, const sess_config *cfg, rwkv_err *err)
+{
+    store_open_opts o = { 0, cfg->nodb_hint ? cfg->nodb_hint : SESS_NODB_HINT, NULL };
+    int rc;
+
+    if ((rc = store_open_ex(cfg->db_path, &o, &s->st, err)) != RWKV_OK)
+        return rc;
+    store_set_busy_hook(s->st, lock_note, s);
+    return RWKV_OK;
 }
 
 /* ---- the start of a session in the store ---------------------------------------------- */
@@ -94,6 +127,10 @@ sess_model_row(sess *s, rwkv_err *err)
         return RWKV_OK;
     store_model_from_info(&m, s->model_path, rwkv_model_info(s->m));
     snprintf(m.vocab, sizeof m.vocab, "%s", s->vocab_path);
+    /* a resume finds its row as it left it: read, not written (a write
+    ** waits for another program's lock) */
+    if (store_model_find(s->st, &m, &s->model_id, err) == RWKV_OK && s->model_id != 0)
+        return RWKV_OK;
     return store_model_upsert(s->st, &m, &s->model_id, err);   /* the caller names it */
 }
 
@@ -101,13 +138,16 @@ sess_model_row(sess *s, rwkv_err *err)
 ** Session SS must have been made by a model of this shape.  *CHANGED (OUT):
 ** it was made with another file at this model's path (a model written over
 ** it): the user is told, and only states known to be made with this file
-** are used (the others are rebuilt by replay).
+** are used (the others are rebuilt by replay).  Told by the file's
+** identity (size, fingerprint, digest: a model row's key), not by the row
+** ids alone: this model's row may not be known (s->model_id 0, its write
+** failed -- another program's lock), which says nothing of the file.
 */
 static int
 check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
 {
     const rwkv_info *inf = rwkv_model_info(s->m);
-    store_model sm;
+    store_model sm, cur;
     int rc;
 
     *changed = 0;
@@ -123,8 +163,10 @@ check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
                          "model (RWKV-%s, %d layers, %d embd): open it with that model, or start a new session",
                          (long long)ss->id, sm.path, sm.version, sm.n_layer, sm.n_embd,
                          inf->version, inf->n_layer, inf->n_embd);
-    if (!inf->is_demo && strcmp(sm.path, s->model_path) == 0) {
-        /* another row of the same path: another file content (store.h) */
+    store_model_from_info(&cur, s->model_path, inf);
+    if (!inf->is_demo && strcmp(sm.path, s->model_path) == 0 &&
+        (sm.size != cur.size || sm.fingerprint != cur.fingerprint || sm.digest != cur.digest)) {
+        /* another file content at the same path (store.h) */
         *changed = 1;
         sess_notef(s, 0, "the model at %s changed since this session was saved: the states saved "
                     "with the old file are not used, they are rebuilt by replay", sm.path);
@@ -250,6 +292,21 @@ sess_replay(sess *s, int64_t turn, rwkv_state *out, size_t *replayed, char *note
 }
 
 /* ---- loading a branch into the chat --------------------------------------------------- */
+
+/* Whether session SID's row has HEAD as its head already and is the most
+** recently used one (the --resume target): moving there writes nothing
+** new, so it is not written -- a resume then needs no write, and no wait
+** for another program's lock, before the chat starts. */
+static int
+head_in_place(sess *s, int64_t sid, int64_t head)
+{
+    store_session ss;
+    int64_t latest = 0;
+    rwkv_err e;
+
+    return store_session_get(s->st, sid, &ss, &e) == RWKV_OK && ss.head_turn == head &&
+           store_session_latest(s->st, &latest, &e) == RWKV_OK && latest == sid;
+}
 
 /* The state a replay rebuilt for TURN, saved now so the next open takes
 ** it instead of replaying again: a leaf saved without one (a reply cut by a
@@ -439,7 +496,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     s->unfed = 0;
     if (last_user_parent >= 0)
         chat_set_turn_start(s->c, prev);
-    if (s->sid != sid || s->head != head) {
+    if ((s->sid != sid || s->head != head) && !head_in_place(s, sid, head)) {
         rwkv_err e2;
         if (store_session_set_head(s->st, sid, head, &e2) != RWKV_OK)
             sess_save_fail(s, "the branch position", &e2);
@@ -1408,6 +1465,13 @@ sess_save_finish(sess *s, const chat_turn *t)
 int
 sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err)
 {
+    return sess_lookup_ex(db, sid, NULL, out, err);
+}
+
+int
+sess_lookup_ex(const char *db, int64_t sid, const char *nodb, sess_info *out, rwkv_err *err)
+{
+    store_open_opts o = { 0, nodb ? nodb : SESS_NODB_HINT, NULL };
     char defpath[STORE_PATH_MAX];
     store *st = NULL;
     store_session ss;
@@ -1427,7 +1491,7 @@ sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "--session %lld: no saved sessions (%s does not exist)",
                          (long long)sid, db);
     }
-    if ((rc = store_open(db, &st, err)) != RWKV_OK)
+    if ((rc = store_open_ex(db, &o, &st, err)) != RWKV_OK)
         return rc;
     if (sid == 0 && store_session_latest(st, &sid, err) != RWKV_OK) {
         rc = rwkv_errf(err, RWKV_EINVAL, "--resume: no saved sessions in %s", db);
@@ -1529,19 +1593,30 @@ session_sampling(sess *s, int64_t head, rwkv_err *err)
 ** turns were written so).
 */
 static int
-open_framing(sess *s, int64_t sid, framing *out, rwkv_err *err)
+open_framing(sess *s, int64_t sid, framing *out, int *changed, rwkv_err *err)
 {
     const framing *l = &s->launch_fr;
+    framing was;
     int rc;
 
+    *changed = 0;
     rc = store_session_framing(s->st, sid, out, err);
     if (rc == RWKV_EFORMAT) {         /* a damaged row: said, and the defaults */
         sess_notef(s, 1, "%s (the default framing is used)", err->msg);
         framing_fini(out);
+        *changed = 1;                  /* (written back, mended, with the launch's) */
         rc = RWKV_OK;
     }
-    if (rc != RWKV_OK || !s->launch_frame ||
-        (rc = framing_merge(out, l, FRAMING_STOP | FRAMING_BAN | FRAMING_THINK, err)) != RWKV_OK)
+    if (rc != RWKV_OK || !s->launch_frame)
+        return rc;
+    /* *CHANGED: the launch's stops, bans or think mode change the row's */
+    framing_init(&was);
+    if ((rc = framing_copy(&was, out, err)) == RWKV_OK &&
+        (rc = framing_merge(out, l, FRAMING_STOP | FRAMING_BAN | FRAMING_THINK, err)) == RWKV_OK &&
+        !framing_equal(&was, out))
+        *changed = 1;
+    framing_fini(&was);
+    if (rc != RWKV_OK)
         return rc;
     if ((l->greeting || l->user[0] || l->bot[0]) && !framing_same_prompt(l, out))
         sess_notef(s, 0, "(session %lld keeps its own greeting and names: %s / %s; the ones given "
@@ -1579,13 +1654,14 @@ load_framed(sess *s, int64_t sid, const sess_start *start, int64_t head, framing
     return RWKV_OK;
 }
 
-/* sess_open within the expected job (the cancel rule, session.h). */
+static int open_writes(sess *s, int64_t sid, int64_t head, rwkv_err *err);
+
+/* sess_open within the expected job (the cancel rule, session.h), the
+** leaving rule kept; its writes are one job (open_writes). */
 static int
 open_branch(sess *s, int64_t sid, int64_t head, rwkv_err *err)
 {
-    store_session ss;
-    sess_start start;
-    int rc, changed, was_required = s->meta.digest_required;
+    int rc;
 
     if (s->st == NULL)
         return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved: no session to open");
@@ -1593,6 +1669,34 @@ open_branch(sess *s, int64_t sid, int64_t head, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
     if ((rc = sess_leave_check(s, err)) != RWKV_OK)
         return rc;
+    /*
+    ** The open's own writes -- the branch position, a state a replay
+    ** rebuilt, the framing given at launch, each only where it changes
+    ** the row -- make one job, as a message's rows do (store_busy_once):
+    ** while another program holds the lock, the first waits (said once,
+    ** up front: sess_open_store's hook), the others give up at once, and
+    ** one line says what was not saved.  None is needed to go on: the
+    ** chat starts either way.
+    */
+    store_busy_once(s->st, 1);
+    s->in_open = 1;
+    s->open_said = 0;
+    rc = open_writes(s, sid, head, err);
+    s->in_open = 0;
+    if (s->st != NULL)
+        store_busy_once(s->st, 0);
+    return rc;
+}
+
+/* open_branch's work once it may go on: the session read, checked and
+** loaded, its position and framing written where they changed. */
+static int
+open_writes(sess *s, int64_t sid, int64_t head, rwkv_err *err)
+{
+    store_session ss;
+    sess_start start;
+    int rc, changed, fr_changed = 0, was_required = s->meta.digest_required;
+
     if ((rc = store_session_get(s->st, sid, &ss, err)) != RWKV_OK)
         return rc;
     if ((rc = check_model(s, &ss, &changed, err)) != RWKV_OK)
@@ -1616,7 +1720,7 @@ open_branch(sess *s, int64_t sid, int64_t head, rwkv_err *err)
         framing fr;
         framing_init(&fr);
         s->meta.digest_required = changed;
-        if ((rc = open_framing(s, sid, &fr, err)) == RWKV_OK)
+        if ((rc = open_framing(s, sid, &fr, &fr_changed, err)) == RWKV_OK)
             rc = load_framed(s, sid, &start, head, &fr, err);
         framing_fini(&fr);
         if (rc != RWKV_OK) {
@@ -1627,7 +1731,7 @@ open_branch(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     if (s->launch_frame) {       /* stops/bans/think given at launch are the session's now */
         rwkv_err e2;
         s->launch_frame = 0;
-        if (store_session_set_framing(s->st, sid, &s->fr, &e2) != RWKV_OK)
+        if (fr_changed && store_session_set_framing(s->st, sid, &s->fr, &e2) != RWKV_OK)
             sess_save_fail(s, "the framing", &e2);
     }
     s->launch_state = 0;

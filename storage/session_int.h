@@ -85,6 +85,9 @@ struct sess {
 
     /* saving; st == NULL: nothing is saved */
     store           *st;               /* owned connection */
+    int              lock_said;        /* this lock wait was said (sess_lock_note) */
+    int              in_open;          /* an open's writes run (open_branch): ... */
+    int              open_said;        /* ... and one of them said it failed */
     store_state_meta meta;
     char             model_path[STORE_PATH_MAX];
     char             vocab_path[STORE_PATH_MAX];
@@ -216,8 +219,16 @@ void sess_save_failed(sess *s, const char *what, const rwkv_err *err);
 /* The title of a session from its first message MSG (at most
 ** SESS_AUTO_TITLE_MAX bytes, into OUT, CAP bytes). */
 void sess_auto_title(const char *msg, char *out, size_t cap);
-/* The model's metadata for snapshots, and its row in the store (when saving). */
+/* The model's metadata for snapshots, and its row in the store (when saving):
+** the row already there is found by a read (no write, so no wait for
+** another program's lock); a missing one is written. */
 int  sess_model_row(sess *s, rwkv_err *err);
+/* The store of CFG->db_path opened for S (CFG->nodb_hint in the line that
+** refuses one it may not write), its lock waits said (a busy hook the
+** full-screen client replaces by its own once its screen is up): a wait
+** that lasts SESS_LOCK_SAY_MS is one note, up front, with its bound. */
+int  sess_open_store(sess *s, const sess_config *cfg, rwkv_err *err);
+#define SESS_LOCK_SAY_MS 100
 /* Feed segment IDS[N] of ROLE into OUT by the replay rule; *DONE counts up
 ** to TOTAL for the progress callback. */
 int  sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out,

@@ -23,6 +23,10 @@
 **     created (still empty, the same inode, nobody's -wal or -shm beside
 **     it) is removed, an empty file's mode put back, the directories it
 **     made removed while empty (made_undo).
+**   - A database this process may not write (store_ro.c says what counts)
+**     is refused for writing before SQLite opens it, with the front end's
+**     hint; a reader (store_open_ex, read_ok) opens it read-only and
+**     makes, changes and removes nothing (open_ro).
 */
 #include "store_int.h"
 
@@ -726,6 +730,12 @@ store_busy_timeouts(const store *s)
     return s->busy_timeouts;
 }
 
+int
+store_busy_ms(const store *s)
+{
+    return s->busy_ms;
+}
+
 /* ---- open --------------------------------------------------------------- */
 
 int
@@ -800,7 +810,7 @@ setup_step(store *s, sqlite3_stmt *st)
 ** fails with one line naming the file and the mode.
 */
 static int
-journal_check(store *s, const char *mode, rwkv_err *err)
+journal_check(store *s, const char *mode, const store_open_opts *o, rwkv_err *err)
 {
     static const char *const rollback[] = { "delete", "truncate", "persist" };
 
@@ -813,21 +823,30 @@ journal_check(store *s, const char *mode, rwkv_err *err)
         }
     }
     return rwkv_errf(err, RWKV_EDB, "%s: SQLite keeps this database in journal mode '%s', not "
-                     "WAL: a crash would lose what is saved (use another --db, or --no-db to "
-                     "save nothing)", s->path, mode[0] ? mode : "?");
+                     "WAL: a crash would lose what is saved (use another --db%s%s)", s->path,
+                     mode[0] ? mode : "?", o->nodb ? ", or " : "", o->nodb ? o->nodb : "");
 }
 
-/* A database (or its folder, where the journal goes) we may not write. */
+/* What is said when SQLite found a database read-only and
+** store_read_only_reason had not (a file system that refuses writes
+** without saying so at mount). */
+#define RO_WHY_ANY "no write permission on it or its folder, or a read-only file system"
+
+/* A database (or its folder, where the journal goes) we may not write:
+** WHY (NULL: RO_WHY_ANY), then O's hint. */
 static int
-readonly_error(const char *path, rwkv_err *err)
+readonly_error(const char *path, const char *why, const store_open_opts *o, rwkv_err *err)
 {
-    return rwkv_errf(err, RWKV_EIO, "%s: the session database is read-only (no write permission "
-                     "on it or its folder, or a read-only file system): use a writable --db, or "
-                     "--no-db to save nothing", path);
+    if (o->ro_hint != NULL)
+        return rwkv_errf(err, RWKV_EIO, "%s: the session database is read-only (%s): %s", path,
+                         why ? why : RO_WHY_ANY, o->ro_hint);
+    return rwkv_errf(err, RWKV_EIO, "%s: the session database is read-only (%s): use a writable "
+                     "--db%s%s", path, why ? why : RO_WHY_ANY, o->nodb ? ", or " : "",
+                     o->nodb ? o->nodb : "");
 }
 
 static int
-open_fail(store *s, rwkv_err *err)
+open_fail(store *s, const store_open_opts *o, rwkv_err *err)
 {
     int c = sqlite3_errcode(s->db);
 
@@ -835,8 +854,11 @@ open_fail(store *s, rwkv_err *err)
         return rwkv_errf(err, RWKV_EDB, "%s: not a rwkv-tui session database (not an SQLite file)", s->path);
     if (c == SQLITE_CORRUPT)
         return store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
+    if (c == SQLITE_READONLY && s->read_only)
+        return rwkv_errf(err, RWKV_EDB, "%s: cannot read the session database read-only: %s",
+                         s->path, sqlite3_errmsg(s->db));
     if (c == SQLITE_READONLY)
-        return readonly_error(s->path, err);
+        return readonly_error(s->path, NULL, o, err);
     if (c == SQLITE_CANTOPEN || c == SQLITE_PERM)
         return rwkv_errf(err, RWKV_EDB, "%s: cannot open the session database: %s", s->path,
                          sqlite3_errmsg(s->db));
@@ -937,12 +959,242 @@ migrate(store *s, rwkv_err *err)
     return rc;
 }
 
+/*
+** The first reads of S, either open: a non-database or corrupt file told
+** apart (the first read), a newer schema and another program's database
+** refused; the schema version into *UV, the number of tables into *TABLES.
+*/
+static int
+first_reads(store *s, const store_open_opts *o, int64_t *uv, int64_t *tables, rwkv_err *err)
+{
+    int rc;
+
+    if (sqlite3_exec(s->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK)
+        return open_fail(s, o, err);
+    if ((rc = store_pragma_int(s, "PRAGMA user_version", uv, err)) != RWKV_OK)
+        return rc;
+    if (*uv > STORE_SCHEMA_VERSION)
+        return rwkv_errf(err, RWKV_EDB,
+                         "%s: session database schema v%d is newer than this rwkv-tui understands (v%d): upgrade rwkv-tui or use another --db",
+                         s->path, (int)*uv, STORE_SCHEMA_VERSION);
+    if ((rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_master", tables, err)) != RWKV_OK)
+        return rc;
+    if (*uv == 0 && *tables > 0) {     /* refuse before changing anything */
+        int64_t app;
+        if ((rc = store_pragma_int(s, "PRAGMA application_id", &app, err)) != RWKV_OK)
+            return rc;
+        if (app != STORE_APP_ID)
+            return rwkv_errf(err, RWKV_EDB, "%s: an SQLite database of another program, not a rwkv-tui session database", s->path);
+    }
+    return RWKV_OK;
+}
+
+/* S's connection on the file it names (SQLite's flags FLAGS: a path, or a
+** URI with SQLITE_OPEN_URI), with the store's busy handler. */
+static int
+db_connect(store *s, const char *name, int flags, const store_open_opts *o, rwkv_err *err)
+{
+    if (sqlite3_open_v2(name, &s->db, flags, NULL) != SQLITE_OK)
+        return s->db ? open_fail(s, o, err)
+                     : rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", s->path);
+    sqlite3_extended_result_codes(s->db, 0);
+    s->busy_ms = STORE_BUSY_MS;
+    sqlite3_busy_handler(s->db, busy_wait, s);
+    return RWKV_OK;
+}
+
+/* The rest of a writable open, S connected: schema checks, WAL mode, the
+** connection's settings, migrations. */
+static int
+open_rw(store *s, const store_open_opts *o, rwkv_err *err)
+{
+    int64_t uv, tables;
+    int rc;
+
+    if ((rc = first_reads(s, o, &uv, &tables, err)) != RWKV_OK)
+        return rc;
+    if (uv == 0 && tables == 0 &&
+        (rc = store_exec(s, "PRAGMA page_size=" STORE_PAGE_SIZE_STR "; PRAGMA auto_vacuum=INCREMENTAL",
+                         err)) != RWKV_OK)
+        return rc;
+    {
+        sqlite3_stmt *st;
+        char mode[16];
+        if ((rc = store_prep(s, "PRAGMA journal_mode=WAL", &st, err)) != RWKV_OK)
+            return rc;
+        if (setup_step(s, st) != SQLITE_ROW) {
+            rc = open_fail(s, o, err);
+            sqlite3_finalize(st);
+            return rc;
+        }
+        store_col_text(st, 0, mode, sizeof mode);
+        sqlite3_finalize(st);
+        if ((rc = journal_check(s, mode, o, err)) != RWKV_OK)
+            return rc;
+    }
+    /* FULL: a turn reported saved survives a power cut too, not only a
+    ** crash.  The WAL is checkpointed every 256 pages (16 MB: the hook,
+    ** STORE_WAL_AUTOCHECKPOINT), cut back to 32 MB at a rewind, and cut
+    ** to nothing at the quiet points (store_wal_trim, store_close), so
+    ** snapshot traffic does not leave a large -wal file. */
+    if ((rc = store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;"
+                            " PRAGMA journal_size_limit=33554432", err)) != RWKV_OK)
+        return rc;
+    sqlite3_wal_hook(s->db, store_file_wal_hook, s);
+    if (uv < STORE_SCHEMA_VERSION && (rc = migrate(s, err)) != RWKV_OK)
+        return rc;
+    return RWKV_OK;
+}
+
+/* ---- read-only open ------------------------------------------------------ */
+
+/* The first bytes (at most 100) of the file S's connection has open into
+** HDR, through SQLite's own handle (never a descriptor of our own: closing
+** it would drop this process's locks, store_file.c): how many, -1 when it
+** cannot be read. */
+static int
+read_header(store *s, unsigned char hdr[100])
+{
+    sqlite3_file *f = NULL;
+    sqlite3_int64 size = 0;
+    int rc;
+
+    memset(hdr, 0, 100);
+    if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK ||
+        f == NULL || f->pMethods == NULL || f->pMethods->xFileSize(f, &size) != SQLITE_OK)
+        return -1;
+    if (size <= 0)
+        return 0;
+    rc = f->pMethods->xRead(f, hdr, 100, 0);
+    if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ)
+        return -1;
+    return size < 100 ? (int)size : 100;
+}
+
+/* The size of the file PATH + SUFFIX, -1 when there is none. */
+static int64_t
+size_beside(const char *path, const char *suffix)
+{
+    char p[STORE_PATH_MAX + 16];
+    struct stat sb;
+
+    if (snprintf(p, sizeof p, "%s%s", path, suffix) >= (int)sizeof p || stat(p, &sb) != 0)
+        return -1;
+    return (int64_t)sb.st_size;
+}
+
+/* S's connection again, on its file as an immutable one (store.h). */
+static int
+connect_immutable(store *s, const store_open_opts *o, rwkv_err *err)
+{
+    char uri[3 * STORE_PATH_MAX + 32];
+
+    sqlite3_close_v2(s->db);
+    s->db = NULL;
+    if (store_ro_uri(s->path, uri, sizeof uri) != 0)
+        return rwkv_errf(err, RWKV_EINVAL, "%.64s...: path too long", s->path);
+    s->immutable = 1;
+    return db_connect(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, o, err);
+}
+
+/*
+** Open S read-only (store.h, store_open_ex: READ_OK), WHY being why it may
+** not be written: plainly where that makes and changes no file -- a
+** rollback-journal file, or a WAL file whose -wal and -shm are there --
+** else as an immutable file; a WAL database whose -wal holds pages but
+** has no -shm cannot be read so, and is refused.
+*/
+static int
+open_ro(store *s, const char *why, const store_open_opts *o, rwkv_err *err)
+{
+    unsigned char hdr[100];
+    int64_t uv, tables, wal = -1;
+    int rc, n;
+
+    s->read_only = 1;
+    if ((rc = db_connect(s, s->path, SQLITE_OPEN_READONLY, o, err)) != RWKV_OK)
+        return rc;
+    if ((n = read_header(s, hdr)) == 0)
+        return rwkv_errf(err, RWKV_EDB, "%s: an empty file, no session saved in it yet (and it is "
+                         "read-only: %s)", s->path, why);
+    /* bytes 18 and 19 (write and read version) are 2 in WAL mode */
+    if (n >= 20 && (hdr[18] == 2 || hdr[19] == 2) &&
+        ((wal = size_beside(s->path, "-wal")) < 0 || size_beside(s->path, "-shm") < 0)) {
+        if (wal > 0)
+            return rwkv_errf(err, RWKV_EDB, "%s: its -wal file holds saves not yet in the "
+                             "database and its -shm file is missing, so it cannot be read "
+                             "read-only (%s): open it once where it can be written", s->path, why);
+        if ((rc = connect_immutable(s, o, err)) != RWKV_OK)
+            return rc;
+    }
+    rc = first_reads(s, o, &uv, &tables, err);
+    /* the -shm there but not readable, and nothing in the -wal: immutable */
+    if (rc != RWKV_OK && !s->immutable && wal == 0 &&
+        (sqlite3_errcode(s->db) == SQLITE_CANTOPEN || sqlite3_errcode(s->db) == SQLITE_READONLY) &&
+        (rc = connect_immutable(s, o, err)) == RWKV_OK)
+        rc = first_reads(s, o, &uv, &tables, err);
+    if (rc != RWKV_OK)
+        return rc;
+    if (uv == 0 && tables == 0)
+        return rwkv_errf(err, RWKV_EDB, "%s: no session saved in it yet (an empty database, and "
+                         "read-only: %s)", s->path, why);
+    if (uv < STORE_SCHEMA_VERSION)
+        return rwkv_errf(err, RWKV_EDB, "%s: session database schema v%d, older than this "
+                         "rwkv-tui's (v%d), and read-only (%s): it cannot be upgraded here; open "
+                         "it once where it can be written", s->path, (int)uv, STORE_SCHEMA_VERSION,
+                         why);
+    return RWKV_OK;
+}
+
+/* ---- open ---------------------------------------------------------------- */
+
+/* A new store of PATH (not connected), or NULL when out of memory. */
+static store *
+store_new(const char *path)
+{
+    store *s = calloc(1, sizeof *s);
+
+    if (s == NULL || (s->path = strdup(path)) == NULL) {
+        free(s);
+        return NULL;
+    }
+    s->ret.keep_last = STORE_KEEP_LAST_DEFAULT;
+    s->ret.every = STORE_EVERY_DEFAULT;
+    return s;
+}
+
+/* PATH opened read-only (open_ro) into *OUT. */
+static int
+open_read_only(const char *path, const char *why, const store_open_opts *o, store **out,
+               rwkv_err *err)
+{
+    store *s = store_new(path);
+    int rc;
+
+    if (s == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", path);
+    if ((rc = open_ro(s, why ? why : RO_WHY_ANY, o, err)) != RWKV_OK) {
+        store_close(s);
+        return rc;
+    }
+    store_file_opened(s);
+    *out = s;
+    return RWKV_OK;
+}
+
 int
 store_open(const char *path, store **out, rwkv_err *err)
 {
-    char defpath[STORE_PATH_MAX];
+    const store_open_opts o = { 0, "--no-db to save nothing", NULL };
+
+    return store_open_ex(path, &o, out, err);
+}
+
+int
+store_open_ex(const char *path, const store_open_opts *o, store **out, rwkv_err *err)
+{
+    char defpath[STORE_PATH_MAX], why[STORE_PATH_MAX + 160];
     store *s;
-    int64_t uv, tables;
     int rc, is_default;
     struct stat sb;
     struct made made;
@@ -966,93 +1218,42 @@ store_open(const char *path, store **out, rwkv_err *err)
     if (strcmp(path, ":memory:") == 0)
         return rwkv_errf(err, RWKV_EDB, "%s: SQLite keeps this database in journal mode "
                          "'memory', not a file: nothing saved would outlive the program (use a "
-                         "file, e.g. ./:memory:, or --no-db to save nothing)", path);
+                         "file, e.g. ./:memory:%s%s)", path, o->nodb ? ", or " : "",
+                         o->nodb ? o->nodb : "");
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return rwkv_errf(err, RWKV_EINVAL, "%s: is a directory, not a session database", path);
     /* a FIFO or a device would block SQLite's first read forever */
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
         return rwkv_errf(err, RWKV_EINVAL, "%s: not a regular file, not a session database", path);
+    /* a file this process may not write: said before SQLite opens it (it
+    ** would open it read-only without a word, or fail to make its -wal
+    ** and -shm files later); read-only for a reader (store.h) */
+    if (stat(path, &sb) == 0 && store_read_only_reason(path, why, sizeof why))
+        return o->read_ok ? open_read_only(path, why, o, out, err)
+                          : readonly_error(path, why, o, err);
     if ((rc = is_default ? make_parents(path, &made, err) : check_parent(path, err)) != RWKV_OK ||
         (rc = create_private(path, &made, err)) != RWKV_OK) {
         made_undo(path, &made);
         return rc;
     }
-
-    s = calloc(1, sizeof *s);
-    if (s == NULL || (s->path = strdup(path)) == NULL) {
-        free(s);
+    if ((s = store_new(path)) == NULL) {
         made_undo(path, &made);
         return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", path);
     }
-    s->ret.keep_last = STORE_KEEP_LAST_DEFAULT;
-    s->ret.every = STORE_EVERY_DEFAULT;
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        rc = s->db ? open_fail(s, err) : rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", path);
+    if ((rc = db_connect(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, o, err)) != RWKV_OK)
         goto fail;
-    }
-    sqlite3_extended_result_codes(s->db, 0);
-    s->busy_ms = STORE_BUSY_MS;
-    sqlite3_busy_handler(s->db, busy_wait, s);
     /* SQLite opens a file it may not write read-only without a word; the
-    ** store writes at open (WAL mode, migrations), so say why here */
+    ** store writes at open (WAL mode, migrations), so say why here -- or,
+    ** for a reader, open it read-only after all */
     if (sqlite3_db_readonly(s->db, "main") == 1) {
-        rc = readonly_error(path, err);
-        goto fail;
-    }
-
-    /* The first read tells a non-database or corrupt file apart. */
-    if (sqlite3_exec(s->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
-        rc = open_fail(s, err);
-        goto fail;
-    }
-    if ((rc = store_pragma_int(s, "PRAGMA user_version", &uv, err)) != RWKV_OK)
-        goto fail;
-    if (uv > STORE_SCHEMA_VERSION) {
-        rc = rwkv_errf(err, RWKV_EDB,
-                       "%s: session database schema v%d is newer than this rwkv-tui understands (v%d): upgrade rwkv-tui or use another --db",
-                       path, (int)uv, STORE_SCHEMA_VERSION);
-        goto fail;
-    }
-    if ((rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables, err)) != RWKV_OK)
-        goto fail;
-    if (uv == 0 && tables > 0) {     /* refuse before changing anything */
-        int64_t app;
-        if ((rc = store_pragma_int(s, "PRAGMA application_id", &app, err)) != RWKV_OK)
-            goto fail;
-        if (app != STORE_APP_ID) {
-            rc = rwkv_errf(err, RWKV_EDB, "%s: an SQLite database of another program, not a rwkv-tui session database", path);
-            goto fail;
+        if (o->read_ok && !made.file && !made.chmoded) {
+            store_close(s);
+            return open_read_only(path, NULL, o, out, err);
         }
-    }
-    if (uv == 0 && tables == 0 &&
-        (rc = store_exec(s, "PRAGMA page_size=" STORE_PAGE_SIZE_STR "; PRAGMA auto_vacuum=INCREMENTAL",
-                         err)) != RWKV_OK)
+        rc = readonly_error(path, NULL, o, err);
         goto fail;
-    {
-        sqlite3_stmt *st;
-        char mode[16];
-        if ((rc = store_prep(s, "PRAGMA journal_mode=WAL", &st, err)) != RWKV_OK)
-            goto fail;
-        if (setup_step(s, st) != SQLITE_ROW) {
-            rc = open_fail(s, err);
-            sqlite3_finalize(st);
-            goto fail;
-        }
-        store_col_text(st, 0, mode, sizeof mode);
-        sqlite3_finalize(st);
-        if ((rc = journal_check(s, mode, err)) != RWKV_OK)
-            goto fail;
     }
-    /* FULL: a turn reported saved survives a power cut too, not only a
-    ** crash.  The WAL is checkpointed every 256 pages (16 MB: the hook,
-    ** STORE_WAL_AUTOCHECKPOINT), cut back to 32 MB at a rewind, and cut
-    ** to nothing at the quiet points (store_wal_trim, store_close), so
-    ** snapshot traffic does not leave a large -wal file. */
-    if ((rc = store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;"
-                            " PRAGMA journal_size_limit=33554432", err)) != RWKV_OK)
-        goto fail;
-    sqlite3_wal_hook(s->db, store_file_wal_hook, s);
-    if (uv < STORE_SCHEMA_VERSION && (rc = migrate(s, err)) != RWKV_OK)
+    if ((rc = open_rw(s, o, err)) != RWKV_OK)
         goto fail;
     store_file_opened(s);
     *out = s;
@@ -1061,6 +1262,12 @@ fail:
     store_close(s);
     made_undo(path, &made);    /* path: defpath or the caller's, not s->path (freed) */
     return rc;
+}
+
+int
+store_is_read_only(const store *s)
+{
+    return s != NULL && s->read_only;
 }
 
 void
@@ -1261,6 +1468,37 @@ model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
     } else {
         rc = store_dberr(s, err, "saving model");
     }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+store_model_find(store *s, const store_model *m, int64_t *id, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    *id = 0;
+    if ((rc = store_prep(s, "SELECT id FROM models WHERE path=?1 AND size=?2 AND fingerprint=?3"
+                            " AND digest=?4 AND mtime=?5 AND version=?6 AND n_layer=?7"
+                            " AND n_embd=?8 AND n_head=?9 AND head_size=?10"
+                            " AND (?11='' OR vocab=?11)", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, m->path, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)m->size);
+    sqlite3_bind_int64(st, 3, (int64_t)m->fingerprint);
+    sqlite3_bind_int64(st, 4, (int64_t)m->digest);
+    sqlite3_bind_int64(st, 5, m->mtime);
+    sqlite3_bind_text(st, 6, m->version, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 7, m->n_layer);
+    sqlite3_bind_int(st, 8, m->n_embd);
+    sqlite3_bind_int(st, 9, m->n_head);
+    sqlite3_bind_int(st, 10, m->head_size);
+    sqlite3_bind_text(st, 11, m->vocab, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading models");
     sqlite3_finalize(st);
     return rc;
 }

@@ -75,8 +75,8 @@ int         store_role_parse(const char *name);
 ** Open (creating if absent, mode 0600) the database at PATH, or at the
 ** default path when PATH is NULL.  Only the default path gets its missing
 ** directories created; an explicit PATH in a directory that does not exist
-** is refused with one line, as is a file it may not write (pointing to
-** --no-db).  An existing empty file is made 0600.  Migrates an older schema
+** is refused with one line, as is a file it may not write (why, and a hint:
+** store_open_ex, NODB).  An existing empty file is made 0600.  Migrates an older schema
 ** forward inside one transaction; refuses a newer one, a non-database and a
 ** corrupt file with one clear message naming PATH.  Journal: WAL; where
 ** SQLite cannot use WAL for the file it keeps a rollback journal, which
@@ -87,6 +87,50 @@ int         store_role_parse(const char *name);
 ** journal_check).  *OUT is owned by the caller: close with store_close.
 */
 int  store_open(const char *path, store **out, rwkv_err *err);
+/*
+** How store_open_ex opens the database (store_open: all zero but NODB,
+** "--no-db to save nothing": the full-screen client's words).
+**
+** READ_OK: the caller only reads (`sessions list`, show, export, search,
+** state).  A database this process may write opens as with store_open
+** (its schema migrated, an empty file made a database).  One it may not
+** write -- a read-only file system, a file without write permission or
+** with no write bit at all (mode 0444: refused for root too, as the
+** outputs' rule does), an immutable one (chattr +i), or a folder where
+** SQLite cannot make its -wal and -shm files -- is opened read-only
+** (SQLITE_OPEN_READONLY) and nothing is created, changed or removed: a
+** WAL database whose -wal and -shm are there (another connection has it
+** open) is read through them as any reader does (taking its read mark in
+** the -shm); one without a -wal is read as an immutable file (URI
+** immutable=1: no -wal, -shm or lock, as SQLite's read-only WAL rule
+** needs them made otherwise -- should another program start writing it
+** during the read, this read may see half of a commit: a short read, a
+** small risk, said here); a rollback-journal file is read with its usual
+** locks.  An older schema cannot be migrated read-only: refused with one
+** line.  store_is_read_only says which open it got; a write through a
+** read-only store fails ("attempt to write a readonly database").
+**
+** NODB: this front end's way to save nothing, for the hints of the lines
+** refusing a database it cannot write ("use a writable --db, or NODB");
+** NULL: the front end has none (the hint says "use a writable --db").
+** RO_HINT: the whole hint after a refused read-only database instead
+** (NULL: the one above).  Both borrowed for the call.
+*/
+typedef struct store_open_opts {
+    int         read_ok;
+    const char *nodb;
+    const char *ro_hint;
+} store_open_opts;
+int  store_open_ex(const char *path, const store_open_opts *o, store **out, rwkv_err *err);
+/* 1 when S was opened read-only (store_open_ex, read_ok). */
+int  store_is_read_only(const store *s);
+/*
+** Whether this process may write the database at PATH (an existing file):
+** 1 with the reason into WHY (CAP bytes: "a read-only file system", "mode
+** 444", "no write permission on its folder /x (SQLite makes its -wal and
+** -shm files there)", ...) when it may not; 0 when nothing says so.
+*/
+int  store_read_only_reason(const char *path, char *why, size_t cap);
 void store_close(store *s);                           /* NULL is fine */
 /* $XDG_DATA_HOME/rwkv-tui/rwkv-tui.db (or ~/.local/share/...) into BUF. */
 int  store_default_path(char *buf, size_t cap, rwkv_err *err);
@@ -171,6 +215,9 @@ void store_wal_trim(store *s);                        /* NULL is fine */
 void     store_set_busy_ms(store *s, int ms);
 void     store_busy_once(store *s, int on);
 uint64_t store_busy_timeouts(const store *s);
+/* The most one lock wait of S lasts now (ms): STORE_BUSY_MS unless
+** store_set_busy_ms said another (a front end says it when a wait begins). */
+int      store_busy_ms(const store *s);
 /*
 ** A hook into S's lock waits, so that a front end can say that it waits
 ** (and keep its screen drawn) exactly while it does, and let the user stop
@@ -259,6 +306,13 @@ typedef struct store_model {
 ** the vocabulary the row already has.
 */
 int store_model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err);
+/*
+** The id of the row that already holds M as store_model_upsert would leave
+** it -- M's identity, mtime, version and dims, and its vocabulary unless
+** M->vocab is empty -- into *ID, 0 when none: a read, so that a model row
+** already there costs no write (and no wait for another program's lock).
+*/
+int store_model_find(store *s, const store_model *m, int64_t *id, rwkv_err *err);
 int store_model_get(store *s, int64_t id, store_model *out, rwkv_err *err);
 /* A session's model reference, for listing it: ID 0, or a row that is gone
 ** (ON DELETE SET NULL not applied), leaves *OUT zeroed (out->id 0) and is
@@ -746,8 +800,9 @@ int store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, siz
 ** session, *ID (OUT).  Malformed input changes nothing: a file that is not
 ** JSON, or whose turn tree is not one the chat makes (a greeting under a
 ** turn, a message under a message, a reply not under a message), is
-** RWKV_EFORMAT with one line naming the turn.  Text is cleaned
-** (store_text_clean).  The file's model is linked: a models row with the
+** RWKV_EFORMAT with one line naming the turn.  A turn's text is made
+** well-formed UTF-8 (store_text_utf8; its controls are kept, as the chat
+** keeps them).  The file's model is linked: a models row with the
 ** same path and fingerprint, else the same fingerprint, else a new row when
 ** the path is unknown here (none when the path names another model).
 ** Linear in the number of turns; memory is the file plus one turn's tree. */
@@ -768,6 +823,11 @@ int store_import_check(const char *text, size_t len, const char *what, rwkv_err 
 ** be NULL) its length; NULL when out of memory.
 */
 char *store_text_clean(const char *text, size_t len, size_t *out_len);
+/* The same for text that stays text, where a control character is kept
+** (JSON escapes it: \u00XX, \r): only ill-formed UTF-8 becomes U+FFFD and a
+** NUL is dropped.  The JSON export and import use it, so a round trip
+** keeps what the chat saved (a model's \r or 0x01, a user's \r). */
+char *store_text_utf8(const char *text, size_t len, size_t *out_len);
 
 /* ---- blob codec (store_blob.c; also the fuzz target) --------------------- */
 

@@ -22,7 +22,9 @@
 ** transaction, so a bad file changes nothing.  The model object also has
 ** "vocab", "size", "mtime", "n_layer", "n_embd", "n_head", "head_size"; a
 ** turn read from a damaged row has "damaged": "what was dropped".
-** Text is cleaned (store_text_clean) on import and on every export; an
+** Text is made well-formed (store_text_utf8: controls kept, JSON escapes
+** them) on import and in the JSON export, cleaned (store_text_clean) in
+** the Markdown export; an
 ** imported title is made as the client makes one (utf8_san_line, the rule
 ** of store_title_clean), and a search snippet is cleaned by the display
 ** rule (utf8_sanitize_for_terminal), as the client shows text.
@@ -506,8 +508,9 @@ store_search_sessions(store *s, const char *text, int64_t **ids, size_t *n, rwkv
 
 /* ---- cleaning ----------------------------------------------------------- */
 
-char *
-store_text_clean(const char *text, size_t len, size_t *out_len)
+/* KEEP_CTL: controls kept (store_text_utf8), or made U+FFFD (clean). */
+static char *
+text_fix(const char *text, size_t len, size_t *out_len, int keep_ctl)
 {
     const unsigned char *u = (const unsigned char *)text;
     char *o;
@@ -524,7 +527,8 @@ store_text_clean(const char *text, size_t len, size_t *out_len)
         int r = utf8_decode(u + i, len - i, &cp);
         if (r > 0 && cp == 0) {        /* a NUL is dropped (store_nul_drop's rule) */
             i++;
-        } else if (r > 0 && !((cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f))) {
+        } else if (r > 0 && (keep_ctl || !((cp < 0x20 && cp != '\n' && cp != '\t') ||
+                                           (cp >= 0x7f && cp <= 0x9f)))) {
             memcpy(o + k, u + i, (size_t)r);
             k += (size_t)r;
             i += (size_t)r;
@@ -538,6 +542,18 @@ store_text_clean(const char *text, size_t len, size_t *out_len)
     if (out_len)
         *out_len = k;
     return o;
+}
+
+char *
+store_text_clean(const char *text, size_t len, size_t *out_len)
+{
+    return text_fix(text, len, out_len, 0);
+}
+
+char *
+store_text_utf8(const char *text, size_t len, size_t *out_len)
+{
+    return text_fix(text, len, out_len, 1);
 }
 
 /* ---- a growing text buffer (store_int.h) -------------------------------- */
@@ -621,7 +637,7 @@ sb_json_num(struct sbuf *b, double v)
 void
 sb_json_clean(struct sbuf *b, const char *s)
 {
-    char *c = store_text_clean(s, strlen(s), NULL);
+    char *c = store_text_utf8(s, strlen(s), NULL);
 
     if (c == NULL) {
         b->oom = 1;
@@ -1376,9 +1392,11 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
     x = json_get(t, "text");
     if (x == NULL || x->type != JSON_STRING)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"text\" must be a string", what, tn);
-    /* Escape codes and invalid UTF-8 never enter the database; a NUL
-    ** (\u0000) is dropped, as everywhere (store_nul_drop). */
-    if ((clean = store_text_clean(x->str, x->len, NULL)) == NULL)
+    /* Invalid UTF-8 never enters the database; a NUL (\u0000) is dropped,
+    ** as everywhere (store_nul_drop).  Controls are kept, as the chat keeps
+    ** a model's or a user's (every display of them cleans them), so an
+    ** export and its import hold the same text. */
+    if ((clean = store_text_utf8(x->str, x->len, NULL)) == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
     tt.text = clean;
     x = json_get(t, "tokens");

@@ -225,7 +225,7 @@ store_file_wal_hook(void *ud, sqlite3 *db, const char *name, int frames)
 void
 store_wal_trim(store *s)
 {
-    if (s == NULL || s->db == NULL || s->lost || s->journal[0] != '\0' ||
+    if (s == NULL || s->db == NULL || s->lost || s->read_only || s->journal[0] != '\0' ||
         !sqlite3_get_autocommit(s->db))
         return;
     wal_notice(s);
@@ -354,7 +354,9 @@ unlink_beside(const char *path, const char *suffix)
 void
 store_file_close(store *s)
 {
-    if (s->ino == 0) {                /* not opened to the end: not ours to judge */
+    /* not opened to the end: not ours to judge; opened read-only: nothing
+    ** of it is ours to copy, cut or remove */
+    if (s->ino == 0 || s->read_only) {
         sqlite3_close_v2(s->db);
         return;
     }

@@ -65,6 +65,10 @@ struct store {
     ** database errors are "PATH: why" (store_dberr leaves out its WHAT),
     ** the caller naming the action once */
     int             plain_errors;
+    /* opened read-only (store_open_ex, read_ok): nothing is written,
+    ** checkpointed or removed, at the close either; immutable: through
+    ** SQLite's immutable=1 (no -wal, no -shm, no locks) */
+    int             read_only, immutable;
     /* store_set_tr: the notes' formats in the front end's language */
     const char   *(*tr)(const char *msgid);
 };
@@ -111,6 +115,10 @@ const char *store_schema_step(int version);
 void *store_grow(void *p, size_t *cap, size_t n, size_t size, size_t first);
 /* Unix time in milliseconds. */
 int64_t store_now_ms(void);
+/* The URI that opens PATH read-only as an immutable file ("file:PATH?
+** immutable=1", PATH escaped) into BUF (CAP bytes): 0, -1 when too long.
+** (store_ro.c) */
+int store_ro_uri(const char *path, char *buf, size_t cap);
 /* Fill ERR from the connection's last error: "PATH: WHAT: sqlite message"
 ** ("PATH: sqlite message" while S->plain_errors is set). */
 int store_dberr(store *s, rwkv_err *err, const char *what);
@@ -279,7 +287,8 @@ void sb_printf(struct sbuf *b, const char *fmt, ...)
     ;
 /* S as a JSON string literal (UTF-8 passed through, controls escaped). */
 void sb_json_str(struct sbuf *b, const char *s);
-/* S cleaned (store_text_clean) as a JSON string literal. */
+/* S well-formed (store_text_utf8: controls kept, escaped) as a JSON string
+** literal. */
 void sb_json_clean(struct sbuf *b, const char *s);
 /* The JSON export's writers (store_export.c's format comment), for a saved
 ** session and for the chat in memory (session_export.c): the opening up to

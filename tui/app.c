@@ -556,6 +556,38 @@ tui_send(struct app *a, const char *text)
     a->dirty = 1;
 }
 
+/*
+** ChatRWKV's "+" commands (fgen_cmd_parse, the line chat's rule) are keys
+** here: one typed is not sent as a message; a notice names the key, and the
+** text goes back to the box.  1 when TEXT was one.
+*/
+static int
+plus_command_key(struct app *a, const char *text)
+{
+    int cmd = fgen_cmd_parse(text, NULL, NULL), act;
+    char key[32];
+
+    switch (cmd) {
+    case FGEN_CMD_NONE:
+        return 0;
+    case FGEN_CMD_MORE:   act = CFG_ACT_GEN_MORE; break;
+    case FGEN_CMD_REGEN:  act = CFG_ACT_REGEN; break;
+    case FGEN_CMD_RESET:  act = CFG_ACT_NEW; break;
+    case FGEN_CMD_PROMPT: act = -1; break;
+    default:              act = CFG_ACT_GEN; break;
+    }
+    tui_input_set(&a->in, text);
+    if (act < 0) {
+        tui_notice(a, 1, "%s is ChatRWKV's, not sent: F8 sets the greeting, F3 a state file",
+                   fgen_cmd_name(cmd));
+        return 1;
+    }
+    cfg_key_name(a->cfg.keys[act], key, sizeof key);
+    tui_notice(a, 1, "%s is ChatRWKV's, not sent: here %s does it (F1 lists the keys)",
+               fgen_cmd_name(cmd), key);
+    return 1;
+}
+
 /* The transcript's last turn when it is a reply that can be acted on (no
 ** reply running), else -1 after a notice (NONE: there is no reply). */
 static int
@@ -1426,6 +1458,11 @@ key_dispatch(struct app *a, int key, int is_fkey)
             return;
         }
         s = tui_input_take(&a->in);
+        if (s && plus_command_key(a, s)) {
+            free(s);
+            a->dirty = 1;
+            return;
+        }
         if (s && a->busy) {
             /* still preparing the greeting: send when it is done (an Esc
             ** from now on stops that reply: sess_expect_reply) */

@@ -112,7 +112,7 @@ fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     else
         snprintf(v, sizeof v, "%s", TR("(none)"));
     free(g);
-    if (chat_has_state_file(a->chat))
+    if (!sess_greeting_used(a->sess))     /* the runtime's rule, as /framing */
         snprintf(v, sizeof v, "%s", TR("(not fed: a state file is in use)"));
     tui_menu_add(m, TR("greeting"), v, NULL, FR_GREETING);
     tui_menu_add(m, TR("user name"), framing_user(f), NULL, FR_USER);

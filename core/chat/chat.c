@@ -1730,6 +1730,44 @@ chat_logits_before_reply(const chat *c)
     return c->have_before_reply ? c->logits_before : NULL;
 }
 
+int
+chat_state_next(const chat *c, rwkv_state *out, rwkv_err *err)
+{
+    int32_t *ids = NULL;
+    size_t n = 0;
+    int rc;
+
+    if (c->phase != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "chat: a reply is still running");
+    rwkv_state_copy(out, c->cur);
+    if (!c->need_sep)
+        return RWKV_OK;
+    /* the separator's tokens as the next prompt's text begins with them:
+    ** "\n\n" is a token of its own in the World vocabulary, bytes in a
+    ** byte-level one, so "\n\n" + "{user}: ..." splits after it */
+    if ((rc = tok_encode(c->t, CHAT_TURN_SEP, strlen(CHAT_TURN_SEP), &ids, &n, err)) != RWKV_OK)
+        return rc;
+    rc = n > 0 ? rwkv_eval(c->m, ids, n, out, NULL, err) : RWKV_OK;
+    free(ids);
+    return rc;
+}
+
+int
+chat_state_greeted(const chat *c, rwkv_state *out, rwkv_err *err)
+{
+    size_t chunk = c->samp.chunk > 0 ? (size_t)c->samp.chunk : 256;
+    int rc = RWKV_OK;
+
+    rwkv_state_copy(out, c->start);
+    if (c->start_greeted)
+        return RWKV_OK;
+    for (size_t i = 0; rc == RWKV_OK && i < c->n_greet; i += chunk) {
+        size_t k = c->n_greet - i < chunk ? c->n_greet - i : chunk;
+        rc = rwkv_eval(c->m, c->greet_ids + i, k, out, NULL, err);
+    }
+    return rc;
+}
+
 void
 chat_restore_state(chat *c, const rwkv_state *s, int need_sep)
 {

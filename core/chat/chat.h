@@ -402,6 +402,24 @@ const rwkv_state *chat_state_before_reply(const chat *c);
 const float      *chat_logits_before_reply(const chat *c);
 
 /*
+** The state the next message continues from, into OUT (a state of the
+** chat's model): the current state, plus CHAT_TURN_SEP when the last reply
+** did not end at a stop string (max_tokens, a cancel) -- the separator the
+** next prompt would begin with.  A chat started from OUT (a state file
+** saved from it) feeds "{user}: MSG..." without that separator, so both go
+** on the same way.  IDLE only; nothing in the chat changes.
+*/
+int  chat_state_next(const chat *c, rwkv_state *out, rwkv_err *err);
+/*
+** The start state with the greeting in it, into OUT: ChatRWKV's
+** "chat_init", where +qa asks its one-off question.  The start as it is
+** when the greeting was fed into it (or there is none: a state file, no
+** greeting); else the greeting's tokens are fed into the copy, in chunks
+** as a prefill feeds them.  Nothing in the chat changes.
+*/
+int  chat_state_greeted(const chat *c, rwkv_state *out, rwkv_err *err);
+
+/*
 ** For the session store (resume): replace the current state with S (copied;
 ** same model), and append a turn record T (copied) without running the
 ** model.  NEED_SEP says whether the next prompt needs CHAT_TURN_SEP (last

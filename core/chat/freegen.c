@@ -6,8 +6,10 @@
 */
 #include "freegen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rng.h"
 #include "sampler.h"
@@ -139,8 +141,6 @@ fgen_start(fgen *g, const char *prompt, size_t len, const rwkv_sampling *sp, uin
            rwkv_err *err)
 {
     char *text = malloc(len + 2);
-    int32_t *ids = NULL;
-    size_t nids = 0, chunk = sp->chunk > 0 ? (size_t)sp->chunk : 256;
     int rc;
 
     if (n_out != NULL)
@@ -149,8 +149,23 @@ fgen_start(fgen *g, const char *prompt, size_t len, const rwkv_sampling *sp, uin
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
     text[0] = '\n';                     /* ChatRWKV: '\n' + prompt */
     memcpy(text + 1, prompt, len);
-    rc = tok_encode(g->t, text, len + 1, &ids, &nids, err);
+    rc = fgen_start_text(g, text, len + 1, sp, seed, emit, ud, cancel, n_out, err);
     free(text);
+    return rc;
+}
+
+int
+fgen_start_text(fgen *g, const char *text, size_t len, const rwkv_sampling *sp, uint64_t seed,
+                fgen_emit emit, void *ud, volatile sig_atomic_t *cancel, size_t *n_out,
+                rwkv_err *err)
+{
+    int32_t *ids = NULL;
+    size_t nids = 0, chunk = sp->chunk > 0 ? (size_t)sp->chunk : 256;
+    int rc;
+
+    if (n_out != NULL)
+        *n_out = 0;
+    rc = tok_encode(g->t, text, len, &ids, &nids, err);
     if (rc != RWKV_OK)
         return rc;
     rwkv_state_copy(g->cur, g->start);
@@ -200,4 +215,141 @@ fgen_again(fgen *g, const rwkv_sampling *sp, uint64_t seed, fgen_emit emit, void
     rng_seed(&g->r, seed);
     samp_reset_penalties(g->sp);
     return fgen_run(g, sp, emit, ud, cancel, n_out, err);
+}
+
+/* ---- ChatRWKV's "+" commands (freegen.h) ------------------------------------ */
+
+static const struct {
+    const char *word;       /* after the '+', lower case */
+    int         cmd;
+} fgen_cmds[] = {
+    { "gen", FGEN_CMD_GEN }, { "i", FGEN_CMD_INSTRUCT }, { "qq", FGEN_CMD_QQ },
+    { "qa", FGEN_CMD_QA }, { "reset", FGEN_CMD_RESET }, { "prompt", FGEN_CMD_PROMPT },
+};
+
+static int
+is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+int
+fgen_cmd_parse(const char *line, const char **arg, size_t *arg_len)
+{
+    size_t n = strlen(line), w = 1;
+    int cmd = FGEN_CMD_NONE;
+
+    while (is_blank(*line)) {
+        line++;
+        n--;
+    }
+    while (n > 0 && is_blank(line[n - 1]))
+        n--;
+    if (n == 0 || line[0] != '+')
+        return FGEN_CMD_NONE;
+    if (strspn(line, "+") == n && n <= 3) {
+        static const int pluses[4] = { 0, FGEN_CMD_REGEN, FGEN_CMD_AGAIN, FGEN_CMD_MORE };
+        cmd = pluses[n];
+    } else {
+        while (w < n && ((line[w] >= 'a' && line[w] <= 'z') || (line[w] >= 'A' && line[w] <= 'Z')))
+            w++;
+        if (w < n && !is_blank(line[w]))
+            return FGEN_CMD_NONE;          /* "+1", "+gen:", "+gentle" */
+        for (size_t i = 0; i < sizeof fgen_cmds / sizeof fgen_cmds[0]; i++)
+            if (strlen(fgen_cmds[i].word) == w - 1 &&
+                strncasecmp(line + 1, fgen_cmds[i].word, w - 1) == 0)
+                cmd = fgen_cmds[i].cmd;
+        if (cmd == FGEN_CMD_NONE)
+            return FGEN_CMD_NONE;
+    }
+    if (cmd == FGEN_CMD_REGEN || cmd == FGEN_CMD_AGAIN || cmd == FGEN_CMD_MORE)
+        w = n;
+    while (w < n && is_blank(line[w]))
+        w++;
+    if (arg != NULL)
+        *arg = line + w;
+    if (arg_len != NULL)
+        *arg_len = n - w;
+    return cmd;
+}
+
+const char *
+fgen_cmd_name(int cmd)
+{
+    switch (cmd) {
+    case FGEN_CMD_GEN:      return "+gen";
+    case FGEN_CMD_INSTRUCT: return "+i";
+    case FGEN_CMD_QQ:       return "+qq";
+    case FGEN_CMD_QA:       return "+qa";
+    case FGEN_CMD_MORE:     return "+++";
+    case FGEN_CMD_AGAIN:    return "++";
+    case FGEN_CMD_REGEN:    return "+";
+    case FGEN_CMD_RESET:    return "+reset";
+    case FGEN_CMD_PROMPT:   return "+prompt";
+    default:                return "";
+    }
+}
+
+/* +i's text: "\r\n" then "\n\n" made "\n", each in one pass left to right
+** (Python's str.replace, as ChatRWKV does it), in place; the new length. */
+static size_t
+instruct_text(char *s, size_t n)
+{
+    static const char *const pairs[2] = { "\r\n", "\n\n" };
+    for (int p = 0; p < 2; p++) {
+        size_t o = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i + 1 < n && s[i] == pairs[p][0] && s[i + 1] == pairs[p][1]) {
+                s[o++] = '\n';
+                i++;
+            } else {
+                s[o++] = s[i];
+            }
+        }
+        n = o;
+    }
+    return n;
+}
+
+char *
+fgen_cmd_prompt(int cmd, const char *arg, size_t arg_len, const char *user, const char *bot,
+                size_t *len)
+{
+    static const char instruct_head[] =
+        "\nBelow is an instruction that describes a task. Write a response that "
+        "appropriately completes the request.\n\n# Instruction:\n";
+    char *copy = malloc(arg_len + 1), *t, *out;
+    const char *head = "\n", *tail = "", *mid = "";
+    size_t n, cap;
+
+    *len = 0;
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, arg, arg_len);
+    copy[arg_len] = '\0';
+    t = fgen_prompt_text(copy, &n);
+    if (n == 0) {
+        free(copy);
+        return NULL;
+    }
+    if (cmd == FGEN_CMD_INSTRUCT) {
+        n = instruct_text(t, n);
+        head = instruct_head;
+        tail = "\n\n# Response:\n";
+    } else if (cmd == FGEN_CMD_QQ) {
+        head = "\nQ: ";
+        tail = "\nA:";
+    } else if (cmd == FGEN_CMD_QA) {
+        head = user;
+        mid = ": ";
+        tail = "\n\n";
+    }
+    cap = strlen(head) + strlen(mid) + n + strlen(tail) + (cmd == FGEN_CMD_QA ? strlen(bot) + 1 : 0);
+    if ((out = malloc(cap + 1)) != NULL) {
+        snprintf(out, cap + 1, "%s%s%.*s%s%s%s", head, mid, (int)n, t, tail,
+                 cmd == FGEN_CMD_QA ? bot : "", cmd == FGEN_CMD_QA ? ":" : "");
+        *len = cap;
+    }
+    free(copy);
+    return out;
 }

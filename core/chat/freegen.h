@@ -62,4 +62,49 @@ int  fgen_more(fgen *g, const rwkv_sampling *sp, fgen_emit emit, void *ud,
 int  fgen_again(fgen *g, const rwkv_sampling *sp, uint64_t seed, fgen_emit emit, void *ud,
                 volatile sig_atomic_t *cancel, size_t *n_out, rwkv_err *err);
 
+/*
+** ChatRWKV's "+" commands (v2/chat.py), recognised in one place for both
+** front ends: the line chat runs them, the full-screen client names its
+** key instead of sending one as a message.  Only "+WORD" with WORD one of
+** ChatRWKV's names (any case, ChatRWKV lower-cases them) followed by a
+** blank or the end, and "+", "++", "+++" alone, are commands; "+1 agreed"
+** or "+gentle" is a message.  Blanks around the line are not part of it.
+*/
+enum fgen_cmd {
+    FGEN_CMD_NONE = 0,   /* an ordinary message */
+    FGEN_CMD_GEN,        /* +gen TEXT   free generation from "\n" + TEXT */
+    FGEN_CMD_INSTRUCT,   /* +i TEXT     the same from ChatRWKV's instruction prompt */
+    FGEN_CMD_QQ,         /* +qq TEXT    the same from "\nQ: TEXT\nA:" */
+    FGEN_CMD_QA,         /* +qa TEXT    "{user}: TEXT\n\n{bot}:" after the greeting */
+    FGEN_CMD_MORE,       /* +++         continue the free generation */
+    FGEN_CMD_AGAIN,      /* ++          the free generation again */
+    FGEN_CMD_REGEN,      /* +           another reply to the last message */
+    FGEN_CMD_RESET,      /* +reset      forget the conversation */
+    FGEN_CMD_PROMPT      /* +prompt F   a ChatRWKV prompt file: not supported */
+};
+/* The command LINE is (enum fgen_cmd); *ARG (may be NULL): what follows
+** its name, blanks around it skipped ("" none), borrowed from LINE. */
+int         fgen_cmd_parse(const char *line, const char **arg, size_t *arg_len);
+/* "+gen", "+i", ... as ChatRWKV writes it; "" for FGEN_CMD_NONE. */
+const char *fgen_cmd_name(int cmd);
+/*
+** The text a free generation CMD (GEN, INSTRUCT, QQ, QA) feeds for ARG
+** (ARG_LEN bytes as typed: "\n" is a newline, blanks at the ends go --
+** fgen_prompt_text), with ChatRWKV's templates byte for byte:
+**   +gen  "\n" TEXT
+**   +i    "\nBelow is an instruction that describes a task. Write a response
+**         that appropriately completes the request.\n\n# Instruction:\n"
+**         TEXT "\n\n# Response:\n"   (TEXT's "\r\n" and "\n\n" made "\n")
+**   +qq   "\nQ: " TEXT "\nA:"
+**   +qa   USER ": " TEXT "\n\n" BOT ":"
+** Owned by caller (free), *LEN its length; NULL when out of memory or
+** when TEXT is empty (*LEN 0 then).
+*/
+char       *fgen_cmd_prompt(int cmd, const char *arg, size_t arg_len, const char *user,
+                            const char *bot, size_t *len);
+/* fgen_start without the "\n": TEXT (LEN bytes) fed as it is. */
+int  fgen_start_text(fgen *g, const char *text, size_t len, const rwkv_sampling *sp,
+                     uint64_t seed, fgen_emit emit, void *ud, volatile sig_atomic_t *cancel,
+                     size_t *n_out, rwkv_err *err);
+
 #endif

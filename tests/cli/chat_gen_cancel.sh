@@ -6,7 +6,7 @@
 # next +gen runs whole, and +++ goes on from that one.
 #
 # gdb makes the instant (holdlib.sh): the chat is stopped on entering
-# fgen_start (the line read, Ctrl-C routed to the generation), SIGINT is
+# fgen_start_text (the line read, Ctrl-C routed to the generation), SIGINT is
 # sent, and it goes on.  Without gdb, or where it may not attach, the checks
 # are skipped.  The demo model, stdin a FIFO.
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +19,7 @@ chat_bg --demo --max-tokens 6 --seed 3
 said() { grep -c "$1" "$TMP/err"; }
 printf '/show\n' >&3
 poll grep -q 'seed' "$TMP/out" || fail "the chat did not start: $(cat "$TMP/err")"
-hold_int fgen_start '+gen once upon a time' $N_CHECKS
+hold_int fgen_start_text '+gen once upon a time' $N_CHECKS
 poll grep -q 'generation cancelled before it began' "$TMP/err" && ok ||
     fail "a +gen cut in its prompt: $(cat "$TMP/err")"
 [ "$(said 'continues it')" = 0 ] && ok || fail "it said +++ continues it: $(cat "$TMP/err")"

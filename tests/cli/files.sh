@@ -177,7 +177,8 @@ expect_quick_fail "prompt and prompt-file" "exactly one of --prompt" \
 expect_quick_fail "prompt file a directory" "/: cannot read: Is a directory" \
     "$T" generate --model "$M" --prompt-file "$TMP/" --max-tokens 2
 # a database we may not write, or whose folder we may not write (no journal):
-# one line pointing to --no-db, nothing written.  Root writes anyway, so as
+# one line saying how chat goes on without one (chat has no --no-db),
+# nothing written.  Root writes anyway, so as
 # root the binary runs as nobody (setpriv, util-linux).
 ro=$TMP/ro
 mkdir -p "$ro" && chmod 755 "$TMP" "$ro"
@@ -191,13 +192,13 @@ fi
 # the file read-only
 if is_root; then chmod 644 "$ro/s.db"; else chmod 444 "$ro/s.db"; fi
 before=$(cksum <"$ro/s.db")
-expect_fail "read-only database" 'read-only.*--no-db' \
+expect_fail "read-only database" 'read-only.*leave out --db, --new, --session and --resume' \
     "${as_other[@]}" "$RWKV_TUI" chat --demo --db "$ro/s.db"
 [ "$(cksum <"$ro/s.db")" = "$before" ] && ok || fail "the read-only database changed"
 # the file writable, its folder not
 chmod 666 "$ro/s.db"
 is_root || chmod 555 "$ro"
-expect_fail "read-only folder" 'read-only.*--no-db' \
+expect_fail "read-only folder" 'read-only.*leave out --db, --new, --session and --resume' \
     "${as_other[@]}" "$RWKV_TUI" chat --demo --db "$ro/s.db"
 chmod 755 "$ro"
 finish
