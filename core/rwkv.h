@@ -108,6 +108,19 @@ int  rwkv_model_open_demo(uint64_t seed, const rwkv_open_opts *opts,
 */
 int  rwkv_model_open_shape(const char *shape, uint64_t seed, const rwkv_open_opts *opts,
                            rwkv_model **out, rwkv_err *err);
+/*
+** What the checkpoint at PATH holds, told from its tensors' names (read by
+** ckpt_open_index: the archive's index, never a weight; the pickle is read
+** by the restricted unpickler, nothing in the file is run), for listings:
+** RWKV_CKPT_STATE when every tensor is a state's (blocks.N.att.time_state
+** and the extras of the state files rwkv-tui writes) -- the rule by which
+** rwkv_model_open refuses a state file --, else RWKV_CKPT_MODEL;
+** RWKV_CKPT_UNKNOWN when it cannot be read as a checkpoint within a
+** listing's bounds (ERR, which may be NULL, says why).  A model may still
+** fail to load (a shape, an unknown version): only the kind is told.
+*/
+enum rwkv_ckpt_kind { RWKV_CKPT_UNKNOWN, RWKV_CKPT_MODEL, RWKV_CKPT_STATE };
+int  rwkv_ckpt_kind(const char *path, rwkv_err *err);
 void rwkv_model_close(rwkv_model *m);                 /* NULL is fine */
 /* Borrowed; valid until rwkv_model_close. */
 const rwkv_info *rwkv_model_info(const rwkv_model *m);

@@ -481,6 +481,11 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t arg1)
     a->job_sid = a->sid;
     a->phase = phase;
     a->alt_k = a->alt_n = 0;
+    /* this job's counts from its first report on; until then none (the
+    ** last turn's were read as this one's: the status line's live count
+    ** and "generating N tok" showed them for a moment) */
+    a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
+    a->last_stats.gen_tokens = 0;
     if (tui_worker_start(&a->w, a->sess, job, msg, arg1, 0) != 0) {
         /* nothing ran and the runtime recorded nothing (the worker submits):
         ** as a reply cut before it started, the transcript is the runtime's

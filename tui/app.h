@@ -270,6 +270,8 @@ struct app {
     chat_stats      last_stats;
     uint64_t        ctx_tokens;    /* tokens in the conversation's context
                                       (greeting + every turn), at the last sync */
+    uint64_t        ctx_greeting;  /*   of them the greeting's (tui_session_tokens) */
+    uint64_t        ctx_greet_due; /*   of those the ones still to be fed */
     char           *queued;        /* message sent while priming, owned */
     int             blank_noted;   /* the "blank lines joined" notice was shown */
     int             copy_turn;     /* M-k: the reply whose code block was copied last */
@@ -452,9 +454,15 @@ void tui_session_notes_fini(struct app *a);
 /* The app's copies (sid, head, title, state label, the framing's names and
 ** think mode, sampling) from the runtime; while no job runs. */
 void tui_session_sync(struct app *a);
-/* a->ctx_tokens from the chat: the greeting's tokens (once fed) and every
-** turn's prompt and reply tokens. */
+/* a->ctx_tokens from the chat: the greeting's tokens (fed, or fed with the
+** next message: a new session reads the same after C-n as at a start) and
+** every turn's prompt and reply tokens.  While no job runs. */
 void tui_session_tokens(struct app *a);
+/* The tokens the context holds now, as the status line counts them: at
+** rest a->ctx_tokens; while a message and its reply (or a regenerated
+** reply, each alternative in turn) are written, the exchanges before it,
+** its message's tokens as they are fed and the reply's so far. */
+uint64_t tui_session_tokens_now(const struct app *a);
 /* A reply's F9 stats into TU: its TOKENS, prefill and decode rates and
 ** whether MAX_TOKENS cut it; a reply that fed nothing (a regenerated one
 ** starts from the prompt's saved state) has no prefill item ("prefill 0

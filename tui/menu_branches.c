@@ -64,15 +64,36 @@ node_text(const store_tree_node *t, char *out, size_t cap)
     tui_label(out, cap, t->text + skip, strlen(t->text + skip), 80);
 }
 
+/*
+** Who speaks in turn T, with its colon, into OUT: the names the
+** transcript's headers show (tui_tr_who: the session's own, else "You" and
+** "RWKV"), the shorter padded to the longer so that messages and replies
+** start in one column ("You:  hi", "RWKV: Hi").
+*/
 static void
-add_node(tui_menu *m, const store_tree_node *t, const char *prefix, int mark, int sib,
-         int nsib)
+node_who(const struct app *a, const store_tree_node *t, char *out, size_t cap)
+{
+    const char *user = tui_tr_who(TUI_TURN_USER, a->fr_user, a->fr_bot);
+    const char *bot = tui_tr_who(TUI_TURN_ASSISTANT, a->fr_user, a->fr_bot);
+    const char *who = t->role == STORE_ROLE_USER ? user : bot;
+    int wu = tui_str_width(user, strlen(user)), wb = tui_str_width(bot, strlen(bot));
+    int pad = (wu > wb ? wu : wb) - tui_str_width(who, strlen(who));
+
+    if (t->role != STORE_ROLE_USER && t->role != STORE_ROLE_ASSISTANT)
+        snprintf(out, cap, "%s", TR("Start:"));
+    else
+        snprintf(out, cap, "%s:%*s", who, pad, "");
+}
+
+static void
+add_node(tui_menu *m, const struct app *a, const store_tree_node *t, const char *prefix,
+         int mark, int sib, int nsib)
 {
     char label[400], detail[32] = "";
-    const char *who = t->role == STORE_ROLE_USER ? TR("You: ") :
-                      t->role == STORE_ROLE_ASSISTANT ? "RWKV:" : TR("Start:");
+    char who[2 * CHAT_MAX_NAME + 8];
     char cut[100];
 
+    node_who(a, t, who, sizeof who);
     node_text(t, cut, sizeof cut);
     snprintf(label, sizeof label, "%c %s%s %s", mark ? '*' : ' ', prefix, who, cut);
     if (nsib > 1)
@@ -96,7 +117,8 @@ typedef struct tree_level {
 ** depth d is the last turn seen at depth d - 1.
 */
 static void
-add_tree(tui_menu *m, const store_tree_node *t, size_t n, const int64_t *path, size_t np)
+add_tree(tui_menu *m, const struct app *a, const store_tree_node *t, size_t n,
+         const int64_t *path, size_t np)
 {
     const char *const *g = MB_CUR_MAX > 1 ? glyphs_utf8 : glyphs_ascii;
     tree_level *lv = tui_xmalloc((n + 2) * sizeof *lv);
@@ -116,7 +138,7 @@ add_tree(tui_menu *m, const store_tree_node *t, size_t n, const int64_t *path, s
         me->indent = up->indent + fork;
         me->kids = t[i].n_children;
         me->seen = 0;
-        add_node(m, &t[i], prefix, on_path(path, np, t[i].id), up->seen, up->kids);
+        add_node(m, a, &t[i], prefix, on_path(path, np, t[i].id), up->seen, up->kids);
     }
     free(lv);
 }
@@ -143,7 +165,7 @@ fill_branches(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         return;
     }
     path = current_path(a, &np);
-    add_tree(m, t, n, path, np);
+    add_tree(m, a, t, n, path, np);
     free(path);
     free(t);
     if (a->busy && (a->w.job == TUI_JOB_SUBMIT || a->w.job == TUI_JOB_REGEN ||

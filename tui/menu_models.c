@@ -6,8 +6,11 @@
 ** and the models the database has used that are still on disk; switch
 ** model, or change the strategy (both start a new session).  What the
 ** loader would refuse is left out: anything that is not a regular file (a
-** FIFO, a device, a folder, a dangling link) and a file we may not read; a
-** folder that cannot be read is named in a notice.
+** FIFO, a device, a folder, a dangling link), a file we may not read and a
+** state-tuning file (rwkv_ckpt_kind: its tensors' names, from the file's
+** index); a folder that cannot be read is named in a notice.  A file whose
+** kind cannot be told (damaged, not a checkpoint) is listed: left out, a
+** model would vanish without a word; chosen, the load says what is wrong.
 */
 #include "menus.h"
 
@@ -47,7 +50,9 @@ list_folder(tui_menu *m, const struct app *a, tui_menu_msg *msg, const char *giv
     }
     for (size_t k = 0; k < n; k++) {
         snprintf(path, sizeof path, "%s/%.255s", dir, names[k]);
-        if (!listed(m, a, path))
+        /* a state-tuning file beside the models is F3's (the loader would
+        ** refuse it); one that cannot be told stays, Enter says why */
+        if (!listed(m, a, path) && rwkv_ckpt_kind(path, NULL) != RWKV_CKPT_STATE)
             tui_menu_add(m, names[k], dir, path, id);
     }
     tui_free_names(names, n);

@@ -2,7 +2,8 @@
 ** menu_states.c -- F3: state files.  "(none)", the library (the database's
 ** state_files rows: imported bytes or referenced paths), then the files of
 ** the config's state_dir, the default save folder, $RWKV_TUI_STATES and the
-** folder of the file in use.  Enter switches (asking, when there is a
+** folder of the file in use, without the models among them (rwkv_ckpt_kind:
+** the tensors' names, from the file's index).  Enter switches (asking, when there is a
 ** conversation, whether to start a new session or replay it: the "Switch
 ** state file" menu); C-s imports a file into the library; C-w saves the
 ** current state as a state file (state_save.c).
@@ -29,11 +30,15 @@ list_dir(tui_menu *m, const struct app *a, const char *dir)
         const char *name = names[k];
         int dup = 0;
         snprintf(path, sizeof path, "%.1024s/%.255s", dir, name);
+        int in_use = strcmp(path, a->state_path) == 0;
         /* skip duplicates (the same folder named twice) */
         for (size_t i = 0; i < m->n && !dup; i++)
             dup = m->items[i].data && strcmp(m->items[i].data, path) == 0;
-        if (!dup)
-            tui_menu_add(m, name, strcmp(path, a->state_path) == 0 ? TR("(in use)") : dir, path, 0);
+        /* and models (a state folder beside them, RWKV_TUI_STATES at the
+        ** models): F5's; a file whose kind cannot be told stays, Enter
+        ** says why */
+        if (!dup && (in_use || rwkv_ckpt_kind(path, NULL) != RWKV_CKPT_MODEL))
+            tui_menu_add(m, name, in_use ? TR("(in use)") : dir, path, 0);
     }
     tui_free_names(names, nn);
 }

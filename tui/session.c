@@ -282,14 +282,45 @@ tui_turn_stats(tui_turn *tu, uint64_t tokens, double prefill_tps, double decode_
 void
 tui_session_tokens(struct app *a)
 {
-    a->ctx_tokens = 0;
-    if (sess_holds_greeting(a->sess)) {
-        size_t ng = 0;
-        chat_greeting_ids(a->chat, &ng);
-        a->ctx_tokens = ng;
-    }
+    size_t ng = 0;
+
+    /* a greeting not fed yet goes first with the next message
+    ** (chat_submit); with a state file there is none (0 tokens) */
+    chat_greeting_ids(a->chat, &ng);
+    a->ctx_greet_due = chat_greeting_fed(a->chat) ? 0 : ng;
+    a->ctx_greeting = sess_holds_greeting(a->sess) ? ng : a->ctx_greet_due;
+    a->ctx_tokens = a->ctx_greeting;
     for (size_t i = 0; i < chat_n_turns(a->chat); i++)
         a->ctx_tokens += chat_turn_at(a->chat, i)->n_prompt + chat_turn_at(a->chat, i)->n_reply;
+}
+
+uint64_t
+tui_session_tokens_now(const struct app *a)
+{
+    const chat_stats *ls = &a->last_stats;
+    uint64_t n = a->ctx_greeting, fed = ls->prefill_tokens;
+    int last;
+
+    /* (a continuation goes on from the count at rest: its reply's tokens
+    ** so far are not reported apart from those it had) */
+    if (!a->busy || (a->w.job != TUI_JOB_SUBMIT && a->w.job != TUI_JOB_REGEN) ||
+        a->reply_turn < 0 || a->reply_turn >= a->tr.nturns)
+        return a->ctx_tokens;
+    /* the exchanges before this one as the transcript holds them: a fork
+    ** or a regeneration has dropped what it replaces, and the message sent
+    ** has no count until it is done */
+    /* up to the message replied to: a reply the regeneration replaces may
+    ** still sit between it and the streaming turn until the first report */
+    last = a->reply_turn - 1;
+    while (last >= 0 && a->tr.turns[last].role != TUI_TURN_USER)
+        last--;
+    for (int i = 0; i <= last; i++)
+        n += a->tr.turns[i].ntok;
+    /* the message as it is fed (after the greeting still due, counted
+    ** above), then the reply so far */
+    if (a->w.job == TUI_JOB_SUBMIT && fed > a->ctx_greet_due)
+        n += fed - a->ctx_greet_due;
+    return n + ls->gen_tokens;
 }
 
 /* The transcript from the chat's records (nothing saved). */
@@ -385,6 +416,9 @@ tui_session_new(struct app *a)
     }
     tui_session_fresh(a);
     tui_notice(a, 0, "new session");
+    /* as at a start and after a model switch: the greeting is fed now, not
+    ** with the first message (whose prefill would hold it) */
+    tui_session_prime(a);
 }
 
 int

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
+
 void
 tui_tr_init(tui_transcript *t)
 {
@@ -23,6 +25,16 @@ tui_tr_shown(const tui_turn *tu)
     if (tu->role == TUI_TURN_ASSISTANT && tu->md.text.p)
         return tu->md.text.p;
     return tu->text.p ? tu->text.p : "";
+}
+
+const char *
+tui_tr_who(int role, const char *user, const char *bot)
+{
+    if (role == TUI_TURN_USER)
+        return user != NULL && user[0] ? user : TR("You");
+    if (role == TUI_TURN_ASSISTANT)
+        return bot != NULL && bot[0] ? bot : "RWKV";
+    return role == TUI_TURN_ERROR ? TR("Error") : TR("Note");
 }
 
 const unsigned char *

@@ -86,6 +86,12 @@ tui_reply_lead(const char *text, size_t len)
 {
     return len > 0 && text != NULL && text[0] == ' ';
 }
+/* The header of a turn of ROLE (TUI_TURN_*): the session's role names
+** USER and BOT where it has its own ("" where not: F8, --user/--bot), else
+** "You" and "RWKV"; "Error" and "Note" for the client's own turns.  The
+** one rule for every place that names a turn's speaker (the transcript's
+** headers, F6's tree).  Borrowed from USER, BOT or static storage. */
+const char *tui_tr_who(int role, const char *user, const char *bot);
 /* Markdown styles (TUI_MD_*) of those bytes, or NULL (no Markdown). */
 const unsigned char *tui_tr_styles(const tui_turn *tu);
 

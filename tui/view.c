@@ -409,11 +409,11 @@ status_left(const struct app *a, int level, int title_w, char *left, size_t cap)
                  sp ? tui_cut(cut, sizeof cut, sp, 200) : TR("none"));
     if (level >= ST_TITLE)
         snprintf(left, cap, level == ST_TITLE ? TR(" session: %s | %llu tok") : TR(" %s | %llu tok"),
-                 title, (unsigned long long)a->ctx_tokens);
+                 title, (unsigned long long)tui_session_tokens_now(a));
     else
         snprintf(left, cap, TR(" %s%s | %s%ssession: %s | %llu tok"), model,
                  rwkv_model_info(a->model)->strategy, think_label(a, think, sizeof think),
-                 state, title, (unsigned long long)a->ctx_tokens);
+                 state, title, (unsigned long long)tui_session_tokens_now(a));
     return tw;
 }
 
@@ -676,12 +676,6 @@ draw_transcript(struct app *a, int top, int h, int w)
 {
     size_t first = tui_tr_first_row(&a->tr, h);
     int y = top;
-    /* the headers: the session's role names when it has its own (F8,
-    ** --user/--bot), else "You" and "RWKV"; the UI thread's copies
-    ** (tui_session_sync), as the transcript is: a job may be replacing the
-    ** runtime's framing while this draws */
-    const char *user = a->fr_user[0] ? a->fr_user : TR("You");
-    const char *bot = a->fr_bot[0] ? a->fr_bot : "RWKV";
 
     if (a->search.open)
         tui_search_update(&a->search, &a->tr);   /* a reply may have grown */
@@ -694,9 +688,10 @@ draw_transcript(struct app *a, int top, int h, int w)
                       : t->role == TUI_TURN_ERROR ? THEME_ROLE_ERROR : THEME_ROLE_INFO;
 
         if (row->kind == TUI_ROW_HEADER) {
-            const char *label = t->role == TUI_TURN_USER ? user
-                              : t->role == TUI_TURN_ASSISTANT ? bot
-                              : t->role == TUI_TURN_ERROR ? TR("Error") : TR("Note");
+            /* the role names: the UI thread's copies (tui_session_sync), as
+            ** the transcript is: a job may be replacing the runtime's
+            ** framing while this draws */
+            const char *label = tui_tr_who(t->role, a->fr_user, a->fr_bot);
             int hrole = t->role == TUI_TURN_USER ? THEME_ROLE_USER_HEADER
                       : t->role == TUI_TURN_ASSISTANT ? THEME_ROLE_ASSISTANT_HEADER
                       : text_role;

@@ -167,9 +167,10 @@ ckpt_add_tensor(ckpt *ck, const char *name, size_t name_len, ck_dtype dt, int nd
         static const max_align_t empty;   /* never dereferenced: numel is 0 */
         t->contiguous = 1;
         t->data = &empty;
-    } else if (((uintptr_t)data % es) != 0) {
+    } else if (((uintptr_t)data % es) != 0 && !ck->index_only) {
         /* Misaligned (foreign zip writer): copy the span, within a budget of the
-        ** file size so overlapping views cannot multiply memory use. */
+        ** file size so overlapping views cannot multiply memory use (an
+        ** index is not used for its data: no copy, the view stays unaligned) */
         uint8_t *copy;
         if (!mem_add_ok(ck->copied, span_bytes, &ck->copied) || ck->copied > ck->size)
             return rwkv_errf(err, RWKV_ENOMEM,
@@ -280,9 +281,10 @@ static const uint8_t legacy_magic[] = {
     0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19
 };
 
+/* (INDEX_ONLY: ckpt_open_index) */
 static int
 open_common(const uint8_t *buf, uint64_t len, const char *name, const ckpt_limits *lim,
-            mapfile *mf, ckpt **out, rwkv_err *err)
+            mapfile *mf, int index_only, ckpt **out, rwkv_err *err)
 {
     ckpt *ck;
     int rc;
@@ -294,6 +296,7 @@ open_common(const uint8_t *buf, uint64_t len, const char *name, const ckpt_limit
         return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", name ? name : "(memory)");
     }
     ck->mf = mf;
+    ck->index_only = index_only;
     ck->base = buf;
     ck->size = len;
     if (lim != NULL)
@@ -331,7 +334,7 @@ open_common(const uint8_t *buf, uint64_t len, const char *name, const ckpt_limit
         rc = build_index(ck, err);
     /* a file's small entries are checked now (ckpt_verify.h); memory
      * buffers are the caller's (the demo model, fuzzers) */
-    if (rc == RWKV_OK && mf != NULL)
+    if (rc == RWKV_OK && mf != NULL && !index_only)
         rc = ckpt_check_small(ck, CKPT_CRC_EAGER, err);
     if (rc != RWKV_OK) {
         ckpt_close(ck);
@@ -354,8 +357,8 @@ ckpt_file_name(const char *path, char *buf, size_t cap)
     return buf;
 }
 
-int
-ckpt_open(const char *path, const ckpt_limits *lim, ckpt **out, rwkv_err *err)
+static int
+open_file(const char *path, const ckpt_limits *lim, int index_only, ckpt **out, rwkv_err *err)
 {
     rwkv_err scratch;
     mapfile *mf;
@@ -367,7 +370,19 @@ ckpt_open(const char *path, const ckpt_limits *lim, ckpt **out, rwkv_err *err)
     rc = mapfile_open(path, &mf, err);
     if (rc != RWKV_OK)
         return rc;
-    return open_common(mapfile_data(mf), mapfile_size(mf), path, lim, mf, out, err);
+    return open_common(mapfile_data(mf), mapfile_size(mf), path, lim, mf, index_only, out, err);
+}
+
+int
+ckpt_open(const char *path, const ckpt_limits *lim, ckpt **out, rwkv_err *err)
+{
+    return open_file(path, lim, 0, out, err);
+}
+
+int
+ckpt_open_index(const char *path, const ckpt_limits *lim, ckpt **out, rwkv_err *err)
+{
+    return open_file(path, lim, 1, out, err);
 }
 
 int
@@ -380,7 +395,7 @@ ckpt_open_mem(const void *buf, size_t len, const char *name, const ckpt_limits *
     *out = NULL;
     if (err == NULL)
         err = &scratch;
-    return open_common(buf ? buf : nothing, buf ? len : 0, name, lim, NULL, out, err);
+    return open_common(buf ? buf : nothing, buf ? len : 0, name, lim, NULL, 0, out, err);
 }
 
 void

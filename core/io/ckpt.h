@@ -59,6 +59,15 @@ int ckpt_open(const char *path, const ckpt_limits *lim, ckpt **out, rwkv_err *er
 ** must outlive the ckpt. NAME is used in messages. */
 int ckpt_open_mem(const void *buf, size_t len, const char *name,
                   const ckpt_limits *lim, ckpt **out, rwkv_err *err);
+/*
+** ckpt_open for what a file holds rather than its weights (a listing that
+** tells models from state files): the tensors' names, dtypes and shapes
+** from the archive's index -- a .pth's directory and data.pkl, a
+** safetensors header -- without the small entries' checksums that
+** ckpt_open checks (ckpt_verify.h), reads spread over the whole file.
+** Tensor data is not read; a file to be used is opened with ckpt_open.
+*/
+int ckpt_open_index(const char *path, const ckpt_limits *lim, ckpt **out, rwkv_err *err);
 void ckpt_close(ckpt *ck);                       /* NULL is fine */
 /* Tensor bytes [P, P + N) of CK will not be read again soon (they were
 ** converted into a private copy): drop them from the resident set when CK is

@@ -52,6 +52,7 @@ struct ckpt {
     char          *path;       /* name used in messages (owned) */
     const char    *format;     /* "pth" / "safetensors" (static) */
     mapfile       *mf;         /* NULL for ckpt_open_mem */
+    int            index_only; /* ckpt_open_index: names and shapes, no data */
     const uint8_t *base;       /* whole file */
     uint64_t       size;
     ckpt_limits    lim;        /* defaults filled in */

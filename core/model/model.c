@@ -666,32 +666,62 @@ mdl_layer_of(const char *name, long *layer)
     return 1;
 }
 
+/* 1 if X names a state's tensor (blocks.N.att.time_state, and the extras
+** of the state files rwkv-tui writes, state_file.h). */
+static int
+mdl_state_key(const char *x)
+{
+    static const char *const suffix[] = { ".att.time_state", ".att.shift_state",
+                                          ".ffn.shift_state", ".att.aa_state",
+                                          ".att.bb_state", ".att.pp_state" };
+    const char *dot;
+
+    if (strncmp(x, "blocks.", 7) != 0 || (dot = strchr(x + 7, '.')) == NULL)
+        return 0;
+    for (size_t k = 0; k < sizeof suffix / sizeof suffix[0]; k++)
+        if (strcmp(dot, suffix[k]) == 0)
+            return 1;
+    return 0;
+}
+
 /*
-** 1 if every tensor of SRC is a state's (blocks.N.att.time_state, and the
-** extras of the state files rwkv-tui writes, state_file.h): a state-tuning
+** 1 if every tensor of SRC is a state's (mdl_state_key): a state-tuning
 ** file opened as a model, which has no version to find.
 */
 static int
 mdl_only_state(const struct mdl_src *src)
 {
-    static const char *const suffix[] = { ".att.time_state", ".att.shift_state",
-                                          ".ffn.shift_state", ".att.aa_state",
-                                          ".att.bb_state", ".att.pp_state" };
     size_t n = src_count(src);
 
-    for (size_t i = 0; i < n; i++) {
-        const char *x = src_at(src, i)->name, *dot;
-        size_t k;
-
-        if (strncmp(x, "blocks.", 7) != 0 || (dot = strchr(x + 7, '.')) == NULL)
+    for (size_t i = 0; i < n; i++)
+        if (!mdl_state_key(src_at(src, i)->name))
             return 0;
-        for (k = 0; k < sizeof suffix / sizeof suffix[0]; k++)
-            if (strcmp(dot, suffix[k]) == 0)
-                break;
-        if (k == sizeof suffix / sizeof suffix[0])
-            return 0;
-    }
     return n > 0;
+}
+
+/* A listing's bounds on a file's index (rwkv_ckpt_kind): a real data.pkl is
+** under 1 MiB and a 14B model has ~1000 tensors (ckpt_internal.h), so a
+** file past these is no checkpoint to list by kind, and a folder of
+** hostile files costs a few MiB each to look at. */
+#define MDL_KIND_MAX_PICKLE (4u << 20)
+#define MDL_KIND_MAX_ENTRIES (1u << 14)
+
+int
+rwkv_ckpt_kind(const char *path, rwkv_err *err)
+{
+    ckpt_limits lim = { .max_pickle_bytes = MDL_KIND_MAX_PICKLE,
+                        .max_entries = MDL_KIND_MAX_ENTRIES,
+                        .max_tensors = MDL_KIND_MAX_ENTRIES };
+    struct mdl_src src = { 0 };
+    ckpt *ck;
+    int kind;
+
+    if (ckpt_open_index(path, &lim, &ck, err) != RWKV_OK)
+        return RWKV_CKPT_UNKNOWN;
+    src.ck = ck;
+    kind = mdl_only_state(&src) ? RWKV_CKPT_STATE : RWKV_CKPT_MODEL;
+    ckpt_close(ck);
+    return kind;
 }
 
 static int
