@@ -1421,7 +1421,13 @@ cmd_chat(int argc, char **argv)
             shown += 1 + (chat_turn_at(r.c, i)->reply != NULL);
         fprintf(stderr, "resumed session %lld: ", (long long)sess_id(r.s));
         put_text(stderr, sess_title(r.s));
-        fprintf(stderr, " (%zu turns)\n", shown);
+        /* counted as the TURNS column counts (the whole tree), the branch
+        ** apart when it holds fewer, in `sessions show`'s words */
+        if ((int64_t)shown == info.n_turns)
+            fprintf(stderr, " (%zu turns)\n", shown);
+        else
+            fprintf(stderr, " (%lld turns in the tree, %zu on this branch)\n",
+                    (long long)info.n_turns, shown);
         show_tail(&r);
         if (r.interactive)
             fprintf(stderr, "(/help lists the commands; Ctrl-C stops a reply; /quit or Ctrl-D leaves)\n");

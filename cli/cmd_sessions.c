@@ -608,6 +608,7 @@ do_rename(store *st, const struct sessions_args *a)
         cli_errorf("renaming session %lld: %s", (long long)a->id, err.msg);
         return 1;
     }
+    printf("renamed session %lld\n", (long long)a->id);   /* as rm, fork and import confirm */
     return 0;
 }
 

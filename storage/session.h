@@ -225,6 +225,7 @@ typedef struct sess_info {
     char    vocab_path[STORE_PATH_MAX];   /* "" = none on record */
     char    strategy[128];
     int64_t head_turn;
+    int64_t n_turns;                      /* messages in the whole tree (TURNS) */
 } sess_info;
 /* Session SID (0 = the most recently used) of the database DB (NULL = the
 ** default path); RWKV_EINVAL "no saved sessions ..." when there is none.

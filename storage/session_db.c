@@ -1324,6 +1324,9 @@ sess_save_unsent(sess *s)
         return;
     if (s->sid != s->undo_sid) {       /* the session was made for this message */
         rc = store_session_delete(s->st, s->sid, &err);
+        if (rc == RWKV_OK)             /* it was announced: its end is said too */
+            sess_notef(s, 0, "session %lld removed again: it held only the cancelled message",
+                       (long long)s->sid);
         s->sid = 0;
         s->head = s->last_user = s->last_reply = 0;
         memcpy(s->title, s->undo_title, sizeof s->title);   /* the next message titles it */
@@ -1501,6 +1504,7 @@ sess_lookup_ex(const char *db, int64_t sid, const char *nodb, sess_info *out, rw
         goto out;
     out->id = ss.id;
     out->head_turn = ss.head_turn;
+    out->n_turns = ss.n_turns;
     snprintf(out->title, sizeof out->title, "%s", ss.title);
     snprintf(out->strategy, sizeof out->strategy, "%s", ss.strategy);
     if ((rc = store_model_ref(st, ss.model_id, &sm, err)) != RWKV_OK)

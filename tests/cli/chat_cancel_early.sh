@@ -79,4 +79,22 @@ exec 3>&-
      (SELECT id FROM turns WHERE text = 'second')")" = "1,0" ] && ok ||
     fail "its reply is not one empty interrupted row"
 grep -q 'message dropped' "$TMP/err" && fail "said dropped, but kept: $(cat "$TMP/err")" || ok
+
+# the first message of a chat that saves: its session, announced ("new
+# session 1: ..."), is removed again with the cancelled message, and that
+# is said (it was deleted without a word)
+D=$TMP/n.db
+chat_bg $BYTE --db "$D" --max-tokens 8 --seed 3 --temperature 0
+hold_int sess_submit first 2
+poll grep -q 'message dropped' "$TMP/err" || fail "not dropped: $(cat "$TMP/err")"
+exec 3>&-
+wait $pid
+if grep -q '^new session 1: first$' "$TMP/err"; then
+    grep -q '^session 1 removed again: it held only the cancelled message$' "$TMP/err" && ok ||
+        fail "an announced session went without a word: $(cat "$TMP/err")"
+else
+    grep -q 'session 1 removed' "$TMP/err" && fail "removal said of a session never announced" || ok
+fi
+n=$("$RWKV_TUI" sessions --db "$D" list 2>&1 | grep -c '^ *[0-9]')
+[ "$n" = 0 ] && ok || fail "sessions left: $("$RWKV_TUI" sessions --db "$D" list 2>&1)"
 finish

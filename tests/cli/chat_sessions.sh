@@ -51,6 +51,13 @@ grep -qx -- '- current branch: 4 turns (4 in the whole tree), after the greeting
     && ok || fail "list --json's count"
 printf '' | "$T" chat $TINY --db "$D1" --session 1 >/dev/null 2>"$TMP/n1r.err"
 grep -q '^resumed session 1: t1 (4 turns)$' "$TMP/n1r.err" && ok || fail "resume's count: $(cat "$TMP/n1r.err")"
+# a regenerated reply: the tree holds 5 messages, the branch 4; the resume
+# line counts as TURNS and show do
+cp "$D1" "$TMP/one-regen.db"
+printf '/regen\n' | "$T" chat $TINY --db "$TMP/one-regen.db" --session 1 --max-tokens 3 >/dev/null 2>&1
+printf '' | "$T" chat $TINY --db "$TMP/one-regen.db" --session 1 >/dev/null 2>"$TMP/n1r2.err"
+grep -q '^resumed session 1: t1 (5 turns in the tree, 4 on this branch)$' "$TMP/n1r2.err" && ok ||
+    fail "resume's count with a sibling: $(cat "$TMP/n1r2.err")"
 r1=$(sed -n 's/^Assistant:\(.*\)$/\1/p' "$TMP/n1" | head -1)
 "$T" sessions --db "$D1" export 1 --format json | python3 -c 'import json,sys; r=sys.argv[1]; sys.exit(0 if any(r in t["text"] for t in json.load(sys.stdin)["turns"]) else 1)' "$r1" && ok || fail "first reply not in the export"
 if [ $HAVE_SQLITE = 1 ]; then

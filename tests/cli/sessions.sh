@@ -128,7 +128,8 @@ expect_fail "fork foreign turn" "turn 2 is not in session 2" "$T" sessions --db 
 # its parent before the check, and the error named that turn)
 uid=$(sqlite3 "$DB" "select max(id) from turns where session_id=1 and role=1")
 expect_fail "fork foreign user turn" "turn $uid is not in session 2" "$T" sessions --db "$DB" fork 2 "$uid"
-"$T" sessions --db "$DB" rename 3 "Ants only" && "$T" sessions --db "$DB" list | grep -q 'Ants only$' && ok || fail rename
+out=$("$T" sessions --db "$DB" rename 3 "Ants only") && "$T" sessions --db "$DB" list | grep -q 'Ants only$' && ok || fail rename
+[ "$out" = "renamed session 3" ] && ok || fail "rename says: $out"   # as rm, fork and import do
 # a title is one line, safe to show: blank refused; line breaks and tabs
 # become spaces, escape sequences go whole (the display rule,
 # utf8_sanitize_for_terminal), in the file and on every read (a file
