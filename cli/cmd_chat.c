@@ -136,10 +136,11 @@ usage(FILE *f)
             "  resumes without re-reading the conversation; a reply cut short (Ctrl-C, a\n"
             "  crash) is kept and marked interrupted.  A resumed session uses its own\n"
             "  model (--model may be left out), state file and sampling values (options\n"
-            "  given on the command line win).  A saved state made by other weights or\n"
-            "  another precision is not used: the conversation's tokens are replayed and\n"
-            "  stderr says how many.  A model of another shape is refused.  Pass the\n"
-            "  session's --seed again to continue its sampling sequence exactly.\n"
+            "  given on the command line win; --state only names a copy of its own state\n"
+            "  file, moved since: another one is refused).  A saved state made by other\n"
+            "  weights or another precision is not used: the conversation's tokens are\n"
+            "  replayed and stderr says how many.  A model of another shape is refused.\n"
+            "  Pass the session's --seed again to continue its sampling sequence exactly.\n"
             "  A save that fails (a full disk, a lock held by another program) is tried\n"
             "  again with the next message and once more when the chat ends; what is\n"
             "  still not saved then is one line on stderr, and the exit status is 1.\n\n");
@@ -1285,6 +1286,11 @@ resume_target(struct chat_cli *a, sess_info *info)
         return 1;
     }
     sess_info_launch(info, &a->o.model, &a->o.demo, &a->o.strategy, &a->o.vocab);
+    /* its state file, checked (and a copy of it recorded) before a model loads */
+    if (sess_resume_state(a->o.db, info, &a->o.state, CHAT_NODB, &err) != RWKV_OK) {
+        cli_errorf("chat: %s", err.msg);
+        return 1;
+    }
     if (a->o.model == NULL && !a->o.demo) {
         cli_errorf("chat: session %lld has no model on record: give --model PATH",
                    (long long)info->id);

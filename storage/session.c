@@ -161,6 +161,126 @@ sess_chat_start_from(sess *s, const sess_start *start, rwkv_err *err)
     return rc;
 }
 
+/* ---- the state file of a resume (sess_resume_state) ------------------------------------- */
+
+/* The digest session state file SF is known by: its row's, else (a row
+** made before digests were kept) its file's or its kept bytes'; 0 when
+** unknown (the file gone).  *BYTES: the row keeps the file's bytes. */
+static uint64_t
+known_digest(store *st, const store_statefile *sf, int *bytes)
+{
+    store_statefile f;
+    void *data = NULL;
+    uint64_t d = sf->fingerprint;
+
+    *bytes = 0;
+    if (sf->path[0] != '\0') {
+        if (d == 0)
+            store_statefile_digest(sf->path, &d, NULL, NULL);
+        return d;
+    }
+    if (store_statefile_get(st, sf->id, &f, &data, NULL) == RWKV_OK && data != NULL) {
+        *bytes = 1;
+        if (d == 0)
+            d = store_statefile_digest_mem(data, f.size);
+    }
+    free(data);
+    return d;
+}
+
+/* GIVEN (absolute) named with session SS, which starts from SF: the same
+** content is the same state file -- the session's row names GIVEN from
+** now on, unless it keeps the bytes itself -- another is refused. */
+static int
+resume_given(store *st, const store_session *ss, const store_statefile *sf, const char *given,
+             rwkv_err *err)
+{
+    store_statefile nf;
+    uint64_t want, got;
+    int64_t id = 0;
+    int bytes, rc;
+
+    if (sf->id == 0)
+        return rwkv_errf(err, RWKV_EINVAL, "session %lld has no state file: leave out --state (or "
+                         "start a --new session)", (long long)ss->id);
+    if (sf->path[0] != '\0' && strcmp(sf->path, given) == 0)
+        return RWKV_OK;
+    if ((rc = store_statefile_digest(given, &got, NULL, err)) != RWKV_OK)
+        return rwkv_errf(err, rc, "session %lld starts from the state file %s: %s",
+                         (long long)ss->id, sf->path[0] ? sf->path : sf->name, err->msg);
+    want = known_digest(st, sf, &bytes);
+    if (want != 0 && want != got)
+        return rwkv_errf(err, RWKV_EINVAL, "session %lld starts from the state file %s, and %s "
+                         "holds another state: give a copy of that file, or leave out --state "
+                         "(or start a --new session)", (long long)ss->id,
+                         sf->path[0] ? sf->path : sf->name, given);
+    if (bytes)
+        return RWKV_OK;              /* its own copy of the same bytes goes on */
+    store_statefile_from_path(&nf, given);
+    if ((rc = store_statefile_add(st, &nf, &id, err)) != RWKV_OK ||
+        (rc = store_session_set_statefile(st, ss->id, id, err)) != RWKV_OK)
+        return rwkv_errf(err, rc, "recording the state file of session %lld: %s",
+                         (long long)ss->id, err->msg);
+    return RWKV_OK;
+}
+
+/* No --state with session SS, which starts from SF: a file not there is
+** said before anything loads, with the way on (as for its model). */
+static int
+resume_own(store *st, const store_session *ss, const store_statefile *sf, rwkv_err *err)
+{
+    int bytes;
+
+    if (sf->id == 0)
+        return RWKV_OK;
+    if (sf->path[0] != '\0') {
+        if (access(sf->path, F_OK) == 0)
+            return RWKV_OK;
+        return rwkv_errf(err, RWKV_EINVAL, "%s: cannot open: %s (the state file session %lld was "
+                         "saved with: --state PATH resumes it with a copy of it elsewhere)",
+                         sf->path, strerror(errno), (long long)ss->id);
+    }
+    known_digest(st, sf, &bytes);
+    if (bytes)
+        return RWKV_OK;
+    return rwkv_errf(err, RWKV_EINVAL, "session %lld starts from the state file '%s', which is not "
+                     "on disk (an imported session: --state PATH resumes it with a copy of it)",
+                     (long long)ss->id, sf->name);
+}
+
+int
+sess_resume_state(const char *db, const sess_info *info, const char **given, const char *nodb,
+                  rwkv_err *err)
+{
+    store_open_opts o = { 0, nodb ? nodb : SESS_NODB_HINT, NULL };
+    char defpath[STORE_PATH_MAX], path[STORE_PATH_MAX];
+    store *st = NULL;
+    store_session ss;
+    store_statefile sf;
+    int rc;
+
+    if (db == NULL) {
+        if ((rc = store_default_path(defpath, sizeof defpath, err)) != RWKV_OK)
+            return rc;
+        db = defpath;
+    }
+    if ((rc = store_open_ex(db, &o, &st, err)) != RWKV_OK)
+        return rc;
+    if ((rc = store_session_get(st, info->id, &ss, err)) == RWKV_OK &&
+        (rc = store_statefile_ref(st, ss.state_file_id, &sf, err)) == RWKV_OK) {
+        if (*given != NULL) {
+            abs_path(*given, path, sizeof path);
+            rc = resume_given(st, &ss, &sf, path, err);
+        } else {
+            rc = resume_own(st, &ss, &sf, err);
+        }
+    }
+    store_close(st);
+    if (rc == RWKV_OK)
+        *given = NULL;             /* the session's row names the file to load */
+    return rc;
+}
+
 /* ---- the chat's callbacks: persistence, then the front end's ----------------------------- */
 
 static void
@@ -474,6 +594,11 @@ sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err)
     framing_fini(&s->fr);
     s->fr = t;
     if (leave) {
+        /* the user's greeting and names from now on, not the launch's
+        ** (take_launch_names) */
+        framing_set_greeting(&s->launch_fr, NULL, NULL);
+        framing_set_user(&s->launch_fr, NULL, NULL);
+        framing_set_bot(&s->launch_fr, NULL, NULL);
         *left = s->sid != 0 || chat_n_turns(s->c) > 0;
         chat_destroy(s->c);
         s->c = nc;
@@ -486,12 +611,45 @@ sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err)
     return RWKV_OK;
 }
 
+/*
+** A new session of this run (sess_new, a state-file switch without replay)
+** takes the greeting and names given at launch over the framing in use: a
+** resumed session keeps its own (open_framing's note says the ones given
+** apply to new sessions), this is where they do.  A new chat when they
+** write the prompt otherwise (from the start in use); on failure nothing
+** changes.  Framing the user sets later (sess_set_framing) drops them.
+*/
+static int
+take_launch_names(sess *s, rwkv_err *err)
+{
+    const framing *l = &s->launch_fr;
+    framing t;
+    chat *nc = NULL;
+    int rc;
+
+    if (l->greeting == NULL && l->user[0] == '\0' && l->bot[0] == '\0')
+        return RWKV_OK;
+    framing_init(&t);
+    if ((rc = framing_copy(&t, &s->fr, err)) != RWKV_OK ||
+        (rc = framing_merge(&t, l, FRAMING_GREETING | FRAMING_NAMES, err)) != RWKV_OK ||
+        framing_same_prompt(&t, &s->fr) ||
+        (rc = sess_chat_with_framing(s, &t, &nc, err)) != RWKV_OK) {
+        framing_fini(&t);
+        return rc;
+    }
+    chat_destroy(s->c);
+    s->c = nc;
+    framing_fini(&s->fr);
+    s->fr = t;
+    return RWKV_OK;
+}
+
 int
 sess_new(sess *s, rwkv_err *err)
 {
     int rc;
 
-    if ((rc = sess_leave_check(s, err)) != RWKV_OK)
+    if ((rc = sess_leave_check(s, err)) != RWKV_OK || (rc = take_launch_names(s, err)) != RWKV_OK)
         return rc;
     start_over(s);
     return RWKV_OK;
@@ -626,7 +784,16 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
         if (rc != RWKV_OK)
             goto out;
     }
-    /* commit */
+    /* commit: a new session of this run under the launch's names (a
+    ** replay keeps the conversation's: its turns were written so) */
+    if (rec == NULL) {
+        sess_start was = s->start;
+        s->start = start;
+        rc = take_launch_names(s, err);
+        s->start = was;
+        if (rc != RWKV_OK)
+            goto out;
+    }
     if ((rc = sess_chat_start_from(s, &start, err)) != RWKV_OK)
         goto out;
     s->start = start;
@@ -1260,6 +1427,7 @@ sess_set_sampling(sess *s, const rwkv_sampling *samp, unsigned samp_set)
         rng_seed(&s->seeds, samp->seed);
         sess_queue_seed(s);
     }
+    sess_save_sampling(s);             /* kept at once: no reply may follow */
 }
 
 int

@@ -246,6 +246,22 @@ int  sess_lookup_ex(const char *db, int64_t sid, const char *nodb, sess_info *ou
 */
 void sess_info_launch(const sess_info *info, const char **model, int *demo,
                       const char **strategy, const char **vocab);
+/*
+** The state file a resume of INFO starts from (the one rule of both front
+** ends, with sess_info_launch; before the model loads), GIVEN the --state
+** named (NULL = none), in database DB (NULL = the default; NODB as for
+** sess_lookup_ex).  A state file is its content: GIVEN holding the
+** session's state file (the same bytes, store_statefile_digest: a copy,
+** the file moved) is it, and the session records its path from now on;
+** GIVEN holding another state, or given to a session without one, is
+** refused (RWKV_EINVAL, one line: how to go on).  Without GIVEN, the
+** session's file not there is "PATH: cannot open: why (... --state PATH
+** resumes it with a copy of it elsewhere)".  On RWKV_OK *GIVEN is NULL:
+** the session's own row names the file sess_open loads.  (A row made
+** before digests were kept, whose file is gone, takes GIVEN as it.)
+*/
+int  sess_resume_state(const char *db, const sess_info *info, const char **given,
+                       const char *nodb, rwkv_err *err);
 /* A model that failed to load (ERR), MODEL with STRATEGY: when either is
 ** INFO's, as sess_info_launch took it (INFO NULL: no resume), ERR's line
 ** says where it came from and which option gives another. */

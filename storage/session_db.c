@@ -377,6 +377,31 @@ empty_root(sess *s, int64_t sid, int64_t *head, int *root, rwkv_err *err)
 }
 
 /*
+** The speeds of saved reply A (its message N_PROMPT tokens) as the chat's
+** own record of the run that wrote it: a /continue or M-r adds to these
+** (chat.c, begin_continue), as it does in the process that wrote the reply,
+** so the reply keeps its first run's prefill speed and gets a decode speed
+** over all its tokens -- not 0 and the continuation's few tokens alone.
+** Only the rates are stored: the counts are the reply's and the message's
+** tokens, the times what those rates give.
+*/
+static void
+saved_stats(const store_turn *a, size_t n_prompt, chat_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    if (a->prefill_tps > 0 && n_prompt > 0) {
+        st->prefill_tokens = n_prompt;
+        st->prefill_s = (double)n_prompt / a->prefill_tps;
+        st->prefill_tps = a->prefill_tps;
+    }
+    if (a->decode_tps > 0 && a->n_tokens > 0) {
+        st->gen_tokens = a->n_tokens;
+        st->gen_s = (double)a->n_tokens / a->decode_tps;
+        st->decode_tps = a->decode_tps;
+    }
+}
+
+/*
 ** Make the chat continue after turn HEAD of session SID whose start is START:
 ** its turns become the chat's records, its state the current one.  A user
 ** turn without its reply as HEAD is replaced by its parent.  Everything is
@@ -478,6 +503,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
             ct.n_reply = a->n_tokens;
             if (a->has_sampling)
                 ct.samp = a->sampling;
+            saved_stats(a, ct.n_prompt, &ct.stats);
             ct.interrupted = a->interrupted;   /* chat_push_turn works out ct.stop */
         }
         if ((rc = chat_push_turn(s->c, &ct, err)) != RWKV_OK) {
@@ -735,6 +761,8 @@ session_create(sess *s, const char *title, const char *msg)
     s->launch_state = 0;
     s->launch_frame = 0;
     sess_notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
+    s->samp_known = 0;                 /* the chat's values are the new session's */
+    sess_save_sampling(s);
     return 0;
 }
 
@@ -992,23 +1020,62 @@ note_moved(sess *s)
                             : sess_tr(s, "goes on this window's branch, beside the other one"));
 }
 
-/* The current session still exists (another window may have deleted it),
-** and is still this conversation (same id and creation time: the file may
-** have been overwritten with another database, or the id taken again); if
-** not, the conversation so far goes on in a new session.  (A head moved by
-** another window is told by the write itself: note_moved.) */
+/*
+** The first of the rows the next writes go under or into that another
+** window deleted (its F6 delete of a turn): ANCHOR (the head a
+** message goes under, the message a regeneration's reply goes under, the
+** reply a continuation extends) and, while a failed save keeps turns out,
+** the head catch_up writes under and the half-written rows it completes.
+** 0 when all are there (or unknown: a failed read, said).  A deleted turn
+** takes every turn under it along (store_turn_prune), so the rows above
+** these are there when they are.
+*/
+static int64_t
+row_deleted(sess *s, int64_t anchor)
+{
+    int64_t need[4] = { anchor, s->unsaved ? s->head : 0, s->unsaved_user, s->unsaved_reply };
+    rwkv_err err;
+    int in;
+
+    for (int i = 0; i < 4; i++) {
+        if (need[i] == 0)
+            continue;
+        if (store_turn_in_session(s->st, need[i], s->sid, &in, &err) != RWKV_OK) {
+            sess_save_failed(s, "the session", &err);
+            return 0;
+        }
+        if (!in)
+            return need[i];
+    }
+    return 0;
+}
+
+/*
+** The current session still exists (another window may have deleted it),
+** is still this conversation (same id and creation time: the file may have
+** been overwritten with another database, or the id taken again), and
+** still holds the rows the next writes need (row_deleted, ANCHOR: another
+** window may have deleted this window's branch); if not, the conversation
+** so far (its first N_DONE exchanges, from this window's copy) goes on in a
+** new session, said in one line -- never a write that fails every time,
+** "tried again" while nothing could ever save it.  A new session, not the
+** deleted turns written back into the old one: what another window deleted
+** stays deleted there.  (A head moved by another window is told by the
+** write itself: note_moved.)
+*/
 static void
-check_alive(sess *s, size_t n_done)
+check_alive(sess *s, size_t n_done, int64_t anchor)
 {
     store_session ss;
     rwkv_err err;
-    int64_t old = s->sid;
+    int64_t old = s->sid, gone = 0;
     int rc;
 
     if (s->sid == 0)
         return;
     rc = store_session_get(s->st, s->sid, &ss, &err);
-    if (rc == RWKV_OK && (ss.created_ms == s->created_ms || s->created_ms < 0))
+    if (rc == RWKV_OK && (ss.created_ms == s->created_ms || s->created_ms < 0) &&
+        (gone = row_deleted(s, anchor)) == 0)
         return;
     if (rc != RWKV_OK && err.code != RWKV_EINVAL) {
         sess_save_failed(s, "the session", &err);
@@ -1025,7 +1092,11 @@ check_alive(sess *s, size_t n_done)
         sess_save_records(s, n_done, NULL);
     if (s->sid == 0)
         return;
-    if (rc == RWKV_OK)
+    if (gone != 0)
+        sess_notef(s, 1, "turn %lld of session %lld was deleted elsewhere: this conversation "
+                         "goes on as session %lld", (long long)gone, (long long)old,
+                   (long long)s->sid);
+    else if (rc == RWKV_OK)
         sess_notef(s, 1, "session %lld of %s is another conversation now (the file was replaced, "
                          "or the session deleted elsewhere): this conversation goes on as "
                          "session %lld", (long long)old, store_path(s->st), (long long)s->sid);
@@ -1072,10 +1143,12 @@ sess_flush(sess *s, char *why, size_t cap)
         if (sess_save_records(s, n, NULL) == 0 && failed)
             said_saved(s, kept);
     } else {
-        check_alive(s, n);             /* deleted elsewhere: all of it in a new session */
+        check_alive(s, n, s->head);    /* deleted elsewhere: all of it in a new session */
         if (s->st != NULL && s->sid != 0)
             catch_up(s, n);
     }
+    if (s->st != NULL)
+        sess_save_sampling(s);         /* a change whose write failed */
     if (s->st != NULL)
         store_busy_once(s->st, 0);
     left = sess_unsaved(s);
@@ -1146,7 +1219,9 @@ save_reopen(sess *s)
 
     if (s->st == NULL || n == 0 || file_lost(s))
         return;
-    check_alive(s, n);           /* no new row: nothing to place */
+    check_alive(s, n, s->last_reply);   /* no new row: nothing to place */
+    if (s->st == NULL)                  /* its read found the file gone: said */
+        return;
     if (s->sid == 0 && sess_save_records(s, n, NULL) != 0)
         return;
     if (catch_up(s, n) != 0 || s->last_reply == 0)
@@ -1255,13 +1330,17 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
             return -1;
     }
     /* first: a session deleted elsewhere gets every turn in a new one */
-    check_alive(s, n - 1);
+    check_alive(s, n - 1, with_user ? s->head : s->last_user);
+    if (s->st == NULL)                 /* its read found the file gone: said */
+        return -1;
     /* the first row written below says whether another window moved the
     ** head (note_moved); not in a session made now, nor under no parent */
     s->head_watch = s->sid != 0 && s->sid == sid0 && (with_user ? s->head : s->last_user) != 0;
     s->watch_head = s->head;
     rc = begin_rows_write(s, ct, n, with_user, before, sid0);
     s->head_watch = 0;
+    if (rc == 0)
+        sess_save_sampling(s);         /* values given at launch are the session's now */
     return rc;
 }
 
@@ -1557,34 +1636,81 @@ sess_info_load_hint(const sess_info *info, const char *model, const char *strate
                  "of it elsewhere)", (long long)info->id);
 }
 
-/* The sampling values of the last reply on the branch to HEAD, with the
-** values the user set at launch winning; the chat's seed stays. */
+/* A and B the same values, the seed aside (a session keeps no seed of its
+** own: each reply records the one it drew). */
 static int
-session_sampling(sess *s, int64_t head, rwkv_err *err)
+same_values(const rwkv_sampling *a, const rwkv_sampling *b)
+{
+    int seed_i = params_find("seed");
+
+    for (int k = 0; params_table[k].name != NULL; k++)
+        if (k != seed_i && params_get(a, k) != params_get(b, k))
+            return 0;
+    return 1;
+}
+
+void
+sess_save_sampling(sess *s)
+{
+    const rwkv_sampling *v = chat_sampling(s->c);
+    rwkv_err err;
+
+    if (s->st == NULL || s->sid == 0 || (s->samp_known && same_values(v, &s->samp_saved)))
+        return;
+    if (store_session_sampling_put(s->st, s->sid, v, &err) != RWKV_OK) {
+        s->samp_known = 0;             /* tried again with the next reply, and when leaving */
+        sess_save_failed(s, "the sampling values", &err);
+        return;
+    }
+    s->samp_saved = *v;
+    s->samp_known = 1;
+}
+
+/*
+** The sampling values session SID's new replies use: its own
+** (store_session_sampling: as the user last set them or ran a reply with
+** them), else -- a session saved before they were kept, or imported -- the
+** last reply's on the branch to HEAD, whose max_tokens, when a /continue
+** made it the reply's new total, is the run's cap only if no continuation
+** raised it (which that record cannot tell).  The values the user set at
+** launch win; the chat's seed stays.
+*/
+static int
+session_sampling(sess *s, int64_t sid, int64_t head, rwkv_err *err)
 {
     store_turn *turns = NULL;
     size_t n = 0;
-    int seed_i = params_find("seed"), rc;
+    rwkv_sampling v = *chat_sampling(s->c);
+    unsigned set = chat_sampling_set(s->c);
+    int seed_i = params_find("seed"), found = 0, rc;
 
-    if ((rc = store_branch_read(s->st, head, &turns, &n, err)) != RWKV_OK)
+    s->samp_known = 0;
+    if ((rc = store_session_sampling(s->st, sid, &v, &found, err)) != RWKV_OK)
         return rc;
-    for (size_t i = n; i-- > 0;) {
-        if (turns[i].role == STORE_ROLE_ASSISTANT && turns[i].has_sampling) {
-            rwkv_sampling v = turns[i].sampling;
-            unsigned set = chat_sampling_set(s->c);
-            for (int k = 0; params_table[k].name != NULL; k++) {
-                if (k == seed_i)
-                    continue;
-                if (s->cli_set & PARAMS_BIT(k))
-                    params_copy(&v, &s->cli_samp, k);
-                set |= PARAMS_BIT(k);
+    if (found) {
+        s->samp_saved = v;
+        s->samp_known = 1;
+    } else {
+        if ((rc = store_branch_read(s->st, head, &turns, &n, err)) != RWKV_OK)
+            return rc;
+        for (size_t i = n; i-- > 0 && !found;)
+            if (turns[i].role == STORE_ROLE_ASSISTANT && turns[i].has_sampling) {
+                v = turns[i].sampling;
+                found = 1;
             }
-            v.seed = chat_sampling(s->c)->seed;
-            chat_set_sampling(s->c, &v, set);
-            break;
-        }
+        store_branch_free(turns, n);
     }
-    store_branch_free(turns, n);
+    if (!found)
+        return RWKV_OK;
+    for (int k = 0; params_table[k].name != NULL; k++) {
+        if (k == seed_i)
+            continue;
+        if (s->cli_set & PARAMS_BIT(k))
+            params_copy(&v, &s->cli_samp, k);
+        set |= PARAMS_BIT(k);
+    }
+    v.seed = chat_sampling(s->c)->seed;
+    chat_set_sampling(s->c, &v, set);
     return RWKV_OK;
 }
 
@@ -1741,7 +1867,7 @@ open_writes(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     s->launch_state = 0;
     snprintf(s->title, sizeof s->title, "%s", ss.title);
     s->created_ms = ss.created_ms;
-    if ((rc = session_sampling(s, s->head, err)) != RWKV_OK)
+    if ((rc = session_sampling(s, sid, s->head, err)) != RWKV_OK)
         return rc;
     if (s->seeded) {
         uint64_t used = 0;

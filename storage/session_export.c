@@ -33,6 +33,27 @@ title_of(const sess *s, char *out, size_t cap)
         snprintf(out, cap, "(untitled)");
 }
 
+/* The state file the chat starts from into *F (f->id 0: none), with its
+** digest: the file's, or a library row's bytes (store_export.c writes a
+** saved session's so). */
+static void
+state_of(const sess *s, store_statefile *f)
+{
+    void *data = NULL;
+
+    memset(f, 0, sizeof *f);
+    if (s->start.path[0] != '\0') {
+        store_statefile_from_path(f, s->start.path);
+        f->id = -1;                    /* in use, whether it has a row or not */
+    } else if (s->start.lib_id != 0 && s->st != NULL) {
+        if (store_statefile_get(s->st, s->start.lib_id, f, &data, NULL) != RWKV_OK)
+            memset(f, 0, sizeof *f);
+        else if (f->fingerprint == 0 && data != NULL)
+            f->fingerprint = store_statefile_digest_mem(data, f->size);
+        free(data);
+    }
+}
+
 /* ---- Markdown ----------------------------------------------------------------------------- */
 
 static void
@@ -43,6 +64,7 @@ export_md(const sess *s, struct sbuf *b)
     char title[STORE_TITLE_MAX], when[64];
     time_t now = time(NULL);
     struct tm tm;
+    store_statefile sf;
 
     title_of(s, title, sizeof title);
     if (gmtime_r(&now, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm) == 0)
@@ -60,6 +82,13 @@ export_md(const sess *s, struct sbuf *b)
     sb_printf(b, " (v%s, fingerprint %016llx)\n- strategy: ", inf->version,
           (unsigned long long)inf->fingerprint);
     sb_md(b, inf->strategy);
+    state_of(s, &sf);
+    if (sf.id != 0) {                  /* as a saved session's export names it */
+        sb_puts(b, "\n- state file: ");
+        sb_md(b, sf.path[0] ? sf.path : sf.name);
+        if (sf.fingerprint != 0)
+            sb_printf(b, " (digest %016llx)", (unsigned long long)sf.fingerprint);
+    }
     sb_printf(b, "\n- current branch: %zu turns\n", 2 * n);
     if ((chat_greeting_fed(s->c) || n > 0) && chat_greeting_ids(s->c, &ng) != NULL && ng > 0) {
         sb_puts(b, "\n## System\n\n");
@@ -118,12 +147,15 @@ export_json(const sess *s, struct sbuf *b, rwkv_err *err)
     char title[STORE_TITLE_MAX], *fr;
     framing f = s->fr;
     store_model m;
+    store_statefile sf;
 
     title_of(s, title, sizeof title);
     store_model_from_info(&m, s->model_path, inf);
     snprintf(m.vocab, sizeof m.vocab, "%s", s->vocab_path);
     sb_json_session(b, title, s->sid != 0 && s->created_ms > 0 ? s->created_ms : now,
                     inf->strategy, &m);
+    state_of(s, &sf);
+    sb_json_statefile(b, sf.id != 0 ? &sf : NULL);
     /* the framing as a saved session keeps it, its greeting cleaned */
     f.greeting = s->fr.greeting ? store_text_clean(s->fr.greeting, strlen(s->fr.greeting), NULL)
                                 : NULL;

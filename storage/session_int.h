@@ -174,6 +174,11 @@ struct sess {
     ** saves write them first (session_db.c, catch_up). */
     size_t           unsaved;
     int64_t          unsaved_user, unsaved_reply;
+    /* the session's own sampling values (store_session_sampling) as this
+    ** process last wrote or read them; SAMP_KNOWN 0: not known (none read,
+    ** a write failed), so sess_save_sampling writes the chat's */
+    rwkv_sampling    samp_saved;
+    int              samp_known;
     int              fail_said;        /* a failed save was said since one worked */
     char             fail_why[RWKV_ERR_MSG];   /* the last failure's line (sess_flush) */
 };
@@ -216,6 +221,11 @@ void sess_save_fail(sess *s, const char *what, const rwkv_err *err);
 ** works ("... (the chat goes on; what is not saved is tried again with your
 ** next message)"), not said when the file went away (file_lost says it). */
 void sess_save_failed(sess *s, const char *what, const rwkv_err *err);
+/* The chat's sampling values written as the session's own (a value
+** changed, a reply run with values given at launch, a new session) when
+** they differ from what it holds; a failure is a sess_save_failed note,
+** tried again with the next reply and when leaving. */
+void sess_save_sampling(sess *s);
 /* The title of a session from its first message MSG (at most
 ** SESS_AUTO_TITLE_MAX bytes, into OUT, CAP bytes). */
 void sess_auto_title(const char *msg, char *out, size_t cap);

@@ -346,8 +346,11 @@ typedef struct store_statefile {
     char          name[STORE_TITLE_MAX];
     char          path[STORE_PATH_MAX]; /* "" when only imported */
     const void   *data;                /* file bytes to import, or NULL to reference */
-    size_t        size;
-    uint64_t      fingerprint;         /* model it fits, 0 = any of its shape */
+    size_t        size;                /* bytes (a referenced file: as it was read) */
+    uint64_t      fingerprint;         /* the digest of its bytes
+                                          (store_statefile_digest): its
+                                          content identity; 0 = unknown (a
+                                          row made before it was kept) */
     int           n_layer, n_embd, n_head, head_size;
     rwkv_sampling defaults;            /* its own sampling defaults */
 } store_statefile;
@@ -362,6 +365,19 @@ int store_statefile_get(store *s, int64_t id, store_statefile *out, void **data,
                         rwkv_err *err);
 /* A session's state-file reference, as store_model_ref (data not loaded). */
 int store_statefile_ref(store *s, int64_t id, store_statefile *out, rwkv_err *err);
+/*
+** A state file's content identity (store_stateid.c): the digest of the
+** bytes of the file at PATH into *DIGEST (never 0), its size into *SIZE
+** (may be NULL); "PATH: cannot open: why" when it cannot be read.  The
+** same file anywhere -- a copy, a moved file -- has the same digest, as
+** the model's digest names its content (store_model).
+*/
+int store_statefile_digest(const char *path, uint64_t *digest, uint64_t *size, rwkv_err *err);
+/* The digest of N bytes at P (an imported row's data), as for a file. */
+uint64_t store_statefile_digest_mem(const void *p, size_t n);
+/* Session ID starts from state-file row SF (0 = none) from now on: a write
+** as store.h's writes a user names ("PATH: no session 3"). */
+int store_session_set_statefile(store *s, int64_t id, int64_t sf, rwkv_err *err);
 
 /* ---- sessions ------------------------------------------------------------ */
 
@@ -425,6 +441,22 @@ int store_title_blank(const char *title);
 void store_title_clean(const char *title, char *out, size_t cap);
 /* Switch branch / fork in place: TURN must belong to the session (0 = empty). */
 int store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
+/* Whether turn TURN is still a turn of session SESSION (*IN 1) or not (0:
+** deleted, or another session's) -- ids are never used twice (schema v6),
+** so a turn found is the one written.  RWKV_EDB on a read error. */
+int store_turn_in_session(store *s, int64_t turn, int64_t session, int *in, rwkv_err *err);
+/*
+** A session's own sampling values (store_turn.c: one settings row a
+** session, gone with it, copied by a fork): the values its new replies use,
+** kept when the user changes one -- not its last reply's record, which a
+** continuation sets to the reply's new total.  _put writes SAMP for session
+** ID (nothing when there is no such session; the seed is kept as given, a
+** reader takes its own).  store_session_sampling reads them into *OUT (its
+** values stay where the row has none) with *FOUND 1; *FOUND 0 when the
+** session has no row (saved before this version, imported) or a damaged one.
+*/
+int store_session_sampling_put(store *s, int64_t id, const rwkv_sampling *samp, rwkv_err *err);
+int store_session_sampling(store *s, int64_t id, rwkv_sampling *out, int *found, rwkv_err *err);
 /*
 ** Delete the session with its turns and snapshots, then give the space back
 ** (store_vacuum: when that fails -- another program took the lock after the
@@ -507,7 +539,8 @@ void store_meta_from_info(store_state_meta *meta, const rwkv_info *inf);
 ** none for the in-memory demo model). */
 void store_model_from_info(store_model *m, const char *path, const rwkv_info *inf);
 /* A referenced (not imported) state-file row for PATH, named by its base
-** name, with the chat demo's state-file sampling defaults. */
+** name, with the chat demo's state-file sampling defaults; its size and
+** digest (fingerprint) read from the file (0 when it cannot be read). */
 void store_statefile_from_path(store_statefile *f, const char *path);
 
 /*

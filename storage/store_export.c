@@ -4,8 +4,10 @@
 ** JSON export format "rwkv-tui-session" version 1:
 **   { "format": "rwkv-tui-session", "version": 1, "title": S, "created_ms": N,
 **     "strategy": S, "model": null | {"path": S, "fingerprint": "16 hex",
-**     "version": S}, "framing": null | {...} (storage/framing.h; absent or
-**     null: the defaults), "head": null | ID,
+**     "version": S}, "state_file": null | {"name": S, "path": S, "size": N,
+**     "digest": "16 hex"} (absent or null: none; path "" for a file kept
+**     in the database, whose bytes are not exported), "framing": null |
+**     {...} (storage/framing.h; absent or null: the defaults), "head": null | ID,
 **     "turns": [ { "id": ID, "parent": null | ID, "role": "user"|"assistant"|
 **                  "system", "text": S, "tokens": [N...], "sampling": null |
 **                  {"temperature": F, ..., "seed": "decimal u64"},
@@ -16,7 +18,9 @@
 ** greeting at the root, a user message at the root or under the greeting or
 ** a reply, a reply under its message: import_tree_check).  Snapshots are
 ** not exported: an imported session rebuilds its states by replaying the
-** tokens (store_state_restore).
+** tokens (store_state_restore) -- from its state file, which is linked
+** by content as the model is (import_statefile), so the replay starts where
+** the original did, or says the file is missing.
 ** Import reads the file one turn at a time (memory: the file, 24 bytes a
 ** turn and one turn's tree; time linear in turns) and writes in one
 ** transaction, so a bad file changes nothing.  The model object also has
@@ -730,6 +734,33 @@ note_add(char *note, size_t cap, int *count, int64_t id, const char *why)
         snprintf(note + l, cap - l, "%sturn %lld: %s", l ? "; " : "", (long long)id, why);
 }
 
+/*
+** The state-file row SF of an exported session into *OUT (out->id 0: none,
+** or a row gone), its digest read from the file or the bytes kept when the
+** row has none (a row made before digests were kept; a file not there
+** leaves it 0, unknown).  A damaged table is the error.
+*/
+static int
+export_statefile(store *s, int64_t sf, store_statefile *out, rwkv_err *err)
+{
+    void *data = NULL;
+    int rc;
+
+    if ((rc = store_statefile_ref(s, sf, out, err)) != RWKV_OK || out->id == 0 ||
+        out->fingerprint != 0)
+        return rc;
+    if (out->path[0] != '\0') {
+        uint64_t size;
+        if (store_statefile_digest(out->path, &out->fingerprint, &size, NULL) == RWKV_OK)
+            out->size = (size_t)size;
+        return RWKV_OK;
+    }
+    if ((rc = store_statefile_get(s, sf, out, &data, err)) == RWKV_OK && data != NULL)
+        out->fingerprint = store_statefile_digest_mem(data, out->size);
+    free(data);
+    return rc;
+}
+
 static int
 export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t cap, int *bad,
           rwkv_err *err)
@@ -756,6 +787,18 @@ export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t 
             if (err)
                 *err = e2;
             return rc;
+        }
+    }
+    {
+        store_statefile sf;
+        if ((rc = export_statefile(s, ss->state_file_id, &sf, err)) != RWKV_OK)
+            return rc;
+        if (sf.id != 0) {           /* as `sessions show` names it */
+            sb_puts(b, "- state file: ");
+            sb_md(b, sf.path[0] ? sf.path : sf.name);
+            if (sf.fingerprint != 0)
+                sb_printf(b, " (digest %016llx)", (unsigned long long)sf.fingerprint);
+            sb_puts(b, "\n");
         }
     }
     if (ss->strategy[0]) {
@@ -895,6 +938,22 @@ sb_json_session(struct sbuf *b, const char *title, int64_t created_ms, const cha
               m->n_embd, m->n_head, m->head_size);
 }
 
+void
+sb_json_statefile(struct sbuf *b, const store_statefile *f)
+{
+    sb_puts(b, ",\n  \"state_file\": ");
+    if (f == NULL) {
+        sb_puts(b, "null");
+        return;
+    }
+    sb_puts(b, "{\"name\": ");
+    sb_json_clean(b, f->name);
+    sb_puts(b, ", \"path\": ");
+    sb_json_clean(b, f->path);
+    sb_printf(b, ", \"size\": %llu, \"digest\": \"%016llx\"}", (unsigned long long)f->size,
+              (unsigned long long)f->fingerprint);
+}
+
 /* One turn of the JSON export's "turns" (FIRST: no comma before it;
 ** DAMAGED, when not empty: what a damaged row lost). */
 void
@@ -952,13 +1011,17 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
     size_t ndone = 0, capdone = 0;
     int rc, first = 1;
     store_model m, *mp = NULL;
+    store_statefile sf;
 
     if (ss->model_id > 0) {
         if ((rc = store_model_get(s, ss->model_id, &m, err)) != RWKV_OK)
             return rc;
         mp = &m;
     }
+    if ((rc = export_statefile(s, ss->state_file_id, &sf, err)) != RWKV_OK)
+        return rc;
     sb_json_session(b, ss->title, ss->created_ms, ss->strategy, mp);
+    sb_json_statefile(b, sf.id != 0 ? &sf : NULL);
     if ((rc = export_framing(s, ss->id, b, err)) != RWKV_OK)
         return rc;
     if (ss->head_turn > 0)
@@ -1349,6 +1412,77 @@ import_model(store *s, const json_value *v, int64_t *model_id, rwkv_err *err)
     return RWKV_OK;
 }
 
+/* A new referenced state_files row for the exported file V describes
+** (PATH may be "": its bytes stayed in the other database), with the
+** digest that lets a copy of it be given at resume. */
+static int
+import_statefile_row(store *s, const char *name, const char *path, uint64_t digest,
+                     const json_value *v, int64_t *id, rwkv_err *err)
+{
+    char txt[512];
+    rwkv_sampling def;
+    sqlite3_stmt *st;
+    int64_t size = 0;
+    int rc;
+
+    params_defaults(&def);
+    params_apply_state_defaults(&def, 0);
+    store_sampling_format(&def, txt, sizeof txt);
+    if (!get_int(v, "size", &size) || size < 0)
+        size = 0;
+    if ((rc = store_prep(s, "INSERT INTO state_files(name, path, size, fingerprint, sampling)"
+                            " VALUES (?,?,?,?,?)", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, size);
+    sqlite3_bind_int64(st, 4, (int64_t)digest);
+    sqlite3_bind_text(st, 5, txt, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "import");
+    sqlite3_finalize(st);
+    if (rc == RWKV_OK)
+        *id = sqlite3_last_insert_rowid(s->db);
+    return rc;
+}
+
+/*
+** The session's state file, linked as its model is (import_model): a row
+** of this database holding the same content (its digest; the same path
+** first), else a row at the same path whose content is unknown on either
+** side, else a new referenced row (import_statefile_row).  Never another
+** file's row: a session must not start from another state.
+*/
+static int
+import_statefile(store *s, const json_value *v, int64_t *sf_id, rwkv_err *err)
+{
+    const char *path = json_str(v, "path"), *name = json_str(v, "name");
+    const char *dg = json_str(v, "digest"), *slash;
+    uint64_t d = dg ? strtoull(dg, NULL, 16) : 0;
+    sqlite3_stmt *st;
+    int rc;
+
+    *sf_id = 0;
+    if (path == NULL || strlen(path) >= STORE_PATH_MAX)
+        path = "";
+    if (name == NULL || name[0] == '\0' || strlen(name) >= STORE_TITLE_MAX)
+        name = (slash = strrchr(path, '/')) != NULL ? slash + 1 : path;
+    if (path[0] == '\0' && d == 0)
+        return RWKV_OK;               /* nothing to find it by */
+    if ((rc = store_prep(s, "SELECT id FROM state_files WHERE (fingerprint=?1 AND ?1<>0)"
+                            " OR (path=?2 AND ?2<>'' AND data IS NULL AND (fingerprint=0 OR ?1=0))"
+                            " ORDER BY fingerprint=?1 DESC, path=?2 DESC, id LIMIT 1", &st, err))
+        != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, (int64_t)d);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *sf_id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (*sf_id != 0)
+        return RWKV_OK;
+    return import_statefile_row(s, name, path, d, v, sf_id, err);
+}
+
 /* Check turn object T (the I-th) and insert it into session SID; the map
 ** gets its old and new ids.  S NULL: check only (store_import_check). */
 static int
@@ -1725,7 +1859,7 @@ static int
 import_run(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
 {
     json_doc *doc = NULL;
-    const json_value *r, *v;
+    const json_value *r, *v, *sv;
     const char *ta = NULL, *tb = NULL;
     store_session ss;
     struct idmap *map = NULL;
@@ -1762,7 +1896,10 @@ import_run(store *s, const char *text, size_t len, const char *what, int64_t *id
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         goto out;
     v = json_get(r, "model");
+    sv = json_get(r, "state_file");
     if ((v && v->type == JSON_OBJECT && (rc = import_model(s, v, &ss.model_id, err)) != RWKV_OK) ||
+        (sv && sv->type == JSON_OBJECT &&
+         (rc = import_statefile(s, sv, &ss.state_file_id, err)) != RWKV_OK) ||
         (rc = store_session_insert_tx(s, &ss, id, err)) != RWKV_OK ||
         (rc = store_session_set_framing(s, *id, &fr, err)) != RWKV_OK ||
         (rc = import_turns(s, text, ta, tb, what, *id, &map, &nt, err)) != RWKV_OK ||

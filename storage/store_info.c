@@ -74,10 +74,14 @@ void
 store_statefile_from_path(store_statefile *f, const char *path)
 {
     const char *slash = strrchr(path, '/');
+    uint64_t size;
 
     memset(f, 0, sizeof *f);
     snprintf(f->name, sizeof f->name, "%.200s", slash ? slash + 1 : path);
     snprintf(f->path, sizeof f->path, "%s", path);
     params_defaults(&f->defaults);
     params_apply_state_defaults(&f->defaults, 0);
+    /* its content identity: a copy of it elsewhere is the same state file */
+    if (store_statefile_digest(path, &f->fingerprint, &size, NULL) == RWKV_OK)
+        f->size = (size_t)size;
 }

@@ -297,6 +297,9 @@ void sb_json_clean(struct sbuf *b, const char *s);
 void sb_json_session(struct sbuf *b, const char *title, int64_t created_ms,
                      const char *strategy, const store_model *m);
 void sb_json_turn(struct sbuf *b, const store_turn *t, int first, const char *damaged);
+/* ",\n  \"state_file\": ..." of the JSON export: F's name, path, size and
+** digest (fingerprint), or null for F NULL (store_export.c). */
+void sb_json_statefile(struct sbuf *b, const store_statefile *f);
 /* S cleaned (store_text_clean) as Markdown text that stays text: what a
 ** Markdown export writes for a message (session_export.c too). */
 void sb_md(struct sbuf *b, const char *s);

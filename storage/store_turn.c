@@ -92,7 +92,11 @@ session_insert(store *s, const store_session *in, const char *title, int64_t *id
     bind_id_or_null(st, 2, in->model_id);
     sqlite3_bind_text(st, 3, in->strategy, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, in->created_ms > 0 ? in->created_ms : now);
-    sqlite3_bind_int64(st, 5, now);
+    /* when it was last chatted in: now for a new chat's; an import's is its
+    ** creation (or IN's own), not the moment of the import */
+    sqlite3_bind_int64(st, 5, in->updated_ms > 0   ? in->updated_ms
+                              : in->created_ms > 0 ? in->created_ms
+                                                   : now);
     bind_id_or_null(st, 6, in->preset_id);
     bind_id_or_null(st, 7, in->state_file_id);
     rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "creating session");
@@ -282,6 +286,18 @@ turn_in_session(store *s, int64_t turn, int64_t session, int *depth, rwkv_err *e
     return rc;
 }
 
+int
+store_turn_in_session(store *s, int64_t turn, int64_t session, int *in, rwkv_err *err)
+{
+    /* the caller names the action (store.h) */
+    int r = STORE_PLAIN(s, turn_in_session(s, turn, session, NULL, err));
+
+    if (r < 0)
+        return RWKV_EDB;
+    *in = r;
+    return RWKV_OK;
+}
+
 static int session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
 
 int
@@ -302,8 +318,11 @@ session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err)
             return rwkv_errf(err, RWKV_EINVAL, "%s: turn %lld is not in session %lld", s->path,
                              (long long)turn, (long long)id);
     }
-    return session_change(s, "UPDATE sessions SET head_turn=?2, updated_ms=?3 WHERE id=?1", id, NULL,
-                          turn, err);
+    /* updated_ms stays, as for a rename: opening a session, switching
+    ** branch or forking in place is no chatting in it (the turn writes move
+    ** it: set_head below) -- or opening an older session would make it the
+    ** one --resume opens and the first of `sessions list` */
+    return session_change(s, "UPDATE sessions SET head_turn=?2 WHERE id=?1", id, NULL, turn, err);
 }
 
 /* Run SQL with one id parameter (any number of rows). */
@@ -329,6 +348,87 @@ static void
 vacuum_after_delete(store *s)
 {
     store_vacuum_after_delete(s);     /* tried once: no wait for a lock */
+}
+
+/* ---- a session's own sampling values --------------------------------------
+**
+** The values a session's new replies use, as the user last set them (or
+** last ran a reply with): one row of the settings table (schema v7) per
+** session, key "session_sampling/ID", the text store_sampling_format makes.
+** Not the last reply's record: a continued reply records its new total as
+** its max_tokens (so its values regenerate it whole), and a value changed
+** with no reply after it has no reply to record it.  A row, not a column:
+** no schema step, so a file written here still opens in the versions
+** before, which leave the row alone.  Sessions without one (saved before,
+** imported) are read by their last reply's record (session_db.c).
+*/
+#define SAMPLING_KEY(id) "('session_sampling/' || " id ")"
+
+int
+store_session_sampling_put(store *s, int64_t id, const rwkv_sampling *samp, rwkv_err *err)
+{
+    char txt[512];
+    sqlite3_stmt *st;
+    int rc;
+
+    store_sampling_format(samp, txt, sizeof txt);
+    s->plain_errors++;                 /* the caller names the action (store.h) */
+    if ((rc = store_prep(s, "INSERT OR REPLACE INTO settings(key, value) SELECT "
+                            SAMPLING_KEY("?1") ", ?2 WHERE EXISTS (SELECT 1 FROM sessions"
+                            " WHERE id=?1)", &st, err)) == RWKV_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, txt, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving the sampling");
+        sqlite3_finalize(st);
+    }
+    return store_plain_end(s, rc);
+}
+
+int
+store_session_sampling(store *s, int64_t id, rwkv_sampling *out, int *found, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    rwkv_sampling v = *out;
+    rwkv_err e2;
+    int rc;
+
+    *found = 0;
+    if ((rc = store_prep(s, "SELECT value FROM settings WHERE key=" SAMPLING_KEY("?"), &st,
+                         err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *txt = (const char *)sqlite3_column_text(st, 0);
+        /* a damaged row is none: the last reply's values are read instead */
+        if (txt != NULL && store_sampling_parse(txt, &v, &e2) == RWKV_OK) {
+            *out = v;
+            *found = 1;
+        }
+        rc = RWKV_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading the sampling");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Session FROM's sampling row (if any) copied to session TO (a fork). */
+static int
+sampling_copy_tx(store *s, int64_t from, int64_t to, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = store_prep(s, "INSERT OR REPLACE INTO settings(key, value) SELECT " SAMPLING_KEY("?2")
+                            ", value FROM settings WHERE key=" SAMPLING_KEY("?1"), &st, err)) !=
+        RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, from);
+    sqlite3_bind_int64(st, 2, to);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "copying the sampling");
+    sqlite3_finalize(st);
+    return rc;
 }
 
 static int session_delete(store *s, int64_t id, rwkv_err *err);
@@ -358,6 +458,7 @@ session_delete(store *s, int64_t id, rwkv_err *err)
         (rc = exec_id(s, "UPDATE turns SET parent_id=NULL WHERE session_id=? AND parent_id IS NOT NULL",
                       id, err)) != RWKV_OK ||
         (rc = exec_id(s, "DELETE FROM turns WHERE session_id=?", id, err)) != RWKV_OK ||
+        (rc = exec_id(s, "DELETE FROM settings WHERE key=" SAMPLING_KEY("?"), id, err)) != RWKV_OK ||
         (rc = session_change(s, "DELETE FROM sessions WHERE id=?1", id, NULL, 0, err)) != RWKV_OK) {
         store_tx_rollback(s);
         return rc;
@@ -1068,8 +1169,12 @@ session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_t *new
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         goto out;
     old.created_ms = 0;
+    /* a fork is no chatting in it: listed right below the session it came
+    ** from, which --resume still opens */
+    old.updated_ms = old.updated_ms > 1 ? old.updated_ms - 1 : 1;
     if ((rc = session_insert(s, &old, title, new_id, err)) != RWKV_OK ||
-        (rc = store_framing_copy_tx(s, id, *new_id, err)) != RWKV_OK)
+        (rc = store_framing_copy_tx(s, id, *new_id, err)) != RWKV_OK ||
+        (rc = sampling_copy_tx(s, id, *new_id, err)) != RWKV_OK)
         goto fail;
     if ((rc = store_prep(s, "INSERT INTO turns(id, session_id, parent_id, depth, role, text, tokens, sampling,"
                             " prefill_tps, decode_tps, time_ms, interrupted) SELECT "
@@ -1125,7 +1230,7 @@ session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_t *new
             goto fail;
         }
     }
-    if ((rc = set_head(s, *new_id, parent, err)) != RWKV_OK ||
+    if ((rc = session_set_head(s, *new_id, parent, err)) != RWKV_OK ||   /* updated_ms kept */
         (rc = store_retain(s, *new_id, err)) != RWKV_OK)
         goto fail;
     sqlite3_finalize(cp);

@@ -203,6 +203,15 @@ tui_model_open(struct app *a)
                         "config file), or --demo to try the interface\n");
         return 2;
     }
+    /* a resumed session's state file (--state: a copy of it, or refused),
+    ** checked before the model loads, as the line chat does; from then on
+    ** the session's own row names it (sess_resume_state) */
+    if (l->resume_id != 0 &&
+        sess_resume_state(l->db ? l->db : (a->cfg.db[0] ? a->cfg.db : NULL), &a->resume,
+                          &a->launch.state, NULL, &err) != RWKV_OK) {
+        fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
+        return 1;
+    }
     memset(&oo, 0, sizeof oo);
     oo.strategy = strategy;
     oo.n_threads = l->threads;

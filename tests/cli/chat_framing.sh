@@ -91,7 +91,8 @@ grep -q '^stop      END$' "$TMP/o4" && ok || fail "stop saved with the session: 
 "$T" sessions --db "$D" export 1 --format json >"$TMP/x3.json"
 D2=$TMP/g.db
 out=$("$T" sessions --db "$D2" import "$TMP/x3.json" 2>&1) && ok || fail "import: $out"
-printf '/framing\n' | "$T" chat --db "$D2" --resume >"$TMP/o5" 2>"$TMP/e5"
+# (by its id: an import is not "chatted in", so not what --resume opens)
+printf '/framing\n' | "$T" chat --db "$D2" --session "${out##* }" >"$TMP/o5" 2>"$TMP/e5"
 grep -q '^user      Bob$' "$TMP/o5" && grep -q '^stop      END$' "$TMP/o5" && ok \
     || fail "imported framing: $(cat "$TMP/o5" "$TMP/e5")"
 # a bad framing in a file: one line, nothing imported
