@@ -1419,6 +1419,25 @@ store_sampling_parse(const char *text, rwkv_sampling *out, rwkv_err *err)
 
 /* ---- models ------------------------------------------------------------- */
 
+/* M's columns as ?1..?11 in the models table's order (path, size, mtime,
+** fingerprint, version, n_layer, n_embd, n_head, head_size, vocab,
+** digest): the one binding of the row's insert and its lookup. */
+static void
+model_bind(sqlite3_stmt *st, const store_model *m)
+{
+    sqlite3_bind_text(st, 1, m->path, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)m->size);
+    sqlite3_bind_int64(st, 3, m->mtime);
+    sqlite3_bind_int64(st, 4, (int64_t)m->fingerprint);
+    sqlite3_bind_text(st, 5, m->version, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 6, m->n_layer);
+    sqlite3_bind_int(st, 7, m->n_embd);
+    sqlite3_bind_int(st, 8, m->n_head);
+    sqlite3_bind_int(st, 9, m->head_size);
+    sqlite3_bind_text(st, 10, m->vocab, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 11, (int64_t)m->digest);
+}
+
 static int
 model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
 {
@@ -1450,17 +1469,7 @@ model_upsert(store *s, const store_model *m, int64_t *id, rwkv_err *err)
                          " RETURNING id",
                          &st, err)) != RWKV_OK)
         return rc;
-    sqlite3_bind_text(st, 1, m->path, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, (int64_t)m->size);
-    sqlite3_bind_int64(st, 3, m->mtime);
-    sqlite3_bind_int64(st, 4, (int64_t)m->fingerprint);
-    sqlite3_bind_text(st, 5, m->version, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 6, m->n_layer);
-    sqlite3_bind_int(st, 7, m->n_embd);
-    sqlite3_bind_int(st, 8, m->n_head);
-    sqlite3_bind_int(st, 9, m->head_size);
-    sqlite3_bind_text(st, 10, m->vocab, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 11, (int64_t)m->digest);
+    model_bind(st, m);
     if (sqlite3_step(st) == SQLITE_ROW) {
         const int64_t got = sqlite3_column_int64(st, 0);
         if ((rc = store_returning_done(s, st, "saving model", err)) == RWKV_OK)
@@ -1479,22 +1488,12 @@ store_model_find(store *s, const store_model *m, int64_t *id, rwkv_err *err)
     int rc;
 
     *id = 0;
-    if ((rc = store_prep(s, "SELECT id FROM models WHERE path=?1 AND size=?2 AND fingerprint=?3"
-                            " AND digest=?4 AND mtime=?5 AND version=?6 AND n_layer=?7"
-                            " AND n_embd=?8 AND n_head=?9 AND head_size=?10"
-                            " AND (?11='' OR vocab=?11)", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "SELECT id FROM models WHERE path=?1 AND size=?2 AND mtime=?3"
+                            " AND fingerprint=?4 AND version=?5 AND n_layer=?6 AND n_embd=?7"
+                            " AND n_head=?8 AND head_size=?9 AND (?10='' OR vocab=?10)"
+                            " AND digest=?11", &st, err)) != RWKV_OK)
         return rc;
-    sqlite3_bind_text(st, 1, m->path, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, (int64_t)m->size);
-    sqlite3_bind_int64(st, 3, (int64_t)m->fingerprint);
-    sqlite3_bind_int64(st, 4, (int64_t)m->digest);
-    sqlite3_bind_int64(st, 5, m->mtime);
-    sqlite3_bind_text(st, 6, m->version, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 7, m->n_layer);
-    sqlite3_bind_int(st, 8, m->n_embd);
-    sqlite3_bind_int(st, 9, m->n_head);
-    sqlite3_bind_int(st, 10, m->head_size);
-    sqlite3_bind_text(st, 11, m->vocab, -1, SQLITE_STATIC);
+    model_bind(st, m);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *id = sqlite3_column_int64(st, 0);

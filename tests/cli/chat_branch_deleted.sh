@@ -11,27 +11,6 @@
 T=$RWKV_TUI
 D=$TMP/d.db
 
-# delete TURN and every turn under it from the file, the head moved to its
-# parent (what store_turn_prune does)
-delete_turn() {
-    python3 - "$D" "$1" 3>&- <<'EOF'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-t = int(sys.argv[2])
-ids, todo = [], [t]
-while todo:
-    i = todo.pop()
-    ids.append(i)
-    todo += [r[0] for r in db.execute("SELECT id FROM turns WHERE parent_id=?", (i,))]
-sid, parent = db.execute("SELECT session_id, parent_id FROM turns WHERE id=?", (t,)).fetchone()
-q = ",".join("?" * len(ids))
-db.execute("DELETE FROM snapshots WHERE turn_id IN (%s)" % q, ids)
-db.execute("UPDATE turns SET parent_id=NULL WHERE id IN (%s)" % q, ids)
-db.execute("DELETE FROM turns WHERE id IN (%s)" % q, ids)
-db.execute("UPDATE sessions SET head_turn=? WHERE id=?", (parent, sid))
-db.commit()
-EOF
-}
 
 # wait_out PATTERN: until the chat's stdout has a line matching it
 wait_out() { poll grep -qE "$1" "$TMP/out"; }
@@ -55,7 +34,7 @@ run() {
     chat_bg --demo --db "$D" --session 1 --max-tokens 4 --seed 2
     printf '/show\n' >&3
     wait_out 'max_tokens' || fail "$name: the chat did not open: $(cat "$TMP/err")"
-    delete_turn "$del"
+    delete_turn "$D" "$del"
     for line in "$@"; do
         i=$((i + 1))
         printf '%s\n/show\n' "$line" >&3

@@ -82,6 +82,28 @@ EOF
     _locker=$!
     poll test -e "$TMP/locked"
 }
+# delete_turn DB TURN: another program (python3's sqlite3) deletes TURN and
+# every turn under it, the session's head moved to its parent (what
+# store_turn_prune does: F6's delete in another window).  No fd 3 or 4.
+delete_turn() {
+    python3 - "$1" "$2" 3>&- 4>&- <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+t = int(sys.argv[2])
+ids, todo = [], [t]
+while todo:
+    i = todo.pop()
+    ids.append(i)
+    todo += [r[0] for r in db.execute("SELECT id FROM turns WHERE parent_id=?", (i,))]
+sid, parent = db.execute("SELECT session_id, parent_id FROM turns WHERE id=?", (t,)).fetchone()
+q = ",".join("?" * len(ids))
+db.execute("DELETE FROM snapshots WHERE turn_id IN (%s)" % q, ids)
+db.execute("UPDATE turns SET parent_id=NULL WHERE id IN (%s)" % q, ids)
+db.execute("DELETE FROM turns WHERE id IN (%s)" % q, ids)
+db.execute("UPDATE sessions SET head_turn=? WHERE id=?", (parent, sid))
+db.commit()
+EOF
+}
 # release_lock: the lock hold_lock took is let go; returns once it is.
 release_lock() { touch "$TMP/release"; wait $_locker; }
 finish() {

@@ -15,32 +15,12 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit
 fi
 
-# delete_turn TURN: it and every turn under it, the head moved to its parent
-delete_turn() {
-    python3 - "$DB" "$1" <<'EOF'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-t = int(sys.argv[2])
-ids, todo = [], [t]
-while todo:
-    i = todo.pop()
-    ids.append(i)
-    todo += [r[0] for r in db.execute("SELECT id FROM turns WHERE parent_id=?", (i,))]
-sid, parent = db.execute("SELECT session_id, parent_id FROM turns WHERE id=?", (t,)).fetchone()
-q = ",".join("?" * len(ids))
-db.execute("DELETE FROM snapshots WHERE turn_id IN (%s)" % q, ids)
-db.execute("UPDATE turns SET parent_id=NULL WHERE id IN (%s)" % q, ids)
-db.execute("DELETE FROM turns WHERE id IN (%s)" % q, ids)
-db.execute("UPDATE sessions SET head_turn=? WHERE id=?", (parent, sid))
-db.commit()
-EOF
-}
 
 # 1 greeting, 2 m1, 3 its reply, 4 m2, 5 its reply
 printf 'm1\nm2\n' | "$T" chat --demo --db "$DB" --new del --max-tokens 4 --seed 1 >/dev/null 2>&1
 tui_start --session 1 --max-tokens 4 --seed 2
 check "session 1 open" 'm2'
-delete_turn 4
+delete_turn "$DB" 4
 type_text "from client after delete"
 send
 check "said: a new session" 'turn 5 of session 1 was deleted elsewhere: this conversation goes on as session 2'
