@@ -60,20 +60,40 @@ framing_same_prompt(const framing *a, const framing *b)
     return a->greeting == NULL || strcmp(a->greeting, b->greeting) == 0;
 }
 
-int
-framing_equal(const framing *a, const framing *b)
+unsigned
+framing_diff(const framing *a, const framing *b)
 {
-    if (!framing_same_prompt(a, b) || framing_think(a) != framing_think(b) ||
-        a->n_stop != b->n_stop || a->n_ban != b->n_ban)
-        return 0;
-    for (size_t i = 0; i < a->n_stop; i++)
+    unsigned d = 0;
+    size_t i;
+
+    if ((a->greeting == NULL) != (b->greeting == NULL) ||
+        (a->greeting != NULL && strcmp(a->greeting, b->greeting) != 0))
+        d |= FRAMING_GREETING;
+    if (strcmp(framing_user(a), framing_user(b)) != 0 || strcmp(framing_bot(a), framing_bot(b)) != 0)
+        d |= FRAMING_NAMES;
+    if (framing_think(a) != framing_think(b))
+        d |= FRAMING_THINK;
+    for (i = 0; a->n_stop == b->n_stop && i < a->n_stop; i++)
         if (strcmp(a->stop[i], b->stop[i]) != 0)
-            return 0;
-    return a->n_ban == 0 || memcmp(a->ban, b->ban, a->n_ban * sizeof *a->ban) == 0;
+            break;
+    if (a->n_stop != b->n_stop || i < a->n_stop)
+        d |= FRAMING_STOP;
+    if (a->n_ban != b->n_ban ||
+        (a->n_ban > 0 && memcmp(a->ban, b->ban, a->n_ban * sizeof *a->ban) != 0))
+        d |= FRAMING_BAN;
+    return d;
 }
 
 int
-framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err)
+framing_equal(const framing *a, const framing *b)
+{
+    return framing_diff(a, b) == 0;
+}
+
+/* framing_merge (ALL 0: only the fields OVER sets) and framing_take (ALL
+** 1: the fields as OVER has them, unset ones too). */
+static int
+merge(framing *dst, const framing *over, unsigned mask, int all, rwkv_err *err)
 {
     framing t;
     int rc;
@@ -81,20 +101,24 @@ framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err)
     framing_init(&t);
     if ((rc = framing_copy(&t, dst, err)) != RWKV_OK)
         return rc;
-    if ((mask & FRAMING_GREETING) && over->greeting &&
+    if ((mask & FRAMING_GREETING) && (all || over->greeting) &&
         (rc = framing_set_greeting(&t, over->greeting, err)) != RWKV_OK)
         goto fail;
-    if ((mask & FRAMING_NAMES) && over->user[0])
+    if ((mask & FRAMING_NAMES) && (all || over->user[0]))
         memcpy(t.user, over->user, sizeof t.user);
-    if ((mask & FRAMING_NAMES) && over->bot[0])
+    if ((mask & FRAMING_NAMES) && (all || over->bot[0]))
         memcpy(t.bot, over->bot, sizeof t.bot);
-    if ((mask & FRAMING_THINK) && over->think[0])
+    if ((mask & FRAMING_THINK) && (all || over->think[0]))
         memcpy(t.think, over->think, sizeof t.think);
-    if ((mask & FRAMING_STOP) && over->n_stop > 0) {
+    if ((mask & FRAMING_STOP) && (all || over->n_stop > 0)) {
         memcpy(t.stop, over->stop, sizeof t.stop);
         t.n_stop = over->n_stop;
     }
-    if ((mask & FRAMING_BAN) && over->n_ban > 0) {
+    if ((mask & FRAMING_BAN) && all && over->n_ban == 0) {
+        free(t.ban);
+        t.ban = NULL;
+        t.n_ban = 0;
+    } else if ((mask & FRAMING_BAN) && over->n_ban > 0) {
         int32_t *v = malloc(over->n_ban * sizeof *v);
         if (v == NULL) {
             rc = rwkv_errf(err, RWKV_ENOMEM, "framing: out of memory");
@@ -111,6 +135,18 @@ framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err)
 fail:
     framing_fini(&t);
     return rc;
+}
+
+int
+framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err)
+{
+    return merge(dst, over, mask, 0, err);
+}
+
+int
+framing_take(framing *dst, const framing *src, unsigned mask, rwkv_err *err)
+{
+    return merge(dst, src, mask, 1, err);
 }
 
 const char *

@@ -65,6 +65,11 @@ int  framing_same_prompt(const framing *a, const framing *b);
 enum { FRAMING_GREETING = 1, FRAMING_NAMES = 2, FRAMING_STOP = 4, FRAMING_BAN = 8,
        FRAMING_THINK = 16, FRAMING_ALL = 31 };
 int  framing_merge(framing *dst, const framing *over, unsigned mask, rwkv_err *err);
+/* The fields (FRAMING_*) in which A and B differ (unset = its default). */
+unsigned framing_diff(const framing *a, const framing *b);
+/* The fields of SRC in MASK replace DST's as SRC has them, an unset one
+** too (a change made back to the default).  On failure DST is unchanged. */
+int  framing_take(framing *dst, const framing *src, unsigned mask, rwkv_err *err);
 
 /* The effective values: the names ("User"), the greeting (malloc'ed; the
 ** demo's with the names when unset; "" = none; NULL when out of memory). */

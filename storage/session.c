@@ -556,37 +556,97 @@ sess_framing(const sess *s)
     return &s->fr;
 }
 
+/* The stop strings, bans and think mode of T into the chat (the framing
+** that changes in place: the turns so far stay as they were written); on
+** failure the chat keeps S's. */
+static int
+framing_apply(sess *s, const framing *t, rwkv_err *err)
+{
+    const char *stops[CHAT_MAX_STOP];
+    int rc;
+
+    for (size_t i = 0; i < t->n_stop; i++)
+        stops[i] = t->stop[i];
+    if ((rc = chat_set_banned(s->c, t->ban, t->n_ban, err)) == RWKV_OK &&
+        (rc = chat_set_stops(s->c, stops, t->n_stop, s->no_stop, err)) != RWKV_OK)
+        chat_set_banned(s->c, s->fr.ban, s->fr.n_ban, NULL);
+    if (rc == RWKV_OK)
+        chat_set_think(s->c, framing_think(t));
+    return rc;
+}
+
+/*
+** The framing another window wrote since this one read it (its F8, M-t,
+** /stop, /think): its stop strings, bans and think mode apply here too from
+** now on, said once.  This window had gone on under its own, and its next
+** framing write put its stale set back over the other's.  A greeting or
+** names changed there write the prompt otherwise: this branch was made
+** under these, they stay.  A saved session only; a failed read changes
+** nothing (the write after it is the one that says).
+*/
+static void
+framing_sync(sess *s)
+{
+    const unsigned inplace = FRAMING_STOP | FRAMING_BAN | FRAMING_THINK;
+    framing cur, t;
+    rwkv_err err;
+    unsigned d;
+
+    if (s->st == NULL || s->sid == 0)
+        return;
+    framing_init(&cur);
+    framing_init(&t);
+    if (store_session_framing(s->st, s->sid, &cur, &err) == RWKV_OK &&
+        (d = framing_diff(&cur, &s->fr) & inplace) != 0 &&
+        framing_copy(&t, &s->fr, &err) == RWKV_OK && framing_take(&t, &cur, d, &err) == RWKV_OK &&
+        framing_apply(s, &t, &err) == RWKV_OK) {
+        framing_fini(&s->fr);
+        s->fr = t;
+        framing_init(&t);
+        sess_notef(s, 0, "session %lld's framing was changed in another window: the %s%s%s%s%s "
+                         "set there apply here too (/framing, F8)", (long long)s->sid,
+                   (d & FRAMING_STOP) ? "stop strings" : "",
+                   (d & FRAMING_STOP) && (d & (FRAMING_BAN | FRAMING_THINK)) ? ", " : "",
+                   (d & FRAMING_BAN) ? "bans" : "",
+                   (d & FRAMING_BAN) && (d & FRAMING_THINK) ? ", " : "",
+                   (d & FRAMING_THINK) ? "think mode" : "");
+    }
+    framing_fini(&t);
+    framing_fini(&cur);
+}
+
 int
 sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err)
 {
     framing t;
     chat *nc = NULL;
+    unsigned mine;
     int rc, leave;
 
     *left = 0;
     if (chat_phase(s->c) != CHAT_IDLE)
         return rwkv_errf(err, RWKV_EINVAL, "a reply is still running");
-    if (framing_equal(f, &s->fr))
+    /* F is this window's framing with the user's change: on top of what
+    ** another window wrote since, only the fields the user changed */
+    mine = framing_diff(f, &s->fr);
+    if (mine == 0)
         return RWKV_OK;
-    leave = !framing_same_prompt(f, &s->fr);
-    if (leave && (rc = sess_leave_check(s, err)) != RWKV_OK)
-        return rc;
+    framing_sync(s);
     framing_init(&t);
-    if ((rc = framing_copy(&t, f, err)) != RWKV_OK)
+    if ((rc = framing_copy(&t, &s->fr, err)) != RWKV_OK ||
+        (rc = framing_take(&t, f, mine, err)) != RWKV_OK) {
+        framing_fini(&t);
         return rc;
-    if (leave) {
-        /* another greeting or names: the turns so far were written otherwise */
-        rc = sess_chat_with_framing(s, &t, &nc, err);
-    } else {
-        const char *stops[CHAT_MAX_STOP];
-        for (size_t i = 0; i < t.n_stop; i++)
-            stops[i] = t.stop[i];
-        if ((rc = chat_set_banned(s->c, t.ban, t.n_ban, err)) == RWKV_OK &&
-            (rc = chat_set_stops(s->c, stops, t.n_stop, s->no_stop, err)) != RWKV_OK)
-            chat_set_banned(s->c, s->fr.ban, s->fr.n_ban, NULL);
-        if (rc == RWKV_OK)
-            chat_set_think(s->c, framing_think(&t));
     }
+    leave = !framing_same_prompt(&t, &s->fr);
+    if (leave && (rc = sess_leave_check(s, err)) != RWKV_OK) {
+        framing_fini(&t);
+        return rc;
+    }
+    if (leave)   /* another greeting or names: the turns so far were written otherwise */
+        rc = sess_chat_with_framing(s, &t, &nc, err);
+    else
+        rc = framing_apply(s, &t, err);
     if (rc != RWKV_OK) {
         framing_fini(&t);
         return rc;
@@ -1105,6 +1165,7 @@ sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
     int rc;
 
     sess_expect_reply(s);
+    framing_sync(s);                   /* another window's stop strings, think mode */
     reply_busy_once(s);
     s->started = 0;
     s->regen = 0;
@@ -1227,6 +1288,7 @@ regen_one(sess *s, rwkv_err *err)
 {
     int rc;
 
+    framing_sync(s);                   /* another window's stop strings, think mode */
     reply_busy_once(s);
     s->started = 0;
     s->regen = 1;
