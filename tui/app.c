@@ -2055,8 +2055,20 @@ lock_hook(void *ud, int waited_ms)
     char line[TUI_NOTICE];
     int secs = waited_ms / 1000;
 
-    if (!pthread_equal(pthread_self(), a->ui_thread))
+    if (!pthread_equal(pthread_self(), a->ui_thread)) {
+        /* a job's own wait (a reply's saves, an open's writes): said once
+        ** it lasts, as a note (the footer is the UI thread's); the screen
+        ** said nothing for the 10 s */
+        if (waited_ms < TUI_LOCK_SHOW_MS) {
+            atomic_store(&a->lock_said, 0);
+        } else if (!atomic_exchange(&a->lock_said, 1)) {
+            snprintf(line, sizeof line, TR("waiting up to %d s for the lock another program "
+                                           "holds on %s"), STORE_BUSY_MS / 1000,
+                     store_path(a->st));
+            tui_worker_note(&a->w, 0, line);
+        }
         return atomic_load(&a->job_stop);    /* a quit stopped the job */
+    }
     if (a->screen == NULL)
         return 0;
     if (a->lock_gave_up || lock_esc(a)) {

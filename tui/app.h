@@ -230,6 +230,7 @@ struct app {
     ** instead, on the screen, where Esc reaches it) */
     pthread_t       ui_thread;
     atomic_int      job_stop;
+    atomic_int      lock_said;     /* a job's wait (worker thread) was said */
     int             lock_hooked;
     char            lock_line[TUI_NOTICE];
     int             lock_secs;
