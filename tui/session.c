@@ -306,11 +306,11 @@ tui_session_tokens_now(const struct app *a)
     if (!a->busy || (a->w.job != TUI_JOB_SUBMIT && a->w.job != TUI_JOB_REGEN) ||
         a->reply_turn < 0 || a->reply_turn >= a->tr.nturns)
         return a->ctx_tokens;
-    /* the exchanges before this one as the transcript holds them: a fork
-    ** or a regeneration has dropped what it replaces, and the message sent
-    ** has no count until it is done */
-    /* up to the message replied to: a reply the regeneration replaces may
-    ** still sit between it and the streaming turn until the first report */
+    /* the exchanges before this one as the transcript holds them, up to
+    ** the message replied to: a fork has dropped what it replaces, a reply
+    ** a regeneration replaces may still sit between that message and the
+    ** streaming turn until the first report, and the message sent has no
+    ** count until it is done */
     last = a->reply_turn - 1;
     while (last >= 0 && a->tr.turns[last].role != TUI_TURN_USER)
         last--;
