@@ -19,6 +19,8 @@
 
 #include "store_int.h"
 
+#include "../core/io/fileio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,20 +28,6 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-
-/* The folder of PATH into DIR (CAP bytes): "." for a bare name. */
-static void
-folder_of(const char *path, char *dir, size_t cap)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (slash == NULL)
-        snprintf(dir, cap, ".");
-    else if (slash == path)
-        snprintf(dir, cap, "/");
-    else
-        snprintf(dir, cap, "%.*s", (int)(slash - path), path);
-}
 
 /* 1 when the file system says P is immutable (chattr +i). */
 static int
@@ -76,7 +64,7 @@ store_read_only_reason(const char *path, char *why, size_t cap)
     struct stat sb;
     int e = 0;
 
-    folder_of(path, dir, sizeof dir);
+    rwkv_path_dir(path, dir, sizeof dir);
     if ((statvfs(path, &vfs) == 0 || statvfs(dir, &vfs) == 0) && (vfs.f_flag & ST_RDONLY)) {
         snprintf(why, cap, "on a read-only file system");
         return 1;

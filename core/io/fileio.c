@@ -65,6 +65,19 @@ rwkv_file_kind(mode_t mode)
     return "not a regular file";
 }
 
+void
+rwkv_path_dir(const char *path, char *dir, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (slash == NULL)
+        snprintf(dir, cap, ".");
+    else if (slash == path)
+        snprintf(dir, cap, "/");
+    else
+        snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+}
+
 int
 rwkv_open_regular(const char *path, int *fd, rwkv_err *err)
 {

@@ -67,6 +67,13 @@ int rwkv_fopen_regular(const char *path, FILE **out, rwkv_err *err);
 const char *rwkv_file_kind(mode_t mode);
 
 /*
+** The folder part of PATH into DIR (CAP bytes, truncated to fit): "." for
+** a bare name, "/" for a file in the root.  For the checks made on the
+** folder a file lives or will live in.
+*/
+void rwkv_path_dir(const char *path, char *dir, size_t cap);
+
+/*
 ** An output must never replace an input of the same command (eval --out
 ** naming the model, /save naming the model in use, --out and --state-out
 ** naming one file).  1 when writing OUT would replace the file IN names:

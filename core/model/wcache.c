@@ -239,20 +239,6 @@ wc_dir_writable(const char *dir)
            access(dir, W_OK | X_OK) == 0;
 }
 
-/* The directory part of PATH into BUF ("." when there is none). */
-static void
-wc_dirname(const char *path, char *buf, size_t cap)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (slash == NULL)
-        snprintf(buf, cap, ".");
-    else if (slash == path)
-        snprintf(buf, cap, "/");
-    else
-        snprintf(buf, cap, "%.*s", (int)(slash - path), path);
-}
-
 /* mkdir -p DIR (mode 0700 for what it creates).  0 when DIR exists after. */
 static int
 wc_mkdirs(const char *dir)
@@ -695,7 +681,7 @@ wc_open(const wc_key *key, int mode, const char *dir, tpool *pool, wc_cache **ou
         return RWKV_OK;
     }
     /* next to the model */
-    wc_dirname(key->model_path, mdir, sizeof mdir);
+    rwkv_path_dir(key->model_path, mdir, sizeof mdir);
     if (snprintf(cand, sizeof cand, "%s.%08x.rwkvc", key->model_path, (uint32_t)ph) <
         (int)sizeof cand) {
         if (wc_try(c, cand, pool) || wc_dir_writable(mdir)) {
@@ -944,7 +930,7 @@ wc_write(wc_cache *c)
     total = h.data_off + h.data_bytes;
 
     /* the directory, created only now that there is something to put in it */
-    wc_dirname(c->wpath, dir, sizeof dir);
+    rwkv_path_dir(c->wpath, dir, sizeof dir);
     if (wc_mkdirs(dir) != 0)
         return -1;
     if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", c->wpath) >= (int)sizeof tmp)
@@ -1044,7 +1030,7 @@ wc_dir_usable(const char *path)
     char dir[PATH_MAX];
     struct stat st;
 
-    wc_dirname(path, dir, sizeof dir);
+    rwkv_path_dir(path, dir, sizeof dir);
     return stat(dir, &st) != 0 ? errno == ENOENT : wc_dir_writable(dir);
 }
 

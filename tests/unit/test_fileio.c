@@ -331,6 +331,26 @@ test_guard(void)
     alarm(0);
 }
 
+/* The folder of a path, for every shape a user's path takes. */
+static void
+test_path_dir(void)
+{
+    static const char *const cases[][2] = {
+        {"m.pth", "."},        {"/m.pth", "/"},          {"a/m.pth", "a"},
+        {"/a/b/m.pth", "/a/b"}, {"./m.pth", "."},         {"a/", "a"},
+        {"", "."},             {"../x/y", "../x"},
+    };
+    char dir[8];
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[64];
+        rwkv_path_dir(cases[i][0], buf, sizeof buf);
+        TEST_CONDF(strcmp(buf, cases[i][1]) == 0, "dir of '%s': '%s'", cases[i][0], buf);
+    }
+    rwkv_path_dir("/a/long/folder/x", dir, sizeof dir);
+    TEST_CONDF(strcmp(dir, "/a/long") == 0, "truncated to its buffer: '%s'", dir);
+}
+
 int
 main(void)
 {
@@ -342,5 +362,6 @@ main(void)
     test_guard();
     test_map_read();
     test_tmpdir_remove();
+    test_path_dir();
     return TEST_REPORT();
 }
