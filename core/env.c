@@ -4,10 +4,13 @@
 */
 #include "env.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int
 env_number(const char *name, double lo, double hi, double *out)
@@ -83,5 +86,66 @@ env_notes(void)
             break;
         o += (size_t)n;
     }
+    /* a cache folder refused rather than made (core/model/wcache.c), unless
+    ** the cache is off */
+    {
+        const char *d = getenv("RWKV_WEIGHT_CACHE_DIR");
+        int w = env_word("RWKV_WEIGHT_CACHE", env_cache_words);
+        char why[512];
+        if (d != NULL && *d != '\0' && !(w >= 0 && w < 4) &&
+            env_dir_check(d, why, sizeof why) != 0 && o < sizeof notes)
+            snprintf(notes + o, sizeof notes - o,
+                     "%sRWKV_WEIGHT_CACHE_DIR=%.200s: %s; models load without the weight cache",
+                     o ? "\n" : "", d, why);
+    }
     return notes;
+}
+
+int
+env_dir_check(const char *dir, char *why, size_t cap)
+{
+    char cur[PATH_MAX], up[PATH_MAX];
+    struct stat st;
+    size_t n = strlen(dir);
+    int depth = 0;
+
+    while (n > 1 && dir[n - 1] == '/')       /* "DIR/" is DIR */
+        n--;
+    if (n >= sizeof cur) {
+        snprintf(why, cap, "the path is longer than %d bytes", PATH_MAX - 1);
+        return -1;
+    }
+    memcpy(cur, dir, n);
+    cur[n] = '\0';
+    /* up from DIR to the first part that exists: CUR, with UP the missing
+    ** part below it (DEPTH parts missing) */
+    while (stat(cur, &st) != 0) {
+        char *slash;
+        if (errno != ENOENT && errno != ENOTDIR) {   /* (ENOTDIR: a file above) */
+            snprintf(why, cap, "%.200s: %s", cur, strerror(errno));
+            return -1;
+        }
+        memcpy(up, cur, sizeof up);
+        slash = strrchr(cur, '/');
+        if (slash == NULL)
+            snprintf(cur, sizeof cur, ".");
+        else if (slash == cur)
+            cur[1] = '\0';                   /* "/x": the root */
+        else
+            *slash = '\0';
+        depth++;
+        if (strcmp(cur, up) == 0) {          /* (never: "/" and "." exist) */
+            snprintf(why, cap, "%.200s does not exist", cur);
+            return -1;
+        }
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, cap, "%.200s is not a folder", cur);
+        return -1;
+    }
+    if (depth > 1) {
+        snprintf(why, cap, "%.200s does not exist (only the cache's own folder is made)", up);
+        return -1;
+    }
+    return 0;
 }

@@ -8,6 +8,8 @@
 #ifndef RWKV_ENV_H
 #define RWKV_ENV_H
 
+#include <stddef.h>
+
 /* NAME as a number in [LO, HI] (a whole strtod parse): 1 and *OUT, 0 when
 ** unset or empty, -1 when set to anything else (*OUT untouched). */
 int env_number(const char *name, double lo, double hi, double *out);
@@ -23,6 +25,16 @@ extern const char *const env_load_words[];
 /* The ranges of the thread pool's two settings (core/kernels/threadpool.c). */
 #define ENV_TPOOL_SPIN_US_MAX 1000
 #define ENV_TPOOL_SOLO_MS_MAX 640
+
+/*
+** A folder the user names for files to be made in (RWKV_WEIGHT_CACHE_DIR):
+** 0 when DIR is a folder, or when only its last part is missing (its parent
+** is a folder: the writer makes DIR alone).  Nothing above DIR is ever
+** made -- ccache and pip make a cache folder with all its parents, but a
+** typo such as /hom/me/cache would then make /hom, as root at the top of
+** the disk.  Else -1, and WHY (CAP bytes) says which part is wrong.
+*/
+int env_dir_check(const char *dir, char *why, size_t cap);
 
 /* One line for each setting above that is set and not followed, and what
 ** is used instead, '\n' between them; "" when none.  Made at the first

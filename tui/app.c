@@ -66,6 +66,18 @@ static volatile sig_atomic_t tui_stop_signal;
 /* While a model loads at startup: the real stderr (fd 2 is captured then),
 ** for the line that says the load was interrupted; -1 otherwise. */
 static int tui_load_stderr = -1;
+/* While a model loads at startup with the screen up: the keys typed
+** meanwhile, read as they come (load_keys_take).  A terminal that closes
+** takes the keys still queued in it along: the kernel empties a hung-up
+** terminal's input before SIGHUP arrives, so typeahead_keep would find
+** nothing to keep.  After the load they go back to curses (load_keys_give),
+** read before anything typed later.  At most TUI_LOAD_KEYS bytes, within
+** curses' ungetch queue (ncurses holds 137); the rest stays queued in the
+** terminal, after these. */
+#define TUI_LOAD_KEYS 128
+#define TUI_ESC_SEQ_MAX 16   /* bytes of an escape sequence looked up (key_defined) */
+static char tui_load_keys[TUI_LOAD_KEYS];
+static size_t tui_load_nkeys;
 
 static void
 on_stop_signal(int sig)
@@ -2144,26 +2156,81 @@ lock_hook_set(struct app *a, int on)
 
 static void screen_end(struct app *a);
 
-/* A load ended by Ctrl-C or SIGTERM: what was typed meanwhile -- a message
-** and its Enter, never read as keys yet -- becomes the history's draft, so
-** the next start's first Up brings it back (as a draft left at quit is);
-** not with `history: off` or --no-db, which keep nothing.  Read while the
-** terminal still sends keys one by one (before screen_end).  1 when kept. */
+/* Read the keys typed so far during the startup load (tui_load_keys). */
+static void
+load_keys_take(void)
+{
+    struct pollfd p = { .fd = 0, .events = POLLIN };
+
+    while (tui_load_nkeys < TUI_LOAD_KEYS && poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+        ssize_t r = read(0, tui_load_keys + tui_load_nkeys, TUI_LOAD_KEYS - tui_load_nkeys);
+        if (r <= 0)
+            break;
+        tui_load_nkeys += (size_t)r;
+    }
+}
+
+/* The keys load_keys_take read, back to curses in the order typed
+** (ungetch pushes in front: the last first).  curses takes what ungetch
+** gives as keys already decoded, so an escape sequence it knows (an arrow
+** key: key_defined) goes back as its key, the other bytes as they are. */
+static void
+load_keys_give(void)
+{
+    int codes[TUI_LOAD_KEYS];
+    size_t n = 0;
+
+    for (size_t i = 0; i < tui_load_nkeys;) {
+        int code = (unsigned char)tui_load_keys[i];
+        size_t len = 1;
+        if (code == 27) {
+            char seq[TUI_ESC_SEQ_MAX + 1];
+            /* the shortest bound sequence; -1: the start of a longer one */
+            for (size_t k = 2; k <= TUI_ESC_SEQ_MAX && i + k <= tui_load_nkeys; k++) {
+                int c;
+                memcpy(seq, tui_load_keys + i, k);
+                seq[k] = '\0';
+                if ((c = key_defined(seq)) > 0) {
+                    code = c;
+                    len = k;
+                }
+                if (c >= 0)
+                    break;
+            }
+        }
+        codes[n++] = code;
+        i += len;
+    }
+    tui_load_nkeys = 0;
+    while (n > 0)
+        ungetch(codes[--n]);
+}
+
+/* A load ended by Ctrl-C, SIGTERM or SIGHUP: what was typed meanwhile -- a
+** message and its Enter, never read as keys yet -- becomes the history's
+** draft, so the next start's first Up brings it back (as a draft left at
+** quit is); not with `history: off` or --no-db, which keep nothing.  The
+** keys load_keys_take read first (all there is when the terminal closed),
+** then those still queued, read while the terminal still sends keys one by
+** one (before screen_end).  1 when kept. */
 static int
 typeahead_keep(struct app *a)
 {
     char path[1024], *raw, *text;
-    size_t n = 0;
+    size_t n = tui_load_nkeys;
     struct pollfd p = { .fd = 0, .events = POLLIN };
     tui_input none;
     rwkv_err err;
     int kept = 0;
 
-    if (!isatty(0) || strcmp(a->cfg.history, "off") == 0 || a->launch.no_db ||
+    tui_load_nkeys = 0;
+    if ((n == 0 && !isatty(0)) || strcmp(a->cfg.history, "off") == 0 || a->launch.no_db ||
         tui_history_path(path, sizeof path) != 0)
         return 0;
     raw = tui_xmalloc(TUI_INPUT_MAX);
-    while (n < TUI_INPUT_MAX && poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+    memcpy(raw, tui_load_keys, n);
+    /* (a hung-up terminal is no terminal: isatty fails with EIO) */
+    while (isatty(0) && n < TUI_INPUT_MAX && poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
         ssize_t r = read(0, raw + n, TUI_INPUT_MAX - n);
         if (r <= 0)
             break;
@@ -2214,6 +2281,8 @@ progress_cb(void *ud, double frac, const char *what)
         fprintf(stderr, "\r" "loading %s %3.0f%%", what ? what : "", frac * 100.0);
         return;
     }
+    if (a->sess == NULL)
+        load_keys_take();
     if (pct == a->load_pct && strcmp(a->load_what, what ? what : "") == 0)
         return;
     a->load_pct = pct;
@@ -2749,6 +2818,7 @@ tui_run(const tui_launch *launch)
         tui_session_prime(a);
     }
     history_open(a);
+    load_keys_give();              /* what was typed during the load: read first */
     main_loop(a);
 
     lock_hook_set(a, 0);           /* (no job runs: main_loop joined it) */

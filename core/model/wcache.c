@@ -122,6 +122,8 @@ struct wc_cache {
     struct wc_header       key;        /* the key fields of a valid header */
     char                   path[PATH_MAX];   /* read or to be written */
     char                   wpath[PATH_MAX];  /* where a new cache goes ("" = nowhere) */
+    int                    own_dir;    /* wpath's folder is the user's (env_dir_check):
+                                        * only it is made, nothing above it */
     enum wc_state          state;
     const unsigned char   *map;        /* a valid cache mapped read-only, or NULL */
     uint64_t               map_size;
@@ -673,6 +675,13 @@ wc_open(const wc_key *key, int mode, const char *dir, tpool *pool, wc_cache **ou
     if (dir == NULL || *dir == '\0')
         dir = getenv("RWKV_WEIGHT_CACHE_DIR");
     if (dir != NULL && *dir != '\0') {
+        char why[512];
+        if (env_dir_check(dir, why, sizeof why) != 0) {
+            /* a typo makes no folders: no cache (said once by env_notes) */
+            free(c);
+            return RWKV_OK;
+        }
+        c->own_dir = 1;
         if (wc_name_in(cand, sizeof cand, dir, key->model_path, (uint32_t)ph) == 0) {
             (void)wc_try(c, cand, pool);
             snprintf(c->wpath, sizeof c->wpath, "%s", cand);   /* made when written */
@@ -931,7 +940,8 @@ wc_write(wc_cache *c)
 
     /* the directory, created only now that there is something to put in it */
     rwkv_path_dir(c->wpath, dir, sizeof dir);
-    if (wc_mkdirs(dir) != 0)
+    if (c->own_dir ? (mkdir(dir, 0700) != 0 && errno != EEXIST) || !wc_dir_writable(dir)
+                   : wc_mkdirs(dir) != 0)
         return -1;
     if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", c->wpath) >= (int)sizeof tmp)
         return -1;

@@ -18,7 +18,10 @@
 **
 ** Where (first match):
 **   1. OPTS->weight_cache_dir, else $RWKV_WEIGHT_CACHE_DIR, when set:
-**      DIR/<model file name>.<path hash>.<plan hash>.rwkvc
+**      DIR/<model file name>.<path hash>.<plan hash>.rwkvc; DIR is made
+**      when missing only if its parent is a folder (no parents are made:
+**      a typo must not create folders: env_dir_check), else no cache at
+**      all (env_notes says so);
 **   2. next to the model: <model path>.<plan hash>.rwkvc, read when it
 **      exists, written when the model's directory is writable (its mode
 **      bits too: a read-only directory is respected even by root);
