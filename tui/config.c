@@ -189,10 +189,8 @@ cfg_default_path(char *buf, size_t cap)
 ** A YAML syntax error ends the walk; the settings read before it are kept.
 */
 
-#define CFG_MAX_ERRORS 32    /* problems listed; more are counted */
 /* a value of the file quoted in a problem: at most 40 bytes (tui_cut) */
 #define CUT(v) tui_cut((char[48]){ 0 }, 48, (v), 40)
-#define CFG_MAX_DEPTH  64    /* nesting skipped over in an unknown value */
 
 static const struct {
     const char *name;
@@ -207,155 +205,6 @@ static const struct {
     { "history", offsetof(tui_config, history) },
 };
 #define N_STR_FIELDS (sizeof str_fields / sizeof str_fields[0])
-
-typedef struct loader {
-    yaml_parser_t p;
-    yaml_event_t  ev;       /* the current event (valid while have_ev) */
-    int           have_ev;
-    int           failed;   /* syntax error: no more events */
-    const char   *path;
-    char         *msg;
-    size_t        cap, len;
-    int           nerr;     /* problems found */
-    int           shown;    /* lines written to msg */
-    int           full;     /* msg has no room for more */
-} loader;
-
-static void
-report(loader *l, const yaml_mark_t *m, const char *fmt, ...)
-{
-    char line[512];
-    int k;
-    va_list ap;
-
-    l->nerr++;
-    if (l->full)
-        return;
-    k = snprintf(line, sizeof line, "%s:%lu:%lu: ", l->path, (unsigned long)m->line + 1,
-                 (unsigned long)m->column + 1);
-    va_start(ap, fmt);
-    if (k > 0 && (size_t)k < sizeof line)
-        vsnprintf(line + k, sizeof line - (size_t)k, fmt, ap);
-    va_end(ap);
-    /* one problem, one line: a quoted multi-line value (a YAML plain scalar
-    ** may span lines) or a control character must not break it */
-    for (char *c = line; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = ' ';
-    /* room for this line and a closing "(N more)" line */
-    if (l->shown >= CFG_MAX_ERRORS || l->len + strlen(line) + 2 + 80 > l->cap) {
-        l->full = 1;
-        return;
-    }
-    l->len += (size_t)snprintf(l->msg + l->len, l->cap - l->len, "%s%s", l->len ? "\n" : "",
-                               line);
-    l->shown++;
-}
-
-/* Advance to the next event; 0 at a syntax error (reported once). */
-static int
-next(loader *l)
-{
-    if (l->have_ev)
-        yaml_event_delete(&l->ev);
-    l->have_ev = 0;
-    if (l->failed)
-        return 0;
-    if (!yaml_parser_parse(&l->p, &l->ev)) {
-        yaml_mark_t m = l->p.problem_mark;
-        l->failed = 1;
-        report(l, &m, "YAML syntax error: %s%s%s", l->p.problem ? l->p.problem : "unreadable",
-               l->p.context ? " " : "", l->p.context ? l->p.context : "");
-        return 0;
-    }
-    l->have_ev = 1;
-    return 1;
-}
-
-static const char *
-kind_name(yaml_event_type_t t)
-{
-    return t == YAML_MAPPING_START_EVENT ? "a mapping"
-         : t == YAML_SEQUENCE_START_EVENT ? "a list"
-         : t == YAML_ALIAS_EVENT ? "an alias" : "a string";
-}
-
-/* Skip the node that starts at the current event (a scalar, an alias or
-** a whole mapping/sequence); on return the current event is its last. */
-static int
-skip_node(loader *l)
-{
-    int depth = 0;
-
-    do {
-        yaml_event_type_t t = l->ev.type;
-        if (t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT)
-            depth++;
-        else if (t == YAML_MAPPING_END_EVENT || t == YAML_SEQUENCE_END_EVENT)
-            depth--;
-        if (depth == 0)
-            return 1;
-    } while (next(l));
-    return 0;
-}
-
-/* The current event as a scalar string, or NULL (reported) if it is not. */
-static const char *
-scalar(loader *l, const char *field, const char *parent)
-{
-    if (l->ev.type == YAML_SCALAR_EVENT)
-        return (const char *)l->ev.data.scalar.value;
-    report(l, &l->ev.start_mark, "field '%s'%s%s%s: expected a string, found %s", field,
-           parent ? " in '" : "", parent ? parent : "", parent ? "'" : "",
-           kind_name(l->ev.type));
-    skip_node(l);
-    return NULL;
-}
-
-/* Levenshtein distance, capped: for "did you mean" on unknown names. */
-static int
-edit_distance(const char *a, const char *b)
-{
-    int d[40][40];
-    size_t n = strlen(a), m = strlen(b);
-
-    if (n >= 40 || m >= 40)
-        return 99;
-    for (size_t i = 0; i <= n; i++)
-        d[i][0] = (int)i;
-    for (size_t j = 0; j <= m; j++)
-        d[0][j] = (int)j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < c)
-                c = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < c)
-                c = d[i][j - 1] + 1;
-            d[i][j] = c;
-        }
-    return d[n][m];
-}
-
-/* " (did you mean 'x'?)" for the nearest of NAMES, or "" */
-static void
-suggest(const char *bad, const char *const *names, size_t n, char *out, size_t cap)
-{
-    int best = 3;
-    const char *pick = NULL;
-
-    for (size_t i = 0; i < n; i++) {
-        int d = edit_distance(bad, names[i]);
-        if (d < best) {
-            best = d;
-            pick = names[i];
-        }
-    }
-    if (pick)
-        snprintf(out, cap, " (did you mean '%s'?)", pick);
-    else if (cap)
-        out[0] = '\0';
-}
 
 /* What the terminal means by the Ctrl key CODE when it is one of the
 ** message box's own (Enter, its newline, Backspace), else NULL. */
@@ -376,7 +225,7 @@ typedef struct binding {
 } binding;
 
 static void
-load_keys(loader *l, tui_config *c, binding *bound)
+load_keys(tui_yaml_loader *l, tui_config *c, binding *bound)
 {
     const char *names[CFG_ACT_COUNT];
 
@@ -385,20 +234,20 @@ load_keys(loader *l, tui_config *c, binding *bound)
     if (l->ev.type == YAML_SCALAR_EVENT && l->ev.data.scalar.length == 0)
         return;                                 /* "keys:" with nothing after it */
     if (l->ev.type != YAML_MAPPING_START_EVENT) {
-        report(l, &l->ev.start_mark, "field 'keys': expected a mapping of action: key, found %s",
-               kind_name(l->ev.type));
-        skip_node(l);
+        tui_yaml_report(l, &l->ev.start_mark, "field 'keys': expected a mapping of action: key, found %s",
+               tui_yaml_kind(l->ev.type));
+        tui_yaml_skip(l);
         return;
     }
-    while (next(l) && l->ev.type != YAML_MAPPING_END_EVENT) {
+    while (tui_yaml_next(l) && l->ev.type != YAML_MAPPING_END_EVENT) {
         yaml_mark_t km = l->ev.start_mark;
         char name[64], hint[80];
         const char *v;
         int act = -1, code;
 
         if (l->ev.type != YAML_SCALAR_EVENT) {
-            report(l, &km, "in 'keys': expected an action name, found %s", kind_name(l->ev.type));
-            if (!skip_node(l) || !next(l) || !skip_node(l))
+            tui_yaml_report(l, &km, "in 'keys': expected an action name, found %s", tui_yaml_kind(l->ev.type));
+            if (!tui_yaml_skip(l) || !tui_yaml_next(l) || !tui_yaml_skip(l))
                 return;
             continue;
         }
@@ -406,16 +255,16 @@ load_keys(loader *l, tui_config *c, binding *bound)
         for (int i = 0; i < CFG_ACT_COUNT; i++)
             if (strcmp(name, action_table[i].name) == 0)
                 act = i;
-        if (!next(l))
+        if (!tui_yaml_next(l))
             return;
         if (act < 0) {
-            suggest(name, names, CFG_ACT_COUNT, hint, sizeof hint);
-            report(l, &km, "in 'keys': unknown action '%s'%s", CUT(name), hint);
-            if (!skip_node(l))
+            tui_yaml_suggest(name, names, CFG_ACT_COUNT, hint, sizeof hint);
+            tui_yaml_report(l, &km, "in 'keys': unknown action '%s'%s", CUT(name), hint);
+            if (!tui_yaml_skip(l))
                 return;
             continue;
         }
-        v = scalar(l, name, "keys");
+        v = tui_yaml_scalar(l, name, "keys");
         if (v == NULL)
             continue;
         code = cfg_key_parse(v);
@@ -423,7 +272,7 @@ load_keys(loader *l, tui_config *c, binding *bound)
             const char *rest = strncmp(v, "M-", 2) == 0 ? v + 2
                              : strncmp(v, "Alt-", 4) == 0 || strncmp(v, "alt-", 4) == 0 ? v + 4
                                                                                         : NULL;
-            report(l, &l->ev.start_mark, "field '%s' in 'keys': unknown key '%s' (%s)", name,
+            tui_yaml_report(l, &l->ev.start_mark, "field '%s' in 'keys': unknown key '%s' (%s)", name,
                    CUT(v), rest && one_char(rest) >= 0x10000
                                ? "M- takes a character below U+10000" : KEY_FORMS);
             continue;
@@ -442,7 +291,7 @@ load_keys(loader *l, tui_config *c, binding *bound)
                 snprintf(fix, sizeof fix, "an F-key, C-x or M-x");
             }
             cfg_key_name(action_table[act].def, dn, sizeof dn);
-            report(l, &l->ev.start_mark,
+            tui_yaml_report(l, &l->ev.start_mark,
                    "field '%s' in 'keys': '%s' types a character: bind %s; '%s' keeps %s", name,
                    CUT(v), fix, name, dn);
             continue;
@@ -452,13 +301,13 @@ load_keys(loader *l, tui_config *c, binding *bound)
             ** never act (C-m) or take the key from the message box */
             char dn[32];
             cfg_key_name(action_table[act].def, dn, sizeof dn);
-            report(l, &l->ev.start_mark,
+            tui_yaml_report(l, &l->ev.start_mark,
                    "field '%s' in 'keys': '%s' is %s in terminals: bind another C-x, "
                    "M-x or an F-key; '%s' keeps %s", name, CUT(v), editing_key(code), name, dn);
             continue;
         }
         if (bound[act].set)
-            report(l, &km, "field '%s' in 'keys' given twice; the last one is used", name);
+            tui_yaml_report(l, &km, "field '%s' in 'keys' given twice; the last one is used", name);
         c->keys[act] = code;
         bound[act].set = 1;
         bound[act].mark = l->ev.start_mark;
@@ -469,7 +318,7 @@ load_keys(loader *l, tui_config *c, binding *bound)
 ** refused, and so is a binding onto another action's default key; the
 ** refused action keeps its default key. */
 static void
-check_conflicts(loader *l, tui_config *c, const binding *bound)
+check_conflicts(tui_yaml_loader *l, tui_config *c, const binding *bound)
 {
     int done[CFG_ACT_COUNT] = { 0 };
 
@@ -488,7 +337,7 @@ check_conflicts(loader *l, tui_config *c, const binding *bound)
                 continue;
             cfg_key_name(c->keys[i], kn, sizeof kn);
             cfg_key_name(action_table[i].def, dn, sizeof dn);
-            report(l, &bound[i].mark, "field '%s' in 'keys': %s is already bound to '%s'; '%s' keeps %s",
+            tui_yaml_report(l, &bound[i].mark, "field '%s' in 'keys': %s is already bound to '%s'; '%s' keeps %s",
                    action_table[i].name, kn, action_table[j].name, action_table[i].name, dn);
             c->keys[i] = action_table[i].def;
             break;
@@ -501,7 +350,7 @@ check_conflicts(loader *l, tui_config *c, const binding *bound)
                 char kn[32];
                 yaml_mark_t m = bound[i].set ? bound[i].mark : bound[j].mark;
                 cfg_key_name(c->keys[i], kn, sizeof kn);
-                report(l, &m, "in 'keys': %s is bound to both '%s' and '%s'; '%s' wins", kn,
+                tui_yaml_report(l, &m, "in 'keys': %s is bound to both '%s' and '%s'; '%s' wins", kn,
                        action_table[i].name, action_table[j].name, action_table[i].name);
             }
 }
@@ -517,31 +366,31 @@ static const char *const extra_fields[] = { "model_dir", "greeting", "user", "bo
 ** item: "stop:" with nothing after it).  ITEM keeps the item or reports
 ** why not, so every problem is said at its own item, in order.
 */
-typedef void (*item_fn)(loader *l, const yaml_mark_t *m, const char *v, tui_config *c);
+typedef void (*item_fn)(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_config *c);
 
 static void
-load_list(loader *l, const char *key, item_fn item, tui_config *c)
+load_list(tui_yaml_loader *l, const char *key, item_fn item, tui_config *c)
 {
     const char *v;
 
     if (l->ev.type != YAML_SEQUENCE_START_EVENT) {
-        if ((v = scalar(l, key, NULL)) != NULL && v[0] != '\0')
+        if ((v = tui_yaml_scalar(l, key, NULL)) != NULL && v[0] != '\0')
             item(l, &l->ev.start_mark, v, c);
         return;
     }
-    while (next(l) && l->ev.type != YAML_SEQUENCE_END_EVENT)
-        if ((v = scalar(l, key, NULL)) != NULL)
+    while (tui_yaml_next(l) && l->ev.type != YAML_SEQUENCE_END_EVENT)
+        if ((v = tui_yaml_scalar(l, key, NULL)) != NULL)
             item(l, &l->ev.start_mark, v, c);
 }
 
 /* model_dir: a folder (a path up to CFG_PATH - 1 bytes), at most CFG_MAX_LIST */
 static void
-model_dir_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
+model_dir_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
 {
     if (c->n_model_dir == CFG_MAX_LIST)
-        report(l, m, "field 'model_dir': at most %d folders", CFG_MAX_LIST);
+        tui_yaml_report(l, m, "field 'model_dir': at most %d folders", CFG_MAX_LIST);
     else if (strlen(v) >= CFG_PATH)
-        report(l, m, "field 'model_dir': a path longer than %d bytes", CFG_PATH - 1);
+        tui_yaml_report(l, m, "field 'model_dir': a path longer than %d bytes", CFG_PATH - 1);
     else
         snprintf(c->model_dir[c->n_model_dir++], CFG_PATH, "%s", v);
 }
@@ -549,7 +398,7 @@ model_dir_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
 /* stop: one stop string as written (\n escapes), by framing.h's rules: at
 ** most CHAT_MAX_STOP of 1..CHAT_MAX_STOP_LEN bytes once unescaped */
 static void
-stop_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
+stop_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
 {
     framing f;
     rwkv_err err;
@@ -570,7 +419,7 @@ stop_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
         rc = framing_add_stop(&f, buf, &err);
     }
     if (rc != RWKV_OK)
-        report(l, m, "field 'stop': %s", err.msg);
+        tui_yaml_report(l, m, "field 'stop': %s", err.msg);
     else
         snprintf(c->stop[c->n_stop++], CFG_PATH, "%s", v);
     framing_fini(&f);
@@ -578,7 +427,7 @@ stop_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
 
 /* ban: "1,2,3" or one id of a list, joined into c->ban ("1,2,3") */
 static void
-ban_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
+ban_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
 {
     framing f;
     rwkv_err err;
@@ -586,11 +435,11 @@ ban_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
 
     framing_init(&f);
     if (v[0] == '\0')
-        report(l, m, "field 'ban': an empty item (a token id expected)");
+        tui_yaml_report(l, m, "field 'ban': an empty item (a token id expected)");
     else if (framing_set_ban_text(&f, v, &err) != RWKV_OK)
-        report(l, m, "field 'ban': %s", err.msg);
+        tui_yaml_report(l, m, "field 'ban': %s", err.msg);
     else if (have + 1 + strlen(v) >= CFG_PATH)
-        report(l, m, "field 'ban': the ids take more than %d bytes", CFG_PATH - 1);
+        tui_yaml_report(l, m, "field 'ban': the ids take more than %d bytes", CFG_PATH - 1);
     else
         snprintf(c->ban + have, CFG_PATH - have, "%s%s", have ? "," : "", v);
     framing_fini(&f);
@@ -598,7 +447,7 @@ ban_item(loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
 
 /* Check the framing setting KEY of C (framing.h's rules) at mark M. */
 static void
-check_framing(loader *l, const yaml_mark_t *m, const char *key, tui_config *c)
+check_framing(tui_yaml_loader *l, const yaml_mark_t *m, const char *key, tui_config *c)
 {
     framing f;
     rwkv_err err;
@@ -616,7 +465,7 @@ check_framing(loader *l, const yaml_mark_t *m, const char *key, tui_config *c)
             c->think[0] = '\0';
     }
     if (rc != RWKV_OK) {
-        report(l, m, "field '%s': %s", key, err.msg);
+        tui_yaml_report(l, m, "field '%s': %s", key, err.msg);
         if (key[0] == 'g')
             c->has_greeting = 0;
     }
@@ -624,7 +473,7 @@ check_framing(loader *l, const yaml_mark_t *m, const char *key, tui_config *c)
 }
 
 static void
-load_extra(loader *l, const char *key, tui_config *c)
+load_extra(tui_yaml_loader *l, const char *key, tui_config *c)
 {
     yaml_mark_t m = l->ev.start_mark;
     char *dst;
@@ -648,7 +497,7 @@ load_extra(loader *l, const char *key, tui_config *c)
     }
     dst = key[0] == 'g' ? c->greeting : key[0] == 'u' ? c->user : key[0] == 't' ? c->think
                                                                                : c->bot;
-    if ((v = scalar(l, key, NULL)) == NULL)
+    if ((v = tui_yaml_scalar(l, key, NULL)) == NULL)
         return;
     if (key[0] == 'g') {     /* \n, \t, \\ as in --greeting, stop and F8 */
         char *g = strdup(v);
@@ -658,9 +507,9 @@ load_extra(loader *l, const char *key, tui_config *c)
             n = strlen(g);
         }
         if (g == NULL) {
-            report(l, &m, "field '%s': out of memory", key);
+            tui_yaml_report(l, &m, "field '%s': out of memory", key);
         } else if (n > FRAMING_MAX_GREETING) {
-            report(l, &m, "field '%s': greeting: %zu bytes (at most %u)", key, n,
+            tui_yaml_report(l, &m, "field '%s': greeting: %zu bytes (at most %u)", key, n,
                    FRAMING_MAX_GREETING);
         } else {
             memcpy(dst, g, n + 1);
@@ -671,7 +520,7 @@ load_extra(loader *l, const char *key, tui_config *c)
         return;
     }
     if (strlen(v) >= CFG_PATH) {
-        report(l, &m, "field '%s': longer than %d bytes", key, CFG_PATH - 1);
+        tui_yaml_report(l, &m, "field '%s': longer than %d bytes", key, CFG_PATH - 1);
         return;
     }
     snprintf(dst, CFG_PATH, "%s", v);
@@ -681,7 +530,7 @@ load_extra(loader *l, const char *key, tui_config *c)
 /* The string setting at OFF of C becomes V (the current event), and where
 ** the file set it is kept for the ones loaded later (config.h). */
 static void
-set_string(loader *l, tui_config *c, size_t off, const char *v)
+set_string(tui_yaml_loader *l, tui_config *c, size_t off, const char *v)
 {
     char *at = off == offsetof(tui_config, model) ? c->model_at
              : off == offsetof(tui_config, strategy) ? c->strategy_at
@@ -698,7 +547,7 @@ int
 cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
 {
     char defpath[CFG_PATH + 64];
-    loader l;
+    tui_yaml_loader l;
     binding bound[CFG_ACT_COUNT];
     int seen[N_STR_FIELDS + 1 + N_EXTRA];
     const char *names[N_STR_FIELDS + 1 + N_EXTRA];
@@ -717,7 +566,6 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
     if (text == NULL)
         return -1;
     snprintf(out->path, sizeof out->path, "%s", path);
-    memset(&l, 0, sizeof l);
     memset(bound, 0, sizeof bound);
     memset(seen, 0, sizeof seen);
     for (size_t i = 0; i < N_STR_FIELDS; i++)
@@ -725,24 +573,20 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
     names[N_STR_FIELDS] = "keys";
     for (size_t i = 0; i < N_EXTRA; i++)
         names[N_STR_FIELDS + 1 + i] = extra_fields[i];
-    l.path = path;
-    l.msg = msg;
-    l.cap = msg_cap;
-    if (!yaml_parser_initialize(&l.p)) {
-        snprintf(msg, msg_cap, "%s: out of memory", path);
+    if (tui_yaml_open(&l, path, text, len, msg, msg_cap) != 0) {
         free(text);
         return -1;
     }
-    yaml_parser_set_input_string(&l.p, (const unsigned char *)text, len);
     /* stream start, document start (none: an empty file) */
-    if (next(&l) && next(&l) && l.ev.type == YAML_DOCUMENT_START_EVENT && next(&l)) {
+    if (tui_yaml_next(&l) && tui_yaml_next(&l) && l.ev.type == YAML_DOCUMENT_START_EVENT &&
+        tui_yaml_next(&l)) {
         if (l.ev.type == YAML_SCALAR_EVENT && l.ev.data.scalar.length == 0) {
             /* an empty document ("---" alone or only comments) */
         } else if (l.ev.type != YAML_MAPPING_START_EVENT) {
-            report(&l, &l.ev.start_mark, "expected a mapping of settings (model: ..., keys: ...), found %s",
-                   kind_name(l.ev.type));
+            tui_yaml_report(&l, &l.ev.start_mark, "expected a mapping of settings (model: ..., keys: ...), found %s",
+                   tui_yaml_kind(l.ev.type));
         } else {
-            while (next(&l) && l.ev.type != YAML_MAPPING_END_EVENT) {
+            while (tui_yaml_next(&l) && l.ev.type != YAML_MAPPING_END_EVENT) {
                 yaml_mark_t km = l.ev.start_mark;
                 char key[64], hint[80];
                 int f = -1;
@@ -750,8 +594,8 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                 rwkv_err err;
 
                 if (l.ev.type != YAML_SCALAR_EVENT) {
-                    report(&l, &km, "expected a setting name, found %s", kind_name(l.ev.type));
-                    if (!skip_node(&l) || !next(&l) || !skip_node(&l))
+                    tui_yaml_report(&l, &km, "expected a setting name, found %s", tui_yaml_kind(l.ev.type));
+                    if (!tui_yaml_skip(&l) || !tui_yaml_next(&l) || !tui_yaml_skip(&l))
                         break;
                     continue;
                 }
@@ -759,38 +603,38 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                 for (size_t i = 0; i < N_STR_FIELDS + 1 + N_EXTRA; i++)
                     if (strcmp(key, names[i]) == 0)
                         f = (int)i;
-                if (!next(&l))
+                if (!tui_yaml_next(&l))
                     break;
                 if (f < 0) {
-                    suggest(key, names, N_STR_FIELDS + 1 + N_EXTRA, hint, sizeof hint);
-                    report(&l, &km, "unknown field '%s'%s", CUT(key), hint);
-                    if (!skip_node(&l))
+                    tui_yaml_suggest(key, names, N_STR_FIELDS + 1 + N_EXTRA, hint, sizeof hint);
+                    tui_yaml_report(&l, &km, "unknown field '%s'%s", CUT(key), hint);
+                    if (!tui_yaml_skip(&l))
                         break;
                     continue;
                 }
                 if (seen[f]++)
-                    report(&l, &km, "field '%s' given twice; the last one is used", key);
+                    tui_yaml_report(&l, &km, "field '%s' given twice; the last one is used", key);
                 if (f == (int)N_STR_FIELDS) {
                     load_keys(&l, out, bound);
                 } else if (f > (int)N_STR_FIELDS) {
                     load_extra(&l, key, out);
                 } else {
-                    const char *v = scalar(&l, key, NULL);
+                    const char *v = tui_yaml_scalar(&l, key, NULL);
                     if (v && strlen(v) >= CFG_PATH)
-                        report(&l, &l.ev.start_mark, "field '%s': longer than %d bytes", key,
+                        tui_yaml_report(&l, &l.ev.start_mark, "field '%s': longer than %d bytes", key,
                                CFG_PATH - 1);
                     else if (v && str_fields[f].off == offsetof(tui_config, clipboard) &&
                              strcmp(v, "osc52") != 0 && strcmp(v, "off") != 0)
-                        report(&l, &l.ev.start_mark, "field 'clipboard': '%s' is not osc52 or off", CUT(v));
+                        tui_yaml_report(&l, &l.ev.start_mark, "field 'clipboard': '%s' is not osc52 or off", CUT(v));
                     else if (v && str_fields[f].off == offsetof(tui_config, language) &&
                              strcmp(v, "auto") != 0 && strcmp(v, "en") != 0 && strcmp(v, "zh") != 0)
-                        report(&l, &l.ev.start_mark, "field 'language': '%s' is not auto, en or zh", CUT(v));
+                        tui_yaml_report(&l, &l.ev.start_mark, "field 'language': '%s' is not auto, en or zh", CUT(v));
                     else if (v && str_fields[f].off == offsetof(tui_config, history) &&
                              strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-                        report(&l, &l.ev.start_mark, "field 'history': '%s' is not on or off", CUT(v));
+                        tui_yaml_report(&l, &l.ev.start_mark, "field 'history': '%s' is not on or off", CUT(v));
                     else if (v && str_fields[f].off == offsetof(tui_config, strategy) &&
                              strat_parse(v, &st, &err) != RWKV_OK)
-                        report(&l, &l.ev.start_mark, "field 'strategy': %s", err.msg);
+                        tui_yaml_report(&l, &l.ev.start_mark, "field 'strategy': %s", err.msg);
                     else if (v)
                         set_string(&l, out, str_fields[f].off, v);
                 }
@@ -798,12 +642,6 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
         }
     }
     check_conflicts(&l, out, bound);
-    if (l.full && msg_cap > l.len)
-        snprintf(msg + l.len, msg_cap - l.len, "%s%s: %d more problems", l.len ? "\n" : "",
-                 path, l.nerr - l.shown);
-    if (l.have_ev)
-        yaml_event_delete(&l.ev);
-    yaml_parser_delete(&l.p);
     free(text);
-    return l.nerr ? -1 : 0;
+    return tui_yaml_close(&l) ? -1 : 0;
 }

@@ -1,6 +1,6 @@
 /*
 ** config.h -- the user's config file ($XDG_CONFIG_HOME/rwkv-tui/config.yaml,
-** libcyaml schema) and the key-binding table (house style G11): one row per
+** read with libyaml's events: yamlerr.h) and the key-binding table (house style G11): one row per
 ** action with its default key and the help text that F1 and the footer show.
 **
 **     model: /models/RWKV-x070-World-1.5B

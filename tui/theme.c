@@ -1,7 +1,8 @@
 /*
-** theme.c -- role table, YAML theme loading (libcyaml), lookup by name.
-** See theme.h.  A file is parsed into a temporary theme that replaces the
-** caller's only when every field is valid (STYLE G4).
+** theme.c -- role table, YAML theme loading (a libcyaml schema), lookup by
+** name.  See theme.h.  A file is parsed into a temporary theme that
+** replaces the caller's only when every field is valid (STYLE G4); every
+** problem of a refused one is listed at once (walk_map, yamlerr.h).
 */
 #include "theme.h"
 
@@ -58,7 +59,7 @@ theme_strip_colors(theme *t)
     }
 }
 
-/* ---- the libcyaml schema ------------------------------------------------ */
+/* ---- colour names ---------------------------------------------------------- */
 
 #define NCOLORS (sizeof color_names / sizeof color_names[0])
 
@@ -73,63 +74,6 @@ static const struct {
     { "bright_red", 9 },     { "bright_green", 10 }, { "bright_yellow", 11 },
     { "bright_blue", 12 },   { "bright_magenta", 13 }, { "bright_cyan", 14 },
     { "bright_white", 15 },
-};
-
-typedef struct style_y {
-    char *fg, *bg;      /* NULL when absent (libcyaml zero-fills) */
-    /* the flags as written: libcyaml's bool took any word but false/no/off
-    ** as true ("bold: banana" was bold), so they are checked here (flag_of) */
-    char *bold, *underline, *reverse, *dim, *italic;
-} style_y;
-
-typedef struct roles_y {
-#define THEME_MEMBER_(e, k, f, b, a) style_y *e;
-    THEME_ROLES(THEME_MEMBER_)
-#undef THEME_MEMBER_
-} roles_y;
-
-typedef struct theme_y {
-    char    *name;
-    char    *description;
-    roles_y *roles;
-} theme_y;
-
-
-static const cyaml_schema_field_t style_fields[] = {
-    CYAML_FIELD_STRING_PTR("fg", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, fg, 1, 32),
-    CYAML_FIELD_STRING_PTR("bg", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, bg, 1, 32),
-    CYAML_FIELD_STRING_PTR("bold", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, bold, 0, 32),
-    CYAML_FIELD_STRING_PTR("underline", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, underline,
-                           0, 32),
-    CYAML_FIELD_STRING_PTR("reverse", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, reverse,
-                           0, 32),
-    CYAML_FIELD_STRING_PTR("dim", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, dim, 0, 32),
-    CYAML_FIELD_STRING_PTR("italic", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, style_y, italic,
-                           0, 32),
-    CYAML_FIELD_END
-};
-
-static const cyaml_schema_field_t role_fields[] = {
-#define THEME_FIELD_(e, k, f, b, a)                                            \
-    CYAML_FIELD_MAPPING_PTR(k, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,       \
-                            roles_y, e, style_fields),
-    THEME_ROLES(THEME_FIELD_)
-#undef THEME_FIELD_
-    CYAML_FIELD_END
-};
-
-static const cyaml_schema_field_t theme_fields[] = {
-    CYAML_FIELD_STRING_PTR("name", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,
-                           theme_y, name, 0, 63),
-    CYAML_FIELD_STRING_PTR("description", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,
-                           theme_y, description, 0, 1024),
-    CYAML_FIELD_MAPPING_PTR("roles", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,
-                            theme_y, roles, role_fields),
-    CYAML_FIELD_END
-};
-
-static const cyaml_schema_value_t theme_schema = {
-    CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, theme_y, theme_fields),
 };
 
 int
@@ -359,143 +303,283 @@ theme_map_style(const theme_style *s, int ncolors, int light_bg, int *fg, int *b
     }
 }
 
-/* 1-based line of the first "KEY:" at or after the line of "ROLE:". */
-static long
-find_line(const char *text, const char *role, const char *key)
-{
-    long line = 1, role_line = 0;
-    const char *p = text;
-    size_t rl = strlen(role), kl = strlen(key);
+/* ---- the file: a libcyaml schema ------------------------------------------
+**
+**   root mapping:  name description -> strings
+**                  roles -> mapping of role name -> mapping of
+**                  fg bg -> a colour (theme_parse_color)
+**                  bold underline reverse dim italic -> true or false
+** The schema below is the one description of a theme file.  libcyaml
+** loads a file by it; when it refuses one (it stops at the first problem)
+** or a value means nothing (style_set), a walk of libyaml's events led by
+** the same tables lists every problem (walk_map, yamlerr.h): a user with
+** three typos learns of all three at once.  The theme is used only when
+** there is none, so a bad file never leaves the UI half-coloured.
+*/
 
-    while (*p) {
-        const char *l = p;
-        while (*l == ' ' || *l == '\t' || *l == '{')
-            l++;
-        if (role_line == 0 && strncmp(l, role, rl) == 0 && l[rl] == ':')
-            role_line = line;
-        if (role_line) {
-            const char *k = strstr(p, key);
-            const char *eol = p + strcspn(p, "\n");
-            while (k && k < eol) {
-                if (k[kl] == ':' && (k == p || k[-1] == ' ' || k[-1] == '{' || k[-1] == ','))
-                    return line;
-                k = strstr(k + 1, key);
-            }
-        }
-        p += strcspn(p, "\n");
-        if (*p)
-            p++;
-        line++;
-    }
-    return role_line;
-}
+typedef struct style_y {
+    /* NULL when absent (libcyaml zero-fills).  The flags are strings, not
+    ** libcyaml bools: those took any word but false/no/off as true ("bold:
+    ** banana" was bold), so style_set reads them */
+    char *fg, *bg, *bold, *underline, *reverse, *dim, *italic;
+} style_y;
 
-/* A style flag as written (NULL: not given): 1 true, 0 false or not
-** given, -1 anything else.  YAML 1.2's words, as the config's on/off are
-** words of their own. */
+typedef struct roles_y {
+#define THEME_MEMBER_(e, k, f, b, a) style_y *e;
+    THEME_ROLES(THEME_MEMBER_)
+#undef THEME_MEMBER_
+} roles_y;
+
+typedef struct theme_y {
+    char    *name;
+    char    *description;
+    roles_y *roles;
+} theme_y;
+
+#define STR_FIELD(key, type, member, min, max)                                 \
+    CYAML_FIELD_STRING_PTR(key, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, type, member, min, max)
+/* "roles:" or "user:" with nothing after it: NULL, as not given */
+#define MAP_FIELD(key, type, member, fields)                                   \
+    CYAML_FIELD_MAPPING_PTR(key, CYAML_FLAG_POINTER_NULL | CYAML_FLAG_OPTIONAL, type, member, fields)
+
+/* the two colours first, then the flags in flag_bit's order (style_set) */
+static const cyaml_schema_field_t style_fields[] = {
+    STR_FIELD("fg", style_y, fg, 1, 32),
+    STR_FIELD("bg", style_y, bg, 1, 32),
+    STR_FIELD("bold", style_y, bold, 0, 32),
+    STR_FIELD("underline", style_y, underline, 0, 32),
+    STR_FIELD("reverse", style_y, reverse, 0, 32),
+    STR_FIELD("dim", style_y, dim, 0, 32),
+    STR_FIELD("italic", style_y, italic, 0, 32),
+    CYAML_FIELD_END
+};
+static const unsigned flag_bit[] = { THEME_BOLD, THEME_UNDERLINE, THEME_REVERSE, THEME_DIM,
+                                     THEME_ITALIC };
+
+/* in the order of the roles (theme_of reads role I at role_fields[I]) */
+static const cyaml_schema_field_t role_fields[] = {
+#define THEME_FIELD_(e, k, f, b, a) MAP_FIELD(k, roles_y, e, style_fields),
+    THEME_ROLES(THEME_FIELD_)
+#undef THEME_FIELD_
+    CYAML_FIELD_END
+};
+
+static const cyaml_schema_field_t theme_fields[] = {
+    STR_FIELD("name", theme_y, name, 0, sizeof ((theme *)0)->name - 1),
+    STR_FIELD("description", theme_y, description, 0, 1024),
+    MAP_FIELD("roles", theme_y, roles, role_fields),
+    CYAML_FIELD_END
+};
+
+/* a document of nothing ("---" alone): NULL, all defaults */
+static const cyaml_schema_value_t theme_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER_NULL, theme_y, theme_fields),
+};
+
+static const cyaml_config_t cyaml_cfg = {
+    .log_fn = NULL,                 /* walk_map says what is wrong, and where */
+    .mem_fn = cyaml_mem,
+    .log_level = CYAML_LOG_ERROR,
+    .flags = CYAML_CFG_NO_ALIAS,    /* as walk_map, which follows none */
+};
+
+#define CUT(v) tui_cut((char[48]){ 0 }, 48, (v), 40)
+
+/* A style flag as written: 1 true, 0 false, -1 anything else.  YAML 1.2's
+** words, as the config's on/off are words of their own. */
 static int
 flag_of(const char *v)
 {
-    if (v == NULL || strcmp(v, "false") == 0 || strcmp(v, "False") == 0 || strcmp(v, "FALSE") == 0)
+    if (strcmp(v, "false") == 0 || strcmp(v, "False") == 0 || strcmp(v, "FALSE") == 0)
         return 0;
     if (strcmp(v, "true") == 0 || strcmp(v, "True") == 0 || strcmp(v, "TRUE") == 0)
         return 1;
     return -1;
 }
 
+/* Field K of style_fields is V: into *S and NULL, or what is wrong with V
+** (in WHY, CAP bytes).  What a value means, for theme_of and walk_map. */
+static const char *
+style_set(theme_style *s, size_t k, const char *v, char *why, size_t cap)
+{
+    int c;
+
+    if (k < 2) {
+        if ((c = theme_parse_color(v)) == -2) {
+            snprintf(why, cap, "unknown colour '%s' (a name like 'cyan', a number 0-255 or #rrggbb)",
+                     CUT(v));
+            return why;
+        }
+        *(k == 0 ? &s->fg : &s->bg) = c;
+        return NULL;
+    }
+    if ((c = flag_of(v)) < 0) {
+        snprintf(why, cap, "'%s' is not true or false", CUT(v));
+        return why;
+    }
+    s->attrs = c ? s->attrs | flag_bit[k - 2] : s->attrs & ~flag_bit[k - 2];
+    return NULL;
+}
+
+/* The member of the struct at BASE that field F of its schema loads. */
+#define MEMBER(type, base, f) (*(type *const *)((const char *)(base) + (f).data_offset))
+
+/* The theme libcyaml loaded (NULL: an empty document) into *T: 0, or -1
+** when a value means nothing (walk_map then says where). */
+static int
+theme_of(const theme_y *ty, theme *t)
+{
+    char why[160];
+
+    theme_default(t);
+    if (ty == NULL)
+        return 0;
+    if (ty->name)
+        snprintf(t->name, sizeof t->name, "%s", ty->name);
+    for (int i = 0; ty->roles != NULL && i < THEME_ROLE_COUNT; i++) {
+        const style_y *s = MEMBER(style_y, ty->roles, role_fields[i]);
+        if (s == NULL)
+            continue;
+        /* a role given in the file: absent colours are the terminal's */
+        t->role[i].fg = t->role[i].bg = -1;
+        t->role[i].attrs = 0;
+        for (size_t k = 0; style_fields[k].key != NULL; k++) {
+            const char *v = MEMBER(char, s, style_fields[k]);
+            if (v != NULL && style_set(&t->role[i], k, v, why, sizeof why) != NULL)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- every problem of a refused file ---------------------------------------- */
+
+#define WALK_MAX_FIELDS 64
+_Static_assert(THEME_ROLE_COUNT < WALK_MAX_FIELDS, "walk_map: more roles than it counts");
+
+/* The keys of FIELDS into NAMES (WALK_MAX_FIELDS); their number. */
+static size_t
+schema_keys(const cyaml_schema_field_t *fields, const char **names)
+{
+    size_t n = 0;
+
+    while (n < WALK_MAX_FIELDS && fields[n].key != NULL) {
+        names[n] = fields[n].key;
+        n++;
+    }
+    return n;
+}
+
+/* The string V of field F (index K of FIELDS, named at KM) in IN (" in
+** 'role'", or ""): what style_set or the schema's length says of it. */
+static void
+walk_string(tui_yaml_loader *l, const yaml_mark_t *km, const cyaml_schema_field_t *fields,
+            size_t k, const char *in, const char *v)
+{
+    theme_style scratch = { -1, -1, 0 };
+    char why[160];
+
+    if (fields == style_fields) {
+        if (style_set(&scratch, k, v, why, sizeof why) != NULL)
+            tui_yaml_report(l, km, "field '%s'%s: %s", fields[k].key, in, why);
+    } else if (strlen(v) > fields[k].value.string.max) {
+        tui_yaml_report(l, &l->ev.start_mark, "field '%s'%s: longer than %u bytes", fields[k].key,
+                        in, (unsigned)fields[k].value.string.max);
+    }
+}
+
+/* The node at the current event, the value of field NAME (in PARENT; both
+** NULL at the root), against the schema's FIELDS: every problem reported. */
+static void
+walk_map(tui_yaml_loader *l, const cyaml_schema_field_t *fields, const char *name,
+         const char *parent)
+{
+    const char *names[WALK_MAX_FIELDS];
+    unsigned char seen[WALK_MAX_FIELDS] = { 0 };
+    size_t n = schema_keys(fields, names);
+    char in[80] = "", what[80] = "", key[64];
+    yaml_mark_t km;
+
+    if (name != NULL)
+        snprintf(in, sizeof in, " in '%s'", name);
+    /* "name, description and roles", "fg, bg, bold, ..." */
+    for (size_t i = 0; i < n && i <= 3; i++)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s",
+                 i == 0 ? "" : i + 1 == n && i < 3 ? " and " : ", ", i < 3 ? names[i] : "...");
+    if (!tui_yaml_mapping(l, name, parent, what))
+        return;
+    while (tui_yaml_key(l, name, "a field name", key, sizeof key, &km)) {
+        char hint[80];
+        const char *v;
+        size_t k = 0;
+
+        while (k < n && strcmp(key, names[k]) != 0)
+            k++;
+        if (k == n) {
+            tui_yaml_suggest(key, names, n, hint, sizeof hint);
+            tui_yaml_report(l, &km, "unknown field '%s'%s%s", CUT(key), in, hint);
+            if (!tui_yaml_skip(l))
+                return;
+            continue;
+        }
+        if (seen[k]++)
+            tui_yaml_report(l, &km, "field '%s'%s given twice", key, in);
+        if (fields[k].value.type == CYAML_MAPPING)
+            walk_map(l, fields[k].value.mapping.fields, names[k], name);
+        else if ((v = tui_yaml_scalar(l, key, name)) != NULL)
+            walk_string(l, &km, fields, k, in, v);
+    }
+}
+
+/* Every problem of the file PATH (TEXT, LEN bytes) that libcyaml refused
+** with E (or whose values theme_of refused: CYAML_OK) into MSG. */
+static void
+diagnose(const char *path, const char *text, size_t len, cyaml_err_t e, char *msg, size_t cap)
+{
+    tui_yaml_loader l;
+
+    if (tui_yaml_open(&l, path, text, len, msg, cap) != 0)
+        return;
+    l.lines_only = 1;          /* "t.yaml:3: ...", as theme problems always were */
+    /* stream start, document start (none: an empty file) */
+    if (tui_yaml_next(&l) && tui_yaml_next(&l) && l.ev.type == YAML_DOCUMENT_START_EVENT &&
+        tui_yaml_next(&l))
+        walk_map(&l, theme_fields, NULL, NULL);
+    if (tui_yaml_close(&l) == 0)     /* a refusal the walk does not know of */
+        snprintf(msg, cap, "%s: not a theme libcyaml can load: %s", path,
+                 e != CYAML_OK ? cyaml_strerror(e) : "a value it cannot place");
+}
+
 int
 theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap)
 {
-    cyaml_config_t cfg;
-    tui_yaml_log log;
     theme_y *ty = NULL;
     theme tmp;
     size_t len;
     char *text = tui_read_file(path, THEME_MAX_BYTES, &len, msg, msg_cap);
     cyaml_err_t e;
-    int rc = -1;
+    int ok;
 
-    if (text == NULL)
-        return -1;
-    tui_yaml_config(&cfg, &log);
-    e = cyaml_load_data((const uint8_t *)text, len, &cfg, &theme_schema, (void **)&ty, NULL);
-    if (e != CYAML_OK) {
-        tui_yaml_message(&log, path, text, e, msg, msg_cap);
-        goto out;
-    }
-    theme_default(&tmp);
-    if (ty == NULL) {                /* an empty document: all defaults */
-        rc = 0;
-        *out = tmp;
-        goto out;
-    }
-    if (ty->name)
-        snprintf(tmp.name, sizeof tmp.name, "%s", ty->name);
-    if (ty->roles) {
-        style_y *const r[THEME_ROLE_COUNT] = {
-#define THEME_PTR_(e2, k, f, b, a) ty->roles->e2,
-            THEME_ROLES(THEME_PTR_)
-#undef THEME_PTR_
-        };
-        for (int i = 0; i < THEME_ROLE_COUNT; i++) {
-            const style_y *s = r[i];
-            if (s == NULL)
-                continue;
-            /* a role given in the file: absent colours are the terminal's */
-            tmp.role[i].fg = tmp.role[i].bg = -1;
-            for (int k = 0; k < 2; k++) {
-                const char *v = k == 0 ? s->fg : s->bg;
-                const char *f = k == 0 ? "fg" : "bg";
-                char cut[48];
-                int c;
-                if (v == NULL)
-                    continue;
-                c = theme_parse_color(v);
-                if (c == -2) {
-                    snprintf(msg, msg_cap,
-                             "%s:%ld: field '%s' in '%s': unknown colour '%s' "
-                             "(a name like 'cyan', a number 0-255 or #rrggbb)",
-                             path, find_line(text, role_table[i].key, f), f,
-                             role_table[i].key, tui_cut(cut, sizeof cut, v, 40));
-                    goto out;
-                }
-                if (k == 0)
-                    tmp.role[i].fg = c;
-                else
-                    tmp.role[i].bg = c;
-            }
-            tmp.role[i].attrs = 0;
-            for (int k = 0; k < 5; k++) {
-                static const char *const fname[5] = { "bold", "underline", "reverse", "dim", "italic" };
-                static const unsigned fbit[5] = { THEME_BOLD, THEME_UNDERLINE, THEME_REVERSE,
-                                                  THEME_DIM, THEME_ITALIC };
-                const char *v = k == 0 ? s->bold : k == 1 ? s->underline : k == 2 ? s->reverse
-                              : k == 3 ? s->dim : s->italic;
-                char cut[48];
-                int f = flag_of(v);
-                if (f < 0) {
-                    snprintf(msg, msg_cap, "%s:%ld: field '%s' in '%s': '%s' is not true or false",
-                             path, find_line(text, role_table[i].key, fname[k]), fname[k],
-                             role_table[i].key, tui_cut(cut, sizeof cut, v, 40));
-                    goto out;
-                }
-                tmp.role[i].attrs |= f ? fbit[k] : 0;
-            }
-        }
-    }
-    *out = tmp;
-    rc = 0;
-out:
-    if (rc == 0)      /* (an output never replaces it: tui_replace_ask) */
-        snprintf(out->path, sizeof out->path, "%s", path);
-    if (ty)
-        cyaml_free(&cfg, &theme_schema, ty, 0);
-    free(text);
-    if (rc != 0)              /* one line: no quoted line break or control code */
+    if (text == NULL) {
+        /* one line: a path with a line break or a control code in it */
         for (char *c = msg; *c; c++)
             if ((unsigned char)*c < 0x20 || *c == 0x7f)
                 *c = ' ';
-    return rc;
+        return -1;
+    }
+    e = cyaml_load_data((const uint8_t *)text, len, &cyaml_cfg, &theme_schema, (void **)&ty, NULL);
+    ok = e == CYAML_OK && theme_of(ty, &tmp) == 0;
+    if (ty != NULL)
+        cyaml_free(&cyaml_cfg, &theme_schema, ty, 0);
+    if (!ok)
+        diagnose(path, text, len, e, msg, msg_cap);
+    free(text);
+    if (!ok)
+        return -1;
+    *out = tmp;
+    /* (an output never replaces it: tui_replace_ask) */
+    snprintf(out->path, sizeof out->path, "%s", path);
+    return 0;
 }
 
 static int

@@ -1,6 +1,7 @@
 /*
 ** theme.h -- colour themes: one enum of roles (house style G11) that the
-** YAML keys map to, and the loader (libcyaml schema).  No curses here:
+** YAML keys map to, and the loader (a libcyaml schema; a walk of libyaml
+** events led by it lists a refused file's problems: yamlerr.h).  No curses here:
 ** tui/view.c turns a theme_style into colour pairs and attributes.
 **
 ** File format (see themes/README and rwkv-tui-config(5)):
@@ -97,9 +98,11 @@ void theme_strip_colors(theme *t);
 
 /*
 ** Load the theme file at PATH into *OUT.  The file is parsed into a
-** temporary and *OUT is changed only on success (STYLE G4).  On error
-** returns -1 and MSG (MSG_CAP bytes) holds one line naming the file, the
-** line and the field: "t.yaml:3: field 'fg' in 'user': invalid value 'purple'".
+** temporary and *OUT is changed only when the whole file is valid (STYLE
+** G4).  On error returns -1 and MSG (MSG_CAP bytes) holds every problem
+** found (up to TUI_YAML_MAX_ERRORS, then how many more), one line each
+** naming the file, the line and the field:
+** "t.yaml:3: field 'fg' in 'user': unknown colour 'purpel' (...)".
 */
 int theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap);
 

@@ -1,19 +1,12 @@
 /*
-** yamlerr.c -- libcyaml log capture and one-line error messages.
-**
-** libcyaml reports an error as a message line followed by a backtrace,
-** innermost first:
-**     Load: Invalid INT value: 'purple'
-**     Load: Backtrace:
-**       in mapping field 'fg' (line: 3, column: 7)
-**       in mapping field 'user' (line: 3, column: 3)
-** We keep the message, the innermost line number and the two innermost
-** field names.
+** yamlerr.c -- the YAML walk shared by the config file and themes (see
+** yamlerr.h): every problem one "PATH:LINE:COLUMN: ..." line, and the
+** reader that refuses what is not a regular file.
 */
 #include "yamlerr.h"
 
-#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,132 +15,206 @@
 #include "../core/io/fileio.h"
 #include "text.h"
 
-static void
-log_fn(cyaml_log_t level, void *ctx, const char *fmt, va_list args)
+int
+tui_yaml_open(tui_yaml_loader *l, const char *path, const char *text, size_t len, char *msg,
+              size_t cap)
 {
-    tui_yaml_log *log = ctx;
-    int n;
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    l->msg = msg;
+    l->cap = cap;
+    if (cap)
+        msg[0] = '\0';
+    if (!yaml_parser_initialize(&l->p)) {
+        snprintf(msg, cap, "%s: out of memory", path);
+        return -1;
+    }
+    yaml_parser_set_input_string(&l->p, (const unsigned char *)text, len);
+    return 0;
+}
 
-    if (level < CYAML_LOG_ERROR || log->len + 1 >= sizeof log->text)
-        return;
-    n = vsnprintf(log->text + log->len, sizeof log->text - log->len, fmt, args);
-    if (n > 0)
-        log->len += (size_t)n < sizeof log->text - log->len ? (size_t)n
-                                                            : sizeof log->text - log->len - 1;
+int
+tui_yaml_close(tui_yaml_loader *l)
+{
+    if (l->full && l->cap > l->len)
+        snprintf(l->msg + l->len, l->cap - l->len, "%s%s: %d more problems", l->len ? "\n" : "",
+                 l->path, l->nerr - l->shown);
+    if (l->have_ev)
+        yaml_event_delete(&l->ev);
+    l->have_ev = 0;
+    yaml_parser_delete(&l->p);
+    return l->nerr;
 }
 
 void
-tui_yaml_config(cyaml_config_t *cfg, tui_yaml_log *log)
+tui_yaml_report(tui_yaml_loader *l, const yaml_mark_t *m, const char *fmt, ...)
 {
-    memset(cfg, 0, sizeof *cfg);
-    log->len = 0;
-    log->text[0] = '\0';
-    cfg->log_fn = log_fn;
-    cfg->log_ctx = log;
-    cfg->mem_fn = cyaml_mem;
-    cfg->log_level = CYAML_LOG_ERROR;
-    cfg->flags = CYAML_CFG_DEFAULT;
+    char line[512];
+    int k;
+    va_list ap;
+
+    l->nerr++;
+    if (l->full)
+        return;
+    if (l->lines_only)
+        k = snprintf(line, sizeof line, "%s:%lu: ", l->path, (unsigned long)m->line + 1);
+    else
+        k = snprintf(line, sizeof line, "%s:%lu:%lu: ", l->path, (unsigned long)m->line + 1,
+                     (unsigned long)m->column + 1);
+    va_start(ap, fmt);
+    if (k > 0 && (size_t)k < sizeof line)
+        vsnprintf(line + k, sizeof line - (size_t)k, fmt, ap);
+    va_end(ap);
+    /* one problem, one line: a quoted multi-line value (a YAML plain scalar
+    ** may span lines) or a control character must not break it */
+    for (char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    /* room for this line and a closing "(N more)" line */
+    if (l->shown >= TUI_YAML_MAX_ERRORS || l->len + strlen(line) + 2 + 80 > l->cap) {
+        l->full = 1;
+        return;
+    }
+    l->len += (size_t)snprintf(l->msg + l->len, l->cap - l->len, "%s%s", l->len ? "\n" : "",
+                               line);
+    l->shown++;
 }
 
-/* Copy the line at P (up to '\n') into OUT. */
-static void
-copy_line(const char *p, char *out, size_t cap)
+int
+tui_yaml_next(tui_yaml_loader *l)
 {
-    size_t n = strcspn(p, "\n");
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(out, p, n);
-    out[n] = '\0';
+    if (l->have_ev)
+        yaml_event_delete(&l->ev);
+    l->have_ev = 0;
+    if (l->failed)
+        return 0;
+    if (!yaml_parser_parse(&l->p, &l->ev)) {
+        yaml_mark_t m = l->p.problem_mark;
+        l->failed = 1;
+        tui_yaml_report(l, &m, "YAML syntax error: %s%s%s",
+                        l->p.problem ? l->p.problem : "unreadable", l->p.context ? " " : "",
+                        l->p.context ? l->p.context : "");
+        return 0;
+    }
+    l->have_ev = 1;
+    return 1;
 }
 
-/* Line (1-based) of the first line at or after FROM whose first word is
-** "KEY:" (also inside a flow mapping "{ KEY: ..."); 0 if none. */
-static long
-key_line(const char *text, const char *key, long from)
+const char *
+tui_yaml_kind(yaml_event_type_t t)
 {
-    size_t kl = strlen(key);
-    long line = 1;
+    return t == YAML_MAPPING_START_EVENT ? "a mapping"
+         : t == YAML_SEQUENCE_START_EVENT ? "a list"
+         : t == YAML_ALIAS_EVENT ? "an alias" : "a string";
+}
 
-    for (const char *p = text; *p; line++) {
-        const char *eol = p + strcspn(p, "\n");
-        if (line >= from) {
-            for (const char *k = p; k + kl < eol; k++) {
-                if (strncmp(k, key, kl) == 0 && k[kl] == ':' &&
-                    (k == p || k[-1] == ' ' || k[-1] == '{' || k[-1] == ',' || k[-1] == '\t'))
-                    return line;
-            }
+int
+tui_yaml_skip(tui_yaml_loader *l)
+{
+    int depth = 0;
+
+    do {
+        yaml_event_type_t t = l->ev.type;
+        if (t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT)
+            depth++;
+        else if (t == YAML_MAPPING_END_EVENT || t == YAML_SEQUENCE_END_EVENT)
+            depth--;
+        if (depth == 0)
+            return 1;
+    } while (tui_yaml_next(l));
+    return 0;
+}
+
+const char *
+tui_yaml_scalar(tui_yaml_loader *l, const char *field, const char *parent)
+{
+    if (l->ev.type == YAML_SCALAR_EVENT)
+        return (const char *)l->ev.data.scalar.value;
+    tui_yaml_report(l, &l->ev.start_mark, "field '%s'%s%s%s: expected a string, found %s", field,
+                    parent ? " in '" : "", parent ? parent : "", parent ? "'" : "",
+                    tui_yaml_kind(l->ev.type));
+    tui_yaml_skip(l);
+    return NULL;
+}
+
+int
+tui_yaml_mapping(tui_yaml_loader *l, const char *field, const char *parent, const char *what)
+{
+    if (l->ev.type == YAML_MAPPING_START_EVENT)
+        return 1;
+    if (l->ev.type == YAML_SCALAR_EVENT && l->ev.data.scalar.length == 0)
+        return 0;
+    if (field == NULL)
+        tui_yaml_report(l, &l->ev.start_mark, "expected a mapping of %s, found %s", what,
+                        tui_yaml_kind(l->ev.type));
+    else
+        tui_yaml_report(l, &l->ev.start_mark, "field '%s'%s%s%s: expected a mapping of %s, found %s",
+                        field, parent ? " in '" : "", parent ? parent : "", parent ? "'" : "", what,
+                        tui_yaml_kind(l->ev.type));
+    tui_yaml_skip(l);
+    return 0;
+}
+
+int
+tui_yaml_key(tui_yaml_loader *l, const char *field, const char *noun, char *key, size_t cap,
+             yaml_mark_t *km)
+{
+    while (tui_yaml_next(l) && l->ev.type != YAML_MAPPING_END_EVENT) {
+        *km = l->ev.start_mark;
+        if (l->ev.type == YAML_SCALAR_EVENT) {
+            snprintf(key, cap, "%s", (const char *)l->ev.data.scalar.value);
+            return tui_yaml_next(l);
         }
-        p = *eol ? eol + 1 : eol;
+        tui_yaml_report(l, km, "%s%s%sexpected %s, found %s", field ? "in '" : "",
+                        field ? field : "", field ? "': " : "", noun, tui_yaml_kind(l->ev.type));
+        if (!tui_yaml_skip(l) || !tui_yaml_next(l) || !tui_yaml_skip(l))
+            return 0;
     }
     return 0;
 }
 
-void
-tui_yaml_message(const tui_yaml_log *log, const char *path, const char *text,
-                 cyaml_err_t err, char *msg, size_t cap)
+/* Levenshtein distance, capped: for "did you mean" on unknown names. */
+static int
+edit_distance(const char *a, const char *b)
 {
-    char what[256] = "", field[64] = "", parent[64] = "";
-    long line = 0;
-    const char *p = log->text;
+    int d[40][40];
+    size_t n = strlen(a), m = strlen(b);
 
-    while (*p) {
-        const char *l = p;
-        const char *q;
-        p += strcspn(p, "\n");
-        if (*p)
-            p++;
-        while (*l == ' ')
-            l++;
-        if (strncmp(l, "Load: ", 6) == 0) {
-            l += 6;
-            if (strncmp(l, "Backtrace:", 10) != 0 && what[0] == '\0')
-                copy_line(l, what, sizeof what);
-        } else if (strncmp(l, "in ", 3) == 0) {
-            q = strstr(l, "field '");
-            if (q != NULL && q < p) {
-                char name[64];
-                copy_line(q + 7, name, sizeof name);
-                name[strcspn(name, "'")] = '\0';
-                if (field[0] == '\0')
-                    snprintf(field, sizeof field, "%s", name);
-                else if (parent[0] == '\0')
-                    snprintf(parent, sizeof parent, "%s", name);
-            }
-            q = strstr(l, "(line: ");
-            if (q != NULL && q < p && line == 0)
-                line = strtol(q + 7, NULL, 10);
+    if (n >= 40 || m >= 40)
+        return 99;
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c)
+                c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c)
+                c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[n][m];
+}
+
+void
+tui_yaml_suggest(const char *bad, const char *const *names, size_t n, char *out, size_t cap)
+{
+    int best = 3;
+    const char *pick = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        int d = edit_distance(bad, names[i]);
+        if (d < best) {
+            best = d;
+            pick = names[i];
         }
     }
-    if (what[0] == '\0')
-        snprintf(what, sizeof what, "%s", cyaml_strerror(err));
-    if (strncmp(what, "Unexpected key: ", 16) == 0 && text != NULL) {
-        /* the key's own line: first "KEY:" at or after the mapping's line */
-        char key[64];
-        long l = key_line(text, what + 16, line);
-        tui_cut(key, sizeof key, what + 16, 60);
-        if (l > 0)
-            line = l;
-        if (field[0])
-            snprintf(what, sizeof what, "unknown field '%s' in '%s'", key, field);
-        else
-            snprintf(what, sizeof what, "unknown field '%s'", key);
-        field[0] = parent[0] = '\0';
-    }
-    if (strncmp(what, "libyaml: ", 9) == 0)
-        memmove(what, what + 9, strlen(what + 9) + 1);
-    if (what[0])
-        what[0] = (char)tolower((unsigned char)what[0]);
-    {
-        char where[32] = "";
-        char fld[160] = "";
-        if (line > 0)
-            snprintf(where, sizeof where, ":%ld", line);
-        if (field[0] && parent[0])
-            snprintf(fld, sizeof fld, " field '%s' in '%s':", field, parent);
-        else if (field[0])
-            snprintf(fld, sizeof fld, " field '%s':", field);
-        snprintf(msg, cap, "%s%s:%s %s", path, where, fld, what);
-    }
+    if (pick)
+        snprintf(out, cap, " (did you mean '%s'?)", pick);
+    else if (cap)
+        out[0] = '\0';
 }
 
 char *
