@@ -47,6 +47,16 @@ void cli_opts_init(struct cli_opts *o);
 */
 int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i);
 
+/*
+** A file of the wrong kind given to --state (a model) or --vocab (a model or
+** a state file), told from its tensors' names (rwkv_ckpt_kind; regular
+** files only) before anything loads: 0, or -1 after one line "CMD: --state
+** PATH: a model, not a state file: give it as --model (...)" (CMD NULL: the
+** full-screen client, no prefix); a usage error, exit 2.  cli_opts_check
+** and cli_parse_args make it.
+*/
+int cli_file_kinds(const struct cli_opts *o, const char *cmd);
+
 /* Help text for the common options, printed by each command's --help. */
 void cli_opts_help(FILE *f, int with_sampling);
 /* The subcommands' lines for --config and --theme (cli_opts_check). */
@@ -62,8 +72,16 @@ void cli_help_row(FILE *f, int col, const char *name, const char *text);
 ** --NAME without a value return -1 (message printed); else 0.
 */
 int cli_take(int argc, char **argv, int *i, const char *name, const char **val);
-/* Parse an int option value in [MIN, MAX] (cli_parse_ll); -1 after "option
-** --OPT: 'S' is not an integer in [MIN, MAX]" on error. */
+/*
+** The one rule for the value S of every integer option of every command
+** (the tables' CLI_OPT_INT, --threads, the sampling integers --top-k
+** --max-tokens --chunk --seed, chat's --session): plain decimal digits, led
+** by a '-' only where MIN < 0 (no blank, '+', point, exponent or "0x"), in
+** [MIN, MAX].  0, or -1 after one line "option --OPT: 'S' is not an integer
+** in [MIN, MAX]" (the caller exits 2).
+*/
+int cli_int_check(const char *opt, const char *s, long long min, unsigned long long max);
+/* cli_int_check, then the value into *OUT (0 <= MIN <= MAX). */
 int cli_int(const char *opt, const char *s, long min, long max, long *out);
 
 /*

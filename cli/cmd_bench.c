@@ -576,6 +576,15 @@ bench_check(const struct bench_args *a)
 {
     rwkv_err err;
 
+    /* a name not in the table is a usage error (exit 2), as every other
+    ** bad option value, with or without --save: the names that can go
+    ** with it (in memory, only the RWKV-7 shapes) */
+    if (a->shape != NULL && !mgen_has_shape(a->shape)) {
+        char names[256];
+        mgen_shape_list(a->save != NULL ? 0 : 7, names, sizeof names);
+        cli_errorf("bench: unknown model shape '%s' (known: %s)", a->shape, names);
+        return 2;
+    }
     if (a->save != NULL) {
         if (a->shape == NULL || a->o.model != NULL || a->o.demo) {
             cli_errorf("bench: --save needs --shape NAME (and no --model / --demo)");

@@ -191,14 +191,11 @@ parse_args(struct chat_cli *a, int argc, char **argv)
             a->resume = 1;
             i++;
         } else if ((r = cli_take(argc, argv, &i, "session", &v)) != 0) {
-            long long id;
             if (r < 0)
                 return 2;
-            if (cli_parse_ll(v, 1, INT64_MAX, &id) != 0) {
-                cli_errorf("option --session: '%s' is not a session id (a positive number)", v);
+            if (cli_int_check("session", v, 1, INT64_MAX) != 0)
                 return 2;
-            }
-            a->session_id = id;
+            a->session_id = strtoll(v, NULL, 10);
         } else if ((r = cli_take(argc, argv, &i, "new", &v)) != 0) {
             if (r < 0)
                 return 2;
@@ -1291,6 +1288,8 @@ resume_target(struct chat_cli *a, sess_info *info)
         cli_errorf("chat: %s", err.msg);
         return 1;
     }
+    if (err.msg[0])
+        fprintf(stderr, "(%s)\n", err.msg);    /* a state file taken unchecked */
     if (a->o.model == NULL && !a->o.demo) {
         cli_errorf("chat: session %lld has no model on record: give --model PATH",
                    (long long)info->id);

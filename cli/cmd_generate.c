@@ -161,7 +161,10 @@ cmd_generate(int argc, char **argv)
         prompt_len = strlen(prompt);
     }
     if (prompt_len == 0) {
-        cli_errorf("generate: %s is empty", prompt_file ? prompt_file : "--prompt");
+        /* "-" is no file name: say where the prompt was read from */
+        cli_errorf("generate: %s is empty",
+                   prompt_file == NULL ? "--prompt"
+                   : strcmp(prompt_file, "-") == 0 ? "stdin (--prompt-file -)" : prompt_file);
         free(file_text);
         return 2;
     }

@@ -20,6 +20,8 @@
 #define SESSIONS_IMPORT_MAX (1ull << 30)
 /* Most search hits printed. */
 #define SESSIONS_SEARCH_MAX 50
+/* Width the list of matching sessions is wrapped at. */
+#define SESSIONS_SEARCH_COLS 80
 
 /* One `sessions` command line, parsed (the strings are borrowed from argv). */
 struct sessions_args {
@@ -35,6 +37,10 @@ struct sessions_args {
     char       *in_buf;
     size_t      in_len;
     const char *in_what;
+    /* import: --vocab, and the World vocabulary its turns are checked with
+    ** (import_world: opened once, for the check and the import; owned) */
+    const char *vocab;
+    tok        *world;
 };
 
 static void
@@ -57,8 +63,12 @@ usage(FILE *f)
             "                                SQLite file, or the session's model,\n"
             "                                vocabulary or state file; JSON for a FILE\n"
             "                                named *.json, unless --format)\n"
-            "  import FILE                   a JSON export, as a new session ('-' = stdin);\n"
-            "                                a file refused creates no database\n"
+            "  import FILE [--vocab PATH]    a JSON export, as a new session ('-' = stdin);\n"
+            "                                a file refused creates no database; every\n"
+            "                                turn's tokens must be its text, checked with\n"
+            "                                the model's vocabulary (World: --vocab PATH,\n"
+            "                                else the session's own, $RWKV_VOCAB, next to\n"
+            "                                the model, the data folder)\n"
             "  fork ID TURN [--title T]      a new session with the turns up to TURN; at a\n"
             "                                user turn, up to before that message (as /fork)\n"
             "  rename ID TITLE               change a session's title (not empty; one\n"
@@ -335,8 +345,12 @@ do_show(store *st, const struct sessions_args *a)
     printf("session %lld: ", (long long)ss.id);
     put_text(ss.title);
     putchar('\n');
-    printf("created %s, updated %s; %lld turns in the tree, %lld on this branch%s\n", c, u,
-           (long long)ss.n_turns, (long long)on_branch,
+    /* a fork is dated just below its source (listed under it, --resume
+    ** opens the source): until chatted in, "updated" would come before
+    ** "created" -- said only when later */
+    printf("created %s%s%s; %lld turns in the tree, %lld on this branch%s\n", c,
+           ss.updated_ms > ss.created_ms ? ", updated " : "",
+           ss.updated_ms > ss.created_ms ? u : "", (long long)ss.n_turns, (long long)on_branch,
            (int64_t)n > on_branch ? " (and the greeting)" : "");
     if (m.id != 0) {
         fputs("model ", stdout);
@@ -443,6 +457,34 @@ do_export(store *st, const struct sessions_args *a)
     return rc;
 }
 
+/* The World vocabulary an import checks its turns with (store_import_vocab):
+** found as every command finds it (cli/vocab.c: --vocab; the one the
+** session names, which its resume takes, when that file is here; then
+** $RWKV_VOCAB, next to the file's model, the data folder) -- never
+** guessed -- and opened once. */
+static int
+import_world(void *ud, const char *model_path, const char *vocab_path, const struct tok **t,
+             rwkv_err *err)
+{
+    struct sessions_args *a = ud;
+    const char *given = a->vocab;
+    char path[4096], why[1024];
+    struct stat sb;
+
+    if (given == NULL && vocab_path[0] == '/' && stat(vocab_path, &sb) == 0 && S_ISREG(sb.st_mode))
+        given = vocab_path;
+    if (a->world == NULL) {
+        if (cli_vocab_lookup(given, model_path[0] ? model_path : NULL, path, sizeof path, why,
+                             sizeof why) != 0)
+            return rwkv_errf(err, RWKV_EIO, "its turns are checked with its model's World "
+                             "vocabulary: give it with --vocab PATH (%s)", why);
+        if (tok_open_world(path, &a->world, err) != RWKV_OK)
+            return err->code;
+    }
+    *t = a->world;
+    return RWKV_OK;
+}
+
 /* sessions import FILE: "-" reads stdin (as --prompt-file - and tokenize
 ** --file - do: `sessions export 3 --format json | ... | sessions import -`),
 ** named "stdin" in the messages.  Read and checked (store_import_check)
@@ -452,6 +494,7 @@ static int
 import_read(struct sessions_args *a)
 {
     const char *file = a->pos[1];
+    store_import_vocab v = { import_world, a };
     FILE *f = stdin;
     rwkv_err err;
     int rc;
@@ -470,7 +513,7 @@ import_read(struct sessions_args *a)
         fclose(f);
     if (rc != 0)
         return 1;
-    if (store_import_check(a->in_buf, a->in_len, file, &err) != RWKV_OK)
+    if (store_import_check_ex(a->in_buf, a->in_len, file, &v, &err) != RWKV_OK)
         return cli_fail(&err);
     return 0;
 }
@@ -478,13 +521,39 @@ import_read(struct sessions_args *a)
 static int
 do_import(store *st, const struct sessions_args *a)
 {
+    store_import_vocab v = { import_world, (void *)a };
     int64_t id;
     rwkv_err err;
 
-    if (store_import(st, a->in_buf, a->in_len, a->in_what, &id, &err) != RWKV_OK)
+    if (store_import_ex(st, a->in_buf, a->in_len, a->in_what, &v, &id, &err) != RWKV_OK)
         return cli_fail(&err);
     printf("imported %s as session %lld\n", a->in_what, (long long)id);
     return 0;
+}
+
+/* The last line of a cut search: how many sessions match and which, newest
+** first, one sentence wrapped at SESSIONS_SEARCH_COLS (hundreds of ids on
+** one line were unreadable; a short list stays the one line it was). */
+static void
+put_search_sessions(const int64_t *ids, size_t n)
+{
+    int col = printf("(the newest %d matches; %zu session%s match%s:", SESSIONS_SEARCH_MAX, n,
+                     n == 1 ? "" : "s", n == 1 ? "es" : "");
+
+    for (size_t i = 0; i < n; i++) {
+        char id[24];
+        int w = snprintf(id, sizeof id, "%lld", (long long)ids[i]);
+        if (col + 1 + w + (i + 1 == n) > SESSIONS_SEARCH_COLS) {   /* the last one: and ")" */
+            fputs("\n ", stdout);
+            col = 1;
+        } else {
+            putchar(' ');
+            col++;
+        }
+        fputs(id, stdout);
+        col += w;
+    }
+    fputs(")\n", stdout);
 }
 
 static int
@@ -492,8 +561,8 @@ do_search(store *st, const struct sessions_args *a)
 {
     const char *text = a->pos[1];
     store_hit *h;
-    size_t n, n_more = 0;
-    char *more = NULL;
+    int64_t *ids = NULL;
+    size_t n, ns = 0;
     rwkv_err err;
 
     if (store_search(st, text, SESSIONS_SEARCH_MAX + 1, &h, &n, &err) != RWKV_OK)
@@ -501,23 +570,10 @@ do_search(store *st, const struct sessions_args *a)
     if (n > SESSIONS_SEARCH_MAX) {
         /* cut: the newest hits, then every session with one (a few long
         ** chats' hits hid the rest) */
-        int64_t *ids;
-        size_t ns;
         if (store_search_sessions(st, text, &ids, &ns, &err) != RWKV_OK) {
             free(h);
             return cli_fail(&err);
         }
-        if ((more = malloc(ns * 24 + 1)) == NULL) {
-            free(ids);
-            free(h);
-            rwkv_errf(&err, RWKV_ENOMEM, "out of memory");
-            return cli_fail(&err);
-        }
-        more[0] = '\0';
-        for (size_t i = 0, o = 0; i < ns; i++)
-            o += (size_t)sprintf(more + o, "%s%lld", i ? " " : "", (long long)ids[i]);
-        n_more = ns;
-        free(ids);
         n = SESSIONS_SEARCH_MAX;
     }
     if (n == 0) {
@@ -539,10 +595,9 @@ do_search(store *st, const struct sessions_args *a)
         put_text(line);
         putchar('\n');
     }
-    if (more != NULL)
-        printf("(the newest %d matches; %zu session%s match%s: %s)\n", SESSIONS_SEARCH_MAX, n_more,
-               n_more == 1 ? "" : "s", n_more == 1 ? "es" : "", more);
-    free(more);
+    if (ids != NULL)
+        put_search_sessions(ids, ns);
+    free(ids);
     free(h);
     return 0;
 }
@@ -652,7 +707,7 @@ static const struct sessions_cmd {
     { "list", do_list, 0, 0, " [--json]", 0, 1 },
     { "show", do_show, 1, 1, " ID", 0, 1 },
     { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE]", 0, 1 },
-    { "import", do_import, 1, 0, " FILE", 0, 0 },
+    { "import", do_import, 1, 0, " FILE [--vocab PATH]", 0, 0 },
     { "fork", do_fork, 2, 2, " ID TURN [--title T]", 0, 0 },
     { "rename", do_rename, 2, 1, " ID TITLE", 0, 0 },
     { "rm", do_rm, 1, 1, " ID", 0, 0 },
@@ -678,6 +733,7 @@ parse_args(int argc, char **argv, struct sessions_args *a)
         { "out", CLI_OPT_PATH, &a->out, 0, 0 },
         { "title", CLI_OPT_STR, &a->title, 0, 0 },
         { "vs", CLI_OPT_STR, &a->vs, 0, 0 },
+        { "vocab", CLI_OPT_PATH, &a->vocab, 0, 0 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
     };
 
@@ -762,7 +818,8 @@ find_command(struct sessions_args *a)
     }
     if (foreign_option(c, "json", a->json) || foreign_option(c, "vs", a->vs != NULL) ||
         foreign_option(c, "format", a->format != NULL) ||
-        foreign_option(c, "out", a->out != NULL) || foreign_option(c, "title", a->title != NULL))
+        foreign_option(c, "out", a->out != NULL) || foreign_option(c, "title", a->title != NULL) ||
+        foreign_option(c, "vocab", a->vocab != NULL))
         return NULL;
     if (c->run == do_import && cli_path_arg("sessions import", a->pos[1]) < 0)
         return NULL;
@@ -884,16 +941,19 @@ cmd_sessions(int argc, char **argv)
         return rc;
     if (c->run == do_import && (rc = import_read(&a)) != 0) {
         free(a.in_buf);
+        tok_close(a.world);
         return rc;
     }
     if (open_db(c, &a, &st, &err) != RWKV_OK) {
         free(a.in_buf);
+        tok_close(a.world);
         return cli_fail(&err);
     }
     store_set_busy_hook(st, say_wait, st);
     rc = c->run(st, &a);
     store_close(st);
     free(a.in_buf);
+    tok_close(a.world);
     /* output that did not reach stdout (a full disk) is an error */
     return cli_stdout_close(rc);
 }

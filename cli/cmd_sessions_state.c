@@ -184,10 +184,11 @@ print_text(const struct saved *a, int64_t session, const struct saved *b)
     const store_state_meta *m = &a->meta;
     char size[32];
 
-    printf("turn %lld (%s) of session %lld: v%.8s, %d layers x %d channels", (long long)a->turn,
-           store_role_name(a->role), (long long)session, m->version, m->n_layer, m->n_embd);
+    printf("turn %lld (%s) of session %lld: v%.8s, %d layer%s x %d channels", (long long)a->turn,
+           store_role_name(a->role), (long long)session, m->version, m->n_layer,
+           m->n_layer == 1 ? "" : "s", m->n_embd);
     if (m->n_head > 0)
-        printf(" (%d heads of %d)", m->n_head, m->head_size);
+        printf(" (%d head%s of %d)", m->n_head, m->n_head == 1 ? "" : "s", m->head_size);
     printf(", saved in %s, %s; model fingerprint %016llx\n", store_precision_name(m->precision),
            store_size_str((uint64_t)a->n * 4, size, sizeof size), (unsigned long long)m->fingerprint);
     if (b == NULL) {

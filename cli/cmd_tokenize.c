@@ -146,6 +146,8 @@ cmd_tokenize(int argc, char **argv)
         cli_errorf("tokenize: --bytes and --vocab exclude each other");
         return 2;
     }
+    if (cli_file_kinds(&o, "tokenize") != 0)
+        return 2;
 
     if (bytes) {
         if (tok_create_bytes(&t, &err) != RWKV_OK)

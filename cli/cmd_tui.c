@@ -4,6 +4,7 @@
 */
 #include "cli.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <termios.h>
@@ -85,7 +86,8 @@ cmd_tui(int argc, char **argv)
         { "help-ui", CLI_OPT_FLAG, &help_ui, 0, 0 },
         { "no-db", CLI_OPT_FLAG, &l.no_db, 0, 0 },
         { "resume", CLI_OPT_FLAG, &l.resume, 0, 0 },
-        { "session", CLI_OPT_INT, &session_id, 1, 0x7fffffffL },
+        /* every id a database holds, as chat --session (64-bit long) */
+        { "session", CLI_OPT_INT, &session_id, 1, LONG_MAX },
         { "max-frames", CLI_OPT_INT, &l.max_frames, 1, 1000000000L },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
     };

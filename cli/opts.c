@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "../core/io/mapfile.h"
+#include "../core/rwkv.h"
 #include "../core/kernels/threadpool.h"
 #include "../tui/config.h"
 #include "../tui/theme.h"
@@ -248,15 +249,40 @@ cli_parse_ll(const char *s, long long min, long long max, long long *out)
 }
 
 int
+cli_int_check(const char *opt, const char *s, long long min, unsigned long long max)
+{
+    const char *d = s[0] == '-' && min < 0 ? s + 1 : s;
+    unsigned long long mag = 0;
+    int ok = *d >= '0' && *d <= '9';
+
+    /* digits alone: strtoll/strtod would also take " 5", "+5", "5.",
+    ** "1e1" or "0x10", each read its own way somewhere -- one spelling
+    ** for every integer option, whatever reads it afterwards */
+    for (; ok && *d != '\0'; d++) {
+        unsigned dig = (unsigned)(*d - '0');
+        if (*d < '0' || *d > '9' || mag > (ULLONG_MAX - dig) / 10)
+            ok = 0;
+        else
+            mag = mag * 10 + dig;
+    }
+    if (ok && s[0] == '-')
+        /* -MAG >= MIN, with MIN < 0 (so -MIN fits unsigned) */
+        ok = mag <= (unsigned long long)(-(min + 1)) + 1;
+    else if (ok)
+        ok = mag <= max && (min <= 0 || mag >= (unsigned long long)min);
+    if (ok)
+        return 0;
+    cli_errorf("option --%s: '%s' is not an integer in [%lld, %llu]", opt, s, min, max);
+    return -1;
+}
+
+int
 cli_int(const char *opt, const char *s, long min, long max, long *out)
 {
-    long long v;
-
-    if (cli_parse_ll(s, min, max, &v) != 0) {
-        cli_errorf("option --%s: '%s' is not an integer in [%ld, %ld]", opt, s, min, max);
+    /* min >= 0 in every table (cli_int_check's unsigned MAX) */
+    if (max < 0 || cli_int_check(opt, s, min, (unsigned long long)max) != 0)
         return -1;
-    }
-    *out = (long)v;
+    *out = strtol(s, NULL, 10);
     return 0;
 }
 
@@ -353,13 +379,54 @@ cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
     ** full-screen client check their own options */
     if (cmd != NULL && o != NULL)
         return cli_opts_check(o, cmd);
+    if (o != NULL && cli_file_kinds(o, NULL) != 0)
+        return 2;
     return CLI_ARGS_GO;
+}
+
+/* The kind of checkpoint at PATH (rwkv_ckpt_kind), for a regular file only:
+** a pipe or a device read here would be read again, empty, by its loader. */
+static int
+file_kind(const char *path)
+{
+    struct stat sb;
+
+    if (path == NULL || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return RWKV_CKPT_UNKNOWN;
+    return rwkv_ckpt_kind(path, NULL);
+}
+
+int
+cli_file_kinds(const struct cli_opts *o, const char *cmd)
+{
+    const char *pre = cmd ? cmd : "", *sep = cmd ? ": " : "";
+    int k;
+
+    /* the loaders' own lines would say "missing tensor
+    ** 'blocks.0.att.time_state'" or "expected a token id": name the file's
+    ** kind and the option it belongs to, as a state file given as --model
+    ** is told */
+    if (o->state != NULL && file_kind(o->state) == RWKV_CKPT_MODEL) {
+        cli_errorf("%s%s--state %s: a model, not a state file: give it as --model (--state "
+                   "takes a state-tuning file, blocks.N.att.time_state)", pre, sep, o->state);
+        return -1;
+    }
+    if (o->vocab != NULL && (k = file_kind(o->vocab)) != RWKV_CKPT_UNKNOWN) {
+        cli_errorf("%s%s--vocab %s: a %s, not a vocabulary file (" CLI_VOCAB_NAME "): give it "
+                   "as %s", pre, sep, o->vocab, k == RWKV_CKPT_MODEL ? "model" : "state file",
+                   k == RWKV_CKPT_MODEL ? "--model" : "--state");
+        return -1;
+    }
+    return 0;
 }
 
 int
 cli_opts_check(const struct cli_opts *o, const char *cmd)
 {
     char msg[THEME_MSG];
+
+    if (cli_file_kinds(o, cmd) != 0)
+        return 2;
 
     if (o->config != NULL) {
         /* cfg_load's own reader (tui/yamlerr.h): a file that is not
@@ -457,6 +524,13 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
         if (r == 0)
             continue;
         if (r < 0)
+            return -1;
+        /* the integer values by the rule of every integer option (params_set,
+        ** which also reads the config and the sidebar, takes "1e1" as 10) */
+        if (params_table[k].type != PARAMS_FLOAT &&
+            cli_int_check(params_table[k].cli, v, (long long)params_table[k].min,
+                          params_table[k].type == PARAMS_U64 ? UINT64_MAX
+                          : (unsigned long long)params_table[k].max) != 0)
             return -1;
         if (params_set(&o->samp, k, v, &err) != RWKV_OK) {
             cli_errorf("option --%s", err.msg);

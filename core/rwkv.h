@@ -173,6 +173,15 @@ int rwkv_state_parts_of(const char *version, int n_embd, int n_head, int head_si
 */
 int rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s,
                          rwkv_err *err);
+/*
+** Whether the state file at PATH fits a model of VERSION ("7", "5.2", "4",
+** ...) with N_LAYER layers of N_HEAD heads of HEAD_SIZE, from the file's
+** index alone (no model loaded, no tensor read): the shape checks
+** rwkv_state_load_file makes, with its messages.  N_LAYER 0 (a shape not
+** known): only whether PATH is a state file for such a model.
+*/
+int rwkv_state_file_fits(const char *path, const char *version, int n_layer, int n_head,
+                         int head_size, rwkv_err *err);
 
 /*
 ** Save S (a state of M) as a state file at PATH, in the layout the pip

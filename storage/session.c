@@ -188,12 +188,84 @@ known_digest(store *st, const store_statefile *sf, int *bytes)
     return d;
 }
 
+/* How a session's state file that is gone (or holds other bytes) is given
+** back: at launch, --state; in the app (an open from the client's F2 menu;
+** the line chat has no /open) nothing gives a session a file -- F3 and
+** /state start a new session -- so the line names the launch that does.
+** BUF (CAP) holds it where needed. */
+static const char *
+way_on(int64_t sid, int at_launch, char *buf, size_t cap)
+{
+    if (at_launch)
+        return "--state PATH";
+    snprintf(buf, cap, "--session %lld --state PATH at launch", (long long)sid);
+    return buf;
+}
+
+int
+sess_state_check(store *st, int64_t sid, const store_statefile *sf, int at_launch, rwkv_err *err)
+{
+    char wb[96];
+    const char *way = way_on(sid, at_launch, wb, sizeof wb);
+    uint64_t got, size;
+    rwkv_err e2;
+    int bytes;
+
+    if (sf->id == 0)
+        return RWKV_OK;
+    if (sf->path[0] != '\0') {
+        if (access(sf->path, F_OK) != 0)
+            return rwkv_errf(err, RWKV_EINVAL, "%s: cannot open: %s (the state file session %lld "
+                             "was saved with: %s resumes it with a copy of it elsewhere)",
+                             sf->path, strerror(errno), (long long)sid, way);
+        if (store_statefile_digest(sf->path, &got, &size, NULL) != RWKV_OK)
+            return RWKV_OK;            /* unreadable: the load says why */
+        /* a row made before digests were kept names what its file holds
+        ** at its first use (best effort: the next use tries again) */
+        if (sf->fingerprint == 0)
+            store_statefile_set_digest(st, sf->id, got, size, &e2);
+        else if (got != sf->fingerprint)
+            return rwkv_errf(err, RWKV_EINVAL, "%s: holds another state than session %lld was "
+                             "made with (digest %016llx on record, %016llx now); %s resumes it "
+                             "with a copy of it", sf->path, (long long)sid,
+                             (unsigned long long)sf->fingerprint, (unsigned long long)got, way);
+        return RWKV_OK;
+    }
+    known_digest(st, sf, &bytes);
+    if (bytes)
+        return RWKV_OK;
+    return rwkv_errf(err, RWKV_EINVAL, "session %lld starts from the state file '%s', which is not "
+                     "on disk (an imported session: %s resumes it with a copy of it)",
+                     (long long)sid, sf->name, way);
+}
+
+/* GIVEN for session SS, whose state file SF is gone with no digest on
+** record: nothing to check it against but the session's model, which it
+** must fit (store_statefile_fits: before the model loads); NOTE->msg
+** says it was taken unchecked. */
+static int
+resume_unchecked(store *st, const store_session *ss, const store_statefile *sf, const char *given,
+                 rwkv_err *note, rwkv_err *err)
+{
+    store_model m;
+    int rc;
+
+    if ((rc = store_model_ref(st, ss->model_id, &m, err)) != RWKV_OK)
+        return rc;
+    if ((rc = store_statefile_fits(given, &m, err)) != RWKV_OK)
+        return rwkv_errf(err, rc, "session %lld: %s", (long long)ss->id, err->msg);
+    return rwkv_errf(note, RWKV_OK, "session %lld: its state file %s is gone with no digest on "
+                     "record to check a copy against: taking %s as its state file",
+                     (long long)ss->id, sf->path[0] ? sf->path : sf->name, given);
+}
+
 /* GIVEN (absolute) named with session SS, which starts from SF: the same
 ** content is the same state file -- the session's row names GIVEN from
-** now on, unless it keeps the bytes itself -- another is refused. */
+** now on, unless it keeps the bytes itself -- another is refused; its own
+** path is checked as without --state.  NOTE->msg: a line to say. */
 static int
 resume_given(store *st, const store_session *ss, const store_statefile *sf, const char *given,
-             rwkv_err *err)
+             rwkv_err *note, rwkv_err *err)
 {
     store_statefile nf;
     uint64_t want, got;
@@ -204,7 +276,7 @@ resume_given(store *st, const store_session *ss, const store_statefile *sf, cons
         return rwkv_errf(err, RWKV_EINVAL, "session %lld has no state file: leave out --state (or "
                          "start a --new session)", (long long)ss->id);
     if (sf->path[0] != '\0' && strcmp(sf->path, given) == 0)
-        return RWKV_OK;
+        return sess_state_check(st, ss->id, sf, 1, err);
     if ((rc = store_statefile_digest(given, &got, NULL, err)) != RWKV_OK)
         return rwkv_errf(err, rc, "session %lld starts from the state file %s: %s",
                          (long long)ss->id, sf->path[0] ? sf->path : sf->name, err->msg);
@@ -214,6 +286,8 @@ resume_given(store *st, const store_session *ss, const store_statefile *sf, cons
                          "holds another state: give a copy of that file, or leave out --state "
                          "(or start a --new session)", (long long)ss->id,
                          sf->path[0] ? sf->path : sf->name, given);
+    if (want == 0 && (rc = resume_unchecked(st, ss, sf, given, note, err)) != RWKV_OK)
+        return rc;
     if (bytes)
         return RWKV_OK;              /* its own copy of the same bytes goes on */
     store_statefile_from_path(&nf, given);
@@ -222,30 +296,6 @@ resume_given(store *st, const store_session *ss, const store_statefile *sf, cons
         return rwkv_errf(err, rc, "recording the state file of session %lld: %s",
                          (long long)ss->id, err->msg);
     return RWKV_OK;
-}
-
-/* No --state with session SS, which starts from SF: a file not there is
-** said before anything loads, with the way on (as for its model). */
-static int
-resume_own(store *st, const store_session *ss, const store_statefile *sf, rwkv_err *err)
-{
-    int bytes;
-
-    if (sf->id == 0)
-        return RWKV_OK;
-    if (sf->path[0] != '\0') {
-        if (access(sf->path, F_OK) == 0)
-            return RWKV_OK;
-        return rwkv_errf(err, RWKV_EINVAL, "%s: cannot open: %s (the state file session %lld was "
-                         "saved with: --state PATH resumes it with a copy of it elsewhere)",
-                         sf->path, strerror(errno), (long long)ss->id);
-    }
-    known_digest(st, sf, &bytes);
-    if (bytes)
-        return RWKV_OK;
-    return rwkv_errf(err, RWKV_EINVAL, "session %lld starts from the state file '%s', which is not "
-                     "on disk (an imported session: --state PATH resumes it with a copy of it)",
-                     (long long)ss->id, sf->name);
 }
 
 int
@@ -257,6 +307,7 @@ sess_resume_state(const char *db, const sess_info *info, const char **given, con
     store *st = NULL;
     store_session ss;
     store_statefile sf;
+    rwkv_err note = { RWKV_OK, "" };
     int rc;
 
     if (db == NULL) {
@@ -270,14 +321,16 @@ sess_resume_state(const char *db, const sess_info *info, const char **given, con
         (rc = store_statefile_ref(st, ss.state_file_id, &sf, err)) == RWKV_OK) {
         if (*given != NULL) {
             abs_path(*given, path, sizeof path);
-            rc = resume_given(st, &ss, &sf, path, err);
+            rc = resume_given(st, &ss, &sf, path, &note, err);
         } else {
-            rc = resume_own(st, &ss, &sf, err);
+            rc = sess_state_check(st, ss.id, &sf, 1, err);
         }
     }
     store_close(st);
-    if (rc == RWKV_OK)
+    if (rc == RWKV_OK) {
         *given = NULL;             /* the session's row names the file to load */
+        *err = note;               /* ERR->msg: the note to say, or "" */
+    }
     return rc;
 }
 
@@ -324,6 +377,7 @@ cb_stats(void *ud, const chat_stats *st)
 
     if (s->cb.stats)
         s->cb.stats(s->cb.ud, st);
+    sess_save_alive(s);                /* the reply's lease, in a long prefill too */
 }
 
 /* A chat on the sess's model and config with framing FR; STATE_PATH NULL =
@@ -527,6 +581,7 @@ start_over(sess *s)
     s->unfed = 0;
     s->root = SESS_ROOT_NEW;
     s->sid = 0;
+    memset(&s->other, 0, sizeof s->other);   /* a new session is of this model */
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
     s->title[0] = '\0';
@@ -864,6 +919,7 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
     ** the same state; without one the next message starts from the greeting */
     s->root = rec != NULL ? SESS_ROOT_BARE : SESS_ROOT_NEW;
     s->sid = 0;
+    memset(&s->other, 0, sizeof s->other);   /* a new session is of this model */
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
     s->title[0] = '\0';

@@ -38,6 +38,12 @@
 **   text streams       -> the partial reply, at most every SESS_SAVE_EVERY_S;
 **   the reply ends     -> the reply completed with the state after it;
 **   a continuation     -> the same reply row begun again (sess_continue).
+** While a reply runs, its row's lease names the process writing it
+** (store_turn_writing; refreshed at least every SESS_SAVE_EVERY_S, its
+** prefill included): an open of the session in another window that finds
+** it being written goes on from the turn before its message, a new branch
+** beside it, said in one line (session_db.c, branch_head); a reply whose
+** writer died (kill -9) is resumed as cut, as below.
 ** A write lock another program holds past the busy time is waited for once
 ** a reply (store_busy_once, from sess_submit / sess_regen / sess_continue to
 ** the end of sess_run, or to their own failure: no reply, no wait-once
@@ -256,9 +262,13 @@ void sess_info_launch(const sess_info *info, const char **model, int *demo,
 ** GIVEN holding another state, or given to a session without one, is
 ** refused (RWKV_EINVAL, one line: how to go on).  Without GIVEN, the
 ** session's file not there is "PATH: cannot open: why (... --state PATH
-** resumes it with a copy of it elsewhere)".  On RWKV_OK *GIVEN is NULL:
-** the session's own row names the file sess_open loads.  (A row made
-** before digests were kept, whose file is gone, takes GIVEN as it.)
+** resumes it with a copy of it elsewhere)", and its path holding other
+** bytes than the session was made with (a state saved over the old name)
+** "PATH: holds another state than session N was made with (...)".  On
+** RWKV_OK *GIVEN is NULL: the session's own row names the file sess_open
+** loads; ERR->msg is a note for the user ("" when none).  A row made
+** before digests were kept, whose file is gone, takes GIVEN when it fits
+** the session's model, with that note; its file there gives it a digest.
 */
 int  sess_resume_state(const char *db, const sess_info *info, const char **given,
                        const char *nodb, rwkv_err *err);

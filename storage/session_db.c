@@ -100,10 +100,9 @@ session_start(sess *s, const store_session *ss, sess_start *out, rwkv_err *err)
         snprintf(out->label, sizeof out->label, "%s", f.name);
         return RWKV_OK;
     }
-    if (f.path[0] == '\0')
-        return rwkv_errf(err, RWKV_EINVAL,
-                         "session %lld starts from the state file '%s', which is not on disk",
-                         (long long)ss->id, f.name);
+    /* gone, or other bytes at its path: said as a resume says it */
+    if ((rc = sess_state_check(s->st, ss->id, &f, 0, err)) != RWKV_OK)
+        return rc;
     snprintf(out->path, sizeof out->path, "%s", f.path);
     snprintf(out->label, sizeof out->label, "%s", f.path);
     return RWKV_OK;
@@ -172,6 +171,39 @@ check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
                     "with the old file are not used, they are rebuilt by replay", sm.path);
     }
     return RWKV_OK;
+}
+
+/*
+** Whether session SS (of this model's shape: check_model) was made with
+** another model -- told by content: the fingerprint, and the checksum
+** digest where both files have one, so a copy elsewhere or the same weights
+** in another format is the same model -- or, the model the same, under
+** another strategy precision (store_precision_of: the compute dtype and the
+** plan of quantized weights, what a state's numbers depend on; a device or
+** thread count is not).  Into *OUT (sid 0: neither; sess_other).
+*/
+static void
+other_made(sess *s, const store_session *ss, sess_other *out)
+{
+    const rwkv_info *inf = rwkv_model_info(s->m);
+    store_model sm;
+    rwkv_err e;
+
+    memset(out, 0, sizeof *out);
+    if (ss->model_id != 0 && ss->model_id != s->model_id &&
+        store_model_get(s->st, ss->model_id, &sm, &e) == RWKV_OK &&
+        (sm.fingerprint != inf->fingerprint ||
+         (sm.digest != 0 && inf->file_digest != 0 && sm.digest != inf->file_digest))) {
+        out->kind = strcmp(sm.path, s->model_path) == 0 ? SESS_OTHER_FILE : SESS_OTHER_MODEL;
+        snprintf(out->was, sizeof out->was, "%s", sm.path);
+    } else if (ss->strategy[0] != '\0' &&
+               store_precision_of(ss->strategy, inf->n_layer) != s->meta.precision) {
+        out->kind = SESS_OTHER_PREC;
+        snprintf(out->was, sizeof out->was, "%s", ss->strategy);
+    } else {
+        return;
+    }
+    out->sid = ss->id;
 }
 
 /* Every token of TURNS must be in this model's vocabulary, and every turn
@@ -402,6 +434,54 @@ saved_stats(const store_turn *a, size_t n_prompt, chat_stats *st)
 }
 
 /*
+** The turn an open of turn *HEAD of session SID goes on from (sess_load_branch):
+** a message without its reply goes on from its parent; so does a reply that
+** another window is writing now (store_turn_writing: its writer alive) --
+** from the turn before the message it answers, a new branch beside it, said
+** in one line.  Taken as cut, as a reply whose writer died is, the turns
+** this window writes would hang under the shorter text saved so far, their
+** states made from it, while the reply row ends up holding the whole text.
+** Not a wait for it either: a reply may run for minutes, and the other
+** window's reply stays whole, on its own branch (F6 / /history).
+** *BARE_LEAF: *HEAD as given is a leaf saved without its state (a reply cut
+** by a crash: its rebuilt state is kept).
+*/
+static int
+branch_head(sess *s, int64_t sid, int64_t *head, int *bare_leaf, rwkv_err *err)
+{
+    store_turn h, u;
+    int rc, writing = 0;
+
+    if ((rc = store_turn_get(s->st, *head, &h, err)) != RWKV_OK)
+        return rc;
+    *bare_leaf = !h.has_snapshot && h.n_children == 0 && h.role != STORE_ROLE_USER;
+    if (h.session_id != sid)
+        rc = rwkv_errf(err, RWKV_EINVAL, "turn %lld is not in session %lld", (long long)*head,
+                       (long long)sid);
+    else if (h.role == STORE_ROLE_ASSISTANT && h.interrupted && h.parent_id > 0)
+        rc = store_turn_writing(s->st, h.id, &writing, err);
+    if (rc == RWKV_OK && writing && (rc = store_turn_get(s->st, h.parent_id, &u, err)) == RWKV_OK) {
+        *head = u.parent_id;
+        *bare_leaf = 0;
+        store_turn_fini(&u);
+        if (*head > 0)
+            sess_notef(s, 0, "session %lld: a reply is still being written in another window; "
+                             "this window goes on from turn %lld (a new branch beside it)",
+                       (long long)sid, (long long)*head);
+        else
+            sess_notef(s, 0, "session %lld: a reply is still being written in another window; "
+                             "this window goes on from the start of the session (a new branch "
+                             "beside it)", (long long)sid);
+    } else if (rc == RWKV_OK && h.role == STORE_ROLE_USER) {
+        sess_notef(s, 0, "(turn %lld is a message without its reply: continuing before it)",
+                   (long long)*head);
+        *head = h.parent_id;
+    }
+    store_turn_fini(&h);
+    return rc;
+}
+
+/*
 ** Make the chat continue after turn HEAD of session SID whose start is START:
 ** its turns become the chat's records, its state the current one.  A user
 ** turn without its reply as HEAD is replaced by its parent.  Everything is
@@ -423,23 +503,8 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     ** sibling step asked for (sess_open) cuts this replay */
     if (!atomic_load(&s->expect))
         atomic_store(&s->cancel, 0);
-    if (head != 0) {
-        store_turn h;
-        if ((rc = store_turn_get(s->st, head, &h, err)) != RWKV_OK)
-            return rc;
-        bare_leaf = !h.has_snapshot && h.n_children == 0 && h.role != STORE_ROLE_USER;
-        if (h.session_id != sid) {
-            store_turn_fini(&h);
-            return rwkv_errf(err, RWKV_EINVAL, "turn %lld is not in session %lld",
-                             (long long)head, (long long)sid);
-        }
-        if (h.role == STORE_ROLE_USER) {
-            sess_notef(s, 0, "(turn %lld is a message without its reply: continuing before it)",
-                  (long long)head);
-            head = h.parent_id;
-        }
-        store_turn_fini(&h);
-    }
+    if (head != 0 && (rc = branch_head(s, sid, &head, &bare_leaf, err)) != RWKV_OK)
+        return rc;
     if (head == 0 && (rc = empty_root(s, sid, &head, &root, err)) != RWKV_OK)
         return rc;
     if ((rc = store_branch_read(s->st, head, &turns, &n, err)) != RWKV_OK)
@@ -527,9 +592,11 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         if (store_session_set_head(s->st, sid, head, &e2) != RWKV_OK)
             sess_save_fail(s, "the branch position", &e2);
     }
-    if (replayed > 0 && bare_leaf)
+    /* (not into a session of another model: its states are its model's,
+    ** and its turns go on in a new session -- sess_other) */
+    if (replayed > 0 && bare_leaf && s->other.sid != sid)
         keep_replayed(s, head, cur);
-    if (mid_rebuilt && last_user_parent > 0)
+    if (mid_rebuilt && last_user_parent > 0 && s->other.sid != sid)
         keep_replayed(s, last_user_parent, prev);
     s->sid = sid;
     s->head = head;
@@ -681,6 +748,29 @@ greeting_row(sess *s, rwkv_err *err)
 }
 
 
+/* The one line of a conversation forked from a session of another model or
+** precision (sess_other) into the new session just made: it replaces the
+** "new session" line. */
+static void
+other_note(sess *s)
+{
+    const sess_other *o = &s->other;
+
+    if (o->kind == SESS_OTHER_FILE)
+        sess_notef(s, 0, "session %lld was made with the earlier file at %s; with the file there "
+                         "now this conversation goes on as session %lld",
+                   (long long)o->sid, o->was, (long long)s->sid);
+    else if (o->kind == SESS_OTHER_MODEL)
+        sess_notef(s, 0, "session %lld was made with %s; with %s this conversation goes on as "
+                         "session %lld",
+                   (long long)o->sid, o->was, s->model_path, (long long)s->sid);
+    else
+        sess_notef(s, 0, "session %lld was made with strategy %s; with %s this conversation goes "
+                         "on as session %lld",
+                   (long long)o->sid, o->was, rwkv_model_info(s->m)->strategy, (long long)s->sid);
+    s->other.fork = 0;
+}
+
 /*
 ** Create the session row (title TITLE; NULL: the conversation's own title
 ** when it has one -- a session deleted elsewhere is saved again under its
@@ -760,7 +850,10 @@ session_create(sess *s, const char *title, const char *msg)
     sess_unsaved_clear(s);
     s->launch_state = 0;
     s->launch_frame = 0;
-    sess_notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
+    if (s->other.fork)
+        other_note(s);
+    else
+        sess_notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
     s->samp_known = 0;                 /* the chat's values are the new session's */
     sess_save_sampling(s);
     return 0;
@@ -1073,6 +1166,17 @@ check_alive(sess *s, size_t n_done, int64_t anchor)
 
     if (s->sid == 0)
         return;
+    if (s->other.sid == s->sid) {
+        /* a session of another model (sess_other): the conversation so
+        ** far goes on in a new one of this model, said by session_create */
+        s->sid = 0;
+        s->head = s->last_user = s->last_reply = 0;
+        sess_unsaved_clear(s);
+        s->other.fork = 1;
+        if (n_done > 0)
+            sess_save_records(s, n_done, NULL);
+        return;
+    }
     rc = store_session_get(s->st, s->sid, &ss, &err);
     if (rc == RWKV_OK && (ss.created_ms == s->created_ms || s->created_ms < 0) &&
         (gone = row_deleted(s, anchor)) == 0)
@@ -1386,7 +1490,7 @@ early_begin(sess *s, const chat_turn *ct)
     }
     reply_row(s, ct, s->last_user, &a);
     a.id = s->reply_id;
-    a.interrupted = 1;                 /* begun: sess_save_progress still takes it */
+    a.interrupted = STORE_TURN_BEGUN;  /* begun: sess_save_progress still takes it */
     if (store_turn_finish(s->st, &a, NULL, 0, &s->meta, &err) != RWKV_OK)
         sess_save_failed(s, "the reply", &err);
     s->last_save = mono_now_s();
@@ -1399,6 +1503,8 @@ sess_save_unsent(sess *s)
     int rc;
 
     s->early = 0;
+    if (s->st != NULL && atomic_load(&s->keep) && s->reply_id != 0)
+        (void)store_turn_lease(s->st, s->reply_id, 0, &err);   /* kept as cut: not written on */
     if (s->st == NULL || atomic_load(&s->keep) || s->last_user == 0)
         return;
     if (s->sid != s->undo_sid) {       /* the session was made for this message */
@@ -1407,6 +1513,8 @@ sess_save_unsent(sess *s)
             sess_notef(s, 0, "session %lld removed again: it held only the cancelled message",
                        (long long)s->sid);
         s->sid = 0;
+        /* a fork from another model's session (sess_other): the next one says so again */
+        s->other.fork = s->other.sid != 0 && s->other.sid == s->undo_sid;
         s->head = s->last_user = s->last_reply = 0;
         memcpy(s->title, s->undo_title, sizeof s->title);   /* the next message titles it */
         s->launch_state = s->undo_launch_state;
@@ -1512,9 +1620,34 @@ sess_save_progress(sess *s)
     ct = chat_turn_at(s->c, chat_n_turns(s->c) - 1);
     if (store_turn_progress(s->st, s->reply_id, ct->reply ? ct->reply : "", ct->reply_ids,
                             ct->n_reply, &err) != RWKV_OK) {
-        sess_save_failed(s, "the partial reply", &err);
+        rwkv_err e2;
+        int in = 1;
+        /* the reply's row deleted in another window (sessions rm, F2): no
+        ** save failed -- the reply's end saves the conversation as a new
+        ** session and says why (check_alive) */
+        if (store_turn_in_session(s->st, s->reply_id, s->sid, &in, &e2) != RWKV_OK || in)
+            sess_save_failed(s, "the partial reply", &err);
         s->progress_failed = 1;
     }
+}
+
+/* A reply runs with no text saved for a second (its prefill, a slow token):
+** its writer's lease alone is refreshed, so another window opening the
+** session still finds it being written (store_turn_writing).  Quiet: one
+** that fails (the lock held elsewhere) is tried again a second later. */
+void
+sess_save_alive(sess *s)
+{
+    rwkv_err err;
+    double now;
+
+    if (s->reply_id == 0 || s->st == NULL)
+        return;
+    now = mono_now_s();
+    if (now - s->last_save < SESS_SAVE_EVERY_S || now - s->last_alive < SESS_SAVE_EVERY_S)
+        return;
+    s->last_alive = now;
+    (void)store_turn_lease(s->st, s->reply_id, 1, &err);
 }
 
 /* The reply ended: complete its row with the state after it. */
@@ -1848,20 +1981,25 @@ open_writes(sess *s, int64_t sid, int64_t head, rwkv_err *err)
         head = ss.head_turn;
     {
         framing fr;
+        sess_other was_other = s->other;
         framing_init(&fr);
         s->meta.digest_required = changed;
+        other_made(s, &ss, &s->other);   /* before the load: what it may write */
         if ((rc = open_framing(s, sid, &fr, &fr_changed, err)) == RWKV_OK)
             rc = load_framed(s, sid, &start, head, &fr, err);
         framing_fini(&fr);
         if (rc != RWKV_OK) {
             s->meta.digest_required = was_required;
+            s->other = was_other;
             return rc;
         }
     }
     if (s->launch_frame) {       /* stops/bans/think given at launch are the session's now */
         rwkv_err e2;
         s->launch_frame = 0;
-        if (fr_changed && store_session_set_framing(s->st, sid, &s->fr, &e2) != RWKV_OK)
+        /* (of another model's session, the fork's: written with it) */
+        if (fr_changed && s->other.sid != sid &&
+            store_session_set_framing(s->st, sid, &s->fr, &e2) != RWKV_OK)
             sess_save_fail(s, "the framing", &e2);
     }
     s->launch_state = 0;

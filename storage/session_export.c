@@ -166,6 +166,9 @@ export_json(const sess *s, struct sbuf *b, rwkv_err *err)
     sb_puts(b, ",\n  \"framing\": ");
     sb_puts(b, fr);
     free(fr);
+    /* the session's own sampling values, as sessions export writes them */
+    sb_puts(b, ",\n  \"sampling\": ");
+    sb_json_sampling(b, chat_sampling(s->c));
     head = (int64_t)(2 * n) + greet;
     if (head > 0)
         sb_printf(b, ",\n  \"head\": %lld,\n  \"turns\": [", (long long)head);

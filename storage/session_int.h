@@ -50,6 +50,23 @@ typedef struct sess_start {
 enum sess_root { SESS_ROOT_NEW = 0, SESS_ROOT_GREETING, SESS_ROOT_BARE };
 
 /*
+** A session opened under another model than the one it was made with (its
+** file content: a copy elsewhere is the same model) or another strategy
+** precision (session_db.c, other_made).  Its row names one model and one
+** strategy for all its turns, and a turn records neither, so the turns
+** this runtime computes are not written there: the first write forks the
+** conversation, from the point it was opened at, as a new session of this
+** model and strategy (check_alive; session_create says it in one note).
+*/
+enum sess_other_kind { SESS_OTHER_NONE = 0, SESS_OTHER_MODEL, SESS_OTHER_FILE, SESS_OTHER_PREC };
+typedef struct sess_other {
+    int64_t sid;                       /* the session opened, 0 = none */
+    int     kind;                      /* enum sess_other_kind */
+    char    was[STORE_PATH_MAX];       /* its model's path, or its strategy */
+    int     fork;                      /* forked now: the new session's note says so */
+} sess_other;
+
+/*
 ** The save bookkeeping of a regeneration just before it writes its rows:
 ** taken by regen_one (session.c), again by begin_rows (session_db.c) once
 ** what was kept out before the regenerated exchange is written, so that a
@@ -99,6 +116,7 @@ struct sess {
                                           session_create); 0 = none */
     int64_t          created_ms;       /* of session sid: with the id, its identity
                                           (-1 = unknown: not checked) */
+    sess_other       other;            /* session sid made with another model */
     char             title[STORE_TITLE_MAX];
     int64_t          head;             /* last saved turn of the branch */
     /* a message's rows watch the head (begin_rows): while HEAD_WATCH is
@@ -119,6 +137,7 @@ struct sess {
     int              cont;             /* ... a continuation (sess_continue) */
     int              started;          /* the running reply reached generation */
     double           last_save;
+    double           last_alive;       /* the last lease refresh alone (sess_save_alive) */
     int              progress_failed;
 
     int              root;             /* enum sess_root: how the chat's
@@ -208,6 +227,13 @@ int  sess_load_start(sess *s, const sess_start *start, rwkv_state *out, rwkv_err
 int  sess_greeting_saved(sess *s);
 /* Make the chat start from START (its state file, or the greeting). */
 int  sess_chat_start_from(sess *s, const sess_start *start, rwkv_err *err);
+/* Session SID's state-file row SF, before it is used (the one rule of a
+** resume, sess_resume_state, and of an open in the app): its file gone, or
+** holding other bytes than its digest on record, is refused in one line
+** with the way on (AT_LAUNCH: --state PATH; else the launch that gives
+** one); a row without a digest records its file's.  RWKV_OK otherwise. */
+int  sess_state_check(store *st, int64_t sid, const store_statefile *sf, int at_launch,
+                      rwkv_err *err);
 /* A chat like the current one (sampling, the start in use) with framing FR:
 ** *OUT owned by caller (chat_destroy). */
 int  sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *err);
@@ -269,6 +295,10 @@ void sess_save_begin(sess *s);
 ** store (no turns after it), else EINVAL saying what to do instead. */
 int  sess_reply_is_last(sess *s, rwkv_err *err);
 void sess_save_progress(sess *s);
+/* The running reply's lease refreshed when no text was saved for
+** SESS_SAVE_EVERY_S (its prefill, a slow token): called with the chat's
+** stats, after every prefill chunk and token. */
+void sess_save_alive(sess *s);
 void sess_save_finish(sess *s, const chat_turn *t);
 /* A message just submitted (before its prefill): the user turn without its
 ** state and the begun reply, so that a crash, kill -9 or a hang-up during

@@ -1699,12 +1699,16 @@ statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err)
     int rc;
 
     store_sampling_format(&f->defaults, txt, sizeof txt);
-    /* A file referenced by a path already known is the same row. */
+    /* A row is one content at one path: the same bytes referenced at a
+    ** path already known are the same row; other bytes at that path (a
+    ** state re-trained and saved over the old name) get their own, so the
+    ** sessions made with the old bytes keep naming them. */
     if (f->data == NULL && f->path[0] != '\0') {
-        if ((rc = store_prep(s, "SELECT id FROM state_files WHERE path=? AND data IS NULL ORDER BY id LIMIT 1",
-                             &st, err)) != RWKV_OK)
+        if ((rc = store_prep(s, "SELECT id FROM state_files WHERE path=?1 AND data IS NULL"
+                                " AND fingerprint=?2 ORDER BY id LIMIT 1", &st, err)) != RWKV_OK)
             return rc;
         sqlite3_bind_text(st, 1, f->path, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, (int64_t)f->fingerprint);
         if (sqlite3_step(st) == SQLITE_ROW)
             old = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
@@ -1756,7 +1760,12 @@ store_statefile_list(store *s, store_statefile **out, size_t *n, rwkv_err *err)
 
     *out = NULL;
     *n = 0;
-    if ((rc = store_prep(s, "SELECT id FROM state_files ORDER BY name, id", &st, err)) != RWKV_OK)
+    /* a file, not its rows: a path rewritten with other bytes has a row
+    ** per content (statefile_add), listed once by its newest row */
+    if ((rc = store_prep(s, "SELECT id FROM state_files f WHERE data IS NOT NULL OR path=''"
+                            " OR NOT EXISTS (SELECT 1 FROM state_files g WHERE g.path=f.path"
+                            " AND g.data IS NULL AND g.id>f.id) ORDER BY name, id", &st, err))
+        != RWKV_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_statefile *t = store_grow(v, &cap, cnt, sizeof *v, 8);

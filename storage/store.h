@@ -354,10 +354,15 @@ typedef struct store_statefile {
     int           n_layer, n_embd, n_head, head_size;
     rwkv_sampling defaults;            /* its own sampling defaults */
 } store_statefile;
-/* Add F; *ID (OUT).  A file referenced by a path that is already known
-** (not imported) updates that row and returns its id. */
+/* Add F; *ID (OUT).  A referenced (not imported) row is one content at
+** one path: F's path and digest already known update that row and return
+** its id; other bytes at a known path (a file saved over the old name)
+** get a row of their own, so the sessions made with the old bytes keep
+** naming them (no schema step: the table never had UNIQUE(path)). */
 int store_statefile_add(store *s, const store_statefile *f, int64_t *id, rwkv_err *err);
-/* All state files (data not loaded), by name.  *OUT owned by caller: free(). */
+/* All state files (data not loaded), by name: every imported row, and one
+** row a referenced path (its newest: a file, not each content it held).
+** *OUT owned by caller: free(). */
 int store_statefile_list(store *s, store_statefile **out, size_t *n, rwkv_err *err);
 /* Fill *OUT (data = NULL); if DATA is not NULL, *DATA gets the imported
 ** bytes (owned by the caller: free) or NULL when only referenced. */
@@ -375,6 +380,21 @@ int store_statefile_ref(store *s, int64_t id, store_statefile *out, rwkv_err *er
 int store_statefile_digest(const char *path, uint64_t *digest, uint64_t *size, rwkv_err *err);
 /* The digest of N bytes at P (an imported row's data), as for a file. */
 uint64_t store_statefile_digest_mem(const void *p, size_t n);
+/* Record DIGEST (and SIZE) on row ID when the row has none (made before
+** digests were kept: its first use with the file there names its content);
+** a row with a digest is left as it is.  A write as store.h's writes a
+** user names. */
+int store_statefile_set_digest(store *s, int64_t id, uint64_t digest, uint64_t size,
+                               rwkv_err *err);
+/*
+** Whether the state file at PATH fits model M's shape (store_stateid.c),
+** read from the file's index without a model loaded: a state-tuning file
+** with a blocks.N.att.time_state [n_head, head_size, head_size] for each
+** of M's n_layer layers (an RWKV v4 model: a state rwkv-tui saved, with
+** blocks.0.att.shift_state).  M's shape unknown (n_layer 0): any state
+** file.  RWKV_OK, or an error naming PATH, the tensor and both shapes.
+*/
+int store_statefile_fits(const char *path, const store_model *m, rwkv_err *err);
 /* Session ID starts from state-file row SF (0 = none) from now on: a write
 ** as store.h's writes a user names ("PATH: no session 3"). */
 int store_session_set_statefile(store *s, int64_t id, int64_t sf, rwkv_err *err);
@@ -562,9 +582,28 @@ int store_turn_reopen(store *s, int64_t id, rwkv_err *err);
 ** still marked interrupted (begun, not finished) is changed; EINVAL else. */
 int store_turn_progress(store *s, int64_t id, const char *text,
                         const int32_t *tokens, size_t n_tokens, rwkv_err *err);
-/* Complete the row T->id with T's fields (+ snapshot as in append). */
+/* Complete the row T->id with T's fields (+ snapshot as in append).  Its
+** writer's lease ends (store_turn_writing), unless T->interrupted is
+** STORE_TURN_BEGUN: the row stays begun, still written by this process. */
 int store_turn_finish(store *s, const store_turn *t, const float *state, size_t n,
                       const store_state_meta *meta, rwkv_err *err);
+#define STORE_TURN_BEGUN 2
+/*
+** The lease of a begun reply's writer (store_turn.c): store_turn_begin,
+** _reopen and _progress take or refresh it for this process;
+** store_turn_lease refreshes it (ON 1: a reply still running, with no new
+** text to save) or ends it (ON 0: a begun row this process leaves as it
+** is).  *WRITING (store_turn_writing): 1 when reply ID is being written
+** by another process that is alive -- on this machine, a process with the
+** writer's id and start time (stopped by Ctrl-Z or in a long prefill
+** included; a kill -9 is seen at once); on another (a shared file), a
+** lease refreshed less than STORE_WRITER_STALE_MS ago -- else 0 (a finished
+** or cut reply, a dead writer, this process's own, a row written before
+** leases).
+*/
+int store_turn_lease(store *s, int64_t id, int on, rwkv_err *err);
+int store_turn_writing(store *s, int64_t id, int *writing, rwkv_err *err);
+#define STORE_WRITER_STALE_MS 120000
 /*
 ** The session head that the last turn write on S which committed
 ** (store_turn_append, _begin, _finish or _reopen) replaced, and in
@@ -792,8 +831,9 @@ typedef struct store_hit {
     char    snippet[256];          /* one line, [ ] around the matches, cleaned */
 } store_hit;
 /*
-** Substring search of TEXT in session titles and turn texts.  TEXT is split
-** at blanks into words ("a quoted phrase" is one word); every word must
+** Substring search of TEXT in session titles and the messages (user and
+** assistant turns; not the greeting, which is framing).  TEXT is split
+** at blanks into words ("a quoted phrase" is one word, "" none); every word must
 ** appear as a substring, in any script, ASCII case ignored.  Words of 3+
 ** characters use the FTS5 trigram index; shorter ones are matched by LIKE
 ** (a scan of the turns, slower on a big database).  Quotes and FTS5
@@ -838,9 +878,33 @@ int store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, siz
 ** keeps them).  The file's model is linked: a models row with the
 ** same path and fingerprint, else the same fingerprint, else a new row when
 ** the path is unknown here (none when the path names another model).
-** Linear in the number of turns; memory is the file plus one turn's tree. */
+** Linear in the number of turns; memory is the file plus one turn's tree.
+** Its turns' tokens are not checked against their text: store_import_ex. */
 int store_import(store *s, const char *text, size_t len, const char *what, int64_t *id,
                  rwkv_err *err);
+/*
+** store_import_ex / store_import_check_ex check every turn's tokens against
+** its text as the chat wrote them (a message framed "{user}: TEXT\n\n{bot}:",
+** a reply as it streamed, up to a stop string), so that a file cannot show
+** one text and feed the model (a resume replays the tokens) another: a
+** mismatch is RWKV_EFORMAT with one line naming the turn and where they
+** differ.  The vocabulary: the World one when the file's model names one
+** ("vocab") or a token id is over 255 -- WORLD(UD, MODEL_PATH, VOCAB_PATH,
+** &T, ERR) gives it (T borrowed until the call returns; the file's model
+** path and the vocabulary it names, "" when none) or fails with a line
+** saying how to give one -- else the byte-level one.  V NULL: not checked
+** (store_import).
+*/
+struct tok;
+typedef struct store_import_vocab {
+    int  (*world)(void *ud, const char *model_path, const char *vocab_path,
+                  const struct tok **t, rwkv_err *err);
+    void  *ud;
+} store_import_vocab;
+int store_import_ex(store *s, const char *text, size_t len, const char *what,
+                    const store_import_vocab *v, int64_t *id, rwkv_err *err);
+int store_import_check_ex(const char *text, size_t len, const char *what,
+                          const store_import_vocab *v, rwkv_err *err);
 /* Every check of store_import on TEXT with no database at all: RWKV_OK when
 ** store_import would take it (short of a database error), else its
 ** message.  So `sessions import` refuses a bad file before it creates a

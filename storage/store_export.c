@@ -7,7 +7,9 @@
 **     "version": S}, "state_file": null | {"name": S, "path": S, "size": N,
 **     "digest": "16 hex"} (absent or null: none; path "" for a file kept
 **     in the database, whose bytes are not exported), "framing": null |
-**     {...} (storage/framing.h; absent or null: the defaults), "head": null | ID,
+**     {...} (storage/framing.h; absent or null: the defaults), "sampling":
+**     null | {...} (the session's own values, as a turn's; absent or null:
+**     none kept), "head": null | ID,
 **     "turns": [ { "id": ID, "parent": null | ID, "role": "user"|"assistant"|
 **                  "system", "text": S, "tokens": [N...], "sampling": null |
 **                  {"temperature": F, ..., "seed": "decimal u64"},
@@ -46,6 +48,7 @@
 #include <time.h>
 
 #include "../core/io/json.h"
+#include "../core/text/tokenizer.h"
 #include "../core/text/utf8.h"
 #include "framing.h"
 
@@ -83,7 +86,9 @@ split_words(const char *text, char ***words, char **blk)
             p++;
         if (*p == '\0')
             break;
-        if (*p == '"' && p[1] != '"' && strchr(p + 1, '"') != NULL) {
+        /* "" is an empty phrase, as "a b" is a phrase: nothing to search
+        ** for (store_search_blank), never the two quote characters */
+        if (*p == '"' && strchr(p + 1, '"') != NULL) {
             for (p++; *p != '"'; p++)
                 *o++ = *p;
             p++;
@@ -92,7 +97,7 @@ split_words(const char *text, char ***words, char **blk)
                 *o++ = *p++;
         }
         *o++ = '\0';
-        if (w[0])
+        if (w[strspn(w, " \t\n\r")])    /* a phrase of blanks is no word either */
             v[cnt++] = w;
     }
     *words = v;
@@ -377,7 +382,9 @@ bind_title_words(sqlite3_stmt *st, const struct search_q *sq, int b)
 static void
 turn_where(struct search_q *sq)
 {
-    strcat(sq->sql, "1");
+    /* not the greeting (the system turn): framing, the same text in every
+    ** chat of a framing, not a message anyone wrote or the model replied */
+    sprintf(sq->sql + strlen(sq->sql), "t.role<>%d", STORE_ROLE_SYSTEM);
     if (sq->nlong)
         strcat(sq->sql, " AND t.id IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?)");
     for (int k = 0; k < sq->nw; k++)
@@ -954,6 +961,31 @@ sb_json_statefile(struct sbuf *b, const store_statefile *f)
               (unsigned long long)f->fingerprint);
 }
 
+void
+sb_json_sampling(struct sbuf *b, const rwkv_sampling *v)
+{
+    if (v == NULL) {
+        sb_puts(b, "null");
+        return;
+    }
+    sb_puts(b, "{");
+    for (int k = 0; params_table[k].name != NULL; k++) {
+        sb_printf(b, "%s\"%s\": ", k ? ", " : "", params_table[k].name);
+        if (params_table[k].type == PARAMS_U64) {
+            char t[32];
+            params_format(v, k, t, sizeof t);
+            sb_printf(b, "\"%s\"", t);
+        } else if (params_table[k].type == PARAMS_INT) {
+            sb_printf(b, "%.0f", params_get(v, k));
+        } else {
+            char t[32];
+            store_fmt_float(params_get(v, k), t, sizeof t);
+            sb_puts(b, t);
+        }
+    }
+    sb_puts(b, "}");
+}
+
 /* One turn of the JSON export's "turns" (FIRST: no comma before it;
 ** DAMAGED, when not empty: what a damaged row lost). */
 void
@@ -974,32 +1006,30 @@ sb_json_turn(struct sbuf *b, const store_turn *t, int first, const char *damaged
     for (size_t i = 0; i < t->n_tokens; i++)
         sb_printf(b, "%s%" PRId32, i ? "," : "", t->tokens[i]);
     sb_puts(b, "],\n     \"sampling\": ");
-    if (t->has_sampling) {
-        sb_puts(b, "{");
-        for (int k = 0; params_table[k].name != NULL; k++) {
-            sb_printf(b, "%s\"%s\": ", k ? ", " : "", params_table[k].name);
-            if (params_table[k].type == PARAMS_U64) {
-                char v[32];
-                params_format(&t->sampling, k, v, sizeof v);
-                sb_printf(b, "\"%s\"", v);
-            } else if (params_table[k].type == PARAMS_INT) {
-                sb_printf(b, "%.0f", params_get(&t->sampling, k));
-            } else {
-                char v[32];
-                store_fmt_float(params_get(&t->sampling, k), v, sizeof v);
-                sb_puts(b, v);
-            }
-        }
-        sb_puts(b, "}");
-    } else {
-        sb_puts(b, "null");
-    }
+    sb_json_sampling(b, t->has_sampling ? &t->sampling : NULL);
     sb_puts(b, ", \"prefill_tps\": ");
     sb_json_num(b, t->prefill_tps);
     sb_puts(b, ", \"decode_tps\": ");
     sb_json_num(b, t->decode_tps);
     sb_printf(b, ", \"time_ms\": %lld, \"interrupted\": %s}", (long long)t->time_ms,
               t->interrupted ? "true" : "false");
+}
+
+/* ",\n  \"sampling\": ..." of session SID: its own sampling values (the
+** settings row store_session_sampling reads; null when it has none -- saved
+** before they were kept, imported without them -- or a damaged one). */
+static int
+export_sampling(store *s, int64_t sid, struct sbuf *b, rwkv_err *err)
+{
+    rwkv_sampling v;
+    int found, rc;
+
+    params_defaults(&v);
+    if ((rc = store_session_sampling(s, sid, &v, &found, err)) != RWKV_OK)
+        return rc;
+    sb_puts(b, ",\n  \"sampling\": ");
+    sb_json_sampling(b, found ? &v : NULL);
+    return RWKV_OK;
 }
 
 static int
@@ -1022,7 +1052,8 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
         return rc;
     sb_json_session(b, ss->title, ss->created_ms, ss->strategy, mp);
     sb_json_statefile(b, sf.id != 0 ? &sf : NULL);
-    if ((rc = export_framing(s, ss->id, b, err)) != RWKV_OK)
+    if ((rc = export_framing(s, ss->id, b, err)) != RWKV_OK ||
+        (rc = export_sampling(s, ss->id, b, err)) != RWKV_OK)
         return rc;
     if (ss->head_turn > 0)
         sb_printf(b, ",\n  \"head\": %lld,\n  \"turns\": [", (long long)ss->head_turn);
@@ -1143,6 +1174,7 @@ store_export(store *s, int64_t id, enum store_format fmt, char **buf, size_t *le
 struct idmap {
     int64_t old, new_;
     int     role;
+    int     mode;   /* a message's think mode (tok_check_turn), -1 unknown */
 };
 
 /* The entry of file id OLD among the N turns of M (ids increasing), or NULL. */
@@ -1483,11 +1515,313 @@ import_statefile(store *s, const json_value *v, int64_t *sf_id, rwkv_err *err)
     return import_statefile_row(s, name, path, d, v, sf_id, err);
 }
 
+/*
+** The check of a turn's tokens against its text (store_import_ex): a resume
+** feeds the tokens, every display shows the text, so a file where they
+** differ would show one conversation and feed the model another.  They are
+** compared as the chat made one from the other (core/chat/chat.c):
+**   greeting  its text is its tokens' bytes made well-formed (store_text_utf8,
+**             the rule of the chat's stream: ill-formed UTF-8 to U+FFFD, NUL
+**             dropped);
+**   message   its tokens' bytes, made well-formed as well (the chat's
+**             message is: chat_normalize), are "[\n\n]{user}: TEXT{tail}\n\n
+**             {bot}:{head}" (chat_submit; the names of the file's framing,
+**             which a session keeps; a think mode's tail and head, which may
+**             change from one message to the next: think_tail/think_head below);
+**   reply     its text is the head its message wrote, then its tokens' bytes
+**             made well-formed -- all of them (cut, cancelled, at the length
+**             limit: an incomplete last character is one U+FFFD), or those
+**             before a stop string that the last token completes (the stop
+**             string and the rest of that token are fed, not shown).  The
+**             stop strings: "\n\n" and the file's (they may have changed
+**             since; what a file can hide is then one of its own stop
+**             strings, shown in its framing, and part of one token).
+** A turn without tokens (a damaged row exported) hides nothing: a resume
+** refuses it (check_tokens in session_db.c).
+*/
+
+/* The think modes a message may have been framed in (chat.h: the tail of
+** the message and the head of the reply each writes into the prompt). */
+#define N_THINK CHAT_THINK_COUNT
+static const char *
+think_tail(int m)
+{
+    const char *t, *h;
+    chat_think_text(m, &t, &h);
+    return t;
+}
+static const char *
+think_head(int m)
+{
+    const char *t, *h;
+    chat_think_text(m, &t, &h);
+    return h;
+}
+
+/* What the check needs across the turns of one import. */
+struct tok_check {
+    const store_import_vocab *v;   /* NULL: no check (store_import) */
+    const char *model_path;        /* the file's model path, "" when none */
+    const char *vocab_path;        /* the World vocabulary it names, "" when none */
+    const framing *fr;             /* the file's framing: the names */
+    const tok  *t;                 /* decided at the first turn with tokens */
+    tok        *bytes;             /* owned: the byte-level one, when it is that */
+};
+
+/* Up to 40 bytes of S[0..N) from OFF for a one-line message into OUT
+** (never cutting a character; line breaks, quotes and controls escaped). */
+static void
+excerpt(const char *s, size_t n, size_t off, char *out, size_t cap)
+{
+    size_t o = 0, i = off;
+
+    if (i >= n) {
+        snprintf(out, cap, "(its end)");
+        return;
+    }
+    out[o++] = '"';
+    while (i < n && i - off < 40 && o + 12 < cap) {
+        unsigned char c = (unsigned char)s[i];
+        uint32_t cp = 0;
+        int r = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (c == '\n' || c == '\t' || c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = c == '\n' ? 'n' : c == '\t' ? 't' : (char)c;
+            i++;
+        } else if (c < 0x20 || c == 0x7f || r <= 0) {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+            i++;
+        } else if (cp >= 0x80 && cp <= 0x9f) {      /* C1: never raw to a terminal */
+            o += (size_t)snprintf(out + o, cap - o, "\\u%04x", (unsigned)cp);
+            i += (size_t)r;
+        } else {
+            memcpy(out + o, s + i, (size_t)r);
+            o += (size_t)r;
+            i += (size_t)r;
+        }
+    }
+    if (i < n)
+        o += (size_t)snprintf(out + o, cap - o, "...");
+    out[o++] = '"';
+    out[o] = '\0';
+}
+
+/* The refusal of turn TN (role ROLE): GOT (what its tokens make) and WANT
+** (what its text makes) differ; where, in one line. */
+static int
+tok_mismatch(const char *what, const char *tn, int role, const char *got, size_t gn,
+             const char *want, size_t wn, rwkv_err *err)
+{
+    static const char *const rn[] = { "system", "user", "assistant" };
+    char g[200], w[200];
+    size_t k = 0;
+
+    while (k < gn && k < wn && got[k] == want[k])
+        k++;
+    while (k > 0 && k < gn && ((unsigned char)got[k] & 0xC0) == 0x80)
+        k--;                           /* from the start of the character */
+    excerpt(got, gn, k, g, sizeof g);
+    excerpt(want, wn, k, w, sizeof w);
+    return rwkv_errf(err, RWKV_EFORMAT,
+                     "%s: %s (%s): its tokens are not its text: from byte %zu the tokens hold %s, "
+                     "the %s %s (a file changed by hand or by another program: nothing imported)",
+                     what, tn, rn[role], k, g, role == STORE_ROLE_USER ? "framed text" : "text", w);
+}
+
+/* The vocabulary of the file's turns, decided at the first turn with
+** tokens (IDS[N]): the World one when the model names it or an id is over
+** 255, else the byte-level one. */
+static int
+tok_decide(struct tok_check *c, const int32_t *ids, size_t n, const char *what, rwkv_err *err)
+{
+    int world = c->vocab_path[0] != '\0';
+    rwkv_err e2;
+
+    for (size_t k = 0; k < n && !world; k++)
+        world = ids[k] > 255;
+    if (!world) {
+        if (tok_create_bytes(&c->bytes, err) != RWKV_OK)
+            return err->code;
+        c->t = c->bytes;
+        return RWKV_OK;
+    }
+    if (c->v->world(c->v->ud, c->model_path, c->vocab_path, &c->t, &e2) != RWKV_OK)
+        return rwkv_errf(err, e2.code, "%s: %s", what, e2.msg);
+    return RWKV_OK;
+}
+
+/* The bytes of IDS[N] (a token without bytes gives none, as the chat
+** streams it) into *B (malloc'ed), *BN; *LAST: the last token's length. */
+static int
+tok_bytes(const struct tok_check *c, const int32_t *ids, size_t n, char **b, size_t *bn,
+          size_t *last, const char *what, const char *tn, rwkv_err *err)
+{
+    size_t len = 0, o = 0;
+    int32_t lim = tok_is_bytes(c->t) ? 256 : 65536;
+    const char *p;
+    size_t pl;
+
+    *b = NULL;
+    *last = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (ids[k] >= lim)
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: token id %d is outside the %s vocabulary "
+                             "(%d tokens)", what, tn, (int)ids[k],
+                             lim == 256 ? "byte-level" : "World", (int)lim);
+        if (tok_piece(c->t, ids[k], &p, &pl) == RWKV_OK)
+            len += pl;
+    }
+    if ((*b = malloc(len + 1)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        pl = 0;
+        if (tok_piece(c->t, ids[k], &p, &pl) == RWKV_OK && pl > 0) {
+            memcpy(*b + o, p, pl);
+            o += pl;
+        }
+        *last = pl;
+    }
+    (*b)[o] = '\0';
+    *bn = o;
+    return RWKV_OK;
+}
+
+/* A message: B[BN] (made well-formed) is "[\n\n]{user}: T{tail}\n\n{bot}:{head}"
+** for a think mode (*MODE).  0 when it is; else the closest form in *W
+** (malloc'ed), -1 when out of memory. */
+static int
+tok_message(const struct tok_check *c, const char *b, size_t bn, const char *t, int *mode,
+            char **w, size_t *wn)
+{
+    const char *u = framing_user(c->fr), *bot = framing_bot(c->fr);
+    size_t best = 0;
+
+    *w = NULL;
+    for (int sep = 0; sep < 2; sep++)
+        for (int m = 0; m < N_THINK; m++) {
+            size_t n = strlen(u) + strlen(t) + strlen(think_tail(m)) + strlen(bot) +
+                       strlen(think_head(m)) + 8, k = 0;
+            char *e = malloc(n);
+            if (e == NULL)
+                return -1;
+            n = (size_t)snprintf(e, n, "%s%s: %s%s\n\n%s:%s", sep ? CHAT_TURN_SEP : "", u, t,
+                                 think_tail(m), bot, think_head(m));
+            if (n == bn && memcmp(e, b, bn) == 0) {
+                free(e);
+                free(*w);
+                *w = NULL;
+                *mode = m;
+                return 0;
+            }
+            while (k < n && k < bn && e[k] == b[k])
+                k++;
+            if (*w == NULL || k > best) {
+                free(*w);
+                *w = e;
+                *wn = n;
+                best = k;
+            } else {
+                free(e);
+            }
+        }
+    return 1;
+}
+
+/* A reply: T is HEAD then B[BN] made well-formed, whole or up to a stop
+** string that its last token (LAST bytes) completes.  1 when it is. */
+static int
+tok_reply_is(const struct tok_check *c, const char *b, size_t bn, size_t last, const char *t,
+             const char *head)
+{
+    size_t hl = strlen(head), tl = strlen(t), fn;
+    size_t ns = c->fr->n_stop;
+    char *f;
+    int ok;
+
+    if (strncmp(t, head, hl) != 0)
+        return 0;
+    t += hl;
+    tl -= hl;
+    if ((f = store_text_utf8(b, bn, &fn)) == NULL)
+        return -1;
+    ok = fn == tl && memcmp(f, t, tl) == 0;     /* no stop string: the whole of B */
+    free(f);
+    for (size_t j = 0; j <= ns && !ok; j++) {
+        const char *s = j < ns ? c->fr->stop[j] : CHAT_DEFAULT_STOP;
+        size_t sl = strlen(s), from = bn > last + sl ? bn - last - sl + 1 : 0;
+        for (size_t p = from; !ok && sl > 0 && p + sl <= bn; p++) {
+            if (memcmp(b + p, s, sl) != 0 || p + sl <= bn - last)
+                continue;
+            if ((f = store_text_utf8(b, p, &fn)) == NULL)
+                return -1;
+            ok = fn == tl && memcmp(f, t, tl) == 0;
+            free(f);
+        }
+    }
+    return ok;
+}
+
+/*
+** Turn TT (named TN) against its tokens, as the top of this section says.
+** PMODE: the think mode of its message (a reply; -1 unknown); *MODE (OUT):
+** a message's own.
+*/
+static int
+tok_check_turn(struct tok_check *c, const store_turn *tt, int pmode, int *mode, const char *what,
+               const char *tn, rwkv_err *err)
+{
+    char *b = NULL, *f = NULL, *w = NULL;
+    size_t bn = 0, fn, wn = 0, last = 0;
+    int rc = RWKV_OK, r;
+
+    *mode = -1;
+    if (c->v == NULL || tt->n_tokens == 0)
+        return RWKV_OK;
+    if (c->t == NULL && (rc = tok_decide(c, tt->tokens, tt->n_tokens, what, err)) != RWKV_OK)
+        return rc;
+    if ((rc = tok_bytes(c, tt->tokens, tt->n_tokens, &b, &bn, &last, what, tn, err)) != RWKV_OK)
+        return rc;
+    if ((f = store_text_utf8(b, bn, &fn)) == NULL) {
+        r = -1;
+        goto out;
+    }
+    if (tt->role == STORE_ROLE_USER) {
+        if ((r = tok_message(c, f, fn, tt->text, mode, &w, &wn)) > 0)
+            rc = tok_mismatch(what, tn, tt->role, f, fn, w, wn, err);
+        goto out;
+    }
+    if (tt->role == STORE_ROLE_SYSTEM) {
+        r = strcmp(f, tt->text) != 0;
+        if (r)
+            rc = tok_mismatch(what, tn, tt->role, f, fn, tt->text, strlen(tt->text), err);
+        goto out;
+    }
+    r = 0;
+    for (int m = pmode >= 0 ? pmode : 0; r == 0 && m < (pmode >= 0 ? pmode + 1 : N_THINK); m++)
+        r = tok_reply_is(c, b, bn, last, tt->text, think_head(m));
+    if (r == 0) {
+        const char *h = think_head(pmode >= 0 ? pmode : 0), *t = tt->text;
+        if (strncmp(t, h, strlen(h)) == 0)
+            t += strlen(h);
+        r = 1;
+        rc = tok_mismatch(what, tn, tt->role, f, fn, t, strlen(t), err);
+    } else if (r > 0) {
+        r = 0;
+    }
+out:
+    if (r < 0)
+        rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    free(b);
+    free(f);
+    free(w);
+    return rc;
+}
+
 /* Check turn object T (the I-th) and insert it into session SID; the map
 ** gets its old and new ids.  S NULL: check only (store_import_check). */
 static int
 import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *map,
-            const char *what, rwkv_err *err)
+            struct tok_check *tc, const char *what, rwkv_err *err)
 {
     const json_value *x;
     const struct idmap *pm = NULL;
@@ -1569,6 +1903,8 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
     x = json_get(t, "interrupted");
     tt.interrupted = x && x->type == JSON_BOOL && x->num != 0;
     tt.session_id = sid;
+    if ((rc = tok_check_turn(tc, &tt, pm ? pm->mode : -1, &map[i].mode, what, tn, err)) != RWKV_OK)
+        goto out;
     if (s == NULL)
         tt.id = (int64_t)i + 1;      /* store_import_check: no row, an id to map */
     else if ((rc = store_turn_insert_tx(s, &tt, err)) != RWKV_OK)
@@ -1709,7 +2045,7 @@ import_map_room(struct idmap **map, size_t *cap, size_t nt, rwkv_err *err)
 */
 static int
 import_turns(store *s, const char *text, const char *ta, const char *tb, const char *what,
-             int64_t sid, struct idmap **map, size_t *nt, rwkv_err *err)
+             int64_t sid, struct idmap **map, size_t *nt, struct tok_check *tc, rwkv_err *err)
 {
     const char *p = scan_ws(ta + 1, tb);
     size_t cap = 0;
@@ -1735,7 +2071,7 @@ import_turns(store *s, const char *text, const char *ta, const char *tb, const c
                 snprintf(where, sizeof where, "\"turns\"[%zu]: ", *nt);
                 return import_json_err(err, &e2, what, where, 0, (long)(p - text));
             }
-            rc = import_turn(s, json_root(td), *nt, sid, *map, what, err);
+            rc = import_turn(s, json_root(td), *nt, sid, *map, tc, what, err);
             json_free(td);
             if (rc != RWKV_OK)
                 return rc;
@@ -1849,6 +2185,23 @@ import_sniff(const char *text, size_t len, const char *what, rwkv_err *err)
                                         "with '{', this file with byte 0x%02x)", what, c);
 }
 
+/* The session's own sampling values of root R into *OUT (*HAS 1), or none
+** (absent or null: a file exported before they were, *HAS 0). */
+static int
+import_sampling(const json_value *r, const char *what, rwkv_sampling *out, int *has,
+                rwkv_err *err)
+{
+    const json_value *v = json_get(r, "sampling");
+
+    *has = 0;
+    if (v == NULL || v->type == JSON_NULL)
+        return RWKV_OK;
+    if (v->type != JSON_OBJECT)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"sampling\" must be an object or null", what);
+    *has = 1;
+    return parse_sampling(v, out, what, "the session's sampling", err);
+}
+
 /*
 ** The steps of an import in one order for both callers: the file as a
 ** whole, its session fields and framing (into SS, *HEAD, FR), then -- in S's
@@ -1856,8 +2209,10 @@ import_sniff(const char *text, size_t len, const char *what, rwkv_err *err)
 ** model, session, turns and head.  *ID the new session (0 for a check).
 */
 static int
-import_run(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
+import_run(store *s, const char *text, size_t len, const char *what, const store_import_vocab *iv,
+           int64_t *id, rwkv_err *err)
 {
+    struct tok_check tc;
     json_doc *doc = NULL;
     const json_value *r, *v, *sv;
     const char *ta = NULL, *tb = NULL;
@@ -1867,10 +2222,12 @@ import_run(store *s, const char *text, size_t len, const char *what, int64_t *id
     size_t nt = 0;
     int64_t head = 0;
     framing fr;
-    int rc;
+    rwkv_sampling samp;
+    int rc, has_samp = 0;
 
     *id = 0;
     framing_init(&fr);
+    memset(&tc, 0, sizeof tc);
     if (is_markdown_export(text, len))
         return rwkv_errf(err, RWKV_EFORMAT, "%s: a Markdown export, which cannot be imported "
                                             "(export with --format json, or to a .json name)",
@@ -1881,28 +2238,35 @@ import_run(store *s, const char *text, size_t len, const char *what, int64_t *id
         goto out;
     r = json_root(doc);
     if ((rc = import_session_fields(r, what, &ss, &head, err)) != RWKV_OK ||
-        (rc = import_framing(r, what, &fr, err)) != RWKV_OK)
+        (rc = import_framing(r, what, &fr, err)) != RWKV_OK ||
+        (rc = import_sampling(r, what, &samp, &has_samp, err)) != RWKV_OK)
         goto out;
     if (ta == NULL || *ta != '[') {
         rc = rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\" must be an array of at most %d turns", what,
                        STORE_IMPORT_MAX_TURNS);
         goto out;
     }
+    /* the turns' tokens are checked with the vocabulary of the file's model */
+    tc.v = iv;
+    tc.fr = &fr;
+    v = json_get(r, "model");
+    tc.model_path = v && v->type == JSON_OBJECT && json_str(v, "path") ? json_str(v, "path") : "";
+    tc.vocab_path = v && v->type == JSON_OBJECT && json_str(v, "vocab") ? json_str(v, "vocab") : "";
     if (s == NULL) {
-        if ((rc = import_turns(NULL, text, ta, tb, what, 0, &map, &nt, err)) == RWKV_OK)
+        if ((rc = import_turns(NULL, text, ta, tb, what, 0, &map, &nt, &tc, err)) == RWKV_OK)
             rc = import_set_head(NULL, 0, map, nt, head, what, err);
         goto out;
     }
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         goto out;
-    v = json_get(r, "model");
     sv = json_get(r, "state_file");
     if ((v && v->type == JSON_OBJECT && (rc = import_model(s, v, &ss.model_id, err)) != RWKV_OK) ||
         (sv && sv->type == JSON_OBJECT &&
          (rc = import_statefile(s, sv, &ss.state_file_id, err)) != RWKV_OK) ||
         (rc = store_session_insert_tx(s, &ss, id, err)) != RWKV_OK ||
         (rc = store_session_set_framing(s, *id, &fr, err)) != RWKV_OK ||
-        (rc = import_turns(s, text, ta, tb, what, *id, &map, &nt, err)) != RWKV_OK ||
+        (has_samp && (rc = store_session_sampling_put(s, *id, &samp, err)) != RWKV_OK) ||
+        (rc = import_turns(s, text, ta, tb, what, *id, &map, &nt, &tc, err)) != RWKV_OK ||
         (rc = import_set_head(s, *id, map, nt, head, what, err)) != RWKV_OK) {
         store_tx_rollback(s);
         *id = 0;
@@ -1912,6 +2276,7 @@ import_run(store *s, const char *text, size_t len, const char *what, int64_t *id
     if (rc != RWKV_OK)
         *id = 0;
 out:
+    tok_close(tc.bytes);
     framing_fini(&fr);
     free(map);
     free(head_text);
@@ -1922,7 +2287,14 @@ out:
 int
 store_import(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
 {
-    return import_run(s, text, len, what, id, err);
+    return import_run(s, text, len, what, NULL, id, err);
+}
+
+int
+store_import_ex(store *s, const char *text, size_t len, const char *what,
+                const store_import_vocab *v, int64_t *id, rwkv_err *err)
+{
+    return import_run(s, text, len, what, v, id, err);
 }
 
 int
@@ -1930,5 +2302,14 @@ store_import_check(const char *text, size_t len, const char *what, rwkv_err *err
 {
     int64_t id;
 
-    return import_run(NULL, text, len, what, &id, err);
+    return import_run(NULL, text, len, what, NULL, &id, err);
+}
+
+int
+store_import_check_ex(const char *text, size_t len, const char *what,
+                      const store_import_vocab *v, rwkv_err *err)
+{
+    int64_t id;
+
+    return import_run(NULL, text, len, what, v, &id, err);
 }

@@ -300,6 +300,9 @@ void sb_json_turn(struct sbuf *b, const store_turn *t, int first, const char *da
 /* ",\n  \"state_file\": ..." of the JSON export: F's name, path, size and
 ** digest (fingerprint), or null for F NULL (store_export.c). */
 void sb_json_statefile(struct sbuf *b, const store_statefile *f);
+/* A sampling object of the JSON export (a turn's, the session's): every
+** params_table value, the seed as a decimal string; V NULL: null. */
+void sb_json_sampling(struct sbuf *b, const rwkv_sampling *v);
 /* S cleaned (store_text_clean) as Markdown text that stays text: what a
 ** Markdown export writes for a message (session_export.c too). */
 void sb_md(struct sbuf *b, const char *s);

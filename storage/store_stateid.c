@@ -77,3 +77,29 @@ store_session_set_statefile(store *s, int64_t id, int64_t sf, rwkv_err *err)
     }
     return store_plain_end(s, rc);
 }
+
+int
+store_statefile_set_digest(store *s, int64_t id, uint64_t digest, uint64_t size, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    s->plain_errors++;
+    /* only a row without one: a digest on record is the content the
+    ** sessions were made with, never overwritten by what a path holds now */
+    if ((rc = store_prep(s, "UPDATE state_files SET fingerprint=?1, size=?2 WHERE id=?3"
+                            " AND fingerprint=0 AND data IS NULL", &st, err)) == RWKV_OK) {
+        sqlite3_bind_int64(st, 1, (int64_t)digest);
+        sqlite3_bind_int64(st, 2, (int64_t)size);
+        sqlite3_bind_int64(st, 3, id);
+        rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving the digest");
+        sqlite3_finalize(st);
+    }
+    return store_plain_end(s, rc);
+}
+
+int
+store_statefile_fits(const char *path, const store_model *m, rwkv_err *err)
+{
+    return rwkv_state_file_fits(path, m->version, m->n_layer, m->n_head, m->head_size, err);
+}

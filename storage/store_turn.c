@@ -23,9 +23,13 @@
 */
 #include "store_int.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/text/utf8.h"
 
@@ -595,6 +599,209 @@ store_turn_head_before(const store *s, int *siblings)
     return s->head_before;
 }
 
+/* ---- the lease of a begun reply's writer ------------------------------------
+**
+** A reply row marked interrupted is either being written now (its writer
+** saves it as it streams) or was cut (a cancel; or its writer died: kill -9,
+** a crash, a power cut).  A window that opens the session must tell the two
+** apart: a reply still running is not the end of its branch yet -- turns
+** written under it would hang under a shorter text than the one it ends
+** with.  So its writer holds a lease: one settings row per begun reply, key
+** "reply_writer/ID", value "MACHINE PID START MS" -- the machine (its boot
+** id and pid namespace on Linux, else its host name), the writer's process
+** id and start time (a pid used again is not it), and the wall-clock time
+** of its last refresh.  Begin, reopen and every progress save take or
+** refresh it, the session refreshes it at least every second of a run, its
+** prefill included (store_turn_lease); finish ends it.  A row, not a
+** column: no schema step, so a file written here still opens in the
+** versions before, which leave the row alone (and take every begun reply
+** as cut, as they always did).
+*/
+#define WRITER_KEY(id) "('reply_writer/' || " id ")"
+
+typedef struct writer {
+    char               machine[96];
+    long long          pid;
+    unsigned long long start;          /* clock ticks after boot, 0 = unknown */
+    long long          lease_ms;       /* unix ms of the last refresh */
+} writer;
+
+/* Fields 3 (the state letter) and 22 (the start time) of /proc/PID/stat;
+** -1 when it cannot be read (no such process, no /proc). */
+static int
+proc_stat(long long pid, char *state, unsigned long long *start)
+{
+    char path[64], buf[1024], *p, *save = NULL;
+    size_t n;
+    FILE *f;
+    int field = 3;
+
+    snprintf(path, sizeof path, "/proc/%lld/stat", pid);
+    if ((f = fopen(path, "r")) == NULL)
+        return -1;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* the name (field 2) may hold blanks and parentheses: the fields after
+    ** it start after its last ')' */
+    if ((p = strrchr(buf, ')')) == NULL)
+        return -1;
+    for (char *t = strtok_r(p + 1, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save)) {
+        if (field == 3)
+            *state = t[0];
+        if (field++ == 22) {
+            *start = strtoull(t, NULL, 10);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* This machine as a writer row names it (no blanks): the boot id, and the
+** pid namespace -- two containers on one machine share the boot id, not
+** their pids; a host name where there is no /proc. */
+static void
+this_machine(char *out, size_t cap)
+{
+    char boot[64] = "", ns[64] = "";
+    const char *d;
+    ssize_t n;
+    FILE *f;
+
+    if ((f = fopen("/proc/sys/kernel/random/boot_id", "r")) != NULL) {
+        if (fgets(boot, sizeof boot, f) == NULL)
+            boot[0] = '\0';
+        fclose(f);
+        boot[strcspn(boot, "\n")] = '\0';
+    }
+    n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    ns[n > 0 ? n : 0] = '\0';
+    if (boot[0] != '\0') {
+        d = strchr(ns, '[');
+        snprintf(out, cap, "%s/%.*s", boot, d ? (int)strcspn(d + 1, "]") : 1, d ? d + 1 : "0");
+    } else {
+        if (gethostname(out, cap) != 0)
+            out[0] = '\0';
+        out[cap - 1] = '\0';
+        if (out[0] == '\0')
+            snprintf(out, cap, "unknown");
+    }
+    for (char *c = out; *c != '\0'; c++)
+        if ((unsigned char)*c <= ' ' || *c == 0x7f)
+            *c = '_';
+}
+
+/* This process as a writer, its lease now. */
+static void
+writer_self(writer *w)
+{
+    char state;
+
+    this_machine(w->machine, sizeof w->machine);
+    w->pid = (long long)getpid();
+    if (proc_stat(w->pid, &state, &w->start) != 0)
+        w->start = 0;
+    w->lease_ms = store_now_ms();
+}
+
+/*
+** Whether writer W (read from its row) is alive now, this process excepted.
+** On this machine the process itself says it: a stopped one (Ctrl-Z) or one
+** in a long prefill is alive however old its lease, a killed one is dead at
+** once (a zombie not yet reaped too).  On another machine (a file shared
+** over the network) only the lease can: fresh for STORE_WRITER_STALE_MS, a
+** clock there ahead of this one's counted as fresh.
+*/
+static int
+writer_alive(const writer *w)
+{
+    writer me;
+    unsigned long long start = 0;
+    char state = '?';
+
+    writer_self(&me);
+    if (strcmp(me.machine, w->machine) != 0)
+        return me.lease_ms - w->lease_ms < STORE_WRITER_STALE_MS;
+    if (w->pid <= 0 || w->pid > INT_MAX || w->pid == me.pid)
+        return 0;
+    if (kill((pid_t)w->pid, 0) != 0 && errno != EPERM)
+        return 0;
+    if (proc_stat(w->pid, &state, &start) != 0)
+        return 1;                      /* no /proc to read: the pid is all there is */
+    if (state == 'Z' || state == 'X')
+        return 0;
+    return w->start == 0 || start == w->start;
+}
+
+/* This process takes (or refreshes) the lease of reply ID, if it is begun. */
+static int
+lease_take(store *s, int64_t id, rwkv_err *err)
+{
+    writer w;
+    char v[192];
+    sqlite3_stmt *st;
+    int rc;
+
+    writer_self(&w);
+    snprintf(v, sizeof v, "%s %lld %llu %lld", w.machine, w.pid, w.start, w.lease_ms);
+    if ((rc = store_prep(s, "INSERT OR REPLACE INTO settings(key, value) SELECT " WRITER_KEY("?1")
+                            ", ?2 WHERE EXISTS (SELECT 1 FROM turns WHERE id=?1 AND interrupted<>0)",
+                         &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, v, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving the reply's writer");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The leases of replies no longer begun (finished by a version without
+** leases, deleted) go: taken with a new lease, so they never pile up. */
+static int
+lease_sweep(store *s, rwkv_err *err)
+{
+    return store_exec(s, "DELETE FROM settings WHERE key GLOB 'reply_writer/*' AND NOT EXISTS"
+                         " (SELECT 1 FROM turns WHERE id=CAST(substr(key, 14) AS INTEGER)"
+                         " AND interrupted<>0)", err);
+}
+
+int
+store_turn_lease(store *s, int64_t id, int on, rwkv_err *err)
+{
+    /* the caller names the action (store.h) */
+    return STORE_PLAIN(s, on ? lease_take(s, id, err)
+                             : exec_id(s, "DELETE FROM settings WHERE key=" WRITER_KEY("?"), id,
+                                       err));
+}
+
+int
+store_turn_writing(store *s, int64_t id, int *writing, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    writer w;
+    int rc;
+
+    *writing = 0;
+    if ((rc = store_prep(s, "SELECT value FROM settings WHERE key=" WRITER_KEY("?1") " AND EXISTS"
+                            " (SELECT 1 FROM turns WHERE id=?1 AND interrupted<>0)", &st, err)) !=
+        RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        /* a damaged row is no writer: the reply is taken as cut, as before */
+        if (v != NULL && sscanf(v, "%95s %lld %llu %lld", w.machine, &w.pid, &w.start,
+                                &w.lease_ms) == 4)
+            *writing = writer_alive(&w);
+        rc = RWKV_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading the reply's writer");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Insert T (no transaction of its own); T->id OUT. */
 static int
 turn_insert(store *s, store_turn *t, int depth, int interrupted, rwkv_err *err)
@@ -682,6 +889,7 @@ turn_begin(store *s, store_turn *t, rwkv_err *err)
         return rc;
     if ((rc = check_turn(s, t, &depth, err)) != RWKV_OK ||
         (rc = turn_insert(s, t, depth, 1, err)) != RWKV_OK ||
+        (rc = lease_sweep(s, err)) != RWKV_OK || (rc = lease_take(s, t->id, err)) != RWKV_OK ||
         (rc = head_read(s, t->session_id, t->id, &w, err)) != RWKV_OK ||
         (rc = set_head(s, t->session_id, t->id, err)) != RWKV_OK) {
         store_tx_rollback(s);
@@ -723,6 +931,7 @@ turn_reopen(store *s, int64_t id, rwkv_err *err)
     ** rebuilds the state from the one above until the reply is finished */
     if ((rc = exec_id(s, "DELETE FROM snapshots WHERE turn_id=?", id, err)) != RWKV_OK ||
         (rc = exec_id(s, "UPDATE turns SET interrupted=1 WHERE id=?", id, err)) != RWKV_OK ||
+        (rc = lease_sweep(s, err)) != RWKV_OK || (rc = lease_take(s, id, err)) != RWKV_OK ||
         (rc = head_read(s, sid, id, &w, err)) != RWKV_OK ||
         (rc = set_head(s, sid, id, err)) != RWKV_OK) {
         store_tx_rollback(s);
@@ -749,8 +958,10 @@ turn_progress(store *s, int64_t id, const char *text, const int32_t *tokens,
     sqlite3_stmt *st;
     int rc;
 
-    if ((rc = store_prep(s, "UPDATE turns SET text=?, tokens=? WHERE id=? AND interrupted=1", &st, err)) != RWKV_OK)
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         return rc;
+    if ((rc = store_prep(s, "UPDATE turns SET text=?, tokens=? WHERE id=? AND interrupted=1", &st, err)) != RWKV_OK)
+        goto out;
     sqlite3_bind_text(st, 1, text ? text : "", -1, SQLITE_STATIC);
     bind_tokens(st, 2, tokens, n_tokens);
     sqlite3_bind_int64(st, 3, id);
@@ -758,6 +969,10 @@ turn_progress(store *s, int64_t id, const char *text, const int32_t *tokens,
     sqlite3_finalize(st);
     if (rc == RWKV_OK && sqlite3_changes(s->db) == 0)
         rc = rwkv_errf(err, RWKV_EINVAL, "%s: no reply in progress with turn id %lld", s->path, (long long)id);
+    if (rc == RWKV_OK && (rc = lease_take(s, id, err)) == RWKV_OK)   /* the writer is alive */
+        return store_tx_commit(s, err);
+out:
+    store_tx_rollback(s);
     return rc;
 }
 
@@ -793,7 +1008,7 @@ turn_finish(store *s, const store_turn *t, const float *state, size_t n,
     sqlite3_bind_double(st, 4, t->prefill_tps);
     sqlite3_bind_double(st, 5, t->decode_tps);
     sqlite3_bind_int64(st, 6, t->time_ms > 0 ? t->time_ms : store_now_ms());
-    sqlite3_bind_int(st, 7, t->interrupted);
+    sqlite3_bind_int(st, 7, t->interrupted != 0);
     sqlite3_bind_int64(st, 8, t->id);
     sqlite3_bind_int64(st, 9, t->session_id);
     rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving reply");
@@ -801,6 +1016,10 @@ turn_finish(store *s, const store_turn *t, const float *state, size_t n,
     if (rc == RWKV_OK && sqlite3_changes(s->db) == 0)
         rc = rwkv_errf(err, RWKV_EINVAL, "%s: no turn %lld in session %lld", s->path,
                        (long long)t->id, (long long)t->session_id);
+    if (rc == RWKV_OK)                 /* its writer's lease: held on, or ended */
+        rc = t->interrupted == STORE_TURN_BEGUN
+                 ? lease_take(s, t->id, err)
+                 : exec_id(s, "DELETE FROM settings WHERE key=" WRITER_KEY("?"), t->id, err);
     if (rc != RWKV_OK ||
         (state && (rc = store_snapshot_put_tx(s, t->id, state, n, meta, err)) != RWKV_OK) ||
         (rc = head_read(s, t->session_id, t->id, &w, err)) != RWKV_OK ||

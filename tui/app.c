@@ -165,6 +165,27 @@ on_session_end(struct app *a, const tui_event *e, int job)
     }
 }
 
+/* SENT back in the input box, above what was typed since (nothing is
+** lost).  1 when the box holds something now. */
+static int
+input_put_back(struct app *a, const char *sent)
+{
+    tui_buf both;
+    int any;
+
+    tui_buf_init(&both);
+    tui_buf_add(&both, sent, strlen(sent));
+    if (a->in.len > 0) {
+        tui_buf_add(&both, "\n", 1);
+        tui_buf_add(&both, a->in.buf, a->in.len);
+    }
+    any = both.len > 0;
+    if (any)
+        tui_input_set(&a->in, both.p);
+    tui_buf_fini(&both);
+    return any;
+}
+
 /* A message or a regeneration ended before its reply started (Esc during
 ** the prefill, or before a regeneration's first token; a refusal): nothing
 ** of it was saved, so it leaves the screen and a sent message goes back to
@@ -184,21 +205,9 @@ on_not_started(struct app *a, const tui_event *e, int job)
         a->tr.turns[a->reply_turn - 1].role == TUI_TURN_USER && e->rc != RWKV_EINVAL) {
         /* back in the box, above what was typed since (a message queued
         ** behind the greeting while more was typed): nothing is lost */
-        const char *sent = a->tr.turns[a->reply_turn - 1].text.p;
-        tui_buf both;
-
-        tui_buf_init(&both);
-        tui_buf_add(&both, sent, strlen(sent));
-        if (a->in.len > 0) {
-            tui_buf_add(&both, "\n", 1);
-            tui_buf_add(&both, a->in.buf, a->in.len);
-        }
-        if (both.len > 0) {
-            tui_input_set(&a->in, both.p);
+        if (input_put_back(a, a->tr.turns[a->reply_turn - 1].text.p))
             snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s",
                      TR(": your message is back in the input box"));
-        }
-        tui_buf_fini(&both);
     }
     a->reply_turn = -1;
     tui_session_rebuild(a);
@@ -250,6 +259,47 @@ continue_undone(struct app *a, const chat_turn *t)
         reply_restart(a, t->reply ? t->reply : "", t->reply ? t->reply_len : 0);
 }
 
+/* A job opening a conversation runs (a session, a branch or a state file
+** being opened: its replay). */
+static int
+opening(const struct app *a)
+{
+    return a->w.job == TUI_JOB_OPEN || a->w.job == TUI_JOB_SIBLING || a->w.job == TUI_JOB_SWITCH;
+}
+
+/* Enter while a conversation is being opened: the message goes out once it
+** is open, as one sent while the greeting is prepared does; an Esc cancels
+** the open and gives the text back (open_queued_go). */
+static void
+open_queue(struct app *a)
+{
+    char *s = tui_input_take(&a->in);
+
+    if (s == NULL)
+        return;
+    free(a->queued);
+    a->queued = s;
+    tui_notice(a, 0, "opening the conversation; your message goes out once it is open "
+                     "(Esc cancels the open and gives it back)");
+    a->dirty = 1;
+}
+
+/* The open a message waited for ended: sent when it opened (OK), else back
+** in the input box, above what was typed since. */
+static void
+open_queued_go(struct app *a, int ok)
+{
+    char *q = a->queued;
+
+    a->queued = NULL;
+    if (ok && !a->quit)
+        tui_send(a, q);
+    else if (input_put_back(a, q))
+        tui_notice(a, 0, "your message is back in the input box");
+    free(q);
+    a->dirty = 1;
+}
+
 static void
 on_end(struct app *a, const tui_event *e)
 {
@@ -279,6 +329,8 @@ on_end(struct app *a, const tui_event *e)
         on_session_end(a, e, job);
         if (job == TUI_JOB_SIBLING)
             next_sibling_step(a);
+        if (a->queued && !a->busy)
+            open_queued_go(a, e->rc == RWKV_OK);
         return;
     }
     if (job == TUI_JOB_GEN || job == TUI_JOB_GEN_MORE) {
@@ -888,7 +940,12 @@ copy_code(struct app *a)
     b = &a->tr.turns[t].text;
     nb = tui_md_code_blocks(b->p ? b->p : "", b->len, &bl);
     if (nb == 0) {
-        tui_notice(a, 1, "the reply has no code block (M-c copies all of it)");
+        /* M-c named only where it copies (clipboard: off, it does not) */
+        if (strcmp(a->cfg.clipboard, "off") == 0)
+            tui_notice(a, 1, "the reply has no code block (and copying is off: clipboard: off "
+                             "in the config file)");
+        else
+            tui_notice(a, 1, "the reply has no code block (M-c copies all of it)");
         return;
     }
     k = t == a->copy_turn ? (a->copy_block + 1) % nb : 0;
@@ -1470,6 +1527,10 @@ key_dispatch(struct app *a, int key, int is_fkey)
     }
     if (!is_fkey && key == K_ENTER) {
         char *s;
+        if (a->busy && opening(a)) {
+            open_queue(a);
+            return;
+        }
         if (a->busy && a->w.job != TUI_JOB_PRIME) {
             tui_notice(a, 1, "a reply is still running (Esc cancels it); your text is kept");
             return;

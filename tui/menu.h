@@ -35,6 +35,8 @@ typedef struct tui_menu {
     size_t         top;       /* first visible index into vis */
     size_t         page;      /* rows of the last view (tui_menu_fit), 0 = none yet */
     int            widest;    /* cells of the widest item: label, two blanks, detail */
+    int            label_col; /* 1: the labels are a column, each cut or padded to one
+                                 width, so the details line up (F2's sessions) */
     char           filter[TUI_MENU_FILTER];  /* the search as typed (shown) */
     char           match[TUI_MENU_FILTER];   /* the part of it matched against the items */
     /* where the list was last drawn (the view sets it; clicks read it) */

@@ -127,22 +127,24 @@ fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 }
 
 /* Use framing F; a notice says what happened (WHAT when it is given and
-** the conversation is kept). */
-static void
+** the conversation is kept).  RWKV_OK, else the failure said: RWKV_EINVAL
+** when the runtime refused a value of F (a banned id outside the model's
+** vocabulary), -1 while a reply runs. */
+static int
 apply(struct app *a, const framing *f, const char *what)
 {
     rwkv_err err;
-    int left = 0;
+    int left = 0, rc;
 
     if (a->busy) {
         tui_notice(a, 1, "wait for the reply to finish (Esc cancels it)");
-        return;
+        return -1;
     }
     if (!framing_same_prompt(f, sess_framing(a->sess)))
         tui_unsaved_saving(a);        /* leaving: its try may wait for a lock */
-    if (sess_set_framing(a->sess, f, &left, &err) != RWKV_OK) {
+    if ((rc = sess_set_framing(a->sess, f, &left, &err)) != RWKV_OK) {
         tui_notice(a, 1, "framing: %s", err.msg);
-        return;
+        return rc;
     }
     if (left) {
         tui_tr_clear(&a->tr);
@@ -154,6 +156,7 @@ apply(struct app *a, const framing *f, const char *what)
                          "conversation so far used the old greeting or names)");
     else
         tui_notice(a, 0, "%s", what ? what : "framing changed");
+    return RWKV_OK;
 }
 
 /* The framing in use with think mode NAME; a notice says what happened. */
@@ -236,7 +239,10 @@ tui_framing_field_escapes(const struct app *a)
            (a->prompt_target == FR_GREETING || a->prompt_target == FR_STOP);
 }
 
-/* (a value refused is said and the prompt closes, as a parameter's) */
+/* A value that does not parse, or that the runtime refuses (a banned id
+** outside the vocabulary), is said and the prompt stays open holding it
+** (TUI_PROMPT_REFUSED); a change that could not be made now (a reply
+** running, a write refused) keeps it for Enter again. */
 static int
 accept_field(struct app *a, const char *text)
 {
@@ -263,13 +269,17 @@ accept_field(struct app *a, const char *text)
     case FR_THINK: rc = framing_set_think(&f, buf, &err); break;
     default: break;
     }
-    if (rc == RWKV_OK)
-        apply(a, &f, NULL);
-    else
+    if (rc != RWKV_OK) {
         tui_notice(a, 1, "framing: %s", err.msg);
+        rc = TUI_PROMPT_REFUSED;
+    } else {
+        rc = apply(a, &f, NULL);
+        rc = rc == RWKV_OK ? TUI_PROMPT_DONE
+             : rc == RWKV_EINVAL ? TUI_PROMPT_REFUSED : TUI_PROMPT_AGAIN;
+    }
     framing_fini(&f);
     free(buf);
-    return TUI_PROMPT_DONE;
+    return rc;
 }
 
 void

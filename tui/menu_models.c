@@ -13,6 +13,7 @@
 ** model would vanish without a word; chosen, the load says what is wrong.
 */
 #include "menus.h"
+#include "../core/model/strategy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -149,13 +150,23 @@ const tui_menu_class tui_menu_models_class = {
     TUI_MENU_MODELS, CFG_ACT_MODELS, TR_NOOP("Models"), TR_NOOP("Models"), fill_models, NULL, NULL, model_keys, 0
 };
 
-/* (a strategy refused is said when the load fails, on the worker's time:
-** the prompt's history (Up) has it) */
+/* A strategy that does not parse is refused at once, the prompt kept open
+** holding it; one this build or machine cannot run (a cuda stage) is said
+** when the load fails, on the worker's time (the prompt's history, Up, has
+** it): only the load knows the devices. */
 static int
 accept_strategy(struct app *a, const char *text)
 {
-    if (text[0])
-        tui_switch_model(a, NULL, text);
+    strat st;
+    rwkv_err err;
+
+    if (text[0] == '\0')
+        return TUI_PROMPT_DONE;
+    if (strat_parse(text, &st, &err) != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return TUI_PROMPT_REFUSED;
+    }
+    tui_switch_model(a, NULL, text);
     return TUI_PROMPT_DONE;
 }
 

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void
 fill_presets(tui_menu *m, const struct app *a, tui_menu_msg *msg)
@@ -92,8 +93,18 @@ const tui_menu_class tui_menu_presets_class = {
     preset_keys, 1   /* Enter and C-s read the framing (menu_framing.c) */
 };
 
-/* A preset not saved (a name refused, the database's lock held by another
-** program): the name typed is kept for Enter again. */
+/* 1 when NAME is a built-in preset: read-only, whatever is asked (the
+** store's built-ins, store.h: "demo" and "state"; "user" is writable). */
+static int
+preset_builtin(const char *name)
+{
+    return strcmp(name, "demo") == 0 || strcmp(name, "state") == 0;
+}
+
+/* A preset not saved (the database's lock held by another program): the
+** name typed is kept for Enter again.  A built-in's name is refused before
+** anything is asked (it can never be replaced), the prompt kept open for
+** another name. */
 static int
 accept_save(struct app *a, const char *text)
 {
@@ -105,6 +116,11 @@ accept_save(struct app *a, const char *text)
     if (a->st == NULL) {
         tui_notice(a, 1, "no session database (--no-db): no presets to load or save");
         return TUI_PROMPT_DONE;
+    }
+    if (preset_builtin(text)) {
+        tui_notice(a, 1, "'%s' is a built-in preset and cannot be changed: choose another name",
+                   text);
+        return TUI_PROMPT_REFUSED;
     }
     if (store_preset_get(a->st, text, &old, NULL, &err) == RWKV_OK &&
         tui_replace_ask_name(a, TUI_PROMPT_PRESET_SAVE, text, text, TR_NOOP("preset")))

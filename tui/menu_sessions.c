@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../core/io/fileio.h"
 #include "text.h"
@@ -33,41 +34,80 @@ base_name(const char *path)
     return b ? b + 1 : path;
 }
 
-/* One session's row; a model or state file that cannot be read (a damaged
-** table) shows as "?" and is *ERR (the rc), the session listed still. */
-static int
-add_session(tui_menu *m, const struct app *a, const store_session *ss, rwkv_err *err)
+/* A session's model and state file by their file names ("?" when a
+** damaged table cannot be read: the rc, *ERR), for its row. */
+struct row_refs { char model[80], state[100]; int rc; };
+
+static void
+row_refs(const struct app *a, const store_session *ss, struct row_refs *r, rwkv_err *err)
 {
-    char detail[400], when[32], model[80] = "-", state[100] = "", flagged[84], cut[80];
-    char title[STORE_TITLE_MAX + 8];
-    time_t t = (time_t)(ss->updated_ms / 1000);
-    struct tm tm;
+    char cut[80];
     store_model mo;
     store_statefile sf;
     rwkv_err e2;
     int rc, rs;
 
+    snprintf(r->model, sizeof r->model, "-");
+    r->state[0] = '\0';
+    if ((rc = store_model_ref(a->st, ss->model_id, &mo, err)) != RWKV_OK)
+        snprintf(r->model, sizeof r->model, "?");
+    else if (mo.id != 0)
+        tui_cut(r->model, sizeof r->model, base_name(mo.path), 76);
+    if ((rs = store_statefile_ref(a->st, ss->state_file_id, &sf, rc ? &e2 : err)) != RWKV_OK)
+        snprintf(r->state, sizeof r->state, TR("  state %s"), "?");
+    else if (sf.id != 0)
+        snprintf(r->state, sizeof r->state, TR("  state %s"),
+                 tui_cut(cut, sizeof cut, sf.path[0] ? base_name(sf.path) : sf.name, 70));
+    r->rc = rc ? rc : rs;
+}
+
+/* The widest of each field of the rows' details, so they line up (the
+** view puts the titles in a column: label_col). */
+struct row_cols { int turns, id, model, state, open; };
+
+static int
+digits(long long v)
+{
+    char b[24];
+    return snprintf(b, sizeof b, "%lld", v);
+}
+
+static int
+cells(const char *s)
+{
+    return tui_str_width(s, strlen(s));
+}
+
+/* One session's row: the title, then its turns, id, model, state file, when
+** and whether it is open, each field padded to the widest (C). */
+static void
+add_session(tui_menu *m, const struct app *a, const store_session *ss, const struct row_refs *r,
+            const struct row_cols *c)
+{
+    char detail[600], when[32], model[200], state[200], flagged[84], open[40];
+    char title[STORE_TITLE_MAX + 8];
+    time_t t = (time_t)(ss->updated_ms / 1000);
+    struct tm tm;
+    int pt = c->turns - digits(ss->n_turns), pi = c->id - digits(ss->id);
+
     localtime_r(&t, &tm);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-    /* model and state file by their file names (the id is what
-    ** `--session ID` and `sessions` take) */
-    if ((rc = store_model_ref(a->st, ss->model_id, &mo, err)) != RWKV_OK)
-        snprintf(model, sizeof model, "?");
-    else if (mo.id != 0)
-        tui_cut(model, sizeof model, base_name(mo.path), 76);
-    if ((rs = store_statefile_ref(a->st, ss->state_file_id, &sf, rc ? &e2 : err)) != RWKV_OK)
-        snprintf(state, sizeof state, TR("  state %s"), "?");
-    else if (sf.id != 0)
-        snprintf(state, sizeof state, TR("  state %s"),
-                 tui_cut(cut, sizeof cut, sf.path[0] ? base_name(sf.path) : sf.name, 70));
-    snprintf(detail, sizeof detail, TR("%lld turns  #%lld  %s%s  %s%s"), (long long)ss->n_turns,
-             (long long)ss->id, model, state, when, ss->id == a->sid ? TR("  (open)") : "");
-    snprintf(flagged, sizeof flagged, " %s", model);
+    /* the padding of the count before it (right-aligned), of the id before
+    ** the model (what follows it), of the model and state file after them */
+    snprintf(model, sizeof model, "%*s%s%*s", pi, "", r->model, c->model - cells(r->model), "");
+    snprintf(state, sizeof state, "%s%*s", r->state, c->state - cells(r->state), "");
+    snprintf(open, sizeof open, "%s", TR("  (open)"));
+    if (ss->id != a->sid)     /* blank, where another row says it */
+        snprintf(open, sizeof open, "%*s", c->open ? cells(TR("  (open)")) : 0, "");
+    snprintf(detail, sizeof detail, "%*s", pt > 0 ? pt : 0, "");
+    snprintf(detail + strlen(detail), sizeof detail - strlen(detail),
+             TR("%lld turns  #%lld  %s%s  %s%s"), (long long)ss->n_turns, (long long)ss->id,
+             model, state, when, open);
+    snprintf(flagged, sizeof flagged, " %s", r->model);
     /* the title as the transcript would show it (stored cleaned, but a row
     ** another program wrote may hold anything) */
     tui_label(title, sizeof title, ss->title, strlen(ss->title), STORE_TITLE_MAX - 1);
     tui_menu_add(m, title[0] ? title : TR("(untitled)"), detail, flagged, ss->id);
-    return rc ? rc : rs;
 }
 
 /* The title says what the saved states take, and the budget when one is set
@@ -95,6 +135,8 @@ static void
 fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
     store_session *ss = NULL;
+    struct row_refs *r;
+    struct row_cols c = { 0, 0, 0, 0, 0 };
     size_t n = 0;
     rwkv_err err, bad;
     int rc = RWKV_OK;
@@ -107,9 +149,25 @@ fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         tui_menu_say(msg, 1, "%s", err.msg);
         return;
     }
-    for (size_t i = 0; i < n; i++)
-        if (add_session(m, a, &ss[i], rc ? &err : &bad) != RWKV_OK)
+    if ((r = calloc(n ? n : 1, sizeof *r)) == NULL) {
+        free(ss);
+        tui_menu_say(msg, 1, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        row_refs(a, &ss[i], &r[i], rc ? &err : &bad);
+        if (r[i].rc != RWKV_OK)
             rc = 1;   /* the first error is said */
+        c.turns = digits(ss[i].n_turns) > c.turns ? digits(ss[i].n_turns) : c.turns;
+        c.id = digits(ss[i].id) > c.id ? digits(ss[i].id) : c.id;
+        c.model = cells(r[i].model) > c.model ? cells(r[i].model) : c.model;
+        c.state = cells(r[i].state) > c.state ? cells(r[i].state) : c.state;
+        c.open |= ss[i].id == a->sid;
+    }
+    for (size_t i = 0; i < n; i++)
+        add_session(m, a, &ss[i], &r[i], &c);
+    m->label_col = 1;
+    free(r);
     free(ss);
     title_usage(m, a);
     if (rc)
@@ -161,7 +219,11 @@ filter_sessions(tui_menu *m, const struct app *a, const char *f, tui_menu_msg *m
     char name[TUI_MENU_FILTER], rest[TUI_MENU_FILTER];
 
     split_model(f, name, sizeof name, rest, sizeof rest);
-    if (a->st && strlen(rest) >= 2 && store_search_sessions(a->st, rest, &ids, &nh, &err) != RWKV_OK) {
+    /* from the first character, as `sessions search`: a one-character
+    ** word is a scan of the turns as a two-character one is (the index
+    ** needs three), measured fast on a 300-session database */
+    if (a->st && !store_search_blank(rest) &&
+        store_search_sessions(a->st, rest, &ids, &nh, &err) != RWKV_OK) {
         tui_menu_say(msg, 1, "search: %s", err.msg);
         nh = 0;
     }
@@ -471,6 +533,33 @@ accept_export(struct app *a, const char *text)
     return TUI_PROMPT_DONE;
 }
 
+/* The World vocabulary an import's turns are checked with (store_import_ex,
+** as `sessions import` does): the one the session names when it is here,
+** else the client's own; none: the way on, in one line. */
+struct import_vocab {
+    const char *mine;                  /* the client's World vocabulary, "" = none */
+    tok        *t;                     /* opened here, closed after the import */
+};
+
+static int
+import_world(void *ud, const char *model_path, const char *vocab_path, const struct tok **t,
+             rwkv_err *err)
+{
+    struct import_vocab *iv = ud;
+    const char *path = vocab_path[0] == '/' && access(vocab_path, R_OK) == 0 ? vocab_path
+                                                                               : iv->mine;
+
+    (void)model_path;
+    if (path[0] == '\0')
+        return rwkv_errf(err, RWKV_EIO, "its turns are checked with its model's World vocabulary, "
+                         "and none is loaded here: `rwkv-tui sessions import FILE --vocab PATH` "
+                         "imports it");
+    if (iv->t == NULL && tok_open_world(path, &iv->t, err) != RWKV_OK)
+        return err->code;
+    *t = iv->t;
+    return RWKV_OK;
+}
+
 /* A file that cannot be read or imported: its path is kept for Enter again
 ** (a typo is mended, not typed anew). */
 static int
@@ -480,18 +569,22 @@ accept_import(struct app *a, const char *text)
     size_t len = 0;
     int64_t id;
     rwkv_err err;
+    struct import_vocab iv = { a->vocab_path, NULL };
+    store_import_vocab v = { import_world, &iv };
+    int rc;
 
     if (tui_expand_path(text, path, sizeof path) != 0)
         return TUI_PROMPT_DONE;
     tui_notice(a, 0, "importing %s...", path);
     tui_view_draw(a);           /* said before the wait: a large file takes seconds */
-    if (tui_session_read_file(path, TUI_SESSION_IMPORT_MAX, &buf, &len, &err) != 0 ||
-        store_import(a->st, buf, len, path, &id, &err) != RWKV_OK) {
+    rc = tui_session_read_file(path, TUI_SESSION_IMPORT_MAX, &buf, &len, &err) != 0 ||
+         store_import_ex(a->st, buf, len, path, &v, &id, &err) != RWKV_OK;
+    tok_close(iv.t);
+    free(buf);
+    if (rc) {
         tui_notice(a, 1, "%s", err.msg);
-        free(buf);
         return TUI_PROMPT_AGAIN;
     }
-    free(buf);
     tui_notice(a, 0, "imported %s as session %lld (Enter resumes it)", path, (long long)id);
     if (a->menu.kind == TUI_MENU_SESSIONS)
         tui_menu_refill(a, id);

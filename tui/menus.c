@@ -498,8 +498,7 @@ tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
 
 /* ---- the one-line prompt ------------------------------------------------------ */
 
-/* (a value refused is said; the prompt closes: its number is short to type
-** again, and nothing was written) */
+/* (a value refused is said; the prompt stays open holding it) */
 static int
 accept_param(struct app *a, const char *text)
 {
@@ -507,7 +506,7 @@ accept_param(struct app *a, const char *text)
 
     if (tui_param_set_text(&a->samp, a->param_sel, text, &err) != RWKV_OK) {
         tui_notice(a, 1, "%s", err.msg);
-        return TUI_PROMPT_DONE;
+        return TUI_PROMPT_REFUSED;
     }
     a->samp_set |= PARAMS_BIT(a->param_sel);
     tui_apply_sampling(a);
@@ -530,7 +529,9 @@ accept_save_state(struct app *a, const char *text)
     return tui_state_save(a, text) == 0 ? TUI_PROMPT_DONE : TUI_PROMPT_AGAIN;
 }
 
-/* M-R's count: a whole number 1..SESS_MAX_ALTS, else one line saying so. */
+/* M-R's count: a whole number 1..SESS_MAX_ALTS, else one line saying so
+** and the prompt kept open (closed, the number typed next would be sent as
+** a message). */
 static int
 accept_alts(struct app *a, const char *text)
 {
@@ -543,7 +544,7 @@ accept_alts(struct app *a, const char *text)
         end++;
     if (errno || end == text || *end != '\0' || n < 1 || n > SESS_MAX_ALTS) {
         tui_notice(a, 1, "alternatives: '%s' is not a number from 1 to %d", text, SESS_MAX_ALTS);
-        return TUI_PROMPT_DONE;
+        return TUI_PROMPT_REFUSED;
     }
     tui_regen(a, (int)n);
     return TUI_PROMPT_DONE;
@@ -614,13 +615,14 @@ tui_prompt_cancel(struct app *a)
 }
 
 /* The prompt KIND (its LABEL as shown) open again holding TEXT after its
-** accept failed, the error it said kept for the dialog above it. */
+** accept failed or refused the text (WHY: TUI_RETRY_*), the error it said
+** kept for the dialog above it. */
 static void
-prompt_again(struct app *a, int kind, const char *label, const char *text)
+prompt_again(struct app *a, int kind, const char *label, const char *text, int why)
 {
     tui_prompt_open(a, kind, "", text);
     snprintf(a->prompt_label, sizeof a->prompt_label, "%s", label);
-    a->prompt_retry = 1;
+    a->prompt_retry = why;
     snprintf(a->prompt_error, sizeof a->prompt_error, "%s", a->notice_err ? a->notice : "");
     a->prompt_error_cut = a->notice_err && a->notice_cut;
 }
@@ -631,7 +633,7 @@ tui_prompt_accept(struct app *a)
     const tui_prompt_class *p = prompt_of(a->prompt_kind);
     char *text = tui_xstrdup(a->prompt.buf);   /* the accept may open another prompt */
     char *label = tui_xstrdup(a->prompt_label);
-    int kind = a->prompt_kind;
+    int kind = a->prompt_kind, rc;
     /* the menu it came from (under it), left before the action runs */
     int menu = a->prompt_menu != TUI_MENU_NONE ? a->prompt_menu
                : a->prev_focus == TUI_FOCUS_MENU ? a->menu.kind : TUI_MENU_NONE;
@@ -646,9 +648,12 @@ tui_prompt_accept(struct app *a)
         tui_input_set(&a->phist[p->hist], text);
         free(tui_input_take(&a->phist[p->hist]));
     }
-    if (p != NULL && p->accept(a, text) == TUI_PROMPT_AGAIN &&
-        a->prompt_kind == TUI_PROMPT_NONE && text[strspn(text, " ")] != '\0')
-        prompt_again(a, kind, label, text);
+    rc = p != NULL ? p->accept(a, text) : TUI_PROMPT_DONE;
+    if (rc == TUI_PROMPT_AGAIN && a->prompt_kind == TUI_PROMPT_NONE &&
+        text[strspn(text, " ")] != '\0')
+        prompt_again(a, kind, label, text, TUI_RETRY_FAILED);
+    else if (rc == TUI_PROMPT_REFUSED && a->prompt_kind == TUI_PROMPT_NONE)
+        prompt_again(a, kind, label, text, TUI_RETRY_REFUSED);
     /* open again (asking first, or after a failure): Esc still goes back
     ** to the menu it came from */
     if (a->prompt_kind != TUI_PROMPT_NONE && a->menu.kind == TUI_MENU_NONE)

@@ -100,12 +100,25 @@ void tui_menu_refill(struct app *a, int64_t id);
 ** lost to a failure it did not cause.  Not when the accept opened a prompt
 ** itself (a "file exists" question) or nothing but blanks was typed.
 */
-enum { TUI_PROMPT_DONE = 0, TUI_PROMPT_AGAIN = 1 };
+/*
+** REFUSED: the text typed is not a value this prompt takes (a count out of
+** range, a list that does not parse, a name that cannot be used) and the
+** accept said why in an error notice, doing nothing else.  The one rule of
+** every value prompt: tui_prompt_accept keeps it open holding TEXT, with
+** its label, the reason in sight above it (view.c), for the user to correct
+** -- a refused value never closes the prompt (what is typed next would go
+** to the message box and be sent) and never loses the text.
+*/
+enum { TUI_PROMPT_DONE = 0, TUI_PROMPT_AGAIN = 1, TUI_PROMPT_REFUSED = 2 };
+/* a->prompt_retry: the prompt open again after a failure (AGAIN: Enter
+** tries again) or a refused value (REFUSED: the text is to be corrected) */
+enum { TUI_RETRY_FAILED = 1, TUI_RETRY_REFUSED = 2 };
 
 typedef struct tui_prompt_class {
     int   kind;             /* enum tui_prompt_kind */
     int   yesno;            /* y accepts, n cancels (a confirmation) */
-    /* Enter (or y): TEXT is what was typed.  TUI_PROMPT_DONE or _AGAIN. */
+    /* Enter (or y): TEXT is what was typed.  TUI_PROMPT_DONE, _AGAIN or
+    ** _REFUSED (a value prompt's check: say why, change nothing). */
     int  (*accept)(struct app *a, const char *text);
     int   hist;             /* enum tui_phist: the history Up/Down step
                                through, what Enter adds to (NONE: none) */

@@ -212,6 +212,8 @@ tui_model_open(struct app *a)
         fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
         return 1;
     }
+    if (l->resume_id != 0 && err.msg[0])
+        tui_notice(a, 0, "%s", err.msg);       /* a state file taken unchecked */
     memset(&oo, 0, sizeof oo);
     oo.strategy = strategy;
     oo.n_threads = l->threads;

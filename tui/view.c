@@ -17,6 +17,7 @@
 #define _XOPEN_SOURCE 700
 #define NCURSES_WIDECHAR 1
 #include "app.h"
+#include "menus.h"   /* TUI_RETRY_REFUSED */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1110,13 +1111,15 @@ draw_box(struct app *a, int x0, int y0, int w, int bh, int attr)
 }
 
 /* What a dialog over the transcript is for (draw_error_box). */
-enum { BOX_NOTICE, BOX_RETRY, BOX_QUIT };
+enum { BOX_NOTICE, BOX_RETRY, BOX_REFUSED, BOX_QUIT };
 
 /*
 ** An error TEXT (CUT: only its start) wrapped in a dialog over the
 ** transcript (rows TOP..TOP+H-1): the title, the text, and what the keys do
 ** -- BOX_RETRY: under a prompt opened again after it failed (Enter tries
-** again, Esc gives up: the footer is the prompt's); BOX_QUIT: what was said
+** again, Esc gives up: the footer is the prompt's); BOX_REFUSED: under a
+** value prompt kept open after it refused the text (edit it, Enter tries
+** it, Esc gives up); BOX_QUIT: what was said
 ** while quitting, under the unsaved-exchange question (its keys are the
 ** footer's); BOX_NOTICE: any key closes it -- and where every message is
 ** kept.  When even the dialog cannot hold it all, its last row says so and
@@ -1151,6 +1154,8 @@ draw_error_box(struct app *a, int top, int h, const char *text, int cut, int kin
         snprintf(hint, sizeof hint, "%s", more);
     else if (kind == BOX_RETRY)
         snprintf(hint, sizeof hint, TR("%s Enter tries again  Esc gives up"), more);
+    else if (kind == BOX_REFUSED)
+        snprintf(hint, sizeof hint, TR("%s correct it, then Enter  Esc gives up"), more);
     else
         snprintf(hint, sizeof hint, TR("%s any key closes  %s: all messages"), more, key);
     if (bh >= 2)
@@ -1332,12 +1337,35 @@ draw_menu_whole(struct app *a, const tui_menu_item *it, int y, int x, int text_w
     free(full);
 }
 
+/* The cells of M's label column in a list TEXT_W cells wide (label_col):
+** the widest label when the rows fit, else what the widest detail leaves,
+** at least a third of the list; 0 when the labels are no column. */
+static int
+menu_label_col(const tui_menu *m, int text_w)
+{
+    int lw = 0, dw = 0, col;
+
+    if (!m->label_col)
+        return 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const tui_menu_item *it = &m->items[i];
+        int l = tui_str_width(it->label, strlen(it->label));
+        int d = it->detail ? tui_str_width(it->detail, strlen(it->detail)) : 0;
+        lw = l > lw ? l : lw;
+        dw = d > dw ? d : dw;
+    }
+    col = text_w - 2 - dw;
+    if (col < text_w / 3)
+        col = text_w / 3;
+    return lw < col ? lw : col;
+}
+
 static void
 draw_menu(struct app *a, int top, int h)
 {
     tui_menu *m = &a->menu;
     int w = m->widest + 4 > TUI_MENU_W ? m->widest + 4 : TUI_MENU_W;
-    int bh, x0, y0, list_h, whole;
+    int bh, x0, y0, list_h, whole, lcol;
     int body = tui_role_attr(a, THEME_ROLE_MENU);
     char line[160], mk[2][128];
 
@@ -1348,6 +1376,7 @@ draw_menu(struct app *a, int top, int h)
     if (w < 10)
         w = a->cols;
     whole = menu_whole_rows(m, w - 4);
+    lcol = menu_label_col(m, w - 4);
     bh = (int)m->nvis + 4 + whole;
     if (bh > h)
         bh = h;
@@ -1386,7 +1415,9 @@ draw_menu(struct app *a, int top, int h)
 
         if (sel)
             fill(y, x0, w, attr);
-        lw = puts_cut(y, x0 + 2, it->label, tw, attr);
+        lw = puts_cut(y, x0 + 2, it->label, lcol && lcol < tw ? lcol : tw, attr);
+        if (lcol && lcol < tw)
+            lw = lcol;                /* the details in a column */
         if (it->detail && lw + 4 < tw)
             puts_cut(y, x0 + 2 + lw + 2, it->detail, tw - lw - 2,
                      sel ? attr : tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
@@ -1470,13 +1501,15 @@ tui_view_draw(struct app *a)
         if (tui_str_width(form, strlen(form)) > a->cols)
             draw_notice_popup(a, tr_top, tr_h + 1);
     }
-    /* a prompt open again after it failed: its error stays in sight until
-    ** Enter or Esc, whatever is typed (the footer is the prompt's), in the
-    ** footer's form (the prompt takes the keys: the log is out of reach) */
+    /* a prompt open again after it failed or refused the text: its error
+    ** stays in sight until Enter or Esc, whatever is typed (the footer is
+    ** the prompt's), in the footer's form (the prompt takes the keys: the
+    ** log is out of reach) */
     if (a->focus == TUI_FOCUS_PROMPT && a->prompt_retry && a->prompt_error[0]) {
         char form[TUI_NOTICE];
         int part = text_form(a, a->prompt_error, a->prompt_error_cut, form, sizeof form);
-        draw_error_box(a, tr_top, tr_h + 1, form, part, BOX_RETRY);
+        draw_error_box(a, tr_top, tr_h + 1, form, part,
+                       a->prompt_retry == TUI_RETRY_REFUSED ? BOX_REFUSED : BOX_RETRY);
     } else if (a->focus == TUI_FOCUS_PROMPT && (a->prompt_kind == TUI_PROMPT_UNSAVED ||
                                                 a->prompt_kind == TUI_PROMPT_UNSAVED_EXPORT)) {
         draw_quit_said(a, tr_top, tr_h + 1);

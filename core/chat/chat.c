@@ -501,6 +501,15 @@ chat_think_name(int mode)
     return mode >= 0 && mode < CHAT_THINK_COUNT ? think_modes[mode].name : "?";
 }
 
+void
+chat_think_text(int mode, const char **tail, const char **head)
+{
+    if (mode < 0 || mode >= CHAT_THINK_COUNT)
+        mode = CHAT_THINK_OFF;
+    *tail = think_modes[mode].tail;
+    *head = think_modes[mode].head;
+}
+
 int
 chat_think_parse(const char *name, int *mode, rwkv_err *err)
 {

@@ -374,6 +374,9 @@ int  chat_set_banned(chat *c, const int32_t *ids, size_t n, rwkv_err *err);
 /* The think mode's name ("off", "on", "short", "long", "skip"; "?" for
 ** another value) and the mode named NAME (RWKV_EINVAL naming the choices). */
 const char *chat_think_name(int mode);
+/* What think MODE writes into the prompt: *TAIL after the user's message,
+** *HEAD at the start of the reply (borrowed; another mode: off's). */
+void chat_think_text(int mode, const char **tail, const char **head);
 int  chat_think_parse(const char *name, int *mode, rwkv_err *err);
 /* The think mode of the next message on (the conversation is kept; a turn
 ** already written keeps its prompt).  Like chat_set_sampling: from the

@@ -143,6 +143,75 @@ mdl_state_touch(rwkv_state *s)
 /* Longest key name we build. */
 #define STATE_NAME_MAX 64
 
+/*
+** The shape checks of state file CK (PATH, for messages) against a model
+** of VERSION with N_LAYER layers of N_HEAD heads of HEAD_SIZE: its layers
+** and each layer's time_state [H,N,N] (v4: only a whole state rwkv-tui
+** saved, state_file.h).  N_LAYER 0: the shape unknown, only whether it is
+** a state file for a model of VERSION.
+*/
+static int
+state_file_check(const ckpt *ck, const char *path, const char *version, int n_layer, int n_head,
+                 int head_size, rwkv_err *err)
+{
+    const int v4 = strcmp(version, "4") == 0;
+    long maxl = -1;
+
+    if (v4 && ckpt_find(ck, "blocks.0.att.shift_state") == NULL)
+        return rwkv_errf(err, RWKV_ENOTSUP, "%s: state files need an RWKV v5/v6/v7 model "
+                         "(this is RWKV %s)", path, version);
+    if (!v4 && ckpt_find(ck, "blocks.0.att.time_state") == NULL)
+        return rwkv_errf(err, RWKV_ESHAPE, "%s: not a state file (no tensor "
+                         "'blocks.0.att.time_state')", path);
+    if (n_layer <= 0)
+        return RWKV_OK;
+    for (size_t i = 0; i < ckpt_count(ck); i++) {
+        long l;
+        if (sscanf(ckpt_at(ck, i)->name, "blocks.%ld.", &l) == 1 && l > maxl)
+            maxl = l;
+    }
+    if (maxl + 1 != n_layer)
+        return rwkv_errf(err, RWKV_ESHAPE, "%s: state file has %ld layers, the model has %d",
+                         path, maxl + 1, n_layer);
+    for (int l = 0; !v4 && l < n_layer; l++) {
+        char name[STATE_NAME_MAX], sh[96];
+        const ckpt_tensor *t;
+        size_t k = 0;
+
+        snprintf(name, sizeof name, "blocks.%d.att.time_state", l);
+        if ((t = ckpt_find(ck, name)) == NULL)
+            return rwkv_errf(err, RWKV_ESHAPE, "%s: missing tensor '%s'", path, name);
+        if (t->ndim == 3 && t->shape[0] == n_head && t->shape[1] == head_size &&
+            t->shape[2] == head_size)
+            continue;
+        k += (size_t)snprintf(sh, sizeof sh, "[");
+        for (int d = 0; d < t->ndim && k < sizeof sh; d++)
+            k += (size_t)snprintf(sh + k, sizeof sh - k, "%s%lld", d ? "," : "",
+                                  (long long)t->shape[d]);
+        if (k < sizeof sh)
+            snprintf(sh + k, sizeof sh - k, "]");
+        return rwkv_errf(err, RWKV_ESHAPE,
+                         "%s: tensor '%s' has shape %s, expected [%d,%d,%d] for this model "
+                         "(a state file for another model?)", path, name, sh, n_head, head_size,
+                         head_size);
+    }
+    return RWKV_OK;
+}
+
+int
+rwkv_state_file_fits(const char *path, const char *version, int n_layer, int n_head,
+                     int head_size, rwkv_err *err)
+{
+    ckpt *ck = NULL;
+    int rc;
+
+    if ((rc = ckpt_open_index(path, NULL, &ck, err)) != RWKV_OK)
+        return rc;
+    rc = state_file_check(ck, path, version, n_layer, n_head, head_size, err);
+    ckpt_close(ck);
+    return rc;
+}
+
 int
 rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s, rwkv_err *err)
 {
@@ -151,30 +220,15 @@ rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s, rwkv_
     size_t per = mdl_layer_state_len(m), hnn = H * N * N;
     float *tmp = NULL, *ts = NULL;
     int rc;
-    long maxl = -1;
 
     if (s->len != m->info.state_len)
         return rwkv_errf(err, RWKV_EINVAL, "%s: the state does not belong to this model", path);
     rc = ckpt_open(path, NULL, &ck, err);
     if (rc != RWKV_OK)
         return rc;
-    /* v4 has no time_state: only a whole state rwkv-tui saved (state_file.h) */
-    if (m->ver == MDL_V4 && ckpt_find(ck, "blocks.0.att.shift_state") == NULL) {
-        rc = rwkv_errf(err, RWKV_ENOTSUP, "%s: state files need an RWKV v5/v6/v7 model "
-                       "(this is RWKV %s)", path, m->info.version);
+    rc = state_file_check(ck, path, m->info.version, m->n_layer, m->H, m->N, err);
+    if (rc != RWKV_OK)
         goto done;
-    }
-    for (size_t i = 0; i < ckpt_count(ck); i++) {
-        const ckpt_tensor *t = ckpt_at(ck, i);
-        long l;
-        if (sscanf(t->name, "blocks.%ld.", &l) == 1 && l > maxl)
-            maxl = l;
-    }
-    if (maxl + 1 != m->n_layer) {
-        rc = rwkv_errf(err, RWKV_ESHAPE, "%s: state file has %ld layers, the model has %d",
-                       path, maxl + 1, m->n_layer);
-        goto done;
-    }
     tmp = malloc(s->len * sizeof(float));
     ts = malloc((hnn + 1) * sizeof(float));   /* v4: hnn may be 0 */
     if (tmp == NULL || ts == NULL) {
@@ -188,26 +242,7 @@ rwkv_state_load_file(const rwkv_model *m, const char *path, rwkv_state *s, rwkv_
         float *kv = tmp + (size_t)l * per + C;
 
         snprintf(name, sizeof name, "blocks.%d.att.time_state", l);
-        t = ckpt_find(ck, name);
-        if (t == NULL) {
-            rc = rwkv_errf(err, RWKV_ESHAPE, "%s: missing tensor '%s'", path, name);
-            goto done;
-        }
-        if (t->ndim != 3 || (size_t)t->shape[0] != H || (size_t)t->shape[1] != N ||
-            (size_t)t->shape[2] != N) {
-            char sh[96];
-            size_t k = 0;
-            k += (size_t)snprintf(sh, sizeof sh, "[");
-            for (int d = 0; d < t->ndim && k < sizeof sh; d++)
-                k += (size_t)snprintf(sh + k, sizeof sh - k, "%s%lld", d ? "," : "",
-                                      (long long)t->shape[d]);
-            if (k < sizeof sh)
-                snprintf(sh + k, sizeof sh - k, "]");
-            rc = rwkv_errf(err, RWKV_ESHAPE,
-                           "%s: tensor '%s' has shape %s, expected [%zu,%zu,%zu] for this model "
-                           "(a state file for another model?)", path, name, sh, H, N, N);
-            goto done;
-        }
+        t = ckpt_find(ck, name);        /* there, of its shape: state_file_check */
         rc = ckpt_to_f32(t, ts, hnn, err);
         if (rc != RWKV_OK)
             goto done;

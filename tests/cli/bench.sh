@@ -60,6 +60,16 @@ else fail "the text does not give decode's products: $out"; fi
 out=$("$RWKV_TUI" bench --demo --prompt-tokens 4 --gen-tokens 2 --repeat 1 2>&1) || fail "bench --demo: $out"
 if printf '%s\n' "$out" | grep -q "decode at"; then ok; else fail "bench --demo text: $out"; fi
 expect_fail "bench unknown shape" "unknown model shape 'nope'.*known: demo, 0\.1b" "$RWKV_TUI" bench --shape nope
+# a usage error, exit 2 as every bad option value, with --save too (it was
+# 1); nothing written
+for s in "" "--save $TMP/x.pth"; do
+    "$RWKV_TUI" bench --shape nope $s >/dev/null 2>&1
+    rc=$?
+    [ $rc = 2 ] && ok || fail "bench --shape nope $s: exit $rc, not 2"
+done
+expect_fail "bench --save unknown shape" "^rwkv-tui: bench: unknown model shape 'nope' \(known: demo, demo-v6, .*1\.6b-v6\)$" \
+    "$RWKV_TUI" bench --shape nope --save "$TMP/x.pth"
+[ ! -e "$TMP/x.pth" ] && ok || fail "bench --shape nope --save wrote a file"
 expect_fail "bench two models" "one of --model" "$RWKV_TUI" bench --demo --shape 0.1b
 expect_fail "bench cuda" "built without CUDA|cuda layers are not supported yet|no CUDA device" "$RWKV_TUI" bench --shape demo --strategy "cuda fp16"
 finish

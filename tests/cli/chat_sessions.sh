@@ -302,7 +302,7 @@ expect_fail "resume, no db" 'no saved sessions' "$T" chat --db "$TMP/none.db" --
 [ ! -e "$TMP/none.db" ] && ok || fail "--resume created a database"
 : >"$TMP/empty.db"
 expect_fail "resume, empty db" 'no saved sessions in' "$T" chat --db "$TMP/empty.db" --resume
-expect_fail "bad id" "'abc' is not a session id" "$T" chat --session abc
+expect_fail "bad id" "option --session: 'abc' is not an integer in \[1, " "$T" chat --session abc
 expect_fail "two modes" 'one of --session' "$T" chat $TINY --new a --resume
 expect_fail "empty title" 'title' "$T" chat $TINY --new ''
 if have_fixture states/state-7v0-A.pth 1; then

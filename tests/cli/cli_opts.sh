@@ -74,8 +74,8 @@ cat >"$TMP/s.json" <<'JSON'
 {"format": "rwkv-tui-session", "version": 1, "title": "From a pipe",
  "created_ms": 1700000000000, "strategy": "cpu fp32", "model": null, "head": 2,
  "turns": [
-  {"id": 1, "parent": null, "role": "user", "text": "hello", "tokens": [104], "time_ms": 1700000000001},
-  {"id": 2, "parent": 1, "role": "assistant", "text": " hi", "tokens": [105], "time_ms": 1700000000002}
+  {"id": 1, "parent": null, "role": "user", "text": "hello", "tokens": [85, 115, 101, 114, 58, 32, 104, 101, 108, 108, 111, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58], "time_ms": 1700000000001},
+  {"id": 2, "parent": 1, "role": "assistant", "text": " hi", "tokens": [32, 104, 105], "time_ms": 1700000000002}
  ]}
 JSON
 DB=$TMP/db/s.db
@@ -100,7 +100,7 @@ for id in " 1" "	1" "1x" "+ 1" ""; do
 done
 expect_fail "sessions fork turn ' 2'" "' 2' is not a turn id" "$T" sessions --db "$DB" fork 1 " 2"
 expect_fail "sessions state --vs ' 1'" "' 1' is not a turn id" "$T" sessions --db "$DB" state 1 2 --vs " 1"
-expect_fail "chat --session ' 1'" "option --session: ' 1' is not a session id" \
+expect_fail "chat --session ' 1'" "option --session: ' 1' is not an integer in \[1, " \
     $TO "$T" chat --db "$DB" --session " 1" </dev/null
 expect_fail "--threads ' 2'" "option --threads: ' 2' is not an integer" run_generate --threads " 2"
 expect_fail "bench --gen-tokens ' 2'" "option --gen-tokens: ' 2' is not an integer" \
@@ -116,5 +116,56 @@ run_generate --threads 2 >/dev/null 2>&1 && ok || fail "--threads 2"
 expect_fail "generate --no-greeting alone" "^rwkv-tui: generate: --no-greeting is an option of --chat" \
     run_generate --no-greeting
 run_generate --chat --no-greeting >/dev/null 2>&1 && ok || fail "generate --chat --no-greeting"
+
+# expect_usage DESC PATTERN CMD...: expect_fail, and the exit status is 2 (a
+# usage error, rwkv-tui(1) EXIT STATUS)
+expect_usage() {
+    local desc=$1 pat=$2 rc; shift 2
+    "$@" >/dev/null 2>&1
+    rc=$?
+    [ $rc = 2 ] || { fail "$desc: exit $rc, not 2"; return; }
+    expect_fail "$desc" "$pat" "$@"
+}
+
+# --- 5. one rule for every integer option: plain decimal digits -------------
+run_client() { $TO "$T" --demo "$@" </dev/null; }
+# (--max-tokens 1e1 and 5. ran as 10 and 5, 2.7 "is not an integer", 0x10
+# "is not a number", --seed 1e3 "is not a non-negative integer")
+for v in 1e1 5. 2.7 0x10 +5 " 5" "5 " -0 1,0 ""; do
+    for o in max-tokens top-k chunk seed threads; do
+        expect_usage "generate --$o '$v'" \
+            "^rwkv-tui: option --$o: '${v/+/\\+}' is not an integer in \[[0-9]+, [0-9]+\]$" \
+            run_generate --$o "$v"
+    done
+done
+expect_usage "chat --max-tokens 1e1" "^rwkv-tui: option --max-tokens: '1e1' is not an integer in \[1, 1000000\]$" \
+    run_chat --max-tokens 1e1
+expect_usage "chat --session 1e0" "^rwkv-tui: option --session: '1e0' is not an integer in \[1, 9223372036854775807\]$" \
+    run_chat --session 1e0
+expect_usage "client --session 1e0" "^rwkv-tui: option --session: '1e0' is not an integer in \[1, 9223372036854775807\]$" \
+    run_client --session 1e0
+expect_usage "client --top-k 1e1" "^rwkv-tui: option --top-k: '1e1' is not an integer in \[0, 65536\]$" \
+    run_client --top-k 1e1
+expect_usage "bench --repeat 1e0" "^rwkv-tui: option --repeat: '1e0' is not an integer in \[1, 1000\]$" \
+    run_bench --repeat 1e0
+expect_usage "bench --seed 1e3" "^rwkv-tui: option --seed: '1e3' is not an integer in \[0, 18446744073709551615\]$" \
+    run_bench --seed 1e3
+expect_usage "eval --chunk 1e1" "^rwkv-tui: option --chunk: '1e1' is not an integer in \[1, 65536\]$" \
+    run_eval --chunk 1e1
+expect_usage "--seed 2^64" "^rwkv-tui: option --seed: '18446744073709551616' is not an integer in \[0, 18446744073709551615\]$" \
+    run_generate --seed 18446744073709551616
+expect_usage "--max-tokens 0" "^rwkv-tui: option --max-tokens: '0' is not an integer in \[1, 1000000\]$" \
+    run_generate --max-tokens 0
+# the ends of the ranges, and the floats, stay fine
+run_generate --seed 18446744073709551615 --top-k 0 --chunk 65536 >/dev/null 2>&1 && ok ||
+    fail "--seed 2^64-1 --top-k 0 --chunk 65536"
+run_generate --temperature 1e-1 --top-p .5 >/dev/null 2>&1 && ok || fail "float options 1e-1, .5"
+
+# --- 6. generate --prompt-file - names stdin ---------------------------------
+expect_usage "empty stdin prompt" "^rwkv-tui: generate: stdin \(--prompt-file -\) is empty$" \
+    sh -c "'$T' generate --demo --prompt-file - </dev/null"
+: >"$TMP/empty.txt"
+expect_usage "empty prompt file" "^rwkv-tui: generate: $TMP/empty.txt is empty$" \
+    $TO "$T" generate --demo --prompt-file "$TMP/empty.txt"
 
 finish

@@ -22,7 +22,9 @@ hex2=$(sqlite3 "$DB" "select hex(t.text) from turns t join sessions s on s.id=t.
 "$RWKV_TUI" sessions --db "$DB" export 2 --format json > "$TMP/e2.json" || fail "export 2"
 grep -qF '"text": "a\rb\u0001c\u007fd"' "$TMP/e2.json" && ok || fail "second export"
 # ill-formed UTF-8 in a file to import: one U+FFFD; Markdown: controls cleaned
-LC_ALL=C sed $'s/"text": "a\\\\rb/"text": "\\xffa\\\\rb/' "$TMP/e.json" > "$TMP/bad.json"
+# (its tokens too, 0xff before the message: an import checks them against the text)
+LC_ALL=C sed $'s/"text": "a\\\\rb/"text": "\\xffa\\\\rb/; s/"tokens": \\[85,115,101,114,58,32,97,13,/"tokens": [85,115,101,114,58,32,255,97,13,/' \
+    "$TMP/e.json" > "$TMP/bad.json"
 "$RWKV_TUI" sessions --db "$DB" import "$TMP/bad.json" >/dev/null || fail "import a raw 0xff"
 hex3=$(sqlite3 "$DB" "select hex(text) from turns where session_id=3 and role=1" 2>/dev/null)
 [ "$hex3" = EFBFBD610D6201637F64 ] && ok || fail "raw 0xff: $hex3"

@@ -104,6 +104,17 @@ db.execute("UPDATE sessions SET head_turn=? WHERE id=?", (parent, sid))
 db.commit()
 EOF
 }
+# sql_rows DB SQL: the rows (python3's sqlite3, no sqlite3 tool needed), one
+# a line, columns joined by '|'; a write is committed.  No fd 3.
+sql_rows() {
+    python3 - "$1" "$2" 3>&- <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for row in db.execute(sys.argv[2]).fetchall():
+    print("|".join(str(c) for c in row))
+db.commit()
+EOF
+}
 # release_lock: the lock hold_lock took is let go; returns once it is.
 release_lock() { touch "$TMP/release"; wait $_locker; }
 finish() {

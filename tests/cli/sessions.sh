@@ -9,15 +9,15 @@ cat > "$TMP/chat.json" <<'JSON'
  "created_ms": 1700000000000, "strategy": "cpu fp32", "model": null, "head": 4,
  "turns": [
   {"id": 1, "parent": null, "role": "user", "text": "Where do pangolins sleep?",
-   "tokens": [85, 115, 101], "sampling": null, "time_ms": 1700000000001},
+   "tokens": [85, 115, 101, 114, 58, 32, 87, 104, 101, 114, 101, 32, 100, 111, 32, 112, 97, 110, 103, 111, 108, 105, 110, 115, 32, 115, 108, 101, 101, 112, 63, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58], "sampling": null, "time_ms": 1700000000001},
   {"id": 2, "parent": 1, "role": "assistant", "text": "In burrows.\nSome in trees.",
-   "tokens": [73, 110], "sampling": {"temperature": 1, "top_p": 0.3, "seed": "12345"},
+   "tokens": [73, 110, 32, 98, 117, 114, 114, 111, 119, 115, 46, 10, 83, 111, 109, 101, 32, 105, 110, 32, 116, 114, 101, 101, 115, 46], "sampling": {"temperature": 1, "top_p": 0.3, "seed": "12345"},
    "prefill_tps": 100.5, "decode_tps": 20.25, "time_ms": 1700000000002, "interrupted": false},
-  {"id": 3, "parent": 2, "role": "user", "text": "And what do they eat?", "tokens": [65],
+  {"id": 3, "parent": 2, "role": "user", "text": "And what do they eat?", "tokens": [85, 115, 101, 114, 58, 32, 65, 110, 100, 32, 119, 104, 97, 116, 32, 100, 111, 32, 116, 104, 101, 121, 32, 101, 97, 116, 63, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58],
    "time_ms": 1700000000003},
-  {"id": 4, "parent": 3, "role": "assistant", "text": "Ants and termites, 很多.", "tokens": [66, 67],
+  {"id": 4, "parent": 3, "role": "assistant", "text": "Ants and termites, 很多.", "tokens": [65, 110, 116, 115, 32, 97, 110, 100, 32, 116, 101, 114, 109, 105, 116, 101, 115, 44, 32, 229, 190, 136, 229, 164, 154, 46],
    "time_ms": 1700000000004, "interrupted": true},
-  {"id": 6, "parent": 1, "role": "assistant", "text": "Regenerated: underground.", "tokens": [1],
+  {"id": 6, "parent": 1, "role": "assistant", "text": "Regenerated: underground.", "tokens": [82, 101, 103, 101, 110, 101, 114, 97, 116, 101, 100, 58, 32, 117, 110, 100, 101, 114, 103, 114, 111, 117, 110, 100, 46],
    "time_ms": 1700000000005}
  ]}
 JSON

@@ -24,8 +24,8 @@ cat > "$TMP/m.json" <<'JSON'
 {"format": "rwkv-tui-session", "version": 1, "title": "modelled", "created_ms": 1700000000000,
  "model": {"path": "/models/x.pth", "fingerprint": "00000000deadbeef", "version": "7.0",
  "n_layer": 2, "n_embd": 64, "n_head": 1, "head_size": 64},
- "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [1]},
- {"id": 2, "parent": 1, "role": "assistant", "text": "hello", "tokens": [2]}]}
+ "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [85, 115, 101, 114, 58, 32, 104, 105, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58]},
+ {"id": 2, "parent": 1, "role": "assistant", "text": "hello", "tokens": [104, 101, 108, 108, 111]}]}
 JSON
 for i in 1 2 3; do
     "$T" sessions --db "$DB" import "$TMP/m.json" >/dev/null || fail "import $i"
@@ -94,11 +94,11 @@ t = e["turns"]
 def save(name, turns):
     x = dict(e, turns=turns, head=None)
     json.dump(x, open(d + "/" + name, "w"))
-g = {"id": 0, "parent": None, "role": "system", "text": "Hi, I am RWKV.", "tokens": [1]}
+g = {"id": 0, "parent": None, "role": "system", "text": "Hi, I am RWKV.", "tokens": [72, 105, 44, 32, 73, 32, 97, 109, 32, 82, 87, 75, 86, 46]}
 u, a = t[0], t[1]
 save("good.json", [g, dict(u, parent=0), dict(a, parent=u["id"])])
-save("sys_under.json", [g, {"id": 1, "parent": 0, "role": "system", "text": "Start again", "tokens": [1]}])
-save("user2.json", [u, {"id": u["id"] + 1, "parent": u["id"], "role": "user", "text": "more", "tokens": [1]}])
+save("sys_under.json", [g, {"id": 1, "parent": 0, "role": "system", "text": "Start again", "tokens": [83, 116, 97, 114, 116, 32, 97, 103, 97, 105, 110]}])
+save("user2.json", [u, {"id": u["id"] + 1, "parent": u["id"], "role": "user", "text": "more", "tokens": [85, 115, 101, 114, 58, 32, 109, 111, 114, 101, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58]}])
 save("reply_root.json", [dict(a, parent=None)])
 PY
 n0=$("$T" sessions --db "$DB" list | grep -c modelled)

@@ -27,10 +27,10 @@ cat > "$TMP/c.json" <<'JSON'
 {"format": "rwkv-tui-session", "version": 1, "title": "Loop", "created_ms": 1700000000000, "strategy": "",
  "model": null, "head": 4,
  "turns": [
-  {"id": 1, "parent": null, "role": "user", "text": "User: hi\n\nAssistant:", "tokens": [85, 115, 101]},
-  {"id": 2, "parent": 1, "role": "assistant", "text": " hello", "tokens": [73, 110]},
-  {"id": 3, "parent": 2, "role": "user", "text": "User: more\n\nAssistant:", "tokens": [65]},
-  {"id": 4, "parent": 3, "role": "assistant", "text": " ok", "tokens": [66, 67]}
+  {"id": 1, "parent": null, "role": "user", "text": "User: hi\n\nAssistant:", "tokens": [85, 115, 101, 114, 58, 32, 85, 115, 101, 114, 58, 32, 104, 105, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58]},
+  {"id": 2, "parent": 1, "role": "assistant", "text": " hello", "tokens": [32, 104, 101, 108, 108, 111]},
+  {"id": 3, "parent": 2, "role": "user", "text": "User: more\n\nAssistant:", "tokens": [85, 115, 101, 114, 58, 32, 85, 115, 101, 114, 58, 32, 109, 111, 114, 101, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58]},
+  {"id": 4, "parent": 3, "role": "assistant", "text": " ok", "tokens": [32, 111, 107]}
  ]}
 JSON
 
@@ -79,11 +79,13 @@ for f in md json; do
 done
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8", errors="strict")); assert len(d["turns"]) == 4; assert sum("damaged" in t for t in d["turns"]) == 2' \
     "$TMP/e.json" && ok || fail "export json: not strict JSON / damage not marked"
-out=$("$T" sessions --db "$DB" import "$TMP/e.json") && ok || fail "re-import damaged export: $out"
+# (the turn whose text was changed in the database is no longer its tokens: refused)
+expect_fail "re-import damaged export" "turn [0-9]+ \\(user\\): its tokens are not its text" \
+    "$T" sessions --db "$DB" import "$TMP/e.json"
 
 # --- import keeps the text (controls too), the title cleaned; markdown escaped -----------------
 printf '%s' '{"format": "rwkv-tui-session", "version": 1, "title": "esc\u001b]0;pwned\u0007", "model": null,
- "turns": [{"id": 1, "parent": null, "role": "user", "text": "# heading?\n```\n\u001b[2Jclear \u009b31m", "tokens": [1]}]}' \
+ "turns": [{"id": 1, "parent": null, "role": "user", "text": "# heading?\n```\n\u001b[2Jclear \u009b31m", "tokens": [85, 115, 101, 114, 58, 32, 35, 32, 104, 101, 97, 100, 105, 110, 103, 63, 10, 96, 96, 96, 10, 27, 91, 50, 74, 99, 108, 101, 97, 114, 32, 194, 155, 51, 49, 109, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58]}]}' \
     >"$TMP/esc.json"
 out=$("$T" sessions --db "$DB" import "$TMP/esc.json") && id=${out##* } && ok || fail "import esc: $out"
 "$T" sessions --db "$DB" show "$id" >"$TMP/esc.show" && ok || fail "show esc"
@@ -125,7 +127,7 @@ MNT=$TMP/small
 mkdir -p "$MNT"
 if is_root && mount -t tmpfs -o size=64k tmpfs "$MNT" 2>/dev/null; then
     python3 -c 'import json; print(json.dumps({"format": "rwkv-tui-session", "version": 1, "title": "long",
- "turns": [{"id": 1, "parent": None, "role": "user", "text": "x" * 100000, "tokens": [1]}]}))' >"$TMP/long.json"
+ "turns": [{"id": 1, "parent": None, "role": "user", "text": "x" * 100000, "tokens": list(b"User: " + b"x" * 100000 + b"\n\nAssistant:")}]}))' >"$TMP/long.json"
     out=$("$T" sessions --db "$DB" import "$TMP/long.json") && lid=${out##* } && ok || fail "import long: $out"
     printf 'the old export\n' >"$MNT/old.md"
     err=$("$T" sessions --db "$DB" export "$lid" --out "$MNT/old.md" 2>&1)
@@ -143,7 +145,7 @@ cat > "$TMP/m.json" <<'JSON'
 {"format": "rwkv-tui-session", "version": 1, "title": "modelled", "model": {"path": "/models/x.pth",
  "fingerprint": "00000000deadbeef", "version": "7.0", "vocab": "/models/rwkv_vocab_v20230424.txt",
  "n_layer": 2, "n_embd": 64, "n_head": 1, "head_size": 64},
- "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [1]}]}
+ "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi"}]}
 JSON
 out=$("$T" sessions --db "$DB" import "$TMP/m.json") && id=${out##* } && ok || fail "import model: $out"
 out=$("$T" sessions --db "$DB" show "$id")

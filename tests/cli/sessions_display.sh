@@ -41,8 +41,8 @@ cat >"$TMP/s.json" <<'JSON'
  "strategy": "cpu fp32", "head": 2,
  "model": {"path": "/models/x.pth", "fingerprint": "00000000deadbeef", "version": "7.0"},
  "turns": [
-  {"id": 1, "parent": null, "role": "user", "text": "placeholder one", "tokens": [1]},
-  {"id": 2, "parent": 1, "role": "assistant", "text": "placeholder two", "tokens": [2]}
+  {"id": 1, "parent": null, "role": "user", "text": "placeholder one", "tokens": [85, 115, 101, 114, 58, 32, 112, 108, 97, 99, 101, 104, 111, 108, 100, 101, 114, 32, 111, 110, 101, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58]},
+  {"id": 2, "parent": 1, "role": "assistant", "text": "placeholder two", "tokens": [112, 108, 97, 99, 101, 104, 111, 108, 100, 101, 114, 32, 116, 119, 111]}
  ]}
 JSON
 out=$("$T" sessions --db "$DB" import "$TMP/s.json") && ok || fail "import: $out"
@@ -101,7 +101,7 @@ grep -qF '"strategy": "c\u009b1m\u202ex"' "$TMP/j2" && ok || fail "json: C1/bidi
 
 # --- an imported title is the client's ----------------------------------------------------------
 printf '%s' '{"format": "rwkv-tui-session", "version": 1, "title": "a\u001b[31mb\u0000\u001b]0;t\u0007c\td", "model": null,
- "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [1]}]}' >"$TMP/t.json"
+ "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [85, 115, 101, 114, 58, 32, 104, 105, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58]}]}' >"$TMP/t.json"
 out=$("$T" sessions --db "$DB" import "$TMP/t.json") && id=${out##* } && ok || fail "import title: $out"
 "$T" sessions --db "$DB" rename 1 "$(printf 'a\033[31mb\033]0;t\007c\td')" && ok || fail "rename"
 t_import=$("$T" sessions --db "$DB" show "$id" | head -1)

@@ -61,7 +61,10 @@ LC_ALL=C grep -q "$(printf '\302\233')\|$(printf '\342\200\250')\|$(printf '\342
 python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); f = v[0]["framing"]
 assert f["greeting"] == "csi \x9b31m" and f["user"] == "A\u2028B" and f["bot"] == "Bot\u202e", f' \
     "$TMP/j" 2>"$TMP/pe" && ok || fail "list --json: not the real text: $(cat "$TMP/pe")"
-# the JSON export imports back, whole
+# the JSON export imports back, whole (the rows another program rewrote above
+# are no longer their tokens, which an import checks: imported without them)
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); [t.pop("tokens") for t in d["turns"]]
+json.dump(d, open(sys.argv[1], "w"))' "$TMP/js"
 out=$("$T" sessions --db "$DB" import "$TMP/js" 2>&1) && id=${out##* } && ok || fail "import: $out"
 "$T" sessions --db "$DB" show "${id:-0}" 2>&1 | grep -qx 'hi after the nul' && ok ||
     fail "imported copy: $("$T" sessions --db "$DB" show "${id:-0}" 2>&1 | cat -v)"

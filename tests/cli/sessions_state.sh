@@ -151,4 +151,15 @@ if have_fixture models/tiny-4v0-fp32.pth 3; then
     "$T" sessions --db "$DB4" state 1 "$t" | grep -q 'v4: wkv = the aa and bb sums' && ok ||
         fail "v4 note"
 fi
+
+# one head (tiny-7v0: 64 channels, a head of 64): "1 head", not "1 heads"
+if have_fixture models/tiny-7v0-fp32.pth 1; then
+    DB7=$TMP/h1.db
+    printf 'hi\n' | "$T" chat --model "$FX/models/tiny-7v0-fp32.pth" \
+        --vocab "$FX/rwkv_vocab_v20230424.txt" --db "$DB7" --new h1 --max-tokens 3 >/dev/null 2>&1
+    t=$(sqlite3 "$DB7" "select max(turn_id) from snapshots" 2>/dev/null)
+    out=$("$T" sessions --db "$DB7" state 1 "$t" 2>&1 | head -1)
+    case $out in *" layers x 64 channels (1 head of 64), saved in "*) ok ;;
+        *) fail "one head: $out" ;; esac
+fi
 finish

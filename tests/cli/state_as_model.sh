@@ -45,4 +45,37 @@ if have_fixture states/state-7v0-A.pth 2; then
     expect_fail "chat --model pip STATE" "$STATE_LINE" \
         sh -c 'timeout 60 "$0" chat --model "$1" </dev/null' "$T" "${P%.pth}"
 fi
+
+# the reverse mistakes: a model as --state, a model or a state file as
+# --vocab, told before anything loads (they said "missing tensor
+# 'blocks.0.att.time_state'" and "M.pth:1: expected a token id"); a usage
+# error, exit 2
+M=$TMP/m.pth
+"$T" bench --shape demo --save "$M" >/dev/null 2>&1 && ok || fail "bench --save a model"
+# expect_usage DESC PATTERN CMD...: expect_fail with exit status 2
+expect_usage() {
+    local desc=$1 pat=$2 rc; shift 2
+    "$@" >/dev/null 2>&1 </dev/null
+    rc=$?
+    [ $rc = 2 ] || { fail "$desc: exit $rc, not 2"; return; }
+    expect_fail "$desc" "$pat" "$@"
+}
+MODEL_AS_STATE='a model, not a state file: give it as --model \(--state takes a state-tuning file, blocks\.N\.att\.time_state\)$'
+VOCAB='not a vocabulary file \(rwkv_vocab_v20230424\.txt\): give it as'
+expect_usage "generate --state MODEL" "^rwkv-tui: generate: --state $M: $MODEL_AS_STATE" \
+    timeout 60 "$T" generate --model "$M" --state "$M" --prompt hi --max-tokens 1
+expect_usage "info --state MODEL" "^rwkv-tui: info: --state $M: $MODEL_AS_STATE" \
+    timeout 60 "$T" info --model "$M" --state "$M"
+expect_usage "eval --state MODEL" "^rwkv-tui: eval: --state $M: $MODEL_AS_STATE" \
+    timeout 60 "$T" eval --model "$M" --state "$M" --tokens 1 --out "$TMP/o.f32"
+expect_usage "chat --state MODEL" "^rwkv-tui: chat: --state $M: $MODEL_AS_STATE" \
+    timeout 60 "$T" chat --model "$M" --state "$M"
+expect_usage "client --state MODEL" "^rwkv-tui: --state $M: $MODEL_AS_STATE" \
+    timeout 60 "$T" --model "$M" --state "$M"
+expect_usage "generate --vocab MODEL" "^rwkv-tui: generate: --vocab $M: a model, $VOCAB --model$" \
+    timeout 60 "$T" generate --model "$M" --vocab "$M" --prompt hi --max-tokens 1
+expect_usage "generate --vocab STATE" "^rwkv-tui: generate: --vocab $S: a state file, $VOCAB --state$" \
+    timeout 60 "$T" generate --model "$M" --vocab "$S" --prompt hi --max-tokens 1
+expect_usage "tokenize --vocab MODEL" "^rwkv-tui: tokenize: --vocab $M: a model, $VOCAB --model$" \
+    timeout 60 "$T" tokenize --vocab "$M" --text hi
 finish

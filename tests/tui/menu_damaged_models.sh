@@ -10,8 +10,8 @@ cat >"$TMP/m.json" <<'JSON'
 {"format": "rwkv-tui-session", "version": 1, "title": "modelled", "created_ms": 1700000000000,
  "model": {"path": "/models/x.pth", "fingerprint": "00000000deadbeef", "version": "7.0",
  "n_layer": 2, "n_embd": 64, "n_head": 1, "head_size": 64},
- "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [1]},
- {"id": 2, "parent": 1, "role": "assistant", "text": "hello", "tokens": [2]}]}
+ "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [85, 115, 101, 114, 58, 32, 104, 105, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58]},
+ {"id": 2, "parent": 1, "role": "assistant", "text": "hello", "tokens": [104, 101, 108, 108, 111]}]}
 JSON
 for i in 1 2; do
     "$RWKV_TUI" sessions --db "$DB" import "$TMP/m.json" >/dev/null || fail "import $i"

@@ -43,6 +43,7 @@ type_text "warp drive"
 keys Enter
 check "bad strategy refused" 'warp'
 check "model kept" 'tiny-6v0-fp32\.pth \| cpu bf16'
+keys Escape Escape              # the refused strategy's prompt stays open to correct it; then F5
 tui_quit
 
 NODEMO=1 tui_start --model "$M/tiny-7v0-fp32.pth" --state "$FX/states/state-7v0-A.pth" \

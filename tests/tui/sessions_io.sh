@@ -87,6 +87,23 @@ check "the path kept for Enter again" '^import the session file.*s1\.md *$' 2
 keys Escape
 check "still two sessions" '#2 +other-7\.pth'
 
+# a file whose message's text is not its tokens (a hidden prompt) is refused,
+# as `sessions import` refuses it: nothing imported
+python3 - "$TMP/s1.json" "$TMP/hidden.json" <<'PYEOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+u = [t for t in d["turns"] if t["role"] == "user"][0]
+u["text"] = "hello"
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF2
+keys C-o
+type_text "$TMP/hidden.json"
+keys Enter
+check "tokens not their text: refused" 'turn 2 \(user\): its tokens are not its'
+keys Escape
+check "still two sessions after it" '#2 +other-7\.pth'
+check_not "... no third" '#3 ' 1
+
 # C-t: one model, the next, then all again
 keys C-t
 check "first model" 'search: model:\(demo\)'

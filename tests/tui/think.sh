@@ -75,6 +75,8 @@ keys C-u
 type_text 'lots'
 keys Enter
 check "a bad mode: one line" "framing: think: 'lots' is not off, on, short, long or skip"
+check "... its prompt open to correct it" 'lots'
+keys Escape Escape
 tui_quit
 
 # --- a reply with reasoning: dimmed, folded, copied ---------------------------------------
