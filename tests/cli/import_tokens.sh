@@ -11,6 +11,7 @@
 # --vocab PATH, never guessed.
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
+case $FX in /*) ;; *) FX=$PWD/$FX ;; esac   # (the test runs in $TMP)
 cd "$TMP" || exit 1
 # no vocabulary in the environment or the data folder: only what a test gives
 export HOME=$TMP/home XDG_DATA_HOME=$TMP/data XDG_CONFIG_HOME=$TMP/cfg
