@@ -16,12 +16,6 @@ if ! python3 -c 'import sqlite3' 2>/dev/null; then
     exit
 fi
 q() { sql_rows "$@"; }
-# the streaming reply (turn 5) saved with more than 20 tokens, still begun
-partial_saved() {
-    local n
-    n=$(q "$1" 'select length(tokens)/4 from turns where id=5 and interrupted=1' 2>/dev/null)
-    [ -n "$n" ] && [ "$n" -gt 20 ]
-}
 # the deleted reply's streaming went on for a few more progress saves
 more_streamed() { [ "$(wc -c <"$TMP/out")" -gt "$1" ]; }
 

@@ -24,12 +24,6 @@ fi
 
 q() { sql_rows "$@"; }
 
-# partial_saved DB: turn 5 (A's reply) is saved with more than 20 tokens, still begun
-partial_saved() {
-    local n
-    n=$(q "$1" 'select length(tokens)/4 from turns where id=5 and interrupted=1' 2>/dev/null)
-    [ -n "$n" ] && [ "$n" -gt 20 ]
-}
 
 # writer DB: session 1 with one exchange (turns 1-3), then chat A on it
 # streaming a long reply (turns 4 and 5) in the background, its stdin the

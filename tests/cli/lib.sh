@@ -115,6 +115,14 @@ for row in db.execute(sys.argv[2]).fetchall():
 db.commit()
 EOF
 }
+# partial_saved DB: turn 5 (a reply streaming in another process, after a
+# one-exchange session's greeting, message and reply) is saved with more than
+# 20 tokens and still begun.
+partial_saved() {
+    local n
+    n=$(sql_rows "$1" 'select length(tokens)/4 from turns where id=5 and interrupted=1' 2>/dev/null)
+    [ -n "$n" ] && [ "$n" -gt 20 ]
+}
 # release_lock: the lock hold_lock took is let go; returns once it is.
 release_lock() { touch "$TMP/release"; wait $_locker; }
 finish() {

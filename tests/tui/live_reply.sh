@@ -14,18 +14,13 @@ fi
 
 # q SQL: the rows of $DB
 q() { sql_rows "$DB" "$1"; }
-partial_saved() {
-    local n
-    n=$(q 'select length(tokens)/4 from turns where id=5 and interrupted=1' 2>/dev/null)
-    [ -n "$n" ] && [ "$n" -gt 20 ]
-}
 
 # session 1: one exchange (turns 1-3); then line chat A streams a long reply
 # (turns 4, 5), its stdin the FIFO fd 3 (kept from the tmux server)
 printf 'hi\n' | "$RWKV_TUI" chat --demo --db "$DB" --new live --seed 1 --max-tokens 4 >/dev/null 2>&1
 chat_bg --demo --db "$DB" --session 1 --seed 3 --max-tokens 1000000 --stop QQQZZZ
 printf 'tell me a long story\n' >&3
-poll partial_saved && ok || fail "A's reply not saved as it streams: $(cat "$TMP/err")"
+poll partial_saved "$DB" && ok || fail "A's reply not saved as it streams: $(cat "$TMP/err")"
 
 tui_start --session 1 --max-tokens 3 3>&-
 check "the client is told" "session 1: a reply is still being written in another window; this window goes on from turn 3" 20
