@@ -339,6 +339,24 @@ rebuild_from_chat(struct app *a)
     }
 }
 
+/* The status line's speeds are the last reply's: after an open or a
+** switch of branch, the last reply shown (LAST, to the message ASKED; its
+** saved speeds), none when it has none -- not those of a reply on another
+** branch or in another session. */
+static void
+shown_speeds(struct app *a, const store_turn *last, const store_turn *asked)
+{
+    chat_stats *ls = &a->last_stats;
+
+    if (a->busy)
+        return;                       /* a job's own counts are in there */
+    ls->prefill_tps = last ? last->prefill_tps : 0;
+    ls->decode_tps = last ? last->decode_tps : 0;
+    ls->prefill_tokens = ls->prefill_tps > 0 && asked ? asked->n_tokens : 0;
+    ls->gen_tokens = last && last->decode_tps > 0 ? last->n_tokens : 0;
+    ls->prefill_total = 0;
+}
+
 void
 tui_session_rebuild(struct app *a)
 {
@@ -354,11 +372,16 @@ tui_session_rebuild(struct app *a)
         tui_notice(a, 1, "%s", err.msg);
         rebuild_from_chat(a);
     } else {
+        const store_turn *last = NULL, *asked = NULL;
         for (size_t i = 0; i < n; i++) {
             const store_turn *t = &turns[i];
             int k;
             if (t->role == STORE_ROLE_SYSTEM)
                 continue;
+            if (t->role == STORE_ROLE_ASSISTANT) {
+                last = t;
+                asked = i > 0 && turns[i - 1].role == STORE_ROLE_USER ? &turns[i - 1] : NULL;
+            }
             put_notes(a, t->id);
             k = tui_tr_add(&a->tr, t->role == STORE_ROLE_USER ? TUI_TURN_USER : TUI_TURN_ASSISTANT,
                            t->text, strlen(t->text));
@@ -369,6 +392,7 @@ tui_session_rebuild(struct app *a)
             if (t->role == STORE_ROLE_ASSISTANT && t->decode_tps > 0)
                 tui_turn_stats(&a->tr.turns[k], t->n_tokens, t->prefill_tps, t->decode_tps, 0);
         }
+        shown_speeds(a, last, asked);
         store_branch_free(turns, n);
     }
     refresh_siblings(a);
