@@ -855,6 +855,11 @@ cancel_or_close(struct app *a)
         a->w.gen_cancel = 1;
         a->sib_pending = 0;      /* Esc stops the sibling steps queued behind it too */
         tui_notice(a, 0, "cancelling...");
+        if (a->queued && opening(a))
+            /* the message waiting for the open comes back now: an open that
+            ** replays nothing goes on whatever the Esc (the cancel rule,
+            ** storage/session.h), and the message must not go out in it */
+            open_queued_go(a, 0);
         return;
     }
     if (a->focus == TUI_FOCUS_SIDEBAR) {
