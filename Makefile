@@ -115,7 +115,7 @@ $(BUILD)/%_avx512.o: %_avx512.c
 
 $(LIBCORE): $(call obj,$(CORE_SRC))
 $(LIBSTORAGE): $(call obj,$(STORAGE_SRC))
-$(LIBTUI): $(call obj,$(TUI_SRC)) $(BUILD)/gen/i18n_zh.o
+$(LIBTUI): $(call obj,$(TUI_SRC)) $(BUILD)/gen/i18n_zh.o $(BUILD)/gen/themes.o
 $(LIBCLI): $(call obj,$(CLI_SRC))
 $(LIBGPU): $(GPU_OBJ) $(GPU_STAMP)
 $(LIBS):
@@ -129,6 +129,14 @@ $(BUILD)/gen/i18n_zh.c: po/zh_CN.po po/po2c.py
 	@mkdir -p $(dir $@)
 	python3 po/po2c.py po/zh_CN.po $@
 $(BUILD)/gen/i18n_zh.o: $(BUILD)/gen/i18n_zh.c tui/i18n.h
+	$(CC) $(CPPFLAGS) -I. $(WARN) $(CFLAGS) -c $< -o $@
+
+# The shipped themes built in (tui/theme.h), so a binary copied anywhere
+# finds `--theme mono`; `make install` still puts the files beside it.
+$(BUILD)/gen/themes.c: $(wildcard themes/*.yaml) themes/themes2c.py
+	@mkdir -p $(dir $@)
+	python3 themes/themes2c.py $@ $(wildcard themes/*.yaml)
+$(BUILD)/gen/themes.o: $(BUILD)/gen/themes.c tui/theme.h
 	$(CC) $(CPPFLAGS) -I. $(WARN) $(CFLAGS) -c $< -o $@
 
 # strategy.c's message about cuda stages depends on the kind of build.

@@ -735,7 +735,8 @@ cmd_fork(struct repl *r, char *args)
 {
     const char *end = args;
     long long turn = 0;
-    int64_t at;
+    int64_t at, at0 = 0, live = 0;
+    store_turn lt;
     rwkv_err err;
     int bad = cli_strtoll(args, &turn, &end) != 0;
 
@@ -747,11 +748,20 @@ cmd_fork(struct repl *r, char *args)
     }
     if (need_session(r, "fork") != 0)
         return 0;
+    /* a reply still being written at or above TURN moves the fork point
+    ** (sess_fork_point): asked first, only to say so */
+    if (sess_fork_point_ex(sess_store(r->s), sess_id(r->s), turn, &at0, &live, &err) != RWKV_OK)
+        live = 0;
     if (sess_fork(r->s, turn, &at, &err) != RWKV_OK) {
         cli_errorf("/fork: %s", err.msg);
         return 0;
     }
-    if (at != turn)
+    if (live != 0 && at == at0 && store_turn_get(sess_store(r->s), live, &lt, &err) == RWKV_OK) {
+        fprintf(stderr, "(reply %lld is still being written in another window: branched before "
+                        "its message %lld; the next message starts a new branch)\n",
+                (long long)live, (long long)lt.parent_id);
+        store_turn_fini(&lt);
+    } else if (at != turn)
         fprintf(stderr, "(branched before message %lld: the next message starts a new branch)\n",
                 turn);
     else

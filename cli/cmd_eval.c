@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/io/ckpt.h"
@@ -138,6 +139,7 @@ eval_check_outputs(const struct cli_opts *o, const char *out, const char *state_
     const char *model = o->demo || o->model == NULL
                             ? NULL : ckpt_file_name(o->model, buf, sizeof buf);
     store_input in[4];
+    struct stat st;
     rwkv_err err;
 
     snprintf(wm, sizeof wm, "the model (--model %s)", o->model ? o->model : "");
@@ -161,8 +163,10 @@ eval_check_outputs(const struct cli_opts *o, const char *out, const char *state_
             cli_errorf("eval: %s %s", names[k], err.msg);
             return -1;
         }
+    /* (one character device for both, /dev/null, is fine: nothing is replaced) */
     if (rwkv_same_file(state_out, out) || (state_out != NULL && strcmp(out, "-") != 0 &&
-                                          strcmp(state_out, out) == 0)) {
+                                          strcmp(state_out, out) == 0 &&
+                                          !(stat(out, &st) == 0 && S_ISCHR(st.st_mode)))) {
         cli_errorf("eval: --state-out %s is the same file as --out %s: give two files",
                    state_out, out);
         return -1;
@@ -212,6 +216,10 @@ cmd_eval(int argc, char **argv)
         chunk = 1;
     if ((tokens_s == NULL) == (text == NULL)) {
         cli_errorf("eval: give exactly one of --tokens and --text");
+        return 2;
+    }
+    if (text != NULL && *text == '\0') {
+        cli_errorf("eval: --text is empty");   /* a usage error, as generate's --prompt "" */
         return 2;
     }
     if (out == NULL) {

@@ -56,6 +56,8 @@ usage(FILE *f)
             "                                turns: the messages (user and assistant turns),\n"
             "                                the greeting not counted\n"
             "  show ID                       the current branch of session ID, with turn ids\n"
+            "                                ([being written]: a reply another window is\n"
+            "                                still writing; [interrupted]: one cut)\n"
             "  export ID [--format md|json] [--out FILE]\n"
             "                                Markdown of the current branch (default) or\n"
             "                                JSON of the whole tree (to stdout or FILE,\n"
@@ -70,7 +72,9 @@ usage(FILE *f)
             "                                else the session's own, $RWKV_VOCAB, next to\n"
             "                                the model, the data folder)\n"
             "  fork ID TURN [--title T]      a new session with the turns up to TURN; at a\n"
-            "                                user turn, up to before that message (as /fork)\n"
+            "                                user turn, up to before that message (as\n"
+            "                                /fork); at a reply still being written, before\n"
+            "                                its message\n"
             "  rename ID TITLE               change a session's title (not empty; one\n"
             "                                line: line breaks and tabs become spaces)\n"
             "  rm ID                         delete a session and its saved states\n"
@@ -317,6 +321,24 @@ show_framing(store *st, int64_t id)
     framing_fini(&f);
 }
 
+/* The mark of a reply not ended as it should: " [being written]" while
+** another process writes it now (store_turn_writing: its writer alive; its
+** row holds the text so far), " [interrupted]" when cut (a cancel, or its
+** writer gone), "" otherwise.  A failed read of the writer is taken as cut,
+** as a resume takes it. */
+static const char *
+interrupted_label(store *st, const store_turn *t)
+{
+    rwkv_err err;
+    int writing = 0;
+
+    if (!t->interrupted)
+        return "";
+    if (store_turn_writing(st, t->id, &writing, &err) == RWKV_OK && writing)
+        return " [being written]";
+    return " [interrupted]";
+}
+
 static int
 do_show(store *st, const struct sessions_args *a)
 {
@@ -386,7 +408,7 @@ do_show(store *st, const struct sessions_args *a)
             continue;
         }
         printf("#%lld %s%s%s", (long long)t.id, store_role_name(t.role),
-               t.has_snapshot ? " [state]" : "", t.interrupted ? " [interrupted]" : "");
+               t.has_snapshot ? " [state]" : "", interrupted_label(st, &t));
         if (t.n_children > 1)
             printf(" [%d branches]", t.n_children);
         if (why[0]) {
@@ -501,10 +523,10 @@ import_read(struct sessions_args *a)
 
     if (strcmp(file, "-") == 0) {
         file = "stdin";
-    } else if (rwkv_fopen_regular(file, &f, &err) != RWKV_OK) {
-        /* a regular file only: a FIFO or a device named by mistake must
-        ** not hang the import (core/io/fileio.h); stdin is what the user
-        ** gave, a pipe included */
+    } else if (rwkv_fopen_stream(file, &f, &err) != RWKV_OK) {
+        /* a regular file or a FIFO (`import <(cmd)`, as stdin may be a
+        ** pipe): a device named by mistake must not hang the import
+        ** (core/io/fileio.h), nor a FIFO no program writes */
         return cli_fail(&err);
     }
     a->in_what = file;
@@ -623,17 +645,40 @@ do_vacuum(store *st, const struct sessions_args *a)
     return 0;
 }
 
+/* The message reply LIVE answers (its parent), 0 when it cannot be read. */
+static int64_t
+live_message(store *st, int64_t live)
+{
+    store_turn t;
+    rwkv_err err;
+    int64_t m;
+
+    if (store_turn_get(st, live, &t, &err) != RWKV_OK)
+        return 0;
+    m = t.parent_id;
+    store_turn_fini(&t);
+    return m;
+}
+
 /* sessions fork: the fork rule of the session runtime (sess_fork_point): at
 ** a user turn, the new session ends before that message (to be written
-** again). */
+** again); at or past a reply another window is still writing, before the
+** message it answers (its text is not final yet), said in the one line. */
 static int
 do_fork(store *st, const struct sessions_args *a)
 {
-    int64_t nid, at = 0;
+    int64_t nid, at = 0, live = 0, msg;
     rwkv_err err;
 
-    if (sess_fork_point(st, a->id, a->turn, &at, &err) != RWKV_OK) {
+    if (sess_fork_point_ex(st, a->id, a->turn, &at, &live, &err) != RWKV_OK) {
         cli_errorf("forking session %lld: %s", (long long)a->id, err.msg);   /* as below */
+        return 1;
+    }
+    msg = live != 0 ? live_message(st, live) : 0;
+    if (at == 0 && live != 0) {
+        cli_errorf("sessions fork: reply %lld is still being written in another window and its "
+                   "message %lld is the first: nothing comes before it; fork once it is done",
+                   (long long)live, (long long)msg);
         return 1;
     }
     if (at == 0) {
@@ -645,7 +690,11 @@ do_fork(store *st, const struct sessions_args *a)
         cli_errorf("forking session %lld: %s", (long long)a->id, err.msg);   /* as the client */
         return 1;
     }
-    if (at != a->turn)
+    if (live != 0)
+        printf("forked session %lld before message %lld (at turn %lld) as session %lld: its "
+               "reply %lld is still being written in another window\n", (long long)a->id,
+               (long long)msg, (long long)at, (long long)nid, (long long)live);
+    else if (at != a->turn)
         printf("forked session %lld before message %lld (at turn %lld) as session %lld\n",
                (long long)a->id, (long long)a->turn, (long long)at, (long long)nid);
     else

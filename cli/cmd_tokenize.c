@@ -51,6 +51,7 @@ decode_ids(const tok *t, const char *what, const char *s, size_t len)
     char *text = NULL;
     size_t tl;
     rwkv_err err;
+    long lo = tok_is_bytes(t) ? 0 : 1;
     int rc = 1;
 
     while (i < len) {
@@ -67,9 +68,12 @@ decode_ids(const tok *t, const char *what, const char *s, size_t len)
             j++;
         for (size_t k = i; k < j && v >= 0; k++)
             v = s[k] >= '0' && s[k] <= '9' && j - i <= 9 ? v * 10 + (s[k] - '0') : -1;
-        if (v < 0 || v > INT32_MAX || tok_piece(t, (int32_t)v, &p, &pl) != RWKV_OK) {
-            cli_errorf("%s: '%.*s' (item %zu) is not a token id (0..%zu)", what,
-                       (int)(j - i > 40 ? 40 : j - i), s + i, n + 1, tok_vocab_size(t) - 1);
+        /* a World vocabulary has no id 0: the models' end of text, which
+        ** tok_piece lets through as no bytes for generation's sake */
+        if (v < lo || v > INT32_MAX || tok_piece(t, (int32_t)v, &p, &pl) != RWKV_OK) {
+            cli_errorf("%s: '%.*s' (item %zu) is not a token id (%ld..%zu%s)", what,
+                       (int)(j - i > 40 ? 40 : j - i), s + i, n + 1, lo, tok_vocab_size(t) - 1,
+                       v == 0 ? "; 0 is the end of a text, not in the vocabulary" : "");
             goto out;
         }
         if (n == cap) {

@@ -251,26 +251,8 @@ cli_parse_ll(const char *s, long long min, long long max, long long *out)
 int
 cli_int_check(const char *opt, const char *s, long long min, unsigned long long max)
 {
-    const char *d = s[0] == '-' && min < 0 ? s + 1 : s;
-    unsigned long long mag = 0;
-    int ok = *d >= '0' && *d <= '9';
-
-    /* digits alone: strtoll/strtod would also take " 5", "+5", "5.",
-    ** "1e1" or "0x10", each read its own way somewhere -- one spelling
-    ** for every integer option, whatever reads it afterwards */
-    for (; ok && *d != '\0'; d++) {
-        unsigned dig = (unsigned)(*d - '0');
-        if (*d < '0' || *d > '9' || mag > (ULLONG_MAX - dig) / 10)
-            ok = 0;
-        else
-            mag = mag * 10 + dig;
-    }
-    if (ok && s[0] == '-')
-        /* -MAG >= MIN, with MIN < 0 (so -MIN fits unsigned) */
-        ok = mag <= (unsigned long long)(-(min + 1)) + 1;
-    else if (ok)
-        ok = mag <= max && (min <= 0 || mag >= (unsigned long long)min);
-    if (ok)
+    /* the rule of every integer, the sampling values' too (params.h) */
+    if (params_int_check(s, strlen(s), min, max, NULL, NULL) == PARAMS_INT_OK)
         return 0;
     cli_errorf("option --%s: '%s' is not an integer in [%lld, %llu]", opt, s, min, max);
     return -1;
@@ -525,8 +507,8 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
             continue;
         if (r < 0)
             return -1;
-        /* the integer values by the rule of every integer option (params_set,
-        ** which also reads the config and the sidebar, takes "1e1" as 10) */
+        /* the integer values said as every integer option's (params_set
+        ** refuses the same texts, in its own words) */
         if (params_table[k].type != PARAMS_FLOAT &&
             cli_int_check(params_table[k].cli, v, (long long)params_table[k].min,
                           params_table[k].type == PARAMS_U64 ? UINT64_MAX

@@ -562,8 +562,12 @@ sess_state_lib(const sess *s)
 void
 sess_last_ids(const sess *s, int64_t *user_turn, int64_t *reply_turn)
 {
-    *user_turn = s->last_user;
-    *reply_turn = s->last_reply;
+    /* the last exchange kept out by a failed save: its rows are not (or
+    ** not all) written, and the ids left are the exchange's before it */
+    int out = sess_unsaved(s) > 0;
+
+    *user_turn = out ? 0 : s->last_user;
+    *reply_turn = out ? 0 : s->last_reply;
 }
 
 int
@@ -582,6 +586,7 @@ start_over(sess *s)
     s->root = SESS_ROOT_NEW;
     s->sid = 0;
     memset(&s->other, 0, sizeof s->other);   /* a new session is of this model */
+    memset(&s->gone, 0, sizeof s->gone);     /* ... and no other one's successor */
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
     s->title[0] = '\0';
@@ -920,6 +925,7 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
     s->root = rec != NULL ? SESS_ROOT_BARE : SESS_ROOT_NEW;
     s->sid = 0;
     memset(&s->other, 0, sizeof s->other);   /* a new session is of this model */
+    memset(&s->gone, 0, sizeof s->gone);     /* ... and no other one's successor */
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
     s->title[0] = '\0';

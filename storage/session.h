@@ -315,6 +315,10 @@ int  sess_fork(sess *s, int64_t turn, int64_t *at, rwkv_err *err);
 ** for callers that copy (`sessions fork`).  *AT 0 = the session's start.
 ** RWKV_EINVAL, naming TURN, when it is not a turn of SID. */
 int  sess_fork_point(store *st, int64_t sid, int64_t turn, int64_t *at, rwkv_err *err);
+/* sess_fork_point, and *LIVE (may be NULL): the reply still being written
+** on the way that moved the fork point before its message, else 0. */
+int  sess_fork_point_ex(store *st, int64_t sid, int64_t turn, int64_t *at, int64_t *live,
+                        rwkv_err *err);
 /* The previous (DIR -1) / next (+1) sibling of TURN, down to its newest leaf
 ** (sess_open: a cancel and the leaving rule as there). */
 int  sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err);

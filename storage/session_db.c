@@ -262,18 +262,20 @@ sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, 
 /* A state wanted on the way of a replay: the one after turn TURN (0 = the
 ** session's start) into OUT; GOT (OUT) says whether the replay passed it. */
 typedef struct replay_mid {
-    int64_t     turn;
-    rwkv_state *out;
-    int         got;
+    int64_t            turn;
+    rwkv_state        *out;
+    int                got;
+    struct replay_mid *next;           /* another state wanted, NULL = none */
 } replay_mid;
 
 static void
 mid_take(replay_mid *mid, int64_t at, const rwkv_state *st)
 {
-    if (mid != NULL && !mid->got && mid->turn == at) {
-        rwkv_state_copy(mid->out, st);
-        mid->got = 1;
-    }
+    for (; mid != NULL; mid = mid->next)
+        if (!mid->got && mid->turn == at) {
+            rwkv_state_copy(mid->out, st);
+            mid->got = 1;
+        }
 }
 
 /* sess_replay for the session whose start is START; MID (may be NULL) a
@@ -353,6 +355,24 @@ keep_replayed(sess *s, int64_t turn, const rwkv_state *st)
     if (store_snapshot_put(s->st, turn, rwkv_state_cdata(st), rwkv_state_len(st), &s->meta,
                            &err) != RWKV_OK)
         sess_save_fail(s, "the rebuilt state", &err);
+}
+
+/*
+** The fork point of branch TURNS[N] whose state a replay to its end passes
+** and rebuilds, to be kept (keep_replayed): the deepest turn before the end
+** with several children and no saved state (the retention policy keeps a
+** branch point's state, store.h, but it may have been dropped before the
+** turn became one, or by the budget) -- else every later fork or sibling
+** step there replays again.  SKIP (the state before the last message)
+** is taken on its own.  0 = none.
+*/
+static int64_t
+fork_point_unsaved(const store_turn *turns, size_t n, int64_t skip)
+{
+    for (size_t i = n > 0 ? n - 1 : 0; i-- > 0;)
+        if (turns[i].n_children >= 2 && !turns[i].has_snapshot && turns[i].id != skip)
+            return turns[i].id;
+    return 0;
 }
 
 /* The newest root of session SID that is a greeting (a system turn; with
@@ -494,7 +514,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     size_t n = 0, replayed = 0;
     rwkv_state *cur = NULL, *prev = NULL;
     int64_t base = 0, last_user = 0, last_user_parent = -1;
-    replay_mid mid;
+    replay_mid mid, fork_mid = { 0, NULL, 0, NULL };
     char note[300];
     int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW, mid_rebuilt = 0;
 
@@ -527,8 +547,13 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     mid.turn = last_user_parent;
     mid.out = prev;
     mid.got = 0;
+    /* and the fork point's, when it has none (fork_point_unsaved) */
+    fork_mid.turn = s->other.sid != sid ? fork_point_unsaved(turns, n, last_user_parent) : 0;
+    if (fork_mid.turn != 0 && (rc = rwkv_state_create(s->m, &fork_mid.out, err)) != RWKV_OK)
+        goto out;
+    mid.next = fork_mid.turn != 0 ? &fork_mid : NULL;
     if ((rc = replay_at(s, start, head, cur, &replayed, &base, note, sizeof note,
-                        last_user_parent >= 0 ? &mid : NULL, err)) != RWKV_OK)
+                        last_user_parent >= 0 ? &mid : mid.next, err)) != RWKV_OK)
         goto out;
     if (last_user_parent >= 0 && !mid.got) {
         size_t r2;
@@ -594,12 +619,17 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     }
     /* (not into a session of another model: its states are its model's,
     ** and its turns go on in a new session -- sess_other) */
-    if (replayed > 0 && bare_leaf && s->other.sid != sid)
+    /* (the end itself too when turns go on under it: a fork there) */
+    if (replayed > 0 && (bare_leaf || (n > 0 && turns[n - 1].n_children > 0)) &&
+        s->other.sid != sid)
         keep_replayed(s, head, cur);
+    if (fork_mid.got)
+        keep_replayed(s, fork_mid.turn, fork_mid.out);
     if (mid_rebuilt && last_user_parent > 0 && s->other.sid != sid)
         keep_replayed(s, last_user_parent, prev);
     s->sid = sid;
     s->head = head;
+    memset(&s->gone, 0, sizeof s->gone);   /* a session opened: no other's successor */
     sess_unsaved_clear(s);
     s->last_user = last_user;
     s->last_reply = n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT ? turns[n - 1].id : 0;
@@ -620,6 +650,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
 out:
     rwkv_state_destroy(cur);
     rwkv_state_destroy(prev);
+    rwkv_state_destroy(fork_mid.out);
     store_branch_free(turns, n);
     return rc;
 }
@@ -771,6 +802,29 @@ other_note(sess *s)
     s->other.fork = 0;
 }
 
+/* The one line of a conversation whose session was lost elsewhere
+** (sess_gone, check_alive), going on in the new session just made: it
+** replaces the "new session" line.  An error note: what was there is
+** gone. */
+static void
+gone_note(sess *s)
+{
+    const sess_gone *g = &s->gone;
+
+    if (g->kind == SESS_GONE_TURN)
+        sess_notef(s, 1, "turn %lld of session %lld was deleted elsewhere: this conversation "
+                         "goes on as session %lld", (long long)g->turn, (long long)g->sid,
+                   (long long)s->sid);
+    else if (g->kind == SESS_GONE_REPLACED)
+        sess_notef(s, 1, "session %lld of %s is another conversation now (the file was replaced, "
+                         "or the session deleted elsewhere): this conversation goes on as "
+                         "session %lld", (long long)g->sid, store_path(s->st), (long long)s->sid);
+    else
+        sess_notef(s, 1, "session %lld was deleted elsewhere: this conversation goes on as "
+                         "session %lld", (long long)g->sid, (long long)s->sid);
+    memset(&s->gone, 0, sizeof s->gone);
+}
+
 /*
 ** Create the session row (title TITLE; NULL: the conversation's own title
 ** when it has one -- a session deleted elsewhere is saved again under its
@@ -852,6 +906,8 @@ session_create(sess *s, const char *title, const char *msg)
     s->launch_frame = 0;
     if (s->other.fork)
         other_note(s);
+    else if (s->gone.sid != 0)
+        gone_note(s);
     else
         sess_notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
     s->samp_known = 0;                 /* the chat's values are the new session's */
@@ -885,8 +941,10 @@ reply_row(const sess *s, const chat_turn *ct, int64_t parent, store_turn *r)
     r->n_tokens = ct->n_reply;
     r->has_sampling = 1;
     r->sampling = ct->samp;
-    r->prefill_tps = ct->stats.prefill_tps;
-    r->decode_tps = ct->stats.decode_tps;
+    /* a copy of another model's turn (sess_other): its speeds were that
+    ** model's, not this one's -- unknown here (0), not shown as this one's */
+    r->prefill_tps = s->other.copying ? 0 : ct->stats.prefill_tps;
+    r->decode_tps = s->other.copying ? 0 : ct->stats.decode_tps;
     r->interrupted = ct->interrupted || ct->stop == CHAT_STOP_CANCEL || ct->stop == CHAT_STOP_ERROR;
 }
 
@@ -955,6 +1013,11 @@ file_lost(sess *s)
     s->sid = 0;
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
+    /* every exchange in memory is now saved nowhere (the file that held
+    ** the earlier ones is gone too): kept out from turn 0, so a quit asks
+    ** (sess_unsaved, sess_flush) as after any failed save */
+    s->unsaved = 1;
+    snprintf(s->fail_why, sizeof s->fail_why, "%s", err.msg);
     return 1;
 }
 
@@ -967,8 +1030,13 @@ sess_save_failed(sess *s, const char *what, const rwkv_err *err)
     snprintf(s->fail_why, sizeof s->fail_why, "%s", err->msg);
     if (file_lost(s) || s->fail_said)
         return;
-    sess_notef(s, 1, "saving %s: %s (the chat goes on; what is not saved is tried again with "
-                     "your next message)", sess_tr(s, what), err->msg);
+    /* a damaged file (store_dberr's line, its way on in it): no retry mends it */
+    if (strstr(err->msg, ": the session database is corrupt (") != NULL)
+        sess_notef(s, 1, "saving %s: %s (a retry cannot mend a damaged file: this chat goes on "
+                         "without saving, in memory until you quit)", sess_tr(s, what), err->msg);
+    else
+        sess_notef(s, 1, "saving %s: %s (the chat goes on; what is not saved is tried again "
+                         "with your next message)", sess_tr(s, what), err->msg);
     s->fail_said = 1;
 }
 
@@ -1154,10 +1222,11 @@ row_deleted(sess *s, int64_t anchor)
 ** "tried again" while nothing could ever save it.  A new session, not the
 ** deleted turns written back into the old one: what another window deleted
 ** stays deleted there.  (A head moved by another window is told by the
-** write itself: note_moved.)
+** write itself: note_moved.)  LAST: the state after the last of them, saved
+** with it (NULL = none: a replay rebuilds it).
 */
 static void
-check_alive(sess *s, size_t n_done, int64_t anchor)
+check_alive(sess *s, size_t n_done, int64_t anchor, const rwkv_state *last)
 {
     store_session ss;
     rwkv_err err;
@@ -1173,8 +1242,10 @@ check_alive(sess *s, size_t n_done, int64_t anchor)
         s->head = s->last_user = s->last_reply = 0;
         sess_unsaved_clear(s);
         s->other.fork = 1;
+        s->other.copying = 1;          /* the records so far: the other model's */
         if (n_done > 0)
-            sess_save_records(s, n_done, NULL);
+            sess_save_records(s, n_done, last);
+        s->other.copying = 0;
         return;
     }
     rc = store_session_get(s->st, s->sid, &ss, &err);
@@ -1192,21 +1263,14 @@ check_alive(sess *s, size_t n_done, int64_t anchor)
         sess_save_fail(s, "the model row", &err);
         return;
     }
+    /* the new session says why it is made, in its one line (gone_note):
+    ** made here, or by the message being written when nothing came before */
+    s->gone.sid = old;
+    s->gone.turn = gone;
+    s->gone.kind = gone != 0 ? SESS_GONE_TURN : rc == RWKV_OK ? SESS_GONE_REPLACED
+                                                              : SESS_GONE_SESSION;
     if (n_done > 0)
-        sess_save_records(s, n_done, NULL);
-    if (s->sid == 0)
-        return;
-    if (gone != 0)
-        sess_notef(s, 1, "turn %lld of session %lld was deleted elsewhere: this conversation "
-                         "goes on as session %lld", (long long)gone, (long long)old,
-                   (long long)s->sid);
-    else if (rc == RWKV_OK)
-        sess_notef(s, 1, "session %lld of %s is another conversation now (the file was replaced, "
-                         "or the session deleted elsewhere): this conversation goes on as "
-                         "session %lld", (long long)old, store_path(s->st), (long long)s->sid);
-    else
-        sess_notef(s, 1, "session %lld was deleted elsewhere: this conversation goes on as "
-                         "session %lld", (long long)old, (long long)s->sid);
+        sess_save_records(s, n_done, last);
 }
 
 size_t
@@ -1214,8 +1278,10 @@ sess_unsaved(const sess *s)
 {
     size_t n = chat_n_turns(s->c);
 
-    if (s->st == NULL || n == 0)
+    if (n == 0)
         return 0;
+    if (s->st == NULL)                 /* --no-db: nothing; its file lost: all of it */
+        return s->unsaved != 0 ? n : 0;
     if (s->sid == 0)                   /* the session's row failed: all of it */
         return n;
     if (s->unsaved == 0 || s->unsaved - 1 >= n)
@@ -1239,7 +1305,12 @@ sess_flush(sess *s, char *why, size_t cap)
 
     if (why != NULL && cap > 0)
         why[0] = '\0';
-    if (kept == 0 || file_lost(s))     /* nothing kept out; or, said, nothing saved now */
+    if (kept > 0 && (s->st == NULL || file_lost(s))) {   /* its file lost: nothing saves */
+        if (why != NULL && cap > 0)
+            snprintf(why, cap, "%s", s->fail_why);
+        return sess_unsaved(s);
+    }
+    if (kept == 0)
         return 0;
     s->fail_why[0] = '\0';
     store_busy_once(s->st, 1);
@@ -1247,7 +1318,7 @@ sess_flush(sess *s, char *why, size_t cap)
         if (sess_save_records(s, n, NULL) == 0 && failed)
             said_saved(s, kept);
     } else {
-        check_alive(s, n, s->head);    /* deleted elsewhere: all of it in a new session */
+        check_alive(s, n, s->head, NULL);    /* deleted elsewhere: all of it in a new session */
         if (s->st != NULL && s->sid != 0)
             catch_up(s, n);
     }
@@ -1323,7 +1394,7 @@ save_reopen(sess *s)
 
     if (s->st == NULL || n == 0 || file_lost(s))
         return;
-    check_alive(s, n, s->last_reply);   /* no new row: nothing to place */
+    check_alive(s, n, s->last_reply, NULL);   /* no new row: nothing to place */
     if (s->st == NULL)                  /* its read found the file gone: said */
         return;
     if (s->sid == 0 && sess_save_records(s, n, NULL) != 0)
@@ -1434,7 +1505,7 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
             return -1;
     }
     /* first: a session deleted elsewhere gets every turn in a new one */
-    check_alive(s, n - 1, with_user ? s->head : s->last_user);
+    check_alive(s, n - 1, with_user ? s->head : s->last_user, NULL);
     if (s->st == NULL)                 /* its read found the file gone: said */
         return -1;
     /* the first row written below says whether another window moved the
@@ -1508,14 +1579,30 @@ sess_save_unsent(sess *s)
     if (s->st == NULL || atomic_load(&s->keep) || s->last_user == 0)
         return;
     if (s->sid != s->undo_sid) {       /* the session was made for this message */
+        int fork = s->other.sid != 0 && s->other.sid == s->undo_sid;
         rc = store_session_delete(s->st, s->sid, &err);
-        if (rc == RWKV_OK)             /* it was announced: its end is said too */
-            sess_notef(s, 0, "session %lld removed again: it held only the cancelled message",
+        /* it was announced: its end is said too -- what it was made for,
+        ** and, for a fork of another model's session (sess_other: it held
+        ** a copy of that conversation too), that the session is untouched */
+        if (rc == RWKV_OK && fork)
+            sess_notef(s, 0, "session %lld, made for the message you cancelled, is deleted again; "
+                             "session %lld is as it was", (long long)s->sid,
+                       (long long)s->other.sid);
+        else if (rc == RWKV_OK)
+            sess_notef(s, 0, "session %lld, made for the message you cancelled, is deleted again",
                        (long long)s->sid);
         s->sid = 0;
-        /* a fork from another model's session (sess_other): the next one says so again */
-        s->other.fork = s->other.sid != 0 && s->other.sid == s->undo_sid;
+        s->other.fork = 0;
         s->head = s->last_user = s->last_reply = 0;
+        if (fork) {
+            /* back on the other model's session, as before the message: the
+            ** next write forks again, and says so (check_alive); nothing is
+            ** kept out, so leaving now makes no copy of it either */
+            s->sid = s->undo_sid;
+            s->head = s->undo_head;
+            s->last_user = s->undo_user;
+            s->last_reply = s->undo_reply;
+        }
         memcpy(s->title, s->undo_title, sizeof s->title);   /* the next message titles it */
         s->launch_state = s->undo_launch_state;
         s->launch_frame = s->undo_launch_frame;
@@ -1650,6 +1737,29 @@ sess_save_alive(sess *s)
     (void)store_turn_lease(s->st, s->reply_id, 1, &err);
 }
 
+/*
+** The reply's row was not there to complete: deleted in another window
+** while it streamed (sessions rm, F6's delete of it or of its message).
+** No save failed -- none could ever work there -- so the conversation,
+** this reply included (with AFTER, the state after it), goes on in a new
+** session now, said in one line (check_alive: the first of the message and
+** the reply that is gone is named).  1 when that was the case.
+*/
+static int
+finish_gone(sess *s, const rwkv_state *after)
+{
+    rwkv_err err;
+    int in_user = 1, in_reply = 1;
+
+    if (store_turn_in_session(s->st, s->reply_id, s->sid, &in_reply, &err) != RWKV_OK ||
+        in_reply ||
+        store_turn_in_session(s->st, s->last_user, s->sid, &in_user, &err) != RWKV_OK)
+        return 0;
+    check_alive(s, chat_n_turns(s->c), in_user ? s->reply_id : s->last_user, after);
+    s->reply_id = 0;
+    return 1;
+}
+
 /* The reply ended: complete its row with the state after it. */
 void
 sess_save_finish(sess *s, const chat_turn *t)
@@ -1663,9 +1773,11 @@ sess_save_finish(sess *s, const chat_turn *t)
     reply_row(s, t, s->last_user, &a);
     a.id = s->reply_id;
     if (store_turn_finish(s->st, &a, rwkv_state_cdata(after), rwkv_state_len(after), &s->meta,
-                          &err) != RWKV_OK)
+                          &err) != RWKV_OK) {
+        if (finish_gone(s, after))
+            return;                    /* in a new session now, said */
         save_gap(s, "the reply", &err, chat_n_turns(s->c) - 1, s->last_user, s->reply_id);
-    else if (s->unsaved == 0)
+    } else if (s->unsaved == 0)
         s->fail_said = 0;              /* saving works: the next failure is said */
     s->last_reply = s->reply_id;
     s->reply_id = 0;
@@ -2073,12 +2185,44 @@ sess_reset(sess *s, rwkv_err *err)
     }
 }
 
+/*
+** The first reply on the path root..TURN that another process is writing
+** now (store_turn_writing) into *LIVE, and the turn before the message it
+** answers into *BEFORE; *LIVE 0 when none.  Such a reply is a leaf (a
+** window that opens it goes on beside it: branch_head), but a turn under
+** it (written by a version before leases) is checked through it too.
+*/
+static int
+live_on_path(store *st, int64_t turn, int64_t *live, int64_t *before, rwkv_err *err)
+{
+    int64_t *path = NULL;
+    size_t n = 0;
+    int rc, writing = 0;
+
+    *live = *before = 0;
+    if ((rc = store_turn_path(st, turn, &path, &n, err)) != RWKV_OK)
+        return rc;
+    for (size_t i = 0; i < n && rc == RWKV_OK; i++) {
+        if ((rc = store_turn_writing(st, path[i], &writing, err)) != RWKV_OK || !writing)
+            continue;
+        *live = path[i];
+        *before = i >= 2 ? path[i - 2] : 0;   /* its message's parent (0: the start) */
+        break;
+    }
+    free(path);
+    return rc;
+}
+
 int
-sess_fork_point(store *st, int64_t sid, int64_t turn, int64_t *at, rwkv_err *err)
+sess_fork_point_ex(store *st, int64_t sid, int64_t turn, int64_t *at, int64_t *live,
+                   rwkv_err *err)
 {
     store_turn t;
+    int64_t w = 0, before = 0;
     int rc;
 
+    if (live != NULL)
+        *live = 0;
     if ((rc = store_turn_get(st, turn, &t, err)) != RWKV_OK)
         return rc;
     if (t.session_id != sid) {   /* before the rule: the turn named is the one asked for */
@@ -2088,7 +2232,20 @@ sess_fork_point(store *st, int64_t sid, int64_t turn, int64_t *at, rwkv_err *err
     }
     *at = t.role == STORE_ROLE_USER ? t.parent_id : turn;
     store_turn_fini(&t);
-    return RWKV_OK;
+    /* a reply still being written holds only part of its text: a fork goes
+    ** on from before its message, as a resume does (branch_head) */
+    if (*at != 0 && (rc = live_on_path(st, *at, &w, &before, err)) == RWKV_OK && w != 0) {
+        *at = before;
+        if (live != NULL)
+            *live = w;
+    }
+    return rc;
+}
+
+int
+sess_fork_point(store *st, int64_t sid, int64_t turn, int64_t *at, rwkv_err *err)
+{
+    return sess_fork_point_ex(st, sid, turn, at, NULL, err);
 }
 
 static int

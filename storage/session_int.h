@@ -64,7 +64,24 @@ typedef struct sess_other {
     int     kind;                      /* enum sess_other_kind */
     char    was[STORE_PATH_MAX];       /* its model's path, or its strategy */
     int     fork;                      /* forked now: the new session's note says so */
+    int     copying;                   /* its turns being copied into the new session:
+                                          written without their speeds (reply_row), which
+                                          the other model or precision made */
 } sess_other;
+
+/*
+** The session this conversation was saved in, lost to another window or
+** program (session_db.c, check_alive: deleted, a turn of it deleted, or the
+** file replaced): the conversation goes on in a new session, and the one
+** line that says why replaces that session's "new session N: TITLE" line
+** (session_create) -- said once the new session is there, never before.
+*/
+enum sess_gone_kind { SESS_GONE_SESSION = 1, SESS_GONE_TURN, SESS_GONE_REPLACED };
+typedef struct sess_gone {
+    int64_t sid;                       /* the session lost, 0 = none pending */
+    int64_t turn;                      /* SESS_GONE_TURN: the turn deleted */
+    int     kind;                      /* enum sess_gone_kind */
+} sess_gone;
 
 /*
 ** The save bookkeeping of a regeneration just before it writes its rows:
@@ -117,6 +134,7 @@ struct sess {
     int64_t          created_ms;       /* of session sid: with the id, its identity
                                           (-1 = unknown: not checked) */
     sess_other       other;            /* session sid made with another model */
+    sess_gone        gone;             /* the session lost elsewhere (check_alive) */
     char             title[STORE_TITLE_MAX];
     int64_t          head;             /* last saved turn of the branch */
     /* a message's rows watch the head (begin_rows): while HEAD_WATCH is

@@ -194,8 +194,39 @@ static const char schema_v6[] =
 static const char schema_v7[] =
     "CREATE TABLE settings(key TEXT PRIMARY KEY, value NOT NULL) WITHOUT ROWID;";
 
+/*
+** Version 8: identical saved states stored once (store_snapshot.c).  Every
+** session's greeting turn keeps a snapshot, byte for byte the same for one
+** model, framing and state file (12.98 MB each for a 1.5B model: a third
+** of a 300-chat file), and a fork copied its states.  state_blobs holds a
+** state's bytes once, found by their hash (the blob's own checksum field,
+** store_blob.c; the bytes are compared too); a snapshot row points to it
+** with blob_id and keeps an empty blob (the column is NOT NULL since v1,
+** and dropping that needs a rebuild of the table).  The trigger removes a
+** shared row with the last snapshot using it, whatever deletes the
+** snapshot (its turn's cascade, retention, the budget, an rm).  Rows saved
+** before keep their bytes inline (blob_id NULL) and stay readable: moving
+** gigabytes inside the opening transaction is what v6 avoided too.  No
+** REFERENCES on blob_id: the trigger keeps the link, a missing row reads
+** as a damaged state (named with its turn), and a column in a foreign key
+** could never be dropped again (ALTER TABLE DROP COLUMN refuses it).
+*/
+static const char schema_v8[] =
+    "CREATE TABLE state_blobs(id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, blob BLOB NOT NULL);"
+    "CREATE INDEX state_blobs_hash ON state_blobs(hash);"
+    "ALTER TABLE snapshots ADD COLUMN blob_id INTEGER;"
+    "CREATE INDEX snapshots_blob ON snapshots(blob_id) WHERE blob_id IS NOT NULL;"
+    "CREATE TRIGGER snapshots_blob_ad AFTER DELETE ON snapshots WHEN old.blob_id IS NOT NULL"
+    " BEGIN DELETE FROM state_blobs WHERE id=old.blob_id"
+    " AND NOT EXISTS(SELECT 1 FROM snapshots WHERE blob_id=old.blob_id); END;"
+    "CREATE TRIGGER snapshots_blob_au AFTER UPDATE OF blob_id ON snapshots"
+    " WHEN old.blob_id IS NOT NULL AND old.blob_id IS NOT new.blob_id"
+    " BEGIN DELETE FROM state_blobs WHERE id=old.blob_id"
+    " AND NOT EXISTS(SELECT 1 FROM snapshots WHERE blob_id=old.blob_id); END;";
+
 static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
     NULL, schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6, schema_v7,
+    schema_v8,
 };
 
 const char *
@@ -274,6 +305,22 @@ gave_up(const store *s)
     return NULL;
 }
 
+/* A page SQLite found damaged (ERR: store_corrupt's line): no retry mends
+** it, so the line goes on with the way on -- what still reads, copied into
+** a new file.  (sqlite3's .recover is named second: some builds of the
+** sqlite3 tool lack what it needs and fail it with "SQL logic error".) */
+static int
+corrupt_way_on(const store *s, rwkv_err *err)
+{
+    size_t n = strlen(err->msg);
+
+    snprintf(err->msg + n, sizeof err->msg - n,
+             ": export each session that still reads ('rwkv-tui sessions --db %s export ID "
+             "--format json --out F', then 'sessions --db NEW.db import F'), or copy out what "
+             "reads with sqlite3's .recover, and go on with --db NEW.db", s->path);
+    return err->code;
+}
+
 int
 store_dberr(store *s, rwkv_err *err, const char *what)
 {
@@ -283,9 +330,13 @@ store_dberr(store *s, rwkv_err *err, const char *what)
         lim = gave_up(s);
 
     /* a page SQLite found damaged: the one message of a damaged file */
-    if (lim == NULL && sqlite3_errcode(s->db) == SQLITE_CORRUPT)
-        return s->plain_errors ? store_corrupt(s, err, "%s", sqlite3_errmsg(s->db))
-                               : store_corrupt(s, err, "%s: %s", what, sqlite3_errmsg(s->db));
+    if (lim == NULL && sqlite3_errcode(s->db) == SQLITE_CORRUPT) {
+        if (s->plain_errors)
+            store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
+        else
+            store_corrupt(s, err, "%s: %s", what, sqlite3_errmsg(s->db));
+        return corrupt_way_on(s, err);
+    }
     if (s->plain_errors)
         return rwkv_errf(err, RWKV_EDB, "%s: %s", s->path, lim ? lim : sqlite3_errmsg(s->db));
     if (lim != NULL)
@@ -852,8 +903,10 @@ open_fail(store *s, const store_open_opts *o, rwkv_err *err)
 
     if (c == SQLITE_NOTADB)
         return rwkv_errf(err, RWKV_EDB, "%s: not a rwkv-tui session database (not an SQLite file)", s->path);
-    if (c == SQLITE_CORRUPT)
-        return store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
+    if (c == SQLITE_CORRUPT) {
+        store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
+        return corrupt_way_on(s, err);
+    }
     if (c == SQLITE_READONLY && s->read_only)
         return rwkv_errf(err, RWKV_EDB, "%s: cannot read the session database read-only: %s",
                          s->path, sqlite3_errmsg(s->db));

@@ -52,7 +52,7 @@
 typedef struct store store;    /* opaque: store_open / store_close */
 
 /* Schema version written to PRAGMA user_version by this build. */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 /* Longest session title / preset name (bytes), longer ones are refused. */
 #define STORE_TITLE_MAX 256
 /* Longest path kept for a model or a state file. */
@@ -768,10 +768,10 @@ const char *store_size_str(uint64_t bytes, char *buf, size_t cap);
 /* TEXT as bytes: "off"/"none" (0), or a number with a unit (500MB, 2GB,
 ** 1.5GiB; K/M/G/T are powers of 1000, KiB/MiB/... of 1024); -1 if neither. */
 int store_size_parse(const char *text, uint64_t *out);
-/* TEXT as a budget (store_size_parse, and 0 only as "off"/"none"; a bare
-** number -- bytes -- under the smallest saved state is refused: it would
-** drop them all, and megabytes were likely meant), or RWKV_EINVAL with the
-** line to show (in S's language, store_set_tr). */
+/* TEXT as a budget (store_size_parse, and 0 only as "off"/"none"; a size
+** under the smallest saved state -- with none saved, under 64 kB -- is
+** refused: it would drop them all, and 1GB or megabytes were likely meant),
+** or RWKV_EINVAL with the line to show (in S's language, store_set_tr). */
 int store_budget_parse(store *s, const char *text, uint64_t *bytes, rwkv_err *err);
 /* What setting a budget did, as one line ("budget 500.0 MB: dropped 12 saved
 ** states (...)") in S's language: both front ends say it.  Returns BUF. */
@@ -942,5 +942,8 @@ void store_blob_encode(const float *state, size_t n, const store_state_meta *met
 */
 int store_blob_decode(const unsigned char *blob, size_t len, store_state_meta *meta,
                       size_t *n, float *out, size_t cap, rwkv_err *err);
+/* The content hash of an encoded blob (its checksum field: the header and
+** the floats), the key of a shared state (schema v8, store_snapshot.c). */
+uint64_t store_blob_hash(const unsigned char *blob);
 
 #endif

@@ -126,6 +126,12 @@ store_blob_encode(const float *state, size_t n, const store_state_meta *meta,
     le_put64(blob + BLOB_CHECKED, blob_checksum(blob, n * 4));
 }
 
+uint64_t
+store_blob_hash(const unsigned char *blob)
+{
+    return le_get64(blob + BLOB_CHECKED);
+}
+
 int
 store_blob_decode(const unsigned char *blob, size_t len, store_state_meta *meta, size_t *n,
                   float *out, size_t cap, rwkv_err *err)

@@ -16,6 +16,12 @@
 ** a budget smaller than it is simply exceeded by that one state.
 ** It runs in the transaction that adds a turn (store_retain), and when a
 ** budget is set (store_budget_set, which then gives the space back).
+**
+** A state shared by several snapshots (schema v8: the sessions' greeting,
+** a fork's copies; store_snapshot.c) counts once, and dropping one of its
+** snapshots frees nothing while another keeps it: its snapshots are
+** dropped together, when the order reaches the last of them, or none is
+** (one of them a head, or the budget met before).
 */
 #include "store_int.h"
 
@@ -33,6 +39,15 @@ struct bstate {
     int      cls;        /* the order above, 1..4; 0 = never (the head) */
     int64_t  updated;    /* its session's updated_ms */
     int      depth;
+    uint64_t bytes;
+    int64_t  blob_id;    /* its shared row (v8), 0 = its bytes inline */
+};
+
+/* A shared row among the states: its bytes, and how many of its states the
+** drop loop has not reached yet. */
+struct bgroup {
+    int64_t  id;
+    size_t   left;
     uint64_t bytes;
 };
 
@@ -103,7 +118,9 @@ budget_smallest(store *s, uint64_t *out, rwkv_err *err)
     int rc;
 
     *out = 0;
-    if ((rc = store_prep(s, "SELECT min(length(blob)) FROM snapshots", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, "SELECT min(x) FROM (SELECT length(blob) x FROM snapshots"
+                            " WHERE blob_id IS NULL UNION ALL SELECT length(blob) FROM state_blobs)",
+                         &st, err)) != RWKV_OK)
         return rc;
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -118,18 +135,23 @@ budget_smallest(store *s, uint64_t *out, rwkv_err *err)
 }
 
 /*
-** A bare number is bytes (as `1024B` is), but someone who types
-** `budget 500` most likely meant megabytes, and a budget under the
-** smallest saved state drops every state at once (their turns' tokens
-** rebuild them, slowly).  So a bare number under the smallest state saved
-** is refused with what it means; with a unit it is taken as said.
+** A budget under one saved state drops every state at once (their turns'
+** tokens rebuild them, slowly): `1kB` for 1GB, `500B`, `0.0001GB` are
+** slips, refused as 0 is, with the smallest state saved.  With none saved
+** yet, under BUDGET_FLOOR: the smallest RWKV released (RWKV-4 169M, 12
+** layers of 768) keeps 184 kB of state, so a budget under 64 kB fits no
+** real model's.  A bare number is bytes (as `1024B` is), but someone who
+** types `budget 500` most likely meant megabytes: the refusal says so.
 */
+#define BUDGET_FLOOR 64000
+
 int
 store_budget_parse(store *s, const char *text, uint64_t *bytes, rwkv_err *err)
 {
     size_t len = strlen(text);
     uint64_t smallest;
-    int rc;
+    char h[32];
+    int rc, bare;
 
     if (store_size_parse(text, bytes) < 0)
         return rwkv_errf(err, RWKV_EINVAL,
@@ -138,18 +160,30 @@ store_budget_parse(store *s, const char *text, uint64_t *bytes, rwkv_err *err)
     if (*bytes == 0 && strcmp(text, "off") != 0 && strcmp(text, "none") != 0)
         return rwkv_errf(err, RWKV_EINVAL, "%s", store_tr(s, "budget: a budget of 0 bytes "
                          "would drop every state: say 'off' for none"));
-    if (*bytes > 0 && len > 0 && (isdigit((unsigned char)text[len - 1]) || text[len - 1] == '.')) {
-        char h[32];
-        if ((rc = budget_smallest(s, &smallest, err)) != RWKV_OK)
-            return rc;
-        if (*bytes < smallest)
-            return rwkv_errf(err, RWKV_EINVAL,
-                             store_tr(s, "budget: '%s' with no unit means bytes, less than "
-                                         "one saved state (the smallest takes %s): give a unit "
-                                         "(500MB, 2GB), or %sB if bytes are meant"),
-                             text, store_size_str(smallest, h, sizeof h), text);
-    }
-    return RWKV_OK;
+    if (*bytes == 0)
+        return RWKV_OK;
+    if ((rc = budget_smallest(s, &smallest, err)) != RWKV_OK)
+        return rc;
+    if (*bytes >= (smallest > 0 ? smallest : BUDGET_FLOOR))
+        return RWKV_OK;
+    bare = len > 0 && (isdigit((unsigned char)text[len - 1]) || text[len - 1] == '.');
+    if (smallest > 0)
+        return rwkv_errf(err, RWKV_EINVAL,
+                         bare ? store_tr(s, "budget: '%s' with no unit means bytes, less than "
+                                            "one saved state (the smallest takes %s), and would "
+                                            "drop every state: give a unit (500MB, 2GB)")
+                              : store_tr(s, "budget: '%s' is less than one saved state (the "
+                                            "smallest takes %s) and would drop every state: give "
+                                            "more (500MB, 2GB), or say 'off' for none"),
+                         text, store_size_str(smallest, h, sizeof h));
+    return rwkv_errf(err, RWKV_EINVAL,
+                     bare ? store_tr(s, "budget: '%s' with no unit means bytes, less than any "
+                                        "model's saved state (%s at the least), and would drop "
+                                        "every state: give a unit (500MB, 2GB)")
+                          : store_tr(s, "budget: '%s' is less than any model's saved state (%s "
+                                        "at the least) and would drop every state: give more "
+                                        "(500MB, 2GB), or say 'off' for none"),
+                     text, store_size_str(BUDGET_FLOOR, h, sizeof h));
 }
 
 const char *
@@ -243,8 +277,11 @@ budget_read(store *s, int64_t session, struct bstate **out, size_t *n, uint64_t 
     *n = 0;
     *total = 0;
     if ((rc = store_prep(s, "SELECT n.turn_id, t.session_id, e.updated_ms, t.depth,"
-                            " length(n.blob), e.head_turn IS t.id,"
-                            " (SELECT count(*) FROM turns c WHERE c.parent_id=t.id)"
+                            " CASE WHEN n.blob_id IS NULL THEN length(n.blob) ELSE"
+                            " (SELECT length(b.blob) FROM state_blobs b WHERE b.id=n.blob_id) END,"
+                            " e.head_turn IS t.id,"
+                            " (SELECT count(*) FROM turns c WHERE c.parent_id=t.id),"
+                            " coalesce(n.blob_id, 0)"
                             " FROM snapshots n JOIN turns t ON t.id=n.turn_id"
                             " JOIN sessions e ON e.id=t.session_id", &st, err)) != RWKV_OK)
         return rc;
@@ -261,7 +298,9 @@ budget_read(store *s, int64_t session, struct bstate **out, size_t *n, uint64_t 
         v[*n].depth = sqlite3_column_int(st, 3);
         v[*n].bytes = (uint64_t)sqlite3_column_int64(st, 4);
         v[*n].cls = mine ? (sqlite3_column_int(st, 5) ? 0 : chain ? 3 : 4) : chain ? 1 : 2;
-        *total += v[*n].bytes;
+        v[*n].blob_id = sqlite3_column_int64(st, 7);
+        if (v[*n].blob_id == 0)
+            *total += v[*n].bytes;    /* shared rows: once each (budget_groups) */
         (*n)++;
     }
     if (rc != SQLITE_DONE) {
@@ -278,13 +317,84 @@ fail:
     return rc;
 }
 
+static int
+bgroup_cmp(const void *pa, const void *pb)
+{
+    const struct bgroup *a = pa, *b = pb;
+
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The shared rows among V[0..N) into *OUT (*NG, sorted by id), each of
+** their bytes added to *TOTAL once.  NULL with *NG 0 and RWKV_OK: none. */
+static int
+budget_groups(const struct bstate *v, size_t n, struct bgroup **out, size_t *ng,
+              uint64_t *total, rwkv_err *err)
+{
+    struct bgroup *g;
+    size_t k = 0, m = 0;
+
+    *out = NULL;
+    *ng = 0;
+    for (size_t i = 0; i < n; i++)
+        k += v[i].blob_id != 0;
+    if (k == 0)
+        return RWKV_OK;
+    if ((g = malloc(k * sizeof *g)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    for (size_t i = 0, j = 0; i < n; i++)
+        if (v[i].blob_id != 0)
+            g[j++] = (struct bgroup){ v[i].blob_id, 1, v[i].bytes };
+    qsort(g, k, sizeof *g, bgroup_cmp);
+    for (size_t i = 0; i < k; i++) {
+        if (m > 0 && g[m - 1].id == g[i].id) {
+            g[m - 1].left++;
+            continue;
+        }
+        g[m++] = g[i];
+        *total += g[i].bytes;
+    }
+    *out = g;
+    *ng = m;
+    return RWKV_OK;
+}
+
+/* Drop V[I] (sorted by the order) into DROP: an inline state at once, a
+** shared one with the rest of its group when I is the last of them. */
+static void
+budget_take(const struct bstate *v, size_t i, struct bgroup *g, size_t ng, int64_t *drop,
+            size_t *n_drop, uint64_t *total, store_budget_info *info)
+{
+    struct bgroup key = { v[i].blob_id, 0, 0 }, *grp;
+
+    if (v[i].blob_id == 0) {
+        drop[(*n_drop)++] = v[i].turn;
+        *total -= v[i].bytes;
+        info->dropped++;
+        info->dropped_bytes += v[i].bytes;
+        return;
+    }
+    grp = bsearch(&key, g, ng, sizeof *g, bgroup_cmp);
+    if (grp == NULL || --grp->left > 0)
+        return;                 /* another snapshot still uses it: frees nothing yet */
+    for (size_t j = 0; j <= i; j++) {
+        if (v[j].blob_id == v[i].blob_id) {
+            drop[(*n_drop)++] = v[j].turn;
+            info->dropped++;
+        }
+    }
+    *total -= grp->bytes;
+    info->dropped_bytes += grp->bytes;
+}
+
 int
 store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err *err)
 {
     struct bstate *v = NULL;
+    struct bgroup *g = NULL;
     int64_t *drop = NULL;
     uint64_t budget, total;
-    size_t n, n_drop = 0;
+    size_t n, ng = 0, n_drop = 0;
     int rc;
 
     memset(info, 0, sizeof *info);
@@ -299,6 +409,8 @@ store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err 
         return RWKV_OK;
     if ((rc = budget_read(s, session, &v, &n, &total, err)) != RWKV_OK)
         return rc;
+    if ((rc = budget_groups(v, n, &g, &ng, &total, err)) != RWKV_OK)
+        goto out;
     info->before = info->after = total;
     info->states = (int64_t)n;
     if (total <= budget)
@@ -308,14 +420,10 @@ store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err 
         rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n && total > budget; i++) {
-        if (v[i].cls == 0)
-            continue;
-        drop[n_drop++] = v[i].turn;
-        total -= v[i].bytes;
-        info->dropped++;
-        info->dropped_bytes += v[i].bytes;
-    }
+    /* (a group with a head in it never completes: the head is never reached) */
+    for (size_t i = 0; i < n && total > budget; i++)
+        if (v[i].cls != 0)
+            budget_take(v, i, g, ng, drop, &n_drop, &total, info);
     if ((rc = store_snapshot_drop_tx(s, drop, n_drop, "dropping a saved state over the budget",
                                      err)) != RWKV_OK)
         goto out;
@@ -323,6 +431,7 @@ store_budget_apply(store *s, int64_t session, store_budget_info *info, rwkv_err 
     info->states = (int64_t)n - info->dropped;
 out:
     free(drop);
+    free(g);
     free(v);
     return rc;
 }

@@ -25,6 +25,15 @@
 ** every turn would be 2.6 GB.  Rebuilding a dropped state replays at most 7
 ** turns of tokens.  Reading one back takes 20-50 ms (bench/bench_store.c)
 ** whatever the conversation's length.
+**
+** Identical states are stored once (schema v8): the bytes go to
+** state_blobs, keyed by the blob's checksum field (a 64-bit hash of header
+** and floats) with the bytes compared on a hit, and the snapshot row points
+** there (blob_id; its own blob column empty).  Every session's greeting is
+** such a state -- the same bytes for one model, framing and state file --
+** and so are a fork's copied states.  A trigger (store.c, v8) removes the
+** shared row with its last snapshot.  Rows saved before v8 keep their bytes
+** inline (blob_id NULL); both kinds are read alike (SNAP_SELECT).
 */
 #include "store_int.h"
 
@@ -45,6 +54,38 @@ check_state(const float *state, size_t n, const store_state_meta *meta, rwkv_err
     return RWKV_OK;
 }
 
+/* The id of the shared row holding BLOB (BYTES), added if none holds it
+** yet, into *ID.  The hash only finds candidates: the bytes decide. */
+static int
+shared_blob(store *s, const unsigned char *blob, size_t bytes, int64_t *id, rwkv_err *err)
+{
+    const sqlite3_int64 h = (sqlite3_int64)store_blob_hash(blob);
+    sqlite3_stmt *st;
+    int rc, r;
+
+    if ((rc = store_prep(s, "SELECT id FROM state_blobs WHERE hash=? AND blob=? LIMIT 1", &st,
+                         err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, h);
+    sqlite3_bind_blob64(st, 2, blob, bytes, SQLITE_STATIC);
+    r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (r == SQLITE_ROW)
+        return RWKV_OK;
+    if (r != SQLITE_DONE)
+        return store_dberr(s, err, "looking up a saved state");
+    if ((rc = store_prep(s, "INSERT INTO state_blobs(hash, blob) VALUES (?,?)", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, h);
+    sqlite3_bind_blob64(st, 2, blob, bytes, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving snapshot");
+    *id = sqlite3_last_insert_rowid(s->db);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int
 store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
                       const store_state_meta *meta, rwkv_err *err)
@@ -52,6 +93,7 @@ store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
     sqlite3_stmt *st;
     unsigned char *blob;
     size_t bytes;
+    int64_t blob_id = 0;
     int rc;
 
     if ((rc = check_state(state, n, meta, err)) != RWKV_OK)
@@ -60,12 +102,19 @@ store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
     if ((blob = malloc(bytes)) == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "snapshot: out of memory for %zu bytes", bytes);
     store_blob_encode(state, n, meta, blob);
-    if ((rc = store_prep(s, "INSERT OR REPLACE INTO snapshots(turn_id, fingerprint, version, n_layer, n_embd,"
-                            " n_head, head_size, precision, n_floats, created_ms, blob, digest)"
-                            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &st, err)) != RWKV_OK) {
+    /* the old row goes by a DELETE, not INSERT OR REPLACE: a REPLACE fires
+    ** no delete trigger, and the trigger frees its shared row if unused */
+    if ((rc = store_exec_ids(s, "DELETE FROM snapshots WHERE turn_id=?", &turn, 1, "saving snapshot",
+                             err)) != RWKV_OK ||
+        (rc = shared_blob(s, blob, bytes, &blob_id, err)) != RWKV_OK) {
         free(blob);
         return rc;
     }
+    free(blob);
+    if ((rc = store_prep(s, "INSERT INTO snapshots(turn_id, fingerprint, version, n_layer, n_embd,"
+                            " n_head, head_size, precision, n_floats, created_ms, blob, digest, blob_id)"
+                            " VALUES (?,?,?,?,?,?,?,?,?,?,x'',?,?)", &st, err)) != RWKV_OK)
+        return rc;
     sqlite3_bind_int64(st, 1, turn);
     sqlite3_bind_int64(st, 2, (int64_t)meta->fingerprint);
     sqlite3_bind_text(st, 3, meta->version, (int)strnlen(meta->version, sizeof meta->version),
@@ -77,11 +126,10 @@ store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
     sqlite3_bind_int(st, 8, meta->precision);
     sqlite3_bind_int64(st, 9, (int64_t)n);
     sqlite3_bind_int64(st, 10, store_now_ms());
-    sqlite3_bind_blob64(st, 11, blob, bytes, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 12, (int64_t)meta->digest);
+    sqlite3_bind_int64(st, 11, (int64_t)meta->digest);
+    sqlite3_bind_int64(st, 12, blob_id);
     rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving snapshot");
     sqlite3_finalize(st);
-    free(blob);
     return rc;
 }
 
@@ -160,6 +208,26 @@ meta_match(const store_state_meta *have, size_t n_have, const store_state_meta *
     return 0;
 }
 
+/* A snapshot's bytes (inline before v8, else its shared row: NULL if that
+** is missing), digest and shared row id, by turn_id. */
+#define SNAP_SELECT                                                                   \
+    "SELECT CASE WHEN n.blob_id IS NULL THEN n.blob ELSE b.blob END, n.digest, n.blob_id" \
+    " FROM snapshots n LEFT JOIN state_blobs b ON b.id=n.blob_id WHERE n.turn_id=?"
+
+/* Why column 0 of a SNAP_SELECT row is no blob, or E2's message. */
+static const char *
+snap_why(sqlite3_stmt *st, const rwkv_err *e2, char *buf, size_t cap)
+{
+    if (sqlite3_column_type(st, 0) == SQLITE_BLOB)
+        return e2->msg;
+    if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+        snprintf(buf, cap, "its shared state (row %lld of state_blobs) is missing",
+                 (long long)sqlite3_column_int64(st, 2));
+    else
+        snprintf(buf, cap, "not a blob");
+    return buf;
+}
+
 int
 store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *out, size_t n,
                    enum store_snap *stp, rwkv_err *err)
@@ -173,7 +241,7 @@ store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *
     int rc;
 
     *so = STORE_SNAP_ABSENT;
-    if ((rc = store_prep(s, "SELECT blob, digest FROM snapshots WHERE turn_id=?", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, SNAP_SELECT, &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, turn);
     if ((rc = store_step_one(s, st, "reading snapshot", err, "turn %lld has no saved state",
@@ -183,11 +251,13 @@ store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *
         const unsigned char *b = sqlite3_column_blob(st, 0);
         size_t len = (size_t)sqlite3_column_bytes(st, 0);
         rwkv_err e2;
+        char wb[96];
+        e2.msg[0] = '\0';
         if (sqlite3_column_type(st, 0) != SQLITE_BLOB ||
             store_blob_decode(b, len, &have, &nf, NULL, 0, &e2) != RWKV_OK) {
             *so = STORE_SNAP_CORRUPT;
             rc = rwkv_errf(err, RWKV_EFORMAT, "saved state of turn %lld is unusable: %s", (long long)turn,
-                           sqlite3_column_type(st, 0) != SQLITE_BLOB ? "not a blob" : e2.msg);
+                           snap_why(st, &e2, wb, sizeof wb));
             goto out;
         }
         have.digest = (uint64_t)sqlite3_column_int64(st, 1);   /* not in the blob (v5) */
@@ -215,18 +285,19 @@ store_snapshot_meta(store *s, int64_t turn, store_state_meta *meta, size_t *n, r
     sqlite3_stmt *st;
     int rc;
 
-    if ((rc = store_prep(s, "SELECT blob, digest FROM snapshots WHERE turn_id=?", &st, err)) != RWKV_OK)
+    if ((rc = store_prep(s, SNAP_SELECT, &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, turn);
     if ((rc = store_step_one(s, st, "reading snapshot", err, "turn %lld has no saved state",
                              (long long)turn)) == RWKV_OK) {
         rwkv_err e2;
+        char wb[96];
+        e2.msg[0] = '\0';
         if (sqlite3_column_type(st, 0) != SQLITE_BLOB ||
             store_blob_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
                               meta, n, NULL, 0, &e2) != RWKV_OK)
             rc = rwkv_errf(err, RWKV_EFORMAT, "saved state of turn %lld is unusable: %s",
-                           (long long)turn,
-                           sqlite3_column_type(st, 0) != SQLITE_BLOB ? "not a blob" : e2.msg);
+                           (long long)turn, snap_why(st, &e2, wb, sizeof wb));
         else
             meta->digest = (uint64_t)sqlite3_column_int64(st, 1);
     }
@@ -272,11 +343,18 @@ store_snapshot_usage(store *s, int64_t session, uint64_t *bytes, int64_t *count,
     sqlite3_stmt *st;
     int rc;
 
+    /* a shared state counts once: in the whole file, and in a session
+    ** whose turns use it more than once (a shared row's snapshots keep an
+    ** empty inline blob) */
     if (session > 0)
-        rc = store_prep(s, "SELECT coalesce(sum(length(n.blob)),0), count(*) FROM snapshots n"
-                           " JOIN turns t ON t.id=n.turn_id WHERE t.session_id=?", &st, err);
+        rc = store_prep(s, "SELECT coalesce(sum(length(n.blob)),0) + (SELECT coalesce(sum(length(b.blob)),0)"
+                           " FROM state_blobs b WHERE b.id IN (SELECT m.blob_id FROM snapshots m"
+                           " JOIN turns u ON u.id=m.turn_id WHERE u.session_id=?1)), count(*)"
+                           " FROM snapshots n JOIN turns t ON t.id=n.turn_id WHERE t.session_id=?1",
+                        &st, err);
     else
-        rc = store_prep(s, "SELECT coalesce(sum(length(blob)),0), count(*) FROM snapshots", &st, err);
+        rc = store_prep(s, "SELECT coalesce(sum(length(blob)),0) + (SELECT coalesce(sum(length(blob)),0)"
+                           " FROM state_blobs), count(*) FROM snapshots", &st, err);
     if (rc != RWKV_OK)
         return rc;
     if (session > 0)

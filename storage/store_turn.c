@@ -1400,11 +1400,12 @@ session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_t *new
                             STORE_NEXT_ID("turns") ", ?, ?, depth, role, text,"
                             " tokens, sampling, prefill_tps, decode_tps, time_ms, interrupted FROM turns"
                             " WHERE id=?", &cp, err)) != RWKV_OK ||
+        /* a shared state (v8) is shared by the copy too: no bytes copied */
         (rc = store_prep(s, "INSERT INTO snapshots(turn_id, fingerprint, version, n_layer, n_embd, n_head,"
-                            " head_size, precision, n_floats, created_ms, blob, digest)"
+                            " head_size, precision, n_floats, created_ms, blob, digest, blob_id)"
                             " SELECT ?, fingerprint, version, n_layer, n_embd, n_head,"
-                            " head_size, precision, n_floats, created_ms, blob, digest FROM snapshots"
-                            " WHERE turn_id=?",
+                            " head_size, precision, n_floats, created_ms, blob, digest, blob_id"
+                            " FROM snapshots WHERE turn_id=?",
                          &snap, err)) != RWKV_OK)
         goto fail;
     /* Copy the snapshots of the last STORE_FORK_SNAPSHOTS turns of the path

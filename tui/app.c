@@ -161,7 +161,10 @@ on_session_end(struct app *a, const tui_event *e, int job)
         tui_notice(a, 0, "cancelled: nothing changed");
     } else {
         tui_session_sync(a);
-        tui_notice(a, 1, "%s", e->err.msg[0] ? TR(e->err.msg) : rwkv_strerror(e->rc));
+        /* a sibling step with nowhere to go ("no previous sibling") is
+        ** information, not an error: nothing failed */
+        tui_notice(a, !(job == TUI_JOB_SIBLING && e->rc == RWKV_EINVAL), "%s",
+                   e->err.msg[0] ? TR(e->err.msg) : rwkv_strerror(e->rc));
     }
 }
 
@@ -1331,7 +1334,11 @@ input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
         input_key(a, in, KEY_END, 1, oneline);
         return;
     case CFG_KEY_CTRL('k'):   tui_input_kill_eol(in); return;
-    case CFG_KEY_CTRL('u'):   tui_input_kill_bol(in); return;
+    case CFG_KEY_CTRL('u'):   tui_input_kill_all(in); return;
+    case CFG_KEY_CTRL('y'):   /* what the last kills deleted, back */
+        if (in != &a->prompt || prompt_room(a, in->kill_len))
+            tui_input_yank(in);
+        return;
     case CFG_KEY_CTRL('w'):   tui_input_kill_word(in); return;
     case CFG_KEY_CTRL('b'):   tui_input_left(in); return;
     case CFG_KEY_ALT('b'):    tui_input_word_left(in); return;
@@ -1629,7 +1636,8 @@ read_raw(int wait_ms, int *is_fkey)
 }
 
 /* The rest of a CSI after "ESC [" (each byte within WAIT_MS) into SEQ, up to
-** its final byte: "200~" for a paste's start. */
+** its final byte: "200~" for a paste's start.  A byte no CSI holds (a
+** control, Esc) ends it and is read again: a key typed after a cut one. */
 static void
 read_csi(char *seq, size_t cap, int wait_ms)
 {
@@ -1639,12 +1647,125 @@ read_csi(char *seq, size_t cap, int wait_ms)
         int f = 0, k = read_raw(wait_ms, &f);
         if (k < 0 || f)
             break;
+        if (k < 0x20 || k > 0x7e) {
+            ungetch(k);
+            break;
+        }
         if (n + 1 < cap)
             seq[n++] = (char)k;
         if (k >= 0x40 && k <= 0x7e)
             break;
     }
     seq[n] = '\0';
+}
+
+/*
+** Escape sequences the terminfo did not name, which must never become
+** text.  A terminal answers queries and reports events with them (an OSC
+** colour reply "ESC ] 11;rgb:0/0/0 ESC \", an X10 mouse report "ESC [ M"
+** and three bytes), and a terminal type that is not the terminal's own
+** leaves keys unknown: tmux sends F1-F4 as "ESC O P".."ESC O S" whatever
+** TERM says, the Linux console as "ESC [ [ A".."ESC [ [ E".  The keys of
+** those forms are understood; any other sequence is read whole and
+** dropped.  A sequence's bytes come together, so a byte after ESC within
+** TUI_ESC_WAIT_MS starts one; ESC and a key typed later is Alt-key.
+*/
+static const struct { const char *seq; int key; } esc_keys[] = {
+    { "OP", KEY_F(1) }, { "OQ", KEY_F(2) }, { "OR", KEY_F(3) }, { "OS", KEY_F(4) },
+    { "[[A", KEY_F(1) }, { "[[B", KEY_F(2) }, { "[[C", KEY_F(3) }, { "[[D", KEY_F(4) },
+    { "[[E", KEY_F(5) },
+    { "OA", KEY_UP }, { "OB", KEY_DOWN }, { "OC", KEY_RIGHT }, { "OD", KEY_LEFT },
+    { "OH", KEY_HOME }, { "OF", KEY_END },
+    { "[A", KEY_UP }, { "[B", KEY_DOWN }, { "[C", KEY_RIGHT }, { "[D", KEY_LEFT },
+    { "[H", KEY_HOME }, { "[F", KEY_END },
+    { "[1;2A", KEY_SR }, { "[1;2B", KEY_SF },   /* xterm's Shift-Up/Down (tmux and GNU
+                                                   screen send them under TERM=screen,
+                                                   whose terminfo has no kri/kind) */
+};
+
+/* The key sequence SEQ (after ESC) stands for, or -1. */
+static int
+esc_key(const char *seq)
+{
+    for (size_t i = 0; i < sizeof esc_keys / sizeof esc_keys[0]; i++)
+        if (strcmp(esc_keys[i].seq, seq) == 0)
+            return esc_keys[i].key;
+    return -1;
+}
+
+/* The rest of a string sequence -- OSC (ESC ]), DCS (ESC P), APC (ESC _),
+** PM (ESC ^) -- read and dropped, up to its end: BEL or ST (ESC \), or a
+** pause of WAIT_MS.  An ESC that starts something else is read again. */
+static void
+skip_string_seq(int wait_ms)
+{
+    for (;;) {
+        int f = 0, k = read_byte(wait_ms, &f);
+        if (k < 0 || k == 7)
+            return;
+        if (f) {
+            ungetch(k);          /* a key curses decoded: typed, not the string's */
+            return;
+        }
+        if (k == 27) {
+            k = read_byte(wait_ms, &f);
+            if (k >= 0 && (f || k != '\\')) {
+                ungetch(k);      /* in front of the ESC */
+                ungetch(27);
+            }
+            return;
+        }
+    }
+}
+
+/* After ESC and the character K2 that came with it: a sequence that is a
+** key (*IS_FKEY set), K_PASTE_BEG/END, -1 for one dropped, or 0 when K2
+** starts none (the caller's Alt-K2). */
+static int
+esc_sequence(int k2, int *is_fkey)
+{
+    char seq[16];
+    int f = 0, k3, key;
+
+    if (k2 != '[' && k2 != 'O' && k2 != ']' && k2 != 'P' && k2 != '_' && k2 != '^')
+        return 0;
+    k3 = read_raw(TUI_ESC_WAIT_MS, &f);
+    if (k3 < 0)
+        return 0;                /* nothing after it: Alt-[, M-O, ... typed */
+    if (f || k3 < 0x20 || k3 > 0x7e) {
+        ungetch(k3);             /* a key of its own after Alt-x */
+        return 0;
+    }
+    if (k2 != '[' && k2 != 'O') {
+        ungetch(k3);
+        skip_string_seq(TUI_ESC_WAIT_MS);
+        return -1;
+    }
+    seq[0] = (char)k2;
+    ungetch(k3);
+    read_csi(seq + 1, sizeof seq - 2, TUI_ESC_WAIT_MS);   /* SS3 takes CSI's form */
+    if (strcmp(seq, "[[") == 0) {        /* the Linux console's F1-F5: one more */
+        k3 = read_raw(TUI_ESC_WAIT_MS, &f);
+        if (k3 >= 0 && !f && k3 >= 0x20 && k3 < 0x7f) {
+            seq[2] = (char)k3;
+            seq[3] = '\0';
+        } else if (k3 >= 0) {
+            ungetch(k3);
+        }
+    }
+    if (strcmp(seq, "[200~") == 0)
+        return K_PASTE_BEG;
+    if (strcmp(seq, "[201~") == 0)
+        return K_PASTE_END;
+    if (strcmp(seq, "[M") == 0) {        /* X10 mouse: button, column, row */
+        for (int i = 0; i < 3 && read_raw(TUI_ESC_WAIT_MS, &f) >= 0 && !f; i++)
+            ;
+        return -1;
+    }
+    if ((key = esc_key(seq)) < 0)
+        return -1;
+    *is_fkey = 1;
+    return key;
 }
 
 /* Read one logical key after the first raw one (K, FKEY).  Returns the key
@@ -1676,22 +1797,9 @@ cook_key(int k, int *is_fkey)
         }
         if (k2 == '\r' || k2 == '\n')
             return K_ALT_ENTER;
-        if (k2 == '[') {
-            /* a CSI the terminfo did not know: bracketed paste, xterm's
-            ** Shift-Up/Down (tmux and GNU screen send them under
-            ** TERM=screen, whose terminfo has no kri/kind), or ignored */
-            char seq[16];
-            read_csi(seq, sizeof seq, TUI_ESC_WAIT_MS);
-            if (strcmp(seq, "200~") == 0)
-                return K_PASTE_BEG;
-            if (strcmp(seq, "201~") == 0)
-                return K_PASTE_END;
-            if (strcmp(seq, "1;2A") == 0 || strcmp(seq, "1;2B") == 0) {
-                *is_fkey = 1;
-                return seq[3] == 'A' ? KEY_SR : KEY_SF;
-            }
-            return -1;
-        }
+        k = esc_sequence(k2, is_fkey);   /* one the terminfo did not know */
+        if (k != 0)
+            return k;
         if (k2 == 27) {
             ungetch(27);         /* Esc Esc x: Esc, then Esc x (Alt-x) */
             return K_ESC;

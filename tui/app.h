@@ -325,8 +325,11 @@ struct app {
                                       came from when Enter closed it and the
                                       prompt is open again (asking, or after
                                       a failure): Esc opens it again */
-    /* The prompt open again after its Enter failed (tui_prompt_accept):
-    ** the error it said, shown in a dialog above it until Enter or Esc. */
+    /* Why the prompt is open again after its Enter (tui_prompt_accept),
+    ** its error shown in a dialog above it until Enter or Esc: 0, it is
+    ** not; TUI_RETRY_FAILED (1), the action failed (a write refused...)
+    ** and Enter tries the same text again; TUI_RETRY_REFUSED (2), the text
+    ** is no value the prompt takes and is there to be corrected. */
     int             prompt_retry;
     char            prompt_error[TUI_NOTICE];
     int             prompt_error_cut;   /* only its start (the log has it whole) */

@@ -15,6 +15,7 @@
 
 #include <yaml.h>
 
+#include "../core/chat/params.h"
 #include "../core/model/strategy.h"
 #include "../core/text/utf8.h"
 #include "../storage/framing.h"
@@ -543,6 +544,25 @@ set_string(tui_yaml_loader *l, tui_config *c, size_t off, const char *v)
                  (unsigned long)l->ev.start_mark.column + 1);
 }
 
+/* For an unknown field KEY that names a sampling value ("temperature:",
+** "top-p:") or all of them ("sampling:"): where such values go instead,
+** into OUT ("" for any other key).  The config has none of its own: a
+** preset holds them, and the config's 'preset' names the one a new chat
+** starts with. */
+static void
+sampling_hint(const char *key, char *out, size_t cap)
+{
+    int i = strcmp(key, "sampling") == 0 ? 0 : params_find(key);
+
+    if (i < 0)
+        snprintf(out, cap, "%s", "");
+    else if (strcmp(params_table[i].name, "seed") == 0)   /* no preset holds one */
+        snprintf(out, cap, " (the seed is given with --seed N)");
+    else
+        snprintf(out, cap, " (sampling values are a preset's: F4, C-s saves the current "
+                           "ones as one; then 'preset: NAME' here)");
+}
+
 int
 cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
 {
@@ -588,7 +608,7 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
         } else {
             while (tui_yaml_next(&l) && l.ev.type != YAML_MAPPING_END_EVENT) {
                 yaml_mark_t km = l.ev.start_mark;
-                char key[64], hint[80];
+                char key[64], hint[160];
                 int f = -1;
                 strat st;
                 rwkv_err err;
@@ -606,7 +626,9 @@ cfg_load(const char *path, tui_config *out, char *msg, size_t msg_cap)
                 if (!tui_yaml_next(&l))
                     break;
                 if (f < 0) {
-                    tui_yaml_suggest(key, names, N_STR_FIELDS + 1 + N_EXTRA, hint, sizeof hint);
+                    sampling_hint(key, hint, sizeof hint);
+                    if (hint[0] == '\0')
+                        tui_yaml_suggest(key, names, N_STR_FIELDS + 1 + N_EXTRA, hint, sizeof hint);
                     tui_yaml_report(&l, &km, "unknown field '%s'%s", CUT(key), hint);
                     if (!tui_yaml_skip(&l))
                         break;

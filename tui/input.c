@@ -30,6 +30,7 @@ tui_input_fini(tui_input *in)
     free(in->hist);
     free(in->buf);
     free(in->draft);
+    free(in->kill);
     memset(in, 0, sizeof *in);
 }
 
@@ -60,6 +61,7 @@ tui_input_clear(tui_input *in)
 {
     in->len = in->cur = 0;
     in->buf[0] = '\0';
+    in->kill_joins = 0;          /* other text: a kill now starts afresh */
 }
 
 void
@@ -261,6 +263,47 @@ tui_input_delete(tui_input *in)
         erase(in, in->cur, in->cur + k);
 }
 
+/*
+** Delete [FROM, TO) (FROM <= cur <= TO) into the kill text.  Right after
+** another kill (the box unchanged: same length, same cursor) the text it
+** took sat at the cursor, so the two join in the box's order: the part
+** before the cursor, the earlier kill, the part after it.
+*/
+static void
+kill_range(tui_input *in, size_t from, size_t to)
+{
+    size_t before = in->cur - from, after = to - in->cur, old = 0;
+    char *k;
+
+    if (from == to)
+        return;                       /* nothing deleted: the kill text stays */
+    if (in->kill_joins && in->len == in->kill_at_len && in->cur == in->kill_at_cur)
+        old = in->kill_len;
+    k = tui_xmalloc(before + old + after + 1);
+    memcpy(k, in->buf + from, before);
+    if (old > 0)
+        memcpy(k + before, in->kill, old);
+    memcpy(k + before + old, in->buf + in->cur, after);
+    k[before + old + after] = '\0';
+    free(in->kill);
+    in->kill = k;
+    in->kill_len = before + old + after;
+    erase(in, from, to);
+    in->kill_joins = 1;
+    in->kill_at_len = in->len;
+    in->kill_at_cur = in->cur;
+}
+
+size_t
+tui_input_yank(tui_input *in)
+{
+    size_t n = in->len;
+
+    if (in->kill != NULL)
+        tui_input_insert(in, in->kill, in->kill_len);
+    return in->len - n;
+}
+
 void
 tui_input_kill_eol(tui_input *in)
 {
@@ -268,13 +311,16 @@ tui_input_kill_eol(tui_input *in)
 
     if (le == in->cur && le < in->len)
         le++;                         /* at the end of a line: join the next */
-    erase(in, in->cur, le);
+    kill_range(in, in->cur, le);
 }
 
+/* The whole text, not the cursor's line: C-u clears the box to write the
+** message again (a pasted page or an edited message too), wherever the
+** cursor is. */
 void
-tui_input_kill_bol(tui_input *in)
+tui_input_kill_all(tui_input *in)
 {
-    erase(in, line_start(in, in->cur), in->cur);
+    kill_range(in, 0, in->len);
 }
 
 static int
@@ -292,7 +338,7 @@ tui_input_kill_word(tui_input *in)
         p--;
     while (p > 0 && !is_space(in->buf[p - 1]))
         p = tui_char_prev(in->buf, p);
-    erase(in, p, in->cur);
+    kill_range(in, p, in->cur);
 }
 
 /* The word class of the character at S (N bytes): 0 separates words
@@ -385,13 +431,13 @@ tui_input_word_right(tui_input *in)
 void
 tui_input_kill_word_next(tui_input *in)
 {
-    erase(in, in->cur, word_end(in, in->cur));
+    kill_range(in, in->cur, word_end(in, in->cur));
 }
 
 void
 tui_input_kill_word_prev(tui_input *in)
 {
-    erase(in, word_start(in, in->cur), in->cur);
+    kill_range(in, word_start(in, in->cur), in->cur);
 }
 
 static int

@@ -23,6 +23,11 @@ typedef struct tui_input {
     char   *draft;        /* the unsent text while browsing history, owned */
     size_t  nnew;         /* the newest NNEW entries were added by tui_input_take
                              (sent in this run: history.c saves them) */
+    char   *kill;         /* the text the last kill deleted (C-y puts it back),
+                             owned, NULL when none */
+    size_t  kill_len;
+    size_t  kill_at_len, kill_at_cur;   /* len and cur right after that kill */
+    int     kill_joins;   /* the box unchanged since: the next kill adds to it */
 } tui_input;
 
 void tui_input_init(tui_input *in);
@@ -47,8 +52,15 @@ int  tui_input_down_at(tui_input *in, int width);
 void tui_input_backspace(tui_input *in);
 void tui_input_delete(tui_input *in);
 void tui_input_kill_eol(tui_input *in);    /* Ctrl-K (joins lines at the end) */
-void tui_input_kill_bol(tui_input *in);    /* Ctrl-U */
+void tui_input_kill_all(tui_input *in);    /* Ctrl-U: the whole text, every line */
 void tui_input_kill_word(tui_input *in);   /* Ctrl-W */
+/*
+** Every kill (C-k, C-u, C-w, M-d, M-Backspace) keeps the text it deleted,
+** so an accident loses nothing: C-y puts it back at the cursor.  Kills in
+** a row, the box unchanged between them, add up to one text in its order
+** (C-w C-w, then C-y: both words).  Yank returns the bytes it inserted.
+*/
+size_t tui_input_yank(tui_input *in);      /* Ctrl-Y */
 /*
 ** Readline word motion (M-b, M-f, M-d, M-Backspace).  A word is a run of
 ** characters of one class: letters and digits (any script without a class

@@ -27,7 +27,10 @@ static const char *const fixed_keys[][2] = {
     { TR_NOOP("Prompt: Up/Down"), TR_NOOP("that prompt's history, kept across runs: M-g's prompts, the file "
                        "paths typed (F3 C-w, F2 C-e / C-o), F5 C-s's strategies") },
     { TR_NOOP("Home/End, C-a/C-e"), TR_NOOP("start/end of line (empty box: top/end of transcript)") },
-    { TR_NOOP("C-k / C-u / C-w"), TR_NOOP("delete to end of line / to start / word before") },
+    { TR_NOOP("C-k / C-u / C-w"), TR_NOOP("delete to end of line / all the text, every line / word "
+                         "before") },
+    { TR_NOOP("C-y"), TR_NOOP("put back the text deleted last (C-u, C-k, C-w, M-d, M-Backspace; "
+               "deletes in a row add up)") },
     { TR_NOOP("Backspace/Delete"), TR_NOOP("delete a whole character") },
     { TR_NOOP("PgUp/PgDn, wheel"), TR_NOOP("scroll the transcript (in a menu the wheel moves)") },
     { TR_NOOP("Shift-Up/Down"), TR_NOOP("scroll one line") },

@@ -86,12 +86,15 @@ add_session(tui_menu *m, const struct app *a, const store_session *ss, const str
 {
     char detail[600], when[32], model[200], state[200], flagged[84], open[40];
     char title[STORE_TITLE_MAX + 8];
-    time_t t = (time_t)(ss->updated_ms / 1000);
-    struct tm tm;
+    time_t t = (time_t)(ss->updated_ms / 1000), now = time(NULL);
+    struct tm tm, tn;
     int pt = c->turns - digits(ss->n_turns), pi = c->id - digits(ss->id);
 
+    /* this year's "12-06 21:15", an older one's "2025-12-06 ": the row has
+    ** no room for the whole date and time, which `sessions show` gives */
     localtime_r(&t, &tm);
-    strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+    localtime_r(&now, &tn);
+    strftime(when, sizeof when, tm.tm_year == tn.tm_year ? "%m-%d %H:%M" : "%Y-%m-%d ", &tm);
     /* the padding of the count before it (right-aligned), of the id before
     ** the model (what follows it), of the model and state file after them */
     snprintf(model, sizeof model, "%*s%s%*s", pi, "", r->model, c->model - cells(r->model), "");
@@ -143,6 +146,14 @@ fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 
     if (a->st == NULL) {
         tui_menu_say(msg, 1, "no session database (--no-db)");
+        return;
+    }
+    /* the runtime found its file deleted or replaced (and said so): the
+    ** rows this handle still reads are the old file's, none can be opened */
+    if ((a->sess != NULL && sess_store(a->sess) == NULL) || store_is_lost(a->st)) {
+        tui_menu_say(msg, 1, "%s: the session database was deleted or replaced while in use: "
+                             "nothing to open (this chat goes on without saving; F10 offers "
+                             "to export it)", store_path(a->st));
         return;
     }
     if (store_session_list(a->st, &ss, &n, &err) != RWKV_OK) {
@@ -440,19 +451,19 @@ static int
 accept_rename(struct app *a, const char *text)
 {
     rwkv_err err;
+    int rc;
 
     if (text[strspn(text, " \t")] == '\0') {
-        /* an empty title is refused: the prompt stays open, saying so (the
-        ** footer is the prompt's line, so the label tells) */
-        tui_prompt_open(a, TUI_PROMPT_RENAME,
-                        "a title cannot be empty (Esc keeps the old one); new title: ", "");
-        return TUI_PROMPT_DONE;
+        /* refused as every value prompt's: open again, the reason above */
+        tui_notice(a, 1, "a title cannot be empty: type one (Esc keeps the old one)");
+        return TUI_PROMPT_REFUSED;
     }
-    if (store_session_rename(a->st, a->prompt_target, text, &err) != RWKV_OK) {
-        /* (the lock of another program, a full disk): the title typed is
-        ** kept for Enter again */
+    if ((rc = store_session_rename(a->st, a->prompt_target, text, &err)) != RWKV_OK) {
+        /* a title the store refuses (EINVAL) is to be corrected; a write
+        ** that failed (the lock of another program, a full disk) keeps the
+        ** title typed for Enter again */
         tui_notice(a, 1, "renaming session %lld: %s", (long long)a->prompt_target, err.msg);
-        return TUI_PROMPT_AGAIN;
+        return rc == RWKV_EINVAL ? TUI_PROMPT_REFUSED : TUI_PROMPT_AGAIN;
     }
     a->notice[0] = '\0';                  /* said: the menu shows the new title */
     if (a->prompt_target == a->sid)
@@ -593,7 +604,8 @@ accept_import(struct app *a, const char *text)
 
 /* Enter in the budget prompt: set it and apply it at once, as `sessions
 ** budget` does, said in the same words.  A size refused is said and the
-** prompt closes (as a value's); a write that failed keeps it for Enter again. */
+** prompt kept open holding it to correct (as every value prompt's); a
+** write that failed keeps it for Enter again. */
 static int
 accept_budget(struct app *a, const char *text)
 {
@@ -601,14 +613,16 @@ accept_budget(struct app *a, const char *text)
     store_budget_info bi;
     uint64_t bytes;
     rwkv_err err;
+    int rc;
 
     if (text[0] == '\0') {
         tui_notice(a, 0, "budget unchanged");
         return TUI_PROMPT_DONE;
     }
-    if (store_budget_parse(a->st, text, &bytes, &err) != RWKV_OK) {
+    if ((rc = store_budget_parse(a->st, text, &bytes, &err)) != RWKV_OK) {
+        /* (a size it does not take; else the states' sizes unread) */
         tui_notice(a, 1, "%s", err.msg);
-        return TUI_PROMPT_DONE;
+        return rc == RWKV_EINVAL ? TUI_PROMPT_REFUSED : TUI_PROMPT_AGAIN;
     }
     tui_notice(a, 0, "applying the budget...");
     tui_view_draw(a);           /* said before the wait: dropping and vacuuming take a while */

@@ -176,8 +176,13 @@ import_state(struct app *a, const tui_menu_item *it, int key)
     int64_t id, have;
 
     (void)key;
-    if (it == NULL || it->data == NULL || it->id == TUI_STATE_NONE_ID)
+    if (it == NULL || it->data == NULL)
         return;
+    if (it->id == TUI_STATE_NONE_ID) {
+        tui_notice(a, 0, "%s", TR("(none) is no file: C-s imports the selected state file "
+                                  "into the library"));
+        return;
+    }
     if (it->data[0] == '\0') {
         tui_notice(a, 0, "%s is already in the library", it->label);
         return;

@@ -106,6 +106,29 @@ tui_notice_once(struct app *a, int is_err, const char *msg)
     a->dirty = 1;
 }
 
+/* A message wholly in parentheses (the runtime's asides, which the line
+** chat prints as such under the line they qualify) stands alone here: a
+** notice reads as a sentence, so the outer pair goes.  Only when the first
+** "(" closes at the very end: "(a) and (b)" keeps its own. */
+static void
+unwrap(char *s)
+{
+    size_t n = strlen(s), i;
+    int depth = 0;
+
+    if (n < 2 || s[0] != '(' || s[n - 1] != ')')
+        return;
+    for (i = 0; i < n; i++) {
+        depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+        if (depth == 0)
+            break;
+    }
+    if (i != n - 1)
+        return;
+    memmove(s, s + 1, n - 2);
+    s[n - 2] = '\0';
+}
+
 void
 tui_notice(struct app *a, int is_err, const char *fmt, ...)
 {
@@ -122,13 +145,16 @@ tui_notice(struct app *a, int is_err, const char *fmt, ...)
     a->dirty = 1;
     if (!a->notice_cut) {
         va_end(again);
+        unwrap(a->notice);
         keep(a, is_err, a->notice);
         return;
     }
-    cut_whole(a->notice);
     whole = tui_xmalloc((size_t)n + 1);       /* the log keeps it whole */
     vsnprintf(whole, (size_t)n + 1, tui_tr(fmt), again);
     va_end(again);
+    unwrap(whole);
+    snprintf(a->notice, sizeof a->notice, "%s", whole);
+    cut_whole(a->notice);
     keep(a, is_err, whole);
     free(whole);
 }

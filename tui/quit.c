@@ -99,7 +99,8 @@ try_save(struct app *a, int draw)
 static const char *
 short_why(const struct app *a)
 {
-    const store *st = sess_store(a->sess);
+    /* (the client's own handle when the runtime's file was lost) */
+    const store *st = sess_store(a->sess) ? sess_store(a->sess) : a->st;
     const char *p = st ? store_path(st) : NULL;
     size_t l = p ? strlen(p) : 0;
 

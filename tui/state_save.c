@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
+#include <wctype.h>
 
 #include "app.h"
 #include "menus.h"
@@ -59,21 +61,41 @@ tui_make_dirs(const char *dir)
     return 0;
 }
 
-/* A file-name stem from TITLE: letters, digits, '-', '_' and '.' kept,
-** runs of anything else one '-'; "" when nothing is left. */
+/* A file-name stem from TITLE: letters and digits of any script (a
+** Chinese title stays Chinese), '-', '_' and '.' kept, runs of anything
+** else -- '/', control codes, spaces, punctuation, invalid UTF-8 -- one '-';
+** at most SAVE_NAME_MAX bytes, never a character cut; "" when nothing is
+** left. */
 static void
 name_from_title(const char *title, char *out, size_t cap)
 {
-    size_t k = 0;
+    size_t k = 0, len = strlen(title), n;
+    mbstate_t ms;
     int dash = 0;
 
-    for (const unsigned char *p = (const unsigned char *)title; *p && k + 1 < cap &&
-                                                               k < SAVE_NAME_MAX; p++) {
-        int keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                   (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
-                   (*p == '.' && k > 0);
+    memset(&ms, 0, sizeof ms);
+    for (size_t i = 0; i < len && k + 1 < cap && k < SAVE_NAME_MAX; i += n) {
+        const unsigned char c = (unsigned char)title[i];
+        wchar_t wc;
+        int keep;
+
+        n = 1;
+        if (c < 0x80) {
+            keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   c == '-' || c == '_' || (c == '.' && k > 0);
+        } else {
+            n = mbrtowc(&wc, title + i, len - i, &ms);
+            keep = n != (size_t)-1 && n != (size_t)-2 && n > 0 && iswalnum((wint_t)wc);
+            if (!keep) {
+                memset(&ms, 0, sizeof ms);
+                n = n == (size_t)-1 || n == (size_t)-2 || n == 0 ? 1 : n;
+            } else if (k + n >= cap || k + n > SAVE_NAME_MAX) {
+                break;                      /* no half a character */
+            }
+        }
         if (keep) {
-            out[k++] = (char)*p;
+            memcpy(out + k, title + i, n);
+            k += n;
             dash = 0;
         } else if (!dash && k > 0) {
             out[k++] = '-';

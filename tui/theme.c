@@ -550,15 +550,35 @@ diagnose(const char *path, const char *text, size_t len, cyaml_err_t e, char *ms
                  e != CYAML_OK ? cyaml_strerror(e) : "a value it cannot place");
 }
 
-int
-theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap)
+/* TEXT (LEN bytes, read from PATH) into *OUT, which changes only when it is
+** valid; -1 with every problem in MSG. */
+static int
+theme_parse(const char *path, const char *text, size_t len, theme *out, char *msg,
+            size_t msg_cap)
 {
     theme_y *ty = NULL;
     theme tmp;
-    size_t len;
-    char *text = tui_read_file(path, THEME_MAX_BYTES, &len, msg, msg_cap);
     cyaml_err_t e;
     int ok;
+
+    e = cyaml_load_data((const uint8_t *)text, len, &cyaml_cfg, &theme_schema, (void **)&ty, NULL);
+    ok = e == CYAML_OK && theme_of(ty, &tmp) == 0;
+    if (ty != NULL)
+        cyaml_free(&cyaml_cfg, &theme_schema, ty, 0);
+    if (!ok) {
+        diagnose(path, text, len, e, msg, msg_cap);
+        return -1;
+    }
+    *out = tmp;
+    return 0;
+}
+
+int
+theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap)
+{
+    size_t len;
+    char *text = tui_read_file(path, THEME_MAX_BYTES, &len, msg, msg_cap);
+    int rc;
 
     if (text == NULL) {
         /* one line: a path with a line break or a control code in it */
@@ -567,19 +587,23 @@ theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap)
                 *c = ' ';
         return -1;
     }
-    e = cyaml_load_data((const uint8_t *)text, len, &cyaml_cfg, &theme_schema, (void **)&ty, NULL);
-    ok = e == CYAML_OK && theme_of(ty, &tmp) == 0;
-    if (ty != NULL)
-        cyaml_free(&cyaml_cfg, &theme_schema, ty, 0);
-    if (!ok)
-        diagnose(path, text, len, e, msg, msg_cap);
+    rc = theme_parse(path, text, len, out, msg, msg_cap);
     free(text);
-    if (!ok)
+    if (rc != 0)
         return -1;
-    *out = tmp;
     /* (an output never replaces it: tui_replace_ask) */
     snprintf(out->path, sizeof out->path, "%s", path);
     return 0;
+}
+
+/* The shipped theme NAME built into the binary, or NULL. */
+static const struct theme_builtin *
+builtin_find(const char *name)
+{
+    for (const struct theme_builtin *b = theme_builtin; b->name != NULL; b++)
+        if (strcmp(b->name, name) == 0)
+            return b;
+    return NULL;
 }
 
 static int
@@ -588,9 +612,10 @@ exists(const char *p)
     return access(p, R_OK) == 0;
 }
 
-/* Candidate directories for named themes, in lookup order. */
+/* Candidate directories for named themes, in lookup order; *USER: how many
+** of them are the user's (0 or 1, first). */
 static int
-theme_dirs(char dirs[][THEME_PATH_MAX], int max)
+theme_dirs(char dirs[][THEME_PATH_MAX], int max, int *user)
 {
     int n = 0;
     const char *xdg = getenv("XDG_CONFIG_HOME");
@@ -602,6 +627,7 @@ theme_dirs(char dirs[][THEME_PATH_MAX], int max)
         snprintf(dirs[n++], THEME_PATH_MAX, "%s/rwkv-tui/themes", xdg);
     else if (home && *home && n < max)
         snprintf(dirs[n++], THEME_PATH_MAX, "%s/.config/rwkv-tui/themes", home);
+    *user = n;
     k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k > 0) {
         char *slash;
@@ -628,8 +654,9 @@ theme_load(const char *name_or_path, theme *out, char *msg, size_t msg_cap)
 {
     char dirs[8][THEME_PATH_MAX];
     char path[THEME_PATH_MAX + 80];
+    const struct theme_builtin *b;
     size_t nl;
-    int n;
+    int n, user;
 
     msg[0] = '\0';
     theme_default(out);
@@ -643,8 +670,19 @@ theme_load(const char *name_or_path, theme *out, char *msg, size_t msg_cap)
         }
         return 0;
     }
-    n = theme_dirs(dirs, 8);
+    /* the user's folder first (a file there overrides a shipped theme of
+    ** its name), then the shipped themes built in, so that a binary copied
+    ** anywhere has them, then the folders of themes installed beside it */
+    n = theme_dirs(dirs, 8, &user);
     for (int i = 0; i < n; i++) {
+        if (i == user && (b = builtin_find(name_or_path)) != NULL) {
+            snprintf(path, sizeof path, "%.64s.yaml (built in)", name_or_path);
+            if (theme_parse(path, b->text, b->len, out, msg, msg_cap) != 0) {
+                theme_default(out);
+                return -1;
+            }
+            return 0;
+        }
         snprintf(path, sizeof path, "%.4000s/%.64s.yaml", dirs[i], name_or_path);
         if (exists(path)) {
             if (theme_load_file(path, out, msg, msg_cap) != 0) {
@@ -656,7 +694,14 @@ theme_load(const char *name_or_path, theme *out, char *msg, size_t msg_cap)
     }
     if (strcmp(name_or_path, "default") == 0)
         return 0;
-    snprintf(msg, msg_cap, "theme '%s' not found (looked in %s and the shipped themes)",
-             name_or_path, dirs[0]);
+    /* every place looked in, and the names there are */
+    snprintf(msg, msg_cap, "theme '%s' not found (looked in", name_or_path);
+    for (int i = 0; i < n; i++)
+        snprintf(msg + strlen(msg), msg_cap - strlen(msg), "%s %s", i ? "," : "", dirs[i]);
+    snprintf(msg + strlen(msg), msg_cap - strlen(msg), "; built in:");
+    for (b = theme_builtin; b->name != NULL; b++)
+        snprintf(msg + strlen(msg), msg_cap - strlen(msg), "%s %s", b == theme_builtin ? "" : ",",
+                 b->name);
+    snprintf(msg + strlen(msg), msg_cap - strlen(msg), ")");
     return -1;
 }

@@ -108,12 +108,23 @@ int theme_load_file(const char *path, theme *out, char *msg, size_t msg_cap);
 
 /*
 ** Resolve NAME_OR_PATH (a path if it contains '/' or ends in ".yaml", else
-** a theme name looked up in $XDG_CONFIG_HOME/rwkv-tui/themes, then the
-** themes/ folder next to the binary or in ../share/rwkv-tui/themes) and load
-** it.  "default" not found as a file is the built-in default.  On failure
-** *OUT is the built-in default, MSG says why, and -1 is returned.
+** a theme name looked up in $XDG_CONFIG_HOME/rwkv-tui/themes, then among the
+** shipped themes built into the binary, then in the themes/ folder next to
+** the binary, ../share/rwkv-tui/themes and the system's share folders) and
+** load it.  "default" found nowhere is the built-in default.  On failure
+** *OUT is the built-in default, MSG says why (every folder looked in), and
+** -1 is returned.
 */
 int theme_load(const char *name_or_path, theme *out, char *msg, size_t msg_cap);
+
+/* The shipped themes (the YAML files of themes/), built into the binary
+** at build time (themes/themes2c.py): sorted by name, ended by a NULL name. */
+struct theme_builtin {
+    const char *name;      /* "mono" */
+    size_t      len;
+    const char *text;      /* the file's LEN bytes */
+};
+extern const struct theme_builtin theme_builtin[];
 
 /* Parse a colour name, number 0-255 or "#rrggbb"; -2 if invalid. */
 int theme_parse_color(const char *s);

@@ -630,10 +630,10 @@ list_sep(const char *s, size_t n)
 /*
 ** A list ("40 tok, prefill 900 tok/s, decode 27.5 tok/s") in at most MAXW
 ** cells at (Y, X), as puts_cut, but a cut falls after a whole item when one
-** fits ("40 tok, prefill 900 tok/s…"), else after a whole word, and only
-** then anywhere: a number cut short reads as another number ("decode 2…"
-** for 27.5), and a label without its value says nothing.  Returns the
-** cells written.
+** fits ("40 tok, prefill 900 tok/s…"), else after a whole word, else not
+** at all: a number cut short reads as another number ("decode 2…" for
+** 27.5), and a label cut short says nothing ("(pr…)").  Returns the cells
+** written (0: nothing drawn).
 */
 static int
 puts_cut_list(int y, int x, const char *s, int maxw, int attr)
@@ -641,8 +641,10 @@ puts_cut_list(int y, int x, const char *s, int maxw, int attr)
     size_t n = strlen(s), i = 0, item = 0, word = 0, end;
     int w = 0, ew = ELLIPSIS_W;
 
-    if (maxw <= ew || tui_str_width(s, n) <= maxw)
+    if (tui_str_width(s, n) <= maxw)
         return puts_cut(y, x, s, maxw, attr);
+    if (maxw <= ew)
+        return 0;
     /* I: the bytes that fit beside the ellipsis; ITEM, WORD: the last cut
     ** before a separator or a space in them (0: none) */
     for (;;) {
@@ -657,7 +659,7 @@ puts_cut_list(int y, int x, const char *s, int maxw, int attr)
         w += cw;
         i += k;
     }
-    end = item ? item : word ? word : i;
+    end = item ? item : word;
     for (;;) {                          /* "a, b" cut after "a, ": "a…" */
         if (end > 0 && (s[end - 1] == ' ' || s[end - 1] == ','))
             end--;
@@ -667,9 +669,28 @@ puts_cut_list(int y, int x, const char *s, int maxw, int attr)
             break;
     }
     if (end == 0)
-        end = i;
+        return 0;
     w = put(y, x, s, end, maxw - ew, attr);
     return w + puts_(y, x + w, tui_ellipsis(), ew, attr);
+}
+
+/*
+** A reply's stats (F9: "40 tok, prefill 900 tok/s, decode 27.5 tok/s") past
+** their first item when it is COUNT, the header's own count at the right
+** ("40 tok"): the same number twice took the room of the speeds, which the
+** header shows nowhere else.  A count that differs is another number, and
+** is kept; so is the count when the right-hand one had no room.
+*/
+static const char *
+stats_after_count(const char *stats, const char *count)
+{
+    size_t n = strlen(count), k;
+
+    if (strncmp(stats, count, n) != 0 || (k = list_sep(stats + n, strlen(stats + n))) == 0)
+        return stats;
+    for (n += k; stats[n] == ' '; n++)
+        ;
+    return stats + n;
 }
 
 static void
@@ -719,11 +740,14 @@ draw_transcript(struct app *a, int top, int h, int w)
                     cw = 0;
             }
             room = cw ? w - 1 - cw - 2 - x : w - x;
-            if (a->show_stats && t->stats[0] && room > 4 + ELLIPSIS_W) {
+            const char *stats = cw ? stats_after_count(t->stats, extra) : t->stats;
+            if (a->show_stats && stats[0] && room > 4 + ELLIPSIS_W) {
                 int sa = tui_role_attr(a, THEME_ROLE_STATS);
-                x += puts_(y, x, "  (", 3, sa);
-                x += puts_cut_list(y, x, t->stats, room - 4, sa);
-                x += puts_(y, x, ")", 1, sa);
+                int sw = puts_cut_list(y, x + 3, stats, room - 4, sa);
+                if (sw > 0) {           /* none: no "()" either */
+                    puts_(y, x, "  (", 3, sa);
+                    puts_(y, x + 3 + sw, ")", 1, sa);
+                }
             }
         } else if (row->kind == TUI_ROW_BLANK && (t->flags & TUI_TURN_INTERRUPTED)) {
             puts_(y, TUI_TR_INDENT, TR("[interrupted]"), w - TUI_TR_INDENT,
@@ -1472,7 +1496,9 @@ tui_view_draw(struct app *a)
     a->side.rows = 0;                 /* no sidebar drawn: no clicks on it */
     /* the scroll position clamped to this view, so the "more below" count
     ** is what the drawn view has below it (a resize or F7 changes both) */
-    tui_tr_fit(&a->tr, tr_w, tr_h);
+    /* the text wrapped one column short of the sidebar's border: text
+    ** against it read as one with it ("imaginationiben|") */
+    tui_tr_fit(&a->tr, side ? tr_w - 1 : tr_w, tr_h);
     a->tr_rows = tr_h;
 
     draw_status(a);

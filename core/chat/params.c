@@ -4,6 +4,7 @@
 #include "params.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,74 @@ params_find(const char *name)
 }
 
 int
+params_int_check(const char *text, size_t len, long long min, unsigned long long max,
+                 unsigned long long *mag, int *neg)
+{
+    int minus = len > 0 && text[0] == '-';
+    size_t k = (size_t)minus;
+    unsigned long long m = 0;
+    int big = 0;
+
+    /* digits alone: strtoll/strtod would also take " 5", "+5", "5.", "1e1"
+    ** or "0x10", each read its own way somewhere -- one spelling for every
+    ** integer, whatever reads it afterwards */
+    if (k == len)
+        return PARAMS_INT_NOT;
+    for (; k < len; k++) {
+        unsigned dig = (unsigned)(text[k] - '0');
+        if (text[k] < '0' || text[k] > '9')
+            return PARAMS_INT_NOT;
+        if (m > (ULLONG_MAX - dig) / 10)
+            big = 1;                 /* digits still checked to the end */
+        else
+            m = m * 10 + dig;
+    }
+    if (minus && m == 0 && !big)
+        return PARAMS_INT_NOT;       /* "-0": 0 is written "0" */
+    if (big)
+        return PARAMS_INT_RANGE;
+    if (minus ? min >= 0 || m > (unsigned long long)(-(min + 1)) + 1   /* -M < MIN */
+              : m > max || (min > 0 && m < (unsigned long long)min))
+        return PARAMS_INT_RANGE;
+    if (mag)
+        *mag = m;
+    if (neg)
+        *neg = minus;
+    return PARAMS_INT_OK;
+}
+
+/* An integer entry (PARAMS_INT, PARAMS_U64) of TEXT, blanks around it
+** allowed (a prompt typed by hand), by params_int_check's rule. */
+static int
+set_int(rwkv_sampling *s, const params_entry *e, const char *text, rwkv_err *err)
+{
+    char *p = (char *)s + e->offset;
+    size_t len = strlen(text);
+    /* the table's max as an integer: the seed's 2^64 - 1 is no double */
+    unsigned long long max = e->type == PARAMS_U64 ? UINT64_MAX : (unsigned long long)e->max;
+    unsigned long long mag;
+    int neg;
+
+    while (len > 0 && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+        len--;
+    switch (params_int_check(text, len, (long long)e->min, max, &mag, &neg)) {
+    case PARAMS_INT_OK: break;
+    case PARAMS_INT_RANGE:
+        return rwkv_errf(err, RWKV_EINVAL, "%s: %.*s is out of range [%lld, %llu]", e->cli,
+                         (int)len, text, (long long)e->min, max);
+    default:
+        return rwkv_errf(err, RWKV_EINVAL,
+                         "%s: '%.*s' is not an integer (digits alone: no sign, point or exponent)",
+                         e->cli, (int)len, text);
+    }
+    if (e->type == PARAMS_U64)
+        *(uint64_t *)(void *)p = (uint64_t)mag;
+    else
+        *(int *)(void *)p = neg ? -(int)mag : (int)mag;   /* in the table's int range */
+    return RWKV_OK;
+}
+
+int
 params_set(rwkv_sampling *s, int i, const char *text, rwkv_err *err)
 {
     const params_entry *e = &params_table[i];
@@ -69,19 +138,8 @@ params_set(rwkv_sampling *s, int i, const char *text, rwkv_err *err)
     /* blanks around a number are fine, as in a prompt typed by hand */
     while (*text == ' ' || *text == '\t')
         text++;
-    if (e->type == PARAMS_U64) {
-        unsigned long long v;
-        /* digits only: strtoull takes "-5" as 2^64 - 5, and "+5" */
-        if (!(*text >= '0' && *text <= '9'))
-            return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not a non-negative integer", e->cli, text);
-        v = strtoull(text, &end, 10);
-        while (*end == ' ' || *end == '\t')
-            end++;
-        if (errno != 0 || *end != '\0')
-            return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not a non-negative integer", e->cli, text);
-        *(uint64_t *)(void *)p = (uint64_t)v;
-        return RWKV_OK;
-    }
+    if (e->type != PARAMS_FLOAT)
+        return set_int(s, e, text, err);
     /* decimal only (strtod would take "0x10" and "0x1p3"); -0 is 0 */
     double v = strtod(text, &end);
     while (*end == ' ' || *end == '\t')
@@ -90,15 +148,10 @@ params_set(rwkv_sampling *s, int i, const char *text, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not a number", e->cli, text);
     if (v == 0)
         v = 0;                       /* not -0 */
-    if (e->type == PARAMS_INT && v != floor(v))
-        return rwkv_errf(err, RWKV_EINVAL, "%s: '%s' is not an integer", e->cli, text);
     if (v < e->min || v > e->max)
         return rwkv_errf(err, RWKV_EINVAL, "%s: %s is out of range [%.10g, %.10g]", e->cli, text,
                          e->min, e->max);
-    if (e->type == PARAMS_FLOAT)
-        *(float *)(void *)p = (float)v;
-    else
-        *(int *)(void *)p = (int)v;
+    *(float *)(void *)p = (float)v;
     return RWKV_OK;
 }
 

@@ -46,8 +46,23 @@ extern const params_entry params_table[];
 void params_defaults(rwkv_sampling *s);
 /* Index of the entry whose name or cli spelling is NAME, or -1. */
 int  params_find(const char *name);
-/* Parse TEXT into entry I of S, checking type and bounds. */
+/* Parse TEXT into entry I of S, checking type and bounds (an integer
+** entry's TEXT by params_int_check's rule, blanks around it allowed). */
 int  params_set(rwkv_sampling *s, int i, const char *text, rwkv_err *err);
+
+/*
+** The one spelling of an integer value, for the CLI's integer options
+** (cli_int_check) and the integer sampling values (params_set: /set, the
+** sidebar, presets, imports) alike: decimal digits alone, a '-' before them
+** for a value below 0.  TEXT is LEN bytes (borrowed, no NUL needed).
+** PARAMS_INT_OK when it is an integer in [MIN, MAX] (MIN >= -LLONG_MAX),
+** its magnitude in *MAG and 1 in *NEG when below 0 (either may be NULL);
+** PARAMS_INT_NOT when it is not an integer so written ("1e1", "+5", "5.",
+** "0x10", " 5", "-0", ""); PARAMS_INT_RANGE when it is one outside.
+*/
+enum { PARAMS_INT_OK = 0, PARAMS_INT_NOT = -1, PARAMS_INT_RANGE = -2 };
+int  params_int_check(const char *text, size_t len, long long min, unsigned long long max,
+                      unsigned long long *mag, int *neg);
 /* Value of entry I as double. */
 double params_get(const rwkv_sampling *s, int i);
 /* Entry I of SRC into DST, the other entries untouched. */

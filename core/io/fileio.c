@@ -5,7 +5,8 @@
 ** Invariants: rwkv_open_regular never blocks (O_NONBLOCK until the type is
 ** known) and never returns a descriptor for anything but a regular file;
 ** rwkv_atomic never opens an existing name for writing (O_EXCL|O_NOFOLLOW
-** on a fresh random name) and PATH only ever changes by rename(2).
+** on a fresh random name) but a character device's (/dev/null: nothing
+** there to replace), and PATH only ever changes by rename(2).
 */
 #include "fileio.h"
 
@@ -132,6 +133,28 @@ rwkv_fopen_regular(const char *path, FILE **out, rwkv_err *err)
     return RWKV_OK;
 }
 
+int
+rwkv_fopen_stream(const char *path, FILE **out, rwkv_err *err)
+{
+    struct stat st;
+    int f, fl;
+
+    *out = NULL;
+    if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return rwkv_fopen_regular(path, out, err);
+    /* O_NONBLOCK: the open of a FIFO with no writer must not wait for one;
+    ** blocking reads after it (no writer: end of file at once) */
+    f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (f < 0)
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(f, &st) != 0 || !S_ISFIFO(st.st_mode) || (fl = fcntl(f, F_GETFL)) < 0 ||
+        fcntl(f, F_SETFL, fl & ~O_NONBLOCK) != 0 || (*out = fdopen(f, "rb")) == NULL) {
+        close(f);
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot open: it changed while opened", path);
+    }
+    return RWKV_OK;
+}
+
 /* ---- atomic creation ---- */
 
 struct rwkv_atomic {
@@ -141,6 +164,7 @@ struct rwkv_atomic {
     int   fd;      /* -1 once closed (or owned by the stream) */
     FILE *stream;  /* fdopen(fd), made on demand */
     int   flags;
+    int   device;  /* PATH is a character device, written in place (tmp NULL) */
 };
 
 /* splitmix64: a well-mixed 64-bit value from a counter-like input. */
@@ -183,6 +207,40 @@ fio_free(rwkv_atomic *a)
     free(a);
 }
 
+/* PATH, a character device or a FIFO (FIFO set), opened for writing in
+** place into *OUT.  A FIFO no program reads is refused at once, never
+** waited on (O_NONBLOCK: ENXIO). */
+static int
+fio_device(const char *path, int fifo, int flags, rwkv_atomic **out, rwkv_err *err)
+{
+    rwkv_atomic *a = calloc(1, sizeof *a);
+    int fl;
+
+    if (a == NULL || (a->path = strdup(path)) == NULL) {
+        free(a);
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    }
+    a->flags = flags;
+    a->device = 1;
+    a->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (fifo ? O_NONBLOCK : 0));
+    if (a->fd < 0) {
+        int e = errno;
+        fio_free(a);
+        if (fifo && e == ENXIO)
+            return rwkv_errf(err, RWKV_EIO, "%s: cannot create: it is a FIFO no program "
+                             "reads", path);
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot write: %s", path, strerror(e));
+    }
+    if (fifo && ((fl = fcntl(a->fd, F_GETFL)) < 0 || fcntl(a->fd, F_SETFL, fl & ~O_NONBLOCK) != 0)) {
+        int e = errno;
+        close(a->fd);
+        fio_free(a);
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot write: %s", path, strerror(e));
+    }
+    *out = a;
+    return RWKV_OK;
+}
+
 int
 rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out,
                    rwkv_err *err)
@@ -195,7 +253,12 @@ rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out
     *out = NULL;
     if (path == NULL || *path == '\0')
         return rwkv_errf(err, RWKV_EINVAL, "no output path given");
-    /* follows a symlink on purpose: a link to a device is refused too */
+    /* follows a symlink on purpose: a link to a block device is refused
+    ** too; a character device (/dev/null, /dev/stdout on a terminal) or a
+    ** FIFO a program reads (/dev/stdout on a pipe, >(cmd)) has nothing to
+    ** replace, and writing it is what the user asked for */
+    if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+        return fio_device(path, S_ISFIFO(st.st_mode), flags, out, err);
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return rwkv_errf(err, RWKV_EIO, "%s: cannot create: it is %s", path,
                          rwkv_file_kind(st.st_mode));
@@ -298,19 +361,20 @@ rwkv_atomic_commit(rwkv_atomic *a, rwkv_err *err)
             e = errno ? errno : EIO;
         else if (ferror(a->stream))
             e = EIO;
-        if (e == 0 && (a->flags & RWKV_ATOMIC_SYNC) && fsync(fileno(a->stream)) != 0)
+        if (e == 0 && (a->flags & RWKV_ATOMIC_SYNC) && !a->device &&
+            fsync(fileno(a->stream)) != 0)
             e = errno;
         if (fclose(a->stream) != 0 && e == 0)
             e = errno;
         a->stream = NULL;
     } else {
-        if ((a->flags & RWKV_ATOMIC_SYNC) && fsync(a->fd) != 0)
+        if ((a->flags & RWKV_ATOMIC_SYNC) && !a->device && fsync(a->fd) != 0)
             e = errno;
         if (close(a->fd) != 0 && e == 0)
             e = errno;
         a->fd = -1;
     }
-    if (e == 0 && rename(a->tmp, a->path) != 0) {
+    if (e == 0 && !a->device && rename(a->tmp, a->path) != 0) {
         e = errno;
         what = "cannot move the finished file into place";
     }
@@ -321,7 +385,7 @@ rwkv_atomic_commit(rwkv_atomic *a, rwkv_err *err)
     }
     free(a->tmp);
     a->tmp = NULL;
-    if ((a->flags & RWKV_ATOMIC_SYNC) && fio_sync_dir(a->dir) != 0) {
+    if ((a->flags & RWKV_ATOMIC_SYNC) && !a->device && fio_sync_dir(a->dir) != 0) {
         e = errno;
         /* the file is complete and in place; only its durability is unsure */
         rwkv_errf(err, RWKV_EIO, "%s: written, but syncing its directory failed: %s", a->path,
@@ -388,6 +452,9 @@ rwkv_same_file(const char *out, const char *in)
     char on[4096], inn[4096];
 
     if (out == NULL || in == NULL || strcmp(out, "-") == 0 || strcmp(in, "-") == 0)
+        return 0;
+    /* writing a character device or a FIFO (/dev/null) replaces nothing */
+    if (stat(out, &o) == 0 && (S_ISCHR(o.st_mode) || S_ISFIFO(o.st_mode)))
         return 0;
     if (lstat(out, &lo) == 0) {
         /* what a write to OUT replaces: OUT itself (a symlink there is

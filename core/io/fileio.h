@@ -61,6 +61,10 @@ int rwkv_pread_full(int fd, void *dst, uint64_t n, uint64_t off, const int *stop
 /* The same as a stdio stream opened "rb"; *OUT (OUT) owned by the caller
 ** (fclose). */
 int rwkv_fopen_regular(const char *path, FILE **out, rwkv_err *err);
+/* rwkv_fopen_regular, and a FIFO too (`import <(cmd)`, /dev/fd/N): for a
+** file read once from start to end.  A FIFO no writer holds open reads as
+** empty rather than waiting for one. */
+int rwkv_fopen_stream(const char *path, FILE **out, rwkv_err *err);
 
 /* "a FIFO", "a directory", "a character device", ... for a st_mode that is
 ** not a regular file; "a regular file" for one.  Static string. */
@@ -80,7 +84,9 @@ void rwkv_path_dir(const char *path, char *dir, size_t cap);
 ** OUT is IN itself (device and inode; a symlink at OUT is replaced, not
 ** followed, so only OUT's own inode or its target's when it is IN's
 ** counts), or neither exists yet and both name one entry of one
-** directory.  0 otherwise, "-" (stdout) and NULL included.  Both borrowed.
+** directory.  0 otherwise, "-" (stdout), NULL and an OUT that is a
+** character device or a FIFO (written in place: it replaces nothing)
+** included.  Both borrowed.
 */
 int rwkv_same_file(const char *out, const char *in);
 
@@ -97,7 +103,8 @@ typedef struct rwkv_atomic rwkv_atomic;
 ** *OUT (OUT) is owned by the caller until rwkv_atomic_commit or
 ** rwkv_atomic_abort frees it.  Errors (RWKV_EIO, one line naming PATH):
 ** PATH exists and is not a regular file; the directory is missing or not
-** writable.
+** writable.  A character device (/dev/null) is written in place: commit
+** just closes it.
 */
 int rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out,
                        rwkv_err *err);

@@ -90,10 +90,10 @@ poll grep -q 'message dropped' "$TMP/err" || fail "not dropped: $(cat "$TMP/err"
 exec 3>&-
 wait $pid
 if grep -q '^new session 1: first$' "$TMP/err"; then
-    grep -q '^session 1 removed again: it held only the cancelled message$' "$TMP/err" && ok ||
+    grep -q '^session 1, made for the message you cancelled, is deleted again$' "$TMP/err" && ok ||
         fail "an announced session went without a word: $(cat "$TMP/err")"
 else
-    grep -q 'session 1 removed' "$TMP/err" && fail "removal said of a session never announced" || ok
+    grep -q 'session 1, made' "$TMP/err" && fail "removal said of a session never announced" || ok
 fi
 n=$("$RWKV_TUI" sessions --db "$D" list 2>&1 | grep -c '^ *[0-9]')
 [ "$n" = 0 ] && ok || fail "sessions left: $("$RWKV_TUI" sessions --db "$D" list 2>&1)"

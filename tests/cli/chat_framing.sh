@@ -104,7 +104,10 @@ expect_fail "bad framing import" "bad\.json: framing: user name: no ':'" \
 if [ $HAVE_SQLITE = 1 ]; then
     D3=$TMP/old.db
     printf 'hi\n' | "$T" chat --demo --db "$D3" --seed 1 --max-tokens 3 >/dev/null 2>&1
-    sqlite3 "$D3" 'ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;
+    sqlite3 "$D3" 'UPDATE snapshots SET blob=(SELECT b.blob FROM state_blobs b WHERE b.id=snapshots.blob_id)
+                   WHERE blob_id IS NOT NULL; DROP TRIGGER snapshots_blob_ad; DROP TRIGGER snapshots_blob_au;
+                   DROP INDEX snapshots_blob; ALTER TABLE snapshots DROP COLUMN blob_id; DROP TABLE state_blobs;
+                   ALTER TABLE sessions DROP COLUMN framing; ALTER TABLE presets DROP COLUMN framing;
                    ALTER TABLE snapshots DROP COLUMN digest; DROP TRIGGER sessions_seq;
                    DROP TRIGGER turns_seq; DROP TABLE id_seq; DROP TABLE settings;
                    PRAGMA user_version=3;' &&
@@ -113,7 +116,7 @@ if [ $HAVE_SQLITE = 1 ]; then
         >"$TMP/o6" 2>"$TMP/e6" && ok || fail "old database: $(cat "$TMP/e6")"
     grep -q '^user      User$' "$TMP/o6" && grep -q '^Assistant:' "$TMP/o6" && ok \
         || fail "old session defaults: $(cat "$TMP/o6")"
-    [ "$(sqlite3 "$D3" 'PRAGMA user_version')" = 7 ] && ok || fail "migrated to the current schema (v7)"
+    [ "$(sqlite3 "$D3" 'PRAGMA user_version')" = 8 ] && ok || fail "migrated to the current schema (v8)"
 else
     skip 4 "sqlite3 not found"
 fi

@@ -150,7 +150,8 @@ if [ $HAVE_SQLITE = 1 ]; then
         && ok || fail "replay note (nearest): $(cat "$TMP/R2.err")"
     # a corrupt snapshot blob is skipped and replayed
     cpdb "$TMP/two-before.db" "$TMP/r3.db"
-    q "$TMP/r3.db" "update snapshots set blob=substr(blob,1,100) where turn_id=(select max(id) from turns where session_id=2)"
+    q "$TMP/r3.db" "update state_blobs set blob=substr(blob,1,100) where id=(select blob_id from snapshots
+                   where turn_id=(select max(id) from turns where session_id=2))"
     printf 'and 3+3?\n' | "$T" chat --db "$TMP/r3.db" --session 2 --seed 7 >"$TMP/R3" 2>"$TMP/R3.err"
     cmp -s "$TMP/R3" "$TMP/B2" && ok || fail "replay past a corrupt snapshot differs: $(cat "$TMP/R3.err")"
     grep -q 'replayed' "$TMP/R3.err" && ok || fail "corrupt snapshot note: $(cat "$TMP/R3.err")"

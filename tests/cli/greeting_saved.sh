@@ -41,8 +41,9 @@ run other2 --greeting "User: hello\n\nAssistant: Hi." && grep -q "$NOTE" "$TMP/o
 
 # damaged snapshots of the greeting turns: fed again, the same reply
 if command -v sqlite3 >/dev/null 2>&1; then
-    sqlite3 "$D" "UPDATE snapshots SET blob = randomblob(length(blob))
-                  WHERE turn_id IN (SELECT id FROM turns WHERE role = 0)" && ok || fail "damage"
+    sqlite3 "$D" "UPDATE state_blobs SET blob = randomblob(length(blob)) WHERE id IN
+                  (SELECT blob_id FROM snapshots WHERE turn_id IN (SELECT id FROM turns WHERE role = 0))" &&
+        ok || fail "damage"
     run damaged --greeting "$G" && ok || fail "run after damage: $(cat "$TMP/damaged.err")"
     grep -q "$NOTE" "$TMP/damaged.err" && fail "a damaged state was reused" || ok
     cmp -s "$TMP/first.out" "$TMP/damaged.out" && ok || fail "reply after damage differs"

@@ -9,7 +9,9 @@
 T=$RWKV_TUI
 DB=$TMP/b.db
 q() { sqlite3 "$1" "$2" 2>/dev/null; }
-states() { q "$1" "select coalesce(sum(length(blob)),0) from snapshots"; }
+# (a shared state, schema v8, counts once)
+states() { q "$1" "select (select coalesce(sum(length(blob)),0) from snapshots)
+                        + (select coalesce(sum(length(blob)),0) from state_blobs)"; }
 
 for i in 1 2 3; do
     yes "message $i" | head -12 | "$T" chat --demo --db "$DB" --new "s$i" --max-tokens 4 --seed $i \
@@ -39,16 +41,28 @@ h=$(q "$DB" "select count(*) from sessions e where exists(select 1 from snapshot
 out=$("$T" sessions --db "$DB" budget)
 case $out in *"budget: "*[0-9]" kB"|*"budget: "*[0-9]" MB") ok ;; *) fail "shown: $out" ;; esac
 
+# under one saved state is refused, a unit or not: it would drop them all
+one=$(q "$DB" "select min(length(blob)) from state_blobs")
+[ -n "$one" ] || one=$(q "$DB" "select min(length(blob)) from snapshots")   # (schema < v8)
+n_now=$(q "$DB" "select count(*) from snapshots")
+for v in 1kB 500B 1B 0.00001GB $((one - 1))B; do
+    expect_fail "$v: under one state" \
+        "budget: '$v' is less than one saved state \\(the smallest takes [0-9.]+ (kB|MB)\\) and would drop every state: give more \\(500MB, 2GB\\), or say 'off' for none" \
+        "$T" sessions --db "$DB" budget "$v"
+done
+[ "$(q "$DB" "select count(*) from snapshots")" = "$n_now" ] && ok || fail "a refused budget dropped states"
 # a session with no state left resumes by replay, with the untouched copy's reply
-"$T" sessions --db "$DB" budget 1kB >/dev/null || fail "budget 1kB"
-[ "$(q "$DB" "select count(*) from snapshots")" = 0 ] && ok || fail "1kB left states"
+# (one state's budget: the oldest sessions' states go first, s1's all)
+"$T" sessions --db "$DB" budget "${one}B" >/dev/null || fail "budget ${one}B"
+[ "$(q "$DB" "select count(*) from snapshots n join turns t on t.id=n.turn_id where t.session_id=1")" = 0 ] &&
+    ok || fail "${one}B left s1 states"
 r1=$(printf 'and now?\n' | "$T" chat --demo --db "$DB" --session 1 --max-tokens 8 --seed 9 2>"$TMP/e1")
 r2=$(printf 'and now?\n' | "$T" chat --demo --db "$TMP/ref.db" --session 1 --max-tokens 8 --seed 9 2>/dev/null)
 [ -n "$r1" ] && [ "$r1" = "$r2" ] && ok || fail "resumed reply differs: '$r1' vs '$r2'"
 grep -qi 'replay' "$TMP/e1" && ok || fail "no replay note: $(cat "$TMP/e1")"
 # the budget holds while chatting: the head just written is kept, the rest goes
 [ "$(q "$DB" "select count(*) from snapshots")" = 1 ] && ok ||
-    fail "after a turn at 1kB: $(q "$DB" "select turn_id from snapshots")"
+    fail "after a turn at ${one}B: $(q "$DB" "select turn_id from snapshots")"
 [ "$(q "$DB" "select count(*) from snapshots n join sessions e on e.head_turn=n.turn_id where e.id=1")" = 1 ] &&
     ok || fail "the session's head state was not kept"
 
@@ -61,35 +75,40 @@ printf 'more\n' | "$T" chat --demo --db "$DB" --session 1 --max-tokens 4 >/dev/n
 # the file gives the space back when a budget drops states
 cp "$TMP/ref.db" "$TMP/big.db"
 s0=$(stat -c %s "$TMP/big.db")
-"$T" sessions --db "$TMP/big.db" budget 1kB >/dev/null
+"$T" sessions --db "$TMP/big.db" budget "${one}B" >/dev/null
 s1=$(stat -c %s "$TMP/big.db")
 [ "$s1" -lt $((s0 / 2)) ] && ok || fail "file $s0 -> $s1 bytes"
 
 # sizes: units, and one line for what is not one
-for v in 500MB 2GB 1.5GiB 750k 3T 1024B 5000000000; do
+for v in 500MB 2GB 1.5GiB 750k 3T 1024000B 5000000000; do
     "$T" sessions --db "$TMP/ref.db" budget "$v" >/dev/null && ok || fail "size $v refused"
 done
 # a bare number is bytes; under the smallest saved state (where it would drop
 # them all, and megabytes were likely meant) it is refused with what it means
-small=$(q "$TMP/bare.db" "select min(length(blob)) from snapshots")
+small=$(q "$TMP/bare.db" "select min(length(blob)) from state_blobs")
 n_bare=$(q "$TMP/bare.db" "select count(*) from snapshots")
 expect_fail "a bare number under one state" \
     "budget: '500' with no unit means bytes, less than one saved state \\(the smallest takes [0-9.]+ (kB|MB)\\)" \
     "$T" sessions --db "$TMP/bare.db" budget 500
-expect_fail "... and how to say bytes" "or 500B if bytes are meant" \
+expect_fail "... and what to do" "and would drop every state: give a unit \\(500MB, 2GB\\)$" \
     "$T" sessions --db "$TMP/bare.db" budget 500
 [ "$(q "$TMP/bare.db" "select count(*) from snapshots")" = "$n_bare" ] && ok ||
     fail "a refused bare number dropped states"
 "$T" sessions --db "$TMP/bare.db" budget "$small" >/dev/null && ok ||
     fail "a bare number of the smallest state ($small) refused"
 "$T" sessions --db "$TMP/bare.db" budget off >/dev/null
-"$T" sessions --db "$TMP/bare.db" budget 500B >/dev/null && ok || fail "500B refused"
 [ "$(q "$TMP/bare.db" "select count(*) from snapshots")" -lt "$n_bare" ] && ok ||
-    fail "500B dropped no states"
-# no state saved yet: nothing to compare with, a bare number is taken as bytes
-for s in s1 s2 s3; do "$T" sessions --db "$TMP/bare.db" rm "$s" >/dev/null 2>&1; done
+    fail "a budget of one state dropped no states"
+# no state saved yet: nothing to compare with but the smallest model's state
+# (RWKV-4 169M: 184 kB), so under 64 kB is refused, a unit or not
+for s in 1 2 3; do "$T" sessions --db "$TMP/bare.db" rm "$s" >/dev/null 2>&1; done
 if [ "$(q "$TMP/bare.db" "select count(*) from snapshots")" = 0 ]; then
-    "$T" sessions --db "$TMP/bare.db" budget 500 >/dev/null && ok || fail "bare 500, no states"
+    expect_fail "bare 500, no states" \
+        "budget: '500' with no unit means bytes, less than any model's saved state \\(64 kB at the least\\)" \
+        "$T" sessions --db "$TMP/bare.db" budget 500
+    expect_fail "1kB, no states" "budget: '1kB' is less than any model's saved state \\(64 kB at the least\\)" \
+        "$T" sessions --db "$TMP/bare.db" budget 1kB
+    "$T" sessions --db "$TMP/bare.db" budget 64kB >/dev/null && ok || fail "64kB, no states"
 else
     fail "sessions rm left states"
 fi

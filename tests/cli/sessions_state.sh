@@ -18,7 +18,9 @@ import json, math, sqlite3, struct, sys
 db, out, turn, vs = sys.argv[1], json.load(open(sys.argv[2])), int(sys.argv[3]), int(sys.argv[4])
 con = sqlite3.connect(db)
 def floats(t):
-    b = con.execute("select blob from snapshots where turn_id=?", (t,)).fetchone()[0]
+    # the bytes inline (before schema v8) or in the shared row
+    b = con.execute("select coalesce((select b.blob from state_blobs b where b.id=n.blob_id),"
+                    " n.blob) from snapshots n where turn_id=?", (t,)).fetchone()[0]
     n = struct.unpack_from("<Q", b, 16)[0]
     return struct.unpack_from("<%df" % n, b, 64)
 C, H, N, L = out["n_embd"], out["n_head"], out["head_size"], out["n_layer"]
@@ -136,7 +138,8 @@ else
     fail "no partial reply saved within 30 s"
 fi
 # a damaged blob: one line
-sqlite3 "$DB" "update snapshots set blob=x'00' where turn_id=$prev" 2>/dev/null
+sqlite3 "$DB" "update state_blobs set blob=x'00'
+              where id=(select blob_id from snapshots where turn_id=$prev)" 2>/dev/null
 expect_fail "damaged blob" "saved state of turn $prev is unusable" \
     "$T" sessions --db "$DB" state 1 "$prev"
 

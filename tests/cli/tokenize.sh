@@ -22,8 +22,8 @@ re_hex='"bytes_hex": "([0-9a-f]*)"'
 re_tok='"tokens": \[([0-9, ]*)\]'
 n=0
 HAVE_V=0
-# the checks that need the vocabulary: 17 + the 170 of the cases below
-have_fixture rwkv_vocab_v20230424.txt $((17 + 170)) && HAVE_V=1
+# the checks that need the vocabulary: 18 + the 170 of the cases below
+have_fixture rwkv_vocab_v20230424.txt $((18 + 170)) && HAVE_V=1
 if [ $HAVE_V = 1 ] && have_fixture tokenizer/world_tokenizer_cases.jsonl 170; then
 while IFS= read -r line; do
     [[ $line =~ $re_id ]] && id=${BASH_REMATCH[1]}
@@ -48,7 +48,7 @@ if [ $HAVE_V = 1 ]; then
 # --- --text, separators, stdin, exact bytes ---------------------------------
 [ "$(T --vocab "$V" --text 'Hello world')" = "33155 40213" ] && ok || fail "--text Hello world"
 [ "$(T --vocab="$V" --text=$'\n\n')" = "261" ] && ok || fail "--text \\n\\n (chat-000)"
-out=$(T --vocab "$V" --decode --text $'33155,40213\n0 , 11')
+out=$(T --vocab "$V" --decode --text $'33155,40213\n , 11')
 [ "$out" = $'Hello world\n' ] || [ "$out" = "Hello world" ] && ok || fail "decode separators: '$out'"
 T --vocab "$V" --decode --text '33155 40213' | od -An -c | grep -q 'd *$' && ok || fail "decode adds no newline"
 printf 'def f(x):\n    return x * 2\n' | T --vocab "$V" --file - >"$TMP/ids"
@@ -106,13 +106,17 @@ printf "1 'a\n" >"$TMP/bad2.txt"
 expect_fail "unterminated literal" "bad2.txt:1: unterminated string literal" \
     "$RWKV_TUI" tokenize --vocab "$TMP/bad2.txt" --text hi
 if [ $HAVE_V = 1 ]; then
-expect_fail "bad id word" "--text: 'abc' \(item 2\) is not a token id \(0\.\.65529\)" \
+expect_fail "bad id word" "--text: 'abc' \(item 2\) is not a token id \(1\.\.65529\)" \
     "$RWKV_TUI" tokenize --vocab "$V" --decode --text "1 abc 3"
 expect_fail "id out of range" "'65530' \(item 1\) is not a token id" \
     "$RWKV_TUI" tokenize --vocab "$V" --decode --text "65530"
 expect_fail "negative id" "'-1' \(item 1\) is not a token id" \
     "$RWKV_TUI" tokenize --vocab "$V" --decode --text "-1"
+# id 0 ends a text (generation stops there): a World vocabulary has no bytes for it
+expect_fail "World id 0" "--text: '0' \(item 2\) is not a token id \(1\.\.65529; 0 is the end of a text, not in the vocabulary\)" \
+    "$RWKV_TUI" tokenize --vocab "$V" --decode --text "33155 0"
 fi
+[ "$(T --bytes --decode --text '0 104' | od -An -tx1 | tr -d ' ')" = 0068 ] && ok || fail "--bytes: 0 is a byte"
 expect_fail "bytes id 256" "'256' \(item 1\) is not a token id \(0\.\.255\)" \
     "$RWKV_TUI" tokenize --bytes --decode --text "256"
 printf '1 2\n3 x9\n' >"$TMP/ids.txt"

@@ -25,28 +25,36 @@ type_text "lots"
 keys Enter
 check "a wrong size: one line" "budget: 'lots' is not a size \(500MB, 2GB, 1.5GiB, or off\)"
 [ "$(states)" = "$n0" ] && ok || fail "a wrong size dropped states: $(states) of $n0"
-keys C-b
+keys C-u                # (a refused size keeps the prompt open, holding it)
 type_text "0"
 keys Enter
 check "0 refused" "a budget of 0 bytes would drop every state: say 'off' for none"
-keys C-b
+keys C-u
 type_text "100"
 keys Enter
-check "a bare number under one state: refused, said" "budget: '100' with no unit means bytes, less than one saved state \(the smallest takes [0-9.]+ (kB|MB)\)"
+# (said in the refused prompt's dialog, which wraps it)
+check "a bare number under one state: refused, said" "budget: '100' with no unit means bytes, less than one saved state"
+check "... with the smallest state's size" "smallest takes [0-9.]+ (kB|MB)\)"
 [ "$(states)" = "$n0" ] && ok || fail "a bare 100 dropped states: $(states) of $n0"
-keys C-b
+keys C-u
+# a unit does not make it safe: 1kB (for 1GB?) would drop every state too
 type_text "1kB"
 keys Enter
-check "applied and said" 'budget 1 kB: dropped [0-9]+ saved states \([0-9.]+ (kB|MB); their turns'"'"' tokens rebuild them'
-check "the title shows the budget" 'Sessions  \(saved states: [0-9.]+ (kB|MB) of 1 kB\)'
+check "under one state with a unit: refused" "budget: '1kB' is less than one saved state"
+[ "$(states)" = "$n0" ] && ok || fail "1kB dropped states: $(states) of $n0"
+keys C-u
+type_text "100kB"
+keys Enter
+check "applied and said" 'budget 100 kB: dropped [0-9]+ saved states \([0-9.]+ (kB|MB); their turns'"'"' tokens rebuild them'
+check "the title shows the budget" 'Sessions  \(saved states: [0-9.]+ (kB|MB) of 100 kB\)'
 n1=$(states)
-# (no session is being written: 1 kB takes even the sessions' last states,
-# which replay rebuilds)
+# (no session is being written: 100 kB, one state, takes even the sessions'
+# last states but one, which replay rebuilds)
 [ "$n1" -lt "$n0" ] && ok || fail "states after the budget: $n1 of $n0"
 out=$("$T" sessions --db "$DB" budget 2>&1)
-case $out in *"budget: 1 kB") ok ;; *) fail "the CLI sees another budget: $out" ;; esac
+case $out in *"budget: 100 kB") ok ;; *) fail "the CLI sees another budget: $out" ;; esac
 keys C-b
-check "asked with the budget now" 'saved states: [0-9.]+ (kB|MB) of 1 kB; budget'
+check "asked with the budget now" 'saved states: [0-9.]+ (kB|MB) of 100 kB; budget'
 type_text "off"
 keys Enter
 check "off" 'budget: none \(the retention policy alone decides\)'

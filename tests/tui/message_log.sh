@@ -9,7 +9,8 @@
 mkdir -p "$XDG_CONFIG_HOME/rwkv-tui"
 printf 'language: fr\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 W=100 H=30 tui_start
-check "config error in the transcript" "config.yaml:1:11: field 'language'"
+check "config error in the transcript" "config.yaml:1:11: field"
+check "... naming the field" "'language': 'fr' is not"
 keys M-l
 check "config error in the log" '[0-9:]{8}  error: /'
 keys Escape

@@ -15,9 +15,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* SQL taking schema v7's addition (settings) out of a current file: with
-** user_version=6 it is a file of schema v6. */
-#define DROP_V7 "DROP TABLE settings;"
+/* SQL taking schema v8's additions (shared states) out of a current file,
+** the shared states put back inline first: with user_version=7 it is a
+** file of schema v7. */
+#define DROP_V8                                                                          \
+    "UPDATE snapshots SET blob=(SELECT b.blob FROM state_blobs b WHERE b.id=snapshots.blob_id)" \
+    " WHERE blob_id IS NOT NULL; DROP TRIGGER snapshots_blob_ad; DROP TRIGGER snapshots_blob_au;" \
+    " DROP INDEX snapshots_blob; ALTER TABLE snapshots DROP COLUMN blob_id; DROP TABLE state_blobs;"
+/* SQL taking schema v7's addition (settings) and v8's out of a current
+** file: with user_version=6 it is a file of schema v6. */
+#define DROP_V7 DROP_V8 "DROP TABLE settings;"
 /* The same for v6's additions (id_seq and its triggers) and v7's: with
 ** user_version=5 it is a file of schema v5. */
 #define DROP_V6 DROP_V7 "DROP TRIGGER sessions_seq; DROP TRIGGER turns_seq; DROP TABLE id_seq;"

@@ -165,6 +165,9 @@ script(rwkv_model *m, const tok *t, const char *db, int cut, char *log, size_t c
     log_step(log, cap, "open", rc, s, db);
     TEST_CONDF(rc == RWKV_OK && sess_id(s) == 1 && sess_head(s) == reply2,
                "the next open is not cut (rc %d, head %lld)", rc, (long long)sess_head(s));
+    /* (the open kept the message's rebuilt state -- the fork point of the
+    ** two replies: dropped again, so that the step replays it too) */
+    q_exec(db, "DELETE FROM snapshots WHERE turn_id IN (SELECT id FROM turns WHERE role = 1)");
     /* a step to the first reply (it replays): cut, nothing changed */
     where(s, db, before, sizeof before);
     rc = job(s, JOB_SIBLING, reply2, -1, cut);

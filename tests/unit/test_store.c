@@ -255,7 +255,7 @@ static const uint64_t shipped_step_fnv[STORE_SCHEMA_VERSION + 1] = {
     0,
     0x078317383cdf3551ull, 0xd9a2faf21733bf8full, 0xea6137829f9a0505ull,
     0x0eba3f189308349eull, 0x9e73b71d57667291ull, 0xcb98bb6592261946ull,
-    0xb1b75fec39a25bcdull,
+    0xb1b75fec39a25bcdull, 0x8d0b6f09f7b1a6d1ull,
 };
 
 static void
@@ -554,6 +554,18 @@ test_precision_plans(store *st, int64_t a2, float *back, size_t n)
                   strstr(err.msg, "made with fp32, the strategy computes in fp32 with int8 weights"));
 }
 
+/* Overwrite the saved bytes of TURN's state (its shared row, schema v8)
+** with the SQL expression EXPR of blob. */
+static int
+damage_state(const char *db, int64_t turn, const char *expr)
+{
+    char sql[320];
+
+    snprintf(sql, sizeof sql, "UPDATE state_blobs SET blob=%s"
+             " WHERE id=(SELECT blob_id FROM snapshots WHERE turn_id=%lld)", expr, (long long)turn);
+    return q_exec(db, sql);
+}
+
 static void
 test_snapshots(store *st, const char *dbpath)
 {
@@ -661,9 +673,7 @@ test_snapshots(store *st, const char *dbpath)
                                        p.base_turn == a2 && p.n_tokens == 0 &&
                                        memcmp(back, real, n * sizeof *back) == 0);
         store_plan_fini(&p);
-        char sql[256];
-        snprintf(sql, sizeof sql, "UPDATE snapshots SET blob=substr(blob, 1, 1000) WHERE turn_id=%lld", (long long)a2);
-        TEST_COND("truncate blob", q_exec(dbpath, sql) == SQLITE_OK);
+        TEST_COND("truncate blob", damage_state(dbpath, a2, "substr(blob, 1, 1000)") == SQLITE_OK);
         TEST_COND("truncated -> corrupt", store_snapshot_get(st, a2, &META, back, n, &why, &err) == RWKV_EFORMAT &&
                                               why == STORE_SNAP_CORRUPT && strstr(err.msg, "truncated") == NULL &&
                                               strstr(err.msg, "unusable"));
@@ -672,9 +682,8 @@ test_snapshots(store *st, const char *dbpath)
                                             memcmp(back, older, n * sizeof *back) == 0 && p.note[0] != 0);
         store_plan_fini(&p);
         /* a byte flipped in the middle of the older one: no snapshot left */
-        snprintf(sql, sizeof sql, "UPDATE snapshots SET blob=CAST(substr(blob,1,500) || x'ff' || substr(blob,502) AS BLOB) WHERE turn_id=%lld",
-                 (long long)u1);
-        TEST_COND("flip byte", q_exec(dbpath, sql) == SQLITE_OK);
+        TEST_COND("flip byte", damage_state(dbpath, u1, "CAST(substr(blob,1,500) || x'ff' ||"
+                                                        " substr(blob,502) AS BLOB)") == SQLITE_OK);
         TEST_COND("flipped -> corrupt", store_snapshot_get(st, u1, &META, back, n, &why, &err) == RWKV_EFORMAT &&
                                             strstr(err.msg, "checksum"));
         TEST_COND("restore from root", store_state_restore(st, a2, &META, back, n, &p, &err) == RWKV_OK &&

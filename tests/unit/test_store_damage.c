@@ -185,7 +185,7 @@ test_long_delete(void)
              " INSERT INTO turns(id, session_id, parent_id, depth, role, text, tokens, time_ms)"
              " SELECT %lld+i, %lld, %lld+i-1, i, 1+(i%%2), 'turn '||i, x'01000000', 1700000000000+i FROM c;"
              "UPDATE sessions SET head_turn=%lld+9999 WHERE id=%lld;"
-             "INSERT INTO snapshots SELECT %lld+i, 1, '7.0', 2, 8, 1, 8, 0, 48, 0, zeroblob(100), 0 FROM"
+             "INSERT INTO snapshots SELECT %lld+i, 1, '7.0', 2, 8, 1, 8, 0, 48, 0, zeroblob(100), 0, NULL FROM"
              " (SELECT 1 AS i UNION SELECT 5000 UNION SELECT 9999)",
              (long long)root + 100, (long long)s, (long long)root + 100, (long long)root + 100, (long long)s,
              (long long)root + 100);

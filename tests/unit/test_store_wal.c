@@ -288,8 +288,9 @@ test_autocheckpoint(void)
     store_set_retention(st, &keep);
     sid = new_session(st, "big");
     before = file_size(db);
-    /* 80 KB a state, 2 pages, every one kept: 150 turns are 300+ frames */
-    for (int i = 0; i < 150 && t > 0; i++)
+    /* 80 KB a state, 2 pages, every one kept: 150 turns are 300+ frames
+    ** (each state its own: identical ones are stored once) */
+    for (int i = 0; i < 150 && t > 0 && (state[0] = (float)i, 1); i++)
         t = add_turn(st, sid, i ? t : 0, STORE_ROLE_USER, "x", NULL, 0, state, 20000, &meta, &err);
     TEST_CONDF(t > 0 && file_size(db) > before + 8 * 1024 * 1024,
                "checkpointed on the way: %ld -> %ld bytes (%s)", before, file_size(db),

@@ -50,8 +50,17 @@ test_input(void)
     TEST_COND("ctrl-w", IS(&in, "eone two  ", 10));
     tui_input_kill_word(&in);
     TEST_COND("ctrl-w over spaces", IS(&in, "eone ", 5));
-    tui_input_kill_bol(&in);
+    tui_input_kill_all(&in);
     TEST_COND("ctrl-u", IS(&in, "", 0));
+    TEST_COND("ctrl-y after ctrl-u: the words in a row too", tui_input_yank(&in) == 15 &&
+              IS(&in, "eone two  three", 15));
+    tui_input_set(&in, "l1\nl2\nl3");
+    in.cur = 4;
+    tui_input_kill_all(&in);
+    TEST_COND("ctrl-u: every line", IS(&in, "", 0) && in.kill_len == 8);
+    tui_input_yank(&in);
+    TEST_COND("ctrl-y: them back", IS(&in, "l1\nl2\nl3", 8));
+    tui_input_clear(&in);
 
     /* whole characters: CJK (3 bytes), e + combining acute, emoji (4 bytes) */
     type(&in, "a\xe4\xb8\xad" "e\xcc\x81" "\xf0\x9f\x98\x80");
