@@ -89,7 +89,7 @@ case $out in *"From a pipe"*hello*) ok ;; *) fail "show after import -: $out" ;;
 out=$("$T" sessions --db "$DB" export 1 --format json | "$T" sessions --db "$DB" import - 2>&1) \
     && [ "$out" = "imported stdin as session 3" ] && ok || fail "export | import -: $out"
 expect_fail "import - of bad JSON names stdin" "stdin" sh -c "echo '{' | '$T' sessions --db '$DB' import -"
-expect_fail "import of a FIFO still refused" "fifo: not a regular file \(a FIFO\)" \
+expect_fail "import of a FIFO no program writes reads as empty, not a wait" "fifo: not a rwkv-tui session export \(the file is empty\)" \
     $TO "$T" sessions --db "$DB" import "$TMP/fifo"
 
 # --- 3. ids and numbers: no leading blanks (as no trailing junk) ------------

@@ -127,7 +127,7 @@ $TO "$T" eval --model "$M" --tokens 1,2 --out "$TMP/o.bin" --state-out "$TMP/st.
 victim_kept && ok || fail "eval --out wrote through a planted PATH.tmp"
 expect_quick_fail "eval --out onto a FIFO" "fifo: cannot create: it is a FIFO" \
     "$T" eval --model "$M" --tokens 1 --out "$TMP/fifo"
-expect_quick_fail "eval --out onto a device" "/dev/full: cannot create: it is a character device" \
+expect_quick_fail "eval --out onto a full device (written in place: a device is a fine output)" "/dev/full: cannot write: No space left on device" \
     "$T" eval --model "$M" --tokens 1 --out /dev/full
 
 # ---- a model truncated while in use ----

@@ -108,7 +108,7 @@ out=$("$T" sessions --db "$DB" import "$TMP/nul.json" 2>&1) && id=${out##* } && 
 
 # --- a FIFO is refused, not waited on ---------------------------------------------------
 mkfifo "$TMP/fifo"
-expect_fail "import a FIFO" "fifo: not a regular file" timeout 20 "$T" sessions --db "$DB" import "$TMP/fifo"
+expect_fail "import a FIFO no program writes: empty, not a wait" "fifo: not a rwkv-tui session export \(the file is empty\)" timeout 20 "$T" sessions --db "$DB" import "$TMP/fifo"
 expect_fail "--db a FIFO" "fifo: not a regular file" timeout 20 "$T" sessions --db "$TMP/fifo" list
 
 # --- output that cannot be written is an error -----------------------------------------
@@ -117,7 +117,7 @@ if [ -w /dev/full ]; then
     expect_fail "export > /dev/full" "stdout: No space left on device" sh -c "'$T' sessions --db '$DB' export $id >/dev/full"
     # --out is a file made whole (rwkv_write_file): a device is refused, as
     # eval --out refuses one
-    expect_fail "export --out /dev/full" "^rwkv-tui: /dev/full: cannot create: it is a character device$" \
+    expect_fail "export --out /dev/full (a device is written in place)" "^rwkv-tui: /dev/full: cannot write: No space left on device$" \
         "$T" sessions --db "$DB" export $id --out /dev/full
 fi
 # an export that cannot be written whole leaves the file it replaces as it

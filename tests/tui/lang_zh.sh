@@ -83,7 +83,8 @@ tui_quit
 # a bad value: one line naming the file, the rest of the config kept
 printf 'language: fr\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 TUI_ENV="LANGUAGE=zh_CN" W=100 H=24 tui_start
-check "language: fr refused" "config.yaml:1:11: field 'language'"
+check "language: fr refused" "config.yaml:1:11: field"
+check "... naming the field" "'language'"
 check "language: fr: the environment decides" '^F1 帮助 '
 tui_quit
 rm -f "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"

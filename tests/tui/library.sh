@@ -75,8 +75,9 @@ check "in use" 'keeper\.safetensors +\(in use\) library, imported'
 keys Escape
 tui_quit
 
-# resume that session: its state comes from the database
-tui_start --max-tokens 6 --seed 2
+# resume that session: its state comes from the database (a wide window:
+# beside the resumed reply's speeds, the status line's labels give way)
+W=180 tui_start --max-tokens 6 --seed 2
 keys F2
 type_text "from the library"
 keys Enter
