@@ -192,7 +192,8 @@ test: all unit-tests check-deps check-size
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 asan:
 	$(MAKE) BUILD=build-asan BIN=build-asan/rwkv-tui OPT=-O1 \
-	    CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" RWKV_ASAN=1 test
+	    CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" RWKV_ASAN=1 \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test
 
 ubsan:
 	$(MAKE) BUILD=build-ubsan BIN=build-ubsan/rwkv-tui \

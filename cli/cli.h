@@ -135,11 +135,22 @@ int cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i);
 ** option 'X' (see 'rwkv-tui CMD --help')" (CMD NULL: the full-screen client,
 ** "unknown option 'X' (see rwkv-tui --help)"), or "CMD: --model and --demo
 ** exclude each other" (a subcommand given both), or what cli_opts_check
-** (below) says for a subcommand.
+** (below) says for a subcommand.  An argument that is not an option is
+** refused by cli_bad_arg (below).
 */
 struct cli_frame;
 int cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
                    const struct cli_opt *tab, struct cli_frame *fr, struct cli_opts *o);
+/*
+** The one line for ARG, which no option of command CMD (NULL: the
+** full-screen client) took: "CMD: unknown option 'X' (see ...)" for one
+** starting with '-'; else, when the command takes the common options
+** (FILES), "CMD: unexpected argument 'X': give the model with --model PATH"
+** for what names a file or looks like a path (a state file: "give a state
+** file with --state PATH"), and "CMD: unexpected argument 'X' (see ...)"
+** otherwise.  A positional path is never taken as the model.
+*/
+void cli_bad_arg(const char *cmd, const char *arg, int files);
 /*
 ** The client's options a subcommand CMD takes but does not use, checked so
 ** that none is silently ignored (cli_parse_args calls it for generate,

@@ -205,7 +205,7 @@ parse_args(struct chat_cli *a, int argc, char **argv)
             }
             a->new_title = v;
         } else {
-            cli_errorf("chat: unknown option '%s' (try '" PROG " chat --help')", argv[i]);
+            cli_bad_arg("chat", argv[i], 1);
             return 2;
         }
     }
@@ -736,7 +736,7 @@ cmd_fork(struct repl *r, char *args)
     const char *end = args;
     long long turn = 0;
     int64_t at, at0 = 0, live = 0;
-    store_turn lt;
+    char why[RWKV_ERR_MSG];
     rwkv_err err;
     int bad = cli_strtoll(args, &turn, &end) != 0;
 
@@ -756,11 +756,9 @@ cmd_fork(struct repl *r, char *args)
         cli_errorf("/fork: %s", err.msg);
         return 0;
     }
-    if (live != 0 && at == at0 && store_turn_get(sess_store(r->s), live, &lt, &err) == RWKV_OK) {
-        fprintf(stderr, "(reply %lld is still being written in another window: branched before "
-                        "its message %lld; the next message starts a new branch)\n",
-                (long long)live, (long long)lt.parent_id);
-        store_turn_fini(&lt);
+    if (live != 0 && at == at0) {
+        sess_fork_live_why(sess_store(r->s), live, NULL, why, sizeof why);
+        fprintf(stderr, "(%s; the next message starts a new branch)\n", why);
     } else if (at != turn)
         fprintf(stderr, "(branched before message %lld: the next message starts a new branch)\n",
                 turn);
@@ -1260,8 +1258,10 @@ repl_loop(struct repl *r)
 ** the next message would, one bounded wait for a lock) -- a line says so
 ** when it worked; what still fails is one line on stderr naming how many
 ** and why, and exit status 1 (a signal's own status wins: the caller
-** raises it).  Nothing kept out: nothing done, as before.  RC: the status
-** so far.
+** raises it).  The database file deleted (replaced, truncated) since the
+** last save: every exchange is then kept out, as a save would have found
+** (sess_db_check).  Nothing kept out: nothing done, as before.  RC: the
+** status so far.
 */
 static int
 leave_saved(struct repl *r, int rc)
@@ -1269,6 +1269,7 @@ leave_saved(struct repl *r, int rc)
     char why[RWKV_ERR_MSG];
     size_t left;
 
+    sess_db_check(r->s, 1);            /* a file gone since the last save: said too */
     if (sess_unsaved(r->s) == 0)
         return rc;
     if ((left = sess_flush(r->s, why, sizeof why)) == 0)
@@ -1461,7 +1462,7 @@ cmd_chat(int argc, char **argv)
         /* a failed save was said (a note): the chat goes on, the session is
         ** made with the first message that saves */
         if (a->new_title != NULL && sess_begin(r.s, a->new_title, &err) != RWKV_OK &&
-            err.code != RWKV_EDB) {
+            err.code != RWKV_EDB && err.code != RWKV_ECORRUPT) {
             rc = cli_fail(&err);
             goto out_sig;
         }

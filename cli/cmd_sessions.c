@@ -30,6 +30,7 @@ struct sessions_args {
     const char *db, *format, *out, *title;   /* --db, --format, --out, --title */
     const char *vs;                          /* --vs */
     int         json;                        /* --json */
+    int         states;                      /* --states (export, import) */
     int64_t     id, turn;   /* session ID and TURN, for the commands that take them */
     int64_t     vs_turn;    /* --vs, parsed */
     /* import: the file, read and checked before the database is opened
@@ -58,19 +59,27 @@ usage(FILE *f)
             "  show ID                       the current branch of session ID, with turn ids\n"
             "                                ([being written]: a reply another window is\n"
             "                                still writing; [interrupted]: one cut)\n"
-            "  export ID [--format md|json] [--out FILE]\n"
+            "  export ID [--format md|json] [--out FILE] [--states]\n"
             "                                Markdown of the current branch (default) or\n"
             "                                JSON of the whole tree (to stdout or FILE,\n"
             "                                '-' = stdout; never over the database, another\n"
             "                                SQLite file, or the session's model,\n"
             "                                vocabulary or state file; JSON for a FILE\n"
-            "                                named *.json, unless --format)\n"
-            "  import FILE [--vocab PATH]    a JSON export, as a new session ('-' = stdin);\n"
+            "                                named *.json, unless --format); --states:\n"
+            "                                JSON with the saved states (base64, a few MB\n"
+            "                                each), so an import --states opens at once\n"
+            "  import FILE [--vocab PATH] [--states]\n"
+            "                                a JSON export, as a new session ('-' = stdin);\n"
             "                                a file refused creates no database; every\n"
             "                                turn's tokens must be its text, checked with\n"
             "                                the model's vocabulary (World: --vocab PATH,\n"
             "                                else the session's own, $RWKV_VOCAB, next to\n"
-            "                                the model, the data folder)\n"
+            "                                the model, the data folder); --states: take\n"
+            "                                the saved states it carries, each checked\n"
+            "                                (checksum, length, model; one that is not\n"
+            "                                right is named and left out) -- only from a\n"
+            "                                file you trust: a state is not checked\n"
+            "                                against the text\n"
             "  fork ID TURN [--title T]      a new session with the turns up to TURN; at a\n"
             "                                user turn, up to before that message (as\n"
             "                                /fork); at a reply still being written, before\n"
@@ -83,7 +92,9 @@ usage(FILE *f)
             "                                word) must appear as a substring, any script\n"
             "  vacuum                        give the space of deleted rows back to the\n"
             "                                file system (rm and deleting a branch do it\n"
-            "                                themselves); prints the size before and after\n"
+            "                                themselves); prints the size before and after;\n"
+            "                                stores a state an older version saved once\n"
+            "                                when it has a twin (an old greeting's state)\n"
             "  state ID TURN [--vs TURN2] [--json]\n"
             "                                the saved state after TURN, per layer: L2 norms\n"
             "                                of the token shifts and the WKV state; --vs:\n"
@@ -345,9 +356,9 @@ do_show(store *st, const struct sessions_args *a)
     store_session ss;
     int64_t *path = NULL;
     size_t n = 0;
-    uint64_t bytes = 0;
-    int64_t nsnap = 0, on_branch = 0;
-    char c[32], u[32];
+    store_usage use;
+    int64_t on_branch = 0;
+    char c[32], u[32], b1[32], b2[32];
     store_model m;
     store_statefile sf;
     rwkv_err err;
@@ -356,7 +367,7 @@ do_show(store *st, const struct sessions_args *a)
     if (store_session_get(st, a->id, &ss, &err) != RWKV_OK ||
         store_model_ref(st, ss.model_id, &m, &err) != RWKV_OK ||
         store_statefile_ref(st, ss.state_file_id, &sf, &err) != RWKV_OK ||
-        store_snapshot_usage(st, a->id, &bytes, &nsnap, &err) != RWKV_OK ||
+        store_session_usage(st, a->id, &use, &err) != RWKV_OK ||
         (ss.head_turn > 0 && store_turn_path(st, ss.head_turn, &path, &n, &err) != RWKV_OK) ||
         store_branch_messages(st, ss.head_turn, &on_branch, &err) != RWKV_OK) {
         free(path);
@@ -395,7 +406,16 @@ do_show(store *st, const struct sessions_args *a)
         putchar('\n');
     }
     show_framing(st, a->id);
-    printf("saved states: %lld (%.1f MB)\n\n", (long long)nsnap, (double)bytes / 1e6);
+    /* a state other sessions use too is not this one's alone: its own
+    ** bytes (what an rm frees) and the shared ones, said apart, so the
+    ** sessions' figures add up to the total (`sessions budget`) */
+    store_size_str(use.own, b1, sizeof b1);
+    if (use.sharing == 0)
+        printf("saved states: %lld (%s)\n\n", (long long)use.states, b1);
+    else
+        printf("saved states: %lld (%s its own, %s shared with %lld other session%s)\n\n",
+               (long long)use.states, b1, store_size_str(use.shared, b2, sizeof b2),
+               (long long)use.sharing, use.sharing == 1 ? "" : "s");
     /* A damaged row is shown as far as it can be read and named on stderr;
     ** the rest of the branch is still printed (exit 1 at the end). */
     for (size_t i = 0; i < n; i++) {
@@ -468,7 +488,12 @@ do_export(store *st, const struct sessions_args *a)
         cli_errorf("sessions export: --out %s", err.msg);
         return 2;
     }
-    if (store_export_ex(st, a->id, fmt, &buf, &len, note, sizeof note, &err) != RWKV_OK)
+    if (a->states && fmt != STORE_FMT_JSON) {
+        cli_errorf("sessions export: --states is for a JSON export (--format json)");
+        return 2;
+    }
+    if (store_export_states(st, a->id, fmt, a->states, &buf, &len, note, sizeof note, &err) !=
+        RWKV_OK)
         return cli_fail(&err);
     rc = write_all(out, buf, len);
     free(buf);
@@ -544,12 +569,23 @@ static int
 do_import(store *st, const struct sessions_args *a)
 {
     store_import_vocab v = { import_world, (void *)a };
+    store_import_info in;
+    char note[RWKV_ERR_MSG + 200];
     int64_t id;
     rwkv_err err;
 
-    if (store_import_ex(st, a->in_buf, a->in_len, a->in_what, &v, &id, &err) != RWKV_OK)
+    if (store_import_states(st, a->in_buf, a->in_len, a->in_what, &v, a->states, &in, &id,
+                            &err) != RWKV_OK)
         return cli_fail(&err);
-    printf("imported %s as session %lld\n", a->in_what, (long long)id);
+    if (in.taken > 0)
+        printf("imported %s as session %lld with %lld saved states\n", a->in_what, (long long)id,
+               (long long)in.taken);
+    else
+        printf("imported %s as session %lld\n", a->in_what, (long long)id);
+    /* one line on stderr when the first open will replay: why, and how not */
+    store_import_note(&in, a->in_what, id, a->states, note, sizeof note);
+    if (note[0])
+        cli_errorf("%s", note);
     return 0;
 }
 
@@ -637,6 +673,13 @@ do_vacuum(store *st, const struct sessions_args *a)
     put_text(store_path(st));
     printf(": %.1f MB -> %.1f MB (%lld free pages given back)\n", (double)v.bytes_before / 1e6,
            (double)v.bytes_after / 1e6, (long long)v.free_pages);
+    if (v.folded > 0) {
+        char b[32];
+        printf("(%lld saved state%s of an older version stored once with %s twin%s: %s given "
+               "back)\n", (long long)v.folded, v.folded == 1 ? "" : "s",
+               v.folded == 1 ? "its" : "their", v.folded == 1 ? "" : "s",
+               store_size_str(v.folded_bytes, b, sizeof b));
+    }
     if (v.full)
         printf("(a full VACUUM: the file was made without incremental auto-vacuum; it has it "
                "now)\n");
@@ -690,11 +733,12 @@ do_fork(store *st, const struct sessions_args *a)
         cli_errorf("forking session %lld: %s", (long long)a->id, err.msg);   /* as the client */
         return 1;
     }
-    if (live != 0)
-        printf("forked session %lld before message %lld (at turn %lld) as session %lld: its "
-               "reply %lld is still being written in another window\n", (long long)a->id,
-               (long long)msg, (long long)at, (long long)nid, (long long)live);
-    else if (at != a->turn)
+    if (live != 0) {
+        char why[RWKV_ERR_MSG];
+        sess_fork_live_why(st, live, NULL, why, sizeof why);   /* the one wording (F2's too) */
+        printf("forked session %lld at turn %lld as session %lld (%s)\n", (long long)a->id,
+               (long long)at, (long long)nid, why);
+    } else if (at != a->turn)
         printf("forked session %lld before message %lld (at turn %lld) as session %lld\n",
                (long long)a->id, (long long)a->turn, (long long)at, (long long)nid);
     else
@@ -755,8 +799,8 @@ static const struct sessions_cmd {
 } sessions_cmds[] = {
     { "list", do_list, 0, 0, " [--json]", 0, 1 },
     { "show", do_show, 1, 1, " ID", 0, 1 },
-    { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE]", 0, 1 },
-    { "import", do_import, 1, 0, " FILE [--vocab PATH]", 0, 0 },
+    { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE] [--states]", 0, 1 },
+    { "import", do_import, 1, 0, " FILE [--vocab PATH] [--states]", 0, 0 },
     { "fork", do_fork, 2, 2, " ID TURN [--title T]", 0, 0 },
     { "rename", do_rename, 2, 1, " ID TITLE", 0, 0 },
     { "rm", do_rm, 1, 1, " ID", 0, 0 },
@@ -783,6 +827,7 @@ parse_args(int argc, char **argv, struct sessions_args *a)
         { "title", CLI_OPT_STR, &a->title, 0, 0 },
         { "vs", CLI_OPT_STR, &a->vs, 0, 0 },
         { "vocab", CLI_OPT_PATH, &a->vocab, 0, 0 },
+        { "states", CLI_OPT_FLAG, &a->states, 0, 0 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
     };
 
@@ -868,7 +913,7 @@ find_command(struct sessions_args *a)
     if (foreign_option(c, "json", a->json) || foreign_option(c, "vs", a->vs != NULL) ||
         foreign_option(c, "format", a->format != NULL) ||
         foreign_option(c, "out", a->out != NULL) || foreign_option(c, "title", a->title != NULL) ||
-        foreign_option(c, "vocab", a->vocab != NULL))
+        foreign_option(c, "vocab", a->vocab != NULL) || foreign_option(c, "states", a->states))
         return NULL;
     if (c->run == do_import && cli_path_arg("sessions import", a->pos[1]) < 0)
         return NULL;

@@ -297,8 +297,8 @@ sessions_budget(store *st, const char *arg)
         if (store_budget_get(st, &budget, &err) != RWKV_OK ||
             store_snapshot_usage(st, 0, &bytes, &count, &err) != RWKV_OK)
             return cli_fail(&err);
-        printf("saved states: %s in %lld states; budget: ", store_size_str(bytes, h1, sizeof h1),
-               (long long)count);
+        printf("saved states: %s in %lld state%s; budget: ",
+               store_size_str(bytes, h1, sizeof h1), (long long)count, count == 1 ? "" : "s");
         if (budget == 0)
             printf("none (the retention policy alone decides)\n");
         else

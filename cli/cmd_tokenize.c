@@ -5,7 +5,8 @@
 **
 ** Encoding prints the ids space-separated on one line.  --file encodes the
 ** file's bytes exactly (nothing stripped; "-" is stdin).  --decode reads ids
-** separated by spaces, commas or newlines and writes the raw bytes of the
+** separated by spaces, commas or newlines (an empty item between commas is
+** refused, naming where) and writes the raw bytes of the
 ** text, with no newline added, so `tokenize --file F | tokenize --decode
 ** --file -` reproduces F.
 */
@@ -29,6 +30,7 @@ tokenize_help(FILE *f)
             "  --file F     read the input from file F ('-' = stdin); its bytes are\n"
             "               encoded exactly, nothing is stripped\n"
             "  --decode     input is ids separated by spaces, commas or newlines\n"
+            "               (an empty item, as in '1,,2', is refused)\n"
             "  --bytes      the byte tokenizer of vocab-256 models (id = byte value)\n"
             "  --vocab P    World vocabulary (" CLI_VOCAB_NAME "); without it:\n"
             "               $RWKV_VOCAB, next to --model P, or\n"
@@ -53,6 +55,7 @@ decode_ids(const tok *t, const char *what, const char *s, size_t len)
     rwkv_err err;
     long lo = tok_is_bytes(t) ? 0 : 1;
     int rc = 1;
+    size_t comma = 0;   /* 1 + the offset of a ',' no id followed yet, 0: none */
 
     while (i < len) {
         size_t j = i;
@@ -60,10 +63,19 @@ decode_ids(const tok *t, const char *what, const char *s, size_t len)
         const char *p;
         size_t pl;
 
+        /* a comma ends an item: two with only blanks between them (or one
+        ** first or last) leave one empty, a slip the ids must not hide */
+        if (s[i] == ',' && (comma != 0 || n == 0)) {
+            cli_errorf("%s: item %zu is empty (the ',' at byte %zu)", what, n + 1, i + 1);
+            goto out;
+        }
         if (is_sep(s[i])) {
+            if (s[i] == ',')
+                comma = i + 1;
             i++;
             continue;
         }
+        comma = 0;
         while (j < len && !is_sep(s[j]))
             j++;
         for (size_t k = i; k < j && v >= 0; k++)
@@ -87,6 +99,11 @@ decode_ids(const tok *t, const char *what, const char *s, size_t len)
         }
         ids[n++] = (int32_t)v;
         i = j;
+    }
+    if (comma != 0) {
+        cli_errorf("%s: item %zu is empty (nothing after the ',' at byte %zu)", what, n + 1,
+                   comma);
+        goto out;
     }
     if (tok_decode(t, ids, n, &text, &tl, &err) != RWKV_OK) {
         rc = cli_fail(&err);

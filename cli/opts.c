@@ -324,6 +324,48 @@ cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i)
     return 0;
 }
 
+/* The kind of checkpoint at PATH (rwkv_ckpt_kind), for a regular file only:
+** a pipe or a device read here would be read again, empty, by its loader. */
+static int
+file_kind(const char *path)
+{
+    struct stat sb;
+
+    if (path == NULL || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return RWKV_CKPT_UNKNOWN;
+    return rwkv_ckpt_kind(path, NULL);
+}
+
+void
+cli_bad_arg(const char *cmd, const char *arg, int files)
+{
+    const char *pre = cmd ? cmd : "", *sep = cmd ? ": " : "";
+    const char *hint = NULL;
+    struct stat sb;
+
+    if (arg[0] == '-') {
+        if (cmd != NULL)
+            cli_errorf("%s: unknown option '%s' (see '" PROG " %s --help')", cmd, arg, cmd);
+        else
+            cli_errorf("unknown option '%s' (see " PROG " --help-ui)", arg);
+        return;
+    }
+    /* a file named without its option: which one it belongs to, never a
+    ** guess that runs (a positional path taken as the model would make
+    ** `info a.pth b.pth` or a stray word after --prompt mean something) */
+    if (files && file_kind(arg) == RWKV_CKPT_STATE)
+        hint = "give a state file with --state PATH";
+    else if (files && (stat(arg, &sb) == 0 || strchr(arg, '/') != NULL ||
+                       strchr(arg, '.') != NULL))
+        hint = "give the model with --model PATH";
+    if (hint != NULL)
+        cli_errorf("%s%sunexpected argument '%s': %s", pre, sep, arg, hint);
+    else if (cmd != NULL)
+        cli_errorf("%s: unexpected argument '%s' (see '" PROG " %s --help')", cmd, arg, cmd);
+    else
+        cli_errorf("unexpected argument '%s' (see " PROG " --help-ui)", arg);
+}
+
 int
 cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
                const struct cli_opt *tab, struct cli_frame *fr, struct cli_opts *o)
@@ -345,10 +387,7 @@ cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
             return 2;
         if (r > 0)
             continue;
-        if (cmd != NULL)
-            cli_errorf("%s: unknown option '%s' (see '" PROG " %s --help')", cmd, argv[i], cmd);
-        else
-            cli_errorf("unknown option '%s' (see " PROG " --help-ui)", argv[i]);
+        cli_bad_arg(cmd, argv[i], o != NULL);
         return 2;
     }
     /* two models asked for: the demo must not silently win (a script's
@@ -364,18 +403,6 @@ cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
     if (o != NULL && cli_file_kinds(o, NULL) != 0)
         return 2;
     return CLI_ARGS_GO;
-}
-
-/* The kind of checkpoint at PATH (rwkv_ckpt_kind), for a regular file only:
-** a pipe or a device read here would be read again, empty, by its loader. */
-static int
-file_kind(const char *path)
-{
-    struct stat sb;
-
-    if (path == NULL || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return RWKV_CKPT_UNKNOWN;
-    return rwkv_ckpt_kind(path, NULL);
 }
 
 int

@@ -146,6 +146,7 @@ rwkv_strerror(int code)
         [RWKV_ENOTSUP] = "not supported",
         [RWKV_ECANCEL] = "cancelled",
         [RWKV_EDB] = "database error",
+        [RWKV_ECORRUPT] = "database damaged",
     };
 
     if (code < 0 || code >= RWKV_NSTATUS)

@@ -23,6 +23,9 @@ enum rwkv_status {
     RWKV_ENOTSUP,    /* valid but not supported (yet) by this build */
     RWKV_ECANCEL,    /* the operation was cancelled by the caller */
     RWKV_EDB,        /* the session database failed */
+    RWKV_ECORRUPT,   /* the session database is damaged (SQLITE_CORRUPT, a
+                        page that no longer reads as a database, a row
+                        that breaks the schema): no retry mends it */
     RWKV_NSTATUS
 };
 

@@ -430,6 +430,12 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
                        cfg->quit_key, SESS_QUIT_KEY_MAX - 1);
         goto fail;
     }
+    if (cfg->keep_way != NULL &&
+        snprintf(s->keep_way, sizeof s->keep_way, "%s", cfg->keep_way) >= (int)sizeof s->keep_way) {
+        rc = rwkv_errf(err, RWKV_EINVAL, "session: keep_way '%.40s...' longer than %d bytes",
+                       cfg->keep_way, SESS_KEEP_WAY_MAX - 1);
+        goto fail;
+    }
     s->cli_samp = cfg->chat.samp;
     s->cli_set = cfg->chat.samp_set & ~cfg->config_set;   /* launch values win */
     s->no_stop = cfg->chat.no_stop;

@@ -87,6 +87,14 @@
 ** included, as the new session.)  Nothing kept out: nothing is done, no
 ** wait.  The check comes before anything costly: a model switch makes it
 ** before the new model is loaded (sess_leave_check, sess_set_model).
+** The database file is looked at first (sess_db_check: a stat): one lost
+** in use -- deleted, replaced, truncated -- since the last save is found
+** then, not after the step dropped what only memory holds.  With the file
+** lost, trying again cannot work, and the refusal says so: "2 exchanges
+** are only in memory, so this chat stays: quit with F10 and export it (e),
+** or go on here; no retry can save it (PATH: while in use, the session
+** database was deleted)" (cfg->keep_way; without one, "quit with /quit
+** (it is lost then)").
 **
 ** The fork rule (one rule everywhere: /fork, the TUI's edit, `sessions
 ** fork`): forking at a USER turn continues from its parent (the message is
@@ -146,6 +154,8 @@ typedef struct sess sess;      /* opaque: sess_create / sess_destroy */
 /* Longest name of the quit key or command (sess_config.quit_key) kept,
 ** with its NUL: a key name ("F10", "C-q") or a command is a few bytes. */
 #define SESS_QUIT_KEY_MAX 32
+/* Longest sess_config.keep_way kept, with its NUL: a short clause. */
+#define SESS_KEEP_WAY_MAX 96
 /* Longest session title taken from a first message (bytes). */
 #define SESS_AUTO_TITLE_MAX 60
 /* The full-screen client's way to save nothing (sess_config.nodb_hint). */
@@ -188,6 +198,13 @@ typedef struct sess_config {
     ** rule's refusal says it.  Copied; longer than SESS_QUIT_KEY_MAX - 1
     ** bytes: sess_create fails (RWKV_EINVAL).  NULL: "quit" alone. */
     const char    *quit_key;
+    /* Optional: how the user keeps a conversation no save can write any
+    ** more (its database lost in use: deleted, replaced, truncated), as
+    ** the front end says it -- the client's "quit with F10 and export it
+    ** (e)": the refusal of the leaving rule says it then.  Copied; longer
+    ** than SESS_KEEP_WAY_MAX - 1 bytes: sess_create fails (RWKV_EINVAL).
+    ** NULL: "quit with QUIT_KEY (it is lost then)". */
+    const char    *keep_way;
     /* Optional: the front end's way to chat without saving, for the hint
     ** of the line refusing a database it cannot write (store_open_opts.
     ** nodb: "use a writable --db, or NODB").  NULL: the full-screen
@@ -319,6 +336,14 @@ int  sess_fork_point(store *st, int64_t sid, int64_t turn, int64_t *at, rwkv_err
 ** on the way that moved the fork point before its message, else 0. */
 int  sess_fork_point_ex(store *st, int64_t sid, int64_t turn, int64_t *at, int64_t *live,
                         rwkv_err *err);
+/* Why the fork point moved (sess_fork_point_ex's *LIVE): the one wording of
+** every front end (/fork, `sessions fork`, F2's fork), "reply LIVE is still
+** being written in another window: branched before its message MSG", into
+** BUF (CAP bytes), its format through TR (the front end's language, as
+** sess_config.tr; NULL: English).  Returns MSG, 0 when LIVE could not be
+** read (the line then names no message). */
+int64_t sess_fork_live_why(store *st, int64_t live, const char *(*tr)(const char *), char *buf,
+                           size_t cap);
 /* The previous (DIR -1) / next (+1) sibling of TURN, down to its newest leaf
 ** (sess_open: a cancel and the leaving rule as there). */
 int  sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err);
@@ -468,6 +493,25 @@ size_t sess_flush(sess *s, char *why, size_t cap);
 /* The exchanges kept out now: what sess_flush would write (no I/O); a
 ** message sess_abandon kept before its reply counts. */
 size_t sess_unsaved(const sess *s);
+/*
+** The database file looked at now (store_check_file: a stat, and the
+** header read through SQLite's handle): one lost in use -- deleted,
+** replaced by another file, truncated, overwritten -- is found as a save
+** would find it: the runtime goes on as with --no-db and every exchange in
+** memory counts as kept out (sess_unsaved), so a quit asks or says what
+** becomes of them.  LEAVING (a quit): no "goes on without saving" note --
+** the quit's own line says it -- except when the chat has no exchange,
+** which gets one note ("PATH: while in use, the session database was
+** deleted (this chat had nothing in it to lose)"): a quit is never silent
+** about a file gone.  Both front ends call it on the way out, before
+** sess_unsaved; the leaving rule calls it first.  1 when the file is lost
+** (now or before), 0 otherwise (no database: 0).  On the thread that runs
+** the sess, no reply running.
+*/
+int    sess_db_check(sess *s, int leaving);
+/* 1 when the database file was lost in use (sess_db_check, a save):
+** nothing can be saved again in this process. */
+int    sess_db_lost(const sess *s);
 /*
 ** The conversation as it is in memory -- its greeting and every exchange,
 ** the ones kept out included -- in the bytes `sessions export` writes for

@@ -501,6 +501,27 @@ branch_head(sess *s, int64_t sid, int64_t *head, int *bare_leaf, rwkv_err *err)
     return rc;
 }
 
+/* The note of a replay of REPLAYED tokens (from the state of turn BASE, 0:
+** the start) that rebuilt the state of TURN; NOTE: why nearer saved states
+** were not used ("": there was none).  Nothing replayed, no note. */
+static void
+replay_said(sess *s, int64_t turn, size_t replayed, int64_t base, const char *note)
+{
+    char why[320];
+
+    if (replayed == 0 && note[0] == '\0')
+        return;
+    if (note[0])
+        snprintf(why, sizeof why, "%s", note);
+    else
+        snprintf(why, sizeof why, sess_tr(s, "no saved state for turn %lld"), (long long)turn);
+    if (base != 0)
+        sess_notef(s, 0, "(%s: replayed %zu tokens from the state saved with turn %lld)", why,
+                   replayed, (long long)base);
+    else
+        sess_notef(s, 0, "(%s: replayed %zu tokens from the start of the session)", why, replayed);
+}
+
 /*
 ** Make the chat continue after turn HEAD of session SID whose start is START:
 ** its turns become the chat's records, its state the current one.  A user
@@ -513,9 +534,10 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     store_turn *turns = NULL;
     size_t n = 0, replayed = 0;
     rwkv_state *cur = NULL, *prev = NULL;
-    int64_t base = 0, last_user = 0, last_user_parent = -1;
+    int64_t base = 0, last_user = 0, last_user_parent = -1, b2 = 0;
+    size_t r2 = 0;
     replay_mid mid, fork_mid = { 0, NULL, 0, NULL };
-    char note[300];
+    char note[300], note2[300] = "";
     int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW, mid_rebuilt = 0;
 
     /* a cancel sent while idle is void; one for a reply on its way (the
@@ -556,10 +578,8 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
                         last_user_parent >= 0 ? &mid : mid.next, err)) != RWKV_OK)
         goto out;
     if (last_user_parent >= 0 && !mid.got) {
-        size_t r2;
-        int64_t b2 = 0;
-        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, &b2, NULL, 0, NULL, err)) !=
-            RWKV_OK)
+        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, &b2, note2, sizeof note2,
+                            NULL, err)) != RWKV_OK)
             goto out;
         mid_rebuilt = r2 > 0 && b2 != last_user_parent;
     } else {
@@ -634,18 +654,10 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     s->last_user = last_user;
     s->last_reply = n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT ? turns[n - 1].id : 0;
     s->reply_id = 0;
-    if (replayed > 0 || note[0]) {
-        char why[320];
-        if (note[0])
-            snprintf(why, sizeof why, "%s", note);
-        else
-            snprintf(why, sizeof why, sess_tr(s, "no saved state for turn %lld"), (long long)head);
-        if (base != 0)
-            sess_notef(s, 0, "(%s: replayed %zu tokens from the state saved with turn %lld)", why,
-                  replayed, (long long)base);
-        else
-            sess_notef(s, 0, "(%s: replayed %zu tokens from the start of the session)", why, replayed);
-    }
+    replay_said(s, head, replayed, base, note);
+    /* the state before the last message, replayed on its own: a replay as
+    ** long, said as well (a budget may keep the head's state alone) */
+    replay_said(s, last_user_parent, r2, b2, note2);
     rc = RWKV_OK;
 out:
     rwkv_state_destroy(cur);
@@ -994,9 +1006,12 @@ sess_save_records(sess *s, size_t n, const rwkv_state *last)
 ** runtime goes on as with --no-db: one line says what happened to which
 ** file, the store is closed (leaving the path as it is now) and nothing more
 ** is saved; the chat and its turns stay in memory.  1 when it was lost.
+** LEAVING (sess_db_check at a quit): the quit's own line says it when
+** there are turns (sess_flush's WHY: what happened), so the line here only
+** when there are none -- a quit is never silent about a file gone.
 */
 static int
-file_lost(sess *s)
+file_lost_at(sess *s, int leaving)
 {
     char note[RWKV_ERR_MSG];
     rwkv_err err;
@@ -1006,8 +1021,12 @@ file_lost(sess *s)
             sess_notef(s, 1, "%s", note);
         return 0;
     }
-    sess_notef(s, 1, "%s: this chat goes on without saving, as with --no-db (its turns stay "
-                     "in memory until you quit)", err.msg);
+    if (!leaving)
+        sess_notef(s, 1, "%s: this chat goes on without saving, as with --no-db (its turns "
+                         "stay in memory until you quit)", err.msg);
+    else if (chat_n_turns(s->c) == 0)
+        sess_notef(s, 1, "%s (this chat had nothing in it to lose)", err.msg);
+    s->db_lost = 1;
     store_close(s->st);
     s->st = NULL;
     s->sid = 0;
@@ -1021,6 +1040,26 @@ file_lost(sess *s)
     return 1;
 }
 
+static int
+file_lost(sess *s)
+{
+    return file_lost_at(s, 0);
+}
+
+int
+sess_db_check(sess *s, int leaving)
+{
+    if (s->st != NULL)
+        file_lost_at(s, leaving);
+    return s->db_lost;
+}
+
+int
+sess_db_lost(const sess *s)
+{
+    return s->db_lost;
+}
+
 /* A save of WHAT failed with ERR: said, unless the file went away (then
 ** file_lost says that, once) or a failure was said since the last save
 ** that worked (a full disk fails every save after it: one line). */
@@ -1030,8 +1069,8 @@ sess_save_failed(sess *s, const char *what, const rwkv_err *err)
     snprintf(s->fail_why, sizeof s->fail_why, "%s", err->msg);
     if (file_lost(s) || s->fail_said)
         return;
-    /* a damaged file (store_dberr's line, its way on in it): no retry mends it */
-    if (strstr(err->msg, ": the session database is corrupt (") != NULL)
+    /* a damaged file (store_corrupt's line, its way on in it): no retry mends it */
+    if (err->code == RWKV_ECORRUPT)
         sess_notef(s, 1, "saving %s: %s (a retry cannot mend a damaged file: this chat goes on "
                          "without saving, in memory until you quit)", sess_tr(s, what), err->msg);
     else
@@ -1333,6 +1372,37 @@ sess_flush(sess *s, char *why, size_t cap)
 }
 
 /*
+** The refusal when the database was lost in use (file_lost): no retry can
+** save the LEFT exchanges, so the line says where they are (in memory
+** only), what the user can do -- the front end's way to keep them
+** (cfg.keep_way: the client's "quit with F10 and export it (e)"), else its
+** quit, which loses them -- or go on chatting, and WHY (what happened to
+** which file) last, as the other refusal has it (a narrow line cuts the end):
+**   2 exchanges are only in memory, so this chat stays: quit with F10 and
+**   export it (e), or go on here; no retry can save it (PATH: while in use,
+**   the session database was deleted)
+*/
+static int
+lost_refusal(sess *s, size_t left, const char *why, rwkv_err *err)
+{
+    char n[96], way[SESS_KEEP_WAY_MAX + SESS_QUIT_KEY_MAX + 64];
+
+    if (left == 1)
+        snprintf(n, sizeof n, "%s", sess_tr(s, "1 exchange is only in memory"));
+    else
+        snprintf(n, sizeof n, sess_tr(s, "%zu exchanges are only in memory"), left);
+    if (s->keep_way[0])
+        snprintf(way, sizeof way, "%s", s->keep_way);
+    else if (s->quit_key[0])
+        snprintf(way, sizeof way, sess_tr(s, "quit with %s (it is lost then)"), s->quit_key);
+    else
+        snprintf(way, sizeof way, "%s", sess_tr(s, "quit (it is lost then)"));
+    return rwkv_errf(err, RWKV_EDB,
+                     sess_tr(s, "%s, so this chat stays: %s, or go on here; no retry can save "
+                                "it (%s)"), n, way, why);
+}
+
+/*
 ** The leaving rule (session.h): the conversation is about to be left, so
 ** what a failed save kept out is written first, as sess_flush writes it.
 ** RWKV_EDB when some of it still is not: the caller then changes nothing.
@@ -1347,8 +1417,13 @@ sess_leave_check(sess *s, rwkv_err *err)
     const char *k = s->quit_key;
     size_t left;
 
+    /* a file gone since the last save: found now, before the step drops
+    ** what only memory holds (a stat; said as a save would say it) */
+    sess_db_check(s, 0);
     if (sess_unsaved(s) == 0 || (left = sess_flush(s, why, sizeof why)) == 0)
         return RWKV_OK;
+    if (s->db_lost)
+        return lost_refusal(s, left, why, err);
     if (left == 1 && k[0])
         return rwkv_errf(err, RWKV_EDB,
                          sess_tr(s, "1 exchange is not saved, so this chat stays: try again, or "
@@ -2246,6 +2321,40 @@ int
 sess_fork_point(store *st, int64_t sid, int64_t turn, int64_t *at, rwkv_err *err)
 {
     return sess_fork_point_ex(st, sid, turn, at, NULL, err);
+}
+
+/* MSGID through TR (NULL: English), kept a format for the compiler. */
+static const char *fork_tr(const char *(*tr)(const char *), const char *msgid)
+#if defined(__GNUC__)
+    __attribute__((format_arg(2)))
+#endif
+    ;
+static const char *
+fork_tr(const char *(*tr)(const char *), const char *msgid)
+{
+    return tr != NULL ? tr(msgid) : msgid;
+}
+
+int64_t
+sess_fork_live_why(store *st, int64_t live, const char *(*tr)(const char *), char *buf,
+                   size_t cap)
+{
+    store_turn t;
+    rwkv_err err;
+    int64_t msg = 0;
+
+    if (store_turn_get(st, live, &t, &err) == RWKV_OK) {
+        msg = t.parent_id;
+        store_turn_fini(&t);
+    }
+    if (msg > 0)
+        snprintf(buf, cap, fork_tr(tr, "reply %lld is still being written in another window: "
+                                        "branched before its message %lld"),
+                 (long long)live, (long long)msg);
+    else
+        snprintf(buf, cap, fork_tr(tr, "reply %lld is still being written in another window: "
+                                        "branched before its message"), (long long)live);
+    return msg;
 }
 
 static int

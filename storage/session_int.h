@@ -115,6 +115,7 @@ struct sess {
     void           (*note)(void *ud, int is_err, const char *msg);
     const char    *(*tr)(const char *msgid);       /* cfg.tr, NULL = English */
     char             quit_key[SESS_QUIT_KEY_MAX];   /* cfg.quit_key, "" = not named */
+    char             keep_way[SESS_KEEP_WAY_MAX];   /* cfg.keep_way, "" = none */
     void           (*progress)(void *ud, uint64_t done, uint64_t total);
 
     /* saving; st == NULL: nothing is saved */
@@ -217,6 +218,8 @@ struct sess {
     rwkv_sampling    samp_saved;
     int              samp_known;
     int              fail_said;        /* a failed save was said since one worked */
+    int              db_lost;          /* the file was lost in use (file_lost): st is
+                                          NULL for good, nothing saves again */
     char             fail_why[RWKV_ERR_MSG];   /* the last failure's line (sess_flush) */
 };
 

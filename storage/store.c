@@ -305,22 +305,6 @@ gave_up(const store *s)
     return NULL;
 }
 
-/* A page SQLite found damaged (ERR: store_corrupt's line): no retry mends
-** it, so the line goes on with the way on -- what still reads, copied into
-** a new file.  (sqlite3's .recover is named second: some builds of the
-** sqlite3 tool lack what it needs and fail it with "SQL logic error".) */
-static int
-corrupt_way_on(const store *s, rwkv_err *err)
-{
-    size_t n = strlen(err->msg);
-
-    snprintf(err->msg + n, sizeof err->msg - n,
-             ": export each session that still reads ('rwkv-tui sessions --db %s export ID "
-             "--format json --out F', then 'sessions --db NEW.db import F'), or copy out what "
-             "reads with sqlite3's .recover, and go on with --db NEW.db", s->path);
-    return err->code;
-}
-
 int
 store_dberr(store *s, rwkv_err *err, const char *what)
 {
@@ -329,13 +313,13 @@ store_dberr(store *s, rwkv_err *err, const char *what)
     if (lim == NULL)
         lim = gave_up(s);
 
-    /* a page SQLite found damaged: the one message of a damaged file */
-    if (lim == NULL && sqlite3_errcode(s->db) == SQLITE_CORRUPT) {
+    /* a page SQLite found damaged, or a file that opened as a database
+    ** and no longer reads as one: the one message of a damaged file */
+    if (lim == NULL && (sqlite3_errcode(s->db) == SQLITE_CORRUPT ||
+                        sqlite3_errcode(s->db) == SQLITE_NOTADB)) {
         if (s->plain_errors)
-            store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
-        else
-            store_corrupt(s, err, "%s: %s", what, sqlite3_errmsg(s->db));
-        return corrupt_way_on(s, err);
+            return store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
+        return store_corrupt(s, err, "%s: %s", what, sqlite3_errmsg(s->db));
     }
     if (s->plain_errors)
         return rwkv_errf(err, RWKV_EDB, "%s: %s", s->path, lim ? lim : sqlite3_errmsg(s->db));
@@ -903,10 +887,8 @@ open_fail(store *s, const store_open_opts *o, rwkv_err *err)
 
     if (c == SQLITE_NOTADB)
         return rwkv_errf(err, RWKV_EDB, "%s: not a rwkv-tui session database (not an SQLite file)", s->path);
-    if (c == SQLITE_CORRUPT) {
-        store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
-        return corrupt_way_on(s, err);
-    }
+    if (c == SQLITE_CORRUPT)
+        return store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
     if (c == SQLITE_READONLY && s->read_only)
         return rwkv_errf(err, RWKV_EDB, "%s: cannot read the session database read-only: %s",
                          s->path, sqlite3_errmsg(s->db));

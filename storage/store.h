@@ -418,11 +418,11 @@ typedef struct store_session {
 int store_session_new(store *s, const store_session *in, int64_t *id, rwkv_err *err);
 /* RWKV_EINVAL "no session ID" when absent.  A row read back damaged (an id
 ** <= 0, a NULL where the schema says NOT NULL: a damaged table page) is
-** RWKV_EDB "PATH: the session database is corrupt (...)", as in every
-** reader of sessions, turns, models, presets and state files. */
+** RWKV_ECORRUPT "PATH: the session database is corrupt (...): WAY ON", as
+** in every reader of sessions, turns, models, presets and state files. */
 int store_session_get(store *s, int64_t id, store_session *out, rwkv_err *err);
 /* All sessions, most recently updated first.  *OUT owned by caller: free().
-** One damaged row fails the whole list (RWKV_EDB, nothing returned). */
+** One damaged row fails the whole list (RWKV_ECORRUPT, nothing returned). */
 int store_session_list(store *s, store_session **out, size_t *n, rwkv_err *err);
 /* The most recently updated session (for --resume); EINVAL if none. */
 int store_session_latest(store *s, int64_t *id, rwkv_err *err);
@@ -703,13 +703,22 @@ typedef struct store_vacuum_info {
                             auto-vacuum (made so from now on) */
     int      busy;       /* another connection kept the WAL from being cut
                             back: the file shrinks when the last one closes */
+    int64_t  folded;     /* states saved inline before schema v8 now stored
+                            once with their twins (store_vacuum's fold) */
+    uint64_t folded_bytes;  /* the bytes that gave back */
 } store_vacuum_info;
 /*
 ** Give the free pages back to the file system: an incremental vacuum (a
 ** file made without auto_vacuum=INCREMENTAL gets it and one full VACUUM),
 ** then a checkpoint that truncates the WAL.  Deleting a session or a branch
-** calls it; `sessions vacuum` too, for the pages other deletes left (the
-** snapshots that retention drops are reused by new ones, not given back).
+** gives its pages back the same way (without the fold below); `sessions
+** vacuum` calls this, for the pages other deletes left (the snapshots that
+** retention drops are reused by new ones, not given back).
+** First, in one transaction of its own, it folds the states saved inline
+** before schema v8 that have a twin (the same bytes in state_blobs or in
+** another inline row: an old greeting state and its first new copy) into
+** one shared row each (store_snapshot.c); an inline state with no twin
+** stays where it is.  A crash or an error there leaves every row as it was.
 ** *OUT may be NULL.
 */
 int store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err);
@@ -718,7 +727,9 @@ int store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err);
 
 enum store_snap { STORE_SNAP_OK, STORE_SNAP_ABSENT, STORE_SNAP_MISMATCH, STORE_SNAP_CORRUPT };
 
-/* Store (replace) the snapshot of TURN: N floats made under META. */
+/* Store (replace) the snapshot of TURN: N floats made under META; in the
+** same transaction the database's budget is applied as at any save (TURN's
+** session's head spared), so the state just stored may be one it drops. */
 int store_snapshot_put(store *s, int64_t turn, const float *state, size_t n,
                        const store_state_meta *meta, rwkv_err *err);
 /*
@@ -726,8 +737,9 @@ int store_snapshot_put(store *s, int64_t turn, const float *state, size_t n,
 ** OUT was filled from a blob whose checksum, length, fingerprint, version,
 ** dims and precision all match WANT.  Otherwise *ST (OUT, may be NULL) says
 ** why and ERR has one line: ABSENT -> RWKV_EINVAL, MISMATCH -> RWKV_ESHAPE,
-** CORRUPT -> RWKV_EFORMAT; RWKV_EDB for a database failure.  For all but
-** RWKV_EDB the state must be rebuilt by replay (store_state_restore does it).
+** CORRUPT -> RWKV_EFORMAT; RWKV_EDB for a database failure (RWKV_ECORRUPT: a
+** damaged page).  For all but those two the state must be rebuilt by replay
+** (store_state_restore does it).
 */
 int store_snapshot_get(store *s, int64_t turn, const store_state_meta *want,
                        float *out, size_t n, enum store_snap *st, rwkv_err *err);
@@ -745,9 +757,23 @@ const char *store_precision_name(int precision);
 ** (store_snapshot_get then checks the rest of WANT). */
 int store_greeting_find(store *s, const int32_t *ids, size_t n, const char *strategy,
                         const store_state_meta *want, int64_t *turn, rwkv_err *err);
-/* Bytes taken by the snapshots of SESSION (0 = all) and their count. */
+/* Bytes taken by the snapshots of SESSION (0 = all) and their count; a
+** session's figure counts the states it shares with others in full
+** (store_session_usage splits them). */
 int store_snapshot_usage(store *s, int64_t session, uint64_t *bytes, int64_t *count,
                          rwkv_err *err);
+/* What one session's saved states take, each stored copy once.  OWN is
+** what no other session uses (what deleting the session frees); SHARED
+** what other sessions use too (their greeting's state, a fork's copies),
+** so the sessions' OWN figures plus each shared copy once add up to the
+** database's total (store_snapshot_usage with 0). */
+typedef struct store_usage {
+    int64_t  states;       /* the session's snapshots */
+    uint64_t bytes;        /* OWN + SHARED */
+    uint64_t own, shared;
+    int64_t  sharing;      /* other sessions using the SHARED copies (0: none) */
+} store_usage;
+int store_session_usage(store *s, int64_t session, store_usage *out, rwkv_err *err);
 
 /*
 ** A disk budget for the saved states of the whole database (store_budget.c):
@@ -762,8 +788,10 @@ typedef struct store_budget_info {
     int64_t  dropped;               /* states dropped */
     uint64_t dropped_bytes;
 } store_budget_info;
-/* BYTES for a person into BUF: "340 kB", "12.9 MB", "2.35 GB" (powers of
-** 1000, as `sessions` prints sizes).  Returns BUF. */
+/* BYTES for a person into BUF: "340 kB", "12.9 MB", "2.35 GB", "2 GB",
+** "1 TB" (powers of 1000, as `sessions` prints sizes; no trailing zeros, and
+** a size that rounds to 1000 of a unit in the next).  Returns BUF.  Every
+** size shown goes through it. */
 const char *store_size_str(uint64_t bytes, char *buf, size_t cap);
 /* TEXT as bytes: "off"/"none" (0), or a number with a unit (500MB, 2GB,
 ** 1.5GiB; K/M/G/T are powers of 1000, KiB/MiB/... of 1024); -1 if neither. */
@@ -773,8 +801,9 @@ int store_size_parse(const char *text, uint64_t *out);
 ** refused: it would drop them all, and 1GB or megabytes were likely meant),
 ** or RWKV_EINVAL with the line to show (in S's language, store_set_tr). */
 int store_budget_parse(store *s, const char *text, uint64_t *bytes, rwkv_err *err);
-/* What setting a budget did, as one line ("budget 500.0 MB: dropped 12 saved
-** states (...)") in S's language: both front ends say it.  Returns BUF. */
+/* What setting a budget did, as one line ("budget 500 MB: dropped 12 saved
+** states (...)", "1 saved state" for one) in S's language: both front ends
+** say it.  Returns BUF. */
 const char *store_budget_say(const store *s, const store_budget_info *bi, char *buf,
                              size_t cap);
 /* The budget in bytes (*BYTES 0: none). */
@@ -858,7 +887,8 @@ enum store_format store_format_for_name(const char *path);
 /*
 ** Export session ID: Markdown of the current branch, or JSON of the whole
 ** tree (format "rwkv-tui-session" v1; snapshots are not exported: an
-** imported session rebuilds its states by replay).  *BUF (OUT) is owned by
+** imported session rebuilds its states by replay -- store_export_states
+** carries them).  *BUF (OUT) is owned by
 ** the caller: free(); *LEN its length (NUL-terminated too).
 */
 int store_export(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len,
@@ -905,6 +935,43 @@ int store_import_ex(store *s, const char *text, size_t len, const char *what,
                     const store_import_vocab *v, int64_t *id, rwkv_err *err);
 int store_import_check_ex(const char *text, size_t len, const char *what,
                           const store_import_vocab *v, rwkv_err *err);
+
+/*
+** Saved states in a JSON export (`sessions export ID --states`, `sessions
+** import FILE --states`): the end of each branch and the two turns above
+** it carry their snapshots as "state" (store_export.c's format comment).  STATES 0: byte for byte the
+** export of store_export_ex.
+*/
+int store_export_states(store *s, int64_t id, enum store_format fmt, int states, char **buf,
+                        size_t *len, char *note, size_t note_cap, rwkv_err *err);
+/* What store_import_states did with the states a file carries. */
+typedef struct store_import_info {
+    int64_t carried;       /* turns of the file that carry a "state" */
+    int64_t taken;         /* of them, verified and stored */
+    int64_t refused;       /* of them, not stored: the first named in NOTE */
+    int64_t replay_turns;  /* the first open's replay: turns above the head's */
+    int64_t replay_tokens; /*   nearest state and their tokens (0: none) */
+    char    note[RWKV_ERR_MSG];   /* "WHAT: turn N: why (and K more)", or "" */
+} store_import_info;
+/*
+** store_import_ex, and with TAKE the states the file carries: each is
+** stored (through the snapshot path: shared blobs, retention, budget) only
+** when its base64, length, checksum and model (the file's: fingerprint,
+** version, shape) are right; one that is not is left out and named in
+** INFO->note -- the import goes on (its turns' tokens rebuild it), so a
+** bad state loses nothing.  INFO (OUT, may be NULL).
+*/
+int store_import_states(store *s, const char *text, size_t len, const char *what,
+                        const store_import_vocab *v, int take, store_import_info *info,
+                        int64_t *id, rwkv_err *err);
+/*
+** The one line an import of WHAT as session ID (TAKE: with --states) says
+** after it, from IN: a state left out and why, or the states it did not
+** take, or none carried -- with what the first open then replays; "" when
+** the first open replays nothing.  `sessions import` and F2's C-o say it.
+*/
+void store_import_note(const store_import_info *in, const char *what, int64_t id, int take,
+                       char *buf, size_t cap);
 /* Every check of store_import on TEXT with no database at all: RWKV_OK when
 ** store_import would take it (short of a database error), else its
 ** message.  So `sessions import` refuses a bad file before it creates a

@@ -54,14 +54,32 @@ struct bgroup {
 const char *
 store_size_str(uint64_t bytes, char *buf, size_t cap)
 {
-    double b = (double)bytes;
+    /* each unit with the decimals it is shown with; a size that rounds to
+    ** 1000 of one is said in the next ("1 TB", not "1000.00 GB"), and
+    ** zeros after the point go ("2 GB", "2.5 GB", not "2.00 GB") */
+    static const struct {
+        const char *name;
+        double      mul;
+        int         dec;
+    } u[] = { { "kB", 1e3, 0 }, { "MB", 1e6, 1 }, { "GB", 1e9, 2 },
+              { "TB", 1e12, 2 }, { "PB", 1e15, 2 }, { "EB", 1e18, 2 } };
+    char num[40], *end;
+    size_t k = 0;
 
-    if (b < 1e6)
-        snprintf(buf, cap, "%.0f kB", b / 1e3);
-    else if (b < 1e9)
-        snprintf(buf, cap, "%.1f MB", b / 1e6);
-    else
-        snprintf(buf, cap, "%.2f GB", b / 1e9);
+    for (;;) {
+        snprintf(num, sizeof num, "%.*f", u[k].dec, (double)bytes / u[k].mul);
+        if (k + 1 == sizeof u / sizeof u[0] || strtod(num, NULL) < 1000)
+            break;
+        k++;
+    }
+    if (strchr(num, '.') != NULL) {
+        end = num + strlen(num);
+        while (end[-1] == '0')
+            *--end = '\0';
+        if (end[-1] == '.')
+            end[-1] = '\0';
+    }
+    snprintf(buf, cap, "%s %s", num, u[k].name);
     return buf;
 }
 
@@ -189,20 +207,27 @@ store_budget_parse(store *s, const char *text, uint64_t *bytes, rwkv_err *err)
 const char *
 store_budget_say(const store *s, const store_budget_info *bi, char *buf, size_t cap)
 {
-    char h1[32], h2[32], h3[32];
+    char h1[32], h2[32], h3[32], n1[48], n2[48];
 
+    /* the counts apart, each in its number ("1 state", "2 states") */
+    snprintf(n1, sizeof n1,
+             bi->states == 1 ? store_tr(s, "%lld state") : store_tr(s, "%lld states"),
+             (long long)bi->states);
+    snprintf(n2, sizeof n2,
+             bi->dropped == 1 ? store_tr(s, "%lld saved state") : store_tr(s, "%lld saved states"),
+             (long long)bi->dropped);
     if (bi->budget == 0)
         snprintf(buf, cap, "%s", store_tr(s, "budget: none (the retention policy alone decides)"));
     else if (bi->dropped == 0)
-        snprintf(buf, cap, store_tr(s, "budget %s: the saved states fit (%s in %lld states)"),
+        snprintf(buf, cap, store_tr(s, "budget %s: the saved states fit (%s in %s)"),
                  store_size_str(bi->budget, h1, sizeof h1),
-                 store_size_str(bi->after, h2, sizeof h2), (long long)bi->states);
+                 store_size_str(bi->after, h2, sizeof h2), n1);
     else
-        snprintf(buf, cap, store_tr(s, "budget %s: dropped %lld saved states (%s; their turns' "
-                                       "tokens rebuild them when needed), %s in %lld states now"),
-                 store_size_str(bi->budget, h1, sizeof h1), (long long)bi->dropped,
+        snprintf(buf, cap, store_tr(s, "budget %s: dropped %s (%s; rebuilt from the turns' "
+                                       "tokens when needed), %s in %s now"),
+                 store_size_str(bi->budget, h1, sizeof h1), n2,
                  store_size_str(bi->dropped_bytes, h2, sizeof h2),
-                 store_size_str(bi->after, h3, sizeof h3), (long long)bi->states);
+                 store_size_str(bi->after, h3, sizeof h3), n1);
     return buf;
 }
 

@@ -14,20 +14,39 @@
 **                  "system", "text": S, "tokens": [N...], "sampling": null |
 **                  {"temperature": F, ..., "seed": "decimal u64"},
 **                  "prefill_tps": F, "decode_tps": F, "time_ms": N,
-**                  "interrupted": B } ... ] }
+**                  "interrupted": B [, "being_written": true] } ... ] }
 ** Turn ids are local to the file and strictly increasing; a parent comes
 ** before its children, and the roles make the tree the chat makes (a system
 ** greeting at the root, a user message at the root or under the greeting or
 ** a reply, a reply under its message: import_tree_check).  Snapshots are
-** not exported: an imported session rebuilds its states by replaying the
-** tokens (store_state_restore) -- from its state file, which is linked
-** by content as the model is (import_statefile), so the replay starts where
-** the original did, or says the file is missing.
+** not exported by default: an imported session rebuilds its states by
+** replaying the tokens (store_state_restore) -- from its state file, which
+** is linked by content as the model is (import_statefile), so the replay
+** starts where the original did, or says the file is missing.
+** With states (store_export_states, `sessions export --states`), still
+** version 1 -- an optional member an older import ignores -- the turns at
+** and just above each branch's end (export_state_turns) that have a saved
+** state readable whole carry it, after "interrupted":
+**     "state": {"format": "RWKVSNAP", "version": 1, "bytes": N,
+**               "n_floats": N, "fingerprint": "16 hex", "precision": N,
+**               "digest": "16 hex", "checksum": "16 hex", "base64": S}
+** S is the snapshot blob (store_blob.c: its 64-byte header names the
+** model's fingerprint, version and shape, the precision and the length,
+** and holds the checksum of header and floats), standard base64 with '='
+** padding; "digest" is the model file's (the snapshots column, not in the
+** blob).  The other members repeat the blob's header so a reader sees
+** what it holds without decoding it; the import trusts only the blob and
+** checks the members against it (import_state).  Without states the
+** export is byte for byte what it was.
 ** Import reads the file one turn at a time (memory: the file, 24 bytes a
 ** turn and one turn's tree; time linear in turns) and writes in one
 ** transaction, so a bad file changes nothing.  The model object also has
 ** "vocab", "size", "mtime", "n_layer", "n_embd", "n_head", "head_size"; a
-** turn read from a damaged row has "damaged": "what was dropped".
+** turn read from a damaged row has "damaged": "what was dropped"; a reply
+** another process was still writing at the export ("[being written]" in
+** `sessions show`) has "interrupted": true and "being_written": true (its
+** text so far), and the Markdown says so: its import is a cut reply, as
+** nothing writes it there.
 ** Text is made well-formed (store_text_utf8: controls kept, JSON escapes
 ** them) on import and in the JSON export, cleaned (store_text_clean) in
 ** the Markdown export; an
@@ -768,6 +787,18 @@ export_statefile(store *s, int64_t sf, store_statefile *out, rwkv_err *err)
     return rc;
 }
 
+/* 1 when reply T is being written now by another process (store_turn_writing:
+** its writer alive, its row the text so far), as `sessions show` says
+** "[being written]"; a failed read of the writer is taken as cut, as there. */
+static int
+turn_live(store *s, const store_turn *t)
+{
+    rwkv_err e2;
+    int writing = 0;
+
+    return t->interrupted && store_turn_writing(s, t->id, &writing, &e2) == RWKV_OK && writing;
+}
+
 static int
 export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t cap, int *bad,
           rwkv_err *err)
@@ -841,8 +872,9 @@ export_md(store *s, const store_session *ss, struct sbuf *b, char *note, size_t 
         sb_puts(b, "\n\n");
         sb_md(b, t.text);
         sb_puts(b, "\n");
-        if (t.interrupted)
-            sb_puts(b, "\n*(reply interrupted)*\n");
+        if (t.interrupted)          /* as `sessions show` marks it */
+            sb_puts(b, turn_live(s, &t) ? "\n*(reply still being written in another window: "
+                                           "its text so far)*\n" : "\n*(reply interrupted)*\n");
         if (why[0]) {
             sb_printf(b, "\n*(turn %lld is damaged in the database: ", (long long)t.id);
             sb_md(b, why);
@@ -1011,8 +1043,9 @@ sb_json_turn(struct sbuf *b, const store_turn *t, int first, const char *damaged
     sb_json_num(b, t->prefill_tps);
     sb_puts(b, ", \"decode_tps\": ");
     sb_json_num(b, t->decode_tps);
-    sb_printf(b, ", \"time_ms\": %lld, \"interrupted\": %s}", (long long)t->time_ms,
-              t->interrupted ? "true" : "false");
+    sb_printf(b, ", \"time_ms\": %lld, \"interrupted\": %s%s}", (long long)t->time_ms,
+              t->interrupted ? "true" : "false",
+              t->interrupted == STORE_TURN_LIVE ? ", \"being_written\": true" : "");
 }
 
 /* ",\n  \"sampling\": ..." of session SID: its own sampling values (the
@@ -1032,13 +1065,179 @@ export_sampling(store *s, int64_t sid, struct sbuf *b, rwkv_err *err)
     return RWKV_OK;
 }
 
+/* ---- saved states in the JSON export (--states) ------------------------ */
+
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* N bytes of P as standard base64 (RFC 4648, '=' padded), appended to B. */
+static void
+sb_base64(struct sbuf *b, const unsigned char *p, size_t n)
+{
+    char out[4096];
+    size_t o = 0;
+
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < n)
+            v |= p[i + 2];
+        out[o++] = b64_alphabet[v >> 18 & 63];
+        out[o++] = b64_alphabet[v >> 12 & 63];
+        out[o++] = i + 1 < n ? b64_alphabet[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? b64_alphabet[v & 63] : '=';
+        if (o + 4 > sizeof out) {
+            sb_put(b, out, o);
+            o = 0;
+        }
+    }
+    sb_put(b, out, o);
+}
+
+/*
+** Decode the base64 text IN (N characters) into *OUT (malloc'd, *OUT_N
+** bytes).  Strict: standard alphabet, a multiple of 4 characters, '=' only
+** as the last one or two.  RWKV_OK; RWKV_EFORMAT with WHY set ("character
+** K ..."); RWKV_ENOMEM.
+*/
 static int
-export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_t cap, int *bad,
-            rwkv_err *err)
+base64_decode(const char *in, size_t n, unsigned char **out, size_t *out_n, char *why,
+              size_t cap)
+{
+    unsigned char *o;
+    signed char val[256];
+    size_t k = 0, pad = 0;
+
+    memset(val, -1, sizeof val);
+    for (int i = 0; i < 64; i++)
+        val[(unsigned char)b64_alphabet[i]] = (signed char)i;
+    *out = NULL;
+    *out_n = 0;
+    if (n % 4 != 0) {
+        snprintf(why, cap, "base64 of %zu characters is cut (not a multiple of 4)", n);
+        return RWKV_EFORMAT;
+    }
+    if (n >= 1 && in[n - 1] == '=')
+        pad = n >= 2 && in[n - 2] == '=' ? 2 : 1;
+    if ((o = malloc(n / 4 * 3 + 1)) == NULL)
+        return RWKV_ENOMEM;
+    for (size_t i = 0; i < n; i += 4) {
+        uint32_t v = 0;
+        for (size_t j = 0; j < 4; j++) {
+            const char c = in[i + j];
+            const int d = val[(unsigned char)c];
+            if (d < 0 && !(c == '=' && i + j >= n - pad)) {
+                free(o);
+                snprintf(why, cap, "bad base64 at character %zu", i + j);
+                return RWKV_EFORMAT;
+            }
+            v = v << 6 | (uint32_t)(d < 0 ? 0 : d);
+        }
+        o[k++] = (unsigned char)(v >> 16);
+        if (i + 4 < n || pad < 2)
+            o[k++] = (unsigned char)(v >> 8 & 0xff);
+        if (i + 4 < n || pad < 1)
+            o[k++] = (unsigned char)(v & 0xff);
+    }
+    *out = o;
+    *out_n = k;
+    return RWKV_OK;
+}
+
+/* A snapshot's bytes (inline before v8, else its shared row) and digest,
+** by turn_id, as store_snapshot.c reads them. */
+#define EXPORT_SNAP_SELECT                                                                     \
+    "SELECT CASE WHEN n.blob_id IS NULL THEN n.blob ELSE b.blob END, n.digest"                 \
+    " FROM snapshots n LEFT JOIN state_blobs b ON b.id=n.blob_id WHERE n.turn_id=?"
+
+/*
+** ",\n     \"state\": {...}" of TURN, when it has a saved state that reads
+** back whole (store_blob_decode: a damaged one is left out -- the import
+** rebuilds it by replay, as it would without --states); *N counts them.
+*/
+static int
+export_state(store *s, int64_t turn, struct sbuf *b, int64_t *n, rwkv_err *err)
 {
     sqlite3_stmt *st;
-    int64_t *done = NULL;
-    size_t ndone = 0, capdone = 0;
+    int rc;
+
+    if ((rc = store_prep(s, EXPORT_SNAP_SELECT, &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, turn);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_BLOB) {
+        const unsigned char *p = sqlite3_column_blob(st, 0);
+        size_t len = (size_t)sqlite3_column_bytes(st, 0), nf;
+        store_state_meta m;
+        rwkv_err e2;
+        if (store_blob_decode(p, len, &m, &nf, NULL, 0, &e2) == RWKV_OK) {
+            sb_printf(b, ",\n     \"state\": {\"format\": \"RWKVSNAP\", \"version\": 1,"
+                         " \"bytes\": %zu, \"n_floats\": %zu, \"fingerprint\": \"%016llx\","
+                         " \"precision\": %d, \"digest\": \"%016llx\", \"checksum\": \"%016llx\",\n"
+                         "      \"base64\": \"", len, nf, (unsigned long long)m.fingerprint,
+                      m.precision, (unsigned long long)(uint64_t)sqlite3_column_int64(st, 1),
+                      (unsigned long long)store_blob_hash(p));
+            sb_base64(b, p, len);
+            sb_puts(b, "\"}");
+            (*n)++;
+        }
+        rc = SQLITE_DONE;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_dberr(s, err, "reading snapshot");
+    return RWKV_OK;
+}
+
+/*
+** The turns of session SID whose saved states an export with states
+** carries, sorted, into *V (caller frees; *N of them): the end of every
+** branch (a resume there is instant) and the two turns above it (the
+** state a regeneration or an edit of the last message starts from).  Not
+** every saved state: with retention's every-8th, a 2,000-turn session of a
+** 1.5B model holds ~250 of 13 MB -- a file of gigabytes, over what an
+** import reads; a turn carried none is rebuilt from the nearest one that
+** is, as any dropped state is.
+*/
+static int
+export_state_turns(store *s, int64_t sid, int64_t **v, size_t *n, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    int rc;
+
+    *v = NULL;
+    *n = 0;
+    if ((rc = store_prep(s, "WITH leaf(id, parent) AS (SELECT t.id, t.parent_id FROM turns t"
+                            " WHERE t.session_id=?1 AND NOT EXISTS (SELECT 1 FROM turns c"
+                            " WHERE c.parent_id=t.id))"
+                            " SELECT id FROM leaf UNION SELECT parent FROM leaf WHERE parent IS NOT NULL"
+                            " UNION SELECT t.parent_id FROM turns t JOIN leaf l ON t.id=l.parent"
+                            " WHERE t.parent_id IS NOT NULL ORDER BY 1", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, sid);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t *x = store_grow(*v, &cap, *n, sizeof *x, 16);
+        if (x == NULL) {
+            sqlite3_finalize(st);
+            return rwkv_errf(err, RWKV_ENOMEM, "export: out of memory");
+        }
+        *v = x;
+        (*v)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading turns");
+}
+
+/* STATES: the saved states of export_state_turns too (export_state). */
+static int
+export_json(store *s, const store_session *ss, int states, struct sbuf *b, char *note, size_t cap,
+            int *bad, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int64_t *done = NULL, *carry = NULL;
+    size_t ndone = 0, capdone = 0, ncarry = 0;
     int rc, first = 1;
     store_model m, *mp = NULL;
     store_statefile sf;
@@ -1059,8 +1258,12 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
         sb_printf(b, ",\n  \"head\": %lld,\n  \"turns\": [", (long long)ss->head_turn);
     else
         sb_puts(b, ",\n  \"head\": null,\n  \"turns\": [");
-    if ((rc = store_prep(s, "SELECT id FROM turns WHERE session_id=? ORDER BY id", &st, err)) != RWKV_OK)
+    if (states && (rc = export_state_turns(s, ss->id, &carry, &ncarry, err)) != RWKV_OK)
         return rc;
+    if ((rc = store_prep(s, "SELECT id FROM turns WHERE session_id=? ORDER BY id", &st, err)) != RWKV_OK) {
+        free(carry);
+        return rc;
+    }
     sqlite3_bind_int64(st, 1, ss->id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_turn t;
@@ -1082,17 +1285,33 @@ export_json(store *s, const store_session *ss, struct sbuf *b, char *note, size_
         if (r2 != RWKV_OK) {
             sqlite3_finalize(st);
             free(done);
+            free(carry);
             return r2;
         }
         done[ndone++] = t.id;
         if (why[0])
             note_add(note, cap, bad, t.id, why);
+        if (turn_live(s, &t))
+            t.interrupted = STORE_TURN_LIVE;
         sb_json_turn(b, &t, first, why);
         first = 0;
         store_turn_fini(&t);
+        if (states && id_in(carry, ncarry, done[ndone - 1]) && !b->oom && b->n > 0 &&
+            b->p[b->n - 1] == '}') {
+            int64_t dummy = 0;
+            b->n--;                     /* the turn's closing brace, after its state */
+            if ((r2 = export_state(s, done[ndone - 1], b, &dummy, err)) != RWKV_OK) {
+                sqlite3_finalize(st);
+                free(done);
+                free(carry);
+                return r2;
+            }
+            sb_puts(b, "}");
+        }
     }
     sqlite3_finalize(st);
     free(done);
+    free(carry);
     if (rc != SQLITE_DONE)
         return store_dberr(s, err, "reading turns");
     sb_puts(b, "\n  ]\n}\n");
@@ -1142,6 +1361,13 @@ int
 store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, size_t *len, char *note,
                 size_t note_cap, rwkv_err *err)
 {
+    return store_export_states(s, id, fmt, 0, buf, len, note, note_cap, err);
+}
+
+int
+store_export_states(store *s, int64_t id, enum store_format fmt, int states, char **buf,
+                    size_t *len, char *note, size_t note_cap, rwkv_err *err)
+{
     store_session ss;
     struct sbuf b = { 0 };
     int rc, bad = 0;
@@ -1155,7 +1381,7 @@ store_export_ex(store *s, int64_t id, enum store_format fmt, char **buf, size_t 
     /* One read transaction: a concurrent writer cannot tear the export. */
     if ((rc = store_exec(s, "BEGIN", err)) != RWKV_OK)
         return rc;
-    rc = fmt == STORE_FMT_JSON ? export_json(s, &ss, &b, note, note_cap, &bad, err)
+    rc = fmt == STORE_FMT_JSON ? export_json(s, &ss, states, &b, note, note_cap, &bad, err)
                                : export_md(s, &ss, &b, note, note_cap, &bad, err);
     store_tx_rollback(s);
     return sb_take(&b, rc, buf, len, err);
@@ -1262,6 +1488,22 @@ parse_sampling(const json_value *o, rwkv_sampling *out, const char *what, const 
             snprintf(txt, sizeof txt, "%s", v->str);
         else if (v->type == JSON_NUMBER && v->is_int)
             snprintf(txt, sizeof txt, "%lld", (long long)v->i64);
+        else if (v->type == JSON_NUMBER && params_table[i].type != PARAMS_FLOAT &&
+                 (fabs(v->num) < 9e18 || v->num != floor(v->num)))
+            /* 1e1 or 10.0 is no integer (params_int_check's rule), though
+            ** "%.17g" would make it "10" */
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: %s: %.17g written with a point or "
+                             "exponent is not an integer (digits alone: no sign, point or "
+                             "exponent)", what, tn, params_table[i].cli, v->num);
+        else if (v->type == JSON_NUMBER && params_table[i].type == PARAMS_INT)
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: %s: %.17g is out of range [%.0f, %.0f]",
+                             what, tn, params_table[i].cli, v->num, params_table[i].min,
+                             params_table[i].max);
+        else if (v->type == JSON_NUMBER && params_table[i].type != PARAMS_FLOAT)
+            /* digits past int64: no JSON number here holds them exactly */
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: %s: %.17g is past 2^63 as a JSON "
+                             "number: write it as a decimal string", what, tn,
+                             params_table[i].cli, v->num);
         else if (v->type == JSON_NUMBER)
             snprintf(txt, sizeof txt, "%.17g", v->num);
         else
@@ -1817,11 +2059,144 @@ out:
     return rc;
 }
 
+/*
+** The states a file carries (store_import_states): taken (TAKE) only when
+** they belong to the file's model, as its "model" object describes it.
+*/
+struct state_take {
+    int              take;
+    int              has_model;   /* the file names a model (fingerprint) */
+    store_state_meta model;       /* its fingerprint, version and shape (0: not said) */
+    store_import_info info;
+};
+
+/* The first refused state into SC's note ("WHAT: turn N: why"), the
+** others counted (" (and K more)" is added at the end: import_run). */
+static void
+state_refused(struct state_take *sc, const char *what, const char *tn, const char *why)
+{
+    if (sc->info.refused++ == 0)
+        snprintf(sc->info.note, sizeof sc->info.note, "%s: %s: saved state not taken: %s", what,
+                 tn, why);
+}
+
+/* Hex "16 digits" of KEY in O into *OUT; 0 when absent or not that. */
+static int
+get_hex64(const json_value *o, const char *key, uint64_t *out)
+{
+    const char *h = json_str(o, key);
+    char *end;
+
+    if (h == NULL || strlen(h) != 16 || strspn(h, "0123456789abcdefABCDEF") != 16)
+        return 0;
+    *out = strtoull(h, &end, 16);
+    return 1;
+}
+
+/*
+** Verify the "state" object X of turn TN and store it as the snapshot of
+** TURN (its new id).  RWKV_OK both when stored and when refused (WHY, then
+** SC's note); only a database error or out of memory stops the import.
+** Checked, in this order: the framing (format RWKVSNAP v1, "bytes"), the
+** base64, its length, the blob (store_blob_decode: magic, version,
+** length, checksum of header and floats), the file's "checksum" and
+** "fingerprint" against the blob's, and the blob's model against the
+** file's model -- fingerprint, version, layers, width, heads.  A state
+** that passes is the state the other database saved; what the checks
+** cannot tell is whether it is the state of the turn's text (a checksum
+** catches damage, not a forger): hence TAKE, asked for by the user.
+*/
+static int
+import_state(store *s, const json_value *x, int64_t turn, struct state_take *sc, const char *what,
+             const char *tn, rwkv_err *err)
+{
+    const json_value *v;
+    unsigned char *blob = NULL;
+    float *fl = NULL;
+    size_t blen = 0, nf = 0;
+    int64_t bytes = 0, ver = 0;
+    uint64_t ck = 0, fp = 0, dg = 0;
+    store_state_meta m;
+    char why[300];
+    rwkv_err e2;
+    int rc;
+
+    why[0] = '\0';
+    v = x->type == JSON_OBJECT ? json_get(x, "base64") : NULL;
+    if (x->type != JSON_OBJECT)
+        snprintf(why, sizeof why, "\"state\" is not an object");
+    else if (json_str(x, "format") == NULL || strcmp(json_str(x, "format"), "RWKVSNAP") != 0 ||
+             !get_int(x, "version", &ver) || ver != 1)
+        snprintf(why, sizeof why, "not a state of format RWKVSNAP version 1");
+    else if (!get_int(x, "bytes", &bytes) || bytes < STORE_BLOB_HEADER ||
+             (uint64_t)bytes > (uint64_t)STORE_BLOB_HEADER + 4ull * STORE_MAX_STATE_FLOATS)
+        snprintf(why, sizeof why, "\"bytes\" is not a state's size");
+    else if (!get_hex64(x, "checksum", &ck) || !get_hex64(x, "fingerprint", &fp) ||
+             !get_hex64(x, "digest", &dg))
+        snprintf(why, sizeof why, "\"checksum\", \"fingerprint\" and \"digest\" must be 16 hex digits");
+    else if (v == NULL || v->type != JSON_STRING)
+        snprintf(why, sizeof why, "no \"base64\" string");
+    if (why[0]) {
+        state_refused(sc, what, tn, why);
+        return RWKV_OK;
+    }
+    rc = base64_decode(v->str, v->len, &blob, &blen, why, sizeof why);
+    if (rc == RWKV_ENOMEM)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    if (rc != RWKV_OK)
+        ;
+    else if (blen != (size_t)bytes)
+        snprintf(why, sizeof why, "its base64 holds %zu bytes, \"bytes\" says %lld (cut or padded)",
+                 blen, (long long)bytes);
+    else if (store_blob_decode(blob, blen, &m, &nf, NULL, 0, &e2) != RWKV_OK)
+        snprintf(why, sizeof why, "%.200s", e2.msg);
+    else if (store_blob_hash(blob) != ck)
+        snprintf(why, sizeof why, "\"checksum\" %016llx is not the state's (%016llx)",
+                 (unsigned long long)ck, (unsigned long long)store_blob_hash(blob));
+    else if (m.fingerprint != fp)
+        snprintf(why, sizeof why, "\"fingerprint\" %016llx is not the state's (%016llx)",
+                 (unsigned long long)fp, (unsigned long long)m.fingerprint);
+    else if (!sc->has_model)
+        snprintf(why, sizeof why, "the file names no model (\"model\": null) it could belong to");
+    else if (m.fingerprint != sc->model.fingerprint)
+        snprintf(why, sizeof why, "made with another model (fingerprint %016llx, the session's "
+                                  "model %016llx)", (unsigned long long)m.fingerprint,
+                 (unsigned long long)sc->model.fingerprint);
+    else if ((sc->model.version[0] && strcmp(m.version, sc->model.version) != 0) ||
+             (sc->model.n_layer && m.n_layer != sc->model.n_layer) ||
+             (sc->model.n_embd && m.n_embd != sc->model.n_embd) ||
+             (sc->model.n_head && m.n_head != sc->model.n_head) ||
+             (sc->model.head_size && m.head_size != sc->model.head_size))
+        snprintf(why, sizeof why, "made for v%s %dx%d (%d heads of %d), the session's model is "
+                                  "v%s %dx%d (%d heads of %d)", m.version, m.n_layer, m.n_embd,
+                 m.n_head, m.head_size, sc->model.version, sc->model.n_layer, sc->model.n_embd,
+                 sc->model.n_head, sc->model.head_size);
+    if (why[0]) {
+        free(blob);
+        state_refused(sc, what, tn, why);
+        return RWKV_OK;
+    }
+    if ((fl = malloc(nf * sizeof *fl)) == NULL) {
+        free(blob);
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    }
+    rc = store_blob_decode(blob, blen, &m, &nf, fl, nf, err);
+    free(blob);
+    m.digest = dg;              /* the model file's digest: a column, not in the blob */
+    if (rc == RWKV_OK)
+        rc = store_snapshot_put_tx(s, turn, fl, nf, &m, err);
+    free(fl);
+    if (rc == RWKV_OK)
+        sc->info.taken++;
+    return rc;
+}
+
 /* Check turn object T (the I-th) and insert it into session SID; the map
-** gets its old and new ids.  S NULL: check only (store_import_check). */
+** gets its old and new ids.  S NULL: check only (store_import_check).
+** SC: the states it may carry (NULL: none taken). */
 static int
 import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *map,
-            struct tok_check *tc, const char *what, rwkv_err *err)
+            struct tok_check *tc, struct state_take *sc, const char *what, rwkv_err *err)
 {
     const json_value *x;
     const struct idmap *pm = NULL;
@@ -1909,6 +2284,12 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
         tt.id = (int64_t)i + 1;      /* store_import_check: no row, an id to map */
     else if ((rc = store_turn_insert_tx(s, &tt, err)) != RWKV_OK)
         goto out;
+    x = json_get(t, "state");
+    if (s != NULL && sc != NULL && x != NULL && x->type != JSON_NULL) {
+        sc->info.carried++;
+        if (sc->take && (rc = import_state(s, x, tt.id, sc, what, tn, err)) != RWKV_OK)
+            goto out;
+    }
     map[i].old = oid;
     map[i].new_ = tt.id;
     map[i].role = tt.role;
@@ -2045,7 +2426,8 @@ import_map_room(struct idmap **map, size_t *cap, size_t nt, rwkv_err *err)
 */
 static int
 import_turns(store *s, const char *text, const char *ta, const char *tb, const char *what,
-             int64_t sid, struct idmap **map, size_t *nt, struct tok_check *tc, rwkv_err *err)
+             int64_t sid, struct idmap **map, size_t *nt, struct tok_check *tc,
+             struct state_take *sc, rwkv_err *err)
 {
     const char *p = scan_ws(ta + 1, tb);
     size_t cap = 0;
@@ -2071,7 +2453,7 @@ import_turns(store *s, const char *text, const char *ta, const char *tb, const c
                 snprintf(where, sizeof where, "\"turns\"[%zu]: ", *nt);
                 return import_json_err(err, &e2, what, where, 0, (long)(p - text));
             }
-            rc = import_turn(s, json_root(td), *nt, sid, *map, tc, what, err);
+            rc = import_turn(s, json_root(td), *nt, sid, *map, tc, sc, what, err);
             json_free(td);
             if (rc != RWKV_OK)
                 return rc;
@@ -2208,9 +2590,46 @@ import_sampling(const json_value *r, const char *what, rwkv_sampling *out, int *
 ** transaction, or with S NULL only checked (store_import_check) -- its
 ** model, session, turns and head.  *ID the new session (0 for a check).
 */
+/* The first open's replay after an import into session SID: the turns
+** above the head's nearest saved state (the root when none) and their
+** tokens, into INFO (0 when the head has its state, or there is no head). */
+static int
+import_replay_cost(store *s, int64_t sid, store_import_info *info, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int64_t head = 0;
+    int rc;
+
+    info->replay_turns = info->replay_tokens = 0;
+    if ((rc = store_prep(s, "SELECT head_turn FROM sessions WHERE id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, sid);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        head = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_dberr(s, err, "import");
+    if (head <= 0)
+        return RWKV_OK;
+    if ((rc = store_prep(s, STORE_PATH_CTE " SELECT length(t.tokens)/4,"
+                            " EXISTS(SELECT 1 FROM snapshots n WHERE n.turn_id=t.id)"
+                            " FROM p JOIN turns t ON t.id=p.id ORDER BY p.depth DESC", &st, err))
+        != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, head);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && sqlite3_column_int(st, 1) == 0) {
+        info->replay_turns++;
+        info->replay_tokens += sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_dberr(s, err, "import");
+    return RWKV_OK;
+}
+
 static int
 import_run(store *s, const char *text, size_t len, const char *what, const store_import_vocab *iv,
-           int64_t *id, rwkv_err *err)
+           struct state_take *sc, int64_t *id, rwkv_err *err)
 {
     struct tok_check tc;
     json_doc *doc = NULL;
@@ -2252,8 +2671,19 @@ import_run(store *s, const char *text, size_t len, const char *what, const store
     v = json_get(r, "model");
     tc.model_path = v && v->type == JSON_OBJECT && json_str(v, "path") ? json_str(v, "path") : "";
     tc.vocab_path = v && v->type == JSON_OBJECT && json_str(v, "vocab") ? json_str(v, "vocab") : "";
+    if (sc != NULL && v && v->type == JSON_OBJECT && get_hex64(v, "fingerprint", &sc->model.fingerprint)) {
+        int64_t x;
+        const char *mv = json_str(v, "version");
+        sc->has_model = 1;
+        if (mv != NULL && strlen(mv) < sizeof sc->model.version)
+            snprintf(sc->model.version, sizeof sc->model.version, "%s", mv);
+        sc->model.n_layer = get_int(v, "n_layer", &x) && x > 0 && x < INT32_MAX ? (int)x : 0;
+        sc->model.n_embd = get_int(v, "n_embd", &x) && x > 0 && x < INT32_MAX ? (int)x : 0;
+        sc->model.n_head = get_int(v, "n_head", &x) && x > 0 && x < INT32_MAX ? (int)x : 0;
+        sc->model.head_size = get_int(v, "head_size", &x) && x > 0 && x < INT32_MAX ? (int)x : 0;
+    }
     if (s == NULL) {
-        if ((rc = import_turns(NULL, text, ta, tb, what, 0, &map, &nt, &tc, err)) == RWKV_OK)
+        if ((rc = import_turns(NULL, text, ta, tb, what, 0, &map, &nt, &tc, NULL, err)) == RWKV_OK)
             rc = import_set_head(NULL, 0, map, nt, head, what, err);
         goto out;
     }
@@ -2266,8 +2696,10 @@ import_run(store *s, const char *text, size_t len, const char *what, const store
         (rc = store_session_insert_tx(s, &ss, id, err)) != RWKV_OK ||
         (rc = store_session_set_framing(s, *id, &fr, err)) != RWKV_OK ||
         (has_samp && (rc = store_session_sampling_put(s, *id, &samp, err)) != RWKV_OK) ||
-        (rc = import_turns(s, text, ta, tb, what, *id, &map, &nt, &tc, err)) != RWKV_OK ||
-        (rc = import_set_head(s, *id, map, nt, head, what, err)) != RWKV_OK) {
+        (rc = import_turns(s, text, ta, tb, what, *id, &map, &nt, &tc, sc, err)) != RWKV_OK ||
+        (rc = import_set_head(s, *id, map, nt, head, what, err)) != RWKV_OK ||
+        (sc->info.taken > 0 && (rc = store_retain(s, *id, err)) != RWKV_OK) ||
+        (rc = import_replay_cost(s, *id, &sc->info, err)) != RWKV_OK) {
         store_tx_rollback(s);
         *id = 0;
         goto out;
@@ -2275,6 +2707,11 @@ import_run(store *s, const char *text, size_t len, const char *what, const store
     rc = store_tx_commit(s, err);
     if (rc != RWKV_OK)
         *id = 0;
+    if (sc->info.refused > 1) {
+        size_t l = strlen(sc->info.note);
+        snprintf(sc->info.note + l, sizeof sc->info.note - l, " (and %lld more)",
+                 (long long)sc->info.refused - 1);
+    }
 out:
     tok_close(tc.bytes);
     framing_fini(&fr);
@@ -2285,16 +2722,54 @@ out:
 }
 
 int
+store_import_states(store *s, const char *text, size_t len, const char *what,
+                    const store_import_vocab *v, int take, store_import_info *info, int64_t *id,
+                    rwkv_err *err)
+{
+    struct state_take sc;
+    int rc;
+
+    memset(&sc, 0, sizeof sc);
+    sc.take = take;
+    rc = import_run(s, text, len, what, v, &sc, id, err);
+    if (info != NULL)
+        *info = sc.info;
+    return rc;
+}
+
+void
+store_import_note(const store_import_info *in, const char *what, int64_t id, int take, char *buf,
+                  size_t cap)
+{
+    char cost[160] = "";
+
+    buf[0] = '\0';
+    if (in->replay_turns > 0)
+        snprintf(cost, sizeof cost, "the first open of session %lld replays %lld turn%s "
+                 "(%lld tokens)", (long long)id, (long long)in->replay_turns,
+                 in->replay_turns == 1 ? "" : "s", (long long)in->replay_tokens);
+    if (in->refused > 0)
+        snprintf(buf, cap, "%s%s%s", in->note, cost[0] ? "; " : "", cost);
+    else if (cost[0] && in->carried > 0 && !take)
+        snprintf(buf, cap, "%s: its %lld saved state%s not taken (import --states takes them, "
+                 "from a file you trust): %s", what, (long long)in->carried,
+                 in->carried == 1 ? "" : "s", cost);
+    else if (cost[0] && in->carried == 0)
+        snprintf(buf, cap, "%s: no saved states (sessions export --states carries them): %s", what,
+                 cost);
+}
+
+int
 store_import(store *s, const char *text, size_t len, const char *what, int64_t *id, rwkv_err *err)
 {
-    return import_run(s, text, len, what, NULL, id, err);
+    return store_import_states(s, text, len, what, NULL, 0, NULL, id, err);
 }
 
 int
 store_import_ex(store *s, const char *text, size_t len, const char *what,
                 const store_import_vocab *v, int64_t *id, rwkv_err *err)
 {
-    return import_run(s, text, len, what, v, id, err);
+    return store_import_states(s, text, len, what, v, 0, NULL, id, err);
 }
 
 int
@@ -2302,7 +2777,7 @@ store_import_check(const char *text, size_t len, const char *what, rwkv_err *err
 {
     int64_t id;
 
-    return import_run(NULL, text, len, what, NULL, &id, err);
+    return import_run(NULL, text, len, what, NULL, NULL, &id, err);
 }
 
 int
@@ -2311,5 +2786,5 @@ store_import_check_ex(const char *text, size_t len, const char *what,
 {
     int64_t id;
 
-    return import_run(NULL, text, len, what, v, &id, err);
+    return import_run(NULL, text, len, what, v, NULL, &id, err);
 }

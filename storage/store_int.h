@@ -176,8 +176,10 @@ typedef struct store_rowspec {
     const char *all;
     uint32_t    notnull;
 } store_rowspec;
-/* RWKV_EDB "PATH: the session database is corrupt (WHY)": the one message
-** of a damaged file (an open that meets SQLITE_CORRUPT, a damaged row). */
+/* RWKV_ECORRUPT "PATH: the session database is corrupt (WHY): WAY ON": the
+** one message of a damaged file (SQLite's SQLITE_CORRUPT or SQLITE_NOTADB on
+** a file that opened as a database, a damaged row), its way on (what still
+** reads, exported into a new file) in it.  ERR may be NULL. */
 int store_corrupt(store *s, rwkv_err *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -246,6 +248,10 @@ int store_snapshot_drop_tx(store *s, const int64_t *turns, size_t n, const char 
 /* Insert/replace a snapshot (inside a transaction). */
 int store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
                           const store_state_meta *meta, rwkv_err *err);
+/* Fold the states saved inline (before v8) that have a twin into shared
+** rows, inside the caller's transaction (store_snapshot.c): *FOLDED of them,
+** *SAVED bytes given back. */
+int store_snapshot_fold_tx(store *s, int64_t *folded, uint64_t *saved, rwkv_err *err);
 
 /*
 ** The turns root..?1, bounded on a tampered file: each step up must reach a
@@ -297,6 +303,9 @@ void sb_json_clean(struct sbuf *b, const char *s);
 void sb_json_session(struct sbuf *b, const char *title, int64_t created_ms,
                      const char *strategy, const store_model *m);
 void sb_json_turn(struct sbuf *b, const store_turn *t, int first, const char *damaged);
+/* T->interrupted of a reply another process is still writing, for
+** sb_json_turn alone ("interrupted": true, "being_written": true). */
+#define STORE_TURN_LIVE 3
 /* ",\n  \"state_file\": ..." of the JSON export: F's name, path, size and
 ** digest (fingerprint), or null for F NULL (store_export.c). */
 void sb_json_statefile(struct sbuf *b, const store_statefile *f);

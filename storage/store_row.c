@@ -16,9 +16,14 @@
 ** (store_step_row) looks at the table's other rows before it says "no such
 ** row": a row of a healthy table never has an id <= 0 (ids come from
 ** STORE_NEXT_ID or SQLite's rowid, both from 1) nor NULL in a NOT NULL
-** column, so either is damage, reported as the open reports SQLITE_CORRUPT:
+** column, so either is damage, reported as the open reports SQLITE_CORRUPT
+** (store_corrupt, the one line of a damaged file, RWKV_ECORRUPT):
 **
-**     PATH: the session database is corrupt (WHAT AND WHERE)
+**     PATH: the session database is corrupt (WHAT AND WHERE): WAY ON
+**
+** WAY ON: no retry mends a damaged file, so the line says what still can be
+** done -- what still reads, copied into a new file.  store_corrupt is the
+** only place that wording lives.
 **
 ** Cost: a few sqlite3_column_type calls a row; the scan for a missing row
 ** only on that error path, and only for the small tables whose spec names
@@ -38,7 +43,15 @@ store_corrupt(store *s, rwkv_err *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    return rwkv_errf(err, RWKV_EDB, "%s: the session database is corrupt (%s)", s->path, why);
+    /* the way on: what still reads, copied into a new file.  (sqlite3's
+    ** .recover is named second: some builds of the sqlite3 tool lack what
+    ** it needs and fail it with "SQL logic error".)  One format, so a long
+    ** path is shortened, not the way on cut (rwkv_errf). */
+    return rwkv_errf(err, RWKV_ECORRUPT,
+                     "%s: the session database is corrupt (%s): export each session that still "
+                     "reads ('rwkv-tui sessions --db %s export ID --format json --out F', then "
+                     "'sessions --db NEW.db import F'), or copy out what reads with sqlite3's "
+                     ".recover, and go on with --db NEW.db", s->path, why, s->path);
 }
 
 int

@@ -33,7 +33,16 @@
 ** such a state -- the same bytes for one model, framing and state file --
 ** and so are a fork's copied states.  A trigger (store.c, v8) removes the
 ** shared row with its last snapshot.  Rows saved before v8 keep their bytes
-** inline (blob_id NULL); both kinds are read alike (SNAP_SELECT).
+** inline (blob_id NULL); both kinds are read alike (SNAP_SELECT).  Such a
+** row is folded into a shared one by `sessions vacuum` (store_vacuum:
+** store_snapshot_fold_tx) once it has a twin -- not at open (moving
+** gigabytes there is what v8 avoided) and not at a save (finding an inline
+** twin means reading every inline candidate's megabytes).
+**
+** Sizes (store_session_usage): a session's OWN bytes are those no other
+** session uses, its SHARED ones the copies others use too; every session's
+** OWN plus each shared copy once is the file's total, which is what
+** `sessions budget`, the F2 title and the C-b prompt show.
 */
 #include "store_int.h"
 
@@ -55,9 +64,11 @@ check_state(const float *state, size_t n, const store_state_meta *meta, rwkv_err
 }
 
 /* The id of the shared row holding BLOB (BYTES), added if none holds it
-** yet, into *ID.  The hash only finds candidates: the bytes decide. */
+** yet, into *ID; *FOUND (may be NULL) 1 when one held it.  The hash only
+** finds candidates: the bytes decide. */
 static int
-shared_blob(store *s, const unsigned char *blob, size_t bytes, int64_t *id, rwkv_err *err)
+shared_blob(store *s, const unsigned char *blob, size_t bytes, int64_t *id, int *found,
+            rwkv_err *err)
 {
     const sqlite3_int64 h = (sqlite3_int64)store_blob_hash(blob);
     sqlite3_stmt *st;
@@ -72,6 +83,8 @@ shared_blob(store *s, const unsigned char *blob, size_t bytes, int64_t *id, rwkv
     if (r == SQLITE_ROW)
         *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
+    if (found)
+        *found = r == SQLITE_ROW;
     if (r == SQLITE_ROW)
         return RWKV_OK;
     if (r != SQLITE_DONE)
@@ -106,7 +119,7 @@ store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
     ** no delete trigger, and the trigger frees its shared row if unused */
     if ((rc = store_exec_ids(s, "DELETE FROM snapshots WHERE turn_id=?", &turn, 1, "saving snapshot",
                              err)) != RWKV_OK ||
-        (rc = shared_blob(s, blob, bytes, &blob_id, err)) != RWKV_OK) {
+        (rc = shared_blob(s, blob, bytes, &blob_id, NULL, err)) != RWKV_OK) {
         free(blob);
         return rc;
     }
@@ -133,15 +146,40 @@ store_snapshot_put_tx(store *s, int64_t turn, const float *state, size_t n,
     return rc;
 }
 
+/* The session of TURN into *SID (0: no such turn). */
+static int
+turn_session(store *s, int64_t turn, int64_t *sid, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc, r;
+
+    *sid = 0;
+    if ((rc = store_prep(s, "SELECT session_id FROM turns WHERE id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, turn);
+    r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        *sid = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return r == SQLITE_ROW || r == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving snapshot");
+}
+
+/* The state saved, then the database's budget as at any save (store_retain:
+** TURN's session's head spared) -- a state a replay rebuilt and kept
+** (session_db.c, keep_replayed) may not leave the file over it. */
 static int
 snapshot_put(store *s, int64_t turn, const float *state, size_t n,
              const store_state_meta *meta, rwkv_err *err)
 {
+    store_budget_info bi;
+    int64_t sid = 0;
     int rc;
 
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         return rc;
-    if ((rc = store_snapshot_put_tx(s, turn, state, n, meta, err)) != RWKV_OK) {
+    if ((rc = store_snapshot_put_tx(s, turn, state, n, meta, err)) != RWKV_OK ||
+        (rc = turn_session(s, turn, &sid, err)) != RWKV_OK ||
+        (rc = store_budget_apply(s, sid, &bi, err)) != RWKV_OK) {
         store_tx_rollback(s);
         return rc;
     }
@@ -367,6 +405,218 @@ store_snapshot_usage(store *s, int64_t session, uint64_t *bytes, int64_t *count,
         rc = store_dberr(s, err, "reading snapshots");
     }
     sqlite3_finalize(st);
+    return rc;
+}
+
+/*
+** One session's share (store.h).  R: the shared rows its snapshots use; O:
+** those rows with each other session using them.  A row in O is SHARED,
+** one only the session uses is OWN, with its inline bytes (saved before
+** v8; a shared row's snapshots keep an empty inline blob).
+*/
+#define USAGE_SQL                                                                          \
+    "WITH r(id) AS (SELECT DISTINCT m.blob_id FROM snapshots m JOIN turns u ON u.id=m.turn_id" \
+    "   WHERE u.session_id=?1 AND m.blob_id IS NOT NULL),"                                  \
+    " o(id, sid) AS (SELECT DISTINCT m.blob_id, u.session_id FROM snapshots m"               \
+    "   JOIN turns u ON u.id=m.turn_id WHERE m.blob_id IS NOT NULL"                          \
+    "   AND m.blob_id IN (SELECT id FROM r) AND u.session_id<>?1)"                           \
+    " SELECT (SELECT count(*) FROM snapshots n JOIN turns t ON t.id=n.turn_id"               \
+    "   WHERE t.session_id=?1),"                                                            \
+    " (SELECT coalesce(sum(length(n.blob)),0) FROM snapshots n JOIN turns t ON t.id=n.turn_id" \
+    "   WHERE t.session_id=?1) + (SELECT coalesce(sum(length(b.blob)),0) FROM state_blobs b" \
+    "   WHERE b.id IN (SELECT id FROM r) AND b.id NOT IN (SELECT id FROM o)),"               \
+    " (SELECT coalesce(sum(length(b.blob)),0) FROM state_blobs b"                            \
+    "   WHERE b.id IN (SELECT id FROM o)),"                                                  \
+    " (SELECT count(DISTINCT sid) FROM o)"
+
+int
+store_session_usage(store *s, int64_t session, store_usage *out, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = store_prep(s, USAGE_SQL, &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, session);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        out->states = sqlite3_column_int64(st, 0);
+        out->own = (uint64_t)sqlite3_column_int64(st, 1);
+        out->shared = (uint64_t)sqlite3_column_int64(st, 2);
+        out->sharing = sqlite3_column_int64(st, 3);
+        out->bytes = out->own + out->shared;
+        rc = RWKV_OK;
+    } else {
+        rc = store_dberr(s, err, "reading snapshots");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- folding the states saved inline before v8 ---------------------------- */
+
+struct fold_row {
+    sqlite3_int64 hash;     /* the blob's checksum field (store_blob_hash) */
+    int64_t       turn;
+};
+
+static int
+fold_cmp(const void *a, const void *b)
+{
+    const struct fold_row *x = a, *y = b;
+
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return x->turn < y->turn ? -1 : x->turn > y->turn;
+}
+
+/*
+** The hash of TURN's inline blob into *H, from its 64-byte header alone
+** (an incremental blob read: the megabytes after it are not read).  *OK 0
+** for a row that cannot be read that way (a damaged page): it stays as it
+** is.  RWKV_EDB for a failure of the file (I/O, memory).
+*/
+static int
+inline_hash(store *s, int64_t turn, sqlite3_int64 *h, int *ok, rwkv_err *err)
+{
+    unsigned char hdr[STORE_BLOB_HEADER];
+    sqlite3_blob *bh = NULL;
+    int r;
+
+    *ok = 0;
+    r = sqlite3_blob_open(s->db, "main", "snapshots", "blob", turn, 0, &bh);
+    if (r == SQLITE_OK)
+        r = sqlite3_blob_read(bh, hdr, (int)sizeof hdr, 0);
+    sqlite3_blob_close(bh);
+    if (r == SQLITE_OK) {
+        *h = (sqlite3_int64)store_blob_hash(hdr);
+        *ok = 1;
+        return RWKV_OK;
+    }
+    if ((r & 0xff) == SQLITE_ERROR || (r & 0xff) == SQLITE_CORRUPT)
+        return RWKV_OK;
+    return store_dberr(s, err, "reading a saved state");
+}
+
+/*
+** Fold TURN's inline state into a shared row (added when none holds its
+** bytes): *SAVED grows by its bytes when one did, *FOLDED by one.  A state
+** that does not decode (damaged) is left as it is, as is a row no longer
+** inline.
+*/
+static int
+fold_one(store *s, int64_t turn, int64_t *folded, uint64_t *saved, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    store_state_meta m;
+    size_t nf, len;
+    int64_t id = 0;
+    int found = 0, rc, r;
+    rwkv_err e2;
+
+    if ((rc = store_prep(s, "SELECT blob FROM snapshots WHERE turn_id=? AND blob_id IS NULL", &st,
+                         err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, turn);
+    if ((r = sqlite3_step(st)) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return r == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading a saved state");
+    }
+    len = (size_t)sqlite3_column_bytes(st, 0);
+    if (sqlite3_column_type(st, 0) != SQLITE_BLOB ||
+        store_blob_decode(sqlite3_column_blob(st, 0), len, &m, &nf, NULL, 0, &e2) != RWKV_OK) {
+        sqlite3_finalize(st);
+        return RWKV_OK;
+    }
+    /* (the bytes are the statement's until it is finalized) */
+    rc = shared_blob(s, sqlite3_column_blob(st, 0), len, &id, &found, err);
+    sqlite3_finalize(st);
+    if (rc != RWKV_OK)
+        return rc;
+    if ((rc = store_prep(s, "UPDATE snapshots SET blob=x'', blob_id=?1 WHERE turn_id=?2", &st,
+                         err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, turn);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "storing a saved state once");
+    sqlite3_finalize(st);
+    if (rc == RWKV_OK) {
+        (*folded)++;
+        if (found)
+            *saved += len;
+    }
+    return rc;
+}
+
+int
+store_snapshot_fold_tx(store *s, int64_t *folded, uint64_t *saved, rwkv_err *err)
+{
+    sqlite3_stmt *st = NULL, *q = NULL;
+    struct fold_row *v = NULL;
+    size_t n = 0, cap = 0;
+    int rc, r;
+
+    *folded = 0;
+    *saved = 0;
+    /* the inline rows, by their headers (typeof and length read no
+    ** overflow pages) */
+    if ((rc = store_prep(s, "SELECT turn_id FROM snapshots WHERE blob_id IS NULL"
+                            " AND typeof(blob)='blob' AND length(blob)>=64 ORDER BY turn_id",
+                         &st, err)) != RWKV_OK)
+        return rc;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct fold_row *nv;
+        int ok = 0;
+        sqlite3_int64 h = 0;
+        const int64_t turn = sqlite3_column_int64(st, 0);
+
+        if ((rc = inline_hash(s, turn, &h, &ok, err)) != RWKV_OK)
+            goto out;
+        if (!ok)
+            continue;
+        if ((nv = store_grow(v, &cap, n, sizeof *v, 64)) == NULL) {
+            rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+            goto out;
+        }
+        v = nv;
+        v[n].hash = h;
+        v[n].turn = turn;
+        n++;
+    }
+    if (r != SQLITE_DONE) {
+        rc = store_dberr(s, err, "reading saved states");
+        goto out;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (n == 0)
+        goto out;
+    qsort(v, n, sizeof *v, fold_cmp);
+    if ((rc = store_prep(s, "SELECT 1 FROM state_blobs WHERE hash=? LIMIT 1", &q, err)) != RWKV_OK)
+        goto out;
+    /* a twin: another inline row of the hash, or a shared row of it (the
+    ** bytes decide in shared_blob; a row with no twin stays: moving it
+    ** would rewrite its megabytes to give back nothing) */
+    for (size_t i = 0; i < n && rc == RWKV_OK; i++) {
+        int twin = (i > 0 && v[i - 1].hash == v[i].hash) || (i + 1 < n && v[i + 1].hash == v[i].hash);
+        if (!twin) {
+            sqlite3_reset(q);
+            sqlite3_bind_int64(q, 1, v[i].hash);
+            r = sqlite3_step(q);
+            if (r != SQLITE_ROW && r != SQLITE_DONE) {
+                rc = store_dberr(s, err, "reading saved states");
+                break;
+            }
+            twin = r == SQLITE_ROW;
+            sqlite3_reset(q);
+        }
+        if (twin)
+            rc = fold_one(s, v[i].turn, folded, saved, err);
+    }
+out:
+    sqlite3_finalize(q);
+    sqlite3_finalize(st);
+    free(v);
     return rc;
 }
 
@@ -626,7 +876,7 @@ plan_build(store *s, int64_t turn, const store_state_meta *want, float *out, siz
         }
         if (out != NULL) {
             rc = store_snapshot_get(s, v[i].id, want, out, n_out, NULL, &e2);
-            if (rc == RWKV_EDB) {
+            if (rc == RWKV_EDB || rc == RWKV_ECORRUPT) {
                 if (err)
                     *err = e2;
                 goto done;

@@ -33,8 +33,11 @@
 
 #include "../core/text/utf8.h"
 
-/* Snapshots of the last turns copied by store_session_fork (see there). */
-#define STORE_FORK_SNAPSHOTS 2
+/* Snapshots of the last turns copied by store_session_fork (see there):
+** the end, its message and the turn before that message -- the state an
+** open takes for a regeneration (session_db.c, sess_load_branch); without
+** it every fork's first open replayed the whole path for it. */
+#define STORE_FORK_SNAPSHOTS 3
 
 /* ---- sessions ----------------------------------------------------------- */
 

@@ -14,10 +14,18 @@
 ** After a delete (store_vacuum_after_delete) the vacuum is tried once,
 ** without waiting for another program's lock: the delete is done, and the
 ** space comes back at the next delete or `sessions vacuum` if not now.
+**
+** store_vacuum (`sessions vacuum`) first folds the states saved inline
+** before schema v8 that have a twin into shared rows (fold: one
+** transaction, so a crash or an error midway leaves every old row as it
+** was and readable); the pages that frees are given back by the vacuum
+** after it.  A delete's vacuum never folds: a delete must not take the
+** minutes a first fold of a big old file can.
 */
 #include "store_int.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 /* The size of PATH plus that of PATH-wal (0 for a missing one). */
@@ -56,18 +64,36 @@ checkpoint(store *s, int *busy, rwkv_err *err)
     return rc;
 }
 
-int
-store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err)
+/* Fold the inline states with a twin (store_snapshot_fold_tx) in one
+** transaction: *V's folded and folded_bytes. */
+static int
+fold(store *s, store_vacuum_info *v, rwkv_err *err)
 {
-    store_vacuum_info v;
+    int rc;
+
+    if ((rc = store_tx_begin(s, err)) != RWKV_OK)
+        return rc;
+    if ((rc = store_snapshot_fold_tx(s, &v->folded, &v->folded_bytes, err)) != RWKV_OK) {
+        store_tx_rollback(s);
+        v->folded = 0;
+        v->folded_bytes = 0;
+        return rc;
+    }
+    return store_tx_commit(s, err);
+}
+
+/* The free pages back to the file system (store.h, store_vacuum): all of
+** *V but bytes_before and the fold's fields. */
+static int
+vacuum_pages(store *s, store_vacuum_info *v, rwkv_err *err)
+{
     int64_t av = 0;
     int rc;
 
-    v.bytes_before = file_bytes(s->path);
-    v.bytes_after = 0;
-    v.full = 0;
-    v.busy = 0;
-    if ((rc = store_pragma_int(s, "PRAGMA freelist_count", &v.free_pages, err)) != RWKV_OK ||
+    v->bytes_after = 0;
+    v->full = 0;
+    v->busy = 0;
+    if ((rc = store_pragma_int(s, "PRAGMA freelist_count", &v->free_pages, err)) != RWKV_OK ||
         (rc = store_pragma_int(s, "PRAGMA auto_vacuum", &av, err)) != RWKV_OK)
         return rc;
     /* a shared state no snapshot uses (the trigger of v8 removes it with its
@@ -78,12 +104,25 @@ store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err)
     if (av == 2) {
         rc = store_exec(s, "PRAGMA incremental_vacuum", err);
     } else {
-        v.full = 1;
+        v->full = 1;
         rc = store_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; VACUUM", err);
     }
-    if (rc != RWKV_OK || (rc = checkpoint(s, &v.busy, err)) != RWKV_OK)
+    if (rc != RWKV_OK || (rc = checkpoint(s, &v->busy, err)) != RWKV_OK)
         return rc;
-    v.bytes_after = file_bytes(s->path);
+    v->bytes_after = file_bytes(s->path);
+    return RWKV_OK;
+}
+
+int
+store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err)
+{
+    store_vacuum_info v;
+    int rc;
+
+    memset(&v, 0, sizeof v);
+    v.bytes_before = file_bytes(s->path);
+    if ((rc = fold(s, &v, err)) != RWKV_OK || (rc = vacuum_pages(s, &v, err)) != RWKV_OK)
+        return rc;
     if (out)
         *out = v;
     return RWKV_OK;
@@ -92,9 +131,11 @@ store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err)
 void
 store_vacuum_after_delete(store *s)
 {
+    store_vacuum_info v;
     rwkv_err e2;
 
+    memset(&v, 0, sizeof v);
     s->busy_never++;            /* nested uses restore it in turn */
-    (void)store_vacuum(s, NULL, &e2);
+    (void)vacuum_pages(s, &v, &e2);
     s->busy_never--;
 }

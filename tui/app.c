@@ -75,7 +75,6 @@ static int tui_load_stderr = -1;
 ** curses' ungetch queue (ncurses holds 137); the rest stays queued in the
 ** terminal, after these. */
 #define TUI_LOAD_KEYS 128
-#define TUI_ESC_SEQ_MAX 16   /* bytes of an escape sequence looked up (key_defined) */
 static char tui_load_keys[TUI_LOAD_KEYS];
 static size_t tui_load_nkeys;
 
@@ -151,7 +150,12 @@ on_session_end(struct app *a, const tui_event *e, int job)
         ** loaded had none yet), the turn stepped to or the head selected */
         if (a->menu.kind == TUI_MENU_BRANCHES)
             tui_menu_open(a, TUI_MENU_BRANCHES);
-        if (job == TUI_JOB_OPEN && !a->job_noted)
+        if (job == TUI_JOB_OPEN && !a->job_noted &&
+            strcmp(a->notice, TR("your unsent draft is kept: Up brings it back")) == 0)
+            /* --session at start: the draft's line is not lost under it */
+            tui_notice(a, 0, "resumed '%s'; your unsent draft is kept: Up brings it back",
+                       a->session_title);
+        else if (job == TUI_JOB_OPEN && !a->job_noted)
             tui_notice(a, 0, "resumed '%s'", a->session_title);
         else if (job == TUI_JOB_SWITCH && !a->job_noted)
             tui_notice(a, 0, "new session from state %s",
@@ -455,10 +459,12 @@ handle_events(struct app *a)
     for (tui_event *e = list; e; e = e->next) {
         if (e->type == TUI_EV_TEXT || e->type == TUI_EV_STATS) {
             /* live speeds do not end a run of text */
-            if (e->type == TUI_EV_TEXT)
+            if (e->type == TUI_EV_TEXT) {
                 tui_buf_add(&text, e->text, e->len);
-            else
+            } else {
                 a->last_stats = e->stats;
+                a->stats_replay = e->phase;
+            }
             a->dirty = 1;
             continue;
         }
@@ -471,6 +477,7 @@ handle_events(struct app *a)
             break;
         case TUI_EV_DONE:
             a->last_stats = e->stats;
+            a->stats_replay = 0;
             break;
         case TUI_EV_END:
             on_end(a, e);
@@ -496,6 +503,13 @@ handle_events(struct app *a)
                 break;
             }
             tui_notice(a, e->phase, "%s", e->text);
+            /* a prompt open again after a failure said later, queued (F5's
+            ** strategy refused by the leaving rule): its dialog says it */
+            if (e->phase && a->focus == TUI_FOCUS_PROMPT && a->prompt_retry &&
+                !a->prompt_error[0]) {
+                snprintf(a->prompt_error, sizeof a->prompt_error, "%s", a->notice);
+                a->prompt_error_cut = a->notice_cut;
+            }
             if (e->job != TUI_JOB_NONE)
                 a->job_noted = 1;
             break;
@@ -553,6 +567,7 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t arg1)
     ** and "generating N tok" showed them for a moment) */
     a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
     a->last_stats.gen_tokens = 0;
+    a->stats_replay = 0;
     if (tui_worker_start(&a->w, a->sess, job, msg, arg1, 0) != 0) {
         /* nothing ran and the runtime recorded nothing (the worker submits):
         ** as a reply cut before it started, the transcript is the runtime's
@@ -731,6 +746,10 @@ step_sibling(struct app *a, int dir)
     }
     while (last >= 0 && a->tr.turns[last].store_id == 0)
         last--;
+    if (last < 0 && a->launch.no_db) {
+        tui_notice(a, 1, "sessions are not being saved (--no-db): no branches to switch");
+        return;
+    }
     if (last < 0) {
         tui_notice(a, 1, "no saved turn to switch");
         return;
@@ -1018,6 +1037,7 @@ search_open(struct app *a)
     a->focus = TUI_FOCUS_SEARCH;
     free(a->search.q_done);        /* the last query again: find it anew */
     a->search.q_done = NULL;
+    tui_input_select_all(&a->search.q);   /* kept, selected: typing replaces it */
     search_refresh(a);
 }
 
@@ -1265,6 +1285,8 @@ sidebar_key(struct app *a, int key, int is_fkey)
             snprintf(label, sizeof label, "%s [%s..%s]: ", params_table[a->param_sel].cli, lo,
                      hi);
             tui_prompt_open(a, TUI_PROMPT_PARAM, label, init);
+            if (key != K_ENTER)
+                a->prompt.sel = 0;   /* the digit typed: more digits follow it */
         }
         return;
     } else {
@@ -1282,7 +1304,9 @@ sidebar_key(struct app *a, int key, int is_fkey)
 static int
 prompt_room(struct app *a, size_t n)
 {
-    if (a->prompt_kind != TUI_PROMPT_RENAME || a->prompt.len + n <= STORE_TITLE_MAX - 1)
+    /* (a selection is replaced by what is typed: it takes no room) */
+    if (a->prompt_kind != TUI_PROMPT_RENAME ||
+        (a->prompt.sel ? 0 : a->prompt.len) + n <= STORE_TITLE_MAX - 1)
         return 1;
     /* the footer is the prompt's line: the label says it */
     snprintf(a->prompt_label, sizeof a->prompt_label, TR("a title holds at most %d bytes: "),
@@ -1292,7 +1316,7 @@ prompt_room(struct app *a, size_t n)
 }
 
 static void
-input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
+input_edit(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
 {
     if (is_fkey) {
         switch (key) {
@@ -1360,6 +1384,17 @@ input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
         if (n > 0 && (in != &a->prompt || prompt_room(a, (size_t)n)))
             tui_input_insert(in, (const char *)u, (size_t)n);
     }
+}
+
+/* A key for a line editor (the box, a prompt, the search line): a
+** selection (tui_input_select_all: a prompt opened holding text) is
+** replaced, removed or left by the editing calls themselves (input.h), and
+** any key drops it once it has acted. */
+static void
+input_key(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
+{
+    input_edit(a, in, key, is_fkey, oneline);
+    in->sel = 0;
 }
 
 /*
@@ -1635,30 +1670,6 @@ read_raw(int wait_ms, int *is_fkey)
     return read_raw_wait(wait_ms, TUI_ESC_WAIT_MS, is_fkey);
 }
 
-/* The rest of a CSI after "ESC [" (each byte within WAIT_MS) into SEQ, up to
-** its final byte: "200~" for a paste's start.  A byte no CSI holds (a
-** control, Esc) ends it and is read again: a key typed after a cut one. */
-static void
-read_csi(char *seq, size_t cap, int wait_ms)
-{
-    size_t n = 0;
-
-    for (;;) {
-        int f = 0, k = read_raw(wait_ms, &f);
-        if (k < 0 || f)
-            break;
-        if (k < 0x20 || k > 0x7e) {
-            ungetch(k);
-            break;
-        }
-        if (n + 1 < cap)
-            seq[n++] = (char)k;
-        if (k >= 0x40 && k <= 0x7e)
-            break;
-    }
-    seq[n] = '\0';
-}
-
 /*
 ** Escape sequences the terminfo did not name, which must never become
 ** text.  A terminal answers queries and reports events with them (an OSC
@@ -1668,7 +1679,9 @@ read_csi(char *seq, size_t cap, int wait_ms)
 ** TERM says, the Linux console as "ESC [ [ A".."ESC [ [ E".  The keys of
 ** those forms are understood; any other sequence is read whole and
 ** dropped.  A sequence's bytes come together, so a byte after ESC within
-** TUI_ESC_WAIT_MS starts one; ESC and a key typed later is Alt-key.
+** TUI_ESC_WAIT_MS may start one; ESC and a key typed later is Alt-key.
+** What is a sequence is tui_esc_feed's (input.h): bytes that make none --
+** a script's M-[ x, at once -- are Alt-[ and the keys after it.
 */
 static const struct { const char *seq; int key; } esc_keys[] = {
     { "OP", KEY_F(1) }, { "OQ", KEY_F(2) }, { "OR", KEY_F(3) }, { "OS", KEY_F(4) },
@@ -1693,77 +1706,82 @@ esc_key(const char *seq)
     return -1;
 }
 
-/* The rest of a string sequence -- OSC (ESC ]), DCS (ESC P), APC (ESC _),
-** PM (ESC ^) -- read and dropped, up to its end: BEL or ST (ESC \), or a
-** pause of WAIT_MS.  An ESC that starts something else is read again. */
-static void
-skip_string_seq(int wait_ms)
+/*
+** After an ESC and the byte K2 that came with it (each byte after within
+** WAIT_MS of the last): the sequence they start, read whole with
+** tui_esc_feed (TYPED: its grammar for keys, else a paste's) into SEQ (K2
+** first, NUL-terminated, TUI_ESC_MAX bytes at most).  Returns its length;
+** 0 when the bytes make none (a pause, a function key or a byte no
+** sequence holds came first): the bytes after K2 are put back, read again
+** as keys; -1 for one longer than TUI_ESC_MAX, read to its end and
+** dropped (put back, it would overflow curses' queue).
+*/
+static int
+esc_read(int k2, int wait_ms, int typed, char *seq)
 {
+    tui_esc e;
+    size_t n = 0;
+    int r, f = 0, k = k2, prev = 0;
+
+    tui_esc_start(&e, typed);
     for (;;) {
-        int f = 0, k = read_byte(wait_ms, &f);
-        if (k < 0 || k == 7)
-            return;
-        if (f) {
-            ungetch(k);          /* a key curses decoded: typed, not the string's */
-            return;
-        }
-        if (k == 27) {
-            k = read_byte(wait_ms, &f);
-            if (k >= 0 && (f || k != '\\')) {
-                ungetch(k);      /* in front of the ESC */
-                ungetch(27);
+        if (n < TUI_ESC_MAX)
+            seq[n] = (char)k;
+        n++;
+        r = tui_esc_feed(&e, k);
+        if (r == TUI_ESC_DONE)
+            break;
+        if (r == TUI_ESC_NONE) {
+            if (n > TUI_ESC_MAX) {       /* a long one's end: the byte read again */
+                ungetch(k);
+                if (prev == 27 && e.kind != '[' && e.kind != 'O')
+                    ungetch(27);         /* a string's ESC that was no ST */
+                return -1;
             }
-            return;
+            goto none;                   /* K read again too */
+        }
+        prev = k;
+        k = read_byte(wait_ms, &f);
+        if (k < 0 || f) {
+            if (n > TUI_ESC_MAX) {
+                if (k >= 0)
+                    ungetch(k);
+                return -1;
+            }
+            if (k >= 0)
+                ungetch(k);              /* a key of its own, after the bytes */
+            goto none;
         }
     }
+    if (n > TUI_ESC_MAX)
+        return -1;
+    seq[n] = '\0';
+    return (int)n;
+none:
+    while (n > 1)
+        ungetch((unsigned char)seq[--n]);
+    return 0;
 }
 
 /* After ESC and the character K2 that came with it: a sequence that is a
 ** key (*IS_FKEY set), K_PASTE_BEG/END, -1 for one dropped, or 0 when K2
-** starts none (the caller's Alt-K2). */
+** starts none (the caller's Alt-K2; the keys after it are read again). */
 static int
 esc_sequence(int k2, int *is_fkey)
 {
-    char seq[16];
-    int f = 0, k3, key;
+    char seq[TUI_ESC_MAX + 1];
+    int n, key;
 
-    if (k2 != '[' && k2 != 'O' && k2 != ']' && k2 != 'P' && k2 != '_' && k2 != '^')
+    if (k2 >= 0x80 || (n = esc_read(k2, TUI_ESC_WAIT_MS, 1, seq)) == 0)
         return 0;
-    k3 = read_raw(TUI_ESC_WAIT_MS, &f);
-    if (k3 < 0)
-        return 0;                /* nothing after it: Alt-[, M-O, ... typed */
-    if (f || k3 < 0x20 || k3 > 0x7e) {
-        ungetch(k3);             /* a key of its own after Alt-x */
-        return 0;
-    }
-    if (k2 != '[' && k2 != 'O') {
-        ungetch(k3);
-        skip_string_seq(TUI_ESC_WAIT_MS);
+    if (n < 0)
         return -1;
-    }
-    seq[0] = (char)k2;
-    ungetch(k3);
-    read_csi(seq + 1, sizeof seq - 2, TUI_ESC_WAIT_MS);   /* SS3 takes CSI's form */
-    if (strcmp(seq, "[[") == 0) {        /* the Linux console's F1-F5: one more */
-        k3 = read_raw(TUI_ESC_WAIT_MS, &f);
-        if (k3 >= 0 && !f && k3 >= 0x20 && k3 < 0x7f) {
-            seq[2] = (char)k3;
-            seq[3] = '\0';
-        } else if (k3 >= 0) {
-            ungetch(k3);
-        }
-    }
     if (strcmp(seq, "[200~") == 0)
         return K_PASTE_BEG;
     if (strcmp(seq, "[201~") == 0)
         return K_PASTE_END;
-    if (strcmp(seq, "[M") == 0) {        /* X10 mouse: button, column, row */
-        for (int i = 0; i < 3 && read_raw(TUI_ESC_WAIT_MS, &f) >= 0 && !f; i++)
-            ;
-        return -1;
-    }
     if ((key = esc_key(seq)) < 0)
-        return -1;
+        return -1;                       /* a report, a mouse event, a key unknown */
     *is_fkey = 1;
     return key;
 }
@@ -1829,29 +1847,30 @@ paste_end(struct app *a)
 
 /*
 ** After an ESC inside a paste (the bytes of its sequence WAIT_MS apart at
-** most): the sequence it starts is read and dropped -- a CSI ("ESC [ ...",
-** an arrow or F-key the terminfo did not know, a nested start marker), or
-** the one character after it (Alt-x).  A function key or a second ESC right
-** after it is put back: the next key, dropped in turn.  Returns 1 for
-** ESC[201~ (a bracketed paste's end), -1 when nothing followed (a lone
-** Esc), else 0.
+** most), read by esc_read as typed keys are, by a paste's grammar: pasted
+** text keeps its text and loses its control sequences, as a terminal shows
+** it.  A whole sequence (a CSI: an arrow or F-key the terminfo did not
+** know, a colour, a nested start marker; an SS3; a string up to its BEL or
+** ST) is dropped.  An ESC that starts none is dropped alone, a control as
+** any other in a paste, and what follows it is text, read next: ESC x
+** pastes "x", ESC [ and a cut sequence "[" and the rest.  A function key or
+** a second ESC right after it is put back: the next key, dropped in turn.
+** Returns 1 for ESC[201~ (a bracketed paste's end), -1 when nothing
+** followed (a lone Esc), else 0.
 */
 static int
 paste_sequence(int wait_ms)
 {
-    char seq[16];
-    int f = 0, k = read_raw_wait(wait_ms, wait_ms, &f);
+    char seq[TUI_ESC_MAX + 1];
+    int f = 0, k = read_byte(wait_ms, &f), n;
 
     if (k < 0)
         return -1;
-    if (f || k == 27) {
+    if (f || k >= 0x80 || (n = esc_read(k, wait_ms, 0, seq)) == 0) {
         ungetch(k);
         return 0;
     }
-    if (k != '[')
-        return 0;
-    read_csi(seq, sizeof seq, wait_ms);
-    return strcmp(seq, "201~") == 0;
+    return n > 0 && strcmp(seq, "[201~") == 0;
 }
 
 /* ESC inside a bracketed paste: 1 when it ends the paste (its end marker,
@@ -2045,7 +2064,10 @@ plain_cooked_key(struct app *a, int k, int f)
         paste_key(a, '\r', 0);
     else if (f || (k >= 0 && k < CFG_KEY_ALT(0)))
         paste_key(a, k, f);              /* text in; a function key dropped */
-    /* Alt-x, Esc: a sequence of the pasted text, dropped */
+    else if (k >= CFG_KEY_ALT(0) && k < CFG_KEY_ALT_END)
+        paste_key(a, k - CFG_KEY_ALT(0), 0);  /* ESC x: the ESC dropped, the x
+                                                 text (paste_sequence) */
+    /* a lone Esc: dropped */
 }
 
 /*
@@ -2347,7 +2369,11 @@ load_keys_take(void)
 /* The keys load_keys_take read, back to curses in the order typed
 ** (ungetch pushes in front: the last first).  curses takes what ungetch
 ** gives as keys already decoded, so an escape sequence it knows (an arrow
-** key: key_defined) goes back as its key, the other bytes as they are. */
+** key: key_defined) goes back as its key, the other bytes as they are, for
+** the key reader to take as it takes them typed (esc_sequence).  A
+** sequence is measured whole first (tui_esc_feed): the start of a longer
+** one is no key -- under TERM=screen ESC [ M is kmous, the start of an X10
+** mouse report, whose three bytes were left as text. */
 static void
 load_keys_give(void)
 {
@@ -2358,18 +2384,34 @@ load_keys_give(void)
         int code = (unsigned char)tui_load_keys[i];
         size_t len = 1;
         if (code == 27) {
-            char seq[TUI_ESC_SEQ_MAX + 1];
-            /* the shortest bound sequence; -1: the start of a longer one */
-            for (size_t k = 2; k <= TUI_ESC_SEQ_MAX && i + k <= tui_load_nkeys; k++) {
-                int c;
-                memcpy(seq, tui_load_keys + i, k);
-                seq[k] = '\0';
+            char seq[TUI_ESC_MAX + 2];
+            tui_esc e;
+            size_t j = i + 1;
+            int r = TUI_ESC_MORE, c;
+            tui_esc_start(&e, 1);
+            while (r == TUI_ESC_MORE && j < tui_load_nkeys && j - i <= TUI_ESC_MAX)
+                r = tui_esc_feed(&e, (unsigned char)tui_load_keys[j++]);
+            if (r == TUI_ESC_DONE) {
+                memcpy(seq, tui_load_keys + i, j - i);
+                seq[j - i] = '\0';
                 if ((c = key_defined(seq)) > 0) {
                     code = c;
-                    len = k;
+                    len = j - i;
                 }
-                if (c >= 0)
-                    break;
+            } else {
+                /* none by that grammar, or cut off: the shortest bound
+                ** sequence (a terminfo key of another form), not a mouse
+                ** report's start; -1: the start of a longer one */
+                for (size_t k = 2; k <= TUI_ESC_MAX && i + k <= tui_load_nkeys; k++) {
+                    memcpy(seq, tui_load_keys + i, k);
+                    seq[k] = '\0';
+                    if ((c = key_defined(seq)) > 0 && c != KEY_MOUSE) {
+                        code = c;
+                        len = k;
+                    }
+                    if (c != -1)
+                        break;
+                }
             }
         }
         codes[n++] = code;
@@ -2473,7 +2515,7 @@ open_session(struct app *a)
     sess_config sc;
     rwkv_err err;
     framing fr, none;
-    char quit[16];
+    char quit[16], keep[SESS_KEEP_WAY_MAX];
     int rc;
 
     framing_init(&fr);
@@ -2502,6 +2544,9 @@ open_session(struct app *a)
     sc.tr = tui_tr;             /* the notes in the interface's language */
     cfg_key_name(a->cfg.keys[CFG_ACT_QUIT], quit, sizeof quit);
     sc.quit_key = quit;         /* the leaving rule's refusal names it, as the footer does */
+    /* its database lost in use: the quit's question exports the chat (quit.c) */
+    snprintf(keep, sizeof keep, TR("quit with %s and export it (e)"), quit);
+    sc.keep_way = keep;
     sc.progress = tui_worker_progress;
     rc = sess_create(&sc, &a->sess, &err);
     framing_fini(&fr);
@@ -2525,6 +2570,9 @@ open_store(struct app *a)
         fprintf(stderr, PROG_NAME_TUI ": %s\n", err.msg);
         return 1;
     }
+    /* its refusals (F2 C-b's budget...) in the interface's language, as
+    ** the runtime's connection's (sess_config.tr) */
+    store_set_tr(a->st, tui_tr);
     if (a->cfg.preset[0]) {
         /* the config's default preset, under the values given on the command line */
         rwkv_sampling p;

@@ -148,7 +148,8 @@ typedef struct tui_event {
     int               type;
     char             *text;      /* TEXT; NOTE; SESSION (its title): owned by the event */
     size_t            len;
-    int               phase;     /* PHASE; NOTE: 1 = an error; ALT: alternative K */
+    int               phase;     /* PHASE; NOTE: 1 = an error; ALT: alternative K;
+                                    STATS: 1 = a replay's progress */
     int               job;       /* NOTE: the worker's job when it was posted
                                     (enum tui_job); TUI_JOB_NONE: posted by a
                                     runtime call of the UI thread while no job
@@ -269,6 +270,9 @@ struct app {
     int             alt_k, alt_n;  /* a batch of alternatives (M-R): the one
                                       streaming, of how many; alt_n 0 = none */
     chat_stats      last_stats;
+    int             stats_replay;  /* last_stats are a replay's progress (the
+                                      runtime's, tui_worker_progress), not a
+                                      prompt's prefill */
     uint64_t        ctx_tokens;    /* tokens in the conversation's context
                                       (greeting + every turn), at the last sync */
     uint64_t        ctx_greeting;  /*   of them the greeting's (tui_session_tokens) */
@@ -297,6 +301,11 @@ struct app {
                                       (the next message forks at it) */
     int             fork_pending;
     char            session_title[STORE_TITLE_MAX];
+    /* an OPEN job's session, read when it starts (tui_session_job): the
+    ** status line names it, with its branch's tokens, while it replays */
+    int64_t         open_sid;
+    char            open_title[STORE_TITLE_MAX];
+    uint64_t        open_tokens;
     /* the framing's role names ("" = unset) and think mode as the screen
     ** shows them: the UI thread's copies (tui_session_sync), since an open,
     ** a sibling step or a state switch replaces the runtime's framing on the
@@ -465,8 +474,14 @@ void tui_session_tokens(struct app *a);
 /* The tokens the context holds now, as the status line counts them: at
 ** rest a->ctx_tokens; while a message and its reply (or a regenerated
 ** reply, each alternative in turn) are written, the exchanges before it,
-** its message's tokens as they are fed and the reply's so far. */
+** its message's tokens as they are fed and the reply's so far (an edit's
+** replay up to its message adds nothing: those are the exchanges before
+** it); while an OPEN job runs, those of the branch it opens. */
 uint64_t tui_session_tokens_now(const struct app *a);
+/* The session the status line names: while an OPEN job runs, the one it
+** opens; else the current one ("new" before it has a row).  Borrowed from
+** A, valid until its next job or sync. */
+const char *tui_session_status_title(const struct app *a);
 /* A reply's F9 stats into TU: its TOKENS, prefill and decode rates and
 ** whether MAX_TOKENS cut it; a reply that fed nothing (a regenerated one
 ** starts from the prompt's saved state) has no prefill item ("prefill 0
@@ -657,7 +672,11 @@ void tui_capture_close(tui_capture *c);
 /* model_load.c: load the checkpoint PATH (NULL = the current one) with STRATEGY (NULL =
 ** the current one) and start a new session on it; on failure nothing
 ** changes and a notice says why.  Blocking (the status line shows a
-** progress bar, drawn from the loader's progress callback). */
+** progress bar, drawn from the loader's progress callback).  0; -1 when
+** the switch could not begin (a reply running, exchanges kept out: said,
+** or queued to be); TUI_SWITCH_LOAD when the load (or its tokenizer)
+** refused, said in an error notice before it returns. */
+#define TUI_SWITCH_LOAD (-2)
 int  tui_switch_model(struct app *a, const char *path, const char *strategy);
 /* model_load.c: the model and tokenizer of the launch (--model or the
 ** config's, or --demo), before the session: 0, or the exit status with one

@@ -47,6 +47,8 @@ reserve(tui_input *in, size_t n)
 void
 tui_input_insert(tui_input *in, const char *s, size_t n)
 {
+    if (in->sel)                 /* typed over a selection: it goes */
+        tui_input_clear(in);
     if (n > TUI_INPUT_MAX - in->len)
         n = TUI_INPUT_MAX - in->len;
     reserve(in, n);
@@ -62,6 +64,14 @@ tui_input_clear(tui_input *in)
     in->len = in->cur = 0;
     in->buf[0] = '\0';
     in->kill_joins = 0;          /* other text: a kill now starts afresh */
+    in->sel = 0;
+}
+
+void
+tui_input_select_all(tui_input *in)
+{
+    in->cur = in->len;
+    in->sel = in->len > 0;
 }
 
 void
@@ -82,6 +92,11 @@ erase(tui_input *in, size_t from, size_t to)
 void
 tui_input_left(tui_input *in)
 {
+    if (in->sel) {               /* a selection: to its start */
+        in->sel = 0;
+        in->cur = 0;
+        return;
+    }
     if (in->cur > 0)
         in->cur = tui_char_prev(in->buf, in->cur);
 }
@@ -89,6 +104,11 @@ tui_input_left(tui_input *in)
 void
 tui_input_right(tui_input *in)
 {
+    if (in->sel) {               /* a selection: to its end */
+        in->sel = 0;
+        in->cur = in->len;
+        return;
+    }
     in->cur += tui_char_len(in->buf + in->cur, in->len - in->cur);
 }
 
@@ -251,6 +271,10 @@ tui_input_down(tui_input *in)
 void
 tui_input_backspace(tui_input *in)
 {
+    if (in->sel) {               /* a selection: removed whole */
+        tui_input_clear(in);
+        return;
+    }
     if (in->cur > 0)
         erase(in, tui_char_prev(in->buf, in->cur), in->cur);
 }
@@ -258,7 +282,13 @@ tui_input_backspace(tui_input *in)
 void
 tui_input_delete(tui_input *in)
 {
-    size_t k = tui_char_len(in->buf + in->cur, in->len - in->cur);
+    size_t k;
+
+    if (in->sel) {
+        tui_input_clear(in);
+        return;
+    }
+    k = tui_char_len(in->buf + in->cur, in->len - in->cur);
     if (k)
         erase(in, in->cur, in->cur + k);
 }
@@ -297,8 +327,11 @@ kill_range(tui_input *in, size_t from, size_t to)
 size_t
 tui_input_yank(tui_input *in)
 {
-    size_t n = in->len;
+    size_t n;
 
+    if (in->kill != NULL && in->sel)
+        tui_input_clear(in);     /* over a selection: it goes */
+    n = in->len;
     if (in->kill != NULL)
         tui_input_insert(in, in->kill, in->kill_len);
     return in->len - n;
@@ -539,4 +572,73 @@ tui_input_layout(const tui_input *in, int width, int *cur_row, int *cur_col)
     }
     free(sp);
     return (int)n;
+}
+
+/* ---- escape sequences (input.h) ------------------------------------------- */
+
+void
+tui_esc_start(tui_esc *e, int typed)
+{
+    memset(e, 0, sizeof *e);
+    e->typed = typed;
+}
+
+/* The end of a CSI or SS3 at final byte B: bare (no parameter or
+** intermediate byte), a typed one must be in BARE. */
+static int
+esc_final(tui_esc *e, int b, const char *bare)
+{
+    if (!e->typed || e->params || e->inter)
+        return TUI_ESC_DONE;
+    if (strchr(bare, b) == NULL)
+        return TUI_ESC_NONE;     /* Alt-[ (Alt-O) and a key */
+    if (e->kind == '[' && b == 'M') {
+        e->kind = 'X';           /* X10 mouse: button, column, row follow */
+        return TUI_ESC_MORE;
+    }
+    return TUI_ESC_DONE;
+}
+
+int
+tui_esc_feed(tui_esc *e, int b)
+{
+    size_t i = e->n++;
+
+    if (i == 0) {
+        e->kind = b;
+        if (b == '[' || b == 'O' || b == ']' || b == 'P' || b == '_' || b == '^')
+            return TUI_ESC_MORE;
+        return TUI_ESC_NONE;
+    }
+    switch (e->kind) {
+    case 'X':                    /* any three bytes (a coordinate may pass 0x7f) */
+        return i == 4 ? TUI_ESC_DONE : TUI_ESC_MORE;
+    case 'L':
+        return b >= 'A' && b <= 'E' ? TUI_ESC_DONE : TUI_ESC_NONE;
+    case '[':
+    case 'O':
+        if (e->kind == '[' && i == 1 && b == '[') {
+            e->kind = 'L';
+            return TUI_ESC_MORE;
+        }
+        if (b >= 0x30 && b <= 0x3f && !e->inter) {
+            e->params = 1;
+            return TUI_ESC_MORE;
+        }
+        if (b >= 0x20 && b <= 0x2f && e->kind == '[') {
+            e->inter = 1;
+            return TUI_ESC_MORE;
+        }
+        if (b >= 0x40 && b <= 0x7e)
+            return esc_final(e, b, e->kind == '[' ? TUI_ESC_BARE_CSI : TUI_ESC_BARE_SS3);
+        return TUI_ESC_NONE;
+    default:                     /* a string: OSC, DCS, APC, PM */
+        if (e->esc)
+            return b == '\\' ? TUI_ESC_DONE : TUI_ESC_NONE;
+        if (b == 27) {
+            e->esc = 1;
+            return TUI_ESC_MORE;
+        }
+        return b == 7 ? TUI_ESC_DONE : TUI_ESC_MORE;
+    }
 }

@@ -28,6 +28,7 @@ typedef struct tui_input {
     size_t  kill_len;
     size_t  kill_at_len, kill_at_cur;   /* len and cur right after that kill */
     int     kill_joins;   /* the box unchanged since: the next kill adds to it */
+    int     sel;          /* the whole text is selected (tui_input_select_all) */
 } tui_input;
 
 void tui_input_init(tui_input *in);
@@ -36,6 +37,16 @@ void tui_input_fini(tui_input *in);
 void tui_input_insert(tui_input *in, const char *s, size_t n);  /* at cursor */
 void tui_input_set(tui_input *in, const char *s);               /* replace all */
 void tui_input_clear(tui_input *in);
+/*
+** Select the whole text, the cursor at its end (a prompt or the search line
+** opened holding text: a kept query, a current value, a default path), as a
+** browser's find bar does: a character typed, a paste or C-y replaces it,
+** Backspace and Delete remove it, Left and Right keep it and go to its start
+** and end.  Any other change or move drops the selection first (the key
+** handler clears SEL after each key); set and clear drop it.  Empty text:
+** nothing is selected.
+*/
+void tui_input_select_all(tui_input *in);
 
 void tui_input_left(tui_input *in);
 void tui_input_right(tui_input *in);
@@ -94,5 +105,49 @@ const char *tui_input_unsent(const tui_input *in);
 ** the row count and the cursor's row and column.
 */
 int  tui_input_layout(const tui_input *in, int width, int *cur_row, int *cur_col);
+
+/*
+** Escape sequences (ECMA-48), the one grammar for every key read: typed,
+** pasted (with markers or without) and typed during a load.  Fed the bytes
+** after an ESC one at a time, the scanner says when they make a whole
+** sequence, when they cannot be one, and when more bytes may complete one:
+**
+**   CSI      ESC [ P* I* F    P parameter 0x30-0x3F, I intermediate
+**                             0x20-0x2F, F final 0x40-0x7E
+**   SS3      ESC O P* F       (xterm's old modified F1-F4: ESC O 2 P)
+**   Linux    ESC [ [ A..E     the console's F1-F5
+**   strings  ESC ] (OSC), ESC P (DCS), ESC _ (APC), ESC ^ (PM): anything
+**            up to BEL or ST (ESC \); an ESC that is no ST ends it as none
+**
+** Typed keys (TYPED set) are also read this way, where ESC and a key within
+** the wait is Alt-key, so a scripted M-[ x must not be taken for a
+** sequence: there a CSI or SS3 without parameter bytes is one only when its
+** final byte is one terminals send bare (TUI_ESC_BARE_CSI/SS3: arrows,
+** Home/End, F1-F4, focus reports, back-tab), and ESC [ M is an X10 mouse
+** report with its three bytes.  A string typed needs its terminator.  In a
+** paste every well-formed sequence is one (ESC [ x included).
+*/
+#define TUI_ESC_MAX 64     /* bytes of a sequence kept (and put back when it
+                              turns out to be none): a 24-bit SGR pair is 37,
+                              and curses' ungetch queue holds 137 */
+#define TUI_ESC_BARE_CSI "ABCDEFGHIMOPQRSZ"
+#define TUI_ESC_BARE_SS3 "ABCDEFHMPQRSX"
+
+enum { TUI_ESC_NONE = -1, TUI_ESC_MORE = 0, TUI_ESC_DONE = 1 };
+
+typedef struct tui_esc {   /* plain data: the scanner's state */
+    int    typed;          /* keys typed, not a paste */
+    int    kind;           /* the byte after ESC, 0 before it; 'L' Linux's [[, 'X' X10 */
+    size_t n;              /* bytes fed */
+    int    params;         /* parameter bytes seen */
+    int    inter;          /* intermediate bytes seen */
+    int    esc;            /* in a string: the last byte was ESC */
+} tui_esc;
+
+void tui_esc_start(tui_esc *e, int typed);
+/* Feed the next byte B (0-255) after the ESC: TUI_ESC_DONE when B ends a
+** whole sequence, TUI_ESC_NONE when the bytes fed (B included) are none,
+** else TUI_ESC_MORE.  Not to be fed after DONE or NONE. */
+int  tui_esc_feed(tui_esc *e, int b);
 
 #endif

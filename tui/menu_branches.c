@@ -156,6 +156,10 @@ fill_branches(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         tui_menu_say(msg, 0, "a session is being opened: its tree comes when it is open");
         return;
     }
+    if (a->launch.no_db) {      /* (the turns are in no database: no tree) */
+        tui_menu_say(msg, 0, "sessions are not being saved (--no-db): no branches to show");
+        return;
+    }
     if (a->st == NULL || a->sid == 0) {
         tui_menu_say(msg, 0, "nothing saved yet: the tree starts with the first message");
         return;

@@ -150,10 +150,13 @@ const tui_menu_class tui_menu_models_class = {
     TUI_MENU_MODELS, CFG_ACT_MODELS, TR_NOOP("Models"), TR_NOOP("Models"), fill_models, NULL, NULL, model_keys, 0
 };
 
-/* A strategy that does not parse is refused at once, the prompt kept open
-** holding it; one this build or machine cannot run (a cuda stage) is said
-** when the load fails, on the worker's time (the prompt's history, Up, has
-** it): only the load knows the devices. */
+/* A strategy that does not parse is refused at once, and so is one the
+** load refuses (a cuda stage with no GPU, a build without CUDA, memory):
+** the load runs here, on the UI thread, before the prompt's Enter returns,
+** so every refusal keeps the prompt open holding the text, the reason in a
+** dialog above it -- closed, the text typed next went to the message box
+** and was sent.  A switch that could not begin (a reply running, exchanges
+** a failed save kept out) opens it again too, for Enter to try again. */
 static int
 accept_strategy(struct app *a, const char *text)
 {
@@ -163,11 +166,17 @@ accept_strategy(struct app *a, const char *text)
     if (text[0] == '\0')
         return TUI_PROMPT_DONE;
     if (strat_parse(text, &st, &err) != RWKV_OK) {
-        tui_notice(a, 1, "%s", err.msg);
+        tui_notice(a, 1, "strategy not changed: %s", err.msg);
         return TUI_PROMPT_REFUSED;
     }
-    tui_switch_model(a, NULL, text);
-    return TUI_PROMPT_DONE;
+    switch (tui_switch_model(a, NULL, text)) {
+    case 0:
+        return TUI_PROMPT_DONE;
+    case TUI_SWITCH_LOAD:
+        return TUI_PROMPT_REFUSED;
+    default:
+        return TUI_PROMPT_AGAIN;
+    }
 }
 
 const tui_prompt_class tui_prompt_strategy = { TUI_PROMPT_STRATEGY, 0, accept_strategy,

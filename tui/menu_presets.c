@@ -28,9 +28,12 @@ fill_presets(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     for (size_t i = 0; i < n; i++) {
         rwkv_sampling s;
         char detail[96];
-        if (store_preset_get(a->st, names[i], &s, NULL, &err) == RWKV_OK)
+        int rc = store_preset_get(a->st, names[i], &s, NULL, &err);
+        if (rc == RWKV_OK)
             snprintf(detail, sizeof detail, "temp %g  top-p %g  max %d", (double)s.temperature,
                      (double)s.top_p, s.max_tokens);
+        else if (rc == RWKV_EFORMAT)
+            snprintf(detail, sizeof detail, "%s", TR("damaged (Enter says why)"));
         else
             detail[0] = '\0';
         tui_menu_add(m, names[i], detail, names[i], (int64_t)i);
@@ -43,13 +46,18 @@ load(struct app *a, const tui_menu_item *it, int key)
 {
     rwkv_sampling p;
     rwkv_err err;
-    int seed_i = params_find("seed");
+    int seed_i = params_find("seed"), rc;
 
     (void)key;
     if (it == NULL)
         return;
-    if (store_preset_get(a->st, it->data, &p, NULL, &err) != RWKV_OK) {
-        tui_notice(a, 1, "%s", err.msg);
+    if ((rc = store_preset_get(a->st, it->data, &p, NULL, &err)) != RWKV_OK) {
+        /* which preset, and what is wrong with it: the row's own words
+        ** name a value ("top-k: ...") but not whose it is */
+        if (rc == RWKV_EFORMAT)
+            tui_notice(a, 1, "preset '%s' is damaged, nothing loaded: %s", it->label, err.msg);
+        else
+            tui_notice(a, 1, "loading preset '%s': %s", it->label, err.msg);
         return;
     }
     /* every value but the seed, as the config's preset: the chat's seed

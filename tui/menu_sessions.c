@@ -302,26 +302,39 @@ delete_ask(struct app *a, const tui_menu_item *it, int key)
     tui_prompt_open(a, TUI_PROMPT_DELETE, label, "");
 }
 
+/* C-y: a copy of the session up to its head, by the fork rule
+** (sess_fork_point): a reply another window is still writing moves the
+** fork point before its message, said as `sessions fork` says it
+** (sess_fork_live_why) -- the session opened then is not what was asked. */
 static void
 fork_session(struct app *a, const tui_menu_item *it, int key)
 {
     store_session s;
-    int64_t nid, at = 0;
+    int64_t sid, nid, at = 0, live = 0;
     rwkv_err err;
+    char why[RWKV_ERR_MSG];
 
     (void)key;
     if (it == NULL)
         return;
+    sid = it->id;                      /* IT goes with the menu */
     tui_notice_now(a, TR_NOOP("forking session %lld..."), (long long)it->id);
     if (store_session_get(a->st, it->id, &s, &err) != RWKV_OK ||
-        (s.head_turn != 0 && sess_fork_point(a->st, it->id, s.head_turn, &at, &err) != RWKV_OK) ||
+        (s.head_turn != 0 &&
+         sess_fork_point_ex(a->st, it->id, s.head_turn, &at, &live, &err) != RWKV_OK) ||
         store_session_fork(a->st, it->id, at, NULL, &nid, &err) != RWKV_OK) {
         tui_notice(a, 1, "forking session %lld: %s", (long long)it->id, err.msg);
         return;
     }
     tui_session_notes_fork(a, at, nid);    /* the copy's turns are new rows */
     tui_menu_close(a);
-    tui_session_job(a, TUI_JOB_OPEN, nid, -1, NULL);
+    if (live != 0) {
+        sess_fork_live_why(a->st, live, tui_tr, why, sizeof why);
+        tui_notice(a, 0, "forked session %lld at turn %lld as session %lld (%s)",
+                   (long long)sid, (long long)at, (long long)nid, why);
+    }
+    if (tui_session_job(a, TUI_JOB_OPEN, nid, -1, NULL) == 0 && live != 0)
+        a->job_noted = 1;      /* that line stays, not "resumed '...'" over it */
 }
 
 /* C-t: the next model present ("model:NAME" in the search), after the
@@ -576,10 +589,11 @@ import_world(void *ud, const char *model_path, const char *vocab_path, const str
 static int
 accept_import(struct app *a, const char *text)
 {
-    char path[1200], *buf = NULL;
+    char path[1200], note[RWKV_ERR_MSG + 200], *buf = NULL;
     size_t len = 0;
     int64_t id;
     rwkv_err err;
+    store_import_info in;
     struct import_vocab iv = { a->vocab_path, NULL };
     store_import_vocab v = { import_world, &iv };
     int rc;
@@ -589,14 +603,20 @@ accept_import(struct app *a, const char *text)
     tui_notice(a, 0, "importing %s...", path);
     tui_view_draw(a);           /* said before the wait: a large file takes seconds */
     rc = tui_session_read_file(path, TUI_SESSION_IMPORT_MAX, &buf, &len, &err) != 0 ||
-         store_import_ex(a->st, buf, len, path, &v, &id, &err) != RWKV_OK;
+         store_import_states(a->st, buf, len, path, &v, 0, &in, &id, &err) != RWKV_OK;
     tok_close(iv.t);
     free(buf);
     if (rc) {
         tui_notice(a, 1, "%s", err.msg);
         return TUI_PROMPT_AGAIN;
     }
-    tui_notice(a, 0, "imported %s as session %lld (Enter resumes it)", path, (long long)id);
+    /* what its first open replays, as `sessions import` says it */
+    store_import_note(&in, path, id, 0, note, sizeof note);
+    if (note[0])
+        tui_notice(a, 0, "imported %s as session %lld (Enter resumes it); %s", path,
+                   (long long)id, note);
+    else
+        tui_notice(a, 0, "imported %s as session %lld (Enter resumes it)", path, (long long)id);
     if (a->menu.kind == TUI_MENU_SESSIONS)
         tui_menu_refill(a, id);
     return TUI_PROMPT_DONE;

@@ -208,7 +208,42 @@ save_ask(struct app *a, const tui_menu_item *it, int key)
     tui_state_save_ask(a);
 }
 
-/* Enter: switch at once when there is no conversation, else ask how. */
+/* 1 when the state chosen (IT: a file, or a library row) cannot be this
+** model's start, said in an error notice: a file whose shapes are another
+** model's (or no state file at all), from its index alone
+** (rwkv_state_file_fits, the checks the load makes, with its words), an
+** imported row recorded for another shape.  Checked before the question,
+** so "new session or replay?" is never asked about a state that will be
+** refused; what only the load can tell (a damaged tensor) is still said
+** by the switch. */
+static int
+refused(struct app *a, const tui_menu_item *it)
+{
+    const rwkv_info *inf = rwkv_model_info(a->model);
+    store_statefile f;
+    rwkv_err err;
+
+    if (it->id == TUI_STATE_NONE_ID)
+        return 0;
+    if (it->data[0] != '\0') {
+        if (rwkv_state_file_fits(it->data, inf->version, inf->n_layer, inf->n_head,
+                                 inf->head_size, &err) == RWKV_OK)
+            return 0;
+        tui_notice(a, 1, "%s", err.msg);
+        return 1;
+    }
+    if (a->st == NULL || store_statefile_get(a->st, it->id, &f, NULL, &err) != RWKV_OK)
+        return 0;                     /* (the switch says what is wrong) */
+    if (f.n_embd == 0 || (f.n_layer == inf->n_layer && f.n_embd == inf->n_embd &&
+                          f.n_head == inf->n_head && f.head_size == inf->head_size))
+        return 0;
+    tui_notice(a, 1, "%s: a state for another model (%d layers x %d), the model has %d x %d",
+               f.name, f.n_layer, f.n_embd, inf->n_layer, inf->n_embd);
+    return 1;
+}
+
+/* Enter: switch at once when there is no conversation, else ask how; a
+** state that does not fit the model is refused first (the menu stays). */
 static void
 choose(struct app *a, const tui_menu_item *it, int key)
 {
@@ -222,6 +257,8 @@ choose(struct app *a, const tui_menu_item *it, int key)
         tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
         return;
     }
+    if (refused(a, it))
+        return;
     snprintf(a->pending_state, sizeof a->pending_state, "%s", it->data);
     a->pending_lib_id = it->id == TUI_STATE_NONE_ID ? 0
                         : it->data[0] == '\0' ? it->id : 0;   /* imported: by row */

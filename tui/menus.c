@@ -14,7 +14,6 @@
 #include "menus.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,6 +463,7 @@ tui_replace_ask_name(struct app *a, int kind, const char *name, const char *text
     snprintf(replace_ok, sizeof replace_ok, "%s", name);
     snprintf(label, sizeof label, TR("%s exists: Enter replaces it, Esc keeps it: "), TR(what));
     tui_prompt_open(a, kind, label, text);
+    a->prompt.sel = 0;            /* the name typed, asked about: kept as typed */
     return 1;
 }
 
@@ -529,20 +529,20 @@ accept_save_state(struct app *a, const char *text)
     return tui_state_save(a, text) == 0 ? TUI_PROMPT_DONE : TUI_PROMPT_AGAIN;
 }
 
-/* M-R's count: a whole number 1..SESS_MAX_ALTS, else one line saying so
-** and the prompt kept open (closed, the number typed next would be sent as
-** a message). */
+/* M-R's count: a whole number 1..SESS_MAX_ALTS written as every integer is
+** (params_int_check: digits alone -- no "+2", "2.", "1e1"; blanks around
+** it allowed, as in the sidebar's prompt, params_set), else one line saying
+** so and the prompt kept open (closed, the number typed next would be sent
+** as a message). */
 static int
 accept_alts(struct app *a, const char *text)
 {
-    char *end;
-    long n;
+    size_t b = strspn(text, " \t"), len = strlen(text);
+    unsigned long long n;
 
-    errno = 0;
-    n = strtol(text, &end, 10);
-    while (*end == ' ')
-        end++;
-    if (errno || end == text || *end != '\0' || n < 1 || n > SESS_MAX_ALTS) {
+    while (len > b && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+        len--;
+    if (params_int_check(text + b, len - b, 1, SESS_MAX_ALTS, &n, NULL) != PARAMS_INT_OK) {
         tui_notice(a, 1, "alternatives: '%s' is not a number from 1 to %d", text, SESS_MAX_ALTS);
         return TUI_PROMPT_REFUSED;
     }
@@ -591,6 +591,7 @@ tui_prompt_open(struct app *a, int kind, const char *label, const char *init)
     a->prompt_menu = TUI_MENU_NONE;   /* a menu under it is the one it came from */
     snprintf(a->prompt_label, sizeof a->prompt_label, "%s", tui_tr(label));
     tui_input_set(&a->prompt, init ? init : "");
+    tui_input_select_all(&a->prompt);   /* a value offered: typing replaces it */
     tui_input_history_from(&a->prompt, p != NULL && p->hist != TUI_PHIST_NONE ? &a->phist[p->hist] : &none);
     if (a->focus != TUI_FOCUS_PROMPT)
         a->prev_focus = a->focus;
@@ -621,6 +622,7 @@ static void
 prompt_again(struct app *a, int kind, const char *label, const char *text, int why)
 {
     tui_prompt_open(a, kind, "", text);
+    a->prompt.sel = 0;            /* the text typed, to correct: kept as typed */
     snprintf(a->prompt_label, sizeof a->prompt_label, "%s", label);
     a->prompt_retry = why;
     snprintf(a->prompt_error, sizeof a->prompt_error, "%s", a->notice_err ? a->notice : "");

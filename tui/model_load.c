@@ -276,10 +276,13 @@ load_failed(struct app *a, const char *p, const rwkv_err *err, const tui_buf *sa
         tui_log_only(a, line.p);
         tui_buf_fini(&line);
     }
+    /* (the reason is the loader's, in English: the client's sentence
+    ** around it is in the interface language) */
     if (p != NULL && strstr(err->msg, p) != NULL)       /* it names the file already */
-        tui_notice(a, 1, "%s; %s stays in use", err->msg, a->model_label);
+        tui_notice(a, 1, "not loaded: %s; %s stays in use", err->msg, a->model_label);
     else
-        tui_notice(a, 1, "%s: %s; %s stays in use", what, err->msg, a->model_label);
+        tui_notice(a, 1, "%s: not loaded: %s; %s stays in use", what, err->msg,
+                   a->model_label);
 }
 
 int
@@ -333,7 +336,7 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
         tui_buf_fini(&said);
         tok_close(t);
         rwkv_model_close(m);
-        return -1;
+        return TUI_SWITCH_LOAD;
     }
     fgen_destroy(a->w.gen);          /* made on the old model */
     a->w.gen = NULL;

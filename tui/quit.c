@@ -13,7 +13,14 @@
 ** them to a file (JSON that `sessions import` takes back, or Markdown, as
 ** F2's C-e writes a session) and quits, q quits without them, Esc (C-c)
 ** goes back to the chat, where the next message or the next quit tries
-** again.  A signal or a closed terminal has no one to ask: one try, then
+** again.  The database file lost in use (deleted, replaced, truncated --
+** looked at on the way out, so one deleted since the last save is found
+** too: sess_db_check) leaves nothing to retry: every exchange is only in
+** memory, and the question offers e, q and Esc:
+**
+**   2 exchanges are only in memory: e export, q quit
+**   anyway, Esc back (while in use, the session database was deleted)
+**  A signal or a closed terminal has no one to ask: one try, then
 ** the line on stderr.  After the screen: what was said while quitting
 ** (the errors of a reply the quit stopped, the runtime's lines at each
 ** try: "saving works again"), that line (how many and why), and the exit
@@ -114,8 +121,17 @@ ask_open(struct app *a)
 {
     char label[sizeof a->prompt_label];
 
-    /* the keys before the reason: a narrow line cuts the reason's end */
-    if (a->unsaved == 1)
+    /* the keys before the reason: a narrow line cuts the reason's end.
+    ** The database lost in use: no retry can save them, so none offered */
+    if (sess_db_lost(a->sess) && a->unsaved == 1)
+        snprintf(label, sizeof label,
+                 TR("1 exchange is only in memory: e export, q quit "
+                    "anyway, Esc back (%s) "), short_why(a));
+    else if (sess_db_lost(a->sess))
+        snprintf(label, sizeof label,
+                 TR("%zu exchanges are only in memory: e export, q quit "
+                    "anyway, Esc back (%s) "), a->unsaved, short_why(a));
+    else if (a->unsaved == 1)
         snprintf(label, sizeof label,
                  TR("1 exchange is not saved: r retry, e export, q quit anyway, Esc back (%s) "),
                  short_why(a));
@@ -138,7 +154,14 @@ ask_close(struct app *a)
 int
 tui_quit_flush(struct app *a, int ask, int draw)
 {
-    if (a->sess == NULL || a->quit_anyway || sess_unsaved(a->sess) == 0)
+    if (a->sess == NULL || a->quit_anyway)
+        return 0;
+    /* the database deleted (replaced, truncated) since the last save:
+    ** what it held of this chat is only in memory now -- asked as any
+    ** exchange kept out; a chat with none gets the runtime's one line */
+    if (!sess_db_lost(a->sess) && sess_db_check(a->sess, 1))
+        take_notes(a);
+    if (sess_unsaved(a->sess) == 0)
         return 0;
     try_save(a, draw);
     if (a->unsaved == 0 || !ask)
@@ -183,6 +206,8 @@ tui_quit_key(struct app *a, int key, int is_fkey)
     case 'r':
     case 'R':
     case TUI_K_ENTER:
+        if (sess_db_lost(a->sess))
+            break;                /* not offered: no retry saves to a file gone */
         ask_close(a);
         try_save(a, 1);
         if (a->unsaved == 0)

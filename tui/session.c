@@ -27,6 +27,44 @@ tui_apply_sampling(struct app *a)
         sess_set_sampling(a->sess, &a->samp, a->samp_set);
 }
 
+/*
+** For the status line while an OPEN job (session SID, branch HEAD; < 0: its
+** head) replays: the session's title and the tokens its branch holds -- the
+** greeting's and every turn's, without a message that has no reply (the
+** open goes on before it) -- read now, on the UI thread: the runtime names
+** the session only at the job's END (tui_session_sync).  None for another
+** job, or when the row cannot be read (the status line keeps the current
+** session's then).
+*/
+static void
+open_target(struct app *a, int job, int64_t sid, int64_t head)
+{
+    store_session ss;
+    store_turn *turns = NULL;
+    size_t n = 0;
+    rwkv_err err;
+
+    a->open_sid = 0;
+    a->open_title[0] = '\0';
+    a->open_tokens = 0;
+    if (job != TUI_JOB_OPEN || a->st == NULL || sid <= 0 ||
+        store_session_get(a->st, sid, &ss, &err) != RWKV_OK)
+        return;
+    if (head < 0)
+        head = ss.head_turn;
+    if (head > 0) {
+        size_t end;
+        if (store_branch_read(a->st, head, &turns, &n, &err) != RWKV_OK)
+            return;
+        end = n > 0 && turns[n - 1].role == STORE_ROLE_USER ? n - 1 : n;
+        for (size_t i = 0; i < end; i++)
+            a->open_tokens += turns[i].n_tokens;
+        store_branch_free(turns, n);
+    }
+    a->open_sid = sid;
+    snprintf(a->open_title, sizeof a->open_title, "%s", ss.title);
+}
+
 int
 tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path)
 {
@@ -38,7 +76,9 @@ tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *
     a->job_noted = 0;
     a->phase = CHAT_PREFILL;             /* a replay shows the prefill bar */
     a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
+    a->stats_replay = 0;
     a->fork_pending = 0;
+    open_target(a, job, arg1, arg2);
     if (tui_worker_start(&a->w, a->sess, job, path ? tui_xstrdup(path) : NULL, arg1, arg2)
         != 0) {
         a->busy = 0;
@@ -294,6 +334,19 @@ tui_session_tokens(struct app *a)
         a->ctx_tokens += chat_turn_at(a->chat, i)->n_prompt + chat_turn_at(a->chat, i)->n_reply;
 }
 
+const char *
+tui_session_status_title(const struct app *a)
+{
+    int64_t sid = a->sid;
+    const char *t = a->session_title;
+
+    if (a->busy && a->w.job == TUI_JOB_OPEN && a->open_sid != 0) {
+        sid = a->open_sid;             /* (open_target) */
+        t = a->open_title;
+    }
+    return sid ? (t[0] ? t : TR("(untitled)")) : TR("new");
+}
+
 uint64_t
 tui_session_tokens_now(const struct app *a)
 {
@@ -301,6 +354,10 @@ tui_session_tokens_now(const struct app *a)
     uint64_t n = a->ctx_greeting, fed = ls->prefill_tokens;
     int last;
 
+    /* an open counts the branch it opens, not the tokens it replays so
+    ** far nor the session it leaves (open_target) */
+    if (a->busy && a->w.job == TUI_JOB_OPEN && a->open_sid != 0)
+        return a->open_tokens;
     /* (a continuation goes on from the count at rest: its reply's tokens
     ** so far are not reported apart from those it had) */
     if (!a->busy || (a->w.job != TUI_JOB_SUBMIT && a->w.job != TUI_JOB_REGEN) ||
@@ -317,8 +374,9 @@ tui_session_tokens_now(const struct app *a)
     for (int i = 0; i <= last; i++)
         n += a->tr.turns[i].ntok;
     /* the message as it is fed (after the greeting still due, counted
-    ** above), then the reply so far */
-    if (a->w.job == TUI_JOB_SUBMIT && fed > a->ctx_greet_due)
+    ** above), then the reply so far; not the replay an edit's fork runs
+    ** first (sess_fork: the history up to the message, counted above) */
+    if (a->w.job == TUI_JOB_SUBMIT && !a->stats_replay && fed > a->ctx_greet_due)
         n += fed - a->ctx_greet_due;
     return n + ls->gen_tokens;
 }

@@ -285,6 +285,34 @@ map_one(int c, int ncolors, int fg, int bg_l, unsigned *attrs)
     return map_few(c, ncolors >= 16 ? 16 : 8, fg, bg_l, attrs);
 }
 
+/*
+** A background the theme sets apart from the terminal's own (the dark
+** theme's status bar, grey 236 on a dark screen) must stay apart at 8
+** colours, where the nearest colour of a dark grey is black: the bar
+** melted into the screen (TERM=linux).  There is no other dark colour, so
+** such a bar is drawn the other way round -- 7 on a dark screen, 0 on a
+** light one -- its foreground following (the fg == bg rule in
+** theme_map_style).  "Apart" is the line the 16-colour mapping draws
+** between black and grey 8 (map_few): a grey closer to the screen than
+** that (the dark theme's menus, 235, inside their borders) stays as it
+** was.  BG: what C was mapped to.
+*/
+#define THEME_APART_L 0x30
+static int
+bar_apart(int c, int bg, int ncolors, int light_bg)
+{
+    int l;
+
+    if (c < 0 || ncolors >= 16)
+        return bg;
+    l = lightness(theme_color_rgb(c));
+    if (!light_bg && bg == 0 && l >= THEME_APART_L)
+        return 7;
+    if (light_bg && bg == 7 && l <= 0xFF - THEME_APART_L)
+        return 0;
+    return bg;
+}
+
 void
 theme_map_style(const theme_style *s, int ncolors, int light_bg, int *fg, int *bg,
                 unsigned *attrs)
@@ -293,6 +321,7 @@ theme_map_style(const theme_style *s, int ncolors, int light_bg, int *fg, int *b
 
     *attrs = 0;
     *bg = map_one(s->bg, ncolors, 0, 0, attrs);
+    *bg = bar_apart(s->bg, *bg, ncolors, light_bg);
     if (s->bg >= 0)    /* what the terminal shows at 8/16 colours, else the theme's */
         bg_l = lightness(theme_color_rgb(ncolors < 88 && *bg >= 0 ? *bg : s->bg));
     *fg = map_one(s->fg, ncolors, 1, bg_l, attrs);

@@ -366,8 +366,7 @@ think_label(const struct app *a, char *buf, size_t cap)
 static int
 status_title(const struct app *a, int maxw, char *out, size_t cap)
 {
-    const char *t = a->sid ? (a->session_title[0] ? a->session_title : TR("(untitled)"))
-                           : TR("new");
+    const char *t = tui_session_status_title(a);
     int ew = tui_str_width(tui_ellipsis(), strlen(tui_ellipsis()));
     tui_span *sp;
 
@@ -917,7 +916,8 @@ put_line_input(int y, int x, const tui_input *in, int room, int attr)
         skipped += tui_str_width(in->buf + off, k);
         off += k;
     }
-    put(y, x, in->buf + off, in->len - off, room, attr);
+    /* a selected text (input.h: a prompt opened holding it) in reverse */
+    put(y, x, in->buf + off, in->len - off, room, in->sel ? attr | (int)A_REVERSE : attr);
     return x + cc - skipped;
 }
 

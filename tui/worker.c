@@ -247,6 +247,10 @@ tui_worker_progress(void *ud, uint64_t done, uint64_t total)
         w->prog_done0 = done;
     }
     w->prog_last = done;
+    /* a replay's count, not a prompt's: the status line's token count
+    ** holds it apart (tui_session_tokens_now: what a fork replays is the
+    ** history, already counted) */
+    e->phase = 1;
     e->stats.prefill_tokens = done;
     e->stats.prefill_total = total;
     if (now - w->prog_t0 >= 0.2 && done > w->prog_done0)

@@ -128,6 +128,15 @@ tui_yaml_skip(tui_yaml_loader *l)
 const char *
 tui_yaml_scalar(tui_yaml_loader *l, const char *field, const char *parent)
 {
+    /* a "\0" escape: the C string would end there, the rest dropped unsaid
+    ** ("fine\0junk" read as the preset 'fine') */
+    if (l->ev.type == YAML_SCALAR_EVENT &&
+        memchr(l->ev.data.scalar.value, '\0', l->ev.data.scalar.length) != NULL) {
+        tui_yaml_report(l, &l->ev.start_mark, "field '%s'%s%s%s: the value holds a NUL byte "
+                        "(\\0), which no name, path or setting can hold", field,
+                        parent ? " in '" : "", parent ? parent : "", parent ? "'" : "");
+        return NULL;
+    }
     if (l->ev.type == YAML_SCALAR_EVENT)
         return (const char *)l->ev.data.scalar.value;
     tui_yaml_report(l, &l->ev.start_mark, "field '%s'%s%s%s: expected a string, found %s", field,

@@ -64,7 +64,9 @@ const char *tui_yaml_kind(yaml_event_type_t t);
 
 /* The current event as a string, or NULL (reported as "field 'FIELD' in
 ** 'PARENT': expected a string, found ...", PARENT may be NULL, and
-** skipped) when it is not one.  Borrowed until the next event. */
+** skipped) when it is not one -- or when it holds a NUL byte (a "\0"
+** escape: reported too, never cut short there).  Borrowed until the next
+** event. */
 const char *tui_yaml_scalar(tui_yaml_loader *l, const char *field, const char *parent);
 
 /* At a field's value (the current event): 1 when it is a mapping, to walk

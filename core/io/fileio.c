@@ -8,6 +8,7 @@
 ** on a fresh random name) but a character device's (/dev/null: nothing
 ** there to replace), and PATH only ever changes by rename(2).
 */
+#define _GNU_SOURCE   /* fopencookie: the stream keeps the failing write's errno */
 #include "fileio.h"
 
 #include <errno.h>
@@ -161,8 +162,9 @@ struct rwkv_atomic {
     char *path;    /* as given, owned */
     char *tmp;     /* the temporary file, owned; NULL once renamed */
     char *dir;     /* PATH's directory (for the directory fsync), owned */
-    int   fd;      /* -1 once closed (or owned by the stream) */
-    FILE *stream;  /* fdopen(fd), made on demand */
+    int   fd;      /* -1 once closed; the stream writes it, never closes it */
+    FILE *stream;  /* fio_stream_write on fd, made on demand */
+    int   werr;    /* errno of the stream's first failed write(2), 0: none */
     int   flags;
     int   device;  /* PATH is a character device, written in place (tmp NULL) */
 };
@@ -310,7 +312,7 @@ rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out
 int
 rwkv_atomic_fd(const rwkv_atomic *a)
 {
-    return a->stream ? fileno(a->stream) : a->fd;
+    return a->fd;
 }
 
 const char *
@@ -319,16 +321,48 @@ rwkv_atomic_path(const rwkv_atomic *a)
     return a->path;
 }
 
+/*
+** The stream's write function: all of BUF to the descriptor (retried on
+** EINTR and short writes).  stdio keeps only an error flag, and a failed
+** write that stdio made directly (a block as large as its buffer) leaves
+** nothing for the final fflush to fail on, so the commit would only know
+** "Input/output error": the first failure's errno is kept here instead
+** ("No space left on device").
+*/
+static ssize_t
+fio_stream_write(void *cookie, const char *buf, size_t len)
+{
+    rwkv_atomic *a = cookie;
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t k = write(a->fd, buf + done, len - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (a->werr == 0)
+                a->werr = k < 0 ? errno : EIO;
+            /* what was written is counted (stdio keeps the rest); nothing
+            ** written is an error (0, as fopencookie(3) asks) */
+            return (ssize_t)done;
+        }
+        done += (size_t)k;
+    }
+    return (ssize_t)done;
+}
+
 FILE *
 rwkv_atomic_stream(rwkv_atomic *a, rwkv_err *err)
 {
+    static const cookie_io_functions_t io = { NULL, fio_stream_write, NULL, NULL };
+
     if (a->stream == NULL) {
-        a->stream = fdopen(a->fd, "wb");
+        /* the descriptor stays A's: fclose of the stream leaves it open */
+        a->stream = fopencookie(a, "wb", io);
         if (a->stream == NULL) {
             rwkv_errf(err, RWKV_EIO, "%s: cannot write: %s", a->path, strerror(errno));
             return NULL;
         }
-        a->fd = -1;   /* the stream owns it now */
     }
     return a->stream;
 }
@@ -356,24 +390,19 @@ rwkv_atomic_commit(rwkv_atomic *a, rwkv_err *err)
     const char *what = "cannot write";
 
     if (a->stream != NULL) {
+        /* the failing write(2)'s own errno (fio_stream_write), whichever
+        ** call of the stream's met it */
         errno = 0;
-        if (fflush(a->stream) != 0)
-            e = errno ? errno : EIO;
-        else if (ferror(a->stream))
-            e = EIO;
-        if (e == 0 && (a->flags & RWKV_ATOMIC_SYNC) && !a->device &&
-            fsync(fileno(a->stream)) != 0)
-            e = errno;
-        if (fclose(a->stream) != 0 && e == 0)
-            e = errno;
+        if (fflush(a->stream) != 0 || ferror(a->stream))
+            e = a->werr ? a->werr : errno ? errno : EIO;
+        fclose(a->stream);   /* nothing left to write: its fd stays open */
         a->stream = NULL;
-    } else {
-        if ((a->flags & RWKV_ATOMIC_SYNC) && !a->device && fsync(a->fd) != 0)
-            e = errno;
-        if (close(a->fd) != 0 && e == 0)
-            e = errno;
-        a->fd = -1;
     }
+    if (e == 0 && (a->flags & RWKV_ATOMIC_SYNC) && !a->device && fsync(a->fd) != 0)
+        e = errno;
+    if (close(a->fd) != 0 && e == 0)
+        e = errno;
+    a->fd = -1;
     if (e == 0 && !a->device && rename(a->tmp, a->path) != 0) {
         e = errno;
         what = "cannot move the finished file into place";
@@ -421,8 +450,8 @@ rwkv_atomic_abort(rwkv_atomic *a)
     if (a == NULL)
         return;
     if (a->stream != NULL)
-        fclose(a->stream);
-    else if (a->fd >= 0)
+        fclose(a->stream);   /* its buffer may fail to go out: no matter */
+    if (a->fd >= 0)
         close(a->fd);
     if (a->tmp != NULL)
         unlink(a->tmp);

@@ -120,7 +120,9 @@ int rwkv_atomic_fd(const rwkv_atomic *a);
 FILE *rwkv_atomic_stream(rwkv_atomic *a, rwkv_err *err);
 /*
 ** Finish: flush the stream (if any) and report any earlier write error on
-** it, fsync (RWKV_ATOMIC_SYNC), close and rename over PATH.  Frees A
+** it -- with the failing write(2)'s own errno, even when stdio wrote that
+** block past its buffer and the flush finds nothing left to fail on --,
+** fsync (RWKV_ATOMIC_SYNC), close and rename over PATH.  Frees A
 ** whatever the outcome; on failure the temporary file is removed and PATH
 ** is untouched ("PATH: cannot write: No space left on device").
 */

@@ -246,6 +246,33 @@ strat_bad(rwkv_err *err, const char *s, const char *p, const char *what, int wor
                      list ? ")" : "");
 }
 
+/*
+** The dtypes the parser takes, as a refusal lists them, made from its own
+** tables (strat_dtypes, STRAT_QUANT_DIGITS) into BUF (capacity CAP):
+** "fp16, fp32, bf16, or one of them with i8, i4 or i3 glued on, as fp16i8".
+** Returns BUF.
+*/
+static const char *
+strat_dtype_list(char *buf, size_t cap)
+{
+    enum { NDT = sizeof strat_dtypes / sizeof strat_dtypes[0],
+           NQ = sizeof STRAT_QUANT_DIGITS - 1 };
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < NDT && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
+                                strat_dtypes[i].name);
+    for (size_t q = 0; q < NQ && len < cap; q++)
+        len += (size_t)snprintf(buf + len, cap - len, "%si%c",
+                                q == 0 ? ", or one of them with " : q + 1 < NQ ? ", " : " or ",
+                                STRAT_QUANT_DIGITS[q]);
+    if (len < cap)
+        snprintf(buf + len, cap - len, " glued on, as %si%c", strat_dtypes[0].name,
+                 STRAT_QUANT_DIGITS[0]);
+    return buf;
+}
+
 /* Parse a run of digits at *P into *OUT (clamped); 0 if none. */
 static int
 strat_digits(const char **p, int *out)
@@ -317,8 +344,11 @@ strat_parse_as(const char *s, strat *out, rwkv_err *err, int suggest)
             if (strncmp(p, strat_dtypes[k].name, n) == 0)
                 break;
         }
-        if (k == sizeof strat_dtypes / sizeof strat_dtypes[0])
-            return strat_bad(err, s, p, "unknown dtype", 1, "fp16, fp32, bf16", suggest);
+        if (k == sizeof strat_dtypes / sizeof strat_dtypes[0]) {
+            char dts[96];
+            return strat_bad(err, s, p, "unknown dtype", 1, strat_dtype_list(dts, sizeof dts),
+                             suggest);
+        }
         st->dtype = strat_dtypes[k].dt;
         p += n;
         if (p[0] == 'i' && p[1] != '\0' && strchr(STRAT_QUANT_DIGITS, p[1]) != NULL) {

@@ -31,7 +31,7 @@ streamed() {
     kill -INT $pid
     printf 'and then?\n' >&3
     exec 3>&-
-    wait $pid
+    end_cut "$1" 2
 }
 rm_session() { "$T" sessions --db "$1" rm 1 >/dev/null 2>&1; }
 rm_turn() { delete_turn "$1" 4; }

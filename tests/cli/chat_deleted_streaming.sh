@@ -30,7 +30,7 @@ sleep 2.5
 kill -INT $pid
 printf 'and then?\n' >&3
 exec 3>&-
-wait $pid
+end_cut "$D" 2
 rc=$?
 [ $rc = 0 ] && ok || fail "chat exited $rc: $(cat "$TMP/err")"
 grep -q "saving the partial reply" "$TMP/err" &&

@@ -24,7 +24,8 @@ mkfifo "$TMP/ff"
 expect_fail "FIFO output" "ff: cannot create: it is a FIFO" "$T" eval --demo --text hi --out "$TMP/ff"
 
 "$T" sessions --db "$DB" export 1 --format json --out "$TMP/one.json" || fail "export"
-out=$("$T" sessions --db "$DB" import <(cat "$TMP/one.json") 2>&1) && ok || fail "import <(cat): $out"
+out=$("$T" sessions --db "$DB" import <(cat "$TMP/one.json") 2>"$TMP/note") && ok ||
+    fail "import <(cat): $out $(cat "$TMP/note")"
 case $out in "imported /dev/fd/"*" as session 2") ok ;; *) fail "import said: $out" ;; esac
 # a FIFO with no writer: empty at once (the timeout only guards a hang)
 expect_fail "FIFO with no writer" "ff: not a rwkv-tui session export \\(the file is empty\\)" \

@@ -123,6 +123,20 @@ partial_saved() {
     n=$(sql_rows "$1" 'select length(tokens)/4 from turns where id=5 and interrupted=1' 2>/dev/null)
     [ -n "$n" ] && [ "$n" -gt 20 ]
 }
+# end_cut DB S: the chat_bg chat, its stdin closed after a last message,
+# ends; that message's reply, streaming in session S, is cut by SIGINT once
+# it does, unless it ended first (the demo model's replies may go on for
+# ever, and where the reply before was cut decides which).  Returns the
+# chat's exit status.
+end_cut() {
+    poll _cut_or_gone "$1" "$2"
+    kill -INT $pid 2>/dev/null
+    wait $pid
+}
+_cut_or_gone() {
+    case "$(ps -o stat= -p $pid 2>/dev/null)" in ''|Z*) return 0 ;; esac
+    [ "$(sql_rows "$1" "select count(*) from turns where session_id=$2 and interrupted=1 and length(tokens)>0" 2>/dev/null)" -gt 0 ] 2>/dev/null
+}
 # release_lock: the lock hold_lock took is let go; returns once it is.
 release_lock() { touch "$TMP/release"; wait $_locker; }
 finish() {

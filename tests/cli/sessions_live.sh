@@ -34,7 +34,7 @@ case $out in *"#5 assistant [being written]:"*) ok ;;
 
 # fork at the live reply: before its message, said in one line
 out=$("$T" sessions --db "$D" fork 1 5 2>&1)
-[ "$out" = "forked session 1 before message 4 (at turn 3) as session 2: its reply 5 is still being written in another window" ] &&
+[ "$out" = "forked session 1 at turn 3 as session 2 (reply 5 is still being written in another window: branched before its message 4)" ] &&
     ok || fail "fork at the live reply: $out"
 # the copy ends with the first exchange's reply: no partial text in it
 [ "$(q "$D" "select count(*) from turns where session_id=2 and (text='tell me a long story' or interrupted<>0)")" = 0 ] &&

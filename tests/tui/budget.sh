@@ -45,7 +45,7 @@ check "under one state with a unit: refused" "budget: '1kB' is less than one sav
 keys C-u
 type_text "100kB"
 keys Enter
-check "applied and said" 'budget 100 kB: dropped [0-9]+ saved states \([0-9.]+ (kB|MB); their turns'"'"' tokens rebuild them'
+check "applied and said" 'budget 100 kB: dropped [0-9]+ saved states? \([0-9.]+ (kB|MB); rebuilt from the turns'"'"' tokens'
 check "the title shows the budget" 'Sessions  \(saved states: [0-9.]+ (kB|MB) of 100 kB\)'
 n1=$(states)
 # (no session is being written: 100 kB, one state, takes even the sessions'

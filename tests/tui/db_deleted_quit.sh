@@ -2,9 +2,9 @@
 # tests/tui/db_deleted_quit.sh -- the session database deleted while the
 # full-screen client runs.  The runtime says the chat goes on without
 # saving, as with --no-db; everything said is then saved nowhere, so F10
-# asks what a failed save's quit asks (r retry, e export, q quit anyway,
-# Esc back) and e writes the whole conversation to a file `sessions
-# import` takes back.  Before, F10 quit at once with status 0 and it was
+# asks what a failed save's quit asks, less the retry that cannot work
+# (e export, q quit anyway, Esc back), and e writes the whole
+# conversation to a file `sessions import` takes back.  Before, F10 quit at once with status 0 and it was
 # all gone.  F2 says the database is gone instead of listing the deleted
 # file's sessions, which cannot be opened.  The real binary under tmux, a
 # real SQLite file removed with rm.
@@ -29,7 +29,8 @@ check "F2: the database is gone, no stale rows" 'session database was deleted'
 screen | grep -q 'first' && screen | grep -qE '^ *[> ]? *1 ' && fail "F2 lists the deleted file's sessions" || ok
 keys Escape
 keys F10
-check "F10: asked" '2 exchanges are not saved: r retry, e export, q quit anyway, Esc back \(.*deleted'
+check "F10: asked (no retry: the file is gone)" \
+    '2 exchanges are only in memory: e export, q quit anyway, Esc back \(.*deleted'
 screen | grep -q '^EXIT=' && fail "quit without asking" || ok
 keys e
 check "e: the file asked" 'export this chat to'

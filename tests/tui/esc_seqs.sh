@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/tui/esc_seqs.sh -- an escape sequence the terminfo does not name
-# never leaves characters in the input box: an unknown SS3 key (ESC O z), a
+# never leaves characters in the input box: an unknown SS3 key (ESC O 5 Q), a
 # terminal's OSC colour reply and DCS reply, an X10 mouse report, an
 # unknown CSI -- each read whole and dropped, under TERM=screen and
 # TERM=xterm-256color.  Alt-keys (ESC and a key typed later) and a lone Esc
@@ -14,7 +14,7 @@ raw() { tmx send-keys -H $(printf "$1" | od -An -tx1); }
 for term in screen xterm-256color; do
     TUI_ENV="TERM=$term" W=80 H=24 tui_start --max-tokens 2 --seed 5
     type_text "abc"
-    raw '\033Oz'
+    raw '\033O5Q'
     raw '\033]11;rgb:0/0/0\033\\'
     raw '\033]10;rgb:ffff/ffff/ffff\007'
     raw '\033P1$r0m\033\\'

@@ -52,6 +52,11 @@ type_text "cpu bf16"
 keys Enter
 check "C-s under the lock: refused too" "$refused" 40
 check "... and why" "$why"
+# (the prompt stays open holding the strategy, the refusal in its dialog:
+# Esc gives up, back to F5; Esc again closes F5)
+check "the prompt kept open" '^strategy: cpu bf16'
+keys Escape
+check "Esc: back in F5" ' Models'
 keys Escape
 check_not "Esc: the line goes again" 'so this chat stays'
 check "the strategy in use stays" 'tiny-7v0-fp32\.pth \| cpu fp32'

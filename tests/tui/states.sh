@@ -52,13 +52,14 @@ keys F2
 check "replayed session saved" 'first +[0-9]+ turns'
 keys Escape
 
-# a state for another model: refused, nothing changes
+# a state for another model: refused at once (no question), nothing changes
 keys F3
 type_text "wrong"
 keys Enter
-check "ask again" 'New session from this state'
-keys Enter
 check "wrong state refused" '3 layers, the model has 2'
+check_not "no question for it" 'New session from this state' 1
+keys Escape
+check_not "the menu closed" 'State files'
 check "still on calm" 'state: calm\.safetensors'
 # back to no state file, replayed: said so (it read "under state no state file")
 keys F3

@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -230,6 +232,52 @@ test_atomic(void)
     }
 }
 
+/*
+** A full disk is named as one (/dev/full: every write(2) fails with
+** ENOSPC), whichever write met it: a block larger than stdio's buffer,
+** which stdio writes at once and after which the commit's fflush finds
+** nothing left to fail on (before: "Input/output error", the stream's
+** error flag alone), and small writes failing in the commit's flush.
+*/
+static void
+test_full_disk(void)
+{
+    static char big[3 * 8192];
+    rwkv_atomic *a;
+    rwkv_err err;
+    FILE *f;
+    const char *want = strerror(ENOSPC);
+
+    if (access("/dev/full", W_OK) != 0) {
+        printf("SKIP test_full_disk: /dev/full not writable\n");
+        return;
+    }
+    memset(big, 'x', sizeof big);
+    rwkv_err_clear(&err);
+    TEST_CONDF(rwkv_write_file("/dev/full", big, sizeof big, 0644, 0, &err) == RWKV_EIO &&
+                   strstr(err.msg, "/dev/full: cannot write: ") != NULL &&
+                   strstr(err.msg, want) != NULL,
+               "a large block: '%s' (want '%s')", err.msg, want);
+    rwkv_err_clear(&err);
+    TEST_CONDF(rwkv_write_file("/dev/full", "abc", 3, 0644, 0, &err) == RWKV_EIO &&
+                   strstr(err.msg, want) != NULL,
+               "a small write: '%s' (want '%s')", err.msg, want);
+    /* through the stream: a block, then more text after the failure */
+    rwkv_err_clear(&err);
+    TEST_COND("create /dev/full", rwkv_atomic_create("/dev/full", 0644, 0, &a, &err) == RWKV_OK);
+    if (a != NULL) {
+        f = rwkv_atomic_stream(a, &err);
+        TEST_COND("stream on /dev/full", f != NULL);
+        if (f != NULL) {
+            (void)fwrite(big, 1, sizeof big, f);
+            fprintf(f, "and %d more\n", 3);
+        }
+        TEST_CONDF(rwkv_atomic_commit(a, &err) == RWKV_EIO && strstr(err.msg, want) != NULL &&
+                       strchr(err.msg, '\n') == NULL,
+                   "stream: '%s' (want '%s')", err.msg, want);
+    }
+}
+
 /* mapfile_read: the mapping's bytes read from the file, the same file after
 ** its path is replaced; out of range or past a shrunk end is -1, no fault. */
 static void
@@ -359,6 +407,7 @@ main(void)
         return 1;
     test_open_regular();
     test_atomic();
+    test_full_disk();
     test_guard();
     test_map_read();
     test_tmpdir_remove();

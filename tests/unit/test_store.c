@@ -761,8 +761,8 @@ test_retention(store *st)
              has_snap(st, c[0]), has_snap(st, c[1]), has_snap(st, c[2]), has_snap(st, c[3]));
     TEST_CONDF(strcmp(got, "111100 0011") == 0, "branch retention: %s (want 111100 0011)", got);
 
-    /* fork to a new session copies the last two turns' snapshots and the
-    ** nearest one, not the whole history's */
+    /* fork to a new session copies the last three turns' snapshots (those
+    ** that have one) and the nearest one, not the whole history's */
     {
         rwkv_err err;
         int64_t f1, f2;

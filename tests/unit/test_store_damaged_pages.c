@@ -91,14 +91,19 @@ smash_root(const char *db, const char *table)
     return fclose(f) == 0 && ok;
 }
 
-/* ERR is the damaged-database error of DB, WHY inside the parentheses. */
+/* The way on every damaged-database line ends with (store_corrupt). */
+#define WAY_ON "): export each session that still reads ('rwkv-tui sessions --db "
+
+/* ERR is the damaged-database error of DB (RWKV_ECORRUPT), WHY inside the
+** parentheses, the way on after them. */
 static int
 is_corrupt(const rwkv_err *err, const char *db, const char *why)
 {
     char want[1024];
 
-    snprintf(want, sizeof want, "%s" CORRUPT "%s)", db, why);
-    return err->code == RWKV_EDB && strcmp(err->msg, want) == 0;
+    snprintf(want, sizeof want, "%s" CORRUPT "%s" WAY_ON "%s export ID", db, why, db);
+    return err->code == RWKV_ECORRUPT && strncmp(err->msg, want, strlen(want)) == 0 &&
+           strstr(err->msg, "go on with --db NEW.db") != NULL;
 }
 
 /* The same for a damaged page: WHY with the SQLite of this writing (the
@@ -110,7 +115,7 @@ is_damaged_page(const rwkv_err *err, const char *db, const char *why)
     char pre[1024];
 
     snprintf(pre, sizeof pre, "%s" CORRUPT, db);
-    return is_corrupt(err, db, why) || (err->code == RWKV_EDB && strncmp(err->msg, pre, strlen(pre)) == 0 &&
+    return is_corrupt(err, db, why) || (err->code == RWKV_ECORRUPT && strncmp(err->msg, pre, strlen(pre)) == 0 &&
                                         strstr(err->msg, "malformed") != NULL);
 }
 
@@ -138,18 +143,18 @@ test_sessions_page(void)
         return;
     }
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_session_list(st, &v, &n, &err) == RWKV_EDB && v == NULL && n == 0 &&
+    TEST_CONDF(store_session_list(st, &v, &n, &err) == RWKV_ECORRUPT && v == NULL && n == 0 &&
                    is_damaged_page(&err, db, why),
                "list: '%s' (%zu rows)", err.msg, n);
     free(v);
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_session_get(st, 2, &one, &err) == RWKV_EDB && is_damaged_page(&err, db, why),
+    TEST_CONDF(store_session_get(st, 2, &one, &err) == RWKV_ECORRUPT && is_damaged_page(&err, db, why),
                "get 2 (lost in the page): '%s'", err.msg);
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_session_latest(st, &latest, &err) == RWKV_EDB && is_damaged_page(&err, db, why),
+    TEST_CONDF(store_session_latest(st, &latest, &err) == RWKV_ECORRUPT && is_damaged_page(&err, db, why),
                "latest: '%s'", err.msg);
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_export(st, 2, STORE_FMT_JSON, &buf, &len, &err) == RWKV_EDB && buf == NULL &&
+    TEST_CONDF(store_export(st, 2, STORE_FMT_JSON, &buf, &len, &err) == RWKV_ECORRUPT && buf == NULL &&
                    is_damaged_page(&err, db, why),
                "export: '%s'", err.msg);
     free(buf);
@@ -185,20 +190,20 @@ test_models_page(void)
                "the sessions page is whole: %s", err.msg);
     free(v);
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_model_get(st, model, &m, &err) == RWKV_EDB && is_damaged_page(&err, db, why),
+    TEST_CONDF(store_model_get(st, model, &m, &err) == RWKV_ECORRUPT && is_damaged_page(&err, db, why),
                "model get: '%s' (was \"no model %lld\")", err.msg, (long long)model);
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_model_list(st, &mv, &n, &err) == RWKV_EDB && mv == NULL && is_damaged_page(&err, db, why),
+    TEST_CONDF(store_model_list(st, &mv, &n, &err) == RWKV_ECORRUPT && mv == NULL && is_damaged_page(&err, db, why),
                "model list: '%s'", err.msg);
     free(mv);
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_export(st, 2, STORE_FMT_JSON, &buf, &len, &err) == RWKV_EDB && buf == NULL &&
+    TEST_CONDF(store_export(st, 2, STORE_FMT_JSON, &buf, &len, &err) == RWKV_ECORRUPT && buf == NULL &&
                    is_damaged_page(&err, db, why),
                "export json: '%s'", err.msg);
     free(buf);
     buf = NULL;
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_export(st, 2, STORE_FMT_MD, &buf, &len, &err) == RWKV_EDB && buf == NULL &&
+    TEST_CONDF(store_export(st, 2, STORE_FMT_MD, &buf, &len, &err) == RWKV_ECORRUPT && buf == NULL &&
                    is_damaged_page(&err, db, why),
                "export md (the model line was left out in silence): '%s'", err.msg);
     free(buf);
@@ -251,12 +256,12 @@ test_null_columns(void)
     if (st == NULL)
         return;
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_session_list(st, &v, &n, &err) == RWKV_EDB && v == NULL &&
+    TEST_CONDF(store_session_list(st, &v, &n, &err) == RWKV_ECORRUPT && v == NULL &&
                    is_corrupt(&err, db, "table sessions, row 2: created_ms is NULL"),
                "list: '%s'", err.msg);
     free(v);
     memset(&err, 0, sizeof err);
-    TEST_CONDF(store_session_get(st, 2, &one, &err) == RWKV_EDB &&
+    TEST_CONDF(store_session_get(st, 2, &one, &err) == RWKV_ECORRUPT &&
                    is_corrupt(&err, db, "table sessions, row 2: created_ms is NULL"),
                "get 2: '%s'", err.msg);
     TEST_CONDF(store_session_get(st, 1, &one, &err) == RWKV_OK && strcmp(one.title, "chat 1") == 0,
@@ -265,7 +270,7 @@ test_null_columns(void)
         char why[128];
         snprintf(why, sizeof why, "table turns, row %lld: text is NULL", (long long)turn);
         memset(&err, 0, sizeof err);
-        TEST_CONDF(store_turn_get(st, turn, &t, &err) == RWKV_EDB && is_corrupt(&err, db, why),
+        TEST_CONDF(store_turn_get(st, turn, &t, &err) == RWKV_ECORRUPT && is_corrupt(&err, db, why),
                    "turn get: '%s'", err.msg);
     }
     store_close(st);

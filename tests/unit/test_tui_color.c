@@ -165,7 +165,8 @@ main(void)
     check_one("dark: 221 is yellow", 221, -1, 8, 0, 3, -1, 0);
     check_one("grey 244 label: dim white", 244, -1, 8, 0, 7, -1, THEME_DIM);
     check_one("bright_black border: dim white", 8, -1, 8, 0, 7, -1, THEME_DIM);
-    check_one("255 on 236: bold white on black", 255, 236, 8, 0, 7, 0, THEME_BOLD);
+    check_one("255 on 236 (a bar): black on white, not on the screen's black", 255, 236, 8, 0,
+              0, 7, 0);
     check_one("light: 242 label: dim black", 242, -1, 8, 1, 0, -1, THEME_DIM);
     check_one("bright_red: bold red", 9, -1, 8, 0, 1, -1, THEME_BOLD);
     check_one("grey on grey stays apart", 250, 252, 8, 0, 0, 7, THEME_DIM);
