@@ -12,7 +12,7 @@ T=$RWKV_TUI
 chat_bg --demo --db "$TMP/del.db" --new del --seed 1 --max-tokens 4
 printf 'first\n' >&3
 poll grep -q 'new session 1' "$TMP/err" || fail "no session made: $(cat "$TMP/err")"
-poll test -n "$(sql_rows "$TMP/del.db" 'select id from turns where role=2' 2>/dev/null)" ||
+poll has_rows "$TMP/del.db" 'select id from turns where role=2' ||
     fail "first reply not saved"
 rm -f "$TMP/del.db" "$TMP/del.db-wal" "$TMP/del.db-shm"
 printf 'after rm\n' >&3

@@ -20,7 +20,7 @@ start() {
     D=$TMP/$1.db
     chat_bg --demo --db "$D" --new "$1" --seed 1 --max-tokens 4
     printf 'first\n' >&3
-    poll test -n "$(sql_rows "$D" 'select id from turns where role=2' 2>/dev/null)" ||
+    poll has_rows "$D" 'select id from turns where role=2' ||
         fail "$1: first reply not saved: $(cat "$TMP/err")"
 }
 # end: EOF, wait; $rc the exit status, $err the stderr
@@ -45,7 +45,7 @@ printf '%s\n' "$err" | grep -q 'goes on without saving' && fail "idle: a 'goes o
 # --- no exchange at all: one line, exit 0 -------------------------------------------------
 D=$TMP/empty.db
 chat_bg --demo --db "$D" --new empty --seed 1 --max-tokens 4
-poll test "$(sql_rows "$D" 'select count(*) from sessions' 2>/dev/null)" = 1 ||
+poll rows_are "$D" 'select count(*) from sessions' 1 ||
     fail "empty: no session made: $(cat "$TMP/err")"
 rm -f "$D" "$D-wal" "$D-shm"
 end

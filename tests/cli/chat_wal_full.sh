@@ -22,12 +22,15 @@ fi
 trap 'umount "$MNT" 2>/dev/null; rm -rf "$TMP"' EXIT
 D=$MNT/a.db
 
+# (poll runs it afresh each time: a "$(...)" argument would be read once)
+answered() { test "$(grep -c '^Assistant:' "$TMP/out")" -ge "$1"; }
+
 # start: a chat whose first exchange is saved, then the disk filled
 start() {
     rm -f "$MNT"/*
     chat_bg --demo --db "$D" --new full --seed 1 --max-tokens 8
     printf 'first\n' >&3
-    poll test "$(sql_rows "$D" 'select count(*) from turns where role=2 and interrupted=0' 2>/dev/null)" = 1 ||
+    poll rows_are "$D" 'select count(*) from turns where role=2 and interrupted=0' 1 ||
         fail "the first exchange was not saved: $(cat "$TMP/err")"
     cat /dev/zero >"$MNT/fill" 2>/dev/null
 }
@@ -36,7 +39,7 @@ users() { sql_rows "$D" 'select text from turns where role=1 order by depth' | t
 # --- full to the end --------------------------------------------------------------------------
 start
 printf 'second\nthird\n' >&3
-poll test "$(grep -c '^Assistant:' "$TMP/out")" -ge 3 || true
+poll answered 3 || true
 exec 3>&-
 wait $pid
 rc=$?
@@ -56,7 +59,7 @@ rm -f "$MNT/fill"
 start
 printf 'second\n' >&3
 poll grep -q 'disk full' "$TMP/err" || fail "room: the save did not fail: $(cat "$TMP/err")"
-poll test "$(grep -c '^Assistant:' "$TMP/out")" -ge 2 || fail "room: no second reply"
+poll answered 2 || fail "room: no second reply"
 rm -f "$MNT/fill"
 exec 3>&-
 wait $pid

@@ -20,7 +20,7 @@ mkdir -p "$TMP/x: the session database is corrupt (y" || fail "mkdir"
 D="$TMP/x: the session database is corrupt (y/c.db"
 chat_bg --demo --db "$D" --new c --seed 1 --max-tokens 6
 printf 'one\n' >&3
-poll test "$(sql_rows "$D" 'select count(*) from turns where role=2' 2>/dev/null)" = 1 ||
+poll rows_are "$D" 'select count(*) from turns where role=2' 1 ||
     fail "the first reply was not saved: $(cat "$TMP/err")"
 hold_lock "$D" || fail "no lock taken"
 printf 'two\n' >&3

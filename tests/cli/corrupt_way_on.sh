@@ -45,7 +45,7 @@ damage "$TMP/b.db" "$(rootpage state_blobs)"
 cp "$DB" "$TMP/m.db"
 chat_bg --demo --db "$TMP/m.db" --session 1 --seed 1 --max-tokens 8
 printf 'first\n' >&3
-poll test "$(sql_rows "$TMP/m.db" "select count(*) from turns where text='first'" 2>/dev/null)" = 1 ||
+poll rows_are "$TMP/m.db" "select count(*) from turns where text='first'" 1 ||
     fail "first not saved"
 # (the saved rows into the file, so the damage is not hidden by the -wal;
 # the restarted -wal makes the chat read the pages again)

@@ -115,6 +115,11 @@ for row in db.execute(sys.argv[2]).fetchall():
 db.commit()
 EOF
 }
+# rows_are DB SQL WANT: SQL's rows on DB read WANT -- a condition poll runs
+# afresh each time (poll test "$(sql_rows ...)" = 1 reads the rows once)
+rows_are() { test "$(sql_rows "$1" "$2" 2>/dev/null)" = "$3"; }
+# has_rows DB SQL: SQL reads a row on DB (for poll, as rows_are)
+has_rows() { test -n "$(sql_rows "$1" "$2" 2>/dev/null)"; }
 # partial_saved DB: turn 5 (a reply streaming in another process, after a
 # one-exchange session's greeting, message and reply) is saved with more than
 # 20 tokens and still begun.
