@@ -599,7 +599,7 @@ cmd_regen(struct repl *r, char *args)
     rc = sess_regen_n(r->s, (int)n, alt_begin, &done, &err);
     sig_in_reply = 0;
     r->alt_n = 0;
-    if (rc != RWKV_OK)
+    if (rc != RWKV_OK && !(rc == RWKV_ECANCEL && done == 0))
         cli_errorf("/regen: %s", err.msg);
     else if (!sess_started(r->s) && done == 0)
         fprintf(stderr, "(cancelled before the reply started; nothing changed)\n");
@@ -625,7 +625,10 @@ cmd_continue(struct repl *r, char *args)
     expect_reply(r);
     if (sess_continue(r->s, &err) != RWKV_OK) {
         sig_in_reply = 0;
-        cli_errorf("/continue: %s", err.msg);
+        if (err.code == RWKV_ECANCEL)  /* in the replay of the state it starts from */
+            fprintf(stderr, "(cancelled before the reply went on: it is as it was)\n");
+        else
+            cli_errorf("/continue: %s", err.msg);
     } else
         run_reply_as(r, "(cancelled before the reply went on: it is as it was)");
     return 0;
@@ -757,7 +760,7 @@ cmd_fork(struct repl *r, char *args)
         return 0;
     }
     if (live != 0 && at == at0) {
-        sess_fork_live_why(sess_store(r->s), live, NULL, why, sizeof why);
+        sess_fork_live_why(sess_store(r->s), live, why, sizeof why);
         fprintf(stderr, "(%s; the next message starts a new branch)\n", why);
     } else if (at != turn)
         fprintf(stderr, "(branched before message %lld: the next message starts a new branch)\n",

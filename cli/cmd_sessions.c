@@ -53,7 +53,8 @@ usage(FILE *f)
             "  list [--json]                 saved sessions, the last chatted in first\n"
             "                                (a rename does not move one; --json: an\n"
             "                                array of id, title, model, state_file,\n"
-            "                                strategy, turns, head_turn, created, updated);\n"
+            "                                strategy, framing, turns, head_turn,\n"
+            "                                created, updated, created_ms, updated_ms);\n"
             "                                turns: the messages (user and assistant turns),\n"
             "                                the greeting not counted\n"
             "  show ID                       the current branch of session ID, with turn ids\n"
@@ -570,7 +571,7 @@ do_import(store *st, const struct sessions_args *a)
 {
     store_import_vocab v = { import_world, (void *)a };
     store_import_info in;
-    char note[RWKV_ERR_MSG + 200];
+    char note[sizeof in.note + 200];
     int64_t id;
     rwkv_err err;
 
@@ -582,10 +583,14 @@ do_import(store *st, const struct sessions_args *a)
                (long long)in.taken);
     else
         printf("imported %s as session %lld\n", a->in_what, (long long)id);
-    /* one line on stderr when the first open will replay: why, and how not */
+    /* on stderr when the first open will replay: why (a line for each
+    ** state not taken), and how not */
     store_import_note(&in, a->in_what, id, a->states, note, sizeof note);
-    if (note[0])
-        cli_errorf("%s", note);
+    for (char *p = note, *nl; *p; p = nl ? nl + 1 : p + strlen(p)) {
+        if ((nl = strchr(p, '\n')) != NULL)
+            *nl = '\0';
+        cli_errorf("%s", p);
+    }
     return 0;
 }
 
@@ -671,8 +676,8 @@ do_vacuum(store *st, const struct sessions_args *a)
     if (store_vacuum(st, &v, &err) != RWKV_OK)
         return cli_fail(&err);
     put_text(store_path(st));
-    printf(": %.1f MB -> %.1f MB (%lld free pages given back)\n", (double)v.bytes_before / 1e6,
-           (double)v.bytes_after / 1e6, (long long)v.free_pages);
+    printf(": %.1f MB -> %.1f MB (%lld free page%s given back)\n", (double)v.bytes_before / 1e6,
+           (double)v.bytes_after / 1e6, (long long)v.free_pages, v.free_pages == 1 ? "" : "s");
     if (v.folded > 0) {
         char b[32];
         printf("(%lld saved state%s of an older version stored once with %s twin%s: %s given "
@@ -735,7 +740,7 @@ do_fork(store *st, const struct sessions_args *a)
     }
     if (live != 0) {
         char why[RWKV_ERR_MSG];
-        sess_fork_live_why(st, live, NULL, why, sizeof why);   /* the one wording (F2's too) */
+        sess_fork_live_why(st, live, why, sizeof why);   /* the one wording (F2's too) */
         printf("forked session %lld at turn %lld as session %lld (%s)\n", (long long)a->id,
                (long long)at, (long long)nid, why);
     } else if (at != a->turn)

@@ -34,21 +34,36 @@ struct saved {
 };
 
 /* The line for turn T without a saved state: cut before its state was
-** saved (interrupted: a crash or kill during it), or one the retention
-** policy dropped. */
+** saved (interrupted: a crash or kill during it), one the retention policy
+** dropped, or one it keeps that the state budget dropped. */
 static void
-no_state(const store_turn *t)
+no_state(store *st, const store_turn *t)
 {
-    if (t->interrupted)
+    uint64_t budget = 0;
+    int keeps = 0;
+    rwkv_err err;
+    char b[32];
+
+    if (t->interrupted) {
         cli_errorf("sessions state: turn %lld has no saved state: it was cut before its state "
                    "was saved (a crash or kill during it); resuming session %lld rebuilds it "
                    "(a replay of its tokens) and saves it",
                    (long long)t->id, (long long)t->session_id);
-    else
-        cli_errorf("sessions state: turn %lld has no saved state (kept: leaves, branch points, "
-                   "the last %d turns of a branch, every %dth; 'sessions show %lld' marks them "
-                   "[state])", (long long)t->id, STORE_KEEP_LAST_DEFAULT, STORE_EVERY_DEFAULT,
-                   (long long)t->session_id);
+        return;
+    }
+    if (store_retention_keeps(st, t->session_id, t->id, &keeps, &err) == RWKV_OK && keeps &&
+        store_budget_get(st, &budget, &err) == RWKV_OK && budget > 0) {
+        cli_errorf("sessions state: turn %lld has no saved state: the state budget (%s) "
+                   "dropped it; going on from it (F6, /fork %lld) rebuilds it from the nearest "
+                   "saved state before it (a replay of the turns' tokens); a larger budget "
+                   "('sessions budget SIZE') keeps more states",
+                   (long long)t->id, store_size_str(budget, b, sizeof b), (long long)t->id);
+        return;
+    }
+    cli_errorf("sessions state: turn %lld has no saved state (kept: leaves, branch points, "
+               "the last %d turns of a branch, every %dth; 'sessions show %lld' marks them "
+               "[state])", (long long)t->id, STORE_KEEP_LAST_DEFAULT, STORE_EVERY_DEFAULT,
+               (long long)t->session_id);
 }
 
 /* Turn TURN (of SESSION, unless 0) and its saved state into *S; 1 after
@@ -71,7 +86,7 @@ saved_load(store *st, int64_t session, int64_t turn, struct saved *s)
         return 1;
     }
     if (!t.has_snapshot) {
-        no_state(&t);
+        no_state(st, &t);
         store_turn_fini(&t);
         return 1;
     }

@@ -109,7 +109,7 @@ mem_want_copy(const char *env, uint64_t size)
 {
     uint64_t avail;
 
-    if (env == NULL || env_word(env, env_load_words) != 1)   /* "copy" (another word: env_notes) */
+    if (env != NULL && env_word(env, env_load_words) == 0)   /* "map" (another word: env_notes) */
         return 0;
     avail = mem_available();
     return avail == 0 || size <= avail / 2;

@@ -65,13 +65,15 @@ void mem_touch(void *p, uint64_t n);
 
 /*
 ** Should SIZE bytes of weights that could be used where a file maps them be
-** read into memory advised huge pages instead (1), or stay mapped (0)?  Only
-** when the environment variable ENV says "copy" and SIZE is at most half of
-** MemAvailable (or that is unknown); else mapped, the default: shared with
-** other programs through the page cache, no load cost.  Reading them into
-** huge pages made no difference to decode on the Zen 5 VM measured once the
-** machine's bandwidth drift was paired out (README, "Measurements"), and
-** cost 2-6 s of load there (a VM backs each new page on first touch).
+** read into memory advised huge pages (1, the default), or stay mapped (0)?
+** Read when SIZE is at most half of MemAvailable (or that is unknown) and the
+** environment variable ENV does not say "map"; else mapped: shared with other
+** programs through the page cache, no load cost, but in 4 KiB pages.  On the
+** 2-vCPU Zen 5 VM, 2026-12-07, 1.5B `cpu bf16` decode from the mapped file
+** ran 9.5-14 tok/s against 19.3-21.9 read into huge pages (quiet machine,
+** six runs each, alternating; every ~0.5 s a mapped token took 2-5x the
+** others), and 4-6x slower beside busy cores; the read costs ~4 s of load
+** for 3 GB there (the VM backs each new page on first touch).
 */
 int mem_want_copy(const char *env, uint64_t size);
 

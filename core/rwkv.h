@@ -55,12 +55,12 @@ typedef struct rwkv_info {
     char     weight_cache_path[256];  /* its file, "" if none (display only:
                                          a longer path is cut) */
     int      weight_cache_read;  /* a hit read into memory in huge pages, not
-                                    mapped (RWKV_WEIGHT_CACHE_LOAD=copy) */
+                                    mapped (the default; RWKV_WEIGHT_CACHE_LOAD=map) */
     uint64_t in_place_bytes;  /* bytes of the matrices the checkpoint stores
                                  in their strategy dtype (not converted) */
     int      in_place_read;   /* those read into memory in huge pages (1),
-                                 or used where the file is mapped (0, the
-                                 default): RWKV_CHECKPOINT_LOAD=copy */
+                                 the default, or used where the file is
+                                 mapped (0): RWKV_CHECKPOINT_LOAD=map */
 } rwkv_info;
 
 typedef struct rwkv_open_opts {

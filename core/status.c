@@ -153,3 +153,14 @@ rwkv_strerror(int code)
         return "unknown error";
     return names[code];
 }
+
+const char *
+rwkv_err_past_path(const char *msg, const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+
+    if (n == 0 || strncmp(msg, path, n) != 0 || strncmp(msg + n, ": ", 2) != 0 ||
+        msg[n + 2] == '\0')
+        return msg;
+    return msg + n + 2;
+}

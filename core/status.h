@@ -58,6 +58,12 @@ int rwkv_verrf(rwkv_err *err, int code, const char *fmt, va_list ap)
 #endif
     ;
 
+/* MSG past a leading "PATH: " (the file a message names first, as above),
+** for a caller whose own sentence names PATH already: "PATH: not loaded:
+** REASON", not the path twice.  MSG itself when it does not start so, or
+** PATH is NULL or empty. */
+const char *rwkv_err_past_path(const char *msg, const char *path);
+
 /* Reset ERR to RWKV_OK with an empty message. NULL is fine. */
 void rwkv_err_clear(rwkv_err *err);
 

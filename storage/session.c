@@ -589,6 +589,7 @@ start_over(sess *s)
 {
     chat_reset(s->c);
     s->unfed = 0;
+    s->lazy = 0;
     s->root = SESS_ROOT_NEW;
     s->sid = 0;
     memset(&s->other, 0, sizeof s->other);   /* a new session is of this model */
@@ -925,6 +926,7 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
     s->start = start;
     s->launch_state = 0;
     s->unfed = 0;                      /* the records' tokens are all fed again */
+    s->lazy = 0;                       /* ... under another start */
     /* the replay fed the records from the start alone, no greeting: the new
     ** session's tree says so (no greeting turn), so a replay of it gives
     ** the same state; without one the next message starts from the greeting */
@@ -1362,7 +1364,7 @@ regen_one(sess *s, rwkv_err *err)
     s->regen = 1;
     sess_regen_mark(s);
     s->cont = 0;
-    if ((rc = feed_kept(s, 0, err)) != RWKV_OK) {
+    if ((rc = feed_kept(s, 0, err)) != RWKV_OK || (rc = sess_lazy_prev(s, err)) != RWKV_OK) {
         s->regen = 0;
         reply_busy_end(s);
         return rc;
@@ -1437,6 +1439,19 @@ sess_regen_n(sess *s, int n, void (*each)(void *ud, int k, int n), int *done, rw
     return rc;
 }
 
+/* The state before the last message for a continuation, when the open
+** left it to be rebuilt (sess_lazy_prev): not for a reply chat_continue
+** refuses at once (ended at its stop string), which then says why. */
+static int
+continue_prev(sess *s, rwkv_err *err)
+{
+    size_t n = chat_n_turns(s->c);
+
+    if (n == 0 || chat_turn_at(s->c, n - 1)->stop == CHAT_STOP_STRING)
+        return RWKV_OK;
+    return sess_lazy_prev(s, err);
+}
+
 int
 sess_continue(sess *s, rwkv_err *err)
 {
@@ -1453,7 +1468,7 @@ sess_continue(sess *s, rwkv_err *err)
     s->started = 0;
     s->regen = 0;
     s->cont = 1;
-    if ((rc = feed_kept(s, 0, err)) == RWKV_OK)
+    if ((rc = feed_kept(s, 0, err)) == RWKV_OK && (rc = continue_prev(s, err)) == RWKV_OK)
         rc = chat_continue(s->c, err);
     if (rc != RWKV_OK) {
         s->cont = 0;
@@ -1465,15 +1480,17 @@ sess_continue(sess *s, rwkv_err *err)
     return RWKV_OK;
 }
 
-/* 1 when the regeneration just run was cancelled before its first token
-** (a sibling with nothing in it: not kept, see sess_run). */
+/* 1 when the regeneration just run made no token: cancelled before its
+** first, or ended by an error there ("no token can be sampled": every
+** token banned).  A sibling with nothing in it: not kept, see sess_run. */
 static int
 regen_made_nothing(sess *s)
 {
     size_t n = chat_n_turns(s->c);
     const chat_turn *t = n ? chat_turn_at(s->c, n - 1) : NULL;
 
-    return t != NULL && t->stop == CHAT_STOP_CANCEL && t->n_reply == 0;
+    return t != NULL && (t->stop == CHAT_STOP_CANCEL || t->stop == CHAT_STOP_ERROR) &&
+           t->n_reply == 0;
 }
 
 /* sess_run within the expected reply (a batch's alternative). */
@@ -1580,7 +1597,7 @@ sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path, const cha
                   has_state ? file : NULL, &c, err);
     if (rc != RWKV_OK && has_state) {
         sess_notef(s, 1, "state file %s does not fit this model: %s (not used)", s->start.label,
-              err->msg);
+              rwkv_err_past_path(err->msg, file));    /* (named: the label) */
         memset(&s->start, 0, sizeof s->start);
         rc = new_chat(s, m, t, &s->fr, chat_sampling(old), chat_sampling_set(old), NULL, &c,
                       err);

@@ -289,6 +289,28 @@ void sess_info_launch(const sess_info *info, const char **model, int *demo,
 */
 int  sess_resume_state(const char *db, const sess_info *info, const char **given,
                        const char *nodb, rwkv_err *err);
+/*
+** The model session SID of store ST needs in a client running the model
+** INF describes (the client's F2; a launch takes it by sess_info_launch):
+** OUT->other 0 when this model opens it (sess_open checks the rest); 1
+** when it was made with a model of another shape, which sess_open refuses
+** (the one rule: check_model) -- OUT->model is that model's row (path
+** "(demo)": the demo model), OUT->info what sess_info_launch takes to load
+** it.  Checked here, before any load: its file is still there with the
+** size on record, and the session's state file as sess_open checks it;
+** else one line (RWKV_EINVAL) and nothing is to be loaded.
+*/
+typedef struct sess_need {
+    int         other;        /* made with a model of another shape */
+    store_model model;        /* that model's row */
+    sess_info   info;         /* for sess_info_launch */
+} sess_need;
+int  sess_model_need(store *st, int64_t sid, const rwkv_info *inf, sess_need *out,
+                     rwkv_err *err);
+/* NEED's model loaded (INF): RWKV_OK when it is the file the session was
+** made with (fingerprint, and digest where both have one), else one line:
+** the file at that path was replaced since. */
+int  sess_need_loaded(const sess_need *need, const rwkv_info *inf, rwkv_err *err);
 /* A model that failed to load (ERR), MODEL with STRATEGY: when either is
 ** INFO's, as sess_info_launch took it (INFO NULL: no resume), ERR's line
 ** says where it came from and which option gives another. */
@@ -303,8 +325,12 @@ void sess_info_load_hint(const sess_info *info, const char *model, const char *s
 ** the seed sequence continues),
 ** the chat's records and state rebuilt (sess_replay); a reply or greeting
 ** head without a saved state (a reply cut by a crash or kill -9) keeps the
-** state its replay rebuilt, so the next open takes it.  A user turn without
-** its reply as HEAD continues before it.  On failure nothing changes; a
+** state its replay rebuilt, so the next open takes it.  The state before
+** the last message (what sess_regen, sess_regen_n and sess_continue start
+** from) is taken when that replay passes it; else it is rebuilt, said and
+** kept (under the budget) only when one of them first needs it, so a resume
+** whose budget kept the head's state alone replays nothing.  A user turn
+** without its reply as HEAD continues before it.  On failure nothing changes; a
 ** cancel (sess_cancel: during it, or since sess_expect_reply -- the cancel
 ** rule above) cuts its replay: RWKV_ECANCEL.  It ends the expectation.
 ** It leaves the conversation (the leaving rule above).
@@ -339,11 +365,10 @@ int  sess_fork_point_ex(store *st, int64_t sid, int64_t turn, int64_t *at, int64
 /* Why the fork point moved (sess_fork_point_ex's *LIVE): the one wording of
 ** every front end (/fork, `sessions fork`, F2's fork), "reply LIVE is still
 ** being written in another window: branched before its message MSG", into
-** BUF (CAP bytes), its format through TR (the front end's language, as
-** sess_config.tr; NULL: English).  Returns MSG, 0 when LIVE could not be
+** BUF (CAP bytes), in ST's language (store_set_tr: the front end's; none
+** set, as `sessions fork`: English).  Returns MSG, 0 when LIVE could not be
 ** read (the line then names no message). */
-int64_t sess_fork_live_why(store *st, int64_t live, const char *(*tr)(const char *), char *buf,
-                           size_t cap);
+int64_t sess_fork_live_why(store *st, int64_t live, char *buf, size_t cap);
 /* The previous (DIR -1) / next (+1) sibling of TURN, down to its newest leaf
 ** (sess_open: a cancel and the leaving rule as there). */
 int  sess_step_sibling(sess *s, int64_t turn, int dir, rwkv_err *err);

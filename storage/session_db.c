@@ -9,11 +9,14 @@
 ** open / lookup / reset / fork / sibling steps on the turn tree.
 */
 #include "session_int.h"
+#include "store_int.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/clock.h"
@@ -133,6 +136,20 @@ sess_model_row(sess *s, rwkv_err *err)
     return store_model_upsert(s->st, &m, &s->model_id, err);   /* the caller names it */
 }
 
+/* Whether the model of row SM is of another shape than the model INF
+** describes (another content, and another version or dims): its states
+** cannot be used nor its turns replayed there.  The one rule of a session
+** of another model: sess_open refuses it (check_model), a client running
+** one asks to load the session's own (sess_model_need). */
+static int
+other_shape(const store_model *sm, const rwkv_info *inf)
+{
+    return sm->fingerprint != inf->fingerprint &&
+           (strcmp(sm->version, inf->version) != 0 || sm->n_layer != inf->n_layer ||
+            sm->n_embd != inf->n_embd || sm->n_head != inf->n_head ||
+            sm->head_size != inf->head_size);
+}
+
 /*
 ** Session SS must have been made by a model of this shape.  *CHANGED (OUT):
 ** it was made with another file at this model's path (a model written over
@@ -154,9 +171,7 @@ check_model(sess *s, const store_session *ss, int *changed, rwkv_err *err)
         return RWKV_OK;
     if ((rc = store_model_get(s->st, ss->model_id, &sm, err)) != RWKV_OK)
         return rc;
-    if (sm.fingerprint != inf->fingerprint &&
-        (strcmp(sm.version, inf->version) != 0 || sm.n_layer != inf->n_layer ||
-         sm.n_embd != inf->n_embd || sm.n_head != inf->n_head || sm.head_size != inf->head_size))
+    if (other_shape(&sm, inf))
         return rwkv_errf(err, RWKV_ESHAPE,
                          "session %lld was made with %s (RWKV-%s, %d layers, %d embd), not this "
                          "model (RWKV-%s, %d layers, %d embd): open it with that model, or start a new session",
@@ -534,10 +549,9 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     store_turn *turns = NULL;
     size_t n = 0, replayed = 0;
     rwkv_state *cur = NULL, *prev = NULL;
-    int64_t base = 0, last_user = 0, last_user_parent = -1, b2 = 0;
-    size_t r2 = 0;
+    int64_t base = 0, last_user = 0, last_user_parent = -1;
     replay_mid mid, fork_mid = { 0, NULL, 0, NULL };
-    char note[300], note2[300] = "";
+    char note[300];
     int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW, mid_rebuilt = 0;
 
     /* a cancel sent while idle is void; one for a reply on its way (the
@@ -563,9 +577,10 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     if ((rc = rwkv_state_create(s->m, &cur, err)) != RWKV_OK ||
         (rc = rwkv_state_create(s->m, &prev, err)) != RWKV_OK)
         goto out;
-    /* the state before the last message too, so that a regeneration works at
-    ** once: taken on the way when the replay passes it, else replayed alone
-    ** (from its own snapshot: the head's was nearer) */
+    /* the state before the last message too, for a regeneration or a
+    ** continuation: taken on the way when the replay passes it, else left
+    ** to be rebuilt when one of them first needs it (sess_lazy_prev): a
+    ** resume that only goes on with the chat replays nothing for it */
     mid.turn = last_user_parent;
     mid.out = prev;
     mid.got = 0;
@@ -577,14 +592,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     if ((rc = replay_at(s, start, head, cur, &replayed, &base, note, sizeof note,
                         last_user_parent >= 0 ? &mid : mid.next, err)) != RWKV_OK)
         goto out;
-    if (last_user_parent >= 0 && !mid.got) {
-        if ((rc = replay_at(s, start, last_user_parent, prev, &r2, &b2, note2, sizeof note2,
-                            NULL, err)) != RWKV_OK)
-            goto out;
-        mid_rebuilt = r2 > 0 && b2 != last_user_parent;
-    } else {
-        mid_rebuilt = mid.got && replayed > 0 && base != last_user_parent;
-    }
+    mid_rebuilt = mid.got && replayed > 0 && base != last_user_parent;
     /* commit: the chat's start, records and state */
     if (!same_start(start, &s->start) ||
         chat_has_state_file(s->c) != (start->path[0] != '\0' || start->lib_id != 0)) {
@@ -630,8 +638,15 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         chat_restore_state(s->c, cur, need_sep);
     s->root = root;
     s->unfed = 0;
-    if (last_user_parent >= 0)
+    s->lazy = last_user_parent >= 0 && !mid.got;
+    if (s->lazy) {
+        s->lazy_turn = last_user_parent;
+        s->lazy_sid = sid;
+        s->lazy_n = chat_n_turns(s->c);
+        s->lazy_chat = s->c;
+    } else if (last_user_parent >= 0) {
         chat_set_turn_start(s->c, prev);
+    }
     if ((s->sid != sid || s->head != head) && !head_in_place(s, sid, head)) {
         rwkv_err e2;
         if (store_session_set_head(s->st, sid, head, &e2) != RWKV_OK)
@@ -655,15 +670,53 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     s->last_reply = n > 0 && turns[n - 1].role == STORE_ROLE_ASSISTANT ? turns[n - 1].id : 0;
     s->reply_id = 0;
     replay_said(s, head, replayed, base, note);
-    /* the state before the last message, replayed on its own: a replay as
-    ** long, said as well (a budget may keep the head's state alone) */
-    replay_said(s, last_user_parent, r2, b2, note2);
     rc = RWKV_OK;
 out:
     rwkv_state_destroy(cur);
     rwkv_state_destroy(prev);
     rwkv_state_destroy(fork_mid.out);
     store_branch_free(turns, n);
+    return rc;
+}
+
+/*
+** The state before the last message, left by the open (sess.lazy), when
+** something starts from it.  Nothing is written but the rebuilt state, at
+** the end (as the open kept it: under the budget, store_snapshot_put), so
+** a kill -9 during the replay loses nothing: the next open leaves it to be
+** rebuilt again.  The chat moved on since the open (a message, a reset,
+** another session or chat, a state of its own before the last message):
+** nothing pending any more.
+*/
+int
+sess_lazy_prev(sess *s, rwkv_err *err)
+{
+    rwkv_state *prev = NULL;
+    size_t replayed = 0;
+    int64_t base = 0, turn = s->lazy_turn;
+    char note[300];
+    int rc;
+
+    if (!s->lazy)
+        return RWKV_OK;
+    if (s->st == NULL || s->c != s->lazy_chat || s->sid != s->lazy_sid ||
+        chat_n_turns(s->c) != s->lazy_n || chat_state_turn_start(s->c) != NULL ||
+        chat_state_before_reply(s->c) != NULL) {
+        s->lazy = 0;
+        return RWKV_OK;
+    }
+    if ((rc = rwkv_state_create(s->m, &prev, err)) != RWKV_OK)
+        return rc;
+    rc = replay_at(s, &s->start, turn, prev, &replayed, &base, note, sizeof note, NULL, err);
+    if (rc == RWKV_OK) {
+        chat_set_turn_start(s->c, prev);
+        s->lazy = 0;
+        /* (not into a session of another model: its states are its model's) */
+        if (replayed > 0 && base != turn && turn > 0 && s->other.sid != s->sid)
+            keep_replayed(s, turn, prev);
+        replay_said(s, turn, replayed, base, note);
+    }
+    rwkv_state_destroy(prev);
     return rc;
 }
 
@@ -837,6 +890,160 @@ gone_note(sess *s)
     memset(&s->gone, 0, sizeof s->gone);
 }
 
+/* ---- the first save of a new session: one transaction -----------------------------------
+**
+** A new session's first rows -- its row, framing and greeting
+** (session_create), the turns kept so far (sess_save_records), the message
+** and its begun reply (begin_rows_write), their states -- are one write:
+** all of it is in the store, or none of it (a full disk, a read-only file,
+** a lock held too long, a kill -9 in the middle).  A try that failed leaves
+** no row and takes no id (ids are never given twice, store_int.h
+** STORE_NEXT_ID: a row written and deleted again took one), so the session
+** a later try makes is the one the user sees.  The writes made of their own
+** transactions run inside it as its savepoints (store_tx_begin).  The
+** bracket opens where no session is yet (s->sid 0); one inside another is
+** a savepoint of it, and only the outermost says "new session" once its
+** COMMIT is through.  A try undone puts back what it changed of the save
+** bookkeeping: the conversation is as unsaved as before (sess_unsaved: no
+** session, all of it), for the next message or the quit's flush.
+*/
+struct first_save {
+    int      open, outer;
+    int64_t  head, last_user, last_reply, reply_id, created_ms, model_id;
+    size_t   unsaved;
+    int64_t  unsaved_user, unsaved_reply;
+    int      launch_state, launch_frame, digest_required, samp_known, fail_said;
+};
+
+/* Open the bracket when S has no session yet: 0, or -1 after a note (the
+** write lock not had, a read-only file). */
+static int
+first_begin(sess *s, struct first_save *f)
+{
+    rwkv_err err;
+
+    memset(f, 0, sizeof *f);
+    if (s->st == NULL || s->sid != 0)
+        return 0;
+    f->outer = store_tx_depth(s->st) == 0;
+    f->head = s->head;
+    f->last_user = s->last_user;
+    f->last_reply = s->last_reply;
+    f->reply_id = s->reply_id;
+    f->created_ms = s->created_ms;
+    f->model_id = s->model_id;
+    f->unsaved = s->unsaved;
+    f->unsaved_user = s->unsaved_user;
+    f->unsaved_reply = s->unsaved_reply;
+    f->launch_state = s->launch_state;
+    f->launch_frame = s->launch_frame;
+    f->digest_required = s->meta.digest_required;
+    f->samp_known = s->samp_known;
+    f->fail_said = s->fail_said;
+    if (store_tx_begin(s->st, &err) != RWKV_OK) {
+        sess_save_failed(s, "the new session", &err);
+        return -1;
+    }
+    f->open = 1;
+    return 0;
+}
+
+static void created_note(sess *s);
+
+/* Close the bracket F: committed when OK (its failure said), else undone,
+** S's bookkeeping as first_begin found it.  0 when the rows are in. */
+static int
+first_end(sess *s, struct first_save *f, int ok)
+{
+    rwkv_err err;
+
+    if (!f->open)
+        return ok ? 0 : -1;
+    f->open = 0;
+    if (s->st == NULL) {               /* its file lost (said): the connection took it along */
+        s->sid = 0;
+        s->head = 0;
+        return -1;
+    }
+    if (ok && store_tx_commit(s->st, &err) != RWKV_OK) {   /* (undone by it) */
+        s->fail_said = f->fail_said;   /* said once, as before the try */
+        sess_save_failed(s, "the new session", &err);
+        ok = 0;
+    } else if (!ok) {
+        store_tx_rollback(s->st);
+    }
+    if (ok) {
+        if (f->outer && s->unsaved == 0)
+            s->fail_said = 0;          /* a save worked: the next failure is said */
+        if (f->outer && s->sid != 0)
+            created_note(s);
+        return 0;
+    }
+    s->sid = 0;
+    s->head = f->head;
+    s->last_user = f->last_user;
+    s->last_reply = f->last_reply;
+    s->reply_id = f->reply_id;
+    s->created_ms = f->created_ms;
+    s->model_id = f->model_id;         /* a row made inside it is gone */
+    s->unsaved = f->unsaved;
+    s->unsaved_user = f->unsaved_user;
+    s->unsaved_reply = f->unsaved_reply;
+    s->launch_state = f->launch_state;
+    s->launch_frame = f->launch_frame;
+    s->meta.digest_required = f->digest_required;
+    s->samp_known = f->samp_known;
+    return -1;
+}
+
+/* The one line of session S->sid just made (its bracket committed). */
+static void
+created_note(sess *s)
+{
+    if (s->other.fork)
+        other_note(s);
+    else if (s->gone.sid != 0)
+        gone_note(s);
+    else
+        sess_notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
+}
+
+/* session_create's rows, inside its bracket: 0, or -1 after a note. */
+static int
+session_rows(sess *s, const char *title, store_session *ss)
+{
+    rwkv_err err;
+    const char *what = NULL;
+
+    if (store_session_new(s->st, ss, &s->sid, &err) != RWKV_OK)
+        what = "the new session";
+    if (what == NULL && store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
+        what = "the framing";
+    if (what == NULL && greeting_row(s, &err) != RWKV_OK)
+        what = "the greeting";
+    if (what != NULL) {                /* undone by the bracket: no row, no id */
+        s->sid = 0;
+        s->head = 0;
+        if (title != NULL && title != s->title)
+            store_title_clean(title, s->title, sizeof s->title);
+        sess_save_failed(s, what, &err);
+        return -1;
+    }
+    s->meta.digest_required = 0;        /* every state of it is made here */
+    /* the title as saved (store_title_clean: one line, by the display rule),
+    ** not as given: the front ends show it and the note says it */
+    s->created_ms = store_session_get(s->st, s->sid, ss, &err) == RWKV_OK ? ss->created_ms : -1;
+    store_title_clean(ss->title, s->title, sizeof s->title);
+    s->last_user = 0;
+    s->last_reply = 0;
+    sess_unsaved_clear(s);
+    s->launch_state = 0;
+    s->launch_frame = 0;
+    s->samp_known = 0;                 /* the chat's values are the new session's */
+    sess_save_sampling(s);
+    return 0;
+}
+
 /*
 ** Create the session row (title TITLE; NULL: the conversation's own title
 ** when it has one -- a session deleted elsewhere is saved again under its
@@ -846,20 +1053,20 @@ gone_note(sess *s)
 ** sess_abandon while the greeting was still to be fed before it:
 ** session.c, keep_unsent) still starts with it: the system turn without a
 ** state, which a replay feeds.  A session is nothing without its start:
-** when the framing or the greeting fails (a full disk), the row goes again
-** and the conversation is kept out as when the row failed; a row whose
-** delete fails too goes before the next try makes one (s->orphan: while
-** the disk stays full, one empty session is left at most).  A failure is a
-** save_failed note (said once until a save works: a full disk fails every
-** message's try); the session is announced only once it is all there.  A
-** TITLE given is kept for the next try.  0, or -1 after a note.
+** all of it is one write (first_begin; the caller's bracket when it writes
+** the first turns too), and when a part fails (a full disk) none of it is
+** there and the conversation is kept out as when the row failed.  A
+** failure is a save_failed note (said once until a save works: a full
+** disk fails every message's try); the session is announced only once it
+** is all there.  A TITLE given is kept for the next try.  0, or -1 after a
+** note.
 */
 static int
 session_create(sess *s, const char *title, const char *msg)
 {
+    struct first_save f;
     store_session ss;
     rwkv_err err;
-    const char *what = NULL;
 
     memset(&ss, 0, sizeof ss);
     if (title == NULL && s->title[0] != '\0')
@@ -872,59 +1079,21 @@ session_create(sess *s, const char *title, const char *msg)
     snprintf(ss.strategy, sizeof ss.strategy, "%s", rwkv_model_info(s->m)->strategy);
     s->head = 0;
     s->sid = 0;
-    /* the row a failed try left goes first: one left at most, never one a try */
-    if (s->orphan != 0 && store_session_delete(s->st, s->orphan, &err) != RWKV_OK &&
-        err.code != RWKV_EINVAL) {     /* EINVAL: gone already (deleted elsewhere) */
-        if (title != NULL && title != s->title)
-            store_title_clean(title, s->title, sizeof s->title);
-        sess_save_failed(s, "the new session", &err);
-        return -1;
-    }
-    s->orphan = 0;
     ss.state_file_id = start_row(s);
-    if (s->model_id == 0 && sess_model_row(s, &err) != RWKV_OK)
-        what = "the model row";        /* (its save at the start failed too) */
-    ss.model_id = s->model_id;
-    if (what == NULL && store_session_new(s->st, &ss, &s->sid, &err) != RWKV_OK)
-        what = "the new session";
-    if (what == NULL && store_session_set_framing(s->st, s->sid, &s->fr, &err) != RWKV_OK)
-        what = "the framing";
-    if (what == NULL && greeting_row(s, &err) != RWKV_OK)
-        what = "the greeting";
-    if (what != NULL) {
-        rwkv_err e2;
-        /* the failed write may have filled the -wal: cut, the delete fits */
-        if (s->sid != 0 && store_session_delete(s->st, s->sid, &e2) != RWKV_OK) {
-            store_wal_trim(s->st);
-            if (store_session_delete(s->st, s->sid, &e2) != RWKV_OK)
-                s->orphan = s->sid;    /* deleted with the next try */
-        }
-        s->sid = 0;
-        s->head = 0;
+    if (s->model_id == 0 && sess_model_row(s, &err) != RWKV_OK) {
+        /* (its save at the start failed too) */
         if (title != NULL && title != s->title)
             store_title_clean(title, s->title, sizeof s->title);
-        sess_save_failed(s, what, &err);
+        sess_save_failed(s, "the model row", &err);
         return -1;
     }
-    s->meta.digest_required = 0;        /* every state of it is made here */
-    /* the title as saved (store_title_clean: one line, by the display rule),
-    ** not as given: the front ends show it and the note below says it */
-    s->created_ms = store_session_get(s->st, s->sid, &ss, &err) == RWKV_OK ? ss.created_ms : -1;
-    store_title_clean(ss.title, s->title, sizeof s->title);
-    s->last_user = 0;
-    s->last_reply = 0;
-    sess_unsaved_clear(s);
-    s->launch_state = 0;
-    s->launch_frame = 0;
-    if (s->other.fork)
-        other_note(s);
-    else if (s->gone.sid != 0)
-        gone_note(s);
-    else
-        sess_notef(s, 0, "new session %lld: %s", (long long)s->sid, s->title);
-    s->samp_known = 0;                 /* the chat's values are the new session's */
-    sess_save_sampling(s);
-    return 0;
+    ss.model_id = s->model_id;
+    if (first_begin(s, &f) != 0) {
+        if (title != NULL && title != s->title)
+            store_title_clean(title, s->title, sizeof s->title);
+        return -1;
+    }
+    return first_end(s, &f, session_rows(s, title, &ss) == 0);
 }
 
 /* The store row of chat turn CT's message (parent: the head). */
@@ -964,17 +1133,12 @@ static void save_gap(sess *s, const char *what, const rwkv_err *err, size_t i, i
                      int64_t reply);
 static void note_moved(sess *s);
 
-/*
-** Save the chat's records [0, N) under the head of a new session titled from
-** the first message (LAST: the state after the last one, NULL = none).
-*/
-int
-sess_save_records(sess *s, size_t n, const rwkv_state *last)
+/* sess_save_records' rows (N > 0), inside its bracket. */
+static int
+records_rows(sess *s, size_t n, const rwkv_state *last)
 {
     rwkv_err err;
 
-    if (n == 0)
-        return 0;
     if (s->sid == 0 && session_create(s, NULL, chat_turn_at(s->c, 0)->user) != 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
@@ -999,6 +1163,23 @@ sess_save_records(sess *s, size_t n, const rwkv_state *last)
     if (s->unsaved != 0 && s->unsaved - 1 < n)
         sess_unsaved_clear(s);
     return 0;
+}
+
+/*
+** Save the chat's records [0, N) under the head of a new session titled from
+** the first message (LAST: the state after the last one, NULL = none); a
+** session made here gets them in the same write (first_begin).
+*/
+int
+sess_save_records(sess *s, size_t n, const rwkv_state *last)
+{
+    struct first_save f;
+
+    if (n == 0)
+        return 0;
+    if (first_begin(s, &f) != 0)
+        return -1;
+    return first_end(s, &f, records_rows(s, n, last) == 0);
 }
 
 /*
@@ -1094,7 +1275,10 @@ sess_save_failed(sess *s, const char *what, const rwkv_err *err)
 void
 sess_unsaved_clear(sess *s)
 {
-    s->fail_said = 0;
+    /* inside a first save (first_begin) it is not through yet: first_end
+    ** clears it once it is, and a failure before that is not said twice */
+    if (s->st == NULL || store_tx_depth(s->st) == 0)
+        s->fail_said = 0;
     s->unsaved = 0;
     s->unsaved_user = s->unsaved_reply = 0;
 }
@@ -1485,26 +1669,22 @@ save_reopen(sess *s)
     s->progress_failed = 0;
 }
 
-/* begin_rows after its checks: catch-up, the message row, the reply row. */
+/* begin_rows_write after the catch-up: the session when there is none,
+** the message row, the reply row. */
 static int
-begin_rows_write(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_state *before,
-                 int64_t sid0)
+begin_rows_in(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_state *before,
+              int64_t sid0)
 {
     store_turn u, a;
     rwkv_err err;
 
-    if (catch_up(s, n - 1) != 0)
-        return -1;
     if (s->sid == 0 || s->sid != sid0)
         with_user = 1;                 /* a session made now has not got the message */
     if (s->sid == 0) {
-        int failed = s->fail_said;     /* the earlier ones were kept out: said */
         if (n > 1 && sess_save_records(s, n - 1, NULL) != 0)
             return -1;
         if (s->sid == 0 && session_create(s, NULL, ct->user) != 0)
             return -1;
-        if (n > 1 && failed)
-            said_saved(s, n - 1);
     }
     if (s->regen)
         sess_regen_mark(s);            /* what the rows below change */
@@ -1549,6 +1729,27 @@ begin_rows_write(sess *s, const chat_turn *ct, size_t n, int with_user, const rw
     if (s->unsaved != 0 && s->unsaved >= n)   /* the unsaved turn was this one */
         sess_unsaved_clear(s);
     return 0;
+}
+
+/* begin_rows after its checks: catch-up, then the rows (begin_rows_in); a
+** session made here is made with them, in one write (first_begin). */
+static int
+begin_rows_write(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_state *before,
+                 int64_t sid0)
+{
+    struct first_save f;
+    int failed = s->fail_said;         /* the earlier ones were kept out: said */
+    int made, rc;
+
+    if (catch_up(s, n - 1) != 0)
+        return -1;
+    made = s->sid == 0;
+    if (first_begin(s, &f) != 0)
+        return -1;
+    rc = first_end(s, &f, begin_rows_in(s, ct, n, with_user, before, sid0) == 0);
+    if (rc == 0 && made && n > 1 && failed)
+        said_saved(s, n - 1);
+    return rc;
 }
 
 /*
@@ -1864,6 +2065,76 @@ sess_save_finish(sess *s, const chat_turn *t)
 
 /* ---- opening, and moving in the turn tree ---------------------------------------------- */
 
+/* What a resume of session SS, made with model SM (id 0: none on record),
+** needs before a model is loaded. */
+static void
+info_of(const store_session *ss, const store_model *sm, sess_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->id = ss->id;
+    out->head_turn = ss->head_turn;
+    out->n_turns = ss->n_turns;
+    snprintf(out->title, sizeof out->title, "%s", ss->title);
+    snprintf(out->strategy, sizeof out->strategy, "%s", ss->strategy);
+    if (sm->id != 0) {
+        snprintf(out->model_path, sizeof out->model_path, "%s", sm->path);
+        snprintf(out->vocab_path, sizeof out->vocab_path, "%s", sm->vocab);
+    }
+}
+
+int
+sess_model_need(store *st, int64_t sid, const rwkv_info *inf, sess_need *out, rwkv_err *err)
+{
+    store_session ss;
+    store_statefile sf;
+    struct stat sb;
+    const char *p;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = store_session_get(st, sid, &ss, err)) != RWKV_OK ||
+        (rc = store_model_ref(st, ss.model_id, &out->model, err)) != RWKV_OK)
+        return rc;
+    if (out->model.id == 0 || !other_shape(&out->model, inf))
+        return RWKV_OK;                /* this model opens it (sess_open checks the rest) */
+    out->other = 1;
+    info_of(&ss, &out->model, &out->info);
+    p = out->model.path;
+    /* the file the session was made with, still there: by its size here
+    ** (its content once loaded: sess_need_loaded) */
+    if (strcmp(p, "(demo)") != 0) {
+        if (stat(p, &sb) != 0)
+            return rwkv_errf(err, RWKV_EINVAL, "%s: cannot open: %s (the model session %lld was "
+                             "made with; --session %lld --model PATH at launch resumes it with a "
+                             "copy of it)", p, strerror(errno), (long long)sid, (long long)sid);
+        if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != out->model.size)
+            return rwkv_errf(err, RWKV_EINVAL, "%s: holds another model than session %lld was "
+                             "made with (%llu bytes on record, %llu now); --session %lld --model "
+                             "PATH at launch resumes it with a copy of it", p, (long long)sid,
+                             (unsigned long long)out->model.size,
+                             (unsigned long long)sb.st_size, (long long)sid);
+    }
+    /* its state file, as the open would say it: before a load, not after */
+    if ((rc = store_statefile_ref(st, ss.state_file_id, &sf, err)) != RWKV_OK)
+        return rc;
+    return sess_state_check(st, sid, &sf, 0, err);
+}
+
+int
+sess_need_loaded(const sess_need *need, const rwkv_info *inf, rwkv_err *err)
+{
+    const store_model *m = &need->model;
+
+    if (inf->fingerprint == m->fingerprint &&
+        (m->digest == 0 || inf->file_digest == 0 || m->digest == inf->file_digest))
+        return RWKV_OK;
+    return rwkv_errf(err, RWKV_EINVAL, "%s: holds another model than session %lld was made with "
+                     "(fingerprint %016llx on record, %016llx now); --session %lld --model PATH "
+                     "at launch resumes it with a copy of it", m->path, (long long)need->info.id,
+                     (unsigned long long)m->fingerprint, (unsigned long long)inf->fingerprint,
+                     (long long)need->info.id);
+}
+
 int
 sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err)
 {
@@ -1901,17 +2172,9 @@ sess_lookup_ex(const char *db, int64_t sid, const char *nodb, sess_info *out, rw
     }
     if ((rc = store_session_get(st, sid, &ss, err)) != RWKV_OK)
         goto out;
-    out->id = ss.id;
-    out->head_turn = ss.head_turn;
-    out->n_turns = ss.n_turns;
-    snprintf(out->title, sizeof out->title, "%s", ss.title);
-    snprintf(out->strategy, sizeof out->strategy, "%s", ss.strategy);
     if ((rc = store_model_ref(st, ss.model_id, &sm, err)) != RWKV_OK)
         goto out;                       /* a damaged models table, said */
-    if (sm.id != 0) {
-        snprintf(out->model_path, sizeof out->model_path, "%s", sm.path);
-        snprintf(out->vocab_path, sizeof out->vocab_path, "%s", sm.vocab);
-    }
+    info_of(&ss, &sm, out);
 out:
     store_close(st);
     return rc;
@@ -2323,21 +2586,8 @@ sess_fork_point(store *st, int64_t sid, int64_t turn, int64_t *at, rwkv_err *err
     return sess_fork_point_ex(st, sid, turn, at, NULL, err);
 }
 
-/* MSGID through TR (NULL: English), kept a format for the compiler. */
-static const char *fork_tr(const char *(*tr)(const char *), const char *msgid)
-#if defined(__GNUC__)
-    __attribute__((format_arg(2)))
-#endif
-    ;
-static const char *
-fork_tr(const char *(*tr)(const char *), const char *msgid)
-{
-    return tr != NULL ? tr(msgid) : msgid;
-}
-
 int64_t
-sess_fork_live_why(store *st, int64_t live, const char *(*tr)(const char *), char *buf,
-                   size_t cap)
+sess_fork_live_why(store *st, int64_t live, char *buf, size_t cap)
 {
     store_turn t;
     rwkv_err err;
@@ -2348,12 +2598,12 @@ sess_fork_live_why(store *st, int64_t live, const char *(*tr)(const char *), cha
         store_turn_fini(&t);
     }
     if (msg > 0)
-        snprintf(buf, cap, fork_tr(tr, "reply %lld is still being written in another window: "
-                                        "branched before its message %lld"),
+        snprintf(buf, cap, store_tr(st, "reply %lld is still being written in another window: "
+                                       "branched before its message %lld"),
                  (long long)live, (long long)msg);
     else
-        snprintf(buf, cap, fork_tr(tr, "reply %lld is still being written in another window: "
-                                        "branched before its message"), (long long)live);
+        snprintf(buf, cap, store_tr(st, "reply %lld is still being written in another window: "
+                                       "branched before its message"), (long long)live);
     return msg;
 }
 

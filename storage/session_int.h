@@ -128,10 +128,6 @@ struct sess {
     char             vocab_path[STORE_PATH_MAX];
     int64_t          model_id;
     int64_t          sid;              /* 0 = created at the first reply */
-    int64_t          orphan;           /* a session row a failed creation left (its
-                                          delete failed too: a full disk), deleted
-                                          before the next try makes one (session_db.c,
-                                          session_create); 0 = none */
     int64_t          created_ms;       /* of session sid: with the id, its identity
                                           (-1 = unknown: not checked) */
     sess_other       other;            /* session sid made with another model */
@@ -204,6 +200,17 @@ struct sess {
     ** before it.  Fed before anything goes on from there (session.c,
     ** feed_kept); a replay, a reset, or a generation that fed it ends it. */
     int              unfed;
+    /* the state before the last message, left by the open to be rebuilt
+    ** when something first starts from it (session_db.c, sess_lazy_prev):
+    ** the open's replay to the head did not pass it (a budget kept the
+    ** head's state alone).  LAZY 0 = none pending; it holds while the chat
+    ** (LAZY_CHAT, of session LAZY_SID) has the LAZY_N turns the open gave
+    ** it and no state before its last message of its own */
+    int              lazy;
+    int64_t          lazy_turn;        /* the turn it is after (0 = the start) */
+    int64_t          lazy_sid;
+    size_t           lazy_n;
+    const chat      *lazy_chat;
 
     /* a save that failed part-way (a full disk, the file-size limit, a lock
     ** held past the busy timeout): chat turns [unsaved - 1, n) are not in
@@ -298,6 +305,15 @@ int  sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *
 */
 int  sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head,
                       rwkv_err *err);
+/*
+** The state before the last message, where the open left it to be rebuilt
+** (sess.lazy): rebuilt now by the replay rule, said and kept as an open's
+** replay is, and made the chat's turn start -- the one place for what
+** starts from it (a regeneration or alternative: regen_one; a
+** continuation: sess_continue).  Cancellable (RWKV_ECANCEL: nothing
+** changed, still pending).  Nothing pending: RWKV_OK, nothing done.
+*/
+int  sess_lazy_prev(sess *s, rwkv_err *err);
 /* Save the chat's records [0, N) under the head (a new session titled from
 ** the first message when there is none; LAST: the state after the last
 ** one, NULL = none): 0, or -1 after a note. */

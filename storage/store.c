@@ -403,26 +403,95 @@ store_returning_done(store *s, sqlite3_stmt *st, const char *what, rwkv_err *err
     return r == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, what);
 }
 
+/*
+** Nesting (store_int.h): depth 1 is BEGIN IMMEDIATE .. COMMIT; each level
+** inside it a savepoint "store_tx_D" (D its depth), released or rolled back
+** to on its own.  A full disk or an I/O error may make SQLite roll the whole
+** transaction back by itself (sqlite3_get_autocommit says so): a level
+** inside it then writes nothing more -- its begin and commit fail, its
+** rollback only steps out -- so no statement after that runs outside the
+** transaction its caller opened, and the outermost rollback ends it.
+*/
+static int
+tx_lost(store *s, rwkv_err *err)
+{
+    const char *lim = write_limit(s);
+
+    return rwkv_errf(err, RWKV_EDB, "%s: %s", s->path,
+                     lim ? lim : "the write failed and was undone (nothing was saved)");
+}
+
+static int
+tx_savepoint(store *s, const char *verb, int depth, rwkv_err *err)
+{
+    char sql[64];
+
+    snprintf(sql, sizeof sql, "%s store_tx_%d", verb, depth);
+    return store_exec(s, sql, err);
+}
+
 int
 store_tx_begin(store *s, rwkv_err *err)
 {
-    return store_exec(s, "BEGIN IMMEDIATE", err);
+    int rc;
+
+    if (s->tx_depth == 0)
+        rc = store_exec(s, "BEGIN IMMEDIATE", err);
+    else if (sqlite3_get_autocommit(s->db))
+        rc = tx_lost(s, err);          /* the outer one was rolled back */
+    else
+        rc = tx_savepoint(s, "SAVEPOINT", s->tx_depth + 1, err);
+    if (rc == RWKV_OK)
+        s->tx_depth++;
+    return rc;
 }
 
 int
 store_tx_commit(store *s, rwkv_err *err)
 {
-    int rc = store_exec(s, "COMMIT", err);
-    if (rc != RWKV_OK)
+    int rc;
+
+    if (s->tx_depth <= 1) {
+        rc = store_exec(s, "COMMIT", err);
+        if (rc != RWKV_OK)
+            store_tx_rollback(s);
+        s->tx_depth = 0;
+        return rc;
+    }
+    if (sqlite3_get_autocommit(s->db)) {
+        s->tx_depth--;
+        return tx_lost(s, err);
+    }
+    if ((rc = tx_savepoint(s, "RELEASE", s->tx_depth, err)) != RWKV_OK) {
         store_tx_rollback(s);
-    return rc;
+        return rc;
+    }
+    s->tx_depth--;
+    return RWKV_OK;
 }
 
 void
 store_tx_rollback(store *s)
 {
+    if (s->tx_depth > 1) {
+        if (!sqlite3_get_autocommit(s->db)) {
+            char sql[96];
+            snprintf(sql, sizeof sql, "ROLLBACK TO store_tx_%d; RELEASE store_tx_%d",
+                     s->tx_depth, s->tx_depth);
+            sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+        }
+        s->tx_depth--;
+        return;
+    }
+    s->tx_depth = 0;
     if (!sqlite3_get_autocommit(s->db))
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int
+store_tx_depth(const store *s)
+{
+    return s->tx_depth;
 }
 
 size_t

@@ -282,6 +282,10 @@ typedef struct store_retention {
 #define STORE_KEEP_LAST_DEFAULT 6
 #define STORE_EVERY_DEFAULT     8
 void store_set_retention(store *s, const store_retention *r);
+/* *KEEPS: 1 when S's retention keeps the state of TURN of SESSION (a leaf,
+** a branch point, ...): a state it has not then went another way (the
+** budget).  0 for a turn not in SESSION. */
+int  store_retention_keeps(store *s, int64_t session, int64_t turn, int *keeps, rwkv_err *err);
 
 /* ---- models, state files, presets ---------------------------------------- */
 
@@ -635,6 +639,11 @@ int store_turn_path(store *s, int64_t turn, int64_t **ids, size_t *n, rwkv_err *
 /* The messages (user and assistant turns, as store_session.n_turns counts)
 ** from the root down to HEAD into *N (0 when HEAD is 0). */
 int store_branch_messages(store *s, int64_t head, int64_t *n, rwkv_err *err);
+/* The tokens the state after HEAD holds: every turn's from the root down
+** to HEAD (the greeting's too), but HEAD's own when it is a message with no
+** reply (an open goes on before it), into *N (0 when HEAD is 0) -- one
+** query, the turns not read. */
+int store_branch_tokens(store *s, int64_t head, uint64_t *n, rwkv_err *err);
 /* Children of TURN in creation order; TURN = 0 with SESSION lists the roots. */
 int store_turn_children(store *s, int64_t session, int64_t turn, int64_t **ids,
                         size_t *n, rwkv_err *err);
@@ -863,9 +872,10 @@ typedef struct store_hit {
 ** Substring search of TEXT in session titles and the messages (user and
 ** assistant turns; not the greeting, which is framing).  TEXT is split
 ** at blanks into words ("a quoted phrase" is one word, "" none); every word must
-** appear as a substring, in any script, ASCII case ignored.  Words of 3+
-** characters use the FTS5 trigram index; shorter ones are matched by LIKE
-** (a scan of the turns, slower on a big database).  Quotes and FTS5
+** appear as a substring, in any script, case ignored (store_casefold.c: the FTS5
+** index's own folding, for titles and snippets too).  Words of 3+
+** characters use the FTS5 trigram index; shorter ones are matched by a
+** scan of the turns (slower on a big database).  Quotes and FTS5
 ** operators in TEXT are plain text.  At most MAX hits: titles first (most
 ** recently updated first), then turns, newest first.  *HITS owned by
 ** caller: free().  RWKV_EINVAL for an empty TEXT.
@@ -945,28 +955,32 @@ int store_import_check_ex(const char *text, size_t len, const char *what,
 int store_export_states(store *s, int64_t id, enum store_format fmt, int states, char **buf,
                         size_t *len, char *note, size_t note_cap, rwkv_err *err);
 /* What store_import_states did with the states a file carries. */
+#define STORE_IMPORT_NOTE_LINES 20   /* refused states named one a line */
 typedef struct store_import_info {
     int64_t carried;       /* turns of the file that carry a "state" */
     int64_t taken;         /* of them, verified and stored */
-    int64_t refused;       /* of them, not stored: the first named in NOTE */
+    int64_t refused;       /* of them, not stored: each named in NOTE */
     int64_t replay_turns;  /* the first open's replay: turns above the head's */
     int64_t replay_tokens; /*   nearest state and their tokens (0: none) */
-    char    note[RWKV_ERR_MSG];   /* "WHAT: turn N: why (and K more)", or "" */
+    /* one line a refused state, "WHAT: turn N: saved state not taken: why",
+    ** '\n' between; past STORE_IMPORT_NOTE_LINES a last "WHAT: and K more
+    ** saved states not taken"; "" when none */
+    char    note[STORE_IMPORT_NOTE_LINES * 400];
 } store_import_info;
 /*
 ** store_import_ex, and with TAKE the states the file carries: each is
 ** stored (through the snapshot path: shared blobs, retention, budget) only
 ** when its base64, length, checksum and model (the file's: fingerprint,
 ** version, shape) are right; one that is not is left out and named in
-** INFO->note -- the import goes on (its turns' tokens rebuild it), so a
+** INFO->note, one line each -- the import goes on (its turns' tokens rebuild it), so a
 ** bad state loses nothing.  INFO (OUT, may be NULL).
 */
 int store_import_states(store *s, const char *text, size_t len, const char *what,
                         const store_import_vocab *v, int take, store_import_info *info,
                         int64_t *id, rwkv_err *err);
 /*
-** The one line an import of WHAT as session ID (TAKE: with --states) says
-** after it, from IN: a state left out and why, or the states it did not
+** What an import of WHAT as session ID (TAKE: with --states) says after
+** it, from IN: each state left out and why (a line each), or the states it did not
 ** take, or none carried -- with what the first open then replays; "" when
 ** the first open replays nothing.  `sessions import` and F2's C-o say it.
 */

@@ -133,41 +133,40 @@ n_chars(const char *w)
     return n;
 }
 
-/* W as a LIKE pattern %W% with % _ and \ escaped (ESCAPE '\'). */
-static char *
-like_pattern(const char *w)
+/* One character of the NUL-terminated P: its length (ill-formed: 1 byte,
+** itself) and *CP; 0 at the end. */
+static size_t
+next_cp(const char *p, uint32_t *cp)
 {
-    char *q = malloc(strlen(w) * 2 + 3), *o = q;
-    if (q == NULL)
-        return NULL;
-    *o++ = '%';
-    for (; *w; w++) {
-        if (*w == '%' || *w == '_' || *w == '\\')
-            *o++ = '\\';
-        *o++ = *w;
+    size_t n = 1;
+    int r;
+
+    if (*p == '\0')
+        return 0;
+    while (n < 4 && p[n] != '\0')   /* a character's room, not strlen: per position */
+        n++;
+    r = utf8_decode((const unsigned char *)p, n, cp);
+    if (r <= 0) {
+        *cp = (unsigned char)*p | 0x80000000u;   /* never a character's fold */
+        return 1;
     }
-    *o++ = '%';
-    *o = '\0';
-    return q;
+    return (size_t)r;
 }
 
-/* Length of the match of W at P (ASCII case folded), 0 if none. */
+/* Length in P of the match of W at P, case folded as the body index folds
+** (store_casefold_cp), 0 if none. */
 static size_t
 match_at(const char *p, const char *w)
 {
-    size_t i = 0;
-    for (; w[i]; i++) {
-        unsigned char a = (unsigned char)p[i], b = (unsigned char)w[i];
-        if (a == '\0')
+    size_t i = 0, j = 0;
+
+    while (w[j]) {
+        uint32_t a, b;
+        size_t la = next_cp(p + i, &a), lb = next_cp(w + j, &b);
+        if (la == 0 || store_casefold_cp(a) != store_casefold_cp(b))
             return 0;
-        if (a < 0x80 && b < 0x80) {
-            if (a >= 'A' && a <= 'Z')
-                a = (unsigned char)(a + 32);
-            if (b >= 'A' && b <= 'Z')
-                b = (unsigned char)(b + 32);
-        }
-        if (a != b)
-            return 0;
+        i += la;
+        j += lb;
     }
     return i;
 }
@@ -286,8 +285,8 @@ add_hits(store *s, sqlite3_stmt *st, char *const *w, int nw, store_hit **v, size
 }
 
 /*
-** A search's words: W[NW] (pointers into BLK), PAT[k] the LIKE pattern of
-** word k, Q the FTS5 query of the NLONG words of 3+ characters, SQL room for
+** A search's words: W[NW] (pointers into BLK), PAT[k] word k folded
+** (store_casefold_str: matched in rwkv_fold() of a title or a turn), Q the FTS5 query of the NLONG words of 3+ characters, SQL room for
 ** either statement.  All owned; search_q_free frees them.
 */
 struct search_q {
@@ -341,8 +340,8 @@ fts_phrase_add(char *q, size_t qn, const char *w)
 
 /*
 ** Split TEXT into *SQ.  Words of 3+ characters go to the trigram index (Q);
-** shorter ones, which a trigram index cannot answer, are LIKE conditions (a
-** scan of the turns).  On failure *SQ is freed.
+** shorter ones, which a trigram index cannot answer, are matched folded, by
+** the index's own folding (a scan of the turns).  On failure *SQ is freed.
 */
 static int
 search_q_build(const char *text, struct search_q *sq, rwkv_err *err)
@@ -360,12 +359,12 @@ search_q_build(const char *text, struct search_q *sq, rwkv_err *err)
     }
     sq->q = malloc(strlen(text) * 2 + 4 * (size_t)sq->nw + 1);
     sq->pat = calloc((size_t)sq->nw, sizeof *sq->pat);
-    sq->sql = malloc(800 + 80 * (size_t)sq->nw);
+    sq->sql = malloc(800 + 100 * (size_t)sq->nw);
     if (sq->q == NULL || sq->pat == NULL || sq->sql == NULL)
         goto oom;
     sq->q[0] = '\0';
     for (int k = 0; k < sq->nw; k++) {
-        if ((sq->pat[k] = like_pattern(sq->w[k])) == NULL)
+        if ((sq->pat[k] = store_casefold_str(sq->w[k], strlen(sq->w[k]), NULL)) == NULL)
             goto oom;
         if (n_chars(sq->w[k]) < 3)
             continue;
@@ -380,14 +379,15 @@ oom:
 
 /* The conditions of a title (of sessions s) / a turn's text (turns t)
 ** holding every word of SQ, appended to SQ->sql; the bind_ functions bind
-** their values from parameter B on and return the next.  A turn: the long
-** words by the trigram index, the short ones by LIKE (search_q_build). */
+** their values from parameter B on and return the next.  A title: every
+** word folded (rwkv_fold, the index's folding); a turn: the long words by
+** the trigram index, the short ones folded (search_q_build). */
 static void
 title_where(struct search_q *sq)
 {
     strcat(sq->sql, "1");
     for (int k = 0; k < sq->nw; k++)
-        strcat(sq->sql, " AND s.title LIKE ? ESCAPE '\\'");
+        strcat(sq->sql, " AND instr(rwkv_fold(s.title), ?) > 0");
 }
 
 static int
@@ -408,7 +408,7 @@ turn_where(struct search_q *sq)
         strcat(sq->sql, " AND t.id IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?)");
     for (int k = 0; k < sq->nw; k++)
         if (n_chars(sq->w[k]) < 3)
-            strcat(sq->sql, " AND t.text LIKE ? ESCAPE '\\'");
+            strcat(sq->sql, " AND instr(rwkv_fold(t.text), ?) > 0");
 }
 
 static int
@@ -477,7 +477,8 @@ store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n
 
     *hits = NULL;
     *n = 0;
-    if ((rc = search_q_build(text, &sq, err)) != RWKV_OK)
+    if ((rc = store_casefold_register(s, err)) != RWKV_OK ||
+        (rc = search_q_build(text, &sq, err)) != RWKV_OK)
         return rc;
     if ((rc = search_titles(s, &sq, lim, &v, &cnt, &cap, err)) == RWKV_OK)
         rc = search_turns(s, &sq, lim, &v, &cnt, &cap, err);
@@ -502,7 +503,8 @@ store_search_sessions(store *s, const char *text, int64_t **ids, size_t *n, rwkv
 
     *ids = NULL;
     *n = 0;
-    if ((rc = search_q_build(text, &sq, err)) != RWKV_OK)
+    if ((rc = store_casefold_register(s, err)) != RWKV_OK ||
+        (rc = search_q_build(text, &sq, err)) != RWKV_OK)
         return rc;
     /* store_search's two matches, a title or a turn, for every session */
     strcpy(sq.sql, "SELECT s.id FROM sessions s WHERE (");
@@ -2070,14 +2072,17 @@ struct state_take {
     store_import_info info;
 };
 
-/* The first refused state into SC's note ("WHAT: turn N: why"), the
-** others counted (" (and K more)" is added at the end: import_run). */
+/* A refused state into SC's note, a line each ("WHAT: turn N: saved state
+** not taken: why"); past STORE_IMPORT_NOTE_LINES only counted (the "and K
+** more" line is added at the end: import_run). */
 static void
 state_refused(struct state_take *sc, const char *what, const char *tn, const char *why)
 {
-    if (sc->info.refused++ == 0)
-        snprintf(sc->info.note, sizeof sc->info.note, "%s: %s: saved state not taken: %s", what,
-                 tn, why);
+    size_t l = strlen(sc->info.note);
+
+    if (sc->info.refused++ < STORE_IMPORT_NOTE_LINES)
+        snprintf(sc->info.note + l, sizeof sc->info.note - l,
+                 "%s%s: %s: saved state not taken: %s", l ? "\n" : "", what, tn, why);
 }
 
 /* Hex "16 digits" of KEY in O into *OUT; 0 when absent or not that. */
@@ -2707,10 +2712,11 @@ import_run(store *s, const char *text, size_t len, const char *what, const store
     rc = store_tx_commit(s, err);
     if (rc != RWKV_OK)
         *id = 0;
-    if (sc->info.refused > 1) {
+    if (sc->info.refused > STORE_IMPORT_NOTE_LINES) {
         size_t l = strlen(sc->info.note);
-        snprintf(sc->info.note + l, sizeof sc->info.note - l, " (and %lld more)",
-                 (long long)sc->info.refused - 1);
+        snprintf(sc->info.note + l, sizeof sc->info.note - l,
+                 "\n%s: and %lld more saved states not taken", what,
+                 (long long)sc->info.refused - STORE_IMPORT_NOTE_LINES);
     }
 out:
     tok_close(tc.bytes);

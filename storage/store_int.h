@@ -65,6 +65,9 @@ struct store {
     ** database errors are "PATH: why" (store_dberr leaves out its WHAT),
     ** the caller naming the action once */
     int             plain_errors;
+    /* store_tx_begin's nesting: 0 outside a transaction, 1 in BEGIN
+    ** IMMEDIATE, N > 1 in its savepoint store_tx_N */
+    int             tx_depth;
     /* opened read-only (store_open_ex, read_ok): nothing is written,
     ** checkpointed or removed, at the close either; immutable: through
     ** SQLite's immutable=1 (no -wal, no -shm, no locks) */
@@ -201,10 +204,23 @@ int store_step_row(store *s, sqlite3_stmt *st, const store_rowspec *rs, const ch
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-/* BEGIN IMMEDIATE / COMMIT / ROLLBACK (rollback never fails loudly). */
+/*
+** A write transaction, nestable: outside one, BEGIN IMMEDIATE / COMMIT /
+** ROLLBACK; inside one (a write that makes its own transaction called from
+** a caller's, as the first save of a new session is: session_db.c), the
+** savepoint of its level: SAVEPOINT / RELEASE / ROLLBACK TO, so the inner
+** work is undone on its own and made durable only by the outermost COMMIT.
+** Each begin that succeeded is ended by one commit or one rollback; a
+** commit that fails has rolled its level back (rollback never fails
+** loudly).  Once SQLite rolled the whole transaction back by itself (a full
+** disk, an I/O error), an inner begin or commit fails: nothing runs outside
+** the transaction its caller opened.
+*/
 int  store_tx_begin(store *s, rwkv_err *err);
 int  store_tx_commit(store *s, rwkv_err *err);
 void store_tx_rollback(store *s);
+/* How many store_tx_begin levels are open (0: none). */
+int  store_tx_depth(const store *s);
 /* The first column of the first row of SQL (0 when there is no row). */
 int store_pragma_int(store *s, const char *sql, int64_t *out, rwkv_err *err);
 /*
@@ -339,5 +355,14 @@ int  store_framing_copy_tx(store *s, int64_t from, int64_t to, rwkv_err *err);
 ** next delete or `sessions vacuum`), so the delete that is done never waits
 ** the busy time for it.  Its error is dropped. */
 void store_vacuum_after_delete(store *s);
+
+/* store_casefold.c: the search's one case folding, the body index's own (the
+** FTS5 trigram tokenizer's table).  store_casefold_cp: CP folded.
+** store_casefold_str: the N bytes at S folded (ill-formed bytes kept), a new
+** NUL-terminated string owned by caller (free), *OUT_LEN its length; NULL
+** out of memory.  store_casefold_register: SQL rwkv_fold(X) on S's connection. */
+uint32_t store_casefold_cp(uint32_t cp);
+char    *store_casefold_str(const char *s, size_t n, size_t *out_len);
+int      store_casefold_register(store *s, rwkv_err *err);
 
 #endif

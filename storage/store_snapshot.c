@@ -252,17 +252,22 @@ meta_match(const store_state_meta *have, size_t n_have, const store_state_meta *
     "SELECT CASE WHEN n.blob_id IS NULL THEN n.blob ELSE b.blob END, n.digest, n.blob_id" \
     " FROM snapshots n LEFT JOIN state_blobs b ON b.id=n.blob_id WHERE n.turn_id=?"
 
-/* Why column 0 of a SNAP_SELECT row is no blob, or E2's message. */
+/* Why column 0 of a SNAP_SELECT row (of SQLite type TYPE, read before the
+** bytes were) is no state: its shared row missing, or cut or damaged (E2's
+** message: store_blob_decode says what, with the sizes). */
 static const char *
-snap_why(sqlite3_stmt *st, const rwkv_err *e2, char *buf, size_t cap)
+snap_why(sqlite3_stmt *st, int type, const rwkv_err *e2, char *buf, size_t cap)
 {
-    if (sqlite3_column_type(st, 0) == SQLITE_BLOB)
-        return e2->msg;
-    if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-        snprintf(buf, cap, "its shared state (row %lld of state_blobs) is missing",
-                 (long long)sqlite3_column_int64(st, 2));
+    long long row = sqlite3_column_int64(st, 2);
+    const char *as = type == SQLITE_BLOB ? "" : " (stored as text, not a blob)";
+
+    if (sqlite3_column_type(st, 2) == SQLITE_NULL)
+        snprintf(buf, cap, "%.200s%s", type == SQLITE_NULL ? "no state bytes" : e2->msg, as);
+    else if (type == SQLITE_NULL)
+        snprintf(buf, cap, "its shared state (row %lld of state_blobs) is missing", row);
     else
-        snprintf(buf, cap, "not a blob");
+        snprintf(buf, cap, "its shared state (row %lld of state_blobs) is damaged: %.160s%s", row,
+                 e2->msg, as);
     return buf;
 }
 
@@ -286,16 +291,18 @@ store_snapshot_get(store *s, int64_t turn, const store_state_meta *want, float *
                              (long long)turn)) != RWKV_OK)
         goto out;
     {
+        /* a value of another type is read as its bytes: text cut from a
+        ** blob says what is wrong with them, not that the row is missing */
+        int type = sqlite3_column_type(st, 0);
         const unsigned char *b = sqlite3_column_blob(st, 0);
         size_t len = (size_t)sqlite3_column_bytes(st, 0);
         rwkv_err e2;
-        char wb[96];
+        char wb[RWKV_ERR_MSG / 2];
         e2.msg[0] = '\0';
-        if (sqlite3_column_type(st, 0) != SQLITE_BLOB ||
-            store_blob_decode(b, len, &have, &nf, NULL, 0, &e2) != RWKV_OK) {
+        if (type == SQLITE_NULL || store_blob_decode(b, len, &have, &nf, NULL, 0, &e2) != RWKV_OK) {
             *so = STORE_SNAP_CORRUPT;
             rc = rwkv_errf(err, RWKV_EFORMAT, "saved state of turn %lld is unusable: %s", (long long)turn,
-                           snap_why(st, &e2, wb, sizeof wb));
+                           snap_why(st, type, &e2, wb, sizeof wb));
             goto out;
         }
         have.digest = (uint64_t)sqlite3_column_int64(st, 1);   /* not in the blob (v5) */
@@ -329,13 +336,14 @@ store_snapshot_meta(store *s, int64_t turn, store_state_meta *meta, size_t *n, r
     if ((rc = store_step_one(s, st, "reading snapshot", err, "turn %lld has no saved state",
                              (long long)turn)) == RWKV_OK) {
         rwkv_err e2;
-        char wb[96];
+        char wb[RWKV_ERR_MSG / 2];
+        int type = sqlite3_column_type(st, 0);   /* before the bytes are read */
         e2.msg[0] = '\0';
-        if (sqlite3_column_type(st, 0) != SQLITE_BLOB ||
+        if (type == SQLITE_NULL ||
             store_blob_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
                               meta, n, NULL, 0, &e2) != RWKV_OK)
             rc = rwkv_errf(err, RWKV_EFORMAT, "saved state of turn %lld is unusable: %s",
-                           (long long)turn, snap_why(st, &e2, wb, sizeof wb));
+                           (long long)turn, snap_why(st, type, &e2, wb, sizeof wb));
         else
             meta->digest = (uint64_t)sqlite3_column_int64(st, 1);
     }
@@ -650,15 +658,19 @@ store_snapshot_drop_tx(store *s, const int64_t *turns, size_t n, const char *wha
     return store_exec_ids(s, "DELETE FROM snapshots WHERE turn_id=?", turns, n, what, err);
 }
 
-int
-store_retain(store *s, int64_t session, rwkv_err *err)
+/* The turns of SESSION into *V (*N, by id; owned by caller: free), each
+** marked keep by the retention rule (store.h): a leaf, a branch point, one of
+** the last keep_last turns of a branch, or a depth a multiple of every. */
+static int
+retain_marks(store *s, int64_t session, struct rnode **out, size_t *out_n, rwkv_err *err)
 {
     sqlite3_stmt *st;
     struct rnode *v = NULL;
-    int64_t *drop = NULL;
-    size_t n = 0, cap = 0, n_drop = 0;
+    size_t n = 0, cap = 0;
     int rc;
 
+    *out = NULL;
+    *out_n = 0;
     if ((rc = store_prep(s, "SELECT t.id, coalesce(t.parent_id, 0), t.depth,"
                             " EXISTS(SELECT 1 FROM snapshots n WHERE n.turn_id=t.id)"
                             " FROM turns t WHERE t.session_id=? ORDER BY t.id", &st, err)) != RWKV_OK)
@@ -667,8 +679,9 @@ store_retain(store *s, int64_t session, rwkv_err *err)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct rnode *t = store_grow(v, &cap, n, sizeof *v, 64);
         if (t == NULL) {
-            rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
-            goto out;
+            sqlite3_finalize(st);
+            free(v);
+            return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
         }
         v = t;
         memset(&v[n], 0, sizeof v[n]);
@@ -680,8 +693,11 @@ store_retain(store *s, int64_t session, rwkv_err *err)
     }
     if (rc != SQLITE_DONE) {
         rc = store_dberr(s, err, "reading turns");
-        goto out;
+        sqlite3_finalize(st);
+        free(v);
+        return rc;
     }
+    sqlite3_finalize(st);
     for (size_t i = 0; i < n; i++) {
         v[i].pidx = v[i].parent ? find_node(v, n, v[i].parent) : SIZE_MAX;
         if (v[i].pidx != SIZE_MAX)
@@ -696,6 +712,21 @@ store_retain(store *s, int64_t session, rwkv_err *err)
                 v[j].keep = 1;
         }
     }
+    *out = v;
+    *out_n = n;
+    return RWKV_OK;
+}
+
+int
+store_retain(store *s, int64_t session, rwkv_err *err)
+{
+    struct rnode *v = NULL;
+    int64_t *drop = NULL;
+    size_t n = 0, n_drop = 0;
+    int rc;
+
+    if ((rc = retain_marks(s, session, &v, &n, err)) != RWKV_OK)
+        return rc;
     if ((drop = malloc((n ? n : 1) * sizeof *drop)) == NULL) {
         rc = rwkv_errf(err, RWKV_ENOMEM, "out of memory");
         goto out;
@@ -708,10 +739,25 @@ store_retain(store *s, int64_t session, rwkv_err *err)
         rc = store_budget_apply(s, session, &bi, err);
     }
 out:
-    sqlite3_finalize(st);
     free(drop);
     free(v);
     return rc;
+}
+
+int
+store_retention_keeps(store *s, int64_t session, int64_t turn, int *keeps, rwkv_err *err)
+{
+    struct rnode *v = NULL;
+    size_t n = 0, i;
+    int rc;
+
+    *keeps = 0;
+    if ((rc = retain_marks(s, session, &v, &n, err)) != RWKV_OK)
+        return rc;
+    if ((i = find_node(v, n, turn)) != SIZE_MAX)
+        *keeps = v[i].keep;
+    free(v);
+    return RWKV_OK;
 }
 
 /* ---- replay plans ------------------------------------------------------- */

@@ -1266,6 +1266,29 @@ store_branch_messages(store *s, int64_t head, int64_t *n, rwkv_err *err)
 }
 
 int
+store_branch_tokens(store *s, int64_t head, uint64_t *n, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    *n = 0;
+    if (head <= 0)
+        return RWKV_OK;
+    /* (per row as store_turn_get counts them: its blob's bytes / 4) */
+    if ((rc = store_prep(s, STORE_PATH_CTE " SELECT coalesce(sum(length(t.tokens) / 4), 0)"
+                            " FROM p JOIN turns t ON t.id=p.id"
+                            " WHERE NOT (t.id=?1 AND t.role=1)", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, head);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *n = (uint64_t)sqlite3_column_int64(st, 0);
+    else
+        rc = store_dberr(s, err, "counting the tokens of a branch");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
 store_turn_children(store *s, int64_t session, int64_t turn, int64_t **ids, size_t *n,
                     rwkv_err *err)
 {

@@ -37,6 +37,7 @@
 #include "yamlerr.h"
 
 #define TUI_POLL_MS       250    /* idle poll timeout: nothing else needs ticks */
+#define TUI_DB_CHECK_S    3.0    /* the database file looked at while idle, at most this often */
 #define TUI_ESC_WAIT_MS   30     /* a key after ESC within this is Alt+key */
 #define TUI_PASTE_WAIT_MS 1000   /* in a paste: the rest of a sequence or a character
                                     split by a slow link (SSH) */
@@ -2619,6 +2620,28 @@ app_fini(struct app *a)
     tui_session_notes_fini(a);
 }
 
+/* While no job runs, at most every TUI_DB_CHECK_S seconds of run time:
+** the database file looked at as a save and the leaving rule look at it
+** (sess_db_check: a stat and a 16-byte read), so a file deleted or
+** replaced under a client left idle is said then, once, in the save's own
+** line -- not only at the next send, leave or quit.  Never while a reply
+** streams: the worker drives the sess then. */
+static void
+idle_db_check(struct app *a)
+{
+    static double last;
+    double now;
+
+    if (a->busy || a->quit || a->sess == NULL || sess_db_lost(a->sess))
+        return;
+    now = mono_run_s();
+    if (last > 0 && now - last < TUI_DB_CHECK_S)
+        return;
+    last = now;
+    if (sess_db_check(a->sess, 0))
+        tui_session_sync(a);       /* saved nowhere now: as after a failed save */
+}
+
 static void
 main_loop(struct app *a)
 {
@@ -2653,6 +2676,7 @@ again:
             lock_over(a);          /* keys typed during its wait: before newer ones */
         }
         read_keys(a);              /* also picks up KEY_RESIZE after SIGWINCH */
+        idle_db_check(a);
         if (a->busy)
             a->dirty = 1;          /* status line shows live progress */
         if (a->launch.max_frames > 0)
@@ -2837,10 +2861,12 @@ load_config(struct app *a)
     }
     if (cfg_load(launch->config, &a->cfg, msg, sizeof msg) != 0)
         tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, msg, strlen(msg));
+    /* the config names the language: what follows is said in it */
+    tui_lang_set(tui_lang_pick(a->cfg.language, MB_CUR_MAX > 1));
     theme_name = launch->theme ? launch->theme : (a->cfg.theme[0] ? a->cfg.theme : "default");
     if (theme_load(theme_name, &a->th, msg, sizeof msg) != 0) {
         char line[THEME_MSG + 64];
-        snprintf(line, sizeof line, "%s; using the default theme", msg);
+        snprintf(line, sizeof line, TR("%s; using the default theme"), msg);
         tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, line, strlen(line));
     }
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
@@ -2946,7 +2972,6 @@ tui_run(const tui_launch *launch)
         free(a);
         return rc;
     }
-    tui_lang_set(tui_lang_pick(a->cfg.language, MB_CUR_MAX > 1));
     if ((launch->resume || launch->session_id) && (rc = resume_lookup(a)) != 0) {
         app_fini(a);
         free(a);

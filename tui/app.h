@@ -126,7 +126,8 @@ enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
                        TUI_PROMPT_SAVE_STATE, TUI_PROMPT_GEN, TUI_PROMPT_PRUNE,
                        TUI_PROMPT_EXPORT, TUI_PROMPT_IMPORT, TUI_PROMPT_FRAMING,
                        TUI_PROMPT_ALTS, TUI_PROMPT_BUDGET,
-                       TUI_PROMPT_UNSAVED, TUI_PROMPT_UNSAVED_EXPORT };
+                       TUI_PROMPT_UNSAVED, TUI_PROMPT_UNSAVED_EXPORT,
+                       TUI_PROMPT_OTHER_MODEL };
 
 /* A transcript note a rebuild puts back (tui_session_note says where). */
 #define TUI_NOTE_RUN      0
@@ -242,6 +243,10 @@ struct app {
     int             lock_nkeys;
     /* every notice, newest last (a ring of TUI_LOG_MAX; M-l shows them whole) */
     char           *log[TUI_LOG_MAX];    /* owned: "HH:MM:SS  text" */
+    /* 1: that entry is an error, its "error: " put in front when M-l shows
+    ** it (tui_log_entry), in the language of then: an entry made before
+    ** the config set the language (its own error) reads as the rest */
+    unsigned char   log_err[TUI_LOG_MAX];
     /* the transcript's notes that a rebuild (resume, branch switch) puts
     ** back, oldest first (tui_session_note) */
     tui_note        notes[TUI_NOTES_MAX];
@@ -585,6 +590,10 @@ int  tui_role_attr(const struct app *a, int role);
 ** to TUI_NOTICE bytes) and whole in the message log. */
 void tui_log_only(struct app *a, const char *msg);
 void tui_log_add(struct app *a, int is_err, const char *msg);
+/* Entry K of the log (0: the oldest kept) as M-l shows it: the stamp, then
+** an error's "error: " in the interface language, then the message.  The
+** caller frees it. */
+char *tui_log_entry(const struct app *a, int k);
 /* A notice of MSG (translated already) in the footer, into the log only
 ** when its newest entry is not the same (a search repeated key by key). */
 void tui_notice_once(struct app *a, int is_err, const char *msg);
@@ -678,6 +687,12 @@ void tui_capture_close(tui_capture *c);
 ** refused, said in an error notice before it returns. */
 #define TUI_SWITCH_LOAD (-2)
 int  tui_switch_model(struct app *a, const char *path, const char *strategy);
+/* model_load.c: the same for the model of a session made with another
+** shape (F2: NEED from sess_model_need), loaded by the launch's rule
+** (sess_info_launch) and checked to be the file the session was made with
+** before it replaces the model in use; then that session is opened on it
+** (a job) instead of a new one.  Returns as tui_switch_model. */
+int  tui_switch_session_model(struct app *a, const sess_need *need);
 /* model_load.c: the model and tokenizer of the launch (--model or the
 ** config's, or --demo), before the session: 0, or the exit status with one
 ** line on stderr. */

@@ -39,6 +39,9 @@ typedef struct tui_menu {
                                  width, so the details line up (F2's sessions) */
     char           filter[TUI_MENU_FILTER];  /* the search as typed (shown) */
     char           match[TUI_MENU_FILTER];   /* the part of it matched against the items */
+    char           note[512]; /* what the fill said of a list it left empty (--no-db:
+                                 sessions are not saved), shown there alone in
+                                 place of "(empty)"; "" = none */
     /* where the list was last drawn (the view sets it; clicks read it) */
     int            list_y, list_x, list_w, list_h;
 } tui_menu;

@@ -299,10 +299,15 @@ prune_ask(struct app *a, const tui_menu_item *it, int key)
                           ? (long long)ss.n_turns : (long long)p.n_turns;
         snprintf(label, sizeof label, TR("delete the whole conversation (%lld turns)? the session "
                  "stays, empty (y/n) "), n);
+    } else if (p.has_head && below == 0) {       /* a leaf: nothing below to count */
+        snprintf(label, sizeof label, TR("delete this turn? you are on it: the chat moves to the "
+                 "%s (y/n) "), p.head == p.parent ? TR("turn above") : TR("branch beside it"));
     } else if (p.has_head) {
         snprintf(label, sizeof label, TR("delete this turn and %zu below it? you are on it: the "
                  "chat moves to the %s (y/n) "), below, p.head == p.parent ? TR("turn above") :
                  TR("branch beside it"));
+    } else if (below == 0) {
+        snprintf(label, sizeof label, "%s", TR("delete this turn? (y/n) "));
     } else {
         snprintf(label, sizeof label, TR("delete this turn and %zu below it? (y/n) "), below);
     }

@@ -48,8 +48,11 @@ fill_log(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         w = LOG_STAMP_COLS + 8;
     if (a->log_n == 0)
         tui_menu_add(m, TR("(no messages yet)"), NULL, NULL, -1);
-    for (int k = 0; k < a->log_n; k++)
-        add_wrapped(m, a->log[(a->log_next - 1 - k + TUI_LOG_MAX) % TUI_LOG_MAX], w);
+    for (int k = a->log_n - 1; k >= 0; k--) {
+        char *e = tui_log_entry(a, k);        /* (an error's "error: " now) */
+        add_wrapped(m, e, w);
+        free(e);
+    }
     if (a->log_dropped > 0) {
         char line[160];
         snprintf(line, sizeof line, TR("(%ld older messages not kept: the log holds the last %d)"),

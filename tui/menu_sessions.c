@@ -255,15 +255,41 @@ filter_sessions(tui_menu *m, const struct app *a, const char *f, tui_menu_msg *m
 
 /* ---- keys ------------------------------------------------------------------- */
 
+/* Enter: open the session; one made with a model of another shape
+** (sess_model_need: the rule the open itself refuses by) asks first to
+** load that model, as a launch with --session would take it -- its file
+** gone or changed is said in one line, nothing changing. */
 static void
 resume(struct app *a, const tui_menu_item *it, int key)
 {
+    sess_need need;
+    rwkv_err err;
+    char label[sizeof a->prompt_label], what[sizeof a->prompt_label];
     int64_t id;
 
     (void)key;
     if (it == NULL)
         return;
     id = it->id;
+    if (a->st != NULL && !a->busy) {
+        if (sess_model_need(a->st, id, rwkv_model_info(a->model), &need, &err) != RWKV_OK) {
+            tui_notice(a, 1, "%s", err.msg);
+            return;
+        }
+        if (need.other) {
+            a->prompt_target = id;
+            if (strcmp(need.model.path, "(demo)") == 0)
+                snprintf(what, sizeof what, "%s", TR("the demo model"));
+            else
+                snprintf(what, sizeof what, TR("%s (RWKV-%s, %d layers)"), need.model.path,
+                         need.model.version, need.model.n_layer);
+            snprintf(label, sizeof label,
+                     TR("session %lld was made with %s: load it and open the session? (y/n) "),
+                     (long long)id, what);
+            tui_prompt_open(a, TUI_PROMPT_OTHER_MODEL, label, "");
+            return;
+        }
+    }
     tui_menu_close(a);
     tui_session_job(a, TUI_JOB_OPEN, id, -1, NULL);
 }
@@ -329,7 +355,7 @@ fork_session(struct app *a, const tui_menu_item *it, int key)
     tui_session_notes_fork(a, at, nid);    /* the copy's turns are new rows */
     tui_menu_close(a);
     if (live != 0) {
-        sess_fork_live_why(a->st, live, tui_tr, why, sizeof why);
+        sess_fork_live_why(a->st, live, why, sizeof why);
         tui_notice(a, 0, "forked session %lld at turn %lld as session %lld (%s)",
                    (long long)sid, (long long)at, (long long)nid, why);
     }
@@ -505,10 +531,37 @@ accept_delete(struct app *a, const char *text)
     return TUI_PROMPT_DONE;
 }
 
+/* y to F2's question of a session of another model (resume): what the
+** session needs is asked again (its file may have gone meanwhile), then
+** that model is loaded as F5 loads one and the session opened on it. */
+static int
+accept_other_model(struct app *a, const char *text)
+{
+    sess_need need;
+    rwkv_err err;
+
+    (void)text;
+    if (a->st == NULL)
+        return TUI_PROMPT_DONE;
+    if (sess_model_need(a->st, a->prompt_target, rwkv_model_info(a->model), &need, &err)
+        != RWKV_OK) {
+        tui_notice(a, 1, "%s", err.msg);
+        return TUI_PROMPT_DONE;
+    }
+    if (!need.other)                  /* the model in use opens it now */
+        tui_session_job(a, TUI_JOB_OPEN, a->prompt_target, -1, NULL);
+    else
+        tui_switch_session_model(a, &need);
+    return TUI_PROMPT_DONE;
+}
+
 const tui_prompt_class tui_prompt_rename = { TUI_PROMPT_RENAME, 0, accept_rename,
                                              TUI_PHIST_NONE, 0 };
 const tui_prompt_class tui_prompt_delete = { TUI_PROMPT_DELETE, 1, accept_delete,
                                              TUI_PHIST_NONE, 0 };
+/* (its action is in the chat: the menu goes first) */
+const tui_prompt_class tui_prompt_other_model = { TUI_PROMPT_OTHER_MODEL, 1, accept_other_model,
+                                                  TUI_PHIST_NONE, 1 };
 
 int
 tui_write_file(const char *path, const char *buf, size_t len, int mode, int flags,

@@ -242,8 +242,21 @@ refused(struct app *a, const tui_menu_item *it)
     return 1;
 }
 
+/* 1 when IT is the state in use (the "(in use)" of fill_states). */
+static int
+is_in_use(const struct app *a, const tui_menu_item *it)
+{
+    if (it->id == TUI_STATE_NONE_ID)
+        return a->state_path[0] == '\0';
+    if (it->data[0] == '\0')                     /* imported: by row */
+        return a->state_lib_id == it->id;
+    return a->state_lib_id == 0 && strcmp(it->data, a->state_path) == 0;
+}
+
 /* Enter: switch at once when there is no conversation, else ask how; a
-** state that does not fit the model is refused first (the menu stays). */
+** state that does not fit the model is refused first (the menu stays), and
+** the state in use is said to be so (nothing to switch to, as F5 says of
+** the model in use). */
 static void
 choose(struct app *a, const tui_menu_item *it, int key)
 {
@@ -253,6 +266,13 @@ choose(struct app *a, const tui_menu_item *it, int key)
     (void)key;
     if (it == NULL || it->data == NULL)
         return;
+    if (is_in_use(a, it)) {
+        if (it->id == TUI_STATE_NONE_ID)
+            tui_notice(a, 0, "no state file is in use already: nothing to switch to");
+        else
+            tui_notice(a, 0, "%s is the state file in use: nothing to switch to", it->label);
+        return;
+    }
     if (a->busy) {
         tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
         return;

@@ -64,6 +64,7 @@ fill(struct app *a, const tui_menu_class *c)
 
     if (c->fill)
         c->fill(&a->menu, a, &msg);
+    snprintf(a->menu.note, sizeof a->menu.note, "%s", msg.set && a->menu.n == 0 ? msg.text : "");
     if (msg.set)
         tui_notice(a, msg.is_err, "%s", msg.text);
 }
@@ -560,7 +561,7 @@ static const tui_prompt_class prompt_save_state = { TUI_PROMPT_SAVE_STATE, 0,
 static const tui_prompt_class *const prompt_classes[] = {
     &tui_prompt_rename, &tui_prompt_delete, &tui_prompt_preset_save, &tui_prompt_strategy,
     &tui_prompt_prune, &tui_prompt_export, &tui_prompt_import, &tui_prompt_framing,
-    &tui_prompt_budget, &prompt_param, &prompt_gen, &prompt_save_state, &prompt_alts,
+    &tui_prompt_budget, &tui_prompt_other_model, &prompt_param, &prompt_gen, &prompt_save_state, &prompt_alts,
     &tui_prompt_unsaved, &tui_prompt_unsaved_export, NULL
 };
 

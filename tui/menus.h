@@ -132,7 +132,7 @@ typedef struct tui_prompt_class {
 /* The prompts the menus own (menu_*.c); menus.c registers them. */
 extern const tui_prompt_class tui_prompt_rename, tui_prompt_delete, tui_prompt_preset_save,
     tui_prompt_strategy, tui_prompt_prune, tui_prompt_export, tui_prompt_import,
-    tui_prompt_framing, tui_prompt_budget;
+    tui_prompt_framing, tui_prompt_budget, tui_prompt_other_model;
 /* The quit question's and its export's (quit.c). */
 extern const tui_prompt_class tui_prompt_unsaved, tui_prompt_unsaved_export;
 

@@ -277,16 +277,40 @@ load_failed(struct app *a, const char *p, const rwkv_err *err, const tui_buf *sa
         tui_buf_fini(&line);
     }
     /* (the reason is the loader's, in English: the client's sentence
-    ** around it is in the interface language) */
-    if (p != NULL && strstr(err->msg, p) != NULL)       /* it names the file already */
-        tui_notice(a, 1, "not loaded: %s; %s stays in use", err->msg, a->model_label);
-    else
-        tui_notice(a, 1, "%s: not loaded: %s; %s stays in use", what, err->msg,
-                   a->model_label);
+    ** around it is in the interface language); one shape, "FILE: not
+    ** loaded: why", the loader's "FILE: " before its reason said once */
+    tui_notice(a, 1, "%s: not loaded: %s; %s stays in use", what,
+               rwkv_err_past_path(err->msg, p), a->model_label);
 }
 
-int
-tui_switch_model(struct app *a, const char *path, const char *strategy)
+/* The tokenizer of model M loaded from P for a switch: the World
+** vocabulary PREF (a session's own, on record) when it is there, else as
+** every load finds it (open_tokenizer). */
+static int
+switch_tokenizer(const struct app *a, const rwkv_model *m, const char *p, const char *pref,
+                 tok **t, char *vocab, size_t cap, rwkv_err *err)
+{
+    if (pref != NULL && pref[0] != '\0' && strlen(pref) < cap &&
+        rwkv_model_info(m)->n_vocab > 256 && access(pref, R_OK) == 0) {
+        strcpy(vocab, pref);
+        return tok_open_world(vocab, t, err);
+    }
+    return open_tokenizer(a, m, p, t, vocab, cap, err);
+}
+
+/*
+** Put the model at P (NULL: the demo model) in use with STRATEGY (NULL: the
+** current one's), as F5 does: the leaving rule first, then the load with
+** its progress, the old model kept on any failure.  NEED (NULL: F5) is the
+** model of a session made with another shape (F2, sess_model_need): the
+** file loaded must be the one it was made with (sess_need_loaded) before it
+** takes the place of the model in use, and that session is opened on it
+** instead of a new one; VOCAB is its World vocabulary on record (NULL:
+** none).
+*/
+static int
+switch_to(struct app *a, const char *p, const char *strategy, const char *pref,
+          const sess_need *need)
 {
     rwkv_open_opts oo;
     rwkv_err err;
@@ -296,14 +320,11 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     tui_buf said;
     char vocab[sizeof a->vocab_path];
     int rc;
-    const char *p = path ? path : (a->model_path[0] ? a->model_path : NULL);  /* NULL: demo */
 
     if (a->busy) {
         tui_notice(a, 1, "wait for the model to finish (Esc cancels a reply)");
         return -1;
     }
-    if (p == NULL && !a->launch.demo)
-        return -1;
     /* the leaving rule before the load (seconds, gigabytes): a switch it
     ** refuses loads nothing; sess_set_model then finds nothing kept out */
     tui_unsaved_saving(a);            /* its try may wait for a lock */
@@ -322,8 +343,10 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     tui_capture_begin(&cap);
     rc = p == NULL ? rwkv_model_open_demo(RWKV_DEMO_SEED, &oo, &m, &err)
                    : rwkv_model_open(p, &oo, &m, &err);
+    if (rc == RWKV_OK && need != NULL)    /* the session's own file, not one put there since */
+        rc = sess_need_loaded(need, rwkv_model_info(m), &err);
     if (rc == RWKV_OK)
-        rc = open_tokenizer(a, m, p, &t, vocab, sizeof vocab, &err);
+        rc = switch_tokenizer(a, m, p, pref, &t, vocab, sizeof vocab, &err);
     if (rc == RWKV_OK)   /* the runtime records the model really used from now on */
         rc = sess_set_model(a->sess, m, t, p, vocab[0] ? vocab : NULL, &err);
     a->loading = 0;
@@ -345,16 +368,47 @@ tui_switch_model(struct app *a, const char *path, const char *strategy)
     a->tok = t;
     a->model = m;
     snprintf(a->vocab_path, sizeof a->vocab_path, "%s", vocab);
-    if (path) {
-        set_names(a, path);
-        a->launch.demo = 0;
+    if (need != NULL || p != a->model_path) {   /* (F5's reload keeps its names) */
+        set_names(a, p);
+        a->launch.demo = p == NULL;
     }
     /* the new model's lines replace the old one's, on the screen at once
     ** as after any later rebuild */
     tui_session_model_note(a, said.p, said.len);
     tui_buf_fini(&said);
     tui_session_fresh(a);
+    if (need != NULL) {              /* the session it was loaded for, opened on it */
+        tui_notice(a, 0, "model %s (%s); opening session %lld", a->model_label,
+                   rwkv_model_info(m)->strategy, (long long)need->info.id);
+        tui_session_job(a, TUI_JOB_OPEN, need->info.id, -1, NULL);
+        return 0;
+    }
     tui_notice(a, 0, "model %s (%s); new session", a->model_label, rwkv_model_info(m)->strategy);
     tui_session_prime(a);
     return 0;
+}
+
+int
+tui_switch_model(struct app *a, const char *path, const char *strategy)
+{
+    const char *p = path ? path : (a->model_path[0] ? a->model_path : NULL);  /* NULL: demo */
+
+    if (p == NULL && !a->launch.demo && !a->busy)
+        return -1;
+    return switch_to(a, p, strategy, NULL, NULL);
+}
+
+int
+tui_switch_session_model(struct app *a, const sess_need *need)
+{
+    const char *model = NULL, *strategy = NULL, *vocab = NULL;
+    int demo = 0;
+
+    /* the launch's rule for a session's model (sess_info_launch): its
+    ** file (or the demo), with its strategy so its states are used as
+    ** saved, and its vocabulary */
+    sess_info_launch(&need->info, &model, &demo, &strategy, &vocab);
+    if (model == NULL && !demo)
+        return -1;
+    return switch_to(a, demo ? NULL : model, strategy, vocab, need);
 }

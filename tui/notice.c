@@ -39,14 +39,29 @@ tui_log_add(struct app *a, int is_err, const char *msg)
     strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
     n = strlen(stamp) + strlen(msg) + 16;
     e = tui_xmalloc(n);
-    snprintf(e, n, "%s  %s%s", stamp, is_err ? TR("error: ") : "", msg);
+    snprintf(e, n, "%s  %s", stamp, msg);       /* "error: " when shown */
     free(a->log[a->log_next]);
     a->log[a->log_next] = e;
+    a->log_err[a->log_next] = is_err != 0;
     a->log_next = (a->log_next + 1) % TUI_LOG_MAX;
     if (a->log_n < TUI_LOG_MAX)
         a->log_n++;
     else
         a->log_dropped++;
+}
+
+char *
+tui_log_entry(const struct app *a, int k)
+{
+    int i = (a->log_next - a->log_n + k + 2 * TUI_LOG_MAX) % TUI_LOG_MAX;
+    const char *e = a->log[i], *msg = strstr(e, "  ");
+    const char *pre = a->log_err[i] ? TR("error: ") : "";
+    size_t n = strlen(e) + strlen(pre) + 1;
+    char *out = tui_xmalloc(n);
+
+    msg = msg ? msg + 2 : e;                     /* past the stamp */
+    snprintf(out, n, "%.*s%s%s", (int)(msg - e), e, pre, msg);
+    return out;
 }
 
 void
@@ -82,14 +97,13 @@ cut_whole(char *s)
 static int
 log_newest_is(const struct app *a, int is_err, const char *msg)
 {
-    const char *e, *pre = is_err ? TR("error: ") : "";
+    int i = (a->log_next + TUI_LOG_MAX - 1) % TUI_LOG_MAX;
+    const char *e;
 
     if (a->log_n == 0)
         return 0;
-    e = a->log[(a->log_next + TUI_LOG_MAX - 1) % TUI_LOG_MAX];
-    e = e ? strstr(e, "  ") : NULL;   /* past the time stamp */
-    return e != NULL && strncmp(e + 2, pre, strlen(pre)) == 0 &&
-           strcmp(e + 2 + strlen(pre), msg) == 0;
+    e = a->log[i] ? strstr(a->log[i], "  ") : NULL;   /* past the time stamp */
+    return e != NULL && a->log_err[i] == (is_err != 0) && strcmp(e + 2, msg) == 0;
 }
 
 void

@@ -31,36 +31,26 @@ tui_apply_sampling(struct app *a)
 ** For the status line while an OPEN job (session SID, branch HEAD; < 0: its
 ** head) replays: the session's title and the tokens its branch holds -- the
 ** greeting's and every turn's, without a message that has no reply (the
-** open goes on before it) -- read now, on the UI thread: the runtime names
-** the session only at the job's END (tui_session_sync).  None for another
-** job, or when the row cannot be read (the status line keeps the current
+** open goes on before it): store_branch_tokens, one query, not the branch
+** the worker reads -- read now, on the UI thread: the runtime names the
+** session only at the job's END (tui_session_sync).  None for another job,
+** or when the row cannot be read (the status line keeps the current
 ** session's then).
 */
 static void
 open_target(struct app *a, int job, int64_t sid, int64_t head)
 {
     store_session ss;
-    store_turn *turns = NULL;
-    size_t n = 0;
     rwkv_err err;
 
     a->open_sid = 0;
     a->open_title[0] = '\0';
     a->open_tokens = 0;
     if (job != TUI_JOB_OPEN || a->st == NULL || sid <= 0 ||
-        store_session_get(a->st, sid, &ss, &err) != RWKV_OK)
+        store_session_get(a->st, sid, &ss, &err) != RWKV_OK ||
+        store_branch_tokens(a->st, head < 0 ? ss.head_turn : head, &a->open_tokens, &err)
+        != RWKV_OK)
         return;
-    if (head < 0)
-        head = ss.head_turn;
-    if (head > 0) {
-        size_t end;
-        if (store_branch_read(a->st, head, &turns, &n, &err) != RWKV_OK)
-            return;
-        end = n > 0 && turns[n - 1].role == STORE_ROLE_USER ? n - 1 : n;
-        for (size_t i = 0; i < end; i++)
-            a->open_tokens += turns[i].n_tokens;
-        store_branch_free(turns, n);
-    }
     a->open_sid = sid;
     snprintf(a->open_title, sizeof a->open_title, "%s", ss.title);
 }

@@ -280,71 +280,140 @@ fmt_eta(char *out, size_t cap, double s)
         snprintf(out, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
 }
 
-/* The right part of the status line in three sizes (FULL, MID, SHRT). */
+/* The widest the status line's changing numbers are taken to get (a count
+** of a million tokens, a speed of 100000 tok/s, a process of 1000000 MiB,
+** 99 hours left): while a job runs, what the line drops at a width is
+** decided from these, not from this frame's digits, so its fields stay put
+** while a reply streams. */
+#define ST_WORST_TOK 999999ULL
+#define ST_WORST_TPS 99999.9
+#define ST_WORST_MIB 999999L
+#define ST_WORST_ETA (99.0 * 3600 + 59 * 60)
+
+static unsigned long long
+st_tok(int worst, unsigned long long n)
+{
+    return worst && n < ST_WORST_TOK ? ST_WORST_TOK : n;
+}
+
+/* V, or at WORST the widest speed: TOP (a prefill, shown without a
+** decimal, is taken to get ten times as fast as a decode) */
+static double
+st_tps(int worst, double v, double top)
+{
+    return worst && v < top ? top : v;
+}
+
+/* The fields of the status line's speeds: what runs, the prefill and the
+** decode speed, the process size. */
+struct st_fields {
+    char busy[96], pf[64], dc[64], mib[32];
+};
+
+/* What a prefill does: a session job (resume, sibling, state switch) feeds
+** a stored conversation again, "replaying"; else a prompt, "prefilling". */
+static const char *
+feeding(const struct app *a)
+{
+    return a->busy && a->w.job >= TUI_JOB_OPEN ? TR("replaying") : TR("prefilling");
+}
+
+/* The fields now, or (WORST) at their widest; a decode speed is counted
+** as there while a reply is generated, before its first report. */
 static void
-status_right(struct app *a, char *full, char *mid, char *shrt, size_t cap)
+status_fields(const struct app *a, int worst, struct st_fields *f)
 {
     const chat_stats *ls = &a->last_stats;
-    const char *busy = "";
-    /* a session job (resume, sibling, state switch) feeds a stored
-    ** conversation again: "replaying"; else a prompt: "prefilling" */
-    const char *what = a->busy && a->w.job >= TUI_JOB_OPEN ? TR("replaying") : TR("prefilling");
-    char busybuf[64];
+    const char *what = feeding(a);
+    long mib = rss_mib();
+
+    f->busy[0] = f->pf[0] = f->dc[0] = '\0';
+    if (a->busy && a->w.job >= TUI_JOB_OPEN && ls->prefill_total == 0)
+        ;   /* a session job before its first replay report: none may come */
+    else if (a->busy && a->phase == CHAT_PREFILL)
+        snprintf(f->busy, sizeof f->busy, "%s %llu tok... ", what,
+                 st_tok(worst, ls->prefill_tokens));
+    else if (a->busy && a->alt_n > 1)
+        snprintf(f->busy, sizeof f->busy, TR("alternative %d/%d: generating %llu tok... "),
+                 worst ? a->alt_n : a->alt_k, a->alt_n, st_tok(worst, ls->gen_tokens));
+    else if (a->busy)
+        snprintf(f->busy, sizeof f->busy, TR("generating %llu tok... "),
+                 st_tok(worst, ls->gen_tokens));
+    /* speeds of the last turn, each with its unit; none before there is one
+    ** (no "decode 0.0 tok/s" before anything was generated) */
+    if (ls->prefill_tps > 0 && ls->prefill_tokens > 0)
+        snprintf(f->pf, sizeof f->pf, TR("prefill %.0f tok/s"),
+                 st_tps(worst, ls->prefill_tps, ST_WORST_TPS * 10));
+    if ((ls->decode_tps > 0 && ls->gen_tokens > 0) ||
+        (worst && a->busy && a->phase != CHAT_PREFILL))
+        snprintf(f->dc, sizeof f->dc, TR("decode %.1f tok/s"),
+                 st_tps(worst, ls->decode_tps, ST_WORST_TPS));
+    snprintf(f->mib, sizeof f->mib, "%ld MiB", worst && mib < ST_WORST_MIB ? ST_WORST_MIB : mib);
+}
+
+/* S with spaces after it up to W columns. */
+static void
+pad_to(char *s, size_t cap, int w)
+{
+    size_t n = strlen(s);
+
+    for (int sw = tui_str_width(s, n); sw < w && n + 1 < cap; sw++)
+        s[n++] = ' ';
+    s[n] = '\0';
+}
+
+/* The right part of the status line in three sizes (FULL, MID, SHRT), with
+** its numbers now or (WORST) at their widest.  While a job runs each field
+** keeps the room of its widest, so that none moves as the digits change. */
+static void
+status_right(struct app *a, int worst, char *full, char *mid, char *shrt, size_t cap)
+{
+    const chat_stats *ls = &a->last_stats;
+    const char *what = feeding(a);
+    struct st_fields f;
 
     if (a->loading) {
-        double f = a->load_frac;
-        tui_view_bar_text(full, cap, TR("loading"), f, 20, a->load_what);
-        tui_view_bar_text(mid, cap, TR("loading"), f, 12, "");
-        tui_view_bar_text(shrt, cap, "", f, 6, "");
+        double fr = a->load_frac;
+        tui_view_bar_text(full, cap, TR("loading"), fr, 20, a->load_what);
+        tui_view_bar_text(mid, cap, TR("loading"), fr, 12, "");
+        tui_view_bar_text(shrt, cap, "", fr, 6, "");
         return;
     }
     if (a->busy && a->phase == CHAT_PREFILL && ls->prefill_total > 0) {
         /* a long prompt (or the greeting) is being fed: a bar with the count
         ** and, once the rate is known, the time left */
-        double f = (double)ls->prefill_tokens / (double)ls->prefill_total;
+        double fr = (double)ls->prefill_tokens / (double)ls->prefill_total;
+        double tps = st_tps(worst, ls->prefill_tps, ST_WORST_TPS * 10);
+        unsigned long long done = worst ? ls->prefill_total : ls->prefill_tokens;
         char det[160], eta[32] = "";
-        if (ls->prefill_tps > 0 && ls->prefill_tokens < ls->prefill_total) {
+        if (worst || (ls->prefill_tps > 0 && ls->prefill_tokens < ls->prefill_total)) {
             char t[24];
-            fmt_eta(t, sizeof t, (double)(ls->prefill_total - ls->prefill_tokens) /
-                                     ls->prefill_tps);
+            fmt_eta(t, sizeof t, worst ? ST_WORST_ETA
+                                       : (double)(ls->prefill_total - ls->prefill_tokens) /
+                                             ls->prefill_tps);
             snprintf(eta, sizeof eta, TR("  %s left"), t);
         }
-        snprintf(det, sizeof det, "%llu/%llu tok  %.0f tok/s%s",
-                 (unsigned long long)ls->prefill_tokens,
-                 (unsigned long long)ls->prefill_total, ls->prefill_tps, eta);
-        tui_view_bar_text(full, cap, what, f, 20, det);
-        snprintf(det, sizeof det, "%llu/%llu tok", (unsigned long long)ls->prefill_tokens,
-                 (unsigned long long)ls->prefill_total);
-        tui_view_bar_text(mid, cap, what, f, 12, det);
-        tui_view_bar_text(shrt, cap, what, f, 8, "");
+        snprintf(det, sizeof det, "%llu/%llu tok  %.0f tok/s%s", done,
+                 (unsigned long long)ls->prefill_total, tps, eta);
+        tui_view_bar_text(full, cap, what, fr, 20, det);
+        snprintf(det, sizeof det, "%llu/%llu tok", done, (unsigned long long)ls->prefill_total);
+        tui_view_bar_text(mid, cap, what, fr, 12, det);
+        tui_view_bar_text(shrt, cap, what, fr, 8, "");
         return;
     }
-    if (a->busy && a->phase == CHAT_PREFILL) {
-        snprintf(busybuf, sizeof busybuf, "%s %llu tok... ", what,
-                 (unsigned long long)ls->prefill_tokens);
-        busy = busybuf;
-    } else if (a->busy && a->alt_n > 1) {
-        snprintf(busybuf, sizeof busybuf, TR("alternative %d/%d: generating %llu tok... "),
-                 a->alt_k, a->alt_n, (unsigned long long)ls->gen_tokens);
-        busy = busybuf;
-    } else if (a->busy) {
-        snprintf(busybuf, sizeof busybuf, TR("generating %llu tok... "),
-                 (unsigned long long)ls->gen_tokens);
-        busy = busybuf;
+    status_fields(a, worst, &f);
+    if (!worst && a->busy) {
+        struct st_fields w;
+        status_fields(a, 1, &w);
+        pad_to(f.busy, sizeof f.busy, tui_str_width(w.busy, strlen(w.busy)));
+        pad_to(f.pf, sizeof f.pf, tui_str_width(w.pf, strlen(w.pf)));
+        pad_to(f.dc, sizeof f.dc, tui_str_width(w.dc, strlen(w.dc)));
+        pad_to(f.mib, sizeof f.mib, tui_str_width(w.mib, strlen(w.mib)));
     }
-    /* speeds of the last turn, each with its unit; none before there is one
-    ** (no "decode 0.0 tok/s" before anything was generated) */
-    {
-        char pf[64] = "", dc[64] = "";
-        if (ls->prefill_tps > 0 && ls->prefill_tokens > 0)
-            snprintf(pf, sizeof pf, TR("prefill %.0f tok/s"), ls->prefill_tps);
-        if (ls->decode_tps > 0 && ls->gen_tokens > 0)
-            snprintf(dc, sizeof dc, TR("decode %.1f tok/s"), ls->decode_tps);
-        snprintf(full, cap, " %s%s%s%s%s%ld MiB ", busy, pf, pf[0] ? "  " : "", dc,
-                 dc[0] ? "  " : "", rss_mib());
-        snprintf(mid, cap, " %s%s%s%s ", busy, pf, pf[0] && dc[0] ? "  " : "", dc);
-        snprintf(shrt, cap, " %s%s ", busy, dc[0] ? dc : pf);
-    }
+    snprintf(full, cap, " %s%s%s%s%s%s ", f.busy, f.pf, f.pf[0] ? "  " : "", f.dc,
+             f.dc[0] ? "  " : "", f.mib);
+    snprintf(mid, cap, " %s%s%s%s ", f.busy, f.pf, f.pf[0] && f.dc[0] ? "  " : "", f.dc);
+    snprintf(shrt, cap, " %s%s ", f.busy, f.dc[0] ? f.dc : f.pf);
 }
 
 /* "think: on | " into BUF for the status line when the session's think
@@ -388,14 +457,15 @@ status_title(const struct app *a, int maxw, char *out, size_t cap)
 enum { ST_ALL, ST_LEAN, ST_TITLE, ST_BARE, ST_LEVELS };
 
 /* The status line's left part at LEVEL (ST_*: model, strategy, think mode,
-** state, the session title in at most TITLE_W columns, tokens) into LEFT.
-** Returns the title's width. */
+** state, the session title in at most TITLE_W columns, tokens, their count
+** now or at WORST its widest) into LEFT.  Returns the title's width. */
 static int
-status_left(const struct app *a, int level, int title_w, char *left, size_t cap)
+status_left(const struct app *a, int level, int title_w, int worst, char *left, size_t cap)
 {
     char title[STORE_TITLE_MAX], think[32], cut[208], model[400] = "", state[240] = "";
     const char *sp = a->state_path[0] ? strrchr(a->state_path, '/') : NULL;
     int tw = status_title(a, title_w, title, sizeof title);
+    unsigned long long ntok = st_tok(worst, tui_session_tokens_now(a));
 
     if (!a->model) {
         snprintf(left, cap, " %s", a->load_name);
@@ -409,30 +479,33 @@ status_left(const struct app *a, int level, int title_w, char *left, size_t cap)
                  sp ? tui_cut(cut, sizeof cut, sp, 200) : TR("none"));
     if (level >= ST_TITLE)
         snprintf(left, cap, level == ST_TITLE ? TR(" session: %s | %llu tok") : TR(" %s | %llu tok"),
-                 title, (unsigned long long)tui_session_tokens_now(a));
+                 title, ntok);
     else
         snprintf(left, cap, TR(" %s%s | %s%ssession: %s | %llu tok"), model,
                  rwkv_model_info(a->model)->strategy, think_label(a, think, sizeof think),
-                 state, title, (unsigned long long)tui_session_tokens_now(a));
+                 state, title, ntok);
     return tw;
 }
 
 /* The left part that fits ROOM columns (the least detail that lets the
 ** whole title fit, else the title cut with … to what is left, at least
-** TUI_STATUS_TITLE_MIN) into LEFT. */
+** TUI_STATUS_TITLE_MIN) into LEFT: chosen with the token count at its
+** widest while a job runs (WORST), shown with the count now. */
 static void
-status_left_fit(const struct app *a, int room, char *left, size_t cap)
+status_left_fit(const struct app *a, int room, int worst, char *left, size_t cap)
 {
     int level, tw = 0, lw = 0;
 
     for (level = ST_ALL; level < ST_LEVELS; level++) {
-        tw = status_left(a, level, TUI_STATUS_TITLE_MAX, left, cap);
+        tw = status_left(a, level, TUI_STATUS_TITLE_MAX, worst, left, cap);
         lw = tui_str_width(left, strlen(left));
-        if (lw <= room || !a->model || a->loading)
+        if (lw <= room || !a->model || a->loading) {
+            status_left(a, level, TUI_STATUS_TITLE_MAX, 0, left, cap);
             return;
+        }
     }
     tw -= lw - room;
-    status_left(a, ST_BARE, tw > TUI_STATUS_TITLE_MIN ? tw : TUI_STATUS_TITLE_MIN, left, cap);
+    status_left(a, ST_BARE, tw > TUI_STATUS_TITLE_MIN ? tw : TUI_STATUS_TITLE_MIN, 0, left, cap);
 }
 
 static int puts_cut(int y, int x, const char *s, int maxw, int attr);
@@ -441,16 +514,19 @@ static void
 draw_status(struct app *a)
 {
     int st = tui_role_attr(a, THEME_ROLE_STATUS);
-    char left[1600], full[400], mid[400], shrt[400];
-    int x = 0, room, lw;
-    const char *right;
+    char left[1600], full[400], mid[400], shrt[400], wfull[400], wmid[400], wshrt[400];
+    int x = 0, room, lw, rw;
+    char *right;
 
     fill(0, 0, a->cols, st);
     if (a->launch.demo)
         x += puts_(0, 0, TR(" DEMO MODEL (random weights) "), a->cols,
                    tui_role_attr(a, THEME_ROLE_STATUS_DEMO));
-    status_left(a, ST_ALL, TUI_STATUS_TITLE_MAX, left, sizeof left);
-    status_right(a, full, mid, shrt, sizeof full);
+    /* while a job runs, what gives way is chosen from the numbers at their
+    ** widest (idle, they do not change) */
+    status_left(a, ST_ALL, TUI_STATUS_TITLE_MAX, a->busy, left, sizeof left);
+    status_right(a, a->busy, wfull, wmid, wshrt, sizeof wfull);
+    status_right(a, 0, full, mid, shrt, sizeof full);
     room = a->cols - x;
     lw = tui_str_width(left, strlen(left));
     if (a->loading || (a->busy && a->phase == CHAT_PREFILL && a->last_stats.prefill_total)) {
@@ -459,28 +535,31 @@ draw_status(struct app *a)
         int keep = lw < TUI_STATUS_LEFT_MIN ? lw : TUI_STATUS_LEFT_MIN;
         lw = keep;
     }
-    if (lw + tui_str_width(full, strlen(full)) <= room)
-        right = full;
-    else if (lw + tui_str_width(mid, strlen(mid)) <= room)
-        right = mid;
+    if (lw + tui_str_width(wfull, strlen(wfull)) <= room)
+        right = full, rw = tui_str_width(wfull, strlen(wfull));
+    else if (lw + tui_str_width(wmid, strlen(wmid)) <= room)
+        right = mid, rw = tui_str_width(wmid, strlen(wmid));
     else
-        right = shrt;
-    {
-        int rw = tui_str_width(right, strlen(right));
-        if (rw + 16 <= room) {
-            /* too long beside the speeds: the labels give way first, then
-            ** the title (its head and an ellipsis); the token count stays */
-            status_left_fit(a, room - rw, left, sizeof left);
-            puts_cut(0, x, left, room - rw, st);
-            put(0, a->cols - rw, right, strlen(right), rw, st);
-        } else if (a->loading || a->busy) {
-            /* narrow (80 columns beside the demo label): the bar or
-            ** "generating" matters more than the labels */
-            put(0, x, right, strlen(right), room, st);
-        } else {
-            status_left_fit(a, room, left, sizeof left);
-            puts_cut(0, x, left, room, st);
-        }
+        right = shrt, rw = tui_str_width(wshrt, strlen(wshrt));
+    if (a->busy) {
+        /* a running job: the right part starts where its widest would */
+        pad_to(right, sizeof full, rw);
+        rw = tui_str_width(right, strlen(right));
+    }
+    if (rw + 16 <= room) {
+        /* too long beside the speeds: the labels give way first, then
+        ** the title (its head and an ellipsis); the token count stays */
+        int sw = tui_str_width(right, strlen(right));
+        status_left_fit(a, room - rw, a->busy, left, sizeof left);
+        puts_cut(0, x, left, room - rw, st);
+        put(0, a->cols - sw, right, strlen(right), sw, st);
+    } else if (a->loading || a->busy) {
+        /* narrow (80 columns beside the demo label): the bar or
+        ** "generating" matters more than the labels */
+        put(0, x, right, strlen(right), room, st);
+    } else {
+        status_left_fit(a, room, a->busy, left, sizeof left);
+        puts_cut(0, x, left, room, st);
     }
 }
 
@@ -1452,9 +1531,10 @@ draw_menu(struct app *a, int top, int h)
         }
     }
     draw_menu_marks(a, mk, x0, w, y0 + 1, list_h);
+    /* an empty list says why when its fill did (--no-db: nothing saved) */
     if (m->nvis == 0 && bh > 2)
-        puts_(y0 + 1, x0 + 2, m->n ? TR("(no match)") : TR("(empty)"), w - 4,
-              tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
+        puts_(y0 + 1, x0 + 2, m->n ? TR("(no match)") : m->note[0] ? m->note : TR("(empty)"),
+              w - 4, tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
     if (bh >= 3)
         puts_(y0 + bh - 1, x0 + 1, tui_menu_hint(a, w - 2), w - 2,
               tui_role_attr(a, THEME_ROLE_MENU_DETAIL));

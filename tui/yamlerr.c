@@ -80,6 +80,32 @@ tui_yaml_report(tui_yaml_loader *l, const yaml_mark_t *m, const char *fmt, ...)
     l->shown++;
 }
 
+/* 1 when M (a syntax error's place) is the end of the text, moved then to
+** the end of its last line: libyaml notices a missing "]" only there, on
+** the line after the last (a line the file does not have). */
+static int
+at_end_of_text(const tui_yaml_loader *l, yaml_mark_t *m)
+{
+    const unsigned char *s = l->p.input.string.start, *e = l->p.input.string.end;
+    size_t line = 0, col = 0;
+
+    if (s == NULL || m->index < (size_t)(e - s))
+        return 0;
+    while (e > s && (e[-1] == '\n' || e[-1] == '\r'))      /* the last line's end */
+        e--;
+    for (const unsigned char *c = s; c < e; c++) {
+        if (*c == '\n') {
+            line++;
+            col = 0;
+        } else if ((*c & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    m->line = line;
+    m->column = col;
+    return 1;
+}
+
 int
 tui_yaml_next(tui_yaml_loader *l)
 {
@@ -90,10 +116,18 @@ tui_yaml_next(tui_yaml_loader *l)
         return 0;
     if (!yaml_parser_parse(&l->p, &l->ev)) {
         yaml_mark_t m = l->p.problem_mark;
+        char from[48] = "";
+        int at_end = at_end_of_text(l, &m);
         l->failed = 1;
-        tui_yaml_report(l, &m, "YAML syntax error: %s%s%s",
+        /* (at the end, where a context began -- an unclosed "[" -- is what
+        ** the reader looks for) */
+        if (at_end && l->p.context && l->p.context_mark.line != m.line)
+            snprintf(from, sizeof from, " (begun on line %lu)",
+                     (unsigned long)l->p.context_mark.line + 1);
+        tui_yaml_report(l, &m, "YAML syntax error%s: %s%s%s%s",
+                        at_end ? " at the end of the file" : "",
                         l->p.problem ? l->p.problem : "unreadable", l->p.context ? " " : "",
-                        l->p.context ? l->p.context : "");
+                        l->p.context ? l->p.context : "", from);
         return 0;
     }
     l->have_ev = 1;

@@ -414,17 +414,17 @@ mdl_in_place(const ckpt_tensor *t, enum kern_dtype dt)
 }
 
 /*
-** A matrix the checkpoint stores as the strategy wants it is used where the
-** file is mapped (4 KiB pages, shared through the page cache).  Where
-** m->rehome (CPU-only plans, RWKV_CHECKPOINT_LOAD=copy: mem_want_copy) it is
-** read into huge-page memory instead, split over the pool in whole huge
-** pages, each touched first, and the mapping's pages are let go; what was
-** read is checked against the file's CRC-32 (ckpt_check_copy), as a
-** converted matrix is -- left mapped, it is checked on request (`info
-** --verify`).  Reading from the page cache took ~0.3 s for 2.7 GB where
-** copying out of the mapping faulted every 4-64 KiB and took 1.2-1.9 s; on
-** the Zen 5 VM measured decode gained nothing measurable from the copy, and
-** the load took 2-6 s longer (the VM backs each new page on first touch).
+** A matrix the checkpoint stores as the strategy wants it needs no
+** conversion.  Where m->rehome (CPU-only plans whose file fits in half the
+** available memory, unless RWKV_CHECKPOINT_LOAD=map: mem_want_copy) it is
+** read into huge-page memory, split over the pool in whole huge pages, each
+** touched first, and the mapping's pages are let go; what was read is
+** checked against the file's CRC-32 (ckpt_check_copy), as a converted matrix
+** is.  Else it is used where the file is mapped (4 KiB pages, shared through
+** the page cache), checked on request (`info --verify`).  Reading from the
+** page cache took ~0.3 s for 2.7 GB where copying out of the mapping faulted
+** every 4-64 KiB and took 1.2-1.9 s; decode from the mapping ran at half the
+** speed on the Zen 5 VM (mem.h).
 */
 struct mdl_copy_job {
     const ckpt *ck;

@@ -121,7 +121,7 @@ struct rwkv_model {
     strat             strategy;
     /* matrices the checkpoint stores in their strategy dtype are read
      * into huge-page memory (1) instead of used where the file is mapped
-     * (model.c, mdl_rehome; RWKV_CHECKPOINT_LOAD=copy) */
+     * (model.c, mdl_rehome; the default; RWKV_CHECKPOINT_LOAD=map) */
     int               rehome;
     wc_cache         *wc;          /* weight cache (NULL = off); its mapping
                                       backs cached weights until close */

@@ -486,23 +486,20 @@ wc_valid(const wc_cache *c, const unsigned char *base, uint64_t size, tpool *poo
 /* ---- the cache read into huge pages ---- */
 
 /*
-** A valid cache is mapped (MAP_PRIVATE): shared with every other program on
-** the model through the page cache, in 4 KiB pages (a file mapping gets no
-** huge pages without the kernel's READ_ONLY_THP_FOR_FS).  With
-** RWKV_WEIGHT_CACHE_LOAD=copy (and the file at most half the memory
-** available) it is read into anonymous memory advised MADV_HUGEPAGE instead,
-** as a first launch holds it: touched first (a huge page per fault), then
-** read, both split over the thread pool.  That was the default from
-** 2026-12-05 on raw tok/s (two threads' prefill 56-60 against 63-69, decode
-** 19.5 -> 23.5) until decode was measured against the bandwidth probed
-** beside each run: the same share mapped or read, within the machine's
-** drift, while reading cost 2-4 s of load on that VM (README,
-** "Measurements").  The copy is not shared between two programs on one
-** model.  Any failure maps the file as before.
+** A valid cache is read into anonymous memory advised MADV_HUGEPAGE, as a
+** first launch holds it: touched first (a huge page per fault), then read,
+** both split over the thread pool -- when the file is at most half the memory
+** available and RWKV_WEIGHT_CACHE_LOAD is not "map" (mem_want_copy).  Else it
+** is mapped (MAP_PRIVATE): shared with every other program on the model
+** through the page cache, but in 4 KiB pages (a file mapping gets no huge
+** pages without the kernel's READ_ONLY_THP_FOR_FS), which on the Zen 5 VM
+** cost decode and two threads' prefill (mem.h; the history: bench/README.md).
+** The copy is not shared between two programs on one model.  Any failure
+** maps the file as before.
 */
 #define WC_HUGE ((size_t)MEM_HUGE_PAGE)
 
-/* Read the cache (1), or map it (0, the default): RWKV_WEIGHT_CACHE_LOAD (above). */
+/* Read the cache (1, the default), or map it (0): RWKV_WEIGHT_CACHE_LOAD (above). */
 static int
 wc_want_copy(uint64_t size)
 {

@@ -45,12 +45,13 @@ a=$(RWKV_WEIGHT_CACHE=1 RWKV_WEIGHT_CACHE_DIR="$D" gen)
 b=$(gen --no-weight-cache)
 if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else fail "generate differs: cached '$a' vs uncached '$b'"; fi
 
-# a hit read into memory (huge pages) or mapped: RWKV_WEIGHT_CACHE_LOAD
+# a hit read into memory (huge pages, the default) or mapped: RWKV_WEIGHT_CACHE_LOAD
 # picks; the logits are the same bytes either way, and the same as without
 # the cache (wcache.c, wc_read_huge)
 how() { RWKV_WEIGHT_CACHE_LOAD=$1 RWKV_WEIGHT_CACHE=1 RWKV_WEIGHT_CACHE_DIR="$D" "$RWKV_TUI" info \
         --model "$M" --strategy "$S" | sed -n 's/^weight cache: hit (.*; \(.*\))$/\1/p'; }
 if [ "$(how map)" = mapped ]; then ok; else fail "RWKV_WEIGHT_CACHE_LOAD=map: '$(how map)'"; fi
+if [ "$(how '')" = "read into memory" ]; then ok; else fail "the default hit: '$(how '')'"; fi
 if [ "$(how copy)" = "read into memory" ]; then ok; else fail "RWKV_WEIGHT_CACHE_LOAD=copy: '$(how copy)'"; fi
 evl() { RWKV_WEIGHT_CACHE_LOAD=$1 RWKV_WEIGHT_CACHE=$2 RWKV_WEIGHT_CACHE_DIR="$D" "$RWKV_TUI" eval \
         --model "$M" --strategy "$S" --text "The cache, read or mapped" --all --out "$TMP/ev-$1-$2.bin" \

@@ -26,28 +26,14 @@ printf 'hello there\n' |
     "$RWKV_TUI" chat --demo --db "$DB" --new bob --user Bob --max-tokens 6 --seed 2 \
     >/dev/null 2>&1 && ok || fail "making the session"
 
-hold_script "$TMP/draw.gdb" <<'EOF'
+hold_draws "$TMP/draw.gdb" <<'EOF'
 class Swapped(gdb.Breakpoint):
     # the worker, in load_framed, has put the session's framing in place of
     # the one in use (s->fr = *fr) and clears its own copy: the job goes on
     def stop(self):
         up = gdb.selected_frame().older()
         return up is not None and up.name() == "load_framed"
-class Go(gdb.Breakpoint):
-    # the UI thread redraws until the test has looked at the screen
-    def stop(self):
-        return os.path.exists(os.path.join(tmp, "go"))
 Swapped("framing_init")
-touch("ready")
-gdb.execute("continue")                 # the open's worker is there: all stop
-touch("hit")
-gdb.execute("delete")
-gdb.execute("set scheduler-locking on")
-gdb.execute("thread 1")                 # the UI thread alone ...
-Go("tui_view_draw")
-gdb.execute("continue")                 # ... until the test says go
-gdb.execute("set scheduler-locking off")
-touch("done")
 EOF
 
 tui_start --user Alice --max-tokens 6 --seed 3 --threads 1

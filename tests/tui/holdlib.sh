@@ -14,6 +14,13 @@
 #                       BREAK and the UI thread runs until UNTIL (default:
 #                       worker_main, sess_cancel then tui_notice).  1 when
 #                       gdb could not attach (hold_why says why)
+#   hold_draws FILE     a script (hold_run) holding a job's worker while the UI
+#                       thread alone runs and redraws: the Python read from
+#                       stdin sets the break points that stop the worker
+#                       (gdb.Breakpoint subclasses; "ready" is touched after
+#                       it); once one stops it ($TMP/hit) the UI thread alone
+#                       runs, through tui_view_draw, until $TMP/go exists;
+#                       then everything goes on ($TMP/done)
 #   hold_why            gdb's line saying why it could not attach
 #   tui_pid             the client's process id (for hold_run)
 #   hold_nothread FILE  a script (hold_run) making the next pthread_create
@@ -33,6 +40,28 @@ held() {
     keys $cancel
     hold_end
     return 0
+}
+
+hold_draws() {
+    {
+        cat
+        cat <<'EOF'
+class Go(gdb.Breakpoint):
+    # the UI thread redraws until the test says go
+    def stop(self):
+        return os.path.exists(os.path.join(tmp, "go"))
+touch("ready")
+gdb.execute("continue")                 # the job's worker is there: all stop
+touch("hit")
+gdb.execute("delete")
+gdb.execute("set scheduler-locking on")
+gdb.execute("thread 1")                 # the UI thread alone ...
+Go("tui_view_draw")
+gdb.execute("continue")                 # ... until the test says go
+gdb.execute("set scheduler-locking off")
+touch("done")
+EOF
+    } | hold_script "$1"
 }
 
 hold_nothread() {

@@ -71,7 +71,7 @@ check "delete: Esc gave the wait up, the error says so" \
 keys Escape F6
 check "F6 open" 'Branches'
 keys C-d
-check "F6 delete: asked" 'delete this turn and 0 below it'
+check "F6 delete: asked" 'delete this turn\? '
 keys y
 check "F6 delete: the footer says it waits for the lock" "^$WAITING" 4
 keys Escape

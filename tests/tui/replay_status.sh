@@ -10,6 +10,8 @@
 #   exchanges before the message, already counted (20527 .. 24415 tok for a
 #   branch of 12763).  Now the replay adds nothing: the count never goes
 #   above what the branch holds once the reply is done.
+#   An open with nothing to replay (every state saved) showed "replaying 0
+#   tok..." until it ended; now no busy field before a replay reports.
 # gdb holds the replay mid-way (the worker stopped after its second progress
 # report, the UI thread alone runs and redraws), so the line is read while
 # it runs whatever the machine's speed; without gdb, or where it may not
@@ -17,7 +19,7 @@
 . "$(dirname "$0")/tmuxlib.sh"
 . "$(dirname "$0")/holdlib.sh"
 
-N_CHECKS=12
+N_CHECKS=16
 hold_gdb $N_CHECKS "a replay held mid-way"
 
 # 30 exchanges, imported: no saved states, so every open and edit replays
@@ -26,29 +28,19 @@ for i in $(seq 30); do echo "message number $i"; done |
     >/dev/null 2>"$TMP/c.err" || fail "chat: $(cat "$TMP/c.err")"
 "$RWKV_TUI" sessions --db "$TMP/src.db" export 1 --format json --out "$TMP/l.json" &&
     "$RWKV_TUI" sessions --db "$DB" import "$TMP/l.json" >/dev/null 2>&1 && ok || fail "export/import"
+# and one made here: every state saved, so its open replays nothing
+printf 'all saved here\n' | "$RWKV_TUI" chat --demo --db "$DB" --new "all saved" --max-tokens 4 \
+    --seed 1 >/dev/null 2>"$TMP/c2.err" && ok || fail "chat: $(cat "$TMP/c2.err")"
 
 # the worker held in the replay once two of its reports were posted; the UI
 # thread alone redraws until the test says go
-hold_script "$TMP/replay.gdb" <<'EOF'
+hold_draws "$TMP/replay.gdb" <<'EOF'
 class Report(gdb.Breakpoint):
     n = 0
     def stop(self):
         Report.n += 1
         return Report.n >= 3
-class Go(gdb.Breakpoint):
-    def stop(self):
-        return os.path.exists(os.path.join(tmp, "go"))
 Report("tui_worker_progress")
-touch("ready")
-gdb.execute("continue")                 # the replay's worker is there: all stop
-touch("hit")
-gdb.execute("delete")
-gdb.execute("set scheduler-locking on")
-gdb.execute("thread 1")                 # the UI thread alone ...
-Go("tui_view_draw")
-gdb.execute("continue")                 # ... until the test says go
-gdb.execute("set scheduler-locking off")
-touch("done")
 EOF
 
 # held: the status line (the first) into $TMP/held once it shows BAR
@@ -104,5 +96,27 @@ done_line=$(screen | head -1)
 n=$(count <"$TMP/held") m=$(printf '%s\n' "$done_line" | count)
 [ -n "$n" ] && [ -n "$m" ] && [ "$n" -gt 0 ] && [ "$n" -le "$m" ] && ok ||
     fail "during the edit's replay $n tok, more than the branch's $m: $(cat "$TMP/held") / $done_line"
+
+# ---- an open with nothing to replay, held at its start
+hold_draws "$TMP/open.gdb" <<'EOF2'
+gdb.Breakpoint("sess_open")
+EOF2
+keys F2
+check "the sessions menu again" 'all saved'
+type_text "all saved"
+rm -f "$TMP/ready" "$TMP/hit" "$TMP/done" "$TMP/go"
+hold_run "$(tui_pid)" "$TMP/open.gdb" || fail "gdb could not attach a third time: $(hold_why)"
+keys Enter
+if hold_hit; then
+    sleep 1                              # a few redraws of the UI thread alone
+    screen | head -1 >"$TMP/held"
+    touch "$TMP/go"
+    hold_wait
+    grep -q 'replaying\|generating' "$TMP/held" && fail "nothing replayed yet: $(cat "$TMP/held")" || ok
+else
+    fail "the open never reached sess_open"
+fi
+wait_idle 60 || fail "the open did not end"
+check "opened" 'all saved here'
 tui_quit
 tui_finish

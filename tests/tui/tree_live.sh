@@ -30,7 +30,7 @@ check "the selected reply whole under the list" '│─────'
 check_not "no unmarked turn" '│ +(You|RWKV): '
 # the selection followed the head: C-d on it says the chat is on it
 keys C-d
-check "selection on the new reply" 'delete this turn and 0 below it\? you are on it'
+check "selection on the new reply" 'delete this turn\? you are on it'
 keys n
 keys Escape
 tui_quit

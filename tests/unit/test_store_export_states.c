@@ -216,12 +216,14 @@ test_hostile(const char *dir)
                    strstr(in.note, "turn 1: saved state not taken: bad base64 at character 10"),
                "bad base64: %s", in.note);
 
-    /* both refused: one note, the others counted */
+    /* both refused: a line each, naming its turn and what is wrong */
     p = b64_at(with, 1) + 4;
     *p = '*';
     TEST_COND("two bad: imported", import_into(dir, "h3.db", with, &in, &u, &a, &u_ok, &a_ok));
-    TEST_CONDF(in.taken == 0 && in.refused == 2 && strstr(in.note, "turn 1: ") &&
-                   strstr(in.note, " (and 1 more)") && in.replay_turns == 2 && in.replay_tokens == 8,
+    TEST_CONDF(in.taken == 0 && in.refused == 2 &&
+                   strstr(in.note, "h.json: turn 1: saved state not taken: bad base64") &&
+                   strstr(in.note, "\nh.json: turn 2: saved state not taken: bad base64") &&
+                   !strstr(in.note, "more") && in.replay_turns == 2 && in.replay_tokens == 8,
                "two bad: %s", in.note);
     *q = c0;
     free(with);
