@@ -63,7 +63,7 @@ row_refs(const struct app *a, const store_session *ss, struct row_refs *r, rwkv_
 
 /* The widest of each field of the rows' details, so they line up (the
 ** view puts the titles in a column: label_col). */
-struct row_cols { int turns, id, model, state, open; };
+struct row_cols { int turns, id, model, state; };
 
 static int
 digits(long long v)
@@ -99,9 +99,9 @@ add_session(tui_menu *m, const struct app *a, const store_session *ss, const str
     ** the model (what follows it), of the model and state file after them */
     snprintf(model, sizeof model, "%*s%s%*s", pi, "", r->model, c->model - cells(r->model), "");
     snprintf(state, sizeof state, "%s%*s", r->state, c->state - cells(r->state), "");
-    snprintf(open, sizeof open, "%s", TR("  (open)"));
-    if (ss->id != a->sid)     /* blank, where another row says it */
-        snprintf(open, sizeof open, "%*s", c->open ? cells(TR("  (open)")) : 0, "");
+    /* the open one's "(open)" ends its row: another row ends at its date
+    ** (blanks there would be cut with a "…" at 80 columns) */
+    snprintf(open, sizeof open, "%s", ss->id == a->sid ? TR("  (open)") : "");
     snprintf(detail, sizeof detail, "%*s", pt > 0 ? pt : 0, "");
     snprintf(detail + strlen(detail), sizeof detail - strlen(detail),
              TR("%lld turns  #%lld  %s%s  %s%s"), (long long)ss->n_turns, (long long)ss->id,
@@ -139,7 +139,7 @@ fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
     store_session *ss = NULL;
     struct row_refs *r;
-    struct row_cols c = { 0, 0, 0, 0, 0 };
+    struct row_cols c = { 0, 0, 0, 0 };
     size_t n = 0;
     rwkv_err err, bad;
     int rc = RWKV_OK;
@@ -173,7 +173,6 @@ fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         c.id = digits(ss[i].id) > c.id ? digits(ss[i].id) : c.id;
         c.model = cells(r[i].model) > c.model ? cells(r[i].model) : c.model;
         c.state = cells(r[i].state) > c.state ? cells(r[i].state) : c.state;
-        c.open |= ss[i].id == a->sid;
     }
     for (size_t i = 0; i < n; i++)
         add_session(m, a, &ss[i], &r[i], &c);
