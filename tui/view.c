@@ -362,6 +362,20 @@ pad_to(char *s, size_t cap, int w)
     s[n] = '\0';
 }
 
+/* S with spaces before it up to W columns: a number before its unit (the
+** last field, "N MiB") keeps the unit's column as the digits grow. */
+static void
+pad_front(char *s, size_t cap, int w)
+{
+    size_t n = strlen(s);
+    int k = w - tui_str_width(s, n);
+
+    if (k <= 0 || n + (size_t)k + 1 > cap)
+        return;
+    memmove(s + k, s, n + 1);
+    memset(s, ' ', (size_t)k);
+}
+
 /* The right part of the status line in three sizes (FULL, MID, SHRT), with
 ** its numbers now or (WORST) at their widest.  While a job runs each field
 ** keeps the room of its widest, so that none moves as the digits change. */
@@ -408,7 +422,7 @@ status_right(struct app *a, int worst, char *full, char *mid, char *shrt, size_t
         pad_to(f.busy, sizeof f.busy, tui_str_width(w.busy, strlen(w.busy)));
         pad_to(f.pf, sizeof f.pf, tui_str_width(w.pf, strlen(w.pf)));
         pad_to(f.dc, sizeof f.dc, tui_str_width(w.dc, strlen(w.dc)));
-        pad_to(f.mib, sizeof f.mib, tui_str_width(w.mib, strlen(w.mib)));
+        pad_front(f.mib, sizeof f.mib, tui_str_width(w.mib, strlen(w.mib)));
     }
     snprintf(full, cap, " %s%s%s%s%s%s ", f.busy, f.pf, f.pf[0] ? "  " : "", f.dc,
              f.dc[0] ? "  " : "", f.mib);
