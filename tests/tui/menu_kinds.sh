@@ -31,7 +31,7 @@ check_not "F5: no .pth state file" 'state-7v0-A\.pth' 1
 check_not "F5: no safetensors state file" 'calm\.safetensors' 1
 type_text "broken"
 keys Enter
-check "F5: Enter on the damaged file says why" 'broken\.pth: not a checkpoint'
+check "F5: Enter on the damaged file says why" 'broken\.pth: not loaded: not a checkpoint'
 check "the model is kept" 'tiny-7v0-fp32\.pth \| cpu fp32'
 wait_idle
 keys F3

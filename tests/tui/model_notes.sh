@@ -116,7 +116,7 @@ check "models menu again" 'Models'
 rm -f "$TMP/listing"
 type_text "alpha"
 keys Enter
-check "failed load: the file and the reason" 'alpha\.pth: not a zip archive or truncated'
+check "failed load: the file and the reason" 'alpha\.pth: not loaded: not a zip archive or'
 check "failed load: the model in use stays" 'beta\.pth stays in use'
 check_not "failed load: no raw output in the transcript" '^  loader says: reading alpha\.pth'
 check "still on beta" 'beta\.pth \| cpu fp32'
