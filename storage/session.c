@@ -447,7 +447,7 @@ sess_create(const sess_config *cfg, sess **out, rwkv_err *err)
     if (cfg->model_path && cfg->model_path[0])
         abs_path(cfg->model_path, s->model_path, sizeof s->model_path);
     else
-        snprintf(s->model_path, sizeof s->model_path, "(demo)");
+        snprintf(s->model_path, sizeof s->model_path, "%s", SESS_DEMO_PATH);
     if (cfg->vocab_path && cfg->vocab_path[0])
         abs_path(cfg->vocab_path, s->vocab_path, sizeof s->vocab_path);
     if (cfg->chat.state_path || cfg->expect_state) {
@@ -1188,7 +1188,7 @@ sess_output_check(sess *s, const char *path, rwkv_err *err)
 {
     char mf[STORE_PATH_MAX + 8];
     const char *model = s->model_path[0] == '/' ? ckpt_file_name(s->model_path, mf, sizeof mf)
-                                                : NULL;   /* not "(demo)" */
+                                                : NULL;   /* not the demo */
     const store_input in[] = {
         { present(model), "the model in use" },
         { present(s->vocab_path), "the vocabulary in use" },
@@ -1613,7 +1613,7 @@ sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path, const cha
     if (path && path[0])
         abs_path(path, s->model_path, sizeof s->model_path);
     else
-        snprintf(s->model_path, sizeof s->model_path, "(demo)");
+        snprintf(s->model_path, sizeof s->model_path, "%s", SESS_DEMO_PATH);
     s->vocab_path[0] = '\0';
     if (vocab_path && vocab_path[0])
         abs_path(vocab_path, s->vocab_path, sizeof s->vocab_path);

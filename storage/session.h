@@ -160,6 +160,8 @@ typedef struct sess sess;      /* opaque: sess_create / sess_destroy */
 #define SESS_AUTO_TITLE_MAX 60
 /* The full-screen client's way to save nothing (sess_config.nodb_hint). */
 #define SESS_NODB_HINT "--no-db to save nothing"
+/* the model path a session made with the built-in demo model records */
+#define SESS_DEMO_PATH "(demo)"
 
 typedef struct sess_config {
     const char    *db_path;      /* NULL = nothing saved (an ephemeral chat) */
@@ -244,7 +246,7 @@ void        sess_last_ids(const sess *s, int64_t *user_turn, int64_t *reply_turn
 typedef struct sess_info {
     int64_t id;
     char    title[STORE_TITLE_MAX];
-    char    model_path[STORE_PATH_MAX];   /* "" = none on record, "(demo)" = demo */
+    char    model_path[STORE_PATH_MAX];   /* "" = none on record, SESS_DEMO_PATH = demo */
     char    vocab_path[STORE_PATH_MAX];   /* "" = none on record */
     char    strategy[128];
     int64_t head_turn;
@@ -294,14 +296,15 @@ int  sess_resume_state(const char *db, const sess_info *info, const char **given
 ** INF describes (the client's F2; a launch takes it by sess_info_launch):
 ** OUT->other 0 when this model opens it (sess_open checks the rest); 1
 ** when it was made with a model of another shape, which sess_open refuses
-** (the one rule: check_model) -- OUT->model is that model's row (path
-** "(demo)": the demo model), OUT->info what sess_info_launch takes to load
-** it.  Checked here, before any load: its file is still there with the
+** (the one rule: check_model) -- OUT->model is that model's row
+** (OUT->demo: the demo model's), OUT->info what sess_info_launch takes to
+** load it.  Checked here, before any load: its file is still there with the
 ** size on record, and the session's state file as sess_open checks it;
 ** else one line (RWKV_EINVAL) and nothing is to be loaded.
 */
 typedef struct sess_need {
     int         other;        /* made with a model of another shape */
+    int         demo;         /* that model is the demo model (no file) */
     store_model model;        /* that model's row */
     sess_info   info;         /* for sess_info_launch */
 } sess_need;

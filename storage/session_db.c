@@ -2100,9 +2100,10 @@ sess_model_need(store *st, int64_t sid, const rwkv_info *inf, sess_need *out, rw
     out->other = 1;
     info_of(&ss, &out->model, &out->info);
     p = out->model.path;
+    out->demo = strcmp(p, SESS_DEMO_PATH) == 0;
     /* the file the session was made with, still there: by its size here
     ** (its content once loaded: sess_need_loaded) */
-    if (strcmp(p, "(demo)") != 0) {
+    if (!out->demo) {
         if (stat(p, &sb) != 0)
             return rwkv_errf(err, RWKV_EINVAL, "%s: cannot open: %s (the model session %lld was "
                              "made with; --session %lld --model PATH at launch resumes it with a "
@@ -2185,7 +2186,7 @@ sess_info_launch(const sess_info *info, const char **model, int *demo, const cha
                  const char **vocab)
 {
     if (*model == NULL && !*demo) {
-        if (strcmp(info->model_path, "(demo)") == 0)
+        if (strcmp(info->model_path, SESS_DEMO_PATH) == 0)
             *demo = 1;
         else if (info->model_path[0] != '\0')
             *model = info->model_path;

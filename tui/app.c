@@ -2629,15 +2629,14 @@ app_fini(struct app *a)
 static void
 idle_db_check(struct app *a)
 {
-    static double last;
     double now;
 
     if (a->busy || a->quit || a->sess == NULL || sess_db_lost(a->sess))
         return;
     now = mono_run_s();
-    if (last > 0 && now - last < TUI_DB_CHECK_S)
+    if (a->db_checked > 0 && now - a->db_checked < TUI_DB_CHECK_S)
         return;
-    last = now;
+    a->db_checked = now;
     if (sess_db_check(a->sess, 0))
         tui_session_sync(a);       /* saved nowhere now: as after a failed save */
 }

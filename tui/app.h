@@ -373,6 +373,7 @@ struct app {
     int             has_colors;
     long            frames;
     int             quit;
+    double          db_checked;    /* when idle_db_check last looked (mono s) */
     /* --session/--resume: the open at start runs (open_at_start); when it
     ** fails the client ends with its line (start_fail) and exit status 1, as
     ** the line chat does -- a blank chat went on, and the next message made

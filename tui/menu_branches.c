@@ -327,8 +327,12 @@ accept_prune(struct app *a, const char *text)
         tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
         return TUI_PROMPT_DONE;
     }
-    tui_notice_now(a, TR_NOOP("deleting turn %lld and the turns below it..."),
-                   (long long)a->prompt_target);
+    /* said while a long branch goes (thousands of turns and their states) */
+    if (store_turn_prune_plan(a->st, a->prompt_target, &p, &err) == RWKV_OK && p.n_turns > 1)
+        tui_notice_now(a, TR_NOOP("deleting turn %lld and %zu below it..."),
+                       (long long)a->prompt_target, p.n_turns - 1);
+    else
+        tui_notice_now(a, TR_NOOP("deleting turn %lld..."), (long long)a->prompt_target);
     if (store_turn_prune(a->st, a->prompt_target, &p, &err) != RWKV_OK) {
         tui_notice(a, 1, "deleting turn %lld: %s", (long long)a->prompt_target, err.msg);
         return TUI_PROMPT_DONE;

@@ -70,14 +70,17 @@ tui_framing_launch(struct app *a, framing *out)
     return 0;
 }
 
-/* A one-line view of TEXT (escaped, cut) into OUT. */
+/* A one-line view of TEXT (escaped) into OUT: its row cuts it with "…",
+** and the area under the list shows the selected one whole, or as much as
+** its rows hold (a greeting of a few hundred characters: TUI_SHOWN_MAX). */
+#define TUI_SHOWN_MAX 1024
 static void
 shown(const char *text, char *out, size_t cap)
 {
-    char esc[400];
+    char esc[2 * TUI_SHOWN_MAX];      /* more than is shown: the cut says "…" */
 
     framing_escape(text, esc, sizeof esc, 0);
-    tui_cut(out, cap, esc, 80);
+    tui_cut(out, cap, esc, TUI_SHOWN_MAX);
 }
 
 /* The think mode MODE as F8 shows it: its name and what it writes. */
@@ -99,7 +102,7 @@ fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
     const framing *f = sess_framing(a->sess);
     char *g = framing_greeting_text(f);
-    char v[200], t[CHAT_MAX_STOP * (2 * CHAT_MAX_STOP_LEN + 1) + 1];
+    char v[TUI_SHOWN_MAX + 64], t[CHAT_MAX_STOP * (2 * CHAT_MAX_STOP_LEN + 1) + 1];
 
     (void)msg;
 

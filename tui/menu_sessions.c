@@ -63,7 +63,7 @@ row_refs(const struct app *a, const store_session *ss, struct row_refs *r, rwkv_
 
 /* The widest of each field of the rows' details, so they line up (the
 ** view puts the titles in a column: label_col). */
-struct row_cols { int turns, id, model, state; };
+struct row_cols { int turns, id, model; };
 
 static int
 digits(long long v)
@@ -78,34 +78,42 @@ cells(const char *s)
     return tui_str_width(s, strlen(s));
 }
 
-/* One session's row: the title, then its turns, id, model, state file, when
-** and whether it is open, each field padded to the widest (C). */
+/* One session's row: the title, then its turns, id, when, whether it is
+** open, its model and state file, each field padded to the widest (C).
+** The model's file name (often 40 characters and more) comes last but the
+** state file's: at 80 columns the view cuts it, not the date, and the area
+** under the list shows the selected row whole. */
 static void
 add_session(tui_menu *m, const struct app *a, const store_session *ss, const struct row_refs *r,
             const struct row_cols *c)
 {
-    char detail[600], when[32], model[200], state[200], flagged[84], open[40];
+    char detail[600], when[48], model[200], flagged[84], open[40];
     char title[STORE_TITLE_MAX + 8];
     time_t t = (time_t)(ss->updated_ms / 1000), now = time(NULL);
     struct tm tm, tn;
     int pt = c->turns - digits(ss->n_turns), pi = c->id - digits(ss->id);
+    const char *mark = TR("  (open)");
 
     /* this year's "12-06 21:15", an older one's "2025-12-06 ": the row has
     ** no room for the whole date and time, which `sessions show` gives */
     localtime_r(&t, &tm);
     localtime_r(&now, &tn);
-    strftime(when, sizeof when, tm.tm_year == tn.tm_year ? "%m-%d %H:%M" : "%Y-%m-%d ", &tm);
-    /* the padding of the count before it (right-aligned), of the id before
-    ** the model (what follows it), of the model and state file after them */
-    snprintf(model, sizeof model, "%*s%s%*s", pi, "", r->model, c->model - cells(r->model), "");
-    snprintf(state, sizeof state, "%s%*s", r->state, c->state - cells(r->state), "");
-    /* the open one's "(open)" ends its row: another row ends at its date
-    ** (blanks there would be cut with a "…" at 80 columns) */
-    snprintf(open, sizeof open, "%s", ss->id == a->sid ? TR("  (open)") : "");
+    snprintf(when, sizeof when, "%*s", pi, "");   /* the id's padding (right-aligned) */
+    strftime(when + strlen(when), sizeof when - strlen(when),
+             tm.tm_year == tn.tm_year ? "%m-%d %H:%M" : "%Y-%m-%d ", &tm);
+    /* the open one says so; another has blanks there while one is open,
+    ** so the models line up */
+    snprintf(open, sizeof open, "%*s", a->sid != 0 ? cells(mark) : 0, "");
+    if (ss->id == a->sid)
+        snprintf(open, sizeof open, "%s", mark);
+    /* the model padded to the widest when a state file follows it (a row
+    ** ends at its last word: blanks there were cut with a "…") */
+    snprintf(model, sizeof model, "%s%*s", r->model,
+             r->state[0] ? c->model - cells(r->model) : 0, "");
     snprintf(detail, sizeof detail, "%*s", pt > 0 ? pt : 0, "");
     snprintf(detail + strlen(detail), sizeof detail - strlen(detail),
              TR("%lld turns  #%lld  %s%s  %s%s"), (long long)ss->n_turns, (long long)ss->id,
-             model, state, when, open);
+             when, open, model, r->state);
     snprintf(flagged, sizeof flagged, " %s", r->model);
     /* the title as the transcript would show it (stored cleaned, but a row
     ** another program wrote may hold anything) */
@@ -139,7 +147,7 @@ fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
     store_session *ss = NULL;
     struct row_refs *r;
-    struct row_cols c = { 0, 0, 0, 0 };
+    struct row_cols c = { 0, 0, 0 };
     size_t n = 0;
     rwkv_err err, bad;
     int rc = RWKV_OK;
@@ -172,7 +180,6 @@ fill_sessions(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         c.turns = digits(ss[i].n_turns) > c.turns ? digits(ss[i].n_turns) : c.turns;
         c.id = digits(ss[i].id) > c.id ? digits(ss[i].id) : c.id;
         c.model = cells(r[i].model) > c.model ? cells(r[i].model) : c.model;
-        c.state = cells(r[i].state) > c.state ? cells(r[i].state) : c.state;
     }
     for (size_t i = 0; i < n; i++)
         add_session(m, a, &ss[i], &r[i], &c);
@@ -277,7 +284,7 @@ resume(struct app *a, const tui_menu_item *it, int key)
         }
         if (need.other) {
             a->prompt_target = id;
-            if (strcmp(need.model.path, "(demo)") == 0)
+            if (need.demo)
                 snprintf(what, sizeof what, "%s", TR("the demo model"));
             else
                 snprintf(what, sizeof what, TR("%s (RWKV-%s, %d layers)"), need.model.path,

@@ -77,7 +77,7 @@ check "state in use" 'state: alpha\.safetensors'
 type_text "hello there"
 send
 keys F2
-check "F2 row: model, state file and id" 'hello there +[0-9]+ turns +#1 +\(demo\) +state alpha\.safetensors'
+check "F2 row: model, state file and id" 'hello there +[0-9]+ turns +#1 +[0-9-]+ [0-9:]+ +(\(open\) +)?\(demo\) +state alpha\.safetensors'
 # --- rename --------------------------------------------------------------------
 keys C-r
 check "rename pre-fills the current title" 'new title: hello there'

@@ -4,7 +4,8 @@
 # key bar leaves out a hint that does not fit whole instead of cutting it
 # ("Esc c"); F1 lists each menu's rows together ("State files: (none)" not
 # between two "Sessions:" rows); a row with a "↓ N more below" mark ends in
-# "…" before it instead of being drawn over; F8 cuts a long value with "…";
+# "…" before it instead of being drawn over; F8 cuts a long value with "…"
+# and shows it whole under the list;
 # a header's "< 2/2 >" cut by a narrow terminal ends in "…".
 . "$(dirname "$0")/tmuxlib.sh"
 
@@ -46,7 +47,9 @@ tmx resize-window -x 120 -y 40
 check "120 columns" '^─{120}$'
 keys F8
 check "F8 open" 'greeting  word word'
-check "the greeting cut with …" 'greeting  word( word)+ ?… +│'
+check "the greeting cut with …" 'greeting  word( word)+ ?[a-z]*… +│'
+# ... and shown whole under the list (its row there was cut at 80 too)
+check "the whole greeting under the list" 'word word end +│'
 check_not "no ... cut" 'word \.\.\.'
 keys Escape
 check_not "F8 closed" 'greeting  word word'

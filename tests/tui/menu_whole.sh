@@ -30,8 +30,8 @@ keys F2
 check "sessions open" 'Sessions'
 # the title (the message's first words) is cut to its column on the row,
 # the details after it in theirs; the row whole under it
-check "the session's row is cut" 'a rather long first mess[^│]*…  2 turns  #1  \(demo\)  [0-9-]+ [0-9:]+  \(open\)  │'
-check "the selected session whole under the list" '^ │  #1  \(demo\)  [0-9-]+ [0-9:]+  \(open\) +│$'
+check "the session's row is cut" 'a rather long first mess[^│]*…  2 turns  #1  [0-9-]+ [0-9:]+  \(open\)  \(demo\)  │'
+check "the selected session whole under the list" '^ │  #1  [0-9-]+ [0-9:]+  \(open\)  \(demo\) +│$'
 keys Escape
 check_not "sessions closed" '^ │  Sessions'
 

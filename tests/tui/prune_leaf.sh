@@ -2,8 +2,11 @@
 # tests/tui/prune_leaf.sh -- F6 C-d on a leaf (a turn with nothing below)
 # asked "delete this turn and 0 below it?"; now "delete this turn?", with
 # what happens to the chat when it is on it, in English and in Chinese
-# (tui/menu_branches.c).  A turn with turns below still counts them.
+# (tui/menu_branches.c).  A turn with turns below still counts them.  The
+# line shown while the deletion runs (held there by gdb) counts the same way:
+# it said "and the turns below it" for a leaf too.
 . "$(dirname "$0")/tmuxlib.sh"
+. "$(dirname "$0")/holdlib.sh"
 
 tui_start --max-tokens 3 --seed 3
 type_text "alpha"
@@ -40,5 +43,26 @@ keys C-d
 check "a leaf (zh)" '删除这一轮？你正在此分支上'
 check_not "no count (zh)" '及其下的 0 轮'
 keys n Escape
+tui_quit
+
+# the line while the deletion runs: held where it begins (store_turn_prune)
+hold_gdb 4 "the line shown while a deletion runs"
+tui_start --max-tokens 3 --seed 3
+type_text "alpha"
+send
+wait_idle
+keys F6
+check "tree (held)" 'Branches: the whole tree'
+keys C-d
+check "leaf asked (held)" 'delete this turn\? you are on it'
+if hold_start "$(tui_pid)" store_turn_prune; then
+    keys y
+    hold_hit || fail "y: the deletion never began"
+    check "a leaf's line while it goes" 'deleting turn [0-9]+\.\.\.'
+    check_not "no turns below a leaf" 'and the turns below it'
+    hold_end
+else
+    fail "gdb could not attach: $(hold_why)"
+fi
 tui_quit
 tui_finish
