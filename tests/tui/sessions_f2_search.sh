@@ -3,6 +3,7 @@
 # `sessions search` matches: the messages from the first character typed
 # (a one-character query searched the titles only: `w`, `_`, `5`), and never
 # the greeting (its words -- "expert", "answer" -- listed every session).
+# What a row shows is searched too: "#N" finds session N by its id.
 . "$(dirname "$0")/tmuxlib.sh"
 
 # session TITLE MSG: the demo-like greeting, MSG and a reply
@@ -55,6 +56,14 @@ keys C-u
 type_text "  "
 check "two blanks: every session" 'Charlie'
 check_not "two blanks: no error" 'search: search|empty text' 2
+keys C-u
+# "#2", as the rows show an id (the row's own text): session 2 (Bravo)
+type_text "#2"
+check "'#2': session 2" 'Bravo'
+check_not "'#2': not the others" 'Alpha|Charlie' 3
+keys C-u
+type_text "#9"
+check "'#9': no such session" '\(no match\)'
 keys C-u Escape
 check_not "closed" 'Enter resume'
 tui_quit
