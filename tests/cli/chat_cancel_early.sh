@@ -17,30 +17,25 @@
 . "$(dirname "$0")/holdlib.sh"
 
 N_CHECKS=10
-BYTE="--model $FX/models/tiny-7v0-fp32.pth"
-[ -e "$FX/models/tiny-7v0-fp32.pth" ] || [ -n "${CI:-}" ] || BYTE=--demo
+BYTE=$(tiny_or_demo)
 have_fixture models/tiny-7v0-fp32.pth 0 || true
 hold_gdb $N_CHECKS "the early Ctrl-C" sqlite3
 
 D=$TMP/c.db
-replies() { grep -c '^Assistant:' "$TMP/out"; }
-replied() { [ "$(replies)" -ge "$1" ]; }
 rows() { sqlite3 "$D" "SELECT count(*) FROM turns WHERE text = '$1'"; }
 
-chat_bg $BYTE --db "$D" --new early --max-tokens 8 --seed 3 --temperature 0 \
-    --stop QQQQQQ --ban 10,13
-printf 'hello\n' >&3
-poll replied 1 || fail "no reply to hello: $(cat "$TMP/err")"
+chat_hello $BYTE --db "$D" --new early --max-tokens 8 --seed 3 --temperature 0 \
+    --stop QQQQQQ --ban 10,13 || fail "no reply to hello: $(cat "$TMP/err")"
 hold_int sess_submit second $N_CHECKS
 poll grep -q 'cancelled before the reply started; message dropped' "$TMP/err" && ok ||
     fail "the message cut before its reply began: $(cat "$TMP/err")"
-[ "$(replies)" = 1 ] && ok || fail "a reply to the cancelled message was printed: $(cat "$TMP/out")"
+[ "$(chat_replies)" = 1 ] && ok || fail "a reply to the cancelled message was printed: $(cat "$TMP/out")"
 
 # the next message: answered whole, and the chat did not end (a chat that
 # did is a failed check, not a SIGPIPE)
 trap '' PIPE
 printf 'third\n' >&3 2>/dev/null
-poll replied 2 && ok || fail "the next message was not answered: $(cat "$TMP/err")"
+poll chat_replied 2 && ok || fail "the next message was not answered: $(cat "$TMP/err")"
 exec 3>&-
 wait $pid
 rc=$?
@@ -55,10 +50,8 @@ rc=$?
 # message stays in the session with an empty interrupted reply (the abandon
 # rule, storage/session.h), and nothing says it was dropped
 D=$TMP/t.db
-chat_bg $BYTE --db "$D" --new term --max-tokens 8 --seed 3 --temperature 0 \
-    --stop QQQQQQ --ban 10,13
-printf 'hello\n' >&3
-poll replied 1 || fail "no reply to hello: $(cat "$TMP/err")"
+chat_hello $BYTE --db "$D" --new term --max-tokens 8 --seed 3 --temperature 0 \
+    --stop QQQQQQ --ban 10,13 || fail "no reply to hello: $(cat "$TMP/err")"
 if ! hold_start $pid sess_submit; then
     exec 3>&-
     wait $pid

@@ -10,16 +10,7 @@
 # Needs root and mount(8): skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
-MNT=$TMP/mnt
-N_CHECKS=22
-
-mkdir -p "$MNT"
-if ! is_root || ! mount -t tmpfs -o size=8m tmpfs "$MNT" 2>/dev/null; then
-    skip $N_CHECKS "a full disk needs a tmpfs: not root, or mount failed"
-    finish
-    exit
-fi
-trap 'umount "$MNT" 2>/dev/null; rm -rf "$TMP"' EXIT
+full_disk_mnt 22
 D=$MNT/a.db
 
 # fill: an empty database, then the disk filled but for 1800 KiB -- room for
@@ -30,7 +21,6 @@ fill() {
     cat /dev/zero >"$MNT/fill" 2>/dev/null
     truncate -s $(( $(stat -c %s "$MNT/fill") - 1800 * 1024 )) "$MNT/fill"
 }
-replies() { grep -c '^Assistant:' "$1"; }
 # announced_exist WHAT: one "new session N" at most, and N is in the file
 # (before: one a message, each deleted again at once)
 announced_exist() {
@@ -47,7 +37,7 @@ printf 'one\ntwo\n' | "$T" chat --demo --db "$D" --new mytitle --seed 1 --max-to
     >"$TMP/out" 2>"$TMP/err"
 rc=$?
 err=$(cat "$TMP/err")
-[ "$(replies "$TMP/out")" = 2 ] && ok || fail "--new: not every message answered: $(cat "$TMP/out") / $err"
+[ "$(chat_replies)" = 2 ] && ok || fail "--new: not every message answered: $(cat "$TMP/out") / $err"
 [ "$(grep -c '^rwkv-tui: saving' "$TMP/err")" = 1 ] && ok || fail "--new: not one line for the failed saves: $err"
 grep -Eq '^rwkv-tui: saving (the new session|the greeting): .*disk full.*the chat goes on' "$TMP/err" && ok \
     || fail "--new: the failure line: $err"
@@ -67,7 +57,7 @@ fill
 printf 'one\ntwo\nthree\n' | "$T" chat --demo --db "$D" --seed 1 --max-tokens 3 \
     >"$TMP/out" 2>"$TMP/err"
 err=$(cat "$TMP/err")
-[ "$(replies "$TMP/out")" = 3 ] && ok || fail "--db: not every message answered: $err"
+[ "$(chat_replies)" = 3 ] && ok || fail "--db: not every message answered: $err"
 [ "$(grep -c '^rwkv-tui: saving' "$TMP/err")" = 1 ] && ok || fail "--db: not one line for the failed saves: $err"
 announced_exist "--db"
 
@@ -75,7 +65,7 @@ announced_exist "--db"
 fill
 chat_bg --demo --db "$D" --new mytitle --seed 1 --max-tokens 3
 printf 'one\n' >&3
-poll sh -c "[ \$(grep -c '^Assistant:' '$TMP/out') -ge 1 ]" && ok || fail "no reply to 'one': $(cat "$TMP/err")"
+poll chat_replied 1 && ok || fail "no reply to 'one': $(cat "$TMP/err")"
 rm -f "$MNT/fill"
 printf 'two\n' >&3
 exec 3>&-
@@ -108,7 +98,7 @@ if have_fixture models/tiny-7v0-fp32.pth 4; then
     printf 'one\ntwo\n' | "$T" chat --model "$FX/models/tiny-7v0-fp32.pth" --db "$D" --seed 1 \
         --max-tokens 3 >"$TMP/out" 2>"$TMP/err"
     err=$(cat "$TMP/err")
-    [ "$(replies "$TMP/out")" = 2 ] && ok || fail "model row: not every message answered: $err"
+    [ "$(chat_replies)" = 2 ] && ok || fail "model row: not every message answered: $err"
     [ "$(grep -c '^rwkv-tui: saving' "$TMP/err")" = 1 ] && ok || fail "model row: not one line: $err"
     grep -q '^rwkv-tui: saving the model row: .*disk full' "$TMP/err" && ok || fail "model row: the line: $err"
     grep -q 'FOREIGN KEY' "$TMP/err" && fail "model row: a session made on a row not there: $err" || ok

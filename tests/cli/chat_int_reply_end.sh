@@ -17,14 +17,11 @@
 . "$(dirname "$0")/holdlib.sh"
 
 N_CHECKS=9
-BYTE="--model $FX/models/tiny-7v0-fp32.pth"
-[ -e "$FX/models/tiny-7v0-fp32.pth" ] || [ -n "${CI:-}" ] || BYTE=--demo
+BYTE=$(tiny_or_demo)
 have_fixture models/tiny-7v0-fp32.pth 0 || true
 hold_gdb $N_CHECKS "the Ctrl-C at a reply's end" sqlite3
 
 D=$TMP/c.db
-replies() { grep -c '^Assistant:' "$TMP/out"; }
-replied() { [ "$(replies)" -ge "$1" ]; }
 q() { sqlite3 "$D" "$1"; }
 test_q() { [ "$(q "$1")" = "$2" ]; }      # test_q SQL VALUE
 # reply_of TEXT: "interrupted,length" of the reply saved under message TEXT
@@ -37,10 +34,8 @@ ended() { [ ! -e /proc/$pid ] || [ "$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)
 answered() { [ "$(reply_of "$1")" = "0,1" ]; }   # saved whole, not empty
 
 # --- /regen 3: Ctrl-C while the first alternative is saved stops the batch ---------------
-chat_bg $BYTE --db "$D" --new endint --max-tokens 8 --seed 3 --temperature 1 --top-p 1 \
-    --stop QQQQQQ --ban 10,13
-printf 'hello\n' >&3
-poll replied 1 || fail "no reply to hello: $(cat "$TMP/err")"
+chat_hello $BYTE --db "$D" --new endint --max-tokens 8 --seed 3 --temperature 1 --top-p 1 \
+    --stop QQQQQQ --ban 10,13 || fail "no reply to hello: $(cat "$TMP/err")"
 poll test_q 'SELECT count(*) FROM turns WHERE role = 2' 1 ||
     fail "the first reply was not saved: $(cat "$TMP/err")"
 hold_int sess_save_finish '/regen 3' $N_CHECKS
@@ -55,7 +50,7 @@ poll answered second && ok ||
 kill -0 $pid 2>/dev/null && ok || fail "the chat ended at a Ctrl-C between alternatives"
 
 # --- Ctrl-C while the reply is saved: the chat ends, the reply kept whole ----------------
-n=$(replies)
+n=$(chat_replies)
 e=$(wc -l <"$TMP/err")
 hold_int sess_save_finish 'third' 6
 poll ended || kill -TERM $pid                     # the old binary waits for a line
@@ -63,7 +58,7 @@ wait $pid
 rc=$?
 exec 3>&-
 [ $rc = 0 ] && ok || fail "the chat did not end at the Ctrl-C (exit $rc): $(cat "$TMP/err")"
-[ "$(replies)" = $((n + 1)) ] && ok || fail "replies printed: $(replies), want $((n + 1))"
+[ "$(chat_replies)" = $((n + 1)) ] && ok || fail "replies printed: $(chat_replies), want $((n + 1))"
 [ "$(reply_of third)" = "0,1" ] && ok ||
     fail "the reply the Ctrl-C followed was not saved whole: '$(reply_of third)'"
 said=$(tail -n +$((e + 1)) "$TMP/err")

@@ -10,20 +10,8 @@
 # Needs root and mount(8): skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
-MNT=$TMP/mnt
-N_CHECKS=10
-
-mkdir -p "$MNT"
-if ! is_root || ! mount -t tmpfs -o size=8m tmpfs "$MNT" 2>/dev/null; then
-    skip $N_CHECKS "a full disk needs a tmpfs: not root, or mount failed"
-    finish
-    exit
-fi
-trap 'umount "$MNT" 2>/dev/null; rm -rf "$TMP"' EXIT
+full_disk_mnt 10
 D=$MNT/a.db
-
-# (poll runs it afresh each time: a "$(...)" argument would be read once)
-answered() { test "$(grep -c '^Assistant:' "$TMP/out")" -ge "$1"; }
 
 # start: a chat whose first exchange is saved, then the disk filled
 start() {
@@ -39,12 +27,12 @@ users() { sql_rows "$D" 'select text from turns where role=1 order by depth' | t
 # --- full to the end --------------------------------------------------------------------------
 start
 printf 'second\nthird\n' >&3
-poll answered 3 || true
+poll chat_replied 3 || true
 exec 3>&-
 wait $pid
 rc=$?
 err=$(cat "$TMP/err")
-[ "$(grep -c '^Assistant:' "$TMP/out")" = 3 ] && ok || fail "full: not every message answered: $(cat "$TMP/out")"
+[ "$(chat_replies)" = 3 ] && ok || fail "full: not every message answered: $(cat "$TMP/out")"
 [ "$(printf '%s\n' "$err" | grep -c 'disk full')" = 2 ] && ok || fail "full: not one line, then the leaving line: $err"
 printf '%s\n' "$err" | grep -q "^rwkv-tui: saving your message: $D: disk full (nothing was saved) (the chat goes on; what is not saved is tried again with your next message)$" &&
     ok || fail "full: the line: $err"
@@ -59,7 +47,7 @@ rm -f "$MNT/fill"
 start
 printf 'second\n' >&3
 poll grep -q 'disk full' "$TMP/err" || fail "room: the save did not fail: $(cat "$TMP/err")"
-poll answered 2 || fail "room: no second reply"
+poll chat_replied 2 || fail "room: no second reply"
 rm -f "$MNT/fill"
 exec 3>&-
 wait $pid

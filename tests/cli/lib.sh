@@ -63,6 +63,41 @@ chat_bg() {
     pid=$!
     exec 3>"$TMP/in"
 }
+# chat_replies: how many replies a chat has printed to $TMP/out (chat_bg's,
+# or one run >"$TMP/out"): its "Assistant:" lines; chat_replied N: N or more
+# (a condition for poll: read afresh each time).
+chat_replies() { grep -c '^Assistant:' "$TMP/out"; }
+chat_replied() { [ "$(chat_replies)" -ge "$1" ]; }
+# chat_hello ARGS...: chat_bg ARGS, then the message "hello": 0 once its
+# reply is printed, 1 when none came (~60 s).
+chat_hello() {
+    chat_bg "$@"
+    printf 'hello\n' >&3
+    poll chat_replied 1
+}
+# tiny_or_demo: the options for the tiny RWKV-7 fixture model, or --demo
+# where it is missing and CI is not set (have_fixture models/tiny-7v0-fp32.pth 0
+# in the test says so, or fails under CI).
+tiny_or_demo() {
+    if [ -e "$FX/models/tiny-7v0-fp32.pth" ] || [ -n "${CI:-}" ]; then
+        printf '%s\n' "--model $FX/models/tiny-7v0-fp32.pth"
+    else
+        printf '%s\n' --demo
+    fi
+}
+# full_disk_mnt N: MNT=$TMP/mnt, an 8 MiB tmpfs mounted there for a disk
+# that fills up (unmounted at exit); not root, or mount(8) failed: N checks
+# skipped and the test ends.
+full_disk_mnt() {
+    MNT=$TMP/mnt
+    mkdir -p "$MNT"
+    if ! is_root || ! mount -t tmpfs -o size=8m tmpfs "$MNT" 2>/dev/null; then
+        skip "$1" "a full disk needs a tmpfs: not root, or mount failed"
+        finish
+        exit
+    fi
+    trap 'umount "$MNT" 2>/dev/null; rm -rf "$TMP"' EXIT
+}
 # hold_lock DB: another program (python3's sqlite3) takes DB's write lock
 # (BEGIN EXCLUSIVE) and holds it, so the binary's saves wait out their busy
 # time and fail, until release_lock; 0 once it is held, 1 when it was not

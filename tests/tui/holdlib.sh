@@ -14,6 +14,9 @@
 #                       BREAK and the UI thread runs until UNTIL (default:
 #                       worker_main, sess_cancel then tui_notice).  1 when
 #                       gdb could not attach (hold_why says why)
+#   held_or_end N KEYS CANCEL [BREAK UNTIL...]
+#                       held; when gdb could not attach, N checks skipped
+#                       (hold_why says why), the client quit, the test ends
 #   hold_draws FILE     a script (hold_run) holding a job's worker while the UI
 #                       thread alone runs and redraws: the Python read from
 #                       stdin sets the break points that stop the worker
@@ -40,6 +43,16 @@ held() {
     keys $cancel
     hold_end
     return 0
+}
+
+held_or_end() {
+    local n=$1
+    shift
+    held "$@" && return 0
+    skip "$n" "gdb could not attach: $(hold_why)"
+    tui_quit
+    tui_finish
+    exit
 }
 
 hold_draws() {

@@ -22,17 +22,10 @@ N0=$(turns)
 
 tui_start --max-tokens 8
 type_text "queued words"
-keys F2
-type_text opened
-check "the sessions menu" 'opened'
+f2_find opened
 # the open's worker held; Enter pressed meanwhile (the UI thread runs until
 # it has said what it does with the message)
-if ! held Enter Enter worker_main tui_notice; then
-    skip $((N_CHECKS - 3)) "gdb could not attach: $(hold_why)"
-    tui_quit
-    tui_finish
-    exit
-fi
+held_or_end $((N_CHECKS - 3)) Enter Enter worker_main tui_notice
 check "the session opened, then the message sent in it" 'queued words' 30
 wait_idle 100
 [ "$(turns)" = $((N0 + 2)) ] && ok || fail "session 1 has $(turns) turns, not $((N0 + 2))"

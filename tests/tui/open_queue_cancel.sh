@@ -21,17 +21,10 @@ N0=$(turns)
 
 tui_start --max-tokens 8
 type_text "queued words"
-keys F2
-type_text opened
-check "the sessions menu" 'opened'
+f2_find opened
 # the open's worker held; Enter (the message queued: the UI thread runs until
 # it has said so) then Esc (until it has cancelled and said "cancelling...")
-if ! held Enter "Enter Escape" worker_main tui_notice sess_cancel tui_notice; then
-    skip $((N_CHECKS - 2)) "gdb could not attach: $(hold_why)"
-    tui_quit
-    tui_finish
-    exit
-fi
+held_or_end $((N_CHECKS - 2)) Enter "Enter Escape" worker_main tui_notice sess_cancel tui_notice
 wait_idle 100
 check "the message is back in the input box" '^> queued words'
 [ "$(turns)" = "$N0" ] && ok || fail "$(turns) turns saved, not $N0: the message was sent"

@@ -10,6 +10,7 @@
 #   send [N]              Enter, wait until the client took the message, then
 #                         until the reply is done (wait_idle N)
 #   tui_quit              F10, then wait for the process to exit 0
+#   f2_find TEXT          F2, TEXT typed: the sessions menu shows it (a check)
 #   tui_finish            sanitizer/crash check of every run, then `finish`
 . "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
 SOCK=rwkvtest-$$
@@ -150,6 +151,11 @@ send() {
     wait_for '^> (Type a message|输入消息)' 10 ||
         fail "send at ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: the message was not sent: $(screen | tail -3 | tr '\n' '|')"
     wait_idle "$@"
+}
+f2_find() {
+    keys F2
+    type_text "$1"
+    check "the sessions menu" "$1"
 }
 # (30 s: under the sanitizers on a loaded machine the leak check at exit takes a while)
 tui_quit() {

@@ -121,6 +121,21 @@ say(sess *s, const char *msg)
     return 0;
 }
 
+/* Another connection holding DB's write lock (lock_take) beside the
+** runtime S: it, or NULL with S destroyed (the case cannot go on); S NULL
+** (its open failed): NULL, no lock tried. */
+static inline sqlite3 *
+sess_test_lock(sess *s, const char *db)
+{
+    sqlite3 *h;
+
+    if (s == NULL)
+        return NULL;
+    if ((h = lock_take(db)) == NULL)
+        sess_destroy(s);
+    return h;
+}
+
 /*
 ** The cut hook, on a runtime's phase callback (sess_test_cut_phase): armed
 ** by sess_cut.next, the next phase report of sess_cut.s -- a message's

@@ -76,6 +76,24 @@ q_integrity_ok(const char *db)
     return q_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check='ok'") == 1;
 }
 
+/* Rows of message TEXT (a user turn) in DB. */
+static inline int64_t
+n_msg(const char *db, const char *text)
+{
+    char sql[256];
+
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM turns WHERE role=1 AND text='%s'", text);
+    return q_int(db, sql);
+}
+
+/* Messages in DB with a reply right under them (one count per pair). */
+static inline int64_t
+n_replied(const char *db)
+{
+    return q_int(db, "SELECT count(*) FROM turns u JOIN turns r ON r.parent_id=u.id "
+                     "WHERE u.role=1 AND r.role=2");
+}
+
 /* The size of file P in bytes, -1 when there is none. */
 static inline long
 file_size(const char *p)
@@ -217,6 +235,19 @@ plain_err(const rwkv_err *err, const char *path, const char *why)
 
     snprintf(want, sizeof want, "%s: %s", path, why);
     return strcmp(err->msg, want) == 0;
+}
+
+/* A new store file NAME in the test's folder (its path into DB, CAP
+** bytes), opened under the check "open": the store, or NULL. */
+static inline store *
+store_test_open(const char *name, char *db, size_t cap)
+{
+    store *st = NULL;
+    rwkv_err err;
+
+    test_tmp_path(db, cap, name);
+    TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
+    return st;
 }
 
 /* A new store file NAME in the test's folder (its path into DB, CAP

@@ -72,6 +72,8 @@ main(void)
 
     if (!test_have_fixture(FIXTURE, 20))
         return TEST_REPORT();
+    if (test_tmpdir("rwkv-test-sess-model-need") == NULL)
+        return 1;
     test_fixture_path(src, sizeof src, FIXTURE);
     test_tmp_path(mpath, sizeof mpath, "a-model.pth");
     test_tmp_path(db, sizeof db, "need.db");
@@ -79,6 +81,7 @@ main(void)
     if (sess_test_demo(NULL, &demo, &t) != 0 ||
         rwkv_model_open(mpath, NULL, &tiny, &err) != RWKV_OK) {
         TEST_CONDF(0, "models: %s", err.msg);
+        test_tmpdir_remove();
         return TEST_REPORT();
     }
     s_demo = made_with(demo, t, db, NULL);
@@ -87,6 +90,7 @@ main(void)
                (long long)s_tiny);
     if (store_open(db, &st, &err) != RWKV_OK) {
         TEST_CONDF(0, "store_open: %s", err.msg);
+        test_tmpdir_remove();
         return TEST_REPORT();
     }
 
@@ -147,5 +151,6 @@ main(void)
     rwkv_model_close(tiny);
     rwkv_model_close(demo);
     tok_close(t);
+    test_tmpdir_remove();
     return TEST_REPORT();
 }

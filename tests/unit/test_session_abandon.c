@@ -39,16 +39,6 @@
 #define BUSY_MS 200
 #define MAX_TOK 6
 
-/* Rows of message TEXT in DB. */
-static int64_t
-n_msg(const char *db, const char *text)
-{
-    char sql[256];
-
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM turns WHERE role=1 AND text='%s'", text);
-    return q_int(db, sql);
-}
-
 /* 1 when message TEXT in DB has one reply, empty and marked interrupted, on
 ** the session's branch (the head is that reply or below it). */
 static int
@@ -109,10 +99,8 @@ kept_for_the_quit(rwkv_model *m, const tok *t)
     if (s == NULL)
         return;
     TEST_COND("kept: the first message saved", say(s, "one") == 0 && sess_id(s) == 1);
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
+    if ((h = sess_test_lock(s, db)) == NULL)
         return;
-    }
     all_notes[0] = '\0';
     TEST_COND("kept: sent and abandoned under the lock", say_abandoned(s, "two") == RWKV_OK);
     TEST_CONDF(strstr(all_notes, "saving your message: ") &&
@@ -145,8 +133,7 @@ kept_for_the_quit(rwkv_model *m, const tok *t)
                (long long)n_msg(db, "two"));
     TEST_CONDF(q_int(db, "SELECT u.text='two' FROM turns r JOIN turns u ON u.id=r.parent_id "
                          "WHERE r.id=(SELECT head_turn FROM sessions)") == 1 &&
-                   q_int(db, "SELECT count(*) FROM turns u JOIN turns r ON r.parent_id=u.id "
-                             "WHERE u.role=1 AND r.role=2") == 2,
+                   n_replied(db) == 2,
                "kept: at the end of the branch, each reply under its message (%lld turns)",
                (long long)q_int(db, "SELECT count(*) FROM turns"));
 }
@@ -161,14 +148,10 @@ kept_new_chat(rwkv_model *m, const tok *t)
 {
     char db[600], why[RWKV_ERR_MSG];
     sess *s = open_sess(m, t, db, sizeof db, "new.db");
-    sqlite3 *h;
+    sqlite3 *h = sess_test_lock(s, db);
 
-    if (s == NULL)
+    if (h == NULL)
         return;
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
-        return;
-    }
     TEST_COND("new: sent and abandoned under the lock", say_abandoned(s, "first") == RWKV_OK);
     TEST_CONDF(sess_id(s) == 0 && chat_kept(s, "first") && sess_unsaved(s) == 1,
                "new: kept, counted (%zu)", sess_unsaved(s));
@@ -257,10 +240,8 @@ regen_cut_keeps(rwkv_model *m, const tok *t)
     if (s == NULL)
         return;
     TEST_COND("regen cut: the first message saved", say(s, "one") == 0);
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
+    if ((h = sess_test_lock(s, db)) == NULL)
         return;
-    }
     TEST_COND("regen cut: kept under the lock", say_abandoned(s, "two") == RWKV_OK &&
               chat_kept(s, "two"));
     sess_cut.next = 1;
@@ -304,10 +285,8 @@ goes_on(rwkv_model *m, const tok *t, int kind, int first)
         return;
     /* FIRST: "two" is the first message, the greeting still to be fed */
     TEST_COND("on: the first message saved", first || say(s, "one") == 0);
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
+    if ((h = sess_test_lock(s, db)) == NULL)
         return;
-    }
     TEST_COND("on: kept under the lock", say_abandoned(s, "two") == RWKV_OK && chat_kept(s, "two"));
     TEST_COND("on: the greeting fed or not", chat_greeting_fed(sess_chat(s)) == !first);
     lock_release(h);

@@ -29,16 +29,6 @@
 
 #define BUSY_MS 200
 
-/* Rows of message TEXT in DB. */
-static int64_t
-n_msg(const char *db, const char *text)
-{
-    char sql[256];
-
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM turns WHERE role=1 AND text='%s'", text);
-    return q_int(db, sql);
-}
-
 /* A runtime on DB (a new file NAME in the temp dir) with the busy time cut. */
 static sess *
 open_sess(rwkv_model *m, const tok *t, char *db, size_t cap, const char *name)
@@ -66,10 +56,8 @@ nothing_kept(rwkv_model *m, const tok *t)
     if (s == NULL)
         return;
     TEST_COND("none: saved", say(s, "one") == 0 && sess_id(s) == 1 && sess_unsaved(s) == 0);
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
+    if ((h = sess_test_lock(s, db)) == NULL)
         return;
-    }
     waits = store_busy_timeouts(sess_store(s));
     all_notes[0] = '\0';
     TEST_CONDF(sess_flush(s, why, sizeof why) == 0 && why[0] == '\0' &&
@@ -98,10 +86,8 @@ kept_then_written(rwkv_model *m, const tok *t)
     if (s == NULL)
         return;
     TEST_COND("kept: the first message saved", say(s, "one") == 0 && sess_id(s) == 1);
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
+    if ((h = sess_test_lock(s, db)) == NULL)
         return;
-    }
     TEST_COND("kept: answered under the lock", say(s, "two") == 0 && say(s, "three") == 0);
     TEST_CONDF(sess_unsaved(s) == 2, "kept: two exchanges kept out (%zu)", sess_unsaved(s));
     turns = q_int(db, "SELECT count(*) FROM turns");
@@ -138,8 +124,7 @@ kept_then_written(rwkv_model *m, const tok *t)
                          "b.text='three' AND a.role=1 AND b.role=1 AND a.depth < b.depth") == 1 &&
                    q_int(db, "SELECT depth FROM turns WHERE id=(SELECT head_turn FROM sessions)") ==
                        q_int(db, "SELECT max(depth) FROM turns") &&
-                   q_int(db, "SELECT count(*) FROM turns u JOIN turns r ON r.parent_id=u.id "
-                             "WHERE u.role=1 AND r.role=2") == 3,
+                   n_replied(db) == 3,
                "kept: one branch, each reply under its message (%lld turns)",
                (long long)q_int(db, "SELECT count(*) FROM turns"));
 }
@@ -154,14 +139,10 @@ new_chat(rwkv_model *m, const tok *t)
 {
     char db[600], why[RWKV_ERR_MSG];
     sess *s = open_sess(m, t, db, sizeof db, "new.db");
-    sqlite3 *h;
+    sqlite3 *h = sess_test_lock(s, db);
 
-    if (s == NULL)
+    if (h == NULL)
         return;
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
-        return;
-    }
     TEST_COND("new: answered under the lock", say(s, "first") == 0 && sess_id(s) == 0);
     TEST_CONDF(sess_unsaved(s) == 1 && sess_flush(s, why, sizeof why) == 1 &&
                    strstr(why, "database is locked"),
@@ -203,10 +184,8 @@ export_kept(rwkv_model *m, const tok *t)
     if (s == NULL)
         return;
     TEST_COND("export: saved first", say(s, "alpha") == 0);
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
+    if ((h = sess_test_lock(s, db)) == NULL)
         return;
-    }
     TEST_COND("export: kept out", say(s, "beta *bold*") == 0 && sess_unsaved(s) == 1);
     TEST_CONDF(sess_export(s, STORE_FMT_MD, &buf, &len, &err) == RWKV_OK && len == strlen(buf) &&
                    strstr(buf, "## User\n\nalpha") && strstr(buf, "beta \\*bold\\*") &&

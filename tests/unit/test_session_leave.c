@@ -34,16 +34,6 @@
 
 #define BUSY_MS 200
 
-/* Rows of message TEXT in DB. */
-static int64_t
-n_msg(const char *db, const char *text)
-{
-    char sql[256];
-
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM turns WHERE role=1 AND text='%s'", text);
-    return q_int(db, sql);
-}
-
 /* What a case's leaving step needs: the ids of the first exchange (and of
 ** a regenerated sibling reply), another model for the switch. */
 struct leave_ctx {
@@ -228,10 +218,8 @@ leave_one(rwkv_model *m, const tok *t, struct leave_ctx *ctx, const struct leave
         TEST_CONDF(ctx->reply2 != 0 && ctx->reply2 != ctx->reply1, "%s: a sibling reply",
                    c->name);
     }
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
+    if ((h = sess_test_lock(s, db)) == NULL)
         return;
-    }
     TEST_CONDF(say(s, "two") == 0 && sess_unsaved(s) == 1, "%s: kept out under the lock (%zu)",
                c->name, sess_unsaved(s));
     turns = chat_n_turns(sess_chat(s));
@@ -287,15 +275,11 @@ leave_unsaved_session(rwkv_model *m, const tok *t)
 {
     char db[600];
     sess *s = open_sess(m, t, db, sizeof db, "first.db", NULL);
-    sqlite3 *h;
+    sqlite3 *h = sess_test_lock(s, db);
     rwkv_err err;
 
-    if (s == NULL)
+    if (h == NULL)
         return;
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
-        return;
-    }
     TEST_COND("first: answered under the lock",
               say(s, "first") == 0 && sess_id(s) == 0 && sess_unsaved(s) == 1);
     TEST_CONDF(sess_reset(s, &err) == RWKV_EDB &&
@@ -338,10 +322,8 @@ replay_keeps(rwkv_model *m, const tok *t)
     if (s == NULL)
         return;
     TEST_COND("replay: the first message saved", say(s, "one") == 0 && sess_id(s) == 1);
-    if ((h = lock_take(db)) == NULL) {
-        sess_destroy(s);
+    if ((h = sess_test_lock(s, db)) == NULL)
         return;
-    }
     TEST_COND("replay: kept out", say(s, "two") == 0 && sess_unsaved(s) == 1);
     TEST_CONDF(sess_switch_state(s, NULL, 0, 1, &err) == RWKV_OK &&
                    chat_n_turns(sess_chat(s)) == 2 && sess_unsaved(s) == 2,

@@ -54,16 +54,6 @@
     "CREATE TRIGGER test_fail_reply BEFORE INSERT ON turns WHEN NEW.role=2 BEGIN "     \
     "SELECT RAISE(ABORT, 'disk full (test)'); END"
 
-/* Rows of message TEXT in DB. */
-static int64_t
-n_msg(const char *db, const char *text)
-{
-    char sql[256];
-
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM turns WHERE role=1 AND text='%s'", text);
-    return q_int(db, sql);
-}
-
 /* Messages in DB without any reply under them. */
 static int64_t
 n_bare_msgs(const char *db)
@@ -144,10 +134,8 @@ cut(rwkv_model *m, const tok *t, int kase)
         return;
     store_set_busy_ms(sess_store(s), BUSY_MS);
     TEST_CONDF(say(s, "one") == 0 && sess_id(s) == 1, "%s: the first exchange saved", nm);
-    if (kase == 0 && (h = lock_take(db)) == NULL) {
-        sess_destroy(s);
+    if (kase == 0 && (h = sess_test_lock(s, db)) == NULL)
         return;
-    }
     if (kase == 1 && q_exec(db, FAIL_REPLY) != SQLITE_OK) {
         TEST_COND("the failing trigger", 0);
         sess_destroy(s);

@@ -262,14 +262,11 @@ int
 main(void)
 {
     char db[512];
-    store *st = NULL;
-    rwkv_err err;
+    store *st;
 
     if (test_tmpdir("rwkv-prune") == NULL)
         return 1;
-    test_tmp_path(db, sizeof db, "prune.db");
-    TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
-    if (st) {
+    if ((st = store_test_open("prune.db", db, sizeof db)) != NULL) {
         test_tree_and_prune(st, db);
         test_loop(st, db);
         test_prune_reclaims(st, db);

@@ -259,14 +259,11 @@ int
 main(void)
 {
     char db[512];
-    store *st = NULL;
-    rwkv_err err;
+    store *st;
 
     if (test_tmpdir("rwkv-share") == NULL)
         return 1;
-    test_tmp_path(db, sizeof db, "share.db");
-    TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
-    if (st) {
+    if ((st = store_test_open("share.db", db, sizeof db)) != NULL) {
         test_shared(st, db);
         test_hash_hit(st, db);
         test_damaged(st, db);
