@@ -117,8 +117,8 @@ usage(FILE *f)
             "Line-mode chat on stdin/stdout, the chat demo's behaviour: each line is a\n"
             "message, framed as \"User: MSG\\n\\nAssistant:\"; the reply streams to stdout\n"
             "and ends at a blank line (\"\\n\\n\") or --max-tokens.  Works in a pipe;\n"
-            "stdout that cannot be written or stdin that cannot be read ends it (one line,\n"
-            "exit status 1).\n\n"
+            "stdout that cannot be written (a full disk) or stdin that cannot be read ends\n"
+            "it (one line, exit status 1); a closed pipe ends it with SIGPIPE, like cat.\n\n"
             "Chat options:\n"
             "  --stats             after each reply print prefill/decode speed on stderr\n");
     cli_frame_help(f);
@@ -901,7 +901,7 @@ static const struct chat_command {
     { "reset", NULL, "", "forget the conversation (back to the greeting/state); in a saved "
       "session the next message starts a new branch", cmd_reset },
     { "regen", NULL, "[N]", "sample the last reply again (state restored, no prefill; the first after a "
-      "resume feeds the message again), or N "
+      "resume feeds the message again, unless the resume's replay just fed it), or N "
       "alternatives (up to 16) one after another, each with its own seed; in a saved session "
       "each new reply is saved beside the old; the chat goes on from the last", cmd_regen },
     { "continue", NULL, "", "let the last reply go on where it stopped (max-tokens, Ctrl-C, a "

@@ -157,7 +157,7 @@ typedef struct sess sess;      /* opaque: sess_create / sess_destroy */
 /* Longest sess_config.keep_way kept, with its NUL: a short clause. */
 #define SESS_KEEP_WAY_MAX 96
 /* Longest session title taken from a first message (bytes). */
-#define SESS_AUTO_TITLE_MAX 60
+#define SESS_AUTO_TITLE_MAX STORE_AUTO_TITLE_MAX   /* (store_title_auto) */
 /* The full-screen client's way to save nothing (sess_config.nodb_hint). */
 #define SESS_NODB_HINT "--no-db to save nothing"
 /* the model path a session made with the built-in demo model records */

@@ -250,10 +250,11 @@ check_tokens(sess *s, int64_t sid, const store_turn *turns, size_t n, rwkv_err *
 
 /* ---- the replay rule ------------------------------------------------------------ */
 
-/* Feed segment IDS[N] of ROLE into OUT by the replay rule; *DONE counts. */
-int
-sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, uint64_t *done,
-         uint64_t total, rwkv_err *err)
+/* sess_feed_seg; LOGITS (NULL: none) the logits its last chunk gives, as
+** a prefill's last chunk gives them (chat.c, step_prefill). */
+static int
+feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, uint64_t *done,
+         uint64_t total, float *logits, rwkv_err *err)
 {
     const rwkv_sampling *samp = chat_sampling(s->c);
     size_t chunk = samp->chunk > 0 ? (size_t)samp->chunk : 256;
@@ -264,7 +265,7 @@ sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, 
         int rc;
         if (atomic_load(&s->cancel))
             return rwkv_errf(err, RWKV_ECANCEL, "replay cancelled");
-        rc = rwkv_eval(s->m, ids + i, k, out, NULL, err);
+        rc = rwkv_eval(s->m, ids + i, k, out, i + k == n ? logits : NULL, err);
         if (rc != RWKV_OK)
             return rc;
         *done += k;
@@ -274,20 +275,43 @@ sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, 
     return RWKV_OK;
 }
 
+/* Feed segment IDS[N] of ROLE into OUT by the replay rule; *DONE counts. */
+int
+sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, uint64_t *done,
+         uint64_t total, rwkv_err *err)
+{
+    return feed_seg(s, ids, n, role, out, done, total, NULL, err);
+}
+
 /* A state wanted on the way of a replay: the one after turn TURN (0 = the
-** session's start) into OUT; GOT (OUT) says whether the replay passed it. */
+** session's start) into OUT; GOT (OUT) says whether the replay passed it.
+** LOGITS (n_vocab floats; NULL: not wanted): with the logits of the last
+** token fed -- got only where the replay fed TURN's own tokens, not where
+** it started from TURN's saved state (it has none). */
 typedef struct replay_mid {
     int64_t            turn;
     rwkv_state        *out;
+    float             *logits;
     int                got;
     struct replay_mid *next;           /* another state wanted, NULL = none */
 } replay_mid;
 
-static void
-mid_take(replay_mid *mid, int64_t at, const rwkv_state *st)
+/* The logits MID wants after turn AT, NULL = none. */
+static float *
+mid_logits(replay_mid *mid, int64_t at)
 {
     for (; mid != NULL; mid = mid->next)
-        if (!mid->got && mid->turn == at) {
+        if (!mid->got && mid->turn == at && mid->logits != NULL)
+            return mid->logits;
+    return NULL;
+}
+
+/* FED: AT's tokens were just fed, the logits of its last one given. */
+static void
+mid_take(replay_mid *mid, int64_t at, const rwkv_state *st, int fed)
+{
+    for (; mid != NULL; mid = mid->next)
+        if (!mid->got && mid->turn == at && (mid->logits == NULL || fed)) {
             rwkv_state_copy(mid->out, st);
             mid->got = 1;
         }
@@ -317,12 +341,14 @@ replay_at(sess *s, const sess_start *start, int64_t turn, rwkv_state *out, size_
         snprintf(note, note_cap, "%s", plan.note);
     if (plan.base_turn == 0 && (rc = sess_load_start(s, start, out, err)) != RWKV_OK)
         goto out;
-    mid_take(mid, plan.base_turn, out);
+    mid_take(mid, plan.base_turn, out, 0);
     for (size_t g = 0; g < plan.n_segs && rc == RWKV_OK; g++) {
-        rc = sess_feed_seg(s, plan.tokens + plan.segs[g].off, plan.segs[g].len, plan.segs[g].role, out,
-                      &done, plan.n_tokens, err);
+        const store_plan_seg *sg = &plan.segs[g];
+        float *lg = mid_logits(mid, sg->turn_id);
+        rc = feed_seg(s, plan.tokens + sg->off, sg->len, sg->role, out, &done, plan.n_tokens, lg,
+                      err);
         if (rc == RWKV_OK)
-            mid_take(mid, plan.segs[g].turn_id, out);
+            mid_take(mid, sg->turn_id, out, lg != NULL && sg->len > 0);
     }
     *replayed = plan.n_tokens;
     if (base)
@@ -537,6 +563,27 @@ replay_said(sess *s, int64_t turn, size_t replayed, int64_t base, const char *no
         sess_notef(s, 0, "(%s: replayed %zu tokens from the start of the session)", why, replayed);
 }
 
+/* M (NEXT after it) for the state after message LAST_USER (0: none,
+** nothing wanted: a turn no replay feeds) with its logits. */
+static int
+reply_mid_init(sess *s, replay_mid *m, int64_t last_user, replay_mid *next, rwkv_err *err)
+{
+    size_t nv = (size_t)rwkv_model_info(s->m)->n_vocab;
+    int rc;
+
+    m->turn = 0;
+    m->got = 0;
+    m->next = next;
+    if (last_user <= 0)
+        return RWKV_OK;
+    if ((rc = rwkv_state_create(s->m, &m->out, err)) != RWKV_OK)
+        return rc;
+    if ((m->logits = malloc(nv * sizeof *m->logits)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "replay: out of memory");
+    m->turn = last_user;
+    return RWKV_OK;
+}
+
 /*
 ** Make the chat continue after turn HEAD of session SID whose start is START:
 ** its turns become the chat's records, its state the current one.  A user
@@ -550,7 +597,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     size_t n = 0, replayed = 0;
     rwkv_state *cur = NULL, *prev = NULL;
     int64_t base = 0, last_user = 0, last_user_parent = -1;
-    replay_mid mid, fork_mid = { 0, NULL, 0, NULL };
+    replay_mid mid, fork_mid = { 0, NULL, NULL, 0, NULL }, reply_mid = { 0, NULL, NULL, 0, NULL };
     char note[300];
     int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW, mid_rebuilt = 0;
 
@@ -583,12 +630,19 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     ** resume that only goes on with the chat replays nothing for it */
     mid.turn = last_user_parent;
     mid.out = prev;
+    mid.logits = NULL;
     mid.got = 0;
     /* and the fork point's, when it has none (fork_point_unsaved) */
     fork_mid.turn = s->other.sid != sid ? fork_point_unsaved(turns, n, last_user_parent) : 0;
     if (fork_mid.turn != 0 && (rc = rwkv_state_create(s->m, &fork_mid.out, err)) != RWKV_OK)
         goto out;
-    mid.next = fork_mid.turn != 0 ? &fork_mid : NULL;
+    /* and, when the replay feeds the last message (its state not saved: a
+    ** crash in its prefill), the state after it with its logits: a
+    ** regeneration or continuation starts there, its prompt not fed again */
+    if ((rc = reply_mid_init(s, &reply_mid, last_user, fork_mid.turn != 0 ? &fork_mid : NULL,
+                             err)) != RWKV_OK)
+        goto out;
+    mid.next = reply_mid.turn != 0 ? &reply_mid : reply_mid.next;
     if ((rc = replay_at(s, start, head, cur, &replayed, &base, note, sizeof note,
                         last_user_parent >= 0 ? &mid : mid.next, err)) != RWKV_OK)
         goto out;
@@ -646,6 +700,8 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         s->lazy_chat = s->c;
     } else if (last_user_parent >= 0) {
         chat_set_turn_start(s->c, prev);
+        if (reply_mid.got)
+            chat_set_before_reply(s->c, reply_mid.out, reply_mid.logits);
     }
     if ((s->sid != sid || s->head != head) && !head_in_place(s, sid, head)) {
         rwkv_err e2;
@@ -675,6 +731,8 @@ out:
     rwkv_state_destroy(cur);
     rwkv_state_destroy(prev);
     rwkv_state_destroy(fork_mid.out);
+    rwkv_state_destroy(reply_mid.out);
+    free(reply_mid.logits);
     store_branch_free(turns, n);
     return rc;
 }
@@ -722,32 +780,12 @@ sess_lazy_prev(sess *s, rwkv_err *err)
 
 /* ---- saving ----------------------------------------------------------------------------- */
 
-/* The title of a session from its first message MSG: the first line, at
-** most SESS_AUTO_TITLE_MAX bytes; a longer one is cut after a whole word
-** (or, with no blank in its second half, after a whole character), and
-** an ellipsis (U+2026) says so. */
+/* The title of a session from its first message MSG: the store's rule
+** (store_title_auto), which an import without a title takes too. */
 void
 sess_auto_title(const char *msg, char *out, size_t cap)
 {
-    size_t len = strcspn(msg, "\n"), cut;
-
-    while (len > 0 && isspace((unsigned char)msg[len - 1]))
-        len--;
-    if (len <= SESS_AUTO_TITLE_MAX) {
-        snprintf(out, cap, "%.*s", (int)len, msg);
-        return;
-    }
-    cut = SESS_AUTO_TITLE_MAX;
-    while (cut > SESS_AUTO_TITLE_MAX / 2 && msg[cut] != ' ')
-        cut--;
-    if (msg[cut] != ' ') {           /* one long word: a character boundary */
-        cut = SESS_AUTO_TITLE_MAX;
-        while (cut > 0 && ((unsigned char)msg[cut] & 0xC0) == 0x80)
-            cut--;
-    }
-    while (cut > 0 && isspace((unsigned char)msg[cut - 1]))
-        cut--;
-    snprintf(out, cap, "%.*s\xe2\x80\xa6", (int)cut, msg);
+    store_title_auto(msg, out, cap);
 }
 
 /*

@@ -463,6 +463,13 @@ int store_title_blank(const char *title);
 ** cleaned again is unchanged.
 */
 void store_title_clean(const char *title, char *out, size_t cap);
+/* The title a session gets from its first message MSG (a new chat's, an
+** import's without one): the first line, at most STORE_AUTO_TITLE_MAX
+** bytes; a longer one is cut after a whole word (or, with no blank in its
+** second half, after a whole character), and an ellipsis (U+2026) says so.
+** Into OUT (CAP bytes); "" when that line is blank. */
+void store_title_auto(const char *msg, char *out, size_t cap);
+#define STORE_AUTO_TITLE_MAX 60
 /* Switch branch / fork in place: TURN must belong to the session (0 = empty). */
 int store_session_set_head(store *s, int64_t id, int64_t turn, rwkv_err *err);
 /* Whether turn TURN is still a turn of session SESSION (*IN 1) or not (0:

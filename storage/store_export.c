@@ -2399,6 +2399,8 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
         return rwkv_errf(err, RWKV_EFORMAT, "%s: \"title\" must be a string of at most %d bytes", what,
                          STORE_TITLE_MAX - 1);
     utf8_san_line(v->str, v->len, ss->title, sizeof ss->title);
+    if (ss->title[strspn(ss->title, " ")] == '\0')
+        ss->title[0] = '\0';          /* blank: none (import_title names it) */
     v = json_get(r, "strategy");
     if (v && v->type == JSON_STRING && (ct = store_text_clean(v->str, v->len, &hl)) != NULL) {
         if (hl < sizeof ss->strategy)
@@ -2410,6 +2412,44 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
     if (v && v->type != JSON_NULL && !get_int(r, "head", head))
         return rwkv_errf(err, RWKV_EFORMAT, "%s: \"head\" must be a turn id or null", what);
     return RWKV_OK;
+}
+
+/*
+** An imported session SID whose file gave no title ("" or blanks) gets
+** one as a new chat does (store_title_auto): from its first message, the
+** first user turn imported; with none (or a blank first line) it stays
+** untitled, as a new chat with no message is, and every reader shows its
+** placeholder ("(untitled)").  A rename's rule -- no blank title -- holds
+** for what is written.
+*/
+static int
+import_title(store *s, int64_t sid, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    char t[STORE_TITLE_MAX] = "", clean[STORE_TITLE_MAX];
+    int rc;
+
+    if ((rc = store_prep(s, "SELECT text FROM turns WHERE session_id=? AND role=? "
+                            "ORDER BY id LIMIT 1", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, sid);
+    sqlite3_bind_int(st, 2, STORE_ROLE_USER);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_text(st, 0) != NULL)
+        store_title_auto((const char *)sqlite3_column_text(st, 0), t, sizeof t);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_dberr(s, err, "import");
+    store_title_clean(t, clean, sizeof clean);
+    if (clean[strspn(clean, " ")] == '\0')
+        return RWKV_OK;
+    if ((rc = store_prep(s, "UPDATE sessions SET title=? WHERE id=?", &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, clean, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, sid);
+    rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "import");
+    sqlite3_finalize(st);
+    return rc;
 }
 
 /* Room for turn NT in *MAP (*CAP entries), grown by doubling. */
@@ -2703,6 +2743,7 @@ import_run(store *s, const char *text, size_t len, const char *what, const store
         (has_samp && (rc = store_session_sampling_put(s, *id, &samp, err)) != RWKV_OK) ||
         (rc = import_turns(s, text, ta, tb, what, *id, &map, &nt, &tc, sc, err)) != RWKV_OK ||
         (rc = import_set_head(s, *id, map, nt, head, what, err)) != RWKV_OK ||
+        (ss.title[0] == '\0' && (rc = import_title(s, *id, err)) != RWKV_OK) ||
         (sc->info.taken > 0 && (rc = store_retain(s, *id, err)) != RWKV_OK) ||
         (rc = import_replay_cost(s, *id, &sc->info, err)) != RWKV_OK) {
         store_tx_rollback(s);

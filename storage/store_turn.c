@@ -23,6 +23,7 @@
 */
 #include "store_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -57,6 +58,30 @@ void
 store_title_clean(const char *title, char *out, size_t cap)
 {
     utf8_san_line(title, title ? strlen(title) : 0, out, cap);
+}
+
+void
+store_title_auto(const char *msg, char *out, size_t cap)
+{
+    size_t len = strcspn(msg, "\n"), cut;
+
+    while (len > 0 && isspace((unsigned char)msg[len - 1]))
+        len--;
+    if (len <= STORE_AUTO_TITLE_MAX) {
+        snprintf(out, cap, "%.*s", (int)len, msg);
+        return;
+    }
+    cut = STORE_AUTO_TITLE_MAX;
+    while (cut > STORE_AUTO_TITLE_MAX / 2 && msg[cut] != ' ')
+        cut--;
+    if (msg[cut] != ' ') {           /* one long word: a character boundary */
+        cut = STORE_AUTO_TITLE_MAX;
+        while (cut > 0 && ((unsigned char)msg[cut] & 0xC0) == 0x80)
+            cut--;
+    }
+    while (cut > 0 && isspace((unsigned char)msg[cut - 1]))
+        cut--;
+    snprintf(out, cap, "%.*s\xe2\x80\xa6", (int)cut, msg);
 }
 
 /* TITLE checked and cleaned into OUT (STORE_TITLE_MAX bytes): at most

@@ -10,6 +10,7 @@
 #define NCURSES_WIDECHAR 1
 #include "app.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <locale.h>
 #include <poll.h>
@@ -127,6 +128,19 @@ next_sibling_step(struct app *a)
     free(path);
 }
 
+/* Whether MSG names session ID ("session ID" with no digit after it). */
+static int
+names_session(const char *msg, int64_t id)
+{
+    char name[32];
+    size_t n = (size_t)snprintf(name, sizeof name, "session %lld", (long long)id);
+
+    for (const char *p = msg; (p = strstr(p, name)) != NULL; p += n)
+        if (!isdigit((unsigned char)p[n]))
+            return 1;
+    return 0;
+}
+
 /* A runtime job (OPEN, SIBLING, SWITCH) ended: the transcript follows the
 ** runtime; a failure or a cancel changed nothing (and drops the sibling steps
 ** still pressed). */
@@ -138,9 +152,13 @@ on_session_end(struct app *a, const tui_event *e, int job)
     if (job == TUI_JOB_OPEN && a->open_at_start) {
         a->open_at_start = 0;
         if (e->rc != RWKV_OK && e->rc != RWKV_ECANCEL) {
-            snprintf(a->start_fail, sizeof a->start_fail, "session %lld: %s",
-                     (long long)a->launch.resume_id,
-                     e->err.msg[0] ? TR(e->err.msg) : rwkv_strerror(e->rc));
+            const char *why = e->err.msg[0] ? TR(e->err.msg) : rwkv_strerror(e->rc);
+            /* the session named once: most of sess_open's lines name it */
+            if (names_session(e->err.msg, a->launch.resume_id))
+                snprintf(a->start_fail, sizeof a->start_fail, "%s", why);
+            else
+                snprintf(a->start_fail, sizeof a->start_fail, "session %lld: %s",
+                         (long long)a->launch.resume_id, why);
             a->quit = 1;
             return;
         }
@@ -2835,6 +2853,13 @@ resume_lookup(struct app *a)
     return 0;
 }
 
+/* A theme that did not load: the note load_config made of it (index into
+** a->notes, -1: none) and its problem alone. */
+struct start_theme {
+    int  note;
+    char why[THEME_MSG + 16];   /* "--theme: " and its problem */
+};
+
 /* Config and theme: a named config (--config) that cannot be read -- not
 ** there, not readable, not a regular file (a FIFO, a folder, a device),
 ** too large -- is a usage error: one line, 2, as every subcommand says it
@@ -2843,7 +2868,7 @@ resume_lookup(struct app *a)
 ** that cannot be read, are shown in the transcript and the valid settings
 ** (or the default theme) are used.  0 or 2. */
 static int
-load_config(struct app *a)
+load_config(struct app *a, struct start_theme *bad)
 {
     const tui_launch *launch = &a->launch;
     char msg[THEME_MSG];
@@ -2866,6 +2891,9 @@ load_config(struct app *a)
     if (theme_load(theme_name, &a->th, msg, sizeof msg) != 0) {
         char line[THEME_MSG + 64];
         snprintf(line, sizeof line, TR("%s; using the default theme"), msg);
+        bad->note = a->n_notes;        /* (its index: tui_session_note appends) */
+        /* (which setting, as the line commands' "--theme: ..." says it) */
+        snprintf(bad->why, sizeof bad->why, "%s: %s", launch->theme ? "--theme" : "theme", msg);
         tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, line, strlen(line));
     }
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
@@ -2879,6 +2907,17 @@ load_config(struct app *a)
         n += k + (n[k] == '\n');
     }
     return 0;
+}
+
+/* A start that failed: the config's problems and the like on stderr (the
+** transcript they were meant for never comes); a theme's as its problem
+** alone -- no default theme is used for anything. */
+static void
+say_start_notes(const struct app *a, const struct start_theme *bad)
+{
+    for (int i = 0; i < a->n_notes; i++)
+        if (a->notes[i].role == TUI_TURN_ERROR && a->notes[i].turn == TUI_NOTE_RUN)
+            fprintf(stderr, PROG_NAME_TUI ": %s\n", i == bad->note ? bad->why : a->notes[i].text);
 }
 
 /* What the loader, the store and the session printed on stderr while the
@@ -2921,6 +2960,11 @@ launch_usage(const tui_launch *l)
                 l->resume ? "resume" : "session");
         return 2;
     }
+    if (l->no_db && l->db) {     /* a database named and none wanted: which one? */
+        fprintf(stderr, PROG_NAME_TUI ": --db names the session database (not with --no-db, "
+                        "which saves nothing)\n");
+        return 2;
+    }
     return 0;
 }
 
@@ -2955,6 +2999,7 @@ tui_run(const tui_launch *launch)
     struct termios tio;
     tui_capture cap = { NULL, -1 };
     long model_end;
+    struct start_theme bad_theme = { -1, "" };
 
     if ((rc = launch_usage(launch)) != 0) {
         free(a);
@@ -2966,7 +3011,7 @@ tui_run(const tui_launch *launch)
         free(a);
         return 1;
     }
-    if ((rc = load_config(a)) != 0) {
+    if ((rc = load_config(a, &bad_theme)) != 0) {
         app_fini(a);
         free(a);
         return rc;
@@ -3022,10 +3067,8 @@ tui_run(const tui_launch *launch)
     tui_capture_end(&cap);
     if (rc != 0 && a->screen)
         screen_end(a);
-    if (rc != 0)   /* the config's problems and the like, said before the failure */
-        for (int i = 0; i < a->n_notes; i++)
-            if (a->notes[i].role == TUI_TURN_ERROR && a->notes[i].turn == TUI_NOTE_RUN)
-                fprintf(stderr, PROG_NAME_TUI ": %s\n", a->notes[i].text);
+    if (rc != 0)
+        say_start_notes(a, &bad_theme);
     show_captured(a, &cap, model_end, rc);
     if (rc != 0) {
         app_fini(a);

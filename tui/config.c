@@ -367,7 +367,26 @@ static const char *const extra_fields[] = { "model_dir", "greeting", "user", "bo
 ** item: "stop:" with nothing after it).  ITEM keeps the item or reports
 ** why not, so every problem is said at its own item, in order.
 */
-typedef void (*item_fn)(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_config *c);
+typedef void (*item_fn)(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, int listed,
+                        tui_config *c);
+
+/*
+** Report framing's message MSG about setting KEY at M as "field 'KEY':
+** ...": framing.h and chat_name_check begin their messages with what they
+** check ("ban: ...", "user ' Bob': ..."), which the field already names --
+** said once ("field 'user': no ':'...", not "field 'user': user: no ':'").
+*/
+static void
+framing_report(tui_yaml_loader *l, const yaml_mark_t *m, const char *key, const char *msg)
+{
+    size_t n = strlen(key);
+
+    if (strncmp(msg, key, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+        msg += n + 2;
+    else if (strncmp(msg, key, n) == 0 && msg[n] == ' ' && msg[n + 1] == '\'')
+        msg += n + 1;                    /* "user ' Bob': no blank..." */
+    tui_yaml_report(l, m, "field '%s': %s", key, msg);
+}
 
 static void
 load_list(tui_yaml_loader *l, const char *key, item_fn item, tui_config *c)
@@ -376,18 +395,19 @@ load_list(tui_yaml_loader *l, const char *key, item_fn item, tui_config *c)
 
     if (l->ev.type != YAML_SEQUENCE_START_EVENT) {
         if ((v = tui_yaml_scalar(l, key, NULL)) != NULL && v[0] != '\0')
-            item(l, &l->ev.start_mark, v, c);
+            item(l, &l->ev.start_mark, v, 0, c);
         return;
     }
     while (tui_yaml_next(l) && l->ev.type != YAML_SEQUENCE_END_EVENT)
         if ((v = tui_yaml_scalar(l, key, NULL)) != NULL)
-            item(l, &l->ev.start_mark, v, c);
+            item(l, &l->ev.start_mark, v, 1, c);
 }
 
 /* model_dir: a folder (a path up to CFG_PATH - 1 bytes), at most CFG_MAX_LIST */
 static void
-model_dir_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
+model_dir_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, int listed, tui_config *c)
 {
+    (void)listed;
     if (c->n_model_dir == CFG_MAX_LIST)
         tui_yaml_report(l, m, "field 'model_dir': at most %d folders", CFG_MAX_LIST);
     else if (strlen(v) >= CFG_PATH)
@@ -399,7 +419,7 @@ model_dir_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_conf
 /* stop: one stop string as written (\n escapes), by framing.h's rules: at
 ** most CHAT_MAX_STOP of 1..CHAT_MAX_STOP_LEN bytes once unescaped */
 static void
-stop_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
+stop_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, int listed, tui_config *c)
 {
     framing f;
     rwkv_err err;
@@ -419,26 +439,33 @@ stop_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_config *c
         framing_unescape(buf, 0);
         rc = framing_add_stop(&f, buf, &err);
     }
+    (void)listed;
     if (rc != RWKV_OK)
-        tui_yaml_report(l, m, "field 'stop': %s", err.msg);
+        framing_report(l, m, "stop", err.msg);
     else
         snprintf(c->stop[c->n_stop++], CFG_PATH, "%s", v);
     framing_fini(&f);
 }
 
-/* ban: "1,2,3" or one id of a list, joined into c->ban ("1,2,3") */
+/* ban: "1,2,3" or one id of a list (LISTED), joined into c->ban ("1,2,3");
+** a list's item is said to be one ("the list item 'x'"), not a
+** comma-separated list */
 static void
-ban_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, tui_config *c)
+ban_item(tui_yaml_loader *l, const yaml_mark_t *m, const char *v, int listed, tui_config *c)
 {
     framing f;
     rwkv_err err;
     size_t have = strlen(c->ban);
+    int rc = RWKV_OK;
 
     framing_init(&f);
     if (v[0] == '\0')
         tui_yaml_report(l, m, "field 'ban': an empty item (a token id expected)");
-    else if (framing_set_ban_text(&f, v, &err) != RWKV_OK)
-        tui_yaml_report(l, m, "field 'ban': %s", err.msg);
+    else if ((rc = framing_set_ban_text(&f, v, &err)) == RWKV_EINVAL && listed && !strchr(v, ','))
+        tui_yaml_report(l, m, "field 'ban': the list item '%s' is not a token id (a whole number, 0 or more)",
+                        CUT(v));
+    else if (rc != RWKV_OK)
+        framing_report(l, m, "ban", err.msg);
     else if (have + 1 + strlen(v) >= CFG_PATH)
         tui_yaml_report(l, m, "field 'ban': the ids take more than %d bytes", CFG_PATH - 1);
     else
@@ -466,7 +493,7 @@ check_framing(tui_yaml_loader *l, const yaml_mark_t *m, const char *key, tui_con
             c->think[0] = '\0';
     }
     if (rc != RWKV_OK) {
-        tui_yaml_report(l, m, "field '%s': %s", key, err.msg);
+        framing_report(l, m, key, err.msg);
         if (key[0] == 'g')
             c->has_greeting = 0;
     }
@@ -510,7 +537,7 @@ load_extra(tui_yaml_loader *l, const char *key, tui_config *c)
         if (g == NULL) {
             tui_yaml_report(l, &m, "field '%s': out of memory", key);
         } else if (n > FRAMING_MAX_GREETING) {
-            tui_yaml_report(l, &m, "field '%s': greeting: %zu bytes (at most %u)", key, n,
+            tui_yaml_report(l, &m, "field '%s': %zu bytes (at most %u)", key, n,
                    FRAMING_MAX_GREETING);
         } else {
             memcpy(dst, g, n + 1);

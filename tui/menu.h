@@ -37,6 +37,10 @@ typedef struct tui_menu {
     int            widest;    /* cells of the widest item: label, two blanks, detail */
     int            label_col; /* 1: the labels are a column, each cut or padded to one
                                  width, so the details line up (F2's sessions) */
+    int            no_whole;  /* 1: no rows kept under the list for the selected
+                                 item whole: each item is already a cut (F6's
+                                 turns: a first line's first 80 bytes), so the
+                                 list has those rows */
     char           filter[TUI_MENU_FILTER];  /* the search as typed (shown) */
     char           match[TUI_MENU_FILTER];   /* the part of it matched against the items */
     char           note[512]; /* what the fill said of a list it left empty (--no-db:

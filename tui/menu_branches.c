@@ -168,6 +168,9 @@ fill_branches(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         tui_menu_say(msg, 1, "%s", err.msg);
         return;
     }
+    /* a row is the start of its turn (node_text): the list gets the rows
+    ** a long one's "whole" would keep under it, with nothing more to say */
+    m->no_whole = 1;
     path = current_path(a, &np);
     add_tree(m, a, t, n, path, np);
     free(path);
@@ -300,16 +303,18 @@ prune_ask(struct app *a, const tui_menu_item *it, int key)
         snprintf(label, sizeof label, TR("delete the whole conversation (%lld turns)? the session "
                  "stays, empty (y/n) "), n);
     } else if (p.has_head && below == 0) {       /* a leaf: nothing below to count */
-        snprintf(label, sizeof label, TR("delete this turn? you are on it: the chat moves to the "
-                 "%s (y/n) "), p.head == p.parent ? TR("turn above") : TR("branch beside it"));
+        /* (each question whole in 80 columns, "(y/n)" and all: the prompt
+        ** line cuts the middle of a longer one, where the chat goes) */
+        snprintf(label, sizeof label, TR("delete this turn? the chat moves to the %s (y/n) "),
+                 p.head == p.parent ? TR("turn above") : TR("branch beside it"));
     } else if (p.has_head) {
-        snprintf(label, sizeof label, TR("delete this turn and %zu below it? you are on it: the "
-                 "chat moves to the %s (y/n) "), below, p.head == p.parent ? TR("turn above") :
+        snprintf(label, sizeof label, TR("delete this turn and %zu below? the chat moves to the "
+                 "%s (y/n) "), below, p.head == p.parent ? TR("turn above") :
                  TR("branch beside it"));
     } else if (below == 0) {
         snprintf(label, sizeof label, "%s", TR("delete this turn? (y/n) "));
     } else {
-        snprintf(label, sizeof label, TR("delete this turn and %zu below it? (y/n) "), below);
+        snprintf(label, sizeof label, TR("delete this turn and %zu below? (y/n) "), below);
     }
     a->prompt_target = it->id;
     tui_prompt_open(a, TUI_PROMPT_PRUNE, label, "");

@@ -127,6 +127,7 @@ fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     tui_menu_add(m, TR("think"), think_value(framing_think(f)), NULL, FR_THINK);
     tui_menu_add(m, TR("Defaults"), TR("the demo's greeting, User / Assistant, think off, \\n\\n"), NULL,
                  FR_DEFAULTS);
+    m->label_col = 1;                     /* the values in a column, as F2's details */
 }
 
 /* Use framing F; a notice says what happened (WHAT when it is given and

@@ -50,7 +50,7 @@ static const char *const fixed_keys[][2] = {
     { TR_NOOP("Menus: type"), TR_NOOP("search (C-u clears it; C-f there says so); Enter acts, Esc closes") },
     { TR_NOOP("Menus: click"), TR_NOOP("select a row; a click on the selected row acts (as Enter); a click "
                       "outside the box closes it") },
-    { TR_NOOP("Sessions: type"), TR_NOOP("search titles and messages (every word, anywhere in them); "
+    { TR_NOOP("Sessions: type"), TR_NOOP("search titles and messages (every word in one title or one message); "
                         "model:NAME keeps that model's sessions") },
     { TR_NOOP("State files: (none)"), TR_NOOP("back to no state file (the greeting)") },
 };

@@ -92,7 +92,7 @@ save_ask(struct app *a, const tui_menu_item *it, int key)
 static const tui_menu_keydef preset_keys[] = {
     { TUI_K_ENTER, 0, "Enter", TR_NOOP("load"), TR_NOOP("load the selected preset"), load, 1 },
     { CFG_KEY_CTRL('s'), 0, "C-s", TR_NOOP("save current"), TR_NOOP("save the current values as a preset"),
-      save_ask, 0 },
+      save_ask, TUI_MK_DB },
     { 0, 0, NULL, NULL, NULL, NULL, 0 }
 };
 

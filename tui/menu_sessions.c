@@ -475,7 +475,7 @@ static const tui_menu_keydef session_keys[] = {
       TR_NOOP("export it to a file: Markdown (the branch), or JSON (the whole tree) for a .json name"),
       export_ask, 1 },
     { CFG_KEY_CTRL('o'), 0, "C-o", TR_NOOP("import"),
-      TR_NOOP("import a session file (a JSON export) as a new session"), import_ask, 0 },
+      TR_NOOP("import a session file (a JSON export) as a new session"), import_ask, TUI_MK_DB },
     { CFG_KEY_CTRL('b'), 0, "C-b", TR_NOOP("budget"),
       TR_NOOP("a disk budget for every session's saved states (older states give way "
               "first; their tokens rebuild them)"), budget_ask, TUI_MK_LIST },

@@ -300,7 +300,8 @@ choose(struct app *a, const tui_menu_item *it, int key)
 static const tui_menu_keydef state_keys[] = {
     { TUI_K_ENTER, 0, "Enter", TR_NOOP("switch"), TR_NOOP("start from the selected state file (asks: new session or replay)"), choose, 1 },
     { CFG_KEY_CTRL('s'), 0, "C-s", TR_NOOP("import into the library"),
-      TR_NOOP("import the file into the library (the database)"), import_state, 1 },
+      TR_NOOP("import the file into the library (the database)"), import_state,
+      TUI_MK_ITEM | TUI_MK_DB },
     { CFG_KEY_CTRL('w'), 0, "C-w", TR_NOOP("save the state"),
       TR_NOOP("save the current state as a state file (a persona made from the conversation; "
       "default folder $XDG_DATA_HOME/rwkv-tui/states)"), save_ask, 0 },

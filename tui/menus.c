@@ -164,9 +164,11 @@ hint_width(const tui_menu_keydef *k)
 static int
 key_live(const struct app *a, const tui_menu_keydef *k, int has_item)
 {
-    if (k->item == TUI_MK_ITEM)
+    if ((k->item & TUI_MK_DB) && a->st == NULL)
+        return 0;                     /* --no-db: it only says there is none */
+    if (k->item & TUI_MK_ITEM)
         return has_item;
-    if (k->item == TUI_MK_LIST)
+    if (k->item & TUI_MK_LIST)
         return a->menu.n > 0;
     return 1;
 }
@@ -205,7 +207,8 @@ tui_menu_hint(const struct app *a, int width)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s %s  ", k->name, TR(k->hint));
         room -= hint_width(k);
     }
-    if (full == 0 && str_w(search) <= room)
+    /* (a list with no entries, --no-db's: nothing to search) */
+    if (full == 0 && a->menu.n > 0 && str_w(search) <= room)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", search);
     snprintf(buf + n, sizeof buf - n, "%s%s", more, tail);
     return buf;

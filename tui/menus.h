@@ -39,7 +39,7 @@ void tui_menu_say(tui_menu_msg *msg, int is_err, const char *fmt, ...)
 #endif
     ;
 
-enum { TUI_MK_ITEM = 1, TUI_MK_LIST = 2 };
+enum { TUI_MK_ITEM = 1, TUI_MK_LIST = 2, TUI_MK_DB = 4 };
 
 typedef struct tui_menu_keydef {
     int         key, key2;  /* codes (TUI_MK_FKEY for curses keys); key2 0 = none */
@@ -52,7 +52,10 @@ typedef struct tui_menu_keydef {
                                hint shows only while one is selected (not on
                                "(empty)"); TUI_MK_LIST: acts on the list's
                                entries, its hint only while there are some
-                               (those the search hides count); 0: always */
+                               (those the search hides count); 0: always;
+                               | TUI_MK_DB: it writes to the session
+                               database, its hint not without one
+                               (--no-db) */
 } tui_menu_keydef;
 
 typedef struct tui_menu_class {

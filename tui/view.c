@@ -1396,13 +1396,14 @@ draw_menu_marks(struct app *a, char mk[2][128], int x0, int w, int y0, int list_
 
 /* Rows under the list for the selected item whole, in a list TEXT_W cells
 ** wide: a rule and as many as the widest item needs (0 when every one
-** fits), so the box keeps its size while the selection moves. */
+** fits, or the items are cuts already: no_whole), so the box keeps its
+** size while the selection moves. */
 static int
 menu_whole_rows(const tui_menu *m, int text_w)
 {
     int n;
 
-    if (text_w < 1 || m->widest <= text_w)
+    if (m->no_whole || text_w < 1 || m->widest <= text_w)
         return 0;
     n = (m->widest + text_w - 1) / text_w;
     return 1 + (n > TUI_MENU_WHOLE_ROWS ? TUI_MENU_WHOLE_ROWS : n);

@@ -254,6 +254,16 @@ tui_yaml_suggest(const char *bad, const char *const *names, size_t n, char *out,
             pick = names[i];
         }
     }
+    /* else a name BAD begins with, or one that begins with BAD, the two
+    ** alike in 3 or more letters ("regenerate" is the action "regen",
+    ** "alt" is "alternatives"): the one alike in the most */
+    for (size_t i = 0, most = 2; best == 3 && i < n; i++) {
+        size_t lb = strlen(bad), ln = strlen(names[i]), k = lb < ln ? lb : ln;
+        if (k > most && strncmp(bad, names[i], k) == 0) {
+            most = k;
+            pick = names[i];
+        }
+    }
     if (pick)
         snprintf(out, cap, " (did you mean '%s'?)", pick);
     else if (cap)

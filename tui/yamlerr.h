@@ -85,7 +85,8 @@ int tui_yaml_key(tui_yaml_loader *l, const char *field, const char *noun, char *
                  yaml_mark_t *km);
 
 /* " (did you mean 'x'?)" for the nearest of the N NAMES to BAD (an edit
-** distance under 3), else "", into OUT. */
+** distance under 3; else one BAD begins with, or that begins with BAD, in
+** 3 or more letters), else "", into OUT. */
 void tui_yaml_suggest(const char *bad, const char *const *names, size_t n, char *out, size_t cap);
 
 /* Read a whole file of at most MAX bytes (malloc'ed, NUL terminated, owned

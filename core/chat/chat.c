@@ -1800,6 +1800,16 @@ chat_set_turn_start(chat *c, const rwkv_state *s)
     c->have_before_reply = 0;
 }
 
+void
+chat_set_before_reply(chat *c, const rwkv_state *s, const float *logits)
+{
+    if (c->phase != CHAT_IDLE)
+        return;
+    rwkv_state_copy(c->before_reply, s);
+    memcpy(c->logits_before, logits, c->n_vocab * sizeof(float));
+    c->have_before_reply = 1;
+}
+
 static void *
 dup_mem(const void *p, size_t n)
 {

@@ -435,6 +435,12 @@ void chat_restore_state(chat *c, const rwkv_state *s, int need_sep);
 ** last turn's prompt, so chat_regen() can re-prefill that prompt and sample
 ** the reply again.  IDLE only. */
 void chat_set_turn_start(chat *c, const rwkv_state *s);
+/* After chat_set_turn_start: S (copied) is the state after the last turn's
+** prompt and LOGITS (n_vocab floats, copied) what its last chunk gave -- as
+** a prefill of it leaves them (a replay that fed the prompt so), so
+** chat_regen() and chat_continue() start there without feeding the prompt
+** again.  IDLE only. */
+void chat_set_before_reply(chat *c, const rwkv_state *s, const float *logits);
 /* T->stop may be CHAT_STOP_NONE for a saved reply whose end is not recorded:
 ** it is then worked out from T->interrupted and whether the reply's tokens
 ** end with one of this chat's stop strings (else CHAT_STOP_MAX_TOKENS). */

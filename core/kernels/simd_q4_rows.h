@@ -10,9 +10,13 @@
 ** the 8 block words): the words (d, m) in one load, m * sum(x) in one FMA;
 ** per pair of blocks one 32-byte load of codes, the nibble split,
 ** Q4_PAIR_ISUM, one vcvtdq2ps and one FMA by d * dx permuted per block.
-** NR_Q4 (4) rows per step share the activation loads.  They come from
-** NR_Q4 equal runs of the thread's rows, so the kernel reads NR_Q4 long
-** sequential streams, each prefetched ahead of itself (as simd_avx2.c's
+** NR_Q4 (4) rows per step share the activation loads: per group the rows'
+** words, then pair by pair across the rows (row by row, the AVX2 build's 16
+** registers spilled the accumulators and the shuffle indices; pair by pair
+** read 3-5% more a thread, cold and in L1, the same results bit for bit:
+** Zen 5 VM, [2048, 8192] and [2048, 2048], alternating call by call).
+** They come from NR_Q4 equal runs of the thread's rows, so the kernel reads
+** NR_Q4 long sequential streams, each prefetched ahead of itself (as simd_avx2.c's
 ** matvecs).  Adjacent rows, with a later row block prefetched as one
 ** stream (the earliest scheme), ran 10-13% slower a thread (bench_kernels,
 ** cold [8192, 2048] and [2048, 8192], AVX2, Intel Xeon): the 1 KiB rows
@@ -72,7 +76,7 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
     const __m256i hi16 = _mm256_set1_epi32((int)0xffff0000u);
     const uint8_t *p[NR_Q4];   /* each row from block B0 */
     const char *pc[NR_Q4];     /* the same, for the prefetch */
-    __m256 acc[NR_Q4];
+    __m256 acc[NR_Q4], dd[NR_Q4];   /* dd: a group's d * dx per row */
     float tail[NR_Q4];
     int64_t k = 0;
 
@@ -93,24 +97,32 @@ q4_rows(int NR, const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y
             simd_mv_prefetch_runs(pc, NR, at + 64, Q4_PF_ROW, nblk * SIMD_Q4_BLOCK_BYTES, rb);
             simd_mv_prefetch_runs(pc, NR, at + 128, Q4_PF_ROW, nblk * SIMD_Q4_BLOCK_BYTES, rb);
         }
+        /* the rows' words first, then pair by pair across the rows: the
+         * activation codes of a pair load once and every row's scales stay
+         * in registers (row by row, the AVX2 build ran out of its 16 and
+         * spilled the accumulators; the same operations in the same order
+         * a row, so the same results) */
 #pragma GCC unroll 8
         for (int i = 0; i < NR; i++) {
-            const uint8_t *g = p[i] + at;   /* 8 blocks' codes, then their words */
-            const __m256i wd = _mm256_loadu_si256((const __m256i *)(const void *)(g + 128));
-            const __m256 dd = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(wd, 16)), xd);
+            const __m256i wd = _mm256_loadu_si256((const __m256i *)(const void *)(p[i] + at + 128));
 
+            dd[i] = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(wd, 16)), xd);
             acc[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(wd, hi16)), xs, acc[i]);
+        }
 #pragma GCC unroll 4
-            for (int pr = 0; pr < 4; pr++) {
-                /* blocks k + 2pr, k + 2pr + 1: quad (k + 2pr) / 4, half pr % 2 */
-                const int8_t *xp = xq + (pr / 2) * 128 + (pr % 2) * 32;
-                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(g + pr * 32));
-                __m256i si = Q4_PAIR_ISUM(
-                    _mm256_and_si256(v, m4), _mm256_and_si256(_mm256_srli_epi16(v, 4), m4),
-                    _mm256_load_si256((const __m256i *)(const void *)xp),
-                    _mm256_load_si256((const __m256i *)(const void *)(xp + 64)));
+        for (int pr = 0; pr < 4; pr++) {
+            /* blocks k + 2pr, k + 2pr + 1: quad (k + 2pr) / 4, half pr % 2 */
+            const int8_t *xp = xq + (pr / 2) * 128 + (pr % 2) * 32;
+            const __m256i xl = _mm256_load_si256((const __m256i *)(const void *)xp);
+            const __m256i xh = _mm256_load_si256((const __m256i *)(const void *)(xp + 64));
+#pragma GCC unroll 8
+            for (int i = 0; i < NR; i++) {
+                const uint8_t *g = p[i] + at + pr * 32;
+                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)g);
+                __m256i si = Q4_PAIR_ISUM(_mm256_and_si256(v, m4),
+                                          _mm256_and_si256(_mm256_srli_epi16(v, 4), m4), xl, xh);
                 acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(si),
-                                         _mm256_permutevar8x32_ps(dd, q4_pair_idx(pr)), acc[i]);
+                                         _mm256_permutevar8x32_ps(dd[i], q4_pair_idx(pr)), acc[i]);
             }
         }
     }

@@ -79,7 +79,7 @@ grep -q "model2\.yaml:2:9: field 'quit' in 'keys': 'q' types a character" "$TMP/
 # a 2000-byte stop string: the real limit
 python3 -c "open('$TMP/stop.yaml','w').write('stop: \"%s\"\n' % ('y'*2000))"
 W=200 H=40 tui_start --config "$TMP/stop.yaml"
-check "long stop: the 64-byte limit" "stop\\.yaml:1:7: field 'stop': stop: a stop string must have 1\\.\\.64 bytes"
+check "long stop: the 64-byte limit" "stop\\.yaml:1:7: field 'stop': a stop string must have 1\\.\\.64 bytes"
 check_not "long stop: no 1023-byte limit" '1023 bytes' 1
 tui_quit
 tui_finish

@@ -46,9 +46,9 @@ if is_root; then
         printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' \
             "$RWKV_TUI" >"$TMP/as-nobody"
         chmod 755 "$TMP/as-nobody"
-        RWKV_TUI=$TMP/as-nobody refused "unreadable" \
+        NODEMO=1 RWKV_TUI=$TMP/as-nobody refused "unreadable" \
             "^rwkv-tui: --config $TMP/noread\\.yaml: cannot open: Permission denied\$" \
-            --no-db --config "$TMP/noread.yaml"
+            --demo --no-db --config "$TMP/noread.yaml"
     else
         fail "cannot run the binary as nobody (setpriv) for the unreadable check"
     fi

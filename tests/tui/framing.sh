@@ -28,6 +28,13 @@ check "user name row" 'user name +Bob'
 check "bot name row" 'bot name +Alice'
 check "greeting follows the names" "greeting +\(the demo's\) Bob: hi.n.nAlice: Hi\."
 check "default stop" "stop +.n.n \(the demo's\)"
+# the values in one column, as F2's details (they followed each label;
+# the list's rows, not the selected one whole under it)
+cols=$(screen | sed -n '/Framing of this session/,/───/p' |
+       grep -E '│  (user name|bot name|greeting|stop|ban|think) ' |
+       sed -E 's/^(.*│  (user name|bot name|greeting|stop|ban|think) +).*/\1/' |
+       while IFS= read -r l; do printf '%s\n' "${#l}"; done | sort -u | wc -l)
+[ "$cols" = 1 ] && ok || { fail "F8's values start in $cols columns"; screen | sed 's/^/    | /'; }
 close_menu "launch"
 type_text "hello there"
 send
@@ -159,7 +166,7 @@ tui_quit
 # a bad framing key: file:line:column, the other settings kept
 printf 'bot: Ann\nuser: "x:y"\n' > "$CONF"
 tui_start --seed 4
-check "config error with line and column" 'config\.yaml:2:7: field .user.: user: no'
+check "config error with line and column" 'config\.yaml:2:7: field .user.: no .:., newline'
 keys F8
 check "the valid key kept" 'bot name +Ann'
 check "the bad one not used" 'user name +User'

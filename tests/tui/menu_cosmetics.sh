@@ -46,13 +46,13 @@ check_not "F1 closed" 'Help: every key'
 tmx resize-window -x 120 -y 40
 check "120 columns" '^─{120}$'
 keys F8
-check "F8 open" 'greeting  word word'
-check "the greeting cut with …" 'greeting  word( word)+ ?[a-z]*… +│'
+check "F8 open" 'greeting +word word'
+check "the greeting cut with …" 'greeting +word( word)+ ?[a-z]*… +│'
 # ... and shown whole under the list (its row there was cut at 80 too)
 check "the whole greeting under the list" 'word word end +│'
 check_not "no ... cut" 'word \.\.\.'
 keys Escape
-check_not "F8 closed" 'greeting  word word'
+check_not "F8 closed" 'greeting +word word'
 
 # 20x6: whole hints only
 tmx resize-window -x 20 -y 6

@@ -4,7 +4,7 @@
 # refuses before a name is asked (it crashed: the save ran on no store).
 . "$(dirname "$0")/tmuxlib.sh"
 
-W=80 H=24 tui_start --no-db --max-tokens 4 --seed 3
+NODEMO=1 W=80 H=24 tui_start --demo --no-db --max-tokens 4 --seed 3
 keys F4
 check "F4 says why it is empty" 'no session database \(--no-db\): no presets to load or save'
 keys C-s

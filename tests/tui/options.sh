@@ -33,12 +33,12 @@ for T in dumb; do
 done
 
 # SIGTERM ends the program cleanly (terminal restored), then by the signal
-tui_start --no-db
+NODEMO=1 tui_start --demo --no-db
 pid=$(pgrep -P "$(tmx list-panes -F '#{pane_pid}' | head -1)" | head -1)
 if [ -n "$pid" ]; then kill -TERM "$pid"; ok; else fail "no pid"; fi
 check "SIGTERM: restored, ended by the signal (as the line chat)" '^EXIT=143'
 
 # --max-frames: the program draws N frames and exits 0 on its own
-tui_start --max-frames 3 --no-db
+NODEMO=1 tui_start --demo --max-frames 3 --no-db
 check "max-frames run ends cleanly" '^EXIT=0'
 tui_finish

@@ -15,7 +15,7 @@ python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("cr
     "$TMP/other.db"
 sum=$(cksum <"$TMP/other.db")
 
-tui_start --no-db --max-tokens 4 --seed 3
+NODEMO=1 tui_start --demo --no-db --max-tokens 4 --seed 3
 type_text "hello"
 send
 check "a reply" "^RWKV +[0-9]+ tok"

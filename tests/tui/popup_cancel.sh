@@ -7,7 +7,7 @@
 # cancels it); your text is kept" with C-c lost the rest of the reply.
 . "$(dirname "$0")/tmuxlib.sh"
 
-W=40 H=20 tui_start --no-db --max-tokens 1000000 --seed 6
+NODEMO=1 W=40 H=20 tui_start --demo --no-db --max-tokens 1000000 --seed 6
 # dismiss KEY: a long reply running, Enter with text opens the dialog, KEY
 # closes it; the reply goes on.  Four checks.
 dismiss() {

@@ -14,10 +14,10 @@ send
 keys F6
 check "tree menu" 'Branches: the whole tree'
 keys C-d                      # the last reply: the chat is on it
-check "a leaf on the chat's branch" 'delete this turn\? you are on it: the chat moves to the turn above \(y/n\)'
-check_not "no count of 0" 'and 0 below it'
+check "a leaf on the chat's branch" 'delete this turn\? the chat moves to the turn above \(y/n\)'
+check_not "no count of 0" 'and 0 below'
 keys n Up C-d                 # alpha: its reply below
-check "a turn with one below" 'delete this turn and 1 below it\? you are on it'
+check "a turn with one below" 'delete this turn and 1 below\? the chat moves'
 keys n Escape
 check_not "the tree closed" 'Branches: the whole tree'
 sleep 0.5                     # (Esc and then C-r at once would read as one key)
@@ -29,7 +29,7 @@ keys F6
 check "tree again" '├─ RWKV: .*< 1/2 >'
 keys Up C-d                   # the first reply
 check "a side leaf" 'delete this turn\? \(y/n\)'
-check_not "no count of 0 (side)" 'and 0 below it'
+check_not "no count of 0 (side)" 'and 0 below'
 keys n Escape
 tui_quit
 
@@ -40,7 +40,7 @@ send
 keys F6
 check "tree menu (zh)" '分支'
 keys C-d
-check "a leaf (zh)" '删除这一轮？你正在此分支上'
+check "a leaf (zh)" '删除这一轮？对话将移到上一轮'
 check_not "no count (zh)" '及其下的 0 轮'
 keys n Escape
 tui_quit
@@ -54,7 +54,7 @@ wait_idle
 keys F6
 check "tree (held)" 'Branches: the whole tree'
 keys C-d
-check "leaf asked (held)" 'delete this turn\? you are on it'
+check "leaf asked (held)" 'delete this turn\? the chat moves'
 if hold_start "$(tui_pid)" store_turn_prune; then
     keys y
     hold_hit || fail "y: the deletion never began"

@@ -130,7 +130,7 @@ check "config think" '\| think: long \|'
 tui_quit
 printf 'think: hard\n' > "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"
 tui_start
-check "config: a bad think" "config.yaml:1:8: field 'think': think: 'hard'"
+check "config: a bad think" "config.yaml:1:8: field 'think': 'hard'"
 check_not "config: off" '\| think:'
 tui_quit
 rm "$XDG_CONFIG_HOME/rwkv-tui/config.yaml"

@@ -212,7 +212,8 @@ test_greeting_limit(void)
     snprintf(text + n + CFG_GREETING + 1, cap - n - CFG_GREETING - 1, "\"\n");
     p = test_write_tmp("g3.yaml", text);
     TEST_COND("long greeting reported", cfg_load(p, &c, msg, sizeof msg) != 0);
-    TEST_CONDF(strstr(msg, "g3.yaml:2:11: field 'greeting': greeting: 65537 bytes (at most 65536)") &&
+    TEST_CONDF(strstr(msg, "g3.yaml:2:11: field 'greeting': 65537 bytes (at most 65536)") &&
+               !strstr(msg, "greeting: 65537") &&
                count_lines(msg) == 1, "msg: %s", msg);
     TEST_COND("long greeting: none set, the rest kept", !c.has_greeting &&
                                                           strcmp(c.user, "Bob") == 0);
@@ -233,14 +234,14 @@ test_stop_limits(void)
     snprintf(text + n + 2000, sizeof text - (size_t)n - 2000, "\"\n");
     p = test_write_tmp("st1.yaml", text);
     TEST_COND("long stop reported", cfg_load(p, &c, msg, sizeof msg) != 0);
-    TEST_CONDF(strstr(msg, "st1.yaml:1:7: field 'stop': stop: a stop string must have 1..64 bytes") &&
+    TEST_CONDF(strstr(msg, "st1.yaml:1:7: field 'stop': a stop string must have 1..64 bytes") &&
                !strstr(msg, "1023") && count_lines(msg) == 1, "msg: %s", msg);
     TEST_COND("long stop: the default kept", c.n_stop == 0);
 
     /* nine items: the ninth said at its place, with the real limit */
     p = test_write_tmp("st2.yaml", "stop: [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]\n");
     TEST_COND("ninth stop reported", cfg_load(p, &c, msg, sizeof msg) != 0);
-    TEST_CONDF(strstr(msg, "st2.yaml:1:40: field 'stop': stop: at most 8 stop strings") &&
+    TEST_CONDF(strstr(msg, "st2.yaml:1:40: field 'stop': at most 8 stop strings") &&
                !strstr(msg, "1023") && count_lines(msg) == 1, "msg: %s", msg);
     TEST_COND("nine stops: the first eight kept", c.n_stop == 8 && strcmp(c.stop[7], "h") == 0);
 
@@ -249,9 +250,9 @@ test_stop_limits(void)
                               "\"j\", \"k\"]\n");
     TEST_COND("stop problems reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     {
-        const char *e = strstr(msg, "st3.yaml:1:13: field 'stop': stop: a stop string must have");
-        const char *s1 = strstr(msg, "st3.yaml:1:52: field 'stop': stop: at most 8 stop strings");
-        const char *s2 = strstr(msg, "st3.yaml:1:57: field 'stop': stop: at most 8 stop strings");
+        const char *e = strstr(msg, "st3.yaml:1:13: field 'stop': a stop string must have");
+        const char *s1 = strstr(msg, "st3.yaml:1:52: field 'stop': at most 8 stop strings");
+        const char *s2 = strstr(msg, "st3.yaml:1:57: field 'stop': at most 8 stop strings");
         TEST_CONDF(e && s1 && s2 && e < s1 && s1 < s2 && count_lines(msg) == 3, "msg: %s", msg);
     }
     TEST_COND("stop: the good ones kept", c.n_stop == 8 && strcmp(c.stop[0], "a") == 0 &&
@@ -272,7 +273,7 @@ test_stop_limits(void)
                strcmp(c.ban, "1,2,3,4,5,6,7,8,9,10,11") == 0, "ban list: %s / %s", msg, c.ban);
     p = test_write_tmp("b2.yaml", "ban: [1, x, 3]\n");
     TEST_COND("bad ban id reported", cfg_load(p, &c, msg, sizeof msg) != 0);
-    TEST_CONDF(strstr(msg, "b2.yaml:1:10: field 'ban': ban: 'x' is not") != NULL &&
+    TEST_CONDF(strstr(msg, "b2.yaml:1:10: field 'ban': the list item 'x' is not a token id") != NULL &&
                strcmp(c.ban, "1,3") == 0, "msg: %s / ban '%s'", msg, c.ban);
 
     /* model_dir: more than 8 folders says so */
@@ -280,6 +281,55 @@ test_stop_limits(void)
     TEST_COND("ninth folder reported", cfg_load(p, &c, msg, sizeof msg) != 0);
     TEST_CONDF(strstr(msg, "d.yaml:1:37: field 'model_dir': at most 8 folders") != NULL &&
                c.n_model_dir == 8, "msg: %s", msg);
+}
+
+/*
+** Each problem names its field once ("field 'user': user: no ':'..." said
+** it twice), a YAML list's item is said to be one (not "a comma-separated
+** list of token ids"), and an unknown action under keys: that begins with
+** an action's name gets it as a hint ("regenerate" -> "regen"), as unknown
+** fields get the nearest name.
+*/
+static void
+test_said_once(void)
+{
+    tui_config c;
+    char msg[THEME_MSG];
+    const char *p;
+
+    p = test_write_tmp("o1.yaml", "# the tester's file\n\n\n\n\n\n\nban: [1, x, -5]\n");
+    TEST_COND("ban items reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "o1.yaml:8:10: field 'ban': the list item 'x' is not a token id") &&
+               strstr(msg, "o1.yaml:8:13: field 'ban': the list item '-5' is not a token id") &&
+               !strstr(msg, "ban: ") && !strstr(msg, "comma-separated") && count_lines(msg) == 2 &&
+               strcmp(c.ban, "1") == 0, "msg: %s / ban '%s'", msg, c.ban);
+    /* a string is a comma-separated list: said so, the field once */
+    p = test_write_tmp("o2.yaml", "ban: \"1,x\"\n");
+    TEST_COND("ban string reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "o2.yaml:1:6: field 'ban': '1,x' is not a comma-separated list of token "
+                           "ids") && !strstr(msg, "ban: '") && count_lines(msg) == 1, "msg: %s", msg);
+
+    p = test_write_tmp("o3.yaml", "user: \"a:b\"\nbot: \" Bo\"\n");
+    TEST_COND("role names reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "o3.yaml:1:7: field 'user': no ':', newline or control character") &&
+               strstr(msg, "o3.yaml:2:6: field 'bot': ' Bo': no blank at either end") &&
+               !strstr(msg, "user: no") && !strstr(msg, "bot ' Bo'") && count_lines(msg) == 2 &&
+               c.user[0] == '\0' && c.bot[0] == '\0', "msg: %s", msg);
+
+    p = test_write_tmp("o4.yaml", "keys:\n  regenerate: C-r\n  alt: M-R\n  zzzzzz: F3\n");
+    TEST_COND("unknown actions reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "o4.yaml:2:3: in 'keys': unknown action 'regenerate' (did you mean "
+                           "'regen'?)") &&
+               strstr(msg, "o4.yaml:3:3: in 'keys': unknown action 'alt' (did you mean "
+                           "'alternatives'?)") &&
+               strstr(msg, "o4.yaml:4:3: in 'keys': unknown action 'zzzzzz'") &&
+               !strstr(msg, "'zzzzzz' (did") &&
+               count_lines(msg) == 3, "msg: %s", msg);
+    /* a field too: "model_directory" is model_dir */
+    p = test_write_tmp("o5.yaml", "model_directory: /tmp\n");
+    TEST_COND("unknown field reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "unknown field 'model_directory' (did you mean 'model_dir'?)") != NULL,
+               "msg: %s", msg);
 }
 
 int
@@ -292,6 +342,7 @@ main(void)
     test_greeting_limit();
     test_strategy();
     test_stop_limits();
+    test_said_once();
     test_rm_rf(test_tmp_dir());
     return TEST_REPORT();
 }

@@ -118,9 +118,9 @@ test_config_framing(void)
     p = test_write_tmp("fr2.yaml", "model_dir: [/a, /b]\nuser: \"a:b\"\nbot: Ann\nban: 1,x\n"
                               "stop: [\"\"]\nusr: Bob\n");
     TEST_COND("bad framing keys reported", cfg_load(p, &c, msg, sizeof msg) != 0);
-    TEST_CONDF(strstr(msg, "fr2.yaml:2:7: field 'user': user: no ':'") != NULL, "msg: %s", msg);
-    TEST_CONDF(strstr(msg, "fr2.yaml:4:6: field 'ban': ban: '1,x' is not") != NULL, "msg: %s", msg);
-    TEST_CONDF(strstr(msg, "fr2.yaml:5:8: field 'stop': stop: a stop string must have") != NULL,
+    TEST_CONDF(strstr(msg, "fr2.yaml:2:7: field 'user': no ':'") != NULL, "msg: %s", msg);
+    TEST_CONDF(strstr(msg, "fr2.yaml:4:6: field 'ban': '1,x' is not") != NULL, "msg: %s", msg);
+    TEST_CONDF(strstr(msg, "fr2.yaml:5:8: field 'stop': a stop string must have") != NULL,
                "msg: %s", msg);
     TEST_CONDF(strstr(msg, "unknown field 'usr' (did you mean 'user'?)") != NULL, "msg: %s", msg);
     TEST_COND("valid ones kept", c.n_model_dir == 2 && strcmp(c.model_dir[1], "/b") == 0 &&
