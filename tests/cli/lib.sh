@@ -98,6 +98,20 @@ full_disk_mnt() {
     fi
     trap 'umount "$MNT" 2>/dev/null; rm -rf "$TMP"' EXIT
 }
+# rc_is DESC RC PATTERN CMD...: exit status RC, one stderr line matching
+# PATTERN, nothing on stdout.  Two checks.
+rc_is() {
+    local desc=$1 want=$2 pat=$3 rc
+    shift 3
+    "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+    rc=$?
+    [ "$rc" = "$want" ] && ok || fail "$desc: exit $rc, not $want ($(cat "$TMP/err"))"
+    if [ "$(grep -c '' "$TMP/err")" = 1 ] && grep -Eq -- "$pat" "$TMP/err" && [ ! -s "$TMP/out" ]; then
+        ok
+    else
+        fail "$desc: stderr '$(cat "$TMP/err")' !~ /$pat/ (stdout: $(head -c 200 "$TMP/out"))"
+    fi
+}
 # hold_lock DB: another program (python3's sqlite3) takes DB's write lock
 # (BEGIN EXCLUSIVE) and holds it, so the binary's saves wait out their busy
 # time and fail, until release_lock; 0 once it is held, 1 when it was not

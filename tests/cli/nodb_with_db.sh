@@ -10,21 +10,6 @@
 T=$RWKV_TUI
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_STATE_HOME=$TMP/state
 
-# rc_is DESC RC PATTERN CMD...: exit status RC, one stderr line matching
-# PATTERN, nothing on stdout.  Two checks.
-rc_is() {
-    local desc=$1 want=$2 pat=$3 rc
-    shift 3
-    "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-    rc=$?
-    [ "$rc" = "$want" ] && ok || fail "$desc: exit $rc, not $want ($(cat "$TMP/err"))"
-    if [ "$(grep -c '' "$TMP/err")" = 1 ] && grep -Eq -- "$pat" "$TMP/err" && [ ! -s "$TMP/out" ]; then
-        ok
-    else
-        fail "$desc: stderr '$(cat "$TMP/err")' !~ /$pat/ (stdout: $(head -c 200 "$TMP/out"))"
-    fi
-}
-
 said='^rwkv-tui: --db names the session database \(not with --no-db, which saves nothing\)$'
 rc_is "--demo --no-db --db" 2 "$said" "$T" --demo --no-db --db "$TMP/x.db"
 rc_is "--db before --no-db" 2 "$said" "$T" --db "$TMP/x.db" --no-db --demo

@@ -9,21 +9,6 @@
 # runtime failure, exit 1, as for `chat --resume`; nothing is created.
 . "$(dirname "$0")/../cli/lib.sh"
 
-# rc_is DESC RC PATTERN CMD...: exit status RC, one stderr line matching
-# PATTERN, nothing on stdout.  Two checks.
-rc_is() {
-    local desc=$1 want=$2 pat=$3 rc
-    shift 3
-    "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-    rc=$?
-    [ "$rc" = "$want" ] && ok || fail "$desc: exit $rc, not $want ($(cat "$TMP/err"))"
-    if [ "$(grep -c '' "$TMP/err")" = 1 ] && grep -Eq -- "$pat" "$TMP/err" && [ ! -s "$TMP/out" ]; then
-        ok
-    else
-        fail "$desc: stderr '$(cat "$TMP/err")' !~ /$pat/ (stdout: $(head -c 200 "$TMP/out"))"
-    fi
-}
-
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_STATE_HOME=$TMP/state
 rc_is "--resume --no-db" 2 'rwkv-tui: --resume needs the session database \(not --no-db\)' \
     "$RWKV_TUI" --resume --no-db
