@@ -37,8 +37,8 @@ keys Escape
 check_not "the box closes" 'any key closes'
 check "sessions menu" ' Sessions '
 check "the sessions are listed" 'modelled'
-check_not "no model shown as none" '#1  -  '
-check "the model is unknown" '#1  \?  '
+check_not "no model shown as none" '#1  [0-9-]+( [0-9:]+)? +(\(open\) +)?-( |$)'
+check "the model is unknown" '#1  [0-9-]+( [0-9:]+)? +(\(open\) +)?\?( |$)'
 keys Escape
 wait_for ' Sessions ' 1 && keys Escape
 tui_quit

@@ -23,7 +23,10 @@ check_not "prompt closed" '^export to '
 keys Escape
 check_not "menu closed" 'Enter resume'
 
-# a y/n question longer than the line: cut in the middle, (y/n) kept
+# a y/n question longer than the line: cut in the middle, (y/n) kept (at
+# 80 columns the branch delete's question fits whole now: 50 columns)
+tmx resize-window -x 50 -y 24
+check "50 columns" '^─{50}$'
 keys F6
 check "branches" 'Branches: the whole tree'
 keys Up C-d
