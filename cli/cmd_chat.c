@@ -1017,14 +1017,16 @@ static int
 gen_create(struct repl *r, int cmd, rwkv_err *err)
 {
     chat *c = sess_chat(r->s);
+    const rwkv_state *st0;
     rwkv_state *st = NULL;
     int rc;
 
     fgen_destroy(r->gen);
     r->gen = NULL;
+    if ((rc = sess_gen_start(r->s, &st0, err)) != RWKV_OK)
+        return rc;
     if (cmd != FGEN_CMD_QA)
-        return fgen_create(r->m, r->t, chat_has_state_file(c) ? chat_state_start(c) : NULL,
-                           &r->gen, err);
+        return fgen_create(r->m, r->t, st0, &r->gen, err);
     if ((rc = rwkv_state_create(r->m, &st, err)) == RWKV_OK &&
         (rc = chat_state_greeted(c, st, err)) == RWKV_OK)
         rc = fgen_create(r->m, r->t, st, &r->gen, err);

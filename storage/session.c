@@ -84,6 +84,8 @@ start_file(sess *s, const sess_start *start, char *out, size_t cap, int *is_tmp,
     int fd, rc;
 
     *is_tmp = 0;
+    if (start->gone)
+        return sess_start_gone(start, err);
     if (start->lib_id == 0) {
         snprintf(out, cap, "%s", start->path);
         return RWKV_OK;
@@ -144,7 +146,9 @@ sess_load_start(sess *s, const sess_start *start, rwkv_state *out, rwkv_err *err
     return rc;
 }
 
-/* Make the chat start from START (its state file, or the greeting). */
+/* Make the chat start from START (its state file, or the greeting; a
+** file gone: the fresh state in its place, which nothing goes back to --
+** the branch's saved state is the chat's, start_file refuses the rest). */
 int
 sess_chat_start_from(sess *s, const sess_start *start, rwkv_err *err)
 {
@@ -153,6 +157,8 @@ sess_chat_start_from(sess *s, const sess_start *start, rwkv_err *err)
 
     if (start->path[0] == '\0' && start->lib_id == 0)
         return chat_use_greeting(s->c, err);
+    if (start->gone)
+        return chat_load_state(s->c, NULL, err);
     if ((rc = start_file(s, start, path, sizeof path, &is_tmp, err)) != RWKV_OK)
         return rc;
     rc = chat_load_state_file(s->c, path, err);
@@ -209,34 +215,31 @@ sess_state_check(store *st, int64_t sid, const store_statefile *sf, int at_launc
     const char *way = way_on(sid, at_launch, wb, sizeof wb);
     uint64_t got, size;
     rwkv_err e2;
-    int bytes;
 
-    if (sf->id == 0)
+    /* none; its bytes kept (an import); or not on disk: its saved states
+    ** carry it on (session_start), what needs the start says so */
+    if (sf->id == 0 || sf->path[0] == '\0' || access(sf->path, F_OK) != 0)
         return RWKV_OK;
-    if (sf->path[0] != '\0') {
-        if (access(sf->path, F_OK) != 0)
-            return rwkv_errf(err, RWKV_EINVAL, "%s: cannot open: %s (the state file session %lld "
-                             "was saved with: %s resumes it with a copy of it elsewhere)",
-                             sf->path, strerror(errno), (long long)sid, way);
-        if (store_statefile_digest(sf->path, &got, &size, NULL) != RWKV_OK)
-            return RWKV_OK;            /* unreadable: the load says why */
-        /* a row made before digests were kept names what its file holds
-        ** at its first use (best effort: the next use tries again) */
-        if (sf->fingerprint == 0)
-            store_statefile_set_digest(st, sf->id, got, size, &e2);
-        else if (got != sf->fingerprint)
-            return rwkv_errf(err, RWKV_EINVAL, "%s: holds another state than session %lld was "
-                             "made with (digest %016llx on record, %016llx now); %s resumes it "
-                             "with a copy of it", sf->path, (long long)sid,
-                             (unsigned long long)sf->fingerprint, (unsigned long long)got, way);
-        return RWKV_OK;
-    }
-    known_digest(st, sf, &bytes);
-    if (bytes)
-        return RWKV_OK;
-    return rwkv_errf(err, RWKV_EINVAL, "session %lld starts from the state file '%s', which is not "
-                     "on disk (an imported session: %s resumes it with a copy of it)",
-                     (long long)sid, sf->name, way);
+    if (store_statefile_digest(sf->path, &got, &size, NULL) != RWKV_OK)
+        return RWKV_OK;                /* unreadable: the load says why */
+    /* a row made before digests were kept names what its file holds
+    ** at its first use (best effort: the next use tries again) */
+    if (sf->fingerprint == 0)
+        store_statefile_set_digest(st, sf->id, got, size, &e2);
+    else if (got != sf->fingerprint)
+        return rwkv_errf(err, RWKV_EINVAL, "%s: holds another state than session %lld was "
+                         "made with (digest %016llx on record, %016llx now); %s resumes it "
+                         "with a copy of it", sf->path, (long long)sid,
+                         (unsigned long long)sf->fingerprint, (unsigned long long)got, way);
+    return RWKV_OK;
+}
+
+int
+sess_start_gone(const sess_start *start, rwkv_err *err)
+{
+    return rwkv_errf(err, RWKV_EINVAL, "%s: this session starts from it: going "
+                     "back to its start (a replay from there, its first reply again, a new "
+                     "chat) needs a copy of it (--state PATH at launch)", start->label);
 }
 
 /* GIVEN for session SS, whose state file SF is gone with no digest on
@@ -275,7 +278,7 @@ resume_given(store *st, const store_session *ss, const store_statefile *sf, cons
     if (sf->id == 0)
         return rwkv_errf(err, RWKV_EINVAL, "session %lld has no state file: leave out --state (or "
                          "start a --new session)", (long long)ss->id);
-    if (sf->path[0] != '\0' && strcmp(sf->path, given) == 0)
+    if (sf->path[0] != '\0' && strcmp(sf->path, given) == 0 && access(given, F_OK) == 0)
         return sess_state_check(st, ss->id, sf, 1, err);
     if ((rc = store_statefile_digest(given, &got, NULL, err)) != RWKV_OK)
         return rwkv_errf(err, rc, "session %lld starts from the state file %s: %s",
@@ -507,6 +510,23 @@ sess_chat(sess *s)
     return s->c;
 }
 
+/*
+** The start of a free generation (+gen, +qa, M-g; freegen.h): *OUT NULL
+** (zeros) without a state file, else the state file's start state
+** (borrowed).  A state file not on disk (the session opened from its saved
+** turns): its one line (sess_start_gone), never the blank stand-in.
+*/
+int
+sess_gen_start(sess *s, const rwkv_state **out, rwkv_err *err)
+{
+    *out = NULL;
+    if (s->start.gone)
+        return sess_start_gone(&s->start, err);
+    if (chat_has_state_file(s->c))
+        *out = chat_state_start(s->c);
+    return RWKV_OK;
+}
+
 store *
 sess_store(sess *s)
 {
@@ -608,12 +628,18 @@ sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *err)
     int is_tmp = 0, rc;
     int has_state = s->start.path[0] || s->start.lib_id;
 
+    if (s->start.gone)                 /* (sess_chat_start_from's rule) */
+        has_state = 0;
     if (has_state && (rc = start_file(s, &s->start, file, sizeof file, &is_tmp, err)) != RWKV_OK)
         return rc;
     rc = new_chat(s, s->m, s->t, fr, chat_sampling(s->c), chat_sampling_set(s->c),
                   has_state ? file : NULL, out, err);
     if (is_tmp)
         unlink(file);
+    if (rc == RWKV_OK && s->start.gone && (rc = chat_load_state(*out, NULL, err)) != RWKV_OK) {
+        chat_destroy(*out);
+        *out = NULL;
+    }
     return rc;
 }
 
@@ -776,6 +802,8 @@ sess_new(sess *s, rwkv_err *err)
 {
     int rc;
 
+    if (s->start.gone)                 /* a new chat starts from the start itself */
+        return sess_start_gone(&s->start, err);
     if ((rc = sess_leave_check(s, err)) != RWKV_OK || (rc = take_launch_names(s, err)) != RWKV_OK)
         return rc;
     start_over(s);
@@ -1591,6 +1619,12 @@ sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path, const cha
     if ((rc = sess_leave_check(s, err)) != RWKV_OK)
         return rc;
     s->m = m;                         /* start_file/new_chat use the new model */
+    if (s->start.gone) {              /* the new session cannot start from it */
+        sess_notef(s, 1, "%s: not used (a new session starts from the greeting)",
+                   s->start.label);
+        memset(&s->start, 0, sizeof s->start);
+        has_state = 0;
+    }
     if (has_state && start_file(s, &s->start, file, sizeof file, &is_tmp, err) != RWKV_OK)
         has_state = 0;
     rc = new_chat(s, m, t, &s->fr, chat_sampling(old), chat_sampling_set(old),

@@ -223,6 +223,10 @@ int  sess_create(const sess_config *cfg, sess **out, rwkv_err *err);
 void sess_destroy(sess *s);                       /* NULL is fine */
 
 chat       *sess_chat(sess *s);                   /* borrowed */
+/* A free generation's start (+gen, +qa, M-g): *OUT NULL (zeros) or the
+** state file's start state (borrowed); a state file not on disk: an error
+** line saying so. */
+int         sess_gen_start(sess *s, const rwkv_state **out, rwkv_err *err);
 store      *sess_store(sess *s);                  /* NULL when not saving */
 int64_t     sess_id(const sess *s);               /* 0 = not created yet */
 int64_t     sess_head(const sess *s);             /* last saved turn of the branch */
@@ -280,10 +284,12 @@ void sess_info_launch(const sess_info *info, const char **model, int *demo,
 ** the file moved) is it, and the session records its path from now on;
 ** GIVEN holding another state, or given to a session without one, is
 ** refused (RWKV_EINVAL, one line: how to go on).  Without GIVEN, the
-** session's file not there is "PATH: cannot open: why (... --state PATH
-** resumes it with a copy of it elsewhere)", and its path holding other
-** bytes than the session was made with (a state saved over the old name)
-** "PATH: holds another state than session N was made with (...)".  On
+** session's file not on disk is no obstacle: the session goes on from its
+** saved states, and only what needs its start (a replay from there, its
+** first reply again, a new chat) is refused, naming the file; its path
+** holding other bytes than the session was made with (a state saved over
+** the old name) is "PATH: holds another state than session N was made
+** with (...)".  On
 ** RWKV_OK *GIVEN is NULL: the session's own row names the file sess_open
 ** loads; ERR->msg is a note for the user ("" when none).  A row made
 ** before digests were kept, whose file is gone, takes GIVEN when it fits

@@ -103,9 +103,18 @@ session_start(sess *s, const store_session *ss, sess_start *out, rwkv_err *err)
         snprintf(out->label, sizeof out->label, "%s", f.name);
         return RWKV_OK;
     }
-    /* gone, or other bytes at its path: said as a resume says it */
+    /* other bytes at its path: said as a resume says it */
     if ((rc = sess_state_check(s->st, ss->id, &f, 0, err)) != RWKV_OK)
         return rc;
+    if (f.path[0] == '\0' || access(f.path, F_OK) != 0) {
+        /* not on disk: the session goes on from its saved states, only
+        ** what needs the start itself is refused (sess_start.gone) */
+        out->lib_id = f.id;
+        out->gone = 1;
+        snprintf(out->label, sizeof out->label, sess_tr(s, "%s (not on disk)"),
+                 f.path[0] ? f.path : f.name);
+        return RWKV_OK;
+    }
     snprintf(out->path, sizeof out->path, "%s", f.path);
     snprintf(out->label, sizeof out->label, "%s", f.path);
     return RWKV_OK;
@@ -221,6 +230,38 @@ other_made(sess *s, const store_session *ss, sess_other *out)
     out->sid = ss->id;
 }
 
+/*
+** Session SS, opened here, was made with this very model (other_made's
+** rule: the fingerprint, and the digest where both have one) at another
+** path, which no longer holds it (gone, or a file of another size there:
+** sess_model_need's test) -- the file moved, named with --model -- and
+** goes on in place (not sess_other): its row names this model's from now
+** on, so that the next resume finds it without --model.  One line says
+** so.  (A copy elsewhere, the old file still there, changes nothing.)
+*/
+static void
+model_moved(sess *s, const store_session *ss)
+{
+    const rwkv_info *inf = rwkv_model_info(s->m);
+    store_model sm;
+    struct stat sb;
+    rwkv_err e;
+
+    if (ss->model_id == 0 || s->model_id == 0 || ss->model_id == s->model_id ||
+        s->other.sid == ss->id || inf->is_demo ||
+        store_model_get(s->st, ss->model_id, &sm, &e) != RWKV_OK ||
+        strcmp(sm.path, s->model_path) == 0 || sm.fingerprint != inf->fingerprint ||
+        (sm.digest != 0 && inf->file_digest != 0 && sm.digest != inf->file_digest) ||
+        (stat(sm.path, &sb) == 0 && (uint64_t)sb.st_size == sm.size))
+        return;
+    if (store_session_set_model(s->st, ss->id, s->model_id, &e) != RWKV_OK) {
+        sess_save_fail(s, "the model's new path", &e);
+        return;
+    }
+    sess_notef(s, 0, "session %lld: its model is %s from now on (the same model, no longer "
+                     "at %s)", (long long)ss->id, s->model_path, sm.path);
+}
+
 /* Every token of TURNS must be in this model's vocabulary, and every turn
 ** with text must have its tokens (store_turn_read: a damaged turn exported
 ** and imported has lost them; replaying without them is a wrong state). */
@@ -285,23 +326,60 @@ sess_feed_seg(sess *s, const int32_t *ids, size_t n, int role, rwkv_state *out, 
 
 /* A state wanted on the way of a replay: the one after turn TURN (0 = the
 ** session's start) into OUT; GOT (OUT) says whether the replay passed it.
-** LOGITS (n_vocab floats; NULL: not wanted): with the logits of the last
-** token fed -- got only where the replay fed TURN's own tokens, not where
-** it started from TURN's saved state (it has none). */
+** FED: with the logits of the last token fed, into LOGITS (n_vocab floats)
+** -- got only where the replay feeds TURN's own tokens, not where it
+** starts from TURN's saved state (it has none).  OUT and LOGITS start
+** NULL: replay_at makes them once its plan shows that it passes TURN
+** (mid_make), so an open that replays nothing allocates nothing for them;
+** owned by the caller (rwkv_state_destroy, free), NULL when not made. */
 typedef struct replay_mid {
     int64_t            turn;
+    int                fed;
     rwkv_state        *out;
     float             *logits;
     int                got;
     struct replay_mid *next;           /* another state wanted, NULL = none */
 } replay_mid;
 
+/* Whether the replay of PLAN takes MID's state (mid_take): from the saved
+** state it starts at, or after a segment of MID's turn (fed, when MID
+** wants logits). */
+static int
+mid_passed(const replay_mid *mid, const store_plan *plan)
+{
+    if (mid->turn == plan->base_turn && !mid->fed)
+        return 1;
+    for (size_t g = 0; g < plan->n_segs; g++)
+        if (plan->segs[g].turn_id == mid->turn && (!mid->fed || plan->segs[g].len > 0))
+            return 1;
+    return 0;
+}
+
+/* The state (and logits) of every state of MID the replay of PLAN takes;
+** the others are left NULL. */
+static int
+mid_make(sess *s, replay_mid *mid, const store_plan *plan, rwkv_err *err)
+{
+    size_t nv = (size_t)rwkv_model_info(s->m)->n_vocab;
+    int rc;
+
+    for (; mid != NULL; mid = mid->next) {
+        if (mid->got || mid->out != NULL || !mid_passed(mid, plan))
+            continue;
+        if ((rc = rwkv_state_create(s->m, &mid->out, err)) != RWKV_OK)
+            return rc;
+        if (mid->fed && (mid->logits = malloc(nv * sizeof *mid->logits)) == NULL)
+            return rwkv_errf(err, RWKV_ENOMEM, "replay: out of memory");
+    }
+    return RWKV_OK;
+}
+
 /* The logits MID wants after turn AT, NULL = none. */
 static float *
 mid_logits(replay_mid *mid, int64_t at)
 {
     for (; mid != NULL; mid = mid->next)
-        if (!mid->got && mid->turn == at && mid->logits != NULL)
+        if (!mid->got && mid->turn == at && mid->fed)
             return mid->logits;
     return NULL;
 }
@@ -311,7 +389,7 @@ static void
 mid_take(replay_mid *mid, int64_t at, const rwkv_state *st, int fed)
 {
     for (; mid != NULL; mid = mid->next)
-        if (!mid->got && mid->turn == at && (mid->logits == NULL || fed)) {
+        if (!mid->got && mid->out != NULL && mid->turn == at && (!mid->fed || fed)) {
             rwkv_state_copy(mid->out, st);
             mid->got = 1;
         }
@@ -339,6 +417,8 @@ replay_at(sess *s, const sess_start *start, int64_t turn, rwkv_state *out, size_
         goto out;
     if (note && note_cap)
         snprintf(note, note_cap, "%s", plan.note);
+    if ((rc = mid_make(s, mid, &plan, err)) != RWKV_OK)
+        goto out;
     if (plan.base_turn == 0 && (rc = sess_load_start(s, start, out, err)) != RWKV_OK)
         goto out;
     mid_take(mid, plan.base_turn, out, 0);
@@ -563,27 +643,6 @@ replay_said(sess *s, int64_t turn, size_t replayed, int64_t base, const char *no
         sess_notef(s, 0, "(%s: replayed %zu tokens from the start of the session)", why, replayed);
 }
 
-/* M (NEXT after it) for the state after message LAST_USER (0: none,
-** nothing wanted: a turn no replay feeds) with its logits. */
-static int
-reply_mid_init(sess *s, replay_mid *m, int64_t last_user, replay_mid *next, rwkv_err *err)
-{
-    size_t nv = (size_t)rwkv_model_info(s->m)->n_vocab;
-    int rc;
-
-    m->turn = 0;
-    m->got = 0;
-    m->next = next;
-    if (last_user <= 0)
-        return RWKV_OK;
-    if ((rc = rwkv_state_create(s->m, &m->out, err)) != RWKV_OK)
-        return rc;
-    if ((m->logits = malloc(nv * sizeof *m->logits)) == NULL)
-        return rwkv_errf(err, RWKV_ENOMEM, "replay: out of memory");
-    m->turn = last_user;
-    return RWKV_OK;
-}
-
 /*
 ** Make the chat continue after turn HEAD of session SID whose start is START:
 ** its turns become the chat's records, its state the current one.  A user
@@ -595,9 +654,9 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
 {
     store_turn *turns = NULL;
     size_t n = 0, replayed = 0;
-    rwkv_state *cur = NULL, *prev = NULL;
+    rwkv_state *cur = NULL;
     int64_t base = 0, last_user = 0, last_user_parent = -1;
-    replay_mid mid, fork_mid = { 0, NULL, NULL, 0, NULL }, reply_mid = { 0, NULL, NULL, 0, NULL };
+    replay_mid mid = { 0 }, fork_mid = { 0 }, reply_mid = { 0 };
     char note[300];
     int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW, mid_rebuilt = 0;
 
@@ -621,28 +680,24 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
             last_user = turns[i].id;
             last_user_parent = turns[i].parent_id;
         }
-    if ((rc = rwkv_state_create(s->m, &cur, err)) != RWKV_OK ||
-        (rc = rwkv_state_create(s->m, &prev, err)) != RWKV_OK)
+    if ((rc = rwkv_state_create(s->m, &cur, err)) != RWKV_OK)
         goto out;
-    /* the state before the last message too, for a regeneration or a
-    ** continuation: taken on the way when the replay passes it, else left
-    ** to be rebuilt when one of them first needs it (sess_lazy_prev): a
-    ** resume that only goes on with the chat replays nothing for it */
+    /* the states taken on the way (replay_mid: each made only where the
+    ** replay passes its turn -- a resume of a branch whose states are saved
+    ** makes none of them): the state before the last message, for a
+    ** regeneration or a continuation (not passed: left to be rebuilt when
+    ** one of them first needs it, sess_lazy_prev -- a resume that only goes
+    ** on with the chat replays nothing for it) */
     mid.turn = last_user_parent;
-    mid.out = prev;
-    mid.logits = NULL;
-    mid.got = 0;
-    /* and the fork point's, when it has none (fork_point_unsaved) */
+    /* the fork point's, when it has none (fork_point_unsaved) */
     fork_mid.turn = s->other.sid != sid ? fork_point_unsaved(turns, n, last_user_parent) : 0;
-    if (fork_mid.turn != 0 && (rc = rwkv_state_create(s->m, &fork_mid.out, err)) != RWKV_OK)
-        goto out;
     /* and, when the replay feeds the last message (its state not saved: a
     ** crash in its prefill), the state after it with its logits: a
     ** regeneration or continuation starts there, its prompt not fed again */
-    if ((rc = reply_mid_init(s, &reply_mid, last_user, fork_mid.turn != 0 ? &fork_mid : NULL,
-                             err)) != RWKV_OK)
-        goto out;
-    mid.next = reply_mid.turn != 0 ? &reply_mid : reply_mid.next;
+    reply_mid.turn = last_user;
+    reply_mid.fed = 1;
+    reply_mid.next = fork_mid.turn != 0 ? &fork_mid : NULL;
+    mid.next = last_user > 0 ? &reply_mid : reply_mid.next;
     if ((rc = replay_at(s, start, head, cur, &replayed, &base, note, sizeof note,
                         last_user_parent >= 0 ? &mid : mid.next, err)) != RWKV_OK)
         goto out;
@@ -699,7 +754,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         s->lazy_n = chat_n_turns(s->c);
         s->lazy_chat = s->c;
     } else if (last_user_parent >= 0) {
-        chat_set_turn_start(s->c, prev);
+        chat_set_turn_start(s->c, mid.out);
         if (reply_mid.got)
             chat_set_before_reply(s->c, reply_mid.out, reply_mid.logits);
     }
@@ -717,7 +772,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     if (fork_mid.got)
         keep_replayed(s, fork_mid.turn, fork_mid.out);
     if (mid_rebuilt && last_user_parent > 0 && s->other.sid != sid)
-        keep_replayed(s, last_user_parent, prev);
+        keep_replayed(s, last_user_parent, mid.out);
     s->sid = sid;
     s->head = head;
     memset(&s->gone, 0, sizeof s->gone);   /* a session opened: no other's successor */
@@ -729,7 +784,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     rc = RWKV_OK;
 out:
     rwkv_state_destroy(cur);
-    rwkv_state_destroy(prev);
+    rwkv_state_destroy(mid.out);
     rwkv_state_destroy(fork_mid.out);
     rwkv_state_destroy(reply_mid.out);
     free(reply_mid.logits);
@@ -2483,6 +2538,7 @@ open_writes(sess *s, int64_t sid, int64_t head, rwkv_err *err)
             return rc;
         }
     }
+    model_moved(s, &ss);
     if (s->launch_frame) {       /* stops/bans/think given at launch are the session's now */
         rwkv_err e2;
         s->launch_frame = 0;

@@ -29,6 +29,10 @@ typedef struct sess_start {
     char    path[STORE_PATH_MAX];      /* referenced state file, "" = none */
     int64_t lib_id;                    /* library row (imported bytes or a path) */
     char    label[STORE_PATH_MAX];     /* what the user is shown */
+    int     gone;                      /* LIB_ID's file not on disk, its bytes not kept:
+                                       ** the session goes on from its saved states;
+                                       ** what needs the start itself is refused
+                                       ** (start_file: one line naming the file) */
 } sess_start;
 
 /*
@@ -256,12 +260,17 @@ int  sess_greeting_saved(sess *s);
 /* Make the chat start from START (its state file, or the greeting). */
 int  sess_chat_start_from(sess *s, const sess_start *start, rwkv_err *err);
 /* Session SID's state-file row SF, before it is used (the one rule of a
-** resume, sess_resume_state, and of an open in the app): its file gone, or
-** holding other bytes than its digest on record, is refused in one line
-** with the way on (AT_LAUNCH: --state PATH; else the launch that gives
-** one); a row without a digest records its file's.  RWKV_OK otherwise. */
+** resume, sess_resume_state, and of an open in the app): its file holding
+** other bytes than its digest on record is refused in one line with the
+** way on (AT_LAUNCH: --state PATH; else the launch that gives one); a row
+** without a digest records its file's.  RWKV_OK otherwise -- its file not
+** on disk too: the session goes on from its saved states (session_start:
+** sess_start.gone), only what needs the start itself is refused. */
 int  sess_state_check(store *st, int64_t sid, const store_statefile *sf, int at_launch,
                       rwkv_err *err);
+/* The one line of START gone (sess_start.gone) where the start itself is
+** needed: RWKV_EINVAL naming its file. */
+int  sess_start_gone(const sess_start *start, rwkv_err *err);
 /* A chat like the current one (sampling, the start in use) with framing FR:
 ** *OUT owned by caller (chat_destroy). */
 int  sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *err);

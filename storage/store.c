@@ -20,9 +20,14 @@
 **     files inherit that mode) and gets auto_vacuum=INCREMENTAL before its
 **     first table, so deleting a session can give the space back.
 **   - An open that fails leaves the file system as it found it: the file it
-**     created (still empty, the same inode, nobody's -wal or -shm beside
-**     it) is removed, an empty file's mode put back, the directories it
-**     made removed while empty (made_undo).
+**     created (still empty, or holding no table -- a full disk stopped its
+**     first write --, the same inode, nobody's -wal or -shm beside it) is
+**     removed, an empty file's mode put back, the directories it made
+**     removed while empty (made_undo).
+**   - A reader's open of a database that holds nothing (no table: an
+**     empty file, or one whose creation failed) that cannot be set up
+**     says so ("no session saved in it yet"), not only why the write
+**     failed (reader_empty).
 **   - A database this process may not write (store_ro.c says what counts)
 **     is refused for writing before SQLite opens it, with the front end's
 **     hint; a reader (store_open_ex, read_ok) opens it read-only and
@@ -603,6 +608,8 @@ struct made {
                             ** were all created too */
     int      file;          /* the file was created (O_EXCL) ... */
     int      chmoded;       /* ... or an empty one made private: its mode was */
+    int      no_tables;     /* the failed open left the file it created
+                            ** without a table (made_no_tables) */
     mode_t   mode;
     uint64_t dev, ino;      /* the file's, either way */
 };
@@ -721,7 +728,8 @@ made_undo(const char *path, const struct made *made)
     size_t n = strlen(path);
 
     if ((made->file || made->chmoded) && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-        sb.st_size == 0 && (uint64_t)sb.st_dev == made->dev && (uint64_t)sb.st_ino == made->ino &&
+        (sb.st_size == 0 || (made->file && made->no_tables)) &&
+        (uint64_t)sb.st_dev == made->dev && (uint64_t)sb.st_ino == made->ino &&
         !exists_beside(path, "-wal") && !exists_beside(path, "-shm") &&
         !exists_beside(path, "-journal")) {
         if (made->file)
@@ -1252,6 +1260,72 @@ open_ro(store *s, const char *why, const store_open_opts *o, rwkv_err *err)
 
 /* ---- open ---------------------------------------------------------------- */
 
+/*
+** A failed open's file S, on its connection still open: 1 when it holds
+** no table and no schema version -- a database this open began (its
+** first page, written as a full disk stopped the rest) and nothing else,
+** which made_undo may remove although it is no longer empty.  Asked of
+** SQLite; where it cannot answer (a full disk may leave it no room for
+** the -shm file a read of a WAL database needs), read from the file's
+** first page through SQLite's own handle (read_header's way): its header's
+** user_version 0, the schema's page (a table leaf, 0x0D) without a cell,
+** and no -wal beside it that could hold more.  0 when neither can tell:
+** the file stays.
+*/
+static int
+made_no_tables(store *s)
+{
+    sqlite3_stmt *st = NULL;
+    sqlite3_file *f = NULL;
+    sqlite3_int64 size = 0;
+    unsigned char p[108];
+    int n = -1;
+
+    if (s == NULL || s->db == NULL)
+        return 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT (SELECT count(*) FROM sqlite_master)"
+                                  " + (SELECT user_version FROM pragma_user_version)",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (n >= 0)
+        return n == 0;
+    if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK ||
+        f == NULL || f->pMethods == NULL || f->pMethods->xFileSize(f, &size) != SQLITE_OK ||
+        size < (sqlite3_int64)sizeof p || size_beside(s->path, "-wal") > 0 ||
+        f->pMethods->xRead(f, p, sizeof p, 0) != SQLITE_OK)
+        return 0;
+    return memcmp(p, "SQLite format 3", 16) == 0 &&
+           (p[60] | p[61] | p[62] | p[63]) == 0 &&    /* user_version */
+           p[100] == 0x0D && (p[103] | p[104]) == 0;  /* sqlite_master: no cell */
+}
+
+/*
+** A reader's open (O->read_ok) of S failed in open_rw, which sets up a
+** database that holds nothing (its schema: a write): when S holds no
+** table -- an empty file, or one whose creation a full disk stopped -- ERR
+** says that first, then why it could not be set up.  A listing of such a
+** file read "disk full (nothing was saved)" as if something had been lost.
+*/
+static void
+reader_empty(store *s, const store_open_opts *o, rwkv_err *err)
+{
+    char why[RWKV_ERR_MSG];
+    const char *m = err->msg;
+    size_t pl = strlen(s->path);
+
+    if (!o->read_ok || !made_no_tables(s) || err->code == RWKV_ENOMEM)
+        return;
+    if (strncmp(m, s->path, pl) == 0 && m[pl] == ':' && m[pl + 1] == ' ')
+        m += pl + 2;
+    if (strncmp(m, "open: ", 6) == 0)
+        m += 6;
+    snprintf(why, sizeof why, "%s", m);
+    rwkv_errf(err, RWKV_EDB, "%s: no session saved in it yet (an empty database, which could "
+              "not be set up here: %s)", s->path, why);
+}
+
 /* A new store of PATH (not connected), or NULL when out of memory. */
 static store *
 store_new(const char *path)
@@ -1357,12 +1431,15 @@ store_open_ex(const char *path, const store_open_opts *o, store **out, rwkv_err 
         rc = readonly_error(path, NULL, o, err);
         goto fail;
     }
-    if ((rc = open_rw(s, o, err)) != RWKV_OK)
+    if ((rc = open_rw(s, o, err)) != RWKV_OK) {
+        reader_empty(s, o, err);
         goto fail;
+    }
     store_file_opened(s);
     *out = s;
     return RWKV_OK;
 fail:
+    made.no_tables = made.file && made_no_tables(s);
     store_close(s);
     made_undo(path, &made);    /* path: defpath or the caller's, not s->path (freed) */
     return rc;

@@ -402,6 +402,9 @@ int store_statefile_fits(const char *path, const store_model *m, rwkv_err *err);
 /* Session ID starts from state-file row SF (0 = none) from now on: a write
 ** as store.h's writes a user names ("PATH: no session 3"). */
 int store_session_set_statefile(store *s, int64_t id, int64_t sf, rwkv_err *err);
+/* Session ID was made with model row MODEL from now on (the same model at
+** another path: session_db.c, model_moved); a write as the one above. */
+int store_session_set_model(store *s, int64_t id, int64_t model, rwkv_err *err);
 
 /* ---- sessions ------------------------------------------------------------ */
 
@@ -875,6 +878,13 @@ typedef struct store_hit {
     char    title[STORE_TITLE_MAX];
     char    snippet[256];          /* one line, [ ] around the matches, cleaned */
 } store_hit;
+/*
+** The search's one case folding (store_casefold.c): CP folded as the body
+** index (the FTS5 trigram tokenizer) folds it, so that store_search, the
+** title and snippet matches and the full-screen client's C-f (tui/search.c)
+** find the same text.  Thread-safe; its table is built once, on first use.
+*/
+uint32_t store_casefold_cp(uint32_t cp);
 /*
 ** Substring search of TEXT in session titles and the messages (user and
 ** assistant turns; not the greeting, which is framing).  TEXT is split

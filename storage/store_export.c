@@ -67,6 +67,7 @@
 #include <time.h>
 
 #include "../core/io/json.h"
+#include "../core/model/strategy.h"
 #include "../core/text/tokenizer.h"
 #include "../core/text/utf8.h"
 #include "framing.h"
@@ -1473,6 +1474,110 @@ get_int(const json_value *o, const char *key, int64_t *out)
     return 1;
 }
 
+/* The times an import takes (a session's "created_ms", a turn's "time_ms"):
+** from 2000-01-01 to a day past now (another computer's clock). */
+#define IMPORT_TIME_MIN_MS   946684800000LL
+#define IMPORT_TIME_AHEAD_MS 86400000LL
+
+/*
+** Field KEY of O, a time in unix milliseconds, into *OUT: absent or null
+** gives 0 (now, as the chat's rows take it); anything else outside the
+** bounds above -- a year 3170843 that lists first forever, a negative
+** time that became now without a word -- is refused in one line naming
+** the field (WHERE: the turn, NULL for the session's own).
+*/
+static int
+import_time(const json_value *o, const char *key, int64_t *out, const char *what,
+            const char *where, rwkv_err *err)
+{
+    const json_value *v = json_get(o, key);
+    int64_t now = store_now_ms();
+
+    *out = 0;
+    if (v == NULL || v->type == JSON_NULL)
+        return RWKV_OK;
+    if (v->type != JSON_NUMBER || !v->is_int)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: %s%s\"%s\" must be a time in unix milliseconds "
+                         "(an integer) or null", what, where ? where : "", where ? ": " : "", key);
+    if (v->i64 < IMPORT_TIME_MIN_MS || v->i64 > now + IMPORT_TIME_AHEAD_MS)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: %s%s\"%s\": %lld is not a time from 2000-01-01 "
+                         "to now (unix milliseconds; now is %lld)", what, where ? where : "",
+                         where ? ": " : "", key, (long long)v->i64, (long long)now);
+    *out = v->i64;
+    return RWKV_OK;
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* dup_key's answer when out of memory (told apart by its address). */
+static const char dup_oom[] = "";
+
+/* A key that object O holds twice, else NULL (sorted when it has many:
+** a file's size bounds the keys, not their square). */
+static const char *
+dup_key_of(const json_value *o)
+{
+    const char **k, *d = NULL;
+
+    if (o->len <= 32) {
+        for (size_t i = 1; i < o->len; i++)
+            for (size_t j = 0; j < i; j++)
+                if (strcmp(o->keys[i], o->keys[j]) == 0)
+                    return o->keys[i];
+        return NULL;
+    }
+    if ((k = malloc(o->len * sizeof *k)) == NULL)
+        return dup_oom;
+    memcpy(k, o->keys, o->len * sizeof *k);
+    qsort(k, o->len, sizeof *k, key_cmp);
+    for (size_t i = 1; i < o->len && d == NULL; i++)
+        if (strcmp(k[i], k[i - 1]) == 0)
+            d = k[i];
+    free(k);
+    return d;
+}
+
+/* The first key held twice by an object in V (at any depth), else NULL. */
+static const char *
+dup_key(const json_value *v)
+{
+    const char *d;
+
+    if (v->type == JSON_OBJECT && (d = dup_key_of(v)) != NULL)
+        return d;
+    if (v->type == JSON_OBJECT || v->type == JSON_ARRAY)
+        for (size_t i = 0; i < v->len; i++)
+            if ((v->items[i]->type == JSON_OBJECT || v->items[i]->type == JSON_ARRAY) &&
+                (d = dup_key(v->items[i])) != NULL)
+                return d;
+    return NULL;
+}
+
+/*
+** A key written twice in one object of V (the session's fields, WHERE
+** NULL, or a turn's): the parser keeps both and every reader takes the
+** first, so which one the file meant cannot be told -- refused, naming it.
+*/
+static int
+import_dup_keys(const json_value *v, const char *what, const char *where, rwkv_err *err)
+{
+    const char *d = dup_key(v);
+    char k[64];
+
+    if (d == NULL)
+        return RWKV_OK;
+    if (d == dup_oom)
+        return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
+    utf8_san_line(d, strlen(d), k, sizeof k);    /* a key's controls never raw */
+    return rwkv_errf(err, RWKV_EFORMAT, "%s: %s%s\"%s\" is written twice in one object (which "
+                     "value is meant cannot be told)", what, where ? where : "",
+                     where ? ": " : "", k);
+}
+
 static int
 parse_sampling(const json_value *o, rwkv_sampling *out, const char *what, const char *tn,
                rwkv_err *err)
@@ -1894,26 +1999,39 @@ tok_decide(struct tok_check *c, const int32_t *ids, size_t n, const char *what, 
     return RWKV_OK;
 }
 
+/* The rows of a World model's head: ids its sampler can write. */
+#define TOK_WORLD_HEAD 65536
+
 /* The bytes of IDS[N] (a token without bytes gives none, as the chat
-** streams it) into *B (malloc'ed), *BN; *LAST: the last token's length. */
+** streams it) into *B (malloc'ed), *BN; *LAST: the last token's length.
+** REPLY: a reply's ids, where one without bytes below TOK_WORLD_HEAD is
+** the sampler's and allowed; elsewhere such an id is refused. */
 static int
-tok_bytes(const struct tok_check *c, const int32_t *ids, size_t n, char **b, size_t *bn,
-          size_t *last, const char *what, const char *tn, rwkv_err *err)
+tok_bytes(const struct tok_check *c, const int32_t *ids, size_t n, int reply, char **b,
+          size_t *bn, size_t *last, const char *what, const char *tn, rwkv_err *err)
 {
     size_t len = 0, o = 0;
-    int32_t lim = tok_is_bytes(c->t) ? 256 : 65536;
     const char *p;
     size_t pl;
 
     *b = NULL;
     *last = 0;
     for (size_t k = 0; k < n; k++) {
-        if (ids[k] >= lim)
+        /* an id the vocabulary has no bytes for (past its end, or one of
+        ** the World vocabulary's gaps: 65530..65535 and the unused ids)
+        ** is no token of a text: `tokenize --decode` refuses it too */
+        if (tok_piece(c->t, ids[k], &p, &pl) != RWKV_OK) {
+            /* a reply's: a World model's head has 65536 rows, so its
+            ** sampler can pick an id without bytes (shown as nothing):
+            ** the chat's own export must import */
+            if (reply && !tok_is_bytes(c->t) && ids[k] > 0 && ids[k] < TOK_WORLD_HEAD)
+                continue;
             return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: token id %d is outside the %s vocabulary "
-                             "(%d tokens)", what, tn, (int)ids[k],
-                             lim == 256 ? "byte-level" : "World", (int)lim);
-        if (tok_piece(c->t, ids[k], &p, &pl) == RWKV_OK)
-            len += pl;
+                             "(ids 1..%zu, with gaps)", what, tn, (int)ids[k],
+                             tok_is_bytes(c->t) ? "byte-level" : "World",
+                             tok_vocab_size(c->t) - 1);
+        }
+        len += pl;
     }
     if ((*b = malloc(len + 1)) == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
@@ -2006,6 +2124,29 @@ tok_reply_is(const struct tok_check *c, const char *b, size_t bn, size_t last, c
 }
 
 /*
+** Id 0 in turn TT (named TN): no turn holds it, whatever the vocabulary --
+** in the World one it is the end of a text, no token of the vocabulary
+** (`tokenize --decode` refuses it), in the byte-level one the byte 00,
+** which no text holds (a NUL is dropped from every text: store_nul_drop).
+** Either way a replay would feed a token the text does not show, and the
+** comparison below, made on the text's terms, cannot see it.
+*/
+static int
+tok_zero(const store_turn *tt, const char *what, const char *tn, rwkv_err *err)
+{
+    static const char *const rn[] = { "system", "user", "assistant" };
+
+    for (size_t k = 0; k < tt->n_tokens; k++)
+        if (tt->tokens[k] == 0)
+            return rwkv_errf(err, RWKV_EFORMAT,
+                             "%s: %s (%s): its tokens are not its text: token %zu is id 0 (the "
+                             "end of a text in the World vocabulary, the byte 00 in the "
+                             "byte-level one), which no text holds (a file changed by hand or by "
+                             "another program: nothing imported)", what, tn, rn[tt->role], k);
+    return RWKV_OK;
+}
+
+/*
 ** Turn TT (named TN) against its tokens, as the top of this section says.
 ** PMODE: the think mode of its message (a reply; -1 unknown); *MODE (OUT):
 ** a message's own.
@@ -2021,9 +2162,12 @@ tok_check_turn(struct tok_check *c, const store_turn *tt, int pmode, int *mode, 
     *mode = -1;
     if (c->v == NULL || tt->n_tokens == 0)
         return RWKV_OK;
+    if ((rc = tok_zero(tt, what, tn, err)) != RWKV_OK)
+        return rc;
     if (c->t == NULL && (rc = tok_decide(c, tt->tokens, tt->n_tokens, what, err)) != RWKV_OK)
         return rc;
-    if ((rc = tok_bytes(c, tt->tokens, tt->n_tokens, &b, &bn, &last, what, tn, err)) != RWKV_OK)
+    if ((rc = tok_bytes(c, tt->tokens, tt->n_tokens, tt->role == STORE_ROLE_ASSISTANT, &b, &bn,
+                        &last, what, tn, err)) != RWKV_OK)
         return rc;
     if ((f = store_text_utf8(b, bn, &fn)) == NULL) {
         r = -1;
@@ -2217,6 +2361,8 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
         return rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\"[%zu]: not an object with an integer \"id\"",
                          what, i);
     snprintf(tn, sizeof tn, "turn %lld", (long long)oid);
+    if ((rc = import_dup_keys(t, what, tn, err)) != RWKV_OK)
+        return rc;
     if (i > 0 && oid <= map[i - 1].old)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: ids must increase (%lld after %lld)", what, tn,
                          (long long)oid, (long long)map[i - 1].old);
@@ -2279,8 +2425,14 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
     }
     tt.prefill_tps = json_num(t, "prefill_tps", 0);
     tt.decode_tps = json_num(t, "decode_tps", 0);
-    get_int(t, "time_ms", &tt.time_ms);
+    if ((rc = import_time(t, "time_ms", &tt.time_ms, what, tn, err)) != RWKV_OK)
+        goto out;
     x = json_get(t, "interrupted");
+    if (x && x->type != JSON_NULL && x->type != JSON_BOOL) {
+        rc = rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"interrupted\" must be true, false or null",
+                       what, tn);
+        goto out;
+    }
     tt.interrupted = x && x->type == JSON_BOOL && x->num != 0;
     tt.session_id = sid;
     if ((rc = tok_check_turn(tc, &tt, pm ? pm->mode : -1, &map[i].mode, what, tn, err)) != RWKV_OK)
@@ -2372,6 +2524,41 @@ import_parse_head(const char *text, size_t len, const char *what, const char **t
     return RWKV_EFORMAT;
 }
 
+/*
+** The session's "strategy" of root R into SS: absent, null or "" none; a
+** string the program's parser takes (strat_parse, no model loaded), else
+** refused in one line naming the field -- it was taken unread and failed
+** at the resume.  One this build cannot run (a GPU one from another
+** computer) is kept: a resume says so and --strategy S resumes it with
+** another (sess_info_load_hint).
+*/
+static int
+import_strategy(const json_value *r, const char *what, store_session *ss, rwkv_err *err)
+{
+    const json_value *v = json_get(r, "strategy");
+    strat st;
+    rwkv_err e2;
+    int ctl = 0;
+
+    if (v == NULL || v->type == JSON_NULL)
+        return RWKV_OK;
+    if (v->type != JSON_STRING)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"strategy\" must be a string or null", what);
+    if (v->len == 0)
+        return RWKV_OK;
+    for (size_t k = 0; k < v->len; k++)
+        ctl |= (unsigned char)v->str[k] < 0x20 || (unsigned char)v->str[k] >= 0x7f;
+    /* (never echoed when it holds a control or a non-ASCII byte: no
+    ** strategy does) */
+    if (v->len >= sizeof ss->strategy || ctl)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"strategy\" must be a strategy of at most %zu "
+                         "bytes (e.g. \"cpu fp32\")", what, sizeof ss->strategy - 1);
+    if (strat_parse(v->str, &st, &e2) != RWKV_OK)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"strategy\": %s", what, e2.msg);
+    memcpy(ss->strategy, v->str, v->len + 1);
+    return RWKV_OK;
+}
+
 /* Import step 2: the session's own fields from root R into SS (zeroed
 ** here); *HEAD: the file's head turn id (0 when null or absent). */
 static int
@@ -2380,12 +2567,13 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
 {
     const json_value *v = json_get(r, "format");
     int64_t ver;
-    size_t hl;
-    char *ct;
+    int rc;
 
     if (r->type != JSON_OBJECT || v == NULL || v->type != JSON_STRING ||
         strcmp(v->str, "rwkv-tui-session") != 0)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: not a rwkv-tui session export (no \"format\": \"rwkv-tui-session\")", what);
+    if ((rc = import_dup_keys(r, what, NULL, err)) != RWKV_OK)
+        return rc;
     if (!get_int(r, "version", &ver) || ver != 1)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: session export version is not 1", what);
     memset(ss, 0, sizeof *ss);
@@ -2401,13 +2589,9 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
     utf8_san_line(v->str, v->len, ss->title, sizeof ss->title);
     if (ss->title[strspn(ss->title, " ")] == '\0')
         ss->title[0] = '\0';          /* blank: none (import_title names it) */
-    v = json_get(r, "strategy");
-    if (v && v->type == JSON_STRING && (ct = store_text_clean(v->str, v->len, &hl)) != NULL) {
-        if (hl < sizeof ss->strategy)
-            memcpy(ss->strategy, ct, hl + 1);
-        free(ct);
-    }
-    get_int(r, "created_ms", &ss->created_ms);
+    if ((rc = import_strategy(r, what, ss, err)) != RWKV_OK ||
+        (rc = import_time(r, "created_ms", &ss->created_ms, what, NULL, err)) != RWKV_OK)
+        return rc;
     v = json_get(r, "head");
     if (v && v->type != JSON_NULL && !get_int(r, "head", head))
         return rwkv_errf(err, RWKV_EFORMAT, "%s: \"head\" must be a turn id or null", what);

@@ -356,12 +356,11 @@ int  store_framing_copy_tx(store *s, int64_t from, int64_t to, rwkv_err *err);
 ** the busy time for it.  Its error is dropped. */
 void store_vacuum_after_delete(store *s);
 
-/* store_casefold.c: the search's one case folding, the body index's own (the
-** FTS5 trigram tokenizer's table).  store_casefold_cp: CP folded.
-** store_casefold_str: the N bytes at S folded (ill-formed bytes kept), a new
-** NUL-terminated string owned by caller (free), *OUT_LEN its length; NULL
-** out of memory.  store_casefold_register: SQL rwkv_fold(X) on S's connection. */
-uint32_t store_casefold_cp(uint32_t cp);
+/* store_casefold.c: the search's one case folding (store_casefold_cp,
+** store.h).  store_casefold_str: the N bytes at S folded (ill-formed bytes
+** kept), a new NUL-terminated string owned by caller (free), *OUT_LEN its
+** length; NULL out of memory.  store_casefold_register: SQL rwkv_fold(X) on
+** S's connection. */
 char    *store_casefold_str(const char *s, size_t n, size_t *out_len);
 int      store_casefold_register(store *s, rwkv_err *err);
 

@@ -79,6 +79,24 @@ store_session_set_statefile(store *s, int64_t id, int64_t sf, rwkv_err *err)
 }
 
 int
+store_session_set_model(store *s, int64_t id, int64_t model, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    s->plain_errors++;
+    if ((rc = store_prep(s, "UPDATE sessions SET model_id=? WHERE id=?", &st, err)) == RWKV_OK) {
+        sqlite3_bind_int64(st, 1, model);
+        sqlite3_bind_int64(st, 2, id);
+        rc = sqlite3_step(st) == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "saving the model");
+        sqlite3_finalize(st);
+        if (rc == RWKV_OK && sqlite3_changes(s->db) == 0)
+            rc = rwkv_errf(err, RWKV_EINVAL, "%s: no session %lld", s->path, (long long)id);
+    }
+    return store_plain_end(s, rc);
+}
+
+int
 store_statefile_set_digest(store *s, int64_t id, uint64_t digest, uint64_t size, rwkv_err *err)
 {
     sqlite3_stmt *st;

@@ -834,6 +834,78 @@ editor_said(struct app *a, const char *ed, int status)
         tui_notice(a, 1, "editor '%s' failed: exit status %d", ed, WEXITSTATUS(status));
 }
 
+/* The one notice for text the message box could not take whole (its room,
+** TUI_INPUT_MAX; a paste's TUI_PASTE_MAX is the same): CUT characters left
+** out at the end of a paste, or (EDITOR) of the file the editor wrote. */
+static void
+cut_notice(struct app *a, int editor, size_t cut)
+{
+    if (cut == 0)
+        return;
+    if (editor)
+        tui_notice(a, 1, "the editor's text was too long: its last %zu characters were dropped",
+                   cut);
+    else
+        tui_notice(a, 1, "the paste was too long: its last %zu characters were dropped", cut);
+}
+
+/* The characters (code points) in the N bytes at S, added to *NL the
+** newlines they end with (reset by any other character). */
+static size_t
+count_chars(const char *s, size_t n, size_t *nl)
+{
+    size_t c = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        c += ((unsigned char)s[i] & 0xc0) != 0x80;
+        *nl = s[i] == '\n' ? *nl + 1 : 0;
+    }
+    return c;
+}
+
+/* Bytes of the editor's text kept past the box's room, so that the newlines
+** that end a file (they go) are not counted as cut. */
+#define TUI_EDITOR_SLACK 4096
+
+/* The file F the editor wrote as the message box's text: cleaned as typed
+** or pasted text (no escape codes, controls or ill-formed UTF-8), its last
+** newlines gone, cut to the box's room on a character boundary
+** (tui_input_insert) and the cut said as a paste's is.  Past the room the
+** file is read on and its characters counted, not kept. */
+static void
+editor_take(struct app *a, FILE *f)
+{
+    tui_sanitizer san;
+    tui_buf text, rest;
+    char chunk[4096];
+    size_t n, cut = 0, nl = 0;
+
+    tui_san_init(&san);
+    tui_buf_init(&text);
+    tui_buf_init(&rest);
+    tui_buf_add(&text, "", 0);
+    for (;;) {
+        int over = text.len > TUI_INPUT_MAX + TUI_EDITOR_SLACK;
+        n = fread(chunk, 1, sizeof chunk, f);
+        rest.len = 0;
+        if (n > 0)
+            tui_san_push(&san, chunk, n, over ? &rest : &text);
+        else
+            tui_san_flush(&san, over ? &rest : &text);
+        cut += count_chars(rest.p, rest.len, &nl);
+        if (n == 0)
+            break;
+    }
+    cut -= nl;                   /* the file's last newlines: they go anyway */
+    if (cut == 0)
+        while (text.len > 0 && text.p[text.len - 1] == '\n')
+            text.p[--text.len] = '\0';
+    cut += tui_input_set(&a->in, text.p);
+    cut_notice(a, 1, cut);
+    tui_buf_fini(&text);
+    tui_buf_fini(&rest);
+}
+
 /* Write the message in $EDITOR (curses suspended meanwhile). */
 static void
 external_editor(struct app *a)
@@ -864,24 +936,8 @@ external_editor(struct app *a)
     reset_prog_mode();
     f = fopen(path, "rb");
     if (f) {
-        tui_buf b, text;
-        char chunk[4096];
-        size_t n;
-        tui_buf_init(&b);
-        tui_buf_init(&text);
-        tui_buf_add(&b, "", 0);
-        tui_buf_add(&text, "", 0);
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < TUI_INPUT_MAX)
-            tui_buf_add(&b, chunk, n);
+        editor_take(a, f);
         fclose(f);
-        /* as typed or pasted text: no escape codes, controls or ill-formed
-        ** UTF-8 (they went into the box, and the message, raw) */
-        tui_sanitize(b.p, b.len, &text);
-        while (text.len > 0 && text.p[text.len - 1] == '\n')
-            text.p[--text.len] = '\0';
-        tui_input_set(&a->in, text.p);
-        tui_buf_fini(&b);
-        tui_buf_fini(&text);
     }
     unlink(path);
     clearok(curscr, TRUE);
@@ -1367,29 +1423,30 @@ input_edit(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
         }
         return;
     }
-    switch (key) {
+    switch (key) {      /* the keys of config.h's CFG_FIXED_KEYS, and those no
+                        ** config can name (DEL, M-Backspace, Alt-Enter) */
     case 127:
-    case 8:                   tui_input_backspace(in); return;
-    case CFG_KEY_CTRL('a'):   /* as Home and End (F1: "Home/End, C-a/C-e") */
+    case CFG_FIX_BACKSPACE:   tui_input_backspace(in); return;
+    case CFG_FIX_HOME:        /* as Home and End (F1: "Home/End, C-a/C-e") */
         input_key(a, in, KEY_HOME, 1, oneline);
         return;
-    case CFG_KEY_CTRL('e'):
+    case CFG_FIX_END:
         input_key(a, in, KEY_END, 1, oneline);
         return;
-    case CFG_KEY_CTRL('k'):   tui_input_kill_eol(in); return;
-    case CFG_KEY_CTRL('u'):   tui_input_kill_all(in); return;
-    case CFG_KEY_CTRL('y'):   /* what the last kills deleted, back */
+    case CFG_FIX_KILL_EOL:    tui_input_kill_eol(in); return;
+    case CFG_FIX_KILL_ALL:    tui_input_kill_all(in); return;
+    case CFG_FIX_YANK:        /* what the last kills deleted, back */
         if (in != &a->prompt || prompt_room(a, in->kill_len))
             tui_input_yank(in);
         return;
-    case CFG_KEY_CTRL('w'):   tui_input_kill_word(in); return;
-    case CFG_KEY_CTRL('b'):   tui_input_left(in); return;
-    case CFG_KEY_ALT('b'):    tui_input_word_left(in); return;
-    case CFG_KEY_ALT('f'):    tui_input_word_right(in); return;
-    case CFG_KEY_ALT('d'):    tui_input_kill_word_next(in); return;
+    case CFG_FIX_KILL_WORD:   tui_input_kill_word(in); return;
+    case CFG_FIX_LEFT:        tui_input_left(in); return;
+    case CFG_FIX_WORD_LEFT:   tui_input_word_left(in); return;
+    case CFG_FIX_WORD_RIGHT:  tui_input_word_right(in); return;
+    case CFG_FIX_KILL_NEXT:   tui_input_kill_word_next(in); return;
     case CFG_KEY_ALT(127):
     case CFG_KEY_ALT(8):      tui_input_kill_word_prev(in); return;
-    case CFG_KEY_CTRL('j'):
+    case CFG_FIX_NEWLINE:
     case K_ALT_ENTER:
         if (!oneline)
             tui_input_insert(in, "\n", 1);
@@ -1522,12 +1579,12 @@ key_dispatch(struct app *a, int key, int is_fkey)
         return;
     }
     a->notice[0] = '\0';
-    if (!is_fkey && key == CFG_KEY_CTRL('z') && cfg_action_for_key(&a->cfg, key) < 0) {
+    if (!is_fkey && key == CFG_FIX_SUSPEND) {
         suspend(a);
         return;
     }
     /* Ctrl-C and Esc cancel a running reply wherever the focus is. */
-    if (!is_fkey && (key == CFG_KEY_CTRL('c') || key == K_ESC) && a->busy &&
+    if (!is_fkey && (key == CFG_FIX_CANCEL || key == K_ESC) && a->busy &&
         a->focus != TUI_FOCUS_PROMPT && a->focus != TUI_FOCUS_MENU &&
         a->focus != TUI_FOCUS_SEARCH) {
         cancel_or_close(a);
@@ -1557,7 +1614,7 @@ key_dispatch(struct app *a, int key, int is_fkey)
     act = key_action(a, key, is_fkey);
     if (act >= 0 && do_action(a, act))
         return;
-    if (!is_fkey && key == CFG_KEY_CTRL('q')) {
+    if (!is_fkey && key == CFG_FIX_QUIT) {
         a->quit = 1;
         return;
     }
@@ -1621,7 +1678,7 @@ key_dispatch(struct app *a, int key, int is_fkey)
         a->dirty = 1;
         return;
     }
-    if (!is_fkey && key == CFG_KEY_CTRL('d') && a->in.len == 0) {
+    if (!is_fkey && key == CFG_FIX_EOF_QUIT && a->in.len == 0) {
         a->quit = 1;
         return;
     }
@@ -1857,9 +1914,7 @@ static void
 paste_end(struct app *a)
 {
     a->pasting = 0;
-    if (a->paste_cut > 0)
-        tui_notice(a, 1, "the paste was too long: its last %zu characters were dropped",
-                   a->paste_cut);
+    cut_notice(a, 0, a->paste_cut);
     a->paste_cut = 0;            /* a part after a pause says its own */
     a->dirty = 1;
 }

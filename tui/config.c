@@ -182,11 +182,13 @@ cfg_default_path(char *buf, size_t cap)
 **                  language -> "auto" (the default), "en" or "zh"
 **                  history -> "on" (the default) or "off"
 **                  keys -> mapping of action name -> key name (never a key
-**                  that types a character: cfg_key_types)
+**                  that types a character, cfg_key_types, nor one the
+**                  client keeps, cfg_fixed_key)
 **                  model_dir stop ban -> a string or a list of strings, each
 **                  item checked on its own, in file order (load_list)
 **                  greeting user bot think stop ban -> each checked by
-**                  storage/framing.h's rules
+**                  storage/framing.h's rules (an empty user or bot is
+**                  refused, as --user "": the default is the key left out)
 ** A YAML syntax error ends the walk; the settings read before it are kept.
 */
 
@@ -207,14 +209,23 @@ static const struct {
 };
 #define N_STR_FIELDS (sizeof str_fields / sizeof str_fields[0])
 
-/* What the terminal means by the Ctrl key CODE when it is one of the
-** message box's own (Enter, its newline, Backspace), else NULL. */
-static const char *
-editing_key(int code)
+static const struct {
+    int         key;
+    int         act;         /* the action it may be bound to, or -1 */
+    const char *what;
+} fixed_table[] = {
+#define CFG_FIX_TAB_(e, k, a, w) { k, a, w },
+    CFG_FIXED_KEYS(CFG_FIX_TAB_)
+#undef CFG_FIX_TAB_
+};
+
+const char *
+cfg_fixed_key(int key, int act)
 {
-    return code == CFG_KEY_CTRL('m') ? "Enter"
-         : code == CFG_KEY_CTRL('j') ? "the message box's new line"
-         : code == CFG_KEY_CTRL('h') ? "Backspace" : NULL;
+    for (size_t i = 0; i < sizeof fixed_table / sizeof fixed_table[0]; i++)
+        if (fixed_table[i].key == key)
+            return act >= 0 && fixed_table[i].act == act ? NULL : fixed_table[i].what;
+    return NULL;
 }
 
 /* the key names cfg_key_parse takes, for "unknown key" */
@@ -224,6 +235,24 @@ typedef struct binding {
     int         set;         /* the file binds this action */
     yaml_mark_t mark;        /* where its value is */
 } binding;
+
+/* What to bind instead of the character CODE for action ACT, into FIX:
+** "M-q, C-q or an F-key", leaving out a key the client keeps ("u": not
+** C-u, cfg_fixed_key). */
+static void
+typing_fix(int code, int act, char *fix, size_t cap)
+{
+    char alt[16] = "", ctl[8] = "";
+
+    if (code > 0x20 && code < 0x10000 && cfg_fixed_key(CFG_KEY_ALT(code), act) == NULL)
+        cfg_key_name(CFG_KEY_ALT(code), alt, sizeof alt);
+    if (code < 0x80 && isalpha(code) && cfg_fixed_key(CFG_KEY_CTRL(code), act) == NULL)
+        snprintf(ctl, sizeof ctl, "C-%c", tolower(code));
+    if (alt[0] || ctl[0])
+        snprintf(fix, cap, "%s%s%s or an F-key", alt, alt[0] && ctl[0] ? ", " : "", ctl);
+    else
+        snprintf(fix, cap, "an F-key, C-x or M-x");
+}
 
 static void
 load_keys(tui_yaml_loader *l, tui_config *c, binding *bound)
@@ -281,30 +310,22 @@ load_keys(tui_yaml_loader *l, tui_config *c, binding *bound)
         if (cfg_key_types(code)) {
             /* it would act, never be typed: "quit: q" ended the client at
             ** the first word with a q in it */
-            char alt[16], dn[32], fix[64];
-            if (code > 0x20 && code < 0x10000) {
-                cfg_key_name(CFG_KEY_ALT(code), alt, sizeof alt);
-                if (code < 0x80 && isalpha(code))
-                    snprintf(fix, sizeof fix, "%s, C-%c or an F-key", alt, tolower(code));
-                else
-                    snprintf(fix, sizeof fix, "%s or an F-key", alt);
-            } else {
-                snprintf(fix, sizeof fix, "an F-key, C-x or M-x");
-            }
+            char dn[32], fix[64];
+            typing_fix(code, act, fix, sizeof fix);
             cfg_key_name(action_table[act].def, dn, sizeof dn);
             tui_yaml_report(l, &l->ev.start_mark,
                    "field '%s' in 'keys': '%s' types a character: bind %s; '%s' keeps %s", name,
                    CUT(v), fix, name, dn);
             continue;
         }
-        if (editing_key(code) != NULL) {
-            /* Enter and Backspace arrive as these bytes: the binding would
-            ** never act (C-m) or take the key from the message box */
+        if (cfg_fixed_key(code, act) != NULL) {
+            /* the binding would never act (C-m arrives as Enter) or take
+            ** the key from the message box or the app (C-u, C-z, C-c) */
             char dn[32];
             cfg_key_name(action_table[act].def, dn, sizeof dn);
             tui_yaml_report(l, &l->ev.start_mark,
-                   "field '%s' in 'keys': '%s' is %s in terminals: bind another C-x, "
-                   "M-x or an F-key; '%s' keeps %s", name, CUT(v), editing_key(code), name, dn);
+                   "field '%s' in 'keys': '%s' %s: bind another C-x, M-x or an F-key; "
+                   "'%s' keeps %s", name, CUT(v), cfg_fixed_key(code, act), name, dn);
             continue;
         }
         if (bound[act].set)
@@ -486,7 +507,8 @@ check_framing(tui_yaml_loader *l, const yaml_mark_t *m, const char *key, tui_con
         rc = framing_set_greeting(&f, c->greeting, &err);
     } else if (strcmp(key, "user") == 0 || strcmp(key, "bot") == 0) {
         char *v = key[0] == 'u' ? c->user : c->bot;
-        if (v[0] && (rc = chat_name_check(key, v, &err)) != RWKV_OK)
+        /* "" too, as --user "" (the default: the key left out) */
+        if ((rc = chat_name_check(key, v, &err)) != RWKV_OK)
             v[0] = '\0';
     } else if (strcmp(key, "think") == 0) {
         if ((rc = framing_set_think(&f, c->think, &err)) != RWKV_OK)

@@ -81,6 +81,41 @@ enum cfg_action {
     CFG_ACT_COUNT
 };
 
+/*
+** The keys the client keeps for itself, never an action's: the message
+** box's editing keys and the app's own.  X(enum suffix, key, the action it
+** may be bound to as well (it does the same) or -1, what it does).  This is
+** the one list: app.c's key handling names these keys by their enum
+** (CFG_FIX_KILL_ALL is C-u; C-m reaches it as TUI_K_ENTER), and cfg_load refuses to bind any of them
+** (cfg_fixed_key), saying what it does: "'C-u' clears the message box".
+** Only keys cfg_key_parse can name are listed (Backspace's DEL, Alt-Enter
+** and M-Backspace cannot be bound).
+*/
+#define CFG_FIXED_KEYS(X)                                                            \
+    X(ENTER,      CFG_KEY_CTRL('m'), -1, "is Enter in terminals")                    \
+    X(NEWLINE,    CFG_KEY_CTRL('j'), -1, "is the message box's new line in terminals") \
+    X(BACKSPACE,  CFG_KEY_CTRL('h'), -1, "is Backspace in terminals")                \
+    X(HOME,       CFG_KEY_CTRL('a'), -1, "moves to the start of the line in the message box") \
+    X(END,        CFG_KEY_CTRL('e'), -1, "moves to the end of the line in the message box") \
+    X(LEFT,       CFG_KEY_CTRL('b'), -1, "moves the message box's cursor left")       \
+    X(KILL_EOL,   CFG_KEY_CTRL('k'), -1, "deletes to the end of the line in the message box") \
+    X(KILL_ALL,   CFG_KEY_CTRL('u'), -1, "clears the message box")                   \
+    X(KILL_WORD,  CFG_KEY_CTRL('w'), -1, "deletes the word before the cursor in the message box") \
+    X(YANK,       CFG_KEY_CTRL('y'), -1, "puts the text deleted last back in the message box") \
+    X(WORD_LEFT,  CFG_KEY_ALT('b'),  -1, "moves to the start of a word in the message box") \
+    X(WORD_RIGHT, CFG_KEY_ALT('f'),  -1, "moves to the end of a word in the message box") \
+    X(KILL_NEXT,  CFG_KEY_ALT('d'),  -1, "deletes to the end of a word in the message box") \
+    X(CANCEL,     CFG_KEY_CTRL('c'), -1, "stops a running reply")                    \
+    X(SUSPEND,    CFG_KEY_CTRL('z'), -1, "suspends the client")                      \
+    X(EOF_QUIT,   CFG_KEY_CTRL('d'), -1, "quits from an empty message box")          \
+    X(QUIT,       CFG_KEY_CTRL('q'), CFG_ACT_QUIT, "quits")
+
+enum cfg_fixed_key {
+#define CFG_FIX_ENUM_(e, k, a, w) CFG_FIX_##e = (k),
+    CFG_FIXED_KEYS(CFG_FIX_ENUM_)
+#undef CFG_FIX_ENUM_
+};
+
 typedef struct tui_config {
     char model[CFG_PATH];      /* "" = not set */
     char strategy[CFG_PATH];
@@ -130,6 +165,9 @@ int  cfg_key_parse(const char *s);
 /* 1 when KEY, a code of cfg_key_parse, types a character into the message
 ** box (a printable character without a modifier, the space included). */
 int  cfg_key_types(int key);
+/* What the fixed key KEY does ("clears the message box": CFG_FIXED_KEYS)
+** when ACT may not be bound to it (-1: any action), else NULL. */
+const char *cfg_fixed_key(int key, int act);
 /* "F2", "C-q", "M-x", "M-ü", "Tab": into BUF (UTF-8). */
 void cfg_key_name(int key, char *buf, size_t cap);
 
@@ -144,8 +182,10 @@ void cfg_default_path(char *buf, size_t cap);
 ** kept).  Two actions on one key: the later binding in the file, or one
 ** onto another action's default key, is refused and its action keeps its
 ** default, and so is a binding of a key that types a character ("q": the
-** letter would never reach the message box).  The strategy's syntax is
-** checked here (strat_parse); a bad one is left out.  Returns 0, or -1
+** letter would never reach the message box) or of a key the client keeps
+** (CFG_FIXED_KEYS: "sessions: C-u" would take C-u from the message box).
+** The strategy's syntax is checked here (strat_parse); a bad one is left
+** out.  Returns 0, or -1
 ** when anything was wrong: then MSG (MSG_CAP bytes; THEME_MSG is plenty)
 ** holds every problem, one line each, as
 ** "PATH:LINE:COLUMN: what" (at most 32, then "PATH: N more problems").

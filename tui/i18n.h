@@ -50,6 +50,17 @@ const char *tui_tr(const char *msgid)
     ;
 
 /*
+** MSG, a line made below tui/ (an rwkv_err of storage or the engine, English
+** by design: G3), in the interface language: its translation when MSG is a
+** catalog entry, else the translation of the catalog format that prints
+** MSG (the one whose fixed text explains the most of it), the arguments
+** put back in -- the first one too when it is a catalog entry (the "user
+** name" of "user name: ...").  The translation into OUT (CAP bytes); MSG
+** (borrowed) when English is chosen or no format matches.
+*/
+const char *tui_tr_msg(const char *msg, char *out, size_t cap);
+
+/*
 ** The language SETTING (the config's "language": "auto" or "" for the
 ** environment, "en", "zh") asks for, given whether the ctype locale is
 ** UTF-8 (UTF8: without it CJK cannot be drawn, so English).  "auto" reads

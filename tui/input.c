@@ -44,18 +44,30 @@ reserve(tui_input *in, size_t n)
     }
 }
 
-void
+size_t
 tui_input_insert(tui_input *in, const char *s, size_t n)
 {
+    size_t cut = 0;
+
     if (in->sel)                 /* typed over a selection: it goes */
         tui_input_clear(in);
-    if (n > TUI_INPUT_MAX - in->len)
-        n = TUI_INPUT_MAX - in->len;
+    if (n > TUI_INPUT_MAX - in->len) {
+        /* the box's room: the cut falls before the first character that
+        ** does not fit whole (never inside its UTF-8 sequence), and the
+        ** characters left out are counted for the caller's notice */
+        size_t keep = TUI_INPUT_MAX - in->len;
+        while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+            keep--;
+        for (size_t i = keep; i < n; i++)
+            cut += ((unsigned char)s[i] & 0xc0) != 0x80;
+        n = keep;
+    }
     reserve(in, n);
     memmove(in->buf + in->cur + n, in->buf + in->cur, in->len - in->cur + 1);
     memcpy(in->buf + in->cur, s, n);
     in->len += n;
     in->cur += n;
+    return cut;
 }
 
 void
@@ -74,11 +86,11 @@ tui_input_select_all(tui_input *in)
     in->sel = in->len > 0;
 }
 
-void
+size_t
 tui_input_set(tui_input *in, const char *s)
 {
     tui_input_clear(in);
-    tui_input_insert(in, s, strlen(s));
+    return tui_input_insert(in, s, strlen(s));
 }
 
 static void

@@ -34,8 +34,12 @@ typedef struct tui_input {
 void tui_input_init(tui_input *in);
 void tui_input_fini(tui_input *in);
 
-void tui_input_insert(tui_input *in, const char *s, size_t n);  /* at cursor */
-void tui_input_set(tui_input *in, const char *s);               /* replace all */
+/* S (N bytes) at the cursor; set: S replaces the whole text.  What does not
+** fit TUI_INPUT_MAX is left out from the first character (code point) that
+** does not fit whole, so the box stays well-formed UTF-8; both return the
+** characters left out (0: all went in) for the caller to say. */
+size_t tui_input_insert(tui_input *in, const char *s, size_t n);  /* at cursor */
+size_t tui_input_set(tui_input *in, const char *s);               /* replace all */
 void tui_input_clear(tui_input *in);
 /*
 ** Select the whole text, the cursor at its end (a prompt or the search line

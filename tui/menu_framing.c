@@ -130,6 +130,16 @@ fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     m->label_col = 1;                     /* the values in a column, as F2's details */
 }
 
+/* ERR, a framing value refused (storage's or the engine's line, English):
+** said in the interface language (tui_tr_msg). */
+static void
+refused(struct app *a, const rwkv_err *err)
+{
+    char msg[2 * RWKV_ERR_MSG];
+
+    tui_notice(a, 1, "framing: %s", tui_tr_msg(err->msg, msg, sizeof msg));
+}
+
 /* Use framing F; a notice says what happened (WHAT when it is given and
 ** the conversation is kept).  RWKV_OK, else the failure said: RWKV_EINVAL
 ** when the runtime refused a value of F (a banned id outside the model's
@@ -147,7 +157,7 @@ apply(struct app *a, const framing *f, const char *what)
     if (!framing_same_prompt(f, sess_framing(a->sess)))
         tui_unsaved_saving(a);        /* leaving: its try may wait for a lock */
     if ((rc = sess_set_framing(a->sess, f, &left, &err)) != RWKV_OK) {
-        tui_notice(a, 1, "framing: %s", err.msg);
+        refused(a, &err);
         return rc;
     }
     if (left) {
@@ -158,8 +168,10 @@ apply(struct app *a, const framing *f, const char *what)
     if (left)
         tui_notice(a, 0, "framing changed: the next message starts a new session (the "
                          "conversation so far used the old greeting or names)");
+    else if (what)
+        tui_notice(a, 0, "%s", what);     /* translated by the caller */
     else
-        tui_notice(a, 0, "%s", what ? what : "framing changed");
+        tui_notice(a, 0, "framing changed");
     return RWKV_OK;
 }
 
@@ -174,7 +186,7 @@ set_think(struct app *a, const char *name)
     framing_init(&f);
     if (framing_copy(&f, sess_framing(a->sess), &err) != RWKV_OK ||
         framing_set_think(&f, name, &err) != RWKV_OK) {
-        tui_notice(a, 1, "framing: %s", err.msg);
+        refused(a, &err);
     } else {
         snprintf(what, sizeof what, TR("think: %s (from the next message on)"),
                  chat_think_name(framing_think(&f)));
@@ -274,7 +286,7 @@ accept_field(struct app *a, const char *text)
     default: break;
     }
     if (rc != RWKV_OK) {
-        tui_notice(a, 1, "framing: %s", err.msg);
+        refused(a, &err);
         rc = TUI_PROMPT_REFUSED;
     } else {
         rc = apply(a, &f, NULL);

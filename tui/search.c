@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wctype.h>
 
+#include "../storage/store.h"
 #include "text.h"
 
 void
@@ -31,15 +31,10 @@ tui_search_fini(tui_search *s)
     memset(s, 0, sizeof *s);
 }
 
-static uint32_t
-fold(uint32_t cp)
-{
-    if (cp < 0x80)
-        return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
-    return (uint32_t)towlower((wint_t)cp);
-}
-
-/* Length in HAY at P of a match of NEEDLE (both compared folded), or 0. */
+/* Length in HAY at P of a match of NEEDLE (both compared folded), or 0.
+** The folding is the sessions search's own (store_casefold_cp): C-f here,
+** F2's search and `sessions search` find the same text ("istanbul" finds
+** "İstanbul" in all three or in none). */
 static size_t
 match_at(const char *hay, size_t n, size_t p, const char *needle, size_t nn)
 {
@@ -51,7 +46,7 @@ match_at(const char *hay, size_t n, size_t p, const char *needle, size_t nn)
             return 0;
         i += tui_next_cp(hay + i, n - i, &a);
         j += tui_next_cp(needle + j, nn - j, &b);
-        if (fold(a) != fold(b))
+        if (store_casefold_cp(a) != store_casefold_cp(b))
             return 0;
     }
     return i - p;

@@ -463,63 +463,112 @@ status_title(const struct app *a, int maxw, char *out, size_t cap)
     return tui_str_width(out, strlen(out));
 }
 
-/* How much of the left part the status line shows when it is short of
-** room, so that the session title keeps the room there is: everything,
-** then without what the screen says elsewhere (the model label beside the
-** DEMO label, "state: none"), then the title and the token count, then
-** those without the word "session". */
-enum { ST_ALL, ST_LEAN, ST_TITLE, ST_BARE, ST_LEVELS };
+/*
+** The parts of the status line's left part (" model | strategy | think: on |
+** state: NAME | session: TITLE | N tok").  Short of room, they give way one
+** at a time, in this order (status_left_fit):
+**
+**   1. the model label beside the DEMO label, and "state: none" (what the
+**      screen says elsewhere, and nothing)
+**   2. the model label          3. the strategy         4. the think mode
+**   5. the word "session:"
+**   6. the title cut to the room (TUI_STATUS_TITLE_MIN columns at least)
+**   7. the state name (a cut title takes the room it leaves)
+**   8. the title cut to the room left (a character and the ellipsis at
+**      least), then gone
+**
+** The token count stays: it alone is cut (once, with the one ellipsis) on a
+** line too narrow even for it.
+*/
+enum {
+    SP_MODEL = 1, SP_STRATEGY = 2, SP_THINK = 4, SP_STATE = 8, SP_WORD = 16, SP_TITLE = 32,
+    SP_ALL = 63,
+    SP_TITLE_MIN = 64            /* not a part: step 6, the title cut */
+};
 
-/* The status line's left part at LEVEL (ST_*: model, strategy, think mode,
-** state, the session title in at most TITLE_W columns, tokens, their count
-** now or at WORST its widest) into LEFT.  Returns the title's width. */
+/* The status line's left part with PARTS (SP_*), the session title in at
+** most TITLE_W columns, tokens, their count now or at WORST its widest)
+** into LEFT.  Returns the title's width. */
 static int
-status_left(const struct app *a, int level, int title_w, int worst, char *left, size_t cap)
+status_left(const struct app *a, int parts, int title_w, int worst, char *left, size_t cap)
 {
-    char title[STORE_TITLE_MAX], think[32], cut[208], model[400] = "", state[240] = "";
+    char title[STORE_TITLE_MAX], think[32], cut[208];
     const char *sp = a->state_path[0] ? strrchr(a->state_path, '/') : NULL;
     int tw = status_title(a, title_w, title, sizeof title);
     unsigned long long ntok = st_tok(worst, tui_session_tokens_now(a));
+    size_t o;
 
     if (!a->model) {
         snprintf(left, cap, " %s", a->load_name);
         return tw;
     }
     sp = sp ? sp + 1 : (a->state_path[0] ? a->state_path : NULL);
-    if (level == ST_ALL || (level == ST_LEAN && !a->launch.demo))
-        snprintf(model, sizeof model, "%s | ", a->model_label);
-    if (level == ST_ALL || (level == ST_LEAN && sp))
-        snprintf(state, sizeof state, TR("state: %s | "),
-                 sp ? tui_cut(cut, sizeof cut, sp, 200) : TR("none"));
-    if (level >= ST_TITLE)
-        snprintf(left, cap, level == ST_TITLE ? TR(" session: %s | %llu tok") : TR(" %s | %llu tok"),
-                 title, ntok);
-    else
-        snprintf(left, cap, TR(" %s%s | %s%ssession: %s | %llu tok"), model,
-                 rwkv_model_info(a->model)->strategy, think_label(a, think, sizeof think),
-                 state, title, ntok);
+    snprintf(left, cap, " %s%s%s%s%s",
+             parts & SP_MODEL ? a->model_label : "", parts & SP_MODEL ? " | " : "",
+             parts & SP_STRATEGY ? rwkv_model_info(a->model)->strategy : "",
+             parts & SP_STRATEGY ? " | " : "",
+             parts & SP_THINK ? think_label(a, think, sizeof think) : "");
+    o = strlen(left);
+    if (parts & SP_STATE)
+        o += (size_t)snprintf(left + o, cap - o, TR("state: %s | "),
+                              sp ? tui_cut(cut, sizeof cut, sp, 200) : TR("none"));
+    if ((parts & SP_TITLE) && o < cap)
+        o += (size_t)snprintf(left + o, cap - o, parts & SP_WORD ? TR("session: %s | ") : "%s | ",
+                              title);
+    if (o < cap)
+        snprintf(left + o, cap - o, TR("%llu tok"), ntok);
     return tw;
 }
 
-/* The left part that fits ROOM columns (the least detail that lets the
-** whole title fit, else the title cut with … to what is left, at least
-** TUI_STATUS_TITLE_MIN) into LEFT: chosen with the token count at its
-** widest while a job runs (WORST), shown with the count now. */
+/* 1 when the left part with PARTS and the title in TITLE_W columns fits
+** ROOM (the token count at its widest while a job runs: WORST), its width
+** over ROOM in *OVER and the title's width in *TW. */
+static int
+status_left_fits(const struct app *a, int parts, int title_w, int room, int worst, int *over,
+                 int *tw)
+{
+    char left[1600];
+
+    *tw = status_left(a, parts, title_w, worst, left, sizeof left);
+    *over = tui_str_width(left, strlen(left)) - room;
+    return *over <= 0;
+}
+
+/* The left part that fits ROOM columns into LEFT: the most parts that fit,
+** given way in the order above; chosen with the token count at its widest
+** while a job runs (WORST), shown with the count now. */
 static void
 status_left_fit(const struct app *a, int room, int worst, char *left, size_t cap)
 {
-    int level, tw = 0, lw = 0;
+    const char *sp = a->state_path[0] ? a->state_path : NULL;
+    const int drop[] = { a->launch.demo ? SP_MODEL : 0, sp ? 0 : SP_STATE, SP_MODEL,
+                         SP_STRATEGY, SP_THINK, SP_WORD, SP_TITLE_MIN, SP_STATE };
+    int parts = SP_ALL, title_w = TUI_STATUS_TITLE_MAX, over, tw, ew = ELLIPSIS_W;
+    size_t i;
 
-    for (level = ST_ALL; level < ST_LEVELS; level++) {
-        tw = status_left(a, level, TUI_STATUS_TITLE_MAX, worst, left, cap);
-        lw = tui_str_width(left, strlen(left));
-        if (lw <= room || !a->model || a->loading) {
-            status_left(a, level, TUI_STATUS_TITLE_MAX, 0, left, cap);
-            return;
-        }
+    if (!a->model || a->loading) {
+        status_left(a, parts, title_w, 0, left, cap);
+        return;
     }
-    tw -= lw - room;
-    status_left(a, ST_BARE, tw > TUI_STATUS_TITLE_MIN ? tw : TUI_STATUS_TITLE_MIN, 0, left, cap);
+    for (i = 0; !status_left_fits(a, parts, title_w, room, worst, &over, &tw); i++) {
+        if (i == sizeof drop / sizeof drop[0]) {
+            /* the title to the room left (a character and the ellipsis
+            ** at least), else gone: the token count stays */
+            if (tw - over > ew)
+                title_w = tw - over;
+            else
+                parts &= ~SP_TITLE;
+            break;
+        }
+        if (drop[i] == SP_TITLE_MIN)      /* to the room, not below the least */
+            title_w = tw - over > TUI_STATUS_TITLE_MIN ? tw - over : TUI_STATUS_TITLE_MIN;
+        else
+            parts &= ~drop[i];
+    }
+    if (over < 0 && title_w < TUI_STATUS_TITLE_MAX)
+        /* a cut title takes the room a part that went leaves */
+        title_w = tw - over < TUI_STATUS_TITLE_MAX ? tw - over : TUI_STATUS_TITLE_MAX;
+    status_left(a, parts, title_w, 0, left, cap);
 }
 
 static int puts_cut(int y, int x, const char *s, int maxw, int attr);
@@ -538,7 +587,7 @@ draw_status(struct app *a)
                    tui_role_attr(a, THEME_ROLE_STATUS_DEMO));
     /* while a job runs, what gives way is chosen from the numbers at their
     ** widest (idle, they do not change) */
-    status_left(a, ST_ALL, TUI_STATUS_TITLE_MAX, a->busy, left, sizeof left);
+    status_left(a, SP_ALL, TUI_STATUS_TITLE_MAX, a->busy, left, sizeof left);
     status_right(a, a->busy, wfull, wmid, wshrt, sizeof wfull);
     status_right(a, 0, full, mid, shrt, sizeof full);
     room = a->cols - x;

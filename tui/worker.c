@@ -268,6 +268,7 @@ free_gen(tui_worker *w, rwkv_err *err)
     chat *c = sess_chat(w->sess);
     const rwkv_sampling *sp = chat_sampling(c);
     uint64_t seed = rng_mix(chat_seed(c, NULL) ^ rng_mix(++w->n_gen));
+    const rwkv_state *st0;
     int rc;
 
     if (w->job == TUI_JOB_GEN_MORE) {
@@ -278,8 +279,9 @@ free_gen(tui_worker *w, rwkv_err *err)
     }
     fgen_destroy(w->gen);
     w->gen = NULL;
-    rc = fgen_create(w->gen_model, w->gen_tok, chat_has_state_file(c) ? chat_state_start(c) : NULL,
-                     &w->gen, err);
+    rc = sess_gen_start(w->sess, &st0, err);
+    if (rc == RWKV_OK)
+        rc = fgen_create(w->gen_model, w->gen_tok, st0, &w->gen, err);
     if (rc == RWKV_OK) {
         size_t n;
         const char *text = fgen_prompt_text(w->msg, &n);   /* "\n" escapes, as +gen */

@@ -1502,13 +1502,22 @@ chat_load_state_file(chat *c, const char *path, rwkv_err *err)
     if (rc != RWKV_OK)
         return rc;
     rc = rwkv_state_load_file(c->m, path, s, err);
-    if (rc != RWKV_OK) {
-        rwkv_state_destroy(s);
-        return rc;
-    }
-    rwkv_state_copy(c->start, s);
-    rwkv_state_copy(c->cur, s);
+    if (rc == RWKV_OK)
+        rc = chat_load_state(c, s, err);
     rwkv_state_destroy(s);
+    return rc;
+}
+
+int
+chat_load_state(chat *c, const rwkv_state *s, rwkv_err *err)
+{
+    if (c->phase != CHAT_IDLE)
+        return rwkv_errf(err, RWKV_EINVAL, "chat: a reply is still running");
+    if (s != NULL)
+        rwkv_state_copy(c->start, s);
+    else
+        rwkv_state_reset(c->m, c->start);
+    rwkv_state_copy(c->cur, c->start);
     free(c->greet_ids);
     c->greet_ids = NULL;
     c->n_greet = 0;

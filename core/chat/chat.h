@@ -320,6 +320,11 @@ void chat_reset(chat *c);
 ** (e.g. a file for another model) nothing changes.  IDLE only.
 */
 int  chat_load_state_file(chat *c, const char *path, rwkv_err *err);
+/* chat_load_state_file with the state S (a state of the chat's model,
+** copied; NULL = the fresh state) as the file's: a start known only as
+** "a state file" (one no longer on disk: the session layer's saved states
+** carry the conversation on, and what goes back to the start says so). */
+int  chat_load_state(chat *c, const rwkv_state *s, rwkv_err *err);
 
 /*
 ** Start over WITHOUT a state file: zeros and the greeting of the chat's

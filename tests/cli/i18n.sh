@@ -13,9 +13,10 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 
 # the real catalog: complete and current
-# (storage/ and core's parameter table: their fixed messages are translated
-# where tui/ shows them)
-out=$($PO2C --check po/zh_CN.po tui/*.c tui/*.h storage/*.c core/chat/params.c 2>&1) && ok ||
+# (storage/, core's parameter table and the engine's framing refusals: their
+# messages are translated where tui/ shows them, tui_tr_msg)
+out=$($PO2C --check po/zh_CN.po tui/*.c tui/*.h storage/*.c core/chat/params.c \
+    core/chat/chat.c core/chat/sampler.c 2>&1) && ok ||
     fail "catalog check: $out"
 
 po_head() {

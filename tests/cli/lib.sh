@@ -167,6 +167,11 @@ EOF
 # rows_are DB SQL WANT: SQL's rows on DB read WANT -- a condition poll runs
 # afresh each time (poll test "$(sql_rows ...)" = 1 reads the rows once)
 rows_are() { test "$(sql_rows "$1" "$2" 2>/dev/null)" = "$3"; }
+# n_sessions DB: the number of sessions in DB (0: no file)
+n_sessions() {
+    [ -e "$1" ] || { echo 0; return; }
+    sql_rows "$1" "SELECT count(*) FROM sessions"
+}
 # has_rows DB SQL: SQL reads a row on DB (for poll, as rows_are)
 has_rows() { test -n "$(sql_rows "$1" "$2" 2>/dev/null)"; }
 # partial_saved DB: turn 5 (a reply streaming in another process, after a

@@ -41,8 +41,8 @@ printf 'one more\n' | "$T" chat --demo --db "$SRC" --new "second talk" --seed 2 
 cat >"$TMP/imp.json" <<'JSON'
 {"format": "rwkv-tui-session", "version": 1, "title": "Imported", "created_ms": 1700000000000,
  "strategy": "cpu fp32", "model": null, "head": 2,
- "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [85, 115, 101, 114, 58, 32, 104, 105, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58], "time_ms": 1},
-           {"id": 2, "parent": 1, "role": "assistant", "text": "yo", "tokens": [121, 111], "time_ms": 2}]}
+ "turns": [{"id": 1, "parent": null, "role": "user", "text": "hi", "tokens": [85, 115, 101, 114, 58, 32, 104, 105, 10, 10, 65, 115, 115, 105, 115, 116, 97, 110, 116, 58], "time_ms": 1700000000001},
+           {"id": 2, "parent": 1, "role": "assistant", "text": "yo", "tokens": [121, 111], "time_ms": 1700000000002}]}
 JSON
 # what the read commands print on the writable original (compared below)
 READS=("list" "list --json" "show 1" "show 2" "export 1" "export 1 --format json" "search again"

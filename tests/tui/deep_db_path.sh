@@ -52,12 +52,13 @@ has_whole() {
 }
 
 # refuse_at W H: the window resized to WxH, then C-n under the lock: it
-# waits for the lock, then is refused.  One check.
+# tries to save, waits for the lock, then is refused.  One check: the
+# footer's "saving the exchange ..." (drawn once, at once replaced by the
+# wait's line) or "waiting for the lock ..." (the 10 s of the wait).
 refuse_at() {
-    tmx resize-window -x "$1" -y "$2"
-    sleep 0.3
+    tui_resize "$1" "$2"
     keys C-n          # (also closes an error dialog open now)
-    check "$1x$2: C-n tries to save first" "^saving" 10
+    check "$1x$2: C-n tries to save first" '^(saving the exchange|waiting for the lock|waiting …)' 20
 }
 
 # at_120 WHERE: the refusal in the footer, its form the same from any
@@ -105,8 +106,7 @@ check "20x6: the dialog" 'Error' 40
 check "20x6: more in the log" '\(more in the log\)|more in the'
 screen | grep -q '^EXIT=' && fail "20x6: the client ended: $(screen)" || ok
 release_lock
-tmx resize-window -x 120 -y 40
-sleep 0.3
+tui_resize 120 40
 keys x BSpace     # (a key closes the dialog)
 tui_quit
 [ "$(saved_user_text "$DB")" = "first words kept words" ] && ok || fail "saved: '$(saved_user_text "$DB")'"

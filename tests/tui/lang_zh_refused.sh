@@ -6,17 +6,6 @@
 # not parse, and one the load refuses).
 . "$(dirname "$0")/tmuxlib.sh"
 
-# the error dialog's text, its rows joined
-dialog() { screen | sed -n '/错误/,/Esc 放弃/p' | sed 's/^[^│]*│ *//; s/ *│.*$//' | tr -d '\n'; }
-has() {
-    local i=0
-    while [ $i -lt 50 ]; do
-        case $(dialog) in *$2*) ok; return ;; esac
-        sleep 0.1
-        i=$((i + 1))
-    done
-    fail "$1: the dialog lacks '$2': $(dialog)"
-}
 
 TUI_ENV="LANGUAGE=zh_CN" tui_start --max-tokens 3 --seed 5
 keys F2
@@ -26,7 +15,7 @@ check "budget prompt" '上限（500MB、2GB、off）：'
 type_text "5XB"
 keys Enter
 check "budget refused" '改正后按 Enter  Esc 放弃'
-has "the budget's refusal is Chinese" "上限：'5XB' 不是大小"
+dialog_has "the budget's refusal is Chinese" "上限：'5XB' 不是大小"
 check_not "not English" 'is not a size' 1
 keys Escape
 check "Esc: back in F2" '会话（已保存的状态'
@@ -41,13 +30,13 @@ keys C-u
 type_text "cpu foo"
 keys Enter
 check "strategy refused" '改正后按 Enter  Esc 放弃'
-has "a Chinese sentence around the parser's reason" "策略未更改（invalid strategy 'cpu foo'"
+dialog_has "a Chinese sentence around the parser's reason" "策略未更改（invalid strategy 'cpu foo'"
 keys C-u
 type_text "cuda:7 fp16"
 keys Enter
-has "the load's refusal: a Chinese sentence too" 'demo：未能加载（'
-has "... keeping the loader's reason" "cuda:7 fp16"
-has "... and what stays" '）；继续使用'
+dialog_has "the load's refusal: a Chinese sentence too" 'demo：未能加载（'
+dialog_has "... keeping the loader's reason" "cuda:7 fp16"
+dialog_has "... and what stays" '）；继续使用'
 keys Escape
 keys Escape
 tui_quit

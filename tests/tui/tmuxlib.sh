@@ -9,6 +9,10 @@
 #   keys KEYS...          tmux send-keys
 #   send [N]              Enter, wait until the client took the message, then
 #                         until the reply is done (wait_idle N)
+#   tui_resize W H        resize the window and wait until the client's
+#                         terminal has that size (keys sent after it come
+#                         after the client's KEY_RESIZE)
+#   wait_exit CODE [S]    poll until the command line printed EXIT=CODE
 #   tui_quit              F10, then wait for the process to exit 0
 #   f2_find TEXT          F2, TEXT typed: the sessions menu shows it (a check)
 #   tui_finish            sanitizer/crash check of every run, then `finish`
@@ -74,6 +78,12 @@ tui_start() {
 }
 
 screen() { tmx capture-pane -p -J 2>/dev/null; }
+# screen_rows: the screen a row a line, wrapped rows not joined.  The
+# client's exit marker (tui_start: "EXIT=N" echoed where endwin left the
+# cursor, column 0) starts a row, but a row above it that tmux still flags
+# as wrapped (text drawn at an older, narrower size, reflowed on a resize)
+# is joined in front of it by `screen`.
+screen_rows() { tmx capture-pane -p 2>/dev/null; }
 keys() { tmx send-keys "$@"; }
 type_text() { tmx send-keys -l -- "$1"; }
 
@@ -157,10 +167,43 @@ f2_find() {
     type_text "$1"
     check "the sessions menu" "$1"
 }
+# wait_exit CODE [SECONDS]: 0 when the client has ended with status CODE
+# (tui_start's marker at the start of a row: screen_rows).
+wait_exit() {
+    local i=0 n=$(( ${2:-10} * 10 ))
+    while [ $i -lt $n ]; do
+        if screen_rows | grep -Eq -- "^EXIT=$1([^0-9]|$)"; then return 0; fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
 # (30 s: under the sanitizers on a loaded machine the leak check at exit takes a while)
 tui_quit() {
     keys F10
-    if wait_for '^EXIT=0' 30; then ok; else fail "quit: no clean exit"; screen | tail -5; fi
+    if wait_exit 0 30; then ok; else
+        fail "quit at ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: no clean exit"
+        screen_rows | grep -v '^ *$' | tail -5 | sed 's/^/    | /'
+    fi
+}
+
+# tui_resize W H: the window resized to WxH, then polled until the client's
+# terminal has that size.  tmux sets a pane's terminal size (and so sends
+# the client its SIGWINCH) up to ~250 ms after a resize-window that follows
+# another one; once the terminal has the size, the client's ncurses returns
+# KEY_RESIZE before any key sent after it.  What the client draws at the
+# new size is for the caller's checks to wait for.  One check on failure.
+tui_resize() {
+    local tty i=0
+    tmx resize-window -x "$1" -y "$2"
+    tty=$(tmx display -p '#{pane_tty}')
+    while [ $i -lt 100 ]; do
+        [ "$(stty -F "$tty" size 2>/dev/null)" = "$2 $1" ] && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "resize to $1x$2: the terminal is $(stty -F "$tty" size 2>&1) (rows cols) after 10 s"
+    return 1
 }
 
 tui_finish() {
@@ -194,4 +237,18 @@ keep_one_out() {
     keys Enter
     check "the message waits for the lock, then fails to save" 'saving your message: .*database is locked' 40
     wait_idle 300
+}
+
+# dialog_text: the error dialog's text, its rows joined (the Chinese
+# interface's: from 错误 to "Esc 放弃")
+dialog_text() { screen | sed -n '/错误/,/Esc 放弃/p' | sed 's/^[^│]*│ *//; s/ *│.*$//' | tr -d '\n'; }
+# dialog_has WHAT TEXT: the dialog comes to hold TEXT within 5 s (ok / fail)
+dialog_has() {
+    local i=0
+    while [ $i -lt 50 ]; do
+        case $(dialog_text) in *$2*) ok; return ;; esac
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$1: the dialog lacks '$2': $(dialog_text)"
 }

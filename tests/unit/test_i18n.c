@@ -92,10 +92,42 @@ test_lookup(void)
     tui_lang_set(TUI_LANG_EN);
 }
 
+/* tui_tr_msg: a line made below tui/ (F8's refusals: storage/framing.c's,
+** the engine's role-name check) through the catalog format it was printed
+** from, its arguments put back in. */
+static void
+test_msg(void)
+{
+    char out[512];
+    const char *ban = "ban: 'abc' is not a comma-separated list of token ids", *s;
+
+    tui_lang_set(TUI_LANG_EN);
+    TEST_COND("English: the line itself", tui_tr_msg(ban, out, sizeof out) == ban);
+    tui_lang_set(TUI_LANG_ZH);
+    s = tui_tr_msg(ban, out, sizeof out);
+    TEST_CONDF(strcmp(s, "\xe7\xa6\x81\xe7\x94\xa8 token\xef\xbc\x9a'abc' \xe4\xb8\x8d\xe6\x98\xaf"
+                         "\xe7\x94\xa8\xe9\x80\x97\xe5\x8f\xb7\xe5\x88\x86\xe9\x9a\x94\xe7\x9a\x84 "
+                         "token id \xe5\x88\x97\xe8\xa1\xa8") == 0, "ban: %s", s);
+    s = tui_tr_msg("user name: no ':', newline or control character in a role name", out, sizeof out);
+    TEST_CONDF(strncmp(s, "\xe7\x94\xa8\xe6\x88\xb7\xe5\x90\x8d\xef\xbc\x9a", 12) == 0 &&
+                   strstr(s, "role name") == NULL, "the role name's line, its what too: %s", s);
+    s = tui_tr_msg("stop: a stop string must have 1..32 bytes", out, sizeof out);
+    TEST_CONDF(strstr(s, "1..32") != NULL && strstr(s, "must have") == NULL, "a number kept: %s", s);
+    s = "nothing the catalog knows: 42";
+    TEST_COND("no format matches: the line itself", tui_tr_msg(s, out, sizeof out) == s);
+    TEST_COND("a whole entry: its translation",
+              strcmp(tui_tr_msg("framing changed", out, sizeof out), tui_tr("framing changed")) == 0 &&
+                  strcmp(tui_tr("framing changed"), "framing changed") != 0);
+    s = tui_tr_msg(ban, out, 8);
+    TEST_COND("cut to the buffer", strlen(s) < 8);
+    tui_lang_set(TUI_LANG_EN);
+}
+
 int
 main(void)
 {
     test_pick();
     test_lookup();
+    test_msg();
     return TEST_REPORT();
 }

@@ -77,10 +77,10 @@ import_chat(store *st, const char *title, int n, int64_t time_ms, const char *wo
 static void
 test_sessions(store *st)
 {
-    int64_t a = import_chat(st, "short one", 2, 1800000000000LL, "hello");
-    int64_t b = import_chat(st, "hello in the title", 1, 1800000001000LL, "other");
-    int64_t c = import_chat(st, "no match", 3, 1800000002000LL, "other");
-    int64_t d = import_chat(st, "long one", 150, 1800000003000LL, "hello");
+    int64_t a = import_chat(st, "short one", 2, 1750000000000LL, "hello");
+    int64_t b = import_chat(st, "hello in the title", 1, 1750000001000LL, "other");
+    int64_t c = import_chat(st, "no match", 3, 1750000002000LL, "other");
+    int64_t d = import_chat(st, "long one", 150, 1750000003000LL, "hello");
     int64_t *ids = NULL;
     store_hit *h = NULL;
     size_t n = 0, nh = 0;

@@ -5,6 +5,9 @@
 **   - a key that types a character ("quit: q", "presets: x", "ü", " ") is
 **     refused (it would never reach the message box: "quit: q" ended the
 **     client at "a quick question"); M- takes any character, "M-ü" too;
+**   - so is a key the client keeps (config.h's CFG_FIXED_KEYS: C-u, C-k,
+**     C-y, C-c, C-z, C-d, M-b...), saying what it does; C-q stays quit's;
+**   - an empty user or bot name is reported at its line, as --user "";
 **   - a strategy the parser refuses ("cpu fp23", "12345") is said at its
 **     line, not as an exit 1 after the file was read; where model, vocab and
 **     strategy were set is kept for the errors of a later load;
@@ -142,6 +145,130 @@ test_editing_keys(void)
     TEST_COND("no action on Enter, C-j or C-h", cfg_action_for_key(&c, CFG_KEY_CTRL('m')) < 0 &&
                                                 cfg_action_for_key(&c, CFG_KEY_CTRL('j')) < 0 &&
                                                 cfg_action_for_key(&c, CFG_KEY_CTRL('h')) < 0);
+}
+
+/* The keys the client keeps (config.h's CFG_FIXED_KEYS: the message box's
+** editing keys, C-c, C-z, C-d, C-q): "sessions: C-u" made C-u open the
+** sessions instead of clearing the box, "branches: C-z" took the suspend,
+** "framing: C-c" the stop of a reply, all without a word. */
+static void
+test_fixed_keys(void)
+{
+    tui_config c;
+    char msg[THEME_MSG];
+    const char *p;
+
+    p = test_write_tmp("f.yaml", "keys:\n"
+                                 "  sessions: C-u\n"
+                                 "  presets: C-a\n"
+                                 "  states: C-k\n"
+                                 "  models: C-y\n"
+                                 "  help: C-d\n"
+                                 "  branches: C-z\n"
+                                 "  framing: C-c\n"
+                                 "  messages: M-b\n"
+                                 "  regen: C-q\n"
+                                 "  quit: C-q\n"
+                                 "  new: C-o\n");
+    TEST_COND("fixed keys reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    {
+        static const char *const want[] = {
+            "f.yaml:2:13: field 'sessions' in 'keys': 'C-u' clears the message box: bind another "
+            "C-x, M-x or an F-key; 'sessions' keeps F2",
+            "f.yaml:3:12: field 'presets' in 'keys': 'C-a' moves to the start of the line in the "
+            "message box: bind another C-x, M-x or an F-key; 'presets' keeps F4",
+            "f.yaml:4:11: field 'states' in 'keys': 'C-k' deletes to the end of the line in the "
+            "message box: bind another C-x, M-x or an F-key; 'states' keeps F3",
+            "f.yaml:5:11: field 'models' in 'keys': 'C-y' puts the text deleted last back in the "
+            "message box: bind another C-x, M-x or an F-key; 'models' keeps F5",
+            "f.yaml:6:9: field 'help' in 'keys': 'C-d' quits from an empty message box: bind "
+            "another C-x, M-x or an F-key; 'help' keeps F1",
+            "f.yaml:7:13: field 'branches' in 'keys': 'C-z' suspends the client: bind another "
+            "C-x, M-x or an F-key; 'branches' keeps F6",
+            "f.yaml:8:12: field 'framing' in 'keys': 'C-c' stops a running reply: bind another "
+            "C-x, M-x or an F-key; 'framing' keeps F8",
+            "f.yaml:9:13: field 'messages' in 'keys': 'M-b' moves to the start of a word in the "
+            "message box: bind another C-x, M-x or an F-key; 'messages' keeps M-l",
+            "f.yaml:10:10: field 'regen' in 'keys': 'C-q' quits: bind another C-x, M-x or an "
+            "F-key; 'regen' keeps C-r",
+        };
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+            TEST_CONDF(strstr(msg, want[i]) != NULL, "missing '%s' in:\n%s", want[i], msg);
+        TEST_CONDF(count_lines(msg) == 9, "%d lines:\n%s", count_lines(msg), msg);
+    }
+    TEST_COND("fixed keys: the defaults kept", c.keys[CFG_ACT_SESSIONS] == CFG_KEY_F(2) &&
+                                               c.keys[CFG_ACT_PRESETS] == CFG_KEY_F(4) &&
+                                               c.keys[CFG_ACT_STATES] == CFG_KEY_F(3) &&
+                                               c.keys[CFG_ACT_MODELS] == CFG_KEY_F(5) &&
+                                               c.keys[CFG_ACT_HELP] == CFG_KEY_F(1) &&
+                                               c.keys[CFG_ACT_BRANCHES] == CFG_KEY_F(6) &&
+                                               c.keys[CFG_ACT_FRAMING] == CFG_KEY_F(8) &&
+                                               c.keys[CFG_ACT_LOG] == CFG_KEY_ALT('l') &&
+                                               c.keys[CFG_ACT_REGEN] == CFG_KEY_CTRL('r'));
+    TEST_COND("fixed keys: C-q stays quit's, C-o binds", c.keys[CFG_ACT_QUIT] == CFG_KEY_CTRL('q') &&
+                                                         c.keys[CFG_ACT_NEW] == CFG_KEY_CTRL('o'));
+    TEST_COND("no action on C-u, C-z, C-c or M-b", cfg_action_for_key(&c, CFG_KEY_CTRL('u')) < 0 &&
+                                                  cfg_action_for_key(&c, CFG_KEY_CTRL('z')) < 0 &&
+                                                  cfg_action_for_key(&c, CFG_KEY_CTRL('c')) < 0 &&
+                                                  cfg_action_for_key(&c, CFG_KEY_ALT('b')) < 0);
+    /* the keys a typing key's message offers instead are never fixed ones */
+    p = test_write_tmp("f2.yaml", "keys:\n  sessions: u\n  messages: b\n  regen: q\n  quit: q\n");
+    TEST_COND("typing keys: fixed ones not offered", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "f2.yaml:2:13: field 'sessions' in 'keys': 'u' types a character: "
+                           "bind M-u or an F-key; 'sessions' keeps F2") &&
+               strstr(msg, "f2.yaml:3:13: field 'messages' in 'keys': 'b' types a character: "
+                           "bind an F-key, C-x or M-x; 'messages' keeps M-l") &&
+               strstr(msg, "f2.yaml:4:10: field 'regen' in 'keys': 'q' types a character: "
+                           "bind M-q or an F-key; 'regen' keeps C-r") &&
+               strstr(msg, "f2.yaml:5:9: field 'quit' in 'keys': 'q' types a character: "
+                           "bind M-q, C-q or an F-key; 'quit' keeps F10") &&
+               count_lines(msg) == 4, "msg: %s", msg);
+}
+
+/* Every key of the one list is refused for an action other than its own
+** (the check reads CFG_FIXED_KEYS itself: no second copy to fall behind). */
+static void
+test_fixed_keys_all(void)
+{
+    static const struct { int key, act; } fixed[] = {
+#define FIX_(e, k, a, w) { k, a },
+        CFG_FIXED_KEYS(FIX_)
+#undef FIX_
+    };
+    tui_config c;
+    char msg[THEME_MSG], yaml[64], kn[32];
+    int refused = 0;
+
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        int act = fixed[i].act == CFG_ACT_STATS ? CFG_ACT_SIDEBAR : CFG_ACT_STATS;
+        cfg_key_name(fixed[i].key, kn, sizeof kn);
+        snprintf(yaml, sizeof yaml, "keys:\n  %s: \"%s\"\n", cfg_action_name(act), kn);
+        if (cfg_load(test_write_tmp("fa.yaml", yaml), &c, msg, sizeof msg) != 0 &&
+            strstr(msg, "bind another C-x") != NULL && c.keys[act] != fixed[i].key)
+            refused++;
+        else
+            TEST_CONDF(0, "'%s' bound to %s: %s", kn, cfg_action_name(act), msg);
+    }
+    TEST_CONDF(refused == (int)(sizeof fixed / sizeof fixed[0]), "%d of %zu fixed keys refused",
+               refused, sizeof fixed / sizeof fixed[0]);
+}
+
+/* user and bot: "" is refused at its line as --user "" is (it was dropped
+** without a word, the man page saying 1 to 64 bytes); the default and
+** the other settings kept. */
+static void
+test_empty_names(void)
+{
+    tui_config c;
+    char msg[THEME_MSG];
+    const char *p;
+
+    p = test_write_tmp("n.yaml", "user: \"\"\nbot: ''\nthink: on\n");
+    TEST_COND("empty names reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "n.yaml:1:7: field 'user': a role name has 1..64 bytes") &&
+               strstr(msg, "n.yaml:2:6: field 'bot': a role name has 1..64 bytes") &&
+               count_lines(msg) == 2 && c.user[0] == '\0' && c.bot[0] == '\0' &&
+               strcmp(c.think, "on") == 0, "msg: %s", msg);
 }
 
 static void
@@ -339,6 +466,9 @@ main(void)
         return 1;
     test_typing_keys();
     test_editing_keys();
+    test_fixed_keys();
+    test_fixed_keys_all();
+    test_empty_names();
     test_greeting_limit();
     test_strategy();
     test_stop_limits();

@@ -420,6 +420,40 @@ test_input_history_from(void)
     tui_input_fini(&src);
 }
 
+/* Text past the box's room (TUI_INPUT_MAX) is left out from the first
+** character that does not fit whole: the box stays well-formed UTF-8 (a
+** 1.2 MB file of 你 from the editor left a lone 0xef at its end), and the
+** characters left out are counted for the notice. */
+static void
+test_input_cut(void)
+{
+    size_t n = 400000, cut;
+    char *big = malloc(n * 3 + 1);
+    tui_input in;
+
+    for (size_t i = 0; i < n; i++)
+        memcpy(big + 3 * i, "\xe4\xbd\xa0", 3);          /* 你 */
+    big[n * 3] = '\0';
+    tui_input_init(&in);
+    cut = tui_input_set(&in, big);
+    TEST_COND("cut on a character boundary", in.len == TUI_INPUT_MAX / 3 * 3 &&
+                                             in.len % 3 == 0 && in.cur == in.len);
+    TEST_COND("the box ends with a whole 你",
+              in.len >= 3 && memcmp(in.buf + in.len - 3, "\xe4\xbd\xa0", 3) == 0);
+    TEST_COND("the characters left out counted", cut == n - TUI_INPUT_MAX / 3);
+    /* a 4-byte character across the end, after ASCII already there */
+    tui_input_clear(&in);
+    memset(big, 'a', TUI_INPUT_MAX - 2);
+    big[TUI_INPUT_MAX - 2] = '\0';
+    tui_input_set(&in, big);
+    cut = tui_input_insert(&in, "\xf0\x9f\x98\x80" "b", 5);    /* 😀 b */
+    TEST_COND("a character that does not fit whole is left out", in.len == TUI_INPUT_MAX - 2 &&
+                                                                   cut == 2);
+    TEST_COND("what fits goes in whole", tui_input_set(&in, "x") == 0 && in.len == 1);
+    tui_input_fini(&in);
+    free(big);
+}
+
 int
 main(void)
 {
@@ -429,6 +463,7 @@ main(void)
     test_input_clusters();
     test_input_words();
     test_input_history_from();
+    test_input_cut();
     test_menu();
     test_params();
     return TEST_REPORT();

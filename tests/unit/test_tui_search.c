@@ -10,6 +10,8 @@
 #include "../harness.h"
 #include "../../tui/search.h"
 #include "../../tui/transcript.h"
+#include "../../storage/store.h"
+#include "../../core/text/utf8.h"
 
 static size_t
 find(const char *hay, const char *needle, size_t from, size_t *len)
@@ -39,6 +41,33 @@ test_find(void)
     TEST_COND("no match inside a UTF-8 sequence",
               find("\xe4\xb8\x9c", "\xb8\x9c", 0, &len) == (size_t)-1);
     TEST_COND("needle longer than the text", find("ab", "abc", 0, &len) == (size_t)-1);
+}
+
+/* One case folding: C-f folds as the sessions search (store_casefold_cp,
+** F2 and `sessions search`): a character and its fold match each other
+** exactly when the store folds them alike.  towlower folded U+0130 (İ) to
+** 'i' while the store keeps it, so C-f found "İstanbul" by "istanbul" and
+** the sessions search did not. */
+static void
+test_one_fold(void)
+{
+    static const uint32_t cps[] = { 0xc9, 0x130, 0x212a, 0x3a3, 0x1e9e, 0x410, 0x10400 };
+    size_t len = 0;
+    int same = 1;
+
+    for (size_t i = 0; i < sizeof cps / sizeof cps[0]; i++) {
+        unsigned char c[8], lo[8];
+        int n = utf8_encode(cps[i], c), m = utf8_encode(store_casefold_cp(cps[i]), lo);
+        c[n] = '\0';
+        lo[m] = '\0';
+        if ((find((const char *)c, (const char *)lo, 0, &len) == 0) != 1)
+            same = 0;
+    }
+    TEST_COND("a character matches its store fold", same);
+    TEST_COND("\"istanbul\" finds \"\xc4\xb0stanbul\" as the store folds \xc4\xb0",
+              (find("\xc4\xb0stanbul", "istanbul", 0, &len) == 0) ==
+                  (store_casefold_cp(0x130) == 'i'));
+    TEST_COND("... and \"\xc4\xb0stanbul\" finds itself", find("\xc4\xb0stanbul", "\xc4\xb0STANBUL", 0, &len) == 0);
 }
 
 static void
@@ -92,6 +121,7 @@ main(void)
     if (setlocale(LC_ALL, "C.UTF-8") == NULL)
         setlocale(LC_ALL, "en_US.UTF-8");
     test_find();
+    test_one_fold();
     test_transcript();
     return TEST_REPORT();
 }
