@@ -62,10 +62,10 @@ import json, sys
 turns = []
 for i in range(60):
     turns.append({"id": 2 * i + 1, "parent": 2 * i if i else None, "role": "user",
-                  "text": "hello %d" % i, "time_ms": 1800000000000 + 2 * i})
+                  "text": "hello %d" % i, "time_ms": 1750000000000 + 2 * i})
     turns.append({"id": 2 * i + 2, "parent": 2 * i + 1, "role": "assistant",
-                  "text": "reply %d" % i, "time_ms": 1800000000001 + 2 * i})
-json.dump({"format": "rwkv-tui-session", "version": 1, "title": "long", "created_ms": 1800000000000,
+                  "text": "reply %d" % i, "time_ms": 1750000000001 + 2 * i})
+json.dump({"format": "rwkv-tui-session", "version": 1, "title": "long", "created_ms": 1750000000000,
            "strategy": "cpu fp32", "model": None, "turns": turns}, open(sys.argv[1], "w"))
 PY
 "$T" sessions --db "$DB" import "$TMP/many.json" >/dev/null || fail "import long"

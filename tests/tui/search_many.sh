@@ -23,11 +23,11 @@ PY
     "$RWKV_TUI" sessions --db "$DB" import "$TMP/$1.json" >/dev/null 2>"$TMP/imp.err" ||
         fail "import $1: $(cat "$TMP/imp.err")"
 }
-mk shortalpha 2 1800000000000 hello
-mk shortbeta 3 1800000001000 hello
-mk unrelated 3 1800000002000 other
-mk longgamma 150 1800000003000 hello
-mk longdelta 150 1800000004000 hello
+mk shortalpha 2 1750000000000 hello
+mk shortbeta 3 1750000001000 hello
+mk unrelated 3 1750000002000 other
+mk longgamma 150 1750000003000 hello
+mk longdelta 150 1750000004000 hello
 
 W=120 H=40 tui_start
 keys F2
