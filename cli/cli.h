@@ -131,7 +131,9 @@ int cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i);
 ** -h, one of TAB, one of the framing options into FR, or a common option
 ** into O (TAB, FR, O may each be NULL: not accepted).  CLI_ARGS_GO when all
 ** were taken; else the exit status to return: 0 after USAGE(stdout) for
-** --help (stdout closed), or 2 after one line: a bad value, or "CMD: unknown
+** --help (stdout closed) once every other argument was taken (a stray one
+** is the usage error below, --help or not), or 2 after one line: a bad
+** value, or "CMD: unknown
 ** option 'X' (see 'rwkv-tui CMD --help')" (CMD NULL: the full-screen client,
 ** "unknown option 'X' (see rwkv-tui --help)"), or "CMD: --model and --demo
 ** exclude each other" (a subcommand given both), or what cli_opts_check

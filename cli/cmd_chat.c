@@ -25,6 +25,10 @@
 ** every way out, exchanges a failed save kept out are written once more;
 ** any still not saved are one line on stderr, and exit status 1
 ** (leave_saved).  A failed write to stdout ends the chat too (out_flush).
+** While --resume / --session opens the session (a replay where its states
+** are not in the file), Ctrl-C cancels the open, the session as it was:
+** "chat: replay cancelled", exit status 130 (SIGTERM: the same line, then
+** the signal's status).
 **
 ** Saved sessions (only with --db, --new, --session or --resume -- plain
 ** `chat` touches no database): what is saved when, the fork rule and the
@@ -61,6 +65,8 @@ static volatile sig_atomic_t  sig_quit;
 static volatile sig_atomic_t  sig_in_gen;     /* Ctrl-C stops a +gen / +++ / ++ */
 static volatile sig_atomic_t  sig_gen_cancel;
 static volatile sig_atomic_t  sig_end;        /* SIGTERM or SIGHUP seen: its number */
+static volatile sig_atomic_t  sig_in_open;    /* Ctrl-C cancels the resume's open (replay) */
+static volatile sig_atomic_t  sig_open_int;   /* ... and was pressed: leave with 130 */
 
 /* SIGTERM / SIGHUP: the reply (or greeting, or free generation) stops,
 ** kept as saved so far; the loop ends at its next turn. */
@@ -78,8 +84,10 @@ static void
 on_sigint(int sig)
 {
     (void)sig;
-    if ((sig_in_reply || sig_in_prime) && sig_sess != NULL)
+    if ((sig_in_reply || sig_in_prime || sig_in_open) && sig_sess != NULL)
         sess_cancel(sig_sess);
+    if (sig_in_open)
+        sig_open_int = 1;
     if (sig_in_gen)
         sig_gen_cancel = 1;
     else if (!sig_in_reply)
@@ -166,13 +174,18 @@ struct chat_cli {
 static int
 parse_args(struct chat_cli *a, int argc, char **argv)
 {
+    int help = 0;
+
     for (int i = 1; i < argc;) {
         const char *v;
         int r;
 
+        /* --help once the whole line is read: a stray word or an unknown
+        ** option beside it is still a usage error (cli_parse_args) */
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 1;
+            help = 1;
+            i++;
+            continue;
         }
         r = cli_opts_parse(&a->o, argc, argv, &i);
         if (r < 0)
@@ -208,6 +221,10 @@ parse_args(struct chat_cli *a, int argc, char **argv)
             cli_bad_arg("chat", argv[i], 1);
             return 2;
         }
+    }
+    if (help) {
+        usage(stdout);
+        return 1;
     }
     if ((a->session_id != 0) + a->resume + (a->new_title != NULL) > 1) {
         cli_errorf("chat: use one of --session ID, --resume and --new TITLE");
@@ -1271,7 +1288,7 @@ repl_loop(struct repl *r)
 static int
 leave_saved(struct repl *r, int rc)
 {
-    char why[RWKV_ERR_MSG];
+    char why[RWKV_ERR_MSG], where[160];
     size_t left;
 
     sess_db_check(r->s, 1);            /* a file gone since the last save: said too */
@@ -1279,8 +1296,9 @@ leave_saved(struct repl *r, int rc)
         return rc;
     if ((left = sess_flush(r->s, why, sizeof why)) == 0)
         return rc;
-    cli_errorf("leaving with %zu exchange%s not saved (%s): %s not in the session", left,
-               left == 1 ? "" : "s", why, left == 1 ? "it is" : "they are");
+    sess_unsaved_where(r->s, left, where, sizeof where);
+    cli_errorf("leaving with %zu exchange%s not saved (%s): %s", left, left == 1 ? "" : "s", why,
+               where);
     return 1;
 }
 
@@ -1346,6 +1364,35 @@ open_engine(struct chat_cli *a, const sess_info *info, rwkv_model **m, tok **t, 
         a->o.vocab = vocab;
     }
     return cli_open_tokenizer(&a->o, rwkv_model_info(*m)->n_vocab, t) != 0;
+}
+
+/*
+** Open session SID for --resume / --session: 0, or the exit status after
+** one line.  Ctrl-C during the open (a replay of tens of minutes, for a
+** long session without its states) cancels it, changing nothing, and the
+** chat leaves with status 130; so it does after one the open ended without
+** seeing (a replay over, none to do): it asked to stop.
+*/
+static int
+open_resumed(struct repl *r, int64_t sid)
+{
+    rwkv_err err;
+
+    sig_in_open = 1;
+    if (sig_quit && !sig_end)          /* one since the handler was set */
+        sig_open_int = 1;
+    if (!sig_open_int && sess_open(r->s, sid, -1, &err) != RWKV_OK) {
+        sig_in_open = 0;
+        cli_errorf("chat: %s", err.msg);
+        return sig_open_int && err.code == RWKV_ECANCEL ? 130 : 1;
+    }
+    sig_in_open = 0;
+    if (sig_open_int && !sig_end) {
+        cli_errorf("chat: interrupted while session %lld opened: nothing changed",
+                   (long long)sid);
+        return 130;
+    }
+    return 0;
 }
 
 int
@@ -1426,11 +1473,8 @@ cmd_chat(int argc, char **argv)
     mono_catch_stops();         /* Ctrl-Z's minutes are in no reply's speed */
     sig_sess = r.s;
 
-    if (resuming && sess_open(r.s, info.id, -1, &err) != RWKV_OK) {
-        cli_errorf("chat: %s", err.msg);
-        rc = 1;
+    if (resuming && (rc = open_resumed(&r, info.id)) != 0)
         goto out_sig;
-    }
     r.c = sess_chat(r.s);
     chat_seed(r.c, &was_random);
     if (was_random)

@@ -25,8 +25,10 @@
 
 /* One `sessions` command line, parsed (the strings are borrowed from argv). */
 struct sessions_args {
-    const char *pos[4];   /* the command, then its positional arguments */
+    const char **pos;     /* the command, then its positional arguments (owned array) */
     int         npos;
+    int         help;     /* --help / -h, said once the line is checked */
+    char       *words;    /* search: its words joined (owned), pos[1] then */
     const char *db, *format, *out, *title;   /* --db, --format, --out, --title */
     const char *vs;                          /* --vs */
     int         json;                        /* --json */
@@ -88,20 +90,22 @@ usage(FILE *f)
             "  rename ID TITLE               change a session's title (not empty; one\n"
             "                                line: line breaks and tabs become spaces)\n"
             "  rm ID                         delete a session and its saved states\n"
-            "  search TEXT                   the titles, and the messages (yours and the\n"
+            "  search TEXT...                the titles, and the messages (yours and the\n"
             "                                replies, on every branch; not the greeting),\n"
             "                                that hold every word of TEXT, all in the one\n"
             "                                title or the one message: anywhere, inside a\n"
             "                                word too (\"pyth\" finds \"Python\"), case ignored\n"
             "                                in every script, accents not (e does not find\n"
             "                                an accented e); \"a phrase\" in quotes is one\n"
-            "                                word.  A line each: titles first (the session\n"
-            "                                last updated first), then messages, newest\n"
-            "                                first, as \"session ID (title): SNIPPET\" or\n"
-            "                                \"session ID turn TURN (user|assistant) TITLE:\n"
-            "                                SNIPPET\", the snippet the line of the match,\n"
-            "                                the words in [ ]; at most 50, then, when more\n"
-            "                                match, the id of every session with a match\n"
+            "                                word; words not quoted for the shell are one\n"
+            "                                TEXT (search a b is search 'a b', both words).\n"
+            "                                A line each: titles first (the session last\n"
+            "                                updated first), then messages, newest first,\n"
+            "                                as \"session ID (title): SNIPPET\" or \"session\n"
+            "                                ID turn TURN (user|assistant) TITLE: SNIPPET\",\n"
+            "                                the snippet the line of the match, the words\n"
+            "                                in [ ]; at most 50, then, when more match, the\n"
+            "                                id of every session with a match\n"
             "  vacuum                        give the space of deleted rows back to the\n"
             "                                file system (rm and deleting a branch do it\n"
             "                                themselves); prints the size before and after;\n"
@@ -638,9 +642,12 @@ do_search(store *st, const struct sessions_args *a)
     int64_t *ids = NULL;
     size_t n, ns = 0;
     rwkv_err err;
+    char note[RWKV_ERR_MSG];
 
     if (store_search(st, text, SESSIONS_SEARCH_MAX + 1, &h, &n, &err) != RWKV_OK)
         return cli_fail(&err);
+    if (store_file_note(st, note, sizeof note))   /* a damaged search index rebuilt */
+        cli_errorf("%s", note);
     if (n > SESSIONS_SEARCH_MAX) {
         /* cut: the newest hits, then every session with one (a few long
         ** chats' hits hid the rest) */
@@ -701,6 +708,8 @@ do_vacuum(store *st, const struct sessions_args *a)
                "now)\n");
     if (v.busy)
         printf("(another process has the file open: the rest comes back when it closes)\n");
+    if (v.fts_rebuilt)
+        printf("(the search index was damaged: rebuilt from the messages, nothing lost)\n");
     return 0;
 }
 
@@ -812,25 +821,27 @@ static const struct sessions_cmd {
     const char *args;
     int         nopt;    /* of the NARGS, how many may be left out (the last) */
     int         reads;   /* it only reads: a read-only database is read (open_db) */
+    int         words;   /* the last argument is words: more arguments are more
+                            of them, joined with spaces (search a b = 'a b') */
 } sessions_cmds[] = {
-    { "list", do_list, 0, 0, " [--json]", 0, 1 },
-    { "show", do_show, 1, 1, " ID", 0, 1 },
-    { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE] [--states]", 0, 1 },
-    { "import", do_import, 1, 0, " FILE [--vocab PATH] [--states]", 0, 0 },
-    { "fork", do_fork, 2, 2, " ID TURN [--title T]", 0, 0 },
-    { "rename", do_rename, 2, 1, " ID TITLE", 0, 0 },
-    { "rm", do_rm, 1, 1, " ID", 0, 0 },
-    { "search", do_search, 1, 0, " TEXT", 0, 1 },
-    { "vacuum", do_vacuum, 0, 0, "", 0, 0 },
-    { "state", do_state, 2, 2, " ID TURN [--vs TURN2] [--json]", 0, 1 },
-    { "budget", do_budget, 1, 0, " [SIZE|off]", 1, 1 },
-    { NULL, NULL, 0, 0, NULL, 0, 0 },
+    { "list", do_list, 0, 0, " [--json]", 0, 1, 0 },
+    { "show", do_show, 1, 1, " ID", 0, 1, 0 },
+    { "export", do_export, 1, 1, " ID [--format md|json] [--out FILE] [--states]", 0, 1, 0 },
+    { "import", do_import, 1, 0, " FILE [--vocab PATH] [--states]", 0, 0, 0 },
+    { "fork", do_fork, 2, 2, " ID TURN [--title T]", 0, 0, 0 },
+    { "rename", do_rename, 2, 1, " ID TITLE", 0, 0, 0 },
+    { "rm", do_rm, 1, 1, " ID", 0, 0, 0 },
+    { "search", do_search, 1, 0, " TEXT...", 0, 1, 1 },
+    { "vacuum", do_vacuum, 0, 0, "", 0, 0, 0 },
+    { "state", do_state, 2, 2, " ID TURN [--vs TURN2] [--json]", 0, 1, 0 },
+    { "budget", do_budget, 1, 0, " [SIZE|off]", 1, 1, 0 },
+    { NULL, NULL, 0, 0, NULL, 0, 0, 0 },
 };
 
 /* The options, anywhere on the line, and the positional arguments into A
-** ("--" ends the options).  CLI_ARGS_GO, or the exit status to return: 0
-** after the usage for --help (1 when it could not be written), 2 after one
-** line for an error. */
+** (A->pos: room for ARGC; "--" ends the options; --help sets A->help: the
+** line is checked before the help is printed).  CLI_ARGS_GO, or 2 after
+** one line for an error. */
 static int
 parse_args(int argc, char **argv, struct sessions_args *a)
 {
@@ -856,8 +867,9 @@ parse_args(int argc, char **argv, struct sessions_args *a)
         }
         if (!opts_done) {
             if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-                usage(stdout);
-                return cli_stdout_close(0);   /* `--help >/dev/full`: one line, 1 */
+                a->help = 1;
+                i++;
+                continue;
             }
             if ((r = cli_take_opt(tab, argc, argv, &i)) != 0) {
                 if (r < 0)
@@ -870,10 +882,6 @@ parse_args(int argc, char **argv, struct sessions_args *a)
                 return 2;
             }
         }
-        if (a->npos == 4) {
-            cli_errorf("sessions: too many arguments ('%s')", argv[i]);
-            return 2;
-        }
         a->pos[a->npos++] = argv[i++];
     }
     return CLI_ARGS_GO;
@@ -882,6 +890,32 @@ parse_args(int argc, char **argv, struct sessions_args *a)
 /* 1 after one line when option --NAME, given (GIVEN), is not one of C's: the
 ** options a command takes are those its usage line (the table's ARGS)
 ** names, so the usage and this check cannot disagree. */
+/* The arguments from pos[K] on as one text, a space between each, into
+** A->words (owned), which pos[K] then is.  0, or -1 after one line. */
+static int
+join_words(struct sessions_args *a, int k)
+{
+    size_t n = 1, o = 0;
+
+    for (int i = k; i < a->npos; i++)
+        n += strlen(a->pos[i]) + 1;
+    if ((a->words = malloc(n)) == NULL) {
+        cli_errorf("sessions: out of memory");
+        return -1;
+    }
+    for (int i = k; i < a->npos; i++) {
+        size_t m = strlen(a->pos[i]);
+        if (i > k)
+            a->words[o++] = ' ';
+        memcpy(a->words + o, a->pos[i], m);
+        o += m;
+    }
+    a->words[o] = '\0';
+    a->pos[k] = a->words;
+    a->npos = k + 1;
+    return 0;
+}
+
 static int
 foreign_option(const struct sessions_cmd *c, const char *name, int given)
 {
@@ -904,12 +938,17 @@ foreign_option(const struct sessions_cmd *c, const char *name, int given)
 }
 
 /* The table entry of A's command, its arguments checked and its ids parsed
-** into A; NULL after one line (exit status 2). */
+** into A (a search's words joined into A->words); NULL after one line (exit
+** status 2).  HELP: only what --help must not hide is checked -- the
+** command is one, with no more arguments than it takes, no option of
+** another command. */
 static const struct sessions_cmd *
-find_command(struct sessions_args *a)
+find_command(struct sessions_args *a, int help)
 {
     const struct sessions_cmd *c;
 
+    if (a->npos == 0 && help)
+        return NULL;
     if (a->npos == 0) {
         cli_errorf("sessions: which command? (list, show, export, import, fork, rename, rm, search, "
                    "vacuum, state, budget)");
@@ -922,7 +961,8 @@ find_command(struct sessions_args *a)
         cli_errorf("sessions: unknown command '%s' (see '" PROG " sessions --help')", a->pos[0]);
         return NULL;
     }
-    if (a->npos - 1 > c->nargs || a->npos - 1 < c->nargs - c->nopt) {
+    if ((a->npos - 1 > c->nargs && !c->words) ||
+        (a->npos - 1 < c->nargs - c->nopt && !help)) {
         cli_errorf("sessions %s: usage: " PROG " sessions %s%s", c->name, c->name, c->args);
         return NULL;
     }
@@ -930,6 +970,10 @@ find_command(struct sessions_args *a)
         foreign_option(c, "format", a->format != NULL) ||
         foreign_option(c, "out", a->out != NULL) || foreign_option(c, "title", a->title != NULL) ||
         foreign_option(c, "vocab", a->vocab != NULL) || foreign_option(c, "states", a->states))
+        return NULL;
+    if (help)
+        return c;
+    if (c->words && a->npos - 1 > c->nargs && join_words(a, c->nargs) != 0)
         return NULL;
     if (c->run == do_import && cli_path_arg("sessions import", a->pos[1]) < 0)
         return NULL;
@@ -1043,27 +1087,37 @@ cmd_sessions(int argc, char **argv)
     int rc;
 
     memset(&a, 0, sizeof a);
-    if ((rc = parse_args(argc, argv, &a)) != CLI_ARGS_GO)
-        return rc;
-    if ((c = find_command(&a)) == NULL)
-        return 2;
-    if (c->run != do_import && (rc = no_database(&a)) >= 0)
-        return rc;
-    if (c->run == do_import && (rc = import_read(&a)) != 0) {
-        free(a.in_buf);
-        tok_close(a.world);
-        return rc;
+    if ((a.pos = calloc((size_t)argc, sizeof *a.pos)) == NULL) {
+        cli_errorf("sessions: out of memory");
+        return 1;
     }
+    if ((rc = parse_args(argc, argv, &a)) != CLI_ARGS_GO)
+        goto out;
+    rc = 2;
+    if ((c = find_command(&a, a.help)) == NULL && !(a.help && a.npos == 0))
+        goto out;
+    if (a.help) {                      /* `sessions prune --help`: the error above */
+        usage(stdout);
+        rc = cli_stdout_close(0);      /* `--help >/dev/full`: one line, 1 */
+        goto out;
+    }
+    if (c->run != do_import && (rc = no_database(&a)) >= 0)
+        goto out;
+    if (c->run == do_import && (rc = import_read(&a)) != 0)
+        goto out;
     if (open_db(c, &a, &st, &err) != RWKV_OK) {
-        free(a.in_buf);
-        tok_close(a.world);
-        return cli_fail(&err);
+        rc = cli_fail(&err);
+        goto out;
     }
     store_set_busy_hook(st, say_wait, st);
     rc = c->run(st, &a);
     store_close(st);
+    /* output that did not reach stdout (a full disk) is an error */
+    rc = cli_stdout_close(rc);
+out:
     free(a.in_buf);
     tok_close(a.world);
-    /* output that did not reach stdout (a full disk) is an error */
-    return cli_stdout_close(rc);
+    free(a.words);
+    free(a.pos);
+    return rc;
 }

@@ -60,8 +60,12 @@ cli_frame_parse(struct cli_frame *f, int argc, char **argv, int *i)
     if ((r = cli_take(argc, argv, i, "bot", &v)) != 0)
         return r < 0 ? -1 : took(v[0] ? framing_set_bot(&f->fr, v, &err)
                                        : chat_name_check("bot name", v, &err), "bot", &err);
-    if ((r = cli_take(argc, argv, i, "think", &v)) != 0)
-        return r < 0 ? -1 : took(framing_set_think(&f->fr, v, &err), "think", &err);
+    /* "" clears the mode in a saved framing; given here it is a mistake */
+    if ((r = cli_take(argc, argv, i, "think", &v)) != 0) {
+        int mode;
+        return r < 0 ? -1 : took(v[0] ? framing_set_think(&f->fr, v, &err)
+                                       : chat_think_parse(v, &mode, &err), "think", &err);
+    }
     if ((r = cli_take(argc, argv, i, "stop", &v)) != 0)
         return r < 0 ? -1 : set_unescaped(f, "stop", v, framing_add_stop);
     if ((r = cli_take(argc, argv, i, "ban", &v)) != 0)
@@ -86,9 +90,10 @@ cli_frame_help(FILE *f)
 {
     fprintf(f,
             "Chat framing (a saved session keeps its own; see the man page):\n"
-            "  --greeting TEXT     text fed before the first message, \\n escapes (default:\n"
-            "                      the demo's \"User: hi ... Assistant: Hi. I am your\n"
-            "                      assistant ...\", with the names of --user and --bot)\n"
+            "  --greeting TEXT     text fed before the first message, \\n escapes, ended\n"
+            "                      with a blank line if it is not (default: the demo's\n"
+            "                      \"User: hi ... Assistant: Hi. I am your assistant ...\",\n"
+            "                      with the names of --user and --bot)\n"
             "  --no-greeting       feed no greeting\n"
             "  --user NAME         the user's role name in the prompt (default \"User\":\n"
             "                      \"NAME: MSG\\n\\nBOT:\")\n"
@@ -99,6 +104,7 @@ cli_frame_help(FILE *f)
             "                      (\"BOT: <think>\\n</think\": no reasoning); the reply\n"
             "                      starts with what follows \"BOT:\"\n"
             "  --stop S            stop string (repeatable, default \"\\n\\n\" as the demo,\n"
-            "                      whatever the names; \\n escapes)\n"
+            "                      whatever the names; \\n escapes); the next message then\n"
+            "                      starts after a blank line (the \\n it lacks added)\n"
             "  --ban IDS           comma-separated token ids never to sample\n");
 }

@@ -138,6 +138,36 @@ env_say(void)
     }
 }
 
+/*
+** `rwkv-tui --help` (-h, help): the commands.  With one more argument that
+** names a command, that command's --help (`rwkv-tui help sessions`, as git
+** and cargo take it); anything else beside it is a usage error, one line
+** and exit 2 -- never a help that hides the mistake.
+*/
+static int
+help(int argc, char **argv)
+{
+    static char help_opt[] = "--help";
+    const struct cmd_entry *c = cmds;
+
+    if (argc == 2) {
+        usage(stdout);
+        return cli_stdout_close(0);   /* `--help >/dev/full`: one line, exit 1 */
+    }
+    while (c->name != NULL && strcmp(argv[2], c->name) != 0)
+        c++;
+    if (c->name == NULL && argv[2][0] != '-')
+        cli_errorf("%s: unknown command '%s' (try '" PROG " --help')", argv[1], argv[2]);
+    else if (c->name == NULL || argc > 3)
+        cli_errorf("%s: unexpected argument '%s' (try '" PROG " --help')", argv[1],
+                   argv[c->name == NULL ? 2 : 3]);
+    else {
+        char *sub[] = { argv[2], help_opt, NULL };
+        return c->run(2, sub);
+    }
+    return 2;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -154,11 +184,14 @@ main(int argc, char **argv)
     ** always written with a decimal point, whatever the user's locale. */
     setlocale(LC_NUMERIC, "C");
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-                      strcmp(argv[1], "help") == 0)) {
-        usage(stdout);
-        return cli_stdout_close(0);   /* `--help >/dev/full`: one line, exit 1 */
-    }
+                      strcmp(argv[1], "help") == 0))
+        return help(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        if (argc > 2) {               /* `--version extra`: a mistake, not a version */
+            cli_errorf("--version takes no argument: unexpected '%s' (try '" PROG " --help')",
+                       argv[2]);
+            return 2;
+        }
         printf(PROG " 0.1.0\n");
         return cli_stdout_close(0);
     }

@@ -370,12 +370,18 @@ int
 cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
                const struct cli_opt *tab, struct cli_frame *fr, struct cli_opts *o)
 {
+    int help = 0;
+
     for (int i = 1; i < argc;) {
         int r = 0;
 
+        /* --help anywhere, but after the whole line is read: an unknown
+        ** option or a stray word beside it is still the usage error it is
+        ** without it (`generate --help extra` is a mistake, not a help) */
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return cli_stdout_close(0);
+            help = 1;
+            i++;
+            continue;
         }
         if (tab != NULL)
             r = cli_take_opt(tab, argc, argv, &i);
@@ -389,6 +395,10 @@ cli_parse_args(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
             continue;
         cli_bad_arg(cmd, argv[i], o != NULL);
         return 2;
+    }
+    if (help) {
+        usage(stdout);
+        return cli_stdout_close(0);
     }
     /* two models asked for: the demo must not silently win (a script's
      * numbers would come from random weights) */

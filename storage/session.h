@@ -356,6 +356,11 @@ int  sess_new(sess *s, rwkv_err *err);
 ** save failed -- TITLE is kept, and the session is made, under it, with
 ** the first message that saves. */
 int  sess_begin(sess *s, const char *title, rwkv_err *err);
+/* Rename session ID TITLE (store_session_rename: its rules and errors); when
+** ID is the session in use, its title here (sess_title, which the runtime
+** goes on with) follows, cleaned as stored.  The one way a front end renames
+** the session it has open; not while a job runs on S. */
+int  sess_rename(sess *s, int64_t id, const char *title, rwkv_err *err);
 /* Back to the start of the conversation; in a saved session the next message
 ** starts a new branch of it.  The leaving rule above. */
 int  sess_reset(sess *s, rwkv_err *err);
@@ -528,6 +533,15 @@ size_t sess_flush(sess *s, char *why, size_t cap);
 ** message sess_abandon kept before its reply counts. */
 size_t sess_unsaved(const sess *s);
 /*
+** Where the LEFT exchanges sess_flush could not save are, for the end of
+** the front ends' leaving line ("leaving with 2 exchanges not saved (WHY):
+** " BUF, CAP bytes): "they are not in the session"; or, where the first
+** one's message row was saved before its reply's save failed, what of it
+** is ("... but the first one's message is, with an empty reply marked
+** interrupted").  English: a line on stderr.
+*/
+void sess_unsaved_where(const sess *s, size_t left, char *buf, size_t cap);
+/*
 ** The database file looked at now (store_check_file: a stat, and the
 ** header read through SQLite's handle): one lost in use -- deleted,
 ** replaced by another file, truncated, overwritten -- is found as a save
@@ -587,6 +601,16 @@ int  sess_output_check(sess *s, const char *path, rwkv_err *err);
 /* New sampling values (chat_set_sampling); an explicitly set seed starts
 ** the saved session's per-reply seed sequence again from it. */
 void sess_set_sampling(sess *s, const rwkv_sampling *samp, unsigned samp_set);
+/*
+** The sampling values sess_open of session SID (branch HEAD) takes, read
+** through ST: *V and *SET, the values in use, become the session's (the
+** values given at launch winning, the seed kept), or stay when it has none.
+** It reads nothing of S but its launch values, which never change, so a
+** front end may ask on its own thread, with its own connection, while the
+** open runs (the values to show meanwhile).  RWKV_OK or a read error.
+*/
+int  sess_open_sampling(const sess *s, store *st, int64_t sid, int64_t head, rwkv_sampling *v,
+                        unsigned *set, rwkv_err *err);
 
 /*
 ** The leaving rule (above) on its own: what a failed save kept out is

@@ -1605,6 +1605,21 @@ sess_unsaved(const sess *s)
     return n - (s->unsaved - 1);
 }
 
+void
+sess_unsaved_where(const sess *s, size_t left, char *buf, size_t cap)
+{
+    const char *reply = s->unsaved_reply != 0 ? "with an empty reply marked interrupted"
+                                              : "without its reply";
+
+    if (s->st == NULL || s->sid == 0 || s->unsaved == 0 || s->unsaved_user == 0)
+        snprintf(buf, cap, "%s not in the session", left == 1 ? "it is" : "they are");
+    else if (left == 1)
+        snprintf(buf, cap, "only its message is in the session, %s", reply);
+    else
+        snprintf(buf, cap, "they are not in the session, but the first one's message is, %s",
+                 reply);
+}
+
 /*
 ** Leaving: the next message's write of what was kept out (check_alive,
 ** then catch_up, or the whole conversation in a new session when its row
@@ -1869,7 +1884,7 @@ begin_rows(sess *s, const chat_turn *ct, size_t n, int with_user, const rwkv_sta
         if (before != NULL &&
             store_snapshot_put(s->st, s->last_user, rwkv_state_cdata(before),
                                rwkv_state_len(before), &s->meta, &err) != RWKV_OK)
-            sess_save_failed(s, "your message", &err);
+            sess_save_failed(s, "the state of your message", &err);   /* its row is in */
         if (s->st == NULL)
             return -1;
     }
@@ -1924,7 +1939,7 @@ early_begin(sess *s, const chat_turn *ct)
     if (before != NULL &&
         store_snapshot_put(s->st, s->last_user, rwkv_state_cdata(before), rwkv_state_len(before),
                            &s->meta, &err) != RWKV_OK) {
-        sess_save_failed(s, "your message", &err);
+        sess_save_failed(s, "the state of your message", &err);   /* its row is in */
         if (s->st == NULL)
             return;
     }
@@ -2129,12 +2144,18 @@ finish_gone(sess *s, const rwkv_state *after)
     return 1;
 }
 
-/* The reply ended: complete its row with the state after it. */
+/*
+** The reply ended: complete its row with the state after it.  Where that
+** fails (a full disk: the state is most of the write), the row is
+** completed without it -- its text and tokens, the state rebuilt by replay
+** when needed, as catch_up writes a kept-out reply -- rather than left the
+** empty row marked interrupted that its begin wrote.
+*/
 void
 sess_save_finish(sess *s, const chat_turn *t)
 {
     store_turn a;
-    rwkv_err err;
+    rwkv_err err, e2;
     const rwkv_state *after = chat_state(s->c);
 
     if (s->reply_id == 0 || file_lost(s))
@@ -2142,7 +2163,8 @@ sess_save_finish(sess *s, const chat_turn *t)
     reply_row(s, t, s->last_user, &a);
     a.id = s->reply_id;
     if (store_turn_finish(s->st, &a, rwkv_state_cdata(after), rwkv_state_len(after), &s->meta,
-                          &err) != RWKV_OK) {
+                          &err) != RWKV_OK &&
+        store_turn_finish(s->st, &a, NULL, 0, &s->meta, &e2) != RWKV_OK) {
         if (finish_gone(s, after))
             return;                    /* in a new session now, said */
         save_gap(s, "the reply", &err, chat_n_turns(s->c) - 1, s->last_user, s->reply_id);
@@ -2344,51 +2366,88 @@ sess_save_sampling(sess *s)
 }
 
 /*
-** The sampling values session SID's new replies use: its own
+** The sampling values session SID (branch HEAD) keeps, read through ST into
+** *V, which is left as it was when there are none: its own
 ** (store_session_sampling: as the user last set them or ran a reply with
-** them), else -- a session saved before they were kept, or imported -- the
-** last reply's on the branch to HEAD, whose max_tokens, when a /continue
-** made it the reply's new total, is the run's cap only if no continuation
-** raised it (which that record cannot tell).  The values the user set at
-** launch win; the chat's seed stays.
+** them; *OWN set), else -- a session saved before they were kept, or
+** imported -- the last reply's on the branch to HEAD, whose max_tokens, when
+** a /continue made it the reply's new total, is the run's cap only if no
+** continuation raised it (which that record cannot tell).  *FOUND: either.
 */
 static int
-session_sampling(sess *s, int64_t sid, int64_t head, rwkv_err *err)
+stored_sampling(store *st, int64_t sid, int64_t head, rwkv_sampling *v, int *found, int *own,
+                rwkv_err *err)
 {
     store_turn *turns = NULL;
     size_t n = 0;
-    rwkv_sampling v = *chat_sampling(s->c);
-    unsigned set = chat_sampling_set(s->c);
-    int seed_i = params_find("seed"), found = 0, rc;
+    int rc;
 
-    s->samp_known = 0;
-    if ((rc = store_session_sampling(s->st, sid, &v, &found, err)) != RWKV_OK)
+    *own = 0;
+    if ((rc = store_session_sampling(st, sid, v, found, err)) != RWKV_OK || *found) {
+        *own = *found;
         return rc;
-    if (found) {
-        s->samp_saved = v;
-        s->samp_known = 1;
-    } else {
-        if ((rc = store_branch_read(s->st, head, &turns, &n, err)) != RWKV_OK)
-            return rc;
-        for (size_t i = n; i-- > 0 && !found;)
-            if (turns[i].role == STORE_ROLE_ASSISTANT && turns[i].has_sampling) {
-                v = turns[i].sampling;
-                found = 1;
-            }
-        store_branch_free(turns, n);
     }
-    if (!found)
-        return RWKV_OK;
+    if ((rc = store_branch_read(st, head, &turns, &n, err)) != RWKV_OK)
+        return rc;
+    for (size_t i = n; i-- > 0 && !*found;)
+        if (turns[i].role == STORE_ROLE_ASSISTANT && turns[i].has_sampling) {
+            *v = turns[i].sampling;
+            *found = 1;
+        }
+    store_branch_free(turns, n);
+    return RWKV_OK;
+}
+
+/* The stored values V (stored_sampling) as the chat takes them, into *SET:
+** the values the user set at launch win; SEED, the chat's, stays. */
+static void
+launch_values_win(const sess *s, rwkv_sampling *v, unsigned *set, uint64_t seed)
+{
+    int seed_i = params_find("seed");
+
     for (int k = 0; params_table[k].name != NULL; k++) {
         if (k == seed_i)
             continue;
         if (s->cli_set & PARAMS_BIT(k))
-            params_copy(&v, &s->cli_samp, k);
-        set |= PARAMS_BIT(k);
+            params_copy(v, &s->cli_samp, k);
+        *set |= PARAMS_BIT(k);
     }
-    v.seed = chat_sampling(s->c)->seed;
+    v->seed = seed;
+}
+
+/* The sampling values session SID's new replies use (stored_sampling,
+** launch_values_win) into the chat. */
+static int
+session_sampling(sess *s, int64_t sid, int64_t head, rwkv_err *err)
+{
+    rwkv_sampling v = *chat_sampling(s->c);
+    unsigned set = chat_sampling_set(s->c);
+    int found = 0, own = 0, rc;
+
+    s->samp_known = 0;
+    if ((rc = stored_sampling(s->st, sid, head, &v, &found, &own, err)) != RWKV_OK)
+        return rc;
+    if (own) {
+        s->samp_saved = v;
+        s->samp_known = 1;
+    }
+    if (!found)
+        return RWKV_OK;
+    launch_values_win(s, &v, &set, chat_sampling(s->c)->seed);
     chat_set_sampling(s->c, &v, set);
     return RWKV_OK;
+}
+
+int
+sess_open_sampling(const sess *s, store *st, int64_t sid, int64_t head, rwkv_sampling *v,
+                   unsigned *set, rwkv_err *err)
+{
+    int found = 0, own = 0, rc;
+    uint64_t seed = v->seed;
+
+    if ((rc = stored_sampling(st, sid, head, v, &found, &own, err)) == RWKV_OK && found)
+        launch_values_win(s, v, set, seed);
+    return rc;
 }
 
 /*
@@ -2587,6 +2646,20 @@ sess_begin(sess *s, const char *title, rwkv_err *err)
         return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved");
     if (session_create(s, title, NULL) != 0)   /* said (a note), the title kept */
         return rwkv_errf(err, RWKV_EDB, "%s", s->fail_why[0] ? s->fail_why : "saving failed");
+    return RWKV_OK;
+}
+
+int
+sess_rename(sess *s, int64_t id, const char *title, rwkv_err *err)
+{
+    int rc;
+
+    if (s->st == NULL)
+        return rwkv_errf(err, RWKV_EINVAL, "this chat is not saved");
+    if ((rc = store_session_rename(s->st, id, title, err)) != RWKV_OK)
+        return rc;
+    if (id == s->sid)
+        store_title_clean(title, s->title, sizeof s->title);
     return RWKV_OK;
 }
 

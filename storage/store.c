@@ -32,10 +32,17 @@
 **     is refused for writing before SQLite opens it, with the front end's
 **     hint; a reader (store_open_ex, read_ok) opens it read-only and
 **     makes, changes and removes nothing (open_ro).
+**   - A full disk fails no open: the -wal and -shm files its try made are
+**     removed (strays_undo: SQLite makes its 32 KiB -shm to read a WAL
+**     database, and left a 3-byte one), then a reader reads the file
+**     read-only (open_ro) and a writer gets a stand-in whose writes fail
+**     as a full disk's (open_standin), tried again for writing once the
+**     disk has room (standin_retry).
 */
 #include "store_int.h"
 
 #include "../core/clock.h"
+#include "../core/io/fileio.h"
 #include "../core/text/utf8.h"
 
 #include <errno.h>
@@ -47,6 +54,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -287,14 +295,30 @@ at_size_limit(const store *s)
     return 0;
 }
 
-/* What a failed write ran into, else NULL: a full disk, or the file-size
-** limit -- which SQLite calls a plain "disk I/O error", and whose errno it
-** does not keep. */
-static const char *
-write_limit(const store *s)
+/* The last error of S's connection is a full disk: SQLITE_FULL, or an I/O
+** error whose system call failed with ENOSPC or EDQUOT -- making the -shm
+** file a read of a WAL database needs is SQLITE_IOERR_SHMSIZE, "disk I/O
+** error", never SQLITE_FULL. */
+static int
+disk_full(const store *s)
 {
-    if (sqlite3_errcode(s->db) == SQLITE_FULL)
+    int c = sqlite3_errcode(s->db), e = sqlite3_system_errno(s->db);
+
+    return c == SQLITE_FULL || (c == SQLITE_IOERR && (e == ENOSPC || e == EDQUOT));
+}
+
+/* What a failed write ran into, else NULL: a full disk (the stand-in of a
+** disk full at open: every write, open_standin), or the file-size limit --
+** which SQLite calls a plain "disk I/O error", and whose errno it does not
+** keep.  A full disk is remembered (saw_full: an open's steps go on after
+** a failed one, migrate's foreign_keys, and leave the error code clear). */
+static const char *
+write_limit(store *s)
+{
+    if (disk_full(s) || (s->standin && sqlite3_errcode(s->db) == SQLITE_READONLY)) {
+        s->saw_full = 1;
         return "disk full (nothing was saved)";
+    }
     if (sqlite3_errcode(s->db) == SQLITE_IOERR && at_size_limit(s))
         return "the file reached the file-size limit (ulimit -f): nothing was saved";
     return NULL;
@@ -322,6 +346,8 @@ store_dberr(store *s, rwkv_err *err, const char *what)
     ** and no longer reads as one: the one message of a damaged file */
     if (lim == NULL && (sqlite3_errcode(s->db) == SQLITE_CORRUPT ||
                         sqlite3_errcode(s->db) == SQLITE_NOTADB)) {
+        if (sqlite3_extended_errcode(s->db) == SQLITE_CORRUPT_VTAB)
+            return store_fts_damaged(s, err);   /* the search index: derived data */
         if (s->plain_errors)
             return store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
         return store_corrupt(s, err, "%s: %s", what, sqlite3_errmsg(s->db));
@@ -333,11 +359,15 @@ store_dberr(store *s, rwkv_err *err, const char *what)
     return rwkv_errf(err, RWKV_EDB, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
+static void standin_retry(store *s);
+
 int
 store_exec(store *s, const char *sql, rwkv_err *err)
 {
     char *msg = NULL;
 
+    if (s->standin)
+        standin_retry(s);
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
         const char *lim = write_limit(s);
         if (lim == NULL)
@@ -374,6 +404,8 @@ store_exec_ids(store *s, const char *sql, const int64_t *ids, size_t n, const ch
 int
 store_prep(store *s, const char *sql, sqlite3_stmt **st, rwkv_err *err)
 {
+    if (s->standin)
+        standin_retry(s);
     if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
         *st = NULL;
         return store_dberr(s, err, "query");
@@ -556,7 +588,7 @@ store_col_title(sqlite3_stmt *st, int i, char *out, size_t cap)
         t = (const char *)sqlite3_column_text(st, i);
         n = t ? (size_t)sqlite3_column_bytes(st, i) : 0;
     }
-    utf8_san_line(t, n, out, cap);
+    store_title_clean_n(t, n, out, cap);
     free(own);
 }
 
@@ -610,6 +642,7 @@ struct made {
     int      chmoded;       /* ... or an empty one made private: its mode was */
     int      no_tables;     /* the failed open left the file it created
                             ** without a table (made_no_tables) */
+    int      wal, shm;      /* a -wal, a -shm was beside it before the open */
     mode_t   mode;
     uint64_t dev, ino;      /* the file's, either way */
 };
@@ -749,6 +782,29 @@ made_undo(const char *path, const struct made *made)
         if (rmdir(buf) != 0)
             break;
     }
+}
+
+/*
+** A full disk failed the open of PATH (its connection closed): the -wal
+** and -shm that were not there before it (MADE) are SQLite's from this
+** try -- a -shm it could not grow, an empty -wal, or the frames of a
+** creation that never committed (a file made here, holding no table) --
+** and are removed.  A -wal with frames beside a file of sessions is left.
+*/
+static void
+strays_undo(const char *path, const struct made *made)
+{
+    char p[STORE_PATH_MAX + 16];
+    struct stat sb;
+
+    if (!made->wal && snprintf(p, sizeof p, "%s-wal", path) < (int)sizeof p &&
+        lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        (sb.st_size == 0 || (made->file && made->no_tables)))
+        (void)unlink(p);
+    if (!made->shm && !exists_beside(path, "-wal") &&
+        snprintf(p, sizeof p, "%s-shm", path) < (int)sizeof p && lstat(p, &sb) == 0 &&
+        S_ISREG(sb.st_mode))
+        (void)unlink(p);
 }
 
 /* ---- lock waits --------------------------------------------------------- */
@@ -1307,8 +1363,9 @@ made_no_tables(store *s)
 ** table -- an empty file, or one whose creation a full disk stopped -- ERR
 ** says that first, then why it could not be set up.  A listing of such a
 ** file read "disk full (nothing was saved)" as if something had been lost.
+** 1 when ERR says so.
 */
-static void
+static int
 reader_empty(store *s, const store_open_opts *o, rwkv_err *err)
 {
     char why[RWKV_ERR_MSG];
@@ -1316,7 +1373,7 @@ reader_empty(store *s, const store_open_opts *o, rwkv_err *err)
     size_t pl = strlen(s->path);
 
     if (!o->read_ok || !made_no_tables(s) || err->code == RWKV_ENOMEM)
-        return;
+        return 0;
     if (strncmp(m, s->path, pl) == 0 && m[pl] == ':' && m[pl + 1] == ' ')
         m += pl + 2;
     if (strncmp(m, "open: ", 6) == 0)
@@ -1324,6 +1381,7 @@ reader_empty(store *s, const store_open_opts *o, rwkv_err *err)
     snprintf(why, sizeof why, "%s", m);
     rwkv_errf(err, RWKV_EDB, "%s: no session saved in it yet (an empty database, which could "
               "not be set up here: %s)", s->path, why);
+    return 1;
 }
 
 /* A new store of PATH (not connected), or NULL when out of memory. */
@@ -1360,6 +1418,137 @@ open_read_only(const char *path, const char *why, const store_open_opts *o, stor
     return RWKV_OK;
 }
 
+/* Why a file on a full disk is read read-only (open_ro's WHY). */
+#define STORE_FULL_WHY "the disk is full"
+/* Room a write needs before standin_retry tries one: the 32 KiB -shm and a
+** 64 KiB page's WAL frame. */
+#define STORE_ROOM_MIN (128 * 1024)
+/* The least time between two tries of standin_retry (ms). */
+#define STORE_RETRY_MS 500
+
+/*
+** The stand-in of a writer's open a full disk failed (store_open_ex): the
+** file read-only (open_ro: an immutable read where its -wal and -shm are
+** not there, so nothing is made beside it) or, where the file holds no
+** session yet (none, empty, its creation stopped and removed), an empty
+** schema in memory that may not be written (query_only).  Its writes fail
+** as a full disk's (write_limit): the chat goes on, its saves failed
+** saves, said as such.  MKDIRS: the default path (standin_retry).
+*/
+static int
+open_standin(const char *path, int mkdirs, const store_open_opts *o, store **out, rwkv_err *err)
+{
+    store *s = store_new(path);
+    struct stat sb;
+    int rc;
+
+    if (s == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "%s: out of memory", path);
+    rc = RWKV_EDB;                     /* no file to read: the schema in memory */
+    if (stat(path, &sb) == 0 && sb.st_size > 0 &&
+        (rc = open_ro(s, STORE_FULL_WHY, o, err)) != RWKV_OK && !made_no_tables(s)) {
+        store_close(s);
+        return rc;
+    }
+    if (rc != RWKV_OK) {
+        sqlite3_close_v2(s->db);
+        s->db = NULL;
+        s->immutable = 0;
+        if ((rc = db_connect(s, ":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, o,
+                             err)) != RWKV_OK ||
+            (rc = migrate(s, err)) != RWKV_OK ||
+            (rc = store_exec(s, "PRAGMA query_only=1", err)) != RWKV_OK) {
+            store_close(s);
+            return rc;
+        }
+    }
+    s->read_only = 1;
+    s->standin = 1;
+    s->standin_mkdirs = mkdirs;
+    *out = s;
+    return RWKV_OK;
+}
+
+/* Room for a write on the file system of PATH (STORE_ROOM_MIN), or no
+** verdict (statvfs failed). */
+static int
+has_room(const char *path)
+{
+    char dir[STORE_PATH_MAX];
+    struct statvfs v;
+    uint64_t free_b;
+
+    rwkv_path_dir(path, dir, sizeof dir);
+    if (statvfs(dir, &v) != 0)
+        return 1;
+    free_b = (uint64_t)(geteuid() == 0 ? v.f_bfree : v.f_bavail) * v.f_frsize;
+    return free_b >= STORE_ROOM_MIN;
+}
+
+/* A statement of S's connection is running (stepped, not yet reset).  One
+** only prepared is no sign (FTS5 keeps its own for the connection's life). */
+static int
+stmt_running(store *s)
+{
+    for (sqlite3_stmt *st = sqlite3_next_stmt(s->db, NULL); st != NULL;
+         st = sqlite3_next_stmt(s->db, st))
+        if (sqlite3_stmt_busy(st))
+            return 1;
+    return 0;
+}
+
+/*
+** A stand-in store (open_standin) opened for writing again, in place: at
+** most every STORE_RETRY_MS, when the disk has room, and only between
+** statements (no transaction, no statement running; the stand-in's
+** connection is closed with sqlite3_close_v2, so a statement still
+** prepared on it stays valid until finalized).  The writable open is store_open_ex's; while
+** it fails the stand-in stays, and what the try made is removed as at the
+** open (strays_undo, made_undo).
+*/
+static void
+standin_retry(store *s)
+{
+    const store_open_opts o = { 0, NULL, NULL };
+    sqlite3 *keep = s->db;
+    int busy_ms = s->busy_ms, full;
+    struct made made;
+    rwkv_err e;
+    int64_t now = now_ms();
+
+    if (s->tx_depth > 0 || stmt_running(s) || now - s->standin_tried < STORE_RETRY_MS ||
+        !has_room(s->path))
+        return;
+    s->standin_tried = now;
+    memset(&made, 0, sizeof made);
+    made.wal = exists_beside(s->path, "-wal");
+    made.shm = exists_beside(s->path, "-shm");
+    s->standin = s->saw_full = 0;      /* its errors are the file's now */
+    s->db = NULL;
+    if ((s->standin_mkdirs ? make_parents(s->path, &made, &e) : check_parent(s->path, &e)) ==
+            RWKV_OK &&
+        create_private(s->path, &made, &e) == RWKV_OK &&
+        db_connect(s, s->path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &o, &e) == RWKV_OK &&
+        sqlite3_db_readonly(s->db, "main") == 0 && open_rw(s, &o, &e) == RWKV_OK) {
+        sqlite3_close_v2(keep);
+        s->read_only = s->immutable = 0;
+        s->busy_ms = busy_ms;
+        store_file_opened(s);
+        return;
+    }
+    full = s->saw_full || (s->db != NULL && disk_full(s));
+    made.no_tables = made.file && made_no_tables(s);
+    sqlite3_close_v2(s->db);
+    if (full)
+        strays_undo(s->path, &made);
+    made_undo(s->path, &made);
+    s->db = keep;
+    s->busy_ms = busy_ms;
+    s->journal[0] = '\0';
+    s->journal_note = 0;
+    s->standin = 1;
+}
+
 int
 store_open(const char *path, store **out, rwkv_err *err)
 {
@@ -1373,7 +1562,7 @@ store_open_ex(const char *path, const store_open_opts *o, store **out, rwkv_err 
 {
     char defpath[STORE_PATH_MAX], why[STORE_PATH_MAX + 160];
     store *s;
-    int rc, is_default;
+    int rc, is_default, full = 0, empty = 0;
     struct stat sb;
     struct made made;
 
@@ -1409,6 +1598,8 @@ store_open_ex(const char *path, const store_open_opts *o, store **out, rwkv_err 
     if (stat(path, &sb) == 0 && store_read_only_reason(path, why, sizeof why))
         return o->read_ok ? open_read_only(path, why, o, out, err)
                           : readonly_error(path, why, o, err);
+    made.wal = exists_beside(path, "-wal");
+    made.shm = exists_beside(path, "-shm");
     if ((rc = is_default ? make_parents(path, &made, err) : check_parent(path, err)) != RWKV_OK ||
         (rc = create_private(path, &made, err)) != RWKV_OK) {
         made_undo(path, &made);
@@ -1432,16 +1623,27 @@ store_open_ex(const char *path, const store_open_opts *o, store **out, rwkv_err 
         goto fail;
     }
     if ((rc = open_rw(s, o, err)) != RWKV_OK) {
-        reader_empty(s, o, err);
+        full = s->saw_full || disk_full(s);   /* before reader_empty's reads */
+        empty = reader_empty(s, o, err);
         goto fail;
     }
     store_file_opened(s);
     *out = s;
     return RWKV_OK;
 fail:
+    full = full || (s->db != NULL && disk_full(s));
     made.no_tables = made.file && made_no_tables(s);
     store_close(s);
+    if (full)
+        strays_undo(path, &made);
     made_undo(path, &made);    /* path: defpath or the caller's, not s->path (freed) */
+    if (!full)
+        return rc;
+    /* a full disk (its line for a reader of an empty file: reader_empty) */
+    if (!o->read_ok)
+        return open_standin(path, is_default, o, out, err);
+    if (!empty && !made.no_tables && stat(path, &sb) == 0 && sb.st_size > 0)
+        return open_read_only(path, STORE_FULL_WHY, o, out, err);
     return rc;
 }
 

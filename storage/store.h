@@ -84,7 +84,11 @@ int         store_role_parse(const char *name);
 ** store_file_note has a line saying so; any other journal mode (an
 ** in-memory database, --db :memory:; no journal) would lose saved turns in
 ** a crash: refused with one line naming PATH and the mode (store.c,
-** journal_check).  *OUT is owned by the caller: close with store_close.
+** journal_check).  A full disk fails no open (store.c, open_standin): the
+** store reads the file as it is (read-only; an empty database where there
+** is none yet), every write fails as on a full disk ("disk full (nothing
+** was saved)"), and the first statement after the disk has room again
+** opens it for writing.  *OUT is owned by the caller: close with store_close.
 */
 int  store_open(const char *path, store **out, rwkv_err *err);
 /*
@@ -185,7 +189,8 @@ int  store_is_lost(const store *s);
 ** store_file_note: the line to tell the user, once, in S's language
 ** (store_set_tr): 1 with it in BUF (CAP bytes), 0 when there is none.  (It
 ** also has the line of a store kept without WAL: at store_open, or when
-** the fresh WAL could not be made -- the same line, said once.)
+** the fresh WAL could not be made -- the same line, said once; and that of
+** a damaged search index a search rebuilt: store_search.)
 */
 int  store_file_note(store *s, char *buf, size_t cap);
 /*
@@ -459,7 +464,9 @@ int store_title_blank(const char *title);
 ** one line, shown as the transcript shows text -- the terminal rule
 ** (core/text/utf8.h utf8_sanitize_for_terminal: escape sequences and
 ** control characters dropped, a tab spaces, invalid UTF-8 U+FFFD), then
-** each line break a space; cut before a character that does not fit.
+** each line break a space (LF, CR, CR LF, NEL, U+2028, U+2029: one each,
+** utf8_san_line); cut before a character that does not fit.  Every title
+** written goes through it: a new session's, a rename's, an import's.
 ** Titles are stored and read back so: a title is a label, not replayed
 ** text, and every reader (F2, the status line, `sessions list`, an export)
 ** gets one line that is safe to show.  The rule is idempotent, so a title
@@ -725,6 +732,7 @@ typedef struct store_vacuum_info {
     int64_t  folded;     /* states saved inline before schema v8 now stored
                             once with their twins (store_vacuum's fold) */
     uint64_t folded_bytes;  /* the bytes that gave back */
+    int      fts_rebuilt;   /* the search index was damaged: rebuilt */
 } store_vacuum_info;
 /*
 ** Give the free pages back to the file system: an incremental vacuum (a
@@ -738,6 +746,8 @@ typedef struct store_vacuum_info {
 ** another inline row: an old greeting state and its first new copy) into
 ** one shared row each (store_snapshot.c); an inline state with no twin
 ** stays where it is.  A crash or an error there leaves every row as it was.
+** Before that it checks the search index (FTS5 'integrity-check') and
+** rebuilds it from the messages when damaged (store_fts.c; fts_rebuilt).
 ** *OUT may be NULL.
 */
 int store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err);
@@ -895,7 +905,10 @@ uint32_t store_casefold_cp(uint32_t cp);
 ** scan of the turns (slower on a big database).  Quotes and FTS5
 ** operators in TEXT are plain text.  At most MAX hits: titles first (most
 ** recently updated first), then turns, newest first.  *HITS owned by
-** caller: free().  RWKV_EINVAL for an empty TEXT.
+** caller: free().  RWKV_EINVAL for an empty TEXT.  A damaged index is
+** rebuilt from the messages where the file may be written, and the search
+** run again (store_file_note then has a line saying so); read-only, the
+** error says the index is damaged, not the database (store_fts.c).
 */
 int store_search(store *s, const char *text, size_t max, store_hit **hits,
                  size_t *n, rwkv_err *err);

@@ -50,8 +50,8 @@
 ** Text is made well-formed (store_text_utf8: controls kept, JSON escapes
 ** them) on import and in the JSON export, cleaned (store_text_clean) in
 ** the Markdown export; an
-** imported title is made as the client makes one (utf8_san_line, the rule
-** of store_title_clean), and a search snippet is cleaned by the display
+** imported title is made as the client makes one (store_title_clean_n,
+** the rule of store_title_clean), and a search snippet is cleaned by the display
 ** rule (utf8_sanitize_for_terminal), as the client shows text.
 */
 #include "store_int.h"
@@ -467,8 +467,9 @@ search_turns(store *s, struct search_q *sq, int64_t lim, store_hit **v, size_t *
     return rc;
 }
 
-int
-store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n, rwkv_err *err)
+/* store_search, once (it is run again after a damaged index is rebuilt). */
+static int
+search_once(store *s, const char *text, size_t max, store_hit **hits, size_t *n, rwkv_err *err)
 {
     struct search_q sq;
     store_hit *v = NULL;
@@ -493,8 +494,9 @@ store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n
     return RWKV_OK;
 }
 
-int
-store_search_sessions(store *s, const char *text, int64_t **ids, size_t *n, rwkv_err *err)
+/* store_search_sessions, once (as search_once). */
+static int
+sessions_once(store *s, const char *text, int64_t **ids, size_t *n, rwkv_err *err)
 {
     struct search_q sq;
     sqlite3_stmt *st;
@@ -537,6 +539,28 @@ store_search_sessions(store *s, const char *text, int64_t **ids, size_t *n, rwkv
     *ids = v;
     *n = cnt;
     return RWKV_OK;
+}
+
+/* The two searches: where the search index was the damage (store_fts_mend:
+** rebuilt), once more. */
+int
+store_search(store *s, const char *text, size_t max, store_hit **hits, size_t *n, rwkv_err *err)
+{
+    int rc = search_once(s, text, max, hits, n, err);
+
+    if (rc == RWKV_ECORRUPT && store_fts_mend(s, err) == RWKV_OK)
+        rc = search_once(s, text, max, hits, n, err);
+    return rc;
+}
+
+int
+store_search_sessions(store *s, const char *text, int64_t **ids, size_t *n, rwkv_err *err)
+{
+    int rc = sessions_once(s, text, ids, n, err);
+
+    if (rc == RWKV_ECORRUPT && store_fts_mend(s, err) == RWKV_OK)
+        rc = sessions_once(s, text, ids, n, err);
+    return rc;
 }
 
 /* ---- cleaning ----------------------------------------------------------- */
@@ -2048,9 +2072,10 @@ tok_bytes(const struct tok_check *c, const int32_t *ids, size_t n, int reply, ch
     return RWKV_OK;
 }
 
-/* A message: B[BN] (made well-formed) is "[\n\n]{user}: T{tail}\n\n{bot}:{head}"
-** for a think mode (*MODE).  0 when it is; else the closest form in *W
-** (malloc'ed), -1 when out of memory. */
+/* A message: B[BN] (made well-formed) is "[\n\n|\n]{user}: T{tail}\n\n{bot}:{head}"
+** for a think mode (*MODE) -- "\n" after a reply stopped at "\n" (chat.h's
+** rule: the newlines the text before it lacks).  0 when it is; else the
+** closest form in *W (malloc'ed), -1 when out of memory. */
 static int
 tok_message(const struct tok_check *c, const char *b, size_t bn, const char *t, int *mode,
             char **w, size_t *wn)
@@ -2059,15 +2084,15 @@ tok_message(const struct tok_check *c, const char *b, size_t bn, const char *t, 
     size_t best = 0;
 
     *w = NULL;
-    for (int sep = 0; sep < 2; sep++)
+    for (int sep = 0; sep < 3; sep++)
         for (int m = 0; m < N_THINK; m++) {
             size_t n = strlen(u) + strlen(t) + strlen(think_tail(m)) + strlen(bot) +
                        strlen(think_head(m)) + 8, k = 0;
             char *e = malloc(n);
             if (e == NULL)
                 return -1;
-            n = (size_t)snprintf(e, n, "%s%s: %s%s\n\n%s:%s", sep ? CHAT_TURN_SEP : "", u, t,
-                                 think_tail(m), bot, think_head(m));
+            n = (size_t)snprintf(e, n, "%s%s: %s%s\n\n%s:%s", CHAT_TURN_SEP + (sep ? sep - 1 : 2),
+                                 u, t, think_tail(m), bot, think_head(m));
             if (n == bn && memcmp(e, b, bn) == 0) {
                 free(e);
                 free(*w);
@@ -2586,7 +2611,7 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
     if (v == NULL || v->type != JSON_STRING || v->len >= STORE_TITLE_MAX)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: \"title\" must be a string of at most %d bytes", what,
                          STORE_TITLE_MAX - 1);
-    utf8_san_line(v->str, v->len, ss->title, sizeof ss->title);
+    store_title_clean_n(v->str, v->len, ss->title, sizeof ss->title);
     if (ss->title[strspn(ss->title, " ")] == '\0')
         ss->title[0] = '\0';          /* blank: none (import_title names it) */
     if ((rc = import_strategy(r, what, ss, err)) != RWKV_OK ||

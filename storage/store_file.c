@@ -248,6 +248,12 @@ store_file_note(store *s, char *buf, size_t cap)
 {
     if (cap == 0)
         return 0;
+    if (s->fts_note) {                  /* store_fts_mend */
+        s->fts_note = 0;
+        snprintf(buf, cap, store_tr(s, "%s: the search index was damaged: rebuilt from the "
+                                       "messages (nothing was lost)"), s->path);
+        return 1;
+    }
     /* a deleted -wal first: the journal note may be what came of it */
     if (s->wal_note && s->wal_state != STORE_WAL_FOREIGN) {
         s->wal_note = 0;
@@ -316,8 +322,11 @@ what_happened(store *s)
 int
 store_check_file(store *s, rwkv_err *err)
 {
-    const char *what = what_happened(s);
+    const char *what;
 
+    if (s->standin)                     /* a full disk's stand-in (store.c): no file open */
+        return RWKV_OK;
+    what = what_happened(s);
     if (what == NULL) {
         wal_notice(s);
         if (s->wal_state == STORE_WAL_GONE) {

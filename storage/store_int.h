@@ -72,8 +72,19 @@ struct store {
     ** checkpointed or removed, at the close either; immutable: through
     ** SQLite's immutable=1 (no -wal, no -shm, no locks) */
     int             read_only, immutable;
+    /* a writer's open that a full disk failed (store.c, open_standin): S
+    ** reads a stand-in -- the file read-only, or an empty schema in memory
+    ** where the file holds no session yet -- whose writes fail as a full
+    ** disk's; standin_retry opens the file for writing again once the disk
+    ** has room (standin_tried: its last try, ms on the mono clock;
+    ** standin_mkdirs: the default path, whose folders it may make) */
+    int             standin, standin_mkdirs;
+    int             saw_full;    /* a statement failed on a full disk (write_limit) */
+    int64_t         standin_tried;
     /* store_set_tr: the notes' formats in the front end's language */
     const char   *(*tr)(const char *msgid);
+    /* store_fts_mend rebuilt the search index: store_file_note says so */
+    int             fts_note;
 };
 
 /* MSGID (a note's format or a word for it) through the store's tr hook;
@@ -244,6 +255,21 @@ size_t store_nul_drop(char *dst, const void *src, size_t n);
 const char *store_col_str(sqlite3_stmt *st, int i, size_t *len, char **own);
 /* At most CAP-1 bytes of column I by that rule into BUF (NUL-terminated). */
 void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t cap);
+/* The search index (store_fts.c).  store_fts_damaged: ERR is the line of
+** a damaged index (RWKV_ECORRUPT), the way on for a writable or read-only
+** file; store_fts_check: *DAMAGED from FTS5's integrity-check (a writable
+** file); store_fts_rebuild: the index made again from turns, in one
+** transaction; store_fts_mend, after a statement reading the index failed
+** with ERR: RWKV_OK when the index was the damage and is rebuilt (run the
+** statement again), else ERR's code, ERR the line to give (the index's,
+** where it was that). */
+int store_fts_damaged(store *s, rwkv_err *err);
+int store_fts_check(store *s, int *damaged, rwkv_err *err);
+int store_fts_rebuild(store *s, rwkv_err *err);
+int store_fts_mend(store *s, rwkv_err *err);
+/* store_title_clean of TITLE's N bytes (a NUL in them a control like any
+** other, dropped): what an imported title and a title read back take. */
+void store_title_clean_n(const char *title, size_t n, char *out, size_t cap);
 /* Column I as a session title (store_title_clean) by that rule into OUT. */
 void store_col_title(sqlite3_stmt *st, int i, char *out, size_t cap);
 /* Shortest "%g" text of V that reads back as the same float. */

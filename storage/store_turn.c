@@ -53,11 +53,17 @@ bind_id_or_null(sqlite3_stmt *st, int i, int64_t id)
 
 /* One line by the terminal rule (utf8_san_line: a tab and a line break one
 ** space each); it reads a title of any length (a tampered file) in pieces
-** and stops at CAP. */
+** and stops at CAP.  The one place a title is made one line. */
+void
+store_title_clean_n(const char *title, size_t n, char *out, size_t cap)
+{
+    utf8_san_line(title, title ? n : 0, out, cap);
+}
+
 void
 store_title_clean(const char *title, char *out, size_t cap)
 {
-    utf8_san_line(title, title ? strlen(title) : 0, out, cap);
+    store_title_clean_n(title, title ? strlen(title) : 0, out, cap);
 }
 
 void

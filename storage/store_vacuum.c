@@ -82,6 +82,21 @@ fold(store *s, store_vacuum_info *v, rwkv_err *err)
     return store_tx_commit(s, err);
 }
 
+/* The search index checked (FTS5 integrity-check) and, when damaged,
+** rebuilt from the messages (store_fts.c): *V's fts_rebuilt.  First: the
+** fold and the vacuum write through its triggers' tables. */
+static int
+fts_mend(store *s, store_vacuum_info *v, rwkv_err *err)
+{
+    int damaged = 0, rc;
+
+    if ((rc = store_fts_check(s, &damaged, err)) != RWKV_OK || !damaged)
+        return rc;
+    if ((rc = store_fts_rebuild(s, err)) == RWKV_OK)
+        v->fts_rebuilt = 1;
+    return rc;
+}
+
 /* The free pages back to the file system (store.h, store_vacuum): all of
 ** *V but bytes_before and the fold's fields. */
 static int
@@ -121,7 +136,8 @@ store_vacuum(store *s, store_vacuum_info *out, rwkv_err *err)
 
     memset(&v, 0, sizeof v);
     v.bytes_before = file_bytes(s->path);
-    if ((rc = fold(s, &v, err)) != RWKV_OK || (rc = vacuum_pages(s, &v, err)) != RWKV_OK)
+    if ((rc = fts_mend(s, &v, err)) != RWKV_OK || (rc = fold(s, &v, err)) != RWKV_OK ||
+        (rc = vacuum_pages(s, &v, err)) != RWKV_OK)
         return rc;
     if (out)
         *out = v;

@@ -1008,40 +1008,53 @@ copy_text(struct app *a, const char *text, size_t n, const char *what)
     return 0;
 }
 
+/* The text of reply T as the copy keys take it into B: the saved text (not
+** the transcript's, whose tabs are spaces), its lead left out, by the copy
+** rule (tui_sanitize_copy: tabs and CRs kept, escapes and controls not). */
+static void
+copy_source(struct app *a, int t, tui_buf *b)
+{
+    const tui_buf *raw = &a->tr.turns[t].raw;
+    size_t skip = tui_reply_lead(raw->p, raw->len);
+
+    tui_buf_init(b);
+    tui_sanitize_copy(raw->p ? raw->p + skip : "", raw->len - skip, b);
+}
+
 /* M-c: the reply as written (its Markdown source). */
 static void
 copy_reply(struct app *a)
 {
     int t = copy_target(a);
-    const tui_buf *b;
-    size_t skip;
+    tui_buf b;
 
     if (t < 0) {
         tui_notice(a, 1, "no reply to copy");
         return;
     }
-    b = &a->tr.turns[t].text;
-    skip = tui_reply_lead(b->p, b->len);
-    if (copy_text(a, b->p ? b->p + skip : "", b->len - skip, TR("the reply")) == 0)
-        tui_notice(a, 0, "copied the reply (%zu bytes) to the clipboard", b->len - skip);
+    copy_source(a, t, &b);
+    if (copy_text(a, b.p, b.len, TR("the reply")) == 0)
+        tui_notice(a, 0, "copied the reply (%zu bytes) to the clipboard", b.len);
+    tui_buf_fini(&b);
 }
 
-/* M-k: a fenced code block of that reply; pressed again, the next one. */
+/* M-k: a fenced code block of that reply, as saved; pressed again, the next one. */
 static void
 copy_code(struct app *a)
 {
     int t = copy_target(a);
     tui_md_block *bl = NULL;
     size_t nb, k, lines = 1;
-    const tui_buf *b;
+    tui_buf src, *b = &src;
 
     if (t < 0) {
         tui_notice(a, 1, "no reply to copy from");
         return;
     }
-    b = &a->tr.turns[t].text;
-    nb = tui_md_code_blocks(b->p ? b->p : "", b->len, &bl);
+    copy_source(a, t, &src);
+    nb = tui_md_code_blocks(b->p, b->len, &bl);
     if (nb == 0) {
+        tui_buf_fini(&src);
         /* M-c named only where it copies (clipboard: off, it does not) */
         if (strcmp(a->cfg.clipboard, "off") == 0)
             tui_notice(a, 1, "the reply has no code block (and copying is off: clipboard: off "
@@ -1060,6 +1073,7 @@ copy_code(struct app *a)
                    nb > 1 ? TR("; again: the next") : "");
     }
     free(bl);
+    tui_buf_fini(&src);
 }
 
 /* Mouse reporting on (the wheel scrolls) or off (the terminal's own
@@ -1367,27 +1381,46 @@ sidebar_key(struct app *a, int key, int is_fkey)
     } else {
         return;
     }
-    if (tui_param_step(&a->samp, a->param_sel, dir)) {
-        a->samp_set |= PARAMS_BIT(a->param_sel);
-        tui_apply_sampling(a);
-    }
+    if (tui_param_step(&a->samp, a->param_sel, dir))
+        tui_sampling_edited(a, PARAMS_BIT(a->param_sel));
 }
 
-/* 1 when N more bytes fit in the one-line prompt: a session title holds at
-** most STORE_TITLE_MAX - 1 bytes, so the rename prompt stops taking text
-** there (with a notice) instead of refusing the title after Enter. */
+/* 1 when N more bytes fit in the one-line prompt: a session title and a
+** preset's name hold at most STORE_TITLE_MAX - 1 bytes, so their prompts
+** stop taking text there (with a notice) instead of refusing it after
+** Enter. */
 static int
 prompt_room(struct app *a, size_t n)
 {
     /* (a selection is replaced by what is typed: it takes no room) */
-    if (a->prompt_kind != TUI_PROMPT_RENAME ||
+    if ((a->prompt_kind != TUI_PROMPT_RENAME && a->prompt_kind != TUI_PROMPT_PRESET_SAVE) ||
         (a->prompt.sel ? 0 : a->prompt.len) + n <= STORE_TITLE_MAX - 1)
         return 1;
     /* the footer is the prompt's line: the label says it */
-    snprintf(a->prompt_label, sizeof a->prompt_label, TR("a title holds at most %d bytes: "),
+    snprintf(a->prompt_label, sizeof a->prompt_label,
+             a->prompt_kind == TUI_PROMPT_RENAME ? TR("a title holds at most %d bytes: ")
+                                                 : TR("a preset name holds at most %d bytes: "),
              STORE_TITLE_MAX - 1);
     a->dirty = 1;
     return 0;
+}
+
+/* Up (DIR -1) or Down in IN: a history entry cut when the history file
+** kept it (history.h) says so when it comes into the box -- Enter would
+** send only that part. */
+static void
+input_updown(struct app *a, tui_input *in, int dir, int oneline)
+{
+    size_t was = in->hpos;
+
+    if (dir < 0)
+        tui_input_up_at(in, oneline ? 0 : tui_input_cols(a));
+    else
+        tui_input_down_at(in, oneline ? 0 : tui_input_cols(a));
+    if (in->hpos != was && tui_input_hist_cut(in, in->hpos))
+        tui_notice(a, 0, "this history entry is only the first %u KiB of the message (its "
+                         "session keeps it whole): Enter sends the part shown",
+                   TUI_HISTORY_ENTRY_MAX >> 10);
 }
 
 static void
@@ -1398,12 +1431,9 @@ input_edit(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
         case KEY_LEFT:  tui_input_left(in); break;
         case KEY_RIGHT: tui_input_right(in); break;
         case KEY_UP:              /* a one-line prompt: its history, if any */
-            if (!oneline || in->nhist > 0)   /* the box: by its rows as drawn */
-                tui_input_up_at(in, oneline ? 0 : tui_input_cols(a));
-            break;
         case KEY_DOWN:
-            if (!oneline || in->nhist > 0)
-                tui_input_down_at(in, oneline ? 0 : tui_input_cols(a));
+            if (!oneline || in->nhist > 0)   /* the box: by its rows as drawn */
+                input_updown(a, in, key == KEY_UP ? -1 : 1, oneline);
             break;
         case KEY_HOME:
             if (!oneline && in->len == 0)
@@ -1433,6 +1463,7 @@ input_edit(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
     case CFG_FIX_END:
         input_key(a, in, KEY_END, 1, oneline);
         return;
+    case CFG_FIX_EOF_QUIT:    tui_input_delete(in); return;   /* (readline's; the empty box quits) */
     case CFG_FIX_KILL_EOL:    tui_input_kill_eol(in); return;
     case CFG_FIX_KILL_ALL:    tui_input_kill_all(in); return;
     case CFG_FIX_YANK:        /* what the last kills deleted, back */

@@ -263,6 +263,9 @@ struct app {
     unsigned        samp_set;
     unsigned        samp_config;   /* of samp_set at launch, those from the config's
                                       preset (a resumed session's own values win) */
+    unsigned        samp_pending;  /* of samp_set, those the user set while a job ran:
+                                      they win over the values it ends with
+                                      (tui_session_sync) */
     char            model_label[128];
     char            model_path[1024];   /* "" for the demo model */
     char            vocab_path[STORE_PATH_MAX]; /* World vocabulary in use, "" = bytes */
@@ -431,6 +434,11 @@ int  tui_worker_end(tui_worker *w);
 /* session.c (UI thread, no job running) */
 /* The sidebar's values to the runtime (not while a job runs). */
 void tui_apply_sampling(struct app *a);
+/* The user set the values BITS (PARAMS_BIT) of a->samp (the sidebar, a
+** preset): to the runtime now, or, while a job runs, when it ends -- over
+** the values it brings (an open: the session's), kept and saved as an edit
+** made after it would be. */
+void tui_sampling_edited(struct app *a, unsigned bits);
 /* Run a session-runtime JOB (OPEN, SIBLING, SWITCH) on the worker thread;
 ** PATH (SWITCH) is copied.  0, or -1 with a notice (busy). */
 int  tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *path);

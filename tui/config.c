@@ -188,7 +188,8 @@ cfg_default_path(char *buf, size_t cap)
 **                  item checked on its own, in file order (load_list)
 **                  greeting user bot think stop ban -> each checked by
 **                  storage/framing.h's rules (an empty user or bot is
-**                  refused, as --user "": the default is the key left out)
+**                  refused, as --user "", and so is an empty think: the
+**                  default is the key left out)
 ** A YAML syntax error ends the walk; the settings read before it are kept.
 */
 
@@ -214,7 +215,7 @@ static const struct {
     int         act;         /* the action it may be bound to, or -1 */
     const char *what;
 } fixed_table[] = {
-#define CFG_FIX_TAB_(e, k, a, w) { k, a, w },
+#define CFG_FIX_TAB_(e, k, a, w, hk, h) { k, a, w },
     CFG_FIXED_KEYS(CFG_FIX_TAB_)
 #undef CFG_FIX_TAB_
 };
@@ -511,7 +512,10 @@ check_framing(tui_yaml_loader *l, const yaml_mark_t *m, const char *key, tui_con
         if ((rc = chat_name_check(key, v, &err)) != RWKV_OK)
             v[0] = '\0';
     } else if (strcmp(key, "think") == 0) {
-        if ((rc = framing_set_think(&f, c->think, &err)) != RWKV_OK)
+        int mode;
+        /* "" too, as a mode that is none of the five (framing_set_think
+        ** takes "" for "no mode set": the default is the key left out) */
+        if ((rc = chat_think_parse(c->think, &mode, &err)) != RWKV_OK)
             c->think[0] = '\0';
     }
     if (rc != RWKV_OK) {

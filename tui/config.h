@@ -84,34 +84,54 @@ enum cfg_action {
 /*
 ** The keys the client keeps for itself, never an action's: the message
 ** box's editing keys and the app's own.  X(enum suffix, key, the action it
-** may be bound to as well (it does the same) or -1, what it does).  This is
-** the one list: app.c's key handling names these keys by their enum
-** (CFG_FIX_KILL_ALL is C-u; C-m reaches it as TUI_K_ENTER), and cfg_load refuses to bind any of them
-** (cfg_fixed_key), saying what it does: "'C-u' clears the message box".
+** may be bound to as well (it does the same) or -1, what it does, F1's key
+** column, F1's description).  This is the one list: app.c's key handling
+** names these keys by their enum (CFG_FIX_KILL_ALL is C-u; C-m reaches it
+** as TUI_K_ENTER), cfg_load refuses to bind any of them (cfg_fixed_key),
+** saying what it does: "'C-u' clears the message box", and F1 (menu_help.c)
+** lists each: its key column is the format's %s made the key's name, or the
+** names of the keys of one row ("C-k/C-u/C-w": a key whose column and
+** description are NULL is on the row of the one before it).
 ** Only keys cfg_key_parse can name are listed (Backspace's DEL, Alt-Enter
 ** and M-Backspace cannot be bound).
 */
 #define CFG_FIXED_KEYS(X)                                                            \
-    X(ENTER,      CFG_KEY_CTRL('m'), -1, "is Enter in terminals")                    \
-    X(NEWLINE,    CFG_KEY_CTRL('j'), -1, "is the message box's new line in terminals") \
-    X(BACKSPACE,  CFG_KEY_CTRL('h'), -1, "is Backspace in terminals")                \
-    X(HOME,       CFG_KEY_CTRL('a'), -1, "moves to the start of the line in the message box") \
-    X(END,        CFG_KEY_CTRL('e'), -1, "moves to the end of the line in the message box") \
-    X(LEFT,       CFG_KEY_CTRL('b'), -1, "moves the message box's cursor left")       \
-    X(KILL_EOL,   CFG_KEY_CTRL('k'), -1, "deletes to the end of the line in the message box") \
-    X(KILL_ALL,   CFG_KEY_CTRL('u'), -1, "clears the message box")                   \
-    X(KILL_WORD,  CFG_KEY_CTRL('w'), -1, "deletes the word before the cursor in the message box") \
-    X(YANK,       CFG_KEY_CTRL('y'), -1, "puts the text deleted last back in the message box") \
-    X(WORD_LEFT,  CFG_KEY_ALT('b'),  -1, "moves to the start of a word in the message box") \
-    X(WORD_RIGHT, CFG_KEY_ALT('f'),  -1, "moves to the end of a word in the message box") \
-    X(KILL_NEXT,  CFG_KEY_ALT('d'),  -1, "deletes to the end of a word in the message box") \
-    X(CANCEL,     CFG_KEY_CTRL('c'), -1, "stops a running reply")                    \
-    X(SUSPEND,    CFG_KEY_CTRL('z'), -1, "suspends the client")                      \
-    X(EOF_QUIT,   CFG_KEY_CTRL('d'), -1, "quits from an empty message box")          \
-    X(QUIT,       CFG_KEY_CTRL('q'), CFG_ACT_QUIT, "quits")
+    X(ENTER,      CFG_KEY_CTRL('m'), -1, "is Enter in terminals", TR_NOOP("Enter, %s"), \
+      TR_NOOP("send the message (text right after it, as in a paste without markers: a new line)")) \
+    X(NEWLINE,    CFG_KEY_CTRL('j'), -1, "is the message box's new line in terminals", \
+      TR_NOOP("Alt-Enter, %s"), TR_NOOP("new line in the message"))                  \
+    X(BACKSPACE,  CFG_KEY_CTRL('h'), -1, "is Backspace in terminals",                \
+      TR_NOOP("Backspace/Delete, %s"),                                               \
+      TR_NOOP("delete a whole character (Delete and C-d: the one after the cursor)")) \
+    X(EOF_QUIT,   CFG_KEY_CTRL('d'), -1, "quits from an empty message box", NULL, NULL) \
+    X(HOME,       CFG_KEY_CTRL('a'), -1, "moves to the start of the line in the message box", \
+      TR_NOOP("Home/End, %s"), TR_NOOP("start/end of line (empty box: top/end of transcript)")) \
+    X(END,        CFG_KEY_CTRL('e'), -1, "moves to the end of the line in the message box", \
+      NULL, NULL)                                                                    \
+    X(LEFT,       CFG_KEY_CTRL('b'), -1, "moves the message box's cursor left",       \
+      TR_NOOP("Left/Right, %s"), TR_NOOP("move by character (C-f searches the transcript)")) \
+    X(KILL_EOL,   CFG_KEY_CTRL('k'), -1, "deletes to the end of the line in the message box", \
+      "%s", TR_NOOP("delete to end of line / all the text, every line / word before")) \
+    X(KILL_ALL,   CFG_KEY_CTRL('u'), -1, "clears the message box", NULL, NULL)       \
+    X(KILL_WORD,  CFG_KEY_CTRL('w'), -1, "deletes the word before the cursor in the message box", \
+      NULL, NULL)                                                                    \
+    X(YANK,       CFG_KEY_CTRL('y'), -1, "puts the text deleted last back in the message box", \
+      "%s", TR_NOOP("put back the text deleted last (C-u, C-k, C-w, M-d, M-Backspace; deletes in a row add up)")) \
+    X(WORD_LEFT,  CFG_KEY_ALT('b'),  -1, "moves to the start of a word in the message box", \
+      "%s", TR_NOOP("move to the start / end of a word (CJK: a run of one script)")) \
+    X(WORD_RIGHT, CFG_KEY_ALT('f'),  -1, "moves to the end of a word in the message box", \
+      NULL, NULL)                                                                    \
+    X(KILL_NEXT,  CFG_KEY_ALT('d'),  -1, "deletes to the end of a word in the message box", \
+      TR_NOOP("%s / M-Backspace"), TR_NOOP("delete to the end / start of a word"))   \
+    X(CANCEL,     CFG_KEY_CTRL('c'), -1, "stops a running reply", TR_NOOP("Esc, %s"), \
+      TR_NOOP("cancel the running reply (kept, marked interrupted), the prefill (the message goes back to the box) or a replay (nothing changes)")) \
+    X(SUSPEND,    CFG_KEY_CTRL('z'), -1, "suspends the client", "%s",                \
+      TR_NOOP("suspend (the shell's fg resumes)"))                                   \
+    X(QUIT,       CFG_KEY_CTRL('q'), CFG_ACT_QUIT, "quits", TR_NOOP("C-d (empty box), %s"), \
+      TR_NOOP("quit"))
 
 enum cfg_fixed_key {
-#define CFG_FIX_ENUM_(e, k, a, w) CFG_FIX_##e = (k),
+#define CFG_FIX_ENUM_(e, k, a, w, hk, h) CFG_FIX_##e = (k),
     CFG_FIXED_KEYS(CFG_FIX_ENUM_)
 #undef CFG_FIX_ENUM_
 };

@@ -78,11 +78,11 @@ parse(tui_input *in, char *data, size_t len, const char *path, rwkv_err *err)
         char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-        if (n < 2 || (p[0] != 's' && p[0] != 'd') || p[1] != ' ' || draft ||
+        if (n < 2 || !strchr("sdc", p[0]) || p[0] == '\0' || p[1] != ' ' || draft ||
             memchr(p, '\0', n) != NULL || unescape(p + 2, n - 2) < 0)
             return rwkv_errf(err, RWKV_EFORMAT, "%s:%zu: damaged line", path, line + 1), -1;
         draft = p[0] == 'd';
-        tui_input_remember(in, p + 2);
+        tui_input_remember_cut(in, p + 2, p[0] == 'c');
         p += n + 1;
     }
     return draft;
@@ -120,8 +120,9 @@ tui_history_load(tui_input *in, const char *path, rwkv_err *err)
 
 /* S escaped (history.h) as one line of F after KIND, cut on a code point
 ** to TUI_HISTORY_ENTRY_MAX bytes when sent (the session keeps the whole
-** message), to the box's TUI_INPUT_MAX when the draft (kept nowhere else:
-** a 100 kB paste left unsent came back cut to 16 KiB). */
+** message; kind 'c' says it was cut, now or before), to the box's
+** TUI_INPUT_MAX when the draft (kept nowhere else: a 100 kB paste left
+** unsent came back cut to 16 KiB). */
 static void
 put_entry(FILE *f, char kind, const char *s)
 {
@@ -131,6 +132,8 @@ put_entry(FILE *f, char kind, const char *s)
         n = cap;
         while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
             n--;
+        if (kind == 's')
+            kind = 'c';
     }
     fputc(kind, f);
     fputc(' ', f);
@@ -176,7 +179,7 @@ tui_history_save(const tui_input *in, const char *draft, const char *path, rwkv_
     tui_input_init(&all);
     if (tui_history_load(&all, path, &ignored) < 0)       /* damaged: ours instead */
         for (size_t i = 0; i + in->nnew < in->nhist; i++)
-            tui_input_remember(&all, in->hist[i]);
+            tui_input_remember_cut(&all, in->hist[i], tui_input_hist_cut(in, i));
     for (size_t i = in->nhist - in->nnew; i < in->nhist; i++)
         tui_input_remember(&all, in->hist[i]);
     if (draft != NULL) {          /* marked only when added: a repeat needs no mark */
@@ -190,7 +193,8 @@ tui_history_save(const tui_input *in, const char *draft, const char *path, rwkv_
         goto out;
     fputs(HIST_MAGIC "\n", f);
     for (size_t i = 0; i < all.nhist; i++)
-        put_entry(f, has_draft && i + 1 == all.nhist ? 'd' : 's', all.hist[i]);
+        put_entry(f, has_draft && i + 1 == all.nhist ? 'd' : tui_input_hist_cut(&all, i) ? 'c' : 's',
+                  all.hist[i]);
     rc = rwkv_atomic_commit(at, err) == RWKV_OK ? 0 : -1;
     at = NULL;
 out:

@@ -10,8 +10,8 @@
 ** saves nothing) keeps it from being written.
 **
 ** Format: the line "rwkv-tui history 1", then one entry a line, oldest
-** first: "s TEXT" (sent) or "d TEXT" (the draft left at quit; at most one,
-** the last line).  TEXT escapes '\\' as "\\\\", newline as "\\n" and CR as
+** first: "s TEXT" (sent), "c TEXT" (sent, and cut as below: Up says so) or
+** "d TEXT" (the draft left at quit; at most one, the last line).  TEXT escapes '\\' as "\\\\", newline as "\\n" and CR as
 ** "\\r"; every other byte is itself, so any text round-trips.  At most
 ** TUI_INPUT_HISTORY entries, each sent one cut to TUI_HISTORY_ENTRY_MAX
 ** bytes on a whole character (its session keeps it whole); the draft is

@@ -28,6 +28,7 @@ tui_input_fini(tui_input *in)
     for (size_t i = 0; i < in->nhist; i++)
         free(in->hist[i]);
     free(in->hist);
+    free(in->hcut);
     free(in->buf);
     free(in->draft);
     free(in->kill);
@@ -493,29 +494,45 @@ is_blank(const char *s)
     return *s == '\0';
 }
 
-/* S onto the history unless blank or a repeat of the last entry; 1 if added. */
+/* S (a message cut when CUT) onto the history unless blank or a repeat of
+** the last entry; 1 if added. */
 static int
-hist_add(tui_input *in, const char *s)
+hist_add(tui_input *in, const char *s, int cut)
 {
     if (is_blank(s) || (in->nhist > 0 && strcmp(in->hist[in->nhist - 1], s) == 0))
         return 0;
     if (in->nhist == TUI_INPUT_HISTORY) {
         free(in->hist[0]);
         memmove(in->hist, in->hist + 1, (in->nhist - 1) * sizeof *in->hist);
+        memmove(in->hcut, in->hcut + 1, in->nhist - 1);
         in->nhist--;
     }
     in->hist = tui_xrealloc(in->hist, (in->nhist + 1) * sizeof *in->hist);
+    in->hcut = tui_xrealloc(in->hcut, in->nhist + 1);
+    in->hcut[in->nhist] = cut != 0;
     in->hist[in->nhist++] = tui_xstrdup(s);
     in->hpos = in->nhist;
     return 1;
 }
 
 void
-tui_input_remember(tui_input *in, const char *s)
+tui_input_remember_cut(tui_input *in, const char *s, int cut)
 {
-    hist_add(in, s);
+    hist_add(in, s, cut);
     if (in->nnew > in->nhist)
         in->nnew = in->nhist;
+}
+
+void
+tui_input_remember(tui_input *in, const char *s)
+{
+    tui_input_remember_cut(in, s, 0);
+}
+
+int
+tui_input_hist_cut(const tui_input *in, size_t i)
+{
+    return i < in->nhist && in->hcut[i];
 }
 
 void
@@ -525,7 +542,7 @@ tui_input_history_from(tui_input *in, const tui_input *src)
         free(in->hist[i]);
     in->nhist = in->nnew = 0;
     for (size_t i = 0; i < src->nhist; i++)
-        hist_add(in, src->hist[i]);
+        hist_add(in, src->hist[i], src->hcut[i]);
     in->hpos = in->nhist;
     free(in->draft);
     in->draft = NULL;
@@ -549,7 +566,7 @@ tui_input_take(tui_input *in)
     if (is_blank(in->buf))
         return NULL;
     s = tui_xstrdup(in->buf);
-    if (hist_add(in, s) && in->nnew < in->nhist)
+    if (hist_add(in, s, 0) && in->nnew < in->nhist)
         in->nnew++;
     in->hpos = in->nhist;
     free(in->draft);

@@ -18,6 +18,8 @@ typedef struct tui_input {
     size_t  len, cap;
     size_t  cur;          /* cursor: byte offset, on a character boundary */
     char  **hist;         /* owned strings, oldest first */
+    unsigned char *hcut;  /* hcut[i]: hist[i] is a message cut when the history
+                             file kept it (tui_input_remember_cut) */
     size_t  nhist;
     size_t  hpos;         /* == nhist when editing the draft */
     char   *draft;        /* the unsent text while browsing history, owned */
@@ -96,6 +98,11 @@ char *tui_input_take(tui_input *in);
 /* Add a copy of S to the history (not counted in NNEW) unless it is blank
 ** or equal to the last entry; the oldest entry goes when it is full. */
 void tui_input_remember(tui_input *in, const char *s);
+/* The same for S, the start of a longer message when CUT (the history file
+** keeps TUI_HISTORY_ENTRY_MAX bytes of one: history.h). */
+void tui_input_remember_cut(tui_input *in, const char *s, int cut);
+/* 1 when history entry I was remembered cut. */
+int  tui_input_hist_cut(const tui_input *in, size_t i);
 /* IN's history replaced by a copy of SRC's entries (none of them new to
 ** this run), browsing reset: a prompt opened with its kind's history. */
 void tui_input_history_from(tui_input *in, const tui_input *src);

@@ -254,14 +254,15 @@ open_fence(const char *l, size_t ll, char *ch)
 }
 
 /* The line closes a block opened by FLEN characters FCH: a fence of the
-** same character, at least as long, nothing after it but blanks. */
+** same character, at least as long, nothing after it but blanks (a CR
+** too: a saved CRLF text, as M-k reads it). */
 static int
 close_fence(const char *l, size_t ll, char fch, size_t flen)
 {
     char ch;
     size_t k = fence(l, ll, &ch), r = k;
 
-    while (r < ll && (l[r] == ' ' || l[r] == '\t'))
+    while (r < ll && (l[r] == ' ' || l[r] == '\t' || l[r] == '\r'))
         r++;
     return k && ch == fch && k >= flen && r == ll;
 }
@@ -435,6 +436,8 @@ tui_md_code_blocks(const char *src, size_t n, tui_md_block **out)
         if (in_code && close_fence(src + i, e - i, fch, flen)) {
             in_code = 0;
             b[nb - 1].len = i > b[nb - 1].off ? i - 1 - b[nb - 1].off : 0;
+            if (b[nb - 1].len > 0 && src[b[nb - 1].off + b[nb - 1].len - 1] == '\r')
+                b[nb - 1].len--;        /* a CRLF block: its last line break whole */
         } else if (!in_code && (flen = open_fence(src + i, e - i, &fch)) > 0) {
             in_code = 1;
             b = tui_xgrow(b, &cap, nb, sizeof *b, 4);

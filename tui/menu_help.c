@@ -9,16 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sidebar.h"
 #include "text.h"
 
-/* The editing keys that are not in the config's action table. */
+/* The keys that are neither an action nor one the client keeps (those
+** come from config.h's CFG_FIXED_KEYS: fixed_row). */
 static const char *const fixed_keys[][2] = {
-    { TR_NOOP("Enter"), TR_NOOP("send the message (text right after it, as in a paste without "
-               "markers: a new line)") },
-    { TR_NOOP("Alt-Enter, C-j"), TR_NOOP("new line in the message") },
-    { TR_NOOP("Left/Right, C-b"), TR_NOOP("move by character (C-f searches the transcript)") },
-    { TR_NOOP("M-b / M-f"), TR_NOOP("move to the start / end of a word (CJK: a run of one script)") },
-    { TR_NOOP("M-d / M-Backspace"), TR_NOOP("delete to the end / start of a word") },
     { TR_NOOP("Search: Enter/Down/C-f"), TR_NOOP("next match; Up, S-Tab: previous; Esc closes") },
     { TR_NOOP("Search: C-p / C-n"), TR_NOOP("earlier / later searches (kept across runs)") },
     { TR_NOOP("Shift-drag"), TR_NOOP("select text with the mouse while mouse reporting is on (most "
@@ -26,22 +22,12 @@ static const char *const fixed_keys[][2] = {
     { TR_NOOP("Up/Down"), TR_NOOP("move by row, as the box wraps; on the first/last row the history (kept across runs)") },
     { TR_NOOP("Prompt: Up/Down"), TR_NOOP("that prompt's history, kept across runs: M-g's prompts, the file "
                        "paths typed (F3 C-w, F2 C-e / C-o), F5 C-s's strategies") },
-    { TR_NOOP("Home/End, C-a/C-e"), TR_NOOP("start/end of line (empty box: top/end of transcript)") },
-    { TR_NOOP("C-k / C-u / C-w"), TR_NOOP("delete to end of line / all the text, every line / word "
-                         "before") },
-    { TR_NOOP("C-y"), TR_NOOP("put back the text deleted last (C-u, C-k, C-w, M-d, M-Backspace; "
-               "deletes in a row add up)") },
-    { TR_NOOP("Backspace/Delete"), TR_NOOP("delete a whole character") },
     { TR_NOOP("PgUp/PgDn, wheel"), TR_NOOP("scroll the transcript (in a menu the wheel moves)") },
     { TR_NOOP("Shift-Up/Down"), TR_NOOP("scroll one line") },
-    { TR_NOOP("Esc, C-c"), TR_NOOP("cancel the running reply (kept, marked interrupted), the prefill "
-                  "(the message goes back to the box) or a replay (nothing changes)") },
     { TR_NOOP("Esc (editing)"), TR_NOOP("leave edit mode: the next message continues the branch (C-u only "
                         "clears the text, to rewrite it)") },
     { TR_NOOP("Esc (pasting...)"), TR_NOOP("end a paste whose end the terminal never sent (until then a paste "
                           "is text, its Enter a new line)") },
-    { TR_NOOP("C-d (empty box), C-q"), TR_NOOP("quit") },
-    { TR_NOOP("C-z"), TR_NOOP("suspend (the shell's fg resumes)") },
     { TR_NOOP("Sidebar: Up/Down"), TR_NOOP("choose a parameter") },
     { TR_NOOP("Sidebar: Left/Right, -/+"), TR_NOOP("change it by one step (PgUp/PgDn: 10)") },
     { TR_NOOP("Sidebar: Enter or a digit"), TR_NOOP("type a value") },
@@ -54,6 +40,45 @@ static const char *const fixed_keys[][2] = {
                         "model:NAME keeps that model's sessions") },
     { TR_NOOP("State files: (none)"), TR_NOOP("back to no state file (the greeting)") },
 };
+
+/* The keys the client keeps (config.h), each with F1's key column (a
+** format: %s is the row's key names) and description; NULL both: on the
+** row of the key before. */
+static const struct {
+    int         key;
+    const char *col, *what;
+} kept_keys[] = {
+#define HELP_KEPT_(e, k, a, w, hk, h) { k, hk, h },
+    CFG_FIXED_KEYS(HELP_KEPT_)
+#undef HELP_KEPT_
+};
+
+#define N_KEPT (sizeof kept_keys / sizeof kept_keys[0])
+
+/* The key column of the kept keys' row that starts at I into OUT: its
+** format (TR: in the interface language) with %s made the names of the
+** row's keys ("C-k/C-u/C-w").  Returns the index after the row. */
+static size_t
+kept_row(size_t i, const char *(*tr)(const char *), char *out, size_t cap)
+{
+    const char *fmt = tr(kept_keys[i].col), *at = strstr(fmt, "%s");
+    char names[96];
+    size_t o = 0, j = i;
+
+    names[0] = '\0';
+    do {
+        cfg_key_name(kept_keys[j].key, names + o, sizeof names - o);
+        o = strlen(names);
+        if (o + 4 < sizeof names && j + 1 < N_KEPT && kept_keys[j + 1].what == NULL)
+            o += (size_t)snprintf(names + o, sizeof names - o, "/");
+        j++;
+    } while (j < N_KEPT && kept_keys[j].what == NULL);
+    if (at == NULL)
+        snprintf(out, cap, "%s", fmt);
+    else
+        snprintf(out, cap, "%.*s%s%s", (int)(at - fmt), fmt, names, at + 2);
+    return j;
+}
 
 #define N_FIXED (sizeof fixed_keys / sizeof fixed_keys[0])
 
@@ -80,7 +105,8 @@ help_en(const char *s)
 
 /*
 ** Every row of the help, in order: the actions with their keys from CFG,
-** the fixed editing keys, then each menu's own keys.  FN gets the key
+** the keys the client keeps (CFG_FIXED_KEYS), the other fixed keys, then
+** each menu's own keys.  FN gets the key
 ** column and the description, in the interface language when LOCAL (F1),
 ** else in English (--help-ui, the man page).
 */
@@ -88,11 +114,16 @@ void
 tui_help_rows(const tui_config *cfg, int local, tui_help_row_fn fn, void *ud)
 {
     const char *(*tr)(const char *) = local ? tui_tr : help_en;
-    char key[32];
+    char key[128];
 
     for (int i = 0; i < CFG_ACT_COUNT; i++) {
         cfg_key_name(cfg->keys[i], key, sizeof key);
         fn(ud, key, tr(cfg_action_help(i)));
+    }
+    for (size_t i = 0; i < N_KEPT;) {
+        const char *what = tr(kept_keys[i].what);
+        i = kept_row(i, tr, key, sizeof key);
+        fn(ud, key, what);
     }
     for (size_t i = 0; i < N_FIXED; i++)
         if (fixed_menu(i) == NULL)
@@ -151,6 +182,13 @@ fill_help(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     (void)msg;
     tui_help_rows(&a->cfg, 1, help_measure, &h);
     tui_help_rows(&a->cfg, 1, help_add, &h);
+    /* then the sidebar's parameters, their help whole (the sidebar cuts
+    ** what its rows cannot hold, with an ellipsis) */
+    for (int i = 0; i < tui_param_count(); i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s: %s", TR("Parameters"), params_table[i].cli);
+        help_add(&h, name, TR(params_table[i].help));
+    }
 }
 
 void

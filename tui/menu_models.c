@@ -15,7 +15,6 @@
 #include "menus.h"
 #include "../core/model/strategy.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +41,8 @@ list_folder(tui_menu *m, const struct app *a, tui_menu_msg *msg, const char *giv
     size_t n;
     char **names;
 
-    if (tui_expand_path(given, dir, sizeof dir) != 0)
+    if ((names = tui_folder_names(given, 0, dir, sizeof dir, &n, quiet ? NULL : msg)) == NULL)
         return;
-    if ((names = tui_dir_names(dir, &n)) == NULL) {
-        if (!quiet)
-            tui_menu_say(msg, 1, "model folder %s: %s", dir, strerror(errno));
-        return;
-    }
     for (size_t k = 0; k < n; k++) {
         snprintf(path, sizeof path, "%s/%.255s", dir, names[k]);
         /* a state-tuning file beside the models is F3's (the loader would

@@ -47,6 +47,7 @@ load(struct app *a, const tui_menu_item *it, int key)
     rwkv_sampling p;
     rwkv_err err;
     int seed_i = params_find("seed"), rc;
+    unsigned bits = 0;
 
     (void)key;
     if (it == NULL)
@@ -68,9 +69,9 @@ load(struct app *a, const tui_menu_item *it, int key)
         if (i == seed_i)
             continue;
         params_copy(&a->samp, &p, i);
-        a->samp_set |= PARAMS_BIT(i);
+        bits |= PARAMS_BIT(i);
     }
-    tui_apply_sampling(a);
+    tui_sampling_edited(a, bits);
     tui_notice(a, 0, "preset '%s' loaded", it->label);
     tui_framing_preset_load(a, it->data);     /* and its framing, if it has one */
     tui_menu_close(a);
@@ -111,13 +112,14 @@ preset_builtin(const char *name)
 
 /* A preset not saved (the database's lock held by another program): the
 ** name typed is kept for Enter again.  A built-in's name is refused before
-** anything is asked (it can never be replaced), the prompt kept open for
-** another name. */
+** anything is asked (it can never be replaced), and a name the store
+** refuses (too long) after, the prompt kept open to correct it. */
 static int
 accept_save(struct app *a, const char *text)
 {
     rwkv_sampling old;
     rwkv_err err;
+    int rc;
 
     if (text[0] == '\0')
         return TUI_PROMPT_DONE;
@@ -133,9 +135,11 @@ accept_save(struct app *a, const char *text)
     if (store_preset_get(a->st, text, &old, NULL, &err) == RWKV_OK &&
         tui_replace_ask_name(a, TUI_PROMPT_PRESET_SAVE, text, text, TR_NOOP("preset")))
         return TUI_PROMPT_DONE;       /* asked first */
-    if (store_preset_put(a->st, text, &a->samp, NULL, &err) != RWKV_OK) {
+    if ((rc = store_preset_put(a->st, text, &a->samp, NULL, &err)) != RWKV_OK) {
+        /* a name the store refuses (EINVAL) is to be corrected, as a
+        ** session's title is; a write that failed is tried again */
         tui_notice(a, 1, "saving preset '%s': %s", text, err.msg);
-        return TUI_PROMPT_AGAIN;
+        return rc == RWKV_EINVAL ? TUI_PROMPT_REFUSED : TUI_PROMPT_AGAIN;
     }
     tui_notice(a, 0, "preset '%s' saved", text);
     tui_framing_preset_save(a, text);     /* the framing in use goes with it */

@@ -503,7 +503,19 @@ accept_rename(struct app *a, const char *text)
         tui_notice(a, 1, "a title cannot be empty: type one (Esc keeps the old one)");
         return TUI_PROMPT_REFUSED;
     }
-    if ((rc = store_session_rename(a->st, a->prompt_target, text, &err)) != RWKV_OK) {
+    if (a->busy && (a->prompt_target == a->sid ||
+                    (a->w.job == TUI_JOB_OPEN && a->prompt_target == a->open_sid))) {
+        /* the runtime goes on with its title (sess_rename): not while it
+        ** runs a job in that session; Enter again once it is done */
+        tui_notice(a, 1, "wait for the model to finish (Esc cancels it)");
+        return TUI_PROMPT_AGAIN;
+    }
+    /* the session open through the runtime, so its title follows
+    ** everywhere (the status line, F3's file name); another through the
+    ** UI's connection, as while a job runs the runtime's is the worker's */
+    rc = a->prompt_target == a->sid ? sess_rename(a->sess, a->prompt_target, text, &err)
+             : store_session_rename(a->st, a->prompt_target, text, &err);
+    if (rc != RWKV_OK) {
         /* a title the store refuses (EINVAL) is to be corrected; a write
         ** that failed (the lock of another program, a full disk) keeps the
         ** title typed for Enter again */
@@ -512,7 +524,7 @@ accept_rename(struct app *a, const char *text)
     }
     a->notice[0] = '\0';                  /* said: the menu shows the new title */
     if (a->prompt_target == a->sid)
-        snprintf(a->session_title, sizeof a->session_title, "%s", text);
+        snprintf(a->session_title, sizeof a->session_title, "%s", sess_title(a->sess));
     tui_menu_open(a, TUI_MENU_SESSIONS);
     tui_menu_select_id(&a->menu, a->prompt_target);
     return TUI_PROMPT_DONE;

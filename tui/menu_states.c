@@ -19,12 +19,20 @@
 #include "state_save.h"
 #include "text.h"
 
-static void
-list_dir(tui_menu *m, const struct app *a, const char *dir)
+/* The state files of folder GIVEN, its path as used in DIR (CAP bytes); one
+** that cannot be read is named in MSG (tui_folder_names, F5's rule) unless
+** MSG is NULL.  Returns the state files it has (listed here or before), -1
+** when it could not be read. */
+static long
+list_dir(tui_menu *m, const struct app *a, const char *given, char *dir, size_t cap,
+         tui_menu_msg *msg)
 {
     size_t nn;
-    char **names = tui_dir_names(dir, &nn);
+    long found = 0;
+    char **names = tui_folder_names(given, 1, dir, cap, &nn, msg);
 
+    if (names == NULL)
+        return -1;
     for (size_t k = 0; k < nn; k++) {
         char path[2300];
         const char *name = names[k];
@@ -37,10 +45,14 @@ list_dir(tui_menu *m, const struct app *a, const char *dir)
         /* and models (a state folder beside them, RWKV_TUI_STATES at the
         ** models): F5's; a file whose kind cannot be told stays, Enter
         ** says why */
-        if (!dup && (in_use || rwkv_ckpt_kind(path, NULL) != RWKV_CKPT_MODEL))
+        if (!in_use && rwkv_ckpt_kind(path, NULL) == RWKV_CKPT_MODEL)
+            continue;
+        found++;
+        if (!dup)
             tui_menu_add(m, name, in_use ? TR("(in use)") : dir, path, 0);
     }
     tui_free_names(names, nn);
+    return found;
 }
 
 /* The library: state files known to the database (imported ones carry
@@ -85,29 +97,41 @@ list_library(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 static void
 fill_states(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
-    char dir[1024];
+    char dir[1024], used[1024], cfg_dir[1024] = "", env_dir[1024] = "";
     const char *env = getenv("RWKV_TUI_STATES");
+    long in_cfg = 0, in_env = 0;
 
     tui_menu_add(m, TR("(none)"),
                  a->state_path[0] ? TR("no state file: the greeting") : TR("(in use) no state file"),
                  "", TUI_STATE_NONE_ID);
     list_library(m, a, msg);
+    /* the folders the user named say what is wrong with them; the others
+    ** (C-w's, which may not be made yet, and the file's) are looked in quietly */
     if (a->cfg.state_dir[0])
-        list_dir(m, a, a->cfg.state_dir);
+        in_cfg = list_dir(m, a, a->cfg.state_dir, cfg_dir, sizeof cfg_dir, msg);
     if (tui_state_dir(dir, sizeof dir) == 0)   /* where C-w saves */
-        list_dir(m, a, dir);
+        list_dir(m, a, dir, used, sizeof used, NULL);
     if (env && *env)
-        list_dir(m, a, env);
+        in_env = list_dir(m, a, env, env_dir, sizeof env_dir, msg);
     if (a->state_path[0] && a->state_lib_id == 0) {
         const char *slash = strrchr(a->state_path, '/');
         if (slash) {
             snprintf(dir, sizeof dir, "%.*s", (int)(slash - a->state_path), a->state_path);
-            list_dir(m, a, dir);
+            list_dir(m, a, dir, used, sizeof used, NULL);
         } else {
-            list_dir(m, a, ".");
+            list_dir(m, a, ".", used, sizeof used, NULL);
         }
     }
-    if (m->n == 1 && !msg->set)
+    if (m->n > 1 || msg->set)
+        return;
+    /* nothing at all: where it was looked for, or where to set a folder */
+    if (cfg_dir[0] && env_dir[0] && strcmp(cfg_dir, env_dir) != 0 && in_cfg == 0 && in_env == 0)
+        tui_menu_say(msg, 0, "no state files (.pth, .safetensors) in %s or %s", cfg_dir, env_dir);
+    else if (cfg_dir[0] && in_cfg == 0)
+        tui_menu_say(msg, 0, "no state files (.pth, .safetensors) in %s", cfg_dir);
+    else if (env_dir[0] && in_env == 0)
+        tui_menu_say(msg, 0, "no state files (.pth, .safetensors) in %s", env_dir);
+    else
         tui_menu_say(msg, 0, "no state files: set state_dir in the config file or RWKV_TUI_STATES");
 }
 

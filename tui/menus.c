@@ -14,6 +14,7 @@
 #include "menus.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,6 +419,25 @@ tui_dir_names(const char *dir, size_t *n)
     return v;
 }
 
+char **
+tui_folder_names(const char *given, int states, char *dir, size_t cap, size_t *n,
+                 tui_menu_msg *msg)
+{
+    char **v;
+
+    *n = 0;
+    if (tui_expand_path(given, dir, cap) != 0)
+        return NULL;
+    if ((v = tui_dir_names(dir, n)) == NULL && msg != NULL) {
+        const char *why = strerror(errno);
+        if (states)
+            tui_menu_say(msg, 1, "state folder %s: %s", dir, why);
+        else
+            tui_menu_say(msg, 1, "model folder %s: %s", dir, why);
+    }
+    return v;
+}
+
 void
 tui_free_names(char **v, size_t n)
 {
@@ -512,8 +532,7 @@ accept_param(struct app *a, const char *text)
         tui_notice(a, 1, "%s", err.msg);
         return TUI_PROMPT_REFUSED;
     }
-    a->samp_set |= PARAMS_BIT(a->param_sel);
-    tui_apply_sampling(a);
+    tui_sampling_edited(a, PARAMS_BIT(a->param_sel));
     return TUI_PROMPT_DONE;
 }
 

@@ -169,5 +169,13 @@ int    tui_file_usable(const char *path);
 ** read. */
 char **tui_dir_names(const char *dir, size_t *n);
 void   tui_free_names(char **v, size_t n);
+/* tui_dir_names of the folder a user named (GIVEN: the config, an
+** environment variable; "~/" is $HOME's), the path used in DIR (CAP bytes):
+** the one rule of F3 and F5 for such a folder.  One that cannot be read (not
+** there, a file, not ours) is named in MSG with the reason -- "model folder
+** DIR: why" (STATES 0, F5), "state folder DIR: why" (STATES 1, F3) --
+** unless MSG is NULL.  NULL then, or when GIVEN is blank. */
+char **tui_folder_names(const char *given, int states, char *dir, size_t cap, size_t *n,
+                        tui_menu_msg *msg);
 
 #endif

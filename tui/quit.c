@@ -285,6 +285,7 @@ int
 tui_quit_report(struct app *a)
 {
     size_t n = a->sess ? sess_unsaved(a->sess) : 0;
+    char where[160];
 
     if (a->quit_said.len > 0)
         fputs(a->quit_said.p, stderr);
@@ -297,8 +298,8 @@ tui_quit_report(struct app *a)
                     ? " ('" PROG_NAME_TUI " sessions import' takes it back)" : "");
         return 0;
     }
-    fprintf(stderr, PROG_NAME_TUI ": leaving with %zu exchange%s not saved (%s): %s not in the "
-                    "session\n", n, n == 1 ? "" : "s", a->unsaved_why,
-            n == 1 ? "it is" : "they are");
+    sess_unsaved_where(a->sess, n, where, sizeof where);
+    fprintf(stderr, PROG_NAME_TUI ": leaving with %zu exchange%s not saved (%s): %s\n", n,
+            n == 1 ? "" : "s", a->unsaved_why, where);
     return 1;
 }

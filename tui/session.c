@@ -23,8 +23,20 @@
 void
 tui_apply_sampling(struct app *a)
 {
-    if (a->sess && !a->busy)
+    if (a->sess && !a->busy) {
         sess_set_sampling(a->sess, &a->samp, a->samp_set);
+        a->samp_pending = 0;
+    }
+}
+
+void
+tui_sampling_edited(struct app *a, unsigned bits)
+{
+    a->samp_set |= bits;
+    if (a->busy)
+        a->samp_pending |= bits;
+    else
+        tui_apply_sampling(a);
 }
 
 /*
@@ -33,14 +45,17 @@ tui_apply_sampling(struct app *a)
 ** greeting's and every turn's, without a message that has no reply (the
 ** open goes on before it): store_branch_tokens, one query, not the branch
 ** the worker reads -- read now, on the UI thread: the runtime names the
-** session only at the job's END (tui_session_sync).  None for another job,
-** or when the row cannot be read (the status line keeps the current
-** session's then).
+** session only at the job's END (tui_session_sync).  The sidebar shows the
+** session's sampling values from now on (sess_open_sampling), an edit made
+** meanwhile winning at the end.  None for another job, or when the row
+** cannot be read (the status line keeps the current session's then).
 */
 static void
 open_target(struct app *a, int job, int64_t sid, int64_t head)
 {
     store_session ss;
+    rwkv_sampling v = a->samp;
+    unsigned set = a->samp_set;
     rwkv_err err;
 
     a->open_sid = 0;
@@ -53,6 +68,11 @@ open_target(struct app *a, int job, int64_t sid, int64_t head)
         return;
     a->open_sid = sid;
     snprintf(a->open_title, sizeof a->open_title, "%s", ss.title);
+    if (sess_open_sampling(a->sess, a->st, sid, head < 0 ? ss.head_turn : head, &v, &set,
+                           &err) == RWKV_OK) {
+        a->samp = v;
+        a->samp_set = set;
+    }
 }
 
 int
@@ -280,6 +300,7 @@ void
 tui_session_sync(struct app *a)
 {
     const framing *fr = sess_framing(a->sess);
+    const rwkv_sampling mine = a->samp;
 
     a->chat = sess_chat(a->sess);
     a->sid = sess_id(a->sess);
@@ -292,6 +313,12 @@ tui_session_sync(struct app *a)
     a->fr_think = framing_think(fr);
     a->samp = *chat_sampling(a->chat);
     a->samp_set = chat_sampling_set(a->chat);
+    /* what the user set while a job ran wins over what it brought */
+    for (int i = 0; params_table[i].name != NULL; i++)
+        if (a->samp_pending & PARAMS_BIT(i))
+            params_copy(&a->samp, &mine, i);
+    if (a->samp_pending)
+        tui_sampling_edited(a, a->samp_pending);
     tui_session_tokens(a);
     a->dirty = 1;
 }

@@ -515,6 +515,28 @@ tui_sanitize(const char *in, size_t n, tui_buf *out)
     tui_san_flush(&s, out);
 }
 
+void
+tui_sanitize_copy(const char *in, size_t n, tui_buf *out)
+{
+    tui_sanitizer s;
+    size_t i = 0;
+
+    tui_san_init(&s);
+    tui_buf_add(out, "", 0);
+    while (i < n) {
+        size_t k = i;
+        while (k < n && in[k] != '\t' && in[k] != '\r')
+            k++;
+        tui_san_push(&s, in + i, k - i, out);
+        if (k == n)
+            break;
+        tui_san_flush(&s, out);       /* ends a sequence, a cut character */
+        tui_buf_add(out, in + k, 1);
+        i = k + 1;
+    }
+    tui_san_flush(&s, out);
+}
+
 /* Bytes of TEXT fed to the sanitiser at a time by tui_label: it stops once
 ** the first line is longer than the label can show, so a label of a
 ** megabyte reply reads one chunk or two. */

@@ -129,6 +129,17 @@ void tui_san_flush(tui_sanitizer *s, tui_buf *out);
 /* One-shot: sanitise N bytes of IN into OUT. */
 void tui_sanitize(const char *in, size_t n, tui_buf *out);
 /*
+** The copy rule (M-c, M-k): N bytes of a saved text IN as the clipboard
+** gets them, appended to OUT -- the terminal rule above, but its tabs and
+** carriage returns kept as they are, so a copied Makefile recipe, TSV or
+** CRLF text is the one saved.  Nothing else the rule drops gets through:
+** a paste hands the clipboard to a terminal or a program, where an escape
+** sequence or a bidi control would act.  A tab or CR ends an escape
+** sequence it cuts (a terminal would act on it there) and a character it
+** cuts is one U+FFFD.
+*/
+void tui_sanitize_copy(const char *in, size_t n, tui_buf *out);
+/*
 ** A one-line label from N bytes of TEXT (a turn's text, a title): cleaned as
 ** the transcript shows it (the sanitiser above), its first line, cut to at
 ** most MAX bytes (tui_cut) into OUT (CAP bytes, NUL-terminated).  Every

@@ -325,9 +325,11 @@ theme_map_style(const theme_style *s, int ncolors, int light_bg, int *fg, int *b
     if (s->bg >= 0)    /* what the terminal shows at 8/16 colours, else the theme's */
         bg_l = lightness(theme_color_rgb(ncolors < 88 && *bg >= 0 ? *bg : s->bg));
     *fg = map_one(s->fg, ncolors, 1, bg_l, attrs);
-    /* two colours the theme keeps apart must not merge (grey on grey) */
-    if (*fg >= 0 && *fg == *bg && s->fg != s->bg && ncolors < 88) {
-        *fg = lightness(theme_color_rgb(*bg)) < 0x80 ? 7 : 0;
+    /* two colours the theme keeps apart must not merge (grey on grey), at
+    ** any colour count: at 256, #3a3a3a and #3b3b3b are both grey 237, and
+    ** 21 and #0000ff are one blue */
+    if (*fg >= 0 && *fg == *bg && s->fg != s->bg) {
+        *fg = bg_l < 0x80 ? 7 : 0;    /* (the background as it is shown) */
         *attrs &= ~(unsigned)THEME_DIM;
     }
 }

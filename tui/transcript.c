@@ -47,6 +47,7 @@ static void
 turn_fini(tui_turn *tu)
 {
     tui_buf_fini(&tu->text);
+    tui_buf_fini(&tu->raw);
     tui_md_fini(&tu->md);
 }
 
@@ -216,6 +217,8 @@ tui_tr_add(tui_transcript *t, int role, const char *text, size_t n)
     tui_md_init(&tu->md);
     tui_buf_init(&tu->text);
     tui_buf_add(&tu->text, "", 0);
+    tui_buf_init(&tu->raw);
+    tui_buf_add(&tu->raw, text, n);
     tui_san_init(&tu->san);
     tui_san_push(&tu->san, text, n, &tu->text);
     tui_san_flush(&tu->san, &tu->text);
@@ -236,6 +239,7 @@ tui_tr_append(tui_transcript *t, int i, const char *text, size_t n)
     if (i < 0 || i >= t->nturns)
         return;
     tu = &t->turns[i];
+    tui_buf_add(&tu->raw, text, n);
     tui_san_push(&tu->san, text, n, &tu->text);
     if (i == t->nturns - 1)
         relayout_last(t);

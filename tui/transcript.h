@@ -38,6 +38,7 @@ typedef struct tui_turn {
     int           role;
     unsigned      flags;
     tui_buf       text;        /* sanitised UTF-8 */
+    tui_buf       raw;         /* the text as given (saved): what M-c / M-k copy */
     tui_sanitizer san;         /* for streamed raw text */
     char          stats[96];   /* "42 tok, 120.3 tok/s", shown on demand */
     int64_t       store_id;    /* turn id in the store, 0 if none */

@@ -77,11 +77,16 @@ tui_view_init_colors(struct app *a)
         theme_style st = a->th.role[i];
         int fg, bg;
         unsigned extra;
-        if (settable && (st.fg & THEME_RGB_FLAG) && st.fg >= 0) {
+        /* a foreground and background the theme keeps apart that are one
+        ** colour (21 and #0000ff) take no slots: mapped to the palette,
+        ** theme_map_style keeps them apart */
+        int one = st.fg >= 0 && st.bg >= 0 && st.fg != st.bg &&
+                  theme_color_rgb(st.fg) == theme_color_rgb(st.bg);
+        if (settable && !one && (st.fg & THEME_RGB_FLAG) && st.fg >= 0) {
             int k = rgb_slot(st.fg & 0xFFFFFF, slots, &nslots);
             st.fg = k >= 0 ? k : st.fg;
         }
-        if (settable && (st.bg & THEME_RGB_FLAG) && st.bg >= 0) {
+        if (settable && !one && (st.bg & THEME_RGB_FLAG) && st.bg >= 0) {
             int k = rgb_slot(st.bg & 0xFFFFFF, slots, &nslots);
             st.bg = k >= 0 ? k : st.bg;
         }
@@ -1003,8 +1008,15 @@ draw_sidebar(struct app *a, int top, int h, int x0)
                 const char *help = TR(params_table[a->param_sel].help);  /* core's */
                 tui_span *sp;
                 size_t k = tui_wrap(help, strlen(help), w - 2, &sp);
-                for (size_t i = 0; i < k && y < top + h; i++, y++)
-                    put(y, x0 + 1, help + sp[i].off, sp[i].len, w - 2, la);
+                for (size_t i = 0; i < k && y < top + h; i++, y++) {
+                    /* the last row, with more to come: it ends with an
+                    ** ellipsis (F1 lists the parameters' help whole) */
+                    int cut = y == top + h - 1 && i + 1 < k;
+                    int cw = put(y, x0 + 1, help + sp[i].off, sp[i].len,
+                                 cut ? w - 2 - ELLIPSIS_W : w - 2, la);
+                    if (cut)
+                        puts_(y, x0 + 1 + cw, tui_ellipsis(), ELLIPSIS_W, la);
+                }
                 free(sp);
             }
         }
@@ -1527,6 +1539,37 @@ menu_label_col(const tui_menu *m, int text_w)
     return lw < col ? lw : col;
 }
 
+/* The menu's search field " search: QUERY " in at most ROOM cells, into
+** LINE (CAP bytes): a query too long for the title row shows its end, cut
+** at the front with an ellipsis ("search: …the end"), by cells (a wide
+** character is two), as the input box keeps what is typed last in sight.
+** Returns its cells; 0 when there is no room even for that. */
+static int
+menu_filter_text(const char *q, int room, char *line, size_t cap)
+{
+    char cut[TUI_MENU_FILTER + 8];
+    size_t n = strlen(q), off = 0;
+    int frame, w = tui_str_width(q, n);
+
+    snprintf(line, cap, TR(" search: %s "), "");
+    frame = tui_str_width(line, strlen(line));
+    if (frame + w > room) {
+        int keep = room - frame - ELLIPSIS_W;   /* cells of the query's end */
+        if (keep < 1)
+            return 0;
+        while (off < n && w > keep) {
+            int cw;
+            size_t d, k = tui_cluster(q + off, n - off, &cw, &d);
+            w -= cw;
+            off += k;
+        }
+        snprintf(cut, sizeof cut, "%s%s", tui_ellipsis(), q + off);
+        q = cut;
+    }
+    snprintf(line, cap, TR(" search: %s "), q);
+    return tui_str_width(line, strlen(line));
+}
+
 static void
 draw_menu(struct app *a, int top, int h)
 {
@@ -1534,7 +1577,7 @@ draw_menu(struct app *a, int top, int h)
     int w = m->widest + 4 > TUI_MENU_W ? m->widest + 4 : TUI_MENU_W;
     int bh, x0, y0, list_h, whole, lcol;
     int body = tui_role_attr(a, THEME_ROLE_MENU);
-    char line[160], mk[2][128];
+    char line[TUI_MENU_FILTER + 64], mk[2][128];
 
     if (w > TUI_MENU_MAX_W)
         w = TUI_MENU_MAX_W;
@@ -1560,9 +1603,8 @@ draw_menu(struct app *a, int top, int h)
     snprintf(line, sizeof line, " %s ", m->title);
     puts_(y0, x0 + 1, line, w - 2, tui_role_attr(a, THEME_ROLE_MENU_TITLE));
     if (m->filter[0]) {
-        snprintf(line, sizeof line, TR(" search: %s "), m->filter);
-        int fw = tui_str_width(line, strlen(line));
-        if (fw < w - 2)
+        int fw = menu_filter_text(m->filter, w - 3, line, sizeof line);
+        if (fw > 0)
             puts_(y0, x0 + w - 1 - fw, line, fw, tui_role_attr(a, THEME_ROLE_MENU_DETAIL));
     }
     tui_menu_fit(m, list_h);

@@ -162,18 +162,6 @@ incomplete_tail(const char *s, size_t n)
     return 0;
 }
 
-/* 1 if S ends with one of the stop strings. */
-static int
-ends_with_stop(const chat_stream *st, const char *s, size_t n)
-{
-    for (size_t j = 0; j < st->n_stop; j++) {
-        size_t L = st->stop_len[j];
-        if (L <= n && memcmp(s + n - L, st->stop[j], L) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 /* 1 if some suffix of S is a proper prefix of a stop string. */
 static int
 ends_with_stop_prefix(const chat_stream *st, const char *s, size_t n)
@@ -362,7 +350,8 @@ struct chat {
     int            phase;
     atomic_int     own_cancel;     /* the cancel flag when cfg.cancel is NULL */
     atomic_int    *cancel;         /* the one in use: own_cancel or cfg.cancel */
-    int            need_sep;       /* next prompt needs CHAT_TURN_SEP */
+    int            sep;            /* newlines the next prompt begins with
+                                      (0..2: the end of CHAT_TURN_SEP), turn_sep */
     int            stop;           /* enum chat_stop of the running reply */
 
     /* the running reply's sampling values as the doubles the demo computes
@@ -436,7 +425,117 @@ clear_turns(chat *c)
     c->logits_valid = 0;
     c->have_turn_start = 0;
     c->have_before_reply = 0;
-    c->need_sep = 0;
+    c->sep = 0;
+}
+
+/* The last N (0..2) bytes of CHAT_TURN_SEP: what the next prompt begins with. */
+static const char *
+sep_text(int n)
+{
+    return CHAT_TURN_SEP + (2 - n);
+}
+
+/* Newlines at the end of S[N], at most two. */
+static int
+trailing_newlines(const char *s, size_t n)
+{
+    int k = 0;
+
+    while (k < 2 && (size_t)k < n && s[n - 1 - k] == '\n')
+        k++;
+    return k;
+}
+
+/*
+** The end of the stop string that ended reply T, found in TEXT[LEN] (its
+** last tokens decoded; LAST: the bytes of its last token): the one its last
+** token completes, earliest first as chat_stream_push finds it (a stop
+** string ending before it would have ended the reply there).  SIZE_MAX
+** when there is none (it did not end at one of this chat's stop strings).
+*/
+static size_t
+stop_end(const chat *c, const char *text, size_t len, size_t last)
+{
+    size_t best = SIZE_MAX, end = SIZE_MAX;
+
+    for (size_t j = 0; c->stream != NULL && j < c->stream->n_stop; j++) {
+        size_t L = c->stream->stop_len[j];
+        for (size_t p = 0; p + L <= len && p < best; p++)
+            if (p + L > len - last && memcmp(text + p, c->stream->stop[j], L) == 0) {
+                best = p;
+                end = p + L;
+                break;
+            }
+    }
+    return end;
+}
+
+/* T's last tokens decoded (enough for any stop string: malloc'ed, *LEN
+** bytes) and the bytes of its last token in *LAST; NULL when none. */
+static char *
+reply_tail(const chat *c, const chat_turn *t, size_t *len, size_t *last)
+{
+    size_t k = t->n_reply < CHAT_MAX_STOP_LEN ? t->n_reply : CHAT_MAX_STOP_LEN;
+    const char *piece;
+    char *text = NULL;
+
+    *len = *last = 0;
+    if (k == 0 || tok_decode(c->t, t->reply_ids + t->n_reply - k, k, &text, len, NULL) != RWKV_OK)
+        return NULL;
+    if (tok_piece(c->t, t->reply_ids[t->n_reply - 1], &piece, last) != RWKV_OK || *last > *len)
+        *last = *len;
+    return text;
+}
+
+/*
+** How many newlines the next prompt begins with after turn T that ended by
+** STOP: the text before "{user}:" ends with a blank line, as the chat
+** format has it.  A reply that did not end at a stop string (max_tokens, a
+** cancel, an error) has none of its stop fed: CHAT_TURN_SEP whole.  One
+** that did has its stop string fed, so the newlines that text lacks: none
+** after the demo's "\n\n" (the reference feeds "{user}: ..." right after
+** it), one after "\n", two after "User:" or "###".  The text is the
+** reply's bytes up to the end of its stop string (stop_end: a token
+** "\n\n " ends "\n\n" there) or the whole of them, whichever ends with
+** more newlines.  Worked out from the token ids and the stop strings
+** alone, so a restored turn gets what the live one got.
+*/
+static int
+turn_sep(const chat *c, const chat_turn *t, int stop)
+{
+    size_t len, last, end;
+    char *text;
+    int have;
+
+    if (stop != CHAT_STOP_STRING || (text = reply_tail(c, t, &len, &last)) == NULL)
+        return 2;
+    have = trailing_newlines(text, len);
+    if ((end = stop_end(c, text, len, last)) != SIZE_MAX && trailing_newlines(text, end) > have)
+        have = trailing_newlines(text, end);
+    free(text);
+    return 2 - have;
+}
+
+/*
+** A greeting of one's own as the chat feeds it: ending with a blank line,
+** as the demo's does, so the first message is "{user}: ..." on a paragraph
+** of its own (ChatRWKV's load_prompt ends a custom prompt with "\n\n" the
+** same way).  The newlines it lacks are added; "" (none) stays "".
+** malloc'ed, NULL when out of memory.
+*/
+static char *
+greeting_ended(const char *g)
+{
+    size_t n = strlen(g);
+    int add = n > 0 ? 2 - trailing_newlines(g, n) : 0;
+    char *s = malloc(n + (size_t)add + 1);
+
+    if (s != NULL) {
+        memcpy(s, g, n);
+        memcpy(s + n, CHAT_TURN_SEP, (size_t)add);
+        s[n + (size_t)add] = '\0';
+    }
+    return s;
 }
 
 void
@@ -622,7 +721,8 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
         goto fail;
     snprintf(c->user, sizeof c->user, "%s", cfg->user_name ? cfg->user_name : CHAT_DEFAULT_USER);
     snprintf(c->bot, sizeof c->bot, "%s", cfg->bot_name ? cfg->bot_name : CHAT_DEFAULT_BOT);
-    c->greeting_cfg = cfg->greeting ? strdup(cfg->greeting) : chat_demo_greeting(c->user, c->bot);
+    c->greeting_cfg = cfg->greeting ? greeting_ended(cfg->greeting)
+                                    : chat_demo_greeting(c->user, c->bot);
     if (c->greeting_cfg == NULL) {
         rc = rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
         goto fail;
@@ -912,7 +1012,7 @@ chat_submit(chat *c, const char *msg, size_t len, rwkv_err *err)
         free(norm);
         return rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
     }
-    snprintf(text, tlen + 1, "%s%s: %s%s\n\n%s:%s", c->need_sep ? CHAT_TURN_SEP : "", c->user,
+    snprintf(text, tlen + 1, "%s%s: %s%s\n\n%s:%s", sep_text(c->sep), c->user,
              norm, tail, c->bot, head);
     rc = start_turn(c, norm, nlen, text, strlen(text), head, err);
     free(text);
@@ -1162,7 +1262,7 @@ step_stopping(chat *c, rwkv_err *err)
     t->stop = c->stop;
     t->interrupted = c->stop == CHAT_STOP_CANCEL;
     /* the state ends with the stop string only when the reply stopped at it */
-    c->need_sep = c->stop != CHAT_STOP_STRING;
+    c->sep = turn_sep(c, t, c->stop);
     finish_stats(&c->cur_stats);
     t->stats = c->cur_stats;
     c->last_stats = c->cur_stats;
@@ -1173,7 +1273,7 @@ step_stopping(chat *c, rwkv_err *err)
         t->interrupted = c->cont_interrupted;
         t->samp = c->cont_samp;
         t->stats = c->cont_stats;
-        c->need_sep = t->stop != CHAT_STOP_STRING;
+        c->sep = turn_sep(c, t, t->stop);
     }
     c->cont_failed = 0;
     c->cont = 0;
@@ -1758,12 +1858,12 @@ chat_state_next(const chat *c, rwkv_state *out, rwkv_err *err)
     if (c->phase != CHAT_IDLE)
         return rwkv_errf(err, RWKV_EINVAL, "chat: a reply is still running");
     rwkv_state_copy(out, c->cur);
-    if (!c->need_sep)
+    if (c->sep == 0)
         return RWKV_OK;
     /* the separator's tokens as the next prompt's text begins with them:
     ** "\n\n" is a token of its own in the World vocabulary, bytes in a
     ** byte-level one, so "\n\n" + "{user}: ..." splits after it */
-    if ((rc = tok_encode(c->t, CHAT_TURN_SEP, strlen(CHAT_TURN_SEP), &ids, &n, err)) != RWKV_OK)
+    if ((rc = tok_encode(c->t, sep_text(c->sep), (size_t)c->sep, &ids, &n, err)) != RWKV_OK)
         return rc;
     rc = n > 0 ? rwkv_eval(c->m, ids, n, out, NULL, err) : RWKV_OK;
     free(ids);
@@ -1796,7 +1896,9 @@ chat_restore_state(chat *c, const rwkv_state *s, int need_sep)
     c->greet_fed = 1;
     c->have_turn_start = 0;
     c->have_before_reply = 0;
-    c->need_sep = need_sep != 0;
+    c->sep = need_sep ? 2 : 0;
+    if (!need_sep && c->n_turns > 0 && c->turns[c->n_turns - 1].stop == CHAT_STOP_STRING)
+        c->sep = turn_sep(c, &c->turns[c->n_turns - 1], CHAT_STOP_STRING);
 }
 
 void
@@ -1831,23 +1933,22 @@ dup_mem(const void *p, size_t n)
 
 /*
 ** Why a saved reply T ended, for a record that does not say: cancelled when
-** it was interrupted, at a stop string when its last tokens (the stop string
-** is fed, so it is there) decode to text ending with one of this chat's stop
-** strings, else at the length limit.
+** it was interrupted, at a stop string when its last token completes one of
+** this chat's stop strings (stop_end: the stop string is fed, so it is
+** there; a last token "\n\n " completes "\n\n"), else at the length limit.
 */
 static int
 saved_stop(const chat *c, const chat_turn *t)
 {
-    size_t k = t->n_reply < CHAT_MAX_STOP_LEN ? t->n_reply : CHAT_MAX_STOP_LEN;
-    char *text = NULL;
-    size_t len = 0;
-    int hit = 0;
+    size_t len, last;
+    char *text;
+    int hit;
 
     if (t->interrupted)
         return CHAT_STOP_CANCEL;
-    if (c->stream != NULL && k > 0 &&
-        tok_decode(c->t, t->reply_ids + t->n_reply - k, k, &text, &len, NULL) == RWKV_OK)
-        hit = ends_with_stop(c->stream, text, len);
+    if ((text = reply_tail(c, t, &len, &last)) == NULL)
+        return CHAT_STOP_MAX_TOKENS;
+    hit = stop_end(c, text, len, last) != SIZE_MAX;
     free(text);
     return hit ? CHAT_STOP_STRING : CHAT_STOP_MAX_TOKENS;
 }

@@ -40,6 +40,10 @@
 ** string has the stop string's tokens fed (as the demo does); a reply that
 ** ended otherwise (max_tokens, cancel) does not, so the next prompt is
 ** prefixed with CHAT_TURN_SEP ("\n\n") -- visible in that turn's prompt_ids.
+** The text before "{user}:" always ends with a blank line: after a stop
+** string other than the demo's the next prompt begins with the newlines its
+** text lacks ("\n" after a reply stopped at "\n", "\n\n" after one stopped
+** at "User:"), and a greeting of one's own gets them at its end.
 **
 ** Threading: one thread at a time calls the chat_* functions of one chat
 ** (chat_cancel excepted).  Callbacks run on that thread, inside chat_step().
@@ -189,7 +193,9 @@ typedef struct chat_config {
                                     decides whether samp.seed is used and which
                                     values the state-file defaults may change */
     const char   *greeting;      /* NULL = the demo's (chat_demo_greeting with the
-                                    names), "" = none; borrowed (copied) */
+                                    names), "" = none; borrowed (copied, with
+                                    the "\n"s it lacks of a blank line at its
+                                    end: chat_greeting is what is fed) */
     const char   *user_name;     /* NULL = CHAT_DEFAULT_USER; borrowed (copied) */
     const char   *bot_name;      /* NULL = CHAT_DEFAULT_BOT; borrowed (copied) */
     const char   *think;         /* think mode by name ("on"); NULL = off */
@@ -411,9 +417,10 @@ const float      *chat_logits_before_reply(const chat *c);
 
 /*
 ** The state the next message continues from, into OUT (a state of the
-** chat's model): the current state, plus CHAT_TURN_SEP when the last reply
-** did not end at a stop string (max_tokens, a cancel) -- the separator the
-** next prompt would begin with.  A chat started from OUT (a state file
+** chat's model): the current state, plus the separator the next prompt
+** would begin with: CHAT_TURN_SEP when the last reply did not end at a stop
+** string (max_tokens, a cancel), the newlines a stop string's text lacks of
+** a blank line when it did (none after "\n\n").  A chat started from OUT (a state file
 ** saved from it) feeds "{user}: MSG..." without that separator, so both go
 ** on the same way.  IDLE only; nothing in the chat changes.
 */
@@ -431,7 +438,9 @@ int  chat_state_greeted(const chat *c, rwkv_state *out, rwkv_err *err);
 ** For the session store (resume): replace the current state with S (copied;
 ** same model), and append a turn record T (copied) without running the
 ** model.  NEED_SEP says whether the next prompt needs CHAT_TURN_SEP (last
-** reply did not end at a stop string).  IDLE only.  After a restore
+** reply did not end at a stop string); 0 after a reply that did: the
+** newlines its stop string's text lacks (none after "\n\n"; the rule of
+** chat.h's top, from the last turn pushed).  IDLE only.  After a restore
 ** chat_regen() re-prefills the last prompt from the turn start when no
 ** before-reply snapshot exists.
 */
@@ -447,8 +456,8 @@ void chat_set_turn_start(chat *c, const rwkv_state *s);
 ** again.  IDLE only. */
 void chat_set_before_reply(chat *c, const rwkv_state *s, const float *logits);
 /* T->stop may be CHAT_STOP_NONE for a saved reply whose end is not recorded:
-** it is then worked out from T->interrupted and whether the reply's tokens
-** end with one of this chat's stop strings (else CHAT_STOP_MAX_TOKENS). */
+** it is then worked out from T->interrupted and whether the reply's last
+** token completes one of this chat's stop strings (else CHAT_STOP_MAX_TOKENS). */
 int  chat_push_turn(chat *c, const chat_turn *t, rwkv_err *err);
 
 /* Stats of the last finished reply (zeros before the first). */

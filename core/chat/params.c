@@ -16,8 +16,8 @@ const params_entry params_table[] = {
     { "temperature", "temperature", PARAMS_FLOAT, OFF(temperature), 0.0, 5.0, 0.1, 1.0,
       "sampling temperature (0 = greedy)" },
     { "top_p", "top-p", PARAMS_FLOAT, OFF(top_p), 0.0, 1.0, 0.05, 0.3,
-      "nucleus sampling: keep the most likely tokens up to this mass (as the pip package, "
-      "1 keeps the top token alone with the World vocabulary: 0.99 for a wide cut)" },
+      "nucleus sampling: the likeliest tokens up to this mass (pip rule: 1 keeps the top "
+      "one alone, 0.99 is wide)" },
     { "top_k", "top-k", PARAMS_INT, OFF(top_k), 0, 65536, 1, 0,
       "keep only the K most likely tokens (0 = off)" },
     { "presence", "presence", PARAMS_FLOAT, OFF(presence), -5.0, 5.0, 0.1, 0.5,

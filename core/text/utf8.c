@@ -158,6 +158,16 @@ utf8_san_drops(uint32_t cp)
 static size_t
 utf8_san_char(utf8_san *s, uint32_t cp, const unsigned char *b, size_t len, char *out)
 {
+    if (s->line) {                              /* utf8_san_line: every break is one */
+        int cr = s->after_cr;
+        s->after_cr = cp == '\r';
+        if (cp == '\n' && cr)                   /* CR LF: the CR was the break */
+            return 0;
+        if (cp == '\r' || cp == 0x85) {         /* CR, NEL */
+            out[0] = '\n';
+            return 1;
+        }
+    }
     switch (cp) {
     case 0x1b:
         s->state = UTF8_SAN_ESC;
@@ -371,6 +381,7 @@ utf8_san_into(const void *in, size_t n, int more, struct utf8_san_out *o)
     if (o->cap == 0)
         return 0;
     utf8_san_init(&san);
+    san.line = o->line;
     for (size_t i = 0; i < n;) {
         size_t m = n - i < UTF8_SAN_CHUNK ? n - i : UTF8_SAN_CHUNK;
         const unsigned char *q = p + i;

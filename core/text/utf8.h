@@ -86,6 +86,8 @@ typedef struct utf8_san {
     size_t        npend;            /* 0..UTF8_MAX-1 */
     int           state;            /* in an escape sequence (utf8.c UTF8_SAN_*) */
     size_t        seqlen;           /* its bytes so far */
+    int           line;             /* utf8_san_line's rule: every line break '\n' */
+    int           after_cr;         /* (line) the last character was a CR */
 } utf8_san;
 
 /* Each input byte gives at most UTF8_SAN_TAB (a tab) or UTF8_REPL_LEN bytes;
@@ -111,7 +113,9 @@ int utf8_san_drops(uint32_t cp);
 ** The rule for one line (a session title): IN (N bytes; a NUL is a control
 ** like any other) cleaned by the terminal rule with each '\t' one space
 ** (not UTF8_SAN_TAB: a title is one line, not indented text) and each line
-** break a space, into OUT (CAP >= 1 bytes, NUL-terminated), cut before a
+** break one space -- LF, CR, CR LF (one break), NEL (U+0085), U+2028 and
+** U+2029 alike, so no break glues two words -- into OUT (CAP >= 1 bytes,
+** NUL-terminated), cut before a
 ** character that does not fit.  A character cut by the end of IN is one
 ** U+FFFD.  Idempotent.  Reads IN in bounded pieces and stops once OUT is
 ** full.  Returns the bytes written (without the NUL).

@@ -10,7 +10,7 @@
 # Needs root and mount(8): skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 T=$RWKV_TUI
-full_disk_mnt 22
+full_disk_mnt 34
 D=$MNT/a.db
 
 # fill: an empty database, then the disk filled but for 1800 KiB -- room for
@@ -83,6 +83,41 @@ printf '%s\n' "$out" | grep -q 'mytitle' && printf '%s\n' "$out" | grep -q '^#[0
     || fail "the session's title or greeting turn: $out"
 [ "$("$T" sessions --db "$D" list 2>/dev/null | grep -c mytitle)" = 1 ] && ok \
     || fail "one session: $("$T" sessions --db "$D" list 2>&1)"
+
+# --- a new database on a full disk (0 KiB free) or a nearly full one (300 KiB: less
+# than its schema needs): the chat answered nothing ("PATH: disk full", exit 1).  It
+# answers every message, one line says the disk is full, the leaving line names
+# what is not saved (exit 1), and nothing is left on the disk
+for free in 0 300; do
+    rm -f "$MNT"/*
+    cat /dev/zero >"$MNT/fill" 2>/dev/null
+    truncate -s $(( $(stat -c %s "$MNT/fill") - free * 1024 )) "$MNT/fill"
+    printf 'one\ntwo\n' | "$T" chat --demo --db "$D" --new mytitle --seed 1 --max-tokens 3 \
+        >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    err=$(cat "$TMP/err")
+    [ "$(chat_replies)" = 2 ] && ok || fail "new db, $free KiB free: not every message answered: $err"
+    [ "$(grep -c '^rwkv-tui: saving' "$TMP/err")" = 1 ] &&
+        grep -q '^rwkv-tui: saving .*a\.db: disk full.*the chat goes on' "$TMP/err" && ok \
+        || fail "new db, $free KiB free: the one line: $err"
+    [ $rc = 1 ] && grep -q '^rwkv-tui: leaving with 2 exchanges not saved (.*disk full' "$TMP/err" && ok \
+        || fail "new db, $free KiB free: exit $rc: $err"
+    [ "$(ls -A "$MNT")" = fill ] && ok || fail "new db, $free KiB free: left: $(ls -A "$MNT")"
+done
+# ... and once there is room, the session is made with the exchange kept out
+rm -f "$MNT"/*
+cat /dev/zero >"$MNT/fill" 2>/dev/null
+chat_bg --demo --db "$D" --new mytitle --seed 1 --max-tokens 3
+printf 'one\n' >&3
+poll chat_replied 1 && ok || fail "new db: no reply to 'one': $(cat "$TMP/err")"
+rm -f "$MNT/fill"
+printf 'two\n' >&3
+exec 3>&-
+wait $pid && ok || fail "new db: exit $? once saving works: $(cat "$TMP/err")"
+grep -qxF "saving works again: the earlier exchange not saved is in session 1 now" "$TMP/err" && ok \
+    || fail "new db: no line when saving worked again: $(cat "$TMP/err")"
+users=$("$T" sessions --db "$D" show 1 2>&1 | grep -A1 '^#[0-9]* user' | grep -v '^#\|^--' | tr '\n' ' ')
+[ "$users" = "one two " ] && ok || fail "new db: saved messages: '$users'"
 
 # --- a model not yet in the file, the disk full before the chat starts --------------------
 # Its row is a failed save, not a failed start (it exited 1 before the

@@ -4,7 +4,12 @@
 # (the next message is fed after it), so the file must hold it too
 # (chat_state_next, one rule for /save and the client's C-w).  The next
 # reply of the chat it was saved from and the first reply of a chat started
-# with --state FILE, with the same seed and values, are the same text.
+# with --state FILE are the same text when both draw the same seed and
+# values: each reply's seed is the next draw of the chat's seed sequence, so
+# the chat saved from is re-seeded right after /save (/set seed 5, a value
+# other than its --seed) and the other starts with --seed 5.  Without that
+# re-seed the chat saved from is further along its sequence and the replies
+# differ (checked too: the README says to re-seed, it promises no more).
 . "$(dirname "$0")/lib.sh"
 
 # the second reply of the chat (text after its last "Assistant:") == the reply
@@ -22,7 +27,7 @@ PY
 V="--temperature 1 --top-p 0.9 --presence 0.2 --frequency 0.2"
 n=0
 for model in models/tiny-6v0-fp32.pth models/tiny-7v0-fp32.pth models/world-7v0-rand-bf16.pth; do
-    have_fixture $model 2 || continue
+    have_fixture $model 4 || continue
     M="--model $FX/$model"
     case $model in *world*) M="$M --vocab $FX/rwkv_vocab_v20230424.txt" ;; esac
     F=$TMP/s$n.pth
@@ -40,6 +45,13 @@ PY
         "$RWKV_TUI" chat $M --state "$F" --seed 5 $V --max-tokens 80 >"$TMP/b$n" 2>"$TMP/eb$n"
     same_reply "$TMP/a$n" "$TMP/b$n" && ok ||
         fail "$model: the chat from the saved state goes on otherwise: $(tail -c 200 "$TMP/a$n") /// $(cat "$TMP/b$n" "$TMP/eb$n")"
+    # no re-seed: the chat saved from draws its second seed, the other its first
+    printf 'hello there\n/save %s\n/set max_tokens 80\nwhat next?\n' "$TMP/u$n.pth" |
+        "$RWKV_TUI" chat $M --seed 5 $V --max-tokens 12 >"$TMP/c$n" 2>/dev/null
+    printf 'what next?\n' |
+        "$RWKV_TUI" chat $M --state "$TMP/u$n.pth" --seed 5 $V --max-tokens 80 >"$TMP/d$n" 2>/dev/null
+    ! same_reply "$TMP/c$n" "$TMP/d$n" && ok ||
+        fail "$model: the same next reply without a re-seed: the seed is not per reply any more?"
     n=$((n + 1))
 done
 

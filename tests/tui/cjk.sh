@@ -44,7 +44,7 @@ ea=$(printf 'e\xcc\x81')
 if screen | grep -Eq "^  ($ea){30}\$"; then ok; else fail "combining marks: not one row of 30"; screen; fi
 
 # emoji: two columns each, 19 per row at 40 columns
-tmx resize-window -x 40 -y 30
+tui_resize 40 30
 keys C-n
 type_text "$(printf '😀%.0s' $(seq 25))"
 send

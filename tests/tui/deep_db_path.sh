@@ -90,7 +90,7 @@ keep_one_out "$DB"
 at_120 "a short folder"
 at_80 "a short folder"
 release_lock
-tmx resize-window -x 120 -y 40
+tui_resize 120 40
 tui_quit
 
 # --- from a deep folder ------------------------------------------------------------------------

@@ -45,7 +45,7 @@ for w in 40 24 20; do
     for i in $(seq 100); do f=$(footer); fits $w && break; sleep 0.1; done
     if fits $w; then ok; else fail "${w} columns: footer '$f'"; fi
 done
-tmx resize-window -x 80 -y 24
+tui_resize 80 24
 tui_quit
 
 # 80x24 beside the demo label: a long reply's "generating" is in sight (it

@@ -33,7 +33,7 @@ check "footer back" 'F1 help'
 keys M-l
 check "log open" 'Messages'
 # (where its rows break depends on the path's length; every word: below)
-check "the log has it (wrapped)" "not loaded: not a checkpoint"
+flat_has "the log has it (wrapped)" log_flat "not loaded: not a checkpoint"
 # every word of it: the rows joined again (the continuation rows, indented,
 # were as wide as the first and lost their end to the box; words were cut)
 logtext=$(screen | sed -n '/Messages (newest first)/,/Esc close/p' | sed 's/^ *│ *//; s/ *│.*$//' |
@@ -42,10 +42,10 @@ for part in "not a checkpoint" "demo stays in use"; do
     case $logtext in *"$part"*) ok ;; *) fail "log lacks: $part"; echo "    | $logtext" ;; esac
 done
 keys Escape
+check_not "log closed" 'Messages \(newest first\)'
 
 # 20x6: the dialog cannot hold it all: it says so
-tmx resize-window -x 20 -y 6
-sleep 0.3
+tui_resize 20 6
 keys F5
 check "20x6: models" 'Models'
 type_text "a-checkpoint"
@@ -70,8 +70,7 @@ keys BSpace
 keys C-c
 check "20x6: info cut with a pointer to the log" '… \(M-l: log\)'
 check_not "20x6: no dialog for it" 'Error' 1
-tmx resize-window -x 80 -y 24
-sleep 0.3
+tui_resize 80 24
 keys x
 keys BSpace
 tui_quit

@@ -62,7 +62,7 @@ check "20x6: F2 open" 'Sessions'
 check "20x6: Esc close whole" '│ Esc close +│'
 check_not "20x6: nothing cut mid-word" 'Esc c │|F1 more  Esc c'
 keys Escape
-tmx resize-window -x 120 -y 40
+tui_resize 120 40
 tui_quit
 
 # a reply's "< 2/2 >" that does not fit beside a long role name ends in "…"

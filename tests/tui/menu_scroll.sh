@@ -33,8 +33,7 @@ keys Escape
 check_not "help closed" 'Help: every key'
 
 # 20x6: one list row; the marks in short form
-tmx resize-window -x 20 -y 6
-sleep 0.3
+tui_resize 20 6
 keys F1
 check "20x6: help open" 'Help'
 check "20x6: short mark below" '↓[0-9]+'

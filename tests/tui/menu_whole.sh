@@ -36,8 +36,7 @@ keys Escape
 check_not "sessions closed" '^ │  Sessions'
 
 # wide: the box grows to the widest row; F2's description fits on its row
-tmx resize-window -x 130 -y 30
-sleep 0.3
+tui_resize 130 30
 keys F1
 check "130x30: help open" 'Help: every key'
 check "130x30: F2's row whole" 'F2 +sessions: resume, fork, rename, delete, search +│'
@@ -48,7 +47,7 @@ w=$(screen | grep -m1 'Help: every key' | sed 's/^[^│]*│//; s/│.*$//' | wc
 if [ "$w" -gt 100 ]; then ok; else fail "help box $w columns wide at 130 columns"; screen | sed 's/^/    | /'; fi
 keys Escape
 check_not "help closed again" 'Help: every key'
-tmx resize-window -x 80 -y 24
+tui_resize 80 24
 check "80 columns again" 'F4 presets'
 tui_quit
 tui_finish

@@ -37,7 +37,7 @@ check_not "wheel down: at the end" 'more below'
 
 # in a menu longer than its box the wheel moves the selection, and the
 # list follows it
-tmx resize-window -x 100 -y 20
+tui_resize 100 20
 keys F1
 check "help open" 'Help: every key'
 check_not "last help line below the box" 'Models: C-s +change the strategy'

@@ -11,19 +11,16 @@ type_text "abc"
 check "keys reach the input box" '> abc'
 keys C-u
 # a wide terminal: Tab focuses the sidebar; narrowing it gives the focus back
-tmx resize-window -x 120 -y 30 2>/dev/null
-sleep 0.5
+tui_resize 120 30
 keys Tab
 check "sidebar focused" 'Left/Right|edit values|Parameters'
-tmx resize-window -x 50 -y 16 2>/dev/null
-sleep 0.5
+tui_resize 50 16
 type_text "xyz"
 check "focus back in the input box" '> xyz'
 keys C-u
 # typing in the focused sidebar (a stray Tab) goes to the message box, with
 # the focus; letters change no value (h/l once stepped temperature)
-tmx resize-window -x 120 -y 30 2>/dev/null
-sleep 0.5
+tui_resize 120 30
 keys Tab
 check "sidebar focused again" 'Enter +type a value'
 type_text "hello, jkl ok"
@@ -37,7 +34,6 @@ type_text "7"
 check "a digit in the sidebar opens the value prompt" 'temperature \[0\.\.[0-9.]+\]: 7'
 keys Escape
 check_not "prompt closed" 'temperature \['
-tmx resize-window -x 50 -y 16 2>/dev/null
-sleep 0.3
+tui_resize 50 16
 tui_quit
 tui_finish

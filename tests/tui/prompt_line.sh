@@ -36,7 +36,7 @@ check_not "n: no question" '\(y/n\)'
 keys Escape
 
 # a narrow screen: the label is cut so the typed text shows
-tmx resize-window -x 30 -y 10
+tui_resize 30 10
 keys F2 C-e C-u
 type_text "abcdefghijklmnopqrstuvwxyz"
 check "typed text in sight at 30 columns" 'tuvwxyz *$'

@@ -41,7 +41,7 @@ type_text "hello there"
 send
 check "80x24: the reply" '^RWKV( |$)'
 check_not "80x24: it all fits, nothing below" 'more below'
-tmx resize-window -x 30 -y 10
+tui_resize 30 10
 keys PPage
 check "30x10: PgUp scrolls back" ' [0-9]+ more below \(End\)'
 tmx resize-window -x 80 -y 24

@@ -103,15 +103,14 @@ keys Escape
 check_not "help closed" 'Help: every key'
 
 # 20x6: the search line stays on its row
-tmx resize-window -x 20 -y 6
-sleep 0.3
+tui_resize 20 6
 keys C-f
 type_text "zzzzzzzz"
 check "20x6: search line" '^search: '
 last=$(screen | tail -1)
 [ "${#last}" -le 20 ] && ok || fail "20x6: search line ${#last} columns: '$last'"
 keys Escape
-tmx resize-window -x 80 -y 24
-sleep 0.3
+check_not "20x6: search closed" '^search: '
+tui_resize 80 24
 tui_quit
 tui_finish

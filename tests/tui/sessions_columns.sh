@@ -68,16 +68,14 @@ check_not "closed" 'Enter resume'
 
 # 40 columns: the titles get a third of the row, the details follow in line
 # (cut: the selected row is whole under the list)
-tmx resize-window -x 40 -y 24
-sleep 0.3
+tui_resize 40 24
 keys F2
 check "40x24: sessions menu" 'plain 11'
 if out=$(aligned 11); then ok; else fail "40x24: the columns move: $out"; screen | sed 's/^/    | /'; fi
 check "40x24: the CJK title in its column" '中文标题 +2 turns'
 check "40x24: the long title cut" 'A title f…  12 turns  #2 '
 # a resize with the menu open keeps the rows lined up
-tmx resize-window -x 80 -y 24
-sleep 0.3
+tui_resize 80 24
 check "80x24 again" 'A title far too long'
 if out=$(aligned 11); then ok; else fail "resized: the columns move: $out"; screen | sed 's/^/    | /'; fi
 keys Escape

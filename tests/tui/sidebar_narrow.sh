@@ -11,19 +11,17 @@ check "F7 at 50 columns: off, and why it was not shown" \
     'sidebar off \(hidden below 60 columns anyway\)'
 keys F7
 check "F7 again: on, shown from 60 columns" 'sidebar on: shown from 60 columns \(now 50\)'
-tmx resize-window -x 100 -y 24 2>/dev/null
+tui_resize 100 24
 check "100 columns: the sidebar shows" 'Parameters'
 # at 100 columns the toggle is in sight: no notice
 keys F7
 check_not "F7 at 100 columns: hidden" 'Parameters'
 check_not "nothing said where it shows" 'sidebar (on|off)'
-tmx resize-window -x 50 -y 16 2>/dev/null
-sleep 0.3
+tui_resize 50 16
 keys F7
 check "F7 at 50 columns again: on" 'sidebar on: shown from 60 columns \(now 50\)'
-tmx resize-window -x 100 -y 24 2>/dev/null
+tui_resize 100 24
 check "back at 100 columns: shown" 'Parameters'
-tmx resize-window -x 50 -y 16 2>/dev/null     # (the size it started at, for the quit's line)
-sleep 0.3
+tui_resize 50 16     # (the size it started at, for the quit's line)
 tui_quit
 tui_finish

@@ -112,7 +112,7 @@ for loc in utf8 c zh; do
         tmx resize-window -x $w -y 24
         check_header "$loc $w columns" $w "$full" "$ell" $([ $w = 20 ] && echo 1)
     done
-    tmx resize-window -x 80 -y 24
+    tui_resize 80 24
     tui_quit
 done
 tui_finish

@@ -239,6 +239,29 @@ keep_one_out() {
     wait_idle 300
 }
 
+# A message that names a path under $TMP breaks its rows where the path's
+# length puts them (a long TMPDIR: in the path itself, cut at the width):
+# checked on its rows joined, every space left out.
+#   log_flat    the message log's (M-l) box
+#   main_flat   the screen left of the sidebar (the transcript, no menu open)
+#   flat_has DESC FN TEXT   FN's text comes to hold TEXT (its spaces left
+#                           out too) within 5 s (ok / fail)
+log_flat() {
+    screen | sed -n '/Messages (newest first)/,/Esc close/p' | sed 's/^[^│]*│//; s/│.*$//' |
+        tr -d ' \n'
+}
+main_flat() { screen | sed 's/│.*$//' | tr -d ' \n'; }
+flat_has() {
+    local i=0 want
+    want=$(printf '%s' "$3" | tr -d ' ')
+    while [ $i -lt 50 ]; do
+        case $($2) in *"$want"*) ok; return ;; esac
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$1: not on screen: '$3' (rows joined, no spaces: $($2))"
+}
+
 # dialog_text: the error dialog's text, its rows joined (the Chinese
 # interface's: from 错误 to "Esc 放弃")
 dialog_text() { screen | sed -n '/错误/,/Esc 放弃/p' | sed 's/^[^│]*│ *//; s/ *│.*$//' | tr -d '\n'; }

@@ -865,6 +865,94 @@ out:
     free(s);
 }
 
+/* ---- the blank line before "{user}:" (a greeting, a stop string's text) --- */
+
+/* The bytes the next message begins with after a restored reply REPLY that
+** ended at one of STOPS (N; 0 = the demo's), the byte tokenizer's ids being
+** the bytes: "" after "\n\n", "\n" after "\n", "\n\n" after "User:". */
+static void
+check_sep(rwkv_model *m, const tok *bt, const char *const *stops, size_t n, const char *reply,
+          const char *want)
+{
+    int32_t ids[32];
+    chat_config cfg;
+    chat_turn u;
+    chat *c = NULL;
+    rwkv_state *st = NULL;
+    rwkv_err err;
+    size_t k = strlen(reply), w = strlen(want);
+    const chat_turn *t;
+
+    chat_config_init(&cfg);
+    for (size_t i = 0; i < n; i++)
+        cfg.stop[i] = stops[i];
+    cfg.n_stop = n;
+    cfg.samp.max_tokens = 1;
+    for (size_t i = 0; i < k; i++)
+        ids[i] = (unsigned char)reply[i];
+    memset(&u, 0, sizeof u);
+    u.user = "hi";
+    u.user_len = 2;
+    u.prompt_ids = ids;
+    u.n_prompt = 1;
+    u.reply_ids = ids;
+    u.n_reply = k;
+    if (chat_create(m, bt, &cfg, NULL, &c, &err) != RWKV_OK ||
+        rwkv_state_create(m, &st, &err) != RWKV_OK || chat_push_turn(c, &u, &err) != RWKV_OK) {
+        TEST_CONDF(0, "sep '%s': %s", reply, err.msg);
+        goto out;
+    }
+    TEST_CONDF(chat_turn_at(c, 0)->stop == CHAT_STOP_STRING, "sep: '%s' not at a stop", reply);
+    chat_restore_state(c, st, 0);
+    TEST_COND("sep: submit", chat_submit(c, "x", 1, &err) == RWKV_OK);
+    t = chat_turn_at(c, 1);
+    TEST_CONDF(t != NULL && t->n_prompt > w + 7, "sep '%s': no prompt", reply);
+    for (size_t i = 0; t != NULL && i < w + 5 && i < t->n_prompt; i++)
+        if (t->prompt_ids[i] != (unsigned char)(i < w ? want[i] : "User:"[i - w])) {
+            TEST_CONDF(0, "sep after '%s': byte %zu is %d", reply, i, (int)t->prompt_ids[i]);
+            break;
+        }
+    chat_cancel(c);
+    chat_run(c, &err);
+out:
+    rwkv_state_destroy(st);
+    chat_destroy(c);
+}
+
+static void
+test_blank_line(void)
+{
+    static const char *const user[] = { "User:" }, *const nl[] = { "\n" };
+    static const char *const two[] = { "QQ", "\n\n" };
+    static const struct { const char *given, *fed; } greet[] = {
+        { "Bot here.", "Bot here.\n\n" }, { "Bot here.\n", "Bot here.\n\n" },
+        { "Bot here.\n\n", "Bot here.\n\n" }, { "", "" },
+    };
+    rwkv_model *m = open_model("models/tiny-7v0-fp32.pth");
+    tok *bt = NULL;
+    rwkv_err err;
+
+    if (m == NULL)
+        return;
+    tok_create_bytes(&bt, &err);
+    check_sep(m, bt, NULL, 0, "ok\n\n", "");
+    check_sep(m, bt, two, 2, "ok\n\n", "");
+    check_sep(m, bt, user, 1, "ok\n\nUser:", "\n\n");
+    check_sep(m, bt, nl, 1, "ok\n", "\n");
+    for (size_t i = 0; i < sizeof greet / sizeof greet[0]; i++) {
+        chat_config cfg;
+        chat *c = NULL;
+        chat_config_init(&cfg);
+        cfg.greeting = greet[i].given;
+        TEST_CONDF(chat_create(m, bt, &cfg, NULL, &c, &err) == RWKV_OK &&
+                       strcmp(chat_greeting(c), greet[i].fed) == 0,
+                   "greeting '%s' fed as '%s'", greet[i].given, c ? chat_greeting(c) : "?");
+        chat_destroy(c);
+    }
+    tok_close(bt);
+    rwkv_model_close(m);
+}
+
 int
 main(void)
 {
@@ -875,5 +963,6 @@ main(void)
     test_control();
     test_resume();
     test_think();
+    test_blank_line();
     return TEST_REPORT();
 }

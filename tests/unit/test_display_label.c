@@ -131,6 +131,25 @@ main(void)
               !utf8_san_drops('\n') && !utf8_san_drops('\t') && !utf8_san_drops('a') &&
               !utf8_san_drops(0x200d) && !utf8_san_drops(0xa0) && !utf8_san_drops(0xfffd));
 
+    /* --- every line break is one space in a line (a lone CR glued words) ------- */
+    {
+        static const char *const in[] = { "a\nb", "a\rb", "a\r\nb", "a\xc2\x85" "b",
+                                          "a\xe2\x80\xa8" "b", "a\xe2\x80\xa9" "b", "a\tb" };
+        char lng[600], a[STORE_TITLE_MAX], b[400];
+        for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+            store_title_clean(in[i], a, sizeof a);
+            TEST_CONDF(strcmp(a, "a b") == 0, "line break %zu: 'a b', not '%s'", i, a);
+        }
+        utf8_san_line("a\r\rb\n\nc", 7, a, sizeof a);
+        TEST_CONDF(strcmp(a, "a  b  c") == 0, "two breaks, two spaces: '%s'", a);
+        /* a CR LF across the rule's pieces (UTF8_SAN_CHUNK, 256) is one break */
+        memset(lng, 'w', sizeof lng);
+        memcpy(lng + 255, "\r\n", 2);
+        utf8_san_line(lng, 300, b, sizeof b);
+        TEST_CONDF(strlen(b) == 299 && b[255] == ' ' && b[256] == 'w',
+                   "CR LF cut by a piece: one space (%zu bytes)", strlen(b));
+    }
+
     /* --- store_title_clean is the line rule ------------------------------------- */
     {
         static const char *const in[] = { "a\x1b[31mb", "tab\there\nline", "x\x1b]0;t\x07y\xe2\x80\xaez",

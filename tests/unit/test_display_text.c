@@ -94,7 +94,7 @@ main(void)
             "a\x1b[31mb",                              /* CSI: gone whole */
             "x\x1b]0;pwned\x07y",                      /* OSC to BEL */
             "8bit \xc2\x9b" "31mcsi",                  /* C1 CSI, as UTF-8 */
-            "cr\rhere",                                /* CR dropped */
+            "cr\rhere",                                /* CR: a line break, a space */
             "tab\there\nand a line",                   /* one space each */
             "bidi \xe2\x80\xae" "evil",                /* RLO dropped */
             "del\x7f and bel\x07",

@@ -179,6 +179,14 @@ main(void)
     check_one("direct: 81 as RGB", 81, -1, DIRECT, 0, 0x5fd7ff, -1, 0);
     check_one("direct: ANSI red kept", 1, -1, DIRECT, 0, 1, -1, 0);
     check_one("fewer than 8: none", 1, 2, 2, 0, -1, -1, 0);
+    /* colours apart in the theme, one on the terminal: apart at every count */
+    check_one("256: #3a3a3a on #3b3b3b (both grey 237) apart", THEME_RGB(0x3a, 0x3a, 0x3a),
+              THEME_RGB(0x3b, 0x3b, 0x3b), 256, 0, 7, 237, 0);
+    check_one("256: 21 on #0000ff apart", 21, THEME_RGB(0, 0, 0xff), 256, 0, 7, 21, 0);
+    check_one("256: #eeeeee on 255 apart", THEME_RGB(0xee, 0xee, 0xee), 255, 256, 1, 0, 255, 0);
+    check_one("88: 21 on #0000ff apart", 21, THEME_RGB(0, 0, 0xff), 88, 0, 7, 19, 0);
+    check_one("direct: 21 on #0000ff apart", 21, THEME_RGB(0, 0, 0xff), DIRECT, 0, 7, 0x0000ff, 0);
+    check_one("256: one colour twice stays (the theme's choice)", 21, 21, 256, 0, 21, 21, 0);
 
     /* #rrggbb */
     TEST_COND("#rrggbb parses", theme_parse_color("#5fd7ff") == THEME_RGB(0x5f, 0xd7, 0xff));

@@ -8,6 +8,7 @@
 **   - so is a key the client keeps (config.h's CFG_FIXED_KEYS: C-u, C-k,
 **     C-y, C-c, C-z, C-d, M-b...), saying what it does; C-q stays quit's;
 **   - an empty user or bot name is reported at its line, as --user "";
+**     so is an empty think mode ("think: \"\"" was dropped without a word);
 **   - a strategy the parser refuses ("cpu fp23", "12345") is said at its
 **     line, not as an exit 1 after the file was read; where model, vocab and
 **     strategy were set is kept for the errors of a later load;
@@ -231,7 +232,7 @@ static void
 test_fixed_keys_all(void)
 {
     static const struct { int key, act; } fixed[] = {
-#define FIX_(e, k, a, w) { k, a },
+#define FIX_(e, k, a, w, hk, h) { k, a },
         CFG_FIXED_KEYS(FIX_)
 #undef FIX_
     };
@@ -269,6 +270,18 @@ test_empty_names(void)
                strstr(msg, "n.yaml:2:6: field 'bot': a role name has 1..64 bytes") &&
                count_lines(msg) == 2 && c.user[0] == '\0' && c.bot[0] == '\0' &&
                strcmp(c.think, "on") == 0, "msg: %s", msg);
+    /* think: "" (and "think:" with nothing after it) is no mode: said at
+    ** its line as "think: deep" is, the default kept */
+    p = test_write_tmp("t.yaml", "think: \"\"\nuser: Bob\n");
+    TEST_COND("empty think reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "t.yaml:1:8: field 'think': '' is not off, on, short, long or skip") &&
+               count_lines(msg) == 1 && c.think[0] == '\0' && strcmp(c.user, "Bob") == 0,
+               "msg: %s", msg);
+    p = test_write_tmp("t2.yaml", "think:\nbot: Ann\n");
+    TEST_COND("think with no value reported", cfg_load(p, &c, msg, sizeof msg) != 0);
+    TEST_CONDF(strstr(msg, "t2.yaml:1:7: field 'think': '' is not off, on, short, long or skip") &&
+               count_lines(msg) == 1 && c.think[0] == '\0' && strcmp(c.bot, "Ann") == 0,
+               "msg: %s", msg);
 }
 
 static void

@@ -111,6 +111,15 @@ test_bounds(void)
                    strlen(b.hist[1]) % 2 == 0 && strlen(b.hist[1]) > TUI_HISTORY_ENTRY_MAX - 4,
                "a long entry cut to %u bytes on a character (%zu)", TUI_HISTORY_ENTRY_MAX,
                b.nhist == 2 ? strlen(b.hist[1]) : 0);
+    /* ... and marked so (Up says it), a whole one not; saved again, the
+    ** mark stays */
+    TEST_COND("the cut entry marked cut", tui_input_hist_cut(&b, 1) && !tui_input_hist_cut(&b, 0));
+    tui_history_save(&b, NULL, path, &err);
+    tui_input_fini(&b);
+    tui_input_init(&b);
+    tui_history_load(&b, path, &err);
+    TEST_COND("... still marked once saved again",
+              b.nhist == 2 && tui_input_hist_cut(&b, 1) && !tui_input_hist_cut(&b, 0));
     tui_input_fini(&b);
 
     /* the same text left unsent: the draft is kept whole (it is nowhere

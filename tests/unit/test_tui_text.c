@@ -286,10 +286,11 @@ test_one_rule(void)
             label_ok = 0;
             printf("     label '%s', transcript '%s'\n", label, b.p);
         }
-        /* a title is one line: a tab in it is one space (the transcript's four) */
+        /* a title is one line: a tab in it is one space (the transcript's
+        ** four), and so is a CR (a line break; the transcript drops it) */
         snprintf(one, sizeof one, "%s", ins[i]);
         for (char *p = one; *p; p++)
-            *p = *p == '\t' ? ' ' : *p;
+            *p = *p == '\t' || *p == '\r' ? ' ' : *p;
         tui_buf_init(&bt);
         tui_buf_add(&bt, "", 0);
         tui_sanitize(one, strlen(one), &bt);
@@ -430,6 +431,29 @@ test_cut(void)
         setlocale(LC_ALL, "en_US.UTF-8");
 }
 
+/* The copy rule (M-c, M-k): the saved text's tabs and CRs kept, what the
+** terminal rule drops dropped (a paste would hand it to a terminal). */
+static void
+test_copy_rule(void)
+{
+    static const struct { const char *in, *want, *what; } c[] = {
+        { "all:\n\tcc x.c\r\n", "all:\n\tcc x.c\r\n", "tab and CRLF kept" },
+        { "a\x1b[31mred\x1b[0m b", "ared b", "CSI dropped" },
+        { "x\x1b]52;c;ZXZpbA==\x07y", "xy", "OSC 52 dropped" },
+        { "x\x1b[3\t1mz", "x\t1mz", "a tab ends the sequence it cuts" },
+        { "a\x07\x08\x7f\xe2\x80\xae" "b", "ab", "BEL, BS, DEL, RLO dropped" },
+        { "\xe4\xb8\tz\xff", "\xef\xbf\xbd\tz\xef\xbf\xbd", "cut and bad bytes U+FFFD" },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        tui_buf b;
+        tui_buf_init(&b);
+        tui_sanitize_copy(c[i].in, strlen(c[i].in), &b);
+        TEST_CONDF(b.len == strlen(c[i].want) && memcmp(b.p, c[i].want, b.len) == 0,
+                   "copy rule: %s", c[i].what);
+        tui_buf_fini(&b);
+    }
+}
+
 int
 main(void)
 {
@@ -446,5 +470,6 @@ main(void)
     test_transcript_rows();
     test_transcript_fit();
     test_cut();
+    test_copy_rule();
     return TEST_REPORT();
 }
