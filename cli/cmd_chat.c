@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include <sys/stat.h>
+#include <termios.h>
 #include <time.h>
 
 #include "../core/chat/chat.h"
@@ -264,6 +265,7 @@ struct repl {
     sess            *s;
     chat            *c;            /* sess_chat(s) */
     int              interactive;  /* stdin is a terminal */
+    int              paste;        /* ... and stdout: bracketed paste at the prompt */
     int              started;      /* the running reply printed "Assistant:" */
     int64_t          alt_ids[SESS_MAX_ALTS];   /* /regen N: the saved alternatives */
     int              n_alt_ids;
@@ -532,11 +534,12 @@ cmd_reset(struct repl *r, char *args)
     (void)args;
     if (sess_reset(r->s, &err) != RWKV_OK)
         cli_fail(&err);
-    else if (saved)
+    else if (saved && sess_id(r->s) != 0)
         fprintf(stderr, "(conversation reset: the next message starts a new branch of session %lld)\n",
                 (long long)sess_id(r->s));
-    else
+    else if (!saved)
         fprintf(stderr, "(conversation reset)\n");
+    /* (saved and now no session: deleted elsewhere, as sess_reset said) */
     return 0;
 }
 
@@ -726,7 +729,15 @@ cmd_history(struct repl *r, char *args)
         return 0;
     }
     if (store_branch_read(sess_store(r->s), sess_head(r->s), &turns, &n, &err) != RWKV_OK) {
-        cli_fail(&err);
+        store_session ss;
+        rwkv_err e2;
+        /* deleted elsewhere: no ids to show; the next message saves it anew */
+        if (store_session_get(sess_store(r->s), sess_id(r->s), &ss, &e2) != RWKV_OK &&
+            e2.code == RWKV_EINVAL)
+            cli_errorf("/history: session %lld was deleted elsewhere: this conversation is saved "
+                       "again, as a new session, with the next message", (long long)sess_id(r->s));
+        else
+            cli_fail(&err);
         return 0;
     }
     printf("session %lld: ", (long long)sess_id(r->s));
@@ -817,8 +828,12 @@ cmd_sessions_list(struct repl *r, char *args)
 static int
 cmd_state(struct repl *r, char *args)
 {
+    char pth[4096];
     rwkv_err err;
 
+    /* "NAME" for NAME.pth, as --state takes it (the demo's STATE_NAME) */
+    if (*args != '\0')
+        args = (char *)ckpt_state_file_name(args, pth, sizeof pth);
     if (*args == '\0') {
         cli_errorf("usage: /state FILE");
     } else if (sess_switch_state(r->s, args, 0, 0, &err) != RWKV_OK) {
@@ -1195,6 +1210,150 @@ read_line(FILE *f, char **buf, size_t *cap, size_t *more)
     return (ssize_t)n;
 }
 
+/*
+** A paste is one message, as in the chat demo (prompt_toolkit keeps a
+** paste's line breaks in the one message its re.sub then folds): while the
+** chat reads a terminal and writes to one, the terminal is asked for
+** bracketed paste (ESC [ ? 2004 h), so a paste comes as ESC [ 200 ~ TEXT
+** ESC [ 201 ~, and the lines between the marks, with the line the end mark
+** is on, are read as one message (read_input) -- pasted at the prompt or
+** typed ahead while a reply streams.  The tty echoes the marks (its
+** canonical mode reads the line): ECHOCTL is cleared meanwhile, so they go
+** out as sequences the terminal ignores rather than as "^[[200~".  Both
+** are set once around the loop (a write after each read would block on a
+** terminal stopped with C-s, where Ctrl-C then left the chat instead of
+** cancelling the reply the line asked for) and put back on the way out.
+*/
+#define PASTE_ON  "\033[?2004h"
+#define PASTE_OFF "\033[?2004l"
+#define PASTE_BEGIN "\033[200~"
+#define PASTE_END   "\033[201~"
+
+static struct termios paste_tty;       /* the terminal's modes before the chat */
+static int            paste_tty_saved;
+
+static void
+paste_mode(struct repl *r, int on)
+{
+    if (!r->paste)
+        return;
+    if (on) {
+#ifdef ECHOCTL
+        struct termios t;
+        if (tcgetattr(STDIN_FILENO, &t) == 0) {
+            paste_tty = t;
+            paste_tty_saved = 1;
+            t.c_lflag &= ~(tcflag_t)ECHOCTL;
+            (void)tcsetattr(STDIN_FILENO, TCSANOW, &t);
+        }
+#endif
+        fputs(PASTE_ON, stdout);
+    } else {
+        fputs(PASTE_OFF, stdout);
+        if (paste_tty_saved)
+            (void)tcsetattr(STDIN_FILENO, TCSANOW, &paste_tty);
+        paste_tty_saved = 0;
+    }
+    cli_stdout_flush();
+}
+
+/* Is a paste open at the end of LINE[0..N): a begin mark after the last
+** end mark? */
+static int
+paste_open(const char *line, size_t n)
+{
+    const char *b = NULL, *e = NULL;
+
+    for (size_t i = 0; i + 6 <= n; i++) {
+        if (line[i] != '\033')
+            continue;
+        if (memcmp(line + i, PASTE_BEGIN, 6) == 0)
+            b = line + i;
+        else if (memcmp(line + i, PASTE_END, 6) == 0)
+            e = line + i;
+    }
+    return b != NULL && (e == NULL || e < b);
+}
+
+/* Does LINE[0..N) hold MARK (6 bytes)? */
+static int
+has_mark(const char *line, size_t n, const char *mark)
+{
+    for (size_t i = 0; i + 6 <= n; i++)
+        if (line[i] == '\033' && memcmp(line + i, mark, 6) == 0)
+            return 1;
+    return 0;
+}
+
+/* Drop the paste marks from LINE[0..N); its new length. */
+static size_t
+paste_unmark(char *line, size_t n)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < n;) {
+        if (n - i >= 6 && (memcmp(line + i, PASTE_BEGIN, 6) == 0 ||
+                           memcmp(line + i, PASTE_END, 6) == 0)) {
+            i += 6;
+            continue;
+        }
+        line[o++] = line[i++];
+    }
+    line[o] = '\0';
+    return o;
+}
+
+/*
+** read_line, and where the line opens a paste (r->paste), the lines up to
+** the one its end mark is on, joined with their line breaks; the marks are
+** dropped.  *MULTI: 1 when the text holds a pasted line break (a message,
+** never a command).  A paste longer than a message is counted in *MORE,
+** as a long line is.  EOF inside a paste ends it.
+*/
+static ssize_t
+read_input(struct repl *r, char **buf, size_t *cap, size_t *more, int *multi)
+{
+    ssize_t n = read_line(stdin, buf, cap, more);
+    char *next = NULL;
+    size_t ncap = 0, nmore;
+
+    *multi = 0;
+    if (n < 0 || !r->paste)
+        return n;
+    for (int open = paste_open(*buf, (size_t)n); open;) {
+        ssize_t m = read_line(stdin, &next, &ncap, &nmore);
+        size_t keep;
+        if (m < 0)
+            break;
+        *multi = 1;
+        *more += nmore;
+        keep = (size_t)m;
+        if (*more > 0 || (size_t)n + keep > CHAT_LINE_MAX) {
+            /* too long: refused whole (counted), the rest of the paste
+            ** read past, never sent line by line */
+            *more += keep;
+            open = !has_mark(next, keep, PASTE_END);
+            continue;
+        }
+        if ((size_t)n + keep + 1 > *cap) {
+            char *nb = realloc(*buf, (size_t)n + keep + 1);
+            if (nb == NULL) {
+                free(next);
+                errno = ENOMEM;
+                return -1;
+            }
+            *buf = nb;
+            *cap = (size_t)n + keep + 1;
+        }
+        memcpy(*buf + n, next, keep);
+        n += (ssize_t)keep;
+        (*buf)[n] = '\0';
+        open = paste_open(*buf, (size_t)n);
+    }
+    free(next);
+    return (ssize_t)paste_unmark(*buf, (size_t)n);
+}
+
 /* The loop: one line, one message or command.  0, or 1 when stdin could
 ** not be read (printed: a read error is not the end of the input). */
 static int
@@ -1209,7 +1368,7 @@ repl_loop(struct repl *r)
         ssize_t n;
         const char *msg;
         size_t len, more;
-        int e;
+        int e, multi;
 
         if (r->out_failed)       /* nobody reads the replies (out_flush) */
             break;
@@ -1219,7 +1378,7 @@ repl_loop(struct repl *r)
         }
         errno = 0;
         sigint_restart(0);
-        n = sig_quit ? -1 : read_line(stdin, &line, &cap, &more);
+        n = sig_quit ? -1 : read_input(r, &line, &cap, &more, &multi);
         e = errno;
         sigint_restart(1);
         if (n < 0 || sig_quit) {
@@ -1245,6 +1404,11 @@ repl_loop(struct repl *r)
                        (size_t)((char *)memchr(line, '\0', (size_t)n) - line) + 1);
             continue;
         }
+        if (multi) {
+            msg = line;        /* a paste of lines: a message as it is */
+            len = (size_t)n;
+            goto send;
+        }
         if (line[0] == '/' && line[1] != '/') {
             int quit = command(r, line);
             /* its answer now, not at the next reply: a program that reads
@@ -1258,6 +1422,7 @@ repl_loop(struct repl *r)
             continue;
         msg = line[0] == '/' ? line + 1 : line;
         len = (size_t)n - (size_t)(msg - line);
+send:
         r->started = 0;
         expect_reply(r);
         if (sess_submit(r->s, msg, len, &err) != RWKV_OK) {
@@ -1421,6 +1586,7 @@ cmd_chat(int argc, char **argv)
     }
     r.a = a;
     r.interactive = isatty(STDIN_FILENO);
+    r.paste = r.interactive && isatty(STDOUT_FILENO);
     resuming = a->session_id != 0 || a->resume;
     saving = resuming || a->new_title != NULL || a->o.db != NULL;
     if (resuming && resume_target(a, &info) != 0) {
@@ -1520,7 +1686,9 @@ cmd_chat(int argc, char **argv)
             fprintf(stderr, "(/help lists the commands; Ctrl-C stops a reply; /quit or Ctrl-D leaves)\n");
         }
     }
+    paste_mode(&r, 1);
     rc = repl_loop(&r);
+    paste_mode(&r, 0);
     rc = leave_saved(&r, rc);
 out_sig:
     sigaction(SIGINT, &old_sa, NULL);

@@ -19,6 +19,7 @@
 
 #include <sys/stat.h>
 
+#include "../core/io/ckpt.h"
 #include "../core/io/mapfile.h"
 #include "../core/rwkv.h"
 #include "../core/kernels/threadpool.h"
@@ -518,6 +519,12 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
                     cli_errorf("--strategy: %s", err.msg);
                     return -1;
                 }
+            }
+            if (r > 0 && strs[k].off == offsetof(struct cli_opts, state)) {
+                /* "NAME" for NAME.pth, as the chat demo's STATE_NAME (one
+                ** --state a process: the buffer is its) */
+                static char state_pth[4096];
+                v = ckpt_state_file_name(v, state_pth, sizeof state_pth);
             }
             if (r > 0)
                 *(const char **)(void *)((char *)o + strs[k].off) = v;

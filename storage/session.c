@@ -604,8 +604,8 @@ sess_started(const sess *s)
 
 /* The conversation left (the leaving rule, session.h: checked by the
 ** caller): the next message starts a new session from the current start. */
-static void
-start_over(sess *s)
+void
+sess_start_over(sess *s)
 {
     chat_reset(s->c);
     s->unfed = 0;
@@ -755,7 +755,7 @@ sess_set_framing(sess *s, const framing *f, int *left, rwkv_err *err)
         *left = s->sid != 0 || chat_n_turns(s->c) > 0;
         chat_destroy(s->c);
         s->c = nc;
-        start_over(s);
+        sess_start_over(s);
     } else if (s->st != NULL && s->sid != 0) {
         rwkv_err e2;
         if (store_session_set_framing(s->st, s->sid, &s->fr, &e2) != RWKV_OK)
@@ -806,7 +806,7 @@ sess_new(sess *s, rwkv_err *err)
         return sess_start_gone(&s->start, err);
     if ((rc = sess_leave_check(s, err)) != RWKV_OK || (rc = take_launch_names(s, err)) != RWKV_OK)
         return rc;
-    start_over(s);
+    sess_start_over(s);
     return RWKV_OK;
 }
 
@@ -1654,6 +1654,6 @@ sess_set_model(sess *s, rwkv_model *m, const tok *t, const char *path, const cha
     if (sess_model_row(s, err) != RWKV_OK)
         sess_save_fail(s, "the model row", err);
     chat_destroy(old);
-    start_over(s);
+    sess_start_over(s);
     return RWKV_OK;
 }

@@ -643,6 +643,38 @@ replay_said(sess *s, int64_t turn, size_t replayed, int64_t base, const char *no
         sess_notef(s, 0, "(%s: replayed %zu tokens from the start of the session)", why, replayed);
 }
 
+/* Whether session SID is no longer in the file (deleted elsewhere). */
+static int
+session_gone(sess *s, int64_t sid)
+{
+    store_session ss;
+    rwkv_err e;
+
+    return store_session_get(s->st, sid, &ss, &e) != RWKV_OK && e.code == RWKV_EINVAL;
+}
+
+/*
+** The branch position of session SID set to HEAD where it changed (an open,
+** sess_load_branch); 1 when the session is gone -- deleted elsewhere while
+** the open read or replayed it (minutes for a long session): the open's
+** writes are left out, unsaid, and the chat goes on, its next save making a
+** new session and saying so (check_alive), as after a deletion at any
+** later time.
+*/
+static int
+open_position(sess *s, int64_t sid, int64_t head)
+{
+    rwkv_err e2;
+
+    if ((s->sid == sid && s->head == head) || head_in_place(s, sid, head) ||
+        store_session_set_head(s->st, sid, head, &e2) == RWKV_OK)
+        return 0;
+    if (session_gone(s, sid))
+        return 1;
+    sess_save_fail(s, "the branch position", &e2);
+    return 0;
+}
+
 /*
 ** Make the chat continue after turn HEAD of session SID whose start is START:
 ** its turns become the chat's records, its state the current one.  A user
@@ -658,7 +690,7 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
     int64_t base = 0, last_user = 0, last_user_parent = -1;
     replay_mid mid = { 0 }, fork_mid = { 0 }, reply_mid = { 0 };
     char note[300];
-    int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW, mid_rebuilt = 0;
+    int rc, need_sep = 0, bare_leaf = 0, root = SESS_ROOT_NEW, mid_rebuilt = 0, gone;
 
     /* a cancel sent while idle is void; one for a reply on its way (the
     ** client's edited message forks first: sess_fork) or for the open or
@@ -758,20 +790,16 @@ sess_load_branch(sess *s, int64_t sid, const sess_start *start, int64_t head, rw
         if (reply_mid.got)
             chat_set_before_reply(s->c, reply_mid.out, reply_mid.logits);
     }
-    if ((s->sid != sid || s->head != head) && !head_in_place(s, sid, head)) {
-        rwkv_err e2;
-        if (store_session_set_head(s->st, sid, head, &e2) != RWKV_OK)
-            sess_save_fail(s, "the branch position", &e2);
-    }
+    gone = open_position(s, sid, head);
     /* (not into a session of another model: its states are its model's,
     ** and its turns go on in a new session -- sess_other) */
     /* (the end itself too when turns go on under it: a fork there) */
-    if (replayed > 0 && (bare_leaf || (n > 0 && turns[n - 1].n_children > 0)) &&
+    if (!gone && replayed > 0 && (bare_leaf || (n > 0 && turns[n - 1].n_children > 0)) &&
         s->other.sid != sid)
         keep_replayed(s, head, cur);
-    if (fork_mid.got)
+    if (!gone && fork_mid.got)
         keep_replayed(s, fork_mid.turn, fork_mid.out);
-    if (mid_rebuilt && last_user_parent > 0 && s->other.sid != sid)
+    if (!gone && mid_rebuilt && last_user_parent > 0 && s->other.sid != sid)
         keep_replayed(s, last_user_parent, mid.out);
     s->sid = sid;
     s->head = head;
@@ -2149,7 +2177,8 @@ finish_gone(sess *s, const rwkv_state *after)
 ** fails (a full disk: the state is most of the write), the row is
 ** completed without it -- its text and tokens, the state rebuilt by replay
 ** when needed, as catch_up writes a kept-out reply -- rather than left the
-** empty row marked interrupted that its begin wrote.
+** empty row marked interrupted that its begin wrote; a note says so, once
+** until a state is saved again (a full disk fails every reply's).
 */
 void
 sess_save_finish(sess *s, const chat_turn *t)
@@ -2157,19 +2186,26 @@ sess_save_finish(sess *s, const chat_turn *t)
     store_turn a;
     rwkv_err err, e2;
     const rwkv_state *after = chat_state(s->c);
+    int with;
 
     if (s->reply_id == 0 || file_lost(s))
         return;
     reply_row(s, t, s->last_user, &a);
     a.id = s->reply_id;
-    if (store_turn_finish(s->st, &a, rwkv_state_cdata(after), rwkv_state_len(after), &s->meta,
-                          &err) != RWKV_OK &&
-        store_turn_finish(s->st, &a, NULL, 0, &s->meta, &e2) != RWKV_OK) {
+    with = store_turn_finish(s->st, &a, rwkv_state_cdata(after), rwkv_state_len(after),
+                             &s->meta, &err) == RWKV_OK;
+    if (!with && store_turn_finish(s->st, &a, NULL, 0, &s->meta, &e2) != RWKV_OK) {
         if (finish_gone(s, after))
             return;                    /* in a new session now, said */
         save_gap(s, "the reply", &err, chat_n_turns(s->c) - 1, s->last_user, s->reply_id);
-    } else if (s->unsaved == 0)
-        s->fail_said = 0;              /* saving works: the next failure is said */
+    } else {
+        if (!with && !s->nostate_said && !s->fail_said)   /* (a failure said: one line) */
+            sess_notef(s, 1, "saving the state after the reply: %s (the reply is saved without "
+                             "it: a resume rebuilds it by replaying the conversation)", err.msg);
+        s->nostate_said = !with;
+        if (s->unsaved == 0)
+            s->fail_said = 0;          /* saving works: the next failure is said */
+    }
     s->last_reply = s->reply_id;
     s->reply_id = 0;
     if (s->st != NULL)
@@ -2415,27 +2451,56 @@ launch_values_win(const sess *s, rwkv_sampling *v, unsigned *set, uint64_t seed)
     v->seed = seed;
 }
 
-/* The sampling values session SID's new replies use (stored_sampling,
-** launch_values_win) into the chat. */
+/*
+** What an open of session SID takes from the database besides the branch:
+** the sampling values its new replies use (stored_sampling, on the branch to
+** HEAD) and, for a seeded chat, how many replies it holds.  Read before the
+** branch is loaded (open_read), applied after (open_apply): the load's replay
+** may take minutes, and a session deleted elsewhere meanwhile stops nothing
+** -- the chat goes on, its turns saved in a new session (check_alive), as
+** after a deletion at any later time.
+*/
+struct open_vals {
+    rwkv_sampling v;
+    int           found, own;
+    uint64_t      used;
+};
+
 static int
-session_sampling(sess *s, int64_t sid, int64_t head, rwkv_err *err)
+open_read(sess *s, int64_t sid, int64_t head, struct open_vals *o, rwkv_err *err)
 {
-    rwkv_sampling v = *chat_sampling(s->c);
+    int rc;
+
+    memset(o, 0, sizeof *o);
+    o->v = *chat_sampling(s->c);
+    if ((rc = stored_sampling(s->st, sid, head, &o->v, &o->found, &o->own, err)) != RWKV_OK)
+        return rc;
+    return s->seeded ? store_session_reply_count(s->st, sid, &o->used, err) : RWKV_OK;
+}
+
+/* O (open_read) into the chat (launch_values_win: the values set at launch
+** win), and the seeds of a seeded chat past the replies it holds. */
+static void
+open_apply(sess *s, const struct open_vals *o)
+{
+    rwkv_sampling v = o->v;
     unsigned set = chat_sampling_set(s->c);
-    int found = 0, own = 0, rc;
 
     s->samp_known = 0;
-    if ((rc = stored_sampling(s->st, sid, head, &v, &found, &own, err)) != RWKV_OK)
-        return rc;
-    if (own) {
-        s->samp_saved = v;
+    if (o->own) {
+        s->samp_saved = o->v;
         s->samp_known = 1;
     }
-    if (!found)
-        return RWKV_OK;
-    launch_values_win(s, &v, &set, chat_sampling(s->c)->seed);
-    chat_set_sampling(s->c, &v, set);
-    return RWKV_OK;
+    if (o->found) {
+        launch_values_win(s, &v, &set, chat_sampling(s->c)->seed);
+        chat_set_sampling(s->c, &v, set);
+    }
+    if (s->seeded) {
+        rng_seed(&s->seeds, chat_seed(s->c, NULL));
+        for (uint64_t i = 0; i < o->used; i++)
+            rng_next(&s->seeds);
+        sess_queue_seed(s);
+    }
 }
 
 int
@@ -2561,6 +2626,7 @@ open_writes(sess *s, int64_t sid, int64_t head, rwkv_err *err)
 {
     store_session ss;
     sess_start start;
+    struct open_vals vals;
     int rc, changed, fr_changed = 0, was_required = s->meta.digest_required;
 
     if ((rc = store_session_get(s->st, sid, &ss, err)) != RWKV_OK)
@@ -2582,6 +2648,8 @@ open_writes(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     }
     if (head < 0)
         head = ss.head_turn;
+    if ((rc = open_read(s, sid, head, &vals, err)) != RWKV_OK)
+        return rc;
     {
         framing fr;
         sess_other was_other = s->other;
@@ -2609,17 +2677,7 @@ open_writes(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     s->launch_state = 0;
     snprintf(s->title, sizeof s->title, "%s", ss.title);
     s->created_ms = ss.created_ms;
-    if ((rc = session_sampling(s, sid, s->head, err)) != RWKV_OK)
-        return rc;
-    if (s->seeded) {
-        uint64_t used = 0;
-        if ((rc = store_session_reply_count(s->st, sid, &used, err)) != RWKV_OK)
-            return rc;
-        rng_seed(&s->seeds, chat_seed(s->c, NULL));
-        for (uint64_t i = 0; i < used; i++)
-            rng_next(&s->seeds);
-        sess_queue_seed(s);
-    }
+    open_apply(s, &vals);
     return RWKV_OK;
 }
 
@@ -2680,8 +2738,15 @@ sess_reset(sess *s, rwkv_err *err)
         sess_unsaved_clear(s);
         return RWKV_OK;
     }
-    if ((rc = store_branch_read(s->st, s->head, &turns, &n, err)) != RWKV_OK)
-        return rc;
+    if ((rc = store_branch_read(s->st, s->head, &turns, &n, err)) != RWKV_OK) {
+        if (!session_gone(s, s->sid))
+            return rc;
+        /* deleted elsewhere: the reset conversation is a new one */
+        sess_notef(s, 1, "session %lld was deleted elsewhere: the next message starts a new "
+                         "session", (long long)s->sid);
+        sess_start_over(s);
+        return RWKV_OK;
+    }
     if (n > 0 && turns[0].role == STORE_ROLE_SYSTEM)
         root = turns[0].id;
     store_branch_free(turns, n);

@@ -229,6 +229,8 @@ struct sess {
     rwkv_sampling    samp_saved;
     int              samp_known;
     int              fail_said;        /* a failed save was said since one worked */
+    int              nostate_said;     /* a reply saved without its state was said
+                                          since one was saved with it */
     int              db_lost;          /* the file was lost in use (file_lost): st is
                                           NULL for good, nothing saves again */
     char             fail_why[RWKV_ERR_MSG];   /* the last failure's line (sess_flush) */
@@ -274,6 +276,9 @@ int  sess_start_gone(const sess_start *start, rwkv_err *err);
 /* A chat like the current one (sampling, the start in use) with framing FR:
 ** *OUT owned by caller (chat_destroy). */
 int  sess_chat_with_framing(sess *s, const framing *fr, chat **out, rwkv_err *err);
+/* The conversation left (the leaving rule checked by the caller): the chat
+** back to its start, the next message starting a new session. */
+void sess_start_over(sess *s);
 
 /* ---- session_db.c ------------------------------------------------------------------------- */
 

@@ -822,8 +822,10 @@ typedef struct store_budget_info {
 ** a size that rounds to 1000 of a unit in the next).  Returns BUF.  Every
 ** size shown goes through it. */
 const char *store_size_str(uint64_t bytes, char *buf, size_t cap);
-/* TEXT as bytes: "off"/"none" (0), or a number with a unit (500MB, 2GB,
-** 1.5GiB; K/M/G/T are powers of 1000, KiB/MiB/... of 1024); -1 if neither. */
+/* TEXT as bytes: "off"/"none" (0), or a number (digits, one point at most)
+** with a unit, one space before it allowed as sizes are printed (500MB,
+** "500 MB", 2GB, 1.5GiB; K/M/G/T are powers of 1000, KiB/MiB/... of 1024);
+** -1 if neither. */
 int store_size_parse(const char *text, uint64_t *out);
 /* TEXT as a budget (store_size_parse, and 0 only as "off"/"none"; a size
 ** under the smallest saved state -- with none saved, under 64 kB -- is

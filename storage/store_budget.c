@@ -101,6 +101,7 @@ store_size_parse(const char *text, uint64_t *out)
     char *end, unit[8];
     double v;
     size_t n = 0;
+    int points = 0;
 
     if (strcmp(text, "off") == 0 || strcmp(text, "none") == 0) {
         *out = 0;
@@ -109,6 +110,14 @@ store_size_parse(const char *text, uint64_t *out)
     if (!isdigit((unsigned char)text[0]))
         return -1;
     v = strtod(text, &end);
+    /* digits with one point at most: not strtod's hex or exponent (0x10MB
+    ** and 1e3MB are no sizes anyone types); one space before the unit, as
+    ** sizes are printed ("500 MB") */
+    for (const char *p = text; p < end; p++)
+        if (!isdigit((unsigned char)*p) && (*p != '.' || ++points > 1))
+            return -1;
+    if (end[0] == ' ' && isalpha((unsigned char)end[1]))
+        end++;
     while (end[n] != '\0' && n + 1 < sizeof unit) {
         unit[n] = (char)tolower((unsigned char)end[n]);
         n++;

@@ -1715,6 +1715,8 @@ find_turns(const char *text, size_t len, const char **a, const char **b)
     const char *p = text, *e = text + len;
 
     *a = *b = NULL;
+    if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)   /* json_parse skips it too */
+        p += 3;
     p = scan_ws(p, e);
     if (p >= e || *p != '{')
         return -1;
@@ -2807,6 +2809,8 @@ import_sniff(const char *text, size_t len, const char *what, rwkv_err *err)
     size_t i = 0;
     unsigned char c;
 
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)   /* an editor's mark: json_parse skips it */
+        i = 3;
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
         i++;
     if (i == len)
@@ -2881,6 +2885,29 @@ import_replay_cost(store *s, int64_t sid, store_import_info *info, rwkv_err *err
     return RWKV_OK;
 }
 
+/*
+** The framing's banned ids (FR) against the vocabulary the turns were
+** checked with (TC, decided at the first turn with tokens; none: a World
+** one where the model names its vocabulary, else unknown and not checked):
+** the sampler refuses an id past its model's head (256 rows byte-level,
+** TOK_WORLD_HEAD World), so such a session could never be resumed.
+*/
+static int
+import_ban_check(const struct tok_check *tc, const framing *fr, const char *what, rwkv_err *err)
+{
+    int bytes = tc->t != NULL ? tok_is_bytes(tc->t) : 0;
+    int32_t rows = bytes ? 256 : TOK_WORLD_HEAD;
+
+    if (tc->t == NULL && tc->vocab_path[0] == '\0')
+        return RWKV_OK;
+    for (size_t i = 0; i < fr->n_ban; i++)
+        if (fr->ban[i] >= rows)
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: framing \"ban\": token id %d is outside the "
+                             "%s vocabulary (0..%d): no reply could be sampled with it",
+                             what, (int)fr->ban[i], bytes ? "byte-level" : "World", (int)rows - 1);
+    return RWKV_OK;
+}
+
 static int
 import_run(store *s, const char *text, size_t len, const char *what, const store_import_vocab *iv,
            struct state_take *sc, int64_t *id, rwkv_err *err)
@@ -2937,7 +2964,8 @@ import_run(store *s, const char *text, size_t len, const char *what, const store
         sc->model.head_size = get_int(v, "head_size", &x) && x > 0 && x < INT32_MAX ? (int)x : 0;
     }
     if (s == NULL) {
-        if ((rc = import_turns(NULL, text, ta, tb, what, 0, &map, &nt, &tc, NULL, err)) == RWKV_OK)
+        if ((rc = import_turns(NULL, text, ta, tb, what, 0, &map, &nt, &tc, NULL, err)) == RWKV_OK &&
+            (rc = import_ban_check(&tc, &fr, what, err)) == RWKV_OK)
             rc = import_set_head(NULL, 0, map, nt, head, what, err);
         goto out;
     }
@@ -2951,6 +2979,7 @@ import_run(store *s, const char *text, size_t len, const char *what, const store
         (rc = store_session_set_framing(s, *id, &fr, err)) != RWKV_OK ||
         (has_samp && (rc = store_session_sampling_put(s, *id, &samp, err)) != RWKV_OK) ||
         (rc = import_turns(s, text, ta, tb, what, *id, &map, &nt, &tc, sc, err)) != RWKV_OK ||
+        (rc = import_ban_check(&tc, &fr, what, err)) != RWKV_OK ||
         (rc = import_set_head(s, *id, map, nt, head, what, err)) != RWKV_OK ||
         (ss.title[0] == '\0' && (rc = import_title(s, *id, err)) != RWKV_OK) ||
         (sc->info.taken > 0 && (rc = store_retain(s, *id, err)) != RWKV_OK) ||

@@ -230,8 +230,10 @@ on_not_started(struct app *a, const tui_event *e, int job)
     if (job == TUI_JOB_SUBMIT && a->reply_turn >= 1 &&
         a->tr.turns[a->reply_turn - 1].role == TUI_TURN_USER && e->rc != RWKV_EINVAL) {
         /* back in the box, above what was typed since (a message queued
-        ** behind the greeting while more was typed): nothing is lost */
-        if (input_put_back(a, a->tr.turns[a->reply_turn - 1].text.p))
+        ** behind the greeting while more was typed): nothing is lost --
+        ** as typed, not as shown (ends stripped, blank lines joined, a
+        ** tab four spaces) */
+        if (input_put_back(a, a->sent ? a->sent : a->tr.turns[a->reply_turn - 1].text.p))
             snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s",
                      TR(": your message is back in the input box"));
     }
@@ -551,15 +553,20 @@ static int
 has_inner_blank_line(const char *text)
 {
     size_t lo = 0, hi = strlen(text);
+    int breaks = 0;
 
     while (lo < hi && strchr(" \t\r\n", text[lo]))
         lo++;
     while (hi > lo && strchr(" \t\r\n", text[hi - 1]))
         hi--;
-    for (size_t i = lo; i + 1 < hi; i++)
-        if (text[i] == '\n' && (text[i + 1] == '\n' || (text[i + 1] == '\r' && i + 2 < hi &&
-                                                       text[i + 2] == '\n')))
+    /* two line ends in a row; LF, CR LF and a lone CR are one each */
+    for (size_t i = lo; i < hi; i++) {
+        if (text[i] == '\r' && i + 1 < hi && text[i + 1] == '\n')
+            continue;
+        breaks = text[i] == '\n' || text[i] == '\r' ? breaks + 1 : 0;
+        if (breaks == 2)
             return 1;
+    }
     return 0;
 }
 
@@ -627,7 +634,11 @@ tui_send(struct app *a, const char *text)
         /* editing an earlier message: the job forks at it first (the fork
         ** rule: a user turn continues from its parent) */
         fork_at = a->fork_turn;
-        a->fork_pending = 0;
+        if (a->edit_draft && strcmp(a->edit_draft, text) == 0) {
+            free(a->edit_draft);      /* the draft itself sent (C-_ brought it back) */
+            a->edit_draft = NULL;
+        }
+        tui_edit_end(a, 0);           /* the box is empty: a draft comes back */
         /* the screen shows the branch up to before the edited message (and
         ** its note, which stays with it on its own branch) */
         for (int i = 0; i < a->tr.nturns; i++)
@@ -639,6 +650,8 @@ tui_send(struct app *a, const char *text)
             }
     }
     msg = tui_xstrdup(text);
+    free(a->sent);
+    a->sent = tui_xstrdup(text);
     /* the transcript shows the message as the model gets it (and as it is
     ** saved): blank lines joined, ends stripped; the first time a blank
     ** line goes, a notice says why */
@@ -777,6 +790,7 @@ step_sibling(struct app *a, int dir)
 }
 
 static int tr_view_rows(const struct app *a);
+static void history_sent(struct app *a);
 
 void
 tui_edit_turn(struct app *a, int turn)
@@ -785,11 +799,27 @@ tui_edit_turn(struct app *a, int turn)
     size_t row = tui_tr_row_of(&a->tr, turn, 0);
 
     a->fork_turn = t->store_id;
+    if (!a->fork_pending && a->edit_draft == NULL && tui_input_unsent(&a->in) != NULL)
+        a->edit_draft = tui_xstrdup(a->in.buf);
     a->fork_pending = 1;
     tui_input_set(&a->in, t->text.p);
     if (row != (size_t)-1)
         tui_tr_show_row(&a->tr, row > 0 ? row - 1 : row, tr_view_rows(a));  /* with its header */
     a->dirty = 1;
+}
+
+void
+tui_edit_end(struct app *a, int set)
+{
+    char *d = a->edit_draft;
+
+    a->fork_pending = 0;
+    a->edit_draft = NULL;
+    if (set)
+        tui_input_set(&a->in, "");
+    if (d != NULL)
+        input_put_back(a, d);
+    free(d);
 }
 
 /* Edit the last user message: the next send forks at its parent. */
@@ -805,8 +835,12 @@ edit_last(struct app *a)
         tui_turn *t = &a->tr.turns[i];
         if (t->role == TUI_TURN_USER && t->store_id != 0) {
             tui_edit_turn(a, i);
-            tui_notice(a, 0, "editing an earlier message: sending it starts a new branch "
-                             "(Esc cancels)");
+            if (a->edit_draft)
+                tui_notice(a, 0, "editing an earlier message (Esc cancels); your draft comes "
+                                 "back after it");
+            else
+                tui_notice(a, 0, "editing an earlier message: sending it starts a new branch "
+                                 "(Esc cancels)");
             return;
         }
     }
@@ -868,7 +902,8 @@ count_chars(const char *s, size_t n, size_t *nl)
 #define TUI_EDITOR_SLACK 4096
 
 /* The file F the editor wrote as the message box's text: cleaned as typed
-** or pasted text (no escape codes, controls or ill-formed UTF-8), its last
+** or pasted text (no escape codes, controls or ill-formed UTF-8; each line
+** end a newline, a lone CR too), its last
 ** newlines gone, cut to the box's room on a character boundary
 ** (tui_input_insert) and the cut said as a paste's is.  Past the room the
 ** file is read on and its characters counted, not kept. */
@@ -881,6 +916,7 @@ editor_take(struct app *a, FILE *f)
     size_t n, cut = 0, nl = 0;
 
     tui_san_init(&san);
+    san.u.line = 1;              /* CR, CR LF (and NEL) a newline, as in a paste */
     tui_buf_init(&text);
     tui_buf_init(&rest);
     tui_buf_add(&text, "", 0);
@@ -1471,6 +1507,7 @@ input_edit(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
             tui_input_yank(in);
         return;
     case CFG_FIX_KILL_WORD:   tui_input_kill_word(in); return;
+    case CFG_FIX_UNDO:        tui_input_undo(in); return;
     case CFG_FIX_LEFT:        tui_input_left(in); return;
     case CFG_FIX_WORD_LEFT:   tui_input_word_left(in); return;
     case CFG_FIX_WORD_RIGHT:  tui_input_word_right(in); return;
@@ -1479,8 +1516,10 @@ input_edit(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
     case CFG_KEY_ALT(8):      tui_input_kill_word_prev(in); return;
     case CFG_FIX_NEWLINE:
     case K_ALT_ENTER:
-        if (!oneline)
+        if (!oneline) {
+            tui_input_undo_break(in);     /* undo goes back a line at a time */
             tui_input_insert(in, "\n", 1);
+        }
         return;
     default:
         break;
@@ -1488,8 +1527,11 @@ input_edit(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
     if (key >= 0x20 && key < 0x110000 && key != 0x7f && !(key >= 0x80 && key < 0xa0)) {
         unsigned char u[8];
         int n = utf8_encode((uint32_t)key, u);
-        if (n > 0 && (in != &a->prompt || prompt_room(a, (size_t)n)))
+        if (n > 0 && (in != &a->prompt || prompt_room(a, (size_t)n))) {
+            if (key == ' ' && in->cur > 0 && in->buf[in->cur - 1] != ' ')
+                tui_input_undo_break(in);     /* a typed word: one undo step */
             tui_input_insert(in, (const char *)u, (size_t)n);
+        }
     }
 }
 
@@ -1651,9 +1693,9 @@ key_dispatch(struct app *a, int key, int is_fkey)
     }
     if (!is_fkey && key == K_ESC && a->fork_pending && a->focus == TUI_FOCUS_INPUT) {
         /* leave edit mode: the next message continues the branch again */
-        a->fork_pending = 0;
-        tui_input_set(&a->in, "");
-        tui_notice(a, 0, "edit cancelled");
+        int had = a->edit_draft != NULL;
+        tui_edit_end(a, 1);
+        tui_notice(a, 0, had ? "edit cancelled: your draft is back" : "edit cancelled");
         a->dirty = 1;
         return;
     }
@@ -1690,6 +1732,8 @@ key_dispatch(struct app *a, int key, int is_fkey)
             return;
         }
         s = tui_input_take(&a->in);
+        if (s)
+            history_sent(a);
         if (s && plus_command_key(a, s)) {
             free(s);
             a->dirty = 1;
@@ -1801,7 +1845,55 @@ static const struct { const char *seq; int key; } esc_keys[] = {
     { "[1;2A", KEY_SR }, { "[1;2B", KEY_SF },   /* xterm's Shift-Up/Down (tmux and GNU
                                                    screen send them under TERM=screen,
                                                    whose terminfo has no kri/kind) */
+    /* the VT220 forms (tmux sends Home/End as them whatever TERM says: an
+    ** xterm TERM inside tmux names ESC O H instead; a modern terminal under
+    ** TERM=vt100 sends F5-F12, Delete and PgUp/PgDn so), rxvt's Home/End */
+    { "[1~", KEY_HOME }, { "[7~", KEY_HOME }, { "[4~", KEY_END }, { "[8~", KEY_END },
+    { "[2~", KEY_IC }, { "[3~", KEY_DC }, { "[5~", KEY_PPAGE }, { "[6~", KEY_NPAGE },
+    { "[11~", KEY_F(1) }, { "[12~", KEY_F(2) }, { "[13~", KEY_F(3) }, { "[14~", KEY_F(4) },
+    { "[15~", KEY_F(5) }, { "[17~", KEY_F(6) }, { "[18~", KEY_F(7) }, { "[19~", KEY_F(8) },
+    { "[20~", KEY_F(9) }, { "[21~", KEY_F(10) }, { "[23~", KEY_F(11) }, { "[24~", KEY_F(12) },
+    { "[Z", KEY_BTAB },
+    /* Ctrl- and Alt-Left/Right: readline's word motion (M-b, M-f) */
+    { "[1;5D", CFG_FIX_WORD_LEFT }, { "[1;3D", CFG_FIX_WORD_LEFT },
+    { "[1;5C", CFG_FIX_WORD_RIGHT }, { "[1;3C", CFG_FIX_WORD_RIGHT },
 };
+
+/*
+** The same keys where the terminfo names them (xterm's kLFT5, kRIT3 ...):
+** curses then returns a code of its own for them, found here once the
+** screen is set up (key_defined).  And a VT220 terminfo calls the keys at
+** Home and End Find and Select: they are Home and End.
+*/
+static int word_key_code[4];
+
+static void
+word_keys_init(void)
+{
+    static const char *const seq[4] = { "\033[1;5D", "\033[1;3D", "\033[1;5C", "\033[1;3C" };
+
+    for (int i = 0; i < 4; i++) {
+        int c = key_defined(seq[i]);
+        word_key_code[i] = c > 0 ? c : -1;
+    }
+}
+
+/* A function key K as the client takes it (*IS_FKEY cleared for a word
+** motion, which is the M-b / M-f character key). */
+static int
+fkey_alias(int k, int *is_fkey)
+{
+    if (k == KEY_FIND)
+        return KEY_HOME;
+    if (k == KEY_SELECT)
+        return KEY_END;
+    for (int i = 0; i < 4; i++)
+        if (k == word_key_code[i]) {
+            *is_fkey = 0;
+            return i < 2 ? CFG_FIX_WORD_LEFT : CFG_FIX_WORD_RIGHT;
+        }
+    return k;
+}
 
 /* The key sequence SEQ (after ESC) stands for, or -1. */
 static int
@@ -1889,7 +1981,7 @@ esc_sequence(int k2, int *is_fkey)
         return K_PASTE_END;
     if ((key = esc_key(seq)) < 0)
         return -1;                       /* a report, a mouse event, a key unknown */
-    *is_fkey = 1;
+    *is_fkey = key != CFG_FIX_WORD_LEFT && key != CFG_FIX_WORD_RIGHT;
     return key;
 }
 
@@ -1901,7 +1993,7 @@ cook_key(int k, int *is_fkey)
     if (*is_fkey) {
         if (k == KEY_ENTER)
             return *is_fkey = 0, K_ENTER;
-        return k;
+        return fkey_alias(k, is_fkey);
     }
     if (k == '\r')
         return K_ENTER;
@@ -1945,6 +2037,8 @@ static void
 paste_end(struct app *a)
 {
     a->pasting = 0;
+    tui_input_undo_break(&a->in);     /* what is typed next: a step of its own */
+    tui_input_undo_break(&a->prompt);
     cut_notice(a, 0, a->paste_cut);
     a->paste_cut = 0;            /* a part after a pause says its own */
     a->dirty = 1;
@@ -2097,6 +2191,8 @@ paste_start(struct app *a)
 {
     a->paste_got = a->paste_cut = 0;
     a->paste_cr = a->paste_nl = 0;
+    tui_input_undo_break(&a->in);     /* the paste: one undo step of its own */
+    tui_input_undo_break(&a->prompt);
 }
 
 /*
@@ -2718,6 +2814,8 @@ app_fini(struct app *a)
     tui_menu_fini(&a->menu);
     tui_menu_fini(&a->ask);
     free(a->queued);
+    free(a->sent);
+    free(a->edit_draft);
     tui_buf_fini(&a->quit_said);
     for (int i = 0; i < TUI_LOG_MAX; i++)
         free(a->log[i]);
@@ -2848,6 +2946,23 @@ history_open(struct app *a)
     }
 }
 
+/* A message sent: the history file has it at once (as at quit, with the
+** entries another client saved meanwhile), so a crash or kill -9 later in
+** the run loses none of what was sent; a failure is left to the quit's
+** save, which says it. */
+static void
+history_sent(struct app *a)
+{
+    char path[1024];
+    rwkv_err err;
+
+    if (a->in.nnew == 0 || strcmp(a->cfg.history, "off") == 0 || a->launch.no_db ||
+        tui_history_path(path, sizeof path) != 0)
+        return;
+    if (tui_history_save(&a->in, NULL, path, &err) == 0)
+        a->in.nnew = 0;          /* in the file: the quit adds them no more */
+}
+
 /* At quit: the history and the unsent draft to the file, and the history
 ** of each prompt used in this run to its own (not with `history: off` or
 ** --no-db, which saves nothing); a failure is one line on stderr, the
@@ -2861,6 +2976,8 @@ history_close(struct app *a)
     if (strcmp(a->cfg.history, "off") == 0 || a->launch.no_db ||
         tui_history_path(path, sizeof path) != 0)
         return;
+    if (a->edit_draft)
+        tui_edit_end(a, 0);      /* an edit's text and the draft it set aside */
     if (tui_history_save(&a->in, tui_input_unsent(&a->in), path, &err) != 0)
         fprintf(stderr, PROG_NAME_TUI ": the input history was not saved: %s\n", err.msg);
     for (int k = TUI_PHIST_NONE + 1; k < TUI_PHIST_N; k++)
@@ -2889,6 +3006,7 @@ screen_start(struct app *a)
     noecho();
     nonl();
     keypad(stdscr, TRUE);
+    word_keys_init();
     set_escdelay(TUI_ESC_WAIT_MS);
     set_mouse(a, 1);
     mouseinterval(0);

@@ -286,6 +286,8 @@ struct app {
     uint64_t        ctx_greeting;  /*   of them the greeting's (tui_session_tokens) */
     uint64_t        ctx_greet_due; /*   of those the ones still to be fed */
     char           *queued;        /* message sent while priming, owned */
+    char           *sent;          /* the last message sent, as typed (owned): what
+                                      goes back to the box when it fails to start */
     int             blank_noted;   /* the "blank lines joined" notice was shown */
     int             copy_turn;     /* M-k: the reply whose code block was copied last */
     size_t          copy_block;    /*   and that block's index (M-k again: the next) */
@@ -308,6 +310,9 @@ struct app {
     int64_t         fork_turn;     /* with fork_pending: the user turn being edited
                                       (the next message forks at it) */
     int             fork_pending;
+    char           *edit_draft;    /* owned, NULL = none: the box's text when an
+                                      edit began (M-e, F6), back in the box when
+                                      the edit ends (tui_edit_end) */
     char            session_title[STORE_TITLE_MAX];
     /* an OPEN job's session, read when it starts (tui_session_job): the
     ** status line names it, with its branch's tokens, while it replays */
@@ -629,8 +634,16 @@ void tui_notice_now(struct app *a, const char *fmt, ...)
 void tui_send(struct app *a, const char *text);
 /* Edit the saved user message at transcript index TURN (M-e, Enter in F6):
 ** its text in the input box, the next send forks at it, and the
-** transcript scrolled to show it. */
+** transcript scrolled to show it.  What the box held is kept aside
+** (edit_draft) when no edit was under way. */
 void tui_edit_turn(struct app *a, int turn);
+/*
+** Edit mode ends: the edit sent (the box empty by then), Esc (SET: the
+** edit's text goes), or another action leaving it (a session opened, a
+** framing change): the text the box held when the edit began comes back,
+** after what the box holds, so an edit never loses a draft.
+*/
+void tui_edit_end(struct app *a, int set);
 /* M-R's prompt offers this many alternatives. */
 #define TUI_ALTS_DEFAULT 3
 /* N alternatives of the last reply (1 = C-r's regeneration; M-R asks N):

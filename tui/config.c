@@ -112,6 +112,8 @@ cfg_key_parse(const char *s)
         const char *c = s[1] == '-' ? s + 2 : s + 5;
         if (strlen(c) == 1 && isalpha((unsigned char)c[0]))
             return CFG_KEY_CTRL(tolower((unsigned char)c[0]));
+        if (strcmp(c, "_") == 0)
+            return CFG_KEY_CTRL('_');    /* (the client keeps it: undo) */
         return -1;
     }
     if (strncmp(s, "M-", 2) == 0 || strncmp(s, "Alt-", 4) == 0 ||
@@ -143,6 +145,8 @@ cfg_key_name(int key, char *buf, size_t cap)
         snprintf(buf, cap, "F%d", key - CFG_KEY_F(0));
     else if (key == '\t')
         snprintf(buf, cap, "Tab");
+    else if (key == CFG_KEY_CTRL('_'))
+        snprintf(buf, cap, "C-_");
     else if (key >= 1 && key < 0x20)
         snprintf(buf, cap, "C-%c", key + 'a' - 1);
     else if (key >= CFG_KEY_ALT(0) && key < CFG_KEY_ALT_END)

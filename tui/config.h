@@ -117,8 +117,12 @@ enum cfg_action {
       NULL, NULL)                                                                    \
     X(YANK,       CFG_KEY_CTRL('y'), -1, "puts the text deleted last back in the message box", \
       "%s", TR_NOOP("put back the text deleted last (C-u, C-k, C-w, M-d, M-Backspace; deletes in a row add up)")) \
+    X(UNDO,       CFG_KEY_CTRL('_'), -1, "undoes the last change in the message box", \
+      TR_NOOP("%s (C-/)"),                                                           \
+      TR_NOOP("undo the last change in the message box (a typed word, a paste, a deletion, an edit begun)")) \
     X(WORD_LEFT,  CFG_KEY_ALT('b'),  -1, "moves to the start of a word in the message box", \
-      "%s", TR_NOOP("move to the start / end of a word (CJK: a run of one script)")) \
+      TR_NOOP("%s, C-Left/C-Right"),                                                 \
+      TR_NOOP("move to the start / end of a word (CJK: a run of one script)")) \
     X(WORD_RIGHT, CFG_KEY_ALT('f'),  -1, "moves to the end of a word in the message box", \
       NULL, NULL)                                                                    \
     X(KILL_NEXT,  CFG_KEY_ALT('d'),  -1, "deletes to the end of a word in the message box", \

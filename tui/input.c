@@ -13,6 +13,93 @@
 
 #include "text.h"
 
+struct tui_undo {          /* a text before a change (input.h: undo) */
+    char   *buf;           /* owned */
+    size_t  len, cur;
+};
+
+static void
+undo_forget(tui_input *in)
+{
+    for (size_t i = 0; i < in->nundo; i++)
+        free(in->undo[i].buf);
+    free(in->undo);
+    in->undo = NULL;
+    in->nundo = in->undo_bytes = 0;
+    in->undo_open = 0;
+}
+
+/* Keep the text before a change (INSERTING: an insert, which the open step
+** takes when it goes on where the last insert left off).  A text the newest
+** step already holds is not kept twice. */
+static void
+undo_keep(tui_input *in, int inserting)
+{
+    struct tui_undo *u;
+
+    if (inserting && in->undo_open && in->cur == in->undo_cur && in->len == in->undo_len)
+        return;
+    in->undo_open = 0;
+    if (in->nundo > 0 && in->undo[in->nundo - 1].len == in->len &&
+        memcmp(in->undo[in->nundo - 1].buf, in->buf, in->len) == 0) {
+        in->undo[in->nundo - 1].cur = in->cur;
+        return;
+    }
+    while (in->nundo > 0 && (in->nundo >= TUI_INPUT_UNDO ||
+                             in->undo_bytes + in->len > TUI_INPUT_UNDO_BYTES)) {
+        in->undo_bytes -= in->undo[0].len;          /* the oldest go */
+        free(in->undo[0].buf);
+        memmove(in->undo, in->undo + 1, (in->nundo - 1) * sizeof *in->undo);
+        in->nundo--;
+    }
+    if (in->undo == NULL)
+        in->undo = tui_xmalloc(TUI_INPUT_UNDO * sizeof *in->undo);
+    u = &in->undo[in->nundo++];
+    u->buf = tui_xmalloc(in->len + 1);
+    memcpy(u->buf, in->buf, in->len + 1);
+    u->len = in->len;
+    u->cur = in->cur;
+    in->undo_bytes += in->len;
+}
+
+/* After an insert: the next one at this cursor is the same step. */
+static void
+undo_insert_done(tui_input *in)
+{
+    in->undo_open = 1;
+    in->undo_cur = in->cur;
+    in->undo_len = in->len;
+}
+
+int
+tui_input_undo(tui_input *in)
+{
+    in->undo_open = 0;
+    while (in->nundo > 0) {
+        struct tui_undo *u = &in->undo[--in->nundo];
+
+        in->undo_bytes -= u->len;
+        if (u->len != in->len || memcmp(u->buf, in->buf, u->len) != 0) {
+            free(in->buf);
+            in->buf = u->buf;
+            in->len = u->len;
+            in->cap = u->len + 1;
+            in->cur = u->cur;
+            in->sel = 0;
+            in->kill_joins = 0;
+            return 1;
+        }
+        free(u->buf);             /* (the text as it is: nothing to undo) */
+    }
+    return 0;
+}
+
+void
+tui_input_undo_break(tui_input *in)
+{
+    in->undo_open = 0;
+}
+
 void
 tui_input_init(tui_input *in)
 {
@@ -32,6 +119,7 @@ tui_input_fini(tui_input *in)
     free(in->buf);
     free(in->draft);
     free(in->kill);
+    undo_forget(in);
     memset(in, 0, sizeof *in);
 }
 
@@ -45,13 +133,15 @@ reserve(tui_input *in, size_t n)
     }
 }
 
-size_t
-tui_input_insert(tui_input *in, const char *s, size_t n)
+static void clear_text(tui_input *in);
+
+static size_t
+insert_text(tui_input *in, const char *s, size_t n)
 {
     size_t cut = 0;
 
     if (in->sel)                 /* typed over a selection: it goes */
-        tui_input_clear(in);
+        clear_text(in);
     if (n > TUI_INPUT_MAX - in->len) {
         /* the box's room: the cut falls before the first character that
         ** does not fit whole (never inside its UTF-8 sequence), and the
@@ -71,13 +161,34 @@ tui_input_insert(tui_input *in, const char *s, size_t n)
     return cut;
 }
 
-void
-tui_input_clear(tui_input *in)
+size_t
+tui_input_insert(tui_input *in, const char *s, size_t n)
+{
+    size_t cut;
+
+    if (n == 0 && !in->sel)
+        return 0;
+    undo_keep(in, !in->sel);
+    cut = insert_text(in, s, n);
+    undo_insert_done(in);
+    return cut;
+}
+
+static void
+clear_text(tui_input *in)
 {
     in->len = in->cur = 0;
     in->buf[0] = '\0';
     in->kill_joins = 0;          /* other text: a kill now starts afresh */
     in->sel = 0;
+}
+
+void
+tui_input_clear(tui_input *in)
+{
+    if (in->len > 0)
+        undo_keep(in, 0);
+    clear_text(in);
 }
 
 void
@@ -90,8 +201,14 @@ tui_input_select_all(tui_input *in)
 size_t
 tui_input_set(tui_input *in, const char *s)
 {
-    tui_input_clear(in);
-    return tui_input_insert(in, s, strlen(s));
+    size_t cut;
+
+    if (strcmp(in->buf, s) != 0)
+        undo_keep(in, 0);
+    clear_text(in);
+    cut = insert_text(in, s, strlen(s));
+    in->undo_open = 0;           /* a text put in whole: a step of its own */
+    return cut;
 }
 
 static void
@@ -288,8 +405,10 @@ tui_input_backspace(tui_input *in)
         tui_input_clear(in);
         return;
     }
-    if (in->cur > 0)
+    if (in->cur > 0) {
+        undo_keep(in, 0);
         erase(in, tui_char_prev(in->buf, in->cur), in->cur);
+    }
 }
 
 void
@@ -302,8 +421,10 @@ tui_input_delete(tui_input *in)
         return;
     }
     k = tui_char_len(in->buf + in->cur, in->len - in->cur);
-    if (k)
+    if (k) {
+        undo_keep(in, 0);
         erase(in, in->cur, in->cur + k);
+    }
 }
 
 /*
@@ -320,6 +441,7 @@ kill_range(tui_input *in, size_t from, size_t to)
 
     if (from == to)
         return;                       /* nothing deleted: the kill text stays */
+    undo_keep(in, 0);
     if (in->kill_joins && in->len == in->kill_at_len && in->cur == in->kill_at_cur)
         old = in->kill_len;
     k = tui_xmalloc(before + old + after + 1);
@@ -342,11 +464,13 @@ tui_input_yank(tui_input *in)
 {
     size_t n;
 
-    if (in->kill != NULL && in->sel)
-        tui_input_clear(in);     /* over a selection: it goes */
+    if (in->kill == NULL)
+        return 0;
+    undo_keep(in, 0);
+    if (in->sel)
+        clear_text(in);          /* over a selection: it goes */
     n = in->len;
-    if (in->kill != NULL)
-        tui_input_insert(in, in->kill, in->kill_len);
+    insert_text(in, in->kill, in->kill_len);
     return in->len - n;
 }
 
@@ -571,7 +695,8 @@ tui_input_take(tui_input *in)
     in->hpos = in->nhist;
     free(in->draft);
     in->draft = NULL;
-    tui_input_clear(in);
+    clear_text(in);
+    undo_forget(in);             /* sent: its changes are not the next one's */
     return s;
 }
 

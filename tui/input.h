@@ -31,7 +31,16 @@ typedef struct tui_input {
     size_t  kill_at_len, kill_at_cur;   /* len and cur right after that kill */
     int     kill_joins;   /* the box unchanged since: the next kill adds to it */
     int     sel;          /* the whole text is selected (tui_input_select_all) */
+    struct tui_undo *undo;   /* owned: the text before each change, oldest first */
+    size_t  nundo, undo_bytes;
+    int     undo_open;    /* the newest step takes the next insert too: the
+                             cursor and length are where the last left them */
+    size_t  undo_cur, undo_len;
 } tui_input;
+
+#define TUI_INPUT_UNDO       100                 /* undo steps kept */
+#define TUI_INPUT_UNDO_BYTES (8 * TUI_INPUT_MAX) /* their text at most (the
+                                                    oldest go first) */
 
 void tui_input_init(tui_input *in);
 void tui_input_fini(tui_input *in);
@@ -78,6 +87,18 @@ void tui_input_kill_word(tui_input *in);   /* Ctrl-W */
 ** (C-w C-w, then C-y: both words).  Yank returns the bytes it inserted.
 */
 size_t tui_input_yank(tui_input *in);      /* Ctrl-Y */
+/*
+** Undo (C-_, as readline and Emacs): every change to the text -- typing, a
+** paste, a deletion, a kill or yank, the text replaced (an edit begun, a
+** history entry recalled, a message put back) -- keeps the text and cursor
+** it changed, and undo puts the last of them back.  Characters inserted one
+** after another (typed, or a paste's, the cursor where the last left it)
+** are one step; tui_input_undo_break ends a step (the box's caller: a typed
+** blank or new line, so a typed sentence goes back a word at a time).
+** Sending (tui_input_take) forgets them.  Returns 1 when the text changed.
+*/
+int  tui_input_undo(tui_input *in);
+void tui_input_undo_break(tui_input *in);
 /*
 ** Readline word motion (M-b, M-f, M-d, M-Backspace).  A word is a run of
 ** characters of one class: letters and digits (any script without a class

@@ -255,7 +255,11 @@ enter(struct app *a, const tui_menu_item *it, int key)
             if (t->store_id != it->id || t->role != TUI_TURN_USER)
                 continue;
             tui_edit_turn(a, i);
-            tui_notice(a, 0, "edit and send: the message starts a new branch there");
+            if (a->edit_draft)
+                tui_notice(a, 0, "edit and send: a new branch there; your draft comes back "
+                                 "after it");
+            else
+                tui_notice(a, 0, "edit and send: the message starts a new branch there");
             tui_menu_close(a);
             return;
         }

@@ -162,7 +162,7 @@ apply(struct app *a, const framing *f, const char *what)
     }
     if (left) {
         tui_tr_clear(&a->tr);
-        a->fork_pending = 0;
+        tui_edit_end(a, 0);
     }
     tui_session_sync(a);
     if (left)

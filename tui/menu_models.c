@@ -32,25 +32,32 @@ listed(const tui_menu *m, const struct app *a, const char *path)
 }
 
 /* The checkpoints of folder GIVEN ("~/" is $HOME's), its own level, sorted
-** by name; a folder that cannot be read is named in MSG unless QUIET. */
-static void
+** by name, its path as used in DIR (1024 bytes); a folder that cannot be
+** read is named in MSG unless QUIET.  Returns the models it has (listed
+** here or before), -1 when it could not be read. */
+static long
 list_folder(tui_menu *m, const struct app *a, tui_menu_msg *msg, const char *given, int id,
-            int quiet)
+            int quiet, char *dir)
 {
-    char dir[1024], path[1300];
+    char path[1300];
     size_t n;
     char **names;
+    long found = 0;
 
-    if ((names = tui_folder_names(given, 0, dir, sizeof dir, &n, quiet ? NULL : msg)) == NULL)
-        return;
+    if ((names = tui_folder_names(given, 0, dir, 1024, &n, quiet ? NULL : msg)) == NULL)
+        return -1;
     for (size_t k = 0; k < n; k++) {
         snprintf(path, sizeof path, "%s/%.255s", dir, names[k]);
         /* a state-tuning file beside the models is F3's (the loader would
         ** refuse it); one that cannot be told stays, Enter says why */
-        if (!listed(m, a, path) && rwkv_ckpt_kind(path, NULL) != RWKV_CKPT_STATE)
+        if (rwkv_ckpt_kind(path, NULL) == RWKV_CKPT_STATE)
+            continue;
+        found++;
+        if (!listed(m, a, path))
             tui_menu_add(m, names[k], dir, path, id);
     }
     tui_free_names(names, n);
+    return found;
 }
 
 /* The models of the database's rows that are still on disk. */
@@ -80,7 +87,10 @@ fill_models(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
     const rwkv_info *inf = rwkv_model_info(a->model);
     const char *env = getenv("RWKV_TUI_MODELS");
-    char label[256], detail[160];
+    char label[256], detail[160], dirs[CFG_MAX_LIST + 1][1024];
+    const char *named[CFG_MAX_LIST + 1];
+    long found[CFG_MAX_LIST + 1];
+    int nd = 0;
 
     snprintf(label, sizeof label, TR("%s (in use)"), a->model_label);
     snprintf(detail, sizeof detail, TR("v%s  %d layers  %d embd  %s"), inf->version, inf->n_layer,
@@ -93,15 +103,23 @@ fill_models(tui_menu *m, const struct app *a, tui_menu_msg *msg)
         const char *slash = strrchr(a->model_path, '/');
         char dir[1024];
 
+        char used[1024];
+
         snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - a->model_path) : 1,
                  slash ? a->model_path : ".");
-        list_folder(m, a, msg, dir, 2, 1);
+        list_folder(m, a, msg, dir, 2, 1, used);
     }
-    /* the config's model_dir folders, $RWKV_TUI_MODELS, the database's */
-    for (int i = 0; i < a->cfg.n_model_dir; i++)
-        list_folder(m, a, msg, a->cfg.model_dir[i], 3, 0);
-    if (env && *env)
-        list_folder(m, a, msg, env, 3, 0);
+    /* the config's model_dir folders, $RWKV_TUI_MODELS, the database's;
+    ** named folders without a model are named, as F3 names its own */
+    for (int i = 0; i < a->cfg.n_model_dir && nd < CFG_MAX_LIST; i++, nd++)
+        found[nd] = list_folder(m, a, msg, a->cfg.model_dir[i], 3, 0, dirs[nd]);
+    if (env && *env) {
+        found[nd] = list_folder(m, a, msg, env, 3, 0, dirs[nd]);
+        nd++;
+    }
+    for (int i = 0; i < nd; i++)
+        named[i] = found[i] < 0 ? "" : dirs[i];
+    tui_folder_none(msg, 0, named, found, nd);
     list_known(m, a);
 }
 

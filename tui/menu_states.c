@@ -124,15 +124,15 @@ fill_states(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     }
     if (m->n > 1 || msg->set)
         return;
-    /* nothing at all: where it was looked for, or where to set a folder */
-    if (cfg_dir[0] && env_dir[0] && strcmp(cfg_dir, env_dir) != 0 && in_cfg == 0 && in_env == 0)
-        tui_menu_say(msg, 0, "no state files (.pth, .safetensors) in %s or %s", cfg_dir, env_dir);
-    else if (cfg_dir[0] && in_cfg == 0)
-        tui_menu_say(msg, 0, "no state files (.pth, .safetensors) in %s", cfg_dir);
-    else if (env_dir[0] && in_env == 0)
-        tui_menu_say(msg, 0, "no state files (.pth, .safetensors) in %s", env_dir);
-    else
-        tui_menu_say(msg, 0, "no state files: set state_dir in the config file or RWKV_TUI_STATES");
+    /* nothing at all: where it was looked for (F5's rule), or where to set
+    ** a folder */
+    {
+        const char *dirs[2] = { cfg_dir, env_dir };
+        long found[2] = { in_cfg, in_env };
+        if (!tui_folder_none(msg, 1, dirs, found, 2))
+            tui_menu_say(msg, 0, "no state files: set state_dir in the config file or "
+                                 "RWKV_TUI_STATES");
+    }
 }
 
 /* Switch to the state chosen in the menu (a path, or a library row). */

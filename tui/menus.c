@@ -438,6 +438,41 @@ tui_folder_names(const char *given, int states, char *dir, size_t cap, size_t *n
     return v;
 }
 
+int
+tui_folder_none(tui_menu_msg *msg, int states, const char *const *dirs, const long *found, int n)
+{
+    char some[1200] = "";
+    const char *last = NULL;
+
+    if (msg->set)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (found[i] > 0)
+            return 0;
+    for (int i = 0; i < n; i++) {
+        int seen = found[i] != 0 || dirs[i][0] == '\0';
+        for (int j = 0; j < i && !seen; j++)
+            seen = found[j] == 0 && strcmp(dirs[j], dirs[i]) == 0;
+        if (seen)
+            continue;
+        if (last != NULL)      /* "A, B" before the last one's "or C" */
+            snprintf(some + strlen(some), sizeof some - strlen(some), "%s%s",
+                     some[0] ? ", " : "", last);
+        last = dirs[i];
+    }
+    if (last == NULL)
+        return 0;
+    if (states && some[0])
+        tui_menu_say(msg, 0, "no state files (.pth, .safetensors) in %s or %s", some, last);
+    else if (states)
+        tui_menu_say(msg, 0, "no state files (.pth, .safetensors) in %s", last);
+    else if (some[0])
+        tui_menu_say(msg, 0, "no models (.pth, .safetensors) in %s or %s", some, last);
+    else
+        tui_menu_say(msg, 0, "no models (.pth, .safetensors) in %s", last);
+    return 1;
+}
+
 void
 tui_free_names(char **v, size_t n)
 {

@@ -177,5 +177,13 @@ void   tui_free_names(char **v, size_t n);
 ** unless MSG is NULL.  NULL then, or when GIVEN is blank. */
 char **tui_folder_names(const char *given, int states, char *dir, size_t cap, size_t *n,
                         tui_menu_msg *msg);
+/* The folders the user named held nothing of their kind: DIRS (N paths as
+** used, "" for one not named) and what each gave, FOUND (-1: not read, said
+** by tui_folder_names).  When none gave anything and MSG says nothing yet,
+** MSG names the empty ones -- "no models (.pth, .safetensors) in DIR"
+** (STATES 0, F5), "no state files ..." (STATES 1, F3), "in A, B or C" --
+** and 1 is returned; else 0. */
+int    tui_folder_none(tui_menu_msg *msg, int states, const char *const *dirs, const long *found,
+                       int n);
 
 #endif

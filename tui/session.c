@@ -87,7 +87,7 @@ tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *
     a->phase = CHAT_PREFILL;             /* a replay shows the prefill bar */
     a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
     a->stats_replay = 0;
-    a->fork_pending = 0;
+    tui_edit_end(a, 0);
     open_target(a, job, arg1, arg2);
     if (tui_worker_start(&a->w, a->sess, job, path ? tui_xstrdup(path) : NULL, arg1, arg2)
         != 0) {
@@ -498,7 +498,7 @@ void
 tui_session_fresh(struct app *a)
 {
     transcript_top(a);
-    a->fork_pending = 0;
+    tui_edit_end(a, 0);
     tui_session_sync(a);
 }
 

@@ -104,6 +104,49 @@ tui_buf_clear(tui_buf *b)
         b->p[0] = '\0';
 }
 
+/* 1 for the blocks of East Asian Wide and Fullwidth characters (UAX #11;
+** CJK, kana, hangul, fullwidth forms, most emoji): what a terminal gives two
+** columns whatever the locale says.  Blocks, not the full table: enough to
+** count the columns of text a C locale cannot tell (tui_cp_width). */
+static int
+is_wide_block(uint32_t cp)
+{
+    static const uint32_t wide[][2] = {
+        { 0x1100, 0x115F }, { 0x231A, 0x231B }, { 0x2329, 0x232A }, { 0x23E9, 0x23EC },
+        { 0x25FD, 0x25FE }, { 0x2614, 0x2615 }, { 0x2648, 0x2653 }, { 0x26AA, 0x26AB },
+        { 0x26BD, 0x26BE }, { 0x26C4, 0x26C5 }, { 0x2705, 0x2705 }, { 0x270A, 0x270B },
+        { 0x274C, 0x274C }, { 0x2753, 0x2755 }, { 0x2795, 0x2797 }, { 0x2B1B, 0x2B1C },
+        { 0x2E80, 0x303E }, { 0x3041, 0x33FF }, { 0x3400, 0x4DBF }, { 0x4E00, 0x9FFF },
+        { 0xA000, 0xA4CF }, { 0xA960, 0xA97F }, { 0xAC00, 0xD7A3 }, { 0xF900, 0xFAFF },
+        { 0xFE10, 0xFE19 }, { 0xFE30, 0xFE6F }, { 0xFF00, 0xFF60 }, { 0xFFE0, 0xFFE6 },
+        { 0x16FE0, 0x18CFF }, { 0x1B000, 0x1B2FF }, { 0x1F004, 0x1F004 },
+        { 0x1F0CF, 0x1F0CF }, { 0x1F18E, 0x1F18E }, { 0x1F191, 0x1F19A },
+        { 0x1F200, 0x1F251 }, { 0x1F300, 0x1F320 }, { 0x1F32D, 0x1F335 },
+        { 0x1F337, 0x1F37C }, { 0x1F37E, 0x1F393 }, { 0x1F3A0, 0x1F3CA },
+        { 0x1F3CF, 0x1F3D3 }, { 0x1F3E0, 0x1F3F0 }, { 0x1F3F4, 0x1F3F4 },
+        { 0x1F3F8, 0x1F43E }, { 0x1F440, 0x1F440 }, { 0x1F442, 0x1F4FC },
+        { 0x1F4FF, 0x1F53D }, { 0x1F54B, 0x1F54E }, { 0x1F550, 0x1F567 },
+        { 0x1F57A, 0x1F57A }, { 0x1F595, 0x1F596 }, { 0x1F5A4, 0x1F5A4 },
+        { 0x1F5FB, 0x1F64F }, { 0x1F680, 0x1F6C5 }, { 0x1F6CC, 0x1F6CC },
+        { 0x1F6D0, 0x1F6D2 }, { 0x1F6D5, 0x1F6D7 }, { 0x1F6EB, 0x1F6EC },
+        { 0x1F6F4, 0x1F6FC }, { 0x1F7E0, 0x1F7EB }, { 0x1F90C, 0x1F93A },
+        { 0x1F93C, 0x1F945 }, { 0x1F947, 0x1F9FF }, { 0x1FA70, 0x1FAFF },
+        { 0x20000, 0x2FFFD }, { 0x30000, 0x3FFFD },
+    };
+    size_t lo = 0, hi = sizeof wide / sizeof wide[0];
+
+    while (lo < hi) {                  /* binary search: the blocks are sorted */
+        size_t mid = (lo + hi) / 2;
+        if (cp < wide[mid][0])
+            hi = mid;
+        else if (cp > wide[mid][1])
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
 int
 tui_cp_width(uint32_t cp)
 {
@@ -112,6 +155,11 @@ tui_cp_width(uint32_t cp)
     if (cp == 0)
         return 0;
     w = wcwidth((wchar_t)cp);
+    /* outside a UTF-8 locale (LANG=C) wcwidth knows ASCII alone: a wide
+    ** character still takes two columns (drawn "??"), so text laid out for
+    ** a terminal -- a table, aligned columns -- keeps its alignment */
+    if (w < 0 && MB_CUR_MAX == 1 && is_wide_block(cp))
+        return 2;
     if (w < 0)
         return 1;
     return w > 2 ? 2 : w;

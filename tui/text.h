@@ -41,7 +41,9 @@ void tui_buf_adds(tui_buf *b, const char *s);
 void tui_buf_clear(tui_buf *b);
 
 /* Display columns of code point CP: 2 wide, 0 combining/zero-width, 1 else
-** (an unprintable CP counts 1: the sanitiser has replaced it already). */
+** (an unprintable CP counts 1: the sanitiser has replaced it already).
+** Outside a UTF-8 locale a CJK or other East Asian wide character is 2 all
+** the same (the client draws it "??"). */
 int tui_cp_width(uint32_t cp);
 
 /*

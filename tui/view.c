@@ -1048,6 +1048,14 @@ draw_input(struct app *a, int top, int h, int *cy, int *cx)
         first = cr - h + 1;
     for (int r = 0; r < h && (size_t)(first + r) < n; r++)
         put(top + r, 2, a->in.buf + sp[first + r].off, sp[first + r].len, w, attr);
+    /* rows out of sight (a long paste): marked beside the prompt sign, so
+    ** the rows shown do not read as the whole text */
+    if (first > 0)
+        puts_(top, 1, MB_CUR_MAX > 1 ? "\xe2\x86\x91" : "^", 1,
+              tui_role_attr(a, THEME_ROLE_USER_HEADER));
+    if ((size_t)first + (size_t)h < n && h > 1)
+        puts_(top + h - 1, 1, MB_CUR_MAX > 1 ? "\xe2\x86\x93" : "v", 1,
+              tui_role_attr(a, THEME_ROLE_USER_HEADER));
     free(sp);
     *cy = top + cr - first;
     *cx = 2 + (cc < w ? cc : w - 1);
@@ -1289,7 +1297,7 @@ draw_box(struct app *a, int x0, int y0, int w, int bh, int attr)
 }
 
 /* What a dialog over the transcript is for (draw_error_box). */
-enum { BOX_NOTICE, BOX_RETRY, BOX_REFUSED, BOX_QUIT };
+enum { BOX_NOTICE, BOX_RETRY, BOX_REFUSED, BOX_QUIT, BOX_QUIT_ASK };
 
 /*
 ** An error TEXT (CUT: only its start) wrapped in a dialog over the
@@ -1299,7 +1307,8 @@ enum { BOX_NOTICE, BOX_RETRY, BOX_REFUSED, BOX_QUIT };
 ** value prompt kept open after it refused the text (edit it, Enter tries
 ** it, Esc gives up); BOX_QUIT: what was said
 ** while quitting, under the unsaved-exchange question (its keys are the
-** footer's); BOX_NOTICE: any key closes it -- and where every message is
+** footer's); BOX_QUIT_ASK: that question alone, whole (the footer cut it);
+** BOX_NOTICE: any key closes it -- and where every message is
 ** kept.  When even the dialog cannot hold it all, its last row says so and
 ** the log (M-l) has it whole.
 */
@@ -1321,14 +1330,15 @@ draw_error_box(struct app *a, int top, int h, const char *text, int cut, int kin
     y0 = top + (h - bh) / 2;
     rows = bh - 2 > 0 ? bh - 2 : 0;
     draw_box(a, x0, y0, w, bh, body);
-    puts_(y0, x0 + 1, kind == BOX_QUIT ? TR(" Said while quitting ") : TR(" Error "), w - 2,
+    puts_(y0, x0 + 1, kind == BOX_QUIT ? TR(" Said while quitting ") :
+                      kind == BOX_QUIT_ASK ? TR(" Not saved ") : TR(" Error "), w - 2,
           tui_role_attr(a, THEME_ROLE_MENU_TITLE));
     for (int i = 0; i < rows && (size_t)i < n; i++)
         put(y0 + 1 + i, x0 + 2, text + sp[i].off, sp[i].len, w - 4,
             tui_role_attr(a, THEME_ROLE_ERROR));
     cfg_key_name(a->cfg.keys[CFG_ACT_LOG], key, sizeof key);
     more = (size_t)rows < n || cut ? TR("(more in the log)") : "";
-    if (kind == BOX_QUIT)
+    if (kind == BOX_QUIT || kind == BOX_QUIT_ASK)
         snprintf(hint, sizeof hint, "%s", more);
     else if (kind == BOX_RETRY)
         snprintf(hint, sizeof hint, TR("%s Enter tries again  Esc gives up"), more);
@@ -1358,7 +1368,7 @@ draw_quit_said(struct app *a, int top, int h)
     const char *s = a->quit_said.len > 0 ? a->quit_said.p : "";
     tui_buf b;
     char *form;
-    int part;
+    int part, said;
 
     tui_buf_init(&b);
     while (*s) {                        /* its lines, without stderr's prefix */
@@ -1380,10 +1390,19 @@ draw_quit_said(struct app *a, int top, int h)
             tui_buf_adds(&b, "\n");
         tui_buf_adds(&b, a->notice);
     }
+    said = b.len > 0;
+    if (a->prompt_kind == TUI_PROMPT_UNSAVED &&
+        tui_str_width(a->prompt_label, strlen(a->prompt_label)) > a->cols - 1) {
+        /* the question cut in the footer (its reason, on a narrow one its
+        ** keys): whole here, last */
+        if (b.len > 0)
+            tui_buf_adds(&b, "\n");
+        tui_buf_adds(&b, a->prompt_label);
+    }
     if (b.len > 0) {
         form = tui_xmalloc(b.len + 1);
         part = text_form(a, b.p, a->notice[0] && a->notice_cut, form, b.len + 1);
-        draw_error_box(a, top, h, form, part, BOX_QUIT);
+        draw_error_box(a, top, h, form, part, said ? BOX_QUIT : BOX_QUIT_ASK);
         free(form);
     }
     tui_buf_fini(&b);

@@ -247,11 +247,18 @@ chat_normalize(const char *msg, size_t len, size_t *out_len)
     a = malloc(len * UTF8_REPL_LEN + 1);
     if (a == NULL)
         return NULL;
-    /* 1. invalid UTF-8 -> U+FFFD, CRLF -> LF */
+    /* 1. invalid UTF-8 -> U+FFFD, CRLF -> LF, a lone CR (an old Mac's line
+    ** end, pasted) -> LF: else it reached the model, and every display,
+    ** which drops controls, glued the lines ("a\rb" shown "ab") */
     while (i < len) {
         int r = utf8_decode(u + i, len - i, NULL);
         if (r > 0) {
             if (u[i] == '\r' && i + 1 < len && u[i + 1] == '\n') {
+                i++;
+                continue;
+            }
+            if (u[i] == '\r') {
+                a[n++] = '\n';
                 i++;
                 continue;
             }

@@ -464,7 +464,8 @@ int  chat_push_turn(chat *c, const chat_turn *t, rwkv_err *err);
 const chat_stats *chat_last_stats(const chat *c);
 
 /*
-** The demo's message normalisation: CRLF -> LF, strip leading/trailing
+** The demo's message normalisation: CRLF -> LF (and, unlike the demo, a
+** lone CR -> LF: one rule for every line end), strip leading/trailing
 ** whitespace (Python str.strip), runs of '\n' collapsed to one, invalid
 ** UTF-8 replaced by U+FFFD.  Returns a malloc'ed NUL-terminated string
 ** (owned by caller, free()) with *OUT_LEN bytes, or NULL on OOM.

@@ -357,6 +357,18 @@ ckpt_file_name(const char *path, char *buf, size_t cap)
     return buf;
 }
 
+const char *
+ckpt_state_file_name(const char *path, char *buf, size_t cap)
+{
+    struct stat st;
+    size_t n = strlen(path);
+
+    if (n == 0 || stat(path, &st) == 0 || (n >= 4 && strcmp(path + n - 4, ".pth") == 0) ||
+        (size_t)snprintf(buf, cap, "%s.pth", path) >= cap || stat(buf, &st) != 0)
+        return path;
+    return buf;
+}
+
 static int
 open_file(const char *path, const ckpt_limits *lim, int index_only, ckpt **out, rwkv_err *err)
 {
@@ -424,11 +436,22 @@ ckpt_release(const ckpt *ck, const void *p, uint64_t n)
 }
 
 int
+ckpt_copied(const ckpt *ck, const void *p)
+{
+    uintptr_t a = (uintptr_t)p, base;
+
+    if (ck == NULL || ck->mf == NULL || ck->size == 0)
+        return 0;
+    base = (uintptr_t)ck->base;
+    return a < base || a - base >= ck->size;
+}
+
+int
 ckpt_read(const ckpt *ck, const void *p, uint64_t n, void *dst)
 {
-    if (ck != NULL && ck->mf != NULL)
+    if (ck != NULL && ck->mf != NULL && !ckpt_copied(ck, p))
         return mapfile_read(ck->mf, p, n, dst);
-    memcpy(dst, p, (size_t)n);
+    memcpy(dst, p, (size_t)n);   /* ckpt_open_mem, or a realigned copy */
     return 0;
 }
 

@@ -48,6 +48,13 @@ typedef struct ckpt ckpt;
 ** CAP bytes).  Returns PATH or BUF; NULL when BUF is too small.
 */
 const char *ckpt_file_name(const char *path, char *buf, size_t cap);
+/*
+** The file a state-file path names: PATH, or PATH ".pth" (into BUF, CAP
+** bytes) when PATH does not exist and PATH ".pth" does -- the chat demo
+** loads STATE_NAME + ".pth", so its users give the name without it.  A
+** name found neither way stays PATH (the error names what was typed).
+*/
+const char *ckpt_state_file_name(const char *path, char *buf, size_t cap);
 
 /*
 ** Open PATH (format sniffed from content).  LIM may be NULL.  On success *OUT
@@ -75,9 +82,15 @@ void ckpt_close(ckpt *ck);                       /* NULL is fine */
 ** ckpt_open_mem. */
 void ckpt_release(const ckpt *ck, const void *p, uint64_t n);
 /* Copy the N bytes at P (inside CK's data) into DST: read from the file
-** for a mapped one (mapfile_read), copied for ckpt_open_mem.  0, or -1 when
-** the file could not be read (it shrank since it was opened). */
+** for a mapped one (mapfile_read), copied for ckpt_open_mem and for a
+** tensor the reader realigned (ckpt_copied).  0, or -1 when the file could
+** not be read (it shrank since it was opened). */
 int ckpt_read(const ckpt *ck, const void *p, uint64_t n, void *dst);
+/* 1 when P, a tensor's data of CK opened from a file, lies outside the
+** mapped file: a copy the reader made of a tensor misaligned for its dtype
+** (a zip or safetensors writer other than torch.save), already in memory;
+** else 0 (ckpt_open_mem included). */
+int ckpt_copied(const ckpt *ck, const void *p);
 
 size_t             ckpt_count(const ckpt *ck);
 const ckpt_tensor *ckpt_at(const ckpt *ck, size_t i);            /* file order */

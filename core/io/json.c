@@ -351,6 +351,10 @@ json_parse(const char *text, size_t len, const char *what, json_doc **out,
     ps.doc = doc;
     ps.err = err;
     ps.depth = 0;
+    /* a UTF-8 byte order mark in front (some editors save one; RFC 8259
+     * lets a parser ignore it) is skipped; positions still count it */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        ps.p += 3;
     rc = parse_value(&ps, &doc->root);
     if (rc == RWKV_OK) {
         skip_ws(&ps);

@@ -114,14 +114,19 @@ enum simd_flags {
 **              blocks of 32 weights, taken SIMD_Q4_GROUP (8) at a time: a
 **              group is its blocks' codes, 16 bytes a block, then their
 **              block words, 4 bytes a block (a row's last group may hold
-**              fewer blocks); simd_q4_codes and simd_q4_dm find them.  In
-**              a block's 16 bytes, byte j holds the code of column 32b + j
-**              in its low nibble and of column 32b + j + 16 in its high
-**              nibble (padding codes of a partial last block are 0).  A
-**              block word holds the bf16 bits of d in its low half and of m
-**              in its high half.  Weight = code * d + m.  scales is NULL:
-**              each row is one stream of bytes, the words beside their
-**              codes (core/kernels/simd_q4_rows.h says why).
+**              fewer blocks).  A block's 16 code bytes: byte i holds the
+**              code of column 32b + i in its low nibble and of column
+**              32b + i + 16 in its high nibble (padding codes of a partial
+**              last block are 0).  In a full group of 8 they are
+**              interleaved 4 bytes at a time: bytes [4k, 4k + 4) of block
+**              j sit at 32k + 4j of the group (k = 0..3), so a 32-byte load
+**              holds a dword of every block; a short last group keeps each
+**              block's 16 bytes together (simd_q4_code_at finds a byte,
+**              simd_q4_block_codes copies a block's).  A block word holds
+**              the bf16 bits of d in its low half and of m in its high
+**              half.  Weight = code * d + m.  scales is NULL: each row is
+**              one stream of bytes, the words beside their codes
+**              (core/kernels/simd_q4_rows.h says why).
 ** Plain data: fill it in directly.
 */
 typedef struct simd_matrix {
@@ -188,15 +193,39 @@ simd_q4_row_bytes(int64_t cols)
     return simd_q4_nblocks(cols) * SIMD_Q4_BLOCK_BYTES;
 }
 
-/* The 16 code bytes of block B of the Q4 row at ROW (the same place
-** whatever the row's length: only a row's last group is short). */
-static inline const uint8_t *
-simd_q4_codes(const void *row, int64_t b)
+/* Offset in a Q4 row of NB blocks of byte I (0..15) of block B's codes:
+** interleaved 4 bytes at a time in a full group, plain in a short one. */
+static inline int64_t
+simd_q4_code_at(int64_t nb, int64_t b, int i)
 {
-    const uint64_t u = (uint64_t)b;   /* unsigned: shifts and masks */
+    const int64_t g = (int64_t)((uint64_t)b & ~(uint64_t)(SIMD_Q4_GROUP - 1));
+    const int64_t j = b - g;
 
-    return (const uint8_t *)row + u / SIMD_Q4_GROUP * (SIMD_Q4_GROUP * SIMD_Q4_BLOCK_BYTES) +
-           u % SIMD_Q4_GROUP * 16;
+    if (nb - g >= SIMD_Q4_GROUP)
+        return g * SIMD_Q4_BLOCK_BYTES + (i >> 2) * (4 * SIMD_Q4_GROUP) + j * 4 + (i & 3);
+    return g * SIMD_Q4_BLOCK_BYTES + j * 16 + i;
+}
+
+/* Whether block B of a Q4 row of NB blocks lies in a full (interleaved)
+** group. */
+static inline int
+simd_q4_interleaved(int64_t nb, int64_t b)
+{
+    return nb - (int64_t)((uint64_t)b & ~(uint64_t)(SIMD_Q4_GROUP - 1)) >= SIMD_Q4_GROUP;
+}
+
+/* Block B's 16 code bytes of the Q4 row at ROW (NB blocks) into OUT, in
+** the block's own order (byte i: columns 32b + i and 32b + i + 16). */
+static inline void
+simd_q4_block_codes(const void *row, int64_t nb, int64_t b, uint8_t out[16])
+{
+    const uint8_t *p = (const uint8_t *)row + simd_q4_code_at(nb, b, 0);
+
+    if (simd_q4_interleaved(nb, b))
+        for (int k = 0; k < 4; k++)
+            __builtin_memcpy(out + 4 * k, p + k * (4 * SIMD_Q4_GROUP), 4);
+    else
+        __builtin_memcpy(out, p, 16);
 }
 
 /* Offset in a Q4 row of NB blocks of block B's word. */
@@ -257,7 +286,9 @@ uint64_t simd_scale_bytes(enum simd_dtype dt, int64_t rows, int64_t cols);
 **   Q4  x is quantized per 32-block to int8 in every table (simd_impl.h; at
 **       0.625 bytes a weight widening every code to fp32 was slower than
 **       Q8), which adds ~5e-3 relative to y against the ~0.1 of the 4-bit
-**       weights themselves;
+**       weights themselves; its integer sums are exact and its float order
+**       one (core/kernels/simd_q4_rows.h), so every table gives the same
+**       bits;
 **   Q8  the AVX2 and AVX-512 tables quantize x per 32-block to int16
 **       (simd_impl.h: widening every code to fp32 bound their decode below
 **       the memory's speed), which adds ~1e-5 relative to y against the
@@ -404,8 +435,9 @@ void simd_q8_quantize(const simd_kernels *k, const float *src, int64_t cols,
 */
 void simd_q4_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, uint8_t *dst);
 /* Rows [r0, r1) of Q4 matrix W split into codes CODES (row r's blocks at
-** (r - r0) * nb * 16, 16 bytes each) and block words WORDS ((r - r0) * nb
-** of them): the two arrays the CUDA kernels read (gpu/gpu.h). */
+** (r - r0) * nb * 16, 16 bytes each in the block's own order, the full
+** groups de-interleaved) and block words WORDS ((r - r0) * nb of them):
+** the two arrays the CUDA kernels read (gpu/gpu.h). */
 void simd_q4_split(const simd_matrix *w, int64_t r0, int64_t r1, uint8_t *codes,
                    uint32_t *words);
 /* Row R of Q4 matrix W widened to fp32 (q * d + m) into DST [cols]. */

@@ -168,30 +168,62 @@ void simd_act_q8u_portable(const float *x, int64_t T, int64_t cols,
 ** per call (simd_q4_act: code = round(x / dx), dx = max|x| / 127, the
 ** SIMD_ACT_Q8U rule) and take exact integer dot products with the 4-bit
 ** codes: block value = (d * dx) * sum(q * code) + m * sum(x), sum(x) in
-** fp32.  The codes are stored per quad of 4 blocks (128 bytes): the 16
-** low-nibble columns (0-15) of blocks 0..3, then their 16 high-nibble
-** columns (16-31), so a 32- or 64-byte load of weight bytes lines up with
-** one load of activation codes.  Columns go in passes of SIMD_Q4_XCOLS.
+** fp32.  The codes are stored per group of 8 blocks (256 bytes) as the
+** weights' full groups are (simd.h): the low-nibble columns first, 32
+** bytes a step k = 0..3 holding columns 4k..4k+3 of blocks 0..7 (4 bytes
+** a block), then the high-nibble columns (16 + 4k..) likewise
+** (SIMD_Q4_XHI on), so the 32-byte load k of a group's weight codes lines
+** up with two loads of activation codes.  Columns go in passes of
+** SIMD_Q4_XCOLS.
 */
 #define SIMD_Q4_XCOLS 16384
 typedef struct simd_q4_x {
-    int8_t xq[SIMD_Q4_XCOLS] __attribute__((aligned(64)));  /* quad layout */
+    int8_t xq[SIMD_Q4_XCOLS] __attribute__((aligned(64)));  /* group layout */
     float  xd[SIMD_Q4_XCOLS / SIMD_Q4_BLOCK];                 /* dx per block */
     float  xs[SIMD_Q4_XCOLS / SIMD_Q4_BLOCK];                 /* sum(x) */
 } simd_q4_x;
-/* Blocks per quad of the activation layout. */
-#define SIMD_Q4_QUAD 4
+/* Bytes of a group's activation codes, and where its high-nibble half
+** starts. */
+#define SIMD_Q4_XGROUP 256
+#define SIMD_Q4_XHI 128
+/* Offset in simd_q4_x.xq of the code of column I (0..15) of block B (its
+** column I + 16: SIMD_Q4_XHI further on). */
+static inline int64_t
+simd_q4_xq_at(int64_t b, int i)
+{
+    return b / SIMD_Q4_GROUP * SIMD_Q4_XGROUP + (i >> 2) * 32 + b % SIMD_Q4_GROUP * 4 + (i & 3);
+}
 /* Quantize X [n] (n <= SIMD_Q4_XCOLS) into *Q; blocks up to the next whole
-** quad are padded with code 0, dx 0, sum 0.  simd_q4_act_block: block B
+** group are padded with code 0, dx 0, sum 0.  simd_q4_act_block: block B
 ** alone from its LEN (0..32) values at X.  The AVX2 version gives the same
 ** bytes (sum(x) in the same 8 partial sums and tree). */
 typedef void (*simd_q4_act_fn)(const float *x, int64_t n, simd_q4_x *q);
 void simd_q4_act(const float *x, int64_t n, simd_q4_x *q);
 void simd_q4_act_block(const float *x, int len, simd_q4_x *q, int64_t b);
 void simd_q4_act_avx2(const float *x, int64_t n, simd_q4_x *q);
-/* One block of 16 code bytes P (simd.h's layout) against block K of Q:
-** the exact integer sum(q * code). */
+/* One block of 16 code bytes P (a block's own order, simd_q4_block_codes)
+** against block K of Q: the exact integer sum(q * code). */
 int32_t simd_q4_isum(const uint8_t *p, const simd_q4_x *q, int64_t k);
+/* The blocks [K, NBLK) of a pass (from block B0 of the Q4 row at ROW, NB
+** blocks): the row's short last group, block by block (m * sum(x), then
+** the integer sum times d * dx, each one fused multiply-add).  Every
+** table's row loop ends with it, so every table gives the same bits. */
+static inline float
+simd_q4_tail(const uint8_t *row, int64_t nb, const simd_q4_x *q, int64_t b0, int64_t k,
+             int64_t nblk)
+{
+    float t = 0;
+
+    for (; k < nblk; k++) {
+        uint8_t p[16];
+        float d, m;
+        simd_q4_block_codes(row, nb, b0 + k, p);
+        simd_q4_dm(row, nb, b0 + k, &d, &m);
+        t = __builtin_fmaf(m, q->xs[k], t);
+        t = __builtin_fmaf((float)simd_q4_isum(p, q, k), d * q->xd[k], t);
+    }
+    return t;
+}
 /*
 ** The driver of a Q4 matvec: for each pass of columns, ACT, then
 ** ROWS(w, q, nblk, y, r0, r1, b0, add) for the rows (NBLK blocks of the

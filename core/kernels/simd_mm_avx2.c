@@ -56,6 +56,7 @@ _Static_assert(SIMD_MM_ROW_BLOCK % M2_NR == 0, "split bands hold whole bands of 
 #define M2_KC 128
 #endif
 _Static_assert(M2_KC % SIMD_Q8_BLOCK == 0 && M2_KC % 8 == 0, "KC: whole Q8 blocks");
+_Static_assert(M2_KC / SIMD_Q4_BLOCK <= SIMD_Q4_STAGE, "a Q4 panel row stages its blocks at once");
 /* Bytes of Y kept in cache while the column blocks pass (a row group). */
 #ifndef M2_Y_BYTES
 #define M2_Y_BYTES (128 << 10)
@@ -94,8 +95,8 @@ m2_w1(enum m2_fmt f, const simd_matrix *w, int64_t r, int64_t c)
     case M2_Q8:
         return (float)((const int8_t *)w->data)[off] *
                w->scales[r * simd_q8_nblocks(w->cols) + c / SIMD_Q8_BLOCK];
-    case M2_Q4:
-        return simd_q4_w1(w, r, c);
+    case M2_Q4:   /* m2_pack_band_q4 */
+        break;
     }
     return 0;
 }
@@ -126,8 +127,8 @@ m2_chunk(enum m2_fmt f, const simd_matrix *w, int64_t r, int64_t c, int64_t left
             _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
                 _mm_loadl_epi64((const __m128i *)((const int8_t *)w->data + off)))),
             _mm256_set1_ps(w->scales[r * simd_q8_nblocks(w->cols) + c / SIMD_Q8_BLOCK]));
-    case M2_Q4:
-        return simd_q4_avx2_chunk(w, r, c);
+    case M2_Q4:   /* m2_pack_band_q4 */
+        break;
     }
     return _mm256_setzero_ps();
 }
@@ -158,6 +159,35 @@ m2_tr8(__m256 v[8])
     }
 }
 
+/* m2_pack_band for Q4: each 8 rows' blocks staged first (simd_q4_avx2.h:
+** the interleaved codes of a group transposed back, d and m as floats),
+** then the same chunks and transposes. */
+AI void
+m2_pack_band_q4(const simd_matrix *w, int64_t r, int nr, int64_t k0, int64_t kn, float *panel)
+{
+    const int nbk = (int)((kn + SIMD_Q4_BLOCK - 1) / SIMD_Q4_BLOCK);
+    simd_q4_staged st[8];
+
+    for (int v = 0; v * 8 < nr; v++) {
+        const int rows = nr - 8 * v < 8 ? nr - 8 * v : 8;
+        for (int l = 0; l < rows; l++)
+            simd_q4_stage(w, r + 8 * v + l, k0 / SIMD_Q4_BLOCK, nbk, &st[l]);
+        for (int64_t c = 0; c < kn; c += 8) {
+            __m256 t[8];
+            float *dst = panel + c * M2_NR + 8 * v;
+#pragma GCC unroll 8
+            for (int l = 0; l < 8; l++)
+                t[l] = l < rows ? simd_q4_avx2_chunk(&st[l], (int)(c / SIMD_Q4_BLOCK),
+                                                     (int)(c % SIMD_Q4_BLOCK), kn - c)
+                                : _mm256_setzero_ps();
+            m2_tr8(t);
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; s++)
+                _mm256_store_ps(dst + s * M2_NR, t[s]);
+        }
+    }
+}
+
 /*
 ** Panel of rows [r, r + nr) (nr <= M2_NR), columns [k0, k0 + kn): lane
 ** 8 v + l of panel row s holds W[r + 8 v + l, k0 + s].  Rows past nr are
@@ -167,6 +197,10 @@ AI void
 m2_pack_band(enum m2_fmt f, const simd_matrix *w, int64_t r, int nr, int64_t k0,
              int64_t kn, float *panel)
 {
+    if (f == M2_Q4) {
+        m2_pack_band_q4(w, r, nr, k0, kn, panel);
+        return;
+    }
     for (int v = 0; v * 8 < nr; v++) {
         const int rows = nr - 8 * v < 8 ? nr - 8 * v : 8;
         for (int64_t c = 0; c < kn; c += 8) {

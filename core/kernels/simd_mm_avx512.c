@@ -71,6 +71,8 @@ _Static_assert(MM_NR == SIMD_MM_ROW_BLOCK, "simd_split_matmul splits on our band
 #define MM_Y_BYTES (384 << 10)
 #endif
 _Static_assert(MM_KC_F32 % 32 == 0 && MM_KC_BF16 % 32 == 0, "KC: whole Q8 blocks");
+_Static_assert(MM_KC_F32 / 32 <= SIMD_Q4_STAGE && MM_KC_BF16 / 32 <= SIMD_Q4_STAGE,
+               "a Q4 panel row stages its blocks at once");
 
 /* How a band of W becomes a panel: source format -> panel format. */
 enum mm_pack {
@@ -206,28 +208,44 @@ pk_chunk(enum mm_pack pk, const simd_matrix *w, int64_t r, int64_t c, int64_t le
         ** subnormal products, |q * s| < 1.2e-38, are flushed) */
         return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
     }
-    case PK_Q4_F32: {
-        /* 16 columns are half a 32-block: the low nibbles of its 16 code
-        ** bytes (c % 32 == 0) or the high ones; code * d is exact, so the
-        ** fused multiply-add is simd_q4_dequantize_row's value */
-        const int64_t nb = simd_q4_nblocks(n), b = c / SIMD_Q4_BLOCK;
-        const uint8_t *row = simd_q4_row(w, r);
-        __m512i codes = _mm512_cvtepu8_epi32(
-            _mm_loadu_si128((const __m128i *)(const void *)simd_q4_codes(row, b)));
-        __m512 d, m;
-        float fd, fm;
-        simd_q4_dm(row, nb, b, &fd, &fm);
-        d = _mm512_set1_ps(fd);
-        m = _mm512_set1_ps(fm);
-        codes = (c % SIMD_Q4_BLOCK) ? _mm512_srli_epi32(codes, 4)
-                                    : _mm512_and_si512(codes, _mm512_set1_epi32(15));
-        return _mm512_castps_si512(
-            _mm512_maskz_fmadd_ps(mm_mask16(left), _mm512_cvtepi32_ps(codes), d, m));
-    }
+    case PK_Q4_F32:   /* mm_pack_band_q4 */
     case PK_Q4_BF16:
-        return simd_q4_avx512_chunk(w, r, c, left);
+        break;
     }
     return _mm512_setzero_si512();
+}
+
+/* mm_pack_band for Q4: each 16 rows' blocks staged first (simd_q4_avx2.h:
+** a group's interleaved codes transposed back by two vpermt2d, d and m as
+** floats), then the same chunks and transposes. */
+AI void
+mm_pack_band_q4(enum mm_pack pk, const simd_matrix *w, int64_t r, int nr, int64_t k0,
+                int64_t kn, int32_t *panel)
+{
+    const int bf = pk == PK_Q4_BF16;
+    const int64_t step = bf ? 32 : 16; /* columns per chunk */
+    const int nbk = (int)((kn + SIMD_Q4_BLOCK - 1) / SIMD_Q4_BLOCK);
+    simd_q4_staged st[16];
+
+    for (int v = 0; v * 16 < nr; v++) {
+        int rows = nr - 16 * v < 16 ? nr - 16 * v : 16;
+        for (int l = 0; l < rows; l++)
+            simd_q4_stage(w, r + 16 * v + l, k0 / SIMD_Q4_BLOCK, nbk, &st[l]);
+        for (int64_t c = 0; c < kn; c += step) {
+            __m512i t[16];
+            int32_t *dst = panel + (c / (step / 16)) * MM_NR + 16 * v;
+            const int i = (int)(c / SIMD_Q4_BLOCK), h = (int)(c % SIMD_Q4_BLOCK) / 16;
+#pragma GCC unroll 16
+            for (int l = 0; l < 16; l++)
+                t[l] = l >= rows ? _mm512_setzero_si512()
+                       : bf      ? simd_q4_avx512_chunk(&st[l], i, kn - c)
+                                 : _mm512_castps_si512(simd_q4_avx512_half(&st[l], i, h, kn - c));
+            tr16(t);
+#pragma GCC unroll 16
+            for (int s = 0; s < 16; s++)
+                _mm512_store_si512((__m512i *)(dst + s * MM_NR), t[s]);
+        }
+    }
 }
 
 /*
@@ -242,6 +260,10 @@ mm_pack_band(enum mm_pack pk, const simd_matrix *w, int64_t r, int nr, int64_t k
 {
     const int64_t step = pk_bf16(pk) ? 32 : 16; /* columns per chunk */
 
+    if (pk == PK_Q4_F32 || pk == PK_Q4_BF16) {
+        mm_pack_band_q4(pk, w, r, nr, k0, kn, panel);
+        return;
+    }
     for (int v = 0; v * 16 < nr; v++) {
         int rows = nr - 16 * v < 16 ? nr - 16 * v : 16;
         for (int64_t c = 0; c < kn; c += step) {

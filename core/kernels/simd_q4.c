@@ -8,7 +8,9 @@
 ** both stored as bfloat16 in one 32-bit word: 16 + 4 bytes per 32 weights,
 ** 0.625 bytes a weight (Q8: 1.125, bf16: 2).  A row keeps its codes and
 ** words together, 8 blocks' codes then their 8 words (simd.h), so decode
-** reads each row as one stream (simd_q4_rows.h has the measurements).
+** reads each row as one stream (simd_q4_rows.h has the measurements); the
+** codes of a full group of 8 are interleaved 4 bytes at a time, so one
+** 32-byte load holds a lane per block (simd_q4_rows.h).
 **
 ** Why an offset: at the same 0.625 bytes a weight, a symmetric 4-bit code
 ** with an fp32 scale (q in [-8, 7], the scale fitted by least squares) was
@@ -207,15 +209,20 @@ simd_q4_quantize(const float *src, int64_t cols, int64_t r0, int64_t r1, uint8_t
         for (int64_t b = 0; b < nb; b++) {
             int64_t c0 = b * SIMD_Q4_BLOCK;
             int n = (int)(cols - c0 < SIMD_Q4_BLOCK ? cols - c0 : SIMD_Q4_BLOCK);
-            uint8_t codes[SIMD_Q4_BLOCK], *row = dst + r * rb,
-                    *q = (uint8_t *)(uintptr_t)simd_q4_codes(row, b);
+            uint8_t codes[SIMD_Q4_BLOCK], packed[16], *row = dst + r * rb,
+                    *q = row + simd_q4_code_at(nb, b, 0);
             /* full blocks with a constant count: unrolled and vectorized */
             uint32_t word = n == SIMD_Q4_BLOCK ? q4_block(src + r * cols + c0, SIMD_Q4_BLOCK, codes)
                                                : q4_block(src + r * cols + c0, n, codes);
 
             memcpy(row + simd_q4_word_offset(nb, b), &word, 4);
             for (int j = 0; j < 16; j++)
-                q[j] = (uint8_t)(codes[j] | codes[j + 16] << 4);
+                packed[j] = (uint8_t)(codes[j] | codes[j + 16] << 4);
+            if (simd_q4_interleaved(nb, b))   /* 4 bytes a block per 32 */
+                for (int k = 0; k < 4; k++)
+                    memcpy(q + k * (4 * SIMD_Q4_GROUP), packed + 4 * k, 4);
+            else
+                memcpy(q, packed, 16);
         }
 }
 
@@ -227,7 +234,7 @@ simd_q4_split(const simd_matrix *w, int64_t r0, int64_t r1, uint8_t *codes, uint
     for (int64_t r = r0; r < r1; r++) {
         const uint8_t *row = simd_q4_row(w, r);
         for (int64_t b = 0; b < nb; b++) {
-            memcpy(codes + ((r - r0) * nb + b) * 16, simd_q4_codes(row, b), 16);
+            simd_q4_block_codes(row, nb, b, codes + ((r - r0) * nb + b) * 16);
             memcpy(words + (r - r0) * nb + b, row + simd_q4_word_offset(nb, b), 4);
         }
     }
@@ -246,11 +253,14 @@ simd_q4_dequantize_row(const simd_matrix *w, int64_t r, float *dst)
     int64_t nb = simd_q4_nblocks(w->cols);
     const uint8_t *row = simd_q4_row(w, r);
 
-    for (int64_t c = 0; c < w->cols; c++) {
+    for (int64_t b = 0; b < nb; b++) {
+        uint8_t p[16];
         float d, m;
-        simd_q4_dm(row, nb, c / SIMD_Q4_BLOCK, &d, &m);
-        dst[c] = (float)q4_code(simd_q4_codes(row, c / SIMD_Q4_BLOCK), (int)(c % SIMD_Q4_BLOCK)) *
-                     d + m;
+        int64_t c0 = b * SIMD_Q4_BLOCK;
+        simd_q4_block_codes(row, nb, b, p);
+        simd_q4_dm(row, nb, b, &d, &m);
+        for (int j = 0; j < SIMD_Q4_BLOCK && c0 + j < w->cols; j++)
+            dst[c0 + j] = (float)q4_code(p, j) * d + m;
     }
 }
 
@@ -268,9 +278,11 @@ simd_q4_dot_portable(const simd_matrix *w, int64_t r, const float *x)
         int len = (int)(n - b * SIMD_Q4_BLOCK < SIMD_Q4_BLOCK ? n - b * SIMD_Q4_BLOCK
                                                                : SIMD_Q4_BLOCK);
         float s[8] = {0}, xs[8] = {0}, d, m;
+        uint8_t p[16];
 
+        simd_q4_block_codes(row, nb, b, p);
         for (int j = 0; j < len; j++) {
-            s[j & 7] += (float)q4_code(simd_q4_codes(row, b), j) * xb[j];
+            s[j & 7] += (float)q4_code(p, j) * xb[j];
             xs[j & 7] += xb[j];
         }
         simd_q4_dm(row, nb, b, &d, &m);
@@ -285,7 +297,7 @@ simd_q4_dot_portable(const simd_matrix *w, int64_t r, const float *x)
 void
 simd_q4_act_block(const float *x, int len, simd_q4_x *q, int64_t b)
 {
-    int8_t *lo = q->xq + (b / SIMD_Q4_QUAD) * 128 + (b % SIMD_Q4_QUAD) * 16;
+    int8_t *xg = q->xq + simd_q4_xq_at(b, 0);
     float xb[SIMD_Q4_BLOCK] = {0}, s[8] = {0}, amax = 0, d, id;
 
     memcpy(xb, x, (size_t)(len > 0 ? len : 0) * sizeof(float));
@@ -300,7 +312,8 @@ simd_q4_act_block(const float *x, int len, simd_q4_x *q, int64_t b)
     q->xs[b] = ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
     for (int j = 0; j < SIMD_Q4_BLOCK; j++) {
         float v = q4_rne(xb[j] * id);   /* |v| <= 127 up to rounding */
-        lo[j < 16 ? j : 64 + j - 16] = (int8_t)(v < -127 ? -127 : v > 127 ? 127 : (int)v);
+        xg[simd_q4_xq_at(0, j % 16) + (j / 16) * SIMD_Q4_XHI] =
+            (int8_t)(v < -127 ? -127 : v > 127 ? 127 : (int)v);
     }
 }
 
@@ -308,9 +321,9 @@ void
 simd_q4_act(const float *x, int64_t n, simd_q4_x *q)
 {
     const int64_t nb = simd_q4_nblocks(n);
-    const int64_t nbq = (nb + SIMD_Q4_QUAD - 1) / SIMD_Q4_QUAD * SIMD_Q4_QUAD;
+    const int64_t nbg = (nb + SIMD_Q4_GROUP - 1) / SIMD_Q4_GROUP * SIMD_Q4_GROUP;
 
-    for (int64_t b = 0; b < nbq; b++) {
+    for (int64_t b = 0; b < nbg; b++) {
         int64_t c0 = b * SIMD_Q4_BLOCK;
         simd_q4_act_block(x + (c0 < n ? c0 : 0),
                           (int)(n - c0 < 0 ? 0 : n - c0 < SIMD_Q4_BLOCK ? n - c0 : SIMD_Q4_BLOCK), q,
@@ -321,11 +334,13 @@ simd_q4_act(const float *x, int64_t n, simd_q4_x *q)
 int32_t
 simd_q4_isum(const uint8_t *p, const simd_q4_x *q, int64_t k)
 {
-    const int8_t *lo = q->xq + (k / SIMD_Q4_QUAD) * 128 + (k % SIMD_Q4_QUAD) * 16;
+    const int8_t *xg = q->xq + simd_q4_xq_at(k, 0);
     int32_t s = 0;
 
-    for (int j = 0; j < 16; j++)
-        s += (p[j] & 15) * lo[j] + (p[j] >> 4) * lo[64 + j];
+    for (int j = 0; j < 16; j++) {
+        const int8_t *a = xg + simd_q4_xq_at(0, j);
+        s += (p[j] & 15) * a[0] + (p[j] >> 4) * a[SIMD_Q4_XHI];
+    }
     return s;
 }
 
@@ -346,7 +361,14 @@ simd_q4_matvec(const simd_matrix *w, const float *x, float *y, int64_t r0, int64
     }
 }
 
-/* Rows [r0, r1): NBLK blocks from block B0, block by block. */
+/*
+** Rows [r0, r1): NBLK blocks from block B0, in the order of the SIMD row
+** loop (simd_q4_rows.h), so every table gives the same bits: 8 lanes, lane
+** j taking block j of each full group (m * sum(x), then the exact integer
+** sum times d * dx, each one fused multiply-add), the lanes summed
+** ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)), then the short last group
+** (simd_q4_tail).
+*/
 void
 simd_q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, float *y,
                       int64_t r0, int64_t r1, int64_t b0, int add)
@@ -355,15 +377,22 @@ simd_q4_rows_portable(const simd_matrix *w, const simd_q4_x *q, int64_t nblk, fl
 
     for (int64_t r = r0; r < r1; r++) {
         const uint8_t *row = simd_q4_row(w, r);
-        float s = 0;
+        float s[SIMD_Q4_GROUP] = {0}, v;
+        int64_t k = 0;
 
-        for (int64_t k = 0; k < nblk; k++) {
-            float d, m;
-            simd_q4_dm(row, nb, b0 + k, &d, &m);
-            s += d * q->xd[k] * (float)simd_q4_isum(simd_q4_codes(row, b0 + k), q, k) +
-                 m * q->xs[k];
-        }
-        y[r] = add ? y[r] + s : s;
+        for (; k + SIMD_Q4_GROUP <= nblk; k += SIMD_Q4_GROUP)
+            for (int j = 0; j < SIMD_Q4_GROUP; j++) {
+                uint8_t p[16];
+                float d, m;
+                simd_q4_block_codes(row, nb, b0 + k + j, p);
+                simd_q4_dm(row, nb, b0 + k + j, &d, &m);
+                s[j] = __builtin_fmaf(m, q->xs[k + j], s[j]);
+                s[j] = __builtin_fmaf((float)simd_q4_isum(p, q, k + j), d * q->xd[k + j], s[j]);
+            }
+        v = ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+        if (k < nblk)   /* the short last group (as the SIMD loop: no + 0) */
+            v += simd_q4_tail(row, nb, q, b0, k, nblk);
+        y[r] = add ? y[r] + v : v;
     }
 }
 

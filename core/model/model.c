@@ -458,6 +458,13 @@ mdl_rehome(rwkv_model *m, const ckpt_tensor *t, kern_mat *km, rwkv_err *err)
     m->info.in_place_bytes += job.bytes;
     if (!m->rehome)
         return RWKV_OK;
+    /* a tensor misaligned in the file was copied into memory when the file
+    ** was opened (ckpt_copied): used as it is, checked against the file's
+    ** CRC-32 as a copy made here would be (it was read as the file's
+    ** address, which failed as "the file is shorter than when it was
+    ** opened") */
+    if (ckpt_copied(m->ck, t->data))
+        return ckpt_check_tensor(m->ck, t, m->pool, err);
     if ((job.dst = mdl_own(m, job.bytes)) == NULL)
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory preparing '%s'", t->name);
     job.ck = m->ck;

@@ -1,6 +1,10 @@
 # mkst.py -- write a tiny random RWKV-7 checkpoint as safetensors, using only
 # the Python standard library (struct/json), for the CLI tests of bad input.
 #   python3 mkst.py OUT [--drop NAME] [--reshape NAME=D1,D2,..] [--only-unknown]
+#                       [--bf16] [--misalign K]
+# --bf16 stores BF16 (the same values rounded down to bf16); --misalign K
+# pads the JSON header with K more blanks, so no tensor is aligned for its
+# dtype when K is odd (writers other than the reference library pad nothing).
 import json, random, struct, sys
 
 C, H, N, F, V, L, D = 64, 1, 64, 128, 256, 2, 8
@@ -28,6 +32,7 @@ def tensors():
 def main():
     out, args = sys.argv[1], sys.argv[2:]
     ts = tensors()
+    bf16, misalign = False, 0
     while args:
         a = args.pop(0)
         if a == "--drop":
@@ -36,6 +41,10 @@ def main():
         elif a == "--reshape":
             name, dims = args.pop(0).split("=")
             ts = [(n, [int(d) for d in dims.split(",")] if n == name else s) for n, s in ts]
+        elif a == "--bf16":
+            bf16 = True
+        elif a == "--misalign":
+            misalign = int(args.pop(0))
         elif a == "--only-unknown":
             ts = [("emb.weight", [V, C]), ("blocks.0.mystery.weight", [C, C]), ("head.weight", [V, C])]
     rnd = random.Random(1)
@@ -45,11 +54,14 @@ def main():
         for d in shape:
             n *= d
         data = struct.pack("<%df" % n, *[rnd.uniform(-0.1, 0.1) for _ in range(n)])
-        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [off, off + len(data)]}
+        if bf16:
+            data = b"".join(data[i + 2:i + 4] for i in range(0, len(data), 4))
+        header[name] = {"dtype": "BF16" if bf16 else "F32", "shape": shape,
+                        "data_offsets": [off, off + len(data)]}
         blobs.append(data)
         off += len(data)
     h = json.dumps(header).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
+    h += b" " * ((8 - len(h) % 8) % 8 + misalign)
     with open(out, "wb") as f:
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 

@@ -16,7 +16,7 @@ TUI_ENV="VISUAL='$TMP/ed.sh'" tui_start --max-tokens 4
 keys C-x
 check "the cut is said, in characters" \
     "the editor's text was too long: its last 50475 characters were dropped" 30
-check "the box holds the text" '^> 你你你'
+check "the box holds the text" '^>(↑| )你你你'
 keys M-l
 check "in the log too" "the editor's text was too long"
 keys Escape

@@ -63,7 +63,7 @@ NODEMO=1 tui_start --model "$MF" --db "$DB" --max-tokens 4 --chunk 32
 check_not "idle: no bar" 'prefilling \['
 tmx load-buffer "$TMP/long.txt"
 tmx paste-buffer -p
-check "paste landed in the input box" '^> alpha message river' 10
+check "paste landed in the input box" '^>(↑| )alpha message river' 10
 keys Enter
 BAR='prefilling \[[█▏▎▍▌▋▊▉░]+\] +[0-9]+% [0-9]+/'$TOTAL' tok'
 check "prefill bar with the prompt's token count" "$BAR" 10

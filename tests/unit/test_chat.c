@@ -156,7 +156,13 @@ test_normalize(void)
     check_norm("cut\xe4\xbd", 5, "cut\xef\xbf\xbd");
     check_norm("   ", 3, "");
     check_norm("", 0, "");
-    check_norm("a\rb", 3, "a\rb");
+    /* a lone CR is a line end too (it was kept: the model got it, every
+    ** display dropped it, "ab") */
+    check_norm("a\rb", 3, "a\nb");
+    check_norm("a\r\rb", 4, "a\nb");           /* two line ends: a blank line, joined */
+    check_norm("a\r\r\nb", 5, "a\nb");         /* CR, then CR LF */
+    check_norm("a\n\rb", 4, "a\nb");
+    check_norm("\rx\r", 3, "x");                /* at the ends: stripped */
 }
 
 static const char *const stop_nn[1] = { "\n\n" };

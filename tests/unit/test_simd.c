@@ -61,9 +61,11 @@ rnd_gauss(void)
 static double
 w_at(const simd_matrix *m, int64_t r, int64_t c);
 
-/* The block word of the Q4 block holding weight (r, c), and where its
-** codes begin: the test's own reading of simd.h's layout (rows of groups of
-** 8 blocks, 128 bytes of codes then 8 words; a row's last group short). */
+/* The block word of the Q4 block holding weight (r, c), and the byte
+** holding its code: the test's own reading of simd.h's layout (rows of
+** groups of 8 blocks, 128 bytes of codes then 8 words; a row's last group
+** short; a full group's codes interleaved 4 bytes at a time, byte i of
+** block j at 32 (i / 4) + 4 j + i % 4). */
 static uint32_t
 q4_word(const simd_matrix *m, int64_t r, int64_t c, const uint8_t **codes)
 {
@@ -73,8 +75,11 @@ q4_word(const simd_matrix *m, int64_t r, int64_t c, const uint8_t **codes)
     uint32_t u;
 
     memcpy(&u, row + g * 20 + n * 16 + (b - g) * 4, 4);
-    if (codes != NULL)
-        *codes = row + g * 20 + (b - g) * 16;
+    if (codes != NULL) {
+        int64_t i = c % 16;
+        *codes = n == 8 ? row + g * 20 + i / 4 * 32 + (b - g) * 4 + i % 4
+                        : row + g * 20 + (b - g) * 16 + i;
+    }
     return u;
 }
 
@@ -126,7 +131,7 @@ w_at(const simd_matrix *m, int64_t r, int64_t c)
         const uint8_t *codes;
         uint32_t u = q4_word(m, r, c, &codes);
         int64_t j = c % 32;
-        uint8_t byte = codes[j % 16];
+        uint8_t byte = *codes;
         return (double)(j < 16 ? byte & 15 : byte >> 4) * dtype_bf16_to_f32((uint16_t)u) +
                dtype_bf16_to_f32((uint16_t)(u >> 16));
     }
