@@ -133,32 +133,6 @@ m2_chunk(enum m2_fmt f, const simd_matrix *w, int64_t r, int64_t c, int64_t left
     return _mm256_setzero_ps();
 }
 
-/* In place: v[j] lane i <- v[i] lane j (8 x 8 fp32). */
-AI void
-m2_tr8(__m256 v[8])
-{
-    __m256 t[8], s[8];
-
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) {
-        t[2 * i] = _mm256_unpacklo_ps(v[2 * i], v[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_ps(v[2 * i], v[2 * i + 1]);
-    }
-    /* s[4h + j], 128-bit half L: column 4L + j of rows 4h..4h+3 */
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; h++) {
-        s[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        s[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        s[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        s[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) {
-        v[j] = _mm256_permute2f128_ps(s[j], s[4 + j], 0x20);
-        v[4 + j] = _mm256_permute2f128_ps(s[j], s[4 + j], 0x31);
-    }
-}
-
 /* m2_pack_band for Q4: each 8 rows' blocks staged first (simd_q4_avx2.h:
 ** the interleaved codes of a group transposed back, d and m as floats),
 ** then the same chunks and transposes. */
@@ -180,7 +154,7 @@ m2_pack_band_q4(const simd_matrix *w, int64_t r, int nr, int64_t k0, int64_t kn,
                 t[l] = l < rows ? simd_q4_avx2_chunk(&st[l], (int)(c / SIMD_Q4_BLOCK),
                                                      (int)(c % SIMD_Q4_BLOCK), kn - c)
                                 : _mm256_setzero_ps();
-            m2_tr8(t);
+            simd_avx2_tr8(t);
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++)
                 _mm256_store_ps(dst + s * M2_NR, t[s]);
@@ -210,7 +184,7 @@ m2_pack_band(enum m2_fmt f, const simd_matrix *w, int64_t r, int nr, int64_t k0,
             for (int l = 0; l < 8; l++)
                 t[l] = l < rows ? m2_chunk(f, w, r + 8 * v + l, k0 + c, kn - c)
                                 : _mm256_setzero_ps();
-            m2_tr8(t);
+            simd_avx2_tr8(t);
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++)
                 _mm256_store_ps(dst + s * M2_NR, t[s]);

@@ -18,6 +18,8 @@
 
 #include <immintrin.h>
 
+#include "simd_q4_avx2.h"
+
 /* The row's 16-bit sums: lane pair 2j, 2j + 1 block j (a group adds at
 ** most 8 x 2 x 15 x 127 = 30480: vpmaddubsw does not saturate, vpaddw does
 ** not wrap); vpmaddwd by 1 makes lane j. */
@@ -100,32 +102,17 @@ simd_q4_act_avx2(const float *x, int64_t n, simd_q4_x *q)
     int64_t b = 0;
 
     for (; b + SIMD_Q4_GROUP <= n / SIMD_Q4_BLOCK; b += SIMD_Q4_GROUP) {
-        __m256 r[8], t[8], u[8];
+        __m256 r[8];
         int8_t *xg = q->xq + b / SIMD_Q4_GROUP * SIMD_Q4_XGROUP;
 
 #pragma GCC unroll 8
         for (int j = 0; j < 8; j++)
             r[j] = _mm256_castsi256_ps(
                 q4_act_codes(x + (b + j) * SIMD_Q4_BLOCK, &q->xd[b + j], &q->xs[b + j]));
-#pragma GCC unroll 4
-        for (int i = 0; i < 4; i++) {
-            t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-            t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-        }
-#pragma GCC unroll 2
-        for (int h = 0; h < 2; h++) {
-            u[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
-            u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
-            u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
-            u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
-        }
-#pragma GCC unroll 4
-        for (int j = 0; j < 4; j++) {
-            _mm256_store_ps((float *)(void *)(xg + 32 * j),
-                            _mm256_permute2f128_ps(u[j], u[4 + j], 0x20));
-            _mm256_store_ps((float *)(void *)(xg + 32 * (4 + j)),
-                            _mm256_permute2f128_ps(u[j], u[4 + j], 0x31));
-        }
+        simd_avx2_tr8(r);   /* dword k of every block together */
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; j++)
+            _mm256_store_ps((float *)(void *)(xg + 32 * j), r[j]);
     }
     for (; b < nbg; b++) {   /* the last group: partial blocks, padding */
         int64_t c0 = b * SIMD_Q4_BLOCK;

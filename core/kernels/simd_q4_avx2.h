@@ -163,6 +163,34 @@ simd_q4_avx512_half(const simd_q4_staged *s, int i, int h, int64_t left)
 }
 #endif
 
+/* In place: v[j] lane i <- v[i] lane j (8 x 8 of 32-bit elements): the Q4
+** panels' staging (simd_mm_avx2.c) and the AVX2 activation codes' group
+** order (simd_q4_avx2.c). */
+static inline __attribute__((always_inline)) void
+simd_avx2_tr8(__m256 v[8])
+{
+    __m256 t[8], s[8];
+
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_ps(v[2 * i], v[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(v[2 * i], v[2 * i + 1]);
+    }
+    /* s[4h + j], 128-bit half L: column 4L + j of rows 4h..4h+3 */
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        s[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        s[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+        v[j] = _mm256_permute2f128_ps(s[j], s[4 + j], 0x20);
+        v[4 + j] = _mm256_permute2f128_ps(s[j], s[4 + j], 0x31);
+    }
+}
+
 #if defined(__AVX512BF16__)
 /* Staged block I (32 columns) as 16 bf16 pairs of bf16(q * d + m), round
 ** to nearest even; zero past LEFT columns. */

@@ -12,21 +12,8 @@
 
 #include <immintrin.h>
 
-#define DPBUSD _mm256_dpbusd_avx_epi32
-/* lane j += the products of block j's dword, by two vpdpbusd (u8 x s8,
-** four products a lane, into s32) */
-static inline __attribute__((always_inline)) __m256i
-q4_isum_add(__m256i acc, __m256i v, __m256i xl, __m256i xh)
-{
-    const __m256i m4 = _mm256_set1_epi8(15);
-    const __m256i lo = _mm256_and_si256(v, m4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
-
-    return DPBUSD(DPBUSD(acc, lo, xl), hi, xh);
-}
-#define Q4_ISUM_T __m256i
-#define Q4_ISUM_ZERO _mm256_setzero_si256()
-#define Q4_ISUM_ADD(acc, v, xl, xh) q4_isum_add((acc), (v), (xl), (xh))
-#define Q4_ISUM_I32(acc) (acc)
+/* two vpdpbusd a load, into the row's 32-bit sums (simd_q4_rows.h) */
+#define Q4_DPBUSD _mm256_dpbusd_avx_epi32
 
 #include "simd_q4_rows.h"
 

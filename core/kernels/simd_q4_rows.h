@@ -72,6 +72,24 @@
 
 #define AI static inline __attribute__((always_inline))
 
+#ifdef Q4_DPBUSD
+/* With VNNI (the includer's Q4_DPBUSD: the VEX or the EVEX vpdpbusd): lane j
+** += the products of block j's dword, low and high nibbles, by two vpdpbusd
+** (u8 x s8, four products a lane, into s32). */
+AI __m256i
+q4_isum_add(__m256i acc, __m256i v, __m256i xl, __m256i xh)
+{
+    const __m256i m4 = _mm256_set1_epi8(15);
+    const __m256i lo = _mm256_and_si256(v, m4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+
+    return Q4_DPBUSD(Q4_DPBUSD(acc, lo, xl), hi, xh);
+}
+#define Q4_ISUM_T __m256i
+#define Q4_ISUM_ZERO _mm256_setzero_si256()
+#define Q4_ISUM_ADD(acc, v, xl, xh) q4_isum_add((acc), (v), (xl), (xh))
+#define Q4_ISUM_I32(acc) (acc)
+#endif
+
 /* Rows a step (the runs read at once). */
 #define NR_Q4 4
 /* Prefetch distance of each row's stream, in bytes (0: none). */
