@@ -9,7 +9,7 @@ keys=$(printf '%s\n' "$out" | sed -n '/^Keys of the full-screen client/,$p')
 [ -n "$keys" ] && ok || fail "no key section"
 # one row per action, fixed key and menu key (a sample of each group)
 for re in '^  F1 +help' '^  C-f +search the transcript' '^  M-c +copy the reply' \
-          '^  Enter, C-m +send the message' '^  M-b/M-f +move' '^  Sessions: C-e +export' \
+          '^  Enter, C-m +send the message' '^  M-b/M-f, C-Left/C-Right +move' '^  Sessions: C-e +export' \
           '^  Branches: C-d +delete' '^  Models: C-s +change the strategy'; do
     printf '%s\n' "$keys" | grep -Eq -- "$re" && ok || fail "no row /$re/"
 done
