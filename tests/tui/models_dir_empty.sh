@@ -33,7 +33,7 @@ f5_says "RWKV_TUI_MODELS empty" "no models \(\.pth, \.safetensors\) in .*/e3 *$"
 W=120 H=24 TUI_ENV="RWKV_TUI_MODELS=$TMP/e3 LANGUAGE=zh_CN" tui_start
 f5_says "zh_CN" ".*/e3 中没有模型（\.pth、\.safetensors）"
 if have_fixture models/tiny-7v0-fp32.pth 3; then
-    ln -s "$FX/models/tiny-7v0-fp32.pth" "$TMP/full/tiny.pth"
+    ln -s "$(realpath "$FX/models/tiny-7v0-fp32.pth")" "$TMP/full/tiny.pth"   # (FX may be relative)
     printf 'model_dir: [%s/e1, %s/full]\n' "$TMP" "$TMP" > "$cfg"
     W=120 H=24 tui_start
     keys F5
