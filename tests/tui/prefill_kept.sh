@@ -14,7 +14,7 @@ head -c 200000 /dev/zero | tr '\0' 'x' >"$TMP/long.txt"
 paste_long() {
     tmx load-buffer "$TMP/long.txt"
     tmx paste-buffer -p
-    check "pasted" '^[>*] x{20}'
+    check "pasted" '^[>*](↑| )x{20}'
     keys Enter
     check "prefilling" 'prefilling'
 }

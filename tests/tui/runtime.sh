@@ -49,12 +49,12 @@ head -c 200000 /dev/zero | tr '\0' 'x' >"$TMP/long.txt"
 tui_start --chunk 1 --max-tokens 4 --db "$TMP/esc.db"
 tmx load-buffer "$TMP/long.txt"
 tmx paste-buffer -p
-check "pasted" '^[>*] x{20}'
+check "pasted" '^[>*](↑| )x{20}'
 keys Enter
 check "prefilling" 'prefilling'
 keys Escape
 check "message back in the input box" 'back in the input box'
-check "the input box holds it" '^[>*] x{20}'
+check "the input box holds it" '^[>*](↑| )x{20}'
 wait_idle
 [ "$(q "$TMP/esc.db" 'select count(*) from turns where role=1')" = 0 ] && ok \
     || fail "cancelled message was stored"
