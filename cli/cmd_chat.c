@@ -28,7 +28,8 @@
 ** While --resume / --session opens the session (a replay where its states
 ** are not in the file), Ctrl-C cancels the open, the session as it was:
 ** "chat: replay cancelled", exit status 130 (SIGTERM: the same line, then
-** the signal's status).
+** the signal's status); so does Ctrl-C while a new chat's greeting is fed
+** (before the first prompt): one line, exit status 130.
 **
 ** Saved sessions (only with --db, --new, --session or --resume -- plain
 ** `chat` touches no database): what is saved when, the fork rule and the
@@ -42,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <poll.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
@@ -240,7 +242,10 @@ parse_args(struct chat_cli *a, int argc, char **argv)
         return 2;
     /* a resumed session knows its model */
     if (!a->o.demo && a->o.model == NULL && a->session_id == 0 && !a->resume) {
+        char hint[STORE_PATH_MAX + STORE_TITLE_MAX + 160];
         cli_errorf("chat: --model PATH (or --demo) is required");
+        if (sess_saved_hint(a->o.db, hint, sizeof hint))   /* the sessions it may resume */
+            cli_errorf("%s", hint);
         return 2;
     }
     return 0;
@@ -255,6 +260,18 @@ parse_args(struct chat_cli *a, int argc, char **argv)
 /* Longest input line kept (bytes): the longest message and its line end
 ** ("\r\n"); a longer line is refused whole (read_line). */
 #define CHAT_LINE_MAX ((size_t)CHAT_MAX_MESSAGE + 2)
+/* The longest line a terminal in its line mode (canonical) hands over, its
+** newline included: Linux keeps 4095 bytes of a line and drops the rest
+** before a program can read it (paste marks included).  A line that long
+** from a terminal was cut (read_input); 0 where the limit is not known. */
+#if defined(__linux__)
+#define CHAT_TTY_LINE 4096
+#else
+#define CHAT_TTY_LINE 0
+#endif
+/* How long the rest of a paste whose line the terminal cut may take to
+** come (ms): it is already written, only the terminal's buffer held it. */
+#define CHAT_PASTE_REST_MS 200
 
 struct repl {
     struct chat_cli *a;
@@ -271,6 +288,8 @@ struct repl {
     int              n_alt_ids;
     int              alt_k, alt_n; /* the header the next reply prints (alt_n > 1) */
     int              out_failed;   /* a write to stdout failed: the chat ends (out_flush) */
+    size_t           tty_line;     /* stdin a terminal in line mode: its line limit, else 0 */
+    int              paste_lost;   /* a cut paste's end mark may still come (read_input) */
 };
 
 /*
@@ -851,12 +870,17 @@ cmd_state(struct repl *r, char *args)
 static int
 cmd_save(struct repl *r, char *args)
 {
+    char tgt[4096];
     rwkv_err err;
 
     if (*args == '\0') {
         cli_errorf("usage: /save FILE");
     } else if (sess_state_save(r->s, args, &err) != RWKV_OK) {
         cli_errorf("/save: %s", err.msg);   /* never over the model or the database */
+    } else if (rwkv_output_target(args, tgt, sizeof tgt) == 0 && strcmp(tgt, args) != 0) {
+        /* written through a link (the link kept): the file that changed */
+        fprintf(stderr, "(state saved to %s through the link %s: load it with --state %s)\n",
+                tgt, args, args);
     } else {
         fprintf(stderr, "(state saved to %s: load it with --state %s)\n", args, args);
     }
@@ -868,7 +892,7 @@ static int
 cmd_framing(struct repl *r, char *args)
 {
     const framing *f = sess_framing(r->s);
-    char *g = framing_greeting_text(f);
+    char *g = framing_greeting_fed(f);     /* as fed: its blank line shown */
     char buf[CHAT_MAX_STOP * (2 * CHAT_MAX_STOP_LEN + 1) + 1], *esc;
     size_t cap;
 
@@ -983,6 +1007,9 @@ commands_help(FILE *f)
     cli_help_row(f, 21, "+", "another reply to the last message: /regen");
     cli_help_row(f, 21, "+reset", "forget the conversation: /reset");
     cli_help_row(f, 21, "+prompt FILE", "not supported (--greeting TEXT, /state FILE)");
+    cli_help_row(f, 21, "-temp=X -top_p=Y", "typed in a message or + command: that reply alone "
+                 "samples with them (temperature clamped to 0.2..5), as in ChatRWKV's chat.py; "
+                 "taken out of the text");
     fprintf(f,
             "Ctrl-C during a reply stops that reply and keeps what was generated;\n"
             "SIGTERM or SIGHUP (a closed terminal) does too, then ends the chat.\n"
@@ -1303,31 +1330,87 @@ paste_unmark(char *line, size_t n)
     return o;
 }
 
+/* Did the terminal cut LINE[0..N) (read_line's, its newline kept): is it
+** as long as the terminal's line mode keeps (r->tty_line)? */
+static int
+tty_cut(const struct repl *r, const char *line, ssize_t n)
+{
+    return r->tty_line > 0 && n >= (ssize_t)r->tty_line && line[n - 1] == '\n';
+}
+
+/* Does LINE[0..N) end a paste it did not begin: an end mark before any
+** begin mark?  (The rest of a paste refused as cut: read_input.) */
+static int
+paste_rest(const char *line, size_t n)
+{
+    for (size_t i = 0; i + 6 <= n; i++) {
+        if (line[i] != '\033')
+            continue;
+        if (memcmp(line + i, PASTE_BEGIN, 6) == 0)
+            return 0;
+        if (memcmp(line + i, PASTE_END, 6) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Is there input on stdin within MS milliseconds? */
+static int
+input_within(int ms)
+{
+    struct pollfd pf = { .fd = STDIN_FILENO, .events = POLLIN, .revents = 0 };
+
+    return poll(&pf, 1, ms) > 0 && (pf.revents & POLLIN);
+}
+
 /*
 ** read_line, and where the line opens a paste (r->paste), the lines up to
 ** the one its end mark is on, joined with their line breaks; the marks are
 ** dropped.  *MULTI: 1 when the text holds a pasted line break (a message,
 ** never a command).  A paste longer than a message is counted in *MORE,
 ** as a long line is.  EOF inside a paste ends it.
+**
+** *CUT: 1 when the terminal cut a line of it (tty_cut: what was typed or
+** pasted past its line limit never reached us), to be refused, never sent
+** cut short.  A paste's end mark is lost with the cut part when the cut
+** line was its last: the paste is then taken as ended unless more of it
+** is there at once, and a next line that holds only its end mark (its
+** last line, Enter pressed after it) is that paste's rest: *CUT 2.
 */
 static ssize_t
-read_input(struct repl *r, char **buf, size_t *cap, size_t *more, int *multi)
+read_input(struct repl *r, char **buf, size_t *cap, size_t *more, int *multi, int *cut)
 {
     ssize_t n = read_line(stdin, buf, cap, more);
     char *next = NULL;
     size_t ncap = 0, nmore;
+    int lost = r->paste_lost;
 
     *multi = 0;
-    if (n < 0 || !r->paste)
+    *cut = 0;
+    r->paste_lost = 0;
+    if (n < 0)
+        return n;
+    if (lost && paste_rest(*buf, (size_t)n)) {
+        *cut = 2;
+        return n;
+    }
+    *cut = tty_cut(r, *buf, n);
+    if (!r->paste)
         return n;
     for (int open = paste_open(*buf, (size_t)n); open;) {
-        ssize_t m = read_line(stdin, &next, &ncap, &nmore);
+        ssize_t m;
         size_t keep;
-        if (m < 0)
+        if (*cut && !input_within(CHAT_PASTE_REST_MS)) {
+            r->paste_lost = 1;      /* its end mark may have gone with the cut */
+            break;
+        }
+        if ((m = read_line(stdin, &next, &ncap, &nmore)) < 0)
             break;
         *multi = 1;
         *more += nmore;
         keep = (size_t)m;
+        if (tty_cut(r, next, m))
+            *cut = 1;
         if (*more > 0 || (size_t)n + keep > CHAT_LINE_MAX) {
             /* too long: refused whole (counted), the rest of the paste
             ** read past, never sent line by line */
@@ -1354,6 +1437,68 @@ read_input(struct repl *r, char **buf, size_t *cap, size_t *more, int *multi)
     return (ssize_t)paste_unmark(*buf, (size_t)n);
 }
 
+/* Send MSG (LEN bytes) as a message and run its reply. */
+static void
+send_message(struct repl *r, const char *msg, size_t len)
+{
+    rwkv_err err;
+
+    r->started = 0;
+    expect_reply(r);
+    if (sess_submit(r->s, msg, len, &err) != RWKV_OK) {
+        sig_in_reply = 0;
+        if (err.code == RWKV_EINVAL && strstr(err.msg, "say something"))
+            fprintf(stderr, "!!! Error: please say something !!!\n");
+        else
+            cli_fail(&err);
+        return;
+    }
+    run_reply(r);   /* a failed reply is printed; the chat goes on */
+}
+
+/*
+** One line read (LINE, N bytes; MULTI: a paste of lines, a message as it
+** is): a /command, a + command or a message, with chat.py's "-temp=" and
+** "-top_p=" taken out of it for its reply alone (chat_inline_sampling): the
+** values before are back afterwards.  1 when the chat is to end.
+*/
+static int
+take_line(struct repl *r, char *line, size_t n, int multi)
+{
+    rwkv_sampling s1 = *chat_sampling(sess_chat(r->s));
+    unsigned set1 = chat_sampling_set(sess_chat(r->s));
+    rwkv_err err;
+    int inl;
+
+    if (!multi && line[0] == '/' && line[1] != '/') {
+        int quit = command(r, line);
+        /* its answer now, not at the next reply: a program that reads
+        ** the chat through a pipe waits for it */
+        out_flush(r);
+        return quit || r->out_failed;
+    }
+    if ((inl = chat_inline_sampling(line, &n, &s1, &set1, &err)) < 0) {
+        cli_errorf("%s (not sent)", err.msg);
+        return 0;
+    }
+    if (inl > 0) {
+        sess_reply_sampling(r->s, &s1, set1);
+        if (r->interactive)
+            fprintf(stderr, "(this reply: temperature %g, top_p %g)\n", (double)s1.temperature,
+                    (double)s1.top_p);
+        while (!multi && (*line == ' ' || *line == '\t')) {   /* as chat.py strips */
+            line++;
+            n--;
+        }
+    }
+    if (multi)
+        send_message(r, line, n);
+    else if (!plus_command(r, line))
+        send_message(r, line[0] == '/' ? line + 1 : line, n - (line[0] == '/'));
+    sess_reply_sampling_end(r->s);    /* (a reply's end did it; not a free generation's) */
+    return 0;
+}
+
 /* The loop: one line, one message or command.  0, or 1 when stdin could
 ** not be read (printed: a read error is not the end of the input). */
 static int
@@ -1361,14 +1506,12 @@ repl_loop(struct repl *r)
 {
     char *line = NULL;
     size_t cap = 0;
-    rwkv_err err;
     int rc = 0;
 
     for (;;) {
         ssize_t n;
-        const char *msg;
-        size_t len, more;
-        int e, multi;
+        size_t more;
+        int e, multi = 0, cut = 0;
 
         if (r->out_failed)       /* nobody reads the replies (out_flush) */
             break;
@@ -1378,7 +1521,7 @@ repl_loop(struct repl *r)
         }
         errno = 0;
         sigint_restart(0);
-        n = sig_quit ? -1 : read_input(r, &line, &cap, &more, &multi);
+        n = sig_quit ? -1 : read_input(r, &line, &cap, &more, &multi, &cut);
         e = errno;
         sigint_restart(1);
         if (n < 0 || sig_quit) {
@@ -1397,6 +1540,17 @@ repl_loop(struct repl *r)
                        (unsigned)(CHAT_MAX_MESSAGE >> 20), (size_t)n + more);
             continue;
         }
+        if (cut == 2) {
+            cli_errorf("the rest of the paste refused above (and what was typed after it): "
+                       "not sent");
+            continue;
+        }
+        if (cut) {
+            cli_errorf("the terminal cut this %s at %zu bytes (the longest line it keeps): not "
+                       "sent; give long text line breaks, or pipe it in (chat < FILE)",
+                       multi ? "paste" : "line", r->tty_line - 1);
+            continue;
+        }
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             line[--n] = '\0';
         if (memchr(line, '\0', (size_t)n) != NULL) {
@@ -1404,36 +1558,8 @@ repl_loop(struct repl *r)
                        (size_t)((char *)memchr(line, '\0', (size_t)n) - line) + 1);
             continue;
         }
-        if (multi) {
-            msg = line;        /* a paste of lines: a message as it is */
-            len = (size_t)n;
-            goto send;
-        }
-        if (line[0] == '/' && line[1] != '/') {
-            int quit = command(r, line);
-            /* its answer now, not at the next reply: a program that reads
-            ** the chat through a pipe waits for it */
-            out_flush(r);
-            if (quit || r->out_failed)
-                break;
-            continue;
-        }
-        if (plus_command(r, line))
-            continue;
-        msg = line[0] == '/' ? line + 1 : line;
-        len = (size_t)n - (size_t)(msg - line);
-send:
-        r->started = 0;
-        expect_reply(r);
-        if (sess_submit(r->s, msg, len, &err) != RWKV_OK) {
-            sig_in_reply = 0;
-            if (err.code == RWKV_EINVAL && strstr(err.msg, "say something"))
-                fprintf(stderr, "!!! Error: please say something !!!\n");
-            else
-                cli_fail(&err);
-            continue;
-        }
-        run_reply(r);   /* a failed reply is printed; the chat goes on */
+        if (take_line(r, line, (size_t)n, multi))
+            break;
     }
     free(line);
     return rc;
@@ -1560,6 +1686,29 @@ open_resumed(struct repl *r, int64_t sid)
     return 0;
 }
 
+/* A new chat's greeting, fed up front so the first reply's stats are its
+** own: -1, or the exit status after it failed or was interrupted -- Ctrl-C
+** while it was fed (or before) ends the chat as at a resume's open, one
+** line and 130 (SIGTERM, SIGHUP: 0 here, the signal's status at the end). */
+static int
+prime_new(struct repl *r)
+{
+    rwkv_err err;
+    int rc;
+
+    sig_in_prime = 1;
+    rc = sess_prime(r->s, NULL, &err);
+    sig_in_prime = 0;
+    if (rc != RWKV_OK && err.code != RWKV_ECANCEL)
+        return cli_fail(&err);
+    if (rc == RWKV_OK && !sig_quit)
+        return -1;
+    if (sig_end)
+        return 0;
+    cli_errorf("chat: interrupted while the greeting was fed: nothing was saved");
+    return 130;
+}
+
 int
 cmd_chat(int argc, char **argv)
 {
@@ -1587,6 +1736,11 @@ cmd_chat(int argc, char **argv)
     r.a = a;
     r.interactive = isatty(STDIN_FILENO);
     r.paste = r.interactive && isatty(STDOUT_FILENO);
+    {
+        struct termios tm;
+        if (r.interactive && tcgetattr(STDIN_FILENO, &tm) == 0 && (tm.c_lflag & ICANON))
+            r.tty_line = CHAT_TTY_LINE;
+    }
     resuming = a->session_id != 0 || a->resume;
     saving = resuming || a->new_title != NULL || a->o.db != NULL;
     if (resuming && resume_target(a, &info) != 0) {
@@ -1663,17 +1817,9 @@ cmd_chat(int argc, char **argv)
         if (r.interactive)
             fprintf(stderr, "(/help lists the commands; Ctrl-C stops a reply; /quit or Ctrl-D leaves)\n");
     } else {
-        /* the greeting, fed up front so the first reply's stats are its own */
-        sig_in_prime = 1;
-        if (sess_prime(r.s, NULL, &err) != RWKV_OK) {
-            sig_in_prime = 0;
-            if (err.code != RWKV_ECANCEL)
-                rc = cli_fail(&err);
+        if ((rc = prime_new(&r)) >= 0)
             goto out_sig;
-        }
-        sig_in_prime = 0;
-        if (sig_quit)
-            goto out_sig;
+        rc = 0;
         /* a failed save was said (a note): the chat goes on, the session is
         ** made with the first message that saves */
         if (a->new_title != NULL && sess_begin(r.s, a->new_title, &err) != RWKV_OK &&

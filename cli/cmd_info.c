@@ -148,7 +148,10 @@ cmd_info(int argc, char **argv)
     printf("state:       %zu floats\n", in->state_len);
     printf("threads:     %d\n", in->n_threads);
     printf("fingerprint: %016" PRIx64 "\n", in->fingerprint);
-    if (in->weight_cache_path[0] != '\0')
+    if (in->weight_cache_why[0] != '\0')      /* nothing will be written: why */
+        printf("weight cache: none (not written to %s: %s)\n", in->weight_cache_path,
+               in->weight_cache_why);
+    else if (in->weight_cache_path[0] != '\0')
         printf("weight cache: %s (%s%s)\n", in->weight_cache, in->weight_cache_path,
                strcmp(in->weight_cache, "hit") != 0 ? ""
                : in->weight_cache_read ? "; read into memory" : "; mapped");

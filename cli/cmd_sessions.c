@@ -16,8 +16,9 @@
 #include "../storage/session.h"
 #include "../storage/store.h"
 
-/* Largest import file read (bytes): a 1000-turn export is a few MB. */
-#define SESSIONS_IMPORT_MAX (1ull << 30)
+/* Largest import file read (bytes): a 1000-turn export is a few MB; an
+** export with states is kept under it (store_export_states_cap). */
+#define SESSIONS_IMPORT_MAX ((size_t)STORE_IMPORT_MAX_BYTES)
 /* Most search hits printed. */
 #define SESSIONS_SEARCH_MAX 50
 /* Width the list of matching sessions is wrapped at. */
@@ -485,6 +486,7 @@ do_export(store *st, const struct sessions_args *a)
     enum store_format fmt;
     char *buf, note[RWKV_ERR_MSG];
     size_t len;
+    int64_t left = 0;
     rwkv_err err;
     int rc;
 
@@ -508,11 +510,16 @@ do_export(store *st, const struct sessions_args *a)
         cli_errorf("sessions export: --states is for a JSON export (--format json)");
         return 2;
     }
-    if (store_export_states(st, a->id, fmt, a->states, &buf, &len, note, sizeof note, &err) !=
-        RWKV_OK)
+    if (store_export_states_cap(st, a->id, fmt, a->states, STORE_IMPORT_MAX_BYTES, &buf, &len,
+                                &left, note, sizeof note, &err) != RWKV_OK)
         return cli_fail(&err);
     rc = write_all(out, buf, len);
     free(buf);
+    if (rc == 0 && left > 0)    /* written, importable: said, not an error */
+        cli_errorf("sessions export: %lld saved state%s left out: with %s the file would pass the "
+                   "%llu GiB an import reads (a resume rebuilds %s from the tokens)", (long long)left,
+                   left == 1 ? "" : "s", left == 1 ? "it" : "them",
+                   (unsigned long long)(STORE_IMPORT_MAX_BYTES >> 30), left == 1 ? "it" : "them");
     if (rc == 0 && note[0]) {   /* written, but not all of it was readable */
         cli_errorf("sessions export: damaged rows exported in part: %s", note);
         rc = 1;

@@ -54,6 +54,10 @@ typedef struct rwkv_info {
                                     caching, or not writable) or "off" */
     char     weight_cache_path[256];  /* its file, "" if none (display only:
                                          a longer path is cut) */
+    char     weight_cache_why[320];   /* "none" though a cache was worth
+                                         writing: why it is not (its folder
+                                         cannot be written, no room on its
+                                         disk); the path is where it would go */
     int      weight_cache_read;  /* a hit read into memory in huge pages, not
                                     mapped (the default; RWKV_WEIGHT_CACHE_LOAD=map) */
     uint64_t in_place_bytes;  /* bytes of the matrices the checkpoint stores

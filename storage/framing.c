@@ -177,6 +177,13 @@ framing_greeting_text(const framing *f)
     return f->greeting ? strdup(f->greeting) : chat_demo_greeting(framing_user(f), framing_bot(f));
 }
 
+char *
+framing_greeting_fed(const framing *f)
+{
+    return f->greeting ? chat_greeting_ended(f->greeting)
+                       : chat_demo_greeting(framing_user(f), framing_bot(f));
+}
+
 /* ---- setters ------------------------------------------------------------- */
 
 int

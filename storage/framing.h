@@ -77,6 +77,10 @@ const char *framing_user(const framing *f);
 const char *framing_bot(const framing *f);
 int         framing_think(const framing *f);      /* enum chat_think */
 char       *framing_greeting_text(const framing *f);
+/* The greeting as the chat feeds it (chat_greeting_ended: with the blank
+** line at its end): what /framing and F8 show.  malloc'ed, NULL when out
+** of memory. */
+char       *framing_greeting_fed(const framing *f);
 
 /* Setters, each checked (one clear line; on failure F is unchanged).
 ** TEXT NULL = back to the default. */

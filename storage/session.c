@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 /* ---- small helpers ----------------------------------------------------------- */
 
 const char *
@@ -886,6 +888,34 @@ free_records(chat_turn *v, size_t n)
     free(v);
 }
 
+/* The sampling values a new start changed from WAS -- the demo's for a
+** state file, or back without one (params_apply_state_defaults; a value
+** the user set stays) -- said in one line naming each ("top_p 0.3 -> 0.2"),
+** so that replies sampled otherwise are no surprise.  FILE: the new start
+** is a state file.  Nothing changed, nothing said. */
+static void
+note_sampling_moved(sess *s, const rwkv_sampling *was, int file)
+{
+    const rwkv_sampling *now = chat_sampling(s->c);
+    char list[320] = "", a[32], b[32];
+    size_t n = 0;
+
+    for (int k = 0; params_table[k].name != NULL && n < sizeof list; k++) {
+        if (params_get(was, k) == params_get(now, k))
+            continue;
+        params_format(was, k, a, sizeof a);
+        params_format(now, k, b, sizeof b);
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s %s -> %s", n ? ", " : "",
+                              params_table[k].name, a, b);
+    }
+    if (list[0] == '\0')
+        return;
+    if (file)
+        sess_notef(s, 0, "sampling for a state file (the demo's): %s", list);
+    else
+        sess_notef(s, 0, "sampling without a state file (the demo's): %s", list);
+}
+
 /* sess_switch_state within the expected job (the cancel rule, session.h). */
 static int
 switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *err)
@@ -893,6 +923,7 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
     sess_start start;
     chat_turn *rec = NULL;
     rwkv_state *st = NULL;
+    rwkv_sampling samp_was = *chat_sampling(s->c);
     size_t n = 0;
     uint64_t done = 0, total = sess_replay_cost(s);
     int rc;
@@ -965,6 +996,8 @@ switch_state(sess *s, const char *path, int64_t lib_id, int replay, rwkv_err *er
     s->head = s->last_user = s->last_reply = s->reply_id = 0;
     sess_unsaved_clear(s);
     s->title[0] = '\0';
+    /* (before the replay's line: that one is the footer's, in the client) */
+    note_sampling_moved(s, &samp_was, start.path[0] != '\0' || start.lib_id != 0);
     if (rec != NULL) {
         for (size_t i = 0; i < n; i++) {
             if ((rc = chat_push_turn(s->c, &rec[i], err)) != RWKV_OK) {
@@ -1230,6 +1263,7 @@ int
 sess_state_save(sess *s, const char *path, rwkv_err *err)
 {
     rwkv_state *next = NULL;
+    struct stat sb;
     rwkv_err e2;
     int rc;
 
@@ -1238,6 +1272,11 @@ sess_state_save(sess *s, const char *path, rwkv_err *err)
     /* an output never replaces an input, the database or any SQLite file */
     if ((rc = sess_output_check(s, path, err)) != RWKV_OK)
         return rc;
+    /* nor goes to a device or a pipe (/dev/null, /dev/stdout): nothing
+    ** there is a file that --state loads */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+        return rwkv_errf(err, RWKV_EINVAL, "%s is not a file (a device or a pipe): the state "
+                         "was not saved", path);
     if (!atomic_load(&s->expect))       /* a cancel sent while idle is void */
         atomic_store(&s->cancel, 0);
     /* the state of the conversation shown: a kept message in it is fed
@@ -1274,6 +1313,7 @@ sess_submit(sess *s, const char *msg, size_t len, rwkv_err *err)
     if (rc != RWKV_OK) {
         reply_busy_end(s);
         sess_expect_clear(s);
+        sess_reply_sampling_end(s);
         return rc;
     }
     sess_save_submit(s);
@@ -1464,6 +1504,7 @@ sess_regen_n(sess *s, int n, void (*each)(void *ud, int k, int n), int *done, rw
             break;
     }
     sess_expect_clear(s);
+    sess_reply_sampling_end(s);
     return rc;
 }
 
@@ -1571,6 +1612,7 @@ sess_run(sess *s, rwkv_err *err)
     int rc = run_one(s, err);
 
     sess_expect_clear(s);
+    sess_reply_sampling_end(s);
     return rc;
 }
 
@@ -1603,6 +1645,26 @@ sess_set_sampling(sess *s, const rwkv_sampling *samp, unsigned samp_set)
         sess_queue_seed(s);
     }
     sess_save_sampling(s);             /* kept at once: no reply may follow */
+}
+
+void
+sess_reply_sampling(sess *s, const rwkv_sampling *samp, unsigned samp_set)
+{
+    if (!s->once) {
+        s->once_own = *chat_sampling(s->c);
+        s->once_set = chat_sampling_set(s->c);
+        s->once = 1;
+    }
+    chat_set_sampling(s->c, samp, samp_set);   /* not saved: sess_save_sampling */
+}
+
+void
+sess_reply_sampling_end(sess *s)
+{
+    if (!s->once)
+        return;
+    s->once = 0;
+    chat_set_sampling(s->c, &s->once_own, s->once_set);
 }
 
 int

@@ -265,6 +265,17 @@ int  sess_lookup(const char *db, int64_t sid, sess_info *out, rwkv_err *err);
 int  sess_lookup_ex(const char *db, int64_t sid, const char *nodb, sess_info *out,
                     rwkv_err *err);
 /*
+** A launch without a model (the one hint of both front ends): when the
+** database DB (NULL = the default path) holds saved sessions, one line into
+** BUF (CAP bytes) saying how many, the latest's title and that --resume
+** continues it (no --model needed: the session knows its own); returns 1.
+** Only looked at (store_open_peek): nothing is made or changed, and a lock
+** held elsewhere is waited for SESS_HINT_BUSY_MS at most -- then, or with
+** no database or no session, "" and 0.
+*/
+#define SESS_HINT_BUSY_MS 200
+int  sess_saved_hint(const char *db, char *buf, size_t cap);
+/*
 ** What a resume of INFO launches with where the command line said nothing
 ** (the one rule of both front ends): unless *MODEL or *DEMO is set, the
 ** session's checkpoint (or the demo; *MODEL stays NULL when none is on
@@ -584,8 +595,10 @@ int    sess_export(const sess *s, enum store_format fmt, char **buf, size_t *len
 ** after (chat_state_next), so `--state FILE` goes on as this chat does.
 ** Cancellable
 ** while it feeds (sess_cancel: RWKV_ECANCEL, nothing written, the chat as
-** it was but for a greeting fed).  Refused while a reply runs and where
-** sess_output_check refuses; a failed write leaves PATH as it was.  On the
+** it was but for a greeting fed).  Refused while a reply runs, where
+** sess_output_check refuses, and where PATH is a device or a pipe (no file
+** that --state loads: /dev/null, /dev/stdout); a failed write leaves PATH
+** as it was.  On the
 ** thread that runs the sess.
 */
 int  sess_state_save(sess *s, const char *path, rwkv_err *err);
@@ -601,6 +614,18 @@ int  sess_output_check(sess *s, const char *path, rwkv_err *err);
 /* New sampling values (chat_set_sampling); an explicitly set seed starts
 ** the saved session's per-reply seed sequence again from it. */
 void sess_set_sampling(sess *s, const rwkv_sampling *samp, unsigned samp_set);
+/*
+** The next reply alone samples with SAMP / SAMP_SET (chat.py's inline
+** "-temp=" and "-top_p=": chat_inline_sampling): the chat's own values are
+** kept aside -- the session saves those, never these -- and come back when
+** that reply ends: sess_run (or a sess_regen_n batch) returns, or the
+** sess_submit that starts it fails.  A front end that starts anything else
+** with it (a free generation) or fails before sess_submit (a fork refused)
+** ends it itself: sess_reply_sampling_end (nothing to end: a no-op).
+** While idle, on the thread that runs the sess.
+*/
+void sess_reply_sampling(sess *s, const rwkv_sampling *samp, unsigned samp_set);
+void sess_reply_sampling_end(sess *s);
 /*
 ** The sampling values sess_open of session SID (branch HEAD) takes, read
 ** through ST: *V and *SET, the values in use, become the session's (the

@@ -415,6 +415,7 @@ replay_at(sess *s, const sess_start *start, int64_t turn, rwkv_state *out, size_
         (rc = store_state_restore(s->st, turn, &s->meta, rwkv_state_data(out),
                                   rwkv_state_len(out), &plan, err)) != RWKV_OK)
         goto out;
+    store_read_end(s->st);             /* an open's reads are done (open_writes) */
     if (note && note_cap)
         snprintf(note, note_cap, "%s", plan.note);
     if ((rc = mid_make(s, mid, &plan, err)) != RWKV_OK)
@@ -2332,6 +2333,34 @@ out:
     return rc;
 }
 
+int
+sess_saved_hint(const char *db, char *buf, size_t cap)
+{
+    char defpath[STORE_PATH_MAX];
+    store *st = NULL;
+    store_session *ss = NULL;
+    size_t n = 0;
+    rwkv_err e;
+
+    buf[0] = '\0';
+    if (db == NULL && store_default_path(defpath, sizeof defpath, NULL) == RWKV_OK)
+        db = defpath;
+    if (db == NULL || store_open_peek(db, &st, &e) != RWKV_OK)
+        return 0;
+    store_set_busy_ms(st, SESS_HINT_BUSY_MS);   /* a lock held elsewhere: no hint */
+    if (store_session_list(st, &ss, &n, &e) != RWKV_OK)
+        n = 0;
+    if (n == 1)
+        snprintf(buf, cap, "%s holds a saved session, '%s': --resume continues it", db,
+                 ss[0].title);
+    else if (n > 1)
+        snprintf(buf, cap, "%s holds %zu saved sessions: --resume continues the latest, '%s' "
+                           "(`rwkv-tui sessions list` lists them)", db, n, ss[0].title);
+    free(ss);
+    store_close(st);
+    return buf[0] != '\0';
+}
+
 void
 sess_info_launch(const sess_info *info, const char **model, int *demo, const char **strategy,
                  const char **vocab)
@@ -2387,7 +2416,7 @@ same_values(const rwkv_sampling *a, const rwkv_sampling *b)
 void
 sess_save_sampling(sess *s)
 {
-    const rwkv_sampling *v = chat_sampling(s->c);
+    const rwkv_sampling *v = s->once ? &s->once_own : chat_sampling(s->c);
     rwkv_err err;
 
     if (s->st == NULL || s->sid == 0 || (s->samp_known && same_values(v, &s->samp_saved)))
@@ -2614,6 +2643,7 @@ open_branch(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     s->open_said = 0;
     rc = open_writes(s, sid, head, err);
     s->in_open = 0;
+    store_read_end(s->st);             /* (a failed open's snapshot) */
     if (s->st != NULL)
         store_busy_once(s->st, 0);
     return rc;
@@ -2629,7 +2659,12 @@ open_writes(sess *s, int64_t sid, int64_t head, rwkv_err *err)
     struct open_vals vals;
     int rc, changed, fr_changed = 0, was_required = s->meta.digest_required;
 
-    if ((rc = store_session_get(s->st, sid, &ss, err)) != RWKV_OK)
+    /* the open's reads, the session row to the replay's plan, are one
+    ** snapshot (replay_at ends it, before the tokens are fed): a session
+    ** deleted elsewhere while they run is read whole, and goes on in a new
+    ** session (open_position), as one deleted during the replay does */
+    if ((rc = store_read_begin(s->st, err)) != RWKV_OK ||
+        (rc = store_session_get(s->st, sid, &ss, err)) != RWKV_OK)
         return rc;
     if ((rc = check_model(s, &ss, &changed, err)) != RWKV_OK)
         return rc;

@@ -228,6 +228,12 @@ struct sess {
     ** a write failed), so sess_save_sampling writes the chat's */
     rwkv_sampling    samp_saved;
     int              samp_known;
+    /* sess_reply_sampling: the chat samples with one reply's values; its
+    ** own (ONCE_OWN, ONCE_SET) come back at the reply's end and are what
+    ** sess_save_sampling keeps meanwhile */
+    int              once;
+    rwkv_sampling    once_own;
+    unsigned         once_set;
     int              fail_said;        /* a failed save was said since one worked */
     int              nostate_said;     /* a reply saved without its state was said
                                           since one was saved with it */

@@ -468,10 +468,36 @@ tx_savepoint(store *s, const char *verb, int depth, rwkv_err *err)
 }
 
 int
+store_read_begin(store *s, rwkv_err *err)
+{
+    int rc;
+
+    if (s == NULL || s->tx_depth > 0 || s->read_tx || !sqlite3_get_autocommit(s->db))
+        return RWKV_OK;
+    if ((rc = store_exec(s, "BEGIN", err)) == RWKV_OK)
+        s->read_tx = 1;
+    return rc;
+}
+
+void
+store_read_end(store *s)
+{
+    if (s == NULL || !s->read_tx)
+        return;
+    s->read_tx = 0;
+    /* (COMMIT: a best-effort write of S's own made meanwhile is kept) */
+    if (!sqlite3_get_autocommit(s->db) &&
+        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK &&
+        !sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int
 store_tx_begin(store *s, rwkv_err *err)
 {
     int rc;
 
+    store_read_end(s);                 /* a write of its own ends the snapshot */
     if (s->tx_depth == 0)
         rc = store_exec(s, "BEGIN IMMEDIATE", err);
     else if (sqlite3_get_autocommit(s->db))
@@ -1204,8 +1230,16 @@ open_rw(store *s, const store_open_opts *o, rwkv_err *err)
     ** crash.  The WAL is checkpointed every 256 pages (16 MB: the hook,
     ** STORE_WAL_AUTOCHECKPOINT), cut back to 32 MB at a rewind, and cut
     ** to nothing at the quiet points (store_wal_trim, store_close), so
-    ** snapshot traffic does not leave a large -wal file. */
+    ** snapshot traffic does not leave a large -wal file.
+    ** secure_delete=FAST: a SQLite built with SQLITE_SECURE_DELETE (Debian's
+    ** and Ubuntu's are) zeroes every freed page through the WAL, so deleting
+    ** a session, a branch or a pruned state wrote as many bytes as it freed
+    ** -- twice -- and on a full disk `sessions rm` could not free space at
+    ** all.  FAST still clears deleted cells on the pages it writes anyway;
+    ** the freed state pages are cut off the file by the vacuum after a
+    ** delete (store_vacuum.c). */
     if ((rc = store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;"
+                            " PRAGMA secure_delete=FAST;"
                             " PRAGMA journal_size_limit=33554432", err)) != RWKV_OK)
         return rc;
     sqlite3_wal_hook(s->db, store_file_wal_hook, s);
@@ -1418,6 +1452,18 @@ open_read_only(const char *path, const char *why, const store_open_opts *o, stor
     return RWKV_OK;
 }
 
+int
+store_open_peek(const char *path, store **out, rwkv_err *err)
+{
+    const store_open_opts o = { 1, NULL, NULL };
+    struct stat sb;
+
+    *out = NULL;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return rwkv_errf(err, RWKV_EINVAL, "%s: no session database there", path);
+    return open_read_only(path, "only looked at", &o, out, err);
+}
+
 /* Why a file on a full disk is read read-only (open_ro's WHY). */
 #define STORE_FULL_WHY "the disk is full"
 /* Room a write needs before standin_retry tries one: the 32 KiB -shm and a
@@ -1516,7 +1562,8 @@ standin_retry(store *s)
     rwkv_err e;
     int64_t now = now_ms();
 
-    if (s->tx_depth > 0 || stmt_running(s) || now - s->standin_tried < STORE_RETRY_MS ||
+    if (s->tx_depth > 0 || s->read_tx || stmt_running(s) ||
+        now - s->standin_tried < STORE_RETRY_MS ||
         !has_room(s->path))
         return;
     s->standin_tried = now;

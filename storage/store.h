@@ -126,6 +126,10 @@ typedef struct store_open_opts {
     const char *ro_hint;
 } store_open_opts;
 int  store_open_ex(const char *path, const store_open_opts *o, store **out, rwkv_err *err);
+/* PATH, an existing database, opened read-only to look at it (as
+** store_open_ex's READ_OK opens one it may not write): nothing is made,
+** migrated or changed; none there, RWKV_EINVAL. */
+int  store_open_peek(const char *path, store **out, rwkv_err *err);
 /* 1 when S was opened read-only (store_open_ex, read_ok). */
 int  store_is_read_only(const store *s);
 /*
@@ -207,6 +211,16 @@ int  store_file_note(store *s, char *buf, size_t cap);
 */
 void store_wal_trim(store *s);                        /* NULL is fine */
 /*
+** One read snapshot over several reads (a session's open: its row, its
+** framing, its branch, the replay's plan), so that they agree: another
+** program's writes meanwhile -- a `sessions rm` -- are not seen until
+** store_read_end.  A write of S's own ends it first (store_tx_begin); in a
+** transaction already, a no-op.  Nothing waits: a WAL reader takes no lock
+** a writer waits for.  NULL is fine.
+*/
+int  store_read_begin(store *s, rwkv_err *err);
+void store_read_end(store *s);
+/*
 ** Lock waits (store.c).  A statement that meets another connection's lock
 ** waits for it up to STORE_BUSY_MS (store_set_busy_ms: another bound, for
 ** tests and tools; 0 never waits), then fails with "database is locked".
@@ -248,16 +262,19 @@ void     store_set_busy_hook(store *s, int (*fn)(void *ud, int waited_ms), void 
 /*
 ** The one rule for every file a command writes (an export, a saved state,
 ** eval --out/--state-out, bench --save): whether PATH may be written.
+** A symlink at PATH is written through (rwkv_output_target, the writers'
+** own rule), so what is judged is the file it leads to.
 ** RWKV_EINVAL with one line, "PATH is ...: not written over", when PATH is
 **   - S's database file or its -wal, -shm or -journal file, told by device
-**     and inode (a symlink to one is followed; never opened).  S may be
-**     NULL (a command with no database open);
+**     and inode (never opened).  S may be NULL (a command with no database
+**     open);
 **   - the -wal, -shm or -journal name of any SQLite database, there or not
-**     (the default database under --no-db, another window's);
+**     (the default database under --no-db, another window's), by the name
+**     given or the one a link there leads to;
 **   - one of the N_IN inputs IN of the same command (rwkv_same_file: the
-**     file itself under any name or hard link; a symlink at PATH is
-**     replaced by the atomic writers, not followed), named by its WHAT;
-**   - any other existing SQLite database.
+**     file itself under any name or hard link), named by its WHAT;
+**   - any other existing SQLite database;
+**   - a read-only file.
 ** RWKV_OK for anything else: a new file, "-" (stdout), NULL; a FIFO or a
 ** directory is the writer's to refuse.  Inputs with a NULL or "" path are
 ** skipped.  IN and its strings are borrowed for the call.
@@ -986,6 +1003,16 @@ int store_import_check_ex(const char *text, size_t len, const char *what,
 */
 int store_export_states(store *s, int64_t id, enum store_format fmt, int states, char **buf,
                         size_t *len, char *note, size_t note_cap, rwkv_err *err);
+/* Largest export file an import reads (`sessions import`); an export with
+** states stays under it (store_export_states_cap). */
+#define STORE_IMPORT_MAX_BYTES ((uint64_t)1 << 30)
+/* store_export_states with the states cut to keep the export under MAX
+** bytes (0: no limit): the head's and the two turns above it first, then
+** the newest; *LEFT (may be NULL) how many were left out -- their turns'
+** tokens rebuild them.  store_export_states caps at STORE_IMPORT_MAX_BYTES. */
+int store_export_states_cap(store *s, int64_t id, enum store_format fmt, int states, uint64_t max,
+                            char **buf, size_t *len, int64_t *left, char *note, size_t note_cap,
+                            rwkv_err *err);
 /* What store_import_states did with the states a file carries. */
 #define STORE_IMPORT_NOTE_LINES 20   /* refused states named one a line */
 typedef struct store_import_info {

@@ -37,7 +37,9 @@
 ** blob).  The other members repeat the blob's header so a reader sees
 ** what it holds without decoding it; the import trusts only the blob and
 ** checks the members against it (import_state).  Without states the
-** export is byte for byte what it was.
+** export is byte for byte what it was.  With them it stays under what an
+** import reads (STORE_IMPORT_MAX_BYTES): over it, the states that fit are
+** kept, the head's first, then the newest (carry_fit), the others counted.
 ** Import reads the file one turn at a time (memory: the file, 24 bytes a
 ** turn and one turn's tree; time linear in turns) and writes in one
 ** transaction, so a bad file changes nothing.  The model object also has
@@ -1257,10 +1259,97 @@ export_state_turns(store *s, int64_t sid, int64_t **v, size_t *n, rwkv_err *err)
     return rc == SQLITE_DONE ? RWKV_OK : store_dberr(s, err, "reading turns");
 }
 
-/* STATES: the saved states of export_state_turns too (export_state). */
+/* The states of an export under a size cap (store_export_states_cap). */
+struct xstates {
+    uint64_t budget;   /* bytes the states may take; 0: no limit */
+    uint64_t bytes;    /* OUT: bytes the states took */
+    int64_t  left;     /* OUT: states left out for the budget */
+};
+
+/* Bytes a state of LEN blob bytes takes in an export: its base64 and the
+** members around it (export_state's, at most ~230 bytes). */
+#define XSTATE_BYTES(len) (((uint64_t)(len) + 2) / 3 * 4 + 320)
+
+struct xcand {
+    int64_t  id;
+    int      head;     /* the head or one of the two turns above it */
+    uint64_t bytes;
+};
+
 static int
-export_json(store *s, const store_session *ss, int states, struct sbuf *b, char *note, size_t cap,
-            int *bad, rwkv_err *err)
+xcand_cmp(const void *a, const void *b)
+{
+    const struct xcand *x = a, *y = b;
+
+    if (x->head != y->head)
+        return y->head - x->head;
+    return (x->id < y->id) - (x->id > y->id);     /* newest first */
+}
+
+static int
+id_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* CARRY (*N turn ids, sorted) cut to the states that fit in X's budget: the
+** head's (the head and the two turns above it: the instant resume and a
+** regeneration) first, then the newest; X's left counts the others. */
+static int
+carry_fit(store *s, int64_t head, int64_t *carry, size_t *n, struct xstates *x, rwkv_err *err)
+{
+    sqlite3_stmt *st;
+    struct xcand *c;
+    int64_t up[3] = { head, 0, 0 };
+    uint64_t used = 0;
+    size_t k = 0;
+    int rc = RWKV_OK;
+
+    if ((c = calloc(*n ? *n : 1, sizeof *c)) == NULL)
+        return rwkv_errf(err, RWKV_ENOMEM, "export: out of memory");
+    if ((rc = store_prep(s, "SELECT parent_id FROM turns WHERE id=?", &st, err)) != RWKV_OK)
+        goto out;
+    for (int i = 1; i < 3 && up[i - 1] > 0; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, up[i - 1]);
+        up[i] = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    }
+    sqlite3_finalize(st);
+    if ((rc = store_prep(s, "SELECT length(CASE WHEN n.blob_id IS NULL THEN n.blob ELSE b.blob END)"
+                            " FROM snapshots n LEFT JOIN state_blobs b ON b.id=n.blob_id"
+                            " WHERE n.turn_id=?", &st, err)) != RWKV_OK)
+        goto out;
+    for (size_t i = 0; i < *n; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, carry[i]);
+        c[i].id = carry[i];
+        c[i].head = carry[i] > 0 && (carry[i] == up[0] || carry[i] == up[1] || carry[i] == up[2]);
+        c[i].bytes = sqlite3_step(st) == SQLITE_ROW ? XSTATE_BYTES(sqlite3_column_int64(st, 0)) : 0;
+    }
+    sqlite3_finalize(st);
+    qsort(c, *n, sizeof *c, xcand_cmp);
+    for (size_t i = 0; i < *n; i++) {
+        if (c[i].bytes <= x->budget - used) {
+            used += c[i].bytes;
+            carry[k++] = c[i].id;
+        } else {
+            x->left++;
+        }
+    }
+    *n = k;
+    qsort(carry, k, sizeof *carry, id_cmp);
+out:
+    free(c);
+    return rc;
+}
+
+/* STATES: the saved states of export_state_turns too (export_state), within
+** XS's budget (carry_fit). */
+static int
+export_json(store *s, const store_session *ss, int states, struct xstates *xs, struct sbuf *b,
+            char *note, size_t cap, int *bad, rwkv_err *err)
 {
     sqlite3_stmt *st;
     int64_t *done = NULL, *carry = NULL;
@@ -1285,8 +1374,13 @@ export_json(store *s, const store_session *ss, int states, struct sbuf *b, char 
         sb_printf(b, ",\n  \"head\": %lld,\n  \"turns\": [", (long long)ss->head_turn);
     else
         sb_puts(b, ",\n  \"head\": null,\n  \"turns\": [");
-    if (states && (rc = export_state_turns(s, ss->id, &carry, &ncarry, err)) != RWKV_OK)
+    if (states && (rc = export_state_turns(s, ss->id, &carry, &ncarry, err)) == RWKV_OK &&
+        xs->budget > 0)
+        rc = carry_fit(s, ss->head_turn, carry, &ncarry, xs, err);
+    if (states && rc != RWKV_OK) {
+        free(carry);
         return rc;
+    }
     if ((rc = store_prep(s, "SELECT id FROM turns WHERE session_id=? ORDER BY id", &st, err)) != RWKV_OK) {
         free(carry);
         return rc;
@@ -1326,8 +1420,10 @@ export_json(store *s, const store_session *ss, int states, struct sbuf *b, char 
         if (states && id_in(carry, ncarry, done[ndone - 1]) && !b->oom && b->n > 0 &&
             b->p[b->n - 1] == '}') {
             int64_t dummy = 0;
-            b->n--;                     /* the turn's closing brace, after its state */
-            if ((r2 = export_state(s, done[ndone - 1], b, &dummy, err)) != RWKV_OK) {
+            size_t at = --b->n;         /* the turn's closing brace, after its state */
+            r2 = export_state(s, done[ndone - 1], b, &dummy, err);
+            xs->bytes += b->n - at;
+            if (r2 != RWKV_OK) {
                 sqlite3_finalize(st);
                 free(done);
                 free(carry);
@@ -1395,12 +1491,24 @@ int
 store_export_states(store *s, int64_t id, enum store_format fmt, int states, char **buf,
                     size_t *len, char *note, size_t note_cap, rwkv_err *err)
 {
+    return store_export_states_cap(s, id, fmt, states, STORE_IMPORT_MAX_BYTES, buf, len, NULL,
+                                   note, note_cap, err);
+}
+
+int
+store_export_states_cap(store *s, int64_t id, enum store_format fmt, int states, uint64_t max,
+                        char **buf, size_t *len, int64_t *left, char *note, size_t note_cap,
+                        rwkv_err *err)
+{
     store_session ss;
     struct sbuf b = { 0 };
+    struct xstates x = { 0, 0, 0 };
     int rc, bad = 0;
 
     *buf = NULL;
     *len = 0;
+    if (left)
+        *left = 0;
     if (note && note_cap)
         note[0] = '\0';
     if ((rc = store_session_get(s, id, &ss, err)) != RWKV_OK)
@@ -1408,9 +1516,25 @@ store_export_states(store *s, int64_t id, enum store_format fmt, int states, cha
     /* One read transaction: a concurrent writer cannot tear the export. */
     if ((rc = store_exec(s, "BEGIN", err)) != RWKV_OK)
         return rc;
-    rc = fmt == STORE_FMT_JSON ? export_json(s, &ss, states, &b, note, note_cap, &bad, err)
+    rc = fmt == STORE_FMT_JSON ? export_json(s, &ss, states, &x, &b, note, note_cap, &bad, err)
                                : export_md(s, &ss, &b, note, note_cap, &bad, err);
+    /* over what an import reads (a file it would refuse whole): again, with
+    ** the states that fit beside the rest (carry_fit) -- the text is not
+    ** cut, a file too large without any state stays as it is */
+    if (rc == RWKV_OK && states && fmt == STORE_FMT_JSON && max > 0 && b.n >= max && !b.oom &&
+        b.n - x.bytes + 1 < max) {
+        x.budget = max - (b.n - x.bytes) - 1;
+        x.bytes = 0;
+        free(b.p);
+        memset(&b, 0, sizeof b);
+        if (note && note_cap)
+            note[0] = '\0';
+        bad = 0;
+        rc = export_json(s, &ss, states, &x, &b, note, note_cap, &bad, err);
+    }
     store_tx_rollback(s);
+    if (left)
+        *left = x.left;
     return sb_take(&b, rc, buf, len, err);
 }
 
@@ -2908,6 +3032,35 @@ import_ban_check(const struct tok_check *tc, const framing *fr, const char *what
     return RWKV_OK;
 }
 
+/*
+** ERR, a JSON error the parser found where the file ends ("... at byte N",
+** N its length but for trailing blanks; a string or a \u escape the end
+** cut), said as what it is: a file cut short -- a copy or a download not
+** finished -- not a syntax error to look for at its last byte.
+*/
+static void
+import_cut_short(const char *text, size_t len, const char *what, rwkv_err *err)
+{
+    const char *at = strstr(err->msg, " at byte ");
+    long b;
+
+    while (len > 0 && isspace((unsigned char)text[len - 1]))
+        len--;
+    if (err->code != RWKV_EFORMAT)
+        return;
+    if (at == NULL) {
+        /* a file too large for the parser's diagnosis (import_parse_head) */
+        if (strstr(err->msg, "(malformed JSON)") == NULL || (len > 0 && text[len - 1] == '}'))
+            return;
+    } else if (sscanf(at, " at byte %ld", &b) != 1 || b < 0 ||
+               ((size_t)b < len && strstr(err->msg, "JSON unterminated string at") == NULL &&
+                strstr(err->msg, "JSON truncated \\u escape at") == NULL)) {
+        return;
+    }
+    rwkv_errf(err, RWKV_EFORMAT, "%s: the file ends at byte %zu inside the export: cut short "
+                                 "(a copy or a download not finished?)", what, len);
+}
+
 static int
 import_run(store *s, const char *text, size_t len, const char *what, const store_import_vocab *iv,
            struct state_take *sc, int64_t *id, rwkv_err *err)
@@ -2934,8 +3087,10 @@ import_run(store *s, const char *text, size_t len, const char *what, const store
                          what);
     if ((rc = import_sniff(text, len, what, err)) != RWKV_OK)
         return rc;
-    if ((rc = import_parse_head(text, len, what, &ta, &tb, &doc, &head_text, err)) != RWKV_OK)
+    if ((rc = import_parse_head(text, len, what, &ta, &tb, &doc, &head_text, err)) != RWKV_OK) {
+        import_cut_short(text, len, what, err);
         goto out;
+    }
     r = json_root(doc);
     if ((rc = import_session_fields(r, what, &ss, &head, err)) != RWKV_OK ||
         (rc = import_framing(r, what, &fr, err)) != RWKV_OK ||

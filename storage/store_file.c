@@ -419,14 +419,18 @@ store_output_check(store *s, const char *path, const store_input *in, size_t n_i
                    rwkv_err *err)
 {
     static const char *const part[] = { "", "-wal", "-shm", "-journal" };
+    char tgt[STORE_PATH_MAX + 8];
     struct stat t, o;
     int exists;
 
     if (path == NULL || strcmp(path, "-") == 0)
         return RWKV_OK;               /* stdout */
-    /* the open database's files, by device and inode only (is_sqlite_db);
-    ** followed through a symlink, as `sessions export` writes through one */
-    exists = stat(path, &t) == 0 && S_ISREG(t.st_mode);
+    /* the file written: a symlink at PATH is written through
+    ** (rwkv_output_target), so every check below is of where it leads */
+    if (rwkv_output_target(path, tgt, sizeof tgt) != 0)
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot write: %s", path, strerror(errno));
+    /* the open database's files, by device and inode only (is_sqlite_db) */
+    exists = stat(tgt, &t) == 0 && S_ISREG(t.st_mode);
     for (size_t i = 0; exists && s != NULL && i < sizeof part / sizeof part[0]; i++) {
         char p[STORE_PATH_MAX + 8];
         if (path_beside(s->path, part[i], p) == 0 && stat(p, &o) == 0 &&
@@ -436,32 +440,37 @@ store_output_check(store *s, const char *path, const store_input *in, size_t n_i
     }
     /* the -wal, -shm or -journal name of any database -- the default one
     ** under --no-db, another window's -- there or not: SQLite finds these
-    ** files by name, and what is written there is read as its log */
-    for (size_t i = 1; i < sizeof part / sizeof part[0]; i++) {
-        size_t pl = strlen(path), sl = strlen(part[i]);
-        char base[STORE_PATH_MAX + 8];
-        if (pl <= sl || pl - sl >= sizeof base || strcmp(path + pl - sl, part[i]) != 0)
-            continue;
-        memcpy(base, path, pl - sl);
-        base[pl - sl] = '\0';
-        if (stat(base, &o) == 0 && (is_store_file(s, &o) || is_sqlite_db(base, &o)))
-            return rwkv_errf(err, RWKV_EINVAL, "%s is the %s file of the SQLite database %s: "
-                             "not written over", path, part[i], base);
+    ** files by name, and what is written there is read as its log.  The
+    ** name given and the one a link there leads to */
+    for (int k = 0; k < 2; k++) {
+        const char *nm = k ? tgt : path;
+        if (k && strcmp(tgt, path) == 0)
+            break;
+        for (size_t i = 1; i < sizeof part / sizeof part[0]; i++) {
+            size_t pl = strlen(nm), sl = strlen(part[i]);
+            char base[STORE_PATH_MAX + 8];
+            if (pl <= sl || pl - sl >= sizeof base || strcmp(nm + pl - sl, part[i]) != 0)
+                continue;
+            memcpy(base, nm, pl - sl);
+            base[pl - sl] = '\0';
+            if (stat(base, &o) == 0 && (is_store_file(s, &o) || is_sqlite_db(base, &o)))
+                return rwkv_errf(err, RWKV_EINVAL, "%s is the %s file of the SQLite database %s: "
+                                 "not written over", path, part[i], base);
+        }
     }
-    /* an input of the same command (rwkv_same_file: OUT's own inode, a hard
-    ** link or another path to IN; a symlink at OUT is replaced, not
-    ** followed, by the atomic writers) */
+    /* an input of the same command (rwkv_same_file: the file written --
+    ** through a link -- is IN under any name or hard link) */
     for (size_t i = 0; i < n_in; i++)
         if (in[i].path != NULL && in[i].path[0] != '\0' && rwkv_same_file(path, in[i].path))
             return rwkv_errf(err, RWKV_EINVAL, "%s is %s: not written over", path, in[i].what);
-    if (exists && !is_store_file(s, &t) && is_sqlite_db(path, &t))
+    if (exists && !is_store_file(s, &t) && is_sqlite_db(tgt, &t))
         return rwkv_errf(err, RWKV_EINVAL, "%s is an SQLite database: not written over", path);
     /* a file made read-only: the atomic writers' rename would replace it
     ** anyway (only the folder's permission counts, and root passes every
-    ** check), where cp or a shell's > refuse it.  The file at PATH itself:
-    ** a symlink there is replaced, its target untouched */
-    if (lstat(path, &o) == 0 && S_ISREG(o.st_mode) &&
-        ((o.st_mode & 0222) == 0 || (access(path, W_OK) != 0 && errno == EACCES)))
+    ** check), where cp or a shell's > refuse it.  The file written: a
+    ** link's target */
+    if (lstat(tgt, &o) == 0 && S_ISREG(o.st_mode) &&
+        ((o.st_mode & 0222) == 0 || (access(tgt, W_OK) != 0 && errno == EACCES)))
         return rwkv_errf(err, RWKV_EINVAL, "%s is read-only (mode %03o): not written over", path,
                          (unsigned)(o.st_mode & 0777));
     return RWKV_OK;

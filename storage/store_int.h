@@ -68,6 +68,8 @@ struct store {
     /* store_tx_begin's nesting: 0 outside a transaction, 1 in BEGIN
     ** IMMEDIATE, N > 1 in its savepoint store_tx_N */
     int             tx_depth;
+    /* store_read_begin's snapshot is open (a BEGIN of its own) */
+    int             read_tx;
     /* opened read-only (store_open_ex, read_ok): nothing is written,
     ** checkpointed or removed, at the close either; immutable: through
     ** SQLite's immutable=1 (no -wal, no -shm, no locks) */

@@ -1423,27 +1423,27 @@ session_fork(store *s, int64_t id, int64_t turn, const char *title, int64_t *new
     sqlite3_stmt *cp = NULL, *snap = NULL;
     int rc, r;
 
-    if ((rc = store_session_get(s, id, &old, err)) != RWKV_OK)
+    if (title != NULL && (rc = check_title(title, 1, t2, err)) != RWKV_OK)
         return rc;
-    r = turn_in_session(s, turn, id, NULL, err);
-    if (r < 0)
-        return RWKV_EDB;
-    if (r == 0)
-        return rwkv_errf(err, RWKV_EINVAL, "%s: turn %lld is not in session %lld", s->path,
-                         (long long)turn, (long long)id);
-    if (title == NULL) {
-        /* "<old> (fork)", cut to fit */
-        snprintf(t2, sizeof t2, "%.*s (fork)", (int)(sizeof t2 - 8), old.title);
-        title = t2;
-    } else if ((rc = check_title(title, 1, t2, err)) != RWKV_OK) {
-        return rc;
-    } else {
-        title = t2;
-    }
-    if ((rc = store_turn_path(s, turn, &path, &n, err)) != RWKV_OK)
-        return rc;
+    /* the write lock first, then the reads: another process deleting the
+    ** session or a branch of the path while this one waited for the lock
+    ** left a fork of the turns still there -- a hole in its tree -- or
+    ** "turn 2 is not in session 2" (nothing copied) */
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
-        goto out;
+        return rc;
+    if ((rc = store_session_get(s, id, &old, err)) != RWKV_OK)
+        goto fail;
+    r = turn_in_session(s, turn, id, NULL, err);
+    if (r <= 0) {
+        rc = r < 0 ? RWKV_EDB : rwkv_errf(err, RWKV_EINVAL, "%s: turn %lld is not in session %lld",
+                                           s->path, (long long)turn, (long long)id);
+        goto fail;
+    }
+    if (title == NULL)      /* "<old> (fork)", cut to fit */
+        snprintf(t2, sizeof t2, "%.*s (fork)", (int)(sizeof t2 - 8), old.title);
+    title = t2;
+    if ((rc = store_turn_path(s, turn, &path, &n, err)) != RWKV_OK)
+        goto fail;
     old.created_ms = 0;
     /* a fork is no chatting in it: listed right below the session it came
     ** from, which --resume still opens */

@@ -97,6 +97,38 @@ fts_mend(store *s, store_vacuum_info *v, rwkv_err *err)
     return rc;
 }
 
+/* One step of steps(): 16 free pages, what the WAL holds at once (1 MiB of
+** 64 KiB pages) before the checkpoint after it writes them into the file,
+** cuts its end and empties the WAL. */
+#define VACUUM_STEP_SQL "PRAGMA incremental_vacuum(16)"
+
+/* The free pages back in steps, for a disk too full to hold the WAL of the
+** one incremental_vacuum (the pages it moves: up to as many as were freed,
+** so a delete on a full disk freed nothing): the delete's WAL emptied
+** first, then VACUUM_STEP_SQL's pages at a time, each step's checkpoint giving
+** its pages back before the next.  Stops where a reader holds the WAL
+** (*BUSY) or a step frees nothing. */
+static int
+steps(store *s, int *busy, rwkv_err *err)
+{
+    int64_t left = 0, before;
+    int rc;
+
+    if ((rc = checkpoint(s, busy, err)) != RWKV_OK || *busy ||
+        (rc = store_pragma_int(s, "PRAGMA freelist_count", &left, err)) != RWKV_OK)
+        return rc;
+    while (left > 0) {
+        before = left;
+        if ((rc = store_exec(s, VACUUM_STEP_SQL, err)) != RWKV_OK ||
+            (rc = checkpoint(s, busy, err)) != RWKV_OK || *busy ||
+            (rc = store_pragma_int(s, "PRAGMA freelist_count", &left, err)) != RWKV_OK)
+            return rc;
+        if (left >= before)
+            break;
+    }
+    return RWKV_OK;
+}
+
 /* The free pages back to the file system (store.h, store_vacuum): all of
 ** *V but bytes_before and the fold's fields. */
 static int
@@ -117,7 +149,12 @@ vacuum_pages(store *s, store_vacuum_info *v, rwkv_err *err)
                             " (SELECT blob_id FROM snapshots WHERE blob_id IS NOT NULL)", err)) != RWKV_OK)
         return rc;
     if (av == 2) {
+        int full = s->saw_full;
+        s->saw_full = 0;
         rc = store_exec(s, "PRAGMA incremental_vacuum", err);
+        if (rc != RWKV_OK && s->saw_full)      /* a full disk: in steps */
+            rc = steps(s, &v->busy, err);
+        s->saw_full |= full;
     } else {
         v->full = 1;
         rc = store_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; VACUUM", err);

@@ -295,6 +295,30 @@ opening(const struct app *a)
     return a->w.job == TUI_JOB_OPEN || a->w.job == TUI_JOB_SIBLING || a->w.job == TUI_JOB_SWITCH;
 }
 
+static int inline_sampling(struct app *a, const char *text, char *msg, size_t *n,
+                           rwkv_sampling *v, unsigned *set);
+
+/* A message S about to wait for the job that runs (the greeting, an open)
+** checked now for chat.py's words (inline_sampling): 1 when refused (said,
+** S back in the box; S freed), so a bad value is not found only when the
+** message would go. */
+static int
+queue_refused(struct app *a, char *s)
+{
+    size_t n = strlen(s);
+    char *m = tui_xstrdup(s);
+    rwkv_sampling v;
+    unsigned set;
+    int bad = inline_sampling(a, s, m, &n, &v, &set) < 0;
+
+    free(m);
+    if (bad) {
+        free(s);
+        a->dirty = 1;
+    }
+    return bad;
+}
+
 /* Enter while a conversation is being opened: the message goes out once it
 ** is open, as one sent while the greeting is prepared does; an Esc cancels
 ** the open and gives the text back (open_queued_go). */
@@ -303,7 +327,7 @@ open_queue(struct app *a)
 {
     char *s = tui_input_take(&a->in);
 
-    if (s == NULL)
+    if (s == NULL || queue_refused(a, s))
         return;
     free(a->queued);
     a->queued = s;
@@ -580,6 +604,9 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t arg1)
     a->tr.turns[a->reply_turn].flags |= TUI_TURN_STREAMING;
     tui_tr_scroll_end(&a->tr);
     tui_apply_sampling(a);   /* before busy is set: it applies only when idle */
+    if (a->samp_once)        /* this reply's own (tui_send): back at its end */
+        sess_reply_sampling(a->sess, &a->samp_once_v, a->samp_once_set);
+    a->samp_once = 0;
     /* the cancel rule (storage/session.h): Esc from now on stops this
     ** reply, even before the worker takes it */
     sess_expect_reply(a->sess);
@@ -605,6 +632,7 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t arg1)
         e.rc = rwkv_errf(&e.err, RWKV_EIO, "could not start the generation thread");
         a->busy = 0;
         a->phase = CHAT_IDLE;
+        sess_reply_sampling_end(a->sess);
         on_not_started(a, &e, job);
         if (job == TUI_JOB_SUBMIT && arg1 > 0)
             a->fork_pending = 1;
@@ -619,17 +647,55 @@ start_reply(struct app *a, int phase, int job, char *msg, int64_t arg1)
     start_job(a, phase, job, msg, arg1);
 }
 
+/*
+** chat.py's "-temp=X" / "-top_p=Y" in message MSG (*N bytes; the line
+** chat's rule, chat_inline_sampling): taken out of it, the values for its
+** reply alone in *V / *SET (the sidebar's, the others).  -1 when refused:
+** a value out of range, or nothing left to send -- a notice says so and
+** TEXT, as typed, is back in the input box (above what was typed since).
+** Else 1 or 0 (none).
+*/
+static int
+inline_sampling(struct app *a, const char *text, char *msg, size_t *n, rwkv_sampling *v,
+                unsigned *set)
+{
+    rwkv_err err;
+    int inl;
+
+    *v = a->samp;
+    *set = a->samp_set;
+    inl = chat_inline_sampling(msg, n, v, set, &err);
+    if (inl > 0 && msg[strspn(msg, " \t\r\n")] == '\0') {
+        input_put_back(a, text);
+        tui_notice(a, 1, "%s", TR("-temp= and -top_p= go with a message: there is no "
+                                  "message, not sent"));
+        return -1;
+    }
+    if (inl < 0) {
+        input_put_back(a, text);
+        tui_notice(a, 1, "%s (not sent)", err.msg);
+    }
+    return inl;
+}
+
 void
 tui_send(struct app *a, const char *text)
 {
     char *msg, *shown;
-    size_t shown_len;
+    size_t shown_len, n = strlen(text);
     int64_t fork_at = 0;
+    int inl;
 
     if (a->busy) {
         tui_notice(a, 1, "a reply is still running (Esc cancels it)");
         return;
     }
+    msg = tui_xstrdup(text);
+    if ((inl = inline_sampling(a, text, msg, &n, &a->samp_once_v, &a->samp_once_set)) < 0) {
+        free(msg);
+        return;
+    }
+    a->samp_once = inl > 0;
     if (a->fork_pending) {
         /* editing an earlier message: the job forks at it first (the fork
         ** rule: a user turn continues from its parent) */
@@ -649,18 +715,17 @@ tui_send(struct app *a, const char *text)
                 break;
             }
     }
-    msg = tui_xstrdup(text);
     free(a->sent);
-    a->sent = tui_xstrdup(text);
+    a->sent = tui_xstrdup(text);     /* put back as typed, its words too */
     /* the transcript shows the message as the model gets it (and as it is
     ** saved): blank lines joined, ends stripped; the first time a blank
     ** line goes, a notice says why */
-    shown = chat_normalize(text, strlen(text), &shown_len);
+    shown = chat_normalize(msg, n, &shown_len);
     if (shown == NULL) {
-        shown = tui_xstrdup(text);
-        shown_len = strlen(text);
+        shown = tui_xstrdup(msg);
+        shown_len = n;
     }
-    if (!a->blank_noted && has_inner_blank_line(text)) {
+    if (!a->blank_noted && has_inner_blank_line(msg)) {
         /* in the transcript (a footer notice would be overwritten at once
         ** by the session's own) and in the log */
         const char *note = TR("blank lines joined: in the chat format a blank line ends "
@@ -672,6 +737,12 @@ tui_send(struct app *a, const char *text)
     tui_tr_add(&a->tr, TUI_TURN_USER, shown, shown_len);
     free(shown);
     start_reply(a, CHAT_PREFILL, TUI_JOB_SUBMIT, msg, fork_at);
+    if (inl > 0) {
+        char t[32], p[32];
+        params_format(&a->samp_once_v, params_find("temperature"), t, sizeof t);
+        params_format(&a->samp_once_v, params_find("top_p"), p, sizeof p);
+        tui_notice(a, 0, "this reply: temperature %s, top_p %s", t, p);
+    }
     a->dirty = 1;
 }
 
@@ -1003,13 +1074,18 @@ cancel_or_close(struct app *a)
 
 /* ---- copy (OSC 52) and mouse reporting ----------------------------------- */
 
-/* The reply the copy keys take: the last one, or when the transcript is
+/* The reply the copy keys take: the one a jump brought into view (C-f's
+** match in a reply, F6's reply) while it is in view and no scroll key has
+** moved the view since; else the last one, or when the transcript is
 ** scrolled back the last one that starts above the view's bottom; -1. */
 static int
 copy_target(struct app *a)
 {
-    int h = tr_view_rows(a), turn = a->tr.nturns - 1;
+    int h = tr_view_rows(a), turn = a->tr.nturns - 1, f = a->tr.focus;
 
+    if (f >= 0 && f < a->tr.nturns && a->tr.turns[f].role == TUI_TURN_ASSISTANT &&
+        tui_tr_in_view(&a->tr, f, h))
+        return f;
     if (a->tr.scroll > 0 && a->tr.nrows > 0) {
         size_t bottom = tui_tr_first_row(&a->tr, h) + (size_t)h - 1;
         turn = a->tr.rows[bottom < a->tr.nrows ? bottom : a->tr.nrows - 1].turn;
@@ -1105,8 +1181,12 @@ copy_code(struct app *a)
     if (copy_text(a, b->p + bl[k].off, bl[k].len, TR("the code block")) == 0) {
         a->copy_turn = t;
         a->copy_block = k;
-        tui_notice(a, 0, "copied code block %zu of %zu (%zu lines)%s", k + 1, nb, lines,
-                   nb > 1 ? TR("; again: the next") : "");
+        if (lines == 1)
+            tui_notice(a, 0, "copied code block %zu of %zu (%zu line)%s", k + 1, nb, lines,
+                       nb > 1 ? TR("; again: the next") : "");
+        else
+            tui_notice(a, 0, "copied code block %zu of %zu (%zu lines)%s", k + 1, nb, lines,
+                       nb > 1 ? TR("; again: the next") : "");
     }
     free(bl);
     tui_buf_fini(&src);
@@ -1127,14 +1207,19 @@ set_mouse(struct app *a, int on)
 
 /* ---- search within the transcript (C-f) ----------------------------------- */
 
-/* Scroll the transcript to the current match. */
+/* Scroll the transcript to the current match; a match in a reply makes it
+** the one the copy keys take (copy_target). */
 static void
 search_jump(struct app *a)
 {
     size_t r = tui_search_row(&a->search, &a->tr);
 
-    if (r != (size_t)-1)
-        tui_tr_show_row(&a->tr, r, tr_view_rows(a));
+    a->tr.focus = -1;
+    if (r == (size_t)-1)
+        return;
+    tui_tr_show_row(&a->tr, r, tr_view_rows(a));
+    if (a->tr.turns[a->tr.rows[r].turn].role == TUI_TURN_ASSISTANT)
+        a->tr.focus = a->tr.rows[r].turn;
 }
 
 /* The query changed: the current match is the last one at or above the
@@ -1326,6 +1411,8 @@ scroll_key(struct app *a, int key, int is_fkey)
 
     if (!is_fkey)
         return 0;
+    if (key == KEY_PPAGE || key == KEY_NPAGE || key == KEY_SR || key == KEY_SF)
+        a->tr.focus = -1;          /* the view moved: the copy keys' usual reply */
     switch (key) {
     case KEY_PPAGE: tui_tr_scroll(&a->tr, h > 2 ? h - 2 : 1, h); return 1;
     case KEY_NPAGE: tui_tr_scroll(&a->tr, -(h > 2 ? h - 2 : 1), h); return 1;
@@ -1334,11 +1421,15 @@ scroll_key(struct app *a, int key, int is_fkey)
     case KEY_MOUSE: {
         MEVENT me;
         if (getmouse(&me) == OK) {
-            if (me.bstate & BUTTON4_PRESSED)
+            if (me.bstate & BUTTON4_PRESSED) {
                 tui_tr_scroll(&a->tr, TUI_WHEEL_ROWS, h);
+                a->tr.focus = -1;
+            }
 #ifdef BUTTON5_PRESSED
-            else if (me.bstate & BUTTON5_PRESSED)
+            else if (me.bstate & BUTTON5_PRESSED) {
                 tui_tr_scroll(&a->tr, -TUI_WHEEL_ROWS, h);
+                a->tr.focus = -1;
+            }
 #endif
             else if (me.bstate & BUTTON1_PRESSED)
                 click(a, me.y, me.x);
@@ -1472,16 +1563,20 @@ input_edit(struct app *a, tui_input *in, int key, int is_fkey, int oneline)
                 input_updown(a, in, key == KEY_UP ? -1 : 1, oneline);
             break;
         case KEY_HOME:
-            if (!oneline && in->len == 0)
+            if (!oneline && in->len == 0) {
                 tui_tr_scroll_top(&a->tr, tr_view_rows(a));
-            else
+                a->tr.focus = -1;
+            } else {
                 tui_input_home(in);
+            }
             break;
         case KEY_END:
-            if (!oneline && in->len == 0)
+            if (!oneline && in->len == 0) {
                 tui_tr_scroll_end(&a->tr);
-            else
+                a->tr.focus = -1;
+            } else {
                 tui_input_end(in);
+            }
             break;
         case KEY_BACKSPACE: tui_input_backspace(in); break;
         case KEY_DC:        tui_input_delete(in); break;
@@ -1740,6 +1835,8 @@ key_dispatch(struct app *a, int key, int is_fkey)
             return;
         }
         if (s && a->busy) {
+            if (queue_refused(a, s))
+                return;
             /* still preparing the greeting: send when it is done (an Esc
             ** from now on stops that reply: sess_expect_reply) */
             sess_expect_reply(a->sess);

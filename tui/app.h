@@ -266,6 +266,10 @@ struct app {
     unsigned        samp_pending;  /* of samp_set, those the user set while a job ran:
                                       they win over the values it ends with
                                       (tui_session_sync) */
+    int             samp_once;     /* the next reply samples with SAMP_ONCE_V, set by
+                                      chat.py's words in its message (tui_send) */
+    rwkv_sampling   samp_once_v;
+    unsigned        samp_once_set;
     char            model_label[128];
     char            model_path[1024];   /* "" for the demo model */
     char            vocab_path[STORE_PATH_MAX]; /* World vocabulary in use, "" = bytes */

@@ -7,7 +7,8 @@
 **
 ** Keys: Left/Right step the selected turn to its previous/next sibling;
 ** Enter on a turn of the current path edits your message there (the next
-** send starts a branch) and on any other turn switches to its branch;
+** send starts a branch) or scrolls the transcript to the reply, and on any
+** other turn switches to its branch;
 ** C-d (Delete) deletes a turn and everything below it, after saying what
 ** happens (storage/store_prune.c).
 */
@@ -238,8 +239,23 @@ sibling(struct app *a, const tui_menu_item *it, int key)
         tui_branches_step(a, it->id, key == TUI_MK_FKEY(KEY_LEFT) ? -1 : +1);
 }
 
-/* Enter: edit your message on the current path, else switch to the branch
-** through the turn (down to its newest leaf). */
+/* A reply of the current path, turn I of the transcript: shown there, its
+** header at the top of the view -- the tree is the long chat's table of
+** contents. */
+static void
+show_reply(struct app *a, int i)
+{
+    size_t row = tui_tr_header_row(&a->tr, i);
+
+    if (row != (size_t)-1)
+        tui_tr_show_top(&a->tr, row, a->tr_rows > 0 ? a->tr_rows : 1);
+    a->tr.focus = i;                  /* the reply M-c and M-k take */
+    tui_notice(a, 0, "the reply is in view (End: back to the end)");
+    tui_menu_close(a);
+}
+
+/* Enter: edit your message on the current path, show a reply of it, else
+** switch to the branch through the turn (down to its newest leaf). */
 static void
 enter(struct app *a, const tui_menu_item *it, int key)
 {
@@ -252,7 +268,13 @@ enter(struct app *a, const tui_menu_item *it, int key)
     if (it->data != NULL && it->data[0] == '*') {      /* on the current path */
         for (int i = 0; i < a->tr.nturns; i++) {
             tui_turn *t = &a->tr.turns[i];
-            if (t->store_id != it->id || t->role != TUI_TURN_USER)
+            if (t->store_id != it->id)
+                continue;
+            if (t->role == TUI_TURN_ASSISTANT) {
+                show_reply(a, i);
+                return;
+            }
+            if (t->role != TUI_TURN_USER)
                 continue;
             tui_edit_turn(a, i);
             if (a->edit_draft)
@@ -263,8 +285,8 @@ enter(struct app *a, const tui_menu_item *it, int key)
             tui_menu_close(a);
             return;
         }
-        /* a reply (or the start) of this branch: nothing to switch to or
-        ** edit -- said, the menu stays (it closed without a word) */
+        /* the start of this branch: nothing to switch to, edit or show --
+        ** said, the menu stays (it closed without a word) */
         tui_notice(a, 0, "already on this branch (Enter on your message edits it; "
                          "Left/Right: its siblings)");
         return;
@@ -367,9 +389,9 @@ const tui_prompt_class tui_prompt_prune = { TUI_PROMPT_PRUNE, 1, accept_prune, T
 static const tui_menu_keydef branch_keys[] = {
     { TUI_MK_FKEY(KEY_LEFT), TUI_MK_FKEY(KEY_RIGHT), "Left/Right", TR_NOOP("sibling"),
       TR_NOOP("previous/next sibling of the selected turn"), sibling, 1 },
-    { TUI_K_ENTER, 0, "Enter", TR_NOOP("edit/switch"),
-      TR_NOOP("on your message in this branch: edit it (starts a branch); elsewhere: switch to "
-      "that branch"), enter, 1 },
+    { TUI_K_ENTER, 0, "Enter", TR_NOOP("edit/show/switch"),
+      TR_NOOP("on your message in this branch: edit it (starts a branch); on a reply in this "
+      "branch: show it in the transcript; elsewhere: switch to that branch"), enter, 1 },
     { CFG_KEY_CTRL('d'), TUI_MK_FKEY(KEY_DC), "C-d", TR_NOOP("delete"),
       TR_NOOP("delete the selected turn and every turn below it (asks first, saying where the chat "
       "goes; also Delete)"), prune_ask, 1 },

@@ -101,7 +101,7 @@ static void
 fill_framing(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
     const framing *f = sess_framing(a->sess);
-    char *g = framing_greeting_text(f);
+    char *g = framing_greeting_fed(f);     /* as fed, as /framing shows it */
     char v[TUI_SHOWN_MAX + 64], t[CHAT_MAX_STOP * (2 * CHAT_MAX_STOP_LEN + 1) + 1];
 
     (void)msg;

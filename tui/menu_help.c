@@ -28,6 +28,9 @@ static const char *const fixed_keys[][2] = {
                         "clears the text, to rewrite it)") },
     { TR_NOOP("Esc (pasting...)"), TR_NOOP("end a paste whose end the terminal never sent (until then a paste "
                           "is text, its Enter a new line)") },
+    { TR_NOOP("-temp=X -top_p=Y"), TR_NOOP("typed in a message: that reply alone samples with them "
+                      "(temperature clamped to 0.2..5), as in ChatRWKV's chat.py; taken out "
+                      "of the text") },
     { TR_NOOP("Sidebar: Up/Down"), TR_NOOP("choose a parameter") },
     { TR_NOOP("Sidebar: Left/Right, -/+"), TR_NOOP("change it by one step (PgUp/PgDn: 10)") },
     { TR_NOOP("Sidebar: Enter or a digit"), TR_NOOP("type a value") },

@@ -593,7 +593,7 @@ tui_write_file(const char *path, const char *buf, size_t len, int mode, int flag
 static int
 accept_export(struct app *a, const char *text)
 {
-    char path[1200], note[RWKV_ERR_MSG], *buf = NULL;
+    char path[1200], note[RWKV_ERR_MSG], tgt[4096], shown[5400], *buf = NULL;
     size_t len = 0;
     int json;
     rwkv_err err;
@@ -620,10 +620,16 @@ accept_export(struct app *a, const char *text)
         return TUI_PROMPT_AGAIN;
     }
     free(buf);
-    if (note[0])
-        tui_notice(a, 1, "exported to %s; damaged rows in part: %s", path, note);
+    /* written through a link (rwkv_output_target; the link kept): the file
+    ** that changed is named too */
+    if (rwkv_output_target(path, tgt, sizeof tgt) == 0 && strcmp(tgt, path) != 0)
+        snprintf(shown, sizeof shown, TR("%s through the link %s"), tgt, path);
     else
-        tui_notice(a, 0, "session %lld exported to %s (%s)", (long long)a->prompt_target, path,
+        snprintf(shown, sizeof shown, "%s", path);
+    if (note[0])
+        tui_notice(a, 1, "exported to %s; damaged rows in part: %s", shown, note);
+    else
+        tui_notice(a, 0, "session %lld exported to %s (%s)", (long long)a->prompt_target, shown,
                    json ? "JSON" : "Markdown");
     return TUI_PROMPT_DONE;
 }

@@ -548,7 +548,9 @@ tui_replace_ask(struct app *a, int kind, const char *path, const char *text)
         tui_notice(a, 1, "%s", err.msg);
         return 1;
     }
-    if (lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+    /* a link is written through (rwkv_output_target): asked when the file
+    ** it leads to is there */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
         tui_replace_forget();
         return 0;               /* new, or refused by the create (a FIFO...) */
     }

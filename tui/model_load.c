@@ -199,8 +199,12 @@ tui_model_open(struct app *a)
     int rc;
 
     if (!l->demo && model == NULL) {
+        char hint[STORE_PATH_MAX + STORE_TITLE_MAX + 160];
         fprintf(stderr, PROG_NAME_TUI ": no model: give --model PATH (or model: in the "
                         "config file), or --demo to try the interface\n");
+        if (!l->no_db &&
+            sess_saved_hint(l->db ? l->db : (a->cfg.db[0] ? a->cfg.db : NULL), hint, sizeof hint))
+            fprintf(stderr, PROG_NAME_TUI ": %s\n", hint);
         return 2;
     }
     /* a resumed session's state file (--state: a copy of it, or refused),

@@ -14,6 +14,7 @@
 #include <wchar.h>
 #include <wctype.h>
 
+#include "../core/io/fileio.h"
 #include "app.h"
 #include "menus.h"
 
@@ -136,7 +137,7 @@ tui_state_save_ask(struct app *a)
 int
 tui_state_save(struct app *a, const char *path_in)
 {
-    char path[1200], dir[1024], k[16];
+    char path[1200], dir[1024], k[16], tgt[4096], shown[5400];
     const char *home = getenv("HOME");
     size_t dl;
     rwkv_err err;
@@ -189,10 +190,16 @@ tui_state_save(struct app *a, const char *path_in)
     ** line), and a file saved outside the menu's folders is not in it: so
     ** it names the menu's key, and Enter only where the file is listed */
     cfg_key_name(a->cfg.keys[CFG_ACT_STATES], k, sizeof k);
+    /* written through a link (rwkv_output_target; the link kept): the file
+    ** that changed is named too */
+    if (rwkv_output_target(path, tgt, sizeof tgt) == 0 && strcmp(tgt, path) != 0)
+        snprintf(shown, sizeof shown, TR("%s through the link %s"), tgt, path);
+    else
+        snprintf(shown, sizeof shown, "%s", path);
     if (listed)
         tui_notice(a, 0, "state saved to %s (in %s, Enter starts from it; --state loads it)",
-                   path, k);
+                   shown, k);
     else
-        tui_notice(a, 0, "state saved to %s (not listed in %s; --state loads it)", path, k);
+        tui_notice(a, 0, "state saved to %s (not listed in %s; --state loads it)", shown, k);
     return 0;
 }

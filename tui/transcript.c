@@ -17,6 +17,7 @@ tui_tr_init(tui_transcript *t)
 {
     memset(t, 0, sizeof *t);
     t->width = 40;
+    t->focus = -1;
 }
 
 const char *
@@ -59,6 +60,7 @@ tui_tr_clear(tui_transcript *t)
     t->nturns = 0;
     t->nrows = 0;
     t->scroll = 0;
+    t->focus = -1;
 }
 
 void
@@ -263,18 +265,77 @@ tui_tr_truncate(tui_transcript *t, int i)
 {
     if (i < 0)
         i = 0;
+    if (t->focus >= i)
+        t->focus = -1;
     while (t->nturns > i)
         turn_fini(&t->turns[--t->nturns]);
     tui_tr_layout(t, t->width);
 }
 
-void
-tui_tr_layout(tui_transcript *t, int width)
+static size_t max_scroll(const tui_transcript *t, int h);
+
+/* A place in the text: what a row shows, kept across a re-wrap (its
+** index is not: rows split or join at another width, reasoning folds). */
+typedef struct tr_anchor {
+    int    turn, kind;
+    size_t off;        /* TEXT and FOLD rows: a byte of tui_tr_shown(turn) */
+} tr_anchor;
+
+/* The top row of a scrolled-back view H rows high into *AN; 0 when the
+** view follows the end (nothing to keep). */
+static int
+anchor_take(const tui_transcript *t, int h, tr_anchor *an)
+{
+    const tui_row *r;
+
+    if (t->scroll == 0 || t->nrows == 0 || h < 1)
+        return 0;
+    r = &t->rows[tui_tr_first_row(t, h)];
+    an->turn = r->turn;
+    an->kind = r->kind;
+    an->off = r->off;
+    return 1;
+}
+
+/* Scroll a view H rows high so that the row showing AN is its top row
+** (as near as the end allows); the count is left as it was when AN's turn
+** is gone (clamped at the draw). */
+static void
+anchor_put(tui_transcript *t, const tr_anchor *an, int h)
+{
+    size_t row = (size_t)-1;
+
+    if (an->turn >= t->nturns)
+        return;
+    if (an->kind == TUI_ROW_TEXT || an->kind == TUI_ROW_FOLD) {
+        row = tui_tr_row_of(t, an->turn, an->off);
+    } else {
+        for (size_t r = 0; r < t->nrows && row == (size_t)-1; r++)
+            if (t->rows[r].turn == an->turn && t->rows[r].kind == an->kind)
+                row = r;
+    }
+    if (row != (size_t)-1)
+        tui_tr_show_top(t, row, h);
+}
+
+static void
+layout_all(tui_transcript *t, int width)
 {
     t->width = width < 1 ? 1 : width;
     t->nrows = 0;
     for (int i = 0; i < t->nturns; i++)
         layout_turn(t, i);
+}
+
+void
+tui_tr_layout(tui_transcript *t, int width)
+{
+    tr_anchor an;
+    int keep = anchor_take(t, t->view_h, &an);
+
+    layout_all(t, width);
+    if (keep)
+        anchor_put(t, &an, t->view_h);
 }
 
 void
@@ -308,9 +369,17 @@ clamp_scroll(tui_transcript *t, int h)
 void
 tui_tr_fit(tui_transcript *t, int width, int h)
 {
-    if (width != t->width)
-        tui_tr_layout(t, width);
+    if (width != t->width) {
+        /* the top row of the view as last drawn stays the top row of the
+        ** view drawn now (a resize changes both) */
+        tr_anchor an;
+        int keep = anchor_take(t, t->view_h > 0 ? t->view_h : h, &an);
+        layout_all(t, width);
+        if (keep)
+            anchor_put(t, &an, h);
+    }
     clamp_scroll(t, h);
+    t->view_h = h;
 }
 
 void
@@ -377,4 +446,32 @@ tui_tr_show_row(tui_transcript *t, size_t row, int h)
     if (want > m)
         want = m;
     t->scroll = m - want;
+}
+
+void
+tui_tr_show_top(tui_transcript *t, size_t row, int h)
+{
+    size_t m = max_scroll(t, h);
+
+    t->scroll = row < m ? m - row : 0;
+}
+
+size_t
+tui_tr_header_row(const tui_transcript *t, int turn)
+{
+    for (size_t r = 0; r < t->nrows; r++)
+        if (t->rows[r].turn == turn && t->rows[r].kind == TUI_ROW_HEADER)
+            return r;
+    return (size_t)-1;
+}
+
+int
+tui_tr_in_view(const tui_transcript *t, int turn, int h)
+{
+    size_t first = tui_tr_first_row(t, h);
+
+    for (size_t r = first; r < t->nrows && r < first + (size_t)(h < 1 ? 1 : h); r++)
+        if (t->rows[r].turn == turn)
+            return 1;
+    return 0;
 }

@@ -71,8 +71,13 @@ typedef struct tui_transcript {
     int       width;     /* text width the rows were wrapped for */
     size_t    scroll;    /* rows hidden below the view; 0 = follow the end
                             (clamped to the view drawn: tui_tr_fit) */
+    int       view_h;    /* height of the view last fitted (tui_tr_fit), 0 =
+                            none yet: a re-wrap keeps its top row's text */
     unsigned long gen;   /* counts changes of rows[] (a turn laid out) */
     int       fold_think;  /* reasoning blocks as one TUI_ROW_FOLD row each */
+    int       focus;     /* the turn a jump brought into view (C-f's match,
+                            F6's reply), -1 = none: the copy keys take it
+                            while it is in view; a scroll key clears it */
 } tui_transcript;
 
 /* The text the rows of TU index: the rendered Markdown of a reply, else
@@ -109,10 +114,13 @@ void tui_tr_finish(tui_transcript *t, int i, unsigned set_flags);
 /* Drop turns from index I on (I..nturns-1). */
 void tui_tr_truncate(tui_transcript *t, int i);
 
-/* Re-wrap every turn for a pane WIDTH columns wide. */
+/* Re-wrap every turn for a pane WIDTH columns wide.  A view scrolled back
+** keeps the text at its top row in that row (a row count alone would land
+** elsewhere once the rows are re-wrapped). */
 void tui_tr_layout(tui_transcript *t, int width);
 /* Fit the transcript to the view it is drawn in, WIDTH x H: re-wrap when
-** the width changed, and clamp the scroll position to the rows that view
+** the width changed (a view scrolled back keeps the text at its top, in a
+** view H rows high), and clamp the scroll position to the rows that view
 ** can have below it (the height or the rows may have changed since it was
 ** set).  Called before each draw, so `scroll` is then exactly the rows the
 ** drawn view has below it. */
@@ -137,5 +145,12 @@ size_t tui_tr_row_of(const tui_transcript *t, int turn, size_t off);
 /* Scroll a view H rows high so that ROW is shown (centred when it was
 ** out of view). */
 void   tui_tr_show_row(tui_transcript *t, size_t row, int h);
+/* Scroll a view H rows high so that ROW is its top row, as near as the
+** end allows (there the view follows the end). */
+void   tui_tr_show_top(tui_transcript *t, size_t row, int h);
+/* The header row of turn TURN; (size_t)-1 when there is none. */
+size_t tui_tr_header_row(const tui_transcript *t, int turn);
+/* 1 when a row of turn TURN is in a view H rows high. */
+int    tui_tr_in_view(const tui_transcript *t, int turn, int h);
 
 #endif

@@ -310,6 +310,7 @@ worker_main(void *arg)
             rc = sess_submit(s, w->msg, strlen(w->msg), &end->err);
         if (rc == RWKV_OK)
             rc = sess_run(s, &end->err);
+        sess_reply_sampling_end(s);    /* (sess_run did; not after a refused fork) */
         break;
     case TUI_JOB_REGEN:
         rc = sess_regen_n(s, w->arg1 > 0 ? (int)w->arg1 : 1, cb_alt, NULL, &end->err);

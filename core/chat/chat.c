@@ -17,6 +17,7 @@
 #include "chat.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -530,8 +531,8 @@ turn_sep(const chat *c, const chat_turn *t, int stop)
 ** same way).  The newlines it lacks are added; "" (none) stays "".
 ** malloc'ed, NULL when out of memory.
 */
-static char *
-greeting_ended(const char *g)
+char *
+chat_greeting_ended(const char *g)
 {
     size_t n = strlen(g);
     int add = n > 0 ? 2 - trailing_newlines(g, n) : 0;
@@ -728,7 +729,7 @@ chat_create(rwkv_model *m, const tok *t, const chat_config *cfg, const chat_call
         goto fail;
     snprintf(c->user, sizeof c->user, "%s", cfg->user_name ? cfg->user_name : CHAT_DEFAULT_USER);
     snprintf(c->bot, sizeof c->bot, "%s", cfg->bot_name ? cfg->bot_name : CHAT_DEFAULT_BOT);
-    c->greeting_cfg = cfg->greeting ? greeting_ended(cfg->greeting)
+    c->greeting_cfg = cfg->greeting ? chat_greeting_ended(cfg->greeting)
                                     : chat_demo_greeting(c->user, c->bot);
     if (c->greeting_cfg == NULL) {
         rc = rwkv_errf(err, RWKV_ENOMEM, "chat: out of memory");
@@ -1996,4 +1997,88 @@ const chat_stats *
 chat_last_stats(const chat *c)
 {
     return &c->last_stats;
+}
+
+/* ---- chat.py's inline sampling words ------------------------------------ */
+
+/* The value word KW (e.g. "-temp=") starts at TEXT[I] (I < N): it is whole
+** (a blank or the start before it) with a finite number after '=' up to a
+** blank or the end: *X and *LEN (the whole word's bytes).  1, else 0. */
+static int
+inline_word(const char *text, size_t n, size_t i, const char *kw, double *x, size_t *len)
+{
+    size_t wl = strlen(kw), vl;
+    char num[64], *end;
+
+    if (i + wl > n || (i > 0 && strchr(" \t\n", text[i - 1]) == NULL) ||
+        memcmp(text + i, kw, wl) != 0)
+        return 0;
+    vl = strcspn(text + i + wl, " \t\n");
+    if (vl == 0 || vl >= sizeof num)
+        return 0;
+    memcpy(num, text + i + wl, vl);
+    num[vl] = '\0';
+    *x = strtod(num, &end);
+    if (*end != '\0' || !isfinite(*x))
+        return 0;
+    *len = wl + vl;
+    return 1;
+}
+
+int
+chat_inline_sampling(char *text, size_t *n, rwkv_sampling *s, unsigned *set, rwkv_err *err)
+{
+    static const struct { const char *word, *param; } kw[] = {
+        { "-temp=", "temperature" },
+        { "-top_p=", "top_p" },
+    };
+    rwkv_sampling v = *s;
+    unsigned bits = 0;
+    struct { size_t at, len; } cut[2];
+    int found = 0;
+
+    /* both checked before either is taken out: a refused one leaves TEXT
+    ** and *S as they were */
+    for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++) {
+        int pi = params_find(kw[k].param);
+        for (size_t i = 0; i < *n; i++) {
+            char num[64];
+            double x;
+            size_t len;
+            if (!inline_word(text, *n, i, kw[k].word, &x, &len))
+                continue;
+            if (k == 0)
+                x = x < 0.2 ? 0.2 : x > 5 ? 5 : x;
+            else if (x < 0)
+                x = 0;
+            snprintf(num, sizeof num, "%.9g", x);
+            if (params_set(&v, pi, num, err) != RWKV_OK) {
+                char why[sizeof err->msg];
+                snprintf(why, sizeof why, "%s", err->msg);
+                rwkv_errf(err, RWKV_EINVAL, "%.*s: %s", (int)len, text + i, why);
+                return -1;
+            }
+            bits |= PARAMS_BIT(pi);
+            cut[found].at = i;
+            cut[found].len = len;
+            found++;
+            break;          /* the first one, as chat.py takes it */
+        }
+    }
+    /* the later word first: the earlier one's place stays */
+    if (found == 2 && cut[0].at < cut[1].at) {
+        size_t t = cut[0].at, l = cut[0].len;
+        cut[0] = cut[1];
+        cut[1].at = t;
+        cut[1].len = l;
+    }
+    for (int j = 0; j < found; j++) {
+        memmove(text + cut[j].at, text + cut[j].at + cut[j].len, *n - cut[j].at - cut[j].len + 1);
+        *n -= cut[j].len;
+    }
+    if (found) {
+        *s = v;
+        *set |= bits;
+    }
+    return found > 0;
 }

@@ -372,6 +372,10 @@ const char    *chat_bot_name(const chat *c);
 ** owned by the caller; NULL when out of memory.
 */
 char *chat_demo_greeting(const char *user, const char *bot);
+/* A greeting of one's own G as the chat feeds it: the "\n"s it lacks of
+** a blank line at its end added ("" stays ""); malloc'ed, NULL when out of
+** memory.  What the framing views show (framing_greeting_fed). */
+char *chat_greeting_ended(const char *g);
 /* NAME is usable as a role name: 1..CHAT_MAX_NAME bytes of valid UTF-8, no
 ** control character, no ':', not blank at either end.  WHAT names it in
 ** the message ("--user"). */
@@ -471,6 +475,23 @@ const chat_stats *chat_last_stats(const chat *c);
 ** (owned by caller, free()) with *OUT_LEN bytes, or NULL on OOM.
 */
 char *chat_normalize(const char *msg, size_t len, size_t *out_len);
+
+/*
+** ChatRWKV's chat.py reads "-temp=X" and "-top_p=Y" typed in a message:
+** that one reply samples with them -- the temperature clamped to 0.2..5 as
+** there, a negative top_p taken as 0 -- and the word is taken out of the
+** text.  A word counts only whole (at the start or after a blank, up to a
+** blank or the end) with a number after '=': "-temp=hot" or "x-temp=1"
+** stays text; of each, the first one counts.  TEXT (*N bytes,
+** NUL-terminated, edited in place) loses the words, *N shrinking; *S gets
+** the values (its others as they were), *SET their bits (PARAMS_BIT).
+** 1 when one was found, 0 when none (nothing changed), -1 when a value is
+** out of range: ERR says so, naming the word ("-top_p=2: top-p: ..."),
+** and TEXT is as it was.  The line chat and the full-screen client both
+** take a message through it (the runtime's sess_reply_sampling then).
+*/
+int  chat_inline_sampling(char *text, size_t *n, rwkv_sampling *s, unsigned *set,
+                          rwkv_err *err);
 
 /*
 ** The streaming rule on its own (used by chat_step; exposed for tests and

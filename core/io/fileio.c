@@ -26,6 +26,10 @@
 ** process's temporary file or a planted name; 64 misses in a row means
 ** something is wrong with the directory). */
 #define FIO_TMP_TRIES 64
+/* The longest path followed, and the most links followed in a row (as the
+** kernel's own limit, 40: more is a loop). */
+#define FIO_PATH_MAX 4096
+#define FIO_MAX_HOPS 40
 
 int
 rwkv_pread_full(int fd, void *dst, uint64_t n, uint64_t off, const int *stop)
@@ -160,8 +164,9 @@ rwkv_fopen_stream(const char *path, FILE **out, rwkv_err *err)
 
 struct rwkv_atomic {
     char *path;    /* as given, owned */
+    char *dst;     /* what is renamed over: PATH, or where a link there leads; owned */
     char *tmp;     /* the temporary file, owned; NULL once renamed */
-    char *dir;     /* PATH's directory (for the directory fsync), owned */
+    char *dir;     /* DST's directory (for the directory fsync), owned */
     int   fd;      /* -1 once closed; the stream writes it, never closes it */
     FILE *stream;  /* fio_stream_write on fd, made on demand */
     int   werr;    /* errno of the stream's first failed write(2), 0: none */
@@ -204,6 +209,7 @@ static void
 fio_free(rwkv_atomic *a)
 {
     free(a->path);
+    free(a->dst);
     free(a->tmp);
     free(a->dir);
     free(a);
@@ -243,32 +249,123 @@ fio_device(const char *path, int fifo, int flags, rwkv_atomic **out, rwkv_err *e
     return RWKV_OK;
 }
 
+/* 1 when the link PATH (LST its lstat; its folder the first DL bytes of
+** PATH, "dir/", or "." when DL is 0) may be followed: not in a sticky,
+** world-writable folder, or made by us or the folder's owner. */
+static int
+fio_link_trusted(const char *path, size_t dl, const struct stat *lst)
+{
+    char dir[FIO_PATH_MAX];
+    struct stat ds;
+
+    if (dl == 0)
+        memcpy(dir, ".", 2);
+    else {
+        memcpy(dir, path, dl);
+        dir[dl] = '\0';
+    }
+    if (stat(dir, &ds) != 0)
+        return 0;
+    if (!(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH))
+        return 1;
+    return lst->st_uid == geteuid() || lst->st_uid == ds.st_uid;
+}
+
+int
+rwkv_output_target(const char *path, char *out, size_t cap)
+{
+    char cur[FIO_PATH_MAX], next[FIO_PATH_MAX], link[FIO_PATH_MAX];
+    size_t n = strlen(path);
+    struct stat st;
+
+    if (n >= sizeof cur) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(cur, path, n + 1);
+    for (int hops = 0; lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+        const char *slash = strrchr(cur, '/');
+        size_t dl = slash ? (size_t)(slash - cur) + 1 : 0;   /* "dir/" kept */
+        ssize_t k;
+        if (hops == FIO_MAX_HOPS) {
+            errno = ELOOP;
+            return -1;
+        }
+        /* the kernel's protected_symlinks rule: in a sticky folder anyone
+        ** may write to (/tmp), a link neither we nor the folder's owner
+        ** made is not followed -- another user's link planted at the
+        ** output path is replaced, never written through */
+        if (!fio_link_trusted(cur, dl, &st))
+            break;
+        if ((k = readlink(cur, link, sizeof link)) < 0)
+            return -1;
+        if ((size_t)k >= sizeof link || (link[0] != '/' && dl + (size_t)k >= sizeof cur)) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        /* an absolute link replaces the path; a relative one is read
+        ** from the link's own folder */
+        if (link[0] == '/')
+            dl = 0;
+        memcpy(next, cur, dl);
+        memcpy(next + dl, link, (size_t)k);
+        next[dl + (size_t)k] = '\0';
+        /* a link the kernel follows where its text names nothing -- /proc's
+        ** (/dev/stdout -> /proc/self/fd/1 -> "pipe:[123]") -- is kept as
+        ** it is: opening it reaches the file */
+        if (lstat(next, &st) != 0 && stat(cur, &st) == 0)
+            break;
+        memcpy(cur, next, dl + (size_t)k + 1);
+    }
+    if ((n = strlen(cur)) >= cap) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(out, cur, n + 1);
+    return 0;
+}
+
+/* "PATH" for the messages, or "PATH (a link to DST)" where they differ. */
+static void
+fio_name(char *buf, size_t cap, const char *path, const char *dst)
+{
+    if (strcmp(path, dst) == 0)
+        snprintf(buf, cap, "%s", path);
+    else
+        snprintf(buf, cap, "%s (a link to %s)", path, dst);
+}
+
 int
 rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out,
                    rwkv_err *err)
 {
     rwkv_atomic *a;
     const char *slash, *base;
+    char dst[FIO_PATH_MAX], name[2 * FIO_PATH_MAX + 32];
     size_t dl, bl;
     struct stat st;
 
     *out = NULL;
     if (path == NULL || *path == '\0')
         return rwkv_errf(err, RWKV_EINVAL, "no output path given");
-    /* follows a symlink on purpose: a link to a block device is refused
-    ** too; a character device (/dev/null, /dev/stdout on a terminal) or a
-    ** FIFO a program reads (/dev/stdout on a pipe, >(cmd)) has nothing to
+    /* written THROUGH a symlink at PATH: the link stays, its target (there
+    ** or not) gets the new file */
+    if (rwkv_output_target(path, dst, sizeof dst) != 0)
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: %s", path, strerror(errno));
+    fio_name(name, sizeof name, path, dst);
+    /* a character device (/dev/null, /dev/stdout on a terminal) or a FIFO
+    ** a program reads (/dev/stdout on a pipe, >(cmd)) has nothing to
     ** replace, and writing it is what the user asked for */
-    if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+    if (stat(dst, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
         return fio_device(path, S_ISFIFO(st.st_mode), flags, out, err);
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: it is %s", path,
+    if (stat(dst, &st) == 0 && !S_ISREG(st.st_mode))
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: it is %s", name,
                          rwkv_file_kind(st.st_mode));
-    slash = strrchr(path, '/');
-    base = slash ? slash + 1 : path;
+    slash = strrchr(dst, '/');
+    base = slash ? slash + 1 : dst;
     if (*base == '\0')
-        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: it names a directory", path);
-    dl = slash ? (size_t)(slash - path) : 1;
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: it names a directory", name);
+    dl = slash ? (size_t)(slash - dst) : 1;
     bl = strlen(base);
     a = calloc(1, sizeof *a);
     if (a == NULL)
@@ -276,17 +373,18 @@ rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out
     a->fd = -1;
     a->flags = flags;
     a->path = strdup(path);
+    a->dst = strdup(dst);
     a->dir = malloc(dl + 1);
     /* DIR/.BASE.XXXXXXXX.tmp */
     a->tmp = malloc(dl + 1 + 1 + bl + 1 + 8 + 4 + 1);
-    if (a->path == NULL || a->dir == NULL || a->tmp == NULL) {
+    if (a->path == NULL || a->dst == NULL || a->dir == NULL || a->tmp == NULL) {
         fio_free(a);
         return rwkv_errf(err, RWKV_ENOMEM, "out of memory");
     }
-    if (slash == path)
+    if (slash == dst)
         memcpy(a->dir, "/", 2);               /* "/x" lives in "/" */
     else if (slash != NULL) {
-        memcpy(a->dir, path, dl);
+        memcpy(a->dir, dst, dl);
         a->dir[dl] = '\0';
     } else
         memcpy(a->dir, ".", 2);
@@ -294,7 +392,7 @@ rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out
         char sfx[9];
         fio_suffix(sfx, k, a);
         snprintf(a->tmp, dl + 1 + 1 + bl + 1 + 8 + 4 + 1, "%s/.%s.%s.tmp",
-                 slash == path ? "" : a->dir, base, sfx);
+                 slash == dst ? "" : a->dir, base, sfx);
         a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
                      (mode_t)mode);
         if (a->fd >= 0 || errno != EEXIST)
@@ -303,7 +401,7 @@ rwkv_atomic_create(const char *path, unsigned mode, int flags, rwkv_atomic **out
     if (a->fd < 0) {
         int e = errno;
         fio_free(a);
-        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: %s", path, strerror(e));
+        return rwkv_errf(err, RWKV_EIO, "%s: cannot create: %s", name, strerror(e));
     }
     *out = a;
     return RWKV_OK;
@@ -403,7 +501,7 @@ rwkv_atomic_commit(rwkv_atomic *a, rwkv_err *err)
     if (close(a->fd) != 0 && e == 0)
         e = errno;
     a->fd = -1;
-    if (e == 0 && !a->device && rename(a->tmp, a->path) != 0) {
+    if (e == 0 && !a->device && rename(a->tmp, a->dst) != 0) {
         e = errno;
         what = "cannot move the finished file into place";
     }
@@ -478,27 +576,30 @@ int
 rwkv_same_file(const char *out, const char *in)
 {
     struct stat o, lo, i, li;
-    char on[4096], inn[4096];
+    char on[4096], inn[4096], ro[FIO_PATH_MAX], ri[FIO_PATH_MAX];
 
     if (out == NULL || in == NULL || strcmp(out, "-") == 0 || strcmp(in, "-") == 0)
         return 0;
-    /* writing a character device or a FIFO (/dev/null) replaces nothing */
-    if (stat(out, &o) == 0 && (S_ISCHR(o.st_mode) || S_ISFIFO(o.st_mode)))
+    /* what a write to OUT replaces: the file a symlink there leads to (the
+    ** writers write through it); a path that cannot be followed (a loop)
+    ** is refused by the writer itself */
+    if (rwkv_output_target(out, ro, sizeof ro) != 0)
         return 0;
-    if (lstat(out, &lo) == 0) {
-        /* what a write to OUT replaces: OUT itself (a symlink there is
-         * replaced, its target untouched) */
+    /* writing a character device or a FIFO (/dev/null) replaces nothing */
+    if (stat(ro, &o) == 0 && (S_ISCHR(o.st_mode) || S_ISFIFO(o.st_mode)))
+        return 0;
+    if (lstat(ro, &lo) == 0) {
         if (lstat(in, &li) == 0 && li.st_dev == lo.st_dev && li.st_ino == lo.st_ino)
             return 1;
         if (stat(in, &i) == 0 && i.st_dev == lo.st_dev && i.st_ino == lo.st_ino)
             return 1;
         return 0;
     }
-    /* OUT does not exist: IN is the same only if it is not there either
-     * and names the same directory entry */
-    if (lstat(in, &li) == 0)
+    /* OUT's file does not exist: IN is the same only if IN's is not there
+    ** either and is the same directory entry */
+    if (rwkv_output_target(in, ri, sizeof ri) != 0 || lstat(ri, &li) == 0)
         return 0;
-    if (dir_entry(out, &o, on, sizeof on) != 0 || dir_entry(in, &i, inn, sizeof inn) != 0)
+    if (dir_entry(ro, &o, on, sizeof on) != 0 || dir_entry(ri, &i, inn, sizeof inn) != 0)
         return 0;
     return o.st_dev == i.st_dev && o.st_ino == i.st_ino && strcmp(on, inn) == 0;
 }

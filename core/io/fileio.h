@@ -19,7 +19,10 @@
 ** So PATH is either its old contents or the complete new file, never a
 ** truncated one, and an existing PATH that is not a regular file (a
 ** device, a FIFO, a directory) is refused, not replaced.  A symlink at PATH
-** is replaced by the new file (its target is not written).
+** is written THROUGH, as cp(1) and a shell's > do (rwkv_output_target): the
+** temporary file is made in the folder of the file the link leads to and
+** renamed over that file -- there or not, a dangling link's target is
+** created --, so the link stays a link and names the new contents.
 **
 ** Use:   rwkv_atomic *a;
 **        if (rwkv_atomic_create(path, 0600, RWKV_ATOMIC_SYNC, &a, &err) != RWKV_OK) ...
@@ -78,15 +81,28 @@ const char *rwkv_file_kind(mode_t mode);
 void rwkv_path_dir(const char *path, char *dir, size_t cap);
 
 /*
+** The one rule for where a write to PATH lands (every rwkv_atomic writer,
+** and every check of what may be written: rwkv_same_file,
+** store_output_check): PATH itself, or -- a symlink at PATH -- the file it
+** leads to, followed link by link (a relative link read from the link's
+** own folder, at most 40 links), whether that file exists or not -- except
+** a link in a sticky, world-writable folder (/tmp) that neither we nor the
+** folder's owner made (the kernel's protected_symlinks rule): there the
+** link itself is the target, replaced, never written through.  Into
+** OUT (CAP bytes); 0, or -1 with errno (ELOOP, ENAMETOOLONG, or readlink's).
+** "x" -> "../states/p.pth" gives "DIR/../states/p.pth" for "DIR/x".
+*/
+int rwkv_output_target(const char *path, char *out, size_t cap);
+
+/*
 ** An output must never replace an input of the same command (eval --out
 ** naming the model, /save naming the model in use, --out and --state-out
 ** naming one file).  1 when writing OUT would replace the file IN names:
-** OUT is IN itself (device and inode; a symlink at OUT is replaced, not
-** followed, so only OUT's own inode or its target's when it is IN's
-** counts), or neither exists yet and both name one entry of one
-** directory.  0 otherwise, "-" (stdout), NULL and an OUT that is a
-** character device or a FIFO (written in place: it replaces nothing)
-** included.  Both borrowed.
+** OUT's target (rwkv_output_target: a symlink at OUT is written through)
+** is IN itself (device and inode), or neither exists yet and both name
+** one entry of one directory.  0 otherwise, "-" (stdout), NULL and an OUT
+** that is a character device or a FIFO (written in place: it replaces
+** nothing) included.  Both borrowed.
 */
 int rwkv_same_file(const char *out, const char *in);
 

@@ -1343,6 +1343,7 @@ mdl_build(rwkv_model *m, const struct mdl_src *src, const rwkv_open_opts *opts, 
     wc_finish(m->wc);   /* a new cache is written in the background */
     snprintf(m->info.weight_cache, sizeof m->info.weight_cache, "%s", wc_status(m->wc));
     snprintf(m->info.weight_cache_path, sizeof m->info.weight_cache_path, "%s", wc_path(m->wc));
+    snprintf(m->info.weight_cache_why, sizeof m->info.weight_cache_why, "%s", wc_why(m->wc));
     m->info.weight_cache_read = wc_read_in(m->wc);
     m->info.in_place_read = m->rehome && m->info.in_place_bytes > 0;
     /* [device hook] upload the device stages' weights (no-op for cpu plans) */

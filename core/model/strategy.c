@@ -311,6 +311,7 @@ strat_parse_as(const char *s, strat *out, rwkv_err *err, int suggest)
         return rwkv_errf(err, RWKV_EINVAL, "invalid strategy '': empty (expected e.g. 'cpu fp32')");
     for (;;) {
         strat_stage *st;
+        const char *dev;
         size_t k, n;
 
         if (out->n_stages == STRAT_MAX_STAGES)
@@ -328,6 +329,7 @@ strat_parse_as(const char *s, strat *out, rwkv_err *err, int suggest)
             return strat_bad(err, s, p, "unknown device", 1,
                               "cpu, cuda, cuda:N, mps, dml", suggest);
         st->device = strat_devices[k].dev;
+        dev = p;
         p += n;
         if (st->device == STRAT_CUDA && *p == ':') {
             p++;
@@ -335,10 +337,19 @@ strat_parse_as(const char *s, strat *out, rwkv_err *err, int suggest)
                 return strat_bad(err, s, p, "device number expected after 'cuda:'", 0, NULL,
                                   suggest);
         }
+        /* "cpu" alone, "cpu -> ...": the dtype left out; "cpu:0", "cpus": a
+        ** word that only starts with a device's name */
+        if (*p == '\0' || (p[0] == '-' && p[1] == '>'))
+            return strat_bad(err, s, p, "dtype expected after the device", 0, NULL, suggest);
+        if (isalnum((unsigned char)*p) || *p == ':')
+            return strat_bad(err, s, dev, "unknown device", 1, "cpu, cuda, cuda:N, mps, dml",
+                             suggest);
         if (*p != ' ')
             return strat_bad(err, s, p, "one space expected after the device", 0, NULL,
                              suggest);
         p++;
+        if (*p == '\0' || (p[0] == '-' && p[1] == '>'))
+            return strat_bad(err, s, p, "dtype expected after the device", 0, NULL, suggest);
         for (k = 0; k < sizeof strat_dtypes / sizeof strat_dtypes[0]; k++) {
             n = strlen(strat_dtypes[k].name);
             if (strncmp(p, strat_dtypes[k].name, n) == 0)

@@ -146,6 +146,8 @@ struct wc_cache {
                                         * file identity: rewrite it */
     int                    read_in;    /* map is a copy in anonymous memory
                                         * (wc_read_huge), not the file's pages */
+    char                   why[PATH_MAX + 96];   /* why no cache is written
+                                        * (wc_room), "" = none said */
 };
 
 /* ---- checksum ---- */
@@ -906,18 +908,13 @@ wc_tmpfile(const char *dir, char *tmp, int *named)
 ** rename(2) over the final name.  Runs on the writer thread; reads only the
 ** recorded buffers, which the model keeps unchanged until wc_close.
 */
-static int
-wc_write(wc_cache *c)
+/* The layout of C's records (their data offsets, relative to the data
+** region) and the sizes of header H; returns the file's size. */
+static uint64_t
+wc_layout(wc_cache *c, struct wc_header *h)
 {
-    struct wc_header h = c->key;
-    struct wc_entry *ents = NULL;
-    struct wc_stream st;
-    uint64_t rel = 0, total;
-    char tmp[PATH_MAX], dir[PATH_MAX];
-    struct statvfs vfs;
-    int fd, named = 0, ok = 0;
+    uint64_t rel = 0;
 
-    /* layout: data offsets relative to the data region first */
     for (size_t i = 0; i < c->n_recs; i++) {
         struct wc_entry *e = &c->recs[i].e;
         e->data_off = rel;
@@ -927,13 +924,28 @@ wc_write(wc_cache *c)
             rel = wc_align(rel + e->scales_bytes, WC_ALIGN);
         }
     }
-    h.n_entries = (uint32_t)c->n_recs;
-    h.data_bytes = rel;
-    h.n_chunks = (rel + WC_CHUNK - 1) / WC_CHUNK;
-    h.index_off = sizeof h;
-    h.index_bytes = (uint64_t)h.n_entries * sizeof *ents + h.n_chunks * sizeof(uint64_t);
-    h.data_off = wc_align(h.index_off + h.index_bytes, WC_PAGE);
-    total = h.data_off + h.data_bytes;
+    h->n_entries = (uint32_t)c->n_recs;
+    h->data_bytes = rel;
+    h->n_chunks = (rel + WC_CHUNK - 1) / WC_CHUNK;
+    h->index_off = sizeof *h;
+    h->index_bytes = (uint64_t)h->n_entries * sizeof(struct wc_entry) +
+                     h->n_chunks * sizeof(uint64_t);
+    h->data_off = wc_align(h->index_off + h->index_bytes, WC_PAGE);
+    return h->data_off + h->data_bytes;
+}
+
+static int
+wc_write(wc_cache *c)
+{
+    struct wc_header h = c->key;
+    struct wc_entry *ents = NULL;
+    struct wc_stream st;
+    uint64_t total;
+    char tmp[PATH_MAX], dir[PATH_MAX];
+    struct statvfs vfs;
+    int fd, named = 0, ok = 0;
+
+    total = wc_layout(c, &h);
 
     /* the directory, created only now that there is something to put in it */
     rwkv_path_dir(c->wpath, dir, sizeof dir);
@@ -1029,16 +1041,40 @@ wc_writer(void *arg)
     return NULL;
 }
 
-/* Can a file be made beside PATH: its directory writable, or missing (the
-** writer creates it)?  Checked before starting a writer that would fail. */
-static int
-wc_dir_usable(const char *path)
+/*
+** Why C's cache cannot be written at C->wpath, into C->why ("" when it can,
+** as far as can be told before trying): the nearest folder on the way that
+** exists may not be written (the writer makes the missing ones under it),
+** or its disk lacks the file's size and WC_SPACE_MARGIN -- said up front, so
+** that nothing claims a cache is being written that never will be.
+*/
+static void
+wc_room(wc_cache *c)
 {
-    char dir[PATH_MAX];
+    struct wc_header h = c->key;
+    uint64_t size = wc_layout(c, &h), have;
+    char dir[PATH_MAX], up[PATH_MAX];
     struct stat st;
+    struct statvfs vfs;
 
-    rwkv_path_dir(path, dir, sizeof dir);
-    return stat(dir, &st) != 0 ? errno == ENOENT : wc_dir_writable(dir);
+    c->why[0] = '\0';
+    rwkv_path_dir(c->wpath, dir, sizeof dir);
+    while (stat(dir, &st) != 0) {
+        if (errno != ENOENT)
+            return;                    /* unknown: the writer tries */
+        rwkv_path_dir(dir, up, sizeof up);
+        if (strcmp(up, dir) == 0)
+            return;
+        memcpy(dir, up, sizeof dir);
+    }
+    if (!wc_dir_writable(dir))
+        snprintf(c->why, sizeof c->why, "the folder %s cannot be written to", dir);
+    else if (statvfs(dir, &vfs) == 0 &&
+             (have = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize) < size + WC_SPACE_MARGIN)
+        snprintf(c->why, sizeof c->why, "no room: it takes %llu MiB and %llu MiB are kept free; "
+                 "%llu MiB free in %s", (unsigned long long)((size + (1 << 20) - 1) >> 20),
+                 (unsigned long long)(WC_SPACE_MARGIN >> 20),
+                 (unsigned long long)(have >> 20), dir);
 }
 
 static int
@@ -1057,7 +1093,7 @@ wc_finish(wc_cache *c)
         c->state = WC_S_HIT;
     } else if (!c->rec_failed && c->wpath[0] != '\0' && c->converted > 0 &&
                (c->mode == WC_ON || c->narrowed >= WC_AUTO_MIN_BYTES) &&
-               wc_dir_usable(c->wpath)) {
+               (wc_room(c), c->why[0] == '\0')) {
         /* the records stay until the writer is done (wc_close joins it) */
         if (pthread_create(&c->writer, NULL, wc_writer, c) == 0) {
             c->writing = 1;
@@ -1070,11 +1106,19 @@ wc_finish(wc_cache *c)
             snprintf(c->path, sizeof c->path, "%s", c->wpath);
         }
     }
-    if (c->state == WC_S_NONE)
+    if (c->state == WC_S_NONE && c->why[0] != '\0')
+        snprintf(c->path, sizeof c->path, "%s", c->wpath);   /* where it was not written */
+    else if (c->state == WC_S_NONE)
         c->path[0] = '\0';
     free(c->recs);
     c->recs = NULL;
     c->n_recs = c->cap_recs = 0;
+}
+
+const char *
+wc_why(const wc_cache *c)
+{
+    return c != NULL && c->state == WC_S_NONE ? c->why : "";
 }
 
 const char *

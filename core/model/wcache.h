@@ -151,6 +151,10 @@ const char *wc_status(const wc_cache *c);
 /* The cache file used or written ("" if none); borrowed, valid until
 ** wc_close. */
 const char *wc_path(const wc_cache *c);
+/* Why no new cache is written though one was worth writing (its folder
+** cannot be written, no room on its disk), "" when nothing is said;
+** wc_path is then where it would have gone. */
+const char *wc_why(const wc_cache *c);
 /* 1 when a hit's file was read into anonymous memory in huge pages rather
 ** than mapped (RWKV_WEIGHT_CACHE_LOAD; wcache.c, wc_want_copy). */
 int  wc_read_in(const wc_cache *c);

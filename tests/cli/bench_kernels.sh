@@ -52,6 +52,12 @@ fi
 out=$(RWKV_KERNELS=portable run --json) || fail "RWKV_KERNELS=portable: $out"
 if [ "$(printf '%s\n' "$out" | field kernels)" = portable ]; then ok
 else fail "RWKV_KERNELS=portable ran '$(printf '%s\n' "$out" | field kernels)'"; fi
+# a set without a bf16 dot product times the FMA in both probes: one peak,
+# the best of the four (a slow probe must not lower it and raise a share)
+fma=$(printf '%s\n' "$out" | field peak_fma_gflop_s)
+dot=$(printf '%s\n' "$out" | field peak_bf16dot_gflop_s)
+if [ -n "$fma" ] && [ "$fma" = "$dot" ]; then ok
+else fail "portable: FMA peak '$fma' and dot peak '$dot' differ: $out"; fi
 
 # --busy 2: reported, and no spinner left behind.  The seed marks this run's
 # processes (the spinners are forks of bench, with its command line).

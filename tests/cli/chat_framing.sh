@@ -60,6 +60,13 @@ printf 'hi\n' | "$T" chat --demo --db "$TMP/g.db" --greeting 'Bob: hi\n\nAlice: 
     --max-tokens 3 >/dev/null 2>"$TMP/eg" && ok || fail "--greeting with escapes: $(cat "$TMP/eg")"
 "$T" sessions --db "$TMP/g.db" export 1 --format json | grep -qF '"greeting": "Bob: hi\n\nAlice: yes\t\\n"' && ok ||
     fail "--greeting escapes: $("$T" sessions --db "$TMP/g.db" export 1 --format json | grep greeting)"
+# /framing shows a greeting of one's own as it is fed: with the blank line
+# the chat adds at its end (it used to be left out); one with it already,
+# as it is
+printf '/framing\n' | "$T" chat --demo --greeting 'Hello there' >"$TMP/of" 2>/dev/null
+grep -qx 'greeting  Hello there\\n\\n' "$TMP/of" && ok || fail "/framing greeting: $(cat "$TMP/of")"
+printf '/framing\n' | "$T" chat --demo --greeting 'Hi\n\n' >"$TMP/of" 2>/dev/null
+grep -qx 'greeting  Hi\\n\\n' "$TMP/of" && ok || fail "/framing greeting ended: $(cat "$TMP/of")"
 
 # --- resume: the session's framing ----------------------------------------------------
 printf 'more\n/framing\n' | "$T" chat --db "$D" --resume --seed 1 --max-tokens 3 >"$TMP/o2" 2>"$TMP/e2" \

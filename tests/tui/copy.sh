@@ -39,7 +39,7 @@ check "code block 1 of 2" 'copied code block 1 of 2 \(2 lines\); again: the next
 got=$(tmx show-buffer 2>/dev/null)
 [ "$got" = "$(printf "print('one')\nx = 1")" ] && ok || fail "M-k buffer: '$got'"
 keys M-k
-check "code block 2 of 2" 'copied code block 2 of 2 \(1 lines\)'
+check "code block 2 of 2" 'copied code block 2 of 2 \(1 line\)'
 [ "$(tmx show-buffer 2>/dev/null)" = "second block" ] && ok || fail "second block: '$(tmx show-buffer)'"
 keys M-k
 check "wraps to block 1" 'copied code block 1 of 2'

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tests/tui/enter_noop.sh -- Enter on a menu row that has nothing to do says
 # so and leaves the menu open.  F5's row of the model in use (the demo here:
-# no file to switch to) and F6's rows of the current branch other than your
-# messages (a reply, the start) closed the menu without a word, as if a
-# switch had begun -- and the Esc a user then pressed to "close the menu"
-# cancelled the running reply instead.
+# no file to switch to) and F6's start row of the current branch closed
+# the menu without a word, as if a switch had begun -- and the Esc a user
+# then pressed to "close the menu" cancelled the running reply instead.
+# (F6's Enter on a reply of this branch now shows it: branches_show.sh.)
 . "$(dirname "$0")/tmuxlib.sh"
 
 tui_start --max-tokens 5 --seed 4
@@ -21,9 +21,18 @@ check_not "Esc closes it" '│  Models'
 keys F6
 check "F6 open" 'Branches: the whole tree'
 check "the reply is selected" '\* RWKV: '
+keys Up Up
+check "the start row" '\* Start: '
 keys Enter
-check "F6 Enter on a reply of this branch: said" 'already on this branch'
+check "F6 Enter on the start of this branch: said" 'already on this branch'
 check "... the menu stays open" 'Branches: the whole tree' 2
+keys Down Down
+keys Enter
+# (a reply of this branch is shown in the transcript: branches_show.sh)
+check "F6 Enter on a reply of this branch: shown" 'the reply is in view'
+check_not "... the menu closed" 'Branches: the whole tree'
+keys F6
+check "F6 open again" 'Branches: the whole tree'
 # Enter on your message still edits it (and closes the menu)
 keys Up
 keys Enter

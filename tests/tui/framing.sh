@@ -188,7 +188,8 @@ tmx paste-buffer -p -r
 check "pasted: the newline written \\n" 'newline, empty = none\): Carol: hi\\nDave: hello'
 keys Enter
 keys F8
-check "the greeting has two lines" 'greeting +Carol: hi\\nDave: hello'
+# (shown as fed: with the blank line the chat adds at its end)
+check "the greeting has two lines" 'greeting +Carol: hi\\nDave: hello\\n\\n'
 close_menu "pasted greeting"
 tui_quit
 

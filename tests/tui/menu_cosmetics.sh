@@ -49,7 +49,7 @@ keys F8
 check "F8 open" 'greeting +word word'
 check "the greeting cut with …" 'greeting +word( word)+ ?[a-z]*… +│'
 # ... and shown whole under the list (its row there was cut at 80 too)
-check "the whole greeting under the list" 'word word end +│'
+check "the whole greeting under the list" 'word word end\\n\\n +│'   # (as fed)
 check_not "no ... cut" 'word \.\.\.'
 keys Escape
 check_not "F8 closed" 'greeting +word word'

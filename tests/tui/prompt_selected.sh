@@ -15,10 +15,16 @@ footer() { screen | tail -1; }
 # Esc alone (a key right after it within the escape wait would make an
 # Alt-key of it): wait until the search line has closed
 close_search() { keys Escape; check_not "search closed" '^search: '; }
+# foot_is WHAT RE: the footer comes to match RE within 5 s (a search runs
+# after the key that starts it: on a slow machine the line lags the key)
 foot_is() {
-    if wait_for '.' 1 && footer | grep -Eq -- "$2"; then ok; else
-        fail "$1: the footer is not /$2/: $(footer)"
-    fi
+    local i=0
+    while [ $i -lt 50 ]; do
+        footer | grep -Eq -- "$2" && { ok; return; }
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$1: the footer is not /$2/: $(footer)"
 }
 selected() {
     local s

@@ -25,6 +25,7 @@ check_not "search narrows" 'wrong-model'
 keys Enter
 check "new session from the state" 'state: calm\.safetensors'
 check "state defaults applied (top-p 0.2)" 'top-p +0\.2'
+check "the values changed said (sess_switch_state's note)" 'state file \(the demo.s\): top_p 0\.3 -> 0\.2'
 type_text "hello state"
 send
 check "reply under the state" '^RWKV'

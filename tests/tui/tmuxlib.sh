@@ -275,3 +275,32 @@ dialog_has() {
     done
     fail "$1: the dialog lacks '$2': $(dialog_text)"
 }
+
+# long_chat WORDS [CODE_EVERY]: session 2 of $DB, "long chat": 60 exchanges
+# "question I please" / " Answer I. word<I>-0 ... word<I>-<WORDS-1>" (every
+# CODE_EVERY-th reply, from the first, ending in a fenced code block "code of
+# I"), made by importing a demo chat's export with its turns replaced
+long_chat() {
+    printf 'hello\n' | "$RWKV_TUI" chat --demo --db "$DB" --max-tokens 4 --seed 1 >/dev/null 2>&1 ||
+        fail "line chat"
+    "$RWKV_TUI" sessions --db "$DB" export 1 --format json > "$TMP/s.json" || fail "export"
+    python3 - "$TMP/s.json" "$1" "${2:-0}" <<'PY' || fail "make the long chat"
+import json, sys
+p, words, every = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = json.load(open(p))
+turns, tid = [d["turns"][0]], d["turns"][0]["id"]
+for i in range(60):
+    u = "question %d please" % i
+    r = " Answer %d. " % i + " ".join("word%d-%d" % (i, k) for k in range(words))
+    if every and i % every == 0:
+        r += "\n```\ncode of %d\n```\nend" % i
+    turns.append({"id": tid + 1, "parent": tid, "role": "user", "text": u,
+                  "tokens": list(("User: %s\n\nAssistant:" % u).encode())})
+    turns.append({"id": tid + 2, "parent": tid + 1, "role": "assistant", "text": r,
+                  "tokens": list((r + "\n\n").encode())})
+    tid += 2
+d["turns"], d["head"], d["title"] = turns, tid, "long chat"
+json.dump(d, open(p, "w"))
+PY
+    "$RWKV_TUI" sessions --db "$DB" import "$TMP/s.json" >/dev/null 2>&1 || fail "import"
+}

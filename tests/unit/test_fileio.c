@@ -185,15 +185,42 @@ test_atomic(void)
     TEST_COND("planted link untouched", lstat(t, &st) == 0 && S_ISLNK(st.st_mode));
     unlink(t);
 
-    /* a symlink AT PATH is replaced by the new file; its target is kept */
+    /* a symlink AT PATH is written through (rwkv_output_target): the link
+    ** stays, its target gets the new file */
     test_tmp_path(t, sizeof t, "linked.bin");
     TEST_COND("link at PATH", symlink(q, t) == 0);
     TEST_COND("create 5", rwkv_atomic_create(t, 0644, 0, &a, &err) == RWKV_OK);
     TEST_COND("write 5", write(rwkv_atomic_fd(a), "yy", 2) == 2);
     TEST_COND("commit 5", rwkv_atomic_commit(a, &err) == RWKV_OK);
-    TEST_COND("target kept", strcmp(read_file(q, buf, sizeof buf), "keep") == 0);
-    TEST_COND("PATH is now a file", lstat(t, &st) == 0 && S_ISREG(st.st_mode) &&
-                                        strcmp(read_file(t, buf, sizeof buf), "yy") == 0);
+    TEST_COND("target written", strcmp(read_file(q, buf, sizeof buf), "yy") == 0);
+    TEST_COND("PATH still a link", lstat(t, &st) == 0 && S_ISLNK(st.st_mode));
+    /* a chain of links, relative ones read from their own folder; a
+    ** dangling one names the file to create; a loop is refused */
+    {
+        char l2[512], tgt[1024], want[1024];
+        test_tmp_path(l2, sizeof l2, "chain.bin");
+        TEST_COND("chain", symlink("linked.bin", l2) == 0);
+        TEST_COND("chain resolves", rwkv_output_target(l2, tgt, sizeof tgt) == 0 &&
+                                        strcmp(tgt, q) == 0);
+        unlink(l2);
+        TEST_COND("dangling", symlink("new-target.bin", l2) == 0);
+        test_tmp_path(want, sizeof want, "new-target.bin");
+        TEST_COND("dangling resolves", rwkv_output_target(l2, tgt, sizeof tgt) == 0 &&
+                                           strcmp(tgt, want) == 0);
+        TEST_COND("create through dangling", rwkv_write_file(l2, "z", 1, 0644, 0, &err) ==
+                                                 RWKV_OK);
+        TEST_COND("dangling target made", strcmp(read_file(want, buf, sizeof buf), "z") == 0 &&
+                                              lstat(l2, &st) == 0 && S_ISLNK(st.st_mode));
+        TEST_COND("same file through link", rwkv_same_file(l2, want) == 1);
+        unlink(l2);
+        unlink(want);
+        TEST_COND("loop", symlink("chain.bin", l2) == 0);
+        TEST_COND("loop refused", rwkv_output_target(l2, tgt, sizeof tgt) != 0 && errno == ELOOP &&
+                                      rwkv_write_file(l2, "z", 1, 0644, 0, &err) == RWKV_EIO);
+        unlink(l2);
+        TEST_COND("plain path kept", rwkv_output_target("a/b.bin", tgt, sizeof tgt) == 0 &&
+                                         strcmp(tgt, "a/b.bin") == 0);
+    }
 
     /* an existing FIFO / directory at PATH is refused, not replaced */
     test_tmp_path(t, sizeof t, "fifo2");

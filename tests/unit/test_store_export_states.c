@@ -297,6 +297,70 @@ test_which(const char *dir)
     store_close(st);
 }
 
+/* An export with states over what an import reads (STORE_IMPORT_MAX_BYTES;
+** here a small cap): it was written whole, and the import refused the file
+** whole.  Now the states that fit are kept -- the head's and the turns above
+** it first, then the newest -- the rest left out and counted, and the file
+** stays under the cap and imports. */
+static void
+test_cap(const char *dir)
+{
+    char db[600], *full = NULL, *plain = NULL, *cut = NULL, *same = NULL;
+    size_t lf = 0, lp = 0, lc = 0, ls = 0;
+    int64_t sid, u, a1, a2, a3, left = -1, nid = 0;
+    float v[64];
+    store_import_info in;
+    store *st = NULL, *dst = NULL;
+    rwkv_err err;
+
+    snprintf(db, sizeof db, "%s/cap.db", dir);
+    TEST_COND("open", store_open(db, &st, &err) == RWKV_OK);
+    if (st == NULL || (sid = model_session(st, "cap")) == 0)
+        goto out;
+    /* a message and three replies to it (regenerations): four leaves' states */
+    test_fake_state(v, 64, 2001);
+    u = add_turn(st, sid, 0, STORE_ROLE_USER, "hi", IDS, 3, v, 64, &META, NULL);
+    test_fake_state(v, 64, 2002);
+    a1 = add_turn(st, sid, u, STORE_ROLE_ASSISTANT, "one", IDS, 5, v, 64, &META, NULL);
+    test_fake_state(v, 64, 2003);
+    a2 = add_turn(st, sid, u, STORE_ROLE_ASSISTANT, "two", IDS, 5, v, 64, &META, NULL);
+    test_fake_state(v, 64, 2004);
+    a3 = add_turn(st, sid, u, STORE_ROLE_ASSISTANT, "three", IDS, 5, v, 64, &META, NULL);
+    TEST_COND("turns", u > 0 && a1 > 0 && a2 > 0 && a3 > 0);
+    TEST_COND("export, no cap", store_export_states_cap(st, sid, STORE_FMT_JSON, 1, 0, &full, &lf,
+                                                        &left, NULL, 0, &err) == RWKV_OK && left == 0);
+    TEST_COND("four states", full && b64_at(full, 3) != NULL && b64_at(full, 4) == NULL);
+    TEST_COND("export, no states",
+              store_export_states(st, sid, STORE_FMT_JSON, 0, &plain, &lp, NULL, 0, &err) == RWKV_OK);
+    /* under the cap: byte for byte the export with no cap */
+    TEST_COND("a cap above it", store_export_states_cap(st, sid, STORE_FMT_JSON, 1, lf + 1, &same, &ls,
+                                                        &left, NULL, 0, &err) == RWKV_OK);
+    TEST_COND("under the cap: unchanged", same && ls == lf && memcmp(same, full, lf) == 0 && left == 0);
+    /* room beside the text for two states (~430 bytes of base64 each) */
+    TEST_COND("a cap for two states", store_export_states_cap(st, sid, STORE_FMT_JSON, 1, lp + 1500, &cut,
+                                                              &lc, &left, NULL, 0, &err) == RWKV_OK);
+    TEST_CONDF(cut && lc < lp + 1500 && left == 2 && b64_at(cut, 1) != NULL && b64_at(cut, 2) == NULL,
+               "two states kept, two left out (left %lld, %zu bytes of %zu)", (long long)left, lc,
+               lp + 1500);
+    snprintf(db, sizeof db, "%s/cap2.db", dir);
+    TEST_COND("open the import's", store_open(db, &dst, &err) == RWKV_OK);
+    if (dst == NULL || cut == NULL)
+        goto out;
+    TEST_CONDF(store_import_states(dst, cut, lc, "c.json", NULL, 1, &in, &nid, &err) == RWKV_OK &&
+                   in.carried == 2 && in.taken == 2 && in.replay_turns == 0,
+               "imported, the head opens at once: %s", err.msg);
+    /* a fresh database: the message is turn 1, the head (the last reply) 4 */
+    TEST_COND("the message's state kept", state_is(dst, 1, 64, 2001));
+    TEST_COND("the head's state kept", state_is(dst, 4, 64, 2004));
+out:
+    store_close(dst);
+    store_close(st);
+    free(full);
+    free(plain);
+    free(cut);
+    free(same);
+}
+
 int
 main(void)
 {
@@ -315,6 +379,7 @@ main(void)
     }
     test_hostile(dir);
     test_which(dir);
+    test_cap(dir);
     test_tmpdir_remove();
     return TEST_REPORT();
 }

@@ -40,6 +40,14 @@ test_hints(void)
         { "cpu fp32i5", "'->' or end expected at position 9", NULL },
         { "cpu fp32 ->", "unknown device", NULL },
         { "hello", "unknown device 'hello'", NULL },
+        /* the dtype left out: said so, not "one space expected"; a word that
+        ** only starts with a device's name is named as the unknown device */
+        { "cpu", "dtype expected after the device at position 4", NULL },
+        { "cpu fp32 *2 -> cpu", "dtype expected after the device at position 19", NULL },
+        { "cuda:1 -> cpu fp32", "dtype expected after the device at position 8", NULL },
+        { "cpu ", "dtype expected after the device at position 5", NULL },
+        { "cpu:0 fp32", "unknown device 'cpu:0' at position 1", NULL },
+        { "cpus fp32", "unknown device 'cpus' at position 1", "cpu fp32" },
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

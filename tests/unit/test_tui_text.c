@@ -403,6 +403,72 @@ test_transcript_fit(void)
     tui_tr_fini(&t);
 }
 
+/* A view scrolled back keeps its text when the rows are re-wrapped (a
+** resize, F7, M-z): its top row shows the same place after tui_tr_fit at
+** another width.  The scroll was kept as a count of rows below the view,
+** and a re-wrap changes how many rows that count is: at half the width a
+** view on turn 10 of 40 landed on turn 25. */
+static int
+top_is(const tui_transcript *t, int h, int turn, int kind)
+{
+    const tui_row *r = &t->rows[tui_tr_first_row(t, h)];
+
+    return r->turn == turn && r->kind == kind;
+}
+
+static void
+test_transcript_anchor(void)
+{
+    tui_transcript t;
+    char text[128];
+    size_t first, d, top;
+
+    tui_tr_init(&t);
+    tui_tr_fit(&t, 42, 6);                  /* text width 40 */
+    for (int i = 0; i < 40; i++) {
+        snprintf(text, sizeof text, "turn%02d aaaa bbbb cccc dddd eeee ffff gggg hhhh", i);
+        tui_tr_add(&t, i % 2 ? TUI_TURN_ASSISTANT : TUI_TURN_USER, text, strlen(text));
+    }
+    /* to turn 10's header at the top of a 6-row view */
+    for (first = 0; first < t.nrows; first++)
+        if (t.rows[first].turn == 10 && t.rows[first].kind == TUI_ROW_HEADER)
+            break;
+    tui_tr_scroll(&t, (long)(t.nrows - 6 - first), 6);
+    TEST_COND("anchor: turn 10's header at the top", top_is(&t, 6, 10, TUI_ROW_HEADER));
+    tui_tr_fit(&t, 22, 6);                  /* narrower: more rows each */
+    TEST_CONDF(top_is(&t, 6, 10, TUI_ROW_HEADER),
+               "anchor: narrower, turn 10 still at the top (turn %d there)",
+               t.rows[tui_tr_first_row(&t, 6)].turn);
+    tui_tr_fit(&t, 42, 10);                 /* back, and taller */
+    TEST_CONDF(top_is(&t, 10, 10, TUI_ROW_HEADER),
+               "anchor: wider and taller, turn 10 at the top (turn %d there)",
+               t.rows[tui_tr_first_row(&t, 10)].turn);
+    /* a text row in the middle of turn 21 */
+    tui_tr_fit(&t, 12, 10);                 /* text width 10: a word a row */
+    d = (size_t)(strstr(tui_tr_shown(&t.turns[21]), "dddd") - tui_tr_shown(&t.turns[21]));
+    for (first = 0; first < t.nrows; first++)
+        if (t.rows[first].turn == 21 && t.rows[first].kind == TUI_ROW_TEXT &&
+            t.rows[first].off <= d && d < t.rows[first].off + t.rows[first].len)
+            break;
+    TEST_COND("anchor: the row of 'dddd' in turn 21", first < t.nrows);
+    tui_tr_scroll(&t, -1000, 10);
+    tui_tr_scroll(&t, (long)(t.nrows - 10 - first), 10);
+    tui_tr_fit(&t, 42, 10);                 /* the row that holds it, at the top */
+    top = tui_tr_first_row(&t, 10);
+    TEST_COND("anchor: wider, turn 21's text row holding 'dddd' at the top",
+              top_is(&t, 10, 21, TUI_ROW_TEXT) && t.rows[top].off <= d &&
+              d < t.rows[top].off + t.rows[top].len);
+    /* tui_tr_layout (F7's, M-z's re-wrap) keeps it too */
+    tui_tr_layout(&t, 30);
+    TEST_COND("anchor: tui_tr_layout keeps turn 21 at the top",
+              top_is(&t, 10, 21, TUI_ROW_TEXT));
+    /* following the end: still the end */
+    tui_tr_scroll_end(&t);
+    tui_tr_fit(&t, 16, 10);
+    TEST_COND("anchor: a view at the end stays there", t.scroll == 0);
+    tui_tr_fini(&t);
+}
+
 /* tui_cut: the one rule for a shortened text (whole characters, "…") */
 static void
 test_cut(void)
@@ -469,6 +535,7 @@ main(void)
     test_one_rule();
     test_transcript_rows();
     test_transcript_fit();
+    test_transcript_anchor();
     test_cut();
     test_copy_rule();
     return TEST_REPORT();
