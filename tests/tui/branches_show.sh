@@ -12,7 +12,7 @@
 long_chat 40
 
 W=100 H=30 tui_start --session 2
-check "the long chat is open, at its end" 'Answer 59\.'
+check "the long chat is open, at its end" 'Answer 59\.' 60   # (its open replays ~3,000 tokens: long under a sanitizer)
 keys F6
 check "F6 open" 'Branches: the whole tree'
 check "its key bar names the new use of Enter" 'Enter edit/show/switch'

@@ -24,7 +24,7 @@ copied() {
 
 W=100 H=30 tui_start --session 2
 tmx set-option -g set-clipboard on
-check "the long chat is open" 'Answer 59\.'
+check "the long chat is open" 'Answer 59\.' 60   # (its open replays ~3,000 tokens: long under a sanitizer)
 keys C-f
 type_text "Answer 20."
 check "C-f: one match" 'search: Answer 20\. +1/1'

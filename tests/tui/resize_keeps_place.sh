@@ -29,7 +29,7 @@ check_top() {
 }
 
 W=120 H=30 tui_start --session 2
-check "the long chat is open" 'Answer 59\.'
+check "the long chat is open" 'Answer 59\.' 60   # (its open replays ~3,000 tokens: long under a sanitizer)
 keys PPage PPage PPage PPage PPage PPage
 wait_for 'more below \(End\)' 5
 sleep 0.5
