@@ -31,20 +31,9 @@ gdb.execute("run chat --db %s/a.db --model $M --threads 1 --chunk 4 --max-tokens
 while gdb.selected_frame().older().name() != "feed_chunked":
     gdb.execute("continue")
 open(os.path.join(tmp, "pid"), "w").write(str(gdb.selected_inferior().pid))
-touch("hit")
-for i in range(600):                    # the test sends SIGINT meanwhile
-    if os.path.exists(os.path.join(tmp, "go")):
-        break
-    time.sleep(0.1)
-gdb.execute("delete")
-gdb.execute("continue")                 # to the end
-end
 EOF
-    # a sanitizer build: LeakSanitizer cannot run under ptrace, and gdb runs
-    # the chat to its exit here (the tests that attach detach first)
-    [ -n "${RWKV_ASAN:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-    timeout 120 gdb -nx -batch -x "$TMP/prime.gdb" "$T" >"$TMP/gdb.log" 2>&1 &
-    g=$!
+    hold_run_chat "$TMP/prime.gdb"      # the test sends SIGINT meanwhile
+    g=$HOLD_RUN_PID
     if poll test -e "$TMP/hit"; then
         kill -INT "$(cat "$TMP/pid")"
         touch "$TMP/go"

@@ -33,6 +33,29 @@
 #                       SIGINT sent, and everything goes on; when gdb could
 #                       not attach, N checks skipped, finish, exit
 
+# hold_run_chat FILE: gdb RUNS the binary (not attached): FILE holds a gdb
+# script whose Python block (started with "python", tmp and touch() defined)
+# has brought the chat where the test wants it; this ends the block -- touch
+# "hit", wait up to 60 s for $TMP/go (the test acts meanwhile), delete the
+# break points, run the chat to its end -- and starts gdb in the background
+# (HOLD_RUN_PID; its log $TMP/gdb.log).  LeakSanitizer cannot run under
+# ptrace, and the chat exits under gdb: a sanitizer build's leak check is off.
+hold_run_chat() {
+    cat >>"$1" <<'EOF2'
+touch("hit")
+for i in range(600):
+    if os.path.exists(os.path.join(tmp, "go")):
+        break
+    time.sleep(0.1)
+gdb.execute("delete")
+gdb.execute("continue")                 # to the end
+end
+EOF2
+    [ -n "${RWKV_ASAN:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+    timeout 120 gdb -nx -batch -x "$1" "$RWKV_TUI" >"$TMP/gdb.log" 2>&1 &
+    HOLD_RUN_PID=$!
+}
+
 hold_gdb() {
     local n=$1 what=$2 t
     shift 2

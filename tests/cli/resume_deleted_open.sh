@@ -38,20 +38,9 @@ while True:                             # the open's own call of BREAK
     if up is not None and up.name() == "$caller":
         break
     gdb.execute("continue")
-touch("hit")
-for i in range(600):                    # the test deletes the session meanwhile
-    if os.path.exists(os.path.join(tmp, "go")):
-        break
-    time.sleep(0.1)
-gdb.execute("delete")
-gdb.execute("continue")                 # to the end
-end
 EOF
-    # a sanitizer build: LeakSanitizer cannot run under ptrace, and gdb runs
-    # the chat to its exit here (the tests that attach detach first)
-    [ -n "${RWKV_ASAN:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-    timeout 120 gdb -nx -batch -x "$TMP/open.gdb" "$T" >"$TMP/gdb.log" 2>&1 &
-    local g=$!
+    hold_run_chat "$TMP/open.gdb"       # the test deletes the session meanwhile
+    local g=$HOLD_RUN_PID
     exec 7>"$TMP/in"
     if ! poll test -e "$TMP/hit"; then
         exec 7>&-
