@@ -32,7 +32,12 @@ if has avx2 && has fma && has f16c; then
     if printf '%s\n' "$out" | grep -q "^cpu .*(RWKV_KERNELS set)"; then ok
     else fail "text report does not say RWKV_KERNELS was set: $out"; fi
 else
-    skip 2 "(2) the CPU has no AVX2+FMA+F16C ($feat)"
+    # a set the CPU cannot run: one line says so and the best it has runs
+    out=$(RWKV_KERNELS=avx2 run --json) || fail "RWKV_KERNELS=avx2 on a CPU without it: $out"
+    printf '%s\n' "$out" | grep -q "RWKV_KERNELS=avx2: this CPU cannot run that kernel set; using $kern" &&
+        ok || fail "RWKV_KERNELS=avx2 without AVX2: not said: $out"
+    [ "$(printf '%s\n' "$out" | field kernels)" = "$kern" ] && ok ||
+        fail "RWKV_KERNELS=avx2 without AVX2 ran '$(printf '%s\n' "$out" | field kernels)'"
 fi
 # AVX-512: the default is avx512 or, where the bf16 dot product measured no faster
 # than FMA, avx512-exact; each can be forced, and only avx512 bounds bf16 prefill
@@ -47,7 +52,16 @@ if has avx512f && has bf16; then
         else fail "RWKV_KERNELS=$k: want kernels $k, prefill peak $want: $out"; fi
     done
 else
-    skip 3 "(3) the CPU has no AVX-512 BF16 ($feat)"
+    # forced where the CPU lacks them: one line says so, the best set it has
+    # runs, and bf16 prefill is bounded by the FMA peak (no dot kernel)
+    for k in avx512 avx512-exact; do
+        out=$(RWKV_KERNELS=$k run --json --strategy "cpu bf16") || fail "RWKV_KERNELS=$k: $out"
+        if printf '%s\n' "$out" | grep -q "RWKV_KERNELS=$k: this CPU cannot run that kernel set; using $kern" &&
+           [ "$(printf '%s\n' "$out" | field kernels)" = "$kern" ]; then ok
+        else fail "RWKV_KERNELS=$k without AVX-512: want one line and kernels $kern: $out"; fi
+    done
+    [ "$(printf '%s\n' "$out" | field prefill_peak)" = fma ] && ok ||
+        fail "no AVX-512: cpu bf16 prefill bounded by '$(printf '%s\n' "$out" | field prefill_peak)', want fma"
 fi
 out=$(RWKV_KERNELS=portable run --json) || fail "RWKV_KERNELS=portable: $out"
 if [ "$(printf '%s\n' "$out" | field kernels)" = portable ]; then ok

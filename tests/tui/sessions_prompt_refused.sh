@@ -9,10 +9,26 @@
 . "$(dirname "$0")/tmuxlib.sh"
 
 # the footer (the last line) is prompt LABEL holding TEXT
+# (polls 5 s: on a slow machine the footer lags the keys)
 prompt_holds() {
-    if wait_for '.' 1 && screen | tail -1 | grep -Eq -- "^$2 *\$"; then ok; else
-        fail "$1: the footer is not /$2/: $(screen | tail -1)"
-    fi
+    local i=0
+    while [ $i -lt 50 ]; do
+        screen | tail -1 | grep -Eq -- "^$2 *\$" && { ok; return; }
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "$1: the footer is not /$2/: $(screen | tail -1)"
+}
+# title_is WANT: the saved title comes to be WANT within 5 s (the screen
+# shows the typed title in the prompt before Enter is taken)
+title_is() {
+    local i=0
+    while [ $i -lt 50 ]; do
+        [ "$(sqlite3 "$DB" "select title from sessions")" = "$1" ] && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
 }
 user_turns() { sqlite3 "$DB" "select count(*) from turns where role=1"; }
 LABEL='saved states: [0-9.]+ (kB|MB), no budget; budget \(500MB, 2GB, off\): '
@@ -66,7 +82,7 @@ type_text "second name"
 prompt_holds "rename: the title goes into the prompt" 'new title: second name'
 keys Enter
 check "renamed (F2 back)" 'second name'
-[ "$(sqlite3 "$DB" "select title from sessions")" = "second name" ] && ok ||
+title_is "second name" && ok ||
     fail "the title saved: $(sqlite3 "$DB" "select title from sessions")"
 # blanks, then Esc: the old title kept
 keys C-r C-u
