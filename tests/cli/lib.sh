@@ -11,6 +11,12 @@ unset LANGUAGE LC_MESSAGES
 FX=${RWKV_FIXTURES:-../shared/fixtures}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rwkv-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# the default session database (XDG_DATA_HOME/rwkv-tui) goes here, never to
+# the developer's own: a test running a chat without --db wrote a session
+# there, and what is there (the no-model line's hint of saved sessions)
+# changed what the next run of another test read.  A test of the default
+# place sets its own.
+export XDG_DATA_HOME=$TMP/data
 _pass=0
 _fail=0
 _skip=0
