@@ -15,14 +15,6 @@ if have_fixture models/tiny-7v0-fp32.pth $N_CHECKS; then
     hold_gdb $N_CHECKS "the Ctrl-C in the greeting"
     M=$(realpath "$FX/models/tiny-7v0-fp32.pth")
     cat >"$TMP/prime.gdb" <<EOF
-set pagination off
-set confirm off
-set breakpoint pending on
-python
-import gdb, os, time
-tmp = "$TMP"
-def touch(name):
-    open(os.path.join(tmp, name), "w").close()
 gdb.execute("handle SIGINT nostop noprint pass")    # the test's kill -INT is the chat's
 gdb.execute("break rwkv_eval")
 gdb.execute("run chat --db %s/a.db --model $M --threads 1 --chunk 4 --max-tokens 2"

@@ -33,15 +33,28 @@
 #                       SIGINT sent, and everything goes on; when gdb could
 #                       not attach, N checks skipped, finish, exit
 
-# hold_run_chat FILE: gdb RUNS the binary (not attached): FILE holds a gdb
-# script whose Python block (started with "python", tmp and touch() defined)
-# has brought the chat where the test wants it; this ends the block -- touch
-# "hit", wait up to 60 s for $TMP/go (the test acts meanwhile), delete the
-# break points, run the chat to its end -- and starts gdb in the background
-# (HOLD_RUN_PID; its log $TMP/gdb.log).  LeakSanitizer cannot run under
-# ptrace, and the chat exits under gdb: a sanitizer build's leak check is off.
+# hold_run_chat FILE: gdb RUNS the binary (not attached).  FILE holds the
+# middle of a Python block (tmp, os, time, gdb and touch(NAME) defined) that
+# runs the chat and brings it where the test wants it; this adds the head
+# (gdb's settings, those names) and the end -- touch "hit", wait up to 60 s
+# for $TMP/go (the test acts meanwhile), delete the break points, run the
+# chat to its end -- and starts gdb in the background (HOLD_RUN_PID; its log
+# $TMP/gdb.log).  LeakSanitizer cannot run under ptrace, and the chat exits
+# under gdb: a sanitizer build's leak check is off.
 hold_run_chat() {
-    cat >>"$1" <<'EOF2'
+    {
+        cat <<EOF2
+set pagination off
+set confirm off
+set breakpoint pending on
+python
+import gdb, os, time
+tmp = "$TMP"
+def touch(name):
+    open(os.path.join(tmp, name), "w").close()
+EOF2
+        cat "$1"
+        cat <<'EOF2'
 touch("hit")
 for i in range(600):
     if os.path.exists(os.path.join(tmp, "go")):
@@ -51,8 +64,9 @@ gdb.execute("delete")
 gdb.execute("continue")                 # to the end
 end
 EOF2
+    } >"$1.gdb"
     [ -n "${RWKV_ASAN:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-    timeout 120 gdb -nx -batch -x "$1" "$RWKV_TUI" >"$TMP/gdb.log" 2>&1 &
+    timeout 120 gdb -nx -batch -x "$1.gdb" "$RWKV_TUI" >"$TMP/gdb.log" 2>&1 &
     HOLD_RUN_PID=$!
 }
 

@@ -22,14 +22,6 @@ opened_deleted() {
     "$T" sessions --db "$TMP/a.db" import "$TMP/s.json" >/dev/null 2>&1
     mkfifo "$TMP/in"
     cat >"$TMP/open.gdb" <<EOF
-set pagination off
-set confirm off
-set breakpoint pending on
-python
-import gdb, os, time
-tmp = "$TMP"
-def touch(name):
-    open(os.path.join(tmp, name), "w").close()
 gdb.execute("break $brk")
 gdb.execute("run chat --db %s/a.db --session 1 --model $M --threads 1 --max-tokens 3 --seed 1"
             " <%s/in >%s/out 2>%s/err" % (tmp, tmp, tmp, tmp))
