@@ -16,8 +16,7 @@ M=$TMP/m.safetensors
 python3 "$(dirname "$0")/../cli/mkst.py" "$M" || fail "mkst.py"
 LDB=$TMP/long.db
 
-tmx_fresh "env -i PATH='$PATH' HOME='$TMP' TERM=screen-256color LANG=C.UTF-8 PS1='SHELL\$ ' bash --norc --noprofile -i"
-wait_for 'SHELL\$' 10 || fail "no shell prompt"
+shell_start || fail "no shell prompt"
 type_text "clear; '$RWKV_TUI' chat --model '$M' --seed 1 --max-tokens 4 --no-greeting --db '$LDB' --new l 2>'$TMP/err'; echo EXIT=\$?"
 keys Enter
 check "the chat's prompt" '^User: $' 20

@@ -12,8 +12,7 @@ M=$TMP/m.safetensors
 python3 "$(dirname "$0")/../cli/mkst.py" "$M" || fail "mkst.py"
 PDB=$TMP/paste.db
 
-tmx_fresh "env -i PATH='$PATH' HOME='$TMP' TERM=screen-256color LANG=C.UTF-8 PS1='SHELL\$ ' bash --norc --noprofile -i"
-wait_for 'SHELL\$' 10 || fail "no shell prompt"
+shell_start || fail "no shell prompt"
 type_text "clear; '$RWKV_TUI' chat --model '$M' --seed 1 --max-tokens 6 --no-greeting --db '$PDB' --new p 2>'$TMP/err'; echo EXIT=\$?; stty -a | grep -o -- '-*echoctl'"
 keys Enter
 check "the chat's prompt" '^User: $' 20

@@ -109,8 +109,7 @@ tui_quit
 
 # --- Ctrl-Z and fg (an interactive shell in the pane) --------------------------
 RUNS=$((RUNS + 1))
-tmx_fresh "env -i PATH='$PATH' HOME='$TMP' TERM=screen-256color LANG=C.UTF-8 PS1='SHELL\$ ' bash --norc --noprofile -i"
-wait_for 'SHELL\$' 10
+shell_start
 # (alone on its line: a stopped job would let the shell run the rest of a list)
 type_text "XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$RWKV_TUI' --demo --db '$DB' 2>'$TMP/stderr.$RUNS'"
 keys Enter

@@ -304,3 +304,11 @@ json.dump(d, open(p, "w"))
 PY
     "$RWKV_TUI" sessions --db "$DB" import "$TMP/s.json" >/dev/null 2>&1 || fail "import"
 }
+
+# shell_start: a bare interactive bash in the pane (empty environment, HOME
+# $TMP, prompt "SHELL$ "), for a test that types the command line itself
+# (the line chat on a real terminal, job control); 1 when no prompt came
+shell_start() {
+    tmx_fresh "env -i PATH='$PATH' HOME='$TMP' TERM=screen-256color LANG=C.UTF-8 PS1='SHELL\$ ' bash --norc --noprofile -i"
+    wait_for 'SHELL\$' 10
+}
