@@ -147,8 +147,19 @@ q8_scale(enum fmt f, const float *s, int64_t c)
 ** and keep the instructions per byte low enough that the out-of-order
 ** window holds many cache misses: bf16 rows are read 16 weights per 32-byte
 ** load and widened in place (even elements: shift; odd: mask) against x
-** split into its even / odd elements once per step for all rows; f16 rows
-** 8 per vcvtph2ps; Q8 rows as int16 products per block (mv_rows_q8x).
+** split into its even / odd elements once per matvec (mv_x_pairs); f16
+** rows the same way, each half moved into fp32's fields by an arithmetic
+** shift and a mask; Q8 rows as int16 products per block (mv_rows_q8x).
+**
+** Why not vcvtph2ps for f16: on Zen 1 (AVX2 as two 128-bit halves) one
+** ymm vcvtph2ps takes 3 cycles of a single pipe, so two cores widened
+** ~21 GB/s of weights, below the memory's 23-28; the shifts run on another
+** pipe, at 1.3x the rate (decode 83% -> 90% of the paired bound there).
+** The shifted code is w * 2^-112 exactly for every finite fp16 w,
+** subnormals included; the products are taken against x * 2^56 and the
+** sums scaled back by 2^56, so nothing rounds differently unless a partial
+** sum falls below 2^-70 or |x| passes 2^71.  An inf or NaN weight (which a
+** model cannot use either way) reads as a finite 65536..131008.
 **
 ** The NR_MV rows of a step come from NR_MV equal runs of the thread's rows
 ** (rows r, r + run, r + 2 run, ...), so the kernel reads NR_MV long
@@ -161,13 +172,45 @@ q8_scale(enum fmt f, const float *s, int64_t c)
 ** over (fewer than NR_MV) go one at a time.
 */
 
+/* The f16 rows' products are taken 2^-56 small (see above). */
+#define MV_F16_SCALE 0x1p56f
+/* Columns of X mv_x_pairs keeps; the 16-bit rows' later columns (no RWKV
+** matrix has them) go through ldw, as the last cols % 16 do. */
+#define MV_XS_COLS 32768
+
+/* X's columns for the 16-bit rows, in a 32-byte load's pairing: per 16
+** columns the 8 even ones, then the 8 odd ones (f16: times MV_F16_SCALE),
+** for the first N rounded down to 16 (at most MV_XS_COLS); in this
+** thread's buffer, once per matvec instead of once per NR_MV rows. */
+static const float *
+mv_x_pairs(enum fmt f, const float *x, int64_t n)
+{
+    static _Thread_local float xs[MV_XS_COLS] __attribute__((aligned(32)));
+    const __m256 s = _mm256_set1_ps(f == FMT_F16 ? MV_F16_SCALE : 1.0f);
+
+    for (int64_t c = 0; c + 16 <= n && c + 16 <= MV_XS_COLS; c += 16) {
+        __m256 x0 = _mm256_loadu_ps(x + c), x1 = _mm256_loadu_ps(x + c + 8);
+        /* [0 2 8 10 | 4 6 12 14] -> [0 2 4 6 8 10 12 14] (64-bit pairs) */
+        __m256 xe = _mm256_castpd_ps(_mm256_permute4x64_pd(
+            _mm256_castps_pd(_mm256_shuffle_ps(x0, x1, _MM_SHUFFLE(2, 0, 2, 0))),
+            _MM_SHUFFLE(3, 1, 2, 0)));
+        __m256 xo = _mm256_castpd_ps(_mm256_permute4x64_pd(
+            _mm256_castps_pd(_mm256_shuffle_ps(x0, x1, _MM_SHUFFLE(3, 1, 3, 1))),
+            _MM_SHUFFLE(3, 1, 2, 0)));
+        _mm256_store_ps(xs + c, _mm256_mul_ps(xe, s));
+        _mm256_store_ps(xs + c + 8, _mm256_mul_ps(xo, s));
+    }
+    return xs;
+}
+
 /* y[r + i RS], i < NR, for f32 / bf16 / f16 rows; Q8 in mv_rows_q8x.  PF:
 ** prefetch each row's stream ahead. */
 AI void
-mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y, int64_t r,
-        int64_t rs, int pf)
+mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, const float *xs, float *y,
+        int64_t r, int64_t rs, int pf)
 {
     const int64_t n = w->cols, rb = n * (int64_t)fmt_size[f];
+    const int64_t nxs = n < MV_XS_COLS ? n : MV_XS_COLS;   /* columns in XS */
     const char *p[NR_MV];
     __m256 a0[NR_MV], a1[NR_MV];
     float tail[NR_MV], v[NR_MV];
@@ -183,15 +226,8 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y, int6
     if (f == FMT_BF16) {
         /* lane j of a 32-byte load holds weights 2j (low half) and 2j + 1 */
         const __m256i hi = _mm256_set1_epi32((int)0xffff0000u);
-        for (; c + 16 <= n; c += 16) {
-            __m256 x0 = _mm256_loadu_ps(x + c), x1 = _mm256_loadu_ps(x + c + 8);
-            /* [0 2 8 10 | 4 6 12 14] -> [0 2 4 6 8 10 12 14] (64-bit pairs) */
-            __m256 xe = _mm256_castpd_ps(_mm256_permute4x64_pd(
-                _mm256_castps_pd(_mm256_shuffle_ps(x0, x1, _MM_SHUFFLE(2, 0, 2, 0))),
-                _MM_SHUFFLE(3, 1, 2, 0)));
-            __m256 xo = _mm256_castpd_ps(_mm256_permute4x64_pd(
-                _mm256_castps_pd(_mm256_shuffle_ps(x0, x1, _MM_SHUFFLE(3, 1, 3, 1))),
-                _MM_SHUFFLE(3, 1, 2, 0)));
+        for (; c + 16 <= nxs; c += 16) {
+            const __m256 xe = _mm256_load_ps(xs + c), xo = _mm256_load_ps(xs + c + 8);
 
             if (pf && (c & 31) == 0)
                 simd_mv_prefetch_runs(p, NR, c * 2, MV_PF_ROW, rb, rb);
@@ -203,6 +239,30 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, float *y, int6
                 a1[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(u, hi)), xo,
                                         a1[i]);
             }
+        }
+    }
+    if (f == FMT_F16) {
+        /* the same pairs; each half moved to fp32's field by shifts (sign
+        ** to bit 31, exponent and mantissa 13 up): w * 2^-112, xs * 2^56 */
+        const __m256i m = _mm256_set1_epi32((int)0x8fffe000u);
+        for (; c + 16 <= nxs; c += 16) {
+            const __m256 xe = _mm256_load_ps(xs + c), xo = _mm256_load_ps(xs + c + 8);
+
+            if (pf && (c & 31) == 0)
+                simd_mv_prefetch_runs(p, NR, c * 2, MV_PF_ROW, rb, rb);
+#pragma GCC unroll 4
+            for (int i = 0; i < NR; i++) {
+                __m256i u = _mm256_loadu_si256((const __m256i *)((const uint16_t *)p[i] + c));
+                __m256i e = _mm256_and_si256(_mm256_srai_epi32(_mm256_bslli_epi128(u, 2), 3), m);
+                __m256i o = _mm256_and_si256(_mm256_srai_epi32(u, 3), m);
+                a0[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(e), xe, a0[i]);
+                a1[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(o), xo, a1[i]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int i = 0; i < NR; i++) {
+            a0[i] = _mm256_mul_ps(_mm256_add_ps(a0[i], a1[i]), _mm256_set1_ps(MV_F16_SCALE));
+            a1[i] = _mm256_setzero_ps();
         }
     }
     for (; c + 16 <= n; c += 16) {
@@ -326,19 +386,20 @@ mv_drive(enum fmt f, const simd_matrix *w, const float *x, float *y, int64_t r0,
          const simd_q8_x *q, int64_t nblk, int64_t b0, int add)
 {
     const int64_t run = (r1 - r0) / NR_MV;
+    const float *xs = f == FMT_BF16 || f == FMT_F16 ? mv_x_pairs(f, x, w->cols) : NULL;
     int64_t r;
 
     for (r = r0; r < r0 + run; r++) {
         if (f == FMT_Q8)
             mv_rows_q8x(NR_MV, w, q, nblk, y, r, run, b0, add, MV_PF_ROW > 0);
         else
-            mv_rows(f, NR_MV, w, x, y, r, run, MV_PF_ROW > 0);
+            mv_rows(f, NR_MV, w, x, xs, y, r, run, MV_PF_ROW > 0);
     }
     for (r = r0 + NR_MV * run; r < r1; r++) {
         if (f == FMT_Q8)
             mv_rows_q8x(1, w, q, nblk, y, r, 1, b0, add, 0);
         else
-            mv_rows(f, 1, w, x, y, r, 1, 0);
+            mv_rows(f, 1, w, x, xs, y, r, 1, 0);
     }
 }
 

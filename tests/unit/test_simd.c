@@ -397,6 +397,65 @@ test_avx2_panel_edges(const simd_kernels *k)
               simd_kernels_name(k), (int)(sizeof shapes / sizeof *shapes), worst);
 }
 
+/*
+** Finite fp16 weights through the f16 matvec, in order (both signs,
+** subnormals, zeros; inf / NaN skipped, then again from code 0), against x
+** in [-1, 1) or (XRANGE) of every magnitude from 1e-30 to 1e20: the AVX2
+** kernel widens by shifts and takes the products 2^-56 small, rules of its
+** own that must still be exact, and reads columns past 32768 otherwise.
+** Each row's sum is checked against a double reference, relative to the
+** sum of |w x|; the matrix is read once whole and once in two row ranges.
+*/
+static void
+check_f16_codes(const simd_kernels *k, int rows, int cols, int xrange, const char *what)
+{
+    uint16_t *w = malloc(sizeof(uint16_t) * (size_t)rows * (size_t)cols);
+    float *x = malloc(sizeof(float) * (size_t)cols), *y = malloc(sizeof(float) * 2 * rows);
+    simd_matrix m = {SIMD_F16, rows, cols, w, NULL};
+    double worst = 0;
+    int same = 1;
+    uint64_t saved = rng_state;   /* the later tests' numbers as without this one */
+
+    for (int i = 0, code = 0; i < rows * cols; i++, code = (code + 1) & 0xffff) {
+        if ((code & 0x7c00) == 0x7c00)   /* inf / NaN: on to the next sign */
+            code = (code & 0x8000) + 0x8000;
+        w[(size_t)(i % rows) * cols + i / rows] = (uint16_t)(code & 0xffff);
+    }
+    for (int c = 0; c < cols; c++)
+        x[c] = (float)(rnd_u() * 2 - 1) * (xrange ? powf(10.0f, (float)(c % 51) - 30) : 1.0f);
+    simd_matvec(k, &m, x, y, 0, rows);
+    simd_matvec(k, &m, x, y + rows, rows / 3, rows);
+    simd_matvec(k, &m, x, y + rows, 0, rows / 3);
+    for (int r = 0; r < rows; r++) {
+        double ref = 0, s = 0, e;
+        float wf;
+        for (int c = 0; c < cols; c++) {
+            simd_f16_to_f32(k, &w[(size_t)r * cols + c], &wf, 1);
+            ref += (double)wf * x[c];
+            s += fabs((double)wf * x[c]);
+        }
+        e = fabs((double)y[r] - ref) / (s > 0 ? s : 1e-300);
+        worst = isnan(e) ? INFINITY : e > worst ? e : worst;
+        same &= memcmp(&y[r], &y[rows + r], sizeof(float)) == 0;
+    }
+    TEST_CONDF(worst <= TOL_EXACT, "%s f16 matvec, %s: error %.3g S",
+               simd_kernels_name(k), what, worst);
+    TEST_CONDF(same, "%s f16 matvec, %s: row ranges give the whole's values",
+               simd_kernels_name(k), what);
+    rng_state = saved;
+    free(w);
+    free(x);
+    free(y);
+}
+
+static void
+test_f16_codes(const simd_kernels *k)
+{
+    /* 63488 = all of them */
+    check_f16_codes(k, 31, 2048, 1, "every finite code, x 1e-30..1e20");
+    check_f16_codes(k, 5, 32768 + 37, 0, "rows over 32768 columns");
+}
+
 /* ---- conversions ------------------------------------------------------------- */
 
 static void
@@ -966,6 +1025,7 @@ main(void)
             rng_state = saved;
         }
         test_conversions(k);
+        test_f16_codes(k);
         test_q8_quantize(k);
         test_q8x(k);
         TEST_CONDF(simd_peak_probe(k, SIMD_F32, 10) > 0 && simd_peak_probe(k, SIMD_BF16, 10) > 0,
