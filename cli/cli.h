@@ -35,6 +35,12 @@ struct cli_opts {
     int           demo;         /* --demo: the in-memory random model */
     rwkv_sampling samp;         /* sampling values (params table) */
     unsigned      samp_set;     /* PARAMS_BIT(i) for each value given */
+    /* What of the above the command takes (cli_opts_init: everything): the
+    ** sampling values PARAMS_BIT(i) it uses, and --state and --vocab
+    ** (files_ok); the others are not its options -- "unknown option", as
+    ** any other, and its --help leaves them out (cli_opts_help) */
+    unsigned      samp_ok;
+    int           files_ok;
 };
 
 void cli_opts_init(struct cli_opts *o);
@@ -57,10 +63,15 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i);
 */
 int cli_file_kinds(const struct cli_opts *o, const char *cmd);
 
-/* Help text for the common options, printed by each command's --help. */
-void cli_opts_help(FILE *f, int with_sampling);
-/* The subcommands' lines for --config and --theme (cli_opts_check). */
-void cli_opts_help_client(FILE *f);
+/* Help text for the common options, printed by each command's --help: WHAT
+** CLI_HELP_SAMPLING with the sampling options, CLI_HELP_NO_FILES without
+** --vocab and --state (a command whose files_ok is 0). */
+#define CLI_HELP_SAMPLING 1
+#define CLI_HELP_NO_FILES 2
+void cli_opts_help(FILE *f, int what);
+/* The subcommands' lines for --config and --theme (cli_opts_check), and
+** with WITH_DB for --db (taken by a command that keeps no sessions). */
+void cli_opts_help_client(FILE *f, int with_db);
 /* One row of a help text: "  NAME" padded to column COL, then TEXT wrapped
 ** at 79 columns under it (NAME too long for its column gets a line of its
 ** own). */
@@ -135,7 +146,7 @@ int cli_take_opt(const struct cli_opt *tab, int argc, char **argv, int *i);
 ** is the usage error below, --help or not), or 2 after one line: a bad
 ** value, or "CMD: unknown
 ** option 'X' (see 'rwkv-tui CMD --help')" (CMD NULL: the full-screen client,
-** "unknown option 'X' (see rwkv-tui --help)"), or "CMD: --model and --demo
+** "unknown option 'X' (see rwkv-tui --help-ui)"), or "CMD: --model and --demo
 ** exclude each other" (a subcommand given both), or what cli_opts_check
 ** (below) says for a subcommand.  An argument that is not an option is
 ** refused by cli_bad_arg (below).
@@ -175,6 +186,11 @@ void cli_errorf(const char *fmt, ...)
     ;
 /* Print an rwkv_err as one line; returns 1 (the runtime-error exit status). */
 int cli_fail(const rwkv_err *err);
+/* After a model opened (IN its info): a strategy that leaves a stage no
+** layers of it (a *N past its layer count, which the reference accepts) is
+** said in one line on stderr, with the split (strat_split); a warning. */
+struct rwkv_info;
+void cli_strategy_note(const struct rwkv_info *in);
 
 /*
 ** End of a command that wrote to stdout: flush and close stdout and, if any

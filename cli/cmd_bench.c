@@ -417,8 +417,8 @@ usage(FILE *f)
                "kills them at the end: the speed when other programs hold cores (with\n"
                "--busy 1 on a 2-core machine, 2 threads should not fall below 1 thread).\n"
                "The limits are then measured with the spinners running too.\n\n");
-    cli_opts_help(f, 0);
-    cli_opts_help_client(f);
+    cli_opts_help(f, CLI_HELP_NO_FILES);
+    cli_opts_help_client(f, 1);
 }
 
 /* Progress of --save on a terminal: "\rwriting weights  42%". */
@@ -561,6 +561,10 @@ bench_parse(int argc, char **argv, struct bench_args *a)
     a->chunk = 256;
     a->seed = 1;
     cli_opts_init(&a->o);
+    /* its own decode length (--gen-tokens), argmax, no state file or text:
+    ** of the common values only the chunk and the random weights' seed */
+    a->o.samp_ok = PARAMS_BIT(params_find("chunk")) | PARAMS_BIT(params_find("seed"));
+    a->o.files_ok = 0;
     if ((r = cli_parse_args(argc, argv, "bench", usage, tab, NULL, &a->o)) != CLI_ARGS_GO)
         return r;
     if (a->o.samp_set & PARAMS_BIT(params_find("chunk")))

@@ -31,11 +31,18 @@
 ** the signal's status); so does Ctrl-C while a new chat's greeting is fed
 ** (before the first prompt): one line, exit status 130.
 **
+** On a terminal (stdin and stdout) the line is read by the line editor
+** (lineedit.h: arrow keys, history, lines of any length, the terminal in
+** its raw mode only while the line is read); --plain-input or TERM=dumb
+** keep the terminal's own line mode, whose 4095-byte limit read_input
+** then checks.  Ctrl-C at the prompt is the same SIGINT either way.
+**
 ** Saved sessions (only with --db, --new, --session or --resume -- plain
 ** `chat` touches no database): what is saved when, the fork rule and the
 ** replay rule are the runtime's (storage/session.h).
 */
 #include "cli.h"
+#include "lineedit.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -131,7 +138,9 @@ usage(FILE *f)
             "stdout that cannot be written (a full disk) or stdin that cannot be read ends\n"
             "it (one line, exit status 1); a closed pipe ends it with SIGPIPE, like cat.\n\n"
             "Chat options:\n"
-            "  --stats             after each reply print prefill/decode speed on stderr\n");
+            "  --stats             after each reply print prefill/decode speed on stderr\n"
+            "  --plain-input       on a terminal, read lines in its own line mode, without\n"
+            "                      the line editor (so does TERM=dumb)\n");
     cli_frame_help(f);
     fprintf(f,
             "\nSaved sessions (without --db, --new, --session or --resume the chat is not\n"
@@ -158,7 +167,7 @@ usage(FILE *f)
     commands_help(f);
     fputc('\n', f);
     cli_opts_help(f, 1);
-    cli_opts_help_client(f);
+    cli_opts_help_client(f, 0);
 }
 
 /* ---- options --------------------------------------------------------------- */
@@ -167,6 +176,7 @@ struct chat_cli {
     struct cli_opts  o;
     struct cli_frame fr;            /* --greeting, --no-greeting, --think, --stop, --ban */
     int              stats;
+    int              plain_input;   /* --plain-input: no line editor on a terminal */
     /* saved sessions: --session ID, --resume, --new TITLE (see the top) */
     int64_t          session_id;    /* --session ID, 0 = none */
     int              resume;
@@ -202,6 +212,9 @@ parse_args(struct chat_cli *a, int argc, char **argv)
             continue;
         if (strcmp(argv[i], "--stats") == 0) {
             a->stats = 1;
+            i++;
+        } else if (strcmp(argv[i], "--plain-input") == 0) {
+            a->plain_input = 1;
             i++;
         } else if (strcmp(argv[i], "--resume") == 0) {
             a->resume = 1;
@@ -290,6 +303,7 @@ struct repl {
     int              out_failed;   /* a write to stdout failed: the chat ends (out_flush) */
     size_t           tty_line;     /* stdin a terminal in line mode: its line limit, else 0 */
     int              paste_lost;   /* a cut paste's end mark may still come (read_input) */
+    ledit           *ed;           /* the line editor (a terminal), NULL: read_input */
 };
 
 /*
@@ -1437,6 +1451,58 @@ read_input(struct repl *r, char **buf, size_t *cap, size_t *more, int *multi, in
     return (ssize_t)paste_unmark(*buf, (size_t)n);
 }
 
+/*
+** The line editor's line (r->ed), as read_input's: into *BUF (*CAP its
+** size), *MULTI when it holds a pasted line break, *CUT 3 when it did not
+** fit the editor, 4 when the terminal's line mode cut what of it was typed
+** ahead while a reply streamed (both refused).  -1 at EOF (errno 0), Ctrl-C or SIGTERM
+** (sig_quit) and when the terminal failed (errno).
+*/
+static ssize_t
+edit_input(struct repl *r, char **buf, size_t *cap, size_t *more, int *multi, int *cut)
+{
+    char prompt[CHAT_MAX_NAME + 8];
+    size_t len, lost;
+    char *s;
+    int rc, tty_cut;
+
+    *more = 0;
+    *multi = 0;
+    *cut = 0;
+    snprintf(prompt, sizeof prompt, "%s: ", chat_user_name(sess_chat(r->s)));
+    rc = ledit_read(r->ed, prompt, &sig_quit);
+    if (rc != LEDIT_ENTER) {
+        if (rc == LEDIT_EOF)
+            errno = 0;
+        return -1;
+    }
+    if ((s = ledit_take(r->ed, &len, &lost, &tty_cut)) == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    free(*buf);
+    *buf = s;
+    *cap = len + 1;
+    *multi = memchr(s, '\n', len) != NULL;
+    *cut = lost > 0 ? 3 : tty_cut ? 4 : 0;
+    return (ssize_t)len;
+}
+
+/* The line editor where stdin and stdout are a terminal that can show it
+** (TERM set, not "dumb") and --plain-input was not given; its history is
+** the full-screen client's file (none, or damaged: an empty one). */
+static void
+editor_open(struct repl *r)
+{
+    const char *term = getenv("TERM");
+
+    if (!r->paste || r->a->plain_input || term == NULL || term[0] == '\0' ||
+        strcmp(term, "dumb") == 0 || (r->ed = ledit_create()) == NULL)
+        return;
+    (void)ledit_history_load(r->ed);
+    r->tty_line = 0;            /* no line mode: no line limit */
+}
+
 /* Send MSG (LEN bytes) as a message and run its reply. */
 static void
 send_message(struct repl *r, const char *msg, size_t len)
@@ -1515,13 +1581,15 @@ repl_loop(struct repl *r)
 
         if (r->out_failed)       /* nobody reads the replies (out_flush) */
             break;
-        if (r->interactive) {
+        if (r->interactive && r->ed == NULL) {
             printf("%s: ", chat_user_name(sess_chat(r->s)));
             cli_stdout_flush();
         }
         errno = 0;
         sigint_restart(0);
-        n = sig_quit ? -1 : read_input(r, &line, &cap, &more, &multi, &cut);
+        n = sig_quit ? -1
+            : r->ed != NULL ? edit_input(r, &line, &cap, &more, &multi, &cut)
+                            : read_input(r, &line, &cap, &more, &multi, &cut);
         e = errno;
         sigint_restart(1);
         if (n < 0 || sig_quit) {
@@ -1529,7 +1597,8 @@ repl_loop(struct repl *r)
                 fputc('\n', stdout);
             /* EOF and Ctrl-C at the prompt end the chat well; a failed read
             ** (stdin closed, EIO, no memory) is said, and the status is 1 */
-            if (n < 0 && !sig_quit && e != 0 && e != EINTR && (ferror(stdin) || e == ENOMEM)) {
+            if (n < 0 && !sig_quit && e != 0 && e != EINTR &&
+                (ferror(stdin) || e == ENOMEM || r->ed != NULL)) {
                 cli_errorf("stdin: cannot read: %s", strerror(e));
                 rc = 1;
             }
@@ -1538,6 +1607,17 @@ repl_loop(struct repl *r)
         if (more > 0) {
             cli_errorf("this line is longer than %u MiB (%zu bytes): not sent",
                        (unsigned)(CHAT_MAX_MESSAGE >> 20), (size_t)n + more);
+            continue;
+        }
+        if (cut == 3) {
+            cli_errorf("this line is longer than the line editor holds (%u MiB): not sent; pipe "
+                       "long text in (chat < FILE)", (unsigned)(LEDIT_TEXT_MAX >> 20));
+            continue;
+        }
+        if (cut == 4) {
+            cli_errorf("the terminal cut this %s, typed while the reply ran, at %d bytes (the "
+                       "longest line it keeps then): not sent", multi ? "paste" : "line",
+                       LEDIT_TTY_LINE);
             continue;
         }
         if (cut == 2) {
@@ -1604,7 +1684,11 @@ resume_target(struct chat_cli *a, sess_info *info)
     rwkv_err err;
 
     if (sess_lookup_ex(a->o.db, a->session_id, CHAT_NODB, info, &err) != RWKV_OK) {
-        cli_errorf("chat: %s", err.msg);
+        if (a->session_id != 0 && strstr(err.msg, ": no session ") != NULL)
+            cli_errorf("chat: %s ('" PROG " sessions %s%s%slist' lists the saved ones)", err.msg,
+                       a->o.db ? "--db " : "", a->o.db ? a->o.db : "", a->o.db ? " " : "");
+        else
+            cli_errorf("chat: %s", err.msg);
         return 1;
     }
     sess_info_launch(info, &a->o.model, &a->o.demo, &a->o.strategy, &a->o.vocab);
@@ -1640,6 +1724,7 @@ open_engine(struct chat_cli *a, const sess_info *info, rwkv_model **m, tok **t, 
         sess_info_load_hint(info, a->o.model, a->o.strategy, &err);
         return cli_fail(&err);
     }
+    cli_strategy_note(rwkv_model_info(*m));
     if (rwkv_model_info(*m)->n_vocab != 256) {
         struct stat sb;
         /* the session's vocabulary, moved or deleted since: say where the
@@ -1667,14 +1752,22 @@ open_engine(struct chat_cli *a, const sess_info *info, rwkv_model **m, tok **t, 
 static int
 open_resumed(struct repl *r, int64_t sid)
 {
-    rwkv_err err;
+    rwkv_err err, e2;
+    sess_info gone;
 
     sig_in_open = 1;
     if (sig_quit && !sig_end)          /* one since the handler was set */
         sig_open_int = 1;
     if (!sig_open_int && sess_open(r->s, sid, -1, &err) != RWKV_OK) {
         sig_in_open = 0;
-        cli_errorf("chat: %s", err.msg);
+        /* there when looked up, before the model loaded: deleted since */
+        if (err.code != RWKV_ECANCEL &&
+            sess_lookup_ex(r->a->o.db, sid, CHAT_NODB, &gone, &e2) != RWKV_OK &&
+            strstr(e2.msg, ": no session ") != NULL)
+            cli_errorf("chat: session %lld was deleted (elsewhere) while the model loaded: "
+                       "nothing to resume", (long long)sid);
+        else
+            cli_errorf("chat: %s", err.msg);
         return sig_open_int && err.code == RWKV_ECANCEL ? 130 : 1;
     }
     sig_in_open = 0;
@@ -1741,6 +1834,7 @@ cmd_chat(int argc, char **argv)
         if (r.interactive && tcgetattr(STDIN_FILENO, &tm) == 0 && (tm.c_lflag & ICANON))
             r.tty_line = CHAT_TTY_LINE;
     }
+    editor_open(&r);
     resuming = a->session_id != 0 || a->resume;
     saving = resuming || a->new_title != NULL || a->o.db != NULL;
     if (resuming && resume_target(a, &info) != 0) {
@@ -1843,6 +1937,7 @@ out_sig:
     sigaction(SIGHUP, &old_hup, NULL);
 out:
     fgen_destroy(r.gen);
+    ledit_destroy(r.ed);
     sess_destroy(r.s);
     tok_close(t);
     rwkv_model_close(m);

@@ -43,7 +43,7 @@ eval_help(FILE *f)
             "                      order; '-' = stdout)\n",
             EVAL_DEFAULT_CHUNK);
     cli_opts_help(f, 0);
-    cli_opts_help_client(f);
+    cli_opts_help_client(f, 1);
 }
 
 /* Parse "1,2,3" into *OUT (malloc'ed); -1 with a message on error. */
@@ -100,8 +100,8 @@ eval_parse_tokens(const char *s, int32_t **out, size_t *n)
 
 /* Write N floats to PATH ("-" = stdout, checked at the end by
 ** cli_stdout_close): a fresh temporary file renamed over PATH when
-** complete (core/io/fileio.h), so PATH is never left half-written and a
-** planted symlink is never followed. */
+** complete (core/io/fileio.h), so PATH is never left half-written; a
+** symlink at PATH is written through (rwkv_output_target). */
 static int
 eval_write(const char *path, const float *v, size_t n)
 {
@@ -200,6 +200,7 @@ cmd_eval(int argc, char **argv)
     };
 
     cli_opts_init(&o);
+    o.samp_ok = PARAMS_BIT(params_find("chunk"));   /* it samples nothing */
     if ((rc = cli_parse_args(argc, argv, "eval", eval_help, tab, NULL, &o)) != CLI_ARGS_GO)
         return rc;
     rc = 1;
@@ -243,6 +244,7 @@ cmd_eval(int argc, char **argv)
         cli_fail(&err);
         goto done;
     }
+    cli_strategy_note(rwkv_model_info(m));
     V = (size_t)rwkv_model_info(m)->n_vocab;
     if (text != NULL) {
         if (cli_open_tokenizer(&o, (int)V, &tk) != 0)

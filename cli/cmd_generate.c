@@ -58,7 +58,7 @@ usage(FILE *f)
             "  --no-greeting       with --chat: feed no greeting\n"
             "  --stats             print prefill/decode speed on stderr\n\n");
     cli_opts_help(f, 1);
-    cli_opts_help_client(f);
+    cli_opts_help_client(f, 1);
 }
 
 /* Model text to F; on a terminal through the model-text sanitiser
@@ -176,6 +176,7 @@ cmd_generate(int argc, char **argv)
         rc = cli_fail(&err);
         goto out;
     }
+    cli_strategy_note(rwkv_model_info(m));
     if (cli_open_tokenizer(&o, rwkv_model_info(m)->n_vocab, &t) != 0) {
         rc = 1;
         goto out;

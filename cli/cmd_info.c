@@ -5,6 +5,7 @@
 */
 #include "cli.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "../core/io/ckpt_verify.h"
 #include "../core/kernels/cpuid.h"
 #include "../core/kernels/kernels.h"
+#include "../core/model/strategy.h"
+#include "../core/model/wcache.h"
 #include "../core/rwkv.h"
 #include "../gpu/gpu.h"
 
@@ -50,14 +53,20 @@ info_machine(void)
 static void
 info_help(FILE *f)
 {
-    fprintf(f, "usage: " PROG " info (--model PATH | --demo) [--strategy S] [--verify]\n\n"
+    fprintf(f, "usage: " PROG " info (--model PATH | --demo) [--strategy S] [--verify]\n"
+               "                     [--clean-weight-cache stale|all]\n\n"
                "Load the checkpoint, validate every tensor and describe the model, then\n"
                "what runs it: the CPU kernel set (RWKV_KERNELS) and the CUDA devices this\n"
                "build sees, or why there are none.\n"
                "  --verify   read the whole file and check the CRC-32 of every entry of a\n"
-               "             .pth (a load checks only what it reads); names a damaged tensor\n\n");
+               "             .pth (a load checks only what it reads); names a damaged tensor\n"
+               "  --clean-weight-cache stale|all\n"
+               "             remove the weight-cache files `info` lists that are stale (their\n"
+               "             model deleted or changed since, another version's format), or\n"
+               "             all of them but the one this load uses; only files " PROG "\n"
+               "             wrote are touched\n\n");
     cli_opts_help(f, 0);
-    cli_opts_help_client(f);
+    cli_opts_help_client(f, 1);
 }
 
 /* --state and --vocab, when given, checked against the model as chat would
@@ -89,6 +98,83 @@ info_inputs(const struct cli_opts *o, rwkv_model *m, const rwkv_info *in)
     return rc;
 }
 
+/* BYTES for a person: "512 KiB", "3.4 MiB", "1.21 GiB". */
+static const char *
+info_size(uint64_t bytes, char *buf, size_t cap)
+{
+    if (bytes < ((uint64_t)1 << 20))
+        snprintf(buf, cap, "%llu KiB", (unsigned long long)((bytes + 1023) >> 10));
+    else if (bytes < ((uint64_t)1 << 30))
+        snprintf(buf, cap, "%.1f MiB", (double)bytes / (1 << 20));
+    else
+        snprintf(buf, cap, "%.2f GiB", (double)bytes / (1 << 30));
+    return buf;
+}
+
+/*
+** The other files of the weight-cache folders (wc_dirs: caches of other
+** strategies, kernel sets and models, and stale ones: of a model deleted
+** or changed since), one line each after a total; with CLEAN ("stale" or
+** "all") those, or all of them, removed and said so.  INUSE: the cache this
+** load used or wrote (never listed nor removed).  0, or 1 when a file
+** could not be removed.
+*/
+static int
+info_caches(const struct cli_opts *o, const char *inuse, const char *clean)
+{
+    char dirs[3][WC_FILE_PATH], a[32], b[32];
+    int nd = wc_dirs(o->demo ? NULL : o->model, dirs, 3), all = clean && strcmp(clean, "all") == 0;
+    int rc = 0;
+
+    for (int d = 0; d < nd; d++) {
+        wc_file *f;
+        size_t n = wc_scan(dirs[d], o->demo ? NULL : o->model, inuse, &f), n_stale = 0;
+        uint64_t bytes = 0, stale = 0;
+        for (size_t i = 0; i < n; i++) {
+            bytes += f[i].bytes;
+            stale += f[i].stale ? f[i].bytes : 0;
+            n_stale += f[i].stale != 0;
+        }
+        if (n > 0 && n_stale > 0)
+            printf("other weight caches in %s: %zu file%s, %s (%zu stale, %s)%s\n", dirs[d], n,
+                   n == 1 ? "" : "s", info_size(bytes, a, sizeof a), n_stale,
+                   info_size(stale, b, sizeof b),
+                   clean ? "" : ": --clean-weight-cache stale removes those");
+        else if (n > 0)
+            printf("other weight caches in %s: %zu file%s, %s (none stale)\n", dirs[d], n,
+                   n == 1 ? "" : "s", info_size(bytes, a, sizeof a));
+        for (size_t i = 0; i < n; i++) {
+            const char *verb = "";
+            if (clean != NULL && (all || f[i].stale)) {
+                if (wc_remove(f[i].path) == 0) {
+                    verb = "removed ";
+                } else {
+                    cli_errorf("info: cannot remove %s: %s", f[i].path, strerror(errno));
+                    rc = 1;
+                }
+            }
+            printf("  %s%s (%s): %s\n", verb, f[i].path, info_size(f[i].bytes, a, sizeof a),
+                   f[i].what);
+        }
+        free(f);
+    }
+    return rc;
+}
+
+/* A strategy of several stages: the layers each gets on this model. */
+static void
+info_split(const rwkv_info *in)
+{
+    strat s;
+    rwkv_err err;
+    char split[512];
+
+    if (strat_parse(in->strategy, &s, &err) == RWKV_OK && s.n_stages > 1) {
+        strat_split(&s, in->n_layer, split, sizeof split);
+        printf("split:       %s\n", split);
+    }
+}
+
 int
 cmd_info(int argc, char **argv)
 {
@@ -100,16 +186,24 @@ cmd_info(int argc, char **argv)
     int verify = 0;
     uint64_t n_checked = 0;
     int r;
+    const char *clean = NULL;
+    char inuse[sizeof in->weight_cache_path];
     const struct cli_opt tab[] = {
         { "verify", CLI_OPT_FLAG, &verify, 0, 0 },
+        { "clean-weight-cache", CLI_OPT_STR, &clean, 0, 0 },
         { NULL, CLI_OPT_FLAG, NULL, 0, 0 },
     };
 
     cli_opts_init(&o);
+    o.samp_ok = 0;                 /* it runs nothing */
     if ((r = cli_parse_args(argc, argv, "info", info_help, tab, NULL, &o)) != CLI_ARGS_GO)
         return r;
     if (!o.demo && o.model == NULL) {
         cli_errorf("info: --model PATH (or --demo) is required");
+        return 2;
+    }
+    if (clean != NULL && strcmp(clean, "stale") != 0 && strcmp(clean, "all") != 0) {
+        cli_errorf("info: --clean-weight-cache '%s' is not stale or all", clean);
         return 2;
     }
     if (verify && !o.demo && ckpt_verify_file(o.model, o.threads, &n_checked, &err) != RWKV_OK)
@@ -121,6 +215,7 @@ cmd_info(int argc, char **argv)
                 : rwkv_model_open(o.model, &oo, &m, &err)) != RWKV_OK)
         return cli_fail(&err);
     in = rwkv_model_info(m);
+    cli_strategy_note(in);
     printf("model:       %s\n", o.demo ? "(demo)" : o.model);
     if (verify)
         printf("checksums:   %s (%" PRIu64 " entries checked)\n",
@@ -140,6 +235,7 @@ cmd_info(int argc, char **argv)
     printf("file size:   %" PRIu64 " bytes\n", in->file_size);
     printf("format:      %s\n", in->format);
     printf("strategy:    %s\n", in->strategy);
+    info_split(in);
     printf("weights:     %" PRIu64 " bytes read per token (embedding excluded)\n",
            in->weight_bytes);
     if (in->in_place_bytes > 0)
@@ -159,6 +255,9 @@ cmd_info(int argc, char **argv)
         printf("weight cache: %s\n", in->weight_cache[0] ? in->weight_cache : "off");
     info_machine();
     r = info_inputs(&o, m, in);
-    rwkv_model_close(m);
+    snprintf(inuse, sizeof inuse, "%s", in->weight_cache_path);
+    rwkv_model_close(m);           /* (a cache being written is then whole) */
+    if (info_caches(&o, inuse, clean) != 0 && r == 0)
+        r = 1;
     return cli_stdout_close(r);
 }

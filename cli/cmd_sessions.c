@@ -367,6 +367,9 @@ interrupted_label(store *st, const store_turn *t)
     return " [interrupted]";
 }
 
+/* Damaged turns `sessions show` names on stderr; the others are counted. */
+#define SHOW_DAMAGED_LINES 10
+
 static int
 do_show(store *st, const struct sessions_args *a)
 {
@@ -379,7 +382,7 @@ do_show(store *st, const struct sessions_args *a)
     store_model m;
     store_statefile sf;
     rwkv_err err;
-    int bad = 0;
+    int bad = 0, damaged = 0;
 
     if (store_session_get(st, a->id, &ss, &err) != RWKV_OK ||
         store_model_ref(st, ss.model_id, &m, &err) != RWKV_OK ||
@@ -450,7 +453,11 @@ do_show(store *st, const struct sessions_args *a)
             printf(" [%d branches]", t.n_children);
         if (why[0]) {
             printf(" [damaged]");
-            cli_errorf("sessions show: turn %lld is damaged in the database: %s", (long long)t.id, why);
+            /* a few named, the rest counted: an import of a file made
+            ** without tokens is damaged at every turn (2,000 lines) */
+            if (damaged++ < SHOW_DAMAGED_LINES)
+                cli_errorf("sessions show: turn %lld is damaged in the database: %s",
+                           (long long)t.id, why);
             bad++;
         }
         fputs(":\n", stdout);
@@ -459,6 +466,9 @@ do_show(store *st, const struct sessions_args *a)
         store_turn_fini(&t);
     }
     free(path);
+    if (damaged > SHOW_DAMAGED_LINES)
+        cli_errorf("sessions show: and %d more damaged turns (%d in all; [damaged] marks each)",
+                   damaged - SHOW_DAMAGED_LINES, damaged);
     return bad ? 1 : 0;
 }
 
@@ -475,6 +485,20 @@ write_all(const char *path, const char *buf, size_t len)
         return 0;
     }
     return rwkv_write_file(path, buf, len, 0644, 0, &err) == RWKV_OK ? 0 : cli_fail(&err);
+}
+
+/* OUT was written through a symlink (rwkv_output_target: the link kept):
+** one line naming the file that changed, which the command line does not. */
+static void
+said_through_link(const char *out)
+{
+    char tgt[4096], *rp;
+
+    if (rwkv_output_target(out, tgt, sizeof tgt) != 0 || strcmp(tgt, out) == 0)
+        return;
+    rp = realpath(tgt, NULL);
+    cli_errorf("sessions export: written to %s (--out %s is a link to it)", rp ? rp : tgt, out);
+    free(rp);
 }
 
 static int
@@ -515,6 +539,8 @@ do_export(store *st, const struct sessions_args *a)
         return cli_fail(&err);
     rc = write_all(out, buf, len);
     free(buf);
+    if (rc == 0 && out != NULL)
+        said_through_link(out);
     if (rc == 0 && left > 0)    /* written, importable: said, not an error */
         cli_errorf("sessions export: %lld saved state%s left out: with %s the file would pass the "
                    "%llu GiB an import reads (a resume rebuilds %s from the tokens)", (long long)left,
@@ -796,11 +822,14 @@ static int
 do_rm(store *st, const struct sessions_args *a)
 {
     rwkv_err err;
+    char note[RWKV_ERR_MSG];
 
     if (store_session_delete(st, a->id, &err) != RWKV_OK) {
         cli_errorf("deleting session %lld: %s", (long long)a->id, err.msg);
         return 1;
     }
+    if (store_file_note(st, note, sizeof note))   /* a damaged search index rebuilt */
+        cli_errorf("%s", note);
     printf("deleted session %lld\n", (long long)a->id);
     return 0;
 }

@@ -192,6 +192,8 @@ cli_opts_init(struct cli_opts *o)
 {
     memset(o, 0, sizeof *o);
     params_defaults(&o->samp);
+    o->samp_ok = ~0u;
+    o->files_ok = 1;
 }
 
 int
@@ -508,6 +510,9 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
         return 1;
     }
     for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
+        if (!o->files_ok && (strs[k].off == offsetof(struct cli_opts, state) ||
+                             strs[k].off == offsetof(struct cli_opts, vocab)))
+            continue;                /* not this command's: unknown */
         r = cli_take(argc, argv, i, strs[k].name, &v);
         if (r != 0) {
             if (r > 0 && strs[k].path && path_opt(strs[k].name, v) < 0)
@@ -546,6 +551,8 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
     }
     for (int k = 0; params_table[k].name != NULL; k++) {
         rwkv_err err;
+        if (!(o->samp_ok & PARAMS_BIT(k)))
+            continue;                /* a value this command does not use */
         r = cli_take(argc, argv, i, params_table[k].cli, &v);
         if (r == 0)
             continue;
@@ -569,7 +576,7 @@ cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
 }
 
 void
-cli_opts_help(FILE *f, int with_sampling)
+cli_opts_help(FILE *f, int what)
 {
     fprintf(f,
             "Model options:\n"
@@ -580,17 +587,20 @@ cli_opts_help(FILE *f, int with_sampling)
             "                      \"cpu fp32i8 *6 -> cpu fp32\"\n"
             "                      or \"cpu fp32i4 *20 -> cpu fp32i8\"; in a CUDA build also\n"
             "                      \"cuda fp16\", \"cuda fp16i8 *20+\", \"cuda fp16i4\" (4-bit),\n"
-            "                      \"cuda fp16 *20 -> cpu fp32\"\n"
+            "                      \"cuda fp16 *20 -> cpu fp32\"\n");
+    if (!(what & CLI_HELP_NO_FILES))
+        fprintf(f,
             "  --vocab PATH        World vocabulary (rwkv_vocab_v20230424.txt); else\n"
             "                      $RWKV_VOCAB, next to the model, or\n"
             "                      $XDG_DATA_HOME/rwkv-tui/rwkv_vocab_v20230424.txt\n"
-            "  --state PATH        state-tuning file (blocks.N.att.time_state)\n"
+            "  --state PATH        state-tuning file (blocks.N.att.time_state)\n");
+    fprintf(f,
             "  --threads N         compute threads, 1 to 256 (default, or 0: every CPU\n"
             "                      online; more than the CPUs runs, with a warning)\n"
             "  --demo              use a tiny random-weight RWKV-7 model built in memory\n"
             "  --no-weight-cache   neither read nor write the cache of converted weights\n"
             "                      (<model>.<hash>.rwkvc; same as RWKV_WEIGHT_CACHE=0)\n");
-    if (!with_sampling)
+    if (!(what & CLI_HELP_SAMPLING))
         return;
     fprintf(f, "Sampling options:\n");
     for (int k = 0; params_table[k].name != NULL; k++) {
@@ -607,7 +617,7 @@ cli_opts_help(FILE *f, int with_sampling)
 }
 
 void
-cli_opts_help_client(FILE *f)
+cli_opts_help_client(FILE *f, int with_db)
 {
     fprintf(f,
             "The full-screen client's options, checked here but not used (a file that is\n"
@@ -615,6 +625,9 @@ cli_opts_help_client(FILE *f)
             "an error):\n"
             "  --config PATH       config file (rwkv-tui-config(5))\n"
             "  --theme NAME|PATH   colour theme\n");
+    if (with_db)
+        fprintf(f, "  --db PATH           session database (not opened: this command keeps no\n"
+                   "                      sessions)\n");
 }
 
 void
@@ -754,4 +767,17 @@ cli_json_text(FILE *f, const char *text, size_t len)
     }
     cli_write(f, u + i - run, run);
     fputc('"', f);
+}
+
+void
+cli_strategy_note(const rwkv_info *in)
+{
+    strat s;
+    rwkv_err err;
+    char split[512];
+
+    if (strat_parse(in->strategy, &s, &err) == RWKV_OK && s.n_stages > 1 &&
+        strat_split(&s, in->n_layer, split, sizeof split) > 0)
+        cli_errorf("strategy '%s' gives a stage no layers of this model (%d layers and the "
+                   "head): %s", in->strategy, in->n_layer, split);
 }

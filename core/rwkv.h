@@ -52,8 +52,8 @@ typedef struct rwkv_info {
                                     written in the background; close waits
                                     for it), "written", "none" (nothing worth
                                     caching, or not writable) or "off" */
-    char     weight_cache_path[256];  /* its file, "" if none (display only:
-                                         a longer path is cut) */
+    char     weight_cache_path[4096]; /* its file, "" if none (info's
+                                         --clean-weight-cache keeps it) */
     char     weight_cache_why[320];   /* "none" though a cache was worth
                                          writing: why it is not (its folder
                                          cannot be written, no room on its

@@ -546,8 +546,10 @@ str_member(const json_value *v, const char *key, const char *what, const char **
     *out = NULL;
     if (x == NULL || x->type == JSON_NULL)
         return RWKV_OK;
-    if (x->type != JSON_STRING || strlen(x->str) != x->len)
+    if (x->type != JSON_STRING)
         return rwkv_errf(err, RWKV_EFORMAT, "%s: framing \"%s\" must be a string", what, key);
+    if (strlen(x->str) != x->len)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: framing \"%s\" holds a NUL (\\u0000)", what, key);
     *out = x->str;
     return RWKV_OK;
 }
@@ -563,8 +565,11 @@ lists_from_json(const json_value *v, const char *what, framing *t, rwkv_err *err
             return rwkv_errf(err, RWKV_EFORMAT, "%s: framing \"stop\" must be a list", what);
         for (size_t i = 0; i < st->len; i++) {
             const json_value *e = st->items[i];
-            if (e->type != JSON_STRING || strlen(e->str) != e->len)
+            if (e->type != JSON_STRING)
                 return rwkv_errf(err, RWKV_EFORMAT, "%s: framing \"stop\" holds a non-string",
+                                 what);
+            if (strlen(e->str) != e->len)
+                return rwkv_errf(err, RWKV_EFORMAT, "%s: framing \"stop\" holds a NUL (\\u0000)",
                                  what);
             if ((rc = add_stop(t, e->str, 0, err)) != RWKV_OK)
                 return in_what(err, what);

@@ -342,12 +342,18 @@ store_dberr(store *s, rwkv_err *err, const char *what)
     if (lim == NULL)
         lim = gave_up(s);
 
+    /* the search index's damage: derived data (store_fts.c) -- as SQLite's
+    ** code for a virtual table's own, or a bare "constraint failed", no
+    ** constraint of the schema's (each has its own extended code): FTS5's,
+    ** a write through an index whose structure record reads as another
+    ** (cut, emptied) */
+    if (lim == NULL && (sqlite3_extended_errcode(s->db) == SQLITE_CORRUPT_VTAB ||
+                        sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT))
+        return store_fts_damaged(s, err);
     /* a page SQLite found damaged, or a file that opened as a database
     ** and no longer reads as one: the one message of a damaged file */
     if (lim == NULL && (sqlite3_errcode(s->db) == SQLITE_CORRUPT ||
                         sqlite3_errcode(s->db) == SQLITE_NOTADB)) {
-        if (sqlite3_extended_errcode(s->db) == SQLITE_CORRUPT_VTAB)
-            return store_fts_damaged(s, err);   /* the search index: derived data */
         if (s->plain_errors)
             return store_corrupt(s, err, "%s", sqlite3_errmsg(s->db));
         return store_corrupt(s, err, "%s: %s", what, sqlite3_errmsg(s->db));

@@ -1021,6 +1021,10 @@ typedef struct store_import_info {
     int64_t refused;       /* of them, not stored: each named in NOTE */
     int64_t replay_turns;  /* the first open's replay: turns above the head's */
     int64_t replay_tokens; /*   nearest state and their tokens (0: none) */
+    int64_t text_only;     /* turns of the head's branch with text and no tokens
+                            * (a damaged row's export, a file made without
+                            * them): no replay goes past the first, */
+    int64_t text_only_first;   /* its id here */
     /* one line a refused state, "WHAT: turn N: saved state not taken: why",
     ** '\n' between; past STORE_IMPORT_NOTE_LINES a last "WHAT: and K more
     ** saved states not taken"; "" when none */

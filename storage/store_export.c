@@ -2393,6 +2393,49 @@ get_hex64(const json_value *o, const char *key, uint64_t *out)
     return 1;
 }
 
+/* Turn TN's "prefill_tps" and "decode_tps" (tokens a second) from T into
+** TT: a number, 0 or more, or null or absent (0: unknown).  A negative one
+** or a string was taken (shown as a speed, or read as 0). */
+static int
+import_speeds(const json_value *t, store_turn *tt, const char *what, const char *tn,
+              rwkv_err *err)
+{
+    static const char *const keys[2] = { "prefill_tps", "decode_tps" };
+    double *dst[2] = { &tt->prefill_tps, &tt->decode_tps };
+
+    for (int k = 0; k < 2; k++) {
+        const json_value *x = json_get(t, keys[k]);
+        *dst[k] = 0;
+        if (x == NULL || x->type == JSON_NULL)
+            continue;
+        if (x->type != JSON_NUMBER || !(x->num >= 0))
+            return rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"%s\" must be a number, 0 or more",
+                             what, tn, keys[k]);
+        *dst[k] = x->num;
+    }
+    return RWKV_OK;
+}
+
+/* The file's "model": an object, null or absent; its "fingerprint", when
+** given, 16 hex digits ("zz" was read as 0, a model of no fingerprint,
+** and could link the session to another row). */
+static int
+import_model_check(const json_value *r, const char *what, rwkv_err *err)
+{
+    const json_value *v = json_get(r, "model"), *f;
+    uint64_t fp;
+
+    if (v == NULL || v->type == JSON_NULL)
+        return RWKV_OK;
+    if (v->type != JSON_OBJECT)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"model\" must be an object or null", what);
+    f = json_get(v, "fingerprint");
+    if (f != NULL && f->type != JSON_NULL && !get_hex64(v, "fingerprint", &fp))
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"model\": \"fingerprint\" must be 16 hex digits",
+                         what);
+    return RWKV_OK;
+}
+
 /*
 ** Verify the "state" object X of turn TN and store it as the snapshot of
 ** TURN (its new id).  RWKV_OK both when stored and when refused (WHY, then
@@ -2574,9 +2617,8 @@ import_turn(store *s, const json_value *t, size_t i, int64_t sid, struct idmap *
         rc = rwkv_errf(err, RWKV_EFORMAT, "%s: %s: \"sampling\" must be an object or null", what, tn);
         goto out;
     }
-    tt.prefill_tps = json_num(t, "prefill_tps", 0);
-    tt.decode_tps = json_num(t, "decode_tps", 0);
-    if ((rc = import_time(t, "time_ms", &tt.time_ms, what, tn, err)) != RWKV_OK)
+    if ((rc = import_speeds(t, &tt, what, tn, err)) != RWKV_OK ||
+        (rc = import_time(t, "time_ms", &tt.time_ms, what, tn, err)) != RWKV_OK)
         goto out;
     x = json_get(t, "interrupted");
     if (x && x->type != JSON_NULL && x->type != JSON_BOOL) {
@@ -2725,8 +2767,11 @@ import_session_fields(const json_value *r, const char *what, store_session *ss, 
         return rwkv_errf(err, RWKV_EFORMAT, "%s: not a rwkv-tui session export (no \"format\": \"rwkv-tui-session\")", what);
     if ((rc = import_dup_keys(r, what, NULL, err)) != RWKV_OK)
         return rc;
+    if (get_int(r, "version", &ver) && ver > 1)
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: a session export of version %lld, written by a "
+                         "newer rwkv-tui: this one reads version 1", what, (long long)ver);
     if (!get_int(r, "version", &ver) || ver != 1)
-        return rwkv_errf(err, RWKV_EFORMAT, "%s: session export version is not 1", what);
+        return rwkv_errf(err, RWKV_EFORMAT, "%s: \"version\" must be 1", what);
     memset(ss, 0, sizeof *ss);
     v = json_get(r, "title");
     /* The title as the client makes one from the same text (store_title_clean:
@@ -2982,7 +3027,7 @@ import_replay_cost(store *s, int64_t sid, store_import_info *info, rwkv_err *err
     int64_t head = 0;
     int rc;
 
-    info->replay_turns = info->replay_tokens = 0;
+    info->replay_turns = info->replay_tokens = info->text_only = info->text_only_first = 0;
     if ((rc = store_prep(s, "SELECT head_turn FROM sessions WHERE id=?", &st, err)) != RWKV_OK)
         return rc;
     sqlite3_bind_int64(st, 1, sid);
@@ -3006,7 +3051,18 @@ import_replay_cost(store *s, int64_t sid, store_import_info *info, rwkv_err *err
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_dberr(s, err, "import");
-    return RWKV_OK;
+    /* text without tokens (store_turn_read's "tokens are missing") */
+    if ((rc = store_prep(s, STORE_PATH_CTE " SELECT count(*), min(t.id) FROM p JOIN turns t"
+                            " ON t.id=p.id WHERE t.text<>'' AND coalesce(length(t.tokens), 0)=0",
+                         &st, err)) != RWKV_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, head);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        info->text_only = sqlite3_column_int64(st, 0);
+        info->text_only_first = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? RWKV_OK : store_dberr(s, err, "import");
 }
 
 /*
@@ -3094,7 +3150,8 @@ import_run(store *s, const char *text, size_t len, const char *what, const store
     r = json_root(doc);
     if ((rc = import_session_fields(r, what, &ss, &head, err)) != RWKV_OK ||
         (rc = import_framing(r, what, &fr, err)) != RWKV_OK ||
-        (rc = import_sampling(r, what, &samp, &has_samp, err)) != RWKV_OK)
+        (rc = import_sampling(r, what, &samp, &has_samp, err)) != RWKV_OK ||
+        (rc = import_model_check(r, what, err)) != RWKV_OK)
         goto out;
     if (ta == NULL || *ta != '[') {
         rc = rwkv_errf(err, RWKV_EFORMAT, "%s: \"turns\" must be an array of at most %d turns", what,
@@ -3184,6 +3241,16 @@ store_import_note(const store_import_info *in, const char *what, int64_t id, int
     char cost[160] = "";
 
     buf[0] = '\0';
+    if (in->text_only > 0 && in->refused == 0) {
+        snprintf(buf, cap, "%s: %lld turn%s of session %lld %s text without %s tokens (a damaged "
+                 "row's export, or a file made without them), the first turn %lld: the session "
+                 "reads, searches and exports, and goes on only from before that turn ('sessions "
+                 "fork %lld TURN')", what, (long long)in->text_only, in->text_only == 1 ? "" : "s",
+                 (long long)id, in->text_only == 1 ? "holds" : "hold",
+                 in->text_only == 1 ? "its" : "their", (long long)in->text_only_first,
+                 (long long)id);
+        return;
+    }
     if (in->replay_turns > 0)
         snprintf(cost, sizeof cost, "the first open of session %lld replays %lld turn%s "
                  "(%lld tokens)", (long long)id, (long long)in->replay_turns,

@@ -70,6 +70,22 @@ store_fts_check(store *s, int *damaged, rwkv_err *err)
     return rc;
 }
 
+/*
+** FTS5's 'rebuild' starts from the index's own structure record: one that
+** does not read (garbled, cut) fails it ("vtable constructor failed"), and
+** the index could never be rebuilt -- said as a damaged file.  The index
+** being derived data, its two tables are emptied to a blank index's (made
+** by a temporary FTS5 table of this SQLite, so the records are its own)
+** and 'rebuild' runs again.  In the caller's transaction.
+*/
+#define FTS_RESET_SQL \
+    "DELETE FROM main.turns_fts_data; DELETE FROM main.turns_fts_idx;" \
+    "DROP TABLE IF EXISTS temp.rwkv_fts_blank;" \
+    "CREATE VIRTUAL TABLE temp.rwkv_fts_blank USING fts5(x);" \
+    "INSERT INTO main.turns_fts_data(id, block) SELECT id, block FROM temp.rwkv_fts_blank_data;" \
+    "DROP TABLE temp.rwkv_fts_blank;" \
+    "INSERT INTO turns_fts(turns_fts) VALUES('rebuild')"
+
 int
 store_fts_rebuild(store *s, rwkv_err *err)
 {
@@ -78,7 +94,9 @@ store_fts_rebuild(store *s, rwkv_err *err)
     if ((rc = store_tx_begin(s, err)) != RWKV_OK)
         return rc;
     if (sqlite3_exec(s->db, "INSERT INTO turns_fts(turns_fts) VALUES('rebuild')", NULL, NULL,
-                     NULL) != SQLITE_OK) {
+                     NULL) != SQLITE_OK &&
+        ((sqlite3_errcode(s->db) & 0xff) != SQLITE_CORRUPT ||
+         sqlite3_exec(s->db, FTS_RESET_SQL, NULL, NULL, NULL) != SQLITE_OK)) {
         /* what a rebuild cannot mend -- damaged pages under the index, or
         ** the messages themselves unreadable -- is a damaged file */
         if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_CORRUPT)

@@ -477,6 +477,10 @@ store_session_delete(store *s, int64_t id, rwkv_err *err)
     int rc;
 
     rc = STORE_PLAIN(s, session_delete(s, id, err));   /* the caller names the action (store.h) */
+    /* the search index (its triggers) was the damage: rebuilt (store_fts_mend;
+    ** store_file_note says so), once more */
+    if (rc == RWKV_ECORRUPT && store_fts_mend(s, err) == RWKV_OK)
+        rc = STORE_PLAIN(s, session_delete(s, id, err));
     if (rc == RWKV_OK)
         vacuum_after_delete(s);        /* the pages of the deleted snapshots */
     return rc;

@@ -147,6 +147,8 @@ names_session(const char *msg, int64_t id)
 static void
 on_session_end(struct app *a, const tui_event *e, int job)
 {
+    char line[STORE_TITLE_MAX + 1100];
+
     if (e->rc != RWKV_OK)
         a->sib_pending = 0;
     if (job == TUI_JOB_OPEN && a->open_at_start) {
@@ -174,11 +176,18 @@ on_session_end(struct app *a, const tui_event *e, int job)
             /* --session at start: the draft's line is not lost under it */
             tui_notice(a, 0, "resumed '%s'; your unsent draft is kept: Up brings it back",
                        a->session_title);
-        else if (job == TUI_JOB_OPEN && !a->job_noted)
-            tui_notice(a, 0, "resumed '%s'", a->session_title);
-        else if (job == TUI_JOB_SWITCH && !a->job_noted)
-            tui_notice(a, 0, "new session from state %s",
-                       a->state_path[0] ? a->state_path : TR("(none)"));
+        else if (job == TUI_JOB_OPEN) {
+            /* with what the open said (tui_notice_job: its notes hid it) */
+            snprintf(line, sizeof line, TR("resumed '%s'"), a->session_title);
+            tui_notice_job(a, line);
+        } else if (job == TUI_JOB_SWITCH && !(a->w.arg2 && a->job_noted)) {
+            /* (a replay's own line names the state); the file's name, as
+            ** the status line names it: the sampling line after it fits */
+            const char *sp = strrchr(a->state_path, '/');
+            snprintf(line, sizeof line, TR("new session from state %s"),
+                     sp ? sp + 1 : a->state_path[0] ? a->state_path : TR("(none)"));
+            tui_notice_job(a, line);
+        }
     } else if (e->rc == RWKV_ECANCEL) {
         tui_session_sync(a);
         tui_notice(a, 0, "cancelled: nothing changed");
@@ -438,8 +447,10 @@ on_end(struct app *a, const tui_event *e)
             else if (a->job_noted) {
                 snprintf(line, sizeof line, TR("reply stopped at max tokens: %s continues it"), k);
                 tui_log_only(a, line);
-            } else
-                tui_notice(a, 0, "reply stopped at max tokens: %s continues it", k);
+            } else {          /* after the reply's own values (-temp=), if shown */
+                snprintf(line, sizeof line, TR("reply stopped at max tokens: %s continues it"), k);
+                tui_notice_job(a, line);
+            }
         }
     }
     tui_session_note_saved(a);        /* a note of the message follows its turn */
@@ -547,7 +558,16 @@ handle_events(struct app *a)
                 tui_log_only(a, e->text);
                 break;
             }
-            tui_notice(a, e->phase, "%s", e->text);
+            if (e->job == TUI_JOB_NONE) {
+                tui_notice(a, e->phase, "%s", e->text);
+            } else if (e->phase) {
+                /* the job's error: its later lines do not take its place */
+                tui_notice(a, 1, "%s", e->text);
+                tui_notice_lead(a);
+                a->job_lead = 0;
+            } else {      /* with the job's other lines (tui_notice_job) */
+                tui_notice_job(a, e->text);
+            }
             /* a prompt open again after a failure said later, queued (F5's
             ** strategy refused by the leaving rule): its dialog says it */
             if (e->phase && a->focus == TUI_FOCUS_PROMPT && a->prompt_retry &&
@@ -612,6 +632,8 @@ start_job(struct app *a, int phase, int job, char *msg, int64_t arg1)
     sess_expect_reply(a->sess);
     a->busy = 1;
     a->job_noted = 0;
+    a->job_line[0] = '\0';        /* no line of this job in the footer yet */
+    a->job_lead = 0;
     a->job_sid = a->sid;
     a->phase = phase;
     a->alt_k = a->alt_n = 0;
@@ -742,6 +764,7 @@ tui_send(struct app *a, const char *text)
         params_format(&a->samp_once_v, params_find("temperature"), t, sizeof t);
         params_format(&a->samp_once_v, params_find("top_p"), p, sizeof p);
         tui_notice(a, 0, "this reply: temperature %s, top_p %s", t, p);
+        tui_notice_lead(a);      /* the job's notes after it, not over it */
     }
     a->dirty = 1;
 }
@@ -1013,13 +1036,15 @@ editor_take(struct app *a, FILE *f)
     tui_buf_fini(&rest);
 }
 
-/* Write the message in $EDITOR (curses suspended meanwhile). */
+/* Write the message in $VISUAL or $EDITOR (curses suspended meanwhile), in
+** a temporary file in $TMPDIR (else /tmp, as for a path too long or holding
+** the quote the command line puts around it). */
 static void
 external_editor(struct app *a)
 {
-    const char *ed = getenv("VISUAL");
-    char path[] = "/tmp/rwkv-tui-msg.XXXXXX";
-    char cmd[1200];
+    const char *ed = getenv("VISUAL"), *dir = getenv("TMPDIR");
+    char path[512];
+    char cmd[1600];
     int fd;
     FILE *f;
 
@@ -1027,6 +1052,9 @@ external_editor(struct app *a)
         ed = getenv("EDITOR");
     if (ed == NULL || *ed == '\0')
         ed = "vi";
+    if (dir == NULL || *dir == '\0' || strchr(dir, '\'') != NULL ||
+        (size_t)snprintf(path, sizeof path, "%s/rwkv-tui-msg.XXXXXX", dir) >= sizeof path)
+        snprintf(path, sizeof path, "/tmp/rwkv-tui-msg.XXXXXX");
     fd = mkstemp(path);
     if (fd < 0) {
         tui_notice(a, 1, "editor: cannot create a temporary file");
@@ -1075,14 +1103,21 @@ cancel_or_close(struct app *a)
 /* ---- copy (OSC 52) and mouse reporting ----------------------------------- */
 
 /* The reply the copy keys take: the one a jump brought into view (C-f's
-** match in a reply, F6's reply) while it is in view and no scroll key has
-** moved the view since; else the last one, or when the transcript is
-** scrolled back the last one that starts above the view's bottom; -1. */
+** match in a reply, F6's reply, M-p/M-n's; your message stepped to: its
+** reply) while it is in view and no scroll key has moved the view since;
+** else the last one, or when the transcript is scrolled back the last one
+** that starts above the view's bottom; -1. */
 static int
 copy_target(struct app *a)
 {
     int h = tr_view_rows(a), turn = a->tr.nturns - 1, f = a->tr.focus;
 
+    if (f >= 0 && f < a->tr.nturns && a->tr.turns[f].role == TUI_TURN_USER) {
+        /* the reply to it: the next reply before the next message */
+        while (++f < a->tr.nturns && a->tr.turns[f].role != TUI_TURN_ASSISTANT &&
+               a->tr.turns[f].role != TUI_TURN_USER)
+            ;
+    }
     if (f >= 0 && f < a->tr.nturns && a->tr.turns[f].role == TUI_TURN_ASSISTANT &&
         tui_tr_in_view(&a->tr, f, h))
         return f;
@@ -1205,6 +1240,31 @@ set_mouse(struct app *a, int on)
                  : 0, NULL);
 }
 
+/* ---- stepping through the messages (M-p, M-n) ----------------------------- */
+
+/* The previous (DIR -1) or next message's header to the top of the view
+** (as near as the end allows), the copy keys then taking that reply or the
+** reply to that message (copy_target).  A step goes from the message a
+** step or a jump brought into view while its header is in view (near the
+** end the view cannot bring it to the top: the next step goes on from it),
+** else from the view's top row. */
+static void
+step_message(struct app *a, int dir)
+{
+    int h = tr_view_rows(a), f = a->tr.focus;
+    size_t first = tui_tr_first_row(&a->tr, h), from = first, row, hr;
+
+    if (f >= 0 && f < a->tr.nturns && (hr = tui_tr_header_row(&a->tr, f)) != (size_t)-1 &&
+        hr >= first && hr < first + (size_t)h)
+        from = hr;
+    if ((row = tui_tr_msg_row(&a->tr, from, dir)) == (size_t)-1) {
+        tui_notice(a, 0, "%s", dir < 0 ? TR("no earlier message") : TR("no later message"));
+        return;
+    }
+    tui_tr_show_top(&a->tr, row, h);
+    a->tr.focus = a->tr.rows[row].turn;
+}
+
 /* ---- search within the transcript (C-f) ----------------------------------- */
 
 /* Scroll the transcript to the current match; a match in a reply makes it
@@ -1272,7 +1332,8 @@ static void
 search_key(struct app *a, int key, int is_fkey)
 {
     tui_search *s = &a->search;
-    int next = (!is_fkey && (key == K_ENTER || key == a->cfg.keys[CFG_ACT_SEARCH])) ||
+    int next = (!is_fkey && (key == K_ENTER ||
+                             (key == a->cfg.keys[CFG_ACT_SEARCH] && key != CFG_KEY_NONE))) ||
                (is_fkey && key == KEY_DOWN);
     int prev = is_fkey && (key == KEY_UP || key == KEY_BTAB);
 
@@ -1352,6 +1413,8 @@ do_action(struct app *a, int act)
     case CFG_ACT_GEN_MORE:  tui_free_gen(a, NULL); break;
     case CFG_ACT_REDRAW:    clearok(curscr, TRUE); break;
     case CFG_ACT_SEARCH:    search_open(a); break;
+    case CFG_ACT_PREV_MSG:  step_message(a, -1); break;
+    case CFG_ACT_NEXT_MSG:  step_message(a, +1); break;
     case CFG_ACT_COPY:      copy_reply(a); break;
     case CFG_ACT_COPY_CODE: copy_code(a); break;
     case CFG_ACT_THINK:     tui_framing_next_think(a); break;
@@ -3186,11 +3249,15 @@ load_config(struct app *a, struct start_theme *bad)
     }
     if (cfg_load(launch->config, &a->cfg, msg, sizeof msg) != 0)
         tui_session_note(a, TUI_TURN_ERROR, TUI_NOTE_RUN, msg, strlen(msg));
+    if (a->cfg.notes[0])
+        tui_session_note(a, TUI_TURN_INFO, TUI_NOTE_RUN, a->cfg.notes, strlen(a->cfg.notes));
     /* the config names the language: what follows is said in it */
     tui_lang_set(tui_lang_pick(a->cfg.language, MB_CUR_MAX > 1));
     theme_name = launch->theme ? launch->theme : (a->cfg.theme[0] ? a->cfg.theme : "default");
+    snprintf(a->theme_name, sizeof a->theme_name, "%s", theme_name);
     if (theme_load(theme_name, &a->th, msg, sizeof msg) != 0) {
         char line[THEME_MSG + 64];
+        snprintf(a->theme_name, sizeof a->theme_name, "default");
         snprintf(line, sizeof line, TR("%s; using the default theme"), msg);
         bad->note = a->n_notes;        /* (its index: tui_session_note appends) */
         /* (which setting, as the line commands' "--theme: ..." says it) */

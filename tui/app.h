@@ -118,7 +118,7 @@ enum tui_focus { TUI_FOCUS_INPUT, TUI_FOCUS_SIDEBAR, TUI_FOCUS_MENU, TUI_FOCUS_P
 enum tui_menu_kind {
     TUI_MENU_NONE, TUI_MENU_HELP, TUI_MENU_SESSIONS, TUI_MENU_BRANCHES,
     TUI_MENU_STATES, TUI_MENU_PRESETS, TUI_MENU_MODELS, TUI_MENU_STATE_ASK, TUI_MENU_LOG,
-    TUI_MENU_FRAMING
+    TUI_MENU_FRAMING, TUI_MENU_THEMES
 };
 
 enum tui_prompt_kind { TUI_PROMPT_NONE, TUI_PROMPT_RENAME, TUI_PROMPT_DELETE,
@@ -211,6 +211,8 @@ struct app {
     tui_launch      launch;
     tui_config      cfg;
     theme           th;
+    char            theme_name[CFG_PATH];  /* the theme in use as asked for: a
+                                              name or a path (M-T marks it) */
     char            notice[TUI_NOTICE];  /* one-line message in the footer */
     int             notice_err;
     int             notice_cut;          /* the notice holds only the start of the
@@ -252,6 +254,12 @@ struct app {
     tui_note        notes[TUI_NOTES_MAX];
     int             n_notes;
     int             log_n, log_next;
+    /* the footer's line of the job running or last run (tui_notice_job),
+    ** "" = none: its lines join it while the footer shows it; its first
+    ** job_lead bytes are what the action that started the job said of it
+    ** (tui_notice_lead), kept first */
+    char            job_line[TUI_NOTICE];
+    size_t          job_lead;
     long            log_dropped;         /* oldest entries the ring let go */
 
     /* engine */
@@ -586,6 +594,10 @@ int  tui_term_usable(int fd);
 
 /* view.c */
 void tui_view_init_colors(struct app *a);
+/* Theme T (loaded, copied) in use from now on, NAME (a name or a path, as
+** theme_load took it) its name; NO_COLOR and the terminal's colours apply
+** to it as at the start, and the whole screen is drawn again. */
+void tui_view_set_theme(struct app *a, const theme *t, const char *name);
 void tui_view_draw(struct app *a);
 /* A frame while a model loads (a->loading): the whole view when a model is
 ** already there (a switch), else the status line and a centred bar. */
@@ -615,6 +627,23 @@ char *tui_log_entry(const struct app *a, int k);
 /* A notice of MSG (translated already) in the footer, into the log only
 ** when its newest entry is not the same (a search repeated key by key). */
 void tui_notice_once(struct app *a, int is_err, const char *msg);
+/* The notice shown now is what the action that starts a job says of it
+** (its lead: "this reply: temperature ..."), which the job's lines join
+** (tui_notice_job); an error (a job's own, set as its line) they leave in
+** view.  A job starts with none (start_job, tui_session_job). */
+void tui_notice_lead(struct app *a);
+/*
+** LINE, information of the job running or just ended (a runtime note, the
+** job's outcome): in the footer with the job's line while the footer still
+** shows it, rather than over it (each line of a job replaced the last: a
+** switch's sampling note hid the new session, the first message's "new
+** session N" the reply's own values) -- the lead first, then the newest
+** line ("new session from state X", "replayed N tokens": a job's outcome
+** comes last), then the older ones.  Alone when the footer shows another
+** notice or none (a key cleared it); never over the job's own error, which
+** stays in view (LINE is only logged then).  The log keeps LINE alone.
+*/
+void tui_notice_job(struct app *a, const char *line);
 void tui_notice(struct app *a, int is_err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

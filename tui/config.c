@@ -58,7 +58,7 @@ int
 cfg_action_for_key(const tui_config *c, int key)
 {
     for (int i = 0; i < CFG_ACT_COUNT; i++)
-        if (c->keys[i] == key)
+        if (c->keys[i] == key && key != CFG_KEY_NONE)
             return i;
     return -1;
 }
@@ -141,7 +141,9 @@ char_name(const char *prefix, int cp, char *buf, size_t cap)
 void
 cfg_key_name(int key, char *buf, size_t cap)
 {
-    if (key >= CFG_KEY_F(1) && key <= CFG_KEY_F(12))
+    if (key == CFG_KEY_NONE)
+        snprintf(buf, cap, "-");
+    else if (key >= CFG_KEY_F(1) && key <= CFG_KEY_F(12))
         snprintf(buf, cap, "F%d", key - CFG_KEY_F(0));
     else if (key == '\t')
         snprintf(buf, cap, "Tab");
@@ -163,7 +165,7 @@ cfg_default_path(char *buf, size_t cap)
     const char *xdg = getenv("XDG_CONFIG_HOME");
     const char *home = getenv("HOME");
 
-    if (xdg && *xdg)
+    if (xdg && xdg[0] == '/')                 /* relative: ignored (the XDG rule) */
         snprintf(buf, cap, "%s/rwkv-tui/config.yaml", xdg);
     else if (home && *home)
         snprintf(buf, cap, "%s/.config/rwkv-tui/config.yaml", home);
@@ -341,13 +343,28 @@ load_keys(tui_yaml_loader *l, tui_config *c, binding *bound)
     }
 }
 
-/* Two actions on one key: of two bindings in the file the later one is
-** refused, and so is a binding onto another action's default key; the
-** refused action keeps its default key. */
+/* The key the client keeps that also does ACT (quit: C-q), or 0. */
+static int
+fixed_key_of(int act)
+{
+    for (size_t i = 0; i < sizeof fixed_table / sizeof fixed_table[0]; i++)
+        if (fixed_table[i].act == act)
+            return fixed_table[i].key;
+    return 0;
+}
+
+/*
+** Two actions on one key, the one rule: a key the file binds beats the
+** default key of an action the file does not bind (a release that adds a
+** default key must not break a config): that action loses the key, said
+** in an info line of OUT->notes, not a problem.  Of two bindings in the
+** file the later one is refused, and its action keeps its default key
+** (unless the file gave that key to another action: then none).
+*/
 static void
 check_conflicts(tui_yaml_loader *l, tui_config *c, const binding *bound)
 {
-    int done[CFG_ACT_COUNT] = { 0 };
+    int done[CFG_ACT_COUNT] = { 0 }, refused[CFG_ACT_COUNT] = { 0 };
 
     for (;;) {
         int i = -1;
@@ -360,20 +377,40 @@ check_conflicts(tui_yaml_loader *l, tui_config *c, const binding *bound)
         done[i] = 1;
         for (int j = 0; j < CFG_ACT_COUNT; j++) {
             char kn[32], dn[32];
+            int  keep;
             if (j == i || c->keys[j] != c->keys[i] || (bound[j].set && !done[j]))
                 continue;
             cfg_key_name(c->keys[i], kn, sizeof kn);
-            cfg_key_name(action_table[i].def, dn, sizeof dn);
-            tui_yaml_report(l, &bound[i].mark, "field '%s' in 'keys': %s is already bound to '%s'; '%s' keeps %s",
-                   action_table[i].name, kn, action_table[j].name, action_table[i].name, dn);
-            c->keys[i] = action_table[i].def;
+            if (!bound[j].set || refused[j]) {
+                /* the file's binding wins over j's default */
+                size_t o = strlen(c->notes);
+                int fk = fixed_key_of(j);
+                if (fk)
+                    cfg_key_name(fk, dn, sizeof dn);
+                snprintf(c->notes + o, sizeof c->notes - o,
+                         "%s%s: %s (your config) replaces the default of %s, which %s%s", o ? "\n" : "",
+                         kn, action_table[i].name, action_table[j].name, fk ? "keeps " : "now has no key",
+                         fk ? dn : "");
+                c->keys[j] = fk ? fk : CFG_KEY_NONE;      /* quit: C-q, in F1 and the footer */
+                continue;
+            }
+            keep = action_table[i].def;
+            for (int k = 0; k < CFG_ACT_COUNT; k++)
+                if (k != i && bound[k].set && done[k] && !refused[k] && c->keys[k] == keep)
+                    keep = fixed_key_of(i);   /* the file gave i's default away */
+            cfg_key_name(keep, dn, sizeof dn);
+            tui_yaml_report(l, &bound[i].mark, "field '%s' in 'keys': %s is already bound to '%s'; '%s' %s%s",
+                   action_table[i].name, kn, action_table[j].name, action_table[i].name,
+                   keep ? "keeps " : "now has no key", keep ? dn : "");
+            c->keys[i] = keep;
+            refused[i] = 1;
             break;
         }
     }
     /* a refused binding's default may be taken by another binding */
     for (int i = 0; i < CFG_ACT_COUNT; i++)
         for (int j = i + 1; j < CFG_ACT_COUNT; j++)
-            if (c->keys[i] == c->keys[j]) {
+            if (c->keys[i] == c->keys[j] && c->keys[i] != CFG_KEY_NONE) {
                 char kn[32];
                 yaml_mark_t m = bound[i].set ? bound[i].mark : bound[j].mark;
                 cfg_key_name(c->keys[i], kn, sizeof kn);

@@ -41,6 +41,7 @@
 #define CFG_KEY_CTRL(c) ((c) & 0x1f)          /* C-a .. C-z */
 #define CFG_KEY_ALT(c)  (0x120000 | (c))      /* M-x: x a character below U+10000 */
 #define CFG_KEY_ALT_END CFG_KEY_ALT(0x10000)  /* (0x130000: app.h's own codes start there) */
+#define CFG_KEY_NONE    0                     /* an action with no key ("-"): its default was taken */
 
 /* X(enum suffix, YAML key, default key, help) */
 #define CFG_ACTIONS(X)                                                               \
@@ -52,6 +53,7 @@
     X(BRANCHES,  "branches",  CFG_KEY_F(6),          TR_NOOP("branches: the whole turn tree (switch, edit, delete)")) \
     X(SIDEBAR,   "sidebar",   CFG_KEY_F(7),          TR_NOOP("show or hide the parameter sidebar")) \
     X(FRAMING,   "framing",   CFG_KEY_F(8),          TR_NOOP("framing: greeting, role names, think mode, stop strings, bans")) \
+    X(THEMES,    "themes",    CFG_KEY_ALT('T'),      TR_NOOP("themes: switch the colour theme for this run (the shipped ones and yours)")) \
     X(LOG,       "messages",  CFG_KEY_ALT('l'),      TR_NOOP("messages: every notice and error, in full")) \
     X(PARAMS,    "params",    '\t',                  TR_NOOP("move focus to the sidebar and back")) \
     X(STATS,     "stats",     CFG_KEY_F(9),          TR_NOOP("show or hide per-turn stats"))  \
@@ -65,9 +67,11 @@
     X(EDIT_LAST, "edit_last", CFG_KEY_ALT('e'),      TR_NOOP("edit the last message (forks)")) \
     X(GEN,       "free_gen",  CFG_KEY_ALT('g'),      TR_NOOP("free generation from a prompt (not saved)")) \
     X(GEN_MORE,  "free_gen_more", CFG_KEY_ALT('+'),  TR_NOOP("continue the free generation")) \
-    X(EDITOR,    "editor",    CFG_KEY_CTRL('x'),     TR_NOOP("write the message in $EDITOR")) \
+    X(EDITOR,    "editor",    CFG_KEY_CTRL('x'),     TR_NOOP("write the message in $VISUAL or $EDITOR")) \
     X(REDRAW,    "redraw",    CFG_KEY_CTRL('l'),     TR_NOOP("redraw the screen")) \
     X(SEARCH,    "search",    CFG_KEY_CTRL('f'),     TR_NOOP("search the transcript (Enter/Down next, Up previous, Esc closes)")) \
+    X(PREV_MSG,  "prev_message", CFG_KEY_ALT('p'),   TR_NOOP("previous message: its header to the top of the transcript (M-c, M-k then take that reply, or your message's)")) \
+    X(NEXT_MSG,  "next_message", CFG_KEY_ALT('n'),   TR_NOOP("next message: its header to the top of the transcript")) \
     X(COPY,      "copy",      CFG_KEY_ALT('c'),      TR_NOOP("copy the reply (the last, or the one scrolled to) to the clipboard (OSC 52)")) \
     X(COPY_CODE, "copy_code", CFG_KEY_ALT('k'),      TR_NOOP("copy a code block of that reply (again: the next block)")) \
     X(MOUSE,     "mouse",     CFG_KEY_ALT('m'),      TR_NOOP("mouse reporting off/on (off: select text with the mouse)")) \
@@ -151,7 +155,10 @@ typedef struct tui_config {
     char clipboard[CFG_PATH];  /* "osc52" or "" (copy keys write OSC 52), "off" */
     char language[CFG_PATH];   /* "auto" or "" (the environment), "en", "zh" (i18n.h) */
     char history[CFG_PATH];    /* "on" or "" (history.h), "off" */
-    int  keys[CFG_ACT_COUNT];  /* key code per action */
+    int  keys[CFG_ACT_COUNT];  /* key code per action, CFG_KEY_NONE: none */
+    /* info lines of the load, one a line, no problems: "M-p: prev_branch
+    ** (your config) replaces the default of prev_message, which now has no key" */
+    char notes[1024];
     /* F5's folders of checkpoints (model_dir: one or a list) */
     char model_dir[CFG_MAX_LIST][CFG_PATH];
     int  n_model_dir;
@@ -203,9 +210,11 @@ void cfg_default_path(char *buf, size_t cap);
 ** *OUT: the defaults, then every valid setting of the file.  A setting is
 ** checked on its own, so one bad key binding does not cost the model or
 ** the other bindings (after a YAML syntax error, the settings before it are
-** kept).  Two actions on one key: the later binding in the file, or one
-** onto another action's default key, is refused and its action keeps its
-** default, and so is a binding of a key that types a character ("q": the
+** kept).  A key the file binds beats another action's default key: that
+** action loses it (CFG_KEY_NONE unless it has another), said in
+** OUT->notes, not a problem.  Of two bindings of one key in the file the
+** later one is refused and its action keeps its default, and so is a
+** binding of a key that types a character ("q": the
 ** letter would never reach the message box) or of a key the client keeps
 ** (CFG_FIXED_KEYS: "sessions: C-u" would take C-u from the message box).
 ** The strategy's syntax is checked here (strat_parse); a bad one is left

@@ -33,7 +33,8 @@
 const tui_menu_class *const tui_menu_classes[] = {
     &tui_menu_help_class, &tui_menu_sessions_class, &tui_menu_branches_class,
     &tui_menu_states_class, &tui_menu_state_ask_class, &tui_menu_presets_class,
-    &tui_menu_models_class, &tui_menu_framing_class, &tui_menu_log_class, NULL
+    &tui_menu_models_class, &tui_menu_framing_class, &tui_menu_themes_class,
+    &tui_menu_log_class, NULL
 };
 
 static const tui_menu_class *
@@ -346,7 +347,8 @@ search_key(struct app *a, int key, int is_fkey)
 {
     char name[32];
 
-    if (is_fkey || key != a->cfg.keys[CFG_ACT_SEARCH] || (key >= 0x20 && key < 0x110000))
+    if (is_fkey || key == CFG_KEY_NONE || key != a->cfg.keys[CFG_ACT_SEARCH] ||
+        (key >= 0x20 && key < 0x110000))
         return 0;               /* a search key that is a character: typed */
     cfg_key_name(key, name, sizeof name);
     tui_notice(a, 0, "%s: type to search this list (C-u clears the search)", name);

@@ -3,7 +3,8 @@
 ** modes and htop its panel classes: a menu is a tui_menu_class (title, the
 ** action that opens it, how it is filled, its keys), defined in its own
 ** file (menu_help.c, menu_log.c, menu_sessions.c, menu_branches.c,
-** menu_states.c, menu_presets.c, menu_models.c, menu_framing.c) and registered in menus.c's
+** menu_states.c, menu_presets.c, menu_models.c, menu_framing.c,
+** menu_themes.c) and registered in menus.c's
 ** table.  Opening, keys, the hint line and the F1 help are lookups in that
 ** table; nothing else lists the menu kinds.
 **
@@ -79,7 +80,7 @@ typedef struct tui_menu_class {
 extern const tui_menu_class tui_menu_help_class, tui_menu_log_class,
     tui_menu_sessions_class, tui_menu_branches_class, tui_menu_states_class,
     tui_menu_state_ask_class, tui_menu_presets_class, tui_menu_models_class,
-    tui_menu_framing_class;
+    tui_menu_framing_class, tui_menu_themes_class;
 
 /* The registered classes (menus.c), NULL-terminated, in F1 order. */
 extern const tui_menu_class *const tui_menu_classes[];

@@ -174,6 +174,46 @@ tui_notice(struct app *a, int is_err, const char *fmt, ...)
 }
 
 void
+tui_notice_lead(struct app *a)
+{
+    snprintf(a->job_line, sizeof a->job_line, "%s", a->notice_cut ? "" : a->notice);
+    a->job_lead = a->notice_err ? 0 : strlen(a->job_line);
+}
+
+void
+tui_notice_job(struct app *a, const char *line)
+{
+    char was[TUI_NOTICE], *one = tui_xstrdup(line);
+    size_t lead = a->job_lead;
+    int ours = a->job_line[0] && !a->notice_cut && strcmp(a->notice, a->job_line) == 0, n;
+
+    unwrap(one);
+    if (ours && a->notice_err) {
+        keep(a, 0, one);                  /* the job's error stays in view */
+    } else if (!ours) {
+        tui_notice(a, 0, "%s", one);      /* alone: the job's first line */
+        tui_notice_lead(a);
+        a->job_lead = 0;
+    } else {
+        /* after the lead, before the older lines (what follows the lead
+        ** starts with "; ") */
+        memcpy(was, a->notice, sizeof was);
+        if (lead > 0)
+            n = snprintf(a->notice, sizeof a->notice, "%.*s; %s%s", (int)lead, was, one,
+                         was + lead);
+        else
+            n = snprintf(a->notice, sizeof a->notice, "%s; %s", one, was);
+        a->notice_cut = n >= (int)sizeof a->notice;
+        if (a->notice_cut)
+            cut_whole(a->notice);
+        a->dirty = 1;
+        keep(a, 0, one);
+        snprintf(a->job_line, sizeof a->job_line, "%s", a->notice_cut ? "" : a->notice);
+    }
+    free(one);
+}
+
+void
 tui_notice_now(struct app *a, const char *fmt, ...)
 {
     va_list ap;

@@ -84,6 +84,8 @@ tui_session_job(struct app *a, int job, int64_t arg1, int64_t arg2, const char *
     }
     a->busy = 1;
     a->job_noted = 0;
+    a->job_line[0] = '\0';              /* (tui_notice_job) */
+    a->job_lead = 0;
     a->phase = CHAT_PREFILL;             /* a replay shows the prefill bar */
     a->last_stats.prefill_tokens = a->last_stats.prefill_total = 0;
     a->stats_replay = 0;

@@ -643,21 +643,35 @@ exists(const char *p)
     return access(p, R_OK) == 0;
 }
 
+void
+theme_user_dir(char *buf, size_t cap)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+
+    /* a relative one is ignored (the XDG rule, as for the data, state and
+    ** cache folders): else the themes changed with the current folder */
+    if (xdg && xdg[0] == '/')
+        snprintf(buf, cap, "%s/rwkv-tui/themes", xdg);
+    else if (home && *home)
+        snprintf(buf, cap, "%s/.config/rwkv-tui/themes", home);
+    else if (cap > 0)
+        buf[0] = '\0';
+}
+
 /* Candidate directories for named themes, in lookup order; *USER: how many
 ** of them are the user's (0 or 1, first). */
 static int
 theme_dirs(char dirs[][THEME_PATH_MAX], int max, int *user)
 {
     int n = 0;
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    const char *home = getenv("HOME");
     char exe[THEME_PATH_MAX];
     ssize_t k;
 
-    if (xdg && *xdg && n < max)
-        snprintf(dirs[n++], THEME_PATH_MAX, "%s/rwkv-tui/themes", xdg);
-    else if (home && *home && n < max)
-        snprintf(dirs[n++], THEME_PATH_MAX, "%s/.config/rwkv-tui/themes", home);
+    if (n < max) {
+        theme_user_dir(dirs[n], THEME_PATH_MAX);
+        n += dirs[n][0] != '\0';
+    }
     *user = n;
     k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k > 0) {

@@ -126,6 +126,10 @@ struct theme_builtin {
 };
 extern const struct theme_builtin theme_builtin[];
 
+/* The user's themes folder into BUF: $XDG_CONFIG_HOME/rwkv-tui/themes, or
+** ~/.config/rwkv-tui/themes; "" when neither variable is set. */
+void theme_user_dir(char *buf, size_t cap);
+
 /* Parse a colour name, number 0-255 or "#rrggbb"; -2 if invalid. */
 int theme_parse_color(const char *s);
 

@@ -465,6 +465,20 @@ tui_tr_header_row(const tui_transcript *t, int turn)
     return (size_t)-1;
 }
 
+size_t
+tui_tr_msg_row(const tui_transcript *t, size_t row, int dir)
+{
+    size_t r = row > t->nrows ? t->nrows : row;
+
+    while (dir < 0 ? r-- > 0 : ++r < t->nrows) {
+        const tui_row *x = &t->rows[r];
+        int role = t->turns[x->turn].role;
+        if (x->kind == TUI_ROW_HEADER && (role == TUI_TURN_USER || role == TUI_TURN_ASSISTANT))
+            return r;
+    }
+    return (size_t)-1;
+}
+
 int
 tui_tr_in_view(const tui_transcript *t, int turn, int h)
 {

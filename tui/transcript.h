@@ -76,7 +76,8 @@ typedef struct tui_transcript {
     unsigned long gen;   /* counts changes of rows[] (a turn laid out) */
     int       fold_think;  /* reasoning blocks as one TUI_ROW_FOLD row each */
     int       focus;     /* the turn a jump brought into view (C-f's match,
-                            F6's reply), -1 = none: the copy keys take it
+                            F6's reply, M-p/M-n's message), -1 = none: the
+                            copy keys take it (your message: its reply)
                             while it is in view; a scroll key clears it */
 } tui_transcript;
 
@@ -150,6 +151,10 @@ void   tui_tr_show_row(tui_transcript *t, size_t row, int h);
 void   tui_tr_show_top(tui_transcript *t, size_t row, int h);
 /* The header row of turn TURN; (size_t)-1 when there is none. */
 size_t tui_tr_header_row(const tui_transcript *t, int turn);
+/* The header row of the message (a user or assistant turn; notes are not
+** messages) nearest before ROW (DIR < 0) or after it (DIR > 0): M-p and
+** M-n's steps.  (size_t)-1 when there is none. */
+size_t tui_tr_msg_row(const tui_transcript *t, size_t row, int dir);
 /* 1 when a row of turn TURN is in a view H rows high. */
 int    tui_tr_in_view(const tui_transcript *t, int turn, int h);
 

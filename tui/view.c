@@ -96,6 +96,18 @@ tui_view_init_colors(struct app *a)
     }
 }
 
+void
+tui_view_set_theme(struct app *a, const theme *t, const char *name)
+{
+    a->th = *t;
+    snprintf(a->theme_name, sizeof a->theme_name, "%s", name);
+    if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+        theme_strip_colors(&a->th);
+    tui_view_init_colors(a);        /* (mapped to the terminal's colours) */
+    clearok(curscr, TRUE);
+    a->dirty = 1;
+}
+
 int
 tui_role_attr(const struct app *a, int role)
 {
@@ -270,6 +282,8 @@ tui_view_bar_text(char *out, size_t cap, const char *label, double frac, int bar
 #define TUI_STATUS_LEFT_MIN 24   /* columns of model/state kept beside a bar */
 #define TUI_STATUS_TITLE_MAX 24  /* columns of the session title in the status line */
 #define TUI_STATUS_TITLE_MIN 12  /* ... when it gives way to the speeds */
+#define TUI_STATUS_DEMO_IDLE 8   /* columns the demo label leaves when idle (a
+                                    token count), else it is the short one */
 
 /* Seconds as "7s", "3m05s", "2h10m". */
 static void
@@ -435,6 +449,41 @@ status_right(struct app *a, int worst, char *full, char *mid, char *shrt, size_t
     snprintf(shrt, cap, " %s%s ", f.busy, f.dc[0] ? f.dc : f.pf);
 }
 
+/*
+** The running job on a line too narrow for the right part's short form:
+** its count alone (" generating 12 tok... ") into CNT and at its widest
+** into WCNT, its name alone (" generating...", a prefill bar's percentage)
+** into NAME -- so that a job running is in sight at any width.  "" each
+** when no job shows there (idle; a load, whose short bar fits; a replay
+** before its first report).  CAP bytes each.
+*/
+static void
+status_narrow(const struct app *a, char *cnt, char *wcnt, char *name, size_t cap)
+{
+    const chat_stats *ls = &a->last_stats;
+    struct st_fields f;
+
+    cnt[0] = wcnt[0] = name[0] = '\0';
+    if (!a->busy || a->loading)
+        return;
+    if (a->phase == CHAT_PREFILL && ls->prefill_total > 0) {
+        /* (99% at most: the prefill is over at 100%) */
+        int pct = (int)(100.0 * (double)ls->prefill_tokens / (double)ls->prefill_total);
+        snprintf(name, cap, " %s %d%%", feeding(a), pct > 99 ? 99 : pct);
+        return;
+    }
+    status_fields(a, 0, &f);
+    if (f.busy[0] == '\0')
+        return;
+    snprintf(cnt, cap, " %s", f.busy);
+    status_fields(a, 1, &f);
+    snprintf(wcnt, cap, " %s", f.busy);
+    if (a->phase == CHAT_PREFILL)
+        snprintf(name, cap, " %s...", feeding(a));
+    else
+        snprintf(name, cap, " %s", TR("generating..."));
+}
+
 /* "think: on | " into BUF for the status line when the session's think
 ** mode is not off, else "".  Returns BUF.  The UI thread's copy of the mode
 ** (tui_session_sync): a job may be replacing the runtime's framing. */
@@ -583,13 +632,21 @@ draw_status(struct app *a)
 {
     int st = tui_role_attr(a, THEME_ROLE_STATUS);
     char left[1600], full[400], mid[400], shrt[400], wfull[400], wmid[400], wshrt[400];
+    char cnt[160], wcnt[160], name[160];
     int x = 0, room, lw, rw;
     char *right;
 
     fill(0, 0, a->cols, st);
-    if (a->launch.demo)
-        x += puts_(0, 0, TR(" DEMO MODEL (random weights) "), a->cols,
-                   tui_role_attr(a, THEME_ROLE_STATUS_DEMO));
+    status_narrow(a, cnt, wcnt, name, sizeof cnt);
+    if (a->launch.demo) {
+        /* the short label where the whole one leaves no room for a running
+        ** job's name (idle: a token count) */
+        const char *lab = TR(" DEMO MODEL (random weights) ");
+        int need = name[0] ? tui_str_width(name, strlen(name)) : TUI_STATUS_DEMO_IDLE;
+        if (a->cols - tui_str_width(lab, strlen(lab)) < need)
+            lab = TR(" DEMO");        /* (what follows starts with a blank) */
+        x += puts_(0, 0, lab, a->cols, tui_role_attr(a, THEME_ROLE_STATUS_DEMO));
+    }
     /* while a job runs, what gives way is chosen from the numbers at their
     ** widest (idle, they do not change) */
     status_left(a, SP_ALL, TUI_STATUS_TITLE_MAX, a->busy, left, sizeof left);
@@ -623,7 +680,10 @@ draw_status(struct app *a)
         put(0, a->cols - sw, right, strlen(right), sw, st);
     } else if (a->loading || a->busy) {
         /* narrow (80 columns beside the demo label): the bar or
-        ** "generating" matters more than the labels */
+        ** "generating" matters more than the labels; narrower still, its
+        ** count alone, then its name alone (status_narrow) */
+        if (name[0] && tui_str_width(wshrt, strlen(wshrt)) > room)
+            right = cnt[0] && tui_str_width(wcnt, strlen(wcnt)) <= room ? cnt : name;
         put(0, x, right, strlen(right), room, st);
     } else {
         status_left_fit(a, room, a->busy, left, sizeof left);
@@ -839,6 +899,19 @@ stats_after_count(const char *stats, const char *count)
     return stats + n;
 }
 
+/* 1 when the turn whose blank row is R has a row of text before it (an
+** empty reply has only empty rows, if any, between its header and it). */
+static int
+rows_have_text(const tui_transcript *tr, size_t r)
+{
+    int turn = tr->rows[r].turn;
+
+    while (r-- > 0 && tr->rows[r].turn == turn && tr->rows[r].kind != TUI_ROW_HEADER)
+        if (tr->rows[r].len > 0)
+            return 1;
+    return 0;
+}
+
 static void
 draw_transcript(struct app *a, int top, int h, int w)
 {
@@ -895,7 +968,10 @@ draw_transcript(struct app *a, int top, int h, int w)
                     puts_(y, x + 3 + sw, ")", 1, sa);
                 }
             }
-        } else if (row->kind == TUI_ROW_BLANK && (t->flags & TUI_TURN_INTERRUPTED)) {
+        } else if (row->kind == TUI_ROW_BLANK && (t->flags & TUI_TURN_INTERRUPTED) &&
+                   rows_have_text(&a->tr, r)) {
+            /* where its text was cut (a reply cut before any text: its
+            ** header's mark alone) */
             puts_(y, TUI_TR_INDENT, TR("[interrupted]"), w - TUI_TR_INDENT,
                   tui_role_attr(a, THEME_ROLE_INTERRUPTED));
         } else if (row->kind == TUI_ROW_FOLD) {
@@ -1259,8 +1335,8 @@ draw_footer(struct app *a, int y, int *cy, int *cx)
         for (int r = 0; r < NSHOWN; r++)
             for (int i = 0; i < NSHOWN; i++) {
                 int iw;
-                if (rank[i] != r)
-                    continue;
+                if (rank[i] != r || a->cfg.keys[shown[i]] == CFG_KEY_NONE)
+                    continue;                   /* (no key: its default was taken) */
                 cfg_key_name(a->cfg.keys[shown[i]], key[i], sizeof key[i]);
                 iw = tui_str_width(key[i], strlen(key[i])) + 1 +
                      tui_str_width(TR(names[i]), strlen(TR(names[i])));

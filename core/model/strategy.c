@@ -14,7 +14,9 @@
 #include "backend.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -501,4 +503,69 @@ strat_streamed(const strat *s, int n_layer, const int *slot_stage, int *streamed
         int k = seen[slot_stage[l]]++;
         streamed[l] = l < n_layer && st->stream && k >= st->n_layers;
     }
+}
+
+/* Append the printf-style text to BUF (CAP) at *LEN, never past its end. */
+static void strat_put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void
+strat_put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+
+    if (*len >= cap)
+        return;
+    va_start(ap, fmt);
+    k = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    *len = k < 0 ? cap : *len + (size_t)k;
+}
+
+int
+strat_split(const strat *s, int n_layer, char *buf, size_t cap)
+{
+    int *stage, empty = 0;
+    size_t len = 0;
+    const char *a = s->normalised;
+
+    if (cap > 0)
+        buf[0] = '\0';
+    if (n_layer < 0 || s->n_stages < 1 ||
+        (stage = malloc(((size_t)n_layer + 1) * sizeof *stage)) == NULL)
+        return 0;
+    strat_plan(s, n_layer, stage);
+    for (int i = 0; i < s->n_stages; i++) {
+        const char *b = strstr(a, " -> ");
+        size_t k = b != NULL ? (size_t)(b - a) : strlen(a);
+        int lo = -1, hi = -1;
+        for (int l = 0; l <= n_layer; l++)
+            if (stage[l] == i) {
+                if (lo < 0)
+                    lo = l;
+                hi = l;
+            }
+        strat_put(buf, cap, &len, "%s%.*s: ", i ? "; " : "", (int)k, a);
+        if (lo < 0) {
+            empty += s->stages[i].n_layers != 0;    /* "*0" asked for none */
+            strat_put(buf, cap, &len, "no layers");
+        } else if (lo == n_layer) {
+            strat_put(buf, cap, &len, "the head");
+        } else {
+            int last = hi < n_layer ? hi : n_layer - 1;
+            if (lo == last)
+                strat_put(buf, cap, &len, "layer %d", lo);
+            else
+                strat_put(buf, cap, &len, "layers %d-%d", lo, last);
+            if (hi == n_layer)
+                strat_put(buf, cap, &len, " and the head");
+        }
+        a = b != NULL ? b + 4 : a + k;
+    }
+    free(stage);
+    return empty;
 }

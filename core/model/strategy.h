@@ -9,6 +9,8 @@
 #ifndef RWKV_STRATEGY_H
 #define RWKV_STRATEGY_H
 
+#include <stddef.h>
+
 #include "../status.h"
 
 #define STRAT_MAX_STAGES 16
@@ -62,5 +64,13 @@ void strat_plan(const strat *s, int n_layer, int *slot_stage);
 ** (its weights stay on the device).  SLOT_STAGE is strat_plan's.
 */
 void strat_streamed(const strat *s, int n_layer, const int *slot_stage, int *streamed);
+/*
+** The slots strat_plan gives each stage of S on a model of N_LAYER layers,
+** in words, into BUF (CAP): "cpu fp32i8 *6: layers 0-5; cpu fp32: layers
+** 6-11 and the head".  Returns how many stages get no slot though they did
+** not ask for none ("*0"): a *N past the layer count leaves the later
+** stages none, as in the reference (accepted, worth a word).
+*/
+int strat_split(const strat *s, int n_layer, char *buf, size_t cap);
 
 #endif

@@ -23,6 +23,7 @@
 #define _GNU_SOURCE   /* O_TMPFILE, syscall() */
 #include "wcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1058,6 +1059,11 @@ wc_room(wc_cache *c)
     struct statvfs vfs;
 
     c->why[0] = '\0';
+    /* a folder in the file's place: rename(2) never replaces it */
+    if (lstat(c->wpath, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(c->why, sizeof c->why, "a folder has that name");
+        return;
+    }
     rwkv_path_dir(c->wpath, dir, sizeof dir);
     while (stat(dir, &st) != 0) {
         if (errno != ENOENT)
@@ -1175,4 +1181,280 @@ wc_close(wc_cache *c)
     free(c->used);
     free(c->recs);
     free(c);
+}
+
+/* ---- the other files of the cache folders (`info`) ---- */
+
+#define WC_SUFFIX ".rwkvc"
+
+/* PATH's header into *H when PATH is a regular file (a link is not
+** followed) that starts with the cache's magic: 1 (*BYTES its size, *ST
+** its stat); else 0: not a file this program wrote. */
+static int
+wc_read_header(const char *path, struct wc_header *h, uint64_t *bytes, struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC), ok;
+
+    memset(st, 0, sizeof *st);
+    if (fd < 0)
+        return 0;
+    ok = fstat(fd, st) == 0 && S_ISREG(st->st_mode) && st->st_size >= (off_t)sizeof *h &&
+         pread(fd, h, sizeof *h, 0) == (ssize_t)sizeof *h &&
+         memcmp(h->magic, WC_MAGIC, sizeof h->magic) == 0;
+    close(fd);
+    *bytes = ok ? (uint64_t)st->st_size : 0;
+    return ok;
+}
+
+/* The length of NAME's first N bytes without a last ".xxxxxxxx" (8
+** lower-case hex digits, as the names are made); 0 when they do not end so. */
+static size_t
+wc_hex_stem(const char *name, size_t n)
+{
+    if (n < 10 || name[n - 9] != '.')
+        return 0;
+    for (size_t i = n - 8; i < n; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return 0;
+    return n - 9;
+}
+
+/* Whether the checkpoint at MPATH is the one header H was made for (its
+** size and modification time: the rest of the key, a load checks). */
+static int
+wc_same_model(const struct wc_header *h, const char *mpath)
+{
+    struct stat st;
+
+    return stat(mpath, &st) == 0 && S_ISREG(st.st_mode) && h->ck_size == (uint64_t)st.st_size &&
+           h->ck_mtime_s == (int64_t)st.st_mtim.tv_sec &&
+           h->ck_mtime_ns == (int64_t)st.st_mtim.tv_nsec;
+}
+
+/* Whether the files at A and B are one (device and inode). */
+static int
+wc_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    return a != NULL && b != NULL && stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* F (header H) for the model at MPATH: current or stale; MODEL: the one
+** loaded (its other strategies are said so). */
+static void
+wc_for_model(wc_file *f, const struct wc_header *h, const char *mpath, const char *model)
+{
+    char kn[sizeof h->kernels + 1];
+
+    memcpy(kn, h->kernels, sizeof h->kernels);
+    kn[sizeof h->kernels] = '\0';
+    f->stale = !wc_same_model(h, mpath);
+    if (f->stale)
+        snprintf(f->what, sizeof f->what, "stale: made for %s before it changed", mpath);
+    else
+        snprintf(f->what, sizeof f->what, "for %s%s (kernels %s)", mpath,
+                 wc_same_file(mpath, model) ? ", another strategy or kernel set" : "",
+                 kn[0] ? kn : "-");
+}
+
+/*
+** In a cache folder, "<base>.<path hash>.<plan>.rwkvc" (BASE the first S2
+** bytes of NAME): the model is found when its real path is MODEL's, or a
+** file of MODEL's folder (the hash of where it is, or was): 1 with F
+** filled (stale when that file is gone or changed); 0 when the name does
+** not say where it is.
+*/
+static int
+wc_for_named(wc_file *f, const struct wc_header *h, const char *name, size_t s2,
+             const char *model)
+{
+    char *rp, cand[WC_FILE_PATH], mdir[PATH_MAX], hx[9];
+    struct stat st;
+    int found = 0;
+
+    if (model == NULL)
+        return 0;
+    /* the model itself (named as given, hashed by its real path) */
+    if ((rp = realpath(model, NULL)) != NULL) {
+        const char *base = strrchr(model, '/');
+        base = base ? base + 1 : model;
+        snprintf(hx, sizeof hx, "%08x", (uint32_t)wc_checksum(rp, strlen(rp)));
+        if (strlen(base) == s2 && memcmp(base, name, s2) == 0 &&
+            memcmp(name + s2 + 1, hx, 8) == 0) {
+            wc_for_model(f, h, rp, model);
+            found = 1;
+        }
+        free(rp);
+        if (found)
+            return 1;
+    }
+    /* a file of its folder, there or gone */
+    rwkv_path_dir(model, mdir, sizeof mdir);
+    if ((rp = realpath(mdir, NULL)) == NULL)
+        return 0;
+    if (snprintf(cand, sizeof cand, "%s/%.*s", strcmp(rp, "/") == 0 ? "" : rp, (int)s2, name) <
+        (int)sizeof cand) {
+        snprintf(hx, sizeof hx, "%08x", (uint32_t)wc_checksum(cand, strlen(cand)));
+        found = memcmp(name + s2 + 1, hx, 8) == 0;
+    }
+    free(rp);
+    if (!found)
+        return 0;
+    if (stat(cand, &st) == 0) {
+        wc_for_model(f, h, cand, model);
+    } else {
+        f->stale = 1;
+        snprintf(f->what, sizeof f->what, "stale: its model %s is gone", cand);
+    }
+    return 1;
+}
+
+/*
+** What F is (header H; NAME in DIR): a file of another format version or
+** a damaged header is stale; else its model, told by its name --
+** "<model>.<plan>.rwkvc" next to the model, "<base>.<path hash>.<plan>
+** .rwkvc" in a cache folder (wc_for_named) --, stale when that file is
+** gone or changed since.
+*/
+static void
+wc_classify(wc_file *f, const struct wc_header *h, const char *dir, const char *name,
+            const char *model)
+{
+    size_t n = strlen(name) - strlen(WC_SUFFIX), s1 = wc_hex_stem(name, n), s2;
+    char mpath[WC_FILE_PATH];
+    struct stat st;
+
+    f->stale = 1;
+    if (h->endian != WC_ENDIAN || h->version != WC_FORMAT_VERSION ||
+        h->header_bytes != sizeof *h ||
+        h->header_sum != wc_checksum(h, offsetof(struct wc_header, header_sum))) {
+        snprintf(f->what, sizeof f->what, "stale: damaged, or written by another version of "
+                 "rwkv-tui (this one cannot use it)");
+        return;
+    }
+    if (h->prep_version != WC_PREP_VERSION) {
+        snprintf(f->what, sizeof f->what, "stale: written by another version of rwkv-tui "
+                 "(this one cannot use it)");
+        return;
+    }
+    f->stale = 0;
+    if (s1 == 0) {
+        snprintf(f->what, sizeof f->what, "for a model its name does not tell");
+        return;
+    }
+    /* next to its model: "<model>.<plan>" */
+    if (snprintf(mpath, sizeof mpath, "%s/%.*s", dir, (int)s1, name) < (int)sizeof mpath &&
+        stat(mpath, &st) == 0 && S_ISREG(st.st_mode)) {
+        wc_for_model(f, h, mpath, model);
+        return;
+    }
+    if ((s2 = wc_hex_stem(name, s1)) == 0) {
+        f->stale = 1;
+        snprintf(f->what, sizeof f->what, "stale: its model %s is gone", mpath);
+        return;
+    }
+    if (!wc_for_named(f, h, name, s2, model))
+        snprintf(f->what, sizeof f->what, "for a model named %.*s elsewhere", (int)s2, name);
+}
+
+static int
+wc_file_cmp(const void *a, const void *b)
+{
+    return strcmp(((const wc_file *)a)->path, ((const wc_file *)b)->path);
+}
+
+size_t
+wc_scan(const char *dir, const char *model, const char *skip, wc_file **out)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    struct stat sk, st;
+    int have_skip = skip != NULL && *skip != '\0' && stat(skip, &sk) == 0;
+    size_t n = 0, cap = 0;
+    wc_file *v = NULL;
+
+    *out = NULL;
+    if (d == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name), sl = strlen(WC_SUFFIX);
+        struct wc_header h;
+        wc_file *f;
+        if (len <= sl || strcmp(e->d_name + len - sl, WC_SUFFIX) != 0)
+            continue;
+        if (n == cap) {
+            wc_file *x = realloc(v, (cap = cap ? 2 * cap : 8) * sizeof *v);
+            if (x == NULL)
+                break;
+            v = x;
+        }
+        f = &v[n];
+        if (snprintf(f->path, sizeof f->path, "%s/%s", dir, e->d_name) >= (int)sizeof f->path ||
+            (skip != NULL && strcmp(f->path, skip) == 0) ||
+            !wc_read_header(f->path, &h, &f->bytes, &st) ||
+            (have_skip && st.st_dev == sk.st_dev && st.st_ino == sk.st_ino))
+            continue;
+        wc_classify(f, &h, dir, e->d_name, model);
+        n++;
+    }
+    closedir(d);
+    if (n == 0) {
+        free(v);
+        return 0;
+    }
+    qsort(v, n, sizeof *v, wc_file_cmp);
+    *out = v;
+    return n;
+}
+
+int
+wc_remove(const char *path)
+{
+    struct wc_header h;
+    struct stat st;
+    uint64_t bytes;
+
+    if (!wc_read_header(path, &h, &bytes, &st)) {
+        errno = EINVAL;
+        return -1;
+    }
+    return unlink(path);
+}
+
+/* Add DIR to DIRS (*N of MAX) when it is a folder not there yet. */
+static void
+wc_dir_add(char dirs[][WC_FILE_PATH], int *n, int max, const char *dir)
+{
+    char *rp = realpath(dir, NULL);
+    struct stat st;
+
+    if (rp != NULL && *n < max && stat(rp, &st) == 0 && S_ISDIR(st.st_mode) &&
+        strlen(rp) < WC_FILE_PATH) {
+        int k;
+        for (k = 0; k < *n && strcmp(dirs[k], rp) != 0; k++)
+            ;
+        if (k == *n)
+            snprintf(dirs[(*n)++], WC_FILE_PATH, "%s", rp);
+    }
+    free(rp);
+}
+
+int
+wc_dirs(const char *model_path, char dirs[][WC_FILE_PATH], int max)
+{
+    const char *env = getenv("RWKV_WEIGHT_CACHE_DIR");
+    char buf[PATH_MAX];
+    int n = 0;
+
+    if (env != NULL && *env != '\0')
+        wc_dir_add(dirs, &n, max, env);
+    if (model_path != NULL) {
+        rwkv_path_dir(model_path, buf, sizeof buf);
+        wc_dir_add(dirs, &n, max, buf);
+    }
+    if (wc_xdg_dir(buf, sizeof buf) == 0)
+        wc_dir_add(dirs, &n, max, buf);
+    return n;
 }

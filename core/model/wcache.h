@@ -165,4 +165,33 @@ void wc_close(wc_cache *c);                       /* NULL is fine */
 /* 64-bit checksum of N bytes (exposed for tests). */
 uint64_t wc_checksum(const void *p, size_t n);
 
+/*
+** The other files of the weight-cache folders (`info` lists them and
+** removes the stale ones on request).  Only files this program wrote are
+** ever named: a regular file (not a link) whose name ends in ".rwkvc" and
+** whose first bytes are the cache's magic; anything else in a folder is
+** never looked at twice.
+*/
+#define WC_FILE_PATH 4096
+typedef struct wc_file {
+    char     path[WC_FILE_PATH];
+    uint64_t bytes;
+    int      stale;                   /* can never be used again: its model is
+                                       * gone or changed since, or another
+                                       * version of the format, or damaged */
+    char     what[WC_FILE_PATH + 128];   /* what it is, or why it is stale */
+} wc_file;
+/* The folders caches of MODEL_PATH (NULL: none, the demo) may be in, each
+** once, those that exist: $RWKV_WEIGHT_CACHE_DIR, the model's folder, the
+** per-user one (wcache.h's list).  Into DIRS (up to MAX); returns how many. */
+int  wc_dirs(const char *model_path, char dirs[][WC_FILE_PATH], int max);
+/* The cache files in DIR but SKIP (the one in use; NULL: none), sorted by
+** name, into *OUT (free()d by the caller; NULL when none), MODEL the
+** checkpoint loaded (NULL: none), whose caches are told apart by their
+** name's hash.  Returns how many. */
+size_t wc_scan(const char *dir, const char *model, const char *skip, wc_file **out);
+/* Remove PATH when it is still a cache file this program wrote: 0, or -1
+** (errno; EINVAL: not such a file). */
+int  wc_remove(const char *path);
+
 #endif

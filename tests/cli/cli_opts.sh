@@ -117,6 +117,25 @@ run_generate --threads 2 >/dev/null 2>&1 && ok || fail "--threads 2"
 expect_fail "generate --no-greeting alone" "^rwkv-tui: generate: --no-greeting is an option of --chat" \
     run_generate --no-greeting
 run_generate --chat --no-greeting >/dev/null 2>&1 && ok || fail "generate --chat --no-greeting"
+# the sampling options of a command that samples nothing (eval, info; bench
+# decodes by argmax for --gen-tokens), and bench's --state and --vocab (it
+# loads neither), were taken and ignored: `bench --max-tokens 8` ran its
+# default 64 tokens without a word.  Unknown options now, as their --help says.
+for o in "--temperature 0.5" "--top-p 0.5" "--top-k 5" "--presence 0" "--frequency 0" \
+         "--decay 0.9" "--max-tokens 8" "--seed 3"; do
+    set -- $o
+    expect_fail "eval $o" "^rwkv-tui: eval: unknown option '$1' \(see 'rwkv-tui eval --help'\)$" run_eval $o
+    expect_fail "info $o" "^rwkv-tui: info: unknown option '$1' " run_info $o
+    [ "$1" = --seed ] ||
+        expect_fail "bench $o" "^rwkv-tui: bench: unknown option '$1' " run_bench $o
+done
+expect_fail "info --chunk 8" "^rwkv-tui: info: unknown option '--chunk' " run_info --chunk 8
+expect_fail "bench --state" "^rwkv-tui: bench: unknown option '--state' " run_bench --state "$TMP/s.pth"
+expect_fail "bench --vocab" "^rwkv-tui: bench: unknown option '--vocab' " run_bench --vocab "$TMP/v.txt"
+# what they use stays
+run_eval --chunk 1 >/dev/null 2>&1 && ok || fail "eval --chunk 1"
+run_bench --chunk 2 --seed 5 >/dev/null 2>&1 && ok || fail "bench --chunk 2 --seed 5"
+run_info --state "$TMP/nostate.pth" >/dev/null 2>&1; [ $? = 1 ] && ok || fail "info --state: not a usage error"
 
 # expect_usage DESC PATTERN CMD...: expect_fail, and the exit status is 2 (a
 # usage error, rwkv-tui(1) EXIT STATUS)

@@ -26,7 +26,9 @@ for o in model state vocab db config theme; do
     empty "--$o" "$T" generate --demo --prompt hi --max-tokens 1 --$o ""
     empty "--$o" "$T" eval --demo --tokens 1 --out "$TMP/o.f32" --$o=
     empty "--$o" "$T" info --demo --$o ""
-    empty "--$o" "$T" bench --demo --prompt-tokens 2 --gen-tokens 1 --$o ""
+    # (bench loads no state file or vocabulary: it takes no --state or --vocab)
+    [ $o = state ] || [ $o = vocab ] ||
+        empty "--$o" "$T" bench --demo --prompt-tokens 2 --gen-tokens 1 --$o ""
     empty "--$o" "$T" chat --demo --max-tokens 1 --$o ""
     empty "--$o" "$T" --demo --no-db --max-frames 1 --$o ""   # the full-screen client
 done

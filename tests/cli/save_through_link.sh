@@ -66,6 +66,10 @@ ln -s ../ex/s1.md ex/link.md                  # relative, through ".."
 "$T" sessions --db d.db export 1 --out ex/link.md 2>err; rc=$?
 [ $rc = 0 ] && [ -L ex/link.md ] && cmp -s want.md ex/s1.md && ok ||
     fail "export --out LINK: exit $rc, $(cat err); $(ls -l ex)"
+# the file written named (the command line names only the link)
+[ "$(cat err)" = "rwkv-tui: sessions export: written to $(pwd -P)/ex/s1.md (--out ex/link.md is a link to it)" ] &&
+    ok || fail "export --out LINK: the file written not said: $(cat err)"
+"$T" sessions --db d.db export 1 --out ex/s1.md 2>err && [ ! -s err ] && ok || fail "export --out FILE said: $(cat err)"
 # a link to the model the session names (an input): refused, the model whole
 echo model >m.pth
 msum=$(cksum <m.pth)
@@ -85,10 +89,11 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
     ln -s ../ex/own.md pub/own.md
     "$T" sessions --db d.db export 1 --out pub/planted.md 2>err; rc=$?
     [ $rc = 0 ] && [ ! -L pub/planted.md ] && [ "$(cat victim.txt)" = mine ] &&
-        cmp -s want.md pub/planted.md && ok ||
+        cmp -s want.md pub/planted.md && [ ! -s err ] && ok ||
         fail "another user's link in a sticky folder was followed: exit $rc, $(cat err); $(cat victim.txt)"
     "$T" sessions --db d.db export 1 --out pub/own.md 2>err; rc=$?
-    [ $rc = 0 ] && [ -L pub/own.md ] && cmp -s want.md ex/own.md && ok ||
+    [ $rc = 0 ] && [ -L pub/own.md ] && cmp -s want.md ex/own.md &&
+        grep -qx "rwkv-tui: sessions export: written to $(pwd -P)/ex/own.md (--out pub/own.md is a link to it)" err && ok ||
         fail "our own link in a sticky folder: exit $rc, $(cat err); $(ls -l pub ex)"
 else
     skip 2 "(2) a sticky folder's foreign link: needs root and a 'nobody' user"

@@ -41,7 +41,7 @@
 static const int32_t fw_toks[3] = { 'h', 'i', '\n' };
 
 struct fw {
-    char           model[512], dir[512], cache[1024];
+    char           model[512], dir[512], cache[4096];
     unsigned char *ref;       /* the reference cache */
     size_t         ref_n;
     float         *logits, *got;

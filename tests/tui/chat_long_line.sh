@@ -5,7 +5,8 @@
 # it is refused with one line, never sent cut short.  Before, a cut line
 # went to the model as it was, and a long one-line bracketed paste lost its
 # end mark with the cut: every line typed after it was taken into that
-# "paste" and nothing was sent until Ctrl-D.
+# "paste" and nothing was sent until Ctrl-D.  (The terminal's line mode:
+# --plain-input; the line editor has no such limit, chat_line_edit.sh.)
 . "$(dirname "$0")/tmuxlib.sh"
 if [ "$(uname -s)" != Linux ]; then
     echo "not Linux: the terminal's line limit differs, skipping"
@@ -17,7 +18,7 @@ python3 "$(dirname "$0")/../cli/mkst.py" "$M" || fail "mkst.py"
 LDB=$TMP/long.db
 
 shell_start || fail "no shell prompt"
-type_text "clear; '$RWKV_TUI' chat --model '$M' --seed 1 --max-tokens 4 --no-greeting --db '$LDB' --new l 2>'$TMP/err'; echo EXIT=\$?"
+type_text "clear; '$RWKV_TUI' chat --plain-input --model '$M' --seed 1 --max-tokens 4 --no-greeting --db '$LDB' --new l 2>'$TMP/err'; echo EXIT=\$?"
 keys Enter
 check "the chat's prompt" '^User: $' 20
 # the replies so far, the scrollback included (a long line fills the screen)

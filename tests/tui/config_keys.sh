@@ -14,7 +14,11 @@
 #   - the footer measured a key name in bytes (M-ü: 4), so a hint went
 #     missing at a width where all of them fit;
 #   - a 2000-byte stop string was said to be "longer than 1023 bytes"; the
-#     limit is 64.
+#     limit is 64;
+#   - a key the file binds that is another action's default ("prev_branch:
+#     M-p" once M-p became prev_message's) was refused as an error: the
+#     file's key wins, an info line says which action lost it, and F1 and
+#     the footer show the keys in force (quit keeps C-q).
 . "$(dirname "$0")/tmuxlib.sh"
 
 # typing keys: refused, reported, the letters typed
@@ -82,4 +86,23 @@ W=200 H=40 tui_start --config "$TMP/stop.yaml"
 check "long stop: the 64-byte limit" "stop\\.yaml:1:7: field 'stop': a stop string must have 1\\.\\.64 bytes"
 check_not "long stop: no 1023-byte limit" '1023 bytes' 1
 tui_quit
+
+# a file's key beats another action's default: no error, one info line each
+printf 'keys:\n  prev_branch: M-p\n  stats: F10\n' >"$TMP/beat.yaml"
+W=200 H=50 tui_start --config "$TMP/beat.yaml"
+check "beat: info line for prev_message" \
+    '^  M-p: prev_branch \(your config\) replaces the default of prev_message, which now has no key'
+check "beat: info line for quit" \
+    '^  F10: stats \(your config\) replaces the default of quit, which keeps C-q'
+check_not "beat: no error" "already bound|beat\.yaml:" 1
+check "beat: the footer shows quit's key in force" 'C-r regen  C-q quit *$'
+check_not "beat: no keyless hint in the footer" ' - quit' 1
+keys F1
+check "beat: F1 lists M-p for prev_branch" '│  M-p +previous sibling of the last reply'
+check "beat: F1 lists F10 for stats" '│  F10 +show or hide per-turn stats'
+check "beat: F1 lists prev_message with no key" '│  - +previous message: its header'
+keys Escape
+sleep 0.3
+keys C-q
+if wait_exit 0 30; then ok; else fail "beat: C-q did not quit"; fi
 tui_finish

@@ -33,7 +33,8 @@ keys Escape
 check "80 columns: a 300-character title cut with …, the count kept" \
     '^ DEMO MODEL \(random weights\) +abcdefghij[a-j]*… \| [0-9]+ tok +decode'
 tmx resize-window -x 30 -y 8
-check "30 columns: the demo label first" '^ DEMO MODEL'
+# (the short label: the whole one would leave the line no room for the count)
+check "30 columns: the demo label first, short, and the count" '^ DEMO [^M]*[0-9]+ tok'
 tmx resize-window -x 80 -y 24
 check "back at 80 columns" '^ DEMO MODEL \(random weights\) +abcdefghij[a-j]*… \| [0-9]+ tok'
 tui_quit

@@ -117,6 +117,32 @@ test_strategy(void)
         TEST_COND("parse keeps cuda index", strat_parse("cuda:2 fp16 *5+", &st, &err) == RWKV_OK &&
                   st.stages[0].device_index == 2 && st.stages[0].n_layers == 5 &&
                   st.stages[0].stream == 1);
+        /* the split in words (`info`), and the stages left no slot though
+         * they did not ask for none (the load's warning) */
+        {
+            static const struct {
+                const char *s;
+                int         n_layer, empty;
+                const char *words;
+            } splits[] = {
+                { "cpu fp32i8 *6 -> cpu fp32", 12, 0,
+                  "cpu fp32i8 *6: layers 0-5; cpu fp32: layers 6-11 and the head" },
+                { "cpu fp32 *9 -> cpu bf16", 3, 1, "cpu fp32 *9: layers 0-2 and the head; cpu bf16: no layers" },
+                { "cpu fp32 *3 -> cpu bf16", 3, 0, "cpu fp32 *3: layers 0-2; cpu bf16: the head" },
+                { "cpu fp32 *1 -> cpu bf16 *1", 1, 0, "cpu fp32 *1: layer 0; cpu bf16 *1: the head" },
+                { "cpu fp32 *0 -> cpu bf16", 3, 0,
+                  "cpu fp32 *0: no layers; cpu bf16: layers 0-2 and the head" },
+                { "cpu fp32 -> cpu bf16 -> cpu fp16 -> cpu fp32i8", 2, 1,
+                  "cpu fp32: no layers; cpu bf16: layer 0; cpu fp16: layer 1; cpu fp32i8: the head" },
+            };
+            for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
+                char w[256] = "";
+                int e = strat_parse(splits[i].s, &st, &err) == RWKV_OK
+                            ? strat_split(&st, splits[i].n_layer, w, sizeof w) : -1;
+                TEST_CONDF(e == splits[i].empty && strcmp(w, splits[i].words) == 0,
+                           "split '%s' L%d: %d '%s'", splits[i].s, splits[i].n_layer, e, w);
+            }
+        }
     }
 }
 

@@ -14,7 +14,13 @@
 **     strategy were set is kept for the errors of a later load;
 **   - stop strings are checked item by item, in file order, with the real
 **     limits (8 strings of 1..64 bytes; it said "1023 bytes"), and a list of
-**     ban ids is not cut at 8.
+**     ban ids is not cut at 8;
+**   - a relative $XDG_CONFIG_HOME is ignored (the XDG rule), not read from
+**     the current folder;
+**   - a key the file binds beats another action's default key (a release
+**     that adds a default key broke configs: "prev_branch: M-p" was refused
+**     once M-p became prev_message's): that action loses it, said in an
+**     info line, not an error; two bindings in the file stay an error.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -472,6 +478,73 @@ test_said_once(void)
                "msg: %s", msg);
 }
 
+/* The default config's place: $XDG_CONFIG_HOME when it is an absolute path,
+** else ~/.config -- a relative one is ignored, the XDG rule the data, state
+** and cache folders follow (it was taken from the current folder). */
+static void
+test_default_path(void)
+{
+    char buf[256];
+
+    setenv("HOME", "/h", 1);
+    setenv("XDG_CONFIG_HOME", "/x", 1);
+    cfg_default_path(buf, sizeof buf);
+    TEST_CONDF(strcmp(buf, "/x/rwkv-tui/config.yaml") == 0, "absolute: %s", buf);
+    setenv("XDG_CONFIG_HOME", "rel", 1);
+    cfg_default_path(buf, sizeof buf);
+    TEST_CONDF(strcmp(buf, "/h/.config/rwkv-tui/config.yaml") == 0, "relative: %s", buf);
+    setenv("XDG_CONFIG_HOME", "", 1);
+    cfg_default_path(buf, sizeof buf);
+    TEST_CONDF(strcmp(buf, "/h/.config/rwkv-tui/config.yaml") == 0, "empty: %s", buf);
+    unsetenv("XDG_CONFIG_HOME");
+}
+
+/* A key the file binds beats a default key; two file bindings do not. */
+static void
+test_key_beats_default(void)
+{
+    char msg[2048];
+    tui_config c;
+    const char *p;
+
+    p = test_write_tmp("k1.yaml", "keys:\n  prev_branch: M-p\n  next_branch: M-n\n  regen: C-n\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "k1: no problem: %s", msg);
+    TEST_CONDF(c.keys[CFG_ACT_PREV_SIB] == CFG_KEY_ALT('p') && c.keys[CFG_ACT_NEXT_SIB] == CFG_KEY_ALT('n') &&
+               c.keys[CFG_ACT_REGEN] == CFG_KEY_CTRL('n'), "k1: the file's keys kept");
+    TEST_CONDF(c.keys[CFG_ACT_PREV_MSG] == CFG_KEY_NONE && c.keys[CFG_ACT_NEXT_MSG] == CFG_KEY_NONE &&
+               c.keys[CFG_ACT_NEW] == CFG_KEY_NONE, "k1: the displaced defaults have no key");
+    TEST_CONDF(cfg_action_for_key(&c, CFG_KEY_ALT('p')) == CFG_ACT_PREV_SIB &&
+               cfg_action_for_key(&c, CFG_KEY_CTRL('n')) == CFG_ACT_REGEN &&
+               cfg_action_for_key(&c, CFG_KEY_NONE) == -1, "k1: keys act as the file says");
+    TEST_CONDF(strstr(c.notes, "M-p: prev_branch (your config) replaces the default of prev_message, "
+                               "which now has no key") &&
+               strstr(c.notes, "C-n: regen (your config) replaces the default of new, which now has no key") &&
+               count_lines(c.notes) == 3, "k1 notes: %s", c.notes);
+    /* quit keeps C-q, a key the client keeps for it */
+    p = test_write_tmp("k2.yaml", "keys: {stats: F10}\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0, "k2: no problem: %s", msg);
+    TEST_CONDF(c.keys[CFG_ACT_STATS] == CFG_KEY_F(10) && c.keys[CFG_ACT_QUIT] == CFG_KEY_CTRL('q') &&
+               strstr(c.notes, "F10: stats (your config) replaces the default of quit, which keeps C-q"),
+               "k2 notes: %s", c.notes);
+    /* two bindings in the file: still an error, the later one refused */
+    p = test_write_tmp("k3.yaml", "keys:\n  prev_branch: M-p\n  copy: M-p\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) != 0 &&
+               strstr(msg, "k3.yaml:3:9: field 'copy' in 'keys': M-p is already bound to 'prev_branch'; "
+                           "'copy' keeps M-c") && count_lines(msg) == 1, "k3: %s", msg);
+    TEST_CONDF(c.keys[CFG_ACT_PREV_SIB] == CFG_KEY_ALT('p') && c.keys[CFG_ACT_COPY] == CFG_KEY_ALT('c') &&
+               c.keys[CFG_ACT_PREV_MSG] == CFG_KEY_NONE, "k3: keys");
+    /* the refused one's default went to the earlier binding: no key, not
+    ** "keeps F3" and then "F3 is bound to both ... 'states' wins" */
+    p = test_write_tmp("k5.yaml", "keys:\n  stats: F3\n  states: F3\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) != 0 &&
+               strstr(msg, "k5.yaml:3:11: field 'states' in 'keys': F3 is already bound to 'stats'; "
+                           "'states' now has no key") && count_lines(msg) == 1 &&
+               c.keys[CFG_ACT_STATS] == CFG_KEY_F(3) && c.keys[CFG_ACT_STATES] == CFG_KEY_NONE, "k5: %s", msg);
+    /* no config binding: no notes */
+    p = test_write_tmp("k4.yaml", "keys: {help: F12}\n");
+    TEST_CONDF(cfg_load(p, &c, msg, sizeof msg) == 0 && c.notes[0] == '\0', "k4: %s", c.notes);
+}
+
 int
 main(void)
 {
@@ -486,6 +559,8 @@ main(void)
     test_strategy();
     test_stop_limits();
     test_said_once();
+    test_default_path();
+    test_key_beats_default();
     test_rm_rf(test_tmp_dir());
     return TEST_REPORT();
 }

@@ -520,6 +520,38 @@ test_copy_rule(void)
     }
 }
 
+/* M-p / M-n's rule (tui_tr_msg_row): the header of the message before or
+** after a row; notes are not messages */
+static void
+test_transcript_messages(void)
+{
+    tui_transcript t;
+    size_t none = (size_t)-1;
+
+    tui_tr_init(&t);
+    tui_tr_layout(&t, 12);                               /* text width 10 */
+    tui_tr_add(&t, TUI_TURN_INFO, "a note", 6);          /* rows 0-2 */
+    tui_tr_add(&t, TUI_TURN_USER, "hello", 5);           /* rows 3-5 */
+    tui_tr_add(&t, TUI_TURN_ASSISTANT, "0123456789abcde", 15); /* rows 6-9 */
+    tui_tr_add(&t, TUI_TURN_ERROR, "oops", 4);           /* rows 10-12 */
+    tui_tr_add(&t, TUI_TURN_USER, "again", 5);           /* rows 13-15 */
+    TEST_CONDF(t.nrows == 16, "rows %zu", t.nrows);
+    TEST_COND("next from the note: your message", tui_tr_msg_row(&t, 0, 1) == 3);
+    TEST_COND("next from a header: the reply's", tui_tr_msg_row(&t, 3, 1) == 6);
+    TEST_COND("next from inside the reply: past the error note", tui_tr_msg_row(&t, 7, 1) == 13);
+    TEST_COND("none after the last message", tui_tr_msg_row(&t, 13, 1) == none);
+    TEST_COND("previous from inside the reply: its header", tui_tr_msg_row(&t, 8, -1) == 6);
+    TEST_COND("previous from a header: the one before", tui_tr_msg_row(&t, 6, -1) == 3);
+    TEST_COND("previous from the last: past the error note", tui_tr_msg_row(&t, 13, -1) == 6);
+    TEST_COND("none before the first message (the note is none)", tui_tr_msg_row(&t, 3, -1) == none);
+    TEST_COND("past the end: the last message before", tui_tr_msg_row(&t, 99, -1) == 13);
+    tui_tr_fini(&t);
+    tui_tr_init(&t);
+    TEST_COND("an empty transcript has none", tui_tr_msg_row(&t, 0, 1) == none &&
+                                              tui_tr_msg_row(&t, 0, -1) == none);
+    tui_tr_fini(&t);
+}
+
 int
 main(void)
 {
@@ -536,6 +568,7 @@ main(void)
     test_transcript_rows();
     test_transcript_fit();
     test_transcript_anchor();
+    test_transcript_messages();
     test_cut();
     test_copy_rule();
     return TEST_REPORT();

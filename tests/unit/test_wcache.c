@@ -65,7 +65,7 @@ static const int32_t toks[N_TOK] = { 72, 101, 108, 108, 111, 33, 10 };
 struct run {
     rwkv_model *m;
     char        status[12];
-    char        path[256];
+    char        path[4096];
     float      *logits;
     size_t      n;
 };
