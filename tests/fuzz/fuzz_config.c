@@ -46,7 +46,11 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
                memchr(c.db, '\0', sizeof c.db));
     for (int a = 0; a < CFG_ACT_COUNT; a++) {
         char name[64];
-        FUZZ_CHECK(c.keys[a] > 0);
+        /* CFG_KEY_NONE where a binding of the file took the action's only
+        ** default key; no key serves two actions */
+        FUZZ_CHECK(c.keys[a] >= 0);
+        for (int b = 0; b < a; b++)
+            FUZZ_CHECK(c.keys[a] == CFG_KEY_NONE || c.keys[a] != c.keys[b]);
         cfg_key_name(c.keys[a], name, sizeof name);
         FUZZ_CHECK(memchr(name, '\0', sizeof name) != NULL && name[0] != '\0');
     }
