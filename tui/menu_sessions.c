@@ -225,8 +225,9 @@ split_model(const char *f, char *name, size_t ncap, char *rest, size_t rcap)
 /* Set the search F: every session whose title or turns contain its text
 ** (store_search_sessions: not the first N hits, which a few long chats
 ** filled, hiding the rest) stays visible, those of another model than a
-** "model:NAME" word go.  A search the database fails (a damaged index) is
-** said, not shown as no match. */
+** "model:NAME" word go.  A search the database fails (a damaged index on
+** a read-only file) is said, not shown as no match; an index the search
+** rebuilt from the messages is said once (store_file_note). */
 static void
 filter_sessions(tui_menu *m, const struct app *a, const char *f, tui_menu_msg *msg)
 {
@@ -239,10 +240,14 @@ filter_sessions(tui_menu *m, const struct app *a, const char *f, tui_menu_msg *m
     /* from the first character, as `sessions search`: a one-character
     ** word is a scan of the turns as a two-character one is (the index
     ** needs three), measured fast on a 300-session database */
-    if (a->st && !store_search_blank(rest) &&
-        store_search_sessions(a->st, rest, &ids, &nh, &err) != RWKV_OK) {
-        tui_menu_say(msg, 1, "search: %s", err.msg);
-        nh = 0;
+    if (a->st && !store_search_blank(rest)) {
+        char note[512];
+        if (store_search_sessions(a->st, rest, &ids, &nh, &err) != RWKV_OK) {
+            tui_menu_say(msg, 1, "search: %s", err.msg);
+            nh = 0;
+        } else if (store_file_note(a->st, note, sizeof note)) {
+            tui_menu_say(msg, 0, "%s", note);   /* a damaged index rebuilt */
+        }
     }
     for (size_t i = 0; i < m->n; i++) {
         char *d = m->items[i].data;

@@ -23,8 +23,10 @@ fi
 tui_start --max-tokens 4 --seed 3
 keys F1
 check "F1 lists the think key" 'M-t +think mode of G1 models'
+type_text "fold the"     # F1's own search: the list is longer than the screen
 check "F1 lists the fold key" 'M-z +fold the reasoning'
 keys Escape
+wait_for ' Help: every key' 1 && keys Escape
 check_not "help closed" ' Help: every key'
 check_not "off: not on the status line" 'think:'
 type_text "first"
