@@ -21,6 +21,7 @@
 
 #include <sys/ioctl.h>
 
+#include "../core/clock.h"
 #include "../core/status.h"
 #include "../tui/history.h"
 #include "../tui/input.h"
@@ -521,24 +522,6 @@ tty_saved_back(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Stop as SIG's default does, until SIGCONT (as mono_catch_stops' does). */
-static void
-stop_here(int sig)
-{
-    struct sigaction dfl, ours;
-    sigset_t set;
-
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, &ours);
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    raise(sig);                                  /* pending: blocked in here */
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);    /* stops here until SIGCONT */
-    sigaction(sig, &ours, NULL);
-}
-
 /* Ctrl-Z: the terminal as it was for the shell, then stopped (through the
 ** handler that was there, which keeps the stop out of the chat's clocks). */
 static void
@@ -552,7 +535,7 @@ on_tstp(int sig)
         old_tstp.sa_handler != SIG_IGN)
         old_tstp.sa_handler(sig);
     else
-        stop_here(sig);
+        mono_stop_as_default(sig);
     if (tty_is_raw)
         (void)tcsetattr(STDIN_FILENO, TCSANOW, &tty_raw);
     sig_redraw = 1;

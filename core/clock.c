@@ -75,15 +75,12 @@ mono_run_s(void)
     }
 }
 
-/* SIGTSTP: note the stop, stop as by default, note the end after SIGCONT. */
-static void
-on_tstp(int sig)
+void
+mono_stop_as_default(int sig)
 {
-    int saved = errno;
     struct sigaction dfl, ours;
     sigset_t set;
 
-    mono_stop_begin();
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
@@ -93,6 +90,16 @@ on_tstp(int sig)
     raise(sig);                                  /* pending: blocked in here */
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);    /* stops here until SIGCONT */
     sigaction(sig, &ours, NULL);
+}
+
+/* SIGTSTP: note the stop, stop as by default, note the end after SIGCONT. */
+static void
+on_tstp(int sig)
+{
+    int saved = errno;
+
+    mono_stop_begin();
+    mono_stop_as_default(sig);
     mono_stop_end();
     errno = saved;
 }

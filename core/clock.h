@@ -27,6 +27,10 @@ double  mono_run_s(void);
 void    mono_stop_begin(void);
 void    mono_stop_end(void);
 void    mono_catch_stops(void);
+/* From a handler of the stop signal SIG (SIGTSTP): stop as its default
+** action does, until SIGCONT, the handler in place again after.  Only
+** async-signal-safe calls. */
+void    mono_stop_as_default(int sig);
 /* CPU time of the whole process (all its threads), seconds: with a wall
 ** interval, how many cores a run got. */
 double  proc_cpu_s(void);

@@ -9,45 +9,13 @@
 */
 #include "menus.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
 
-#define THEMES_MAX_FILES 200   /* theme files listed from the user's folder */
 #define THEMES_NAME_MAX  64    /* theme_load's longest name (longer: by path) */
-
-/* The NAME.yaml files of DIR (usable: tui_file_usable), their names
-** without ".yaml", sorted; *N of them, owned by the caller (tui_free_names).
-** NULL when DIR cannot be read. */
-static char **
-yaml_names(const char *dir, size_t *n)
-{
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    char **v;
-
-    *n = 0;
-    if (d == NULL)
-        return NULL;
-    v = tui_xmalloc(THEMES_MAX_FILES * sizeof *v);
-    while ((de = readdir(d)) != NULL && *n < THEMES_MAX_FILES) {
-        char path[4400];
-        size_t len = strlen(de->d_name);
-        if (de->d_name[0] == '.' || len <= 5 || !tui_has_suffix(de->d_name, ".yaml"))
-            continue;
-        snprintf(path, sizeof path, "%.4096s/%.255s", dir, de->d_name);
-        if (!tui_file_usable(path))
-            continue;
-        v[*n] = tui_xstrdup(de->d_name);
-        v[(*n)++][len - 5] = '\0';
-    }
-    closedir(d);
-    qsort(v, *n, sizeof *v, tui_cmp_names);
-    return v;
-}
 
 /* 1 when NAME is a shipped theme's. */
 static int
@@ -78,6 +46,7 @@ add(tui_menu *m, const struct app *a, const char *label, const char *detail, con
 static void
 fill_themes(tui_menu *m, const struct app *a, tui_menu_msg *msg)
 {
+    static const char *const yaml[] = {".yaml", NULL};
     char dir[4096], why[THEME_MSG];
     char **mine = NULL;
     size_t n = 0, i;
@@ -87,7 +56,7 @@ fill_themes(tui_menu *m, const struct app *a, tui_menu_msg *msg)
     m->label_col = 1;                  /* the details in a column */
     theme_user_dir(dir, sizeof dir);
     if (dir[0])
-        mine = yaml_names(dir, &n);
+        mine = tui_dir_names_ext(dir, yaml, 1, &n);
     for (const struct theme_builtin *b = theme_builtin; b->name != NULL; b++) {
         for (i = 0; i < n && strcmp(mine[i], b->name) != 0; i++)
             ;

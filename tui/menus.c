@@ -396,7 +396,7 @@ tui_file_usable(const char *path)
 }
 
 char **
-tui_dir_names(const char *dir, size_t *n)
+tui_dir_names_ext(const char *dir, const char *const *ext, int strip, size_t *n)
 {
     DIR *d = opendir(dir);
     struct dirent *de;
@@ -407,18 +407,32 @@ tui_dir_names(const char *dir, size_t *n)
         return NULL;
     v = tui_xmalloc(TUI_MENU_MAX_FILES * sizeof *v);
     while ((de = readdir(d)) != NULL && *n < TUI_MENU_MAX_FILES) {
-        char path[1300];
-        if (de->d_name[0] == '.' ||
-            !(tui_has_suffix(de->d_name, ".pth") || tui_has_suffix(de->d_name, ".safetensors")))
+        char path[4400];
+        size_t len = strlen(de->d_name), el = 0;
+        for (const char *const *e = ext; *e != NULL && el == 0; e++)
+            if (len > strlen(*e) && tui_has_suffix(de->d_name, *e))
+                el = strlen(*e);
+        if (de->d_name[0] == '.' || el == 0)
             continue;
-        snprintf(path, sizeof path, "%.1024s/%.255s", dir, de->d_name);
+        snprintf(path, sizeof path, "%.4096s/%.255s", dir, de->d_name);
         if (!tui_file_usable(path))    /* a folder, a FIFO, a dangling link, unreadable */
             continue;
-        v[(*n)++] = tui_xstrdup(de->d_name);
+        v[*n] = tui_xstrdup(de->d_name);
+        if (strip)
+            v[*n][len - el] = '\0';
+        (*n)++;
     }
     closedir(d);
     qsort(v, *n, sizeof *v, tui_cmp_names);
     return v;
+}
+
+char **
+tui_dir_names(const char *dir, size_t *n)
+{
+    static const char *const ckpt[] = {".pth", ".safetensors", NULL};
+
+    return tui_dir_names_ext(dir, ckpt, 0, n);
 }
 
 char **

@@ -169,6 +169,9 @@ int    tui_file_usable(const char *path);
 ** *N names, owned by the caller (tui_free_names).  NULL when DIR cannot be
 ** read. */
 char **tui_dir_names(const char *dir, size_t *n);
+/* The same for the names ending in one of EXT (NULL-terminated), without
+** that ending where STRIP. */
+char **tui_dir_names_ext(const char *dir, const char *const *ext, int strip, size_t *n);
 void   tui_free_names(char **v, size_t n);
 /* tui_dir_names of the folder a user named (GIVEN: the config, an
 ** environment variable; "~/" is $HOME's), the path used in DIR (CAP bytes):

@@ -223,27 +223,12 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, const float *x
         a1[i] = _mm256_setzero_ps();
         tail[i] = 0;
     }
-    if (f == FMT_BF16) {
-        /* lane j of a 32-byte load holds weights 2j (low half) and 2j + 1 */
+    if (f == FMT_BF16 || f == FMT_F16) {
+        /* lane j of a 32-byte load holds weights 2j (low half) and 2j + 1;
+        ** bf16: the even one shifted up, the odd one masked; f16: each
+        ** moved into fp32's fields (sign to bit 31, exponent and mantissa
+        ** 13 up: w * 2^-112), against xs * 2^56 */
         const __m256i hi = _mm256_set1_epi32((int)0xffff0000u);
-        for (; c + 16 <= nxs; c += 16) {
-            const __m256 xe = _mm256_load_ps(xs + c), xo = _mm256_load_ps(xs + c + 8);
-
-            if (pf && (c & 31) == 0)
-                simd_mv_prefetch_runs(p, NR, c * 2, MV_PF_ROW, rb, rb);
-#pragma GCC unroll 4
-            for (int i = 0; i < NR; i++) {
-                __m256i u = _mm256_loadu_si256((const __m256i *)((const uint16_t *)p[i] + c));
-                a0[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(u, 16)), xe,
-                                        a0[i]);
-                a1[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(u, hi)), xo,
-                                        a1[i]);
-            }
-        }
-    }
-    if (f == FMT_F16) {
-        /* the same pairs; each half moved to fp32's field by shifts (sign
-        ** to bit 31, exponent and mantissa 13 up): w * 2^-112, xs * 2^56 */
         const __m256i m = _mm256_set1_epi32((int)0x8fffe000u);
         for (; c + 16 <= nxs; c += 16) {
             const __m256 xe = _mm256_load_ps(xs + c), xo = _mm256_load_ps(xs + c + 8);
@@ -253,12 +238,20 @@ mv_rows(enum fmt f, int NR, const simd_matrix *w, const float *x, const float *x
 #pragma GCC unroll 4
             for (int i = 0; i < NR; i++) {
                 __m256i u = _mm256_loadu_si256((const __m256i *)((const uint16_t *)p[i] + c));
-                __m256i e = _mm256_and_si256(_mm256_srai_epi32(_mm256_bslli_epi128(u, 2), 3), m);
-                __m256i o = _mm256_and_si256(_mm256_srai_epi32(u, 3), m);
+                __m256i e, o;
+                if (f == FMT_BF16) {
+                    e = _mm256_slli_epi32(u, 16);
+                    o = _mm256_and_si256(u, hi);
+                } else {
+                    e = _mm256_and_si256(_mm256_srai_epi32(_mm256_bslli_epi128(u, 2), 3), m);
+                    o = _mm256_and_si256(_mm256_srai_epi32(u, 3), m);
+                }
                 a0[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(e), xe, a0[i]);
                 a1[i] = _mm256_fmadd_ps(_mm256_castsi256_ps(o), xo, a1[i]);
             }
         }
+    }
+    if (f == FMT_F16) {
 #pragma GCC unroll 4
         for (int i = 0; i < NR; i++) {
             a0[i] = _mm256_mul_ps(_mm256_add_ps(a0[i], a1[i]), _mm256_set1_ps(MV_F16_SCALE));
