@@ -209,3 +209,18 @@ finish() {
     else echo "$_pass passed, $_fail failed"; fi
     [ $_fail = 0 ]
 }
+
+# zoo_db DB: a session "Zoo" of 40 turns imported into DB (a search for
+# "zoo" finds every turn; no model needed)
+zoo_db() {
+    python3 - "$TMP/zoo.json" <<'PY'
+import json, sys
+turns = [{"id": i, "parent": i - 1 or None, "role": "user" if i % 2 else "assistant",
+          "text": "message %d from the zoo about pangolins number %d" % (i, i * 7),
+          "time_ms": 1700000000000 + i} for i in range(1, 41)]
+json.dump({"format": "rwkv-tui-session", "version": 1, "title": "Zoo", "created_ms": 1700000000000,
+           "strategy": "cpu fp32", "model": None, "turns": turns}, open(sys.argv[1], "w"))
+PY
+    "$RWKV_TUI" sessions --db "$1" import "$TMP/zoo.json" >/dev/null 2>"$TMP/zoo.err" && ok ||
+        fail "import: $(cat "$TMP/zoo.err")"
+}

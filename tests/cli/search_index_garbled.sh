@@ -17,15 +17,7 @@
 T=$RWKV_TUI
 SRC=$TMP/src.db
 
-python3 - "$TMP/i.json" <<'PY'
-import json, sys
-turns = [{"id": i, "parent": i - 1 or None, "role": "user" if i % 2 else "assistant",
-          "text": "message %d from the zoo about pangolins number %d" % (i, i * 7),
-          "time_ms": 1700000000000 + i} for i in range(1, 41)]
-json.dump({"format": "rwkv-tui-session", "version": 1, "title": "Zoo", "created_ms": 1700000000000,
-           "strategy": "cpu fp32", "model": None, "turns": turns}, open(sys.argv[1], "w"))
-PY
-"$T" sessions --db "$SRC" import "$TMP/i.json" >/dev/null 2>"$TMP/err" && ok || fail "import: $(cat "$TMP/err")"
+zoo_db "$SRC"
 want=$("$T" sessions --db "$SRC" search zoo 2>&1)
 [ "$(printf '%s\n' "$want" | grep -c '^session 1 turn')" = 40 ] && ok || fail "the search before: $want"
 # record DB BLOB: a copy of the source with the structure record replaced

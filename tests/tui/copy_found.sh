@@ -11,16 +11,6 @@
 
 long_chat 20 10
 
-# copied PREFIX: the clipboard (tmux's buffer) starts with PREFIX
-copied() {
-    local i got
-    for i in $(seq 30); do
-        got=$(tmx show-buffer 2>/dev/null | head -c ${#2})
-        [ "$got" = "$2" ] && { ok; return; }
-        sleep 0.1
-    done
-    fail "$1: the clipboard holds '$(tmx show-buffer 2>/dev/null | head -c 40)...', want '$2...'"
-}
 
 W=100 H=30 tui_start --session 2
 tmx set-option -g set-clipboard on

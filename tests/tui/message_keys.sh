@@ -12,16 +12,6 @@
 
 long_chat 40
 
-# copied DESC PREFIX: the clipboard (tmux's buffer) comes to start with PREFIX
-copied() {
-    local i got
-    for i in $(seq 30); do
-        got=$(tmx show-buffer 2>/dev/null | head -c ${#2})
-        [ "$got" = "$2" ] && { ok; return; }
-        sleep 0.1
-    done
-    fail "$1: the clipboard holds '$(tmx show-buffer 2>/dev/null | head -c 40)...', want '$2...'"
-}
 # top_is DESC HEADER TEXT: the transcript's top row is HEADER's ("You",
 # "RWKV"), the row below it starts with TEXT
 top_is() {

@@ -276,6 +276,18 @@ dialog_has() {
     fail "$1: the dialog lacks '$2': $(dialog_text)"
 }
 
+# copied DESC PREFIX: the clipboard (tmux's buffer) comes to start with
+# PREFIX within 3 s (an OSC 52 copy reaches tmux's buffer)
+copied() {
+    local i got
+    for i in $(seq 30); do
+        got=$(tmx show-buffer 2>/dev/null | head -c ${#2})
+        [ "$got" = "$2" ] && { ok; return; }
+        sleep 0.1
+    done
+    fail "$1: the clipboard holds '$(tmx show-buffer 2>/dev/null | head -c 40)...', want '$2...'"
+}
+
 # long_chat WORDS [CODE_EVERY]: session 2 of $DB, "long chat": 60 exchanges
 # "question I please" / " Answer I. word<I>-0 ... word<I>-<WORDS-1>" (every
 # CODE_EVERY-th reply, from the first, ending in a fenced code block "code of
